@@ -1,0 +1,88 @@
+"""The ragcore exception tree. Every error says what went wrong, where, and what to do.
+
+    RagcoreError
+    ├── ConfigError           a bad option or setting (also a ValueError)
+    ├── ReaderError           a file could not be read (carries the path)
+    ├── ChunkingError         text or metadata cannot fit the chunk budget
+    ├── EmbeddingError        the embedding model or server failed
+    ├── StoreError            the vector store rejected an operation
+    ├── PersistError          an index folder could not be written or read
+    │   └── IndexFormatError  a folder that is not ours, newer, or damaged
+    ├── LLMError              a language-model server failed
+    │   ├── LLMConnectionError  refused, reset, timed out
+    │   ├── LLMStatusError      the server answered with an HTTP error
+    │   └── LLMResponseError    the reply could not be decoded
+    ├── ToolError             a tool is badly defined or was called badly
+    └── WorkspaceError        a named index, upload or chat in the workspace
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class RagcoreError(Exception):
+    """Base of every error ragcore raises on purpose."""
+
+
+class ConfigError(RagcoreError, ValueError):
+    """An option or setting has a bad value."""
+
+
+class ReaderError(RagcoreError):
+    """A file could not be turned into documents."""
+
+    def __init__(self, path: str | Path, problem: str, hint: str = "") -> None:
+        self.path = str(path)
+        self.problem = problem
+        self.hint = hint
+        message = f"{self.path}: {problem}"
+        super().__init__(f"{message}. {hint}" if hint else message)
+
+
+class ChunkingError(RagcoreError):
+    """Text or metadata does not fit the configured chunk budget."""
+
+
+class EmbeddingError(RagcoreError):
+    """The embedding model or embedding server failed."""
+
+
+class StoreError(RagcoreError):
+    """The vector store rejected an operation."""
+
+
+class PersistError(RagcoreError):
+    """An index folder could not be written or read."""
+
+
+class IndexFormatError(PersistError):
+    """A folder that is not a ragcore index, is from a newer format, or is damaged."""
+
+
+class LLMError(RagcoreError):
+    """A language-model backend failed."""
+
+
+class LLMConnectionError(LLMError):
+    """The server could not be reached, reset the connection or timed out."""
+
+
+class LLMStatusError(LLMError):
+    """The server answered with an HTTP error status."""
+
+    def __init__(self, message: str, status_code: int) -> None:
+        self.status_code = status_code
+        super().__init__(message)
+
+
+class LLMResponseError(LLMError):
+    """The server's reply could not be decoded."""
+
+
+class ToolError(RagcoreError):
+    """A tool is badly defined or was called with bad arguments."""
+
+
+class WorkspaceError(RagcoreError):
+    """A named index, upload, setting or chat in the workspace is missing or invalid."""

@@ -1,0 +1,59 @@
+"""The LLM protocol: messages in, text chunks out. Streaming is the only path.
+
+A backend implements ``stream(messages)`` as a generator of text chunks and states its
+``context_window`` (tokens the model reads) and ``num_output`` (tokens reserved for its reply).
+A full reply is ``complete(llm, messages)``, which drains the same generator.
+
+Backends that support OpenAI-style tool calls also implement ``ToolCallingLLM.chat_with_tools``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Protocol, Sequence, runtime_checkable
+
+from ..trace import Trace, traced_stream
+from ..types import Message
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """A language model backend."""
+
+    model: str  # shown in traces and the UI, e.g. "ollama:llama3.1" or "extractive"
+    context_window: int
+    num_output: int
+
+    def stream(self, messages: Sequence[Message]) -> Iterator[str]:
+        """Yield the reply to ``messages`` chunk by chunk."""
+        ...
+
+
+@runtime_checkable
+class ToolCallingLLM(LLM, Protocol):
+    """A backend that can answer with tool calls (the OpenAI tools API)."""
+
+    def chat_with_tools(
+        self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]
+    ) -> Message:
+        """Return the assistant message: text content and/or ``tool_calls``."""
+        ...
+
+
+def complete(llm: LLM, messages: Sequence[Message]) -> str:
+    """The whole reply: the joined chunks of ``llm.stream``."""
+    return "".join(llm.stream(messages))
+
+
+def stream_traced(
+    llm: LLM, messages: Sequence[Message], trace: Trace | None, purpose: str
+) -> Iterator[str]:
+    """``llm.stream`` recorded in ``trace`` as one LLM call (the way every engine calls an LLM)."""
+    messages = list(messages)
+    return traced_stream(llm.stream(messages), messages, trace, purpose, llm.model)
+
+
+def complete_traced(
+    llm: LLM, messages: Sequence[Message], trace: Trace | None, purpose: str
+) -> str:
+    """The whole reply, recorded in ``trace``."""
+    return "".join(stream_traced(llm, messages, trace, purpose))

@@ -1,0 +1,43 @@
+"""Shared fixtures: the real corpus, a fake embedder, and the real packaged model (loaded once)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _corpus_dir() -> Path:
+    override = os.environ.get("RAGCORE_CORPUS")
+    if override:
+        return Path(override)
+    return REPO.parent / "shared" / "corpus"
+
+
+@pytest.fixture(scope="session")
+def corpus_dir() -> Path:
+    path = _corpus_dir()
+    if not path.is_dir():
+        pytest.fail(f"corpus not found at {path}: set RAGCORE_CORPUS to the shared/corpus folder")
+    return path
+
+
+@pytest.fixture
+def fake_embedder():
+    from ragcore.embeddings.fake import FakeEmbedder
+
+    return FakeEmbedder()
+
+
+@pytest.fixture(scope="session")
+def real_embedder():
+    """The packaged all-MiniLM-L6-v2, loaded once for the whole test session."""
+    from ragcore.embeddings import default_embedder
+
+    return default_embedder()
