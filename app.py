@@ -1,0 +1,29 @@
+"""ragcore's web app: upload documents, manage indexes, query, chat, settings.
+
+Run with `make run` (that is `streamlit run app.py`). This file only sets up the page and the
+navigation; each page lives in pages/ and every behaviour in the ragcore package.
+"""
+
+import streamlit as st
+
+from ragcore.appstate import friendly_errors
+
+st.set_page_config(
+    page_title="ragcore · chat with your documents",
+    page_icon="📚",
+    layout="wide",
+    initial_sidebar_state="expanded",
+)
+
+PAGES = [
+    st.Page("pages/home.py", title="Start", icon="🏠", url_path="start", default=True),
+    st.Page("pages/upload.py", title="Upload", icon="📤", url_path="upload"),
+    st.Page("pages/indexes.py", title="Indexes", icon="🗂️", url_path="indexes"),
+    st.Page("pages/query.py", title="Query", icon="🔎", url_path="query"),
+    st.Page("pages/chat.py", title="Chat", icon="💬", url_path="chat"),
+    st.Page("pages/settings.py", title="Settings", icon="⚙️", url_path="settings"),
+]
+
+page = st.navigation(PAGES)
+with friendly_errors():  # an error on any page is shown in plain words, never as a traceback
+    page.run()

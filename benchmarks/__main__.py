@@ -1,0 +1,82 @@
+"""Run every benchmark, print one table with targets beside figures, and write it as JSON.
+
+    python -m benchmarks            # the full run on the whole corpus (several minutes)
+    python -m benchmarks --quick    # a smaller run: a corpus slice, fewer vectors
+    python -m benchmarks --only search pipeline
+
+Modules written by other parts of the project (query overhead, the app) are optional: if one is
+missing or cannot be imported, its row says so and the others still run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+import sys
+import time
+import traceback
+
+from .harness import Row, corpus_dir, format_table, peak_memory_mb, write_results
+
+# (group shown in the table, module under benchmarks/, required?)
+BENCHMARKS = (
+    ("pipeline", "bench_pipeline", True),
+    ("search", "bench_search", True),
+    ("query", "bench_query", False),
+    ("app", "bench_app", False),
+)
+
+
+def _call_run(run, *, quick: bool) -> list:
+    """Call a module's run() with the keyword arguments it accepts (quick, corpus)."""
+    offered = {"quick": quick, "corpus": corpus_dir()}
+    params = inspect.signature(run).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return list(run(**offered) or [])
+    return list(run(**{k: v for k, v in offered.items() if k in params}) or [])
+
+
+def run_group(group: str, module_name: str, required: bool, *, quick: bool) -> list[Row]:
+    try:
+        module = importlib.import_module(f"benchmarks.{module_name}")
+    except ImportError as exc:
+        if required:
+            raise
+        return [Row(group, f"{module_name}", None, note=f"not available ({exc})")]
+    try:
+        started = time.perf_counter()
+        rows = [Row.from_any(item, group=group) for item in _call_run(module.run, quick=quick)]
+    except Exception as exc:  # a benchmark that breaks must not hide the others' figures
+        traceback.print_exc(file=sys.stderr)
+        return [Row(group, f"{module_name}", None, note=f"failed: {type(exc).__name__}: {exc}")]
+    sys.stderr.write(f"[{group}] done in {time.perf_counter() - started:.1f} s\n")
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="a smaller, faster run")
+    parser.add_argument("--only", nargs="+", metavar="GROUP",
+                        choices=[g for g, _, _ in BENCHMARKS], help="run only these groups")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    rows: list[Row] = []
+    for group, module_name, required in BENCHMARKS:
+        if args.only and group not in args.only:
+            continue
+        sys.stderr.write(f"[{group}] running {module_name} ...\n")
+        rows.extend(run_group(group, module_name, required, quick=args.quick))
+    memory = peak_memory_mb()
+    rows.append(Row("memory", "peak RSS (this process)", memory["self"], "MB"))
+    rows.append(Row("memory", "peak RSS (largest subprocess)", memory["children"], "MB"))
+    seconds = time.perf_counter() - started
+    path = write_results(rows, quick=args.quick, seconds=seconds)
+    print(format_table(rows))
+    print(f"\n{len(rows)} figures in {seconds:.0f} s; JSON written to {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""ragcore: retrieval-augmented generation you can see into.
+
+Load files -> split into nodes -> embed -> index and persist -> retrieve -> post-process ->
+synthesize (eight response modes) -> chat (five modes, ReAct and function-calling agents).
+
+The public names below are imported on first use, so ``import ragcore`` stays fast and never
+loads torch, sentence-transformers, the tokenizer or pypdf.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    # data
+    "Document": "ragcore.types",
+    "Node": "ragcore.types",
+    "ScoredNode": "ragcore.types",
+    "Message": "ragcore.types",
+    "MetadataMode": "ragcore.types",
+    "Trace": "ragcore.trace",
+    # loading
+    "SimpleDirectoryReader": "ragcore.readers",
+    "DatabaseReader": "ragcore.readers",
+    "load_file": "ragcore.readers",
+    # splitting
+    "SentenceSplitter": "ragcore.chunking",
+    "TokenTextSplitter": "ragcore.chunking",
+    "HierarchicalNodeParser": "ragcore.chunking",
+    "get_leaf_nodes": "ragcore.chunking",
+    "get_root_nodes": "ragcore.chunking",
+    # embedding, storing, indexing
+    "SentenceTransformerEmbedder": "ragcore.embeddings",
+    "FakeEmbedder": "ragcore.embeddings",
+    "default_embedder": "ragcore.embeddings",
+    "SimpleVectorStore": "ragcore.stores",
+    "MetadataFilter": "ragcore.stores",
+    "MetadataFilters": "ragcore.stores",
+    "VectorStoreIndex": "ragcore.index",
+    "VectorRetriever": "ragcore.retrieval",
+    "IngestionPipeline": "ragcore.ingestion",
+    # answering
+    "ResponseMode": "ragcore.synthesis",
+    "Synthesizer": "ragcore.synthesis",
+    "Response": "ragcore.synthesis",
+    "QueryEngine": "ragcore.query",
+    "compare_modes": "ragcore.query",
+    "SimilarityPostprocessor": "ragcore.postprocess",
+    "KeywordNodePostprocessor": "ragcore.postprocess",
+    "LongContextReorder": "ragcore.postprocess",
+    "PrevNextNodePostprocessor": "ragcore.postprocess",
+    "MetadataReplacementPostProcessor": "ragcore.postprocess",
+    # language models
+    "OllamaLLM": "ragcore.llms.ollama",
+    "OpenAILLM": "ragcore.llms.openai",
+    "ExtractiveLLM": "ragcore.llms.extractive",
+    "FakeLLM": "ragcore.llms.fake",
+    "resolve_llm": "ragcore.llms.resolve",
+    # conversation
+    "ChatMemory": "ragcore.memory",
+    "ChatMode": "ragcore.chat",
+    "FunctionTool": "ragcore.tools",
+    "QueryEngineTool": "ragcore.tools",
+    "ReActAgent": "ragcore.agent",
+    "FunctionCallingAgent": "ragcore.agent",
+    # state on disk
+    "Workspace": "ragcore.workspace",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ragcore' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,214 @@
+"""The function-calling agent: the OpenAI tools API instead of a text format to parse.
+
+Each round sends the conversation and the tools' JSON schemas with ``chat_with_tools``; every
+tool call in the reply (a model may ask for several at once) is run and its result sent back as a
+``tool`` message carrying the call's ``tool_call_id``; a reply without tool calls is the answer.
+Bad arguments, unknown tools and tool exceptions become tool results the model can react to; at
+the step limit (``max_iterations`` rounds) the turn ends with the best answer gathered so far.
+
+Compared with ``ReActAgent``, nothing is parsed from free text, so it suits backends with native
+tool support (``OpenAILLM``). The answer arrives whole with the last round, so it is yielded as
+one chunk. Only the user's message and the final answer go into the memory.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Iterator, Sequence
+
+from ..chat.response import ChatResponse
+from ..errors import ConfigError, LLMStatusError
+from ..llms.base import ToolCallingLLM
+from ..memory import ChatMemory
+from ..tokens import count_tokens
+from ..tools import Tool, ToolOutput, invoke_tool
+from ..trace import LLMCall, Stage, Trace
+from ..types import Message, ToolCall
+from .react_parser import parse_action_input
+from .task import StepResult, Task, check_max_iterations, limit_answer, tool_map
+
+MESSAGE_OVERHEAD = 4
+_TOOLS_REJECTED = (400, 422, 501)  # how servers without tool support answer a request with tools
+DEFAULT_SYSTEM_PROMPT = (
+    "You are a careful assistant. Use the tools you are given to look things up instead of "
+    "guessing, and answer the user from what they return."
+)
+
+
+class FunctionCallingAgent:
+    """An agent for LLMs with native tool calls; stateless and shareable like the chat engines."""
+
+    def __init__(
+        self,
+        tools: Sequence[Tool],
+        *,
+        llm: ToolCallingLLM,
+        max_iterations: int = 10,
+        system_prompt: str | None = None,
+    ) -> None:
+        if not isinstance(llm, ToolCallingLLM):
+            raise ConfigError(
+                f"{type(llm).__name__} cannot call tools (no chat_with_tools): use an "
+                "OpenAI-compatible backend, or ReActAgent, which works with any LLM"
+            )
+        self.tools = tool_map(tools)
+        self.llm = llm
+        self.max_iterations = check_max_iterations(max_iterations)
+        self.system_prompt = system_prompt or DEFAULT_SYSTEM_PROMPT
+        self.openai_tools = [t.metadata.to_openai_tool() for t in self.tools.values()]
+
+    @classmethod
+    def from_tools(
+        cls,
+        tools: Sequence[Tool],
+        *,
+        llm: ToolCallingLLM,
+        max_iterations: int = 10,
+        system_prompt: str | None = None,
+    ) -> FunctionCallingAgent:
+        return cls(tools, llm=llm, max_iterations=max_iterations, system_prompt=system_prompt)
+
+    def create_task(
+        self, message: str, memory: ChatMemory, *, trace: Trace | None = None
+    ) -> Task:
+        """Start a turn: the user's message goes into the memory (a retry is not duplicated)."""
+        if not isinstance(message, str) or not message.strip():
+            raise ConfigError("the message is empty: type a question or request")
+        memory.put_user_message(message)
+        return Task(input=message, memory=memory, trace=trace if trace is not None else Trace())
+
+    def run_step(self, task: Task) -> list[StepResult]:
+        """One round: one model call, then every tool call it asked for (in order)."""
+        if task.done:
+            raise ConfigError(f"task {task.task_id} is finished: call finalize(task)")
+        if task.rounds >= self.max_iterations:
+            step = StepResult(reply="", thought="step limit reached")
+            step.answer = limit_answer(task, self.max_iterations)
+            task.record(step)
+            return [step]
+        task.rounds += 1
+        reply = self._ask(task, f"tools step {task.rounds}")
+        if not reply.tool_calls:
+            answer = reply.content.strip() or "(the model sent an empty reply)"
+            step = StepResult(reply=reply.content, answer=answer)
+            task.record(step)
+            return [step]
+        task.scratchpad.append(reply)
+        steps = [self._run_call(task, call, reply.content) for call in reply.tool_calls]
+        return steps
+
+    def finalize(self, task: Task) -> ChatResponse:
+        """End the turn: its answer (or the best so far) as a response, saved in the memory."""
+        if not task.done:
+            step = StepResult(reply="", thought="finalized early")
+            step.answer = limit_answer(task, task.rounds)
+            task.record(step)
+        task.remember()
+        return ChatResponse.from_text(
+            task.answer or "",
+            trace=task.trace,
+            source_nodes=task.source_nodes,
+            tool_outputs=task.tool_outputs,
+            mode="function_calling",
+        )
+
+    def chat(self, message: str, memory: ChatMemory, *, trace: Trace | None = None) -> ChatResponse:
+        """Answer ``message``; the rounds run while the response is read."""
+        task = self.create_task(message, memory, trace=trace)
+
+        def produce() -> Iterator[str]:
+            while not task.done:
+                self.run_step(task)
+            yield task.answer or ""
+
+        return ChatResponse(
+            produce,
+            trace=task.trace,
+            source_nodes=task.source_nodes,
+            tool_outputs=task.tool_outputs,
+            on_complete=lambda _text: task.remember(),
+            mode="function_calling",
+        )
+
+    # ---- internals ----------------------------------------------------------------------------
+
+    def build_prompt(self, task: Task) -> list[Message]:
+        """System prompt, the history fitted to the window, then this turn's calls and results."""
+        prefix = count_tokens(self.system_prompt) + MESSAGE_OVERHEAD
+        prefix += count_tokens(json.dumps(self.openai_tools))
+        prefix += sum(_message_tokens(m) for m in task.scratchpad)
+        window = self.llm.context_window - self.llm.num_output
+        history = task.memory.get(extra_tokens=prefix, max_tokens=window)
+        return [Message("system", self.system_prompt), *history, *task.scratchpad]
+
+    def _ask(self, task: Task, purpose: str) -> Message:
+        messages = self.build_prompt(task)
+        start = time.perf_counter()
+        try:
+            reply = self.llm.chat_with_tools(messages, self.openai_tools)
+        except LLMStatusError as exc:
+            if exc.status_code not in _TOOLS_REJECTED:
+                raise
+            raise LLMStatusError(
+                f"{exc} (the server may not support tool calls: use chat_mode='react' or "
+                "'condense_plus_context', which work with any model)",
+                exc.status_code,
+            ) from exc
+        seconds = time.perf_counter() - start
+        shown = reply.content + "".join(
+            f"\n[tool call {c.name}({c.arguments})]" for c in reply.tool_calls
+        )
+        task.trace.llm_calls.append(
+            LLMCall(
+                purpose=purpose,
+                messages=messages,
+                reply=shown,
+                tokens_in=sum(_message_tokens(m) for m in messages),
+                tokens_out=count_tokens(shown),
+                seconds=seconds,
+                model=self.llm.model,
+            )
+        )
+        task.trace.stages.append(Stage(f"llm: {purpose}", seconds))
+        return reply
+
+    def _run_call(self, task: Task, call: ToolCall, thought: str) -> StepResult:
+        arguments = _arguments(call.arguments)
+        if isinstance(arguments, dict):
+            output = invoke_tool(self.tools, call.name, arguments, trace=task.trace)
+        else:
+            content = (
+                f"Error: the arguments of {call.name} must be a JSON object, got "
+                f"{call.arguments[:200]!r}"
+            )
+            output = ToolOutput(content, call.name, {"text": call.arguments}, is_error=True)
+        task.scratchpad.append(
+            Message("tool", output.content, tool_call_id=call.id, name=call.name)
+        )
+        step = StepResult(
+            reply=thought,
+            thought=thought,
+            action=call.name,
+            action_input=arguments,
+            observation=output.content,
+            tool_output=output,
+        )
+        task.record(step)
+        return step
+
+
+def _arguments(text: str) -> dict[str, Any] | str:
+    """A tool call's arguments: JSON text, repaired the way the ReAct parser repairs it."""
+    if not text or not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        value = parse_action_input(text)
+    return value if isinstance(value, dict) else text
+
+
+def _message_tokens(message: Message) -> int:
+    calls = sum(count_tokens(c.name) + count_tokens(c.arguments) for c in message.tool_calls)
+    return count_tokens(message.content) + calls + MESSAGE_OVERHEAD

@@ -1,0 +1,217 @@
+"""The ReAct agent: think, call a tool, observe, repeat, answer; one loop, drivable step by step.
+
+The loop's logic is pure: ``build_prompt`` turns a ``Task`` into messages (``react_format``),
+``parse_react_reply`` classifies the model's reply, and ``_apply`` turns an action into an
+observation for the next prompt. ``stream_step`` is the one place that does I/O (one LLM call,
+at most one tool call); ``run_step`` drains it, and ``chat`` repeats it, streaming only the final
+answer's text: each reply is fed to an ``AnswerScanner`` that releases text once the reply turns
+out to be an Answer, so Thought/Action lines never reach the user.
+
+Nothing the model writes makes the loop raise: an unreadable reply, an unknown tool, bad
+arguments and a tool's exception all become observations telling the model what to fix. At the
+step limit the turn ends with the best answer gathered so far, saying so. Errors of the LLM itself
+(e.g. a server that is down) propagate.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator, Mapping, Sequence
+
+from ..chat.response import ChatResponse
+from ..errors import ConfigError
+from ..llms.base import LLM, stream_traced
+from ..memory import ChatMemory
+from ..tokens import count_tokens
+from ..tools import Tool, ToolOutput, invoke_tool
+from ..trace import Trace
+from ..types import Message
+from .react_format import (
+    format_action,
+    format_observation,
+    react_messages,
+    react_system_prompt,
+)
+from .react_parser import ActionStep, AnswerScanner, AnswerStep, ParseError, parse_react_reply
+from .task import StepResult, Task, check_max_iterations, limit_answer, tool_map
+
+MESSAGE_OVERHEAD = 4
+
+
+class ReActAgent:
+    """A ReAct agent over tools; stateless, so one instance can serve many conversations."""
+
+    def __init__(
+        self,
+        tools: Sequence[Tool],
+        *,
+        llm: LLM,
+        max_iterations: int = 10,
+        system_prompt: str | None = None,
+    ) -> None:
+        if not isinstance(llm, LLM):
+            raise ConfigError(f"llm must implement the LLM protocol, got {type(llm).__name__}")
+        self.tools = tool_map(tools)
+        self.llm = llm
+        self.max_iterations = check_max_iterations(max_iterations)
+        self.system_prompt = system_prompt
+        self.system = react_system_prompt(list(self.tools.values()), system_prompt=system_prompt)
+
+    @classmethod
+    def from_tools(
+        cls,
+        tools: Sequence[Tool],
+        *,
+        llm: LLM,
+        max_iterations: int = 10,
+        system_prompt: str | None = None,
+    ) -> ReActAgent:
+        return cls(tools, llm=llm, max_iterations=max_iterations, system_prompt=system_prompt)
+
+    # ---- the step-by-step API ---------------------------------------------------------------
+
+    def create_task(
+        self, message: str, memory: ChatMemory, *, trace: Trace | None = None
+    ) -> Task:
+        """Start a turn: the user's message goes into the memory (a retry is not duplicated)."""
+        if not isinstance(message, str) or not message.strip():
+            raise ConfigError("the message is empty: type a question or request")
+        memory.put_user_message(message)
+        return Task(input=message, memory=memory, trace=trace if trace is not None else Trace())
+
+    def run_step(self, task: Task) -> StepResult:
+        """One step: one LLM call and, for an action, one tool call. Inspect the result."""
+        for _ in self.stream_step(task):
+            pass
+        return task.steps[-1]
+
+    def stream_step(self, task: Task) -> Iterator[str]:
+        """Run one step, yielding final-answer text as it streams (nothing for an action)."""
+        if task.done:
+            raise ConfigError(f"task {task.task_id} is finished: call finalize(task)")
+        if len(task.steps) >= self.max_iterations:
+            answer = limit_answer(task, self.max_iterations)
+            task.record(StepResult(reply="", thought="step limit reached", answer=answer))
+            yield answer
+            return
+        messages = self.build_prompt(task)
+        scanner = AnswerScanner()
+        parts: list[str] = []
+        purpose = f"react step {len(task.steps) + 1}"
+        for chunk in stream_traced(self.llm, messages, task.trace, purpose):
+            parts.append(chunk)
+            released = scanner.feed(chunk)
+            if released:
+                yield released
+        reply = "".join(parts)
+        step = self._apply(task, parse_react_reply(reply), reply)
+        task.record(step)
+        if step.answer is not None and not scanner.answering:
+            yield step.answer  # an answer written without the "Answer:" marker
+
+    def finalize(self, task: Task) -> ChatResponse:
+        """End the turn: its answer (or the best so far) as a response, saved in the memory."""
+        if not task.done:
+            answer = limit_answer(task, len(task.steps))
+            task.record(StepResult(reply="", thought="finalized early", answer=answer))
+        task.remember()
+        return ChatResponse.from_text(
+            task.answer or "",
+            trace=task.trace,
+            source_nodes=task.source_nodes,
+            tool_outputs=task.tool_outputs,
+            mode="react",
+        )
+
+    # ---- the driver ---------------------------------------------------------------------------
+
+    def chat(self, message: str, memory: ChatMemory, *, trace: Trace | None = None) -> ChatResponse:
+        """Answer ``message``; the loop runs while the response is read (only the answer streams)."""
+        task = self.create_task(message, memory, trace=trace)
+
+        def produce() -> Iterator[str]:
+            while not task.done:
+                yield from self.stream_step(task)
+
+        return ChatResponse(
+            produce,
+            trace=task.trace,
+            source_nodes=task.source_nodes,
+            tool_outputs=task.tool_outputs,
+            on_complete=lambda _text: task.remember(),
+            mode="react",
+        )
+
+    # ---- pure parts ---------------------------------------------------------------------------
+
+    def build_prompt(self, task: Task) -> list[Message]:
+        """The messages for the next step: header, history (fitted to the window), scratchpad."""
+        prefix = count_tokens(self.system) + MESSAGE_OVERHEAD
+        prefix += sum(count_tokens(m.content) + MESSAGE_OVERHEAD for m in task.scratchpad)
+        window = self.llm.context_window - self.llm.num_output
+        history = task.memory.get(extra_tokens=prefix, max_tokens=window)
+        return react_messages(self.system, history, task.scratchpad)
+
+    def _apply(
+        self, task: Task, step: ActionStep | AnswerStep | ParseError, reply: str
+    ) -> StepResult:
+        if isinstance(step, AnswerStep):
+            return StepResult(reply=reply, thought=step.thought, answer=step.answer)
+        if isinstance(step, ParseError):
+            observation = step.observation
+            task.scratchpad += [
+                Message("assistant", reply),
+                Message("user", format_observation(observation)),
+            ]
+            return StepResult(reply=reply, thought="", observation=observation)
+        return self._act(task, step, reply)
+
+    def _act(self, task: Task, step: ActionStep, reply: str) -> StepResult:
+        output = self._call(step, task.trace)
+        observation = self._clip(output.content)
+        task.scratchpad += [
+            Message("assistant", format_action(step.thought, step.action, step.action_input)),
+            Message("user", format_observation(observation)),
+        ]
+        return StepResult(
+            reply=reply,
+            thought=step.thought,
+            action=step.action,
+            action_input=step.action_input,
+            observation=observation,
+            tool_output=output,
+        )
+
+    def _call(self, step: ActionStep, trace: Trace) -> ToolOutput:
+        arguments = bind_input(self.tools.get(step.action), step.action_input)
+        if isinstance(arguments, str):  # could not bind plain text to the tool's arguments
+            return ToolOutput(arguments, step.action, {"text": step.action_input}, is_error=True)
+        return invoke_tool(self.tools, step.action, arguments, trace=trace)
+
+    def _clip(self, observation: str) -> str:
+        """Long observations are cut so the scratchpad cannot crowd the window out."""
+        from ..synthesis.budget import truncate_to_tokens
+
+        limit = max(200, (self.llm.context_window - self.llm.num_output) // 4)
+        text, cut = truncate_to_tokens(observation, limit)
+        return f"{text}\n[... {cut} more tokens not shown]" if cut else observation
+
+
+def bind_input(tool: Tool | None, action_input: Any) -> Mapping[str, Any] | str:
+    """Arguments for ``tool``: a dict as is; plain text bound to a one-parameter tool.
+
+    Returns an error text (for the model) when plain text cannot be bound.
+    """
+    if isinstance(action_input, Mapping):
+        return action_input
+    text = str(action_input).strip()
+    if tool is None:
+        return {"input": text}  # the unknown name is reported by invoke_tool
+    properties = list(tool.metadata.parameters.get("properties", {}))
+    if len(properties) == 1 and text:
+        return {properties[0]: text}
+    example = json.dumps({p: "..." for p in properties})
+    return (
+        f"Error: Action Input for {tool.metadata.name} must be a JSON object with its "
+        f"arguments, e.g. Action Input: {example}. Its schema: {tool.metadata.schema_json()}"
+    )

@@ -1,0 +1,131 @@
+"""What one agent turn carries between steps: the Task, each step's result, and shared rules.
+
+A ``Task`` is plain state (the user's message, the memory, this turn's scratchpad messages, the
+steps taken, tool outputs and the source nodes they brought back, the final answer). Both agents
+(ReAct and function calling) keep their state in it, record reasoning steps into the trace the
+same way, and end the same way when the step limit is reached.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from ..errors import ConfigError
+from ..memory import ChatMemory
+from ..tools import Tool, ToolOutput
+from ..trace import Trace
+from ..types import Message, ScoredNode
+
+
+@dataclass(slots=True)
+class StepResult:
+    """One step: the model's reply and what came of it (an action's observation or the answer)."""
+
+    reply: str
+    thought: str = ""
+    action: str | None = None
+    action_input: Any = None
+    observation: str | None = None
+    answer: str | None = None
+    tool_output: ToolOutput | None = None
+
+    @property
+    def is_last(self) -> bool:
+        return self.answer is not None
+
+    def to_note(self) -> dict[str, Any]:
+        """The step as the trace shows it (trace.notes["reasoning"])."""
+        if self.answer is not None:
+            return {"thought": self.thought, "answer": self.answer}
+        return {
+            "thought": self.thought,
+            "action": self.action,
+            "action_input": self.action_input,
+            "observation": self.observation,
+        }
+
+
+@dataclass(slots=True)
+class Task:
+    """One user message being worked on by an agent."""
+
+    input: str
+    memory: ChatMemory
+    trace: Trace
+    task_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    scratchpad: list[Message] = field(default_factory=list)
+    steps: list[StepResult] = field(default_factory=list)
+    tool_outputs: list[ToolOutput] = field(default_factory=list)
+    source_nodes: list[ScoredNode] = field(default_factory=list)
+    answer: str | None = None
+    rounds: int = 0  # model calls made (the function-calling agent's step count)
+    remembered: bool = False
+
+    @property
+    def done(self) -> bool:
+        return self.answer is not None
+
+    def record(self, step: StepResult) -> None:
+        """Keep the step, its tool output and sources, and note it in the trace."""
+        self.steps.append(step)
+        self.trace.notes.setdefault("reasoning", []).append(step.to_note())
+        output = step.tool_output
+        if output is not None and not output.is_error:
+            self.tool_outputs.append(output)
+            add_sources(self.source_nodes, getattr(output.raw_output, "source_nodes", None))
+        if step.answer is not None:
+            self.answer = step.answer
+
+    def remember(self) -> None:
+        """Put the final answer into the memory (once)."""
+        if self.answer is not None and not self.remembered:
+            self.memory.put(Message("assistant", self.answer))
+            self.remembered = True
+
+
+def add_sources(sources: list[ScoredNode], new: Iterable[ScoredNode] | None) -> None:
+    """Append new source nodes in place, skipping nodes already present."""
+    seen = {s.node.node_id for s in sources}
+    for scored in new or ():
+        if isinstance(scored, ScoredNode) and scored.node.node_id not in seen:
+            sources.append(scored)
+            seen.add(scored.node.node_id)
+
+
+def tool_map(tools: Sequence[Tool]) -> dict[str, Tool]:
+    """Tools by name; ConfigError for something that is not a tool or a repeated name."""
+    by_name: dict[str, Tool] = {}
+    for tool in tools:
+        if not isinstance(tool, Tool):
+            raise ConfigError(
+                f"{tool!r} is not a tool: wrap functions with FunctionTool.from_defaults(fn) "
+                "and query engines with QueryEngineTool(engine)"
+            )
+        name = tool.metadata.name
+        if name in by_name:
+            raise ConfigError(f"two tools are named {name!r}: pass name=... to tell them apart")
+        by_name[name] = tool
+    return by_name
+
+
+def check_max_iterations(max_iterations: int) -> int:
+    if isinstance(max_iterations, bool) or not isinstance(max_iterations, int) or max_iterations < 1:
+        raise ConfigError(f"max_iterations ({max_iterations!r}) must be a positive integer")
+    return max_iterations
+
+
+def limit_answer(task: Task, max_iterations: int) -> str:
+    """The best answer from what was gathered when the step limit stops the loop, saying so."""
+    task.trace.notes["stopped"] = f"reached max_iterations ({max_iterations})"
+    if task.tool_outputs:
+        found = task.tool_outputs[-1].content.strip()
+        return (
+            f"I reached my limit of {max_iterations} reasoning steps before finishing, so this "
+            f"answer may be incomplete. The most relevant thing I found:\n\n{found}"
+        )
+    return (
+        f"I reached my limit of {max_iterations} reasoning steps without finding an answer. "
+        "Try a more specific question, or allow more steps (max_iterations)."
+    )

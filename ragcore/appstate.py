@@ -1,0 +1,407 @@
+"""The Streamlit app's state: one session's workspace, settings, LLM, indexes and open chat.
+
+Pages call these functions instead of building objects. Heavy shared objects (loaded indexes,
+LLM clients, the test embedder) come from thin ``st.cache_resource`` factories keyed by what
+defines them, so pages switch instantly after the first load and every session shares them;
+per-user state (chosen index, open chat, chat memory, an API key kept for the session only)
+lives in ``st.session_state``. The behaviour itself lives in the ragcore modules these call.
+
+Environment: ``RAGCORE_WORKSPACE`` (the workspace folder), ``RAGCORE_LLM`` (see
+``ragcore.llms.resolve``), ``RAGCORE_EMBEDDER=fake`` (tests and benchmarks: a deterministic
+FakeEmbedder instead of the packaged model, so no model loads).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+import streamlit as st
+from pydantic import SecretStr
+
+from .explain import explain_error
+from .settings import Settings
+from .workspace import Workspace, default_root
+
+EMBEDDER_ENV = "RAGCORE_EMBEDDER"
+MODEL_LOAD_MESSAGE = (
+    "Loading the embedding model (all-MiniLM-L6-v2) for the first time since the app started. "
+    "It turns text into vectors so passages can be found by meaning; this takes 10-20 seconds "
+    "once, then stays in memory."
+)
+
+# st.session_state keys
+ROOT_KEY = "workspace_root"
+API_KEY = "session_api_key"
+INDEX_KEY = "current_index"
+CHAT_KEY = "open_chat"
+MEMORY_KEY = "chat_memory"
+FAILED_KEY = "failed_turn"
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+
+def show_error(exc: BaseException) -> None:
+    """A readable error box: what happened and what to do (the traceback goes to the log)."""
+    explanation = explain_error(exc)
+    text = explanation.message
+    if explanation.action:
+        text += f"\n\n**What to do:** {explanation.action}"
+    st.error(text, icon="⚠️")
+
+
+@contextmanager
+def friendly_errors() -> Iterator[None]:
+    """Show any error raised inside the block with ``show_error`` instead of a traceback."""
+    try:
+        yield
+    except Exception as exc:  # noqa: BLE001 - every error becomes a readable message
+        show_error(exc)
+
+
+# -- workspace and settings ------------------------------------------------------------------
+
+
+def workspace_root() -> Path:
+    """The folder chosen on the Settings page this session, else $RAGCORE_WORKSPACE/./workspace."""
+    chosen = st.session_state.get(ROOT_KEY)
+    return Path(chosen) if chosen else default_root()
+
+
+def set_workspace_root(folder: str) -> Path:
+    """Use another workspace folder for this session (created if missing)."""
+    root = Path(folder).expanduser()
+    if root.exists() and not root.is_dir():
+        raise ValueError(f"{root} is a file: choose a folder for the workspace")
+    root.mkdir(parents=True, exist_ok=True)
+    st.session_state[ROOT_KEY] = str(root.resolve())
+    for key in (INDEX_KEY, CHAT_KEY, MEMORY_KEY, FAILED_KEY):
+        st.session_state.pop(key, None)
+    return root
+
+
+def current_settings() -> Settings:
+    """The saved settings plus this session's API key (if one was given and not saved)."""
+    settings = Workspace(workspace_root()).load_settings()
+    key = st.session_state.get(API_KEY)
+    if key and settings.openai_api_key is None:
+        settings = settings.model_copy(update={"openai_api_key": SecretStr(key)})
+    return settings
+
+
+def save_settings(settings: Settings, *, api_key: str | None) -> None:
+    """Save settings to the workspace; the API key is kept for the session unless saved."""
+    st.session_state[API_KEY] = api_key or None
+    if api_key:
+        settings = settings.model_copy(update={"openai_api_key": SecretStr(api_key)})
+    workspace().save_settings(settings)
+
+
+def workspace() -> Workspace:
+    """This session's workspace (cheap to build; it holds paths, not models)."""
+    return Workspace(
+        workspace_root(), embedder=_embedder_override(), settings=current_settings()
+    )
+
+
+@st.cache_resource(show_spinner=False)
+def _fake_embedder() -> Any:
+    from .embeddings.fake import FakeEmbedder
+
+    return FakeEmbedder()
+
+
+def _embedder_override() -> Any:
+    choice = os.environ.get(EMBEDDER_ENV, "").strip().lower()
+    if choice in ("", "default", "settings"):
+        return None
+    if choice == "fake":
+        return _fake_embedder()
+    raise ValueError(f"{EMBEDDER_ENV}={choice!r} is not known: use 'fake' or leave it unset")
+
+
+@st.cache_resource(show_spinner=False)
+def _mutation_lock(root: str) -> threading.RLock:
+    return threading.RLock()
+
+
+@contextmanager
+def changing_workspace() -> Iterator[Workspace]:
+    """The workspace, locked against other sessions changing indexes at the same moment."""
+    ws = workspace()
+    with _mutation_lock(str(ws.root)):
+        yield ws
+
+
+# -- the answering backend -------------------------------------------------------------------
+
+
+def current_llm() -> Any:
+    """The LLM the settings choose (auto-detection of a local Ollama is cached)."""
+    settings = current_settings()
+    return _cached_llm(settings.model_dump_json(exclude={"openai_api_key"}), settings.api_key())
+
+
+@st.cache_resource(show_spinner="Looking for a language model…", max_entries=8)
+def _cached_llm(settings_json: str, api_key: str | None) -> Any:
+    import json
+
+    from .backends import llm_from_settings
+    from .settings import parse_settings
+
+    data = json.loads(settings_json)
+    if api_key:
+        data["openai_api_key"] = api_key
+    return llm_from_settings(parse_settings(data))
+
+
+def forget_llm() -> None:
+    """Drop cached LLMs so the next call detects or connects again."""
+    _cached_llm.clear()
+
+
+def describe_backend(llm: Any) -> str:
+    """A short label of the active answering backend."""
+    from .llms.resolve import describe_llm
+
+    return describe_llm(llm)
+
+
+def is_extractive(llm: Any) -> bool:
+    return getattr(llm, "model", "") == "extractive"
+
+
+# -- indexes ---------------------------------------------------------------------------------
+
+
+def index_names() -> list[str]:
+    return workspace().index_names()
+
+
+def selected_index(names: list[str]) -> str | None:
+    """The index this session works on: the last chosen one if it still exists, else the first."""
+    chosen = st.session_state.get(INDEX_KEY)
+    if chosen in names:
+        return chosen
+    return names[0] if names else None
+
+
+def select_index(name: str | None) -> None:
+    st.session_state[INDEX_KEY] = name
+
+
+def load_index(name: str) -> Any:
+    """The named index, loaded once per version on disk and shared by all sessions."""
+    ws = workspace()
+    override = os.environ.get(EMBEDDER_ENV, "")
+    return _cached_index(str(ws.root), name, _index_stamp(ws, name), override)
+
+
+def _index_stamp(ws: Workspace, name: str) -> tuple[int, int]:
+    # An index is rewritten by an atomic folder swap and its record by a rename: both change
+    # the modification time, so the stamp identifies one version on disk.
+    stamps = []
+    for path in (ws.index_path(name), ws.index_path(name).with_suffix(".json")):
+        stamps.append(path.stat().st_mtime_ns if path.exists() else 0)
+    return stamps[0], stamps[1]
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _cached_index(root: str, name: str, stamp: tuple[int, int], override: str) -> Any:
+    return Workspace(root, embedder=_embedder_override()).load_index(name)
+
+
+def ensure_embedder_loaded(embedder: Any) -> None:
+    """Load the embedding model now, under a spinner that says why the wait."""
+    if getattr(embedder, "loaded", True):
+        return
+    with st.spinner(MODEL_LOAD_MESSAGE, show_time=True):
+        embedder.embed_batch(["warm up"])
+
+
+# -- chat ------------------------------------------------------------------------------------
+
+
+def open_chat() -> Any:
+    return st.session_state.get(CHAT_KEY)
+
+
+def set_open_chat(chat: Any, memory: Any) -> None:
+    st.session_state[CHAT_KEY] = chat
+    st.session_state[MEMORY_KEY] = memory
+    st.session_state.pop(FAILED_KEY, None)
+
+
+def chat_memory() -> Any:
+    return st.session_state.get(MEMORY_KEY)
+
+
+# -- shared page furniture -------------------------------------------------------------------
+
+
+def backend_notice(llm: Any) -> tuple[str, str]:
+    """(kind, text) telling which answering backend is active, in plain words."""
+    label = describe_backend(llm)
+    if is_extractive(llm):
+        return "info", (
+            f"**Answering backend: {label}.** Answers quote the most relevant sentences of "
+            "your documents word for word. For written answers, connect Ollama or an "
+            "OpenAI-compatible server on the Settings page."
+        )
+    return "success", f"**Answering backend: {label}.** Answers are written by this model."
+
+
+def sidebar_status() -> None:
+    """The active backend and workspace folder, in the sidebar of every page."""
+    with st.sidebar:
+        try:
+            st.caption(f"Answering: {describe_backend(current_llm())}")
+        except Exception as exc:  # noqa: BLE001 - the page itself shows the full explanation
+            st.caption(f"Answering backend not available: {explain_error(exc).message}")
+        st.caption(f"Workspace: `{workspace_root()}`")
+
+
+# -- uploads ---------------------------------------------------------------------------------
+
+UPLOAD_REPORT_KEY = "upload_report"
+STAGE_WORDS = {
+    "reading": "reading",
+    "embedding": "splitting and embedding",
+    "done": "done",
+    "failed": "failed",
+    "unchanged": "unchanged, skipped",
+    "saving": "saving the index",
+}
+
+
+def ingest_uploads(
+    ws: Workspace,
+    name: str,
+    uploads: list[tuple[str, bytes]],
+    *,
+    chunk_size: int | None,
+    chunk_overlap: int | None,
+    progress: Any = None,
+) -> Any:
+    """Store uploaded files (sanitized names) and ingest them; the index is created if new."""
+    if not uploads:
+        raise ValueError("no files were uploaded: choose one or more documents first")
+    if not ws.has_index(name):
+        ws.create_index(name, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+    ensure_embedder_loaded(ws.embedder_for(name))
+    paths = [ws.save_upload(name, filename, data) for filename, data in uploads]
+    return ws.ingest(
+        name, paths, chunk_size=chunk_size, chunk_overlap=chunk_overlap, progress=progress
+    )
+
+
+def report_rows(report: Any) -> list[dict[str, Any]]:
+    """The ingest report as table rows: file, what happened, chunks, seconds."""
+    return [
+        {
+            "file": outcome.file_name,
+            "result": outcome.describe(),
+            "chunks": outcome.chunks,
+            "seconds": round(outcome.seconds, 2),
+        }
+        for outcome in report.files
+    ]
+
+
+# -- answers and sources ---------------------------------------------------------------------
+
+
+def node_lookup(index: Any) -> Any:
+    """``node_id -> Node | None`` over an index, for showing a passage's surroundings."""
+    from .errors import StoreError
+
+    def lookup(node_id: str) -> Any:
+        try:
+            return index.get_node(node_id)
+        except StoreError:
+            return None
+
+    return lookup
+
+
+def markdown_text(text: str) -> str:
+    """Answer text for st.markdown: '$' is escaped so prices never turn into formulas."""
+    return text.replace("$", "\\$")
+
+
+def markdown_stream(chunks: Any) -> Iterator[str]:
+    """``markdown_text`` applied to each streamed chunk (for st.write_stream)."""
+    for chunk in chunks:
+        yield markdown_text(chunk)
+
+
+def source_label(number: int, scored: Any) -> str:
+    """'1. zta.pdf · page 12 · score 0.812' (file, page and score when known)."""
+    parts = [f"{number}. {scored.file_name or scored.node.ref_doc_id or 'unknown source'}"]
+    if scored.page:
+        parts.append(f"page {scored.page}")
+    parts.append("added as context" if scored.score is None else f"score {scored.score:.3f}")
+    return " · ".join(parts)
+
+
+def open_saved_chat(chat: Any) -> None:
+    """Make ``chat`` this session's open chat, with memory rebuilt and its id in the URL."""
+    from .chat_turns import memory_for_chat
+
+    set_open_chat(chat, memory_for_chat(chat, current_llm()))
+    select_index(chat.index)
+    st.session_state["chat_mode_choice"] = chat.chat_mode
+    if chat.messages:
+        st.query_params["chat"] = chat.id
+
+
+def restore_chat(ws: Workspace) -> None:
+    """After a browser refresh or restart: reopen the chat named in the URL, else the latest."""
+    if open_chat() is not None:
+        return
+    wanted = st.query_params.get("chat")
+    if wanted:
+        try:
+            open_saved_chat(ws.load_chat(wanted))
+            return
+        except Exception as exc:  # noqa: BLE001 - a stale link falls back to the latest chat
+            show_error(exc)
+    chats = ws.list_chats()
+    if chats:
+        open_saved_chat(ws.load_chat(chats[0].id))
+
+
+# -- index pictures --------------------------------------------------------------------------
+
+
+def corpus_picture(name: str) -> Any:
+    """Chart columns for an index (token histogram, documents by size, embedding map), cached."""
+    ws = workspace()
+    override = os.environ.get(EMBEDDER_ENV, "")
+    return _cached_picture(str(ws.root), name, _index_stamp(ws, name), override)
+
+
+@st.cache_data(show_spinner="Measuring chunks and mapping embeddings…", max_entries=8)
+def _cached_picture(root: str, name: str, stamp: tuple[int, int], override: str) -> Any:
+    from .corpus_map import picture_corpus
+
+    index = _cached_index(root, name, stamp, override)
+    node_ids = index.node_ids()
+    vectors = index.vectors() if node_ids else None
+    return picture_corpus(index.get_nodes(node_ids), vectors)
+
+
+def human_size(size: int | None) -> str:
+    """Bytes as '12.3 MB'."""
+    if size is None:
+        return "?"
+    value = float(size)
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GB"

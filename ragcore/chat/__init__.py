@@ -1,0 +1,38 @@
+"""Chat over an index: the chat modes, their engines, and the reply object they share.
+
+Every engine (and agent) answers ``chat(message, memory, *, trace=None) -> ChatResponse``; the
+caller owns the ``ChatMemory`` and passes it in, so engines are stateless and shareable.
+
+    simple                  SimpleChatEngine              the model and the conversation
+    condense_question       CondenseQuestionChatEngine    standalone question -> query engine
+    context                 ContextChatEngine             retrieve with the message -> chat
+    condense_plus_context   CondensePlusContextChatEngine standalone question -> retrieve -> chat
+    react                   ragcore.agent.ReActAgent      agent with the index as a tool
+    best                    chosen for the LLM (see ``modes``)
+"""
+
+from .condense import CondenseQuestionChatEngine, condense_question
+from .context import CondensePlusContextChatEngine, ContextChatEngine
+from .modes import (
+    CHAT_MODE_DESCRIPTIONS,
+    ChatMode,
+    best_chat_mode,
+    chat_engine_from_index,
+    parse_chat_mode,
+)
+from .response import ChatResponse
+from .simple import SimpleChatEngine
+
+__all__ = [
+    "CHAT_MODE_DESCRIPTIONS",
+    "ChatMode",
+    "ChatResponse",
+    "CondensePlusContextChatEngine",
+    "CondenseQuestionChatEngine",
+    "ContextChatEngine",
+    "SimpleChatEngine",
+    "best_chat_mode",
+    "chat_engine_from_index",
+    "condense_question",
+    "parse_chat_mode",
+]

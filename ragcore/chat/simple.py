@@ -1,0 +1,36 @@
+"""Simple chat: the model and the conversation, no retrieval (LlamaIndex's SimpleChatEngine)."""
+
+from __future__ import annotations
+
+from ..errors import ConfigError
+from ..llms.base import LLM, stream_traced
+from ..memory import ChatMemory
+from ..trace import Trace
+from ..types import Message
+from .response import ChatResponse, remember_reply
+from .turn import fitted_history, prompt_tokens, start_turn
+
+
+class SimpleChatEngine:
+    """Chat with the LLM alone: an optional system prompt, then the history that fits."""
+
+    mode = "simple"
+
+    def __init__(self, llm: LLM, *, system_prompt: str | None = None) -> None:
+        if not isinstance(llm, LLM):
+            raise ConfigError(f"llm must implement the LLM protocol, got {type(llm).__name__}")
+        self.llm = llm
+        self.system_prompt = system_prompt
+
+    def chat(self, message: str, memory: ChatMemory, *, trace: Trace | None = None) -> ChatResponse:
+        trace = Trace() if trace is None else trace
+        start_turn(memory, message)
+        prefix = [Message("system", self.system_prompt)] if self.system_prompt else []
+        history = fitted_history(memory, self.llm, prefix_tokens=prompt_tokens(prefix))
+        messages = prefix + history
+        return ChatResponse(
+            lambda: stream_traced(self.llm, messages, trace, "chat"),
+            trace=trace,
+            on_complete=remember_reply(memory),
+            mode=self.mode,
+        )

@@ -1,0 +1,59 @@
+"""A chat turn as the app runs it: memory from a saved chat, a streamed reply, the turn recorded.
+
+The saved chat (``ragcore.chats.SavedChat``) is the history of record; the engine's
+``ChatMemory`` is rebuilt from it when a chat is opened and again after a failed turn, so a
+failure never leaves a half-finished exchange in either. A turn is recorded only once its reply
+has streamed to the end.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .chats import ChatMessage, SavedChat
+from .memory import ChatMemory
+from .trace_view import compact_trace
+from .types import Message
+
+
+def memory_for_chat(chat: SavedChat, llm: Any) -> ChatMemory:
+    """A fresh engine memory holding the chat's user and assistant messages, in order."""
+    memory = ChatMemory.from_llm(llm)
+    for message in chat.messages:
+        if message.role in ("user", "assistant"):
+            memory.put(Message(message.role, message.content))
+    return memory
+
+
+def start_chat(index: str, chat_mode: str, *, llm_label: str, settings: dict[str, Any]) -> SavedChat:
+    """A new, empty chat over ``index`` (saved once its first turn is answered)."""
+    return SavedChat(index=index, chat_mode=chat_mode, llm=llm_label, settings=dict(settings))
+
+
+def record_turn(
+    chat: SavedChat,
+    question: str,
+    response: Any,
+    *,
+    chat_mode: str,
+    llm_label: str,
+    settings: dict[str, Any],
+) -> ChatMessage:
+    """Append the question and the finished reply (with sources and a compact trace)."""
+    if not getattr(response, "done", True):
+        raise ValueError("record_turn needs a reply that has streamed to the end")
+    trace = compact_trace(response.trace)
+    trace["chat_mode"] = chat_mode
+    chat.chat_mode, chat.llm = chat_mode, llm_label
+    chat.settings = dict(settings)
+    chat.add_message("user", question)
+    return chat.add_message(
+        "assistant", response.text, sources=response.source_nodes, trace=trace
+    )
+
+
+def clear_chat(chat: SavedChat) -> SavedChat:
+    """The same chat (id, index, settings) with its history emptied."""
+    chat.messages.clear()
+    chat.title = ""
+    return chat

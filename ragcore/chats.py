@@ -1,0 +1,246 @@
+"""Saved chats: a conversation with its sources and the settings used, on disk as JSON.
+
+``SavedChat`` is plain data (what the app keeps and reopens); ``ChatStore`` files it under
+``chats/<id>.json`` in the workspace; ``export_markdown``/``export_json`` give what a user
+downloads. Chat memory for the engines is rebuilt from the saved messages by the caller.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+from .errors import WorkspaceError
+from .safe_files import read_json, validate_name, write_json_atomic
+from .types import ScoredNode
+
+CHAT_FORMAT = "ragcore-chat"
+CHAT_VERSION = 1
+_ROLES = ("user", "assistant", "system")
+logger = logging.getLogger(__name__)
+
+
+def now_iso() -> str:
+    """The current UTC time as an ISO-8601 string (seconds precision)."""
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+
+
+def new_chat_id() -> str:
+    """A sortable, unique chat id such as '20261122-013341-9f2c1a'."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    return f"{stamp}-{secrets.token_hex(3)}"
+
+
+@dataclass(slots=True)
+class ChatSource:
+    """A passage an answer was drawn from."""
+
+    text: str
+    file_name: str | None = None
+    page: str | None = None
+    score: float | None = None
+    node_id: str | None = None
+    doc_id: str | None = None
+
+    @classmethod
+    def from_scored(cls, scored: ScoredNode) -> ChatSource:
+        node = scored.node
+        return cls(
+            text=node.text,
+            file_name=scored.file_name,
+            page=scored.page,
+            score=None if scored.score is None else float(scored.score),
+            node_id=node.node_id,
+            doc_id=node.ref_doc_id,
+        )
+
+
+@dataclass(slots=True)
+class ChatMessage:
+    """One turn as shown to the user; assistant turns carry their sources (and trace)."""
+
+    role: str
+    content: str
+    sources: list[ChatSource] = field(default_factory=list)
+    created: str = field(default_factory=now_iso)
+    trace: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if self.role not in _ROLES:
+            raise WorkspaceError(f"chat message role {self.role!r} must be one of {_ROLES}")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ChatMessage:
+        sources = [ChatSource(**s) for s in data.get("sources", [])]
+        return cls(
+            role=data["role"],
+            content=data.get("content", ""),
+            sources=sources,
+            created=data.get("created") or now_iso(),
+            trace=data.get("trace"),
+        )
+
+
+@dataclass(slots=True)
+class SavedChat:
+    """A conversation over one index, with the modes, LLM and settings it was held with."""
+
+    index: str
+    chat_mode: str
+    response_mode: str | None = None
+    llm: str = ""
+    title: str = ""
+    id: str = field(default_factory=new_chat_id)
+    created: str = field(default_factory=now_iso)
+    updated: str = field(default_factory=now_iso)
+    messages: list[ChatMessage] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def add_message(
+        self,
+        role: str,
+        content: str,
+        *,
+        sources: Iterable[ScoredNode | ChatSource] = (),
+        trace: dict[str, Any] | None = None,
+    ) -> ChatMessage:
+        """Append a turn (sources as retrieved nodes or saved sources) and bump ``updated``."""
+        saved = [s if isinstance(s, ChatSource) else ChatSource.from_scored(s) for s in sources]
+        message = ChatMessage(role=role, content=content, sources=saved, trace=trace)
+        self.messages.append(message)
+        self.updated = message.created
+        if not self.title and role == "user":
+            self.title = _title_from(content)
+        return message
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        return {"format": CHAT_FORMAT, "version": CHAT_VERSION, **data}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SavedChat:
+        if data.get("format") != CHAT_FORMAT:
+            raise WorkspaceError("not a ragcore chat file (missing format tag 'ragcore-chat')")
+        if int(data.get("version", 0)) > CHAT_VERSION:
+            raise WorkspaceError(
+                f"chat format version {data['version']} is newer than this ragcore "
+                f"understands ({CHAT_VERSION}): upgrade ragcore"
+            )
+        fields = {k: data[k] for k in ("index", "chat_mode", "response_mode", "llm", "title",
+                                       "id", "created", "updated", "settings") if k in data}
+        messages = [ChatMessage.from_dict(m) for m in data.get("messages", [])]
+        return cls(**fields, messages=messages)
+
+
+@dataclass(slots=True, frozen=True)
+class ChatSummary:
+    """What a chat list shows without loading every message."""
+
+    id: str
+    title: str
+    index: str
+    chat_mode: str
+    updated: str
+    messages: int
+
+
+def _title_from(text: str, limit: int = 60) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+class ChatStore:
+    """Chats as ``<folder>/<id>.json``; ids are validated so no path leaves the folder."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder)
+
+    def _path(self, chat_id: str) -> Path:
+        return self.folder / f"{validate_name(chat_id, what='chat id')}.json"
+
+    def save(self, chat: SavedChat) -> Path:
+        path = self._path(chat.id)
+        write_json_atomic(path, chat.to_dict())
+        return path
+
+    def load(self, chat_id: str) -> SavedChat:
+        path = self._path(chat_id)
+        if not path.exists():
+            raise WorkspaceError(f"no saved chat {chat_id!r}: list chats to see their ids")
+        try:
+            return SavedChat.from_dict(read_json(path, what="chat file"))
+        except (KeyError, TypeError) as exc:
+            raise WorkspaceError(f"chat file {path} is damaged ({exc}); delete it") from exc
+
+    def delete(self, chat_id: str) -> None:
+        path = self._path(chat_id)
+        if not path.exists():
+            raise WorkspaceError(f"no saved chat {chat_id!r}: list chats to see their ids")
+        path.unlink()
+
+    def list(self) -> list[ChatSummary]:
+        """Saved chats, most recently updated first (damaged files are skipped and logged)."""
+        summaries = []
+        for path in self.folder.glob("*.json"):
+            try:
+                chat = self.load(path.stem)
+            except WorkspaceError as exc:
+                logger.warning("skipping chat file %s: %s", path, exc)
+                continue
+            summaries.append(
+                ChatSummary(chat.id, chat.title or "(untitled)", chat.index, chat.chat_mode,
+                            chat.updated, len(chat.messages))
+            )
+        return sorted(summaries, key=lambda s: s.updated, reverse=True)
+
+
+def export_json(chat: SavedChat) -> str:
+    """The whole chat (messages, sources, settings) as indented JSON."""
+    return json.dumps(chat.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
+
+def export_markdown(chat: SavedChat) -> str:
+    """The chat as a readable Markdown document with sources under each answer."""
+    lines = [f"# {chat.title or 'Chat'}", ""]
+    lines += [
+        f"- Index: `{chat.index}`",
+        f"- Chat mode: `{chat.chat_mode}`",
+    ]
+    if chat.response_mode:
+        lines.append(f"- Response mode: `{chat.response_mode}`")
+    lines += [f"- LLM: {chat.llm or 'unknown'}", f"- Created: {chat.created}",
+              f"- Updated: {chat.updated}", ""]
+    for message in chat.messages:
+        lines += _markdown_message(message)
+    if chat.settings:
+        lines += ["## Settings used", ""]
+        lines += [f"- {key}: `{value}`" for key, value in sorted(chat.settings.items())]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _markdown_message(message: ChatMessage) -> list[str]:
+    speaker = {"user": "You", "assistant": "Assistant", "system": "System"}[message.role]
+    lines = [f"### {speaker}", "", message.content.strip(), ""]
+    if message.sources:
+        lines += ["**Sources**", ""]
+        for number, source in enumerate(message.sources, 1):
+            lines.append(f"{number}. {_source_label(source)}")
+            quoted = " ".join(source.text.split())
+            lines.append(f"   > {quoted[:500]}{'…' if len(quoted) > 500 else ''}")
+        lines.append("")
+    return lines
+
+
+def _source_label(source: ChatSource) -> str:
+    label = source.file_name or source.doc_id or "unknown source"
+    if source.page:
+        label += f", page {source.page}"
+    if source.score is not None:
+        label += f" (score {source.score:.3f})"
+    return label

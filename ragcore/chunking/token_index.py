@@ -1,0 +1,165 @@
+"""Where a text's cl100k tokens fall, in characters: token counts for any span, cheaply.
+
+The splitters need the token count of many overlapping spans (every candidate piece, every
+growing chunk). Encoding each of them, as LlamaIndex does, tokenizes the same text several times
+over. A ``TokenIndex`` encodes the whole text once (in parallel blocks when it is large) and maps
+each token to the first and last character it touches. Then:
+
+- ``estimate(a, b)``, the tokens overlapping [a, b) in the whole-text encoding, is two binary
+  searches. It can differ from encoding ``text[a:b]`` alone at the span's edges.
+- ``exact(a, b)`` is the count of ``text[a:b]`` encoded alone, computed from the whole-text
+  tokens plus two tiny encodes. cl100k first cuts text into pre-tokens with a regex and encodes
+  each pre-token on its own; a space that follows a non-space character always starts a
+  pre-token (no alternative of the regex can run through it), whatever comes before. So between
+  the first and the last such "sync" space inside a span, the span's own pre-tokens, hence its
+  tokens, are exactly the whole text's, and only the two ends need encoding. Blocks for parallel
+  encoding are cut at sync spaces too, so the blocks encode exactly as the whole text would.
+"""
+
+from __future__ import annotations
+
+import os
+from array import array
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
+
+import numpy as np
+
+from ..tokens import get_tokenizer
+
+# Texts longer than this are encoded in blocks on several threads (tiktoken releases the GIL).
+PARALLEL_MIN_CHARS = 262_144
+_BLOCK_CHARS = 131_072
+
+
+@lru_cache(maxsize=1)
+def _token_byte_lengths() -> np.ndarray:
+    """Byte length of every ordinary cl100k token id (0 for ids that are not ordinary tokens)."""
+    encoding = get_tokenizer()
+    lengths = np.zeros(encoding.n_vocab, dtype=np.int64)
+    for token in range(encoding.n_vocab):
+        try:
+            lengths[token] = len(encoding.decode_single_token_bytes(token))
+        except KeyError:
+            continue  # a hole in the vocabulary between the ranks and the special tokens
+    return lengths
+
+
+def _tokenizable(text: str) -> str:
+    """``text`` with lone surrogates replaced one for one, so character positions are kept."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
+    return text
+
+
+def _blocks(text: str) -> list[str]:
+    """Cut a long text into blocks before sync spaces, so blocks encode exactly as the whole."""
+    blocks: list[str] = []
+    start = 0
+    while len(text) - start > _BLOCK_CHARS:
+        cut = sync_before(text, start + _BLOCK_CHARS // 2, start + _BLOCK_CHARS)
+        if cut < 0:
+            cut = sync_after(text, start + _BLOCK_CHARS, len(text))
+            if cut < 0:
+                break
+        blocks.append(text[start:cut])
+        start = cut
+    blocks.append(text[start:])
+    return blocks
+
+
+def sync_after(text: str, start: int, end: int) -> int:
+    """First sync space in (start, end): a space right after a non-space; -1 if none."""
+    at = text.find(" ", start + 1, end)
+    while at >= 0 and text[at - 1].isspace():
+        at = text.find(" ", at + 1, end)
+    return at
+
+
+def sync_before(text: str, start: int, end: int) -> int:
+    """Last sync space in (start, end); -1 if none."""
+    at = text.rfind(" ", start + 1, end)
+    while at >= 0 and text[at - 1].isspace():
+        at = text.rfind(" ", start + 1, at)
+    return at
+
+
+def _encode(text: str) -> np.ndarray:
+    encoding = get_tokenizer()
+    if len(text) < PARALLEL_MIN_CHARS or (os.cpu_count() or 1) < 2:
+        return np.array(encoding.encode_ordinary(text), dtype=np.int64)
+    with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
+        parts = list(pool.map(encoding.encode_ordinary, _blocks(text)))
+    return np.concatenate([np.array(part, dtype=np.int64) for part in parts])
+
+
+class TokenIndex:
+    """One encoding of ``text``; estimates and exact counts of tokens in its character spans."""
+
+    __slots__ = ("text", "_encoding", "_first", "_last", "_first_np", "_last_np", "_synced")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._encoding = get_tokenizer()
+        safe = _tokenizable(text)
+        # tiktoken replaces lone surrogates its own way, so spans of such text are encoded whole.
+        self._synced = safe is text
+        lengths = _token_byte_lengths()[_encode(safe)]
+        byte_ends = np.cumsum(lengths)
+        byte_starts = byte_ends - lengths
+        if safe.isascii():
+            first, last = byte_starts, byte_ends - 1
+        else:
+            data = np.frombuffer(safe.encode("utf-8"), dtype=np.uint8)
+            char_of_byte = np.cumsum((data & 0xC0) != 0x80) - 1
+            first, last = char_of_byte[byte_starts], char_of_byte[byte_ends - 1]
+        # array('q') keeps 8 bytes per token (a list would keep ~36) and bisects faster than a
+        # numpy scalar search; the numpy views over the same memory serve vectorized searches.
+        self._first = array("q", first.astype(np.int64).tobytes())
+        self._last = array("q", last.astype(np.int64).tobytes())
+        self._first_np = np.frombuffer(self._first, dtype=np.int64)
+        self._last_np = np.frombuffer(self._last, dtype=np.int64)
+
+    def before(self, end: int) -> int:
+        """Number of tokens that start before character ``end``."""
+        return bisect_left(self._first, end)
+
+    def ended_before(self, start: int) -> int:
+        """Number of tokens that end before character ``start``."""
+        return bisect_left(self._last, start)
+
+    def before_each(self, ends: Sequence[int]) -> list[int]:
+        """``before`` for many positions at once."""
+        return np.searchsorted(self._first_np, ends).tolist()
+
+    def ended_before_each(self, starts: Sequence[int]) -> list[int]:
+        """``ended_before`` for many positions at once."""
+        return np.searchsorted(self._last_np, starts).tolist()
+
+    def estimate(self, start: int, end: int) -> int:
+        """Tokens overlapping characters [start, end) in the whole-text encoding."""
+        if end <= start:
+            return 0
+        return bisect_left(self._first, end) - bisect_left(self._last, start)
+
+    def token_starts(self, start: int, end: int) -> list[int]:
+        """Distinct characters in (start, end) where a token begins: cut points between tokens."""
+        lo = bisect_right(self._first, start)
+        hi = bisect_left(self._first, end)
+        return list(dict.fromkeys(self._first[lo:hi]))
+
+    def exact(self, start: int, end: int) -> int:
+        """Tokens of ``text[start:end]`` encoded on its own (what an embedder would be given)."""
+        if end <= start:
+            return 0
+        encode, text = self._encoding.encode_ordinary, self.text
+        first_sync = sync_after(text, start, end) if self._synced else -1
+        if first_sync < 0:
+            return len(encode(text[start:end]))
+        last_sync = sync_before(text, first_sync - 1, end)
+        middle = bisect_left(self._first, last_sync) - bisect_left(self._first, first_sync)
+        return len(encode(text[start:first_sync])) + middle + len(encode(text[last_sync:end]))

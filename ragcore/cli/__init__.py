@@ -1,0 +1,89 @@
+"""The ``ragcore`` command line: a thin shell over the workspace, query and chat engines.
+
+Each command group lives in its own module (``index_commands``: ingest, retrieve, indexes,
+delete-doc, rename-index, delete-index; ``query_command``; ``chat_command``; ``bench_command``)
+and registers its sub-parser here. Every behaviour is in ragcore; this package parses arguments,
+prints, and turns a ``RagcoreError`` into a readable message on stderr and exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from dataclasses import dataclass
+from typing import Sequence
+
+from ..embeddings.base import Embedder
+from ..errors import RagcoreError
+
+DEFAULT_INDEX = "default"
+EMBEDDER_ENV = "RAGCORE_EMBEDDER"
+
+
+@dataclass(slots=True)
+class CliContext:
+    """What every command needs: the workspace root and an optional embedder override."""
+
+    workspace_root: str | None
+    embedder: Embedder | None
+
+    def workspace(self):
+        from ..workspace import Workspace
+
+        return Workspace(self.workspace_root, embedder=self.embedder)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import bench_command, chat_command, index_commands, query_command
+
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--workspace", metavar="DIR", default=argparse.SUPPRESS,
+        help="workspace folder (default: $RAGCORE_WORKSPACE or ./workspace)",
+    )
+    common.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                        help="log what ragcore does to stderr")
+    parser = argparse.ArgumentParser(
+        prog="ragcore", parents=[common],
+        description="Index documents and ask questions about them, offline by default.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in (index_commands, query_command, chat_command, bench_command):
+        module.add_parsers(commands, common)
+    return parser
+
+
+def _embedder_from_env() -> Embedder | None:
+    # For demos and tests without the model: RAGCORE_EMBEDDER=fake uses the hashing embedder.
+    choice = os.environ.get(EMBEDDER_ENV, "").strip().lower()
+    if not choice:
+        return None
+    if choice == "fake":
+        from ..embeddings.fake import FakeEmbedder
+
+        return FakeEmbedder()
+    raise RagcoreError(f"{EMBEDDER_ENV}={choice!r} is not understood: unset it or use 'fake'")
+
+
+def main(argv: Sequence[str] | None = None, *, embedder: Embedder | None = None) -> int:
+    """Run one ``ragcore`` command; returns the exit status (0 ok, 1 error, 2 usage, 130 ^C)."""
+    parser = build_parser()
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    if getattr(args, "verbose", False):
+        logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                            format="%(levelname)s %(name)s: %(message)s")
+    try:
+        context = CliContext(getattr(args, "workspace", None), embedder or _embedder_from_env())
+        return int(args.run(args, context) or 0)
+    except RagcoreError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write("\ninterrupted\n")
+        return 130
+    except BrokenPipeError:
+        # `ragcore retrieve ... | head` closed the pipe: not an error worth a traceback.
+        sys.stderr.close()
+        return 0

@@ -1,0 +1,137 @@
+"""Index commands: ingest, retrieve, indexes, delete-doc, rename-index, delete-index."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from ..errors import WorkspaceError
+from .progress import ProgressBar
+from .render import human_bytes, write_passages, write_report, write_table
+
+if TYPE_CHECKING:
+    from . import CliContext
+
+DEFAULT_INDEX = "default"
+
+
+def add_index_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--index", "-i", default=DEFAULT_INDEX, metavar="NAME",
+                        help=f"index name (default: {DEFAULT_INDEX})")
+
+
+def add_parsers(commands, common: argparse.ArgumentParser) -> None:
+    ingest = commands.add_parser(
+        "ingest", parents=[common], help="add files or folders to an index",
+        description="Read, split, embed and store files; changed files are updated, "
+                    "unchanged ones skipped.")
+    ingest.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (recursive)")
+    add_index_option(ingest)
+    ingest.add_argument("--chunk-size", type=int, metavar="TOKENS")
+    ingest.add_argument("--chunk-overlap", type=int, metavar="TOKENS")
+    ingest.set_defaults(run=run_ingest)
+
+    retrieve = commands.add_parser(
+        "retrieve", parents=[common], help="show the passages most similar to a question")
+    retrieve.add_argument("question")
+    add_index_option(retrieve)
+    retrieve.add_argument("-k", "--top-k", type=int, default=5, metavar="N",
+                          help="how many passages (default 5)")
+    retrieve.set_defaults(run=run_retrieve)
+
+    indexes = commands.add_parser("indexes", parents=[common], help="list indexes and stats")
+    indexes.set_defaults(run=run_indexes)
+
+    delete_doc = commands.add_parser(
+        "delete-doc", parents=[common], help="remove a document (or a file's documents)")
+    delete_doc.add_argument("document", metavar="DOC_ID_OR_FILE",
+                            help="a document id, a file path, or a file name")
+    add_index_option(delete_doc)
+    delete_doc.set_defaults(run=run_delete_doc)
+
+    rename = commands.add_parser("rename-index", parents=[common], help="rename an index")
+    rename.add_argument("old")
+    rename.add_argument("new")
+    rename.set_defaults(run=run_rename_index)
+
+    delete = commands.add_parser("delete-index", parents=[common],
+                                 help="delete an index and its uploaded originals")
+    delete.add_argument("name")
+    delete.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    delete.set_defaults(run=run_delete_index)
+
+
+def run_ingest(args: argparse.Namespace, context: CliContext) -> int:
+    workspace = context.workspace()
+    bar = ProgressBar(sys.stderr)
+    try:
+        report = workspace.ingest(args.index, args.paths, chunk_size=args.chunk_size,
+                                  chunk_overlap=args.chunk_overlap, progress=bar)
+    finally:
+        bar.close()
+    sys.stdout.write(f"Index {args.index!r} in {workspace.root}:\n")
+    write_report(sys.stdout, report)
+    return 1 if report.files and report.failed == len(report.files) else 0
+
+
+def run_retrieve(args: argparse.Namespace, context: CliContext) -> int:
+    if args.top_k < 1:
+        raise WorkspaceError(f"-k ({args.top_k}) must be at least 1")
+    index = context.workspace().load_index(args.index)
+    if len(index) == 0:
+        raise WorkspaceError(f"index {args.index!r} is empty: run `ragcore ingest PATH "
+                             f"--index {args.index}` first")
+    nodes = index.as_retriever(similarity_top_k=args.top_k).retrieve(args.question)
+    if not nodes:
+        sys.stdout.write("No passages found.\n")
+        return 0
+    write_passages(sys.stdout, nodes)
+    return 0
+
+
+def run_indexes(args: argparse.Namespace, context: CliContext) -> int:
+    workspace = context.workspace()
+    infos = workspace.list_indexes()
+    if not infos:
+        sys.stdout.write(f"No indexes in {workspace.root} yet: "
+                         "run `ragcore ingest PATH --index NAME`.\n")
+        return 0
+    rows = [
+        [i.name, str(i.files), str(i.documents), str(i.nodes),
+         "?" if i.tokens is None else f"{i.tokens:,}", human_bytes(i.bytes_on_disk),
+         i.embed_model, (i.updated or "")[:19]]
+        for i in infos
+    ]
+    sys.stdout.write(f"Indexes in {workspace.root}:\n")
+    write_table(sys.stdout, ["name", "files", "documents", "chunks", "tokens", "on disk",
+                             "embedding model", "updated"], rows)
+    return 0
+
+
+def run_delete_doc(args: argparse.Namespace, context: CliContext) -> int:
+    removed = context.workspace().delete_document(args.index, args.document)
+    sys.stdout.write(f"Removed {len(removed)} document(s) from {args.index!r}:\n")
+    for doc_id in removed:
+        sys.stdout.write(f"  {doc_id}\n")
+    return 0
+
+
+def run_rename_index(args: argparse.Namespace, context: CliContext) -> int:
+    context.workspace().rename_index(args.old, args.new)
+    sys.stdout.write(f"Renamed index {args.old!r} to {args.new!r}.\n")
+    return 0
+
+
+def run_delete_index(args: argparse.Namespace, context: CliContext) -> int:
+    workspace = context.workspace()
+    info = workspace.index_info(args.name)
+    if not args.yes:
+        answer = input(f"Delete index {args.name!r} ({info.documents} documents, "
+                       f"{info.nodes} chunks) and its uploads? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            sys.stdout.write("Nothing deleted.\n")
+            return 1
+    workspace.delete_index(args.name)
+    sys.stdout.write(f"Deleted index {args.name!r}.\n")
+    return 0

@@ -1,0 +1,90 @@
+"""``ragcore query``: answer one question from an index, streaming to the terminal."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from ..errors import ConfigError
+from .index_commands import add_index_option
+from .render import write_sources, write_trace
+
+if TYPE_CHECKING:
+    from ..llms.base import LLM
+    from . import CliContext
+
+RESPONSE_MODES = ("refine", "compact", "simple_summarize", "tree_summarize", "generation",
+                  "no_text", "accumulate", "compact_accumulate")
+
+
+def add_llm_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--llm", metavar="SPEC",
+        help="extractive | ollama:MODEL | openai:MODEL (default: the workspace settings, "
+             "$RAGCORE_LLM, a local Ollama if running, else extractive)")
+    parser.add_argument("--base-url", metavar="URL",
+                        help="server URL for --llm (Ollama or an OpenAI-compatible /v1 URL)")
+    parser.add_argument("--top-k", type=int, default=4, metavar="N",
+                        help="how many chunks to retrieve (default 4)")
+    parser.add_argument("--trace", action="store_true",
+                        help="show stages, timings and every LLM call after the answer")
+
+
+def add_parsers(commands, common: argparse.ArgumentParser) -> None:
+    query = commands.add_parser(
+        "query", parents=[common], help="answer a question from an index",
+        description="Retrieve passages and answer with the chosen response mode, streaming.")
+    query.add_argument("question")
+    add_index_option(query)
+    query.add_argument("--mode", "-m", default="compact", choices=RESPONSE_MODES,
+                       help="response mode (default: compact)")
+    add_llm_options(query)
+    query.set_defaults(run=run_query)
+
+
+def choose_llm(args: argparse.Namespace, context: CliContext) -> LLM:
+    """--llm/--base-url if given, else the workspace settings (auto by default)."""
+    if args.llm:
+        from ..llms.resolve import resolve_llm
+
+        return resolve_llm(args.llm, base_url=args.base_url)
+    if args.base_url:
+        raise ConfigError("--base-url needs --llm (e.g. --llm openai:MODEL --base-url URL)")
+    from ..backends import llm_from_settings
+
+    return llm_from_settings(context.workspace().settings)
+
+
+def describe(llm: LLM) -> str:
+    from ..llms.resolve import describe_llm
+
+    return describe_llm(llm)
+
+
+def check_top_k(top_k: int) -> None:
+    if top_k < 1:
+        raise ConfigError(f"--top-k ({top_k}) must be at least 1")
+
+
+def run_query(args: argparse.Namespace, context: CliContext) -> int:
+    from ..query import QueryEngine
+    from ..trace import Trace
+
+    check_top_k(args.top_k)
+    index = context.workspace().load_index(args.index)
+    llm = choose_llm(args, context)
+    sys.stderr.write(f"Answering with {describe(llm)}, mode {args.mode}, "
+                     f"index {args.index!r}\n")
+    engine = QueryEngine.from_index(index, llm=llm, response_mode=args.mode,
+                                    similarity_top_k=args.top_k)
+    trace = Trace()
+    response = engine.query(args.question, trace=trace)
+    for chunk in response:
+        sys.stdout.write(chunk)
+        sys.stdout.flush()
+    sys.stdout.write("\n")
+    write_sources(sys.stdout, response.source_nodes)
+    if args.trace:
+        write_trace(sys.stdout, trace)
+    return 0

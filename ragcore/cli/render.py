@@ -1,0 +1,85 @@
+"""Plain-text rendering for the terminal: retrieved passages, index stats, ingest reports, traces."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Iterable, TextIO
+
+from ..ingest_report import IngestReport
+from ..trace import Trace
+from ..types import ScoredNode
+
+
+def source_label(scored: ScoredNode) -> str:
+    """'file.pdf, page 3' (or the document id when the node has no file name)."""
+    label = scored.file_name or scored.node.ref_doc_id or scored.node.node_id
+    return f"{label}, page {scored.page}" if scored.page else str(label)
+
+
+def write_passages(
+    out: TextIO, nodes: Iterable[ScoredNode], *, width: int = 100, max_chars: int = 600
+) -> None:
+    """Numbered passages with file, page and score, the text wrapped and indented."""
+    for number, scored in enumerate(nodes, 1):
+        score = "" if scored.score is None else f"  score {scored.score:.3f}"
+        out.write(f"[{number}] {source_label(scored)}{score}\n")
+        text = " ".join(scored.node.text.split())
+        if len(text) > max_chars:
+            text = text[: max_chars - 1].rstrip() + "…"
+        out.write(textwrap.fill(text, width=width, initial_indent="    ",
+                                subsequent_indent="    ") + "\n\n")
+
+
+def write_sources(out: TextIO, nodes: list[ScoredNode]) -> None:
+    """A compact 'Sources:' list under an answer."""
+    if not nodes:
+        return
+    out.write("\nSources:\n")
+    for number, scored in enumerate(nodes, 1):
+        score = "" if scored.score is None else f" (score {scored.score:.3f})"
+        out.write(f"  [{number}] {source_label(scored)}{score}\n")
+
+
+def write_report(out: TextIO, report: IngestReport) -> None:
+    """One line per file, then the totals."""
+    for outcome in report.files:
+        out.write(f"  {outcome.status:<9} {outcome.path}: {outcome.describe()}\n")
+    if report.removed_documents:
+        out.write(f"  removed {report.removed_documents} document(s) no longer in their files\n")
+    out.write(f"{report.summary()}\n")
+
+
+def human_bytes(size: int | float | None) -> str:
+    if size is None:
+        return "?"
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GB"
+
+
+def write_table(out: TextIO, headers: list[str], rows: list[list[str]]) -> None:
+    """A left-aligned text table."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+              for i, h in enumerate(headers)]
+    out.write("  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip() + "\n")
+    out.write("  ".join("-" * w for w in widths) + "\n")
+    for row in rows:
+        out.write("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() + "\n")
+
+
+def write_trace(out: TextIO, trace: Trace) -> None:
+    """Stages with timings, then each LLM call with its tokens and latency."""
+    out.write("\nTrace:\n")
+    for stage in trace.stages:
+        out.write(f"  {stage.name:<32} {stage.seconds * 1000:9.1f} ms\n")
+    for number, call in enumerate(trace.llm_calls, 1):
+        out.write(
+            f"  LLM call {number} ({call.purpose}, {call.model or 'llm'}): "
+            f"{call.tokens_in} tokens in, {call.tokens_out} out, {call.seconds:.2f} s\n"
+        )
+    for key, value in trace.notes.items():
+        text = " ".join(str(value).split())
+        out.write(f"  {key}: {text[:300]}\n")

@@ -1,0 +1,408 @@
+"""The document store: node records and per-document info, with node records read lazily.
+
+The vector store holds vectors; this holds what the vectors stand for: every node (text,
+offsets, metadata, relationships) and every source document's content hash, metadata and node
+ids. On disk:
+
+- ``nodes.jsonl``: one node record per line, document by document, then nodes with no document;
+- ``offsets.npy``: the byte offset of every line, plus the file size (int64);
+- ``node_ids.json``: the node ids in line order;
+- ``docs.json``: documents as columns (``doc_ids``, ``hashes``, ``node_counts``, ``characters``,
+  ``indexed_at``, ``metadata`` as JSON text per document) and ``loose``, the number of trailing
+  nodes without a document. Columns of scalars parse several times faster than one object per
+  document, and each document's metadata is decoded only when asked for.
+
+Loading parses the two JSON files (to catch damage early) but builds the per-document entries
+and the id maps on first use, and maps ``nodes.jsonl`` without reading it: a node is decoded from
+its line when first asked for. So opening a 100k-node index costs tens of milliseconds, and
+persisting copies the lines of untouched nodes as raw bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from itertools import chain
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from .errors import IndexFormatError, StoreError
+from .types import Node
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass(slots=True)
+class DocInfo:
+    """What the index knows about one source document."""
+
+    doc_id: str
+    hash: str | None  # None for documents only known through their nodes
+    metadata: dict[str, Any] = field(default_factory=dict)
+    node_ids: list[str] = field(default_factory=list)
+    characters: int = 0
+    indexed_at: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "hash": self.hash,
+            "metadata": self.metadata,
+            "node_ids": self.node_ids,
+            "characters": self.characters,
+            "indexed_at": self.indexed_at,
+        }
+
+
+class NodeFile:
+    """Node records of a ``nodes.jsonl``, read line by line through a memory map."""
+
+    def __init__(self, path: Path, offsets: np.ndarray, node_ids: list[str]) -> None:
+        self.path = path
+        self._offsets = offsets
+        self._ids = node_ids
+        self._rows: dict[str, int] | None = None
+        with open(path, "rb") as handle:
+            # An empty file cannot be mapped; it only happens for an index with no nodes.
+            self._map: bytes | mmap.mmap = (
+                mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if offsets[-1] else b""
+            )
+
+    def row(self, node_id: str) -> int | None:
+        if self._rows is None:
+            self._rows = dict(zip(self._ids, range(len(self._ids))))
+        return self._rows.get(node_id)
+
+    def raw(self, row: int) -> bytes:
+        """The JSON line of one node, newline included."""
+        return self._map[int(self._offsets[row]) : int(self._offsets[row + 1])]
+
+    def node(self, row: int) -> Node:
+        line = self.raw(row)
+        try:
+            return Node.from_dict(json.loads(line))
+        except (ValueError, TypeError) as exc:
+            raise IndexFormatError(
+                f"{self.path}: line {row + 1} is not a valid node record ({exc}); "
+                "the index is damaged: rebuild it from the source documents"
+            ) from exc
+
+
+class _Entry:
+    """One document in memory; metadata stays JSON text until someone reads it."""
+
+    __slots__ = ("hash", "meta", "node_ids", "characters", "indexed_at")
+
+    def __init__(
+        self, hash: str | None, meta: dict[str, Any] | str, node_ids: list[str], characters: int,
+        indexed_at: str,
+    ) -> None:
+        self.hash = hash
+        self.meta = meta
+        self.node_ids = node_ids
+        self.characters = characters
+        self.indexed_at = indexed_at
+
+    def metadata(self) -> dict[str, Any]:
+        if isinstance(self.meta, str):
+            self.meta = json.loads(self.meta)
+        return self.meta  # type: ignore[return-value]
+
+    def metadata_text(self) -> str:
+        if isinstance(self.meta, str):
+            return self.meta
+        return json.dumps(self.meta, ensure_ascii=False, default=str)
+
+
+class DocStore:
+    """Documents and their nodes, in insertion order."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, _Entry] | None = {}  # None until built from _columns
+        self._loose: list[str] = []  # ids of nodes that belong to no document
+        self._columns: dict[str, Any] | None = None  # docs.json as loaded
+        self._file_ids: list[str] = []  # node ids in nodes.jsonl line order (as loaded)
+        self._members: dict[str, str | None] | None = {}  # node id -> doc id; built lazily
+        self._nodes: dict[str, Node] = {}  # decoded or newly added nodes
+        self._fresh: set[str] = set()  # ids added since load: their records are not in _file
+        self._file: NodeFile | None = None
+        self._count = 0
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self._member_map()
+
+    def _docs(self) -> dict[str, _Entry]:
+        if self._entries is None:
+            self._entries, self._loose = _entries_from_columns(self._columns or {}, self._file_ids)
+            self._columns = None
+        return self._entries
+
+    def _member_map(self) -> dict[str, str | None]:
+        if self._members is None:
+            members: dict[str, str | None] = {}
+            for doc_id, entry in self._docs().items():
+                members.update(dict.fromkeys(entry.node_ids, doc_id))
+            members.update(dict.fromkeys(self._loose))
+            self._members = members
+        return self._members
+
+    # -- documents ---------------------------------------------------------------------------
+
+    def doc_ids(self) -> list[str]:
+        if self._entries is None and self._columns is not None:
+            return list(self._columns["doc_ids"])
+        return list(self._docs())
+
+    def doc_count(self) -> int:
+        if self._entries is None and self._columns is not None:
+            return len(self._columns["doc_ids"])
+        return len(self._docs())
+
+    def doc(self, doc_id: str) -> DocInfo | None:
+        entry = self._docs().get(doc_id)
+        if entry is None:
+            return None
+        return DocInfo(
+            doc_id=doc_id,
+            hash=entry.hash,
+            metadata=dict(entry.metadata()),
+            node_ids=list(entry.node_ids),
+            characters=entry.characters,
+            indexed_at=entry.indexed_at,
+        )
+
+    def doc_hash(self, doc_id: str) -> str | None:
+        entry = self._docs().get(doc_id)
+        return None if entry is None else entry.hash
+
+    def doc_node_ids(self, doc_id: str) -> list[str]:
+        entry = self._docs().get(doc_id)
+        return [] if entry is None else list(entry.node_ids)
+
+    def node_ids(self) -> list[str]:
+        """Every node id, document by document, then nodes without a document."""
+        if self._entries is None:
+            return list(self._file_ids)
+        ids = chain.from_iterable(e.node_ids for e in self._entries.values())
+        return [*ids, *self._loose]
+
+    def characters(self) -> int:
+        if self._entries is None and self._columns is not None:
+            return sum(self._columns["characters"])
+        return sum(e.characters for e in self._docs().values())
+
+    # -- changes -----------------------------------------------------------------------------
+
+    def add_doc(self, info: DocInfo) -> None:
+        """Record a document (its nodes come with ``add_nodes``); replaces an entry without nodes."""
+        docs = self._docs()
+        old = docs.get(info.doc_id)
+        if old is not None and old.node_ids:
+            raise StoreError(f"document {info.doc_id!r} is already in the index: remove it first")
+        docs[info.doc_id] = _Entry(
+            info.hash, dict(info.metadata), [], info.characters, info.indexed_at or utc_now()
+        )
+
+    def add_nodes(self, nodes: Sequence[Node]) -> None:
+        """Record nodes; each joins its document's node list (the document is created if new)."""
+        members, docs = self._member_map(), self._docs()
+        for node in nodes:
+            if node.node_id in members:
+                raise StoreError(f"node id {node.node_id!r} is already in the index")
+            doc_id = node.ref_doc_id
+            if doc_id is None:
+                self._loose.append(node.node_id)
+            else:
+                entry = docs.get(doc_id)
+                if entry is None:  # known only through its nodes: no hash, so refresh re-embeds
+                    entry = docs[doc_id] = _Entry(None, {}, [], 0, utc_now())
+                entry.node_ids.append(node.node_id)
+                if entry.hash is None:
+                    entry.characters += len(node.text)
+            members[node.node_id] = doc_id
+            self._nodes[node.node_id] = node
+            self._fresh.add(node.node_id)
+            self._count += 1
+
+    def remove_doc(self, doc_id: str) -> list[str]:
+        """Forget a document and its nodes; returns the removed node ids."""
+        entry = self._docs().pop(doc_id, None)
+        if entry is None:
+            return []
+        self._forget(entry.node_ids)
+        return list(entry.node_ids)
+
+    def remove_nodes(self, node_ids: Iterable[str]) -> list[str]:
+        """Forget nodes wherever they are; returns the ids that were present."""
+        members, docs = self._member_map(), self._docs()
+        present = [i for i in dict.fromkeys(node_ids) if i in members]
+        doomed = set(present)
+        for doc_id in {members[i] for i in present}:
+            if doc_id is None:
+                self._loose = [i for i in self._loose if i not in doomed]
+            else:
+                entry = docs[doc_id]
+                entry.node_ids = [i for i in entry.node_ids if i not in doomed]
+        self._forget(present)
+        return present
+
+    def _forget(self, node_ids: Sequence[str]) -> None:
+        members = self._member_map()
+        for node_id in node_ids:
+            members.pop(node_id, None)
+            self._nodes.pop(node_id, None)
+            self._fresh.discard(node_id)
+        self._count -= len(node_ids)
+
+    # -- nodes -------------------------------------------------------------------------------
+
+    def get(self, node_id: str) -> Node:
+        node = self._nodes.get(node_id)
+        if node is not None:
+            return node
+        if self._file is not None and node_id not in self._fresh:
+            row = self._file.row(node_id)
+            # Rows of nodes deleted since load are still in the file: check membership.
+            if row is not None and (self._entries is None or node_id in self._member_map()):
+                node = self._nodes[node_id] = self._file.node(row)
+                return node
+        raise StoreError(f"no node with id {node_id!r} in the index")
+
+    def iter_nodes(self) -> Iterator[Node]:
+        for node_id in self.node_ids():
+            yield self.get(node_id)
+
+    def _record(self, node_id: str) -> bytes:
+        """One node's JSON line: the stored bytes when unchanged since load, else encoded."""
+        if node_id not in self._fresh and self._file is not None:
+            row = self._file.row(node_id)
+            if row is not None:
+                return self._file.raw(row)
+        line = json.dumps(self.get(node_id).to_dict(), ensure_ascii=False, default=str)
+        return line.encode("utf-8") + b"\n"
+
+    # -- disk --------------------------------------------------------------------------------
+
+    def persist(self, folder: Path) -> None:
+        """Write nodes.jsonl, offsets.npy, node_ids.json and docs.json into ``folder``."""
+        docs = self._docs()
+        node_ids = self.node_ids()
+        offsets = np.zeros(len(node_ids) + 1, dtype=np.int64)
+        with open(folder / "nodes.jsonl", "wb") as out:
+            position = 0
+            for row, node_id in enumerate(node_ids):
+                line = self._record(node_id)
+                out.write(line)
+                position += len(line)
+                offsets[row + 1] = position
+        with open(folder / "offsets.npy", "wb") as out:
+            np.lib.format.write_array(out, offsets, allow_pickle=False)
+        _write_json(folder / "node_ids.json", node_ids)
+        columns = {
+            "doc_ids": list(docs),
+            "hashes": [e.hash for e in docs.values()],
+            "node_counts": [len(e.node_ids) for e in docs.values()],
+            "characters": [e.characters for e in docs.values()],
+            "indexed_at": [e.indexed_at for e in docs.values()],
+            "metadata": [e.metadata_text() for e in docs.values()],
+            "loose": len(self._loose),
+        }
+        _write_json(folder / "docs.json", columns)
+
+    @classmethod
+    def load(cls, folder: Path, *, expected_nodes: int) -> DocStore:
+        """Read docs.json and node_ids.json and map nodes.jsonl; nodes decode on first use."""
+        docs_path, ids_path, nodes_path = (
+            folder / "docs.json", folder / "node_ids.json", folder / "nodes.jsonl"
+        )
+        store = cls()
+        store._columns = _check_columns(docs_path, _read_json(docs_path))
+        store._file_ids = _read_json(ids_path)
+        store._entries, store._members = None, None
+        count = len(store._file_ids) if isinstance(store._file_ids, list) else -1
+        if count != expected_nodes or sum(store._columns["node_counts"]) > count:
+            raise IndexFormatError(
+                f"{ids_path}: lists {count} nodes (documents claim "
+                f"{sum(store._columns['node_counts'])}) but the manifest says {expected_nodes}"
+            )
+        store._count = count
+        offsets = _load_offsets(folder / "offsets.npy", nodes=count)
+        size = _file_size(nodes_path)
+        if size != int(offsets[-1]):
+            raise IndexFormatError(
+                f"{nodes_path}: is {size} bytes but its offsets end at {int(offsets[-1])}: "
+                "the file is truncated or was edited; rebuild the index"
+            )
+        store._file = NodeFile(nodes_path, offsets, store._file_ids)
+        return store
+
+
+_COLUMNS = ("doc_ids", "hashes", "node_counts", "characters", "indexed_at", "metadata")
+
+
+def _check_columns(path: Path, data: Any) -> dict[str, Any]:
+    if not isinstance(data, dict) or not all(isinstance(data.get(c), list) for c in _COLUMNS):
+        raise IndexFormatError(f"{path}: expected the columns {', '.join(_COLUMNS)}")
+    lengths = {len(data[c]) for c in _COLUMNS}
+    if len(lengths) != 1:
+        raise IndexFormatError(f"{path}: columns have different lengths {sorted(lengths)}")
+    if not all(type(c) is int and c >= 0 for c in data["node_counts"]):
+        raise IndexFormatError(f"{path}: node_counts must be non-negative integers")
+    return data
+
+
+def _entries_from_columns(
+    columns: dict[str, Any], file_ids: list[str]
+) -> tuple[dict[str, _Entry], list[str]]:
+    """Per-document entries from docs.json's columns; each takes the next node_counts ids."""
+    entries: dict[str, _Entry] = {}
+    position = 0
+    rows = zip(*(columns.get(c, []) for c in _COLUMNS))
+    for doc_id, doc_hash, count, characters, indexed_at, meta in rows:
+        ids = file_ids[position : position + count]
+        entries[doc_id] = _Entry(doc_hash, meta, ids, characters, indexed_at)
+        position += count
+    return entries, file_ids[position:]
+
+
+def _write_json(path: Path, data: Any) -> None:
+    path.write_text(json.dumps(data, ensure_ascii=False, default=str), encoding="utf-8")
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_bytes())
+    except FileNotFoundError as exc:
+        raise IndexFormatError(f"{path}: file is missing; the index is incomplete") from exc
+    except ValueError as exc:
+        raise IndexFormatError(f"{path}: damaged JSON ({exc})") from exc
+
+
+def _file_size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError as exc:
+        raise IndexFormatError(f"{path}: file is missing; the index is incomplete") from exc
+
+
+def _load_offsets(path: Path, *, nodes: int) -> np.ndarray:
+    try:
+        offsets = np.load(path, allow_pickle=False)
+    except FileNotFoundError as exc:
+        raise IndexFormatError(f"{path}: file is missing; the index is incomplete") from exc
+    except (OSError, ValueError) as exc:
+        raise IndexFormatError(f"{path}: not a readable .npy offsets file ({exc})") from exc
+    if offsets.ndim != 1 or offsets.shape[0] != nodes + 1 or offsets.dtype.kind not in "iu":
+        raise IndexFormatError(
+            f"{path}: expected {nodes + 1} integer offsets, found shape {offsets.shape} "
+            f"of {offsets.dtype}"
+        )
+    return offsets

@@ -1,0 +1,49 @@
+"""Embedders: turn texts into normalized float32 vectors.
+
+``base`` holds the protocol and the batching helpers, ``fake`` a deterministic test embedder,
+``sentence_transformers`` the packaged offline default (torch loads on first embed, never here),
+``ollama`` and ``openai`` the HTTP embedders. The backends are imported on first use of their
+name (httpx alone costs ~0.1 s to import), so ``import ragcore.index`` stays light.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from .base import Embedder, Progress, embed_query, embed_texts, normalize
+from .fake import FakeEmbedder
+
+# public name -> submodule defining it, imported on first access
+_LAZY: dict[str, str] = {
+    "SentenceTransformerEmbedder": "sentence_transformers",
+    "default_embedder": "sentence_transformers",
+    "OllamaEmbedder": "ollama",
+    "OpenAIEmbedder": "openai",
+}
+
+__all__ = [
+    "Embedder",
+    "FakeEmbedder",
+    "OllamaEmbedder",
+    "OpenAIEmbedder",
+    "Progress",
+    "SentenceTransformerEmbedder",
+    "default_embedder",
+    "embed_query",
+    "embed_texts",
+    "normalize",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ragcore.embeddings' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,71 @@
+"""Embeddings from an Ollama server: ``POST /api/embed`` with ``{"model", "input": [...]}``.
+
+The reply is ``{"embeddings": [[...], ...]}``, one vector per input, in order. Ollama truncates
+inputs longer than the model's window itself; ``max_input_tokens`` (if given) lets the chunker
+warn before that happens. Batching, checks and errors are shared with the OpenAI-compatible
+embedder (``remote``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import httpx
+import numpy as np
+
+from ..errors import LLMResponseError
+from ..llms.http import check_model, check_positive
+from ..llms.ollama import DEFAULT_OLLAMA_URL, ollama_connection
+from .remote import check_batch_size, embed_remote
+
+DEFAULT_TIMEOUT = 120.0
+
+
+def ollama_embed_body(model: str, texts: list[str]) -> dict[str, Any]:
+    return {"model": model, "input": texts}
+
+
+def read_ollama_embeddings(data: Any) -> list[list[float]]:
+    if not isinstance(data, dict) or not isinstance(data.get("embeddings"), list):
+        raise LLMResponseError(
+            f'/api/embed answered {str(data)[:200]!r}, not {{"embeddings": [[...]]}}: '
+            "is the server an up-to-date Ollama (0.3 or later)?"
+        )
+    return data["embeddings"]
+
+
+class OllamaEmbedder:
+    """An embedding model served by Ollama (e.g. ``nomic-embed-text``, ``all-minilm``)."""
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str = DEFAULT_OLLAMA_URL,
+        batch_size: int = 32,
+        max_input_tokens: int | None = None,
+        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+        max_retries: int = 2,
+        retry_backoff: float = 0.5,
+        client: httpx.Client | None = None,
+    ) -> None:
+        name = check_model(model)
+        check_positive("max_input_tokens", max_input_tokens, optional=True)
+        self.batch_size = check_batch_size(batch_size)
+        self.max_input_tokens = max_input_tokens
+        self.model_name = f"ollama:{name}"
+        self.connection = ollama_connection(
+            model=name, base_url=base_url, timeout=timeout, max_retries=max_retries,
+            retry_backoff=retry_backoff, client=client,
+        )
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        model = self.connection.model
+        return embed_remote(
+            self.connection, "/api/embed", texts, batch_size=self.batch_size,
+            body=lambda batch: ollama_embed_body(model, batch), read=read_ollama_embeddings,
+        )
+
+    def __repr__(self) -> str:
+        conn = self.connection
+        return f"OllamaEmbedder(model={conn.model!r}, base_url={conn.base_url!r})"

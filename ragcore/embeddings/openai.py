@@ -1,0 +1,74 @@
+"""Embeddings from an OpenAI-compatible server: ``POST {base_url}/embeddings``.
+
+The reply is ``{"data": [{"embedding": [...], "index": i}, ...]}``; vectors are put back in
+input order by ``index``. Works with OpenAI, vLLM, llama.cpp's server, LM Studio and Ollama's
+/v1. Batching, checks and errors are shared with the Ollama embedder (``remote``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import httpx
+import numpy as np
+
+from ..errors import LLMResponseError
+from ..llms.http import check_model, check_positive
+from ..llms.openai import DEFAULT_OPENAI_URL, openai_connection
+from .remote import check_batch_size, embed_remote
+
+DEFAULT_TIMEOUT = 60.0
+
+
+def openai_embed_body(model: str, texts: list[str]) -> dict[str, Any]:
+    return {"model": model, "input": texts, "encoding_format": "float"}
+
+
+def read_openai_embeddings(data: Any) -> list[list[float]]:
+    items = data.get("data") if isinstance(data, dict) else None
+    if not isinstance(items, list) or not all(
+        isinstance(i, dict) and "embedding" in i for i in items
+    ):
+        raise LLMResponseError(
+            f'/embeddings answered {str(data)[:200]!r}, not {{"data": [{{"embedding": ...}}]}}'
+        )
+    ordered = sorted(enumerate(items), key=lambda pair: (pair[1].get("index", pair[0]), pair[0]))
+    return [item["embedding"] for _, item in ordered]
+
+
+class OpenAIEmbedder:
+    """An embedding model behind an OpenAI-compatible ``/embeddings`` endpoint."""
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str = DEFAULT_OPENAI_URL,
+        api_key: str | None = None,
+        batch_size: int = 64,
+        max_input_tokens: int | None = None,
+        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+        max_retries: int = 2,
+        retry_backoff: float = 0.5,
+        client: httpx.Client | None = None,
+    ) -> None:
+        name = check_model(model)
+        check_positive("max_input_tokens", max_input_tokens, optional=True)
+        self.batch_size = check_batch_size(batch_size)
+        self.max_input_tokens = max_input_tokens
+        self.model_name = f"openai:{name}"
+        self.connection = openai_connection(
+            model=name, base_url=base_url, api_key=api_key, timeout=timeout,
+            max_retries=max_retries, retry_backoff=retry_backoff, client=client,
+        )
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        model = self.connection.model
+        return embed_remote(
+            self.connection, "/embeddings", texts, batch_size=self.batch_size,
+            body=lambda batch: openai_embed_body(model, batch), read=read_openai_embeddings,
+        )
+
+    def __repr__(self) -> str:
+        conn = self.connection
+        return f"OpenAIEmbedder(model={conn.model!r}, base_url={conn.base_url!r})"

@@ -1,0 +1,74 @@
+"""The driver shared by the HTTP embedders (``ollama``, ``openai``): batches, checks, errors.
+
+Each server-specific module builds the request body and reads the vectors out of the reply;
+this module sends the batches over the shared ``ragcore.llms.http.Connection`` (timeouts,
+retries), checks that every text got one finite vector of the same size, normalizes, and turns
+the LLM-layer errors into ``EmbeddingError`` with the server, URL and model in the message.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..errors import ConfigError, EmbeddingError, LLMError
+from ..llms.http import Connection
+from .base import normalize
+
+BodyBuilder = Callable[[list[str]], dict[str, Any]]
+VectorReader = Callable[[Any], list[list[float]]]
+
+
+def check_batch_size(batch_size: int) -> int:
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ConfigError(f"batch_size ({batch_size!r}) must be a positive integer")
+    return batch_size
+
+
+def embed_remote(
+    connection: Connection,
+    path: str,
+    texts: Sequence[str],
+    *,
+    batch_size: int,
+    body: BodyBuilder,
+    read: VectorReader,
+) -> np.ndarray:
+    """Embed ``texts`` in batches of ``batch_size``: an (n, dim) normalized float32 array."""
+    parts: list[np.ndarray] = []
+    for start in range(0, len(texts), batch_size):
+        batch = list(texts[start : start + batch_size])
+        try:
+            vectors = read(connection.request_json("POST", path, body(batch)))
+        except LLMError as exc:
+            raise EmbeddingError(str(exc)) from exc
+        parts.append(_as_matrix(vectors, len(batch), connection))
+    if not parts:
+        return np.zeros((0, 0), dtype=np.float32)
+    dims = {p.shape[1] for p in parts}
+    if len(dims) > 1:
+        raise EmbeddingError(
+            f"{connection.describe()} returned vectors of different sizes {sorted(dims)}: "
+            "check that the model did not change while embedding"
+        )
+    return normalize(np.concatenate(parts))
+
+
+def _as_matrix(vectors: Any, expected: int, connection: Connection) -> np.ndarray:
+    try:
+        matrix = np.asarray(vectors, dtype=np.float32)
+    except (TypeError, ValueError) as exc:
+        raise EmbeddingError(
+            f"{connection.describe()} returned embeddings that are not lists of numbers of one "
+            "size: is this model an embedding model?"
+        ) from exc
+    if matrix.ndim != 2 or matrix.shape[0] != expected or matrix.shape[1] == 0:
+        raise EmbeddingError(
+            f"{connection.describe()} returned {matrix.shape[0] if matrix.ndim else 0} "
+            f"vector(s) for {expected} text(s) (array shape {matrix.shape}): is this model an "
+            "embedding model?"
+        )
+    if not np.isfinite(matrix).all():
+        raise EmbeddingError(f"{connection.describe()} returned vectors with NaN or infinity")
+    return matrix

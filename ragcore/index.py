@@ -1,0 +1,432 @@
+"""VectorStoreIndex: documents split into nodes, nodes embedded into a vector store, kept in sync.
+
+The index owns three collaborators, all passed in or resolved in one visible place:
+a splitter (default ``ragcore.chunking.SentenceSplitter()``), an embedder (default: the
+packaged all-MiniLM-L6-v2, resolved on first use and never at load), and a vector store
+(default ``SimpleVectorStore``). Node records and document hashes live in ``ragcore.docstore``;
+the folder format and atomic writes in ``ragcore.persist``.
+
+Unlike LlamaIndex, inserting a document whose id is already indexed replaces it (ids are stable,
+so re-ingesting a file updates it), and deleting a document then persisting removes it from disk.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from itertools import chain
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from .docstore import DocInfo, DocStore, utc_now
+from .embeddings.base import Embedder, Progress
+from .errors import ConfigError, EmbeddingError, StoreError
+from .ingestion import check_nodes, embed_nodes, warn_if_truncated
+from .persist import (
+    atomic_folder,
+    build_splitter,
+    folder_bytes,
+    open_index_folder,
+    splitter_spec,
+    write_manifest,
+)
+from .retrieval import VectorRetriever
+from .stores import MetadataFilters, SimpleVectorStore, VectorStore
+from .types import Document, Node, ScoredNode
+
+if TYPE_CHECKING:
+    from .stores.base import QueryMode
+
+log = logging.getLogger(__name__)
+
+
+
+@dataclass(slots=True)
+class RefreshReport:
+    """Which documents ``refresh_ref_docs`` indexed for the first time, re-indexed, or skipped."""
+
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    flags: list[bool] = field(default_factory=list)  # per input document: was it (re)indexed?
+
+    @property
+    def changed(self) -> list[str]:
+        return self.added + self.updated
+
+
+class VectorStoreIndex:
+    """Documents, their nodes and the nodes' vectors, searchable by similarity."""
+
+    def __init__(
+        self,
+        nodes: Sequence[Node] = (),
+        *,
+        embedder: Embedder | None = None,
+        store: VectorStore | None = None,
+        splitter: Any = None,
+        progress: Progress | None = None,
+    ) -> None:
+        if store is not None and not isinstance(store, VectorStore):
+            raise ConfigError(f"store must implement the VectorStore protocol, got {store!r}")
+        if embedder is not None and not isinstance(embedder, Embedder):
+            raise ConfigError(f"embedder must implement the Embedder protocol, got {embedder!r}")
+        self._store: VectorStore = store if store is not None else SimpleVectorStore()
+        self._embedder = embedder
+        self._expected_model: str | None = None  # the model an index on disk was built with
+        self._splitter = splitter
+        self._splitter_spec: dict[str, Any] | None = None
+        self._window_checked = False
+        self._docstore = DocStore()
+        self._lock = threading.RLock()
+        self._created = self._updated = utc_now()
+        self._path: Path | None = None
+        if nodes:
+            self.insert_nodes(nodes, progress=progress)
+
+    @classmethod
+    def from_documents(
+        cls,
+        documents: Iterable[Document],
+        *,
+        embedder: Embedder | None = None,
+        splitter: Any = None,
+        store: VectorStore | None = None,
+        progress: Progress | None = None,
+    ) -> VectorStoreIndex:
+        """Split, embed and index ``documents``; ``progress(done, total)`` counts nodes embedded."""
+        index = cls(embedder=embedder, store=store, splitter=splitter)
+        index._upsert_documents(documents, force=True, progress=progress)
+        return index
+
+    def __len__(self) -> int:
+        return len(self._docstore)
+
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self._docstore
+
+    def __repr__(self) -> str:
+        return f"VectorStoreIndex(documents={self._docstore.doc_count()}, nodes={len(self)})"
+
+    # -- collaborators -----------------------------------------------------------------------
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder; the packaged default is resolved here on first use (not at load)."""
+        if self._embedder is None:
+            from .embeddings import default_embedder
+
+            embedder = default_embedder()
+            self._check_embedder(embedder)
+            self._embedder = embedder
+        return self._embedder
+
+    @property
+    def embed_model_name(self) -> str:
+        if self._embedder is not None:
+            return self._embedder.model_name
+        return self._expected_model or self.embedder.model_name
+
+    @property
+    def store(self) -> VectorStore:
+        return self._store
+
+    @property
+    def splitter(self) -> Any:
+        """The splitter; after load it is rebuilt from the manifest's settings on first use."""
+        if self._splitter is None:
+            self._splitter = build_splitter(self._splitter_spec)
+        return self._splitter
+
+    @property
+    def path(self) -> Path | None:
+        """The folder this index was last loaded from or persisted to."""
+        return self._path
+
+    def _check_embedder(self, embedder: Embedder) -> None:
+        if self._expected_model and embedder.model_name != self._expected_model:
+            raise EmbeddingError(
+                f"this index was built with the embedding model {self._expected_model!r}, not "
+                f"{embedder.model_name!r}: queries would be compared with vectors of another "
+                f"model. Load it with an embedder for {self._expected_model!r}, or rebuild it"
+            )
+
+    # -- adding and removing -----------------------------------------------------------------
+
+    def insert(self, document: Document, *, progress: Progress | None = None) -> None:
+        """Split, embed and add one document, replacing any indexed document with its id."""
+        self._upsert_documents([document], force=True, progress=progress)
+
+    def refresh_ref_docs(
+        self, documents: Iterable[Document], *, progress: Progress | None = None
+    ) -> RefreshReport:
+        """Index new documents, re-index those whose content hash changed, skip the rest."""
+        return self._upsert_documents(documents, force=False, progress=progress)
+
+    def insert_nodes(
+        self,
+        nodes: Sequence[Node],
+        *,
+        vectors: np.ndarray | None = None,
+        progress: Progress | None = None,
+    ) -> None:
+        """Add nodes as they are (embedded here unless ``vectors`` are given); same ids replace."""
+        nodes = list(nodes)
+        check_nodes(nodes)
+        vectors = self._embed(nodes, progress) if vectors is None else np.asarray(vectors)
+        _check_vectors(nodes, vectors)
+        with self._lock:
+            old = self._docstore.remove_nodes(n.node_id for n in nodes)
+            self._store.delete(old)
+            self._add(nodes, vectors)
+
+    def upsert_documents(
+        self, documents: Sequence[Document], nodes: Sequence[Node], vectors: np.ndarray
+    ) -> None:
+        """Add or replace documents with nodes already split and embedded (ingestion uses it)."""
+        nodes = list(nodes)
+        check_nodes(nodes, doc_ids={d.doc_id for d in documents})
+        vectors = np.asarray(vectors)
+        _check_vectors(nodes, vectors)
+        self._replace(list(documents), nodes, vectors)
+
+    def delete_ref_doc(self, doc_id: str) -> bool:
+        """Remove a document and its nodes; False if it was not indexed."""
+        with self._lock:
+            if self._docstore.doc(doc_id) is None:
+                return False
+            self._store.delete(self._docstore.remove_doc(doc_id))
+            self._updated = utc_now()
+            return True
+
+    def delete_nodes(self, node_ids: Iterable[str]) -> int:
+        """Remove nodes by id (their documents stay); returns how many were removed."""
+        with self._lock:
+            removed = self._docstore.remove_nodes(node_ids)
+            self._store.delete(removed)
+            self._updated = utc_now()
+            return len(removed)
+
+    def _upsert_documents(
+        self, documents: Iterable[Document], *, force: bool, progress: Progress | None
+    ) -> RefreshReport:
+        documents = list(documents)
+        for doc in documents:
+            if not isinstance(doc, Document):
+                raise ConfigError(f"expected Document objects, got {type(doc).__name__}")
+        latest = {doc.doc_id: doc for doc in documents}  # a repeated id: the last one wins
+        report = RefreshReport()
+        todo: list[Document] = []
+        with self._lock:
+            for doc_id, doc in latest.items():
+                known = self._docstore.doc(doc_id) is not None
+                if known and not force and self._docstore.doc_hash(doc_id) == doc.hash:
+                    report.unchanged.append(doc_id)
+                    continue
+                (report.updated if known else report.added).append(doc_id)
+                todo.append(doc)
+        changed = set(report.changed)
+        report.flags = [doc.doc_id in changed for doc in documents]
+        # Split and embed outside the lock: searches keep running while documents are ingested.
+        nodes = self._split(todo)
+        self._replace(todo, nodes, self._embed(nodes, progress))
+        return report
+
+    def _replace(self, documents: Sequence[Document], nodes: list[Node], vectors: np.ndarray) -> None:
+        if not documents:
+            return
+        with self._lock:
+            old = chain.from_iterable(self._docstore.remove_doc(d.doc_id) for d in documents)
+            self._store.delete(list(old))
+            now = utc_now()
+            for doc in documents:
+                info = DocInfo(doc.doc_id, doc.hash, dict(doc.metadata), [], len(doc.text), now)
+                self._docstore.add_doc(info)
+            self._add(nodes, vectors)
+
+    def _add(self, nodes: list[Node], vectors: np.ndarray) -> None:
+        self._docstore.add_nodes(nodes)
+        if nodes:
+            self._store.add([n.node_id for n in nodes], vectors, [n.metadata for n in nodes])
+        self._updated = utc_now()
+
+    def _split(self, documents: Sequence[Document]) -> list[Node]:
+        if not documents:
+            return []
+        splitter = self.splitter
+        if not self._window_checked:
+            self._window_checked = True
+            warn_if_truncated(splitter, self.embedder)
+        nodes = list(splitter.get_nodes_from_documents(list(documents)))
+        check_nodes(nodes, doc_ids={d.doc_id for d in documents})
+        return nodes
+
+    def _embed(self, nodes: Sequence[Node], progress: Progress | None) -> np.ndarray:
+        if not nodes:
+            return np.zeros((0, getattr(self._store, "dim", None) or 0), dtype=np.float32)
+        return embed_nodes(self.embedder, nodes, progress=progress)
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def ref_doc_ids(self) -> list[str]:
+        return self._docstore.doc_ids()
+
+    def doc_info(self, doc_id: str) -> DocInfo | None:
+        """Hash, metadata, node ids, size and indexing date of one document (None if absent)."""
+        return self._docstore.doc(doc_id)
+
+    def get_node(self, node_id: str) -> Node:
+        """A node by id (raises StoreError if it is not in the index)."""
+        with self._lock:
+            return self._docstore.get(node_id)
+
+    def get_nodes(self, node_ids: Iterable[str]) -> list[Node]:
+        with self._lock:
+            return [self._docstore.get(i) for i in node_ids]
+
+    def nodes_for_doc(self, doc_id: str) -> list[Node]:
+        """A document's nodes in document order (empty if the document is not indexed)."""
+        return self.get_nodes(self._docstore.doc_node_ids(doc_id))
+
+    def all_nodes(self) -> Iterator[Node]:
+        """Every node, document by document (decoded lazily as the iterator advances)."""
+        return self._docstore.iter_nodes()
+
+    def node_ids(self) -> list[str]:
+        """Node ids aligned with the rows of ``vectors()``."""
+        ids = getattr(self._store, "ids", None)
+        return ids() if callable(ids) else self._docstore.node_ids()
+
+    def vectors(self) -> np.ndarray:
+        vectors = getattr(self._store, "vectors", None)
+        if not callable(vectors):
+            raise StoreError(f"{type(self._store).__name__} does not expose its vectors")
+        return vectors()
+
+    def search(
+        self,
+        vector: np.ndarray,
+        *,
+        top_k: int = 4,
+        filters: MetadataFilters | dict[str, Any] | None = None,
+        doc_ids: Sequence[str] | None = None,
+        mode: QueryMode = "similarity",
+        mmr_threshold: float = 0.5,
+    ) -> list[ScoredNode]:
+        """Nodes nearest to ``vector``, best first, optionally limited to some documents."""
+        with self._lock:
+            node_ids = None
+            if doc_ids is not None:
+                node_ids = [i for d in doc_ids for i in self._docstore.doc_node_ids(d)]
+            hits = self._store.query(
+                vector,
+                top_k=top_k,
+                filters=filters,
+                node_ids=node_ids,
+                mode=mode,
+                mmr_threshold=mmr_threshold,
+            )
+            return [ScoredNode(self._docstore.get(i), score) for i, score in hits]
+
+    def as_retriever(
+        self,
+        *,
+        similarity_top_k: int = 4,
+        filters: MetadataFilters | dict[str, Any] | None = None,
+        doc_ids: Sequence[str] | None = None,
+        mode: QueryMode = "similarity",
+        mmr_threshold: float = 0.5,
+    ) -> VectorRetriever:
+        return VectorRetriever(
+            self,
+            similarity_top_k=similarity_top_k,
+            filters=filters,
+            doc_ids=doc_ids,
+            mode=mode,
+            mmr_threshold=mmr_threshold,
+        )
+
+    def as_query_engine(self, **options: Any) -> Any:
+        """``ragcore.query.QueryEngine.from_index(self, **options)``."""
+        from .query import QueryEngine
+
+        return QueryEngine.from_index(self, **options)
+
+    def as_chat_engine(self, **options: Any) -> Any:
+        """``ragcore.chat.chat_engine_from_index(self, **options)``."""
+        from .chat import chat_engine_from_index
+
+        return chat_engine_from_index(self, **options)
+
+    def stats(self) -> dict[str, Any]:
+        """Counts, model, dates and size on disk (tokens are None: counting needs the tokenizer)."""
+        on_disk = self._path is not None and self._path.is_dir()
+        return {
+            "documents": self._docstore.doc_count(),
+            "nodes": len(self),
+            "characters": self._docstore.characters(),
+            "tokens": None,
+            "model": self.embed_model_name,
+            "dim": getattr(self._store, "dim", None),
+            "metric": getattr(self._store, "metric", None),
+            "created": self._created,
+            "updated": self._updated,
+            "bytes_on_disk": folder_bytes(self._path) if on_disk and self._path else None,
+            "path": str(self._path) if self._path else None,
+        }
+
+    # -- disk --------------------------------------------------------------------------------
+
+    def persist(self, path: str | Path) -> None:
+        """Write the index to a folder, atomically replacing any index already there."""
+        path = Path(path)
+        with self._lock:
+            with atomic_folder(path) as tmp:
+                self._docstore.persist(tmp)
+                self._store.persist(tmp)
+                write_manifest(tmp, self._manifest())
+            self._path = path
+
+    def _manifest(self) -> dict[str, Any]:
+        return {
+            "embed_model": {
+                "name": self.embed_model_name,
+                "dim": getattr(self._store, "dim", None),
+                "max_input_tokens": getattr(self._embedder, "max_input_tokens", None),
+            },
+            "store": {"type": type(self._store).__name__, "metric": self._store.metric},
+            "splitter": splitter_spec(self._splitter) or self._splitter_spec,
+            "counts": {
+                "documents": self._docstore.doc_count(),
+                "nodes": len(self),
+                "characters": self._docstore.characters(),
+            },
+            "created": self._created,
+            "updated": self._updated,
+        }
+
+    @classmethod
+    def load(
+        cls, path: str | Path, *, embedder: Embedder | None = None, splitter: Any = None
+    ) -> VectorStoreIndex:
+        """Open a persisted index; loads neither the embedding model nor the tokenizer."""
+        folder = open_index_folder(Path(path))
+        index = cls(store=folder.store, splitter=splitter)
+        index._docstore = folder.docstore
+        index._expected_model = folder.model
+        if embedder is not None:
+            index._check_embedder(embedder)
+            index._embedder = embedder
+        index._splitter_spec = folder.manifest.get("splitter")
+        index._created = str(folder.manifest.get("created") or index._created)
+        index._updated = str(folder.manifest.get("updated") or index._updated)
+        index._path = Path(path)
+        return index
+
+
+def _check_vectors(nodes: Sequence[Node], vectors: np.ndarray) -> None:
+    if vectors.ndim != 2 or vectors.shape[0] != len(nodes):
+        raise StoreError(f"got vectors of shape {vectors.shape} for {len(nodes)} nodes")

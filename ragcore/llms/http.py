@@ -1,0 +1,331 @@
+"""The HTTP layer shared by the Ollama and OpenAI-compatible backends (LLMs and embedders).
+
+One ``Connection`` per backend instance: it owns (or is handed) an ``httpx.Client``, sends
+requests with connect/read timeouts suited to slow local models, retries connection errors and
+5xx answers a bounded number of times with exponential backoff (never 4xx, never a read timeout,
+never once a reply has started), and translates every httpx failure into a ragcore error that
+names the server, its URL, the model, the status and what to do.
+
+Wire formats are not known here: a backend hands ``Connection.stream`` a pure decoder that turns
+response lines into text chunks, and raises ``StreamFormatError`` for a line it cannot read.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator
+from urllib.parse import urlsplit
+
+import httpx
+
+from ..errors import ConfigError, LLMConnectionError, LLMResponseError, LLMStatusError
+
+logger = logging.getLogger(__name__)
+
+# Connecting is quick even to a remote server; the first token of a local model that must first be
+# loaded into memory can take minutes on a laptop CPU, so reads get a generous default.
+CONNECT_TIMEOUT = 5.0
+QUOTE_LIMIT = 200
+
+# A decoder turns the lines of a streamed reply into text chunks (see ollama.py and openai.py).
+Decoder = Callable[[Iterable[str]], Iterator[str]]
+# status_hint(status, server_message, path) -> advice appended to an HTTP error ("" for none).
+StatusHint = Callable[[int, str, str], str]
+
+
+class StreamFormatError(ValueError):
+    """A decoder met a line it cannot read (``line``), or the server reported an error in-stream."""
+
+    def __init__(self, problem: str, line: str = "") -> None:
+        self.problem = problem
+        self.line = line
+        super().__init__(f"{problem}: {quote(line)}" if line else problem)
+
+
+class StreamIncomplete(ValueError):
+    """The stream ended cleanly but without the wire format's end marker."""
+
+
+class ServerStreamError(ValueError):
+    """The server put an error object in the stream instead of more text."""
+
+
+def quote(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` as a repr, shortened to about ``limit`` characters for an error message."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def check_base_url(base_url: str) -> str:
+    """The base URL without a trailing slash; a ConfigError if it is not an http(s) URL."""
+    parts = urlsplit(base_url.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(
+            f"base_url {base_url!r} is not an http(s) URL: use e.g. 'http://127.0.0.1:11434'"
+        )
+    return base_url.strip().rstrip("/")
+
+
+def make_timeout(timeout: float | httpx.Timeout) -> httpx.Timeout:
+    """A float is the read timeout in seconds; connecting gets at most ``CONNECT_TIMEOUT``."""
+    if isinstance(timeout, httpx.Timeout):
+        return timeout
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+        raise ConfigError(f"timeout ({timeout!r}) must be a positive number of seconds")
+    return httpx.Timeout(float(timeout), connect=min(float(timeout), CONNECT_TIMEOUT))
+
+
+def check_retries(max_retries: int, retry_backoff: float) -> None:
+    if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+        raise ConfigError(f"max_retries ({max_retries!r}) must be an integer >= 0")
+    if retry_backoff < 0:
+        raise ConfigError(f"retry_backoff ({retry_backoff!r}) must be >= 0 seconds")
+
+
+def check_model(model: str) -> str:
+    if not isinstance(model, str) or not model.strip():
+        raise ConfigError(f"model ({model!r}) must be a model name such as 'llama3.1'")
+    return model.strip()
+
+
+def check_positive(name: str, value: int | None, *, optional: bool = False) -> None:
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{name} ({value!r}) must be a positive integer")
+
+
+def check_window(context_window: int, num_output: int) -> None:
+    check_positive("context_window", context_window)
+    check_positive("num_output", num_output)
+    if num_output >= context_window:
+        raise ConfigError(
+            f"num_output ({num_output}) must be smaller than context_window ({context_window}):"
+            " it is the part of the window kept free for the reply"
+        )
+
+
+def check_temperature(temperature: float | None) -> None:
+    if temperature is None:
+        return
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not (
+        0 <= temperature <= 2
+    ):
+        raise ConfigError(f"temperature ({temperature!r}) must be a number from 0 to 2, or None")
+
+
+def is_loopback(base_url: str) -> bool:
+    host = urlsplit(base_url).hostname or ""
+    return host in ("localhost", "127.0.0.1", "::1") or host.startswith("127.")
+
+
+def error_message_of(body: bytes) -> str:
+    """The server's own error text from an error body (Ollama, OpenAI, vLLM shapes, or plain)."""
+    text = body.decode("utf-8", errors="replace").strip()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text[:QUOTE_LIMIT]
+    if isinstance(data, dict):
+        error = data.get("error", data.get("detail", data.get("message")))
+        if isinstance(error, dict):
+            error = error.get("message", error)
+        if error is not None:
+            return str(error)[:QUOTE_LIMIT]
+    return text[:QUOTE_LIMIT]
+
+
+_STATUS_ADVICE = {
+    400: "The server rejected the request: check the model's options.",
+    401: "The API key is missing or wrong: set OPENAI_API_KEY or pass api_key=.",
+    403: "The API key may not use this model or endpoint.",
+    404: "Check the model name and the base URL.",
+    429: "The server is rate limiting or out of quota: wait and retry, or check your plan.",
+}
+
+
+@dataclass(slots=True)
+class Connection:
+    """How one backend talks to its server: URL, model, timeouts, retries, headers, client."""
+
+    kind: str  # "Ollama", "OpenAI-compatible server": used in error messages
+    base_url: str
+    model: str
+    timeout: httpx.Timeout
+    max_retries: int = 2
+    retry_backoff: float = 0.5
+    headers: dict[str, str] | None = None
+    client: httpx.Client | None = None
+    start_hint: str = "Check that the server is running and the base URL is right."
+    status_hint: StatusHint | None = None
+
+    def __post_init__(self) -> None:
+        check_retries(self.max_retries, self.retry_backoff)
+
+    def describe(self) -> str:
+        model = f" (model {self.model})" if self.model else ""
+        return f"{self.kind} at {self.base_url}{model}"
+
+    def http(self) -> httpx.Client:
+        """The injected client, or one made on first use (loopback servers bypass proxies)."""
+        if self.client is None:
+            self.client = httpx.Client(trust_env=not is_loopback(self.base_url))
+        return self.client
+
+    def stream(self, path: str, body: dict[str, Any], decode: Decoder) -> Iterator[str]:
+        """POST ``body`` and yield the decoded text chunks of the streamed reply."""
+        sent = 0
+        with self._open("POST", path, body) as response:
+            try:
+                for chunk in decode(response.iter_lines()):
+                    sent += len(chunk)
+                    yield chunk
+            except httpx.TimeoutException as exc:
+                raise self._timeout_error(exc, sent, response.request) from exc
+            except httpx.TransportError as exc:
+                raise self._cut_off_error(exc, sent) from exc
+            except StreamIncomplete as exc:
+                raise self._cut_off_error(exc, sent) from exc
+            except ServerStreamError as exc:
+                raise LLMResponseError(
+                    f"{self.describe()} reported an error after {sent} characters of the "
+                    f"reply: {exc}. Check the server's logs; a smaller prompt or another model "
+                    "may help."
+                ) from exc
+            except StreamFormatError as exc:
+                raise LLMResponseError(
+                    f"{self.describe()} sent a reply ragcore cannot read ({exc}) after "
+                    f"{sent} characters. Check that the base URL points at the {self.kind} "
+                    "itself (not a proxy or a web page) and that the server is up to date."
+                ) from exc
+
+    def request_json(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None = None,
+        *,
+        timeout: httpx.Timeout | None = None,
+        max_retries: int | None = None,
+    ) -> Any:
+        """Send one request and return the decoded JSON reply."""
+        with self._open(method, path, body, timeout=timeout, max_retries=max_retries) as resp:
+            try:
+                raw = resp.read()
+            except httpx.TimeoutException as exc:
+                raise self._timeout_error(exc, 0, resp.request) from exc
+            except httpx.TransportError as exc:
+                raise self._cut_off_error(exc, 0) from exc
+        try:
+            return json.loads(raw)
+        except ValueError as exc:
+            text = raw.decode("utf-8", errors="replace")
+            raise LLMResponseError(
+                f"{self.describe()} answered {method} {path} with something that is not JSON: "
+                f"{quote(text)}. Check that the base URL points at the {self.kind} itself."
+            ) from exc
+
+    @contextmanager
+    def _open(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None,
+        *,
+        timeout: httpx.Timeout | None = None,
+        max_retries: int | None = None,
+    ) -> Iterator[httpx.Response]:
+        """An open, successful (status < 400) streamed response; retries happen only here."""
+        client = self.http()
+        request = client.build_request(
+            method, self.base_url + path, json=body, headers=self.headers,
+            timeout=timeout or self.timeout,
+        )
+        retries = self.max_retries if max_retries is None else max_retries
+        attempt = 0
+        while True:
+            outcome = self._attempt(client, request)
+            if isinstance(outcome, httpx.Response):
+                break
+            error, retryable = outcome
+            if attempt >= retries or not retryable:
+                raise error
+            attempt += 1
+            delay = self.retry_backoff * 2 ** (attempt - 1)
+            logger.warning("%s; retry %d/%d in %.1fs", error, attempt, retries, delay)
+            time.sleep(delay)
+        try:
+            yield outcome
+        finally:
+            outcome.close()
+
+    def _attempt(
+        self, client: httpx.Client, request: httpx.Request
+    ) -> httpx.Response | tuple[LLMConnectionError | LLMStatusError, bool]:
+        """The open response, or the error this attempt ended with and whether to retry.
+
+        Connection failures and 5xx are worth another try; 4xx and slow replies are not (a
+        model that is slow now will be as slow again, and the user is already waiting).
+        """
+        try:
+            response = client.send(request, stream=True)
+        except httpx.TimeoutException as exc:
+            return self._timeout_error(exc, 0, request), isinstance(exc, httpx.ConnectTimeout)
+        except httpx.TransportError as exc:
+            return self._connect_error(exc), True
+        if response.status_code < 400:
+            return response
+        try:
+            message = error_message_of(response.read())
+        except httpx.TransportError:
+            message = "(the error body could not be read)"
+        finally:
+            response.close()
+        status = response.status_code
+        return self._status_error(status, message, request), status >= 500
+
+    def _status_error(self, status: int, message: str, request: httpx.Request) -> LLMStatusError:
+        path = request.url.path
+        hint = self.status_hint(status, message, path) if self.status_hint else ""
+        if not hint:
+            hint = _STATUS_ADVICE.get(status, "")
+        if not hint and status >= 500:
+            hint = "The server failed while answering: check its logs, then retry."
+        text = (
+            f"{self.describe()} answered HTTP {status} to {request.method} {path}: "
+            f"{message.rstrip('. ') or '(no message)'}. {hint}"
+        )
+        return LLMStatusError(text.strip(), status)
+
+    def _connect_error(self, exc: Exception) -> LLMConnectionError:
+        return LLMConnectionError(
+            f"Could not connect to {self.describe()}: {exc or type(exc).__name__}. "
+            f"{self.start_hint}"
+        )
+
+    def _timeout_error(
+        self, exc: httpx.TimeoutException, sent: int, request: httpx.Request
+    ) -> LLMConnectionError:
+        limits = request.extensions.get("timeout", {})
+        if isinstance(exc, httpx.ConnectTimeout):
+            return LLMConnectionError(
+                f"Timed out connecting to {self.describe()} after {limits.get('connect')} s. "
+                f"{self.start_hint}"
+            )
+        after = "" if not sent else f" (the reply stopped after {sent} characters)"
+        return LLMConnectionError(
+            f"{self.describe()} did not answer within {limits.get('read')} s{after}. A local "
+            "model may still be loading or be slow on this machine: raise the timeout "
+            "(timeout=...) or check that the model is loaded and the server is not overloaded."
+        )
+
+    def _cut_off_error(self, exc: Exception, sent: int) -> LLMConnectionError:
+        return LLMConnectionError(
+            f"The reply from {self.describe()} was cut off after {sent} characters "
+            f"({exc or type(exc).__name__}). Retry; if it keeps happening, check the server's "
+            "logs (it may have crashed or run out of memory)."
+        )
+

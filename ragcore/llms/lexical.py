@@ -1,0 +1,225 @@
+"""Sentence splitting and lexical scoring for the extractive backend (no model, no I/O).
+
+Sentences are ranked against a query with BM25 computed over the sentences themselves, so a
+query term that is rare in the given text (a name, a number) outweighs a common one; centrality
+(similarity to the text's overall term profile) picks representative sentences for summaries.
+Unlike ``ragcore.chunking`` this splitter does not keep character offsets: it only needs clean
+sentences to quote.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from typing import Sequence
+
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not now of off on once only or other our ours
+    out over own same she should so some such than that the their theirs them themselves then
+    there these they this those through to too under until up very was we were what when where
+    which while who whom why will with would you your yours yourself yourselves tell please
+    give describe explain know many much does say says said let us lets shall may might must
+    whats""".split()
+)
+# Words that ask for an overview rather than a fact: such a question has no topic terms to match.
+SUMMARY_WORDS = frozenset(
+    "summarize summarise summary summaries overview gist main points key ideas topics "
+    "document documents text about".split()
+)
+# "key: value" lines that readers put in front of passages (file_name: ..., page_label: ...).
+_METADATA_KEYS = frozenset(
+    "file_name file_path file_type file_size page page_label title author source url "
+    "creation_date last_modified_date doc_id".split()
+)
+_METADATA_LINE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_]*)\s*:\s")
+_WORD = re.compile(r"\w+", re.UNICODE)
+_ABBREVIATIONS = re.compile(
+    r"(?:\b(?:e\.g|i\.e|etc|vs|cf|al|Dr|Mr|Mrs|Ms|Prof|Fig|No|Vol|pp|Sec|approx)|\b[A-Z])\.$"
+)
+_BOUNDARY = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)\]]*\s+(?=[\"'\u201c\u2018(\[]?[A-Z0-9])")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)]|#+)\s+")
+MAX_SENTENCE_CHARS = 600
+RELATIVE_FLOOR = 0.4
+BACKGROUND_WEIGHT = 0.35
+
+
+def stem(word: str) -> str:
+    """A light plural/suffix stemmer: 'pages' and 'page' match, 'counting' and 'count' match."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 5 and word.endswith("ing"):
+        return word[:-3]
+    if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def terms(text: str) -> list[str]:
+    """The stemmed content words of ``text`` (lower case, no stopwords, no single letters)."""
+    words = (w.lower() for w in _WORD.findall(text))
+    return [stem(w) for w in words if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
+
+
+def is_metadata_line(line: str) -> bool:
+    match = _METADATA_LINE.match(line)
+    return bool(match) and (match.group(1) in _METADATA_KEYS or "_" in match.group(1))
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text``: paragraphs, list items and headings split first, then sentences.
+
+    Lines wrapped inside a paragraph are joined; metadata lines such as ``file_name: x.pdf``
+    and bare separators (``---``) are dropped.
+    """
+    sentences: list[str] = []
+    for block in _blocks(text):
+        for sentence in _split_block(block):
+            sentence = sentence.strip()
+            if len(_WORD.findall(sentence)) >= 2 or (sentence and sentence[-1] in ".!?"):
+                sentences.append(_shorten(sentence))
+    return sentences
+
+
+def _blocks(text: str) -> list[str]:
+    """Paragraphs, with each list item or heading line as a block of its own."""
+    blocks: list[str] = []
+    current: list[str] = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or is_metadata_line(stripped) or not _WORD.search(stripped):
+            blocks.append(" ".join(current))
+            current = []
+        elif _LIST_ITEM.match(stripped):
+            blocks.append(" ".join(current))
+            current = [_LIST_ITEM.sub("", stripped)]
+        else:
+            current.append(stripped)
+    blocks.append(" ".join(current))
+    return [b for b in blocks if b]
+
+
+def _split_block(block: str) -> list[str]:
+    pieces: list[str] = []
+    start = 0
+    for match in _BOUNDARY.finditer(block):
+        candidate = block[start : match.start()]
+        if _ABBREVIATIONS.search(candidate.rstrip("\"')]\u201d\u2019")):
+            continue
+        pieces.append(candidate)
+        start = match.end()
+    pieces.append(block[start:])
+    return pieces
+
+
+def _shorten(sentence: str) -> str:
+    if len(sentence) <= MAX_SENTENCE_CHARS:
+        return sentence
+    cut = sentence.rfind(" ", 0, MAX_SENTENCE_CHARS)
+    return sentence[: cut if cut > 0 else MAX_SENTENCE_CHARS] + " ..."
+
+
+def bm25_scores(
+    sentences: Sequence[str],
+    query: str,
+    *,
+    background: str = "",
+    k1: float = 1.2,
+    b: float = 0.5,
+) -> list[float]:
+    """BM25 of each sentence for ``query``, with document frequencies from ``sentences``.
+
+    Terms found only in ``background`` (the topic of a follow-up such as "how long is it?")
+    count ``BACKGROUND_WEIGHT`` as much: the sentence should answer what is new in the question.
+    """
+    weight = {t: 1.0 for t in terms(query)}
+    for t in terms(background):
+        weight.setdefault(t, BACKGROUND_WEIGHT)
+    docs = [terms(s) for s in sentences]
+    if not weight or not docs:
+        return [0.0] * len(docs)
+    n = len(docs)
+    avg_len = sum(len(d) for d in docs) / n or 1.0
+    df = Counter(t for d in docs for t in set(d) if t in weight)
+    idf = {t: w * math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t, w in weight.items()}
+    query_terms = weight.keys()
+    scores = []
+    for doc in docs:
+        tf = Counter(t for t in doc if t in query_terms)
+        norm = k1 * (1 - b + b * len(doc) / avg_len)
+        scores.append(sum(idf[t] * f * (k1 + 1) / (f + norm) for t, f in tf.items()))
+    return scores
+
+
+def centrality_scores(sentences: Sequence[str]) -> list[float]:
+    """Cosine similarity of each sentence's terms to the term profile of all the sentences."""
+    docs = [Counter(terms(s)) for s in sentences]
+    total: Counter[str] = Counter()
+    for doc in docs:
+        total.update(set(doc))  # document frequency: terms many sentences share
+    total_norm = math.sqrt(sum(v * v for v in total.values())) or 1.0
+    scores = []
+    for doc in docs:
+        norm = math.sqrt(sum(v * v for v in doc.values())) or 1.0
+        scores.append(sum(total[t] * f for t, f in doc.items()) / (norm * total_norm))
+    return scores
+
+
+def is_summary_request(query: str) -> bool:
+    """True when the query asks for an overview ('Summarize the document') with no topic."""
+    words = [w.lower() for w in _WORD.findall(query)]
+    content = [w for w in words if w not in STOPWORDS]
+    return not content or all(w in SUMMARY_WORDS for w in content)
+
+
+def _near_duplicate(a: set[str], b: set[str]) -> bool:
+    if not a or not b:
+        return a == b
+    return len(a & b) / len(a | b) >= 0.8
+
+
+def select_sentences(
+    sentences: Sequence[str],
+    query: str,
+    *,
+    limit: int,
+    centrality: float = 0.0,
+    background: str = "",
+) -> list[int]:
+    """Indexes of up to ``limit`` sentences to quote, best first; none if nothing matches.
+
+    ``centrality`` (0..1) blends in how representative each sentence is; overview requests
+    use centrality alone. Sentences scoring under ``RELATIVE_FLOOR`` of the best are left out,
+    and repeated sentences (chunks overlap) are quoted once.
+    """
+    if not sentences:
+        return []
+    if is_summary_request(query):
+        scores, centrality = [0.0] * len(sentences), 1.0
+    else:
+        scores = bm25_scores(sentences, query, background=background)
+        if not any(scores):
+            return []
+    if centrality:
+        central = centrality_scores(sentences)
+        top = max(scores) or 1.0
+        scores = [(1 - centrality) * s / top + centrality * c for s, c in zip(scores, central)]
+    order = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))
+    # A sentence far weaker than the best one (it shares only a common word) is noise.
+    floor = 0.0 if centrality == 1.0 else RELATIVE_FLOOR * max(scores)
+    chosen: list[int] = []
+    seen: list[set[str]] = []
+    for i in order:
+        bag = set(terms(sentences[i])) or {sentences[i].lower()}
+        if scores[i] <= floor or any(_near_duplicate(bag, other) for other in seen):
+            continue
+        chosen.append(i)
+        seen.append(bag)
+        if len(chosen) == limit:
+            break
+    return chosen

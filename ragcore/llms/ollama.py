@@ -1,0 +1,203 @@
+"""The Ollama backend: ``POST /api/chat`` with a newline-delimited JSON (NDJSON) stream.
+
+Each line of the reply is one JSON object, ``{"message": {"role": "assistant", "content": "..."},
+"done": false}``, ending with a ``"done": true`` object that carries the eval counts. The body
+builder and the line decoder are pure functions; ``OllamaLLM`` is a thin driver over the shared
+HTTP ``Connection`` (timeouts, retries, error translation). Unlike the OpenAI-compatible backend
+it has no tool calls: agents drive Ollama models through the ReAct text format.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Iterator, Sequence
+
+import httpx
+
+from ..errors import LLMError, LLMResponseError
+from ..types import Message
+from .http import (
+    Connection,
+    ServerStreamError,
+    StreamFormatError,
+    StreamIncomplete,
+    check_base_url,
+    check_model,
+    check_positive,
+    check_temperature,
+    check_window,
+    make_timeout,
+)
+
+DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
+DEFAULT_CONTEXT_WINDOW = 8192
+DEFAULT_TIMEOUT = 300.0  # a cold local model can take minutes to load and answer on a CPU
+START_HINT = "Start Ollama (`ollama serve`, or open the Ollama app) or check the base URL."
+
+
+def ollama_chat_body(
+    model: str,
+    messages: Sequence[Message],
+    *,
+    temperature: float | None = None,
+    num_ctx: int | None = None,
+) -> dict[str, Any]:
+    """The JSON body of a streamed ``/api/chat`` request."""
+    options: dict[str, Any] = {}
+    if temperature is not None:
+        options["temperature"] = temperature
+    if num_ctx is not None:
+        options["num_ctx"] = num_ctx
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": [{"role": m.role, "content": m.content} for m in messages],
+        "stream": True,
+    }
+    if options:
+        body["options"] = options
+    return body
+
+
+def decode_ollama_stream(lines: Iterable[str]) -> Iterator[str]:
+    """Yield the text of each NDJSON line of an ``/api/chat`` stream until ``"done": true``."""
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except ValueError:
+            raise StreamFormatError("a line that is not JSON", line) from None
+        if not isinstance(data, dict):
+            raise StreamFormatError("a line that is not a JSON object", line)
+        if "error" in data:
+            raise ServerStreamError(str(data["error"]))
+        message = data.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, str) and not data.get("done"):
+            raise StreamFormatError('a line without "message": {"content": ...}', line)
+        if content:
+            yield content
+        if data.get("done"):
+            return
+    raise StreamIncomplete('the stream ended before the final "done": true line')
+
+
+def ollama_model_names(data: Any) -> list[str]:
+    """The model names in an ``/api/tags`` reply: ``{"models": [{"name": ...}, ...]}``."""
+    if not isinstance(data, dict) or not isinstance(data.get("models"), list):
+        raise LLMResponseError(
+            f'/api/tags answered {str(data)[:200]!r}, not {{"models": [...]}}: is this Ollama?'
+        )
+    return [m.get("name") or m.get("model", "") for m in data["models"] if isinstance(m, dict)]
+
+
+def ollama_connection(
+    *,
+    model: str,
+    base_url: str,
+    timeout: float | httpx.Timeout,
+    max_retries: int,
+    retry_backoff: float,
+    client: httpx.Client | None,
+) -> Connection:
+    """A ``Connection`` to an Ollama server whose 404s for a missing model list its models."""
+    connection = Connection(
+        kind="Ollama",
+        base_url=check_base_url(base_url),
+        model=model,
+        timeout=make_timeout(timeout),
+        max_retries=max_retries,
+        retry_backoff=retry_backoff,
+        client=client,
+        start_hint=START_HINT,
+    )
+    connection.status_hint = lambda status, message, path: _missing_model_hint(
+        connection, status, message, path
+    )
+    return connection
+
+
+def _missing_model_hint(connection: Connection, status: int, message: str, path: str) -> str:
+    text = message.lower()
+    if status != 404 or path == "/api/tags" or "model" not in text or "not found" not in text:
+        return ""
+    pull = f"`ollama pull {connection.model}`"
+    try:
+        names = _list_models(connection, timeout=min(connection.timeout.read or 5.0, 5.0))
+    except LLMError:
+        return f"Pull the model with {pull}."
+    if not names:
+        return f"This server has no models yet: pull one with {pull}."
+    return f"Models on this server: {', '.join(names)}. Pull it with {pull} or use one of those."
+
+
+def _list_models(connection: Connection, *, timeout: float) -> list[str]:
+    data = connection.request_json(
+        "GET", "/api/tags", timeout=make_timeout(timeout), max_retries=0
+    )
+    return ollama_model_names(data)
+
+
+def list_ollama_models(
+    base_url: str = DEFAULT_OLLAMA_URL,
+    *,
+    timeout: float = 5.0,
+    client: httpx.Client | None = None,
+) -> list[str]:
+    """The names of the models an Ollama server has pulled (``GET /api/tags``), no retries."""
+    connection = ollama_connection(
+        model="", base_url=base_url, timeout=timeout, max_retries=0, retry_backoff=0.0,
+        client=client,
+    )
+    return _list_models(connection, timeout=timeout)
+
+
+class OllamaLLM:
+    """A model served by Ollama, streamed from ``/api/chat``.
+
+    ``num_ctx`` is the window Ollama allocates; it defaults to ``context_window`` so the prompt
+    budget ragcore packs for and the window the server uses agree (Ollama's own default is
+    smaller and it silently drops the start of longer prompts).
+    """
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str = DEFAULT_OLLAMA_URL,
+        temperature: float | None = None,
+        num_ctx: int | None = None,
+        context_window: int | None = None,
+        num_output: int = 512,
+        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+        max_retries: int = 2,
+        retry_backoff: float = 0.5,
+        client: httpx.Client | None = None,
+    ) -> None:
+        self.model_name = check_model(model)
+        check_temperature(temperature)
+        check_positive("num_ctx", num_ctx, optional=True)
+        check_positive("context_window", context_window, optional=True)
+        self.context_window = context_window or num_ctx or DEFAULT_CONTEXT_WINDOW
+        check_window(self.context_window, num_output)
+        self.num_output = num_output
+        self.temperature = temperature
+        self.num_ctx = num_ctx or self.context_window
+        self.model = f"ollama:{self.model_name}"
+        self.connection = ollama_connection(
+            model=self.model_name, base_url=base_url, timeout=timeout,
+            max_retries=max_retries, retry_backoff=retry_backoff, client=client,
+        )
+
+    @property
+    def base_url(self) -> str:
+        return self.connection.base_url
+
+    def stream(self, messages: Sequence[Message]) -> Iterator[str]:
+        body = ollama_chat_body(
+            self.model_name, messages, temperature=self.temperature, num_ctx=self.num_ctx
+        )
+        return self.connection.stream("/api/chat", body, decode_ollama_stream)
+
+    def __repr__(self) -> str:
+        return f"OllamaLLM(model={self.model_name!r}, base_url={self.base_url!r})"

@@ -1,0 +1,214 @@
+"""Node postprocessors: filter, reorder or expand retrieved nodes before synthesis.
+
+Each is a plain class with one method, ``postprocess(nodes, query) -> nodes``; the query engine
+applies them in order and times each as a trace stage. They never modify the nodes they are
+given (the index's nodes are shared); a changed node is a copy.
+
+    SimilarityPostprocessor           drop nodes scoring below a cutoff
+    KeywordNodePostprocessor          keep nodes with a required keyword, drop excluded ones
+    LongContextReorder                best nodes at both ends, weakest in the middle
+    PrevNextNodePostprocessor         add each node's neighbours in its document
+    MetadataReplacementPostProcessor  show the LLM a metadata value instead of the text
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+from typing import Protocol, Sequence, runtime_checkable
+
+from .errors import ConfigError, StoreError
+from .types import Node, ScoredNode
+
+logger = logging.getLogger(__name__)
+
+
+@runtime_checkable
+class NodePostprocessor(Protocol):
+    """Turns retrieved nodes into the nodes the synthesizer sees."""
+
+    def postprocess(self, nodes: list[ScoredNode], query: str) -> list[ScoredNode]: ...
+
+
+class NodeLookup(Protocol):
+    """What the neighbour postprocessor needs from an index."""
+
+    def get_node(self, node_id: str) -> Node: ...
+
+
+class SimilarityPostprocessor:
+    """Drops nodes whose score is below ``similarity_cutoff`` (and nodes without a score)."""
+
+    def __init__(self, *, similarity_cutoff: float) -> None:
+        if not isinstance(similarity_cutoff, (int, float)) or isinstance(similarity_cutoff, bool):
+            raise ConfigError(
+                f"similarity_cutoff ({similarity_cutoff!r}) must be a number, e.g. 0.3"
+            )
+        self.similarity_cutoff = float(similarity_cutoff)
+
+    def postprocess(self, nodes: list[ScoredNode], query: str) -> list[ScoredNode]:
+        cutoff = self.similarity_cutoff
+        return [n for n in nodes if n.score is not None and n.score >= cutoff]
+
+
+class KeywordNodePostprocessor:
+    """Keeps nodes containing at least one required keyword and none of the excluded ones.
+
+    As in LlamaIndex, one required keyword is enough. Keywords match whole words or phrases,
+    ignoring case unless ``case_sensitive``.
+    """
+
+    def __init__(
+        self,
+        *,
+        required_keywords: Sequence[str] = (),
+        exclude_keywords: Sequence[str] = (),
+        case_sensitive: bool = False,
+    ) -> None:
+        self.required_keywords = _keywords(required_keywords, "required_keywords")
+        self.exclude_keywords = _keywords(exclude_keywords, "exclude_keywords")
+        flags = 0 if case_sensitive else re.IGNORECASE
+        self._required = _pattern(self.required_keywords, flags)
+        self._excluded = _pattern(self.exclude_keywords, flags)
+
+    def postprocess(self, nodes: list[ScoredNode], query: str) -> list[ScoredNode]:
+        return [n for n in nodes if self._keeps(n.node.text)]
+
+    def _keeps(self, text: str) -> bool:
+        if self._required is not None and not self._required.search(text):
+            return False
+        return self._excluded is None or not self._excluded.search(text)
+
+
+def _keywords(words: Sequence[str], option: str) -> tuple[str, ...]:
+    if isinstance(words, str):
+        raise ConfigError(f"{option} must be a list of keywords, e.g. [{words!r}], not a string")
+    cleaned = tuple(w.strip() for w in words if isinstance(w, str) and w.strip())
+    if len(cleaned) != len(words):
+        raise ConfigError(f"{option} ({list(words)!r}) must hold non-empty strings only")
+    return cleaned
+
+
+def _pattern(words: tuple[str, ...], flags: int) -> re.Pattern[str] | None:
+    if not words:
+        return None
+    # \b only where the keyword starts/ends with a word character, so "C++" still matches.
+    parts = [
+        (r"\b" if w[0].isalnum() or w[0] == "_" else "")
+        + re.escape(w)
+        + (r"\b" if w[-1].isalnum() or w[-1] == "_" else "")
+        for w in words
+    ]
+    return re.compile("|".join(parts), flags)
+
+
+class LongContextReorder:
+    """Puts the best nodes at the start and end, the weakest in the middle.
+
+    Models use the middle of a long context least ("lost in the middle"), so the strongest
+    evidence goes where they look. Nodes without a score count as the weakest.
+    """
+
+    def postprocess(self, nodes: list[ScoredNode], query: str) -> list[ScoredNode]:
+        weakest_first = sorted(nodes, key=lambda n: -1e30 if n.score is None else n.score)
+        front: list[ScoredNode] = []
+        back: list[ScoredNode] = []
+        for rank, node in enumerate(reversed(weakest_first)):
+            (front if rank % 2 == 0 else back).append(node)
+        return front + back[::-1]
+
+
+_NEIGHBOUR_MODES = ("next", "previous", "both")
+
+
+class PrevNextNodePostprocessor:
+    """Adds up to ``num_nodes`` neighbours of each node in its document, in reading order.
+
+    Neighbours come right before (``previous``) or after (``next``) the node they extend and
+    carry no score (they were not retrieved); a neighbour that was itself retrieved keeps its
+    score and appears once.
+    """
+
+    def __init__(self, index: NodeLookup, *, num_nodes: int = 1, mode: str = "next") -> None:
+        if not hasattr(index, "get_node"):
+            raise ConfigError(f"{index!r} has no get_node(node_id): pass a VectorStoreIndex")
+        if not isinstance(num_nodes, int) or num_nodes < 1:
+            raise ConfigError(f"num_nodes ({num_nodes!r}) must be a whole number of at least 1")
+        if mode not in _NEIGHBOUR_MODES:
+            raise ConfigError(f"mode ({mode!r}) must be one of {', '.join(_NEIGHBOUR_MODES)}")
+        self.index = index
+        self.num_nodes = num_nodes
+        self.mode = mode
+
+    def postprocess(self, nodes: list[ScoredNode], query: str) -> list[ScoredNode]:
+        retrieved = {n.node.node_id: n for n in nodes}
+        seen: set[str] = set()
+        result: list[ScoredNode] = []
+        for scored in nodes:
+            if scored.node.node_id in seen:
+                continue
+            before = self._walk(scored.node, "prev_id") if self.mode != "next" else []
+            after = self._walk(scored.node, "next_id") if self.mode != "previous" else []
+            for node in [*reversed(before), scored.node, *after]:
+                if node.node_id not in seen:
+                    seen.add(node.node_id)
+                    result.append(retrieved.get(node.node_id) or ScoredNode(node, None))
+        return result
+
+    def _walk(self, node: Node, link: str) -> list[Node]:
+        found: list[Node] = []
+        current = node
+        for _ in range(self.num_nodes):
+            next_id = getattr(current, link)
+            if next_id is None:
+                break
+            try:
+                current = self.index.get_node(next_id)
+            except (KeyError, StoreError):
+                # A neighbour deleted from the index since this node was stored: stop here.
+                logger.warning("neighbour node %s of %s is not in the index", next_id, node.node_id)
+                break
+            found.append(current)
+        return found
+
+
+class MetadataReplacementPostProcessor:
+    """Replaces each node's text with its ``target_metadata_key`` value, when it has one.
+
+    Used with nodes that embed a small unit (a sentence) but carry a larger one (its window)
+    in metadata. The copy's offsets are cleared (they described the old text) and the key is
+    hidden from the metadata header, so the LLM does not see the text twice.
+    """
+
+    def __init__(self, *, target_metadata_key: str) -> None:
+        if not isinstance(target_metadata_key, str) or not target_metadata_key:
+            raise ConfigError(
+                f"target_metadata_key ({target_metadata_key!r}) must be a metadata key, "
+                "e.g. 'window'"
+            )
+        self.target_metadata_key = target_metadata_key
+
+    def postprocess(self, nodes: list[ScoredNode], query: str) -> list[ScoredNode]:
+        return [self._replace(n) for n in nodes]
+
+    def _replace(self, scored: ScoredNode) -> ScoredNode:
+        key = self.target_metadata_key
+        node = scored.node
+        value = node.metadata.get(key)
+        if value is None:
+            return scored
+        copy = dataclasses.replace(
+            node,
+            text=str(value),
+            start_char=None,
+            end_char=None,
+            metadata=dict(node.metadata),
+            excluded_llm_metadata_keys=_with_key(node.excluded_llm_metadata_keys, key),
+            excluded_embed_metadata_keys=_with_key(node.excluded_embed_metadata_keys, key),
+        )
+        return ScoredNode(copy, scored.score)
+
+
+def _with_key(keys: Sequence[str], key: str) -> list[str]:
+    return list(keys) if key in keys else [*keys, key]

@@ -1,0 +1,233 @@
+"""Our prompt templates, one per role, as chat messages (a system message and a user message).
+
+Every template marks its sections with fixed labels at the start of a line, so that a human
+reading a trace and the offline extractive backend (``ragcore.llms.extractive``) can both find
+the parts. The markers are a stable contract; change them only together with that backend:
+
+    ========================  ===============================================================
+    marker (line start)       what follows it
+    ========================  ===============================================================
+    ``Context:``              retrieved passages, up to the next marker line (qa, summary,
+                              simple_summarize; in the *system* message of the context prompt)
+    ``Existing answer:``      the answer so far (refine)
+    ``New context:``          further passages that may improve the answer (refine)
+    ``Conversation:``         the chat so far, one ``role: text`` line per message (condense)
+    ``Follow-up question:``   the user's latest message (condense)
+    ``Question:``             the user's question; always the last section before the cue
+    ``Answer:`` / ``Refined answer:`` / ``Standalone question:``
+                              the cue where the model's reply begins (always the last line)
+    ========================  ===============================================================
+
+Sections appear in the order listed in each template below, each marker on its own line (the
+question shares its line with ``Question:``). Passages may themselves contain words such as
+"Question:", so a reader should take the *last* ``Question:`` line as the question and the text
+between the *first* context marker and the next section marker after the passages as the
+context: ``read_sections`` does exactly that and is the reference parser (tests round-trip it).
+
+Which template is which: ``name`` says so, and the markers tell them apart (refine has
+``Existing answer:``, condense has ``Conversation:``, generation has no ``Context:``).
+The ReAct prompt belongs to the agent (``ragcore.agent``), not here.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .errors import ConfigError
+from .tokens import count_tokens
+from .types import Message
+
+CONTEXT = "Context:"
+EXISTING_ANSWER = "Existing answer:"
+NEW_CONTEXT = "New context:"
+CONVERSATION = "Conversation:"
+FOLLOW_UP = "Follow-up question:"
+QUESTION = "Question:"
+ANSWER = "Answer:"
+REFINED_ANSWER = "Refined answer:"
+STANDALONE_QUESTION = "Standalone question:"
+
+MARKERS = (
+    CONTEXT,
+    EXISTING_ANSWER,
+    NEW_CONTEXT,
+    CONVERSATION,
+    FOLLOW_UP,
+    QUESTION,
+    ANSWER,
+    REFINED_ANSWER,
+    STANDALONE_QUESTION,
+)
+
+# Chat formats wrap each message in a few tokens of role markup that servers count too.
+MESSAGE_OVERHEAD_TOKENS = 4
+# Filling a field can change tokenization at its edges by a token or so on each side.
+FIELD_MARGIN_TOKENS = 2
+
+
+@dataclass(frozen=True, slots=True)
+class PromptTemplate:
+    """A system message and (unless ``user`` is None) a user message with ``{field}`` slots."""
+
+    name: str
+    system: str
+    user: str | None = None
+
+    @property
+    def fields(self) -> frozenset[str]:
+        """The ``{field}`` names the template needs."""
+        return _fields(self.system, self.user or "")
+
+    def format(self, **values: str) -> list[Message]:
+        """The chat messages with every field filled in."""
+        missing = self.fields - values.keys()
+        extra = values.keys() - self.fields
+        if missing or extra:
+            raise ConfigError(
+                f"prompt {self.name!r} takes fields {sorted(self.fields)}; "
+                f"missing {sorted(missing)}, unexpected {sorted(extra)}"
+            )
+        messages = [Message("system", self.system.format(**values))]
+        if self.user is not None:
+            messages.append(Message("user", self.user.format(**values)))
+        return messages
+
+    def fixed_tokens(self) -> int:
+        """Tokens of the template with every field empty, plus chat-format overhead (cached)."""
+        return _fixed_tokens(self)
+
+    def tokens_with(self, **values: str) -> int:
+        """An upper estimate of the formatted prompt's tokens, counting only the given values.
+
+        Fields not given count as empty: callers pass the fixed parts (the question) and
+        budget the rest (the context) themselves.
+        """
+        counted = sum(count_tokens(v) for v in values.values())
+        return self.fixed_tokens() + counted + FIELD_MARGIN_TOKENS * len(self.fields)
+
+
+def _fields(*texts: str) -> frozenset[str]:
+    names = set()
+    for text in texts:
+        names.update(f for _, f, _, _ in string.Formatter().parse(text) if f)
+    return frozenset(names)
+
+
+@lru_cache(maxsize=64)
+def _fixed_tokens(template: PromptTemplate) -> int:
+    empty = {name: "" for name in template.fields}
+    messages = template.format(**empty)
+    return sum(count_tokens(m.content) for m in messages) + MESSAGE_OVERHEAD_TOKENS * len(
+        messages
+    )
+
+
+_GROUNDED = (
+    "You answer questions about a collection of documents. Use only the passages you are "
+    "given, not what you already know. If they do not contain the answer, say that plainly "
+    "instead of guessing. Answer directly, without phrases such as 'according to the context'."
+)
+
+QA = PromptTemplate(
+    name="qa",
+    system=_GROUNDED,
+    user=f"{CONTEXT}\n{{context}}\n\n{QUESTION} {{question}}\n{ANSWER}",
+)
+
+REFINE = PromptTemplate(
+    name="refine",
+    system=(
+        "You improve an answer to a question about a collection of documents. You are given "
+        "the answer written so far and more passages. If the new passages add or correct "
+        "something, return the improved answer; if they do not help, return the existing "
+        "answer unchanged. Reply with the answer only, without mentioning the passages or "
+        "that it was refined."
+    ),
+    user=(
+        f"{EXISTING_ANSWER}\n{{existing_answer}}\n\n{NEW_CONTEXT}\n{{context}}\n\n"
+        f"{QUESTION} {{question}}\n{REFINED_ANSWER}"
+    ),
+)
+
+SUMMARY = PromptTemplate(
+    name="summary",
+    system=(
+        "You combine information from several sources into one answer. The passages below "
+        "come from different places (they may be excerpts or earlier partial answers). "
+        "Merge what is relevant to the question into a single, non-repetitive answer using "
+        "only these passages."
+    ),
+    user=f"{CONTEXT}\n{{context}}\n\n{QUESTION} {{question}}\n{ANSWER}",
+)
+
+SIMPLE_SUMMARIZE = PromptTemplate(
+    name="simple_summarize",
+    system=(
+        "You answer a question in one pass over all the passages you are given. Use only "
+        "these passages; if they do not contain the answer, say so."
+    ),
+    user=f"{CONTEXT}\n{{context}}\n\n{QUESTION} {{question}}\n{ANSWER}",
+)
+
+GENERATION = PromptTemplate(
+    name="generation",
+    system="You are a helpful assistant. Answer the question from your own knowledge.",
+    user=f"{QUESTION} {{question}}\n{ANSWER}",
+)
+
+CONDENSE = PromptTemplate(
+    name="condense",
+    system=(
+        "You rewrite the user's latest message as a question that can be understood without "
+        "the conversation before it: replace pronouns and references with what they refer "
+        "to. Reply with the rewritten question only."
+    ),
+    user=(
+        f"{CONVERSATION}\n{{history}}\n\n{FOLLOW_UP} {{question}}\n{STANDALONE_QUESTION}"
+    ),
+)
+
+CONTEXT_CHAT = PromptTemplate(
+    name="context",
+    system=(
+        "You are a helpful assistant chatting with a user about their documents. Ground your "
+        "replies in the passages below; if they do not cover what the user asks, say so, and "
+        "keep the conversation going naturally.\n\n"
+        f"{CONTEXT}\n{{context}}"
+    ),
+)
+
+
+def format_history(messages: list[Message]) -> str:
+    """A conversation as ``role: text`` lines, for the condense prompt's ``history`` field."""
+    return "\n".join(f"{m.role}: {m.content}" for m in messages if m.content)
+
+
+_MARKER_LINE = re.compile(
+    r"^(" + "|".join(re.escape(m) for m in MARKERS) + r")[ \t]*", re.MULTILINE
+)
+
+
+def read_sections(text: str) -> dict[str, str]:
+    """Split a formatted prompt into ``{marker: content}`` (the reference parser for markers).
+
+    A context section (``Context:`` or ``New context:``) runs to the last ``Question:`` line
+    after it, or to the end of the text when there is none, so marker-like lines inside the
+    passages stay part of the passages. Every other section runs to the next marker line.
+    """
+    hits = list(_MARKER_LINE.finditer(text))
+    questions = [i for i, h in enumerate(hits) if h.group(1) == QUESTION]
+    sections: dict[str, str] = {}
+    i = 0
+    while i < len(hits):
+        marker = hits[i].group(1)
+        nxt = i + 1
+        if marker in (CONTEXT, NEW_CONTEXT):
+            nxt = questions[-1] if questions and questions[-1] > i else len(hits)
+        end = hits[nxt].start() if nxt < len(hits) else len(text)
+        sections.setdefault(marker, text[hits[i].end() : end].strip())
+        i = nxt
+    return sections

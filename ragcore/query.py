@@ -1,0 +1,221 @@
+"""The query engine: retrieve -> postprocess -> synthesize, recorded in a trace; and a helper
+that runs one question through several response modes on the same nodes, side by side.
+
+The trace of a query lists, in order: the retriever's stages ("embed query", "retrieve"), one
+"postprocess: <name>" stage per postprocessor, "pack context", then one "llm: <purpose>" stage
+per model call (with the call itself in ``trace.llm_calls``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Protocol, Sequence
+
+from .errors import ConfigError, RagcoreError
+from .llms.base import LLM
+from .postprocess import NodePostprocessor
+from .synthesis import Response, ResponseMode, Synthesizer
+from .trace import Trace
+from .types import ScoredNode
+
+if TYPE_CHECKING:
+    from .index import VectorStoreIndex
+
+
+class Retriever(Protocol):
+    """Finds the nodes relevant to a query, best first (``ragcore.retrieval.VectorRetriever``)."""
+
+    def retrieve(self, query: str, *, trace: Trace | None = None) -> list[ScoredNode]: ...
+
+
+class QueryEngine:
+    """Answers questions over a retriever: postprocessors in order, then the synthesizer."""
+
+    def __init__(
+        self,
+        retriever: Retriever,
+        synthesizer: Synthesizer,
+        *,
+        postprocessors: Sequence[NodePostprocessor] = (),
+    ) -> None:
+        if not hasattr(retriever, "retrieve"):
+            raise ConfigError(f"{retriever!r} has no retrieve(query, trace=): pass a retriever")
+        if not hasattr(synthesizer, "synthesize"):
+            raise ConfigError(f"{synthesizer!r} has no synthesize(): pass a Synthesizer")
+        self.retriever = retriever
+        self.synthesizer = synthesizer
+        self.postprocessors = _checked_postprocessors(postprocessors)
+
+    @classmethod
+    def from_index(
+        cls,
+        index: VectorStoreIndex,
+        *,
+        llm: LLM,
+        response_mode: ResponseMode | str = ResponseMode.COMPACT,
+        similarity_top_k: int = 4,
+        node_postprocessors: Sequence[NodePostprocessor] = (),
+        filters: Any = None,
+        doc_ids: Sequence[str] | None = None,
+        max_concurrency: int = 4,
+    ) -> QueryEngine:
+        """A query engine over ``index``'s vector retriever (``index.as_query_engine``)."""
+        if llm is None:
+            raise ConfigError(
+                "a query engine needs an llm: pass llm=resolve_llm() (ragcore.llms.resolve) "
+                "for the default, or e.g. ExtractiveLLM() to answer offline"
+            )
+        retriever = index.as_retriever(
+            similarity_top_k=similarity_top_k, filters=filters, doc_ids=doc_ids
+        )
+        synthesizer = Synthesizer(
+            llm, response_mode=response_mode, max_concurrency=max_concurrency
+        )
+        return cls(retriever, synthesizer, postprocessors=node_postprocessors)
+
+    def retrieve(self, question: str, *, trace: Trace | None = None) -> list[ScoredNode]:
+        """The nodes the synthesizer would see: retrieved, then postprocessed in order."""
+        _check_question(question)
+        nodes = self.retriever.retrieve(question, trace=trace)
+        return apply_postprocessors(self.postprocessors, nodes, question, trace)
+
+    def query(self, question: str, *, trace: Trace | None = None) -> Response:
+        """Answer ``question``; iterate the response to stream it, or read ``.text``."""
+        trace = Trace() if trace is None else trace
+        trace.notes.setdefault("question", question)
+        nodes = self.retrieve(question, trace=trace)
+        return self.synthesizer.synthesize(question, nodes, trace=trace)
+
+
+def apply_postprocessors(
+    postprocessors: Sequence[NodePostprocessor],
+    nodes: list[ScoredNode],
+    question: str,
+    trace: Trace | None,
+) -> list[ScoredNode]:
+    """Run each postprocessor in order, each timed as a "postprocess: <name>" stage."""
+    for processor in postprocessors:
+        if trace is None:
+            nodes = list(processor.postprocess(nodes, question))
+            continue
+        with trace.stage(f"postprocess: {type(processor).__name__}", nodes_in=len(nodes)) as d:
+            nodes = list(processor.postprocess(nodes, question))
+            d["nodes_out"] = len(nodes)
+    return nodes
+
+
+def _checked_postprocessors(processors: Sequence[NodePostprocessor]) -> tuple:
+    processors = tuple(processors)
+    for processor in processors:
+        if not hasattr(processor, "postprocess"):
+            raise ConfigError(
+                f"{processor!r} is not a node postprocessor: it needs "
+                "postprocess(nodes, query) (see ragcore.postprocess)"
+            )
+    return processors
+
+
+def _check_question(question: str) -> None:
+    if not isinstance(question, str) or not question.strip():
+        raise ConfigError(f"the question ({question!r}) is empty: ask something")
+
+
+@dataclass(slots=True)
+class ModeResult:
+    """One response mode's answer to the compared question, with its cost."""
+
+    mode: ResponseMode
+    answer: str
+    llm_calls: int
+    tokens_in: int
+    tokens_out: int
+    seconds: float
+    trace: Trace
+    source_nodes: list[ScoredNode] = field(default_factory=list)
+    error: str | None = None  # set when this mode failed (the others still ran)
+
+
+def iter_compare_modes(
+    question: str,
+    *,
+    llm: LLM,
+    modes: Iterable[ResponseMode | str] = tuple(ResponseMode),
+    nodes: Sequence[ScoredNode] | None = None,
+    retriever: Retriever | None = None,
+    postprocessors: Sequence[NodePostprocessor] = (),
+    max_concurrency: int = 4,
+    trace: Trace | None = None,
+) -> Iterator[ModeResult]:
+    """``compare_modes``, yielding each mode's result as soon as it is ready."""
+    modes = [ResponseMode.parse(m) for m in modes]
+    synthesizers = [Synthesizer(llm, response_mode=m, max_concurrency=max_concurrency) for m in modes]
+    nodes = _compared_nodes(question, nodes, retriever, postprocessors, trace)
+    for synthesizer in synthesizers:
+        yield _run_mode(synthesizer, question, nodes)
+
+
+def compare_modes(
+    question: str,
+    *,
+    llm: LLM,
+    modes: Iterable[ResponseMode | str] = tuple(ResponseMode),
+    nodes: Sequence[ScoredNode] | None = None,
+    retriever: Retriever | None = None,
+    postprocessors: Sequence[NodePostprocessor] = (),
+    max_concurrency: int = 4,
+    trace: Trace | None = None,
+) -> list[ModeResult]:
+    """Answer one question in several modes over the SAME nodes (given, or retrieved once).
+
+    ``trace`` (optional) records the shared retrieval; each mode gets its own trace.
+    """
+    return list(
+        iter_compare_modes(
+            question,
+            llm=llm,
+            modes=modes,
+            nodes=nodes,
+            retriever=retriever,
+            postprocessors=postprocessors,
+            max_concurrency=max_concurrency,
+            trace=trace,
+        )
+    )
+
+
+def _compared_nodes(
+    question: str,
+    nodes: Sequence[ScoredNode] | None,
+    retriever: Retriever | None,
+    postprocessors: Sequence[NodePostprocessor],
+    trace: Trace | None,
+) -> list[ScoredNode]:
+    if (nodes is None) == (retriever is None):
+        raise ConfigError("compare_modes needs exactly one of nodes= or retriever=")
+    _check_question(question)
+    if nodes is None:
+        nodes = retriever.retrieve(question, trace=trace)
+    return apply_postprocessors(_checked_postprocessors(postprocessors), list(nodes), question, trace)
+
+
+def _run_mode(synthesizer: Synthesizer, question: str, nodes: list[ScoredNode]) -> ModeResult:
+    trace = Trace()
+    start = time.perf_counter()
+    answer, error = "", None
+    try:
+        answer = synthesizer.synthesize(question, nodes, trace=trace).text
+    except RagcoreError as exc:
+        # One failing mode (an LLM error, a window too small) must not hide the others.
+        error = f"{type(exc).__name__}: {exc}"
+    return ModeResult(
+        mode=synthesizer.response_mode,
+        answer=answer,
+        llm_calls=len(trace.llm_calls),
+        tokens_in=trace.total_tokens_in,
+        tokens_out=trace.total_tokens_out,
+        seconds=time.perf_counter() - start,
+        trace=trace,
+        source_nodes=list(nodes),
+        error=error,
+    )

@@ -1,0 +1,48 @@
+"""Readers: files, folders and SQL query results to ``Document``s.
+
+The first stage of the pipeline. ``SimpleDirectoryReader`` reads a folder (or a list of files)
+and reports each file it cannot read in ``.failures`` while the others load; ``load_file`` reads
+one file and raises ``ReaderError(path, problem, hint)``; ``DatabaseReader`` turns SQL rows into
+documents. One module per format, each returning ``Part``s that ``files.load_file`` turns into
+documents with file metadata and stable ids:
+
+    directory.py   SimpleDirectoryReader: folder scan, filters, per-file failure report
+    files.py       load_file, the extension -> reader table, file metadata, MIME types
+    database.py    DatabaseReader: SQL rows (sqlite3, or SQLAlchemy when installed)
+    text.py        .txt .text .log .rst, and RFC-style paginated text (running headers removed)
+    markdown.py    .md .markdown (source kept as written, first heading as ``title``)
+    pdf.py         .pdf, one document per page with ``page`` and ``page_label`` (pypdf)
+    word.py        .docx paragraphs and tables (python-docx)
+    html_text.py   .html .htm .xhtml visible text, ``title`` kept (BeautifulSoup)
+    tables.py      .csv .tsv rows as "column: value" lines
+    json_text.py   .json as indented text; .jsonl one document per line
+    notebook.py    .ipynb markdown and code cells, no outputs
+    decoding.py    bytes to text: encoding detection (charset-normalizer), binary refusal
+    part.py        Part: the text, metadata and id suffix a format reader returns
+
+Heavy parsers (pypdf, python-docx, bs4, charset-normalizer) are imported on first use only.
+Unlike LlamaIndex, ids are stable by default: the resolved file path (or ``doc_id_base``), plus
+``#page=N`` for PDF pages and ``#line=N`` for JSON Lines records.
+"""
+
+from ragcore.errors import ReaderError
+from ragcore.readers.database import DatabaseReader
+from ragcore.readers.directory import SimpleDirectoryReader
+from ragcore.readers.files import (
+    MIME_TYPES,
+    READERS,
+    SUPPORTED_EXTENSIONS,
+    file_metadata,
+    load_file,
+)
+
+__all__ = [
+    "MIME_TYPES",
+    "READERS",
+    "SUPPORTED_EXTENSIONS",
+    "DatabaseReader",
+    "ReaderError",
+    "SimpleDirectoryReader",
+    "file_metadata",
+    "load_file",
+]

@@ -1,0 +1,150 @@
+"""Bytes to text: reading a file safely, detecting its encoding, and refusing binary junk.
+
+Every text-based reader (plain text, Markdown, HTML, CSV, JSON, notebooks) reads through here, so
+they all fail the same way on an empty, unreadable or binary file. UTF-8 (with or without BOM)
+and BOM-marked UTF-16/32 are decoded directly; anything else is detected with charset-normalizer
+(imported only when needed). Among equally plausible single-byte encodings cp1252 is preferred:
+it is by far the most common legacy encoding of Western text, and the detector otherwise tends to
+pick a sibling (cp1250, cp1257) that garbles accented letters.
+"""
+
+from __future__ import annotations
+
+import codecs
+import logging
+import re
+from pathlib import Path
+from typing import Any
+
+from ragcore.errors import ReaderError
+
+logger = logging.getLogger(__name__)
+
+# Longest BOMs first: the UTF-32 LE BOM starts with the UTF-16 LE one.
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+# Control characters that never occur in text (tab, newlines, form feed and ESC are allowed:
+# ESC appears in logs with terminal colours), and the replacement character of a failed decode.
+_NOT_TEXT = re.compile("[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f\ufffd]")
+_BINARY_RATIO = 0.01
+_RARE_PREFIXES = ("cp437", "cp7", "cp8", "mac_", "hp_", "ptcp", "kz1048")
+_SAMPLE_CHARS = 65536
+
+
+def read_bytes(path: Path) -> bytes:
+    """The file's bytes, or a ReaderError saying why it cannot be read and what to do."""
+    try:
+        data = path.read_bytes()
+    except IsADirectoryError as exc:
+        raise ReaderError(
+            path,
+            "is a directory, not a file",
+            "read folders with SimpleDirectoryReader(input_dir=...)",
+        ) from exc
+    except FileNotFoundError as exc:
+        if path.is_symlink():
+            raise ReaderError(
+                path,
+                "is a broken symbolic link (its target does not exist)",
+                "fix or remove the link",
+            ) from exc
+        raise ReaderError(path, "does not exist", "check the path and the file name") from exc
+    except PermissionError as exc:
+        raise ReaderError(
+            path, "permission denied", "make the file readable (chmod +r) or leave it out"
+        ) from exc
+    except OSError as exc:
+        problem = f"cannot be read ({exc.strerror or exc})"
+        raise ReaderError(path, problem, "check the disk and the file") from exc
+    if not data:
+        raise ReaderError(path, "the file is empty (0 bytes)", "add content or leave the file out")
+    return data
+
+
+def read_text(path: Path) -> str:
+    """The file decoded to text with newlines normalized to ``\\n``."""
+    return decode_text(read_bytes(path), path)
+
+
+def decode_text(data: bytes, path: Path, *, declared: str | None = None) -> str:
+    """Decode ``data``: BOM, then ``declared`` (e.g. an HTML meta charset), UTF-8, detection."""
+    if not data:
+        raise ReaderError(path, "the file is empty (0 bytes)", "add content or leave the file out")
+    text = _decode_known(data, declared)
+    if text is None:
+        text = _decode_detected(data, path)
+    if looks_binary(text):
+        raise _binary(path, "looks like a binary file, not text")
+    return text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def looks_binary(text: str) -> bool:
+    """True when more than 1% of the first 64k characters are control or replacement chars."""
+    sample = text[:_SAMPLE_CHARS]
+    if not sample:
+        return False
+    return len(_NOT_TEXT.findall(sample)) > _BINARY_RATIO * len(sample)
+
+
+def _binary(path: Path, problem: str) -> ReaderError:
+    hint = (
+        "check that the file extension matches its content; "
+        "save documents as PDF, .docx, HTML or plain text"
+    )
+    return ReaderError(path, problem, hint)
+
+
+def _decode_known(data: bytes, declared: str | None) -> str | None:
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return data.decode(encoding, errors="replace")
+    if declared:
+        try:
+            return data.decode(declared)
+        except (LookupError, UnicodeDecodeError):
+            logger.debug("declared encoding %r does not decode the data; detecting", declared)
+    # NUL bytes are valid UTF-8 but mean UTF-16/32 without a BOM (or binary): let detection decide.
+    if b"\x00" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _decode_detected(data: bytes, path: Path) -> str:
+    from charset_normalizer import from_bytes
+
+    matches = from_bytes(data)
+    best = matches.best()
+    if best is None:
+        raise _binary(path, "looks like a binary file, not text (no text encoding fits it)")
+    encoding = _choose_encoding(matches, best)
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError:
+        encoding = best.encoding
+        text = data.decode(encoding, errors="replace")
+    logger.debug("%s: detected encoding %s", path, encoding)
+    return text
+
+
+def _choose_encoding(matches: Any, best: Any) -> str:
+    """The detector's pick, overruled in favour of cp1252 when that fits as well.
+
+    DOS and Mac code pages fit short Western text as well as cp1252 does (their accented letters
+    sit at other byte values, so the detector sees no chaos) but are rarely what a file is
+    written in today: they are considered only when nothing else fits.
+    """
+    modern = [m for m in matches if not m.encoding.startswith(_RARE_PREFIXES)] or [best]
+    least_chaos = min(m.percent_chaos for m in modern)
+    for match in modern:
+        fits = match.percent_chaos <= least_chaos + 1.0
+        if fits and "cp1252" in match.could_be_from_charset:
+            return "cp1252"
+    return modern[0].encoding

@@ -1,0 +1,207 @@
+"""SimpleDirectoryReader: a folder (or a list of files) to Documents, one report entry per failure.
+
+As in LlamaIndex, but: a bad file never stops the load (it becomes a ``ReaderError`` in
+``.failures`` naming the file, the problem and the fix, and a logged warning), document ids are
+stable by default (``filename_as_id=True``: the resolved path, plus ``#page=N`` for PDF pages;
+LlamaIndex defaults to random ids, which makes re-ingesting a file duplicate it), folders are
+scanned for supported extensions only, and hidden files and folders are skipped.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+import os
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from ragcore.errors import ConfigError, ReaderError
+from ragcore.readers.files import SUPPORTED_EXTENSIONS, load_file
+from ragcore.types import Document
+
+logger = logging.getLogger(__name__)
+
+# progress(done, total): called after each file, as in ragcore.embeddings.
+Progress = Callable[[int, int], None]
+
+
+class SimpleDirectoryReader:
+    """Load every supported file of ``input_dir`` (or exactly ``input_files``) into Documents.
+
+    Options that filter a folder scan (``recursive``, ``exclude`` glob patterns, ``required_exts``,
+    ``exclude_hidden``) do not apply to ``input_files``; ``num_files_limit`` caps both.
+    ``file_metadata(path) -> dict`` adds metadata to every document of a file, and the two
+    ``excluded_*_metadata_keys`` lists, when given, replace each document's defaults.
+    """
+
+    def __init__(
+        self,
+        *,
+        input_dir: str | Path | None = None,
+        input_files: Iterable[str | Path] | None = None,
+        recursive: bool = False,
+        exclude: Iterable[str] | None = None,
+        required_exts: Iterable[str] | None = None,
+        filename_as_id: bool = True,
+        num_files_limit: int | None = None,
+        exclude_hidden: bool = True,
+        file_metadata: Callable[[Path], Mapping[str, Any]] | None = None,
+        excluded_embed_metadata_keys: Iterable[str] | None = None,
+        excluded_llm_metadata_keys: Iterable[str] | None = None,
+    ) -> None:
+        self.input_dir, self.input_files = _check_inputs(input_dir, input_files)
+        self.recursive = bool(recursive)
+        self.exclude = _string_list("exclude", exclude, "exclude=['*.log', 'drafts/*']")
+        self.required_exts = _extensions(required_exts)
+        self.filename_as_id = bool(filename_as_id)
+        self.num_files_limit = _limit(num_files_limit)
+        self.exclude_hidden = bool(exclude_hidden)
+        self.file_metadata = file_metadata
+        self.excluded_embed_metadata_keys = _optional_keys(excluded_embed_metadata_keys)
+        self.excluded_llm_metadata_keys = _optional_keys(excluded_llm_metadata_keys)
+        self.failures: list[ReaderError] = []
+
+    def iter_files(self) -> list[Path]:
+        """The files ``load_data`` will read, in order (sorted for a folder scan)."""
+        if self.input_files is not None:
+            files = list(self.input_files)
+        else:
+            files = self._scan(self.input_dir)
+        return files[: self.num_files_limit] if self.num_files_limit else files
+
+    def load_data(self, *, progress: Progress | None = None) -> list[Document]:
+        """Read every file; a file that fails goes to ``self.failures`` and the rest still load."""
+        self.failures = []
+        documents: list[Document] = []
+        files = self.iter_files()
+        for done, path in enumerate(files, start=1):
+            try:
+                loaded = _load_one(path)
+            except ReaderError as exc:
+                logger.warning("skipped %s", exc)
+                self.failures.append(exc)
+            else:
+                documents.extend(self._finish(loaded, path))
+            if progress is not None:
+                progress(done, len(files))
+        return documents
+
+    def _finish(self, documents: list[Document], path: Path) -> list[Document]:
+        extra = dict(self.file_metadata(path)) if self.file_metadata else {}
+        for document in documents:
+            if not self.filename_as_id:
+                document.doc_id = str(uuid.uuid4())
+            document.metadata.update(extra)
+            if self.excluded_embed_metadata_keys is not None:
+                document.excluded_embed_metadata_keys = list(self.excluded_embed_metadata_keys)
+            if self.excluded_llm_metadata_keys is not None:
+                document.excluded_llm_metadata_keys = list(self.excluded_llm_metadata_keys)
+        return documents
+
+    def _scan(self, root: Path) -> list[Path]:
+        allowed = self.required_exts or SUPPORTED_EXTENSIONS
+        found = []
+        for folder, dirnames, filenames in os.walk(root, onerror=_log_walk_error):
+            folder_path = Path(folder)
+            keep = [d for d in dirnames if self.recursive and self._keep(folder_path / d, root)]
+            dirnames[:] = keep  # os.walk descends only into the folders left here
+            for name in filenames:
+                path = folder_path / name
+                if path.suffix.lower() in allowed and self._keep(path, root):
+                    found.append(path)
+        return sorted(found)
+
+    def _keep(self, path: Path, root: Path) -> bool:
+        relative = PurePosixPath(path.relative_to(root).as_posix())
+        if self.exclude_hidden and _is_hidden(relative.name):
+            return False
+        return not any(_matches(relative, pattern) for pattern in self.exclude)
+
+
+def _load_one(path: Path) -> list[Document]:
+    """load_file, with an unexpected crash in a reader reported as that file's failure."""
+    try:
+        return load_file(path)
+    except ReaderError:
+        raise
+    except Exception as exc:  # a reader bug on one odd file must not abort the whole folder
+        logger.exception("unexpected error reading %s", path)
+        raise ReaderError(
+            path,
+            f"could not be read ({type(exc).__name__}: {exc})",
+            "convert it to another format and try again; please report the file if it is valid",
+        ) from exc
+
+
+def _log_walk_error(exc: OSError) -> None:
+    logger.warning("cannot list folder %s: %s; its files are skipped", exc.filename, exc.strerror)
+
+
+def _is_hidden(name: str) -> bool:
+    """Dot files and folders (.git, .DS_Store) and Office lock files (~$report.docx)."""
+    return name.startswith((".", "~$"))
+
+
+def _matches(relative: PurePosixPath, pattern: str) -> bool:
+    """Glob ``pattern`` against the relative path, the file name, or any parent folder."""
+    candidates = [relative.as_posix(), relative.name]
+    candidates += [parent.as_posix() for parent in relative.parents if parent.parts]
+    patterns = [pattern, pattern[3:]] if pattern.startswith("**/") else [pattern]
+    return any(fnmatch.fnmatch(c, p) for c in candidates for p in patterns)
+
+
+def _check_inputs(
+    input_dir: str | Path | None, input_files: Iterable[str | Path] | None
+) -> tuple[Path | None, list[Path] | None]:
+    if (input_dir is None) == (input_files is None):
+        raise ConfigError(
+            "give exactly one of input_dir='folder' or input_files=['a.pdf', ...]"
+            + (", not both" if input_dir is not None else "")
+        )
+    if input_dir is not None:
+        folder = Path(input_dir)
+        if not folder.is_dir():
+            problem = "is not a folder" if folder.exists() else "does not exist"
+            raise ConfigError(f"input_dir {str(folder)!r} {problem}: give the path of a folder")
+        return folder, None
+    if isinstance(input_files, (str, Path)):
+        example = f"input_files=[{str(input_files)!r}]"
+        raise ConfigError(f"input_files must be a list of paths, e.g. {example}")
+    files = list(dict.fromkeys(Path(p) for p in input_files))  # a file named twice loads once
+    if not files:
+        raise ConfigError("input_files is empty: give at least one file path")
+    return None, files
+
+
+def _limit(value: int | None) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"num_files_limit ({value!r}) must be a positive integer or None")
+    return value
+
+
+def _string_list(name: str, values: Iterable[str] | None, example: str) -> list[str]:
+    if values is None:
+        return []
+    items = [values] if isinstance(values, str) else list(values)
+    if isinstance(values, str) or not all(isinstance(v, str) for v in items):
+        raise ConfigError(f"{name} ({values!r}) must be a list of strings, e.g. {example}")
+    return items
+
+
+def _extensions(values: Iterable[str] | None) -> tuple[str, ...] | None:
+    if values is None:
+        return None
+    names = _string_list("required_exts", values, "required_exts=['.md', '.pdf']")
+    if not names or not all(n.strip(". ") for n in names):
+        raise ConfigError(f"required_exts ({values!r}) must list extensions, e.g. ['.md', '.pdf']")
+    return tuple("." + n.strip().lstrip(".").lower() for n in names)
+
+
+def _optional_keys(values: Iterable[str] | None) -> tuple[str, ...] | None:
+    if values is None:
+        return None
+    return tuple(_string_list("excluded metadata keys", values, "['file_path', 'file_size']"))

@@ -1,0 +1,127 @@
+"""One file to Documents: pick the reader by extension, add file metadata and stable ids.
+
+``load_file`` is the single entry point every caller uses (the directory reader, the workspace,
+the CLI). It chooses a reader from ``READERS`` (unknown extensions are read as plain text, and
+refused if they turn out to be binary), then turns each returned ``Part`` into a ``Document``:
+file metadata (path, name, MIME type, size, creation and modification dates, never the
+last-accessed date, which changes on every read and would defeat change detection) plus the
+part's own metadata, and a stable id: the resolved path (or ``doc_id_base``) plus the part's
+suffix, e.g. ``/data/report.pdf#page=3``.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+from ragcore.errors import ReaderError
+from ragcore.readers.html_text import read_html
+from ragcore.readers.json_text import read_json, read_jsonl
+from ragcore.readers.markdown import read_markdown
+from ragcore.readers.notebook import read_notebook
+from ragcore.readers.part import Part
+from ragcore.readers.pdf import read_pdf
+from ragcore.readers.tables import read_csv
+from ragcore.readers.text import read_plain_text
+from ragcore.readers.word import read_docx
+from ragcore.types import DEFAULT_EXCLUDED_EMBED_KEYS, DEFAULT_EXCLUDED_LLM_KEYS, Document
+
+FileReader = Callable[[Path], list[Part]]
+
+READERS: dict[str, FileReader] = {
+    ".txt": read_plain_text,
+    ".text": read_plain_text,
+    ".log": read_plain_text,
+    ".rst": read_plain_text,
+    ".md": read_markdown,
+    ".markdown": read_markdown,
+    ".pdf": read_pdf,
+    ".docx": read_docx,
+    ".html": read_html,
+    ".htm": read_html,
+    ".xhtml": read_html,
+    ".csv": read_csv,
+    ".tsv": read_csv,
+    ".json": read_json,
+    ".jsonl": read_jsonl,
+    ".ipynb": read_notebook,
+}
+SUPPORTED_EXTENSIONS: tuple[str, ...] = tuple(sorted(READERS))
+
+MIME_TYPES: dict[str, str] = {
+    ".txt": "text/plain",
+    ".text": "text/plain",
+    ".log": "text/plain",
+    ".rst": "text/x-rst",
+    ".md": "text/markdown",
+    ".markdown": "text/markdown",
+    ".pdf": "application/pdf",
+    ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    ".html": "text/html",
+    ".htm": "text/html",
+    ".xhtml": "application/xhtml+xml",
+    ".csv": "text/csv",
+    ".tsv": "text/tab-separated-values",
+    ".json": "application/json",
+    ".jsonl": "application/jsonl",
+    ".ipynb": "application/x-ipynb+json",
+}
+
+
+def load_file(path: str | Path, *, doc_id_base: str | None = None) -> list[Document]:
+    """Read one file into Documents (one per PDF page or JSON Lines record, else one).
+
+    Raises ReaderError(path, problem, hint) when the file cannot be read or holds no text.
+    """
+    path = Path(path)
+    reader = READERS.get(path.suffix.lower(), read_plain_text)
+    parts = [part for part in reader(path) if part.text.strip()]
+    if not parts:
+        raise ReaderError(path, "contains no text", "check that the file has readable content")
+    metadata = file_metadata(path)
+    base = doc_id_base if doc_id_base is not None else metadata["file_path"]
+    return [_document(part, base, metadata) for part in parts]
+
+
+def file_metadata(path: Path) -> dict[str, Any]:
+    """file_path, file_name, file_type (MIME), file_size and ISO creation/modification dates."""
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise ReaderError(path, f"cannot be inspected ({exc.strerror or exc})", "check it") from exc
+    # st_birthtime is the real creation time where the OS records it; Linux offers only ctime.
+    created = getattr(stat, "st_birthtime", None) or stat.st_ctime
+    return {
+        "file_path": str(path.resolve()),
+        "file_name": path.name,
+        "file_type": mime_type(path),
+        "file_size": stat.st_size,
+        "creation_date": _iso_date(created),
+        "last_modified_date": _iso_date(stat.st_mtime),
+    }
+
+
+def mime_type(path: Path) -> str:
+    """The MIME type by extension (unknown types are read as text: text/plain by default)."""
+    known = MIME_TYPES.get(path.suffix.lower())
+    return known or mimetypes.guess_type(path.name)[0] or "text/plain"
+
+
+def _iso_date(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, tz=timezone.utc).date().isoformat()
+
+
+def _document(part: Part, base: str, file_meta: dict[str, Any]) -> Document:
+    return Document(
+        text=part.text,
+        doc_id=f"{base}{part.id_suffix}",
+        metadata={**file_meta, **part.metadata},
+        excluded_embed_metadata_keys=_merge(DEFAULT_EXCLUDED_EMBED_KEYS, part.excluded_embed_keys),
+        excluded_llm_metadata_keys=_merge(DEFAULT_EXCLUDED_LLM_KEYS, part.excluded_llm_keys),
+    )
+
+
+def _merge(defaults: tuple[str, ...], extra: tuple[str, ...]) -> list[str]:
+    return list(dict.fromkeys((*defaults, *extra)))

@@ -1,0 +1,112 @@
+"""Safe names and writes inside the workspace: sanitized upload names, checked paths, atomic JSON.
+
+Everything the workspace writes goes through here, so one module decides what a safe file name
+is, that a path stays inside its root, and that a half-written file never replaces a good one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+from .errors import WorkspaceError
+
+MAX_FILENAME_LENGTH = 120
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+NAME_RULE = (
+    "1-64 characters: letters, digits, '-' and '_', starting with a letter or digit"
+)
+_UNSAFE_CHARS = re.compile(r'[\\/:*?"<>|\x00-\x1f\x7f]')
+_WINDOWS_RESERVED = {"con", "prn", "aux", "nul"} | {f"{p}{i}" for p in ("com", "lpt") for i in
+                                                     range(1, 10)}
+
+
+def validate_name(name: str, *, what: str = "index name") -> str:
+    """Return ``name`` if it is a valid index (or chat) name, else raise WorkspaceError."""
+    if not isinstance(name, str) or not NAME_PATTERN.match(name):
+        raise WorkspaceError(f"{what} {name!r} is not allowed: use {NAME_RULE}")
+    return name
+
+
+def sanitize_filename(filename: str) -> str:
+    """A file name safe to create in one folder: no separators, '..', control chars; short.
+
+    Keeps the extension (readers choose by it) and as much of the stem as fits.
+    """
+    name = unicodedata.normalize("NFC", str(filename))
+    # A browser may send a full client path ("C:\\docs\\a.pdf"): keep only the last part.
+    name = re.split(r"[\\/]", name)[-1]
+    name = _UNSAFE_CHARS.sub("_", name).strip().strip(".")
+    name = re.sub(r"\s+", " ", name)
+    if not name:
+        name = "upload"
+    stem, dot, ext = name.rpartition(".")
+    if not dot:
+        stem, ext = name, ""
+    ext = ext[:16]
+    if stem.lower() in _WINDOWS_RESERVED:
+        stem = f"_{stem}"
+    room = MAX_FILENAME_LENGTH - (len(ext) + 1 if ext else 0)
+    stem = _truncate_utf8(stem, room).rstrip(" .") or "upload"
+    return f"{stem}.{ext}" if ext else stem
+
+
+def _truncate_utf8(text: str, max_chars: int) -> str:
+    # File systems limit names to 255 bytes; MAX_FILENAME_LENGTH characters of up to 2 bytes fit.
+    text = text[:max_chars]
+    while len(text.encode("utf-8")) > 2 * MAX_FILENAME_LENGTH:
+        text = text[:-1]
+    return text
+
+
+def inside(root: Path, path: Path) -> Path:
+    """``path`` resolved, after checking it lies inside ``root`` (else WorkspaceError)."""
+    root_resolved = root.resolve()
+    resolved = path.resolve()
+    if resolved != root_resolved and root_resolved not in resolved.parents:
+        raise WorkspaceError(
+            f"refusing to touch {path}: it is outside the workspace {root_resolved}"
+        )
+    return resolved
+
+
+def write_bytes_atomic(path: Path, data: bytes, *, private: bool = False) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename (no torn files).
+
+    ``private`` makes the file readable by its owner only, from its first byte on.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, 0o600 if private else 0o644)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json_atomic(path: Path, data: Any, *, private: bool = False) -> None:
+    """Write ``data`` as indented JSON; ``private`` makes the file readable by its owner only."""
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    write_bytes_atomic(path, text.encode("utf-8"), private=private)
+
+
+def read_json(path: Path, *, what: str) -> Any:
+    """Parse a JSON file the workspace wrote, with an error that names the file."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise WorkspaceError(f"{what} not found: {path}") from exc
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise WorkspaceError(
+            f"{what} {path} cannot be read ({exc}); fix or delete the file"
+        ) from exc

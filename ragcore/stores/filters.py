@@ -1,0 +1,190 @@
+"""Metadata filters: LlamaIndex's MetadataFilters with its operator names, evaluated column-wise.
+
+A filter compares one metadata key of each node with a value. Filters combine with AND or OR and
+nest. As in LlamaIndex, a node without the key never matches (not even ``!=`` or ``nin``), and a
+value that cannot be compared with the filter's (``"a" < 3``) does not match either.
+"""
+
+from __future__ import annotations
+
+import operator as op
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from ..errors import ConfigError
+
+
+class FilterOperator(str, Enum):
+    """Comparison of a node's metadata value (left) with the filter's value (right)."""
+
+    EQ = "=="
+    NE = "!="
+    GT = ">"
+    LT = "<"
+    GTE = ">="
+    LTE = "<="
+    IN = "in"  # metadata value is one of the filter's values
+    NIN = "nin"  # metadata value is none of the filter's values
+    CONTAINS = "contains"  # metadata list (or string) contains the filter's value
+
+
+class FilterCondition(str, Enum):
+    """How the filters of one MetadataFilters combine."""
+
+    AND = "and"
+    OR = "or"
+
+
+_MISSING = object()
+
+
+def _operator(value: FilterOperator | str) -> FilterOperator:
+    if isinstance(value, FilterOperator):
+        return value
+    text = str(value).strip()
+    for member in FilterOperator:
+        if text == member.value or text.upper() == member.name:
+            return member
+    names = ", ".join(f"{m.value!r} ({m.name})" for m in FilterOperator)
+    raise ConfigError(f"unknown filter operator {value!r}: use one of {names}")
+
+
+def _freeze(value: Any) -> Any:
+    """Lists become tuples so filters are hashable (the store caches their masks)."""
+    if isinstance(value, (list, set, frozenset)):
+        return tuple(value)
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class MetadataFilter:
+    """``metadata[key] <operator> value``, e.g. MetadataFilter("page", 3, ">=")."""
+
+    key: str
+    value: Any
+    operator: FilterOperator = FilterOperator.EQ
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.key, str) or not self.key:
+            raise ConfigError(f"filter key must be a non-empty string, got {self.key!r}")
+        oper = _operator(self.operator)
+        object.__setattr__(self, "operator", oper)
+        object.__setattr__(self, "value", _freeze(self.value))
+        if oper in (FilterOperator.IN, FilterOperator.NIN) and not isinstance(self.value, tuple):
+            raise ConfigError(
+                f"operator {oper.value!r} needs a list of values for key {self.key!r}, "
+                f"got {self.value!r}"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class MetadataFilters:
+    """Filters combined with ``condition`` ("and" or "or"); entries may be MetadataFilters too."""
+
+    filters: tuple[MetadataFilter | MetadataFilters, ...] = field(default_factory=tuple)
+    condition: FilterCondition = FilterCondition.AND
+
+    def __post_init__(self) -> None:
+        items = tuple(self.filters)
+        for item in items:
+            if not isinstance(item, (MetadataFilter, MetadataFilters)):
+                raise ConfigError(
+                    f"MetadataFilters takes MetadataFilter or MetadataFilters entries, got {item!r}"
+                )
+        object.__setattr__(self, "filters", items)
+        try:
+            cond = FilterCondition(str(getattr(self.condition, "value", self.condition)).lower())
+        except ValueError as exc:
+            raise ConfigError(f"condition {self.condition!r} must be 'and' or 'or'") from exc
+        object.__setattr__(self, "condition", cond)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MetadataFilters:
+        """Build from ``{"key": value, ...}``: every key must equal its value."""
+        return cls(filters=tuple(MetadataFilter(k, v) for k, v in data.items()))
+
+
+def _safe(compare: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
+    def checked(left: Any, right: Any) -> bool:
+        try:
+            return bool(compare(left, right))
+        except TypeError:
+            return False
+
+    return checked
+
+
+def _contains(left: Any, right: Any) -> bool:
+    if isinstance(left, (list, tuple, set, frozenset, str)):
+        return right in left
+    return False
+
+
+def _is_in(left: Any, right: tuple) -> bool:
+    if isinstance(left, list):  # unhashable values compare one by one
+        return any(left == item for item in right)
+    return left in right
+
+
+_COMPARE: dict[FilterOperator, Callable[[Any, Any], bool]] = {
+    FilterOperator.EQ: _safe(op.eq),
+    FilterOperator.NE: _safe(op.ne),
+    FilterOperator.GT: _safe(op.gt),
+    FilterOperator.LT: _safe(op.lt),
+    FilterOperator.GTE: _safe(op.ge),
+    FilterOperator.LTE: _safe(op.le),
+    FilterOperator.IN: _safe(_is_in),
+    FilterOperator.NIN: _safe(lambda left, right: not _is_in(left, right)),
+    FilterOperator.CONTAINS: _safe(_contains),
+}
+
+
+def _filter_mask(flt: MetadataFilter, metadata: Sequence[dict[str, Any]]) -> np.ndarray:
+    compare, key, value = _COMPARE[flt.operator], flt.key, flt.value
+    column = (m.get(key, _MISSING) for m in metadata)
+    return np.fromiter(
+        (v is not _MISSING and v is not None and compare(v, value) for v in column),
+        dtype=bool,
+        count=len(metadata),
+    )
+
+
+def filter_mask(filters: MetadataFilters, metadata: Sequence[dict[str, Any]]) -> np.ndarray:
+    """A boolean row mask: which metadata dicts pass ``filters`` (one pass per filter).
+
+    Empty filters pass everything, whatever their condition.
+    """
+    if not filters.filters:
+        return np.ones(len(metadata), dtype=bool)
+    masks: Iterable[np.ndarray] = (
+        filter_mask(f, metadata) if isinstance(f, MetadataFilters) else _filter_mask(f, metadata)
+        for f in filters.filters
+    )
+    if filters.condition is FilterCondition.AND:
+        result = np.ones(len(metadata), dtype=bool)
+        for mask in masks:
+            result &= mask
+    else:
+        result = np.zeros(len(metadata), dtype=bool)
+        for mask in masks:
+            result |= mask
+    return result
+
+
+def as_filters(value: MetadataFilters | dict[str, Any] | None) -> MetadataFilters | None:
+    """Accept MetadataFilters, a ``{key: value}`` equality dict, or None."""
+    if value is None or isinstance(value, MetadataFilters):
+        return value
+    if isinstance(value, dict):
+        return MetadataFilters.from_dict(value)
+    raise ConfigError(
+        f"filters must be MetadataFilters or a {{key: value}} dict, got {type(value).__name__}"
+    )
+
+
+def matches(filters: MetadataFilters, metadata: dict[str, Any]) -> bool:
+    """Whether one metadata dict passes ``filters``."""
+    return bool(filter_mask(filters, [metadata])[0])

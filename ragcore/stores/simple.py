@@ -1,0 +1,406 @@
+"""SimpleVectorStore: exact search over an in-memory (or memory-mapped) numpy matrix.
+
+Rows live in one (capacity, dim) float32 matrix that grows by doubling, so adding is amortized
+O(rows added) rather than a re-concatenation per call. A query is one matrix-vector product plus
+``np.argpartition`` and a sort of the k best: no Python loop over rows. Metrics:
+
+- ``cosine``: rows and queries are L2-normalized on the way in, so the score is a dot product.
+- ``dot``: the raw inner product.
+- ``euclidean``: the score is the *negative* Euclidean distance (as in LlamaIndex), so higher is
+  still better; distances use ||a||^2 - 2ab + ||b||^2 with the row norms cached.
+
+Deleting compacts the matrix (rows after the first deleted one shift up), so a query never pays
+for dead rows. Metadata filters are evaluated column-wise and their row masks are cached until
+the store changes. On disk: ``store.json``, ``vectors.npy`` (memory-mapped on load when large),
+``vector_ids.json`` and ``vector_metadata.json`` (parsed on first use, not at load).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..errors import ConfigError, IndexFormatError, StoreError
+from .base import QUERY_MODES, QueryMode
+from .filters import MetadataFilters, as_filters, filter_mask
+from .mmr import mmr_select
+
+METRICS = ("cosine", "dot", "euclidean")
+STORE_FORMAT = "ragcore-simple-vector-store"
+STORE_VERSION = 1
+MMAP_MIN_BYTES = 64 * 1024 * 1024  # memory-map vectors.npy above this size
+_MASK_CACHE_SIZE = 8
+
+
+class SimpleVectorStore:
+    """Exact nearest-neighbour search with numpy; see the module docstring for the metrics."""
+
+    def __init__(self, *, metric: str = "cosine") -> None:
+        if metric not in METRICS:
+            raise ConfigError(f"metric {metric!r} is not supported: use one of {', '.join(METRICS)}")
+        self.metric = metric
+        self._matrix: np.ndarray | None = None  # (capacity, dim); may be a read-only memmap
+        self._size = 0
+        self._ids: list[str] = []
+        self._rows: dict[str, int] | None = {}  # id -> row; built on first use after load
+        self._metadata: list[dict[str, Any]] | None = []
+        self._metadata_raw: bytes | None = None  # vector_metadata.json, parsed on first use
+        self._sq_norms: np.ndarray | None = None  # euclidean only, computed on first query
+        self._masks: dict[MetadataFilters, np.ndarray] = {}
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __repr__(self) -> str:
+        return f"SimpleVectorStore(metric={self.metric!r}, rows={self._size}, dim={self.dim})"
+
+    @property
+    def dim(self) -> int | None:
+        """Vector dimension, or None before the first add."""
+        return None if self._matrix is None else int(self._matrix.shape[1])
+
+    def ids(self) -> list[str]:
+        """Row ids in row order."""
+        return list(self._ids)
+
+    def vectors(self) -> np.ndarray:
+        """The stored vectors, rows aligned with ``ids()`` (a read-only view)."""
+        if self._matrix is None:
+            return np.zeros((0, 0), dtype=np.float32)
+        view = self._matrix[: self._size]
+        view.flags.writeable = False
+        return view
+
+    def metadata(self, node_id: str) -> dict[str, Any]:
+        """The metadata stored with one row."""
+        row = self._row_map().get(node_id)
+        if row is None:
+            raise StoreError(f"no vector with id {node_id!r} in the store")
+        return self._metadata_list()[row]
+
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self._row_map()
+
+    def _row_map(self) -> dict[str, int]:
+        if self._rows is None:
+            self._rows = dict(zip(self._ids, range(len(self._ids))))
+        return self._rows
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def add(
+        self,
+        ids: Sequence[str],
+        vectors: np.ndarray,
+        metadata: Sequence[dict[str, Any]] | None = None,
+    ) -> None:
+        """Add rows; an id already present has its vector and metadata replaced."""
+        if len(ids) == 0:
+            return
+        matrix = self._check_vectors(ids, vectors, metadata)
+        metas = [dict(m) if m else {} for m in metadata] if metadata is not None else None
+        rows = self._row_map()
+        existing = [i for i, node_id in enumerate(ids) if node_id in rows]
+        if existing:
+            self.delete([ids[i] for i in existing])
+        self._reserve(self._size + len(ids), matrix.shape[1])
+        assert self._matrix is not None
+        self._matrix[self._size : self._size + len(ids)] = matrix
+        rows.update(zip(ids, range(self._size, self._size + len(ids))))
+        self._ids.extend(ids)
+        self._metadata_list().extend(metas if metas is not None else [{} for _ in ids])
+        self._size += len(ids)
+        self._changed()
+
+    def delete(self, ids: Sequence[str]) -> int:
+        """Remove rows by id (unknown ids are ignored); returns how many were removed."""
+        rows = self._row_map()
+        doomed_ids = {i for i in ids if i in rows}
+        if not doomed_ids:
+            return 0
+        doomed = sorted(rows[i] for i in doomed_ids)
+        # Surviving runs between deleted rows move up as whole blocks (a document's rows are
+        # usually contiguous, so this is one memmove), and lists are rebuilt from slices.
+        runs = [(a + 1, b) for a, b in zip(doomed, doomed[1:] + [self._size]) if b > a + 1]
+        self._make_writable()
+        assert self._matrix is not None
+        metadata = self._metadata_list()
+        first = write = doomed[0]
+        new_ids, new_meta = self._ids[:first], metadata[:first]
+        for start, stop in runs:
+            self._matrix[write : write + stop - start] = self._matrix[start:stop]
+            write += stop - start
+            new_ids += self._ids[start:stop]
+            new_meta += metadata[start:stop]
+        self._ids, self._metadata = new_ids, new_meta
+        for node_id in doomed_ids:
+            del rows[node_id]
+        self._size -= len(doomed)
+        rows.update(zip(self._ids[first:], range(first, self._size)))
+        self._changed()
+        return len(doomed)
+
+    def _check_vectors(
+        self, ids: Sequence[str], vectors: np.ndarray, metadata: Sequence[Any] | None
+    ) -> np.ndarray:
+        matrix = np.asarray(vectors, dtype=np.float32)
+        if matrix.ndim != 2 or matrix.shape[0] != len(ids):
+            raise StoreError(
+                f"vectors must be a 2-D array with one row per id: got shape {matrix.shape} "
+                f"for {len(ids)} ids"
+            )
+        if metadata is not None and len(metadata) != len(ids):
+            raise StoreError(f"got {len(metadata)} metadata entries for {len(ids)} ids")
+        if len(set(ids)) != len(ids):
+            raise StoreError("ids passed to add() must be unique within one call")
+        if self.dim is not None and matrix.shape[1] != self.dim:
+            raise StoreError(
+                f"vectors have dimension {matrix.shape[1]} but the store holds dimension "
+                f"{self.dim}: use the embedding model the store was built with"
+            )
+        if not np.isfinite(matrix).all():
+            raise StoreError("vectors contain NaN or infinite values")
+        if self.metric == "cosine":
+            matrix = _normalized(matrix)
+        return matrix
+
+    def _reserve(self, rows: int, dim: int) -> None:
+        capacity = 0 if self._matrix is None else self._matrix.shape[0]
+        if self._matrix is not None and rows <= capacity and self._matrix.flags.writeable:
+            return
+        grown = np.empty((max(rows, 2 * capacity, 16), dim), dtype=np.float32)
+        if self._matrix is not None:
+            grown[: self._size] = self._matrix[: self._size]
+        self._matrix = grown
+
+    def _make_writable(self) -> None:
+        if self._matrix is not None and not self._matrix.flags.writeable:
+            self._matrix = np.array(self._matrix[: self._size], dtype=np.float32)
+
+    def _changed(self) -> None:
+        self._sq_norms = None
+        self._masks.clear()
+
+    # -- searching ---------------------------------------------------------------------------
+
+    def query(
+        self,
+        vector: np.ndarray,
+        *,
+        top_k: int,
+        filters: MetadataFilters | dict[str, Any] | None = None,
+        node_ids: Sequence[str] | None = None,
+        mode: QueryMode = "similarity",
+        mmr_threshold: float = 0.5,
+    ) -> list[tuple[str, float]]:
+        """(id, score) pairs, best first, among rows passing ``filters`` and ``node_ids``.
+
+        In "mmr" mode the order is MMR's and each score is still the similarity to the query.
+        """
+        _check_query_options(top_k, mode, mmr_threshold)
+        if self._size == 0:
+            return []
+        query = self._prepare_query(vector)
+        rows = self._candidate_rows(as_filters(filters), node_ids)
+        if rows is not None and rows.size == 0:
+            return []
+        assert self._matrix is not None
+        matrix = self._matrix[: self._size] if rows is None else self._matrix[rows]
+        scores = self._scores(matrix, query, rows)
+        if mode == "mmr":
+            picked = np.asarray(
+                mmr_select(matrix, scores, top_k=top_k, lam=mmr_threshold, similarity=self._pairwise),
+                dtype=np.int64,
+            )
+        else:
+            picked = top_k_indices(scores, top_k)
+        found = picked if rows is None else rows[picked]
+        return [(self._ids[r], float(s)) for r, s in zip(found.tolist(), scores[picked].tolist())]
+
+    def _prepare_query(self, vector: np.ndarray) -> np.ndarray:
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if query.shape[0] != self.dim:
+            raise StoreError(
+                f"query vector has dimension {query.shape[0]} but the store holds dimension "
+                f"{self.dim}: embed the query with the model the index was built with"
+            )
+        if not np.isfinite(query).all():
+            raise StoreError("query vector contains NaN or infinite values")
+        if self.metric == "cosine":
+            norm = float(np.linalg.norm(query))
+            query = query / norm if norm > 0 else query
+        return query
+
+    def _scores(self, matrix: np.ndarray, query: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
+        dots = matrix @ query
+        if self.metric != "euclidean":
+            return dots
+        sq_norms = self._row_sq_norms()
+        sq = (sq_norms if rows is None else sq_norms[rows]) - 2.0 * dots + float(query @ query)
+        return -np.sqrt(np.maximum(sq, 0.0, out=sq), out=sq)
+
+    def _pairwise(self, matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
+        """Similarity of every row of ``matrix`` to ``vector`` with this store's metric."""
+        if self.metric != "euclidean":
+            return matrix @ vector
+        return -np.linalg.norm(matrix - vector, axis=1)
+
+    def _row_sq_norms(self) -> np.ndarray:
+        if self._sq_norms is None:
+            assert self._matrix is not None
+            live = self._matrix[: self._size]
+            self._sq_norms = np.einsum("ij,ij->i", live, live)
+        return self._sq_norms
+
+    def _candidate_rows(
+        self, filters: MetadataFilters | None, node_ids: Sequence[str] | None
+    ) -> np.ndarray | None:
+        """Row numbers allowed by the filters and id restriction (None: every row)."""
+        if filters is None and node_ids is None:
+            return None
+        allowed = np.ones(self._size, dtype=bool) if filters is None else self._mask(filters)
+        if node_ids is not None:
+            wanted = np.zeros(self._size, dtype=bool)
+            rows = self._row_map()
+            wanted[[rows[i] for i in node_ids if i in rows]] = True
+            allowed = allowed & wanted
+        return np.flatnonzero(allowed)
+
+    def _mask(self, filters: MetadataFilters) -> np.ndarray:
+        try:
+            cached = self._masks.get(filters)
+        except TypeError:  # a filter value that cannot be hashed (e.g. a dict): no caching
+            return filter_mask(filters, self._metadata_list())
+        if cached is None:
+            cached = filter_mask(filters, self._metadata_list())
+            if len(self._masks) >= _MASK_CACHE_SIZE:
+                self._masks.pop(next(iter(self._masks)))
+            self._masks[filters] = cached
+        return cached
+
+    def _metadata_list(self) -> list[dict[str, Any]]:
+        if self._metadata is None:
+            raw, self._metadata_raw = self._metadata_raw, None
+            self._metadata = json.loads(raw) if raw else [{} for _ in range(self._size)]
+        return self._metadata
+
+    # -- disk --------------------------------------------------------------------------------
+
+    def persist(self, folder: Path) -> None:
+        """Write store.json, vectors.npy, vector_ids.json, vector_metadata.json into ``folder``."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        header = {
+            "format": STORE_FORMAT,
+            "version": STORE_VERSION,
+            "metric": self.metric,
+            "dim": self.dim,
+            "count": self._size,
+        }
+        (folder / "store.json").write_text(json.dumps(header, indent=1), encoding="utf-8")
+        with open(folder / "vectors.npy", "wb") as out:
+            vectors = self.vectors() if self._matrix is not None else np.zeros((0, 0), np.float32)
+            np.lib.format.write_array(out, np.ascontiguousarray(vectors), allow_pickle=False)
+        (folder / "vector_ids.json").write_text(json.dumps(self._ids), encoding="utf-8")
+        with open(folder / "vector_metadata.json", "wb") as out:
+            if self._metadata is None:  # never parsed since load: copy the bytes as they were
+                out.write(self._metadata_raw or b"[]")
+            else:
+                out.write(json.dumps(self._metadata, ensure_ascii=False, default=str).encode())
+
+    @classmethod
+    def load(cls, folder: Path) -> SimpleVectorStore:
+        """Read a folder written by ``persist``: vectors memory-mapped when large, no parsing
+        of metadata until a filter needs it."""
+        folder = Path(folder)
+        header = _read_json(folder / "store.json")
+        if not isinstance(header, dict) or header.get("format") != STORE_FORMAT:
+            raise IndexFormatError(f"{folder / 'store.json'}: not a ragcore vector store header")
+        if header.get("version") != STORE_VERSION:
+            raise IndexFormatError(
+                f"{folder / 'store.json'}: vector store format version {header.get('version')!r}"
+                f" is not supported (this ragcore reads version {STORE_VERSION}): upgrade ragcore"
+            )
+        count, metric = header.get("count"), header.get("metric")
+        if metric not in METRICS or not isinstance(count, int) or count < 0:
+            raise IndexFormatError(
+                f"{folder / 'store.json'}: bad metric {metric!r} or count {count!r}"
+            )
+        store = cls(metric=metric)
+        ids = _read_json(folder / "vector_ids.json")
+        if not isinstance(ids, list) or len(ids) != count:
+            raise IndexFormatError(
+                f"{folder / 'vector_ids.json'}: expected {count} ids, found "
+                f"{len(ids) if isinstance(ids, list) else type(ids).__name__}"
+            )
+        matrix = load_vectors(folder / "vectors.npy", rows=count)
+        store._matrix = matrix if count else None
+        store._size = count
+        store._ids = ids
+        store._rows = None
+        store._metadata = None
+        store._metadata_raw = _read_bytes(folder / "vector_metadata.json")
+        return store
+
+
+def load_vectors(path: Path, *, rows: int) -> np.ndarray:
+    """np.load with allow_pickle=False (memory-mapped when large), checked for shape and dtype."""
+    try:
+        mmap = "r" if path.stat().st_size > MMAP_MIN_BYTES else None
+        matrix = np.load(path, allow_pickle=False, mmap_mode=mmap)
+    except FileNotFoundError as exc:
+        raise IndexFormatError(f"{path}: file is missing; the index is incomplete") from exc
+    except (OSError, ValueError) as exc:
+        raise IndexFormatError(f"{path}: not a readable .npy vector file ({exc})") from exc
+    if rows == 0:
+        return matrix
+    if matrix.ndim != 2 or matrix.dtype != np.float32:
+        raise IndexFormatError(
+            f"{path}: expected a 2-D float32 array, found {matrix.ndim}-D {matrix.dtype}"
+        )
+    if matrix.shape[0] != rows:
+        raise IndexFormatError(f"{path}: holds {matrix.shape[0]} vectors but {rows} were expected")
+    return matrix
+
+
+def top_k_indices(scores: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the k highest scores, best first (ties by position): argpartition + sort."""
+    n = scores.shape[0]
+    if k < n:
+        part = np.argpartition(scores, n - k)[n - k :]
+    else:
+        part = np.arange(n)
+    order = np.lexsort((part, -scores[part]))
+    return part[order]
+
+
+def _normalized(matrix: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms
+
+
+def _check_query_options(top_k: int, mode: str, mmr_threshold: float) -> None:
+    if isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 1:
+        raise ConfigError(f"top_k ({top_k!r}) must be a positive integer")
+    if mode not in QUERY_MODES:
+        raise ConfigError(f"mode {mode!r} is not supported: use one of {', '.join(QUERY_MODES)}")
+    if not 0.0 <= mmr_threshold <= 1.0:
+        raise ConfigError(f"mmr_threshold ({mmr_threshold}) must be between 0 and 1")
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError as exc:
+        raise IndexFormatError(f"{path}: file is missing; the index is incomplete") from exc
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(_read_bytes(path))
+    except ValueError as exc:
+        raise IndexFormatError(f"{path}: damaged JSON ({exc})") from exc

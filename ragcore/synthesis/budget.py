@@ -1,0 +1,166 @@
+"""The context budget and packing: how many context tokens a prompt has room for, and how
+retrieved chunks are laid into prompts of that size.
+
+available = context_window - num_output - prompt tokens (the template with empty context, the
+question, and any reserved slot such as refine's existing answer). Chunks are packed once per
+synthesis call: each chunk's tokens are counted once, whole chunks are laid greedily into
+prompts, and only a chunk too large for a whole prompt is cut (at a word boundary, by tokens),
+its first piece filling the room left in the current prompt. Nothing is dropped.
+
+Unlike LlamaIndex's ``PromptHelper.repack`` (join everything, re-split with a token splitter,
+and again per refine step), a chunk that fits stays whole in one prompt, so every passage the
+model sees is a passage the user can find among the sources.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from ..errors import ConfigError
+from ..tokens import count_tokens, get_tokenizer
+
+SEPARATOR = "\n\n"
+# The separator is one token; one more covers a merge at either edge of the joined texts.
+SEPARATOR_TOKENS = 2
+# Below this many context tokens a prompt cannot carry a useful passage.
+MIN_CONTEXT_TOKENS = 16
+# A prompt's leftover room is worth filling with the start of an oversized chunk only when it
+# is at least this fraction of the budget; otherwise the chunk starts a fresh prompt.
+MIN_FILL_FRACTION = 0.25
+# How far back (in tokens) a cut may move to land on a word boundary.
+_BOUNDARY_LOOKBACK = 48
+
+
+def context_budget(
+    *, context_window: int, num_output: int, prompt_tokens: int, prompt_name: str
+) -> int:
+    """Tokens left for context in a prompt, or ConfigError when the prompt alone fills it."""
+    available = context_window - num_output - prompt_tokens
+    if available < MIN_CONTEXT_TOKENS:
+        raise ConfigError(
+            f"the {prompt_name!r} prompt needs about {prompt_tokens} tokens and "
+            f"{num_output} are reserved for the reply, which leaves {available} of the "
+            f"model's context_window ({context_window}) for retrieved text (at least "
+            f"{MIN_CONTEXT_TOKENS} needed): use a model with a larger context window, lower "
+            f"num_output, or shorten the question"
+        )
+    return available
+
+
+@dataclass(slots=True)
+class Packing:
+    """Texts laid into prompts: ``texts[i]`` fills one prompt with ``tokens[i]`` at most."""
+
+    texts: list[str]
+    tokens: list[int]
+    cut_chunks: int = 0  # how many input chunks had to be cut to fit
+
+
+def count_each(texts: Sequence[str]) -> list[int]:
+    """Token counts, one per text (the only tokenizing the hot path does)."""
+    return [count_tokens(t) for t in texts]
+
+
+def pack_chunks(texts: Sequence[str], counts: Sequence[int], budget: int) -> Packing:
+    """Lay chunks greedily into as few prompts of ``budget`` tokens as whole chunks allow."""
+    packing = Packing([], [])
+    current: list[str] = []
+    used = 0
+    for text, count in zip(texts, counts):
+        text = text.strip()
+        if not text:
+            continue
+        cost = count + (SEPARATOR_TOKENS if current else 0)
+        if used + cost <= budget:
+            current.append(text)
+            used += cost
+            continue
+        if count <= budget:
+            _flush(packing, current, used)
+            current, used = [text], count
+            continue
+        packing.cut_chunks += 1
+        room = budget - used - SEPARATOR_TOKENS if current else budget
+        fill = bool(current) and room >= budget * MIN_FILL_FRACTION
+        pieces = split_by_tokens(text, budget, first_limit=room if fill else budget)
+        if fill:
+            current.append(pieces[0][0])
+            used += SEPARATOR_TOKENS + pieces[0][1]
+            pieces = pieces[1:]
+        for piece, piece_count in pieces:
+            _flush(packing, current, used)
+            current, used = [piece], piece_count
+    _flush(packing, current, used)
+    return packing
+
+
+def fit_each(texts: Sequence[str], counts: Sequence[int], budget: int) -> Packing:
+    """One prompt per chunk (refine, accumulate): only chunks over ``budget`` are cut."""
+    packing = Packing([], [])
+    for text, count in zip(texts, counts):
+        text = text.strip()
+        if not text:
+            continue
+        if count <= budget:
+            packing.texts.append(text)
+            packing.tokens.append(count)
+            continue
+        packing.cut_chunks += 1
+        for piece, piece_count in split_by_tokens(text, budget):
+            packing.texts.append(piece)
+            packing.tokens.append(piece_count)
+    return packing
+
+
+def _flush(packing: Packing, current: list[str], used: int) -> None:
+    if current:
+        packing.texts.append(SEPARATOR.join(current))
+        packing.tokens.append(used)
+
+
+def split_by_tokens(
+    text: str, limit: int, *, first_limit: int | None = None
+) -> list[tuple[str, int]]:
+    """Cut ``text`` into pieces of at most ``limit`` tokens (the first at most ``first_limit``),
+    preferring word boundaries. Returns ``(piece, tokens)`` pairs, counted exactly."""
+    tokenizer = get_tokenizer()
+    ids = tokenizer.encode(text)
+    pieces: list[tuple[str, int]] = []
+    start, cap = 0, first_limit or limit
+    while start < len(ids):
+        end = len(ids) if len(ids) - start <= cap else _word_boundary(ids, start, start + cap)
+        piece = tokenizer.decode(ids[start:end]).strip()
+        if piece:
+            pieces.extend(_within(piece, cap))
+        start, cap = end, limit
+    return pieces
+
+
+def _within(piece: str, cap: int) -> list[tuple[str, int]]:
+    # Decoding a token slice and re-encoding it can, rarely, tokenize differently: re-check.
+    count = count_tokens(piece)
+    if count <= cap:
+        return [(piece, count)]
+    return split_by_tokens(piece, max(1, cap - (count - cap)))
+
+
+def _word_boundary(ids: list[int], start: int, end: int) -> int:
+    """The latest cut in (start, end] where the next token begins with whitespace."""
+    tokenizer = get_tokenizer()
+    floor = max(start + 1, end - _BOUNDARY_LOOKBACK)
+    for cut in range(end, floor - 1, -1):
+        if cut < len(ids) and tokenizer.decode([ids[cut]])[:1].isspace():
+            return cut
+    return end
+
+
+def truncate_to_tokens(text: str, limit: int) -> tuple[str, int]:
+    """The start of ``text`` within ``limit`` tokens, and how many tokens were cut off."""
+    tokenizer = get_tokenizer()
+    ids = tokenizer.encode(text)
+    if len(ids) <= limit:
+        return text, 0
+    head = tokenizer.decode(ids[: _word_boundary(ids, 0, limit)]).strip()
+    head, head_count = _within(head, limit)[0]
+    return head, len(ids) - head_count

@@ -1,0 +1,100 @@
+"""How a response mode's plan meets the LLM: plans are generators, ``run_plan`` drives them.
+
+A plan (``refine_plan``, ``tree_plan``, ...) is a no-I/O generator. It yields a ``Batch`` of
+LLM calls that do not depend on each other and receives their replies, in order, through
+``send``. Its last batch is marked ``final``: the driver streams that one instead of collecting
+it, so every mode streams its final step. The multi-step logic therefore exists once, in the
+plans, and this module is the only place that talks to the model, runs independent calls
+concurrently (up to ``max_concurrency``) and records each call in the trace.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Generator, Iterator, Sequence
+
+from ..llms.base import LLM, complete_traced, stream_traced
+from ..trace import Trace
+from ..types import Message
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One LLM request: its trace label (e.g. "refine 2/3") and its messages."""
+
+    purpose: str
+    messages: list[Message]
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """Independent calls; the plan receives their replies in the order of ``calls``.
+
+    In the ``final`` batch, ``headers[i]`` is emitted before reply ``i`` (accumulate's
+    "Response 2: " lines); other batches ignore headers.
+    """
+
+    calls: tuple[Call, ...]
+    final: bool = False
+    headers: tuple[str, ...] = ()
+
+
+Plan = Generator[Batch, list[str], None]
+
+
+def run_plan(plan: Plan, llm: LLM, trace: Trace | None, *, max_concurrency: int) -> Iterator[str]:
+    """Drive ``plan`` against ``llm``: collect intermediate batches, stream the final one."""
+    batch = next(plan, None)
+    while batch is not None and not batch.final:
+        replies = _complete_all(batch.calls, llm, trace, max_concurrency)
+        batch = plan.send(replies)
+    if batch is not None:
+        yield from _stream_final(batch, llm, trace, max_concurrency)
+    plan.close()
+
+
+def _complete_all(
+    calls: Sequence[Call], llm: LLM, trace: Trace | None, max_concurrency: int
+) -> list[str]:
+    def run(call: Call) -> str:
+        return complete_traced(llm, call.messages, trace, call.purpose)
+
+    workers = min(max_concurrency, len(calls))
+    if workers <= 1:
+        return [run(call) for call in calls]
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragcore-llm") as pool:
+        return list(pool.map(run, calls))
+
+
+def _stream_final(
+    batch: Batch, llm: LLM, trace: Trace | None, max_concurrency: int
+) -> Iterator[str]:
+    """Stream the first call live while the others run in a pool; emit them in order."""
+    calls = batch.calls
+    headers = batch.headers or ("",) * len(calls)
+    workers = min(max_concurrency - 1, len(calls) - 1)
+    if workers < 1:
+        for header, call in zip(headers, calls):
+            yield from _with_header(header, stream_traced(llm, call.messages, trace, call.purpose))
+        return
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragcore-llm")
+    try:
+        rest: list[Future[str]] = [
+            pool.submit(complete_traced, llm, c.messages, trace, c.purpose) for c in calls[1:]
+        ]
+        first = calls[0]
+        yield from _with_header(headers[0], stream_traced(llm, first.messages, trace, first.purpose))
+        for header, future in zip(headers[1:], rest):
+            yield from _with_header(header, iter((future.result(),)))
+    finally:
+        # A consumer that stops reading early should not wait for calls nobody will see.
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _with_header(header: str, chunks: Iterator[str]) -> Iterator[str]:
+    if header:
+        yield header
+    for chunk in chunks:
+        if chunk:
+            yield chunk

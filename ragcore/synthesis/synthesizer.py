@@ -1,0 +1,222 @@
+"""The synthesizer: turns a question and retrieved nodes into a streamed ``Response``.
+
+It validates its options, budgets the context once, lays the chunks out for the chosen mode
+(packed for the compact modes, one per prompt for refine and accumulate, all in one for
+simple_summarize) and hands the matching plan (``refine``, ``tree``, ``accumulate``,
+``single``) to the driver in ``steps``. The plans and the driver run lazily, when the response
+is first read; budgeting and packing run here, so a bad configuration fails at the call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from ..errors import ConfigError
+from ..llms.base import LLM
+from ..prompts import (
+    FIELD_MARGIN_TOKENS,
+    GENERATION,
+    QA,
+    REFINE,
+    SIMPLE_SUMMARIZE,
+    SUMMARY,
+    PromptTemplate,
+)
+from ..tokens import count_tokens
+from ..trace import Trace
+from ..types import MetadataMode, ScoredNode
+from .accumulate import accumulate_plan
+from .budget import (
+    SEPARATOR,
+    SEPARATOR_TOKENS,
+    Packing,
+    context_budget,
+    count_each,
+    fit_each,
+    pack_chunks,
+    truncate_to_tokens,
+)
+from .modes import ResponseMode
+from .refine import refine_plan
+from .response import Response
+from .single import single_plan
+from .steps import Plan, run_plan
+from .tree import tree_plan
+
+NO_CONTEXT_ANSWER = (
+    "I found nothing in the indexed documents that is relevant to this question, so I cannot "
+    "answer it from them. Try rephrasing it, or add documents that cover it."
+)
+
+_CONTEXT_FIELDS = frozenset({"context", "question"})
+
+
+@dataclass(frozen=True, slots=True)
+class SynthesisPrompts:
+    """The templates the response modes use (our defaults from ``ragcore.prompts``)."""
+
+    qa: PromptTemplate = QA
+    refine: PromptTemplate = REFINE
+    summary: PromptTemplate = SUMMARY
+    simple_summarize: PromptTemplate = SIMPLE_SUMMARIZE
+    generation: PromptTemplate = GENERATION
+
+    def __post_init__(self) -> None:
+        expected = {
+            "qa": _CONTEXT_FIELDS,
+            "refine": _CONTEXT_FIELDS | {"existing_answer"},
+            "summary": _CONTEXT_FIELDS,
+            "simple_summarize": _CONTEXT_FIELDS,
+            "generation": frozenset({"question"}),
+        }
+        for role, fields in expected.items():
+            template: PromptTemplate = getattr(self, role)
+            if template.fields != fields:
+                raise ConfigError(
+                    f"the {role} prompt must have the fields {sorted(fields)}, "
+                    f"but {template.name!r} has {sorted(template.fields)}"
+                )
+
+
+class Synthesizer:
+    """Answers a question from nodes in one of the eight response modes."""
+
+    def __init__(
+        self,
+        llm: LLM,
+        *,
+        response_mode: ResponseMode | str = ResponseMode.COMPACT,
+        max_concurrency: int = 4,
+        prompts: SynthesisPrompts = SynthesisPrompts(),
+    ) -> None:
+        _check_llm(llm)
+        if not isinstance(max_concurrency, int) or max_concurrency < 1:
+            raise ConfigError(
+                f"max_concurrency ({max_concurrency!r}) must be a whole number of at least 1"
+            )
+        self.llm = llm
+        self.response_mode = ResponseMode.parse(response_mode)
+        self.max_concurrency = max_concurrency
+        self.prompts = prompts
+
+    def synthesize(
+        self, query: str, nodes: Sequence[ScoredNode], *, trace: Trace | None = None
+    ) -> Response:
+        """The answer to ``query`` from ``nodes`` (best first); text is produced when read."""
+        trace = Trace() if trace is None else trace
+        nodes = list(nodes)
+        mode = self.response_mode
+        metadata: dict = {"response_mode": mode.value, "nodes": len(nodes)}
+        kwargs = dict(source_nodes=nodes, trace=trace, mode=mode, metadata=metadata)
+        if mode is ResponseMode.NO_TEXT:
+            return Response.from_text("" if nodes else NO_CONTEXT_ANSWER, **kwargs)
+        if not nodes and mode is not ResponseMode.GENERATION:
+            return Response.from_text(NO_CONTEXT_ANSWER, **kwargs)
+        with trace.stage("pack context") as detail:
+            texts = [n.node.content(MetadataMode.LLM) for n in nodes]
+            plan = self._plan(query, texts, metadata)
+            detail.update(metadata)
+        if plan is None:
+            return Response.from_text(NO_CONTEXT_ANSWER, **kwargs)
+        llm, limit = self.llm, self.max_concurrency
+        return Response(lambda: run_plan(plan, llm, trace, max_concurrency=limit), **kwargs)
+
+    def _plan(self, question: str, texts: list[str], notes: dict) -> Plan | None:
+        """Budget the context, lay out the chunks once, and build the mode's plan."""
+        mode, prompts = self.response_mode, self.prompts
+        question_tokens = count_tokens(question)
+        if mode is ResponseMode.GENERATION:
+            self._budget(prompts.generation, question_tokens)
+            return single_plan("generation", prompts.generation, question=question)
+        counts = count_each(texts)
+        if mode is ResponseMode.SIMPLE_SUMMARIZE:
+            budget = self._budget(prompts.simple_summarize, question_tokens)
+            context = _join_within(texts, counts, budget, notes)
+            notes["context_budget"] = budget
+            if not context:
+                return None
+            return single_plan(
+                "simple_summarize", prompts.simple_summarize, context=context, question=question
+            )
+        packing, budget = self._lay_out(question_tokens, texts, counts)
+        notes.update(
+            context_budget=budget, prompts=len(packing.texts), cut_chunks=packing.cut_chunks
+        )
+        if not packing.texts:
+            return None
+        if mode in (ResponseMode.REFINE, ResponseMode.COMPACT):
+            return refine_plan(
+                question,
+                packing.texts,
+                qa=prompts.qa,
+                refine=prompts.refine,
+                answer_limit=self.llm.num_output,
+                notes=notes,
+            )
+        if mode is ResponseMode.TREE_SUMMARIZE:
+            return tree_plan(
+                question, packing.texts, summary=prompts.summary, budget=budget, notes=notes
+            )
+        return accumulate_plan(question, packing.texts, qa=prompts.qa)
+
+    def _lay_out(
+        self, question_tokens: int, texts: list[str], counts: list[int]
+    ) -> tuple[Packing, int]:
+        mode, prompts = self.response_mode, self.prompts
+        if mode is ResponseMode.TREE_SUMMARIZE:
+            budget = self._budget(prompts.summary, question_tokens)
+            return pack_chunks(texts, counts, budget), budget
+        budget = self._budget(prompts.qa, question_tokens)
+        packed = mode in (ResponseMode.COMPACT, ResponseMode.COMPACT_ACCUMULATE)
+        if mode in (ResponseMode.REFINE, ResponseMode.COMPACT):
+            one_prompt = _joined_tokens(counts) <= budget and (packed or len(counts) == 1)
+            if not one_prompt:
+                # Refine prompts also carry the answer so far: reserve room for a full reply.
+                reserve = self.llm.num_output
+                budget = min(budget, self._budget(prompts.refine, question_tokens, reserve))
+        lay = pack_chunks if packed else fit_each
+        return lay(texts, counts, budget), budget
+
+    def _budget(self, template: PromptTemplate, question_tokens: int, reserve: int = 0) -> int:
+        prompt_tokens = (
+            template.fixed_tokens()
+            + FIELD_MARGIN_TOKENS * len(template.fields)
+            + question_tokens
+            + reserve
+        )
+        return context_budget(
+            context_window=self.llm.context_window,
+            num_output=self.llm.num_output,
+            prompt_tokens=prompt_tokens,
+            prompt_name=template.name,
+        )
+
+
+def _joined_tokens(counts: Sequence[int]) -> int:
+    return sum(counts) + SEPARATOR_TOKENS * max(0, len(counts) - 1)
+
+
+def _join_within(texts: list[str], counts: list[int], budget: int, notes: dict) -> str:
+    """All chunks in one context; what does not fit the budget is cut off (and noted)."""
+    kept = [(t.strip(), c) for t, c in zip(texts, counts) if t.strip()]
+    context = SEPARATOR.join(t for t, _ in kept)
+    if _joined_tokens([c for _, c in kept]) > budget:
+        context, cut = truncate_to_tokens(context, budget)
+        notes["truncated_tokens"] = cut
+    return context
+
+
+def _check_llm(llm: LLM) -> None:
+    window = getattr(llm, "context_window", None)
+    output = getattr(llm, "num_output", None)
+    if not hasattr(llm, "stream") or not isinstance(window, int) or not isinstance(output, int):
+        raise ConfigError(
+            f"{llm!r} is not an LLM: it needs stream(messages), an int context_window and an "
+            "int num_output (see ragcore.llms.base.LLM)"
+        )
+    if output < 0 or window <= output:
+        raise ConfigError(
+            f"the LLM's context_window ({window}) must be larger than its num_output "
+            f"({output}), which must not be negative"
+        )

@@ -1,0 +1,110 @@
+"""A trace as people read it: table rows for stages and LLM calls, and the turn's reasoning.
+
+Works on a ``Trace`` or on its ``to_dict()`` form (what saved chats keep), so a chat reopened
+from disk shows the same details as a live answer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .trace import Trace
+
+TraceLike = Trace | dict[str, Any]
+
+
+def trace_dict(trace: TraceLike | None) -> dict[str, Any]:
+    """The plain-data form of a trace (``{}`` for none)."""
+    if trace is None:
+        return {}
+    return trace.to_dict() if isinstance(trace, Trace) else trace
+
+
+def compact_trace(trace: Trace) -> dict[str, Any]:
+    """The trace without prompt messages, small enough to keep with every saved chat turn."""
+    data = trace.to_dict()
+    for call in data["llm_calls"]:
+        call.pop("messages", None)
+    return data
+
+
+def stage_rows(trace: TraceLike | None) -> list[dict[str, Any]]:
+    """One row per stage: name, milliseconds, and its details as short text."""
+    rows = []
+    for stage in trace_dict(trace).get("stages", []):
+        detail = stage.get("detail") or {}
+        rows.append(
+            {
+                "stage": stage["name"],
+                "ms": round(stage["seconds"] * 1000, 1),
+                "details": ", ".join(f"{k}={_short(v)}" for k, v in detail.items()),
+            }
+        )
+    return rows
+
+
+def llm_call_rows(trace: TraceLike | None) -> list[dict[str, Any]]:
+    """One row per LLM call: purpose, model, tokens in and out, milliseconds."""
+    return [
+        {
+            "call": number,
+            "purpose": call["purpose"],
+            "model": call.get("model", ""),
+            "tokens in": call["tokens_in"],
+            "tokens out": call["tokens_out"],
+            "ms": round(call["seconds"] * 1000, 1),
+        }
+        for number, call in enumerate(trace_dict(trace).get("llm_calls", []), 1)
+    ]
+
+
+def totals(trace: TraceLike | None) -> dict[str, float]:
+    """LLM calls, tokens in and out, and seconds over all stages."""
+    data = trace_dict(trace)
+    calls = data.get("llm_calls", [])
+    return {
+        "llm_calls": len(calls),
+        "tokens_in": sum(c["tokens_in"] for c in calls),
+        "tokens_out": sum(c["tokens_out"] for c in calls),
+        "seconds": sum(s["seconds"] for s in data.get("stages", [])),
+    }
+
+
+def prompt_text(call: dict[str, Any]) -> str:
+    """An LLM call's prompt messages as plain text, one 'role:' header per message."""
+    return "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in call.get("messages", []))
+
+
+def turn_details(trace: TraceLike | None) -> dict[str, Any]:
+    """What a chat turn did besides answering: the condensed question and reasoning steps."""
+    notes = trace_dict(trace).get("notes", {})
+    details: dict[str, Any] = {}
+    if notes.get("condensed_question"):
+        details["condensed_question"] = notes["condensed_question"]
+    if notes.get("condense_skipped"):
+        details["condense_skipped"] = notes["condense_skipped"]
+    if notes.get("reasoning"):
+        details["reasoning"] = list(notes["reasoning"])
+    if notes.get("stopped"):
+        details["stopped"] = notes["stopped"]
+    return details
+
+
+def format_step(number: int, step: dict[str, Any]) -> str:
+    """A reasoning step as plain text: Thought / Action / Input / Observation or Answer."""
+    lines = [f"Step {number}"]
+    if step.get("thought"):
+        lines.append(f"Thought: {step['thought']}")
+    if "answer" in step:
+        lines.append(f"Answer: {step['answer']}")
+        return "\n".join(lines)
+    lines.append(f"Action: {step.get('action')}")
+    lines.append(f"Action input: {_short(step.get('action_input'), 300)}")
+    if step.get("observation") is not None:
+        lines.append(f"Observation: {_short(step['observation'], 600)}")
+    return "\n".join(lines)
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = " ".join(str(value).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

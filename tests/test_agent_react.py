@@ -1,0 +1,247 @@
+"""The ReAct agent: step-by-step driving, streaming only the answer, errors as observations,
+the step limit, memory, trace and sources - all with the scripted FakeLLM."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ragcore.agent import ReActAgent
+from ragcore.errors import ConfigError, LLMConnectionError
+from ragcore.llms.fake import FakeLLM
+from ragcore.memory import ChatMemory
+from ragcore.synthesis import Response
+from ragcore.tools import FunctionTool, QueryEngineTool
+from ragcore.trace import Trace
+from ragcore.types import Message, Node, ScoredNode
+
+MARKUP = ("Thought", "Action", "Observation", "Answer:")
+
+
+def multiply(a: int, b: int) -> int:
+    """Multiply two integers."""
+    return a * b
+
+
+def explode(reason: str) -> str:
+    """A tool that always fails."""
+    raise ValueError(f"cannot handle {reason}")
+
+
+def action(tool: str, arguments: str) -> str:
+    return f"Thought: I should use {tool}.\nAction: {tool}\nAction Input: {arguments}"
+
+
+def agent_with(replies, *, max_iterations=10, chunk_size=7, tools=None, **llm_kwargs):
+    llm = FakeLLM(replies, chunk_size=chunk_size, **llm_kwargs)
+    tools = tools if tools is not None else [FunctionTool.from_defaults(multiply)]
+    return ReActAgent.from_tools(tools, llm=llm, max_iterations=max_iterations), llm
+
+
+def test_step_by_step_exposes_action_observation_and_answer():
+    agent, llm = agent_with(
+        [action("multiply", '{"a": 6, "b": 7}'), "Thought: done\nAnswer: It is 42."]
+    )
+    memory = ChatMemory()
+    task = agent.create_task("What is 6 times 7?", memory)
+    first = agent.run_step(task)
+    assert (first.action, first.action_input, first.observation) == (
+        "multiply", {"a": 6, "b": 7}, "42"
+    )
+    assert not first.is_last and not task.done
+    second = agent.run_step(task)
+    assert second.is_last and second.answer == "It is 42."
+    response = agent.finalize(task)
+    assert response.text == "It is 42."
+    assert [m.content for m in memory.messages] == ["What is 6 times 7?", "It is 42."]
+    # the second prompt carries the first step and its observation
+    assert llm.calls[1][-2] == Message(
+        "assistant", 'Thought: I should use multiply.\nAction: multiply\nAction Input: {"a": 6, "b": 7}'
+    )
+    assert llm.calls[1][-1] == Message("user", "Observation: 42")
+
+
+def test_system_prompt_describes_tools_with_schemas_and_the_format():
+    agent, llm = agent_with(["Answer: hi"])
+    _ = agent.chat("hello", ChatMemory()).text
+    system = llm.calls[0][0]
+    assert system.role == "system"
+    for expected in ("> Tool: multiply", '"a": {"type": "integer"}', "Action Input:",
+                     "Observation:", "Answer:", "one of [multiply]"):
+        assert expected in system.content
+    assert llm.calls[0][-1] == Message("user", "hello")
+
+
+def test_streamed_text_is_only_the_final_answer():
+    agent, _ = agent_with(
+        [action("multiply", '{"a": 2, "b": 21}'),
+         "Thought: I can answer without using more tools.\nAnswer: The product is 42."],
+        chunk_size=3,  # markers arrive split across chunks
+    )
+    response = agent.chat("2*21?", ChatMemory())
+    chunks = list(response)
+    assert "".join(chunks) == "The product is 42."
+    assert len(chunks) > 1  # streamed, not delivered in one piece
+    assert not any(word in "".join(chunks) for word in MARKUP)
+
+
+def test_an_answer_without_the_marker_is_delivered_whole():
+    agent, _ = agent_with(["Paris is the capital of France."])
+    assert agent.chat("capital?", ChatMemory()).text == "Paris is the capital of France."
+
+
+@pytest.mark.parametrize(
+    "bad_reply, expected_in_observation",
+    [
+        ("Thought: hmm, let me think", "no 'Action:' or 'Answer:' line"),
+        (action("divide", '{"a": 1}'), "no tool named 'divide'. Use one of: multiply, explode"),
+        (action("multiply", '{"a": "six", "b": 7}'), "bad arguments for multiply"),
+        (action("explode", '{"reason": "this"}'), "ValueError: cannot handle this"),
+        (action("multiply", "six and seven"), "must be a JSON object"),
+    ],
+)
+def test_mistakes_become_observations_and_the_loop_goes_on(bad_reply, expected_in_observation):
+    tools = [FunctionTool.from_defaults(multiply), FunctionTool.from_defaults(explode)]
+    agent, llm = agent_with([bad_reply, "Answer: recovered"], tools=tools)
+    response = agent.chat("do it", ChatMemory())
+    assert response.text == "recovered"
+    observation = llm.calls[1][-1]
+    assert observation.role == "user" and observation.content.startswith("Observation: Error")
+    assert expected_in_observation in observation.content
+
+
+def test_plain_text_input_is_bound_to_a_one_parameter_tool():
+    tool = FunctionTool.from_defaults(explode)
+    agent, llm = agent_with([action("explode", "the input"), "Answer: ok"], tools=[tool])
+    _ = agent.chat("go", ChatMemory()).text
+    assert "cannot handle the input" in llm.calls[1][-1].content
+
+
+def test_step_limit_ends_with_the_best_answer_so_far_and_says_so():
+    agent, llm = agent_with([], max_iterations=3, default=action("multiply", '{"a": 3, "b": 5}'))
+    memory = ChatMemory()
+    response = agent.chat("keep going", memory)
+    text = response.text
+    assert len(llm.calls) == 3
+    assert "limit of 3 reasoning steps" in text and text.rstrip().endswith("15")
+    assert response.trace.notes["stopped"] == "reached max_iterations (3)"
+    assert memory.messages[-1] == Message("assistant", text)
+
+
+def test_step_limit_without_any_result_says_nothing_was_found():
+    agent, _ = agent_with([], max_iterations=2, default="Thought: still thinking")
+    text = agent.chat("?", ChatMemory()).text
+    assert "without finding an answer" in text and "max_iterations" in text
+
+
+def test_trace_records_reasoning_tool_stages_and_llm_calls():
+    agent, _ = agent_with([action("multiply", '{"a": 2, "b": 2}'), "Thought: ok\nAnswer: 4"])
+    trace = Trace()
+    response = agent.chat("2*2", ChatMemory(), trace=trace)
+    _ = response.text
+    assert response.trace is trace
+    assert trace.notes["reasoning"] == [
+        {"thought": "I should use multiply.", "action": "multiply",
+         "action_input": {"a": 2, "b": 2}, "observation": "4"},
+        {"thought": "ok", "answer": "4"},
+    ]
+    assert [s.name for s in trace.stages] == ["llm: react step 1", "tool: multiply",
+                                              "llm: react step 2"]
+    assert [c.purpose for c in trace.llm_calls] == ["react step 1", "react step 2"]
+
+
+class FakeQueryEngine:
+    def __init__(self):
+        self.questions = []
+
+    def query(self, question, *, trace=None):
+        self.questions.append(question)
+        node = ScoredNode(Node("The report has 12 pages.", node_id="n1",
+                               metadata={"file_name": "report.txt"}), 0.8)
+        return Response.from_text("The report has 12 pages.", source_nodes=[node])
+
+
+def test_query_engine_tool_sources_reach_the_response():
+    engine = FakeQueryEngine()
+    agent, _ = agent_with(
+        [action("search_documents", '{"input": "report pages"}'), "Answer: 12 pages."],
+        tools=[QueryEngineTool(engine)],
+    )
+    response = agent.chat("How long is the report?", ChatMemory())
+    assert response.text == "12 pages."
+    assert engine.questions == ["report pages"]
+    assert [s.node.node_id for s in response.source_nodes] == ["n1"]
+    assert response.sources()[0].file == "report.txt"
+    assert response.tool_outputs[0].content == "The report has 12 pages."
+
+
+def test_history_from_memory_is_in_the_next_turn_prompt():
+    agent, llm = agent_with(["Answer: first", "Answer: second"])
+    memory = ChatMemory()
+    _ = agent.chat("one", memory).text
+    _ = agent.chat("two", memory).text
+    assert [m.content for m in llm.calls[1][1:]] == ["one", "first", "two"]
+
+
+def test_an_llm_failure_leaves_no_half_answer_and_a_retry_does_not_duplicate():
+    def down(messages):
+        raise LLMConnectionError("http://127.0.0.1:1 refused the connection")
+
+    agent, _ = agent_with([down, "Answer: back"])
+    memory = ChatMemory()
+    response = agent.chat("hello", memory)
+    with pytest.raises(LLMConnectionError):
+        _ = response.text
+    with pytest.raises(LLMConnectionError):  # reading again repeats the error
+        list(response)
+    assert [m.content for m in memory.messages] == ["hello"]
+    assert agent.chat("hello", memory).text == "back"
+    assert [m.content for m in memory.messages] == ["hello", "back"]
+
+
+def test_finished_tasks_and_bad_options_are_refused():
+    agent, _ = agent_with(["Answer: x"])
+    task = agent.create_task("q", ChatMemory())
+    agent.run_step(task)
+    with pytest.raises(ConfigError, match="finalize"):
+        agent.run_step(task)
+    with pytest.raises(ConfigError, match="max_iterations"):
+        ReActAgent.from_tools([], llm=FakeLLM(), max_iterations=0)
+    with pytest.raises(ConfigError, match="not a tool"):
+        ReActAgent.from_tools([multiply], llm=FakeLLM())
+    with pytest.raises(ConfigError, match="empty"):
+        agent.chat("  ", ChatMemory())
+
+
+def test_finalize_early_gives_what_was_found():
+    agent, _ = agent_with([action("multiply", '{"a": 4, "b": 4}')])
+    memory = ChatMemory()
+    task = agent.create_task("4*4", memory)
+    agent.run_step(task)
+    response = agent.finalize(task)
+    assert response.text.rstrip().endswith("16")
+    assert memory.messages[-1].content == response.text
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    replies=st.lists(
+        st.one_of(
+            st.text(max_size=120),
+            st.sampled_from([
+                action("multiply", '{"a": 1, "b": 2}'), action("explode", '{"reason": "x"}'),
+                action("nope", "{}"), action("multiply", "{'a': 1"), "Answer: ok", "Answer:",
+            ]),
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_no_model_output_makes_the_agent_raise(replies):
+    tools = [FunctionTool.from_defaults(multiply), FunctionTool.from_defaults(explode)]
+    agent, _ = agent_with(replies, max_iterations=3, tools=tools, default="Thought: ...")
+    response = agent.chat("question", ChatMemory())
+    text = response.text
+    assert isinstance(text, str)
+    assert len(response.trace.notes["reasoning"]) <= 4

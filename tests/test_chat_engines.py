@@ -1,0 +1,280 @@
+"""Scripted conversations for every chat mode: what each LLM call contains (history, condensed
+question, context), what streams, what the memory holds, and what the trace shows."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragcore.chat import (
+    CHAT_MODE_DESCRIPTIONS,
+    ChatMode,
+    CondensePlusContextChatEngine,
+    CondenseQuestionChatEngine,
+    ContextChatEngine,
+    SimpleChatEngine,
+    best_chat_mode,
+    chat_engine_from_index,
+)
+from ragcore.agent import FunctionCallingAgent, ReActAgent
+from ragcore.errors import ConfigError, LLMConnectionError
+from ragcore.llms.fake import FakeLLM
+from ragcore.memory import ChatMemory
+from ragcore.query import QueryEngine
+from ragcore.synthesis import Synthesizer
+from ragcore.tools import FunctionTool
+from ragcore.trace import Trace
+from ragcore.types import Message, Node, ScoredNode
+
+PASSAGES = {
+    "report": "The annual report was written by Dana Reyes in 2021.",
+    "pages": "The annual report has 48 pages and four appendices.",
+    "cats": "Cats sleep for most of the day.",
+}
+FOLLOW_UP = "and what about its page count?"
+STANDALONE = "What is the page count of the annual report?"
+
+
+class KeywordRetriever:
+    """Finds passages sharing a word with the query (records every query)."""
+
+    def __init__(self):
+        self.queries: list[str] = []
+
+    def retrieve(self, query, *, trace=None):
+        self.queries.append(query)
+        words = {w.strip("?.,").lower() for w in query.split()}
+        found = [
+            ScoredNode(Node(text, node_id=key, metadata={"file_name": f"{key}.txt"}), 0.5)
+            for key, text in PASSAGES.items()
+            if words & {w.strip(".").lower() for w in text.split()} - {"the", "of", "and", "a"}
+        ]
+        if trace is not None:
+            with trace.stage("retrieve", query=query) as detail:
+                detail["nodes"] = len(found)
+        return found
+
+
+class FakeIndex:
+    def __init__(self):
+        self.retriever = KeywordRetriever()
+
+    def as_retriever(self, *, similarity_top_k=4, **_):
+        return self.retriever
+
+
+def contents(messages: list[Message]) -> str:
+    return "\n".join(m.content for m in messages)
+
+
+def two_turns(engine, llm: FakeLLM, memory: ChatMemory, trace: Trace | None = None):
+    first = engine.chat("Who wrote the annual report?", memory)
+    first_text = first.text
+    second = engine.chat(FOLLOW_UP, memory, trace=trace)
+    return first_text, second
+
+
+def test_simple_chat_sends_system_prompt_and_history():
+    llm = FakeLLM(["Hi there!", "You said hello."])
+    engine = SimpleChatEngine(llm, system_prompt="Be brief.")
+    memory = ChatMemory()
+    assert engine.chat("hello", memory).text == "Hi there!"
+    response = engine.chat("what did I say?", memory)
+    assert list(response) == ["You sai", "d hello", "."]  # streamed in the LLM's chunks
+    assert llm.calls[1] == [
+        Message("system", "Be brief."),
+        Message("user", "hello"),
+        Message("assistant", "Hi there!"),
+        Message("user", "what did I say?"),
+    ]
+    assert [m.content for m in memory.messages][-1] == "You said hello."
+    assert response.source_nodes == [] and response.mode == "simple"
+
+
+def test_condense_question_rewrites_the_follow_up_and_queries_with_it():
+    llm = FakeLLM(["Dana Reyes wrote it.", STANDALONE, "It has 48 pages."])
+    retriever = KeywordRetriever()
+    engine = CondenseQuestionChatEngine(QueryEngine(retriever, Synthesizer(llm)), llm=llm)
+    memory = ChatMemory()
+    trace = Trace()
+    first_text, second = two_turns(engine, llm, memory, trace)
+    assert first_text == "Dana Reyes wrote it."
+    assert second.text == "It has 48 pages."
+    assert len(llm.calls) == 3  # first turn: no condense call (nothing to condense)
+    condense = contents(llm.calls[1])
+    assert "Conversation:" in condense
+    assert "user: Who wrote the annual report?\nassistant: Dana Reyes wrote it." in condense
+    assert f"Follow-up question: {FOLLOW_UP}" in condense
+    assert retriever.queries == ["Who wrote the annual report?", STANDALONE]
+    assert f"Question: {STANDALONE}" in contents(llm.calls[2])
+    assert second.text == "It has 48 pages."
+    assert trace.notes["condensed_question"] == STANDALONE
+    assert [c.purpose for c in trace.llm_calls][0] == "condense"
+    assert {s.node.node_id for s in second.source_nodes} >= {"pages"}
+    assert [m.content for m in memory.messages][-2:] == [FOLLOW_UP, "It has 48 pages."]
+
+
+def test_context_chat_retrieves_with_the_message_and_puts_context_in_the_system_prompt():
+    llm = FakeLLM(["Dana Reyes.", "Cats sleep a lot."])
+    retriever = KeywordRetriever()
+    engine = ContextChatEngine(retriever, llm=llm, system_prompt="You are a librarian.")
+    memory = ChatMemory()
+    _ = engine.chat("Who wrote the annual report?", memory).text
+    response = engine.chat("Do cats sleep?", memory)
+    assert response.text == "Cats sleep a lot."
+    assert retriever.queries == ["Who wrote the annual report?", "Do cats sleep?"]
+    system, *history = llm.calls[1]
+    assert system.role == "system" and system.content.startswith("You are a librarian.")
+    assert "Context:\nfile_name: cats.txt\n\n" + PASSAGES["cats"] in system.content
+    assert PASSAGES["report"] not in system.content
+    assert [m.content for m in history] == [
+        "Who wrote the annual report?", "Dana Reyes.", "Do cats sleep?"
+    ]
+    assert [s.node.node_id for s in response.source_nodes] == ["cats"]
+    assert response.sources()[0].file == "cats.txt"
+
+
+def test_context_chat_does_not_condense_so_a_vague_follow_up_retrieves_poorly():
+    llm = FakeLLM(["Dana Reyes wrote it.", "No idea."])
+    retriever = KeywordRetriever()
+    engine = ContextChatEngine(retriever, llm=llm)
+    _ = two_turns(engine, llm, ChatMemory())[1].text
+    assert retriever.queries[1] == FOLLOW_UP
+
+
+def test_condense_plus_context_skips_condense_first_then_retrieves_with_the_standalone_question():
+    llm = FakeLLM(["Dana Reyes wrote it.", STANDALONE, "48 pages."])
+    retriever = KeywordRetriever()
+    engine = CondensePlusContextChatEngine(retriever, llm=llm)
+    memory = ChatMemory()
+    trace = Trace()
+    first_text, second = two_turns(engine, llm, memory, trace)
+    assert first_text == "Dana Reyes wrote it."
+    assert second.text == "48 pages."
+    assert retriever.queries == ["Who wrote the annual report?", STANDALONE]
+    assert len(llm.calls) == 3
+    assert "Follow-up question: and what about its page count?" in contents(llm.calls[1])
+    answer_call = llm.calls[2]
+    assert PASSAGES["pages"] in answer_call[0].content  # context for the standalone question
+    assert [m.content for m in answer_call[1:]] == [
+        "Who wrote the annual report?", "Dana Reyes wrote it.", FOLLOW_UP  # as the user wrote it
+    ]
+    assert second.text == "48 pages."
+    assert trace.notes["condensed_question"] == STANDALONE
+    assert [c.purpose for c in trace.llm_calls] == ["condense", "context chat"]
+    assert "pack context" in [s.name for s in trace.stages]
+
+
+def test_first_turn_notes_that_condensing_was_skipped():
+    llm = FakeLLM(["ok"])
+    trace = Trace()
+    _ = CondensePlusContextChatEngine(KeywordRetriever(), llm=llm).chat(
+        "Who wrote the report?", ChatMemory(), trace=trace
+    ).text
+    assert trace.notes["condensed_question"] == "Who wrote the report?"
+    assert "first message" in trace.notes["condense_skipped"]
+
+
+def test_context_is_cut_to_fit_a_small_window():
+    big = "word " * 3000
+    llm = FakeLLM(["ok"], context_window=1024, num_output=128)
+
+    class BigRetriever:
+        def retrieve(self, query, *, trace=None):
+            return [ScoredNode(Node(big, node_id=f"n{i}"), 1.0) for i in range(3)]
+
+    engine = ContextChatEngine(BigRetriever(), llm=llm)
+    response = engine.chat("hi", ChatMemory())
+    _ = response.text
+    from ragcore.tokens import count_tokens
+
+    assert sum(count_tokens(m.content) + 4 for m in llm.calls[0]) <= 1024 - 128
+    assert [s.node.node_id for s in response.source_nodes] == ["n0"]
+
+
+def test_a_failed_stream_leaves_the_memory_without_a_half_answer():
+    def broken(messages):
+        raise LLMConnectionError("the server went away")
+
+    llm = FakeLLM([broken, "Recovered."])
+    engine = CondensePlusContextChatEngine(KeywordRetriever(), llm=llm)
+    memory = ChatMemory()
+    with pytest.raises(LLMConnectionError):
+        _ = engine.chat("Who wrote the annual report?", memory).text
+    assert [m.role for m in memory.messages] == ["user"]
+    assert engine.chat("Who wrote the annual report?", memory).text == "Recovered."
+    assert [m.role for m in memory.messages] == ["user", "assistant"]
+
+
+def test_an_abandoned_stream_saves_nothing_until_it_completes():
+    llm = FakeLLM(["a long answer in chunks"], chunk_size=2)
+    memory = ChatMemory()
+    response = SimpleChatEngine(llm).chat("hi", memory)
+    next(iter(response))
+    assert [m.role for m in memory.messages] == ["user"]
+    assert response.text == "a long answer in chunks"  # reading on completes and saves
+    assert memory.messages[-1].content == "a long answer in chunks"
+
+
+@pytest.mark.parametrize(
+    "mode, engine_type",
+    [
+        ("simple", SimpleChatEngine),
+        ("condense_question", CondenseQuestionChatEngine),
+        ("context", ContextChatEngine),
+        (ChatMode.CONDENSE_PLUS_CONTEXT, CondensePlusContextChatEngine),
+        ("react", ReActAgent),
+    ],
+)
+def test_chat_engine_from_index_builds_every_mode(mode, engine_type):
+    engine = chat_engine_from_index(FakeIndex(), chat_mode=mode, llm=FakeLLM(), similarity_top_k=2)
+    assert type(engine) is engine_type
+
+
+def test_best_picks_for_the_llm():
+    class TextOnlyLLM:
+        model, context_window, num_output = "ollama:tiny", 4096, 256
+
+        def stream(self, messages):
+            yield "ok"
+
+    text_only = TextOnlyLLM()
+    assert best_chat_mode(text_only) == "condense_plus_context"
+    assert best_chat_mode(FakeLLM()) == "function_calling"  # FakeLLM has chat_with_tools
+    engine = chat_engine_from_index(FakeIndex(), llm=text_only)
+    assert isinstance(engine, CondensePlusContextChatEngine)
+    assert isinstance(chat_engine_from_index(FakeIndex(), llm=FakeLLM()), FunctionCallingAgent)
+
+
+def test_best_with_extra_tools_and_no_tool_calls_uses_react():
+    class TextOnlyLLM:
+        model, context_window, num_output = "ollama:tiny", 4096, 256
+
+        def stream(self, messages):
+            yield "ok"
+
+    def today() -> str:
+        """Today's date."""
+        return "2026-11-22"
+
+    tool = FunctionTool.from_defaults(today)
+    agent = chat_engine_from_index(FakeIndex(), llm=TextOnlyLLM(), tools=[tool])
+    assert isinstance(agent, ReActAgent)
+    assert list(agent.tools) == ["search_documents", "today"]
+
+
+def test_bad_options_are_refused_with_the_fix():
+    with pytest.raises(ConfigError, match="condense_plus_context"):
+        chat_engine_from_index(FakeIndex(), chat_mode="openai", llm=FakeLLM())
+    with pytest.raises(ConfigError, match="llm="):
+        chat_engine_from_index(FakeIndex(), chat_mode="simple", llm=None)
+    with pytest.raises(ConfigError, match="similarity_top_k"):
+        chat_engine_from_index(FakeIndex(), chat_mode="context", llm=FakeLLM(), similarity_top_k=0)
+    with pytest.raises(ConfigError, match="only used by agents"):
+        chat_engine_from_index(FakeIndex(), chat_mode="context", llm=FakeLLM(), tools=[object()])
+    with pytest.raises(ConfigError, match="ChatMemory"):
+        SimpleChatEngine(FakeLLM()).chat("hi", [])  # type: ignore[arg-type]
+
+
+def test_every_mode_has_a_one_line_description():
+    assert set(CHAT_MODE_DESCRIPTIONS) == set(ChatMode)
+    assert all("\n" not in text and text.endswith(".") for text in CHAT_MODE_DESCRIPTIONS.values())

@@ -1,0 +1,284 @@
+"""The extractive backend: what it answers for each of our prompt kinds, and its sentence ranking."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ragcore.agent.react_format import format_observation, react_system_prompt
+from ragcore.agent.react_parser import ActionStep, AnswerStep, parse_react_reply
+from ragcore.errors import ConfigError
+from ragcore.llms import LLM, complete
+from ragcore.llms.extractive import (
+    LABEL,
+    NEEDS_DOCUMENTS,
+    ExtractiveLLM,
+    extractive_reply,
+    main_noun_phrase,
+    make_standalone,
+)
+from ragcore.llms.lexical import bm25_scores, split_sentences, terms
+from ragcore.prompts import (
+    CONDENSE,
+    CONTEXT_CHAT,
+    GENERATION,
+    QA,
+    REFINE,
+    SIMPLE_SUMMARIZE,
+    SUMMARY,
+    format_history,
+)
+from ragcore.tools import FunctionTool
+from ragcore.types import Message
+
+CONTEXT = """file_name: rfc9110.txt
+file_path: /docs/rfc9110.txt
+
+RFC 9110 defines the semantics of the Hypertext Transfer Protocol. It was published in June 2022.
+The document obsoletes RFC 7231 and several other documents.
+
+HTTP is a stateless application-level protocol for distributed, collaborative, hypertext
+information systems. The specification runs to 194 pages.
+
+file_name: python.md
+
+Python is a programming language created by Guido van Rossum. Its first release was in 1991.
+Python emphasizes readability, e.g. through significant indentation."""
+
+
+def quoted(reply: str) -> list[str]:
+    return [line[2:] for line in reply.splitlines() if line.startswith("- ")]
+
+
+# --- question answering --------------------------------------------------------------------
+
+def test_qa_quotes_the_relevant_sentence_labelled_as_extractive():
+    reply = extractive_reply(QA.format(context=CONTEXT, question="Who created Python?"))
+    assert reply.startswith(LABEL)
+    assert quoted(reply)[0] == "Python is a programming language created by Guido van Rossum."
+    assert not any("RFC" in s for s in quoted(reply))
+
+
+def test_rare_query_terms_outweigh_common_ones():
+    context = ("The protocol is described in many documents. The protocol has 194 pages. "
+               "The protocol is stateless. The protocol is widely used.")
+    reply = extractive_reply(QA.format(context=context, question="How many pages has the protocol?"))
+    assert quoted(reply) == ["The protocol has 194 pages."]
+
+
+def test_metadata_lines_are_never_quoted_and_duplicates_once():
+    context = CONTEXT + "\n\nfile_name: copy.txt\n\nThe specification runs to 194 pages."
+    reply = extractive_reply(QA.format(context=context, question="How many pages?"))
+    assert quoted(reply) == ["The specification runs to 194 pages."]
+    assert "file_name" not in reply
+
+
+def test_a_question_nothing_matches_gets_an_honest_reply():
+    reply = extractive_reply(QA.format(context=CONTEXT, question="Zebras?"))
+    assert "no sentence in the passages shares a word with the question" in reply
+
+
+def test_at_most_max_sentences_are_quoted():
+    llm = ExtractiveLLM(max_sentences=1)
+    reply = complete(llm, QA.format(context=CONTEXT, question="What is RFC 9110 and HTTP?"))
+    assert len(quoted(reply)) == 1
+
+
+def test_simple_summarize_prompt_is_answered_like_qa():
+    reply = extractive_reply(SIMPLE_SUMMARIZE.format(context=CONTEXT, question="When was "
+                                                     "Python first released?"))
+    assert quoted(reply)[0] == "Its first release was in 1991."
+
+
+# --- summaries and refine ------------------------------------------------------------------
+
+def test_summary_request_picks_representative_sentences_in_document_order():
+    context = ("Cats are small mammals. Cats are kept as pets by many people. Cats hunt mice. "
+               "The weather was nice yesterday.")
+    reply = extractive_reply(SUMMARY.format(context=context, question="Summarize the document."))
+    assert reply.startswith(LABEL)
+    assert "weather" not in reply
+    sentences = quoted(reply)
+    assert len(sentences) == 3 and all(s.startswith("Cats") for s in sentences)
+    assert sentences == sorted(sentences, key=context.index)
+
+
+def test_tree_summarize_over_earlier_answers_does_not_nest_labels():
+    first = extractive_reply(QA.format(context=CONTEXT, question="When was RFC 9110 published?"))
+    second = extractive_reply(QA.format(context=CONTEXT, question="Who created Python?"))
+    root = extractive_reply(SUMMARY.format(context=first + "\n\n" + second,
+                                           question="When was RFC 9110 published?"))
+    assert root.count(LABEL) == 1
+    assert "It was published in June 2022." in quoted(root)
+
+
+def test_refine_keeps_the_existing_answer_when_the_new_context_does_not_help():
+    existing = extractive_reply(QA.format(context=CONTEXT, question="Who created Python?"))
+    messages = REFINE.format(existing_answer=existing, context="Bananas are yellow.",
+                             question="Who created Python?")
+    assert extractive_reply(messages) == existing
+
+
+def test_refine_adds_a_better_sentence_from_the_new_context():
+    existing = extractive_reply(QA.format(context=CONTEXT, question="Who created Python?"))
+    new = "Guido van Rossum created Python while working at CWI in the Netherlands."
+    reply = extractive_reply(REFINE.format(existing_answer=existing, context=new,
+                                           question="Who created Python?"))
+    assert new in quoted(reply)
+    assert "Python is a programming language created by Guido van Rossum." in quoted(reply)
+    assert reply.count(LABEL) == 1
+
+
+def test_refine_of_an_empty_answer_answers_from_the_new_context():
+    reply = extractive_reply(REFINE.format(existing_answer="", context=CONTEXT,
+                                           question="Who created Python?"))
+    assert "Guido van Rossum" in reply
+
+
+# --- generation, chat, condense ------------------------------------------------------------
+
+def test_generation_without_context_says_it_needs_documents():
+    assert extractive_reply(GENERATION.format(question="What is love?")) == NEEDS_DOCUMENTS
+
+
+def test_simple_chat_without_context_says_it_needs_documents():
+    messages = [Message("system", "You are a helpful assistant."), Message("user", "Hello!")]
+    assert extractive_reply(messages) == NEEDS_DOCUMENTS
+
+
+def test_context_chat_answers_from_the_system_context_and_resolves_follow_ups():
+    messages = [*CONTEXT_CHAT.format(context=CONTEXT),
+                Message("user", "Tell me about RFC 9110"),
+                Message("assistant", "It defines HTTP semantics."),
+                Message("user", "How many pages does it have?")]
+    reply = extractive_reply(messages)
+    assert quoted(reply)[0] == "The specification runs to 194 pages."
+
+
+@pytest.mark.parametrize(
+    "history, follow_up, standalone",
+    [
+        (["What is RFC 9110?"], "and what about its page count?",
+         "What about RFC 9110's page count?"),
+        (["Who wrote the Transformer paper?"], "When was it published?",
+         "When was the Transformer paper published?"),
+        (["Tell me about RFC 9110"], "what about the page count?",
+         "What about the page count (about RFC 9110)?"),
+        (["What is RFC 9110?", "And its page count?"], "Who wrote it?", "Who wrote RFC 9110?"),
+        (["What is RFC 9110?"], "Who created Python?", "Who created Python?"),
+        ([], "What is it?", "What is it?"),
+    ],
+)
+def test_make_standalone(history, follow_up, standalone):
+    assert make_standalone(follow_up, history) == standalone
+
+
+def test_condense_prompt_returns_the_standalone_question_only():
+    history = format_history([Message("user", "What is RFC 9110?"),
+                              Message("assistant", "It defines\nthe semantics of HTTP.")])
+    reply = complete(ExtractiveLLM(), CONDENSE.format(history=history,
+                                                      question="and what about its page count?"))
+    assert reply == "What about RFC 9110's page count?"
+
+
+@pytest.mark.parametrize(
+    "question, phrase",
+    [("How many pages does RFC 9110 have?", "RFC 9110"),
+     ("Who invented the telephone?", "the telephone"),
+     ("What is the Transformer architecture?", "the Transformer architecture"),
+     ("What is it?", "")],
+)
+def test_main_noun_phrase(question, phrase):
+    assert main_noun_phrase(question) == phrase
+
+
+# --- ReAct ---------------------------------------------------------------------------------
+
+def search_documents(input: str) -> str:  # noqa: A002 - the query tool's argument name
+    """Search the indexed documents."""
+    return input
+
+
+def react(*turns: Message) -> list[Message]:
+    tool = FunctionTool.from_defaults(search_documents)
+    return [Message("system", react_system_prompt([tool])), *turns]
+
+
+def test_react_first_step_searches_with_the_first_tool():
+    reply = extractive_reply(react(Message("user", "Who created Python?")))
+    assert reply == ('Thought: I need to search the documents.\nAction: search_documents\n'
+                     'Action Input: {"input": "Who created Python?"}')
+    step = parse_react_reply(reply)
+    assert step == ActionStep("I need to search the documents.", "search_documents",
+                              {"input": "Who created Python?"})
+
+
+def test_react_answers_by_quoting_the_observation():
+    observation = extractive_reply(QA.format(context=CONTEXT, question="Who created Python?"))
+    messages = react(Message("user", "Who created Python?"),
+                     Message("assistant", "Thought: ...\nAction: search_documents\n"
+                                          'Action Input: {"input": "Who created Python?"}'),
+                     Message("user", format_observation(observation)))
+    step = parse_react_reply(extractive_reply(messages))
+    assert isinstance(step, AnswerStep)
+    assert step.answer.count(LABEL) == 1
+    assert "created by Guido van Rossum" in step.answer
+
+
+def test_react_follow_up_searches_with_a_standalone_question():
+    messages = react(Message("user", "What is RFC 9110?"),
+                     Message("assistant", "It defines HTTP."),
+                     Message("user", "How long is it?"))
+    step = parse_react_reply(extractive_reply(messages))
+    assert step.action_input == {"input": "How long is RFC 9110?"}
+
+
+# --- the backend as a whole ----------------------------------------------------------------
+
+def test_is_a_deterministic_llm_whose_stream_joins_to_the_reply():
+    llm = ExtractiveLLM()
+    assert isinstance(llm, LLM) and llm.model == "extractive"
+    messages = QA.format(context=CONTEXT, question="Who created Python?")
+    chunks = list(llm.stream(messages))
+    assert len(chunks) > 5
+    assert "".join(chunks) == extractive_reply(messages) == complete(llm, messages)
+
+
+@pytest.mark.parametrize("option", ["max_sentences", "context_window", "num_output"])
+def test_bad_options(option):
+    with pytest.raises(ConfigError, match=option):
+        ExtractiveLLM(**{option: 0})
+
+
+roles = st.sampled_from(["system", "user", "assistant", "tool"])
+markers = st.sampled_from(["Context:\n", "Question: ", "Existing answer:\n", "New context:\n",
+                           "Conversation:\n", "Follow-up question: ", "Observation: ",
+                           "Action Input: ", "- ", "\n\n", "file_name: x\n"])
+texts = st.lists(st.one_of(markers, st.text(max_size=40)), max_size=8).map("".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.builds(Message, roles, texts), max_size=5))
+def test_never_raises_on_any_messages(messages):
+    assert isinstance(extractive_reply(messages), str)
+
+
+# --- sentence splitting and scoring ----------------------------------------------------------
+
+def test_split_sentences_handles_abbreviations_lists_and_wrapped_lines():
+    text = ("Dr. Smith met Mr. Jones, e.g. at noon. They talked.\n\n"
+            "- first item\n- second item\n# A heading\nwrapped\nline here.\n---\n")
+    assert split_sentences(text) == [
+        "Dr. Smith met Mr. Jones, e.g. at noon.", "They talked.", "first item", "second item",
+        "A heading wrapped line here.",
+    ]
+
+
+def test_terms_drop_stopwords_and_match_plurals():
+    assert terms("What are the pages of the Documents?") == ["page", "document"]
+
+
+def test_bm25_prefers_the_sentence_with_the_rare_term():
+    scores = bm25_scores(["common word here", "common rare here", "common again"], "common rare")
+    assert scores.index(max(scores)) == 1

@@ -1,0 +1,84 @@
+"""Choosing the default LLM: explicit spec, then RAGCORE_LLM, then a local Ollama, then extractive."""
+
+from __future__ import annotations
+
+import pytest
+from loopback import LoopbackServer, loopback, unused_url  # noqa: F401 (fixture)
+
+from ragcore.errors import ConfigError
+from ragcore.llms import ExtractiveLLM, OllamaLLM, OpenAILLM, describe_llm, resolve_llm
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch):
+    for name in ("RAGCORE_LLM", "RAGCORE_LLM_BASE_URL", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_explicit_specs():
+    assert isinstance(resolve_llm("extractive"), ExtractiveLLM)
+    ollama = resolve_llm("ollama:llama3.1", base_url="http://10.0.0.5:11434", timeout=60)
+    assert isinstance(ollama, OllamaLLM)
+    assert (ollama.model_name, ollama.base_url) == ("llama3.1", "http://10.0.0.5:11434")
+    assert ollama.connection.timeout.read == 60
+    openai = resolve_llm("openai:gpt-4o-mini", api_key="sk-x")
+    assert isinstance(openai, OpenAILLM)
+    assert openai.connection.headers == {"Authorization": "Bearer sk-x"}
+
+
+def test_a_model_spec_round_trips_through_llm_model():
+    llm = resolve_llm("ollama:qwen2.5:7b")
+    assert llm.model == "ollama:qwen2.5:7b" and llm.model_name == "qwen2.5:7b"
+    assert resolve_llm(llm.model).model == llm.model
+
+
+@pytest.mark.parametrize("spec", ["gpt-4", "openai", "extractive:x", "anthropic:claude", ""])
+def test_unknown_specs_say_what_is_accepted(spec):
+    with pytest.raises(ConfigError, match="ollama:MODEL"):
+        resolve_llm(spec)
+
+
+def test_environment_variables_come_after_an_explicit_spec(monkeypatch, loopback):
+    monkeypatch.setenv("RAGCORE_LLM", "openai:local-model")
+    monkeypatch.setenv("RAGCORE_LLM_BASE_URL", loopback.openai_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
+    llm = resolve_llm()
+    assert isinstance(llm, OpenAILLM)
+    assert (llm.model_name, llm.base_url) == ("local-model", loopback.openai_url)
+    assert llm.connection.headers == {"Authorization": "Bearer sk-env"}
+    assert isinstance(resolve_llm("extractive"), ExtractiveLLM)
+
+
+def test_a_bad_environment_variable_is_named(monkeypatch):
+    monkeypatch.setenv("RAGCORE_LLM", "llama")
+    with pytest.raises(ConfigError, match="RAGCORE_LLM"):
+        resolve_llm()
+
+
+def test_a_local_ollama_that_answers_is_used_with_its_first_chat_model():
+    with LoopbackServer(models=["nomic-embed-text:latest", "qwen2.5:7b", "llama3.1:latest"]) as s:
+        llm = resolve_llm(base_url=s.ollama_url)
+        assert isinstance(llm, OllamaLLM)
+        assert (llm.model_name, llm.base_url) == ("qwen2.5:7b", s.ollama_url)
+        assert resolve_llm("ollama", base_url=s.ollama_url).model_name == "qwen2.5:7b"
+        assert [r.path for r in s.requests] == ["/api/tags", "/api/tags"]
+
+
+def test_an_ollama_without_chat_models_falls_back_to_extractive():
+    with LoopbackServer(models=["nomic-embed-text:latest"]) as server:
+        assert isinstance(resolve_llm("auto", base_url=server.ollama_url), ExtractiveLLM)
+        with pytest.raises(ConfigError, match="ollama pull"):
+            resolve_llm("ollama", base_url=server.ollama_url)
+
+
+def test_no_server_falls_back_to_extractive():
+    assert isinstance(resolve_llm(base_url=unused_url()), ExtractiveLLM)
+
+
+def test_describe_llm(loopback):
+    assert describe_llm(ExtractiveLLM()) == "Extractive (offline, no language model)"
+    assert describe_llm(OllamaLLM(model="llama3.1")) == (
+        "Ollama llama3.1 at http://127.0.0.1:11434")
+    assert describe_llm(OpenAILLM(model="m", base_url=loopback.openai_url)) == (
+        f"OpenAI-compatible m at {loopback.openai_url}")
+    assert describe_llm(OpenAILLM(model="gpt-4o", api_key="k")) == "OpenAI gpt-4o"

@@ -1,0 +1,154 @@
+"""ChatMemory: what fits is handed out newest first, system kept, huge messages cut, JSON round trip."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragcore.errors import ConfigError
+from ragcore.llms.fake import FakeLLM
+from ragcore.memory import ChatMemory
+from ragcore.tokens import count_tokens
+from ragcore.types import Message, ToolCall
+
+
+def tokens(messages: list[Message]) -> int:
+    return sum(ChatMemory._size(m) for m in messages)
+
+
+def conversation(memory: ChatMemory, turns: int, words: int = 10) -> None:
+    for i in range(turns):
+        memory.put(Message("user", f"question {i} " + "word " * words))
+        memory.put(Message("assistant", f"answer {i} " + "reply " * words))
+
+
+def test_everything_is_returned_when_it_fits():
+    memory = ChatMemory(token_limit=1000)
+    conversation(memory, 3)
+    assert memory.get() == memory.messages
+    assert len(memory) == 6
+
+
+def test_oldest_turns_are_dropped_first_in_whole_pairs():
+    memory = ChatMemory(token_limit=150)
+    conversation(memory, 10)
+    got = memory.get()
+    assert tokens(got) <= 150
+    assert got[-1].content.startswith("answer 9")
+    assert got[0].role == "user"  # never starts with an orphan assistant reply
+    numbers = [int(m.content.split()[1]) for m in got]
+    assert numbers == sorted(numbers) and numbers[0] > 0
+    assert len(memory.messages) == 20  # storage keeps everything
+
+
+def test_system_messages_are_kept_when_old_turns_go():
+    memory = ChatMemory(token_limit=120)
+    memory.put(Message("system", "You are terse."))
+    conversation(memory, 10)
+    got = memory.get()
+    assert got[0] == Message("system", "You are terse.")
+    assert "question 0" not in " ".join(m.content for m in got)
+    assert tokens(got) <= 120
+
+
+def test_extra_tokens_and_max_tokens_shrink_the_budget():
+    memory = ChatMemory(token_limit=400)
+    conversation(memory, 10)
+    full, with_extra, capped = memory.get(), memory.get(extra_tokens=200), memory.get(max_tokens=100)
+    assert tokens(with_extra) <= 200 < tokens(full)
+    assert tokens(capped) <= 100
+    assert with_extra[-1] == full[-1]
+
+
+def test_a_single_huge_message_is_cut_with_a_visible_note():
+    memory = ChatMemory(token_limit=200)
+    conversation(memory, 2)
+    huge = "start of paste. " + "lorem ipsum dolor sit amet " * 400 + "What does it say?"
+    memory.put(Message("user", huge))
+    got = memory.get()
+    assert len(got) == 1 and got[0].role == "user"
+    assert tokens(got) <= 200
+    text = got[0].content
+    assert text.startswith("start of paste.")
+    assert text.endswith("What does it say?")  # the question at the end survives
+    assert "cut here to fit the chat memory limit" in text
+    assert memory.messages[-1].content == huge  # storage is untouched
+
+
+def test_tool_messages_are_never_left_without_their_call():
+    memory = ChatMemory(token_limit=100)
+    memory.put(Message("user", "look it up"))
+    memory.put(Message("assistant", "", tool_calls=[ToolCall("c1", "search", '{"q": "x"}')]))
+    memory.put(Message("tool", "result " * 300, tool_call_id="c1"))
+    memory.put(Message("assistant", "It says x."))
+    got = memory.get()
+    roles = [m.role for m in got]
+    assert "tool" not in roles or roles[roles.index("tool") - 1] == "assistant"
+    assert got[0].content == "look it up" and got[-1].content == "It says x."
+    assert tokens(got) <= 100
+
+
+def test_a_budget_below_anything_useful_returns_nothing_rather_than_too_much():
+    memory = ChatMemory(token_limit=100)
+    conversation(memory, 2)
+    assert memory.get(extra_tokens=99) == []
+    assert memory.get(extra_tokens=500) == []
+
+
+def test_retrying_an_unanswered_message_does_not_duplicate_it():
+    memory = ChatMemory()
+    memory.put_user_message("hello")
+    memory.put_user_message("hello")  # the first attempt failed: this is the retry
+    assert [m.content for m in memory.messages] == ["hello"]
+    memory.put(Message("assistant", "hi"))
+    memory.put_user_message("hello")  # answered before: a new turn
+    assert [m.content for m in memory.messages] == ["hello", "hi", "hello"]
+
+
+def test_json_round_trip_keeps_messages_and_limit():
+    memory = ChatMemory(token_limit=777)
+    memory.put(Message("system", "Be kind."))
+    memory.put(Message("user", "héllo ✓"))
+    memory.put(Message("assistant", "", tool_calls=[ToolCall("c1", "f", "{}")]))
+    memory.put(Message("tool", "42", tool_call_id="c1", name="f"))
+    restored = ChatMemory.from_json(memory.to_json())
+    assert restored.messages == memory.messages
+    assert restored.token_limit == 777
+    assert restored.get() == memory.get()
+
+
+def test_from_json_rejects_foreign_json_with_a_hint():
+    with pytest.raises(ConfigError, match="to_json"):
+        ChatMemory.from_json('{"messages": []}')
+    with pytest.raises(ConfigError, match="cannot be read"):
+        ChatMemory.from_json("not json")
+
+
+def test_from_llm_derives_the_limit_from_the_window():
+    memory = ChatMemory.from_llm(FakeLLM(context_window=4096, num_output=256))
+    assert memory.token_limit == int((4096 - 256) * 0.75)
+    with pytest.raises(ConfigError, match="context_window"):
+        ChatMemory.from_llm(FakeLLM(context_window=100, num_output=90))
+
+
+@pytest.mark.parametrize("bad", [0, -5, 10, "100", 1.5, True])
+def test_bad_token_limits_are_refused(bad):
+    with pytest.raises(ConfigError, match="token_limit"):
+        ChatMemory(token_limit=bad)
+
+
+def test_reset_empties_the_memory():
+    memory = ChatMemory()
+    conversation(memory, 2)
+    memory.reset()
+    assert memory.messages == [] and memory.get() == []
+
+
+def test_put_refuses_non_messages():
+    with pytest.raises(TypeError, match="Message"):
+        ChatMemory().put({"role": "user", "content": "x"})  # type: ignore[arg-type]
+
+
+def test_count_tokens_is_consistent_with_the_limit_unit():
+    memory = ChatMemory()
+    memory.put(Message("user", "one two three"))
+    assert memory.token_count() == count_tokens("one two three") + 4

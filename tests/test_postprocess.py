@@ -1,0 +1,142 @@
+"""Postprocessors: cutoff, keywords, long-context reorder, neighbours, metadata replacement."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragcore.errors import ConfigError
+from ragcore.postprocess import (
+    KeywordNodePostprocessor,
+    LongContextReorder,
+    MetadataReplacementPostProcessor,
+    NodePostprocessor,
+    PrevNextNodePostprocessor,
+    SimilarityPostprocessor,
+)
+from ragcore.types import MetadataMode, Node, ScoredNode
+
+
+def scored(text: str, score: float | None, node_id: str | None = None) -> ScoredNode:
+    return ScoredNode(Node(text, node_id=node_id or text), score)
+
+
+def ids(nodes: list[ScoredNode]) -> list[str]:
+    return [n.node.node_id for n in nodes]
+
+
+class ChainIndex:
+    """Nodes n0 <-> n1 <-> ... <-> n{count-1} of one document, looked up by id."""
+
+    def __init__(self, count: int) -> None:
+        self.nodes = {
+            f"n{i}": Node(
+                f"sentence {i}.",
+                node_id=f"n{i}",
+                prev_id=f"n{i - 1}" if i > 0 else None,
+                next_id=f"n{i + 1}" if i < count - 1 else None,
+            )
+            for i in range(count)
+        }
+
+    def get_node(self, node_id: str) -> Node:
+        return self.nodes[node_id]
+
+
+def test_every_postprocessor_follows_the_protocol():
+    for processor in (
+        SimilarityPostprocessor(similarity_cutoff=0.5),
+        KeywordNodePostprocessor(required_keywords=["x"]),
+        LongContextReorder(),
+        PrevNextNodePostprocessor(ChainIndex(2)),
+        MetadataReplacementPostProcessor(target_metadata_key="window"),
+    ):
+        assert isinstance(processor, NodePostprocessor)
+
+
+def test_similarity_cutoff_drops_weak_and_unscored_nodes():
+    nodes = [scored("a", 0.9), scored("b", 0.5), scored("c", 0.49), scored("d", None)]
+    kept = SimilarityPostprocessor(similarity_cutoff=0.5).postprocess(nodes, "q")
+    assert ids(kept) == ["a", "b"]
+    with pytest.raises(ConfigError, match="similarity_cutoff"):
+        SimilarityPostprocessor(similarity_cutoff="high")
+
+
+def test_keywords_require_any_one_and_exclude_all():
+    nodes = [
+        scored("Tides follow the Moon.", 0.9, "moon"),
+        scored("The sun also pulls on the sea.", 0.8, "sun"),
+        scored("Moonlight and sunlight.", 0.7, "light"),
+        scored("Storm surge floods the coast.", 0.6, "storm"),
+    ]
+    required = KeywordNodePostprocessor(required_keywords=["moon", "sun"])
+    assert ids(required.postprocess(nodes, "q")) == ["moon", "sun"]  # whole words only
+    excluded = KeywordNodePostprocessor(exclude_keywords=["storm surge"])
+    assert ids(excluded.postprocess(nodes, "q")) == ["moon", "sun", "light"]
+    both = KeywordNodePostprocessor(required_keywords=["the"], exclude_keywords=["SUN"])
+    assert ids(both.postprocess(nodes, "q")) == ["moon", "storm"]
+    strict = KeywordNodePostprocessor(required_keywords=["moon"], case_sensitive=True)
+    assert strict.postprocess(nodes, "q") == []
+
+
+def test_keywords_with_symbols_match():
+    nodes = [scored("Written in C++ today.", 1.0, "cpp"), scored("Written in C today.", 0.9, "c")]
+    assert ids(KeywordNodePostprocessor(required_keywords=["C++"]).postprocess(nodes, "q")) == ["cpp"]
+
+
+def test_keyword_options_are_validated():
+    with pytest.raises(ConfigError, match="list of keywords"):
+        KeywordNodePostprocessor(required_keywords="moon")
+    with pytest.raises(ConfigError, match="non-empty strings"):
+        KeywordNodePostprocessor(exclude_keywords=["ok", " "])
+
+
+def test_long_context_reorder_puts_the_best_at_both_ends():
+    nodes = [scored(str(s), s) for s in (5, 4, 3, 2, 1)]
+    reordered = LongContextReorder().postprocess(nodes, "q")
+    assert ids(reordered) == ["5", "3", "1", "2", "4"]
+    assert LongContextReorder().postprocess([], "q") == []
+
+
+def test_neighbours_next_previous_and_both():
+    index = ChainIndex(6)
+    hit = [ScoredNode(index.nodes["n2"], 0.8)]
+    after = PrevNextNodePostprocessor(index, num_nodes=2, mode="next").postprocess(hit, "q")
+    assert ids(after) == ["n2", "n3", "n4"]
+    before = PrevNextNodePostprocessor(index, num_nodes=2, mode="previous").postprocess(hit, "q")
+    assert ids(before) == ["n0", "n1", "n2"]
+    both = PrevNextNodePostprocessor(index, mode="both").postprocess(hit, "q")
+    assert ids(both) == ["n1", "n2", "n3"]
+    assert [n.score for n in both] == [None, 0.8, None]
+
+
+def test_neighbours_stop_at_the_document_edge_and_are_not_repeated():
+    index = ChainIndex(3)
+    hits = [ScoredNode(index.nodes["n2"], 0.9), ScoredNode(index.nodes["n1"], 0.7)]
+    out = PrevNextNodePostprocessor(index, num_nodes=3, mode="both").postprocess(hits, "q")
+    assert ids(out) == ["n0", "n1", "n2"]
+    assert {n.node.node_id: n.score for n in out} == {"n0": None, "n1": 0.7, "n2": 0.9}
+
+
+def test_neighbour_options_are_validated():
+    with pytest.raises(ConfigError, match="mode"):
+        PrevNextNodePostprocessor(ChainIndex(1), mode="sideways")
+    with pytest.raises(ConfigError, match="num_nodes"):
+        PrevNextNodePostprocessor(ChainIndex(1), num_nodes=0)
+    with pytest.raises(ConfigError, match="get_node"):
+        PrevNextNodePostprocessor(object())
+
+
+def test_metadata_replacement_shows_the_window_without_touching_the_original():
+    original = Node("one sentence.", node_id="s", start_char=5, end_char=18,
+                    metadata={"window": "before. one sentence. after.", "file_name": "f.txt"})
+    plain = Node("no window here", node_id="p")
+    out = MetadataReplacementPostProcessor(target_metadata_key="window").postprocess(
+        [ScoredNode(original, 0.9), ScoredNode(plain, 0.5)], "q"
+    )
+    assert out[0].node.text == "before. one sentence. after." and out[0].score == 0.9
+    assert (out[0].node.start_char, out[0].node.end_char) == (None, None)
+    assert "window" not in out[0].node.content(MetadataMode.LLM).split("\n\n")[0]
+    assert out[1].node is plain
+    assert original.text == "one sentence." and original.start_char == 5
+    with pytest.raises(ConfigError, match="target_metadata_key"):
+        MetadataReplacementPostProcessor(target_metadata_key="")

@@ -1,0 +1,177 @@
+"""The ReAct output parser over what real models write, and the streaming answer scanner."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ragcore.agent.react_parser import (
+    ActionStep,
+    AnswerScanner,
+    AnswerStep,
+    ParseError,
+    parse_action_input,
+    parse_react_reply,
+)
+
+Q = {"input": "page count of the report"}
+
+# (model output, expected step) - shapes seen from llama3, mistral, qwen, gpt-4o-mini, phi3.
+TABLE = [
+    (
+        'Thought: I need to search.\nAction: search_documents\nAction Input: {"input": '
+        '"page count of the report"}',
+        ActionStep("I need to search.", "search_documents", Q),
+    ),
+    (  # no Thought line
+        'Action: search_documents\nAction Input: {"input": "page count of the report"}',
+        ActionStep("", "search_documents", Q),
+    ),
+    (  # JSON in a fenced block
+        'Thought: search\nAction: search_documents\nAction Input:\n```json\n'
+        '{"input": "page count of the report"}\n```',
+        ActionStep("search", "search_documents", Q),
+    ),
+    (  # single quotes (Python dict syntax)
+        "Thought: search\nAction: search_documents\nAction Input: {'input': "
+        "'page count of the report'}",
+        ActionStep("search", "search_documents", Q),
+    ),
+    (  # trailing text after the JSON, and a hallucinated observation
+        'Thought: search\nAction: search_documents\nAction Input: {"input": "page count of the '
+        'report"} (waiting for the result)\nObservation: 12 pages\nThought: done',
+        ActionStep("search", "search_documents", Q),
+    ),
+    (  # extra whitespace and odd capitalization
+        '  THOUGHT :   search  \n  action:   search_documents  \n  ACTION INPUT :  '
+        '{ "input" : "page count of the report" }  ',
+        ActionStep("search", "search_documents", Q),
+    ),
+    (  # markdown bold markers and a backticked tool name
+        '**Thought:** search\n**Action:** `search_documents`\n**Action Input:** {"input": '
+        '"page count of the report"}',
+        ActionStep("search", "search_documents", Q),
+    ),
+    (  # JSON literals and a trailing comma
+        'Action: lookup\nAction Input: {"exact": true, "limit": null, "k": 3,}',
+        ActionStep("", "lookup", {"exact": True, "limit": None, "k": 3}),
+    ),
+    (  # plain text input (bound to a one-parameter tool later)
+        "Thought: search\nAction: search_documents\nAction Input: page count of the report",
+        ActionStep("search", "search_documents", "page count of the report"),
+    ),
+    (  # action and input on one line
+        'Action: multiply {"a": 2, "b": 3}',
+        ActionStep("", "multiply", {"a": 2, "b": 3}),
+    ),
+    (  # a tool without arguments
+        "Thought: check the time\nAction: now",
+        ActionStep("check the time", "now", {}),
+    ),
+    (
+        "Thought: I can answer without using more tools.\nAnswer: The report has 12 pages.",
+        AnswerStep("I can answer without using more tools.", "The report has 12 pages."),
+    ),
+    (  # Final Answer:, multi-line answer
+        "Thought: done\nFinal Answer: Two points:\n- one\n- two",
+        AnswerStep("done", "Two points:\n- one\n- two"),
+    ),
+    (  # the answer with no prefix at all
+        "The report has 12 pages.",
+        AnswerStep("(implicit) answered without the Answer: marker", "The report has 12 pages."),
+    ),
+    (  # answer in bold markdown
+        "**Thought**: ok\n**Answer**: 12 pages.",
+        AnswerStep("ok", "12 pages."),
+    ),
+    (  # the first marker decides: an answer that mentions actions stays an answer
+        "Thought: ok\nAnswer: Use it like this:\nAction: none needed",
+        AnswerStep("ok", "Use it like this:\nAction: none needed"),
+    ),
+]
+
+
+@pytest.mark.parametrize("reply, expected", TABLE)
+def test_real_world_outputs(reply, expected):
+    assert parse_react_reply(reply) == expected
+
+
+@pytest.mark.parametrize(
+    "reply, problem",
+    [
+        ("", "empty"),
+        ("   \n ", "empty"),
+        ("Thought: I should think more about this.", "Thought but no"),
+        ('Action Input: {"input": "x"}', "no 'Action:' line"),
+        ("Thought: done\nAnswer:   ", "followed by nothing"),
+        ("Action: ???\nAction Input: {}", "did not name a tool"),
+    ],
+)
+def test_unparseable_replies_become_parse_errors_that_say_how_to_fix(reply, problem):
+    step = parse_react_reply(reply)
+    assert isinstance(step, ParseError)
+    assert problem in step.problem
+    assert "Action Input:" in step.observation and "Answer:" in step.observation
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('{"a": 1}', {"a": 1}),
+        ("```\n{'a': 'b'}\n```", {"a": "b"}),
+        ("[1, 2]", "[1, 2]"),  # not an object: returned as text
+        ("{'a': \"don't\"}", {"a": "don't"}),
+        ('"just a quoted string"', "just a quoted string"),
+        ('{"nested": {"b": [1, 2]}} and more', {"nested": {"b": [1, 2]}}),
+        ("{broken", "{broken"),
+    ],
+)
+def test_action_input_repairs(text, expected):
+    assert parse_action_input(text) == expected
+
+
+def scan(chunks: list[str]) -> str:
+    scanner = AnswerScanner()
+    return "".join(scanner.feed(c) for c in chunks)
+
+
+def test_scanner_releases_only_the_answer_across_chunk_boundaries():
+    chunks = ["Thought: fine\n**Ans", "wer:*", "* The rep", "ort has 12", " pages.  \n"]
+    assert scan(chunks) == "The report has 12 pages."
+
+
+def test_scanner_releases_nothing_for_an_action():
+    assert scan(['Thought: x\nAct', 'ion: search\nAction Input: {"input": "Answer: no"}']) == ""
+
+
+@st.composite
+def react_like(draw):
+    """Text made of ReAct-ish pieces, so markers appear in varied places."""
+    pieces = st.sampled_from(
+        [
+            "Thought:", "Action:", "Action Input:", "Answer:", "Final Answer:", "Observation:",
+            "**Answer:**", "answer :", "\n", " ", "```json\n", "```", "{", "}", "'", '"',
+            '{"input": "q"}', "{'a': 1,}", "search_documents", "true", "null", "é", "\\",
+        ]
+    )
+    parts = draw(st.lists(st.one_of(pieces, st.text(max_size=8)), max_size=25))
+    return "".join(parts)
+
+
+def split_points(text: str, cuts: list[int]) -> list[str]:
+    points = sorted({c % (len(text) + 1) for c in cuts})
+    bounds = [0, *points, len(text)]
+    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.one_of(react_like(), st.text(max_size=200)), cuts=st.lists(st.integers(0, 300)))
+def test_any_text_parses_without_raising_and_streams_consistently(text, cuts):
+    step = parse_react_reply(text)
+    assert isinstance(step, (ActionStep, AnswerStep, ParseError))
+    released = scan(split_points(text, cuts))
+    if released:
+        assert isinstance(step, AnswerStep) and released == step.answer
+    if isinstance(step, ActionStep):
+        assert step.action and released == ""
