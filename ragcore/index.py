@@ -24,7 +24,7 @@ import numpy as np
 from .docstore import DocInfo, DocStore, utc_now
 from .embeddings.base import Embedder, Progress
 from .errors import ConfigError, EmbeddingError, StoreError
-from .ingestion import check_nodes, embed_nodes, warn_if_truncated
+from .ingestion import check_nodes, embed_nodes, log_chunk_truncation
 from .persist import (
     atomic_folder,
     build_splitter,
@@ -259,7 +259,7 @@ class VectorStoreIndex:
         splitter = self.splitter
         if not self._window_checked:
             self._window_checked = True
-            warn_if_truncated(splitter, self.embedder)
+            log_chunk_truncation(splitter, self.embedder)
         nodes = list(splitter.get_nodes_from_documents(list(documents)))
         check_nodes(nodes, doc_ids={d.doc_id for d in documents})
         return nodes

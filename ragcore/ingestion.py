@@ -51,7 +51,7 @@ def embed_nodes(
     return result
 
 
-def warn_if_truncated(splitter: Any, embedder: Embedder) -> str | None:
+def log_chunk_truncation(splitter: Any, embedder: Embedder) -> str | None:
     """Log (and return) a warning when the splitter's chunks exceed the embedder's window."""
     chunk_size = getattr(splitter, "chunk_size", None)
     if not isinstance(chunk_size, int):

@@ -96,7 +96,8 @@ class ChatMemory:
         system = [i for i, m in enumerate(self._messages) if m.role == "system"]
         system_msgs = self._fit_messages(system, max(budget // 2, 0))
         budget -= sum(self._size(m) for m in system_msgs)
-        turns = _turns(self._messages, [i for i, m in enumerate(self._messages) if m.role != "system"])
+        others = [i for i, m in enumerate(self._messages) if m.role != "system"]
+        turns = _turns(self._messages, others)
         kept: list[Message] = []
         for turn in reversed(turns):
             size = sum(self._count(i) for i in turn)

@@ -57,7 +57,8 @@ def test_step_by_step_exposes_action_observation_and_answer():
     assert [m.content for m in memory.messages] == ["What is 6 times 7?", "It is 42."]
     # the second prompt carries the first step and its observation
     assert llm.calls[1][-2] == Message(
-        "assistant", 'Thought: I should use multiply.\nAction: multiply\nAction Input: {"a": 6, "b": 7}'
+        "assistant",
+        'Thought: I should use multiply.\nAction: multiply\nAction Input: {"a": 6, "b": 7}',
     )
     assert llm.calls[1][-1] == Message("user", "Observation: 42")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from ragcore.agent import FunctionCallingAgent, ReActAgent
 from ragcore.chat import (
     CHAT_MODE_DESCRIPTIONS,
     ChatMode,
@@ -15,7 +16,6 @@ from ragcore.chat import (
     best_chat_mode,
     chat_engine_from_index,
 )
-from ragcore.agent import FunctionCallingAgent, ReActAgent
 from ragcore.errors import ConfigError, LLMConnectionError
 from ragcore.llms.fake import FakeLLM
 from ragcore.memory import ChatMemory

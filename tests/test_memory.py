@@ -1,4 +1,4 @@
-"""ChatMemory: what fits is handed out newest first, system kept, huge messages cut, JSON round trip."""
+"""ChatMemory: newest first within the limit, system kept, huge messages cut, JSON round trip."""
 
 from __future__ import annotations
 
@@ -53,7 +53,8 @@ def test_system_messages_are_kept_when_old_turns_go():
 def test_extra_tokens_and_max_tokens_shrink_the_budget():
     memory = ChatMemory(token_limit=400)
     conversation(memory, 10)
-    full, with_extra, capped = memory.get(), memory.get(extra_tokens=200), memory.get(max_tokens=100)
+    full = memory.get()
+    with_extra, capped = memory.get(extra_tokens=200), memory.get(max_tokens=100)
     assert tokens(with_extra) <= 200 < tokens(full)
     assert tokens(capped) <= 100
     assert with_extra[-1] == full[-1]

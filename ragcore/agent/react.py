@@ -126,7 +126,7 @@ class ReActAgent:
     # ---- the driver ---------------------------------------------------------------------------
 
     def chat(self, message: str, memory: ChatMemory, *, trace: Trace | None = None) -> ChatResponse:
-        """Answer ``message``; the loop runs while the response is read (only the answer streams)."""
+        """Answer ``message``: the loop runs as the response is read; only the answer streams."""
         task = self.create_task(message, memory, trace=trace)
 
         def produce() -> Iterator[str]:

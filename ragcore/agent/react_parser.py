@@ -87,7 +87,8 @@ def parse_react_reply(text: str) -> ReActStep:
 
 def _unmarked(text: str) -> ReActStep:
     if _ACTION_INPUT.search(text):
-        return ParseError("there was an 'Action Input:' but no 'Action:' line naming the tool", text)
+        problem = "there was an 'Action Input:' but no 'Action:' line naming the tool"
+        return ParseError(problem, text)
     if _THOUGHT.search(text):
         return ParseError("there was a Thought but no 'Action:' or 'Answer:' line", text)
     return AnswerStep("(implicit) answered without the Answer: marker", text.strip())
@@ -95,10 +96,8 @@ def _unmarked(text: str) -> ReActStep:
 
 def _thought_before(text: str, end: int) -> str:
     head = text[:end]
-    match = None
-    for match in _THOUGHT.finditer(head):
-        pass
-    body = head[match.end() :] if match else head
+    matches = list(_THOUGHT.finditer(head))
+    body = head[matches[-1].end() :] if matches else head
     return " ".join(body.split())
 
 
@@ -126,10 +125,7 @@ def parse_action_input(text: str) -> dict[str, Any] | str:
     """A JSON object as models write it; plain text (not an object) is returned stripped."""
     text = text.strip()
     fenced = _FENCE.search(text)
-    if fenced is not None:
-        text = fenced.group(1).strip()
-    else:
-        text = text.strip("`").strip()
+    text = fenced.group(1).strip() if fenced is not None else text.strip("`").strip()
     start = text.find("{")
     if start == -1:
         return _unquote(text)

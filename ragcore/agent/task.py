@@ -111,7 +111,8 @@ def tool_map(tools: Sequence[Tool]) -> dict[str, Tool]:
 
 
 def check_max_iterations(max_iterations: int) -> int:
-    if isinstance(max_iterations, bool) or not isinstance(max_iterations, int) or max_iterations < 1:
+    valid = isinstance(max_iterations, int) and not isinstance(max_iterations, bool)
+    if not valid or max_iterations < 1:
         raise ConfigError(f"max_iterations ({max_iterations!r}) must be a positive integer")
     return max_iterations
 

@@ -15,7 +15,8 @@ counts come from one ``TokenIndex`` of the whole text: a span's estimate is two 
 and a growing chunk is re-estimated as one span in O(1) rather than re-encoded. Each closed chunk
 (and its overlap) is then encoded once, exactly; if it is over budget after all, the overlap is
 dropped first, then trailing pieces, then a single piece is cut at the largest prefix that fits.
-So every chunk fits its budget when encoded on its own, whatever the input. Overlap pieces are
+So every chunk fits its budget when encoded on its own, and overlaps the previous chunk by at
+most ``overlap`` tokens, whatever the input. Overlap pieces are
 chosen so each chunk starts after the previous one (LlamaIndex can repeat a whole chunk, and can
 exceed the budget when overlap plus a big piece is more than ``chunk_size``). Chunks are stripped
 of surrounding whitespace; whitespace-only chunks, and chunks adding nothing after the previous
@@ -132,11 +133,16 @@ class _Merge:
         return hi
 
     def _fit(self, lo: int, hi: int, fresh: int) -> tuple[int, int, Span | None]:
-        """Shrink pieces [lo, hi) until the stripped chunk, encoded alone, fits the budget."""
+        """Shrink pieces [lo, hi) until the stripped chunk, encoded alone, fits the budget and
+        its overlap with the previous chunk fits ``overlap``."""
         while True:
             start, end = _strip(self.text, self.starts[lo], self.ends[hi - 1])
-            if start >= end or self.index.exact(start, end) <= self.budget:
-                return lo, hi, (start, end) if start < end else None
+            if start >= end:
+                return lo, hi, None
+            if self.index.exact(start, end) <= self.budget and (
+                start >= self.last[1] or self.index.exact(start, self.last[1]) <= self.overlap
+            ):
+                return lo, hi, (start, end)
             if lo < fresh and lo < hi - 1:
                 lo += 1
             elif hi - lo > 1:
@@ -161,7 +167,8 @@ class _Merge:
         self.before_start.insert(i + 1, self.index.ended_before(fits))
 
     def _overlap_start(self, lo: int, hi: int) -> int:
-        """First piece of the next chunk: the closed chunk's last pieces within ``overlap``."""
+        """First piece of the next chunk: the closed chunk's last pieces within ``overlap``
+        (estimated here; ``_fit`` checks the overlap exactly once the next chunk is closed)."""
         if self.overlap <= 0:
             return hi
         k = hi
@@ -172,9 +179,4 @@ class _Merge:
             and self.before_end[hi - 1] - self.before_start[k - 1] <= self.overlap
         ):
             k -= 1
-        while k < hi:
-            start, end = _strip(self.text, self.starts[k], self.ends[hi - 1])
-            if start >= end or self.index.exact(start, end) <= self.overlap:
-                break
-            k += 1
         return k
