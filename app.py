@@ -16,12 +16,12 @@ st.set_page_config(
 )
 
 PAGES = [
-    st.Page("pages/home.py", title="Start", icon="🏠", url_path="start", default=True),
-    st.Page("pages/upload.py", title="Upload", icon="📤", url_path="upload"),
-    st.Page("pages/indexes.py", title="Indexes", icon="🗂️", url_path="indexes"),
-    st.Page("pages/query.py", title="Query", icon="🔎", url_path="query"),
-    st.Page("pages/chat.py", title="Chat", icon="💬", url_path="chat"),
-    st.Page("pages/settings.py", title="Settings", icon="⚙️", url_path="settings"),
+    st.Page("pages/home.py", title="Start", icon=":material/home:", url_path="start", default=True),
+    st.Page("pages/upload.py", title="Upload", icon=":material/upload_file:", url_path="upload"),
+    st.Page("pages/indexes.py", title="Indexes", icon=":material/folder_open:", url_path="indexes"),
+    st.Page("pages/query.py", title="Query", icon=":material/search:", url_path="query"),
+    st.Page("pages/chat.py", title="Chat", icon=":material/chat:", url_path="chat"),
+    st.Page("pages/settings.py", title="Settings", icon=":material/settings:", url_path="settings"),
 ]
 
 page = st.navigation(PAGES)

@@ -64,17 +64,29 @@ def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
     return time.perf_counter() - start, result
 
 
+def timed_cpu(fn: Callable[[], Any]) -> tuple[float, float, Any]:
+    """Wall seconds, CPU seconds of this process (all threads), and the result of ``fn()``.
+
+    On a shared machine CPU time shows the work done even when other processes steal the cores.
+    """
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = fn()
+    return time.perf_counter() - wall, time.process_time() - cpu, result
+
+
 def best_of(fn: Callable[[], Any], repeat: int) -> float:
     """The fastest of ``repeat`` timed runs (least disturbed by other processes)."""
     return min(timed(fn)[0] for _ in range(max(1, repeat)))
 
 
-def peak_memory_mb() -> dict[str, float]:
-    """Peak resident memory of this process and of its finished children, in MB (Linux KB)."""
+def peak_memory_mb() -> float:
+    """Peak resident memory of this process in MB (ru_maxrss is KB on Linux, bytes on macOS).
+
+    Children are not reported: Linux carries the parent's peak across fork+exec, so the
+    children's figure would only repeat ours.
+    """
     scale = 1 / 1024 if sys.platform != "darwin" else 1 / (1024 * 1024)
-    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
-    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * scale
-    return {"self": own, "children": children}
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
 
 
 def format_value(value: float | None, unit: str) -> str:

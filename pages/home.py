@@ -2,42 +2,48 @@
 
 import streamlit as st
 
-from ragcore import appstate
+from ragcore import app_format, appstate
 
-appstate.sidebar_status()
-st.title("📚 Chat with your documents")
-st.write(
-    "Upload documents, then ask questions about them. Every answer shows the passages it came "
-    "from, and you can see each step the pipeline took."
-)
+
+def main() -> None:
+    appstate.sidebar_status()
+    st.title("Your documents, answered")
+    st.write(
+        "Upload documents, then ask questions about them. Every answer shows the passages it came "
+        "from, and you can see each step the pipeline took."
+    )
+
+    with appstate.friendly_errors():
+        kind, text = app_format.backend_notice(appstate.current_llm())
+        (st.info if kind == "info" else st.success)(text)
+
+    with appstate.friendly_errors():
+        infos = appstate.workspace().list_indexes()
+        if not infos:
+            st.subheader("What to do next")
+            st.markdown(
+                "1. **Upload your documents** (PDF, Word, text, Markdown, HTML, CSV, JSON …) on "
+                "the Upload page. They are split into passages and indexed on this computer.\n"
+                "2. **Ask a question** on the Query page, or **chat** about them on the Chat page."
+            )
+            st.page_link("pages/upload.py", label="Upload documents", icon=":material/upload_file:")
+        else:
+            st.subheader("Your indexes")
+            st.dataframe(
+                [
+                    {"index": i.name, "files": i.files, "chunks": i.nodes, "updated": i.updated}
+                    for i in infos
+                ],
+                hide_index=True,
+            )
+            st.markdown("**What to do next:** ask a question, chat, or add more documents.")
+            cols = st.columns(3)
+            cols[0].page_link("pages/query.py", label="Ask a question", icon=":material/search:")
+            cols[1].page_link("pages/chat.py", label="Chat", icon=":material/chat:")
+            cols[2].page_link("pages/upload.py", label="Upload more documents", icon=":material/upload_file:")
+
+    st.caption(f"Everything is stored in the workspace folder `{appstate.workspace_root()}`.")
+
 
 with appstate.friendly_errors():
-    kind, text = appstate.backend_notice(appstate.current_llm())
-    (st.info if kind == "info" else st.success)(text)
-
-with appstate.friendly_errors():
-    infos = appstate.workspace().list_indexes()
-    if not infos:
-        st.subheader("What to do next")
-        st.markdown(
-            "1. **Upload your documents** (PDF, Word, text, Markdown, HTML, CSV, JSON …) on "
-            "the Upload page. They are split into passages and indexed on this computer.\n"
-            "2. **Ask a question** on the Query page, or **chat** about them on the Chat page."
-        )
-        st.page_link("pages/upload.py", label="Upload documents", icon="📤")
-    else:
-        st.subheader("Your indexes")
-        st.dataframe(
-            [
-                {"index": i.name, "files": i.files, "chunks": i.nodes, "updated": i.updated}
-                for i in infos
-            ],
-            hide_index=True,
-        )
-        st.markdown("**What to do next:** ask a question, chat, or add more documents.")
-        cols = st.columns(3)
-        cols[0].page_link("pages/query.py", label="Ask a question", icon="🔎")
-        cols[1].page_link("pages/chat.py", label="Chat", icon="💬")
-        cols[2].page_link("pages/upload.py", label="Upload more documents", icon="📤")
-
-st.caption(f"Everything is stored in the workspace folder `{appstate.workspace_root()}`.")
+    main()

@@ -22,6 +22,7 @@ from typing import Any, Iterator
 import streamlit as st
 from pydantic import SecretStr
 
+from .app_format import describe_backend
 from .explain import explain_error
 from .settings import Settings
 from .workspace import Workspace, default_root
@@ -143,11 +144,13 @@ def changing_workspace() -> Iterator[Workspace]:
 def current_llm() -> Any:
     """The LLM the settings choose (auto-detection of a local Ollama is cached)."""
     settings = current_settings()
-    return _cached_llm(settings.model_dump_json(exclude={"openai_api_key"}), settings.api_key())
+    environment = os.environ.get("RAGCORE_LLM", "")  # resolve_llm reads it for 'auto'
+    settings_json = settings.model_dump_json(exclude={"openai_api_key"})
+    return _cached_llm(settings_json, settings.api_key(), environment)
 
 
 @st.cache_resource(show_spinner="Looking for a language model…", max_entries=8)
-def _cached_llm(settings_json: str, api_key: str | None) -> Any:
+def _cached_llm(settings_json: str, api_key: str | None, environment: str) -> Any:
     import json
 
     from .backends import llm_from_settings
@@ -162,17 +165,6 @@ def _cached_llm(settings_json: str, api_key: str | None) -> Any:
 def forget_llm() -> None:
     """Drop cached LLMs so the next call detects or connects again."""
     _cached_llm.clear()
-
-
-def describe_backend(llm: Any) -> str:
-    """A short label of the active answering backend."""
-    from .llms.resolve import describe_llm
-
-    return describe_llm(llm)
-
-
-def is_extractive(llm: Any) -> bool:
-    return getattr(llm, "model", "") == "extractive"
 
 
 # -- indexes ---------------------------------------------------------------------------------
@@ -243,18 +235,6 @@ def chat_memory() -> Any:
 # -- shared page furniture -------------------------------------------------------------------
 
 
-def backend_notice(llm: Any) -> tuple[str, str]:
-    """(kind, text) telling which answering backend is active, in plain words."""
-    label = describe_backend(llm)
-    if is_extractive(llm):
-        return "info", (
-            f"**Answering backend: {label}.** Answers quote the most relevant sentences of "
-            "your documents word for word. For written answers, connect Ollama or an "
-            "OpenAI-compatible server on the Settings page."
-        )
-    return "success", f"**Answering backend: {label}.** Answers are written by this model."
-
-
 def sidebar_status() -> None:
     """The active backend and workspace folder, in the sidebar of every page."""
     with st.sidebar:
@@ -268,14 +248,6 @@ def sidebar_status() -> None:
 # -- uploads ---------------------------------------------------------------------------------
 
 UPLOAD_REPORT_KEY = "upload_report"
-STAGE_WORDS = {
-    "reading": "reading",
-    "embedding": "splitting and embedding",
-    "done": "done",
-    "failed": "failed",
-    "unchanged": "unchanged, skipped",
-    "saving": "saving the index",
-}
 
 
 def ingest_uploads(
@@ -299,19 +271,6 @@ def ingest_uploads(
     )
 
 
-def report_rows(report: Any) -> list[dict[str, Any]]:
-    """The ingest report as table rows: file, what happened, chunks, seconds."""
-    return [
-        {
-            "file": outcome.file_name,
-            "result": outcome.describe(),
-            "chunks": outcome.chunks,
-            "seconds": round(outcome.seconds, 2),
-        }
-        for outcome in report.files
-    ]
-
-
 # -- answers and sources ---------------------------------------------------------------------
 
 
@@ -326,26 +285,6 @@ def node_lookup(index: Any) -> Any:
             return None
 
     return lookup
-
-
-def markdown_text(text: str) -> str:
-    """Answer text for st.markdown: '$' is escaped so prices never turn into formulas."""
-    return text.replace("$", "\\$")
-
-
-def markdown_stream(chunks: Any) -> Iterator[str]:
-    """``markdown_text`` applied to each streamed chunk (for st.write_stream)."""
-    for chunk in chunks:
-        yield markdown_text(chunk)
-
-
-def source_label(number: int, scored: Any) -> str:
-    """'1. zta.pdf · page 12 · score 0.812' (file, page and score when known)."""
-    parts = [f"{number}. {scored.file_name or scored.node.ref_doc_id or 'unknown source'}"]
-    if scored.page:
-        parts.append(f"page {scored.page}")
-    parts.append("added as context" if scored.score is None else f"score {scored.score:.3f}")
-    return " · ".join(parts)
 
 
 def open_saved_chat(chat: Any) -> None:
@@ -395,13 +334,3 @@ def _cached_picture(root: str, name: str, stamp: tuple[int, int], override: str)
     return picture_corpus(index.get_nodes(node_ids), vectors)
 
 
-def human_size(size: int | None) -> str:
-    """Bytes as '12.3 MB'."""
-    if size is None:
-        return "?"
-    value = float(size)
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            return f"{value:.0f} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{value:.1f} GB"

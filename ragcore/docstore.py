@@ -179,6 +179,9 @@ class DocStore:
             indexed_at=entry.indexed_at,
         )
 
+    def has_doc(self, doc_id: str) -> bool:
+        return doc_id in self._docs()
+
     def doc_hash(self, doc_id: str) -> str | None:
         entry = self._docs().get(doc_id)
         return None if entry is None else entry.hash
@@ -202,7 +205,7 @@ class DocStore:
     # -- changes -----------------------------------------------------------------------------
 
     def add_doc(self, info: DocInfo) -> None:
-        """Record a document (its nodes come with ``add_nodes``); replaces an entry without nodes."""
+        """Record a document (its nodes follow with ``add_nodes``); may replace a node-less one."""
         docs = self._docs()
         old = docs.get(info.doc_id)
         if old is not None and old.node_ids:

@@ -65,10 +65,11 @@ def explain_reader_error(exc: ReaderError) -> Explanation:
 
 
 def _llm_connection(exc: LLMConnectionError) -> Explanation:
+    start = "" if "ollama serve" in str(exc) else " (for Ollama: `ollama serve`)"
     return Explanation(
         f"The answering server could not be reached ({exc}).",
-        "Check that it is running (for Ollama: `ollama serve`) and that its address on the "
-        f"Settings page is right, {_SWITCH_BACKEND}",
+        f"Check that it is running{start} and that its address on the Settings page is right, "
+        f"{_SWITCH_BACKEND}",
     )
 
 

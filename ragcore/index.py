@@ -43,7 +43,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-
 @dataclass(slots=True)
 class RefreshReport:
     """Which documents ``refresh_ref_docs`` indexed for the first time, re-indexed, or skipped."""
@@ -196,7 +195,7 @@ class VectorStoreIndex:
     def delete_ref_doc(self, doc_id: str) -> bool:
         """Remove a document and its nodes; False if it was not indexed."""
         with self._lock:
-            if self._docstore.doc(doc_id) is None:
+            if not self._docstore.has_doc(doc_id):
                 return False
             self._store.delete(self._docstore.remove_doc(doc_id))
             self._updated = utc_now()
@@ -222,7 +221,7 @@ class VectorStoreIndex:
         todo: list[Document] = []
         with self._lock:
             for doc_id, doc in latest.items():
-                known = self._docstore.doc(doc_id) is not None
+                known = self._docstore.has_doc(doc_id)
                 if known and not force and self._docstore.doc_hash(doc_id) == doc.hash:
                     report.unchanged.append(doc_id)
                     continue
@@ -235,7 +234,9 @@ class VectorStoreIndex:
         self._replace(todo, nodes, self._embed(nodes, progress))
         return report
 
-    def _replace(self, documents: Sequence[Document], nodes: list[Node], vectors: np.ndarray) -> None:
+    def _replace(
+        self, documents: Sequence[Document], nodes: list[Node], vectors: np.ndarray
+    ) -> None:
         if not documents:
             return
         with self._lock:

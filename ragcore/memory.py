@@ -141,13 +141,15 @@ class ChatMemory:
             removed += end - start
         while messages and sum(sizes) > budget:
             over = sum(sizes) - budget
-            largest = max(range(len(messages)), key=sizes.__getitem__)
-            keep = sizes[largest] - MESSAGE_OVERHEAD - over - NOTE_TOKENS
+            texts = [count_tokens(m.content) for m in messages]
+            largest = max(range(len(messages)), key=texts.__getitem__)
+            # Each cut shrinks the total by at least ``over``: the loop always ends.
+            keep = texts[largest] - over - NOTE_TOKENS
             if keep >= MIN_KEPT_TOKENS:
                 messages[largest] = _truncate(messages[largest], keep)
                 sizes[largest] = self._size(messages[largest])
-            elif len(messages) > 1:
-                messages, sizes = messages[:1], sizes[:1]
+            elif len(messages) > 1 and not messages[0].tool_calls:
+                messages, sizes = messages[:1], sizes[:1]  # the user's message, alone
             else:
                 return []
         return messages
@@ -195,19 +197,22 @@ def _turns(messages: Sequence[Message], indexes: list[int]) -> list[list[int]]:
 
 
 def _tool_rounds(messages: Sequence[Message]) -> list[tuple[int, int]]:
-    """Spans (start, end) of tool rounds strictly between the first and the last message."""
+    """Spans (start, end) of whole tool rounds (a call and its results), oldest first, that
+    neither include the first message nor the last one."""
     spans: list[tuple[int, int]] = []
     i = 1
-    while i < len(messages) - 1:
-        message = messages[i]
-        if message.tool_calls or message.role == "tool":
-            end = i + 1
-            while end < len(messages) - 1 and messages[end].role == "tool":
-                end += 1
-            spans.append((i, end))
-            i = end
-        else:
+    while i < len(messages) and messages[i].role == "tool":
+        i += 1  # results of a call made by the first message stay with it
+    while i < len(messages):
+        if not (messages[i].tool_calls or messages[i].role == "tool"):
             i += 1
+            continue
+        end = i + 1
+        while end < len(messages) and messages[end].role == "tool":
+            end += 1
+        if end < len(messages):
+            spans.append((i, end))
+        i = end
     return spans
 
 

@@ -70,7 +70,10 @@ FIELD_MARGIN_TOKENS = 2
 
 @dataclass(frozen=True, slots=True)
 class PromptTemplate:
-    """A system message and (unless ``user`` is None) a user message with ``{field}`` slots."""
+    """A system message and (unless ``user`` is None) a user message with ``{field}`` slots.
+
+    Slots use ``str.format`` syntax: write a literal brace in the template text as ``{{``.
+    """
 
     name: str
     system: str

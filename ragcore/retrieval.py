@@ -55,7 +55,8 @@ class VectorRetriever:
         if similarity_top_k < 1:
             raise ConfigError(f"similarity_top_k ({similarity_top_k}) must be at least 1")
         if mode not in QUERY_MODES:
-            raise ConfigError(f"mode {mode!r} is not supported: use one of {', '.join(QUERY_MODES)}")
+            choices = ", ".join(QUERY_MODES)
+            raise ConfigError(f"mode {mode!r} is not supported: use one of {choices}")
         if not 0.0 <= mmr_threshold <= 1.0:
             raise ConfigError(f"mmr_threshold ({mmr_threshold}) must be between 0 and 1")
         if isinstance(doc_ids, str):

@@ -11,8 +11,14 @@ import os
 import re
 import tempfile
 import unicodedata
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory file locks
+    fcntl = None  # type: ignore[assignment]
 
 from .errors import WorkspaceError
 
@@ -110,3 +116,21 @@ def read_json(path: Path, *, what: str) -> Any:
         raise WorkspaceError(
             f"{what} {path} cannot be read ({exc}); fix or delete the file"
         ) from exc
+
+
+@contextmanager
+def exclusive_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive advisory lock on ``path`` for the block (threads and processes wait).
+
+    Streamlit serves every browser session from threads of one process, and the CLI may run
+    beside it: two ingestions into one workspace must not both persist a stale copy.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+b") as handle:
+        if fcntl is not None:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            if fcntl is not None:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

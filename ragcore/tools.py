@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import inspect
 import json
+import logging
 import re
 import typing
+import warnings
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol, runtime_checkable
@@ -27,6 +29,7 @@ from pydantic.fields import FieldInfo
 from .errors import ToolError
 from .trace import Trace
 
+logger = logging.getLogger(__name__)
 _NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 DEFAULT_QUERY_TOOL_NAME = "search_documents"
 DEFAULT_QUERY_TOOL_DESCRIPTION = (
@@ -212,8 +215,9 @@ def _run_guarded(tool: Tool, arguments: Mapping[str, Any], trace: Trace | None) 
     try:
         return tool.run(arguments, trace=trace)
     except ToolError as exc:
-        content = f"Error: {exc}. Fix the Action Input and try again."
+        content = f"Error: {exc}. Fix the arguments and call it again."
     except Exception as exc:  # a tool's failure is something the model can work around
+        logger.info("tool %s raised %s: %s", name, type(exc).__name__, exc, exc_info=True)
         content = f"Error: the tool {name} failed: {type(exc).__name__}: {exc}"
     return ToolOutput(content, name, dict(arguments), None, is_error=True)
 
@@ -239,8 +243,11 @@ def _args_model(fn: Callable[..., Any], tool_name: str) -> type[BaseModel]:
     if problems:
         listed = "\n".join(f"  - {p}" for p in problems)
         raise ToolError(f"cannot make a tool from {tool_name}(): fix these problems:\n{listed}")
-    config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
-    return create_model(f"{tool_name}_arguments", __config__=config, **fields)
+    config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, protected_namespaces=())
+    with warnings.catch_warnings():
+        # Parameters named like BaseModel methods (json, schema, copy) work; pydantic just warns.
+        warnings.filterwarnings("ignore", message="Field name .* shadows", category=UserWarning)
+        return create_model(f"{tool_name}_arguments", __config__=config, **fields)
 
 
 def _type_hints(fn: Callable[..., Any], problems: list[str]) -> dict[str, Any]:

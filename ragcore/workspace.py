@@ -14,16 +14,17 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from .chats import ChatStore, ChatSummary, SavedChat, now_iso
 from .embeddings.base import Embedder
 from .errors import WorkspaceError
+from .index_record import IndexInfo, IndexRecord, count_index_tokens
 from .ingest_report import IngestCallback, IngestReport
-from .safe_files import inside, read_json, sanitize_filename, validate_name, write_bytes_atomic
-from .safe_files import write_json_atomic
+from .safe_files import exclusive_lock, inside, read_json, sanitize_filename, validate_name
+from .safe_files import write_bytes_atomic, write_json_atomic
 from .settings import SETTINGS_FILE, Settings, load_settings, save_settings
 
 if TYPE_CHECKING:
@@ -31,50 +32,6 @@ if TYPE_CHECKING:
 
 WORKSPACE_ENV = "RAGCORE_WORKSPACE"
 DEFAULT_ROOT = "workspace"
-RECORD_FORMAT = "ragcore-workspace-index"
-
-
-@dataclass(slots=True, frozen=True)
-class IndexInfo:
-    """What the Indexes page and ``ragcore indexes`` show for one index."""
-
-    name: str
-    files: int
-    documents: int
-    nodes: int
-    tokens: int | None
-    bytes_on_disk: int
-    embed_model: str
-    chunk_size: int | None
-    chunk_overlap: int | None
-    created: str
-    updated: str
-
-
-@dataclass(slots=True)
-class IndexRecord:
-    """The workspace's own facts about an index, kept beside the index folder."""
-
-    embedding: dict[str, Any]
-    embed_model: str
-    chunk_size: int | None
-    chunk_overlap: int | None
-    created: str
-    updated: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"format": RECORD_FORMAT, "version": 1, "embedding": self.embedding,
-                "embed_model": self.embed_model, "chunk_size": self.chunk_size,
-                "chunk_overlap": self.chunk_overlap, "created": self.created,
-                "updated": self.updated}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any], path: Path) -> IndexRecord:
-        if data.get("format") != RECORD_FORMAT:
-            raise WorkspaceError(f"{path} is not a ragcore index record; delete or restore it")
-        return cls(data.get("embedding") or {}, str(data.get("embed_model", "")),
-                   data.get("chunk_size"), data.get("chunk_overlap"),
-                   str(data.get("created", "")), str(data.get("updated", "")))
 
 
 def default_root() -> Path:
@@ -118,6 +75,10 @@ class Workspace:
 
     def upload_dir(self, name: str) -> Path:
         return inside(self.root, self.root / "uploads" / validate_name(name))
+
+    def writing(self) -> AbstractContextManager[None]:
+        """The workspace's write lock: changes to indexes happen one at a time."""
+        return exclusive_lock(self.root / ".write.lock")
 
     # -- settings ----------------------------------------------------------------------------
 
@@ -183,6 +144,13 @@ class Workspace:
         chunk_overlap: int | None = None,
     ) -> IndexInfo:
         """Create an empty index whose embedding model and chunking come from ``settings``."""
+        with self.writing():
+            self._create_index(name, settings=settings, chunk_size=chunk_size,
+                               chunk_overlap=chunk_overlap)
+        return self.index_info(name)
+
+    def _create_index(self, name: str, *, settings: Settings | None, chunk_size: int | None,
+                      chunk_overlap: int | None) -> None:
         if self.has_index(name):
             raise WorkspaceError(f"an index named {name!r} already exists: pick another name")
         settings = settings or self.settings
@@ -194,7 +162,6 @@ class Workspace:
         record = IndexRecord(_embedding_choice(settings), embedder.model_name, chunk_size,
                              chunk_overlap, stamp, stamp)
         self.save_record(name, record)
-        return self.index_info(name)
 
     def embedder_for(self, name: str) -> Embedder:
         """The embedder an index must be queried and extended with."""
@@ -214,11 +181,15 @@ class Workspace:
 
     def change_embedding(self, name: str, settings: Settings) -> None:
         """Give an empty index another embedding model; refused once it holds documents."""
+        with self.writing():
+            self._change_embedding(name, settings)
+
+    def _change_embedding(self, name: str, settings: Settings) -> None:
         record = self.record(name)
         new_choice = _embedding_choice(settings)
         if new_choice == record.embedding:
             return
-        documents = len(self.load_index(name).ref_doc_ids()) if self.index_path(name).is_dir() \
+        documents = len(self._load_raw(name).ref_doc_ids()) if self.index_path(name).is_dir() \
             else 0
         if documents:
             raise WorkspaceError(
@@ -247,16 +218,19 @@ class Workspace:
         return self._load_raw(name, embedder)
 
     def index_info(self, name: str) -> IndexInfo:
+        """Stats of one index (its token count is computed once per change and cached)."""
         self._require(name)
         record = self.record(name)
-        stats: dict[str, Any] = {}
+        folder = self.index_path(name)
+        stats: dict[str, Any] = {"tokens": 0}
         files = 0
-        if self.index_path(name).is_dir():
+        if folder.is_dir():
             index = self._load_raw(name)
             stats = index.stats()
             files = len(_files_of(index))
-        size = sum(p.stat().st_size for p in self.index_path(name).rglob("*") if p.is_file()) \
-            if self.index_path(name).is_dir() else 0
+            stats["tokens"] = self._cached_tokens(name, record, index, str(stats["updated"]))
+        size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) \
+            if folder.is_dir() else 0
         return IndexInfo(
             name=name, files=files, documents=int(stats.get("documents", 0)),
             nodes=int(stats.get("nodes", 0)), tokens=stats.get("tokens"),
@@ -266,30 +240,41 @@ class Workspace:
             updated=str(stats.get("updated") or record.updated),
         )
 
+    def _cached_tokens(self, name: str, record: IndexRecord, index: VectorStoreIndex,
+                       stamp: str) -> int:
+        if record.tokens is None or record.tokens_at != stamp:
+            record.tokens, record.tokens_at = count_index_tokens(index), stamp
+            if self.record_path(name).exists():
+                self.save_record(name, record)
+        return record.tokens
+
     def list_indexes(self) -> list[IndexInfo]:
         """Every index with its stats, by name."""
         return [self.index_info(name) for name in self.index_names()]
 
     def rename_index(self, old: str, new: str) -> None:
         """Rename an index with its record and uploads; refuses to overwrite another index."""
-        self._require(old)
-        if self.has_index(new):
-            raise WorkspaceError(f"an index named {new!r} already exists: pick another name")
-        for source, target in (
-            (self.index_path(old), self.index_path(new)),
-            (self.record_path(old), self.record_path(new)),
-            (self.upload_dir(old), self.upload_dir(new)),
-        ):
-            if source.exists():
-                os.replace(source, target)
+        with self.writing():
+            self._require(old)
+            if self.has_index(new):
+                raise WorkspaceError(f"an index named {new!r} already exists: pick another name")
+            for source, target in (
+                (self.index_path(old), self.index_path(new)),
+                (self.record_path(old), self.record_path(new)),
+                (self.upload_dir(old), self.upload_dir(new)),
+            ):
+                if source.exists():
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    os.replace(source, target)
 
     def delete_index(self, name: str) -> None:
         """Delete an index, its record and its uploaded originals."""
-        self._require(name)
-        for path in (self.index_path(name), self.upload_dir(name)):
-            if path.is_dir():
-                shutil.rmtree(path)
-        self.record_path(name).unlink(missing_ok=True)
+        with self.writing():
+            self._require(name)
+            for path in (self.index_path(name), self.upload_dir(name)):
+                if path.is_dir():
+                    shutil.rmtree(path)
+            self.record_path(name).unlink(missing_ok=True)
 
     # -- uploads and documents ---------------------------------------------------------------
 
@@ -321,24 +306,28 @@ class Workspace:
         """
         from .workspace_ingest import ingest_into
 
-        if not self.has_index(name):
-            self.create_index(name, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
-        return ingest_into(self, name, list(paths), chunk_size=chunk_size,
-                           chunk_overlap=chunk_overlap, progress=progress)
+        with self.writing():
+            if not self.has_index(name):
+                self._create_index(name, settings=None, chunk_size=chunk_size,
+                                   chunk_overlap=chunk_overlap)
+            return ingest_into(self, name, list(paths), chunk_size=chunk_size,
+                               chunk_overlap=chunk_overlap, progress=progress)
 
     def delete_document(self, name: str, doc_id_or_file: str) -> list[str]:
         """Remove a document (or every document of a file) from the index; returns their ids."""
         from .workspace_ingest import delete_documents
 
-        self._require(name)
-        return delete_documents(self, name, doc_id_or_file)
+        with self.writing():
+            self._require(name)
+            return delete_documents(self, name, doc_id_or_file)
 
     def reindex_document(self, name: str, doc_id_or_file: str) -> IngestReport:
         """Read a document's file again and re-embed it even if it did not change."""
         from .workspace_ingest import reindex
 
-        self._require(name)
-        return reindex(self, name, doc_id_or_file)
+        with self.writing():
+            self._require(name)
+            return reindex(self, name, doc_id_or_file)
 
     def documents(self, name: str) -> list[dict[str, Any]]:
         """One row per file of an index: file, path, documents (pages), chunks, doc ids."""

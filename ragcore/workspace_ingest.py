@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from .errors import RagcoreError, ReaderError, WorkspaceError
 from .ingest_report import FileOutcome, IngestCallback, IngestProgress, IngestReport
+from .safe_files import inside
 
 if TYPE_CHECKING:
     from .index import VectorStoreIndex
@@ -255,8 +256,6 @@ def delete_documents(workspace: Workspace, name: str, target: str) -> list[str]:
     for key in {file_key(i) for i in doomed} - remaining:
         if key.startswith(UPLOAD_PREFIX):
             upload = workspace.upload_dir(name) / key[len(UPLOAD_PREFIX):]
-            from .safe_files import inside
-
             inside(workspace.root, upload).unlink(missing_ok=True)
     _touch_record(workspace, name, None, None)
     return doomed

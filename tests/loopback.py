@@ -56,7 +56,8 @@ class Reply:
 
     text: str = "Hello from the loopback server."
     chunks: list[str] | None = None  # exact stream chunks (default: the text split into words)
-    tool_calls: list[tuple[str, Any]] = field(default_factory=list)  # (name, arguments dict/str)
+    # (name, arguments as a dict or JSON text); answered only to non-streamed OpenAI requests
+    tool_calls: list[tuple[str, Any]] = field(default_factory=list)
     status: int = 200
     error: str = "loopback error"  # the message inside the API's error body when status >= 400
     delay: float = 0.0  # seconds to wait before sending the status line (to trigger timeouts)

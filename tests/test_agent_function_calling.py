@@ -124,3 +124,18 @@ def test_a_server_that_rejects_tools_gets_an_error_naming_the_alternatives(loopb
         _ = agent.chat("hi", ChatMemory()).text
     assert caught.value.status_code == 400
     assert "chat_mode='react'" in str(caught.value) and "not supported" in str(caught.value)
+
+
+def test_rounds_can_be_driven_one_at_a_time():
+    llm = FakeLLM(tool_replies=[
+        calls(("c1", "int_mult", '{"a": 2, "b": 3}'), ("c2", "int_add", '{"a": 2, "b": 3}')),
+    ])
+    agent = FunctionCallingAgent.from_tools(TOOLS, llm=llm)
+    memory = ChatMemory()
+    task = agent.create_task("2*3 and 2+3?", memory)
+    steps = agent.run_step(task)
+    assert [(s.action, s.observation) for s in steps] == [("int_mult", "6"), ("int_add", "5")]
+    assert not task.done
+    response = agent.finalize(task)  # stop here: the answer is the best found so far
+    assert response.text.endswith("5")
+    assert memory.messages[-1].content == response.text

@@ -87,6 +87,14 @@ def test_streamed_text_is_only_the_final_answer():
     assert not any(word in "".join(chunks) for word in MARKUP)
 
 
+def test_a_model_running_on_past_its_answer_streams_only_the_answer():
+    agent, _ = agent_with(["Thought: ok\nAnswer: It is 4.\nObservation: (invented)\nThought: more"],
+                          chunk_size=3)
+    memory = ChatMemory()
+    assert "".join(agent.chat("2+2?", memory)) == "It is 4."
+    assert memory.messages[-1].content == "It is 4."
+
+
 def test_an_answer_without_the_marker_is_delivered_whole():
     agent, _ = agent_with(["Paris is the capital of France."])
     assert agent.chat("capital?", ChatMemory()).text == "Paris is the capital of France."
@@ -246,3 +254,36 @@ def test_no_model_output_makes_the_agent_raise(replies):
     text = response.text
     assert isinstance(text, str)
     assert len(response.trace.notes["reasoning"]) <= 4
+
+
+def test_the_step_machine_runs_without_any_llm_call():
+    llm = FakeLLM(default="never used")
+    agent = ReActAgent.from_tools([FunctionTool.from_defaults(multiply)], llm=llm,
+                                  max_iterations=2)
+    memory = ChatMemory()
+    task = agent.create_task("3*3?", memory)
+    prompt = agent.next_prompt(task)
+    assert prompt[0].role == "system" and prompt[-1] == Message("user", "3*3?")
+    step = agent.apply_reply(task, action("multiply", '{"a": 3, "b": 3}'))
+    assert step.observation == "9"
+    assert agent.next_prompt(task)[-1] == Message("user", "Observation: 9")
+    agent.apply_reply(task, "Thought: hmm")  # unparseable: becomes an observation
+    assert agent.next_prompt(task) is None  # the step limit (2) is reached
+    final = agent.apply_reply(task, None)
+    assert final.is_last and final.answer.rstrip().endswith("9")
+    assert agent.finalize(task).text == final.answer
+    assert llm.calls == []
+
+
+def test_long_observations_are_clipped_to_leave_room_in_the_window():
+    def dump(topic: str) -> str:
+        """Everything about a topic."""
+        return "fact " * 5000
+
+    agent, llm = agent_with([action("dump", '{"topic": "x"}'), "Answer: done"],
+                            tools=[FunctionTool.from_defaults(dump)],
+                            context_window=2048, num_output=256)
+    _ = agent.chat("tell me", ChatMemory()).text
+    observation = llm.calls[1][-1].content
+    assert observation.endswith("more tokens not shown]")
+    assert len(observation.split()) < 600

@@ -8,6 +8,7 @@ import pytest
 from ragcore.agent import FunctionCallingAgent, ReActAgent
 from ragcore.chat import (
     CHAT_MODE_DESCRIPTIONS,
+    ChatEngine,
     ChatMode,
     CondensePlusContextChatEngine,
     CondenseQuestionChatEngine,
@@ -228,6 +229,7 @@ def test_an_abandoned_stream_saves_nothing_until_it_completes():
 def test_chat_engine_from_index_builds_every_mode(mode, engine_type):
     engine = chat_engine_from_index(FakeIndex(), chat_mode=mode, llm=FakeLLM(), similarity_top_k=2)
     assert type(engine) is engine_type
+    assert isinstance(engine, ChatEngine)
 
 
 def test_best_picks_for_the_llm():

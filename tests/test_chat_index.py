@@ -5,11 +5,14 @@ real embedding model that calls the index tool and answers with sources."""
 from __future__ import annotations
 
 import pytest
+from loopback import Reply, loopback  # noqa: F401
 
+from ragcore.agent import FunctionCallingAgent
 from ragcore.chat import ChatMode, CondensePlusContextChatEngine
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.index import VectorStoreIndex
 from ragcore.llms.extractive import ExtractiveLLM
+from ragcore.llms.openai import OpenAILLM
 from ragcore.memory import ChatMemory
 from ragcore.trace import Trace
 from ragcore.types import Document
@@ -49,6 +52,9 @@ def test_every_retrieving_mode_answers_a_follow_up_from_the_documents(small_inde
 def test_best_with_the_extractive_backend_is_condense_plus_context(small_index):
     engine = small_index.as_chat_engine(llm=ExtractiveLLM())
     assert isinstance(engine, CondensePlusContextChatEngine)
+    trace = Trace()
+    _ = engine.chat("Who wrote the annual report?", ChatMemory(), trace=trace).text
+    assert trace.notes["chat_mode"] == "condense_plus_context"
 
 
 def test_one_engine_serves_two_conversations(small_index):
@@ -81,3 +87,38 @@ def test_react_chat_end_to_end_with_the_real_model(corpus_dir, real_embedder):
     assert "tool: search_documents" in [s.name for s in trace.stages]
     assert "retrieve" in [s.name for s in trace.stages]  # the tool's query ran in this trace
     assert response.sources()[0].file == "pep-0020.rst"
+
+
+@pytest.mark.parametrize("response_mode", ["refine", "tree_summarize", "accumulate"])
+def test_condense_question_answers_in_any_response_mode(small_index, response_mode):
+    engine = small_index.as_chat_engine(
+        chat_mode="condense_question", llm=ExtractiveLLM(), response_mode=response_mode
+    )
+    trace = Trace()
+    response = engine.chat("How many pages does the annual report have?", ChatMemory(),
+                           trace=trace)
+    assert "48 pages" in response.text
+    packed = [s.detail for s in trace.stages if s.name == "pack context"]
+    assert packed and packed[0]["response_mode"] == response_mode
+
+
+def test_best_with_an_openai_server_is_a_function_calling_agent_over_the_index(
+    small_index, loopback  # noqa: F811
+):
+    loopback.queue(
+        Reply(tool_calls=[("search_documents", {"input": "How long is the annual report?"})]),
+        Reply(text="The annual report has 48 pages."),  # the query engine's answer (streamed)
+        Reply(text="It has 48 pages."),  # the agent's final answer
+    )
+    llm = OpenAILLM(model="gpt-4o-mini", base_url=loopback.openai_url)
+    engine = small_index.as_chat_engine(llm=llm, similarity_top_k=3)
+    assert isinstance(engine, FunctionCallingAgent)
+    memory = ChatMemory.from_llm(llm)
+    response = engine.chat("How long is the annual report?", memory)
+    assert response.text == "It has 48 pages."
+    assert "pages.txt" in {s.file for s in response.sources()}
+    final_request = loopback.requests_to("/v1/chat/completions")[-1].json
+    tool_result = final_request["messages"][-1]
+    assert tool_result["role"] == "tool" and "48 pages" in tool_result["content"]
+    assert [m.content for m in memory.messages] == ["How long is the annual report?",
+                                                    "It has 48 pages."]

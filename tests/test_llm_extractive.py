@@ -1,4 +1,4 @@
-"""The extractive backend: what it answers for each of our prompt kinds, and its sentence ranking."""
+"""The extractive backend: its reply to each of our prompt kinds, and its sentence ranking."""
 
 from __future__ import annotations
 
@@ -63,7 +63,8 @@ def test_qa_quotes_the_relevant_sentence_labelled_as_extractive():
 def test_rare_query_terms_outweigh_common_ones():
     context = ("The protocol is described in many documents. The protocol has 194 pages. "
                "The protocol is stateless. The protocol is widely used.")
-    reply = extractive_reply(QA.format(context=context, question="How many pages has the protocol?"))
+    question = "How many pages has the protocol?"
+    reply = extractive_reply(QA.format(context=context, question=question))
     assert quoted(reply) == ["The protocol has 194 pages."]
 
 
@@ -275,8 +276,17 @@ def test_split_sentences_handles_abbreviations_lists_and_wrapped_lines():
     ]
 
 
-def test_terms_drop_stopwords_and_match_plurals():
-    assert terms("What are the pages of the Documents?") == ["page", "document"]
+def test_terms_drop_stopwords_and_match_word_forms():
+    assert terms("What are the pages of the Documents?") == terms("page document")
+    assert len(set(terms("define defines defined defining"))) == 1
+    assert terms("need") == ["need"] and terms("status") == ["status"]
+
+
+def test_fragments_not_worth_quoting_are_dropped():
+    toc = "7.1.  Reliability and Consistency  . . . . . . . . . . 43\n\n43 7.2.\n\n| 1 | 2 |"
+    assert split_sentences(toc) == []
+    assert split_sentences('fragment    = *( pchar / "/" / "?" )') == [
+        'fragment    = *( pchar / "/" / "?" )']
 
 
 def test_bm25_prefers_the_sentence_with_the_rare_term():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from loopback import LoopbackServer, Reply, loopback, unused_url  # noqa: F401 (fixture)
 
@@ -120,12 +120,14 @@ def test_decoder_errors():
         list(decode_openai_stream(sse('{"error": {"message": "overloaded"}}')))
 
 
+@settings(deadline=None)
 @given(st.lists(st.text(min_size=1), max_size=8))
 def test_decoder_round_trips_any_text(pieces):
     lines = sse(*[chunk(p) for p in pieces], chunk(None, "stop"), "[DONE]")
     assert "".join(decode_openai_stream(lines)) == "".join(pieces)
 
 
+@settings(deadline=None)
 @given(st.lists(st.text(), max_size=6))
 def test_decoder_only_raises_its_own_errors(lines):
     try:

@@ -1,4 +1,4 @@
-"""Choosing the default LLM: explicit spec, then RAGCORE_LLM, then a local Ollama, then extractive."""
+"""Choosing the default LLM: explicit spec, RAGCORE_LLM, a local Ollama, else extractive."""
 
 from __future__ import annotations
 
@@ -6,13 +6,22 @@ import pytest
 from loopback import LoopbackServer, loopback, unused_url  # noqa: F401 (fixture)
 
 from ragcore.errors import ConfigError
-from ragcore.llms import ExtractiveLLM, OllamaLLM, OpenAILLM, describe_llm, resolve_llm
+from ragcore.llms import (
+    ExtractiveLLM,
+    OllamaLLM,
+    OpenAILLM,
+    describe_llm,
+    resolve,
+    resolve_llm,
+)
 
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch):
     for name in ("RAGCORE_LLM", "RAGCORE_LLM_BASE_URL", "OPENAI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
+    # The real probe waits 0.3 s; a loaded CI machine may answer slower than that.
+    monkeypatch.setattr(resolve, "PROBE_SECONDS", 5.0)
 
 
 def test_explicit_specs():

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ragcore.errors import ConfigError
 from ragcore.llms.fake import FakeLLM
@@ -153,3 +155,46 @@ def test_count_tokens_is_consistent_with_the_limit_unit():
     memory = ChatMemory()
     memory.put(Message("user", "one two three"))
     assert memory.token_count() == count_tokens("one two three") + 4
+
+
+@st.composite
+def histories(draw):
+    messages = []
+    for _ in range(draw(st.integers(0, 12))):
+        size = draw(st.sampled_from([1, 5, 40, 400]))
+        kind = draw(st.sampled_from(["user", "assistant", "call", "system"]))
+        text = "word " * size
+        if kind == "call":
+            arguments = '{"x": "' + "y " * draw(st.sampled_from([0, 300])) + '"}'
+            messages.append(Message("assistant", "", tool_calls=[ToolCall("c", "f", arguments)]))
+            messages.append(Message("tool", text, tool_call_id="c"))
+        else:
+            messages.append(Message(kind, text))
+    return messages
+
+
+@settings(max_examples=300, deadline=None)
+@given(messages=histories(), limit=st.integers(64, 800), extra=st.integers(0, 900))
+def test_get_never_exceeds_the_budget_or_orphans_a_tool_message(messages, limit, extra):
+    memory = ChatMemory(token_limit=limit)
+    for message in messages:
+        memory.put(message)
+    got = memory.get(extra_tokens=extra)
+    assert tokens(got) <= max(0, limit - extra)
+    others = [m for m in got if m.role != "system"]
+    for i, message in enumerate(others):
+        if message.role == "tool":
+            assert i > 0 and (others[i - 1].tool_calls or others[i - 1].role == "tool")
+        if message.tool_calls:  # a call is never sent without its result
+            assert i + 1 < len(others) and others[i + 1].role == "tool"
+
+
+def test_a_huge_tool_call_that_cannot_be_cut_is_dropped_not_looped_on():
+    memory = ChatMemory(token_limit=100)
+    memory.put(Message("user", "go"))
+    arguments = '{"x": "' + "y " * 500 + '"}'
+    memory.put(Message("assistant", "", tool_calls=[ToolCall("c", "f", arguments)]))
+    memory.put(Message("tool", "done", tool_call_id="c"))
+    memory.put(Message("assistant", "finished"))
+    got = memory.get()
+    assert [m.content for m in got] == ["go", "finished"]

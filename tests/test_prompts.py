@@ -90,7 +90,7 @@ def test_our_prompts_are_our_own_words():
         assert phrase not in text
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30, deadline=None, derandomize=True)
 @given(context=st.text(min_size=0, max_size=300), question=st.text(min_size=1, max_size=80))
 def test_the_token_estimate_is_an_upper_bound(context, question):
     messages = prompts.QA.format(context=context, question=question)

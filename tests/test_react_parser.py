@@ -65,6 +65,14 @@ TABLE = [
         'Action: multiply {"a": 2, "b": 3}',
         ActionStep("", "multiply", {"a": 2, "b": 3}),
     ),
+    (  # a function-call style action
+        'Action: search_documents("page count of the report")',
+        ActionStep("", "search_documents", "page count of the report"),
+    ),
+    (  # "Action: None" and then the answer
+        "Thought: I know this.\nAction: None\nAnswer: 12 pages.",
+        AnswerStep("I know this.", "12 pages."),
+    ),
     (  # a tool without arguments
         "Thought: check the time\nAction: now",
         ActionStep("check the time", "now", {}),
@@ -85,9 +93,17 @@ TABLE = [
         "**Thought**: ok\n**Answer**: 12 pages.",
         AnswerStep("ok", "12 pages."),
     ),
-    (  # the first marker decides: an answer that mentions actions stays an answer
-        "Thought: ok\nAnswer: Use it like this:\nAction: none needed",
-        AnswerStep("ok", "Use it like this:\nAction: none needed"),
+    (  # the first marker decides: an answer followed by an action stays an answer
+        "Thought: ok\nAnswer: 12 pages.\nAction: search_documents\nAction Input: {}",
+        AnswerStep("ok", "12 pages."),
+    ),
+    (  # a model running on past its answer: the invented next step is not part of it
+        "Thought: ok\nAnswer: 12 pages.\n\nObservation: none\nThought: done",
+        AnswerStep("ok", "12 pages."),
+    ),
+    (  # marker words inside a line of the answer are just words
+        "Answer: The action: search. Thought: none.",
+        AnswerStep("", "The action: search. Thought: none."),
     ),
 ]
 
@@ -133,12 +149,23 @@ def test_action_input_repairs(text, expected):
 
 def scan(chunks: list[str]) -> str:
     scanner = AnswerScanner()
-    return "".join(scanner.feed(c) for c in chunks)
+    return "".join(scanner.feed(c) for c in chunks) + scanner.finish()
 
 
 def test_scanner_releases_only_the_answer_across_chunk_boundaries():
     chunks = ["Thought: fine\n**Ans", "wer:*", "* The rep", "ort has 12", " pages.  \n"]
     assert scan(chunks) == "The report has 12 pages."
+
+
+def test_scanner_holds_back_a_line_that_may_start_another_step():
+    scanner = AnswerScanner()
+    assert scanner.feed("Answer: 12 pages.\nObs") == "12 pages."
+    assert scanner.feed("ervation: made up") == ""
+    assert scanner.finish() == ""
+    scanner = AnswerScanner()
+    assert scanner.feed("Answer: Two things:\nAct") == "Two things:"
+    assert scanner.feed("ually, more.") == "\nActually, more."
+    assert scanner.finish() == ""
 
 
 def test_scanner_releases_nothing_for_an_action():
@@ -153,6 +180,7 @@ def react_like(draw):
             "Thought:", "Action:", "Action Input:", "Answer:", "Final Answer:", "Observation:",
             "**Answer:**", "answer :", "\n", " ", "```json\n", "```", "{", "}", "'", '"',
             '{"input": "q"}', "{'a': 1,}", "search_documents", "true", "null", "é", "\\",
+            "Act", "ion", "Tho", "ught", " Input", "*", "_", "- ", "> ",
         ]
     )
     parts = draw(st.lists(st.one_of(pieces, st.text(max_size=8)), max_size=25))

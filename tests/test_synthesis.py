@@ -12,7 +12,7 @@ from ragcore.llms import FakeLLM
 from ragcore.synthesis import NO_CONTEXT_ANSWER, ResponseMode, Synthesizer
 from ragcore.tokens import count_tokens
 from ragcore.trace import Trace
-from ragcore.types import Node, ScoredNode
+from ragcore.types import MetadataMode, Node, ScoredNode
 
 ALL_MODES = list(ResponseMode)
 QUESTION = "What does the report say about tides?"
@@ -263,3 +263,54 @@ def test_sources_give_file_page_score_offsets_and_text():
     assert (source.file, source.page, source.score) == ("doc.pdf", "2", 0.75)
     assert (source.start_char, source.end_char, source.text) == (10, 18, "the text")
     assert source.doc_id == "doc.pdf#page=2"
+
+
+@pytest.mark.parametrize("mode", ["compact", "refine", "tree_summarize", "compact_accumulate"])
+def test_each_chunk_is_counted_once_and_packed_once_per_call(monkeypatch, mode):
+    from ragcore.synthesis import budget, synthesizer
+
+    counted: list[str] = []
+    packings: list[int] = []
+    real_count, real_pack = budget.count_tokens, budget.pack_chunks
+
+    def counting(text):
+        counted.append(text)
+        return real_count(text)
+
+    def packing(*args, **kwargs):
+        packings.append(1)
+        return real_pack(*args, **kwargs)
+
+    monkeypatch.setattr(budget, "count_tokens", counting)
+    monkeypatch.setattr(synthesizer, "pack_chunks", packing)
+    nodes = make_nodes(5)
+    _, response = synthesize(mode, nodes, FakeLLM(default="ok", context_window=2048, num_output=64))
+    response.text
+    contents = [n.node.content(MetadataMode.LLM) for n in nodes]
+    assert [t for t in counted if t in contents] == contents
+    assert len(packings) <= 1
+
+
+def test_a_failing_model_raises_through_the_stream_and_the_trace_keeps_the_call():
+    from ragcore.errors import LLMConnectionError
+
+    def down(messages):
+        raise LLMConnectionError("could not reach http://127.0.0.1:11434 (model llama3): is it running?")
+
+    _, response = synthesize("compact", make_nodes(2), FakeLLM(default=down))
+    with pytest.raises(LLMConnectionError, match="is it running"):
+        response.text
+    assert [c.purpose for c in response.trace.llm_calls] == ["qa"]
+    assert response.done
+
+
+def test_custom_prompts_are_used_and_checked():
+    from ragcore.prompts import PromptTemplate
+    from ragcore.synthesis import SynthesisPrompts
+
+    terse = PromptTemplate("terse qa", "Be brief.", "Context:\n{context}\n\nQuestion: {question}\nAnswer:")
+    llm, response = synthesize("compact", make_nodes(1), prompts=SynthesisPrompts(qa=terse))
+    response.text
+    assert llm.calls[0][0].content == "Be brief."
+    with pytest.raises(ConfigError, match=r"the refine prompt must have the fields"):
+        SynthesisPrompts(refine=terse)

@@ -161,8 +161,18 @@ def test_invoke_tool_turns_every_failure_into_an_error_output():
     failed = invoke_tool(tools, "boom", {"x": 1}, trace=trace)
     assert failed.is_error and "RuntimeError: disk on fire" in failed.content
     bad = invoke_tool(tools, "boom", {"x": "abc"}, trace=trace)
-    assert bad.is_error and "Fix the Action Input" in bad.content
+    assert bad.is_error and "Fix the arguments" in bad.content
     unknown = invoke_tool(tools, "nope", {}, trace=trace)
     assert unknown.is_error and "Use one of: boom" in unknown.content
     assert [s.name for s in trace.stages] == ["tool: boom", "tool: boom"]
     assert trace.stages[0].detail["is_error"] is True
+
+
+def test_parameters_named_like_pydantic_methods_work_quietly(recwarn):
+    def export(schema: str, json: bool = False, model_name: str = "m") -> str:
+        """Export a schema."""
+        return f"{schema}/{json}/{model_name}"
+
+    tool = FunctionTool.from_defaults(export)
+    assert tool.call(schema="s", json=True).content == "s/True/m"
+    assert not [w for w in recwarn if "shadows" in str(w.message)]

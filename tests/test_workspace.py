@@ -212,6 +212,8 @@ def test_list_indexes_shows_stats(workspace, sources):
     assert info.name == "docs" and info.files == 2 and info.documents == 2
     assert info.nodes >= 2 and info.bytes_on_disk > 0
     assert info.embed_model == "fake-embedder" and info.created and info.updated
+    assert info.tokens > 10
+    assert workspace.record("docs").tokens == info.tokens  # cached until the index changes
 
 
 def test_a_new_empty_index_is_listed(workspace):
@@ -269,3 +271,28 @@ def test_chats_are_saved_listed_and_reopened(workspace):
     assert Workspace(workspace.root).load_chat(chat.id) == chat
     workspace.delete_chat(chat.id)
     assert workspace.list_chats() == []
+
+
+def test_concurrent_ingestions_into_one_index_keep_every_file(workspace, tmp_path):
+    import threading
+
+    files = []
+    for number in range(6):
+        path = tmp_path / f"file{number}.txt"
+        path.write_text(f"Document number {number} about topic {number}.")
+        files.append(path)
+    errors = []
+
+    def ingest(path):
+        try:
+            workspace.ingest("shared", [path])
+        except Exception as exc:  # collected and asserted below, so a failure shows its cause
+            errors.append(exc)
+
+    threads = [threading.Thread(target=ingest, args=(p,)) for p in files]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert errors == []
+    assert workspace.index_info("shared").files == len(files)

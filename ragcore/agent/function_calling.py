@@ -26,7 +26,7 @@ from ..tools import Tool, ToolOutput, invoke_tool
 from ..trace import LLMCall, Stage, Trace
 from ..types import Message, ToolCall
 from .react_parser import parse_action_input
-from .task import StepResult, Task, check_max_iterations, limit_answer, tool_map
+from .task import StepResult, Task, check_max_iterations, limit_answer, new_task, tool_map
 
 MESSAGE_OVERHEAD = 4
 _TOOLS_REJECTED = (400, 422, 501)  # how servers without tool support answer a request with tools
@@ -73,18 +73,15 @@ class FunctionCallingAgent:
         self, message: str, memory: ChatMemory, *, trace: Trace | None = None
     ) -> Task:
         """Start a turn: the user's message goes into the memory (a retry is not duplicated)."""
-        if not isinstance(message, str) or not message.strip():
-            raise ConfigError("the message is empty: type a question or request")
-        memory.put_user_message(message)
-        return Task(input=message, memory=memory, trace=trace if trace is not None else Trace())
+        return new_task(message, memory, trace)
 
     def run_step(self, task: Task) -> list[StepResult]:
         """One round: one model call, then every tool call it asked for (in order)."""
         if task.done:
             raise ConfigError(f"task {task.task_id} is finished: call finalize(task)")
         if task.rounds >= self.max_iterations:
-            step = StepResult(reply="", thought="step limit reached")
-            step.answer = limit_answer(task, self.max_iterations)
+            answer = limit_answer(task, self.max_iterations)
+            step = StepResult(reply="", thought="step limit reached", answer=answer)
             task.record(step)
             return [step]
         task.rounds += 1
@@ -95,15 +92,13 @@ class FunctionCallingAgent:
             task.record(step)
             return [step]
         task.scratchpad.append(reply)
-        steps = [self._run_call(task, call, reply.content) for call in reply.tool_calls]
-        return steps
+        return [self._run_call(task, call, reply.content) for call in reply.tool_calls]
 
     def finalize(self, task: Task) -> ChatResponse:
         """End the turn: its answer (or the best so far) as a response, saved in the memory."""
         if not task.done:
-            step = StepResult(reply="", thought="finalized early")
-            step.answer = limit_answer(task, task.rounds)
-            task.record(step)
+            answer = limit_answer(task, task.rounds)
+            task.record(StepResult(reply="", thought="finalized early", answer=answer))
         task.remember()
         return ChatResponse.from_text(
             task.answer or "",

@@ -1,11 +1,13 @@
 """The ReAct agent: think, call a tool, observe, repeat, answer; one loop, drivable step by step.
 
-The loop's logic is pure: ``build_prompt`` turns a ``Task`` into messages (``react_format``),
-``parse_react_reply`` classifies the model's reply, and ``_apply`` turns an action into an
-observation for the next prompt. ``stream_step`` is the one place that does I/O (one LLM call,
-at most one tool call); ``run_step`` drains it, and ``chat`` repeats it, streaming only the final
-answer's text: each reply is fed to an ``AnswerScanner`` that releases text once the reply turns
-out to be an Answer, so Thought/Action lines never reach the user.
+The loop is a step machine with no LLM I/O: ``next_prompt(task)`` gives the messages for the next
+model call (``react_format``), and ``apply_reply(task, reply)`` parses the reply
+(``react_parser``), runs the tool it asks for and records the step, so the next prompt carries the
+observation. ``stream_step`` is the one place that calls the LLM; ``run_step`` drains it, and
+``chat`` repeats it, streaming only the final answer's text: each reply is fed to an
+``AnswerScanner`` that releases text once the reply turns out to be an Answer, so Thought/Action
+lines never reach the user. A test (or another driver, e.g. async) can run the machine with
+replies from anywhere.
 
 Nothing the model writes makes the loop raise: an unreadable reply, an unknown tool, bad
 arguments and a tool's exception all become observations telling the model what to fix. At the
@@ -22,6 +24,7 @@ from ..chat.response import ChatResponse
 from ..errors import ConfigError
 from ..llms.base import LLM, stream_traced
 from ..memory import ChatMemory
+from ..synthesis.budget import truncate_to_tokens
 from ..tokens import count_tokens
 from ..tools import Tool, ToolOutput, invoke_tool
 from ..trace import Trace
@@ -33,7 +36,7 @@ from .react_format import (
     react_system_prompt,
 )
 from .react_parser import ActionStep, AnswerScanner, AnswerStep, ParseError, parse_react_reply
-from .task import StepResult, Task, check_max_iterations, limit_answer, tool_map
+from .task import StepResult, Task, check_max_iterations, limit_answer, new_task, tool_map
 
 MESSAGE_OVERHEAD = 4
 
@@ -74,10 +77,7 @@ class ReActAgent:
         self, message: str, memory: ChatMemory, *, trace: Trace | None = None
     ) -> Task:
         """Start a turn: the user's message goes into the memory (a retry is not duplicated)."""
-        if not isinstance(message, str) or not message.strip():
-            raise ConfigError("the message is empty: type a question or request")
-        memory.put_user_message(message)
-        return Task(input=message, memory=memory, trace=trace if trace is not None else Trace())
+        return new_task(message, memory, trace)
 
     def run_step(self, task: Task) -> StepResult:
         """One step: one LLM call and, for an action, one tool call. Inspect the result."""
@@ -86,15 +86,14 @@ class ReActAgent:
         return task.steps[-1]
 
     def stream_step(self, task: Task) -> Iterator[str]:
-        """Run one step, yielding final-answer text as it streams (nothing for an action)."""
-        if task.done:
-            raise ConfigError(f"task {task.task_id} is finished: call finalize(task)")
-        if len(task.steps) >= self.max_iterations:
-            answer = limit_answer(task, self.max_iterations)
-            task.record(StepResult(reply="", thought="step limit reached", answer=answer))
-            yield answer
+        """Run one step, yielding final-answer text as it streams (nothing for an action).
+
+        The only LLM I/O of the loop: everything else is ``next_prompt`` and ``apply_reply``.
+        """
+        messages = self.next_prompt(task)
+        if messages is None:  # the step limit: no more model calls
+            yield self.apply_reply(task, None).answer or ""
             return
-        messages = self.build_prompt(task)
         scanner = AnswerScanner()
         parts: list[str] = []
         purpose = f"react step {len(task.steps) + 1}"
@@ -103,11 +102,31 @@ class ReActAgent:
             released = scanner.feed(chunk)
             if released:
                 yield released
-        reply = "".join(parts)
-        step = self._apply(task, parse_react_reply(reply), reply)
-        task.record(step)
+        rest = scanner.finish()
+        if rest:
+            yield rest
+        step = self.apply_reply(task, "".join(parts))
         if step.answer is not None and not scanner.answering:
             yield step.answer  # an answer written without the "Answer:" marker
+
+    def next_prompt(self, task: Task) -> list[Message] | None:
+        """The messages for the task's next model call, or None once the step limit is reached."""
+        if task.done:
+            raise ConfigError(f"task {task.task_id} is finished: call finalize(task)")
+        if len(task.steps) >= self.max_iterations:
+            return None
+        return self.build_prompt(task)
+
+    def apply_reply(self, task: Task, reply: str | None) -> StepResult:
+        """Take the model's reply to ``next_prompt`` (None at the step limit) and advance the task:
+        parse it, run the tool it asks for, and record the step. No LLM call."""
+        if reply is None:
+            answer = limit_answer(task, self.max_iterations)
+            step = StepResult(reply="", thought="step limit reached", answer=answer)
+        else:
+            step = self._apply(task, parse_react_reply(reply), reply)
+        task.record(step)
+        return step
 
     def finalize(self, task: Task) -> ChatResponse:
         """End the turn: its answer (or the best so far) as a response, saved in the memory."""
@@ -190,8 +209,6 @@ class ReActAgent:
 
     def _clip(self, observation: str) -> str:
         """Long observations are cut so the scratchpad cannot crowd the window out."""
-        from ..synthesis.budget import truncate_to_tokens
-
         limit = max(200, (self.llm.context_window - self.llm.num_output) // 4)
         text, cut = truncate_to_tokens(observation, limit)
         return f"{text}\n[... {cut} more tokens not shown]" if cut else observation

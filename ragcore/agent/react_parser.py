@@ -5,9 +5,10 @@ Real models bend the format, so the parser accepts: no Thought line; an answer w
 whitespace; Action Input as JSON inside ``` fences, with single quotes or Python literals, with
 trailing text after the object, or as plain text (bound later to a one-parameter tool). The first
 Action or Answer marker at the start of a line decides what the reply is; an Observation the model
-invented after its Action is ignored. Anything else becomes a ``ParseError`` whose ``observation``
-tells the model how to fix its reply. ``AnswerScanner`` finds the answer while a reply streams,
-using the same markers, so only the answer text reaches the user.
+invented after its Action is ignored, and an answer ends where a Thought/Action/Observation
+line begins (a model running on past its answer). Anything else becomes a ``ParseError`` whose
+``observation`` tells the model how to fix its reply. ``AnswerScanner`` finds the answer while a
+reply streams, using the same markers, so only the answer text reaches the user.
 """
 
 from __future__ import annotations
@@ -27,6 +28,11 @@ _ACTION_OR_ANSWER = re.compile(
 )
 _ACTION_INPUT = re.compile(_LEAD + r"action[ \t_]*input" + _TAIL, re.IGNORECASE | re.MULTILINE)
 _THOUGHT = re.compile(_LEAD + r"thought" + _TAIL, re.IGNORECASE | re.MULTILINE)
+# Where an answer stops: the model went on with another step instead of ending its reply.
+_ANSWER_END = re.compile(
+    _LEAD + r"(?:thought|action(?:[ \t_]*input)?|observation)" + _TAIL,
+    re.IGNORECASE | re.MULTILINE,
+)
 _OBSERVATION = re.compile(_LEAD + r"observation" + _TAIL, re.IGNORECASE | re.MULTILINE)
 _FENCE = re.compile(r"```[a-zA-Z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]+")
@@ -78,11 +84,17 @@ def parse_react_reply(text: str) -> ReActStep:
         return _unmarked(text)
     thought = _thought_before(text, marker.start())
     if "answer" in marker.group("kind").lower():
-        answer = text[marker.end() :].strip()
+        answer = _answer_after(text, marker.end())
         if not answer:
             return ParseError("'Answer:' was followed by nothing", text)
         return AnswerStep(thought, answer)
     return _action(text, marker, thought)
+
+
+def _answer_after(text: str, start: int) -> str:
+    """The answer text from ``start`` up to a line that begins another step (or the end)."""
+    stop = _ANSWER_END.search(text, start)
+    return text[start : stop.start() if stop else len(text)].strip()
 
 
 def _unmarked(text: str) -> ReActStep:
@@ -101,6 +113,9 @@ def _thought_before(text: str, end: int) -> str:
     return " ".join(body.split())
 
 
+_NO_ACTION = {"none", "n/a", "na", "no", "nothing", "null", "no_action", "no-action"}
+
+
 def _action(text: str, marker: re.Match[str], thought: str) -> ReActStep:
     line_end = text.find("\n", marker.end())
     line = text[marker.end() : line_end if line_end != -1 else len(text)]
@@ -108,16 +123,21 @@ def _action(text: str, marker: re.Match[str], thought: str) -> ReActStep:
     if name_match is None:
         return ParseError("'Action:' did not name a tool", text)
     action = name_match.group(0).strip(".")
-    rest = text[marker.end() :]
-    input_marker = _ACTION_INPUT.search(rest)
+    if action.lower() in _NO_ACTION:  # "Action: None" followed by the answer
+        answer = _ACTION_OR_ANSWER.search(text, marker.end())
+        if answer is not None and "answer" in answer.group("kind").lower():
+            reply = _answer_after(text, answer.end())
+            if reply:
+                return AnswerStep(thought, reply)
+    input_marker = _ACTION_INPUT.search(text, marker.end())
     if input_marker is None:
-        # "Action: tool {json}" on one line, or no input at all (a tool without arguments).
+        # "Action: tool {json}" or "Action: tool(...)" on one line, or a tool without arguments.
         inline = line[name_match.end() :].strip()
+        if inline.startswith("(") and inline.endswith(")"):
+            inline = inline[1:-1].strip()
         return ActionStep(thought, action, parse_action_input(inline) if inline else {})
-    body = rest[input_marker.end() :]
-    observation = _OBSERVATION.search(body)
-    if observation is not None:
-        body = body[: observation.start()]
+    end = _OBSERVATION.search(text, input_marker.end())
+    body = text[input_marker.end() : end.start() if end else len(text)]
     return ActionStep(thought, action, parse_action_input(body))
 
 
@@ -189,45 +209,37 @@ def _load_object(candidate: str) -> Any:
 
 
 class AnswerScanner:
-    """Feed a streaming reply; get back only the final-answer text, as soon as it is known.
+    """Feed a streaming reply; get back only the final-answer text, as soon as it is safe.
 
     Text is released once the first Action/Answer marker turns out to be an Answer (nothing is
-    released for an action). Leading whitespace is dropped and trailing whitespace held back, so
-    the released text equals ``AnswerStep.answer`` when the whole reply parses as a marked answer.
+    released for an action). The answer ends where a Thought/Action/Observation line begins (a
+    model running on past its answer), so a line that might still become such a marker is held
+    back until it cannot. Leading whitespace is dropped and trailing whitespace held back: the
+    text released by ``feed`` and ``finish`` together equals ``AnswerStep.answer`` whenever the
+    whole reply parses as a marked answer.
     """
 
     def __init__(self) -> None:
         self._buffer = ""
-        self._start: int | None = None  # where the answer text begins, once known
+        self._marker_end: int | None = None  # just after "Answer:", once the reply is an answer
         self._decided = False
-        self._released = 0
+        self._ended = False
+        self._released = ""
 
     @property
     def answering(self) -> bool:
-        return self._start is not None
-
-    @property
-    def released(self) -> str:
-        """The answer text released so far."""
-        if self._start is None:
-            return ""
-        return self._buffer[self._start : self._start + self._released]
+        return self._marker_end is not None
 
     def feed(self, chunk: str) -> str:
+        """Add a chunk; return the answer text that became safe to show."""
         self._buffer += chunk
         if not self._decided:
             self._decide()
-        if self._start is None:
-            return ""
-        answer = self._buffer[self._start :]
-        stripped = answer.lstrip()
-        self._start += len(answer) - len(stripped)
-        ready = len(stripped.rstrip())
-        if ready <= self._released:
-            return ""
-        out = stripped[self._released : ready]
-        self._released = ready
-        return out
+        return self._release(final=False)
+
+    def finish(self) -> str:
+        """The reply is complete: return the rest of the answer."""
+        return self._release(final=True)
 
     def _decide(self) -> None:
         marker = _ACTION_OR_ANSWER.search(self._buffer)
@@ -236,4 +248,33 @@ class AnswerScanner:
             return
         self._decided = True
         if "answer" in marker.group("kind").lower():
-            self._start = marker.end()
+            self._marker_end = marker.end()
+
+    def _release(self, *, final: bool) -> str:
+        if self._marker_end is None or self._ended:
+            return ""
+        end = len(self._buffer)
+        stop = _ANSWER_END.search(self._buffer, self._marker_end)
+        if stop is not None:
+            end, self._ended = stop.start(), True
+        elif not final:
+            line_start = self._buffer.rfind("\n") + 1
+            if line_start >= self._marker_end and _may_become_end(self._buffer[line_start:]):
+                end = line_start
+        ready = self._buffer[self._marker_end : end].strip()
+        if len(ready) <= len(self._released):
+            return ""
+        out = ready[len(self._released) :]
+        self._released = ready
+        return out
+
+
+_MARKDOWN_LEAD = re.compile(r"^[ \t]*(?:[#>*_`-][ \t#>*_`-]*)?")
+_END_WORDS = ("thought", "action", "action input", "observation")
+
+
+def _may_become_end(line: str) -> bool:
+    """Whether an unfinished line could still grow into a Thought/Action/Observation marker."""
+    core = _MARKDOWN_LEAD.sub("", line, count=1).rstrip(" \t*_`")
+    words = re.sub(r"[ \t_]+", " ", core.lower())
+    return any(word.startswith(words) for word in _END_WORDS)

@@ -12,6 +12,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
+from ..chat.turn import start_turn
 from ..errors import ConfigError
 from ..memory import ChatMemory
 from ..tools import Tool, ToolOutput
@@ -83,6 +84,12 @@ class Task:
         if self.answer is not None and not self.remembered:
             self.memory.put(Message("assistant", self.answer))
             self.remembered = True
+
+
+def new_task(message: str, memory: ChatMemory, trace: Trace | None) -> Task:
+    """A task for ``message``, whose user message is put into the memory (see ``start_turn``)."""
+    start_turn(memory, message)
+    return Task(input=message, memory=memory, trace=trace if trace is not None else Trace())
 
 
 def add_sources(sources: list[ScoredNode], new: Iterable[ScoredNode] | None) -> None:

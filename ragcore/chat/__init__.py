@@ -20,11 +20,12 @@ from .modes import (
     chat_engine_from_index,
     parse_chat_mode,
 )
-from .response import ChatResponse
+from .response import ChatEngine, ChatResponse
 from .simple import SimpleChatEngine
 
 __all__ = [
     "CHAT_MODE_DESCRIPTIONS",
+    "ChatEngine",
     "ChatMode",
     "ChatResponse",
     "CondensePlusContextChatEngine",

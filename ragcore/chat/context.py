@@ -23,6 +23,7 @@ from ..memory import ChatMemory
 from ..postprocess import NodePostprocessor
 from ..prompts import CONTEXT_CHAT
 from ..query import Retriever, apply_postprocessors
+from ..synthesis.budget import SEPARATOR_TOKENS, count_each, truncate_to_tokens
 from ..trace import Trace
 from ..types import Message, MetadataMode, ScoredNode
 from .condense import condense_history, condense_question
@@ -110,8 +111,6 @@ class CondensePlusContextChatEngine(ContextChatEngine):
 
 def pack_passages(nodes: list[ScoredNode], budget: int) -> tuple[str, list[ScoredNode]]:
     """The passages that fit ``budget`` tokens, best first, and the nodes they came from."""
-    from ..synthesis.budget import SEPARATOR_TOKENS, count_each, truncate_to_tokens
-
     texts = [n.node.content(MetadataMode.LLM).strip() for n in nodes]
     counts = count_each(texts)
     kept: list[str] = []

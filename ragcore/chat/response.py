@@ -13,11 +13,22 @@ and ``tool_outputs`` fill in as tools are called and are complete when the strea
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Protocol, runtime_checkable
 
 from ..memory import ChatMemory
 from ..trace import Trace
 from ..types import Message, ScoredNode
+
+
+@runtime_checkable
+class ChatEngine(Protocol):
+    """What every chat engine and agent is: one stateless ``chat`` per turn."""
+
+    def chat(
+        self, message: str, memory: ChatMemory, *, trace: Trace | None = None
+    ) -> ChatResponse:
+        """Answer ``message`` given the conversation in ``memory`` (which it updates)."""
+        ...
 
 
 class ChatResponse:
@@ -38,6 +49,8 @@ class ChatResponse:
         self.source_nodes: list[ScoredNode] = source_nodes if source_nodes is not None else []
         self.tool_outputs: list = tool_outputs if tool_outputs is not None else []
         self.mode = mode  # the chat mode (or agent) that made this reply
+        if mode:
+            trace.notes.setdefault("chat_mode", mode)  # shows what "best" resolved to
         self._on_complete = on_complete
         self._parts: list[str] = []
         self._stream: Iterator[str] | None = None

@@ -11,16 +11,16 @@ Both steps follow LlamaIndex's ``SentenceSplitter._split`` and ``_merge``:
 
 It differs in how it does the work and in what it guarantees. Pieces are character spans
 [start, end) of the original text, never copied strings, so chunk offsets are exact. Token
-counts come from one ``TokenIndex`` of the whole text: a span's estimate is two binary searches,
-and a growing chunk is re-estimated as one span in O(1) rather than re-encoded. Each closed chunk
-(and its overlap) is then encoded once, exactly; if it is over budget after all, the overlap is
-dropped first, then trailing pieces, then a single piece is cut at the largest prefix that fits.
-So every chunk fits its budget when encoded on its own, and overlaps the previous chunk by at
-most ``overlap`` tokens, whatever the input. Overlap pieces are
-chosen so each chunk starts after the previous one (LlamaIndex can repeat a whole chunk, and can
-exceed the budget when overlap plus a big piece is more than ``chunk_size``). Chunks are stripped
-of surrounding whitespace; whitespace-only chunks, and chunks adding nothing after the previous
-one, are not emitted.
+counts come from one ``TokenIndex`` of the whole text: piece estimates are vectorized binary
+searches, and a growing chunk is re-estimated as one span in O(1) rather than re-encoded. Each
+closed chunk, and its overlap with the previous chunk, is then checked exactly (as if encoded on
+its own; ``TokenIndex.fits`` encodes at most its first and last word). If it is over after all,
+the overlap is dropped first, then trailing pieces, then a single piece is cut at the longest
+prefix that fits. So every chunk fits its budget and overlaps the previous chunk by at most
+``overlap`` tokens, whatever the input. Each chunk starts and ends after the previous one
+(LlamaIndex can repeat a whole chunk as overlap, and exceeds the budget when overlap plus a big
+piece is more than ``chunk_size``). Chunks are stripped of surrounding whitespace;
+whitespace-only chunks, and chunks adding nothing after the previous one, are not emitted.
 """
 
 from __future__ import annotations
@@ -139,8 +139,8 @@ class _Merge:
             start, end = _strip(self.text, self.starts[lo], self.ends[hi - 1])
             if start >= end:
                 return lo, hi, None
-            if self.index.exact(start, end) <= self.budget and (
-                start >= self.last[1] or self.index.exact(start, self.last[1]) <= self.overlap
+            if self.index.fits(start, end, self.budget) and (
+                start >= self.last[1] or self.index.fits(start, self.last[1], self.overlap)
             ):
                 return lo, hi, (start, end)
             if lo < fresh and lo < hi - 1:
@@ -152,12 +152,12 @@ class _Merge:
                 hi = lo + 1
 
     def _cut_piece(self, i: int, start: int, end: int) -> None:
-        """Cut piece ``i`` after the longest prefix of its text [start, end) that fits the budget."""
+        """Cut piece ``i`` after the longest prefix of [start, end) that fits the budget."""
         fits, too_big = start + 1, end  # one character always fits (budget >= 4 tokens)
         while too_big - fits > 1:
             middle = (fits + too_big) // 2
             stripped = _strip(self.text, start, middle)
-            if self.index.exact(*stripped) <= self.budget:
+            if self.index.fits(*stripped, self.budget):
                 fits = middle
             else:
                 too_big = middle

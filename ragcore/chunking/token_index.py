@@ -163,3 +163,24 @@ class TokenIndex:
         last_sync = sync_before(text, first_sync - 1, end)
         middle = bisect_left(self._first, last_sync) - bisect_left(self._first, first_sync)
         return len(encode(text[start:first_sync])) + middle + len(encode(text[last_sync:end]))
+
+    def fits(self, start: int, end: int, limit: int) -> bool:
+        """Whether ``exact(start, end) <= limit``, encoding the span's ends only if needed.
+
+        A piece of text has at most as many tokens as UTF-8 bytes, so when the whole-text tokens
+        between the sync spaces plus the byte lengths of the two ends are within ``limit``,
+        nothing needs encoding (the common case for chunks not filled to the last token).
+        """
+        if end <= start:
+            return limit >= 0
+        text = self.text
+        first_sync = sync_after(text, start, end) if self._synced else -1
+        if first_sync < 0:
+            return self.exact(start, end) <= limit
+        last_sync = sync_before(text, first_sync - 1, end)
+        middle = bisect_left(self._first, last_sync) - bisect_left(self._first, first_sync)
+        head, tail = text[start:first_sync], text[last_sync:end]
+        if middle + len(head.encode("utf-8")) + len(tail.encode("utf-8")) <= limit:
+            return True
+        encode = self._encoding.encode_ordinary
+        return middle + len(encode(head)) + len(encode(tail)) <= limit

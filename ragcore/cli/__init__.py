@@ -67,6 +67,15 @@ def _embedder_from_env() -> Embedder | None:
     raise RagcoreError(f"{EMBEDDER_ENV}={choice!r} is not understood: unset it or use 'fake'")
 
 
+def _silence_stdout() -> None:
+    # Python's recipe for a closed pipe: point stdout at devnull so the exit flush is quiet.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        logging.getLogger(__name__).debug("stdout cannot be redirected after a broken pipe")
+
+
 def main(argv: Sequence[str] | None = None, *, embedder: Embedder | None = None) -> int:
     """Run one ``ragcore`` command; returns the exit status (0 ok, 1 error, 2 usage, 130 ^C)."""
     parser = build_parser()
@@ -80,10 +89,13 @@ def main(argv: Sequence[str] | None = None, *, embedder: Embedder | None = None)
     except RagcoreError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 1
+    except OSError as exc:
+        # A disk full, a permission denied: the system's message names the file and the cause.
+        if isinstance(exc, BrokenPipeError):  # `ragcore retrieve ... | head` closed the pipe
+            _silence_stdout()
+            return 0
+        sys.stderr.write(f"error: {exc}\n")
+        return 1
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted\n")
         return 130
-    except BrokenPipeError:
-        # `ragcore retrieve ... | head` closed the pipe: not an error worth a traceback.
-        sys.stderr.close()
-        return 0

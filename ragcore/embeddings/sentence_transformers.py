@@ -71,7 +71,8 @@ class SentenceTransformerEmbedder:
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"SentenceTransformerEmbedder(model_name={self.model_name!r}, device={self.device!r})"
+        name, device = self.model_name, self.device
+        return f"SentenceTransformerEmbedder(model_name={name!r}, device={device!r})"
 
     @property
     def loaded(self) -> bool:
@@ -92,7 +93,9 @@ class SentenceTransformerEmbedder:
                 show_progress_bar=False,
             )
         except RuntimeError as exc:
-            raise EmbeddingError(f"{self.model_name} failed to embed {len(texts)} texts: {exc}") from exc
+            raise EmbeddingError(
+                f"{self.model_name} failed to embed {len(texts)} texts: {exc}"
+            ) from exc
         return np.asarray(vectors, dtype=np.float32)
 
     def _load(self) -> Any:

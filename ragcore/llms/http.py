@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ logger = logging.getLogger(__name__)
 # loaded into memory can take minutes on a laptop CPU, so reads get a generous default.
 CONNECT_TIMEOUT = 5.0
 QUOTE_LIMIT = 200
+_CLIENT_LOCK = threading.Lock()
 
 # A decoder turns the lines of a streamed reply into text chunks (see ollama.py and openai.py).
 Decoder = Callable[[Iterable[str]], Iterator[str]]
@@ -171,9 +173,10 @@ class Connection:
 
     def http(self) -> httpx.Client:
         """The injected client, or one made on first use (loopback servers bypass proxies)."""
-        if self.client is None:
-            self.client = httpx.Client(trust_env=not is_loopback(self.base_url))
-        return self.client
+        with _CLIENT_LOCK:  # synthesizers call one backend from several threads
+            if self.client is None:
+                self.client = httpx.Client(trust_env=not is_loopback(self.base_url))
+            return self.client
 
     def stream(self, path: str, body: dict[str, Any], decode: Decoder) -> Iterator[str]:
         """POST ``body`` and yield the decoded text chunks of the streamed reply."""
@@ -238,7 +241,7 @@ class Connection:
         timeout: httpx.Timeout | None = None,
         max_retries: int | None = None,
     ) -> Iterator[httpx.Response]:
-        """An open, successful (status < 400) streamed response; retries happen only here."""
+        """An open, successful (2xx) streamed response; retries happen only here."""
         client = self.http()
         request = client.build_request(
             method, self.base_url + path, json=body, headers=self.headers,
@@ -276,8 +279,13 @@ class Connection:
             return self._timeout_error(exc, 0, request), isinstance(exc, httpx.ConnectTimeout)
         except httpx.TransportError as exc:
             return self._connect_error(exc), True
-        if response.status_code < 400:
+        if response.status_code < 300:
             return response
+        if response.status_code < 400:  # httpx does not follow redirects: say where to go
+            response.close()
+            location = response.headers.get("location", "(no location given)")
+            message = f"redirected to {location}: use that address as the base URL"
+            return self._status_error(response.status_code, message, request), False
         try:
             message = error_message_of(response.read())
         except httpx.TransportError:

@@ -41,6 +41,8 @@ _ABBREVIATIONS = re.compile(
     r"(?:\b(?:e\.g|i\.e|etc|vs|cf|al|Dr|Mr|Mrs|Ms|Prof|Fig|No|Vol|pp|Sec|approx)|\b[A-Z])\.$"
 )
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)\]]*\s+(?=[\"'\u201c\u2018(\[]?[A-Z0-9])")
+_SUFFIXES = (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
+_DOT_LEADER = re.compile(r"(?:\.\s?){4,}")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)]|#+)\s+")
 MAX_SENTENCE_CHARS = 600
 RELATIVE_FLOOR = 0.4
@@ -48,16 +50,18 @@ BACKGROUND_WEIGHT = 0.35
 
 
 def stem(word: str) -> str:
-    """A light plural/suffix stemmer: 'pages' and 'page' match, 'counting' and 'count' match."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 5 and word.endswith("ing"):
-        return word[:-3]
-    if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes")):
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
+    """A light suffix stripper: 'define', 'defines' and 'defined' share a stem, as do 'page'
+    and 'pages'. Stems need not be words; they only have to match each other."""
+    for suffix, replacement in _SUFFIXES:
+        if not word.endswith(suffix) or len(word) - len(suffix) < 3:
+            continue
+        if suffix == "s" and word.endswith(("ss", "us", "is")):
+            break
+        if suffix == "ed" and word.endswith("eed"):
+            break
+        word = word[: -len(suffix)] + replacement
+        break
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word
 
 
 def terms(text: str) -> list[str]:
@@ -81,9 +85,18 @@ def split_sentences(text: str) -> list[str]:
     for block in _blocks(text):
         for sentence in _split_block(block):
             sentence = sentence.strip()
-            if len(_WORD.findall(sentence)) >= 2 or (sentence and sentence[-1] in ".!?"):
+            if is_prose(sentence):
                 sentences.append(_shorten(sentence))
     return sentences
+
+
+def is_prose(sentence: str) -> bool:
+    """False for fragments not worth quoting: a lone word, page numbers, table-of-contents
+    lines with dot leaders ("7.1. Reliability . . . . 43"), rows of symbols."""
+    if len(_WORD.findall(sentence)) < 2 or _DOT_LEADER.search(sentence):
+        return False
+    visible = [c for c in sentence if not c.isspace()]
+    return sum(c.isalpha() for c in visible) >= 0.5 * len(visible)
 
 
 def _blocks(text: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""The OpenAI-compatible backend: ``POST {base_url}/chat/completions`` streamed as server-sent events.
+"""The OpenAI-compatible backend: ``POST {base_url}/chat/completions``, streamed as SSE.
 
 Works with OpenAI and with servers that copy its API (vLLM, llama.cpp's server, LM Studio,
 Ollama's /v1). The reply is a stream of SSE events, ``data: {"choices": [{"delta": {"content":

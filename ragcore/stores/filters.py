@@ -53,9 +53,10 @@ def _operator(value: FilterOperator | str) -> FilterOperator:
 
 
 def _freeze(value: Any) -> Any:
-    """Lists become tuples so filters are hashable (the store caches their masks)."""
-    if isinstance(value, (list, set, frozenset)):
-        return tuple(value)
+    """Lists become tuples (deeply), so filters are hashable (the store caches their masks) and
+    a metadata list compares equal to the same list in a filter."""
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return tuple(_freeze(v) for v in value)
     return value
 
 
@@ -124,8 +125,6 @@ def _contains(left: Any, right: Any) -> bool:
 
 
 def _is_in(left: Any, right: tuple) -> bool:
-    if isinstance(left, list):  # unhashable values compare one by one
-        return any(left == item for item in right)
     return left in right
 
 
@@ -145,6 +144,8 @@ _COMPARE: dict[FilterOperator, Callable[[Any, Any], bool]] = {
 def _filter_mask(flt: MetadataFilter, metadata: Sequence[dict[str, Any]]) -> np.ndarray:
     compare, key, value = _COMPARE[flt.operator], flt.key, flt.value
     column = (m.get(key, _MISSING) for m in metadata)
+    if flt.operator is not FilterOperator.CONTAINS:
+        column = (_freeze(v) if isinstance(v, list) else v for v in column)
     return np.fromiter(
         (v is not _MISSING and v is not None and compare(v, value) for v in column),
         dtype=bool,

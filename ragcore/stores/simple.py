@@ -40,7 +40,8 @@ class SimpleVectorStore:
 
     def __init__(self, *, metric: str = "cosine") -> None:
         if metric not in METRICS:
-            raise ConfigError(f"metric {metric!r} is not supported: use one of {', '.join(METRICS)}")
+            choices = ", ".join(METRICS)
+            raise ConfigError(f"metric {metric!r} is not supported: use one of {choices}")
         self.metric = metric
         self._matrix: np.ndarray | None = None  # (capacity, dim); may be a read-only memmap
         self._size = 0
@@ -208,13 +209,21 @@ class SimpleVectorStore:
         if rows is not None and rows.size == 0:
             return []
         assert self._matrix is not None
-        matrix = self._matrix[: self._size] if rows is None else self._matrix[rows]
-        scores = self._scores(matrix, query, rows)
+        live = self._matrix[: self._size]
+        if rows is None:
+            matrix, scores = live, self._scores(live, query, None)
+        elif rows.size * 4 >= self._size:
+            # Scoring every row and gathering beats copying a large subset of the matrix.
+            matrix, scores = None, self._scores(live, query, None)[rows]
+        else:
+            matrix = live[rows]
+            scores = self._scores(matrix, query, rows)
         if mode == "mmr":
-            picked = np.asarray(
-                mmr_select(matrix, scores, top_k=top_k, lam=mmr_threshold, similarity=self._pairwise),
-                dtype=np.int64,
+            matrix = live[rows] if matrix is None else matrix
+            chosen = mmr_select(
+                matrix, scores, top_k=top_k, lam=mmr_threshold, similarity=self._pairwise
             )
+            picked = np.asarray(chosen, dtype=np.int64)
         else:
             picked = top_k_indices(scores, top_k)
         found = picked if rows is None else rows[picked]
@@ -371,6 +380,11 @@ def top_k_indices(scores: np.ndarray, k: int) -> np.ndarray:
     n = scores.shape[0]
     if k < n:
         part = np.argpartition(scores, n - k)[n - k :]
+        kth = scores[part].min()
+        if np.count_nonzero(scores == kth) > np.count_nonzero(scores[part] == kth):
+            # Ties straddle the cut: argpartition chose among them arbitrarily; take the first.
+            above = np.flatnonzero(scores > kth)
+            part = np.concatenate([above, np.flatnonzero(scores == kth)[: k - above.size]])
     else:
         part = np.arange(n)
     order = np.lexsort((part, -scores[part]))

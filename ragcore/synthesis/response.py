@@ -102,6 +102,13 @@ class Response:
     def __str__(self) -> str:
         return self.text
 
+    def __repr__(self) -> str:
+        state = "done" if self._done else ("streaming" if self._stream is not None else "not run")
+        return (
+            f"Response(mode={self.mode.value!r}, {state}, chars={sum(map(len, self._parts))}, "
+            f"sources={len(self.source_nodes)})"
+        )
+
     def sources(self) -> list[Source]:
         """The source nodes as file, page, score, offsets and passage, best first."""
         return [source_of(s) for s in self.source_nodes]

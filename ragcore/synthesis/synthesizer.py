@@ -5,6 +5,10 @@ It validates its options, budgets the context once, lays the chunks out for the 
 simple_summarize) and hands the matching plan (``refine``, ``tree``, ``accumulate``,
 ``single``) to the driver in ``steps``. The plans and the driver run lazily, when the response
 is first read; budgeting and packing run here, so a bad configuration fails at the call.
+
+With no nodes, every mode but ``generation`` answers ``NO_CONTEXT_ANSWER`` without calling
+the model (``generation`` never uses nodes, so it answers anyway); ``no_text`` returns the
+nodes with an empty answer.
 """
 
 from __future__ import annotations

@@ -1,0 +1,87 @@
+"""How the app words things: backend labels, source labels, sizes, ingest tables, safe markdown.
+
+Pure functions with no Streamlit import, so they are tested like the rest of ragcore; the
+pages and ``ragcore.appstate`` use them to turn ragcore objects into what people read.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+
+def describe_backend(llm: Any) -> str:
+    """A short label of the active answering backend."""
+    from .llms.resolve import describe_llm
+
+    return describe_llm(llm)
+
+
+def is_extractive(llm: Any) -> bool:
+    return getattr(llm, "model", "") == "extractive"
+
+
+def backend_notice(llm: Any) -> tuple[str, str]:
+    """(kind, text) telling which answering backend is active, in plain words."""
+    label = describe_backend(llm)
+    if is_extractive(llm):
+        return "info", (
+            f"**Answering backend: {label}.** Answers quote the most relevant sentences of "
+            "your documents word for word. For written answers, connect Ollama or an "
+            "OpenAI-compatible server on the Settings page."
+        )
+    return "success", f"**Answering backend: {label}.** Answers are written by this model."
+
+
+STAGE_WORDS = {
+    "reading": "reading",
+    "embedding": "splitting and embedding",
+    "done": "done",
+    "failed": "failed",
+    "unchanged": "unchanged, skipped",
+    "saving": "saving the index",
+}
+
+
+def report_rows(report: Any) -> list[dict[str, Any]]:
+    """The ingest report as table rows: file, what happened, chunks, seconds."""
+    return [
+        {
+            "file": outcome.file_name,
+            "result": outcome.describe(),
+            "chunks": outcome.chunks,
+            "seconds": round(outcome.seconds, 2),
+        }
+        for outcome in report.files
+    ]
+
+
+def markdown_text(text: str) -> str:
+    """Answer text for st.markdown: '$' is escaped so prices never turn into formulas."""
+    return text.replace("$", "\\$")
+
+
+def markdown_stream(chunks: Any) -> Iterator[str]:
+    """``markdown_text`` applied to each streamed chunk (for st.write_stream)."""
+    for chunk in chunks:
+        yield markdown_text(chunk)
+
+
+def source_label(number: int, scored: Any) -> str:
+    """'1. zta.pdf · page 12 · score 0.812' (file, page and score when known)."""
+    parts = [f"{number}. {scored.file_name or scored.node.ref_doc_id or 'unknown source'}"]
+    if scored.page:
+        parts.append(f"page {scored.page}")
+    parts.append("added as context" if scored.score is None else f"score {scored.score:.3f}")
+    return " · ".join(parts)
+
+
+def human_size(size: int | None) -> str:
+    """Bytes as '12.3 MB'."""
+    if size is None:
+        return "?"
+    value = float(size)
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GB"

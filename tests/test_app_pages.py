@@ -1,0 +1,374 @@
+"""The Streamlit app, page by page, driven headless with AppTest over real corpus files.
+
+Most tests use the fake embedder (RAGCORE_EMBEDDER=fake) and the extractive backend
+(RAGCORE_LLM=extractive) so they run in seconds; tests/test_app_real_model.py uses the real model.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ragcore.embeddings.fake import FakeEmbedder
+from ragcore.workspace import Workspace
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+TIMEOUT = 90
+
+
+@pytest.fixture(scope="module")
+def built_workspace(tmp_path_factory, corpus_dir) -> Path:
+    """A workspace with index 'docs' (a speech and a PEP), built once for the module."""
+    root = tmp_path_factory.mktemp("built") / "ws"
+    ws = Workspace(root, embedder=FakeEmbedder())
+    report = ws.ingest(
+        "docs",
+        [
+            corpus_dir / "state_of_the_union" / "state_of_the_union.txt",
+            corpus_dir / "python_peps" / "pep-0020.rst",
+        ],
+    )
+    assert report.failed == 0
+    return root
+
+
+@pytest.fixture
+def app_env(monkeypatch, tmp_path):
+    monkeypatch.setenv("RAGCORE_LLM", "extractive")
+    monkeypatch.setenv("RAGCORE_EMBEDDER", "fake")
+
+    def use(root: Path) -> Path:
+        monkeypatch.setenv("RAGCORE_WORKSPACE", str(root))
+        return root
+
+    return use
+
+
+@pytest.fixture
+def empty_ws(app_env, tmp_path) -> Path:
+    return app_env(tmp_path / "empty-ws")
+
+
+@pytest.fixture
+def docs_ws(app_env, built_workspace, tmp_path) -> Path:
+    root = tmp_path / "ws"
+    shutil.copytree(built_workspace, root)
+    return app_env(root)
+
+
+def open_page(page: str, at: AppTest | None = None) -> AppTest:
+    at = at or AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.switch_page(f"pages/{page}.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def button(at: AppTest, label: str):
+    matches = [b for b in at.button if b.label == label]
+    assert matches, f"no button {label!r} in {[b.label for b in at.button]}"
+    return matches[0]
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def write_settings(root: Path, **values) -> None:
+    path = root / "settings.json"
+    data = json.loads(path.read_text()) if path.exists() else {}
+    data.update(values)
+    path.write_text(json.dumps(data))
+
+
+# -- start and navigation --------------------------------------------------------------------
+
+
+def test_start_page_says_what_to_do_and_which_backend_answers(empty_ws):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    assert not at.exception
+    assert "Extractive" in at.info[0].value and "Settings" in at.info[0].value
+    assert any("Upload your documents" in m.value for m in at.markdown)
+    assert str(empty_ws) in at.caption.values[-1]
+
+
+def test_start_page_lists_indexes_and_every_page_opens(docs_ws):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    assert at.dataframe[0].value["index"].tolist() == ["docs"]
+    titles = {}
+    for page in ("upload", "indexes", "query", "chat", "settings", "home"):
+        open_page(page, at)
+        titles[page] = at.title[0].value
+    assert titles["upload"] == "Upload documents"
+    assert titles["indexes"].endswith("Indexes")
+    assert titles["query"].endswith("Ask your documents")
+    assert titles["chat"].endswith("Chat with your documents")
+    assert titles["settings"].endswith("Settings")
+
+
+# -- upload ----------------------------------------------------------------------------------
+
+
+def test_upload_reports_each_file_and_reupload_updates(empty_ws, corpus_dir):
+    at = open_page("upload")
+    at.text_input[0].set_value("papers")
+    speech = (corpus_dir / "state_of_the_union" / "state_of_the_union.txt").read_bytes()
+    at.file_uploader[0].set_value(
+        [
+            ("../../speech.txt", speech, "text/plain"),
+            ("pep 20.rst", (corpus_dir / "python_peps" / "pep-0020.rst").read_bytes(), "text/x-rst"),
+            ("broken.pdf", b"", "application/pdf"),
+        ]
+    ).run()
+    button(at, "Index 3 file(s)").click().run()
+    assert not at.exception
+    table = at.dataframe[0].value.set_index("file")
+    assert table.loc["speech.txt", "result"].startswith("indexed with")
+    assert table.loc["speech.txt", "chunks"] > 5
+    assert table.loc["broken.pdf", "result"].startswith("failed: ")
+    assert "empty" in table.loc["broken.pdf", "result"]
+    assert "1 failed" in at.warning[0].value
+    uploads = sorted(p.name for p in (empty_ws / "uploads" / "papers").iterdir())
+    assert uploads == ["broken.pdf", "pep 20.rst", "speech.txt"]  # sanitized, inside the workspace
+
+    at.file_uploader[0].set_value(("speech.txt", speech, "text/plain")).run()
+    button(at, "Index 1 file(s)").click().run()
+    assert at.dataframe[0].value["result"].tolist() == ["unchanged, skipped"]
+
+
+def test_upload_refuses_a_bad_index_name_in_plain_words(empty_ws):
+    at = open_page("upload")
+    at.text_input[0].set_value("no spaces allowed!")
+    at.file_uploader[0].set_value(("a.txt", b"Some text about owls.", "text/plain")).run()
+    button(at, "Index 1 file(s)").click().run()
+    assert not at.exception
+    assert "letters, digits" in at.error[0].value
+    assert not (empty_ws / "uploads").exists()
+
+
+# -- indexes ---------------------------------------------------------------------------------
+
+
+def test_indexes_page_shows_stats_documents_chunks_and_pictures(docs_ws):
+    at = open_page("indexes")
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Files"] == "2" and int(metrics["Chunks"]) > 10 and int(metrics["Tokens"]) > 1000
+    assert metrics["Embedding model"] == "fake-embedder"
+    files = at.dataframe[1].value["file"].tolist()
+    assert files == ["state_of_the_union.txt", "pep-0020.rst"]
+    assert len(at.get("vega_lite_chart")) == 3  # histogram, documents by size, embedding map
+    at.toggle[0].set_value(True).run()
+    chunks = at.dataframe[-1].value
+    assert chunks["text"].iloc[0].startswith("Madam Speaker")
+
+
+def test_deleting_a_document_asks_for_confirmation(docs_ws):
+    at = open_page("indexes")
+    at.selectbox[1].set_value(at.selectbox[1].options[1]).run()  # the PEP
+    button(at, "Delete…").click().run()
+    assert "Delete **pep-0020.rst**" in at.warning[0].value
+    button(at, "Yes, delete it").click().run()
+    assert not at.exception
+    assert at.dataframe[1].value["file"].tolist() == ["state_of_the_union.txt"]
+
+
+def test_rename_then_delete_index(docs_ws):
+    at = open_page("indexes")
+    at.text_input[0].set_value("speeches").run()
+    button(at, "Rename").click().run()
+    assert at.dataframe[0].value["index"].tolist() == ["speeches"]
+    assert button(at, "Delete this index").disabled
+    at.checkbox[0].check().run()
+    button(at, "Delete this index").click().run()
+    assert not at.exception
+    assert "no index yet" in at.info[0].value
+    assert not (docs_ws / "indexes" / "speeches").exists()
+
+
+def test_damaged_index_gives_a_readable_error(docs_ws):
+    (docs_ws / "indexes" / "docs" / "manifest.json").write_text("{not json")
+    at = open_page("indexes")
+    assert at.error, "expected an error message"
+    assert "What to do" in at.error[0].value
+    assert "Traceback" not in at.error[0].value
+
+
+# -- query -----------------------------------------------------------------------------------
+
+
+def ask(at: AppTest, question: str) -> AppTest:
+    at.text_input[0].set_value(question).run()
+    button(at, "Ask").click().run()
+    assert not at.exception
+    return at
+
+
+def test_query_answers_with_sources_highlighted_and_a_trace(docs_ws):
+    at = ask(open_page("query"), "What did the speech say about Ukraine and Putin?")
+    answer = at.markdown[0].value
+    assert answer.startswith("Extractive answer")
+    labels = [e.label for e in at.expander if e.label[0].isdigit()]
+    assert labels[0].startswith("1. state_of_the_union.txt · score ")
+    html = at.get("html")[0].proto.body
+    assert "<mark" in html  # the quoted sentences are marked in the passage
+    stages = at.dataframe[0].value["stage"].tolist()
+    assert stages[:2] == ["embed query", "retrieve"] and "llm: qa" in stages
+    assert any(e.label.startswith("LLM call 1: qa") for e in at.expander)
+    assert {m.label: m.value for m in at.metric}["LLM calls"] == "1"
+
+
+def test_query_response_mode_is_chosen_from_the_list(docs_ws):
+    at = open_page("query")
+    radio = at.radio[0]
+    assert "refine" in radio.options and "tree_summarize" in radio.options
+    radio.set_value("refine")
+    ask(at, "What is the state of the union?")
+    assert "Mode **refine**" in at.caption.values[0]
+    assert int({m.label: m.value for m in at.metric}["LLM calls"]) > 1
+    at.radio[0].set_value("no_text")
+    ask(at, "What is the state of the union?")
+    assert {m.label: m.value for m in at.metric}["LLM calls"] == "0"
+
+
+def test_query_postprocessors_apply_and_bad_options_are_explained(docs_ws):
+    at = open_page("query")
+    at.sidebar.multiselect[0].set_value(["keywords"]).run()
+    ask(at, "What did the president say about Europe?")
+    assert "no words are given" in at.error[0].value
+    at.sidebar.text_input[0].set_value("Ukraine").run()
+    at.sidebar.slider[0].set_value(10).run()
+    ask(at, "What did the president say about Europe?")
+    passages = [h.proto.body for h in at.get("html")]
+    assert passages and all("Ukraine" in body for body in passages)
+    assert "postprocess: KeywordNodePostprocessor" in at.dataframe[0].value["stage"].tolist()
+
+
+def test_compare_modes_side_by_side(docs_ws):
+    at = open_page("query")
+    at.text_input[0].set_value("What is the state of the union?").run()
+    at.multiselect[0].set_value(["compact", "refine", "no_text"]).run()
+    button(at, "Compare").click().run()
+    assert not at.exception
+    table = at.dataframe[-1].value.set_index("mode")
+    assert table.index.tolist() == ["compact", "refine", "no_text"]
+    assert table.loc["no_text", "LLM calls"] == 0 and table.loc["refine", "LLM calls"] >= 1
+    assert (table["status"] == "ok").all()
+
+
+# -- chat ------------------------------------------------------------------------------------
+
+
+def chat(at: AppTest, message: str) -> AppTest:
+    at.chat_input[0].set_value(message).run()
+    assert not at.exception
+    return at
+
+
+def test_chat_answers_with_sources_and_is_saved_and_restored(docs_ws):
+    at = chat(open_page("chat"), "What did the speech say about Ukraine?")
+    roles = [m.name for m in at.chat_message]
+    assert roles == ["user", "assistant"]
+    assert at.chat_message[1].markdown[0].value.startswith("Extractive answer")
+    assert any(e.label == "Sources (4)" for e in at.expander)
+    chat_id = at.query_params["chat"]
+    assert (docs_ws / "chats" / f"{chat_id}.json").exists()
+    assert {b.label for b in at.download_button} == {"Export as Markdown", "Export as JSON"}
+
+    reopened = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    reopened.query_params["chat"] = chat_id  # a browser refresh keeps the URL
+    reopened.run()
+    open_page("chat", reopened)
+    assert [m.name for m in reopened.chat_message] == ["user", "assistant"]
+    restarted = open_page("chat")  # no URL: the latest chat is reopened
+    assert len(restarted.chat_message) == 2
+
+
+def test_chat_mode_explained_and_condensed_question_shown(docs_ws):
+    at = open_page("chat")
+    at.sidebar.selectbox[1].set_value("condense_question").run()
+    assert any("standalone question" in c.value for c in at.sidebar.caption)
+    chat(at, "What did the speech say about Ukraine?")
+    chat(at, "What did it say about its people?")
+    assert len(at.chat_message) == 4
+    assert any("Standalone question" in m.value for m in at.markdown)
+
+
+def test_chat_react_mode_shows_reasoning_steps(docs_ws):
+    at = open_page("chat")
+    at.sidebar.selectbox[1].set_value("react").run()
+    chat(at, "What did the speech say about inflation?")
+    steps = [t.value for t in at.text if t.value.startswith("Step ")]
+    assert steps and "Action: " in steps[0]
+
+
+def test_new_chat_and_clear(docs_ws):
+    at = chat(open_page("chat"), "What did the speech say about Ukraine?")
+    button(at, "New chat").click().run()
+    assert len(at.chat_message) == 0 and "chat" not in at.query_params
+    chat(at, "What about jobs?")
+    assert len(at.chat_message) == 2
+    saved = [b.label for b in at.sidebar.button if b.key and b.key.startswith("open_")]
+    assert len(saved) == 2
+    button(at, "Clear").click().run()
+    assert len(at.chat_message) == 0
+
+
+def test_unreachable_llm_keeps_history_and_offers_retry(docs_ws, monkeypatch):
+    monkeypatch.delenv("RAGCORE_LLM")
+    write_settings(docs_ws, llm_backend="extractive")
+    at = chat(open_page("chat"), "What did the speech say about Ukraine?")
+    write_settings(docs_ws, llm_backend="ollama", ollama_url=f"http://127.0.0.1:{closed_port()}",
+                   ollama_model="llama3")
+    chat(at, "And about jobs?")
+    assert "could not be reached" in at.error[0].value
+    assert [m.name for m in at.chat_message] == ["user", "assistant", "user"]
+    saved = json.loads((docs_ws / "chats" / f"{at.query_params['chat']}.json").read_text())
+    assert len(saved["messages"]) == 2  # the failed turn is not saved
+
+    write_settings(docs_ws, llm_backend="extractive")
+    button(at, "Retry").click().run()
+    assert not at.exception and not at.error
+    assert [m.name for m in at.chat_message] == ["user", "assistant", "user", "assistant"]
+
+
+# -- settings --------------------------------------------------------------------------------
+
+
+def test_settings_test_connection_explains_an_unreachable_server(docs_ws):
+    at = open_page("settings")
+    at.radio[0].set_value("ollama").run()
+    at.text_input[0].set_value(f"http://127.0.0.1:{closed_port()}").run()
+    button(at, "Test connection").click().run()
+    assert "could not be reached" in at.error[0].value
+    at.text_input(key="ollama_model_text").set_value("llama3").run()
+    button(at, "Save settings").click().run()
+    assert "Ollama llama3" in at.success[0].value
+    saved = json.loads((docs_ws / "settings.json").read_text())
+    assert saved["llm_backend"] == "ollama" and saved["ollama_model"] == "llama3"
+
+
+def test_settings_keep_an_api_key_for_the_session_only(docs_ws):
+    at = open_page("settings")
+    at.radio[0].set_value("openai").run()
+    at.text_input[1].set_value("sk-test-123").run()
+    at.text_input(key="openai_model_text").set_value("gpt-4o-mini").run()
+    button(at, "Save settings").click().run()
+    assert not at.exception and at.success
+    assert "sk-test-123" not in (docs_ws / "settings.json").read_text()
+    assert at.session_state["session_api_key"] == "sk-test-123"
+
+
+def test_changing_the_embedding_model_of_a_filled_index_is_refused(docs_ws):
+    at = open_page("settings")
+    at.radio[1].set_value("server").run()
+    at.text_input[-2].set_value("nomic-embed-text").run()  # embedding model (before folder)
+    button(at, "Save settings").click().run()
+    button(at, "Change its embedding model").click().run()
+    assert not at.exception
+    assert "re-indexing" in at.error[0].value

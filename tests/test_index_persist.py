@@ -1,0 +1,281 @@
+"""Persisting and loading an index folder: round trips, atomic replacement, damage, laziness."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from store_fakes import ParagraphSplitter, animal_docs
+
+import ragcore.persist
+from ragcore.docstore import DocStore
+from ragcore.embeddings import FakeEmbedder
+from ragcore.errors import EmbeddingError, IndexFormatError, PersistError
+from ragcore.index import VectorStoreIndex
+from ragcore.stores import simple
+from ragcore.types import Document, Node
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def built(fake_embedder):
+    return VectorStoreIndex.from_documents(
+        animal_docs(), embedder=fake_embedder, splitter=ParagraphSplitter()
+    )
+
+
+def _load(path: Path) -> VectorStoreIndex:
+    return VectorStoreIndex.load(path, embedder=FakeEmbedder(), splitter=ParagraphSplitter())
+
+
+def _siblings(path: Path) -> list[str]:
+    return sorted(p.name for p in path.parent.iterdir() if p.name != path.name)
+
+
+def test_round_trip_keeps_everything(built, tmp_path):
+    path = tmp_path / "index"
+    built.persist(path)
+    loaded = _load(path)
+    assert len(loaded) == len(built)
+    assert loaded.ref_doc_ids() == built.ref_doc_ids()
+    assert loaded.node_ids() == built.node_ids()
+    assert np.array_equal(loaded.vectors(), built.vectors())
+    for node in built.all_nodes():
+        assert loaded.get_node(node.node_id).to_dict() == node.to_dict()
+    for doc_id in built.ref_doc_ids():
+        assert loaded.doc_info(doc_id) == built.doc_info(doc_id)
+    query = "borrow checker references"
+    assert [(r.node.node_id, round(r.score, 5)) for r in loaded.as_retriever().retrieve(query)] == [
+        (r.node.node_id, round(r.score, 5)) for r in built.as_retriever().retrieve(query)
+    ]
+    stats = loaded.stats()
+    assert stats["bytes_on_disk"] > 0 and stats["path"] == str(path)
+    assert stats["created"] == built.stats()["created"]
+
+
+def test_manifest_describes_the_index(built, tmp_path):
+    built.persist(tmp_path / "index")
+    manifest = json.loads((tmp_path / "index" / "manifest.json").read_text())
+    assert manifest["format"] == "ragcore-index" and manifest["version"] == 1
+    assert manifest["embed_model"] == {"name": "fake-embedder", "dim": 64, "max_input_tokens": None}
+    assert manifest["store"] == {"type": "SimpleVectorStore", "metric": "cosine"}
+    assert manifest["splitter"] == {"type": "ParagraphSplitter", "settings": {"chunk_size": 100}}
+    assert manifest["counts"]["documents"] == 3 and manifest["counts"]["nodes"] == 6
+    assert manifest["created"] and manifest["updated"]
+
+
+def test_tricky_text_round_trips(fake_embedder, tmp_path):
+    text = "line\nbreak \u2028 separator \"quoted\" \\ back\tslash \U0001F600 \x00 nul"
+    nodes = [Node(text=text, node_id="weird id \n with newline", ref_doc_id="d")]
+    index = VectorStoreIndex(nodes, embedder=fake_embedder)
+    index.persist(tmp_path / "i")
+    assert _load(tmp_path / "i").get_node("weird id \n with newline").text == text
+
+
+def test_changes_are_visible_after_reload_and_gone_from_disk(built, tmp_path):
+    path = tmp_path / "index"
+    built.persist(path)
+    index = _load(path)
+    index.delete_ref_doc("markets.txt")
+    index.insert(Document(text="Owls hunt at night.", doc_id="owls.txt"))
+    index.refresh_ref_docs([Document(text="Rust is memory safe.", doc_id="rust.md")])
+    index.persist(path)
+    again = _load(path)
+    assert again.ref_doc_ids() == ["cats.txt", "owls.txt", "rust.md"]
+    assert [n.text for n in again.nodes_for_doc("rust.md")] == ["Rust is memory safe."]
+    assert again.as_retriever(similarity_top_k=1).retrieve("owls hunt")[0].node.text == (
+        "Owls hunt at night."
+    )
+    on_disk = b"".join(p.read_bytes() for p in path.iterdir())
+    assert b"stock market" not in on_disk and b"borrow checker" not in on_disk
+    assert _siblings(path) == []  # no temporary or old folders left behind
+
+
+def test_reloaded_index_persisted_in_place_keeps_unread_nodes(built, tmp_path, monkeypatch):
+    monkeypatch.setattr(simple, "MMAP_MIN_BYTES", 0)  # vectors memory-mapped from the old folder
+    path = tmp_path / "index"
+    built.persist(path)
+    index = _load(path)
+    index.insert(Document(text="Owls hunt at night.", doc_id="owls.txt"))
+    index.persist(path)  # replaces the folder the index was loaded from
+    assert index.get_node("rust.md#1").text.startswith("The borrow checker")
+    assert len(_load(path)) == 7
+
+
+def test_load_does_not_resolve_the_embedder(built, tmp_path):
+    built.persist(tmp_path / "i")
+    loaded = VectorStoreIndex.load(tmp_path / "i")
+    assert loaded._embedder is None
+    assert loaded.embed_model_name == "fake-embedder"
+    with pytest.raises(EmbeddingError, match="built with the embedding model 'fake-embedder'"):
+        loaded.as_retriever().retrieve("cats")
+
+
+def test_load_with_another_model_is_refused(built, tmp_path):
+    built.persist(tmp_path / "i")
+    with pytest.raises(EmbeddingError, match="fake-embedder"):
+        VectorStoreIndex.load(tmp_path / "i", embedder=FakeEmbedder(model_name="other"))
+
+
+def test_load_in_a_fresh_process_loads_no_model_and_no_tokenizer(built, tmp_path):
+    built.persist(tmp_path / "i")
+    code = textwrap.dedent(
+        f"""
+        import sys
+        import ragcore.tokens
+        from ragcore.embeddings import FakeEmbedder
+        from ragcore.index import VectorStoreIndex
+        index = VectorStoreIndex.load({str(tmp_path / "i")!r})
+        assert len(index) == 6 and index.stats()["documents"] == 3
+        index = VectorStoreIndex.load({str(tmp_path / "i")!r}, embedder=FakeEmbedder())
+        hits = index.as_retriever(similarity_top_k=1).retrieve("cats purr")
+        assert hits[0].node.text == "Cats purr when they are content.", hits
+        heavy = [m for m in ("torch", "sentence_transformers", "transformers", "tiktoken")
+                 if m in sys.modules]
+        assert not heavy, heavy
+        assert not ragcore.tokens.tokenizer_loaded()
+        print("ok")
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120
+    )
+    assert result.stdout.strip() == "ok", result.stderr
+
+
+def test_failed_write_leaves_the_old_index_loadable(built, tmp_path, monkeypatch):
+    path = tmp_path / "index"
+    built.persist(path)
+    built.insert(Document(text="Owls hunt at night.", doc_id="owls.txt"))
+
+    def crash(self, folder):
+        (folder / "vectors.npy").write_bytes(b"half written")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(simple.SimpleVectorStore, "persist", crash)
+    with pytest.raises(OSError, match="disk full"):
+        built.persist(path)
+    monkeypatch.undo()
+    old = _load(path)
+    assert len(old) == 6 and "owls.txt" not in old.ref_doc_ids()
+    assert _siblings(path) == []
+
+
+def test_failed_swap_puts_the_old_index_back(built, tmp_path, monkeypatch):
+    path = tmp_path / "index"
+    built.persist(path)
+    real_rename = os.rename
+
+    def rename(src, dst):
+        if ".tmp-" in str(src):
+            raise OSError("rename refused")
+        real_rename(src, dst)
+
+    monkeypatch.setattr(ragcore.persist.os, "rename", rename)
+    built.insert(Document(text="Owls hunt at night.", doc_id="owls.txt"))
+    with pytest.raises(PersistError, match="rename refused"):
+        built.persist(path)
+    monkeypatch.undo()
+    assert len(_load(path)) == 6 and _siblings(path) == []
+
+
+def test_a_persist_killed_between_renames_is_recovered_on_load(built, tmp_path):
+    path = tmp_path / "index"
+    built.persist(path)
+    os.rename(path, tmp_path / ".index.old-1234abcd")  # where a crash would leave it
+    assert len(_load(path)) == 6
+    assert _siblings(path) == []
+
+
+def test_refuses_to_replace_a_folder_that_is_not_an_index(built, tmp_path):
+    precious = tmp_path / "documents"
+    precious.mkdir()
+    (precious / "thesis.docx").write_text("years of work")
+    with pytest.raises(PersistError, match="not a ragcore index"):
+        built.persist(precious)
+    assert (precious / "thesis.docx").exists()
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(PersistError, match="is a file"):
+        built.persist(tmp_path / "file")
+
+
+def _edit_manifest(path: Path, **changes) -> None:
+    manifest = json.loads((path / "manifest.json").read_text())
+    for key, value in changes.items():
+        section, _, field = key.partition("__")
+        if field:
+            manifest[section][field] = value
+        else:
+            manifest[section] = value
+    (path / "manifest.json").write_text(json.dumps(manifest))
+
+
+def _truncate(path: Path) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+DAMAGE = {
+    "missing vectors": (lambda p: (p / "vectors.npy").unlink(), "vectors.npy: file is missing"),
+    "truncated nodes": (lambda p: _truncate(p / "nodes.jsonl"), "nodes.jsonl: is .* truncated"),
+    "count mismatch": (
+        lambda p: _edit_manifest(p, counts__nodes=7),
+        "vectors.npy: holds 6 vectors but the manifest lists 7",
+    ),
+    "bad manifest json": (
+        lambda p: (p / "manifest.json").write_text("{not json"),
+        "manifest.json: damaged JSON",
+    ),
+    "foreign manifest": (
+        lambda p: (p / "manifest.json").write_text('{"format": "llama-index"}'),
+        "not a ragcore index",
+    ),
+    "newer version": (lambda p: _edit_manifest(p, version=2), "newer than this ragcore"),
+    "no manifest": (lambda p: (p / "manifest.json").unlink(), "manifest.json: missing"),
+    "missing docs": (lambda p: (p / "docs.json").unlink(), "docs.json: file is missing"),
+    "bad docs": (lambda p: (p / "docs.json").write_text('{"doc_ids": 1}'), "docs.json: expected"),
+    "bad node ids": (lambda p: (p / "node_ids.json").write_text("[]"), "node_ids.json: lists 0"),
+    "bad offsets": (lambda p: np.save(p / "offsets.npy", np.zeros(3)), "offsets.npy: expected 7"),
+    "missing field": (lambda p: _edit_manifest(p, embed_model={}), "'embed_model.name' is missing"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DAMAGE))
+def test_damaged_folders_raise_a_clear_error(built, tmp_path, case):
+    damage, message = DAMAGE[case]
+    path = tmp_path / "index"
+    built.persist(path)
+    damage(path)
+    with pytest.raises(IndexFormatError, match=message):
+        VectorStoreIndex.load(path)
+
+
+def test_missing_folder_says_so(tmp_path):
+    with pytest.raises(PersistError, match="no index folder"):
+        VectorStoreIndex.load(tmp_path / "nothing")
+
+
+def test_a_damaged_node_record_is_reported_when_read(built, tmp_path):
+    path = tmp_path / "index"
+    built.persist(path)
+    data = bytearray((path / "nodes.jsonl").read_bytes())
+    data[0:1] = b"#"
+    (path / "nodes.jsonl").write_bytes(bytes(data))
+    index = _load(path)
+    with pytest.raises(IndexFormatError, match="line 1 is not a valid node record"):
+        index.get_node(index.doc_info("cats.txt").node_ids[0])
+
+
+def test_nodes_are_decoded_lazily(built, tmp_path):
+    built.persist(tmp_path / "i")
+    store = DocStore.load(tmp_path / "i", expected_nodes=6)
+    assert store._nodes == {} and store._entries is None
+    assert store.get("rust.md#1").text.startswith("The borrow checker")
+    assert list(store._nodes) == ["rust.md#1"]

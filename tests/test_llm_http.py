@@ -1,0 +1,102 @@
+"""The shared HTTP layer: option checks, error bodies, retries, redirects (MockTransport)."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from ragcore.errors import ConfigError, LLMConnectionError, LLMResponseError, LLMStatusError
+from ragcore.llms.http import (
+    Connection,
+    check_base_url,
+    error_message_of,
+    is_loopback,
+    make_timeout,
+    quote,
+)
+
+
+def connection(handler, **options) -> Connection:
+    return Connection(kind="Test server", base_url="http://models.example:8000", model="m",
+                      timeout=make_timeout(1.0), retry_backoff=0.0,
+                      client=httpx.Client(transport=httpx.MockTransport(handler)), **options)
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        (b'{"error": "model \\"x\\" not found, try pulling it first"}',
+         'model "x" not found, try pulling it first'),
+        (b'{"error": {"message": "Invalid key", "type": "invalid_request_error"}}', "Invalid key"),
+        (b'{"detail": "Not Found"}', "Not Found"),
+        (b"<html>502 Bad Gateway</html>", "<html>502 Bad Gateway</html>"),
+    ],
+)
+def test_error_message_of_reads_each_servers_shape(body, message):
+    assert error_message_of(body) == message
+
+
+def test_check_base_url_strips_the_slash_and_rejects_non_urls():
+    assert check_base_url("http://127.0.0.1:11434/ ") == "http://127.0.0.1:11434"
+    with pytest.raises(ConfigError, match="http://127.0.0.1:11434"):
+        check_base_url("127.0.0.1:11434")
+
+
+def test_make_timeout_keeps_connecting_short_and_reading_long():
+    timeout = make_timeout(300)
+    assert (timeout.connect, timeout.read) == (5.0, 300.0)
+    assert make_timeout(0.2).connect == 0.2
+    with pytest.raises(ConfigError, match="timeout"):
+        make_timeout(0)
+
+
+def test_quote_shortens_long_lines():
+    assert quote("x" * 500).endswith("...'") and len(quote("x" * 500)) < 220
+
+
+def test_loopback_detection_bypasses_proxies_only_locally():
+    assert is_loopback("http://127.0.0.1:11434") and is_loopback("http://localhost:1234/v1")
+    assert not is_loopback("https://api.openai.com/v1")
+
+
+def test_connection_errors_are_retried_with_a_bound():
+    calls = []
+
+    def refuse(request):
+        calls.append(request)
+        raise httpx.ConnectError("connection refused", request=request)
+
+    with pytest.raises(LLMConnectionError, match="Could not connect to Test server"):
+        connection(refuse, max_retries=3).request_json("GET", "/x")
+    assert len(calls) == 4
+
+
+def test_a_redirect_says_which_address_to_use():
+    def redirect(request):
+        return httpx.Response(307, headers={"location": "https://models.example/v1/x"})
+
+    with pytest.raises(LLMStatusError, match="https://models.example/v1/x") as info:
+        connection(redirect).request_json("GET", "/x")
+    assert info.value.status_code == 307
+
+
+def test_a_reply_that_is_not_json_is_quoted():
+    def html(request):
+        return httpx.Response(200, text="<html>login page</html>")
+
+    with pytest.raises(LLMResponseError, match="login page"):
+        connection(html).request_json("GET", "/models")
+
+
+def test_status_hint_is_used_when_given():
+    def missing(request):
+        return httpx.Response(404, json={"error": "no such model"})
+
+    conn = connection(missing, status_hint=lambda status, message, path: f"hint for {path}")
+    with pytest.raises(LLMStatusError, match="hint for /x"):
+        conn.request_json("POST", "/x", {"a": 1})
+
+
+def test_bad_retry_options():
+    with pytest.raises(ConfigError, match="max_retries"):
+        connection(lambda r: httpx.Response(200), max_retries=-1)

@@ -1,0 +1,286 @@
+"""SimpleVectorStore against a brute-force reference: metrics, filters, MMR, growth, disk."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ragcore.errors import IndexFormatError, StoreError
+from ragcore.stores import MetadataFilter, MetadataFilters, SimpleVectorStore, mmr_select, simple
+from ragcore.stores.simple import top_k_indices
+
+COLORS = ["red", "green", "blue", "black"]
+
+
+def _reference_score(metric: str, row: np.ndarray, query: np.ndarray) -> float:
+    row, query = row.astype(np.float64), query.astype(np.float64)
+    if metric == "dot":
+        return float(row @ query)
+    if metric == "cosine":
+        return float(row @ query / (np.linalg.norm(row) * np.linalg.norm(query)))
+    return -math.dist(row.tolist(), query.tolist())
+
+
+def _random_store(metric: str, n: int = 300, dim: int = 16, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    vectors = rng.standard_normal((n, dim)).astype(np.float32)
+    ids = [f"n{i}" for i in range(n)]
+    metadata = [
+        {"i": i, "color": COLORS[i % 4], "tags": COLORS[: i % 3], "half": i < n // 2}
+        for i in range(n)
+    ]
+    store = SimpleVectorStore(metric=metric)
+    store.add(ids, vectors, metadata)
+    return store, ids, vectors, metadata, rng
+
+
+@pytest.mark.parametrize("metric", ["cosine", "dot", "euclidean"])
+def test_top_k_matches_brute_force(metric):
+    store, ids, vectors, _, rng = _random_store(metric)
+    for _ in range(5):
+        query = rng.standard_normal(vectors.shape[1]).astype(np.float32)
+        expected = sorted(
+            ((_reference_score(metric, v, query), i) for i, v in zip(ids, vectors)), reverse=True
+        )[:7]
+        hits = store.query(query, top_k=7)
+        assert [i for i, _ in hits] == [i for _, i in expected]
+        assert [s for _, s in hits] == pytest.approx([s for s, _ in expected], abs=1e-4)
+
+
+def test_euclidean_scores_are_negative_distances():
+    store = SimpleVectorStore(metric="euclidean")
+    store.add(["origin", "far"], np.array([[0, 0], [3, 4]], dtype=np.float32))
+    hits = store.query(np.zeros(2, dtype=np.float32), top_k=2)
+    assert hits == [("origin", pytest.approx(0.0)), ("far", pytest.approx(-5.0))]
+
+
+def _reference_filter(flt: MetadataFilter, meta: dict) -> bool:
+    if flt.key not in meta or meta[flt.key] is None:
+        return False
+    value, target = meta[flt.key], flt.value
+    op = flt.operator.value
+    try:
+        return {
+            "==": lambda: value == target,
+            "!=": lambda: value != target,
+            ">": lambda: value > target,
+            "<": lambda: value < target,
+            ">=": lambda: value >= target,
+            "<=": lambda: value <= target,
+            "in": lambda: value in target,
+            "nin": lambda: value not in target,
+            "contains": lambda: target in value,
+        }[op]()
+    except TypeError:
+        return False
+
+
+CASES = [
+    MetadataFilter("color", "red", "=="),
+    MetadataFilter("color", "red", "!="),
+    MetadataFilter("i", 150, ">"),
+    MetadataFilter("i", 150, "<"),
+    MetadataFilter("i", 150, ">="),
+    MetadataFilter("i", 150, "<="),
+    MetadataFilter("color", ["red", "blue"], "in"),
+    MetadataFilter("color", ["red", "blue"], "nin"),
+    MetadataFilter("tags", "green", "contains"),
+    MetadataFilter("missing", 1, "!="),
+    MetadataFilter("color", 3, ">"),  # incomparable types never match
+]
+
+
+@pytest.mark.parametrize("flt", CASES, ids=lambda f: f"{f.key}{f.operator.value}{f.value}")
+def test_every_operator_matches_the_reference(flt):
+    store, ids, vectors, metadata, rng = _random_store("cosine")
+    query = rng.standard_normal(vectors.shape[1]).astype(np.float32)
+    allowed = {i for i, m in zip(ids, metadata) if _reference_filter(flt, m)}
+    hits = store.query(query, top_k=len(ids), filters=MetadataFilters(filters=[flt]))
+    assert {i for i, _ in hits} == allowed
+
+
+def test_llamaindex_operator_names_are_accepted():
+    assert MetadataFilter("a", [1], "NIN").operator.value == "nin"
+    assert MetadataFilter("a", 1, "gte").operator.value == ">="
+
+
+@pytest.mark.parametrize("condition", ["and", "or"])
+def test_conditions_and_nesting_match_the_reference(condition):
+    store, ids, vectors, metadata, rng = _random_store("dot")
+    inner = MetadataFilters(
+        filters=[MetadataFilter("color", "blue"), MetadataFilter("i", 250, ">")], condition="or"
+    )
+    outer = MetadataFilters(filters=[MetadataFilter("half", True), inner], condition=condition)
+
+    def passes(m):
+        inner_ok = m["color"] == "blue" or m["i"] > 250
+        return (m["half"] and inner_ok) if condition == "and" else (m["half"] or inner_ok)
+
+    hits = store.query(rng.standard_normal(16).astype(np.float32), top_k=300, filters=outer)
+    assert {i for i, _ in hits} == {i for i, m in zip(ids, metadata) if passes(m)}
+
+
+def test_filters_and_node_ids_combine():
+    store, ids, vectors, _, rng = _random_store("cosine")
+    red = MetadataFilters(filters=[MetadataFilter("color", "red")])
+    hits = store.query(vectors[0], top_k=10, filters=red, node_ids=["n0", "n1", "n4"])
+    assert {i for i, _ in hits} == {"n0", "n4"}
+    assert store.query(vectors[0], top_k=10, filters={"color": "black", "i": 3}) == [
+        ("n3", pytest.approx(_reference_score("cosine", vectors[3], vectors[0]), abs=1e-5))
+    ]
+
+
+def test_filter_masks_are_recomputed_after_changes():
+    store, ids, vectors, _, _ = _random_store("cosine", n=20)
+    red = MetadataFilters(filters=[MetadataFilter("color", "red")])
+    assert len(store.query(vectors[0], top_k=20, filters=red)) == 5
+    store.add(["new"], vectors[:1], [{"color": "red"}])
+    store.delete(["n0"])
+    hits = {i for i, _ in store.query(vectors[0], top_k=20, filters=red)}
+    assert "new" in hits and "n0" not in hits and len(hits) == 5
+
+
+def _reference_mmr(vectors, query, k, lam):
+    sims = [float(v @ query) for v in vectors]
+    picked = [int(np.argmax(sims))]
+    while len(picked) < min(k, len(vectors)):
+        best, best_score = None, -math.inf
+        for i, v in enumerate(vectors):
+            if i in picked:
+                continue
+            redundancy = max(float(v @ vectors[j]) for j in picked)
+            score = lam * sims[i] - (1 - lam) * redundancy
+            if score > best_score:
+                best, best_score = i, score
+        picked.append(best)
+    return picked
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.3, 0.5, 0.8])
+def test_mmr_matches_the_reference(lam):
+    rng = np.random.default_rng(3)
+    vectors = rng.standard_normal((60, 8)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    query = vectors[0] + 0.1 * rng.standard_normal(8).astype(np.float32)
+    got = mmr_select(vectors, vectors @ query, top_k=6, lam=lam, similarity=lambda m, v: m @ v)
+    assert got == _reference_mmr(vectors, query, 6, lam)
+
+
+def test_mmr_prefers_diverse_results_over_near_duplicates():
+    store = SimpleVectorStore()
+    base = np.array([1.0, 0.0, 0.0], dtype=np.float32)
+    near = np.array([0.99, 0.05, 0.0], dtype=np.float32)
+    other = np.array([0.6, 0.0, 0.8], dtype=np.float32)
+    store.add(["base", "dup", "other"], np.stack([base, near, other]))
+    query = np.array([1.0, 0.02, 0.1], dtype=np.float32)
+    assert [i for i, _ in store.query(query, top_k=2)] == ["base", "dup"]
+    hits = store.query(query, top_k=2, mode="mmr", mmr_threshold=0.3)
+    assert [i for i, _ in hits] == ["base", "other"]
+    # scores stay similarities to the query, so cutoffs keep their meaning
+    assert hits[1][1] == pytest.approx(store.query(query, top_k=3)[2][1])
+    # lambda = 1 is plain similarity ranking
+    assert store.query(query, top_k=3, mode="mmr", mmr_threshold=1.0) == store.query(query, top_k=3)
+
+
+def test_top_k_indices_breaks_ties_by_position():
+    scores = np.array([0.5, 0.9, 0.5, 0.9, 0.1])
+    assert top_k_indices(scores, 3).tolist() == [1, 3, 0]
+    assert top_k_indices(scores, 10).tolist() == [1, 3, 0, 2, 4]
+
+
+def test_growth_is_amortized():
+    store = SimpleVectorStore(metric="dot")
+    reallocations, capacity = 0, 0
+    for i in range(1000):
+        store.add([f"n{i}"], np.full((1, 4), i, dtype=np.float32))
+        if store._matrix.shape[0] != capacity:
+            reallocations, capacity = reallocations + 1, store._matrix.shape[0]
+    assert reallocations <= 8
+    assert len(store) == 1000
+    assert store.vectors()[999, 0] == 999
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["add", "delete"]), st.integers(0, 30)), max_size=40))
+def test_random_adds_and_deletes_match_a_dict(operations):
+    store = SimpleVectorStore(metric="dot")
+    reference: dict[str, np.ndarray] = {}
+    for op, key in operations:
+        node_id = f"n{key}"
+        if op == "add":
+            vector = np.array([[key, 1.0, -key]], dtype=np.float32) + len(reference)
+            store.add([node_id], vector, [{"k": key}])
+            reference[node_id] = vector[0]
+        else:
+            assert store.delete([node_id]) == (1 if reference.pop(node_id, None) is not None else 0)
+    assert len(store) == len(reference)
+    assert sorted(store.ids()) == sorted(reference)
+    for node_id, vector in zip(store.ids(), store.vectors()):
+        assert np.array_equal(vector, reference[node_id])
+        assert store.metadata(node_id) == {"k": int(node_id[1:])}
+
+
+def test_rejects_bad_input():
+    store = SimpleVectorStore()
+    with pytest.raises(StoreError, match="unique"):
+        store.add(["a", "a"], np.ones((2, 3), dtype=np.float32))
+    with pytest.raises(StoreError, match="one row per id"):
+        store.add(["a"], np.ones((2, 3), dtype=np.float32))
+    with pytest.raises(StoreError, match="NaN"):
+        store.add(["a"], np.array([[np.nan, 1, 1]], dtype=np.float32))
+    with pytest.raises(ValueError, match="metric"):
+        SimpleVectorStore(metric="manhattan")
+
+
+def test_large_files_are_memory_mapped_and_still_writable(tmp_path, monkeypatch):
+    store, ids, vectors, _, _ = _random_store("cosine", n=50)
+    store.persist(tmp_path)
+    monkeypatch.setattr(simple, "MMAP_MIN_BYTES", 0)
+    loaded = SimpleVectorStore.load(tmp_path)
+    assert isinstance(loaded._matrix, np.memmap)
+    assert loaded.query(vectors[7], top_k=1)[0][0] == "n7"
+    loaded.delete(["n7"])
+    loaded.add(["x"], vectors[:1])
+    assert len(loaded) == 50 and "n7" not in loaded
+    # the file on disk is untouched by changes in memory
+    assert len(SimpleVectorStore.load(tmp_path)) == 50
+
+
+def test_metadata_is_not_parsed_until_needed(tmp_path):
+    store, *_ = _random_store("cosine", n=10)
+    store.persist(tmp_path)
+    loaded = SimpleVectorStore.load(tmp_path)
+    assert loaded._metadata is None
+    loaded.persist(tmp_path / "copy")  # copies the raw bytes
+    assert loaded._metadata is None
+    assert SimpleVectorStore.load(tmp_path / "copy").metadata("n3")["i"] == 3
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda p: (p / "vectors.npy").unlink(), "vectors.npy: file is missing"),
+        (lambda p: (p / "vector_ids.json").write_text("[1, 2"), "vector_ids.json: damaged JSON"),
+        (lambda p: (p / "vector_ids.json").write_text('["a"]'), "expected 10 ids"),
+        (lambda p: (p / "vectors.npy").write_bytes(b"junk"), "vectors.npy: not a readable"),
+        (
+            lambda p: np.save(p / "vectors.npy", np.ones((9, 16), dtype=np.float32)),
+            "holds 9 vectors but 10",
+        ),
+        (
+            lambda p: (p / "store.json").write_text(json.dumps({"format": "x"})),
+            "not a ragcore vector store",
+        ),
+    ],
+)
+def test_damaged_folders_raise_index_format_error(tmp_path, damage, message):
+    store, *_ = _random_store("cosine", n=10)
+    store.persist(tmp_path)
+    damage(tmp_path)
+    with pytest.raises(IndexFormatError, match=message):
+        SimpleVectorStore.load(tmp_path)
