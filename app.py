@@ -6,7 +6,7 @@ navigation; each page lives in pages/ and every behaviour in the ragcore package
 
 import streamlit as st
 
-from ragcore.appstate import friendly_errors
+from ragcore.appstate import friendly_errors, warm_up_embedder
 
 st.set_page_config(
     page_title="ragcore · chat with your documents",
@@ -27,3 +27,4 @@ PAGES = [
 page = st.navigation(PAGES)
 with friendly_errors():  # an error on any page is shown in plain words, never as a traceback
     page.run()
+warm_up_embedder()  # after the page is on screen, so the first view is not slowed

@@ -13,6 +13,7 @@ FakeEmbedder instead of the packaged model, so no model loads).
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from contextlib import contextmanager
@@ -24,8 +25,11 @@ from pydantic import SecretStr
 
 from .app_format import describe_backend
 from .explain import explain_error
+from .backends import embedder_from_settings
 from .settings import Settings
 from .workspace import Workspace, default_root
+
+logger = logging.getLogger(__name__)
 
 EMBEDDER_ENV = "RAGCORE_EMBEDDER"
 MODEL_LOAD_MESSAGE = (
@@ -205,6 +209,41 @@ def _index_stamp(ws: Workspace, name: str) -> tuple[int, int]:
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _cached_index(root: str, name: str, stamp: tuple[int, int], override: str) -> Any:
     return Workspace(root, embedder=_embedder_override()).load_index(name)
+
+
+def warm_up_embedder() -> None:
+    """Start loading the embedding model in a background thread, once per process.
+
+    The model takes 10-20 s to load; loading it while a person looks at the first page makes
+    their first question or upload fast. Pages still wait (with a spinner) if it is not done.
+    """
+    if _embedder_override() is not None:
+        return
+    try:
+        ws = workspace()
+        names = ws.index_names()
+        embedder = ws.embedder_for(names[0]) if names else embedder_from_settings(ws.settings)
+    except Exception as exc:  # noqa: BLE001 - the page that needs the model reports the error
+        logger.info("not warming up the embedding model: %s", exc)
+        return
+    if not getattr(embedder, "loaded", True):
+        _start_warm_up(embedder, embedder.model_name)
+
+
+@st.cache_resource(show_spinner=False)
+def _start_warm_up(_embedder: Any, model_name: str) -> threading.Thread:
+    thread = threading.Thread(
+        target=_warm, args=(_embedder,), name=f"warm-up {model_name}", daemon=True
+    )
+    thread.start()
+    return thread
+
+
+def _warm(embedder: Any) -> None:
+    try:
+        embedder.embed_batch(["warm up"])
+    except Exception as exc:  # noqa: BLE001 - a thread has no page to show it on; pages retry
+        logger.warning("warming up the embedding model failed: %s", exc)
 
 
 def ensure_embedder_loaded(embedder: Any) -> None:

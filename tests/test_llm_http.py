@@ -100,3 +100,15 @@ def test_status_hint_is_used_when_given():
 def test_bad_retry_options():
     with pytest.raises(ConfigError, match="max_retries"):
         connection(lambda r: httpx.Response(200), max_retries=-1)
+
+
+def test_a_body_that_cannot_be_decoded_is_a_response_error():
+    def bad_gzip(request):
+        return httpx.Response(200, headers={"content-encoding": "gzip"},
+                              stream=httpx.ByteStream(b"not gzip"))
+
+    with pytest.raises(LLMResponseError, match="could not be decoded"):
+        connection(bad_gzip).request_json("GET", "/x")
+    conn = connection(bad_gzip)
+    with pytest.raises(LLMResponseError, match="could not be decoded"):
+        list(conn.stream("/x", {}, lambda lines: iter(list(lines))))

@@ -200,7 +200,7 @@ def test_growth_is_amortized():
         store.add([f"n{i}"], np.full((1, 4), i, dtype=np.float32))
         if store._matrix.shape[0] != capacity:
             reallocations, capacity = reallocations + 1, store._matrix.shape[0]
-    assert reallocations <= 8
+    assert reallocations <= 14  # geometric growth: O(log n) copies, not one per add
     assert len(store) == 1000
     assert store.vectors()[999, 0] == 999
 

@@ -81,8 +81,7 @@ class ReActAgent:
 
     def run_step(self, task: Task) -> StepResult:
         """One step: one LLM call and, for an action, one tool call. Inspect the result."""
-        for _ in self.stream_step(task):
-            pass
+        "".join(self.stream_step(task))  # drain: the step's result is what matters here
         return task.steps[-1]
 
     def stream_step(self, task: Task) -> Iterator[str]:

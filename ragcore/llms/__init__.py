@@ -2,27 +2,40 @@
 
 ``ollama`` and ``openai`` talk to servers over the shared ``http`` layer; ``extractive`` is the
 offline default (no model); ``fake`` is for tests; ``resolve`` picks the default at the edge.
+The backends are imported on first use, so engines importing ``ragcore.llms.base`` do not pay
+for httpx.
 """
 
-from .base import LLM, ToolCallingLLM, complete, complete_traced, stream_traced
-from .extractive import ExtractiveLLM
-from .fake import FakeLLM
-from .ollama import OllamaLLM, list_ollama_models
-from .openai import OpenAILLM, list_openai_models
-from .resolve import describe_llm, resolve_llm
+from __future__ import annotations
 
-__all__ = [
-    "LLM",
-    "ToolCallingLLM",
-    "ExtractiveLLM",
-    "FakeLLM",
-    "OllamaLLM",
-    "OpenAILLM",
-    "complete",
-    "complete_traced",
-    "describe_llm",
-    "list_ollama_models",
-    "list_openai_models",
-    "resolve_llm",
-    "stream_traced",
-]
+import importlib
+from typing import Any
+
+from .base import LLM, ToolCallingLLM, complete, complete_traced, stream_traced
+from .fake import FakeLLM
+
+_LAZY = {
+    "ExtractiveLLM": "extractive",
+    "OllamaLLM": "ollama",
+    "OpenAILLM": "openai",
+    "describe_llm": "resolve",
+    "list_ollama_models": "ollama",
+    "list_openai_models": "openai",
+    "resolve_llm": "resolve",
+}
+
+__all__ = ["LLM", "ToolCallingLLM", "FakeLLM", "complete", "complete_traced", "stream_traced",
+           *sorted(_LAZY)]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ragcore.llms' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

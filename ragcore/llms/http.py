@@ -190,6 +190,8 @@ class Connection:
                 raise self._timeout_error(exc, sent, response.request) from exc
             except httpx.TransportError as exc:
                 raise self._cut_off_error(exc, sent) from exc
+            except httpx.DecodingError as exc:
+                raise self._undecodable_error(exc) from exc
             except StreamIncomplete as exc:
                 raise self._cut_off_error(exc, sent) from exc
             except ServerStreamError as exc:
@@ -222,6 +224,8 @@ class Connection:
                 raise self._timeout_error(exc, 0, resp.request) from exc
             except httpx.TransportError as exc:
                 raise self._cut_off_error(exc, 0) from exc
+            except httpx.DecodingError as exc:
+                raise self._undecodable_error(exc) from exc
         try:
             return json.loads(raw)
         except ValueError as exc:
@@ -328,6 +332,12 @@ class Connection:
             f"{self.describe()} did not answer within {limits.get('read')} s{after}. A local "
             "model may still be loading or be slow on this machine: raise the timeout "
             "(timeout=...) or check that the model is loaded and the server is not overloaded."
+        )
+
+    def _undecodable_error(self, exc: Exception) -> LLMResponseError:
+        return LLMResponseError(
+            f"{self.describe()} sent a body that could not be decoded ({exc}). Check that the "
+            f"base URL points at the {self.kind} itself (not a proxy)."
         )
 
     def _cut_off_error(self, exc: Exception, sent: int) -> LLMConnectionError:

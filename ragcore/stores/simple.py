@@ -1,7 +1,7 @@
 """SimpleVectorStore: exact search over an in-memory (or memory-mapped) numpy matrix.
 
-Rows live in one (capacity, dim) float32 matrix that grows by doubling, so adding is amortized
-O(rows added) rather than a re-concatenation per call. A query is one matrix-vector product plus
+Rows live in one (capacity, dim) float32 matrix that grows by half again when full, so adding
+is amortized O(rows added) rather than a re-concatenation per call. A query is one matrix-vector product plus
 ``np.argpartition`` and a sort of the k best: no Python loop over rows. Metrics:
 
 - ``cosine``: rows and queries are L2-normalized on the way in, so the score is a dot product.
@@ -172,7 +172,7 @@ class SimpleVectorStore:
         capacity = 0 if self._matrix is None else self._matrix.shape[0]
         if self._matrix is not None and rows <= capacity and self._matrix.flags.writeable:
             return
-        grown = np.empty((max(rows, 2 * capacity, 16), dim), dtype=np.float32)
+        grown = np.empty((max(rows, capacity + capacity // 2, 16), dim), dtype=np.float32)
         if self._matrix is not None:
             grown[: self._size] = self._matrix[: self._size]
         self._matrix = grown

@@ -1,0 +1,181 @@
+"""The app's pure logic: query options, trace tables, chat turns, and how things are worded."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragcore.app_format import (
+    backend_notice,
+    human_size,
+    markdown_stream,
+    markdown_text,
+    report_rows,
+    source_label,
+)
+from ragcore.chat import ChatMode, chat_engine_from_index
+from ragcore.chat_turns import clear_chat, memory_for_chat, record_turn, start_chat
+from ragcore.chats import SavedChat, export_markdown
+from ragcore.errors import ConfigError
+from ragcore.index import VectorStoreIndex
+from ragcore.ingest_report import FileOutcome, IngestReport
+from ragcore.llms.extractive import ExtractiveLLM
+from ragcore.llms.fake import FakeLLM
+from ragcore.postprocess import KeywordNodePostprocessor, SimilarityPostprocessor
+from ragcore.query_options import QueryOptions, parse_keywords
+from ragcore.trace import Trace
+from ragcore.trace_view import (
+    compact_trace,
+    format_step,
+    llm_call_rows,
+    prompt_text,
+    stage_rows,
+    totals,
+    turn_details,
+)
+from ragcore.types import Document, Message, Node, ScoredNode
+
+# --- query options -------------------------------------------------------------------------
+
+
+def test_query_options_validate_with_messages_that_say_what_to_change():
+    with pytest.raises(ConfigError, match="unknown response mode 'fast'"):
+        QueryOptions(response_mode="fast")
+    with pytest.raises(ConfigError, match="top-k"):
+        QueryOptions(top_k=0)
+    with pytest.raises(ConfigError, match="between -1 and 1"):
+        QueryOptions(postprocessors=("similarity_cutoff",), similarity_cutoff=3.0)
+    with pytest.raises(ConfigError, match="no words are given"):
+        QueryOptions(postprocessors=("keywords",))
+    with pytest.raises(ConfigError, match="unknown postprocessor"):
+        QueryOptions(postprocessors=("magic",))
+
+
+def test_query_options_build_the_chain_in_order_and_serialize():
+    options = QueryOptions(
+        response_mode="refine",
+        top_k=6,
+        postprocessors=("keywords", "similarity_cutoff"),
+        similarity_cutoff=0.5,
+        required_keywords=parse_keywords("zero trust, policy"),
+    )
+    chain = options.build_postprocessors(index=None)
+    assert [type(p) for p in chain] == [SimilarityPostprocessor, KeywordNodePostprocessor]
+    assert options.to_dict()["required_keywords"] == ["zero trust", "policy"]
+    assert "similarity_cutoff" not in QueryOptions().to_dict()
+    assert parse_keywords("  owls  bats ") == ("owls", "bats")
+
+
+# --- trace view ----------------------------------------------------------------------------
+
+
+def _traced_answer() -> Trace:
+    trace = Trace()
+    with trace.stage("retrieve", top_k=2):
+        pass
+    llm = FakeLLM(["The answer."])
+    from ragcore.llms.base import complete_traced
+
+    complete_traced(llm, [Message("user", "Question: why?")], trace, "qa")
+    trace.notes["condensed_question"] = "Why is the sky blue?"
+    trace.notes["reasoning"] = [
+        {"thought": "I should search", "action": "search_documents",
+         "action_input": {"input": "sky"}, "observation": "Rayleigh scattering"},
+        {"thought": "done", "answer": "Because of scattering."},
+    ]
+    return trace
+
+
+def test_trace_tables_and_details_read_live_and_saved_traces_alike():
+    trace = _traced_answer()
+    for form in (trace, trace.to_dict()):
+        assert [r["stage"] for r in stage_rows(form)] == ["retrieve", "llm: qa"]
+        assert stage_rows(form)[0]["details"] == "top_k=2"
+        assert llm_call_rows(form)[0]["purpose"] == "qa"
+        assert totals(form)["llm_calls"] == 1 and totals(form)["tokens_out"] > 0
+        assert turn_details(form)["condensed_question"] == "Why is the sky blue?"
+    assert prompt_text(trace.to_dict()["llm_calls"][0]) == "[user]\nQuestion: why?"
+    compact = compact_trace(trace)
+    assert "messages" not in compact["llm_calls"][0] and compact["llm_calls"][0]["reply"]
+    steps = turn_details(trace)["reasoning"]
+    assert format_step(1, steps[0]).splitlines() == [
+        "Step 1", "Thought: I should search", "Action: search_documents",
+        "Action input: {'input': 'sky'}", "Observation: Rayleigh scattering"]
+    assert format_step(2, steps[1]).endswith("Answer: Because of scattering.")
+    assert turn_details(None) == {} and totals(None)["llm_calls"] == 0
+
+
+# --- chat turns ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def small_index(fake_embedder):
+    docs = [
+        Document("Owls hunt at night. They have silent feathers.", doc_id="owls",
+                 metadata={"file_name": "owls.txt"}),
+        Document("Bats use echolocation to find insects.", doc_id="bats",
+                 metadata={"file_name": "bats.txt"}),
+    ]
+    return VectorStoreIndex.from_documents(docs, embedder=fake_embedder)
+
+
+def test_a_turn_is_recorded_only_after_its_reply_streamed(small_index):
+    llm = ExtractiveLLM()
+    chat = start_chat("animals", "context", llm_label="extractive", settings={"top_k": 2})
+    memory = memory_for_chat(chat, llm)
+    engine = chat_engine_from_index(small_index, chat_mode=ChatMode.CONTEXT, llm=llm,
+                                    similarity_top_k=2)
+    response = engine.chat("How do owls hunt?", memory, trace=Trace())
+    with pytest.raises(ValueError, match="streamed to the end"):
+        record_turn(chat, "How do owls hunt?", response, chat_mode="context",
+                    llm_label="extractive", settings={})
+    "".join(response)
+    message = record_turn(chat, "How do owls hunt?", response, chat_mode="context",
+                          llm_label="extractive", settings={"top_k": 2})
+    assert [m.role for m in chat.messages] == ["user", "assistant"]
+    assert chat.title == "How do owls hunt?"
+    assert message.sources[0].file_name == "owls.txt"
+    assert message.trace["chat_mode"] == "context"
+    assert "owls.txt" in export_markdown(chat)
+
+
+def test_memory_is_rebuilt_from_the_saved_history_after_a_failure():
+    chat = SavedChat(index="animals", chat_mode="simple")
+    chat.add_message("user", "Hi")
+    chat.add_message("assistant", "Hello")
+    memory = memory_for_chat(chat, FakeLLM())
+    memory.put(Message("user", "a question whose answer failed"))
+    rebuilt = memory_for_chat(chat, FakeLLM())
+    assert [(m.role, m.content) for m in rebuilt.messages] == [("user", "Hi"),
+                                                                ("assistant", "Hello")]
+    cleared = clear_chat(chat)
+    assert cleared.messages == [] and cleared.title == "" and cleared.id == chat.id
+
+
+# --- wording -------------------------------------------------------------------------------
+
+
+def test_labels_sizes_and_safe_markdown():
+    scored = ScoredNode(Node("x", ref_doc_id="d", metadata={"file_name": "a.pdf", "page": 3}),
+                        0.81234)
+    assert source_label(1, scored) == "1. a.pdf · page 3 · score 0.812"
+    neighbour = ScoredNode(Node("x", ref_doc_id="doc-7"), None)
+    assert source_label(2, neighbour) == "2. doc-7 · added as context"
+    assert human_size(512) == "512 bytes" and human_size(3 * 1024 * 1024) == "3.0 MB"
+    assert human_size(None) == "?"
+    assert markdown_text("costs $5 and $10") == "costs \\$5 and \\$10"
+    assert list(markdown_stream(["a $", "b"])) == ["a \\$", "b"]
+    kind, text = backend_notice(ExtractiveLLM())
+    assert kind == "info" and "Extractive" in text and "Settings" in text
+
+
+def test_report_rows_say_what_happened_to_each_file():
+    report = IngestReport(index="x", files=[
+        FileOutcome("/up/a.txt", "indexed", chunks=3, seconds=0.123),
+        FileOutcome("/up/b.pdf", "failed", reason="the file is empty", hint="upload it again"),
+        FileOutcome("/up/c.md", "unchanged"),
+    ])
+    rows = report_rows(report)
+    assert [r["file"] for r in rows] == ["a.txt", "b.pdf", "c.md"]
+    assert [r["result"] for r in rows] == [
+        "indexed with 3 chunks", "failed: the file is empty (upload it again)",
+        "unchanged, skipped"]
