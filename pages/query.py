@@ -10,12 +10,160 @@ from ragcore.synthesis import MODE_DESCRIPTIONS, ResponseMode
 from ragcore.trace import Trace
 
 ANSWER_KEY, COMPARE_KEY = "query_answer", "query_compare"
+MODES = [m.value for m in ResponseMode]
 POSTPROCESSOR_NAMES = {
     "similarity_cutoff": "Similarity cutoff",
     "keywords": "Keyword filter",
     "neighbours": "Add next passage",
     "long_context_reorder": "Long-context reorder",
 }
+NO_TEXT = "_(no answer text)_"
+
+
+def retrieval_choices() -> dict:
+    """The sidebar's retrieval options, as keyword arguments of QueryOptions (minus the mode)."""
+    st.subheader("Retrieval")
+    top_k = st.slider("Passages to retrieve (top-k)", 1, 20, 4)
+    chosen = st.multiselect(
+        "Postprocessors", list(POSTPROCESSOR_DESCRIPTIONS), format_func=POSTPROCESSOR_NAMES.get,
+        help="\n\n".join(f"**{POSTPROCESSOR_NAMES[k]}**: {v}"
+                         for k, v in POSTPROCESSOR_DESCRIPTIONS.items()),
+    )
+    choices = {"top_k": int(top_k), "postprocessors": tuple(chosen)}
+    if "similarity_cutoff" in chosen:
+        choices["similarity_cutoff"] = st.slider("Similarity cutoff", -1.0, 1.0, 0.3, 0.05)
+    if "keywords" in chosen:
+        choices["required_keywords"] = parse_keywords(st.text_input("Required words (any)"))
+        choices["exclude_keywords"] = parse_keywords(st.text_input("Excluded words"))
+    return choices
+
+
+def ask(name: str, question: str, options: QueryOptions, box) -> None:
+    """Answer into ``box`` as it streams, and keep the result for later reruns."""
+    index = appstate.load_index(name)
+    appstate.ensure_embedder_loaded(index.embedder)
+    llm = appstate.current_llm()
+    engine = QueryEngine.from_index(
+        index, llm=llm, response_mode=options.response_mode, similarity_top_k=options.top_k,
+        node_postprocessors=options.build_postprocessors(index),
+    )
+    trace = Trace()
+    response = engine.query(question, trace=trace)
+    with box:
+        st.write_stream(app_format.markdown_stream(response))
+    st.session_state[ANSWER_KEY] = {
+        "question": question, "index": name, "mode": options.response_mode,
+        "text": response.text, "sources": list(response.source_nodes), "trace": trace,
+        "backend": app_format.describe_backend(llm),
+    }
+
+
+def render_sources(result: dict) -> None:
+    if not result["sources"]:
+        st.caption("No passages were used for this answer.")
+        return
+    lookup = appstate.node_lookup(appstate.load_index(result["index"]))
+    for number, scored in enumerate(result["sources"], 1):
+        with st.expander(app_format.source_label(number, scored), expanded=number == 1):
+            segments = passage_segments(scored.node, result["text"], lookup=lookup)
+            st.html(segments_to_html(segments))
+
+
+def render_trace(trace: Trace) -> None:
+    totals = trace_view.totals(trace)
+    cols = st.columns(4)
+    cols[0].metric("LLM calls", totals["llm_calls"])
+    cols[1].metric("Tokens in", totals["tokens_in"])
+    cols[2].metric("Tokens out", totals["tokens_out"])
+    cols[3].metric("Seconds", f"{totals['seconds']:.2f}")
+    st.dataframe(trace_view.stage_rows(trace), hide_index=True, width="stretch")
+    calls = trace_view.trace_dict(trace)["llm_calls"]
+    for row, call in zip(trace_view.llm_call_rows(trace), calls):
+        title = (f"LLM call {row['call']}: {row['purpose']} ({row['tokens in']} → "
+                 f"{row['tokens out']} tokens, {row['ms']} ms)")
+        with st.expander(title):
+            st.caption("Prompt")
+            st.code(trace_view.prompt_text(call), language=None, wrap_lines=True)
+            st.caption("Reply")
+            st.code(call["reply"], language=None, wrap_lines=True)
+
+
+def answer_tab(name: str, question: str, choices: dict) -> None:
+    left, right = st.columns([1, 2], gap="large")
+    mode = left.radio("Response mode", MODES, index=MODES.index("compact"),
+                      captions=[MODE_DESCRIPTIONS[ResponseMode(m)] for m in MODES])
+    clicked = left.button("Ask", type="primary", disabled=not question.strip())
+    with right:
+        box = st.container()
+        streamed = False
+        if clicked:
+            st.session_state.pop(ANSWER_KEY, None)
+            with appstate.friendly_errors():
+                ask(name, question, QueryOptions(response_mode=mode, **choices), box)
+                streamed = True
+        result = st.session_state.get(ANSWER_KEY)
+        if not result:
+            return
+        if not streamed:
+            box.markdown(app_format.markdown_text(result["text"]) or NO_TEXT)
+        st.caption(f"Mode **{result['mode']}** · {result['backend']} · "
+                   f"question: {result['question']}")
+        sources_tab, trace_tab = st.tabs([f"Sources ({len(result['sources'])})", "Trace"])
+        with sources_tab:
+            render_sources(result)
+        with trace_tab:
+            render_trace(result["trace"])
+
+
+def compare(name: str, question: str, options: QueryOptions, modes: list[str]) -> None:
+    index = appstate.load_index(name)
+    appstate.ensure_embedder_loaded(index.embedder)
+    bar = st.progress(0.0, text="Retrieving passages…")
+    results = []
+    for result in iter_compare_modes(
+        question, llm=appstate.current_llm(), modes=modes,
+        retriever=index.as_retriever(similarity_top_k=options.top_k),
+        postprocessors=options.build_postprocessors(index),
+    ):
+        results.append(result)
+        bar.progress(len(results) / len(modes),
+                     text=f"{result.mode.value} done ({len(results)} of {len(modes)})")
+    st.session_state[COMPARE_KEY] = {"question": question, "results": results}
+
+
+def render_comparison(compared: dict) -> None:
+    results = compared["results"]
+    st.caption(f"Question: {compared['question']}")
+    st.dataframe(
+        [{"mode": r.mode.value, "LLM calls": r.llm_calls, "tokens in": r.tokens_in,
+          "tokens out": r.tokens_out, "seconds": round(r.seconds, 2),
+          "status": "failed" if r.error else "ok"} for r in results],
+        hide_index=True, width="stretch",
+    )
+    for start in range(0, len(results), 4):
+        row = results[start:start + 4]
+        for column, result in zip(st.columns(len(row)), row):
+            with column:
+                st.markdown(f"**{result.mode.value}**")
+                st.caption(f"{result.llm_calls} LLM call(s) · "
+                           f"{result.tokens_in + result.tokens_out} tokens · {result.seconds:.2f} s")
+                if result.error:
+                    st.warning(f"This mode failed: {result.error}")
+                else:
+                    st.markdown(app_format.markdown_text(result.answer) or NO_TEXT)
+
+
+def compare_tab(name: str, question: str, choices: dict) -> None:
+    st.write("Run the same question through several response modes over the same retrieved "
+             "passages, and compare answers, LLM calls, tokens and time.")
+    modes = st.multiselect("Modes to compare", MODES,
+                           default=["compact", "refine", "tree_summarize", "accumulate"])
+    if st.button("Compare", disabled=not question.strip() or not modes):
+        with appstate.friendly_errors():
+            compare(name, question, QueryOptions(**choices), modes)
+    compared = st.session_state.get(COMPARE_KEY)
+    if compared:
+        render_comparison(compared)
 
 
 def main() -> None:
@@ -25,164 +173,17 @@ def main() -> None:
     if not names:
         st.info("There is no index yet. Upload documents first; then come back to ask questions.")
         st.page_link("pages/upload.py", label="Upload documents", icon=":material/upload_file:")
-        st.stop()
-
+        return
     with st.sidebar:
         name = st.selectbox("Index", names, index=names.index(appstate.selected_index(names)))
         appstate.select_index(name)
-        st.subheader("Retrieval")
-        top_k = st.slider("Passages to retrieve (top-k)", 1, 20, 4)
-        chosen_post = st.multiselect(
-            "Postprocessors",
-            list(POSTPROCESSOR_DESCRIPTIONS),
-            format_func=POSTPROCESSOR_NAMES.get,
-            help="\n\n".join(f"**{POSTPROCESSOR_NAMES[k]}**: {v}"
-                             for k, v in POSTPROCESSOR_DESCRIPTIONS.items()),
-        )
-        cutoff = 0.3
-        if "similarity_cutoff" in chosen_post:
-            cutoff = st.slider("Similarity cutoff", -1.0, 1.0, 0.3, 0.05)
-        required = excluded = ""
-        if "keywords" in chosen_post:
-            required = st.text_input("Required words (any of them)")
-            excluded = st.text_input("Excluded words")
-
+        choices = retrieval_choices()
     question = st.text_input("Your question", placeholder="e.g. What is zero trust?")
-    answer_tab, compare_tab = st.tabs(["Answer", "Compare modes"])
-
-
-    def options(mode: str) -> QueryOptions:
-        return QueryOptions(
-            response_mode=mode,
-            top_k=int(top_k),
-            postprocessors=tuple(chosen_post),
-            similarity_cutoff=float(cutoff),
-            required_keywords=parse_keywords(required),
-            exclude_keywords=parse_keywords(excluded),
-        )
-
-
-    def render_sources(result: dict) -> None:
-        if not result["sources"]:
-            st.caption("No passages were used for this answer.")
-            return
-        lookup = appstate.node_lookup(appstate.load_index(result["index"]))
-        for number, scored in enumerate(result["sources"], 1):
-            with st.expander(app_format.source_label(number, scored), expanded=number == 1):
-                segments = passage_segments(scored.node, result["text"], lookup=lookup)
-                st.html(segments_to_html(segments))
-
-
-    def render_trace(trace) -> None:
-        totals = trace_view.totals(trace)
-        cols = st.columns(4)
-        cols[0].metric("LLM calls", totals["llm_calls"])
-        cols[1].metric("Tokens in", totals["tokens_in"])
-        cols[2].metric("Tokens out", totals["tokens_out"])
-        cols[3].metric("Seconds", f"{totals['seconds']:.2f}")
-        st.dataframe(trace_view.stage_rows(trace), hide_index=True, width="stretch")
-        for row, call in zip(trace_view.llm_call_rows(trace), trace_view.trace_dict(trace)["llm_calls"]):
-            title = f"LLM call {row['call']}: {row['purpose']} ({row['tokens in']} → {row['tokens out']} tokens, {row['ms']} ms)"
-            with st.expander(title):
-                st.caption("Prompt")
-                st.code(trace_view.prompt_text(call), language=None, wrap_lines=True)
-                st.caption("Reply")
-                st.code(call["reply"], language=None, wrap_lines=True)
-
-
-    def ask(mode: str, box) -> None:
-        opts = options(mode)
-        index = appstate.load_index(name)
-        appstate.ensure_embedder_loaded(index.embedder)
-        llm = appstate.current_llm()
-        engine = QueryEngine.from_index(
-            index, llm=llm, response_mode=opts.response_mode, similarity_top_k=opts.top_k,
-            node_postprocessors=opts.build_postprocessors(index),
-        )
-        trace = Trace()
-        response = engine.query(question, trace=trace)
-        with box:
-            st.write_stream(app_format.markdown_stream(response))
-        st.session_state[ANSWER_KEY] = {
-            "question": question, "index": name, "mode": opts.response_mode, "text": response.text,
-            "sources": list(response.source_nodes), "trace": trace,
-            "backend": app_format.describe_backend(llm),
-        }
-
-
-    with answer_tab:
-        left, right = st.columns([1, 2], gap="large")
-        modes = [m.value for m in ResponseMode]
-        mode = left.radio(
-            "Response mode", modes, index=modes.index("compact"),
-            captions=[MODE_DESCRIPTIONS[ResponseMode(m)] for m in modes],
-        )
-        clicked = left.button("Ask", type="primary", disabled=not question.strip())
-        with right:
-            box = st.container()
-            streamed = False
-            if clicked:
-                with appstate.friendly_errors():
-                    st.session_state.pop(ANSWER_KEY, None)
-                    ask(mode, box)
-                    streamed = True
-            result = st.session_state.get(ANSWER_KEY)
-            if result:
-                if not streamed:
-                    box.markdown(app_format.markdown_text(result["text"]) or "_(no answer text)_")
-                st.caption(
-                    f"Mode **{result['mode']}** · {result['backend']} · question: {result['question']}"
-                )
-                sources_tab, trace_tab = st.tabs([f"Sources ({len(result['sources'])})", "Trace"])
-                with sources_tab:
-                    render_sources(result)
-                with trace_tab:
-                    render_trace(result["trace"])
-
-    with compare_tab:
-        st.write(
-            "Run the same question through several response modes over the same retrieved "
-            "passages, and compare answers, LLM calls, tokens and time."
-        )
-        chosen_modes = st.multiselect(
-            "Modes to compare", [m.value for m in ResponseMode],
-            default=["compact", "refine", "tree_summarize", "accumulate"],
-        )
-        if st.button("Compare", disabled=not question.strip() or not chosen_modes):
-            with appstate.friendly_errors():
-                opts = options("compact")
-                index = appstate.load_index(name)
-                appstate.ensure_embedder_loaded(index.embedder)
-                bar = st.progress(0.0, text="Retrieving passages…")
-                results = []
-                for result in iter_compare_modes(
-                    question, llm=appstate.current_llm(), modes=chosen_modes,
-                    retriever=index.as_retriever(similarity_top_k=opts.top_k),
-                    postprocessors=opts.build_postprocessors(index),
-                ):
-                    results.append(result)
-                    bar.progress(len(results) / len(chosen_modes),
-                                 text=f"{result.mode.value} done ({len(results)} of {len(chosen_modes)})")
-                st.session_state[COMPARE_KEY] = {"question": question, "results": results}
-        compared = st.session_state.get(COMPARE_KEY)
-        if compared:
-            st.caption(f"Question: {compared['question']}")
-            st.dataframe(
-                [{"mode": r.mode.value, "LLM calls": r.llm_calls, "tokens in": r.tokens_in,
-                  "tokens out": r.tokens_out, "seconds": round(r.seconds, 2),
-                  "status": "failed" if r.error else "ok"} for r in compared["results"]],
-                hide_index=True, width="stretch",
-            )
-            for start in range(0, len(compared["results"]), 4):
-                row = compared["results"][start:start + 4]
-                for column, result in zip(st.columns(len(row)), row):
-                    with column:
-                        st.markdown(f"**{result.mode.value}**")
-                        st.caption(f"{result.llm_calls} LLM call(s) · {result.tokens_in + result.tokens_out} tokens · {result.seconds:.2f} s")
-                        if result.error:
-                            st.error(result.error)
-                        else:
-                            st.markdown(app_format.markdown_text(result.answer) or "_(no answer text)_")
+    answers, comparison = st.tabs(["Answer", "Compare modes"])
+    with answers:
+        answer_tab(name, question, choices)
+    with comparison:
+        compare_tab(name, question, choices)
 
 
 with appstate.friendly_errors():

@@ -332,7 +332,7 @@ class Workspace:
     def documents(self, name: str) -> list[dict[str, Any]]:
         """One row per file of an index: file, path, documents (pages), chunks, doc ids."""
         self._require(name)
-        return _files_of(self.load_index(name)) if self.index_path(name).is_dir() else []
+        return _files_of(self._load_raw(name)) if self.index_path(name).is_dir() else []
 
     # -- chats -------------------------------------------------------------------------------
 

@@ -242,11 +242,16 @@ class _Handler(BaseHTTPRequestHandler):
         """Sleep unless the server is stopping; False if it is."""
         return not (seconds and self.loop.stopping.wait(seconds))
 
-    def _stream(self, reply: Reply, lines: list[str], end: list[str], content_type: str) -> None:
-        """Send ``lines`` (chunks) then ``end``, with the reply's delays, reset and bad line."""
+    def _stream(self, reply: Reply, lines: list[str], end: list[str], content_type: str,
+                *, preamble: int = 0) -> None:
+        """Send ``lines`` (chunks) then ``end``, with the reply's delays, reset and bad line.
+
+        ``preamble``: leading lines that carry no text (not counted by ``reset_after``).
+        """
         self._start_stream(content_type)
+        reset_at = None if reply.reset_after is None else reply.reset_after + preamble
         for i, line in enumerate(lines):
-            if reply.reset_after is not None and i >= reply.reset_after:
+            if reset_at is not None and i >= reset_at:
                 self._reset()
                 return
             if i and not self._wait(reply.chunk_delay):
@@ -408,9 +413,7 @@ class _Handler(BaseHTTPRequestHandler):
         lines = [event({"role": "assistant", "content": ""}, None)]
         lines += [event({"content": c}, None) for c in reply.stream_chunks()]
         end = [event({}, "stop"), "data: [DONE]\n\n"]
-        if reply.reset_after is not None:
-            reply.reset_after += 1  # count content chunks, not the opening role chunk
-        self._stream(reply, lines, end, "text/event-stream; charset=utf-8")
+        self._stream(reply, lines, end, "text/event-stream; charset=utf-8", preamble=1)
 
     def _openai_embed(self, body: dict[str, Any], reply: Reply) -> None:
         inputs = body.get("input")

@@ -18,8 +18,15 @@ from typing import Sequence
 from ..embeddings.base import Embedder
 from ..errors import RagcoreError
 
-DEFAULT_INDEX = "default"
 EMBEDDER_ENV = "RAGCORE_EMBEDDER"
+EXAMPLES = """examples:
+  ragcore ingest ~/papers --index papers
+  ragcore retrieve "What is a zero trust architecture?" --index papers -k 5
+  ragcore query "Summarize the main risks" --index papers --mode tree_summarize --trace
+  ragcore query "..." --index papers --llm ollama:llama3.1
+  ragcore query "..." --index papers --llm openai:MODEL --base-url http://127.0.0.1:8000/v1
+  ragcore chat --index papers --mode condense_plus_context
+"""
 
 
 @dataclass(slots=True)
@@ -48,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ragcore", parents=[common],
         description="Index documents and ask questions about them, offline by default.",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in (index_commands, query_command, chat_command, bench_command):

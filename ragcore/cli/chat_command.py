@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RagcoreError
-from .index_commands import add_index_option
+from .index_commands import add_index_option, note_model_load
 from .query_command import RESPONSE_MODES, add_llm_options, check_top_k, choose_llm, describe
 from .render import write_sources, write_trace
 
@@ -55,7 +55,6 @@ class ChatSession:
     last_trace: Trace | None = None
     saved: SavedChat | None = None
     workspace: Any = None
-    options: dict = field(default_factory=dict)
 
     def build(self) -> None:
         from ..chat import chat_engine_from_index
@@ -75,6 +74,7 @@ def run_chat(args: argparse.Namespace, context: CliContext) -> int:
     session = ChatSession(index=index, llm=llm, mode=args.mode, response_mode=args.response_mode,
                           top_k=args.top_k, memory=ChatMemory.from_llm(llm))
     session.build()
+    note_model_load(index)
     if args.save:
         session.workspace = workspace
         session.saved = _new_saved_chat(args, llm)

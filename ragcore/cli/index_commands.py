@@ -16,6 +16,12 @@ if TYPE_CHECKING:
 DEFAULT_INDEX = "default"
 
 
+def note_model_load(index) -> None:
+    """Say on stderr that the embedding model is loading (seconds of silence otherwise)."""
+    if getattr(index.embedder, "loaded", True) is False:
+        sys.stderr.write(f"Loading the embedding model {index.embed_model_name} ...\n")
+
+
 def add_index_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--index", "-i", default=DEFAULT_INDEX, metavar="NAME",
                         help=f"index name (default: {DEFAULT_INDEX})")
@@ -28,8 +34,11 @@ def add_parsers(commands, common: argparse.ArgumentParser) -> None:
                     "unchanged ones skipped.")
     ingest.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (recursive)")
     add_index_option(ingest)
-    ingest.add_argument("--chunk-size", type=int, metavar="TOKENS")
-    ingest.add_argument("--chunk-overlap", type=int, metavar="TOKENS")
+    ingest.add_argument("--chunk-size", type=int, metavar="TOKENS",
+                        help="tokens per chunk (default: the index's, else 200, which fits "
+                             "the packaged model's 256-word-piece window)")
+    ingest.add_argument("--chunk-overlap", type=int, metavar="TOKENS",
+                        help="tokens shared by neighbouring chunks (default: the index's, else 20)")
     ingest.set_defaults(run=run_ingest)
 
     retrieve = commands.add_parser(
@@ -82,6 +91,7 @@ def run_retrieve(args: argparse.Namespace, context: CliContext) -> int:
     if len(index) == 0:
         raise WorkspaceError(f"index {args.index!r} is empty: run `ragcore ingest PATH "
                              f"--index {args.index}` first")
+    note_model_load(index)
     nodes = index.as_retriever(similarity_top_k=args.top_k).retrieve(args.question)
     if not nodes:
         sys.stdout.write("No passages found.\n")

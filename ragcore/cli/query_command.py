@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
-from .index_commands import add_index_option
+from .index_commands import add_index_option, note_model_load
 from .render import write_sources, write_trace
 
 if TYPE_CHECKING:
@@ -78,6 +78,7 @@ def run_query(args: argparse.Namespace, context: CliContext) -> int:
                      f"index {args.index!r}\n")
     engine = QueryEngine.from_index(index, llm=llm, response_mode=args.mode,
                                     similarity_top_k=args.top_k)
+    note_model_load(index)
     trace = Trace()
     response = engine.query(args.question, trace=trace)
     for chunk in response:
