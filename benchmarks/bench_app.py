@@ -179,9 +179,10 @@ def server_rows(root: Path) -> list[dict]:
                 page.goto(url)
                 page.get_by_text("Your indexes").wait_for(timeout=120_000)
                 first = time.perf_counter() - started
+                target = BROWSER_START_TARGET_S
                 rows.append({"metric": "app cold start to first render in Chromium",
-                             "unit": "s", "value": first, "target": f"<= {BROWSER_START_TARGET_S:g} s",
-                             "ok": first <= BROWSER_START_TARGET_S,
+                             "unit": "s", "value": first, "target": f"<= {target:g} s",
+                             "ok": first <= target,
                              "note": "from `streamlit run` to the start page on screen"})
                 rows += _chat_rows(page)
             finally:

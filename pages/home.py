@@ -6,7 +6,7 @@ from ragcore import app_format, appstate
 
 
 def main() -> None:
-    appstate.sidebar_status()
+    appstate.page_setup()
     st.title("Your documents, answered")
     st.write(
         "Upload documents, then ask questions about them. Every answer shows the passages it came "
@@ -40,7 +40,8 @@ def main() -> None:
             cols = st.columns(3)
             cols[0].page_link("pages/query.py", label="Ask a question", icon=":material/search:")
             cols[1].page_link("pages/chat.py", label="Chat", icon=":material/chat:")
-            cols[2].page_link("pages/upload.py", label="Upload more documents", icon=":material/upload_file:")
+            cols[2].page_link("pages/upload.py", label="Upload more documents",
+                              icon=":material/upload_file:")
 
     st.caption(f"Everything is stored in the workspace folder `{appstate.workspace_root()}`.")
 

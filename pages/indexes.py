@@ -5,147 +5,153 @@ import streamlit as st
 
 from ragcore import app_format, appstate
 
-CONFIRM_DOC, CONFIRM_INDEX = "confirm_delete_doc", "confirm_delete_index"
+CONFIRM_DOC = "confirm_delete_doc"
+
+
+def rows_of(columns: dict, *keys: str) -> list[dict]:
+    """Chart columns (dict of lists) as records for altair."""
+    return [dict(zip(keys, values)) for values in zip(*(columns[k] for k in keys))]
+
+
+def overview(infos) -> None:
+    st.dataframe(
+        [{"index": i.name, "files": i.files, "documents": i.documents, "chunks": i.nodes,
+          "size on disk": app_format.human_size(i.bytes_on_disk),
+          "embedding model": i.embed_model, "created": i.created, "updated": i.updated}
+         for i in infos],
+        hide_index=True, width="stretch",
+    )
+
+
+def summary(info, picture) -> None:
+    cols = st.columns(5)
+    cols[0].metric("Files", info.files, help=f"{info.documents} documents (one per PDF page)")
+    cols[1].metric("Chunks", info.nodes)
+    cols[2].metric("Tokens", sum(picture.documents["tokens"]) if picture else 0)
+    cols[3].metric("Size on disk", app_format.human_size(info.bytes_on_disk))
+    cols[4].metric("Embedding model", info.embed_model or "?")
+    overlap = "default" if info.chunk_overlap is None else info.chunk_overlap
+    st.caption(f"Created {info.created or '?'} · updated {info.updated or '?'} · "
+               f"chunk size {info.chunk_size or 'default'}, overlap {overlap}")
+
+
+def document_actions(ws, name: str, key: str, row: dict) -> None:
+    cols = st.columns(3)
+    show_chunks = cols[0].toggle("View its chunks")
+    if cols[1].button("Re-index", help="Read the file again and embed it anew."):
+        with appstate.changing_workspace() as locked:
+            appstate.ensure_embedder_loaded(locked.embedder_for(name))
+            with st.spinner(f"Re-indexing {row['file']}…"):
+                report = locked.reindex_document(name, key)
+        st.success(report.summary())
+    if cols[2].button("Delete…"):
+        st.session_state[CONFIRM_DOC] = key
+    if st.session_state.get(CONFIRM_DOC) == key:
+        st.warning(f"Delete **{row['file']}** and its {row['chunks']} chunks from “{name}”?")
+        yes, no = st.columns(2)
+        if yes.button("Yes, delete it", type="primary"):
+            with appstate.changing_workspace() as locked:
+                locked.delete_document(name, key)
+            st.session_state.pop(CONFIRM_DOC)
+            st.rerun()
+        if no.button("Cancel"):
+            st.session_state.pop(CONFIRM_DOC)
+            st.rerun()
+    if show_chunks:
+        index = appstate.load_index(name)
+        chunks = [n for doc_id in row["doc_ids"] for n in index.nodes_for_doc(doc_id)]
+        st.dataframe(
+            [{"#": number, "page": n.metadata.get("page_label", n.metadata.get("page", "")),
+              "characters": len(n.text), "text": n.text} for number, n in enumerate(chunks, 1)],
+            hide_index=True, width="stretch",
+            column_config={"text": st.column_config.TextColumn("text", width="large")},
+        )
+
+
+def documents_tab(ws, name: str) -> None:
+    rows = ws.documents(name)
+    if not rows:
+        st.info("This index holds no documents yet.")
+        return
+    st.dataframe(
+        [{"file": r["file"], "documents": r["documents"], "chunks": r["chunks"],
+          "characters": r["characters"], "indexed": r["indexed_at"]} for r in rows],
+        hide_index=True, width="stretch",
+    )
+    by_key = {r["id_base"]: r for r in rows}
+    key = st.selectbox("Document", list(by_key), format_func=lambda k: by_key[k]["file"])
+    document_actions(ws, name, key, by_key[key])
+
+
+def corpus_tab(picture) -> None:
+    if picture is None:
+        st.info("Pictures appear once the index holds documents.")
+        return
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**Chunk lengths** (tokens per chunk)")
+        data = alt.Data(values=rows_of(picture.histogram, "tokens", "chunks"))
+        st.altair_chart(alt.Chart(data).mark_bar().encode(
+            x=alt.X("tokens:N", sort=None, title="tokens per chunk"),
+            y=alt.Y("chunks:Q", title="chunks")), width="stretch")
+    with right:
+        st.markdown("**Documents by size** (tokens, largest 30)")
+        data = alt.Data(values=rows_of(picture.documents, "document", "tokens", "chunks")[:30])
+        st.altair_chart(alt.Chart(data).mark_bar().encode(
+            y=alt.Y("document:N", sort="-x", title=None), x=alt.X("tokens:Q"),
+            tooltip=["document:N", "tokens:Q", "chunks:Q"]), width="stretch")
+    st.markdown(
+        f"**Map of the chunks** ({picture.mapped_count} of {picture.chunk_count}): each dot is a "
+        "chunk placed by its embedding (a 2-D projection), so chunks about similar things lie "
+        "close together. Colours show the file."
+    )
+    data = alt.Data(values=rows_of(picture.embedding_map, "x", "y", "document", "preview"))
+    st.altair_chart(alt.Chart(data).mark_circle(size=40, opacity=0.7).encode(
+        x=alt.X("x:Q", title="component 1"), y=alt.Y("y:Q", title="component 2"),
+        color=alt.Color("document:N", title="file"), tooltip=["document:N", "preview:N"],
+    ).interactive(), width="stretch")
+
+
+def manage_tab(name: str) -> None:
+    new_name = st.text_input("New name", value=name)
+    if st.button("Rename", disabled=new_name == name):
+        with appstate.changing_workspace() as locked:
+            locked.rename_index(name, new_name)
+        appstate.select_index(new_name)
+        st.rerun()
+    st.divider()
+    sure = st.checkbox(f"I understand that deleting “{name}” removes its chunks and uploaded "
+                       "files for good.")
+    if st.button("Delete this index", type="primary", disabled=not sure):
+        with appstate.changing_workspace() as locked:
+            locked.delete_index(name)
+        appstate.select_index(None)
+        st.rerun()
 
 
 def main() -> None:
-    appstate.sidebar_status()
+    appstate.page_setup()
     st.title("Indexes")
     ws = appstate.workspace()
     infos = ws.list_indexes()
     if not infos:
         st.info("There is no index yet. Upload documents to create one.")
         st.page_link("pages/upload.py", label="Upload documents", icon=":material/upload_file:")
-        st.stop()
-
-    st.dataframe(
-        [{"index": i.name, "files": i.files, "documents": i.documents, "chunks": i.nodes,
-          "size on disk": app_format.human_size(i.bytes_on_disk), "embedding model": i.embed_model,
-          "created": i.created, "updated": i.updated} for i in infos],
-        hide_index=True, width="stretch",
-    )
+        return
+    overview(infos)
     names = [i.name for i in infos]
     name = st.selectbox("Index", names, index=names.index(appstate.selected_index(names)))
     appstate.select_index(name)
     info = next(i for i in infos if i.name == name)
     picture = appstate.corpus_picture(name) if info.nodes else None
-
-    cols = st.columns(5)
-    cols[0].metric("Files", info.files, help=f"{info.documents} documents (a PDF counts one per page)")
-    cols[1].metric("Chunks", info.nodes)
-    cols[2].metric("Tokens", sum(picture.documents["tokens"]) if picture else 0)
-    cols[3].metric("Size on disk", app_format.human_size(info.bytes_on_disk))
-    cols[4].metric("Embedding model", info.embed_model or "?")
-    st.caption(
-        f"Created {info.created or '?'} · updated {info.updated or '?'} · chunk size "
-        f"{info.chunk_size or 'default'}, overlap {info.chunk_overlap if info.chunk_overlap is not None else 'default'}"
-    )
-
-    docs_tab, corpus_tab, manage_tab = st.tabs(["Documents", "Corpus view", "Rename or delete"])
-
-    with docs_tab:
-        rows = ws.documents(name)
-        if not rows:
-            st.info("This index holds no documents yet.")
-        else:
-            st.dataframe(
-                [{"file": r["file"], "documents": r["documents"], "chunks": r["chunks"],
-                  "characters": r["characters"], "indexed": r["indexed_at"]} for r in rows],
-                hide_index=True, width="stretch",
-            )
-            by_key = {r["id_base"]: r for r in rows}
-            key = st.selectbox("Document", list(by_key), format_func=lambda k: by_key[k]["file"])
-            row = by_key[key]
-            actions = st.columns(3)
-            show_chunks = actions[0].toggle("View its chunks")
-            if actions[1].button("Re-index", help="Read the file again and re-embed it."):
-                with appstate.changing_workspace() as locked:
-                    appstate.ensure_embedder_loaded(locked.embedder_for(name))
-                    with st.spinner(f"Re-indexing {row['file']}…"):
-                        report = locked.reindex_document(name, key)
-                st.success(report.summary())
-            if actions[2].button("Delete…"):
-                st.session_state[CONFIRM_DOC] = key
-            if st.session_state.get(CONFIRM_DOC) == key:
-                st.warning(f"Delete **{row['file']}** and its {row['chunks']} chunks from “{name}”?")
-                yes, no = st.columns(2)
-                if yes.button("Yes, delete it", type="primary"):
-                    with appstate.changing_workspace() as locked:
-                        locked.delete_document(name, key)
-                    st.session_state.pop(CONFIRM_DOC)
-                    st.rerun()
-                if no.button("Cancel"):
-                    st.session_state.pop(CONFIRM_DOC)
-                    st.rerun()
-            if show_chunks:
-                index = appstate.load_index(name)
-                chunks = [n for doc_id in row["doc_ids"] for n in index.nodes_for_doc(doc_id)]
-                st.dataframe(
-                    [{"#": number, "page": n.metadata.get("page_label", n.metadata.get("page", "")),
-                      "characters": len(n.text), "text": n.text} for number, n in enumerate(chunks, 1)],
-                    hide_index=True, width="stretch",
-                    column_config={"text": st.column_config.TextColumn("text", width="large")},
-                )
-
-    with corpus_tab:
-        if picture is None:
-            st.info("Pictures appear once the index holds documents.")
-        else:
-            left, right = st.columns(2)
-            with left:
-                st.markdown("**Chunk lengths** (tokens per chunk)")
-                st.altair_chart(
-                    alt.Chart(alt.Data(values=[
-                        {"tokens": t, "chunks": c} for t, c in
-                        zip(picture.histogram["tokens"], picture.histogram["chunks"])]))
-                    .mark_bar().encode(x=alt.X("tokens:N", sort=None, title="tokens per chunk"),
-                                       y=alt.Y("chunks:Q", title="chunks")),
-                    width="stretch",
-                )
-            with right:
-                st.markdown("**Documents by size** (tokens)")
-                st.altair_chart(
-                    alt.Chart(alt.Data(values=[
-                        {"document": d, "tokens": t, "chunks": c} for d, t, c in
-                        zip(*(picture.documents[k] for k in ("document", "tokens", "chunks")))][:30]))
-                    .mark_bar().encode(y=alt.Y("document:N", sort="-x", title=None),
-                                       x=alt.X("tokens:Q"), tooltip=["document:N", "tokens:Q", "chunks:Q"]),
-                    width="stretch",
-                )
-            st.markdown(
-                f"**Map of the chunks** ({picture.mapped_count} of {picture.chunk_count}): each dot "
-                "is a chunk, placed by its embedding (a 2-D projection), so chunks about similar "
-                "things lie close together. Colours show the file."
-            )
-            emap = picture.embedding_map
-            st.altair_chart(
-                alt.Chart(alt.Data(values=[
-                    {"x": x, "y": y, "document": d, "preview": p} for x, y, d, p in
-                    zip(emap["x"], emap["y"], emap["document"], emap["preview"])]))
-                .mark_circle(size=40, opacity=0.7)
-                .encode(x=alt.X("x:Q", title="component 1"), y=alt.Y("y:Q", title="component 2"),
-                        color=alt.Color("document:N", title="file"),
-                        tooltip=["document:N", "preview:N"])
-                .interactive(),
-                width="stretch",
-            )
-
-    with manage_tab:
-        new_name = st.text_input("New name", value=name)
-        if st.button("Rename", disabled=new_name == name):
-            with appstate.changing_workspace() as locked:
-                locked.rename_index(name, new_name)
-            appstate.select_index(new_name)
-            st.rerun()
-        st.divider()
-        sure = st.checkbox(
-            f"I understand that deleting “{name}” removes its chunks and uploaded files for good."
-        )
-        if st.button("Delete this index", type="primary", disabled=not sure):
-            with appstate.changing_workspace() as locked:
-                locked.delete_index(name)
-            appstate.select_index(None)
-            st.rerun()
+    summary(info, picture)
+    docs, corpus, manage = st.tabs(["Documents", "Corpus view", "Rename or delete"])
+    with docs:
+        documents_tab(ws, name)
+    with corpus:
+        corpus_tab(picture)
+    with manage:
+        manage_tab(name)
 
 
 with appstate.friendly_errors():

@@ -145,8 +145,9 @@ def render_comparison(compared: dict) -> None:
         for column, result in zip(st.columns(len(row)), row):
             with column:
                 st.markdown(f"**{result.mode.value}**")
-                st.caption(f"{result.llm_calls} LLM call(s) · "
-                           f"{result.tokens_in + result.tokens_out} tokens · {result.seconds:.2f} s")
+                tokens = result.tokens_in + result.tokens_out
+                st.caption(f"{result.llm_calls} LLM call(s) · {tokens} tokens · "
+                           f"{result.seconds:.2f} s")
                 if result.error:
                     st.warning(f"This mode failed: {result.error}")
                 else:
@@ -167,7 +168,7 @@ def compare_tab(name: str, question: str, choices: dict) -> None:
 
 
 def main() -> None:
-    appstate.sidebar_status()
+    appstate.page_setup()
     st.title("Ask your documents")
     names = appstate.index_names()
     if not names:

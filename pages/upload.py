@@ -10,94 +10,96 @@ from ragcore.readers import SUPPORTED_EXTENSIONS
 from ragcore.safe_files import NAME_RULE
 
 NEW_INDEX = "➕ Create a new index"
+ROUND_KEY = "uploader_round"  # bumped after each run, which empties the file picker
 
 
-def main() -> None:
-    appstate.sidebar_status()
-    st.title("Upload documents")
-    st.write(
-        "Choose an index (a named collection of documents), add files, and press **Index**. "
-        "Uploading a file again updates it instead of adding a copy."
-    )
-
-    ws = appstate.workspace()
+def pick_index(ws):
+    """The chosen index name (or the typed new name) and its workspace record (None if new)."""
     names = ws.index_names()
     options = [*names, NEW_INDEX]
     current = appstate.selected_index(names)
-    choice = st.selectbox(
-        "Index", options, index=options.index(current) if current else len(options) - 1
-    )
+    choice = st.selectbox("Index", options,
+                          index=options.index(current) if current else len(options) - 1)
     if choice == NEW_INDEX:
-        name = st.text_input("Name of the new index", placeholder="e.g. contracts", help=NAME_RULE)
-        record = None
-    else:
-        name = choice
-        appstate.select_index(name)
-        record = ws.record(name)
+        return st.text_input("Name of the new index", placeholder="e.g. contracts",
+                             help=NAME_RULE), None
+    appstate.select_index(choice)
+    return choice, ws.record(choice)
 
-    if "uploader_round" not in st.session_state:
-        st.session_state.uploader_round = 0
-    files = st.file_uploader(
-        "Documents",
-        accept_multiple_files=True,
-        type=sorted(ext.lstrip(".") for ext in SUPPORTED_EXTENSIONS),
-        key=f"uploader_{st.session_state.uploader_round}",
-        help="PDF, Word, text, Markdown, HTML, CSV, JSON and more; many at once.",
-    )
 
+def chunking_choices(record) -> tuple[int, int]:
     with st.expander("Advanced: how documents are split"):
-        size_default = (record.chunk_size if record else None) or DEFAULT_CHUNK_SIZE
-        overlap_default = (record.chunk_overlap if record else None)
-        overlap_default = DEFAULT_CHUNK_OVERLAP if overlap_default is None else overlap_default
+        size = (record.chunk_size if record else None) or DEFAULT_CHUNK_SIZE
+        overlap = record.chunk_overlap if record else None
         chunk_size = st.number_input(
-            "Chunk size (tokens per passage)", min_value=16, max_value=8192, value=size_default,
-            help="Smaller passages give more precise sources; larger ones more context per passage.",
+            "Chunk size (tokens per passage)", min_value=16, max_value=8192, value=size,
+            help="Smaller passages give more precise sources; larger ones more context each.",
         )
         chunk_overlap = st.number_input(
-            "Chunk overlap (tokens shared by neighbouring passages)",
-            min_value=0, max_value=4096, value=overlap_default,
+            "Chunk overlap (tokens shared by neighbouring passages)", min_value=0,
+            max_value=4096, value=DEFAULT_CHUNK_OVERLAP if overlap is None else overlap,
         )
         if record is not None:
             st.caption("New or changed files of this index are split with these settings.")
+    return int(chunk_size), int(chunk_overlap)
 
+
+def progress_bars():
+    """Two bars, overall and current file, and the callback that moves them."""
+    overall = st.progress(0.0, text="Starting…")
+    current = st.progress(0.0, text=" ")
+
+    def on_progress(event) -> None:
+        if event.stage == "saving":
+            overall.progress(1.0, text="Saving the index…")
+            return
+        words = app_format.STAGE_WORDS.get(event.stage, event.stage)
+        overall.progress(event.overall,
+                         text=f"Overall: file {event.file_number} of {event.file_count}")
+        current.progress(event.file_fraction, text=f"{Path(event.path).name}: {words}")
+
+    return on_progress
+
+
+def show_report(report) -> None:
+    st.subheader(f"Result for index “{report.index}”")
+    (st.warning if report.failed else st.success)(report.summary())
+    st.dataframe(app_format.report_rows(report), hide_index=True, width="stretch")
+    cols = st.columns(3)
+    cols[0].page_link("pages/query.py", label="Ask a question", icon=":material/search:")
+    cols[1].page_link("pages/chat.py", label="Chat", icon=":material/chat:")
+    cols[2].page_link("pages/indexes.py", label="See the index", icon=":material/folder_open:")
+
+
+def main() -> None:
+    appstate.page_setup()
+    st.title("Upload documents")
+    st.write("Choose an index (a named collection of documents), add files, and press "
+             "**Index**. Uploading a file again updates it instead of adding a copy.")
+    name, record = pick_index(appstate.workspace())
+    st.session_state.setdefault(ROUND_KEY, 0)
+    files = st.file_uploader(
+        "Documents", accept_multiple_files=True,
+        type=sorted(ext.lstrip(".") for ext in SUPPORTED_EXTENSIONS),
+        key=f"uploader_{st.session_state[ROUND_KEY]}",
+        help="PDF, Word, text, Markdown, HTML, CSV, JSON and more; many at once.",
+    )
+    chunk_size, chunk_overlap = chunking_choices(record)
     label = f"Index {len(files)} file(s)" if files else "Index"
     if st.button(label, type="primary", disabled=not files or not name):
-        overall = st.progress(0.0, text="Starting…")
-        current_file = st.progress(0.0, text=" ")
-
-        def on_progress(event):
-            words = app_format.STAGE_WORDS.get(event.stage, event.stage)
-            if event.stage == "saving":
-                overall.progress(1.0, text="Saving the index…")
-                return
-            overall.progress(
-                event.overall, text=f"Overall: file {event.file_number} of {event.file_count}"
-            )
-            current_file.progress(event.file_fraction, text=f"{Path(event.path).name}: {words}")
-
+        on_progress = progress_bars()
         with appstate.friendly_errors(), appstate.changing_workspace() as locked:
             report = appstate.ingest_uploads(
-                locked,
-                name,
-                [(f.name, f.getvalue()) for f in files],
-                chunk_size=int(chunk_size),
-                chunk_overlap=int(chunk_overlap),
-                progress=on_progress,
+                locked, name, [(f.name, f.getvalue()) for f in files],
+                chunk_size=chunk_size, chunk_overlap=chunk_overlap, progress=on_progress,
             )
             appstate.select_index(name)
             st.session_state[appstate.UPLOAD_REPORT_KEY] = report
-            st.session_state.uploader_round += 1
+            st.session_state[ROUND_KEY] += 1
             st.rerun()
-
     report = st.session_state.get(appstate.UPLOAD_REPORT_KEY)
     if report is not None:
-        st.subheader(f"Result for index “{report.index}”")
-        (st.warning if report.failed else st.success)(report.summary())
-        st.dataframe(app_format.report_rows(report), hide_index=True, width="stretch")
-        cols = st.columns(3)
-        cols[0].page_link("pages/query.py", label="Ask a question", icon=":material/search:")
-        cols[1].page_link("pages/chat.py", label="Chat", icon=":material/chat:")
-        cols[2].page_link("pages/indexes.py", label="See the index", icon=":material/folder_open:")
+        show_report(report)
 
 
 with appstate.friendly_errors():

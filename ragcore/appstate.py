@@ -106,6 +106,18 @@ def save_settings(settings: Settings, *, api_key: str | None) -> None:
     workspace().save_settings(settings)
 
 
+def settings_with(saved: Settings, changes: dict[str, Any]) -> Settings:
+    """``saved`` with the form's ``changes``, validated and complete (else ConfigError)."""
+    from .settings import parse_settings
+
+    data = saved.to_file_dict()
+    data.pop("openai_api_key", None)  # the key travels separately (session only unless saved)
+    data.update(changes)
+    settings = parse_settings(data, source="the settings form")
+    settings.check_complete()
+    return settings
+
+
 def workspace() -> Workspace:
     """This session's workspace (cheap to build; it holds paths, not models)."""
     return Workspace(
@@ -272,6 +284,43 @@ def chat_memory() -> Any:
 
 
 # -- shared page furniture -------------------------------------------------------------------
+
+NAVIGATION_KEY = "navigation_ready"
+# (page file relative to app.py, title, icon, URL path); the first is the start page
+PAGES = (
+    ("pages/home.py", "Start", ":material/home:", "start"),
+    ("pages/upload.py", "Upload", ":material/upload_file:", "upload"),
+    ("pages/indexes.py", "Indexes", ":material/folder_open:", "indexes"),
+    ("pages/query.py", "Query", ":material/search:", "query"),
+    ("pages/chat.py", "Chat", ":material/chat:", "chat"),
+    ("pages/settings.py", "Settings", ":material/settings:", "settings"),
+)
+
+
+def navigation() -> Any:
+    """Set up the browser tab and the sidebar's page list; returns the page to run."""
+    st.set_page_config(page_title="ragcore · chat with your documents", page_icon="📚",
+                       layout="wide", initial_sidebar_state="expanded")
+    pages = [
+        st.Page(path, title=title, icon=icon, url_path=url, default=number == 0)
+        for number, (path, title, icon, url) in enumerate(PAGES)
+    ]
+    page = st.navigation(pages)
+    st.session_state[NAVIGATION_KEY] = True
+    return page
+
+
+def page_setup() -> None:
+    """Every page's first call: make sure the navigation is ours, then the sidebar status.
+
+    On a server's very first script run, Streamlit's legacy pages/-folder mode runs a page
+    requested by URL without app.py; registering the navigation here switches every later run
+    to app.py's navigation.
+    """
+    if NAVIGATION_KEY not in st.session_state:
+        navigation()
+    sidebar_status()
+
 
 
 def sidebar_status() -> None:

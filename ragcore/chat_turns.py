@@ -25,7 +25,9 @@ def memory_for_chat(chat: SavedChat, llm: Any) -> ChatMemory:
     return memory
 
 
-def start_chat(index: str, chat_mode: str, *, llm_label: str, settings: dict[str, Any]) -> SavedChat:
+def start_chat(
+    index: str, chat_mode: str, *, llm_label: str, settings: dict[str, Any]
+) -> SavedChat:
     """A new, empty chat over ``index`` (saved once its first turn is answered)."""
     return SavedChat(index=index, chat_mode=chat_mode, llm=llm_label, settings=dict(settings))
 

@@ -27,7 +27,7 @@ _MIN_WORD_LENGTH = 3
 
 @dataclass(frozen=True, slots=True)
 class Segment:
-    """A run of text: surrounding ``context``, the retrieved ``passage``, or ``cited`` by the answer."""
+    """A run of text: surrounding ``context``, the retrieved ``passage``, or ``cited`` text."""
 
     text: str
     kind: SegmentKind

@@ -29,7 +29,9 @@ from .errors import (
 
 logger = logging.getLogger(__name__)
 
-_SWITCH_BACKEND = "or choose the extractive backend on the Settings page to answer without a server."
+_SWITCH_BACKEND = (
+    "or choose the extractive backend on the Settings page to answer without a server."
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -76,6 +76,7 @@ class VectorStoreIndex:
         self._store: VectorStore = store if store is not None else SimpleVectorStore()
         self._embedder = embedder
         self._expected_model: str | None = None  # the model an index on disk was built with
+        self._expected_window: int | None = None  # and that model's input window
         self._splitter = splitter
         self._splitter_spec: dict[str, Any] | None = None
         self._window_checked = False
@@ -396,7 +397,9 @@ class VectorStoreIndex:
             "embed_model": {
                 "name": self.embed_model_name,
                 "dim": getattr(self._store, "dim", None),
-                "max_input_tokens": getattr(self._embedder, "max_input_tokens", None),
+                "max_input_tokens": (
+                    self._embedder.max_input_tokens if self._embedder else self._expected_window
+                ),
             },
             "store": {"type": type(self._store).__name__, "metric": self._store.metric},
             "splitter": splitter_spec(self._splitter) or self._splitter_spec,
@@ -418,6 +421,8 @@ class VectorStoreIndex:
         index = cls(store=folder.store, splitter=splitter)
         index._docstore = folder.docstore
         index._expected_model = folder.model
+        window = (folder.manifest.get("embed_model") or {}).get("max_input_tokens")
+        index._expected_window = window if isinstance(window, int) else None
         if embedder is not None:
             index._check_embedder(embedder)
             index._embedder = embedder

@@ -149,6 +149,13 @@ class IngestionPipeline:
                     f"{step!r} cannot be a middle transformation: middle steps are callables "
                     "taking and returning a list of nodes; the embedder goes last"
                 )
+        if embedder is not None and index is not None:
+            built_with = index.embed_model_name
+            if embedder.model_name != built_with:
+                raise ConfigError(
+                    f"the pipeline embeds with {embedder.model_name!r} but the index holds "
+                    f"{built_with!r} vectors: drop the embedder step to use the index's own"
+                )
         self.splitter = steps[0]
         self.transforms: list[NodeTransform] = steps[1:]
         self.embedder: Embedder | None = embedder
@@ -172,7 +179,11 @@ class IngestionPipeline:
         self, documents: Iterable[Document], *, progress: Progress | None = None
     ) -> IngestionResult:
         """Process the documents that are new or changed; upsert them into the index if any."""
-        latest = {doc.doc_id: doc for doc in documents}
+        latest: dict[str, Document] = {}
+        for doc in documents:
+            if not isinstance(doc, Document):
+                raise ConfigError(f"expected Document objects, got {type(doc).__name__}")
+            latest[doc.doc_id] = doc  # a repeated id: the last one wins
         result = IngestionResult()
         todo = []
         for doc_id, doc in latest.items():

@@ -184,6 +184,9 @@ def _swap_in(tmp: Path, path: Path) -> None:
     _fsync_dir(path.parent)
     if old is not None:
         shutil.rmtree(old)
+    # Backups left by a persist that died after its swap are garbage once a new index is in.
+    for stale in path.parent.glob(f".{path.name}.old-*"):
+        shutil.rmtree(stale)
 
 
 def recover_interrupted(path: Path) -> None:

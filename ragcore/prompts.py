@@ -123,9 +123,7 @@ def _fields(*texts: str) -> frozenset[str]:
 def _fixed_tokens(template: PromptTemplate) -> int:
     empty = {name: "" for name in template.fields}
     messages = template.format(**empty)
-    return sum(count_tokens(m.content) for m in messages) + MESSAGE_OVERHEAD_TOKENS * len(
-        messages
-    )
+    return sum(count_tokens(m.content) for m in messages) + MESSAGE_OVERHEAD_TOKENS * len(messages)
 
 
 _GROUNDED = (
@@ -188,9 +186,7 @@ CONDENSE = PromptTemplate(
         "the conversation before it: replace pronouns and references with what they refer "
         "to. Reply with the rewritten question only."
     ),
-    user=(
-        f"{CONVERSATION}\n{{history}}\n\n{FOLLOW_UP} {{question}}\n{STANDALONE_QUESTION}"
-    ),
+    user=(f"{CONVERSATION}\n{{history}}\n\n{FOLLOW_UP} {{question}}\n{STANDALONE_QUESTION}"),
 )
 
 CONTEXT_CHAT = PromptTemplate(

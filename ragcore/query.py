@@ -69,9 +69,7 @@ class QueryEngine:
         retriever = index.as_retriever(
             similarity_top_k=similarity_top_k, filters=filters, doc_ids=doc_ids
         )
-        synthesizer = Synthesizer(
-            llm, response_mode=response_mode, max_concurrency=max_concurrency
-        )
+        synthesizer = Synthesizer(llm, response_mode=response_mode, max_concurrency=max_concurrency)
         return cls(retriever, synthesizer, postprocessors=node_postprocessors)
 
     def retrieve(self, question: str, *, trace: Trace | None = None) -> list[ScoredNode]:
@@ -149,7 +147,9 @@ def iter_compare_modes(
 ) -> Iterator[ModeResult]:
     """``compare_modes``, yielding each mode's result as soon as it is ready."""
     modes = [ResponseMode.parse(m) for m in modes]
-    synthesizers = [Synthesizer(llm, response_mode=m, max_concurrency=max_concurrency) for m in modes]
+    synthesizers = [
+        Synthesizer(llm, response_mode=m, max_concurrency=max_concurrency) for m in modes
+    ]
     nodes = _compared_nodes(question, nodes, retriever, postprocessors, trace)
     for synthesizer in synthesizers:
         yield _run_mode(synthesizer, question, nodes)
@@ -196,7 +196,9 @@ def _compared_nodes(
     _check_question(question)
     if nodes is None:
         nodes = retriever.retrieve(question, trace=trace)
-    return apply_postprocessors(_checked_postprocessors(postprocessors), list(nodes), question, trace)
+    return apply_postprocessors(
+        _checked_postprocessors(postprocessors), list(nodes), question, trace
+    )
 
 
 def _run_mode(synthesizer: Synthesizer, question: str, nodes: list[ScoredNode]) -> ModeResult:

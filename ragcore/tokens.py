@@ -19,6 +19,8 @@ class Tokenizer(Protocol):
 
     def encode(self, text: str) -> list[int]: ...
 
+    def encode_ordinary(self, text: str) -> list[int]: ...
+
     def decode(self, tokens: list[int]) -> str: ...
 
 
@@ -63,4 +65,5 @@ def count_tokens(text: str) -> int:
     """Number of cl100k tokens in ``text``."""
     if not text:
         return 0
-    return len(get_tokenizer().encode(text))
+    # encode_ordinary: document text may contain "<|endoftext|>", which encode() refuses.
+    return len(get_tokenizer().encode_ordinary(text))

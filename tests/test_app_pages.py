@@ -122,7 +122,7 @@ def test_upload_reports_each_file_and_reupload_updates(empty_ws, corpus_dir):
     at.file_uploader[0].set_value(
         [
             ("../../speech.txt", speech, "text/plain"),
-            ("pep 20.rst", (corpus_dir / "python_peps" / "pep-0020.rst").read_bytes(), "text/x-rst"),
+            ("pep 20.rst", (corpus_dir / "python_peps" / "pep-0020.rst").read_bytes(), "text/rst"),
             ("broken.pdf", b"", "application/pdf"),
         ]
     ).run()

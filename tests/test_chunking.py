@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ragcore.chunking import SentenceSplitter, TokenTextSplitter, sentences
-from ragcore.chunking.token_index import TokenIndex
+from ragcore.chunking.token_index import TokenIndex, _token_byte_lengths
 from ragcore.tokens import get_tokenizer
 
 PROPERTY = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -174,10 +174,17 @@ def test_rust_book_chapter(corpus_dir) -> None:
         check_chunks(text, spans, 200, 20)
 
 
-def test_large_text_encoded_in_parallel_blocks_matches() -> None:
+def test_large_text_counts() -> None:
     sentence = "The quick brown fox jumps over the lazy dog; naïve café, 東京 😀!\n"
-    text = sentence * 6000  # > PARALLEL_MIN_CHARS: the index is built from several blocks
+    text = sentence * 6000
     index = TokenIndex(text)
     assert index.estimate(0, len(text)) == tokens(text)
     for start, end in [(5, 9000), (123_456, 300_001), (0, len(text))]:
         assert index.exact(start, end) == tokens(text[start:end])
+
+
+def test_token_byte_lengths_match_the_public_api() -> None:
+    encoding = get_tokenizer()
+    lengths = _token_byte_lengths()
+    for token in list(range(0, 100_000, 997)) + [100_255]:
+        assert lengths[token] == len(encoding.decode_single_token_bytes(token))

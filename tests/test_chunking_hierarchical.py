@@ -9,6 +9,7 @@ import pytest
 
 from ragcore.chunking import (
     HierarchicalNodeParser,
+    NodeParser,
     get_child_nodes,
     get_deeper_nodes,
     get_leaf_nodes,
@@ -130,6 +131,7 @@ def test_ids_are_stable(book: Document) -> None:
 
 def test_defaults_and_validation() -> None:
     assert HierarchicalNodeParser.from_defaults().chunk_sizes == [2048, 512, 128]
+    assert isinstance(HierarchicalNodeParser.from_defaults(), NodeParser)
     with pytest.raises(ConfigError, match="must decrease"):
         HierarchicalNodeParser.from_defaults(chunk_sizes=[128, 512])
     with pytest.raises(ConfigError, match="at least one"):

@@ -114,6 +114,8 @@ def test_blank_documents_give_no_nodes_and_progress_is_reported() -> None:
     nodes = TokenTextSplitter().get_nodes_from_documents(docs, progress=lambda *a: calls.append(a))
     assert [n.text for n in nodes] == ["One. Two."]
     assert calls == [(1, 3), (2, 3), (3, 3)]
+    blank_with_big_metadata = Document(text=" ", metadata={"summary": "word " * 500})
+    assert SentenceSplitter().get_nodes_from_documents([blank_with_big_metadata]) == []
 
 
 @pytest.mark.parametrize(

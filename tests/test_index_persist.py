@@ -194,6 +194,14 @@ def test_a_persist_killed_between_renames_is_recovered_on_load(built, tmp_path):
     assert _siblings(path) == []
 
 
+def test_stale_backups_are_removed_by_the_next_persist(built, tmp_path):
+    path = tmp_path / "index"
+    built.persist(path)
+    (tmp_path / ".index.old-deadbeef").mkdir()  # a crash after the swap, before the cleanup
+    built.persist(path)
+    assert _siblings(path) == []
+
+
 def test_refuses_to_replace_a_folder_that_is_not_an_index(built, tmp_path):
     precious = tmp_path / "documents"
     precious.mkdir()

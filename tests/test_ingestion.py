@@ -104,3 +104,13 @@ def test_documents_without_text_produce_no_nodes(fake_embedder):
 def test_bad_transformations_are_rejected(steps, message):
     with pytest.raises(ConfigError, match=message):
         IngestionPipeline(transformations=steps)
+
+
+def test_an_embedder_other_than_the_index_model_is_refused(fake_embedder):
+    index = VectorStoreIndex(embedder=fake_embedder)
+    with pytest.raises(ConfigError, match="drop the embedder step"):
+        IngestionPipeline(
+            transformations=[ParagraphSplitter(), FakeEmbedder(model_name="other")], index=index
+        )
+    with pytest.raises(ConfigError, match="Document"):
+        IngestionPipeline(transformations=[ParagraphSplitter()], index=index).run(["text"])

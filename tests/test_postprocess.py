@@ -80,7 +80,9 @@ def test_keywords_require_any_one_and_exclude_all():
 
 def test_keywords_with_symbols_match():
     nodes = [scored("Written in C++ today.", 1.0, "cpp"), scored("Written in C today.", 0.9, "c")]
-    assert ids(KeywordNodePostprocessor(required_keywords=["C++"]).postprocess(nodes, "q")) == ["cpp"]
+    assert ids(KeywordNodePostprocessor(required_keywords=["C++"]).postprocess(nodes, "q")) == [
+        "cpp"
+    ]
 
 
 def test_keyword_options_are_validated():
@@ -127,8 +129,13 @@ def test_neighbour_options_are_validated():
 
 
 def test_metadata_replacement_shows_the_window_without_touching_the_original():
-    original = Node("one sentence.", node_id="s", start_char=5, end_char=18,
-                    metadata={"window": "before. one sentence. after.", "file_name": "f.txt"})
+    original = Node(
+        "one sentence.",
+        node_id="s",
+        start_char=5,
+        end_char=18,
+        metadata={"window": "before. one sentence. after.", "file_name": "f.txt"},
+    )
     plain = Node("no window here", node_id="p")
     out = MetadataReplacementPostProcessor(target_metadata_key="window").postprocess(
         [ScoredNode(original, 0.9), ScoredNode(plain, 0.5)], "q"

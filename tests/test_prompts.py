@@ -12,8 +12,13 @@ from ragcore.tokens import count_tokens
 from ragcore.types import Message
 
 CONTEXT_TEMPLATES = [prompts.QA, prompts.SUMMARY, prompts.SIMPLE_SUMMARIZE]
-ALL = [*CONTEXT_TEMPLATES, prompts.REFINE, prompts.GENERATION, prompts.CONDENSE,
-       prompts.CONTEXT_CHAT]
+ALL = [
+    *CONTEXT_TEMPLATES,
+    prompts.REFINE,
+    prompts.GENERATION,
+    prompts.CONDENSE,
+    prompts.CONTEXT_CHAT,
+]
 
 
 @pytest.mark.parametrize("template", CONTEXT_TEMPLATES, ids=lambda t: t.name)
@@ -85,8 +90,12 @@ def test_field_names_are_discovered_from_the_text():
 
 def test_our_prompts_are_our_own_words():
     text = " ".join(t.system + (t.user or "") for t in ALL)
-    for phrase in ("Context information is below", "not prior knowledge",
-                   "expert Q&A system", "We have the opportunity to refine"):
+    for phrase in (
+        "Context information is below",
+        "not prior knowledge",
+        "expert Q&A system",
+        "We have the opportunity to refine",
+    ):
         assert phrase not in text
 
 

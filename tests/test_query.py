@@ -80,7 +80,8 @@ def test_query_records_into_the_callers_trace():
 def test_everything_filtered_out_gives_the_no_context_answer_without_a_call():
     llm = FakeLLM()
     engine = QueryEngine(
-        FixedRetriever(corpus()), Synthesizer(llm),
+        FixedRetriever(corpus()),
+        Synthesizer(llm),
         postprocessors=[SimilarityPostprocessor(similarity_cutoff=0.99)],
     )
     assert engine.query("anything?").text == NO_CONTEXT_ANSWER
@@ -156,20 +157,30 @@ def test_from_index_wires_the_vector_retriever_filters_and_postprocessors(fake_e
     from ragcore.types import Document
 
     documents = [
-        Document("The Moon raises the tides twice a day.", doc_id="tides", metadata={"topic": "sea"}),
-        Document("Cats sleep most of the day in the sun.", doc_id="cats", metadata={"topic": "pets"}),
+        Document(
+            "The Moon raises the tides twice a day.", doc_id="tides", metadata={"topic": "sea"}
+        ),
+        Document(
+            "Cats sleep most of the day in the sun.", doc_id="cats", metadata={"topic": "pets"}
+        ),
     ]
     index = VectorStoreIndex.from_documents(documents, embedder=fake_embedder)
     llm = FakeLLM(default="answer")
     engine = index.as_query_engine(
-        llm=llm, response_mode="refine", similarity_top_k=2,
+        llm=llm,
+        response_mode="refine",
+        similarity_top_k=2,
         node_postprocessors=[KeywordNodePostprocessor(exclude_keywords=["cats"])],
     )
     response = engine.query("What raises the tides?")
     assert response.text == "answer" and response.mode is ResponseMode.REFINE
     assert [s.doc_id for s in response.sources()] == ["tides"]
     assert [s.name for s in response.trace.stages] == [
-        "embed query", "retrieve", "postprocess: KeywordNodePostprocessor", "pack context", "llm: qa"
+        "embed query",
+        "retrieve",
+        "postprocess: KeywordNodePostprocessor",
+        "pack context",
+        "llm: qa",
     ]
     filtered = QueryEngine.from_index(index, llm=llm, filters={"topic": "pets"})
     assert [s.doc_id for s in filtered.query("What raises the tides?").sources()] == ["cats"]

@@ -42,8 +42,15 @@ def paragraphs(path, limit: int) -> list[Node]:
         begin = text.index(block, start)
         start = begin + len(block)
         if block.strip():
-            nodes.append(Node(block, ref_doc_id=path.name, start_char=begin, end_char=start,
-                              metadata={"file_name": path.name}))
+            nodes.append(
+                Node(
+                    block,
+                    ref_doc_id=path.name,
+                    start_char=begin,
+                    end_char=start,
+                    metadata={"file_name": path.name},
+                )
+            )
     return nodes[:limit]
 
 
@@ -55,7 +62,9 @@ def retriever(corpus_dir):
     return BagOfWordsRetriever(nodes)
 
 
-ANSWERING_MODES = [m for m in ResponseMode if m not in (ResponseMode.NO_TEXT, ResponseMode.GENERATION)]
+ANSWERING_MODES = [
+    m for m in ResponseMode if m not in (ResponseMode.NO_TEXT, ResponseMode.GENERATION)
+]
 
 
 @pytest.mark.parametrize("mode", ANSWERING_MODES)
@@ -75,8 +84,12 @@ def test_a_small_window_still_answers_through_refine_steps(retriever):
 
 
 def test_generation_says_it_needs_documents_and_no_text_lists_them(retriever):
-    results = compare_modes(QUESTION, retriever=retriever, llm=ExtractiveLLM(),
-                            modes=["generation", "no_text", "compact"])
+    results = compare_modes(
+        QUESTION,
+        retriever=retriever,
+        llm=ExtractiveLLM(),
+        modes=["generation", "no_text", "compact"],
+    )
     generation, no_text, compact = results
     assert "documents" in generation.answer and ANSWER not in generation.answer
     assert no_text.answer == "" and no_text.llm_calls == 0

@@ -21,8 +21,11 @@ QUESTION = "What does the report say about tides?"
 def make_nodes(count: int, words: int = 30) -> list[ScoredNode]:
     return [
         ScoredNode(
-            Node(f"Passage{i} begins. " + "tide " * words + f"Passage{i} ends.",
-                 node_id=f"n{i}", metadata={"file_name": f"doc{i}.txt"}),
+            Node(
+                f"Passage{i} begins. " + "tide " * words + f"Passage{i} ends.",
+                node_id=f"n{i}",
+                metadata={"file_name": f"doc{i}.txt"},
+            ),
             score=1.0 - i / 100,
         )
         for i in range(count)
@@ -49,9 +52,9 @@ def test_refine_makes_one_call_per_chunk_carrying_the_previous_answer():
     llm, response = synthesize("refine", make_nodes(3), FakeLLM(["first", "second", "third"]))
     assert response.text == "third"
     assert len(llm.calls) == 3
-    assert "Passage0 begins" in user_text(llm.calls[0]) and prompts.EXISTING_ANSWER not in user_text(
+    assert "Passage0 begins" in user_text(
         llm.calls[0]
-    )
+    ) and prompts.EXISTING_ANSWER not in user_text(llm.calls[0])
     for number, previous in ((1, "first"), (2, "second")):
         sections = prompts.read_sections(user_text(llm.calls[number]))
         assert sections[prompts.EXISTING_ANSWER] == previous
@@ -74,12 +77,16 @@ def test_compact_packs_chunks_into_fewer_calls_than_chunks():
     assert 1 < len(small_llm.calls) < 6
     everything = "\n".join(user_text(c) for c in small_llm.calls)
     for i in range(6):  # every passage arrives whole, exactly once
-        assert everything.count(f"Passage{i} begins") == 1 and everything.count(f"Passage{i} ends") == 1
+        assert (
+            everything.count(f"Passage{i} begins") == 1
+            and everything.count(f"Passage{i} ends") == 1
+        )
 
 
 def test_tree_summarize_reduces_level_by_level_to_one_root():
-    llm = FakeLLM(default=lambda m: "summary of " + m[-1].content[9:40], context_window=400,
-                  num_output=40)
+    llm = FakeLLM(
+        default=lambda m: "summary of " + m[-1].content[9:40], context_window=400, num_output=40
+    )
     _, response = synthesize("tree_summarize", make_nodes(8), llm)
     text = response.text
     purposes = [c.purpose for c in response.trace.llm_calls]
@@ -116,7 +123,9 @@ def test_accumulate_answers_each_chunk_and_joins_them_in_order():
         "Response 3: about Passage2"
     )
     assert sorted(c.purpose for c in response.trace.llm_calls) == [
-        "accumulate 1", "accumulate 2", "accumulate 3"
+        "accumulate 1",
+        "accumulate 2",
+        "accumulate 3",
     ]
 
 
@@ -161,7 +170,9 @@ def test_simple_summarize_is_one_call_and_cuts_what_does_not_fit():
 
 @pytest.mark.parametrize("mode", ALL_MODES)
 def test_no_prompt_exceeds_the_window_and_no_chunk_is_dropped(mode):
-    huge = ScoredNode(Node("BEGINHUGE " + "enormous passage text. " * 400 + "ENDHUGE", node_id="big"), 0.5)
+    huge = ScoredNode(
+        Node("BEGINHUGE " + "enormous passage text. " * 400 + "ENDHUGE", node_id="big"), 0.5
+    )
     nodes = [*make_nodes(3, words=60), huge, *make_nodes(2, words=5)]
     llm = FakeLLM(default="a short answer", context_window=350, num_output=50)
     _, response = synthesize(mode, nodes, llm)
@@ -187,8 +198,12 @@ def test_streaming_equals_the_whole_answer(mode):
     def reply(messages):
         return f"answer to {len(messages[-1].content)} chars of prompt"
 
-    _, streamed = synthesize(mode, make_nodes(5), FakeLLM(default=reply, context_window=500, num_output=40))
-    _, whole = synthesize(mode, make_nodes(5), FakeLLM(default=reply, context_window=500, num_output=40))
+    _, streamed = synthesize(
+        mode, make_nodes(5), FakeLLM(default=reply, context_window=500, num_output=40)
+    )
+    _, whole = synthesize(
+        mode, make_nodes(5), FakeLLM(default=reply, context_window=500, num_output=40)
+    )
     chunks = list(streamed)
     assert "".join(chunks) == whole.text == str(whole)
     if mode is not ResponseMode.NO_TEXT:
@@ -228,7 +243,9 @@ def test_generation_answers_even_without_nodes():
 def test_the_trace_records_packing_and_every_call():
     trace = Trace()
     llm = FakeLLM(context_window=400, num_output=40)
-    response = Synthesizer(llm, response_mode="compact").synthesize(QUESTION, make_nodes(6), trace=trace)
+    response = Synthesizer(llm, response_mode="compact").synthesize(
+        QUESTION, make_nodes(6), trace=trace
+    )
     response.text
     assert response.trace is trace
     names = [s.name for s in trace.stages]
@@ -256,8 +273,14 @@ def test_a_window_too_small_for_the_empty_prompt_fails_at_the_call():
 
 
 def test_sources_give_file_page_score_offsets_and_text():
-    node = Node("the text", node_id="a", ref_doc_id="doc.pdf#page=2", start_char=10, end_char=18,
-                metadata={"file_name": "doc.pdf", "page_label": "2"})
+    node = Node(
+        "the text",
+        node_id="a",
+        ref_doc_id="doc.pdf#page=2",
+        start_char=10,
+        end_char=18,
+        metadata={"file_name": "doc.pdf", "page_label": "2"},
+    )
     _, response = synthesize("no_text", [ScoredNode(node, 0.75)])
     (source,) = response.sources()
     assert (source.file, source.page, source.score) == ("doc.pdf", "2", 0.75)
@@ -295,7 +318,9 @@ def test_a_failing_model_raises_through_the_stream_and_the_trace_keeps_the_call(
     from ragcore.errors import LLMConnectionError
 
     def down(messages):
-        raise LLMConnectionError("could not reach http://127.0.0.1:11434 (model llama3): is it running?")
+        raise LLMConnectionError(
+            "could not reach http://127.0.0.1:11434 (model llama3): is it running?"
+        )
 
     _, response = synthesize("compact", make_nodes(2), FakeLLM(default=down))
     with pytest.raises(LLMConnectionError, match="is it running"):
@@ -308,7 +333,9 @@ def test_custom_prompts_are_used_and_checked():
     from ragcore.prompts import PromptTemplate
     from ragcore.synthesis import SynthesisPrompts
 
-    terse = PromptTemplate("terse qa", "Be brief.", "Context:\n{context}\n\nQuestion: {question}\nAnswer:")
+    terse = PromptTemplate(
+        "terse qa", "Be brief.", "Context:\n{context}\n\nQuestion: {question}\nAnswer:"
+    )
     llm, response = synthesize("compact", make_nodes(1), prompts=SynthesisPrompts(qa=terse))
     response.text
     assert llm.calls[0][0].content == "Be brief."

@@ -31,8 +31,9 @@ def words_of(texts):
     return " ".join(texts).split()
 
 
-@settings(max_examples=40, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(texts=texts_strategy, budget=st.integers(min_value=16, max_value=200))
 def test_pack_chunks_keeps_every_word_in_order_within_budget(texts, budget):
     packing = pack_chunks(texts, count_each(texts), budget)
@@ -41,8 +42,9 @@ def test_pack_chunks_keeps_every_word_in_order_within_budget(texts, budget):
         assert count_tokens(text) <= tokens <= budget
 
 
-@settings(max_examples=40, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(texts=texts_strategy, budget=st.integers(min_value=16, max_value=200))
 def test_fit_each_cuts_only_oversized_chunks(texts, budget):
     counts = count_each(texts)
@@ -86,6 +88,13 @@ def test_truncate_reports_what_was_cut():
 
 
 def test_budget_too_small_says_what_to_do():
-    assert context_budget(context_window=1000, num_output=100, prompt_tokens=50, prompt_name="qa") == 850
+    assert (
+        context_budget(
+            context_window=1000, num_output=100, prompt_tokens=50, prompt_name="the 'qa' prompt"
+        )
+        == 850
+    )
     with pytest.raises(ConfigError, match=r"context_window \(200\).*larger context window"):
-        context_budget(context_window=200, num_output=150, prompt_tokens=60, prompt_name="qa")
+        context_budget(
+            context_window=200, num_output=150, prompt_tokens=60, prompt_name="the 'qa' prompt"
+        )

@@ -43,7 +43,9 @@ def test_accumulate_runs_calls_concurrently_and_keeps_chunk_order():
         return f"answer {number}"
 
     llm = FakeLLM(default=reply)
-    response = Synthesizer(llm, response_mode="accumulate", max_concurrency=3).synthesize("q", nodes(3))
+    response = Synthesizer(llm, response_mode="accumulate", max_concurrency=3).synthesize(
+        "q", nodes(3)
+    )
     assert response.text == (
         "Response 1: answer 0\n\n---\n\nResponse 2: answer 1\n\n---\n\nResponse 3: answer 2"
     )

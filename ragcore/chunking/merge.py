@@ -25,7 +25,10 @@ whitespace-only chunks, and chunks adding nothing after the previous one, are no
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
+
+import numpy as np
 
 from .boundaries import Level
 from .token_index import TokenIndex
@@ -43,12 +46,29 @@ def chunk_spans(
     overlap: int,
 ) -> list[Span]:
     """Chunks of ``index.text[start:end]`` as stripped (start, end) spans, in order."""
+    pieces = _Pieces()
     if index.estimate(start, end) <= budget:
-        ends = [end]
+        pieces.add([end], [index.ended_before(start)], [index.before(end)])
     else:
-        ends = []
-        _split(index, start, end, 0, levels, budget, ends)
-    return _Merge(index, start, ends, budget, overlap).run()
+        _split(index, start, end, 0, levels, budget, pieces)
+    return _Merge(index, start, pieces, budget, overlap).run()
+
+
+class _Pieces:
+    """The pieces found by ``_split``: their ends, and for each the token counts that make its
+    estimate (tokens ended before its start, tokens begun before its end)."""
+
+    __slots__ = ("ends", "before_start", "before_end")
+
+    def __init__(self) -> None:
+        self.ends: list[int] = []
+        self.before_start: list[int] = []
+        self.before_end: list[int] = []
+
+    def add(self, ends: list[int], before_start: list[int], before_end: list[int]) -> None:
+        self.ends.extend(ends)
+        self.before_start.extend(before_start)
+        self.before_end.extend(before_end)
 
 
 def _split(
@@ -58,9 +78,9 @@ def _split(
     level: int,
     levels: Sequence[Level],
     budget: int,
-    out: list[int],
+    out: _Pieces,
 ) -> None:
-    """Append to ``out`` the ends of pieces partitioning [start, end), each estimated to fit."""
+    """Add to ``out`` pieces partitioning [start, end), each estimated to fit ``budget``."""
     text = index.text
     cuts: list[int] = []
     while level < len(levels):
@@ -69,18 +89,21 @@ def _split(
             break
         level += 1
     if not cuts:  # a single character: kept whole (one character is at most 4 tokens)
-        out.append(end)
+        out.add([end], [index.ended_before(start)], [index.before(end)])
         return
     starts = [start, *cuts]
     cuts.append(end)
-    # Estimates of all pieces at once: tokens starting before each end minus tokens ended
-    # before each start.
-    sizes = zip(index.before_each(cuts), index.ended_before_each(starts))
-    for piece_start, piece_end, (ended, began) in zip(starts, cuts, sizes):
-        if ended - began <= budget:
-            out.append(piece_end)
-        else:
-            _split(index, piece_start, piece_end, level + 1, levels, budget, out)
+    # Estimates of all pieces at once; only the few pieces over budget are visited one by one.
+    before_end = index.before_each(cuts)
+    before_start = index.ended_before_each(starts)
+    over = np.flatnonzero(before_end - before_start > budget).tolist()
+    before_end_list, before_start_list = before_end.tolist(), before_start.tolist()
+    done = 0
+    for i in [*over, len(cuts)]:
+        out.add(cuts[done:i], before_start_list[done:i], before_end_list[done:i])
+        if i < len(cuts):
+            _split(index, starts[i], cuts[i], level + 1, levels, budget, out)
+        done = i + 1
 
 
 def _strip(text: str, start: int, end: int) -> Span:
@@ -94,17 +117,16 @@ def _strip(text: str, start: int, end: int) -> Span:
 class _Merge:
     """Greedy merge of pieces ``[starts[i], ends[i])`` into chunks; state of one run."""
 
-    def __init__(self, index: TokenIndex, start: int, ends: list[int], budget: int, overlap: int):
+    def __init__(self, index: TokenIndex, start: int, pieces: _Pieces, budget: int, overlap: int):
         self.index = index
         self.text = index.text
         self.budget = budget
         self.overlap = overlap
-        self.starts = [start, *ends[:-1]]
-        self.ends = ends
-        # Per piece: tokens ending before its start, tokens starting before its end, so that the
-        # estimate for pieces lo..hi-1 is ``before_end[hi - 1] - before_start[lo]``.
-        self.before_start = index.ended_before_each(self.starts)
-        self.before_end = index.before_each(ends)
+        self.starts = [start, *pieces.ends[:-1]]
+        self.ends = pieces.ends
+        # The estimate for pieces lo..hi-1 is ``before_end[hi - 1] - before_start[lo]``.
+        self.before_start = pieces.before_start
+        self.before_end = pieces.before_end
         self.chunks: list[Span] = []
         self.last: Span = (-1, -1)
 
@@ -124,8 +146,13 @@ class _Merge:
         budget, before_start, before_end = self.budget, self.before_start, self.before_end
         n = len(self.ends)
         while hi < n:
-            if lo == hi or before_end[hi] - before_start[lo] <= budget:
+            if lo == hi:  # an empty chunk takes the next piece whatever its size
                 hi += 1
+                continue
+            # before_end never decreases, so the pieces that still fit are found by bisection.
+            fitting = bisect_right(before_end, before_start[lo] + budget, hi, n)
+            if fitting > hi:
+                hi = fitting
             elif hi == fresh:  # overlap + the first new piece is too big: shed overlap
                 lo += 1
             else:

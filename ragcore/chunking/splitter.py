@@ -78,7 +78,7 @@ class TextSplitter:
 
     def options(self) -> dict[str, Any]:
         """The options specific to this splitter (for ``settings``)."""
-        return {}
+        return {"levels": [repr(level) for level in self.levels]}
 
     def settings(self) -> dict[str, Any]:
         """Everything that decides the chunks: for cache keys and index manifests."""
@@ -126,17 +126,10 @@ class TextSplitter:
         salt = self.settings_hash()
         nodes: list[Node] = []
         for done, document in enumerate(documents, start=1):
-            budget = text_budget(
-                self.chunk_size, document, include_metadata=self.include_metadata
-            )
-            text = document.text
-            spans = [] if not text or text.isspace() else self.spans(
-                TokenIndex(text), 0, len(text), budget=budget
-            )
             nodes.extend(
                 build_nodes(
                     document,
-                    spans,
+                    self.document_spans(document),
                     salt=salt,
                     include_metadata=self.include_metadata,
                     include_prev_next_rel=self.include_prev_next_rel,
@@ -145,6 +138,14 @@ class TextSplitter:
             if progress is not None:
                 progress(done, len(documents))
         return nodes
+
+    def document_spans(self, document: Document) -> list[Span]:
+        """Chunk offsets into ``document.text``, its metadata header counted against the budget."""
+        text = document.text
+        if not text or text.isspace():
+            return []
+        budget = text_budget(self.chunk_size, document, include_metadata=self.include_metadata)
+        return self.spans(TokenIndex(text), 0, len(text), budget=budget)
 
     def __repr__(self) -> str:
         options = ", ".join(f"{k}={v!r}" for k, v in self.settings().items() if k != "splitter")

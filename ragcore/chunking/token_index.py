@@ -2,8 +2,8 @@
 
 The splitters need the token count of many overlapping spans (every candidate piece, every
 growing chunk). Encoding each of them, as LlamaIndex does, tokenizes the same text several times
-over. A ``TokenIndex`` encodes the whole text once (in parallel blocks when it is large) and maps
-each token to the first and last character it touches. Then:
+over. A ``TokenIndex`` encodes the whole text once and maps each token to the first and last
+character it touches. Then:
 
 - ``estimate(a, b)``, the tokens overlapping [a, b) in the whole-text encoding, is two binary
   searches. It can differ from encoding ``text[a:b]`` alone at the span's edges.
@@ -12,26 +12,22 @@ each token to the first and last character it touches. Then:
   each pre-token on its own; a space that follows a non-space character always starts a
   pre-token (no alternative of the regex can run through it), whatever comes before. So between
   the first and the last such "sync" space inside a span, the span's own pre-tokens, hence its
-  tokens, are exactly the whole text's, and only the two ends need encoding. Blocks for parallel
-  encoding are cut at sync spaces too, so the blocks encode exactly as the whole text would.
+  tokens, are exactly the whole text's, and only the two ends need encoding.
+
+(Encoding in parallel blocks cut at sync spaces gives the same tokens, but on this project's
+2-core machines shared by other work it cost more CPU than it saved wall time, so it is not done.)
 """
 
 from __future__ import annotations
 
-import os
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
 import numpy as np
 
 from ..tokens import get_tokenizer
-
-# Texts longer than this are encoded in blocks on several threads (tiktoken releases the GIL).
-PARALLEL_MIN_CHARS = 262_144
-_BLOCK_CHARS = 131_072
 
 
 @lru_cache(maxsize=1)
@@ -39,6 +35,12 @@ def _token_byte_lengths() -> np.ndarray:
     """Byte length of every ordinary cl100k token id (0 for ids that are not ordinary tokens)."""
     encoding = get_tokenizer()
     lengths = np.zeros(encoding.n_vocab, dtype=np.int64)
+    # tiktoken keeps {token bytes: id}; reading it takes ~10 ms where decoding each of the 100k
+    # ids through the public API takes ~150 ms, so use it when it is there.
+    ranks = getattr(encoding, "_mergeable_ranks", None)
+    if isinstance(ranks, dict) and ranks:
+        lengths[list(ranks.values())] = [len(token) for token in ranks]
+        return lengths
     for token in range(encoding.n_vocab):
         try:
             lengths[token] = len(encoding.decode_single_token_bytes(token))
@@ -49,27 +51,13 @@ def _token_byte_lengths() -> np.ndarray:
 
 def _tokenizable(text: str) -> str:
     """``text`` with lone surrogates replaced one for one, so character positions are kept."""
+    if text.isascii():
+        return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
         return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
     return text
-
-
-def _blocks(text: str) -> list[str]:
-    """Cut a long text into blocks before sync spaces, so blocks encode exactly as the whole."""
-    blocks: list[str] = []
-    start = 0
-    while len(text) - start > _BLOCK_CHARS:
-        cut = sync_before(text, start + _BLOCK_CHARS // 2, start + _BLOCK_CHARS)
-        if cut < 0:
-            cut = sync_after(text, start + _BLOCK_CHARS, len(text))
-            if cut < 0:
-                break
-        blocks.append(text[start:cut])
-        start = cut
-    blocks.append(text[start:])
-    return blocks
 
 
 def sync_after(text: str, start: int, end: int) -> int:
@@ -88,15 +76,6 @@ def sync_before(text: str, start: int, end: int) -> int:
     return at
 
 
-def _encode(text: str) -> np.ndarray:
-    encoding = get_tokenizer()
-    if len(text) < PARALLEL_MIN_CHARS or (os.cpu_count() or 1) < 2:
-        return np.array(encoding.encode_ordinary(text), dtype=np.int64)
-    with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
-        parts = list(pool.map(encoding.encode_ordinary, _blocks(text)))
-    return np.concatenate([np.array(part, dtype=np.int64) for part in parts])
-
-
 class TokenIndex:
     """One encoding of ``text``; estimates and exact counts of tokens in its character spans."""
 
@@ -108,7 +87,8 @@ class TokenIndex:
         safe = _tokenizable(text)
         # tiktoken replaces lone surrogates its own way, so spans of such text are encoded whole.
         self._synced = safe is text
-        lengths = _token_byte_lengths()[_encode(safe)]
+        ids = np.array(self._encoding.encode_ordinary(safe), dtype=np.int64)
+        lengths = _token_byte_lengths()[ids]
         byte_ends = np.cumsum(lengths)
         byte_starts = byte_ends - lengths
         if safe.isascii():
@@ -132,13 +112,13 @@ class TokenIndex:
         """Number of tokens that end before character ``start``."""
         return bisect_left(self._last, start)
 
-    def before_each(self, ends: Sequence[int]) -> list[int]:
+    def before_each(self, ends: Sequence[int]) -> np.ndarray:
         """``before`` for many positions at once."""
-        return np.searchsorted(self._first_np, ends).tolist()
+        return np.searchsorted(self._first_np, ends)
 
-    def ended_before_each(self, starts: Sequence[int]) -> list[int]:
+    def ended_before_each(self, starts: Sequence[int]) -> np.ndarray:
         """``ended_before`` for many positions at once."""
-        return np.searchsorted(self._last_np, starts).tolist()
+        return np.searchsorted(self._last_np, starts)
 
     def estimate(self, start: int, end: int) -> int:
         """Tokens overlapping characters [start, end) in the whole-text encoding."""
@@ -156,13 +136,12 @@ class TokenIndex:
         """Tokens of ``text[start:end]`` encoded on its own (what an embedder would be given)."""
         if end <= start:
             return 0
-        encode, text = self._encoding.encode_ordinary, self.text
-        first_sync = sync_after(text, start, end) if self._synced else -1
-        if first_sync < 0:
-            return len(encode(text[start:end]))
-        last_sync = sync_before(text, first_sync - 1, end)
-        middle = bisect_left(self._first, last_sync) - bisect_left(self._first, first_sync)
-        return len(encode(text[start:first_sync])) + middle + len(encode(text[last_sync:end]))
+        encode = self._encoding.encode_ordinary
+        parts = self._at_syncs(start, end)
+        if parts is None:
+            return len(encode(self.text[start:end]))
+        head, middle, tail = parts
+        return len(encode(head)) + middle + len(encode(tail))
 
     def fits(self, start: int, end: int, limit: int) -> bool:
         """Whether ``exact(start, end) <= limit``, encoding the span's ends only if needed.
@@ -173,14 +152,22 @@ class TokenIndex:
         """
         if end <= start:
             return limit >= 0
-        text = self.text
-        first_sync = sync_after(text, start, end) if self._synced else -1
-        if first_sync < 0:
+        parts = self._at_syncs(start, end)
+        if parts is None:
             return self.exact(start, end) <= limit
-        last_sync = sync_before(text, first_sync - 1, end)
-        middle = bisect_left(self._first, last_sync) - bisect_left(self._first, first_sync)
-        head, tail = text[start:first_sync], text[last_sync:end]
+        head, middle, tail = parts
         if middle + len(head.encode("utf-8")) + len(tail.encode("utf-8")) <= limit:
             return True
         encode = self._encoding.encode_ordinary
         return middle + len(encode(head)) + len(encode(tail)) <= limit
+
+    def _at_syncs(self, start: int, end: int) -> tuple[str, int, str] | None:
+        """The span as (text before its first sync space, whole-text tokens between its first
+        and last sync spaces, text from its last sync space), or None without a sync space."""
+        text = self.text
+        first_sync = sync_after(text, start, end) if self._synced else -1
+        if first_sync < 0:
+            return None
+        last_sync = sync_before(text, first_sync - 1, end)
+        middle = bisect_left(self._first, last_sync) - bisect_left(self._first, first_sync)
+        return text[start:first_sync], middle, text[last_sync:end]

@@ -1,8 +1,9 @@
 """SimpleVectorStore: exact search over an in-memory (or memory-mapped) numpy matrix.
 
 Rows live in one (capacity, dim) float32 matrix that grows by half again when full, so adding
-is amortized O(rows added) rather than a re-concatenation per call. A query is one matrix-vector product plus
-``np.argpartition`` and a sort of the k best: no Python loop over rows. Metrics:
+is amortized O(rows added) rather than a re-concatenation per call. A query is one
+matrix-vector product plus ``np.argpartition`` and a sort of the k best: no Python loop over
+rows. Metrics:
 
 - ``cosine``: rows and queries are L2-normalized on the way in, so the score is a dot product.
 - ``dot``: the raw inner product.
@@ -11,7 +12,8 @@ is amortized O(rows added) rather than a re-concatenation per call. A query is o
 
 Deleting compacts the matrix (rows after the first deleted one shift up), so a query never pays
 for dead rows. Metadata filters are evaluated column-wise and their row masks are cached until
-the store changes. On disk: ``store.json``, ``vectors.npy`` (memory-mapped on load when large),
+the store changes. A store does no locking: VectorStoreIndex serializes writes and searches.
+On disk: ``store.json``, ``vectors.npy`` (memory-mapped on load when large),
 ``vector_ids.json`` and ``vector_metadata.json`` (parsed on first use, not at load).
 """
 

@@ -1,14 +1,14 @@
 """Synthesis: from a question and retrieved nodes to an answer, in eight response modes.
 
-    synthesizer.py  Synthesizer: validates options, budgets and lays out the context once
-    budget.py       the context budget; packing and cutting chunks to fit it
-    steps.py        Call/Batch and the driver that runs a plan against an LLM
-    refine.py       refine and compact (answer, then improve it chunk by chunk)
-    tree.py         tree_summarize (summaries of summaries down to one root)
-    accumulate.py   accumulate and compact_accumulate (one answer per chunk, listed)
-    single.py       simple_summarize and generation (one call)
-    modes.py        ResponseMode and a one-line description of each mode
-    response.py     Response (lazy, streamed or whole) and Source
+synthesizer.py  Synthesizer: validates options, budgets and lays out the context once
+budget.py       the context budget; packing and cutting chunks to fit it
+steps.py        Call/Batch and the driver that runs a plan against an LLM
+refine.py       refine and compact (answer, then improve it chunk by chunk)
+tree.py         tree_summarize (summaries of summaries down to one root)
+accumulate.py   accumulate and compact_accumulate (one answer per chunk, listed)
+single.py       simple_summarize and generation (one call)
+modes.py        ResponseMode and a one-line description of each mode
+response.py     Response (lazy, streamed or whole) and Source
 """
 
 from .modes import MODE_DESCRIPTIONS, ResponseMode

@@ -35,11 +35,14 @@ _BOUNDARY_LOOKBACK = 48
 def context_budget(
     *, context_window: int, num_output: int, prompt_tokens: int, prompt_name: str
 ) -> int:
-    """Tokens left for context in a prompt, or ConfigError when the prompt alone fills it."""
+    """Tokens left for context in a prompt, or ConfigError when the prompt alone fills it.
+
+    ``prompt_name`` describes the prompt in the error, e.g. "the 'qa' prompt".
+    """
     available = context_window - num_output - prompt_tokens
     if available < MIN_CONTEXT_TOKENS:
         raise ConfigError(
-            f"the {prompt_name!r} prompt needs about {prompt_tokens} tokens and "
+            f"{prompt_name} needs about {prompt_tokens} tokens and "
             f"{num_output} are reserved for the reply, which leaves {available} of the "
             f"model's context_window ({context_window}) for retrieved text (at least "
             f"{MIN_CONTEXT_TOKENS} needed): use a model with a larger context window, lower "

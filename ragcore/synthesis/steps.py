@@ -84,7 +84,9 @@ def _stream_final(
             pool.submit(complete_traced, llm, c.messages, trace, c.purpose) for c in calls[1:]
         ]
         first = calls[0]
-        yield from _with_header(headers[0], stream_traced(llm, first.messages, trace, first.purpose))
+        yield from _with_header(
+            headers[0], stream_traced(llm, first.messages, trace, first.purpose)
+        )
         for header, future in zip(headers[1:], rest):
             yield from _with_header(header, iter((future.result(),)))
     finally:

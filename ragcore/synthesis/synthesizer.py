@@ -193,7 +193,8 @@ class Synthesizer:
             context_window=self.llm.context_window,
             num_output=self.llm.num_output,
             prompt_tokens=prompt_tokens,
-            prompt_name=template.name,
+            prompt_name=f"the {template.name!r} prompt"
+            + (" with room for the answer so far" if reserve else ""),
         )
 
 
