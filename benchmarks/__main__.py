@@ -13,11 +13,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import inspect
+import os
 import sys
 import time
 import traceback
 
-from .harness import Row, corpus_dir, format_table, peak_memory_mb, write_results
+from .harness import Row, corpus_dir, format_table, machine_load, peak_memory_mb, write_results
 
 # (group shown in the table, module under benchmarks/, required?)
 BENCHMARKS = (
@@ -74,7 +75,9 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.perf_counter() - started
     path = write_results(rows, quick=args.quick, seconds=seconds)
     print(format_table(rows))
-    print(f"\n{len(rows)} figures in {seconds:.0f} s; JSON written to {path}")
+    load = machine_load()
+    print(f"\n{len(rows)} figures in {seconds:.0f} s on {os.cpu_count()} CPUs"
+          f"{f' (load average {load[0]:.1f} at the end)' if load else ''}; JSON written to {path}")
     return 0
 
 

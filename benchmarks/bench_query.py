@@ -6,6 +6,10 @@ query uses a precomputed query vector (no embedding model) and an LLM that answe
 ScoredNodes, the trace, counting tokens, packing the context, formatting prompts and driving
 the calls. Target: at most 5 ms per query for compact with top-5.
 
+One extra row repeats compact with numpy's BLAS held to one thread (threadpoolctl): on a busy
+2-core machine OpenBLAS's second thread spins after each matrix-vector product and competes
+with the Python work that follows, which can make the whole query several times slower.
+
     python -m benchmarks --only query
 """
 

@@ -89,6 +89,14 @@ def peak_memory_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
 
 
+def machine_load() -> list[float] | None:
+    """The 1/5/15-minute load averages: figures from a busy shared machine read differently."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
 def format_value(value: float | None, unit: str) -> str:
     if value is None:
         return "n/a"
@@ -126,7 +134,7 @@ def write_results(rows: list[Row], *, quick: bool, seconds: float) -> Path:
         "quick": quick,
         "seconds": seconds,
         "machine": {"python": platform.python_version(), "platform": platform.platform(),
-                    "cpus": os.cpu_count()},
+                    "cpus": os.cpu_count(), "load_average_1_5_15_min": machine_load()},
         "rows": [asdict(r) for r in rows],
     }
     text = json.dumps(payload, indent=2) + "\n"

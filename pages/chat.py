@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ragcore import app_format, appstate, trace_view
+from ragcore import app_format, app_shell, appstate, trace_view
 from ragcore.chat import CHAT_MODE_DESCRIPTIONS, ChatMode, chat_engine_from_index
 from ragcore.chat_turns import clear_chat, memory_for_chat, record_turn, start_chat
 from ragcore.chats import export_json, export_markdown
@@ -128,7 +128,7 @@ def render_failure(failed: dict) -> None:
     with st.chat_message("user"):
         st.markdown(app_format.markdown_text(failed["question"]))
     st.markdown("**The answer could not be made.** Your conversation is kept.")
-    appstate.show_error(failed["error"])
+    app_shell.show_error(failed["error"])
     cols = st.columns([1, 1, 4])
     cols[0].button("Retry", on_click=queue_retry, type="primary")
     cols[1].button("Discard", on_click=discard_failed)
@@ -178,7 +178,7 @@ def current_chat(ws, names: list[str]):
 
 
 def main() -> None:
-    appstate.page_setup()
+    app_shell.page_setup()
     st.title("Chat with your documents")
     ws = appstate.workspace()
     names = ws.index_names()
@@ -194,11 +194,13 @@ def main() -> None:
             chat = appstate.open_chat()
         choices = sidebar(chat)
         later = st.container()  # filled last, so a chat saved in this run is listed
-    st.caption(f"Index **{chat.index}** · {chat.title or 'new chat'}")
+    intro = st.empty()  # rewritten once a first answer has given the chat its title
     failed = st.session_state.get(appstate.FAILED_KEY)
-    if not chat.messages and not failed:
-        st.info("Ask a question about the documents of this index below. Follow-up questions "
-                "work too: the chat remembers the conversation.")
+    with intro.container():
+        st.caption(f"Index **{chat.index}** · {chat.title or 'new chat'}")
+        if not chat.messages and not failed:
+            st.info("Ask a question about the documents of this index below. Follow-up "
+                    "questions work too: the chat remembers the conversation.")
     lookup = appstate.node_lookup(appstate.load_index(chat.index))
     render_history(chat, lookup)
     if failed:
@@ -207,9 +209,10 @@ def main() -> None:
     if question:
         st.session_state.pop(appstate.FAILED_KEY, None)
         run_turn(ws, chat, question, choices, lookup)
+        intro.caption(f"Index **{chat.index}** · {chat.title}")
     with later:
         chat_actions(ws, chat)
 
 
-with appstate.friendly_errors():
+with app_shell.friendly_errors():
     main()

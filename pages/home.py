@@ -2,22 +2,22 @@
 
 import streamlit as st
 
-from ragcore import app_format, appstate
+from ragcore import app_format, app_shell, appstate
 
 
 def main() -> None:
-    appstate.page_setup()
+    app_shell.page_setup()
     st.title("Your documents, answered")
     st.write(
         "Upload documents, then ask questions about them. Every answer shows the passages it came "
         "from, and you can see each step the pipeline took."
     )
 
-    with appstate.friendly_errors():
+    with app_shell.friendly_errors():
         kind, text = app_format.backend_notice(appstate.current_llm())
         (st.info if kind == "info" else st.success)(text)
 
-    with appstate.friendly_errors():
+    with app_shell.friendly_errors():
         infos = appstate.workspace().list_indexes()
         if not infos:
             st.subheader("What to do next")
@@ -46,5 +46,5 @@ def main() -> None:
     st.caption(f"Everything is stored in the workspace folder `{appstate.workspace_root()}`.")
 
 
-with appstate.friendly_errors():
+with app_shell.friendly_errors():
     main()

@@ -3,7 +3,7 @@
 import altair as alt
 import streamlit as st
 
-from ragcore import app_format, appstate
+from ragcore import app_format, app_shell, appstate
 
 CONFIRM_DOC = "confirm_delete_doc"
 
@@ -130,7 +130,7 @@ def manage_tab(name: str) -> None:
 
 
 def main() -> None:
-    appstate.page_setup()
+    app_shell.page_setup()
     st.title("Indexes")
     ws = appstate.workspace()
     infos = ws.list_indexes()
@@ -154,5 +154,5 @@ def main() -> None:
         manage_tab(name)
 
 
-with appstate.friendly_errors():
+with app_shell.friendly_errors():
     main()

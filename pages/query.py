@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ragcore import app_format, appstate, trace_view
+from ragcore import app_format, app_shell, appstate, trace_view
 from ragcore.citations import passage_segments, segments_to_html
 from ragcore.query import QueryEngine, iter_compare_modes
 from ragcore.query_options import POSTPROCESSOR_DESCRIPTIONS, QueryOptions, parse_keywords
@@ -98,7 +98,7 @@ def answer_tab(name: str, question: str, choices: dict) -> None:
         streamed = False
         if clicked:
             st.session_state.pop(ANSWER_KEY, None)
-            with appstate.friendly_errors():
+            with app_shell.friendly_errors():
                 ask(name, question, QueryOptions(response_mode=mode, **choices), box)
                 streamed = True
         result = st.session_state.get(ANSWER_KEY)
@@ -160,7 +160,7 @@ def compare_tab(name: str, question: str, choices: dict) -> None:
     modes = st.multiselect("Modes to compare", MODES,
                            default=["compact", "refine", "tree_summarize", "accumulate"])
     if st.button("Compare", disabled=not question.strip() or not modes):
-        with appstate.friendly_errors():
+        with app_shell.friendly_errors():
             compare(name, question, QueryOptions(**choices), modes)
     compared = st.session_state.get(COMPARE_KEY)
     if compared:
@@ -168,7 +168,7 @@ def compare_tab(name: str, question: str, choices: dict) -> None:
 
 
 def main() -> None:
-    appstate.page_setup()
+    app_shell.page_setup()
     st.title("Ask your documents")
     names = appstate.index_names()
     if not names:
@@ -187,5 +187,5 @@ def main() -> None:
         compare_tab(name, question, choices)
 
 
-with appstate.friendly_errors():
+with app_shell.friendly_errors():
     main()

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ragcore import app_format, appstate
+from ragcore import app_format, app_shell, appstate
 from ragcore.llms.ollama import list_ollama_models
 from ragcore.llms.openai import list_openai_models
 
@@ -24,7 +24,7 @@ MODELS_KEY = "listed_models"
 
 def test_connection(kind: str, url: str, key: str | None) -> None:
     """List the server's models (remembered for the model picker), or explain the failure."""
-    with appstate.friendly_errors():
+    with app_shell.friendly_errors():
         if kind == "ollama":
             models = list_ollama_models(url, timeout=5.0)
         else:
@@ -106,7 +106,7 @@ def change_index_embedding() -> None:
     with st.expander("Use the embedding model above for an existing index"):
         target = st.selectbox("Index", names)
         if st.button("Change its embedding model"):
-            with appstate.friendly_errors(), appstate.changing_workspace() as ws:
+            with app_shell.friendly_errors(), appstate.changing_workspace() as ws:
                 ws.change_embedding(target, appstate.current_settings())
                 st.success(f"Index “{target}” now uses the embedding model above.")
 
@@ -116,7 +116,7 @@ def workspace_form() -> None:
     current = str(appstate.workspace_root())
     folder = st.text_input("Folder", value=current)
     if st.button("Use this folder", disabled=folder == current):
-        with appstate.friendly_errors():
+        with app_shell.friendly_errors():
             appstate.set_workspace_root(folder)
             st.rerun()
     st.caption("This applies to this browser session. To always start with another folder, "
@@ -124,7 +124,7 @@ def workspace_form() -> None:
 
 
 def main() -> None:
-    appstate.page_setup()
+    app_shell.page_setup()
     st.title("Settings")
     saved = appstate.current_settings()
     st.subheader("Answering backend")
@@ -132,7 +132,7 @@ def main() -> None:
     st.subheader("Embedding model for new indexes")
     changes.update(embedding_form(saved))
     if st.button("Save settings", type="primary"):
-        with appstate.friendly_errors():
+        with app_shell.friendly_errors():
             appstate.save_settings(appstate.settings_with(saved, changes), api_key=api_key)
             appstate.forget_llm()
             st.success("Saved. Answering backend: "
@@ -144,5 +144,5 @@ def main() -> None:
         st.button("Look for a local Ollama again", on_click=appstate.forget_llm)
 
 
-with appstate.friendly_errors():
+with app_shell.friendly_errors():
     main()

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ragcore import app_format, appstate
+from ragcore import app_format, app_shell, appstate
 from ragcore.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 from ragcore.readers import SUPPORTED_EXTENSIONS
 from ragcore.safe_files import NAME_RULE
@@ -72,7 +72,7 @@ def show_report(report) -> None:
 
 
 def main() -> None:
-    appstate.page_setup()
+    app_shell.page_setup()
     st.title("Upload documents")
     st.write("Choose an index (a named collection of documents), add files, and press "
              "**Index**. Uploading a file again updates it instead of adding a copy.")
@@ -88,7 +88,7 @@ def main() -> None:
     label = f"Index {len(files)} file(s)" if files else "Index"
     if st.button(label, type="primary", disabled=not files or not name):
         on_progress = progress_bars()
-        with appstate.friendly_errors(), appstate.changing_workspace() as locked:
+        with app_shell.friendly_errors(), appstate.changing_workspace() as locked:
             report = appstate.ingest_uploads(
                 locked, name, [(f.name, f.getvalue()) for f in files],
                 chunk_size=chunk_size, chunk_overlap=chunk_overlap, progress=on_progress,
@@ -102,5 +102,5 @@ def main() -> None:
         show_report(report)
 
 
-with appstate.friendly_errors():
+with app_shell.friendly_errors():
     main()

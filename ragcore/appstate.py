@@ -23,9 +23,8 @@ from typing import Any, Iterator
 import streamlit as st
 from pydantic import SecretStr
 
-from .app_format import describe_backend
-from .explain import explain_error
 from .backends import embedder_from_settings
+from .explain import explain_error
 from .settings import Settings
 from .workspace import Workspace, default_root
 
@@ -45,27 +44,6 @@ INDEX_KEY = "current_index"
 CHAT_KEY = "open_chat"
 MEMORY_KEY = "chat_memory"
 FAILED_KEY = "failed_turn"
-
-
-# -- errors ------------------------------------------------------------------------------------
-
-
-def show_error(exc: BaseException) -> None:
-    """A readable error box: what happened and what to do (the traceback goes to the log)."""
-    explanation = explain_error(exc)
-    text = explanation.message
-    if explanation.action:
-        text += f"\n\n**What to do:** {explanation.action}"
-    st.error(text, icon="⚠️")
-
-
-@contextmanager
-def friendly_errors() -> Iterator[None]:
-    """Show any error raised inside the block with ``show_error`` instead of a traceback."""
-    try:
-        yield
-    except Exception as exc:  # noqa: BLE001 - every error becomes a readable message
-        show_error(exc)
 
 
 # -- workspace and settings ------------------------------------------------------------------
@@ -283,56 +261,6 @@ def chat_memory() -> Any:
     return st.session_state.get(MEMORY_KEY)
 
 
-# -- shared page furniture -------------------------------------------------------------------
-
-NAVIGATION_KEY = "navigation_ready"
-# (page file relative to app.py, title, icon, URL path); the first is the start page
-PAGES = (
-    ("pages/home.py", "Start", ":material/home:", "start"),
-    ("pages/upload.py", "Upload", ":material/upload_file:", "upload"),
-    ("pages/indexes.py", "Indexes", ":material/folder_open:", "indexes"),
-    ("pages/query.py", "Query", ":material/search:", "query"),
-    ("pages/chat.py", "Chat", ":material/chat:", "chat"),
-    ("pages/settings.py", "Settings", ":material/settings:", "settings"),
-)
-
-
-def navigation() -> Any:
-    """Set up the browser tab and the sidebar's page list; returns the page to run."""
-    st.set_page_config(page_title="ragcore · chat with your documents", page_icon="📚",
-                       layout="wide", initial_sidebar_state="expanded")
-    pages = [
-        st.Page(path, title=title, icon=icon, url_path=url, default=number == 0)
-        for number, (path, title, icon, url) in enumerate(PAGES)
-    ]
-    page = st.navigation(pages)
-    st.session_state[NAVIGATION_KEY] = True
-    return page
-
-
-def page_setup() -> None:
-    """Every page's first call: make sure the navigation is ours, then the sidebar status.
-
-    On a server's very first script run, Streamlit's legacy pages/-folder mode runs a page
-    requested by URL without app.py; registering the navigation here switches every later run
-    to app.py's navigation.
-    """
-    if NAVIGATION_KEY not in st.session_state:
-        navigation()
-    sidebar_status()
-
-
-
-def sidebar_status() -> None:
-    """The active backend and workspace folder, in the sidebar of every page."""
-    with st.sidebar:
-        try:
-            st.caption(f"Answering: {describe_backend(current_llm())}")
-        except Exception as exc:  # noqa: BLE001 - the page itself shows the full explanation
-            st.caption(f"Answering backend not available: {explain_error(exc).message}")
-        st.caption(f"Workspace: `{workspace_root()}`")
-
-
 # -- uploads ---------------------------------------------------------------------------------
 
 UPLOAD_REPORT_KEY = "upload_report"
@@ -396,7 +324,7 @@ def restore_chat(ws: Workspace) -> None:
             open_saved_chat(ws.load_chat(wanted))
             return
         except Exception as exc:  # noqa: BLE001 - a stale link falls back to the latest chat
-            show_error(exc)
+            st.warning(f"The chat in this link could not be opened: {explain_error(exc)}")
     chats = ws.list_chats()
     if chats:
         open_saved_chat(ws.load_chat(chats[0].id))

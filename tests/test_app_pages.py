@@ -289,6 +289,18 @@ def test_chat_answers_with_sources_and_is_saved_and_restored(docs_ws):
     assert len(restarted.chat_message) == 2
 
 
+def test_a_stale_chat_link_is_explained_and_the_latest_chat_opens(docs_ws):
+    first = chat(open_page("chat"), "What did the speech say about Ukraine?")
+    stale = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    stale.query_params["chat"] = "20200101-000000-abcdef"
+    stale.run()
+    open_page("chat", stale)
+    assert "could not be opened" in stale.warning[0].value
+    assert "no saved chat" in stale.warning[0].value.lower()
+    assert stale.query_params["chat"] == first.query_params["chat"]
+    assert len(stale.chat_message) == 2
+
+
 def test_chat_mode_explained_and_condensed_question_shown(docs_ws):
     at = open_page("chat")
     at.sidebar.selectbox[1].set_value("condense_question").run()

@@ -16,7 +16,7 @@ from store_fakes import ParagraphSplitter, animal_docs
 import ragcore.persist
 from ragcore.docstore import DocStore
 from ragcore.embeddings import FakeEmbedder
-from ragcore.errors import EmbeddingError, IndexFormatError, PersistError
+from ragcore.errors import ConfigError, EmbeddingError, IndexFormatError, PersistError
 from ragcore.index import VectorStoreIndex
 from ragcore.stores import simple
 from ragcore.types import Document, Node
@@ -287,3 +287,19 @@ def test_nodes_are_decoded_lazily(built, tmp_path):
     assert store._nodes == {} and store._entries is None
     assert store.get("rust.md#1").text.startswith("The borrow checker")
     assert list(store._nodes) == ["rust.md#1"]
+
+
+def test_the_splitter_is_rebuilt_from_the_manifest(fake_embedder, tmp_path):
+    from ragcore.chunking import SentenceSplitter
+
+    splitter = SentenceSplitter(chunk_size=120, chunk_overlap=10)
+    index = VectorStoreIndex.from_documents(
+        animal_docs(), embedder=fake_embedder, splitter=splitter
+    )
+    index.persist(tmp_path / "i")
+    loaded = VectorStoreIndex.load(tmp_path / "i", embedder=fake_embedder)
+    assert loaded.splitter.settings() == splitter.settings()
+    custom = VectorStoreIndex.load(tmp_path / "i", embedder=fake_embedder)
+    custom._splitter_spec = {"type": "MySplitter", "settings": {}}
+    with pytest.raises(ConfigError, match="pass splitter="):
+        custom.insert(Document(text="x", doc_id="x"))

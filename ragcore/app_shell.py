@@ -1,0 +1,84 @@
+"""The frame every page of the app shares: navigation, the sidebar status, readable errors.
+
+``app.py`` calls ``navigation()``; each page starts with ``page_setup()`` and runs its body
+inside ``friendly_errors()``, so no page ever shows a traceback. Session state and cached
+objects are in ``ragcore.appstate``; the wording of errors in ``ragcore.explain``.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+import streamlit as st
+
+from . import appstate
+from .app_format import describe_backend
+from .explain import explain_error
+
+
+def show_error(exc: BaseException) -> None:
+    """A readable error box: what happened and what to do (the traceback goes to the log)."""
+    explanation = explain_error(exc)
+    text = explanation.message
+    if explanation.action:
+        text += f"\n\n**What to do:** {explanation.action}"
+    st.error(text, icon="⚠️")
+
+
+@contextmanager
+def friendly_errors() -> Iterator[None]:
+    """Show any error raised inside the block with ``show_error`` instead of a traceback."""
+    try:
+        yield
+    except Exception as exc:  # noqa: BLE001 - every error becomes a readable message
+        show_error(exc)
+
+
+NAVIGATION_KEY = "navigation_ready"
+# (page file relative to app.py, title, icon, URL path); the first is the start page
+PAGES = (
+    ("pages/home.py", "Start", ":material/home:", "start"),
+    ("pages/upload.py", "Upload", ":material/upload_file:", "upload"),
+    ("pages/indexes.py", "Indexes", ":material/folder_open:", "indexes"),
+    ("pages/query.py", "Query", ":material/search:", "query"),
+    ("pages/chat.py", "Chat", ":material/chat:", "chat"),
+    ("pages/settings.py", "Settings", ":material/settings:", "settings"),
+)
+
+
+def navigation() -> Any:
+    """Set up the browser tab and the sidebar's page list; returns the page to run."""
+    st.set_page_config(page_title="ragcore · chat with your documents", page_icon="📚",
+                       layout="wide", initial_sidebar_state="expanded")
+    pages = [
+        st.Page(path, title=title, icon=icon, url_path=url, default=number == 0)
+        for number, (path, title, icon, url) in enumerate(PAGES)
+    ]
+    page = st.navigation(pages)
+    st.session_state[NAVIGATION_KEY] = True
+    return page
+
+
+def page_setup() -> None:
+    """Every page's first call: make sure the navigation is ours, then the sidebar status.
+
+    On a server's very first script run, Streamlit's legacy pages/-folder mode runs a page
+    requested by URL without app.py; registering the navigation here switches every later run
+    to app.py's navigation, and the immediate rerun shows the page that way before anyone
+    types into it (its widgets would otherwise be reset by the switch).
+    """
+    if NAVIGATION_KEY not in st.session_state:
+        navigation()
+        st.rerun()
+    sidebar_status()
+
+
+def sidebar_status() -> None:
+    """The active backend and workspace folder, in the sidebar of every page."""
+    with st.sidebar:
+        try:
+            st.caption(f"Answering: {describe_backend(appstate.current_llm())}")
+        except Exception as exc:  # noqa: BLE001 - the page itself shows the full explanation
+            st.caption(f"Answering backend not available: {explain_error(exc).message}")
+        st.caption(f"Workspace: `{appstate.workspace_root()}`")
