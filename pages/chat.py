@@ -10,7 +10,7 @@ from ragcore.citations import passage_segments, segments_to_html
 from ragcore.trace import Trace
 from ragcore.types import Node, ScoredNode
 
-QUEUED_KEY, MODE_KEY = "queued_question", "chat_mode_choice"
+QUEUED_KEY, MODE_KEY = "queued_question", appstate.CHAT_MODE_KEY
 MODES = [m.value for m in ChatMode]
 DEFAULT_MODE = ChatMode.CONDENSE_PLUS_CONTEXT.value
 

@@ -24,6 +24,7 @@ import streamlit as st
 from pydantic import SecretStr
 
 from .backends import embedder_from_settings
+from .errors import ConfigError, WorkspaceError
 from .explain import explain_error
 from .settings import Settings
 from .workspace import Workspace, default_root
@@ -44,6 +45,7 @@ INDEX_KEY = "current_index"
 CHAT_KEY = "open_chat"
 MEMORY_KEY = "chat_memory"
 FAILED_KEY = "failed_turn"
+CHAT_MODE_KEY = "chat_mode_choice"
 
 
 # -- workspace and settings ------------------------------------------------------------------
@@ -59,7 +61,7 @@ def set_workspace_root(folder: str) -> Path:
     """Use another workspace folder for this session (created if missing)."""
     root = Path(folder).expanduser()
     if root.exists() and not root.is_dir():
-        raise ValueError(f"{root} is a file: choose a folder for the workspace")
+        raise WorkspaceError(f"{root} is a file: choose a folder for the workspace")
     root.mkdir(parents=True, exist_ok=True)
     st.session_state[ROOT_KEY] = str(root.resolve())
     for key in (INDEX_KEY, CHAT_KEY, MEMORY_KEY, FAILED_KEY):
@@ -116,7 +118,7 @@ def _embedder_override() -> Any:
         return None
     if choice == "fake":
         return _fake_embedder()
-    raise ValueError(f"{EMBEDDER_ENV}={choice!r} is not known: use 'fake' or leave it unset")
+    raise ConfigError(f"{EMBEDDER_ENV}={choice!r} is not known: use 'fake' or leave it unset")
 
 
 @st.cache_resource(show_spinner=False)
@@ -277,7 +279,7 @@ def ingest_uploads(
 ) -> Any:
     """Store uploaded files (sanitized names) and ingest them; the index is created if new."""
     if not uploads:
-        raise ValueError("no files were uploaded: choose one or more documents first")
+        raise WorkspaceError("no files were uploaded: choose one or more documents first")
     if not ws.has_index(name):
         ws.create_index(name, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
     ensure_embedder_loaded(ws.embedder_for(name))
@@ -309,7 +311,7 @@ def open_saved_chat(chat: Any) -> None:
 
     set_open_chat(chat, memory_for_chat(chat, current_llm()))
     select_index(chat.index)
-    st.session_state["chat_mode_choice"] = chat.chat_mode
+    st.session_state[CHAT_MODE_KEY] = chat.chat_mode
     if chat.messages:
         st.query_params["chat"] = chat.id
 

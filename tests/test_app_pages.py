@@ -112,6 +112,16 @@ def test_start_page_lists_indexes_and_every_page_opens(docs_ws):
     assert titles["settings"].endswith("Settings")
 
 
+def test_a_page_opened_before_the_navigation_registers_it_and_renders(docs_ws):
+    # A server's first run may start on a page's URL without app.py (Streamlit's legacy
+    # pages/ mode): the page registers the app's navigation itself and shows normally.
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    del at.session_state["navigation_ready"]
+    open_page("query", at)
+    assert at.title[0].value == "Ask your documents"
+    assert at.session_state["navigation_ready"] is True
+
+
 # -- upload ----------------------------------------------------------------------------------
 
 

@@ -57,8 +57,9 @@ _TOOL_ARGS = re.compile(r"^\s*Arguments \(JSON schema\):\s*(\{.*\})\s*$", re.MUL
 _TOOL_CHOICES = re.compile(r"one of \[([^\]]*)\]")
 _WORD_TOKEN = re.compile(r"[\w][\w\-./']*\w|\w")
 _HISTORY_LINE = re.compile(r"^(user|assistant|system|tool):\s?(.*)$")
-_PRONOUNS = {"it": "", "they": "", "them": "", "its": "'s", "their": "'s", "he": "", "she": "",
-             "him": "", "his": "'s", "her": "'s"}
+# Only impersonal pronouns: a question's topic is rarely a person, so "he"/"she" are left alone
+# ("what did he ask about it?" must not become "what did Ukraine ask about Ukraine?").
+_PRONOUNS = {"it": "", "they": "", "them": "", "its": "'s", "their": "'s"}
 _PRONOUN = re.compile(r"\b(" + "|".join(_PRONOUNS) + r")\b", re.IGNORECASE)
 _DEMONSTRATIVE_END = re.compile(r"\b(this|that)\b(?=\s*[?.!,]?\s*$)", re.IGNORECASE)
 _CONTINUATION = re.compile(r"^\s*(?:and|so|but|also|then)\b[\s,]*", re.IGNORECASE)
