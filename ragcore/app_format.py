@@ -56,8 +56,12 @@ def report_rows(report: Any) -> list[dict[str, Any]]:
 
 
 def markdown_text(text: str) -> str:
-    """Answer text for st.markdown: '$' is escaped so prices never turn into formulas."""
-    return text.replace("$", "\\$")
+    """Answer text for st.markdown (which never renders raw HTML).
+
+    '$' is escaped so prices never turn into formulas, and image syntax so text quoted from a
+    document cannot make the browser fetch a remote picture.
+    """
+    return text.replace("$", "\\$").replace("![", "!\\[")
 
 
 def markdown_stream(chunks: Any) -> Iterator[str]:

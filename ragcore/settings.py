@@ -89,7 +89,7 @@ class Settings(BaseModel):
             raise ConfigError("incomplete settings: " + "; ".join(problems))
 
     def llm_spec(self) -> str | None:
-        """The spec ``resolve_llm`` understands: None (auto), 'extractive', 'ollama:M', 'openai:M'."""
+        """The ``resolve_llm`` spec: None (auto), 'extractive', 'ollama:M' or 'openai:M'."""
         if self.llm_backend == "auto":
             return None
         if self.llm_backend == "extractive":

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import os
 import shutil
-from pathlib import Path
 from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from .chats import ChatStore, ChatSummary, SavedChat, now_iso
@@ -23,8 +23,15 @@ from .embeddings.base import Embedder
 from .errors import WorkspaceError
 from .index_record import IndexInfo, IndexRecord, count_index_tokens
 from .ingest_report import IngestCallback, IngestReport
-from .safe_files import exclusive_lock, inside, read_json, sanitize_filename, validate_name
-from .safe_files import write_bytes_atomic, write_json_atomic
+from .safe_files import (
+    exclusive_lock,
+    inside,
+    read_json,
+    sanitize_filename,
+    validate_name,
+    write_bytes_atomic,
+    write_json_atomic,
+)
 from .settings import SETTINGS_FILE, Settings, load_settings, save_settings
 
 if TYPE_CHECKING:

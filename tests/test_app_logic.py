@@ -163,6 +163,7 @@ def test_labels_sizes_and_safe_markdown():
     assert human_size(512) == "512 bytes" and human_size(3 * 1024 * 1024) == "3.0 MB"
     assert human_size(None) == "?"
     assert markdown_text("costs $5 and $10") == "costs \\$5 and \\$10"
+    assert markdown_text("see ![x](http://evil/p.png)") == "see !\\[x](http://evil/p.png)"
     assert list(markdown_stream(["a $", "b"])) == ["a \\$", "b"]
     kind, text = backend_notice(ExtractiveLLM())
     assert kind == "info" and "Extractive" in text and "Settings" in text

@@ -1,4 +1,4 @@
-"""A progress bar on stderr for ingestion: one redrawn line on a terminal, one line per file otherwise."""
+"""A progress bar on stderr for ingestion: a redrawn line on a terminal, else a line per file."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Plain-text rendering for the terminal: retrieved passages, index stats, ingest reports, traces."""
+"""Plain-text output for the terminal: passages, index stats, ingest reports, traces."""
 
 from __future__ import annotations
 
@@ -64,10 +64,10 @@ def write_table(out: TextIO, headers: list[str], rows: list[list[str]]) -> None:
     """A left-aligned text table."""
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
               for i, h in enumerate(headers)]
-    out.write("  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip() + "\n")
+    out.write("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip() + "\n")
     out.write("  ".join("-" * w for w in widths) + "\n")
     for row in rows:
-        out.write("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() + "\n")
+        out.write("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() + "\n")
 
 
 def write_trace(out: TextIO, trace: Trace) -> None:
