@@ -4,7 +4,8 @@ Iterating a ``ChatResponse`` yields the answer's text chunks as the model produc
 answer: an agent's Thought/Action lines never appear); ``.text`` drains the same stream. Chunks
 are kept, so iterating again replays them. When the stream completes, ``on_complete`` runs once
 with the whole text (engines use it to put the assistant's reply into the memory); if the stream
-fails, the error is raised to the reader, again on every later read, and nothing is saved.
+fails, the error is raised to the reader, again on every later read, and nothing is saved. The
+mechanism is ``streaming.TextStream``, shared with the query ``Response``.
 
 Engines do their preparation (condensing, retrieval) before returning, so ``source_nodes`` is
 ready at once; agents run their whole loop while the stream is read, so their ``source_nodes``
@@ -16,6 +17,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, Iterator, Protocol, runtime_checkable
 
 from ..memory import ChatMemory
+from ..streaming import TextStream
 from ..trace import Trace
 from ..types import Message, ScoredNode
 
@@ -44,18 +46,13 @@ class ChatResponse:
         on_complete: Callable[[str], None] | None = None,
         mode: str = "",
     ) -> None:
-        self._produce = produce
         self.trace = trace
         self.source_nodes: list[ScoredNode] = source_nodes if source_nodes is not None else []
         self.tool_outputs: list = tool_outputs if tool_outputs is not None else []
         self.mode = mode  # the chat mode (or agent) that made this reply
         if mode:
             trace.notes.setdefault("chat_mode", mode)  # shows what "best" resolved to
-        self._on_complete = on_complete
-        self._parts: list[str] = []
-        self._stream: Iterator[str] | None = None
-        self._done = False
-        self._error: BaseException | None = None
+        self._text = TextStream(produce, on_complete=on_complete)
 
     @classmethod
     def from_text(cls, text: str, *, trace: Trace, **kwargs) -> ChatResponse:
@@ -63,43 +60,16 @@ class ChatResponse:
         return cls(lambda: (text,) if text else (), trace=trace, **kwargs)
 
     def __iter__(self) -> Iterator[str]:
-        position = 0
-        while True:
-            if position < len(self._parts):
-                yield self._parts[position]
-                position += 1
-            elif self._done:
-                if self._error is not None:
-                    raise self._error
-                return
-            else:
-                self._pull()
-
-    def _pull(self) -> None:
-        if self._stream is None:
-            self._stream = iter(self._produce())
-        try:
-            chunk = next(self._stream)
-        except StopIteration:
-            self._done = True
-            if self._on_complete is not None:
-                self._on_complete("".join(self._parts))
-            return
-        except BaseException as exc:
-            self._done = True
-            self._error = exc
-            raise
-        if chunk:
-            self._parts.append(chunk)
+        return iter(self._text)
 
     @property
     def text(self) -> str:
         """The whole reply (runs the rest of the stream if needed)."""
-        return "".join(self)
+        return self._text.text
 
     @property
     def done(self) -> bool:
-        return self._done
+        return self._text.done
 
     def __str__(self) -> str:
         return self.text
@@ -111,7 +81,7 @@ class ChatResponse:
         return [source_of(s) for s in self.source_nodes]
 
     def __repr__(self) -> str:
-        state = "done" if self._done else "streaming"
+        state = "done" if self._text.done else "streaming"
         return f"ChatResponse(mode={self.mode!r}, {state}, sources={len(self.source_nodes)})"
 
 

@@ -3,7 +3,8 @@
 Iterating a ``Response`` runs the synthesis and yields text chunks as the model produces them;
 ``.text`` (or ``str()``) drains the same generator. Chunks are kept, so a second iteration
 replays them, and a consumer that reads part of the stream and then asks for ``.text`` gets the
-whole answer. Nothing runs until the first read.
+whole answer. Nothing runs until the first read. The mechanism is ``streaming.TextStream``,
+shared with the chat engines' ``ChatResponse``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
+from ..streaming import TextStream
 from ..trace import Trace
 from ..types import ScoredNode
 from .modes import ResponseMode
@@ -53,9 +55,11 @@ class Response:
     trace: Trace = field(default_factory=Trace)
     mode: ResponseMode = ResponseMode.COMPACT
     metadata: dict[str, Any] = field(default_factory=dict)
-    _parts: list[str] = field(default_factory=list, init=False, repr=False)
-    _stream: Iterator[str] | None = field(default=None, init=False, repr=False)
-    _done: bool = field(default=False, init=False, repr=False)
+    _text: TextStream = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # A failed synthesis raises once; later reads end with what arrived (see TextStream).
+        self._text = TextStream(self.produce, replay_error=False)
 
     @classmethod
     def from_text(cls, text: str, **kwargs: Any) -> Response:
@@ -63,49 +67,26 @@ class Response:
         return cls(lambda: (text,) if text else (), **kwargs)
 
     def __iter__(self) -> Iterator[str]:
-        position = 0
-        while True:
-            if position < len(self._parts):
-                yield self._parts[position]
-                position += 1
-            elif self._done:
-                return
-            else:
-                self._pull()
-
-    def _pull(self) -> None:
-        if self._stream is None:
-            self._stream = iter(self.produce())
-        try:
-            chunk = next(self._stream)
-        except StopIteration:
-            self._done = True
-            return
-        except BaseException:
-            self._done = True
-            raise
-        if chunk:
-            self._parts.append(chunk)
+        return iter(self._text)
 
     @property
     def text(self) -> str:
         """The whole answer (runs the synthesis to the end if it has not run yet)."""
-        while not self._done:
-            self._pull()
-        return "".join(self._parts)
+        return self._text.text
 
     @property
     def done(self) -> bool:
         """Whether the answer has been produced completely."""
-        return self._done
+        return self._text.done
 
     def __str__(self) -> str:
         return self.text
 
     def __repr__(self) -> str:
-        state = "done" if self._done else ("streaming" if self._stream is not None else "not run")
+        text = self._text
+        state = "done" if text.done else ("streaming" if text.started else "not run")
         return (
-            f"Response(mode={self.mode.value!r}, {state}, chars={sum(map(len, self._parts))}, "
+            f"Response(mode={self.mode.value!r}, {state}, chars={text.chars}, "
             f"sources={len(self.source_nodes)})"
         )
 
