@@ -15,22 +15,22 @@ ids. On disk:
 Loading parses the two JSON files (to catch damage early) but builds the per-document entries
 and the id maps on first use, and maps ``nodes.jsonl`` without reading it: a node is decoded from
 its line when first asked for. So opening a 100k-node index costs tens of milliseconds, and
-persisting copies the lines of untouched nodes as raw bytes.
+persisting copies the lines of untouched nodes as raw bytes. The file layout (the memory-mapped
+``NodeFile``, the offsets, the columns check) is in ``docstore_files``.
 """
 
 from __future__ import annotations
 
 import json
-import mmap
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from itertools import chain
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-import numpy as np
-
+from .docstore_files import COLUMNS, NodeFile, check_columns, load_offsets, write_node_file
 from .errors import IndexFormatError, StoreError
+from .index_files import file_size, read_json, write_json
 from .types import Node
 
 
@@ -57,40 +57,6 @@ class DocInfo:
             "characters": self.characters,
             "indexed_at": self.indexed_at,
         }
-
-
-class NodeFile:
-    """Node records of a ``nodes.jsonl``, read line by line through a memory map."""
-
-    def __init__(self, path: Path, offsets: np.ndarray, node_ids: list[str]) -> None:
-        self.path = path
-        self._offsets = offsets
-        self._ids = node_ids
-        self._rows: dict[str, int] | None = None
-        with open(path, "rb") as handle:
-            # An empty file cannot be mapped; it only happens for an index with no nodes.
-            self._map: bytes | mmap.mmap = (
-                mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if offsets[-1] else b""
-            )
-
-    def row(self, node_id: str) -> int | None:
-        if self._rows is None:
-            self._rows = dict(zip(self._ids, range(len(self._ids))))
-        return self._rows.get(node_id)
-
-    def raw(self, row: int) -> bytes:
-        """The JSON line of one node, newline included."""
-        return self._map[int(self._offsets[row]) : int(self._offsets[row + 1])]
-
-    def node(self, row: int) -> Node:
-        line = self.raw(row)
-        try:
-            return Node.from_dict(json.loads(line))
-        except (ValueError, TypeError) as exc:
-            raise IndexFormatError(
-                f"{self.path}: line {row + 1} is not a valid node record ({exc}); "
-                "the index is damaged: rebuild it from the source documents"
-            ) from exc
 
 
 class _Entry:
@@ -298,17 +264,8 @@ class DocStore:
         """Write nodes.jsonl, offsets.npy, node_ids.json and docs.json into ``folder``."""
         docs = self._docs()
         node_ids = self.node_ids()
-        offsets = np.zeros(len(node_ids) + 1, dtype=np.int64)
-        with open(folder / "nodes.jsonl", "wb") as out:
-            position = 0
-            for row, node_id in enumerate(node_ids):
-                line = self._record(node_id)
-                out.write(line)
-                position += len(line)
-                offsets[row + 1] = position
-        with open(folder / "offsets.npy", "wb") as out:
-            np.lib.format.write_array(out, offsets, allow_pickle=False)
-        _write_json(folder / "node_ids.json", node_ids)
+        write_node_file(folder, map(self._record, node_ids), len(node_ids))
+        write_json(folder / "node_ids.json", node_ids)
         columns = {
             "doc_ids": list(docs),
             "hashes": [e.hash for e in docs.values()],
@@ -318,7 +275,7 @@ class DocStore:
             "metadata": [e.metadata_text() for e in docs.values()],
             "loose": len(self._loose),
         }
-        _write_json(folder / "docs.json", columns)
+        write_json(folder / "docs.json", columns)
 
     @classmethod
     def load(cls, folder: Path, *, expected_nodes: int) -> DocStore:
@@ -327,8 +284,8 @@ class DocStore:
             folder / "docs.json", folder / "node_ids.json", folder / "nodes.jsonl"
         )
         store = cls()
-        store._columns = _check_columns(docs_path, _read_json(docs_path))
-        store._file_ids = _read_json(ids_path)
+        store._columns = check_columns(docs_path, read_json(docs_path))
+        store._file_ids = read_json(ids_path)
         store._entries, store._members = None, None
         count = len(store._file_ids) if isinstance(store._file_ids, list) else -1
         if count != expected_nodes or sum(store._columns["node_counts"]) > count:
@@ -337,8 +294,8 @@ class DocStore:
                 f"{sum(store._columns['node_counts'])}) but the manifest says {expected_nodes}"
             )
         store._count = count
-        offsets = _load_offsets(folder / "offsets.npy", nodes=count)
-        size = _file_size(nodes_path)
+        offsets = load_offsets(folder / "offsets.npy", nodes=count)
+        size = file_size(nodes_path)
         if size != int(offsets[-1]):
             raise IndexFormatError(
                 f"{nodes_path}: is {size} bytes but its offsets end at {int(offsets[-1])}: "
@@ -348,64 +305,15 @@ class DocStore:
         return store
 
 
-_COLUMNS = ("doc_ids", "hashes", "node_counts", "characters", "indexed_at", "metadata")
-
-
-def _check_columns(path: Path, data: Any) -> dict[str, Any]:
-    if not isinstance(data, dict) or not all(isinstance(data.get(c), list) for c in _COLUMNS):
-        raise IndexFormatError(f"{path}: expected the columns {', '.join(_COLUMNS)}")
-    lengths = {len(data[c]) for c in _COLUMNS}
-    if len(lengths) != 1:
-        raise IndexFormatError(f"{path}: columns have different lengths {sorted(lengths)}")
-    if not all(type(c) is int and c >= 0 for c in data["node_counts"]):
-        raise IndexFormatError(f"{path}: node_counts must be non-negative integers")
-    return data
-
-
 def _entries_from_columns(
     columns: dict[str, Any], file_ids: list[str]
 ) -> tuple[dict[str, _Entry], list[str]]:
     """Per-document entries from docs.json's columns; each takes the next node_counts ids."""
     entries: dict[str, _Entry] = {}
     position = 0
-    rows = zip(*(columns.get(c, []) for c in _COLUMNS))
+    rows = zip(*(columns.get(c, []) for c in COLUMNS))
     for doc_id, doc_hash, count, characters, indexed_at, meta in rows:
         ids = file_ids[position : position + count]
         entries[doc_id] = _Entry(doc_hash, meta, ids, characters, indexed_at)
         position += count
     return entries, file_ids[position:]
-
-
-def _write_json(path: Path, data: Any) -> None:
-    path.write_text(json.dumps(data, ensure_ascii=False, default=str), encoding="utf-8")
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_bytes())
-    except FileNotFoundError as exc:
-        raise IndexFormatError(f"{path}: file is missing; the index is incomplete") from exc
-    except ValueError as exc:
-        raise IndexFormatError(f"{path}: damaged JSON ({exc})") from exc
-
-
-def _file_size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except FileNotFoundError as exc:
-        raise IndexFormatError(f"{path}: file is missing; the index is incomplete") from exc
-
-
-def _load_offsets(path: Path, *, nodes: int) -> np.ndarray:
-    try:
-        offsets = np.load(path, allow_pickle=False)
-    except FileNotFoundError as exc:
-        raise IndexFormatError(f"{path}: file is missing; the index is incomplete") from exc
-    except (OSError, ValueError) as exc:
-        raise IndexFormatError(f"{path}: not a readable .npy offsets file ({exc})") from exc
-    if offsets.ndim != 1 or offsets.shape[0] != nodes + 1 or offsets.dtype.kind not in "iu":
-        raise IndexFormatError(
-            f"{path}: expected {nodes + 1} integer offsets, found shape {offsets.shape} "
-            f"of {offsets.dtype}"
-        )
-    return offsets

@@ -4,7 +4,8 @@ The index owns three collaborators, all passed in or resolved in one visible pla
 a splitter (default ``ragcore.chunking.SentenceSplitter()``), an embedder (default: the
 packaged all-MiniLM-L6-v2, resolved on first use and never at load), and a vector store
 (default ``SimpleVectorStore``). Node records and document hashes live in ``ragcore.docstore``;
-the folder format and atomic writes in ``ragcore.persist``.
+the folder format and atomic writes in ``ragcore.persist``; deciding which documents an upsert
+re-indexes (``RefreshReport``) in ``ragcore.index_refresh``.
 
 Unlike LlamaIndex, inserting a document whose id is already indexed replaces it (ids are stable,
 so re-ingesting a file updates it), and deleting a document then persisting removes it from disk.
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
@@ -24,11 +24,13 @@ import numpy as np
 from .docstore import DocInfo, DocStore, utc_now
 from .embeddings.base import Embedder, Progress
 from .errors import ConfigError, EmbeddingError, StoreError
+from .index_refresh import RefreshReport, check_documents, check_vectors, plan_refresh
 from .ingestion import check_nodes, embed_nodes, log_chunk_truncation
 from .persist import (
     atomic_folder,
     build_splitter,
-    folder_bytes,
+    index_manifest,
+    index_stats,
     open_index_folder,
     splitter_spec,
     write_manifest,
@@ -40,21 +42,9 @@ from .types import Document, Node, ScoredNode
 if TYPE_CHECKING:
     from .stores.base import QueryMode
 
+__all__ = ["RefreshReport", "VectorStoreIndex"]  # RefreshReport lives in index_refresh
+
 log = logging.getLogger(__name__)
-
-
-@dataclass(slots=True)
-class RefreshReport:
-    """Which documents ``refresh_ref_docs`` indexed for the first time, re-indexed, or skipped."""
-
-    added: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-    flags: list[bool] = field(default_factory=list)  # per input document: was it (re)indexed?
-
-    @property
-    def changed(self) -> list[str]:
-        return self.added + self.updated
 
 
 class VectorStoreIndex:
@@ -177,7 +167,7 @@ class VectorStoreIndex:
         nodes = list(nodes)
         check_nodes(nodes)
         vectors = self._embed(nodes, progress) if vectors is None else np.asarray(vectors)
-        _check_vectors(nodes, vectors)
+        check_vectors(nodes, vectors)
         with self._lock:
             old = self._docstore.remove_nodes(n.node_id for n in nodes)
             self._store.delete(old)
@@ -190,7 +180,7 @@ class VectorStoreIndex:
         nodes = list(nodes)
         check_nodes(nodes, doc_ids={d.doc_id for d in documents})
         vectors = np.asarray(vectors)
-        _check_vectors(nodes, vectors)
+        check_vectors(nodes, vectors)
         self._replace(list(documents), nodes, vectors)
 
     def delete_ref_doc(self, doc_id: str) -> bool:
@@ -213,23 +203,9 @@ class VectorStoreIndex:
     def _upsert_documents(
         self, documents: Iterable[Document], *, force: bool, progress: Progress | None
     ) -> RefreshReport:
-        documents = list(documents)
-        for doc in documents:
-            if not isinstance(doc, Document):
-                raise ConfigError(f"expected Document objects, got {type(doc).__name__}")
-        latest = {doc.doc_id: doc for doc in documents}  # a repeated id: the last one wins
-        report = RefreshReport()
-        todo: list[Document] = []
+        documents = check_documents(documents)
         with self._lock:
-            for doc_id, doc in latest.items():
-                known = self._docstore.has_doc(doc_id)
-                if known and not force and self._docstore.doc_hash(doc_id) == doc.hash:
-                    report.unchanged.append(doc_id)
-                    continue
-                (report.updated if known else report.added).append(doc_id)
-                todo.append(doc)
-        changed = set(report.changed)
-        report.flags = [doc.doc_id in changed for doc in documents]
+            report, todo = plan_refresh(documents, self._docstore, force=force)
         # Split and embed outside the lock: searches keep running while documents are ingested.
         nodes = self._split(todo)
         self._replace(todo, nodes, self._embed(nodes, progress))
@@ -365,20 +341,10 @@ class VectorStoreIndex:
 
     def stats(self) -> dict[str, Any]:
         """Counts, model, dates and size on disk (tokens are None: counting needs the tokenizer)."""
-        on_disk = self._path is not None and self._path.is_dir()
-        return {
-            "documents": self._docstore.doc_count(),
-            "nodes": len(self),
-            "characters": self._docstore.characters(),
-            "tokens": None,
-            "model": self.embed_model_name,
-            "dim": getattr(self._store, "dim", None),
-            "metric": getattr(self._store, "metric", None),
-            "created": self._created,
-            "updated": self._updated,
-            "bytes_on_disk": folder_bytes(self._path) if on_disk and self._path else None,
-            "path": str(self._path) if self._path else None,
-        }
+        return index_stats(
+            self._docstore, self._store, model=self.embed_model_name,
+            created=self._created, updated=self._updated, path=self._path,
+        )
 
     # -- disk --------------------------------------------------------------------------------
 
@@ -393,24 +359,16 @@ class VectorStoreIndex:
             self._path = path
 
     def _manifest(self) -> dict[str, Any]:
-        return {
-            "embed_model": {
-                "name": self.embed_model_name,
-                "dim": getattr(self._store, "dim", None),
-                "max_input_tokens": (
-                    self._embedder.max_input_tokens if self._embedder else self._expected_window
-                ),
-            },
-            "store": {"type": type(self._store).__name__, "metric": self._store.metric},
-            "splitter": splitter_spec(self._splitter) or self._splitter_spec,
-            "counts": {
-                "documents": self._docstore.doc_count(),
-                "nodes": len(self),
-                "characters": self._docstore.characters(),
-            },
-            "created": self._created,
-            "updated": self._updated,
-        }
+        window = self._embedder.max_input_tokens if self._embedder else self._expected_window
+        return index_manifest(
+            model=self.embed_model_name,
+            max_input_tokens=window,
+            store=self._store,
+            splitter=splitter_spec(self._splitter) or self._splitter_spec,
+            docstore=self._docstore,
+            created=self._created,
+            updated=self._updated,
+        )
 
     @classmethod
     def load(
@@ -421,8 +379,7 @@ class VectorStoreIndex:
         index = cls(store=folder.store, splitter=splitter)
         index._docstore = folder.docstore
         index._expected_model = folder.model
-        window = (folder.manifest.get("embed_model") or {}).get("max_input_tokens")
-        index._expected_window = window if isinstance(window, int) else None
+        index._expected_window = folder.model_window
         if embedder is not None:
             index._check_embedder(embedder)
             index._embedder = embedder
@@ -432,7 +389,3 @@ class VectorStoreIndex:
         index._path = Path(path)
         return index
 
-
-def _check_vectors(nodes: Sequence[Node], vectors: np.ndarray) -> None:
-    if vectors.ndim != 2 or vectors.shape[0] != len(nodes):
-        raise StoreError(f"got vectors of shape {vectors.shape} for {len(nodes)} nodes")

@@ -9,6 +9,9 @@ success it fsyncs every file and the folder, renames the old index aside, rename
 into place, fsyncs the parent and deletes the old one. If anything fails the new folder is
 removed and the old index is untouched; if the process dies between the two renames, the next
 ``recover_interrupted(path)`` (called by load) puts the old index back.
+
+``index_manifest`` and ``index_stats`` say what an index records about itself on disk and what
+it reports to users; both share ``index_counts``.
 """
 
 from __future__ import annotations
@@ -45,6 +48,12 @@ class IndexFolder:
     store: SimpleVectorStore
     docstore: DocStore
 
+    @property
+    def model_window(self) -> int | None:
+        """The embedding model's input window the manifest records (None when unknown)."""
+        window = (self.manifest.get("embed_model") or {}).get("max_input_tokens")
+        return window if isinstance(window, int) else None
+
 
 def open_index_folder(path: Path) -> IndexFolder:
     """Read an index folder's manifest, vector store and document store (nodes stay lazy)."""
@@ -66,6 +75,64 @@ def open_index_folder(path: Path) -> IndexFolder:
         )
     docstore = DocStore.load(path, expected_nodes=nodes)
     return IndexFolder(manifest, model, store, docstore)
+
+
+def index_manifest(
+    *,
+    model: str,
+    max_input_tokens: int | None,
+    store: Any,
+    splitter: dict[str, Any] | None,
+    docstore: DocStore,
+    created: str,
+    updated: str,
+) -> dict[str, Any]:
+    """What the manifest records about an index (``write_manifest`` adds the format tag)."""
+    return {
+        "embed_model": {
+            "name": model,
+            "dim": getattr(store, "dim", None),
+            "max_input_tokens": max_input_tokens,
+        },
+        "store": {"type": type(store).__name__, "metric": store.metric},
+        "splitter": splitter,
+        "counts": index_counts(docstore),
+        "created": created,
+        "updated": updated,
+    }
+
+
+def index_stats(
+    docstore: DocStore,
+    store: Any,
+    *,
+    model: str,
+    created: str,
+    updated: str,
+    path: Path | None,
+) -> dict[str, Any]:
+    """Counts, model, dates and size on disk (tokens are None: counting needs the tokenizer)."""
+    on_disk = path is not None and path.is_dir()
+    return {
+        **index_counts(docstore),
+        "tokens": None,
+        "model": model,
+        "dim": getattr(store, "dim", None),
+        "metric": getattr(store, "metric", None),
+        "created": created,
+        "updated": updated,
+        "bytes_on_disk": folder_bytes(path) if on_disk and path else None,
+        "path": str(path) if path else None,
+    }
+
+
+def index_counts(docstore: DocStore) -> dict[str, int]:
+    """The documents, nodes and characters an index holds (the manifest's and stats' counts)."""
+    return {
+        "documents": docstore.doc_count(),
+        "nodes": len(docstore),
+        "characters": docstore.characters(),
+    }
 
 
 def manifest_value(path: Path, manifest: dict[str, Any], section: str, key: str, kind: type) -> Any:

@@ -8,9 +8,10 @@ per model call (with the call itself in ``trace.llm_calls``).
 
 from __future__ import annotations
 
+import inspect
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, ParamSpec, Protocol, Sequence
 
 from .errors import ConfigError, RagcoreError
 from .llms.base import LLM
@@ -21,6 +22,8 @@ from .types import ScoredNode
 
 if TYPE_CHECKING:
     from .index import VectorStoreIndex
+
+P = ParamSpec("P")
 
 
 class Retriever(Protocol):
@@ -155,33 +158,32 @@ def iter_compare_modes(
         yield _run_mode(synthesizer, question, nodes)
 
 
-def compare_modes(
-    question: str,
-    *,
-    llm: LLM,
-    modes: Iterable[ResponseMode | str] = tuple(ResponseMode),
-    nodes: Sequence[ScoredNode] | None = None,
-    retriever: Retriever | None = None,
-    postprocessors: Sequence[NodePostprocessor] = (),
-    max_concurrency: int = 4,
-    trace: Trace | None = None,
-) -> list[ModeResult]:
+def _collected(
+    iterate: Callable[P, Iterator[ModeResult]], name: str, doc: str
+) -> Callable[P, list[ModeResult]]:
+    """A function with ``iterate``'s parameters that runs it to the end and returns the list."""
+
+    def collect(*args: P.args, **kwargs: P.kwargs) -> list[ModeResult]:
+        return list(iterate(*args, **kwargs))
+
+    collect.__name__ = collect.__qualname__ = name
+    collect.__doc__ = doc
+    collect.__signature__ = inspect.signature(iterate).replace(  # type: ignore[attr-defined]
+        return_annotation="list[ModeResult]"
+    )
+    return collect
+
+
+# The parameters are written once, on iter_compare_modes; this is the same call, collected.
+compare_modes = _collected(
+    iter_compare_modes,
+    "compare_modes",
     """Answer one question in several modes over the SAME nodes (given, or retrieved once).
 
-    ``trace`` (optional) records the shared retrieval; each mode gets its own trace.
-    """
-    return list(
-        iter_compare_modes(
-            question,
-            llm=llm,
-            modes=modes,
-            nodes=nodes,
-            retriever=retriever,
-            postprocessors=postprocessors,
-            max_concurrency=max_concurrency,
-            trace=trace,
-        )
-    )
+    ``trace`` (optional) records the shared retrieval; each mode gets its own trace. The
+    parameters are those of ``iter_compare_modes``; the results come back as one list.
+    """,
+)
 
 
 def _compared_nodes(

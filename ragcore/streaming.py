@@ -17,9 +17,12 @@ from typing import Callable, Iterable, Iterator
 
 
 class TextStream:
-    """Chunks from ``produce()``, pulled on demand and kept for replay."""
+    """Chunks from ``produce()``, pulled on demand and kept for replay; the base of both
+    responses, which add their sources and trace."""
 
-    __slots__ = ("_produce", "_on_complete", "_replay_error", "_parts", "_stream", "_done", "_error")
+    __slots__ = (
+        "_produce", "_on_complete", "_replay_error", "_parts", "_stream", "_done", "_error"
+    )
 
     def __init__(
         self,
@@ -75,6 +78,9 @@ class TextStream:
     def done(self) -> bool:
         """Whether the producer has finished (or failed)."""
         return self._done
+
+    def __str__(self) -> str:
+        return self.text
 
     @property
     def started(self) -> bool:

@@ -107,7 +107,7 @@ def page():
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         page = context.new_page()
-        page.set_default_timeout(60_000)
+        page.set_default_timeout(180_000)  # generous: CI machines have 2 slow cores
         try:
             yield page
         finally:

@@ -4,7 +4,8 @@
 Thought / Action / Action Input / Answer text (``react_format``, ``react_parser``); its loop can be
 driven one step at a time (``create_task``, ``run_step``, ``finalize``). ``FunctionCallingAgent``
 uses a backend's native tool calls (the OpenAI tools API). Both answer ``chat(message, memory)``
-with a ``ChatResponse`` like the chat engines.
+with a ``ChatResponse`` like the chat engines; what they share around the step (construction,
+``create_task``, ``finalize``, ``chat``) is written once in ``base.Agent``.
 """
 
 from .function_calling import FunctionCallingAgent

@@ -17,16 +17,15 @@ import json
 import time
 from typing import Any, Iterator, Sequence
 
-from ..chat.response import ChatResponse
 from ..errors import ConfigError, LLMStatusError
 from ..llms.base import ToolCallingLLM
-from ..memory import ChatMemory
 from ..tokens import count_tokens
 from ..tools import Tool, ToolOutput, invoke_tool
-from ..trace import LLMCall, Stage, Trace
+from ..trace import LLMCall, Stage
 from ..types import Message, ToolCall
+from .base import Agent
 from .react_parser import parse_action_input
-from .task import StepResult, Task, check_max_iterations, limit_answer, new_task, tool_map
+from .task import StepResult, Task
 
 MESSAGE_OVERHEAD = 4
 _TOOLS_REJECTED = (400, 422, 501)  # how servers without tool support answer a request with tools
@@ -36,8 +35,10 @@ DEFAULT_SYSTEM_PROMPT = (
 )
 
 
-class FunctionCallingAgent:
+class FunctionCallingAgent(Agent):
     """An agent for LLMs with native tool calls; stateless and shareable like the chat engines."""
+
+    mode = "function_calling"
 
     def __init__(
         self,
@@ -52,36 +53,14 @@ class FunctionCallingAgent:
                 f"{type(llm).__name__} cannot call tools (no chat_with_tools): use an "
                 "OpenAI-compatible backend, or ReActAgent, which works with any LLM"
             )
-        self.tools = tool_map(tools)
-        self.llm = llm
-        self.max_iterations = check_max_iterations(max_iterations)
+        super().__init__(tools, llm=llm, max_iterations=max_iterations)
         self.system_prompt = system_prompt or DEFAULT_SYSTEM_PROMPT
         self.openai_tools = [t.metadata.to_openai_tool() for t in self.tools.values()]
 
-    @classmethod
-    def from_tools(
-        cls,
-        tools: Sequence[Tool],
-        *,
-        llm: ToolCallingLLM,
-        max_iterations: int = 10,
-        system_prompt: str | None = None,
-    ) -> FunctionCallingAgent:
-        return cls(tools, llm=llm, max_iterations=max_iterations, system_prompt=system_prompt)
-
-    def create_task(
-        self, message: str, memory: ChatMemory, *, trace: Trace | None = None
-    ) -> Task:
-        """Start a turn: the user's message goes into the memory (a retry is not duplicated)."""
-        return new_task(message, memory, trace)
-
     def run_step(self, task: Task) -> list[StepResult]:
         """One round: one model call, then every tool call it asked for (in order)."""
-        if task.done:
-            raise ConfigError(f"task {task.task_id} is finished: call finalize(task)")
-        if task.rounds >= self.max_iterations:
-            answer = limit_answer(task, self.max_iterations)
-            step = StepResult(reply="", thought="step limit reached", answer=answer)
+        if not self.check_open(task):
+            step = self.limit_step(task)
             task.record(step)
             return [step]
         task.rounds += 1
@@ -94,37 +73,14 @@ class FunctionCallingAgent:
         task.scratchpad.append(reply)
         return [self._run_call(task, call, reply.content) for call in reply.tool_calls]
 
-    def finalize(self, task: Task) -> ChatResponse:
-        """End the turn: its answer (or the best so far) as a response, saved in the memory."""
-        if not task.done:
-            answer = limit_answer(task, task.rounds)
-            task.record(StepResult(reply="", thought="finalized early", answer=answer))
-        task.remember()
-        return ChatResponse.from_text(
-            task.answer or "",
-            trace=task.trace,
-            source_nodes=task.source_nodes,
-            tool_outputs=task.tool_outputs,
-            mode="function_calling",
-        )
+    def stream_answer(self, task: Task) -> Iterator[str]:
+        """The rounds run while the response is read; the answer arrives whole, as one chunk."""
+        while not task.done:
+            self.run_step(task)
+        yield task.answer or ""
 
-    def chat(self, message: str, memory: ChatMemory, *, trace: Trace | None = None) -> ChatResponse:
-        """Answer ``message``; the rounds run while the response is read."""
-        task = self.create_task(message, memory, trace=trace)
-
-        def produce() -> Iterator[str]:
-            while not task.done:
-                self.run_step(task)
-            yield task.answer or ""
-
-        return ChatResponse(
-            produce,
-            trace=task.trace,
-            source_nodes=task.source_nodes,
-            tool_outputs=task.tool_outputs,
-            on_complete=lambda _text: task.remember(),
-            mode="function_calling",
-        )
+    def steps_taken(self, task: Task) -> int:
+        return task.rounds
 
     # ---- internals ----------------------------------------------------------------------------
 

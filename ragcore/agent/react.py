@@ -20,15 +20,14 @@ from __future__ import annotations
 import json
 from typing import Any, Iterator, Mapping, Sequence
 
-from ..chat.response import ChatResponse
 from ..errors import ConfigError
 from ..llms.base import LLM, stream_traced
-from ..memory import ChatMemory
 from ..synthesis.budget import truncate_to_tokens
 from ..tokens import count_tokens
 from ..tools import Tool, ToolOutput, invoke_tool
 from ..trace import Trace
 from ..types import Message
+from .base import Agent
 from .react_format import (
     format_action,
     format_observation,
@@ -36,13 +35,15 @@ from .react_format import (
     react_system_prompt,
 )
 from .react_parser import ActionStep, AnswerScanner, AnswerStep, ParseError, parse_react_reply
-from .task import StepResult, Task, check_max_iterations, limit_answer, new_task, tool_map
+from .task import StepResult, Task
 
 MESSAGE_OVERHEAD = 4
 
 
-class ReActAgent:
+class ReActAgent(Agent):
     """A ReAct agent over tools; stateless, so one instance can serve many conversations."""
+
+    mode = "react"
 
     def __init__(
         self,
@@ -54,30 +55,10 @@ class ReActAgent:
     ) -> None:
         if not isinstance(llm, LLM):
             raise ConfigError(f"llm must implement the LLM protocol, got {type(llm).__name__}")
-        self.tools = tool_map(tools)
-        self.llm = llm
-        self.max_iterations = check_max_iterations(max_iterations)
-        self.system_prompt = system_prompt
+        super().__init__(tools, llm=llm, max_iterations=max_iterations, system_prompt=system_prompt)
         self.system = react_system_prompt(list(self.tools.values()), system_prompt=system_prompt)
 
-    @classmethod
-    def from_tools(
-        cls,
-        tools: Sequence[Tool],
-        *,
-        llm: LLM,
-        max_iterations: int = 10,
-        system_prompt: str | None = None,
-    ) -> ReActAgent:
-        return cls(tools, llm=llm, max_iterations=max_iterations, system_prompt=system_prompt)
-
-    # ---- the step-by-step API ---------------------------------------------------------------
-
-    def create_task(
-        self, message: str, memory: ChatMemory, *, trace: Trace | None = None
-    ) -> Task:
-        """Start a turn: the user's message goes into the memory (a retry is not duplicated)."""
-        return new_task(message, memory, trace)
+    # ---- the step-by-step API (create_task and finalize come from Agent) ----------------------
 
     def run_step(self, task: Task) -> StepResult:
         """One step: one LLM call and, for an action, one tool call. Inspect the result."""
@@ -110,55 +91,27 @@ class ReActAgent:
 
     def next_prompt(self, task: Task) -> list[Message] | None:
         """The messages for the task's next model call, or None once the step limit is reached."""
-        if task.done:
-            raise ConfigError(f"task {task.task_id} is finished: call finalize(task)")
-        if len(task.steps) >= self.max_iterations:
-            return None
-        return self.build_prompt(task)
+        return self.build_prompt(task) if self.check_open(task) else None
 
     def apply_reply(self, task: Task, reply: str | None) -> StepResult:
         """Take the model's reply to ``next_prompt`` (None at the step limit) and advance the task:
         parse it, run the tool it asks for, and record the step. No LLM call."""
         if reply is None:
-            answer = limit_answer(task, self.max_iterations)
-            step = StepResult(reply="", thought="step limit reached", answer=answer)
+            step = self.limit_step(task)
         else:
             step = self._apply(task, parse_react_reply(reply), reply)
         task.record(step)
         return step
 
-    def finalize(self, task: Task) -> ChatResponse:
-        """End the turn: its answer (or the best so far) as a response, saved in the memory."""
-        if not task.done:
-            answer = limit_answer(task, len(task.steps))
-            task.record(StepResult(reply="", thought="finalized early", answer=answer))
-        task.remember()
-        return ChatResponse.from_text(
-            task.answer or "",
-            trace=task.trace,
-            source_nodes=task.source_nodes,
-            tool_outputs=task.tool_outputs,
-            mode="react",
-        )
+    # ---- the driver (chat comes from Agent) ---------------------------------------------------
 
-    # ---- the driver ---------------------------------------------------------------------------
+    def stream_answer(self, task: Task) -> Iterator[str]:
+        """Run steps until the task is done; only the final answer's text streams."""
+        while not task.done:
+            yield from self.stream_step(task)
 
-    def chat(self, message: str, memory: ChatMemory, *, trace: Trace | None = None) -> ChatResponse:
-        """Answer ``message``: the loop runs as the response is read; only the answer streams."""
-        task = self.create_task(message, memory, trace=trace)
-
-        def produce() -> Iterator[str]:
-            while not task.done:
-                yield from self.stream_step(task)
-
-        return ChatResponse(
-            produce,
-            trace=task.trace,
-            source_nodes=task.source_nodes,
-            tool_outputs=task.tool_outputs,
-            on_complete=lambda _text: task.remember(),
-            mode="react",
-        )
+    def steps_taken(self, task: Task) -> int:
+        return len(task.steps)
 
     # ---- pure parts ---------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ answer: an agent's Thought/Action lines never appear); ``.text`` drains the same
 are kept, so iterating again replays them. When the stream completes, ``on_complete`` runs once
 with the whole text (engines use it to put the assistant's reply into the memory); if the stream
 fails, the error is raised to the reader, again on every later read, and nothing is saved. The
-mechanism is ``streaming.TextStream``, shared with the query ``Response``.
+mechanism is the base class ``streaming.TextStream``, shared with the query ``Response``.
 
 Engines do their preparation (condensing, retrieval) before returning, so ``source_nodes`` is
 ready at once; agents run their whole loop while the stream is read, so their ``source_nodes``
@@ -14,7 +14,7 @@ and ``tool_outputs`` fill in as tools are called and are complete when the strea
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator, Protocol, runtime_checkable
+from typing import Callable, Iterable, Protocol, runtime_checkable
 
 from ..memory import ChatMemory
 from ..streaming import TextStream
@@ -33,7 +33,7 @@ class ChatEngine(Protocol):
         ...
 
 
-class ChatResponse:
+class ChatResponse(TextStream):
     """An assistant reply: iterate for streamed chunks, or read ``.text``; sources and trace."""
 
     def __init__(
@@ -52,27 +52,12 @@ class ChatResponse:
         self.mode = mode  # the chat mode (or agent) that made this reply
         if mode:
             trace.notes.setdefault("chat_mode", mode)  # shows what "best" resolved to
-        self._text = TextStream(produce, on_complete=on_complete)
+        super().__init__(produce, on_complete=on_complete)
 
     @classmethod
     def from_text(cls, text: str, *, trace: Trace, **kwargs) -> ChatResponse:
         """A reply whose text is already known."""
         return cls(lambda: (text,) if text else (), trace=trace, **kwargs)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._text)
-
-    @property
-    def text(self) -> str:
-        """The whole reply (runs the rest of the stream if needed)."""
-        return self._text.text
-
-    @property
-    def done(self) -> bool:
-        return self._text.done
-
-    def __str__(self) -> str:
-        return self.text
 
     def sources(self) -> list:
         """The source nodes as file, page, score, offsets and passage (``Source``), best first."""
@@ -81,7 +66,7 @@ class ChatResponse:
         return [source_of(s) for s in self.source_nodes]
 
     def __repr__(self) -> str:
-        state = "done" if self._text.done else "streaming"
+        state = "done" if self.done else "streaming"
         return f"ChatResponse(mode={self.mode!r}, {state}, sources={len(self.source_nodes)})"
 
 

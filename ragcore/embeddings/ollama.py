@@ -8,15 +8,14 @@ embedder (``remote``).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import httpx
-import numpy as np
 
 from ..errors import LLMResponseError
-from ..llms.http import check_model, check_positive
+from ..llms.http import check_model
 from ..llms.ollama import DEFAULT_OLLAMA_URL, ollama_connection
-from .remote import check_batch_size, embed_remote
+from .remote import RemoteEmbedder
 
 DEFAULT_TIMEOUT = 120.0
 
@@ -34,8 +33,10 @@ def read_ollama_embeddings(data: Any) -> list[list[float]]:
     return data["embeddings"]
 
 
-class OllamaEmbedder:
+class OllamaEmbedder(RemoteEmbedder):
     """An embedding model served by Ollama (e.g. ``nomic-embed-text``, ``all-minilm``)."""
+
+    path = "/api/embed"
 
     def __init__(
         self,
@@ -50,22 +51,17 @@ class OllamaEmbedder:
         client: httpx.Client | None = None,
     ) -> None:
         name = check_model(model)
-        check_positive("max_input_tokens", max_input_tokens, optional=True)
-        self.batch_size = check_batch_size(batch_size)
-        self.max_input_tokens = max_input_tokens
-        self.model_name = f"ollama:{name}"
-        self.connection = ollama_connection(
+        connection = ollama_connection(
             model=name, base_url=base_url, timeout=timeout, max_retries=max_retries,
             retry_backoff=retry_backoff, client=client,
         )
-
-    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
-        model = self.connection.model
-        return embed_remote(
-            self.connection, "/api/embed", texts, batch_size=self.batch_size,
-            body=lambda batch: ollama_embed_body(model, batch), read=read_ollama_embeddings,
+        super().__init__(
+            connection, prefix="ollama", batch_size=batch_size, max_input_tokens=max_input_tokens
         )
 
-    def __repr__(self) -> str:
-        conn = self.connection
-        return f"OllamaEmbedder(model={conn.model!r}, base_url={conn.base_url!r})"
+    def request_body(self, texts: list[str]) -> dict[str, Any]:
+        return ollama_embed_body(self.connection.model, texts)
+
+    def read_vectors(self, data: Any) -> list[list[float]]:
+        return read_ollama_embeddings(data)
+

@@ -7,15 +7,14 @@ input order by ``index``. Works with OpenAI, vLLM, llama.cpp's server, LM Studio
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import httpx
-import numpy as np
 
 from ..errors import LLMResponseError
-from ..llms.http import check_model, check_positive
+from ..llms.http import check_model
 from ..llms.openai import DEFAULT_OPENAI_URL, openai_connection
-from .remote import check_batch_size, embed_remote
+from .remote import RemoteEmbedder
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -36,8 +35,10 @@ def read_openai_embeddings(data: Any) -> list[list[float]]:
     return [item["embedding"] for _, item in ordered]
 
 
-class OpenAIEmbedder:
+class OpenAIEmbedder(RemoteEmbedder):
     """An embedding model behind an OpenAI-compatible ``/embeddings`` endpoint."""
+
+    path = "/embeddings"
 
     def __init__(
         self,
@@ -53,22 +54,16 @@ class OpenAIEmbedder:
         client: httpx.Client | None = None,
     ) -> None:
         name = check_model(model)
-        check_positive("max_input_tokens", max_input_tokens, optional=True)
-        self.batch_size = check_batch_size(batch_size)
-        self.max_input_tokens = max_input_tokens
-        self.model_name = f"openai:{name}"
-        self.connection = openai_connection(
+        connection = openai_connection(
             model=name, base_url=base_url, api_key=api_key, timeout=timeout,
             max_retries=max_retries, retry_backoff=retry_backoff, client=client,
         )
-
-    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
-        model = self.connection.model
-        return embed_remote(
-            self.connection, "/embeddings", texts, batch_size=self.batch_size,
-            body=lambda batch: openai_embed_body(model, batch), read=read_openai_embeddings,
+        super().__init__(
+            connection, prefix="openai", batch_size=batch_size, max_input_tokens=max_input_tokens
         )
 
-    def __repr__(self) -> str:
-        conn = self.connection
-        return f"OpenAIEmbedder(model={conn.model!r}, base_url={conn.base_url!r})"
+    def request_body(self, texts: list[str]) -> dict[str, Any]:
+        return openai_embed_body(self.connection.model, texts)
+
+    def read_vectors(self, data: Any) -> list[list[float]]:
+        return read_openai_embeddings(data)

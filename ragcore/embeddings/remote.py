@@ -1,19 +1,20 @@
 """The driver shared by the HTTP embedders (``ollama``, ``openai``): batches, checks, errors.
 
-Each server-specific module builds the request body and reads the vectors out of the reply;
-this module sends the batches over the shared ``ragcore.llms.http.Connection`` (timeouts,
+Each server-specific module builds its ``Connection``, the request body and reads the vectors
+out of the reply (``RemoteEmbedder.request_body``/``read_vectors``); this module checks the
+options both share, sends the batches over the shared ``ragcore.llms.http.Connection`` (timeouts,
 retries), checks that every text got one finite vector of the same size, normalizes, and turns
 the LLM-layer errors into ``EmbeddingError`` with the server, URL and model in the message.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 
 from ..errors import ConfigError, EmbeddingError, LLMError
-from ..llms.http import Connection
+from ..llms.http import Connection, check_positive
 from .base import normalize
 
 BodyBuilder = Callable[[list[str]], dict[str, Any]]
@@ -24,6 +25,44 @@ def check_batch_size(batch_size: int) -> int:
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ConfigError(f"batch_size ({batch_size!r}) must be a positive integer")
     return batch_size
+
+
+class RemoteEmbedder:
+    """An embedder behind an HTTP ``Connection``; a subclass names the path and the wire format."""
+
+    path: ClassVar[str]  # where the server takes embedding requests, e.g. "/api/embed"
+
+    def __init__(
+        self,
+        connection: Connection,
+        *,
+        prefix: str,
+        batch_size: int,
+        max_input_tokens: int | None,
+    ) -> None:
+        check_positive("max_input_tokens", max_input_tokens, optional=True)
+        self.batch_size = check_batch_size(batch_size)
+        self.max_input_tokens = max_input_tokens
+        self.model_name = f"{prefix}:{connection.model}"
+        self.connection = connection
+
+    def request_body(self, texts: list[str]) -> dict[str, Any]:
+        """The JSON body asking for the vectors of ``texts``."""
+        raise NotImplementedError
+
+    def read_vectors(self, data: Any) -> list[list[float]]:
+        """The vectors in a reply, in input order; ``LLMResponseError`` for another shape."""
+        raise NotImplementedError
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        return embed_remote(
+            self.connection, self.path, texts, batch_size=self.batch_size,
+            body=self.request_body, read=self.read_vectors,
+        )
+
+    def __repr__(self) -> str:
+        conn = self.connection
+        return f"{type(self).__name__}(model={conn.model!r}, base_url={conn.base_url!r})"
 
 
 def embed_remote(

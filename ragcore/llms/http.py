@@ -18,6 +18,7 @@ import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Callable, Iterable, Iterator
 from urllib.parse import urlsplit
 
@@ -54,6 +55,17 @@ class StreamIncomplete(ValueError):
 
 class ServerStreamError(ValueError):
     """The server put an error object in the stream instead of more text."""
+
+
+def decode_json_object(text: str, unit: str) -> dict[str, Any]:
+    """One streamed JSON object; StreamFormatError "{unit} not JSON" (or not an object)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise StreamFormatError(f"{unit} not JSON", text) from None
+    if not isinstance(data, dict):
+        raise StreamFormatError(f"{unit} not a JSON object", text)
+    return data
 
 
 def quote(text: str, limit: int = QUOTE_LIMIT) -> str:
@@ -347,3 +359,42 @@ class Connection:
             "logs (it may have crashed or run out of memory)."
         )
 
+
+
+def connect(
+    kind: str,
+    *,
+    model: str,
+    base_url: str,
+    timeout: float | httpx.Timeout,
+    max_retries: int,
+    retry_backoff: float,
+    client: httpx.Client | None,
+    start_hint: str,
+    headers: dict[str, str] | None = None,
+    status_hint: Callable[[Connection, int, str, str], str] | None = None,
+) -> Connection:
+    """A ``Connection`` with its URL and timeout checked; ``status_hint`` also gets the connection
+    (a backend's hint may ask the server which models it has)."""
+    connection = Connection(
+        kind=kind,
+        base_url=check_base_url(base_url),
+        model=model,
+        timeout=make_timeout(timeout),
+        max_retries=max_retries,
+        retry_backoff=retry_backoff,
+        headers=headers,
+        client=client,
+        start_hint=start_hint,
+    )
+    if status_hint is not None:
+        connection.status_hint = partial(status_hint, connection)
+    return connection
+
+
+def fetch_model_names(
+    connection: Connection, path: str, read: Callable[[Any], list[str]], *, timeout: float
+) -> list[str]:
+    """The model names the server lists at ``path``: one GET, no retries, read by ``read``."""
+    data = connection.request_json("GET", path, timeout=make_timeout(timeout), max_retries=0)
+    return read(data)

@@ -9,7 +9,6 @@ it has no tool calls: agents drive Ollama models through the ReAct text format.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Iterable, Iterator, Sequence
 
 import httpx
@@ -21,12 +20,13 @@ from .http import (
     ServerStreamError,
     StreamFormatError,
     StreamIncomplete,
-    check_base_url,
     check_model,
     check_positive,
     check_temperature,
     check_window,
-    make_timeout,
+    connect,
+    decode_json_object,
+    fetch_model_names,
 )
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
@@ -63,12 +63,7 @@ def decode_ollama_stream(lines: Iterable[str]) -> Iterator[str]:
     for line in lines:
         if not line.strip():
             continue
-        try:
-            data = json.loads(line)
-        except ValueError:
-            raise StreamFormatError("a line that is not JSON", line) from None
-        if not isinstance(data, dict):
-            raise StreamFormatError("a line that is not a JSON object", line)
+        data = decode_json_object(line, "a line that is")
         if "error" in data:
             raise ServerStreamError(str(data["error"]))
         message = data.get("message")
@@ -101,20 +96,11 @@ def ollama_connection(
     client: httpx.Client | None,
 ) -> Connection:
     """A ``Connection`` to an Ollama server whose 404s for a missing model list its models."""
-    connection = Connection(
-        kind="Ollama",
-        base_url=check_base_url(base_url),
-        model=model,
-        timeout=make_timeout(timeout),
-        max_retries=max_retries,
-        retry_backoff=retry_backoff,
-        client=client,
-        start_hint=START_HINT,
+    return connect(
+        "Ollama", model=model, base_url=base_url, timeout=timeout, max_retries=max_retries,
+        retry_backoff=retry_backoff, client=client, start_hint=START_HINT,
+        status_hint=_missing_model_hint,
     )
-    connection.status_hint = lambda status, message, path: _missing_model_hint(
-        connection, status, message, path
-    )
-    return connection
 
 
 def _missing_model_hint(connection: Connection, status: int, message: str, path: str) -> str:
@@ -123,19 +109,15 @@ def _missing_model_hint(connection: Connection, status: int, message: str, path:
         return ""
     pull = f"`ollama pull {connection.model}`"
     try:
-        names = _list_models(connection, timeout=min(connection.timeout.read or 5.0, 5.0))
+        names = fetch_model_names(
+            connection, "/api/tags", ollama_model_names,
+            timeout=min(connection.timeout.read or 5.0, 5.0),
+        )
     except LLMError:
         return f"Pull the model with {pull}."
     if not names:
         return f"This server has no models yet: pull one with {pull}."
     return f"Models on this server: {', '.join(names)}. Pull it with {pull} or use one of those."
-
-
-def _list_models(connection: Connection, *, timeout: float) -> list[str]:
-    data = connection.request_json(
-        "GET", "/api/tags", timeout=make_timeout(timeout), max_retries=0
-    )
-    return ollama_model_names(data)
 
 
 def list_ollama_models(
@@ -149,7 +131,7 @@ def list_ollama_models(
         model="", base_url=base_url, timeout=timeout, max_retries=0, retry_backoff=0.0,
         client=client,
     )
-    return _list_models(connection, timeout=timeout)
+    return fetch_model_names(connection, "/api/tags", ollama_model_names, timeout=timeout)
 
 
 class OllamaLLM:

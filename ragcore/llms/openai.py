@@ -26,7 +26,9 @@ from .http import (
     check_model,
     check_temperature,
     check_window,
-    make_timeout,
+    connect,
+    decode_json_object,
+    fetch_model_names,
 )
 
 DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
@@ -102,12 +104,7 @@ def decode_openai_stream(lines: Iterable[str]) -> Iterator[str]:
     for payload in iter_sse_data(lines):
         if payload.strip() == "[DONE]":
             return
-        try:
-            data = json.loads(payload)
-        except ValueError:
-            raise StreamFormatError("an event whose data is not JSON", payload) from None
-        if not isinstance(data, dict):
-            raise StreamFormatError("an event whose data is not a JSON object", payload)
+        data = decode_json_object(payload, "an event whose data is")
         if "error" in data:
             error = data["error"]
             raise ServerStreamError(str(error.get("message", error) if isinstance(error, dict)
@@ -168,21 +165,12 @@ def openai_connection(
             "OpenAI needs an API key: set OPENAI_API_KEY or pass api_key=... "
             "(or pass base_url= for a local OpenAI-compatible server)"
         )
-    connection = Connection(
-        kind="OpenAI-compatible server",
-        base_url=base_url,
-        model=model,
-        timeout=make_timeout(timeout),
-        max_retries=max_retries,
-        retry_backoff=retry_backoff,
-        headers={"Authorization": f"Bearer {key}"} if key else None,
-        client=client,
-        start_hint=START_HINT,
+    return connect(
+        "OpenAI-compatible server", model=model, base_url=base_url, timeout=timeout,
+        max_retries=max_retries, retry_backoff=retry_backoff, client=client,
+        start_hint=START_HINT, headers={"Authorization": f"Bearer {key}"} if key else None,
+        status_hint=_status_hint,
     )
-    connection.status_hint = lambda status, message, path: _status_hint(
-        connection, status, message, path
-    )
-    return connection
 
 
 def _status_hint(connection: Connection, status: int, message: str, path: str) -> str:
@@ -193,9 +181,7 @@ def _status_hint(connection: Connection, status: int, message: str, path: str) -
     if status != 404 or path.endswith("/models") or "model" not in message.lower():
         return ""
     try:
-        data = connection.request_json("GET", "/models", timeout=make_timeout(5.0),
-                                       max_retries=0)
-        names = openai_model_names(data)
+        names = fetch_model_names(connection, "/models", openai_model_names, timeout=5.0)
     except LLMError:
         return "Check the model name."
     return f"Models on this server: {', '.join(names) or '(none)'}."
@@ -213,7 +199,7 @@ def list_openai_models(
         model="", base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0,
         retry_backoff=0.0, client=client,
     )
-    return openai_model_names(connection.request_json("GET", "/models"))
+    return fetch_model_names(connection, "/models", openai_model_names, timeout=timeout)
 
 
 class OpenAILLM:

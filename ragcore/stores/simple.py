@@ -14,7 +14,8 @@ Deleting compacts the matrix (rows after the first deleted one shift up), so a q
 for dead rows. Metadata filters are evaluated column-wise and their row masks are cached until
 the store changes. A store does no locking: VectorStoreIndex serializes writes and searches.
 On disk: ``store.json``, ``vectors.npy`` (memory-mapped on load when large),
-``vector_ids.json`` and ``vector_metadata.json`` (parsed on first use, not at load).
+``vector_ids.json`` and ``vector_metadata.json`` (parsed on first use, not at load); the format
+is written and read in ``simple_persist``.
 """
 
 from __future__ import annotations
@@ -25,14 +26,13 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..errors import ConfigError, IndexFormatError, StoreError
+from ..errors import ConfigError, StoreError
 from .base import QUERY_MODES, QueryMode
 from .filters import MetadataFilters, as_filters, filter_mask
 from .mmr import mmr_select
+from .simple_persist import read_store, write_store
 
 METRICS = ("cosine", "dot", "euclidean")
-STORE_FORMAT = "ragcore-simple-vector-store"
-STORE_VERSION = 1
 MMAP_MIN_BYTES = 64 * 1024 * 1024  # memory-map vectors.npy above this size
 _MASK_CACHE_SIZE = 8
 
@@ -298,83 +298,33 @@ class SimpleVectorStore:
             self._metadata = json.loads(raw) if raw else [{} for _ in range(self._size)]
         return self._metadata
 
-    # -- disk --------------------------------------------------------------------------------
+    # -- disk (the file format is in simple_persist) -----------------------------------------
 
     def persist(self, folder: Path) -> None:
         """Write store.json, vectors.npy, vector_ids.json, vector_metadata.json into ``folder``."""
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        header = {
-            "format": STORE_FORMAT,
-            "version": STORE_VERSION,
-            "metric": self.metric,
-            "dim": self.dim,
-            "count": self._size,
-        }
-        (folder / "store.json").write_text(json.dumps(header, indent=1), encoding="utf-8")
-        with open(folder / "vectors.npy", "wb") as out:
-            vectors = self.vectors() if self._matrix is not None else np.zeros((0, 0), np.float32)
-            np.lib.format.write_array(out, np.ascontiguousarray(vectors), allow_pickle=False)
-        (folder / "vector_ids.json").write_text(json.dumps(self._ids), encoding="utf-8")
-        with open(folder / "vector_metadata.json", "wb") as out:
-            if self._metadata is None:  # never parsed since load: copy the bytes as they were
-                out.write(self._metadata_raw or b"[]")
-            else:
-                out.write(json.dumps(self._metadata, ensure_ascii=False, default=str).encode())
+        write_store(
+            Path(folder),
+            metric=self.metric,
+            dim=self.dim,
+            vectors=self.vectors() if self._matrix is not None else np.zeros((0, 0), np.float32),
+            ids=self._ids,
+            metadata=self._metadata,
+            metadata_raw=self._metadata_raw,
+        )
 
     @classmethod
     def load(cls, folder: Path) -> SimpleVectorStore:
         """Read a folder written by ``persist``: vectors memory-mapped when large, no parsing
         of metadata until a filter needs it."""
-        folder = Path(folder)
-        header = _read_json(folder / "store.json")
-        if not isinstance(header, dict) or header.get("format") != STORE_FORMAT:
-            raise IndexFormatError(f"{folder / 'store.json'}: not a ragcore vector store header")
-        if header.get("version") != STORE_VERSION:
-            raise IndexFormatError(
-                f"{folder / 'store.json'}: vector store format version {header.get('version')!r}"
-                f" is not supported (this ragcore reads version {STORE_VERSION}): upgrade ragcore"
-            )
-        count, metric = header.get("count"), header.get("metric")
-        if metric not in METRICS or not isinstance(count, int) or count < 0:
-            raise IndexFormatError(
-                f"{folder / 'store.json'}: bad metric {metric!r} or count {count!r}"
-            )
-        store = cls(metric=metric)
-        ids = _read_json(folder / "vector_ids.json")
-        if not isinstance(ids, list) or len(ids) != count:
-            raise IndexFormatError(
-                f"{folder / 'vector_ids.json'}: expected {count} ids, found "
-                f"{len(ids) if isinstance(ids, list) else type(ids).__name__}"
-            )
-        matrix = load_vectors(folder / "vectors.npy", rows=count)
-        store._matrix = matrix if count else None
-        store._size = count
-        store._ids = ids
+        files = read_store(Path(folder), metrics=METRICS, mmap_min_bytes=MMAP_MIN_BYTES)
+        store = cls(metric=files.metric)
+        store._matrix = files.matrix if files.count else None
+        store._size = files.count
+        store._ids = files.ids
         store._rows = None
         store._metadata = None
-        store._metadata_raw = _read_bytes(folder / "vector_metadata.json")
+        store._metadata_raw = files.metadata_raw
         return store
-
-
-def load_vectors(path: Path, *, rows: int) -> np.ndarray:
-    """np.load with allow_pickle=False (memory-mapped when large), checked for shape and dtype."""
-    try:
-        mmap = "r" if path.stat().st_size > MMAP_MIN_BYTES else None
-        matrix = np.load(path, allow_pickle=False, mmap_mode=mmap)
-    except FileNotFoundError as exc:
-        raise IndexFormatError(f"{path}: file is missing; the index is incomplete") from exc
-    except (OSError, ValueError) as exc:
-        raise IndexFormatError(f"{path}: not a readable .npy vector file ({exc})") from exc
-    if rows == 0:
-        return matrix
-    if matrix.ndim != 2 or matrix.dtype != np.float32:
-        raise IndexFormatError(
-            f"{path}: expected a 2-D float32 array, found {matrix.ndim}-D {matrix.dtype}"
-        )
-    if matrix.shape[0] != rows:
-        raise IndexFormatError(f"{path}: holds {matrix.shape[0]} vectors but {rows} were expected")
-    return matrix
 
 
 def top_k_indices(scores: np.ndarray, k: int) -> np.ndarray:
@@ -406,17 +356,3 @@ def _check_query_options(top_k: int, mode: str, mmr_threshold: float) -> None:
         raise ConfigError(f"mode {mode!r} is not supported: use one of {', '.join(QUERY_MODES)}")
     if not 0.0 <= mmr_threshold <= 1.0:
         raise ConfigError(f"mmr_threshold ({mmr_threshold}) must be between 0 and 1")
-
-
-def _read_bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError as exc:
-        raise IndexFormatError(f"{path}: file is missing; the index is incomplete") from exc
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(_read_bytes(path))
-    except ValueError as exc:
-        raise IndexFormatError(f"{path}: damaged JSON ({exc})") from exc

@@ -3,14 +3,14 @@
 Iterating a ``Response`` runs the synthesis and yields text chunks as the model produces them;
 ``.text`` (or ``str()``) drains the same generator. Chunks are kept, so a second iteration
 replays them, and a consumer that reads part of the stream and then asks for ``.text`` gets the
-whole answer. Nothing runs until the first read. The mechanism is ``streaming.TextStream``,
-shared with the chat engines' ``ChatResponse``.
+whole answer. Nothing runs until the first read. The mechanism is the base class
+``streaming.TextStream``, shared with the chat engines' ``ChatResponse``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable
 
 from ..streaming import TextStream
 from ..trace import Trace
@@ -47,7 +47,7 @@ def source_of(scored: ScoredNode) -> Source:
 
 
 @dataclass(eq=False)
-class Response:
+class Response(TextStream):
     """An answer: iterate for streamed chunks, or read ``.text``; plus sources and trace."""
 
     produce: Callable[[], Iterable[str]]
@@ -55,38 +55,20 @@ class Response:
     trace: Trace = field(default_factory=Trace)
     mode: ResponseMode = ResponseMode.COMPACT
     metadata: dict[str, Any] = field(default_factory=dict)
-    _text: TextStream = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         # A failed synthesis raises once; later reads end with what arrived (see TextStream).
-        self._text = TextStream(self.produce, replay_error=False)
+        TextStream.__init__(self, self.produce, replay_error=False)
 
     @classmethod
     def from_text(cls, text: str, **kwargs: Any) -> Response:
         """A response whose text is already known (no model call)."""
         return cls(lambda: (text,) if text else (), **kwargs)
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._text)
-
-    @property
-    def text(self) -> str:
-        """The whole answer (runs the synthesis to the end if it has not run yet)."""
-        return self._text.text
-
-    @property
-    def done(self) -> bool:
-        """Whether the answer has been produced completely."""
-        return self._text.done
-
-    def __str__(self) -> str:
-        return self.text
-
     def __repr__(self) -> str:
-        text = self._text
-        state = "done" if text.done else ("streaming" if text.started else "not run")
+        state = "done" if self.done else ("streaming" if self.started else "not run")
         return (
-            f"Response(mode={self.mode.value!r}, {state}, chars={text.chars}, "
+            f"Response(mode={self.mode.value!r}, {state}, chars={self.chars}, "
             f"sources={len(self.source_nodes)})"
         )
 

@@ -1,0 +1,90 @@
+"""The document store's files: ``nodes.jsonl`` with its ``offsets.npy``, and ``docs.json``.
+
+``NodeFile`` reads node records out of ``nodes.jsonl`` through a memory map, one line at a time
+(the byte offset of every line is in ``offsets.npy``), and ``write_node_file`` writes the two
+back. ``check_columns`` checks the columns of ``docs.json`` as loaded. ``docstore`` holds the
+documents and nodes in memory and decides what is written; this module only knows the layout.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+
+from .errors import IndexFormatError
+from .index_files import load_npy, write_npy
+from .types import Node
+
+COLUMNS = ("doc_ids", "hashes", "node_counts", "characters", "indexed_at", "metadata")
+
+
+class NodeFile:
+    """Node records of a ``nodes.jsonl``, read line by line through a memory map."""
+
+    def __init__(self, path: Path, offsets: np.ndarray, node_ids: list[str]) -> None:
+        self.path = path
+        self._offsets = offsets
+        self._ids = node_ids
+        self._rows: dict[str, int] | None = None
+        with open(path, "rb") as handle:
+            # An empty file cannot be mapped; it only happens for an index with no nodes.
+            self._map: bytes | mmap.mmap = (
+                mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if offsets[-1] else b""
+            )
+
+    def row(self, node_id: str) -> int | None:
+        if self._rows is None:
+            self._rows = dict(zip(self._ids, range(len(self._ids))))
+        return self._rows.get(node_id)
+
+    def raw(self, row: int) -> bytes:
+        """The JSON line of one node, newline included."""
+        return self._map[int(self._offsets[row]) : int(self._offsets[row + 1])]
+
+    def node(self, row: int) -> Node:
+        line = self.raw(row)
+        try:
+            return Node.from_dict(json.loads(line))
+        except (ValueError, TypeError) as exc:
+            raise IndexFormatError(
+                f"{self.path}: line {row + 1} is not a valid node record ({exc}); "
+                "the index is damaged: rebuild it from the source documents"
+            ) from exc
+
+
+def write_node_file(folder: Path, records: Iterable[bytes], count: int) -> None:
+    """Write ``count`` JSON lines to nodes.jsonl and the offset of each to offsets.npy."""
+    offsets = np.zeros(count + 1, dtype=np.int64)
+    with open(folder / "nodes.jsonl", "wb") as out:
+        position = 0
+        for row, line in enumerate(records):
+            out.write(line)
+            position += len(line)
+            offsets[row + 1] = position
+    write_npy(folder / "offsets.npy", offsets)
+
+
+def load_offsets(path: Path, *, nodes: int) -> np.ndarray:
+    offsets = load_npy(path, "offsets")
+    if offsets.ndim != 1 or offsets.shape[0] != nodes + 1 or offsets.dtype.kind not in "iu":
+        raise IndexFormatError(
+            f"{path}: expected {nodes + 1} integer offsets, found shape {offsets.shape} "
+            f"of {offsets.dtype}"
+        )
+    return offsets
+
+
+def check_columns(path: Path, data: Any) -> dict[str, Any]:
+    """docs.json as loaded, checked: every column a list, all of one length."""
+    if not isinstance(data, dict) or not all(isinstance(data.get(c), list) for c in COLUMNS):
+        raise IndexFormatError(f"{path}: expected the columns {', '.join(COLUMNS)}")
+    lengths = {len(data[c]) for c in COLUMNS}
+    if len(lengths) != 1:
+        raise IndexFormatError(f"{path}: columns have different lengths {sorted(lengths)}")
+    if not all(type(c) is int and c >= 0 for c in data["node_counts"]):
+        raise IndexFormatError(f"{path}: node_counts must be non-negative integers")
+    return data
