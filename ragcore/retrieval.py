@@ -72,8 +72,11 @@ class VectorRetriever:
         """Embed ``query`` and return the nearest nodes, best first."""
         if not isinstance(query, str):
             raise ConfigError(f"query must be a string, got {type(query).__name__}")
+        embedder = self.index.embedder
         with _stage(trace, "embed query", model=self.index.embed_model_name) as detail:
-            vector = embed_query(self.index.embedder, query)
+            # The first query of a process pays for loading the model: say so in the trace.
+            detail["loaded model"] = not getattr(embedder, "loaded", True)
+            vector = embed_query(embedder, query)
             detail["dim"] = int(vector.shape[0])
         return self.retrieve_by_vector(vector, trace=trace)
 

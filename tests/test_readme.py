@@ -32,3 +32,24 @@ def test_readme_python_example_runs(index, tmp_path, corpus_dir, monkeypatch):
     monkeypatch.chdir(repo)
     code = _python_blocks()[index]
     exec(compile(code, f"README.md python block {index + 1}", "exec"), {"__name__": "__readme__"})
+
+
+def _cli_lines() -> list[str]:
+    blocks = re.findall(r"```bash\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
+    lines = [line.split("  #")[0].strip() for block in blocks for line in block.splitlines()]
+    return [line for line in lines if line.startswith("ragcore ")]
+
+
+def test_readme_cli_examples_use_real_commands_and_options():
+    import shlex
+
+    from ragcore.cli import build_parser
+
+    lines = _cli_lines()
+    assert lines, "README.md should show CLI examples"
+    parser = build_parser()
+    for line in lines:
+        try:
+            parser.parse_args(shlex.split(line)[1:])
+        except SystemExit as exc:  # argparse exits on an unknown command or option
+            raise AssertionError(f"README example does not parse: {line}") from exc
