@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Iterator, Self, Sequence
 
 from ..chat.response import ChatResponse
 from ..errors import ConfigError
+from ..llms.base import LLM
 from ..memory import ChatMemory
 from ..tools import Tool
 from ..trace import Trace
@@ -29,7 +30,7 @@ class Agent:
         self,
         tools: Sequence[Tool],
         *,
-        llm: Any,
+        llm: LLM,
         max_iterations: int = 10,
         system_prompt: str | None = None,
     ) -> None:
@@ -43,7 +44,7 @@ class Agent:
         cls,
         tools: Sequence[Tool],
         *,
-        llm: Any,
+        llm: LLM,
         max_iterations: int = 10,
         system_prompt: str | None = None,
     ) -> Self:

@@ -8,18 +8,16 @@ name (httpx alone costs ~0.1 s to import), so ``import ragcore.index`` stays lig
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
+from ..lazy_exports import lazy_exports
 from .base import Embedder, Progress, embed_query, embed_texts, normalize
 from .fake import FakeEmbedder
 
 # public name -> submodule defining it, imported on first access
 _LAZY: dict[str, str] = {
-    "SentenceTransformerEmbedder": "sentence_transformers",
-    "default_embedder": "sentence_transformers",
-    "OllamaEmbedder": "ollama",
-    "OpenAIEmbedder": "openai",
+    "SentenceTransformerEmbedder": ".sentence_transformers",
+    "default_embedder": ".sentence_transformers",
+    "OllamaEmbedder": ".ollama",
+    "OpenAIEmbedder": ".openai",
 }
 
 __all__ = [
@@ -35,15 +33,4 @@ __all__ = [
     "normalize",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ragcore.embeddings' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals(), __all__)

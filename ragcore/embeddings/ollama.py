@@ -13,8 +13,8 @@ from typing import Any
 import httpx
 
 from ..errors import LLMResponseError
-from ..llms.http import check_model
 from ..llms.ollama import DEFAULT_OLLAMA_URL, ollama_connection
+from ..llms.options import check_model
 from .remote import RemoteEmbedder
 
 DEFAULT_TIMEOUT = 120.0

@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 
 from ..errors import LLMResponseError
-from ..llms.http import check_model
 from ..llms.openai import DEFAULT_OPENAI_URL, openai_connection
+from ..llms.options import check_model
 from .remote import RemoteEmbedder
 
 DEFAULT_TIMEOUT = 60.0

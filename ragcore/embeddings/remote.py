@@ -14,7 +14,8 @@ from typing import Any, Callable, ClassVar, Sequence
 import numpy as np
 
 from ..errors import ConfigError, EmbeddingError, LLMError
-from ..llms.http import Connection, check_positive
+from ..llms.http import Connection
+from ..llms.options import check_positive
 from .base import normalize
 
 BodyBuilder = Callable[[list[str]], dict[str, Any]]

@@ -8,34 +8,21 @@ for httpx.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
+from ..lazy_exports import lazy_exports
 from .base import LLM, ToolCallingLLM, complete, complete_traced, stream_traced
 from .fake import FakeLLM
 
 _LAZY = {
-    "ExtractiveLLM": "extractive",
-    "OllamaLLM": "ollama",
-    "OpenAILLM": "openai",
-    "describe_llm": "resolve",
-    "list_ollama_models": "ollama",
-    "list_openai_models": "openai",
-    "resolve_llm": "resolve",
+    "ExtractiveLLM": ".extractive",
+    "OllamaLLM": ".ollama",
+    "OpenAILLM": ".openai",
+    "describe_llm": ".resolve",
+    "list_ollama_models": ".ollama",
+    "list_openai_models": ".openai",
+    "resolve_llm": ".resolve",
 }
 
 __all__ = ["LLM", "ToolCallingLLM", "FakeLLM", "complete", "complete_traced", "stream_traced",
            *sorted(_LAZY)]
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ragcore.llms' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals(), __all__)

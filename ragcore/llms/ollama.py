@@ -20,14 +20,11 @@ from .http import (
     ServerStreamError,
     StreamFormatError,
     StreamIncomplete,
-    check_model,
-    check_positive,
-    check_temperature,
-    check_window,
     connect,
     decode_json_object,
     fetch_model_names,
 )
+from .options import check_model, check_positive, check_temperature, check_window
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 DEFAULT_CONTEXT_WINDOW = 8192

@@ -22,14 +22,11 @@ from .http import (
     ServerStreamError,
     StreamFormatError,
     StreamIncomplete,
-    check_base_url,
-    check_model,
-    check_temperature,
-    check_window,
     connect,
     decode_json_object,
     fetch_model_names,
 )
+from .options import check_base_url, check_model, check_temperature, check_window
 
 DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
 DEFAULT_CONTEXT_WINDOW = 8192  # safe for local servers; raise it for hosted models

@@ -1,0 +1,76 @@
+"""The options every HTTP backend (LLM or embedder) takes, checked in its ``__init__``.
+
+Each check raises ``ConfigError`` naming the bad value and what to pass instead, so a backend
+fails where it is built rather than at its first request. ``http`` uses the URL, timeout and
+retry checks for every ``Connection``; the backends use the rest for their own options.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import httpx
+
+from ..errors import ConfigError
+
+# Connecting is quick even to a remote server; the first token of a local model that must first be
+# loaded into memory can take minutes on a laptop CPU, so reads get a generous default.
+CONNECT_TIMEOUT = 5.0
+
+
+def check_base_url(base_url: str) -> str:
+    """The base URL without a trailing slash; a ConfigError if it is not an http(s) URL."""
+    parts = urlsplit(base_url.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(
+            f"base_url {base_url!r} is not an http(s) URL: use e.g. 'http://127.0.0.1:11434'"
+        )
+    return base_url.strip().rstrip("/")
+
+
+def make_timeout(timeout: float | httpx.Timeout) -> httpx.Timeout:
+    """A float is the read timeout in seconds; connecting gets at most ``CONNECT_TIMEOUT``."""
+    if isinstance(timeout, httpx.Timeout):
+        return timeout
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+        raise ConfigError(f"timeout ({timeout!r}) must be a positive number of seconds")
+    return httpx.Timeout(float(timeout), connect=min(float(timeout), CONNECT_TIMEOUT))
+
+
+def check_retries(max_retries: int, retry_backoff: float) -> None:
+    if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+        raise ConfigError(f"max_retries ({max_retries!r}) must be an integer >= 0")
+    if retry_backoff < 0:
+        raise ConfigError(f"retry_backoff ({retry_backoff!r}) must be >= 0 seconds")
+
+
+def check_model(model: str) -> str:
+    if not isinstance(model, str) or not model.strip():
+        raise ConfigError(f"model ({model!r}) must be a model name such as 'llama3.1'")
+    return model.strip()
+
+
+def check_positive(name: str, value: int | None, *, optional: bool = False) -> None:
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{name} ({value!r}) must be a positive integer")
+
+
+def check_window(context_window: int, num_output: int) -> None:
+    check_positive("context_window", context_window)
+    check_positive("num_output", num_output)
+    if num_output >= context_window:
+        raise ConfigError(
+            f"num_output ({num_output}) must be smaller than context_window ({context_window}):"
+            " it is the part of the window kept free for the reply"
+        )
+
+
+def check_temperature(temperature: float | None) -> None:
+    if temperature is None:
+        return
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not (
+        0 <= temperature <= 2
+    ):
+        raise ConfigError(f"temperature ({temperature!r}) must be a number from 0 to 2, or None")
