@@ -5,10 +5,8 @@ kept, so a second iteration (or ``.text`` after a partial read) replays what cam
 then continues the producer where it stopped. ``on_complete`` runs once with the whole text when
 the producer finishes; it never runs for a stream that failed or was abandoned.
 
-How a failure is seen on later reads differs between the two users, so it is a choice here:
-with ``replay_error`` the producer's exception is raised again on every later read (a chat reply
-must not look complete after it failed); without it, later reads end quietly with the chunks
-that did arrive (``Response``'s long-standing behaviour).
+A failure is raised again on every later read: an answer that broke off must never look
+complete (the chunks that did arrive are still readable by iterating until the error).
 """
 
 from __future__ import annotations
@@ -21,7 +19,7 @@ class TextStream:
     responses, which add their sources and trace."""
 
     __slots__ = (
-        "_produce", "_on_complete", "_replay_error", "_parts", "_stream", "_done", "_error"
+        "_produce", "_on_complete", "_parts", "_stream", "_done", "_error"
     )
 
     def __init__(
@@ -29,11 +27,9 @@ class TextStream:
         produce: Callable[[], Iterable[str]],
         *,
         on_complete: Callable[[str], None] | None = None,
-        replay_error: bool = True,
     ) -> None:
         self._produce = produce
         self._on_complete = on_complete
-        self._replay_error = replay_error
         self._parts: list[str] = []
         self._stream: Iterator[str] | None = None
         self._done = False
@@ -46,7 +42,7 @@ class TextStream:
                 yield self._parts[position]
                 position += 1
             elif self._done:
-                if self._error is not None and self._replay_error:
+                if self._error is not None:
                     raise self._error
                 return
             else:

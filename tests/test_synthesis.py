@@ -341,3 +341,18 @@ def test_custom_prompts_are_used_and_checked():
     assert llm.calls[0][0].content == "Be brief."
     with pytest.raises(ConfigError, match=r"the refine prompt must have the fields"):
         SynthesisPrompts(refine=terse)
+
+
+def test_a_failed_answer_fails_again_on_every_later_read():
+    from ragcore.errors import LLMConnectionError
+
+    def broken(messages):
+        raise LLMConnectionError("server went away")
+
+    response = Synthesizer(FakeLLM([broken])).synthesize(
+        "q", [ScoredNode(Node("some context"), 0.9)]
+    )
+    with pytest.raises(LLMConnectionError):
+        response.text
+    with pytest.raises(LLMConnectionError):  # never looks complete afterwards
+        response.text

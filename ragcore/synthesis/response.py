@@ -58,7 +58,7 @@ class Response(TextStream):
 
     def __post_init__(self) -> None:
         # A failed synthesis raises once; later reads end with what arrived (see TextStream).
-        TextStream.__init__(self, self.produce, replay_error=False)
+        TextStream.__init__(self, self.produce)
 
     @classmethod
     def from_text(cls, text: str, **kwargs: Any) -> Response:
