@@ -2,15 +2,15 @@
 
 import streamlit as st
 
-from ragcore import app_format, app_shell, appstate, trace_view
+from ragcore.app import format as fmt, shell, state, trace_view
+from ragcore.app.chat_turns import clear_chat, memory_for_chat, record_turn, start_chat
+from ragcore.app.citations import passage_segments, segments_to_html
 from ragcore.chat import CHAT_MODE_DESCRIPTIONS, ChatMode, chat_engine_from_index
-from ragcore.chat_turns import clear_chat, memory_for_chat, record_turn, start_chat
-from ragcore.chats import export_json, export_markdown
-from ragcore.citations import passage_segments, segments_to_html
 from ragcore.trace import Trace
 from ragcore.types import Node, ScoredNode
+from ragcore.workspace.chats import export_json, export_markdown
 
-QUEUED_KEY, MODE_KEY = "queued_question", appstate.CHAT_MODE_KEY
+QUEUED_KEY, MODE_KEY = "queued_question", state.CHAT_MODE_KEY
 MODES = [m.value for m in ChatMode]
 DEFAULT_MODE = ChatMode.CONDENSE_PLUS_CONTEXT.value
 
@@ -20,31 +20,31 @@ DEFAULT_MODE = ChatMode.CONDENSE_PLUS_CONTEXT.value
 
 def new_chat(index_name: str) -> None:
     mode = st.session_state.get(MODE_KEY, DEFAULT_MODE)
-    appstate.set_open_chat(start_chat(index_name, mode, llm_label="", settings={}), None)
-    appstate.select_index(index_name)
+    state.set_open_chat(start_chat(index_name, mode, llm_label="", settings={}), None)
+    state.select_index(index_name)
     st.query_params.pop("chat", None)
 
 
 def open_chat_by_id(chat_id: str) -> None:
-    appstate.open_saved_chat(appstate.workspace().load_chat(chat_id))
+    state.open_saved_chat(state.workspace().load_chat(chat_id))
 
 
 def queue_retry() -> None:
-    failed = st.session_state.pop(appstate.FAILED_KEY, None)
+    failed = st.session_state.pop(state.FAILED_KEY, None)
     if failed:
         st.session_state[QUEUED_KEY] = failed["question"]
 
 
 def discard_failed() -> None:
-    st.session_state.pop(appstate.FAILED_KEY, None)
+    st.session_state.pop(state.FAILED_KEY, None)
 
 
 def clear_open_chat() -> None:
-    ws, current = appstate.workspace(), appstate.open_chat()
+    ws, current = state.workspace(), state.open_chat()
     clear_chat(current)
     if any(c.id == current.id for c in ws.list_chats()):
         ws.save_chat(current)
-    appstate.set_open_chat(current, None)
+    state.set_open_chat(current, None)
 
 
 # -- rendering -------------------------------------------------------------------------------
@@ -90,7 +90,7 @@ def render_sources(message, lookup) -> None:
         for number, source in enumerate(message.sources, 1):
             node = (lookup(source.node_id) if source.node_id else None) or Node(
                 source.text, ref_doc_id=source.doc_id, metadata={"file_name": source.file_name})
-            st.markdown(f"**{app_format.source_label(number, ScoredNode(node, source.score))}**")
+            st.markdown(f"**{fmt.source_label(number, ScoredNode(node, source.score))}**")
             st.html(segments_to_html(passage_segments(node, message.content, lookup=lookup)))
 
 
@@ -118,7 +118,7 @@ def render_details(message) -> None:
 def render_history(chat, lookup) -> None:
     for message in chat.messages:
         with st.chat_message(message.role):
-            st.markdown(app_format.markdown_text(message.content))
+            st.markdown(fmt.markdown_text(message.content))
             if message.role == "assistant":
                 render_sources(message, lookup)
                 render_details(message)
@@ -126,9 +126,9 @@ def render_history(chat, lookup) -> None:
 
 def render_failure(failed: dict) -> None:
     with st.chat_message("user"):
-        st.markdown(app_format.markdown_text(failed["question"]))
+        st.markdown(fmt.markdown_text(failed["question"]))
     st.markdown("**The answer could not be made.** Your conversation is kept.")
-    app_shell.show_error(failed["error"])
+    shell.show_error(failed["error"])
     cols = st.columns([1, 1, 4])
     cols[0].button("Retry", on_click=queue_retry, type="primary")
     cols[1].button("Discard", on_click=discard_failed)
@@ -136,24 +136,24 @@ def render_failure(failed: dict) -> None:
 
 def run_turn(ws, chat, question: str, choices: dict, lookup) -> None:
     """Stream the answer and save the turn, or keep the history and offer a retry."""
-    index = appstate.load_index(chat.index)
-    appstate.ensure_embedder_loaded(index.embedder)
-    llm = appstate.current_llm()
-    memory = appstate.chat_memory() or memory_for_chat(chat, llm)
-    appstate.set_open_chat(chat, memory)
+    index = state.load_index(chat.index)
+    state.ensure_embedder_loaded(index.embedder)
+    llm = state.current_llm()
+    memory = state.chat_memory() or memory_for_chat(chat, llm)
+    state.set_open_chat(chat, memory)
     with st.chat_message("user"):
-        st.markdown(app_format.markdown_text(question))
+        st.markdown(fmt.markdown_text(question))
     with st.chat_message("assistant"):
         try:
             engine = chat_engine_from_index(index, chat_mode=choices["mode"], llm=llm,
                                             similarity_top_k=choices["top_k"])
             response = engine.chat(question, memory, trace=Trace())
-            st.write_stream(app_format.markdown_stream(response))
+            st.write_stream(fmt.markdown_stream(response))
         except Exception as exc:  # noqa: BLE001 - shown with a retry; history stays intact
-            appstate.set_open_chat(chat, memory_for_chat(chat, llm))
-            st.session_state[appstate.FAILED_KEY] = {"question": question, "error": exc}
+            state.set_open_chat(chat, memory_for_chat(chat, llm))
+            st.session_state[state.FAILED_KEY] = {"question": question, "error": exc}
             st.rerun()
-        label = app_format.describe_backend(llm)
+        label = fmt.describe_backend(llm)
         settings = {"chat_mode": choices["mode"], "similarity_top_k": choices["top_k"],
                     "llm": label, "embed_model": index.embed_model_name}
         message = record_turn(chat, question, response, chat_mode=choices["mode"],
@@ -166,21 +166,21 @@ def run_turn(ws, chat, question: str, choices: dict, lookup) -> None:
 
 def current_chat(ws, names: list[str]):
     """The open chat (restored after a refresh), on an index that still exists."""
-    appstate.restore_chat(ws)
-    chat = appstate.open_chat()
+    state.restore_chat(ws)
+    chat = state.open_chat()
     if chat is not None and chat.index not in names:
         st.warning(f"The index “{chat.index}” of the last chat no longer exists: "
                    "starting a new chat.")
         chat = None
     if chat is None:
-        new_chat(appstate.selected_index(names))
-    return appstate.open_chat()
+        new_chat(state.selected_index(names))
+    return state.open_chat()
 
 
 def main() -> None:
-    app_shell.page_setup()
+    shell.page_setup()
     st.title("Chat with your documents")
-    ws = appstate.workspace()
+    ws = state.workspace()
     names = ws.index_names()
     if not names:
         st.info("There is no index yet. Upload documents first; then come back to chat.")
@@ -191,28 +191,28 @@ def main() -> None:
         picked = st.selectbox("Index", names, index=names.index(chat.index))
         if picked != chat.index:
             new_chat(picked)
-            chat = appstate.open_chat()
+            chat = state.open_chat()
         choices = sidebar(chat)
         later = st.container()  # filled last, so a chat saved in this run is listed
     intro = st.empty()  # rewritten once a first answer has given the chat its title
-    failed = st.session_state.get(appstate.FAILED_KEY)
+    failed = st.session_state.get(state.FAILED_KEY)
     with intro.container():
         st.caption(f"Index **{chat.index}** · {chat.title or 'new chat'}")
         if not chat.messages and not failed:
             st.info("Ask a question about the documents of this index below. Follow-up "
                     "questions work too: the chat remembers the conversation.")
-    lookup = appstate.node_lookup(appstate.load_index(chat.index))
+    lookup = state.node_lookup(state.load_index(chat.index))
     render_history(chat, lookup)
     if failed:
         render_failure(failed)
     question = st.chat_input("Ask about your documents") or st.session_state.pop(QUEUED_KEY, None)
     if question:
-        st.session_state.pop(appstate.FAILED_KEY, None)
+        st.session_state.pop(state.FAILED_KEY, None)
         run_turn(ws, chat, question, choices, lookup)
         intro.caption(f"Index **{chat.index}** · {chat.title}")
     with later:
         chat_actions(ws, chat)
 
 
-with app_shell.friendly_errors():
+with shell.friendly_errors():
     main()

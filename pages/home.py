@@ -2,23 +2,23 @@
 
 import streamlit as st
 
-from ragcore import app_format, app_shell, appstate
+from ragcore.app import format as fmt, shell, state
 
 
 def main() -> None:
-    app_shell.page_setup()
+    shell.page_setup()
     st.title("Your documents, answered")
     st.write(
         "Upload documents, then ask questions about them. Every answer shows the passages it came "
         "from, and you can see each step the pipeline took."
     )
 
-    with app_shell.friendly_errors():
-        kind, text = app_format.backend_notice(appstate.current_llm())
+    with shell.friendly_errors():
+        kind, text = fmt.backend_notice(state.current_llm())
         (st.info if kind == "info" else st.success)(text)
 
-    with app_shell.friendly_errors():
-        infos = appstate.workspace().list_indexes()
+    with shell.friendly_errors():
+        infos = state.workspace().list_indexes()
         if not infos:
             st.subheader("What to do next")
             st.markdown(
@@ -43,8 +43,8 @@ def main() -> None:
             cols[2].page_link("pages/upload.py", label="Upload more documents",
                               icon=":material/upload_file:")
 
-    st.caption(f"Everything is stored in the workspace folder `{appstate.workspace_root()}`.")
+    st.caption(f"Everything is stored in the workspace folder `{state.workspace_root()}`.")
 
 
-with app_shell.friendly_errors():
+with shell.friendly_errors():
     main()

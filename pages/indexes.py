@@ -3,7 +3,7 @@
 import altair as alt
 import streamlit as st
 
-from ragcore import app_format, app_shell, appstate
+from ragcore.app import format as fmt, shell, state
 
 CONFIRM_DOC = "confirm_delete_doc"
 
@@ -16,7 +16,7 @@ def rows_of(columns: dict, *keys: str) -> list[dict]:
 def overview(infos) -> None:
     st.dataframe(
         [{"index": i.name, "files": i.files, "documents": i.documents, "chunks": i.nodes,
-          "size on disk": app_format.human_size(i.bytes_on_disk),
+          "size on disk": fmt.human_size(i.bytes_on_disk),
           "embedding model": i.embed_model, "created": i.created, "updated": i.updated}
          for i in infos],
         hide_index=True, width="stretch",
@@ -28,7 +28,7 @@ def summary(info, picture) -> None:
     cols[0].metric("Files", info.files, help=f"{info.documents} documents (one per PDF page)")
     cols[1].metric("Chunks", info.nodes)
     cols[2].metric("Tokens", sum(picture.documents["tokens"]) if picture else 0)
-    cols[3].metric("Size on disk", app_format.human_size(info.bytes_on_disk))
+    cols[3].metric("Size on disk", fmt.human_size(info.bytes_on_disk))
     cols[4].metric("Embedding model", info.embed_model or "?")
     overlap = "default" if info.chunk_overlap is None else info.chunk_overlap
     st.caption(f"Created {info.created or '?'} · updated {info.updated or '?'} · "
@@ -39,8 +39,8 @@ def document_actions(ws, name: str, key: str, row: dict) -> None:
     cols = st.columns(3)
     show_chunks = cols[0].toggle("View its chunks")
     if cols[1].button("Re-index", help="Read the file again and embed it anew."):
-        with appstate.changing_workspace() as locked:
-            appstate.ensure_embedder_loaded(locked.embedder_for(name))
+        with state.changing_workspace() as locked:
+            state.ensure_embedder_loaded(locked.embedder_for(name))
             with st.spinner(f"Re-indexing {row['file']}…"):
                 report = locked.reindex_document(name, key)
         st.success(report.summary())
@@ -50,7 +50,7 @@ def document_actions(ws, name: str, key: str, row: dict) -> None:
         st.warning(f"Delete **{row['file']}** and its {row['chunks']} chunks from “{name}”?")
         yes, no = st.columns(2)
         if yes.button("Yes, delete it", type="primary"):
-            with appstate.changing_workspace() as locked:
+            with state.changing_workspace() as locked:
                 locked.delete_document(name, key)
             st.session_state.pop(CONFIRM_DOC)
             st.rerun()
@@ -58,7 +58,7 @@ def document_actions(ws, name: str, key: str, row: dict) -> None:
             st.session_state.pop(CONFIRM_DOC)
             st.rerun()
     if show_chunks:
-        index = appstate.load_index(name)
+        index = state.load_index(name)
         chunks = [n for doc_id in row["doc_ids"] for n in index.nodes_for_doc(doc_id)]
         st.dataframe(
             [{"#": number, "page": n.metadata.get("page_label", n.metadata.get("page", "")),
@@ -115,24 +115,24 @@ def corpus_tab(picture) -> None:
 def manage_tab(name: str) -> None:
     new_name = st.text_input("New name", value=name)
     if st.button("Rename", disabled=new_name == name):
-        with appstate.changing_workspace() as locked:
+        with state.changing_workspace() as locked:
             locked.rename_index(name, new_name)
-        appstate.select_index(new_name)
+        state.select_index(new_name)
         st.rerun()
     st.divider()
     sure = st.checkbox(f"I understand that deleting “{name}” removes its chunks and uploaded "
                        "files for good.")
     if st.button("Delete this index", type="primary", disabled=not sure):
-        with appstate.changing_workspace() as locked:
+        with state.changing_workspace() as locked:
             locked.delete_index(name)
-        appstate.select_index(None)
+        state.select_index(None)
         st.rerun()
 
 
 def main() -> None:
-    app_shell.page_setup()
+    shell.page_setup()
     st.title("Indexes")
-    ws = appstate.workspace()
+    ws = state.workspace()
     infos = ws.list_indexes()
     if not infos:
         st.info("There is no index yet. Upload documents to create one.")
@@ -140,10 +140,10 @@ def main() -> None:
         return
     overview(infos)
     names = [i.name for i in infos]
-    name = st.selectbox("Index", names, index=names.index(appstate.selected_index(names)))
-    appstate.select_index(name)
+    name = st.selectbox("Index", names, index=names.index(state.selected_index(names)))
+    state.select_index(name)
     info = next(i for i in infos if i.name == name)
-    picture = appstate.corpus_picture(name) if info.nodes else None
+    picture = state.corpus_picture(name) if info.nodes else None
     summary(info, picture)
     docs, corpus, manage = st.tabs(["Documents", "Corpus view", "Rename or delete"])
     with docs:
@@ -154,5 +154,5 @@ def main() -> None:
         manage_tab(name)
 
 
-with app_shell.friendly_errors():
+with shell.friendly_errors():
     main()

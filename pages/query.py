@@ -2,10 +2,10 @@
 
 import streamlit as st
 
-from ragcore import app_format, app_shell, appstate, trace_view
-from ragcore.citations import passage_segments, segments_to_html
+from ragcore.app import format as fmt, shell, state, trace_view
+from ragcore.app.citations import passage_segments, segments_to_html
+from ragcore.app.query_options import POSTPROCESSOR_DESCRIPTIONS, QueryOptions, parse_keywords
 from ragcore.query import QueryEngine, iter_compare_modes
-from ragcore.query_options import POSTPROCESSOR_DESCRIPTIONS, QueryOptions, parse_keywords
 from ragcore.synthesis import MODE_DESCRIPTIONS, ResponseMode
 from ragcore.trace import Trace
 
@@ -40,9 +40,9 @@ def retrieval_choices() -> dict:
 
 def ask(name: str, question: str, options: QueryOptions, box) -> None:
     """Answer into ``box`` as it streams, and keep the result for later reruns."""
-    index = appstate.load_index(name)
-    appstate.ensure_embedder_loaded(index.embedder)
-    llm = appstate.current_llm()
+    index = state.load_index(name)
+    state.ensure_embedder_loaded(index.embedder)
+    llm = state.current_llm()
     engine = QueryEngine.from_index(
         index, llm=llm, response_mode=options.response_mode, similarity_top_k=options.top_k,
         node_postprocessors=options.build_postprocessors(index),
@@ -50,11 +50,11 @@ def ask(name: str, question: str, options: QueryOptions, box) -> None:
     trace = Trace()
     response = engine.query(question, trace=trace)
     with box:
-        st.write_stream(app_format.markdown_stream(response))
+        st.write_stream(fmt.markdown_stream(response))
     st.session_state[ANSWER_KEY] = {
         "question": question, "index": name, "mode": options.response_mode,
         "text": response.text, "sources": list(response.source_nodes), "trace": trace,
-        "backend": app_format.describe_backend(llm),
+        "backend": fmt.describe_backend(llm),
     }
 
 
@@ -62,9 +62,9 @@ def render_sources(result: dict) -> None:
     if not result["sources"]:
         st.caption("No passages were used for this answer.")
         return
-    lookup = appstate.node_lookup(appstate.load_index(result["index"]))
+    lookup = state.node_lookup(state.load_index(result["index"]))
     for number, scored in enumerate(result["sources"], 1):
-        with st.expander(app_format.source_label(number, scored), expanded=number == 1):
+        with st.expander(fmt.source_label(number, scored), expanded=number == 1):
             segments = passage_segments(scored.node, result["text"], lookup=lookup)
             st.html(segments_to_html(segments))
 
@@ -98,14 +98,14 @@ def answer_tab(name: str, question: str, choices: dict) -> None:
         streamed = False
         if clicked:
             st.session_state.pop(ANSWER_KEY, None)
-            with app_shell.friendly_errors():
+            with shell.friendly_errors():
                 ask(name, question, QueryOptions(response_mode=mode, **choices), box)
                 streamed = True
         result = st.session_state.get(ANSWER_KEY)
         if not result:
             return
         if not streamed:
-            box.markdown(app_format.markdown_text(result["text"]) or NO_TEXT)
+            box.markdown(fmt.markdown_text(result["text"]) or NO_TEXT)
         st.caption(f"Mode **{result['mode']}** · {result['backend']} · "
                    f"question: {result['question']}")
         sources_tab, trace_tab = st.tabs([f"Sources ({len(result['sources'])})", "Trace"])
@@ -116,12 +116,12 @@ def answer_tab(name: str, question: str, choices: dict) -> None:
 
 
 def compare(name: str, question: str, options: QueryOptions, modes: list[str]) -> None:
-    index = appstate.load_index(name)
-    appstate.ensure_embedder_loaded(index.embedder)
+    index = state.load_index(name)
+    state.ensure_embedder_loaded(index.embedder)
     bar = st.progress(0.0, text="Retrieving passages…")
     results = []
     for result in iter_compare_modes(
-        question, llm=appstate.current_llm(), modes=modes,
+        question, llm=state.current_llm(), modes=modes,
         retriever=index.as_retriever(similarity_top_k=options.top_k),
         postprocessors=options.build_postprocessors(index),
     ):
@@ -151,7 +151,7 @@ def render_comparison(compared: dict) -> None:
                 if result.error:
                     st.warning(f"This mode failed: {result.error}")
                 else:
-                    st.markdown(app_format.markdown_text(result.answer) or NO_TEXT)
+                    st.markdown(fmt.markdown_text(result.answer) or NO_TEXT)
 
 
 def compare_tab(name: str, question: str, choices: dict) -> None:
@@ -160,7 +160,7 @@ def compare_tab(name: str, question: str, choices: dict) -> None:
     modes = st.multiselect("Modes to compare", MODES,
                            default=["compact", "refine", "tree_summarize", "accumulate"])
     if st.button("Compare", disabled=not question.strip() or not modes):
-        with app_shell.friendly_errors():
+        with shell.friendly_errors():
             compare(name, question, QueryOptions(**choices), modes)
     compared = st.session_state.get(COMPARE_KEY)
     if compared:
@@ -168,16 +168,16 @@ def compare_tab(name: str, question: str, choices: dict) -> None:
 
 
 def main() -> None:
-    app_shell.page_setup()
+    shell.page_setup()
     st.title("Ask your documents")
-    names = appstate.index_names()
+    names = state.index_names()
     if not names:
         st.info("There is no index yet. Upload documents first; then come back to ask questions.")
         st.page_link("pages/upload.py", label="Upload documents", icon=":material/upload_file:")
         return
     with st.sidebar:
-        name = st.selectbox("Index", names, index=names.index(appstate.selected_index(names)))
-        appstate.select_index(name)
+        name = st.selectbox("Index", names, index=names.index(state.selected_index(names)))
+        state.select_index(name)
         choices = retrieval_choices()
     question = st.text_input("Your question", placeholder="e.g. What is zero trust?")
     answers, comparison = st.tabs(["Answer", "Compare modes"])
@@ -187,5 +187,5 @@ def main() -> None:
         compare_tab(name, question, choices)
 
 
-with app_shell.friendly_errors():
+with shell.friendly_errors():
     main()

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ragcore import app_format, app_shell, appstate
+from ragcore.app import format as fmt, shell, state
 from ragcore.llms.ollama import list_ollama_models
 from ragcore.llms.openai import list_openai_models
 
@@ -24,7 +24,7 @@ MODELS_KEY = "listed_models"
 
 def test_connection(kind: str, url: str, key: str | None) -> None:
     """List the server's models (remembered for the model picker), or explain the failure."""
-    with app_shell.friendly_errors():
+    with shell.friendly_errors():
         if kind == "ollama":
             models = list_ollama_models(url, timeout=5.0)
         else:
@@ -100,49 +100,49 @@ def embedding_form(saved) -> dict:
 
 
 def change_index_embedding() -> None:
-    names = appstate.index_names()
+    names = state.index_names()
     if not names:
         return
     with st.expander("Use the embedding model above for an existing index"):
         target = st.selectbox("Index", names)
         if st.button("Change its embedding model"):
-            with app_shell.friendly_errors(), appstate.changing_workspace() as ws:
-                ws.change_embedding(target, appstate.current_settings())
+            with shell.friendly_errors(), state.changing_workspace() as ws:
+                ws.change_embedding(target, state.current_settings())
                 st.success(f"Index “{target}” now uses the embedding model above.")
 
 
 def workspace_form() -> None:
     st.write("Indexes, uploaded files, settings and chats are kept in this folder.")
-    current = str(appstate.workspace_root())
+    current = str(state.workspace_root())
     folder = st.text_input("Folder", value=current)
     if st.button("Use this folder", disabled=folder == current):
-        with app_shell.friendly_errors():
-            appstate.set_workspace_root(folder)
+        with shell.friendly_errors():
+            state.set_workspace_root(folder)
             st.rerun()
     st.caption("This applies to this browser session. To always start with another folder, "
                "start the app with the environment variable RAGCORE_WORKSPACE set to it.")
 
 
 def main() -> None:
-    app_shell.page_setup()
+    shell.page_setup()
     st.title("Settings")
-    saved = appstate.current_settings()
+    saved = state.current_settings()
     st.subheader("Answering backend")
     changes, api_key = backend_form(saved)
     st.subheader("Embedding model for new indexes")
     changes.update(embedding_form(saved))
     if st.button("Save settings", type="primary"):
-        with app_shell.friendly_errors():
-            appstate.save_settings(appstate.settings_with(saved, changes), api_key=api_key)
-            appstate.forget_llm()
+        with shell.friendly_errors():
+            state.save_settings(state.settings_with(saved, changes), api_key=api_key)
+            state.forget_llm()
             st.success("Saved. Answering backend: "
-                       f"{app_format.describe_backend(appstate.current_llm())}.")
+                       f"{fmt.describe_backend(state.current_llm())}.")
     change_index_embedding()
     st.subheader("Workspace folder")
     workspace_form()
     if changes["llm_backend"] == "auto":
-        st.button("Look for a local Ollama again", on_click=appstate.forget_llm)
+        st.button("Look for a local Ollama again", on_click=state.forget_llm)
 
 
-with app_shell.friendly_errors():
+with shell.friendly_errors():
     main()

@@ -4,10 +4,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from ragcore import app_format, app_shell, appstate
+from ragcore.app import format as fmt, shell, state
 from ragcore.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 from ragcore.readers import SUPPORTED_EXTENSIONS
-from ragcore.safe_files import NAME_RULE
+from ragcore.workspace.files import NAME_RULE
 
 NEW_INDEX = "➕ Create a new index"
 ROUND_KEY = "uploader_round"  # bumped after each run, which empties the file picker
@@ -17,13 +17,13 @@ def pick_index(ws):
     """The chosen index name (or the typed new name) and its workspace record (None if new)."""
     names = ws.index_names()
     options = [*names, NEW_INDEX]
-    current = appstate.selected_index(names)
+    current = state.selected_index(names)
     choice = st.selectbox("Index", options,
                           index=options.index(current) if current else len(options) - 1)
     if choice == NEW_INDEX:
         return st.text_input("Name of the new index", placeholder="e.g. contracts",
                              help=NAME_RULE), None
-    appstate.select_index(choice)
+    state.select_index(choice)
     return choice, ws.record(choice)
 
 
@@ -53,7 +53,7 @@ def progress_bars():
         if event.stage == "saving":
             overall.progress(1.0, text="Saving the index…")
             return
-        words = app_format.STAGE_WORDS.get(event.stage, event.stage)
+        words = fmt.STAGE_WORDS.get(event.stage, event.stage)
         overall.progress(event.overall,
                          text=f"Overall: file {event.file_number} of {event.file_count}")
         current.progress(event.file_fraction, text=f"{Path(event.path).name}: {words}")
@@ -64,7 +64,7 @@ def progress_bars():
 def show_report(report) -> None:
     st.subheader(f"Result for index “{report.index}”")
     (st.warning if report.failed else st.success)(report.summary())
-    st.dataframe(app_format.report_rows(report), hide_index=True, width="stretch")
+    st.dataframe(fmt.report_rows(report), hide_index=True, width="stretch")
     cols = st.columns(3)
     cols[0].page_link("pages/query.py", label="Ask a question", icon=":material/search:")
     cols[1].page_link("pages/chat.py", label="Chat", icon=":material/chat:")
@@ -72,11 +72,11 @@ def show_report(report) -> None:
 
 
 def main() -> None:
-    app_shell.page_setup()
+    shell.page_setup()
     st.title("Upload documents")
     st.write("Choose an index (a named collection of documents), add files, and press "
              "**Index**. Uploading a file again updates it instead of adding a copy.")
-    name, record = pick_index(appstate.workspace())
+    name, record = pick_index(state.workspace())
     st.session_state.setdefault(ROUND_KEY, 0)
     files = st.file_uploader(
         "Documents", accept_multiple_files=True,
@@ -88,19 +88,19 @@ def main() -> None:
     label = f"Index {len(files)} file(s)" if files else "Index"
     if st.button(label, type="primary", disabled=not files or not name):
         on_progress = progress_bars()
-        with app_shell.friendly_errors(), appstate.changing_workspace() as locked:
-            report = appstate.ingest_uploads(
+        with shell.friendly_errors(), state.changing_workspace() as locked:
+            report = state.ingest_uploads(
                 locked, name, [(f.name, f.getvalue()) for f in files],
                 chunk_size=chunk_size, chunk_overlap=chunk_overlap, progress=on_progress,
             )
-            appstate.select_index(name)
-            st.session_state[appstate.UPLOAD_REPORT_KEY] = report
+            state.select_index(name)
+            st.session_state[state.UPLOAD_REPORT_KEY] = report
             st.session_state[ROUND_KEY] += 1
             st.rerun()
-    report = st.session_state.get(appstate.UPLOAD_REPORT_KEY)
+    report = st.session_state.get(state.UPLOAD_REPORT_KEY)
     if report is not None:
         show_report(report)
 
 
-with app_shell.friendly_errors():
+with shell.friendly_errors():
     main()

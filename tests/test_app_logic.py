@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ragcore.app_format import (
+from ragcore.app.chat_turns import clear_chat, memory_for_chat, record_turn, start_chat
+from ragcore.app.format import (
     backend_notice,
     human_size,
     markdown_stream,
@@ -12,18 +13,8 @@ from ragcore.app_format import (
     report_rows,
     source_label,
 )
-from ragcore.chat import ChatMode, chat_engine_from_index
-from ragcore.chat_turns import clear_chat, memory_for_chat, record_turn, start_chat
-from ragcore.chats import SavedChat, export_markdown
-from ragcore.errors import ConfigError
-from ragcore.index import VectorStoreIndex
-from ragcore.ingest_report import FileOutcome, IngestReport
-from ragcore.llms.extractive import ExtractiveLLM
-from ragcore.llms.fake import FakeLLM
-from ragcore.postprocess import KeywordNodePostprocessor, SimilarityPostprocessor
-from ragcore.query_options import QueryOptions, parse_keywords
-from ragcore.trace import Trace
-from ragcore.trace_view import (
+from ragcore.app.query_options import QueryOptions, parse_keywords
+from ragcore.app.trace_view import (
     compact_trace,
     format_step,
     llm_call_rows,
@@ -32,7 +23,16 @@ from ragcore.trace_view import (
     totals,
     turn_details,
 )
+from ragcore.chat import ChatMode, chat_engine_from_index
+from ragcore.errors import ConfigError
+from ragcore.index import VectorStoreIndex
+from ragcore.llms.extractive import ExtractiveLLM
+from ragcore.llms.fake import FakeLLM
+from ragcore.postprocess import KeywordNodePostprocessor, SimilarityPostprocessor
+from ragcore.trace import Trace
 from ragcore.types import Document, Message, Node, ScoredNode
+from ragcore.workspace.chats import SavedChat, export_markdown
+from ragcore.workspace.report import FileOutcome, IngestReport
 
 # --- query options -------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ragcore.citations import (
+from ragcore.app.citations import (
     Segment,
     cited_spans,
     passage_segments,
@@ -13,7 +13,8 @@ from ragcore.citations import (
     sentence_spans,
     surrounding_text,
 )
-from ragcore.corpus_map import picture_corpus, project_2d, sample_indices, token_histogram
+from ragcore.app.corpus_map import picture_corpus, project_2d, sample_indices, token_histogram
+from ragcore.app.explain import explain_error
 from ragcore.errors import (
     IndexFormatError,
     LLMConnectionError,
@@ -21,7 +22,6 @@ from ragcore.errors import (
     ReaderError,
     WorkspaceError,
 )
-from ragcore.explain import explain_error
 from ragcore.types import Node
 
 # --- explain -------------------------------------------------------------------------------

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from ragcore.chats import ChatStore, SavedChat, export_json, export_markdown
 from ragcore.errors import WorkspaceError
 from ragcore.types import Node, ScoredNode
+from ragcore.workspace.chats import ChatStore, SavedChat, export_json, export_markdown
 
 
 def _chat() -> SavedChat:

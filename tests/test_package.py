@@ -7,12 +7,14 @@ import sys
 
 import ragcore
 
-HEAVY = ["torch", "sentence_transformers", "tiktoken", "pypdf", "docx", "bs4", "transformers"]
+HEAVY = ["torch", "sentence_transformers", "tiktoken", "pypdf", "docx", "bs4", "transformers",
+         "streamlit"]
 
 
 def test_import_does_not_load_heavy_dependencies():
     code = (
         "import sys, ragcore, ragcore.index, ragcore.query, ragcore.chat, ragcore.readers;"
+        "from ragcore.workspace import Workspace; import ragcore.cli;"
         f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

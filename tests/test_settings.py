@@ -8,7 +8,7 @@ import stat
 import pytest
 
 from ragcore.errors import ConfigError
-from ragcore.settings import Settings, load_settings, parse_settings, save_settings
+from ragcore.workspace.settings import Settings, load_settings, parse_settings, save_settings
 
 
 def test_defaults_work_offline_with_no_file(tmp_path):

@@ -6,12 +6,12 @@ import os
 
 import pytest
 
-from ragcore.chats import SavedChat
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.errors import WorkspaceError
-from ragcore.safe_files import MAX_FILENAME_LENGTH, sanitize_filename
-from ragcore.settings import Settings
 from ragcore.workspace import Workspace
+from ragcore.workspace.chats import SavedChat
+from ragcore.workspace.files import MAX_FILENAME_LENGTH, sanitize_filename
+from ragcore.workspace.settings import Settings
 
 
 @pytest.fixture

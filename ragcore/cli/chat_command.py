@@ -17,8 +17,8 @@ from .query_command import RESPONSE_MODES, add_llm_options, check_top_k, choose_
 from .render import write_sources, write_trace
 
 if TYPE_CHECKING:
-    from ..chats import SavedChat
     from ..trace import Trace
+    from ..workspace.chats import SavedChat
     from . import CliContext
 
 CHAT_MODES = ("simple", "condense_question", "context", "condense_plus_context", "react", "best")
@@ -160,7 +160,7 @@ def answer_turn(message: str, session: ChatSession, *, show_trace: bool) -> None
 
 
 def _new_saved_chat(args: argparse.Namespace, llm: Any) -> SavedChat:
-    from ..chats import SavedChat
+    from ..workspace.chats import SavedChat
 
     return SavedChat(index=args.index, chat_mode=args.mode, response_mode=args.response_mode,
                      llm=describe(llm), settings={"similarity_top_k": args.top_k,

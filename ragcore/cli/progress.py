@@ -6,7 +6,7 @@ import shutil
 import sys
 from typing import TextIO
 
-from ..ingest_report import IngestProgress
+from ..workspace.report import IngestProgress
 
 _FINAL_STAGES = ("done", "failed", "unchanged")
 

@@ -51,7 +51,7 @@ def choose_llm(args: argparse.Namespace, context: CliContext) -> LLM:
         return resolve_llm(args.llm, base_url=args.base_url)
     if args.base_url:
         raise ConfigError("--base-url needs --llm (e.g. --llm openai:MODEL --base-url URL)")
-    from ..backends import llm_from_settings
+    from ..workspace.backends import llm_from_settings
 
     return llm_from_settings(context.workspace().settings)
 

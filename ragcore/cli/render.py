@@ -5,9 +5,9 @@ from __future__ import annotations
 import textwrap
 from typing import Iterable, TextIO
 
-from ..ingest_report import IngestReport
 from ..trace import Trace
 from ..types import ScoredNode
+from ..workspace.report import IngestReport
 
 
 def source_label(scored: ScoredNode) -> str:

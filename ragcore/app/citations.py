@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Literal
 
-from .types import Node
+from ..types import Node
 
 SegmentKind = Literal["context", "passage", "cited"]
 NodeLookup = Callable[[str], "Node | None"]

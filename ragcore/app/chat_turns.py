@@ -1,6 +1,6 @@
 """A chat turn as the app runs it: memory from a saved chat, a streamed reply, the turn recorded.
 
-The saved chat (``ragcore.chats.SavedChat``) is the history of record; the engine's
+The saved chat (``ragcore.workspace.chats.SavedChat``) is the history of record; the engine's
 ``ChatMemory`` is rebuilt from it when a chat is opened and again after a failed turn, so a
 failure never leaves a half-finished exchange in either. A turn is recorded only once its reply
 has streamed to the end.
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .chats import ChatMessage, SavedChat
-from .memory import ChatMemory
+from ..memory import ChatMemory
+from ..types import Message
+from ..workspace.chats import ChatMessage, SavedChat
 from .trace_view import compact_trace
-from .types import Message
 
 
 def memory_for_chat(chat: SavedChat, llm: Any) -> ChatMemory:

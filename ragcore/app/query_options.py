@@ -10,14 +10,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .errors import ConfigError
-from .postprocess import (
+from ..errors import ConfigError
+from ..postprocess import (
     KeywordNodePostprocessor,
     LongContextReorder,
     PrevNextNodePostprocessor,
     SimilarityPostprocessor,
 )
-from .synthesis import ResponseMode
+from ..synthesis import ResponseMode
 
 # name -> one-line explanation shown beside the choice
 POSTPROCESSOR_DESCRIPTIONS: dict[str, str] = {

@@ -17,13 +17,13 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from .errors import RagcoreError, ReaderError, WorkspaceError
-from .ingest_report import FileOutcome, IngestCallback, IngestProgress, IngestReport
-from .safe_files import inside
+from ..errors import RagcoreError, ReaderError, WorkspaceError
+from .files import inside
+from .report import FileOutcome, IngestCallback, IngestProgress, IngestReport
 
 if TYPE_CHECKING:
-    from .index import VectorStoreIndex
-    from .types import Document
+    from ..index import VectorStoreIndex
+    from ..types import Document
     from .workspace import Workspace
 
 logger = logging.getLogger(__name__)
@@ -40,7 +40,7 @@ def file_key(doc_id: str) -> str:
 
 def collect_files(paths: list[str | Path]) -> list[Path]:
     """Files to ingest: each file as given, each folder scanned recursively (supported types)."""
-    from .readers import SimpleDirectoryReader
+    from ..readers import SimpleDirectoryReader
 
     files: list[Path] = []
     for raw in paths:
@@ -64,8 +64,8 @@ def id_base(workspace: Workspace, name: str, path: Path) -> str:
 def open_index(workspace: Workspace, name: str, *, chunk_size: int | None,
                chunk_overlap: int | None) -> VectorStoreIndex:
     """The index to add to, with a splitter for the requested (or recorded) chunking."""
-    from .chunking import SentenceSplitter
-    from .index import VectorStoreIndex
+    from ..chunking import SentenceSplitter
+    from ..index import VectorStoreIndex
 
     record = workspace.record(name)
     size = chunk_size if chunk_size is not None else record.chunk_size
@@ -166,7 +166,7 @@ def ingest_file(
 
 
 def _read(path: Path, base: str) -> list[Document]:
-    from .readers import load_file
+    from ..readers import load_file
 
     if not path.exists():
         raise ReaderError(path, "does not exist", "check the path")

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import WorkspaceError
+from ..errors import WorkspaceError
 
 if TYPE_CHECKING:
-    from .index import VectorStoreIndex
+    from ..index import VectorStoreIndex
 
 RECORD_FORMAT = "ragcore-workspace-index"
 
@@ -67,6 +67,6 @@ class IndexRecord:
 
 def count_index_tokens(index: VectorStoreIndex) -> int:
     """cl100k tokens in every node's text (loads the tokenizer; the result is cached by callers)."""
-    from .tokens import count_tokens
+    from ..tokens import count_tokens
 
     return sum(count_tokens(node.text) for node in index.all_nodes())

@@ -20,7 +20,7 @@ try:
 except ImportError:  # Windows: no advisory file locks
     fcntl = None  # type: ignore[assignment]
 
-from .errors import WorkspaceError
+from ..errors import WorkspaceError
 
 MAX_FILENAME_LENGTH = 120
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .trace import Trace
+from ..trace import Trace
 
 TraceLike = Trace | dict[str, Any]
 

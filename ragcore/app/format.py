@@ -1,7 +1,7 @@
 """How the app words things: backend labels, source labels, sizes, ingest tables, safe markdown.
 
 Pure functions with no Streamlit import, so they are tested like the rest of ragcore; the
-pages and ``ragcore.appstate`` use them to turn ragcore objects into what people read.
+pages and ``ragcore.app.state`` use them to turn ragcore objects into what people read.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any, Iterator
 
 def describe_backend(llm: Any) -> str:
     """A short label of the active answering backend."""
-    from .llms.resolve import describe_llm
+    from ..llms.resolve import describe_llm
 
     return describe_llm(llm)
 

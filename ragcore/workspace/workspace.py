@@ -1,4 +1,4 @@
-"""The workspace: named indexes, uploaded originals, settings and saved chats in one folder.
+"""``Workspace``: named indexes, uploaded originals, settings and saved chats in one folder.
 
     <root>/settings.json          user settings (no API key unless asked)
     <root>/indexes/<name>/        an index folder written by VectorStoreIndex.persist
@@ -7,7 +7,7 @@
     <root>/chats/<id>.json        saved chats
 
 The CLI and the app share it. Every path it writes is checked to stay inside the root. Ingesting
-files (with per-file reports) lives in ``workspace_ingest``; this module names and moves things.
+files (with per-file reports) lives in the sibling ``ingest``; this module names and moves things.
 """
 
 from __future__ import annotations
@@ -18,12 +18,10 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
+from ..embeddings.base import Embedder
+from ..errors import WorkspaceError
 from .chats import ChatStore, ChatSummary, SavedChat, now_iso
-from .embeddings.base import Embedder
-from .errors import WorkspaceError
-from .index_record import IndexInfo, IndexRecord, count_index_tokens
-from .ingest_report import IngestCallback, IngestReport
-from .safe_files import (
+from .files import (
     exclusive_lock,
     inside,
     read_json,
@@ -32,10 +30,12 @@ from .safe_files import (
     write_bytes_atomic,
     write_json_atomic,
 )
+from .record import IndexInfo, IndexRecord, count_index_tokens
+from .report import IngestCallback, IngestReport
 from .settings import SETTINGS_FILE, Settings, load_settings, save_settings
 
 if TYPE_CHECKING:
-    from .index import VectorStoreIndex
+    from ..index import VectorStoreIndex
 
 WORKSPACE_ENV = "RAGCORE_WORKSPACE"
 DEFAULT_ROOT = "workspace"
@@ -210,7 +210,7 @@ class Workspace:
         self.save_record(name, record)
 
     def _load_raw(self, name: str, embedder: Embedder | None = None) -> VectorStoreIndex:
-        from .index import VectorStoreIndex
+        from ..index import VectorStoreIndex
 
         return VectorStoreIndex.load(self.index_path(name), embedder=embedder)
 
@@ -219,7 +219,7 @@ class Workspace:
         self._require(name)
         embedder = self.embedder_for(name)
         if not self.index_path(name).is_dir():
-            from .index import VectorStoreIndex
+            from ..index import VectorStoreIndex
 
             return VectorStoreIndex([], embedder=embedder)
         return self._load_raw(name, embedder)
@@ -311,7 +311,7 @@ class Workspace:
         A file seen before is updated in place if it changed and skipped if not; a file that
         cannot be read is reported with the reason while the others are indexed.
         """
-        from .workspace_ingest import ingest_into
+        from .ingest import ingest_into
 
         with self.writing():
             if not self.has_index(name):
@@ -322,7 +322,7 @@ class Workspace:
 
     def delete_document(self, name: str, doc_id_or_file: str) -> list[str]:
         """Remove a document (or every document of a file) from the index; returns their ids."""
-        from .workspace_ingest import delete_documents
+        from .ingest import delete_documents
 
         with self.writing():
             self._require(name)
@@ -330,7 +330,7 @@ class Workspace:
 
     def reindex_document(self, name: str, doc_id_or_file: str) -> IngestReport:
         """Read a document's file again and re-embed it even if it did not change."""
-        from .workspace_ingest import reindex
+        from .ingest import reindex
 
         with self.writing():
             self._require(name)
@@ -385,7 +385,7 @@ def _embedder_for(settings: Settings) -> Embedder:
 
 
 def _files_of(index: VectorStoreIndex) -> list[dict[str, Any]]:
-    from .workspace_ingest import files_of
+    from .ingest import files_of
 
     return files_of(index)
 

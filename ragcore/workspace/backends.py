@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import threading
 
-from .embeddings.base import Embedder
-from .llms.base import LLM
+from ..embeddings.base import Embedder
+from ..llms.base import LLM
 from .settings import Settings
 
 EMBEDDING_FIELDS = (
@@ -40,18 +40,18 @@ def embedder_from_settings(settings: Settings) -> Embedder:
 def _build_embedder(settings: Settings) -> Embedder:
     settings.check_complete()
     if settings.embedding_kind == "packaged":
-        from .embeddings import default_embedder
+        from ..embeddings import default_embedder
 
         return default_embedder()
     if settings.embedding_kind == "local":
-        from .embeddings import SentenceTransformerEmbedder
+        from ..embeddings import SentenceTransformerEmbedder
 
         return SentenceTransformerEmbedder(model_path=settings.embedding_path)
     if settings.embedding_server == "ollama":
-        from .embeddings.ollama import OllamaEmbedder
+        from ..embeddings.ollama import OllamaEmbedder
 
         return OllamaEmbedder(model=settings.embedding_model, base_url=settings.embedding_url)
-    from .embeddings.openai import OpenAIEmbedder
+    from ..embeddings.openai import OpenAIEmbedder
 
     return OpenAIEmbedder(model=settings.embedding_model, base_url=settings.embedding_url,
                           api_key=settings.api_key())
@@ -65,16 +65,16 @@ def llm_from_settings(settings: Settings) -> LLM:
     settings.check_complete()
     window = {} if settings.context_window is None else {"context_window": settings.context_window}
     if settings.llm_backend == "ollama":
-        from .llms.ollama import OllamaLLM
+        from ..llms.ollama import OllamaLLM
 
         num_ctx = {} if settings.context_window is None else {"num_ctx": settings.context_window}
         return OllamaLLM(model=settings.ollama_model, base_url=settings.ollama_url,
                          temperature=settings.temperature, **num_ctx, **window)
     if settings.llm_backend == "openai":
-        from .llms.openai import OpenAILLM
+        from ..llms.openai import OpenAILLM
 
         return OpenAILLM(model=settings.openai_model, base_url=settings.openai_base_url,
                          api_key=settings.api_key(), temperature=settings.temperature, **window)
-    from .llms.resolve import resolve_llm
+    from ..llms.resolve import resolve_llm
 
     return resolve_llm(settings.llm_spec())

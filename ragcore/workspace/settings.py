@@ -3,7 +3,7 @@
 Validated with pydantic because they come from outside (a JSON file, a settings form). The API
 key lives in memory for the session; it is written to ``settings.json`` only when the user sets
 ``save_api_key``. Turning settings into live objects (an LLM, an embedder) is done by
-``ragcore.backends`` at the edge, so this module stays free of I/O beyond its own file.
+``ragcore.workspace.backends`` at the edge, so this module stays free of I/O beyond its own file.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from pydantic import (
     model_validator,
 )
 
-from .errors import ConfigError
-from .safe_files import read_json, write_json_atomic
+from ..errors import ConfigError
+from .files import read_json, write_json_atomic
 
 LLMBackend = Literal["auto", "extractive", "ollama", "openai"]
 EmbeddingKind = Literal["packaged", "local", "server"]

@@ -13,8 +13,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .tokens import count_tokens
-from .types import Node
+from ..tokens import count_tokens
+from ..types import Node
 
 Columns = dict[str, list]
 

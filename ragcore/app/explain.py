@@ -10,7 +10,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import (
+from ..errors import (
     ChunkingError,
     ConfigError,
     EmbeddingError,

@@ -15,9 +15,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
-from .errors import WorkspaceError
-from .safe_files import read_json, validate_name, write_json_atomic
-from .types import ScoredNode
+from ..errors import WorkspaceError
+from ..types import ScoredNode
+from .files import read_json, validate_name, write_json_atomic
 
 CHAT_FORMAT = "ragcore-chat"
 CHAT_VERSION = 1

@@ -23,11 +23,11 @@ from typing import Any, Iterator
 import streamlit as st
 from pydantic import SecretStr
 
-from .backends import embedder_from_settings
-from .errors import ConfigError, WorkspaceError
+from ..errors import ConfigError, WorkspaceError
+from ..workspace.backends import embedder_from_settings
+from ..workspace.settings import Settings
+from ..workspace.workspace import Workspace, default_root
 from .explain import explain_error
-from .settings import Settings
-from .workspace import Workspace, default_root
 
 logger = logging.getLogger(__name__)
 
@@ -88,7 +88,7 @@ def save_settings(settings: Settings, *, api_key: str | None) -> None:
 
 def settings_with(saved: Settings, changes: dict[str, Any]) -> Settings:
     """``saved`` with the form's ``changes``, validated and complete (else ConfigError)."""
-    from .settings import parse_settings
+    from ..workspace.settings import parse_settings
 
     data = saved.to_file_dict()
     data.pop("openai_api_key", None)  # the key travels separately (session only unless saved)
@@ -107,7 +107,7 @@ def workspace() -> Workspace:
 
 @st.cache_resource(show_spinner=False)
 def _fake_embedder() -> Any:
-    from .embeddings.fake import FakeEmbedder
+    from ..embeddings.fake import FakeEmbedder
 
     return FakeEmbedder()
 
@@ -149,8 +149,8 @@ def current_llm() -> Any:
 def _cached_llm(settings_json: str, api_key: str | None, environment: str) -> Any:
     import json
 
-    from .backends import llm_from_settings
-    from .settings import parse_settings
+    from ..workspace.backends import llm_from_settings
+    from ..workspace.settings import parse_settings
 
     data = json.loads(settings_json)
     if api_key:
@@ -294,7 +294,7 @@ def ingest_uploads(
 
 def node_lookup(index: Any) -> Any:
     """``node_id -> Node | None`` over an index, for showing a passage's surroundings."""
-    from .errors import StoreError
+    from ..errors import StoreError
 
     def lookup(node_id: str) -> Any:
         try:

@@ -2,7 +2,7 @@
 
 ``app.py`` calls ``navigation()``; each page starts with ``page_setup()`` and runs its body
 inside ``friendly_errors()``, so no page ever shows a traceback. Session state and cached
-objects are in ``ragcore.appstate``; the wording of errors in ``ragcore.explain``.
+objects are in ``ragcore.app.state``; the wording of errors in ``ragcore.app.explain``.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from typing import Any, Iterator
 
 import streamlit as st
 
-from . import appstate
-from .app_format import describe_backend
+from . import state
 from .explain import explain_error
+from .format import describe_backend
 
 
 def show_error(exc: BaseException) -> None:
@@ -78,7 +78,7 @@ def sidebar_status() -> None:
     """The active backend and workspace folder, in the sidebar of every page."""
     with st.sidebar:
         try:
-            st.caption(f"Answering: {describe_backend(appstate.current_llm())}")
+            st.caption(f"Answering: {describe_backend(state.current_llm())}")
         except Exception as exc:  # noqa: BLE001 - the page itself shows the full explanation
             st.caption(f"Answering backend not available: {explain_error(exc).message}")
-        st.caption(f"Workspace: `{appstate.workspace_root()}`")
+        st.caption(f"Workspace: `{state.workspace_root()}`")
