@@ -4,8 +4,10 @@
     python -m benchmarks --quick    # a smaller run: a corpus slice, fewer vectors
     python -m benchmarks --only search pipeline
 
-Modules written by other parts of the project (query overhead, the app) are optional: if one is
-missing or cannot be imported, its row says so and the others still run.
+Groups: pipeline (load, split, embed, persist, fresh-process load), search (top-5 vs bare
+numpy), query (per-mode overhead, ``bench_query``) and app (cold start, first answer token,
+``bench_app``). A group that fails (e.g. no Chromium for the app's browser figures) becomes a
+row saying why, and the others still run.
 """
 
 from __future__ import annotations

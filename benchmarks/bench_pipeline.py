@@ -66,7 +66,7 @@ def split_rows(documents) -> tuple[list, list[Row]]:
 
 
 def embed_rows(nodes, *, sample_size: int) -> tuple[object, list[Row]]:
-    """Index a fixed sample with our path, and bare-encode the same texts; best of two each."""
+    """Index a fixed sample with our path, and bare-encode the same texts; best of three each."""
     from ragcore.embeddings import default_embedder
     from ragcore.index import VectorStoreIndex
     from ragcore.types import MetadataMode
@@ -85,7 +85,7 @@ def embed_rows(nodes, *, sample_size: int) -> tuple[object, list[Row]]:
         return VectorStoreIndex(sample, embedder=embedder)
 
     bare_s, ours_s, bare_cpu, ours_cpu, index = [], [], [], [], None
-    for _ in range(2):  # alternate so drift in machine load hits both sides alike
+    for _ in range(3):  # alternate so drift in machine load hits both sides alike
         wall, cpu, _ = timed_cpu(bare)
         bare_s.append(wall)
         bare_cpu.append(cpu)
