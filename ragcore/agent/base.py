@@ -10,6 +10,7 @@ the answer into the memory when it completes. A subclass supplies ``stream_answe
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Iterator, Self, Sequence
 
 from ..chat.response import ChatResponse
@@ -21,7 +22,7 @@ from ..trace import Trace
 from .task import StepResult, Task, check_max_iterations, limit_answer, new_task, tool_map
 
 
-class Agent:
+class Agent(ABC):
     """The shared part of an agent; stateless, so one instance can serve many conversations."""
 
     mode: ClassVar[str] = ""  # the ChatResponse.mode and trace note of this agent's replies
@@ -75,13 +76,15 @@ class Agent:
 
     # ---- what a subclass supplies -------------------------------------------------------------
 
+    @abstractmethod
     def stream_answer(self, task: Task) -> Iterator[str]:
         """Run the task's steps until it is done, yielding the final answer's text."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def steps_taken(self, task: Task) -> int:
         """How many steps count against ``max_iterations`` so far."""
-        raise NotImplementedError
+        ...
 
     # ---- shared parts of a step ---------------------------------------------------------------
 

@@ -9,6 +9,7 @@ the LLM-layer errors into ``EmbeddingError`` with the server, URL and model in t
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
@@ -28,7 +29,7 @@ def check_batch_size(batch_size: int) -> int:
     return batch_size
 
 
-class RemoteEmbedder:
+class RemoteEmbedder(ABC):
     """An embedder behind an HTTP ``Connection``; a subclass names the path and the wire format."""
 
     path: ClassVar[str]  # where the server takes embedding requests, e.g. "/api/embed"
@@ -47,13 +48,15 @@ class RemoteEmbedder:
         self.model_name = f"{prefix}:{connection.model}"
         self.connection = connection
 
+    @abstractmethod
     def request_body(self, texts: list[str]) -> dict[str, Any]:
         """The JSON body asking for the vectors of ``texts``."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def read_vectors(self, data: Any) -> list[list[float]]:
         """The vectors in a reply, in input order; ``LLMResponseError`` for another shape."""
-        raise NotImplementedError
+        ...
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         return embed_remote(
