@@ -6,11 +6,19 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 REPO = Path(__file__).resolve().parents[1]
+
+# Property tests check behaviour, not speed: on a loaded 2-core CI machine an example may take
+# longer than hypothesis's default 200 ms deadline, which must not fail the run.
+settings.register_profile(
+    "ragcore", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.load_profile("ragcore")
 
 
 def _corpus_dir() -> Path:
