@@ -51,13 +51,14 @@ def clear_open_chat() -> None:
 
 
 def sidebar(chat) -> dict:
-    """Chat mode and top-k; returns the choices."""
+    """Chat mode, how to search and top-k; returns the choices."""
     if st.session_state.get(MODE_KEY) not in MODES:
         st.session_state[MODE_KEY] = chat.chat_mode if chat.chat_mode in MODES else DEFAULT_MODE
     mode = st.selectbox("Chat mode", MODES, key=MODE_KEY)
     st.caption(CHAT_MODE_DESCRIPTIONS[ChatMode(mode)])
+    retrieval_mode = shell.search_by(key="chat_search_by")
     top_k = st.slider("Passages to retrieve (top-k)", 1, 20, 4, key="chat_top_k")
-    return {"mode": mode, "top_k": int(top_k)}
+    return {"mode": mode, "top_k": int(top_k), "retrieval_mode": retrieval_mode}
 
 
 def chat_actions(ws, chat) -> None:
@@ -146,7 +147,8 @@ def run_turn(ws, chat, question: str, choices: dict, lookup) -> None:
     with st.chat_message("assistant"):
         try:
             engine = chat_engine_from_index(index, chat_mode=choices["mode"], llm=llm,
-                                            similarity_top_k=choices["top_k"])
+                                            similarity_top_k=choices["top_k"],
+                                            retrieval_mode=choices["retrieval_mode"])
             response = engine.chat(question, memory, trace=Trace())
             st.write_stream(fmt.markdown_stream(response))
         except Exception as exc:  # noqa: BLE001 - shown with a retry; history stays intact
@@ -155,7 +157,8 @@ def run_turn(ws, chat, question: str, choices: dict, lookup) -> None:
             st.rerun()
         label = fmt.describe_backend(llm)
         settings = {"chat_mode": choices["mode"], "similarity_top_k": choices["top_k"],
-                    "llm": label, "embed_model": index.embed_model_name}
+                    "retrieval_mode": choices["retrieval_mode"], "llm": label,
+                    "embed_model": index.embed_model_name}
         message = record_turn(chat, question, response, chat_mode=choices["mode"],
                               llm_label=label, settings=settings)
         ws.save_chat(chat)

@@ -23,13 +23,15 @@ NO_TEXT = "_(no answer text)_"
 def retrieval_choices() -> dict:
     """The sidebar's retrieval options, as keyword arguments of QueryOptions (minus the mode)."""
     st.subheader("Retrieval")
+    retrieval_mode = shell.search_by(key="query_search_by")
     top_k = st.slider("Passages to retrieve (top-k)", 1, 20, 4)
     chosen = st.multiselect(
         "Postprocessors", list(POSTPROCESSOR_DESCRIPTIONS), format_func=POSTPROCESSOR_NAMES.get,
         help="\n\n".join(f"**{POSTPROCESSOR_NAMES[k]}**: {v}"
                          for k, v in POSTPROCESSOR_DESCRIPTIONS.items()),
     )
-    choices = {"top_k": int(top_k), "postprocessors": tuple(chosen)}
+    choices = {"top_k": int(top_k), "postprocessors": tuple(chosen),
+               "retrieval_mode": retrieval_mode}
     if "similarity_cutoff" in chosen:
         choices["similarity_cutoff"] = st.slider("Similarity cutoff", -1.0, 1.0, 0.3, 0.05)
     if "keywords" in chosen:
@@ -41,11 +43,13 @@ def retrieval_choices() -> dict:
 def ask(name: str, question: str, options: QueryOptions, box) -> None:
     """Answer into ``box`` as it streams, and keep the result for later reruns."""
     index = state.load_index(name)
-    state.ensure_embedder_loaded(index.embedder)
+    if options.retrieval_mode != "keyword":
+        state.ensure_embedder_loaded(index.embedder)
     llm = state.current_llm()
     engine = QueryEngine.from_index(
         index, llm=llm, response_mode=options.response_mode, similarity_top_k=options.top_k,
         node_postprocessors=options.build_postprocessors(index),
+        retrieval_mode=options.retrieval_mode,
     )
     trace = Trace()
     response = engine.query(question, trace=trace)
@@ -117,12 +121,14 @@ def answer_tab(name: str, question: str, choices: dict) -> None:
 
 def compare(name: str, question: str, options: QueryOptions, modes: list[str]) -> None:
     index = state.load_index(name)
-    state.ensure_embedder_loaded(index.embedder)
+    if options.retrieval_mode != "keyword":
+        state.ensure_embedder_loaded(index.embedder)
     bar = st.progress(0.0, text="Retrieving passages…")
     results = []
     for result in iter_compare_modes(
         question, llm=state.current_llm(), modes=modes,
-        retriever=index.as_retriever(similarity_top_k=options.top_k),
+        retriever=index.as_retriever(similarity_top_k=options.top_k,
+                                     mode=options.retrieval_mode),
         postprocessors=options.build_postprocessors(index),
     ):
         results.append(result)

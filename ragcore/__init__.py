@@ -41,6 +41,8 @@ _EXPORTS: dict[str, str] = {
     "MetadataFilters": "ragcore.stores",
     "VectorStoreIndex": "ragcore.index",
     "VectorRetriever": "ragcore.retrieval",
+    "KeywordRetriever": "ragcore.retrieval",
+    "HybridRetriever": "ragcore.retrieval",
     "IngestionPipeline": "ragcore.ingestion",
     # answering
     "ResponseMode": "ragcore.synthesis",

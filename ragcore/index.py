@@ -5,7 +5,9 @@ a splitter (default ``ragcore.chunking.SentenceSplitter()``), an embedder (defau
 packaged all-MiniLM-L6-v2, resolved on first use and never at load), and a vector store
 (default ``SimpleVectorStore``). Node records and document hashes live in ``ragcore.docstore``;
 the folder format and atomic writes in ``ragcore.persist``; deciding which documents an upsert
-re-indexes (``RefreshReport``) in ``ragcore.index_refresh``.
+re-indexes (``RefreshReport``) in ``ragcore.index_refresh``. BM25 postings for keyword search
+(``ragcore.keyword``) are derived from the nodes: built on the first keyword query, rebuilt after
+any change (every change bumps a version counter), never persisted and never built at load.
 
 Unlike LlamaIndex, inserting a document whose id is already indexed replaces it (ids are stable,
 so re-ingesting a file updates it), and deleting a document then persisting removes it from disk.
@@ -35,8 +37,9 @@ from .persist import (
     splitter_spec,
     write_manifest,
 )
-from .retrieval import VectorRetriever
-from .stores import MetadataFilters, SimpleVectorStore, VectorStore
+from .keyword import KeywordIndex
+from .retrieval import Retriever, RetrievalMode, make_retriever
+from .stores import MetadataFilters, SimpleVectorStore, VectorStore, as_filters
 from .types import Document, Node, ScoredNode
 
 if TYPE_CHECKING:
@@ -74,6 +77,8 @@ class VectorStoreIndex:
         self._lock = threading.RLock()
         self._created = self._updated = utc_now()
         self._path: Path | None = None
+        self._version = 0  # bumped on every change; derived caches compare it
+        self._keywords: KeywordIndex | None = None  # BM25 postings, built on first keyword query
         if nodes:
             self.insert_nodes(nodes, progress=progress)
 
@@ -189,7 +194,7 @@ class VectorStoreIndex:
             if not self._docstore.has_doc(doc_id):
                 return False
             self._store.delete(self._docstore.remove_doc(doc_id))
-            self._updated = utc_now()
+            self._touch()
             return True
 
     def delete_nodes(self, node_ids: Iterable[str]) -> int:
@@ -197,7 +202,7 @@ class VectorStoreIndex:
         with self._lock:
             removed = self._docstore.remove_nodes(node_ids)
             self._store.delete(removed)
-            self._updated = utc_now()
+            self._touch()
             return len(removed)
 
     def _upsert_documents(
@@ -229,7 +234,11 @@ class VectorStoreIndex:
         self._docstore.add_nodes(nodes)
         if nodes:
             self._store.add([n.node_id for n in nodes], vectors, [n.metadata for n in nodes])
+        self._touch()
+
+    def _touch(self) -> None:
         self._updated = utc_now()
+        self._version += 1
 
     def _split(self, documents: Sequence[Document]) -> list[Node]:
         if not documents:
@@ -296,18 +305,40 @@ class VectorStoreIndex:
     ) -> list[ScoredNode]:
         """Nodes nearest to ``vector``, best first, optionally limited to some documents."""
         with self._lock:
-            node_ids = None
-            if doc_ids is not None:
-                node_ids = [i for d in doc_ids for i in self._docstore.doc_node_ids(d)]
             hits = self._store.query(
                 vector,
                 top_k=top_k,
                 filters=filters,
-                node_ids=node_ids,
+                node_ids=self._doc_node_ids(doc_ids),
                 mode=mode,
                 mmr_threshold=mmr_threshold,
             )
             return [ScoredNode(self._docstore.get(i), score) for i, score in hits]
+
+    def keyword_search(
+        self, query: str, *, top_k: int = 4,
+        filters: MetadataFilters | dict[str, Any] | None = None,
+        doc_ids: Sequence[str] | None = None,
+    ) -> list[ScoredNode]:
+        """Nodes whose words best match ``query`` (BM25 scores), best first; like ``search``."""
+        with self._lock:
+            hits = self.keyword_index().search(
+                query, top_k=top_k, filters=as_filters(filters),
+                node_ids=self._doc_node_ids(doc_ids),
+            )
+            return [ScoredNode(self._docstore.get(i), score) for i, score in hits]
+
+    def _doc_node_ids(self, doc_ids: Sequence[str] | None) -> list[str] | None:
+        if doc_ids is None:
+            return None
+        return [i for d in doc_ids for i in self._docstore.doc_node_ids(d)]
+
+    def keyword_index(self) -> KeywordIndex:
+        """BM25 postings over the nodes, built on first use (never at load) and after changes."""
+        with self._lock:
+            if self._keywords is None or self._keywords.version != self._version:
+                self._keywords = KeywordIndex.build(self.all_nodes(), version=self._version)
+            return self._keywords
 
     def as_retriever(
         self,
@@ -315,15 +346,12 @@ class VectorStoreIndex:
         similarity_top_k: int = 4,
         filters: MetadataFilters | dict[str, Any] | None = None,
         doc_ids: Sequence[str] | None = None,
-        mode: QueryMode = "similarity",
+        mode: RetrievalMode = "similarity",
         mmr_threshold: float = 0.5,
-    ) -> VectorRetriever:
-        return VectorRetriever(
-            self,
-            similarity_top_k=similarity_top_k,
-            filters=filters,
-            doc_ids=doc_ids,
-            mode=mode,
+    ) -> Retriever:
+        """A retriever: "similarity" or "mmr" (vector store), "keyword" (BM25) or "hybrid"."""
+        return make_retriever(
+            self, mode=mode, similarity_top_k=similarity_top_k, filters=filters, doc_ids=doc_ids,
             mmr_threshold=mmr_threshold,
         )
 

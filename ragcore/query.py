@@ -1,7 +1,8 @@
 """The query engine: retrieve -> postprocess -> synthesize, recorded in a trace; and a helper
 that runs one question through several response modes on the same nodes, side by side.
 
-The trace of a query lists, in order: the retriever's stages ("embed query", "retrieve"), one
+The trace of a query lists, in order: the retriever's stages ("embed query", "retrieve"; or
+"keyword search"; or all of these and "fuse" for hybrid retrieval), one
 "postprocess: <name>" stage per postprocessor, "pack context", then one "llm: <purpose>" stage
 per model call (with the call itself in ``trace.llm_calls``).
 """
@@ -22,6 +23,7 @@ from .types import ScoredNode
 
 if TYPE_CHECKING:
     from .index import VectorStoreIndex
+    from .retrieval import RetrievalMode
 
 P = ParamSpec("P")
 
@@ -62,15 +64,21 @@ class QueryEngine:
         filters: Any = None,
         doc_ids: Sequence[str] | None = None,
         max_concurrency: int = 4,
+        retrieval_mode: RetrievalMode = "similarity",
     ) -> QueryEngine:
-        """A query engine over ``index``'s vector retriever (``index.as_query_engine``)."""
+        """A query engine over one of ``index``'s retrievers (``index.as_query_engine``).
+
+        ``retrieval_mode`` is "similarity" (vectors, the default), "mmr", "keyword" (BM25) or
+        "hybrid" (both, fused by reciprocal rank): see ``ragcore.retrieval``.
+        """
         if llm is None:
             raise ConfigError(
                 "a query engine needs an llm: pass llm=resolve_llm() (ragcore.llms.resolve) "
                 "for the default, or e.g. ExtractiveLLM() to answer offline"
             )
         retriever = index.as_retriever(
-            similarity_top_k=similarity_top_k, filters=filters, doc_ids=doc_ids
+            similarity_top_k=similarity_top_k, filters=filters, doc_ids=doc_ids,
+            mode=retrieval_mode,
         )
         synthesizer = Synthesizer(llm, response_mode=response_mode, max_concurrency=max_concurrency)
         return cls(retriever, synthesizer, postprocessors=node_postprocessors)

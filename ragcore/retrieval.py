@@ -2,13 +2,20 @@
 
 ``Retriever`` is the protocol the query and chat engines depend on. ``VectorRetriever`` embeds the
 question with the index's embedder and searches the index's vector store, recording an
-"embed query" and a "retrieve" stage in the caller's trace.
+"embed query" and a "retrieve" stage in the caller's trace. ``KeywordRetriever`` ranks nodes by
+BM25 over their words (``ragcore.keyword``; a "keyword search" stage), and ``HybridRetriever``
+runs both and merges the two rankings by reciprocal rank fusion (a "fuse" stage). Scores differ
+by retriever: cosine similarity, BM25 (unbounded), or fused RRF (small: about 2/61 at best), so
+a ``SimilarityPostprocessor`` cutoff only means "similarity" after a vector retriever.
+``make_retriever`` picks one by mode name, for ``VectorStoreIndex.as_retriever``.
 """
 
 from __future__ import annotations
 
 from contextlib import nullcontext
-from typing import TYPE_CHECKING, Any, ContextManager, Protocol, Sequence, runtime_checkable
+from typing import (
+    TYPE_CHECKING, Any, ContextManager, Literal, Protocol, Sequence, runtime_checkable,
+)
 
 import numpy as np
 
@@ -22,6 +29,10 @@ from .types import ScoredNode
 if TYPE_CHECKING:
     from .index import VectorStoreIndex
     from .stores.base import QueryMode
+
+RetrievalMode = Literal["similarity", "mmr", "keyword", "hybrid"]
+RETRIEVAL_MODES: tuple[str, ...] = ("similarity", "mmr", "keyword", "hybrid")
+RRF_K = 60  # the constant of Cormack et al. (2009), also LlamaIndex's
 
 
 @runtime_checkable
@@ -37,6 +48,29 @@ def _stage(trace: Trace | None, name: str, **detail: Any) -> ContextManager[dict
     return trace.stage(name, **detail) if trace is not None else nullcontext({})
 
 
+def _check_top_k(name: str, value: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{name} must be an integer, got {value!r}")
+    if value < 1:
+        raise ConfigError(f"{name} ({value}) must be at least 1")
+
+
+def _check_doc_ids(doc_ids: Sequence[str] | None) -> None:
+    if isinstance(doc_ids, str):
+        raise ConfigError("doc_ids must be a list of document ids, not a single string")
+
+
+def _check_query(query: str) -> None:
+    if not isinstance(query, str):
+        raise ConfigError(f"query must be a string, got {type(query).__name__}")
+
+
+def _hits(results: Sequence[ScoredNode]) -> list[dict[str, Any]]:
+    return [
+        {"node_id": r.node.node_id, "score": r.score, "file_name": r.file_name} for r in results
+    ]
+
+
 class VectorRetriever:
     """Top-k similarity (or MMR) search over a VectorStoreIndex."""
 
@@ -50,17 +84,13 @@ class VectorRetriever:
         mode: QueryMode = "similarity",
         mmr_threshold: float = 0.5,
     ) -> None:
-        if isinstance(similarity_top_k, bool) or not isinstance(similarity_top_k, int):
-            raise ConfigError(f"similarity_top_k must be an integer, got {similarity_top_k!r}")
-        if similarity_top_k < 1:
-            raise ConfigError(f"similarity_top_k ({similarity_top_k}) must be at least 1")
+        _check_top_k("similarity_top_k", similarity_top_k)
         if mode not in QUERY_MODES:
             choices = ", ".join(QUERY_MODES)
             raise ConfigError(f"mode {mode!r} is not supported: use one of {choices}")
         if not 0.0 <= mmr_threshold <= 1.0:
             raise ConfigError(f"mmr_threshold ({mmr_threshold}) must be between 0 and 1")
-        if isinstance(doc_ids, str):
-            raise ConfigError("doc_ids must be a list of document ids, not a single string")
+        _check_doc_ids(doc_ids)
         self.index = index
         self.similarity_top_k = similarity_top_k
         self.filters = as_filters(filters)
@@ -70,8 +100,7 @@ class VectorRetriever:
 
     def retrieve(self, query: str, *, trace: Trace | None = None) -> list[ScoredNode]:
         """Embed ``query`` and return the nearest nodes, best first."""
-        if not isinstance(query, str):
-            raise ConfigError(f"query must be a string, got {type(query).__name__}")
+        _check_query(query)
         embedder = self.index.embedder
         with _stage(trace, "embed query", model=self.index.embed_model_name) as detail:
             # The first query of a process pays for loading the model: say so in the trace.
@@ -95,8 +124,142 @@ class VectorRetriever:
                 mode=self.mode,
                 mmr_threshold=self.mmr_threshold,
             )
-            detail["hits"] = [
-                {"node_id": r.node.node_id, "score": r.score, "file_name": r.file_name}
-                for r in results
-            ]
+            detail["hits"] = _hits(results)
         return results
+
+
+class KeywordRetriever:
+    """Top-k BM25 search over a VectorStoreIndex's nodes (LlamaIndex's BM25Retriever).
+
+    Scores are BM25 scores (unbounded, 0 means no shared term); nodes sharing no word with the
+    question are never returned, so fewer than ``similarity_top_k`` nodes may come back.
+    """
+
+    def __init__(
+        self,
+        index: VectorStoreIndex,
+        *,
+        similarity_top_k: int = 4,
+        filters: MetadataFilters | dict[str, Any] | None = None,
+        doc_ids: Sequence[str] | None = None,
+    ) -> None:
+        _check_top_k("similarity_top_k", similarity_top_k)
+        _check_doc_ids(doc_ids)
+        self.index = index
+        self.similarity_top_k = similarity_top_k
+        self.filters = as_filters(filters)
+        self.doc_ids = list(doc_ids) if doc_ids is not None else None
+
+    def retrieve(self, query: str, *, trace: Trace | None = None) -> list[ScoredNode]:
+        """The nodes whose words best match ``query``'s, best first."""
+        _check_query(query)
+        with _stage(trace, "keyword search", top_k=self.similarity_top_k) as detail:
+            keywords = self.index.keyword_index()
+            # The first keyword query after a change builds the postings: say so in the trace.
+            detail["built index"] = keywords.searches == 0
+            results = self.index.keyword_search(
+                query, top_k=self.similarity_top_k, filters=self.filters, doc_ids=self.doc_ids
+            )
+            detail["nodes"] = len(keywords)
+            detail["hits"] = _hits(results)
+        return results
+
+
+class HybridRetriever:
+    """Vector and BM25 search fused by reciprocal rank (QueryFusionRetriever, reciprocal_rerank).
+
+    Each side returns ``candidates`` nodes (default: ``similarity_top_k``, as each retriever
+    under LlamaIndex's fusion returns its own top-k); a node scores ``sum(1 / (rrf_k + rank))``
+    over the rankings it appears in (rank 1 is best), so agreement between meaning and wording
+    wins. That is also why long candidate lists hurt: with 20 per side, a node both sides rank
+    near 15th (2/75) beats the node one side ranks first (1/61). Reported scores are fused
+    scores, not similarities; the "fuse" trace stage keeps each hit's similarity and BM25 score.
+    """
+
+    def __init__(
+        self,
+        index: VectorStoreIndex,
+        *,
+        similarity_top_k: int = 4,
+        filters: MetadataFilters | dict[str, Any] | None = None,
+        doc_ids: Sequence[str] | None = None,
+        candidates: int | None = None,
+        rrf_k: int = RRF_K,
+    ) -> None:
+        _check_top_k("similarity_top_k", similarity_top_k)
+        candidates = similarity_top_k if candidates is None else candidates
+        _check_top_k("candidates", candidates)
+        if isinstance(rrf_k, bool) or not isinstance(rrf_k, (int, float)) or rrf_k < 0:
+            raise ConfigError(f"rrf_k ({rrf_k!r}) must be a number >= 0 (60 is the usual value)")
+        self.similarity_top_k = similarity_top_k
+        self.candidates = candidates
+        self.rrf_k = rrf_k
+        per_side = max(candidates, similarity_top_k)
+        self.vector = VectorRetriever(
+            index, similarity_top_k=per_side, filters=filters, doc_ids=doc_ids
+        )
+        self.keyword = KeywordRetriever(
+            index, similarity_top_k=per_side, filters=filters, doc_ids=doc_ids
+        )
+
+    def retrieve(self, query: str, *, trace: Trace | None = None) -> list[ScoredNode]:
+        """Both rankings of ``query``, fused; best first."""
+        by_meaning = self.vector.retrieve(query, trace=trace)
+        by_words = self.keyword.retrieve(query, trace=trace)
+        with _stage(trace, "fuse", method="reciprocal rank", rrf_k=self.rrf_k) as detail:
+            fused = reciprocal_rank_fusion([by_meaning, by_words], rrf_k=self.rrf_k)
+            fused = fused[: self.similarity_top_k]
+            similarity = {r.node.node_id: r.score for r in by_meaning}
+            bm25 = {r.node.node_id: r.score for r in by_words}
+            detail["hits"] = [
+                {**hit, "similarity": similarity.get(i), "bm25": bm25.get(i)}
+                for hit in _hits(fused)
+                for i in [hit["node_id"]]
+            ]
+        return fused
+
+
+def reciprocal_rank_fusion(
+    rankings: Sequence[Sequence[ScoredNode]], *, rrf_k: float = RRF_K
+) -> list[ScoredNode]:
+    """Nodes of all ``rankings`` scored ``sum(1 / (rrf_k + rank))``, best first.
+
+    Ties keep first-seen order (earlier rankings first), so the result is deterministic.
+    """
+    nodes: dict[str, Any] = {}
+    fused: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, scored in enumerate(ranking, 1):
+            node_id = scored.node.node_id
+            nodes.setdefault(node_id, scored.node)
+            fused[node_id] = fused.get(node_id, 0.0) + 1.0 / (rrf_k + rank)
+    order = sorted(fused, key=lambda i: -fused[i])  # stable: ties stay in first-seen order
+    return [ScoredNode(nodes[i], fused[i]) for i in order]
+
+
+def make_retriever(
+    index: VectorStoreIndex,
+    *,
+    mode: RetrievalMode = "similarity",
+    similarity_top_k: int = 4,
+    filters: MetadataFilters | dict[str, Any] | None = None,
+    doc_ids: Sequence[str] | None = None,
+    mmr_threshold: float = 0.5,
+) -> Retriever:
+    """The retriever for a mode of ``RETRIEVAL_MODES`` (what ``index.as_retriever`` returns)."""
+    check_retrieval_mode(mode)
+    common: dict[str, Any] = {
+        "similarity_top_k": similarity_top_k, "filters": filters, "doc_ids": doc_ids,
+    }
+    if mode == "keyword":
+        return KeywordRetriever(index, **common)
+    if mode == "hybrid":
+        return HybridRetriever(index, **common)
+    return VectorRetriever(index, mode=mode, mmr_threshold=mmr_threshold, **common)
+
+
+def check_retrieval_mode(mode: str) -> None:
+    """Raise ConfigError naming the choices unless ``mode`` is one of ``RETRIEVAL_MODES``."""
+    if mode not in RETRIEVAL_MODES:
+        choices = ", ".join(RETRIEVAL_MODES)
+        raise ConfigError(f"retrieval mode {mode!r} is not supported: use one of {choices}")

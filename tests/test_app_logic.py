@@ -13,7 +13,7 @@ from ragcore.app.format import (
     report_rows,
     source_label,
 )
-from ragcore.app.query_options import QueryOptions, parse_keywords
+from ragcore.app.query_options import SEARCH_BY, QueryOptions, parse_keywords
 from ragcore.app.trace_view import (
     compact_trace,
     format_step,
@@ -48,6 +48,15 @@ def test_query_options_validate_with_messages_that_say_what_to_change():
         QueryOptions(postprocessors=("keywords",))
     with pytest.raises(ConfigError, match="unknown postprocessor"):
         QueryOptions(postprocessors=("magic",))
+
+
+def test_search_by_choices_are_explained_and_validated():
+    assert [label for label, _ in SEARCH_BY.values()] == ["meaning", "keywords", "both"]
+    assert QueryOptions(retrieval_mode="hybrid").to_dict()["retrieval_mode"] == "hybrid"
+    with pytest.raises(ConfigError, match="search mode 'bm25' is unknown: use similarity"):
+        QueryOptions(retrieval_mode="bm25")
+    with pytest.raises(ConfigError, match="turn the cutoff off or search by meaning"):
+        QueryOptions(retrieval_mode="keyword", postprocessors=("similarity_cutoff",))
 
 
 def test_query_options_build_the_chain_in_order_and_serialize():

@@ -259,6 +259,25 @@ def test_query_postprocessors_apply_and_bad_options_are_explained(docs_ws):
     assert "postprocess: KeywordNodePostprocessor" in at.dataframe[0].value["stage"].tolist()
 
 
+def test_query_searches_by_keywords_or_both_with_the_choice_explained(docs_ws):
+    at = open_page("query")
+    search = at.sidebar.selectbox[1]
+    assert search.label == "Search by" and search.value == "similarity"
+    assert search.options == ["meaning", "keywords", "both"]
+    search.set_value("keyword").run()
+    assert any("acronyms" in c.value for c in at.sidebar.caption)
+    ask(at, "What did the speech say about Ukraine and Putin?")
+    assert at.dataframe[0].value["stage"].tolist()[0] == "keyword search"
+    assert all("Ukraine" in h.proto.body or "Putin" in h.proto.body for h in at.get("html"))
+    at.sidebar.selectbox[1].set_value("hybrid").run()
+    ask(at, "What did the speech say about Ukraine and Putin?")
+    assert at.dataframe[0].value["stage"].tolist()[:4] == [
+        "embed query", "retrieve", "keyword search", "fuse"]
+    at.sidebar.multiselect[0].set_value(["similarity_cutoff"]).run()
+    ask(at, "What did the speech say about Ukraine and Putin?")
+    assert "similarity cutoff compares meaning scores" in at.error[0].value
+
+
 def test_compare_modes_side_by_side(docs_ws):
     at = open_page("query")
     at.text_input[0].set_value("What is the state of the union?").run()
@@ -319,6 +338,17 @@ def test_chat_mode_explained_and_condensed_question_shown(docs_ws):
     chat(at, "What did it say about its people?")
     assert len(at.chat_message) == 4
     assert any("Standalone question" in m.value for m in at.markdown)
+
+
+def test_chat_searches_by_both_and_saves_the_choice(docs_ws):
+    at = open_page("chat")
+    at.sidebar.selectbox[2].set_value("hybrid").run()
+    assert any("fused" in c.value for c in at.sidebar.caption)
+    chat(at, "What did the speech say about Ukraine?")
+    stages = at.dataframe[0].value["stage"].tolist()
+    assert "keyword search" in stages and "fuse" in stages
+    saved = json.loads((docs_ws / "chats" / f"{at.query_params['chat']}.json").read_text())
+    assert saved["settings"]["retrieval_mode"] == "hybrid"
 
 
 def test_chat_react_mode_shows_reasoning_steps(docs_ws):

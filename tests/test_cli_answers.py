@@ -121,3 +121,32 @@ def test_chat_save_writes_the_conversation_with_sources(run, tmp_path):
     assert chat["index"] == "notes" and chat["chat_mode"] == "condense_plus_context"
     assert [m["role"] for m in chat["messages"]] == ["user", "assistant"]
     assert chat["messages"][1]["sources"][0]["file_name"] == "trust.txt"
+
+
+@pytest.mark.parametrize("retrieval", ["keyword", "hybrid"])
+def test_retrieval_option_searches_by_words_in_retrieve_query_and_chat(run, tmp_path, retrieval):
+    code, out, err = run("retrieve", "tomatoes", "--index", "notes", "--retrieval", retrieval,
+                         "-k", "1")
+    assert code == 0, err
+    assert "garden.md" in out
+    code, out, err = run("query", "What does the policy engine grant?", "--index", "notes",
+                         "--llm", "extractive", "--retrieval", retrieval, "--trace")
+    assert code == 0 and f"retrieval {retrieval}" in err
+    assert "keyword search" in out.split("Trace:", 1)[1] and "[1] trust.txt" in out
+    code, out, err = run("chat", "--index", "notes", "--llm", "extractive", "--save",
+                         "--retrieval", retrieval, stdin="What do tomatoes need?\n/trace\n")
+    assert code == 0 and "garden.md" in out and "keyword search" in out
+    [saved] = (tmp_path / "ws" / "chats").glob("*.json")
+    assert json.loads(saved.read_text())["settings"]["retrieval_mode"] == retrieval
+
+
+def test_keyword_retrieval_finds_nothing_without_a_shared_word(run):
+    code, out, _ = run("retrieve", "astronomy telescopes", "--index", "notes",
+                       "--retrieval", "keyword")
+    assert code == 0 and "No passages found." in out
+
+
+def test_unknown_retrieval_is_a_usage_error(run, capsys):
+    with pytest.raises(SystemExit) as exc:
+        run("retrieve", "q", "--index", "notes", "--retrieval", "bm25")
+    assert exc.value.code == 2

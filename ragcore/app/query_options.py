@@ -1,6 +1,7 @@
 """What a person chooses before asking a question, validated, and turned into pipeline parts.
 
-The Query page collects a response mode, top-k, a similarity cutoff and a set of
+The Query page collects a response mode, how to search (``SEARCH_BY``: by meaning, keywords or
+both; the Chat page offers the same choice), top-k, a similarity cutoff and a set of
 postprocessors; ``QueryOptions`` validates them in one place (with messages that say what to
 change) and builds the postprocessor chain, so the page only renders widgets.
 """
@@ -17,6 +18,7 @@ from ..postprocess import (
     PrevNextNodePostprocessor,
     SimilarityPostprocessor,
 )
+from ..retrieval import RETRIEVAL_MODES
 from ..synthesis import ResponseMode
 
 # name -> one-line explanation shown beside the choice
@@ -26,6 +28,22 @@ POSTPROCESSOR_DESCRIPTIONS: dict[str, str] = {
     "neighbours": "Add the chunk that follows each passage, for more surrounding context.",
     "long_context_reorder": (
         "Put the best passages at the start and end of the prompt, where models read best."
+    ),
+}
+
+# retrieval mode -> (label, one-line explanation) for the "Search by" choice
+SEARCH_BY: dict[str, tuple[str, str]] = {
+    "similarity": (
+        "meaning",
+        "Passages that mean the same as the question, even in other words (embeddings).",
+    ),
+    "keyword": (
+        "keywords",
+        "Passages containing the question's words: best for names, acronyms, codes (BM25).",
+    ),
+    "hybrid": (
+        "both",
+        "Both rankings fused: passages found by meaning and by words come first.",
     ),
 }
 
@@ -40,6 +58,7 @@ class QueryOptions:
     similarity_cutoff: float = 0.3
     required_keywords: tuple[str, ...] = ()
     exclude_keywords: tuple[str, ...] = ()
+    retrieval_mode: str = "similarity"
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -49,6 +68,17 @@ class QueryOptions:
         if not -1.0 <= float(self.similarity_cutoff) <= 1.0:
             raise ConfigError(
                 f"similarity cutoff ({self.similarity_cutoff}) must be between -1 and 1"
+            )
+        if self.retrieval_mode not in RETRIEVAL_MODES:
+            choices = ", ".join(RETRIEVAL_MODES)
+            raise ConfigError(f"search mode {self.retrieval_mode!r} is unknown: use {choices}")
+        if "similarity_cutoff" in self.postprocessors and self.retrieval_mode in (
+            "keyword", "hybrid"
+        ):
+            raise ConfigError(
+                f"the similarity cutoff compares meaning scores, but searching by "
+                f"{SEARCH_BY[self.retrieval_mode][0]} ranks passages another way: turn the "
+                "cutoff off or search by meaning"
             )
         unknown = [p for p in self.postprocessors if p not in POSTPROCESSOR_DESCRIPTIONS]
         if unknown:
@@ -105,3 +135,4 @@ def _clean(words: Any) -> tuple[str, ...]:
     if isinstance(words, str):
         words = [words]
     return tuple(w.strip() for w in words if w and w.strip())
+

@@ -1,6 +1,7 @@
 """The frame every page of the app shares: navigation, the sidebar status, readable errors.
 
-``app.py`` calls ``navigation()``; each page starts with ``page_setup()`` and runs its body
+``app.py`` calls ``navigation()``; the Query and Chat pages share the ``search_by()`` choice;
+each page starts with ``page_setup()`` and runs its body
 inside ``friendly_errors()``, so no page ever shows a traceback. Session state and cached
 objects are in ``ragcore.app.state``; the wording of errors in ``ragcore.app.explain``.
 """
@@ -15,6 +16,7 @@ import streamlit as st
 from . import state
 from .explain import explain_error
 from .format import describe_backend
+from .query_options import SEARCH_BY
 
 
 def show_error(exc: BaseException) -> None:
@@ -82,3 +84,13 @@ def sidebar_status() -> None:
         except Exception as exc:  # noqa: BLE001 - the page itself shows the full explanation
             st.caption(f"Answering backend not available: {explain_error(exc).message}")
         st.caption(f"Workspace: `{state.workspace_root()}`")
+
+
+def search_by(*, key: str | None = None) -> str:
+    """The "Search by" choice (meaning, keywords, both) and its explanation; the retrieval mode."""
+    mode = st.selectbox(
+        "Search by", list(SEARCH_BY), format_func=lambda m: SEARCH_BY[m][0], key=key,
+        help="\n\n".join(f"**{label}**: {text}" for label, text in SEARCH_BY.values()),
+    )
+    st.caption(SEARCH_BY[mode][1])
+    return mode

@@ -18,6 +18,7 @@ from typing import Any, Sequence
 
 from ..errors import ConfigError
 from ..llms.base import LLM, ToolCallingLLM
+from ..retrieval import check_retrieval_mode
 
 
 class ChatMode(str, Enum):
@@ -87,8 +88,13 @@ def chat_engine_from_index(
     node_postprocessors: Sequence[Any] = (),
     system_prompt: str | None = None,
     tools: Sequence[Any] = (),
+    retrieval_mode: str = "similarity",
 ) -> Any:
-    """A chat engine (or agent) over ``index``; every one answers ``.chat(message, memory)``."""
+    """A chat engine (or agent) over ``index``; every one answers ``.chat(message, memory)``.
+
+    ``retrieval_mode`` is how the documents are searched: "similarity" (vectors, the default),
+    "mmr", "keyword" (BM25) or "hybrid" (both fused), as in ``QueryEngine.from_index``.
+    """
     mode = parse_chat_mode(chat_mode)
     if llm is None or not isinstance(llm, LLM):
         raise ConfigError(
@@ -99,25 +105,29 @@ def chat_engine_from_index(
         raise ConfigError(f"similarity_top_k ({similarity_top_k!r}) must be a positive integer")
     if similarity_top_k < 1:
         raise ConfigError(f"similarity_top_k ({similarity_top_k}) must be at least 1")
+    check_retrieval_mode(retrieval_mode)
     kind = best_chat_mode(llm, tools=tools) if mode is ChatMode.BEST else mode.value
     if tools and kind not in (ChatMode.REACT.value, FUNCTION_CALLING):
         raise ConfigError(
             f"tools are only used by agents, not by chat_mode {mode.value!r}: "
             "use chat_mode='react' (or 'best')"
         )
-    parts = _Parts(index, llm, similarity_top_k, response_mode, tuple(node_postprocessors))
+    parts = _Parts(
+        index, llm, similarity_top_k, response_mode, tuple(node_postprocessors), retrieval_mode
+    )
     return _build(kind, parts, system_prompt=system_prompt, tools=tuple(tools))
 
 
 class _Parts:
     """Builds the retriever and query engine an engine needs, on demand."""
 
-    def __init__(self, index, llm, top_k, response_mode, postprocessors) -> None:
+    def __init__(self, index, llm, top_k, response_mode, postprocessors, retrieval_mode) -> None:
         self.index, self.llm, self.top_k = index, llm, top_k
         self.response_mode, self.postprocessors = response_mode, postprocessors
+        self.retrieval_mode = retrieval_mode
 
     def retriever(self) -> Any:
-        return self.index.as_retriever(similarity_top_k=self.top_k)
+        return self.index.as_retriever(similarity_top_k=self.top_k, mode=self.retrieval_mode)
 
     def query_engine(self) -> Any:
         from ..query import QueryEngine
@@ -128,6 +138,7 @@ class _Parts:
             response_mode=self.response_mode,
             similarity_top_k=self.top_k,
             node_postprocessors=self.postprocessors,
+            retrieval_mode=self.retrieval_mode,
         )
 
     def index_tools(self, tools: tuple) -> list:

@@ -23,6 +23,7 @@ EXAMPLES = """examples:
   ragcore ingest ~/papers --index papers
   ragcore retrieve "What is a zero trust architecture?" --index papers -k 5
   ragcore query "Summarize the main risks" --index papers --mode tree_summarize --trace
+  ragcore query "What is a PDP?" --index papers --retrieval hybrid
   ragcore query "..." --index papers --llm ollama:llama3.1
   ragcore query "..." --index papers --llm openai:MODEL --base-url http://127.0.0.1:8000/v1
   ragcore chat --index papers --mode condense_plus_context

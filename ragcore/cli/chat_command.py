@@ -50,6 +50,7 @@ class ChatSession:
     mode: str
     response_mode: str
     top_k: int
+    retrieval: str = "similarity"
     memory: Any = None
     engine: Any = None
     last_trace: Trace | None = None
@@ -61,7 +62,7 @@ class ChatSession:
 
         self.engine = chat_engine_from_index(
             self.index, chat_mode=self.mode, llm=self.llm, similarity_top_k=self.top_k,
-            response_mode=self.response_mode)
+            response_mode=self.response_mode, retrieval_mode=self.retrieval)
 
 
 def run_chat(args: argparse.Namespace, context: CliContext) -> int:
@@ -72,9 +73,10 @@ def run_chat(args: argparse.Namespace, context: CliContext) -> int:
     index = workspace.load_index(args.index)
     llm = choose_llm(args, context)
     session = ChatSession(index=index, llm=llm, mode=args.mode, response_mode=args.response_mode,
-                          top_k=args.top_k, memory=ChatMemory.from_llm(llm))
+                          top_k=args.top_k, retrieval=args.retrieval,
+                          memory=ChatMemory.from_llm(llm))
     session.build()
-    note_model_load(index)
+    note_model_load(index, args.retrieval)
     if args.save:
         session.workspace = workspace
         session.saved = _new_saved_chat(args, llm)
@@ -164,6 +166,7 @@ def _new_saved_chat(args: argparse.Namespace, llm: Any) -> SavedChat:
 
     return SavedChat(index=args.index, chat_mode=args.mode, response_mode=args.response_mode,
                      llm=describe(llm), settings={"similarity_top_k": args.top_k,
+                                                  "retrieval_mode": args.retrieval,
                                                   "llm": args.llm or "settings"})
 
 

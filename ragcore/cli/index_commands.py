@@ -7,6 +7,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import WorkspaceError
+from ..retrieval import RETRIEVAL_MODES
 from .progress import ProgressBar
 from .render import human_bytes, write_passages, write_report, write_table
 
@@ -16,8 +17,10 @@ if TYPE_CHECKING:
 DEFAULT_INDEX = "default"
 
 
-def note_model_load(index) -> None:
+def note_model_load(index, retrieval: str = "similarity") -> None:
     """Say on stderr that the embedding model is loading (seconds of silence otherwise)."""
+    if retrieval == "keyword":  # BM25 alone never embeds the question
+        return
     if getattr(index.embedder, "loaded", True) is False:
         sys.stderr.write(f"Loading the embedding model {index.embed_model_name} ...\n")
 
@@ -25,6 +28,13 @@ def note_model_load(index) -> None:
 def add_index_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--index", "-i", default=DEFAULT_INDEX, metavar="NAME",
                         help=f"index name (default: {DEFAULT_INDEX})")
+
+
+def add_retrieval_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--retrieval", default="similarity", choices=RETRIEVAL_MODES,
+        help="how passages are found: similarity (meaning, the default), mmr (meaning, "
+             "diverse), keyword (BM25: exact words, acronyms), hybrid (both, fused by rank)")
 
 
 def add_parsers(commands, common: argparse.ArgumentParser) -> None:
@@ -47,6 +57,7 @@ def add_parsers(commands, common: argparse.ArgumentParser) -> None:
     add_index_option(retrieve)
     retrieve.add_argument("-k", "--top-k", type=int, default=5, metavar="N",
                           help="how many passages (default 5)")
+    add_retrieval_option(retrieve)
     retrieve.set_defaults(run=run_retrieve)
 
     indexes = commands.add_parser("indexes", parents=[common], help="list indexes and stats")
@@ -91,8 +102,9 @@ def run_retrieve(args: argparse.Namespace, context: CliContext) -> int:
     if len(index) == 0:
         raise WorkspaceError(f"index {args.index!r} is empty: run `ragcore ingest PATH "
                              f"--index {args.index}` first")
-    note_model_load(index)
-    nodes = index.as_retriever(similarity_top_k=args.top_k).retrieve(args.question)
+    note_model_load(index, args.retrieval)
+    retriever = index.as_retriever(similarity_top_k=args.top_k, mode=args.retrieval)
+    nodes = retriever.retrieve(args.question)
     if not nodes:
         sys.stdout.write("No passages found.\n")
         return 0

@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
-from .index_commands import add_index_option, note_model_load
+from .index_commands import add_index_option, add_retrieval_option, note_model_load
 from .render import write_sources, write_trace
 
 if TYPE_CHECKING:
@@ -27,6 +27,7 @@ def add_llm_options(parser: argparse.ArgumentParser) -> None:
                         help="server URL for --llm (Ollama or an OpenAI-compatible /v1 URL)")
     parser.add_argument("--top-k", type=int, default=4, metavar="N",
                         help="how many chunks to retrieve (default 4)")
+    add_retrieval_option(parser)
     parser.add_argument("--trace", action="store_true",
                         help="show stages, timings and every LLM call after the answer")
 
@@ -75,10 +76,10 @@ def run_query(args: argparse.Namespace, context: CliContext) -> int:
     index = context.workspace().load_index(args.index)
     llm = choose_llm(args, context)
     sys.stderr.write(f"Answering with {describe(llm)}, mode {args.mode}, "
-                     f"index {args.index!r}\n")
+                     f"index {args.index!r}, retrieval {args.retrieval}\n")
     engine = QueryEngine.from_index(index, llm=llm, response_mode=args.mode,
-                                    similarity_top_k=args.top_k)
-    note_model_load(index)
+                                    similarity_top_k=args.top_k, retrieval_mode=args.retrieval)
+    note_model_load(index, args.retrieval)
     trace = Trace()
     response = engine.query(args.question, trace=trace)
     for chunk in response:

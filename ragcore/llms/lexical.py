@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from functools import lru_cache
 from typing import Sequence
 
 STOPWORDS = frozenset(
@@ -64,10 +65,23 @@ def stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("e") else word
 
 
+def words(text: str) -> list[str]:
+    """The raw word tokens of ``text``, as ``term`` expects them (the BM25 index uses both)."""
+    return _WORD.findall(text)
+
+
+@lru_cache(maxsize=1 << 16)
+def term(word: str) -> str:
+    """The index term of one raw word: lower-cased and stemmed; "" for a stopword or a letter."""
+    word = word.lower()
+    if word in STOPWORDS or (len(word) < 2 and not word.isdigit()):
+        return ""
+    return stem(word)
+
+
 def terms(text: str) -> list[str]:
     """The stemmed content words of ``text`` (lower case, no stopwords, no single letters)."""
-    words = (w.lower() for w in _WORD.findall(text))
-    return [stem(w) for w in words if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
+    return [t for t in map(term, _WORD.findall(text)) if t]
 
 
 def is_metadata_line(line: str) -> bool:
