@@ -121,6 +121,32 @@ def _shot(page, name: str) -> None:
         page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
 
 
+def _wait_idle(page) -> None:
+    """Wait until the app has finished its current script run (the 'running' icon is gone)."""
+    from playwright.sync_api import expect
+
+    page.wait_for_timeout(300)  # a rerun triggered just now may not show its icon yet
+    expect(page.locator('[data-testid^="stStatusWidgetRunning"]')).to_have_count(0)
+
+
+def _upload(page, path: Path, attempts: int = 3) -> None:
+    """Give the file picker ``path`` once the page is idle; a file given while a rerun replaces
+    the picker can be lost, so try again if the Index button does not pick it up."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    button = page.get_by_role("button", name="Index 1 file(s)")
+    for attempt in range(attempts):
+        _wait_idle(page)
+        page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(path))
+        try:
+            button.wait_for(state="visible", timeout=30_000)
+            return
+        except PlaywrightTimeout:
+            if attempt == attempts - 1:
+                _shot(page, "upload-failed")
+                raise
+
+
 def _go(page, label: str) -> None:
     page.get_by_test_id("stSidebarNav").get_by_role("link", name=label).click()
     page.wait_for_load_state("networkidle")
@@ -139,7 +165,7 @@ def test_upload_chat_reload(app_url, page, corpus_dir):
     name_box = page.get_by_role("textbox", name="Name of the new index")
     name_box.fill("nist")
     name_box.press("Enter")
-    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(pdf))
+    _upload(page, pdf)
     page.get_by_role("button", name="Index 1 file(s)").click()
     expect(page.get_by_text("1 indexed")).to_be_visible(timeout=WORK_TIMEOUT_MS)
     _shot(page, "2-uploaded")
