@@ -66,6 +66,13 @@ def test_terminal_colours_in_logs_are_text():
     assert not looks_binary(log)
 
 
+def test_a_stray_nul_in_utf8_is_binary_not_utf16():
+    # Found by the round-trip property: b"04\x000" once decoded as UTF-16, to two CJK characters.
+    with pytest.raises(ReaderError, match="binary"):
+        decode_text(b"04\x000", Path("x.txt"))
+    assert decode_text("Müller’s Äpfel".encode("utf-16-le"), Path("x.txt")) == "Müller’s Äpfel"
+
+
 def test_empty_bytes_are_refused():
     with pytest.raises(ReaderError, match="empty"):
         decode_text(b"", Path("x.txt"))

@@ -108,8 +108,10 @@ def _decode_known(data: bytes, declared: str | None) -> str | None:
             return data.decode(declared)
         except (LookupError, UnicodeDecodeError):
             logger.debug("declared encoding %r does not decode the data; detecting", declared)
-    # NUL bytes are valid UTF-8 but mean UTF-16/32 without a BOM (or binary): let detection decide.
-    if b"\x00" in data:
+    # NUL bytes are valid UTF-8 but mean UTF-16/32 without a BOM, where Western text has a NUL in
+    # most code units: let detection decide. A few NULs are binary junk (refused by the caller),
+    # not a reason to read 4 bytes of ASCII as two CJK characters.
+    if data.count(b"\x00") * 4 > len(data):
         return None
     try:
         return data.decode("utf-8")

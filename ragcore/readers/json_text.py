@@ -72,21 +72,16 @@ def _scalar(value: Any) -> str:
 def _lines(value: Any, depth: int) -> list[str]:
     pad = "  " * depth
     if isinstance(value, dict):
-        lines = []
-        for key, item in value.items():
-            if isinstance(item, dict | list) and item:
-                lines.append(f"{pad}{key}:")
-                lines.extend(_lines(item, depth + 1))
-            else:
-                lines.append(f"{pad}{key}: {_scalar(item)}")
-        return lines
-    if isinstance(value, list):
-        lines = []
-        for item in value:
-            if isinstance(item, dict | list) and item:
-                lines.append(f"{pad}-")
-                lines.extend(_lines(item, depth + 1))
-            else:
-                lines.append(f"{pad}- {_scalar(item)}")
-        return lines
-    return [f"{pad}{_scalar(value)}"]
+        labelled = [(f"{key}:", item) for key, item in value.items()]
+    elif isinstance(value, list):
+        labelled = [("-", item) for item in value]
+    else:
+        return [f"{pad}{_scalar(value)}"]
+    lines = []
+    for label, item in labelled:
+        if isinstance(item, dict | list) and item:
+            lines.append(f"{pad}{label}")
+            lines.extend(_lines(item, depth + 1))
+        else:
+            lines.append(f"{pad}{label} {_scalar(item)}")
+    return lines
