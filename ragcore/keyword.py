@@ -27,7 +27,7 @@ import numpy as np
 
 from .errors import ConfigError
 from .llms.lexical import term, terms, words
-from .stores.filters import MetadataFilters, filter_mask
+from .stores.filters import MaskCache, MetadataFilters, id_mask
 from .stores.simple import top_k_indices
 from .types import MetadataMode, Node
 
@@ -52,6 +52,7 @@ class KeywordIndex:
     searches: int = 0  # how many searches this index has served (0: it was just built)
     _norms: np.ndarray = field(init=False, repr=False)
     _rows_by_id: dict[str, int] | None = field(default=None, init=False, repr=False)
+    _masks: MaskCache = field(default_factory=MaskCache, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.k1 < 0 or not 0.0 <= self.b <= 1.0:
@@ -129,12 +130,9 @@ class KeywordIndex:
         scores = self.scores(query)
         allowed = scores > 0
         if filters is not None:
-            allowed &= filter_mask(filters, self.metadata)
+            allowed &= self._masks.mask(filters, lambda: self.metadata)
         if node_ids is not None:
-            wanted = np.zeros(len(self.node_ids), dtype=bool)
-            rows = self._row_map()
-            wanted[[rows[i] for i in node_ids if i in rows]] = True
-            allowed &= wanted
+            allowed &= id_mask(self._row_map(), node_ids, len(self.node_ids))
         candidates = np.flatnonzero(allowed)
         picked = candidates[top_k_indices(scores[candidates], top_k)]
         return [(self.node_ids[r], float(scores[r])) for r in picked.tolist()]

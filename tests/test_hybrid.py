@@ -80,6 +80,9 @@ def test_hybrid_fuses_both_rankings_and_records_every_stage(index):
     similarity = {r.node.node_id: r.score for r in vector}
     assert [h["similarity"] for h in hits] == [similarity.get(h["node_id"]) for h in hits]
     assert all(h["bm25"] is None or h["bm25"] > 0 for h in hits)
+    bm25 = {r.node.node_id: r.score for r in words}
+    assert [h["bm25"] for h in hits] == [bm25.get(h["node_id"]) for h in hits]
+    assert any(h["bm25"] is not None for h in hits)
 
 
 def test_hybrid_respects_filters_and_doc_ids(index):
@@ -87,6 +90,7 @@ def test_hybrid_respects_filters_and_doc_ids(index):
     assert {r.node.ref_doc_id for r in shelf.retrieve("policy PDP kittens")} == {"d1", "d2", "d4"}
     some = HybridRetriever(index, similarity_top_k=5, doc_ids=["d0", "d1"])
     assert {r.node.ref_doc_id for r in some.retrieve("policy PDP kittens")} <= {"d0", "d1"}
+    assert {r.node.ref_doc_id for r in some.retrieve("policy PDP kittens")} == {"d0", "d1"}
 
 
 def test_hybrid_candidates_default_to_top_k():

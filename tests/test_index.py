@@ -91,6 +91,7 @@ def test_delete_ref_doc_removes_nodes_and_vectors(index):
     assert "markets.txt" not in index.ref_doc_ids()
     results = index.as_retriever(similarity_top_k=10).retrieve("stock market")
     assert all(r.node.ref_doc_id != "markets.txt" for r in results)
+    assert len(results) == 4  # every node that is left, none of the deleted document's
 
 
 def test_refresh_reembeds_only_changed_documents(fake_embedder):

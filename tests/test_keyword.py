@@ -156,6 +156,25 @@ def test_filters_and_doc_ids_are_respected(index):
     assert [r.node.ref_doc_id for r in vector.retrieve(question)] == ["d2"]
 
 
+def test_repeated_filters_give_the_same_answer_and_follow_index_changes(index):
+    # A filter's row mask is cached per keyword index: the cache must never answer for another
+    # filter, for the same filter after a doc_ids restriction, or for an index that changed.
+    other = {"topic": "other"}
+    first = index.keyword_search("policy decision risk", top_k=6, filters=other)
+    assert {h.node.ref_doc_id for h in first} == {"d2", "d3", "d4"}
+    again = index.keyword_search("policy decision risk", top_k=6, filters=other)
+    assert [(h.node.node_id, h.score) for h in again] == [(h.node.node_id, h.score) for h in first]
+    narrowed = index.keyword_search("policy decision risk", top_k=6, filters=other, doc_ids=["d3"])
+    assert [h.node.ref_doc_id for h in narrowed] == ["d3"]
+    unnarrowed = index.keyword_search("policy decision risk", top_k=6, filters=other)
+    assert {h.node.ref_doc_id for h in unnarrowed} == {"d2", "d3", "d4"}
+    zta = index.keyword_search("policy decision risk", top_k=6, filters={"topic": "zta"})
+    assert {h.node.ref_doc_id for h in zta} == {"d0", "d1"}
+    index.insert(Document("Risk policy, revisited.", doc_id="new", metadata={"topic": "other"}))
+    after = index.keyword_search("policy decision risk", top_k=6, filters=other)
+    assert {h.node.ref_doc_id for h in after} == {"d2", "d3", "d4", "new"}
+
+
 def test_cache_follows_insert_and_delete(index):
     retriever = index.as_retriever(mode="keyword")
     assert retriever.retrieve("microsegmentation") == []
@@ -169,6 +188,7 @@ def test_cache_follows_insert_and_delete(index):
     assert "d0" not in {r.node.ref_doc_id for r in retriever.retrieve("decision point")}
     report = index.refresh_ref_docs([Document("A decision point, refreshed.", doc_id="d0")])
     assert report is not None
+    assert report.changed == ["d0"] and report.unchanged == []
     assert retriever.retrieve("refreshed")[0].node.ref_doc_id == "d0"
 
 

@@ -10,7 +10,7 @@ the LLM-layer errors into ``EmbeddingError`` with the server, URL and model in t
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Callable, ClassVar, Sequence
+from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
@@ -18,10 +18,6 @@ from ..errors import ConfigError, EmbeddingError, LLMError
 from ..llms.http import Connection
 from ..llms.options import check_positive
 from .base import normalize
-
-BodyBuilder = Callable[[list[str]], dict[str, Any]]
-VectorReader = Callable[[Any], list[list[float]]]
-
 
 def check_batch_size(batch_size: int) -> int:
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
@@ -59,43 +55,29 @@ class RemoteEmbedder(ABC):
         ...
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
-        return embed_remote(
-            self.connection, self.path, texts, batch_size=self.batch_size,
-            body=self.request_body, read=self.read_vectors,
-        )
+        """Embed ``texts`` in batches of ``batch_size``: an (n, dim) normalized float32 array."""
+        parts: list[np.ndarray] = []
+        for start in range(0, len(texts), self.batch_size):
+            batch = list(texts[start : start + self.batch_size])
+            try:
+                reply = self.connection.request_json("POST", self.path, self.request_body(batch))
+                vectors = self.read_vectors(reply)
+            except LLMError as exc:
+                raise EmbeddingError(str(exc)) from exc
+            parts.append(_as_matrix(vectors, len(batch), self.connection))
+        if not parts:
+            return np.zeros((0, 0), dtype=np.float32)
+        dims = {p.shape[1] for p in parts}
+        if len(dims) > 1:
+            raise EmbeddingError(
+                f"{self.connection.describe()} returned vectors of different sizes "
+                f"{sorted(dims)}: check that the model did not change while embedding"
+            )
+        return normalize(np.concatenate(parts))
 
     def __repr__(self) -> str:
         conn = self.connection
         return f"{type(self).__name__}(model={conn.model!r}, base_url={conn.base_url!r})"
-
-
-def embed_remote(
-    connection: Connection,
-    path: str,
-    texts: Sequence[str],
-    *,
-    batch_size: int,
-    body: BodyBuilder,
-    read: VectorReader,
-) -> np.ndarray:
-    """Embed ``texts`` in batches of ``batch_size``: an (n, dim) normalized float32 array."""
-    parts: list[np.ndarray] = []
-    for start in range(0, len(texts), batch_size):
-        batch = list(texts[start : start + batch_size])
-        try:
-            vectors = read(connection.request_json("POST", path, body(batch)))
-        except LLMError as exc:
-            raise EmbeddingError(str(exc)) from exc
-        parts.append(_as_matrix(vectors, len(batch), connection))
-    if not parts:
-        return np.zeros((0, 0), dtype=np.float32)
-    dims = {p.shape[1] for p in parts}
-    if len(dims) > 1:
-        raise EmbeddingError(
-            f"{connection.describe()} returned vectors of different sizes {sorted(dims)}: "
-            "check that the model did not change while embedding"
-        )
-    return normalize(np.concatenate(parts))
 
 
 def _as_matrix(vectors: Any, expected: int, connection: Connection) -> np.ndarray:

@@ -175,6 +175,43 @@ def filter_mask(filters: MetadataFilters, metadata: Sequence[dict[str, Any]]) ->
     return result
 
 
+class MaskCache:
+    """The row masks of the last few filters over one list of metadata (a query-time cache).
+
+    The owner calls ``clear`` whenever its rows change. Filters holding an unhashable value
+    (e.g. a dict) are evaluated every time.
+    """
+
+    def __init__(self, size: int = 8) -> None:
+        self.size = size
+        self._masks: dict[MetadataFilters, np.ndarray] = {}
+
+    def mask(
+        self, filters: MetadataFilters, metadata: Callable[[], Sequence[dict[str, Any]]]
+    ) -> np.ndarray:
+        """``filter_mask(filters, metadata())``, computed once per distinct filters."""
+        try:
+            cached = self._masks.get(filters)
+        except TypeError:
+            return filter_mask(filters, metadata())
+        if cached is None:
+            cached = filter_mask(filters, metadata())
+            if len(self._masks) >= self.size:
+                self._masks.pop(next(iter(self._masks)))
+            self._masks[filters] = cached
+        return cached
+
+    def clear(self) -> None:
+        self._masks.clear()
+
+
+def id_mask(rows: dict[str, int], node_ids: Iterable[str], size: int) -> np.ndarray:
+    """A boolean row mask: the rows of ``node_ids`` (ids not in ``rows`` are ignored)."""
+    wanted = np.zeros(size, dtype=bool)
+    wanted[[rows[i] for i in node_ids if i in rows]] = True
+    return wanted
+
+
 def as_filters(value: MetadataFilters | dict[str, Any] | None) -> MetadataFilters | None:
     """Accept MetadataFilters, a ``{key: value}`` equality dict, or None."""
     if value is None or isinstance(value, MetadataFilters):

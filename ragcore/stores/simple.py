@@ -26,9 +26,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..embeddings.base import normalize
 from ..errors import ConfigError, StoreError
 from .base import QUERY_MODES, QueryMode
-from .filters import MetadataFilters, as_filters, filter_mask
+from .filters import MaskCache, MetadataFilters, as_filters, id_mask
 from .mmr import mmr_select
 from .simple_persist import read_store, write_store
 
@@ -52,7 +53,7 @@ class SimpleVectorStore:
         self._metadata: list[dict[str, Any]] | None = []
         self._metadata_raw: bytes | None = None  # vector_metadata.json, parsed on first use
         self._sq_norms: np.ndarray | None = None  # euclidean only, computed on first query
-        self._masks: dict[MetadataFilters, np.ndarray] = {}
+        self._masks = MaskCache(_MASK_CACHE_SIZE)
 
     def __len__(self) -> int:
         return self._size
@@ -167,7 +168,7 @@ class SimpleVectorStore:
         if not np.isfinite(matrix).all():
             raise StoreError("vectors contain NaN or infinite values")
         if self.metric == "cosine":
-            matrix = _normalized(matrix)
+            matrix = normalize(matrix)
         return matrix
 
     def _reserve(self, rows: int, dim: int) -> None:
@@ -272,25 +273,13 @@ class SimpleVectorStore:
         """Row numbers allowed by the filters and id restriction (None: every row)."""
         if filters is None and node_ids is None:
             return None
-        allowed = np.ones(self._size, dtype=bool) if filters is None else self._mask(filters)
+        if filters is None:
+            allowed = np.ones(self._size, dtype=bool)
+        else:
+            allowed = self._masks.mask(filters, self._metadata_list)
         if node_ids is not None:
-            wanted = np.zeros(self._size, dtype=bool)
-            rows = self._row_map()
-            wanted[[rows[i] for i in node_ids if i in rows]] = True
-            allowed = allowed & wanted
+            allowed = allowed & id_mask(self._row_map(), node_ids, self._size)
         return np.flatnonzero(allowed)
-
-    def _mask(self, filters: MetadataFilters) -> np.ndarray:
-        try:
-            cached = self._masks.get(filters)
-        except TypeError:  # a filter value that cannot be hashed (e.g. a dict): no caching
-            return filter_mask(filters, self._metadata_list())
-        if cached is None:
-            cached = filter_mask(filters, self._metadata_list())
-            if len(self._masks) >= _MASK_CACHE_SIZE:
-                self._masks.pop(next(iter(self._masks)))
-            self._masks[filters] = cached
-        return cached
 
     def _metadata_list(self) -> list[dict[str, Any]]:
         if self._metadata is None:
@@ -341,12 +330,6 @@ def top_k_indices(scores: np.ndarray, k: int) -> np.ndarray:
         part = np.arange(n)
     order = np.lexsort((part, -scores[part]))
     return part[order]
-
-
-def _normalized(matrix: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return matrix / norms
 
 
 def _check_query_options(top_k: int, mode: str, mmr_threshold: float) -> None:
