@@ -21,11 +21,12 @@ from dataclasses import replace
 from typing import Any, Sequence
 
 from .errors import ConfigError
+from .prompts import MESSAGE_OVERHEAD_TOKENS, message_tokens
 from .tokens import count_tokens, get_tokenizer
 from .types import Message
 
 DEFAULT_TOKEN_LIMIT = 3000
-MESSAGE_OVERHEAD = 4  # tokens a chat format spends on a message's role and separators
+MESSAGE_OVERHEAD = MESSAGE_OVERHEAD_TOKENS  # tokens a chat format spends on a message's role
 MIN_KEPT_TOKENS = 16  # a truncated message keeps at least this much text
 NOTE_TOKENS = 24  # room for the truncation note
 MEMORY_FORMAT = "ragcore-chat-memory"
@@ -122,10 +123,7 @@ class ChatMemory:
             self._tokens[index] = cached
         return cached
 
-    @staticmethod
-    def _size(message: Message) -> int:
-        calls = sum(count_tokens(c.name) + count_tokens(c.arguments) for c in message.tool_calls)
-        return count_tokens(message.content) + calls + MESSAGE_OVERHEAD
+    _size = staticmethod(message_tokens)
 
     def _fit_messages(self, indexes: Sequence[int], budget: int) -> list[Message]:
         """Messages of one turn (or the system messages) cut down to ``budget`` tokens."""

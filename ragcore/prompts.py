@@ -119,11 +119,16 @@ def _fields(*texts: str) -> frozenset[str]:
     return frozenset(names)
 
 
+def message_tokens(message: Message) -> int:
+    """Tokens ``message`` costs in a chat prompt: its text, its tool calls and the role markup."""
+    calls = sum(count_tokens(c.name) + count_tokens(c.arguments) for c in message.tool_calls)
+    return count_tokens(message.content) + calls + MESSAGE_OVERHEAD_TOKENS
+
+
 @lru_cache(maxsize=64)
 def _fixed_tokens(template: PromptTemplate) -> int:
     empty = {name: "" for name in template.fields}
-    messages = template.format(**empty)
-    return sum(count_tokens(m.content) for m in messages) + MESSAGE_OVERHEAD_TOKENS * len(messages)
+    return sum(map(message_tokens, template.format(**empty)))
 
 
 _GROUNDED = (

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
+from .prompts import message_tokens
 from .tokens import count_tokens
 from .types import Message
 
@@ -54,6 +55,23 @@ class Trace:
             yield detail
         finally:
             self.stages.append(Stage(name, time.perf_counter() - start, detail))
+
+    def record_llm_call(
+        self, purpose: str, messages: list[Message], reply: str, seconds: float, *, model: str = ""
+    ) -> None:
+        """Record one finished LLM call (tokens counted like a chat prompt) and its stage."""
+        self.llm_calls.append(
+            LLMCall(
+                purpose=purpose,
+                messages=list(messages),
+                reply=reply,
+                tokens_in=sum(map(message_tokens, messages)),
+                tokens_out=count_tokens(reply),
+                seconds=seconds,
+                model=model,
+            )
+        )
+        self.stages.append(Stage(f"llm: {purpose}", seconds))
 
     @property
     def total_tokens_in(self) -> int:
@@ -119,16 +137,5 @@ def traced_stream(
             yield chunk
     finally:
         if trace is not None:
-            reply = "".join(parts)
-            trace.llm_calls.append(
-                LLMCall(
-                    purpose=purpose,
-                    messages=list(messages),
-                    reply=reply,
-                    tokens_in=sum(count_tokens(m.content) for m in messages),
-                    tokens_out=count_tokens(reply),
-                    seconds=time.perf_counter() - start,
-                    model=model,
-                )
-            )
-            trace.stages.append(Stage(f"llm: {purpose}", time.perf_counter() - start))
+            seconds = time.perf_counter() - start
+            trace.record_llm_call(purpose, messages, "".join(parts), seconds, model=model)

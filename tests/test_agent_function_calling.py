@@ -14,6 +14,7 @@ from ragcore.errors import ConfigError
 from ragcore.llms.fake import FakeLLM
 from ragcore.llms.openai import OpenAILLM
 from ragcore.memory import ChatMemory
+from ragcore.tokens import count_tokens
 from ragcore.tools import FunctionTool
 from ragcore.trace import Trace
 from ragcore.types import Message, ToolCall
@@ -112,6 +113,19 @@ def test_against_the_loopback_openai_server(loopback):  # noqa: F811
     assert sent[-1]["tool_call_id"] == "call_2" and sent[-1]["content"] == "409"
     assert json.loads(sent[-3]["tool_calls"][0]["function"]["arguments"]) == {"a": 12, "b": 34}
     assert [c.purpose for c in trace.llm_calls] == ["tools step 1", "tools step 2"]
+    assert [s.name for s in trace.stages if s.name.startswith("llm: ")] == [
+        "llm: tools step 1", "llm: tools step 2"]
+    first_call, second_call = trace.llm_calls
+    assert first_call.model == llm.model and first_call.reply.count("[tool call int_") == 2
+    assert second_call.reply == "The answer is 409."
+    # tokens_in counts a prompt the way the memory budgets it: text, tool calls, role markup.
+    for call in trace.llm_calls:
+        assert call.tokens_in == sum(
+            count_tokens(m.content) + 4
+            + sum(count_tokens(c.name) + count_tokens(c.arguments) for c in m.tool_calls)
+            for m in call.messages
+        )
+    assert second_call.tokens_in > first_call.tokens_in
 
 
 def test_a_server_that_rejects_tools_gets_an_error_naming_the_alternatives(loopback):  # noqa: F811

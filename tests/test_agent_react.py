@@ -250,10 +250,14 @@ def test_finalize_early_gives_what_was_found():
 def test_no_model_output_makes_the_agent_raise(replies):
     tools = [FunctionTool.from_defaults(multiply), FunctionTool.from_defaults(explode)]
     agent, _ = agent_with(replies, max_iterations=3, tools=tools, default="Thought: ...")
-    response = agent.chat("question", ChatMemory())
+    memory = ChatMemory()
+    response = agent.chat("question", memory)
     text = response.text
     assert isinstance(text, str)
     assert len(response.trace.notes["reasoning"]) <= 4
+    # Whatever the model wrote, the turn ends with a non-empty answer that goes into the memory.
+    assert response.done and text.strip()
+    assert memory.messages[-1] == Message("assistant", text)
 
 
 def test_the_step_machine_runs_without_any_llm_call():

@@ -88,6 +88,13 @@ def test_tool_messages_are_never_left_without_their_call():
     assert "tool" not in roles or roles[roles.index("tool") - 1] == "assistant"
     assert got[0].content == "look it up" and got[-1].content == "It says x."
     assert tokens(got) <= 100
+    # The oversized tool round (the call and its result) is dropped whole, not half of it.
+    assert roles == ["user", "assistant"]
+    # With room for it, the round stays, the result right after its call.
+    roomy = ChatMemory(token_limit=3000)
+    for message in memory.messages:
+        roomy.put(message)
+    assert [m.role for m in roomy.get()] == ["user", "assistant", "tool", "assistant"]
 
 
 def test_a_budget_below_anything_useful_returns_nothing_rather_than_too_much():

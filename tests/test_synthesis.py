@@ -253,6 +253,11 @@ def test_the_trace_records_packing_and_every_call():
     assert trace.stages[0].detail["prompts"] == len(llm.calls)
     assert names[1:] == [f"llm: {c.purpose}" for c in trace.llm_calls]
     assert all(c.tokens_in > 0 and c.model == "fake" for c in trace.llm_calls)
+    # Each call records the prompt that was sent, counted like a chat prompt, and its reply.
+    assert [c.messages for c in trace.llm_calls] == llm.calls
+    assert [c.tokens_in for c in trace.llm_calls] == [prompt_tokens(m) for m in llm.calls]
+    assert all(c.reply == "fake answer" for c in trace.llm_calls)
+    assert all(c.tokens_out == count_tokens("fake answer") for c in trace.llm_calls)
 
 
 def test_bad_options_are_refused_with_the_fix():

@@ -19,15 +19,15 @@ from typing import Any, Iterator, Sequence
 
 from ..errors import ConfigError, LLMStatusError
 from ..llms.base import ToolCallingLLM
+from ..memory import MESSAGE_OVERHEAD
+from ..prompts import message_tokens
 from ..tokens import count_tokens
 from ..tools import Tool, ToolOutput, invoke_tool
-from ..trace import LLMCall, Stage
 from ..types import Message, ToolCall
 from .base import Agent
 from .react_parser import parse_action_input
 from .task import StepResult, Task
 
-MESSAGE_OVERHEAD = 4
 _TOOLS_REJECTED = (400, 422, 501)  # how servers without tool support answer a request with tools
 DEFAULT_SYSTEM_PROMPT = (
     "You are a careful assistant. Use the tools you are given to look things up instead of "
@@ -88,7 +88,7 @@ class FunctionCallingAgent(Agent):
         """System prompt, the history fitted to the window, then this turn's calls and results."""
         prefix = count_tokens(self.system_prompt) + MESSAGE_OVERHEAD
         prefix += count_tokens(json.dumps(self.openai_tools))
-        prefix += sum(_message_tokens(m) for m in task.scratchpad)
+        prefix += sum(map(message_tokens, task.scratchpad))
         window = self.llm.context_window - self.llm.num_output
         history = task.memory.get(extra_tokens=prefix, max_tokens=window)
         return [Message("system", self.system_prompt), *history, *task.scratchpad]
@@ -110,18 +110,7 @@ class FunctionCallingAgent(Agent):
         shown = reply.content + "".join(
             f"\n[tool call {c.name}({c.arguments})]" for c in reply.tool_calls
         )
-        task.trace.llm_calls.append(
-            LLMCall(
-                purpose=purpose,
-                messages=messages,
-                reply=shown,
-                tokens_in=sum(_message_tokens(m) for m in messages),
-                tokens_out=count_tokens(shown),
-                seconds=seconds,
-                model=self.llm.model,
-            )
-        )
-        task.trace.stages.append(Stage(f"llm: {purpose}", seconds))
+        task.trace.record_llm_call(purpose, messages, shown, seconds, model=self.llm.model)
         return reply
 
     def _run_call(self, task: Task, call: ToolCall, thought: str) -> StepResult:
@@ -158,8 +147,3 @@ def _arguments(text: str) -> dict[str, Any] | str:
     except (ValueError, RecursionError):
         value = parse_action_input(text)
     return value if isinstance(value, dict) else text
-
-
-def _message_tokens(message: Message) -> int:
-    calls = sum(count_tokens(c.name) + count_tokens(c.arguments) for c in message.tool_calls)
-    return count_tokens(message.content) + calls + MESSAGE_OVERHEAD

@@ -22,6 +22,8 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from ..errors import ConfigError
 from ..llms.base import LLM, stream_traced
+from ..memory import MESSAGE_OVERHEAD
+from ..prompts import message_tokens
 from ..synthesis.budget import truncate_to_tokens
 from ..tokens import count_tokens
 from ..tools import Tool, ToolOutput, invoke_tool
@@ -36,8 +38,6 @@ from .react_format import (
 )
 from .react_parser import ActionStep, AnswerScanner, AnswerStep, ParseError, parse_react_reply
 from .task import StepResult, Task
-
-MESSAGE_OVERHEAD = 4
 
 
 class ReActAgent(Agent):
@@ -118,7 +118,7 @@ class ReActAgent(Agent):
     def build_prompt(self, task: Task) -> list[Message]:
         """The messages for the next step: header, history (fitted to the window), scratchpad."""
         prefix = count_tokens(self.system) + MESSAGE_OVERHEAD
-        prefix += sum(count_tokens(m.content) + MESSAGE_OVERHEAD for m in task.scratchpad)
+        prefix += sum(map(message_tokens, task.scratchpad))
         window = self.llm.context_window - self.llm.num_output
         history = task.memory.get(extra_tokens=prefix, max_tokens=window)
         return react_messages(self.system, history, task.scratchpad)

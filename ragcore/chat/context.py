@@ -23,14 +23,12 @@ from ..memory import ChatMemory
 from ..postprocess import NodePostprocessor
 from ..prompts import CONTEXT_CHAT
 from ..query import Retriever, apply_postprocessors
-from ..synthesis.budget import SEPARATOR_TOKENS, count_each, truncate_to_tokens
+from ..synthesis.budget import SEPARATOR, SEPARATOR_TOKENS, count_each, truncate_to_tokens
 from ..trace import Trace
 from ..types import Message, MetadataMode, ScoredNode
 from .condense import condense_history, condense_question
 from .response import ChatResponse, remember_reply
 from .turn import fitted_history, prompt_tokens, start_turn
-
-SEPARATOR = "\n\n"
 
 
 class ContextChatEngine:

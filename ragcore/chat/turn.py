@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from ..errors import ConfigError
 from ..llms.base import LLM
-from ..memory import ChatMemory
-from ..tokens import count_tokens
+from ..memory import MESSAGE_OVERHEAD, ChatMemory  # noqa: F401  (MESSAGE_OVERHEAD: kept name)
+from ..prompts import message_tokens
 from ..types import Message
-
-MESSAGE_OVERHEAD = 4
 
 
 def start_turn(memory: ChatMemory, message: str) -> None:
@@ -25,7 +23,7 @@ def start_turn(memory: ChatMemory, message: str) -> None:
 
 
 def prompt_tokens(messages: list[Message]) -> int:
-    return sum(count_tokens(m.content) + MESSAGE_OVERHEAD for m in messages)
+    return sum(map(message_tokens, messages))
 
 
 def fitted_history(memory: ChatMemory, llm: LLM, *, prefix_tokens: int) -> list[Message]:

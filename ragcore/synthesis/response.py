@@ -57,7 +57,7 @@ class Response(TextStream):
     metadata: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        # A failed synthesis raises once; later reads end with what arrived (see TextStream).
+        # A failed synthesis raises on every read, after the chunks that arrived (see TextStream).
         TextStream.__init__(self, self.produce)
 
     @classmethod
