@@ -3,11 +3,16 @@
 import streamlit as st
 
 from ragcore.app import format as fmt, shell, state, trace_view
-from ragcore.app.chat_turns import clear_chat, memory_for_chat, record_turn, start_chat
+from ragcore.app.chat_turns import (
+    clear_chat,
+    memory_for_chat,
+    record_turn,
+    source_passage,
+    start_chat,
+)
 from ragcore.app.citations import passage_segments, segments_to_html
 from ragcore.chat import CHAT_MODE_DESCRIPTIONS, ChatMode, chat_engine_from_index
 from ragcore.trace import Trace
-from ragcore.types import Node, ScoredNode
 from ragcore.workspace.chats import export_json, export_markdown
 
 QUEUED_KEY, MODE_KEY = "queued_question", state.CHAT_MODE_KEY
@@ -42,7 +47,7 @@ def discard_failed() -> None:
 def clear_open_chat() -> None:
     ws, current = state.workspace(), state.open_chat()
     clear_chat(current)
-    if any(c.id == current.id for c in ws.list_chats()):
+    if ws.has_chat(current.id):  # a chat never saved stays unsaved
         ws.save_chat(current)
     state.set_open_chat(current, None)
 
@@ -89,10 +94,10 @@ def render_sources(message, lookup) -> None:
         return
     with st.expander(f"Sources ({len(message.sources)})"):
         for number, source in enumerate(message.sources, 1):
-            node = (lookup(source.node_id) if source.node_id else None) or Node(
-                source.text, ref_doc_id=source.doc_id, metadata={"file_name": source.file_name})
-            st.markdown(f"**{fmt.source_label(number, ScoredNode(node, source.score))}**")
-            st.html(segments_to_html(passage_segments(node, message.content, lookup=lookup)))
+            scored = source_passage(source, lookup)
+            st.markdown(f"**{fmt.source_label(number, scored)}**")
+            st.html(segments_to_html(passage_segments(scored.node, message.content,
+                                                      lookup=lookup)))
 
 
 def render_details(message) -> None:
@@ -186,8 +191,7 @@ def main() -> None:
     ws = state.workspace()
     names = ws.index_names()
     if not names:
-        st.info("There is no index yet. Upload documents first; then come back to chat.")
-        st.page_link("pages/upload.py", label="Upload documents", icon=":material/upload_file:")
+        shell.no_index_yet("There is no index yet. Upload documents first; then come back to chat.")
         return
     chat = current_chat(ws, names)
     with st.sidebar:

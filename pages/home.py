@@ -18,7 +18,7 @@ def main() -> None:
         (st.info if kind == "info" else st.success)(text)
 
     with shell.friendly_errors():
-        infos = state.workspace().list_indexes()
+        infos = state.list_indexes()
         if not infos:
             st.subheader("What to do next")
             st.markdown(

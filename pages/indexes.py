@@ -35,7 +35,7 @@ def summary(info, picture) -> None:
                f"chunk size {info.chunk_size or 'default'}, overlap {overlap}")
 
 
-def document_actions(ws, name: str, key: str, row: dict) -> None:
+def document_actions(name: str, key: str, row: dict) -> None:
     cols = st.columns(3)
     show_chunks = cols[0].toggle("View its chunks")
     if cols[1].button("Re-index", help="Read the file again and embed it anew."):
@@ -68,8 +68,8 @@ def document_actions(ws, name: str, key: str, row: dict) -> None:
         )
 
 
-def documents_tab(ws, name: str) -> None:
-    rows = ws.documents(name)
+def documents_tab(name: str) -> None:
+    rows = state.index_documents(name)
     if not rows:
         st.info("This index holds no documents yet.")
         return
@@ -80,7 +80,7 @@ def documents_tab(ws, name: str) -> None:
     )
     by_key = {r["id_base"]: r for r in rows}
     key = st.selectbox("Document", list(by_key), format_func=lambda k: by_key[k]["file"])
-    document_actions(ws, name, key, by_key[key])
+    document_actions(name, key, by_key[key])
 
 
 def corpus_tab(picture) -> None:
@@ -132,11 +132,9 @@ def manage_tab(name: str) -> None:
 def main() -> None:
     shell.page_setup()
     st.title("Indexes")
-    ws = state.workspace()
-    infos = ws.list_indexes()
+    infos = state.list_indexes()
     if not infos:
-        st.info("There is no index yet. Upload documents to create one.")
-        st.page_link("pages/upload.py", label="Upload documents", icon=":material/upload_file:")
+        shell.no_index_yet("There is no index yet. Upload documents to create one.")
         return
     overview(infos)
     names = [i.name for i in infos]
@@ -147,7 +145,7 @@ def main() -> None:
     summary(info, picture)
     docs, corpus, manage = st.tabs(["Documents", "Corpus view", "Rename or delete"])
     with docs:
-        documents_tab(ws, name)
+        documents_tab(name)
     with corpus:
         corpus_tab(picture)
     with manage:

@@ -178,8 +178,8 @@ def main() -> None:
     st.title("Ask your documents")
     names = state.index_names()
     if not names:
-        st.info("There is no index yet. Upload documents first; then come back to ask questions.")
-        st.page_link("pages/upload.py", label="Upload documents", icon=":material/upload_file:")
+        shell.no_index_yet(
+            "There is no index yet. Upload documents first; then come back to ask questions.")
         return
     with st.sidebar:
         name = st.selectbox("Index", names, index=names.index(state.selected_index(names)))

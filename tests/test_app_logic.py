@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from ragcore.app.chat_turns import clear_chat, memory_for_chat, record_turn, start_chat
+from ragcore.app.chat_turns import (
+    clear_chat,
+    memory_for_chat,
+    record_turn,
+    source_passage,
+    start_chat,
+)
 from ragcore.app.format import (
     backend_notice,
     human_size,
@@ -31,7 +37,7 @@ from ragcore.llms.fake import FakeLLM
 from ragcore.postprocess import KeywordNodePostprocessor, SimilarityPostprocessor
 from ragcore.trace import Trace
 from ragcore.types import Document, Message, Node, ScoredNode
-from ragcore.workspace.chats import SavedChat, export_markdown
+from ragcore.workspace.chats import ChatSource, SavedChat, export_markdown
 from ragcore.workspace.report import FileOutcome, IngestReport
 
 # --- query options -------------------------------------------------------------------------
@@ -189,3 +195,14 @@ def test_report_rows_say_what_happened_to_each_file():
     assert [r["result"] for r in rows] == [
         "indexed with 3 chunks", "failed: the file is empty (upload it again)",
         "unchanged, skipped"]
+
+
+def test_a_saved_source_shows_the_live_node_else_its_saved_text():
+    live = Node("The live passage.", ref_doc_id="d", metadata={"file_name": "a.pdf"})
+    source = ChatSource("The saved passage.", file_name="a.pdf", page="3", score=0.5,
+                        node_id=live.node_id, doc_id="d")
+    found = source_passage(source, {live.node_id: live}.get)
+    assert found.node is live and found.score == 0.5
+    gone = source_passage(source, lambda node_id: None)
+    assert gone.node.text == "The saved passage." and gone.node.ref_doc_id == "d"
+    assert source_label(1, gone) == "1. a.pdf · page 3 · score 0.500"

@@ -186,6 +186,8 @@ def test_deleting_a_document_asks_for_confirmation(docs_ws):
     button(at, "Yes, delete it").click().run()
     assert not at.exception
     assert at.dataframe[1].value["file"].tolist() == ["state_of_the_union.txt"]
+    assert at.dataframe[0].value["files"].tolist() == [1]  # the overview is not stale
+    assert {m.label: m.value for m in at.metric}["Files"] == "1"
 
 
 def test_rename_then_delete_index(docs_ws):
@@ -367,8 +369,11 @@ def test_new_chat_and_clear(docs_ws):
     assert len(at.chat_message) == 2
     saved = [b.label for b in at.sidebar.button if b.key and b.key.startswith("open_")]
     assert len(saved) == 2
+    cleared = docs_ws / "chats" / f"{at.query_params['chat']}.json"
+    assert len(json.loads(cleared.read_text())["messages"]) == 2
     button(at, "Clear").click().run()
     assert len(at.chat_message) == 0
+    assert json.loads(cleared.read_text())["messages"] == []  # the saved copy is cleared too
 
 
 def test_unreachable_llm_keeps_history_and_offers_retry(docs_ws, monkeypatch):

@@ -26,7 +26,9 @@ def _chat() -> SavedChat:
 def test_save_list_load_delete_round_trip(tmp_path):
     store = ChatStore(tmp_path / "chats")
     chat = _chat()
+    assert not store.exists(chat.id)
     store.save(chat)
+    assert store.exists(chat.id)
     [summary] = store.list()
     assert summary.id == chat.id
     assert summary.title == "What is a zero trust architecture?"
@@ -35,7 +37,7 @@ def test_save_list_load_delete_round_trip(tmp_path):
     assert loaded == chat
     assert loaded.messages[1].sources[0].page == "10"
     store.delete(chat.id)
-    assert store.list() == []
+    assert store.list() == [] and not store.exists(chat.id)
     with pytest.raises(WorkspaceError, match="no saved chat"):
         store.load(chat.id)
 

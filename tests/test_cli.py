@@ -73,6 +73,9 @@ def test_indexes_lists_names_and_stats(run, docs):
     run("ingest", str(docs))
     code, out, _ = run("indexes")
     assert "default" in out and "fake-embedder" in out and "chunks" in out
+    row = next(line.split() for line in out.splitlines() if line.startswith("default "))
+    assert row[1:4] == ["2", "2", "2"]  # files, documents, chunks (the broken PDF is not counted)
+    assert row[6] == "KB" and float(row[5]) > 0 and row[7] == "fake-embedder"
 
 
 def test_delete_doc_by_file_name(run, docs):

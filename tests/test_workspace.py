@@ -265,12 +265,15 @@ def test_chats_are_saved_listed_and_reopened(workspace):
     chat = SavedChat(index="docs", chat_mode="context", llm="extractive")
     chat.add_message("user", "hello?")
     chat.add_message("assistant", "hi")
+    assert not workspace.has_chat(chat.id)
     workspace.save_chat(chat)
+    assert workspace.has_chat(chat.id)
     assert [c.id for c in workspace.list_chats(index="docs")] == [chat.id]
     assert workspace.list_chats(index="other") == []
     assert Workspace(workspace.root).load_chat(chat.id) == chat
     workspace.delete_chat(chat.id)
     assert workspace.list_chats() == []
+    assert not workspace.has_chat(chat.id)
 
 
 def test_concurrent_ingestions_into_one_index_keep_every_file(workspace, tmp_path):

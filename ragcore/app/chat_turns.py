@@ -8,11 +8,11 @@ has streamed to the end.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ..memory import ChatMemory
-from ..types import Message
-from ..workspace.chats import ChatMessage, SavedChat
+from ..types import Message, Node, ScoredNode
+from ..workspace.chats import ChatMessage, ChatSource, SavedChat
 from .trace_view import compact_trace
 
 
@@ -59,3 +59,14 @@ def clear_chat(chat: SavedChat) -> SavedChat:
     chat.messages.clear()
     chat.title = ""
     return chat
+
+
+def source_passage(source: ChatSource, lookup: Callable[[str], Node | None]) -> ScoredNode:
+    """A saved source as a passage: the index's node if it still has it, else the saved text."""
+    node = lookup(source.node_id) if source.node_id else None
+    if node is None:
+        metadata = {"file_name": source.file_name}
+        if source.page is not None:
+            metadata["page_label"] = source.page
+        node = Node(source.text, ref_doc_id=source.doc_id, metadata=metadata)
+    return ScoredNode(node, source.score)

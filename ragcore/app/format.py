@@ -79,7 +79,7 @@ def source_label(number: int, scored: Any) -> str:
     return " · ".join(parts)
 
 
-def human_size(size: int | None) -> str:
+def human_size(size: int | float | None) -> str:
     """Bytes as '12.3 MB'."""
     if size is None:
         return "?"

@@ -86,6 +86,12 @@ def sidebar_status() -> None:
         st.caption(f"Workspace: `{state.workspace_root()}`")
 
 
+def no_index_yet(text: str) -> None:
+    """The notice a page shows instead of its body while the workspace has no index."""
+    st.info(text)
+    st.page_link("pages/upload.py", label="Upload documents", icon=":material/upload_file:")
+
+
 def search_by(*, key: str | None = None) -> str:
     """The "Search by" choice (meaning, keywords, both) and its explanation; the retrieval mode."""
     mode = st.selectbox(

@@ -167,7 +167,27 @@ def forget_llm() -> None:
 
 
 def index_names() -> list[str]:
-    return workspace().index_names()
+    return Workspace(workspace_root()).index_names()
+
+
+def list_indexes() -> list[Any]:
+    """Every index with its stats; an index is loaded again only once it changed on disk."""
+    ws = Workspace(workspace_root())
+    stamps = tuple((name, _index_stamp(ws, name)) for name in ws.index_names())
+    return _cached_infos(str(ws.root), stamps)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _cached_infos(root: str, stamps: tuple[tuple[str, tuple[int, int]], ...]) -> list[Any]:
+    # index_info loads each index in full (stats, files, tokens): too slow for every page run
+    return Workspace(root).list_indexes()
+
+
+def index_documents(name: str) -> list[dict[str, Any]]:
+    """One row per file of an index (``Workspace.documents``), from the shared loaded index."""
+    from ..workspace.ingest import files_of
+
+    return files_of(load_index(name))
 
 
 def selected_index(names: list[str]) -> str | None:
@@ -184,7 +204,7 @@ def select_index(name: str | None) -> None:
 
 def load_index(name: str) -> Any:
     """The named index, loaded once per version on disk and shared by all sessions."""
-    ws = workspace()
+    ws = Workspace(workspace_root())  # paths only: no need to read the settings file
     override = os.environ.get(EMBEDDER_ENV, "")
     return _cached_index(str(ws.root), name, _index_stamp(ws, name), override)
 
@@ -192,10 +212,9 @@ def load_index(name: str) -> Any:
 def _index_stamp(ws: Workspace, name: str) -> tuple[int, int]:
     # An index is rewritten by an atomic folder swap and its record by a rename: both change
     # the modification time, so the stamp identifies one version on disk.
-    stamps = []
-    for path in (ws.index_path(name), ws.index_path(name).with_suffix(".json")):
-        stamps.append(path.stat().st_mtime_ns if path.exists() else 0)
-    return stamps[0], stamps[1]
+    folder, record = ws.index_path(name), ws.record_path(name)
+    return (folder.stat().st_mtime_ns if folder.exists() else 0,
+            record.stat().st_mtime_ns if record.exists() else 0)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -337,7 +356,7 @@ def restore_chat(ws: Workspace) -> None:
 
 def corpus_picture(name: str) -> Any:
     """Chart columns for an index (token histogram, documents by size, embedding map), cached."""
-    ws = workspace()
+    ws = Workspace(workspace_root())
     override = os.environ.get(EMBEDDER_ENV, "")
     return _cached_picture(str(ws.root), name, _index_stamp(ws, name), override)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 from typing import Iterable, TextIO
 
+from ..app.format import human_size
 from ..trace import Trace
 from ..types import ScoredNode
 from ..workspace.report import IngestReport
@@ -49,15 +50,7 @@ def write_report(out: TextIO, report: IngestReport) -> None:
     out.write(f"{report.summary()}\n")
 
 
-def human_bytes(size: int | float | None) -> str:
-    if size is None:
-        return "?"
-    value = float(size)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{value:.1f} GB"
+human_bytes = human_size  # one wording of sizes for the terminal and the app
 
 
 def write_table(out: TextIO, headers: list[str], rows: list[list[str]]) -> None:

@@ -168,6 +168,9 @@ class ChatStore:
         write_json_atomic(path, chat.to_dict())
         return path
 
+    def exists(self, chat_id: str) -> bool:
+        return self._path(chat_id).exists()
+
     def load(self, chat_id: str) -> SavedChat:
         path = self._path(chat_id)
         if not path.exists():

@@ -350,6 +350,9 @@ class Workspace:
         chats = self.chats.list()
         return [c for c in chats if index is None or c.index == index]
 
+    def has_chat(self, chat_id: str) -> bool:
+        return self.chats.exists(chat_id)
+
     def load_chat(self, chat_id: str) -> SavedChat:
         return self.chats.load(chat_id)
 
