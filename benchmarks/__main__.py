@@ -20,7 +20,7 @@ import sys
 import time
 import traceback
 
-from .harness import Row, corpus_dir, format_table, machine_load, peak_memory_mb, write_results
+from benchmarks.harness import Row, corpus_dir, format_table, machine_load, peak_memory_mb, write_results
 
 # (group shown in the table, module under benchmarks/, required?)
 BENCHMARKS = (

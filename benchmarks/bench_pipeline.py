@@ -16,7 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .harness import Row, timed, timed_cpu
+from benchmarks.harness import Row, timed, timed_cpu
 
 LLAMAINDEX_SPLIT_MB_S = 0.5  # LlamaIndex SentenceSplitter, chunk_size=512, overlap=50 (seeds)
 SPLIT_TARGET_MB_S = 10 * LLAMAINDEX_SPLIT_MB_S

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .harness import Row, best_of, corpus_dir, timed
+from benchmarks.harness import Row, best_of, corpus_dir, timed
 
 DIM = 384
 TOP_K = 5
@@ -173,7 +173,7 @@ def prose_nodes(count: int, *, words: int = 150) -> list:
 def keyword_rows(count: int) -> list[Row]:
     from ragcore.embeddings.fake import FakeEmbedder
     from ragcore.index import VectorStoreIndex
-    from ragcore.keyword import KeywordIndex
+    from ragcore.index.keyword import KeywordIndex
     from ragcore.trace import Trace
 
     nodes = prose_nodes(count * 2)

@@ -2,16 +2,17 @@
 
 import streamlit as st
 
-from ragcore.app import format as fmt, shell, state, trace_view
-from ragcore.app.chat_turns import (
+from ragcore.present import format as fmt, trace_view
+from webapp import shell, state
+from webapp.chat_turns import (
     clear_chat,
     memory_for_chat,
     record_turn,
     source_passage,
     start_chat,
 )
-from ragcore.app.citations import passage_segments, segments_to_html
-from ragcore.chat import CHAT_MODE_DESCRIPTIONS, ChatMode, chat_engine_from_index
+from ragcore.present.citations import passage_segments, segments_to_html
+from ragcore.chat import CHAT_MODE_DESCRIPTIONS, ChatMode
 from ragcore.trace import Trace
 from ragcore.workspace.chats import export_json, export_markdown
 
@@ -151,9 +152,9 @@ def run_turn(ws, chat, question: str, choices: dict, lookup) -> None:
         st.markdown(fmt.markdown_text(question))
     with st.chat_message("assistant"):
         try:
-            engine = chat_engine_from_index(index, chat_mode=choices["mode"], llm=llm,
-                                            similarity_top_k=choices["top_k"],
-                                            retrieval_mode=choices["retrieval_mode"])
+            engine = index.as_chat_engine(chat_mode=choices["mode"], llm=llm,
+                                          similarity_top_k=choices["top_k"],
+                                          retrieval_mode=choices["retrieval_mode"])
             response = engine.chat(question, memory, trace=Trace())
             st.write_stream(fmt.markdown_stream(response))
         except Exception as exc:  # noqa: BLE001 - shown with a retry; history stays intact

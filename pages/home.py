@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from ragcore.app import format as fmt, shell, state
+from ragcore.present import format as fmt
+from webapp import shell, state
 
 
 def main() -> None:

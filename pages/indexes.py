@@ -3,7 +3,8 @@
 import altair as alt
 import streamlit as st
 
-from ragcore.app import format as fmt, shell, state
+from ragcore.present import format as fmt
+from webapp import shell, state
 
 CONFIRM_DOC = "confirm_delete_doc"
 

@@ -2,10 +2,11 @@
 
 import streamlit as st
 
-from ragcore.app import format as fmt, shell, state, trace_view
-from ragcore.app.citations import passage_segments, segments_to_html
-from ragcore.app.query_options import POSTPROCESSOR_DESCRIPTIONS, QueryOptions, parse_keywords
-from ragcore.query import QueryEngine, iter_compare_modes
+from ragcore.present import format as fmt, trace_view
+from webapp import shell, state
+from ragcore.present.citations import passage_segments, segments_to_html
+from webapp.query_options import POSTPROCESSOR_DESCRIPTIONS, QueryOptions, parse_keywords
+from ragcore.query import iter_compare_modes
 from ragcore.synthesis import MODE_DESCRIPTIONS, ResponseMode
 from ragcore.trace import Trace
 
@@ -46,8 +47,8 @@ def ask(name: str, question: str, options: QueryOptions, box) -> None:
     if options.retrieval_mode != "keyword":
         state.ensure_embedder_loaded(index.embedder)
     llm = state.current_llm()
-    engine = QueryEngine.from_index(
-        index, llm=llm, response_mode=options.response_mode, similarity_top_k=options.top_k,
+    engine = index.as_query_engine(
+        llm=llm, response_mode=options.response_mode, similarity_top_k=options.top_k,
         node_postprocessors=options.build_postprocessors(index),
         retrieval_mode=options.retrieval_mode,
     )

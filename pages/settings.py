@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from ragcore.app import format as fmt, shell, state
+from ragcore.present import format as fmt
+from webapp import shell, state
 from ragcore.llms.ollama import list_ollama_models
 from ragcore.llms.openai import list_openai_models
 

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from ragcore.app import format as fmt, shell, state
+from ragcore.present import format as fmt
+from webapp import shell, state
 from ragcore.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 from ragcore.readers import SUPPORTED_EXTENSIONS
 from ragcore.workspace.files import NAME_RULE

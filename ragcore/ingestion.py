@@ -1,6 +1,5 @@
 """Ingestion: documents -> nodes -> vectors, doing no work for input that has not changed.
 
-``embed_nodes`` and ``check_nodes`` are the steps ``VectorStoreIndex`` uses for its own inserts.
 ``IngestionPipeline`` runs a splitter, optional node transforms and an embedder in order, with
 two guards against repeated work: documents whose content hash matches the target index are
 skipped (docstore semantics: skip unchanged, upsert changed), and an ``IngestionCache`` keyed by
@@ -17,8 +16,9 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from .embeddings.base import Embedder, Progress, embed_texts
+from .embeddings.base import Embedder, Progress, embed_nodes
 from .errors import ConfigError, EmbeddingError, StoreError
+from .index.refresh import check_nodes
 from .types import Document, MetadataMode, Node
 
 if TYPE_CHECKING:
@@ -26,58 +26,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-EMBED_CHUNK = 256  # texts per embed call (one progress report each); the embedder batches inside
-
-
-def embed_nodes(
-    embedder: Embedder, nodes: Sequence[Node], *, progress: Progress | None = None
-) -> np.ndarray:
-    """Vectors of the nodes' embed-mode content, rows in the nodes' order.
-
-    Texts go to the embedder longest first, in chunks of EMBED_CHUNK, so each batch holds texts
-    of similar length (little padding) and progress is reported without per-text overhead.
-    """
-    texts = [n.content(MetadataMode.EMBED) for n in nodes]
-    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-    vectors = embed_texts(
-        embedder, [texts[i] for i in order], batch_size=EMBED_CHUNK, progress=progress
-    )
-    if vectors.shape[0] != len(nodes):
-        raise EmbeddingError(
-            f"{embedder.model_name} returned {vectors.shape[0]} vectors for {len(nodes)} texts"
-        )
-    result = np.empty_like(vectors)
-    result[order] = vectors
-    return result
-
-
-def log_chunk_truncation(splitter: Any, embedder: Embedder) -> str | None:
-    """Log (and return) a warning when the splitter's chunks exceed the embedder's window."""
-    chunk_size = getattr(splitter, "chunk_size", None)
-    if not isinstance(chunk_size, int):
-        return None
-    from .chunking import check_embedder_window
-
-    message = check_embedder_window(chunk_size, embedder)
-    if message:
-        log.warning("%s", message)
-    return message
-
-
-def check_nodes(nodes: Sequence[Node], *, doc_ids: set[str] | None = None) -> None:
-    """Nodes must be unique and, when ``doc_ids`` is given, belong to one of those documents."""
-    seen: set[str] = set()
-    for node in nodes:
-        if not isinstance(node, Node):
-            raise ConfigError(f"expected Node objects, got {type(node).__name__}")
-        if node.node_id in seen:
-            raise StoreError(f"node id {node.node_id!r} appears twice: node ids must be unique")
-        seen.add(node.node_id)
-        if doc_ids is not None and node.ref_doc_id not in doc_ids:
-            raise StoreError(
-                f"node {node.node_id!r} has ref_doc_id {node.ref_doc_id!r}, expected one of the "
-                "documents being indexed: the splitter must set ref_doc_id on every node"
-            )
 
 
 class IngestionCache:

@@ -12,26 +12,17 @@ from __future__ import annotations
 import inspect
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, ParamSpec, Protocol, Sequence
+from typing import Any, Callable, Iterable, Iterator, ParamSpec, Sequence
 
 from .errors import ConfigError, RagcoreError
 from .llms.base import LLM
 from .postprocess import NodePostprocessor
+from .retrieval import Retriever
 from .synthesis import Response, ResponseMode, Synthesizer
 from .trace import Trace
 from .types import ScoredNode
 
-if TYPE_CHECKING:
-    from .index import VectorStoreIndex
-    from .retrieval import RetrievalMode
-
 P = ParamSpec("P")
-
-
-class Retriever(Protocol):
-    """Finds the nodes relevant to a query, best first (``ragcore.retrieval.VectorRetriever``)."""
-
-    def retrieve(self, query: str, *, trace: Trace | None = None) -> list[ScoredNode]: ...
 
 
 class QueryEngine:
@@ -51,37 +42,6 @@ class QueryEngine:
         self.retriever = retriever
         self.synthesizer = synthesizer
         self.postprocessors = _checked_postprocessors(postprocessors)
-
-    @classmethod
-    def from_index(
-        cls,
-        index: VectorStoreIndex,
-        *,
-        llm: LLM,
-        response_mode: ResponseMode | str = ResponseMode.COMPACT,
-        similarity_top_k: int = 4,
-        node_postprocessors: Sequence[NodePostprocessor] = (),
-        filters: Any = None,
-        doc_ids: Sequence[str] | None = None,
-        max_concurrency: int = 4,
-        retrieval_mode: RetrievalMode = "similarity",
-    ) -> QueryEngine:
-        """A query engine over one of ``index``'s retrievers (``index.as_query_engine``).
-
-        ``retrieval_mode`` is "similarity" (vectors, the default), "mmr", "keyword" (BM25) or
-        "hybrid" (both, fused by reciprocal rank): see ``ragcore.retrieval``.
-        """
-        if llm is None:
-            raise ConfigError(
-                "a query engine needs an llm: pass llm=resolve_llm() (ragcore.llms.resolve) "
-                "for the default, or e.g. ExtractiveLLM() to answer offline"
-            )
-        retriever = index.as_retriever(
-            similarity_top_k=similarity_top_k, filters=filters, doc_ids=doc_ids,
-            mode=retrieval_mode,
-        )
-        synthesizer = Synthesizer(llm, response_mode=response_mode, max_concurrency=max_concurrency)
-        return cls(retriever, synthesizer, postprocessors=node_postprocessors)
 
     def retrieve(self, question: str, *, trace: Trace | None = None) -> list[ScoredNode]:
         """The nodes the synthesizer would see: retrieved, then postprocessed in order."""

@@ -3,7 +3,7 @@
 ``Retriever`` is the protocol the query and chat engines depend on. ``VectorRetriever`` embeds the
 question with the index's embedder and searches the index's vector store, recording an
 "embed query" and a "retrieve" stage in the caller's trace. ``KeywordRetriever`` ranks nodes by
-BM25 over their words (``ragcore.keyword``; a "keyword search" stage), and ``HybridRetriever``
+BM25 over their words (``ragcore.index.keyword``; a "keyword search" stage), and ``HybridRetriever``
 runs both and merges the two rankings by reciprocal rank fusion (a "fuse" stage). Scores differ
 by retriever: cosine similarity, BM25 (unbounded), or fused RRF (small: about 2/61 at best), so
 a ``SimilarityPostprocessor`` cutoff only means "similarity" after a vector retriever.

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from ragcore.app.chat_turns import (
+from webapp.chat_turns import (
     clear_chat,
     memory_for_chat,
     record_turn,
     source_passage,
     start_chat,
 )
-from ragcore.app.format import (
+from ragcore.present.format import (
     backend_notice,
     human_size,
     markdown_stream,
@@ -19,8 +19,8 @@ from ragcore.app.format import (
     report_rows,
     source_label,
 )
-from ragcore.app.query_options import SEARCH_BY, QueryOptions, parse_keywords
-from ragcore.app.trace_view import (
+from webapp.query_options import SEARCH_BY, QueryOptions, parse_keywords
+from ragcore.present.trace_view import (
     compact_trace,
     format_step,
     llm_call_rows,
@@ -29,7 +29,7 @@ from ragcore.app.trace_view import (
     totals,
     turn_details,
 )
-from ragcore.chat import ChatMode, chat_engine_from_index
+from ragcore.chat import ChatMode
 from ragcore.errors import ConfigError
 from ragcore.index import VectorStoreIndex
 from ragcore.llms.extractive import ExtractiveLLM
@@ -137,7 +137,7 @@ def test_a_turn_is_recorded_only_after_its_reply_streamed(small_index):
     llm = ExtractiveLLM()
     chat = start_chat("animals", "context", llm_label="extractive", settings={"top_k": 2})
     memory = memory_for_chat(chat, llm)
-    engine = chat_engine_from_index(small_index, chat_mode=ChatMode.CONTEXT, llm=llm,
+    engine = small_index.as_chat_engine(chat_mode=ChatMode.CONTEXT, llm=llm,
                                     similarity_top_k=2)
     response = engine.chat("How do owls hunt?", memory, trace=Trace())
     with pytest.raises(ValueError, match="streamed to the end"):

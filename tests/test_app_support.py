@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ragcore.app.citations import (
+from ragcore.present.citations import (
     Segment,
     cited_spans,
     passage_segments,
@@ -13,8 +13,8 @@ from ragcore.app.citations import (
     sentence_spans,
     surrounding_text,
 )
-from ragcore.app.corpus_map import picture_corpus, project_2d, sample_indices, token_histogram
-from ragcore.app.explain import explain_error
+from ragcore.present.corpus_map import picture_corpus, project_2d, sample_indices, token_histogram
+from ragcore.present.explain import explain_error
 from ragcore.errors import (
     IndexFormatError,
     LLMConnectionError,

@@ -15,9 +15,9 @@ from ragcore.chat import (
     ContextChatEngine,
     SimpleChatEngine,
     best_chat_mode,
-    chat_engine_from_index,
 )
 from ragcore.errors import ConfigError, LLMConnectionError
+from ragcore.index.engines import chat_engine_from_index
 from ragcore.llms.fake import FakeLLM
 from ragcore.memory import ChatMemory
 from ragcore.query import QueryEngine
@@ -60,6 +60,8 @@ class FakeIndex:
         self.retriever = KeywordRetriever()
 
     def as_retriever(self, *, similarity_top_k=4, **_):
+        if similarity_top_k < 1:  # as VectorStoreIndex.as_retriever refuses it
+            raise ConfigError(f"similarity_top_k ({similarity_top_k}) must be at least 1")
         return self.retriever
 
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from ragcore.chat import chat_engine_from_index
 from ragcore.errors import ConfigError
 from ragcore.index import VectorStoreIndex
 from ragcore.llms.extractive import ExtractiveLLM
@@ -116,23 +115,23 @@ def test_bad_options_are_explained(index, options, message):
 
 @pytest.mark.parametrize("mode", ["keyword", "hybrid"])
 def test_query_engine_and_chat_engine_take_a_retrieval_mode(index, mode):
-    engine = QueryEngine.from_index(index, llm=ExtractiveLLM(), retrieval_mode=mode)
+    engine = index.as_query_engine(llm=ExtractiveLLM(), retrieval_mode=mode)
     assert type(engine.retriever).__name__ == f"{mode.title()}Retriever"
     trace = Trace()
     answer = engine.query("What does the PDP decide?", trace=trace)
     assert answer.source_nodes and "keyword search" in [s.name for s in trace.stages]
-    chat = chat_engine_from_index(
-        index, chat_mode="context", llm=ExtractiveLLM(), retrieval_mode=mode
+    chat = index.as_chat_engine(
+        chat_mode="context", llm=ExtractiveLLM(), retrieval_mode=mode
     )
     assert type(chat.retriever).__name__ == f"{mode.title()}Retriever"
 
 
 def test_default_retrieval_is_unchanged_and_bad_modes_are_refused(index):
-    assert isinstance(QueryEngine.from_index(index, llm=ExtractiveLLM()).retriever, VectorRetriever)
+    assert isinstance(index.as_query_engine(llm=ExtractiveLLM()).retriever, VectorRetriever)
     with pytest.raises(ConfigError, match="use one of similarity, mmr, keyword, hybrid"):
-        QueryEngine.from_index(index, llm=ExtractiveLLM(), retrieval_mode="bm25")
+        index.as_query_engine(llm=ExtractiveLLM(), retrieval_mode="bm25")
     with pytest.raises(ConfigError, match="'vector' is not supported"):
-        chat_engine_from_index(index, llm=ExtractiveLLM(), retrieval_mode="vector")
+        index.as_chat_engine(llm=ExtractiveLLM(), retrieval_mode="vector")
 
 
 @pytest.mark.slow

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from store_fakes import ParagraphSplitter, animal_docs
 
-import ragcore.persist
-from ragcore.docstore import DocStore
+import ragcore.index.folder
+from ragcore.index.docstore import DocStore
 from ragcore.embeddings import FakeEmbedder
 from ragcore.errors import ConfigError, EmbeddingError, IndexFormatError, PersistError
 from ragcore.index import VectorStoreIndex
@@ -178,7 +178,7 @@ def test_failed_swap_puts_the_old_index_back(built, tmp_path, monkeypatch):
             raise OSError("rename refused")
         real_rename(src, dst)
 
-    monkeypatch.setattr(ragcore.persist.os, "rename", rename)
+    monkeypatch.setattr(ragcore.index.folder.os, "rename", rename)
     built.insert(Document(text="Owls hunt at night.", doc_id="owls.txt"))
     with pytest.raises(PersistError, match="rename refused"):
         built.persist(path)

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from ragcore.errors import ConfigError
 from ragcore.index import VectorStoreIndex
-from ragcore.keyword import KeywordIndex
-from ragcore.llms.lexical import terms
+from ragcore.index.keyword import KeywordIndex
+from ragcore.lexical import terms
 from ragcore.retrieval import KeywordRetriever, Retriever
 from ragcore.stores import MetadataFilter, MetadataFilters
 from ragcore.trace import Trace

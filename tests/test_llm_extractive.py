@@ -18,7 +18,7 @@ from ragcore.llms.extractive import (
     main_noun_phrase,
     make_standalone,
 )
-from ragcore.llms.lexical import bm25_scores, split_sentences, terms
+from ragcore.lexical import bm25_scores, split_sentences, terms
 from ragcore.prompts import (
     CONDENSE,
     CONTEXT_CHAT,

@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from ragcore.errors import ConfigError, LLMConnectionError, LLMResponseError, LLMStatusError
-from ragcore.llms.http import (
+from ragcore.http import (
     Connection,
     check_base_url,
     error_message_of,

@@ -11,7 +11,7 @@ from loopback import LoopbackServer, Reply, loopback, unused_url  # noqa: F401 (
 
 from ragcore.errors import ConfigError, LLMConnectionError, LLMResponseError, LLMStatusError
 from ragcore.llms import ToolCallingLLM, complete
-from ragcore.llms.http import ServerStreamError, StreamFormatError, StreamIncomplete
+from ragcore.http import ServerStreamError, StreamFormatError, StreamIncomplete
 from ragcore.llms.openai import (
     OpenAILLM,
     decode_openai_stream,

@@ -7,6 +7,7 @@ import pytest
 from ragcore.errors import ConfigError, LLMConnectionError
 from ragcore.llms import FakeLLM
 from ragcore.postprocess import KeywordNodePostprocessor, SimilarityPostprocessor
+from ragcore.index.engines import query_engine_from_index
 from ragcore.query import QueryEngine, compare_modes, iter_compare_modes
 from ragcore.synthesis import NO_CONTEXT_ANSWER, ResponseMode, Synthesizer
 from ragcore.trace import Trace
@@ -99,8 +100,8 @@ def test_parts_and_questions_are_validated():
 
 
 def test_from_index_needs_an_llm():
-    with pytest.raises(ConfigError, match="needs an llm"):
-        QueryEngine.from_index(object(), llm=None)
+    with pytest.raises(ConfigError, match="needs llm="):
+        query_engine_from_index(object(), llm=None)
 
 
 def test_compare_modes_runs_every_mode_on_the_same_nodes():
@@ -182,5 +183,5 @@ def test_from_index_wires_the_vector_retriever_filters_and_postprocessors(fake_e
         "pack context",
         "llm: qa",
     ]
-    filtered = QueryEngine.from_index(index, llm=llm, filters={"topic": "pets"})
+    filtered = index.as_query_engine(llm=llm, filters={"topic": "pets"})
     assert [s.doc_id for s in filtered.query("What raises the tides?").sources()] == ["cats"]

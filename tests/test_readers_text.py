@@ -130,3 +130,10 @@ def test_pagination_never_invents_or_reorders_words(pages: list[str]):
     # Removing running lines may drop words, never add or reorder them.
     iterator = iter(words)
     assert all(word in iterator for word in kept)
+
+
+def test_utf16_text_starting_with_nul_is_not_read_as_utf32():
+    data = "\x00hello world".encode("utf-16")  # begins FF FE 00 00, the UTF-32 LE BOM
+    with pytest.raises(ReaderError, match="binary"):  # NUL is binary junk, but seen as UTF-16
+        decode_text("\x00".encode("utf-16"), Path("t.txt"))
+    assert decode_text(data + "x".encode("utf-16-le") * 200, Path("t.txt")).endswith("xxx")

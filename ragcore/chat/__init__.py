@@ -9,6 +9,8 @@ caller owns the ``ChatMemory`` and passes it in, so engines are stateless and sh
     condense_plus_context   CondensePlusContextChatEngine standalone question -> retrieve -> chat
     react                   ragcore.agent.ReActAgent      agent with the index as a tool
     best                    chosen for the LLM (see ``modes``)
+
+``ragcore.index.engines.chat_engine_from_index`` builds the engine of a mode over an index.
 """
 
 from .condense import CondenseQuestionChatEngine, condense_question
@@ -17,7 +19,6 @@ from .modes import (
     CHAT_MODE_DESCRIPTIONS,
     ChatMode,
     best_chat_mode,
-    chat_engine_from_index,
     parse_chat_mode,
 )
 from .response import ChatEngine, ChatResponse
@@ -33,7 +34,6 @@ __all__ = [
     "ContextChatEngine",
     "SimpleChatEngine",
     "best_chat_mode",
-    "chat_engine_from_index",
     "condense_question",
     "parse_chat_mode",
 ]

@@ -58,10 +58,8 @@ class ChatSession:
     workspace: Any = None
 
     def build(self) -> None:
-        from ..chat import chat_engine_from_index
-
-        self.engine = chat_engine_from_index(
-            self.index, chat_mode=self.mode, llm=self.llm, similarity_top_k=self.top_k,
+        self.engine = self.index.as_chat_engine(
+            chat_mode=self.mode, llm=self.llm, similarity_top_k=self.top_k,
             response_mode=self.response_mode, retrieval_mode=self.retrieval)
 
 

@@ -69,7 +69,6 @@ def check_top_k(top_k: int) -> None:
 
 
 def run_query(args: argparse.Namespace, context: CliContext) -> int:
-    from ..query import QueryEngine
     from ..trace import Trace
 
     check_top_k(args.top_k)
@@ -77,8 +76,8 @@ def run_query(args: argparse.Namespace, context: CliContext) -> int:
     llm = choose_llm(args, context)
     sys.stderr.write(f"Answering with {describe(llm)}, mode {args.mode}, "
                      f"index {args.index!r}, retrieval {args.retrieval}\n")
-    engine = QueryEngine.from_index(index, llm=llm, response_mode=args.mode,
-                                    similarity_top_k=args.top_k, retrieval_mode=args.retrieval)
+    engine = index.as_query_engine(llm=llm, response_mode=args.mode,
+                                   similarity_top_k=args.top_k, retrieval_mode=args.retrieval)
     note_model_load(index, args.retrieval)
     trace = Trace()
     response = engine.query(args.question, trace=trace)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from typing import Iterable, TextIO
 
-from ..app.format import human_size
+from ..present.format import human_size
 from ..trace import Trace
 from ..types import ScoredNode
 from ..workspace.report import IngestReport

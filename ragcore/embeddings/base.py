@@ -11,6 +11,9 @@ from typing import Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
+from ..errors import EmbeddingError
+from ..types import MetadataMode, Node
+
 # progress(done, total): called after each batch.
 Progress = Callable[[int, int], None]
 
@@ -58,3 +61,28 @@ def embed_texts(
 def embed_query(embedder: Embedder, text: str) -> np.ndarray:
     """One text's vector, shape (dim,)."""
     return embedder.embed_batch([text])[0]
+
+
+EMBED_CHUNK = 256  # texts per embed call (one progress report each); the embedder batches inside
+
+
+def embed_nodes(
+    embedder: Embedder, nodes: Sequence[Node], *, progress: Progress | None = None
+) -> np.ndarray:
+    """Vectors of the nodes' embed-mode content, rows in the nodes' order.
+
+    Texts go to the embedder longest first, in chunks of EMBED_CHUNK, so each batch holds texts
+    of similar length (little padding) and progress is reported without per-text overhead.
+    """
+    texts = [n.content(MetadataMode.EMBED) for n in nodes]
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+    vectors = embed_texts(
+        embedder, [texts[i] for i in order], batch_size=EMBED_CHUNK, progress=progress
+    )
+    if vectors.shape[0] != len(nodes):
+        raise EmbeddingError(
+            f"{embedder.model_name} returned {vectors.shape[0]} vectors for {len(nodes)} texts"
+        )
+    result = np.empty_like(vectors)
+    result[order] = vectors
+    return result

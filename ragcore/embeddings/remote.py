@@ -2,7 +2,7 @@
 
 Each server-specific module builds its ``Connection``, the request body and reads the vectors
 out of the reply (``RemoteEmbedder.request_body``/``read_vectors``); this module checks the
-options both share, sends the batches over the shared ``ragcore.llms.http.Connection`` (timeouts,
+options both share, sends the batches over the shared ``ragcore.http.Connection`` (timeouts,
 retries), checks that every text got one finite vector of the same size, normalizes, and turns
 the LLM-layer errors into ``EmbeddingError`` with the server, URL and model in the message.
 """
@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Sequence
 import numpy as np
 
 from ..errors import ConfigError, EmbeddingError, LLMError
-from ..llms.http import Connection
+from ..http import Connection
 from ..llms.options import check_positive
 from .base import normalize
 

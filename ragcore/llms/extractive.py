@@ -35,7 +35,7 @@ from ..prompts import (
     read_sections,
 )
 from ..types import Message
-from .lexical import (
+from ..lexical import (
     STOPWORDS,
     centrality_scores,
     is_summary_request,

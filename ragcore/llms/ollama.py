@@ -15,7 +15,7 @@ import httpx
 
 from ..errors import LLMError, LLMResponseError
 from ..types import Message
-from .http import (
+from ..http import (
     Connection,
     ServerStreamError,
     StreamFormatError,

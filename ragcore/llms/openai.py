@@ -17,7 +17,7 @@ import httpx
 
 from ..errors import ConfigError, LLMError, LLMResponseError
 from ..types import Message, ToolCall
-from .http import (
+from ..http import (
     Connection,
     ServerStreamError,
     StreamFormatError,

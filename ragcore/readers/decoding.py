@@ -99,9 +99,20 @@ def _binary(path: Path, problem: str) -> ReaderError:
     return ReaderError(path, problem, hint)
 
 
+def _utf16_behind_utf32_bom(data: bytes, encoding: str) -> bool:
+    """UTF-16 text starting with NUL begins like a UTF-32 BOM; UTF-32 must then decode cleanly
+    to something, or the UTF-16 reading wins."""
+    if encoding != "utf-32":
+        return False
+    try:
+        return not data.decode("utf-32")
+    except UnicodeDecodeError:
+        return True
+
+
 def _decode_known(data: bytes, declared: str | None) -> str | None:
     for bom, encoding in _BOMS:
-        if data.startswith(bom):
+        if data.startswith(bom) and not _utf16_behind_utf32_bom(data, encoding):
             return data.decode(encoding, errors="replace")
     if declared:
         try:

@@ -1,6 +1,6 @@
 """The VectorStore protocol: rows of (id, vector, metadata) searched by similarity.
 
-The index keeps node text and documents itself (``ragcore.docstore``); a store only knows ids,
+The index keeps node text and documents itself (``ragcore.index.docstore``); a store only knows ids,
 vectors and the metadata its filters read. ``SimpleVectorStore`` (numpy, in memory) is the
 default; stores for bigger corpora implement the same protocol and pass the same contract tests.
 """

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import IndexFormatError
-from ..index_files import load_npy, read_bytes, read_json, write_npy
+from ..disk import load_npy, read_bytes, read_json, write_npy
 
 STORE_FORMAT = "ragcore-simple-vector-store"
 STORE_VERSION = 1

@@ -15,9 +15,9 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from .errors import IndexFormatError
-from .index_files import load_npy, write_npy
-from .types import Node
+from ..errors import IndexFormatError
+from ..disk import load_npy, write_npy
+from ..types import Node
 
 COLUMNS = ("doc_ids", "hashes", "node_counts", "characters", "indexed_at", "metadata")
 

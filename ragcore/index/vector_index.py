@@ -3,10 +3,10 @@
 The index owns three collaborators, all passed in or resolved in one visible place:
 a splitter (default ``ragcore.chunking.SentenceSplitter()``), an embedder (default: the
 packaged all-MiniLM-L6-v2, resolved on first use and never at load), and a vector store
-(default ``SimpleVectorStore``). Node records and document hashes live in ``ragcore.docstore``;
-the folder format and atomic writes in ``ragcore.persist``; deciding which documents an upsert
-re-indexes (``RefreshReport``) in ``ragcore.index_refresh``. BM25 postings for keyword search
-(``ragcore.keyword``) are derived from the nodes: built on the first keyword query, rebuilt after
+(default ``SimpleVectorStore``). Node records and document hashes live in ``ragcore.index.docstore``;
+the folder format and atomic writes in ``ragcore.index.folder``; deciding which documents an upsert
+re-indexes (``RefreshReport``) in ``ragcore.index.refresh``. BM25 postings for keyword search
+(``ragcore.index.keyword``) are derived from the nodes: built on the first keyword query, rebuilt after
 any change (every change bumps a version counter), never persisted and never built at load.
 
 Unlike LlamaIndex, inserting a document whose id is already indexed replaces it (ids are stable,
@@ -23,12 +23,14 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from ..embeddings.base import Embedder, Progress, embed_nodes
+from ..errors import ConfigError, EmbeddingError, StoreError
+from ..retrieval import Retriever, RetrievalMode, make_retriever
+from ..stores import MetadataFilters, SimpleVectorStore, VectorStore, as_filters
+from ..types import Document, Node, ScoredNode
 from .docstore import DocInfo, DocStore, utc_now
-from .embeddings.base import Embedder, Progress
-from .errors import ConfigError, EmbeddingError, StoreError
-from .index_refresh import RefreshReport, check_documents, check_vectors, plan_refresh
-from .ingestion import check_nodes, embed_nodes, log_chunk_truncation
-from .persist import (
+from .refresh import RefreshReport, check_documents, check_nodes, check_vectors, plan_refresh
+from .folder import (
     atomic_folder,
     build_splitter,
     index_manifest,
@@ -38,12 +40,15 @@ from .persist import (
     write_manifest,
 )
 from .keyword import KeywordIndex
-from .retrieval import Retriever, RetrievalMode, make_retriever
-from .stores import MetadataFilters, SimpleVectorStore, VectorStore, as_filters
-from .types import Document, Node, ScoredNode
 
 if TYPE_CHECKING:
-    from .stores.base import QueryMode
+    from ..chat import ChatEngine, ChatMode
+    from ..llms.base import LLM
+    from ..postprocess import NodePostprocessor
+    from ..query import QueryEngine
+    from ..synthesis import ResponseMode
+    from ..tools import Tool
+    from ..stores.base import QueryMode
 
 __all__ = ["RefreshReport", "VectorStoreIndex"]  # RefreshReport lives in index_refresh
 
@@ -112,7 +117,7 @@ class VectorStoreIndex:
     def embedder(self) -> Embedder:
         """The embedder; the packaged default is resolved here on first use (not at load)."""
         if self._embedder is None:
-            from .embeddings import default_embedder
+            from ..embeddings import default_embedder
 
             embedder = default_embedder()
             self._check_embedder(embedder)
@@ -355,17 +360,47 @@ class VectorStoreIndex:
             mmr_threshold=mmr_threshold,
         )
 
-    def as_query_engine(self, **options: Any) -> Any:
-        """``ragcore.query.QueryEngine.from_index(self, **options)``."""
-        from .query import QueryEngine
+    def as_query_engine(
+        self,
+        *,
+        llm: LLM,
+        response_mode: ResponseMode | str = "compact",
+        similarity_top_k: int = 4,
+        node_postprocessors: Sequence[NodePostprocessor] = (),
+        filters: MetadataFilters | dict[str, Any] | None = None,
+        doc_ids: Sequence[str] | None = None,
+        max_concurrency: int = 4,
+        retrieval_mode: RetrievalMode = "similarity",
+    ) -> QueryEngine:
+        """Retrieve -> postprocess -> synthesize over this index (``index.engines``)."""
+        from .engines import query_engine_from_index  # engines import chat and agents: lazily
 
-        return QueryEngine.from_index(self, **options)
+        return query_engine_from_index(
+            self, llm=llm, response_mode=response_mode, similarity_top_k=similarity_top_k,
+            node_postprocessors=node_postprocessors, filters=filters, doc_ids=doc_ids,
+            max_concurrency=max_concurrency, retrieval_mode=retrieval_mode,
+        )
 
-    def as_chat_engine(self, **options: Any) -> Any:
-        """``ragcore.chat.chat_engine_from_index(self, **options)``."""
-        from .chat import chat_engine_from_index
+    def as_chat_engine(
+        self,
+        *,
+        chat_mode: ChatMode | str = "best",
+        llm: LLM,
+        similarity_top_k: int = 4,
+        response_mode: ResponseMode | str = "compact",
+        node_postprocessors: Sequence[NodePostprocessor] = (),
+        system_prompt: str | None = None,
+        tools: Sequence[Tool] = (),
+        retrieval_mode: RetrievalMode = "similarity",
+    ) -> ChatEngine:
+        """A chat engine (or agent) of ``chat_mode`` over this index (``index.engines``)."""
+        from .engines import chat_engine_from_index
 
-        return chat_engine_from_index(self, **options)
+        return chat_engine_from_index(
+            self, chat_mode=chat_mode, llm=llm, similarity_top_k=similarity_top_k,
+            response_mode=response_mode, node_postprocessors=node_postprocessors,
+            system_prompt=system_prompt, tools=tools, retrieval_mode=retrieval_mode,
+        )
 
     def stats(self) -> dict[str, Any]:
         """Counts, model, dates and size on disk (tokens are None: counting needs the tokenizer)."""
@@ -417,3 +452,15 @@ class VectorStoreIndex:
         index._path = Path(path)
         return index
 
+
+def log_chunk_truncation(splitter: Any, embedder: Embedder) -> str | None:
+    """Log (and return) a warning when the splitter's chunks exceed the embedder's window."""
+    chunk_size = getattr(splitter, "chunk_size", None)
+    if not isinstance(chunk_size, int):
+        return None
+    from ..chunking import check_embedder_window
+
+    message = check_embedder_window(chunk_size, embedder)
+    if message:
+        log.warning("%s", message)
+    return message

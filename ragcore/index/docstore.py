@@ -28,10 +28,10 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-from .docstore_files import COLUMNS, NodeFile, check_columns, load_offsets, write_node_file
-from .errors import IndexFormatError, StoreError
-from .index_files import file_size, read_json, write_json
-from .types import Node
+from .node_file import COLUMNS, NodeFile, check_columns, load_offsets, write_node_file
+from ..errors import IndexFormatError, StoreError
+from ..disk import file_size, read_json, write_json
+from ..types import Node
 
 
 def utc_now() -> str:

@@ -11,15 +11,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..errors import ConfigError
-from ..postprocess import (
+from ragcore.errors import ConfigError
+from ragcore.postprocess import (
     KeywordNodePostprocessor,
     LongContextReorder,
     PrevNextNodePostprocessor,
     SimilarityPostprocessor,
 )
-from ..retrieval import RETRIEVAL_MODES
-from ..synthesis import ResponseMode
+from ragcore.retrieval import RETRIEVAL_MODES
+from ragcore.synthesis import ResponseMode
 
 # name -> one-line explanation shown beside the choice
 POSTPROCESSOR_DESCRIPTIONS: dict[str, str] = {

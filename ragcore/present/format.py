@@ -1,7 +1,7 @@
 """How the app words things: backend labels, source labels, sizes, ingest tables, safe markdown.
 
 Pure functions with no Streamlit import, so they are tested like the rest of ragcore; the
-pages and ``ragcore.app.state`` use them to turn ragcore objects into what people read.
+pages and ``webapp.state`` use them to turn ragcore objects into what people read.
 """
 
 from __future__ import annotations

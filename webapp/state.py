@@ -23,11 +23,11 @@ from typing import Any, Iterator
 import streamlit as st
 from pydantic import SecretStr
 
-from ..errors import ConfigError, WorkspaceError
-from ..workspace.backends import embedder_from_settings
-from ..workspace.settings import Settings
-from ..workspace.workspace import Workspace, default_root
-from .explain import explain_error
+from ragcore.errors import ConfigError, WorkspaceError
+from ragcore.workspace.backends import embedder_from_settings
+from ragcore.workspace.settings import Settings
+from ragcore.workspace.workspace import Workspace, default_root
+from ragcore.present.explain import explain_error
 
 logger = logging.getLogger(__name__)
 
@@ -88,7 +88,7 @@ def save_settings(settings: Settings, *, api_key: str | None) -> None:
 
 def settings_with(saved: Settings, changes: dict[str, Any]) -> Settings:
     """``saved`` with the form's ``changes``, validated and complete (else ConfigError)."""
-    from ..workspace.settings import parse_settings
+    from ragcore.workspace.settings import parse_settings
 
     data = saved.to_file_dict()
     data.pop("openai_api_key", None)  # the key travels separately (session only unless saved)
@@ -107,7 +107,7 @@ def workspace() -> Workspace:
 
 @st.cache_resource(show_spinner=False)
 def _fake_embedder() -> Any:
-    from ..embeddings.fake import FakeEmbedder
+    from ragcore.embeddings.fake import FakeEmbedder
 
     return FakeEmbedder()
 
@@ -149,8 +149,8 @@ def current_llm() -> Any:
 def _cached_llm(settings_json: str, api_key: str | None, environment: str) -> Any:
     import json
 
-    from ..workspace.backends import llm_from_settings
-    from ..workspace.settings import parse_settings
+    from ragcore.workspace.backends import llm_from_settings
+    from ragcore.workspace.settings import parse_settings
 
     data = json.loads(settings_json)
     if api_key:
@@ -185,7 +185,7 @@ def _cached_infos(root: str, stamps: tuple[tuple[str, tuple[int, int]], ...]) ->
 
 def index_documents(name: str) -> list[dict[str, Any]]:
     """One row per file of an index (``Workspace.documents``), from the shared loaded index."""
-    from ..workspace.ingest import files_of
+    from ragcore.workspace.ingest import files_of
 
     return files_of(load_index(name))
 
@@ -313,7 +313,7 @@ def ingest_uploads(
 
 def node_lookup(index: Any) -> Any:
     """``node_id -> Node | None`` over an index, for showing a passage's surroundings."""
-    from ..errors import StoreError
+    from ragcore.errors import StoreError
 
     def lookup(node_id: str) -> Any:
         try:
@@ -326,7 +326,7 @@ def node_lookup(index: Any) -> Any:
 
 def open_saved_chat(chat: Any) -> None:
     """Make ``chat`` this session's open chat, with memory rebuilt and its id in the URL."""
-    from .chat_turns import memory_for_chat
+    from webapp.chat_turns import memory_for_chat
 
     set_open_chat(chat, memory_for_chat(chat, current_llm()))
     select_index(chat.index)
@@ -363,7 +363,7 @@ def corpus_picture(name: str) -> Any:
 
 @st.cache_data(show_spinner="Measuring chunks and mapping embeddings…", max_entries=8)
 def _cached_picture(root: str, name: str, stamp: tuple[int, int], override: str) -> Any:
-    from .corpus_map import picture_corpus
+    from ragcore.present.corpus_map import picture_corpus
 
     index = _cached_index(root, name, stamp, override)
     node_ids = index.node_ids()

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..memory import ChatMemory
-from ..types import Message, Node, ScoredNode
-from ..workspace.chats import ChatMessage, ChatSource, SavedChat
-from .trace_view import compact_trace
+from ragcore.memory import ChatMemory
+from ragcore.types import Message, Node, ScoredNode
+from ragcore.workspace.chats import ChatMessage, ChatSource, SavedChat
+from ragcore.present.trace_view import compact_trace
 
 
 def memory_for_chat(chat: SavedChat, llm: Any) -> ChatMemory:

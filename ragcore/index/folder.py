@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .docstore import DocStore
-from .errors import ConfigError, IndexFormatError, PersistError
-from .stores.simple import SimpleVectorStore
+from ..errors import ConfigError, IndexFormatError, PersistError
+from ..stores.simple import SimpleVectorStore
 
 log = logging.getLogger(__name__)
 
@@ -156,7 +156,7 @@ def splitter_spec(splitter: Any) -> dict[str, Any] | None:
 
 def build_splitter(spec: dict[str, Any] | None) -> Any:
     """The default splitter, or the one a manifest describes, rebuilt from its settings."""
-    from . import chunking
+    from .. import chunking
 
     if not spec:
         return chunking.SentenceSplitter()

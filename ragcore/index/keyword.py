@@ -3,7 +3,7 @@
 The vector store finds nodes that mean the same as a question; this finds nodes that share its
 words, which matters for names, acronyms and technical terms a small embedding model blurs
 ("policy decision point" is not "policy" plus "decision"). Terms come from
-``ragcore.llms.lexical.term`` (lower case, English stopwords dropped, a light suffix stemmer), the
+``ragcore.lexical.term`` (lower case, English stopwords dropped, a light suffix stemmer), the
 tokenizer the extractive backend ranks sentences with, applied to each node's embed-mode content
 (its text with the metadata header the embedder sees).
 
@@ -25,11 +25,11 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from .errors import ConfigError
-from .llms.lexical import term, terms, words
-from .stores.filters import MaskCache, MetadataFilters, id_mask
-from .stores.simple import top_k_indices
-from .types import MetadataMode, Node
+from ..errors import ConfigError
+from ..lexical import term, terms, words
+from ..stores.filters import MaskCache, MetadataFilters, id_mask
+from ..stores.simple import top_k_indices
+from ..types import MetadataMode, Node
 
 K1 = 1.5
 B = 0.75

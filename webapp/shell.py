@@ -3,7 +3,7 @@
 ``app.py`` calls ``navigation()``; the Query and Chat pages share the ``search_by()`` choice;
 each page starts with ``page_setup()`` and runs its body
 inside ``friendly_errors()``, so no page ever shows a traceback. Session state and cached
-objects are in ``ragcore.app.state``; the wording of errors in ``ragcore.app.explain``.
+objects are in ``webapp.state``; the wording of errors in ``ragcore.present.explain``.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import Any, Iterator
 
 import streamlit as st
 
-from . import state
-from .explain import explain_error
-from .format import describe_backend
-from .query_options import SEARCH_BY
+from webapp import state
+from ragcore.present.explain import explain_error
+from ragcore.present.format import describe_backend
+from webapp.query_options import SEARCH_BY
 
 
 def show_error(exc: BaseException) -> None:

@@ -14,8 +14,8 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from .docstore import DocStore
-from .errors import ConfigError, StoreError
-from .types import Document, Node
+from ..errors import ConfigError, StoreError
+from ..types import Document, Node
 
 
 @dataclass(slots=True)
@@ -65,3 +65,19 @@ def plan_refresh(
 def check_vectors(nodes: Sequence[Node], vectors: np.ndarray) -> None:
     if vectors.ndim != 2 or vectors.shape[0] != len(nodes):
         raise StoreError(f"got vectors of shape {vectors.shape} for {len(nodes)} nodes")
+
+
+def check_nodes(nodes: Sequence[Node], *, doc_ids: set[str] | None = None) -> None:
+    """Nodes must be unique and, when ``doc_ids`` is given, belong to one of those documents."""
+    seen: set[str] = set()
+    for node in nodes:
+        if not isinstance(node, Node):
+            raise ConfigError(f"expected Node objects, got {type(node).__name__}")
+        if node.node_id in seen:
+            raise StoreError(f"node id {node.node_id!r} appears twice: node ids must be unique")
+        seen.add(node.node_id)
+        if doc_ids is not None and node.ref_doc_id not in doc_ids:
+            raise StoreError(
+                f"node {node.node_id!r} has ref_doc_id {node.ref_doc_id!r}, expected one of the "
+                "documents being indexed: the splitter must set ref_doc_id on every node"
+            )

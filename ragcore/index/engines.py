@@ -1,0 +1,120 @@
+"""Engines over an index: the query engine, and the chat engine (or agent) of each chat mode.
+
+``VectorStoreIndex.as_query_engine`` and ``as_chat_engine`` call these. They live beside the
+index, above retrieval, query, chat and the agents, so none of those stages imports the index:
+data flows one way. Each option is checked once, by the part that owns it: top-k, filters and
+retrieval mode by the retriever (built here for every mode, so a bad value fails at once),
+response mode and concurrency by the synthesizer, chat mode and tools here.
+
+``best`` picks for the LLM (see ``ragcore.chat.modes.best_chat_mode``): the function-calling
+agent for a backend with native tool calls, else condense_plus_context (react when the caller
+passed extra tools, since only an agent can use them).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
+from ..agent import FunctionCallingAgent, ReActAgent
+from ..chat import (
+    ChatEngine,
+    CondensePlusContextChatEngine,
+    CondenseQuestionChatEngine,
+    ContextChatEngine,
+    SimpleChatEngine,
+)
+from ..chat.modes import (
+    FUNCTION_CALLING, INDEX_AGENT_PROMPT, ChatMode, best_chat_mode, parse_chat_mode,
+)
+from ..errors import ConfigError
+from ..llms.base import LLM
+from ..postprocess import NodePostprocessor
+from ..query import QueryEngine
+from ..retrieval import RetrievalMode, Retriever
+from ..stores.filters import MetadataFilters
+from ..synthesis import ResponseMode, Synthesizer
+from ..tools import QueryEngineTool, Tool
+
+if TYPE_CHECKING:
+    from .vector_index import VectorStoreIndex
+
+AGENT_MODES = (ChatMode.REACT.value, FUNCTION_CALLING)
+
+
+def query_engine_from_index(
+    index: VectorStoreIndex,
+    *,
+    llm: LLM,
+    response_mode: ResponseMode | str = ResponseMode.COMPACT,
+    similarity_top_k: int = 4,
+    node_postprocessors: Sequence[NodePostprocessor] = (),
+    filters: MetadataFilters | dict[str, Any] | None = None,
+    doc_ids: Sequence[str] | None = None,
+    max_concurrency: int = 4,
+    retrieval_mode: RetrievalMode = "similarity",
+) -> QueryEngine:
+    """Retrieve from ``index`` (``retrieval_mode``: similarity, mmr, keyword or hybrid),
+    postprocess in order, and answer with ``llm`` in ``response_mode``."""
+    _require_llm(llm, "a query engine")
+    retriever = index.as_retriever(
+        similarity_top_k=similarity_top_k, filters=filters, doc_ids=doc_ids, mode=retrieval_mode
+    )
+    synthesizer = Synthesizer(llm, response_mode=response_mode, max_concurrency=max_concurrency)
+    return QueryEngine(retriever, synthesizer, postprocessors=node_postprocessors)
+
+
+def chat_engine_from_index(
+    index: VectorStoreIndex,
+    *,
+    chat_mode: ChatMode | str = ChatMode.BEST,
+    llm: LLM,
+    similarity_top_k: int = 4,
+    response_mode: ResponseMode | str = ResponseMode.COMPACT,
+    node_postprocessors: Sequence[NodePostprocessor] = (),
+    system_prompt: str | None = None,
+    tools: Sequence[Tool] = (),
+    retrieval_mode: RetrievalMode = "similarity",
+) -> ChatEngine:
+    """A chat engine (or agent) over ``index``; every one answers ``.chat(message, memory)``."""
+    mode = parse_chat_mode(chat_mode)
+    _require_llm(llm, "a chat engine")
+    kind = best_chat_mode(llm, tools=tools) if mode is ChatMode.BEST else mode.value
+    if tools and kind not in AGENT_MODES:
+        raise ConfigError(
+            f"tools are only used by agents, not by chat_mode {mode.value!r}: "
+            "use chat_mode='react' (or 'best')"
+        )
+    retriever = index.as_retriever(similarity_top_k=similarity_top_k, mode=retrieval_mode)
+    if kind == ChatMode.SIMPLE.value:
+        return SimpleChatEngine(llm, system_prompt=system_prompt)
+    if kind in (ChatMode.CONTEXT.value, ChatMode.CONDENSE_PLUS_CONTEXT.value):
+        engine = ContextChatEngine if kind == ChatMode.CONTEXT.value else (
+            CondensePlusContextChatEngine
+        )
+        return engine(
+            retriever, llm=llm, system_prompt=system_prompt, node_postprocessors=node_postprocessors
+        )
+    query_engine = _query_engine(retriever, llm, response_mode, node_postprocessors)
+    if kind == ChatMode.CONDENSE_QUESTION.value:
+        return CondenseQuestionChatEngine(query_engine, llm=llm)
+    agent = ReActAgent if kind == ChatMode.REACT.value else FunctionCallingAgent
+    return agent.from_tools(
+        [QueryEngineTool(query_engine), *tools], llm=llm,
+        system_prompt=system_prompt or INDEX_AGENT_PROMPT,
+    )
+
+
+def _query_engine(
+    retriever: Retriever, llm: LLM, response_mode: ResponseMode | str,
+    postprocessors: Sequence[NodePostprocessor],
+) -> QueryEngine:
+    synthesizer = Synthesizer(llm, response_mode=response_mode)
+    return QueryEngine(retriever, synthesizer, postprocessors=postprocessors)
+
+
+def _require_llm(llm: Any, what: str) -> None:
+    if llm is None or not isinstance(llm, LLM):
+        raise ConfigError(
+            f"{what} needs llm=: e.g. resolve_llm() (ragcore.llms.resolve) for the default, or "
+            f"ExtractiveLLM() to answer offline (got {llm!r})"
+        )
