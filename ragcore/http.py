@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from .errors import LLMConnectionError, LLMResponseError, LLMStatusError
-from .llms.options import (  # noqa: F401  (the check_* are also imported from here, as before)
+from .http_options import (  # noqa: F401  (the check_* are also imported from here, as before)
     CONNECT_TIMEOUT,
     check_base_url,
     check_model,

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from ..errors import ConfigError
+from .errors import ConfigError
 
 # Connecting is quick even to a remote server; the first token of a local model that must first be
 # loaded into memory can take minutes on a laptop CPU, so reads get a generous default.

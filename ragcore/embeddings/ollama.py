@@ -14,7 +14,7 @@ import httpx
 
 from ..errors import LLMResponseError
 from ..llms.ollama import DEFAULT_OLLAMA_URL, ollama_connection
-from ..llms.options import check_model
+from ..http_options import check_model
 from .remote import RemoteEmbedder
 
 DEFAULT_TIMEOUT = 120.0

@@ -13,7 +13,7 @@ import httpx
 
 from ..errors import LLMResponseError
 from ..llms.openai import DEFAULT_OPENAI_URL, openai_connection
-from ..llms.options import check_model
+from ..http_options import check_model
 from .remote import RemoteEmbedder
 
 DEFAULT_TIMEOUT = 60.0

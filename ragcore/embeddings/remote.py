@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import ConfigError, EmbeddingError, LLMError
 from ..http import Connection
-from ..llms.options import check_positive
+from ..http_options import check_positive
 from .base import normalize
 
 def check_batch_size(batch_size: int) -> int:

@@ -24,7 +24,7 @@ from ..http import (
     decode_json_object,
     fetch_model_names,
 )
-from .options import check_model, check_positive, check_temperature, check_window
+from ..http_options import check_model, check_positive, check_temperature, check_window
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 DEFAULT_CONTEXT_WINDOW = 8192

@@ -26,7 +26,7 @@ from ..http import (
     decode_json_object,
     fetch_model_names,
 )
-from .options import check_base_url, check_model, check_temperature, check_window
+from ..http_options import check_base_url, check_model, check_temperature, check_window
 
 DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
 DEFAULT_CONTEXT_WINDOW = 8192  # safe for local servers; raise it for hosted models
