@@ -21,12 +21,11 @@ from dataclasses import replace
 from typing import Any, Sequence
 
 from .errors import ConfigError
-from .prompts import MESSAGE_OVERHEAD_TOKENS, message_tokens
+from .prompts import message_tokens
 from .tokens import count_tokens, get_tokenizer
 from .types import Message
 
 DEFAULT_TOKEN_LIMIT = 3000
-MESSAGE_OVERHEAD = MESSAGE_OVERHEAD_TOKENS  # tokens a chat format spends on a message's role
 MIN_KEPT_TOKENS = 16  # a truncated message keeps at least this much text
 NOTE_TOKENS = 24  # room for the truncation note
 MEMORY_FORMAT = "ragcore-chat-memory"

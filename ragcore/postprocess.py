@@ -165,7 +165,7 @@ class PrevNextNodePostprocessor:
                 break
             try:
                 current = self.index.get_node(next_id)
-            except (KeyError, StoreError):
+            except StoreError:
                 # A neighbour deleted from the index since this node was stored: stop here.
                 logger.warning("neighbour node %s of %s is not in the index", next_id, node.node_id)
                 break

@@ -291,3 +291,10 @@ def test_long_observations_are_clipped_to_leave_room_in_the_window():
     observation = llm.calls[1][-1].content
     assert observation.endswith("more tokens not shown]")
     assert len(observation.split()) < 600
+
+
+def test_run_step_with_a_task_id_says_to_pass_the_task():
+    agent = ReActAgent.from_tools([], llm=FakeLLM())
+    task = agent.create_task("q", ChatMemory())
+    with pytest.raises(ConfigError, match="pass the task object, not its id"):
+        agent.run_step(task.task_id)

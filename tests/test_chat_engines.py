@@ -231,7 +231,12 @@ def test_an_abandoned_stream_saves_nothing_until_it_completes():
 def test_chat_engine_from_index_builds_every_mode(mode, engine_type):
     engine = chat_engine_from_index(FakeIndex(), chat_mode=mode, llm=FakeLLM(), similarity_top_k=2)
     assert type(engine) is engine_type
-    assert isinstance(engine, ChatEngine)
+    memory = ChatMemory()
+    reply = engine.chat("Who wrote the annual report?", memory)
+    assert reply.text == "fake answer"  # every engine answers chat(message, memory) ...
+    assert [(m.role, m.content) for m in memory.messages] == [  # ... and remembers the turn
+        ("user", "Who wrote the annual report?"), ("assistant", "fake answer"),
+    ]
 
 
 def test_best_picks_for_the_llm():
@@ -282,3 +287,38 @@ def test_bad_options_are_refused_with_the_fix():
 def test_every_mode_has_a_one_line_description():
     assert set(CHAT_MODE_DESCRIPTIONS) == set(ChatMode)
     assert all("\n" not in text and text.endswith(".") for text in CHAT_MODE_DESCRIPTIONS.values())
+
+
+class ManyPassages:
+    """Twenty distinct passages of about forty tokens each, whatever the query."""
+
+    def retrieve(self, query, *, trace=None):
+        return [
+            ScoredNode(Node(f"Passage {i}: " + " ".join(f"w{i}x{j}" for j in range(30)),
+                            node_id=f"p{i}"), 1.0 - i / 100)
+            for i in range(20)
+        ]
+
+
+@pytest.mark.parametrize("share", [0.2, 0.5, 0.8])
+def test_context_share_caps_the_passages_and_leaves_the_rest_to_the_conversation(share):
+    from ragcore.prompts import CONTEXT_CHAT, message_tokens
+    from ragcore.tokens import count_tokens
+
+    llm = FakeLLM(context_window=2000, num_output=200)
+    engine = ContextChatEngine(ManyPassages(), llm=llm, context_share=share)
+    trace = Trace()
+    reply = engine.chat("tell me everything", ChatMemory(), trace=trace)
+    reply.text
+    budget = int((2000 - 200 - CONTEXT_CHAT.fixed_tokens()) * share)
+    packed = next(stage.detail for stage in trace.stages if stage.name == "pack context")
+    assert packed["budget"] == budget
+    system = llm.calls[-1][0].content
+    used = [s.node.node_id for s in reply.source_nodes]
+    assert used == [f"p{i}" for i in range(len(used))]  # best first, none skipped
+    assert all(f"Passage {i}:" in system for i in range(len(used)))
+    assert f"Passage {len(used)}:" not in system  # the next one did not fit
+    passages = sum(count_tokens(s.node.text) for s in reply.source_nodes)
+    following = ManyPassages().retrieve("")[len(used)].node.text
+    assert passages <= budget < passages + count_tokens(following) + len(used) * 4  # full
+    assert sum(message_tokens(m) for m in llm.calls[-1]) <= 2000 - 200

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from ragcore.errors import ConfigError
+from ragcore.errors import ConfigError, StoreError
 from ragcore.postprocess import (
     KeywordNodePostprocessor,
     LongContextReorder,
     MetadataReplacementPostProcessor,
-    NodePostprocessor,
     PrevNextNodePostprocessor,
     SimilarityPostprocessor,
 )
@@ -39,10 +38,12 @@ class ChainIndex:
         }
 
     def get_node(self, node_id: str) -> Node:
+        if node_id not in self.nodes:  # as VectorStoreIndex.get_node says a node is missing
+            raise StoreError(f"no node with id {node_id!r} in the index")
         return self.nodes[node_id]
 
 
-def test_every_postprocessor_follows_the_protocol():
+def test_every_postprocessor_keeps_an_empty_list_empty_and_leaves_its_input_alone():
     for processor in (
         SimilarityPostprocessor(similarity_cutoff=0.5),
         KeywordNodePostprocessor(required_keywords=["x"]),
@@ -50,7 +51,30 @@ def test_every_postprocessor_follows_the_protocol():
         PrevNextNodePostprocessor(ChainIndex(2)),
         MetadataReplacementPostProcessor(target_metadata_key="window"),
     ):
-        assert isinstance(processor, NodePostprocessor)
+        assert list(processor.postprocess([], "q")) == []
+        nodes = [scored("x marks it", 0.9), scored("y", 0.7)]
+        before = [(n.node.node_id, n.node.text, n.score) for n in nodes]
+        processor.postprocess(nodes, "q")
+        assert [(n.node.node_id, n.node.text, n.score) for n in nodes] == before
+
+
+def test_neighbours_stop_at_a_neighbour_deleted_from_the_index():
+    index = ChainIndex(4)
+    del index.nodes["n2"]  # n1 still links to it, as a stored node does after a delete
+    hit = [ScoredNode(index.nodes["n0"], 0.9)]
+    out = PrevNextNodePostprocessor(index, num_nodes=3, mode="next").postprocess(hit, "q")
+    assert ids(out) == ["n0", "n1"]
+
+
+def test_neighbours_of_a_real_index_stop_at_a_deleted_neighbour(fake_embedder):
+    from ragcore.index import VectorStoreIndex
+
+    chain = ChainIndex(4)
+    index = VectorStoreIndex(list(chain.nodes.values()), embedder=fake_embedder)
+    index.delete_nodes(["n2"])
+    hit = [ScoredNode(index.get_node("n0"), 0.9)]
+    out = PrevNextNodePostprocessor(index, num_nodes=3, mode="next").postprocess(hit, "q")
+    assert ids(out) == ["n0", "n1"]
 
 
 def test_similarity_cutoff_drops_weak_and_unscored_nodes():

@@ -90,6 +90,11 @@ class Agent(ABC):
 
     def check_open(self, task: Task) -> bool:
         """Whether the task may take another step; ConfigError for a finished task."""
+        if not isinstance(task, Task):
+            raise ConfigError(
+                f"expected the Task that create_task(message, memory) returned, got "
+                f"{type(task).__name__} {task!r}: pass the task object, not its id"
+            )
         if task.done:
             raise ConfigError(f"task {task.task_id} is finished: call finalize(task)")
         return self.steps_taken(task) < self.max_iterations

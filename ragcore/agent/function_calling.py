@@ -19,8 +19,7 @@ from typing import Any, Iterator, Sequence
 
 from ..errors import ConfigError, LLMStatusError
 from ..llms.base import ToolCallingLLM
-from ..memory import MESSAGE_OVERHEAD
-from ..prompts import message_tokens
+from ..prompts import MESSAGE_OVERHEAD_TOKENS, message_tokens
 from ..tokens import count_tokens
 from ..tools import Tool, ToolOutput, invoke_tool
 from ..types import Message, ToolCall
@@ -86,7 +85,7 @@ class FunctionCallingAgent(Agent):
 
     def build_prompt(self, task: Task) -> list[Message]:
         """System prompt, the history fitted to the window, then this turn's calls and results."""
-        prefix = count_tokens(self.system_prompt) + MESSAGE_OVERHEAD
+        prefix = count_tokens(self.system_prompt) + MESSAGE_OVERHEAD_TOKENS
         prefix += count_tokens(json.dumps(self.openai_tools))
         prefix += sum(map(message_tokens, task.scratchpad))
         window = self.llm.context_window - self.llm.num_output

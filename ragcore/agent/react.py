@@ -22,8 +22,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from ..errors import ConfigError
 from ..llms.base import LLM, stream_traced
-from ..memory import MESSAGE_OVERHEAD
-from ..prompts import message_tokens
+from ..prompts import MESSAGE_OVERHEAD_TOKENS, message_tokens
 from ..synthesis.budget import truncate_to_tokens
 from ..tokens import count_tokens
 from ..tools import Tool, ToolOutput, invoke_tool
@@ -117,7 +116,7 @@ class ReActAgent(Agent):
 
     def build_prompt(self, task: Task) -> list[Message]:
         """The messages for the next step: header, history (fitted to the window), scratchpad."""
-        prefix = count_tokens(self.system) + MESSAGE_OVERHEAD
+        prefix = count_tokens(self.system) + MESSAGE_OVERHEAD_TOKENS
         prefix += sum(map(message_tokens, task.scratchpad))
         window = self.llm.context_window - self.llm.num_output
         history = task.memory.get(extra_tokens=prefix, max_tokens=window)

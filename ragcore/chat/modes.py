@@ -72,6 +72,6 @@ def parse_chat_mode(value: ChatMode | str) -> ChatMode:
 
 def best_chat_mode(llm: LLM, *, tools: Sequence[Any] = ()) -> str:
     """What ``best`` means for ``llm``: a ChatMode value, or "function_calling"."""
-    if isinstance(llm, ToolCallingLLM) and getattr(llm, "model", "") != "extractive":
+    if isinstance(llm, ToolCallingLLM):
         return FUNCTION_CALLING
     return ChatMode.REACT.value if tools else ChatMode.CONDENSE_PLUS_CONTEXT.value

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..errors import ConfigError
 from ..llms.base import LLM
-from ..memory import MESSAGE_OVERHEAD, ChatMemory  # noqa: F401  (MESSAGE_OVERHEAD: kept name)
+from ..memory import ChatMemory
 from ..prompts import message_tokens
 from ..types import Message
 
