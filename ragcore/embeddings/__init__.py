@@ -2,8 +2,10 @@
 
 ``base`` holds the protocol and the batching helpers, ``fake`` a deterministic test embedder,
 ``sentence_transformers`` the packaged offline default (torch loads on first embed, never here),
-``ollama`` and ``openai`` the HTTP embedders. The backends are imported on first use of their
-name (httpx alone costs ~0.1 s to import), so ``import ragcore.index`` stays light.
+``ollama`` and ``openai`` the HTTP embedders, ``registry`` the backends by name (with their
+settings and factories) for the workspace settings and the app. The backends are imported on
+first use of their name (httpx alone costs ~0.1 s to import), so ``import ragcore.index`` stays
+light.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ _LAZY: dict[str, str] = {
     "default_embedder": ".sentence_transformers",
     "OllamaEmbedder": ".ollama",
     "OpenAIEmbedder": ".openai",
+    "build_embedder": ".registry",
+    "embedding_backends": ".registry",
+    "register_embedding_backend": ".registry",
 }
 
 __all__ = [
@@ -27,10 +32,13 @@ __all__ = [
     "OpenAIEmbedder",
     "Progress",
     "SentenceTransformerEmbedder",
+    "build_embedder",
     "default_embedder",
     "embed_query",
     "embed_texts",
+    "embedding_backends",
     "normalize",
+    "register_embedding_backend",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals(), __all__)

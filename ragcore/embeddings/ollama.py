@@ -3,7 +3,7 @@
 The reply is ``{"embeddings": [[...], ...]}``, one vector per input, in order. Ollama truncates
 inputs longer than the model's window itself; ``max_input_tokens`` (if given) lets the chunker
 warn before that happens. Batching, checks and errors are shared with the OpenAI-compatible
-embedder (``remote``).
+embedder (``remote``); connecting to the server with the Ollama chat backend (``servers``).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any
 import httpx
 
 from ..errors import LLMResponseError
-from ..llms.ollama import DEFAULT_OLLAMA_URL, ollama_connection
 from ..http_options import check_model
+from ..servers import DEFAULT_OLLAMA_URL, ollama_connection
 from .remote import RemoteEmbedder
 
 DEFAULT_TIMEOUT = 120.0

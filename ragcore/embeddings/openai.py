@@ -2,7 +2,8 @@
 
 The reply is ``{"data": [{"embedding": [...], "index": i}, ...]}``; vectors are put back in
 input order by ``index``. Works with OpenAI, vLLM, llama.cpp's server, LM Studio and Ollama's
-/v1. Batching, checks and errors are shared with the Ollama embedder (``remote``).
+/v1. Batching, checks and errors are shared with the Ollama embedder (``remote``); connecting
+to the server with the OpenAI-compatible chat backend (``servers``).
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from typing import Any
 import httpx
 
 from ..errors import LLMResponseError
-from ..llms.openai import DEFAULT_OPENAI_URL, openai_connection
 from ..http_options import check_model
+from ..servers import DEFAULT_OPENAI_URL, openai_connection
 from .remote import RemoteEmbedder
 
 DEFAULT_TIMEOUT = 60.0

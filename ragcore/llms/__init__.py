@@ -1,9 +1,10 @@
 """Language-model backends behind one protocol (see ``base``).
 
 ``ollama`` and ``openai`` talk to servers over the shared ``http`` layer; ``extractive`` is the
-offline default (no model); ``fake`` is for tests; ``resolve`` picks the default at the edge.
-The backends are imported on first use, so engines importing ``ragcore.llms.base`` do not pay
-for httpx.
+offline default (no model); ``fake`` is for tests. ``registry`` lists the backends by name (with
+their settings, factories, model listings and connection tests) and ``resolve`` picks the default
+at the edge from it. The backends are imported on first use, so engines importing
+``ragcore.llms.base`` do not pay for httpx.
 """
 
 from __future__ import annotations
@@ -14,11 +15,15 @@ from .fake import FakeLLM
 
 _LAZY = {
     "ExtractiveLLM": ".extractive",
+    "LLMOptions": ".registry",
     "OllamaLLM": ".ollama",
     "OpenAILLM": ".openai",
-    "describe_llm": ".resolve",
+    "build_llm": ".registry",
+    "describe_llm": ".registry",
     "list_ollama_models": ".ollama",
     "list_openai_models": ".openai",
+    "llm_backends": ".registry",
+    "register_llm_backend": ".registry",
     "resolve_llm": ".resolve",
 }
 

@@ -4,7 +4,8 @@ Each line of the reply is one JSON object, ``{"message": {"role": "assistant", "
 "done": false}``, ending with a ``"done": true`` object that carries the eval counts. The body
 builder and the line decoder are pure functions; ``OllamaLLM`` is a thin driver over the shared
 HTTP ``Connection`` (timeouts, retries, error translation). Unlike the OpenAI-compatible backend
-it has no tool calls: agents drive Ollama models through the ReAct text format.
+it has no tool calls: agents drive Ollama models through the ReAct text format. Connecting to
+an Ollama server and listing its models is shared with the Ollama embedder (``ragcore.servers``).
 """
 
 from __future__ import annotations
@@ -13,23 +14,21 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import httpx
 
-from ..errors import LLMError, LLMResponseError
-from ..types import Message
-from ..http import (
-    Connection,
-    ServerStreamError,
-    StreamFormatError,
-    StreamIncomplete,
-    connect,
-    decode_json_object,
-    fetch_model_names,
-)
+from ..errors import ConfigError
+from ..http import ServerStreamError, StreamFormatError, StreamIncomplete, decode_json_object
 from ..http_options import check_model, check_positive, check_temperature, check_window
+from ..servers import (  # noqa: F401  (ollama_model_names is also imported from here)
+    DEFAULT_OLLAMA_URL,
+    list_ollama_models,
+    ollama_connection,
+    ollama_model_names,
+)
+from ..types import Message
 
-DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 DEFAULT_CONTEXT_WINDOW = 8192
 DEFAULT_TIMEOUT = 300.0  # a cold local model can take minutes to load and answer on a CPU
-START_HINT = "Start Ollama (`ollama serve`, or open the Ollama app) or check the base URL."
+# Ollama lists embedding models beside chat models; names with these parts cannot chat.
+_EMBEDDING_MODEL_HINTS = ("embed", "minilm", "bge-", "e5-")
 
 
 def ollama_chat_body(
@@ -74,61 +73,27 @@ def decode_ollama_stream(lines: Iterable[str]) -> Iterator[str]:
     raise StreamIncomplete('the stream ended before the final "done": true line')
 
 
-def ollama_model_names(data: Any) -> list[str]:
-    """The model names in an ``/api/tags`` reply: ``{"models": [{"name": ...}, ...]}``."""
-    if not isinstance(data, dict) or not isinstance(data.get("models"), list):
-        raise LLMResponseError(
-            f'/api/tags answered {str(data)[:200]!r}, not {{"models": [...]}}: is this Ollama?'
+def is_chat_model(name: str) -> bool:
+    """Whether an Ollama model can chat: Ollama lists embedding models beside chat models."""
+    return not any(hint in name.lower() for hint in _EMBEDDING_MODEL_HINTS)
+
+
+def list_ollama_chat_models(base_url: str = DEFAULT_OLLAMA_URL, *, timeout: float = 5.0,
+                            client: httpx.Client | None = None) -> list[str]:
+    """The server's models that can chat, in its order (embedding models left out)."""
+    names = list_ollama_models(base_url, timeout=timeout, client=client)
+    return [name for name in names if is_chat_model(name)]
+
+
+def first_chat_model(base_url: str, *, timeout: float = 5.0) -> str:
+    """The model an Ollama backend uses when none is named: the server's first chat model."""
+    models = list_ollama_chat_models(base_url, timeout=timeout)
+    if not models:
+        raise ConfigError(
+            f"Ollama at {base_url} has no chat model: pull one (`ollama pull llama3.1`) or "
+            "name it as 'ollama:MODEL'"
         )
-    return [m.get("name") or m.get("model", "") for m in data["models"] if isinstance(m, dict)]
-
-
-def ollama_connection(
-    *,
-    model: str,
-    base_url: str,
-    timeout: float | httpx.Timeout,
-    max_retries: int,
-    retry_backoff: float,
-    client: httpx.Client | None,
-) -> Connection:
-    """A ``Connection`` to an Ollama server whose 404s for a missing model list its models."""
-    return connect(
-        "Ollama", model=model, base_url=base_url, timeout=timeout, max_retries=max_retries,
-        retry_backoff=retry_backoff, client=client, start_hint=START_HINT,
-        status_hint=_missing_model_hint,
-    )
-
-
-def _missing_model_hint(connection: Connection, status: int, message: str, path: str) -> str:
-    text = message.lower()
-    if status != 404 or path == "/api/tags" or "model" not in text or "not found" not in text:
-        return ""
-    pull = f"`ollama pull {connection.model}`"
-    try:
-        names = fetch_model_names(
-            connection, "/api/tags", ollama_model_names,
-            timeout=min(connection.timeout.read or 5.0, 5.0),
-        )
-    except LLMError:
-        return f"Pull the model with {pull}."
-    if not names:
-        return f"This server has no models yet: pull one with {pull}."
-    return f"Models on this server: {', '.join(names)}. Pull it with {pull} or use one of those."
-
-
-def list_ollama_models(
-    base_url: str = DEFAULT_OLLAMA_URL,
-    *,
-    timeout: float = 5.0,
-    client: httpx.Client | None = None,
-) -> list[str]:
-    """The names of the models an Ollama server has pulled (``GET /api/tags``), no retries."""
-    connection = ollama_connection(
-        model="", base_url=base_url, timeout=timeout, max_retries=0, retry_backoff=0.0,
-        client=client,
-    )
-    return fetch_model_names(connection, "/api/tags", ollama_model_names, timeout=timeout)
+    return models[0]
 
 
 class OllamaLLM:

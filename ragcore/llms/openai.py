@@ -5,35 +5,30 @@ Ollama's /v1). The reply is a stream of SSE events, ``data: {"choices": [{"delta
 "..."}}]}``, ending with ``data: [DONE]``; comment lines (``: keep-alive``) are skipped and an
 event's ``data:`` lines are joined. Unlike the Ollama backend it also answers with tool calls
 (``chat_with_tools``, one non-streamed request), which the function-calling agent uses.
+Connecting (API key, error advice) and listing models is shared with the OpenAI-compatible
+embedder (``ragcore.servers``).
 """
 
 from __future__ import annotations
 
 import json
-import os
 from typing import Any, Iterable, Iterator, Sequence
 
 import httpx
 
-from ..errors import ConfigError, LLMError, LLMResponseError
-from ..types import Message, ToolCall
-from ..http import (
-    Connection,
-    ServerStreamError,
-    StreamFormatError,
-    StreamIncomplete,
-    connect,
-    decode_json_object,
-    fetch_model_names,
+from ..errors import ConfigError, LLMResponseError
+from ..http import ServerStreamError, StreamFormatError, StreamIncomplete, decode_json_object
+from ..http_options import check_model, check_temperature, check_window
+from ..servers import (  # noqa: F401  (also imported from here)
+    DEFAULT_OPENAI_URL,
+    list_openai_models,
+    openai_connection,
+    openai_model_names,
 )
-from ..http_options import check_base_url, check_model, check_temperature, check_window
+from ..types import Message, ToolCall
 
-DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
 DEFAULT_CONTEXT_WINDOW = 8192  # safe for local servers; raise it for hosted models
 DEFAULT_TIMEOUT = 120.0
-START_HINT = (
-    "Check that the server is running and that the base URL is right (it usually ends in /v1)."
-)
 _SSE_FIELDS = ("data", "event", "id", "retry")
 
 
@@ -135,68 +130,6 @@ def parse_tool_reply(data: Any) -> Message:
             arguments = json.dumps(arguments)
         calls.append(ToolCall(raw.get("id") or f"call_{i}", function.get("name", ""), arguments))
     return Message("assistant", message.get("content") or "", tool_calls=calls)
-
-
-def openai_model_names(data: Any) -> list[str]:
-    """The model ids in a ``GET /models`` reply: ``{"data": [{"id": ...}, ...]}``."""
-    if not isinstance(data, dict) or not isinstance(data.get("data"), list):
-        raise LLMResponseError(f"/models answered {str(data)[:200]!r}, not {{'data': [...]}}")
-    return [m["id"] for m in data["data"] if isinstance(m, dict) and "id" in m]
-
-
-def openai_connection(
-    *,
-    model: str,
-    base_url: str,
-    api_key: str | None,
-    timeout: float | httpx.Timeout,
-    max_retries: int,
-    retry_backoff: float,
-    client: httpx.Client | None,
-) -> Connection:
-    """A ``Connection`` to an OpenAI-compatible server, sending the API key when there is one."""
-    base_url = check_base_url(base_url)
-    key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
-    if not key and base_url == DEFAULT_OPENAI_URL:
-        raise ConfigError(
-            "OpenAI needs an API key: set OPENAI_API_KEY or pass api_key=... "
-            "(or pass base_url= for a local OpenAI-compatible server)"
-        )
-    return connect(
-        "OpenAI-compatible server", model=model, base_url=base_url, timeout=timeout,
-        max_retries=max_retries, retry_backoff=retry_backoff, client=client,
-        start_hint=START_HINT, headers={"Authorization": f"Bearer {key}"} if key else None,
-        status_hint=_status_hint,
-    )
-
-
-def _status_hint(connection: Connection, status: int, message: str, path: str) -> str:
-    if status == 401:
-        sent = connection.headers is not None
-        return ("The server rejected the API key: check OPENAI_API_KEY or api_key=." if sent
-                else "The server needs an API key: set OPENAI_API_KEY or pass api_key=.")
-    if status != 404 or path.endswith("/models") or "model" not in message.lower():
-        return ""
-    try:
-        names = fetch_model_names(connection, "/models", openai_model_names, timeout=5.0)
-    except LLMError:
-        return "Check the model name."
-    return f"Models on this server: {', '.join(names) or '(none)'}."
-
-
-def list_openai_models(
-    base_url: str = DEFAULT_OPENAI_URL,
-    api_key: str | None = None,
-    *,
-    timeout: float = 5.0,
-    client: httpx.Client | None = None,
-) -> list[str]:
-    """The model ids an OpenAI-compatible server offers (``GET /models``), no retries."""
-    connection = openai_connection(
-        model="", base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0,
-        retry_backoff=0.0, client=client,
-    )
-    return fetch_model_names(connection, "/models", openai_model_names, timeout=timeout)
 
 
 class OpenAILLM:

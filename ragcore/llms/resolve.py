@@ -1,5 +1,7 @@
 """The one place the default LLM is chosen (for the CLI and the app; the library never guesses).
 
+A spec names a registered backend (``ragcore.llms.registry``), optionally with a model:
+'extractive', 'ollama:llama3.1', 'openai:gpt-4o-mini', or any backend registered since.
 Precedence: an explicit spec, else the ``RAGCORE_LLM`` environment variable (same syntax, with
 ``RAGCORE_LLM_BASE_URL`` and ``OPENAI_API_KEY``), else a local Ollama if it answers within
 ``PROBE_SECONDS`` (its first chat model), else the offline extractive backend.
@@ -9,19 +11,29 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import Any
 
 from ..errors import ConfigError, LLMError
 from .base import LLM
-from .extractive import ExtractiveLLM
-from .ollama import DEFAULT_OLLAMA_URL, OllamaLLM, list_ollama_models
-from .openai import DEFAULT_OPENAI_URL, OpenAILLM
+from .registry import LLMOptions, build_llm, describe_llm, llm_backends
+
+__all__ = ["PROBE_SECONDS", "describe_llm", "parse_spec", "resolve_llm", "spec_forms",
+           "spec_help"]
 
 logger = logging.getLogger(__name__)
 
 PROBE_SECONDS = 0.3
-SPEC_HELP = "use 'extractive', 'ollama:MODEL', 'openai:MODEL' or 'auto'"
-# Ollama lists embedding models beside chat models; they cannot chat.
-_EMBEDDING_MODEL_HINTS = ("embed", "minilm", "bge-", "e5-")
+
+
+def spec_forms() -> list[str]:
+    """How each registered backend is named in a spec: 'extractive', 'ollama:MODEL' ..."""
+    return [name + (":MODEL" if "model" in backend.settings.model_fields else "")
+            for name, backend in zip(llm_backends.names(), llm_backends)]
+
+
+def spec_help() -> str:
+    forms = ", ".join(f"'{form}'" for form in spec_forms())
+    return f"use {forms} or 'auto'"
 
 
 def resolve_llm(
@@ -30,66 +42,64 @@ def resolve_llm(
     base_url: str | None = None,
     api_key: str | None = None,
     timeout: float | None = None,
+    temperature: float | None = None,
+    context_window: int | None = None,
 ) -> LLM:
-    """The LLM named by ``spec`` ('extractive', 'ollama:MODEL', 'openai:MODEL', 'auto'/None)."""
+    """The LLM named by ``spec`` ('BACKEND' or 'BACKEND:MODEL', or 'auto'/None to detect one)."""
     source = "spec"
-    if spec is None or spec.strip().lower() == "auto":
+    if _is_auto(spec):
         env = os.environ.get("RAGCORE_LLM", "").strip()
         if env and env.lower() != "auto":
             spec, source = env, "RAGCORE_LLM"
             base_url = base_url or os.environ.get("RAGCORE_LLM_BASE_URL") or None
-    if spec is None or spec.strip().lower() == "auto":
-        return _probe_local_ollama(base_url or DEFAULT_OLLAMA_URL, timeout)
-    kind, _, model = spec.strip().partition(":")
-    kind, model = kind.strip().lower(), model.strip()
-    options = {} if timeout is None else {"timeout": timeout}
-    if kind == "extractive" and not model:
-        return ExtractiveLLM()
-    if kind == "ollama":
-        url = base_url or DEFAULT_OLLAMA_URL
-        return OllamaLLM(model=model or _first_chat_model(url, timeout), base_url=url, **options)
-    if kind == "openai" and model:
-        return OpenAILLM(model=model, base_url=base_url or DEFAULT_OPENAI_URL, api_key=api_key,
-                         **options)
-    raise ConfigError(f"unknown LLM {spec!r} (from {source}): {SPEC_HELP}")
+    options = LLMOptions(temperature=temperature, context_window=context_window, timeout=timeout)
+    if spec is None or _is_auto(spec):
+        return _probe_local_ollama(base_url, options)
+    name, settings = parse_spec(spec, base_url=base_url, api_key=api_key, source=source)
+    return build_llm(name, settings, options)
 
 
-def _probe_local_ollama(base_url: str, timeout: float | None) -> LLM:
+def parse_spec(
+    spec: str, *, base_url: str | None = None, api_key: str | None = None, source: str = "spec"
+) -> tuple[str, Any]:
+    """The backend name and its validated settings for ``spec`` ('ollama:qwen2.5:7b' ...).
+
+    ``base_url`` and ``api_key`` fill the backend's ``url`` and ``api_key`` fields when it has
+    them. A model for a backend without one, or no model for a backend that needs one, is
+    refused with the accepted forms.
+    """
+    name, _, model = spec.strip().partition(":")
+    name, model = name.strip().lower(), model.strip()
+    if name not in llm_backends:
+        raise ConfigError(f"unknown LLM {spec!r} (from {source}): {spec_help()}")
+    backend = llm_backends.get(name)
+    fields = backend.settings.model_fields
+    if model and "model" not in fields:
+        raise ConfigError(f"the {name} backend takes no model, got {spec!r} (from {source}): "
+                          f"{spec_help()}")
+    given = {"model": model or None, "url": base_url, "api_key": api_key}
+    settings = backend.parse({k: v for k, v in given.items() if v is not None and k in fields})
+    if backend.missing(settings):
+        raise ConfigError(f"LLM {spec!r} (from {source}) needs a model: {spec_help()}")
+    return name, settings
+
+
+def _is_auto(spec: str | None) -> bool:
+    return spec is None or spec.strip().lower() == "auto"
+
+
+def _probe_local_ollama(base_url: str | None, options: LLMOptions) -> LLM:
+    from ..servers import DEFAULT_OLLAMA_URL
+    from .ollama import list_ollama_chat_models
+
+    url = base_url or DEFAULT_OLLAMA_URL
     try:
-        models = _chat_models(list_ollama_models(base_url, timeout=PROBE_SECONDS))
+        models = list_ollama_chat_models(url, timeout=PROBE_SECONDS)
     except LLMError as exc:
-        logger.info("no Ollama at %s (%s): using the extractive backend", base_url, exc)
-        return ExtractiveLLM()
+        logger.info("no Ollama at %s (%s): using the extractive backend", url, exc)
+        return build_llm("extractive", None, options)
     if not models:
-        logger.info("Ollama at %s has no chat model: using the extractive backend", base_url)
-        return ExtractiveLLM()
-    options = {} if timeout is None else {"timeout": timeout}
-    logger.info("using Ollama model %s at %s", models[0], base_url)
-    return OllamaLLM(model=models[0], base_url=base_url, **options)
-
-
-def _first_chat_model(base_url: str, timeout: float | None) -> str:
-    models = _chat_models(list_ollama_models(base_url, timeout=timeout or 5.0))
-    if not models:
-        raise ConfigError(
-            f"Ollama at {base_url} has no chat model: pull one (`ollama pull llama3.1`) or "
-            "name it as 'ollama:MODEL'"
-        )
-    return models[0]
-
-
-def _chat_models(names: list[str]) -> list[str]:
-    return [n for n in names if not any(hint in n.lower() for hint in _EMBEDDING_MODEL_HINTS)]
-
-
-def describe_llm(llm: LLM) -> str:
-    """A short human description for the UI: which backend, which model, where."""
-    if isinstance(llm, ExtractiveLLM):
-        return "Extractive (offline, no language model)"
-    if isinstance(llm, OllamaLLM):
-        return f"Ollama {llm.model_name} at {llm.base_url}"
-    if isinstance(llm, OpenAILLM):
-        if llm.base_url == DEFAULT_OPENAI_URL:
-            return f"OpenAI {llm.model_name}"
-        return f"OpenAI-compatible {llm.model_name} at {llm.base_url}"
-    return str(getattr(llm, "model", type(llm).__name__))
+        logger.info("Ollama at %s has no chat model: using the extractive backend", url)
+        return build_llm("extractive", None, options)
+    logger.info("using Ollama model %s at %s", models[0], url)
+    return build_llm("ollama", {"url": url, "model": models[0]}, options)

@@ -1,80 +1,72 @@
 """Settings to live objects: the one visible place where the embedder and the LLM are chosen.
 
-The CLI and the app call these at the edge; nothing deeper builds a default model. Embedders are
-cached per process by their settings, so a model loads once however many indexes use it.
+The CLI and the app call these at the edge; nothing deeper builds a default model. Both read the
+backend registries (``ragcore.llms.registry``, ``ragcore.embeddings.registry``), so a backend
+registered there is built here unchanged. Embedders are cached per process by their settings,
+so a model loads once however many indexes use it.
 """
 
 from __future__ import annotations
 
+import json
 import threading
+from typing import Any, Mapping
 
+from ..backend import public_values, secret_fields, secret_value
 from ..embeddings.base import Embedder
+from ..embeddings.registry import build_embedder
 from ..llms.base import LLM
-from .settings import Settings
+from ..llms.registry import LLMOptions, build_llm
+from ..llms.resolve import resolve_llm
+from .settings import AUTO, Settings
 
-EMBEDDING_FIELDS = (
-    "embedding_kind",
-    "embedding_path",
-    "embedding_server",
-    "embedding_url",
-    "embedding_model",
-)
-_cache: dict[tuple, Embedder] = {}
+# The Settings fields that decide the embedding model (what ``embedding_choice`` stores).
+EMBEDDING_FIELDS = ("embedding_backend", "embedders")
+_cache: dict[str, Embedder] = {}
 _lock = threading.Lock()
 
 
-def embedding_choice(settings: Settings) -> dict[str, str]:
-    """The settings fields that decide the embedding model (stored with each index)."""
-    return {name: getattr(settings, name) for name in EMBEDDING_FIELDS}
+def embedding_choice(settings: Settings) -> dict[str, Any]:
+    """What decides the embedding model, as stored with each index (secrets left out).
+
+    ``{"embedding_backend": "ollama", "embedders": {"ollama": {"url": ..., "model": ...}}}``;
+    ``Settings(**choice)`` reads it back, as it reads the flat choices older versions stored.
+    """
+    name = settings.embedding_backend
+    return {"embedding_backend": name,
+            "embedders": {name: public_values(settings.embedder_settings())}}
+
+
+def same_embedding(stored: Mapping[str, Any], settings: Settings) -> bool:
+    """Whether an index's stored choice (of any version) names the embedder ``settings`` choose."""
+    return embedding_choice(Settings(**stored)) == embedding_choice(settings)
 
 
 def embedder_from_settings(settings: Settings) -> Embedder:
-    """The embedder the settings choose (packaged MiniLM, a local model, or a server's)."""
-    key = tuple(embedding_choice(settings).values())
+    """The embedder the settings choose (packaged MiniLM, a local model, a server's ...)."""
+    settings.check_complete(llm=False)
+    name, values = settings.embedding_backend, settings.embedder_settings()
+    key = _cache_key(name, values)
     with _lock:
         if key not in _cache:
-            _cache[key] = _build_embedder(settings)
+            _cache[key] = build_embedder(name, values)
         return _cache[key]
 
 
-def _build_embedder(settings: Settings) -> Embedder:
-    settings.check_complete()
-    if settings.embedding_kind == "packaged":
-        from ..embeddings import default_embedder
-
-        return default_embedder()
-    if settings.embedding_kind == "local":
-        from ..embeddings import SentenceTransformerEmbedder
-
-        return SentenceTransformerEmbedder(model_path=settings.embedding_path)
-    if settings.embedding_server == "ollama":
-        from ..embeddings.ollama import OllamaEmbedder
-
-        return OllamaEmbedder(model=settings.embedding_model, base_url=settings.embedding_url)
-    from ..embeddings.openai import OpenAIEmbedder
-
-    return OpenAIEmbedder(model=settings.embedding_model, base_url=settings.embedding_url,
-                          api_key=settings.api_key())
+def _cache_key(name: str, values: Any) -> str:
+    data = public_values(values)
+    data.update({f: secret_value(getattr(values, f)) for f in secret_fields(type(values))})
+    return name + json.dumps(data, sort_keys=True)
 
 
 def llm_from_settings(settings: Settings) -> LLM:
     """The answering backend the settings choose, with their temperature and context window.
 
-    'auto' and 'extractive' go through ``resolve_llm`` (which detects a local Ollama).
+    'auto' goes through ``resolve_llm`` ($RAGCORE_LLM, else a local Ollama, else extractive).
     """
-    settings.check_complete()
-    window = {} if settings.context_window is None else {"context_window": settings.context_window}
-    if settings.llm_backend == "ollama":
-        from ..llms.ollama import OllamaLLM
-
-        num_ctx = {} if settings.context_window is None else {"num_ctx": settings.context_window}
-        return OllamaLLM(model=settings.ollama_model, base_url=settings.ollama_url,
-                         temperature=settings.temperature, **num_ctx, **window)
-    if settings.llm_backend == "openai":
-        from ..llms.openai import OpenAILLM
-
-        return OpenAILLM(model=settings.openai_model, base_url=settings.openai_base_url,
-                         api_key=settings.api_key(), temperature=settings.temperature, **window)
-    from ..llms.resolve import resolve_llm
-
-    return resolve_llm(settings.llm_spec())
+    settings.check_complete(embedder=False)
+    if settings.llm_backend == AUTO:
+        return resolve_llm(None, temperature=settings.temperature,
+                           context_window=settings.context_window)
+    options = LLMOptions(temperature=settings.temperature, context_window=settings.context_window)
+    return build_llm(settings.llm_backend, settings.llm_settings(), options)

@@ -1,35 +1,56 @@
-"""User settings: the answering backend, the embedding model and ingestion defaults.
+"""User settings: the answering backend, the embedding backend and ingestion defaults.
 
-Validated with pydantic because they come from outside (a JSON file, a settings form). The API
-key lives in memory for the session; it is written to ``settings.json`` only when the user sets
-``save_api_key``. Turning settings into live objects (an LLM, an embedder) is done by
-``ragcore.workspace.backends`` at the edge, so this module stays free of I/O beyond its own file.
+Validated with pydantic because they come from outside (a JSON file, a settings form). Which
+backends exist is not written here: ``llm_backend`` and ``embedding_backend`` name entries of the
+registries (``ragcore.llms.registry``, ``ragcore.embeddings.registry``), and each backend's own
+settings are kept by backend name in ``llms`` and ``embedders``, validated by that backend's
+settings model. The settings of a backend not registered in this process (a plugin not loaded)
+are kept as they are.
+
+Secrets (``SecretStr`` fields such as an API key) stay in memory for the session: they go into
+``settings.json`` only when the user sets ``save_api_key`` (the file is then private), and never
+into ``model_dump_json()``. Files written before the registry existed (flat fields such as
+``ollama_url``, ``openai_model``, ``embedding_kind``) are read through ``migrate_flat_settings``.
+Turning settings into live objects is ``ragcore.workspace.backends``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Mapping
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    SecretStr,
+    FieldSerializationInfo,
     ValidationError,
+    field_serializer,
     field_validator,
     model_validator,
 )
 
+from ..backend import Backend, public_values, secret_fields, secret_value, validation_problems
+from ..embeddings.registry import embedding_backends
 from ..errors import ConfigError
+from ..llms.registry import llm_backends
+from ..registry import Registry
 from .files import read_json, write_json_atomic
 
-LLMBackend = Literal["auto", "extractive", "ollama", "openai"]
-EmbeddingKind = Literal["packaged", "local", "server"]
-EmbeddingServer = Literal["ollama", "openai"]
-
 SETTINGS_FILE = "settings.json"
-_SECRET_FIELDS = ("openai_api_key",)
+AUTO = "auto"
+_SECTIONS = {"llms": llm_backends, "embedders": embedding_backends}
+# Flat fields of settings files (and index records) written before the registry, and where
+# they live now: old name -> (backend, field).
+_FLAT_LLM = {
+    "ollama_url": ("ollama", "url"),
+    "ollama_model": ("ollama", "model"),
+    "openai_base_url": ("openai", "url"),
+    "openai_model": ("openai", "model"),
+    "openai_api_key": ("openai", "api_key"),
+}
+_FLAT_EMBEDDING = ("embedding_kind", "embedding_path", "embedding_server", "embedding_url",
+                   "embedding_model")
 
 
 class Settings(BaseModel):
@@ -37,35 +58,57 @@ class Settings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
-    llm_backend: LLMBackend = Field(
-        "auto", description="auto: a local Ollama if one answers, else extractive"
-    )
-    ollama_url: str = "http://127.0.0.1:11434"
-    ollama_model: str = ""
-    openai_base_url: str = "https://api.openai.com/v1"
-    openai_model: str = ""
-    openai_api_key: SecretStr | None = None
-    save_api_key: bool = False
+    llm_backend: str = Field(AUTO, description="auto: a local Ollama if running, else extractive")
+    llms: dict[str, Any] = Field(default_factory=dict, description="settings by LLM backend")
     temperature: float = Field(0.1, ge=0.0, le=2.0)
     context_window: int | None = Field(None, ge=512, le=2_000_000)
+    save_api_key: bool = False
 
-    embedding_kind: EmbeddingKind = "packaged"
-    embedding_path: str = ""
-    embedding_server: EmbeddingServer = "ollama"
-    embedding_url: str = "http://127.0.0.1:11434"
-    embedding_model: str = ""
+    embedding_backend: str = "packaged"
+    embedders: dict[str, Any] = Field(default_factory=dict,
+                                      description="settings by embedding backend")
 
     chunk_size: int | None = Field(None, ge=16, le=8192)
     chunk_overlap: int | None = Field(None, ge=0, le=4096)
     workspace: str | None = None
 
-    @field_validator("ollama_url", "openai_base_url", "embedding_url")
+    @model_validator(mode="before")
     @classmethod
-    def _http_url(cls, value: str) -> str:
-        value = value.strip().rstrip("/")
-        if not value.startswith(("http://", "https://")):
-            raise ValueError(f"{value!r} must start with http:// or https://")
-        return value
+    def _migrate(cls, data: Any) -> Any:
+        return migrate_flat_settings(data)
+
+    @field_validator("llm_backend")
+    @classmethod
+    def _known_llm(cls, name: str) -> str:
+        if name != AUTO:
+            _registered(llm_backends, name, f"{AUTO}, ")
+        return name
+
+    @field_validator("embedding_backend")
+    @classmethod
+    def _known_embedder(cls, name: str) -> str:
+        return _registered(embedding_backends, name, "")
+
+    @field_validator("llms", "embedders")
+    @classmethod
+    def _each_backend(cls, values: dict[str, Any], info: Any) -> dict[str, Any]:
+        registry = _SECTIONS[info.field_name]
+        checked: dict[str, Any] = {}
+        for name, value in values.items():
+            if name in registry:
+                checked[name] = registry.get(name).parse(value)
+            elif isinstance(value, Mapping):
+                checked[name] = dict(value)  # a backend not registered here: kept as it is
+            else:
+                raise ValueError(f"{name}: expected the backend's settings, got {value!r}")
+        return checked
+
+    @field_serializer("llms", "embedders")
+    def _dump_backends(self, values: dict[str, Any], info: FieldSerializationInfo) -> dict:
+        if info.mode_is_json():  # secrets never leave through JSON (see to_file_dict)
+            return {n: public_values(v) if isinstance(v, BaseModel) else v
+                    for n, v in values.items()}
+        return {n: v.model_dump() if isinstance(v, BaseModel) else v for n, v in values.items()}
 
     @model_validator(mode="after")
     def _overlap_below_size(self) -> Settings:
@@ -74,58 +117,145 @@ class Settings(BaseModel):
             raise ValueError(f"chunk_overlap ({overlap}) must be smaller than chunk_size ({size})")
         return self
 
-    def check_complete(self) -> None:
-        """Raise ConfigError if the chosen backends miss a model name or path."""
+    # -- each backend's settings ----------------------------------------------------------------
+
+    def llm_settings(self, name: str | None = None) -> Any:
+        """The settings of LLM backend ``name`` (default: the chosen one), defaults if unset."""
+        name = name or self.llm_backend
+        return llm_backends.get(name).parse(self.llms.get(name))
+
+    def embedder_settings(self, name: str | None = None) -> Any:
+        """The settings of embedding backend ``name`` (default: the chosen one)."""
+        name = name or self.embedding_backend
+        return embedding_backends.get(name).parse(self.embedders.get(name))
+
+    def check_complete(self, *, llm: bool = True, embedder: bool = True) -> None:
+        """Raise ConfigError if a chosen backend misses a value it needs (a model, a folder)."""
         problems = []
-        if self.llm_backend == "ollama" and not self.ollama_model:
-            problems.append("choose an Ollama model (ollama_model)")
-        if self.llm_backend == "openai" and not self.openai_model:
-            problems.append("choose an OpenAI-compatible model (openai_model)")
-        if self.embedding_kind == "local" and not self.embedding_path:
-            problems.append("give the folder of the local embedding model (embedding_path)")
-        if self.embedding_kind == "server" and not self.embedding_model:
-            problems.append("name the server's embedding model (embedding_model)")
+        if llm and self.llm_backend != AUTO:
+            problems += llm_backends.get(self.llm_backend).missing_words(
+                self.llm_settings(), where=f"llms.{self.llm_backend}.")
+        if embedder:
+            problems += embedding_backends.get(self.embedding_backend).missing_words(
+                self.embedder_settings(), where=f"embedders.{self.embedding_backend}.")
         if problems:
             raise ConfigError("incomplete settings: " + "; ".join(problems))
 
     def llm_spec(self) -> str | None:
-        """The ``resolve_llm`` spec: None (auto), 'extractive', 'ollama:M' or 'openai:M'."""
-        if self.llm_backend == "auto":
+        """The ``resolve_llm`` spec: None (auto), 'extractive', 'ollama:MODEL' ..."""
+        if self.llm_backend == AUTO:
             return None
-        if self.llm_backend == "extractive":
-            return "extractive"
-        model = self.ollama_model if self.llm_backend == "ollama" else self.openai_model
-        return f"{self.llm_backend}:{model}"
+        model = getattr(self.llm_settings(), "model", "")
+        return f"{self.llm_backend}:{model}" if model else self.llm_backend
 
     def llm_description(self) -> str:
         """A short human label of the answering backend, e.g. 'ollama:llama3.1 at http://...'."""
         spec = self.llm_spec()
         if spec is None:
             return "auto (a local Ollama if running, else extractive)"
-        if self.llm_backend == "ollama":
-            return f"{spec} at {self.ollama_url}"
-        if self.llm_backend == "openai":
-            return f"{spec} at {self.openai_base_url}"
-        return spec
+        url = getattr(self.llm_settings(), "url", "")
+        return f"{spec} at {url}" if url else spec
 
     def embedding_description(self) -> str:
         """A short label of the embedding model choice."""
-        if self.embedding_kind == "packaged":
-            return "packaged all-MiniLM-L6-v2"
-        if self.embedding_kind == "local":
-            return f"local model at {self.embedding_path}"
-        return f"{self.embedding_server}:{self.embedding_model} at {self.embedding_url}"
+        backend = embedding_backends.get(self.embedding_backend)
+        return backend.summary(self.embedder_settings())
+
+    # -- secrets --------------------------------------------------------------------------------
+
+    def secrets(self) -> dict[str, str]:
+        """Every secret that is set, by where it lives: {'llms.openai.api_key': 'sk-...'}."""
+        found = {}
+        for section in _SECTIONS:
+            for name, values in getattr(self, section).items():
+                if isinstance(values, BaseModel):
+                    for field in secret_fields(type(values)):
+                        if secret_value(getattr(values, field)):
+                            found[f"{section}.{name}.{field}"] = secret_value(
+                                getattr(values, field))
+        return found
+
+    def with_secrets(self, secrets: Mapping[str, str] | None) -> Settings:
+        """A copy with ``secrets`` (as ``secrets()`` gives them) filled in where none is set."""
+        if not secrets:
+            return self
+        data = self.model_dump()
+        for path, value in secrets.items():
+            section, _, rest = path.partition(".")
+            name, _, field = rest.partition(".")
+            if section in _SECTIONS and name and field:
+                entry = data[section].setdefault(name, {})
+                if not secret_value(entry.get(field)):
+                    entry[field] = value
+        return parse_settings(data)
+
+    def without_secrets(self) -> Settings:
+        """A copy with every secret removed."""
+        return parse_settings(self.model_dump(mode="json"))
 
     def api_key(self) -> str | None:
-        """The OpenAI-compatible API key, if one was given."""
-        return self.openai_api_key.get_secret_value() if self.openai_api_key else None
+        """The chosen LLM backend's API key, else (e.g. for 'auto') the first one given."""
+        keys = {p: v for p, v in self.secrets().items() if p.endswith(".api_key")}
+        return keys.get(f"llms.{self.llm_backend}.api_key") or next(iter(keys.values()), None)
 
     def to_file_dict(self) -> dict[str, Any]:
-        """What goes into settings.json: everything but the API key, unless it is to be saved."""
-        data = self.model_dump(mode="json", exclude=set(_SECRET_FIELDS))
-        if self.save_api_key and self.openai_api_key is not None:
-            data["openai_api_key"] = self.openai_api_key.get_secret_value()
+        """What goes into settings.json: everything but the secrets, unless they are to be saved."""
+        data = self.model_dump(mode="json")
+        if self.save_api_key:
+            for path, value in self.secrets().items():
+                section, name, field = path.split(".", 2)
+                data[section].setdefault(name, {})[field] = value
         return data
+
+
+def _registered(registry: Registry[Backend[Any]], name: str, extra: str) -> str:
+    if name not in registry:
+        choices = ", ".join(registry.names())
+        raise ValueError(f"unknown {registry.kind} {name!r}: choose one of {extra}{choices}")
+    return name
+
+
+def migrate_flat_settings(data: Any) -> Any:
+    """Settings (or an index record's embedding choice) in the flat shape of older versions,
+    moved to where those values live now; anything else is returned unchanged."""
+    if not isinstance(data, Mapping) or not any(k in data for k in (*_FLAT_LLM, *_FLAT_EMBEDDING)):
+        return data
+    data = dict(data)
+    api_key = data.get("openai_api_key")
+    llms = _sections(data.get("llms"))
+    for old, (name, field) in _FLAT_LLM.items():
+        value = data.pop(old, None)
+        if value is not None:
+            llms.setdefault(name, {})[field] = value
+    data["llms"] = llms
+    kind = data.pop("embedding_kind", None)
+    server = data.pop("embedding_server", None) or "ollama"
+    if server not in ("ollama", "openai"):
+        raise ValueError(f"embedding_server {server!r} must be 'ollama' or 'openai'")
+    embedders = _sections(data.get("embedders"))
+    path = data.pop("embedding_path", None)
+    if path:
+        embedders.setdefault("local", {})["path"] = path
+    for field in ("url", "model"):
+        value = data.pop(f"embedding_{field}", None)
+        if value:
+            embedders.setdefault(server, {})[field] = value
+    if kind == "server" and server == "openai" and api_key:  # one key served both before
+        embedders.setdefault("openai", {}).setdefault("api_key", api_key)
+    if kind is not None:
+        backend = {"packaged": "packaged", "local": "local", "server": server}.get(kind)
+        if backend is None:
+            raise ValueError(f"embedding_kind {kind!r} must be 'packaged', 'local' or 'server'")
+        data["embedding_backend"] = backend
+    data["embedders"] = embedders
+    return data
+
+
+def _sections(values: Any) -> dict[str, Any]:
+    if not isinstance(values, Mapping):
+        return {}
+    return {name: v.model_dump() if isinstance(v, BaseModel)
+            else dict(v) if isinstance(v, Mapping) else v for name, v in values.items()}
 
 
 def parse_settings(data: Any, *, source: str = "settings") -> Settings:
@@ -133,11 +263,7 @@ def parse_settings(data: Any, *, source: str = "settings") -> Settings:
     try:
         return Settings.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'settings'}: {err['msg']}"
-            for err in exc.errors()
-        )
-        raise ConfigError(f"invalid {source}: {problems}") from exc
+        raise ConfigError(f"invalid {source}: {validation_problems(exc)}") from exc
 
 
 def load_settings(path: Path) -> Settings:
@@ -148,6 +274,6 @@ def load_settings(path: Path) -> Settings:
 
 
 def save_settings(path: Path, settings: Settings) -> None:
-    """Write settings atomically; the file is private when it holds an API key."""
-    data = settings.to_file_dict()
-    write_json_atomic(path, data, private="openai_api_key" in data)
+    """Write settings atomically; the file is private when it holds a secret."""
+    write_json_atomic(path, settings.to_file_dict(),
+                      private=settings.save_api_key and bool(settings.secrets()))

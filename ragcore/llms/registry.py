@@ -1,0 +1,159 @@
+"""The LLM backends by name: the one list ``resolve_llm``, the settings, the CLI and the app read.
+
+Built in: ``extractive`` (offline, no model), ``ollama`` and ``openai`` (any OpenAI-compatible
+server). Each is a ``ragcore.backend.Backend`` whose factory takes its own settings and the
+``LLMOptions`` every backend shares. Factories import their backend module when called, so
+importing this module costs no httpx. Another backend is one module plus one call::
+
+    register_llm_backend(Backend(name="mine", label="My server", description="...",
+                                 settings=MySettings, build=lambda s, options: MyLLM(...)))
+
+after which ``resolve_llm("mine:MODEL")``, ``ragcore query --llm mine:MODEL`` and the app's
+Settings page offer it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+from ..backend import Backend, NoSettings, ServerUrl, models_found, secret_value
+from ..registry import Registry
+from ..servers import DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_URL, list_openai_models
+from .base import LLM
+
+EXTRACTIVE_DESCRIPTION = "Extractive (offline, no language model)"
+
+
+@dataclass(slots=True, frozen=True)
+class LLMOptions:
+    """What every LLM backend is built with besides its own settings (None: its default)."""
+
+    temperature: float | None = None
+    context_window: int | None = None  # tokens the model reads; Ollama also allocates this
+    timeout: float | None = None  # seconds to wait for a reply (servers only)
+
+
+llm_backends: Registry[Backend[LLM]] = Registry("LLM backend")
+
+
+def register_llm_backend(backend: Backend[LLM], *, replace: bool = False) -> Backend[LLM]:
+    """Offer ``backend`` under its name everywhere LLM backends are listed."""
+    return llm_backends.register(backend.name, backend, replace=replace)
+
+
+def build_llm(name: str, settings: Any = None, options: LLMOptions | None = None) -> LLM:
+    """The LLM of backend ``name`` with ``settings`` (a dict or its settings model)."""
+    backend = llm_backends.get(name)
+    values = backend.parse(settings)
+    backend.check_complete(values)
+    return backend.build(values, options or LLMOptions())
+
+
+def describe_llm(llm: LLM) -> str:
+    """A short human description for the UI: which backend, which model, where."""
+    name = str(getattr(llm, "model", "")).partition(":")[0]
+    if name in llm_backends:
+        return llm_backends.get(name).describe_object(llm)
+    return str(getattr(llm, "model", type(llm).__name__))
+
+
+# -- the built-in backends --------------------------------------------------------------------
+
+
+class OllamaSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    url: ServerUrl = Field(DEFAULT_OLLAMA_URL, title="Ollama address")
+    model: str = Field("", title="Model",
+                       description="Leave empty to use the first chat model the server has.")
+
+
+class OpenAISettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    url: ServerUrl = Field(DEFAULT_OPENAI_URL, title="Server address (base URL)",
+                           description="OpenAI's address, or your server's, usually ending in /v1.")
+    model: str = Field("", title="Model")
+    api_key: SecretStr | None = Field(
+        None, title="API key",
+        description="Kept for this session only unless you save it. Empty: $OPENAI_API_KEY.")
+
+
+def _timeout(options: LLMOptions) -> dict[str, float]:
+    return {} if options.timeout is None else {"timeout": options.timeout}
+
+
+def _build_extractive(settings: NoSettings, options: LLMOptions) -> LLM:
+    from .extractive import ExtractiveLLM
+
+    return ExtractiveLLM()  # no model: temperature and window do not apply
+
+
+def _build_ollama(settings: OllamaSettings, options: LLMOptions) -> LLM:
+    from .ollama import OllamaLLM, first_chat_model
+
+    model = settings.model or first_chat_model(settings.url, timeout=options.timeout or 5.0)
+    window = options.context_window
+    return OllamaLLM(model=model, base_url=settings.url, temperature=options.temperature,
+                     num_ctx=window, context_window=window, **_timeout(options))
+
+
+def _build_openai(settings: OpenAISettings, options: LLMOptions) -> LLM:
+    from .openai import OpenAILLM
+
+    window = {} if options.context_window is None else {"context_window": options.context_window}
+    return OpenAILLM(model=settings.model, base_url=settings.url,
+                     api_key=secret_value(settings.api_key), temperature=options.temperature,
+                     **window, **_timeout(options))
+
+
+def _ollama_chat_models(settings: OllamaSettings) -> list[str]:
+    from .ollama import list_ollama_chat_models
+
+    return list_ollama_chat_models(settings.url)
+
+
+def _test_ollama(settings: OllamaSettings) -> str:
+    return models_found(settings.url, _ollama_chat_models(settings), what="chat model",
+                        hint="pull one with `ollama pull llama3.1`")
+
+
+def _openai_models(settings: OpenAISettings) -> list[str]:
+    return list_openai_models(settings.url, secret_value(settings.api_key))
+
+
+def _test_openai(settings: OpenAISettings) -> str:
+    return models_found(settings.url, _openai_models(settings))
+
+
+def _describe_ollama(llm: Any) -> str:
+    return f"Ollama {llm.model_name} at {llm.base_url}"
+
+
+def _describe_openai(llm: Any) -> str:
+    if llm.base_url == DEFAULT_OPENAI_URL:
+        return f"OpenAI {llm.model_name}"
+    return f"OpenAI-compatible {llm.model_name} at {llm.base_url}"
+
+
+register_llm_backend(Backend(
+    name="extractive", label="Extractive (offline)",
+    description="No language model: answers quote the most relevant sentences of your documents.",
+    settings=NoSettings, build=_build_extractive,
+    describe=lambda llm: EXTRACTIVE_DESCRIPTION,
+))
+register_llm_backend(Backend(
+    name="ollama", label="Ollama",
+    description="A model served by Ollama on this computer or your network.",
+    settings=OllamaSettings, build=_build_ollama, list_models=_ollama_chat_models,
+    test_connection=_test_ollama, describe=_describe_ollama,
+))
+register_llm_backend(Backend(
+    name="openai", label="OpenAI-compatible server",
+    description="OpenAI, or any server speaking its API (vLLM, LM Studio, llama.cpp …).",
+    settings=OpenAISettings, build=_build_openai, required=("model",),
+    list_models=_openai_models, test_connection=_test_openai, describe=_describe_openai,
+))
