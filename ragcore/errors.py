@@ -2,6 +2,7 @@
 
     RagcoreError
     ├── ConfigError           a bad option or setting (also a ValueError)
+    │   └── PromptTooLongError  the system prompt and question alone overflow the window
     ├── ReaderError           a file could not be read (carries the path)
     ├── ChunkingError         text or metadata cannot fit the chunk budget
     ├── EmbeddingError        the embedding model or server failed
@@ -27,6 +28,11 @@ class RagcoreError(Exception):
 
 class ConfigError(RagcoreError, ValueError):
     """An option or setting has a bad value."""
+
+
+class PromptTooLongError(ConfigError):
+    """A prompt's fixed parts (system prompt, the user's message) and the reply reserve do not fit
+    the model's context window; nothing flexible is left to cut."""
 
 
 class ReaderError(RagcoreError):

@@ -10,6 +10,11 @@ Retry policy: engines add the user's message when a turn starts (``put_user_mess
 assistant's reply only when its stream completes. A failed turn therefore leaves the user message
 unanswered at the end; sending the same text again is a retry and does not add it twice.
 
+Engines place the user's latest message in the prompt themselves and ask ``earlier`` for what
+came before it, within the room ``ragcore.prompt_budget`` leaves them: ``token_limit`` caps the
+conversation a prompt carries, never the passages or tool results beside it. ``get`` is the plain
+buffer view (everything newest first within the limit).
+
 Engines are stateless; the app keeps one ``ChatMemory`` per conversation (in session state) and
 saves it with ``to_json``.
 """
@@ -90,16 +95,39 @@ class ChatMemory:
         The budget is ``token_limit - extra_tokens``: ``extra_tokens`` is what the caller adds
         to the prompt (system prompt, context). ``max_tokens`` caps the whole prompt further,
         e.g. at the model's ``context_window - num_output`` when that is below the limit.
+        The latest message counts like any other: engines use ``earlier`` instead.
         """
         limit = self.token_limit if max_tokens is None else min(self.token_limit, max_tokens)
-        budget = limit - max(0, extra_tokens)
-        system = [i for i, m in enumerate(self._messages) if m.role == "system"]
+        return self._fit(range(len(self._messages)), limit - max(0, extra_tokens))
+
+    def earlier(self, latest: str, *, budget: int) -> list[Message]:
+        """The conversation before the user's latest message ``latest``, fitted for a prompt.
+
+        The prompt places ``latest`` itself: it is a fixed part of ``ragcore.prompt_budget``'s
+        rule, never cut or dropped. What comes before it gets at most ``budget`` tokens and at
+        most ``token_limit`` less the latest message: system messages, then whole turns, newest
+        first.
+        """
+        end = len(self._messages)
+        if end and self._messages[-1].role == "user" and self._messages[-1].content == latest:
+            end -= 1
+        cap = self.token_limit - message_tokens(Message("user", latest))
+        return self._fit(range(end), min(budget, cap))
+
+    def token_count(self) -> int:
+        """Tokens of every stored message (what ``get`` would need without a limit)."""
+        return sum(self._count(i) for i in range(len(self._messages)))
+
+    # ---- internals --------------------------------------------------------------------------
+
+    def _fit(self, indexes: range, budget: int) -> list[Message]:
+        """The messages at ``indexes`` within ``budget``: system ones, then newest whole turns."""
+        system = [i for i in indexes if self._messages[i].role == "system"]
         system_msgs = self._fit_messages(system, max(budget // 2, 0))
         budget -= sum(self._size(m) for m in system_msgs)
-        others = [i for i, m in enumerate(self._messages) if m.role != "system"]
-        turns = _turns(self._messages, others)
+        others = [i for i in indexes if self._messages[i].role != "system"]
         kept: list[Message] = []
-        for turn in reversed(turns):
+        for turn in reversed(_turns(self._messages, others)):
             size = sum(self._count(i) for i in turn)
             if size > budget:
                 if not kept:
@@ -108,12 +136,6 @@ class ChatMemory:
             kept = [self._messages[i] for i in turn] + kept
             budget -= size
         return system_msgs + kept
-
-    def token_count(self) -> int:
-        """Tokens of every stored message (what ``get`` would need without a limit)."""
-        return sum(self._count(i) for i in range(len(self._messages)))
-
-    # ---- internals --------------------------------------------------------------------------
 
     def _count(self, index: int) -> int:
         cached = self._tokens[index]

@@ -7,11 +7,40 @@ the producer finishes; it never runs for a stream that failed or was abandoned.
 
 A failure is raised again on every later read: an answer that broke off must never look
 complete (the chunks that did arrive are still readable by iterating until the error).
+
+An answer that comes back empty must not look like one either: every engine passes the model's
+final reply through ``or_empty_notice`` (a stream) or ``reply_or_notice`` (a whole text), which
+put ``EMPTY_REPLY`` in its place and say so in the trace notes. One rule, two shapes.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, MutableMapping
+
+EMPTY_REPLY = "(the model returned an empty reply)"
+_EMPTY_NOTE = "the model's reply was empty or only whitespace; the answer says so"
+
+
+def or_empty_notice(chunks: Iterable[str], notes: MutableMapping[str, Any]) -> Iterator[str]:
+    """The chunks as they come; if they hold no text at all, ``EMPTY_REPLY`` instead (noted in
+    ``notes["empty_reply"]``). Leading whitespace is held back until text follows it."""
+    held: list[str] | None = []
+    for chunk in chunks:
+        if held is not None:
+            if not chunk.strip():
+                held.append(chunk)
+                continue
+            yield from held
+            held = None
+        yield chunk
+    if held is not None:
+        notes["empty_reply"] = _EMPTY_NOTE
+        yield EMPTY_REPLY
+
+
+def reply_or_notice(text: str, notes: MutableMapping[str, Any]) -> str:
+    """A whole reply, or ``EMPTY_REPLY`` when it is blank (the rule of ``or_empty_notice``)."""
+    return "".join(or_empty_notice((text,), notes))
 
 
 class TextStream:

@@ -11,6 +11,7 @@ from ragcore.agent import ReActAgent
 from ragcore.errors import ConfigError, LLMConnectionError
 from ragcore.llms.fake import FakeLLM
 from ragcore.memory import ChatMemory
+from ragcore.prompts import message_tokens
 from ragcore.synthesis import Response
 from ragcore.tools import FunctionTool, QueryEngineTool
 from ragcore.trace import Trace
@@ -279,7 +280,7 @@ def test_the_step_machine_runs_without_any_llm_call():
     assert llm.calls == []
 
 
-def test_long_observations_are_clipped_to_leave_room_in_the_window():
+def test_a_long_observation_is_clipped_to_the_room_left_in_the_window():
     def dump(topic: str) -> str:
         """Everything about a topic."""
         return "fact " * 5000
@@ -287,10 +288,17 @@ def test_long_observations_are_clipped_to_leave_room_in_the_window():
     agent, llm = agent_with([action("dump", '{"topic": "x"}'), "Answer: done"],
                             tools=[FunctionTool.from_defaults(dump)],
                             context_window=2048, num_output=256)
-    _ = agent.chat("tell me", ChatMemory()).text
-    observation = llm.calls[1][-1].content
-    assert observation.endswith("more tokens not shown]")
-    assert len(observation.split()) < 600
+    response = agent.chat("tell me", ChatMemory())
+    assert response.text == "done"
+    prompt = llm.calls[1]
+    observation = prompt[-1].content
+    assert observation.startswith("Observation: fact fact")
+    assert observation.endswith("more tokens cut to fit the context window]")
+    assert Message("user", "tell me") in prompt
+    assert sum(map(message_tokens, prompt)) <= 2048 - 256
+    assert sum(map(message_tokens, prompt)) > 2048 - 256 - 40  # the room is used, not wasted
+    assert "react step 2: step 1: tool output clipped" in response.trace.notes["prompt_budget"][0]
+    assert response.tool_outputs[0].content == "fact " * 5000  # the caller still gets it whole
 
 
 def test_run_step_with_a_task_id_says_to_pass_the_task():

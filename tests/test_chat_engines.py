@@ -300,20 +300,33 @@ class ManyPassages:
         ]
 
 
+def long_conversation(turns: int = 40) -> ChatMemory:
+    memory = ChatMemory(token_limit=20_000)
+    for i in range(turns):
+        memory.put(Message("user", f"question {i}: " + "what about this? " * 8))
+        memory.put(Message("assistant", f"answer {i}: " + "it is so. " * 8))
+    return memory
+
+
 @pytest.mark.parametrize("share", [0.2, 0.5, 0.8])
-def test_context_share_caps_the_passages_and_leaves_the_rest_to_the_conversation(share):
-    from ragcore.prompts import CONTEXT_CHAT, message_tokens
+def test_context_share_is_what_passages_keep_when_the_conversation_wants_the_rest(share):
+    from ragcore.chat.context import NO_PASSAGES
+    from ragcore.prompts import CONTEXT_CHAT, FIELD_MARGIN_TOKENS, message_tokens
     from ragcore.tokens import count_tokens
 
     llm = FakeLLM(context_window=2000, num_output=200)
     engine = ContextChatEngine(ManyPassages(), llm=llm, context_share=share)
     trace = Trace()
-    reply = engine.chat("tell me everything", ChatMemory(), trace=trace)
+    memory = long_conversation()
+    reply = engine.chat("tell me everything", memory, trace=trace)
     reply.text
-    budget = int((2000 - 200 - CONTEXT_CHAT.fixed_tokens()) * share)
+    fixed = message_tokens(CONTEXT_CHAT.format(context=NO_PASSAGES)[0])
+    room = 2000 - 200 - fixed - message_tokens(Message("user", "tell me everything"))
+    budget = int(room * share) - 2 * FIELD_MARGIN_TOKENS
     packed = next(stage.detail for stage in trace.stages if stage.name == "pack context")
     assert packed["budget"] == budget
-    system = llm.calls[-1][0].content
+    prompt = llm.calls[-1]
+    system = prompt[0].content
     used = [s.node.node_id for s in reply.source_nodes]
     assert used == [f"p{i}" for i in range(len(used))]  # best first, none skipped
     assert all(f"Passage {i}:" in system for i in range(len(used)))
@@ -321,4 +334,22 @@ def test_context_share_caps_the_passages_and_leaves_the_rest_to_the_conversation
     passages = sum(count_tokens(s.node.text) for s in reply.source_nodes)
     following = ManyPassages().retrieve("")[len(used)].node.text
     assert passages <= budget < passages + count_tokens(following) + len(used) * 4  # full
-    assert sum(message_tokens(m) for m in llm.calls[-1]) <= 2000 - 200
+    # The conversation fills the rest, newest turns first, ending with the message as written.
+    history = prompt[1:]
+    assert history[-1] == Message("user", "tell me everything")
+    assert history[-2].content.startswith("answer 39:")
+    turn = message_tokens(memory.messages[0]) + message_tokens(memory.messages[1])
+    assert 2000 - 200 - turn < sum(message_tokens(m) for m in prompt) <= 2000 - 200
+
+
+def test_passages_use_the_room_the_conversation_does_not_need():
+    from ragcore.prompts import message_tokens
+
+    llm = FakeLLM(context_window=2000, num_output=200)
+    engine = ContextChatEngine(ManyPassages(), llm=llm, context_share=0.2)
+    reply = engine.chat("tell me everything", ChatMemory())
+    reply.text
+    sent = sum(message_tokens(m) for m in llm.calls[-1])
+    passage = message_tokens(Message("user", ManyPassages().retrieve("")[0].node.text))
+    assert 2000 - 200 - passage < sent <= 2000 - 200  # full: no room for one more passage
+    assert len(reply.source_nodes) >= 10  # far more than a fifth of the room holds

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ragcore.errors import ConfigError
+from ragcore.errors import PromptTooLongError
+from ragcore.prompt_budget import truncate_to_tokens
 from ragcore.synthesis.budget import (
     SEPARATOR,
     context_budget,
@@ -14,7 +15,6 @@ from ragcore.synthesis.budget import (
     fit_each,
     pack_chunks,
     split_by_tokens,
-    truncate_to_tokens,
 )
 from ragcore.tokens import count_tokens
 
@@ -94,7 +94,7 @@ def test_budget_too_small_says_what_to_do():
         )
         == 850
     )
-    with pytest.raises(ConfigError, match=r"context_window \(200\).*larger context window"):
+    with pytest.raises(PromptTooLongError, match=r"context_window \(200\).*leaves 50.*larger"):
         context_budget(
             context_window=200, num_output=150, prompt_tokens=60, prompt_name="the 'qa' prompt"
         )

@@ -8,7 +8,9 @@ the step limit (``max_iterations`` rounds) the turn ends with the best answer ga
 
 Compared with ``ReActAgent``, nothing is parsed from free text, so it suits backends with native
 tool support (``OpenAILLM``). The answer arrives whole with the last round, so it is yielded as
-one chunk. Only the user's message and the final answer go into the memory.
+one chunk (an empty one becomes ``streaming.EMPTY_REPLY``). Only the user's message and the final
+answer go into the memory. Tool results are kept whole in the task and clipped to their share of
+the window when each prompt is built (``task.fit_prompt``).
 """
 
 from __future__ import annotations
@@ -19,13 +21,14 @@ from typing import Any, Iterator, Sequence
 
 from ..errors import ConfigError, LLMStatusError
 from ..llms.base import ToolCallingLLM
-from ..prompts import MESSAGE_OVERHEAD_TOKENS, message_tokens
+from ..prompts import message_tokens
+from ..streaming import reply_or_notice
 from ..tokens import count_tokens
 from ..tools import Tool, ToolOutput, invoke_tool
 from ..types import Message, ToolCall
 from .base import Agent
 from .react_parser import parse_action_input
-from .task import StepResult, Task
+from .task import StepResult, Task, fit_prompt
 
 _TOOLS_REJECTED = (400, 422, 501)  # how servers without tool support answer a request with tools
 DEFAULT_SYSTEM_PROMPT = (
@@ -65,7 +68,7 @@ class FunctionCallingAgent(Agent):
         task.rounds += 1
         reply = self._ask(task, f"tools step {task.rounds}")
         if not reply.tool_calls:
-            answer = reply.content.strip() or "(the model sent an empty reply)"
+            answer = reply_or_notice(reply.content.strip(), task.trace.notes)
             step = StepResult(reply=reply.content, answer=answer)
             task.record(step)
             return [step]
@@ -84,13 +87,14 @@ class FunctionCallingAgent(Agent):
     # ---- internals ----------------------------------------------------------------------------
 
     def build_prompt(self, task: Task) -> list[Message]:
-        """System prompt, the history fitted to the window, then this turn's calls and results."""
-        prefix = count_tokens(self.system_prompt) + MESSAGE_OVERHEAD_TOKENS
-        prefix += count_tokens(json.dumps(self.openai_tools))
-        prefix += sum(map(message_tokens, task.scratchpad))
-        window = self.llm.context_window - self.llm.num_output
-        history = task.memory.get(extra_tokens=prefix, max_tokens=window)
-        return [Message("system", self.system_prompt), *history, *task.scratchpad]
+        """System prompt, the history, then this turn's calls and results, fitted to the window
+        (``task.fit_prompt``): the tool schemas count with the system prompt as fixed."""
+        system = Message("system", self.system_prompt)
+        fixed = message_tokens(system) + count_tokens(json.dumps(self.openai_tools))
+        history, scratchpad = fit_prompt(
+            task, self.llm, system_tokens=fixed, prompt=f"tools step {task.rounds}"
+        )
+        return [system, *history, *scratchpad]
 
     def _ask(self, task: Task, purpose: str) -> Message:
         messages = self.build_prompt(task)

@@ -13,6 +13,10 @@ Nothing the model writes makes the loop raise: an unreadable reply, an unknown t
 arguments and a tool's exception all become observations telling the model what to fix. At the
 step limit the turn ends with the best answer gathered so far, saying so. Errors of the LLM itself
 (e.g. a server that is down) propagate.
+
+Observations are kept whole in the task; each prompt is fitted to the window when it is built
+(``task.fit_prompt``), where long tool outputs are clipped and older steps summarised, so the
+scratchpad can never crowd out the user's message.
 """
 
 from __future__ import annotations
@@ -22,9 +26,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from ..errors import ConfigError
 from ..llms.base import LLM, stream_traced
-from ..prompts import MESSAGE_OVERHEAD_TOKENS, message_tokens
-from ..synthesis.budget import truncate_to_tokens
-from ..tokens import count_tokens
+from ..prompts import message_tokens
 from ..tools import Tool, ToolOutput, invoke_tool
 from ..trace import Trace
 from ..types import Message
@@ -36,7 +38,7 @@ from .react_format import (
     react_system_prompt,
 )
 from .react_parser import ActionStep, AnswerScanner, AnswerStep, ParseError, parse_react_reply
-from .task import StepResult, Task
+from .task import StepResult, Task, fit_prompt
 
 
 class ReActAgent(Agent):
@@ -115,12 +117,14 @@ class ReActAgent(Agent):
     # ---- pure parts ---------------------------------------------------------------------------
 
     def build_prompt(self, task: Task) -> list[Message]:
-        """The messages for the next step: header, history (fitted to the window), scratchpad."""
-        prefix = count_tokens(self.system) + MESSAGE_OVERHEAD_TOKENS
-        prefix += sum(map(message_tokens, task.scratchpad))
-        window = self.llm.context_window - self.llm.num_output
-        history = task.memory.get(extra_tokens=prefix, max_tokens=window)
-        return react_messages(self.system, history, task.scratchpad)
+        """The messages for the next step: header, history and scratchpad, fitted to the window
+        (``Task`` applies ``ragcore.prompt_budget``'s rule: the message is never cut)."""
+        purpose = f"react step {len(task.steps) + 1}"
+        system_tokens = message_tokens(Message("system", self.system))
+        history, scratchpad = fit_prompt(
+            task, self.llm, system_tokens=system_tokens, prompt=purpose
+        )
+        return react_messages(self.system, history, scratchpad)
 
     def _apply(
         self, task: Task, step: ActionStep | AnswerStep | ParseError, reply: str
@@ -138,7 +142,7 @@ class ReActAgent(Agent):
 
     def _act(self, task: Task, step: ActionStep, reply: str) -> StepResult:
         output = self._call(step, task.trace)
-        observation = self._clip(output.content)
+        observation = output.content
         task.scratchpad += [
             Message("assistant", format_action(step.thought, step.action, step.action_input)),
             Message("user", format_observation(observation)),
@@ -157,12 +161,6 @@ class ReActAgent(Agent):
         if isinstance(arguments, str):  # could not bind plain text to the tool's arguments
             return ToolOutput(arguments, step.action, {"text": step.action_input}, is_error=True)
         return invoke_tool(self.tools, step.action, arguments, trace=trace)
-
-    def _clip(self, observation: str) -> str:
-        """Long observations are cut so the scratchpad cannot crowd the window out."""
-        limit = max(200, (self.llm.context_window - self.llm.num_output) // 4)
-        text, cut = truncate_to_tokens(observation, limit)
-        return f"{text}\n[... {cut} more tokens not shown]" if cut else observation
 
 
 def bind_input(tool: Tool | None, action_input: Any) -> Mapping[str, Any] | str:

@@ -12,9 +12,11 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from ..chat.turn import start_turn
+from ..chat.turn import close_prompt, fixed_parts, history_need, start_turn
 from ..errors import ConfigError
+from ..llms.base import LLM
 from ..memory import ChatMemory
+from ..prompt_budget import SCRATCHPAD_SHARE, PromptBudget, fit_steps, tokens_of
 from ..tools import Tool, ToolOutput
 from ..trace import Trace
 from ..types import Message, ScoredNode
@@ -90,6 +92,26 @@ def new_task(message: str, memory: ChatMemory, trace: Trace | None) -> Task:
     """A task for ``message``, whose user message is put into the memory (see ``start_turn``)."""
     start_turn(memory, message)
     return Task(input=message, memory=memory, trace=trace if trace is not None else Trace())
+
+
+def fit_prompt(
+    task: Task, llm: LLM, *, system_tokens: int, prompt: str
+) -> tuple[list[Message], list[Message]]:
+    """The history (ending with the task's message) and the scratchpad for the next model call.
+
+    ``ragcore.prompt_budget``'s rule: the system part (``system_tokens``: instructions, tools)
+    and the message are fixed; the scratchpad comes first among the flexible parts, sure of
+    ``SCRATCHPAD_SHARE`` of the room, and the earlier conversation gets the rest.
+    """
+    fixed = fixed_parts(system_tokens, task.input)
+    room = PromptBudget.of(llm).room(fixed, prompt=f"the agent prompt ({prompt})")
+    later = history_need(task.memory, task.input)
+    offer = room.offer(tokens_of(task.scratchpad), share=SCRATCHPAD_SHARE, later=later)
+    scratchpad = fit_steps(task.scratchpad, offer, room)
+    room.take(tokens_of(scratchpad))
+    history = close_prompt(task.memory, task.input, room)
+    room.record(task.trace, prompt)
+    return history, scratchpad
 
 
 def add_sources(sources: list[ScoredNode], new: Iterable[ScoredNode] | None) -> None:

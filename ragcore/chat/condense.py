@@ -2,44 +2,60 @@
 
 ``condense_question`` is shared with condense_plus_context: it asks the LLM (the ``CONDENSE``
 prompt of ``ragcore.prompts``) to turn a follow-up such as "and what about its page count?" into
-a question that makes sense alone, using the conversation so far. With no earlier conversation the
-message is already standalone and no LLM call is made. The question used is always in
+a question that makes sense alone, using the conversation so far (as much of it as fits beside
+the message: ``ragcore.prompt_budget``'s rule). With no earlier conversation the message is
+already standalone and no LLM call is made. A rewrite that is empty, repeats the prompt back, or
+is far longer than the message is not used: the message is, and ``trace.notes
+["condense_rejected"]`` says why. The question used is always in
 ``trace.notes["condensed_question"]``.
 
 ``CondenseQuestionChatEngine`` then answers that question with a ``QueryEngine`` (any response
 mode) and streams its answer; the query engine's retrieval and synthesis go into the same trace.
+A ``system_prompt`` leads every prompt of that answer (``Synthesizer.with_system_prompt``).
 """
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import Any
 
 from ..errors import ConfigError
 from ..llms.base import LLM, complete_traced
 from ..memory import ChatMemory
-from ..prompts import CONDENSE, STANDALONE_QUESTION, format_history
+from ..prompt_budget import PromptBudget
+from ..prompts import CONDENSE, CONVERSATION, FOLLOW_UP, STANDALONE_QUESTION, format_history
+from ..synthesis import Synthesizer
+from ..tokens import count_tokens
 from ..trace import Trace
-from ..types import Message
 from .response import ChatResponse, remember_reply
-from .turn import earlier_history, fitted_history, start_turn
+from .turn import close_prompt, start_turn
 
 _CUE = re.compile(r"^\s*" + re.escape(STANDALONE_QUESTION) + r"\s*", re.IGNORECASE)
+# A standalone question may spell out what a short follow-up refers to, so it may be longer than
+# the message, but not by this much: beyond it the model is answering or rambling.
+MAX_GROWTH = 4
+MAX_GROWTH_SLACK = 48  # tokens always allowed beyond the message's own length
 
 
-def condense_question(
-    llm: LLM, history: list[Message], message: str, *, trace: Trace | None
-) -> str:
-    """``message`` as a standalone question given ``history`` (no call when history is empty)."""
-    earlier = [m for m in history if m.role in ("user", "assistant") and m.content]
-    if not earlier:
+def condense_question(llm: LLM, memory: ChatMemory, message: str, *, trace: Trace | None) -> str:
+    """``message`` as a standalone question given the conversation before it in ``memory`` (no
+    call when there is none)."""
+    room = PromptBudget.of(llm).room(
+        {"condense prompt and message": CONDENSE.tokens_with(question=message)},
+        prompt="the condense prompt",
+    )
+    earlier = close_prompt(memory, message, room)[:-1]
+    history = [m for m in earlier if m.role in ("user", "assistant") and m.content]
+    if not history:
         question = message
         if trace is not None:
             trace.notes["condense_skipped"] = "first message of the conversation"
     else:
-        prompt = CONDENSE.format(history=format_history(earlier), question=message)
+        prompt = CONDENSE.format(history=format_history(history), question=message)
+        room.record(trace, "condense")
         reply = complete_traced(llm, prompt, trace, "condense")
-        question = _clean(reply) or message
+        question = _checked(_clean(reply), message, trace)
     if trace is not None:
         trace.notes["condensed_question"] = question
     return question
@@ -53,10 +69,20 @@ def _clean(reply: str) -> str:
     return text
 
 
-def condense_history(memory: ChatMemory, llm: LLM, message: str) -> list[Message]:
-    """The conversation before ``message`` that fits in a condense prompt."""
-    history = fitted_history(memory, llm, prefix_tokens=CONDENSE.tokens_with(question=message))
-    return earlier_history(history, message)
+def _checked(question: str, message: str, trace: Trace | None) -> str:
+    """``question``, or ``message`` when the rewrite cannot be trusted (noted in the trace)."""
+    problem = ""
+    if not question:
+        problem = "the model's rewrite was empty"
+    elif CONVERSATION in question or FOLLOW_UP in question:
+        problem = "the model repeated the prompt instead of rewriting the question"
+    elif count_tokens(question) > MAX_GROWTH * count_tokens(message) + MAX_GROWTH_SLACK:
+        problem = "the model's rewrite was far longer than the message"
+    if not problem:
+        return question
+    if trace is not None:
+        trace.notes["condense_rejected"] = f"{problem}; the message was used as written"
+    return message
 
 
 class CondenseQuestionChatEngine:
@@ -64,7 +90,9 @@ class CondenseQuestionChatEngine:
 
     mode = "condense_question"
 
-    def __init__(self, query_engine: Any, *, llm: LLM) -> None:
+    def __init__(
+        self, query_engine: Any, *, llm: LLM, system_prompt: str | None = None
+    ) -> None:
         if not callable(getattr(query_engine, "query", None)):
             raise ConfigError(
                 f"query_engine must have .query(question, trace=), got "
@@ -72,14 +100,14 @@ class CondenseQuestionChatEngine:
             )
         if not isinstance(llm, LLM):
             raise ConfigError(f"llm must implement the LLM protocol, got {type(llm).__name__}")
-        self.query_engine = query_engine
+        self.query_engine = _with_system_prompt(query_engine, system_prompt)
         self.llm = llm
+        self.system_prompt = system_prompt
 
     def chat(self, message: str, memory: ChatMemory, *, trace: Trace | None = None) -> ChatResponse:
         trace = Trace() if trace is None else trace
         start_turn(memory, message)
-        history = condense_history(memory, self.llm, message)
-        question = condense_question(self.llm, history, message, trace=trace)
+        question = condense_question(self.llm, memory, message, trace=trace)
         response = self.query_engine.query(question, trace=trace)
         return ChatResponse(
             lambda: response,
@@ -88,3 +116,19 @@ class CondenseQuestionChatEngine:
             on_complete=remember_reply(memory),
             mode=self.mode,
         )
+
+
+def _with_system_prompt(query_engine: Any, system_prompt: str | None) -> Any:
+    """A copy of ``query_engine`` whose synthesizer puts ``system_prompt`` first."""
+    if not system_prompt or not system_prompt.strip():
+        return query_engine
+    synthesizer = getattr(query_engine, "synthesizer", None)
+    if not isinstance(synthesizer, Synthesizer):
+        raise ConfigError(
+            f"system_prompt needs a query engine that answers with a Synthesizer (its "
+            f".synthesizer); {type(query_engine).__name__} has none: leave system_prompt out "
+            "or pass a QueryEngine"
+        )
+    engine = copy.copy(query_engine)
+    engine.synthesizer = synthesizer.with_system_prompt(system_prompt)
+    return engine

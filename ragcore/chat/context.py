@@ -7,10 +7,11 @@ standalone question (skipped on the first turn) and retrieves with that, so a fo
 ``CONTEXT_CHAT`` system prompt (``ragcore.prompts``) holding the passages, followed by the history
 and the user's message as written.
 
-The passages get at most ``context_share`` of what the window leaves after the reply reserve, so
-the conversation always has room; passages are kept best first while they fit, and a first
-passage too large on its own is cut rather than dropped. ``source_nodes`` are the passages the
-model actually saw.
+The prompt follows ``ragcore.prompt_budget``'s rule: the system prompt and the user's message are
+fixed; the passages come first among the flexible parts and are sure of ``context_share`` of the
+room left, plus whatever the earlier conversation does not need; the conversation gets the rest.
+Passages are kept best first while they fit, and a first passage too large on its own is cut
+rather than dropped. ``source_nodes`` are the passages the model actually saw.
 """
 
 from __future__ import annotations
@@ -21,14 +22,19 @@ from ..errors import ConfigError
 from ..llms.base import LLM, stream_traced
 from ..memory import ChatMemory
 from ..postprocess import NodePostprocessor
-from ..prompts import CONTEXT_CHAT
+from ..prompt_budget import PromptBudget, Room, truncate_to_tokens
+from ..prompts import CONTEXT_CHAT, FIELD_MARGIN_TOKENS, message_tokens
 from ..query import Retriever, apply_postprocessors
-from ..synthesis.budget import SEPARATOR, SEPARATOR_TOKENS, count_each, truncate_to_tokens
+from ..streaming import or_empty_notice
+from ..synthesis.budget import SEPARATOR, SEPARATOR_TOKENS, count_each
 from ..trace import Trace
 from ..types import Message, MetadataMode, ScoredNode
-from .condense import condense_history, condense_question
+from .condense import condense_question
 from .response import ChatResponse, remember_reply
-from .turn import fitted_history, prompt_tokens, start_turn
+from .turn import close_prompt, fixed_parts, history_need, start_turn
+
+# In the prompt when no passage was found or none fits; counted as fixed, so it always fits.
+NO_PASSAGES = "(no passages were found)"
 
 
 class ContextChatEngine:
@@ -63,38 +69,55 @@ class ContextChatEngine:
     def chat(self, message: str, memory: ChatMemory, *, trace: Trace | None = None) -> ChatResponse:
         trace = Trace() if trace is None else trace
         start_turn(memory, message)
-        return self._answer(self._search_query(message, memory, trace), memory, trace)
-
-    def _search_query(self, message: str, memory: ChatMemory, trace: Trace) -> str:
-        return message
-
-    def _answer(self, query: str, memory: ChatMemory, trace: Trace) -> ChatResponse:
+        query = self._search_query(message, memory, trace)
         nodes = self.retriever.retrieve(query, trace=trace)
         nodes = apply_postprocessors(self.node_postprocessors, nodes, query, trace)
-        system, used = self._system_message(nodes, trace)
-        history = fitted_history(memory, self.llm, prefix_tokens=prompt_tokens([system]))
-        messages = [system, *history]
+        messages, used = self._prompt(nodes, message, memory, trace)
         return ChatResponse(
-            lambda: stream_traced(self.llm, messages, trace, "context chat"),
+            lambda: or_empty_notice(
+                stream_traced(self.llm, messages, trace, "context chat"), trace.notes
+            ),
             trace=trace,
             source_nodes=used,
             on_complete=remember_reply(memory),
             mode=self.mode,
         )
 
-    def _system_message(self, nodes: list[ScoredNode], trace: Trace) -> tuple[Message, list]:
-        fixed = CONTEXT_CHAT.fixed_tokens()
-        if self.system_prompt:
-            fixed += prompt_tokens([Message("system", self.system_prompt)])
-        available = self.llm.context_window - self.llm.num_output - fixed
-        budget = int(available * self.context_share)
+    def _search_query(self, message: str, memory: ChatMemory, trace: Trace) -> str:
+        return message
+
+    def _prompt(
+        self, nodes: list[ScoredNode], message: str, memory: ChatMemory, trace: Trace
+    ) -> tuple[list[Message], list[ScoredNode]]:
+        """System prompt with the passages that fit, the history that fits, the message."""
+        empty = message_tokens(self._system_message(NO_PASSAGES))
+        fixed = fixed_parts(empty, message)
+        room = PromptBudget.of(self.llm).room(fixed, prompt="the context chat prompt")
+        system, used = self._pack(nodes, room, history_need(memory, message), trace)
+        room.take(message_tokens(system) - empty)
+        messages = [system, *close_prompt(memory, message, room)]
+        room.record(trace, "context chat")
+        return messages, used
+
+    def _pack(
+        self, nodes: list[ScoredNode], room: Room, later: int, trace: Trace
+    ) -> tuple[Message, list[ScoredNode]]:
+        texts = [n.node.content(MetadataMode.LLM).strip() for n in nodes]
+        counts = count_each(texts)
+        need = sum(counts) + SEPARATOR_TOKENS * len(counts) + 2 * FIELD_MARGIN_TOKENS
+        budget = room.offer(need, share=self.context_share, later=later) - 2 * FIELD_MARGIN_TOKENS
         with trace.stage("pack context", passages_in=len(nodes), budget=budget) as detail:
-            context, used = pack_passages(nodes, budget)
+            context, used = pack_passages(nodes, budget, texts=texts, counts=counts)
             detail["passages_used"] = len(used)
-        text = CONTEXT_CHAT.format(context=context or "(no passages were found)")[0].content
+        if len(used) < len(nodes):
+            room.note(f"passages: {len(used)} of {len(nodes)} kept ({budget:,} tokens)")
+        return self._system_message(context or NO_PASSAGES), used
+
+    def _system_message(self, context: str) -> Message:
+        text = CONTEXT_CHAT.format(context=context)[0].content
         if self.system_prompt:
             text = f"{self.system_prompt.strip()}\n\n{text}"
-        return Message("system", text), used
+        return Message("system", text)
 
 
 class CondensePlusContextChatEngine(ContextChatEngine):
@@ -103,14 +126,23 @@ class CondensePlusContextChatEngine(ContextChatEngine):
     mode = "condense_plus_context"
 
     def _search_query(self, message: str, memory: ChatMemory, trace: Trace) -> str:
-        history = condense_history(memory, self.llm, message)
-        return condense_question(self.llm, history, message, trace=trace)
+        return condense_question(self.llm, memory, message, trace=trace)
 
 
-def pack_passages(nodes: list[ScoredNode], budget: int) -> tuple[str, list[ScoredNode]]:
-    """The passages that fit ``budget`` tokens, best first, and the nodes they came from."""
-    texts = [n.node.content(MetadataMode.LLM).strip() for n in nodes]
-    counts = count_each(texts)
+def pack_passages(
+    nodes: list[ScoredNode],
+    budget: int,
+    *,
+    texts: list[str] | None = None,
+    counts: list[int] | None = None,
+) -> tuple[str, list[ScoredNode]]:
+    """The passages that fit ``budget`` tokens, best first, and the nodes they came from.
+
+    ``texts`` and ``counts`` are the nodes' LLM text and its tokens, when already known.
+    """
+    if texts is None:
+        texts = [n.node.content(MetadataMode.LLM).strip() for n in nodes]
+    counts = count_each(texts) if counts is None else counts
     kept: list[str] = []
     used: list[ScoredNode] = []
     spent = 0

@@ -5,10 +5,12 @@ from __future__ import annotations
 from ..errors import ConfigError
 from ..llms.base import LLM, stream_traced
 from ..memory import ChatMemory
+from ..prompt_budget import PromptBudget, tokens_of
+from ..streaming import or_empty_notice
 from ..trace import Trace
 from ..types import Message
 from .response import ChatResponse, remember_reply
-from .turn import fitted_history, prompt_tokens, start_turn
+from .turn import close_prompt, fixed_parts, start_turn
 
 
 class SimpleChatEngine:
@@ -26,10 +28,12 @@ class SimpleChatEngine:
         trace = Trace() if trace is None else trace
         start_turn(memory, message)
         prefix = [Message("system", self.system_prompt)] if self.system_prompt else []
-        history = fitted_history(memory, self.llm, prefix_tokens=prompt_tokens(prefix))
-        messages = prefix + history
+        fixed = fixed_parts(tokens_of(prefix), message)
+        room = PromptBudget.of(self.llm).room(fixed, prompt="the chat prompt")
+        messages = prefix + close_prompt(memory, message, room)
+        room.record(trace, "chat")
         return ChatResponse(
-            lambda: stream_traced(self.llm, messages, trace, "chat"),
+            lambda: or_empty_notice(stream_traced(self.llm, messages, trace, "chat"), trace.notes),
             trace=trace,
             on_complete=remember_reply(memory),
             mode=self.mode,

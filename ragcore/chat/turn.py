@@ -1,11 +1,12 @@
-"""What every chat engine does at the start of a turn: check the message, record it, and fetch
-the history that fits beside the engine's own prompt in the model's window."""
+"""What every chat engine (and agent) does at the start of a turn and at the end of its prompt:
+check the message and record it, then close the prompt with the earlier conversation that fits
+and the user's latest message, which is never cut (``ragcore.prompt_budget``'s rule)."""
 
 from __future__ import annotations
 
 from ..errors import ConfigError
-from ..llms.base import LLM
 from ..memory import ChatMemory
+from ..prompt_budget import Room, tokens_of
 from ..prompts import message_tokens
 from ..types import Message
 
@@ -22,18 +23,33 @@ def start_turn(memory: ChatMemory, message: str) -> None:
     memory.put_user_message(message)
 
 
-def prompt_tokens(messages: list[Message]) -> int:
-    return sum(map(message_tokens, messages))
+def fixed_parts(system_tokens: int, message: str) -> dict[str, int]:
+    """The parts of a chat prompt that are never cut: the system prompt and the latest message."""
+    return {"system prompt": system_tokens, "message": message_tokens(Message("user", message))}
 
 
-def fitted_history(memory: ChatMemory, llm: LLM, *, prefix_tokens: int) -> list[Message]:
-    """The conversation (ending with the current message) that fits beside ``prefix_tokens``."""
-    window = llm.context_window - llm.num_output
-    return memory.get(extra_tokens=prefix_tokens, max_tokens=window)
+def history_need(memory: ChatMemory, message: str) -> int:
+    """Tokens the earlier conversation would take whole (within the memory's limit)."""
+    latest = message_tokens(Message("user", message))
+    return max(0, min(memory.token_count(), memory.token_limit) - latest)
 
 
-def earlier_history(history: list[Message], message: str) -> list[Message]:
-    """The conversation before the current message (drops it from the end)."""
-    if history and history[-1].role == "user" and history[-1].content == message:
-        return history[:-1]
-    return history
+def close_prompt(memory: ChatMemory, message: str, room: Room) -> list[Message]:
+    """The earlier conversation that fits what is left of ``room``, then the latest message.
+
+    History is the last flexible part of a prompt: it takes what the others left, and a note in
+    ``room`` says how much of it had to stay out.
+    """
+    earlier = memory.earlier(message, budget=room.left)
+    used = tokens_of(earlier)
+    room.take(used)
+    latest = Message("user", message)
+    stored, stored_tokens = len(memory), memory.token_count()
+    if stored and memory.messages[-1] == latest:
+        stored, stored_tokens = stored - 1, stored_tokens - message_tokens(latest)
+    if len(earlier) < stored or used < stored_tokens:
+        room.note(
+            f"earlier conversation: {len(earlier)} of {stored} messages kept "
+            f"({used:,} of {stored_tokens:,} tokens)"
+        )
+    return [*earlier, latest]

@@ -96,7 +96,7 @@ def chat_engine_from_index(
         )
     query_engine = _query_engine(retriever, llm, response_mode, node_postprocessors)
     if kind == ChatMode.CONDENSE_QUESTION.value:
-        return CondenseQuestionChatEngine(query_engine, llm=llm)
+        return CondenseQuestionChatEngine(query_engine, llm=llm, system_prompt=system_prompt)
     agent = ReActAgent if kind == ChatMode.REACT.value else FunctionCallingAgent
     return agent.from_tools(
         [QueryEngineTool(query_engine), *tools], llm=llm,

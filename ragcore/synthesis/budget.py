@@ -2,7 +2,9 @@
 retrieved chunks are laid into prompts of that size.
 
 available = context_window - num_output - prompt tokens (the template with empty context, the
-question, and any reserved slot such as refine's existing answer). Chunks are packed once per
+question, and any reserved slot such as refine's existing answer): the rule of
+``ragcore.prompt_budget`` with the passages as the only flexible part, so a question too long for
+the window raises ``PromptTooLongError`` there, never a prompt without it. Chunks are packed once per
 synthesis call: each chunk's tokens are counted once, whole chunks are laid greedily into
 prompts, and only a chunk too large for a whole prompt is cut (at a word boundary, by tokens),
 its first piece filling the room left in the current prompt. Nothing is dropped.
@@ -17,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..errors import ConfigError
+from ..prompt_budget import PromptBudget, word_boundary
 from ..tokens import count_tokens, get_tokenizer
 
 SEPARATOR = "\n\n"
@@ -28,27 +30,19 @@ MIN_CONTEXT_TOKENS = 16
 # A prompt's leftover room is worth filling with the start of an oversized chunk only when it
 # is at least this fraction of the budget; otherwise the chunk starts a fresh prompt.
 MIN_FILL_FRACTION = 0.25
-# How far back (in tokens) a cut may move to land on a word boundary.
-_BOUNDARY_LOOKBACK = 48
 
 
 def context_budget(
     *, context_window: int, num_output: int, prompt_tokens: int, prompt_name: str
 ) -> int:
-    """Tokens left for context in a prompt, or ConfigError when the prompt alone fills it.
+    """Tokens left for context in a prompt (the flexible part of ``prompt_budget``'s rule), or
+    ``PromptTooLongError`` when the prompt and question leave less than a useful passage.
 
     ``prompt_name`` describes the prompt in the error, e.g. "the 'qa' prompt".
     """
-    available = context_window - num_output - prompt_tokens
-    if available < MIN_CONTEXT_TOKENS:
-        raise ConfigError(
-            f"{prompt_name} needs about {prompt_tokens} tokens and "
-            f"{num_output} are reserved for the reply, which leaves {available} of the "
-            f"model's context_window ({context_window}) for retrieved text (at least "
-            f"{MIN_CONTEXT_TOKENS} needed): use a model with a larger context window, lower "
-            f"num_output, or shorten the question"
-        )
-    return available
+    budget = PromptBudget(context_window, num_output)
+    fixed = {"prompt and question": prompt_tokens}
+    return budget.room(fixed, prompt=prompt_name, at_least=MIN_CONTEXT_TOKENS).left
 
 
 @dataclass(slots=True)
@@ -128,11 +122,11 @@ def split_by_tokens(
     """Cut ``text`` into pieces of at most ``limit`` tokens (the first at most ``first_limit``),
     preferring word boundaries. Returns ``(piece, tokens)`` pairs, counted exactly."""
     tokenizer = get_tokenizer()
-    ids = tokenizer.encode(text)
+    ids = tokenizer.encode_ordinary(text)
     pieces: list[tuple[str, int]] = []
     start, cap = 0, first_limit or limit
     while start < len(ids):
-        end = len(ids) if len(ids) - start <= cap else _word_boundary(ids, start, start + cap)
+        end = len(ids) if len(ids) - start <= cap else word_boundary(ids, start, start + cap)
         piece = tokenizer.decode(ids[start:end]).strip()
         if piece:
             pieces.extend(_within(piece, cap))
@@ -146,24 +140,3 @@ def _within(piece: str, cap: int) -> list[tuple[str, int]]:
     if count <= cap:
         return [(piece, count)]
     return split_by_tokens(piece, max(1, cap - (count - cap)))
-
-
-def _word_boundary(ids: list[int], start: int, end: int) -> int:
-    """The latest cut in (start, end] where the next token begins with whitespace."""
-    tokenizer = get_tokenizer()
-    floor = max(start + 1, end - _BOUNDARY_LOOKBACK)
-    for cut in range(end, floor - 1, -1):
-        if cut < len(ids) and tokenizer.decode([ids[cut]])[:1].isspace():
-            return cut
-    return end
-
-
-def truncate_to_tokens(text: str, limit: int) -> tuple[str, int]:
-    """The start of ``text`` within ``limit`` tokens, and how many tokens were cut off."""
-    tokenizer = get_tokenizer()
-    ids = tokenizer.encode(text)
-    if len(ids) <= limit:
-        return text, 0
-    head = tokenizer.decode(ids[: _word_boundary(ids, 0, limit)]).strip()
-    head, head_count = _within(head, limit)[0]
-    return head, len(ids) - head_count

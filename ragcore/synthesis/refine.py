@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ..prompt_budget import truncate_to_tokens
 from ..prompts import PromptTemplate
-from .budget import truncate_to_tokens
 from .steps import Batch, Call, Plan
 
 

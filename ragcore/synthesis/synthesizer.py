@@ -8,16 +8,19 @@ is first read; budgeting and packing run here, so a bad configuration fails at t
 
 With no nodes, every mode but ``generation`` answers ``NO_CONTEXT_ANSWER`` without calling
 the model (``generation`` never uses nodes, so it answers anyway); ``no_text`` returns the
-nodes with an empty answer.
+nodes with an empty answer. A model that replies with nothing gives ``streaming.EMPTY_REPLY``
+as the answer, not an empty string.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Sequence
 
 from ..errors import ConfigError
 from ..llms.base import LLM
+from ..prompt_budget import truncate_to_tokens
 from ..prompts import (
     FIELD_MARGIN_TOKENS,
     GENERATION,
@@ -27,6 +30,7 @@ from ..prompts import (
     SUMMARY,
     PromptTemplate,
 )
+from ..streaming import or_empty_notice
 from ..tokens import count_tokens
 from ..trace import Trace
 from ..types import MetadataMode, ScoredNode
@@ -39,7 +43,6 @@ from .budget import (
     count_each,
     fit_each,
     pack_chunks,
-    truncate_to_tokens,
 )
 from .modes import ResponseMode
 from .refine import refine_plan
@@ -82,6 +85,17 @@ class SynthesisPrompts:
                     f"but {template.name!r} has {sorted(template.fields)}"
                 )
 
+    def with_system_prompt(self, system_prompt: str) -> SynthesisPrompts:
+        """These prompts with ``system_prompt`` before each one's own system message."""
+        lead = system_prompt.strip().replace("{", "{{").replace("}", "}}")
+        if not lead:
+            return self
+        templates = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return SynthesisPrompts(**{
+            role: dataclasses.replace(t, system=f"{lead}\n\n{t.system}")
+            for role, t in templates.items()
+        })
+
 
 class Synthesizer:
     """Answers a question from nodes in one of the eight response modes."""
@@ -104,6 +118,15 @@ class Synthesizer:
         self.max_concurrency = max_concurrency
         self.prompts = prompts
 
+    def with_system_prompt(self, system_prompt: str) -> Synthesizer:
+        """The same synthesizer whose every prompt starts with ``system_prompt``."""
+        return Synthesizer(
+            self.llm,
+            response_mode=self.response_mode,
+            max_concurrency=self.max_concurrency,
+            prompts=self.prompts.with_system_prompt(system_prompt),
+        )
+
     def synthesize(
         self, query: str, nodes: Sequence[ScoredNode], *, trace: Trace | None = None
     ) -> Response:
@@ -124,7 +147,10 @@ class Synthesizer:
         if plan is None:
             return Response.from_text(NO_CONTEXT_ANSWER, **kwargs)
         llm, limit = self.llm, self.max_concurrency
-        return Response(lambda: run_plan(plan, llm, trace, max_concurrency=limit), **kwargs)
+        return Response(
+            lambda: or_empty_notice(run_plan(plan, llm, trace, max_concurrency=limit), trace.notes),
+            **kwargs,
+        )
 
     def _plan(self, question: str, texts: list[str], notes: dict) -> Plan | None:
         """Budget the context, lay out the chunks once, and build the mode's plan."""

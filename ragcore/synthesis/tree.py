@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ..prompt_budget import truncate_to_tokens
 from ..prompts import PromptTemplate
-from .budget import SEPARATOR_TOKENS, count_each, pack_chunks, truncate_to_tokens
+from .budget import SEPARATOR_TOKENS, count_each, pack_chunks
 from .steps import Batch, Call, Plan
 
 
