@@ -1,76 +1,28 @@
-"""Settings: the answering backend, the embedding model for new indexes, the workspace folder."""
+"""Settings: the answering backend, the embedding model for new indexes, the workspace folder.
+
+The backends offered and their fields come from the registries (``webapp.settings_form``).
+"""
 
 import streamlit as st
 
+from ragcore.embeddings.registry import embedding_backends
+from ragcore.llms.registry import llm_backends
 from ragcore.present import format as fmt
+from ragcore.workspace.settings import AUTO
+from webapp import settings_form as form
 from webapp import shell, state
-from ragcore.llms.ollama import list_ollama_models
-from ragcore.llms.openai import list_openai_models
 
-BACKENDS = {
-    "auto": ("Automatic", "A local Ollama if one is running, otherwise extractive answers."),
-    "extractive": ("Extractive (offline)",
-                   "No language model: answers quote the most relevant sentences."),
-    "ollama": ("Ollama", "A model served by Ollama on this computer or your network."),
-    "openai": ("OpenAI-compatible server",
-               "OpenAI, or any server speaking its API (vLLM, LM Studio, llama.cpp …)."),
-}
-EMBEDDINGS = {
-    "packaged": "Packaged all-MiniLM-L6-v2 (offline, the default)",
-    "local": "Another sentence-transformers model in a local folder",
-    "server": "Embeddings from a server (Ollama or OpenAI-compatible)",
-}
-MODELS_KEY = "listed_models"
+AUTOMATIC = {AUTO: ("Automatic", "A local Ollama if one is running, otherwise extractive answers.")}
 
 
-def test_connection(kind: str, url: str, key: str | None) -> None:
-    """List the server's models (remembered for the model picker), or explain the failure."""
-    with shell.friendly_errors():
-        if kind == "ollama":
-            models = list_ollama_models(url, timeout=5.0)
-        else:
-            models = list_openai_models(url, key, timeout=5.0)
-        st.session_state.setdefault(MODELS_KEY, {})[kind] = models
-        if models:
-            st.success(f"Connected to {url}: {len(models)} model(s): {', '.join(models)}")
-        else:
-            hint = " (pull one with `ollama pull llama3.1`)" if kind == "ollama" else ""
-            st.warning(f"Connected to {url}, but it offers no models yet{hint}.")
-
-
-def model_choice(kind: str, current: str) -> str:
-    models = st.session_state.get(MODELS_KEY, {}).get(kind, [])
-    if models:
-        index = models.index(current) if current in models else 0
-        return st.selectbox("Model", models, index=index, key=f"{kind}_model_pick")
-    return st.text_input("Model", value=current, key=f"{kind}_model_text",
-                         help="Press “Test connection” to choose from the server's models.")
-
-
-def backend_form(saved) -> tuple[dict, str | None]:
-    """The answering-backend fields the person chose, and the API key (kept apart)."""
-    backend = st.radio(
-        "Backend", list(BACKENDS), index=list(BACKENDS).index(saved.llm_backend),
-        format_func=lambda b: BACKENDS[b][0], captions=[c for _, c in BACKENDS.values()],
-    )
+def backend_form(saved) -> dict:
+    """The answering-backend fields the person chose."""
+    backend = form.choose_backend("Backend", llm_backends, saved.llm_backend, extra=AUTOMATIC,
+                                  key="llm_backend")
     changes = {"llm_backend": backend}
-    api_key = saved.api_key()
-    if backend == "ollama":
-        url = changes["ollama_url"] = st.text_input("Ollama address", value=saved.ollama_url)
-        if st.button("Test connection"):
-            test_connection("ollama", url, None)
-        changes["ollama_model"] = model_choice("ollama", saved.ollama_model) or ""
-    elif backend == "openai":
-        url = changes["openai_base_url"] = st.text_input("Server address (base URL)",
-                                                         value=saved.openai_base_url)
-        api_key = st.text_input("API key", value=api_key or "", type="password",
-                                help="Kept for this browser session only, unless saved below.")
-        changes["save_api_key"] = st.checkbox(
-            "Save the API key in the workspace settings file", value=saved.save_api_key,
-            help="Stored in plain text, readable only by your user account.")
-        if st.button("Test connection"):
-            test_connection("openai", url, api_key or None)
-        changes["openai_model"] = model_choice("openai", saved.openai_model) or ""
+    if backend != AUTO:
+        values = form.backend_fields("llms", llm_backends.get(backend), saved.llm_settings(backend))
+        changes["llms"] = form.with_backend(saved.llms, backend, values)
     cols = st.columns(2)
     changes["temperature"] = cols[0].slider(
         "Temperature", 0.0, 2.0, float(saved.temperature), 0.05,
@@ -78,26 +30,31 @@ def backend_form(saved) -> tuple[dict, str | None]:
     changes["context_window"] = int(cols[1].number_input(
         "Context window (tokens; 0 = the model's own)", min_value=0, max_value=2_000_000,
         value=saved.context_window or 0, step=1024)) or None
-    return changes, api_key or None
+    return changes
 
 
 def embedding_form(saved) -> dict:
-    kind = st.radio("Embeddings", list(EMBEDDINGS), format_func=EMBEDDINGS.get,
-                    index=list(EMBEDDINGS).index(saved.embedding_kind))
-    changes = {"embedding_kind": kind}
-    if kind == "local":
-        changes["embedding_path"] = st.text_input("Model folder", value=saved.embedding_path)
-    elif kind == "server":
-        servers = ["ollama", "openai"]
-        changes["embedding_server"] = st.radio("Server type", servers, horizontal=True,
-                                               index=servers.index(saved.embedding_server))
-        changes["embedding_url"] = st.text_input("Server address", value=saved.embedding_url)
-        changes["embedding_model"] = st.text_input("Embedding model",
-                                                   value=saved.embedding_model)
+    backend = form.choose_backend("Embeddings", embedding_backends, saved.embedding_backend,
+                                  key="embedding_backend")
+    values = form.backend_fields("embedders", embedding_backends.get(backend),
+                                 saved.embedder_settings(backend))
     st.caption("An index keeps the embedding model it was built with: vectors from different "
                "models cannot be compared, so changing the model of an index that holds "
                "documents needs re-indexing into a new index.")
-    return changes
+    return {"embedding_backend": backend,
+            "embedders": form.with_backend(saved.embedders, backend, values)}
+
+
+def save_keys_choice(saved, changes: dict) -> None:
+    """Whether API keys go into the settings file, asked only when a chosen backend has one."""
+    chosen = [embedding_backends.get(changes["embedding_backend"])]
+    if changes["llm_backend"] != AUTO:
+        chosen.append(llm_backends.get(changes["llm_backend"]))
+    if any(form.has_secret(backend) for backend in chosen):
+        changes["save_api_key"] = st.checkbox(
+            "Save API keys in the workspace settings file", value=saved.save_api_key,
+            help="Stored in plain text, readable only by your user account. Otherwise they are "
+                 "kept for this browser session only.")
 
 
 def change_index_embedding() -> None:
@@ -107,8 +64,8 @@ def change_index_embedding() -> None:
     with st.expander("Use the embedding model above for an existing index"):
         target = st.selectbox("Index", names)
         if st.button("Change its embedding model"):
-            with shell.friendly_errors(), state.changing_workspace() as ws:
-                ws.change_embedding(target, state.current_settings())
+            with shell.friendly_errors():
+                state.workspace().change_embedding(target, state.current_settings())
                 st.success(f"Index “{target}” now uses the embedding model above.")
 
 
@@ -129,19 +86,20 @@ def main() -> None:
     st.title("Settings")
     saved = state.current_settings()
     st.subheader("Answering backend")
-    changes, api_key = backend_form(saved)
+    changes = backend_form(saved)
     st.subheader("Embedding model for new indexes")
     changes.update(embedding_form(saved))
+    save_keys_choice(saved, changes)
     if st.button("Save settings", type="primary"):
         with shell.friendly_errors():
-            state.save_settings(state.settings_with(saved, changes), api_key=api_key)
+            state.save_settings(state.settings_with(saved, changes))
             state.forget_llm()
             st.success("Saved. Answering backend: "
                        f"{fmt.describe_backend(state.current_llm())}.")
     change_index_embedding()
     st.subheader("Workspace folder")
     workspace_form()
-    if changes["llm_backend"] == "auto":
+    if changes["llm_backend"] == AUTO:
         st.button("Look for a local Ollama again", on_click=state.forget_llm)
 
 

@@ -19,9 +19,11 @@ RESPONSE_MODES = ("refine", "compact", "simple_summarize", "tree_summarize", "ge
 
 
 def add_llm_options(parser: argparse.ArgumentParser) -> None:
+    from ..llms.resolve import spec_forms  # the registered LLM backends
+
     parser.add_argument(
         "--llm", metavar="SPEC",
-        help="extractive | ollama:MODEL | openai:MODEL (default: the workspace settings, "
+        help=f"{' | '.join(spec_forms())} (default: the workspace settings, "
              "$RAGCORE_LLM, a local Ollama if running, else extractive)")
     parser.add_argument("--base-url", metavar="URL",
                         help="server URL for --llm (Ollama or an OpenAI-compatible /v1 URL)")

@@ -1,0 +1,117 @@
+"""The Settings page's backend forms, drawn from the backend registries with no per-backend code.
+
+A backend is offered by its registry entry (``ragcore.backend.Backend``): its label and
+description in the choice, its settings model field by field (text per str, password per
+``SecretStr``, number per int/float, checkbox per bool, choice per ``Literal``), a "Test
+connection" button when it has a connection test, and, for a backend that lists its models,
+a model picker filled by that test. A backend registered by a plugin appears here unchanged.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any, Literal, Mapping, Union, get_args, get_origin
+
+import streamlit as st
+from pydantic import BaseModel, SecretStr
+from pydantic.fields import FieldInfo
+
+from ragcore.backend import Backend, secret_fields, secret_value
+from ragcore.registry import Registry
+from webapp import shell
+
+MODELS_KEY = "listed_models"  # session state: models each backend listed, by form prefix
+
+
+def choose_backend(label: str, registry: Registry[Backend[Any]], current: str, *,
+                   extra: Mapping[str, tuple[str, str]] | None = None, key: str) -> str:
+    """A radio of the registered backends (after ``extra`` choices: name -> label, caption)."""
+    offered = {**(extra or {}), **{b.name: (b.label, b.description) for b in registry}}
+    names = list(offered)
+    return st.radio(label, names, index=names.index(current) if current in names else 0,
+                    format_func=lambda name: offered[name][0],
+                    captions=[caption for _, caption in offered.values()], key=key)
+
+
+def backend_fields(section: str, backend: Backend[Any], saved: BaseModel) -> dict[str, Any]:
+    """The person's values for one backend's settings (validated when saved)."""
+    prefix = f"{section}.{backend.name}"
+    fields = backend.settings.model_fields
+    picker = "model" in fields and backend.list_models is not None
+    values = {name: field_input(f"{prefix}.{name}", name, info, getattr(saved, name))
+              for name, info in fields.items() if not (picker and name == "model")}
+    if backend.test_connection is not None and st.button("Test connection", key=f"{prefix}.test"):
+        run_connection_test(prefix, backend, values)
+    if picker:
+        values["model"] = model_input(prefix, fields["model"], saved.model)
+    return values
+
+
+def run_connection_test(prefix: str, backend: Backend[Any], values: dict[str, Any]) -> None:
+    """Run the backend's connection test; remember its models for the picker."""
+    with shell.friendly_errors():
+        settings = backend.parse({k: v for k, v in values.items() if v is not None})
+        st.success(backend.test_connection(settings))
+        if backend.list_models is not None:
+            st.session_state.setdefault(MODELS_KEY, {})[prefix] = backend.list_models(settings)
+
+
+def model_input(prefix: str, info: FieldInfo, current: str) -> str:
+    """A picker of the models the server listed, or a text box until it has listed them."""
+    models = st.session_state.get(MODELS_KEY, {}).get(prefix, [])
+    label = info.title or "Model"
+    if models:
+        index = models.index(current) if current in models else 0
+        return st.selectbox(label, models, index=index, key=f"{prefix}.model.pick",
+                            help=info.description)
+    hint = "Press “Test connection” to choose from the server's models."
+    return st.text_input(label, value=current, key=f"{prefix}.model",
+                         help=f"{info.description} {hint}" if info.description else hint)
+
+
+def field_input(key: str, name: str, info: FieldInfo, value: Any) -> Any:
+    """One settings field as the widget its type calls for."""
+    label = info.title or name.replace("_", " ").capitalize()
+    kind, choices = field_kind(info.annotation)
+    if kind == "secret":
+        text = st.text_input(label, value=secret_value(value) or "", type="password",
+                             help=info.description, key=key)
+        return text or None
+    if kind == "bool":
+        return st.checkbox(label, value=bool(value), help=info.description, key=key)
+    if kind in ("int", "float"):
+        number = int if kind == "int" else float
+        return st.number_input(label, value=None if value is None else number(value),
+                               step=number(1 if kind == "int" else 0.1), help=info.description,
+                               key=key)
+    if kind == "choice":
+        index = choices.index(value) if value in choices else 0
+        return st.selectbox(label, choices, index=index, help=info.description, key=key)
+    return st.text_input(label, value="" if value is None else str(value),
+                         help=info.description, key=key)
+
+
+def field_kind(annotation: Any) -> tuple[str, list[Any]]:
+    """What widget a field's type calls for: secret, bool, int, float, choice or text."""
+    options = [annotation]
+    if get_origin(annotation) in (Union, types.UnionType):
+        options = [a for a in get_args(annotation) if a is not type(None)]
+    first = options[0] if len(options) == 1 else None
+    if SecretStr in options:
+        return "secret", []
+    if get_origin(first) is Literal:
+        return "choice", list(get_args(first))
+    for kind in (bool, int, float):  # bool first: it is also an int
+        if first is kind:
+            return kind.__name__, []
+    return "text", []
+
+
+def with_backend(saved: Mapping[str, Any], name: str, values: dict[str, Any]) -> dict[str, Any]:
+    """Every backend's saved settings (secrets kept), with ``name``'s replaced by ``values``."""
+    kept = {n: v.model_dump() if isinstance(v, BaseModel) else v for n, v in saved.items()}
+    return {**kept, name: values}
+
+
+def has_secret(backend: Backend[Any]) -> bool:
+    return bool(secret_fields(backend.settings))
