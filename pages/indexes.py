@@ -40,10 +40,10 @@ def document_actions(name: str, key: str, row: dict) -> None:
     cols = st.columns(3)
     show_chunks = cols[0].toggle("View its chunks")
     if cols[1].button("Re-index", help="Read the file again and embed it anew."):
-        with state.changing_workspace() as locked:
-            state.ensure_embedder_loaded(locked.embedder_for(name))
-            with st.spinner(f"Re-indexing {row['file']}…"):
-                report = locked.reindex_document(name, key)
+        ws = state.workspace()
+        state.ensure_embedder_loaded(ws.embedder_for(name))
+        with st.spinner(f"Re-indexing {row['file']}…"):
+            report = ws.reindex_document(name, key)
         st.success(report.summary())
     if cols[2].button("Delete…"):
         st.session_state[CONFIRM_DOC] = key
@@ -51,8 +51,7 @@ def document_actions(name: str, key: str, row: dict) -> None:
         st.warning(f"Delete **{row['file']}** and its {row['chunks']} chunks from “{name}”?")
         yes, no = st.columns(2)
         if yes.button("Yes, delete it", type="primary"):
-            with state.changing_workspace() as locked:
-                locked.delete_document(name, key)
+            state.workspace().delete_document(name, key)
             st.session_state.pop(CONFIRM_DOC)
             st.rerun()
         if no.button("Cancel"):
@@ -116,16 +115,14 @@ def corpus_tab(picture) -> None:
 def manage_tab(name: str) -> None:
     new_name = st.text_input("New name", value=name)
     if st.button("Rename", disabled=new_name == name):
-        with state.changing_workspace() as locked:
-            locked.rename_index(name, new_name)
+        state.workspace().rename_index(name, new_name)
         state.select_index(new_name)
         st.rerun()
     st.divider()
     sure = st.checkbox(f"I understand that deleting “{name}” removes its chunks and uploaded "
                        "files for good.")
     if st.button("Delete this index", type="primary", disabled=not sure):
-        with state.changing_workspace() as locked:
-            locked.delete_index(name)
+        state.workspace().delete_index(name)
         state.select_index(None)
         st.rerun()
 

@@ -89,9 +89,9 @@ def main() -> None:
     label = f"Index {len(files)} file(s)" if files else "Index"
     if st.button(label, type="primary", disabled=not files or not name):
         on_progress = progress_bars()
-        with shell.friendly_errors(), state.changing_workspace() as locked:
+        with shell.friendly_errors():
             report = state.ingest_uploads(
-                locked, name, [(f.name, f.getvalue()) for f in files],
+                state.workspace(), name, [(f.name, f.getvalue()) for f in files],
                 chunk_size=chunk_size, chunk_overlap=chunk_overlap, progress=on_progress,
             )
             state.select_index(name)

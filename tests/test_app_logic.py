@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from webapp.chat_turns import (
     clear_chat,
@@ -182,6 +184,18 @@ def test_labels_sizes_and_safe_markdown():
     assert list(markdown_stream(["a $", "b"])) == ["a \\$", "b"]
     kind, text = backend_notice(ExtractiveLLM())
     assert kind == "info" and "Extractive" in text and "Settings" in text
+
+
+def test_markup_split_across_streamed_chunks_is_escaped():
+    streamed = "".join(markdown_stream(["see !", "[x](http://evil/p.png)"]))
+    assert streamed == "see !\\[x](http://evil/p.png)"
+    assert streamed == markdown_text("see ![x](http://evil/p.png)")
+    assert "".join(markdown_stream(["wow!", "!", "[", "y](u)"])) == "wow!!\\[y](u)"
+
+
+@given(chunks=st.lists(st.text(alphabet="![]$a\\ (x)", max_size=4), max_size=12))
+def test_any_split_of_a_stream_escapes_like_the_whole_text(chunks):
+    assert "".join(markdown_stream(chunks)) == markdown_text("".join(chunks))
 
 
 def test_report_rows_say_what_happened_to_each_file():

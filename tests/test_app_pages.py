@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 import socket
+import time
 from pathlib import Path
 
 import pytest
@@ -176,6 +177,47 @@ def test_indexes_page_shows_stats_documents_chunks_and_pictures(docs_ws):
     at.toggle[0].set_value(True).run()
     chunks = at.dataframe[-1].value
     assert chunks["text"].iloc[0].startswith("Madam Speaker")
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_a_file_ingested_within_the_same_second_shows_at_once(app_env, tmp_path, corpus_dir):
+    # The app's caches once keyed on one-second stamps: a file ingested in the same second as
+    # the state the page had shown stayed invisible.
+    root = app_env(tmp_path / "ws")
+    ws = Workspace(root, embedder=FakeEmbedder())
+    (tmp_path / "note.txt").write_text("A short note about owls.")
+    (tmp_path / "more.txt").write_text("Another note, about bats.")
+    ws.ingest("docs", [tmp_path / "note.txt"])
+    at = open_page("indexes")  # the first run is slow; later runs take a fraction of a second
+    time.sleep(1 - time.time() % 1)  # start at a fresh second, so the steps below share it
+    ws.ingest("docs", [tmp_path / "more.txt"])
+    at.run()
+    assert metrics(at)["Files"] == "2"
+    tokens = int(metrics(at)["Tokens"])
+    ws.ingest("docs", [corpus_dir / "python_peps" / "pep-0020.rst"])
+    at.run()
+    assert metrics(at)["Files"] == "3" and int(metrics(at)["Tokens"]) > tokens + 100
+    assert at.dataframe[0].value["files"].tolist() == [3]
+    assert at.dataframe[1].value["file"].tolist() == ["note.txt", "more.txt", "pep-0020.rst"]
+
+
+def test_an_index_deleted_and_made_again_shows_its_new_files(app_env, tmp_path):
+    root = app_env(tmp_path / "ws")
+    ws = Workspace(root, embedder=FakeEmbedder())
+    for name, text in (("owls.txt", "Owls hunt at night."), ("bats.txt", "Bats echolocate.")):
+        (tmp_path / name).write_text(text)
+    ws.ingest("docs", [tmp_path / "owls.txt"])
+    at = open_page("indexes")
+    assert at.dataframe[1].value["file"].tolist() == ["owls.txt"]
+    ws.delete_index("docs")
+    ws.ingest("docs", [tmp_path / "bats.txt"])  # the same steps: the same index revision
+    at.run()
+    assert at.dataframe[1].value["file"].tolist() == ["bats.txt"]
+    at.toggle[0].set_value(True).run()
+    assert at.dataframe[-1].value["text"].tolist() == ["Bats echolocate."]
 
 
 def test_deleting_a_document_asks_for_confirmation(docs_ws):
@@ -403,27 +445,27 @@ def test_settings_test_connection_explains_an_unreachable_server(docs_ws):
     at.text_input[0].set_value(f"http://127.0.0.1:{closed_port()}").run()
     button(at, "Test connection").click().run()
     assert "could not be reached" in at.error[0].value
-    at.text_input(key="ollama_model_text").set_value("llama3").run()
+    at.text_input(key="llms.ollama.model").set_value("llama3").run()
     button(at, "Save settings").click().run()
     assert "Ollama llama3" in at.success[0].value
     saved = json.loads((docs_ws / "settings.json").read_text())
-    assert saved["llm_backend"] == "ollama" and saved["ollama_model"] == "llama3"
+    assert saved["llm_backend"] == "ollama" and saved["llms"]["ollama"]["model"] == "llama3"
 
 
 def test_settings_keep_an_api_key_for_the_session_only(docs_ws):
     at = open_page("settings")
     at.radio[0].set_value("openai").run()
     at.text_input[1].set_value("sk-test-123").run()
-    at.text_input(key="openai_model_text").set_value("gpt-4o-mini").run()
+    at.text_input(key="llms.openai.model").set_value("gpt-4o-mini").run()
     button(at, "Save settings").click().run()
     assert not at.exception and at.success
     assert "sk-test-123" not in (docs_ws / "settings.json").read_text()
-    assert at.session_state["session_api_key"] == "sk-test-123"
+    assert at.session_state["session_api_key"] == {"llms.openai.api_key": "sk-test-123"}
 
 
 def test_changing_the_embedding_model_of_a_filled_index_is_refused(docs_ws):
     at = open_page("settings")
-    at.radio[1].set_value("server").run()
+    at.radio[1].set_value("ollama").run()
     at.text_input[-2].set_value("nomic-embed-text").run()  # embedding model (before folder)
     button(at, "Save settings").click().run()
     button(at, "Change its embedding model").click().run()

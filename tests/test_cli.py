@@ -86,11 +86,22 @@ def test_delete_doc_by_file_name(run, docs):
     assert "garden.md" not in out
 
 
-def test_rename_and_delete_index(run, docs):
+def test_rename_and_delete_index(run, docs, monkeypatch):
+    monkeypatch.delenv("RAGCORE_LLM", raising=False)
     run("ingest", str(docs / "trust.txt"), "--index", "a")
-    assert run("rename-index", "a", "b")[0] == 0
+    code, out, _ = run("rename-index", "a", "b")
+    assert code == 0 and "Renamed index 'a' to 'b'" in out
+    code, out, err = run("query", "What grants access?", "--index", "b", "--llm", "extractive")
+    assert code == 0, err
+    answer, _, sources = out.partition("Sources:")
+    assert "policy engine grants access" in answer.lower()
+    assert "[1] trust.txt" in sources
+    code, _, err = run("retrieve", "policy engine", "--index", "a")
+    assert code == 1 and "no index named 'a'" in err and "indexes: b" in err
     code, out, _ = run("delete-index", "b", "--yes")
     assert code == 0 and "Deleted index 'b'" in out
+    code, out, _ = run("indexes")
+    assert "No indexes" in out
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import time
+from dataclasses import replace
 
 import pytest
 
@@ -192,10 +194,16 @@ def test_rename_and_delete_index(workspace, sources):
     workspace.rename_index("docs", "renamed")
     assert workspace.index_names() == ["renamed"]
     assert workspace.index_info("renamed").files == 3
-    # the upload moved with the index and still updates in place
+    # the upload moved with the index: its original is there, so it can be re-indexed
+    assert not workspace.upload_dir("docs").exists()
+    assert (workspace.upload_dir("renamed") / "up.txt").read_bytes() == b"uploaded words"
+    assert workspace.reindex_document("renamed", "up.txt").indexed == 1
+    # and uploading it again updates it in place
     moved = workspace.save_upload("renamed", "up.txt", b"uploaded words changed")
     assert workspace.ingest("renamed", [moved]).indexed == 1
     assert workspace.index_info("renamed").files == 3
+    texts = [n.text for n in workspace.load_index("renamed").all_nodes()]
+    assert "uploaded words changed" in texts and "uploaded words" not in texts
     workspace.create_index("taken")
     with pytest.raises(WorkspaceError, match="already exists"):
         workspace.rename_index("renamed", "taken")
@@ -214,6 +222,50 @@ def test_list_indexes_shows_stats(workspace, sources):
     assert info.embed_model == "fake-embedder" and info.created and info.updated
     assert info.tokens > 10
     assert workspace.record("docs").tokens == info.tokens  # cached until the index changes
+
+
+def test_two_ingestions_within_one_second_both_show_in_the_stats(workspace, tmp_path):
+    # Stats cached by a one-second "updated" stamp once showed 11 tokens instead of 1,532 here.
+    short = tmp_path / "short.txt"
+    short.write_text("A short note about owls.")
+    long = tmp_path / "long.txt"
+    long.write_text(" ".join(f"Sentence {i} is about bats and echolocation." for i in range(150)))
+    time.sleep(1 - time.time() % 1)  # start at a fresh second, so both ingestions share it
+    workspace.ingest("docs", [short])
+    first = workspace.index_info("docs")
+    workspace.ingest("docs", [long])
+    both = workspace.index_info("docs")
+    assert first.files == 1 and both.files == 2
+    assert both.documents == 2 and both.nodes > first.nodes
+    assert both.tokens > first.tokens + 1000
+    assert both.revision != first.revision
+    assert Workspace(workspace.root).index_info("docs") == both  # as another process sees it
+
+
+def test_listing_reads_the_manifest_and_record_not_the_index(workspace, sources):
+    workspace.ingest("docs", [sources])
+    counted = workspace.index_info("docs")
+    # once counted, the stats need neither the vectors nor the node texts
+    for name in ("vectors.npy", "nodes.jsonl"):
+        (workspace.index_path("docs") / name).unlink()
+    after = workspace.index_info("docs")
+    assert replace(after, bytes_on_disk=0) == replace(counted, bytes_on_disk=0)
+
+
+def test_listing_does_not_wait_for_a_change_under_way(workspace, sources):
+    import threading
+
+    workspace.ingest("docs", [sources])
+    listed = []
+    with workspace.writing():  # an ingestion holds the lock
+        lister = threading.Thread(target=lambda: listed.append(workspace.list_indexes()))
+        lister.start()
+        lister.join(timeout=20)
+        assert listed and listed[0][0].files == 2
+        with workspace.writing(wait=False) as held:
+            assert held is False
+    with workspace.writing(wait=False) as held:
+        assert held is True
 
 
 def test_a_new_empty_index_is_listed(workspace):
@@ -244,7 +296,9 @@ def test_an_empty_index_may_change_its_embedding_model(tmp_path):
     workspace.create_index("fresh")
     settings = Settings(embedding_kind="server", embedding_model="nomic-embed-text")
     workspace.change_embedding("fresh", settings)
-    assert workspace.record("fresh").embedding["embedding_model"] == "nomic-embed-text"
+    chosen = Settings(**workspace.record("fresh").embedding)
+    assert (chosen.embedding_backend, chosen.embedder_settings().model) == (
+        "ollama", "nomic-embed-text")
 
 
 # -- settings and chats through the workspace ------------------------------------------------

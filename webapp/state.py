@@ -2,9 +2,12 @@
 
 Pages call these functions instead of building objects. Heavy shared objects (loaded indexes,
 LLM clients, the test embedder) come from thin ``st.cache_resource`` factories keyed by what
-defines them, so pages switch instantly after the first load and every session shares them;
-per-user state (chosen index, open chat, chat memory, an API key kept for the session only)
-lives in ``st.session_state``. The behaviour itself lives in the ragcore modules these call.
+defines them, so pages switch instantly after the first load and every session shares them; a
+loaded index and its pictures are keyed by ``Workspace.index_version`` (the index revision), the
+one answer to "has this index changed". Per-user state (chosen index, open chat, chat memory, an
+API key kept for the session only) lives in ``st.session_state``. Changes to indexes go through
+the ``Workspace``, whose write lock keeps them one at a time across sessions and processes.
+The behaviour itself lives in the ragcore modules these call.
 
 Environment: ``RAGCORE_WORKSPACE`` (the workspace folder), ``RAGCORE_LLM`` (see
 ``ragcore.llms.resolve``), ``RAGCORE_EMBEDDER=fake`` (tests and benchmarks: a deterministic
@@ -13,15 +16,14 @@ FakeEmbedder instead of the packaged model, so no model loads).
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import streamlit as st
-from pydantic import SecretStr
 
 from ragcore.errors import ConfigError, WorkspaceError
 from ragcore.workspace.backends import embedder_from_settings
@@ -70,19 +72,14 @@ def set_workspace_root(folder: str) -> Path:
 
 
 def current_settings() -> Settings:
-    """The saved settings plus this session's API key (if one was given and not saved)."""
+    """The saved settings plus this session's API keys (those given and not saved)."""
     settings = Workspace(workspace_root()).load_settings()
-    key = st.session_state.get(API_KEY)
-    if key and settings.openai_api_key is None:
-        settings = settings.model_copy(update={"openai_api_key": SecretStr(key)})
-    return settings
+    return settings.with_secrets(st.session_state.get(API_KEY))
 
 
-def save_settings(settings: Settings, *, api_key: str | None) -> None:
-    """Save settings to the workspace; the API key is kept for the session unless saved."""
-    st.session_state[API_KEY] = api_key or None
-    if api_key:
-        settings = settings.model_copy(update={"openai_api_key": SecretStr(api_key)})
+def save_settings(settings: Settings) -> None:
+    """Save settings to the workspace; API keys are kept for the session unless saved."""
+    st.session_state[API_KEY] = settings.secrets() or None
     workspace().save_settings(settings)
 
 
@@ -90,8 +87,7 @@ def settings_with(saved: Settings, changes: dict[str, Any]) -> Settings:
     """``saved`` with the form's ``changes``, validated and complete (else ConfigError)."""
     from ragcore.workspace.settings import parse_settings
 
-    data = saved.to_file_dict()
-    data.pop("openai_api_key", None)  # the key travels separately (session only unless saved)
+    data = saved.model_dump()  # with this session's API keys, which the form may not repeat
     data.update(changes)
     settings = parse_settings(data, source="the settings form")
     settings.check_complete()
@@ -121,19 +117,6 @@ def _embedder_override() -> Any:
     raise ConfigError(f"{EMBEDDER_ENV}={choice!r} is not known: use 'fake' or leave it unset")
 
 
-@st.cache_resource(show_spinner=False)
-def _mutation_lock(root: str) -> threading.RLock:
-    return threading.RLock()
-
-
-@contextmanager
-def changing_workspace() -> Iterator[Workspace]:
-    """The workspace, locked against other sessions changing indexes at the same moment."""
-    ws = workspace()
-    with _mutation_lock(str(ws.root)):
-        yield ws
-
-
 # -- the answering backend -------------------------------------------------------------------
 
 
@@ -141,21 +124,17 @@ def current_llm() -> Any:
     """The LLM the settings choose (auto-detection of a local Ollama is cached)."""
     settings = current_settings()
     environment = os.environ.get("RAGCORE_LLM", "")  # resolve_llm reads it for 'auto'
-    settings_json = settings.model_dump_json(exclude={"openai_api_key"})
-    return _cached_llm(settings_json, settings.api_key(), environment)
+    secrets = json.dumps(settings.secrets(), sort_keys=True)  # never in model_dump_json
+    return _cached_llm(settings.model_dump_json(), secrets, environment)
 
 
 @st.cache_resource(show_spinner="Looking for a language model…", max_entries=8)
-def _cached_llm(settings_json: str, api_key: str | None, environment: str) -> Any:
-    import json
-
+def _cached_llm(settings_json: str, secrets: str, environment: str) -> Any:
     from ragcore.workspace.backends import llm_from_settings
     from ragcore.workspace.settings import parse_settings
 
-    data = json.loads(settings_json)
-    if api_key:
-        data["openai_api_key"] = api_key
-    return llm_from_settings(parse_settings(data))
+    settings = parse_settings(json.loads(settings_json)).with_secrets(json.loads(secrets))
+    return llm_from_settings(settings)
 
 
 def forget_llm() -> None:
@@ -171,16 +150,8 @@ def index_names() -> list[str]:
 
 
 def list_indexes() -> list[Any]:
-    """Every index with its stats; an index is loaded again only once it changed on disk."""
-    ws = Workspace(workspace_root())
-    stamps = tuple((name, _index_stamp(ws, name)) for name in ws.index_names())
-    return _cached_infos(str(ws.root), stamps)
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def _cached_infos(root: str, stamps: tuple[tuple[str, tuple[int, int]], ...]) -> list[Any]:
-    # index_info loads each index in full (stats, files, tokens): too slow for every page run
-    return Workspace(root).list_indexes()
+    """Every index with its stats, read from manifests and records (no index is loaded)."""
+    return Workspace(workspace_root()).list_indexes()
 
 
 def index_documents(name: str) -> list[dict[str, Any]]:
@@ -206,19 +177,11 @@ def load_index(name: str) -> Any:
     """The named index, loaded once per version on disk and shared by all sessions."""
     ws = Workspace(workspace_root())  # paths only: no need to read the settings file
     override = os.environ.get(EMBEDDER_ENV, "")
-    return _cached_index(str(ws.root), name, _index_stamp(ws, name), override)
-
-
-def _index_stamp(ws: Workspace, name: str) -> tuple[int, int]:
-    # An index is rewritten by an atomic folder swap and its record by a rename: both change
-    # the modification time, so the stamp identifies one version on disk.
-    folder, record = ws.index_path(name), ws.record_path(name)
-    return (folder.stat().st_mtime_ns if folder.exists() else 0,
-            record.stat().st_mtime_ns if record.exists() else 0)
+    return _cached_index(str(ws.root), name, ws.index_version(name), override)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _cached_index(root: str, name: str, stamp: tuple[int, int], override: str) -> Any:
+def _cached_index(root: str, name: str, version: tuple, override: str) -> Any:
     return Workspace(root, embedder=_embedder_override()).load_index(name)
 
 
@@ -299,8 +262,8 @@ def ingest_uploads(
     """Store uploaded files (sanitized names) and ingest them; the index is created if new."""
     if not uploads:
         raise WorkspaceError("no files were uploaded: choose one or more documents first")
-    if not ws.has_index(name):
-        ws.create_index(name, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+    if not ws.has_index(name):  # its record names the model to load; another session may race
+        ws.create_index(name, chunk_size=chunk_size, chunk_overlap=chunk_overlap, exist_ok=True)
     ensure_embedder_loaded(ws.embedder_for(name))
     paths = [ws.save_upload(name, filename, data) for filename, data in uploads]
     return ws.ingest(
@@ -358,16 +321,16 @@ def corpus_picture(name: str) -> Any:
     """Chart columns for an index (token histogram, documents by size, embedding map), cached."""
     ws = Workspace(workspace_root())
     override = os.environ.get(EMBEDDER_ENV, "")
-    return _cached_picture(str(ws.root), name, _index_stamp(ws, name), override)
+    return _cached_picture(str(ws.root), name, ws.index_version(name), override)
 
 
 @st.cache_data(show_spinner="Measuring chunks and mapping embeddings…", max_entries=8)
-def _cached_picture(root: str, name: str, stamp: tuple[int, int], override: str) -> Any:
+def _cached_picture(root: str, name: str, version: tuple, override: str) -> Any:
     from ragcore.present.corpus_map import picture_corpus
 
-    index = _cached_index(root, name, stamp, override)
+    index = _cached_index(root, name, version, override)
     node_ids = index.node_ids()
-    vectors = index.vectors() if node_ids else None
+    vectors = index.get_vectors(node_ids) if node_ids else None
     return picture_corpus(index.get_nodes(node_ids), vectors)
 
 

@@ -5,4 +5,8 @@
     explain.py     errors in plain words, with the next step a user can take
     trace_view.py  a trace as table rows and reasoning, live or from a saved chat
     corpus_map.py  pictures of an index: token lengths, document sizes, a 2-D embedding map
+
+Pure functions over ragcore objects, tested like the rest of the library. The Streamlit side
+(session state, cached objects, the page frame) is the ``webapp`` package beside ``app.py``;
+nothing here imports it or Streamlit.
 """

@@ -65,9 +65,20 @@ def markdown_text(text: str) -> str:
 
 
 def markdown_stream(chunks: Any) -> Iterator[str]:
-    """``markdown_text`` applied to each streamed chunk (for st.write_stream)."""
+    """Streamed text escaped like ``markdown_text`` of the whole (for st.write_stream).
+
+    Markup may be split across chunks ('see !' then '[x](http://evil/p.png)'), so a chunk's
+    trailing '!' is held back until the next chunk shows whether a '[' follows it.
+    """
+    held = ""
     for chunk in chunks:
-        yield markdown_text(chunk)
+        text = held + chunk
+        held = "!" if text.endswith("!") else ""
+        text = text[:-1] if held else text
+        if text:
+            yield markdown_text(text)
+    if held:
+        yield markdown_text(held)
 
 
 def source_label(number: int, scored: Any) -> str:

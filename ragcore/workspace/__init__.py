@@ -1,9 +1,13 @@
 """The workspace on disk: named indexes, uploaded originals, settings and saved chats in one folder.
 
-    workspace.py   ``Workspace``: names, moves and deletes indexes, uploads and chats under a root
-    ingest.py      files into an index, one at a time, with a report per file; per-file deletion
+    workspace.py   ``Workspace``: names, moves and deletes indexes, uploads and chats under a
+                   root; every change to an index happens under its one write lock
+    handle.py      an index opened for a change: the loaded index, its record, where they are saved
+    ingest.py      files into an open index, one at a time, with a report per file; whole-file
+                   lookups for deleting and re-indexing (knows the handle, not the workspace)
     report.py      what an ingest did: per-file outcomes, totals, progress events (plain data)
-    record.py      the record kept beside each index (embedding model, chunking) and its stats
+    record.py      the record kept beside each index: id, embedding model, chunking, cached counts
+    stats.py       what users see of an index, from its manifest and record without loading it
     settings.py    user settings, validated with pydantic, saved as ``settings.json``
     backends.py    settings to live objects: the one place the embedder and the LLM are chosen
     chats.py       saved chats as JSON, and their Markdown/JSON exports

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import tempfile
+import threading
 import unicodedata
 from contextlib import contextmanager
 from pathlib import Path
@@ -119,18 +120,45 @@ def read_json(path: Path, *, what: str) -> Any:
 
 
 @contextmanager
-def exclusive_lock(path: Path) -> Iterator[None]:
-    """Hold an exclusive advisory lock on ``path`` for the block (threads and processes wait).
+def exclusive_lock(path: Path, *, wait: bool = True) -> Iterator[bool]:
+    """Hold an exclusive lock on ``path`` for the block; yields whether it is held.
 
     Streamlit serves every browser session from threads of one process, and the CLI may run
-    beside it: two ingestions into one workspace must not both persist a stale copy.
+    beside it: two ingestions into one workspace must not both persist a stale copy. Threads
+    wait on an in-process lock (the only one on Windows), processes on an advisory file lock.
+    With ``wait=False`` the block runs at once, holding the lock only if nobody else did.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+b") as handle:
-        if fcntl is not None:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            if fcntl is not None:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    in_process = _thread_lock(path)
+    if not in_process.acquire(blocking=wait):
+        yield False
+        return
+    try:
+        with open(path, "a+b") as handle:
+            held = _flock(handle.fileno(), wait)
+            try:
+                yield held
+            finally:
+                if held and fcntl is not None:
+                    fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    finally:
+        in_process.release()
+
+
+_thread_locks: dict[str, threading.Lock] = {}
+_thread_locks_guard = threading.Lock()
+
+
+def _thread_lock(path: Path) -> threading.Lock:
+    with _thread_locks_guard:
+        return _thread_locks.setdefault(str(path.resolve()), threading.Lock())
+
+
+def _flock(fd: int, wait: bool) -> bool:
+    if fcntl is None:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True

@@ -1,12 +1,16 @@
-"""Files into a workspace index: per-file read/split/embed with reports, and per-file deletion.
+"""Files into an open index: per-file read/split/embed with reports, and whole-file lookups.
+
+Everything here works on an ``IndexHandle`` (``handle.py``): the loaded index, its record and
+its upload folder. Nothing here opens or locks an index or knows the workspace: ``Workspace``
+opens the handle under its write lock and calls these; ``ingest_files`` saves the index through
+the handle when its revision moved, so an unchanged index is never rewritten.
 
 A "file" is what a user sees; an index holds documents (one per PDF page or JSON Lines record),
 whose ids are the file's id base plus a suffix such as ``#page=3``. The id base is the resolved
 path, or ``upload:<name>`` for a file uploaded into the index's own upload folder, so renaming an
 index or moving the workspace does not turn its uploads into new documents.
 
-Each file is read and refreshed on its own (a failure is reported and the others go on); the
-index is persisted once, atomically, at the end.
+Each file is read and refreshed on its own: a failure is reported and the others go on.
 """
 
 from __future__ import annotations
@@ -18,17 +22,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import RagcoreError, ReaderError, WorkspaceError
-from .files import inside
+from .handle import UPLOAD_PREFIX, IndexHandle
 from .report import FileOutcome, IngestCallback, IngestProgress, IngestReport
 
 if TYPE_CHECKING:
     from ..index import VectorStoreIndex
     from ..types import Document
-    from .workspace import Workspace
 
 logger = logging.getLogger(__name__)
 
-UPLOAD_PREFIX = "upload:"
 _SUFFIX = re.compile(r"#(page|line)=\d+$")
 _READ_SHARE = 0.1  # share of a file's progress bar spent reading, the rest embedding
 
@@ -49,67 +51,38 @@ def collect_files(paths: list[str | Path]) -> list[Path]:
             files += SimpleDirectoryReader(input_dir=path, recursive=True).iter_files()
         else:
             files.append(path)  # a missing file is reported as failed, with the others going on
-    return list(dict.fromkeys(p.resolve() if p.exists() else p for p in files))
-
-
-def id_base(workspace: Workspace, name: str, path: Path) -> str:
-    """``upload:<relative name>`` inside the index's upload folder, else the resolved path."""
-    resolved = path.resolve()
-    uploads = workspace.upload_dir(name)
-    if uploads in resolved.parents:
-        return UPLOAD_PREFIX + resolved.relative_to(uploads).as_posix()
-    return str(resolved)
-
-
-def open_index(workspace: Workspace, name: str, *, chunk_size: int | None,
-               chunk_overlap: int | None) -> VectorStoreIndex:
-    """The index to add to, with a splitter for the requested (or recorded) chunking."""
-    from ..chunking import SentenceSplitter
-    from ..index import VectorStoreIndex
-
-    record = workspace.record(name)
-    size = chunk_size if chunk_size is not None else record.chunk_size
-    overlap = chunk_overlap if chunk_overlap is not None else record.chunk_overlap
-    options = {k: v for k, v in (("chunk_size", size), ("chunk_overlap", overlap)) if v is not None}
-    splitter = SentenceSplitter(**options)
-    embedder = workspace.embedder_for(name)
-    path = workspace.index_path(name)
-    if path.is_dir():
-        return VectorStoreIndex.load(path, embedder=embedder, splitter=splitter)
-    return VectorStoreIndex(embedder=embedder, splitter=splitter)
-
-
-def ingest_into(
-    workspace: Workspace,
-    name: str,
-    paths: list[str | Path],
-    *,
-    chunk_size: int | None = None,
-    chunk_overlap: int | None = None,
-    progress: IngestCallback | None = None,
-    force: bool = False,
-) -> IngestReport:
-    """Ingest files into index ``name`` (which exists); see ``Workspace.ingest``."""
-    started = time.perf_counter()
-    report = IngestReport(index=name)
-    files = collect_files(paths)
     if not files:
         raise WorkspaceError(
             f"nothing to ingest in {', '.join(map(str, paths)) or 'no paths'}: give files or "
             "folders holding supported documents (.pdf .txt .md .docx .html .csv .json ...)"
         )
-    index = open_index(workspace, name, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+    return list(dict.fromkeys(p.resolve() if p.exists() else p for p in files))
+
+
+def ingest_files(
+    handle: IndexHandle,
+    files: list[Path],
+    *,
+    progress: IngestCallback | None = None,
+    force: bool = False,
+) -> IngestReport:
+    """Refresh each file's documents in the index and save it if that changed it.
+
+    ``force`` re-embeds files whose content did not change (re-indexing).
+    """
+    started = time.perf_counter()
+    report = IngestReport(index=handle.name)
+    before = handle.index.revision
     for number, path in enumerate(files, 1):
         emit = _emitter(progress, str(path), number, len(files))
-        outcome, removed = ingest_file(workspace, name, index, path, emit=emit, force=force)
+        outcome, removed = ingest_file(handle, path, emit=emit, force=force)
         report.files.append(outcome)
         report.removed_documents += removed
         emit(outcome.status if outcome.status != "indexed" else "done", 1.0)
-    if report.indexed or report.removed_documents or not workspace.index_path(name).is_dir():
+    if handle.index.revision != before or not handle.folder.is_dir():
         if progress is not None:
             progress(IngestProgress("", len(files), len(files), "saving", 1.0))
-        index.persist(workspace.index_path(name))
-        _touch_record(workspace, name, chunk_size, chunk_overlap)
+        handle.save()
     report.seconds = time.perf_counter() - started
     return report
 
@@ -124,9 +97,7 @@ def _emitter(progress: IngestCallback | None, path: str, number: int,
 
 
 def ingest_file(
-    workspace: Workspace,
-    name: str,
-    index: VectorStoreIndex,
+    handle: IndexHandle,
     path: Path,
     *,
     emit: Callable[[str, float], None],
@@ -134,8 +105,9 @@ def ingest_file(
 ) -> tuple[FileOutcome, int]:
     """Read one file and refresh its documents; returns its outcome and stale documents removed."""
     started = time.perf_counter()
+    index = handle.index
     emit("reading", 0.0)
-    base = id_base(workspace, name, path) if path.exists() else str(path)
+    base = handle.id_base(path) if path.exists() else str(path)
     try:
         documents = _read(path, base)
     except ReaderError as exc:
@@ -182,19 +154,6 @@ def _read(path: Path, base: str) -> list[Document]:
                           "convert it to another format and try again") from exc
 
 
-def _touch_record(workspace: Workspace, name: str, chunk_size: int | None,
-                  chunk_overlap: int | None) -> None:
-    from .chats import now_iso
-
-    record = workspace.record(name)
-    if chunk_size is not None:
-        record.chunk_size = chunk_size
-    if chunk_overlap is not None:
-        record.chunk_overlap = chunk_overlap
-    record.updated = now_iso()
-    workspace.save_record(name, record)
-
-
 # -- whole files: listing, deleting, re-indexing ----------------------------------------------
 
 
@@ -216,68 +175,66 @@ def files_of(index: VectorStoreIndex) -> list[dict[str, Any]]:
     return list(rows.values())
 
 
-def matching_documents(workspace: Workspace, index: VectorStoreIndex, name: str,
-                       target: str) -> list[str]:
+def matching_documents(handle: IndexHandle, target: str) -> list[str]:
     """Document ids named by ``target``: an id, a file's id base or path, or a file name."""
+    index = handle.index
     ids = index.ref_doc_ids()
     if target in ids:
         return [target]
     candidate = Path(target).expanduser()
     keys = {target, UPLOAD_PREFIX + target}
     if candidate.exists():
-        keys.add(id_base(workspace, name, candidate))
+        keys.add(handle.id_base(candidate))
     found = [i for i in ids if file_key(i) in keys]
     if found:
         return found
     return [i for i in ids if index.doc_info(i).metadata.get("file_name") == target]
 
 
-def _require_documents(workspace: Workspace, index: VectorStoreIndex, name: str,
-                       target: str) -> list[str]:
-    found = matching_documents(workspace, index, name, target)
+def require_documents(handle: IndexHandle, target: str) -> list[str]:
+    """``matching_documents``, or a WorkspaceError listing the files there are."""
+    found = matching_documents(handle, target)
     if not found:
-        files = sorted({r["file"] for r in files_of(index)})
+        files = sorted({r["file"] for r in files_of(handle.index)})
         shown = ", ".join(files[:8]) + (" ..." if len(files) > 8 else "") or "none"
         raise WorkspaceError(
-            f"no document {target!r} in index {name!r}: give a document id, a file path or a "
-            f"file name (files: {shown})"
+            f"no document {target!r} in index {handle.name!r}: give a document id, a file path "
+            f"or a file name (files: {shown})"
         )
     return found
 
 
-def delete_documents(workspace: Workspace, name: str, target: str) -> list[str]:
-    """Remove the matching documents, persist, and drop an uploaded original left with none."""
-    index = workspace.load_index(name)
-    doomed = _require_documents(workspace, index, name, target)
+def remove_documents(handle: IndexHandle, target: str) -> tuple[list[str], list[Path]]:
+    """Remove the matching documents from the loaded index.
+
+    Returns their ids and the uploaded originals no remaining document comes from (the caller
+    deletes those once the index is saved).
+    """
+    doomed = require_documents(handle, target)
     for doc_id in doomed:
-        index.delete_ref_doc(doc_id)
-    index.persist(workspace.index_path(name))
-    remaining = {file_key(i) for i in index.ref_doc_ids()}
-    for key in {file_key(i) for i in doomed} - remaining:
-        if key.startswith(UPLOAD_PREFIX):
-            upload = workspace.upload_dir(name) / key[len(UPLOAD_PREFIX):]
-            inside(workspace.root, upload).unlink(missing_ok=True)
-    _touch_record(workspace, name, None, None)
-    return doomed
+        handle.index.delete_ref_doc(doc_id)
+    remaining = {file_key(i) for i in handle.index.ref_doc_ids()}
+    orphans = [handle.upload_of(key) for key in {file_key(i) for i in doomed} - remaining]
+    return doomed, [path for path in orphans if path is not None]
 
 
-def source_file(workspace: Workspace, name: str, index: VectorStoreIndex, doc_id: str) -> Path:
-    """Where a document's file is now: the upload folder for uploads, else its recorded path."""
-    key = file_key(doc_id)
-    if key.startswith(UPLOAD_PREFIX):
-        return workspace.upload_dir(name) / key[len(UPLOAD_PREFIX):]
-    return Path(index.doc_info(doc_id).metadata.get("file_path") or key)
-
-
-def reindex(workspace: Workspace, name: str, target: str) -> IngestReport:
-    """Read the matching documents' files again and re-embed them, changed or not."""
-    index = workspace.load_index(name)
-    doc_ids = _require_documents(workspace, index, name, target)
-    files = list(dict.fromkeys(source_file(workspace, name, index, i) for i in doc_ids))
+def source_files(handle: IndexHandle, target: str) -> list[Path]:
+    """The files the matching documents were read from, where they are now (for re-indexing)."""
+    doc_ids = require_documents(handle, target)
+    files = list(dict.fromkeys(_source_file(handle, i) for i in doc_ids))
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
         raise WorkspaceError(
             f"cannot re-index: the original file(s) {', '.join(missing)} are gone; ingest them "
             "from their new location, or delete the document"
         )
-    return ingest_into(workspace, name, files, force=True)
+    return files
+
+
+def _source_file(handle: IndexHandle, doc_id: str) -> Path:
+    # An upload is wherever the index's upload folder is now (it moves on rename).
+    key = file_key(doc_id)
+    upload = handle.upload_of(key)
+    if upload is not None:
+        return upload
+    return Path(handle.index.doc_info(doc_id).metadata.get("file_path") or key)

@@ -1,39 +1,23 @@
-"""The workspace's facts about an index: its record on disk and the stats shown to users.
+"""The record the workspace keeps beside each index folder (``indexes/<name>.json``).
 
-``IndexRecord`` is what the workspace keeps beside each index folder (``indexes/<name>.json``):
-the embedding model choice the index is bound to, its chunking, dates, and a cached token count.
-``IndexInfo`` is the read-only summary the CLI and the Indexes page list.
+``IndexRecord`` holds what the index itself does not: an id that no later index of the same
+name shares, the embedding model choice the index is bound to, its chunking, dates, and the
+counts that need the whole index (files, tokens), cached with the index revision they were
+counted at. ``IndexVersion`` names one state of an index for caches. The stats users see are
+made from this record and the index manifest in the sibling ``stats``.
 """
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 from ..errors import WorkspaceError
-
-if TYPE_CHECKING:
-    from ..index import VectorStoreIndex
+from .files import read_json, write_json_atomic
 
 RECORD_FORMAT = "ragcore-workspace-index"
-
-
-@dataclass(slots=True, frozen=True)
-class IndexInfo:
-    """What the Indexes page and ``ragcore indexes`` show for one index."""
-
-    name: str
-    files: int
-    documents: int
-    nodes: int
-    tokens: int | None
-    bytes_on_disk: int
-    embed_model: str
-    chunk_size: int | None
-    chunk_overlap: int | None
-    created: str
-    updated: str
 
 
 @dataclass(slots=True)
@@ -46,27 +30,58 @@ class IndexRecord:
     chunk_overlap: int | None
     created: str
     updated: str
+    uid: str = ""  # made once per index; a deleted index's successor of the same name differs
+    files: int | None = None
     tokens: int | None = None
-    tokens_at: str = ""  # the index's "updated" stamp when tokens were counted
+    counted_revision: int | None = None  # the index revision ``files`` and ``tokens`` are of
+
+    def counts_at(self, revision: int | None) -> tuple[int, int] | None:
+        """(files, tokens) if they were counted at ``revision``, else None (count again)."""
+        if revision is None or revision != self.counted_revision:
+            return None
+        if self.files is None or self.tokens is None:
+            return None
+        return self.files, self.tokens
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": RECORD_FORMAT, "version": 1, "embedding": self.embedding,
-                "embed_model": self.embed_model, "chunk_size": self.chunk_size,
-                "chunk_overlap": self.chunk_overlap, "created": self.created,
-                "updated": self.updated, "tokens": self.tokens, "tokens_at": self.tokens_at}
+        return {"format": RECORD_FORMAT, "version": 1, "uid": self.uid,
+                "embedding": self.embedding, "embed_model": self.embed_model,
+                "chunk_size": self.chunk_size, "chunk_overlap": self.chunk_overlap,
+                "created": self.created, "updated": self.updated, "files": self.files,
+                "tokens": self.tokens, "counted_revision": self.counted_revision}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], path: Path) -> IndexRecord:
-        if data.get("format") != RECORD_FORMAT:
+        if not isinstance(data, dict) or data.get("format") != RECORD_FORMAT:
             raise WorkspaceError(f"{path} is not a ragcore index record; delete or restore it")
+        revision = data.get("counted_revision")  # records written before revisions lack it
         return cls(data.get("embedding") or {}, str(data.get("embed_model", "")),
                    data.get("chunk_size"), data.get("chunk_overlap"),
                    str(data.get("created", "")), str(data.get("updated", "")),
-                   data.get("tokens"), str(data.get("tokens_at", "")))
+                   uid=str(data.get("uid", "")), files=data.get("files"),
+                   tokens=data.get("tokens"),
+                   counted_revision=revision if isinstance(revision, int) else None)
 
 
-def count_index_tokens(index: VectorStoreIndex) -> int:
-    """cl100k tokens in every node's text (loads the tokenizer; the result is cached by callers)."""
-    from ..tokens import count_tokens
+class IndexVersion(NamedTuple):
+    """One state of an index on disk: what caches of a loaded index or its pictures key on.
 
-    return sum(count_tokens(node.text) for node in index.all_nodes())
+    The revision moves on every change the index persists; the uid tells an index from a
+    deleted one of the same name; the model changes when an empty index switches models.
+    """
+
+    uid: str
+    embed_model: str
+    revision: int | None
+
+
+def new_uid() -> str:
+    return secrets.token_hex(8)
+
+
+def read_record(path: Path) -> IndexRecord:
+    return IndexRecord.from_dict(read_json(path, what="index record"), path)
+
+
+def write_record(path: Path, record: IndexRecord) -> None:
+    write_json_atomic(path, record.to_dict())

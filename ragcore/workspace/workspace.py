@@ -6,8 +6,10 @@
     <root>/uploads/<name>/        uploaded originals, sanitized names
     <root>/chats/<id>.json        saved chats
 
-The CLI and the app share it. Every path it writes is checked to stay inside the root. Ingesting
-files (with per-file reports) lives in the sibling ``ingest``; this module names and moves things.
+The CLI and the app share it. Every path it writes is checked to stay inside the root. Every
+change to an index happens under one lock (``writing``): this module opens the index, lets the
+sibling ``ingest`` refresh files in it, and persists it when its revision moved. Stats come from
+the index manifest and the record (``record``), so listing indexes loads none of them.
 """
 
 from __future__ import annotations
@@ -21,18 +23,13 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 from ..embeddings.base import Embedder
 from ..errors import WorkspaceError
 from .chats import ChatStore, ChatSummary, SavedChat, now_iso
-from .files import (
-    exclusive_lock,
-    inside,
-    read_json,
-    sanitize_filename,
-    validate_name,
-    write_bytes_atomic,
-    write_json_atomic,
-)
-from .record import IndexInfo, IndexRecord, count_index_tokens
+from .files import exclusive_lock, inside, sanitize_filename, validate_name, write_bytes_atomic
+from .handle import IndexHandle, open_index
+from .ingest import collect_files, files_of, ingest_files, remove_documents, source_files
+from .record import IndexRecord, IndexVersion, new_uid, read_record, write_record
 from .report import IngestCallback, IngestReport
 from .settings import SETTINGS_FILE, Settings, load_settings, save_settings
+from .stats import IndexInfo, describe_index, read_facts
 
 if TYPE_CHECKING:
     from ..index import VectorStoreIndex
@@ -83,9 +80,12 @@ class Workspace:
     def upload_dir(self, name: str) -> Path:
         return inside(self.root, self.root / "uploads" / validate_name(name))
 
-    def writing(self) -> AbstractContextManager[None]:
-        """The workspace's write lock: changes to indexes happen one at a time."""
-        return exclusive_lock(self.root / ".write.lock")
+    def writing(self, *, wait: bool = True) -> AbstractContextManager[bool]:
+        """The workspace's write lock: changes to indexes happen one at a time.
+
+        Yields whether the lock is held: always with ``wait``, else only if it was free.
+        """
+        return exclusive_lock(self.root / ".write.lock", wait=wait)
 
     # -- settings ----------------------------------------------------------------------------
 
@@ -128,19 +128,17 @@ class Workspace:
             )
 
     def record(self, name: str) -> IndexRecord:
-        """The index's workspace record (made from the index itself if the file is missing)."""
+        """The index's workspace record (made from its manifest if the file is missing)."""
         path = self.record_path(name)
         if path.exists():
-            return IndexRecord.from_dict(read_json(path, what="index record"), path)
+            return read_record(path)
         self._require(name)
-        index = self._load_raw(name)
-        embedding = _embedding_choice(self.settings)
-        stats = index.stats()
-        return IndexRecord(embedding, index.embed_model_name, None, None,
-                           str(stats.get("created", "")), str(stats.get("updated", "")))
+        facts = read_facts(self.index_path(name))
+        return IndexRecord(_embedding_choice(self.settings), facts.model, None, None,
+                           facts.created, facts.updated)
 
     def save_record(self, name: str, record: IndexRecord) -> None:
-        write_json_atomic(self.record_path(name), record.to_dict())
+        write_record(self.record_path(name), record)
 
     def create_index(
         self,
@@ -149,11 +147,16 @@ class Workspace:
         settings: Settings | None = None,
         chunk_size: int | None = None,
         chunk_overlap: int | None = None,
+        exist_ok: bool = False,
     ) -> IndexInfo:
-        """Create an empty index whose embedding model and chunking come from ``settings``."""
+        """Create an empty index whose embedding model and chunking come from ``settings``.
+
+        With ``exist_ok`` an index of that name is kept as it is instead of refused.
+        """
         with self.writing():
-            self._create_index(name, settings=settings, chunk_size=chunk_size,
-                               chunk_overlap=chunk_overlap)
+            if not (exist_ok and self.has_index(name)):
+                self._create_index(name, settings=settings, chunk_size=chunk_size,
+                                   chunk_overlap=chunk_overlap)
         return self.index_info(name)
 
     def _create_index(self, name: str, *, settings: Settings | None, chunk_size: int | None,
@@ -167,7 +170,7 @@ class Workspace:
         _check_chunking(chunk_size, chunk_overlap)
         stamp = now_iso()
         record = IndexRecord(_embedding_choice(settings), embedder.model_name, chunk_size,
-                             chunk_overlap, stamp, stamp)
+                             chunk_overlap, stamp, stamp, uid=new_uid())
         self.save_record(name, record)
 
     def embedder_for(self, name: str) -> Embedder:
@@ -192,12 +195,12 @@ class Workspace:
             self._change_embedding(name, settings)
 
     def _change_embedding(self, name: str, settings: Settings) -> None:
+        from .backends import same_embedding
+
         record = self.record(name)
-        new_choice = _embedding_choice(settings)
-        if new_choice == record.embedding:
+        if same_embedding(record.embedding, settings):
             return
-        documents = len(self._load_raw(name).ref_doc_ids()) if self.index_path(name).is_dir() \
-            else 0
+        documents = read_facts(self.index_path(name)).documents
         if documents:
             raise WorkspaceError(
                 f"index {name!r} holds {documents} document(s) embedded with "
@@ -205,7 +208,8 @@ class Workspace:
                 f"Create a new index with the new model and ingest the files again"
             )
         embedder = self.embedder_override or _embedder_for(settings)
-        record.embedding, record.embed_model = new_choice, embedder.model_name
+        record.embedding = _embedding_choice(settings)
+        record.embed_model = embedder.model_name
         record.updated = now_iso()
         self.save_record(name, record)
 
@@ -224,36 +228,20 @@ class Workspace:
             return VectorStoreIndex([], embedder=embedder)
         return self._load_raw(name, embedder)
 
-    def index_info(self, name: str) -> IndexInfo:
-        """Stats of one index (its token count is computed once per change and cached)."""
-        self._require(name)
+    def index_version(self, name: str) -> IndexVersion:
+        """Which state of the index is on disk; reads the record and the manifest's revision."""
+        from ..index.folder import read_revision
+
         record = self.record(name)
         folder = self.index_path(name)
-        stats: dict[str, Any] = {"tokens": 0}
-        files = 0
-        if folder.is_dir():
-            index = self._load_raw(name)
-            stats = index.stats()
-            files = len(_files_of(index))
-            stats["tokens"] = self._cached_tokens(name, record, index, str(stats["updated"]))
-        size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) \
-            if folder.is_dir() else 0
-        return IndexInfo(
-            name=name, files=files, documents=int(stats.get("documents", 0)),
-            nodes=int(stats.get("nodes", 0)), tokens=stats.get("tokens"),
-            bytes_on_disk=size, embed_model=record.embed_model or str(stats.get("model", "")),
-            chunk_size=record.chunk_size, chunk_overlap=record.chunk_overlap,
-            created=record.created or str(stats.get("created", "")),
-            updated=str(stats.get("updated") or record.updated),
-        )
+        revision = read_revision(folder) if folder.is_dir() else None
+        return IndexVersion(record.uid, record.embed_model, revision)
 
-    def _cached_tokens(self, name: str, record: IndexRecord, index: VectorStoreIndex,
-                       stamp: str) -> int:
-        if record.tokens is None or record.tokens_at != stamp:
-            record.tokens, record.tokens_at = count_index_tokens(index), stamp
-            if self.record_path(name).exists():
-                self.save_record(name, record)
-        return record.tokens
+    def index_info(self, name: str) -> IndexInfo:
+        """Stats of one index from its manifest and record, without loading it (see ``stats``)."""
+        self._require(name)
+        return describe_index(name, self.record(name), self.index_path(name),
+                              self.record_path(name), try_lock=lambda: self.writing(wait=False))
 
     def list_indexes(self) -> list[IndexInfo]:
         """Every index with its stats, by name."""
@@ -311,35 +299,46 @@ class Workspace:
         A file seen before is updated in place if it changed and skipped if not; a file that
         cannot be read is reported with the reason while the others are indexed.
         """
-        from .ingest import ingest_into
-
+        files = collect_files(list(paths))
         with self.writing():
             if not self.has_index(name):
                 self._create_index(name, settings=None, chunk_size=chunk_size,
                                    chunk_overlap=chunk_overlap)
-            return ingest_into(self, name, list(paths), chunk_size=chunk_size,
-                               chunk_overlap=chunk_overlap, progress=progress)
+            handle = self._open(name, chunking=(chunk_size, chunk_overlap))
+            return ingest_files(handle, files, progress=progress)
 
     def delete_document(self, name: str, doc_id_or_file: str) -> list[str]:
-        """Remove a document (or every document of a file) from the index; returns their ids."""
-        from .ingest import delete_documents
+        """Remove a document (or every document of a file) from the index; returns their ids.
 
+        An uploaded original that no document comes from any more is deleted too.
+        """
         with self.writing():
-            self._require(name)
-            return delete_documents(self, name, doc_id_or_file)
+            handle = self._open(name)
+            removed, orphans = remove_documents(handle, doc_id_or_file)
+            handle.save()
+            for path in orphans:
+                inside(self.root, path).unlink(missing_ok=True)
+            return removed
 
     def reindex_document(self, name: str, doc_id_or_file: str) -> IngestReport:
         """Read a document's file again and re-embed it even if it did not change."""
-        from .ingest import reindex
-
         with self.writing():
-            self._require(name)
-            return reindex(self, name, doc_id_or_file)
+            handle = self._open(name)
+            return ingest_files(handle, source_files(handle, doc_id_or_file), force=True)
 
     def documents(self, name: str) -> list[dict[str, Any]]:
         """One row per file of an index: file, path, documents (pages), chunks, doc ids."""
         self._require(name)
-        return _files_of(self._load_raw(name)) if self.index_path(name).is_dir() else []
+        return files_of(self._load_raw(name)) if self.index_path(name).is_dir() else []
+
+    def _open(self, name: str, *,
+              chunking: tuple[int | None, int | None] = (None, None)) -> IndexHandle:
+        """The index to change, its record and paths (call under ``writing``)."""
+        self._require(name)
+        record, folder = self.record(name), self.index_path(name)
+        index = open_index(folder, self.embedder_for(name), record, chunking=chunking)
+        return IndexHandle(name, index, record, folder, self.record_path(name),
+                           self.upload_dir(name), chunking)
 
     # -- chats -------------------------------------------------------------------------------
 
@@ -385,12 +384,6 @@ def _embedder_for(settings: Settings) -> Embedder:
     from .backends import embedder_from_settings
 
     return embedder_from_settings(settings)
-
-
-def _files_of(index: VectorStoreIndex) -> list[dict[str, Any]]:
-    from .ingest import files_of
-
-    return files_of(index)
 
 
 __all__: Sequence[str] = ("IndexInfo", "IndexRecord", "Workspace", "default_root")

@@ -1,0 +1,125 @@
+"""What the workspace shows about an index, read from its manifest and record, not the index.
+
+``IndexFacts`` is what an index folder's manifest says (counts, model, dates, revision): one
+small file. Files and tokens need every node, so ``describe_index`` counts them once per index
+revision and keeps them in the record (``record.IndexRecord.counts_at``); listing indexes then
+loads none of them. ``IndexInfo`` is the summary the CLI and the Indexes page show.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from .record import IndexRecord, read_record, write_record
+
+
+@dataclass(slots=True, frozen=True)
+class IndexInfo:
+    """What the Indexes page and ``ragcore indexes`` show for one index."""
+
+    name: str
+    files: int
+    documents: int
+    nodes: int
+    tokens: int | None
+    bytes_on_disk: int
+    embed_model: str
+    chunk_size: int | None
+    chunk_overlap: int | None
+    created: str
+    updated: str
+    revision: int | None = None  # the index's revision on disk (None: nothing persisted yet)
+
+
+@dataclass(slots=True, frozen=True)
+class IndexFacts:
+    """What an index folder's manifest records about the index (all zero without a folder)."""
+
+    documents: int = 0
+    nodes: int = 0
+    model: str = ""
+    created: str = ""
+    updated: str = ""
+    revision: int | None = None  # None without a folder; 0 for one written before revisions
+    on_disk: bool = False
+
+
+def read_facts(folder: Path) -> IndexFacts:
+    """The manifest's counts, model, dates and revision; reads one small file, loads nothing."""
+    from ..index.manifest import manifest_revision, read_manifest
+
+    if not folder.is_dir():
+        return IndexFacts()
+    manifest = read_manifest(folder)
+    counts = _section(manifest, "counts")
+    return IndexFacts(
+        documents=_count(counts.get("documents")), nodes=_count(counts.get("nodes")),
+        model=str(_section(manifest, "embed_model").get("name") or ""),
+        created=str(manifest.get("created") or ""), updated=str(manifest.get("updated") or ""),
+        revision=manifest_revision(manifest), on_disk=True,
+    )
+
+
+def _section(manifest: dict[str, Any], key: str) -> dict[str, Any]:
+    value = manifest.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _count(value: Any) -> int:
+    return value if type(value) is int and value >= 0 else 0
+
+
+def describe_index(
+    name: str,
+    record: IndexRecord,
+    folder: Path,
+    record_path: Path,
+    *,
+    try_lock: Callable[[], AbstractContextManager[bool]],
+) -> IndexInfo:
+    """The summary of one index; counts files and tokens only if the index changed since.
+
+    ``try_lock`` is the workspace's write lock without waiting: the counts are saved in the
+    record only while no change is under way, so a listing never waits for an ingestion and
+    never writes the record beside it.
+    """
+    facts = read_facts(folder)
+    counts = record.counts_at(facts.revision) if facts.on_disk else (0, 0)
+    if counts is None:
+        counts = _count_and_keep(folder, record_path, try_lock)
+    size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) if facts.on_disk \
+        else 0
+    return IndexInfo(
+        name=name, files=counts[0], documents=facts.documents, nodes=facts.nodes,
+        tokens=counts[1], bytes_on_disk=size, embed_model=record.embed_model or facts.model,
+        chunk_size=record.chunk_size, chunk_overlap=record.chunk_overlap,
+        created=record.created or facts.created, updated=facts.updated or record.updated,
+        revision=facts.revision,
+    )
+
+
+def _count_and_keep(folder: Path, record_path: Path,
+                    try_lock: Callable[[], AbstractContextManager[bool]]) -> tuple[int, int]:
+    from ..index import VectorStoreIndex
+
+    index = VectorStoreIndex.load(folder)
+    counts = count_files_and_tokens(index)
+    with try_lock() as held:
+        if held and record_path.exists():
+            record = read_record(record_path)
+            record.files, record.tokens = counts
+            record.counted_revision = index.revision  # what was counted, even if newer
+            write_record(record_path, record)
+    return counts
+
+
+def count_files_and_tokens(index: Any) -> tuple[int, int]:
+    """Source files and cl100k tokens of an index (loads the tokenizer: callers cache it)."""
+    from ..tokens import count_tokens
+    from .ingest import files_of
+
+    tokens = sum(count_tokens(node.text) for node in index.all_nodes())
+    return len(files_of(index)), tokens

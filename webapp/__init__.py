@@ -1,0 +1,14 @@
+"""The Streamlit app's support code, beside ``app.py`` and ``pages/`` (not part of the library).
+
+    shell.py          the frame every page shares: navigation, sidebar status, readable errors
+    state.py          one session's workspace, settings, LLM, indexes and open chat; cached
+                      objects keyed by what defines them (a loaded index by its revision)
+    query_options.py  the Query page's choices, validated and turned into pipeline parts
+    chat_turns.py     a chat turn: memory rebuilt from a saved chat, the reply, the turn recorded
+
+``pages/`` only render and collect input; the behaviour lives here and in ragcore. How things
+are worded (labels, errors, citations, trace tables, corpus pictures) is UI-neutral and lives in
+``ragcore.present``, shared with the CLI. Only this package and the pages import Streamlit;
+nothing in ``ragcore`` imports this package, so ``import ragcore`` never loads Streamlit.
+Import the modules you need directly.
+"""
