@@ -2,9 +2,10 @@
 
 ``Retriever`` is the protocol the query and chat engines depend on. ``VectorRetriever`` embeds the
 question with the index's embedder and searches the index's vector store, recording an
-"embed query" and a "retrieve" stage in the caller's trace. ``KeywordRetriever`` ranks nodes by
-BM25 over their words (``ragcore.index.keyword``; a "keyword search" stage), and ``HybridRetriever``
-runs both and merges the two rankings by reciprocal rank fusion (a "fuse" stage). Scores differ
+"embed query" and a "retrieve" stage in the caller's trace; in "mmr" mode it over-fetches
+candidates by similarity and reranks them with maximal marginal relevance (``ragcore.mmr``).
+``KeywordRetriever`` ranks nodes by BM25 over their words (``ragcore.index.keyword``; a "keyword
+search" stage), and ``HybridRetriever`` runs both and merges the two rankings by reciprocal rank fusion (a "fuse" stage). Scores differ
 by retriever: cosine similarity, BM25 (unbounded), or fused RRF (small: about 2/61 at best), so
 a ``SimilarityPostprocessor`` cutoff only means "similarity" after a vector retriever.
 ``make_retriever`` picks one by mode name, for ``VectorStoreIndex.as_retriever``.
@@ -21,18 +22,20 @@ import numpy as np
 
 from .embeddings.base import embed_query
 from .errors import ConfigError
-from .stores.base import QUERY_MODES
+from .mmr import mmr_order
 from .stores.filters import MetadataFilters, as_filters
 from .trace import Trace
 from .types import ScoredNode
 
 if TYPE_CHECKING:
     from .index import VectorStoreIndex
-    from .stores.base import QueryMode
 
 RetrievalMode = Literal["similarity", "mmr", "keyword", "hybrid"]
 RETRIEVAL_MODES: tuple[str, ...] = ("similarity", "mmr", "keyword", "hybrid")
+VectorMode = Literal["similarity", "mmr"]
+VECTOR_MODES: tuple[str, ...] = ("similarity", "mmr")
 RRF_K = 60  # the constant of Cormack et al. (2009), also LlamaIndex's
+MMR_MIN_FETCH = 20  # MMR picks from at least this many candidates (see VectorRetriever)
 
 
 @runtime_checkable
@@ -72,7 +75,14 @@ def _hits(results: Sequence[ScoredNode]) -> list[dict[str, Any]]:
 
 
 class VectorRetriever:
-    """Top-k similarity (or MMR) search over a VectorStoreIndex."""
+    """Top-k similarity (or MMR) search over a VectorStoreIndex.
+
+    In "mmr" mode the store is asked for ``mmr_fetch_k`` candidates (default
+    ``max(20, 4 * similarity_top_k)``) by plain similarity, and MMR picks ``similarity_top_k``
+    of them with the store's metric; each result keeps its similarity to the question as its
+    score, so a similarity cutoff keeps its meaning. Fetching more candidates finds more diverse
+    results at the cost of one larger store query and a few more vectors fetched.
+    """
 
     def __init__(
         self,
@@ -81,15 +91,24 @@ class VectorRetriever:
         similarity_top_k: int = 4,
         filters: MetadataFilters | dict[str, Any] | None = None,
         doc_ids: Sequence[str] | None = None,
-        mode: QueryMode = "similarity",
+        mode: VectorMode = "similarity",
         mmr_threshold: float = 0.5,
+        mmr_fetch_k: int | None = None,
     ) -> None:
         _check_top_k("similarity_top_k", similarity_top_k)
-        if mode not in QUERY_MODES:
-            choices = ", ".join(QUERY_MODES)
+        if mode not in VECTOR_MODES:
+            choices = ", ".join(VECTOR_MODES)
             raise ConfigError(f"mode {mode!r} is not supported: use one of {choices}")
         if not 0.0 <= mmr_threshold <= 1.0:
             raise ConfigError(f"mmr_threshold ({mmr_threshold}) must be between 0 and 1")
+        if mmr_fetch_k is None:
+            mmr_fetch_k = max(MMR_MIN_FETCH, 4 * similarity_top_k)
+        _check_top_k("mmr_fetch_k", mmr_fetch_k)
+        if mmr_fetch_k < similarity_top_k:
+            raise ConfigError(
+                f"mmr_fetch_k ({mmr_fetch_k}) must be at least similarity_top_k "
+                f"({similarity_top_k}): MMR picks its results among the fetched candidates"
+            )
         _check_doc_ids(doc_ids)
         self.index = index
         self.similarity_top_k = similarity_top_k
@@ -97,6 +116,7 @@ class VectorRetriever:
         self.doc_ids = list(doc_ids) if doc_ids is not None else None
         self.mode = mode
         self.mmr_threshold = mmr_threshold
+        self.mmr_fetch_k = mmr_fetch_k
 
     def retrieve(self, query: str, *, trace: Trace | None = None) -> list[ScoredNode]:
         """Embed ``query`` and return the nearest nodes, best first."""
@@ -113,19 +133,35 @@ class VectorRetriever:
         self, vector: np.ndarray, *, trace: Trace | None = None
     ) -> list[ScoredNode]:
         """Search with a precomputed query vector (benchmarks, hybrid retrievers)."""
+        mmr = self.mode == "mmr"
         with _stage(
             trace, "retrieve", top_k=self.similarity_top_k, mode=self.mode, nodes=len(self.index)
         ) as detail:
             results = self.index.search(
                 vector,
-                top_k=self.similarity_top_k,
+                top_k=self.mmr_fetch_k if mmr else self.similarity_top_k,
                 filters=self.filters,
                 doc_ids=self.doc_ids,
-                mode=self.mode,
-                mmr_threshold=self.mmr_threshold,
             )
+            if mmr:
+                detail["candidates"] = len(results)
+                results = self._rerank(results)
             detail["hits"] = _hits(results)
         return results
+
+    def _rerank(self, candidates: list[ScoredNode]) -> list[ScoredNode]:
+        """MMR's pick of ``similarity_top_k`` among the candidates, in MMR order."""
+        if len(candidates) <= 1:
+            return candidates
+        vectors = self.index.get_vectors([c.node.node_id for c in candidates])
+        order = mmr_order(
+            vectors,
+            np.array([c.score for c in candidates]),
+            metric=self.index.store.metric,
+            top_k=self.similarity_top_k,
+            lam=self.mmr_threshold,
+        )
+        return [candidates[i] for i in order]
 
 
 class KeywordRetriever:
@@ -245,6 +281,7 @@ def make_retriever(
     filters: MetadataFilters | dict[str, Any] | None = None,
     doc_ids: Sequence[str] | None = None,
     mmr_threshold: float = 0.5,
+    mmr_fetch_k: int | None = None,
 ) -> Retriever:
     """The retriever for a mode of ``RETRIEVAL_MODES`` (what ``index.as_retriever`` returns)."""
     check_retrieval_mode(mode)
@@ -255,7 +292,9 @@ def make_retriever(
         return KeywordRetriever(index, **common)
     if mode == "hybrid":
         return HybridRetriever(index, **common)
-    return VectorRetriever(index, mode=mode, mmr_threshold=mmr_threshold, **common)
+    return VectorRetriever(
+        index, mode=mode, mmr_threshold=mmr_threshold, mmr_fetch_k=mmr_fetch_k, **common
+    )
 
 
 def check_retrieval_mode(mode: str) -> None:

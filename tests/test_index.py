@@ -43,8 +43,9 @@ def test_retrieve_finds_the_matching_passage(index):
     assert results[0].file_name == "cats.txt"
 
 
-def test_nodes_are_aligned_with_vectors(index, fake_embedder):
-    ids, vectors = index.node_ids(), index.vectors()
+def test_stored_vectors_are_the_embedded_node_content(index, fake_embedder):
+    ids = index.node_ids()
+    vectors = index.get_vectors(ids)
     assert vectors.shape == (6, fake_embedder.dim)
     for node_id, vector in zip(ids, vectors):
         # the embedded text is the node's content with its embeddable metadata
@@ -160,9 +161,25 @@ def test_search_restricts_to_documents_and_filters(index):
     assert {r.node.ref_doc_id for r in retriever.retrieve("anything")} == {"markets.txt"}
 
 
-def test_mmr_mode_through_the_index(index):
-    results = index.as_retriever(similarity_top_k=3, mode="mmr").retrieve("cats purr")
-    assert len({r.node.node_id for r in results}) == 3
+NEAR_DUPLICATES = {
+    "purr-1": "Cats purr when they are content and warm.",
+    "purr-2": "Cats purr when they are content and warm indeed.",
+    "purr-3": "Cats purr when they are content and very warm.",
+    "hunt": "Cats hunt mice when they are hungry.",
+    "bonds": "Bond yields rose as investors sold.",
+    "rust": "The borrow checker rejects dangling references.",
+}
+
+
+def test_mmr_mode_skips_near_duplicates_that_similarity_returns(fake_embedder):
+    nodes = [Node(text=t, node_id=i, ref_doc_id=i) for i, t in NEAR_DUPLICATES.items()]
+    index = VectorStoreIndex(nodes, embedder=fake_embedder)
+    question = "why do cats purr when content"
+    similar = index.as_retriever(similarity_top_k=2).retrieve(question)
+    assert [r.node.node_id for r in similar] == ["purr-1", "purr-2"]
+    diverse = index.as_retriever(similarity_top_k=2, mode="mmr").retrieve(question)
+    assert diverse[0].node.node_id == "purr-1"
+    assert diverse[1].node.node_id not in {"purr-2", "purr-3"}
 
 
 def test_stats(index):
@@ -184,6 +201,10 @@ def test_custom_store_is_used(fake_embedder):
 def test_bad_collaborators_are_rejected(fake_embedder):
     with pytest.raises(ConfigError, match="VectorStore"):
         VectorStoreIndex(store=object())  # type: ignore[arg-type]
+    filled = SimpleVectorStore()
+    filled.add(["x"], np.ones((1, 3), np.float32))
+    with pytest.raises(ConfigError, match="from_vector_store"):
+        VectorStoreIndex(store=filled)
     with pytest.raises(ConfigError, match="Embedder"):
         VectorStoreIndex(embedder=object())  # type: ignore[arg-type]
     index = VectorStoreIndex(embedder=fake_embedder, splitter=ParagraphSplitter())
@@ -244,14 +265,24 @@ def test_default_splitter_is_the_sentence_splitter(fake_embedder):
     assert index.nodes_for_doc("d")[0].text.startswith("One sentence.")
 
 
-def test_query_and_chat_engines_come_from_their_modules(index):
+def test_query_and_chat_engines_put_retrieved_passages_in_the_prompt(index):
     from ragcore.chat import ChatMode
     from ragcore.llms.fake import FakeLLM
     from ragcore.memory import ChatMemory
 
-    llm = FakeLLM(default="Cats purr when content.")
+    passage = "Cats purr when they are content."
+
+    def answer_from_prompt(messages):
+        prompt = "\n".join(m.content for m in messages)
+        return "the prompt quotes the passage" if passage in prompt else "no passage in the prompt"
+
+    llm = FakeLLM(default=answer_from_prompt)
     response = index.as_query_engine(llm=llm, similarity_top_k=2).query("why do cats purr?")
-    assert response.text == "Cats purr when content."
-    assert response.source_nodes[0].node.ref_doc_id == "cats.txt"
-    engine = index.as_chat_engine(chat_mode=ChatMode.CONTEXT, llm=llm)
-    assert engine.chat("why do cats purr?", ChatMemory()).text == "Cats purr when content."
+    assert response.text == "the prompt quotes the passage"
+    assert response.source_nodes[0].node.text == passage
+    engine = index.as_chat_engine(chat_mode=ChatMode.CONTEXT, llm=llm, similarity_top_k=2)
+    reply = engine.chat("why do cats purr?", ChatMemory())
+    assert reply.text == "the prompt quotes the passage"
+    # the control: a chat mode that retrieves nothing gets no passage
+    simple = index.as_chat_engine(chat_mode=ChatMode.SIMPLE, llm=llm)
+    assert simple.chat("why do cats purr?", ChatMemory()).text == "no passage in the prompt"

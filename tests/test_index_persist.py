@@ -46,7 +46,8 @@ def test_round_trip_keeps_everything(built, tmp_path):
     assert len(loaded) == len(built)
     assert loaded.ref_doc_ids() == built.ref_doc_ids()
     assert loaded.node_ids() == built.node_ids()
-    assert np.array_equal(loaded.vectors(), built.vectors())
+    ids = built.node_ids()
+    assert np.array_equal(loaded.get_vectors(ids), built.get_vectors(ids))
     for node in built.all_nodes():
         assert loaded.get_node(node.node_id).to_dict() == node.to_dict()
     for doc_id in built.ref_doc_ids():
@@ -64,8 +65,9 @@ def test_manifest_describes_the_index(built, tmp_path):
     built.persist(tmp_path / "index")
     manifest = json.loads((tmp_path / "index" / "manifest.json").read_text())
     assert manifest["format"] == "ragcore-index" and manifest["version"] == 1
+    assert manifest["revision"] == built.revision > 0
     assert manifest["embed_model"] == {"name": "fake-embedder", "dim": 64, "max_input_tokens": None}
-    assert manifest["store"] == {"type": "SimpleVectorStore", "metric": "cosine"}
+    assert manifest["store"] == {"type": "SimpleVectorStore", "settings": {"metric": "cosine"}}
     assert manifest["splitter"] == {"type": "ParagraphSplitter", "settings": {"chunk_size": 100}}
     assert manifest["counts"]["documents"] == 3 and manifest["counts"]["nodes"] == 6
     assert manifest["created"] and manifest["updated"]
@@ -235,7 +237,7 @@ DAMAGE = {
     "truncated nodes": (lambda p: _truncate(p / "nodes.jsonl"), "nodes.jsonl: is .* truncated"),
     "count mismatch": (
         lambda p: _edit_manifest(p, counts__nodes=7),
-        "vectors.npy: holds 6 vectors but the manifest lists 7",
+        "SimpleVectorStore holds 6 vectors but the manifest lists 7",
     ),
     "bad manifest json": (
         lambda p: (p / "manifest.json").write_text("{not json"),
@@ -252,6 +254,13 @@ DAMAGE = {
     "bad node ids": (lambda p: (p / "node_ids.json").write_text("[]"), "node_ids.json: lists 0"),
     "bad offsets": (lambda p: np.save(p / "offsets.npy", np.zeros(3)), "offsets.npy: expected 7"),
     "missing field": (lambda p: _edit_manifest(p, embed_model={}), "'embed_model.name' is missing"),
+    "metric mismatch": (
+        lambda p: _edit_manifest(p, store__settings={"metric": "dot"}),
+        "store.json: holds 'cosine' vectors but the manifest says 'dot'",
+    ),
+    "bad store settings": (
+        lambda p: _edit_manifest(p, store__settings=[1]), "'store.settings' is not an object"
+    ),
 }
 
 
@@ -299,7 +308,38 @@ def test_the_splitter_is_rebuilt_from_the_manifest(fake_embedder, tmp_path):
     index.persist(tmp_path / "i")
     loaded = VectorStoreIndex.load(tmp_path / "i", embedder=fake_embedder)
     assert loaded.splitter.settings() == splitter.settings()
+    _edit_manifest(tmp_path / "i", splitter={"type": "MySplitter", "settings": {}})
     custom = VectorStoreIndex.load(tmp_path / "i", embedder=fake_embedder)
-    custom._splitter_spec = {"type": "MySplitter", "settings": {}}
-    with pytest.raises(ConfigError, match="pass splitter="):
+    with pytest.raises(ConfigError, match="'MySplitter'.*pass splitter="):
         custom.insert(Document(text="x", doc_id="x"))
+    given = VectorStoreIndex.load(tmp_path / "i", embedder=fake_embedder, splitter=splitter)
+    given.insert(Document(text="Owls hunt at night.", doc_id="owls.txt"))
+    assert [n.text for n in given.nodes_for_doc("owls.txt")] == ["Owls hunt at night."]
+
+
+V1 = Path(__file__).parent / "data" / "index_v1"
+
+
+def test_a_format_version_1_folder_loads_answers_and_upgrades(built, tmp_path):
+    """tests/data/index_v1 was written by ragcore before the store registry, revisions and
+    store document ids (the same animal documents, fake embedder, paragraph splitter)."""
+    old = _load(V1)
+    assert old.revision == 0 and ragcore.index.folder.read_revision(V1) == 0
+    assert old.ref_doc_ids() == built.ref_doc_ids()
+    for question in ("why do cats purr", "bond yields", "borrow checker"):
+        got = old.as_retriever(similarity_top_k=3).retrieve(question)
+        want = built.as_retriever(similarity_top_k=3).retrieve(question)
+        assert [(r.node.node_id, round(r.score, 5)) for r in got] == [
+            (r.node.node_id, round(r.score, 5)) for r in want
+        ]
+    path = tmp_path / "copy"
+    old.persist(path)  # a copy elsewhere keeps revision 0: nothing changed
+    assert ragcore.index.folder.read_revision(path) == 0
+    copy = _load(path)
+    assert copy.delete_ref_doc("markets.txt")  # rows without document ids are deleted by id
+    copy.persist(path)
+    manifest = json.loads((path / "manifest.json").read_text())
+    assert manifest["revision"] == 1 and manifest["store"]["settings"] == {"metric": "cosine"}
+    again = _load(path)
+    assert len(again) == len(again.store) == 4
+    assert b"stock market" not in b"".join(p.read_bytes() for p in path.iterdir())

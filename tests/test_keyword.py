@@ -223,9 +223,9 @@ import sys
 from ragcore.index import VectorStoreIndex
 index = VectorStoreIndex.load(sys.argv[1])
 assert len(index) > 0
-built_at_load = index._keywords is not None
+built_at_load = index._state.keywords is not None
 index.as_retriever(mode="keyword").retrieve("policy")
-print(int(built_at_load), int(index._keywords is not None), int("torch" in sys.modules))
+print(int(built_at_load), int(index._state.keywords is not None), int("torch" in sys.modules))
 """
 
 

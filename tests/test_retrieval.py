@@ -9,9 +9,10 @@ from store_fakes import ParagraphSplitter, animal_docs
 from ragcore.embeddings import embed_query
 from ragcore.errors import ConfigError
 from ragcore.index import VectorStoreIndex
-from ragcore.retrieval import Retriever, VectorRetriever
+from ragcore.retrieval import VectorRetriever
 from ragcore.stores import MetadataFilter, MetadataFilters
 from ragcore.trace import Trace
+from ragcore.types import Node
 
 
 @pytest.fixture
@@ -21,9 +22,10 @@ def index(fake_embedder):
     )
 
 
-def test_is_a_retriever(index):
-    assert isinstance(index.as_retriever(), Retriever)
-    assert isinstance(index.as_retriever(), VectorRetriever)
+def test_as_retriever_defaults_to_the_four_most_similar(index):
+    results = index.as_retriever().retrieve("kittens chase string")
+    assert len(results) == 4
+    assert results[0].node.text == "Kittens chase string and yarn."
 
 
 def test_returns_top_k_best_first(index):
@@ -69,12 +71,51 @@ def test_empty_index_returns_nothing(fake_embedder):
     assert index.as_retriever().retrieve("anything") == []
 
 
-def test_mmr_mode(index):
-    results = index.as_retriever(similarity_top_k=3, mode="mmr", mmr_threshold=0.2).retrieve(
-        "cats purr content"
+@pytest.fixture
+def echoes(fake_embedder):
+    """Three near-copies of one passage among passages on other things."""
+    texts = [
+        "Cats purr when they are content and warm.",
+        "Cats purr when they are content and warm indeed.",
+        "Cats purr when they are content and very warm.",
+        "Cats hunt mice when they are hungry.",
+        "Bond yields rose as investors sold.",
+        "The borrow checker rejects dangling references.",
+    ]
+    nodes = [Node(text=t, node_id=f"n{i}", ref_doc_id=f"d{i}") for i, t in enumerate(texts)]
+    return VectorStoreIndex(nodes, embedder=fake_embedder)
+
+
+def test_mmr_reranks_over_fetched_candidates(echoes):
+    question = "why do cats purr when content"
+    similar = VectorRetriever(echoes, similarity_top_k=3).retrieve(question)
+    assert [r.node.node_id for r in similar] == ["n0", "n1", "n2"]  # the three copies
+    trace = Trace()
+    diverse = VectorRetriever(echoes, similarity_top_k=3, mode="mmr", mmr_threshold=0.2)
+    results = diverse.retrieve(question, trace=trace)
+    ids = [r.node.node_id for r in results]
+    assert ids[0] == "n0" and not {"n1", "n2"} & set(ids[1:])  # one copy, then other topics
+    by_id = {r.node.node_id: r.score for r in similar + results}
+    assert all(r.score == pytest.approx(by_id[r.node.node_id]) for r in results)  # similarities
+    assert trace.stages[-1].detail["candidates"] == 6  # max(20, 4 * 3) asked for, 6 exist
+    assert diverse.mmr_fetch_k == 20
+
+
+def test_mmr_only_picks_among_the_fetched_candidates(echoes):
+    """With no more candidates than results, MMR can only reorder the similarity top-k."""
+    question = "why do cats purr when content"
+    narrow = VectorRetriever(echoes, similarity_top_k=3, mode="mmr", mmr_fetch_k=3)
+    assert {r.node.node_id for r in narrow.retrieve(question)} == {"n0", "n1", "n2"}
+    plain = VectorRetriever(echoes, similarity_top_k=3, mode="mmr", mmr_threshold=1.0)
+    assert [r.node.node_id for r in plain.retrieve(question)] == ["n0", "n1", "n2"]
+
+
+def test_mmr_keeps_filters_and_document_limits(echoes):
+    retriever = echoes.as_retriever(
+        similarity_top_k=2, mode="mmr", doc_ids=["d1", "d2", "d4"], mmr_threshold=0.2
     )
-    assert results[0].node.text == "Cats purr when they are content."
-    assert len({r.node.node_id for r in results}) == 3
+    ids = [r.node.node_id for r in retriever.retrieve("cats purr when content")]
+    assert ids == ["n1", "n4"]
 
 
 @pytest.mark.parametrize(
@@ -84,6 +125,8 @@ def test_mmr_mode(index):
         ({"similarity_top_k": "3"}, "similarity_top_k"),
         ({"mode": "hybrid"}, "mode"),
         ({"mmr_threshold": -0.1}, "mmr_threshold"),
+        ({"mmr_fetch_k": 0}, "mmr_fetch_k"),
+        ({"similarity_top_k": 5, "mmr_fetch_k": 4}, "at least similarity_top_k"),
         ({"doc_ids": "cats.txt"}, "doc_ids"),
         ({"filters": ["topic"]}, "filters"),
     ],

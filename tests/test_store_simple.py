@@ -1,9 +1,14 @@
-"""SimpleVectorStore against a brute-force reference: metrics, filters, MMR, growth, disk."""
+"""SimpleVectorStore against a brute-force reference: metrics, filters, growth, disk.
+
+The protocol's contract runs in test_store_contract.py; this checks what is particular to the
+numpy store: matrix growth and compaction, memory-mapped files, lazy columns, the file format.
+"""
 
 from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragcore.errors import IndexFormatError, StoreError
-from ragcore.stores import MetadataFilter, MetadataFilters, SimpleVectorStore, mmr_select, simple
+from ragcore.stores import MetadataFilter, MetadataFilters, SimpleVectorStore, simple
 from ragcore.stores.simple import top_k_indices
 
 COLORS = ["red", "green", "blue", "black"]
@@ -145,48 +150,6 @@ def test_filter_masks_are_recomputed_after_changes():
     assert "new" in hits and "n0" not in hits and len(hits) == 5
 
 
-def _reference_mmr(vectors, query, k, lam):
-    sims = [float(v @ query) for v in vectors]
-    picked = [int(np.argmax(sims))]
-    while len(picked) < min(k, len(vectors)):
-        best, best_score = None, -math.inf
-        for i, v in enumerate(vectors):
-            if i in picked:
-                continue
-            redundancy = max(float(v @ vectors[j]) for j in picked)
-            score = lam * sims[i] - (1 - lam) * redundancy
-            if score > best_score:
-                best, best_score = i, score
-        picked.append(best)
-    return picked
-
-
-@pytest.mark.parametrize("lam", [0.0, 0.3, 0.5, 0.8])
-def test_mmr_matches_the_reference(lam):
-    rng = np.random.default_rng(3)
-    vectors = rng.standard_normal((60, 8)).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    query = vectors[0] + 0.1 * rng.standard_normal(8).astype(np.float32)
-    got = mmr_select(vectors, vectors @ query, top_k=6, lam=lam, similarity=lambda m, v: m @ v)
-    assert got == _reference_mmr(vectors, query, 6, lam)
-
-
-def test_mmr_prefers_diverse_results_over_near_duplicates():
-    store = SimpleVectorStore()
-    base = np.array([1.0, 0.0, 0.0], dtype=np.float32)
-    near = np.array([0.99, 0.05, 0.0], dtype=np.float32)
-    other = np.array([0.6, 0.0, 0.8], dtype=np.float32)
-    store.add(["base", "dup", "other"], np.stack([base, near, other]))
-    query = np.array([1.0, 0.02, 0.1], dtype=np.float32)
-    assert [i for i, _ in store.query(query, top_k=2)] == ["base", "dup"]
-    hits = store.query(query, top_k=2, mode="mmr", mmr_threshold=0.3)
-    assert [i for i, _ in hits] == ["base", "other"]
-    # scores stay similarities to the query, so cutoffs keep their meaning
-    assert hits[1][1] == pytest.approx(store.query(query, top_k=3)[2][1])
-    # lambda = 1 is plain similarity ranking
-    assert store.query(query, top_k=3, mode="mmr", mmr_threshold=1.0) == store.query(query, top_k=3)
-
-
 def test_top_k_indices_breaks_ties_by_position():
     scores = np.array([0.5, 0.9, 0.5, 0.9, 0.1])
     assert top_k_indices(scores, 3).tolist() == [1, 3, 0]
@@ -205,24 +168,34 @@ def test_growth_is_amortized():
     assert store.vectors()[999, 0] == 999
 
 
-@settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["add", "delete"]), st.integers(0, 30)), max_size=40))
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["add", "delete", "drop doc"]), st.integers(0, 30)), max_size=40
+    )
+)
 def test_random_adds_and_deletes_match_a_dict(operations):
     store = SimpleVectorStore(metric="dot")
-    reference: dict[str, np.ndarray] = {}
+    reference: dict[str, tuple[np.ndarray, str]] = {}
     for op, key in operations:
-        node_id = f"n{key}"
+        node_id, doc_id = f"n{key}", f"d{key % 4}"
         if op == "add":
             vector = np.array([[key, 1.0, -key]], dtype=np.float32) + len(reference)
-            store.add([node_id], vector, [{"k": key}])
-            reference[node_id] = vector[0]
-        else:
+            store.add([node_id], vector, [{"k": key}], doc_ids=[doc_id])
+            reference[node_id] = (vector[0], doc_id)
+        elif op == "delete":
             assert store.delete([node_id]) == (1 if reference.pop(node_id, None) is not None else 0)
+        else:
+            doomed = [i for i, (_, d) in reference.items() if d == doc_id]
+            assert store.delete_ref_doc(doc_id) == len(doomed)
+            for i in doomed:
+                del reference[i]
     assert len(store) == len(reference)
     assert sorted(store.ids()) == sorted(reference)
     for node_id, vector in zip(store.ids(), store.vectors()):
-        assert np.array_equal(vector, reference[node_id])
+        assert np.array_equal(vector, reference[node_id][0])
         assert store.metadata(node_id) == {"k": int(node_id[1:])}
+    assert np.array_equal(store.get_vectors(store.ids()[::-1]), store.vectors()[::-1])
 
 
 def test_rejects_bad_input():
@@ -251,14 +224,31 @@ def test_large_files_are_memory_mapped_and_still_writable(tmp_path, monkeypatch)
     assert len(SimpleVectorStore.load(tmp_path)) == 50
 
 
-def test_metadata_is_not_parsed_until_needed(tmp_path):
+def test_metadata_and_document_ids_are_not_parsed_until_needed(tmp_path):
     store, *_ = _random_store("cosine", n=10)
+    store.add(["doc-row"], np.ones((1, 16), np.float32), [{"i": -1}], doc_ids=["the doc"])
     store.persist(tmp_path)
     loaded = SimpleVectorStore.load(tmp_path)
-    assert loaded._metadata is None
+    assert loaded._metadata.values is None and loaded._doc_ids.values is None
     loaded.persist(tmp_path / "copy")  # copies the raw bytes
-    assert loaded._metadata is None
-    assert SimpleVectorStore.load(tmp_path / "copy").metadata("n3")["i"] == 3
+    assert loaded._metadata.values is None and loaded._doc_ids.values is None
+    copy = SimpleVectorStore.load(tmp_path / "copy")
+    assert copy.metadata("n3")["i"] == 3
+    assert copy.delete_ref_doc("the doc") == 1 and "doc-row" not in copy
+
+
+def test_a_version_1_store_loads_with_unknown_documents(tmp_path):
+    """Folders written before stores kept document ids: rows load, no document matches them,
+    and the next persist writes the current version with the ids still unknown (null)."""
+    v1 = Path(__file__).parent / "data" / "index_v1"
+    store = SimpleVectorStore.load(v1)
+    assert len(store) == 6 and store.dim == 64
+    assert store.delete_ref_doc("cats.txt") == 0 and len(store) == 6
+    store.add(["new"], np.ones((1, 64), np.float32), doc_ids=["new.txt"])
+    store.persist(tmp_path)
+    assert json.loads((tmp_path / "store.json").read_text())["version"] == 2
+    assert json.loads((tmp_path / "vector_doc_ids.json").read_text()) == [None] * 6 + ["new.txt"]
+    assert SimpleVectorStore.load(tmp_path).delete_ref_doc("new.txt") == 1
 
 
 @pytest.mark.parametrize(
@@ -276,6 +266,7 @@ def test_metadata_is_not_parsed_until_needed(tmp_path):
             lambda p: (p / "store.json").write_text(json.dumps({"format": "x"})),
             "not a ragcore vector store",
         ),
+        (lambda p: (p / "vector_doc_ids.json").unlink(), "vector_doc_ids.json: file is missing"),
     ],
 )
 def test_damaged_folders_raise_index_format_error(tmp_path, damage, message):
@@ -284,3 +275,12 @@ def test_damaged_folders_raise_index_format_error(tmp_path, damage, message):
     damage(tmp_path)
     with pytest.raises(IndexFormatError, match=message):
         SimpleVectorStore.load(tmp_path)
+
+
+def test_damaged_document_ids_are_reported_when_first_needed(tmp_path):
+    store, *_ = _random_store("cosine", n=10)
+    store.persist(tmp_path)
+    (tmp_path / "vector_doc_ids.json").write_text('["d"]')
+    loaded = SimpleVectorStore.load(tmp_path)  # not parsed at load: loading stays fast
+    with pytest.raises(IndexFormatError, match="vector_doc_ids.json: expected a list of 10"):
+        loaded.delete_ref_doc("d")

@@ -1,14 +1,18 @@
 """The index: documents split into nodes, nodes embedded into a vector store, kept on disk.
 
     vector_index.py  VectorStoreIndex: insert, delete, refresh, search, persist, load
+    state.py         IndexState: store + docstore + manifest facts + revision, changed together
+    split_embed.py   documents to nodes and vectors (the slow steps, run outside the lock)
     engines.py       the query engine and chat engines built over an index (as_query_engine ...)
     docstore.py      node records and per-document info, node records read lazily
     node_file.py     nodes.jsonl and its byte offsets, read through a memory map
     refresh.py       which documents an upsert (re)indexes, and the input checks
-    folder.py        the index folder: manifest, atomic replace, recovery after a crash
+    manifest.py      manifest.json: what an index folder records about itself
+    folder.py        the index folder: open, revision, atomic replace, recovery after a crash
     keyword.py       BM25 postings over the nodes, built on the first keyword query
 
-Only ``VectorStoreIndex`` and its reports are public; the other modules serve it.
+Only ``VectorStoreIndex`` and its reports are public; the other modules serve it, except
+``folder.read_revision`` for caches that watch an index folder from another process.
 """
 
 from .docstore import DocInfo

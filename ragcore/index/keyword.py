@@ -13,8 +13,8 @@ with one sort, and a query is a few vectorized operations per query term. Buildi
 by the regular-expression word split (about 0.5-1 s per 10k 150-word nodes). Scores are
 ``idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avg_len))`` with
 ``idf = ln(1 + (N - df + 0.5) / (df + 0.5))`` (never negative); a query term counts once however
-often the question repeats it. The index is immutable: ``VectorStoreIndex.keyword_index()``
-builds one on first use and builds a new one after the index changes.
+often the question repeats it. The postings are immutable: ``VectorStoreIndex.keyword_index()``
+builds them on first use and again after the index's revision changes.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ class KeywordIndex:
     counts: np.ndarray  # (postings,) float32 term frequencies
     lengths: np.ndarray  # (nodes,) terms per node
     metadata: list[dict[str, Any]]
-    version: int = 0  # the index version this was built from
+    revision: int = 0  # the index revision these postings were built from
     k1: float = K1
     b: float = B
     searches: int = 0  # how many searches this index has served (0: it was just built)
@@ -65,7 +65,7 @@ class KeywordIndex:
 
     @classmethod
     def build(
-        cls, nodes: Iterable[Node], *, version: int = 0, k1: float = K1, b: float = B
+        cls, nodes: Iterable[Node], *, revision: int = 0, k1: float = K1, b: float = B
     ) -> KeywordIndex:
         """Index ``nodes``' embed-mode content (text plus the metadata the embedder sees)."""
         ids: list[str] = []
@@ -95,7 +95,7 @@ class KeywordIndex:
         np.cumsum(np.bincount(term_ids, minlength=len(vocabulary)), out=starts[1:])
         return cls(
             ids, vocabulary, starts, rows.astype(np.int32), counts.astype(np.float32), lengths,
-            metadata, version=version, k1=k1, b=b,
+            metadata, revision=revision, k1=k1, b=b,
         )
 
     def scores(self, query: str) -> np.ndarray:

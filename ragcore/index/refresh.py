@@ -4,17 +4,19 @@
 new ids are added, changed hashes are re-indexed, the rest are skipped (unless forced, as by
 ``insert``). The result is a ``RefreshReport``, which ``VectorStoreIndex.refresh_ref_docs``
 returns to its caller; ``index`` then splits, embeds and swaps in only the documents it lists.
+The checks of what callers hand the index (documents, nodes, vectors, a store) live here too.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
 from .docstore import DocStore
 from ..errors import ConfigError, StoreError
+from ..stores.base import VectorStore
 from ..types import Document, Node
 
 
@@ -30,6 +32,14 @@ class RefreshReport:
     @property
     def changed(self) -> list[str]:
         return self.added + self.updated
+
+
+def check_store(store: Any) -> VectorStore:
+    if not isinstance(store, VectorStore):
+        raise ConfigError(
+            f"store must implement the VectorStore protocol (ragcore.stores.base), got {store!r}"
+        )
+    return store
 
 
 def check_documents(documents: Iterable[Document]) -> list[Document]:

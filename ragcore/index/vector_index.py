@@ -3,11 +3,12 @@
 The index owns three collaborators, all passed in or resolved in one visible place:
 a splitter (default ``ragcore.chunking.SentenceSplitter()``), an embedder (default: the
 packaged all-MiniLM-L6-v2, resolved on first use and never at load), and a vector store
-(default ``SimpleVectorStore``). Node records and document hashes live in ``ragcore.index.docstore``;
-the folder format and atomic writes in ``ragcore.index.folder``; deciding which documents an upsert
-re-indexes (``RefreshReport``) in ``ragcore.index.refresh``. BM25 postings for keyword search
-(``ragcore.index.keyword``) are derived from the nodes: built on the first keyword query, rebuilt after
-any change (every change bumps a version counter), never persisted and never built at load.
+(default ``SimpleVectorStore``; any ``VectorStore`` registered in ``ragcore.stores.registry``).
+Everything else it holds is an ``IndexState`` (``state``): the docstore of node records and
+document hashes (``docstore``), the manifest's facts, the revision and the BM25 postings
+(``keyword``: built on the first keyword query and after changes, never at load, never saved).
+The folder format and atomic writes are in ``folder`` and ``manifest``; which documents an
+upsert re-indexes (``RefreshReport``) in ``refresh``; splitting and embedding in ``split_embed``.
 
 Unlike LlamaIndex, inserting a document whose id is already indexed replaces it (ids are stable,
 so re-ingesting a file updates it), and deleting a document then persisting removes it from disk.
@@ -15,31 +16,23 @@ so re-ingesting a file updates it), and deleting a document then persisting remo
 
 from __future__ import annotations
 
-import logging
 import threading
-from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
 from ..embeddings.base import Embedder, Progress, embed_nodes
-from ..errors import ConfigError, EmbeddingError, StoreError
 from ..retrieval import Retriever, RetrievalMode, make_retriever
-from ..stores import MetadataFilters, SimpleVectorStore, VectorStore, as_filters
+from ..stores import MetadataFilters, VectorStore, as_filters
 from ..types import Document, Node, ScoredNode
-from .docstore import DocInfo, DocStore, utc_now
-from .refresh import RefreshReport, check_documents, check_nodes, check_vectors, plan_refresh
-from .folder import (
-    atomic_folder,
-    build_splitter,
-    index_manifest,
-    index_stats,
-    open_index_folder,
-    splitter_spec,
-    write_manifest,
-)
+from .docstore import DocInfo
+from .folder import atomic_folder, open_index_folder, revision_to_write, write_manifest
 from .keyword import KeywordIndex
+from .manifest import build_splitter, index_stats, splitter_spec
+from .refresh import RefreshReport, check_documents, check_nodes, check_vectors, plan_refresh
+from .split_embed import check_embedder, log_chunk_truncation, split_documents
+from .state import IndexState
 
 if TYPE_CHECKING:
     from ..chat import ChatEngine, ChatMode
@@ -48,11 +41,8 @@ if TYPE_CHECKING:
     from ..query import QueryEngine
     from ..synthesis import ResponseMode
     from ..tools import Tool
-    from ..stores.base import QueryMode
 
-__all__ = ["RefreshReport", "VectorStoreIndex"]  # RefreshReport lives in index_refresh
-
-log = logging.getLogger(__name__)
+__all__ = ["RefreshReport", "VectorStoreIndex"]
 
 
 class VectorStoreIndex:
@@ -67,25 +57,17 @@ class VectorStoreIndex:
         splitter: Any = None,
         progress: Progress | None = None,
     ) -> None:
-        if store is not None and not isinstance(store, VectorStore):
-            raise ConfigError(f"store must implement the VectorStore protocol, got {store!r}")
-        if embedder is not None and not isinstance(embedder, Embedder):
-            raise ConfigError(f"embedder must implement the Embedder protocol, got {embedder!r}")
-        self._store: VectorStore = store if store is not None else SimpleVectorStore()
-        self._embedder = embedder
-        self._expected_model: str | None = None  # the model an index on disk was built with
-        self._expected_window: int | None = None  # and that model's input window
-        self._splitter = splitter
-        self._splitter_spec: dict[str, Any] | None = None
-        self._window_checked = False
-        self._docstore = DocStore()
-        self._lock = threading.RLock()
-        self._created = self._updated = utc_now()
-        self._path: Path | None = None
-        self._version = 0  # bumped on every change; derived caches compare it
-        self._keywords: KeywordIndex | None = None  # BM25 postings, built on first keyword query
+        self._attach(IndexState.fresh(store), embedder, splitter)
         if nodes:
             self.insert_nodes(nodes, progress=progress)
+
+    def _attach(self, state: IndexState, embedder: Embedder | None, splitter: Any) -> None:
+        """The one place an index gets its state and collaborators (constructor and load)."""
+        self._state = state
+        self._embedder = None if embedder is None else check_embedder(embedder, state.model)
+        self._splitter = splitter
+        self._window_checked = False
+        self._lock = threading.RLock()
 
     @classmethod
     def from_documents(
@@ -102,16 +84,49 @@ class VectorStoreIndex:
         index._upsert_documents(documents, force=True, progress=progress)
         return index
 
+    @classmethod
+    def from_vector_store(
+        cls,
+        store: VectorStore,
+        *,
+        nodes: Sequence[Node] = (),
+        embedder: Embedder | None = None,
+        splitter: Any = None,
+    ) -> VectorStoreIndex:
+        """An index over a store that already holds the vectors of ``nodes``; nothing is embedded.
+
+        A vector store keeps ids, vectors and metadata, never node text, so the index needs the
+        node records for the vectors (kept from an ingestion run, say): every node must have a
+        vector in the store, and every vector a node, else ConfigError says which. A store of
+        vectors whose nodes are lost cannot back an index that answers with text: re-ingest
+        the documents instead. Documents known only through their nodes have no content hash,
+        so ``refresh_ref_docs`` re-embeds them once.
+        """
+        index = cls.__new__(cls)
+        index._attach(IndexState.attached(store, list(nodes)), embedder, splitter)
+        return index
+
+    @classmethod
+    def load(
+        cls, path: str | Path, *, embedder: Embedder | None = None, splitter: Any = None
+    ) -> VectorStoreIndex:
+        """Open a persisted index with the store its manifest names; loads neither the
+        embedding model nor the tokenizer."""
+        index = cls.__new__(cls)
+        index._attach(open_index_folder(Path(path)), embedder, splitter)
+        return index
+
     def __len__(self) -> int:
-        return len(self._docstore)
+        return len(self._state.docstore)
 
     def __contains__(self, node_id: object) -> bool:
-        return node_id in self._docstore
+        return node_id in self._state.docstore
 
     def __repr__(self) -> str:
-        return f"VectorStoreIndex(documents={self._docstore.doc_count()}, nodes={len(self)})"
+        docs = self._state.docstore.doc_count()
+        return f"VectorStoreIndex(documents={docs}, nodes={len(self)}, revision={self.revision})"
 
-    # -- collaborators -----------------------------------------------------------------------
+    # -- collaborators and state -------------------------------------------------------------
 
     @property
     def embedder(self) -> Embedder:
@@ -119,40 +134,36 @@ class VectorStoreIndex:
         if self._embedder is None:
             from ..embeddings import default_embedder
 
-            embedder = default_embedder()
-            self._check_embedder(embedder)
-            self._embedder = embedder
+            self._embedder = check_embedder(default_embedder(), self._state.model)
         return self._embedder
 
     @property
     def embed_model_name(self) -> str:
         if self._embedder is not None:
             return self._embedder.model_name
-        return self._expected_model or self.embedder.model_name
+        return self._state.model or self.embedder.model_name
 
     @property
     def store(self) -> VectorStore:
-        return self._store
+        return self._state.store
 
     @property
     def splitter(self) -> Any:
         """The splitter; after load it is rebuilt from the manifest's settings on first use."""
         if self._splitter is None:
-            self._splitter = build_splitter(self._splitter_spec)
+            self._splitter = build_splitter(self._state.splitter_spec)
         return self._splitter
 
     @property
     def path(self) -> Path | None:
         """The folder this index was last loaded from or persisted to."""
-        return self._path
+        return self._state.path
 
-    def _check_embedder(self, embedder: Embedder) -> None:
-        if self._expected_model and embedder.model_name != self._expected_model:
-            raise EmbeddingError(
-                f"this index was built with the embedding model {self._expected_model!r}, not "
-                f"{embedder.model_name!r}: queries would be compared with vectors of another "
-                f"model. Load it with an embedder for {self._expected_model!r}, or rebuild it"
-            )
+    @property
+    def revision(self) -> int:
+        """Grows with every change, and is what ``persist`` records (``folder.read_revision``
+        reads it back): equal revisions at one path mean the same content."""
+        return self._state.revision
 
     # -- adding and removing -----------------------------------------------------------------
 
@@ -178,10 +189,9 @@ class VectorStoreIndex:
         check_nodes(nodes)
         vectors = self._embed(nodes, progress) if vectors is None else np.asarray(vectors)
         check_vectors(nodes, vectors)
-        with self._lock:
-            old = self._docstore.remove_nodes(n.node_id for n in nodes)
-            self._store.delete(old)
-            self._add(nodes, vectors)
+        if nodes:
+            with self._lock:
+                self._state.add_nodes(nodes, vectors)
 
     def upsert_documents(
         self, documents: Sequence[Document], nodes: Sequence[Node], vectors: np.ndarray
@@ -191,112 +201,76 @@ class VectorStoreIndex:
         check_nodes(nodes, doc_ids={d.doc_id for d in documents})
         vectors = np.asarray(vectors)
         check_vectors(nodes, vectors)
-        self._replace(list(documents), nodes, vectors)
+        if documents:
+            with self._lock:
+                self._state.replace_documents(documents, nodes, vectors)
 
     def delete_ref_doc(self, doc_id: str) -> bool:
         """Remove a document and its nodes; False if it was not indexed."""
         with self._lock:
-            if not self._docstore.has_doc(doc_id):
-                return False
-            self._store.delete(self._docstore.remove_doc(doc_id))
-            self._touch()
-            return True
+            return self._state.remove_document(doc_id)
 
     def delete_nodes(self, node_ids: Iterable[str]) -> int:
         """Remove nodes by id (their documents stay); returns how many were removed."""
         with self._lock:
-            removed = self._docstore.remove_nodes(node_ids)
-            self._store.delete(removed)
-            self._touch()
-            return len(removed)
+            return self._state.remove_nodes(node_ids)
 
     def _upsert_documents(
         self, documents: Iterable[Document], *, force: bool, progress: Progress | None
     ) -> RefreshReport:
         documents = check_documents(documents)
         with self._lock:
-            report, todo = plan_refresh(documents, self._docstore, force=force)
+            report, todo = plan_refresh(documents, self._state.docstore, force=force)
         # Split and embed outside the lock: searches keep running while documents are ingested.
-        nodes = self._split(todo)
-        self._replace(todo, nodes, self._embed(nodes, progress))
+        if todo and not self._window_checked:
+            self._window_checked = True
+            log_chunk_truncation(self.splitter, self.embedder)
+        nodes = split_documents(self.splitter, todo)
+        vectors = self._embed(nodes, progress)
+        if todo:
+            with self._lock:
+                self._state.replace_documents(todo, nodes, vectors)
         return report
 
-    def _replace(
-        self, documents: Sequence[Document], nodes: list[Node], vectors: np.ndarray
-    ) -> None:
-        if not documents:
-            return
-        with self._lock:
-            old = chain.from_iterable(self._docstore.remove_doc(d.doc_id) for d in documents)
-            self._store.delete(list(old))
-            now = utc_now()
-            for doc in documents:
-                info = DocInfo(doc.doc_id, doc.hash, dict(doc.metadata), [], len(doc.text), now)
-                self._docstore.add_doc(info)
-            self._add(nodes, vectors)
-
-    def _add(self, nodes: list[Node], vectors: np.ndarray) -> None:
-        self._docstore.add_nodes(nodes)
-        if nodes:
-            self._store.add([n.node_id for n in nodes], vectors, [n.metadata for n in nodes])
-        self._touch()
-
-    def _touch(self) -> None:
-        self._updated = utc_now()
-        self._version += 1
-
-    def _split(self, documents: Sequence[Document]) -> list[Node]:
-        if not documents:
-            return []
-        splitter = self.splitter
-        if not self._window_checked:
-            self._window_checked = True
-            log_chunk_truncation(splitter, self.embedder)
-        nodes = list(splitter.get_nodes_from_documents(list(documents)))
-        check_nodes(nodes, doc_ids={d.doc_id for d in documents})
-        return nodes
-
     def _embed(self, nodes: Sequence[Node], progress: Progress | None) -> np.ndarray:
-        if not nodes:
-            return np.zeros((0, getattr(self._store, "dim", None) or 0), dtype=np.float32)
+        if not nodes:  # nothing to embed: do not resolve the default embedder for it
+            return np.zeros((0, self.store.dim or 0), dtype=np.float32)
         return embed_nodes(self.embedder, nodes, progress=progress)
 
     # -- reading -----------------------------------------------------------------------------
 
     def ref_doc_ids(self) -> list[str]:
-        return self._docstore.doc_ids()
+        return self._state.docstore.doc_ids()
 
     def doc_info(self, doc_id: str) -> DocInfo | None:
         """Hash, metadata, node ids, size and indexing date of one document (None if absent)."""
-        return self._docstore.doc(doc_id)
+        return self._state.docstore.doc(doc_id)
 
     def get_node(self, node_id: str) -> Node:
         """A node by id (raises StoreError if it is not in the index)."""
         with self._lock:
-            return self._docstore.get(node_id)
+            return self._state.docstore.get(node_id)
 
     def get_nodes(self, node_ids: Iterable[str]) -> list[Node]:
         with self._lock:
-            return [self._docstore.get(i) for i in node_ids]
+            return [self._state.docstore.get(i) for i in node_ids]
 
     def nodes_for_doc(self, doc_id: str) -> list[Node]:
         """A document's nodes in document order (empty if the document is not indexed)."""
-        return self.get_nodes(self._docstore.doc_node_ids(doc_id))
+        return self.get_nodes(self._state.docstore.doc_node_ids(doc_id))
+
+    def node_ids(self) -> list[str]:
+        """Every node id, document by document (in the order ``all_nodes`` yields them)."""
+        return self._state.docstore.node_ids()
 
     def all_nodes(self) -> Iterator[Node]:
         """Every node, document by document (decoded lazily as the iterator advances)."""
-        return self._docstore.iter_nodes()
+        return self._state.docstore.iter_nodes()
 
-    def node_ids(self) -> list[str]:
-        """Node ids aligned with the rows of ``vectors()``."""
-        ids = getattr(self._store, "ids", None)
-        return ids() if callable(ids) else self._docstore.node_ids()
-
-    def vectors(self) -> np.ndarray:
-        vectors = getattr(self._store, "vectors", None)
-        if not callable(vectors):
-            raise StoreError(f"{type(self._store).__name__} does not expose its vectors")
-        return vectors()
+    def get_vectors(self, node_ids: Sequence[str]) -> np.ndarray:
+        """The stored vectors of ``node_ids``, rows in that order (StoreError for unknown ids)."""
+        with self._lock:
+            return self.store.get_vectors(list(node_ids))
 
     def search(
         self,
@@ -305,20 +279,13 @@ class VectorStoreIndex:
         top_k: int = 4,
         filters: MetadataFilters | dict[str, Any] | None = None,
         doc_ids: Sequence[str] | None = None,
-        mode: QueryMode = "similarity",
-        mmr_threshold: float = 0.5,
     ) -> list[ScoredNode]:
         """Nodes nearest to ``vector``, best first, optionally limited to some documents."""
+        filters = as_filters(filters)
         with self._lock:
-            hits = self._store.query(
-                vector,
-                top_k=top_k,
-                filters=filters,
-                node_ids=self._doc_node_ids(doc_ids),
-                mode=mode,
-                mmr_threshold=mmr_threshold,
-            )
-            return [ScoredNode(self._docstore.get(i), score) for i, score in hits]
+            node_ids = self._state.doc_node_ids(doc_ids)
+            hits = self.store.query(vector, top_k=top_k, filters=filters, node_ids=node_ids)
+            return self._state.scored(hits)
 
     def keyword_search(
         self, query: str, *, top_k: int = 4,
@@ -326,24 +293,16 @@ class VectorStoreIndex:
         doc_ids: Sequence[str] | None = None,
     ) -> list[ScoredNode]:
         """Nodes whose words best match ``query`` (BM25 scores), best first; like ``search``."""
+        filters = as_filters(filters)
         with self._lock:
-            hits = self.keyword_index().search(
-                query, top_k=top_k, filters=as_filters(filters),
-                node_ids=self._doc_node_ids(doc_ids),
-            )
-            return [ScoredNode(self._docstore.get(i), score) for i, score in hits]
-
-    def _doc_node_ids(self, doc_ids: Sequence[str] | None) -> list[str] | None:
-        if doc_ids is None:
-            return None
-        return [i for d in doc_ids for i in self._docstore.doc_node_ids(d)]
+            node_ids, keywords = self._state.doc_node_ids(doc_ids), self._state.keyword_index()
+            hits = keywords.search(query, top_k=top_k, filters=filters, node_ids=node_ids)
+            return self._state.scored(hits)
 
     def keyword_index(self) -> KeywordIndex:
         """BM25 postings over the nodes, built on first use (never at load) and after changes."""
         with self._lock:
-            if self._keywords is None or self._keywords.version != self._version:
-                self._keywords = KeywordIndex.build(self.all_nodes(), version=self._version)
-            return self._keywords
+            return self._state.keyword_index()
 
     def as_retriever(
         self,
@@ -353,11 +312,12 @@ class VectorStoreIndex:
         doc_ids: Sequence[str] | None = None,
         mode: RetrievalMode = "similarity",
         mmr_threshold: float = 0.5,
+        mmr_fetch_k: int | None = None,
     ) -> Retriever:
         """A retriever: "similarity" or "mmr" (vector store), "keyword" (BM25) or "hybrid"."""
         return make_retriever(
             self, mode=mode, similarity_top_k=similarity_top_k, filters=filters, doc_ids=doc_ids,
-            mmr_threshold=mmr_threshold,
+            mmr_threshold=mmr_threshold, mmr_fetch_k=mmr_fetch_k,
         )
 
     def as_query_engine(
@@ -404,63 +364,27 @@ class VectorStoreIndex:
 
     def stats(self) -> dict[str, Any]:
         """Counts, model, dates and size on disk (tokens are None: counting needs the tokenizer)."""
+        state = self._state
         return index_stats(
-            self._docstore, self._store, model=self.embed_model_name,
-            created=self._created, updated=self._updated, path=self._path,
+            state.docstore, state.store, model=self.embed_model_name,
+            created=state.created, updated=state.updated, path=state.path,
         )
 
     # -- disk --------------------------------------------------------------------------------
 
     def persist(self, path: str | Path) -> None:
-        """Write the index to a folder, atomically replacing any index already there."""
-        path = Path(path)
+        """Write the index to a folder, atomically replacing any index already there; the
+        folder's revision only grows (see ``folder.revision_to_write``)."""
+        path, state = Path(path), self._state
+        window = self._embedder.max_input_tokens if self._embedder else state.model_window
         with self._lock:
             with atomic_folder(path) as tmp:
-                self._docstore.persist(tmp)
-                self._store.persist(tmp)
-                write_manifest(tmp, self._manifest())
-            self._path = path
-
-    def _manifest(self) -> dict[str, Any]:
-        window = self._embedder.max_input_tokens if self._embedder else self._expected_window
-        return index_manifest(
-            model=self.embed_model_name,
-            max_input_tokens=window,
-            store=self._store,
-            splitter=splitter_spec(self._splitter) or self._splitter_spec,
-            docstore=self._docstore,
-            created=self._created,
-            updated=self._updated,
-        )
-
-    @classmethod
-    def load(
-        cls, path: str | Path, *, embedder: Embedder | None = None, splitter: Any = None
-    ) -> VectorStoreIndex:
-        """Open a persisted index; loads neither the embedding model nor the tokenizer."""
-        folder = open_index_folder(Path(path))
-        index = cls(store=folder.store, splitter=splitter)
-        index._docstore = folder.docstore
-        index._expected_model = folder.model
-        index._expected_window = folder.model_window
-        if embedder is not None:
-            index._check_embedder(embedder)
-            index._embedder = embedder
-        index._splitter_spec = folder.manifest.get("splitter")
-        index._created = str(folder.manifest.get("created") or index._created)
-        index._updated = str(folder.manifest.get("updated") or index._updated)
-        index._path = Path(path)
-        return index
-
-
-def log_chunk_truncation(splitter: Any, embedder: Embedder) -> str | None:
-    """Log (and return) a warning when the splitter's chunks exceed the embedder's window."""
-    chunk_size = getattr(splitter, "chunk_size", None)
-    if not isinstance(chunk_size, int):
-        return None
-    from ..chunking import check_embedder_window
-
-    message = check_embedder_window(chunk_size, embedder)
-    if message:
-        log.warning("%s", message)
-    return message
+                revision = revision_to_write(path, state)  # the old folder is still in place
+                manifest = state.manifest(
+                    model=self.embed_model_name, max_input_tokens=window,
+                    splitter=splitter_spec(self._splitter), revision=revision,
+                )
+                state.docstore.persist(tmp)
+                state.store.persist(tmp)
+                write_manifest(tmp, manifest)
+            state.mark_saved(path, revision)

@@ -1,6 +1,7 @@
-"""Vector stores: the VectorStore protocol, the numpy SimpleVectorStore, metadata filters."""
+"""Vector stores: the VectorStore protocol, the numpy SimpleVectorStore, metadata filters, and
+the registry that reopens the store an index manifest names (``ragcore.stores.registry``)."""
 
-from .base import QUERY_MODES, QueryMode, VectorStore
+from .base import METRICS, StoreSpec, VectorStore
 from .filters import (
     FilterCondition,
     FilterOperator,
@@ -10,22 +11,23 @@ from .filters import (
     filter_mask,
     matches,
 )
-from .mmr import mmr_select
-from .simple import METRICS, SimpleVectorStore, top_k_indices
+from .registry import open_vector_store, register_vector_store, vector_stores
+from .simple import SimpleVectorStore, top_k_indices
 
 __all__ = [
     "METRICS",
-    "QUERY_MODES",
     "FilterCondition",
     "FilterOperator",
     "MetadataFilter",
     "MetadataFilters",
-    "QueryMode",
     "SimpleVectorStore",
+    "StoreSpec",
     "VectorStore",
     "as_filters",
     "filter_mask",
     "matches",
-    "mmr_select",
+    "open_vector_store",
+    "register_vector_store",
     "top_k_indices",
+    "vector_stores",
 ]

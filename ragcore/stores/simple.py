@@ -13,14 +13,16 @@ rows. Metrics:
 Deleting compacts the matrix (rows after the first deleted one shift up), so a query never pays
 for dead rows. Metadata filters are evaluated column-wise and their row masks are cached until
 the store changes. A store does no locking: VectorStoreIndex serializes writes and searches.
-On disk: ``store.json``, ``vectors.npy`` (memory-mapped on load when large),
-``vector_ids.json`` and ``vector_metadata.json`` (parsed on first use, not at load); the format
-is written and read in ``simple_persist``.
+Each row also keeps its node's document id, for ``delete_ref_doc``. The store knows no ranking
+but similarity: MMR runs over its results in ``ragcore.mmr``. On disk, in the index folder:
+``store.json``, ``vectors.npy`` (memory-mapped on load when large), ``vector_ids.json``,
+``vector_metadata.json`` and ``vector_doc_ids.json`` (the last two parsed on first use, not at
+load); the format is written and read in ``simple_persist``, and ``ragcore.stores.registry``
+reopens it from the index manifest.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -28,12 +30,10 @@ import numpy as np
 
 from ..embeddings.base import normalize
 from ..errors import ConfigError, StoreError
-from .base import QUERY_MODES, QueryMode
+from .base import METRICS, StoreSpec
 from .filters import MaskCache, MetadataFilters, as_filters, id_mask
-from .mmr import mmr_select
-from .simple_persist import read_store, write_store
+from .simple_persist import Column, read_store, write_store
 
-METRICS = ("cosine", "dot", "euclidean")
 MMAP_MIN_BYTES = 64 * 1024 * 1024  # memory-map vectors.npy above this size
 _MASK_CACHE_SIZE = 8
 
@@ -45,13 +45,13 @@ class SimpleVectorStore:
         if metric not in METRICS:
             choices = ", ".join(METRICS)
             raise ConfigError(f"metric {metric!r} is not supported: use one of {choices}")
-        self.metric = metric
+        self._metric = metric
         self._matrix: np.ndarray | None = None  # (capacity, dim); may be a read-only memmap
         self._size = 0
         self._ids: list[str] = []
         self._rows: dict[str, int] | None = {}  # id -> row; built on first use after load
-        self._metadata: list[dict[str, Any]] | None = []
-        self._metadata_raw: bytes | None = None  # vector_metadata.json, parsed on first use
+        self._metadata = Column([])  # per row; after load, parsed on first use
+        self._doc_ids = Column([])  # per row: the node's document id (None: loose or unknown)
         self._sq_norms: np.ndarray | None = None  # euclidean only, computed on first query
         self._masks = MaskCache(_MASK_CACHE_SIZE)
 
@@ -66,6 +66,13 @@ class SimpleVectorStore:
         """Vector dimension, or None before the first add."""
         return None if self._matrix is None else int(self._matrix.shape[1])
 
+    @property
+    def metric(self) -> str:
+        return self._metric
+
+    def describe(self) -> StoreSpec:
+        return StoreSpec("SimpleVectorStore", {"metric": self._metric})
+
     def ids(self) -> list[str]:
         """Row ids in row order."""
         return list(self._ids)
@@ -78,12 +85,25 @@ class SimpleVectorStore:
         view.flags.writeable = False
         return view
 
+    def get_vectors(self, ids: Sequence[str]) -> np.ndarray:
+        """The vectors of ``ids`` in that order (a copy; normalized under cosine)."""
+        rows = self._row_map()
+        missing = [i for i in ids if i not in rows]
+        if missing:
+            raise StoreError(
+                f"no vector with id {missing[0]!r} in the store ({len(missing)} of {len(ids)} "
+                "ids unknown)"
+            )
+        if self._matrix is None:
+            return np.zeros((0, 0), dtype=np.float32)
+        return self._matrix[[rows[i] for i in ids]]
+
     def metadata(self, node_id: str) -> dict[str, Any]:
         """The metadata stored with one row."""
         row = self._row_map().get(node_id)
         if row is None:
             raise StoreError(f"no vector with id {node_id!r} in the store")
-        return self._metadata_list()[row]
+        return self._metadata.parsed(self._size)[row]
 
     def __contains__(self, node_id: object) -> bool:
         return node_id in self._row_map()
@@ -100,11 +120,13 @@ class SimpleVectorStore:
         ids: Sequence[str],
         vectors: np.ndarray,
         metadata: Sequence[dict[str, Any]] | None = None,
+        *,
+        doc_ids: Sequence[str | None] | None = None,
     ) -> None:
-        """Add rows; an id already present has its vector and metadata replaced."""
+        """Add rows; an id already present has its vector, metadata and document replaced."""
         if len(ids) == 0:
             return
-        matrix = self._check_vectors(ids, vectors, metadata)
+        matrix = self._check_vectors(ids, vectors, metadata, doc_ids)
         metas = [dict(m) if m else {} for m in metadata] if metadata is not None else None
         rows = self._row_map()
         existing = [i for i, node_id in enumerate(ids) if node_id in rows]
@@ -115,7 +137,8 @@ class SimpleVectorStore:
         self._matrix[self._size : self._size + len(ids)] = matrix
         rows.update(zip(ids, range(self._size, self._size + len(ids))))
         self._ids.extend(ids)
-        self._metadata_list().extend(metas if metas is not None else [{} for _ in ids])
+        self._metadata.parsed(self._size).extend(metas if metas is not None else [{} for _ in ids])
+        self._doc_ids.parsed(self._size).extend([None] * len(ids) if doc_ids is None else doc_ids)
         self._size += len(ids)
         self._changed()
 
@@ -131,15 +154,16 @@ class SimpleVectorStore:
         runs = [(a + 1, b) for a, b in zip(doomed, doomed[1:] + [self._size]) if b > a + 1]
         self._make_writable()
         assert self._matrix is not None
-        metadata = self._metadata_list()
+        metadata, doc_ids = self._metadata.parsed(self._size), self._doc_ids.parsed(self._size)
         first = write = doomed[0]
-        new_ids, new_meta = self._ids[:first], metadata[:first]
+        new_ids, new_meta, new_docs = self._ids[:first], metadata[:first], doc_ids[:first]
         for start, stop in runs:
             self._matrix[write : write + stop - start] = self._matrix[start:stop]
             write += stop - start
             new_ids += self._ids[start:stop]
             new_meta += metadata[start:stop]
-        self._ids, self._metadata = new_ids, new_meta
+            new_docs += doc_ids[start:stop]
+        self._ids, self._metadata, self._doc_ids = new_ids, Column(new_meta), Column(new_docs)
         for node_id in doomed_ids:
             del rows[node_id]
         self._size -= len(doomed)
@@ -147,8 +171,18 @@ class SimpleVectorStore:
         self._changed()
         return len(doomed)
 
+    def delete_ref_doc(self, doc_id: str) -> int:
+        """Remove the rows added with ``doc_id`` (rows loaded from a version 1 folder have no
+        document id, so none of them match); returns how many were removed."""
+        doc_ids = self._doc_ids.parsed(self._size)
+        return self.delete([i for i, d in zip(self._ids, doc_ids) if d == doc_id])
+
     def _check_vectors(
-        self, ids: Sequence[str], vectors: np.ndarray, metadata: Sequence[Any] | None
+        self,
+        ids: Sequence[str],
+        vectors: np.ndarray,
+        metadata: Sequence[Any] | None,
+        doc_ids: Sequence[Any] | None,
     ) -> np.ndarray:
         matrix = np.asarray(vectors, dtype=np.float32)
         if matrix.ndim != 2 or matrix.shape[0] != len(ids):
@@ -158,6 +192,8 @@ class SimpleVectorStore:
             )
         if metadata is not None and len(metadata) != len(ids):
             raise StoreError(f"got {len(metadata)} metadata entries for {len(ids)} ids")
+        if doc_ids is not None and len(doc_ids) != len(ids):
+            raise StoreError(f"got {len(doc_ids)} document ids for {len(ids)} ids")
         if len(set(ids)) != len(ids):
             raise StoreError("ids passed to add() must be unique within one call")
         if self.dim is not None and matrix.shape[1] != self.dim:
@@ -167,7 +203,7 @@ class SimpleVectorStore:
             )
         if not np.isfinite(matrix).all():
             raise StoreError("vectors contain NaN or infinite values")
-        if self.metric == "cosine":
+        if self._metric == "cosine":
             matrix = normalize(matrix)
         return matrix
 
@@ -197,14 +233,10 @@ class SimpleVectorStore:
         top_k: int,
         filters: MetadataFilters | dict[str, Any] | None = None,
         node_ids: Sequence[str] | None = None,
-        mode: QueryMode = "similarity",
-        mmr_threshold: float = 0.5,
     ) -> list[tuple[str, float]]:
-        """(id, score) pairs, best first, among rows passing ``filters`` and ``node_ids``.
-
-        In "mmr" mode the order is MMR's and each score is still the similarity to the query.
-        """
-        _check_query_options(top_k, mode, mmr_threshold)
+        """(id, score) pairs, best first, among rows passing ``filters`` and ``node_ids``."""
+        if isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 1:
+            raise ConfigError(f"top_k ({top_k!r}) must be a positive integer")
         if self._size == 0:
             return []
         query = self._prepare_query(vector)
@@ -214,21 +246,13 @@ class SimpleVectorStore:
         assert self._matrix is not None
         live = self._matrix[: self._size]
         if rows is None:
-            matrix, scores = live, self._scores(live, query, None)
+            scores = self._scores(live, query, None)
         elif rows.size * 4 >= self._size:
             # Scoring every row and gathering beats copying a large subset of the matrix.
-            matrix, scores = None, self._scores(live, query, None)[rows]
+            scores = self._scores(live, query, None)[rows]
         else:
-            matrix = live[rows]
-            scores = self._scores(matrix, query, rows)
-        if mode == "mmr":
-            matrix = live[rows] if matrix is None else matrix
-            chosen = mmr_select(
-                matrix, scores, top_k=top_k, lam=mmr_threshold, similarity=self._pairwise
-            )
-            picked = np.asarray(chosen, dtype=np.int64)
-        else:
-            picked = top_k_indices(scores, top_k)
+            scores = self._scores(live[rows], query, rows)
+        picked = top_k_indices(scores, top_k)
         found = picked if rows is None else rows[picked]
         return [(self._ids[r], float(s)) for r, s in zip(found.tolist(), scores[picked].tolist())]
 
@@ -241,24 +265,18 @@ class SimpleVectorStore:
             )
         if not np.isfinite(query).all():
             raise StoreError("query vector contains NaN or infinite values")
-        if self.metric == "cosine":
+        if self._metric == "cosine":
             norm = float(np.linalg.norm(query))
             query = query / norm if norm > 0 else query
         return query
 
     def _scores(self, matrix: np.ndarray, query: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
         dots = matrix @ query
-        if self.metric != "euclidean":
+        if self._metric != "euclidean":
             return dots
         sq_norms = self._row_sq_norms()
         sq = (sq_norms if rows is None else sq_norms[rows]) - 2.0 * dots + float(query @ query)
         return -np.sqrt(np.maximum(sq, 0.0, out=sq), out=sq)
-
-    def _pairwise(self, matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
-        """Similarity of every row of ``matrix`` to ``vector`` with this store's metric."""
-        if self.metric != "euclidean":
-            return matrix @ vector
-        return -np.linalg.norm(matrix - vector, axis=1)
 
     def _row_sq_norms(self) -> np.ndarray:
         if self._sq_norms is None:
@@ -276,43 +294,36 @@ class SimpleVectorStore:
         if filters is None:
             allowed = np.ones(self._size, dtype=bool)
         else:
-            allowed = self._masks.mask(filters, self._metadata_list)
+            allowed = self._masks.mask(filters, lambda: self._metadata.parsed(self._size))
         if node_ids is not None:
             allowed = allowed & id_mask(self._row_map(), node_ids, self._size)
         return np.flatnonzero(allowed)
 
-    def _metadata_list(self) -> list[dict[str, Any]]:
-        if self._metadata is None:
-            raw, self._metadata_raw = self._metadata_raw, None
-            self._metadata = json.loads(raw) if raw else [{} for _ in range(self._size)]
-        return self._metadata
-
     # -- disk (the file format is in simple_persist) -----------------------------------------
 
     def persist(self, folder: Path) -> None:
-        """Write store.json, vectors.npy, vector_ids.json, vector_metadata.json into ``folder``."""
+        """Write this store's five files into the index folder ``folder``."""
         write_store(
             Path(folder),
-            metric=self.metric,
+            metric=self._metric,
             dim=self.dim,
             vectors=self.vectors() if self._matrix is not None else np.zeros((0, 0), np.float32),
             ids=self._ids,
             metadata=self._metadata,
-            metadata_raw=self._metadata_raw,
+            doc_ids=self._doc_ids,
         )
 
     @classmethod
     def load(cls, folder: Path) -> SimpleVectorStore:
         """Read a folder written by ``persist``: vectors memory-mapped when large, no parsing
-        of metadata until a filter needs it."""
+        of metadata or document ids until a filter or a delete needs them."""
         files = read_store(Path(folder), metrics=METRICS, mmap_min_bytes=MMAP_MIN_BYTES)
         store = cls(metric=files.metric)
         store._matrix = files.matrix if files.count else None
         store._size = files.count
         store._ids = files.ids
         store._rows = None
-        store._metadata = None
-        store._metadata_raw = files.metadata_raw
+        store._metadata, store._doc_ids = files.metadata, files.doc_ids
         return store
 
 
@@ -330,12 +341,3 @@ def top_k_indices(scores: np.ndarray, k: int) -> np.ndarray:
         part = np.arange(n)
     order = np.lexsort((part, -scores[part]))
     return part[order]
-
-
-def _check_query_options(top_k: int, mode: str, mmr_threshold: float) -> None:
-    if isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 1:
-        raise ConfigError(f"top_k ({top_k!r}) must be a positive integer")
-    if mode not in QUERY_MODES:
-        raise ConfigError(f"mode {mode!r} is not supported: use one of {', '.join(QUERY_MODES)}")
-    if not 0.0 <= mmr_threshold <= 1.0:
-        raise ConfigError(f"mmr_threshold ({mmr_threshold}) must be between 0 and 1")

@@ -1,9 +1,12 @@
-"""The on-disk form of a ``SimpleVectorStore``: four files, written and read back checked.
+"""The on-disk form of a ``SimpleVectorStore``: five files, written and read back checked.
 
 ``store.json`` is the header (format tag, version, metric, dim, count); ``vectors.npy`` the
-float32 matrix (memory-mapped on load when large); ``vector_ids.json`` the row ids; and
-``vector_metadata.json`` each row's metadata, kept as raw bytes on load so that it is parsed only
-when a filter needs it. ``simple`` holds the store itself; this module only moves its parts.
+float32 matrix (memory-mapped on load when large); ``vector_ids.json`` the row ids;
+``vector_metadata.json`` each row's metadata and ``vector_doc_ids.json`` each row's document id
+(null for loose nodes), both kept as raw bytes on load so that they are parsed only when a
+filter or a delete needs them. Version 1 folders have no ``vector_doc_ids.json``: their rows'
+documents are unknown (None), so ``delete_ref_doc`` finds none of them. ``simple`` holds the
+store itself; this module only moves its parts.
 """
 
 from __future__ import annotations
@@ -19,7 +22,30 @@ from ..errors import IndexFormatError
 from ..disk import load_npy, read_bytes, read_json, write_npy
 
 STORE_FORMAT = "ragcore-simple-vector-store"
-STORE_VERSION = 1
+STORE_VERSION = 2  # version 2 added vector_doc_ids.json
+READABLE_VERSIONS = (1, 2)
+
+
+@dataclass(slots=True)
+class Column:
+    """A per-row JSON list: parsed (``values``) or still the bytes it was loaded as (``raw``)."""
+
+    values: list[Any] | None
+    raw: bytes | None = None
+    source: str = ""  # the file ``raw`` came from, for error messages
+
+    def parsed(self, count: int) -> list[Any]:
+        """The values, parsing and checking ``raw`` on first use (None per row if absent)."""
+        if self.values is None:
+            self.values = parse_column(self.source, self.raw, count)
+            self.raw = None
+        return self.values
+
+    def encode(self, count: int) -> bytes:
+        if self.values is None and self.raw is not None:
+            return self.raw  # never parsed since load: copy the bytes as they were
+        values = self.parsed(count)
+        return json.dumps(values, ensure_ascii=False, default=str).encode()
 
 
 @dataclass(slots=True)
@@ -30,7 +56,8 @@ class StoreFiles:
     count: int
     matrix: np.ndarray
     ids: list[str]
-    metadata_raw: bytes  # vector_metadata.json as written
+    metadata: Column  # vector_metadata.json, unparsed
+    doc_ids: Column  # vector_doc_ids.json, unparsed (no bytes in a version 1 folder)
 
 
 def write_store(
@@ -40,10 +67,10 @@ def write_store(
     dim: int | None,
     vectors: np.ndarray,
     ids: list[str],
-    metadata: list[dict[str, Any]] | None,
-    metadata_raw: bytes | None,
+    metadata: Column,
+    doc_ids: Column,
 ) -> None:
-    """Write the four files; ``metadata`` None means copy ``metadata_raw`` as it was loaded."""
+    """Write the five files."""
     folder.mkdir(parents=True, exist_ok=True)
     header = {
         "format": STORE_FORMAT,
@@ -55,11 +82,8 @@ def write_store(
     (folder / "store.json").write_text(json.dumps(header, indent=1), encoding="utf-8")
     write_npy(folder / "vectors.npy", vectors)
     (folder / "vector_ids.json").write_text(json.dumps(ids), encoding="utf-8")
-    with open(folder / "vector_metadata.json", "wb") as out:
-        if metadata is None:  # never parsed since load: copy the bytes as they were
-            out.write(metadata_raw or b"[]")
-        else:
-            out.write(json.dumps(metadata, ensure_ascii=False, default=str).encode())
+    (folder / "vector_metadata.json").write_bytes(metadata.encode(len(ids)))
+    (folder / "vector_doc_ids.json").write_bytes(doc_ids.encode(len(ids)))
 
 
 def read_store(folder: Path, *, metrics: Sequence[str], mmap_min_bytes: int) -> StoreFiles:
@@ -67,10 +91,11 @@ def read_store(folder: Path, *, metrics: Sequence[str], mmap_min_bytes: int) -> 
     header = read_json(folder / "store.json")
     if not isinstance(header, dict) or header.get("format") != STORE_FORMAT:
         raise IndexFormatError(f"{folder / 'store.json'}: not a ragcore vector store header")
-    if header.get("version") != STORE_VERSION:
+    version = header.get("version")
+    if version not in READABLE_VERSIONS:
         raise IndexFormatError(
-            f"{folder / 'store.json'}: vector store format version {header.get('version')!r}"
-            f" is not supported (this ragcore reads version {STORE_VERSION}): upgrade ragcore"
+            f"{folder / 'store.json'}: vector store format version {version!r} is not supported"
+            f" (this ragcore reads versions {READABLE_VERSIONS}): upgrade ragcore"
         )
     count, metric = header.get("count"), header.get("metric")
     if metric not in metrics or not isinstance(count, int) or count < 0:
@@ -84,8 +109,23 @@ def read_store(folder: Path, *, metrics: Sequence[str], mmap_min_bytes: int) -> 
             f"{len(ids) if isinstance(ids, list) else type(ids).__name__}"
         )
     matrix = load_vectors(folder / "vectors.npy", rows=count, mmap_min_bytes=mmap_min_bytes)
-    metadata_raw = read_bytes(folder / "vector_metadata.json")
-    return StoreFiles(metric, count, matrix, ids, metadata_raw)
+    meta_path, docs_path = folder / "vector_metadata.json", folder / "vector_doc_ids.json"
+    metadata = Column(None, read_bytes(meta_path), str(meta_path))
+    doc_ids = Column(None, read_bytes(docs_path) if version >= 2 else None, str(docs_path))
+    return StoreFiles(metric, count, matrix, ids, metadata, doc_ids)
+
+
+def parse_column(source: str, raw: bytes | None, count: int) -> list[Any]:
+    """A column's bytes, parsed and checked (``[None] * count`` when there are none)."""
+    if raw is None:
+        return [None] * count
+    try:
+        values = json.loads(raw)
+    except ValueError as exc:
+        raise IndexFormatError(f"{source}: damaged JSON ({exc}); rebuild the index") from exc
+    if not isinstance(values, list) or len(values) != count:
+        raise IndexFormatError(f"{source}: expected a list of {count} entries")
+    return values
 
 
 def load_vectors(path: Path, *, rows: int, mmap_min_bytes: int) -> np.ndarray:

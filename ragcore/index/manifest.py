@@ -1,0 +1,188 @@
+"""The index manifest: what an index folder records about itself, written and read back checked.
+
+``manifest.json`` holds the format tag and version, the revision (a counter that grows with
+every change, for caches in other processes), the embedding model, the store (its registry name
+and settings, ``StoreSpec``), the splitter, counts and dates. Format version 1 folders written
+before the store registry keep the store's settings beside its type and have no revision; they
+read as settings ``{"metric": ...}`` and revision 0, so no version bump was needed.
+
+``folder`` moves whole folders (atomic replace, recovery); ``state`` is what a manifest and its
+files become in memory. ``index_stats`` (what an index reports to users) shares ``index_counts``
+with the manifest.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError, IndexFormatError, PersistError
+from ..stores.base import StoreSpec, VectorStore
+from ..stores.registry import vector_stores
+from .docstore import DocStore
+
+FORMAT = "ragcore-index"
+VERSION = 1
+MANIFEST = "manifest.json"
+REBUILDABLE_SPLITTERS = ("SentenceSplitter", "TokenTextSplitter")
+
+
+def index_manifest(
+    *,
+    model: str,
+    max_input_tokens: int | None,
+    store: VectorStore,
+    splitter: dict[str, Any] | None,
+    docstore: DocStore,
+    created: str,
+    updated: str,
+    revision: int,
+) -> dict[str, Any]:
+    """What the manifest records about an index (``write_manifest`` adds the format tag)."""
+    spec = store.describe()
+    if spec.type not in vector_stores:
+        raise ConfigError(
+            f"the store describes itself as {spec.type!r}, which is not registered, so load() "
+            f"could not reopen it: call register_vector_store({spec.type!r}, opener) "
+            "(ragcore.stores.registry) before persisting"
+        )
+    return {
+        "revision": revision,
+        "embed_model": {"name": model, "dim": store.dim, "max_input_tokens": max_input_tokens},
+        "store": {"type": spec.type, "settings": dict(spec.settings)},
+        "splitter": splitter,
+        "counts": index_counts(docstore),
+        "created": created,
+        "updated": updated,
+    }
+
+
+def write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
+    data = {"format": FORMAT, "version": VERSION, **manifest}
+    (folder / MANIFEST).write_text(json.dumps(data, indent=2, ensure_ascii=False), "utf-8")
+
+
+def read_manifest(folder: Path) -> dict[str, Any]:
+    """The manifest of an index folder, checked for our tag and a version we can read."""
+    path = folder / MANIFEST
+    if not folder.is_dir():
+        raise PersistError(f"{folder}: no index folder here; build one and persist it first")
+    try:
+        data = json.loads(path.read_bytes())
+    except FileNotFoundError as exc:
+        raise IndexFormatError(
+            f"{path}: missing, so {folder} is not a ragcore index (or its write never finished)"
+        ) from exc
+    except ValueError as exc:
+        raise IndexFormatError(f"{path}: damaged JSON ({exc}); rebuild the index") from exc
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        found = data.get("format") if isinstance(data, dict) else type(data).__name__
+        raise IndexFormatError(f"{path}: format is {found!r}, not {FORMAT!r}: not a ragcore index")
+    version = data.get("version")
+    if not isinstance(version, int) or version > VERSION or version < 1:
+        raise IndexFormatError(
+            f"{path}: index format version {version!r} is newer than this ragcore reads "
+            f"(version {VERSION}): upgrade ragcore to load it"
+        )
+    return data
+
+
+def peek_manifest(folder: Path) -> dict[str, Any] | None:
+    """The manifest's JSON if ``folder`` holds a readable one with our tag, else None."""
+    try:
+        data = json.loads((folder / MANIFEST).read_bytes())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("format") == FORMAT else None
+
+
+def manifest_revision(manifest: dict[str, Any]) -> int:
+    """The manifest's revision (0 for folders written before revisions were recorded)."""
+    revision = manifest.get("revision", 0)
+    return revision if type(revision) is int and revision >= 0 else 0
+
+
+def manifest_value(path: Path, manifest: dict[str, Any], section: str, key: str, kind: type) -> Any:
+    """``manifest[section][key]``, which must be a ``kind``."""
+    part = manifest.get(section)
+    value = part.get(key) if isinstance(part, dict) else None
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise IndexFormatError(
+            f"{path / MANIFEST}: '{section}.{key}' is missing or not a {kind.__name__}"
+        )
+    return value
+
+
+def manifest_store(path: Path, manifest: dict[str, Any]) -> StoreSpec:
+    """The store the manifest names; version 1 folders keep its settings beside ``type``."""
+    kind = manifest_value(path, manifest, "store", "type", str)
+    section = manifest["store"]
+    settings = section.get("settings", {k: v for k, v in section.items() if k != "type"})
+    if not isinstance(settings, dict):
+        raise IndexFormatError(f"{path / MANIFEST}: 'store.settings' is not an object")
+    return StoreSpec(kind, settings)
+
+
+def splitter_spec(splitter: Any) -> dict[str, Any] | None:
+    """How a splitter is described in the manifest: its class name and settings."""
+    if splitter is None:
+        return None
+    settings = splitter.settings() if callable(getattr(splitter, "settings", None)) else {}
+    return {"type": type(splitter).__name__, "settings": settings}
+
+
+def build_splitter(spec: dict[str, Any] | None) -> Any:
+    """The default splitter, or the one a manifest describes, rebuilt from its settings."""
+    from .. import chunking
+
+    if not spec:
+        return chunking.SentenceSplitter()
+    kind, settings = spec.get("type"), spec.get("settings") or {}
+    if kind not in REBUILDABLE_SPLITTERS:
+        raise ConfigError(
+            f"this index was split with {kind!r}, which cannot be rebuilt from the manifest: "
+            "pass splitter=... to VectorStoreIndex.load() to insert documents"
+        )
+    cls = getattr(chunking, kind)
+    accepted = inspect.signature(cls).parameters
+    return cls(**{k: v for k, v in settings.items() if k in accepted})
+
+
+def index_stats(
+    docstore: DocStore,
+    store: VectorStore,
+    *,
+    model: str,
+    created: str,
+    updated: str,
+    path: Path | None,
+) -> dict[str, Any]:
+    """Counts, model, dates and size on disk (tokens are None: counting needs the tokenizer)."""
+    on_disk = path is not None and path.is_dir()
+    return {
+        **index_counts(docstore),
+        "tokens": None,
+        "model": model,
+        "dim": store.dim,
+        "metric": store.metric,
+        "created": created,
+        "updated": updated,
+        "bytes_on_disk": folder_bytes(path) if on_disk and path else None,
+        "path": str(path) if path else None,
+    }
+
+
+def index_counts(docstore: DocStore) -> dict[str, int]:
+    """The documents, nodes and characters an index holds (the manifest's and stats' counts)."""
+    return {
+        "documents": docstore.doc_count(),
+        "nodes": len(docstore),
+        "characters": docstore.characters(),
+    }
+
+
+def folder_bytes(folder: Path) -> int:
+    """Total size of the files in an index folder."""
+    return sum(p.stat().st_size for p in folder.iterdir() if p.is_file())
