@@ -83,7 +83,10 @@ class SentenceTransformerEmbedder:
         """Encode all ``texts`` in one call (the library sorts by length and batches inside)."""
         model = self._load()
         if len(texts) == 0:
-            return np.zeros((0, model.get_sentence_embedding_dimension()), dtype=np.float32)
+            # sentence-transformers 5 renamed get_sentence_embedding_dimension
+            dimension = getattr(model, "get_embedding_dimension", None) or \
+                model.get_sentence_embedding_dimension
+            return np.zeros((0, dimension()), dtype=np.float32)
         try:
             vectors = model.encode(
                 list(texts),
