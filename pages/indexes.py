@@ -24,11 +24,11 @@ def overview(infos) -> None:
     )
 
 
-def summary(info, picture) -> None:
+def summary(info) -> None:
     cols = st.columns(5)
     cols[0].metric("Files", info.files, help=f"{info.documents} documents (one per PDF page)")
     cols[1].metric("Chunks", info.nodes)
-    cols[2].metric("Tokens", sum(picture.documents["tokens"]) if picture else 0)
+    cols[2].metric("Tokens", info.tokens or 0)
     cols[3].metric("Size on disk", fmt.human_size(info.bytes_on_disk))
     cols[4].metric("Embedding model", info.embed_model or "?")
     overlap = "default" if info.chunk_overlap is None else info.chunk_overlap
@@ -140,7 +140,7 @@ def main() -> None:
     state.select_index(name)
     info = next(i for i in infos if i.name == name)
     picture = state.corpus_picture(name) if info.nodes else None
-    summary(info, picture)
+    summary(info)
     docs, corpus, manage = st.tabs(["Documents", "Corpus view", "Rename or delete"])
     with docs:
         documents_tab(name)

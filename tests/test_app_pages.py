@@ -201,6 +201,8 @@ def test_a_file_ingested_within_the_same_second_shows_at_once(app_env, tmp_path,
     at.run()
     assert metrics(at)["Files"] == "3" and int(metrics(at)["Tokens"]) > tokens + 100
     assert at.dataframe[0].value["files"].tolist() == [3]
+    sizes = at.get("vega_lite_chart")[1].proto.SerializeToString()  # documents by size
+    assert b"pep-0020.rst" in sizes and b"more.txt" in sizes
     assert at.dataframe[1].value["file"].tolist() == ["note.txt", "more.txt", "pep-0020.rst"]
 
 
