@@ -181,46 +181,42 @@ def split_steps(scratchpad: Sequence[Message]) -> list[list[Message]]:
 def fit_steps(scratchpad: Sequence[Message], budget: int, room: Room) -> list[Message]:
     """This turn's steps within ``budget`` tokens, noting in ``room`` what was cut.
 
-    Newest steps stay whole; the first that does not fit has its results clipped to their
-    share; steps older than that are summarised (their action and the start of each result);
-    when even the summaries do not fit, the oldest steps are left out, which a short message
-    at the start says. A step is kept or left out whole, so a tool call never loses its result.
+    The newest steps come whole, in up to three quarters of the budget (more if the older steps
+    need less); the first that does not fit has its tool outputs clipped to their share; older
+    steps are summarised (their action and the start of each result) in what is left; when even
+    the summaries do not fit, the oldest steps are left out, which a short message at the start
+    says. A step is kept or left out whole, so a tool call never loses its result.
     """
-    steps = split_steps(scratchpad)
     if tokens_of(scratchpad) <= budget:
         return list(scratchpad)
+    steps = split_steps(scratchpad)
     summaries = [_summarised(step) for step in steps]
-    left = budget - LEFT_OUT_NOTE_TOKENS
-    first = len(steps)
-    while first > 0 and tokens_of(summaries[first - 1]) <= left:
+    sizes = [tokens_of(s) for s in summaries]
+    reserve = min(sum(sizes[:-1]) + LEFT_OUT_NOTE_TOKENS, budget // 4)
+    left, newest = budget - reserve, len(steps)
+    while newest > 0 and tokens_of(steps[newest - 1]) <= left:
+        newest -= 1
+        left -= tokens_of(steps[newest])
+    kept = steps[newest:]
+    if newest > 0 and (clipped := _clipped(steps[newest - 1], left)) is not None:
+        newest -= 1
+        left -= tokens_of(clipped)
+        kept.insert(0, clipped)
+        room.note(f"step {newest + 1}: tool output clipped to fit")
+    left += reserve
+    first = newest
+    while first > 0 and sizes[first - 1] + (LEFT_OUT_NOTE_TOKENS if first > 1 else 0) <= left:
         first -= 1
-        left -= tokens_of(summaries[first])
-    if first == 0:
-        left += LEFT_OUT_NOTE_TOKENS  # nothing is left out: no note needed
-    kept = summaries[first:]
-    for i in reversed(range(len(kept))):
-        step = steps[first + i]
-        extra = tokens_of(step) - tokens_of(kept[i])
-        if extra <= left:
-            kept[i], left = step, left - extra
-            continue
-        clipped = _clipped(step, tokens_of(kept[i]) + left)
-        if clipped is not None:
-            left -= tokens_of(clipped) - tokens_of(kept[i])
-            kept[i] = clipped
-            room.note(f"step {first + i + 1}: tool output clipped to fit")
-    summarised = [
-        first + i + 1 for i, s in enumerate(kept) if s == summaries[first + i] != steps[first + i]
-    ]
+        left -= sizes[first]
+    summarised = [n for n in range(first, newest) if summaries[n] != steps[n]]
     if summarised:
-        room.note(f"steps {_numbers(summarised)} summarised to fit")
-    fitted = [m for step in kept for m in step]
+        room.note(f"steps {_numbers(n + 1 for n in summarised)} summarised to fit")
+    fitted = [m for step in summaries[first:newest] + kept for m in step]
     if first == 0:
         return fitted
     room.note(f"steps {_numbers(range(1, first + 1))} left out to fit")
     note = _left_out_message(steps[:first])
-    room_left = budget - tokens_of(fitted)
-    return [note, *fitted] if message_tokens(note) <= room_left else fitted
+    return [note, *fitted] if message_tokens(note) <= budget - tokens_of(fitted) else fitted
 
 
 def _summarised(step: list[Message]) -> list[Message]:
