@@ -6,9 +6,11 @@ requests with connect/read timeouts suited to slow local models, retries connect
 never once a reply has started), and translates every httpx failure into a ragcore error that
 names the server, its URL, the model, the status and what to do.
 
-The checks of the options every backend takes (URL, timeout, model, window) are in ``options``.
-Wire formats are not known here: a backend hands ``Connection.stream`` a pure decoder that turns
-response lines into text chunks, and raises ``StreamFormatError`` for a line it cannot read.
+The checks of the options every backend takes (URL, timeout, model, window) are in
+``http_options``; what is particular to an Ollama or an OpenAI-compatible server (start hints,
+API key, model listing) is in ``servers``. Wire formats are not known here: a backend hands
+``Connection.stream`` a pure decoder that turns response lines into text chunks, and raises
+``StreamFormatError`` for a line it cannot read.
 """
 
 from __future__ import annotations

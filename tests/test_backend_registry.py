@@ -7,6 +7,8 @@ suite, the way a plugin would write them: one settings model, one factory, one r
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -77,6 +79,16 @@ def echo():
     yield ECHO
     llm_backends.unregister("echo")
     embedding_backends.unregister("hashing")
+
+
+def test_listing_the_backends_loads_no_backend():
+    code = (
+        "import sys; from ragcore.llms.resolve import spec_forms; "
+        "import ragcore.embeddings.registry, ragcore.workspace.settings; spec_forms(); "
+        "print([m for m in ('httpx', 'torch', 'sentence_transformers') if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def test_resolve_llm_builds_a_registered_backend(echo):
