@@ -200,3 +200,22 @@ def test_the_settings_page_offers_only_registered_backends(monkeypatch, tmp_path
                                    "OpenAI-compatible server"]
     assert at.radio[1].options == ["Packaged all-MiniLM-L6-v2", "Local model folder", "Ollama",
                                    "OpenAI-compatible server"]
+
+
+def test_a_connection_test_fills_the_model_picker(monkeypatch, tmp_path):
+    from loopback import LoopbackServer
+
+    with LoopbackServer(api_key="sk-test") as server:
+        at = open_settings(monkeypatch, tmp_path / "ws")
+        at.radio[0].set_value("openai").run()
+        at.text_input(key="llms.openai.url").set_value(server.openai_url).run()
+        at.text_input(key="llms.openai.api_key").set_value("sk-test").run()
+        assert "llms.openai.model.pick" not in [box.key for box in at.selectbox]  # a text box yet
+        click(at, "Test connection")
+        assert at.success[0].value.startswith(f"Connected to {server.openai_url}: 4 model(s)")
+        picker = at.selectbox(key="llms.openai.model.pick")
+        assert picker.options == list(server.models)
+        picker.set_value("gpt-4o-mini").run()
+        click(at, "Save settings")
+        assert at.success[-1].value == (
+            f"Saved. Answering backend: OpenAI-compatible gpt-4o-mini at {server.openai_url}.")

@@ -91,3 +91,20 @@ def test_describe_llm(loopback):
     assert describe_llm(OpenAILLM(model="m", base_url=loopback.openai_url)) == (
         f"OpenAI-compatible m at {loopback.openai_url}")
     assert describe_llm(OpenAILLM(model="gpt-4o", api_key="k")) == "OpenAI gpt-4o"
+
+
+def test_common_options_reach_the_backend_also_when_detected():
+    llm = resolve_llm("ollama:llama3.1", temperature=0.2, context_window=4096)
+    assert (llm.temperature, llm.context_window, llm.num_ctx) == (0.2, 4096, 4096)
+    with LoopbackServer(models=["qwen2.5:7b"]) as server:
+        found = resolve_llm(base_url=server.ollama_url, temperature=0.7, context_window=2048)
+        assert (found.model_name, found.temperature, found.num_ctx) == ("qwen2.5:7b", 0.7, 2048)
+
+
+def test_a_spec_fills_only_the_fields_its_backend_has():
+    extractive = resolve_llm("extractive", base_url="http://10.0.0.5:11434", api_key="k")
+    assert isinstance(extractive, ExtractiveLLM)  # no server to point at: the URL is ignored
+    with pytest.raises(ConfigError, match="takes no model"):
+        resolve_llm("extractive:big")
+    with pytest.raises(ConfigError, match="must start with http"):
+        resolve_llm("ollama:llama3.1", base_url="10.0.0.5:11434")
