@@ -220,7 +220,9 @@ def fit_steps(scratchpad: Sequence[Message], budget: int, room: Room) -> list[Me
 
 
 def _summarised(step: list[Message]) -> list[Message]:
+    """The step's action (its text shortened; tool calls kept) and the start of each result."""
     action, *results = step
+    action = replace(action, content=clip(action.content, 2 * SUMMARY_TOKENS))
     return [action, *(replace(r, content=clip(r.content, SUMMARY_TOKENS)) for r in results)]
 
 

@@ -205,3 +205,28 @@ def test_a_huge_tool_call_that_cannot_be_cut_is_dropped_not_looped_on():
     memory.put(Message("assistant", "finished"))
     got = memory.get()
     assert [m.content for m in got] == ["go", "finished"]
+
+
+def test_earlier_is_the_conversation_before_the_latest_message_within_both_limits():
+    memory = ChatMemory(token_limit=200)
+    conversation(memory, 10)
+    question = "so what now? " + "word " * 60
+    memory.put_user_message(question)
+    room = 200 - ChatMemory._size(Message("user", question))  # the limit covers the question
+    got = memory.earlier(question, budget=10_000)
+    assert question not in [m.content for m in got]  # the prompt places the message itself
+    assert room - 30 < tokens(got) <= room
+    assert got[-1].content.startswith("answer 9") and got[0].role == "user"
+    small = memory.earlier(question, budget=60)
+    assert tokens(small) <= 60 and small[-1].content.startswith("answer 9")
+    assert memory.earlier(question, budget=0) == []
+    assert memory.get() != got  # get() counts the question like any other message
+
+
+def test_a_question_longer_than_the_limit_leaves_no_history_but_is_not_cut():
+    memory = ChatMemory(token_limit=100)
+    conversation(memory, 3)
+    question = "word " * 300
+    memory.put_user_message(question)
+    assert memory.earlier(question, budget=10_000) == []
+    assert memory.messages[-1].content == question

@@ -131,10 +131,12 @@ def conversation(memory: ChatMemory, sizes: list[int]) -> None:
     tool_tokens=st.sampled_from([5, 400, 3_000]),
     steps=st.integers(0, 5),
     calls_per_round=st.integers(1, 3),
+    response_mode=st.sampled_from(["compact", "refine", "tree_summarize", "simple_summarize",
+                                   "accumulate"]),
 )
 def test_every_prompt_carries_the_message_and_fits_the_window(
     mode, window, output_share, top_k, passage, memory_limit, history, message_tokens_,
-    tool_tokens, steps, calls_per_round,
+    tool_tokens, steps, calls_per_round, response_mode,
 ):
     num_output = window // output_share
     message = "Q: " + words(message_tokens_, "budget")
@@ -147,7 +149,7 @@ def test_every_prompt_carries_the_message_and_fits_the_window(
     conversation(memory, history)
     engine = chat_engine_from_index(
         Passages(passage), chat_mode="best" if mode == "function_calling" else mode, llm=llm,
-        similarity_top_k=top_k, system_prompt=SYSTEM_PROMPT,
+        similarity_top_k=top_k, system_prompt=SYSTEM_PROMPT, response_mode=response_mode,
     )
     trace = Trace()
     try:
@@ -383,17 +385,22 @@ def test_steps_that_fit_are_untouched():
 @given(
     sizes=st.lists(st.sampled_from([1, 30, 300, 2_000]), min_size=1, max_size=6),
     calls=st.integers(1, 3),
+    thought=st.sampled_from([0, 20, 1_000]),
     budget=st.integers(0, 4_000),
 )
-def test_fitted_steps_fit_and_keep_every_call_with_its_results(sizes, calls, budget):
+def test_fitted_steps_fit_and_keep_every_call_with_its_results(sizes, calls, thought, budget):
     scratchpad = []
     for r, size in enumerate(sizes):
         ids = [f"c{r}_{c}" for c in range(calls)]
-        scratchpad.append(Message("assistant", "", tool_calls=[
+        scratchpad.append(Message("assistant", words(thought, "hmm"), tool_calls=[
             ToolCall(i, "dump", "{}") for i in ids]))
         scratchpad += [Message("tool", words(size, "fact"), tool_call_id=i) for i in ids]
-    fitted = fit_steps(scratchpad, budget, Room(budget))
+    room = Room(budget)
+    fitted = fit_steps(scratchpad, budget, room)
     assert tokens_of(fitted) <= max(budget, 0)
+    assert fitted == scratchpad or room.notes  # nothing is cut without a note
+    if budget >= 400:  # room for at least the newest step's summary
+        assert fitted and fitted[-1].role == "tool"
     for i, message in enumerate(fitted):
         if message.tool_calls:
             answered = [m.tool_call_id for m in fitted[i + 1 : i + 1 + calls]]
