@@ -9,7 +9,7 @@
 The CLI and the app share it. Every path it writes is checked to stay inside the root. Every
 change to an index happens under one lock (``writing``): this module opens the index, lets the
 sibling ``ingest`` refresh files in it, and persists it when its revision moved. Stats come from
-the index manifest and the record (``record``), so listing indexes loads none of them.
+the index manifest and the record (``stats``), so listing indexes loads none of them.
 """
 
 from __future__ import annotations
@@ -299,6 +299,7 @@ class Workspace:
         A file seen before is updated in place if it changed and skipped if not; a file that
         cannot be read is reported with the reason while the others are indexed.
         """
+        validate_name(name)
         files = collect_files(list(paths))
         with self.writing():
             if not self.has_index(name):
