@@ -192,7 +192,8 @@ def fit_steps(scratchpad: Sequence[Message], budget: int, room: Room) -> list[Me
     steps = split_steps(scratchpad)
     summaries = [_summarised(step) for step in steps]
     sizes = [tokens_of(s) for s in summaries]
-    reserve = min(sum(sizes[:-1]) + LEFT_OUT_NOTE_TOKENS, budget // 4)
+    older = sum(sizes[:-1]) + (LEFT_OUT_NOTE_TOKENS if len(steps) > 1 else 0)
+    reserve = min(older, budget // 4)
     left, newest = budget - reserve, len(steps)
     while newest > 0 and tokens_of(steps[newest - 1]) <= left:
         newest -= 1
