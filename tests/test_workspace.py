@@ -268,6 +268,21 @@ def test_listing_does_not_wait_for_a_change_under_way(workspace, sources):
         assert held is True
 
 
+def test_a_record_written_before_revisions_is_read_and_counted_again(workspace, sources):
+    import json
+
+    workspace.ingest("docs", [sources])
+    fresh = workspace.index_info("docs")
+    path = workspace.record_path("docs")
+    old = json.loads(path.read_text())
+    for key in ("uid", "files", "counted_revision"):
+        del old[key]
+    old.update(tokens=11, tokens_at=old["updated"])  # the stale count of the old format
+    path.write_text(json.dumps(old))
+    assert workspace.index_info("docs") == fresh
+    assert workspace.record("docs").counts_at(fresh.revision) == (fresh.files, fresh.tokens)
+
+
 def test_a_new_empty_index_is_listed(workspace):
     workspace.create_index("empty")
     [info] = workspace.list_indexes()
