@@ -5,8 +5,8 @@ prompt of ``ragcore.prompts``) to turn a follow-up such as "and what about its p
 a question that makes sense alone, using the conversation so far (as much of it as fits beside
 the message: ``ragcore.prompt_budget``'s rule). With no earlier conversation the message is
 already standalone and no LLM call is made. A rewrite that is empty, repeats the prompt back, or
-is far longer than the message is not used: the message is, and ``trace.notes
-["condense_rejected"]`` says why. The question used is always in
+is far longer than the message is not used: the message is, and
+``trace.notes["condense_rejected"]`` says why. The question used is always in
 ``trace.notes["condensed_question"]``.
 
 ``CondenseQuestionChatEngine`` then answers that question with a ``QueryEngine`` (any response

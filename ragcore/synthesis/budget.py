@@ -3,9 +3,9 @@ retrieved chunks are laid into prompts of that size.
 
 available = context_window - num_output - prompt tokens (the template with empty context, the
 question, and any reserved slot such as refine's existing answer): the rule of
-``ragcore.prompt_budget`` with the passages as the only flexible part, so a question too long for
-the window raises ``PromptTooLongError`` there, never a prompt without it. Chunks are packed once per
-synthesis call: each chunk's tokens are counted once, whole chunks are laid greedily into
+``ragcore.prompt_budget`` with the passages as the only flexible part, so a question too long
+for the window raises ``PromptTooLongError`` there, never a prompt without it. Chunks are packed
+once per synthesis call: each chunk's tokens are counted once, whole chunks are laid greedily into
 prompts, and only a chunk too large for a whole prompt is cut (at a word boundary, by tokens),
 its first piece filling the room left in the current prompt. Nothing is dropped.
 
