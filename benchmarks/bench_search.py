@@ -106,8 +106,8 @@ def synthetic_index(count: int, *, seed: int = 0):
     ]
     store = SimpleVectorStore(metric="cosine")
     store.add([n.node_id for n in nodes], random_unit_vectors(count, seed=seed),
-              [n.metadata for n in nodes])
-    return VectorStoreIndex(nodes, embedder=FakeEmbedder(dim=DIM), store=store)
+              [n.metadata for n in nodes], doc_ids=[n.ref_doc_id for n in nodes])
+    return VectorStoreIndex.from_vector_store(store, nodes=nodes, embedder=FakeEmbedder(dim=DIM))
 
 
 def load_rows(count: int) -> list[Row]:

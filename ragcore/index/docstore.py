@@ -16,7 +16,7 @@ Loading parses the two JSON files (to catch damage early) but builds the per-doc
 and the id maps on first use, and maps ``nodes.jsonl`` without reading it: a node is decoded from
 its line when first asked for. So opening a 100k-node index costs tens of milliseconds, and
 persisting copies the lines of untouched nodes as raw bytes. The file layout (the memory-mapped
-``NodeFile``, the offsets, the columns check) is in ``docstore_files``.
+``NodeFile``, the offsets, the columns check) is in ``node_file``.
 """
 
 from __future__ import annotations
