@@ -154,6 +154,16 @@ def test_insert_nodes_with_precomputed_vectors(fake_embedder):
         index.insert_nodes(nodes, vectors=vectors[:2])
 
 
+def test_vectors_the_store_refuses_leave_the_index_as_it_was(index):
+    revision, count = index.revision, len(index)
+    wrong = [Node(text="three dims", node_id="wrong", ref_doc_id="cats.txt")]
+    with pytest.raises(StoreError, match="dimension"):
+        index.insert_nodes(wrong, vectors=np.ones((1, 3), np.float32))
+    assert (len(index), len(index.store), index.revision) == (count, count, revision)
+    assert "wrong" not in index and "cats.txt#1" in index
+    assert index.as_retriever(similarity_top_k=1).retrieve("kittens")[0].node.node_id == "cats.txt#1"
+
+
 def test_search_restricts_to_documents_and_filters(index):
     retriever = index.as_retriever(similarity_top_k=10, doc_ids=["rust.md", "cats.txt"])
     assert {r.node.ref_doc_id for r in retriever.retrieve("market")} == {"rust.md", "cats.txt"}

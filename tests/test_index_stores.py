@@ -17,7 +17,7 @@ from ragcore.embeddings import FakeEmbedder
 from ragcore.errors import ConfigError, IndexFormatError
 from ragcore.index import VectorStoreIndex
 from ragcore.stores import SimpleVectorStore
-from ragcore.stores.registry import vector_stores
+from ragcore.stores.registry import register_vector_store, vector_stores
 from ragcore.types import Document, Node
 
 QUESTIONS = ("why do cats purr", "bond yields and investors", "dangling references", "owls")
@@ -55,24 +55,30 @@ def test_a_store_from_outside_ragcore_persists_and_loads_with_its_index(fake_emb
     assert "markets.txt" not in again.ref_doc_ids() and len(again.store) == 5
 
 
-def test_loading_a_store_nobody_registered_says_which_and_how(fake_embedder, tmp_path, monkeypatch):
+@pytest.fixture
+def unregistered():
+    """DictVectorStore taken out of the registry for one test, as if its package were absent."""
+    vector_stores.unregister("DictVectorStore")
+    yield
+    register_vector_store("DictVectorStore", DictVectorStore.open, replace=True)
+
+
+def test_loading_a_store_nobody_registered_says_which_and_how(fake_embedder, tmp_path, request):
     index = VectorStoreIndex.from_documents(
         animal_docs(), embedder=fake_embedder, splitter=ParagraphSplitter(),
         store=DictVectorStore(),
     )
     index.persist(tmp_path / "index")
-    monkeypatch.setattr(vector_stores, "_entries", {
-        k: v for k, v in vector_stores._entries.items() if k != "DictVectorStore"
-    })
+    request.getfixturevalue("unregistered")
     with pytest.raises(IndexFormatError, match=r"'DictVectorStore' store, which is not registered"
                        r".*register_vector_store\('DictVectorStore', opener\)"):
         VectorStoreIndex.load(tmp_path / "index")
     # persisting such a store is refused too, before anything on disk changes
+    index.insert(Document(text="Owls hunt at night.", doc_id="owls.txt"))
     with pytest.raises(ConfigError, match="'DictVectorStore', which is not registered"):
         index.persist(tmp_path / "index")
-    assert json.loads((tmp_path / "index" / "manifest.json").read_text())["store"]["type"] == (
-        "DictVectorStore"
-    )
+    manifest = json.loads((tmp_path / "index" / "manifest.json").read_text())
+    assert manifest["counts"]["documents"] == 3 and manifest["revision"] == 1
 
 
 def _filled_store(nodes: list[Node], embedder: FakeEmbedder) -> SimpleVectorStore:

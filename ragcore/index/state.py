@@ -30,7 +30,7 @@ _CHECK_BATCH = 4096  # ``attached`` fetches vectors in batches of this many ids
 
 @dataclass(slots=True)
 class IndexState:
-    """The parts of an index that its folder holds, checked against each other on load."""
+    """An index's data besides its collaborators (``keywords`` is derived, never saved)."""
 
     store: VectorStore
     docstore: DocStore = field(default_factory=DocStore)
@@ -75,6 +75,7 @@ class IndexState:
                 raise ConfigError(f"a node has no vector in the store: {exc}") from exc
         state = cls(store)
         state.docstore.add_nodes(nodes)
+        state.touch()
         return state
 
     def touch(self) -> None:
@@ -132,10 +133,10 @@ class IndexState:
         return len(removed)
 
     def _add(self, nodes: list[Node], vectors: np.ndarray) -> None:
-        self.docstore.add_nodes(nodes)
-        if nodes:
+        if nodes:  # the store first: if it refuses the vectors, the docstore stays as it was
             ids, metadata = [n.node_id for n in nodes], [n.metadata for n in nodes]
             self.store.add(ids, vectors, metadata, doc_ids=[n.ref_doc_id for n in nodes])
+        self.docstore.add_nodes(nodes)
         self.touch()
 
     # -- reading -----------------------------------------------------------------------------

@@ -61,8 +61,17 @@ class VectorStoreIndex:
         if nodes:
             self.insert_nodes(nodes, progress=progress)
 
+    @classmethod
+    def _with_state(
+        cls, state: IndexState, embedder: Embedder | None, splitter: Any
+    ) -> VectorStoreIndex:
+        """An index over ``state`` built without ``__init__`` (``load``, ``from_vector_store``)."""
+        index = cls.__new__(cls)
+        index._attach(state, embedder, splitter)
+        return index
+
     def _attach(self, state: IndexState, embedder: Embedder | None, splitter: Any) -> None:
-        """The one place an index gets its state and collaborators (constructor and load)."""
+        """The one place an index gets its state and collaborators (every constructor)."""
         self._state = state
         self._embedder = None if embedder is None else check_embedder(embedder, state.model)
         self._splitter = splitter
@@ -102,9 +111,7 @@ class VectorStoreIndex:
         the documents instead. Documents known only through their nodes have no content hash,
         so ``refresh_ref_docs`` re-embeds them once.
         """
-        index = cls.__new__(cls)
-        index._attach(IndexState.attached(store, list(nodes)), embedder, splitter)
-        return index
+        return cls._with_state(IndexState.attached(store, list(nodes)), embedder, splitter)
 
     @classmethod
     def load(
@@ -112,9 +119,7 @@ class VectorStoreIndex:
     ) -> VectorStoreIndex:
         """Open a persisted index with the store its manifest names; loads neither the
         embedding model nor the tokenizer."""
-        index = cls.__new__(cls)
-        index._attach(open_index_folder(Path(path)), embedder, splitter)
-        return index
+        return cls._with_state(open_index_folder(Path(path)), embedder, splitter)
 
     def __len__(self) -> int:
         return len(self._state.docstore)
