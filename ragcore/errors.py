@@ -10,7 +10,8 @@
     ├── PersistError          an index folder could not be written or read
     │   └── IndexFormatError  a folder that is not ours, newer, or damaged
     ├── LLMError              a language-model server failed
-    │   ├── LLMConnectionError  refused, reset, timed out
+    │   ├── LLMConnectionError  refused, reset, timed out connecting
+    │   │   └── LLMTimeoutError   a reply outlasted its time limit (silent, or too long)
     │   ├── LLMStatusError      the server answered with an HTTP error
     │   └── LLMResponseError    the reply could not be decoded
     ├── ToolError             a tool is badly defined or was called badly
@@ -72,6 +73,20 @@ class LLMError(RagcoreError):
 
 class LLMConnectionError(LLMError):
     """The server could not be reached, reset the connection or timed out."""
+
+
+class LLMTimeoutError(LLMConnectionError):
+    """The server was reached but its reply took too long: it fell silent for longer than the
+    read timeout, or was still coming when the request's overall time limit ran out.
+
+    ``seconds`` is the limit that ran out; ``received`` how many characters of the reply had
+    arrived (those were already handed to the caller).
+    """
+
+    def __init__(self, message: str, *, seconds: float, received: int = 0) -> None:
+        self.seconds = seconds
+        self.received = received
+        super().__init__(message)
 
 
 class LLMStatusError(LLMError):

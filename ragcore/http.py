@@ -6,6 +6,13 @@ requests with connect/read timeouts suited to slow local models, retries connect
 never once a reply has started), and translates every httpx failure into a ragcore error that
 names the server, its URL, the model, the status and what to do.
 
+Every request also runs against a ``Deadline`` (``http_options``): ``request_timeout`` seconds
+from sending it to the last byte of the reply. It is checked between lines (or body pieces), so
+a model that keeps producing tokens is cut off within one token of it: the response is closed
+and an ``LLMTimeoutError`` raised (chunks already yielded stay with the caller). No single read
+waits longer than the limit either, so a silent server cannot outlast it by more than one wait.
+Retries happen only before the first byte of a reply and only while the deadline leaves time.
+
 The checks of the options every backend takes (URL, timeout, model, window) are in
 ``http_options``; what is particular to an Ollama or an OpenAI-compatible server (start hints,
 API key, model listing) is in ``servers``. Wire formats are not known here: a backend hands
@@ -27,12 +34,22 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from .errors import LLMConnectionError, LLMResponseError, LLMStatusError
+from .errors import (
+    LLMConnectionError,
+    LLMError,
+    LLMResponseError,
+    LLMStatusError,
+    LLMTimeoutError,
+)
 from .http_options import (  # noqa: F401  (the check_* are also imported from here, as before)
     CONNECT_TIMEOUT,
+    DEFAULT_REQUEST_TIMEOUT,
+    Deadline,
+    PastDeadline,
     check_base_url,
     check_model,
     check_positive,
+    check_request_timeout,
     check_retries,
     check_temperature,
     check_window,
@@ -43,6 +60,7 @@ logger = logging.getLogger(__name__)
 
 QUOTE_LIMIT = 200
 _CLIENT_LOCK = threading.Lock()
+SLOW_HINT = "Raise the time limit (request_timeout=...) or use a smaller, faster model."
 
 # A decoder turns the lines of a streamed reply into text chunks (see ollama.py and openai.py).
 Decoder = Callable[[Iterable[str]], Iterator[str]]
@@ -65,6 +83,11 @@ class StreamIncomplete(ValueError):
 
 class ServerStreamError(ValueError):
     """The server put an error object in the stream instead of more text."""
+
+
+# What reading a reply can end with, besides its end: each becomes a ragcore error (_read_error).
+_READ_FAILURES = (PastDeadline, httpx.TransportError, httpx.DecodingError, StreamIncomplete,
+                  ServerStreamError, StreamFormatError)
 
 
 def decode_json_object(text: str, unit: str) -> dict[str, Any]:
@@ -127,9 +150,12 @@ class Connection:
     client: httpx.Client | None = None
     start_hint: str = "Check that the server is running and the base URL is right."
     status_hint: StatusHint | None = None
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT  # seconds for a whole request and reply
+    slow_hint: str = SLOW_HINT  # what to do when a reply outlasts request_timeout
 
     def __post_init__(self) -> None:
         check_retries(self.max_retries, self.retry_backoff)
+        self.request_timeout = check_request_timeout(self.request_timeout)
 
     def describe(self) -> str:
         model = f" (model {self.model})" if self.model else ""
@@ -145,31 +171,14 @@ class Connection:
     def stream(self, path: str, body: dict[str, Any], decode: Decoder) -> Iterator[str]:
         """POST ``body`` and yield the decoded text chunks of the streamed reply."""
         sent = 0
-        with self._open("POST", path, body) as response:
+        deadline = Deadline.start(self.request_timeout)
+        with self._open("POST", path, body, deadline=deadline) as response:
             try:
-                for chunk in decode(response.iter_lines()):
+                for chunk in decode(deadline.within(response.iter_lines())):
                     sent += len(chunk)
                     yield chunk
-            except httpx.TimeoutException as exc:
-                raise self._timeout_error(exc, sent, response.request) from exc
-            except httpx.TransportError as exc:
-                raise self._cut_off_error(exc, sent) from exc
-            except httpx.DecodingError as exc:
-                raise self._undecodable_error(exc) from exc
-            except StreamIncomplete as exc:
-                raise self._cut_off_error(exc, sent) from exc
-            except ServerStreamError as exc:
-                raise LLMResponseError(
-                    f"{self.describe()} reported an error after {sent} characters of the "
-                    f"reply: {exc}. Check the server's logs; a smaller prompt or another model "
-                    "may help."
-                ) from exc
-            except StreamFormatError as exc:
-                raise LLMResponseError(
-                    f"{self.describe()} sent a reply ragcore cannot read ({exc}) after "
-                    f"{sent} characters. Check that the base URL points at the {self.kind} "
-                    "itself (not a proxy or a web page) and that the server is up to date."
-                ) from exc
+            except _READ_FAILURES as exc:
+                raise self._read_error(exc, sent, response.request, deadline) from exc
 
     def request_json(
         self,
@@ -179,17 +188,17 @@ class Connection:
         *,
         timeout: httpx.Timeout | None = None,
         max_retries: int | None = None,
+        request_timeout: float | None = None,
     ) -> Any:
-        """Send one request and return the decoded JSON reply."""
-        with self._open(method, path, body, timeout=timeout, max_retries=max_retries) as resp:
+        """Send one request and return the decoded JSON reply (``timeout``, ``max_retries`` and
+        ``request_timeout`` override the connection's for this request)."""
+        deadline = Deadline.start(request_timeout or self.request_timeout)
+        with self._open(method, path, body, timeout=timeout, max_retries=max_retries,
+                        deadline=deadline) as resp:
             try:
-                raw = resp.read()
-            except httpx.TimeoutException as exc:
-                raise self._timeout_error(exc, 0, resp.request) from exc
-            except httpx.TransportError as exc:
-                raise self._cut_off_error(exc, 0) from exc
-            except httpx.DecodingError as exc:
-                raise self._undecodable_error(exc) from exc
+                raw = b"".join(deadline.within(resp.iter_bytes()))
+            except _READ_FAILURES as exc:
+                raise self._read_error(exc, 0, resp.request, deadline) from exc
         try:
             return json.loads(raw)
         except ValueError as exc:
@@ -208,24 +217,26 @@ class Connection:
         *,
         timeout: httpx.Timeout | None = None,
         max_retries: int | None = None,
+        deadline: Deadline,
     ) -> Iterator[httpx.Response]:
-        """An open, successful (2xx) streamed response; retries happen only here."""
+        """An open, successful (2xx) streamed response; retries happen only here, and only
+        while the deadline leaves time for them."""
         client = self.http()
         request = client.build_request(
             method, self.base_url + path, json=body, headers=self.headers,
-            timeout=timeout or self.timeout,
+            timeout=deadline.bound(timeout or self.timeout),
         )
         retries = self.max_retries if max_retries is None else max_retries
         attempt = 0
         while True:
-            outcome = self._attempt(client, request)
+            outcome = self._attempt(client, request, deadline)
             if isinstance(outcome, httpx.Response):
                 break
             error, retryable = outcome
-            if attempt >= retries or not retryable:
+            delay = self.retry_backoff * 2 ** attempt
+            if attempt >= retries or not retryable or deadline.left() <= delay:
                 raise error
             attempt += 1
-            delay = self.retry_backoff * 2 ** (attempt - 1)
             logger.warning("%s; retry %d/%d in %.1fs", error, attempt, retries, delay)
             time.sleep(delay)
         try:
@@ -234,7 +245,7 @@ class Connection:
             outcome.close()
 
     def _attempt(
-        self, client: httpx.Client, request: httpx.Request
+        self, client: httpx.Client, request: httpx.Request, deadline: Deadline
     ) -> httpx.Response | tuple[LLMConnectionError | LLMStatusError, bool]:
         """The open response, or the error this attempt ended with and whether to retry.
 
@@ -244,7 +255,8 @@ class Connection:
         try:
             response = client.send(request, stream=True)
         except httpx.TimeoutException as exc:
-            return self._timeout_error(exc, 0, request), isinstance(exc, httpx.ConnectTimeout)
+            error = self._timeout_error(exc, 0, request, deadline)
+            return error, isinstance(exc, httpx.ConnectTimeout)
         except httpx.TransportError as exc:
             return self._connect_error(exc), True
         if response.status_code < 300:
@@ -262,6 +274,29 @@ class Connection:
             response.close()
         status = response.status_code
         return self._status_error(status, message, request), status >= 500
+
+    def _read_error(
+        self, exc: Exception, sent: int, request: httpx.Request, deadline: Deadline
+    ) -> LLMError:
+        """The ragcore error for a reply that failed after ``sent`` characters had arrived."""
+        if isinstance(exc, PastDeadline):
+            return self._over_time_error(deadline, sent)
+        if isinstance(exc, httpx.TimeoutException):
+            return self._timeout_error(exc, sent, request, deadline)
+        if isinstance(exc, (httpx.TransportError, StreamIncomplete)):
+            return self._cut_off_error(exc, sent)
+        if isinstance(exc, httpx.DecodingError):
+            return self._undecodable_error(exc)
+        if isinstance(exc, ServerStreamError):
+            return LLMResponseError(
+                f"{self.describe()} reported an error after {sent} characters of the reply: "
+                f"{exc}. Check the server's logs; a smaller prompt or another model may help."
+            )
+        return LLMResponseError(
+            f"{self.describe()} sent a reply ragcore cannot read ({exc}) after {sent} "
+            f"characters. Check that the base URL points at the {self.kind} itself (not a "
+            "proxy or a web page) and that the server is up to date."
+        )
 
     def _status_error(self, status: int, message: str, request: httpx.Request) -> LLMStatusError:
         path = request.url.path
@@ -283,7 +318,7 @@ class Connection:
         )
 
     def _timeout_error(
-        self, exc: httpx.TimeoutException, sent: int, request: httpx.Request
+        self, exc: httpx.TimeoutException, sent: int, request: httpx.Request, deadline: Deadline
     ) -> LLMConnectionError:
         limits = request.extensions.get("timeout", {})
         if isinstance(exc, httpx.ConnectTimeout):
@@ -291,11 +326,24 @@ class Connection:
                 f"Timed out connecting to {self.describe()} after {limits.get('connect')} s. "
                 f"{self.start_hint}"
             )
+        read = limits.get("read")
+        if deadline.passed() or read == deadline.seconds:  # the wait was the whole time limit
+            return self._over_time_error(deadline, sent)
         after = "" if not sent else f" (the reply stopped after {sent} characters)"
-        return LLMConnectionError(
-            f"{self.describe()} did not answer within {limits.get('read')} s{after}. A local "
+        return LLMTimeoutError(
+            f"{self.describe()} did not answer within {read} s{after}. A local "
             "model may still be loading or be slow on this machine: raise the timeout "
-            "(timeout=...) or check that the model is loaded and the server is not overloaded."
+            "(timeout=...) or check that the model is loaded and the server is not overloaded.",
+            seconds=float(read or 0), received=sent,
+        )
+
+    def _over_time_error(self, deadline: Deadline, sent: int) -> LLMTimeoutError:
+        arrived = f" ({sent} characters of the reply had arrived)" if sent else ""
+        return LLMTimeoutError(
+            f"{self.describe()} was still answering when the time limit of "
+            f"{deadline.seconds:g} s for one request ran out{arrived}; ragcore stopped "
+            f"reading. {self.slow_hint}",
+            seconds=deadline.seconds, received=sent,
         )
 
     def _undecodable_error(self, exc: Exception) -> LLMResponseError:
@@ -325,9 +373,11 @@ def connect(
     start_hint: str,
     headers: dict[str, str] | None = None,
     status_hint: Callable[[Connection, int, str, str], str] | None = None,
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+    slow_hint: str | None = None,
 ) -> Connection:
-    """A ``Connection`` with its URL and timeout checked; ``status_hint`` also gets the connection
-    (a backend's hint may ask the server which models it has)."""
+    """A ``Connection`` with its URL and timeouts checked; ``status_hint`` also gets the
+    connection (a backend's hint may ask the server which models it has)."""
     connection = Connection(
         kind=kind,
         base_url=check_base_url(base_url),
@@ -338,6 +388,8 @@ def connect(
         headers=headers,
         client=client,
         start_hint=start_hint,
+        request_timeout=request_timeout,
+        slow_hint=slow_hint or SLOW_HINT,
     )
     if status_hint is not None:
         connection.status_hint = partial(status_hint, connection)
@@ -347,6 +399,8 @@ def connect(
 def fetch_model_names(
     connection: Connection, path: str, read: Callable[[Any], list[str]], *, timeout: float
 ) -> list[str]:
-    """The model names the server lists at ``path``: one GET, no retries, read by ``read``."""
-    data = connection.request_json("GET", path, timeout=make_timeout(timeout), max_retries=0)
+    """The model names the server lists at ``path``: one GET, no retries, all within
+    ``timeout`` seconds, read by ``read``."""
+    data = connection.request_json("GET", path, timeout=make_timeout(timeout), max_retries=0,
+                                   request_timeout=timeout)
     return read(data)

@@ -3,19 +3,33 @@
 Each check raises ``ConfigError`` naming the bad value and what to pass instead, so a backend
 fails where it is built rather than at its first request. ``http`` uses the URL, timeout and
 retry checks for every ``Connection``; the backends use the rest for their own options.
+
+Two time limits apply to every request. ``timeout`` bounds each wait: connecting, and each read
+(the first token of a local model being loaded can take minutes). ``request_timeout`` bounds the
+whole request, first byte to last: a model that keeps producing tokens never trips a per-read
+timeout, so only this stops a reply that would otherwise run to the end of the context window.
+A ``Deadline`` is that limit for one request, as ``http.Connection`` applies it. Importing this
+module costs no httpx (the backend registries read its defaults).
 """
 
 from __future__ import annotations
 
+import math
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 from urllib.parse import urlsplit
 
-import httpx
-
 from .errors import ConfigError
+
+if TYPE_CHECKING:
+    import httpx
 
 # Connecting is quick even to a remote server; the first token of a local model that must first be
 # loaded into memory can take minutes on a laptop CPU, so reads get a generous default.
 CONNECT_TIMEOUT = 5.0
+# The whole of one request: time for a cold local model to load and write a capped reply on a CPU.
+DEFAULT_REQUEST_TIMEOUT = 600.0
 
 
 def check_base_url(base_url: str) -> str:
@@ -30,11 +44,24 @@ def check_base_url(base_url: str) -> str:
 
 def make_timeout(timeout: float | httpx.Timeout) -> httpx.Timeout:
     """A float is the read timeout in seconds; connecting gets at most ``CONNECT_TIMEOUT``."""
+    import httpx
+
     if isinstance(timeout, httpx.Timeout):
         return timeout
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
         raise ConfigError(f"timeout ({timeout!r}) must be a positive number of seconds")
     return httpx.Timeout(float(timeout), connect=min(float(timeout), CONNECT_TIMEOUT))
+
+
+def check_request_timeout(request_timeout: float) -> float:
+    """The overall time limit of one request, in seconds; ConfigError unless it is positive."""
+    if (isinstance(request_timeout, bool) or not isinstance(request_timeout, (int, float))
+            or not (request_timeout > 0 and math.isfinite(request_timeout))):
+        raise ConfigError(
+            f"request_timeout ({request_timeout!r}) must be a positive number of seconds: the "
+            f"most one whole reply may take (default {DEFAULT_REQUEST_TIMEOUT:g})"
+        )
+    return float(request_timeout)
 
 
 def check_retries(max_retries: int, retry_backoff: float) -> None:
@@ -74,3 +101,45 @@ def check_temperature(temperature: float | None) -> None:
         0 <= temperature <= 2
     ):
         raise ConfigError(f"temperature ({temperature!r}) must be a number from 0 to 2, or None")
+
+
+# -- the time limit of one request -------------------------------------------------------------
+
+
+class PastDeadline(Exception):
+    """Raised between reads once a request's time limit has run out (not a ValueError: the
+    decoders let it through)."""
+
+
+@dataclass(slots=True, frozen=True)
+class Deadline:
+    """The overall time limit of one request: ``seconds`` long, ending at ``ends`` (monotonic)."""
+
+    seconds: float
+    ends: float
+
+    @classmethod
+    def start(cls, seconds: float) -> Deadline:
+        return cls(seconds, time.monotonic() + seconds)
+
+    def left(self) -> float:
+        return self.ends - time.monotonic()
+
+    def passed(self) -> bool:
+        return self.left() <= 0
+
+    def within(self, pieces: Iterable[Any]) -> Iterator[Any]:
+        """``pieces`` as they arrive; once the time is up, ``PastDeadline`` instead of waiting
+        for the next one (a piece that has arrived is always handed on)."""
+        for piece in pieces:
+            yield piece
+            if self.passed():
+                raise PastDeadline
+
+    def bound(self, timeout: httpx.Timeout) -> httpx.Timeout:
+        """``timeout`` with no single read waiting longer than the whole time limit."""
+        import httpx
+
+        read = self.seconds if timeout.read is None else min(timeout.read, self.seconds)
+        return httpx.Timeout(connect=timeout.connect, read=read, write=timeout.write,
+                             pool=timeout.pool)

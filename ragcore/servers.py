@@ -5,6 +5,8 @@ embedding lives here: where the server usually is, how to open a ``Connection`` 
 hint, the API key header, the advice added to its 401 and 404 errors) and how it lists its
 models. The chat backends (``ragcore.llms.ollama``/``openai``) and the embedders
 (``ragcore.embeddings.ollama``/``openai``) both build on it, so neither imports the other.
+Every connection carries an overall time limit per request (``request_timeout``); a backend
+may pass the advice its users need when a reply outlasts it (``slow_hint``).
 
 Importing this module is free: httpx loads with ``ragcore.http`` on the first connection, so the
 backend registries can read the default URLs without paying for it.
@@ -16,6 +18,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError, LLMError, LLMResponseError
+from .http_options import DEFAULT_REQUEST_TIMEOUT
 
 if TYPE_CHECKING:
     import httpx
@@ -51,6 +54,8 @@ def ollama_connection(
     max_retries: int,
     retry_backoff: float,
     client: httpx.Client | None,
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+    slow_hint: str | None = None,
 ) -> Connection:
     """A ``Connection`` to an Ollama server whose 404s for a missing model list its models."""
     from .http import connect
@@ -58,7 +63,7 @@ def ollama_connection(
     return connect(
         "Ollama", model=model, base_url=base_url, timeout=timeout, max_retries=max_retries,
         retry_backoff=retry_backoff, client=client, start_hint=OLLAMA_START_HINT,
-        status_hint=_missing_model_hint,
+        status_hint=_missing_model_hint, request_timeout=request_timeout, slow_hint=slow_hint,
     )
 
 
@@ -92,7 +97,7 @@ def list_ollama_models(
 
     connection = ollama_connection(
         model="", base_url=base_url, timeout=timeout, max_retries=0, retry_backoff=0.0,
-        client=client,
+        client=client, request_timeout=timeout,
     )
     return fetch_model_names(connection, "/api/tags", ollama_model_names, timeout=timeout)
 
@@ -116,6 +121,8 @@ def openai_connection(
     max_retries: int,
     retry_backoff: float,
     client: httpx.Client | None,
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+    slow_hint: str | None = None,
 ) -> Connection:
     """A ``Connection`` to an OpenAI-compatible server, sending the API key when there is one.
 
@@ -136,6 +143,7 @@ def openai_connection(
         max_retries=max_retries, retry_backoff=retry_backoff, client=client,
         start_hint=OPENAI_START_HINT,
         headers={"Authorization": f"Bearer {key}"} if key else None, status_hint=_status_hint,
+        request_timeout=request_timeout, slow_hint=slow_hint,
     )
 
 
@@ -167,6 +175,6 @@ def list_openai_models(
 
     connection = openai_connection(
         model="", base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0,
-        retry_backoff=0.0, client=client,
+        retry_backoff=0.0, client=client, request_timeout=timeout,
     )
     return fetch_model_names(connection, "/models", openai_model_names, timeout=timeout)

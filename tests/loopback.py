@@ -27,7 +27,12 @@ Behaviour:
 - Each POST takes the next queued ``Reply`` (first in, first out); with none queued, chat echoes
   ``"Echo: <last user message>"`` and embedding routes return deterministic, unnormalized vectors
   of ``server.embedding_dim`` numbers.
-- Every request is recorded in ``server.requests`` (method, path, headers, json).
+- Every request is recorded in ``server.requests`` (method, path, headers, json); when the
+  server is done with it, its ``done`` event is set, and ``client_closed`` says whether the
+  client hung up before the reply was complete.
+- ``Reply(stream_for=5.0, chunk_delay=0.05)`` streams its chunks over and over for five seconds
+  (a model that will not stop); a whole JSON reply with a ``chunk_delay`` trickles out in small
+  pieces (a slow server that never falls silent).
 - ``unused_url()`` gives a URL where nothing listens (for "connection refused" tests).
 """
 
@@ -38,11 +43,13 @@ import json
 import socket
 import struct
 import sys
+import itertools
 import threading
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 import pytest
 
@@ -61,7 +68,8 @@ class Reply:
     status: int = 200
     error: str = "loopback error"  # the message inside the API's error body when status >= 400
     delay: float = 0.0  # seconds to wait before sending the status line (to trigger timeouts)
-    chunk_delay: float = 0.0  # seconds to wait between stream chunks
+    chunk_delay: float = 0.0  # seconds between stream chunks (or pieces of a whole JSON reply)
+    stream_for: float | None = None  # repeat the chunks for this many seconds, then end
     reset_after: int | None = None  # send this many chunks, then reset the connection
     malformed: str | None = None  # a raw line sent after the chunks, before the end marker
     sse_comments: bool = False  # put ": keep-alive" comment lines between SSE events
@@ -73,6 +81,17 @@ class Reply:
         words = self.text.split(" ")
         return [w if i == 0 else " " + w for i, w in enumerate(words)]
 
+    def chunk_source(self) -> Iterator[str]:
+        """The chunks to stream: once, or over and over until ``stream_for`` seconds pass."""
+        if self.stream_for is None:
+            yield from self.stream_chunks()
+            return
+        end = time.monotonic() + self.stream_for
+        for chunk in itertools.cycle(self.stream_chunks()):
+            if time.monotonic() >= end:
+                return
+            yield chunk
+
 
 @dataclass
 class RecordedRequest:
@@ -80,6 +99,8 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]  # lower-case names
     json: Any  # the parsed body, or None
+    done: threading.Event = field(default_factory=threading.Event)  # the server is done with it
+    client_closed: bool = False  # the client hung up before the reply was complete
 
 
 def unused_url() -> str:
@@ -207,15 +228,33 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             return None
 
-    def _send_json(self, status: int, data: Any) -> None:
+    def _send_json(self, status: int, data: Any, *, piece_delay: float = 0.0) -> None:
+        """One JSON reply; with ``piece_delay``, in 16-byte pieces that far apart."""
         body = json.dumps(data).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Connection", "close")
         self.end_headers()
-        self.wfile.write(body)
         self.close_connection = True
+        if not piece_delay:
+            self.wfile.write(body)
+            return
+        for start in range(0, len(body), 16):
+            if start and not self._wait(piece_delay):
+                return
+            if not self._send_piece(lambda: self.wfile.write(body[start:start + 16])):
+                return
+
+    def _send_piece(self, write: Any) -> bool:
+        """Run ``write``; False (and the request marked) if the client has hung up."""
+        try:
+            write()
+            self.wfile.flush()
+        except OSError:
+            self.recorded.client_closed = True
+            return False
+        return True
 
     def _start_stream(self, content_type: str) -> None:
         self.send_response(200)
@@ -242,7 +281,7 @@ class _Handler(BaseHTTPRequestHandler):
         """Sleep unless the server is stopping; False if it is."""
         return not (seconds and self.loop.stopping.wait(seconds))
 
-    def _stream(self, reply: Reply, lines: list[str], end: list[str], content_type: str,
+    def _stream(self, reply: Reply, lines: Iterable[str], end: list[str], content_type: str,
                 *, preamble: int = 0) -> None:
         """Send ``lines`` (chunks) then ``end``, with the reply's delays, reset and bad line.
 
@@ -256,7 +295,8 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             if i and not self._wait(reply.chunk_delay):
                 return
-            self._write_chunk(line)
+            if not self._send_piece(lambda: self._write_chunk(line)):
+                return
         if reply.reset_after is not None:
             self._reset()
             return
@@ -268,7 +308,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     # --- routing --------------------------------------------------------------------------
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-        self.loop._record(RecordedRequest("GET", self.path, self._headers(), None))
+        self.recorded = RecordedRequest("GET", self.path, self._headers(), None)
+        self.loop._record(self.recorded)
+        try:
+            self._get()
+        finally:
+            self.recorded.done.set()
+
+    def _get(self) -> None:
         if self.path == "/api/tags":
             self._send_json(200, {"models": [_ollama_model(m) for m in self.loop.models]})
         elif self.path == "/v1/models":
@@ -282,7 +329,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's naming
         body = self._read_json()
-        self.loop._record(RecordedRequest("POST", self.path, self._headers(), body))
+        self.recorded = RecordedRequest("POST", self.path, self._headers(), body)
+        self.loop._record(self.recorded)
+        try:
+            self._post(body)
+        finally:
+            self.recorded.done.set()
+
+    def _post(self, body: Any) -> None:
         routes = {
             "/api/chat": self._ollama_chat,
             "/api/embed": self._ollama_embed,
@@ -363,11 +417,11 @@ class _Handler(BaseHTTPRequestHandler):
         }
         if body.get("stream") is False:
             final["message"]["content"] = "".join(chunks)
-            self._send_json(200, final)
+            self._send_json(200, final, piece_delay=reply.chunk_delay)
             return
-        lines = [json.dumps({"model": model, "created_at": _now(),
+        lines = (json.dumps({"model": model, "created_at": _now(),
                              "message": {"role": "assistant", "content": c}, "done": False}) + "\n"
-                 for c in chunks]
+                 for c in reply.chunk_source())
         self._stream(reply, lines, [json.dumps(final) + "\n"], "application/x-ndjson")
 
     def _ollama_embed(self, body: dict[str, Any], reply: Reply) -> None:
@@ -376,7 +430,8 @@ class _Handler(BaseHTTPRequestHandler):
         vectors = reply.embeddings or [_fake_vector(t, self.loop.embedding_dim) for t in inputs]
         self._send_json(200, {"model": body["model"], "embeddings": vectors,
                               "total_duration": 14143917, "load_duration": 1019500,
-                              "prompt_eval_count": sum(len(t.split()) for t in inputs)})
+                              "prompt_eval_count": sum(len(t.split()) for t in inputs)},
+                        piece_delay=reply.chunk_delay)
 
     # --- OpenAI ---------------------------------------------------------------------------
     def _openai_chat(self, body: dict[str, Any], reply: Reply) -> None:
@@ -399,7 +454,7 @@ class _Handler(BaseHTTPRequestHandler):
             "choices": [{"index": 0, "message": message, "logprobs": None,
                          "finish_reason": "tool_calls" if calls else "stop"}],
             "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-        })
+        }, piece_delay=reply.chunk_delay)
 
     def _openai_stream(self, model: str, reply: Reply) -> None:
         def event(delta: dict[str, Any], finish: str | None) -> str:
@@ -410,8 +465,8 @@ class _Handler(BaseHTTPRequestHandler):
             comment = ": keep-alive\n\n" if reply.sse_comments else ""
             return f"{comment}data: {json.dumps(chunk)}\n\n"
 
-        lines = [event({"role": "assistant", "content": ""}, None)]
-        lines += [event({"content": c}, None) for c in reply.stream_chunks()]
+        first = [event({"role": "assistant", "content": ""}, None)]
+        lines = itertools.chain(first, (event({"content": c}, None) for c in reply.chunk_source()))
         end = [event({}, "stop"), "data: [DONE]\n\n"]
         self._stream(reply, lines, end, "text/event-stream; charset=utf-8", preamble=1)
 
@@ -422,7 +477,8 @@ class _Handler(BaseHTTPRequestHandler):
         data = [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)]
         tokens = sum(len(t.split()) for t in inputs)
         self._send_json(200, {"object": "list", "data": data, "model": body["model"],
-                              "usage": {"prompt_tokens": tokens, "total_tokens": tokens}})
+                              "usage": {"prompt_tokens": tokens, "total_tokens": tokens}},
+                        piece_delay=reply.chunk_delay)
 
 
 def _ollama_model(name: str) -> dict[str, Any]:

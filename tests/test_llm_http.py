@@ -1,13 +1,23 @@
-"""The shared HTTP layer: option checks, error bodies, retries, redirects (MockTransport)."""
+"""The shared HTTP layer: option checks, error bodies, retries, redirects, time limits
+(MockTransport)."""
 
 from __future__ import annotations
+
+import time
 
 import httpx
 import pytest
 
-from ragcore.errors import ConfigError, LLMConnectionError, LLMResponseError, LLMStatusError
+from ragcore.errors import (
+    ConfigError,
+    LLMConnectionError,
+    LLMResponseError,
+    LLMStatusError,
+    LLMTimeoutError,
+)
 from ragcore.http import (
     Connection,
+    Deadline,
     check_base_url,
     error_message_of,
     is_loopback,
@@ -112,3 +122,29 @@ def test_a_body_that_cannot_be_decoded_is_a_response_error():
     conn = connection(bad_gzip)
     with pytest.raises(LLMResponseError, match="could not be decoded"):
         list(conn.stream("/x", {}, lambda lines: iter(list(lines))))
+
+
+def test_no_single_read_may_wait_longer_than_the_whole_time_limit():
+    bounded = Deadline.start(10.0).bound(make_timeout(300))
+    assert (bounded.connect, bounded.read) == (5.0, 10.0)
+    assert Deadline.start(10.0).bound(make_timeout(2)).read == 2.0
+    assert Deadline.start(10.0).bound(httpx.Timeout(None)).read == 10.0
+    with pytest.raises(ConfigError, match="request_timeout"):
+        connection(lambda r: httpx.Response(200), request_timeout=0)
+
+
+def test_a_body_that_trickles_past_the_time_limit_is_cut_off():
+    class Trickle(httpx.SyncByteStream):
+        def __iter__(self):
+            for _ in range(100):
+                time.sleep(0.02)
+                yield b" "
+
+    def slow(request):
+        return httpx.Response(200, stream=Trickle())
+
+    start = time.monotonic()
+    with pytest.raises(LLMTimeoutError, match="time limit of 0.2 s") as info:
+        connection(slow, request_timeout=0.2).request_json("GET", "/x")
+    assert time.monotonic() - start < 0.5 and info.value.seconds == 0.2
+    assert "Test server at http://models.example:8000 (model m)" in str(info.value)

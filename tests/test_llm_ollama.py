@@ -9,7 +9,13 @@ import httpx
 import pytest
 from loopback import LoopbackServer, Reply, loopback, unused_url  # noqa: F401 (fixture)
 
-from ragcore.errors import ConfigError, LLMConnectionError, LLMResponseError, LLMStatusError
+from ragcore.errors import (
+    ConfigError,
+    LLMConnectionError,
+    LLMResponseError,
+    LLMStatusError,
+    LLMTimeoutError,
+)
 from ragcore.llms import LLM, complete, complete_traced
 from ragcore.http import StreamFormatError, StreamIncomplete, ServerStreamError
 from ragcore.llms.ollama import (
@@ -34,15 +40,17 @@ def make_llm(server: LoopbackServer, **options) -> OllamaLLM:
 # --- pure parts ----------------------------------------------------------------------------
 
 def test_body_carries_model_messages_stream_and_options():
-    body = ollama_chat_body("llama3.1", ASK, temperature=0.2, num_ctx=4096)
+    body = ollama_chat_body("llama3.1", ASK, temperature=0.2, num_ctx=4096, num_predict=300)
     assert body == {
         "model": "llama3.1",
         "messages": [{"role": "system", "content": "Be brief."},
                      {"role": "user", "content": "What is the capital of France?"}],
         "stream": True,
-        "options": {"temperature": 0.2, "num_ctx": 4096},
+        "options": {"temperature": 0.2, "num_ctx": 4096, "num_predict": 300},
     }
     assert "options" not in ollama_chat_body("m", ASK)
+    with pytest.raises(ConfigError, match="num_predict"):
+        ollama_chat_body("m", ASK, num_predict=0)
 
 
 def test_decoder_joins_message_contents_until_done():
@@ -87,6 +95,8 @@ def test_decoder_notices_a_stream_without_done():
         ({"temperature": 3}, "temperature"),
         ({"num_ctx": 0}, "num_ctx"),
         ({"num_output": 9000}, "num_output"),
+        ({"num_output": 0}, "num_output"),
+        ({"request_timeout": 0}, "request_timeout"),
         ({"base_url": "localhost:11434"}, "base_url"),
         ({"timeout": -1}, "timeout"),
         ({"max_retries": -1}, "max_retries"),
@@ -103,6 +113,7 @@ def test_satisfies_the_llm_protocol_and_defaults_the_window():
     assert isinstance(llm, LLM)
     assert llm.model == "ollama:llama3.1"
     assert (llm.context_window, llm.num_ctx, llm.num_output) == (8192, 8192, 512)
+    assert llm.connection.request_timeout == 600.0
     assert OllamaLLM(model="m", num_ctx=2048).context_window == 2048
 
 
@@ -120,7 +131,7 @@ def test_sends_model_messages_and_options(loopback):
     request = loopback.requests_to("/api/chat")[-1]
     assert request.json["model"] == "llama3.1"
     assert request.json["stream"] is True
-    assert request.json["options"] == {"temperature": 0.1, "num_ctx": 4096}
+    assert request.json["options"] == {"temperature": 0.1, "num_ctx": 4096, "num_predict": 512}
     assert request.json["messages"][1] == {"role": "user",
                                            "content": "What is the capital of France?"}
 
@@ -158,9 +169,9 @@ def test_refused_connection_names_the_url_and_says_start_ollama():
 def test_slow_server_times_out_with_advice(loopback):
     loopback.queue(Reply(delay=5.0))
     llm = make_llm(loopback, timeout=0.2)
-    with pytest.raises(LLMConnectionError) as info:
+    with pytest.raises(LLMTimeoutError) as info:
         complete(llm, ASK)
-    assert "did not answer within 0.2 s" in str(info.value)
+    assert "did not answer within 0.2 s" in str(info.value) and info.value.seconds == 0.2
     assert "raise the timeout" in str(info.value)
     assert len(loopback.requests_to("/api/chat")) == 1  # a slow model is not retried
 

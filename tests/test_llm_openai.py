@@ -9,7 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from loopback import LoopbackServer, Reply, loopback, unused_url  # noqa: F401 (fixture)
 
-from ragcore.errors import ConfigError, LLMConnectionError, LLMResponseError, LLMStatusError
+from ragcore.errors import (
+    ConfigError,
+    LLMConnectionError,
+    LLMResponseError,
+    LLMStatusError,
+    LLMTimeoutError,
+)
 from ragcore.llms import ToolCallingLLM, complete
 from ragcore.http import ServerStreamError, StreamFormatError, StreamIncomplete
 from ragcore.llms.openai import (
@@ -72,12 +78,15 @@ def test_messages_serialize_to_the_exact_openai_shapes():
                                            "content": "18 C, sunny"}
 
 
-def test_body_streams_by_default_and_adds_temperature_and_tools():
-    body = openai_chat_body("gpt-4o-mini", ASK, temperature=0.0)
+def test_body_streams_by_default_and_adds_temperature_tools_and_the_reply_cap():
+    body = openai_chat_body("gpt-4o-mini", ASK, temperature=0.0, max_tokens=300)
     assert body["stream"] is True and body["temperature"] == 0.0 and "tools" not in body
+    assert body["max_tokens"] == 300
     body = openai_chat_body("m", ASK, stream=False, tools=[WEATHER_TOOL])
     assert body["stream"] is False and body["tools"] == [WEATHER_TOOL]
-    assert "temperature" not in body
+    assert "temperature" not in body and "max_tokens" not in body
+    with pytest.raises(ConfigError, match="max_tokens"):
+        openai_chat_body("m", ASK, max_tokens=0)
 
 
 def test_sse_events_join_data_lines_and_skip_comments_and_other_fields():
@@ -171,7 +180,7 @@ def test_sends_model_messages_temperature_and_api_key(loopback):
     assert request.headers["authorization"] == "Bearer sk-test"
     assert request.json["model"] == "gpt-4o-mini"
     assert request.json["temperature"] == 0.3
-    assert request.json["stream"] is True
+    assert request.json["stream"] is True and request.json["max_tokens"] == 512
     assert request.json["messages"][0] == {"role": "system", "content": "Be brief."}
 
 
@@ -203,7 +212,7 @@ def test_refused_connection_names_the_url():
 
 def test_timeout(loopback):
     loopback.queue(Reply(delay=5.0))
-    with pytest.raises(LLMConnectionError, match="did not answer within 0.2 s"):
+    with pytest.raises(LLMTimeoutError, match="did not answer within 0.2 s"):
         complete(make_llm(loopback, timeout=0.2), ASK)
 
 

@@ -2,6 +2,9 @@
 
 A backend implements ``stream(messages)`` as a generator of text chunks and states its
 ``context_window`` (tokens the model reads) and ``num_output`` (tokens reserved for its reply).
+``num_output`` is one number with two uses: every prompt leaves that much of the window free
+(``ragcore.prompt_budget``), and a server backend asks for no longer a reply (OpenAI's
+``max_tokens``, Ollama's ``num_predict``), so a model cannot ramble to the end of its window.
 A full reply is ``complete(llm, messages)``, which drains the same generator.
 
 Backends that support OpenAI-style tool calls also implement ``ToolCallingLLM.chat_with_tools``.
@@ -13,6 +16,17 @@ from typing import Any, Iterator, Protocol, Sequence, runtime_checkable
 
 from ..trace import Trace, traced_stream
 from ..types import Message
+
+DEFAULT_NUM_OUTPUT = 512  # tokens: a long answer, and a bound on how long a reply can run
+
+
+def slow_reply_hint(num_output: int) -> str:
+    """What to do when a server backend's reply outlasts its time limit (``request_timeout``)."""
+    return (
+        "Raise the time limit (request_timeout=..., or 'Time limit per reply' on the Settings "
+        f"page), lower the reply cap (num_output, now {num_output} tokens), or use a smaller, "
+        "faster model."
+    )
 
 
 @runtime_checkable

@@ -1,7 +1,9 @@
 """The Ollama backend: ``POST /api/chat`` with a newline-delimited JSON (NDJSON) stream.
 
 Each line of the reply is one JSON object, ``{"message": {"role": "assistant", "content": "..."},
-"done": false}``, ending with a ``"done": true`` object that carries the eval counts. The body
+"done": false}``, ending with a ``"done": true`` object that carries the eval counts. Every
+request asks for at most ``num_output`` tokens (``options.num_predict``: Ollama's own default is
+unlimited) and is cut off after ``request_timeout`` seconds. The body
 builder and the line decoder are pure functions; ``OllamaLLM`` is a thin driver over the shared
 HTTP ``Connection`` (timeouts, retries, error translation). Unlike the OpenAI-compatible backend
 it has no tool calls: agents drive Ollama models through the ReAct text format. Connecting to
@@ -16,7 +18,13 @@ import httpx
 
 from ..errors import ConfigError
 from ..http import ServerStreamError, StreamFormatError, StreamIncomplete, decode_json_object
-from ..http_options import check_model, check_positive, check_temperature, check_window
+from ..http_options import (
+    DEFAULT_REQUEST_TIMEOUT,
+    check_model,
+    check_positive,
+    check_temperature,
+    check_window,
+)
 from ..servers import (  # noqa: F401  (ollama_model_names is also imported from here)
     DEFAULT_OLLAMA_URL,
     list_ollama_models,
@@ -24,6 +32,7 @@ from ..servers import (  # noqa: F401  (ollama_model_names is also imported from
     ollama_model_names,
 )
 from ..types import Message
+from .base import DEFAULT_NUM_OUTPUT, slow_reply_hint
 
 DEFAULT_CONTEXT_WINDOW = 8192
 DEFAULT_TIMEOUT = 300.0  # a cold local model can take minutes to load and answer on a CPU
@@ -37,13 +46,17 @@ def ollama_chat_body(
     *,
     temperature: float | None = None,
     num_ctx: int | None = None,
+    num_predict: int | None = None,
 ) -> dict[str, Any]:
-    """The JSON body of a streamed ``/api/chat`` request."""
+    """The JSON body of a streamed ``/api/chat`` request (``num_predict``: the reply cap)."""
+    check_positive("num_predict", num_predict, optional=True)
     options: dict[str, Any] = {}
     if temperature is not None:
         options["temperature"] = temperature
     if num_ctx is not None:
         options["num_ctx"] = num_ctx
+    if num_predict is not None:
+        options["num_predict"] = num_predict
     body: dict[str, Any] = {
         "model": model,
         "messages": [{"role": m.role, "content": m.content} for m in messages],
@@ -101,7 +114,9 @@ class OllamaLLM:
 
     ``num_ctx`` is the window Ollama allocates; it defaults to ``context_window`` so the prompt
     budget ragcore packs for and the window the server uses agree (Ollama's own default is
-    smaller and it silently drops the start of longer prompts).
+    smaller and it silently drops the start of longer prompts). ``num_output`` caps every reply
+    (sent as ``num_predict``) and is kept free of the prompt; ``timeout`` bounds connecting and
+    each wait for data, ``request_timeout`` the whole request.
     """
 
     def __init__(
@@ -112,8 +127,9 @@ class OllamaLLM:
         temperature: float | None = None,
         num_ctx: int | None = None,
         context_window: int | None = None,
-        num_output: int = 512,
+        num_output: int = DEFAULT_NUM_OUTPUT,
         timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+        request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
         max_retries: int = 2,
         retry_backoff: float = 0.5,
         client: httpx.Client | None = None,
@@ -131,6 +147,7 @@ class OllamaLLM:
         self.connection = ollama_connection(
             model=self.model_name, base_url=base_url, timeout=timeout,
             max_retries=max_retries, retry_backoff=retry_backoff, client=client,
+            request_timeout=request_timeout, slow_hint=slow_reply_hint(num_output),
         )
 
     @property
@@ -139,7 +156,8 @@ class OllamaLLM:
 
     def stream(self, messages: Sequence[Message]) -> Iterator[str]:
         body = ollama_chat_body(
-            self.model_name, messages, temperature=self.temperature, num_ctx=self.num_ctx
+            self.model_name, messages, temperature=self.temperature, num_ctx=self.num_ctx,
+            num_predict=self.num_output,
         )
         return self.connection.stream("/api/chat", body, decode_ollama_stream)
 

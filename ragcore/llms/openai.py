@@ -3,7 +3,9 @@
 Works with OpenAI and with servers that copy its API (vLLM, llama.cpp's server, LM Studio,
 Ollama's /v1). The reply is a stream of SSE events, ``data: {"choices": [{"delta": {"content":
 "..."}}]}``, ending with ``data: [DONE]``; comment lines (``: keep-alive``) are skipped and an
-event's ``data:`` lines are joined. Unlike the Ollama backend it also answers with tool calls
+event's ``data:`` lines are joined. Every request asks for at most ``num_output`` tokens
+(``max_tokens``: without it llama.cpp's server writes until the context window is full) and is
+cut off after ``request_timeout`` seconds. Unlike the Ollama backend it also answers with tool calls
 (``chat_with_tools``, one non-streamed request), which the function-calling agent uses.
 Connecting (API key, error advice) and listing models is shared with the OpenAI-compatible
 embedder (``ragcore.servers``).
@@ -18,7 +20,13 @@ import httpx
 
 from ..errors import ConfigError, LLMResponseError
 from ..http import ServerStreamError, StreamFormatError, StreamIncomplete, decode_json_object
-from ..http_options import check_model, check_temperature, check_window
+from ..http_options import (
+    DEFAULT_REQUEST_TIMEOUT,
+    check_model,
+    check_positive,
+    check_temperature,
+    check_window,
+)
 from ..servers import (  # noqa: F401  (also imported from here)
     DEFAULT_OPENAI_URL,
     list_openai_models,
@@ -26,6 +34,7 @@ from ..servers import (  # noqa: F401  (also imported from here)
     openai_model_names,
 )
 from ..types import Message, ToolCall
+from .base import DEFAULT_NUM_OUTPUT, slow_reply_hint
 
 DEFAULT_CONTEXT_WINDOW = 8192  # safe for local servers; raise it for hosted models
 DEFAULT_TIMEOUT = 120.0
@@ -56,13 +65,17 @@ def openai_chat_body(
     temperature: float | None = None,
     stream: bool = True,
     tools: Sequence[dict[str, Any]] | None = None,
+    max_tokens: int | None = None,
 ) -> dict[str, Any]:
-    """The JSON body of a ``/chat/completions`` request."""
+    """The JSON body of a ``/chat/completions`` request (``max_tokens``: the reply cap)."""
+    check_positive("max_tokens", max_tokens, optional=True)
     body: dict[str, Any] = {
         "model": model,
         "messages": [openai_message(m) for m in messages],
         "stream": stream,
     }
+    if max_tokens is not None:
+        body["max_tokens"] = max_tokens
     if temperature is not None:
         body["temperature"] = temperature
     if tools:
@@ -133,7 +146,11 @@ def parse_tool_reply(data: Any) -> Message:
 
 
 class OpenAILLM:
-    """A model behind an OpenAI-compatible ``/chat/completions`` endpoint."""
+    """A model behind an OpenAI-compatible ``/chat/completions`` endpoint.
+
+    ``num_output`` caps every reply (sent as ``max_tokens``) and is kept free of the prompt;
+    ``timeout`` bounds connecting and each wait for data, ``request_timeout`` the whole request.
+    """
 
     def __init__(
         self,
@@ -143,8 +160,9 @@ class OpenAILLM:
         api_key: str | None = None,
         temperature: float | None = None,
         context_window: int = DEFAULT_CONTEXT_WINDOW,
-        num_output: int = 512,
+        num_output: int = DEFAULT_NUM_OUTPUT,
         timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+        request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
         max_retries: int = 2,
         retry_backoff: float = 0.5,
         client: httpx.Client | None = None,
@@ -159,6 +177,7 @@ class OpenAILLM:
         self.connection = openai_connection(
             model=self.model_name, base_url=base_url, api_key=api_key, timeout=timeout,
             max_retries=max_retries, retry_backoff=retry_backoff, client=client,
+            request_timeout=request_timeout, slow_hint=slow_reply_hint(num_output),
         )
 
     @property
@@ -166,7 +185,8 @@ class OpenAILLM:
         return self.connection.base_url
 
     def stream(self, messages: Sequence[Message]) -> Iterator[str]:
-        body = openai_chat_body(self.model_name, messages, temperature=self.temperature)
+        body = openai_chat_body(self.model_name, messages, temperature=self.temperature,
+                                max_tokens=self.num_output)
         return self.connection.stream("/chat/completions", body, decode_openai_stream)
 
     def chat_with_tools(
@@ -180,7 +200,8 @@ class OpenAILLM:
                 f" got {str(bad[0])[:100]!r}: use FunctionTool.to_openai_tool()"
             )
         body = openai_chat_body(
-            self.model_name, messages, temperature=self.temperature, stream=False, tools=tools
+            self.model_name, messages, temperature=self.temperature, stream=False, tools=tools,
+            max_tokens=self.num_output,
         )
         data = self.connection.request_json("POST", "/chat/completions", body)
         try:

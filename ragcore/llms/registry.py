@@ -15,14 +15,15 @@ Settings page offer it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from ..backend import Backend, NoSettings, ServerUrl, models_found, secret_value
+from ..http_options import DEFAULT_REQUEST_TIMEOUT
 from ..registry import Registry
 from ..servers import DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_URL, list_openai_models
-from .base import LLM
+from .base import DEFAULT_NUM_OUTPUT, LLM
 
 EXTRACTIVE_DESCRIPTION = "Extractive (offline, no language model)"
 
@@ -33,7 +34,7 @@ class LLMOptions:
 
     temperature: float | None = None
     context_window: int | None = None  # tokens the model reads; Ollama also allocates this
-    timeout: float | None = None  # seconds to wait for a reply (servers only)
+    timeout: float | None = None  # seconds to wait for each read of a reply (servers only)
 
 
 llm_backends: Registry[Backend[LLM]] = Registry("LLM backend")
@@ -62,6 +63,16 @@ def describe_llm(llm: LLM) -> str:
 
 # -- the built-in backends --------------------------------------------------------------------
 
+# The two limits every server backend's reply runs under, as a person sets them.
+ReplyCap = Annotated[int, Field(
+    ge=1, title="Reply cap (tokens)",
+    description="The longest reply the model may write; this much of the context window is "
+                "kept free for it. Lower it if replies run too long.")]
+ReplyTimeLimit = Annotated[float, Field(
+    gt=0, title="Time limit per reply (seconds)",
+    description="A reply still coming after this long is stopped with an error. Raise it "
+                "for a slow computer or a large model.")]
+
 
 class OllamaSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
@@ -69,6 +80,8 @@ class OllamaSettings(BaseModel):
     url: ServerUrl = Field(DEFAULT_OLLAMA_URL, title="Ollama address")
     model: str = Field("", title="Model",
                        description="Leave empty to use the first chat model the server has.")
+    num_output: ReplyCap = DEFAULT_NUM_OUTPUT
+    request_timeout: ReplyTimeLimit = DEFAULT_REQUEST_TIMEOUT
 
 
 class OpenAISettings(BaseModel):
@@ -80,6 +93,8 @@ class OpenAISettings(BaseModel):
     api_key: SecretStr | None = Field(
         None, title="API key",
         description="Kept for this session only unless you save it. Empty: $OPENAI_API_KEY.")
+    num_output: ReplyCap = DEFAULT_NUM_OUTPUT
+    request_timeout: ReplyTimeLimit = DEFAULT_REQUEST_TIMEOUT
 
 
 def _timeout(options: LLMOptions) -> dict[str, float]:
@@ -98,7 +113,8 @@ def _build_ollama(settings: OllamaSettings, options: LLMOptions) -> LLM:
     model = settings.model or first_chat_model(settings.url, timeout=options.timeout or 5.0)
     window = options.context_window
     return OllamaLLM(model=model, base_url=settings.url, temperature=options.temperature,
-                     num_ctx=window, context_window=window, **_timeout(options))
+                     num_ctx=window, context_window=window, num_output=settings.num_output,
+                     request_timeout=settings.request_timeout, **_timeout(options))
 
 
 def _build_openai(settings: OpenAISettings, options: LLMOptions) -> LLM:
@@ -107,6 +123,7 @@ def _build_openai(settings: OpenAISettings, options: LLMOptions) -> LLM:
     window = {} if options.context_window is None else {"context_window": options.context_window}
     return OpenAILLM(model=settings.model, base_url=settings.url,
                      api_key=secret_value(settings.api_key), temperature=options.temperature,
+                     num_output=settings.num_output, request_timeout=settings.request_timeout,
                      **window, **_timeout(options))
 
 
