@@ -5,9 +5,11 @@
     python -m benchmarks --only search pipeline
 
 Groups: pipeline (load, split, embed, persist, fresh-process load), search (top-5 vs bare
-numpy), query (per-mode overhead, ``bench_query``) and app (cold start, first answer token,
-``bench_app``). A group that fails (e.g. no Chromium for the app's browser figures) becomes a
-row saying why, and the others still run.
+numpy), query (per-mode overhead, ``bench_query``), app (cold start, first answer token,
+``bench_app``), answers (the offline answerer on the questions of ``benchmarks/answers``,
+``bench_answers``) and retrieval (nDCG@10, recall, MRR per retrieval mode, ``bench_retrieval``).
+A group that fails (e.g. no Chromium for the app's browser figures) becomes a row saying why,
+and the others still run.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ BENCHMARKS = (
     ("search", "bench_search", True),
     ("query", "bench_query", False),
     ("app", "bench_app", False),
+    ("answers", "bench_answers", False),
+    ("retrieval", "bench_retrieval", False),
 )
 
 

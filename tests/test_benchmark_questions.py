@@ -1,9 +1,10 @@
-"""The answer benchmark's question set stays honest: well formed, and every gold string really is
-in the text ragcore's reader loads from the file the question names (no model involved)."""
+"""The answer benchmarks stay honest: the question set is well formed, every gold string really is
+in the text ragcore's reader loads from the file it names, and the measures mean what they say."""
 
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections import Counter
 from functools import lru_cache
@@ -107,3 +108,43 @@ def test_a_repeated_id_is_rejected(tmp_path):
     path.write_text(path.read_text() * 2, encoding="utf-8")
     with pytest.raises(ValueError, match="id 'q1' is used twice"):
         load_questions(path)
+
+
+# --- the benchmarks' measures ----------------------------------------------------------------
+
+def _answer(question: str, passages: list[str]) -> str:
+    from ragcore import ExtractiveLLM, Node, ScoredNode, Synthesizer
+
+    nodes = [ScoredNode(Node(text), 1.0) for text in passages]
+    return Synthesizer(ExtractiveLLM()).synthesize(question, nodes).text
+
+
+def test_the_answerers_own_ways_of_not_knowing_count_as_saying_so():
+    from benchmarks.bench_answers import says_unknown
+
+    assert says_unknown(_answer("What is the walrus operator?", []))  # nothing retrieved
+    assert says_unknown(_answer("What is the walrus operator?", ["Tides follow the moon."]))
+
+
+def test_a_quoted_answer_is_not_read_as_not_knowing_even_when_the_quote_says_so():
+    from benchmarks.bench_answers import says_unknown
+
+    answer = _answer("What does a 404 reply mean?",
+                     ["A 404 reply means the server found nothing matching the Request-URI."])
+    assert "found nothing matching" in answer  # the quote holds one of the phrases
+    assert not says_unknown(answer)
+
+
+def test_ranking_scores_follow_their_definitions():
+    from benchmarks.bench_retrieval import score_ranking
+
+    golds = ("alpha beta", "gamma")
+    chunks = ["nothing here", "x Alpha  Beta y", "more", "gamma and alpha beta"]
+    scores = score_ranking(golds, chunks, relevant_total=2)
+    ideal = 1 + 1 / math.log2(3)
+    assert scores["nDCG@10"] == pytest.approx((1 / math.log2(3) + 1 / math.log2(5)) / ideal)
+    assert scores["MRR@10"] == 0.5
+    assert scores["recall@10"] == scores["recall@4"] == 1.0
+    assert score_ranking(golds, chunks[:2], relevant_total=2)["recall@10"] == 0.5
+    assert score_ranking(golds, ["no", "none"], relevant_total=0) == {
+        "nDCG@10": 0.0, "recall@10": 0.0, "recall@4": 0.0, "MRR@10": 0.0}

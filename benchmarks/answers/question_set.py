@@ -97,9 +97,8 @@ def _question(record: object, where: str) -> Question:
     if kind not in KINDS:
         raise ValueError(f"{where}: kind {kind!r} is not one of {', '.join(KINDS)}")
     if (kind == "none") != (not record["gold"]) or bool(record["gold"]) != bool(record["files"]):
-        raise ValueError(
-            f"{where}: a {kind!r} question needs "
-            + ("empty gold and files" if kind == "none" else "gold strings and the files holding them")
-        )
+        needs = ("empty gold and files" if kind == "none"
+                 else "gold strings and the files holding them")
+        raise ValueError(f"{where}: a {kind!r} question needs {needs}")
     return Question(record["id"], record["collection"], kind, record["question"],
                     tuple(record["gold"]), tuple(record["files"]))

@@ -1,0 +1,122 @@
+"""Retrieval quality on the answer questions: nDCG@10, recall and MRR for each retrieval mode.
+
+Every answerable question of ``benchmarks/answers/questions.jsonl`` is asked of the cached
+benchmark index (``benchmarks/answers/corpus_index.py``) in each retrieval mode: "similarity"
+(dense vectors), "keyword" (BM25), "hybrid" (both, fused by reciprocal rank) and "mmr". A
+retrieved chunk is relevant when it holds one of the question's gold strings whole
+(whitespace- and case-normalised). Per question, then averaged:
+
+- nDCG@10: binary gains; the ideal ranking puts every relevant chunk of the index first. A
+  question none of whose gold strings any chunk holds whole (the splitter cut them) scores 0;
+  a row counts those questions;
+- recall@10 and recall@4: the share of the question's gold strings found in its top 10 (top 4,
+  the query engine's default) chunks;
+- MRR@10: 1 / the rank of the first relevant chunk, 0 if none is in the top 10.
+
+The table of modes (also by question kind) goes to stderr; the rows go to the harness's table.
+A quick run leaves out mmr.
+
+    python -m benchmarks --only retrieval
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from pathlib import Path
+from statistics import fmean
+
+from benchmarks.answers.corpus_index import load_or_build
+from benchmarks.answers.report import cell, format_matrix
+from benchmarks.answers.question_set import Question, gold_found, load_questions, normalize
+from benchmarks.harness import Row, corpus_dir
+
+MODES = ("similarity", "keyword", "hybrid", "mmr")
+K = 10
+ENGINE_TOP_K = 4
+METRICS = ("nDCG@10", "recall@10", "recall@4", "MRR@10")
+
+
+def score_ranking(golds: tuple[str, ...], chunks: list[str], relevant_total: int) -> dict:
+    """nDCG@10, recall@10, recall@4 and MRR@10 of one ranked list of chunk texts."""
+    hits = [gold_found(golds, text) for text in chunks[:K]]
+    relevant = [any(h) for h in hits]
+    dcg = sum(1 / math.log2(rank + 2) for rank, rel in enumerate(relevant) if rel)
+    ideal = sum(1 / math.log2(rank + 2) for rank in range(min(relevant_total, K)))
+
+    def recall(k: int) -> float:
+        return fmean(any(h[g] for h in hits[:k]) for g in range(len(golds)))
+
+    first = next((rank for rank, rel in enumerate(relevant) if rel), None)
+    return {"nDCG@10": dcg / ideal if ideal else 0.0, "recall@10": recall(K),
+            "recall@4": recall(ENGINE_TOP_K), "MRR@10": 0.0 if first is None else 1 / (first + 1)}
+
+
+def relevant_totals(index, questions: list[Question]) -> dict[str, int]:
+    """For each question, how many chunks of the whole index hold one of its gold strings."""
+    texts = [normalize(node.text) for node in index.all_nodes()]
+    golds = {q.id: [normalize(g) for g in q.gold] for q in questions}
+    return {qid: sum(any(g in t for g in gs) for t in texts) for qid, gs in golds.items()}
+
+
+def score_mode(index, mode: str, questions: list[Question], totals: dict[str, int]):
+    """Per-question scores of one retrieval mode, and the mean milliseconds per retrieval."""
+    retriever = index.as_retriever(mode=mode, similarity_top_k=K)
+    retriever.retrieve(questions[0].question)  # loads the model / builds BM25: not a query's cost
+    scores: dict[str, dict] = {}
+    started = time.perf_counter()
+    for q in questions:
+        chunks = [scored.node.text for scored in retriever.retrieve(q.question)]
+        scores[q.id] = score_ranking(q.gold, chunks, totals[q.id])
+    return scores, (time.perf_counter() - started) / len(questions) * 1000
+
+
+def _mean(scores: dict[str, dict], ids: list[str], metric: str) -> float:
+    return fmean(scores[i][metric] for i in ids)
+
+
+def _tables(results: dict[str, tuple[dict, float]], questions: list[Question]) -> str:
+    ids = [q.id for q in questions]
+    modes = [[mode, *(cell(_mean(s, ids, m)) for m in METRICS), f"{ms:.1f}"]
+             for mode, (s, ms) in results.items()]
+    kinds = sorted({q.kind for q in questions})
+    by_kind = [[mode, *(cell(_mean(s, [q.id for q in questions if q.kind == k], "nDCG@10"))
+                        for k in kinds)] for mode, (s, _) in results.items()]
+    return "\n\n".join([
+        format_matrix(f"retrieval over {len(ids)} answerable questions (top {K})",
+                      ["mode", *METRICS, "ms/query"], modes),
+        format_matrix("nDCG@10 by question kind", ["mode", *kinds], by_kind),
+    ])
+
+
+def run(*, quick: bool = False, corpus: Path | None = None) -> list[Row | dict]:
+    """nDCG@10, recall@10/@4, MRR@10 and ms per query for each retrieval mode."""
+    corpus = corpus or corpus_dir()
+    every = load_questions()
+    bench = load_or_build(every, corpus)
+    questions = [q for q in every if q.answerable]
+    totals = relevant_totals(bench.index, questions)
+    rows: list[Row | dict] = list(bench.rows("retrieval"))
+    uncut = sum(1 for q in questions if totals[q.id])
+    rows.append(Row("retrieval", "questions with a chunk holding a gold string whole", uncut,
+                    note=f"of {len(questions)}; the others score 0 in every mode"))
+    modes = MODES[:3] if quick else MODES  # quick: the three modes users choose between
+    results = {mode: score_mode(bench.index, mode, questions, totals) for mode in modes}
+    sys.stderr.write(_tables(results, questions) + "\n")
+    ids = [q.id for q in questions]
+    for mode, (scores, ms) in results.items():
+        rows += [Row("retrieval", f"{metric} {mode}", _mean(scores, ids, metric))
+                 for metric in METRICS]
+        rows.append(Row("retrieval", f"retrieve {mode}, top {K}", ms, "ms"))
+        for kind in sorted({q.kind for q in questions}):
+            kind_ids = [q.id for q in questions if q.kind == kind]
+            rows.append(Row("retrieval", f"nDCG@10 {mode}, {kind}",
+                            _mean(scores, kind_ids, "nDCG@10"), note=f"{len(kind_ids)} questions"))
+    return rows
+
+
+if __name__ == "__main__":
+    from benchmarks.harness import format_table
+
+    print(format_table([Row.from_any(r, group="retrieval") for r in run()]))
