@@ -4,14 +4,15 @@ import streamlit as st
 
 from ragcore.present import format as fmt, trace_view
 from webapp import shell, state
+from webapp.citing import passage_html, render_listing, source_listing, source_title
 from webapp.chat_turns import (
     clear_chat,
     memory_for_chat,
     record_turn,
     source_passage,
     start_chat,
+    turn_retrieval_mode,
 )
-from ragcore.present.citations import passage_segments, segments_to_html
 from ragcore.chat import CHAT_MODE_DESCRIPTIONS, ChatMode
 from ragcore.trace import Trace
 from ragcore.workspace.chats import export_json, export_markdown
@@ -90,15 +91,20 @@ def chat_actions(ws, chat) -> None:
         )
 
 
-def render_sources(message, lookup) -> None:
+def render_sources(message, lookup, *, embedder, key: str) -> None:
     if not message.sources:
         return
-    with st.expander(f"Sources ({len(message.sources)})"):
-        for number, source in enumerate(message.sources, 1):
-            scored = source_passage(source, lookup)
-            st.markdown(f"**{fmt.source_label(number, scored)}**")
-            st.html(segments_to_html(passage_segments(scored.node, message.content,
-                                                      lookup=lookup)))
+    listing = source_listing(
+        message.content, [source_passage(s, lookup) for s in message.sources],
+        trace=message.trace, retrieval_mode=turn_retrieval_mode(message), embedder=embedder,
+    )
+
+    def draw(source, expanded: bool) -> None:
+        st.markdown(f"**{fmt.markdown_text(source_title(source))}**")
+        st.html(passage_html(source, lookup))
+
+    with st.expander(f"Sources ({listing.total})"):
+        render_listing(listing, draw, toggle_key=f"more_sources_{key}")
 
 
 def render_details(message) -> None:
@@ -119,15 +125,17 @@ def render_details(message) -> None:
             st.text(trace_view.format_step(number, step))
         if "stopped" in details:
             st.warning(f"The agent stopped early: {details['stopped']}.")
+        for notice in details.get("notices", []):
+            st.info(notice)
         st.dataframe(trace_view.stage_rows(message.trace), hide_index=True, width="stretch")
 
 
-def render_history(chat, lookup) -> None:
-    for message in chat.messages:
+def render_history(chat, lookup, embedder) -> None:
+    for number, message in enumerate(chat.messages):
         with st.chat_message(message.role):
             st.markdown(fmt.markdown_text(message.content))
             if message.role == "assistant":
-                render_sources(message, lookup)
+                render_sources(message, lookup, embedder=embedder, key=f"{chat.id}_{number}")
                 render_details(message)
 
 
@@ -169,7 +177,8 @@ def run_turn(ws, chat, question: str, choices: dict, lookup) -> None:
                               llm_label=label, settings=settings)
         ws.save_chat(chat)
         st.query_params["chat"] = chat.id
-        render_sources(message, lookup)
+        render_sources(message, lookup, embedder=index.embedder,
+                       key=f"{chat.id}_{len(chat.messages) - 1}")
         render_details(message)
 
 
@@ -209,8 +218,9 @@ def main() -> None:
         if not chat.messages and not failed:
             st.info("Ask a question about the documents of this index below. Follow-up "
                     "questions work too: the chat remembers the conversation.")
-    lookup = state.node_lookup(state.load_index(chat.index))
-    render_history(chat, lookup)
+    index = state.load_index(chat.index)
+    lookup = state.node_lookup(index)
+    render_history(chat, lookup, index.embedder)
     if failed:
         render_failure(failed)
     question = st.chat_input("Ask about your documents") or st.session_state.pop(QUEUED_KEY, None)

@@ -4,7 +4,7 @@ import streamlit as st
 
 from ragcore.present import format as fmt, trace_view
 from webapp import shell, state
-from ragcore.present.citations import passage_segments, segments_to_html
+from webapp.citing import passage_html, render_listing, source_listing, source_title
 from webapp.query_options import POSTPROCESSOR_DESCRIPTIONS, QueryOptions, parse_keywords
 from ragcore.query import iter_compare_modes
 from ragcore.synthesis import MODE_DESCRIPTIONS, ResponseMode
@@ -56,22 +56,30 @@ def ask(name: str, question: str, options: QueryOptions, box) -> None:
     response = engine.query(question, trace=trace)
     with box:
         st.write_stream(fmt.markdown_stream(response))
+    listing = source_listing(
+        response.text, response.source_nodes, trace=trace,
+        retrieval_mode=options.retrieval_mode, response_mode=options.response_mode,
+        embedder=index.embedder,
+    )
     st.session_state[ANSWER_KEY] = {
         "question": question, "index": name, "mode": options.response_mode,
-        "text": response.text, "sources": list(response.source_nodes), "trace": trace,
+        "text": response.text, "listing": listing, "trace": trace,
         "backend": fmt.describe_backend(llm),
     }
 
 
 def render_sources(result: dict) -> None:
-    if not result["sources"]:
+    listing = result["listing"]
+    if not listing.total and not listing.without_sources:
         st.caption("No passages were used for this answer.")
         return
     lookup = state.node_lookup(state.load_index(result["index"]))
-    for number, scored in enumerate(result["sources"], 1):
-        with st.expander(fmt.source_label(number, scored), expanded=number == 1):
-            segments = passage_segments(scored.node, result["text"], lookup=lookup)
-            st.html(segments_to_html(segments))
+
+    def draw(source, expanded: bool) -> None:
+        with st.expander(source_title(source), expanded=expanded):
+            st.html(passage_html(source, lookup))
+
+    render_listing(listing, draw, toggle_key="query_more_sources")
 
 
 def render_trace(trace: Trace) -> None:
@@ -81,6 +89,8 @@ def render_trace(trace: Trace) -> None:
     cols[1].metric("Tokens in", totals["tokens_in"])
     cols[2].metric("Tokens out", totals["tokens_out"])
     cols[3].metric("Seconds", f"{totals['seconds']:.2f}")
+    for notice in trace_view.notices(trace):
+        st.info(notice)
     st.dataframe(trace_view.stage_rows(trace), hide_index=True, width="stretch")
     calls = trace_view.trace_dict(trace)["llm_calls"]
     for row, call in zip(trace_view.llm_call_rows(trace), calls):
@@ -113,7 +123,7 @@ def answer_tab(name: str, question: str, choices: dict) -> None:
             box.markdown(fmt.markdown_text(result["text"]) or NO_TEXT)
         st.caption(f"Mode **{result['mode']}** · {result['backend']} · "
                    f"question: {result['question']}")
-        sources_tab, trace_tab = st.tabs([f"Sources ({len(result['sources'])})", "Trace"])
+        sources_tab, trace_tab = st.tabs([f"Sources ({result['listing'].total})", "Trace"])
         with sources_tab:
             render_sources(result)
         with trace_tab:

@@ -7,12 +7,11 @@ import pytest
 
 from ragcore.present.citations import (
     Segment,
-    cited_spans,
     passage_segments,
     segments_to_html,
-    sentence_spans,
     surrounding_text,
 )
+from ragcore.present.quotes import quoted_spans, sentence_spans
 from ragcore.present.corpus_map import picture_corpus, project_2d, sample_indices, token_histogram
 from ragcore.present.explain import explain_error
 from ragcore.errors import (
@@ -63,16 +62,21 @@ def test_sentence_spans_trim_and_cover_every_sentence():
     assert sentences == ["First one.", "Second (really)!", "Third?", "Fourth line without stop"]
 
 
-def test_cited_spans_find_quoted_and_paraphrased_sentences_only():
+def test_sentence_spans_keep_wrapped_lines_and_abbreviations_in_one_sentence():
+    text = "Tabs should be used solely to remain\n   consistent, e.g. with old code.\n\n- An item"
+    sentences = [text[s:e] for s, e in sentence_spans(text)]
+    assert sentences == [
+        "Tabs should be used solely to remain\n   consistent, e.g. with old code.", "- An item"]
+
+
+def test_quoted_spans_mark_quotes_only_not_sentences_sharing_the_words():
     passage = (
         "Zero trust assumes no implicit trust. Assets are protected individually. "
         "The weather was pleasant that day."
     )
     answer = "Zero trust assumes NO implicit   trust; instead assets are individually protected."
-    cited = [passage[s:e] for s, e in cited_spans(passage, answer)]
-    assert cited == ["Zero trust assumes no implicit trust.", "Assets are protected individually."]
-    with pytest.raises(ValueError, match="min_overlap"):
-        cited_spans(passage, answer, min_overlap=0)
+    cited = [passage[s:e] for s, e in quoted_spans(passage, answer)]
+    assert cited == ["Zero trust assumes no implicit trust."]  # the look-alike is not marked
 
 
 def _doc_nodes():
@@ -97,10 +101,13 @@ def test_surrounding_text_cuts_chunk_overlap_by_offsets():
 
 def test_passage_segments_mark_cited_sentences_inside_context():
     _, nodes = _doc_nodes()
-    segments = passage_segments(nodes["n1"], "Iota kappa lambda mu.", lookup=nodes.get)
+    text = nodes["n1"].text
+    start = text.index("Iota")
+    segments = passage_segments(nodes["n1"], [(start, start + 21)], lookup=nodes.get)
     kinds = [s.kind for s in segments]
     assert kinds[0] == "context" and kinds[-1] == "context"
     assert [s.text for s in segments if s.kind == "cited"] == ["Iota kappa lambda mu."]
+    assert "".join(s.text for s in segments if s.kind != "context") == text
 
 
 def test_html_rendering_escapes_document_text():

@@ -15,6 +15,8 @@ from ragcore.types import Message, Node, ScoredNode
 from ragcore.workspace.chats import ChatMessage, ChatSource, SavedChat
 from ragcore.present.trace_view import compact_trace
 
+DEFAULT_RETRIEVAL_MODE = "similarity"
+
 
 def memory_for_chat(chat: SavedChat, llm: Any) -> ChatMemory:
     """A fresh engine memory holding the chat's user and assistant messages, in order."""
@@ -46,12 +48,19 @@ def record_turn(
         raise ValueError("record_turn needs a reply that has streamed to the end")
     trace = compact_trace(response.trace)
     trace["chat_mode"] = chat_mode
+    # The search that found this turn's sources: its scores decide which are shown by default.
+    trace["retrieval_mode"] = settings.get("retrieval_mode", DEFAULT_RETRIEVAL_MODE)
     chat.chat_mode, chat.llm = chat_mode, llm_label
     chat.settings = dict(settings)
     chat.add_message("user", question)
     return chat.add_message(
         "assistant", response.text, sources=response.source_nodes, trace=trace
     )
+
+
+def turn_retrieval_mode(message: ChatMessage) -> str:
+    """How the sources of a saved reply were searched (by meaning for chats saved before)."""
+    return (message.trace or {}).get("retrieval_mode") or DEFAULT_RETRIEVAL_MODE
 
 
 def clear_chat(chat: SavedChat) -> SavedChat:

@@ -153,7 +153,8 @@ def answer_turn(message: str, session: ChatSession, *, show_trace: bool) -> None
         sys.stderr.write(f"error: {exc}\n")
         return
     sys.stdout.write("\n")
-    write_sources(sys.stdout, response.source_nodes)
+    write_sources(sys.stdout, response, retrieval_mode=session.retrieval,
+                  embedder=session.index.embedder)
     if show_trace:
         write_trace(sys.stdout, trace)
     _save_turn(session, message, response, trace)

@@ -87,7 +87,7 @@ def run_query(args: argparse.Namespace, context: CliContext) -> int:
         sys.stdout.write(chunk)
         sys.stdout.flush()
     sys.stdout.write("\n")
-    write_sources(sys.stdout, response.source_nodes)
+    write_sources(sys.stdout, response, retrieval_mode=args.retrieval, embedder=index.embedder)
     if args.trace:
         write_trace(sys.stdout, trace)
     return 0

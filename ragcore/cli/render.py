@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import textwrap
-from typing import Iterable, TextIO
+from typing import Any, Iterable, TextIO
 
-from ..present.format import human_size
+from ..present.format import hidden_sources_label, human_size
+from ..present.sources import ListedSource, answer_sources
+from ..present.support import NO_SUPPORT, is_extractive
+from ..synthesis import ResponseMode
 from ..trace import Trace
 from ..types import ScoredNode
 from ..workspace.report import IngestReport
@@ -31,14 +34,42 @@ def write_passages(
                                 subsequent_indent="    ") + "\n\n")
 
 
-def write_sources(out: TextIO, nodes: list[ScoredNode]) -> None:
-    """A compact 'Sources:' list under an answer."""
-    if not nodes:
+def write_sources(
+    out: TextIO, response: Any, *, retrieval_mode: str = "similarity", embedder: Any = None
+) -> None:
+    """The 'Sources:' under an answer, listed as the app lists them (``present.sources``).
+
+    Sources above the relevance floor or used by the answer come first, each saying whether the
+    answer quoted or was supported by it; weaker ones follow under their own heading, as the
+    app hides them behind one click. ``response`` is a query ``Response`` or a ``ChatResponse``.
+    """
+    mode = response.mode.value if isinstance(response.mode, ResponseMode) else None
+    listing = answer_sources(
+        response.text, response.source_nodes, retrieval_mode=retrieval_mode,
+        extractive=is_extractive(response.trace), response_mode=mode, embedder=embedder,
+    )
+    if listing.without_sources:
+        out.write(f"\nSources: none. {listing.without_sources}\n")
+        return
+    if listing.total == 0:
         return
     out.write("\nSources:\n")
-    for number, scored in enumerate(nodes, 1):
+    _write_listed(out, listing.shown)
+    if listing.hidden:
+        out.write(f"{hidden_sources_label(len(listing.hidden)).capitalize()}, below the "
+                  "relevance floor:\n")
+        _write_listed(out, listing.hidden)
+    for sentence in listing.unsupported:
+        out.write(f"  {NO_SUPPORT.capitalize()} for: {sentence}\n")
+
+
+def _write_listed(out: TextIO, sources: Iterable[ListedSource]) -> None:
+    for source in sources:
+        scored = source.scored
         score = "" if scored.score is None else f" (score {scored.score:.3f})"
-        out.write(f"  [{number}] {source_label(scored)}{score}\n")
+        note = source.use.note
+        out.write(f"  [{source.number}] {source_label(scored)}{score}"
+                  f"{': ' + note if note else ''}\n")
 
 
 def write_report(out: TextIO, report: IngestReport) -> None:

@@ -1,8 +1,9 @@
 """Show where an answer came from: a source passage in its surrounding text, cited parts marked.
 
 A retrieved chunk is shown between the end of the chunk before it and the start of the chunk
-after it (found through the node's prev/next links and exact character offsets), and the
-sentences of the chunk that the answer used are marked. The result is a list of text segments;
+after it (found through the node's prev/next links and exact character offsets), and the spans
+of the chunk that the answer used are marked: which spans those are is decided in ``support.py``
+(quotes and supporting sentences), never here. The result is a list of text segments;
 ``segments_to_html`` escapes every character of document text, so a document can never inject
 markup into the page.
 """
@@ -10,19 +11,13 @@ markup into the page.
 from __future__ import annotations
 
 import html
-import re
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import Callable, Literal, Sequence
 
 from ..types import Node
 
 SegmentKind = Literal["context", "passage", "cited"]
 NodeLookup = Callable[[str], "Node | None"]
-
-_WORD = re.compile(r"\w+")
-# A sentence ends at . ! ? (plus closing quotes/brackets) before whitespace, or at a line break.
-_BOUNDARY = re.compile(r"[.!?]+[\"')\]]*(?=\s)|\n")
-_MIN_WORD_LENGTH = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,45 +26,6 @@ class Segment:
 
     text: str
     kind: SegmentKind
-
-
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """Character spans of the sentences of ``text``, whitespace trimmed, in order."""
-    spans: list[tuple[int, int]] = []
-    start = 0
-    ends = [m.end() for m in _BOUNDARY.finditer(text)] + [len(text)]
-    for end in ends:
-        piece = text[start:end]
-        stripped = piece.strip()
-        if stripped:
-            lead = len(piece) - len(piece.lstrip())
-            spans.append((start + lead, start + lead + len(stripped)))
-        start = end
-    return spans
-
-
-def cited_spans(passage: str, answer: str, *, min_overlap: float = 0.6) -> list[tuple[int, int]]:
-    """Spans of the sentences of ``passage`` that ``answer`` quotes or closely paraphrases.
-
-    A sentence counts as cited when it appears verbatim in the answer (ignoring spacing and
-    case), or when at least ``min_overlap`` of its words (3+ letters, at least three of them)
-    occur in the answer.
-    """
-    if not 0.0 < min_overlap <= 1.0:
-        raise ValueError(f"min_overlap ({min_overlap}) must be in (0, 1]")
-    answer_flat = _flatten(answer)
-    answer_words = set(_words(answer))
-    cited = []
-    for start, end in sentence_spans(passage):
-        sentence = passage[start:end]
-        words = _words(sentence)
-        if len(words) >= 3 and _flatten(sentence) in answer_flat:
-            cited.append((start, end))
-        elif len(words) >= 3:
-            shared = sum(1 for w in words if w in answer_words)
-            if shared / len(words) >= min_overlap:
-                cited.append((start, end))
-    return cited
 
 
 def surrounding_text(node: Node, lookup: NodeLookup, *, chars: int = 240) -> tuple[str, str]:
@@ -91,15 +47,25 @@ def surrounding_text(node: Node, lookup: NodeLookup, *, chars: int = 240) -> tup
 
 
 def passage_segments(
-    node: Node, answer: str, *, lookup: NodeLookup | None = None, chars: int = 240
+    node: Node,
+    cited: Sequence[tuple[int, int]],
+    *,
+    lookup: NodeLookup | None = None,
+    chars: int = 240,
 ) -> list[Segment]:
-    """The passage of ``node`` in its surrounding text, with the sentences ``answer`` cites."""
+    """The passage of ``node`` in its surrounding text, its ``cited`` character spans marked.
+
+    ``cited`` are spans of ``node.text`` in order (``SourceUse.spans`` from ``support.cite``).
+    """
     before, after = surrounding_text(node, lookup, chars=chars) if lookup else ("", "")
     segments: list[Segment] = []
     if before:
         segments.append(Segment(before if before[-1].isspace() else before + " ", "context"))
     position = 0
-    for start, end in cited_spans(node.text, answer):
+    for start, end in sorted(cited):
+        start, end = max(start, position), min(end, len(node.text))
+        if end <= start:
+            continue
         if start > position:
             segments.append(Segment(node.text[position:start], "passage"))
         segments.append(Segment(node.text[start:end], "cited"))
@@ -168,11 +134,3 @@ def _head(text: str, chars: int) -> str:
     cut = text[:chars]
     space = cut.rfind(" ")
     return (cut[:space] if space > 0 else cut) + " …"
-
-
-def _words(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.lower()) if len(w) >= _MIN_WORD_LENGTH]
-
-
-def _flatten(text: str) -> str:
-    return " ".join(_WORD.findall(text.lower()))

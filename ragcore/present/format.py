@@ -81,13 +81,24 @@ def markdown_stream(chunks: Any) -> Iterator[str]:
         yield markdown_text(held)
 
 
-def source_label(number: int, scored: Any) -> str:
-    """'1. zta.pdf · page 12 · score 0.812' (file, page and score when known)."""
+def source_label(number: int, scored: Any, *, note: str = "") -> str:
+    """'1. zta.pdf · page 12 · score 0.812' (file, page and score when known), then ``note``.
+
+    ``note`` says what the answer did with the source ("quoted in the answer", "no supporting
+    passage found": ``SourceUse.note``).
+    """
     parts = [f"{number}. {scored.file_name or scored.node.ref_doc_id or 'unknown source'}"]
     if scored.page:
         parts.append(f"page {scored.page}")
     parts.append("added as context" if scored.score is None else f"score {scored.score:.3f}")
+    if note:
+        parts.append(note)
     return " · ".join(parts)
+
+
+def hidden_sources_label(count: int) -> str:
+    """'3 more sources': the sources below the relevance floor, not listed until asked for."""
+    return f"{count} more source{'' if count == 1 else 's'}"
 
 
 def human_size(size: int | float | None) -> str:

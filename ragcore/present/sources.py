@@ -1,0 +1,141 @@
+"""Which sources an answer lists: the relevant and the used ones first, weak ones on request.
+
+A retrieved passage is shown by default when its score clears the relevance floor of the
+retrieval mode that found it, or when the answer used it (quoted or supported by it, see
+``support.py``); the rest are listed as hidden, for a "show N more sources" control. An answer
+made in ``generation`` mode was given no passages, so it lists none. Shared by the app's Query
+and Chat pages and the CLI, so all three list the same sources.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from ..types import ScoredNode
+from .support import Citations, SourceUse, cite
+
+# Retrieval scores mean different things per mode, so each mode has its own floor.
+# Vector search (similarity, mmr) scores are cosines. With all-MiniLM-L6-v2 over PEP 8, the State
+# of the Union, PEP 20 and RFC 3986, passages from documents unrelated to a question scored up to
+# 0.33 (0.38 when the wrong document shares the question's words), while the best on-topic
+# passage scored 0.42-0.71; on-topic runners-up fall off with the best one. So a passage must
+# reach both SIMILARITY_FLOOR and SIMILARITY_SHARE of the best passage's score.
+SIMILARITY_FLOOR = 0.3
+SIMILARITY_SHARE = 0.6
+# BM25 scores are unbounded and depend on the corpus: only the ratio to the best one means
+# something. A passage with under half the best score matches only the question's common words.
+KEYWORD_SHARE = 0.5
+# Fused (reciprocal-rank) scores are sums of 1 / (60 + rank): a passage both rankings found scores
+# about twice one that only one ranking found. 0.6 of the best keeps passages found by both
+# searches when the best was found by both, and keeps everything when no passage was.
+HYBRID_SHARE = 0.6
+NO_CONTEXT_MODES = frozenset({"generation"})
+WITHOUT_SOURCES = "This mode answers from the model alone: it was given no passages."
+
+
+@dataclass(frozen=True, slots=True)
+class ListedSource:
+    """A retrieved passage as listed under an answer: its rank, the node, what the answer used."""
+
+    number: int
+    scored: ScoredNode
+    use: SourceUse
+
+
+@dataclass(frozen=True, slots=True)
+class SourceListing:
+    """Sources shown by default, sources hidden below the relevance floor, and why."""
+
+    shown: tuple[ListedSource, ...]
+    hidden: tuple[ListedSource, ...] = ()
+    unsupported: tuple[str, ...] = ()  # answer sentences no passage supports
+    measure: str = ""  # how support was judged (generated answers)
+    without_sources: str = ""  # set when the answer's mode uses no passages
+
+    @property
+    def total(self) -> int:
+        return len(self.shown) + len(self.hidden)
+
+
+def relevance_floor(scores: Sequence[float | None], retrieval_mode: str) -> float:
+    """The lowest score shown by default among ``scores`` found by ``retrieval_mode``."""
+    known = [s for s in scores if s is not None]
+    best = max(known, default=0.0)
+    if retrieval_mode in ("similarity", "mmr"):
+        return max(SIMILARITY_FLOOR, SIMILARITY_SHARE * best)
+    if retrieval_mode == "keyword":
+        return KEYWORD_SHARE * best
+    if retrieval_mode == "hybrid":
+        return HYBRID_SHARE * best
+    raise ValueError(
+        f"retrieval mode {retrieval_mode!r} has no relevance floor: use similarity, mmr, "
+        "keyword or hybrid"
+    )
+
+
+def list_sources(
+    nodes: Sequence[ScoredNode],
+    citations: Citations,
+    *,
+    retrieval_mode: str,
+    response_mode: str | None = None,
+) -> SourceListing:
+    """``nodes`` split into shown and hidden, each with what the answer used of it.
+
+    ``citations`` come from ``support.cite`` over the nodes' texts in the same order;
+    ``response_mode`` is the query's synthesis mode (None for chat replies).
+    """
+    if not uses_passages(response_mode):
+        return SourceListing((), without_sources=WITHOUT_SOURCES)
+    if len(citations.sources) != len(nodes):
+        raise ValueError(
+            f"citations cover {len(citations.sources)} passages but {len(nodes)} sources were "
+            "given: cite the texts of exactly these nodes, in order"
+        )
+    floor = relevance_floor([n.score for n in nodes], retrieval_mode)
+    listed = [
+        ListedSource(number, scored, use)
+        for number, (scored, use) in enumerate(zip(nodes, citations.sources), 1)
+    ]
+    shown = tuple(s for s in listed if _shown(s, floor))
+    hidden = tuple(s for s in listed if not _shown(s, floor))
+    return SourceListing(shown, hidden, citations.unsupported, citations.measure)
+
+
+def answer_sources(
+    answer: str,
+    nodes: Sequence[ScoredNode],
+    *,
+    retrieval_mode: str,
+    extractive: bool,
+    response_mode: str | None = None,
+    embedder: Any = None,
+) -> SourceListing:
+    """Cite ``answer`` against ``nodes`` and list them: ``cite`` then ``list_sources``."""
+    citations = Citations(())
+    if uses_passages(response_mode):
+        passages = [n.node.text for n in nodes]
+        embedder = support_embedder(embedder, retrieval_mode)
+        citations = cite(answer, passages, extractive=extractive, embedder=embedder)
+    return list_sources(nodes, citations, retrieval_mode=retrieval_mode,
+                        response_mode=response_mode)
+
+
+def uses_passages(response_mode: str | None) -> bool:
+    """False for response modes that answer without the retrieved passages (generation)."""
+    return response_mode not in NO_CONTEXT_MODES
+
+
+def support_embedder(embedder: Any, retrieval_mode: str) -> Any:
+    """The embedder to measure support with: the index's, unless the search was by keywords.
+
+    A keyword search never loaded the embedding model, and citations alone must not load it
+    (seconds on a cold start); support is then measured lexically.
+    """
+    return None if retrieval_mode == "keyword" else embedder
+
+
+def _shown(source: ListedSource, floor: float) -> bool:
+    score = source.scored.score
+    return source.use.used or score is None or score >= floor

@@ -1,0 +1,89 @@
+"""The sources under an answer, as the Query and Chat pages show them (rendering only).
+
+What an answer used of each source and which sources are shown is decided in
+``ragcore.present.support`` and ``ragcore.present.sources``; this module caches that work per
+answer (Streamlit reruns a page on every click, and measuring support can embed sentences) and
+draws the result: shown sources, a toggle for the ones below the relevance floor, and the answer
+sentences no passage supports.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import streamlit as st
+
+from ragcore.present import format as fmt
+from ragcore.present.citations import passage_segments, segments_to_html
+from ragcore.present.sources import (
+    ListedSource,
+    SourceListing,
+    list_sources,
+    support_embedder,
+    uses_passages,
+)
+from ragcore.present.support import NO_SUPPORT, Citations, cite, is_extractive
+from ragcore.types import ScoredNode
+
+# Draws one listed source: (source, whether it starts open).
+DrawSource = Callable[[ListedSource, bool], None]
+
+
+def source_listing(
+    answer: str,
+    nodes: Sequence[ScoredNode],
+    *,
+    trace: Any,
+    retrieval_mode: str,
+    response_mode: str | None = None,
+    embedder: Any = None,
+) -> SourceListing:
+    """The listing of an answer's sources; the citation work is cached per answer."""
+    citations = Citations(())
+    if uses_passages(response_mode):
+        embedder = support_embedder(embedder, retrieval_mode)
+        citations = _cached_citations(
+            answer,
+            tuple(n.node.text for n in nodes),
+            is_extractive(trace),
+            getattr(embedder, "model_name", None),
+            embedder,
+        )
+    return list_sources(nodes, citations, retrieval_mode=retrieval_mode,
+                        response_mode=response_mode)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _cached_citations(
+    answer: str, passages: tuple[str, ...], extractive: bool, model: str | None, _embedder: Any
+) -> Citations:
+    # ``model`` keys the cache; the leading underscore keeps the embedder out of the key.
+    return cite(answer, passages, extractive=extractive, embedder=_embedder)
+
+
+def render_listing(listing: SourceListing, draw: DrawSource, *, toggle_key: str) -> None:
+    """Shown sources, then a toggle revealing the ones below the relevance floor."""
+    if listing.without_sources:
+        st.caption(listing.without_sources)
+        return
+    for sentence in listing.unsupported:
+        st.caption(f"{NO_SUPPORT.capitalize()} for: “{fmt.markdown_text(sentence)}”")
+    if listing.measure:
+        st.caption(f"Support judged by {listing.measure}.")
+    for position, source in enumerate(listing.shown):
+        draw(source, position == 0)
+    if listing.hidden:
+        label = f"Show {fmt.hidden_sources_label(len(listing.hidden))} below the relevance floor"
+        if st.toggle(label, key=toggle_key):
+            for source in listing.hidden:
+                draw(source, False)
+
+
+def passage_html(source: ListedSource, lookup: Any) -> str:
+    """The source's passage in its surrounding text, the spans the answer used marked."""
+    segments = passage_segments(source.scored.node, source.use.spans, lookup=lookup)
+    return segments_to_html(segments)
+
+
+def source_title(source: ListedSource) -> str:
+    return fmt.source_label(source.number, source.scored, note=source.use.note)
