@@ -52,7 +52,8 @@ def test_secrets_never_show_in_repr_or_json():
     assert "sk-secret" not in repr(settings)
     assert "sk-secret" not in settings.model_dump_json()
     dumped = json.loads(settings.model_dump_json())
-    assert dumped["llms"]["openai"] == {"url": "http://127.0.0.1:8000/v1", "model": "gpt-4o-mini"}
+    assert dumped["llms"]["openai"] == {"url": "http://127.0.0.1:8000/v1", "model": "gpt-4o-mini",
+                                        "num_output": 512, "request_timeout": 600.0}
     # (no masked '**********' either: reading the JSON back must not make that the key)
 
 

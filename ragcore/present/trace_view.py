@@ -1,7 +1,11 @@
-"""A trace as people read it: table rows for stages and LLM calls, and the turn's reasoning.
+"""A trace as people read it: table rows for stages and LLM calls, the turn's reasoning, and
+notices about how the answer was made.
 
 Works on a ``Trace`` or on its ``to_dict()`` form (what saved chats keep), so a chat reopened
-from disk shows the same details as a live answer.
+from disk shows the same details as a live answer. ``notices`` turns the notes the engines leave
+when something was not as asked (``prompt_budget``: parts of a prompt trimmed to fit the model's
+window; ``condense_rejected``: a rewritten question not used; ``empty_reply``: a blank reply)
+into sentences for people; nothing the engines drop or replace goes unmentioned.
 """
 
 from __future__ import annotations
@@ -75,8 +79,27 @@ def prompt_text(call: dict[str, Any]) -> str:
     return "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in call.get("messages", []))
 
 
+def notices(trace: TraceLike | None) -> list[str]:
+    """What a reader should know about how an answer was made, one plain sentence each: prompt
+    parts trimmed to fit the model's window, a rewrite of the question not used, an empty reply."""
+    notes = trace_dict(trace).get("notes", {})
+    said = []
+    for note in notes.get("prompt_budget") or []:  # "PROMPT: what was cut", see prompt_budget
+        prompt, _, what = str(note).partition(": ")
+        where = f"The {prompt} prompt" if what else "A prompt"
+        said.append(f"{where} was trimmed to fit the model's context window: "
+                    f"{_sentence_end(what or prompt)}")
+    if notes.get("condense_rejected"):
+        said.append("The model's rewrite of your question was not used: "
+                    f"{_sentence_end(str(notes['condense_rejected']))}")
+    if notes.get("empty_reply"):
+        said.append("The model sent back an empty reply, so the answer says so instead.")
+    return said
+
+
 def turn_details(trace: TraceLike | None) -> dict[str, Any]:
-    """What a chat turn did besides answering: the condensed question and reasoning steps."""
+    """What a chat turn did besides answering: the condensed question, reasoning steps, and
+    ``notices`` (when there are any)."""
     notes = trace_dict(trace).get("notes", {})
     details: dict[str, Any] = {}
     if notes.get("condensed_question"):
@@ -87,6 +110,9 @@ def turn_details(trace: TraceLike | None) -> dict[str, Any]:
         details["reasoning"] = list(notes["reasoning"])
     if notes.get("stopped"):
         details["stopped"] = notes["stopped"]
+    said = notices(trace)
+    if said:
+        details["notices"] = said
     return details
 
 
@@ -103,6 +129,11 @@ def format_step(number: int, step: dict[str, Any]) -> str:
     if step.get("observation") is not None:
         lines.append(f"Observation: {_short(step['observation'], 600)}")
     return "\n".join(lines)
+
+
+def _sentence_end(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith((".", "!", "?")) else f"{text}."
 
 
 def _short(value: Any, limit: int = 80) -> str:
