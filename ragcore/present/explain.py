@@ -19,6 +19,7 @@ from ..errors import (
     LLMError,
     LLMResponseError,
     LLMStatusError,
+    LLMTimeoutError,
     PersistError,
     RagcoreError,
     ReaderError,
@@ -72,6 +73,14 @@ def _llm_connection(exc: LLMConnectionError) -> Explanation:
         f"The answering server could not be reached ({exc}).",
         f"Check that it is running{start} and that its address on the Settings page is right, "
         f"{_SWITCH_BACKEND}",
+    )
+
+
+def _llm_timeout(exc: LLMTimeoutError) -> Explanation:
+    return Explanation(
+        f"The answering server took too long ({exc}).",
+        "On the Settings page, raise its time limit per reply, lower its reply cap, or choose a "
+        f"smaller model, {_SWITCH_BACKEND}",
     )
 
 
@@ -171,6 +180,7 @@ def _sentence(text: str) -> str:
 # Most specific first: subclasses before their bases.
 _EXPLAINERS = (
     (ReaderError, explain_reader_error),
+    (LLMTimeoutError, _llm_timeout),
     (LLMConnectionError, _llm_connection),
     (LLMStatusError, _llm_status),
     (LLMResponseError, _llm_response),
