@@ -340,9 +340,9 @@ class Connection:
     def _over_time_error(self, deadline: Deadline, sent: int) -> LLMTimeoutError:
         arrived = f" ({sent} characters of the reply had arrived)" if sent else ""
         return LLMTimeoutError(
-            f"{self.describe()} was still answering when the time limit of "
+            f"{self.describe()} had not finished its reply when the time limit of "
             f"{deadline.seconds:g} s for one request ran out{arrived}; ragcore stopped "
-            f"reading. {self.slow_hint}",
+            f"waiting. {self.slow_hint}",
             seconds=deadline.seconds, received=sent,
         )
 

@@ -36,8 +36,8 @@ def test_unreachable_server_says_to_start_it_or_switch_backend():
 
 
 def test_a_reply_past_its_time_limit_says_which_limits_to_change_not_to_start_the_server():
-    exc = LLMTimeoutError("Ollama at http://127.0.0.1:11434 (model llama3.1) was still "
-                          "answering when the time limit of 600 s ran out", seconds=600.0)
+    exc = LLMTimeoutError("Ollama at http://127.0.0.1:11434 (model llama3.1) had not finished "
+                          "its reply when the time limit of 600 s ran out", seconds=600.0)
     text = str(explain_error(exc))
     assert "took too long" in text and "600 s" in text
     assert "time limit per reply" in text and "reply cap" in text
