@@ -13,7 +13,7 @@ from ..errors import ConfigError
 if TYPE_CHECKING:
     from . import CliContext
 
-GROUPS = ("pipeline", "search", "query", "app")
+GROUPS = ("pipeline", "search", "query", "app", "answers", "retrieval")
 
 
 def add_parsers(commands, common: argparse.ArgumentParser) -> None:
