@@ -6,7 +6,9 @@ Most tests use the fake embedder (RAGCORE_EMBEDDER=fake) and the extractive back
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import shutil
 import socket
 import time
@@ -324,6 +326,54 @@ def test_query_searches_by_keywords_or_both_with_the_choice_explained(docs_ws):
     assert "similarity cutoff compares meaning scores" in at.error[0].value
 
 
+def flat(text: str) -> str:
+    return " " + " ".join(re.findall(r"\w+", text.lower())) + " "
+
+
+def marked_texts(at: AppTest) -> list[str]:
+    return [html.unescape(m) for h in at.get("html")
+            for m in re.findall(r"<mark[^>]*>(.*?)</mark>", h.proto.body, re.S)]
+
+
+def source_expanders(at: AppTest) -> list[str]:
+    return [e.label for e in at.expander if e.label[0].isdigit()]
+
+
+def test_query_marks_only_what_the_extractive_answer_quotes(docs_ws):
+    at = ask(open_page("query"), "What did the speech say about Ukraine and Putin?")
+    answer = flat(at.markdown[0].value)
+    marks = marked_texts(at)
+    assert marks and all(flat(m) in answer for m in marks), marks
+    labels = source_expanders(at)
+    assert any(label.endswith("· quoted in the answer") for label in labels)
+
+
+def test_query_hides_sources_below_the_relevance_floor_until_asked(docs_ws):
+    at = open_page("query")
+    at.sidebar.selectbox[1].set_value("keyword").run()
+    at.sidebar.slider[0].set_value(8).run()
+    ask(at, "What did the speech say about the Russian stock market?")
+    total = int(next(t.label for t in at.tabs if t.label.startswith("Sources"))[9:-1])
+    shown = source_expanders(at)
+    assert 1 <= len(shown) < total and len(at.get("html")) == len(shown)
+    hidden = total - len(shown)
+    assert [t.label for t in at.toggle] == [
+        f"Show {hidden} more source{'' if hidden == 1 else 's'} below the relevance floor"]
+    at.toggle[0].set_value(True).run()
+    everything = source_expanders(at)
+    assert everything[: len(shown)] == shown
+    assert sorted(int(label.split(".")[0]) for label in everything) == list(range(1, total + 1))
+
+
+def test_query_generation_mode_shows_no_sources(docs_ws):
+    at = open_page("query")
+    at.radio[0].set_value("generation")
+    ask(at, "What did the speech say about Ukraine and Putin?")
+    assert source_expanders(at) == [] and not at.get("html") and not at.toggle
+    assert any("answers from the model alone" in c.value for c in at.caption)
+    assert any(t.label == "Sources (0)" for t in at.tabs)
+
+
 def test_compare_modes_side_by_side(docs_ws):
     at = open_page("query")
     at.text_input[0].set_value("What is the state of the union?").run()
@@ -395,6 +445,26 @@ def test_chat_searches_by_both_and_saves_the_choice(docs_ws):
     assert "keyword search" in stages and "fuse" in stages
     saved = json.loads((docs_ws / "chats" / f"{at.query_params['chat']}.json").read_text())
     assert saved["settings"]["retrieval_mode"] == "hybrid"
+
+
+def test_chat_hides_sources_below_the_relevance_floor_and_keeps_the_search_mode(docs_ws):
+    at = open_page("chat")
+    at.sidebar.selectbox[2].set_value("keyword").run()
+    at.sidebar.slider[0].set_value(8).run()
+    chat(at, "What did the speech say about the Russian stock market?")
+    total = int(next(e.label for e in at.expander if e.label.startswith("Sources"))[9:-1])
+
+    def labels():
+        return [m.value for m in at.markdown if re.match(r"\*\*\d\. ", m.value)]
+
+    shown = labels()
+    assert 1 <= len(shown) < total and len(at.get("html")) == len(shown)
+    assert any("· quoted in the answer" in label for label in shown)
+    assert at.toggle[0].label.startswith(f"Show {total - len(shown)} more source")
+    at.toggle[0].set_value(True).run()
+    assert len(labels()) == total and len(at.get("html")) == total
+    saved = json.loads((docs_ws / "chats" / f"{at.query_params['chat']}.json").read_text())
+    assert saved["messages"][1]["trace"]["retrieval_mode"] == "keyword"
 
 
 def test_chat_react_mode_shows_reasoning_steps(docs_ws):

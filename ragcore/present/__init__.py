@@ -1,7 +1,10 @@
 """How ragcore words things for people, shared by the CLI and the app (no Streamlit here).
 
     format.py      backend and source labels, sizes, ingest tables, safe Markdown streaming
-    citations.py   a source passage in its surrounding text, with the cited sentences marked
+    quotes.py      where an answer quotes a passage word for word (and sentence spans)
+    support.py     what an answer used of each passage: quotes, or sentences supporting it
+    sources.py     which sources are listed: relevance floors per retrieval mode, none for generation
+    citations.py   a source passage in its surrounding text, the parts the answer used marked
     explain.py     errors in plain words, with the next step a user can take
     trace_view.py  a trace as table rows and reasoning, live or from a saved chat
     corpus_map.py  pictures of an index: token lengths, document sizes, a 2-D embedding map
