@@ -319,7 +319,8 @@ class VectorStoreIndex:
         mmr_threshold: float = 0.5,
         mmr_fetch_k: int | None = None,
     ) -> Retriever:
-        """A retriever: "similarity" or "mmr" (vector store), "keyword" (BM25) or "hybrid"."""
+        """A retriever: "similarity" or "mmr" (vector store), "keyword" (BM25) or "hybrid";
+        MMR picks among ``mmr_fetch_k`` candidates (default ``max(20, 4 * top_k)``)."""
         return make_retriever(
             self, mode=mode, similarity_top_k=similarity_top_k, filters=filters, doc_ids=doc_ids,
             mmr_threshold=mmr_threshold, mmr_fetch_k=mmr_fetch_k,
