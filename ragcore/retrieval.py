@@ -5,9 +5,10 @@ question with the index's embedder and searches the index's vector store, record
 "embed query" and a "retrieve" stage in the caller's trace; in "mmr" mode it over-fetches
 candidates by similarity and reranks them with maximal marginal relevance (``ragcore.mmr``).
 ``KeywordRetriever`` ranks nodes by BM25 over their words (``ragcore.index.keyword``; a "keyword
-search" stage), and ``HybridRetriever`` runs both and merges the two rankings by reciprocal rank fusion (a "fuse" stage). Scores differ
-by retriever: cosine similarity, BM25 (unbounded), or fused RRF (small: about 2/61 at best), so
-a ``SimilarityPostprocessor`` cutoff only means "similarity" after a vector retriever.
+search" stage), and ``HybridRetriever`` runs both and merges the two rankings by reciprocal rank
+fusion (a "fuse" stage). Scores differ by retriever: cosine similarity, BM25 (unbounded), or
+fused RRF (small: about 2/61 at best), so a ``SimilarityPostprocessor`` cutoff only means
+"similarity" after a vector retriever.
 ``make_retriever`` picks one by mode name, for ``VectorStoreIndex.as_retriever``.
 """
 

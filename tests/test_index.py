@@ -161,7 +161,8 @@ def test_vectors_the_store_refuses_leave_the_index_as_it_was(index):
         index.insert_nodes(wrong, vectors=np.ones((1, 3), np.float32))
     assert (len(index), len(index.store), index.revision) == (count, count, revision)
     assert "wrong" not in index and "cats.txt#1" in index
-    assert index.as_retriever(similarity_top_k=1).retrieve("kittens")[0].node.node_id == "cats.txt#1"
+    hits = index.as_retriever(similarity_top_k=1).retrieve("kittens")
+    assert hits[0].node.node_id == "cats.txt#1"
 
 
 def test_search_restricts_to_documents_and_filters(index):
