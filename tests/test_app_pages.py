@@ -340,12 +340,17 @@ def source_expanders(at: AppTest) -> list[str]:
 
 
 def test_query_marks_only_what_the_extractive_answer_quotes(docs_ws):
-    at = ask(open_page("query"), "What did the speech say about Ukraine and Putin?")
-    answer = flat(at.markdown[0].value)
-    marks = marked_texts(at)
-    assert marks and all(flat(m) in answer for m in marks), marks
-    labels = source_expanders(at)
-    assert any(label.endswith("· quoted in the answer") for label in labels)
+    at = open_page("query")
+    # The second answer's passages hold "Tonight, Danielle—we are.": most of its words are in
+    # the answer, which does not quote it; the old 60 %-of-words rule marked it.
+    for question in ["What did the speech say about Ukraine and Putin?",
+                     "What did he say about COVID?"]:
+        ask(at, question)
+        answer = flat(at.markdown[0].value)
+        marks = marked_texts(at)
+        assert marks and all(flat(m) in answer for m in marks), marks
+        labels = source_expanders(at)
+        assert any(label.endswith("· quoted in the answer") for label in labels)
 
 
 def test_query_hides_sources_below_the_relevance_floor_until_asked(docs_ws):

@@ -139,6 +139,15 @@ def test_a_quote_wrapped_over_lines_is_marked_whole_and_a_look_alike_is_not():
         "    but keep the tag file itself."]
 
 
+def test_a_quote_cut_short_by_the_answerer_is_marked_as_far_as_it_goes():
+    sentence = ("For flowing long blocks of text with fewer structural restrictions (docstrings or "
+                "comments), the line length should be limited to 72 characters.")
+    passage = f"Limit all lines to a maximum of 79 characters.\n\n{sentence}"
+    answer = "- For flowing long blocks of text with fewer structural restrictions ..."
+    assert [passage[a:b] for a, b in quoted_spans(passage, answer)] == [
+        "For flowing long blocks of text with fewer structural restrictions"]
+
+
 def test_a_quote_cut_by_the_chunk_edge_is_marked_where_the_chunk_holds_it():
     quote = "Limit all lines to a maximum of seventy nine characters in every module."
     starts_inside = "of seventy nine characters in every module. Then comes another sentence."
@@ -147,14 +156,17 @@ def test_a_quote_cut_by_the_chunk_edge_is_marked_where_the_chunk_holds_it():
         "of seventy nine characters in every module."]
     assert [ends_inside[a:b] for a, b in quoted_spans(ends_inside, quote)] == [
         "Limit all lines to a maximum of"]
-    assert quoted_spans("a maximum of nine", quote) == []  # too short to be the quote's edge
+    assert quoted_spans("to a maximum of nine", quote) == []  # its words, not in its order
 
 
 # -- generated answers -------------------------------------------------------------------------
 
 
-PARAPHRASE = "Tabs should only be used to remain consistent with code already indented with tabs."
-INVENTED = "PEP 8 was signed by the Python Software Foundation in 1995 as a legal contract."
+# Restates TABS in partly other words (lexical score 0.71).
+PARAPHRASE = "Use tabs only to stay consistent with code that is already indented with tabs."
+# Invented, on the topic of the passages: shares words with "Use 4 spaces per indentation
+# level." (lexical score 0.41) but says something else.
+INVENTED = "PEP 8 recommends using two spaces per indentation level."
 
 
 def generated_listing(index, reply: str, *, embedder=None, question=QUESTIONS[0]):
@@ -168,7 +180,7 @@ def generated_listing(index, reply: str, *, embedder=None, question=QUESTIONS[0]
 
 
 def test_a_paraphrase_is_supported_and_an_invented_claim_is_reported(index):
-    _, listing = generated_listing(index, f"{PARAPHRASE} {INVENTED}")
+    _, listing = generated_listing(index, f"Sure, gladly. {PARAPHRASE} {INVENTED}")
     sources = listing.shown + listing.hidden
     supporting = [(s, texts) for s, (_, texts) in zip(sources, marked(listing)) if texts]
     assert len(supporting) == 1

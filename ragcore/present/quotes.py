@@ -3,10 +3,10 @@
 Words are compared case-insensitively and everything between words (spaces, line breaks,
 punctuation, Markdown) is ignored, so a sentence wrapped over three lines of an RFC is still
 found in an answer that quotes it on one line. Text is quoted when a whole sentence of the
-passage appears in the answer, or a whole sentence of the answer appears in the passage (which
-covers quotes cut short, or split differently from our splitter), or a chunk starts or ends
-inside a quoted sentence. Sharing words is never enough: a sentence that resembles the answer
-but was not quoted is not marked. ``support.py`` decides, for generated answers, which
+passage appears in the answer (a chunk that starts or ends inside a quoted sentence holds a
+piece of it, which counts as a sentence here), or a whole sentence of the answer appears in
+the passage (quotes cut short, or split differently from this splitter). Sharing words is never
+enough: a sentence that resembles the answer but was not quoted is not marked. ``support.py`` decides, for generated answers, which
 sentences merely support the answer.
 """
 
@@ -22,9 +22,6 @@ Span = tuple[int, int]
 
 # A "quote" shorter than this ("See below.") appears in many passages by chance.
 MIN_QUOTE_WORDS = 3
-# A chunk starting (or ending) inside a quoted sentence holds only part of it; that part counts
-# as quoted when it is at least this long and is exactly the quote's end (or start).
-MIN_EDGE_WORDS = 4
 
 _WORD = re.compile(r"\w+")
 # Blocks: paragraphs (a blank line), and each list item or Markdown heading on its own line.
@@ -98,22 +95,13 @@ def merge_spans(spans: list[Span]) -> list[Span]:
 
 
 def _occurrences(words: list[str], quote: list[str]) -> list[Span]:
-    """Word ranges of ``words`` holding ``quote``, or the quote's end or start at the edges."""
+    """Word ranges of ``words`` holding ``quote``."""
     size = len(quote)
-    hits = [
+    return [
         (i, i + size)
         for i in range(len(words) - size + 1)
         if words[i] == quote[0] and words[i : i + size] == quote
     ]
-    for k in range(min(size - 1, len(words)), MIN_EDGE_WORDS - 1, -1):
-        if words[:k] == quote[size - k :]:
-            hits.append((0, k))
-            break
-    for k in range(min(size - 1, len(words)), MIN_EDGE_WORDS - 1, -1):
-        if words[len(words) - k :] == quote[:k]:
-            hits.append((len(words) - k, len(words)))
-            break
-    return hits
 
 
 def words_of(text: str) -> list[str]:
