@@ -104,3 +104,14 @@ def test_the_library_never_imports_the_app():
             for name in names:
                 top = name.split(".")[0]
                 assert top not in ("streamlit", "webapp"), f"{path} imports {name}"
+
+
+def test_every_module_has_a_layer():
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    layers = config["tool"]["importlinter"]["contracts"][0]["layers"]
+    named = {m.strip() for layer in layers for m in layer.replace("|", ":").split(":")}
+    tops = {f"ragcore.{p.stem if p.is_file() else p.name}" for p in PACKAGE.iterdir()
+            if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").exists()}
+    assert tops - named == set(), "add these modules to [tool.importlinter] layers"
