@@ -3,6 +3,14 @@
 Load files -> split into nodes -> embed -> index and persist -> retrieve -> post-process ->
 synthesize (eight response modes) -> chat (five modes, ReAct and function-calling agents).
 
+Data flows one way. From the bottom: core types and errors; tokens, prompts and the prompt
+budget, trace, HTTP; readers, chunking, embeddings, stores, LLM backends; retrieval, synthesis,
+postprocessing, memory; the query engine and tools; chat; agents; the index (``ragcore.index``,
+which also builds its query and chat engines); ingestion; the workspace; the CLI. The layers are
+declared in pyproject.toml and checked by the test suite. Stores, LLM backends and embedders are
+extension points: a small protocol, a registry (``ragcore.registry``) and a contract suite in
+``ragcore.testing``.
+
 The public names below are imported on first use, so ``import ragcore`` stays fast and never
 loads torch, sentence-transformers, the tokenizer or pypdf.
 """
@@ -39,6 +47,7 @@ _EXPORTS: dict[str, str] = {
     "SimpleVectorStore": "ragcore.stores",
     "MetadataFilter": "ragcore.stores",
     "MetadataFilters": "ragcore.stores",
+    "VectorStore": "ragcore.stores",
     "VectorStoreIndex": "ragcore.index",
     "VectorRetriever": "ragcore.retrieval",
     "KeywordRetriever": "ragcore.retrieval",
