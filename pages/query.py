@@ -11,6 +11,7 @@ from ragcore.synthesis import MODE_DESCRIPTIONS, ResponseMode
 from ragcore.trace import Trace
 
 ANSWER_KEY, COMPARE_KEY = "query_answer", "query_compare"
+MORE_SOURCES_KEY = "query_more_sources"
 MODES = [m.value for m in ResponseMode]
 POSTPROCESSOR_NAMES = {
     "similarity_cutoff": "Similarity cutoff",
@@ -79,7 +80,7 @@ def render_sources(result: dict) -> None:
         with st.expander(source_title(source), expanded=expanded):
             st.html(passage_html(source, lookup))
 
-    render_listing(listing, draw, toggle_key="query_more_sources")
+    render_listing(listing, draw, toggle_key=MORE_SOURCES_KEY)
 
 
 def render_trace(trace: Trace) -> None:
@@ -113,6 +114,7 @@ def answer_tab(name: str, question: str, choices: dict) -> None:
         streamed = False
         if clicked:
             st.session_state.pop(ANSWER_KEY, None)
+            st.session_state.pop(MORE_SOURCES_KEY, None)  # weak sources start hidden again
             with shell.friendly_errors():
                 ask(name, question, QueryOptions(response_mode=mode, **choices), box)
                 streamed = True

@@ -368,6 +368,8 @@ def test_query_hides_sources_below_the_relevance_floor_until_asked(docs_ws):
     everything = source_expanders(at)
     assert everything[: len(shown)] == shown
     assert sorted(int(label.split(".")[0]) for label in everything) == list(range(1, total + 1))
+    ask(at, "What did the speech say about the Russian stock market?")
+    assert source_expanders(at) == shown  # a new answer starts with weak sources hidden again
 
 
 def test_query_generation_mode_shows_no_sources(docs_ws):

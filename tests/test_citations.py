@@ -36,7 +36,8 @@ QUESTIONS = [
     "What are the reserved characters of a URI?",
     "How is a relative reference resolved?",
 ]
-TABS = "Tabs should be used solely to remain consistent with code that is already indented with tabs."
+TABS = ("Tabs should be used solely to remain consistent with code that is already indented "
+        "with tabs.")
 
 
 def flat(text: str) -> str:

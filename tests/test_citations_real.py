@@ -27,7 +27,8 @@ from ragcore.present.support import (
 
 pytestmark = pytest.mark.slow
 
-TABS = "Tabs should be used solely to remain consistent with code that is already indented with tabs."
+TABS = ("Tabs should be used solely to remain consistent with code that is already indented "
+        "with tabs.")
 # A restatement sharing few words with the source (lexical score 0.31) and an invented claim.
 RESTATED = ("You should only use tabs to stay consistent with existing code that already uses "
             "tab indentation.")

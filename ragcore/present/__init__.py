@@ -3,7 +3,7 @@
     format.py      backend and source labels, sizes, ingest tables, safe Markdown streaming
     quotes.py      where an answer quotes a passage word for word (and sentence spans)
     support.py     what an answer used of each passage: quotes, or sentences supporting it
-    sources.py     which sources are listed: relevance floors per retrieval mode, none for generation
+    sources.py     which sources are listed: a relevance floor per retrieval mode
     citations.py   a source passage in its surrounding text, the parts the answer used marked
     explain.py     errors in plain words, with the next step a user can take
     trace_view.py  a trace as table rows and reasoning, live or from a saved chat

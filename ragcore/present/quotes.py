@@ -6,8 +6,8 @@ found in an answer that quotes it on one line. Text is quoted when a whole sente
 passage appears in the answer (a chunk that starts or ends inside a quoted sentence holds a
 piece of it, which counts as a sentence here), or a whole sentence of the answer appears in
 the passage (quotes cut short, or split differently from this splitter). Sharing words is never
-enough: a sentence that resembles the answer but was not quoted is not marked. ``support.py`` decides, for generated answers, which
-sentences merely support the answer.
+enough: a sentence that resembles the answer but was not quoted is not marked. For generated
+answers, ``support.py`` decides which sentences merely support the answer.
 """
 
 from __future__ import annotations
