@@ -118,9 +118,9 @@ def test_accumulate_answers_each_chunk_and_joins_them_in_order():
     llm = FakeLLM(default=lambda m: "about " + re.search(r"Passage\d", m[-1].content).group())
     _, response = synthesize("accumulate", make_nodes(3), llm)
     assert response.text == (
-        "Response 1: about Passage0\n\n---\n\n"
-        "Response 2: about Passage1\n\n---\n\n"
-        "Response 3: about Passage2"
+        "Response 1 (doc0.txt): about Passage0\n\n---\n\n"
+        "Response 2 (doc1.txt): about Passage1\n\n---\n\n"
+        "Response 3 (doc2.txt): about Passage2"
     )
     assert sorted(c.purpose for c in response.trace.llm_calls) == [
         "accumulate 1",
@@ -131,7 +131,7 @@ def test_accumulate_answers_each_chunk_and_joins_them_in_order():
 
 def test_compact_accumulate_packs_first():
     llm, response = synthesize("compact_accumulate", make_nodes(6))
-    assert response.text == "Response 1: fake answer"
+    assert response.text == "Response 1 (doc0.txt, doc1.txt, doc2.txt and 3 more): fake answer"
     assert len(llm.calls) == 1
     small = FakeLLM(context_window=400, num_output=40)
     _, small_response = synthesize("compact_accumulate", make_nodes(6), small)

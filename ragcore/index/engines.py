@@ -9,6 +9,11 @@ response mode and concurrency by the synthesizer, chat mode and tools here.
 ``best`` picks for the LLM (see ``ragcore.chat.modes.best_chat_mode``): the function-calling
 agent for a backend with native tool calls, else condense_plus_context (react when the caller
 passed extra tools, since only an agent can use them).
+
+An LLM that can put an embedding model to use offers ``with_embedder(embedder)`` returning the
+LLM to use (the offline ``ExtractiveLLM`` ranks the sentences it quotes by meaning with it).
+The engines hand it the index's embedder, resolved only when the LLM first embeds, so it is
+the model retrieval has already loaded; keyword retrieval loads no model, so it hands none.
 """
 
 from __future__ import annotations
@@ -51,11 +56,12 @@ def query_engine_from_index(
     filters: MetadataFilters | dict[str, Any] | None = None,
     doc_ids: Sequence[str] | None = None,
     max_concurrency: int = 4,
-    retrieval_mode: RetrievalMode = "similarity",
+    retrieval_mode: RetrievalMode = "hybrid",
 ) -> QueryEngine:
     """Retrieve from ``index`` (``retrieval_mode``: similarity, mmr, keyword or hybrid),
     postprocess in order, and answer with ``llm`` in ``response_mode``."""
     _require_llm(llm, "a query engine")
+    llm = _with_index_embedder(llm, index, retrieval_mode)
     retriever = index.as_retriever(
         similarity_top_k=similarity_top_k, filters=filters, doc_ids=doc_ids, mode=retrieval_mode
     )
@@ -73,11 +79,12 @@ def chat_engine_from_index(
     node_postprocessors: Sequence[NodePostprocessor] = (),
     system_prompt: str | None = None,
     tools: Sequence[Tool] = (),
-    retrieval_mode: RetrievalMode = "similarity",
+    retrieval_mode: RetrievalMode = "hybrid",
 ) -> ChatEngine:
     """A chat engine (or agent) over ``index``; every one answers ``.chat(message, memory)``."""
     mode = parse_chat_mode(chat_mode)
     _require_llm(llm, "a chat engine")
+    llm = _with_index_embedder(llm, index, retrieval_mode)
     kind = best_chat_mode(llm, tools=tools) if mode is ChatMode.BEST else mode.value
     if tools and kind not in AGENT_MODES:
         raise ConfigError(
@@ -110,6 +117,32 @@ def _query_engine(
 ) -> QueryEngine:
     synthesizer = Synthesizer(llm, response_mode=response_mode)
     return QueryEngine(retriever, synthesizer, postprocessors=postprocessors)
+
+
+def _with_index_embedder(llm: LLM, index: VectorStoreIndex, retrieval_mode: str) -> LLM:
+    """``llm`` given the index's embedder, if it asks for one (``with_embedder``)."""
+    offer = getattr(llm, "with_embedder", None)
+    if offer is None or retrieval_mode == "keyword":
+        return llm
+    return offer(_IndexEmbedder(index))
+
+
+class _IndexEmbedder:
+    """The index's embedder, looked up when first used: building an engine loads no model."""
+
+    def __init__(self, index: VectorStoreIndex) -> None:
+        self._index = index
+
+    @property
+    def model_name(self) -> str:
+        return self._index.embed_model_name
+
+    @property
+    def max_input_tokens(self) -> int | None:
+        return self._index.embedder.max_input_tokens
+
+    def embed_batch(self, texts: Sequence[str]) -> Any:
+        return self._index.embedder.embed_batch(texts)
 
 
 def _require_llm(llm: Any, what: str) -> None:

@@ -16,7 +16,7 @@ model sees is a passage the user can find among the sources.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 from ..prompt_budget import PromptBudget, word_boundary
@@ -52,6 +52,7 @@ class Packing:
     texts: list[str]
     tokens: list[int]
     cut_chunks: int = 0  # how many input chunks had to be cut to fit
+    origins: list[list[int]] = field(default_factory=list)  # input chunks in each text
 
 
 def count_each(texts: Sequence[str]) -> list[int]:
@@ -63,19 +64,21 @@ def pack_chunks(texts: Sequence[str], counts: Sequence[int], budget: int) -> Pac
     """Lay chunks greedily into as few prompts of ``budget`` tokens as whole chunks allow."""
     packing = Packing([], [])
     current: list[str] = []
+    origin: list[int] = []
     used = 0
-    for text, count in zip(texts, counts):
+    for number, (text, count) in enumerate(zip(texts, counts)):
         text = text.strip()
         if not text:
             continue
         cost = count + (SEPARATOR_TOKENS if current else 0)
         if used + cost <= budget:
             current.append(text)
+            origin.append(number)
             used += cost
             continue
         if count <= budget:
-            _flush(packing, current, used)
-            current, used = [text], count
+            _flush(packing, current, used, origin)
+            current, used, origin = [text], count, [number]
             continue
         packing.cut_chunks += 1
         room = budget - used - SEPARATOR_TOKENS if current else budget
@@ -83,37 +86,38 @@ def pack_chunks(texts: Sequence[str], counts: Sequence[int], budget: int) -> Pac
         pieces = split_by_tokens(text, budget, first_limit=room if fill else budget)
         if fill:
             current.append(pieces[0][0])
+            origin.append(number)
             used += SEPARATOR_TOKENS + pieces[0][1]
             pieces = pieces[1:]
         for piece, piece_count in pieces:
-            _flush(packing, current, used)
-            current, used = [piece], piece_count
-    _flush(packing, current, used)
+            _flush(packing, current, used, origin)
+            current, used, origin = [piece], piece_count, [number]
+    _flush(packing, current, used, origin)
     return packing
 
 
 def fit_each(texts: Sequence[str], counts: Sequence[int], budget: int) -> Packing:
     """One prompt per chunk (refine, accumulate): only chunks over ``budget`` are cut."""
     packing = Packing([], [])
-    for text, count in zip(texts, counts):
+    for number, (text, count) in enumerate(zip(texts, counts)):
         text = text.strip()
         if not text:
             continue
-        if count <= budget:
-            packing.texts.append(text)
-            packing.tokens.append(count)
-            continue
-        packing.cut_chunks += 1
-        for piece, piece_count in split_by_tokens(text, budget):
+        pieces = [(text, count)] if count <= budget else split_by_tokens(text, budget)
+        if count > budget:
+            packing.cut_chunks += 1
+        for piece, piece_count in pieces:
             packing.texts.append(piece)
             packing.tokens.append(piece_count)
+            packing.origins.append([number])
     return packing
 
 
-def _flush(packing: Packing, current: list[str], used: int) -> None:
+def _flush(packing: Packing, current: list[str], used: int, origin: list[int]) -> None:
     if current:
         packing.texts.append(SEPARATOR.join(current))
         packing.tokens.append(used)
+        packing.origins.append(sorted(set(origin)))
 
 
 def split_by_tokens(

@@ -32,12 +32,15 @@ class Batch:
     """Independent calls; the plan receives their replies in the order of ``calls``.
 
     In the ``final`` batch, ``headers[i]`` is emitted before reply ``i`` (accumulate's
-    "Response 2: " lines); other batches ignore headers.
+    "Response 2: " lines), and with ``shared_opening`` a first line that a later reply shares
+    with the first reply (a backend's preamble) is left out of the later one; other batches
+    ignore both.
     """
 
     calls: tuple[Call, ...]
     final: bool = False
     headers: tuple[str, ...] = ()
+    shared_opening: bool = False
 
 
 Plan = Generator[Batch, list[str], None]
@@ -73,10 +76,13 @@ def _stream_final(
     """Stream the first call live while the others run in a pool; emit them in order."""
     calls = batch.calls
     headers = batch.headers or ("",) * len(calls)
+    opening = _Opening(batch.shared_opening)
     workers = min(max_concurrency - 1, len(calls) - 1)
     if workers < 1:
-        for header, call in zip(headers, calls):
-            yield from _with_header(header, stream_traced(llm, call.messages, trace, call.purpose))
+        for n, (header, call) in enumerate(zip(headers, calls)):
+            chunks = stream_traced(llm, call.messages, trace, call.purpose)
+            yield from _with_header(header, opening.record(chunks) if n == 0 else
+                                    opening.drop(chunks))
         return
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragcore-llm")
     try:
@@ -85,10 +91,10 @@ def _stream_final(
         ]
         first = calls[0]
         yield from _with_header(
-            headers[0], stream_traced(llm, first.messages, trace, first.purpose)
+            headers[0], opening.record(stream_traced(llm, first.messages, trace, first.purpose))
         )
         for header, future in zip(headers[1:], rest):
-            yield from _with_header(header, iter((future.result(),)))
+            yield from _with_header(header, opening.drop(iter((future.result(),))))
     finally:
         # A consumer that stops reading early should not wait for calls nobody will see.
         pool.shutdown(wait=True, cancel_futures=True)
@@ -100,3 +106,33 @@ def _with_header(header: str, chunks: Iterator[str]) -> Iterator[str]:
     for chunk in chunks:
         if chunk:
             yield chunk
+
+
+class _Opening:
+    """The first line of the first reply, and later replies without it (when ``active``)."""
+
+    def __init__(self, active: bool) -> None:
+        self.active = active
+        self.line: str | None = None
+
+    def record(self, chunks: Iterator[str]) -> Iterator[str]:
+        seen = ""
+        for chunk in chunks:
+            if self.active and self.line is None:
+                seen += chunk
+                if "\n" in seen:
+                    self.line = seen.split("\n", 1)[0].strip()
+            yield chunk
+
+    def drop(self, chunks: Iterator[str]) -> Iterator[str]:
+        if not self.active or not self.line:
+            yield from chunks
+            return
+        buffered = ""
+        for chunk in chunks:
+            buffered += chunk
+            if "\n" in buffered or len(buffered.strip()) > len(self.line):
+                break
+        first, newline, rest = buffered.partition("\n")
+        yield rest.lstrip("\n") if newline and first.strip() == self.line else buffered
+        yield from chunks

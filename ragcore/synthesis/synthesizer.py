@@ -142,7 +142,8 @@ class Synthesizer:
             return Response.from_text(NO_CONTEXT_ANSWER, **kwargs)
         with trace.stage("pack context") as detail:
             texts = [n.node.content(MetadataMode.LLM) for n in nodes]
-            plan = self._plan(query, texts, metadata)
+            files = [n.file_name or "" for n in nodes]
+            plan = self._plan(query, texts, files, metadata)
             detail.update(metadata)
         if plan is None:
             return Response.from_text(NO_CONTEXT_ANSWER, **kwargs)
@@ -152,7 +153,9 @@ class Synthesizer:
             **kwargs,
         )
 
-    def _plan(self, question: str, texts: list[str], notes: dict) -> Plan | None:
+    def _plan(
+        self, question: str, texts: list[str], files: list[str], notes: dict
+    ) -> Plan | None:
         """Budget the context, lay out the chunks once, and build the mode's plan."""
         mode, prompts = self.response_mode, self.prompts
         question_tokens = count_tokens(question)
@@ -188,7 +191,8 @@ class Synthesizer:
             return tree_plan(
                 question, packing.texts, summary=prompts.summary, budget=budget, notes=notes
             )
-        return accumulate_plan(question, packing.texts, qa=prompts.qa)
+        sources = [[files[i] for i in origin] for origin in packing.origins]
+        return accumulate_plan(question, packing.texts, qa=prompts.qa, sources=sources)
 
     def _lay_out(
         self, question_tokens: int, texts: list[str], counts: list[int]

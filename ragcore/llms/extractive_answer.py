@@ -1,0 +1,170 @@
+"""The extractive answerer's answers: what each response mode's prompt gets, and the wording.
+
+Every answer quotes sentences of the passages word for word (chosen by ``extractive_rank``
+from the candidates of ``extractive_text``) under one label line; a sentence that introduces a
+list is quoted with its items, indented under it. The styles mirror what each response mode
+asks of a model:
+
+    style       prompt (mode)                      quotes
+    direct      qa (compact, refine's first step,  the answer first, a sentence for each other
+                accumulate)                        part of the question, close runners-up
+    one_pass    simple_summarize                   the answer first, then the other relevant
+                                                   sentences in the order the passages give them
+    merge       summary (tree_summarize)           the best sentence of each passage, merged:
+                                                   sentences saying the same thing quoted once
+    refine      refine                             the answer so far, unchanged unless the new
+                                                   passage answers better or answers more
+
+A question that asks for an overview ("Summarize the document") gets the most representative
+sentences in document order instead, and a question no sentence answers gets ``not_found``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..lexical import centrality_scores, is_summary_request
+from .extractive_rank import Ranking, Scorer, rank
+from .extractive_text import Candidate, candidates, quote_unit
+
+LABEL = "Extractive answer (no language model configured)"
+NEEDS_DOCUMENTS = (
+    f"{LABEL}: I can only answer from your documents, by quoting the passages most relevant "
+    "to a question, and no passages came with this message. Ask a question about an index "
+    "(query, or a chat mode that retrieves), or configure a language model (Ollama or an "
+    "OpenAI-compatible server) for free conversation."
+)
+CHAT_NEEDS_MODEL = (
+    f"{LABEL}: chatting needs a language model. Without one I can only quote your documents, "
+    "and this chat mode (simple) sends me no passages. Choose a chat mode that searches the "
+    "documents (condense_plus_context, context, condense_question or react), or configure a "
+    "language model (Ollama or an OpenAI-compatible server) on the Settings page."
+)
+NOT_FOUND = (
+    f"{LABEL}: not found. None of the passages retrieved for this question answers it, so "
+    "there is nothing to quote. Try other words, or add documents that cover it."
+)
+_OUR_LABEL_LINE = re.compile(r"^" + re.escape(LABEL) + r".*$\n?", re.MULTILINE)
+# The answer so far is replaced first only by a sentence this much better.
+REFINE_MARGIN = 0.05
+# Sentences of other passages worth quoting in one_pass and merge: this share of the best.
+WIDE_FLOOR = 0.75
+# Two sentences this close in meaning say the same thing (merge quotes one of them).
+SAME_MEANING = 0.9
+MAX_ITEMS = 12
+
+
+def strip_labels(text: str) -> str:
+    """``text`` without the label lines of our own earlier answers (tree levels, refine, tools)."""
+    return _OUR_LABEL_LINE.sub("", text)
+
+
+def answer(
+    context: str,
+    question: str,
+    *,
+    limit: int,
+    embedder: Any = None,
+    style: str = "direct",
+    background: str = "",
+) -> str:
+    """Quote the sentences of ``context`` that answer ``question`` in ``style`` (see the module
+    docstring); ``background`` is the topic of a follow-up that only refers to it."""
+    cands = candidates(strip_labels(context))
+    if not cands:
+        return NEEDS_DOCUMENTS
+    if is_summary_request(question):
+        return overview(cands, limit=limit)
+    scorer = Scorer(cands, embedder, background=background)
+    ranking = rank(scorer, question, limit=limit)
+    if not ranking.found:
+        return NOT_FOUND
+    chosen = ranking.chosen
+    if style == "one_pass":
+        chosen = _one_pass(scorer, ranking, limit=limit)
+    elif style == "merge":
+        chosen = _merge(scorer, ranking, limit=limit)
+    return quote_reply(cands, chosen)
+
+
+def refine(existing: str, new_context: str, question: str, *, limit: int, embedder: Any = None
+           ) -> str:
+    """The answer so far, improved from ``new_context`` only where that answers better."""
+    kept = candidates(strip_labels(existing))
+    if not kept:
+        return answer(new_context, question, limit=limit, embedder=embedder)
+    cands = candidates(strip_labels(existing), strip_labels(new_context))
+    scorer = Scorer(cands, embedder)
+    ranking = rank(scorer, question, limit=limit)
+    old = len(kept)
+    if all(i < old for i in ranking.chosen):
+        return existing
+    chosen, scores = list(ranking.chosen), ranking.scores
+    best_kept = max(range(old), key=lambda i: scores[i])
+    if chosen[0] >= old and scores[chosen[0]] < scores[best_kept] + REFINE_MARGIN:
+        chosen = [best_kept] + [i for i in chosen if i != best_kept][: limit - 1]
+    return quote_reply(cands, chosen)
+
+
+def quote_reply(cands: Sequence[Candidate], chosen: Sequence[int]) -> str:
+    """Our answer format: the label, then each quote on a line (its list indented under it)."""
+    lines = [f"{LABEL}, quoted from the documents (best match first):"]
+    quoted: set[str] = set()
+    for n, i in enumerate(chosen):
+        for k in quote_unit(list(cands), i, elaborate=n == 0):
+            if cands[k].text not in quoted:
+                quoted.add(cands[k].text)
+                lines.append(f"- {cands[k].text}")
+        for f in cands[i].followers[:MAX_ITEMS]:
+            if cands[f].text not in quoted:
+                quoted.add(cands[f].text)
+                lines.append(f"  - {cands[f].text}")
+    return "\n".join(lines)
+
+
+def overview(cands: Sequence[Candidate], *, limit: int) -> str:
+    """The most representative sentences (sharing the most words with the rest), in order."""
+    central = centrality_scores([c.text for c in cands])
+    best = sorted(range(len(cands)), key=lambda i: (-central[i], i))[:limit]
+    lines = [f"{LABEL}. The most representative sentences of the passages:"]
+    lines += [f"- {cands[i].text}" for i in sorted(best)]
+    return "\n".join(lines)
+
+
+def _one_pass(scorer: Scorer, ranking: Ranking, *, limit: int) -> list[int]:
+    """The answer, then the other sentences near its score, in the passages' order."""
+    scores, first = ranking.scores, ranking.chosen[0]
+    near = sorted((i for i in range(len(scores)) if i != first
+                   and scores[i] >= WIDE_FLOOR * scores[first]), key=lambda i: -scores[i])
+    rest: list[int] = []
+    for i in near:
+        if len(rest) < 2 * limit - 1 and not any(scorer.same(i, j) for j in [first, *rest]):
+            rest.append(i)
+    return [first] + sorted(rest)
+
+
+def _merge(scorer: Scorer, ranking: Ranking, *, limit: int) -> list[int]:
+    """The best sentence of each passage (and of each part of the question), best first, with
+    sentences that say the same thing across passages quoted once."""
+    scores, first = ranking.scores, ranking.chosen[0]
+    best_of: dict[int, int] = {}
+    for i, cand in enumerate(scorer.cands):
+        if scores[i] >= WIDE_FLOOR * scores[first]:
+            if cand.passage not in best_of or scores[i] > scores[best_of[cand.passage]]:
+                best_of[cand.passage] = i
+    by_score = sorted(best_of.values(), key=lambda i: -scores[i])
+    vectors = scorer.sentence_vectors()
+    merged: list[int] = []
+    for i in dict.fromkeys(ranking.chosen + by_score):
+        if not any(_same_meaning(scorer, vectors, i, j) for j in merged):
+            merged.append(i)
+    return merged[: max(limit, len(best_of))]
+
+
+def _same_meaning(scorer: Scorer, vectors: np.ndarray | None, i: int, j: int) -> bool:
+    if scorer.same(i, j):
+        return True
+    return vectors is not None and float(vectors[i] @ vectors[j]) >= SAME_MEANING

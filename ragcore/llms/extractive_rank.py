@@ -1,0 +1,376 @@
+"""Choosing the sentences the extractive answerer quotes: by meaning, by words, part by part.
+
+Each candidate sentence (``extractive_text``) gets a score for the question: its cosine
+similarity to the question under the embedding model, when the answerer has one, plus the
+share of the question's words it contains, each word weighted by how rare it is among the
+candidates (a name or number outweighs "use"); without a model the words decide alone. Small
+adjustments follow from the question's form: a "how many" question prefers a sentence with a
+number, a "what is X" question one that says "X is ..."; a sentence that only restates the
+question ("I have a plan to fight inflation") and a fragment of a few words rank lower.
+
+A question with several parts ("Who is responsible for the move, and what is the budget?",
+"How old were Mora and Rivera?") is split into parts, and each part not yet answered by the
+chosen sentences gets its own best sentence. Nothing is quoted when even the best sentence
+scores under a floor: the answerer then says the passages do not answer the question, rather
+than quoting the closest noise. Sibling modules: ``extractive_text`` finds the candidates,
+``extractive`` reads prompts and words the replies.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..lexical import BACKGROUND_WEIGHT, terms, words
+from .extractive_text import Candidate
+
+# Weights of meaning and words in a sentence's score when a model is there.
+SEMANTIC_WEIGHT = 0.7
+LEXICAL_WEIGHT = 0.3
+# A sentence is worth quoting beside the best one only if it scores this share of the best.
+RELATIVE_FLOOR = 0.8
+# Under this score the best sentence is noise ("not found"), for the models it was measured
+# with: all-MiniLM-L6-v2 on the 77 questions of benchmarks/answers (answerable questions whose
+# passages hold the answer scored 0.54 and up; 11 of the 12 the corpus cannot answer, under 0.5).
+SEMANTIC_FLOORS = {"all-MiniLM-L6-v2": 0.5}
+# Without such a model: the rarity-weighted share of the question's words some sentence holds.
+LEXICAL_FLOOR = 0.34
+FORM_BONUS = 0.06
+RESTATEMENT_PENALTY = 0.08
+FRAGMENT_WORDS = 4
+HEADING_WEIGHT = 1.0  # a heading's words count this much toward the first sentences under it
+TOPIC_WEIGHT = 0.7  # and the words of the file's name and title toward all its sentences
+LIST_WEIGHT = 0.7  # and the words of the list a sentence introduces
+PREVIOUS_WEIGHT = 0.5  # and those of the sentence that "This ..." refers back to
+
+_WH = r"(?:what|how|who|whom|whose|when|where|which|why)"
+_AUX = r"(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have|had|may|must)"
+_CLAUSE_BREAK = re.compile(
+    rf"\s*;\s*|\?\s+|,?\s+(?:and|but|also|plus)\s+(?={_WH}\b|{_AUX}\b)|,\s+(?={_WH}\b)", re.I
+)
+_NUMBER_QUESTION = re.compile(
+    r"\bhow (?:many|much|old|long|far|big|large|often|tall|high|fast|soon)\b|"
+    r"\b(?:what|which) (?:age|year|date|percentage|number|price|rate|size|amount|salary|time)\b|"
+    r"\bwhen\b|\bat what\b", re.I
+)
+_DEFINITION_QUESTION = re.compile(r"^\s*what (?:is|are) (?:an? |the )?(?P<subject>[^?]+?)\??$", re.I)
+_MANNER_QUESTION = re.compile(
+    r"^\s*how (?:is|are|was|were) (?:an? |the )?(?P<subject>.+?) \w+(?:ed|en)\b", re.I
+)
+_LIST_QUESTION = re.compile(
+    r"^\s*(?:what|which) (?:are|were)\b|^\s*what (?:kinds|types|sorts) of\b|"
+    r"\bwhich (?:\w+ ){0,2}\w+s\b|^\s*(?:list|name|enumerate)\b|"
+    r"\b(?:two|three|four|five|six|seven|eight|nine|ten|several) \w+s\b", re.I
+)
+_ENUMERATION = re.compile(
+    r":\s*\S[^:]*[,;][^:]*[,;]|\(i+\)|\b\w+, \w+,? and \w+|(?:\b[\w-]+(?: [\w-]+)?, ){2,}[\w-]+"
+)
+_PERSON_QUESTION = re.compile(r"^\s*(?:who|whom|whose)\b", re.I)
+_NUMBER = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
+    r"forty|fifty|hundred|thousand|million|billion|dozen|half)\b", re.I
+)
+_COPULA = re.compile(r"\b(?:is|are|was|means|refers to|describes|defines)\b", re.I)
+_SKIP_AFTER_AND = {"a", "an", "the", "in", "on", "at", "for", "of", "to", "with", "from", "by"}
+
+
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    """The sentences to quote (candidate indexes, the answer first) and how sure the pick is."""
+
+    chosen: list[int]
+    scores: list[float]  # every candidate's score for the whole question
+    found: bool
+
+    @property
+    def best_score(self) -> float:
+        return max(self.scores, default=0.0)
+
+
+def question_parts(question: str) -> list[str]:
+    """The parts of a question that each need an answer: clauses ("..., and what is the
+    budget?"), then conjoined names in one clause ("How old were Mora and Rivera?")."""
+    parts: list[str] = []
+    for clause in _CLAUSE_BREAK.split(question.strip()):
+        clause = clause.strip(" ,?")
+        if len(terms(clause)) >= 1:
+            parts.extend(_split_conjunction(clause))
+    return parts or [question]
+
+
+def _split_conjunction(clause: str) -> list[str]:
+    """"How old were A B and C D" -> ["How old were A B", "How old were C D"]."""
+    tokens = clause.split()
+    lowered = [t.lower() for t in tokens]
+    if "and" not in lowered:
+        return [clause]
+    at = lowered.index("and")
+    left = at
+    while left > 0 and terms(tokens[left - 1]):
+        left -= 1
+    if left == at:
+        return [clause]
+    start = at + 1
+    while start < len(tokens) and lowered[start] in _SKIP_AFTER_AND:
+        start += 1
+    capitalized = all(t[:1].isupper() for t in tokens[left:at])
+    end = start
+    while end < len(tokens) and terms(tokens[end]) and (
+        not capitalized or tokens[end][:1].isupper()
+    ):
+        end += 1
+    if end == start:
+        return [clause]
+    before, after = tokens[:left], tokens[end:]
+    first = " ".join(before + tokens[left:at] + after)
+    second = " ".join(before + tokens[start:end] + after)
+    return [first, second]
+
+
+class Scorer:
+    """Scores candidate sentences for a question and its parts (one instance per reply).
+
+    A sentence is read in its context (``Candidate``): its heading, its file's name and title
+    and the sentence it refers back to add their words (at less weight) and a second text to
+    compare by meaning, so "The server has not found anything ..." under "404 Not Found", or
+    "These include letters, digits ..." after "... are called unreserved", can win. For a
+    question that asks for several things ("What are the rules ...?") a sentence that
+    introduces a list is read with its items; for any other question the items stand alone,
+    so "--exclude=PATTERN  exclude files" beats the "File selection:" line above it.
+    """
+
+    def __init__(self, cands: Sequence[Candidate], embedder: Any = None, *, background: str = ""):
+        self.cands = list(cands)
+        self.sentences = [c.text for c in self.cands]
+        self.embedder = embedder
+        self.background = background
+        self._bags = {lists: [_bag(c, self.cands, lists=lists) for c in self.cands]
+                      for lists in (False, True)}
+        df = Counter(t for bag in self._bags[False] for t in bag)
+        n = len(self.cands)
+        self._idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
+        self._unseen = math.log(1 + (n + 0.5) / 0.5)
+        self._all: np.ndarray | None = None  # sentences, then sentences in context
+        self._context_rows: dict[bool, dict[int, int]] = {False: {}, True: {}}
+        self._query_cache: dict[str, np.ndarray] = {}
+
+    def scores(self, query: str, *, emphasis: frozenset[str] = frozenset()) -> list[float]:
+        """Each sentence's score for ``query``: meaning and words, adjusted for the form.
+
+        ``emphasis``: query terms that count double (what tells one part of a question from
+        the others).
+        """
+        lexical = self.coverage(query, emphasis=emphasis)
+        semantic = self.similarity(query)
+        if semantic is None:
+            base = lexical
+        else:
+            base = [SEMANTIC_WEIGHT * s + LEXICAL_WEIGHT * w for s, w in zip(semantic, lexical)]
+        return [b + self._form(i, query) for i, b in enumerate(base)]
+
+    def coverage(self, query: str, *, emphasis: frozenset[str] = frozenset()) -> list[float]:
+        """The rarity-weighted share of the query's words each sentence (in context) contains."""
+        weight = {t: self._idf.get(t, self._unseen) * (2.0 if t in emphasis else 1.0)
+                  for t in terms(query)}
+        for t in terms(self.background):
+            weight.setdefault(t, BACKGROUND_WEIGHT * self._idf.get(t, self._unseen))
+        total = sum(weight.values())
+        if not total:
+            return [0.0] * len(self.cands)
+        bags = self._bags[_asks_for_list(query)]
+        return [sum(w * bag.get(t, 0.0) for t, w in weight.items()) / total for bag in bags]
+
+    def similarity(self, query: str) -> list[float] | None:
+        """Cosine similarity of each sentence (or of it in context) to ``query``; None without
+        a model. Sentences and contexts are embedded once per scorer, in one batch."""
+        vectors = self.sentence_vectors()
+        if vectors is None:
+            return None
+        if query not in self._query_cache:
+            text = f"{self.background}: {query}" if self.background else query
+            self._query_cache[query] = np.asarray(self.embedder.embed_batch([text]))[0]
+        sims = self._all @ self._query_cache[query]
+        rows = self._context_rows[_asks_for_list(query)]
+        return [max(float(sims[i]), float(sims[rows[i]])) if i in rows else float(sims[i])
+                for i in range(len(self.cands))]
+
+    def sentence_vectors(self) -> np.ndarray | None:
+        """The sentences' vectors, one row each (None without a model), embedded on first use
+        together with the sentences in context, in one batch."""
+        if self.embedder is None or not self.cands:
+            return None
+        if self._all is None:
+            texts = [c.text for c in self.cands]
+            for lists in (False, True):
+                for i, text in enumerate(_context_texts(self.cands, lists=lists)):
+                    if text:
+                        self._context_rows[lists][i] = len(texts)
+                        texts.append(text)
+            self._all = np.asarray(self.embedder.embed_batch(texts))
+        return self._all[: len(self.cands)]
+
+    def answers(self, query: str, score: float) -> bool:
+        """Whether a best sentence scoring ``score`` answers ``query`` rather than being noise.
+
+        Cosine similarities mean different things under different models, so the floor on the
+        score holds only for models it was measured with (``SEMANTIC_FLOORS``); under any other
+        model, or none, some sentence must contain enough of the query's rarer words.
+        """
+        floor = SEMANTIC_FLOORS.get(str(getattr(self.embedder, "model_name", "")))
+        if self.embedder is not None and floor is not None:
+            return score >= floor
+        return self.share(query) >= LEXICAL_FLOOR
+
+    def share(self, query: str) -> float:
+        """The largest share of the query's words that one sentence (in context) contains."""
+        asked = set(terms(query))
+        if not asked:
+            return 0.0
+        bags = self._bags[_asks_for_list(query)]
+        return max((sum(bag.get(t, 0.0) for t in asked) / len(asked) for bag in bags),
+                   default=0.0)
+
+    def _form(self, i: int, query: str) -> float:
+        """Adjustments for what the question's form asks for and what the sentence is."""
+        cand = self.cands[i]
+        sentence = cand.text
+        adjust = 0.0
+        if _NUMBER_QUESTION.search(query) and _NUMBER.search(_without(sentence, query)):
+            adjust += FORM_BONUS
+        if _PERSON_QUESTION.match(query) and _has_new_name(sentence, query):
+            adjust += FORM_BONUS
+        subject = _subject_of(query)
+        if subject and _defines(sentence, subject):
+            adjust += FORM_BONUS
+        if _asks_for_list(query):
+            if cand.followers or _ENUMERATION.search(sentence):
+                adjust += FORM_BONUS
+            if cand.followers:
+                return adjust  # the list it introduces says what the sentence itself does not
+        own = set(terms(sentence))
+        if own and len(own - set(terms(query))) <= max(1, len(own) // 4):
+            adjust -= RESTATEMENT_PENALTY
+        if len(words(sentence)) < FRAGMENT_WORDS:
+            adjust -= RESTATEMENT_PENALTY
+        return adjust
+
+    def same(self, i: int, j: int) -> bool:
+        """Whether two sentences say the same thing (overlapping chunks repeat sentences)."""
+        a, b = set(terms(self.sentences[i])), set(terms(self.sentences[j]))
+        if not a or not b:
+            return self.sentences[i] == self.sentences[j]
+        return len(a & b) / len(a | b) >= 0.8
+
+
+def _asks_for_list(query: str) -> bool:
+    return bool(_LIST_QUESTION.search(query))
+
+
+def _bag(cand: Candidate, cands: list[Candidate], *, lists: bool) -> dict[str, float]:
+    """A sentence's words with weights: its own 1; less for its heading, its file's name and
+    title, the sentence it refers back to (what it is about, not what it says) and, with
+    ``lists``, the list it introduces."""
+    bag: dict[str, float] = {}
+    extra: list[tuple[str, float]] = [(cands[f].text, LIST_WEIGHT)
+                                      for f in (cand.followers if lists else ())]
+    if cand.heading:
+        extra.append((cand.heading, HEADING_WEIGHT))
+    if cand.topic:
+        extra.append((cand.topic, TOPIC_WEIGHT))
+    if cand.previous is not None:
+        extra.append((cands[cand.previous].text, PREVIOUS_WEIGHT))
+    for text, weight in extra:
+        for t in terms(text):
+            bag[t] = max(bag.get(t, 0.0), weight)
+    for t in terms(cand.text):
+        bag[t] = 1.0
+    return bag
+
+
+def _context_texts(cands: list[Candidate], *, lists: bool) -> list[str]:
+    """For each sentence, itself in context ("" when it has none): its heading, the sentence
+    it refers back to, then it, then (with ``lists``) the list it introduces."""
+    texts = []
+    for c in cands:
+        items = c.followers[:6] if lists else []
+        if not (items or c.heading or c.previous is not None):
+            texts.append("")
+            continue
+        parts = [f"{c.heading}:"] if c.heading else []
+        if c.previous is not None:
+            parts.append(cands[c.previous].text)
+        parts.append(c.text)
+        parts += [cands[f].text for f in items]
+        texts.append(" ".join(parts))
+    return texts
+
+
+def _without(sentence: str, query: str) -> str:
+    """``sentence`` without the numbers the query itself mentions ("PEP 8", "RFC 2616")."""
+    for number in re.findall(r"\d+", query):
+        sentence = re.sub(rf"\b{number}\b", "", sentence)
+    return sentence
+
+
+def _has_new_name(sentence: str, query: str) -> bool:
+    asked = {w.lower() for w in words(query)}
+    names = [w for w in words(sentence)[1:] if w[:1].isupper() and w.lower() not in asked]
+    return bool(names)
+
+
+def _subject_of(question: str) -> str:
+    """What a "what is X" / "how is X done" question is about ("" for other questions)."""
+    match = _DEFINITION_QUESTION.match(question) or _MANNER_QUESTION.match(question)
+    return match.group("subject") if match else ""
+
+
+def _defines(sentence: str, subject: str) -> bool:
+    """Whether ``sentence`` reads "<subject> is/means ...", its subject before the verb."""
+    subject_terms = set(terms(subject))
+    verb = _COPULA.search(sentence)
+    if not subject_terms or not verb:
+        return False
+    return subject_terms <= set(terms(sentence[: verb.start()]))
+
+
+def rank(scorer: Scorer, question: str, *, limit: int) -> Ranking:
+    """The sentences answering ``question``: the best first, then one for each part of the
+    question the chosen ones leave unanswered, then close runners-up, ``limit`` at most."""
+    if not scorer.cands:
+        return Ranking([], [], False)
+    scores = scorer.scores(question)
+    best = max(range(len(scores)), key=lambda i: (scores[i], -i))
+    if not scorer.answers(question, scores[best]):
+        return Ranking([], scores, False)
+    chosen = [best]
+    parts = question_parts(question)
+    if len(parts) > 1:
+        _cover_parts(scorer, parts, chosen, limit)
+    for i in sorted(range(len(scores)), key=lambda i: (-scores[i], i)):
+        if len(chosen) >= limit or scores[i] < RELATIVE_FLOOR * scores[best]:
+            break
+        if i not in chosen and not any(scorer.same(i, j) for j in chosen):
+            chosen.append(i)
+    return Ranking(chosen, scores, True)
+
+
+def _cover_parts(scorer: Scorer, parts: list[str], chosen: list[int], limit: int) -> None:
+    """Add, for each part the chosen sentences do not answer, that part's best sentence."""
+    bags = [set(terms(p)) for p in parts]
+    for k, part in enumerate(parts):
+        if len(chosen) >= limit:
+            return
+        others = set().union(*(b for j, b in enumerate(bags) if j != k))
+        scores = scorer.scores(part, emphasis=frozenset(bags[k] - others))
+        best = max(range(len(scores)), key=lambda i: (scores[i], -i))
+        if best in chosen or not scorer.answers(part, scores[best]):
+            continue
+        if any(scores[j] >= 0.9 * scores[best] for j in chosen):
+            continue  # a chosen sentence answers this part nearly as well
+        if not any(scorer.same(best, j) for j in chosen):
+            chosen.append(best)

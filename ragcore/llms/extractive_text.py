@@ -1,0 +1,319 @@
+"""The sentences the extractive answerer may quote: passages cut into sentences, debris left out.
+
+``candidates(context)`` splits a prompt's context into its passages (each starts at a block of
+metadata lines such as ``file_name: x.pdf``), the passages into blocks (paragraphs, list items,
+option lines of help text) and the blocks into sentences. What a reader would not take for an
+answer is never a candidate: headings (Markdown ``#``, reST underlines, short title-case or ALL
+CAPS lines, numbered section titles glued to the paragraph under them by a PDF reader), code
+(fenced, reST literal blocks, lines dense with symbols), table rows, usage synopses
+("Usage: tar [OPTION...] [FILE]..."), figure captions and boilerplate (copyright lines, bare
+URLs). Unlike ``lexical.split_sentences`` (plain sentences for scoring elsewhere), a candidate
+keeps what surrounds it: the heading it sits under, the sentence before it when it refers back
+("This is where ..."), and the list it introduces, so the ranker can read it in context and
+the answer can quote an enumeration under the sentence that introduces it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..lexical import is_metadata_line, is_prose, split_sentences
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_UNDERLINE = re.compile(r"^\s*([=\-~^\"'`#*+_])\1{2,}\s*$")
+_MD_HEADING = re.compile(r"^\s*#{1,6}\s+")
+_DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:[\w-]+::|_|\|)")
+_FOOTNOTE = re.compile(r"^\s*\.\.\s+\[[^\]]+\]\s*")
+_LIST_ITEM = re.compile(
+    r"^\s*(?:[-*+\u2022\u25aa\u25cf\uf0b7\u2013]|\(?\d{1,2}[.)]|\(?[a-z][.)])\s+"
+)
+_OPTION_LINE = re.compile(r"^\s*--?[A-Za-z0-9]")
+_COMMAND_LINE = re.compile(r"^\s*(?:\$\s+)?[a-z][\w.-]*\s+--?[A-Za-z]")  # "tar -cf a.tar x"
+_COLUMNS = re.compile(r"\S\s{3,}\S")
+_QUOTE_MARK = re.compile(r"^\s*>\s?")
+_TAG_LINE = re.compile(r"^\s*(?:</?[A-Za-z][\w-]*(?:\s[^<>]*)?>\s*)+$")
+_INLINE_MARKUP = re.compile(r"<!--.*?-->|\{\{#[^}]*\}\}")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_INLINE_CODE = re.compile(r"``?[^`]+``?")
+_NUMBERED_TITLE = re.compile(r"^(?:[A-Z]\.|\d+(?:\.\d+)*\.?|[IVX]+\.)\s+[A-Z0-9]")
+_CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Listing|Exhibit)\s+[\dA-Z][\w.-]*[:.]", re.I)
+_SYNOPSIS = re.compile(r"^\s*(?:usage|synopsis)\s*:", re.I)
+_OPTION_GROUP = re.compile(r"\[[^\]]{0,30}\]")
+_BOILERPLATE = re.compile(
+    r"\bcopyright\b|\u00a9|all rights reserved|available free of charge|"
+    r"^\s*page \d+( of \d+)?\b|^\s*(?:https?://|www\.|doi:)\S*\s*$", re.I
+)
+_ENDS_SENTENCE = re.compile(r"[.!?:;\"'\u201d\u2019)]\s*$")
+_CODE_CHARS = set("{}();=<>[]|\\$&*/#@")
+_ORDINAL = re.compile(
+    r"^(?:and\s+)?(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+    r"finally|lastly|\d{1,2}[.)])\b", re.I
+)
+# A sentence that starts like this, or names "this/these ..." thing, refers to the one before.
+_REFERS_BACK = re.compile(
+    r"^(?:this|that|these|those|it|its|he|she|they|his|her|their|such|there)\b|"
+    r"\b(?:this|these|those|such)\s+\w+", re.I
+)
+_STARTS_WITH_REFERENCE = re.compile(
+    r"^(?:this|that|these|those|it|he|she|they|his|her|their)\b|"
+    r"^(?:\S+\s+){1,3}(?:this|these|those)\s+\w+", re.I
+)
+_LITERAL_DIRECTIVES = ("code", "code-block", "sourcecode", "literalinclude", "highlight",
+                       "math", "productionlist", "doctest", "testcode", "toctree", "image",
+                       "figure", "raw", "csv-table", "list-table", "table")
+MAX_CANDIDATES = 400
+LEAD_SENTENCES = 2  # sentences after a heading that read as its definition
+MAX_LIST_ITEMS = 12
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A quotable sentence and what surrounds it in its passage."""
+
+    text: str
+    passage: int
+    position: int  # index among all candidates of the context
+    item: bool = False  # a list item
+    heading: str = ""  # the title it sits under, when it is among the first sentences there
+    topic: str = ""  # what its whole passage is about: the file's name and title
+    previous: int | None = None  # the sentence it refers back to ("This ...", "these rules")
+    followers: list[int] = field(default_factory=list)  # the list it introduces
+
+    @property
+    def starts_with_reference(self) -> bool:
+        """Whether the sentence cannot be understood without the one before ("This is ...")."""
+        return bool(_STARTS_WITH_REFERENCE.match(self.text))
+
+
+@dataclass(slots=True)
+class Passage:
+    """One source's text within a context, with the file it came from when the prompt says."""
+
+    text: str
+    file_name: str = ""
+    title: str = ""
+
+    @property
+    def topic(self) -> str:
+        """The words of the file's name and title ("tar-help.txt" -> "tar help")."""
+        stem = self.file_name.rsplit(".", 1)[0] if "." in self.file_name else self.file_name
+        spaced = _CAMEL.sub(" ", re.sub(r"[\W_]+", " ", stem))
+        return f"{spaced} {self.title}".strip()
+
+
+def split_passages(context: str) -> list[Passage]:
+    """The passages of a context: each block of metadata lines starts a new one."""
+    passages: list[Passage] = []
+    lines: list[str] = []
+    header: dict[str, str] = {}
+    in_header = False
+    for line in context.splitlines():
+        if is_metadata_line(line.strip()):
+            if not in_header:
+                _add_passage(passages, lines, header)
+                lines, header = [], {}
+            in_header = True
+            key, _, value = line.strip().partition(":")
+            header[key.strip()] = value.strip()
+            continue
+        in_header = False
+        lines.append(line)
+    _add_passage(passages, lines, header)
+    return passages
+
+
+def _add_passage(passages: list[Passage], lines: list[str], header: dict[str, str]) -> None:
+    text = "\n".join(lines)
+    if text.strip():
+        passages.append(Passage(text, header.get("file_name", ""), header.get("title", "")))
+
+
+def candidates(*contexts: str) -> list[Candidate]:
+    """Every quotable sentence of the contexts, in order, linked to its heading, the sentence
+    it refers back to and the list it introduces (passages are numbered across contexts)."""
+    found: list[Candidate] = []
+    passages = [p for context in contexts for p in split_passages(context)]
+    for number, passage in enumerate(passages):
+        heading, since_heading, last = "", 0, None
+        for text, kind in _blocks(passage.text):
+            if kind == "heading":
+                heading, since_heading = text, 0
+                continue
+            for sentence in split_sentences(text):
+                if not is_quotable(sentence) or len(found) >= MAX_CANDIDATES:
+                    continue
+                cand = Candidate(sentence, number, len(found), item=kind == "item",
+                                 heading=heading if since_heading < LEAD_SENTENCES else "",
+                                 topic=passage.topic)
+                if last is not None and _REFERS_BACK.search(sentence):
+                    cand.previous = last
+                found.append(cand)
+                last, since_heading = cand.position, since_heading + 1
+    _link_lists(found)
+    return found
+
+
+def quote_unit(cands: list[Candidate], i: int, *, elaborate: bool = False) -> list[int]:
+    """The sentences to quote for candidate ``i`` so it reads on its own, in order: the one it
+    refers back to ("This is where ..."), itself, and with ``elaborate`` the next one when that
+    refers back to it ("... are called unreserved. These include ..."). Its list is separate."""
+    unit = [i]
+    cand = cands[i]
+    if cand.starts_with_reference and cand.previous is not None:
+        unit.insert(0, cand.previous)
+    nxt = i + 1
+    if elaborate and nxt < len(cands) and cands[nxt].previous == i and not cand.followers:
+        if cands[nxt].starts_with_reference:
+            unit.append(nxt)
+    return unit
+
+
+def is_quotable(sentence: str) -> bool:
+    """False for code, table debris, usage synopses, captions and boilerplate."""
+    if not is_prose(sentence) or _BOILERPLATE.search(sentence) or _CAPTION.match(sentence):
+        return False
+    if _SYNOPSIS.match(sentence) or len(_OPTION_GROUP.findall(sentence)) >= 2:
+        return False
+    if sentence.count("|") >= 2:
+        return False  # a table row
+    plain = _INLINE_CODE.sub("code", sentence)
+    visible = [c for c in plain if not c.isspace()]
+    return sum(c in _CODE_CHARS for c in visible) <= 0.08 * len(visible)
+
+
+def is_heading(line: str, *, alone: bool) -> bool:
+    """Whether a line is a title: short, unpunctuated, and numbered, title case or ALL CAPS.
+
+    ``alone``: nothing follows the line in its paragraph, so any short unpunctuated line counts.
+    """
+    line = line.strip()
+    words = line.split()
+    if not words or len(words) > 12 or _ENDS_SENTENCE.search(line):
+        return False
+    letters = [c for c in line if c.isalpha()]
+    if len(letters) >= 4 and all(c.isupper() for c in letters):
+        return True
+    if _NUMBERED_TITLE.match(line):
+        return True
+    long_words = [w for w in words if len(w) > 3 and w[0].isalpha()]
+    titled = long_words and sum(w[0].isupper() for w in long_words) >= 0.75 * len(long_words)
+    return bool(titled) or alone
+
+
+def _blocks(text: str) -> list[tuple[str, str]]:
+    """``(text, kind)`` of each paragraph, list item ("item") and title ("heading")."""
+    blocks: list[tuple[str, str]] = []
+    current: list[str] = []
+    kind = "prose"
+
+    def flush(next_kind: str = "prose") -> None:
+        nonlocal current, kind
+        if current:
+            blocks.append((" ".join(" ".join(current).split()), kind))
+        current, kind = [], next_kind
+
+    lines = _clean_lines(text)
+    for i, (line, what) in enumerate(lines):
+        nxt = lines[i + 1][0] if i + 1 < len(lines) else ""
+        if what == "heading" or (line.strip() and _UNDERLINE.match(nxt)):
+            flush()
+            blocks.append((line.strip(), "heading"))
+        elif what == "break" or not line.strip() or _UNDERLINE.match(line):
+            flush()
+        elif _LIST_ITEM.match(line) or _OPTION_LINE.match(line) or _COLUMNS.search(line.strip()):
+            flush("item")
+            current = [_LIST_ITEM.sub("", line).strip()]
+        elif _starts_anew(current) and _is_title_line(line, nxt):
+            flush()
+            blocks.append((line.strip(), "heading"))
+        else:
+            current.append(line.strip())
+    flush()
+    return blocks
+
+
+def _starts_anew(current: list[str]) -> bool:
+    """Whether the next line begins a sentence: the block is empty or its text ended one."""
+    return not current or bool(_ENDS_SENTENCE.search(current[-1]))
+
+
+def _is_title_line(line: str, nxt: str) -> bool:
+    """A heading line: a title by its look, not running on into a lower-case next line."""
+    follows = nxt.strip()
+    if follows and not (follows[:1].isupper() or follows[:1].isdigit() or _LIST_ITEM.match(nxt)):
+        return False
+    return is_heading(line, alone=not follows)
+
+
+def _starts_in_code(lines: list[str]) -> bool:
+    """Whether a passage begins inside a fenced code block (chunks are cut anywhere).
+
+    With an odd number of fences one of them has no partner; when the first is a bare fence
+    with no sentence before it, it is the one closing a block the passage began inside.
+    """
+    fences = [i for i, line in enumerate(lines) if _FENCE.match(line)]
+    if len(fences) % 2 == 0 or lines[fences[0]].strip() not in ("```", "~~~"):
+        return False
+    return not any(_ENDS_SENTENCE.search(line) and is_prose(line) for line in lines[: fences[0]])
+
+
+def _clean_lines(text: str) -> list[tuple[str, str]]:
+    """``(line, what)`` without markup: what is "text", "heading", or "break" (code, tags)."""
+    raw_lines = text.splitlines()
+    out: list[tuple[str, str]] = []
+    fenced = _starts_in_code(raw_lines)
+    literal_indent: int | None = None
+    for raw in raw_lines:
+        line = _INLINE_MARKUP.sub("", _QUOTE_MARK.sub("", raw)).rstrip()
+        indent = len(line) - len(line.lstrip())
+        if _FENCE.match(line):
+            fenced = not fenced
+            out.append(("", "break"))
+        elif fenced or (literal_indent is not None and (indent > literal_indent or not line)):
+            out.append(("", "break"))
+        elif _MD_HEADING.match(line):
+            literal_indent = None
+            out.append((_MD_HEADING.sub("", line).strip(" #"), "heading"))
+        elif _COMMAND_LINE.match(line):
+            out.append(("", "break"))
+        elif _DIRECTIVE.match(line) or _TAG_LINE.match(line):
+            name = line.strip()[3:].split("::")[0].strip()
+            literal_indent = indent if name in _LITERAL_DIRECTIVES else None
+            out.append(("", "break"))
+        elif line.endswith("::") and not line.lstrip().startswith(".."):
+            literal_indent = indent  # reST: "Example::" introduces an indented literal block
+            out.append((line[:-1], "text"))
+        else:
+            literal_indent = None
+            out.append((_FOOTNOTE.sub("", line), "text"))
+    return out
+
+
+def _link_lists(found: list[Candidate]) -> None:
+    """Link each sentence that introduces a list to the items (or ordinal steps) after it."""
+    for i, cand in enumerate(found):
+        window = [c for c in found[i + 1 : i + 1 + MAX_LIST_ITEMS] if c.passage == cand.passage]
+        items = _colon_items(window) if cand.text.rstrip().endswith(":") else []
+        items = items or _ordinal_steps(cand, window)
+        cand.followers = [c.position for c in items]
+
+
+def _colon_items(window: list[Candidate]) -> list[Candidate]:
+    """The list items (or ordinal steps: "First - cut costs.") right after a colon."""
+    items: list[Candidate] = []
+    for cand in window:
+        if not (cand.item or _ORDINAL.match(cand.text)):
+            break
+        items.append(cand)
+    return items
+
+
+def _ordinal_steps(intro: Candidate, window: list[Candidate]) -> list[Candidate]:
+    """Sentences starting "First", "Second" ... soon after ``intro`` (two at least)."""
+    if _ORDINAL.match(intro.text):
+        return []
+    steps = [c for c in window if _ORDINAL.match(c.text)]
+    if len(steps) < 2 or window.index(steps[0]) > 1:
+        return []
+    return steps
