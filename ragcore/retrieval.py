@@ -5,10 +5,11 @@ question with the index's embedder and searches the index's vector store, record
 "embed query" and a "retrieve" stage in the caller's trace; in "mmr" mode it over-fetches
 candidates by similarity and reranks them with maximal marginal relevance (``ragcore.mmr``).
 ``KeywordRetriever`` ranks nodes by BM25 over their words (``ragcore.index.keyword``; a "keyword
-search" stage), and ``HybridRetriever`` runs both and merges the two rankings by reciprocal rank
-fusion (a "fuse" stage). Scores differ by retriever: cosine similarity, BM25 (unbounded), or
-fused RRF (small: about 2/61 at best), so a ``SimilarityPostprocessor`` cutoff only means
-"similarity" after a vector retriever.
+search" stage), and ``HybridRetriever`` runs both and merges the two rankings (``ragcore.fusion``;
+a "fuse" stage). Hybrid is the default mode: on ``benchmarks/retrieval`` it finds more of the
+answers than either side alone. Scores differ by retriever: cosine similarity, BM25
+(unbounded), or fused (0..1 for the default relative-score fusion, 1 meaning best by both), so
+a ``SimilarityPostprocessor`` cutoff only means "similarity" after a vector retriever.
 ``make_retriever`` picks one by mode name, for ``VectorStoreIndex.as_retriever``.
 """
 
@@ -21,8 +22,10 @@ from typing import (
 
 import numpy as np
 
+from .bm25 import B, K1, check_bm25
 from .embeddings.base import embed_query
 from .errors import ConfigError
+from .fusion import RRF_K, FusionMethod, check_fusion_method, fuse
 from .mmr import mmr_order
 from .stores.filters import MetadataFilters, as_filters
 from .trace import Trace
@@ -35,8 +38,11 @@ RetrievalMode = Literal["similarity", "mmr", "keyword", "hybrid"]
 RETRIEVAL_MODES: tuple[str, ...] = ("similarity", "mmr", "keyword", "hybrid")
 VectorMode = Literal["similarity", "mmr"]
 VECTOR_MODES: tuple[str, ...] = ("similarity", "mmr")
-RRF_K = 60  # the constant of Cormack et al. (2009), also LlamaIndex's
+DEFAULT_MODE: RetrievalMode = "hybrid"
 MMR_MIN_FETCH = 20  # MMR picks from at least this many candidates (see VectorRetriever)
+# Hybrid search fuses this many candidates per top-k result from each side, at least the minimum.
+HYBRID_DEPTH = 5
+HYBRID_MIN_CANDIDATES = 20
 
 
 @runtime_checkable
@@ -169,7 +175,8 @@ class KeywordRetriever:
     """Top-k BM25 search over a VectorStoreIndex's nodes (LlamaIndex's BM25Retriever).
 
     Scores are BM25 scores (unbounded, 0 means no shared term); nodes sharing no word with the
-    question are never returned, so fewer than ``similarity_top_k`` nodes may come back.
+    question are never returned, so fewer than ``similarity_top_k`` nodes may come back. ``k1``
+    and ``b`` are BM25's term-saturation and length-penalty parameters (``ragcore.bm25``).
     """
 
     def __init__(
@@ -179,13 +186,18 @@ class KeywordRetriever:
         similarity_top_k: int = 4,
         filters: MetadataFilters | dict[str, Any] | None = None,
         doc_ids: Sequence[str] | None = None,
+        k1: float = K1,
+        b: float = B,
     ) -> None:
         _check_top_k("similarity_top_k", similarity_top_k)
         _check_doc_ids(doc_ids)
+        check_bm25(k1, b)
         self.index = index
         self.similarity_top_k = similarity_top_k
         self.filters = as_filters(filters)
         self.doc_ids = list(doc_ids) if doc_ids is not None else None
+        self.k1 = k1
+        self.b = b
 
     def retrieve(self, query: str, *, trace: Trace | None = None) -> list[ScoredNode]:
         """The nodes whose words best match ``query``'s, best first."""
@@ -195,7 +207,8 @@ class KeywordRetriever:
             # The first keyword query after a change builds the postings: say so in the trace.
             detail["built index"] = keywords.searches == 0
             results = self.index.keyword_search(
-                query, top_k=self.similarity_top_k, filters=self.filters, doc_ids=self.doc_ids
+                query, top_k=self.similarity_top_k, filters=self.filters, doc_ids=self.doc_ids,
+                k1=self.k1, b=self.b,
             )
             detail["nodes"] = len(keywords)
             detail["hits"] = _hits(results)
@@ -203,14 +216,17 @@ class KeywordRetriever:
 
 
 class HybridRetriever:
-    """Vector and BM25 search fused by reciprocal rank (QueryFusionRetriever, reciprocal_rerank).
+    """Vector and BM25 search fused into one ranking (QueryFusionRetriever without rewriting).
 
-    Each side returns ``candidates`` nodes (default: ``similarity_top_k``, as each retriever
-    under LlamaIndex's fusion returns its own top-k); a node scores ``sum(1 / (rrf_k + rank))``
-    over the rankings it appears in (rank 1 is best), so agreement between meaning and wording
-    wins. That is also why long candidate lists hurt: with 20 per side, a node both sides rank
-    near 15th (2/75) beats the node one side ranks first (1/61). Reported scores are fused
-    scores, not similarities; the "fuse" trace stage keeps each hit's similarity and BM25 score.
+    Each side fetches ``candidates`` nodes (default ``max(20, 5 * similarity_top_k)``) and
+    ``fusion`` merges them (``ragcore.fusion``). The default, "relative_score", scales each
+    side's scores to 0..1 over its candidates and adds ``alpha`` times the meaning score to
+    ``1 - alpha`` times the word score, so a node both sides rank high wins, and a node only
+    one side found can still win by a wide margin on that side. "reciprocal_rank" ignores
+    scores (``sum(1 / (rrf_k + rank))``); it suffers from deep candidate lists, since a node
+    both sides rank near 15th (2/75) beats the node one side ranks first (1/61).
+    ``benchmarks/retrieval`` prints how each choice does. Reported scores are fused scores,
+    not similarities; the "fuse" trace stage keeps each hit's similarity and BM25 score.
     """
 
     def __init__(
@@ -220,32 +236,47 @@ class HybridRetriever:
         similarity_top_k: int = 4,
         filters: MetadataFilters | dict[str, Any] | None = None,
         doc_ids: Sequence[str] | None = None,
+        fusion: FusionMethod = "relative_score",
+        alpha: float = 0.5,
         candidates: int | None = None,
-        rrf_k: int = RRF_K,
+        rrf_k: float = RRF_K,
+        k1: float = K1,
+        b: float = B,
     ) -> None:
         _check_top_k("similarity_top_k", similarity_top_k)
-        candidates = similarity_top_k if candidates is None else candidates
+        if candidates is None:
+            candidates = max(HYBRID_MIN_CANDIDATES, HYBRID_DEPTH * similarity_top_k)
         _check_top_k("candidates", candidates)
+        check_fusion_method(fusion)
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
+            raise ConfigError(
+                f"alpha ({alpha!r}) must be between 0 (words only) and 1 (meaning only); "
+                "0.5 weighs both equally"
+            )
         if isinstance(rrf_k, bool) or not isinstance(rrf_k, (int, float)) or rrf_k < 0:
             raise ConfigError(f"rrf_k ({rrf_k!r}) must be a number >= 0 (60 is the usual value)")
         self.similarity_top_k = similarity_top_k
         self.candidates = candidates
+        self.fusion = fusion
+        self.alpha = float(alpha)
         self.rrf_k = rrf_k
         per_side = max(candidates, similarity_top_k)
         self.vector = VectorRetriever(
             index, similarity_top_k=per_side, filters=filters, doc_ids=doc_ids
         )
         self.keyword = KeywordRetriever(
-            index, similarity_top_k=per_side, filters=filters, doc_ids=doc_ids
+            index, similarity_top_k=per_side, filters=filters, doc_ids=doc_ids, k1=k1, b=b
         )
 
     def retrieve(self, query: str, *, trace: Trace | None = None) -> list[ScoredNode]:
         """Both rankings of ``query``, fused; best first."""
         by_meaning = self.vector.retrieve(query, trace=trace)
         by_words = self.keyword.retrieve(query, trace=trace)
-        with _stage(trace, "fuse", method="reciprocal rank", rrf_k=self.rrf_k) as detail:
-            fused = reciprocal_rank_fusion([by_meaning, by_words], rrf_k=self.rrf_k)
-            fused = fused[: self.similarity_top_k]
+        with _stage(trace, "fuse", **self._fuse_detail()) as detail:
+            fused = fuse(
+                [by_meaning, by_words], method=self.fusion,
+                weights=(self.alpha, 1.0 - self.alpha), rrf_k=self.rrf_k,
+            )[: self.similarity_top_k]
             similarity = {r.node.node_id: r.score for r in by_meaning}
             bm25 = {r.node.node_id: r.score for r in by_words}
             detail["hits"] = [
@@ -255,29 +286,17 @@ class HybridRetriever:
             ]
         return fused
 
-
-def reciprocal_rank_fusion(
-    rankings: Sequence[Sequence[ScoredNode]], *, rrf_k: float = RRF_K
-) -> list[ScoredNode]:
-    """Nodes of all ``rankings`` scored ``sum(1 / (rrf_k + rank))``, best first.
-
-    Ties keep first-seen order (earlier rankings first), so the result is deterministic.
-    """
-    nodes: dict[str, Any] = {}
-    fused: dict[str, float] = {}
-    for ranking in rankings:
-        for rank, scored in enumerate(ranking, 1):
-            node_id = scored.node.node_id
-            nodes.setdefault(node_id, scored.node)
-            fused[node_id] = fused.get(node_id, 0.0) + 1.0 / (rrf_k + rank)
-    order = sorted(fused, key=lambda i: -fused[i])  # stable: ties stay in first-seen order
-    return [ScoredNode(nodes[i], fused[i]) for i in order]
+    def _fuse_detail(self) -> dict[str, Any]:
+        """How the rankings are fused, for the trace."""
+        if self.fusion == "reciprocal_rank":
+            return {"method": self.fusion, "rrf_k": self.rrf_k, "candidates": self.candidates}
+        return {"method": self.fusion, "alpha": self.alpha, "candidates": self.candidates}
 
 
 def make_retriever(
     index: VectorStoreIndex,
     *,
-    mode: RetrievalMode = "similarity",
+    mode: RetrievalMode = DEFAULT_MODE,
     similarity_top_k: int = 4,
     filters: MetadataFilters | dict[str, Any] | None = None,
     doc_ids: Sequence[str] | None = None,

@@ -59,8 +59,11 @@ def test_query_options_validate_with_messages_that_say_what_to_change():
 
 
 def test_search_by_choices_are_explained_and_validated():
-    assert [label for label, _ in SEARCH_BY.values()] == ["meaning", "keywords", "both"]
-    assert QueryOptions(retrieval_mode="hybrid").to_dict()["retrieval_mode"] == "hybrid"
+    assert [label for label, _ in SEARCH_BY.values()] == [
+        "meaning and keywords", "meaning", "keywords",
+    ]
+    assert QueryOptions().retrieval_mode == "hybrid"  # the first choice is the default
+    assert QueryOptions(retrieval_mode="similarity").to_dict()["retrieval_mode"] == "similarity"
     with pytest.raises(ConfigError, match="search mode 'bm25' is unknown: use similarity"):
         QueryOptions(retrieval_mode="bm25")
     with pytest.raises(ConfigError, match="turn the cutoff off or search by meaning"):
@@ -74,6 +77,7 @@ def test_query_options_build_the_chain_in_order_and_serialize():
         postprocessors=("keywords", "similarity_cutoff"),
         similarity_cutoff=0.5,
         required_keywords=parse_keywords("zero trust, policy"),
+        retrieval_mode="similarity",  # the cutoff compares similarities
     )
     chain = options.build_postprocessors(index=None)
     assert [type(p) for p in chain] == [SimilarityPostprocessor, KeywordNodePostprocessor]

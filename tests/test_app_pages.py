@@ -310,8 +310,8 @@ def test_query_postprocessors_apply_and_bad_options_are_explained(docs_ws):
 def test_query_searches_by_keywords_or_both_with_the_choice_explained(docs_ws):
     at = open_page("query")
     search = at.sidebar.selectbox[1]
-    assert search.label == "Search by" and search.value == "similarity"
-    assert search.options == ["meaning", "keywords", "both"]
+    assert search.label == "Search by" and search.value == "hybrid"
+    assert search.options == ["meaning and keywords", "meaning", "keywords"]
     search.set_value("keyword").run()
     assert any("acronyms" in c.value for c in at.sidebar.caption)
     ask(at, "What did the speech say about Ukraine and Putin?")

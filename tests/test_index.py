@@ -186,7 +186,7 @@ def test_mmr_mode_skips_near_duplicates_that_similarity_returns(fake_embedder):
     nodes = [Node(text=t, node_id=i, ref_doc_id=i) for i, t in NEAR_DUPLICATES.items()]
     index = VectorStoreIndex(nodes, embedder=fake_embedder)
     question = "why do cats purr when content"
-    similar = index.as_retriever(similarity_top_k=2).retrieve(question)
+    similar = index.as_retriever(similarity_top_k=2, mode="similarity").retrieve(question)
     assert [r.node.node_id for r in similar] == ["purr-1", "purr-2"]
     diverse = index.as_retriever(similarity_top_k=2, mode="mmr").retrieve(question)
     assert diverse[0].node.node_id == "purr-1"

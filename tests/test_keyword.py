@@ -1,5 +1,5 @@
-"""KeywordIndex and KeywordRetriever: BM25 against a brute-force reference, tokenization,
-filters and doc_ids, and the cache that follows the index's changes."""
+"""KeywordIndex and KeywordRetriever: BM25 against a brute-force reference, k1 and b,
+tokenization, filters and doc_ids, and the cache that follows the index's changes."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from ragcore.errors import ConfigError
 from ragcore.index import VectorStoreIndex
 from ragcore.index.keyword import KeywordIndex
-from ragcore.lexical import terms
+from ragcore.analysis import terms
 from ragcore.retrieval import KeywordRetriever, Retriever
 from ragcore.stores import MetadataFilter, MetadataFilters
 from ragcore.trace import Trace
@@ -31,7 +31,7 @@ CORPUS = [
 ]
 
 
-def reference_bm25(texts: list[str], query: str, k1: float = 1.5, b: float = 0.75) -> list[float]:
+def reference_bm25(texts: list[str], query: str, k1: float = 1.2, b: float = 0.75) -> list[float]:
     """Okapi BM25 written the obvious way, one document and one term at a time."""
     docs = [terms(t) for t in texts]
     n, avg = len(docs), sum(map(len, docs)) / len(docs)
@@ -61,6 +61,49 @@ def test_scores_match_a_brute_force_reference(query):
     assert keywords.scores(query).tolist() == pytest.approx(expected, rel=1e-5)
 
 
+@pytest.mark.parametrize(("k1", "b"), [(0.0, 0.75), (1.2, 0.0), (2.0, 1.0), (0.9, 0.4)])
+def test_k1_and_b_are_per_search_and_match_the_reference(k1, b):
+    keywords = KeywordIndex.build(nodes_of(CORPUS))
+    query = "policy risk threat chase cats"
+    expected = reference_bm25(CORPUS, query, k1=k1, b=b)
+    assert keywords.scores(query, k1=k1, b=b).tolist() == pytest.approx(expected, rel=1e-5)
+    assert keywords.scores(query).tolist() == pytest.approx(reference_bm25(CORPUS, query))
+
+
+def test_k1_and_b_change_the_ranking_as_documented():
+    texts = ["policy policy policy policy and then some other words", "policy", "cats"]
+    keywords = KeywordIndex.build(nodes_of(texts))
+    # k1 = 0: repeats count once and b has nothing to scale, so both nodes tie.
+    tied = keywords.scores("policy", k1=0.0, b=0.75).tolist()
+    assert tied[0] == pytest.approx(tied[1]) and tied[2] == 0
+    # No length penalty (b = 0): the node repeating the term wins; full penalty: the short one.
+    assert keywords.search("policy", top_k=1, k1=1.2, b=0.0)[0][0] == "n0"
+    assert keywords.search("policy", top_k=1, k1=1.2, b=1.0)[0][0] == "n1"
+
+
+@pytest.mark.parametrize(
+    ("k1", "b", "message"),
+    [(-0.1, 0.75, "k1 \\(-0.1\\) must be >= 0"), (1.2, 1.5, "b \\(1.5\\) must be between 0"),
+     ("1.2", 0.75, "k1 must be a number"), (1.2, None, "b must be a number")],
+)
+def test_bad_k1_and_b_are_explained(index, k1, b, message):
+    with pytest.raises(ConfigError, match=message):
+        KeywordRetriever(index, k1=k1, b=b)
+    with pytest.raises(ConfigError, match=message):
+        KeywordIndex.build(nodes_of(CORPUS)).search("policy", top_k=1, k1=k1, b=b)
+
+
+def test_keyword_retriever_searches_with_its_k1_and_b(index):
+    flat = KeywordRetriever(index, similarity_top_k=6, k1=0.0).retrieve("policy decision risk")
+    texts = [r.node.text for r in flat]
+    expected = reference_bm25(CORPUS, "policy decision risk", k1=0.0)
+    assert [r.score for r in flat] == pytest.approx(
+        [expected[CORPUS.index(t)] for t in texts], rel=1e-5
+    )
+    default = KeywordRetriever(index, similarity_top_k=6).retrieve("policy decision risk")
+    assert [r.score for r in default] != pytest.approx([r.score for r in flat])
+
+
 @given(st.lists(st.text(alphabet="ab AB1_-.,’éİ\n\t(PDP)", max_size=40), min_size=1, max_size=6))
 def test_node_lengths_are_the_shared_tokenizer_term_counts(texts):
     keywords = KeywordIndex.build(nodes_of(texts))
@@ -83,6 +126,7 @@ def test_stopwords_are_ignored_and_suffixes_stemmed():
     assert not keywords.scores("what is the a of and").any()
     # "chasing" and "chased" stem like "chase"/"chases": the cat node matches without the word.
     assert keywords.search("chased", top_k=1)[0][0] == "n4"
+    assert keywords.search("connected", top_k=1)[0][0] == "n1"  # "connections" (Snowball)
     assert keywords.search("DECISIONS", top_k=1)[0][0] in {"n0", "n2"}
     assert keywords.search("pdp", top_k=1) == keywords.search("PDP", top_k=1)
 

@@ -172,6 +172,7 @@ def test_from_index_wires_the_vector_retriever_filters_and_postprocessors(fake_e
         response_mode="refine",
         similarity_top_k=2,
         node_postprocessors=[KeywordNodePostprocessor(exclude_keywords=["cats"])],
+        retrieval_mode="similarity",
     )
     response = engine.query("What raises the tides?")
     assert response.text == "answer" and response.mode is ResponseMode.REFINE

@@ -22,10 +22,11 @@ def index(fake_embedder):
     )
 
 
-def test_as_retriever_defaults_to_the_four_most_similar(index):
-    results = index.as_retriever().retrieve("kittens chase string")
+def test_similarity_mode_returns_the_four_most_similar_by_default(index):
+    results = index.as_retriever(mode="similarity").retrieve("kittens chase string")
     assert len(results) == 4
     assert results[0].node.text == "Kittens chase string and yarn."
+    assert len(index.as_retriever().retrieve("kittens chase string")) == 4  # hybrid, also 4
 
 
 def test_returns_top_k_best_first(index):
@@ -38,7 +39,8 @@ def test_returns_top_k_best_first(index):
 
 def test_records_embed_and_retrieve_stages(index):
     trace = Trace()
-    results = index.as_retriever(similarity_top_k=2).retrieve("kittens chase yarn", trace=trace)
+    retriever = index.as_retriever(mode="similarity", similarity_top_k=2)
+    results = retriever.retrieve("kittens chase yarn", trace=trace)
     assert [s.name for s in trace.stages] == ["embed query", "retrieve"]
     embed, retrieve = trace.stages
     assert embed.detail["model"] == "fake-embedder" and embed.detail["dim"] == 64
@@ -48,7 +50,7 @@ def test_records_embed_and_retrieve_stages(index):
 
 
 def test_retrieve_by_vector_matches_retrieve(index, fake_embedder):
-    retriever = index.as_retriever(similarity_top_k=4)
+    retriever = index.as_retriever(mode="similarity", similarity_top_k=4)
     vector = embed_query(fake_embedder, "ownership and borrowing")
     trace = Trace()
     by_vector = retriever.retrieve_by_vector(vector, trace=trace)
@@ -59,15 +61,16 @@ def test_retrieve_by_vector_matches_retrieve(index, fake_embedder):
 
 def test_filters_and_doc_ids(index):
     after_2021 = MetadataFilters(filters=[MetadataFilter("year", 2021, ">")])
-    results = index.as_retriever(similarity_top_k=10, filters=after_2021).retrieve("cats")
-    assert {r.node.ref_doc_id for r in results} == {"markets.txt", "rust.md"}
-    results = index.as_retriever(similarity_top_k=10, doc_ids=["cats.txt"]).retrieve("market")
-    assert {r.node.ref_doc_id for r in results} == {"cats.txt"}
-    assert index.as_retriever(doc_ids=[]).retrieve("cats") == []
+    vector = VectorRetriever(index, similarity_top_k=10, filters=after_2021)
+    assert {r.node.ref_doc_id for r in vector.retrieve("cats")} == {"markets.txt", "rust.md"}
+    vector = VectorRetriever(index, similarity_top_k=10, doc_ids=["cats.txt"])
+    assert {r.node.ref_doc_id for r in vector.retrieve("market")} == {"cats.txt"}
+    assert VectorRetriever(index, doc_ids=[]).retrieve("cats") == []
 
 
 def test_empty_index_returns_nothing(fake_embedder):
     index = VectorStoreIndex(embedder=fake_embedder)
+    assert index.as_retriever(mode="similarity").retrieve("anything") == []
     assert index.as_retriever().retrieve("anything") == []
 
 

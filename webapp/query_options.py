@@ -18,7 +18,7 @@ from ragcore.postprocess import (
     PrevNextNodePostprocessor,
     SimilarityPostprocessor,
 )
-from ragcore.retrieval import RETRIEVAL_MODES
+from ragcore.retrieval import DEFAULT_MODE, RETRIEVAL_MODES
 from ragcore.synthesis import ResponseMode
 
 # name -> one-line explanation shown beside the choice
@@ -31,8 +31,13 @@ POSTPROCESSOR_DESCRIPTIONS: dict[str, str] = {
     ),
 }
 
-# retrieval mode -> (label, one-line explanation) for the "Search by" choice
+# retrieval mode -> (label, one-line explanation) for the "Search by" choice; the first is the
+# default (ragcore's: hybrid finds more answers than either search alone).
 SEARCH_BY: dict[str, tuple[str, str]] = {
+    "hybrid": (
+        "meaning and keywords",
+        "Both searches fused: passages found by meaning and by words come first.",
+    ),
     "similarity": (
         "meaning",
         "Passages that mean the same as the question, even in other words (embeddings).",
@@ -40,10 +45,6 @@ SEARCH_BY: dict[str, tuple[str, str]] = {
     "keyword": (
         "keywords",
         "Passages containing the question's words: best for names, acronyms, codes (BM25).",
-    ),
-    "hybrid": (
-        "both",
-        "Both rankings fused: passages found by meaning and by words come first.",
     ),
 }
 
@@ -58,7 +59,7 @@ class QueryOptions:
     similarity_cutoff: float = 0.3
     required_keywords: tuple[str, ...] = ()
     exclude_keywords: tuple[str, ...] = ()
-    retrieval_mode: str = "similarity"
+    retrieval_mode: str = DEFAULT_MODE
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

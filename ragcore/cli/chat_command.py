@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RagcoreError
+from ..retrieval import DEFAULT_MODE
 from .index_commands import add_index_option, note_model_load
 from .query_command import RESPONSE_MODES, add_llm_options, check_top_k, choose_llm, describe
 from .render import write_sources, write_trace
@@ -50,7 +51,7 @@ class ChatSession:
     mode: str
     response_mode: str
     top_k: int
-    retrieval: str = "similarity"
+    retrieval: str = DEFAULT_MODE
     memory: Any = None
     engine: Any = None
     last_trace: Trace | None = None

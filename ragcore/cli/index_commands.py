@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import WorkspaceError
-from ..retrieval import RETRIEVAL_MODES
+from ..retrieval import DEFAULT_MODE, RETRIEVAL_MODES
 from .progress import ProgressBar
 from .render import human_bytes, write_passages, write_report, write_table
 
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 DEFAULT_INDEX = "default"
 
 
-def note_model_load(index, retrieval: str = "similarity") -> None:
+def note_model_load(index, retrieval: str = DEFAULT_MODE) -> None:
     """Say on stderr that the embedding model is loading (seconds of silence otherwise)."""
     if retrieval == "keyword":  # BM25 alone never embeds the question
         return
@@ -32,9 +32,10 @@ def add_index_option(parser: argparse.ArgumentParser) -> None:
 
 def add_retrieval_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--retrieval", default="similarity", choices=RETRIEVAL_MODES,
-        help="how passages are found: similarity (meaning, the default), mmr (meaning, "
-             "diverse), keyword (BM25: exact words, acronyms), hybrid (both, fused by rank)")
+        "--retrieval", default=DEFAULT_MODE, choices=RETRIEVAL_MODES,
+        help="how passages are found: hybrid (meaning and words, fused: the default), "
+             "similarity (meaning), mmr (meaning, diverse), keyword (BM25: exact words, "
+             "acronyms)")
 
 
 def add_parsers(commands, common: argparse.ArgumentParser) -> None:

@@ -28,7 +28,7 @@ from ..stores import MetadataFilters, VectorStore, as_filters
 from ..types import Document, Node, ScoredNode
 from .docstore import DocInfo
 from .folder import atomic_folder, open_index_folder, revision_to_write, write_manifest
-from .keyword import KeywordIndex
+from .keyword import B, K1, KeywordIndex
 from .manifest import build_splitter, index_stats, splitter_spec
 from .refresh import RefreshReport, check_documents, check_nodes, check_vectors, plan_refresh
 from .split_embed import check_embedder, log_chunk_truncation, split_documents
@@ -296,12 +296,16 @@ class VectorStoreIndex:
         self, query: str, *, top_k: int = 4,
         filters: MetadataFilters | dict[str, Any] | None = None,
         doc_ids: Sequence[str] | None = None,
+        k1: float = K1, b: float = B,
     ) -> list[ScoredNode]:
-        """Nodes whose words best match ``query`` (BM25 scores), best first; like ``search``."""
+        """Nodes whose words best match ``query`` (BM25 with ``k1`` and ``b`` scores), best
+        first; like ``search``."""
         filters = as_filters(filters)
         with self._lock:
             node_ids, keywords = self._state.doc_node_ids(doc_ids), self._state.keyword_index()
-            hits = keywords.search(query, top_k=top_k, filters=filters, node_ids=node_ids)
+            hits = keywords.search(
+                query, top_k=top_k, filters=filters, node_ids=node_ids, k1=k1, b=b
+            )
             return self._state.scored(hits)
 
     def keyword_index(self) -> KeywordIndex:
@@ -315,12 +319,13 @@ class VectorStoreIndex:
         similarity_top_k: int = 4,
         filters: MetadataFilters | dict[str, Any] | None = None,
         doc_ids: Sequence[str] | None = None,
-        mode: RetrievalMode = "similarity",
+        mode: RetrievalMode = "hybrid",
         mmr_threshold: float = 0.5,
         mmr_fetch_k: int | None = None,
     ) -> Retriever:
-        """A retriever: "similarity" or "mmr" (vector store), "keyword" (BM25) or "hybrid";
-        MMR picks among ``mmr_fetch_k`` candidates (default ``max(20, 4 * top_k)``)."""
+        """A retriever: "hybrid" (the default: vector and BM25 fused), "similarity" or "mmr"
+        (vector store), "keyword" (BM25); MMR picks among ``mmr_fetch_k`` candidates (default
+        ``max(20, 4 * top_k)``)."""
         return make_retriever(
             self, mode=mode, similarity_top_k=similarity_top_k, filters=filters, doc_ids=doc_ids,
             mmr_threshold=mmr_threshold, mmr_fetch_k=mmr_fetch_k,
@@ -336,7 +341,7 @@ class VectorStoreIndex:
         filters: MetadataFilters | dict[str, Any] | None = None,
         doc_ids: Sequence[str] | None = None,
         max_concurrency: int = 4,
-        retrieval_mode: RetrievalMode = "similarity",
+        retrieval_mode: RetrievalMode = "hybrid",
     ) -> QueryEngine:
         """Retrieve -> postprocess -> synthesize over this index (``index.engines``)."""
         from .engines import query_engine_from_index  # engines import chat and agents: lazily
@@ -357,7 +362,7 @@ class VectorStoreIndex:
         node_postprocessors: Sequence[NodePostprocessor] = (),
         system_prompt: str | None = None,
         tools: Sequence[Tool] = (),
-        retrieval_mode: RetrievalMode = "similarity",
+        retrieval_mode: RetrievalMode = "hybrid",
     ) -> ChatEngine:
         """A chat engine (or agent) of ``chat_mode`` over this index (``index.engines``)."""
         from .engines import chat_engine_from_index
