@@ -197,6 +197,6 @@ def keyword_rows(count: int) -> list[Row]:
 
         ask()
         ms = best_of(ask, 5) / len(KEYWORD_QUESTIONS) * 1000
-        note = "BM25 + node fetch" if mode == "keyword" else "hashing embedder, vector + BM25 + RRF"
+        note = "BM25 + node fetch" if mode == "keyword" else "hashing embedder, vector + BM25, fused"
         rows.append(Row("keyword", f"{mode} top-5 latency, {label} nodes", ms, "ms", note=note))
     return rows

@@ -26,9 +26,10 @@ SIMILARITY_SHARE = 0.6
 # BM25 scores are unbounded and depend on the corpus: only the ratio to the best one means
 # something. A passage with under half the best score matches only the question's common words.
 KEYWORD_SHARE = 0.5
-# Fused (reciprocal-rank) scores are sums of 1 / (60 + rank): a passage both rankings found scores
-# about twice one that only one ranking found. 0.6 of the best keeps passages found by both
-# searches when the best was found by both, and keeps everything when no passage was.
+# Fused (relative-score) scores are half the passage's 0..1-scaled similarity plus half its
+# scaled BM25: a passage only one search found scores at most 0.5, one both rank first 1. 0.6 of
+# the best keeps passages both searches rank well when the best was found by both, and keeps
+# what one search ranks near its top when no passage was found by both.
 HYBRID_SHARE = 0.6
 NO_CONTEXT_MODES = frozenset({"generation"})
 WITHOUT_SOURCES = "This mode answers from the model alone: it was given no passages."
