@@ -1,7 +1,8 @@
 """Our prompts and the offline extractive backend work together, in every response mode.
 
-Fast: passages from the real corpus, ranked by the fake embedder in a tiny in-test retriever.
-(The end-to-end test with the real model and the real index is in test_query_e2e.py.)
+Fast: passages from the real corpus, ranked by the fake embedder in a tiny in-test retriever;
+small documents showing how the modes differ; the engines handing the index's embedder to the
+backend. (The end-to-end test with the real model and the real index is in test_query_e2e.py.)
 """
 
 from __future__ import annotations
@@ -10,11 +11,14 @@ import numpy as np
 import pytest
 
 from ragcore.embeddings.fake import FakeEmbedder
-from ragcore.llms.extractive import ExtractiveLLM
+from ragcore.index import VectorStoreIndex
+from ragcore.llms.extractive import LABEL, ExtractiveLLM
+from ragcore.memory import ChatMemory
 from ragcore.query import QueryEngine, compare_modes
 from ragcore.synthesis import NO_CONTEXT_ANSWER, ResponseMode, Synthesizer
+from ragcore.synthesis.accumulate import ANSWER_SEPARATOR
 from ragcore.trace import Trace
-from ragcore.types import Node, ScoredNode
+from ragcore.types import Document, Node, ScoredNode
 
 QUESTION = "Which Circuit Court of Appeals judge did the President nominate?"
 ANSWER = "Ketanji Brown Jackson"
@@ -99,3 +103,117 @@ def test_generation_says_it_needs_documents_and_no_text_lists_them(retriever):
 def test_nothing_retrieved_is_said_plainly():
     engine = QueryEngine(BagOfWordsRetriever([Node("x")], top_k=0), Synthesizer(ExtractiveLLM()))
     assert engine.query(QUESTION).text == NO_CONTEXT_ANSWER
+
+
+# --- the response modes differ as their names say ---------------------------------------------
+
+SOURCES = [
+    ("plan.txt", "The cutover moves the database servers to the new rack. The cutover moves the "
+                 "web servers after the database servers. Lunch is served at noon."),
+    ("notes.txt", "The cutover moves the mail servers last."),
+    ("risks.txt", "The cutover moves the backup servers only if time allows."),
+]
+MOVE_QUESTION = "What does the cutover move?"
+
+
+def source_nodes(sources=SOURCES) -> list[ScoredNode]:
+    return [ScoredNode(Node(text, node_id=name, metadata={"file_name": name}), 1 - i / 10)
+            for i, (name, text) in enumerate(sources)]
+
+
+def answer_in(mode: str, sources=SOURCES, question: str = MOVE_QUESTION) -> str:
+    synthesizer = Synthesizer(ExtractiveLLM(), response_mode=mode)
+    return synthesizer.synthesize(question, source_nodes(sources)).text
+
+
+def quotes(answer: str) -> list[str]:
+    return [line[2:] for line in answer.splitlines() if line.startswith("- ")]
+
+
+def test_accumulate_answers_each_source_under_its_name_with_the_label_once():
+    answer = answer_in("accumulate")
+    assert answer.count(LABEL) == 1
+    sections = answer.split(ANSWER_SEPARATOR)
+    assert [s.split(":", 1)[0] for s in sections] == [
+        "Response 1 (plan.txt)", "Response 2 (notes.txt)", "Response 3 (risks.txt)"]
+    for (_, text), section in zip(SOURCES, sections):
+        assert quotes(section) and all(q in text for q in quotes(section))
+
+
+def test_tree_summarize_merges_the_best_sentence_of_every_source():
+    tree, compact = quotes(answer_in("tree_summarize")), quotes(answer_in("compact"))
+    assert tree == ["The cutover moves the database servers to the new rack.",
+                    "The cutover moves the mail servers last.",
+                    "The cutover moves the backup servers only if time allows."]
+    assert "The cutover moves the backup servers only if time allows." not in compact
+    assert "The cutover moves the web servers after the database servers." in compact
+
+
+def test_tree_summarize_quotes_what_two_sources_both_say_once():
+    repeated = [*SOURCES, ("copy.txt", "The cutover moves the mail servers last of all.")]
+    tree = quotes(answer_in("tree_summarize", repeated))
+    assert len([q for q in tree if "mail servers" in q]) == 1
+
+
+def test_simple_summarize_gives_the_answer_then_the_rest_in_reading_order():
+    one_pass = quotes(answer_in("simple_summarize"))
+    text = " ".join(t for _, t in SOURCES)
+    assert one_pass[0] == "The cutover moves the database servers to the new rack."
+    assert len(one_pass) == 4 and one_pass[1:] == sorted(one_pass[1:], key=text.index)
+
+
+def test_refine_keeps_the_first_answer_and_adds_what_a_later_source_adds():
+    sources = [("plan.txt", "The cutover of the servers starts on Friday at 22:00."),
+               ("network.txt", "If the network fails, the cutover of the servers is postponed.")]
+    question = "When does the cutover of the servers start?"
+    refine, compact = (quotes(answer_in(m, sources, question)) for m in ("refine", "compact"))
+    assert compact == ["The cutover of the servers starts on Friday at 22:00."]
+    assert refine == compact + ["If the network fails, the cutover of the servers is postponed."]
+
+
+def test_the_answering_modes_give_different_answers():
+    modes = ["compact", "simple_summarize", "tree_summarize", "accumulate"]
+    answers = {mode: answer_in(mode) for mode in modes}
+    assert len(set(answers.values())) == len(modes), answers
+
+
+# --- the engines hand the index's embedder to the extractive backend --------------------------
+
+@pytest.fixture
+def small_index():
+    documents = [Document(text, doc_id=name, metadata={"file_name": name})
+                 for name, text in SOURCES]
+    return VectorStoreIndex.from_documents(documents, embedder=FakeEmbedder())
+
+
+def test_a_query_engine_over_an_index_ranks_sentences_with_its_embedder(small_index):
+    embedder = small_index.embedder
+    engine = small_index.as_query_engine(llm=ExtractiveLLM(), similarity_top_k=3)
+    before = embedder.calls
+    assert "database servers" in engine.query(MOVE_QUESTION).text
+    # one call embeds the question for retrieval, one the candidate sentences, one the question
+    assert embedder.calls - before == 3
+
+
+def test_keyword_retrieval_hands_no_embedder(small_index):
+    embedder = small_index.embedder
+    engine = small_index.as_query_engine(llm=ExtractiveLLM(), retrieval_mode="keyword")
+    before = embedder.calls
+    assert "servers" in engine.query(MOVE_QUESTION).text
+    assert embedder.calls == before
+
+
+def test_a_chat_engine_over_an_index_ranks_with_its_embedder(small_index):
+    embedder = small_index.embedder
+    engine = small_index.as_chat_engine(chat_mode="context", llm=ExtractiveLLM())
+    before = embedder.calls
+    assert "servers" in engine.chat(MOVE_QUESTION, ChatMemory()).text
+    assert embedder.calls - before == 3
+
+
+def test_an_extractive_llm_keeps_the_embedder_it_was_given(small_index):
+    own = FakeEmbedder(dim=8)
+    llm = ExtractiveLLM(embedder=own)
+    assert llm.with_embedder(small_index.embedder) is llm
+    small_index.as_query_engine(llm=llm).query(MOVE_QUESTION).text
+    assert own.calls == 2

@@ -47,6 +47,7 @@ NOT_FOUND = (
     f"{LABEL}: not found. None of the passages retrieved for this question answers it, so "
     "there is nothing to quote. Try other words, or add documents that cover it."
 )
+_ANSWER_HEADER = f"{LABEL}, quoted from the documents (best match first):"
 _OUR_LABEL_LINE = re.compile(r"^" + re.escape(LABEL) + r".*$\n?", re.MULTILINE)
 # The answer so far is replaced first only by a sentence this much better.
 REFINE_MARGIN = 0.05
@@ -92,26 +93,58 @@ def answer(
 
 def refine(existing: str, new_context: str, question: str, *, limit: int, embedder: Any = None
            ) -> str:
-    """The answer so far, improved from ``new_context`` only where that answers better."""
-    kept = candidates(strip_labels(existing))
-    if not kept:
+    """The answer so far, improved from ``new_context`` only where that answers better.
+
+    The new passage is ranked on its own (its sentences read in context). Its answer is added
+    when the answer so far has room for it or it is clearly better: judged on the sentences'
+    own words and meaning, since the answer so far no longer has the headings and neighbours
+    its sentences were chosen with. A clearly better sentence goes first (a correction).
+    """
+    kept_lines = [line for line in strip_labels(existing).splitlines() if line.strip()]
+    fresh = candidates(strip_labels(new_context))
+    if not kept_lines or existing.startswith(f"{LABEL}:"):  # no answer so far, or "not found"
         return answer(new_context, question, limit=limit, embedder=embedder)
-    cands = candidates(strip_labels(existing), strip_labels(new_context))
-    scorer = Scorer(cands, embedder)
-    ranking = rank(scorer, question, limit=limit)
-    old = len(kept)
-    if all(i < old for i in ranking.chosen):
+    ranking = rank(Scorer(fresh, embedder), question, limit=limit) if fresh else None
+    if ranking is None or not ranking.found:
         return existing
-    chosen, scores = list(ranking.chosen), ranking.scores
-    best_kept = max(range(old), key=lambda i: scores[i])
-    if chosen[0] >= old and scores[chosen[0]] < scores[best_kept] + REFINE_MARGIN:
-        chosen = [best_kept] + [i for i in chosen if i != best_kept][: limit - 1]
-    return quote_reply(cands, chosen)
+    kept = [line[2:].strip() for line in kept_lines if line.startswith("- ")]
+    new = [i for i in ranking.chosen if fresh[i].text not in kept]
+    if not kept or not new:
+        return existing
+    texts = kept + [fresh[i].text for i in new]
+    plain = Scorer([Candidate(t, 0, k) for k, t in enumerate(texts)], embedder).scores(question)
+    best_kept, offered = max(plain[: len(kept)]), plain[len(kept):]
+    better = offered[0] > best_kept + REFINE_MARGIN
+    room = max(0, limit - len(kept))
+    added = new[: max(room, 1)] if better else new[:room]
+    if not added:
+        return existing
+    lines = _quote_lines(fresh, added)
+    if better:  # the correction goes first; the weakest quote so far makes room for it
+        groups = _top_level_groups(kept_lines)
+        keep = [line for group in groups[: max(1, limit - len(added))] for line in group]
+        return "\n".join([_ANSWER_HEADER, *lines, *keep])
+    return "\n".join([_ANSWER_HEADER, *kept_lines, *lines])
+
+
+def _top_level_groups(lines: list[str]) -> list[list[str]]:
+    """Quote lines grouped: each top-level "- " quote with the indented items under it."""
+    groups: list[list[str]] = []
+    for line in lines:
+        if line.startswith("- ") or not groups:
+            groups.append([line])
+        else:
+            groups[-1].append(line)
+    return groups
 
 
 def quote_reply(cands: Sequence[Candidate], chosen: Sequence[int]) -> str:
     """Our answer format: the label, then each quote on a line (its list indented under it)."""
-    lines = [f"{LABEL}, quoted from the documents (best match first):"]
+    return "\n".join([_ANSWER_HEADER, *_quote_lines(cands, chosen)])
+
+
+def _quote_lines(cands: Sequence[Candidate], chosen: Sequence[int]) -> list[str]:
+    lines: list[str] = []
     quoted: set[str] = set()
     for n, i in enumerate(chosen):
         for k in quote_unit(list(cands), i, elaborate=n == 0):
@@ -122,7 +155,7 @@ def quote_reply(cands: Sequence[Candidate], chosen: Sequence[int]) -> str:
             if cands[f].text not in quoted:
                 quoted.add(cands[f].text)
                 lines.append(f"  - {cands[f].text}")
-    return "\n".join(lines)
+    return lines
 
 
 def overview(cands: Sequence[Candidate], *, limit: int) -> str:
@@ -158,7 +191,7 @@ def _merge(scorer: Scorer, ranking: Ranking, *, limit: int) -> list[int]:
     by_score = sorted(best_of.values(), key=lambda i: -scores[i])
     vectors = scorer.sentence_vectors()
     merged: list[int] = []
-    for i in dict.fromkeys(ranking.chosen + by_score):
+    for i in dict.fromkeys(by_score + ranking.chosen):
         if not any(_same_meaning(scorer, vectors, i, j) for j in merged):
             merged.append(i)
     return merged[: max(limit, len(best_of))]

@@ -41,7 +41,7 @@ SEMANTIC_FLOORS = {"all-MiniLM-L6-v2": 0.5}
 # Without such a model: the rarity-weighted share of the question's words some sentence holds.
 LEXICAL_FLOOR = 0.34
 FORM_BONUS = 0.06
-RESTATEMENT_PENALTY = 0.08
+RESTATEMENT_PENALTY = 0.15
 FRAGMENT_WORDS = 4
 HEADING_WEIGHT = 1.0  # a heading's words count this much toward the first sentences under it
 TOPIC_WEIGHT = 0.7  # and the words of the file's name and title toward all its sentences
@@ -252,12 +252,15 @@ class Scorer:
                 adjust += FORM_BONUS
             if cand.followers:
                 return adjust  # the list it introduces says what the sentence itself does not
-        own = set(terms(sentence))
-        if own and len(own - set(terms(query))) <= max(1, len(own) // 4):
+        if _restates(sentence, query):
             adjust -= RESTATEMENT_PENALTY
         if len(words(sentence)) < FRAGMENT_WORDS:
             adjust -= RESTATEMENT_PENALTY
         return adjust
+
+    def mentions(self, i: int, words: frozenset[str]) -> bool:
+        """Whether sentence ``i`` (in context) contains any of the terms ``words``."""
+        return any(t in self._bags[False][i] for t in words)
 
     def same(self, i: int, j: int) -> bool:
         """Whether two sentences say the same thing (overlapping chunks repeat sentences)."""
@@ -310,6 +313,16 @@ def _context_texts(cands: list[Candidate], *, lists: bool) -> list[str]:
     return texts
 
 
+def _restates(sentence: str, query: str) -> bool:
+    """Whether ``sentence`` only repeats the query ("I have a plan to fight inflation"): it
+    adds at most one word in four, and no number or name."""
+    own = set(terms(sentence))
+    new = own - set(terms(query))
+    if not own or len(new) > max(1, len(own) // 4):
+        return False
+    return not (_NUMBER.search(_without(sentence, query)) or _has_new_name(sentence, query))
+
+
 def _without(sentence: str, query: str) -> str:
     """``sentence`` without the numbers the query itself mentions ("PEP 8", "RFC 2616")."""
     for number in re.findall(r"\d+", query):
@@ -360,17 +373,22 @@ def rank(scorer: Scorer, question: str, *, limit: int) -> Ranking:
 
 
 def _cover_parts(scorer: Scorer, parts: list[str], chosen: list[int], limit: int) -> None:
-    """Add, for each part the chosen sentences do not answer, that part's best sentence."""
+    """Add, for each part the chosen sentences do not answer, that part's best sentence: one
+    that names what tells this part from the others ("Rivera", not "Mora"), when it has such."""
     bags = [set(terms(p)) for p in parts]
     for k, part in enumerate(parts):
         if len(chosen) >= limit:
             return
         others = set().union(*(b for j, b in enumerate(bags) if j != k))
-        scores = scorer.scores(part, emphasis=frozenset(bags[k] - others))
-        best = max(range(len(scores)), key=lambda i: (scores[i], -i))
+        own = frozenset(bags[k] - others)
+        scores = scorer.scores(part, emphasis=own)
+        fitting = [i for i in range(len(scores)) if not own or scorer.mentions(i, own)]
+        if not fitting:
+            continue
+        best = max(fitting, key=lambda i: (scores[i], -i))
         if best in chosen or not scorer.answers(part, scores[best]):
             continue
-        if any(scores[j] >= 0.9 * scores[best] for j in chosen):
+        if any(scores[j] >= 0.9 * scores[best] for j in chosen if j in fitting):
             continue  # a chosen sentence answers this part nearly as well
         if not any(scorer.same(best, j) for j in chosen):
             chosen.append(best)

@@ -255,7 +255,8 @@ def _starts_in_code(lines: list[str]) -> bool:
     fences = [i for i, line in enumerate(lines) if _FENCE.match(line)]
     if len(fences) % 2 == 0 or lines[fences[0]].strip() not in ("```", "~~~"):
         return False
-    return not any(_ENDS_SENTENCE.search(line) and is_prose(line) for line in lines[: fences[0]])
+    return not any(_ENDS_SENTENCE.search(line) and is_quotable(line.strip())
+                   for line in lines[: fences[0]])
 
 
 def _clean_lines(text: str) -> list[tuple[str, str]]:

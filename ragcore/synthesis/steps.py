@@ -134,5 +134,6 @@ class _Opening:
             if "\n" in buffered or len(buffered.strip()) > len(self.line):
                 break
         first, newline, rest = buffered.partition("\n")
-        yield rest.lstrip("\n") if newline and first.strip() == self.line else buffered
+        # What followed the dropped line still starts a line of its own (a list, say).
+        yield newline + rest if newline and first.strip() == self.line else buffered
         yield from chunks
