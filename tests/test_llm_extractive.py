@@ -98,6 +98,10 @@ Examples:
   -T, --files-from=FILE      get names to extract or create from FILE
 """
 
+RESPONSIBLE = "Priya Natarajan is responsible for moving the servers to the new data centre."
+BUDGET = "The move may cost up to $48,000, as approved by the finance committee in March."
+DANGER = "The biggest danger is losing network connectivity during the cutover weekend."
+
 PROJECT_NOTES = """file_name: project-notes.txt
 
 Risk management matters in every project. We review it monthly.
@@ -119,8 +123,8 @@ def test_each_part_of_a_two_part_question_is_answered_and_headings_are_not_quote
     reply = ask(MEMO, "Who is responsible for moving the servers, and what is the budget?",
                 embedder=embedder)
     quotes = quoted(reply)
-    assert quotes[0] == "Priya Natarajan is responsible for moving the servers to the new data centre."
-    assert "The move may cost up to $48,000, as approved by the finance committee in March." in quotes
+    assert quotes[0] == RESPONSIBLE
+    assert BUDGET in quotes
     assert not {"Server move plan", "Responsibilities", "Budget"} & set(quotes)
 
 
@@ -133,7 +137,7 @@ def test_a_how_to_question_quotes_the_option_line_not_the_usage_synopsis():
 def test_a_sentence_under_the_questions_heading_beats_another_documents_mention():
     reply = ask(MEMO + "\n" + PROJECT_NOTES, "What is the main risk of the move?")
     quotes = quoted(reply)
-    assert quotes[0] == "The biggest danger is losing network connectivity during the cutover weekend."
+    assert quotes[0] == DANGER
     assert "Risk management matters in every project." not in quotes
     assert "Risks of the move" not in reply
 
@@ -265,7 +269,7 @@ def test_context_chat_quotes_the_passages_never_the_conversation():
                 Message("assistant", "Priya Natarajan is responsible."),
                 Message("user", "What does the move cost?")]
     quotes = quoted(extractive_reply(messages))
-    assert quotes[0] == "The move may cost up to $48,000, as approved by the finance committee in March."
+    assert quotes[0] == BUDGET
     assert not any("Which data centre" in q or "Priya Natarajan is responsible." == q
                    for q in quotes)
 

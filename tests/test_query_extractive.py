@@ -12,7 +12,7 @@ import pytest
 
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.index import VectorStoreIndex
-from ragcore.llms.extractive import LABEL, ExtractiveLLM
+from ragcore.llms.extractive import LABEL, NOT_FOUND, ExtractiveLLM
 from ragcore.memory import ChatMemory
 from ragcore.query import QueryEngine, compare_modes
 from ragcore.synthesis import NO_CONTEXT_ANSWER, ResponseMode, Synthesizer
@@ -138,6 +138,16 @@ def test_accumulate_answers_each_source_under_its_name_with_the_label_once():
         "Response 1 (plan.txt)", "Response 2 (notes.txt)", "Response 3 (risks.txt)"]
     for (_, text), section in zip(SOURCES, sections):
         assert quotes(section) and all(q in text for q in quotes(section))
+
+
+def test_accumulate_shows_the_label_once_when_the_first_source_has_no_answer():
+    sources = [("lunch.txt", "Lunch is served at noon in the canteen."), *SOURCES[1:]]
+    answer = answer_in("accumulate", sources)
+    assert answer.count(LABEL) == 1
+    first, second, _ = answer.split(ANSWER_SEPARATOR)
+    assert first == f"Response 1 (lunch.txt): {NOT_FOUND}"
+    assert second.startswith("Response 2 (notes.txt): quoted from the documents")
+    assert quotes(second) == ["The cutover moves the mail servers last."]
 
 
 def test_tree_summarize_merges_the_best_sentence_of_every_source():

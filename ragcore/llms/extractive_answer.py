@@ -47,7 +47,7 @@ NOT_FOUND = (
     f"{LABEL}: not found. None of the passages retrieved for this question answers it, so "
     "there is nothing to quote. Try other words, or add documents that cover it."
 )
-_ANSWER_HEADER = f"{LABEL}, quoted from the documents (best match first):"
+_ANSWER_HEADER = f"{LABEL}: quoted from the documents, best match first:"
 _OUR_LABEL_LINE = re.compile(r"^" + re.escape(LABEL) + r".*$\n?", re.MULTILINE)
 # The answer so far is replaced first only by a sentence this much better.
 REFINE_MARGIN = 0.05
@@ -101,15 +101,15 @@ def refine(existing: str, new_context: str, question: str, *, limit: int, embedd
     its sentences were chosen with. A clearly better sentence goes first (a correction).
     """
     kept_lines = [line for line in strip_labels(existing).splitlines() if line.strip()]
-    fresh = candidates(strip_labels(new_context))
-    if not kept_lines or existing.startswith(f"{LABEL}:"):  # no answer so far, or "not found"
+    kept = [line[2:].strip() for line in kept_lines if line.startswith("- ")]
+    if not kept:  # no answer so far, or "not found"
         return answer(new_context, question, limit=limit, embedder=embedder)
+    fresh = candidates(strip_labels(new_context))
     ranking = rank(Scorer(fresh, embedder), question, limit=limit) if fresh else None
     if ranking is None or not ranking.found:
         return existing
-    kept = [line[2:].strip() for line in kept_lines if line.startswith("- ")]
     new = [i for i in ranking.chosen if fresh[i].text not in kept]
-    if not kept or not new:
+    if not new:
         return existing
     texts = kept + [fresh[i].text for i in new]
     plain = Scorer([Candidate(t, 0, k) for k, t in enumerate(texts)], embedder).scores(question)
@@ -162,7 +162,7 @@ def overview(cands: Sequence[Candidate], *, limit: int) -> str:
     """The most representative sentences (sharing the most words with the rest), in order."""
     central = centrality_scores([c.text for c in cands])
     best = sorted(range(len(cands)), key=lambda i: (-central[i], i))[:limit]
-    lines = [f"{LABEL}. The most representative sentences of the passages:"]
+    lines = [f"{LABEL}: the most representative sentences of the passages:"]
     lines += [f"- {cands[i].text}" for i in sorted(best)]
     return "\n".join(lines)
 

@@ -1,25 +1,24 @@
 """Choosing the sentences the extractive answerer quotes: by meaning, by words, part by part.
 
-Each candidate sentence (``extractive_text``) gets a score for the question: its cosine
-similarity to the question under the embedding model, when the answerer has one, plus the
-share of the question's words it contains, each word weighted by how rare it is among the
+Each candidate sentence (``extractive_text``) gets a score for the question (``Scorer``): its
+cosine similarity to the question under the embedding model, when the answerer has one, plus
+the share of the question's words it contains, each word weighted by how rare it is among the
 candidates (a name or number outweighs "use"); without a model the words decide alone. Small
-adjustments follow from the question's form: a "how many" question prefers a sentence with a
-number, a "what is X" question one that says "X is ..."; a sentence that only restates the
-question ("I have a plan to fight inflation") and a fragment of a few words rank lower.
+adjustments follow from the question's form (``extractive_question``): a "how many" question
+prefers a sentence with a number, a "what is X" question one that says "X is ..."; a sentence
+that only restates the question ("I have a plan to fight inflation") and a fragment of a few
+words rank lower.
 
 A question with several parts ("Who is responsible for the move, and what is the budget?",
 "How old were Mora and Rivera?") is split into parts, and each part not yet answered by the
 chosen sentences gets its own best sentence. Nothing is quoted when even the best sentence
 scores under a floor: the answerer then says the passages do not answer the question, rather
-than quoting the closest noise. Sibling modules: ``extractive_text`` finds the candidates,
-``extractive`` reads prompts and words the replies.
+than quoting the closest noise. ``extractive_answer`` turns the ranking into a reply.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -27,6 +26,18 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..lexical import BACKGROUND_WEIGHT, terms, words
+from .extractive_question import (
+    asks_for_list,
+    asks_for_number,
+    asks_for_person,
+    defines,
+    enumerates,
+    has_new_name,
+    has_number,
+    question_parts,
+    restates,
+    subject_of,
+)
 from .extractive_text import Candidate
 
 # Weights of meaning and words in a sentence's score when a model is there.
@@ -38,7 +49,7 @@ RELATIVE_FLOOR = 0.8
 # with: all-MiniLM-L6-v2 on the 77 questions of benchmarks/answers (answerable questions whose
 # passages hold the answer scored 0.54 and up; 11 of the 12 the corpus cannot answer, under 0.5).
 SEMANTIC_FLOORS = {"all-MiniLM-L6-v2": 0.5}
-# Without such a model: the rarity-weighted share of the question's words some sentence holds.
+# Without such a model: the share of the question's words one sentence (in context) must hold.
 LEXICAL_FLOOR = 0.34
 FORM_BONUS = 0.06
 RESTATEMENT_PENALTY = 0.15
@@ -48,35 +59,6 @@ TOPIC_WEIGHT = 0.7  # and the words of the file's name and title toward all its 
 LIST_WEIGHT = 0.7  # and the words of the list a sentence introduces
 PREVIOUS_WEIGHT = 0.5  # and those of the sentence that "This ..." refers back to
 
-_WH = r"(?:what|how|who|whom|whose|when|where|which|why)"
-_AUX = r"(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have|had|may|must)"
-_CLAUSE_BREAK = re.compile(
-    rf"\s*;\s*|\?\s+|,?\s+(?:and|but|also|plus)\s+(?={_WH}\b|{_AUX}\b)|,\s+(?={_WH}\b)", re.I
-)
-_NUMBER_QUESTION = re.compile(
-    r"\bhow (?:many|much|old|long|far|big|large|often|tall|high|fast|soon)\b|"
-    r"\b(?:what|which) (?:age|year|date|percentage|number|price|rate|size|amount|salary|time)\b|"
-    r"\bwhen\b|\bat what\b", re.I
-)
-_DEFINITION_QUESTION = re.compile(r"^\s*what (?:is|are) (?:an? |the )?(?P<subject>[^?]+?)\??$", re.I)
-_MANNER_QUESTION = re.compile(
-    r"^\s*how (?:is|are|was|were) (?:an? |the )?(?P<subject>.+?) \w+(?:ed|en)\b", re.I
-)
-_LIST_QUESTION = re.compile(
-    r"^\s*(?:what|which) (?:are|were)\b|^\s*what (?:kinds|types|sorts) of\b|"
-    r"\bwhich (?:\w+ ){0,2}\w+s\b|^\s*(?:list|name|enumerate)\b|"
-    r"\b(?:two|three|four|five|six|seven|eight|nine|ten|several) \w+s\b", re.I
-)
-_ENUMERATION = re.compile(
-    r":\s*\S[^:]*[,;][^:]*[,;]|\(i+\)|\b\w+, \w+,? and \w+|(?:\b[\w-]+(?: [\w-]+)?, ){2,}[\w-]+"
-)
-_PERSON_QUESTION = re.compile(r"^\s*(?:who|whom|whose)\b", re.I)
-_NUMBER = re.compile(
-    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
-    r"forty|fifty|hundred|thousand|million|billion|dozen|half)\b", re.I
-)
-_COPULA = re.compile(r"\b(?:is|are|was|means|refers to|describes|defines)\b", re.I)
-_SKIP_AFTER_AND = {"a", "an", "the", "in", "on", "at", "for", "of", "to", "with", "from", "by"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,50 +68,6 @@ class Ranking:
     chosen: list[int]
     scores: list[float]  # every candidate's score for the whole question
     found: bool
-
-    @property
-    def best_score(self) -> float:
-        return max(self.scores, default=0.0)
-
-
-def question_parts(question: str) -> list[str]:
-    """The parts of a question that each need an answer: clauses ("..., and what is the
-    budget?"), then conjoined names in one clause ("How old were Mora and Rivera?")."""
-    parts: list[str] = []
-    for clause in _CLAUSE_BREAK.split(question.strip()):
-        clause = clause.strip(" ,?")
-        if len(terms(clause)) >= 1:
-            parts.extend(_split_conjunction(clause))
-    return parts or [question]
-
-
-def _split_conjunction(clause: str) -> list[str]:
-    """"How old were A B and C D" -> ["How old were A B", "How old were C D"]."""
-    tokens = clause.split()
-    lowered = [t.lower() for t in tokens]
-    if "and" not in lowered:
-        return [clause]
-    at = lowered.index("and")
-    left = at
-    while left > 0 and terms(tokens[left - 1]):
-        left -= 1
-    if left == at:
-        return [clause]
-    start = at + 1
-    while start < len(tokens) and lowered[start] in _SKIP_AFTER_AND:
-        start += 1
-    capitalized = all(t[:1].isupper() for t in tokens[left:at])
-    end = start
-    while end < len(tokens) and terms(tokens[end]) and (
-        not capitalized or tokens[end][:1].isupper()
-    ):
-        end += 1
-    if end == start:
-        return [clause]
-    before, after = tokens[:left], tokens[end:]
-    first = " ".join(before + tokens[left:at] + after)
-    second = " ".join(before + tokens[start:end] + after)
-    return [first, second]
 
 
 class Scorer:
@@ -182,7 +120,7 @@ class Scorer:
         total = sum(weight.values())
         if not total:
             return [0.0] * len(self.cands)
-        bags = self._bags[_asks_for_list(query)]
+        bags = self._bags[asks_for_list(query)]
         return [sum(w * bag.get(t, 0.0) for t, w in weight.items()) / total for bag in bags]
 
     def similarity(self, query: str) -> list[float] | None:
@@ -195,7 +133,7 @@ class Scorer:
             text = f"{self.background}: {query}" if self.background else query
             self._query_cache[query] = np.asarray(self.embedder.embed_batch([text]))[0]
         sims = self._all @ self._query_cache[query]
-        rows = self._context_rows[_asks_for_list(query)]
+        rows = self._context_rows[asks_for_list(query)]
         return [max(float(sims[i]), float(sims[rows[i]])) if i in rows else float(sims[i])
                 for i in range(len(self.cands))]
 
@@ -231,7 +169,7 @@ class Scorer:
         asked = set(terms(query))
         if not asked:
             return 0.0
-        bags = self._bags[_asks_for_list(query)]
+        bags = self._bags[asks_for_list(query)]
         return max((sum(bag.get(t, 0.0) for t in asked) / len(asked) for bag in bags),
                    default=0.0)
 
@@ -240,27 +178,27 @@ class Scorer:
         cand = self.cands[i]
         sentence = cand.text
         adjust = 0.0
-        if _NUMBER_QUESTION.search(query) and _NUMBER.search(_without(sentence, query)):
+        if asks_for_number(query) and has_number(sentence, query):
             adjust += FORM_BONUS
-        if _PERSON_QUESTION.match(query) and _has_new_name(sentence, query):
+        if asks_for_person(query) and has_new_name(sentence, query):
             adjust += FORM_BONUS
-        subject = _subject_of(query)
-        if subject and _defines(sentence, subject):
+        subject = subject_of(query)
+        if subject and defines(sentence, subject):
             adjust += FORM_BONUS
-        if _asks_for_list(query):
-            if cand.followers or _ENUMERATION.search(sentence):
+        if asks_for_list(query):
+            if cand.followers or enumerates(sentence):
                 adjust += FORM_BONUS
             if cand.followers:
                 return adjust  # the list it introduces says what the sentence itself does not
-        if _restates(sentence, query):
+        if restates(sentence, query):
             adjust -= RESTATEMENT_PENALTY
         if len(words(sentence)) < FRAGMENT_WORDS:
             adjust -= RESTATEMENT_PENALTY
         return adjust
 
-    def mentions(self, i: int, words: frozenset[str]) -> bool:
-        """Whether sentence ``i`` (in context) contains any of the terms ``words``."""
-        return any(t in self._bags[False][i] for t in words)
+    def mentions(self, i: int, wanted: frozenset[str]) -> bool:
+        """Whether sentence ``i`` (in context) contains any of the terms ``wanted``."""
+        return any(t in self._bags[False][i] for t in wanted)
 
     def same(self, i: int, j: int) -> bool:
         """Whether two sentences say the same thing (overlapping chunks repeat sentences)."""
@@ -268,10 +206,6 @@ class Scorer:
         if not a or not b:
             return self.sentences[i] == self.sentences[j]
         return len(a & b) / len(a | b) >= 0.8
-
-
-def _asks_for_list(query: str) -> bool:
-    return bool(_LIST_QUESTION.search(query))
 
 
 def _bag(cand: Candidate, cands: list[Candidate], *, lists: bool) -> dict[str, float]:
@@ -311,44 +245,6 @@ def _context_texts(cands: list[Candidate], *, lists: bool) -> list[str]:
         parts += [cands[f].text for f in items]
         texts.append(" ".join(parts))
     return texts
-
-
-def _restates(sentence: str, query: str) -> bool:
-    """Whether ``sentence`` only repeats the query ("I have a plan to fight inflation"): it
-    adds at most one word in four, and no number or name."""
-    own = set(terms(sentence))
-    new = own - set(terms(query))
-    if not own or len(new) > max(1, len(own) // 4):
-        return False
-    return not (_NUMBER.search(_without(sentence, query)) or _has_new_name(sentence, query))
-
-
-def _without(sentence: str, query: str) -> str:
-    """``sentence`` without the numbers the query itself mentions ("PEP 8", "RFC 2616")."""
-    for number in re.findall(r"\d+", query):
-        sentence = re.sub(rf"\b{number}\b", "", sentence)
-    return sentence
-
-
-def _has_new_name(sentence: str, query: str) -> bool:
-    asked = {w.lower() for w in words(query)}
-    names = [w for w in words(sentence)[1:] if w[:1].isupper() and w.lower() not in asked]
-    return bool(names)
-
-
-def _subject_of(question: str) -> str:
-    """What a "what is X" / "how is X done" question is about ("" for other questions)."""
-    match = _DEFINITION_QUESTION.match(question) or _MANNER_QUESTION.match(question)
-    return match.group("subject") if match else ""
-
-
-def _defines(sentence: str, subject: str) -> bool:
-    """Whether ``sentence`` reads "<subject> is/means ...", its subject before the verb."""
-    subject_terms = set(terms(subject))
-    verb = _COPULA.search(sentence)
-    if not subject_terms or not verb:
-        return False
-    return subject_terms <= set(terms(sentence[: verb.start()]))
 
 
 def rank(scorer: Scorer, question: str, *, limit: int) -> Ranking:

@@ -109,7 +109,10 @@ def _with_header(header: str, chunks: Iterator[str]) -> Iterator[str]:
 
 
 class _Opening:
-    """The first line of the first reply, and later replies without it (when ``active``)."""
+    """A label every reply opens with, shown once: the longest start that a later reply's first
+    line shares with the first reply's, up to its last colon ("Extractive answer (...): "), is
+    left out of the later reply when it is at least ``MIN_OPENING`` characters (when
+    ``active``)."""
 
     def __init__(self, active: bool) -> None:
         self.active = active
@@ -121,8 +124,10 @@ class _Opening:
             if self.active and self.line is None:
                 seen += chunk
                 if "\n" in seen:
-                    self.line = seen.split("\n", 1)[0].strip()
+                    self.line = seen.split("\n", 1)[0]
             yield chunk
+        if self.active and self.line is None:
+            self.line = seen
 
     def drop(self, chunks: Iterator[str]) -> Iterator[str]:
         if not self.active or not self.line:
@@ -131,9 +136,27 @@ class _Opening:
         buffered = ""
         for chunk in chunks:
             buffered += chunk
-            if "\n" in buffered or len(buffered.strip()) > len(self.line):
+            if "\n" in buffered or len(buffered) > len(self.line):
                 break
-        first, newline, rest = buffered.partition("\n")
-        # What followed the dropped line still starts a line of its own (a list, say).
-        yield newline + rest if newline and first.strip() == self.line else buffered
+        shared = _shared_label(self.line, buffered.split("\n", 1)[0])
+        rest = buffered[len(shared):]
+        # What followed a dropped whole line still starts a line of its own (a list, say).
+        yield rest.lstrip(" ") if rest.strip() else buffered
         yield from chunks
+
+
+MIN_OPENING = 12
+
+
+def _shared_label(first: str, other: str) -> str:
+    """The start ``other`` shares with ``first``, up to and including its last colon (and the
+    space after it), or "" when that is shorter than ``MIN_OPENING``."""
+    length = 0
+    for a, b in zip(first, other):
+        if a != b:
+            break
+        length += 1
+    cut = other.rfind(":", 0, length)
+    if cut + 1 < MIN_OPENING:
+        return ""
+    return other[: cut + 1] + (" " if other[cut + 1 : cut + 2] == " " else "")

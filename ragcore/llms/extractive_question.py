@@ -1,0 +1,153 @@
+"""What a question asks, read from its words alone: its parts and its form.
+
+``question_parts`` splits a question that asks several things ("Who is responsible for the
+move, and what is the budget?", "How old were Mora and Rivera?") into one part per thing. The
+form predicates say what kind of sentence answers it: ``asks_for_number`` ("how many", "when"),
+``asks_for_person`` ("who"), ``asks_for_list`` ("what are the rules", "which methods"), and
+``subject_of`` (the X of "what is X", "how is X written"). The sentence side of each check is
+here too (``has_number``, ``has_new_name``, ``enumerates``, ``defines``, ``restates``), so the
+ranker (``extractive_rank``) only weighs them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..lexical import terms, words
+
+_WH = r"(?:what|how|who|whom|whose|when|where|which|why)"
+_AUX = r"(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have|had|may|must)"
+_CLAUSE_BREAK = re.compile(
+    rf"\s*;\s*|\?\s+|,?\s+(?:and|but|also|plus)\s+(?={_WH}\b|{_AUX}\b)|,\s+(?={_WH}\b)", re.I
+)
+_NUMBER_QUESTION = re.compile(
+    r"\bhow (?:many|much|old|long|far|big|large|often|tall|high|fast|soon)\b|"
+    r"\b(?:what|which) (?:age|year|date|percentage|number|price|rate|size|amount|salary|time)\b|"
+    r"\bwhen\b|\bat what\b", re.I
+)
+_DEFINITION_QUESTION = re.compile(
+    r"^\s*what (?:is|are) (?:an? |the )?(?P<subject>[^?]+?)\??$", re.I
+)
+_MANNER_QUESTION = re.compile(
+    r"^\s*how (?:is|are|was|were) (?:an? |the )?(?P<subject>.+?) \w+(?:ed|en)\b", re.I
+)
+_LIST_QUESTION = re.compile(
+    r"^\s*(?:what|which) (?:are|were)\b|^\s*what (?:kinds|types|sorts) of\b|"
+    r"\bwhich (?:\w+ ){0,2}\w+s\b|^\s*(?:list|name|enumerate)\b|"
+    r"\b(?:two|three|four|five|six|seven|eight|nine|ten|several) \w+s\b", re.I
+)
+_ENUMERATION = re.compile(
+    r":\s*\S[^:]*[,;][^:]*[,;]|\(i+\)|\b\w+, \w+,? and \w+|(?:\b[\w-]+(?: [\w-]+)?, ){2,}[\w-]+"
+)
+_PERSON_QUESTION = re.compile(r"^\s*(?:who|whom|whose)\b", re.I)
+_NUMBER = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
+    r"forty|fifty|hundred|thousand|million|billion|dozen|half)\b", re.I
+)
+_COPULA = re.compile(r"\b(?:is|are|was|means|refers to|describes|defines)\b", re.I)
+_SKIP_AFTER_AND = {"a", "an", "the", "in", "on", "at", "for", "of", "to", "with", "from", "by"}
+
+
+def question_parts(question: str) -> list[str]:
+    """The parts of a question that each need an answer: clauses ("..., and what is the
+    budget?"), then conjoined names in one clause ("How old were Mora and Rivera?")."""
+    parts: list[str] = []
+    for clause in _CLAUSE_BREAK.split(question.strip()):
+        clause = clause.strip(" ,?")
+        if len(terms(clause)) >= 1:
+            parts.extend(_split_conjunction(clause))
+    return parts or [question]
+
+
+def _split_conjunction(clause: str) -> list[str]:
+    """"How old were A B and C D" -> ["How old were A B", "How old were C D"]."""
+    tokens = clause.split()
+    lowered = [t.lower() for t in tokens]
+    if "and" not in lowered:
+        return [clause]
+    at = lowered.index("and")
+    left = at
+    while left > 0 and terms(tokens[left - 1]):
+        left -= 1
+    if left == at:
+        return [clause]
+    start = at + 1
+    while start < len(tokens) and lowered[start] in _SKIP_AFTER_AND:
+        start += 1
+    capitalized = all(t[:1].isupper() for t in tokens[left:at])
+    end = start
+    while end < len(tokens) and terms(tokens[end]) and (
+        not capitalized or tokens[end][:1].isupper()
+    ):
+        end += 1
+    if end == start:
+        return [clause]
+    before, after = tokens[:left], tokens[end:]
+    first = " ".join(before + tokens[left:at] + after)
+    second = " ".join(before + tokens[start:end] + after)
+    return [first, second]
+
+
+def asks_for_list(query: str) -> bool:
+    """Whether the query asks for several things ("What are the rules ...?")."""
+    return bool(_LIST_QUESTION.search(query))
+
+
+def asks_for_number(query: str) -> bool:
+    """Whether the answer is a number, an amount or a date ("how many", "when")."""
+    return bool(_NUMBER_QUESTION.search(query))
+
+
+def asks_for_person(query: str) -> bool:
+    """Whether the query asks who."""
+    return bool(_PERSON_QUESTION.match(query))
+
+
+def has_number(sentence: str, query: str) -> bool:
+    """Whether ``sentence`` holds a number other than those the query names ("PEP 8")."""
+    return bool(_NUMBER.search(_without(sentence, query)))
+
+
+def enumerates(sentence: str) -> bool:
+    """Whether ``sentence`` lists things ("GET, HEAD, PUT and DELETE", "(i) ... (ii) ...")."""
+    return bool(_ENUMERATION.search(sentence))
+
+
+def restates(sentence: str, query: str) -> bool:
+    """Whether ``sentence`` only repeats the query ("I have a plan to fight inflation"): it
+    adds at most one word in four, and no number or name."""
+    own = set(terms(sentence))
+    new = own - set(terms(query))
+    if not own or len(new) > max(1, len(own) // 4):
+        return False
+    return not (has_number(sentence, query) or has_new_name(sentence, query))
+
+
+def _without(sentence: str, query: str) -> str:
+    """``sentence`` without the numbers the query itself mentions ("PEP 8", "RFC 2616")."""
+    for number in re.findall(r"\d+", query):
+        sentence = re.sub(rf"\b{number}\b", "", sentence)
+    return sentence
+
+
+def has_new_name(sentence: str, query: str) -> bool:
+    """Whether ``sentence`` names someone or something (a capitalized word past its first)
+    the query does not."""
+    asked = {w.lower() for w in words(query)}
+    names = [w for w in words(sentence)[1:] if w[:1].isupper() and w.lower() not in asked]
+    return bool(names)
+
+
+def subject_of(question: str) -> str:
+    """What a "what is X" / "how is X done" question is about ("" for other questions)."""
+    match = _DEFINITION_QUESTION.match(question) or _MANNER_QUESTION.match(question)
+    return match.group("subject") if match else ""
+
+
+def defines(sentence: str, subject: str) -> bool:
+    """Whether ``sentence`` reads "<subject> is/means ...", its subject before the verb."""
+    subject_terms = set(terms(subject))
+    verb = _COPULA.search(sentence)
+    if not subject_terms or not verb:
+        return False
+    return subject_terms <= set(terms(sentence[: verb.start()]))
