@@ -1,4 +1,4 @@
-"""The keyword-analysis and fusion variants hybrid retrieval was chosen among, on the same questions.
+"""The keyword-analysis and fusion variants the default hybrid retrieval was chosen among.
 
 ``bench_retrieval`` measures the retrieval modes as users get them; this measures the choices
 behind the default "hybrid" mode, so the choice can be checked and re-made. Each question is

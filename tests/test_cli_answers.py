@@ -150,3 +150,15 @@ def test_unknown_retrieval_is_a_usage_error(run, capsys):
     with pytest.raises(SystemExit) as exc:
         run("retrieve", "q", "--index", "notes", "--retrieval", "bm25")
     assert exc.value.code == 2
+
+
+def test_hybrid_is_the_default_retrieval_of_query_and_chat(run, tmp_path):
+    code, out, err = run("query", "What does the policy engine grant?", "--index", "notes",
+                         "--llm", "extractive", "--trace")
+    assert code == 0 and "retrieval hybrid" in err
+    assert "fuse" in out.split("Trace:", 1)[1] and "[1] trust.txt" in out
+    code, out, _ = run("chat", "--index", "notes", "--llm", "extractive", "--save",
+                       stdin="What do tomatoes need?\n/trace\n")
+    assert code == 0 and "fuse" in out
+    [saved] = (tmp_path / "ws" / "chats").glob("*.json")
+    assert json.loads(saved.read_text())["settings"]["retrieval_mode"] == "hybrid"

@@ -157,7 +157,8 @@ def test_hybrid_options_choose_the_fusion(index):
     words = KeywordRetriever(index, similarity_top_k=5).retrieve(question)
     for options, expected in [
         ({"fusion": "reciprocal_rank"}, reciprocal_rank_fusion([vector, words])),
-        ({"fusion": "reciprocal_rank", "rrf_k": 1}, reciprocal_rank_fusion([vector, words], rrf_k=1)),
+        ({"fusion": "reciprocal_rank", "rrf_k": 1},
+         reciprocal_rank_fusion([vector, words], rrf_k=1)),
         ({"fusion": "dist_based_score"}, fuse([vector, words], method="dist_based_score")),
         ({"alpha": 1.0}, fuse([vector, words], weights=(1.0, 0.0))),
         ({"alpha": 0.0}, fuse([vector, words], weights=(0.0, 1.0))),
@@ -233,7 +234,8 @@ def test_hybrid_is_the_default_everywhere_and_similarity_stays_available(index):
     assert isinstance(chat.retriever, HybridRetriever)
     trace = Trace()
     index.as_query_engine(llm=ExtractiveLLM()).query("What does the PDP decide?", trace=trace)
-    assert [s.name for s in trace.stages][:4] == ["embed query", "retrieve", "keyword search", "fuse"]
+    stages = [s.name for s in trace.stages]
+    assert stages[:4] == ["embed query", "retrieve", "keyword search", "fuse"]
     by_meaning = index.as_query_engine(llm=ExtractiveLLM(), retrieval_mode="similarity")
     assert type(by_meaning.retriever) is VectorRetriever
     assert type(index.as_retriever(mode="similarity")) is VectorRetriever
@@ -258,7 +260,7 @@ def test_hybrid_finds_the_policy_decision_point_that_vectors_miss(real_embedder)
         text = scored.node.text.lower()
         return "800-207" in (scored.file_name or "") and "policy decision point (pdp)" in text
 
-    by_meaning = index.as_retriever(similarity_top_k=4).retrieve(question)
+    by_meaning = index.as_retriever(mode="similarity", similarity_top_k=4).retrieve(question)
     # The small model matches "policy" and "decision" in the risk-assessment guide instead.
     assert not any(defines_pdp(s) for s in by_meaning)
     hybrid = index.as_retriever(mode="hybrid", similarity_top_k=4).retrieve(question)

@@ -38,7 +38,7 @@ def test_zero_trust_question_finds_the_nist_pages(corpus_index):
     assert all(r.file_name == "NIST.SP.800-207-ZeroTrustArchitecture.pdf" for r in results)
     assert results[0].page is not None
     assert "zero trust" in " ".join(r.node.text.lower() for r in results)
-    assert [s.name for s in trace.stages] == ["embed query", "retrieve"]
+    assert [s.name for s in trace.stages] == ["embed query", "retrieve", "keyword search", "fuse"]
 
 
 def test_persisted_index_answers_the_same_after_reload(corpus_index, real_embedder, tmp_path):
