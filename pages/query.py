@@ -6,6 +6,7 @@ from ragcore.present import format as fmt, trace_view
 from webapp import shell, state
 from webapp.citing import passage_html, render_listing, source_listing, source_title
 from webapp.query_options import POSTPROCESSOR_DESCRIPTIONS, QueryOptions, parse_keywords
+from ragcore.index.engines import llm_with_index_embedder
 from ragcore.query import iter_compare_modes
 from ragcore.synthesis import MODE_DESCRIPTIONS, ResponseMode
 from ragcore.trace import Trace
@@ -138,8 +139,9 @@ def compare(name: str, question: str, options: QueryOptions, modes: list[str]) -
         state.ensure_embedder_loaded(index.embedder)
     bar = st.progress(0.0, text="Retrieving passages…")
     results = []
+    llm = llm_with_index_embedder(state.current_llm(), index, options.retrieval_mode)
     for result in iter_compare_modes(
-        question, llm=state.current_llm(), modes=modes,
+        question, llm=llm, modes=modes,
         retriever=index.as_retriever(similarity_top_k=options.top_k,
                                      mode=options.retrieval_mode),
         postprocessors=options.build_postprocessors(index),

@@ -79,15 +79,15 @@ def test_the_model_floor_applies_only_to_the_model_it_was_measured_with():
     assert Scorer(cands, other).answers("When does the move start?", 0.3)
 
 
-def test_sentences_are_embedded_in_one_batch_and_each_query_once():
+def test_sentences_are_embedded_in_one_batch_and_the_question_with_its_parts_in_another():
     embedder = FakeEmbedder()
     cands = candidates("The move starts on Friday. It ends on Sunday. The budget is $48,000.")
     scorer = Scorer(cands, embedder)
     rank(scorer, "When does the move start, and what is the budget?", limit=3)
-    # one batch of sentences (with their contexts), the question and each of its two parts
-    assert embedder.calls == 4
+    # one batch of sentences (with their headings), one of the question and its two parts
+    assert embedder.calls == 2
     scorer.scores("When does the move start, and what is the budget?")
-    assert embedder.calls == 4
+    assert embedder.calls == 2
 
 
 def test_meaning_outranks_a_shared_word_when_a_model_is_given():

@@ -12,8 +12,9 @@ passed extra tools, since only an agent can use them).
 
 An LLM that can put an embedding model to use offers ``with_embedder(embedder)`` returning the
 LLM to use (the offline ``ExtractiveLLM`` ranks the sentences it quotes by meaning with it).
-The engines hand it the index's embedder, resolved only when the LLM first embeds, so it is
-the model retrieval has already loaded; keyword retrieval loads no model, so it hands none.
+The engines hand it the index's embedder (``llm_with_index_embedder``), resolved only when the
+LLM first embeds, so it is the model retrieval has already loaded; keyword retrieval loads no
+model, so it hands none.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def query_engine_from_index(
     """Retrieve from ``index`` (``retrieval_mode``: similarity, mmr, keyword or hybrid),
     postprocess in order, and answer with ``llm`` in ``response_mode``."""
     _require_llm(llm, "a query engine")
-    llm = _with_index_embedder(llm, index, retrieval_mode)
+    llm = llm_with_index_embedder(llm, index, retrieval_mode)
     retriever = index.as_retriever(
         similarity_top_k=similarity_top_k, filters=filters, doc_ids=doc_ids, mode=retrieval_mode
     )
@@ -84,7 +85,7 @@ def chat_engine_from_index(
     """A chat engine (or agent) over ``index``; every one answers ``.chat(message, memory)``."""
     mode = parse_chat_mode(chat_mode)
     _require_llm(llm, "a chat engine")
-    llm = _with_index_embedder(llm, index, retrieval_mode)
+    llm = llm_with_index_embedder(llm, index, retrieval_mode)
     kind = best_chat_mode(llm, tools=tools) if mode is ChatMode.BEST else mode.value
     if tools and kind not in AGENT_MODES:
         raise ConfigError(
@@ -119,8 +120,9 @@ def _query_engine(
     return QueryEngine(retriever, synthesizer, postprocessors=postprocessors)
 
 
-def _with_index_embedder(llm: LLM, index: VectorStoreIndex, retrieval_mode: str) -> LLM:
-    """``llm`` given the index's embedder, if it asks for one (``with_embedder``)."""
+def llm_with_index_embedder(llm: LLM, index: VectorStoreIndex, retrieval_mode: str) -> LLM:
+    """``llm`` given the index's embedder, if it asks for one (``with_embedder``); what the
+    engines answer with, and what a caller running the synthesizer itself should use too."""
     offer = getattr(llm, "with_embedder", None)
     if offer is None or retrieval_mode == "keyword":
         return llm

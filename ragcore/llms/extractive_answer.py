@@ -39,9 +39,9 @@ NEEDS_DOCUMENTS = (
 )
 CHAT_NEEDS_MODEL = (
     f"{LABEL}: chatting needs a language model. Without one I can only quote your documents, "
-    "and this chat mode (simple) sends me no passages. Choose a chat mode that searches the "
-    "documents (condense_plus_context, context, condense_question or react), or configure a "
-    "language model (Ollama or an OpenAI-compatible server) on the Settings page."
+    "and this chat mode (simple) sends me no passages, only the conversation. Choose a chat "
+    "mode that searches the documents (condense_plus_context, context, condense_question or "
+    "react), or configure a language model (Ollama or an OpenAI-compatible server)."
 )
 NOT_FOUND = (
     f"{LABEL}: not found. None of the passages retrieved for this question answers it, so "

@@ -46,8 +46,9 @@ LEXICAL_WEIGHT = 0.3
 # A sentence is worth quoting beside the best one only if it scores this share of the best.
 RELATIVE_FLOOR = 0.8
 # Under this score the best sentence is noise ("not found"), for the models it was measured
-# with: all-MiniLM-L6-v2 on the 77 questions of benchmarks/answers (answerable questions whose
-# passages hold the answer scored 0.54 and up; 11 of the 12 the corpus cannot answer, under 0.5).
+# with. all-MiniLM-L6-v2, on the 77 questions of benchmarks/answers with the default (hybrid)
+# retrieval of 4 chunks: the 12 questions the corpus cannot answer scored 0.28-0.49; of the
+# answerable ones whose passages hold the answer, all but one scored 0.52 or more.
 SEMANTIC_FLOORS = {"all-MiniLM-L6-v2": 0.5}
 # Without such a model: the share of the question's words one sentence (in context) must hold.
 LEXICAL_FLOOR = 0.34
@@ -125,31 +126,44 @@ class Scorer:
 
     def similarity(self, query: str) -> list[float] | None:
         """Cosine similarity of each sentence (or of it in context) to ``query``; None without
-        a model. Sentences and contexts are embedded once per scorer, in one batch."""
+        a model. Sentences are embedded once per scorer, in one batch."""
         vectors = self.sentence_vectors()
         if vectors is None:
             return None
-        if query not in self._query_cache:
-            text = f"{self.background}: {query}" if self.background else query
-            self._query_cache[query] = np.asarray(self.embedder.embed_batch([text]))[0]
+        self.embed_queries([query])
         sims = self._all @ self._query_cache[query]
         rows = self._context_rows[asks_for_list(query)]
         return [max(float(sims[i]), float(sims[rows[i]])) if i in rows else float(sims[i])
                 for i in range(len(self.cands))]
 
+    def embed_queries(self, queries: Sequence[str]) -> None:
+        """Embed the queries not embedded yet, in one batch (a question and its parts)."""
+        missing = [q for q in dict.fromkeys(queries) if q not in self._query_cache]
+        if self.embedder is None or not missing:
+            return
+        texts = [f"{self.background}: {q}" if self.background else q for q in missing]
+        for query, vector in zip(missing, np.asarray(self.embedder.embed_batch(texts))):
+            self._query_cache[query] = vector
+
     def sentence_vectors(self) -> np.ndarray | None:
         """The sentences' vectors, one row each (None without a model), embedded on first use
-        together with the sentences in context, in one batch."""
+        in one batch with their headings; a sentence in context is the normalized sum of its
+        vector and its context's (heading, the sentence it refers back to, its list's mean)."""
         if self.embedder is None or not self.cands:
             return None
         if self._all is None:
             texts = [c.text for c in self.cands]
+            headings = sorted({c.heading for c in self.cands if c.heading})
+            vectors = np.asarray(self.embedder.embed_batch(texts + headings), dtype=np.float32)
+            own, heading_rows = vectors[: len(texts)], dict(zip(headings, vectors[len(texts):]))
+            rows = [own]
             for lists in (False, True):
-                for i, text in enumerate(_context_texts(self.cands, lists=lists)):
-                    if text:
-                        self._context_rows[lists][i] = len(texts)
-                        texts.append(text)
-            self._all = np.asarray(self.embedder.embed_batch(texts))
+                for i, context in enumerate(_context_vectors(self.cands, own, heading_rows,
+                                                             lists=lists)):
+                    if context is not None:
+                        self._context_rows[lists][i] = sum(len(r) for r in rows)
+                        rows.append(context[None, :])
+            self._all = np.concatenate(rows)
         return self._all[: len(self.cands)]
 
     def answers(self, query: str, score: float) -> bool:
@@ -229,22 +243,25 @@ def _bag(cand: Candidate, cands: list[Candidate], *, lists: bool) -> dict[str, f
     return bag
 
 
-def _context_texts(cands: list[Candidate], *, lists: bool) -> list[str]:
-    """For each sentence, itself in context ("" when it has none): its heading, the sentence
-    it refers back to, then it, then (with ``lists``) the list it introduces."""
-    texts = []
-    for c in cands:
-        items = c.followers[:6] if lists else []
-        if not (items or c.heading or c.previous is not None):
-            texts.append("")
-            continue
-        parts = [f"{c.heading}:"] if c.heading else []
+def _context_vectors(
+    cands: list[Candidate], own: np.ndarray, headings: dict[str, np.ndarray], *, lists: bool
+) -> list[np.ndarray | None]:
+    """For each sentence, the vector of it in context (None when it has none): its own plus
+    its heading's, the sentence it refers back to and (with ``lists``) its list's mean."""
+    out: list[np.ndarray | None] = []
+    for i, c in enumerate(cands):
+        parts = [headings[c.heading]] if c.heading else []
         if c.previous is not None:
-            parts.append(cands[c.previous].text)
-        parts.append(c.text)
-        parts += [cands[f].text for f in items]
-        texts.append(" ".join(parts))
-    return texts
+            parts.append(own[c.previous])
+        items = c.followers[:6] if lists else []
+        if items:
+            parts.append(own[items].mean(axis=0))
+        if not parts:
+            out.append(None)
+            continue
+        total = own[i] + np.mean(parts, axis=0)
+        out.append(total / (np.linalg.norm(total) or 1.0))
+    return out
 
 
 def rank(scorer: Scorer, question: str, *, limit: int) -> Ranking:
@@ -252,12 +269,13 @@ def rank(scorer: Scorer, question: str, *, limit: int) -> Ranking:
     question the chosen ones leave unanswered, then close runners-up, ``limit`` at most."""
     if not scorer.cands:
         return Ranking([], [], False)
+    parts = question_parts(question)
+    scorer.embed_queries([question, *parts] if len(parts) > 1 else [question])
     scores = scorer.scores(question)
     best = max(range(len(scores)), key=lambda i: (scores[i], -i))
     if not scorer.answers(question, scores[best]):
         return Ranking([], scores, False)
     chosen = [best]
-    parts = question_parts(question)
     if len(parts) > 1:
         _cover_parts(scorer, parts, chosen, limit)
     for i in sorted(range(len(scores)), key=lambda i: (-scores[i], i)):
