@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from ragcore.llms.extractive_text import candidates, is_heading, is_quotable, split_passages
+from ragcore.llms.extractive_text import (
+    candidates,
+    is_heading,
+    is_quotable,
+    quote_unit,
+    split_passages,
+)
 
 
 def texts(context: str) -> list[str]:
@@ -109,3 +115,21 @@ def test_passages_are_split_at_metadata_with_their_file_names_as_topic():
     assert [p.topic for p in passages] == ["tar help", "Zero Trust Architecture NIST SP 800-207"]
     assert [(c.passage, c.topic) for c in candidates(context)] == [
         (0, "tar help"), (1, "Zero Trust Architecture NIST SP 800-207")]
+
+
+def test_a_literal_block_of_sentences_is_kept_and_one_of_code_is_not():
+    document = ("The Zen of Python::\n\n    Beautiful is better than ugly.\n"
+                "    Explicit is better than implicit.\n\nFor example::\n\n"
+                "    x = compute(1)  # then print it\n\nThat is all.")
+    assert texts(document) == ["The Zen of Python:", "Beautiful is better than ugly.",
+                               "Explicit is better than implicit.", "For example:",
+                               "That is all."]
+
+
+def test_a_sentence_continuing_the_one_before_is_quoted_with_it():
+    found = candidates("Nominating a judge is a serious duty. And I did that 4 days ago, when "
+                       "I nominated Judge Jackson. These steps take months. This is normal.")
+    assert [c.previous for c in found] == [None, 0, 1, 2]
+    assert quote_unit(found, 1) == [0, 1]
+    # a chain of references is followed two steps back at most
+    assert quote_unit(found, 3) == [1, 2, 3]

@@ -50,13 +50,16 @@ _ORDINAL = re.compile(
     r"^(?:and\s+)?(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
     r"finally|lastly|\d{1,2}[.)])\b", re.I
 )
-# A sentence that starts like this, or names "this/these ..." thing, refers to the one before.
+# A sentence that starts like this, or names "this/these ..." thing, refers to the one before
+# ("And I did that 4 days ago" continues the sentence before it).
 _REFERS_BACK = re.compile(
-    r"^(?:this|that|these|those|it|its|he|she|they|his|her|their|such|there)\b|"
-    r"\b(?:this|these|those|such)\s+\w+", re.I
+    r"^(?:this|that|these|those|it|its|he|she|they|his|her|their|such|there|and|but|so|yet|"
+    r"also|however|therefore|thus)\b|\b(?:this|these|those|such)\s+\w+", re.I
 )
+# ... and cannot be quoted without it.
 _STARTS_WITH_REFERENCE = re.compile(
     r"^(?:this|that|these|those|it|he|she|they|his|her|their)\b|"
+    r"^(?:and|but|so|yet)\s+(?:\w+\s+){0,3}(?:this|that|these|those|it)\b|"
     r"^(?:\S+\s+){1,3}(?:this|these|those)\s+\w+", re.I
 )
 _LITERAL_DIRECTIVES = ("code", "code-block", "sourcecode", "literalinclude", "highlight",
@@ -155,15 +158,18 @@ def candidates(*contexts: str) -> list[Candidate]:
 
 
 def quote_unit(cands: list[Candidate], i: int, *, elaborate: bool = False) -> list[int]:
-    """The sentences to quote for candidate ``i`` so it reads on its own, in order: the one it
-    refers back to ("This is where ..."), itself, and with ``elaborate`` the next one when that
-    refers back to it ("... are called unreserved. These include ..."). Its list is separate."""
+    """The sentences to quote for candidate ``i`` so it reads on its own, in order: the ones it
+    refers back to ("This is where ...", two steps back at most), itself, and with
+    ``elaborate`` the next one when that refers back to it ("... are called unreserved. These
+    include ..."). Its list is quoted separately."""
     unit = [i]
-    cand = cands[i]
-    if cand.starts_with_reference and cand.previous is not None:
-        unit.insert(0, cand.previous)
+    while len(unit) < 3 and cands[unit[0]].starts_with_reference:
+        previous = cands[unit[0]].previous
+        if previous is None:
+            break
+        unit.insert(0, previous)
     nxt = i + 1
-    if elaborate and nxt < len(cands) and cands[nxt].previous == i and not cand.followers:
+    if elaborate and nxt < len(cands) and cands[nxt].previous == i and not cands[i].followers:
         if cands[nxt].starts_with_reference:
             unit.append(nxt)
     return unit
@@ -221,6 +227,9 @@ def _blocks(text: str) -> list[tuple[str, str]]:
             blocks.append((line.strip(), "heading"))
         elif what == "break" or not line.strip() or _UNDERLINE.match(line):
             flush()
+        elif what == "line":
+            flush()
+            blocks.append((line, "prose"))
         elif _LIST_ITEM.match(line) or _OPTION_LINE.match(line) or _COLUMNS.search(line.strip()):
             flush("item")
             current = [_LIST_ITEM.sub("", line).strip()]
@@ -260,7 +269,9 @@ def _starts_in_code(lines: list[str]) -> bool:
 
 
 def _clean_lines(text: str) -> list[tuple[str, str]]:
-    """``(line, what)`` without markup: what is "text", "heading", or "break" (code, tags)."""
+    """``(line, what)`` without markup: what is "text", "heading", "line" (a line of a reST
+    literal block that reads as a sentence, such as the Zen of Python's: a block of its own),
+    or "break" (code, tags)."""
     raw_lines = text.splitlines()
     out: list[tuple[str, str]] = []
     fenced = _starts_in_code(raw_lines)
@@ -271,8 +282,11 @@ def _clean_lines(text: str) -> list[tuple[str, str]]:
         if _FENCE.match(line):
             fenced = not fenced
             out.append(("", "break"))
-        elif fenced or (literal_indent is not None and (indent > literal_indent or not line)):
+        elif fenced:
             out.append(("", "break"))
+        elif literal_indent is not None and (indent > literal_indent or not line):
+            prose = _ENDS_SENTENCE.search(line) and is_quotable(line.strip())
+            out.append((line.strip(), "line") if prose else ("", "break"))
         elif _MD_HEADING.match(line):
             literal_indent = None
             out.append((_MD_HEADING.sub("", line).strip(" #"), "heading"))
