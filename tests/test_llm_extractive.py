@@ -172,6 +172,11 @@ def test_metadata_lines_are_never_quoted_and_duplicates_once():
     assert "file_name" not in reply
 
 
+def test_passages_of_only_code_and_headings_are_not_an_answer():
+    context = "# Setup\n\n```python\nimport os\nprint(os.getcwd())\n```\n"
+    assert ask(context, "Where does the program run?") == NOT_FOUND
+
+
 def test_a_question_nothing_matches_gets_an_honest_reply():
     assert extractive_reply(QA.format(context=CONTEXT, question="Zebras?")) == NOT_FOUND
 

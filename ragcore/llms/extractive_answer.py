@@ -16,7 +16,7 @@ asks of a model:
                                                    passage answers better or answers more
 
 A question that asks for an overview ("Summarize the document") gets the most representative
-sentences in document order instead, and a question no sentence answers gets ``not_found``.
+sentences in document order instead, and a question no sentence answers gets ``NOT_FOUND``.
 """
 
 from __future__ import annotations
@@ -75,8 +75,8 @@ def answer(
     """Quote the sentences of ``context`` that answer ``question`` in ``style`` (see the module
     docstring); ``background`` is the topic of a follow-up that only refers to it."""
     cands = candidates(strip_labels(context))
-    if not cands:
-        return NEEDS_DOCUMENTS
+    if not cands:  # no passages at all, or only headings, code and tables
+        return NOT_FOUND if context.strip() else NEEDS_DOCUMENTS
     if is_summary_request(question):
         return overview(cands, limit=limit)
     scorer = Scorer(cands, embedder, background=background)
