@@ -8,8 +8,7 @@ fast repeats of a term stop adding to the score (0: a term counts once however o
 Lucene's defaults, 1.2 and 0.75, are ours.
 
 Only the formula lives here; the postings it runs over are ``ragcore.index.keyword``'s, and the
-words that become terms are ``ragcore.analysis``'s. The extractive answerer scores sentences
-with its own small BM25 (``ragcore.lexical.bm25_scores``) over a few sentences at a time.
+words that become terms are ``ragcore.analysis``'s.
 """
 
 from __future__ import annotations

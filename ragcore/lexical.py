@@ -1,9 +1,9 @@
-"""Sentence splitting and lexical scoring for the extractive backend (no model, no I/O).
+"""Words, light stemming, sentence splitting and centrality for the extractive answerer.
 
-Sentences are ranked against a query with BM25 computed over the sentences themselves, so a
-query term that is rare in the given text (a name, a number) outweighs a common one; centrality
-(similarity to the text's overall term profile) picks representative sentences for summaries.
-Unlike ``ragcore.chunking`` this splitter does not keep character offsets: it only needs clean
+No model, no I/O. ``terms`` gives a text's content words (lower case, stopwords dropped, a light
+suffix stemmer); ``split_sentences`` cuts passages into quotable sentences; centrality (similarity
+to the text's overall term profile) picks representative sentences for summaries. BM25's own
+analysis (Snowball stemming) is ``ragcore.analysis``. Unlike ``ragcore.chunking`` this splitter does not keep character offsets: it only needs clean
 sentences to quote.
 """
 
@@ -46,7 +46,6 @@ _SUFFIXES = (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", ""), 
 _DOT_LEADER = re.compile(r"(?:\.\s?){4,}")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)]|#+)\s+")
 MAX_SENTENCE_CHARS = 600
-RELATIVE_FLOOR = 0.4
 BACKGROUND_WEIGHT = 0.35
 
 
@@ -151,38 +150,6 @@ def _shorten(sentence: str) -> str:
     return sentence[: cut if cut > 0 else MAX_SENTENCE_CHARS] + " ..."
 
 
-def bm25_scores(
-    sentences: Sequence[str],
-    query: str,
-    *,
-    background: str = "",
-    k1: float = 1.2,
-    b: float = 0.5,
-) -> list[float]:
-    """BM25 of each sentence for ``query``, with document frequencies from ``sentences``.
-
-    Terms found only in ``background`` (the topic of a follow-up such as "how long is it?")
-    count ``BACKGROUND_WEIGHT`` as much: the sentence should answer what is new in the question.
-    """
-    weight = {t: 1.0 for t in terms(query)}
-    for t in terms(background):
-        weight.setdefault(t, BACKGROUND_WEIGHT)
-    docs = [terms(s) for s in sentences]
-    if not weight or not docs:
-        return [0.0] * len(docs)
-    n = len(docs)
-    avg_len = sum(len(d) for d in docs) / n or 1.0
-    df = Counter(t for d in docs for t in set(d) if t in weight)
-    idf = {t: w * math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t, w in weight.items()}
-    query_terms = weight.keys()
-    scores = []
-    for doc in docs:
-        tf = Counter(t for t in doc if t in query_terms)
-        norm = k1 * (1 - b + b * len(doc) / avg_len)
-        scores.append(sum(idf[t] * f * (k1 + 1) / (f + norm) for t, f in tf.items()))
-    return scores
-
-
 def centrality_scores(sentences: Sequence[str]) -> list[float]:
     """Cosine similarity of each sentence's terms to the term profile of all the sentences."""
     docs = [Counter(terms(s)) for s in sentences]
@@ -202,51 +169,3 @@ def is_summary_request(query: str) -> bool:
     words = [w.lower() for w in _WORD.findall(query)]
     content = [w for w in words if w not in STOPWORDS]
     return not content or all(w in SUMMARY_WORDS for w in content)
-
-
-def _near_duplicate(a: set[str], b: set[str]) -> bool:
-    if not a or not b:
-        return a == b
-    return len(a & b) / len(a | b) >= 0.8
-
-
-def select_sentences(
-    sentences: Sequence[str],
-    query: str,
-    *,
-    limit: int,
-    centrality: float = 0.0,
-    background: str = "",
-) -> list[int]:
-    """Indexes of up to ``limit`` sentences to quote, best first; none if nothing matches.
-
-    ``centrality`` (0..1) blends in how representative each sentence is; overview requests
-    use centrality alone. Sentences scoring under ``RELATIVE_FLOOR`` of the best are left out,
-    and repeated sentences (chunks overlap) are quoted once.
-    """
-    if not sentences:
-        return []
-    if is_summary_request(query):
-        scores, centrality = [0.0] * len(sentences), 1.0
-    else:
-        scores = bm25_scores(sentences, query, background=background)
-        if not any(scores):
-            return []
-    if centrality:
-        central = centrality_scores(sentences)
-        top = max(scores) or 1.0
-        scores = [(1 - centrality) * s / top + centrality * c for s, c in zip(scores, central)]
-    order = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))
-    # A sentence far weaker than the best one (it shares only a common word) is noise.
-    floor = 0.0 if centrality == 1.0 else RELATIVE_FLOOR * max(scores)
-    chosen: list[int] = []
-    seen: list[set[str]] = []
-    for i in order:
-        bag = set(terms(sentences[i])) or {sentences[i].lower()}
-        if scores[i] <= floor or any(_near_duplicate(bag, other) for other in seen):
-            continue
-        chosen.append(i)
-        seen.append(bag)
-        if len(chosen) == limit:
-            break
-    return chosen

@@ -25,7 +25,7 @@ from ragcore.llms.extractive import (
     main_noun_phrase,
     make_standalone,
 )
-from ragcore.lexical import bm25_scores, split_sentences, terms
+from ragcore.lexical import split_sentences, terms
 from ragcore.prompts import (
     CONDENSE,
     CONTEXT_CHAT,
@@ -420,6 +420,3 @@ def test_fragments_not_worth_quoting_are_dropped():
         'fragment    = *( pchar / "/" / "?" )']
 
 
-def test_bm25_prefers_the_sentence_with_the_rare_term():
-    scores = bm25_scores(["common word here", "common rare here", "common again"], "common rare")
-    assert scores.index(max(scores)) == 1
