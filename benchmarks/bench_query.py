@@ -111,7 +111,7 @@ def _index_search(nodes, vectors):
         return None
     index = VectorStoreIndex(embedder=FakeEmbedder(dim=DIM))
     index.insert_nodes(nodes, vectors=vectors)
-    retriever = index.as_retriever(similarity_top_k=TOP_K)
+    retriever = index.as_retriever(similarity_top_k=TOP_K, mode="similarity")
     return lambda vector, trace: retriever.retrieve_by_vector(vector, trace=trace)
 
 
