@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragcore.agent.react_parser import (
+    _ACTION_OR_ANSWER,
     ActionStep,
     AnswerScanner,
     AnswerStep,
@@ -203,3 +206,38 @@ def test_any_text_parses_without_raising_and_streams_consistently(text, cuts):
         assert isinstance(step, AnswerStep) and released == step.answer
     if isinstance(step, ActionStep):
         assert step.action and released == ""
+
+
+def _first_marker_is_answer(text: str) -> bool:
+    marker = _ACTION_OR_ANSWER.search(text)
+    return marker is not None and "answer" in marker.group("kind").lower()
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=react_like(), cuts=st.lists(st.integers(0, 300)))
+def test_streamed_answer_equals_whole_text_parse_for_any_chunking(text, cuts):
+    step = parse_react_reply(text)
+    if isinstance(step, AnswerStep) and _first_marker_is_answer(text):
+        assert scan(split_points(text, cuts)) == step.answer
+        assert scan(list(text)) == step.answer
+
+
+def test_scanner_ends_the_answer_at_an_action_input_line_written_without_a_space():
+    assert scan(["Answer: 12 pages.\nactioni", "nput: {}"]) == "12 pages."
+
+
+def test_a_700k_character_answer_streams_in_linear_time():
+    line = "The report lists every page of the annual review in order. "
+    body = "".join(line if i % 40 else line + "\n" for i in range(12_000))
+    text = "Thought: I know it.\nAnswer: " + body
+    chunks = [text[i : i + 4] for i in range(0, len(text), 4)]
+    assert len(text) > 700_000
+    started = time.perf_counter()
+    released = scan(chunks)
+    elapsed = time.perf_counter() - started
+    assert released == body.strip()
+    assert elapsed < 5.0, f"scanning took {elapsed:.1f}s"
+    one_line = "Answer: " + "word " * 140_000  # one huge line: no newline to rest on
+    started = time.perf_counter()
+    assert scan([one_line[i : i + 4] for i in range(0, len(one_line), 4)]) == one_line[8:].strip()
+    assert time.perf_counter() - started < 5.0

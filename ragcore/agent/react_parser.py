@@ -217,64 +217,115 @@ class AnswerScanner:
     back until it cannot. Leading whitespace is dropped and trailing whitespace held back: the
     text released by ``feed`` and ``finish`` together equals ``AnswerStep.answer`` whenever the
     whole reply parses as a marked answer.
+
+    Markers only begin at a line start, so each chunk is looked at once: the scanner keeps just
+    the current line while it may still become a marker, and the unreleased answer text. ``feed``
+    costs O(chunk) amortised, however long the reply (no rescanning of what came before).
     """
 
     def __init__(self) -> None:
-        self._buffer = ""
-        self._marker_end: int | None = None  # just after "Answer:", once the reply is an answer
-        self._decided = False
-        self._ended = False
-        self._released = ""
+        self._line: str | None = ""  # the current line while it may become a marker, else None
+        self._answering = False  # the first marker was an Answer
+        self._done = False  # an action was chosen, or the answer ended
+        self._held = ""  # answer text not yet released (trailing whitespace, in practice)
+        self._started = False  # leading whitespace of the answer has been dropped
 
     @property
     def answering(self) -> bool:
-        return self._marker_end is not None
+        return self._answering
 
     def feed(self, chunk: str) -> str:
         """Add a chunk; return the answer text that became safe to show."""
-        self._buffer += chunk
-        if not self._decided:
-            self._decide()
+        if self._done or not chunk:
+            return ""
+        if not self._answering:
+            chunk = self._decide(chunk)
+        if self._answering and chunk:
+            self._scan_answer(chunk)
         return self._release(final=False)
 
     def finish(self) -> str:
         """The reply is complete: return the rest of the answer."""
+        if not self._answering:
+            return ""
+        if not self._done and self._line:
+            self._held += self._line
+        self._line = None
         return self._release(final=True)
 
-    def _decide(self) -> None:
-        marker = _ACTION_OR_ANSWER.search(self._buffer)
-        # Wait for a character after the marker: "**Answer:*" may still grow into "**Answer:**".
-        if marker is None or marker.end() >= len(self._buffer):
-            return
-        self._decided = True
-        if "answer" in marker.group("kind").lower():
-            self._marker_end = marker.end()
+    def _decide(self, chunk: str) -> str:
+        """Look for the first Action/Answer marker; return the text after an Answer marker."""
+        pos = 0
+        while pos < len(chunk):
+            newline = chunk.find("\n", pos)
+            if self._line is None:  # inside a line that cannot hold a marker: skip to its end
+                if newline == -1:
+                    return ""
+                self._line, pos = "", newline + 1
+                continue
+            stop = len(chunk) if newline == -1 else newline + 1
+            line = self._line + chunk[pos:stop]
+            marker = _ACTION_OR_ANSWER.match(line)
+            # Wait for a character after the marker: "**Answer:*" may still grow into "**Answer:**".
+            if marker is not None and (marker.end() < len(line) or stop < len(chunk)):
+                self._line = None
+                if "answer" in marker.group("kind").lower():
+                    self._answering = True
+                    return line[marker.end() :] + chunk[stop:]
+                self._done = True
+                return ""
+            if newline == -1:
+                live = marker is not None or _may_become(line, _MARKER_WORDS)
+                self._line = line if live else None
+                return ""
+            self._line, pos = "", stop
+        return ""
+
+    def _scan_answer(self, chunk: str) -> None:
+        """Add answer text to ``_held``, stopping at a line that starts another step."""
+        pos = 0
+        parts = [self._held]
+        while pos < len(chunk):
+            newline = chunk.find("\n", pos)
+            stop = len(chunk) if newline == -1 else newline + 1
+            if self._line is None:  # rest of a line that cannot start another step
+                parts.append(chunk[pos:stop])
+                self._line = None if newline == -1 else ""
+                pos = stop
+                continue
+            line = self._line + chunk[pos:stop]
+            pos = stop
+            if _ANSWER_END.match(line):
+                self._done, self._line = True, None
+                break
+            if newline == -1 and _may_become(line, _END_WORDS):
+                self._line = line
+            else:
+                parts.append(line)
+                self._line = "" if newline != -1 else None
+        self._held = "".join(parts)
 
     def _release(self, *, final: bool) -> str:
-        if self._marker_end is None or self._ended:
+        if not self._answering:
             return ""
-        end = len(self._buffer)
-        stop = _ANSWER_END.search(self._buffer, self._marker_end)
-        if stop is not None:
-            end, self._ended = stop.start(), True
-        elif not final:
-            line_start = self._buffer.rfind("\n") + 1
-            if line_start >= self._marker_end and _may_become_end(self._buffer[line_start:]):
-                end = line_start
-        ready = self._buffer[self._marker_end : end].strip()
-        if len(ready) <= len(self._released):
-            return ""
-        out = ready[len(self._released) :]
-        self._released = ready
-        return out
+        if not self._started:
+            self._held = self._held.lstrip()
+            self._started = bool(self._held)
+        ready = self._held.rstrip()  # trailing whitespace waits for more text (or is dropped)
+        self._held = "" if final else self._held[len(ready) :]
+        return ready
 
 
 _MARKDOWN_LEAD = re.compile(r"^[ \t]*(?:[#>*_`-][ \t#>*_`-]*)?")
-_END_WORDS = ("thought", "action", "action input", "observation")
+# Marker words as lowercase prefixes; "actioninput" because the regexes allow no separator.
+_END_WORDS = ("thought", "action", "action input", "actioninput", "observation")
+_MARKER_WORDS = ("final answer", "answer", "action")
+# Letters that re.IGNORECASE matches to ASCII but str.lower() does not turn into them.
+_CASE_TWINS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
 
 
-def _may_become_end(line: str) -> bool:
-    """Whether an unfinished line could still grow into a Thought/Action/Observation marker."""
+def _may_become(line: str, words: tuple[str, ...]) -> bool:
+    """Whether an unfinished line could still grow into a marker made of one of ``words``."""
     core = _MARKDOWN_LEAD.sub("", line, count=1).rstrip(" \t*_`")
-    words = re.sub(r"[ \t_]+", " ", core.lower())
-    return any(word.startswith(words) for word in _END_WORDS)
+    text = re.sub(r"[ \t_]+", " ", core.translate(_CASE_TWINS).lower())
+    return any(word.startswith(text) for word in words)
