@@ -96,6 +96,12 @@ def test_a_model_running_on_past_its_answer_streams_only_the_answer():
     assert memory.messages[-1].content == "It is 4."
 
 
+def test_a_reply_inventing_the_tool_result_is_not_streamed_as_the_answer():
+    agent, llm = agent_with(["Observation: the tool says 99.", "Answer: It is 42."], chunk_size=4)
+    assert "".join(agent.chat("6 times 7?", ChatMemory())) == "It is 42."
+    assert len(llm.calls) == 2
+
+
 def test_an_answer_without_the_marker_is_delivered_whole():
     agent, _ = agent_with(["Paris is the capital of France."])
     assert agent.chat("capital?", ChatMemory()).text == "Paris is the capital of France."
@@ -109,6 +115,7 @@ def test_an_answer_without_the_marker_is_delivered_whole():
         (action("multiply", '{"a": "six", "b": 7}'), "bad arguments for multiply"),
         (action("explode", '{"reason": "this"}'), "ValueError: cannot handle this"),
         (action("multiply", "six and seven"), "must be a JSON object"),
+        ("Observation: the tool says 99.", "began with 'Observation:', which only the tool"),
     ],
 )
 def test_mistakes_become_observations_and_the_loop_goes_on(bad_reply, expected_in_observation):

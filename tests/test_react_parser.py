@@ -241,3 +241,19 @@ def test_a_700k_character_answer_streams_in_linear_time():
     started = time.perf_counter()
     assert scan([one_line[i : i + 4] for i in range(0, len(one_line), 4)]) == one_line[8:].strip()
     assert time.perf_counter() - started < 5.0
+
+
+@pytest.mark.parametrize(
+    "reply",
+    ["Observation: the report has 12 pages.", "\n  **Observation:** found 3 files\nSo 3 files."],
+)
+def test_a_reply_that_invents_an_observation_is_a_format_error_not_the_answer(reply):
+    step = parse_react_reply(reply)
+    assert isinstance(step, ParseError)
+    assert "Observation:" in step.observation and "only the tool" in step.observation
+    assert scan([reply]) == ""
+
+
+def test_an_observation_inside_an_answer_stays_part_of_the_reply_before_it():
+    step = parse_react_reply("The trend rises.\nObservation: sales doubled.")
+    assert isinstance(step, AnswerStep) and step.answer.startswith("The trend rises.")

@@ -6,7 +6,8 @@ whitespace; Action Input as JSON inside ``` fences, with single quotes or Python
 trailing text after the object, or as plain text (bound later to a one-parameter tool). The first
 Action or Answer marker at the start of a line decides what the reply is; an Observation the model
 invented after its Action is ignored, and an answer ends where a Thought/Action/Observation
-line begins (a model running on past its answer). Anything else becomes a ``ParseError`` whose
+line begins (a model running on past its answer). An unmarked reply that opens with an
+invented Observation (the model playing the tool) is a format error, not an answer. Anything else becomes a ``ParseError`` whose
 ``observation`` tells the model how to fix its reply. ``AnswerScanner`` finds the answer while a
 reply streams, using the same markers, so only the answer text reaches the user.
 """
@@ -103,6 +104,9 @@ def _unmarked(text: str) -> ReActStep:
         return ParseError(problem, text)
     if _THOUGHT.search(text):
         return ParseError("there was a Thought but no 'Action:' or 'Answer:' line", text)
+    if _OBSERVATION.match(text.lstrip()):  # the model wrote a tool result the tool never gave
+        problem = "it began with 'Observation:', which only the tool writes, after your Action"
+        return ParseError(problem, text)
     return AnswerStep("(implicit) answered without the Answer: marker", text.strip())
 
 
