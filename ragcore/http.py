@@ -11,7 +11,8 @@ from sending it to the last byte of the reply. It is checked between lines (or b
 a model that keeps producing tokens is cut off within one token of it: the response is closed
 and an ``LLMTimeoutError`` raised (chunks already yielded stay with the caller). No single read
 waits longer than the limit either, so a silent server cannot outlast it by more than one wait.
-Retries happen only before the first byte of a reply and only while the deadline leaves time.
+Retries happen only before the first byte of a reply and only while the deadline leaves time;
+a 429 with Retry-After is retried after the wait it asks for, or fails at once saying so.
 
 The checks of the options every backend takes (URL, timeout, model, window) are in
 ``http_options``; what is particular to an Ollama or an OpenAI-compatible server (start hints,
@@ -54,6 +55,7 @@ from .http_options import (  # noqa: F401  (the check_* are also imported from h
     check_temperature,
     check_window,
     make_timeout,
+    retry_after_seconds,
 )
 
 logger = logging.getLogger(__name__)
@@ -232,8 +234,12 @@ class Connection:
             outcome = self._attempt(client, request, deadline)
             if isinstance(outcome, httpx.Response):
                 break
-            error, retryable = outcome
-            delay = self.retry_backoff * 2 ** attempt
+            error, retryable, asked = outcome
+            delay = self.retry_backoff * 2 ** attempt if asked is None else asked
+            if asked is not None and attempt < retries and deadline.left() <= asked:
+                raise LLMStatusError(f"{error} The server asked to wait {asked:g} s before "
+                                     f"retrying, longer than the {deadline.left():.0f} s left "
+                                     "of the time limit (request_timeout).", error.status_code)
             if attempt >= retries or not retryable or deadline.left() <= delay:
                 raise error
             attempt += 1
@@ -246,26 +252,27 @@ class Connection:
 
     def _attempt(
         self, client: httpx.Client, request: httpx.Request, deadline: Deadline
-    ) -> httpx.Response | tuple[LLMConnectionError | LLMStatusError, bool]:
-        """The open response, or the error this attempt ended with and whether to retry.
+    ) -> httpx.Response | tuple[Any, bool, float | None]:
+        """The open response, or the error this attempt ended with, whether to retry, and the
+        seconds a 429's Retry-After asked for (None if it did not ask).
 
-        Connection failures and 5xx are worth another try; 4xx and slow replies are not (a
-        model that is slow now will be as slow again, and the user is already waiting).
+        Connection failures, 5xx and a 429 with Retry-After are worth another try; other 4xx
+        and slow replies are not (a slow model will be as slow again; the user is waiting).
         """
         try:
             response = client.send(request, stream=True)
         except httpx.TimeoutException as exc:
             error = self._timeout_error(exc, 0, request, deadline)
-            return error, isinstance(exc, httpx.ConnectTimeout)
+            return error, isinstance(exc, httpx.ConnectTimeout), None
         except httpx.TransportError as exc:
-            return self._connect_error(exc), True
+            return self._connect_error(exc), True, None
         if response.status_code < 300:
             return response
         if response.status_code < 400:  # httpx does not follow redirects: say where to go
             response.close()
             location = response.headers.get("location", "(no location given)")
             message = f"redirected to {location}: use that address as the base URL"
-            return self._status_error(response.status_code, message, request), False
+            return self._status_error(response.status_code, message, request), False, None
         try:
             message = error_message_of(response.read())
         except httpx.TransportError:
@@ -273,7 +280,9 @@ class Connection:
         finally:
             response.close()
         status = response.status_code
-        return self._status_error(status, message, request), status >= 500
+        asked = retry_after_seconds(response.headers.get("retry-after")) if status == 429 else None
+        retryable = status >= 500 or asked is not None
+        return self._status_error(status, message, request), retryable, asked
 
     def _read_error(
         self, exc: Exception, sent: int, request: httpx.Request, deadline: Deadline

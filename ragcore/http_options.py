@@ -18,6 +18,8 @@ import math
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
 from urllib.parse import urlsplit
 
 from .errors import ConfigError
@@ -69,6 +71,24 @@ def check_retries(max_retries: int, retry_backoff: float) -> None:
         raise ConfigError(f"max_retries ({max_retries!r}) must be an integer >= 0")
     if retry_backoff < 0:
         raise ConfigError(f"retry_backoff ({retry_backoff!r}) must be >= 0 seconds")
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    """Seconds a Retry-After header asks for (a number or an HTTP date), or None if unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=timezone.utc)
+        seconds = (when - datetime.now(timezone.utc)).total_seconds()
+    return max(0.0, seconds) if math.isfinite(seconds) else None
 
 
 def check_model(model: str) -> str:

@@ -33,6 +33,7 @@ Behaviour:
 - ``Reply(stream_for=5.0, chunk_delay=0.05)`` streams its chunks over and over for five seconds
   (a model that will not stop); a whole JSON reply with a ``chunk_delay`` trickles out in small
   pieces (a slow server that never falls silent).
+- ``Reply(status=429, retry_after="2")`` sends that Retry-After header with the error.
 - ``unused_url()`` gives a URL where nothing listens (for "connection refused" tests).
 """
 
@@ -67,6 +68,7 @@ class Reply:
     tool_calls: list[tuple[str, Any]] = field(default_factory=list)
     status: int = 200
     error: str = "loopback error"  # the message inside the API's error body when status >= 400
+    retry_after: str | None = None  # a Retry-After header sent with an error status
     delay: float = 0.0  # seconds to wait before sending the status line (to trigger timeouts)
     chunk_delay: float = 0.0  # seconds between stream chunks (or pieces of a whole JSON reply)
     stream_for: float | None = None  # repeat the chunks for this many seconds, then end
@@ -228,10 +230,13 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             return None
 
-    def _send_json(self, status: int, data: Any, *, piece_delay: float = 0.0) -> None:
+    def _send_json(self, status: int, data: Any, *, piece_delay: float = 0.0,
+                   retry_after: str | None = None) -> None:
         """One JSON reply; with ``piece_delay``, in 16-byte pieces that far apart."""
         body = json.dumps(data).encode()
         self.send_response(status)
+        if retry_after is not None:
+            self.send_header("Retry-After", retry_after)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Connection", "close")
@@ -358,7 +363,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not self._wait(reply.delay):
             return
         if reply.status >= 400:
-            self._error(reply.status, reply.error, ollama)
+            self._error(reply.status, reply.error, ollama, reply.retry_after)
             return
         route(body, reply)
 
@@ -371,13 +376,14 @@ class _Handler(BaseHTTPRequestHandler):
         return f"Echo: {users[-1]}" if users else "Echo: (no user message)"
 
     # --- errors in each API's shape ---------------------------------------------------------
-    def _error(self, status: int, message: str, ollama: bool) -> None:
+    def _error(self, status: int, message: str, ollama: bool,
+               retry_after: str | None = None) -> None:
         if ollama:
-            self._send_json(status, {"error": message})
+            self._send_json(status, {"error": message}, retry_after=retry_after)
             return
         kind = "server_error" if status >= 500 else "invalid_request_error"
         self._send_json(status, {"error": {"message": message, "type": kind, "param": None,
-                                           "code": None}})
+                                           "code": None}}, retry_after=retry_after)
 
     def _model_not_found(self, model: Any, ollama: bool) -> None:
         if ollama:
