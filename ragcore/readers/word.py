@@ -5,12 +5,18 @@ author gave the document survives as plain text; a table becomes one paragraph w
 row and cells joined by `` | ``. The core-properties title, when set, goes into ``title``.
 Old binary .doc files are not supported (python-docx reads only the Office Open XML format).
 python-docx is imported on first use.
+
+Hostile files are refused before python-docx parses them: the zip's declared member sizes are
+summed (a "zip bomb" expanding to gigabytes) and ``<w:p`` openings in the main document part are
+counted (millions of tiny paragraphs) against generous limits. Paragraph styles are resolved
+from one style-id map per document, so reading is linear in the paragraph count.
 """
 
 from __future__ import annotations
 
 import io
 import re
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -20,17 +26,78 @@ from ragcore.readers.part import Part
 
 _HEADING_STYLE = re.compile(r"^Heading (\d)$")
 
+# Far above real documents (a 1,000-page report has ~30,000 paragraphs and expands to tens of MB).
+MAX_DOCX_EXPANDED_BYTES = 256 * 1024 * 1024
+MAX_DOCX_PARAGRAPHS = 200_000
+_DOCUMENT_PART = "word/document.xml"
+_PARAGRAPH_OPEN = re.compile(rb"<w:p[ >/]")
+
 
 def read_docx(path: Path) -> list[Part]:
     """One part: the document's paragraphs and tables, with ``title`` metadata when set."""
-    document = _open(read_bytes(path), path)
+    data = read_bytes(path)
+    _check_size(data, path)
+    document = _open(data, path)
+    styles = _style_names(document)
     blocks = []
     for item in document.iter_inner_content():
-        text = _table_text(item) if hasattr(item, "rows") else _paragraph_text(item)
+        text = _table_text(item) if hasattr(item, "rows") else _paragraph_text(item, styles)
         if text.strip():
             blocks.append(text)
     title = (document.core_properties.title or "").strip()
     return [Part("\n\n".join(blocks), {"title": title} if title else {})]
+
+
+def _check_size(data: bytes, path: Path) -> None:
+    """Refuse a .docx whose zip expands too far or that holds too many paragraphs."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        return  # _open reports it as "not a valid .docx file"
+    with archive:
+        expanded = sum(info.file_size for info in archive.infolist())
+        if expanded > MAX_DOCX_EXPANDED_BYTES:
+            raise ReaderError(
+                path,
+                f"expands to {expanded:,} bytes when unzipped, over the "
+                f"{MAX_DOCX_EXPANDED_BYTES:,}-byte limit for .docx files (a zip bomb or a "
+                "document packed with huge embedded parts)",
+                "leave the file out, or save the text as .txt or a smaller .docx",
+            )
+        if _DOCUMENT_PART not in archive.namelist():
+            return
+        paragraphs = 0
+        with archive.open(_DOCUMENT_PART) as stream:
+            tail = b""
+            while block := stream.read(1 << 20):
+                window = tail + block
+                paragraphs += len(_PARAGRAPH_OPEN.findall(window))
+                tail = window[-4:]
+                paragraphs -= len(_PARAGRAPH_OPEN.findall(tail))
+                if paragraphs > MAX_DOCX_PARAGRAPHS:
+                    raise ReaderError(
+                        path,
+                        f"has more than {MAX_DOCX_PARAGRAPHS:,} paragraphs (a generated or "
+                        "hostile document)",
+                        "split it into smaller documents or export its text as .txt",
+                    )
+
+
+def _style_names(document: Any) -> dict[str | None, str]:
+    """Paragraph style id -> style name, built once (python-docx scans every style per lookup).
+
+    The ``None`` key holds the default paragraph style, used for unstyled paragraphs and for
+    ids that name no paragraph style (as python-docx's own lookup does).
+    """
+    from docx.enum.style import WD_STYLE_TYPE
+
+    names: dict[str | None, str] = {}
+    for style in document.styles:
+        if style.type == WD_STYLE_TYPE.PARAGRAPH and style.style_id is not None:
+            names[style.style_id] = style.name or ""
+    default = document.styles.default(WD_STYLE_TYPE.PARAGRAPH)
+    names[None] = (default.name or "") if default is not None else ""
+    return names
 
 
 def _open(data: bytes, path: Path) -> Any:
@@ -49,9 +116,9 @@ def _open(data: bytes, path: Path) -> Any:
         ) from exc
 
 
-def _paragraph_text(paragraph: Any) -> str:
+def _paragraph_text(paragraph: Any, styles: dict[str, str]) -> str:
     text = paragraph.text.strip()
-    style = paragraph.style.name if paragraph.style is not None else ""
+    style = styles.get(paragraph._p.style, styles[None])
     heading = _HEADING_STYLE.match(style)
     if heading and text:
         return f"{'#' * int(heading.group(1))} {text}"

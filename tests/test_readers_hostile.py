@@ -1,0 +1,77 @@
+"""Hostile input is bounded: a file built to exhaust time or memory is refused quickly with a
+ReaderError that says what is wrong, while ordinary files of the same kind still read."""
+
+from __future__ import annotations
+
+import io
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from ragcore.errors import ReaderError
+from ragcore.readers import load_file
+from ragcore.readers import word
+
+
+def _docx_with_body(tmp_path: Path, name: str, body: bytes) -> Path:
+    """A valid .docx (python-docx's template) whose document.xml body is replaced by ``body``."""
+    import docx
+
+    template = io.BytesIO()
+    docx.Document().save(template)
+    path = tmp_path / name
+    with zipfile.ZipFile(template) as source, zipfile.ZipFile(
+        path, "w", zipfile.ZIP_DEFLATED
+    ) as target:
+        for info in source.infolist():
+            data = source.read(info.filename)
+            if info.filename == "word/document.xml":
+                start = data.index(b"<w:body>") + len(b"<w:body>")
+                data = data[:start] + body + data[data.index(b"<w:sectPr", start):]
+            target.writestr(info.filename, data)
+    return path
+
+
+def test_docx_paragraph_bomb_is_refused_within_seconds(tmp_path: Path):
+    path = _docx_with_body(
+        tmp_path, "bomb.docx", b"<w:p><w:r><w:t>x</w:t></w:r></w:p>" * 2_400_000
+    )
+    assert path.stat().st_size < 1_000_000, "the bomb is small on disk"
+    started = time.perf_counter()
+    with pytest.raises(ReaderError) as caught:
+        load_file(path)
+    assert time.perf_counter() - started < 10
+    assert "paragraphs" in caught.value.problem
+    assert caught.value.hint
+
+
+def test_docx_that_expands_past_the_limit_is_refused_before_parsing(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr(word, "MAX_DOCX_EXPANDED_BYTES", 1_000_000)
+    path = _docx_with_body(tmp_path, "zipbomb.docx", b"<w:p/>" + b" " * 2_000_000)
+    with pytest.raises(ReaderError) as caught:
+        load_file(path)
+    assert "expands to" in caught.value.problem
+    assert "1,000,000" in caught.value.problem
+
+
+def test_ordinary_3000_paragraph_docx_reads_quickly_with_its_structure(tmp_path: Path):
+    import docx
+
+    document = docx.Document()
+    for section in range(300):
+        document.add_heading(f"Section {section}", level=2)
+        for line in range(9):
+            document.add_paragraph(f"Paragraph {section}.{line} of ordinary prose.")
+    document.add_paragraph("first item", style="List Bullet")
+    path = tmp_path / "ordinary.docx"
+    document.save(path)
+    started = time.perf_counter()
+    parts = load_file(path)
+    elapsed = time.perf_counter() - started
+    text = parts[0].text
+    assert "## Section 299" in text
+    assert "Paragraph 299.8 of ordinary prose." in text
+    assert "- first item" in text
+    assert elapsed < 1.5, f"3,000 paragraphs took {elapsed:.1f} s"
