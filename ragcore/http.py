@@ -131,8 +131,8 @@ def error_message_of(body: bytes) -> str:
 
 _STATUS_ADVICE = {
     400: "The server rejected the request: check the model's options.",
-    401: "The API key is missing or wrong: set OPENAI_API_KEY or pass api_key=.",
-    403: "The API key may not use this model or endpoint.",
+    401: "The server refused the request's credentials: check the API key, if it takes one.",
+    403: "The server does not allow this request: check the key's access or the server's rules.",
     404: "Check the model name and the base URL.",
     429: "The server is rate limiting or out of quota: wait and retry, or check your plan.",
 }

@@ -2,7 +2,7 @@
 
 What is particular to an Ollama server or an OpenAI-compatible one but not to chatting or
 embedding lives here: where the server usually is, how to open a ``Connection`` to it (its start
-hint, the API key header, the advice added to its 401 and 404 errors) and how it lists its
+hint, the API key header, the advice added to its 401, 403 and 404 errors) and how it lists its
 models. The chat backends (``ragcore.llms.ollama``/``openai``) and the embedders
 (``ragcore.embeddings.ollama``/``openai``) both build on it, so neither imports the other.
 Every connection carries an overall time limit per request (``request_timeout``); a backend
@@ -67,9 +67,18 @@ def ollama_connection(
     )
 
 
+_OLLAMA_ACCESS_HINT = (
+    "Ollama itself does not use API keys, so a proxy or gateway in front of it refused the "
+    "request: check that proxy's credentials or access rules, or point base_url straight at "
+    "Ollama (http://127.0.0.1:11434)."
+)
+
+
 def _missing_model_hint(connection: Connection, status: int, message: str, path: str) -> str:
     from .http import fetch_model_names
 
+    if status in (401, 403):
+        return _OLLAMA_ACCESS_HINT
     text = message.lower()
     if status != 404 or path == "/api/tags" or "model" not in text or "not found" not in text:
         return ""

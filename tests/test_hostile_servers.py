@@ -52,3 +52,14 @@ def test_retry_after_as_an_http_date():
     assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # in the past
     assert retry_after_seconds("2.5") == 2.5
     assert retry_after_seconds("soon") is None and retry_after_seconds(None) is None
+
+
+@pytest.mark.parametrize("status", [401, 403])
+def test_ollama_access_errors_blame_a_proxy_not_a_missing_openai_key(loopback, status):
+    loopback.queue(Reply(status=status, error="unauthorized"))
+    llm = OllamaLLM(model="llama3.1", base_url=loopback.ollama_url)
+    with pytest.raises(LLMStatusError) as caught:
+        ask(llm)
+    text = str(caught.value)
+    assert "does not use API keys" in text and "proxy" in text
+    assert "OPENAI_API_KEY" not in text
