@@ -75,3 +75,13 @@ def test_ordinary_3000_paragraph_docx_reads_quickly_with_its_structure(tmp_path:
     assert "Paragraph 299.8 of ordinary prose." in text
     assert "- first item" in text
     assert elapsed < 1.5, f"3,000 paragraphs took {elapsed:.1f} s"
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-8-sig"])
+def test_byte_order_marks_of_concatenated_files_are_removed(tmp_path: Path, encoding: str):
+    path = tmp_path / "joined.txt"
+    parts = ["first file\n", "second file\n", "third file\n"]
+    path.write_bytes(b"".join(part.encode(encoding) for part in parts))
+    text = load_file(path)[0].text
+    assert "\ufeff" not in text
+    assert text.split() == ["first", "file", "second", "file", "third", "file"]

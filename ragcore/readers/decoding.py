@@ -80,7 +80,9 @@ def decode_text(data: bytes, path: Path, *, declared: str | None = None) -> str:
         text = _decode_detected(data, path)
     if looks_binary(text):
         raise _binary(path, "looks like a binary file, not text")
-    return text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    # U+FEFF anywhere is a byte-order mark left by concatenated files (its old zero-width
+    # no-break space meaning is deprecated in favour of U+2060): invisible junk, removed.
+    return text.replace("\ufeff", "").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def looks_binary(text: str) -> bool:
