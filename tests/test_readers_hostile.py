@@ -85,3 +85,41 @@ def test_byte_order_marks_of_concatenated_files_are_removed(tmp_path: Path, enco
     text = load_file(path)[0].text
     assert "\ufeff" not in text
     assert text.split() == ["first", "file", "second", "file", "third", "file"]
+
+
+def _folder_with_outside_link(tmp_path: Path) -> Path:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("host secret outside the folder")
+    folder = tmp_path / "inputs"
+    folder.mkdir()
+    (folder / "note.txt").write_text("an ordinary note")
+    (folder / "inner.txt").write_text("linked within the folder")
+    (folder / "link_in.txt").symlink_to(folder / "inner.txt")
+    (folder / "link_out.txt").symlink_to(outside / "secret.txt")
+    return folder
+
+
+def test_symlink_leading_outside_the_folder_is_skipped_with_a_reason(tmp_path: Path):
+    from ragcore.readers import SimpleDirectoryReader
+
+    folder = _folder_with_outside_link(tmp_path)
+    reader = SimpleDirectoryReader(input_dir=folder)
+    texts = [document.text for document in reader.load_data()]
+    assert not any("host secret" in text for text in texts)
+    assert "an ordinary note" in texts
+    assert texts.count("linked within the folder") == 2, "links inside the folder still read"
+    [skipped] = reader.failures
+    assert skipped.path == str(folder / "link_out.txt")
+    assert "outside the input folder" in skipped.problem
+    assert "follow_symlinks=True" in skipped.hint
+
+
+def test_follow_symlinks_reads_the_outside_target(tmp_path: Path):
+    from ragcore.readers import SimpleDirectoryReader
+
+    folder = _folder_with_outside_link(tmp_path)
+    reader = SimpleDirectoryReader(input_dir=folder, follow_symlinks=True)
+    texts = [document.text for document in reader.load_data()]
+    assert "host secret outside the folder" in texts
+    assert reader.failures == []

@@ -32,6 +32,8 @@ class SimpleDirectoryReader:
 
     Options that filter a folder scan (``recursive``, ``exclude`` glob patterns, ``required_exts``,
     ``exclude_hidden``) do not apply to ``input_files``; ``num_files_limit`` caps both.
+    A symbolic link in the folder whose target lies outside it is skipped (listed in
+    ``failures`` with the reason) unless ``follow_symlinks=True``.
     ``file_metadata(path) -> dict`` adds metadata to every document of a file, and the two
     ``excluded_*_metadata_keys`` lists, when given, replace each document's defaults.
     """
@@ -50,6 +52,7 @@ class SimpleDirectoryReader:
         file_metadata: Callable[[Path], Mapping[str, Any]] | None = None,
         excluded_embed_metadata_keys: Iterable[str] | None = None,
         excluded_llm_metadata_keys: Iterable[str] | None = None,
+        follow_symlinks: bool = False,
     ) -> None:
         self.input_dir, self.input_files = _check_inputs(input_dir, input_files)
         self.recursive = bool(recursive)
@@ -61,7 +64,9 @@ class SimpleDirectoryReader:
         self.file_metadata = file_metadata
         self.excluded_embed_metadata_keys = _optional_keys(excluded_embed_metadata_keys)
         self.excluded_llm_metadata_keys = _optional_keys(excluded_llm_metadata_keys)
+        self.follow_symlinks = bool(follow_symlinks)
         self.failures: list[ReaderError] = []
+        self._skipped: list[ReaderError] = []
 
     def iter_files(self) -> list[Path]:
         """The files ``load_data`` will read, in order (sorted for a folder scan)."""
@@ -73,9 +78,11 @@ class SimpleDirectoryReader:
 
     def load_data(self, *, progress: Progress | None = None) -> list[Document]:
         """Read every file; a file that fails goes to ``self.failures`` and the rest still load."""
-        self.failures = []
         documents: list[Document] = []
         files = self.iter_files()
+        self.failures = list(self._skipped)
+        for skipped in self._skipped:
+            logger.warning("skipped %s", skipped)
         for done, path in enumerate(files, start=1):
             try:
                 loaded = _load_one(path)
@@ -103,6 +110,7 @@ class SimpleDirectoryReader:
     def _scan(self, root: Path) -> list[Path]:
         allowed = self.required_exts or SUPPORTED_EXTENSIONS
         found = []
+        self._skipped = []
         for folder, dirnames, filenames in os.walk(root, onerror=_log_walk_error):
             folder_path = Path(folder)
             keep = [d for d in dirnames if self.recursive and self._keep(folder_path / d, root)]
@@ -110,7 +118,10 @@ class SimpleDirectoryReader:
             for name in filenames:
                 path = folder_path / name
                 if path.suffix.lower() in allowed and self._keep(path, root):
-                    found.append(path)
+                    if self._escapes(path, root):
+                        self._skipped.append(_outside_link(path))
+                    else:
+                        found.append(path)
         return sorted(found)
 
     def _keep(self, path: Path, root: Path) -> bool:
@@ -118,6 +129,21 @@ class SimpleDirectoryReader:
         if self.exclude_hidden and _is_hidden(relative.name):
             return False
         return not any(_matches(relative, pattern) for pattern in self.exclude)
+
+
+    def _escapes(self, path: Path, root: Path) -> bool:
+        """True for a symbolic link leading outside ``root`` when links are not to be followed."""
+        if self.follow_symlinks or not path.is_symlink():
+            return False
+        return not path.resolve().is_relative_to(root.resolve())
+
+
+def _outside_link(path: Path) -> ReaderError:
+    return ReaderError(
+        path,
+        f"is a symbolic link to {path.resolve()}, outside the input folder; not followed",
+        "pass follow_symlinks=True to read linked files, or copy the file into the folder",
+    )
 
 
 def _load_one(path: Path) -> list[Document]:
