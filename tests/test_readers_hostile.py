@@ -123,3 +123,50 @@ def test_follow_symlinks_reads_the_outside_target(tmp_path: Path):
     texts = [document.text for document in reader.load_data()]
     assert "host secret outside the folder" in texts
     assert reader.failures == []
+
+
+def _pdf_with_wrong_startxref(path: Path) -> Path:
+    import re
+
+    from pypdf import PdfWriter
+
+    writer = PdfWriter()
+    writer.add_blank_page(100, 100)
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    path.write_bytes(re.sub(rb"startxref\s+\d+", b"startxref\n99", buffer.getvalue()))
+    return path
+
+
+def test_pypdf_complaints_go_to_logging_not_stderr(tmp_path: Path, caplog):
+    import logging
+    import subprocess
+    import sys
+
+    path = _pdf_with_wrong_startxref(tmp_path / "damaged.pdf")
+    with caplog.at_level(logging.WARNING), pytest.raises(ReaderError):
+        load_file(path)  # a blank page: no text, but the repair warning comes first
+    assert any("startxref" in record.getMessage() for record in caplog.records)
+    # A program that never configured logging sees nothing on stderr.
+    script = (
+        "import sys\nfrom ragcore.readers import load_file\n"
+        "try:\n    load_file(sys.argv[1])\nexcept Exception:\n    pass\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=60
+    )
+    assert result.stderr == ""
+
+
+def test_python_warnings_during_a_pdf_read_are_logged_with_the_file(tmp_path: Path, caplog):
+    import logging
+    import warnings
+
+    from ragcore.readers.pdf import pdf_warnings_logged
+
+    with caplog.at_level(logging.WARNING), pdf_warnings_logged(tmp_path / "x.pdf"):
+        warnings.warn("odd stream length", UserWarning, stacklevel=1)
+    assert any(
+        "x.pdf" in record.getMessage() and "odd stream length" in record.getMessage()
+        for record in caplog.records
+    )

@@ -5,12 +5,17 @@ from the PDF's page-label tree, e.g. "iv" in a preface) next to its 1-based posi
 headers and footers that repeat on most pages (titles, URLs, page numbers) are removed, so they do
 not crowd every chunk. Pages without text are skipped; a PDF with no text at all is reported as
 probably scanned. pypdf is imported here, on first use, never when ragcore is imported.
+pypdf's complaints about a malformed file go to ``logging`` (logger ``ragcore.readers.pdf``, named
+with the file), never straight to stderr.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +25,9 @@ from ragcore.readers.part import Part
 from ragcore.readers.text import strip_running_lines
 
 logger = logging.getLogger(__name__)
+# pypdf logs repairs on its "pypdf" logger; with no handler anywhere, Python's last-resort
+# handler would print them raw to stderr. A library logger carries a NullHandler instead.
+logging.getLogger("pypdf").addHandler(logging.NullHandler())
 
 # The page position is for code (sorting, links); the label is what a reader sees and cites.
 _PAGE_EXCLUDED_EMBED = ("page", "page_label")
@@ -32,6 +40,23 @@ _UNLOCK_HINT = (
 
 def read_pdf(path: Path) -> list[Part]:
     """One part per page that has text, with ``page`` (1-based) and ``page_label`` metadata."""
+    with pdf_warnings_logged(path):
+        return _read(path)
+
+
+@contextlib.contextmanager
+def pdf_warnings_logged(path: Path) -> Iterator[None]:
+    """Inside this block, ``warnings`` raised (by pypdf) are logged, naming ``path``."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            for warning in caught:
+                logger.warning("%s: %s", path, warning.message)
+
+
+def _read(path: Path) -> list[Part]:
     data = read_bytes(path)
     if b"%PDF-" not in data[:1024]:
         raise ReaderError(
