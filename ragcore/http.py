@@ -54,6 +54,7 @@ from .http_options import (  # noqa: F401  (the check_* are also imported from h
     check_retries,
     check_temperature,
     check_window,
+    STATUS_ADVICE,
     make_timeout,
     retry_after_seconds,
 )
@@ -129,14 +130,6 @@ def error_message_of(body: bytes) -> str:
     return text[:QUOTE_LIMIT]
 
 
-_STATUS_ADVICE = {
-    400: "The server rejected the request: check the model's options.",
-    401: "The server refused the request's credentials: check the API key, if it takes one.",
-    403: "The server does not allow this request: check the key's access or the server's rules.",
-    404: "Check the model name and the base URL.",
-    429: "The server is rate limiting or out of quota: wait and retry, or check your plan.",
-}
-
 
 @dataclass(slots=True)
 class Connection:
@@ -154,6 +147,7 @@ class Connection:
     status_hint: StatusHint | None = None
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT  # seconds for a whole request and reply
     slow_hint: str = SLOW_HINT  # what to do when a reply outlasts request_timeout
+    max_reply_chars: int | None = None  # a streamed reply longer than this is cut off
 
     def __post_init__(self) -> None:
         check_retries(self.max_retries, self.retry_backoff)
@@ -178,9 +172,17 @@ class Connection:
             try:
                 for chunk in decode(deadline.within(response.iter_lines())):
                     sent += len(chunk)
+                    if self.max_reply_chars is not None and sent > self.max_reply_chars:
+                        break
                     yield chunk
+                else:
+                    return
             except _READ_FAILURES as exc:
                 raise self._read_error(exc, sent, response.request, deadline) from exc
+        raise LLMResponseError(
+            f"{self.describe()} sent a reply longer than {self.max_reply_chars} characters; "
+            "ragcore stopped reading it. Lower num_output or ask for a shorter answer."
+        )
 
     def request_json(
         self,
@@ -311,7 +313,7 @@ class Connection:
         path = request.url.path
         hint = self.status_hint(status, message, path) if self.status_hint else ""
         if not hint:
-            hint = _STATUS_ADVICE.get(status, "")
+            hint = STATUS_ADVICE.get(status, "")
         if not hint and status >= 500:
             hint = "The server failed while answering: check its logs, then retry."
         text = (

@@ -73,6 +73,20 @@ def check_retries(max_retries: int, retry_backoff: float) -> None:
         raise ConfigError(f"retry_backoff ({retry_backoff!r}) must be >= 0 seconds")
 
 
+# Advice added to an HTTP error status when the backend gives none of its own.
+STATUS_ADVICE = {
+    400: "The server rejected the request: check the model's options.",
+    401: "The server refused the request's credentials: check the API key, if it takes one.",
+    403: "The server does not allow this request: check the key's access or the server's rules.",
+    404: "Check the model name and the base URL.",
+    429: "The server is rate limiting or out of quota: wait and retry, or check your plan.",
+}
+
+def reply_char_limit(num_output: int) -> int:
+    """Characters an LLM reply may reach before it is cut: 16 per output token, at least 64k."""
+    return max(64_000, 16 * num_output)
+
+
 def retry_after_seconds(value: str | None) -> float | None:
     """Seconds a Retry-After header asks for (a number or an HTTP date), or None if unreadable."""
     if not value:

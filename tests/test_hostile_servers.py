@@ -9,7 +9,7 @@ from email.utils import format_datetime
 import pytest
 from loopback import Reply, loopback  # noqa: F401
 
-from ragcore.errors import LLMStatusError
+from ragcore.errors import LLMResponseError, LLMStatusError
 from ragcore.http_options import retry_after_seconds
 from ragcore.llms import complete
 from ragcore.llms.ollama import OllamaLLM
@@ -63,3 +63,15 @@ def test_ollama_access_errors_blame_a_proxy_not_a_missing_openai_key(loopback, s
     text = str(caught.value)
     assert "does not use API keys" in text and "proxy" in text
     assert "OPENAI_API_KEY" not in text
+
+
+def test_an_endless_reply_is_cut_at_the_size_cap_with_a_clear_error(loopback):
+    loopback.queue(Reply(chunks=["x" * 1000], stream_for=30.0))
+    llm = OllamaLLM(model="llama3.1", base_url=loopback.ollama_url, num_output=1000)
+    received = []
+    started = time.monotonic()
+    with pytest.raises(LLMResponseError, match="longer than 64000 characters"):
+        for chunk in llm.stream([Message("user", "Hi?")]):
+            received.append(chunk)
+    assert sum(map(len, received)) <= 64_000
+    assert time.monotonic() - started < 15

@@ -19,6 +19,7 @@ import httpx
 from ..errors import ConfigError
 from ..http import ServerStreamError, StreamFormatError, StreamIncomplete, decode_json_object
 from ..http_options import (
+    reply_char_limit,
     DEFAULT_REQUEST_TIMEOUT,
     check_model,
     check_positive,
@@ -149,6 +150,7 @@ class OllamaLLM:
             max_retries=max_retries, retry_backoff=retry_backoff, client=client,
             request_timeout=request_timeout, slow_hint=slow_reply_hint(num_output),
         )
+        self.connection.max_reply_chars = reply_char_limit(num_output)
 
     @property
     def base_url(self) -> str:

@@ -21,6 +21,7 @@ import httpx
 from ..errors import ConfigError, LLMResponseError
 from ..http import ServerStreamError, StreamFormatError, StreamIncomplete, decode_json_object
 from ..http_options import (
+    reply_char_limit,
     DEFAULT_REQUEST_TIMEOUT,
     check_model,
     check_positive,
@@ -179,6 +180,7 @@ class OpenAILLM:
             max_retries=max_retries, retry_backoff=retry_backoff, client=client,
             request_timeout=request_timeout, slow_hint=slow_reply_hint(num_output),
         )
+        self.connection.max_reply_chars = reply_char_limit(num_output)
 
     @property
     def base_url(self) -> str:
