@@ -12,6 +12,7 @@ suffix, e.g. ``/data/report.pdf#page=3``.
 from __future__ import annotations
 
 import mimetypes
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
@@ -70,6 +71,12 @@ MIME_TYPES: dict[str, str] = {
 }
 
 
+# No real word, URL or inline image comes near this; a longer run without any whitespace is
+# generated or binary data that would only become thousands of meaningless chunks.
+MAX_WORD_CHARS = 1_000_000
+_WORD = re.compile(r"\S+")
+
+
 def load_file(path: str | Path, *, doc_id_base: str | None = None) -> list[Document]:
     """Read one file into Documents (one per PDF page or JSON Lines record, else one).
 
@@ -80,9 +87,25 @@ def load_file(path: str | Path, *, doc_id_base: str | None = None) -> list[Docum
     parts = [part for part in reader(path) if part.text.strip()]
     if not parts:
         raise ReaderError(path, "contains no text", "check that the file has readable content")
+    for part in parts:
+        _check_word_breaks(part.text, path)
     metadata = file_metadata(path)
     base = doc_id_base if doc_id_base is not None else metadata["file_path"]
     return [_document(part, base, metadata) for part in parts]
+
+
+def _check_word_breaks(text: str, path: Path) -> None:
+    """Refuse text holding a run of over MAX_WORD_CHARS characters without whitespace."""
+    if len(text) <= MAX_WORD_CHARS:
+        return
+    for word in _WORD.finditer(text):
+        if word.end() - word.start() > MAX_WORD_CHARS:
+            raise ReaderError(
+                path,
+                f"has {word.end() - word.start():,} characters without a word break (over "
+                f"{MAX_WORD_CHARS:,}): it looks like binary or generated data, not prose",
+                "leave the file out, or convert it to readable text first",
+            )
 
 
 def file_metadata(path: Path) -> dict[str, Any]:
