@@ -17,22 +17,45 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 from typing import (
-    TYPE_CHECKING, Any, ContextManager, Literal, Protocol, Sequence, runtime_checkable,
+    Any, ContextManager, Literal, Protocol, Sequence, runtime_checkable,
 )
 
 import numpy as np
 
 from .bm25 import B, K1, check_bm25
-from .embeddings.base import embed_query
+from .embeddings.base import Embedder, embed_query
 from .errors import ConfigError
 from .fusion import RRF_K, FusionMethod, check_fusion_method, fuse
 from .mmr import mmr_order
+from .stores.base import VectorStore
 from .stores.filters import MetadataFilters, as_filters
 from .trace import Trace
 from .types import ScoredNode
 
-if TYPE_CHECKING:
-    from .index import VectorStoreIndex
+
+
+class SearchableIndex(Protocol):
+    """What retrievers use of a VectorStoreIndex (a protocol, so retrieval never imports it)."""
+
+    embed_model_name: str
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    @property
+    def store(self) -> VectorStore: ...
+
+    def __len__(self) -> int: ...
+
+    def search(self, vector: np.ndarray, *, top_k: int, filters: MetadataFilters | None,
+               doc_ids: Sequence[str] | None) -> list[ScoredNode]: ...
+
+    def keyword_search(self, query: str, *, top_k: int, filters: MetadataFilters | None,
+                       doc_ids: Sequence[str] | None, k1: float, b: float) -> list[ScoredNode]: ...
+
+    def keyword_index(self) -> Any: ...
+
+    def get_vectors(self, node_ids: Sequence[str]) -> np.ndarray: ...
 
 RetrievalMode = Literal["similarity", "mmr", "keyword", "hybrid"]
 RETRIEVAL_MODES: tuple[str, ...] = ("similarity", "mmr", "keyword", "hybrid")
@@ -93,7 +116,7 @@ class VectorRetriever:
 
     def __init__(
         self,
-        index: VectorStoreIndex,
+        index: SearchableIndex,
         *,
         similarity_top_k: int = 4,
         filters: MetadataFilters | dict[str, Any] | None = None,
@@ -181,7 +204,7 @@ class KeywordRetriever:
 
     def __init__(
         self,
-        index: VectorStoreIndex,
+        index: SearchableIndex,
         *,
         similarity_top_k: int = 4,
         filters: MetadataFilters | dict[str, Any] | None = None,
@@ -231,7 +254,7 @@ class HybridRetriever:
 
     def __init__(
         self,
-        index: VectorStoreIndex,
+        index: SearchableIndex,
         *,
         similarity_top_k: int = 4,
         filters: MetadataFilters | dict[str, Any] | None = None,
@@ -294,7 +317,7 @@ class HybridRetriever:
 
 
 def make_retriever(
-    index: VectorStoreIndex,
+    index: SearchableIndex,
     *,
     mode: RetrievalMode = DEFAULT_MODE,
     similarity_top_k: int = 4,

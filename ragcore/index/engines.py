@@ -19,7 +19,7 @@ model, so it hands none.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Protocol, Sequence
 
 from ..agent import FunctionCallingAgent, ReActAgent
 from ..chat import (
@@ -36,19 +36,23 @@ from ..errors import ConfigError
 from ..llms.base import LLM
 from ..postprocess import NodePostprocessor
 from ..query import QueryEngine
-from ..retrieval import RetrievalMode, Retriever
+from ..retrieval import RetrievalMode, Retriever, SearchableIndex
 from ..stores.filters import MetadataFilters
 from ..synthesis import ResponseMode, Synthesizer
 from ..tools import QueryEngineTool, Tool
 
-if TYPE_CHECKING:
-    from .vector_index import VectorStoreIndex
+
+
+class EngineIndex(SearchableIndex, Protocol):
+    """What the engines use of a VectorStoreIndex: what retrievers use, and its retrievers."""
+
+    def as_retriever(self, **options: Any) -> Retriever: ...
 
 AGENT_MODES = (ChatMode.REACT.value, FUNCTION_CALLING)
 
 
 def query_engine_from_index(
-    index: VectorStoreIndex,
+    index: EngineIndex,
     *,
     llm: LLM,
     response_mode: ResponseMode | str = ResponseMode.COMPACT,
@@ -71,7 +75,7 @@ def query_engine_from_index(
 
 
 def chat_engine_from_index(
-    index: VectorStoreIndex,
+    index: EngineIndex,
     *,
     chat_mode: ChatMode | str = ChatMode.BEST,
     llm: LLM,
@@ -120,7 +124,7 @@ def _query_engine(
     return QueryEngine(retriever, synthesizer, postprocessors=postprocessors)
 
 
-def llm_with_index_embedder(llm: LLM, index: VectorStoreIndex, retrieval_mode: str) -> LLM:
+def llm_with_index_embedder(llm: LLM, index: EngineIndex, retrieval_mode: str) -> LLM:
     """``llm`` given the index's embedder, if it asks for one (``with_embedder``); what the
     engines answer with, and what a caller running the synthesizer itself should use too."""
     offer = getattr(llm, "with_embedder", None)
@@ -132,7 +136,7 @@ def llm_with_index_embedder(llm: LLM, index: VectorStoreIndex, retrieval_mode: s
 class _IndexEmbedder:
     """The index's embedder, looked up when first used: building an engine loads no model."""
 
-    def __init__(self, index: VectorStoreIndex) -> None:
+    def __init__(self, index: EngineIndex) -> None:
         self._index = index
 
     @property
