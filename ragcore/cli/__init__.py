@@ -12,11 +12,11 @@ import argparse
 import logging
 import os
 import sys
-from dataclasses import dataclass
 from typing import Sequence
 
 from ..embeddings.base import Embedder
 from ..errors import RagcoreError
+from .context import CliContext
 
 EMBEDDER_ENV = "RAGCORE_EMBEDDER"
 EXAMPLES = """examples:
@@ -28,19 +28,6 @@ EXAMPLES = """examples:
   ragcore query "..." --index papers --llm openai:MODEL --base-url http://127.0.0.1:8000/v1
   ragcore chat --index papers --mode condense_plus_context
 """
-
-
-@dataclass(slots=True)
-class CliContext:
-    """What every command needs: the workspace root and an optional embedder override."""
-
-    workspace_root: str | None
-    embedder: Embedder | None
-
-    def workspace(self):
-        from ..workspace import Workspace
-
-        return Workspace(self.workspace_root, embedder=self.embedder)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from ..errors import ConfigError
 
 if TYPE_CHECKING:
-    from . import CliContext
+    from .context import CliContext
 
 GROUPS = ("pipeline", "search", "query", "app", "answers", "retrieval")
 

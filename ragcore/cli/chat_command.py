@@ -20,7 +20,7 @@ from .render import write_sources, write_trace
 if TYPE_CHECKING:
     from ..trace import Trace
     from ..workspace.chats import SavedChat
-    from . import CliContext
+    from .context import CliContext
 
 CHAT_MODES = ("simple", "condense_question", "context", "condense_plus_context", "react", "best")
 HELP = ("Commands: /reset forget the conversation, /mode NAME switch chat mode "

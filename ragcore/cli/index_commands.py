@@ -12,7 +12,7 @@ from .progress import ProgressBar
 from .render import human_bytes, write_passages, write_report, write_table
 
 if TYPE_CHECKING:
-    from . import CliContext
+    from .context import CliContext
 
 DEFAULT_INDEX = "default"
 

@@ -12,7 +12,7 @@ from .render import write_sources, write_trace
 
 if TYPE_CHECKING:
     from ..llms.base import LLM
-    from . import CliContext
+    from .context import CliContext
 
 RESPONSE_MODES = ("refine", "compact", "simple_summarize", "tree_summarize", "generation",
                   "no_text", "accumulate", "compact_accumulate")
