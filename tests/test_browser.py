@@ -130,21 +130,28 @@ def _wait_idle(page) -> None:
 
 
 def _upload(page, path: Path, attempts: int = 3) -> None:
-    """Give the file picker ``path`` once the page is idle; a file given while a rerun replaces
-    the picker can be lost, so try again if the Index button does not pick it up."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    """Give the file picker ``path`` once the page is idle and wait for the Index button to count
+    it. A file given while a rerun replaces the picker can be lost, so give it again, but only when
+    the picker lists no file: giving it twice would make the button say "Index 2 file(s)"."""
+    import re
 
-    button = page.get_by_role("button", name="Index 1 file(s)")
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    from playwright.sync_api import expect
+
+    button = page.get_by_role("button", name=re.compile(r"^Index \d+ file"))
+    listed = page.get_by_test_id("stFileChip")
     for attempt in range(attempts):
         _wait_idle(page)
-        page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(path))
+        if listed.count() == 0:
+            page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(path))
         try:
-            button.wait_for(state="visible", timeout=30_000)
-            return
+            button.wait_for(state="visible", timeout=60_000)
+            break
         except PlaywrightTimeout:
             if attempt == attempts - 1:
                 _shot(page, "upload-failed")
                 raise
+    expect(button).to_have_text("Index 1 file(s)")
 
 
 def _go(page, label: str) -> None:
