@@ -5,13 +5,14 @@ from pathlib import Path
 import streamlit as st
 
 from ragcore.present import format as fmt
-from webapp import shell, state
+from webapp import shell, state, store_choice
 from ragcore.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 from ragcore.readers import SUPPORTED_EXTENSIONS
 from ragcore.workspace.files import NAME_RULE
 
 NEW_INDEX = "➕ Create a new index"
 ROUND_KEY = "uploader_round"  # bumped after each run, which empties the file picker
+STORE_KEY = "new_index_store"  # where a new index keeps its vectors (store_choice)
 
 
 def pick_index(ws):
@@ -22,8 +23,9 @@ def pick_index(ws):
     choice = st.selectbox("Index", options,
                           index=options.index(current) if current else len(options) - 1)
     if choice == NEW_INDEX:
-        return st.text_input("Name of the new index", placeholder="e.g. contracts",
-                             help=NAME_RULE), None
+        name = st.text_input("Name of the new index", placeholder="e.g. contracts", help=NAME_RULE)
+        st.session_state[STORE_KEY] = store_choice.pick_store()
+        return name, None
     state.select_index(choice)
     return choice, ws.record(choice)
 
@@ -90,6 +92,10 @@ def main() -> None:
     if st.button(label, type="primary", disabled=not files or not name):
         on_progress = progress_bars()
         with shell.friendly_errors():
+            store_choice.create_with_store(state.workspace(), name,
+                                           st.session_state.get(STORE_KEY, "") if record is None
+                                           else "", chunk_size=chunk_size,
+                                           chunk_overlap=chunk_overlap)
             report = state.ingest_uploads(
                 state.workspace(), name, [(f.name, f.getvalue()) for f in files],
                 chunk_size=chunk_size, chunk_overlap=chunk_overlap, progress=on_progress,

@@ -1,0 +1,92 @@
+"""Where an index keeps its vectors, written as one line: what ``ragcore ingest --store`` takes.
+
+    (empty), numpy, simple        the index folder itself (``SimpleVectorStore``, the default)
+    chroma:PATH                   an embedded Chroma database in folder PATH
+    chroma+http://HOST:PORT       a Chroma server (``chroma run``)
+    postgresql://USER@HOST:PORT/DB  a Postgres database with the pgvector extension
+
+A location never keeps a password: ``clean_location`` drops one given in a Postgres URL and
+remembers it for this process only (``ragcore.stores.pg_connect``); other processes read it
+from ``RAGCORE_PG_PASSWORD`` or ``PGPASSWORD``. ``open_location`` makes the store for one index:
+each index gets its own Chroma collection or Postgres table, named from ``name`` (the caller
+passes something unique per index, so a new index never meets an old one's rows).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from ..errors import ConfigError
+
+if TYPE_CHECKING:
+    from .base import VectorStore
+
+DEFAULT_NAMES = ("", "numpy", "simple")
+KINDS = {
+    "chroma": "Chroma database in a folder on this machine",
+    "chroma+http": "Chroma server",
+    "postgresql": "PostgreSQL with pgvector",
+}
+_USAGE = (
+    "use chroma:PATH, chroma+http://HOST:PORT, postgresql://USER@HOST:PORT/DATABASE, "
+    "or numpy for the index folder itself"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class StoreLocation:
+    """A parsed location: its kind (a key of ``KINDS``) and its password-free target."""
+
+    kind: str
+    target: str  # the folder (chroma) or the URL without a password
+
+    def __str__(self) -> str:
+        return f"chroma:{self.target}" if self.kind == "chroma" else self.target
+
+
+def parse_location(text: str | None) -> StoreLocation | None:
+    """The location ``text`` names (None: the default store in the index folder)."""
+    text = (text or "").strip()
+    if text.lower() in DEFAULT_NAMES:
+        return None
+    scheme = text.split(":", 1)[0].lower()
+    if scheme == "chroma":
+        path = text.split(":", 1)[1]
+        if not path:
+            raise ConfigError(f"store {text!r} names no folder: {_USAGE}")
+        return StoreLocation("chroma", path)
+    if scheme in ("chroma+http", "chroma+https"):
+        parts = urlsplit(text)
+        if not parts.hostname or parts.port is None:
+            raise ConfigError(f"store {text!r} needs a host and a port: chroma+http://HOST:PORT")
+        return StoreLocation("chroma+http", f"{scheme}://{parts.hostname}:{parts.port}")
+    if scheme in ("postgresql", "postgres"):
+        from .pg_connect import remember_password
+
+        return StoreLocation("postgresql", remember_password(text))
+    raise ConfigError(f"unknown store {text!r}: {_USAGE}")
+
+
+def collection_name(name: str) -> str:
+    """A Chroma collection or Postgres table name made from ``name``: [a-z0-9_], 3..60 long."""
+    cleaned = re.sub(r"[^a-z0-9_]+", "_", name.lower()).strip("_")
+    return f"ragcore_{cleaned}"[:60]
+
+
+def open_location(location: StoreLocation, name: str, *, metric: str = "cosine") -> VectorStore:
+    """A new store at ``location`` for the index ``name`` (its own collection or table)."""
+    table = collection_name(name)
+    if location.kind == "chroma":
+        from .chroma import ChromaVectorStore
+
+        return ChromaVectorStore(path=location.target, collection=table, metric=metric)
+    if location.kind == "chroma+http":
+        from .chroma import ChromaVectorStore
+
+        return ChromaVectorStore(url=location.target, collection=table, metric=metric)
+    from .pgvector import PGVectorStore
+
+    return PGVectorStore(location.target, table=table, metric=metric)
