@@ -13,6 +13,9 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 REPO = Path(__file__).resolve().parents[1]
 
+# Real database engines (Chroma server, Postgres + pgvector) as session fixtures.
+pytest_plugins = ["engines"]
+
 # Property tests check behaviour, not speed: on a loaded 2-core CI machine an example may take
 # longer than hypothesis's default 200 ms deadline, which must not fail the run.
 settings.register_profile(

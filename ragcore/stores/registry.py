@@ -59,3 +59,20 @@ def open_simple_store(folder: Path, settings: dict[str, Any]) -> SimpleVectorSto
 
 
 register_vector_store("SimpleVectorStore", open_simple_store)
+
+
+def _open_chroma(folder: Path, settings: dict[str, Any]) -> VectorStore:
+    from .chroma import open_chroma_store
+
+    return open_chroma_store(folder, settings)
+
+
+def _open_pgvector(folder: Path, settings: dict[str, Any]) -> VectorStore:
+    from .pgvector import open_pg_store
+
+    return open_pg_store(folder, settings)
+
+
+# Registered by name without importing chromadb or psycopg: they load when an index names them.
+register_vector_store("ChromaVectorStore", _open_chroma)
+register_vector_store("PGVectorStore", _open_pgvector)
