@@ -54,7 +54,7 @@ def load_npy(path: Path, what: str, *, mmap_min_bytes: int | None = None) -> np.
         return np.load(path, allow_pickle=False, mmap_mode="r" if large else None)
     except FileNotFoundError as exc:
         raise missing(path) from exc
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, EOFError) as exc:  # EOFError: an empty or cut-off file
         raise IndexFormatError(f"{path}: not a readable .npy {what} file ({exc})") from exc
 
 

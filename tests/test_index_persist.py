@@ -14,6 +14,8 @@ import pytest
 from store_fakes import ParagraphSplitter, animal_docs
 
 import ragcore.index.folder
+import ragcore.index.generations
+from ragcore.index import checksums
 from ragcore.index.docstore import DocStore
 from ragcore.embeddings import FakeEmbedder
 from ragcore.errors import ConfigError, EmbeddingError, IndexFormatError, PersistError
@@ -37,6 +39,15 @@ def _load(path: Path) -> VectorStoreIndex:
 
 def _siblings(path: Path) -> list[str]:
     return sorted(p.name for p in path.parent.iterdir() if p.name != path.name)
+
+
+def _data(path: Path) -> Path:
+    """The current generation folder of the index at ``path``."""
+    return ragcore.index.folder.current_data(path)
+
+
+def _all_bytes(path: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file())
 
 
 def test_round_trip_keeps_everything(built, tmp_path):
@@ -64,7 +75,9 @@ def test_round_trip_keeps_everything(built, tmp_path):
 def test_manifest_describes_the_index(built, tmp_path):
     built.persist(tmp_path / "index")
     manifest = json.loads((tmp_path / "index" / "manifest.json").read_text())
-    assert manifest["format"] == "ragcore-index" and manifest["version"] == 1
+    assert manifest["format"] == "ragcore-index" and manifest["version"] == 2
+    assert manifest["generation"] == "gen-000001"
+    assert set(manifest["files"]) >= {"docs.json", "nodes.jsonl", "vectors.npy", "store.json"}
     assert manifest["revision"] == built.revision > 0
     assert manifest["embed_model"] == {"name": "fake-embedder", "dim": 64, "max_input_tokens": None}
     assert manifest["store"] == {"type": "SimpleVectorStore", "settings": {"metric": "cosine"}}
@@ -95,9 +108,10 @@ def test_changes_are_visible_after_reload_and_gone_from_disk(built, tmp_path):
     assert again.as_retriever(similarity_top_k=1).retrieve("owls hunt")[0].node.text == (
         "Owls hunt at night."
     )
-    on_disk = b"".join(p.read_bytes() for p in path.iterdir())
+    on_disk = _all_bytes(path)
     assert b"stock market" not in on_disk and b"borrow checker" not in on_disk
     assert _siblings(path) == []  # no temporary or old folders left behind
+    assert sorted(p.name for p in path.iterdir()) == ["gen-000002", "manifest.json", "writer.lock"]
 
 
 def test_reloaded_index_persisted_in_place_keeps_unread_nodes(built, tmp_path, monkeypatch):
@@ -170,25 +184,25 @@ def test_failed_write_leaves_the_old_index_loadable(built, tmp_path, monkeypatch
     assert _siblings(path) == []
 
 
-def test_failed_swap_puts_the_old_index_back(built, tmp_path, monkeypatch):
+def test_failed_publish_keeps_the_old_index(built, tmp_path, monkeypatch):
     path = tmp_path / "index"
     built.persist(path)
-    real_rename = os.rename
 
-    def rename(src, dst):
-        if ".tmp-" in str(src):
-            raise OSError("rename refused")
-        real_rename(src, dst)
+    def replace(src, dst):
+        raise OSError("rename refused")
 
-    monkeypatch.setattr(ragcore.index.folder.os, "rename", rename)
+    monkeypatch.setattr(ragcore.index.generations.os, "replace", replace)
     built.insert(Document(text="Owls hunt at night.", doc_id="owls.txt"))
     with pytest.raises(PersistError, match="rename refused"):
         built.persist(path)
     monkeypatch.undo()
     assert len(_load(path)) == 6 and _siblings(path) == []
+    assert sorted(p.name for p in path.iterdir()) == ["gen-000001", "manifest.json", "writer.lock"]
 
 
-def test_a_persist_killed_between_renames_is_recovered_on_load(built, tmp_path):
+def test_a_persist_of_an_older_version_killed_between_renames_is_recovered_on_load(
+    built, tmp_path
+):
     path = tmp_path / "index"
     built.persist(path)
     os.rename(path, tmp_path / ".index.old-1234abcd")  # where a crash would leave it
@@ -232,9 +246,28 @@ def _truncate(path: Path) -> None:
     path.write_bytes(data[: len(data) // 2])
 
 
+def _in_data(damage):
+    """Damage a file of the current generation, then record its checksums again (as a writer
+    with a bug would): the structural checks behind the checksums must still catch it."""
+
+    def apply(path: Path) -> None:
+        data = _data(path)
+        damage(data)
+        names = [c.name for c in data.iterdir() if c.is_file() and c.name != "reading.lock"]
+        manifest = json.loads((path / "manifest.json").read_text())
+        manifest["files"] = checksums.record_files(data, names)
+        (path / "manifest.json").write_text(json.dumps(manifest))
+
+    return apply
+
+
 DAMAGE = {
-    "missing vectors": (lambda p: (p / "vectors.npy").unlink(), "vectors.npy: file is missing"),
-    "truncated nodes": (lambda p: _truncate(p / "nodes.jsonl"), "nodes.jsonl: is .* truncated"),
+    "missing vectors": (
+        _in_data(lambda p: (p / "vectors.npy").unlink()), "vectors.npy: file is missing"
+    ),
+    "truncated nodes": (
+        _in_data(lambda p: _truncate(p / "nodes.jsonl")), "nodes.jsonl: is .* truncated"
+    ),
     "count mismatch": (
         lambda p: _edit_manifest(p, counts__nodes=7),
         "SimpleVectorStore holds 6 vectors but the manifest lists 7",
@@ -247,12 +280,20 @@ DAMAGE = {
         lambda p: (p / "manifest.json").write_text('{"format": "llama-index"}'),
         "not a ragcore index",
     ),
-    "newer version": (lambda p: _edit_manifest(p, version=2), "newer than this ragcore"),
+    "newer version": (lambda p: _edit_manifest(p, version=3), "newer than this ragcore"),
     "no manifest": (lambda p: (p / "manifest.json").unlink(), "manifest.json: missing"),
-    "missing docs": (lambda p: (p / "docs.json").unlink(), "docs.json: file is missing"),
-    "bad docs": (lambda p: (p / "docs.json").write_text('{"doc_ids": 1}'), "docs.json: expected"),
-    "bad node ids": (lambda p: (p / "node_ids.json").write_text("[]"), "node_ids.json: lists 0"),
-    "bad offsets": (lambda p: np.save(p / "offsets.npy", np.zeros(3)), "offsets.npy: expected 7"),
+    "missing docs": (
+        _in_data(lambda p: (p / "docs.json").unlink()), "docs.json: file is missing"
+    ),
+    "bad docs": (
+        _in_data(lambda p: (p / "docs.json").write_text('{"doc_ids": 1}')), "docs.json: expected"
+    ),
+    "bad node ids": (
+        _in_data(lambda p: (p / "node_ids.json").write_text("[]")), "node_ids.json: lists 0"
+    ),
+    "bad offsets": (
+        _in_data(lambda p: np.save(p / "offsets.npy", np.zeros(3))), "offsets.npy: expected 7"
+    ),
     "missing field": (lambda p: _edit_manifest(p, embed_model={}), "'embed_model.name' is missing"),
     "metric mismatch": (
         lambda p: _edit_manifest(p, store__settings={"metric": "dot"}),
@@ -282,17 +323,17 @@ def test_missing_folder_says_so(tmp_path):
 def test_a_damaged_node_record_is_reported_when_read(built, tmp_path):
     path = tmp_path / "index"
     built.persist(path)
-    data = bytearray((path / "nodes.jsonl").read_bytes())
+    data = bytearray((_data(path) / "nodes.jsonl").read_bytes())
     data[0:1] = b"#"
-    (path / "nodes.jsonl").write_bytes(bytes(data))
+    (_data(path) / "nodes.jsonl").write_bytes(bytes(data))
     index = _load(path)
-    with pytest.raises(IndexFormatError, match="line 1 is not a valid node record"):
+    with pytest.raises(IndexFormatError, match="line 1 .* does not match the checksum"):
         index.get_node(index.doc_info("cats.txt").node_ids[0])
 
 
 def test_nodes_are_decoded_lazily(built, tmp_path):
     built.persist(tmp_path / "i")
-    store = DocStore.load(tmp_path / "i", expected_nodes=6)
+    store = DocStore.load(_data(tmp_path / "i"), expected_nodes=6)
     assert store._nodes == {} and store._entries is None
     assert store.get("rust.md#1").text.startswith("The borrow checker")
     assert list(store._nodes) == ["rust.md#1"]
@@ -340,6 +381,7 @@ def test_a_format_version_1_folder_loads_answers_and_upgrades(built, tmp_path):
     copy.persist(path)
     manifest = json.loads((path / "manifest.json").read_text())
     assert manifest["revision"] == 1 and manifest["store"]["settings"] == {"metric": "cosine"}
+    assert manifest["version"] == 2
     again = _load(path)
     assert len(again) == len(again.store) == 4
-    assert b"stock market" not in b"".join(p.read_bytes() for p in path.iterdir())
+    assert b"stock market" not in _all_bytes(path)

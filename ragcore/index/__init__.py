@@ -8,7 +8,9 @@
     node_file.py     nodes.jsonl and its byte offsets, read through a memory map
     refresh.py       which documents an upsert (re)indexes, and the input checks
     manifest.py      manifest.json: what an index folder records about itself
-    folder.py        the index folder: open, revision, atomic replace, recovery after a crash
+    folder.py        the index folder: open one whole generation, commit the next, revision
+    generations.py   generation folders, the writer and reader locks, removing debris
+    checksums.py     file checksums recorded at commit and checked at load
     keyword.py       BM25 postings over the nodes, built on the first keyword query
 
 Only ``VectorStoreIndex`` and its reports are public; the other modules serve it, except

@@ -6,6 +6,7 @@ ids. On disk:
 
 - ``nodes.jsonl``: one node record per line, document by document, then nodes with no document;
 - ``offsets.npy``: the byte offset of every line, plus the file size (int64);
+- ``node_crcs.npy``: the CRC-32 of every line, checked as the line is read (uint32);
 - ``node_ids.json``: the node ids in line order;
 - ``docs.json``: documents as columns (``doc_ids``, ``hashes``, ``node_counts``, ``characters``,
   ``indexed_at``, ``metadata`` as JSON text per document) and ``loose``, the number of trailing
@@ -28,7 +29,9 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-from .node_file import COLUMNS, NodeFile, check_columns, load_offsets, write_node_file
+from .node_file import (
+    COLUMNS, NodeFile, check_columns, load_crcs, load_offsets, write_node_file,
+)
 from ..errors import IndexFormatError, StoreError
 from ..disk import file_size, read_json, write_json
 from ..types import Node
@@ -76,7 +79,12 @@ class _Entry:
 
     def metadata(self) -> dict[str, Any]:
         if isinstance(self.meta, str):
-            self.meta = json.loads(self.meta)
+            try:
+                self.meta = json.loads(self.meta)
+            except ValueError as exc:
+                raise IndexFormatError(
+                    f"docs.json: a document's metadata is damaged JSON ({exc}); rebuild the index"
+                ) from exc
         return self.meta  # type: ignore[return-value]
 
     def metadata_text(self) -> str:
@@ -261,7 +269,7 @@ class DocStore:
     # -- disk --------------------------------------------------------------------------------
 
     def persist(self, folder: Path) -> None:
-        """Write nodes.jsonl, offsets.npy, node_ids.json and docs.json into ``folder``."""
+        """Write nodes.jsonl, offsets.npy, node_crcs.npy, node_ids.json and docs.json."""
         docs = self._docs()
         node_ids = self.node_ids()
         write_node_file(folder, map(self._record, node_ids), len(node_ids))
@@ -301,7 +309,8 @@ class DocStore:
                 f"{nodes_path}: is {size} bytes but its offsets end at {int(offsets[-1])}: "
                 "the file is truncated or was edited; rebuild the index"
             )
-        store._file = NodeFile(nodes_path, offsets, store._file_ids)
+        crcs = load_crcs(folder / "node_crcs.npy", nodes=count)
+        store._file = NodeFile(nodes_path, offsets, store._file_ids, crcs)
         return store
 
 

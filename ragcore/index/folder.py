@@ -1,79 +1,131 @@
-"""The index folder on disk: opening it, its revision, and writes that never leave half an index.
+"""The index folder on disk: opening one complete generation, and writes that publish the next.
 
 An index folder holds ``manifest.json`` (``manifest``: format, revision, model, store, splitter,
-counts, dates), the document store's files (``docs.json``, ``node_ids.json``, ``nodes.jsonl``,
-``offsets.npy``) and, for a store whose rows live in the folder, the store's files (for
+counts, dates, and which generation folder holds the files, with their checksums) and generation
+folders (``generations``: layout, locks, garbage collection). A generation holds the document
+store's files (``docs.json``, ``node_ids.json``, ``nodes.jsonl``, ``offsets.npy``,
+``node_crcs.npy``) and, for a store whose rows live in the folder, the store's files (for
 ``SimpleVectorStore``: ``store.json``, ``vectors.npy``, ``vector_ids.json``,
-``vector_metadata.json``, ``vector_doc_ids.json``). ``open_index_folder`` reopens the store the
-manifest names through ``ragcore.stores.registry``, so every registered store loads alike.
+``vector_metadata.json``, ``vector_doc_ids.json``); a store whose rows live in a database
+writes a small file or nothing. ``open_index_folder`` reopens the store the manifest names
+through ``ragcore.stores.registry``, so every registered store loads alike.
+
+``committing(path)`` is the one way to write: it takes the index's writer lock, removes what
+dead writers left, yields a ``Commit`` whose fresh generation folder the caller fills, and
+``Commit.publish(manifest)`` records the files' checksums and replaces the manifest in one
+atomic step. A reader (``open_index_folder``) opens the generation the manifest names under
+that generation's reader lock and checks it against the checksums; if the manifest changed
+meanwhile it starts again, so it always gets one whole generation, old or new, never a mix.
+Format version 1 folders (files beside the manifest) still load, and the next persist turns
+them into version 2.
 
 ``read_revision(path)`` reads only the manifest: caches in other processes compare it with the
 revision they loaded. On-disk revisions only grow: ``revision_to_write`` (called by ``persist``
-while the old folder is still in place) never writes a revision at or below the one on disk
-unless the folder already holds exactly this content.
-
-``atomic_folder(path)`` yields a fresh sibling folder ``.<name>.tmp-<random>`` to write into; on
-success it fsyncs every file and the folder, renames the old index aside, renames the new one
-into place, fsyncs the parent and deletes the old one. If anything fails the new folder is
-removed and the old index is untouched; if the process dies between the two renames, the next
-``recover_interrupted(path)`` (called by load) puts the old index back.
+under the writer lock) never writes a revision at or below the one on disk unless the folder
+already holds exactly this content.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import secrets
 import shutil
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 from ..errors import IndexFormatError, PersistError
 from ..stores.registry import open_vector_store
+from .checksums import damaged, record_files, verify_files
 from .docstore import DocStore
+from .generations import (
+    READER_LOCK,
+    Superseded,
+    collect_garbage,
+    debris,
+    fsync_tree,
+    new_generation,
+    only_our_debris,
+    publish,
+    reading,
+    writer_lock,
+    writer_lock_if_free,
+)
 from .manifest import (
+    data_folder,
+    manifest_bytes,
+    manifest_generation,
     manifest_revision,
     manifest_store,
     manifest_value,
     peek_manifest,
     read_manifest,
-    write_manifest,
 )
 from .state import IndexState
 
 __all__ = [
-    "atomic_folder",
+    "Commit",
+    "committing",
+    "current_data",
     "is_index_folder",
     "open_index_folder",
     "read_manifest",
     "read_revision",
     "recover_interrupted",
     "revision_to_write",
-    "write_manifest",
 ]
+
+_ATTEMPTS = 50  # a reader starts again at most this often while writers keep publishing
 
 log = logging.getLogger(__name__)
 
 
-def open_index_folder(path: Path) -> IndexState:
-    """Read an index folder's manifest, vector store and document store (nodes stay lazy)."""
+def open_index_folder(path: Path, *, full_check: bool = False) -> IndexState:
+    """The index at ``path``: its current generation, checked against the manifest's checksums
+    (every block with ``full_check``); nodes stay lazy and are checked as they are decoded."""
+    path = Path(path)
     recover_interrupted(path)
-    manifest = read_manifest(path)
-    nodes = manifest_value(path, manifest, "counts", "nodes", int)
-    model = manifest_value(path, manifest, "embed_model", "name", str)
-    spec = manifest_store(path, manifest)
-    store = open_vector_store(spec, path)
-    if len(store) != nodes:
-        raise IndexFormatError(
-            f"{path}: the {spec.type} holds {len(store)} vectors but the manifest lists {nodes} "
-            "nodes; the index is damaged: rebuild it"
-        )
+    for _ in range(_ATTEMPTS):
+        manifest = read_manifest(path)
+        generation = manifest_generation(path, manifest)
+        try:
+            state = _open(path, manifest, generation, full_check=full_check)
+        except (IndexFormatError, OSError, Superseded) as exc:
+            if peek_manifest(path) != manifest:
+                continue  # a writer published meanwhile: open the new generation instead
+            if isinstance(exc, Superseded):
+                raise damaged(path / str(generation), "the generation folder the manifest "
+                              "names is missing") from None
+            raise
+        _tidy(path, generation)
+        return state
+    raise PersistError(
+        f"{path}: the index changed {_ATTEMPTS} times while it was being opened; try again when "
+        "the process writing it pauses"
+    )
+
+
+def _open(
+    path: Path, manifest: dict[str, Any], generation: str | None, *, full_check: bool
+) -> IndexState:
+    data = path if generation is None else path / generation
+    with nullcontext() if generation is None else reading(data):
+        if generation is not None:
+            verify_files(data, manifest.get("files"), full=full_check)
+        nodes = manifest_value(path, manifest, "counts", "nodes", int)
+        model = manifest_value(path, manifest, "embed_model", "name", str)
+        spec = manifest_store(path, manifest)
+        store = open_vector_store(spec, data)
+        if len(store) != nodes:
+            raise damaged(data, f"the {spec.type} holds {len(store)} vectors but the manifest "
+                                f"lists {nodes} nodes")
+        docstore = DocStore.load(data, expected_nodes=nodes)
     window = (manifest.get("embed_model") or {}).get("max_input_tokens")
     revision = manifest_revision(manifest)
     state = IndexState(
         store,
-        DocStore.load(path, expected_nodes=nodes),
+        docstore,
         model=model,
         model_window=window if isinstance(window, int) else None,
         splitter_spec=manifest.get("splitter"),
@@ -84,6 +136,19 @@ def open_index_folder(path: Path) -> IndexState:
     state.created = str(manifest.get("created") or state.created)
     state.updated = str(manifest.get("updated") or state.updated)
     return state
+
+
+def _tidy(path: Path, generation: str | None) -> None:
+    """Remove what dead writers left, if any and no writer is at work (never fails a load)."""
+    try:
+        if not debris(path, generation):
+            return
+        with writer_lock_if_free(path) as held:
+            manifest = peek_manifest(path) if held else None  # current again, under the lock
+            if manifest is not None:
+                collect_garbage(path, manifest_generation(path, manifest))
+    except (OSError, IndexFormatError) as exc:
+        log.warning("could not tidy the index folder %s: %s", path, exc)
 
 
 def read_revision(path: str | Path) -> int | None:
@@ -110,9 +175,88 @@ def revision_to_write(path: Path, state: IndexState) -> int:
     return on_disk + 1
 
 
+def current_data(path: Path) -> Path:
+    """The folder holding the files of the index at ``path`` now (its current generation)."""
+    return data_folder(path, read_manifest(path))
+
+
 def is_index_folder(folder: Path) -> bool:
     """Whether ``folder`` carries our manifest tag (used to refuse overwriting anything else)."""
     return peek_manifest(folder) is not None
+
+
+@dataclass(slots=True)
+class Commit:
+    """The generation a writer fills (``folder``), then publishes with the index's manifest."""
+
+    path: Path
+    folder: Path
+    published: bool = False
+
+    def publish(self, manifest: dict[str, Any]) -> None:
+        """Record the generation's files and their checksums, and make it the current one."""
+        names = [c.name for c in self.folder.iterdir() if c.is_file() and c.name != READER_LOCK]
+        files = record_files(self.folder, names)
+        fsync_tree(self.folder)
+        body = {**manifest, "generation": self.folder.name, "files": files}
+        publish(self.path, manifest_bytes(body))
+        self.published = True
+
+
+@contextmanager
+def committing(path: Path) -> Iterator[Commit]:
+    """Under the index's writer lock, yield a new generation to fill and ``publish``; if the
+    block fails (or never publishes) the generation is removed and the index is untouched."""
+    path = Path(path)
+    recover_interrupted(path)
+    _check_replaceable(path)
+    path.mkdir(parents=True, exist_ok=True)
+    with writer_lock(path):
+        collect_garbage(path, _current(path))
+        commit = Commit(path, new_generation(path))
+        try:
+            yield commit
+        except BaseException:
+            shutil.rmtree(commit.folder, ignore_errors=True)
+            raise
+        if not commit.published:
+            shutil.rmtree(commit.folder, ignore_errors=True)
+            return
+        collect_garbage(path, commit.folder.name)
+
+
+def _current(path: Path) -> str | None:
+    manifest = peek_manifest(path)
+    return None if manifest is None else manifest_generation(path, manifest)
+
+
+def _check_replaceable(path: Path) -> None:
+    if path.exists() and not path.is_dir():
+        raise PersistError(f"{path} is a file: choose a folder path for the index")
+    if path.is_dir() and not is_index_folder(path) and not only_our_debris(path):
+        raise PersistError(
+            f"{path} is a non-empty folder that is not a ragcore index: refusing to replace it; "
+            "choose an empty or new folder"
+        )
+
+
+def recover_interrupted(path: Path) -> None:
+    """If a persist of an older ragcore (which renamed the old folder aside) died between its
+    renames, put back the newest backup that opens completely."""
+    path = Path(path)
+    if path.exists() or not path.parent.is_dir():
+        return
+    backups = sorted(path.parent.glob(f".{path.name}.old-*"), key=_mtime, reverse=True)
+    for backup in backups:
+        try:
+            manifest = read_manifest(backup)
+            _open(backup, manifest, manifest_generation(backup, manifest), full_check=False)
+        except (IndexFormatError, PersistError, OSError, Superseded) as exc:
+            log.warning("not restoring %s from %s: %s", path, backup, exc)
+            continue
+        log.warning("restoring %s from %s (an earlier persist was interrupted)", path, backup)
+        os.rename(backup, path)
+        return
 
 
 def _mtime(path: Path) -> float:
@@ -120,81 +264,3 @@ def _mtime(path: Path) -> float:
         return path.stat().st_mtime
     except OSError:
         return 0.0
-
-
-@contextmanager
-def atomic_folder(path: Path) -> Iterator[Path]:
-    """Yield a temporary folder; on clean exit it atomically replaces ``path``."""
-    path = Path(path)
-    _check_replaceable(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.tmp-{secrets.token_hex(4)}"
-    tmp.mkdir()
-    try:
-        yield tmp
-        fsync_tree(tmp)
-        _swap_in(tmp, path)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-
-
-def _check_replaceable(path: Path) -> None:
-    if path.exists() and not path.is_dir():
-        raise PersistError(f"{path} is a file: choose a folder path for the index")
-    if path.is_dir() and any(path.iterdir()) and not is_index_folder(path):
-        raise PersistError(
-            f"{path} is a non-empty folder that is not a ragcore index: refusing to replace it; "
-            "choose an empty or new folder"
-        )
-
-
-def _swap_in(tmp: Path, path: Path) -> None:
-    old: Path | None = None
-    if path.exists():
-        old = path.parent / f".{path.name}.old-{secrets.token_hex(4)}"
-        os.rename(path, old)
-    try:
-        os.rename(tmp, path)
-    except OSError as exc:
-        if old is not None:
-            os.rename(old, path)
-        raise PersistError(f"could not move the new index into {path}: {exc}") from exc
-    _fsync_dir(path.parent)
-    if old is not None:
-        shutil.rmtree(old)
-    # Backups left by a persist that died after its swap are garbage once a new index is in.
-    for stale in path.parent.glob(f".{path.name}.old-*"):
-        shutil.rmtree(stale)
-
-
-def recover_interrupted(path: Path) -> None:
-    """If a persist died between renaming the old index aside and the new one in, restore it."""
-    path = Path(path)
-    if path.exists() or not path.parent.is_dir():
-        return
-    backups = sorted(path.parent.glob(f".{path.name}.old-*"), key=lambda p: p.stat().st_mtime)
-    for backup in reversed(backups):
-        if is_index_folder(backup):
-            log.warning("restoring %s from %s (an earlier persist was interrupted)", path, backup)
-            os.rename(backup, path)
-            return
-
-
-def fsync_tree(folder: Path) -> None:
-    """fsync every file in ``folder`` and the folder itself."""
-    for child in folder.iterdir():
-        if child.is_file():
-            with open(child, "rb") as handle:
-                os.fsync(handle.fileno())
-    _fsync_dir(folder)
-
-
-def _fsync_dir(folder: Path) -> None:
-    if os.name == "nt":  # directories cannot be opened for fsync on Windows
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -2,19 +2,23 @@
 
 ``manifest.json`` holds the format tag and version, the revision (a counter that grows with
 every change, for caches in other processes), the embedding model, the store (its registry name
-and settings, ``StoreSpec``), the splitter, counts and dates. Format version 1 folders written
-before the store registry keep the store's settings beside its type and have no revision; they
-read as settings ``{"metric": ...}`` and revision 0, so no version bump was needed.
+and settings, ``StoreSpec``), the splitter, counts and dates. Format version 2 adds
+``generation``, the folder inside the index folder that holds the data files, and ``files``,
+each file's size and block checksums (``checksums``): replacing the manifest publishes a new
+generation at once (``generations``). Version 1 folders keep their files beside the manifest;
+those written before the store registry keep the store's settings beside its type and have no
+revision; they read as settings ``{"metric": ...}`` and revision 0.
 
-``folder`` moves whole folders (atomic replace, recovery); ``state`` is what a manifest and its
-files become in memory. ``index_stats`` (what an index reports to users) shares ``index_counts``
-with the manifest.
+``folder`` opens and writes whole folders; ``state`` is what a manifest and its files become
+in memory. ``index_stats`` (what an index reports to users) shares ``index_counts`` with the
+manifest.
 """
 
 from __future__ import annotations
 
 import inspect
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +28,7 @@ from ..stores.registry import vector_stores
 from .docstore import DocStore
 
 FORMAT = "ragcore-index"
-VERSION = 1
+VERSION = 2  # version 2: data files in a generation folder, with checksums
 MANIFEST = "manifest.json"
 REBUILDABLE_SPLITTERS = ("SentenceSplitter", "TokenTextSplitter")
 
@@ -59,9 +63,10 @@ def index_manifest(
     }
 
 
-def write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
+def manifest_bytes(manifest: dict[str, Any]) -> bytes:
+    """The manifest as written: the format tag and version first."""
     data = {"format": FORMAT, "version": VERSION, **manifest}
-    (folder / MANIFEST).write_text(json.dumps(data, indent=2, ensure_ascii=False), "utf-8")
+    return json.dumps(data, indent=2, ensure_ascii=False).encode("utf-8")
 
 
 def read_manifest(folder: Path) -> dict[str, Any]:
@@ -81,7 +86,12 @@ def read_manifest(folder: Path) -> dict[str, Any]:
         found = data.get("format") if isinstance(data, dict) else type(data).__name__
         raise IndexFormatError(f"{path}: format is {found!r}, not {FORMAT!r}: not a ragcore index")
     version = data.get("version")
-    if not isinstance(version, int) or version > VERSION or version < 1:
+    if type(version) is not int or version < 1:
+        raise IndexFormatError(
+            f"{path}: the format version is {version!r}, not a positive integer: the manifest is "
+            "damaged; rebuild the index (or restore the folder from a backup)"
+        )
+    if version > VERSION:
         raise IndexFormatError(
             f"{path}: index format version {version!r} is newer than this ragcore reads "
             f"(version {VERSION}): upgrade ragcore to load it"
@@ -96,6 +106,25 @@ def peek_manifest(folder: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) and data.get("format") == FORMAT else None
+
+
+def manifest_generation(folder: Path, manifest: dict[str, Any]) -> str | None:
+    """The generation folder a version 2 manifest names (None: version 1, files beside it)."""
+    if manifest.get("version") == 1:
+        return None
+    name = manifest.get("generation")
+    if not isinstance(name, str) or re.fullmatch(r"gen-\d{6,}", name) is None:
+        raise IndexFormatError(
+            f"{folder / MANIFEST}: 'generation' is {name!r}, not a generation folder name: the "
+            "manifest is damaged; rebuild the index"
+        )
+    return name
+
+
+def data_folder(folder: Path, manifest: dict[str, Any]) -> Path:
+    """Where the files of the index at ``folder`` are (its generation, or itself)."""
+    generation = manifest_generation(folder, manifest)
+    return folder if generation is None else folder / generation
 
 
 def manifest_revision(manifest: dict[str, Any]) -> int:
@@ -184,5 +213,13 @@ def index_counts(docstore: DocStore) -> dict[str, int]:
 
 
 def folder_bytes(folder: Path) -> int:
-    """Total size of the files in an index folder."""
-    return sum(p.stat().st_size for p in folder.iterdir() if p.is_file())
+    """Total size of the files of the current generation of an index folder (0 if unreadable)."""
+    manifest = peek_manifest(folder)
+    try:
+        data = folder if manifest is None else data_folder(folder, manifest)
+        files = [p for p in data.iterdir() if p.is_file()]
+        if data != folder:
+            files.append(folder / MANIFEST)
+        return sum(p.stat().st_size for p in files)
+    except (OSError, IndexFormatError):
+        return 0

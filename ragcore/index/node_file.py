@@ -1,8 +1,11 @@
-"""The document store's files: ``nodes.jsonl`` with its ``offsets.npy``, and ``docs.json``.
+"""The document store's files: ``nodes.jsonl`` with ``offsets.npy`` and ``node_crcs.npy``,
+and ``docs.json``.
 
 ``NodeFile`` reads node records out of ``nodes.jsonl`` through a memory map, one line at a time
-(the byte offset of every line is in ``offsets.npy``), and ``write_node_file`` writes the two
-back. ``check_columns`` checks the columns of ``docs.json`` as loaded. ``docstore`` holds the
+(the byte offset of every line is in ``offsets.npy``), and ``write_node_file`` writes them
+back. ``node_crcs.npy`` holds the CRC-32 of every line (uint32): a line is checked when it is
+decoded or copied into the next generation, so damage is found without reading the whole file
+at load and is never copied forward as if it were sound (folders from before it have none). ``check_columns`` checks the columns of ``docs.json`` as loaded. ``docstore`` holds the
 documents and nodes in memory and decides what is written; this module only knows the layout.
 """
 
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 import json
 import mmap
+import zlib
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -18,6 +22,7 @@ import numpy as np
 from ..errors import IndexFormatError
 from ..disk import load_npy, write_npy
 from ..types import Node
+from .checksums import damaged
 
 COLUMNS = ("doc_ids", "hashes", "node_counts", "characters", "indexed_at", "metadata")
 
@@ -25,9 +30,12 @@ COLUMNS = ("doc_ids", "hashes", "node_counts", "characters", "indexed_at", "meta
 class NodeFile:
     """Node records of a ``nodes.jsonl``, read line by line through a memory map."""
 
-    def __init__(self, path: Path, offsets: np.ndarray, node_ids: list[str]) -> None:
+    def __init__(
+        self, path: Path, offsets: np.ndarray, node_ids: list[str], crcs: np.ndarray | None = None
+    ) -> None:
         self.path = path
         self._offsets = offsets
+        self._crcs = crcs
         self._ids = node_ids
         self._rows: dict[str, int] | None = None
         with open(path, "rb") as handle:
@@ -42,30 +50,46 @@ class NodeFile:
         return self._rows.get(node_id)
 
     def raw(self, row: int) -> bytes:
-        """The JSON line of one node, newline included."""
-        return self._map[int(self._offsets[row]) : int(self._offsets[row + 1])]
+        """The JSON line of one node, newline included, checked against its CRC."""
+        line = self._map[int(self._offsets[row]) : int(self._offsets[row + 1])]
+        if self._crcs is not None and zlib.crc32(line) != int(self._crcs[row]):
+            raise damaged(self.path, f"line {row + 1} (node {self._ids[row]!r}) does not match "
+                                     "the checksum recorded when the index was written")
+        return line
 
     def node(self, row: int) -> Node:
         line = self.raw(row)
         try:
             return Node.from_dict(json.loads(line))
         except (ValueError, TypeError) as exc:
-            raise IndexFormatError(
-                f"{self.path}: line {row + 1} is not a valid node record ({exc}); "
-                "the index is damaged: rebuild it from the source documents"
-            ) from exc
+            raise damaged(self.path, f"line {row + 1} is not a valid node record ({exc})") from exc
 
 
 def write_node_file(folder: Path, records: Iterable[bytes], count: int) -> None:
-    """Write ``count`` JSON lines to nodes.jsonl and the offset of each to offsets.npy."""
+    """Write ``count`` JSON lines to nodes.jsonl, the offset of each to offsets.npy and the
+    CRC-32 of each to node_crcs.npy."""
     offsets = np.zeros(count + 1, dtype=np.int64)
+    crcs = np.zeros(count, dtype=np.uint32)
     with open(folder / "nodes.jsonl", "wb") as out:
         position = 0
         for row, line in enumerate(records):
             out.write(line)
             position += len(line)
             offsets[row + 1] = position
+            crcs[row] = zlib.crc32(line)
     write_npy(folder / "offsets.npy", offsets)
+    write_npy(folder / "node_crcs.npy", crcs)
+
+
+def load_crcs(path: Path, *, nodes: int) -> np.ndarray | None:
+    """node_crcs.npy, checked (None for folders written before it existed)."""
+    if not path.exists():
+        return None
+    crcs = load_npy(path, "checksum")
+    if crcs.shape != (nodes,) or crcs.dtype != np.uint32:
+        raise damaged(path, f"expected {nodes} uint32 checksums, found shape {crcs.shape} "
+                            f"of {crcs.dtype}")
+    return crcs
 
 
 def load_offsets(path: Path, *, nodes: int) -> np.ndarray:

@@ -7,7 +7,7 @@ packaged all-MiniLM-L6-v2, resolved on first use and never at load), and a vecto
 Everything else it holds is an ``IndexState`` (``state``): the docstore of node records and
 document hashes (``docstore``), the manifest's facts, the revision and the BM25 postings
 (``keyword``: built on the first keyword query and after changes, never at load, never saved).
-The folder format and atomic writes are in ``folder`` and ``manifest``; which documents an
+The folder format and atomic writes are in ``folder``, ``generations`` and ``manifest``; which documents an
 upsert re-indexes (``RefreshReport``) in ``refresh``; splitting and embedding in ``split_embed``.
 
 Unlike LlamaIndex, inserting a document whose id is already indexed replaces it (ids are stable,
@@ -27,7 +27,7 @@ from ..retrieval import Retriever, RetrievalMode, make_retriever
 from ..stores import MetadataFilters, VectorStore, as_filters
 from ..types import Document, Node, ScoredNode
 from .docstore import DocInfo
-from .folder import atomic_folder, open_index_folder, revision_to_write, write_manifest
+from .folder import committing, open_index_folder, revision_to_write
 from .keyword import B, K1, KeywordIndex
 from .manifest import build_splitter, index_stats, splitter_spec
 from .refresh import RefreshReport, check_documents, check_nodes, check_vectors, plan_refresh
@@ -384,18 +384,19 @@ class VectorStoreIndex:
     # -- disk --------------------------------------------------------------------------------
 
     def persist(self, path: str | Path) -> None:
-        """Write the index to a folder, atomically replacing any index already there; the
-        folder's revision only grows (see ``folder.revision_to_write``)."""
+        """Write the index to a folder as its next generation, published atomically (readers
+        see the old or the new index, never a mix); the folder's revision only grows (see
+        ``folder.revision_to_write``)."""
         path, state = Path(path), self._state
         window = self._embedder.max_input_tokens if self._embedder else state.model_window
         with self._lock:
-            with atomic_folder(path) as tmp:
-                revision = revision_to_write(path, state)  # the old folder is still in place
+            with committing(path) as commit:  # holds the folder's writer lock
+                revision = revision_to_write(path, state)
                 manifest = state.manifest(
                     model=self.embed_model_name, max_input_tokens=window,
                     splitter=splitter_spec(self._splitter), revision=revision,
                 )
-                state.docstore.persist(tmp)
-                state.store.persist(tmp)
-                write_manifest(tmp, manifest)
+                state.docstore.persist(commit.folder)
+                state.store.persist(commit.folder)
+                commit.publish(manifest)
             state.mark_saved(path, revision)
