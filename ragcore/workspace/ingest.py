@@ -2,8 +2,10 @@
 
 Everything here works on an ``IndexHandle`` (``handle.py``): the loaded index, its record and
 its upload folder. Nothing here opens or locks an index or knows the workspace: ``Workspace``
-opens the handle under its write lock and calls these; ``ingest_files`` saves the index through
-the handle when its revision moved, so an unchanged index is never rewritten.
+opens the handle under the index's write lock and calls these; ``ingest_files`` saves the index
+through the handle after every batch of work (``commits``), so a cancel or a crash keeps the
+batches saved before it, and an unchanged index is never rewritten. A file's chunks are embedded
+a slice at a time (``FileWork``): between slices a cancel is noticed and a due batch is saved.
 
 A "file" is what a user sees; an index holds documents (one per PDF page or JSON Lines record),
 whose ids are the file's id base plus a suffix such as ``#page=3``. The id base is the resolved
@@ -21,13 +23,16 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+import numpy as np
+
 from ..errors import RagcoreError, ReaderError, WorkspaceError
+from ..types import Document
+from .commits import PARTIAL_KEY, Batching, Cancelled, Commits
 from .handle import UPLOAD_PREFIX, IndexHandle
 from .report import FileOutcome, IngestCallback, IngestProgress, IngestReport
 
 if TYPE_CHECKING:
     from ..index import VectorStoreIndex
-    from ..types import Document
 
 logger = logging.getLogger(__name__)
 
@@ -65,33 +70,54 @@ def ingest_files(
     *,
     progress: IngestCallback | None = None,
     force: bool = False,
+    cancel: Callable[[], bool] | None = None,
+    batching: Batching | None = None,
+    on_commit: Callable[[list[str]], None] | None = None,
 ) -> IngestReport:
-    """Refresh each file's documents in the index and save it if that changed it.
+    """Refresh each file's documents in the index, saving it after every batch of work.
 
-    ``force`` re-embeds files whose content did not change (re-indexing).
+    ``force`` re-embeds files whose content did not change (re-indexing). ``cancel`` is asked
+    between slices of chunks; when it says stop, what was finished is saved and the report says
+    ``cancelled``. ``on_commit`` gets the files saved complete after each save (a job journal
+    keeps them, so a resumed job skips them). An unchanged index is never rewritten.
     """
     started = time.perf_counter()
     report = IngestReport(index=handle.name)
-    before = handle.index.revision
-    for number, path in enumerate(files, 1):
-        emit = _emitter(progress, str(path), number, len(files))
-        outcome, removed = ingest_file(handle, path, emit=emit, force=force)
-        report.files.append(outcome)
-        report.removed_documents += removed
-        emit(outcome.status if outcome.status != "indexed" else "done", 1.0)
-    if handle.index.revision != before or not handle.folder.is_dir():
+
+    def writing() -> None:
         if progress is not None:
             progress(IngestProgress("", len(files), len(files), "saving", 1.0))
-        handle.save()
+
+    commits = Commits(handle, batching or Batching(), on_commit=on_commit, on_writing=writing,
+                      cancel=cancel)
+    for number, path in enumerate(files, 1):
+        emit = _emitter(progress, str(path), number, len(files))
+        try:
+            commits.check_cancel()
+            outcome, removed = ingest_file(handle, path, emit=emit, force=force, commits=commits)
+        except Cancelled:
+            report.cancelled = True
+            break
+        report.files.append(outcome)
+        report.removed_documents += removed
+        if outcome.status == "cancelled":
+            report.cancelled = True
+            break
+        commits.file_done(str(path))
+        emit(outcome.status if outcome.status != "indexed" else "done", 1.0)
+        if commits.due():
+            commits.save()
+    commits.save()
+    report.commits = commits.count
     report.seconds = time.perf_counter() - started
     return report
 
 
 def _emitter(progress: IngestCallback | None, path: str, number: int,
-             count: int) -> Callable[[str, float], None]:
-    def emit(stage: str, fraction: float) -> None:
+             count: int) -> Callable[..., None]:
+    def emit(stage: str, fraction: float, done: int = 0, total: int = 0) -> None:
         if progress is not None:
-            progress(IngestProgress(path, number, count, stage, fraction))
+            progress(IngestProgress(path, number, count, stage, fraction, done, total))
 
     return emit
 
@@ -100,12 +126,19 @@ def ingest_file(
     handle: IndexHandle,
     path: Path,
     *,
-    emit: Callable[[str, float], None],
+    emit: Callable[..., None],
     force: bool = False,
+    commits: Commits | None = None,
 ) -> tuple[FileOutcome, int]:
-    """Read one file and refresh its documents; returns its outcome and stale documents removed."""
+    """Read one file and refresh its documents; returns its outcome and stale documents removed.
+
+    Its chunks are embedded a slice at a time; between slices ``commits`` may save the index
+    (a document not finished yet goes in marked partial) or stop on cancel, in which case the
+    outcome is ``cancelled`` with the chunks kept.
+    """
     started = time.perf_counter()
     index = handle.index
+    commits = commits or Commits(handle)
     emit("reading", 0.0)
     base = handle.id_base(path) if path.exists() else str(path)
     try:
@@ -115,26 +148,127 @@ def ingest_file(
                            seconds=time.perf_counter() - started), 0
     new_ids = {d.doc_id for d in documents}
     stale = [i for i in index.ref_doc_ids() if file_key(i) == base and i not in new_ids]
-    if force:
-        stale += [i for i in new_ids if index.doc_info(i) is not None]
     for doc_id in stale:
         index.delete_ref_doc(doc_id)
-    removed = len([i for i in stale if i not in new_ids])
-    emit("embedding", _READ_SHARE)
+    latest = list({d.doc_id: d for d in documents}.values())
+    todo = [d for d in latest if force or _changed(index, d)]
+    if not todo:
+        seconds = time.perf_counter() - started
+        if not stale:
+            return FileOutcome(str(path), "unchanged", documents=len(documents),
+                               seconds=seconds), 0
+        return FileOutcome(str(path), "indexed", documents=len(documents),
+                           seconds=seconds), len(stale)
+    emit("splitting", _READ_SHARE / 2)
+    work: FileWork | None = None
     try:
-        refreshed = index.refresh_ref_docs(
-            documents, progress=lambda done, total: emit(
-                "embedding", _READ_SHARE + (1 - _READ_SHARE) * done / max(total, 1)))
+        work = FileWork(handle, todo, emit, commits)
+        work.run()
+    except Cancelled:
+        kept = work.keep_partial() if work is not None else 0
+        return FileOutcome(str(path), "cancelled", chunks=kept, documents=len(documents),
+                           seconds=time.perf_counter() - started), len(stale)
     except RagcoreError as exc:
         return FileOutcome(str(path), "failed", reason=str(exc),
                            hint="check the file, or the chunk size and embedding settings",
-                           seconds=time.perf_counter() - started), removed
-    seconds = time.perf_counter() - started
-    if not refreshed.changed and not removed:
-        return FileOutcome(str(path), "unchanged", documents=len(documents), seconds=seconds), 0
-    chunks = sum(len(index.doc_info(i).node_ids) for i in refreshed.changed)
-    return FileOutcome(str(path), "indexed", chunks=chunks, documents=len(documents),
-                       seconds=seconds), removed
+                           seconds=time.perf_counter() - started), len(stale)
+    return FileOutcome(str(path), "indexed", chunks=work.total, documents=len(documents),
+                       seconds=time.perf_counter() - started), len(stale)
+
+
+def _changed(index: VectorStoreIndex, document: Document) -> bool:
+    info = index.doc_info(document.doc_id)
+    return info is None or info.hash is None or info.hash != document.hash
+
+
+class FileWork:
+    """One file's documents to (re)index: split, embed a slice at a time, swap in when done."""
+
+    def __init__(self, handle: IndexHandle, documents: list[Document],
+                 emit: Callable[..., None], commits: Commits) -> None:
+        from ..index.split_embed import split_documents
+
+        self.handle, self.emit, self.commits = handle, emit, commits
+        self.documents = documents
+        self.nodes = split_documents(handle.index.splitter, documents)
+        self.total = len(self.nodes)
+        self.vectors: list[np.ndarray] = []
+        self.done = 0  # nodes embedded
+        self.groups = self._group()
+        self.swapped = 0  # groups swapped into the index, in order
+
+    def run(self) -> None:
+        from ..embeddings.base import embed_nodes
+
+        index = self.handle.index
+        size = max(1, self.commits.batching.slice)
+        self._progress(0, 0)
+        self._swap_finished()
+        while self.done < self.total:
+            piece = self.nodes[self.done:self.done + size]
+            self.vectors.append(embed_nodes(index.embedder, piece, progress=self._progress))
+            self.done += len(piece)
+            self.commits.added(len(piece))
+            self._swap_finished()
+            if self.commits.due():
+                self.keep_partial()
+                self.commits.save()
+            self.commits.check_cancel()
+
+    def _progress(self, done: int, total: int) -> None:
+        self.commits.check_cancel()
+        embedded = self.done + done
+        fraction = _READ_SHARE + (1 - _READ_SHARE) * embedded / max(self.total, 1)
+        self.emit("embedding", fraction, embedded, self.total)
+
+    def _matrix(self) -> np.ndarray:
+        dim = self.handle.index.store.dim or 0
+        return np.concatenate(self.vectors) if self.vectors else np.zeros((0, dim), np.float32)
+
+    def _group(self) -> list[tuple[list[Document], int, int]]:
+        """Each document with its slice of ``nodes`` (the splitter keeps documents in order);
+        one group of all documents if the nodes do not follow that order."""
+        groups, position = [], 0
+        for doc in self.documents:
+            end = position
+            while end < self.total and self.nodes[end].ref_doc_id == doc.doc_id:
+                end += 1
+            groups.append(([doc], position, end))
+            position = end
+        return groups if position == self.total else [(self.documents, 0, self.total)]
+
+    def _swap_finished(self) -> None:
+        """Swap every document whose chunks are all embedded into the index."""
+        ready = []
+        for group in self.groups[self.swapped:]:
+            if group[2] > self.done:
+                break
+            ready.append(group)
+        if not ready:
+            return
+        begin, end = ready[0][1], ready[-1][2]
+        self.handle.index.upsert_documents([d for g in ready for d in g[0]],
+                                           self.nodes[begin:end], self._matrix()[begin:end])
+        self.swapped += len(ready)
+
+    def keep_partial(self) -> int:
+        """Put the document under way in with its embedded chunks, marked partial; returns
+        how many chunks of this file are in the index now."""
+        self._swap_finished()
+        if self.swapped < len(self.groups):
+            docs, begin, end = self.groups[self.swapped]
+            if len(docs) == 1 and begin < self.done < end:
+                doc = docs[0]
+                marked = Document(
+                    text=doc.text, doc_id=doc.doc_id,
+                    metadata={**doc.metadata,
+                              PARTIAL_KEY: f"{self.done - begin} of {end - begin} chunks"},
+                    excluded_embed_metadata_keys=doc.excluded_embed_metadata_keys,
+                    excluded_llm_metadata_keys=doc.excluded_llm_metadata_keys,
+                )
+                self.handle.index.upsert_documents([marked], self.nodes[begin:self.done],
+                                                   self._matrix()[begin:self.done])
+        return self.done
 
 
 def _read(path: Path, base: str) -> list[Document]:
@@ -158,7 +292,8 @@ def _read(path: Path, base: str) -> list[Document]:
 
 
 def files_of(index: VectorStoreIndex) -> list[dict[str, Any]]:
-    """One row per source file: name, path, id base, documents, chunks, characters, doc ids."""
+    """One row per source file: name, path, id base, documents, chunks, characters, doc ids,
+    and whether a document of it went in partly (an ingestion was cancelled or killed)."""
     rows: dict[str, dict[str, Any]] = {}
     for doc_id in index.ref_doc_ids():
         info = index.doc_info(doc_id)
@@ -166,7 +301,8 @@ def files_of(index: VectorStoreIndex) -> list[dict[str, Any]]:
         row = rows.setdefault(key, {
             "file": info.metadata.get("file_name") or Path(key).name, "id_base": key,
             "path": info.metadata.get("file_path", ""), "documents": 0, "chunks": 0,
-            "characters": 0, "indexed_at": info.indexed_at, "doc_ids": []})
+            "characters": 0, "indexed_at": info.indexed_at, "doc_ids": [], "incomplete": False})
+        row["incomplete"] = row["incomplete"] or PARTIAL_KEY in info.metadata
         row["documents"] += 1
         row["chunks"] += len(info.node_ids)
         row["characters"] += info.characters

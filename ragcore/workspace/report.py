@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Literal
 
-FileStatus = Literal["indexed", "unchanged", "failed"]
+FileStatus = Literal["indexed", "unchanged", "failed", "cancelled"]
 
 
 @dataclass(slots=True)
@@ -35,6 +35,9 @@ class FileOutcome:
             return f"indexed with {self.chunks} chunk{'s' if self.chunks != 1 else ''}"
         if self.status == "unchanged":
             return "unchanged, skipped"
+        if self.status == "cancelled":
+            return (f"cancelled; {self.chunks} chunk{'s' if self.chunks != 1 else ''} "
+                    "finished so far are kept (ingest it again to complete it)")
         return f"failed: {self.reason}" + (f" ({self.hint})" if self.hint else "")
 
 
@@ -46,6 +49,8 @@ class IngestReport:
     files: list[FileOutcome] = field(default_factory=list)
     removed_documents: int = 0
     seconds: float = 0.0
+    cancelled: bool = False  # stopped on request; what was committed before is kept
+    commits: int = 0  # how many times the index was saved (once per batch of work)
 
     def _count(self, status: FileStatus) -> int:
         return sum(1 for f in self.files if f.status == status)
@@ -64,15 +69,17 @@ class IngestReport:
 
     @property
     def chunks(self) -> int:
-        """Chunks created or updated in this run."""
-        return sum(f.chunks for f in self.files if f.status == "indexed")
+        """Chunks created or updated in this run (kept ones of a cancelled file included)."""
+        return sum(f.chunks for f in self.files if f.status in ("indexed", "cancelled"))
 
     def summary(self) -> str:
         """One line of totals."""
-        return (
+        line = (
             f"{len(self.files)} file(s): {self.indexed} indexed ({self.chunks} chunks), "
             f"{self.unchanged} unchanged, {self.failed} failed in {self.seconds:.1f} s"
         )
+        return line + (", then cancelled: the work finished before is kept" if self.cancelled
+                       else "")
 
     def to_dict(self) -> dict:
         return {
@@ -88,7 +95,20 @@ class IngestReport:
             "chunks": self.chunks,
             "removed_documents": self.removed_documents,
             "seconds": self.seconds,
+            "cancelled": self.cancelled,
+            "commits": self.commits,
         }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> IngestReport:
+        """The report ``to_dict`` wrote (a job journal keeps it)."""
+        files = [FileOutcome(str(f["path"]), f["status"], int(f.get("chunks", 0)),
+                             int(f.get("documents", 0)), str(f.get("reason", "")),
+                             str(f.get("hint", "")), float(f.get("seconds", 0.0)))
+                 for f in data.get("files", [])]
+        return cls(str(data.get("index", "")), files, int(data.get("removed_documents", 0)),
+                   float(data.get("seconds", 0.0)), bool(data.get("cancelled", False)),
+                   int(data.get("commits", 0)))
 
 
 @dataclass(slots=True, frozen=True)
@@ -98,8 +118,10 @@ class IngestProgress:
     path: str
     file_number: int  # 1-based
     file_count: int
-    stage: str  # "reading", "embedding", "done", "failed", "unchanged", "saving"
+    stage: str  # "reading", "splitting", "embedding", "saving", "done", "failed", "unchanged"
     file_fraction: float = 0.0  # 0..1 through this file
+    chunks_done: int = 0  # while embedding: chunks of this file embedded so far
+    chunks_total: int = 0  # while embedding: chunks of this file to embed
 
     @property
     def overall(self) -> float:

@@ -6,22 +6,28 @@
     <root>/uploads/<name>/        uploaded originals, sanitized names
     <root>/chats/<id>.json        saved chats
 
+    <root>/.locks/<name>.lock     each index's write lock (a file lock: threads and processes)
+    <root>/jobs/<id>.json         the journal of background ingest/re-index/delete jobs (``jobs``)
+
 The CLI and the app share it. Every path it writes is checked to stay inside the root. Every
-change to an index happens under one lock (``writing``): this module opens the index, lets the
-sibling ``ingest`` refresh files in it, and persists it when its revision moved. Stats come from
-the index manifest and the record (``stats``), so listing indexes loads none of them.
+change to one index happens under that index's write lock (``writing(name)``), so changes to
+different indexes run side by side while those to one index keep their order: this module opens
+the index, lets the sibling ``ingest`` refresh files in it, and saves it after every batch of
+work. Stats come from the index manifest and the record (``stats``), so listing indexes loads
+none of them.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from ..embeddings.base import Embedder
 from ..errors import WorkspaceError
+from .commits import Batching
 from .chats import ChatStore, ChatSummary, SavedChat, now_iso
 from .files import exclusive_lock, inside, sanitize_filename, validate_name, write_bytes_atomic
 from .handle import IndexHandle, open_index
@@ -80,12 +86,18 @@ class Workspace:
     def upload_dir(self, name: str) -> Path:
         return inside(self.root, self.root / "uploads" / validate_name(name))
 
-    def writing(self, *, wait: bool = True) -> AbstractContextManager[bool]:
-        """The workspace's write lock: changes to indexes happen one at a time.
+    def writing(self, name: str | None = None, *,
+                wait: bool = True) -> AbstractContextManager[bool]:
+        """The write lock of index ``name``: changes to one index happen one at a time, while
+        other indexes change beside it (across threads and processes). Without a name, the
+        workspace-wide lock (kept for callers that change the workspace as a whole).
 
         Yields whether the lock is held: always with ``wait``, else only if it was free.
         """
-        return exclusive_lock(self.root / ".write.lock", wait=wait)
+        if name is None:
+            return exclusive_lock(self.root / ".write.lock", wait=wait)
+        lock = inside(self.root, self.root / ".locks" / f"{validate_name(name)}.lock")
+        return exclusive_lock(lock, wait=wait)
 
     # -- settings ----------------------------------------------------------------------------
 
@@ -153,7 +165,7 @@ class Workspace:
 
         With ``exist_ok`` an index of that name is kept as it is instead of refused.
         """
-        with self.writing():
+        with self.writing(name):
             if not (exist_ok and self.has_index(name)):
                 self._create_index(name, settings=settings, chunk_size=chunk_size,
                                    chunk_overlap=chunk_overlap)
@@ -191,7 +203,7 @@ class Workspace:
 
     def change_embedding(self, name: str, settings: Settings) -> None:
         """Give an empty index another embedding model; refused once it holds documents."""
-        with self.writing():
+        with self.writing(name):
             self._change_embedding(name, settings)
 
     def _change_embedding(self, name: str, settings: Settings) -> None:
@@ -241,7 +253,8 @@ class Workspace:
         """Stats of one index from its manifest and record, without loading it (see ``stats``)."""
         self._require(name)
         return describe_index(name, self.record(name), self.index_path(name),
-                              self.record_path(name), try_lock=lambda: self.writing(wait=False))
+                              self.record_path(name),
+                              try_lock=lambda: self.writing(name, wait=False))
 
     def list_indexes(self) -> list[IndexInfo]:
         """Every index with its stats, by name."""
@@ -249,7 +262,9 @@ class Workspace:
 
     def rename_index(self, old: str, new: str) -> None:
         """Rename an index with its record and uploads; refuses to overwrite another index."""
-        with self.writing():
+        with ExitStack() as locks:
+            for locked in sorted({old, new}):  # one order everywhere: no deadlock
+                locks.enter_context(self.writing(locked))
             self._require(old)
             if self.has_index(new):
                 raise WorkspaceError(f"an index named {new!r} already exists: pick another name")
@@ -264,7 +279,7 @@ class Workspace:
 
     def delete_index(self, name: str) -> None:
         """Delete an index, its record and its uploaded originals."""
-        with self.writing():
+        with self.writing(name):
             self._require(name)
             for path in (self.index_path(name), self.upload_dir(name)):
                 if path.is_dir():
@@ -293,27 +308,33 @@ class Workspace:
         chunk_size: int | None = None,
         chunk_overlap: int | None = None,
         progress: IngestCallback | None = None,
+        cancel: Callable[[], bool] | None = None,
+        batching: Batching | None = None,
+        on_commit: Callable[[list[str]], None] | None = None,
     ) -> IngestReport:
         """Read, split, embed and add files (or folders) to an index, creating it if needed.
 
         A file seen before is updated in place if it changed and skipped if not; a file that
-        cannot be read is reported with the reason while the others are indexed.
+        cannot be read is reported with the reason while the others are indexed. The index is
+        saved after every batch of work (``batching``), so ``cancel`` (asked between slices of
+        chunks) or a crash keeps every batch saved before; ``on_commit`` gets the files saved.
         """
         validate_name(name)
         files = collect_files(list(paths))
-        with self.writing():
+        with self.writing(name):
             if not self.has_index(name):
                 self._create_index(name, settings=None, chunk_size=chunk_size,
                                    chunk_overlap=chunk_overlap)
             handle = self._open(name, chunking=(chunk_size, chunk_overlap))
-            return ingest_files(handle, files, progress=progress)
+            return ingest_files(handle, files, progress=progress, cancel=cancel,
+                                batching=batching, on_commit=on_commit)
 
     def delete_document(self, name: str, doc_id_or_file: str) -> list[str]:
         """Remove a document (or every document of a file) from the index; returns their ids.
 
         An uploaded original that no document comes from any more is deleted too.
         """
-        with self.writing():
+        with self.writing(name):
             handle = self._open(name)
             removed, orphans = remove_documents(handle, doc_id_or_file)
             handle.save()
@@ -321,11 +342,19 @@ class Workspace:
                 inside(self.root, path).unlink(missing_ok=True)
             return removed
 
-    def reindex_document(self, name: str, doc_id_or_file: str) -> IngestReport:
+    def reindex_document(
+        self,
+        name: str,
+        doc_id_or_file: str,
+        *,
+        progress: IngestCallback | None = None,
+        cancel: Callable[[], bool] | None = None,
+    ) -> IngestReport:
         """Read a document's file again and re-embed it even if it did not change."""
-        with self.writing():
+        with self.writing(name):
             handle = self._open(name)
-            return ingest_files(handle, source_files(handle, doc_id_or_file), force=True)
+            return ingest_files(handle, source_files(handle, doc_id_or_file), force=True,
+                                progress=progress, cancel=cancel)
 
     def documents(self, name: str) -> list[dict[str, Any]]:
         """One row per file of an index: file, path, documents (pages), chunks, doc ids."""

@@ -1,0 +1,96 @@
+"""Ingestion commits in batches: when to save the index, and stopping on request.
+
+An ingestion saves (persists) the index after every batch of work: when enough chunks were
+added since the last save, or enough seconds passed, and once at the end. So a cancel, a crash
+(even SIGKILL) or a closed browser tab keeps every batch saved before it, and the folder on disk
+always holds one complete generation (``VectorStoreIndex.persist`` is atomic).
+
+A document still being embedded when a batch is saved goes in with the chunks embedded so far
+and the metadata key ``PARTIAL_KEY`` ("1200 of 15724 chunks"): the key changes the document's
+content hash, so ingesting the file again re-does it in full, and the app can say it is
+incomplete. ``Cancelled`` is raised inside the embedding loop when ``cancel()`` says so;
+``ingest`` catches it, keeps what was finished and saves.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .handle import IndexHandle
+
+PARTIAL_KEY = "ingest_incomplete"
+
+
+class Cancelled(Exception):
+    """Raised between batches when the ingestion was asked to stop (not an error)."""
+
+
+@dataclass(slots=True, frozen=True)
+class Batching:
+    """How much work goes into one commit, and how often a running ingestion checks for cancel.
+
+    ``chunks``: save once this many chunks were added since the last save; ``seconds``: save
+    once this long passed since the last save with something new; ``slice``: chunks embedded
+    between two checks (cancel, commit due).
+    """
+
+    chunks: int = 2000
+    seconds: float = 20.0
+    slice: int = 128
+
+
+@dataclass(slots=True)
+class Commits:
+    """Tracks unsaved work on one open index and saves it when a batch is due."""
+
+    handle: IndexHandle
+    batching: Batching = field(default_factory=Batching)
+    on_commit: Callable[[list[str]], None] | None = None  # gets the files saved complete
+    on_writing: Callable[[], None] | None = None  # called just before each save
+    cancel: Callable[[], bool] | None = None
+    count: int = 0  # saves made
+    finished: list[str] = field(default_factory=list)  # files done (saved or to be saved)
+    _pending: int = 0
+    _last: float = field(default_factory=time.monotonic)
+    _saved_revision: int = -1
+
+    def __post_init__(self) -> None:
+        self._saved_revision = self.handle.index.revision
+
+    def check_cancel(self) -> None:
+        """Raise ``Cancelled`` if the caller asked to stop."""
+        if self.cancel is not None and self.cancel():
+            raise Cancelled()
+
+    def added(self, chunks: int) -> None:
+        self._pending += chunks
+
+    def file_done(self, path: str) -> None:
+        self.finished.append(path)
+
+    @property
+    def dirty(self) -> bool:
+        return (self.handle.index.revision != self._saved_revision
+                or not self.handle.folder.is_dir())
+
+    def due(self) -> bool:
+        """Whether a batch is full (enough chunks, or enough time with something new)."""
+        if not self.dirty:
+            return False
+        return (self._pending >= self.batching.chunks
+                or time.monotonic() - self._last >= self.batching.seconds)
+
+    def save(self) -> None:
+        """Save the index if it changed, then report the files finished so far."""
+        if self.dirty:
+            if self.on_writing is not None:
+                self.on_writing()
+            self.handle.save()
+            self.count += 1
+            self._saved_revision = self.handle.index.revision
+        self._pending = 0
+        self._last = time.monotonic()
+        if self.on_commit is not None:
+            self.on_commit(list(self.finished))

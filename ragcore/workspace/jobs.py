@@ -1,0 +1,173 @@
+"""Background jobs on a workspace index: what a job is, its progress, and its journal on disk.
+
+A ``Job`` is one ingest, re-index or delete on one index. The runner (``jobs_runner``) moves it
+through its states::
+
+    queued -> reading -> splitting -> embedding n/N -> writing -> ... -> done | failed | cancelled
+
+and a job found unfinished after a restart is ``interrupted`` (its process died): the app offers
+to resume it, which submits the files not saved yet. The ``JobJournal`` keeps every job as
+``<workspace>/jobs/<id>.json`` (written atomically on each state change and batch saved, and
+every few seconds while it runs), so any process can list the jobs of a workspace: the app shows
+jobs the CLI runs, and what happened before a restart. Old finished jobs are pruned.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from .chats import now_iso
+from .files import write_json_atomic
+
+ACTIVE = ("queued", "reading", "splitting", "embedding", "writing")
+FINISHED = ("done", "failed", "cancelled", "interrupted")
+KINDS = ("ingest", "reindex", "delete")
+KEEP_FINISHED = 100  # journals of finished jobs kept per workspace
+
+
+@dataclass(slots=True)
+class Job:
+    """One ingest, re-index or delete on one index, with its progress and outcome."""
+
+    kind: str  # "ingest", "reindex" or "delete"
+    index: str
+    files: list[str] = field(default_factory=list)  # ingest: the files, in order
+    target: str = ""  # reindex/delete: the document id, file path or name
+    chunk_size: int | None = None
+    chunk_overlap: int | None = None
+    id: str = field(default_factory=lambda: new_job_id())
+    state: str = "queued"
+    current: str = ""  # the file being worked on
+    file_number: int = 0
+    file_count: int = 0
+    chunks_done: int = 0  # of the current file
+    chunks_total: int = 0
+    fraction: float = 0.0  # of the whole job, 0..1
+    saved_files: list[str] = field(default_factory=list)  # files saved complete in the index
+    commits: int = 0
+    summary: str = ""  # the outcome in one line
+    report: dict[str, Any] | None = None  # IngestReport.to_dict() of an ingest or re-index
+    error: str = ""
+    cancel_requested: bool = False
+    resumed_from: str = ""
+    pid: int = field(default_factory=os.getpid)
+    created: str = field(default_factory=now_iso)
+    started: str = ""
+    finished: str = ""
+    started_at: float = 0.0  # time.time() when it started (for the time estimate)
+    seconds: float = 0.0
+
+    @property
+    def active(self) -> bool:
+        return self.state in ACTIVE
+
+    def title(self) -> str:
+        """'Ingest 3 file(s) into “docs”', 'Re-index report.pdf in “docs”' ..."""
+        if self.kind == "ingest":
+            what = _name(self.files[0]) if len(self.files) == 1 else f"{len(self.files)} files"
+            return f"Ingest {what} into “{self.index}”"
+        verb = "Re-index" if self.kind == "reindex" else "Delete"
+        return f"{verb} {_name(self.target)} in “{self.index}”"
+
+    def remaining_seconds(self, now: float | None = None) -> float | None:
+        """Time left at the rate so far (None until there is a rate to go by)."""
+        if not self.active or self.started_at <= 0 or self.fraction < 0.02:
+            return None
+        elapsed = (now or time.time()) - self.started_at
+        if elapsed < 2:
+            return None
+        return elapsed * (1 - self.fraction) / self.fraction
+
+    def status(self) -> str:
+        """The state in words: 'embedding 120/900 chunks · file 1 of 2 · about 3 min left'."""
+        if self.state == "embedding" and self.chunks_total:
+            words = f"embedding {self.chunks_done}/{self.chunks_total} chunks"
+        elif self.state == "queued" and self.cancel_requested:
+            words = "cancelling"
+        elif self.state in FINISHED and self.summary:
+            words = f"{self.state}: {self.summary}"
+        else:
+            words = self.state + (" (stopping after this batch)" if self.cancel_requested
+                                  and self.active else "")
+        if self.active and self.file_count > 1 and self.file_number:
+            words += f" · file {self.file_number} of {self.file_count}"
+        left = self.remaining_seconds()
+        if left is not None:
+            words += f" · about {human_duration(left)} left"
+        return words
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Job:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def new_job_id() -> str:
+    """Sortable by creation time: '20261122-130501-123456789-1a2b'."""
+    return (time.strftime("%Y%m%d-%H%M%S-") + f"{time.time_ns() % 10**9:09d}-"
+            + uuid.uuid4().hex[:4])
+
+
+def human_duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 5400:
+        return f"{round(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _name(path: str) -> str:
+    return path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or path
+
+
+def pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class JobJournal:
+    """Jobs as ``<folder>/<id>.json``: saved atomically, listed newest first, pruned."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def save(self, job: Job) -> None:
+        write_json_atomic(self.folder / f"{job.id}.json", job.to_dict())
+
+    def load(self, job_id: str) -> Job | None:
+        try:
+            return Job.from_dict(json.loads((self.folder / f"{job_id}.json").read_text("utf-8")))
+        except (OSError, ValueError, TypeError):
+            return None
+
+    def all(self) -> list[Job]:
+        """Every job in the journal, newest first; an unreadable entry is skipped."""
+        if not self.folder.is_dir():
+            return []
+        jobs = [self.load(p.stem) for p in self.folder.glob("*.json")]
+        return sorted((j for j in jobs if j is not None), key=lambda j: j.id, reverse=True)
+
+    def delete(self, job_id: str) -> None:
+        (self.folder / f"{job_id}.json").unlink(missing_ok=True)
+
+    def prune(self, keep: int = KEEP_FINISHED) -> None:
+        """Forget the oldest finished jobs beyond ``keep``."""
+        finished = [j for j in self.all() if not j.active]
+        for job in finished[keep:]:
+            self.delete(job.id)
