@@ -42,6 +42,7 @@ from .errors import (
     LLMStatusError,
     LLMTimeoutError,
 )
+from .http_body import DEFAULT_MAX_BODY_BYTES, ReplyTooLarge, read_body, read_lines
 from .http_options import (  # noqa: F401  (the check_* are also imported from here, as before)
     CONNECT_TIMEOUT,
     DEFAULT_REQUEST_TIMEOUT,
@@ -89,8 +90,8 @@ class ServerStreamError(ValueError):
 
 
 # What reading a reply can end with, besides its end: each becomes a ragcore error (_read_error).
-_READ_FAILURES = (PastDeadline, httpx.TransportError, httpx.DecodingError, StreamIncomplete,
-                  ServerStreamError, StreamFormatError)
+_READ_FAILURES = (PastDeadline, ReplyTooLarge, httpx.TransportError, httpx.DecodingError,
+                  StreamIncomplete, ServerStreamError, StreamFormatError)
 
 
 def decode_json_object(text: str, unit: str) -> dict[str, Any]:
@@ -130,7 +131,6 @@ def error_message_of(body: bytes) -> str:
     return text[:QUOTE_LIMIT]
 
 
-
 @dataclass(slots=True)
 class Connection:
     """How one backend talks to its server: URL, model, timeouts, retries, headers, client."""
@@ -148,6 +148,7 @@ class Connection:
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT  # seconds for a whole request and reply
     slow_hint: str = SLOW_HINT  # what to do when a reply outlasts request_timeout
     max_reply_chars: int | None = None  # a streamed reply longer than this is cut off
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES  # a reply read whole (or one line) beyond this
 
     def __post_init__(self) -> None:
         check_retries(self.max_retries, self.retry_backoff)
@@ -170,7 +171,7 @@ class Connection:
         deadline = Deadline.start(self.request_timeout)
         with self._open("POST", path, body, deadline=deadline) as response:
             try:
-                for chunk in decode(deadline.within(response.iter_lines())):
+                for chunk in decode(read_lines(response, deadline, self.max_body_bytes)):
                     sent += len(chunk)
                     if self.max_reply_chars is not None and sent > self.max_reply_chars:
                         break
@@ -193,14 +194,15 @@ class Connection:
         timeout: httpx.Timeout | None = None,
         max_retries: int | None = None,
         request_timeout: float | None = None,
+        max_bytes: int | None = None,
     ) -> Any:
-        """Send one request and return the decoded JSON reply (``timeout``, ``max_retries`` and
-        ``request_timeout`` override the connection's for this request)."""
+        """Send one request and return the decoded JSON reply (``timeout``, ``max_retries``,
+        ``request_timeout`` and ``max_bytes`` override the connection's for this request)."""
         deadline = Deadline.start(request_timeout or self.request_timeout)
         with self._open(method, path, body, timeout=timeout, max_retries=max_retries,
                         deadline=deadline) as resp:
             try:
-                raw = b"".join(deadline.within(resp.iter_bytes()))
+                raw = read_body(resp, deadline, max_bytes or self.max_body_bytes)
             except _READ_FAILURES as exc:
                 raise self._read_error(exc, 0, resp.request, deadline) from exc
         try:
@@ -292,6 +294,8 @@ class Connection:
         """The ragcore error for a reply that failed after ``sent`` characters had arrived."""
         if isinstance(exc, PastDeadline):
             return self._over_time_error(deadline, sent)
+        if isinstance(exc, ReplyTooLarge):
+            return LLMResponseError(exc.explain(self.describe(), request.method, request.url.path))
         if isinstance(exc, httpx.TimeoutException):
             return self._timeout_error(exc, sent, request, deadline)
         if isinstance(exc, (httpx.TransportError, StreamIncomplete)):
@@ -369,7 +373,6 @@ class Connection:
             f"({exc or type(exc).__name__}). Retry; if it keeps happening, check the server's "
             "logs (it may have crashed or run out of memory)."
         )
-
 
 
 def connect(

@@ -15,8 +15,11 @@ import httpx
 from ..errors import LLMResponseError
 from ..http_options import check_model
 from ..servers import DEFAULT_OPENAI_URL, openai_connection
-from .remote import RemoteEmbedder
+from .remote import EMBED_SLOW_HINT, RemoteEmbedder
+from .stall import DEFAULT_STALL_LIMIT
 
+# The whole of one batch request, reply included (a keep-alive drip cannot outlast it).
+DEFAULT_REQUEST_TIMEOUT = 120.0
 DEFAULT_TIMEOUT = 60.0
 
 
@@ -53,14 +56,18 @@ class OpenAIEmbedder(RemoteEmbedder):
         max_retries: int = 2,
         retry_backoff: float = 0.5,
         client: httpx.Client | None = None,
+        request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+        stall_limit: int = DEFAULT_STALL_LIMIT,
     ) -> None:
         name = check_model(model)
         connection = openai_connection(
             model=name, base_url=base_url, api_key=api_key, timeout=timeout,
             max_retries=max_retries, retry_backoff=retry_backoff, client=client,
+            request_timeout=request_timeout, slow_hint=EMBED_SLOW_HINT,
         )
         super().__init__(
-            connection, prefix="openai", batch_size=batch_size, max_input_tokens=max_input_tokens
+            connection, prefix="openai", batch_size=batch_size,
+            max_input_tokens=max_input_tokens, stall_limit=stall_limit,
         )
 
     def request_body(self, texts: list[str]) -> dict[str, Any]:
