@@ -6,6 +6,7 @@ is, that a path stays inside its root, and that a half-written file never replac
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -28,6 +29,7 @@ NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 NAME_RULE = (
     "1-64 characters: letters, digits, '-' and '_', starting with a letter or digit"
 )
+_TAGGED = re.compile(r"-[0-9a-f]{8}(\.[^.]*)?$")  # what upload_name appends
 _UNSAFE_CHARS = re.compile(r'[\\/:*?"<>|\x00-\x1f\x7f]')
 _WINDOWS_RESERVED = {"con", "prn", "aux", "nul"} | {f"{p}{i}" for p in ("com", "lpt") for i in
                                                      range(1, 10)}
@@ -61,6 +63,27 @@ def sanitize_filename(filename: str) -> str:
     room = MAX_FILENAME_LENGTH - (len(ext) + 1 if ext else 0)
     stem = _truncate_utf8(stem, room).rstrip(" .") or "upload"
     return f"{stem}.{ext}" if ext else stem
+
+
+def upload_name(filename: str) -> str:
+    """The name an upload called ``filename`` is stored under: unique to that name.
+
+    A name that is already safe is kept as it is, so uploading it again replaces the earlier
+    upload (and re-ingesting updates its documents). A name that had to be changed (unsafe
+    characters, other Unicode normalization, cut to length) also gets 8 hex digits of a hash of
+    the name as given: two different names that clean up alike ("a:b.txt", "a?b.txt") no
+    longer overwrite each other, while the same name always lands on the same stored file.
+    """
+    given = re.split(r"[\\/]", str(filename))[-1]  # a browser may send a full client path
+    clean = sanitize_filename(given)
+    if clean == given and not _TAGGED.search(clean):  # a name shaped like a tagged one is tagged
+        return clean
+    tag = hashlib.sha256(given.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    stem, dot, ext = clean.rpartition(".")
+    if not dot:
+        stem, ext = clean, ""
+    stem = stem[: MAX_FILENAME_LENGTH - len(tag) - 2 - len(ext)].rstrip(" .") or "upload"
+    return f"{stem}-{tag}.{ext}" if ext else f"{stem}-{tag}"
 
 
 def _truncate_utf8(text: str, max_chars: int) -> str:

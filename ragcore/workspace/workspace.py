@@ -29,7 +29,7 @@ from ..embeddings.base import Embedder
 from ..errors import WorkspaceError
 from .commits import Batching
 from .chats import ChatStore, ChatSummary, SavedChat, now_iso
-from .files import exclusive_lock, inside, sanitize_filename, validate_name, write_bytes_atomic
+from .files import exclusive_lock, inside, upload_name, validate_name, write_bytes_atomic
 from .handle import IndexHandle, open_index
 from .ingest import collect_files, files_of, ingest_files, remove_documents, source_files
 from .record import IndexRecord, IndexVersion, new_uid, read_record, write_record
@@ -294,7 +294,7 @@ class Workspace:
         The same name overwrites the earlier upload, so ingesting it again updates the index.
         """
         folder = self.upload_dir(index)
-        target = inside(self.root, folder / sanitize_filename(filename))
+        target = inside(self.root, folder / upload_name(filename))
         if target.parent != folder:
             raise WorkspaceError(f"upload name {filename!r} is not a plain file name")
         write_bytes_atomic(target, bytes(data))
