@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..errors import IndexFormatError, PersistError
+from ..stores.consistency import ExternalRows, check_rows
 from ..stores.registry import open_vector_store
 from .checksums import damaged, record_files, verify_files
 from .docstore import DocStore
@@ -117,10 +118,11 @@ def _open(
         model = manifest_value(path, manifest, "embed_model", "name", str)
         spec = manifest_store(path, manifest)
         store = open_vector_store(spec, data)
-        if len(store) != nodes:
+        if len(store) != nodes and not isinstance(store, ExternalRows):
             raise damaged(data, f"the {spec.type} holds {len(store)} vectors but the manifest "
                                 f"lists {nodes} nodes")
         docstore = DocStore.load(data, expected_nodes=nodes)
+        check_rows(store, docstore.node_ids, nodes, where=path)  # a database store
     window = (manifest.get("embed_model") or {}).get("max_input_tokens")
     revision = manifest_revision(manifest)
     state = IndexState(

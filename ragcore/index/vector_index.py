@@ -25,6 +25,7 @@ import numpy as np
 from ..embeddings.base import Embedder, Progress, embed_nodes
 from ..retrieval import Retriever, RetrievalMode, make_retriever
 from ..stores import MetadataFilters, VectorStore, as_filters
+from ..stores.consistency import settle_rows
 from ..types import Document, Node, ScoredNode
 from .docstore import DocInfo
 from .folder import committing, open_index_folder, revision_to_write
@@ -391,6 +392,8 @@ class VectorStoreIndex:
         window = self._embedder.max_input_tokens if self._embedder else state.model_window
         with self._lock:
             with committing(path) as commit:  # holds the folder's writer lock
+                state.remove_nodes(settle_rows(state.store, state.docstore.node_ids,
+                                               len(state.docstore), where=path))
                 revision = revision_to_write(path, state)
                 manifest = state.manifest(
                     model=self.embed_model_name, max_input_tokens=window,

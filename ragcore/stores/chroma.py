@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -139,6 +139,7 @@ class ChromaVectorStore:
             raise StoreError(f"Chroma collection {collection!r} at {self.where} scores with "
                              f"{space!r}, not {metric!r}: open it with its own metric")
         self._dim: int | None = None
+        self._hidden: set[str] = set()  # orphan rows left out of searches (see consistency)
         self._batch = max(1, int(self._client.get_max_batch_size()))
 
     @property
@@ -177,6 +178,7 @@ class ChromaVectorStore:
 
     def delete(self, ids: Sequence[str]) -> int:
         found = self._existing(list(ids))
+        self._hidden.difference_update(found)
         for start in range(0, len(found), self._batch):
             self._col.delete(ids=found[start : start + self._batch])
         return len(found)
@@ -187,6 +189,10 @@ class ChromaVectorStore:
     def ids(self) -> list[str]:
         """Every node id in the collection (for checking it against an index's docstore)."""
         return list(self._col.get(include=[])["ids"])
+
+    def hide(self, ids: Iterable[str]) -> None:
+        """Leave these rows out of this object's searches (rows no index node names)."""
+        self._hidden.update(ids)
 
     def _existing(self, ids: list[str]) -> list[str]:
         found: list[str] = []
@@ -214,9 +220,11 @@ class ChromaVectorStore:
         count = len(allowed) if allowed is not None else len(self)
         if count == 0:
             return []
-        got = self._col.query(query_embeddings=[query], n_results=min(top_k, count),
-                              where=where or None, ids=allowed, include=["distances"])
-        return [(i, self._score(d)) for i, d in zip(got["ids"][0], got["distances"][0])]
+        got = self._col.query(query_embeddings=[query], where=where or None, ids=allowed,
+                              n_results=min(top_k + len(self._hidden), count),
+                              include=["distances"])
+        hits = [(i, self._score(d)) for i, d in zip(got["ids"][0], got["distances"][0])]
+        return [h for h in hits if h[0] not in self._hidden][:top_k]
 
     def _passing(self, filters: MetadataFilters, among: list[str] | None) -> list[str]:
         got = self._col.get(ids=among, include=["metadatas"])

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 from psycopg import sql
@@ -54,6 +54,7 @@ class PGVectorStore:
         self._metric = metric
         self._name = sql.Identifier(table)
         self._lock = threading.RLock()
+        self._hidden: set[str] = set()  # orphan rows left out of searches (see consistency)
         self._conn = connect(url)
         self._dim = self._table_dim()
 
@@ -136,6 +137,7 @@ class PGVectorStore:
         ids = [str(i) for i in ids]
         if self._dim is None or not ids:
             return 0
+        self._hidden.difference_update(ids)
         with self._lock:
             removed = 0
             for start in range(0, len(ids), BATCH):
@@ -158,6 +160,10 @@ class PGVectorStore:
         with self._lock:
             return [r[0] for r in self._run(sql.SQL("SELECT id FROM {}").format(self._name))]
 
+    def hide(self, ids: Iterable[str]) -> None:
+        """Leave these rows out of this object's searches (rows no index node names)."""
+        self._hidden.update(ids)
+
     # -- reading -----------------------------------------------------------------------------
 
     def query(self, vector: np.ndarray, *, top_k: int, filters: MetadataFilters | None = None,
@@ -179,13 +185,14 @@ class PGVectorStore:
         statement = sql.SQL("SELECT id, embedding {} %s AS distance FROM {} WHERE {} "
                             "ORDER BY embedding {} %s LIMIT %s").format(
             sql.SQL(operator), self._name, where, sql.SQL(operator))
-        values = [query, *params, query, int(top_k)]
+        values = [query, *params, query, int(top_k) + len(self._hidden)]
         restricted = filters is not None or node_ids is not None
         with self._lock:
             rows = self._search(statement, values, exact=False)
-            if restricted and len(rows) < top_k:
+            if restricted and len(rows) < top_k + len(self._hidden):
                 rows = self._search(statement, values, exact=True)
-        return [(r[0], float(score(r[1]))) for r in rows]
+        hits = [(r[0], float(score(r[1]))) for r in rows if r[0] not in self._hidden]
+        return hits[:top_k]
 
     def _search(self, statement: sql.Composable, values: list[Any], *, exact: bool) -> list:
         with self._conn.transaction():
