@@ -1,12 +1,15 @@
 """Node postprocessors: filter, reorder or expand retrieved nodes before synthesis.
 
 Each is a plain class with one method, ``postprocess(nodes, query) -> nodes``; the query engine
-applies them in order and times each as a trace stage. They never modify the nodes they are
+applies them in order and times each as a trace stage. The base ``Postprocessor`` adds
+LlamaIndex's spelling of the same call, ``postprocess_nodes(nodes, query_bundle=None,
+query_str=None)``. They never modify the nodes they are
 given (the index's nodes are shared); a changed node is a copy.
 
     SimilarityPostprocessor           drop nodes scoring below a cutoff
     KeywordNodePostprocessor          keep nodes with a required keyword, drop excluded ones
-    LongContextReorder                best nodes at both ends, weakest in the middle
+    LongContextReorder                best nodes at both ends, weakest in the middle (LlamaIndex's
+                                      exact order)
     PrevNextNodePostprocessor         add each node's neighbours in its document
     MetadataReplacementPostProcessor  show the LLM a metadata value instead of the text
 """
@@ -31,13 +34,29 @@ class NodePostprocessor(Protocol):
     def postprocess(self, nodes: list[ScoredNode], query: str) -> list[ScoredNode]: ...
 
 
+class Postprocessor:
+    """The base of the postprocessors here: LlamaIndex's ``postprocess_nodes`` over
+    ``postprocess``."""
+
+    def postprocess(self, nodes: list[ScoredNode], query: str) -> list[ScoredNode]:
+        raise NotImplementedError
+
+    def postprocess_nodes(
+        self, nodes: Sequence[ScoredNode], query_bundle: object = None, query_str: str | None = None
+    ) -> list[ScoredNode]:
+        """``postprocess`` with the query given as a string or as anything with ``query_str``."""
+        if query_str is None:
+            query_str = getattr(query_bundle, "query_str", query_bundle)
+        return self.postprocess(list(nodes), "" if query_str is None else str(query_str))
+
+
 class NodeLookup(Protocol):
     """What the neighbour postprocessor needs from an index."""
 
     def get_node(self, node_id: str) -> Node: ...
 
 
-class SimilarityPostprocessor:
+class SimilarityPostprocessor(Postprocessor):
     """Drops nodes whose score is below ``similarity_cutoff`` (and nodes without a score)."""
 
     def __init__(self, *, similarity_cutoff: float) -> None:
@@ -52,7 +71,7 @@ class SimilarityPostprocessor:
         return [n for n in nodes if n.score is not None and n.score >= cutoff]
 
 
-class KeywordNodePostprocessor:
+class KeywordNodePostprocessor(Postprocessor):
     """Keeps nodes containing at least one required keyword and none of the excluded ones.
 
     As in LlamaIndex, one required keyword is enough. Keywords match whole words or phrases,
@@ -103,26 +122,28 @@ def _pattern(words: tuple[str, ...], flags: int) -> re.Pattern[str] | None:
     return re.compile("|".join(parts), flags)
 
 
-class LongContextReorder:
+class LongContextReorder(Postprocessor):
     """Puts the best nodes at the start and end, the weakest in the middle.
 
     Models use the middle of a long context least ("lost in the middle"), so the strongest
-    evidence goes where they look. Nodes without a score count as the weakest.
+    evidence goes where they look. The order is LlamaIndex's exactly: walking the nodes from
+    weakest to best (a node without a score counts as 0), even steps go to the front and odd
+    steps to the back, so the best node ends up first or last depending on how many there are.
     """
 
     def postprocess(self, nodes: list[ScoredNode], query: str) -> list[ScoredNode]:
-        weakest_first = sorted(nodes, key=lambda n: -1e30 if n.score is None else n.score)
-        front: list[ScoredNode] = []
+        weakest_first = sorted(nodes, key=lambda n: 0.0 if n.score is None else n.score)
+        front: list[ScoredNode] = []  # built reversed: the last one added is the first
         back: list[ScoredNode] = []
-        for rank, node in enumerate(reversed(weakest_first)):
-            (front if rank % 2 == 0 else back).append(node)
-        return front + back[::-1]
+        for step, node in enumerate(weakest_first):
+            (front if step % 2 == 0 else back).append(node)
+        return front[::-1] + back
 
 
 _NEIGHBOUR_MODES = ("next", "previous", "both")
 
 
-class PrevNextNodePostprocessor:
+class PrevNextNodePostprocessor(Postprocessor):
     """Adds up to ``num_nodes`` neighbours of each node in its document, in reading order.
 
     Neighbours come right before (``previous``) or after (``next``) the node they extend and
@@ -173,7 +194,7 @@ class PrevNextNodePostprocessor:
         return found
 
 
-class MetadataReplacementPostProcessor:
+class MetadataReplacementPostProcessor(Postprocessor):
     """Replaces each node's text with its ``target_metadata_key`` value, when it has one.
 
     Used with nodes that embed a small unit (a sentence) but carry a larger one (its window)

@@ -68,16 +68,36 @@ MESSAGE_OVERHEAD_TOKENS = 4
 FIELD_MARGIN_TOKENS = 2
 
 
+# LlamaIndex's field names for ours: a template written for LlamaIndex works as it is.
+FIELD_ALIASES = {"context_str": "context", "query_str": "question"}
+_ALIAS_RE = re.compile(r"(?<!\{)\{(" + "|".join(FIELD_ALIASES) + r")\}(?!\})")
+
+
 @dataclass(frozen=True, slots=True)
 class PromptTemplate:
     """A system message and (unless ``user`` is None) a user message with ``{field}`` slots.
 
     Slots use ``str.format`` syntax: write a literal brace in the template text as ``{{``.
+    LlamaIndex's ``{context_str}`` and ``{query_str}`` are read as ``{context}`` and
+    ``{question}``; an empty ``system`` sends no system message.
     """
 
     name: str
     system: str
     user: str | None = None
+
+    def __post_init__(self) -> None:
+        for part in ("system", "user"):
+            text = getattr(self, part)
+            if text is not None:
+                object.__setattr__(self, part, _ALIAS_RE.sub(_alias, text))
+
+    @classmethod
+    def from_string(cls, template: str, *, name: str = "custom") -> PromptTemplate:
+        """A one-message template (LlamaIndex's ``PromptTemplate(text)``): no system message."""
+        if not isinstance(template, str) or not template.strip():
+            raise ConfigError(f"a prompt template must be non-empty text, got {template!r}")
+        return cls(name, "", template)
 
     @property
     def fields(self) -> frozenset[str]:
@@ -85,7 +105,8 @@ class PromptTemplate:
         return _fields(self.system, self.user or "")
 
     def format(self, **values: str) -> list[Message]:
-        """The chat messages with every field filled in."""
+        """The chat messages with every field filled in (LlamaIndex's field names accepted)."""
+        values = {FIELD_ALIASES.get(name, name): value for name, value in values.items()}
         missing = self.fields - values.keys()
         extra = values.keys() - self.fields
         if missing or extra:
@@ -93,7 +114,7 @@ class PromptTemplate:
                 f"prompt {self.name!r} takes fields {sorted(self.fields)}; "
                 f"missing {sorted(missing)}, unexpected {sorted(extra)}"
             )
-        messages = [Message("system", self.system.format(**values))]
+        messages = [Message("system", self.system.format(**values))] if self.system else []
         if self.user is not None:
             messages.append(Message("user", self.user.format(**values)))
         return messages
@@ -110,6 +131,10 @@ class PromptTemplate:
         """
         counted = sum(count_tokens(v) for v in values.values())
         return self.fixed_tokens() + counted + FIELD_MARGIN_TOKENS * len(self.fields)
+
+
+def _alias(match: re.Match[str]) -> str:
+    return "{" + FIELD_ALIASES[match.group(1)] + "}"
 
 
 def _fields(*texts: str) -> frozenset[str]:

@@ -15,6 +15,7 @@ put ``EMPTY_REPLY`` in its place and say so in the trace notes. One rule, two sh
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable, Iterable, Iterator, MutableMapping
 
 EMPTY_REPLY = "(the model returned an empty reply)"
@@ -116,3 +117,22 @@ class TextStream:
     def chars(self) -> int:
         """How many characters have arrived so far."""
         return sum(map(len, self._parts))
+
+    # LlamaIndex's names for the same stream (views, not a second path).
+
+    @property
+    def response(self) -> str:
+        """The whole text (LlamaIndex's ``response.response``): ``.text``."""
+        return self.text
+
+    @property
+    def response_gen(self) -> Iterator[str]:
+        """The chunks as they come (LlamaIndex's ``response.response_gen``): ``iter(self)``."""
+        return iter(self)
+
+    def print_response_stream(self, file: Any = None) -> None:
+        """Write the chunks to ``file`` (stdout by default) as they arrive, as LlamaIndex does."""
+        out = sys.stdout if file is None else file
+        for chunk in self:
+            out.write(chunk)
+            out.flush()

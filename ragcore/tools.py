@@ -61,6 +61,15 @@ class ToolMetadata:
         """The argument schema as compact JSON (for ReAct prompts)."""
         return json.dumps(self.parameters, ensure_ascii=False)
 
+    @property
+    def fn_schema_str(self) -> str:
+        """LlamaIndex's name for ``schema_json()``."""
+        return self.schema_json()
+
+    def get_parameters_dict(self) -> dict[str, Any]:
+        """LlamaIndex's name for ``parameters``."""
+        return dict(self.parameters)
+
 
 @dataclass(slots=True)
 class ToolOutput:
@@ -127,6 +136,20 @@ class FunctionTool:
         """Call the function with validated keyword arguments."""
         return self.run(kwargs)
 
+    def __call__(self, *args: Any, **kwargs: Any) -> ToolOutput:
+        """``tool(12, b=34)``: positional arguments bind to the parameters in order, as in a
+        call of the function itself; the output is a ``ToolOutput``, as in LlamaIndex."""
+        if args:
+            names = list(self.args_model.model_fields)
+            if len(args) > len(names):
+                raise ToolError(f"{self.metadata.name} takes {len(names)} arguments "
+                                f"({', '.join(names)}), got {len(args)} positional")
+            doubled = sorted(set(names[: len(args)]) & set(kwargs))
+            if doubled:
+                raise ToolError(f"{self.metadata.name} got {doubled} both by position and by name")
+            kwargs = {**dict(zip(names, args)), **kwargs}
+        return self.run(kwargs)
+
     def run(self, arguments: Mapping[str, Any], *, trace: Trace | None = None) -> ToolOutput:
         raw_input = dict(arguments)
         try:
@@ -167,11 +190,23 @@ class QueryEngineTool:
         }
         self.metadata = ToolMetadata(_validate_name(name), description, parameters)
 
+    @classmethod
+    def from_defaults(
+        cls, query_engine: Any, *, name: str | None = None, description: str | None = None
+    ) -> QueryEngineTool:
+        """LlamaIndex's constructor; ``name`` and ``description`` default to ours."""
+        return cls(query_engine, name=name or DEFAULT_QUERY_TOOL_NAME,
+                   description=description or DEFAULT_QUERY_TOOL_DESCRIPTION)
+
     def to_openai_tool(self) -> dict[str, Any]:
         return self.metadata.to_openai_tool()
 
     def call(self, **kwargs: Any) -> ToolOutput:
         return self.run(kwargs)
+
+    def __call__(self, input: str) -> ToolOutput:  # noqa: A002 (the argument's name)
+        """Ask the query engine ``input`` (LlamaIndex's call form)."""
+        return self.run({"input": input})
 
     def run(self, arguments: Mapping[str, Any], *, trace: Trace | None = None) -> ToolOutput:
         raw_input = dict(arguments)

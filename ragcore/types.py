@@ -79,6 +79,16 @@ class Document:
             self.metadata, mode, self.excluded_embed_metadata_keys, self.excluded_llm_metadata_keys
         )
 
+    @property
+    def id_(self) -> str:
+        """LlamaIndex's name for ``doc_id``."""
+        return self.doc_id
+
+    def get_content(self, metadata_mode: MetadataMode = MetadataMode.NONE) -> str:
+        """The text, after a metadata header for ``metadata_mode`` (LlamaIndex's name)."""
+        header = self.metadata_str(metadata_mode)
+        return f"{header}\n\n{self.text}" if header else self.text
+
 
 @dataclass(slots=True)
 class Node:
@@ -110,6 +120,15 @@ class Node:
         """The text as the embedder (EMBED) or the LLM (LLM) sees it: metadata header + text."""
         header = self.metadata_str(mode)
         return f"{header}\n\n{self.text}" if header else self.text
+
+    @property
+    def id_(self) -> str:
+        """LlamaIndex's name for ``node_id``."""
+        return self.node_id
+
+    def get_content(self, metadata_mode: MetadataMode = MetadataMode.NONE) -> str:
+        """LlamaIndex's name for ``content``."""
+        return self.content(metadata_mode)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -147,6 +166,22 @@ class ScoredNode:
     def page(self) -> str | None:
         page = self.node.metadata.get("page_label", self.node.metadata.get("page"))
         return None if page is None else str(page)
+
+    # LlamaIndex's NodeWithScore reads through to its node.
+    @property
+    def node_id(self) -> str:
+        return self.node.node_id
+
+    @property
+    def text(self) -> str:
+        return self.node.text
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        return self.node.metadata
+
+    def get_content(self, metadata_mode: MetadataMode = MetadataMode.NONE) -> str:
+        return self.node.content(metadata_mode)
 
 
 @dataclass(slots=True, frozen=True)

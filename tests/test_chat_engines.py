@@ -274,8 +274,8 @@ def test_best_with_extra_tools_and_no_tool_calls_uses_react():
 def test_bad_options_are_refused_with_the_fix():
     with pytest.raises(ConfigError, match="condense_plus_context"):
         chat_engine_from_index(FakeIndex(), chat_mode="openai", llm=FakeLLM())
-    with pytest.raises(ConfigError, match="llm="):
-        chat_engine_from_index(FakeIndex(), chat_mode="simple", llm=None)
+    with pytest.raises(ConfigError, match="needs an LLM"):
+        chat_engine_from_index(FakeIndex(), chat_mode="simple", llm="gpt-4")
     with pytest.raises(ConfigError, match="similarity_top_k"):
         chat_engine_from_index(FakeIndex(), chat_mode="context", llm=FakeLLM(), similarity_top_k=0)
     with pytest.raises(ConfigError, match="only used by agents"):
@@ -353,3 +353,9 @@ def test_passages_use_the_room_the_conversation_does_not_need():
     passage = message_tokens(Message("user", ManyPassages().retrieve("")[0].node.text))
     assert 2000 - 200 - passage < sent <= 2000 - 200  # full: no room for one more passage
     assert len(reply.source_nodes) >= 10  # far more than a fifth of the room holds
+
+
+def test_llm_none_is_the_default_from_the_one_resolver(monkeypatch):
+    monkeypatch.setenv("RAGCORE_LLM", "extractive")
+    engine = chat_engine_from_index(FakeIndex(), chat_mode="simple", llm=None)
+    assert type(engine.llm).__name__ == "ExtractiveLLM"

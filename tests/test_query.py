@@ -99,9 +99,9 @@ def test_parts_and_questions_are_validated():
         engine.query("   ")
 
 
-def test_from_index_needs_an_llm():
-    with pytest.raises(ConfigError, match="needs llm="):
-        query_engine_from_index(object(), llm=None)
+def test_from_index_refuses_what_is_not_an_llm():
+    with pytest.raises(ConfigError, match="needs an LLM"):
+        query_engine_from_index(object(), llm="llama3")
 
 
 def test_compare_modes_runs_every_mode_on_the_same_nodes():

@@ -19,7 +19,9 @@ from ..llms.base import LLM
 from ..memory import ChatMemory
 from ..tools import Tool
 from ..trace import Trace
-from .task import StepResult, Task, check_max_iterations, limit_answer, new_task, tool_map
+from .task import (
+    StepResult, Task, check_max_iterations, echo_step, limit_answer, new_task, tool_map,
+)
 
 
 class Agent(ABC):
@@ -34,11 +36,13 @@ class Agent(ABC):
         llm: LLM,
         max_iterations: int = 10,
         system_prompt: str | None = None,
+        verbose: bool = False,
     ) -> None:
         self.tools = tool_map(tools)
         self.llm = llm
         self.max_iterations = check_max_iterations(max_iterations)
         self.system_prompt = system_prompt
+        self.verbose = bool(verbose)  # write each step to stdout as it happens (LlamaIndex's)
 
     @classmethod
     def from_tools(
@@ -48,14 +52,19 @@ class Agent(ABC):
         llm: LLM,
         max_iterations: int = 10,
         system_prompt: str | None = None,
+        verbose: bool = False,
     ) -> Self:
-        return cls(tools, llm=llm, max_iterations=max_iterations, system_prompt=system_prompt)
+        return cls(tools, llm=llm, max_iterations=max_iterations, system_prompt=system_prompt,
+                   verbose=verbose)
 
     def create_task(
         self, message: str, memory: ChatMemory, *, trace: Trace | None = None
     ) -> Task:
         """Start a turn: the user's message goes into the memory (a retry is not duplicated)."""
-        return new_task(message, memory, trace)
+        task = new_task(message, memory, trace)
+        if self.verbose:
+            task.echo = echo_step
+        return task
 
     def finalize(self, task: Task) -> ChatResponse:
         """End the turn: its answer (or the best so far) as a response, saved in the memory."""

@@ -49,13 +49,14 @@ class FunctionCallingAgent(Agent):
         llm: ToolCallingLLM,
         max_iterations: int = 10,
         system_prompt: str | None = None,
+        verbose: bool = False,
     ) -> None:
         if not isinstance(llm, ToolCallingLLM):
             raise ConfigError(
                 f"{type(llm).__name__} cannot call tools (no chat_with_tools): use an "
                 "OpenAI-compatible backend, or ReActAgent, which works with any LLM"
             )
-        super().__init__(tools, llm=llm, max_iterations=max_iterations)
+        super().__init__(tools, llm=llm, max_iterations=max_iterations, verbose=verbose)
         self.system_prompt = system_prompt or DEFAULT_SYSTEM_PROMPT
         self.openai_tools = [t.metadata.to_openai_tool() for t in self.tools.values()]
 

@@ -53,10 +53,12 @@ class ReActAgent(Agent):
         llm: LLM,
         max_iterations: int = 10,
         system_prompt: str | None = None,
+        verbose: bool = False,
     ) -> None:
         if not isinstance(llm, LLM):
             raise ConfigError(f"llm must implement the LLM protocol, got {type(llm).__name__}")
-        super().__init__(tools, llm=llm, max_iterations=max_iterations, system_prompt=system_prompt)
+        super().__init__(tools, llm=llm, max_iterations=max_iterations, system_prompt=system_prompt,
+                         verbose=verbose)
         self.system = react_system_prompt(list(self.tools.values()), system_prompt=system_prompt)
 
     # ---- the step-by-step API (create_task and finalize come from Agent) ----------------------

@@ -8,9 +8,10 @@ same way, and end the same way when the step limit is reached.
 
 from __future__ import annotations
 
+import sys
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from ..chat.turn import close_prompt, fixed_parts, history_need, start_turn
 from ..errors import ConfigError
@@ -65,6 +66,7 @@ class Task:
     answer: str | None = None
     rounds: int = 0  # model calls made (the function-calling agent's step count)
     remembered: bool = False
+    echo: Callable[[StepResult], None] | None = None  # shows each step (an agent's verbose=)
 
     @property
     def done(self) -> bool:
@@ -74,6 +76,8 @@ class Task:
         """Keep the step, its tool output and sources, and note it in the trace."""
         self.steps.append(step)
         self.trace.notes.setdefault("reasoning", []).append(step.to_note())
+        if self.echo is not None:
+            self.echo(step)
         output = step.tool_output
         if output is not None and not output.is_error:
             self.tool_outputs.append(output)
@@ -86,6 +90,14 @@ class Task:
         if self.answer is not None and not self.remembered:
             self.memory.put(Message("assistant", self.answer))
             self.remembered = True
+
+
+def echo_step(step: StepResult) -> None:
+    """Write a step to stdout as LlamaIndex's ``verbose=True`` agents do (the user asked)."""
+    note = step.to_note()
+    lines = [f"{key.replace('_', ' ').capitalize()}: {value}" for key, value in note.items()
+             if value not in (None, "")]
+    sys.stdout.write("\n".join(lines) + "\n")
 
 
 def new_task(message: str, memory: ChatMemory, trace: Trace | None) -> Task:

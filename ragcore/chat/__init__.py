@@ -11,6 +11,8 @@ caller owns the ``ChatMemory`` and passes it in, so engines are stateless and sh
     best                    chosen for the LLM (see ``modes``)
 
 ``ragcore.index.engines.chat_engine_from_index`` builds the engine of a mode over an index.
+``ChatSession`` wraps any of them with a memory of its own (LlamaIndex's stateful shape:
+``chat(message)``, ``stream_chat``, ``reset``, ``chat_history``).
 """
 
 from .condense import CondenseQuestionChatEngine, condense_question
@@ -22,6 +24,7 @@ from .modes import (
     parse_chat_mode,
 )
 from .response import ChatEngine, ChatResponse
+from .session import ChatSession
 from .simple import SimpleChatEngine
 
 __all__ = [
@@ -29,6 +32,7 @@ __all__ = [
     "ChatEngine",
     "ChatMode",
     "ChatResponse",
+    "ChatSession",
     "CondensePlusContextChatEngine",
     "CondenseQuestionChatEngine",
     "ContextChatEngine",

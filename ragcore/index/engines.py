@@ -6,6 +6,10 @@ data flows one way. Each option is checked once, by the part that owns it: top-k
 retrieval mode by the retriever (built here for every mode, so a bad value fails at once),
 response mode and concurrency by the synthesizer, chat mode and tools here.
 
+``llm=None`` means the default LLM, chosen in the one visible place, ``resolve_llm()``
+(``RAGCORE_LLM``, else a local Ollama, else the offline extractive backend); a caller that
+already resolved one passes it. ``prompts`` replaces the synthesizer's templates.
+
 ``best`` picks for the LLM (see ``ragcore.chat.modes.best_chat_mode``): the function-calling
 agent for a backend with native tool calls, else condense_plus_context (react when the caller
 passed extra tools, since only an agent can use them).
@@ -39,6 +43,7 @@ from ..query import QueryEngine
 from ..retrieval import RetrievalMode, Retriever, SearchableIndex
 from ..stores.filters import MetadataFilters
 from ..synthesis import ResponseMode, Synthesizer
+from ..synthesis.synthesizer import SynthesisPrompts
 from ..tools import QueryEngineTool, Tool
 
 
@@ -54,7 +59,7 @@ AGENT_MODES = (ChatMode.REACT.value, FUNCTION_CALLING)
 def query_engine_from_index(
     index: EngineIndex,
     *,
-    llm: LLM,
+    llm: LLM | None = None,
     response_mode: ResponseMode | str = ResponseMode.COMPACT,
     similarity_top_k: int = 4,
     node_postprocessors: Sequence[NodePostprocessor] = (),
@@ -62,15 +67,18 @@ def query_engine_from_index(
     doc_ids: Sequence[str] | None = None,
     max_concurrency: int = 4,
     retrieval_mode: RetrievalMode = "hybrid",
+    prompts: SynthesisPrompts | None = None,
 ) -> QueryEngine:
     """Retrieve from ``index`` (``retrieval_mode``: similarity, mmr, keyword or hybrid),
-    postprocess in order, and answer with ``llm`` in ``response_mode``."""
-    _require_llm(llm, "a query engine")
-    llm = llm_with_index_embedder(llm, index, retrieval_mode)
+    postprocess in order, and answer with ``llm`` (None: the default) in ``response_mode``."""
+    llm = llm_with_index_embedder(default_llm(llm, "a query engine"), index, retrieval_mode)
     retriever = index.as_retriever(
         similarity_top_k=similarity_top_k, filters=filters, doc_ids=doc_ids, mode=retrieval_mode
     )
-    synthesizer = Synthesizer(llm, response_mode=response_mode, max_concurrency=max_concurrency)
+    synthesizer = Synthesizer(
+        llm, response_mode=response_mode, max_concurrency=max_concurrency,
+        prompts=prompts if prompts is not None else SynthesisPrompts(),
+    )
     return QueryEngine(retriever, synthesizer, postprocessors=node_postprocessors)
 
 
@@ -78,7 +86,7 @@ def chat_engine_from_index(
     index: EngineIndex,
     *,
     chat_mode: ChatMode | str = ChatMode.BEST,
-    llm: LLM,
+    llm: LLM | None = None,
     similarity_top_k: int = 4,
     response_mode: ResponseMode | str = ResponseMode.COMPACT,
     node_postprocessors: Sequence[NodePostprocessor] = (),
@@ -88,8 +96,7 @@ def chat_engine_from_index(
 ) -> ChatEngine:
     """A chat engine (or agent) over ``index``; every one answers ``.chat(message, memory)``."""
     mode = parse_chat_mode(chat_mode)
-    _require_llm(llm, "a chat engine")
-    llm = llm_with_index_embedder(llm, index, retrieval_mode)
+    llm = llm_with_index_embedder(default_llm(llm, "a chat engine"), index, retrieval_mode)
     kind = best_chat_mode(llm, tools=tools) if mode is ChatMode.BEST else mode.value
     if tools and kind not in AGENT_MODES:
         raise ConfigError(
@@ -151,9 +158,15 @@ class _IndexEmbedder:
         return self._index.embedder.embed_batch(texts)
 
 
-def _require_llm(llm: Any, what: str) -> None:
-    if llm is None or not isinstance(llm, LLM):
+def default_llm(llm: LLM | None, what: str) -> LLM:
+    """``llm``, or the default one (``resolve_llm()``) when it is None."""
+    if llm is None:
+        from ..llms.resolve import resolve_llm  # the registry imports every backend: lazily
+
+        return resolve_llm()
+    if not isinstance(llm, LLM):
         raise ConfigError(
-            f"{what} needs llm=: e.g. resolve_llm() (ragcore.llms.resolve) for the default, or "
-            f"ExtractiveLLM() to answer offline (got {llm!r})"
+            f"{what} needs an LLM (llm=None picks the default through resolve_llm(), or pass "
+            f"e.g. ExtractiveLLM() to answer offline), got {llm!r}"
         )
+    return llm

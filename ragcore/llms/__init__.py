@@ -10,7 +10,9 @@ at the edge from it. The backends are imported on first use, so engines importin
 from __future__ import annotations
 
 from ..lazy_exports import lazy_exports
-from .base import LLM, ToolCallingLLM, complete, complete_traced, stream_traced
+from .base import (
+    LLM, ToolCallingLLM, chat, complete, complete_traced, stream_chat, stream_complete, stream_traced,
+)
 from .fake import FakeLLM
 
 _LAZY = {
@@ -27,7 +29,8 @@ _LAZY = {
     "resolve_llm": ".resolve",
 }
 
-__all__ = ["LLM", "ToolCallingLLM", "FakeLLM", "complete", "complete_traced", "stream_traced",
+__all__ = ["LLM", "ToolCallingLLM", "FakeLLM", "chat", "complete", "complete_traced", "stream_chat",
+           "stream_complete", "stream_traced",
            *sorted(_LAZY)]
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals(), __all__)

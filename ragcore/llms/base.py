@@ -5,7 +5,10 @@ A backend implements ``stream(messages)`` as a generator of text chunks and stat
 ``num_output`` is one number with two uses: every prompt leaves that much of the window free
 (``ragcore.prompt_budget``), and a server backend asks for no longer a reply (OpenAI's
 ``max_tokens``, Ollama's ``num_predict``), so a model cannot ramble to the end of its window.
-A full reply is ``complete(llm, messages)``, which drains the same generator.
+A full reply is ``complete(llm, messages)``, which drains the same generator. LlamaIndex's
+four call forms are free functions over ``stream`` too: ``complete`` and ``stream_complete``
+take a prompt string (or messages), ``chat`` and ``stream_chat`` take messages and give the
+assistant's ``Message`` (whole, or growing chunk by chunk).
 
 Backends that support OpenAI-style tool calls also implement ``ToolCallingLLM.chat_with_tools``.
 """
@@ -53,9 +56,29 @@ class ToolCallingLLM(LLM, Protocol):
         ...
 
 
-def complete(llm: LLM, messages: Sequence[Message]) -> str:
-    """The whole reply: the joined chunks of ``llm.stream``."""
-    return "".join(llm.stream(messages))
+def complete(llm: LLM, messages: Sequence[Message] | str) -> str:
+    """The whole reply: the joined chunks of ``llm.stream`` (a string is one user message)."""
+    return "".join(stream_complete(llm, messages))
+
+
+def stream_complete(llm: LLM, prompt: Sequence[Message] | str) -> Iterator[str]:
+    """The reply's chunks; a string ``prompt`` is sent as one user message."""
+    messages = [Message("user", prompt)] if isinstance(prompt, str) else list(prompt)
+    return iter(llm.stream(messages))
+
+
+def chat(llm: LLM, messages: Sequence[Message]) -> Message:
+    """The assistant's whole reply to ``messages`` as a message."""
+    return Message("assistant", complete(llm, messages))
+
+
+def stream_chat(llm: LLM, messages: Sequence[Message]) -> Iterator[Message]:
+    """The assistant's reply as it grows: each item holds the text so far (LlamaIndex's
+    ``stream_chat``; the newest chunk is the difference from the previous item)."""
+    text = ""
+    for chunk in llm.stream(list(messages)):
+        text += chunk
+        yield Message("assistant", text)
 
 
 def stream_traced(

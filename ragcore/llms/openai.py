@@ -167,7 +167,9 @@ class OpenAILLM:
         max_retries: int = 2,
         retry_backoff: float = 0.5,
         client: httpx.Client | None = None,
+        api_base: str | None = None,
     ) -> None:
+        base_url = _base_url(base_url, api_base)
         self.model_name = check_model(model)
         check_temperature(temperature)
         check_window(context_window, num_output)
@@ -213,3 +215,15 @@ class OpenAILLM:
 
     def __repr__(self) -> str:
         return f"OpenAILLM(model={self.model_name!r}, base_url={self.base_url!r})"
+
+
+def _base_url(base_url: str, api_base: str | None) -> str:
+    """``api_base`` is LlamaIndex's name for ``base_url``: either may be given, not both."""
+    if api_base is None:
+        return base_url
+    if base_url != DEFAULT_OPENAI_URL and base_url != api_base:
+        raise ConfigError(
+            f"api_base ({api_base!r}) and base_url ({base_url!r}) name the same setting: "
+            "give only base_url"
+        )
+    return api_base

@@ -1,8 +1,11 @@
 """Metadata filters: LlamaIndex's MetadataFilters with its operator names, evaluated column-wise.
 
 A filter compares one metadata key of each node with a value. Filters combine with AND or OR and
-nest. As in LlamaIndex, a node without the key never matches (not even ``!=`` or ``nin``), and a
-value that cannot be compared with the filter's (``"a" < 3``) does not match either.
+nest. As in LlamaIndex, a node without the key never matches (not even ``!=`` or ``nin``) except
+with ``is_empty``, which matches exactly the nodes whose key is missing or empty, and a value
+that cannot be compared with the filter's (``"a" < 3``) does not match either. The operators
+``text_match``, ``text_match_insensitive``, ``any``, ``all`` and ``is_empty`` and the helpers
+``ExactMatchFilter`` and ``MetadataFilters.from_dicts`` follow LlamaIndex's simple store.
 """
 
 from __future__ import annotations
@@ -29,6 +32,11 @@ class FilterOperator(str, Enum):
     IN = "in"  # metadata value is one of the filter's values
     NIN = "nin"  # metadata value is none of the filter's values
     CONTAINS = "contains"  # metadata list (or string) contains the filter's value
+    TEXT_MATCH = "text_match"  # metadata string contains the filter's string (case matters)
+    TEXT_MATCH_INSENSITIVE = "text_match_insensitive"  # the same, ignoring case
+    ANY = "any"  # metadata list contains at least one of the filter's values
+    ALL = "all"  # metadata list contains every one of the filter's values
+    IS_EMPTY = "is_empty"  # key missing, None, "" or []; the filter's value is ignored
 
 
 class FilterCondition(str, Enum):
@@ -65,7 +73,7 @@ class MetadataFilter:
     """``metadata[key] <operator> value``, e.g. MetadataFilter("page", 3, ">=")."""
 
     key: str
-    value: Any
+    value: Any = None  # only is_empty does without one
     operator: FilterOperator = FilterOperator.EQ
 
     def __post_init__(self) -> None:
@@ -74,11 +82,27 @@ class MetadataFilter:
         oper = _operator(self.operator)
         object.__setattr__(self, "operator", oper)
         object.__setattr__(self, "value", _freeze(self.value))
-        if oper in (FilterOperator.IN, FilterOperator.NIN) and not isinstance(self.value, tuple):
+        lists = (FilterOperator.IN, FilterOperator.NIN, FilterOperator.ANY, FilterOperator.ALL)
+        if oper in lists and not isinstance(self.value, tuple):
             raise ConfigError(
                 f"operator {oper.value!r} needs a list of values for key {self.key!r}, "
                 f"got {self.value!r}"
             )
+        if self.value is None and oper is not FilterOperator.IS_EMPTY:
+            raise ConfigError(
+                f"the filter on {self.key!r} has no value: give value=..., or use "
+                "operator='is_empty' to find nodes without one"
+            )
+        texts = (FilterOperator.TEXT_MATCH, FilterOperator.TEXT_MATCH_INSENSITIVE)
+        if oper in texts and not isinstance(self.value, str):
+            raise ConfigError(
+                f"operator {oper.value!r} needs a string for key {self.key!r}, got {self.value!r}"
+            )
+
+
+def ExactMatchFilter(key: str, value: Any) -> MetadataFilter:  # noqa: N802 (LlamaIndex's name)
+    """``metadata[key] == value`` (LlamaIndex's ExactMatchFilter)."""
+    return MetadataFilter(key, value, FilterOperator.EQ)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +131,23 @@ class MetadataFilters:
         """Build from ``{"key": value, ...}``: every key must equal its value."""
         return cls(filters=tuple(MetadataFilter(k, v) for k, v in data.items()))
 
+    @classmethod
+    def from_dicts(
+        cls, dicts: Sequence[dict[str, Any]], condition: FilterCondition | str = FilterCondition.AND
+    ) -> MetadataFilters:
+        """Build from ``[{"key": k, "value": v, "operator": "=="}, ...]`` (LlamaIndex's form;
+        the operator defaults to ``==``)."""
+        filters = []
+        for item in dicts:
+            unknown = set(item) - {"key", "value", "operator"}
+            if "key" not in item or unknown:
+                raise ConfigError(
+                    f"each filter dict needs 'key' and may have 'value' and 'operator', got {item!r}"
+                )
+            filters.append(MetadataFilter(item["key"], item.get("value"),
+                                          item.get("operator", FilterOperator.EQ)))
+        return cls(filters=tuple(filters), condition=condition)
+
 
 def _safe(compare: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
     def checked(left: Any, right: Any) -> bool:
@@ -128,6 +169,26 @@ def _is_in(left: Any, right: tuple) -> bool:
     return left in right
 
 
+def _text_match(left: Any, right: str) -> bool:
+    return isinstance(left, str) and right in left
+
+
+def _text_match_insensitive(left: Any, right: str) -> bool:
+    return isinstance(left, str) and right.lower() in left.lower()
+
+
+def _holds_any(left: Any, right: tuple) -> bool:
+    return isinstance(left, (list, tuple, str)) and any(v in left for v in right)
+
+
+def _holds_all(left: Any, right: tuple) -> bool:
+    return isinstance(left, (list, tuple, str)) and all(v in left for v in right)
+
+
+def _is_empty(value: Any) -> bool:
+    return value is _MISSING or value is None or value == "" or value == () or value == []
+
+
 _COMPARE: dict[FilterOperator, Callable[[Any, Any], bool]] = {
     FilterOperator.EQ: _safe(op.eq),
     FilterOperator.NE: _safe(op.ne),
@@ -138,10 +199,17 @@ _COMPARE: dict[FilterOperator, Callable[[Any, Any], bool]] = {
     FilterOperator.IN: _safe(_is_in),
     FilterOperator.NIN: _safe(lambda left, right: not _is_in(left, right)),
     FilterOperator.CONTAINS: _safe(_contains),
+    FilterOperator.TEXT_MATCH: _safe(_text_match),
+    FilterOperator.TEXT_MATCH_INSENSITIVE: _safe(_text_match_insensitive),
+    FilterOperator.ANY: _safe(_holds_any),
+    FilterOperator.ALL: _safe(_holds_all),
 }
 
 
 def _filter_mask(flt: MetadataFilter, metadata: Sequence[dict[str, Any]]) -> np.ndarray:
+    if flt.operator is FilterOperator.IS_EMPTY:
+        return np.fromiter((_is_empty(m.get(flt.key, _MISSING)) for m in metadata),
+                           dtype=bool, count=len(metadata))
     compare, key, value = _COMPARE[flt.operator], flt.key, flt.value
     column = (m.get(key, _MISSING) for m in metadata)
     if flt.operator is not FilterOperator.CONTAINS:
