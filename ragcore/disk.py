@@ -33,7 +33,9 @@ def read_json(path: Path) -> Any:
     try:
         return json.loads(raw)
     except ValueError as exc:
-        raise IndexFormatError(f"{path}: damaged JSON ({exc})") from exc
+        raise IndexFormatError(
+            f"{path}: damaged JSON ({exc}); the index is damaged: rebuild it"
+        ) from exc
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -55,7 +57,9 @@ def load_npy(path: Path, what: str, *, mmap_min_bytes: int | None = None) -> np.
     except FileNotFoundError as exc:
         raise missing(path) from exc
     except (OSError, ValueError, EOFError) as exc:  # EOFError: an empty or cut-off file
-        raise IndexFormatError(f"{path}: not a readable .npy {what} file ({exc})") from exc
+        raise IndexFormatError(
+            f"{path}: not a readable .npy {what} file ({exc}); the index is damaged: rebuild it"
+        ) from exc
 
 
 def write_npy(path: Path, array: np.ndarray) -> None:

@@ -31,7 +31,7 @@ EXAMPLES = """examples:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import bench_command, chat_command, index_commands, query_command
+    from . import bench_command, chat_command, index_commands, query_command, verify_command
 
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
@@ -46,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (index_commands, query_command, chat_command, bench_command):
+    for module in (index_commands, query_command, chat_command, bench_command, verify_command):
         module.add_parsers(commands, common)
     return parser
 

@@ -249,7 +249,15 @@ class DocStore:
             row = self._file.row(node_id)
             # Rows of nodes deleted since load are still in the file: check membership.
             if row is not None and (self._entries is None or node_id in self._member_map()):
-                node = self._nodes[node_id] = self._file.node(row)
+                node = self._file.node(row)
+                listed = node.ref_doc_id if self._members is None else self._members[node_id]
+                if node.ref_doc_id != listed:
+                    raise IndexFormatError(
+                        f"{self._file.path.parent / 'docs.json'}: lists node {node_id!r} under "
+                        f"document {listed!r} but the node belongs to {node.ref_doc_id!r}; the "
+                        "index is damaged: rebuild it from its documents"
+                    )
+                self._nodes[node_id] = node
                 return node
         raise StoreError(f"no node with id {node_id!r} in the index")
 

@@ -29,7 +29,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..embeddings.base import normalize
-from ..errors import ConfigError, StoreError
+from ..errors import ConfigError, IndexFormatError, StoreError
 from .base import METRICS, StoreSpec
 from .filters import MaskCache, MetadataFilters, as_filters, id_mask
 from .simple_persist import Column, read_store, write_store
@@ -252,6 +252,11 @@ class SimpleVectorStore:
             scores = self._scores(live, query, None)[rows]
         else:
             scores = self._scores(live[rows], query, rows)
+        if not np.isfinite(scores).all():  # add() refuses them: only damage on disk gets here
+            raise IndexFormatError(
+                "the stored vectors hold NaN or infinite values (vectors.npy is damaged): run "
+                "`ragcore verify`, then rebuild the index from its documents"
+            )
         picked = top_k_indices(scores, top_k)
         found = picked if rows is None else rows[picked]
         return [(self._ids[r], float(s)) for r, s in zip(found.tolist(), scores[picked].tolist())]
