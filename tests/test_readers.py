@@ -21,7 +21,8 @@ def zta_pages(corpus_dir: Path):
 
 def test_supported_extensions_cover_every_format():
     expected = {".txt", ".text", ".log", ".rst", ".md", ".markdown", ".pdf", ".docx", ".html",
-                ".htm", ".xhtml", ".csv", ".tsv", ".json", ".jsonl", ".ipynb"}
+                ".htm", ".xhtml", ".csv", ".tsv", ".json", ".jsonl", ".ipynb", ".pptx", ".xlsx",
+                ".xlsm", ".epub", ".rtf", ".eml"}
     assert set(SUPPORTED_EXTENSIONS) == expected
     assert list(SUPPORTED_EXTENSIONS) == sorted(SUPPORTED_EXTENSIONS)
     assert set(MIME_TYPES) == expected
@@ -39,7 +40,8 @@ def test_every_text_suffix_is_read(tmp_path: Path, suffix: str):
 def test_importing_readers_loads_no_parser():
     code = (
         "import sys, ragcore.readers; "
-        "print([m for m in ('pypdf', 'docx', 'bs4', 'charset_normalizer') if m in sys.modules])"
+        "print([m for m in ('pypdf', 'pypdfium2', 'docx', 'pptx', 'openpyxl', 'ebooklib', "
+        "'striprtf', 'pytesseract', 'bs4', 'charset_normalizer') if m in sys.modules])"
     )
     import subprocess
 

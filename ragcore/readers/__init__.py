@@ -8,11 +8,19 @@ documents with file metadata and stable ids:
 
     directory.py   SimpleDirectoryReader: folder scan, filters, per-file failure report
     files.py       load_file, the extension -> reader table, file metadata, MIME types
+    sniff.py       files of unknown type: text, PDF, Office or EPUB by content; binary refused
     database.py    DatabaseReader: SQL rows (sqlite3, or SQLAlchemy when installed)
     text.py        .txt .text .log .rst, and RFC-style paginated text (running headers removed)
     markdown.py    .md .markdown (source kept as written, first heading as ``title``)
-    pdf.py         .pdf, one document per page with ``page`` and ``page_label`` (pypdf)
+    pdf.py         .pdf, one document per page with ``page`` and ``page_label`` (pypdfium2),
+                   OCR of pages without text when Tesseract is installed (ocr.py)
     word.py        .docx paragraphs and tables (python-docx)
+    pptx.py        .pptx, one document per slide: text, tables, notes (python-pptx)
+    xlsx.py        .xlsx, one document per sheet, rows as "column: value" lines (openpyxl)
+    epub.py        .epub, one document per chapter in reading order (ebooklib)
+    rtf.py         .rtf text (striprtf)
+    email_message.py  .eml headers, body (HTML via html_text) and attachment names
+    zip_limits.py  zip-bomb and element-count limits shared by the zip-based formats
     html_text.py   .html .htm .xhtml visible text, ``title`` kept (BeautifulSoup)
     tables.py      .csv .tsv rows as "column: value" lines
     json_text.py   .json as indented text; .jsonl one document per line
@@ -20,15 +28,19 @@ documents with file metadata and stable ids:
     decoding.py    bytes to text: encoding detection (charset-normalizer), binary refusal
     part.py        Part: the text, metadata and id suffix a format reader returns
 
-Heavy parsers (pypdf, python-docx, bs4, charset-normalizer) are imported on first use only.
-Unlike LlamaIndex, ids are stable by default: the resolved file path (or ``doc_id_base``), plus
-``#page=N`` for PDF pages and ``#line=N`` for JSON Lines records.
+Heavy parsers (pypdfium2, python-docx, python-pptx, openpyxl, ebooklib, bs4, charset-normalizer)
+are imported on first use only. Unlike LlamaIndex, ids are stable by default: the resolved file
+path (or ``doc_id_base``), plus ``#page=N`` for the N-th part of a file read in parts (PDF page,
+slide, sheet, chapter) and ``#line=N`` for JSON Lines records. Any file is accepted
+(``ACCEPTS_ANY_EXTENSION``): ``SUPPORTED_EXTENSIONS`` names the formats read by extension, and
+files of other types are read when their content is text.
 """
 
 from ragcore.errors import ReaderError
 from ragcore.readers.database import DatabaseReader
 from ragcore.readers.directory import SimpleDirectoryReader
 from ragcore.readers.files import (
+    ACCEPTS_ANY_EXTENSION,
     MIME_TYPES,
     READERS,
     SUPPORTED_EXTENSIONS,
@@ -37,6 +49,7 @@ from ragcore.readers.files import (
 )
 
 __all__ = [
+    "ACCEPTS_ANY_EXTENSION",
     "MIME_TYPES",
     "READERS",
     "SUPPORTED_EXTENSIONS",

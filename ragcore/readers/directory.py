@@ -3,8 +3,11 @@
 As in LlamaIndex, but: a bad file never stops the load (it becomes a ``ReaderError`` in
 ``.failures`` naming the file, the problem and the fix, and a logged warning), document ids are
 stable by default (``filename_as_id=True``: the resolved path, plus ``#page=N`` for PDF pages;
-LlamaIndex defaults to random ids, which makes re-ingesting a file duplicate it), folders are
-scanned for supported extensions only, and hidden files and folders are skipped.
+LlamaIndex defaults to random ids, which makes re-ingesting a file duplicate it), and hidden
+files and folders are skipped. As in LlamaIndex, a folder scan lists every other file, whatever
+its extension (``changelog.Debian`` and ``copyright`` are text): ``load_file`` reads each by its
+extension or its content, and a binary file it cannot read (a photo, an archive) becomes a
+failure that says so, never a file dropped without a word.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ragcore.errors import ConfigError, ReaderError
-from ragcore.readers.files import SUPPORTED_EXTENSIONS, load_file
+from ragcore.readers.files import load_file
 from ragcore.types import Document
 
 logger = logging.getLogger(__name__)
@@ -108,7 +111,7 @@ class SimpleDirectoryReader:
         return documents
 
     def _scan(self, root: Path) -> list[Path]:
-        allowed = self.required_exts or SUPPORTED_EXTENSIONS
+        allowed = self.required_exts
         found = []
         self._skipped = []
         for folder, dirnames, filenames in os.walk(root, onerror=_log_walk_error):
@@ -117,7 +120,8 @@ class SimpleDirectoryReader:
             dirnames[:] = keep  # os.walk descends only into the folders left here
             for name in filenames:
                 path = folder_path / name
-                if path.suffix.lower() in allowed and self._keep(path, root):
+                wanted = allowed is None or path.suffix.lower() in allowed
+                if wanted and self._keep(path, root):
                     if self._escapes(path, root):
                         self._skipped.append(_outside_link(path))
                     else:

@@ -1,8 +1,10 @@
 """One file to Documents: pick the reader by extension, add file metadata and stable ids.
 
 ``load_file`` is the single entry point every caller uses (the directory reader, the workspace,
-the CLI). It chooses a reader from ``READERS`` (unknown extensions are read as plain text, and
-refused if they turn out to be binary), then turns each returned ``Part`` into a ``Document``:
+the CLI). It chooses a reader from ``READERS``; a file whose extension the table does not know
+(or that has none) is read by its content (``sniff``: text as text, a PDF or Office file by its
+signature, other binary files refused with a clear message), then turns each returned ``Part``
+into a ``Document``:
 file metadata (path, name, MIME type, size, creation and modification dates, never the
 last-accessed date, which changes on every read and would defeat change detection) plus the
 part's own metadata, and a stable id: the resolved path (or ``doc_id_base``) plus the part's
@@ -18,15 +20,21 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ragcore.errors import ReaderError
+from ragcore.readers.email_message import read_email
+from ragcore.readers.epub import read_epub
 from ragcore.readers.html_text import read_html
 from ragcore.readers.json_text import read_json, read_jsonl
 from ragcore.readers.markdown import read_markdown
 from ragcore.readers.notebook import read_notebook
 from ragcore.readers.part import Part
 from ragcore.readers.pdf import read_pdf
+from ragcore.readers.pptx import read_pptx
+from ragcore.readers.rtf import read_rtf
+from ragcore.readers.sniff import read_by_content
 from ragcore.readers.tables import read_csv
 from ragcore.readers.text import read_plain_text
 from ragcore.readers.word import read_docx
+from ragcore.readers.xlsx import read_xlsx
 from ragcore.types import DEFAULT_EXCLUDED_EMBED_KEYS, DEFAULT_EXCLUDED_LLM_KEYS, Document
 
 FileReader = Callable[[Path], list[Part]]
@@ -48,8 +56,17 @@ READERS: dict[str, FileReader] = {
     ".json": read_json,
     ".jsonl": read_jsonl,
     ".ipynb": read_notebook,
+    ".pptx": read_pptx,
+    ".xlsx": read_xlsx,
+    ".xlsm": read_xlsx,
+    ".epub": read_epub,
+    ".rtf": read_rtf,
+    ".eml": read_email,
 }
+# The formats read by name. Any other file is still read when its content is text (or a PDF,
+# Office or EPUB file without its extension), so a file picker should accept every extension.
 SUPPORTED_EXTENSIONS: tuple[str, ...] = tuple(sorted(READERS))
+ACCEPTS_ANY_EXTENSION = True
 
 MIME_TYPES: dict[str, str] = {
     ".txt": "text/plain",
@@ -68,6 +85,12 @@ MIME_TYPES: dict[str, str] = {
     ".json": "application/json",
     ".jsonl": "application/jsonl",
     ".ipynb": "application/x-ipynb+json",
+    ".pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    ".xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    ".xlsm": "application/vnd.ms-excel.sheet.macroEnabled.12",
+    ".epub": "application/epub+zip",
+    ".rtf": "application/rtf",
+    ".eml": "message/rfc822",
 }
 
 
@@ -78,13 +101,15 @@ _WORD = re.compile(r"\S+")
 
 
 def load_file(path: str | Path, *, doc_id_base: str | None = None) -> list[Document]:
-    """Read one file into Documents (one per PDF page or JSON Lines record, else one).
+    """Read one file into Documents (one per PDF page, slide, sheet, chapter or JSON Lines
+    record, else one).
 
     Raises ReaderError(path, problem, hint) when the file cannot be read or holds no text.
     """
     path = Path(path)
-    reader = READERS.get(path.suffix.lower(), read_plain_text)
-    parts = [part for part in reader(path) if part.text.strip()]
+    reader = READERS.get(path.suffix.lower())
+    found = reader(path) if reader else read_by_content(path, READERS, SUPPORTED_EXTENSIONS)
+    parts = [part for part in found if part.text.strip()]
     if not parts:
         raise ReaderError(path, "contains no text", "check that the file has readable content")
     for part in parts:

@@ -6,37 +6,37 @@ row and cells joined by `` | ``. The core-properties title, when set, goes into 
 Old binary .doc files are not supported (python-docx reads only the Office Open XML format).
 python-docx is imported on first use.
 
-Hostile files are refused before python-docx parses them: the zip's declared member sizes are
-summed (a "zip bomb" expanding to gigabytes) and ``<w:p`` openings in the main document part are
-counted (millions of tiny paragraphs) against generous limits. Paragraph styles are resolved
-from one style-id map per document, so reading is linear in the paragraph count.
+Hostile files are refused before python-docx parses them (``zip_limits``): the zip's declared
+member sizes are summed (a "zip bomb" expanding to gigabytes) and ``<w:p`` openings in the main
+document part are counted (millions of tiny paragraphs) against generous limits. Paragraph styles
+are resolved from one style-id map per document, so reading is linear in the paragraph count.
 """
 
 from __future__ import annotations
 
 import io
 import re
-import zipfile
 from pathlib import Path
 from typing import Any
 
 from ragcore.errors import ReaderError
 from ragcore.readers.decoding import read_bytes
 from ragcore.readers.part import Part
+from ragcore.readers.zip_limits import ZipLimits, check_zip
 
 _HEADING_STYLE = re.compile(r"^Heading (\d)$")
 
 # Far above real documents (a 1,000-page report has ~30,000 paragraphs and expands to tens of MB).
 MAX_DOCX_EXPANDED_BYTES = 256 * 1024 * 1024
 MAX_DOCX_PARAGRAPHS = 200_000
-_DOCUMENT_PART = "word/document.xml"
+_DOCUMENT_PART = re.compile(r"word/document\.xml")
 _PARAGRAPH_OPEN = re.compile(rb"<w:p[ >/]")
 
 
 def read_docx(path: Path) -> list[Part]:
     """One part: the document's paragraphs and tables, with ``title`` metadata when set."""
     data = read_bytes(path)
-    _check_size(data, path)
+    check_zip(data, path, _limits())
     document = _open(data, path)
     styles = _style_names(document)
     blocks = []
@@ -48,39 +48,17 @@ def read_docx(path: Path) -> list[Part]:
     return [Part("\n\n".join(blocks), {"title": title} if title else {})]
 
 
-def _check_size(data: bytes, path: Path) -> None:
-    """Refuse a .docx whose zip expands too far or that holds too many paragraphs."""
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
-        return  # _open reports it as "not a valid .docx file"
-    with archive:
-        expanded = sum(info.file_size for info in archive.infolist())
-        if expanded > MAX_DOCX_EXPANDED_BYTES:
-            raise ReaderError(
-                path,
-                f"expands to {expanded:,} bytes when unzipped, over the "
-                f"{MAX_DOCX_EXPANDED_BYTES:,}-byte limit for .docx files (a zip bomb or a "
-                "document packed with huge embedded parts)",
-                "leave the file out, or save the text as .txt or a smaller .docx",
-            )
-        if _DOCUMENT_PART not in archive.namelist():
-            return
-        paragraphs = 0
-        with archive.open(_DOCUMENT_PART) as stream:
-            tail = b""
-            while block := stream.read(1 << 20):
-                window = tail + block
-                paragraphs += len(_PARAGRAPH_OPEN.findall(window))
-                tail = window[-4:]
-                paragraphs -= len(_PARAGRAPH_OPEN.findall(tail))
-                if paragraphs > MAX_DOCX_PARAGRAPHS:
-                    raise ReaderError(
-                        path,
-                        f"has more than {MAX_DOCX_PARAGRAPHS:,} paragraphs (a generated or "
-                        "hostile document)",
-                        "split it into smaller documents or export its text as .txt",
-                    )
+def _limits() -> ZipLimits:
+    # Read at call time, so a test (or a deployment) can lower the module's limits.
+    return ZipLimits(
+        kind=".docx",
+        max_expanded_bytes=MAX_DOCX_EXPANDED_BYTES,
+        members=_DOCUMENT_PART,
+        element=_PARAGRAPH_OPEN,
+        element_name="paragraphs",
+        max_elements=MAX_DOCX_PARAGRAPHS,
+        hint="split it into smaller documents or export its text as .txt",
+    )
 
 
 def _style_names(document: Any) -> dict[str | None, str]:
