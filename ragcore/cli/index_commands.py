@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from ..errors import WorkspaceError
 from ..retrieval import DEFAULT_MODE, RETRIEVAL_MODES
 from .progress import ProgressBar
+from .store_option import add_store_option, prepare_store
 from .render import human_bytes, write_passages, write_report, write_table
 
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ def add_parsers(commands, common: argparse.ArgumentParser) -> None:
                     "unchanged ones skipped.")
     ingest.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (recursive)")
     add_index_option(ingest)
+    add_store_option(ingest)
     ingest.add_argument("--chunk-size", type=int, metavar="TOKENS",
                         help="tokens per chunk (default: the index's, else 200, which fits "
                              "the packaged model's 256-word-piece window)")
@@ -85,6 +87,7 @@ def add_parsers(commands, common: argparse.ArgumentParser) -> None:
 
 def run_ingest(args: argparse.Namespace, context: CliContext) -> int:
     workspace = context.workspace()
+    prepare_store(workspace, args)
     bar = ProgressBar(sys.stderr)
     try:
         report = workspace.ingest(args.index, args.paths, chunk_size=args.chunk_size,

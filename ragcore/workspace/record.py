@@ -5,6 +5,11 @@ name shares, the embedding model choice the index is bound to, its chunking, dat
 counts that need the whole index (files, tokens), cached with the index revision they were
 counted at. ``IndexVersion`` names one state of an index for caches. The stats users see are
 made from this record and the index manifest in the sibling ``stats``.
+
+``store`` is where the index keeps its vectors (a ``ragcore.stores.locations`` text, never with a
+password; empty for the index folder itself). ``with_store`` makes a new index over a database
+store: it opens the store (its own Chroma collection or Postgres table, named from the index
+name and uid) and writes the empty index folder whose manifest reopens it.
 """
 
 from __future__ import annotations
@@ -12,10 +17,13 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import WorkspaceError
 from .files import read_json, write_json_atomic
+
+if TYPE_CHECKING:
+    from ..embeddings.base import Embedder
 
 RECORD_FORMAT = "ragcore-workspace-index"
 
@@ -34,6 +42,7 @@ class IndexRecord:
     files: int | None = None
     tokens: int | None = None
     counted_revision: int | None = None  # the index revision ``files`` and ``tokens`` are of
+    store: str = ""  # where the vectors are: a store location ("" = the index folder)
 
     def counts_at(self, revision: int | None) -> tuple[int, int] | None:
         """(files, tokens) if they were counted at ``revision``, else None (count again)."""
@@ -48,7 +57,8 @@ class IndexRecord:
                 "embedding": self.embedding, "embed_model": self.embed_model,
                 "chunk_size": self.chunk_size, "chunk_overlap": self.chunk_overlap,
                 "created": self.created, "updated": self.updated, "files": self.files,
-                "tokens": self.tokens, "counted_revision": self.counted_revision}
+                "tokens": self.tokens, "counted_revision": self.counted_revision,
+                "store": self.store}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], path: Path) -> IndexRecord:
@@ -60,7 +70,8 @@ class IndexRecord:
                    str(data.get("created", "")), str(data.get("updated", "")),
                    uid=str(data.get("uid", "")), files=data.get("files"),
                    tokens=data.get("tokens"),
-                   counted_revision=revision if isinstance(revision, int) else None)
+                   counted_revision=revision if isinstance(revision, int) else None,
+                   store=str(data.get("store") or ""))
 
 
 class IndexVersion(NamedTuple):
@@ -85,3 +96,23 @@ def read_record(path: Path) -> IndexRecord:
 
 def write_record(path: Path, record: IndexRecord) -> None:
     write_json_atomic(path, record.to_dict())
+
+
+def with_store(record: IndexRecord, location: str | None, folder: Path, name: str,
+               embedder: Embedder) -> IndexRecord:
+    """``record`` for a new index over the store at ``location`` (None or "": the default).
+
+    For a database store the empty index is written to ``folder`` now, so every later load
+    reconnects from its manifest; a store that cannot be reached fails here, before the index
+    exists.
+    """
+    from ..index import VectorStoreIndex
+    from ..stores.locations import open_location, parse_location
+
+    parsed = parse_location(location)
+    if parsed is None:
+        return record
+    store = open_location(parsed, f"{name}_{record.uid}")
+    VectorStoreIndex(store=store, embedder=embedder).persist(folder)
+    record.store = str(parsed)
+    return record

@@ -32,7 +32,7 @@ from .chats import ChatStore, ChatSummary, SavedChat, now_iso
 from .files import exclusive_lock, inside, upload_name, validate_name, write_bytes_atomic
 from .handle import IndexHandle, open_index
 from .ingest import collect_files, files_of, ingest_files, remove_documents, source_files
-from .record import IndexRecord, IndexVersion, new_uid, read_record, write_record
+from .record import IndexRecord, IndexVersion, new_uid, read_record, with_store, write_record
 from .report import IngestCallback, IngestReport
 from .settings import SETTINGS_FILE, Settings, load_settings, save_settings
 from .stats import IndexInfo, describe_index, read_facts
@@ -159,20 +159,19 @@ class Workspace:
         settings: Settings | None = None,
         chunk_size: int | None = None,
         chunk_overlap: int | None = None,
-        exist_ok: bool = False,
+        exist_ok: bool = False, store: str | None = None,
     ) -> IndexInfo:
-        """Create an empty index whose embedding model and chunking come from ``settings``.
-
-        With ``exist_ok`` an index of that name is kept as it is instead of refused.
+        """Create an empty index: model and chunking from ``settings``, vectors at ``store`` (see
+        ``ragcore.stores.locations``; default: the index folder). ``exist_ok`` keeps one that is.
         """
         with self.writing(name):
             if not (exist_ok and self.has_index(name)):
                 self._create_index(name, settings=settings, chunk_size=chunk_size,
-                                   chunk_overlap=chunk_overlap)
+                                   chunk_overlap=chunk_overlap, store=store)
         return self.index_info(name)
 
     def _create_index(self, name: str, *, settings: Settings | None, chunk_size: int | None,
-                      chunk_overlap: int | None) -> None:
+                      chunk_overlap: int | None, store: str | None = None) -> None:
         if self.has_index(name):
             raise WorkspaceError(f"an index named {name!r} already exists: pick another name")
         settings = settings or self.settings
@@ -183,7 +182,7 @@ class Workspace:
         stamp = now_iso()
         record = IndexRecord(_embedding_choice(settings), embedder.model_name, chunk_size,
                              chunk_overlap, stamp, stamp, uid=new_uid())
-        self.save_record(name, record)
+        self.save_record(name, with_store(record, store, self.index_path(name), name, embedder))
 
     def embedder_for(self, name: str) -> Embedder:
         """The embedder an index must be queried and extended with."""
