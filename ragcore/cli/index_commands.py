@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import WorkspaceError
 from ..retrieval import DEFAULT_MODE, RETRIEVAL_MODES
+from ..workspace.commits import Batching
 from .progress import ProgressBar
 from .store_option import add_store_option, prepare_store
 from .render import human_bytes, write_passages, write_report, write_table
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
     from .context import CliContext
 
 DEFAULT_INDEX = "default"
+_BATCHING = Batching()
 
 
 def note_model_load(index, retrieval: str = DEFAULT_MODE) -> None:
@@ -52,6 +54,12 @@ def add_parsers(commands, common: argparse.ArgumentParser) -> None:
                              "the packaged model's 256-word-piece window)")
     ingest.add_argument("--chunk-overlap", type=int, metavar="TOKENS",
                         help="tokens shared by neighbouring chunks (default: the index's, else 20)")
+    ingest.add_argument("--batch-chunks", type=int, default=_BATCHING.chunks, metavar="N",
+                        help="save the index after every N new chunks, so Ctrl-C or a crash "
+                             f"keeps the work done (default {_BATCHING.chunks})")
+    ingest.add_argument("--batch-seconds", type=float, default=_BATCHING.seconds, metavar="S",
+                        help="save the index at least every S seconds while it changes "
+                             f"(default {_BATCHING.seconds:g})")
     ingest.set_defaults(run=run_ingest)
 
     retrieve = commands.add_parser(
@@ -86,17 +94,54 @@ def add_parsers(commands, common: argparse.ArgumentParser) -> None:
 
 
 def run_ingest(args: argparse.Namespace, context: CliContext) -> int:
+    """Ingest as a job (the app lists it too); Ctrl-C cancels it, keeping the saved batches."""
+    from ..workspace.files import validate_name
+    from ..workspace.ingest import collect_files
+    from ..workspace.jobs_runner import JobRunner
+    from ..workspace.report import IngestReport
+
+    if args.batch_chunks < 1 or args.batch_seconds <= 0:
+        raise WorkspaceError("--batch-chunks must be at least 1 and --batch-seconds above 0")
     workspace = context.workspace()
     prepare_store(workspace, args)
+    validate_name(args.index)
+    files = collect_files(args.paths)
+    runner = JobRunner(workspace.root, batching=Batching(args.batch_chunks, args.batch_seconds))
     bar = ProgressBar(sys.stderr)
+    job = runner.ingest(workspace, args.index, files, chunk_size=args.chunk_size,
+                        chunk_overlap=args.chunk_overlap, listener=bar)
     try:
-        report = workspace.ingest(args.index, args.paths, chunk_size=args.chunk_size,
-                                  chunk_overlap=args.chunk_overlap, progress=bar)
+        _wait_or_cancel(runner, job.id, bar)
     finally:
         bar.close()
+    if job.state == "failed":
+        raise runner.exception(job.id) or WorkspaceError(job.error)
+    report = IngestReport.from_dict(job.report or {"index": args.index})
     sys.stdout.write(f"Index {args.index!r} in {workspace.root}:\n")
     write_report(sys.stdout, report)
+    if report.cancelled:
+        sys.stderr.write(
+            f"Cancelled. Index {args.index!r} keeps what was saved before ({report.chunks} "
+            f"chunk(s) of this run, {report.commits} save(s)); run the same command again to "
+            "finish: files already indexed are skipped.\n")
+        return 130
     return 1 if report.files and report.failed == len(report.files) else 0
+
+
+def _wait_or_cancel(runner, job_id: str, bar: ProgressBar) -> None:
+    """Wait for the job; the first Ctrl-C cancels it (saved batches stay), a second one quits."""
+    cancelling = False
+    while True:
+        try:
+            runner.wait(job_id)
+            return
+        except KeyboardInterrupt:
+            if cancelling:
+                raise
+            cancelling = True
+            runner.cancel(job_id)
+            bar.note("Stopping after the current batch; the batches saved so far are kept "
+                     "(Ctrl-C again to quit at once).")
 
 
 def run_retrieve(args: argparse.Namespace, context: CliContext) -> int:

@@ -1,38 +1,61 @@
-"""A progress bar on stderr for ingestion: a redrawn line on a terminal, else a line per file."""
+"""Ingestion progress on stderr: a redrawn bar on a terminal, plain lines otherwise.
+
+The bar shows the same states as the app's job list (reading, splitting, embedding n/N,
+saving) with a time estimate from the rate so far. Without a terminal (a pipe, a log file),
+it writes a line when a file is finished or the index is saved, and at most every
+``LINE_EVERY`` seconds while a big file is embedded.
+"""
 
 from __future__ import annotations
 
 import shutil
 import sys
+import threading
+import time
 from typing import TextIO
 
+from ..workspace.jobs import human_duration
 from ..workspace.report import IngestProgress
 
-_FINAL_STAGES = ("done", "failed", "unchanged")
+_FINAL_STAGES = ("done", "failed", "unchanged", "saving")
+LINE_EVERY = 10.0  # seconds between plain progress lines while one file is embedded
 
 
 class ProgressBar:
-    """Callable progress sink for ``Workspace.ingest(progress=...)``."""
+    """Callable progress sink for ``Workspace.ingest(progress=...)`` (any thread)."""
 
     def __init__(self, stream: TextIO | None = None, *, width: int = 28) -> None:
         self.stream = stream if stream is not None else sys.stderr
         self.width = width
         self.interactive = bool(getattr(self.stream, "isatty", lambda: False)())
         self._drawn = False
+        self._started = time.monotonic()
+        self._last_line = 0.0
+        self._lock = threading.Lock()
 
     def __call__(self, event: IngestProgress) -> None:
-        if self.interactive:
-            self._redraw(event)
-        elif event.stage in _FINAL_STAGES or event.stage == "saving":
-            self.stream.write(self._line(event) + "\n")
-            self.stream.flush()
+        with self._lock:
+            if self.interactive:
+                self._redraw(event)
+            elif event.stage in _FINAL_STAGES or \
+                    time.monotonic() - self._last_line >= LINE_EVERY:
+                self._last_line = time.monotonic()
+                self.stream.write(self._line(event) + "\n")
+                self.stream.flush()
 
     def _line(self, event: IngestProgress) -> str:
         filled = int(round(event.overall * self.width))
         bar = "#" * filled + "." * (self.width - filled)
         name = event.path.replace("\\", "/").rsplit("/", 1)[-1]
         counter = f"{event.file_number}/{event.file_count}"
-        return f"[{bar}] {event.overall:4.0%} {counter} {event.stage:<9} {name}"
+        stage = event.stage
+        if stage == "embedding" and event.chunks_total:
+            stage = f"embedding {event.chunks_done}/{event.chunks_total}"
+        line = f"[{bar}] {event.overall:4.0%} {counter} {stage:<9} {name}"
+        elapsed = time.monotonic() - self._started
+        if 0.02 <= event.overall < 1 and elapsed >= 2:
+            line += f" (about {human_duration(elapsed * (1 - event.overall) / event.overall)} left)"
+        return line
 
     def _redraw(self, event: IngestProgress) -> None:
         columns = shutil.get_terminal_size((100, 20)).columns
@@ -41,9 +64,17 @@ class ProgressBar:
         self.stream.flush()
         self._drawn = True
 
-    def close(self) -> None:
-        """End the redrawn line so later output starts on a fresh one."""
-        if self._drawn:
-            self.stream.write("\n")
+    def note(self, text: str) -> None:
+        """A message on its own line (the bar, if drawn, is redrawn by the next event)."""
+        with self._lock:
+            self.stream.write(("\n" if self._drawn else "") + text + "\n")
             self.stream.flush()
             self._drawn = False
+
+    def close(self) -> None:
+        """End the redrawn line so later output starts on a fresh one."""
+        with self._lock:
+            if self._drawn:
+                self.stream.write("\n")
+                self.stream.flush()
+                self._drawn = False

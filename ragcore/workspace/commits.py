@@ -77,7 +77,7 @@ class Commits:
 
     def due(self) -> bool:
         """Whether a batch is full (enough chunks, or enough time with something new)."""
-        if not self.dirty:
+        if not (self._pending or self.dirty):
             return False
         return (self._pending >= self.batching.chunks
                 or time.monotonic() - self._last >= self.batching.seconds)

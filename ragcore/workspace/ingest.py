@@ -84,14 +84,23 @@ def ingest_files(
     started = time.perf_counter()
     report = IngestReport(index=handle.name)
 
+    last = [IngestProgress("", 0, len(files), "saving", 0.0)]  # where a batch save happens
+
+    def track(event: IngestProgress) -> None:
+        last[0] = event
+        if progress is not None:
+            progress(event)
+
     def writing() -> None:
         if progress is not None:
-            progress(IngestProgress("", len(files), len(files), "saving", 1.0))
+            event = last[0]
+            progress(IngestProgress(event.path, event.file_number, event.file_count, "saving",
+                                    event.file_fraction, event.chunks_done, event.chunks_total))
 
     commits = Commits(handle, batching or Batching(), on_commit=on_commit, on_writing=writing,
                       cancel=cancel)
     for number, path in enumerate(files, 1):
-        emit = _emitter(progress, str(path), number, len(files))
+        emit = _emitter(track, str(path), number, len(files))
         try:
             commits.check_cancel()
             outcome, removed = ingest_file(handle, path, emit=emit, force=force, commits=commits)
@@ -107,6 +116,7 @@ def ingest_files(
         emit(outcome.status if outcome.status != "indexed" else "done", 1.0)
         if commits.due():
             commits.save()
+    last[0] = IngestProgress("", len(files), len(files), "saving", 1.0)
     commits.save()
     report.commits = commits.count
     report.seconds = time.perf_counter() - started

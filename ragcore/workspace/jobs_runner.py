@@ -49,18 +49,25 @@ class JobRunner:
         self._queues: dict[str, deque[tuple[Job, Workspace]]] = {}
         self._workers: dict[str, threading.Thread] = {}
         self._saved_at: dict[str, float] = {}
+        self._listeners: dict[str, Callable[[IngestProgress], None]] = {}
+        self._errors: dict[str, BaseException] = {}
         self._mark_interrupted()
 
     # -- submitting ----------------------------------------------------------------------------
 
     def ingest(self, ws: Workspace, index: str, files: list[str | Path], *,
                chunk_size: int | None = None, chunk_overlap: int | None = None,
-               resumed_from: str = "") -> Job:
-        """Queue an ingestion of ``files`` into ``index``; returns the queued job."""
+               resumed_from: str = "",
+               listener: Callable[[IngestProgress], None] | None = None) -> Job:
+        """Queue an ingestion of ``files`` into ``index``; returns the queued job.
+
+        ``listener`` also gets every progress event, in the job's thread (the CLI's bar)."""
         paths = [str(f) for f in files]
-        return self.submit(ws, Job("ingest", index, files=paths, chunk_size=chunk_size,
-                                   chunk_overlap=chunk_overlap, file_count=len(paths),
-                                   resumed_from=resumed_from))
+        job = Job("ingest", index, files=paths, chunk_size=chunk_size,
+                  chunk_overlap=chunk_overlap, file_count=len(paths), resumed_from=resumed_from)
+        if listener is not None:
+            self._listeners[job.id] = listener
+        return self.submit(ws, job)
 
     def reindex(self, ws: Workspace, index: str, target: str) -> Job:
         return self.submit(ws, Job("reindex", index, target=target, file_count=1))
@@ -120,6 +127,10 @@ class JobRunner:
                 self.journal.delete(job_id)
 
     # -- looking -------------------------------------------------------------------------------
+
+    def exception(self, job_id: str) -> BaseException | None:
+        """What made a job of this process fail (None if it did not)."""
+        return self._errors.get(job_id)
 
     def get(self, job_id: str) -> Job | None:
         return self._jobs.get(job_id) or self.journal.load(job_id)
@@ -196,6 +207,7 @@ class JobRunner:
         except Exception as exc:  # noqa: BLE001 - a failed job must not stop the next ones
             logger.warning("job %s (%s) failed: %s", job.id, job.title(), exc, exc_info=True)
             job.error = str(exc)
+            self._errors[job.id] = exc
             state, summary, report = "failed", _explain(exc), None
         with self._lock:
             job.report = report.to_dict() if report is not None else None
@@ -223,7 +235,11 @@ class JobRunner:
         return ("cancelled" if report.cancelled else "done"), report.summary(), report
 
     def _progress_of(self, job: Job) -> Callable[[IngestProgress], None]:
+        listener = self._listeners.pop(job.id, None)
+
         def on_progress(event: IngestProgress) -> None:
+            if listener is not None:
+                listener(event)
             changes: dict[str, Any] = {"fraction": event.overall,
                                        "file_number": event.file_number,
                                        "file_count": event.file_count}
