@@ -7,7 +7,8 @@ data in a temporary folder; yields ``chroma+http://127.0.0.1:PORT``.
 ``$RAGCORE_PG_BINDIR``), initialised in a temporary folder with password authentication and run
 on a free 127.0.0.1 port; yields ``postgresql://ragcore@127.0.0.1:PORT/postgres`` (no password
 in it) and sets ``RAGCORE_PG_PASSWORD`` for the session, the way a deployment passes it. Postgres
-refuses to run as root, so under root (CI, containers) it runs as the unprivileged ``nobody``.
+refuses to run as root, so under root (CI, containers) it runs as the unprivileged ``nobody``,
+from a copy of the binaries in the temporary folder (the checkout may be under /root).
 
 Each fixture skips with the reason only when its Python package is not installed; an engine that
 is installed but does not start fails the tests that need it, with its log.
@@ -116,6 +117,14 @@ def postgres_url() -> Iterator[str]:
         os.chmod(folder, 0o755)
         for path in (folder, pwfile):
             os.chown(path, user["user"], user["group"])
+        # The checkout may sit in a folder "nobody" cannot enter (/root): run a copy from /tmp.
+        # The binaries find their libraries at $ORIGIN/../../../pgserver.libs: keep the layout.
+        copy = folder / "pg" / "pgserver" / "pginstall"
+        shutil.copytree(bindir.parent, copy, symlinks=True)
+        libs = bindir.parents[2] / "pgserver.libs"
+        if libs.is_dir():
+            shutil.copytree(libs, folder / "pg" / "pgserver.libs", symlinks=True)
+        bindir = copy / "bin"
     init = subprocess.run(
         [str(bindir / "initdb"), "-D", str(data), "-U", "ragcore", f"--pwfile={pwfile}",
          "--auth=scram-sha-256", "-E", "UTF8", "--no-sync"],
