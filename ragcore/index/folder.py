@@ -156,7 +156,8 @@ def _tidy(path: Path, generation: str | None) -> None:
 def read_revision(path: str | Path) -> int | None:
     """The revision of the index at ``path``, reading only its manifest; None when no index is
     there (missing folder or manifest, or not a ragcore index). Folders written before revisions
-    were recorded read as 0. Between the two renames of a persist, the old folder answers."""
+    were recorded read as 0. Between the two renames of an older ragcore's persist (a crash
+    there), the backup answers, as load() would restore it."""
     path = Path(path)
     manifest = peek_manifest(path)
     if manifest is None and not path.exists():
