@@ -67,18 +67,22 @@ class ChatSession:
         """The conversation so far, oldest first."""
         return self.memory.messages
 
-    def _memory(self, chat_history: Iterable[Message] | ChatMemory | None) -> ChatMemory:
-        if chat_history is None:
-            return self.memory
-        if isinstance(chat_history, ChatMemory):
-            return chat_history
-        messages = list(chat_history)
+    def set_history(self, messages: Iterable[Message]) -> None:
+        """Replace the conversation so far with ``messages`` (oldest first)."""
+        messages = list(messages)
         bad = [m for m in messages if not isinstance(m, Message)]
         if bad:
             raise ConfigError(f"chat_history must hold Messages, got {type(bad[0]).__name__}")
         self.memory.reset()
         for item in messages:
             self.memory.put(item)
+
+    def _memory(self, chat_history: Iterable[Message] | ChatMemory | None) -> ChatMemory:
+        if chat_history is None:
+            return self.memory
+        if isinstance(chat_history, ChatMemory):
+            return chat_history
+        self.set_history(chat_history)
         return self.memory
 
     def __getattr__(self, name: str) -> Any:

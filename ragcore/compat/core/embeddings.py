@@ -1,0 +1,7 @@
+"""``llama_index.core.embeddings``: the embedder protocol (``BaseEmbedding``)."""
+
+from ...embeddings.base import Embedder
+
+BaseEmbedding = Embedder
+
+__all__ = ["BaseEmbedding"]

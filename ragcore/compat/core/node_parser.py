@@ -1,0 +1,14 @@
+"""``llama_index.core.node_parser``: ragcore's splitters and hierarchy helpers."""
+
+from ...chunking import (
+    HierarchicalNodeParser,
+    SentenceSplitter,
+    TokenTextSplitter,
+    get_child_nodes,
+    get_deeper_nodes,
+    get_leaf_nodes,
+    get_root_nodes,
+)
+
+__all__ = ["HierarchicalNodeParser", "SentenceSplitter", "TokenTextSplitter", "get_child_nodes",
+           "get_deeper_nodes", "get_leaf_nodes", "get_root_nodes"]

@@ -1,0 +1,1 @@
+"""``llama_index.embeddings.*``: ``huggingface.HuggingFaceEmbedding`` over ragcore's embedder."""
