@@ -1,0 +1,132 @@
+"""Summaries of a workspace index's files and of the whole index, made once and kept on disk.
+
+A file's summary (all its documents: a PDF's pages together) is made on demand by
+``ragcore.summary_index.summarize_document`` and cached in ``summaries/<index uid>.json``
+under the content hashes of its documents and the method that made it ("extractive" or the
+model's name): it stays valid until the file changes or another model is asked, however the
+rest of the index changes. The index's own summary is cached under the index revision. With a
+model, the index summary is a tree_summarize over the files' summaries (LlamaIndex's document
+summaries one level up); offline it is the extractive summary of all the chunks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..llms.base import LLM
+from ..summary_index import (
+    DocumentSummary,
+    SummaryIndex,
+    is_offline,
+    summarize_document,
+    summarize_nodes,
+)
+from ..trace import Trace
+from ..types import Node
+from .files import read_json, validate_name, write_json_atomic
+from .ingest import files_of
+
+INDEX_KEY = "__index__"
+CACHE_FORMAT = "ragcore-summaries"
+INDEX_SUMMARY_CHARS = 1800
+
+
+def method_of(llm: LLM | None) -> str:
+    """The name a summary made with ``llm`` is filed under."""
+    return "extractive" if is_offline(llm) else str(getattr(llm, "model", "") or "llm")
+
+
+class SummaryCache:
+    """``<folder>/<index uid>.json``: key -> {fingerprint, summary}."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder)
+
+    def _path(self, uid: str) -> Path:
+        return self.folder / f"{validate_name(uid or 'unnamed', what='index uid')}.json"
+
+    def _entries(self, uid: str) -> dict[str, Any]:
+        path = self._path(uid)
+        if not path.exists():
+            return {}
+        data = read_json(path, what="summary cache")
+        return data.get("summaries", {}) if isinstance(data, dict) else {}
+
+    def get(self, uid: str, key: str, fingerprint: str) -> DocumentSummary | None:
+        entry = self._entries(uid).get(key)
+        if not isinstance(entry, dict) or entry.get("fingerprint") != fingerprint:
+            return None
+        return DocumentSummary.from_dict(entry["summary"])
+
+    def put(self, uid: str, fingerprint: str, summary: DocumentSummary) -> None:
+        entries = self._entries(uid)
+        entries[summary.key] = {"fingerprint": fingerprint, "summary": summary.to_dict()}
+        write_json_atomic(self._path(uid), {"format": CACHE_FORMAT, "summaries": entries})
+
+
+def document_names(index: Any) -> dict[str, str]:
+    """The index's files: id base -> file name (what the router matches questions against)."""
+    return {row["id_base"]: row["file"] for row in files_of(index)}
+
+
+def summarize_file(
+    cache: SummaryCache, uid: str, index: Any, key: str, *,
+    llm: LLM | None = None, trace: Trace | None = None,
+) -> DocumentSummary:
+    """The summary of the file ``key`` (an id base from ``files_of``), cached."""
+    row = next((r for r in files_of(index) if r["id_base"] == key), None)
+    if row is None:
+        raise KeyError(f"the index holds no file {key!r}")
+    hashes = [str(index.doc_info(d).hash) for d in row["doc_ids"]]
+    fingerprint = _fingerprint(method_of(llm), *hashes)
+    found = cache.get(uid, key, fingerprint)
+    if found is not None:
+        if trace is not None:
+            trace.notes["summary"] = {"method": found.method, "cached": True}
+        return found
+    made = summarize_document(index, key, row["doc_ids"], title=row["file"], llm=llm, trace=trace)
+    cache.put(uid, fingerprint, made)
+    return made
+
+
+def summarize_whole_index(
+    cache: SummaryCache, uid: str, revision: int | None, index: Any, *,
+    llm: LLM | None = None, trace: Trace | None = None,
+) -> DocumentSummary:
+    """The summary of the whole index, cached under its revision."""
+    fingerprint = _fingerprint(method_of(llm), str(revision))
+    found = cache.get(uid, INDEX_KEY, fingerprint)
+    if found is not None:
+        if trace is not None:
+            trace.notes["summary"] = {"method": found.method, "cached": True}
+        return found
+    rows = files_of(index)
+    doc_ids = [d for row in rows for d in row["doc_ids"]]
+    if is_offline(llm):
+        nodes = SummaryIndex.from_index(index, doc_ids).nodes
+        text, method = summarize_nodes(index, nodes, llm=None, max_chars=INDEX_SUMMARY_CHARS,
+                                       trace=trace)
+    else:
+        text, method = _summary_of_summaries(cache, uid, index, rows, llm, trace)
+    made = DocumentSummary(INDEX_KEY, f"{len(rows)} file(s)", text, method, tuple(doc_ids))
+    cache.put(uid, fingerprint, made)
+    return made
+
+
+def _summary_of_summaries(
+    cache: SummaryCache, uid: str, index: Any, rows: Sequence[dict], llm: LLM,
+    trace: Trace | None,
+) -> tuple[str, str]:
+    files = [summarize_file(cache, uid, index, r["id_base"], llm=llm) for r in rows]
+    nodes = [Node(f"{s.title}\n{s.text}", metadata={"file_name": s.title}) for s in files]
+    response = SummaryIndex(nodes).query(
+        "Summarise what this collection of documents is about, document by document.",
+        llm=llm, trace=trace,
+    )
+    return response.text, method_of(llm)
+
+
+def _fingerprint(*parts: str) -> str:
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
