@@ -1,11 +1,9 @@
-"""Upload: add documents to a new or existing index, with progress and a per-file report."""
-
-from pathlib import Path
+"""Upload: add documents to a new or existing index as a background job; its progress, then a
+per-file report (the job goes on if the person leaves the page or closes the tab)."""
 
 import streamlit as st
 
-from ragcore.present import format as fmt
-from webapp import shell, state, store_choice
+from webapp import jobs_view, shell, state, store_choice
 from ragcore.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 from ragcore.readers import SUPPORTED_EXTENSIONS
 from ragcore.workspace.files import NAME_RULE
@@ -47,33 +45,6 @@ def chunking_choices(record) -> tuple[int, int]:
     return int(chunk_size), int(chunk_overlap)
 
 
-def progress_bars():
-    """Two bars, overall and current file, and the callback that moves them."""
-    overall = st.progress(0.0, text="Starting…")
-    current = st.progress(0.0, text=" ")
-
-    def on_progress(event) -> None:
-        if event.stage == "saving":
-            overall.progress(1.0, text="Saving the index…")
-            return
-        words = fmt.STAGE_WORDS.get(event.stage, event.stage)
-        overall.progress(event.overall,
-                         text=f"Overall: file {event.file_number} of {event.file_count}")
-        current.progress(event.file_fraction, text=f"{Path(event.path).name}: {words}")
-
-    return on_progress
-
-
-def show_report(report) -> None:
-    st.subheader(f"Result for index “{report.index}”")
-    (st.warning if report.failed else st.success)(report.summary())
-    st.dataframe(fmt.report_rows(report), hide_index=True, width="stretch")
-    cols = st.columns(3)
-    cols[0].page_link("pages/query.py", label="Ask a question", icon=":material/search:")
-    cols[1].page_link("pages/chat.py", label="Chat", icon=":material/chat:")
-    cols[2].page_link("pages/indexes.py", label="See the index", icon=":material/folder_open:")
-
-
 def main() -> None:
     shell.page_setup()
     st.title("Upload documents")
@@ -90,23 +61,21 @@ def main() -> None:
     chunk_size, chunk_overlap = chunking_choices(record)
     label = f"Index {len(files)} file(s)" if files else "Index"
     if st.button(label, type="primary", disabled=not files or not name):
-        on_progress = progress_bars()
         with shell.friendly_errors():
             store_choice.create_with_store(state.workspace(), name,
                                            st.session_state.get(STORE_KEY, "") if record is None
                                            else "", chunk_size=chunk_size,
                                            chunk_overlap=chunk_overlap)
-            report = state.ingest_uploads(
+            state.submit_upload(
                 state.workspace(), name, [(f.name, f.getvalue()) for f in files],
-                chunk_size=chunk_size, chunk_overlap=chunk_overlap, progress=on_progress,
+                chunk_size=chunk_size, chunk_overlap=chunk_overlap,
             )
             state.select_index(name)
-            st.session_state[state.UPLOAD_REPORT_KEY] = report
             st.session_state[ROUND_KEY] += 1
             st.rerun()
-    report = st.session_state.get(state.UPLOAD_REPORT_KEY)
-    if report is not None:
-        show_report(report)
+    jobs_view.session_results()
+    if name and record is not None:
+        jobs_view.stray_uploads(name)
 
 
 with shell.friendly_errors():

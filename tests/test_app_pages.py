@@ -77,6 +77,14 @@ def button(at: AppTest, label: str):
     return matches[0]
 
 
+def finish_jobs(at: AppTest, root: Path) -> AppTest:
+    """Wait for the background jobs a click started (ingest runs outside the script), rerun."""
+    from ragcore.workspace.jobs_runner import runner_for
+
+    assert runner_for(root).wait_idle(timeout=TIMEOUT)
+    return at.run()
+
+
 def closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -140,6 +148,7 @@ def test_upload_reports_each_file_and_reupload_updates(empty_ws, corpus_dir):
         ]
     ).run()
     button(at, "Index 3 file(s)").click().run()
+    finish_jobs(at, empty_ws)
     assert not at.exception
     table = at.dataframe[0].value.set_index("file")
     assert table.loc["speech.txt", "result"].startswith("indexed with")
@@ -152,6 +161,7 @@ def test_upload_reports_each_file_and_reupload_updates(empty_ws, corpus_dir):
 
     at.file_uploader[0].set_value(("speech.txt", speech, "text/plain")).run()
     button(at, "Index 1 file(s)").click().run()
+    finish_jobs(at, empty_ws)
     assert at.dataframe[0].value["result"].tolist() == ["unchanged, skipped"]
 
 

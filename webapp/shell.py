@@ -1,7 +1,8 @@
 """The frame every page of the app shares: navigation, the sidebar status, readable errors.
 
 ``app.py`` calls ``navigation()``; the Query and Chat pages share the ``search_by()`` choice;
-each page starts with ``page_setup()`` and runs its body
+each page starts with ``page_setup()`` (which also draws the background jobs in the sidebar)
+and runs its body
 inside ``friendly_errors()``, so no page ever shows a traceback. Session state and cached
 objects are in ``webapp.state``; the wording of errors in ``ragcore.present.explain``.
 """
@@ -13,7 +14,7 @@ from typing import Any, Iterator
 
 import streamlit as st
 
-from webapp import state
+from webapp import jobs_view, state
 from ragcore.present.explain import explain_error
 from ragcore.present.format import describe_backend
 from webapp.query_options import SEARCH_BY
@@ -77,13 +78,18 @@ def page_setup() -> None:
 
 
 def sidebar_status() -> None:
-    """The active backend and workspace folder, in the sidebar of every page."""
+    """The active backend, the workspace folder and the background jobs, in the sidebar of
+    every page (the jobs redraw themselves while one runs: ``webapp.jobs_view``)."""
     with st.sidebar:
         try:
             st.caption(f"Answering: {describe_backend(state.current_llm())}")
         except Exception as exc:  # noqa: BLE001 - the page itself shows the full explanation
             st.caption(f"Answering backend not available: {explain_error(exc).message}")
         st.caption(f"Workspace: `{state.workspace_root()}`")
+        try:
+            jobs_view.sidebar_jobs()
+        except Exception as exc:  # noqa: BLE001 - a broken journal must not hide the page
+            st.caption(f"Jobs cannot be listed: {explain_error(exc).message}")
 
 
 def no_index_yet(text: str) -> None:

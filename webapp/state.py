@@ -5,9 +5,11 @@ LLM clients, the test embedder) come from thin ``st.cache_resource`` factories k
 defines them, so pages switch instantly after the first load and every session shares them; a
 loaded index and its pictures are keyed by ``Workspace.index_version`` (the index revision), the
 one answer to "has this index changed". Per-user state (chosen index, open chat, chat memory, an
-API key kept for the session only) lives in ``st.session_state``. Changes to indexes go through
-the ``Workspace``, whose write lock keeps them one at a time across sessions and processes.
-The behaviour itself lives in the ragcore modules these call.
+API key kept for the session only) lives in ``st.session_state``. Changes to indexes (ingest,
+re-index, delete) run as background jobs (``jobs()``: the process's ``JobRunner`` for this
+workspace, which outlives reruns and closed tabs): a page submits one and returns at once, and
+the sidebar shows every job's progress. Each index's write lock keeps its changes in order
+across sessions and processes. The behaviour itself lives in the ragcore modules these call.
 
 Environment: ``RAGCORE_WORKSPACE`` (the workspace folder), ``RAGCORE_LLM`` (see
 ``ragcore.llms.resolve``), ``RAGCORE_EMBEDDER=fake`` (tests and benchmarks: a deterministic
@@ -245,30 +247,54 @@ def chat_memory() -> Any:
     return st.session_state.get(MEMORY_KEY)
 
 
-# -- uploads ---------------------------------------------------------------------------------
+# -- jobs and uploads ------------------------------------------------------------------------
 
-UPLOAD_REPORT_KEY = "upload_report"
+SESSION_JOBS_KEY = "session_jobs"  # ids of the jobs this session started, oldest first
 
 
-def ingest_uploads(
+def jobs() -> Any:
+    """The background job runner of this session's workspace (one per process and folder)."""
+    from ragcore.workspace.jobs_runner import runner_for
+
+    return runner_for(workspace_root())
+
+
+def note_job(job: Any) -> None:
+    """Remember a job this session started (its page shows its progress and result)."""
+    st.session_state.setdefault(SESSION_JOBS_KEY, []).append(job.id)
+
+
+def session_jobs() -> list[Any]:
+    """The jobs this session started, newest first (those still known to the runner)."""
+    runner = jobs()
+    found = (runner.get(i) for i in reversed(st.session_state.get(SESSION_JOBS_KEY, [])))
+    return [job for job in found if job is not None]
+
+
+def submit_upload(
     ws: Workspace,
     name: str,
     uploads: list[tuple[str, bytes]],
     *,
     chunk_size: int | None,
     chunk_overlap: int | None,
-    progress: Any = None,
 ) -> Any:
-    """Store uploaded files (sanitized names) and ingest them; the index is created if new."""
+    """Store uploaded files (sanitized names) and queue their ingestion; returns the job.
+
+    The index is created first if new (its record names the embedding model); the job reads,
+    embeds and saves in batches in the background, so the page returns at once.
+    """
+    from ragcore.workspace.files import validate_name
+
     if not uploads:
         raise WorkspaceError("no files were uploaded: choose one or more documents first")
-    if not ws.has_index(name):  # its record names the model to load; another session may race
+    validate_name(name)
+    if not ws.has_index(name):  # another session may race: exist_ok
         ws.create_index(name, chunk_size=chunk_size, chunk_overlap=chunk_overlap, exist_ok=True)
-    ensure_embedder_loaded(ws.embedder_for(name))
     paths = [ws.save_upload(name, filename, data) for filename, data in uploads]
-    return ws.ingest(
-        name, paths, chunk_size=chunk_size, chunk_overlap=chunk_overlap, progress=progress
-    )
+    job = jobs().ingest(ws, name, paths, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+    note_job(job)
+    return job
 
 
 # -- answers and sources ---------------------------------------------------------------------
@@ -316,21 +342,56 @@ def restore_chat(ws: Workspace) -> None:
 
 # -- index pictures --------------------------------------------------------------------------
 
+SMALL_INDEX = 3000  # chunks: a picture of an index this small is drawn while the page waits
+_pictures: dict[tuple, Any] = {}  # (root, name) -> (version, picture) of the latest drawn
+_drawing: dict[tuple, threading.Thread] = {}  # (root, name, version) -> the thread drawing it
+_pictures_guard = threading.Lock()
 
-def corpus_picture(name: str) -> Any:
-    """Chart columns for an index (token histogram, documents by size, embedding map), cached."""
+
+def corpus_picture(name: str, *, chunks: int = 0) -> tuple[Any, bool]:
+    """Chart columns for an index (token histogram, documents by size, embedding map) and
+    whether they show an earlier version of it.
+
+    Drawn lazily, off the page's thread, once per index version (``Workspace.index_version``):
+    a delete or re-index never waits for them. The page waits for a small index's picture
+    (``chunks`` below ``SMALL_INDEX``), else shows the latest one drawn (or None) meanwhile.
+    """
     ws = Workspace(workspace_root())
-    override = os.environ.get(EMBEDDER_ENV, "")
-    return _cached_picture(str(ws.root), name, ws.index_version(name), override)
+    version = ws.index_version(name)
+    key = (str(ws.root), name)
+    with _pictures_guard:
+        latest = _pictures.get(key)
+        if latest is not None and latest[0] == version:
+            return latest[1], False
+        thread = _drawing.get((*key, version))
+        if thread is None:
+            thread = threading.Thread(target=_draw, args=(key, version), daemon=True,
+                                      name=f"picture {name}")
+            _drawing[(*key, version)] = thread
+            thread.start()
+    thread.join(timeout=60 if chunks < SMALL_INDEX else 0.3)
+    with _pictures_guard:
+        latest = _pictures.get(key)
+    if latest is None:
+        return None, True
+    return latest[1], latest[0] != version
 
 
-@st.cache_data(show_spinner="Measuring chunks and mapping embeddings…", max_entries=8)
-def _cached_picture(root: str, name: str, version: tuple, override: str) -> Any:
+def _draw(key: tuple, version: tuple) -> None:
     from ragcore.present.corpus_map import picture_corpus
 
-    index = _cached_index(root, name, version, override)
-    node_ids = index.node_ids()
-    vectors = index.get_vectors(node_ids) if node_ids else None
-    return picture_corpus(index.get_nodes(node_ids), vectors)
+    try:
+        from ragcore.index import VectorStoreIndex
 
-
+        # Straight from the folder (no embedder needed to draw), outside Streamlit's caches.
+        index = VectorStoreIndex.load(Workspace(key[0]).index_path(key[1]))
+        node_ids = index.node_ids()
+        vectors = index.get_vectors(node_ids) if node_ids else None
+        picture = picture_corpus(index.get_nodes(node_ids), vectors)
+        with _pictures_guard:
+            _pictures[key] = (version, picture)
+    except Exception as exc:  # noqa: BLE001 - the page shows no picture; the log says why
+        logger.warning("could not draw the corpus picture of %s: %s", key[1], exc)
+    finally:
+        with _pictures_guard:
+            _drawing.pop((*key, version), None)

@@ -209,13 +209,13 @@ class JobRunner:
             job.error = str(exc)
             self._errors[job.id] = exc
             state, summary, report = "failed", _explain(exc), None
+        if state != "failed":
+            _warm_stats(ws, job.index)
         with self._lock:
             job.report = report.to_dict() if report is not None else None
             if report is not None:
                 job.commits = report.commits
             self._finish(job, state, summary)
-        if state != "failed":
-            _warm_stats(ws, job.index)
 
     def _execute(self, job: Job, ws: Workspace,
                  cancel: Callable[[], bool]) -> tuple[str, str, IngestReport | None]:

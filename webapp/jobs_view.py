@@ -1,0 +1,157 @@
+"""Background jobs in the app: the sidebar list on every page, a session's results, stray uploads.
+
+Jobs run in the server process (``state.jobs()``), not in a page's script run, so this module
+only draws them. Each list is a ``st.fragment`` that redraws itself every ``POLL_SECONDS``
+while a job it shows is active (and not at all otherwise, so an idle app stays idle); when one
+of them finishes, it reruns the whole page, which then shows the changed index.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import streamlit as st
+
+from ragcore.present import format as fmt
+from webapp import state
+
+POLL_SECONDS = 1.5
+FINISHED_SHOWN = 4  # finished jobs listed in the sidebar
+ICONS = {"done": "✅", "failed": "⚠️", "cancelled": "⏹️", "interrupted": "⏸️"}
+
+
+def _fragment(body: Any, active: bool, *args: Any) -> None:
+    """Run ``body(*args)`` as a fragment that polls only while something is active."""
+    st.fragment(body, run_every=POLL_SECONDS if active else None)(*args)
+
+
+def _rerun_if_finished(watched: tuple[str, ...], jobs: list[Any]) -> None:
+    """A job drawn as active when the page ran is finished now: show the page anew."""
+    active = {j.id for j in jobs if j.active}
+    if any(job_id not in active for job_id in watched):
+        st.rerun(scope="app")
+
+
+# -- the sidebar: every job of the workspace ---------------------------------------------------
+
+
+def sidebar_jobs() -> None:
+    """Active jobs with progress and Cancel, then the latest finished ones (every page)."""
+    jobs = state.jobs().jobs()
+    watched = tuple(j.id for j in jobs if j.active)
+    if not jobs:
+        return
+    _fragment(_sidebar_body, bool(watched), watched)
+
+
+def _sidebar_body(watched: tuple[str, ...]) -> None:
+    runner = state.jobs()
+    jobs = runner.jobs()
+    _rerun_if_finished(watched, jobs)
+    active = [j for j in jobs if j.active]
+    finished = [j for j in jobs if not j.active][:FINISHED_SHOWN]
+    st.markdown("**Jobs**")
+    for job in active:
+        st.progress(min(1.0, max(0.0, job.fraction)), text=f"{job.title()}: {job.status()}")
+        if job.pid == os.getpid() and not job.cancel_requested:
+            if st.button("Cancel", key=f"cancel-{job.id}", help="Stop after the current "
+                         "batch; everything saved so far stays in the index."):
+                runner.cancel(job.id)
+                st.rerun(scope="fragment")
+    for job in finished:
+        st.caption(f"{ICONS.get(job.state, '')} {job.title()}: {short_outcome(job)}")
+        if job.state == "interrupted":
+            left, right = st.columns(2)
+            if left.button("Resume", key=f"resume-{job.id}",
+                           help="Index the files this job had not saved yet."):
+                note = runner.resume(state.workspace(), job.id)
+                state.note_job(note)
+                runner.forget(job.id)
+                st.rerun(scope="app")
+            if right.button("Dismiss", key=f"dismiss-{job.id}"):
+                runner.forget(job.id)
+                st.rerun(scope="app")
+
+
+def short_outcome(job: Any) -> str:
+    """'done · 2 of 2 file(s), 340 chunks', 'cancelled · 1,200 chunks kept' ..."""
+    report = job.report or {}
+    if job.state == "interrupted":
+        return job.summary
+    if job.state == "failed":
+        return f"failed · {job.summary or job.error}"
+    if not report:
+        return f"{job.state} · {job.summary}" if job.summary else job.state
+    files = len(report.get("files", []))
+    text = f"{job.state} · {report.get('indexed', 0)} of {files} file(s) new or changed, " \
+           f"{report.get('chunks', 0):,} chunks"
+    if job.state == "cancelled":
+        text += " kept"
+    return text + (f", {report['failed']} failed" if report.get("failed") else "")
+
+
+# -- the Upload page: this session's jobs ------------------------------------------------------
+
+
+def session_results() -> None:
+    """Progress of the jobs this session started and, once finished, their reports."""
+    jobs = state.session_jobs()[:3]
+    if not jobs:
+        return
+    watched = tuple(j.id for j in jobs if j.active)
+    _fragment(_session_body, bool(watched), watched)
+
+
+def _session_body(watched: tuple[str, ...]) -> None:
+    jobs = state.session_jobs()[:3]
+    _rerun_if_finished(watched, jobs)
+    for job in jobs:
+        if job.active:
+            st.subheader(job.title())
+            st.progress(min(1.0, max(0.0, job.fraction)), text=job.status())
+            st.caption("It runs in the background: you can leave this page, close the tab or "
+                       "work on another index meanwhile; the sidebar shows its progress.")
+        elif job.report is not None:
+            show_report(job)
+        elif job.state == "failed":
+            st.error(f"{job.title()} failed: {job.summary or job.error}")
+
+
+def show_report(job: Any) -> None:
+    from ragcore.workspace.report import IngestReport
+
+    report = IngestReport.from_dict(job.report)
+    st.subheader(f"Result for index “{report.index}”")
+    (st.warning if report.failed or report.cancelled else st.success)(report.summary())
+    st.dataframe(fmt.report_rows(report), hide_index=True, width="stretch")
+    cols = st.columns(3)
+    cols[0].page_link("pages/query.py", label="Ask a question", icon=":material/search:")
+    cols[1].page_link("pages/chat.py", label="Chat", icon=":material/chat:")
+    cols[2].page_link("pages/indexes.py", label="See the index", icon=":material/folder_open:")
+
+
+# -- uploads that never made it into the index -------------------------------------------------
+
+
+def stray_uploads(name: str) -> None:
+    """Offer to index again, or remove, uploads of ``name`` that no document comes from."""
+    ws = state.workspace()
+    if not ws.has_index(name) or not ws.upload_dir(name).is_dir():
+        return
+    indexed = {row["id_base"] for row in state.index_documents(name)} \
+        if ws.index_path(name).is_dir() else set()
+    stray = state.jobs().stray_uploads(ws, name, indexed)
+    if not stray:
+        return
+    with st.expander(f"{len(stray)} uploaded file(s) of “{name}” are not in the index"):
+        st.caption("Their indexing failed, was cancelled or stopped with the app: "
+                   + ", ".join(p.name for p in stray[:10]) + (" …" if len(stray) > 10 else ""))
+        left, right = st.columns(2)
+        if left.button("Index them again", key=f"retry-{name}"):
+            state.note_job(state.jobs().ingest(ws, name, stray))
+            st.rerun()
+        if right.button("Remove them", key=f"remove-{name}"):
+            for path in stray:
+                path.unlink(missing_ok=True)
+            st.rerun()
