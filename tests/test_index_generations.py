@@ -175,3 +175,12 @@ def test_a_store_whose_rows_live_outside_the_folder_persists_and_loads(fake_embe
     assert len(loaded) == 7
     assert loaded.as_retriever(similarity_top_k=1).retrieve("owls")[0].node.ref_doc_id == "owls.txt"
     assert sorted(p.name for p in current_data(path).iterdir())[-1] == READER_LOCK
+
+
+def test_a_folder_whose_first_persist_never_published_says_so(tmp_path):
+    path = tmp_path / "index"
+    path.mkdir()
+    (path / "writer.lock").write_text("12345\n")
+    (path / "gen-000001").mkdir()
+    with pytest.raises(PersistError, match="manifest.json: missing: the first persist into .* never finished"):
+        _load(path)

@@ -54,6 +54,7 @@ from .generations import (
     writer_lock_if_free,
 )
 from .manifest import (
+    MANIFEST,
     data_folder,
     manifest_bytes,
     manifest_generation,
@@ -87,6 +88,11 @@ def open_index_folder(path: Path, *, full_check: bool = False) -> IndexState:
     (every block with ``full_check``); nodes stay lazy and are checked as they are decoded."""
     path = Path(path)
     recover_interrupted(path)
+    if path.is_dir() and not (path / MANIFEST).exists() and only_our_debris(path):
+        raise IndexFormatError(
+            f"{path / MANIFEST}: missing: the first persist into {path} never finished (or the "
+            "manifest was deleted); persist the index again, or rebuild it"
+        )
     for _ in range(_ATTEMPTS):
         manifest = read_manifest(path)
         generation = manifest_generation(path, manifest)
