@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..types import Document, Node
+from .blocks import block_spans
 from .boundaries import Level
 from .merge import Span, chunk_spans
 from .nodes import MIN_BUDGET, Progress, build_nodes, text_budget
@@ -113,7 +114,7 @@ class TextSplitter:
         """Chunk offsets: ``text[start:end]`` is each chunk, stripped of surrounding whitespace."""
         if not text or text.isspace():
             return []
-        return self.spans(TokenIndex(text), 0, len(text), budget=self.chunk_size)
+        return self._block_spans(text, self.chunk_size)
 
     def split_text(self, text: str) -> list[str]:
         """The chunks of ``text`` (no metadata counted)."""
@@ -145,7 +146,12 @@ class TextSplitter:
         if not text or text.isspace():
             return []
         budget = text_budget(self.chunk_size, document, include_metadata=self.include_metadata)
-        return self.spans(TokenIndex(text), 0, len(text), budget=budget)
+        return self._block_spans(text, budget)
+
+    def _block_spans(self, text: str, budget: int) -> list[Span]:
+        """Chunks of all of ``text``, a block at a time when it is long (``blocks``)."""
+        return list(block_spans(
+            text, lambda index, start, end: self.spans(index, start, end, budget=budget)))
 
     def __repr__(self) -> str:
         options = ", ".join(f"{k}={v!r}" for k, v in self.settings().items() if k != "splitter")

@@ -67,22 +67,39 @@ def read_bytes(path: Path) -> bytes:
 
 
 def read_text(path: Path) -> str:
-    """The file decoded to text with newlines normalized to ``\\n``."""
-    return decode_text(read_bytes(path), path)
+    """The file decoded to text with newlines normalized to ``\\n``.
+
+    The bytes are let go as soon as they are decoded, so a big file costs its bytes and its
+    text at once, then only its text (and one more copy while newlines are normalized)."""
+    data = read_bytes(path)
+    text = _decode(data, path, None)
+    del data
+    return _clean(text, path)
 
 
 def decode_text(data: bytes, path: Path, *, declared: str | None = None) -> str:
     """Decode ``data``: BOM, then ``declared`` (e.g. an HTML meta charset), UTF-8, detection."""
+    return _clean(_decode(data, path, declared), path)
+
+
+def _decode(data: bytes, path: Path, declared: str | None) -> str:
     if not data:
         raise ReaderError(path, "the file is empty (0 bytes)", "add content or leave the file out")
     text = _decode_known(data, declared)
     if text is None:
         text = _decode_detected(data, path)
+    return text
+
+
+def _clean(text: str, path: Path) -> str:
     if looks_binary(text):
         raise _binary(path, "looks like a binary file, not text")
     # U+FEFF anywhere is a byte-order mark left by concatenated files (its old zero-width
     # no-break space meaning is deprecated in favour of U+2060): invisible junk, removed.
-    return text.replace("\ufeff", "").replace("\r\n", "\n").replace("\r", "\n")
+    for junk, newline in (("\ufeff", ""), ("\r\n", "\n"), ("\r", "\n")):
+        if junk in text:  # each replace is a whole copy: only when there is something to do
+            text = text.replace(junk, newline)
+    return text
 
 
 def looks_binary(text: str) -> bool:

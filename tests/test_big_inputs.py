@@ -1,0 +1,86 @@
+"""Big inputs: long texts are chunked a block at a time, tables are rendered row by row.
+
+The memory drill (slow) ingests a generated big text and a big CSV through the workspace in a
+child process and checks its peak resident memory (VmHWM) against the input's size.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from ragcore.chunking import SentenceSplitter, TokenTextSplitter
+from ragcore.chunking import blocks
+from ragcore.readers import load_file
+from ragcore.tokens import count_tokens
+from ragcore.types import Document
+
+
+def prose(paragraphs: int, seed: int = 7) -> str:
+    rng = random.Random(seed)
+    words = "the of and policy access engine tomato garden river light session trust".split()
+    out = []
+    for _ in range(paragraphs):
+        sentences = [" ".join(rng.choice(words) for _ in range(rng.randint(4, 30))).capitalize()
+                     + "." for _ in range(rng.randint(1, 6))]
+        out.append(" ".join(sentences))
+    return "\n\n".join(out) + "\n"
+
+
+def test_blocks_cover_the_text_and_end_at_paragraph_breaks():
+    text = prose(400)
+    spans = list(blocks.text_blocks(text, 5000))
+    assert spans[0][0] == 0 and spans[-1][1] == len(text)
+    assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
+    assert all(0 < end - start <= 5000 for start, end in spans)
+    assert all(text[end - 2:end] == "\n\n" for _, end in spans[:-1])
+
+
+def test_blocks_of_text_without_breaks_are_cut_at_spaces_or_at_their_size():
+    assert all(e - s <= 100 for s, e in blocks.text_blocks("word " * 1000, 100))
+    assert list(blocks.text_blocks("x" * 250, 100)) == [(0, 100), (100, 200), (200, 250)]
+
+
+@pytest.mark.parametrize("splitter", [SentenceSplitter(chunk_size=64, chunk_overlap=8),
+                                      TokenTextSplitter(chunk_size=48, chunk_overlap=4)])
+def test_a_long_text_chunked_in_blocks_keeps_every_guarantee(monkeypatch, splitter):
+    text = prose(600)
+    whole = splitter.split_text_spans(text)
+    monkeypatch.setattr(blocks, "BLOCK_CHARS", 3000)
+    spans = splitter.split_text_spans(text)
+    assert len(text) > 20 * 3000 and spans != whole  # it really went block by block
+    assert all(count_tokens(text[s:e]) <= splitter.chunk_size for s, e in spans)
+    assert all(a[0] < b[0] and a[1] < b[1] for a, b in zip(spans, spans[1:]))
+    covered = set()
+    for start, end in spans:
+        covered.update(range(start, end))
+    assert all(i in covered for i, ch in enumerate(text) if not ch.isspace())
+    assert abs(len(spans) - len(whole)) <= len(text) // 3000 + 1  # about one more per block
+
+
+def test_nodes_of_a_long_document_point_into_its_text(monkeypatch):
+    monkeypatch.setattr(blocks, "BLOCK_CHARS", 2000)
+    document = Document(text=prose(300), doc_id="long")
+    nodes = SentenceSplitter(chunk_size=80, chunk_overlap=10).get_nodes_from_documents([document])
+    assert all(document.text[n.start_char:n.end_char] == n.text for n in nodes)
+    assert [n.node_id for n in nodes[1:]] == [n.next_id for n in nodes[:-1]]
+
+
+def test_a_short_text_is_chunked_as_before(monkeypatch):
+    text = prose(40)
+    splitter = SentenceSplitter(chunk_size=64, chunk_overlap=8)
+    before = splitter.split_text_spans(text)
+    monkeypatch.setattr(blocks, "BLOCK_CHARS", len(text))
+    assert splitter.split_text_spans(text) == before
+
+
+def test_a_csv_is_rendered_row_by_row(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text('id,name,notes\n1,Ann,"two\nlines"\n,,\n2,Bob,\n' + "".join(
+        f"{i},P{i},n{i}\n" for i in range(3, 10_003)), encoding="utf-8")
+    (document,) = load_file(path)
+    blocks_ = document.text.split("\n\n")
+    assert blocks_[0] == "id: 1\nname: Ann\nnotes: two\nlines"
+    assert blocks_[1] == "id: 2\nname: Bob"  # the empty row is left out, so is the empty cell
+    assert len(blocks_) == 10_002 and blocks_[-1] == "id: 10002\nname: P10002\nnotes: n10002"
