@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import re
 import threading
 import warnings
@@ -35,7 +36,7 @@ from typing import Any
 
 from ragcore.errors import ReaderError
 from ragcore.readers.decoding import read_bytes
-from ragcore.readers.ocr import ocr_available, ocr_image
+from ragcore.readers.ocr import ocr_available, ocr_images
 from ragcore.readers.part import Part
 from ragcore.readers.text import strip_running_lines
 
@@ -67,7 +68,7 @@ def read_pdf(path: Path) -> list[Part]:
 
 @contextlib.contextmanager
 def pdf_warnings_logged(path: Path) -> Iterator[None]:
-    """Inside this block, ``warnings`` raised (by the PDF libraries) are logged, naming ``path``."""
+    """Inside this block, ``warnings`` raised (by the PDF library) are logged, naming ``path``."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -130,19 +131,44 @@ def _extract(data: bytes, path: Path) -> tuple[list[str], list[str], set[int]]:
     """Each page's text and label, and the indexes of pages read by OCR."""
     with _PDFIUM_LOCK:
         document = _open(data, path)
-        try:
-            texts, labels, images = _pages(document, path)
-        finally:
+    try:
+        with _PDFIUM_LOCK:
+            texts, labels = _pages(document, path)
+        ocr_pages = _ocr(document, texts, path) if ocr_available() else set()
+    finally:
+        with _PDFIUM_LOCK:
             document.close()
-    ocr_pages = set()
-    for index, image in images.items():  # outside the lock: Tesseract is a separate process
-        try:
-            texts[index] = _clean(ocr_image(image))
-        except RuntimeError as exc:
-            logger.warning("%s: page %d: OCR failed, page skipped: %s", path, index + 1, exc)
-            continue
-        ocr_pages.add(index)
     return texts, labels, ocr_pages
+
+
+def _ocr(document: Any, texts: list[str], path: Path) -> set[int]:
+    """OCR the pages without text into ``texts``, a core's worth of pages at a time."""
+    blank = [index for index, text in enumerate(texts) if not text.strip()]
+    if len(blank) > MAX_OCR_PAGES:
+        logger.warning("%s: OCR stops at %d pages; page %d and later scanned pages are skipped",
+                       path, MAX_OCR_PAGES, blank[MAX_OCR_PAGES] + 1)
+        blank = blank[:MAX_OCR_PAGES]
+    done: set[int] = set()
+    step = max(1, os.cpu_count() or 1)
+    for start in range(0, len(blank), step):
+        batch = blank[start:start + step]
+        with _PDFIUM_LOCK:  # rendered a batch at a time: a 300-dpi page image is ~9 MB
+            images = [_render(document, index) for index in batch]
+        for index, result in zip(batch, ocr_images(images)):
+            if isinstance(result, RuntimeError):
+                logger.warning("%s: page %d: OCR failed, page skipped: %s", path, index + 1, result)
+            else:
+                texts[index] = _clean(result)
+                done.add(index)
+    return done
+
+
+def _render(document: Any, index: int) -> Any:
+    page = document[index]
+    try:
+        return page.render(scale=OCR_DPI / 72, grayscale=True).to_pil()
+    finally:
+        page.close()
 
 
 def _open(data: bytes, path: Path) -> Any:
@@ -158,33 +184,35 @@ def _open(data: bytes, path: Path) -> Any:
         raise _corrupt(path, exc) from exc
 
 
-def _pages(document: Any, path: Path) -> tuple[list[str], list[str], dict[int, Any]]:
-    """Texts and labels of every page, and rendered images of the pages to OCR."""
+def _pages(document: Any, path: Path) -> tuple[list[str], list[str]]:
+    """The text and the label of every page."""
     try:
         count = len(document)
     except Exception as exc:
         raise _corrupt(path, exc) from exc
-    texts, labels, images = [], [], {}
-    ocr = ocr_available()
+    texts, labels = [], []
     for index in range(count):
         try:
-            page = document[index]
-            try:
-                texts.append(_clean(page.get_textpage().get_text_range()))
-                if ocr and not texts[-1].strip():
-                    if len(images) < MAX_OCR_PAGES:
-                        images[index] = page.render(scale=OCR_DPI / 72).to_pil()
-                    elif len(images) == MAX_OCR_PAGES:
-                        logger.warning("%s: OCR stops at %d pages; page %d and later scanned "
-                                       "pages are skipped", path, MAX_OCR_PAGES, index + 1)
-            finally:
-                page.close()
+            texts.append(_page_text(document, index))
         except Exception as exc:  # one bad page (a broken font, a bad stream) spares the rest
             logger.warning("%s: page %d skipped, no text can be extracted: %s", path, index + 1,
                            exc)
-            texts.extend([""] * (index + 1 - len(texts)))
+            texts.append("")
         labels.append(_label(document, index))
-    return texts, labels, images
+    return texts, labels
+
+
+def _page_text(document: Any, index: int) -> str:
+    # Closed here, under the caller's lock, not later by a garbage collector in another thread.
+    page = document[index]
+    try:
+        textpage = page.get_textpage()
+        try:
+            return _clean(textpage.get_text_range())
+        finally:
+            textpage.close()
+    finally:
+        page.close()
 
 
 def _label(document: Any, index: int) -> str:
