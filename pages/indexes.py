@@ -1,13 +1,18 @@
-"""Indexes: what each index holds, its documents and chunks, pictures of the corpus, management."""
+"""Indexes: what each index holds, its documents and chunks, pictures of the corpus, its jobs,
+management. Re-indexing and deleting a document run as background jobs (see the sidebar); the
+corpus pictures are drawn lazily once per index version, never on the spot after a change."""
 
 import altair as alt
 import streamlit as st
 
 from ragcore.present import format as fmt
 from webapp.summaries import summarise_document, summarise_index
-from webapp import shell, state
+from webapp.summaries import summarise_document, summarise_index
+from webapp import jobs_view, shell, state
 
 CONFIRM_DOC = "confirm_delete_doc"
+JOB_ERROR = "index_job_error"
+QUICK_JOB_SECONDS = 5.0  # a delete usually takes well under a second: wait that long for it
 
 
 def rows_of(columns: dict, *keys: str) -> list[dict]:
@@ -41,18 +46,21 @@ def document_actions(name: str, key: str, row: dict) -> None:
     cols = st.columns(3)
     show_chunks = cols[0].toggle("View its chunks")
     if cols[1].button("Re-index", help="Read the file again and embed it anew."):
-        ws = state.workspace()
-        state.ensure_embedder_loaded(ws.embedder_for(name))
-        with st.spinner(f"Re-indexing {row['file']}…"):
-            report = ws.reindex_document(name, key)
-        st.success(report.summary())
+        job = state.jobs().reindex(state.workspace(), name, key)
+        state.note_job(job)
+        st.rerun()
     if cols[2].button("Delete…"):
         st.session_state[CONFIRM_DOC] = key
     if st.session_state.get(CONFIRM_DOC) == key:
         st.warning(f"Delete **{row['file']}** and its {row['chunks']} chunks from “{name}”?")
         yes, no = st.columns(2)
         if yes.button("Yes, delete it", type="primary"):
-            state.workspace().delete_document(name, key)
+            runner = state.jobs()
+            job = runner.delete(state.workspace(), name, key)
+            state.note_job(job)
+            runner.wait(job.id, timeout=QUICK_JOB_SECONDS)  # else the sidebar shows it going
+            if job.state == "failed":
+                st.session_state[JOB_ERROR] = f"{job.title()} failed: {job.summary}"
             st.session_state.pop(CONFIRM_DOC)
             st.rerun()
         if no.button("Cancel"):
@@ -76,19 +84,32 @@ def documents_tab(name: str) -> None:
         return
     st.dataframe(
         [{"file": r["file"], "documents": r["documents"], "chunks": r["chunks"],
-          "characters": r["characters"], "indexed": r["indexed_at"]} for r in rows],
+          "characters": r["characters"], "indexed": r["indexed_at"],
+          "complete": not r.get("incomplete")} for r in rows],
         hide_index=True, width="stretch",
     )
+    if any(r.get("incomplete") for r in rows):
+        st.caption("A file not complete holds the chunks saved before its indexing was "
+                   "cancelled or stopped; Re-index it (or upload it again) to complete it.")
     by_key = {r["id_base"]: r for r in rows}
     key = st.selectbox("Document", list(by_key), format_func=lambda k: by_key[k]["file"])
     document_actions(name, key, by_key[key])
     summarise_document(name, key, by_key[key])
+    summarise_document(name, key, by_key[key])
 
 
-def corpus_tab(picture) -> None:
-    if picture is None:
+def corpus_tab(name: str, chunks: int) -> None:
+    if not chunks:
         st.info("Pictures appear once the index holds documents.")
         return
+    picture, earlier = state.corpus_picture(name, chunks=chunks)
+    if picture is None:
+        st.info("Drawing the pictures of this index in the background; open this view again "
+                "in a moment.")
+        return
+    if earlier:
+        st.caption("These pictures show the index before its latest change; the new ones are "
+                   "being drawn in the background.")
     left, right = st.columns(2)
     with left:
         st.markdown("**Chunk lengths** (tokens per chunk)")
@@ -112,6 +133,20 @@ def corpus_tab(picture) -> None:
         x=alt.X("x:Q", title="component 1"), y=alt.Y("y:Q", title="component 2"),
         color=alt.Color("document:N", title="file"), tooltip=["document:N", "preview:N"],
     ).interactive(), width="stretch")
+
+
+def jobs_tab(name: str) -> None:
+    """Every job on this index the journal keeps: what happened, when, how long."""
+    jobs = state.jobs().jobs(name)
+    if not jobs:
+        st.info("No ingest, re-index or delete job has run on this index yet.")
+        return
+    st.dataframe(
+        [{"job": j.title(), "state": j.state, "outcome": jobs_view.short_outcome(j)
+          if not j.active else j.status(), "started": j.started or j.created,
+          "seconds": round(j.seconds, 1)} for j in jobs],
+        hide_index=True, width="stretch",
+    )
 
 
 def manage_tab(name: str) -> None:
@@ -141,14 +176,19 @@ def main() -> None:
     name = st.selectbox("Index", names, index=names.index(state.selected_index(names)))
     state.select_index(name)
     info = next(i for i in infos if i.name == name)
-    picture = state.corpus_picture(name) if info.nodes else None
     summary(info)
     summarise_index(name, info.nodes)
-    docs, corpus, manage = st.tabs(["Documents", "Corpus view", "Rename or delete"])
+    summarise_index(name, info.nodes)
+    if JOB_ERROR in st.session_state:
+        st.error(st.session_state.pop(JOB_ERROR))
+    docs, corpus, jobs, manage = st.tabs(["Documents", "Corpus view", "Jobs",
+                                          "Rename or delete"])
     with docs:
         documents_tab(name)
     with corpus:
-        corpus_tab(picture)
+        corpus_tab(name, info.nodes)
+    with jobs:
+        jobs_tab(name)
     with manage:
         manage_tab(name)
 
