@@ -7,7 +7,6 @@ import streamlit as st
 
 from ragcore.present import format as fmt
 from webapp.summaries import summarise_document, summarise_index
-from webapp.summaries import summarise_document, summarise_index
 from webapp import jobs_view, shell, state
 
 CONFIRM_DOC = "confirm_delete_doc"
@@ -95,7 +94,6 @@ def documents_tab(name: str) -> None:
     key = st.selectbox("Document", list(by_key), format_func=lambda k: by_key[k]["file"])
     document_actions(name, key, by_key[key])
     summarise_document(name, key, by_key[key])
-    summarise_document(name, key, by_key[key])
 
 
 def corpus_tab(name: str, chunks: int) -> None:
@@ -177,7 +175,6 @@ def main() -> None:
     state.select_index(name)
     info = next(i for i in infos if i.name == name)
     summary(info)
-    summarise_index(name, info.nodes)
     summarise_index(name, info.nodes)
     if JOB_ERROR in st.session_state:
         st.error(st.session_state.pop(JOB_ERROR))
