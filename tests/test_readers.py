@@ -41,7 +41,7 @@ def test_importing_readers_loads_no_parser():
     code = (
         "import sys, ragcore.readers; "
         "print([m for m in ('pypdf', 'pypdfium2', 'docx', 'pptx', 'openpyxl', 'ebooklib', "
-        "'striprtf', 'pytesseract', 'bs4', 'charset_normalizer') if m in sys.modules])"
+        "'striprtf', 'bs4', 'charset_normalizer') if m in sys.modules])"
     )
     import subprocess
 

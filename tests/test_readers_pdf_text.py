@@ -74,7 +74,7 @@ def _need_tesseract() -> None:
     if not ocr_available():
         if os.environ.get("CI"):
             pytest.fail("tesseract-ocr must be installed in CI (see .ci/run)")
-        pytest.skip("Tesseract (apt-get install tesseract-ocr) and pytesseract not installed")
+        pytest.skip("Tesseract is not installed (apt-get install tesseract-ocr)")
 
 
 @pytest.mark.slow

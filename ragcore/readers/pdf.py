@@ -114,8 +114,8 @@ def _no_text(path: Path, pages: int) -> ReaderError:
     return ReaderError(
         path,
         f"no extractable text in {pages} page(s) (scanned?)",
-        "install Tesseract (`apt-get install tesseract-ocr`, `pip install pytesseract`) to read "
-        "scans, or run OCR on it (e.g. `ocrmypdf in.pdf out.pdf`) and upload the result",
+        "install Tesseract (e.g. `apt-get install tesseract-ocr`) to have scans read by OCR, "
+        "or run OCR on it (e.g. `ocrmypdf in.pdf out.pdf`) and upload the result",
     )
 
 
