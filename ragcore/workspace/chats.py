@@ -147,6 +147,10 @@ class ChatSummary:
     chat_mode: str
     updated: str
     messages: int
+    created: str = ""
+
+
+MAX_TITLE_CHARS = 120
 
 
 def _title_from(text: str, limit: int = 60) -> str:
@@ -186,20 +190,52 @@ class ChatStore:
             raise WorkspaceError(f"no saved chat {chat_id!r}: list chats to see their ids")
         path.unlink()
 
-    def list(self) -> list[ChatSummary]:
-        """Saved chats, most recently updated first (damaged files are skipped and logged)."""
-        summaries = []
+    def rename(self, chat_id: str, title: str) -> SavedChat:
+        """Give a saved chat a title of the user's choosing (spaces collapsed, not empty)."""
+        title = " ".join(str(title).split())
+        if not title:
+            raise WorkspaceError("a chat title cannot be empty: type a few words")
+        chat = self.load(chat_id)
+        chat.title = title[:MAX_TITLE_CHARS]
+        self.save(chat)
+        return chat
+
+    def delete_all(self, *, index: str | None = None) -> int:
+        """Delete every saved chat (of ``index`` only, when given); returns how many."""
+        gone = 0
+        for chat in self._chats():
+            if index is None or chat.index == index:
+                self._path(chat.id).unlink(missing_ok=True)
+                gone += 1
+        return gone
+
+    def list(self, *, search: str = "") -> list[ChatSummary]:
+        """Saved chats, most recently updated first (damaged files are skipped and logged).
+
+        ``search`` keeps the chats whose title, index or messages contain all of its words
+        (case ignored).
+        """
+        words = search.lower().split()
+        summaries = [
+            ChatSummary(chat.id, chat.title or "(untitled)", chat.index, chat.chat_mode,
+                        chat.updated, len(chat.messages), chat.created)
+            for chat in self._chats() if _contains(chat, words)
+        ]
+        return sorted(summaries, key=lambda s: s.updated, reverse=True)
+
+    def _chats(self) -> Iterable[SavedChat]:
         for path in self.folder.glob("*.json"):
             try:
-                chat = self.load(path.stem)
+                yield self.load(path.stem)
             except WorkspaceError as exc:
                 logger.warning("skipping chat file %s: %s", path, exc)
-                continue
-            summaries.append(
-                ChatSummary(chat.id, chat.title or "(untitled)", chat.index, chat.chat_mode,
-                            chat.updated, len(chat.messages))
-            )
-        return sorted(summaries, key=lambda s: s.updated, reverse=True)
+
+
+def _contains(chat: SavedChat, words: list[str]) -> bool:
+    if not words:
+        return True
+    text = " ".join([chat.title, chat.index, *(m.content for m in chat.messages)]).lower()
+    return all(word in text for word in words)
 
 
 def export_json(chat: SavedChat) -> str:

@@ -1,0 +1,59 @@
+"""Summary requests in chat: "summarise the relocation memo" is answered by the memo's summary.
+
+``routed_reply`` asks ``ragcore.summary_router`` where a question goes, notes the choice in the
+turn's trace (the chat's "How this answer was made" shows it) and, for a summary, answers with
+the file's or the index's summary (``webapp.summaries``: cached, extractive offline) instead of
+a top-k search. Questions the router sends to retrieval return None: the chat engine answers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ragcore.chat.response import ChatResponse
+from ragcore.summary_router import INDEX_SUMMARY, RETRIEVAL, SUMMARY, Route, route_question
+from ragcore.trace import Trace
+from ragcore.types import Message
+from ragcore.workspace.summaries import document_names
+from webapp import state
+from webapp.summaries import file_summary, how_made, index_summary
+
+ROUTE_NOTE = "route"
+ROUTE_LABELS = {SUMMARY: "the document's summary", INDEX_SUMMARY: "the index's summary",
+                RETRIEVAL: "a search of the passages"}
+
+
+def route_for(index_name: str, question: str) -> Route:
+    return route_question(question, document_names(state.load_index(index_name)))
+
+
+def routed_reply(index_name: str, question: str, memory: Any, trace: Trace) -> ChatResponse | None:
+    """The summary reply to ``question`` if it asks for one (None: let the engine answer)."""
+    route = route_for(index_name, question)
+    trace.notes[ROUTE_NOTE] = route.to_dict()
+    if route.kind == RETRIEVAL:
+        return None
+    with trace.stage("summary", route=route.kind) as detail:
+        if route.kind == SUMMARY and route.document is not None:
+            summary = file_summary(index_name, route.document, trace=trace)
+            heading = f"Summary of {summary.title}"
+        else:
+            summary = index_summary(index_name, trace=trace)
+            heading = f"Summary of the index “{index_name}” ({summary.title})"
+        detail["method"] = summary.method
+    body = summary.text.strip() or "There is no text to summarise."
+    text = f"**{heading}**\n\n{body}\n\n_{how_made(summary)}_"
+    memory.put(Message("user", question))
+    return ChatResponse.from_text(
+        text, trace=trace, mode="summary",
+        on_complete=lambda whole: memory.put(Message("assistant", whole)),
+    )
+
+
+def route_caption(trace: dict | None) -> str | None:
+    """One line saying where a saved turn was routed and why (None for older turns)."""
+    route = ((trace or {}).get("notes") or {}).get(ROUTE_NOTE)
+    if not route:
+        return None
+    label = ROUTE_LABELS.get(route.get("kind"), route.get("kind"))
+    return f"Answered from {label}: {route.get('reason', '')}."
