@@ -117,6 +117,11 @@ def test_binary_file_of_unknown_type_is_refused_saying_why(tmp_path: Path):
     bare.write_bytes(b"\x00\x01\x02" * 100)
     with pytest.raises(ReaderError, match="no extension, binary content"):
         load_file(bare)
+    # One NUL byte in otherwise printable bytes: never text (an SQLite database starts so).
+    database = tmp_path / "places.sqlite"
+    database.write_bytes(b"SQLite format 3\x00" + b"CREATE TABLE places (name TEXT);" * 200)
+    with pytest.raises(ReaderError, match="binary content"):
+        load_file(database)
 
 
 def test_documents_without_extension_are_read_by_their_signature(tmp_path: Path):
