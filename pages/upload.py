@@ -5,7 +5,6 @@ import streamlit as st
 
 from webapp import jobs_view, shell, state, store_choice
 from ragcore.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
-from ragcore.readers import SUPPORTED_EXTENSIONS
 from ragcore.workspace.files import NAME_RULE
 
 NEW_INDEX = "➕ Create a new index"
@@ -54,9 +53,10 @@ def main() -> None:
     st.session_state.setdefault(ROUND_KEY, 0)
     files = st.file_uploader(
         "Documents", accept_multiple_files=True,
-        type=sorted(ext.lstrip(".") for ext in SUPPORTED_EXTENSIONS),
+        type=None,  # any file: text of any extension is read, a binary one refused with why
         key=f"uploader_{st.session_state[ROUND_KEY]}",
-        help="PDF, Word, text, Markdown, HTML, CSV, JSON and more; many at once.",
+        help="PDF, Word, PowerPoint, Excel, EPUB, e-mail, HTML, CSV, JSON, Markdown and any "
+             "text file; many at once.",
     )
     chunk_size, chunk_overlap = chunking_choices(record)
     label = f"Index {len(files)} file(s)" if files else "Index"
