@@ -112,7 +112,7 @@ def test_binary_file_of_unknown_type_is_refused_saying_why(tmp_path: Path):
     with pytest.raises(ReaderError) as caught:
         load_file(path)
     assert "not a document ragcore can read (type '.jpg', binary content)" in str(caught.value)
-    assert ".pdf" in caught.value.hint and ".pptx" in caught.value.hint
+    assert "PDF" in caught.value.hint and ".pptx" in caught.value.hint
     bare = tmp_path / "blob"
     bare.write_bytes(b"\x00\x01\x02" * 100)
     with pytest.raises(ReaderError, match="no extension, binary content"):

@@ -4,7 +4,7 @@
 says, so a file the extension table does not know is read by its content: a PDF, Office or EPUB
 file by its signature (a report saved without an extension still reads as a PDF), text by its
 bytes (no NUL bytes and a clean decode in the first 8 KiB), and anything else is refused as an
-unsupported binary file, with the list of the types that can be read. Only the first bytes are
+unsupported binary file, naming the formats that can be read. Only the first bytes are
 read to decide, so a folder of photos is skipped quickly.
 """
 
@@ -45,8 +45,7 @@ def content_format(path: Path, head: bytes) -> FormatName | None:
     return None if looks_binary(sample) else ".txt"
 
 
-def read_by_content(path: Path, readers: dict[str, Callable[[Path], list[Part]]],
-                    supported: tuple[str, ...]) -> list[Part]:
+def read_by_content(path: Path, readers: dict[str, Callable[[Path], list[Part]]]) -> list[Part]:
     """Read a file of unknown type with the reader its content calls for, or refuse it."""
     head = _head(path)
     found = content_format(path, head)
@@ -55,7 +54,8 @@ def read_by_content(path: Path, readers: dict[str, Callable[[Path], list[Part]]]
         raise ReaderError(
             path,
             f"is not a document ragcore can read ({kind}, binary content)",
-            "leave it out, or convert it to one of " + " ".join(supported) + " or plain text",
+            "leave it out, or save it as PDF, Word (.docx), PowerPoint (.pptx), Excel (.xlsx), "
+            "EPUB, HTML or plain text",
         )
     return readers[found](path)
 
