@@ -7,7 +7,10 @@
 Groups: pipeline (load, split, embed, persist, fresh-process load), search (top-5 vs bare
 numpy), query (per-mode overhead, ``bench_query``), app (cold start, first answer token,
 ``bench_app``), answers (the offline answerer on the questions of ``benchmarks/answers``,
-``bench_answers``) and retrieval (nDCG@10, recall, MRR per retrieval mode, ``bench_retrieval``).
+``bench_answers``), retrieval (nDCG@10, recall, MRR per retrieval mode, ``bench_retrieval``)
+stores (numpy, Chroma, Postgres side by side at 10k/100k rows, ``bench_stores``) and
+embedders (the packaged model on torch, ONNX float32, ONNX int8: chunks/s, agreement with
+torch, nDCG@10, cold start; ``embedders``).
 A group that fails (e.g. no Chromium for the app's browser figures) becomes a row saying why,
 and the others still run.
 """
@@ -32,6 +35,8 @@ BENCHMARKS = (
     ("app", "bench_app", False),
     ("answers", "bench_answers", False),
     ("retrieval", "bench_retrieval", False),
+    ("stores", "bench_stores", False),
+    ("embedders", "embedders", False),
 )
 
 
