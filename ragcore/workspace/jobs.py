@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 import uuid
 from dataclasses import asdict, dataclass, field, fields
@@ -23,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 from .chats import now_iso
-from .files import write_json_atomic
 
 ACTIVE = ("queued", "reading", "splitting", "embedding", "writing")
 FINISHED = ("done", "failed", "cancelled", "interrupted")
@@ -148,7 +148,28 @@ class JobJournal:
         self.folder = folder
 
     def save(self, job: Job) -> None:
-        write_json_atomic(self.folder / f"{job.id}.json", job.to_dict())
+        """Write through ``.<id>.<pid>-<thread>.tmp`` and a rename: a killed writer's temporary
+        file names its process, so ``sweep`` can tell it from a live writer's."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        tmp = self.folder / f".{job.id}.{os.getpid()}-{threading.get_ident()}.tmp"
+        try:
+            with open(tmp, "w", encoding="utf-8") as handle:
+                json.dump(job.to_dict(), handle, indent=1, ensure_ascii=False)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, self.folder / f"{job.id}.json")
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+
+    def sweep(self) -> None:
+        """Remove temporary files of journal writers whose process is gone."""
+        if not self.folder.is_dir():
+            return
+        for tmp in self.folder.glob(".*.tmp"):
+            owner = tmp.name.rsplit(".", 2)[-2].split("-")[0]
+            if not owner.isdigit() or not pid_alive(int(owner)):
+                tmp.unlink(missing_ok=True)
 
     def load(self, job_id: str) -> Job | None:
         try:

@@ -283,6 +283,10 @@ class JobRunner:
             logger.warning("could not write the journal of job %s: %s", job.id, exc)
 
     def _mark_interrupted(self) -> None:
+        try:
+            self.journal.sweep()
+        except OSError as exc:
+            logger.info("could not sweep the job journal: %s", exc)
         for job in self.journal.all():
             if job.active and not pid_alive(job.pid):
                 self._save(_checked(job))
