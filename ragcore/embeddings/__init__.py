@@ -1,7 +1,8 @@
 """Embedders: turn texts into normalized float32 vectors.
 
 ``base`` holds the protocol and the batching helpers, ``fake`` a deterministic test embedder,
-``sentence_transformers`` the packaged offline default (torch loads on first embed, never here),
+``sentence_transformers`` and ``onnx`` run local models in-process (torch or onnxruntime loads on
+first embed, never here), ``packaged`` picks the packaged model's variant (the offline default),
 ``ollama`` and ``openai`` the HTTP embedders, ``registry`` the backends by name (with their
 settings and factories) for the workspace settings and the app. The backends are imported on
 first use of their name (httpx alone costs ~0.1 s to import), so ``import ragcore.index`` stays
@@ -17,7 +18,8 @@ from .fake import FakeEmbedder
 # public name -> submodule defining it, imported on first access
 _LAZY: dict[str, str] = {
     "SentenceTransformerEmbedder": ".sentence_transformers",
-    "default_embedder": ".sentence_transformers",
+    "OnnxEmbedder": ".onnx",
+    "default_embedder": ".packaged",
     "OllamaEmbedder": ".ollama",
     "OpenAIEmbedder": ".openai",
     "build_embedder": ".registry",
@@ -29,6 +31,7 @@ __all__ = [
     "Embedder",
     "FakeEmbedder",
     "OllamaEmbedder",
+    "OnnxEmbedder",
     "OpenAIEmbedder",
     "Progress",
     "SentenceTransformerEmbedder",

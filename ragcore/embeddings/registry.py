@@ -1,6 +1,7 @@
 """The embedding backends by name: the one list the workspace settings and the app read.
 
-Built in: ``packaged`` (the all-MiniLM-L6-v2 that ships with ragcore), ``local`` (another
+Built in: ``packaged`` (the all-MiniLM-L6-v2 that ships with ragcore, in the variant
+``packaged.default_embedder`` picks: ONNX int8 for new indexes), ``local`` (another
 sentence-transformers model in a folder), ``ollama`` and ``openai`` (an embedding model on a
 server). Each is a ``ragcore.backend.Backend`` whose factory takes its settings; factories
 import their embedder module when called, so importing this module costs no httpx or torch.
@@ -73,7 +74,7 @@ class OpenAIEmbeddingSettings(BaseModel):
 
 
 def _build_packaged(settings: NoSettings) -> Embedder:
-    from .sentence_transformers import default_embedder
+    from .packaged import default_embedder
 
     return default_embedder()
 

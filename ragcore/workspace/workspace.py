@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from ..embeddings.base import Embedder
+from ..embeddings.packaged import same_model_variant
 from ..errors import WorkspaceError
 from .commits import Batching
 from .chats import ChatStore, ChatSummary, SavedChat, now_iso
@@ -191,6 +192,7 @@ class Workspace:
         if embedder is None:
             embedder = _embedder_for(Settings(**record.embedding)) if record.embedding \
                 else _embedder_for(self.settings)
+            embedder = same_model_variant(embedder, record.embed_model)
         if record.embed_model and embedder.model_name != record.embed_model:
             raise WorkspaceError(
                 f"index {name!r} was built with the embedding model {record.embed_model!r}, "

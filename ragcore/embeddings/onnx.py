@@ -1,0 +1,162 @@
+"""The packaged model on ONNX Runtime: the same weights as ``sentence_transformers``, faster.
+
+``onnx_export`` turns the model folder into an ONNX graph once (and an int8 copy); this module
+runs it with onnxruntime and the model's own ``tokenizer.json`` through ``tokenizers``, so a
+process whose export exists never imports torch. The pipeline is sentence-transformers' own:
+truncate to the model's window, mean-pool the token vectors over the real tokens, L2-normalise.
+Texts are sorted by their token count and run in batches of similar lengths (little padding),
+on every core the process may use.
+
+Vectors carry the embedder's identity in ``model_name``: float32 gives the sentence-transformers
+vectors (cosine > 0.9999 with torch's, measured in ``benchmarks/embedders.py``), so it shares
+their name and reads indexes built with torch; int8 vectors differ a little, so their name
+says so (``-onnx-int8``) and an index records which one it holds.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..errors import ConfigError, EmbeddingError
+from .base import normalize
+from .onnx_export import INPUTS, ensure_exported, onnx_cache_root
+from .sentence_transformers import model_display_name, packaged_model_path, read_max_seq_length
+
+log = logging.getLogger(__name__)
+
+INT8_SUFFIX = "-onnx-int8"
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class OnnxEmbedder:
+    """Embeds texts with an ONNX export of a sentence-transformers model; normalized float32."""
+
+    def __init__(
+        self,
+        *,
+        model_path: str | Path | None = None,
+        quantized: bool = True,
+        batch_size: int = 32,
+        threads: int | None = None,
+        cache_dir: str | Path | None = None,
+    ) -> None:
+        if batch_size < 1:
+            raise ConfigError(f"batch_size ({batch_size}) must be at least 1")
+        if threads is not None and threads < 1:
+            raise ConfigError(f"threads ({threads}) must be at least 1, or None for every core")
+        self.model_path = Path(model_path) if model_path is not None else packaged_model_path()
+        if not (self.model_path / "tokenizer.json").is_file():
+            raise ConfigError(
+                f"{self.model_path} holds no tokenizer.json: pass the folder of a "
+                "sentence-transformers model with a fast tokenizer"
+            )
+        self.quantized = quantized
+        self.batch_size = batch_size
+        self.threads = threads or usable_cores()
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else onnx_cache_root()
+        base_name = model_display_name(self.model_path)
+        self.model_name = base_name + INT8_SUFFIX if quantized else base_name
+        self._base_name = base_name
+        self.max_input_tokens: int | None = read_max_seq_length(self.model_path)
+        self.dim = _hidden_size(self.model_path)
+        self._runtime: tuple[Any, Any] | None = None
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"OnnxEmbedder(model_name={self.model_name!r}, threads={self.threads})"
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the ONNX session is open yet."""
+        return self._runtime is not None
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors of ``texts``, run shortest first in batches of similar token counts."""
+        if len(texts) == 0:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        session, tokenizer = self._load()
+        encodings = tokenizer.encode_batch(list(texts))
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        pooled = np.empty((len(texts), self.dim), dtype=np.float32)
+        for start in range(0, len(order), self.batch_size):
+            rows = order[start : start + self.batch_size]
+            feed = _padded([encodings[i].ids for i in rows])
+            try:
+                pooled[rows] = session.run(None, feed)[0]
+            except Exception as exc:  # onnxruntime raises its own untyped errors
+                raise EmbeddingError(
+                    f"{self.model_name} (ONNX) failed to embed {len(rows)} texts: {exc}"
+                ) from exc
+        return normalize(pooled)
+
+    def _load(self) -> tuple[Any, Any]:
+        if self._runtime is None:
+            with self._lock:
+                if self._runtime is None:
+                    self._runtime = (self._open_session(), self._open_tokenizer())
+        return self._runtime
+
+    def _open_session(self) -> Any:
+        import onnxruntime
+
+        path = ensure_exported(self.model_path, self._base_name, quantized=self.quantized,
+                               cache_root=self.cache_dir)
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = self.threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3  # errors only: its optimiser's notes are not ours
+        log.info("loading the ONNX embedding model %s (%d threads)", path, self.threads)
+        try:
+            return onnxruntime.InferenceSession(
+                str(path), options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:  # a damaged cache file: say where it is and how to redo it
+            raise EmbeddingError(
+                f"could not open the exported model {path}: {exc}. Delete its folder "
+                f"{path.parent} and it is exported again on next use"
+            ) from exc
+
+    def _open_tokenizer(self) -> Any:
+        from tokenizers import Tokenizer
+
+        tokenizer = Tokenizer.from_file(str(self.model_path / "tokenizer.json"))
+        tokenizer.no_padding()  # padding is per batch, to the batch's longest text
+        if self.max_input_tokens:
+            tokenizer.enable_truncation(max_length=self.max_input_tokens)
+        return tokenizer
+
+
+def _padded(token_ids: list[list[int]]) -> dict[str, np.ndarray]:
+    """The model's inputs for one batch, padded with zeros to its longest text."""
+    width = max(len(ids) for ids in token_ids)
+    ids = np.zeros((len(token_ids), width), dtype=np.int64)
+    mask = np.zeros_like(ids)
+    for row, values in enumerate(token_ids):
+        ids[row, : len(values)] = values
+        mask[row, : len(values)] = 1
+    return dict(zip(INPUTS, (ids, mask, np.zeros_like(ids))))
+
+
+def _hidden_size(model_path: Path) -> int:
+    try:
+        config = json.loads((model_path / "config.json").read_text(encoding="utf-8"))
+        return int(config["hidden_size"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(
+            f"{model_path / 'config.json'} does not give the model's hidden_size ({exc}): "
+            "pass the folder of a complete transformers model"
+        ) from exc
