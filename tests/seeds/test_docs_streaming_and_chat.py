@@ -71,3 +71,20 @@ def test_retriever_with_llamaindex_filters(index):
     )
     nodes = index.as_query_engine(filters=filters).query("What does it say?").source_nodes
     assert nodes and {n.metadata["file_name"] for n in nodes} == {"state_of_the_union.txt"}
+
+
+def test_react_agent_over_a_query_engine_tool(index, capsys):
+    from ragcore.compat.core.agent import ReActAgent
+    from ragcore.compat.core.tools import QueryEngineTool
+
+    query_engine_tool = QueryEngineTool.from_defaults(
+        query_engine=index.as_query_engine(),
+        name="speech",
+        description="Answers questions about the 2022 State of the Union speech.",
+    )
+    agent = ReActAgent.from_tools([query_engine_tool], verbose=True)
+    response = agent.chat("Why was the NATO Alliance created?")
+
+    assert "to secure peace and stability in Europe" in response.response
+    assert [o.tool_name for o in response.tool_outputs] == ["speech"]
+    assert "Action: speech" in capsys.readouterr().out
