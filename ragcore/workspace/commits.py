@@ -32,13 +32,13 @@ class Batching:
     """How much work goes into one commit, and how often a running ingestion checks for cancel.
 
     ``chunks``: save once this many chunks were added since the last save; ``seconds``: save
-    once this long passed since the last save with something new; ``slice``: chunks embedded
-    between two checks (cancel, commit due).
+    once this long passed since the last save with something new; ``slice``: the most chunks
+    embedded between two checks (cancel, commit due); fewer when the embedder is slow.
     """
 
     chunks: int = 2000
     seconds: float = 20.0
-    slice: int = 128
+    slice: int = 512
 
 
 @dataclass(slots=True)

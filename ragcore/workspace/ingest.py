@@ -38,6 +38,7 @@ logger = logging.getLogger(__name__)
 
 _SUFFIX = re.compile(r"#(page|line)=\d+$")
 _READ_SHARE = 0.1  # share of a file's progress bar spent reading, the rest embedding
+SLICE_SECONDS = 2.0  # aimed time to embed one slice of chunks (between checks for cancel)
 
 
 def file_key(doc_id: str) -> str:
@@ -211,12 +212,18 @@ class FileWork:
         from ..embeddings.base import embed_nodes
 
         index = self.handle.index
-        size = max(1, self.commits.batching.slice)
+        limit = max(1, self.commits.batching.slice)
+        size = min(limit, 32)
         self._progress(0, 0)
         self._swap_finished()
         while self.done < self.total:
             piece = self.nodes[self.done:self.done + size]
+            started = time.monotonic()
             self.vectors.append(embed_nodes(index.embedder, piece, progress=self._progress))
+            # Slices of about SLICE_SECONDS: a cancel is noticed soon on a slow machine, and a
+            # fast embedder still gets batches long enough to sort by length.
+            rate = len(piece) / max(time.monotonic() - started, 1e-3)
+            size = max(min(limit, 16), min(limit, int(rate * SLICE_SECONDS)))
             self.done += len(piece)
             self.commits.added(len(piece))
             self._swap_finished()
