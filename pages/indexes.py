@@ -23,7 +23,8 @@ def overview(infos) -> None:
     st.dataframe(
         [{"index": i.name, "files": i.files, "documents": i.documents, "chunks": i.nodes,
           "size on disk": fmt.human_size(i.bytes_on_disk),
-          "embedding model": i.embed_model, "created": i.created, "updated": i.updated}
+          "embedding model": i.embed_model, "vectors in": i.store or "index folder",
+          "created": i.created, "updated": i.updated}
          for i in infos],
         hide_index=True, width="stretch",
     )
@@ -38,7 +39,8 @@ def summary(info) -> None:
     cols[4].metric("Embedding model", info.embed_model or "?")
     overlap = "default" if info.chunk_overlap is None else info.chunk_overlap
     st.caption(f"Created {info.created or '?'} · updated {info.updated or '?'} · "
-               f"chunk size {info.chunk_size or 'default'}, overlap {overlap}")
+               f"chunk size {info.chunk_size or 'default'}, overlap {overlap} · "
+               f"vectors in {info.store or 'the index folder'}")
 
 
 def document_actions(name: str, key: str, row: dict) -> None:

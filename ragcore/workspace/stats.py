@@ -32,6 +32,7 @@ class IndexInfo:
     created: str
     updated: str
     revision: int | None = None  # the index's revision on disk (None: nothing persisted yet)
+    store: str = ""  # where the vectors are kept (a store location; "" = the index folder)
 
 
 @dataclass(slots=True, frozen=True)
@@ -97,7 +98,7 @@ def describe_index(
         tokens=counts[1], bytes_on_disk=size, embed_model=record.embed_model or facts.model,
         chunk_size=record.chunk_size, chunk_overlap=record.chunk_overlap,
         created=record.created or facts.created, updated=facts.updated or record.updated,
-        revision=facts.revision,
+        revision=facts.revision, store=record.store,
     )
 
 
