@@ -3,7 +3,10 @@
 import streamlit as st
 
 from ragcore.present import format as fmt, trace_view
+from ragcore.present.dates import friendly_date
 from webapp import shell, state
+from webapp.advanced import advanced_toggle
+from webapp.chat_summary import route_caption, routed_reply
 from webapp.citing import passage_html, render_listing, source_listing, source_title
 from webapp.chat_turns import (
     clear_chat,
@@ -18,8 +21,11 @@ from ragcore.trace import Trace
 from ragcore.workspace.chats import export_json, export_markdown
 
 QUEUED_KEY, MODE_KEY = "queued_question", state.CHAT_MODE_KEY
+CONFIRM_KEY = "confirm_chat_delete"  # "open" (this chat) or "all"
 MODES = [m.value for m in ChatMode]
 DEFAULT_MODE = ChatMode.CONDENSE_PLUS_CONTEXT.value
+DEFAULT_SEARCH, DEFAULT_TOP_K = "hybrid", 4
+SHOWN_CHATS = 30
 
 
 # -- callbacks (run before the page, on a button press) --------------------------------------
@@ -54,41 +60,106 @@ def clear_open_chat() -> None:
     state.set_open_chat(current, None)
 
 
+def rename_open_chat(title_key: str) -> None:
+    ws, current = state.workspace(), state.open_chat()
+    title = st.session_state.get(title_key, "")
+    if ws.has_chat(current.id):
+        current.title = ws.chats.rename(current.id, title).title
+    elif title.strip():  # a chat not yet saved keeps the title for when it is
+        current.title = " ".join(title.split())
+
+
+def ask_to_delete(what: str) -> None:
+    st.session_state[CONFIRM_KEY] = what
+
+
+def cancel_delete() -> None:
+    st.session_state.pop(CONFIRM_KEY, None)
+
+
+def delete_chats(what: str) -> None:
+    """Delete the open chat or every chat, then start a new chat on the same index."""
+    ws, current = state.workspace(), state.open_chat()
+    if what == "all":
+        ws.chats.delete_all()
+    elif ws.has_chat(current.id):
+        ws.delete_chat(current.id)
+    st.session_state.pop(CONFIRM_KEY, None)
+    new_chat(current.index)
+
+
 # -- rendering -------------------------------------------------------------------------------
 
 
-def sidebar(chat) -> dict:
-    """Chat mode, how to search and top-k; returns the choices."""
+def sidebar(chat, advanced: bool) -> dict:
+    """Chat mode, how to search and top-k under Advanced (defaults otherwise); the choices."""
     if st.session_state.get(MODE_KEY) not in MODES:
         st.session_state[MODE_KEY] = chat.chat_mode if chat.chat_mode in MODES else DEFAULT_MODE
+    if not advanced:
+        return {"mode": st.session_state[MODE_KEY], "top_k": DEFAULT_TOP_K,
+                "retrieval_mode": st.session_state.get("chat_search_by", DEFAULT_SEARCH)}
     mode = st.selectbox("Chat mode", MODES, key=MODE_KEY)
     st.caption(CHAT_MODE_DESCRIPTIONS[ChatMode(mode)])
     retrieval_mode = shell.search_by(key="chat_search_by")
-    top_k = st.slider("Passages to retrieve (top-k)", 1, 20, 4, key="chat_top_k")
+    top_k = st.slider("Passages to retrieve (top-k)", 1, 20, DEFAULT_TOP_K, key="chat_top_k")
     return {"mode": mode, "top_k": int(top_k), "retrieval_mode": retrieval_mode}
 
 
 def chat_actions(ws, chat) -> None:
-    """New chat, clear, export of the open chat, and the list of saved chats to reopen."""
+    """New chat, clear, rename, delete and export of the open chat; the saved chats."""
     cols = st.columns(2)
-    cols[0].button("New chat", on_click=new_chat, args=(chat.index,), width="stretch")
+    cols[0].button("New chat", on_click=new_chat, args=(chat.index,), width="stretch",
+                   icon=":material/add_comment:")
     cols[1].button("Clear", on_click=clear_open_chat, width="stretch", disabled=not chat.messages)
     if chat.messages:
-        st.download_button("Export as Markdown", export_markdown(chat),
-                           file_name=f"chat-{chat.id}.md", mime="text/markdown")
-        st.download_button("Export as JSON", export_json(chat),
-                           file_name=f"chat-{chat.id}.json", mime="application/json")
-    saved = ws.list_chats()
-    if saved:
-        st.subheader("Saved chats")
-    for summary in saved[:30]:
-        st.button(
-            f"{'▶ ' if summary.id == chat.id else ''}{summary.title}",
-            key=f"open_{summary.id}", on_click=open_chat_by_id, args=(summary.id,),
-            help=f"{summary.index} · {summary.chat_mode} · {summary.messages} messages · "
-                 f"{summary.updated}",
-            width="stretch",
-        )
+        with st.expander("Rename, delete or export this chat"):
+            title_key = f"title_{chat.id}"
+            st.text_input("Title", value=chat.title, key=title_key)
+            st.button("Save title", on_click=rename_open_chat, args=(title_key,))
+            st.button("Delete this chat", on_click=ask_to_delete, args=("open",),
+                      icon=":material/delete:")
+            st.download_button("Export as Markdown", export_markdown(chat),
+                               file_name=f"chat-{chat.id}.md", mime="text/markdown")
+            st.download_button("Export as JSON", export_json(chat),
+                               file_name=f"chat-{chat.id}.json", mime="application/json")
+    confirm_delete(ws, chat)
+    saved_chats(ws, chat)
+
+
+def confirm_delete(ws, chat) -> None:
+    what = st.session_state.get(CONFIRM_KEY)
+    if what is None:
+        return
+    if what == "all":
+        st.warning(f"Delete all {len(ws.list_chats())} saved chats for good?")
+    else:
+        st.warning(f"Delete the chat “{chat.title or 'new chat'}” for good?")
+    yes, no = st.columns(2)
+    yes.button("Yes, delete", type="primary", on_click=delete_chats, args=(what,))
+    no.button("Cancel", on_click=cancel_delete)
+
+
+def saved_chats(ws, chat) -> None:
+    """The saved chats, newest first, searchable; the open one highlighted."""
+    everything = ws.list_chats()
+    if not everything:
+        return
+    st.subheader("Saved chats")
+    words = st.text_input("Search chats", key="chat_search", placeholder="words in a chat",
+                          icon=":material/search:")
+    found = ws.chats.list(search=words) if words.strip() else everything
+    if not found:
+        st.caption("No saved chat contains these words.")
+    for summary in found[:SHOWN_CHATS]:
+        is_open = summary.id == chat.id
+        st.button(summary.title, key=f"open_{summary.id}", on_click=open_chat_by_id,
+                  args=(summary.id,), width="stretch", type="primary" if is_open else "secondary",
+                  help=f"{summary.messages} messages, started {friendly_date(summary.created)}")
+        st.caption(f"{friendly_date(summary.updated)} · {summary.chat_mode} · {summary.index}")
+    if len(found) > SHOWN_CHATS:
+        st.caption(f"{len(found) - SHOWN_CHATS} older chats: search to find them.")
+    st.button("Delete all chats…", on_click=ask_to_delete, args=("all",),
+              icon=":material/delete_sweep:")
 
 
 def render_sources(message, lookup, *, embedder, key: str) -> None:
@@ -130,13 +201,23 @@ def render_details(message) -> None:
         st.dataframe(trace_view.stage_rows(message.trace), hide_index=True, width="stretch")
 
 
-def render_history(chat, lookup, embedder) -> None:
+def render_reply_extras(message, lookup, *, embedder, key: str, advanced: bool) -> None:
+    """Under an answer: where it was routed, its sources, and (Advanced) how it was made."""
+    routed = route_caption(message.trace)
+    if routed:
+        st.caption(routed)
+    render_sources(message, lookup, embedder=embedder, key=key)
+    if advanced:
+        render_details(message)
+
+
+def render_history(chat, lookup, embedder, advanced: bool) -> None:
     for number, message in enumerate(chat.messages):
         with st.chat_message(message.role):
             st.markdown(fmt.markdown_text(message.content))
             if message.role == "assistant":
-                render_sources(message, lookup, embedder=embedder, key=f"{chat.id}_{number}")
-                render_details(message)
+                render_reply_extras(message, lookup, embedder=embedder,
+                                    key=f"{chat.id}_{number}", advanced=advanced)
 
 
 def render_failure(failed: dict) -> None:
@@ -149,7 +230,7 @@ def render_failure(failed: dict) -> None:
     cols[1].button("Discard", on_click=discard_failed)
 
 
-def run_turn(ws, chat, question: str, choices: dict, lookup) -> None:
+def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool) -> None:
     """Stream the answer and save the turn, or keep the history and offer a retry."""
     index = state.load_index(chat.index)
     state.ensure_embedder_loaded(index.embedder)
@@ -160,10 +241,13 @@ def run_turn(ws, chat, question: str, choices: dict, lookup) -> None:
         st.markdown(fmt.markdown_text(question))
     with st.chat_message("assistant"):
         try:
-            engine = index.as_chat_engine(chat_mode=choices["mode"], llm=llm,
-                                          similarity_top_k=choices["top_k"],
-                                          retrieval_mode=choices["retrieval_mode"])
-            response = engine.chat(question, memory, trace=Trace())
+            trace = Trace()
+            response = routed_reply(chat.index, question, memory, trace)
+            if response is None:  # not a summary request: the chat engine searches
+                engine = index.as_chat_engine(chat_mode=choices["mode"], llm=llm,
+                                              similarity_top_k=choices["top_k"],
+                                              retrieval_mode=choices["retrieval_mode"])
+                response = engine.chat(question, memory, trace=trace)
             st.write_stream(fmt.markdown_stream(response))
         except Exception as exc:  # noqa: BLE001 - shown with a retry; history stays intact
             state.set_open_chat(chat, memory_for_chat(chat, llm))
@@ -177,9 +261,13 @@ def run_turn(ws, chat, question: str, choices: dict, lookup) -> None:
                               llm_label=label, settings=settings)
         ws.save_chat(chat)
         st.query_params["chat"] = chat.id
-        render_sources(message, lookup, embedder=index.embedder,
-                       key=f"{chat.id}_{len(chat.messages) - 1}")
-        render_details(message)
+        render_reply_extras(message, lookup, embedder=index.embedder,
+                            key=f"{chat.id}_{len(chat.messages) - 1}", advanced=advanced)
+
+
+def chat_caption(chat) -> str:
+    when = f" · {friendly_date(chat.updated)}" if chat.messages else ""
+    return f"Index **{chat.index}** · {chat.title or 'new chat'}{when}"
 
 
 def current_chat(ws, names: list[str]):
@@ -209,25 +297,27 @@ def main() -> None:
         if picked != chat.index:
             new_chat(picked)
             chat = state.open_chat()
-        choices = sidebar(chat)
+        advanced = advanced_toggle()
+        choices = sidebar(chat, advanced)
         later = st.container()  # filled last, so a chat saved in this run is listed
     intro = st.empty()  # rewritten once a first answer has given the chat its title
     failed = st.session_state.get(state.FAILED_KEY)
     with intro.container():
-        st.caption(f"Index **{chat.index}** · {chat.title or 'new chat'}")
+        st.caption(chat_caption(chat))
         if not chat.messages and not failed:
-            st.info("Ask a question about the documents of this index below. Follow-up "
+            st.info("Ask a question about the documents of this index below, or ask for a "
+                    "summary (“summarise the index”, “summarise <a file's name>”). Follow-up "
                     "questions work too: the chat remembers the conversation.")
     index = state.load_index(chat.index)
     lookup = state.node_lookup(index)
-    render_history(chat, lookup, index.embedder)
+    render_history(chat, lookup, index.embedder, advanced)
     if failed:
         render_failure(failed)
     question = st.chat_input("Ask about your documents") or st.session_state.pop(QUEUED_KEY, None)
     if question:
         st.session_state.pop(state.FAILED_KEY, None)
-        run_turn(ws, chat, question, choices, lookup)
-        intro.caption(f"Index **{chat.index}** · {chat.title}")
+        run_turn(ws, chat, question, choices, lookup, advanced)
+        intro.caption(chat_caption(chat))
     with later:
         chat_actions(ws, chat)
 

@@ -4,11 +4,13 @@ import streamlit as st
 
 from ragcore.present import format as fmt, trace_view
 from webapp import shell, state
+from webapp.advanced import advanced_toggle
 from webapp.citing import passage_html, render_listing, source_listing, source_title
 from webapp.query_options import POSTPROCESSOR_DESCRIPTIONS, QueryOptions, parse_keywords
 from ragcore.index.engines import llm_with_index_embedder
 from ragcore.query import iter_compare_modes
 from ragcore.synthesis import MODE_DESCRIPTIONS, ResponseMode
+from ragcore.errors import ConfigError
 from ragcore.trace import Trace
 
 ANSWER_KEY, COMPARE_KEY = "query_answer", "query_compare"
@@ -21,6 +23,9 @@ POSTPROCESSOR_NAMES = {
     "long_context_reorder": "Long-context reorder",
 }
 NO_TEXT = "_(no answer text)_"
+SIMPLE_CHOICES = {"top_k": 4, "postprocessors": (), "retrieval_mode": "hybrid"}
+CUTOFF_NOTE = ("The similarity cutoff is offered when searching by meaning only: keyword and "
+               "fused scores are on another scale, where a cutoff would remove every passage.")
 
 
 def retrieval_choices() -> dict:
@@ -28,11 +33,15 @@ def retrieval_choices() -> dict:
     st.subheader("Retrieval")
     retrieval_mode = shell.search_by(key="query_search_by")
     top_k = st.slider("Passages to retrieve (top-k)", 1, 20, 4)
+    offered = [p for p in POSTPROCESSOR_DESCRIPTIONS
+               if p != "similarity_cutoff" or retrieval_mode == "similarity"]
     chosen = st.multiselect(
-        "Postprocessors", list(POSTPROCESSOR_DESCRIPTIONS), format_func=POSTPROCESSOR_NAMES.get,
-        help="\n\n".join(f"**{POSTPROCESSOR_NAMES[k]}**: {v}"
-                         for k, v in POSTPROCESSOR_DESCRIPTIONS.items()),
+        "Postprocessors", offered, format_func=POSTPROCESSOR_NAMES.get,
+        help="\n\n".join(f"**{POSTPROCESSOR_NAMES[k]}**: {POSTPROCESSOR_DESCRIPTIONS[k]}"
+                         for k in offered),
     )
+    if retrieval_mode != "similarity":
+        st.caption(CUTOFF_NOTE)
     choices = {"top_k": int(top_k), "postprocessors": tuple(chosen),
                "retrieval_mode": retrieval_mode}
     if "similarity_cutoff" in chosen:
@@ -105,10 +114,24 @@ def render_trace(trace: Trace) -> None:
             st.code(call["reply"], language=None, wrap_lines=True)
 
 
-def answer_tab(name: str, question: str, choices: dict) -> None:
-    left, right = st.columns([1, 2], gap="large")
-    mode = left.radio("Response mode", MODES, index=MODES.index("compact"),
-                      captions=[MODE_DESCRIPTIONS[ResponseMode(m)] for m in MODES])
+def options_from(choices: dict, **mode) -> QueryOptions | None:
+    """The options, or None after saying in the page what to change in the sidebar."""
+    try:
+        return QueryOptions(**mode, **choices)
+    except ConfigError as exc:
+        st.error(f"These search options do not work together: {exc}. Change them under "
+                 "**Retrieval** in the sidebar (open **Advanced** to see them).")
+        return None
+
+
+def answer_tab(name: str, question: str, choices: dict, advanced: bool) -> None:
+    if advanced:
+        left, right = st.columns([1, 2], gap="large")
+        mode = left.radio("Response mode", MODES, index=MODES.index("compact"),
+                          captions=[MODE_DESCRIPTIONS[ResponseMode(m)] for m in MODES])
+    else:
+        left = right = st.container()
+        mode = "compact"
     clicked = left.button("Ask", type="primary", disabled=not question.strip())
     with right:
         box = st.container()
@@ -116,9 +139,11 @@ def answer_tab(name: str, question: str, choices: dict) -> None:
         if clicked:
             st.session_state.pop(ANSWER_KEY, None)
             st.session_state.pop(MORE_SOURCES_KEY, None)  # weak sources start hidden again
-            with shell.friendly_errors():
-                ask(name, question, QueryOptions(response_mode=mode, **choices), box)
-                streamed = True
+            options = options_from(choices, response_mode=mode)
+            if options is not None:
+                with shell.friendly_errors():
+                    ask(name, question, options, box)
+                    streamed = True
         result = st.session_state.get(ANSWER_KEY)
         if not result:
             return
@@ -126,6 +151,10 @@ def answer_tab(name: str, question: str, choices: dict) -> None:
             box.markdown(fmt.markdown_text(result["text"]) or NO_TEXT)
         st.caption(f"Mode **{result['mode']}** · {result['backend']} · "
                    f"question: {result['question']}")
+        if not advanced:
+            st.markdown(f"**Sources ({result['listing'].total})**")
+            render_sources(result)
+            return
         sources_tab, trace_tab = st.tabs([f"Sources ({result['listing'].total})", "Trace"])
         with sources_tab:
             render_sources(result)
@@ -181,8 +210,10 @@ def compare_tab(name: str, question: str, choices: dict) -> None:
     modes = st.multiselect("Modes to compare", MODES,
                            default=["compact", "refine", "tree_summarize", "accumulate"])
     if st.button("Compare", disabled=not question.strip() or not modes):
-        with shell.friendly_errors():
-            compare(name, question, QueryOptions(**choices), modes)
+        options = options_from(choices)
+        if options is not None:
+            with shell.friendly_errors():
+                compare(name, question, options, modes)
     compared = st.session_state.get(COMPARE_KEY)
     if compared:
         render_comparison(compared)
@@ -199,11 +230,17 @@ def main() -> None:
     with st.sidebar:
         name = st.selectbox("Index", names, index=names.index(state.selected_index(names)))
         state.select_index(name)
-        choices = retrieval_choices()
+        advanced = advanced_toggle()
+        choices = retrieval_choices() if advanced else dict(SIMPLE_CHOICES)
     question = st.text_input("Your question", placeholder="e.g. What is zero trust?")
+    if not advanced:
+        answer_tab(name, question, choices, advanced)
+        st.caption("Open **Advanced** in the sidebar to choose how answers are made, compare "
+                   "the modes side by side and see each answer's trace.")
+        return
     answers, comparison = st.tabs(["Answer", "Compare modes"])
     with answers:
-        answer_tab(name, question, choices)
+        answer_tab(name, question, choices, advanced)
     with comparison:
         compare_tab(name, question, choices)
 

@@ -47,6 +47,10 @@ def app_env(monkeypatch, tmp_path):
 
     def use(root: Path) -> Path:
         monkeypatch.setenv("RAGCORE_WORKSPACE", str(root))
+        # These tests drive every control: the Advanced switch is on (tests/test_app_people.py
+        # covers the simple view a new user sees).
+        root.mkdir(parents=True, exist_ok=True)
+        (root / "app-preferences.json").write_text('{"advanced": true}', encoding="utf-8")
         return root
 
     return use
@@ -331,9 +335,11 @@ def test_query_searches_by_keywords_or_both_with_the_choice_explained(docs_ws):
     ask(at, "What did the speech say about Ukraine and Putin?")
     assert at.dataframe[0].value["stage"].tolist()[:4] == [
         "embed query", "retrieve", "keyword search", "fuse"]
-    at.sidebar.multiselect[0].set_value(["similarity_cutoff"]).run()
-    ask(at, "What did the speech say about Ukraine and Putin?")
-    assert "similarity cutoff compares meaning scores" in at.error[0].value
+    # Fused scores are on another scale: the cutoff is offered for a search by meaning only.
+    assert "Similarity cutoff" not in at.sidebar.multiselect[0].options
+    assert any("cutoff would remove every passage" in c.value for c in at.sidebar.caption)
+    at.sidebar.selectbox[1].set_value("similarity").run()
+    assert "Similarity cutoff" in at.sidebar.multiselect[0].options
 
 
 def flat(text: str) -> str:
@@ -372,9 +378,9 @@ def test_query_hides_sources_below_the_relevance_floor_until_asked(docs_ws):
     shown = source_expanders(at)
     assert 1 <= len(shown) < total and len(at.get("html")) == len(shown)
     hidden = total - len(shown)
-    assert [t.label for t in at.toggle] == [
+    assert [t.label for t in at.main.toggle] == [
         f"Show {hidden} more source{'' if hidden == 1 else 's'} below the relevance floor"]
-    at.toggle[0].set_value(True).run()
+    at.main.toggle[0].set_value(True).run()
     everything = source_expanders(at)
     assert everything[: len(shown)] == shown
     assert sorted(int(label.split(".")[0]) for label in everything) == list(range(1, total + 1))
@@ -386,7 +392,7 @@ def test_query_generation_mode_shows_no_sources(docs_ws):
     at = open_page("query")
     at.radio[0].set_value("generation")
     ask(at, "What did the speech say about Ukraine and Putin?")
-    assert source_expanders(at) == [] and not at.get("html") and not at.toggle
+    assert source_expanders(at) == [] and not at.get("html") and not at.main.toggle
     assert any("answers from the model alone" in c.value for c in at.caption)
     assert any(t.label == "Sources (0)" for t in at.tabs)
 

@@ -64,3 +64,68 @@ def test_indexes_page_summarises_a_document_and_the_index(docs_ws):
     assert not at.exception, [e.value for e in at.exception]
     assert "Summary of state_of_the_union.txt" in texts(at)
     assert list((docs_ws / "summaries").glob("*.json"))  # cached for the next time
+
+
+def chat(at: AppTest, message: str) -> AppTest:
+    at.chat_input[0].set_value(message).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_a_new_user_sees_pick_documents_ask_and_advanced_is_remembered(docs_ws):
+    at = open_page("query")
+    assert [t.label for t in at.sidebar.toggle] == ["Advanced"] and not at.sidebar.toggle[0].value
+    assert not at.radio and not at.sidebar.slider and not at.sidebar.multiselect
+    assert not [t for t in at.tabs if t.label == "Compare modes"]
+    at.text_input[0].set_value("What did the speech say about Ukraine?").run()
+    button(at, "Ask").click().run()
+    assert at.markdown[0].value.startswith("Extractive answer")
+    assert any(m.value.startswith("**Sources (") for m in at.markdown)
+    at.sidebar.toggle[0].set_value(True).run()
+    assert at.radio[0].label == "Response mode" and at.sidebar.slider
+    assert any(t.label == "Compare modes" for t in at.tabs)
+    again = open_page("query")  # a new session: the choice was saved in the workspace
+    assert again.sidebar.toggle[0].value is True
+    chat_page = open_page("chat", again)
+    assert any(s.label == "Chat mode" for s in chat_page.sidebar.selectbox)
+
+
+def test_chat_routes_a_summary_request_to_the_documents_summary(docs_ws):
+    at = open_page("chat")
+    assert not any(s.label == "Chat mode" for s in at.sidebar.selectbox)  # simple by default
+    chat(at, "Summarise the state of the union")
+    reply = at.chat_message[1]
+    assert reply.markdown[0].value.startswith("**Summary of state_of_the_union.txt**")
+    assert any("Answered from the document's summary" in c.value for c in reply.caption)
+    chat(at, "What did the speech say about Ukraine?")
+    reply = at.chat_message[3]
+    assert reply.markdown[0].value.startswith("Extractive answer")
+    assert any("Answered from a search of the passages" in c.value for c in reply.caption)
+    chat(at, "summarise this index")
+    assert at.chat_message[5].markdown[0].value.startswith("**Summary of the index “docs”")
+
+
+def test_saved_chats_show_dates_modes_and_can_be_renamed_searched_and_deleted(docs_ws):
+    at = chat(open_page("chat"), "What did the speech say about Ukraine?")
+    first = at.query_params["chat"]
+    entry = button(at, "What did the speech say about Ukraine?")
+    assert entry.proto.type == "primary"  # the open chat is highlighted
+    assert any(c.value.startswith("today ") and "condense_plus_context · docs" in c.value
+               for c in at.sidebar.caption)
+    at.sidebar.text_input(key=f"title_{first}").set_value("Ukraine questions")
+    button(at, "Save title").click().run()
+    assert any(b.label == "Ukraine questions" for b in at.button)
+    button(at, "New chat").click().run()
+    chat(at, "What did the speech say about COVID?")
+    at.sidebar.text_input(key="chat_search").set_value("ukraine").run()
+    assert [b.label for b in at.button if b.key and b.key.startswith("open_")] == [
+        "Ukraine questions"]
+    at.sidebar.text_input(key="chat_search").set_value("").run()
+    button(at, "Delete this chat").click().run()
+    button(at, "Yes, delete").click().run()
+    assert not at.exception
+    assert [b.label for b in at.button if b.key and b.key.startswith("open_")] == [
+        "Ukraine questions"]
+    button(at, "Delete all chats…").click().run()
+    button(at, "Yes, delete").click().run()
+    assert not list((docs_ws / "chats").glob("*.json"))
