@@ -9,6 +9,7 @@ per model call (with the call itself in ``trace.llm_calls``).
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import time
 from dataclasses import dataclass, field
@@ -55,6 +56,13 @@ class QueryEngine:
         trace.notes.setdefault("question", question)
         nodes = self.retrieve(question, trace=trace)
         return self.synthesizer.synthesize(question, nodes, trace=trace)
+
+    async def aquery(self, question: str, *, trace: Trace | None = None) -> Response:
+        """``query`` for asyncio: the same plan run in a worker thread, read to the end (iterate
+        ``async_response_gen()`` of a ``query`` response instead to stream)."""
+        response = await asyncio.to_thread(self.query, question, trace=trace)
+        await asyncio.to_thread(getattr, response, "text")
+        return response
 
 
 def apply_postprocessors(

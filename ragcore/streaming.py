@@ -15,8 +15,9 @@ put ``EMPTY_REPLY`` in its place and say so in the trace notes. One rule, two sh
 
 from __future__ import annotations
 
+import asyncio
 import sys
-from typing import Any, Callable, Iterable, Iterator, MutableMapping
+from typing import Any, AsyncIterator, Callable, Iterable, Iterator, MutableMapping
 
 EMPTY_REPLY = "(the model returned an empty reply)"
 _EMPTY_NOTE = "the model's reply was empty or only whitespace; the answer says so"
@@ -129,6 +130,16 @@ class TextStream:
     def response_gen(self) -> Iterator[str]:
         """The chunks as they come (LlamaIndex's ``response.response_gen``): ``iter(self)``."""
         return iter(self)
+
+    async def async_response_gen(self) -> AsyncIterator[str]:
+        """The chunks for ``async for`` (LlamaIndex's name): the same stream, each chunk
+        pulled in a worker thread so the event loop never waits on the model."""
+        chunks = iter(self)
+        while True:
+            chunk = await asyncio.to_thread(next, chunks, None)
+            if chunk is None:
+                return
+            yield chunk
 
     def print_response_stream(self, file: Any = None) -> None:
         """Write the chunks to ``file`` (stdout by default) as they arrive, as LlamaIndex does."""

@@ -6,11 +6,14 @@ LlamaIndex's chat engines own their memory instead: ``chat(message)``, ``stream_
 ``reset()``, ``chat_history``. A ``ChatSession`` is that shape as a thin wrapper: it owns a
 ``ChatMemory`` (sized for the engine's LLM unless one is passed) and hands it to the engine on
 every turn; the reply is the engine's own ``ChatResponse``, so streaming and whole text are the
-same object read two ways. Everything else (``mode``, ``llm``, ``tools`` ...) is the engine's.
+same object read two ways. ``achat`` and ``astream_chat`` are thin asyncio drivers of the same
+turn (run in a worker thread; ``async_response_gen()`` streams). Everything else (``mode``,
+``llm``, ``tools`` ...) is the engine's.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Iterable
 
 from ..errors import ConfigError
@@ -57,6 +60,21 @@ class ChatSession:
         response = self.stream_chat(message, chat_history, trace=trace)
         response.text  # noqa: B018 (drain the stream: the memory is updated at its end)
         return response
+
+    async def achat(
+        self, message: str, chat_history: Iterable[Message] | ChatMemory | None = None, *,
+        trace: Trace | None = None,
+    ) -> ChatResponse:
+        """``chat`` for asyncio: the same turn in a worker thread, so the loop stays free."""
+        return await asyncio.to_thread(self.chat, message, chat_history, trace=trace)
+
+    async def astream_chat(
+        self, message: str, chat_history: Iterable[Message] | ChatMemory | None = None, *,
+        trace: Trace | None = None,
+    ) -> ChatResponse:
+        """``stream_chat`` for asyncio: read the reply with ``async for chunk in
+        response.async_response_gen()``."""
+        return await asyncio.to_thread(self.stream_chat, message, chat_history, trace=trace)
 
     def reset(self) -> None:
         """Forget the conversation."""
