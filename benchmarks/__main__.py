@@ -10,7 +10,8 @@ numpy), query (per-mode overhead, ``bench_query``), app (cold start, first answe
 ``bench_answers``), retrieval (nDCG@10, recall, MRR per retrieval mode, ``bench_retrieval``)
 stores (numpy, Chroma, Postgres side by side at 10k/100k rows, ``bench_stores``) and
 embedders (the packaged model on torch, ONNX float32, ONNX int8: chunks/s, agreement with
-torch, nDCG@10, cold start; ``embedders``).
+torch, nDCG@10, cold start; ``embedders``) and pdf_text (PDF text extractors: pages/s and
+words split apart, ``bench_pdf_text``).
 A group that fails (e.g. no Chromium for the app's browser figures) becomes a row saying why,
 and the others still run.
 """
@@ -37,6 +38,7 @@ BENCHMARKS = (
     ("retrieval", "bench_retrieval", False),
     ("stores", "bench_stores", False),
     ("embedders", "embedders", False),
+    ("pdf_text", "bench_pdf_text", False),
 )
 
 
