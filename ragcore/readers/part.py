@@ -1,8 +1,10 @@
 """The Part: what a file-type reader returns before it becomes a Document.
 
 A reader only knows its format. It returns the text of each part of a file (the whole file, a PDF
-page, a JSON Lines record) with the metadata that belongs to that part and a suffix that makes the
-part's document id unique within the file. ``ragcore.readers.files`` adds the file's own metadata
+page, a slide, a sheet, a chapter, a JSON Lines record) with the metadata that belongs to that
+part and a suffix that makes the part's document id unique within the file: ``#page=N`` for the
+N-th part of a file read in parts, ``#line=N`` for a JSON Lines record (the workspace strips
+these two to find a document's file). ``ragcore.readers.files`` adds the file's own metadata
 (path, name, size, dates) and the id base, so no reader repeats that work.
 """
 
