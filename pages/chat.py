@@ -6,6 +6,7 @@ from ragcore.present import format as fmt, trace_view
 from ragcore.present.dates import friendly_date
 from webapp import shell, state
 from webapp.advanced import advanced_toggle
+from webapp.index_names import shown_name
 from webapp.chat_summary import route_caption, routed_reply
 from webapp.citing import passage_html, render_listing, source_listing, source_title
 from webapp.chat_turns import (
@@ -293,7 +294,8 @@ def main() -> None:
         return
     chat = current_chat(ws, names)
     with st.sidebar:
-        picked = st.selectbox("Index", names, index=names.index(chat.index))
+        picked = st.selectbox("Index", names, index=names.index(chat.index),
+                              format_func=shown_name(ws))
         if picked != chat.index:
             new_chat(picked)
             chat = state.open_chat()

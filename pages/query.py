@@ -5,6 +5,7 @@ import streamlit as st
 from ragcore.present import format as fmt, trace_view
 from webapp import shell, state
 from webapp.advanced import advanced_toggle
+from webapp.index_names import shown_name
 from webapp.citing import passage_html, render_listing, source_listing, source_title
 from webapp.query_options import POSTPROCESSOR_DESCRIPTIONS, QueryOptions, parse_keywords
 from ragcore.index.engines import llm_with_index_embedder
@@ -228,7 +229,8 @@ def main() -> None:
             "There is no index yet. Upload documents first; then come back to ask questions.")
         return
     with st.sidebar:
-        name = st.selectbox("Index", names, index=names.index(state.selected_index(names)))
+        name = st.selectbox("Index", names, index=names.index(state.selected_index(names)),
+                            format_func=shown_name(state.workspace()))
         state.select_index(name)
         advanced = advanced_toggle()
         choices = retrieval_choices() if advanced else dict(SIMPLE_CHOICES)

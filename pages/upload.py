@@ -4,8 +4,8 @@ per-file report (the job goes on if the person leaves the page or closes the tab
 import streamlit as st
 
 from webapp import jobs_view, shell, state, store_choice
+from webapp import index_names
 from ragcore.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
-from ragcore.workspace.files import NAME_RULE
 
 NEW_INDEX = "➕ Create a new index"
 ROUND_KEY = "uploader_round"  # bumped after each run, which empties the file picker
@@ -18,9 +18,10 @@ def pick_index(ws):
     options = [*names, NEW_INDEX]
     current = state.selected_index(names)
     choice = st.selectbox("Index", options,
-                          index=options.index(current) if current else len(options) - 1)
+                          index=options.index(current) if current else len(options) - 1,
+                          format_func=index_names.shown_name(ws))
     if choice == NEW_INDEX:
-        name = st.text_input("Name of the new index", placeholder="e.g. contracts", help=NAME_RULE)
+        name = index_names.new_index_name(ws)  # "" while the typed name cannot be used
         st.session_state[STORE_KEY] = store_choice.pick_store()
         return name, None
     state.select_index(choice)
@@ -70,6 +71,7 @@ def main() -> None:
                 state.workspace(), name, [(f.name, f.getvalue()) for f in files],
                 chunk_size=chunk_size, chunk_overlap=chunk_overlap,
             )
+            index_names.remember_display_name(state.workspace(), name)
             state.select_index(name)
             st.session_state[ROUND_KEY] += 1
             st.rerun()

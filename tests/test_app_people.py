@@ -129,3 +129,20 @@ def test_saved_chats_show_dates_modes_and_can_be_renamed_searched_and_deleted(do
     button(at, "Delete all chats…").click().run()
     button(at, "Yes, delete").click().run()
     assert not list((docs_ws / "chats").glob("*.json"))
+
+
+def test_an_index_named_with_spaces_and_accents_is_shown_by_that_name(monkeypatch, tmp_path):
+    monkeypatch.setenv("RAGCORE_LLM", "extractive")
+    monkeypatch.setenv("RAGCORE_EMBEDDER", "fake")
+    monkeypatch.setenv("RAGCORE_WORKSPACE", str(tmp_path / "ws"))
+    at = open_page("upload")
+    at.text_input[0].set_value("Dossiers été 2024")
+    at.file_uploader[0].set_value(("a.txt", b"Some text about owls.", "text/plain")).run()
+    button(at, "Index 1 file(s)").click().run()
+    from ragcore.workspace.jobs_runner import runner_for
+
+    assert runner_for(tmp_path / "ws").wait_idle(timeout=TIMEOUT)
+    assert Workspace(tmp_path / "ws").index_names() == ["Dossiers-ete-2024"]
+    chat_page = open_page("chat", at)
+    index_box = chat_page.sidebar.selectbox[0]
+    assert index_box.label == "Index" and index_box.options == ["Dossiers été 2024"]

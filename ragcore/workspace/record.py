@@ -42,6 +42,7 @@ class IndexRecord:
     files: int | None = None
     tokens: int | None = None
     counted_revision: int | None = None  # the index revision ``files`` and ``tokens`` are of
+    display_name: str = ""  # the name as the person typed it (spaces, accents); see ``names``
     store: str = ""  # where the vectors are: a store location ("" = the index folder)
 
     def counts_at(self, revision: int | None) -> tuple[int, int] | None:
@@ -58,7 +59,7 @@ class IndexRecord:
                 "chunk_size": self.chunk_size, "chunk_overlap": self.chunk_overlap,
                 "created": self.created, "updated": self.updated, "files": self.files,
                 "tokens": self.tokens, "counted_revision": self.counted_revision,
-                "store": self.store}
+                "store": self.store, "display_name": self.display_name}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], path: Path) -> IndexRecord:
@@ -71,7 +72,8 @@ class IndexRecord:
                    uid=str(data.get("uid", "")), files=data.get("files"),
                    tokens=data.get("tokens"),
                    counted_revision=revision if isinstance(revision, int) else None,
-                   store=str(data.get("store") or ""))
+                   store=str(data.get("store") or ""),
+                   display_name=str(data.get("display_name") or ""))
 
 
 class IndexVersion(NamedTuple):

@@ -1,0 +1,42 @@
+"""Index names people would type (issue 13): display names over safe folder names."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragcore.embeddings.fake import FakeEmbedder
+from ragcore.workspace import Workspace
+from ragcore.workspace.files import validate_name
+from ragcore.workspace.names import display_name, folder_name, name_problem, set_display_name
+
+
+@pytest.mark.parametrize("typed, folder", [
+    ("Dossiers été 2024", "Dossiers-ete-2024"),
+    ("  contracts  ", "contracts"),
+    ("Q3 / Q4 reports!", "Q3-Q4-reports"),
+    ("Señor Müller's notes", "Senor-Muller-s-notes"),
+    ("日本語", ""),
+    ("---", ""),
+])
+def test_folder_names_are_safe_and_readable(typed, folder):
+    assert folder_name(typed) == folder
+    if folder:
+        assert validate_name(folder) == folder
+
+
+def test_problems_are_said_in_plain_words():
+    assert name_problem("Dossiers été", []) is None
+    assert name_problem("   ", []) == "Type a name for the new index."
+    assert "letter or digit" in name_problem("日本語", [])
+    assert "already exists" in name_problem("dossiers ÉTÉ", ["Dossiers-ete"])
+    assert "keep it to 80" in name_problem("x" * 81, [])
+
+
+def test_the_typed_name_is_kept_in_the_record_and_shown(tmp_path):
+    ws = Workspace(tmp_path / "ws", embedder=FakeEmbedder())
+    folder = folder_name("Dossiers été 2024")
+    ws.create_index(folder)
+    assert display_name(ws, folder) == folder  # nothing typed yet: the folder name
+    set_display_name(ws, folder, "Dossiers  été 2024")
+    assert display_name(Workspace(tmp_path / "ws"), folder) == "Dossiers été 2024"
+    assert display_name(ws, "missing") == "missing"
