@@ -115,7 +115,7 @@ class VectorStoreIndex(_Index):
     @property
     def storage_context(self) -> StorageContext:
         """``index.storage_context.persist(persist_dir=...)`` writes this index."""
-        return StorageContext(self.path, self.store, self)
+        return StorageContext(self.path, self.store, self, DocstoreView(self))
 
     @property
     def docstore(self) -> DocstoreView:

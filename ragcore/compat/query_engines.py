@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ..auto_merging import AutoMergingRetriever as _AutoMerging
 from ..errors import ConfigError
 from ..index.engines import default_llm
 from ..query import QueryEngine
@@ -73,3 +74,16 @@ def VectorIndexRetriever(  # noqa: N802 (LlamaIndex's class name)
     return index.as_retriever(similarity_top_k=similarity_top_k, filters=filters,
                               doc_ids=doc_ids, mode="mmr" if str(getattr(mode, "value", mode))
                               == "mmr" else "similarity")
+
+
+def AutoMergingRetriever(  # noqa: N802 (LlamaIndex's class name)
+    vector_retriever: Any, storage_context: Any, simple_ratio_thresh: float = 0.5,
+    verbose: bool = False,
+) -> _AutoMerging:
+    """``ragcore.auto_merging.AutoMergingRetriever`` over the parents in
+    ``storage_context.docstore`` (``verbose``: its trace stage "auto-merge" tells the merges)."""
+    if storage_context.docstore is None:
+        raise ConfigError("the storage context has no docstore: StorageContext.from_defaults() "
+                          "and storage_context.docstore.add_documents(nodes)")
+    return _AutoMerging(vector_retriever, storage_context.docstore,
+                        simple_ratio_thresh=simple_ratio_thresh)

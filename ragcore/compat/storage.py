@@ -5,7 +5,8 @@ LlamaIndex keeps an index in three stores (docstore, index store, vector store) 
 ``StorageContext``; ragcore keeps one versioned folder written atomically (``index.persist``)
 and one vector store per index. So a ``StorageContext`` here is what LlamaIndex code uses it
 for: a ``persist_dir`` to load from, a ``vector_store`` to build into, and ``persist()`` on
-``index.storage_context``. ``load_index_from_storage`` (in ``compat.index``) opens the folder
+``index.storage_context``, and a ``docstore`` of nodes kept beside the index (a ``NodeStore``:
+``storage_context.docstore.add_documents(nodes)``, where ``AutoMergingRetriever`` finds parents). ``load_index_from_storage`` (in ``compat.index``) opens the folder
 with ``VectorStoreIndex.load``; the docstore view reads the index's own node records.
 """
 
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
+from ..auto_merging import NodeStore
 from ..stores.base import VectorStore
 from ..types import Node
 from .refusals import refuse
@@ -24,7 +26,6 @@ if TYPE_CHECKING:
     from .index import VectorStoreIndex
 
 STORAGE_HINTS = {
-    "docstore": "ragcore keeps node records in the index folder itself; pass persist_dir=",
     "index_store": "ragcore keeps one index per folder; pass persist_dir=",
     "graph_store": "ragcore has no graph store",
     "image_store": "ragcore has no image store",
@@ -39,22 +40,27 @@ class StorageContext:
     persist_dir: Path | None = None
     vector_store: VectorStore | None = None
     index: VectorStoreIndex | None = field(default=None, repr=False)
+    docstore: Any = None  # nodes by id: where AutoMergingRetriever finds parents
+
 
     @classmethod
     def from_defaults(
         cls,
         persist_dir: str | Path | None = None,
         vector_store: VectorStore | None = None,
+        docstore: Any = None,
         **unsupported: Any,
     ) -> StorageContext:
-        """LlamaIndex's constructor: a folder to load from, or a store to build into."""
+        """LlamaIndex's constructor: a folder to load from, a store to build into, and a
+        docstore (a ``NodeStore``) for nodes kept beside the index, such as parents."""
         refuse("StorageContext.from_defaults", unsupported, STORAGE_HINTS)
         if persist_dir is not None and not Path(persist_dir).is_dir():
             raise ConfigError(
                 f"persist_dir {str(persist_dir)!r} is not a folder: persist an index there "
                 "first (index.storage_context.persist(persist_dir=...))"
             )
-        return cls(None if persist_dir is None else Path(persist_dir), vector_store)
+        folder = None if persist_dir is None else Path(persist_dir)
+        return cls(folder, vector_store, None, docstore if docstore is not None else NodeStore())
 
     def persist(self, persist_dir: str | Path | None = None, **unsupported: Any) -> None:
         """Write the index to ``persist_dir`` (atomically: ``VectorStoreIndex.persist``)."""

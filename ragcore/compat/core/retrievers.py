@@ -1,5 +1,5 @@
-"""``llama_index.core.retrievers``: ``VectorIndexRetriever``."""
+"""``llama_index.core.retrievers``: ``VectorIndexRetriever``, ``AutoMergingRetriever``."""
 
-from ..query_engines import VectorIndexRetriever
+from ..query_engines import AutoMergingRetriever, VectorIndexRetriever
 
-__all__ = ["VectorIndexRetriever"]
+__all__ = ["AutoMergingRetriever", "VectorIndexRetriever"]

@@ -1,0 +1,7 @@
+"""``llama_index.core.storage.docstore``: ``SimpleDocumentStore`` is ragcore's ``NodeStore``."""
+
+from ....auto_merging import NodeStore
+
+SimpleDocumentStore = NodeStore
+
+__all__ = ["SimpleDocumentStore"]
