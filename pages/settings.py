@@ -12,6 +12,10 @@ from ragcore.workspace.settings import AUTO
 from webapp import settings_form as form
 from webapp import shell, state
 
+TEMPERATURE_NOTE = ("How adventurous the wording is: 0 gives the same careful answer "
+                    "every time, higher values vary the words (and invent more).")
+CONTEXT_WINDOW_NOTE = ("How much text the model can read at once (a token is about ¾ of a "
+                       "word): the question, the passages and the answer must fit in it.")
 AUTOMATIC = {AUTO: ("Automatic", "A local Ollama if one is running, otherwise extractive answers.")}
 
 
@@ -27,9 +31,11 @@ def backend_form(saved) -> dict:
     changes["temperature"] = cols[0].slider(
         "Temperature", 0.0, 2.0, float(saved.temperature), 0.05,
         help="Lower is more focused and repeatable; higher more varied.")
+    cols[0].caption(TEMPERATURE_NOTE)
     changes["context_window"] = int(cols[1].number_input(
         "Context window (tokens; 0 = the model's own)", min_value=0, max_value=2_000_000,
         value=saved.context_window or 0, step=1024)) or None
+    cols[1].caption(CONTEXT_WINDOW_NOTE)
     return changes
 
 

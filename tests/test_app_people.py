@@ -146,3 +146,10 @@ def test_an_index_named_with_spaces_and_accents_is_shown_by_that_name(monkeypatc
     chat_page = open_page("chat", at)
     index_box = chat_page.sidebar.selectbox[0]
     assert index_box.label == "Index" and index_box.options == ["Dossiers été 2024"]
+
+
+def test_settings_explain_temperature_and_context_window_in_plain_words(docs_ws):
+    at = open_page("settings")
+    captions = " ".join(c.value for c in at.caption)
+    assert "same careful answer every time" in captions
+    assert "How much text the model can read at once" in captions

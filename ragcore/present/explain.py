@@ -7,6 +7,7 @@ already names the bad value; this adds the next step a user can take in the app.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from ..errors import (
 
 logger = logging.getLogger(__name__)
 
+_OS_ERROR = re.compile(r"\[Errno -?\d+\]\s*")
 _SWITCH_BACKEND = (
     "or choose the extractive backend on the Settings page to answer without a server."
 )
@@ -68,9 +70,15 @@ def explain_reader_error(exc: ReaderError) -> Explanation:
 
 
 def _llm_connection(exc: LLMConnectionError) -> Explanation:
-    start = "" if "ollama serve" in str(exc) else " (for Ollama: `ollama serve`)"
+    # The OS error number ("[Errno 111]") means nothing to a reader; the hint must be the one
+    # for the server configured (an OpenAI-compatible server is not started with Ollama).
+    said = _OS_ERROR.sub("", str(exc)).strip()
+    if "ollama serve" in said or "openai" in said.lower():
+        start = ""
+    else:
+        start = " (for Ollama: `ollama serve`)"
     return Explanation(
-        f"The answering server could not be reached ({exc}).",
+        f"The answering server could not be reached. {_sentence(said)}",
         f"Check that it is running{start} and that its address on the Settings page is right, "
         f"{_SWITCH_BACKEND}",
     )
