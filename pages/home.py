@@ -3,6 +3,8 @@
 import streamlit as st
 
 from ragcore.present import format as fmt
+from ragcore.present.dates import friendly_date
+from ragcore.workspace.names import display_name
 from webapp import shell, state
 
 
@@ -19,25 +21,31 @@ def main() -> None:
         (st.info if kind == "info" else st.success)(text)
 
     with shell.friendly_errors():
-        infos = state.list_indexes()
+        infos, ws = state.list_indexes(), state.workspace()
         if not infos:
             st.subheader("What to do next")
             st.markdown(
-                "1. **Upload your documents** (PDF, Word, text, Markdown, HTML, CSV, JSON …) on "
-                "the Upload page. They are split into passages and indexed on this computer.\n"
-                "2. **Ask a question** on the Query page, or **chat** about them on the Chat page."
+                "1. **Upload your documents** (PDF, Word, PowerPoint, Excel, EPUB, e-mail, text, "
+                "HTML …) on the Upload page. They are split into passages and indexed on this "
+                "computer.\n"
+                "2. **Ask a question** on the Query page, or **chat** about them on the Chat page "
+                "(ask “summarise …” for a summary of a file or of everything).\n"
+                "3. The answering modes, search options and each answer's steps are one click "
+                "away: switch on **Advanced** in the sidebar of the Query or Chat page."
             )
             st.page_link("pages/upload.py", label="Upload documents", icon=":material/upload_file:")
         else:
             st.subheader("Your indexes")
             st.dataframe(
                 [
-                    {"index": i.name, "files": i.files, "chunks": i.nodes, "updated": i.updated}
+                    {"index": display_name(ws, i.name), "files": i.files, "chunks": i.nodes,
+                     "updated": friendly_date(i.updated)}
                     for i in infos
                 ],
                 hide_index=True,
             )
-            st.markdown("**What to do next:** ask a question, chat, or add more documents.")
+            st.markdown("**What to do next:** ask a question, chat, summarise a file or an "
+                        "index (Indexes page), or add more documents.")
             cols = st.columns(3)
             cols[0].page_link("pages/query.py", label="Ask a question", icon=":material/search:")
             cols[1].page_link("pages/chat.py", label="Chat", icon=":material/chat:")

@@ -153,3 +153,9 @@ def test_settings_explain_temperature_and_context_window_in_plain_words(docs_ws)
     captions = " ".join(c.value for c in at.caption)
     assert "same careful answer every time" in captions
     assert "How much text the model can read at once" in captions
+
+
+def test_start_page_shows_dates_people_read(docs_ws):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    updated = at.dataframe[0].value["updated"].tolist()
+    assert updated and all(u.startswith("today ") for u in updated)
