@@ -56,6 +56,12 @@ class ToolCallingLLM(LLM, Protocol):
         ...
 
 
+def writes_free_text(llm: LLM) -> bool:
+    """Whether ``llm`` can write new text (queries, passages, choices): every model can; the
+    offline extractive backend only quotes the context it is given."""
+    return getattr(llm, "model", "") != "extractive"
+
+
 def complete(llm: LLM, messages: Sequence[Message] | str) -> str:
     """The whole reply: the joined chunks of ``llm.stream`` (a string is one user message)."""
     return "".join(stream_complete(llm, messages))
