@@ -32,6 +32,7 @@ from statistics import fmean
 import numpy as np
 
 from benchmarks.harness import Row, corpus_dir, timed, timed_cpu
+from ragcore.embeddings.onnx_export import EXPORT_VERSION
 
 GROUP = "embedders"
 SPEED_CHUNKS = 1000
@@ -70,6 +71,8 @@ def node_vectors(variant: str, embedder, nodes) -> np.ndarray:
     digest = hashlib.sha256()
     for node in nodes:
         digest.update(node.node_id.encode() + b"\0" + node.text.encode() + b"\0")
+    if variant != TORCH:  # a new export (say another quantisation) gives new vectors
+        digest.update(f"export {EXPORT_VERSION}".encode())
     path = VECTOR_CACHE / f"{variant.replace(' ', '-')}-{digest.hexdigest()[:16]}.npy"
     if path.is_file():
         return np.load(path, allow_pickle=False)

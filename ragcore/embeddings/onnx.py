@@ -5,7 +5,7 @@ runs it with onnxruntime and the model's own ``tokenizer.json`` through ``tokeni
 process whose export exists never imports torch. The pipeline is sentence-transformers' own:
 truncate to the model's window, mean-pool the token vectors over the real tokens, L2-normalise.
 Texts are sorted by their token count and run in batches of similar lengths (little padding),
-on every core the process may use.
+on every core the process may use; int8 runs them one by one (see ``__init__``).
 
 Vectors carry the embedder's identity in ``model_name``: float32 gives the sentence-transformers
 vectors (cosine > 0.9999 with torch's, measured in ``benchmarks/embedders.py``), so it shares
@@ -32,6 +32,7 @@ from .sentence_transformers import model_display_name, packaged_model_path, read
 log = logging.getLogger(__name__)
 
 INT8_SUFFIX = "-onnx-int8"
+FLOAT32_BATCH = 32
 
 
 def usable_cores() -> int:
@@ -50,12 +51,12 @@ class OnnxEmbedder:
         *,
         model_path: str | Path | None = None,
         quantized: bool = True,
-        batch_size: int = 32,
+        batch_size: int | None = None,
         threads: int | None = None,
         cache_dir: str | Path | None = None,
     ) -> None:
-        if batch_size < 1:
-            raise ConfigError(f"batch_size ({batch_size}) must be at least 1")
+        if batch_size is not None and batch_size < 1:
+            raise ConfigError(f"batch_size ({batch_size}) must be at least 1, or None")
         if threads is not None and threads < 1:
             raise ConfigError(f"threads ({threads}) must be at least 1, or None for every core")
         self.model_path = Path(model_path) if model_path is not None else packaged_model_path()
@@ -65,7 +66,9 @@ class OnnxEmbedder:
                 "sentence-transformers model with a fast tokenizer"
             )
         self.quantized = quantized
-        self.batch_size = batch_size
+        # int8 quantises activations with one scale per batch, so a text's vector would depend
+        # on its batch-mates (cosine ~0.99 apart): it runs texts one by one (no padding either)
+        self.batch_size = batch_size or (1 if quantized else FLOAT32_BATCH)
         self.threads = threads or usable_cores()
         self.cache_dir = Path(cache_dir) if cache_dir is not None else onnx_cache_root()
         base_name = model_display_name(self.model_path)

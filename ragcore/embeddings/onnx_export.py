@@ -3,8 +3,8 @@
 ``OnnxEmbedder`` (``onnx``) runs what this module writes. The export needs torch and
 transformers, so it runs once per model and machine, on first use: the transformer and its mean
 pooling become one graph (``input_ids``, ``attention_mask``, ``token_type_ids`` in, one pooled
-vector per text out; the L2 normalisation stays in numpy), and ``quantize_dynamic`` writes an
-int8 copy of its weights beside it. After that a process needs only onnxruntime and tokenizers.
+vector per text out; the L2 normalisation stays in numpy), and ``quantize_dynamic`` writes a
+copy with int8 weights beside it. After that a process needs only onnxruntime and tokenizers.
 
 The cache is ``$RAGCORE_ONNX_CACHE``, else ``$XDG_CACHE_HOME/ragcore/onnx``, else
 ``~/.cache/ragcore/onnx``; never the model's own (package) folder. Each model gets a folder
@@ -34,7 +34,7 @@ except ImportError:  # Windows: the atomic rename alone keeps the cache whole
 
 log = logging.getLogger(__name__)
 
-EXPORT_VERSION = 1  # bump when the exported graph changes, so old caches are not reused
+EXPORT_VERSION = 2  # bump when the exported graph changes, so old caches are not reused
 FP32_FILE = "model.onnx"
 INT8_FILE = "model-int8.onnx"
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
@@ -151,7 +151,13 @@ def _MeanPooled(model, torch):  # noqa: N802 (builds a torch Module class withou
 
 
 def quantize_int8(source: Path, target: Path) -> None:
-    """Dynamic int8 quantisation of the weights (activations are quantised at run time)."""
+    """Int8 weights for the matrix products, one scale per output channel.
+
+    Measured on the packaged model: per-channel scales keep cosine ~0.99 with float32, one
+    scale per tensor only ~0.95 (a few outlier columns take the whole range); other operators
+    (embeddings lookup, attention's products of activations) stay float32.
+    """
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    quantize_dynamic(str(source), str(target), weight_type=QuantType.QInt8)
+    quantize_dynamic(str(source), str(target), weight_type=QuantType.QInt8,
+                     op_types_to_quantize=["MatMul"], per_channel=True)
