@@ -6,7 +6,7 @@ at once. A text longer than ``BLOCK_CHARS`` is therefore cut into blocks of abou
 each block is indexed and chunked on its own, its spans shifted back to offsets into the whole
 text. A block ends at the last paragraph break (blank line) in its second half, else at the last
 line break there, else at the last space, else at its size; so the only difference from chunking
-the text whole is that no chunk runs across a block boundary (one chunk per 4 MB ends a little
+the text whole is that no chunk runs across a block boundary (one chunk per MB ends a little
 early, and the next starts without overlap). Shorter texts are chunked exactly as before.
 """
 
@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterator
 
 from .token_index import TokenIndex
 
-# About a million tokens of prose: ~40 MB of token offsets and temporary ids per block.
-BLOCK_CHARS = 4 * 1024 * 1024
+# About 250,000 tokens of prose: ~20 MB of token offsets and temporary ids per block.
+BLOCK_CHARS = 1024 * 1024
 
 Span = tuple[int, int]
 # spans_of(index, start, end) -> chunk spans of index.text[start:end]
