@@ -1,6 +1,8 @@
-"""``llama_index.core.query_engine``: ``RetrieverQueryEngine``."""
+"""``llama_index.core.query_engine``: the query engines ragcore has under LlamaIndex's names."""
 
 from ..query_engines import RetrieverQueryEngine
+from ..routing import RouterQueryEngine, SubQuestionQueryEngine
 from ..transforms import TransformQueryEngine
 
-__all__ = ["RetrieverQueryEngine", "TransformQueryEngine"]
+__all__ = ["RetrieverQueryEngine", "RouterQueryEngine", "SubQuestionQueryEngine",
+           "TransformQueryEngine"]
