@@ -131,6 +131,7 @@ def test_documents_without_extension_are_read_by_their_signature(tmp_path: Path)
     pdf.write_bytes((Path(__file__).parent / "data" / "gzip-manpage.pdf").read_bytes())
     pages = load_file(pdf)
     assert len(pages) > 1 and pages[0].metadata["page"] == 1
+    assert pages[0].metadata["file_type"] == "application/pdf"
     document = docx.Document()
     document.add_paragraph("Minutes of the relocation meeting")
     buffer = io.BytesIO()
@@ -138,6 +139,15 @@ def test_documents_without_extension_are_read_by_their_signature(tmp_path: Path)
     (tmp_path / "minutes").write_bytes(buffer.getvalue())
     (doc,) = load_file(tmp_path / "minutes")
     assert doc.text == "Minutes of the relocation meeting"
+    assert doc.metadata["file_type"].endswith("wordprocessingml.document")
+
+
+def test_old_binary_office_files_get_advice_to_save_them_anew(tmp_path: Path):
+    path = tmp_path / "budget.xls"
+    path.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 512)
+    with pytest.raises(ReaderError, match="old binary Office file") as caught:
+        load_file(path)
+    assert ".xlsx" in caught.value.hint
 
 
 def test_folder_scan_reads_text_of_any_name_and_reports_binary_files(tmp_path: Path):
