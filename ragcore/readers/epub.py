@@ -5,8 +5,8 @@ reader's ``html_to_text``, so chapters read exactly like uploaded web pages. A p
 ``chapter_number`` (its position among the chapters with text), ``chapter`` (its title: the
 table of contents entry, else the page's <title> or first line) and ``title`` (the book's
 title). The table-of-contents page and pages without text (covers, images) are skipped.
-DRM-protected books cannot be read. ebooklib is imported on first use, and hostile archives are refused before it
-parses them (``zip_limits``).
+DRM-protected books cannot be read. ebooklib is imported on first use, and hostile archives are
+refused before it parses them (``zip_limits``).
 """
 
 from __future__ import annotations
