@@ -52,6 +52,11 @@ _EXPORTS: dict[str, str] = {
     "VectorRetriever": "ragcore.retrieval",
     "KeywordRetriever": "ragcore.retrieval",
     "HybridRetriever": "ragcore.retrieval",
+    "AutoMergingRetriever": "ragcore.auto_merging",
+    "NodeStore": "ragcore.auto_merging",
+    "SentenceWindowNodeParser": "ragcore.sentence_window",
+    "QueryFusionRetriever": "ragcore.query_fusion",
+    "HyDERetriever": "ragcore.hyde",
     "IngestionPipeline": "ragcore.ingestion",
     # answering
     "ResponseMode": "ragcore.synthesis",
@@ -64,6 +69,9 @@ _EXPORTS: dict[str, str] = {
     "LongContextReorder": "ragcore.postprocess",
     "PrevNextNodePostprocessor": "ragcore.postprocess",
     "MetadataReplacementPostProcessor": "ragcore.postprocess",
+    "LLMRerank": "ragcore.rerank",
+    "RouterQueryEngine": "ragcore.router",
+    "SubQuestionQueryEngine": "ragcore.sub_question",
     # language models
     "OllamaLLM": "ragcore.llms.ollama",
     "OpenAILLM": "ragcore.llms.openai",
@@ -73,6 +81,7 @@ _EXPORTS: dict[str, str] = {
     # conversation
     "ChatMemory": "ragcore.memory",
     "ChatMode": "ragcore.chat",
+    "ChatSession": "ragcore.chat",
     "FunctionTool": "ragcore.tools",
     "QueryEngineTool": "ragcore.tools",
     "ReActAgent": "ragcore.agent",
