@@ -88,10 +88,8 @@ def chroma_where(filters: MetadataFilters) -> dict[str, Any] | None:
             part = chroma_where(item)
         else:
             value, op = item.value, item.operator.value
-            scalar = isinstance(value, _SCALARS) and not isinstance(value, bool)
-            if op in (">", "<", ">=", "<=") and not scalar or isinstance(value, str) and op in (
-                ">", "<", ">=", "<="
-            ):
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if op in (">", "<", ">=", "<=") and not number:
                 return None  # Chroma compares only numbers
             if op in ("in", "nin"):
                 if not value or not all(isinstance(v, _SCALARS) for v in value):
