@@ -113,3 +113,16 @@ def test_ocr_stops_at_its_page_limit_and_says_so(tmp_path: Path, monkeypatch, ca
     with caplog.at_level(logging.WARNING), pytest.raises(Exception, match="no extractable text"):
         load_file(path)
     assert any("OCR stops at 1 pages; page 2" in record.getMessage() for record in caplog.records)
+
+
+def test_a_huge_page_is_rendered_for_ocr_within_the_pixel_limit(monkeypatch):
+    import pypdfium2 as pdfium
+
+    from ragcore.readers import pdf
+
+    document = pdfium.PdfDocument.new()
+    document.new_page(14_400, 14_400)  # 200 x 200 inches: 3.6 gigapixels at 300 dpi
+    monkeypatch.setattr(pdf, "MAX_OCR_PIXELS", 1_000_000)
+    image = pdf._render(document, 0)
+    assert image.width * image.height <= 1_000_000 and image.width > 900
+    document.close()

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import re
 import threading
@@ -54,6 +55,8 @@ _PASSWORD_ERROR = 4  # FPDF_ERR_PASSWORD
 # Scanned books run to hundreds of pages at a few seconds each: OCR stops here (logged).
 MAX_OCR_PAGES = 300
 OCR_DPI = 300
+# An A4 page at 300 dpi is 8.7 megapixels; a page declared metres wide is rendered smaller.
+MAX_OCR_PIXELS = 40_000_000
 # U+FFFE marks a word PDFium found hyphenated across a line end; other control characters are
 # glyphs without a Unicode mapping (list bullets, mostly).
 _LINE_END_HYPHEN = "\ufffe"
@@ -164,9 +167,15 @@ def _ocr(document: Any, texts: list[str], path: Path) -> set[int]:
 
 
 def _render(document: Any, index: int) -> Any:
+    """The page as a grey image at OCR_DPI, scaled down to MAX_OCR_PIXELS for a huge page."""
     page = document[index]
     try:
-        return page.render(scale=OCR_DPI / 72, grayscale=True).to_pil()
+        width, height = page.get_size()  # in points, 1/72 inch
+        scale = OCR_DPI / 72
+        area = max(width * height, 1.0) * scale * scale
+        if area > MAX_OCR_PIXELS:
+            scale *= math.sqrt(MAX_OCR_PIXELS / area)
+        return page.render(scale=scale, grayscale=True).to_pil()
     finally:
         page.close()
 
