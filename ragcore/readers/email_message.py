@@ -9,23 +9,25 @@ them and upload them as files of their own). ``title`` is the subject, ``author`
 
 from __future__ import annotations
 
-from email import policy
-from email.message import EmailMessage
-from email.parser import BytesParser
-from email.utils import parsedate_to_datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragcore.errors import ReaderError
 from ragcore.readers.decoding import read_bytes
 from ragcore.readers.html_text import html_to_text
 from ragcore.readers.part import Part
 
+if TYPE_CHECKING:
+    from email.message import EmailMessage
+
 _HEADERS = ("Subject", "From", "To", "Cc", "Date")
 
 
 def read_email(path: Path) -> list[Part]:
     """One part: headers, body and the list of attachments; ``title``, ``author``, ``date``."""
+    from email import policy  # the email package costs ~25 ms to import: only when needed
+    from email.parser import BytesParser
+
     data = read_bytes(path)
     message = BytesParser(policy=policy.default).parsebytes(data)
     if not any(message.get(name) for name in ("From", "To", "Subject", "Date", "Message-ID")):
@@ -84,6 +86,8 @@ def _metadata(message: EmailMessage) -> dict[str, Any]:
     if message.get("From"):
         metadata["author"] = _header(message, "From")
     if message.get("Date"):
+        from email.utils import parsedate_to_datetime
+
         try:
             metadata["date"] = parsedate_to_datetime(str(message["Date"])).isoformat()
         except (TypeError, ValueError, IndexError):

@@ -17,7 +17,6 @@ import os
 import shutil
 import subprocess
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 # A scanned page OCRs in seconds; two minutes means something is wrong with it.
@@ -71,6 +70,7 @@ def ocr_image(image: Any) -> str:
 
 def ocr_images(images: Sequence[Any]) -> list[str | RuntimeError]:
     """``ocr_image`` of each image, one per core at a time; a failure is returned, not raised."""
+    from concurrent.futures import ThreadPoolExecutor
 
     def one(image: Any) -> str | RuntimeError:
         try:
