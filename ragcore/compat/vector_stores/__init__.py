@@ -1,0 +1,1 @@
+"""``llama_index.vector_stores.*``: ``chroma.ChromaVectorStore``."""
