@@ -4,7 +4,8 @@ and Postgres with pgvector, at 10k and 100k rows of dimension 384 (``--quick``: 
 For each store and size: add (all rows, with metadata and document ids, in the store's own
 batches), top-5 query latency (p50 over the queries), a filtered top-5 (``group == 3``: a tenth
 of the rows) and its latency, recall@5 of both against exact search (the numpy store is exact),
-how many filtered queries came back with fewer than 5 rows, delete-by-document (20 documents of
+how many filtered queries came back with fewer than 5 rows, bytes per row on disk (files, the
+Chroma folder, or the Postgres table with its indexes), delete-by-document (20 documents of
 10 rows), and reopen (a new store object from ``describe()`` through the registry, as
 ``VectorStoreIndex.load`` does, plus its first query). ``RAGCORE_BENCH_1M=1`` adds the numpy
 store at 1M rows.
@@ -100,6 +101,10 @@ def _measure(name: str, make: Callable[[], Any], vectors: np.ndarray, exact: dic
     saved = folder / f"{name.replace(' ', '_')}{n}"
     saved.mkdir(parents=True, exist_ok=True)
     store.persist(saved)  # the numpy store writes its files; a database store nothing
+    size = _bytes_on_disk(store, saved)
+    if size:
+        rows.append(Row("stores", f"{label}: bytes per row on disk", size / len(store), "B",
+                        note=f"{size / 2**20:,.0f} MB in all"))
     t = time.perf_counter()
     again = open_vector_store(spec, saved)
     again.query(exact["queries"][0], top_k=TOP_K)
@@ -111,6 +116,18 @@ def _measure(name: str, make: Callable[[], Any], vectors: np.ndarray, exact: dic
         if hasattr(closing, "close"):
             closing.close()
     return rows
+
+
+def _bytes_on_disk(store: Any, saved: Path) -> int | None:
+    """The store's size: its files, its Chroma folder, or its Postgres table with indexes."""
+    if hasattr(store, "table"):
+        row = store._conn.execute("SELECT pg_total_relation_size(to_regclass(%s))",
+                                  [store.table]).fetchone()
+        return int(row[0] or 0)
+    folder = Path(store.path) if getattr(store, "path", None) else saved
+    if getattr(store, "url", None):
+        return None  # a Chroma server's folder is its own
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
 def _exact(vectors: np.ndarray) -> dict:
