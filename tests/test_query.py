@@ -186,3 +186,15 @@ def test_from_index_wires_the_vector_retriever_filters_and_postprocessors(fake_e
     ]
     filtered = index.as_query_engine(llm=llm, filters={"topic": "pets"})
     assert [s.doc_id for s in filtered.query("What raises the tides?").sources()] == ["cats"]
+
+
+def test_an_index_engine_without_llm_uses_the_default_resolver(monkeypatch, fake_embedder):
+    from ragcore import Document, VectorStoreIndex
+
+    monkeypatch.setenv("RAGCORE_LLM", "extractive")
+    index = VectorStoreIndex.from_documents([Document("Paris is in France.")],
+                                            embedder=fake_embedder)
+    engine = index.as_query_engine()
+    assert type(engine.synthesizer.llm).__name__ == "ExtractiveLLM"
+    assert "Paris" in engine.query("Where is Paris?").text
+    assert type(index.as_chat_engine(chat_mode="context").llm).__name__ == "ExtractiveLLM"

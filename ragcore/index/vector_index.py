@@ -335,7 +335,7 @@ class VectorStoreIndex:
     def as_query_engine(
         self,
         *,
-        llm: LLM,
+        llm: LLM | None = None,
         response_mode: ResponseMode | str = "compact",
         similarity_top_k: int = 4,
         node_postprocessors: Sequence[NodePostprocessor] = (),
@@ -357,7 +357,7 @@ class VectorStoreIndex:
         self,
         *,
         chat_mode: ChatMode | str = "best",
-        llm: LLM,
+        llm: LLM | None = None,
         similarity_top_k: int = 4,
         response_mode: ResponseMode | str = "compact",
         node_postprocessors: Sequence[NodePostprocessor] = (),
