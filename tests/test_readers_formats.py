@@ -172,3 +172,14 @@ def test_workspace_file_collection_passes_unknown_types_on_to_be_reported(tmp_pa
     (tmp_path / "photo.jpg").write_bytes(b"\xff\xd8\xff\xe0\x00\x10JFIF\x00")
     names = sorted(path.name for path in collect_files([tmp_path]))
     assert names == ["copyright", "photo.jpg"]  # the ingest report then says why photo.jpg failed
+
+
+def test_a_mixed_folder_of_every_common_type_reads_without_failures(tmp_path: Path):
+    from office_files import make_eml, make_mixed_folder, make_rtf
+
+    files = make_mixed_folder(tmp_path / "mixed")
+    files += [make_rtf(tmp_path / "mixed" / "memo.rtf"), make_eml(tmp_path / "mixed" / "m.eml")]
+    reader = SimpleDirectoryReader(input_dir=tmp_path / "mixed")
+    docs = reader.load_data()
+    assert reader.failures == []
+    assert {d.metadata["file_name"] for d in docs} == {path.name for path in files}

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import io
 import zipfile
 from pathlib import Path
 
 import pytest
+
+from office_files import make_epub, make_pptx, make_xlsx
 
 from ragcore.errors import ReaderError
 from ragcore.readers import load_file
@@ -17,33 +18,8 @@ from ragcore.types import MetadataMode
 # --- PowerPoint -------------------------------------------------------------------------------
 
 
-def _deck(path: Path) -> Path:
-    from pptx import Presentation
-    from pptx.util import Inches
-
-    deck = Presentation()
-    title = deck.slides.add_slide(deck.slide_layouts[0])
-    title.shapes.title.text = "Quarterly review"
-    title.placeholders[1].text = "Relocation of the Lisbon office"
-    body = deck.slides.add_slide(deck.slide_layouts[1])
-    body.shapes.title.text = "Sales by region"
-    frame = body.placeholders[1].text_frame
-    frame.text = "North grew fastest"
-    point = frame.add_paragraph()
-    point.text = "driven by the new warehouse"
-    point.level = 1
-    table = body.shapes.add_table(3, 2, Inches(1), Inches(4), Inches(4), Inches(1)).table
-    for row, cells in enumerate([("Region", "Sales"), ("North", "120"), ("South", "80")]):
-        for column, text in enumerate(cells):
-            table.cell(row, column).text = text
-    body.notes_slide.notes_text_frame.text = "Mention the strike in March."
-    deck.slides.add_slide(deck.slide_layouts[6])  # blank: no text, skipped
-    deck.save(path)
-    return path
-
-
 def test_pptx_one_document_per_slide_with_tables_and_notes(tmp_path: Path):
-    path = _deck(tmp_path / "review.pptx")
+    path = make_pptx(tmp_path / "review.pptx")
     first, second = load_file(path)
     assert first.metadata["slide"] == 1 and first.metadata["title"] == "Quarterly review"
     assert "Relocation of the Lisbon office" in first.text
@@ -62,7 +38,7 @@ def test_pptx_zip_bomb_is_refused_before_parsing(tmp_path: Path, monkeypatch):
 
     monkeypatch.setattr(pptx, "MAX_PPTX_EXPANDED_BYTES", 10_000)
     with pytest.raises(ReaderError, match="expands to .* over the 10,000-byte limit for .pptx"):
-        load_file(_deck(tmp_path / "big.pptx"))
+        load_file(make_pptx(tmp_path / "big.pptx"))
 
 
 def test_pptx_paragraph_bomb_is_refused(tmp_path: Path, monkeypatch):
@@ -70,7 +46,7 @@ def test_pptx_paragraph_bomb_is_refused(tmp_path: Path, monkeypatch):
 
     monkeypatch.setattr(pptx, "MAX_PPTX_PARAGRAPHS", 3)
     with pytest.raises(ReaderError, match="more than 3 paragraphs"):
-        load_file(_deck(tmp_path / "many.pptx"))
+        load_file(make_pptx(tmp_path / "many.pptx"))
 
 
 def test_not_a_pptx(tmp_path: Path):
@@ -84,26 +60,8 @@ def test_not_a_pptx(tmp_path: Path):
 # --- Excel ------------------------------------------------------------------------------------
 
 
-def _workbook(path: Path) -> Path:
-    from openpyxl import Workbook
-
-    book = Workbook()
-    sales = book.active
-    sales.title = "Sales"
-    sales.append(["Region", "Units", "Shipped", "Paid"])
-    sales.append(["North", 3.0, dt.datetime(2024, 3, 1), True])
-    sales.append(["South", 2.5, dt.datetime(2024, 3, 2, 14, 30), False])
-    sales.append([None, None, None, None])
-    sales.append(["East", None, None, None])
-    book.create_sheet("Empty")
-    notes = book.create_sheet("Notes")
-    notes.append(["Figures are provisional", "see memo 12"])
-    book.save(path)
-    return path
-
-
 def test_xlsx_one_document_per_sheet_rows_as_column_value_lines(tmp_path: Path):
-    path = _workbook(tmp_path / "sales.xlsx")
+    path = make_xlsx(tmp_path / "sales.xlsx")
     sales, notes = load_file(path)
     assert sales.metadata["sheet"] == "Sales" and sales.metadata["sheet_number"] == 1
     assert sales.text == (
@@ -122,7 +80,7 @@ def test_xlsx_with_too_many_cells_is_refused_with_the_limit(tmp_path: Path, monk
 
     monkeypatch.setattr(xlsx, "MAX_XLSX_CELLS", 10)
     with pytest.raises(ReaderError, match="more than 10 cells") as caught:
-        load_file(_workbook(tmp_path / "sales.xlsx"))
+        load_file(make_xlsx(tmp_path / "sales.xlsx"))
     assert ".csv" in caught.value.hint
 
 
@@ -158,33 +116,12 @@ def test_xlsx_sparse_layout_over_the_walk_limit_is_refused(tmp_path: Path, monke
 # --- EPUB -------------------------------------------------------------------------------------
 
 
-def _book(path: Path, chapters: list[tuple[str, str]]) -> Path:
-    from ebooklib import epub
-
-    book = epub.EpubBook()
-    book.set_identifier("ragcore-test-1")
-    book.set_title("The Lisbon Letters")
-    book.set_language("en")
-    items = []
-    for number, (title, body) in enumerate(chapters, start=1):
-        item = epub.EpubHtml(title=title, file_name=f"chap_{number}.xhtml", lang="en")
-        item.content = f"<html><body><h1>{title}</h1>{body}</body></html>"
-        book.add_item(item)
-        items.append(item)
-    book.toc = [epub.Link(item.file_name, item.title, f"c{n}") for n, item in enumerate(items)]
-    book.add_item(epub.EpubNcx())
-    book.add_item(epub.EpubNav())
-    book.spine = ["nav", *items]
-    epub.write_epub(str(path), book)
-    return path
-
-
 def test_epub_one_document_per_chapter_in_reading_order(tmp_path: Path):
     chapters = [
         ("Arrival", "<p>The ship docked at dawn.</p><p>Nobody was waiting.</p>"),
         ("The Office", "<p>The relocation memo lay on the desk.</p>"),
     ]
-    path = _book(tmp_path / "letters.epub", chapters)
+    path = make_epub(tmp_path / "letters.epub", chapters)
     docs = load_file(path)
     texts = [d.text for d in docs]
     arrival = next(i for i, t in enumerate(texts) if "ship docked" in t)
@@ -203,7 +140,7 @@ def test_epub_paragraph_bomb_is_refused(tmp_path: Path, monkeypatch):
     from ragcore.readers import epub
 
     monkeypatch.setattr(epub, "MAX_EPUB_PARAGRAPHS", 5)
-    path = _book(tmp_path / "bomb.epub", [("Bomb", "<p>x</p>" * 10)])
+    path = make_epub(tmp_path / "bomb.epub", [("Bomb", "<p>x</p>" * 10)])
     with pytest.raises(ReaderError, match="more than 5 paragraphs"):
         load_file(path)
 
@@ -212,7 +149,7 @@ def test_epub_that_expands_past_the_limit_is_refused(tmp_path: Path, monkeypatch
     from ragcore.readers import epub
 
     monkeypatch.setattr(epub, "MAX_EPUB_EXPANDED_BYTES", 100_000)
-    path = _book(tmp_path / "big.epub", [("Big", "<p>" + "word " * 50_000 + "</p>")])
+    path = make_epub(tmp_path / "big.epub", [("Big", "<p>" + "word " * 50_000 + "</p>")])
     with pytest.raises(ReaderError, match="over the 100,000-byte limit for .epub"):
         load_file(path)
 
