@@ -99,6 +99,7 @@ def summarize_nodes(
     *,
     llm: LLM | None = None,
     max_chars: int = 1200,
+    max_sentences: int = 6,
     trace: Trace | None = None,
 ) -> tuple[str, str]:
     """(summary text, method) of ``nodes``: tree_summarize with a model, extractive without."""
@@ -107,7 +108,8 @@ def summarize_nodes(
     if is_offline(llm):
         vectors = index.get_vectors([n.node_id for n in nodes])
         found = summarize_extractive(
-            [n.text for n in nodes], index.embedder, vectors=vectors, max_chars=max_chars
+            [n.text for n in nodes], index.embedder, vectors=vectors, max_chars=max_chars,
+            max_sentences=max_sentences,
         )
         if trace is not None:
             trace.notes["summary"] = {"method": EXTRACTIVE, "chunks_read": found.chunks_read,

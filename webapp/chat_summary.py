@@ -14,6 +14,7 @@ from ragcore.chat.response import ChatResponse
 from ragcore.summary_router import INDEX_SUMMARY, RETRIEVAL, SUMMARY, Route, route_question
 from ragcore.trace import Trace
 from ragcore.types import Message
+from ragcore.workspace.names import display_name
 from ragcore.workspace.summaries import document_names
 from webapp import state
 from webapp.summaries import file_summary, how_made, index_summary
@@ -39,7 +40,8 @@ def routed_reply(index_name: str, question: str, memory: Any, trace: Trace) -> C
             heading = f"Summary of {summary.title}"
         else:
             summary = index_summary(index_name, trace=trace)
-            heading = f"Summary of the index “{index_name}” ({summary.title})"
+            shown_as = display_name(state.workspace(), index_name)
+            heading = f"Summary of the index “{shown_as}” ({summary.title})"
         detail["method"] = summary.method
     body = summary.text.strip() or "There is no text to summarise."
     text = f"**{heading}**\n\n{body}\n\n_{how_made(summary)}_"

@@ -13,6 +13,7 @@ import streamlit as st
 
 from ragcore.present import format as fmt
 from ragcore.summary_index import DocumentSummary
+from ragcore.workspace.names import display_name
 from ragcore.workspace.summaries import (
     SummaryCache,
     method_of,
@@ -94,5 +95,6 @@ def summarise_index(name: str, chunks: int) -> None:
             shown[(name, None)] = index_summary(name)
     if (name, None) in shown:
         with st.container(border=True):
-            st.markdown(f"**Summary of “{fmt.markdown_text(name)}”**")
+            shown_as = display_name(state.workspace(), name)
+            st.markdown(f"**Summary of “{fmt.markdown_text(shown_as)}”**")
             show(shown[(name, None)])

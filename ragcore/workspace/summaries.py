@@ -30,7 +30,8 @@ from .ingest import files_of
 
 INDEX_KEY = "__index__"
 CACHE_FORMAT = "ragcore-summaries"
-INDEX_SUMMARY_CHARS = 1800
+INDEX_SUMMARY_FILES = 12  # files described in an offline index summary
+FILE_LINE_CHARS = 320  # characters of each file's line there
 
 
 def method_of(llm: LLM | None) -> str:
@@ -105,14 +106,30 @@ def summarize_whole_index(
     rows = files_of(index)
     doc_ids = [d for row in rows for d in row["doc_ids"]]
     if is_offline(llm):
-        nodes = SummaryIndex.from_index(index, doc_ids).nodes
-        text, method = summarize_nodes(index, nodes, llm=None, max_chars=INDEX_SUMMARY_CHARS,
-                                       trace=trace)
+        text, method = _file_by_file(index, rows, trace), "extractive"
     else:
         text, method = _summary_of_summaries(cache, uid, index, rows, llm, trace)
     made = DocumentSummary(INDEX_KEY, f"{len(rows)} file(s)", text, method, tuple(doc_ids))
     cache.put(uid, fingerprint, made)
     return made
+
+
+def _file_by_file(index: Any, rows: Sequence[dict], trace: Trace | None) -> str:
+    """Offline: a line or two per file (its most central sentences), file by file.
+
+    One extractive summary over all the chunks would speak only for the largest file; a short
+    one per file says what each holds, as a person describing a folder would.
+    """
+    lines = []
+    for row in rows[:INDEX_SUMMARY_FILES]:
+        nodes = SummaryIndex.from_index(index, row["doc_ids"]).nodes
+        text, _ = summarize_nodes(index, nodes, llm=None, max_chars=FILE_LINE_CHARS,
+                                  max_sentences=2, trace=trace)
+        if text:
+            lines.append(f"- **{row['file']}**: {text}")
+    if len(rows) > INDEX_SUMMARY_FILES:
+        lines.append(f"- … and {len(rows) - INDEX_SUMMARY_FILES} more file(s).")
+    return "\n".join(lines)
 
 
 def _summary_of_summaries(
