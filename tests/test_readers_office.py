@@ -85,6 +85,22 @@ def test_xlsx_with_too_many_cells_is_refused_with_the_limit(tmp_path: Path, monk
 
 
 @pytest.mark.timeout(60)
+def test_xlsx_with_too_many_shared_strings_is_refused(tmp_path: Path, monkeypatch):
+    from ragcore.readers import xlsx
+
+    source = make_xlsx(tmp_path / "sales.xlsx")
+    padded = tmp_path / "strings.xlsx"
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(padded, "w") as new:
+        for info in old.infolist():
+            new.writestr(info, old.read(info))
+        # openpyxl writes strings inline; Excel keeps them in this table, loaded whole.
+        new.writestr("xl/sharedStrings.xml", b"<sst>" + b"<si><t>x</t></si>" * 50 + b"</sst>")
+    monkeypatch.setattr(xlsx, "MAX_XLSX_CELLS", 40)
+    assert load_file(source)
+    with pytest.raises(ReaderError, match="more than 40 shared strings"):
+        load_file(padded)
+
+
 def test_xlsx_with_a_far_away_cell_reads_only_the_cells_present(tmp_path: Path):
     from openpyxl import Workbook
 

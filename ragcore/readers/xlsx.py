@@ -9,9 +9,9 @@ numbers lose their ``.0``. Each sheet part has ``sheet`` (its name) and ``sheet_
 and chart sheets are skipped. Old binary .xls files are not supported.
 
 Bounded work on hostile input: the archive is checked before parsing (``zip_limits``: unzipped
-size, and at most ``MAX_XLSX_CELLS`` cells), the workbook is streamed (openpyxl's read-only
-mode), and a sheet whose sparse layout would make us walk more than ``MAX_XLSX_WALKED_CELLS``
-empty positions is refused. openpyxl is imported on first use.
+size, and at most ``MAX_XLSX_CELLS`` cells and as many shared strings), the workbook is streamed
+(openpyxl's read-only mode), and a sheet whose sparse layout would make us walk more than
+``MAX_XLSX_WALKED_CELLS`` empty positions is refused. openpyxl is imported on first use.
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ _HINT = "keep the sheets or rows you need in a smaller workbook, or export them 
 def read_xlsx(path: Path) -> list[Part]:
     """One part per sheet with data, with ``sheet`` (name) and ``sheet_number`` metadata."""
     data = read_bytes(path)
-    check_zip(data, path, _limits())
+    for limits in _limits():
+        check_zip(data, path, limits)
     workbook = _open(data, path)
     parts = []
     budget = [MAX_XLSX_WALKED_CELLS]
@@ -57,8 +58,9 @@ def read_xlsx(path: Path) -> list[Part]:
     return parts
 
 
-def _limits() -> ZipLimits:
-    return ZipLimits(
+def _limits() -> tuple[ZipLimits, ZipLimits]:
+    """Cells in the sheets, and strings in the shared table openpyxl loads whole."""
+    cells = ZipLimits(
         kind=".xlsx",
         max_expanded_bytes=MAX_XLSX_EXPANDED_BYTES,
         members=re.compile(r"xl/worksheets/[^/]+\.xml"),
@@ -67,6 +69,16 @@ def _limits() -> ZipLimits:
         max_elements=MAX_XLSX_CELLS,
         hint=_HINT,
     )
+    strings = ZipLimits(
+        kind=".xlsx",
+        max_expanded_bytes=MAX_XLSX_EXPANDED_BYTES,
+        members=re.compile(r"xl/sharedStrings\.xml"),
+        element=re.compile(rb"<(?:\w+:)?si[ >/]"),
+        element_name="shared strings",
+        max_elements=MAX_XLSX_CELLS,
+        hint=_HINT,
+    )
+    return cells, strings
 
 
 def _open(data: bytes, path: Path) -> Any:
