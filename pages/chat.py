@@ -4,6 +4,7 @@ import streamlit as st
 
 from ragcore.present import format as fmt, trace_view
 from ragcore.present.dates import friendly_date
+from ragcore.workspace.names import display_name
 from webapp import shell, state
 from webapp.advanced import advanced_toggle
 from webapp.index_names import shown_name
@@ -268,7 +269,8 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool) -> 
 
 def chat_caption(chat) -> str:
     when = f" · {friendly_date(chat.updated)}" if chat.messages else ""
-    return f"Index **{chat.index}** · {chat.title or 'new chat'}{when}"
+    shown = fmt.markdown_text(display_name(state.workspace(), chat.index))
+    return f"Index **{shown}** · {chat.title or 'new chat'}{when}"
 
 
 def current_chat(ws, names: list[str]):

@@ -32,6 +32,7 @@ REDUNDANCY = 0.3  # weight of "unlike the picks so far" against centrality (1 - 
 MIN_WORDS = 6  # shorter sentences say too little to stand in a summary
 _SPACES = re.compile(r"\s+")
 _FIELD = re.compile(r"(?:^|\s)[A-Z][\w-]*:\s")  # "Title: ", "Author: " in a header block
+_CONTINUES = re.compile(r"^(?:And|But|So|Or|Yet|Also|Then|Still)\b")  # leans on the one before
 _ENDED = re.compile(r"[.!?][\"'\u201d\u2019)\]]*$")
 
 
@@ -134,14 +135,15 @@ def _sentences(chunks: Sequence[str]) -> list[tuple[int, str]]:
 def _readable(found: list[tuple[int, str]], wanted: int) -> list[tuple[int, str]]:
     """Whole sentences worth reading alone, when there are enough of them to choose from.
 
-    A PDF line cut mid-sentence, a header block ("PEP: 8 Title: ... Author: ...") or a
-    fragment of a few words reads badly in a summary; they are kept only when a text has
+    A PDF line cut mid-sentence, a header block ("PEP: 8 Title: ... Author: ..."), a sentence
+    continuing the one before ("And ...", "But ...") or a fragment of a few words reads badly
+    in a summary; they are kept only when a text has
     too few better sentences.
     """
     good = [
         (chunk, text) for chunk, text in found
         if _ENDED.search(text) and len(text.split()) >= MIN_WORDS
-        and len(_FIELD.findall(text)) < 2
+        and len(_FIELD.findall(text)) < 2 and not _CONTINUES.match(text)
     ]
     return good if len(good) >= wanted else found
 

@@ -181,3 +181,11 @@ def test_extractive_summary_of_real_documents_with_the_real_model(corpus_dir, re
         else:
             assert "Pythoneer" in text or "aphorisms" in text
         assert text.split()[0] in nodes_text
+
+
+def test_sentences_leaning_on_the_one_before_are_left_out(fake_embedder):
+    text = ("The memo sets the moving date for the whole office. And it was late. "
+            "The harbour building has parking for forty cars. But the canteen opens later. "
+            "Every team packs its own desks before the move.")
+    found = summarize_extractive([text], fake_embedder, max_sentences=3)
+    assert found.sentences and not any(s.text.startswith(("And ", "But ")) for s in found.sentences)
