@@ -7,10 +7,12 @@ never once a reply has started), and translates every httpx failure into a ragco
 names the server, its URL, the model, the status and what to do.
 
 Every request also runs against a ``Deadline`` (``http_options``): ``request_timeout`` seconds
-from sending it to the last byte of the reply. It is checked between lines (or body pieces), so
-a model that keeps producing tokens is cut off within one token of it: the response is closed
-and an ``LLMTimeoutError`` raised (chunks already yielded stay with the caller). No single read
-waits longer than the limit either, so a silent server cannot outlast it by more than one wait.
+from sending it to the last byte of the reply. It is checked after every piece of the body that
+arrives (``http_body``), so a model that keeps producing tokens, or a server dripping keep-alive
+spaces, is cut off within one piece of it: the response is closed and an ``LLMTimeoutError``
+raised (chunks already yielded stay with the caller). No single read waits longer than the limit
+either, so a silent server cannot outlast it by more than one wait. A reply read whole, or one
+line of a streamed reply, over ``max_body_bytes`` is refused (``LLMResponseError``) unkept.
 Retries happen only before the first byte of a reply and only while the deadline leaves time;
 a 429 with Retry-After is retried after the wait it asks for, or fails at once saying so.
 
@@ -44,20 +46,9 @@ from .errors import (
 )
 from .http_body import DEFAULT_MAX_BODY_BYTES, ReplyTooLarge, read_body, read_lines
 from .http_options import (  # noqa: F401  (the check_* are also imported from here, as before)
-    CONNECT_TIMEOUT,
-    DEFAULT_REQUEST_TIMEOUT,
-    Deadline,
-    PastDeadline,
-    check_base_url,
-    check_model,
-    check_positive,
-    check_request_timeout,
-    check_retries,
-    check_temperature,
-    check_window,
-    STATUS_ADVICE,
-    make_timeout,
-    retry_after_seconds,
+    CONNECT_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, Deadline, PastDeadline, STATUS_ADVICE,
+    check_base_url, check_model, check_positive, check_request_timeout, check_retries,
+    check_temperature, check_window, make_timeout, retry_after_seconds,
 )
 
 logger = logging.getLogger(__name__)
