@@ -161,3 +161,22 @@ def test_an_ingest_behind_a_stalled_server_fails_fast_file_after_file(tmp_path):
         assert [f.status for f in report.files] == ["failed"] * 6
         assert server.posts == 3
         assert all("stopped answering" in f.reason for f in report.files[3:])
+
+
+def test_a_50_mb_reply_never_reaches_the_chat_memory():
+    from ragcore.agent.function_calling import FunctionCallingAgent
+    from ragcore.memory import ChatMemory
+    from ragcore.tools import FunctionTool
+
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    with HostileServer("big") as server:
+        llm = OpenAILLM(model="gpt-4o-mini", base_url=server.url + "/v1", api_key="k")
+        agent = FunctionCallingAgent([FunctionTool.from_defaults(add)], llm=llm)
+        memory = ChatMemory()
+        with pytest.raises(LLMResponseError, match="kept none of it"):
+            str(agent.chat("What is 2 + 3?", memory))  # the response is read lazily
+        assert all(len(m.content or "") < 1000 for m in memory.messages())
+        assert [m.role for m in memory.messages()] in ([], ["user"])
