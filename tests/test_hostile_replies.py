@@ -178,5 +178,5 @@ def test_a_50_mb_reply_never_reaches_the_chat_memory():
         memory = ChatMemory()
         with pytest.raises(LLMResponseError, match="kept none of it"):
             str(agent.chat("What is 2 + 3?", memory))  # the response is read lazily
-        assert all(len(m.content or "") < 1000 for m in memory.messages())
-        assert [m.role for m in memory.messages()] in ([], ["user"])
+        assert all(len(m.content or "") < 1000 for m in memory.messages)
+        assert [m.role for m in memory.messages] in ([], ["user"])
