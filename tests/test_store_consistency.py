@@ -66,3 +66,18 @@ def test_a_crash_between_store_and_folder_is_reported_then_repaired(make_store, 
         again = VectorStoreIndex.load(folder, embedder=FakeEmbedder(dim=DIM))
     assert caplog.text == ""
     assert len(again) == len(again.store) == 8 and "n4" not in again
+
+
+def test_a_reader_ignores_rows_a_writer_added_after_it_loaded(make_store, tmp_path):
+    folder = tmp_path / "index"
+    writer = VectorStoreIndex(store=make_store(), embedder=FakeEmbedder(dim=DIM))
+    vectors = _vectors(4, 1)
+    writer.insert_nodes([Node(text=f"node {i}", node_id=f"n{i}") for i in range(2)],
+                        vectors=vectors[:2])
+    writer.persist(folder)
+    reader = VectorStoreIndex.load(folder, embedder=FakeEmbedder(dim=DIM))
+    # the writer goes on (its rows are in the database at once, its folder changes later)
+    writer.insert_nodes([Node(text=f"node {i}", node_id=f"n{i}") for i in range(2, 4)],
+                        vectors=vectors[2:])
+    hits = reader.search(vectors[3], top_k=4)
+    assert {h.node.node_id for h in hits} == {"n0", "n1"}

@@ -154,7 +154,8 @@ class IndexState:
         return self.keywords
 
     def scored(self, hits: Iterable[tuple[str, float]]) -> list[ScoredNode]:
-        return [ScoredNode(self.docstore.get(i), score) for i, score in hits]
+        # A database store may hold rows a writer elsewhere added after this index was loaded.
+        return [ScoredNode(self.docstore.get(i), s) for i, s in hits if i in self.docstore]
 
     def manifest(
         self, *, model: str, max_input_tokens: int | None, splitter: dict[str, Any] | None,
