@@ -141,12 +141,10 @@ def jobs_tab(name: str) -> None:
     if not jobs:
         st.info("No ingest, re-index or delete job has run on this index yet.")
         return
-    st.dataframe(
-        [{"job": j.title(), "state": j.state, "outcome": jobs_view.short_outcome(j)
-          if not j.active else j.status(), "started": j.started or j.created,
-          "seconds": round(j.seconds, 1)} for j in jobs],
-        hide_index=True, width="stretch",
-    )
+    st.table([{"job": j.title(), "state": j.state,
+               "outcome": jobs_view.short_outcome(j) if not j.active else j.status(),
+               "started": (j.started or j.created)[:19], "seconds": round(j.seconds, 1)}
+              for j in jobs])
 
 
 def manage_tab(name: str) -> None:

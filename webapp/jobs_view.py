@@ -16,9 +16,10 @@ import streamlit as st
 from ragcore.present import format as fmt
 from webapp import state
 
-POLL_SECONDS = 1.5
+POLL_SECONDS = 2.0
 FINISHED_SHOWN = 4  # finished jobs listed in the sidebar
-ICONS = {"done": "✅", "failed": "⚠️", "cancelled": "⏹️", "interrupted": "⏸️"}
+ICONS = {"done": ":material/check_circle:", "failed": ":material/error:",
+         "cancelled": ":material/cancel:", "interrupted": ":material/pause_circle:"}
 
 
 def _fragment(body: Any, active: bool, *args: Any) -> None:

@@ -126,7 +126,9 @@ def human_duration(seconds: float) -> str:
 
 
 def _name(path: str) -> str:
-    return path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or path
+    """A file's name from its path, id base ('upload:a/b.txt') or document id."""
+    bare = path.removeprefix("upload:").split("#", 1)[0]
+    return bare.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or path
 
 
 def pid_alive(pid: int) -> bool:

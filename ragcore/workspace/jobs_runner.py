@@ -247,8 +247,9 @@ class JobRunner:
                 changes["state"] = "writing" if event.stage == "saving" else event.stage
             if event.path:
                 changes["current"] = event.path
-            changes["chunks_done"], changes["chunks_total"] = (
-                event.chunks_done, event.chunks_total)
+            if event.chunks_total:  # kept after the file (the journal tells how far it got)
+                changes["chunks_done"], changes["chunks_total"] = (
+                    event.chunks_done, event.chunks_total)
             self._set(job, **changes)
 
         return on_progress
