@@ -9,12 +9,10 @@
     <root>/.locks/<name>.lock     each index's write lock (a file lock: threads and processes)
     <root>/jobs/<id>.json         the journal of background ingest/re-index/delete jobs (``jobs``)
 
-The CLI and the app share it. Every path it writes is checked to stay inside the root. Every
-change to one index happens under that index's write lock (``writing(name)``), so changes to
-different indexes run side by side while those to one index keep their order: this module opens
-the index, lets the sibling ``ingest`` refresh files in it, and saves it after every batch of
-work. Stats come from the index manifest and the record (``stats``), so listing indexes loads
-none of them.
+The CLI and the app share it; every path it writes stays inside the root. Every change to one
+index happens under that index's write lock (``writing(name)``): indexes change side by side,
+one index in order. This module opens the index, lets ``ingest`` refresh files in it (saving
+after every batch of work). Stats come from manifests and records (``stats``), loading nothing.
 """
 
 from __future__ import annotations
@@ -89,12 +87,9 @@ class Workspace:
 
     def writing(self, name: str | None = None, *,
                 wait: bool = True) -> AbstractContextManager[bool]:
-        """The write lock of index ``name``: changes to one index happen one at a time, while
-        other indexes change beside it (across threads and processes). Without a name, the
-        workspace-wide lock (kept for callers that change the workspace as a whole).
-
-        Yields whether the lock is held: always with ``wait``, else only if it was free.
-        """
+        """Index ``name``'s write lock (threads and processes): its changes go one at a time,
+        other indexes change beside it; without a name, the workspace-wide lock. Yields whether
+        it is held: always with ``wait``, else only if it was free."""
         if name is None:
             return exclusive_lock(self.root / ".write.lock", wait=wait)
         lock = inside(self.root, self.root / ".locks" / f"{validate_name(name)}.lock")
