@@ -4,12 +4,14 @@ reopening from the manifest without a password, and the refusal to switch stores
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 
 from ragcore.cli import main
 from ragcore.errors import ConfigError
-from ragcore.stores.locations import parse_location
+from ragcore.stores.locations import collection_name, parse_location
 from ragcore.workspace import Workspace
 
 pytest.importorskip("chromadb", reason="needs chromadb: pip install '.[chroma]'")
@@ -80,6 +82,10 @@ def test_store_locations_are_checked():
     assert str(parse_location("chroma:/data/c")) == "chroma:/data/c"
     assert str(parse_location("chroma+http://h:8000/x")) == "chroma+http://h:8000"
     assert str(parse_location("postgresql://u:pw@h:5/db")) == "postgresql://u@h:5/db"
+    assert str(parse_location("chroma:rel")) == f"chroma:{Path('rel').resolve()}"
+    name = collection_name("A very long index name, with spaces & signs " * 3, "0123456789abcdef")
+    assert len(name) + len("_hnsw") <= 63 and name.endswith("_0123456789abcdef")
+    assert re.fullmatch(r"[a-z0-9_]+", name)
     for bad in ("chroma:", "chroma+http://nohost", "mysql://x", "qdrant:/x"):
         with pytest.raises(ConfigError):
             parse_location(bad)

@@ -8,14 +8,15 @@
 A location never keeps a password: ``clean_location`` drops one given in a Postgres URL and
 remembers it for this process only (``ragcore.stores.pg_connect``); other processes read it
 from ``RAGCORE_PG_PASSWORD`` or ``PGPASSWORD``. ``open_location`` makes the store for one index:
-each index gets its own Chroma collection or Postgres table, named from ``name`` (the caller
-passes something unique per index, so a new index never meets an old one's rows).
+each index gets its own Chroma collection or Postgres table, named from its name and its unique
+id, so a new index never meets the rows of an old one of the same name.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -57,7 +58,7 @@ def parse_location(text: str | None) -> StoreLocation | None:
         path = text.split(":", 1)[1]
         if not path:
             raise ConfigError(f"store {text!r} names no folder: {_USAGE}")
-        return StoreLocation("chroma", path)
+        return StoreLocation("chroma", str(Path(path).expanduser().resolve()))
     if scheme in ("chroma+http", "chroma+https"):
         parts = urlsplit(text)
         if not parts.hostname or parts.port is None:
@@ -70,15 +71,18 @@ def parse_location(text: str | None) -> StoreLocation | None:
     raise ConfigError(f"unknown store {text!r}: {_USAGE}")
 
 
-def collection_name(name: str) -> str:
-    """A Chroma collection or Postgres table name made from ``name``: [a-z0-9_], 3..60 long."""
-    cleaned = re.sub(r"[^a-z0-9_]+", "_", name.lower()).strip("_")
-    return f"ragcore_{cleaned}"[:60]
+def collection_name(name: str, uid: str) -> str:
+    """A Chroma collection or Postgres table name for index ``name`` with the unique ``uid``:
+    ``ragcore_<name>_<uid>`` in [a-z0-9_], at most 8 + 30 + 1 + len(uid) characters (Postgres
+    allows 63, and the store adds ``_hnsw`` to name its index)."""
+    cleaned = re.sub(r"[^a-z0-9_]+", "_", name.lower()).strip("_")[:30].strip("_")
+    return f"ragcore_{cleaned}_{uid}" if cleaned else f"ragcore_{uid}"
 
 
-def open_location(location: StoreLocation, name: str, *, metric: str = "cosine") -> VectorStore:
+def open_location(location: StoreLocation, name: str, uid: str, *,
+                  metric: str = "cosine") -> VectorStore:
     """A new store at ``location`` for the index ``name`` (its own collection or table)."""
-    table = collection_name(name)
+    table = collection_name(name, uid)
     if location.kind == "chroma":
         from .chroma import ChromaVectorStore
 

@@ -114,7 +114,7 @@ def with_store(record: IndexRecord, location: str | None, folder: Path, name: st
     parsed = parse_location(location)
     if parsed is None:
         return record
-    store = open_location(parsed, f"{name}_{record.uid}")
+    store = open_location(parsed, name, record.uid)
     VectorStoreIndex(store=store, embedder=embedder).persist(folder)
     record.store = str(parsed)
     return record
