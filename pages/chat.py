@@ -211,6 +211,9 @@ def render_reply_extras(message, lookup, *, embedder, key: str, advanced: bool) 
     render_sources(message, lookup, embedder=embedder, key=key)
     if advanced:
         render_details(message)
+        return
+    for notice in trace_view.turn_details(message.trace).get("notices", []):
+        st.info(notice)  # what went unusually (an empty reply ...) matters in the simple view too
 
 
 def render_history(chat, lookup, embedder, advanced: bool) -> None:

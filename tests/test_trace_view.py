@@ -66,6 +66,8 @@ def test_the_chat_page_shows_the_notices_of_an_answer(monkeypatch, tmp_path, loo
     notes.write_text("Owls hunt at night. Their feathers are silent.", encoding="utf-8")
     Workspace(tmp_path / "ws", embedder=FakeEmbedder()).ingest("docs", [notes])
     monkeypatch.setenv("RAGCORE_WORKSPACE", str(tmp_path / "ws"))
+    # The chat mode is chosen under Advanced (the app is simple by default).
+    (tmp_path / "ws" / "app-preferences.json").write_text('{"advanced": true}')
     monkeypatch.setenv("RAGCORE_EMBEDDER", "fake")
     monkeypatch.setenv("RAGCORE_LLM", "ollama:llama3.1")
     monkeypatch.setenv("RAGCORE_LLM_BASE_URL", loopback.ollama_url)
