@@ -30,3 +30,21 @@ class TestPGVectorStore(VectorStoreContract):
         store = PGVectorStore(self.url, table=f"contract_{next(_tables)}", metric=metric)
         self.opened.append(store)
         return store
+
+
+def test_a_missing_password_is_reported_with_what_to_set(postgres_url, monkeypatch):
+    from ragcore.errors import StoreError
+
+    monkeypatch.delenv("RAGCORE_PG_PASSWORD")
+    monkeypatch.delenv("PGPASSWORD", raising=False)
+    with pytest.raises(StoreError, match=r"cannot connect to Postgres at .*RAGCORE_PG_PASSWORD"):
+        PGVectorStore(postgres_url.replace("ragcore@", "nobody_here@"), table="t")
+
+
+def test_describe_keeps_no_password(postgres_url):
+    url = postgres_url.replace("ragcore@", "ragcore:ragcore-test-secret@")
+    store = PGVectorStore(url, table="described")
+    try:
+        assert "secret" not in str(store.describe().settings) and "secret" not in repr(store)
+    finally:
+        store.close()
