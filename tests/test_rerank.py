@@ -15,7 +15,8 @@ def nodes(*texts):
 
 
 def test_parse_relevance_reads_tolerantly():
-    reply = "Doc: 2, Relevance: 8\nDocument 1 relevance 3\nDoc: 9, Relevance: 10\nDoc: 2, Relevance: 1"
+    reply = ("Doc: 2, Relevance: 8\nDocument 1 relevance 3\nDoc: 9, Relevance: 10\n"
+             "Doc: 2, Relevance: 1")
     assert parse_relevance(reply, 3) == [(1, 8.0), (0, 3.0)]
 
 

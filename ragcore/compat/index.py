@@ -77,7 +77,8 @@ class VectorStoreIndex(_Index):
     ) -> VectorStoreIndex:
         """Split, embed and index ``documents`` (LlamaIndex's keywords, or ragcore's)."""
         refuse("VectorStoreIndex.from_documents", {
-            k: v for k, v in options.items() if k not in ("embedder", "splitter", "store", "progress")
+            k: v for k, v in options.items()
+            if k not in ("embedder", "splitter", "store", "progress")
         }, _HINTS)
         embedder, splitter = _collaborators(
             embed_model or options.get("embedder"), options.get("splitter"), transformations

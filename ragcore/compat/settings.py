@@ -69,7 +69,9 @@ def _check(name: str, value: Any) -> None:
     if value is None:
         return
     if name == "llm" and not isinstance(value, LLM):
-        raise ConfigError(f"Settings.llm must be an LLM (e.g. Ollama(model='llama3')), got {value!r}")
+        raise ConfigError(
+            f"Settings.llm must be an LLM (e.g. Ollama(model='llama3')), got {value!r}"
+        )
     if name == "embed_model" and not isinstance(value, Embedder):
         raise ConfigError(
             f"Settings.embed_model must be an embedder (e.g. HuggingFaceEmbedding(model_name="

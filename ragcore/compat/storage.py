@@ -1,12 +1,13 @@
-"""LlamaIndex's storage names over ragcore's index folder: ``StorageContext``,
-``load_index_from_storage``, ``index.docstore`` and ``index.ref_doc_info``.
+"""LlamaIndex's storage names over ragcore's index folder: ``StorageContext`` and the views
+behind ``index.docstore`` and ``index.ref_doc_info``.
 
 LlamaIndex keeps an index in three stores (docstore, index store, vector store) gathered in a
 ``StorageContext``; ragcore keeps one versioned folder written atomically (``index.persist``)
 and one vector store per index. So a ``StorageContext`` here is what LlamaIndex code uses it
 for: a ``persist_dir`` to load from, a ``vector_store`` to build into, and ``persist()`` on
 ``index.storage_context``, and a ``docstore`` of nodes kept beside the index (a ``NodeStore``:
-``storage_context.docstore.add_documents(nodes)``, where ``AutoMergingRetriever`` finds parents). ``load_index_from_storage`` (in ``compat.index``) opens the folder
+``storage_context.docstore.add_documents(nodes)``, where ``AutoMergingRetriever`` finds
+parents). ``load_index_from_storage`` (in ``compat.index``) opens the folder
 with ``VectorStoreIndex.load``; the docstore view reads the index's own node records.
 """
 

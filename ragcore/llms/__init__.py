@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from ..lazy_exports import lazy_exports
 from .base import (
-    LLM, ToolCallingLLM, chat, complete, complete_traced, stream_chat, stream_complete, stream_traced,
+    LLM, ToolCallingLLM, chat, complete, complete_traced, stream_chat, stream_complete,
+    stream_traced,
 )
 from .fake import FakeLLM
 

@@ -142,7 +142,8 @@ class MetadataFilters:
             unknown = set(item) - {"key", "value", "operator"}
             if "key" not in item or unknown:
                 raise ConfigError(
-                    f"each filter dict needs 'key' and may have 'value' and 'operator', got {item!r}"
+                    "each filter dict needs 'key' and may have 'value' and 'operator', "
+                    f"got {item!r}"
                 )
             filters.append(MetadataFilter(item["key"], item.get("value"),
                                           item.get("operator", FilterOperator.EQ)))

@@ -11,5 +11,6 @@ from ...chunking import (
 )
 from ...sentence_window import SentenceWindowNodeParser
 
-__all__ = ["HierarchicalNodeParser", "SentenceSplitter", "SentenceWindowNodeParser", "TokenTextSplitter", "get_child_nodes",
+__all__ = ["HierarchicalNodeParser", "SentenceSplitter", "SentenceWindowNodeParser",
+           "TokenTextSplitter", "get_child_nodes",
            "get_deeper_nodes", "get_leaf_nodes", "get_root_nodes"]
