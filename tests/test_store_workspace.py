@@ -11,6 +11,7 @@ import pytest
 
 from ragcore.cli import main
 from ragcore.errors import ConfigError
+from ragcore.stores import open_vector_store
 from ragcore.stores.locations import collection_name, parse_location
 from ragcore.workspace import Workspace
 
@@ -75,6 +76,11 @@ def test_cli_ingests_into_a_database_store_and_reopens_it(run, docs, location, t
     index = ws.load_index("notes")
     assert len(index.store) == len(index)
     assert {n.metadata["file_name"] for n in index.all_nodes()} == {"trust.txt"}
+    # deleting the index drops its collection or table
+    spec = index.store.describe()
+    code, out, err = run("delete-index", "notes", "--yes")
+    assert code == 0, out + err
+    assert len(open_vector_store(spec, tmp_path)) == 0
 
 
 def test_store_locations_are_checked():

@@ -9,11 +9,13 @@ made from this record and the index manifest in the sibling ``stats``.
 ``store`` is where the index keeps its vectors (a ``ragcore.stores.locations`` text, never with a
 password; empty for the index folder itself). ``with_store`` makes a new index over a database
 store: it opens the store (its own Chroma collection or Postgres table, named from the index
-name and uid) and writes the empty index folder whose manifest reopens it.
+name and uid) and writes the empty index folder whose manifest reopens it; ``drop_store`` drops
+that collection or table when the index is deleted.
 """
 
 from __future__ import annotations
 
+import logging
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
     from ..embeddings.base import Embedder
 
 RECORD_FORMAT = "ragcore-workspace-index"
+log = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)
@@ -118,3 +121,26 @@ def with_store(record: IndexRecord, location: str | None, folder: Path, name: st
     VectorStoreIndex(store=store, embedder=embedder).persist(folder)
     record.store = str(parsed)
     return record
+
+
+def drop_store(folder: Path) -> None:
+    """Drop the database collection or table the index in ``folder`` keeps its vectors in
+    (nothing for the index folder's own store). A database that cannot be reached is logged
+    with what is left behind, and does not stop the deletion of the index."""
+    from ..errors import RagcoreError
+    from ..index.manifest import manifest_store, peek_manifest
+    from ..stores.registry import open_vector_store
+
+    manifest = peek_manifest(folder)
+    if manifest is None or (manifest.get("store") or {}).get("type") == "SimpleVectorStore":
+        return
+    try:
+        spec = manifest_store(folder, manifest)
+        store = open_vector_store(spec, folder)
+        drop = getattr(store, "drop", None)
+        if drop is not None:
+            drop()
+    except RagcoreError as exc:
+        log.warning("%s: the index is deleted but its vectors could not be dropped (%s); drop "
+                    "them with the database's own tools: %s", folder, exc,
+                    (manifest.get("store") or {}).get("settings"))

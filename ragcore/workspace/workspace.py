@@ -31,7 +31,8 @@ from .chats import ChatStore, ChatSummary, SavedChat, now_iso
 from .files import exclusive_lock, inside, upload_name, validate_name, write_bytes_atomic
 from .handle import IndexHandle, open_index
 from .ingest import collect_files, files_of, ingest_files, remove_documents, source_files
-from .record import IndexRecord, IndexVersion, new_uid, read_record, with_store, write_record
+from .record import (IndexRecord, IndexVersion, drop_store, new_uid, read_record, with_store,
+                     write_record)
 from .report import IngestCallback, IngestReport
 from .settings import SETTINGS_FILE, Settings, load_settings, save_settings
 from .stats import IndexInfo, describe_index, read_facts
@@ -277,6 +278,7 @@ class Workspace:
         """Delete an index, its record and its uploaded originals."""
         with self.writing(name):
             self._require(name)
+            drop_store(self.index_path(name))  # a database's collection or table, if any
             for path in (self.index_path(name), self.upload_dir(name)):
                 if path.is_dir():
                     shutil.rmtree(path)
