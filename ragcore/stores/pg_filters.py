@@ -10,7 +10,6 @@ string; nested filters combine with AND/OR.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from psycopg import sql
@@ -19,7 +18,7 @@ from psycopg.types.json import Jsonb
 from ..errors import ConfigError
 from .filters import FilterCondition, MetadataFilter, MetadataFilters
 
-_RANGE = {">": ">", "<": "<", ">=": ">=", "<=": "<="}
+_RANGE = {">": ">", "<": "<", ">=": ">=", "<=": "<="}  # the only operators put in SQL text
 
 
 def _json(value: Any) -> Jsonb:
