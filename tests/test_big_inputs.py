@@ -84,3 +84,21 @@ def test_a_csv_is_rendered_row_by_row(tmp_path):
     assert blocks_[0] == "id: 1\nname: Ann\nnotes: two\nlines"
     assert blocks_[1] == "id: 2\nname: Bob"  # the empty row is left out, so is the empty cell
     assert len(blocks_) == 10_002 and blocks_[-1] == "id: 10002\nname: P10002\nnotes: n10002"
+
+
+def test_a_long_document_becomes_a_node_tree_block_by_block(monkeypatch):
+    from ragcore.chunking import HierarchicalNodeParser, get_leaf_nodes, get_root_nodes
+
+    document = Document(text=prose(300), doc_id="long")
+    parser = HierarchicalNodeParser.from_defaults(chunk_sizes=[256, 64])
+    whole = parser.get_nodes_from_documents([document])
+    monkeypatch.setattr(blocks, "BLOCK_CHARS", 4000)
+    nodes = parser.get_nodes_from_documents([document])
+    assert len(document.text) > 10 * 4000 and len(nodes) != len(whole)
+    by_id = {n.node_id: n for n in nodes}
+    assert all(document.text[n.start_char:n.end_char] == n.text for n in nodes)
+    for leaf in get_leaf_nodes(nodes):
+        parent = by_id[leaf.parent_id]
+        assert parent.start_char <= leaf.start_char and leaf.end_char <= parent.end_char
+    roots = get_root_nodes(nodes)
+    assert [n.node_id for n in roots[1:]] == [n.next_id for n in roots[:-1]]

@@ -24,10 +24,11 @@ Span = tuple[int, int]
 SpansOf = Callable[[TokenIndex, int, int], list[Span]]
 
 
-def text_blocks(text: str, size: int = BLOCK_CHARS) -> Iterator[Span]:
-    """(start, end) blocks covering ``text`` in order, each at most ``size`` characters, cut at
-    a paragraph break, a line break or a space in the second half of the block when there is
-    one."""
+def text_blocks(text: str, size: int | None = None) -> Iterator[Span]:
+    """(start, end) blocks covering ``text`` in order, each at most ``size`` characters
+    (``BLOCK_CHARS`` unless given), cut at a paragraph break, a line break or a space in the
+    second half of the block when there is one."""
+    size = size or BLOCK_CHARS
     start, length = 0, len(text)
     while length - start > size:
         end = start + size

@@ -10,7 +10,8 @@ It differs from the single-size splitters in reusing one ``SentenceSplitter`` pe
 tokenization of each document, and in giving every node, at every level, exact offsets into the
 document (not into its parent) and the document as ``ref_doc_id``. Prev/next links join the
 nodes of one level of one document in order, across parents. The helpers run in linear time
-(LlamaIndex's test membership in a list makes them quadratic).
+(LlamaIndex's test membership in a list makes them quadratic). A long document is tokenized and
+split a block at a time (``blocks``), so memory stays bounded; no root spans two blocks.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..types import Document, Node
+from .blocks import text_blocks
 from .nodes import Progress, build_nodes, link_siblings, text_budget
 from .sentence import SentenceSplitter
 from .splitter import check_int
@@ -101,11 +103,25 @@ class HierarchicalNodeParser:
     def _document_levels(self, document: Document) -> list[list[Node]]:
         """The nodes of one document, one list per level, with parent/child links set."""
         text = document.text
+        levels: list[list[Node]] = [[] for _ in self.splitters]
         if not text or text.isspace():
-            return [[] for _ in self.splitters]
-        index = TokenIndex(text)
-        # (start, end, node) of each parent; the document itself is the parent of the roots.
-        parents: list[tuple[int, int, Node | None]] = [(0, len(text), None)]
+            return levels
+        for first, last in text_blocks(text):
+            block = text if last - first == len(text) else text[first:last]
+            if block.isspace():
+                continue
+            for depth, nodes in enumerate(self._block_levels(document, TokenIndex(block), first)):
+                levels[depth].extend(nodes)
+        if self.include_prev_next_rel:
+            for level in levels:
+                link_siblings(level)
+        return levels
+
+    def _block_levels(self, document: Document, index: TokenIndex,
+                      offset: int) -> list[list[Node]]:
+        """The nodes of one block of a document (``index.text``, at ``offset`` in it)."""
+        # (start, end, node) of each parent in the block; the block is the parent of the roots.
+        parents: list[tuple[int, int, Node | None]] = [(0, len(index.text), None)]
         levels: list[list[Node]] = []
         for depth, splitter in enumerate(self.splitters):
             budget = text_budget(
@@ -118,7 +134,7 @@ class HierarchicalNodeParser:
                 spans = splitter.spans(index, start, end, budget=budget)
                 children = build_nodes(
                     document,
-                    spans,
+                    [(s + offset, e + offset) for s, e in spans],
                     salt=salt,
                     include_metadata=self.include_metadata,
                     include_prev_next_rel=False,
@@ -127,8 +143,6 @@ class HierarchicalNodeParser:
                     _adopt(parent, children)
                 level.extend(children)
                 spans_of_level.extend((s, e, child) for (s, e), child in zip(spans, children))
-            if self.include_prev_next_rel:
-                link_siblings(level)
             levels.append(level)
             parents = spans_of_level
         return levels
