@@ -102,3 +102,5 @@ def test_a_long_document_becomes_a_node_tree_block_by_block(monkeypatch):
         assert parent.start_char <= leaf.start_char and leaf.end_char <= parent.end_char
     roots = get_root_nodes(nodes)
     assert [n.node_id for n in roots[1:]] == [n.next_id for n in roots[:-1]]
+    assert all(a.start_char < b.start_char for a, b in zip(roots, roots[1:]))
+    assert roots[-1].end_char == len(document.text.rstrip())  # the roots reach the end
