@@ -50,4 +50,4 @@ def test_persisted_index_answers_the_same_after_reload(corpus_index, real_embedd
 
     before, after = top_ids(corpus_index), top_ids(loaded)
     assert before == after
-    assert loaded.stats()["model"] == "all-MiniLM-L6-v2" and loaded.stats()["dim"] == 384
+    assert loaded.stats()["model"] == real_embedder.model_name and loaded.stats()["dim"] == 384
