@@ -189,3 +189,24 @@ def test_sentences_leaning_on_the_one_before_are_left_out(fake_embedder):
             "Every team packs its own desks before the move.")
     found = summarize_extractive([text], fake_embedder, max_sentences=3)
     assert found.sentences and not any(s.text.startswith(("And ", "But ")) for s in found.sentences)
+
+
+def test_an_index_summary_with_a_model_summarises_the_files_summaries(tmp_path, monkeypatch):
+    import ragcore.workspace.summaries as summaries
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for number in range(3):
+        (folder / f"note{number}.txt").write_text(f"Note {number}. " + MEMO, encoding="utf-8")
+    ws = Workspace(tmp_path / "ws", embedder=FakeEmbedder())
+    ws.ingest("notes", [folder])
+    monkeypatch.setattr(summaries, "INDEX_SUMMARY_FILES", 2)
+    llm = FakeLLM(default=lambda messages: "summary" if "note" in messages[-1].content else "?",
+                  model="m1")
+    cache = SummaryCache(tmp_path / "ws" / "summaries")
+    whole = summarize_whole_index(cache, ws.record("notes").uid, 1, ws.load_index("notes"),
+                                  llm=llm)
+    assert whole.method == "m1" and whole.text.endswith("(From the first 2 of 3 files.)")
+    root_prompt = llm.calls[-1][-1].content
+    assert "note0.txt" in root_prompt and "note1.txt" in root_prompt
+    assert "note2.txt" not in root_prompt

@@ -136,13 +136,18 @@ def _summary_of_summaries(
     cache: SummaryCache, uid: str, index: Any, rows: Sequence[dict], llm: LLM,
     trace: Trace | None,
 ) -> tuple[str, str]:
-    files = [summarize_file(cache, uid, index, r["id_base"], llm=llm) for r in rows]
+    # Each file's summary costs model calls: a large index is described by its first files.
+    files = [summarize_file(cache, uid, index, r["id_base"], llm=llm)
+             for r in rows[:INDEX_SUMMARY_FILES]]
     nodes = [Node(f"{s.title}\n{s.text}", metadata={"file_name": s.title}) for s in files]
     response = SummaryIndex(nodes).query(
         "Summarise what this collection of documents is about, document by document.",
         llm=llm, trace=trace,
     )
-    return response.text, method_of(llm)
+    text = response.text
+    if len(rows) > INDEX_SUMMARY_FILES:
+        text += f"\n\n(From the first {INDEX_SUMMARY_FILES} of {len(rows)} files.)"
+    return text, method_of(llm)
 
 
 def _fingerprint(*parts: str) -> str:
