@@ -5,6 +5,7 @@ import streamlit as st
 from ragcore.present import format as fmt, trace_view
 from webapp import shell, state
 from webapp.advanced import advanced_toggle
+from webapp.chat_summary import route_caption, summary_answer
 from webapp.index_names import shown_name
 from webapp.citing import passage_html, render_listing, source_listing, source_title
 from webapp.query_options import POSTPROCESSOR_DESCRIPTIONS, QueryOptions, parse_keywords
@@ -125,6 +126,17 @@ def options_from(choices: dict, **mode) -> QueryOptions | None:
         return None
 
 
+def summarise(name: str, question: str) -> bool:
+    """Keep the summary as the answer when ``question`` asks for one; False if it does not."""
+    trace = Trace()
+    text = summary_answer(name, question, trace)
+    if text is None:
+        return False
+    st.session_state[ANSWER_KEY] = {"question": question, "index": name, "text": text,
+                                    "route": route_caption(trace.to_dict())}
+    return True
+
+
 def answer_tab(name: str, question: str, choices: dict, advanced: bool) -> None:
     if advanced:
         left, right = st.columns([1, 2], gap="large")
@@ -143,10 +155,15 @@ def answer_tab(name: str, question: str, choices: dict, advanced: bool) -> None:
             options = options_from(choices, response_mode=mode)
             if options is not None:
                 with shell.friendly_errors():
-                    ask(name, question, options, box)
-                    streamed = True
+                    if not summarise(name, question):
+                        ask(name, question, options, box)
+                        streamed = True
         result = st.session_state.get(ANSWER_KEY)
         if not result:
+            return
+        if "route" in result:  # a summary request: the summary is the answer
+            box.markdown(fmt.markdown_text(result["text"]))
+            st.caption(result["route"])
             return
         if not streamed:
             box.markdown(fmt.markdown_text(result["text"]) or NO_TEXT)

@@ -159,3 +159,12 @@ def test_start_page_shows_dates_people_read(docs_ws):
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
     updated = at.dataframe[0].value["updated"].tolist()
     assert updated and all(u.startswith("today ") for u in updated)
+
+
+def test_the_query_page_answers_a_summary_request_with_the_summary(docs_ws):
+    at = open_page("query")
+    at.text_input[0].set_value("Give me a summary of pep 20").run()
+    button(at, "Ask").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.markdown[0].value.startswith("**Summary of pep-0020.rst**")
+    assert any("Answered from the document's summary" in c.value for c in at.caption)

@@ -1,9 +1,10 @@
 """Summary requests in chat: "summarise the relocation memo" is answered by the memo's summary.
 
-``routed_reply`` asks ``ragcore.summary_router`` where a question goes, notes the choice in the
+``summary_answer`` asks ``ragcore.summary_router`` where a question goes, notes the choice in the
 turn's trace (the chat's "How this answer was made" shows it) and, for a summary, answers with
 the file's or the index's summary (``webapp.summaries``: cached, extractive offline) instead of
-a top-k search. Questions the router sends to retrieval return None: the chat engine answers.
+a top-k search; ``routed_reply`` makes it a chat reply (the Query page shows it as the answer).
+Questions the router sends to retrieval return None: the engine answers.
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ def route_for(index_name: str, question: str) -> Route:
     return route_question(question, document_names(state.load_index(index_name)))
 
 
-def routed_reply(index_name: str, question: str, memory: Any, trace: Trace) -> ChatResponse | None:
-    """The summary reply to ``question`` if it asks for one (None: let the engine answer)."""
+def summary_answer(index_name: str, question: str, trace: Trace) -> str | None:
+    """The summary ``question`` asks for, as Markdown (None: it asks for a search)."""
     route = route_for(index_name, question)
     trace.notes[ROUTE_NOTE] = route.to_dict()
     if route.kind == RETRIEVAL:
@@ -44,8 +45,15 @@ def routed_reply(index_name: str, question: str, memory: Any, trace: Trace) -> C
             heading = f"Summary of the index “{shown_as}” ({summary.title})"
         detail["method"] = summary.method
     body = summary.text.strip() or "There is no text to summarise."
-    text = f"**{heading}**\n\n{body}\n\n_{how_made(summary)}_"
-    memory.put(Message("user", question))
+    return f"**{heading}**\n\n{body}\n\n_{how_made(summary)}_"
+
+
+def routed_reply(index_name: str, question: str, memory: Any, trace: Trace) -> ChatResponse | None:
+    """The summary reply to ``question`` if it asks for one (None: let the engine answer)."""
+    text = summary_answer(index_name, question, trace)
+    if text is None:
+        return None
+    memory.put_user_message(question)
     return ChatResponse.from_text(
         text, trace=trace, mode="summary",
         on_complete=lambda whole: memory.put(Message("assistant", whole)),
