@@ -33,6 +33,9 @@ MIN_WORDS = 6  # shorter sentences say too little to stand in a summary
 _SPACES = re.compile(r"\s+")
 _FIELD = re.compile(r"(?:^|\s)[A-Z][\w-]*:\s")  # "Title: ", "Author: " in a header block
 _CONTINUES = re.compile(r"^(?:And|But|So|Or|Yet|Also|Then|Still)\b")  # leans on the one before
+_ROLE = re.compile(r":(\w+):`([^`<]+?)(?:\s*<[^>]*>)?`")  # reST :pep:`257`, :ref:`text <x>`
+_FOOTNOTE_REF = re.compile(r"\s*\[(?:#[\w-]*|\d+|\*)\]_")  # reST [#fn-hi]_, [1]_
+_DOUBLE_TICKS = re.compile(r"``([^`]+)``")
 _ENDED = re.compile(r"[.!?][\"'\u201d\u2019)\]]*$")
 
 
@@ -128,7 +131,7 @@ def _sentences(chunks: Sequence[str]) -> list[tuple[int, str]]:
             key = _SPACES.sub(" ", text).strip().lower()
             if key and key not in seen:
                 seen.add(key)
-                found.append((number, _SPACES.sub(" ", text).strip()))
+                found.append((number, tidy(text)))
     return found
 
 
@@ -146,6 +149,14 @@ def _readable(found: list[tuple[int, str]], wanted: int) -> list[tuple[int, str]
         and len(_FIELD.findall(text)) < 2 and not _CONTINUES.match(text)
     ]
     return good if len(good) >= wanted else found
+
+
+def tidy(sentence: str) -> str:
+    """A sentence as a person reads it: reST roles and footnote marks become plain text."""
+    text = _ROLE.sub(lambda m: f"PEP {m.group(2)}" if m.group(1) == "pep" else m.group(2),
+                     sentence)
+    text = _DOUBLE_TICKS.sub(r"`\1`", _FOOTNOTE_REF.sub("", text))
+    return _SPACES.sub(" ", text).strip()
 
 
 def _within(picks: list[int], texts: list[str], max_chars: int) -> list[tuple[int, str]]:

@@ -210,3 +210,12 @@ def test_an_index_summary_with_a_model_summarises_the_files_summaries(tmp_path, 
     root_prompt = llm.calls[-1][-1].content
     assert "note0.txt" in root_prompt and "note1.txt" in root_prompt
     assert "note2.txt" not in root_prompt
+
+
+def test_restructured_text_markup_reads_as_plain_text():
+    from ragcore.summary import tidy
+
+    assert tidy("Docstrings follow :pep:`257` and  a *hanging indent* [#fn-hi]_ is fine.") == \
+        "Docstrings follow PEP 257 and a *hanging indent* is fine."
+    assert tidy("Avoid ``from m import *`` (see :ref:`imports <imp>`).") == \
+        "Avoid `from m import *` (see imports)."
