@@ -64,6 +64,8 @@ _EXPORTS: dict[str, str] = {
     "Response": "ragcore.synthesis",
     "QueryEngine": "ragcore.query",
     "compare_modes": "ragcore.query",
+    "SummaryIndex": "ragcore.summary_index",
+    "DocumentSummaryIndex": "ragcore.summary_index",
     "SimilarityPostprocessor": "ragcore.postprocess",
     "KeywordNodePostprocessor": "ragcore.postprocess",
     "LongContextReorder": "ragcore.postprocess",
