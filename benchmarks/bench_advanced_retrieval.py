@@ -1,0 +1,109 @@
+"""The advanced retrievers against plain vector retrieval: is the gold passage in what the LLM
+reads, and how much does it read?
+
+The text collections of the answer questions (``benchmarks/answers``: the speech, the PEPs and
+the Rust book) are indexed three ways over the same files and the same packaged
+embedding model:
+
+- plain: ``SentenceSplitter`` chunks, top 4 by similarity (what ``as_retriever(mode=
+  "similarity")`` gives the query engine);
+- auto-merging: ``HierarchicalNodeParser`` (2048/512/128 tokens), the 128-token leaves
+  embedded, top 12 leaves merged into their parents (``AutoMergingRetriever``), first 4 kept;
+- sentence window: one node per sentence (``SentenceWindowNodeParser``, 3 each side), top 4,
+  each replaced by its window (``MetadataReplacementPostProcessor``).
+
+Per question: "gold in context", the share of its gold strings found whole in the text of
+the 4 nodes handed to the synthesizer (whitespace- and case-normalised), and the characters of
+that context. HyDE, query fusion, LLM reranking, routing and sub-questions need a language
+model to write text; the offline extractive backend writes none, so they are not measured
+here (with it they fall back to the plain question, as their traces say).
+
+Measured 2026-11-22 (31 questions, 20 files, ONNX int8 all-MiniLM-L6-v2, a loaded 2-core
+machine): gold in context 0.64 plain, 0.67 auto-merging, 0.85 sentence window, for about the
+same context (2,600 / 2,200 / 2,750 characters); 19 / 43 / 55 ms per query.
+
+    python -m benchmarks.bench_advanced_retrieval
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from statistics import fmean
+from typing import Any, Callable
+
+from benchmarks.answers.question_set import Question, gold_found, load_questions
+from benchmarks.harness import Row, corpus_dir
+from ragcore import (
+    AutoMergingRetriever, HierarchicalNodeParser, MetadataReplacementPostProcessor, NodeStore,
+    SentenceSplitter, SentenceWindowNodeParser, SimpleDirectoryReader, VectorStoreIndex,
+    get_leaf_nodes,
+)
+from ragcore.embeddings import default_embedder
+
+COLLECTIONS = ("state_of_the_union", "python_peps", "rust_book")
+TOP_K = 4
+
+
+def build_retrievers(documents: list, embedder: Any) -> dict[str, Callable[[str], list]]:
+    """The three ways to get the synthesizer's nodes for a question."""
+    plain = VectorStoreIndex(SentenceSplitter().get_nodes_from_documents(documents),
+                             embedder=embedder).as_retriever(similarity_top_k=TOP_K,
+                                                             mode="similarity")
+    hierarchy = HierarchicalNodeParser.from_defaults().get_nodes_from_documents(documents)
+    parents = NodeStore()
+    parents.add_documents(hierarchy)
+    leaves = VectorStoreIndex(_unique(get_leaf_nodes(hierarchy)), embedder=embedder)
+    merging = AutoMergingRetriever(leaves.as_retriever(similarity_top_k=12, mode="similarity"),
+                                   parents)
+    window_nodes = SentenceWindowNodeParser(window_size=3).get_nodes_from_documents(documents)
+    sentences = VectorStoreIndex(window_nodes, embedder=embedder).as_retriever(
+        similarity_top_k=TOP_K, mode="similarity")
+    replace = MetadataReplacementPostProcessor(target_metadata_key="window")
+    return {
+        "plain": plain.retrieve,
+        "auto-merging": lambda q: merging.retrieve(q)[:TOP_K],
+        "sentence window": lambda q: replace.postprocess(sentences.retrieve(q), q),
+    }
+
+
+def _unique(nodes: list) -> list:
+    # HierarchicalNodeParser can give two overlapping parents the same child span, hence the
+    # same node id (reported as a chunking bug); the index refuses duplicates, so keep one.
+    return list({node.node_id: node for node in nodes}.values())
+
+
+def score(retrieve: Callable[[str], list], questions: list[Question]) -> dict[str, float]:
+    found, chars, started = [], [], time.perf_counter()
+    for q in questions:
+        context = "\n".join(n.node.text for n in retrieve(q.question))
+        found.append(fmean(gold_found(q.gold, context)))
+        chars.append(len(context))
+    ms = (time.perf_counter() - started) / len(questions) * 1000
+    return {"gold in context": fmean(found), "context chars": fmean(chars), "ms/query": ms}
+
+
+def run(*, quick: bool = False, corpus: Path | None = None) -> list[Row]:
+    corpus = corpus or corpus_dir()
+    questions = [q for q in load_questions()
+                 if q.answerable and q.collection in COLLECTIONS]
+    files = sorted({corpus / q.collection / f for q in questions for f in q.files})
+    documents = SimpleDirectoryReader(input_files=files).load_data()
+    started = time.perf_counter()
+    retrievers = build_retrievers(documents, default_embedder())
+    build_s = time.perf_counter() - started
+    rows = [Row("advanced retrieval", "questions", len(questions),
+                note=f"{len(files)} files of {', '.join(COLLECTIONS)}"),
+            Row("advanced retrieval", "build the three indexes", build_s, "s")]
+    for name, retrieve in retrievers.items():
+        for metric, value in score(retrieve, questions).items():
+            unit = "ms" if metric == "ms/query" else ""
+            rows.append(Row("advanced retrieval", f"{metric}, {name}", value, unit))
+    return rows
+
+
+if __name__ == "__main__":
+    from benchmarks.harness import format_table
+
+    sys.stdout.write(format_table(run()) + "\n")
