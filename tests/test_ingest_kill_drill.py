@@ -121,3 +121,26 @@ def test_random_sigkills_during_ingest_leave_a_loadable_index(tmp_path):
     assert sorted(p.name for p in indexes.iterdir()) == ["drill", "drill.json"], "debris left"
     leftovers = [p for p in root.rglob("*") if ".tmp" in p.name or ".old-" in p.name]
     assert not leftovers, f"debris left: {leftovers}"
+
+
+def test_ctrl_c_cancels_ingest_and_keeps_the_saved_batches(tmp_path):
+    folder = tmp_path / "files"
+    _files(folder)
+    root = tmp_path / "ws"
+    process = _ingest(root, folder)
+    manifest = root / "indexes" / "drill" / "manifest.json"
+    deadline = time.monotonic() + 300
+    while not manifest.exists():  # the first batch is saved
+        assert process.poll() is None and time.monotonic() < deadline, process.stderr.read()
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert "Stopping after the current batch" in err and "Cancelled." in err
+    assert "run the same command again" in err
+    index = VectorStoreIndex.load(root / "indexes" / "drill")
+    assert len(index) > 0
+    again = _ingest(root, folder)
+    assert again.wait(timeout=600) == 0, again.stderr.read()
+    assert not any(PARTIAL_KEY in VectorStoreIndex.load(root / "indexes" / "drill")
+                   .doc_info(d).metadata for d in index.ref_doc_ids())
