@@ -1,7 +1,7 @@
 """The packaged model's three variants side by side: speed, agreement with torch, retrieval quality.
 
 Variants: torch float32 (sentence-transformers, the old default), ONNX float32 and ONNX int8
-(``ragcore.embeddings.onnx``; int8 is the default for new indexes). All run on the nodes of the
+(``ragcore.embeddings.onnx``; float32 is the default, ``packaged``). All run on the nodes of the
 retrieval benchmark's index (the files ``benchmarks/answers`` asks about, split the default way;
 the cached index's nodes when there is one, so the figures match ``--only retrieval``):
 

@@ -46,7 +46,7 @@ def corpus_texts(corpus: Path, count: int) -> list[str]:
 
 
 def test_names_say_quantisation_and_nothing_loads():
-    int8, fp32 = OnnxEmbedder(), OnnxEmbedder(quantized=False)
+    int8, fp32 = OnnxEmbedder(quantized=True), OnnxEmbedder()
     assert (int8.model_name, fp32.model_name) == (INT8, FLOAT32)
     assert int8.max_input_tokens == 256 and int8.dim == 384
     assert not int8.loaded and int8.embed_batch([]).shape == (0, 384) and not int8.loaded
@@ -61,9 +61,9 @@ def test_bad_options_say_what_to_do(options, message):
         OnnxEmbedder(**options)
 
 
-def test_new_indexes_get_int8_and_old_ones_the_variant_they_were_built_with():
-    assert packaged.default_embedder().model_name == INT8
-    assert packaged.default_embedder(FLOAT32).model_name == FLOAT32
+def test_new_indexes_get_float32_and_others_the_variant_they_were_built_with():
+    assert packaged.default_embedder().model_name == FLOAT32
+    assert packaged.default_embedder(INT8).model_name == INT8
     assert packaged.default_embedder("someone-else") is packaged.default_embedder()
     assert packaged.default_embedder(FLOAT32) is packaged.default_embedder(FLOAT32)
 
@@ -76,11 +76,11 @@ def test_without_onnxruntime_the_packaged_model_runs_on_torch(monkeypatch, caplo
     assert "onnxruntime is not installed" in caplog.text
 
 
-def test_an_index_built_with_float32_loads_with_float32(tmp_path):
+def test_an_index_built_with_int8_loads_with_int8(tmp_path):
     built = VectorStoreIndex.from_documents(
-        [Document("Tomatoes need sun.", doc_id="a")], embedder=FakeEmbedder(model_name=FLOAT32))
-    built.persist(tmp_path / "old")
-    assert VectorStoreIndex.load(tmp_path / "old").embedder.model_name == FLOAT32
+        [Document("Tomatoes need sun.", doc_id="a")], embedder=FakeEmbedder(model_name=INT8))
+    built.persist(tmp_path / "int8")
+    assert VectorStoreIndex.load(tmp_path / "int8").embedder.model_name == INT8
 
 
 def test_an_index_refuses_vectors_of_the_other_variant(tmp_path):
@@ -91,15 +91,15 @@ def test_an_index_refuses_vectors_of_the_other_variant(tmp_path):
         VectorStoreIndex.load(tmp_path / "int8", embedder=FakeEmbedder(model_name=FLOAT32))
 
 
-def test_workspace_keeps_float32_for_an_index_recorded_with_it(tmp_path):
+def test_workspace_keeps_the_variant_an_index_was_recorded_with(tmp_path):
     workspace = Workspace(tmp_path / "ws")
     workspace.create_index("new")
-    assert workspace.record("new").embed_model == INT8
+    assert workspace.record("new").embed_model == FLOAT32
     record = workspace.record("new")
-    record.embed_model = FLOAT32  # as an index built before int8 became the default
-    workspace.save_record("old", record)
-    assert workspace.embedder_for("old").model_name == FLOAT32
-    assert workspace.embedder_for("new").model_name == INT8
+    record.embed_model = INT8  # as an index built with OnnxEmbedder(quantized=True)
+    workspace.save_record("int8", record)
+    assert workspace.embedder_for("int8").model_name == INT8
+    assert workspace.embedder_for("new").model_name == FLOAT32
 
 
 # -- the export cache ---------------------------------------------------------------------------
@@ -119,7 +119,7 @@ def test_a_damaged_export_says_which_folder_to_delete(tmp_path):
     embedder = OnnxEmbedder(cache_dir=tmp_path)
     folder = export_folder(embedder.model_path, FLOAT32, tmp_path)
     folder.mkdir()
-    (folder / INT8_FILE).write_bytes(b"not a model")
+    (folder / FP32_FILE).write_bytes(b"not a model")
     with pytest.raises(EmbeddingError, match=f"Delete its folder {folder}"):
         embedder.embed_batch(["hello"])
 
@@ -172,7 +172,7 @@ def test_float32_gives_torch_vectors_and_int8_nearly(torch_vectors):
 
 @pytest.mark.slow
 def test_a_query_process_does_not_import_torch_once_exported():
-    packaged.default_embedder(INT8).embed_batch(["export first"])
+    packaged.default_embedder().embed_batch(["export first"])
     code = ("import sys; from ragcore.embeddings import default_embedder;"
             "v = default_embedder().embed_batch(['hello']); assert v.shape == (1, 384);"
             "print([m for m in ('torch', 'sentence_transformers', 'transformers')"
@@ -185,7 +185,7 @@ def test_a_query_process_does_not_import_torch_once_exported():
 
 @pytest.mark.slow
 def test_threads_embedding_at_once_get_the_same_vectors(corpus_dir):
-    embedder = packaged.default_embedder(INT8)
+    embedder = packaged.default_embedder()
     texts = corpus_texts(corpus_dir, 12)
     alone = embedder.embed_batch(texts)
     with ThreadPoolExecutor(4) as pool:

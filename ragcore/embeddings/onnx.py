@@ -50,7 +50,7 @@ class OnnxEmbedder:
         self,
         *,
         model_path: str | Path | None = None,
-        quantized: bool = True,
+        quantized: bool = False,
         batch_size: int | None = None,
         threads: int | None = None,
         cache_dir: str | Path | None = None,

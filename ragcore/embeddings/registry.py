@@ -1,7 +1,7 @@
 """The embedding backends by name: the one list the workspace settings and the app read.
 
 Built in: ``packaged`` (the all-MiniLM-L6-v2 that ships with ragcore, in the variant
-``packaged.default_embedder`` picks: ONNX int8 for new indexes), ``local`` (another
+``packaged.default_embedder`` picks: ONNX float32 for new indexes), ``local`` (another
 sentence-transformers model in a folder), ``ollama`` and ``openai`` (an embedding model on a
 server). Each is a ``ragcore.backend.Backend`` whose factory takes its settings; factories
 import their embedder module when called, so importing this module costs no httpx or torch.
