@@ -68,7 +68,7 @@ def _doc(index: VectorStoreIndex, doc_id: str) -> tuple[list[str], np.ndarray, s
 def _check(root: Path, reference: dict) -> tuple[int, int]:
     """Load the index; every document complete or a marked prefix. Returns (complete, partial)."""
     folder = root / "indexes" / "drill"
-    if not folder.is_dir():
+    if not (folder / "manifest.json").is_file():  # killed before its first save: no index yet
         return 0, 0
     index = VectorStoreIndex.load(folder)
     complete = partial = 0

@@ -203,3 +203,15 @@ def test_stray_uploads_are_those_no_document_comes_from(tmp_path):
     runner = JobRunner(ws.root)
     indexed = {r["id_base"] for r in ws.documents("docs")}
     assert runner.stray_uploads(ws, "docs", indexed) == [stray]
+
+
+def test_a_folder_left_by_a_killed_first_save_holds_no_index_and_the_next_ingest_works(
+        tmp_path, files):
+    ws = Workspace(tmp_path / "ws", embedder=FakeEmbedder())
+    ws.create_index("docs")
+    folder = ws.index_path("docs")
+    folder.mkdir(parents=True)  # what a kill during the very first save can leave
+    assert ws.index_info("docs").nodes == 0 and ws.documents("docs") == []
+    assert len(ws.load_index("docs")) == 0
+    report = ws.ingest("docs", [files / "owls.txt"])
+    assert report.indexed == 1 and len(ws.load_index("docs")) == 1

@@ -14,6 +14,7 @@ from typing import Any
 import streamlit as st
 
 from ragcore.present import format as fmt
+from ragcore.workspace.handle import saved
 from webapp import state
 
 POLL_SECONDS = 2.0
@@ -141,7 +142,7 @@ def stray_uploads(name: str) -> None:
     if not ws.has_index(name) or not ws.upload_dir(name).is_dir():
         return
     indexed = {row["id_base"] for row in state.index_documents(name)} \
-        if ws.index_path(name).is_dir() else set()
+        if saved(ws.index_path(name)) else set()
     stray = state.jobs().stray_uploads(ws, name, indexed)
     if not stray:
         return

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .handle import IndexHandle
+from .handle import IndexHandle, saved
 
 PARTIAL_KEY = "ingest_incomplete"
 
@@ -73,7 +73,7 @@ class Commits:
     @property
     def dirty(self) -> bool:
         return (self.handle.index.revision != self._saved_revision
-                or not self.handle.folder.is_dir())
+                or not saved(self.handle.folder))
 
     def due(self) -> bool:
         """Whether a batch is full (enough chunks, or enough time with something new)."""

@@ -19,6 +19,13 @@ if TYPE_CHECKING:
     from ..index import VectorStoreIndex
 
 UPLOAD_PREFIX = "upload:"
+MANIFEST = "manifest.json"  # the file a saved index folder is known by (ragcore.index.manifest)
+
+
+def saved(folder: Path) -> bool:
+    """Whether an index was ever saved in ``folder``: a kill during the very first save leaves
+    a folder without a manifest, which holds no index yet (the next save replaces it)."""
+    return (folder / MANIFEST).is_file()
 
 
 @dataclass(slots=True, frozen=True)
@@ -68,6 +75,6 @@ def open_index(folder: Path, embedder: Embedder, record: IndexRecord, *,
     overlap = chunking[1] if chunking[1] is not None else record.chunk_overlap
     options = {k: v for k, v in (("chunk_size", size), ("chunk_overlap", overlap)) if v is not None}
     splitter = SentenceSplitter(**options)
-    if folder.is_dir():
+    if saved(folder):
         return VectorStoreIndex.load(folder, embedder=embedder, splitter=splitter)
     return VectorStoreIndex(embedder=embedder, splitter=splitter)

@@ -212,7 +212,8 @@ class FileWork:
         from ..embeddings.base import embed_nodes
 
         index = self.handle.index
-        limit = max(1, self.commits.batching.slice)
+        batching = self.commits.batching
+        limit = max(1, min(batching.slice, batching.chunks))  # a batch holds whole slices
         size = min(limit, 32)
         self._progress(0, 0)
         self._swap_finished()

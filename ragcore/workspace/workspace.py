@@ -29,7 +29,7 @@ from ..errors import WorkspaceError
 from .commits import Batching
 from .chats import ChatStore, ChatSummary, SavedChat, now_iso
 from .files import exclusive_lock, inside, upload_name, validate_name, write_bytes_atomic
-from .handle import IndexHandle, open_index
+from .handle import IndexHandle, open_index, saved
 from .ingest import collect_files, files_of, ingest_files, remove_documents, source_files
 from .record import (IndexRecord, IndexVersion, drop_store, new_uid, read_record, with_store,
                      write_record)
@@ -231,7 +231,7 @@ class Workspace:
         """The named index, ready to query with the embedding model it was built with."""
         self._require(name)
         embedder = self.embedder_for(name)
-        if not self.index_path(name).is_dir():
+        if not saved(self.index_path(name)):
             from ..index import VectorStoreIndex
 
             return VectorStoreIndex([], embedder=embedder)
@@ -243,7 +243,7 @@ class Workspace:
 
         record = self.record(name)
         folder = self.index_path(name)
-        revision = read_revision(folder) if folder.is_dir() else None
+        revision = read_revision(folder) if saved(folder) else None
         return IndexVersion(record.uid, record.embed_model, revision)
 
     def index_info(self, name: str) -> IndexInfo:
@@ -357,7 +357,7 @@ class Workspace:
     def documents(self, name: str) -> list[dict[str, Any]]:
         """One row per file of an index: file, path, documents (pages), chunks, doc ids."""
         self._require(name)
-        return files_of(self._load_raw(name)) if self.index_path(name).is_dir() else []
+        return files_of(self._load_raw(name)) if saved(self.index_path(name)) else []
 
     def _open(self, name: str, *,
               chunking: tuple[int | None, int | None] = (None, None)) -> IndexHandle:
