@@ -88,6 +88,8 @@ def chroma_where(filters: MetadataFilters) -> dict[str, Any] | None:
             part = chroma_where(item)
         else:
             value, op = item.value, item.operator.value
+            if op not in _OPS:
+                return None  # text_match, any, all, is_empty: evaluated exactly by the caller
             number = isinstance(value, (int, float)) and not isinstance(value, bool)
             if op in (">", "<", ">=", "<=") and not number:
                 return None  # Chroma compares only numbers

@@ -54,15 +54,38 @@ def _one(flt: MetadataFilter) -> tuple[sql.Composable, list[Any]]:
         return sql.SQL("({} AND NOT metadata -> %s = ANY(%s))").format(_PRESENT), [
             key, key, key, options]
     if op == "contains":
-        in_array = ("(jsonb_typeof(metadata -> %s) = 'array' AND "
-                    "metadata -> %s @> jsonb_build_array(%s::jsonb))")
-        params: list[Any] = [key, key, _json(value)]
+        return _contains(key, value)
+    if op in ("text_match", "text_match_insensitive"):
         if not isinstance(value, str):
-            return sql.SQL(in_array), params
-        in_text = ("(jsonb_typeof(metadata -> %s) = 'string' AND "
-                   "strpos(metadata ->> %s, %s) > 0)")
-        return sql.SQL(f"({in_array} OR {in_text})"), [*params, key, key, value]
+            return sql.SQL("FALSE"), []
+        fold = "lower" if op == "text_match_insensitive" else ""
+        return sql.SQL("(jsonb_typeof(metadata -> %s) = 'string' AND "
+                       f"strpos({fold}(metadata ->> %s), {fold}(%s)) > 0)"), [key, key, value]
+    if op in ("any", "all"):  # each value held by a list, or found in a string
+        clauses = [_contains(key, v) for v in value]
+        if not clauses:
+            if op == "any":
+                return sql.SQL("FALSE"), []
+            return sql.SQL("jsonb_typeof(metadata -> %s) IN ('array', 'string')"), [key]
+        joiner = sql.SQL(" OR " if op == "any" else " AND ")
+        return (sql.SQL("({})").format(joiner.join(c for c, _ in clauses)),
+                [p for _, params in clauses for p in params])
+    if op == "is_empty":
+        return sql.SQL("(NOT metadata ? %s OR metadata -> %s IN "
+                       "('null'::jsonb, '\"\"'::jsonb, '[]'::jsonb))"), [key, key]
     raise ConfigError(f"unknown filter operator {op!r}")  # pragma: no cover
+
+
+def _contains(key: str, value: Any) -> tuple[sql.Composable, list[Any]]:
+    """A list at ``key`` holding ``value``, or (for a string value) a string containing it."""
+    in_array = ("(jsonb_typeof(metadata -> %s) = 'array' AND "
+                "metadata -> %s @> jsonb_build_array(%s::jsonb))")
+    params: list[Any] = [key, key, _json(value)]
+    if not isinstance(value, str):
+        return sql.SQL(in_array), params
+    in_text = ("(jsonb_typeof(metadata -> %s) = 'string' AND "
+               "strpos(metadata ->> %s, %s) > 0)")
+    return sql.SQL(f"({in_array} OR {in_text})"), [*params, key, key, value]
 
 
 def filters_sql(filters: MetadataFilters | None) -> tuple[sql.Composable, list[Any]]:

@@ -60,6 +60,12 @@ FILTER_CASES: list[tuple[str, MetadataFilters, set[str]]] = [
     ("in", MetadataFilters((F("color", ["red", "green"], "in"),)), {"a", "b", "d"}),
     ("nin", MetadataFilters((F("color", ["red", "green"], "nin"),)), {"c", "f"}),
     ("contains", MetadataFilters((F("tags", "x", "contains"),)), {"a", "e"}),
+    ("text_match", MetadataFilters((F("color", "re", "text_match"),)), {"a", "b", "d"}),
+    ("text_match_insensitive", MetadataFilters((F("color", "RE", "text_match_insensitive"),)),
+     {"a", "b", "d"}),
+    ("any", MetadataFilters((F("tags", ["x", "z"], "any"),)), {"a", "e", "f"}),
+    ("all", MetadataFilters((F("tags", ["x", "y"], "all"),)), {"a"}),
+    ("is_empty", MetadataFilters((F("tags", None, "is_empty"),)), {"c", "d"}),
     ("and", MetadataFilters((F("color", "blue"), F("n", 5, ">"))), {"f"}),
     ("or", MetadataFilters((F("color", "green"), F("n", 5)), condition="or"), {"d", "e"}),
     (
