@@ -143,7 +143,9 @@ def test_an_index_named_with_spaces_and_accents_is_shown_by_that_name(monkeypatc
 
     assert runner_for(tmp_path / "ws").wait_idle(timeout=TIMEOUT)
     assert Workspace(tmp_path / "ws").index_names() == ["Dossiers-ete-2024"]
-    chat_page = open_page("chat", at)
+    # A fresh session: AppTest cannot replay a selectbox whose shown names differ from its
+    # values (it formats them without the app's format_func), as the upload page's now does.
+    chat_page = open_page("chat")
     index_box = chat_page.sidebar.selectbox[0]
     assert index_box.label == "Index" and index_box.options == ["Dossiers été 2024"]
 
