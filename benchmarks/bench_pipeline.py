@@ -78,8 +78,11 @@ def embed_rows(nodes, *, sample_size: int) -> tuple[object, list[Row]]:
     model = embedder._load()
 
     def bare() -> None:
-        model.encode(texts, batch_size=embedder.batch_size, normalize_embeddings=True,
-                     convert_to_numpy=True, show_progress_bar=False)
+        if hasattr(model, "encode"):  # sentence-transformers: its own encode loop
+            model.encode(texts, batch_size=embedder.batch_size, normalize_embeddings=True,
+                         convert_to_numpy=True, show_progress_bar=False)
+        else:  # ONNX: tokenizer + session runs are the whole embedder, nothing of ours
+            embedder.embed_batch(texts)
 
     def ours():
         return VectorStoreIndex(sample, embedder=embedder)
