@@ -135,7 +135,9 @@ class HierarchicalNodeParser:
                 children = build_nodes(
                     document,
                     [(s + offset, e + offset) for s, e in spans],
-                    salt=salt,
+                    # the same span can fall under two overlapping parents: the parent's id
+                    # in the salt keeps the two children's ids apart
+                    salt=salt if parent is None else f"{salt}/{parent.node_id}",
                     include_metadata=self.include_metadata,
                     include_prev_next_rel=False,
                 )
