@@ -6,8 +6,10 @@ import altair as alt
 import streamlit as st
 
 from ragcore.present import format as fmt
+from ragcore.present.corpus_map import legend_colours
+from ragcore.present.dates import friendly_date
 from webapp.summaries import summarise_document, summarise_index
-from webapp import jobs_view, shell, state
+from webapp import chunk_view, jobs_view, shell, state
 
 CONFIRM_DOC = "confirm_delete_doc"
 JOB_ERROR = "index_job_error"
@@ -24,21 +26,22 @@ def overview(infos) -> None:
         [{"index": i.name, "files": i.files, "documents": i.documents, "chunks": i.nodes,
           "size on disk": fmt.human_size(i.bytes_on_disk),
           "embedding model": i.embed_model, "vectors in": i.store or "index folder",
-          "created": i.created, "updated": i.updated}
+          "created": friendly_date(i.created), "updated": friendly_date(i.updated)}
          for i in infos],
         hide_index=True, width="stretch",
     )
 
 
 def summary(info) -> None:
-    cols = st.columns(5)
+    cols = st.columns(4)
     cols[0].metric("Files", info.files, help=f"{info.documents} documents (one per PDF page)")
     cols[1].metric("Chunks", info.nodes)
     cols[2].metric("Tokens", info.tokens or 0)
     cols[3].metric("Size on disk", fmt.human_size(info.bytes_on_disk))
-    cols[4].metric("Embedding model", info.embed_model or "?")
+    st.markdown(f"**Embedding model:** `{info.embed_model or 'unknown'}`")
     overlap = "default" if info.chunk_overlap is None else info.chunk_overlap
-    st.caption(f"Created {info.created or '?'} · updated {info.updated or '?'} · "
+    st.caption(f"Created {friendly_date(info.created) or '?'} · "
+               f"updated {friendly_date(info.updated) or '?'} · "
                f"chunk size {info.chunk_size or 'default'}, overlap {overlap} · "
                f"vectors in {info.store or 'the index folder'}")
 
@@ -70,12 +73,7 @@ def document_actions(name: str, key: str, row: dict) -> None:
     if show_chunks:
         index = state.load_index(name)
         chunks = [n for doc_id in row["doc_ids"] for n in index.nodes_for_doc(doc_id)]
-        st.dataframe(
-            [{"#": number, "page": n.metadata.get("page_label", n.metadata.get("page", "")),
-              "characters": len(n.text), "text": n.text} for number, n in enumerate(chunks, 1)],
-            hide_index=True, width="stretch",
-            column_config={"text": st.column_config.TextColumn("text", width="large")},
-        )
+        chunk_view.show_chunks(chunks, key=key)
 
 
 def documents_tab(name: str) -> None:
@@ -85,7 +83,7 @@ def documents_tab(name: str) -> None:
         return
     st.dataframe(
         [{"file": r["file"], "documents": r["documents"], "chunks": r["chunks"],
-          "characters": r["characters"], "indexed": r["indexed_at"],
+          "characters": r["characters"], "indexed": friendly_date(r["indexed_at"]),
           "complete": not r.get("incomplete")} for r in rows],
         hide_index=True, width="stretch",
     )
@@ -128,10 +126,15 @@ def corpus_tab(name: str, chunks: int) -> None:
         "chunk placed by its embedding (a 2-D projection), so chunks about similar things lie "
         "close together. Colours show the file."
     )
-    data = alt.Data(values=rows_of(picture.embedding_map, "x", "y", "document", "preview"))
+    data = alt.Data(values=rows_of(picture.embedding_map, "x", "y", "document", "group",
+                                   "preview"))
+    domain, colours = legend_colours(picture.embedding_map["group"])
+    legend = alt.Legend(orient="bottom", columns=2, labelLimit=0, symbolLimit=0)
     st.altair_chart(alt.Chart(data).mark_circle(size=40, opacity=0.7).encode(
         x=alt.X("x:Q", title="component 1"), y=alt.Y("y:Q", title="component 2"),
-        color=alt.Color("document:N", title="file"), tooltip=["document:N", "preview:N"],
+        color=alt.Color("group:N", title="file", legend=legend,
+                        scale=alt.Scale(domain=domain, range=colours)),
+        tooltip=["document:N", "preview:N"],
     ).interactive(), width="stretch")
 
 
@@ -143,7 +146,7 @@ def jobs_tab(name: str) -> None:
         return
     st.table([{"job": j.title(), "state": j.state,
                "outcome": jobs_view.short_outcome(j) if not j.active else j.status(),
-               "started": (j.started or j.created)[:19], "seconds": round(j.seconds, 1)}
+               "started": friendly_date(j.started or j.created), "seconds": round(j.seconds, 1)}
               for j in jobs])
 
 

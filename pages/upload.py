@@ -67,11 +67,15 @@ def main() -> None:
                                            st.session_state.get(STORE_KEY, "") if record is None
                                            else "", chunk_size=chunk_size,
                                            chunk_overlap=chunk_overlap)
+            if record is None:  # created now: the typed name is saved before the job runs,
+                state.workspace().create_index(name, chunk_size=chunk_size,  # which saves the
+                                               chunk_overlap=chunk_overlap,  # record too
+                                               exist_ok=True)
+            index_names.remember_display_name(state.workspace(), name)
             state.submit_upload(
                 state.workspace(), name, [(f.name, f.getvalue()) for f in files],
                 chunk_size=chunk_size, chunk_overlap=chunk_overlap,
             )
-            index_names.remember_display_name(state.workspace(), name)
             state.select_index(name)
             st.session_state[ROUND_KEY] += 1
             st.rerun()

@@ -188,13 +188,22 @@ def test_indexes_page_shows_stats_documents_chunks_and_pictures(docs_ws):
     at = open_page("indexes")
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Files"] == "2" and int(metrics["Chunks"]) > 10 and int(metrics["Tokens"]) > 1000
-    assert metrics["Embedding model"] == "fake-embedder"
+    assert any("Embedding model:** `fake-embedder`" in m.value for m in at.markdown)
+    shown = [c.value for c in at.caption] + at.dataframe[0].value["created"].tolist()
+    assert not [v for v in shown if re.search(r"\d{4}-\d\d-\d\dT", v)]  # no ISO stamps
     files = at.dataframe[1].value["file"].tolist()
     assert files == ["state_of_the_union.txt", "pep-0020.rst"]
     assert len(at.get("vega_lite_chart")) == 3  # histogram, documents by size, embedding map
     at.toggle[0].set_value(True).run()
-    chunks = at.dataframe[-1].value
-    assert chunks["text"].iloc[0].startswith("Madam Speaker")
+    texts = [t.value for t in at.text]
+    assert texts[0].startswith("Madam Speaker") and len(texts[0]) > 200  # whole, not cut off
+    positions = [c.value for c in at.caption if c.value.startswith("Chunk ")]
+    total = int(positions[0].split(" of ")[1].split(" ")[0])
+    assert total > 40 and positions[0].startswith(f"Chunk 1 of {total} · characters 0–")
+    assert len(positions) == 40  # a long document is shown a batch at a time
+    at.selectbox[-1].set_value(41).run()
+    positions = [c.value for c in at.caption if c.value.startswith("Chunk ")]
+    assert positions[0].startswith(f"Chunk 41 of {total}") and len(positions) == total - 40
 
 
 def metrics(at: AppTest) -> dict[str, str]:
@@ -237,7 +246,7 @@ def test_an_index_deleted_and_made_again_shows_its_new_files(app_env, tmp_path):
     at.run()
     assert at.dataframe[1].value["file"].tolist() == ["bats.txt"]
     at.toggle[0].set_value(True).run()
-    assert at.dataframe[-1].value["text"].tolist() == ["Bats echolocate."]
+    assert [t.value for t in at.text] == ["Bats echolocate."]
 
 
 def test_deleting_a_document_asks_for_confirmation(docs_ws):

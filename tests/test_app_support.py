@@ -12,7 +12,10 @@ from ragcore.present.citations import (
     surrounding_text,
 )
 from ragcore.present.quotes import quoted_spans, sentence_spans
-from ragcore.present.corpus_map import picture_corpus, project_2d, sample_indices, token_histogram
+from ragcore.present.corpus_map import (
+    PALETTE, legend_colours, legend_groups, picture_corpus, project_2d, sample_indices,
+    shorten_middle, token_histogram,
+)
 from ragcore.present.explain import explain_error
 from ragcore.errors import (
     IndexFormatError,
@@ -161,6 +164,26 @@ def test_picture_corpus_groups_by_file_and_maps_every_chunk():
     assert picture.documents["document"][0] == "b.pdf"
     assert picture.documents["chunks"] == [2, 1]
     assert picture.embedding_map["document"] == ["a.txt", "b.pdf", "b.pdf"]
+    assert picture.embedding_map["group"] == ["a.txt", "b.pdf", "b.pdf"]
     assert picture.mapped_count == 3 and sum(picture.histogram["chunks"]) == 3
     with pytest.raises(ValueError, match="align"):
         picture_corpus(nodes, np.eye(2, 8))
+
+
+def test_the_map_legend_gives_every_file_its_own_colour_and_a_readable_name():
+    files = [f"file-{i:02d}.txt" for i in range(30) for _ in range(30 - i)]  # file-00 most
+    groups = legend_groups(files)
+    kept = sorted(set(groups) - {"other files (11)"})
+    assert len(kept) == len(PALETTE) - 1 and "file-18.txt" in kept and "file-19.txt" not in kept
+    assert groups[-1] == "other files (11)"
+    domain, colours = legend_colours(groups)
+    assert domain[-1] == "other files (11)" and domain[0] == "file-00.txt"
+    assert len(set(colours)) == len(colours) == len(PALETTE)  # no colour repeats
+    few = legend_groups(["a.pdf", "b.pdf"])
+    assert few == ["a.pdf", "b.pdf"] and len(set(legend_colours(few)[1])) == 2
+    long = "Rapport-annuel-de-la-commission-des-finances-2024-version-finale.pdf"
+    short = shorten_middle(long)
+    assert len(short) == 44 and short.startswith("Rapport-annuel") and short.endswith("finale.pdf")
+    twins = [long, long.replace("finances", "comptes")]  # alike once shortened: kept whole
+    assert shorten_middle(twins[0]) == shorten_middle(twins[1])
+    assert legend_groups(twins) == twins

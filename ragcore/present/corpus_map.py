@@ -18,6 +18,16 @@ from ..types import Node
 
 Columns = dict[str, list]
 
+# Twenty clearly different colours for the map's files (no two alike, unlike category20's
+# light/dark pairs); more files than this share one grey "other files" group.
+PALETTE = (
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+    "#bcbd22", "#393b79", "#e6550d", "#31a354", "#843c39", "#7b4173", "#3182bd", "#f2b701",
+    "#00a087", "#fd8d3c", "#6b6ecf", "#000000",
+)
+OTHER_COLOUR = "#b0b0b0"
+LABEL_CHARS = 44  # longer file names are shortened in the middle in the legend
+
 
 def project_2d(vectors: np.ndarray) -> np.ndarray:
     """Project rows onto their two principal components: an (n, 2) float array.
@@ -104,8 +114,39 @@ def picture_corpus(
             "document": [source_label(nodes[i]) for i in keep],
             "preview": [_preview(nodes[i].text) for i in keep],
         }
+        picture.embedding_map["group"] = legend_groups(picture.embedding_map["document"])
         picture.mapped_count = len(keep)
     return picture
+
+
+def shorten_middle(label: str, limit: int = LABEL_CHARS) -> str:
+    """``label`` cut in the middle to ``limit`` characters, keeping its start and extension."""
+    if len(label) <= limit:
+        return label
+    tail = max(8, limit // 3)
+    return label[: limit - tail - 1] + "…" + label[-tail:]
+
+
+def legend_groups(files: Sequence[str], colours: int = len(PALETTE)) -> list[str]:
+    """The legend entry of each point: its file (shortened), or "other files (k)" for files
+    beyond the ``colours - 1`` with the most points once there are more files than colours."""
+    counts = Counter(files)
+    order = sorted(counts, key=lambda f: (-counts[f], f))
+    kept = order if len(order) <= colours else order[: colours - 1]
+    short = {f: shorten_middle(f) for f in kept}
+    if len(set(short.values())) < len(short):  # two names alike once shortened: keep them whole
+        short = {f: f for f in kept}
+    other = f"other files ({len(order) - len(kept)})"
+    return [short.get(f, other) for f in files]
+
+
+def legend_colours(groups: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Legend domain (kept files by number of points, then "other files") and their colours."""
+    counts = Counter(groups)
+    order = sorted(counts, key=lambda g: (g.startswith("other files ("), -counts[g], g))
+    colours = [OTHER_COLOUR if g.startswith("other files (") else PALETTE[i % len(PALETTE)]
+               for i, g in enumerate(order)]
+    return order, colours
 
 
 def _documents_by_size(nodes: list[Node], tokens: list[int]) -> Columns:
