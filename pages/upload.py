@@ -7,7 +7,7 @@ from webapp import jobs_view, shell, state, store_choice
 from webapp import index_names
 from ragcore.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 
-NEW_INDEX = "➕ Create a new index"
+NEW_INDEX = "New index…"
 ROUND_KEY = "uploader_round"  # bumped after each run, which empties the file picker
 STORE_KEY = "new_index_store"  # where a new index keeps its vectors (store_choice)
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -187,3 +190,16 @@ def test_the_map_legend_gives_every_file_its_own_colour_and_a_readable_name():
     twins = [long, long.replace("finances", "comptes")]  # alike once shortened: kept whole
     assert shorten_middle(twins[0]) == shorten_middle(twins[1])
     assert legend_groups(twins) == twins
+
+
+def test_the_app_shows_no_emoji_that_needs_an_emoji_font():
+    # Where no emoji font is installed an emoji renders as a missing glyph: Material icons
+    # (":material/name:") or plain words instead.
+    emoji = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F]")
+    root = Path(__file__).resolve().parent.parent
+    sources = [root / "app.py", *sorted((root / "pages").glob("*.py")),
+               *sorted((root / "webapp").glob("*.py"))]
+    found = [f"{path.name}:{number}: {line.strip()}" for path in sources
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if emoji.search(line)]
+    assert not found

@@ -168,7 +168,7 @@ def _drive(app, page, tmp_path: Path, corpus_dir: Path) -> None:
     expect(page.get_by_text("1 indexed")).to_be_visible(timeout=WORK_TIMEOUT_MS)
 
     # The large upload: the page returns at once and the sidebar shows the job going.
-    _pick(page, "Index", "➕ Create a new index")
+    _pick(page, "Index", "New index…")
     _new_index(page, "big")
     _upload(page, big)
     page.get_by_role("button", name="Index 1 file(s)").click()

@@ -26,7 +26,7 @@ def show_error(exc: BaseException) -> None:
     text = explanation.message
     if explanation.action:
         text += f"\n\n**What to do:** {explanation.action}"
-    st.error(text, icon="⚠️")
+    st.error(text, icon=":material/error:")
 
 
 @contextmanager
@@ -52,7 +52,8 @@ PAGES = (
 
 def navigation() -> Any:
     """Set up the browser tab and the sidebar's page list; returns the page to run."""
-    st.set_page_config(page_title="ragcore · chat with your documents", page_icon="📚",
+    st.set_page_config(page_title="ragcore · chat with your documents",
+                       page_icon=":material/menu_book:",
                        layout="wide", initial_sidebar_state="expanded")
     pages = [
         st.Page(path, title=title, icon=icon, url_path=url, default=number == 0)
