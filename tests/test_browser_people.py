@@ -1,6 +1,7 @@
-"""A new user in a real Chromium (issue 13): upload under a name with spaces and accents, see each
-file's result, summarise a document and the index offline, ask in the simple view, open
-Advanced and compare modes, ask the chat for a summary, rename and delete a saved chat.
+"""A new user in a real Chromium (issue 13): upload a mixed folder (pdf, docx, pptx, xlsx, epub,
+an extension-less text file) under a name with spaces and accents, see each file's result and
+document, summarise a document and the index offline, ask in the simple view, open Advanced
+and compare modes, ask the chat for a summary, rename and delete a saved chat.
 
 Reuses the harness of tests/test_browser.py (a `streamlit run` server with the packaged model
 and the extractive backend). Set RAGCORE_SCREENSHOTS=<folder> to keep a screenshot per step.
@@ -11,6 +12,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from office_files import make_mixed_folder
 from test_browser import (  # noqa: F401 (fixtures)
     WORK_TIMEOUT_MS,
     _go,
@@ -42,6 +44,24 @@ def _upload_files(page, paths) -> None:
     button.click()
 
 
+def _document_options(page) -> list[str]:
+    """The files listed in the Indexes page's Document chooser (opened again if a rerun of
+    the page closed it before its options showed)."""
+    options = page.get_by_role("option")
+    for _ in range(3):
+        _wait_idle(page)
+        page.get_by_role("combobox", name="Document", exact=True).click()
+        try:
+            options.first.wait_for(state="visible", timeout=10_000)
+            break
+        except Exception:  # noqa: BLE001 - closed by a rerun: open it again
+            page.keyboard.press("Escape")
+    names = sorted(options.all_inner_texts())
+    page.keyboard.press("Escape")
+    _wait_idle(page)
+    return names
+
+
 def _sidebar_toggle(page, label: str):
     return page.get_by_test_id("stSidebar").get_by_text(label, exact=True)
 
@@ -49,10 +69,8 @@ def _sidebar_toggle(page, label: str):
 def test_a_new_user_summarises_asks_and_manages_chats(app_url, page, corpus_dir, tmp_path):
     from playwright.sync_api import expect
 
-    extensionless = tmp_path / "pep-zen"
-    extensionless.write_bytes((corpus_dir / "python_peps" / "pep-0020.rst").read_bytes())
     files = [corpus_dir / "state_of_the_union" / "state_of_the_union.txt",
-             corpus_dir / "python_peps" / "pep-0008.rst", extensionless]
+             *make_mixed_folder(tmp_path / "mixed")]  # pdf, docx, pptx, xlsx, epub, no extension
     page.goto(app_url)
     expect(page.get_by_text("What to do next")).to_be_visible(timeout=120_000)
     _shot(page, "people-1-start")
@@ -67,10 +85,13 @@ def test_a_new_user_summarises_asks_and_manages_chats(app_url, page, corpus_dir,
     expect(page.get_by_text("Saved in the folder “Dossiers-ete”")).to_be_visible()
     _upload_files(page, files)
     expect(page.get_by_text(f"Result for index")).to_be_visible(timeout=WORK_TIMEOUT_MS)
-    expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
+    expect(page.get_by_test_id("stDataFrame").first).to_be_visible()  # a row per file
+    expect(page.get_by_text(re.compile(rf"^{len(files)} file\(s\): {len(files)} indexed "
+                                       r"\(\d+ chunks\), 0 unchanged, 0 failed"))).to_be_visible()
     _shot(page, "people-2-uploaded")
 
     _go(page, "Indexes")
+    assert _document_options(page) == sorted(p.name for p in files)  # each file a document
     page.get_by_role("button", name="Summarise this index").click()
     expect(page.get_by_text(f"Summary of “{INDEX}”")).to_be_visible(timeout=WORK_TIMEOUT_MS)
     expect(page.get_by_text("An extractive summary").first).to_be_visible()
