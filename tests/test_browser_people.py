@@ -84,7 +84,7 @@ def test_a_new_user_summarises_asks_and_manages_chats(app_url, page, corpus_dir,
     name_box.press("Enter")
     expect(page.get_by_text("Saved in the folder “Dossiers-ete”")).to_be_visible()
     _upload_files(page, files)
-    expect(page.get_by_text(f"Result for index")).to_be_visible(timeout=WORK_TIMEOUT_MS)
+    expect(page.get_by_text(f"Result for index “{INDEX}”")).to_be_visible(timeout=WORK_TIMEOUT_MS)
     expect(page.get_by_test_id("stDataFrame").first).to_be_visible()  # a row per file
     expect(page.get_by_text(re.compile(rf"^{len(files)} file\(s\): {len(files)} indexed "
                                        r"\(\d+ chunks\), 0 unchanged, 0 failed"))).to_be_visible()

@@ -15,6 +15,7 @@ import streamlit as st
 
 from ragcore.present import format as fmt
 from ragcore.workspace.handle import saved
+from ragcore.workspace.names import display_name
 from webapp import state
 
 POLL_SECONDS = 2.0
@@ -124,7 +125,7 @@ def show_report(job: Any) -> None:
     from ragcore.workspace.report import IngestReport
 
     report = IngestReport.from_dict(job.report)
-    st.subheader(f"Result for index “{report.index}”")
+    st.subheader(f"Result for index “{display_name(state.workspace(), report.index)}”")
     (st.warning if report.failed or report.cancelled else st.success)(report.summary())
     st.dataframe(fmt.report_rows(report), hide_index=True, width="stretch")
     cols = st.columns(3)
