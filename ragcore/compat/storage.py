@@ -23,8 +23,8 @@ from ..stores.base import VectorStore
 from ..types import Node
 from .refusals import refuse
 
-if TYPE_CHECKING:
-    from .index import VectorStoreIndex
+if TYPE_CHECKING:  # the core index: everything used here is its own, so no cycle with .index
+    from ..index import VectorStoreIndex
 
 STORAGE_HINTS = {
     "index_store": "ragcore keeps one index per folder; pass persist_dir=",
