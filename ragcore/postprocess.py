@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
+from abc import ABC, abstractmethod
 from typing import Protocol, Sequence, runtime_checkable
 
 from .errors import ConfigError, StoreError
@@ -34,12 +35,12 @@ class NodePostprocessor(Protocol):
     def postprocess(self, nodes: list[ScoredNode], query: str) -> list[ScoredNode]: ...
 
 
-class Postprocessor:
+class Postprocessor(ABC):
     """The base of the postprocessors here: LlamaIndex's ``postprocess_nodes`` over
-    ``postprocess``."""
+    ``postprocess``, which each subclass defines."""
 
-    def postprocess(self, nodes: list[ScoredNode], query: str) -> list[ScoredNode]:
-        raise NotImplementedError
+    @abstractmethod
+    def postprocess(self, nodes: list[ScoredNode], query: str) -> list[ScoredNode]: ...
 
     def postprocess_nodes(
         self, nodes: Sequence[ScoredNode], query_bundle: object = None, query_str: str | None = None
