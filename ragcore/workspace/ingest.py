@@ -203,7 +203,7 @@ class FileWork:
         self.documents = documents
         self.nodes = split_documents(handle.index.splitter, documents)
         self.total = len(self.nodes)
-        self.vectors: list[np.ndarray] = []
+        self.matrix: np.ndarray | None = None  # every node's vector, filled in place
         self.done = 0  # nodes embedded
         self.groups = self._group()
         self.swapped = 0  # groups swapped into the index, in order
@@ -220,7 +220,7 @@ class FileWork:
         while self.done < self.total:
             piece = self.nodes[self.done:self.done + size]
             started = time.monotonic()
-            self.vectors.append(embed_nodes(index.embedder, piece, progress=self._progress))
+            self._keep(embed_nodes(index.embedder, piece, progress=self._progress))
             # Slices of about SLICE_SECONDS: a cancel is noticed soon on a slow machine, and a
             # fast embedder still gets batches long enough to sort by length.
             rate = len(piece) / max(time.monotonic() - started, 1e-3)
@@ -239,9 +239,17 @@ class FileWork:
         fraction = _READ_SHARE + (1 - _READ_SHARE) * embedded / max(self.total, 1)
         self.emit("embedding", fraction, embedded, self.total)
 
-    def _matrix(self) -> np.ndarray:
-        dim = self.handle.index.store.dim or 0
-        return np.concatenate(self.vectors) if self.vectors else np.zeros((0, dim), np.float32)
+    def _keep(self, vectors: np.ndarray) -> None:
+        """Write the vectors of the slice just embedded into the file's one matrix."""
+        if self.matrix is None:
+            self.matrix = np.empty((self.total, vectors.shape[1]), dtype=np.float32)
+        self.matrix[self.done:self.done + len(vectors)] = vectors
+
+    def _rows(self, begin: int, end: int) -> np.ndarray:
+        """The vectors of nodes ``begin:end`` (a view: nothing is copied per swap)."""
+        if self.matrix is None:
+            return np.zeros((0, self.handle.index.store.dim or 0), np.float32)
+        return self.matrix[begin:end]
 
     def _group(self) -> list[tuple[list[Document], int, int]]:
         """Each document with its slice of ``nodes`` (the splitter keeps documents in order);
@@ -266,7 +274,7 @@ class FileWork:
             return
         begin, end = ready[0][1], ready[-1][2]
         self.handle.index.upsert_documents([d for g in ready for d in g[0]],
-                                           self.nodes[begin:end], self._matrix()[begin:end])
+                                           self.nodes[begin:end], self._rows(begin, end))
         self.swapped += len(ready)
 
     def keep_partial(self) -> int:
@@ -285,7 +293,7 @@ class FileWork:
                     excluded_llm_metadata_keys=doc.excluded_llm_metadata_keys,
                 )
                 self.handle.index.upsert_documents([marked], self.nodes[begin:self.done],
-                                                   self._matrix()[begin:self.done])
+                                                   self._rows(begin, self.done))
         return self.done
 
 
