@@ -8,7 +8,6 @@ of them finishes, it reruns the whole page, which then shows the changed index.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import streamlit as st
@@ -57,11 +56,12 @@ def _sidebar_body(watched: tuple[str, ...]) -> None:
     st.markdown("**Jobs**")
     for job in active:
         st.progress(min(1.0, max(0.0, job.fraction)), text=f"{job.title()}: {job.status()}")
-        if job.pid == os.getpid() and not job.cancel_requested:
-            if st.button("Cancel", key=f"cancel-{job.id}", help="Stop after the current "
-                         "batch; everything saved so far stays in the index."):
-                runner.cancel(job.id)
-                st.rerun(scope="fragment")
+        if job.origin != "app":
+            st.caption(f"Started from the {job.origin} (process {job.pid}).")
+        if not job.cancel_requested:  # a callback: it runs before the list is drawn again
+            st.button("Cancel", key=f"cancel-{job.id}", on_click=runner.cancel, args=(job.id,),
+                      help="Stop after the current batch; everything saved so far stays in "
+                           "the index.")
     for job in finished:
         st.caption(f"{ICONS.get(job.state, '')} {job.title()}: {short_outcome(job)}")
         if job.state == "interrupted":

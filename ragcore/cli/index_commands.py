@@ -109,7 +109,7 @@ def run_ingest(args: argparse.Namespace, context: CliContext) -> int:
     runner = JobRunner(workspace.root, batching=Batching(args.batch_chunks, args.batch_seconds))
     bar = ProgressBar(sys.stderr)
     job = runner.ingest(workspace, args.index, files, chunk_size=args.chunk_size,
-                        chunk_overlap=args.chunk_overlap, listener=bar)
+                        chunk_overlap=args.chunk_overlap, origin="command line", listener=bar)
     try:
         _wait_or_cancel(runner, job.id, bar)
     finally:
@@ -117,9 +117,11 @@ def run_ingest(args: argparse.Namespace, context: CliContext) -> int:
     if job.state == "failed":
         raise runner.exception(job.id) or WorkspaceError(job.error)
     report = IngestReport.from_dict(job.report or {"index": args.index})
-    sys.stdout.write(f"Index {args.index!r} in {workspace.root}:\n")
+    shown = repr(args.index) if job.index_display in ("", args.index) \
+        else f"“{job.index_display}” (folder {args.index})"
+    sys.stdout.write(f"Index {shown} in {workspace.root}:\n")
     write_report(sys.stdout, report)
-    if report.cancelled:
+    if report.cancelled or job.state == "cancelled":
         sys.stderr.write(
             f"Cancelled. Index {args.index!r} keeps what was saved before ({report.chunks} "
             f"chunk(s) of this run, {report.commits} save(s)); run the same command again to "
@@ -129,16 +131,22 @@ def run_ingest(args: argparse.Namespace, context: CliContext) -> int:
 
 
 def _wait_or_cancel(runner, job_id: str, bar: ProgressBar) -> None:
-    """Wait for the job; the first Ctrl-C cancels it (saved batches stay), a second one quits."""
-    cancelling = False
+    """Wait for the job; the first Ctrl-C cancels it (saved batches stay), a second one quits.
+    A cancel from another process (the app's Cancel button) is said when it is noticed."""
+    interrupted = told = False
     while True:
         try:
-            runner.wait(job_id)
-            return
+            job = runner.wait(job_id, timeout=0.5)
+            if job.cancel_requested and not (told or interrupted):
+                told = True
+                bar.note("Cancelled from another process (the app): stopping after the "
+                         "current batch; the batches saved so far are kept.")
+            if not job.active:
+                return
         except KeyboardInterrupt:
-            if cancelling:
+            if interrupted:
                 raise
-            cancelling = True
+            interrupted = True
             runner.cancel(job_id)
             bar.note("Stopping after the current batch; the batches saved so far are kept "
                      "(Ctrl-C again to quit at once).")

@@ -10,6 +10,10 @@ to resume it, which submits the files not saved yet. The ``JobJournal`` keeps ev
 ``<workspace>/jobs/<id>.json`` (written atomically on each state change and batch saved, and
 every few seconds while it runs), so any process can list the jobs of a workspace: the app shows
 jobs the CLI runs, and what happened before a restart. Old finished jobs are pruned.
+
+A job belongs to the process that runs it (``pid``, with the process's start time so a reused
+pid is not taken for it). Another process cancels it by leaving ``<id>.cancel`` beside its
+journal entry: the owner's cancel check looks for that file, then stops as after its own cancel.
 """
 
 from __future__ import annotations
@@ -56,7 +60,10 @@ class Job:
     error: str = ""
     cancel_requested: bool = False
     resumed_from: str = ""
+    index_display: str = ""  # the index's name as people typed it (``names.display_name``)
+    origin: str = "app"  # who started it: "app" or "command line"
     pid: int = field(default_factory=os.getpid)
+    pid_started: str = field(default_factory=lambda: process_started(os.getpid()))
     created: str = field(default_factory=now_iso)
     started: str = ""
     finished: str = ""
@@ -68,12 +75,17 @@ class Job:
         return self.state in ACTIVE
 
     def title(self) -> str:
-        """'Ingest 3 file(s) into “docs”', 'Re-index report.pdf in “docs”' ..."""
+        """'Ingest 3 files into “Contrats été”', 'Re-index report.pdf in “docs”' ..."""
+        shown = self.index_display or self.index
         if self.kind == "ingest":
             what = _name(self.files[0]) if len(self.files) == 1 else f"{len(self.files)} files"
-            return f"Ingest {what} into “{self.index}”"
+            return f"Ingest {what} into “{shown}”"
         verb = "Re-index" if self.kind == "reindex" else "Delete"
-        return f"{verb} {_name(self.target)} in “{self.index}”"
+        return f"{verb} {_name(self.target)} in “{shown}”"
+
+    def owner_alive(self) -> bool:
+        """Whether the process that runs this job is still there (not one that reused its pid)."""
+        return pid_alive(self.pid, self.pid_started)
 
     def remaining_seconds(self, now: float | None = None) -> float | None:
         """Time left at the rate so far (None until there is a rate to go by)."""
@@ -93,8 +105,9 @@ class Job:
         elif self.state in FINISHED and self.summary:
             words = f"{self.state}: {self.summary}"
         else:
-            words = self.state + (" (stopping after this batch)" if self.cancel_requested
-                                  and self.active else "")
+            words = self.state
+        if self.cancel_requested and self.active and self.state != "queued":
+            words += " (stopping after this batch)"
         if self.active and self.file_count > 1 and self.file_number:
             words += f" · file {self.file_number} of {self.file_count}"
         left = self.remaining_seconds()
@@ -131,16 +144,29 @@ def _name(path: str) -> str:
     return bare.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or path
 
 
-def pid_alive(pid: int) -> bool:
+def process_started(pid: int) -> str:
+    """When process ``pid`` started, in clock ticks since boot ("" where /proc is missing)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    fields_after_name = stat.rsplit(")", 1)[-1].split()
+    return fields_after_name[19] if len(fields_after_name) > 19 else ""
+
+
+def pid_alive(pid: int, started: str = "") -> bool:
+    """Whether process ``pid`` runs; with ``started``, whether it is that same process (a
+    restarted machine hands old pids to new processes)."""
     if pid == os.getpid():
-        return True
+        return not started or started == process_started(pid)
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
-    return True
+        pass
+    now = process_started(pid) if started else ""
+    return not now or now == started
 
 
 class JobJournal:
@@ -165,13 +191,18 @@ class JobJournal:
             raise
 
     def sweep(self) -> None:
-        """Remove temporary files of journal writers whose process is gone."""
+        """Remove temporary files of journal writers whose process is gone, and cancel
+        requests of jobs that are over."""
         if not self.folder.is_dir():
             return
         for tmp in self.folder.glob(".*.tmp"):
             owner = tmp.name.rsplit(".", 2)[-2].split("-")[0]
             if not owner.isdigit() or not pid_alive(int(owner)):
                 tmp.unlink(missing_ok=True)
+        for request in self.folder.glob("*.cancel"):
+            job = self.load(request.stem)
+            if job is None or not job.active:
+                request.unlink(missing_ok=True)
 
     def load(self, job_id: str) -> Job | None:
         try:
@@ -188,6 +219,18 @@ class JobJournal:
 
     def delete(self, job_id: str) -> None:
         (self.folder / f"{job_id}.json").unlink(missing_ok=True)
+        self.clear_cancel(job_id)
+
+    def request_cancel(self, job_id: str) -> None:
+        """Ask the process running the job to stop it (``cancel_requested`` tells it)."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        (self.folder / f"{job_id}.cancel").touch()
+
+    def cancel_requested(self, job_id: str) -> bool:
+        return (self.folder / f"{job_id}.cancel").exists()
+
+    def clear_cancel(self, job_id: str) -> None:
+        (self.folder / f"{job_id}.cancel").unlink(missing_ok=True)
 
     def prune(self, keep: int = KEEP_FINISHED) -> None:
         """Forget the oldest finished jobs beyond ``keep``."""

@@ -9,6 +9,9 @@ from the ingestion's progress events and written to the journal (``jobs.JobJourn
 
 Cancel is cooperative: the ingestion asks between slices of chunks and inside the embedding
 progress callback, saves the finished batches and stops; a queued job is cancelled at once.
+``cancel`` works across processes: for a job another process runs (the app cancelling a
+``ragcore ingest``), it leaves a request in the journal that the owner's cancel check picks up
+within ``CANCEL_POLL`` seconds.
 A failure ends its own job only (the next job of that index runs). Jobs whose process died
 show as ``interrupted``; ``resume`` submits the files they had not saved yet.
 """
@@ -24,7 +27,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from .chats import now_iso
 from .commits import Batching
-from .jobs import ACTIVE, Job, JobJournal, pid_alive
+from .jobs import Job, JobJournal
+from .names import display_name
 from .report import IngestProgress, IngestReport
 
 if TYPE_CHECKING:
@@ -33,6 +37,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 SAVE_EVERY = 2.0  # seconds between journal writes while a job runs
+CANCEL_POLL = 0.5  # seconds between looks for a cancel request from another process
 _STAGES = ("reading", "splitting", "embedding", "saving")
 
 
@@ -57,14 +62,15 @@ class JobRunner:
 
     def ingest(self, ws: Workspace, index: str, files: list[str | Path], *,
                chunk_size: int | None = None, chunk_overlap: int | None = None,
-               resumed_from: str = "",
+               resumed_from: str = "", origin: str = "app",
                listener: Callable[[IngestProgress], None] | None = None) -> Job:
         """Queue an ingestion of ``files`` into ``index``; returns the queued job.
 
         ``listener`` also gets every progress event, in the job's thread (the CLI's bar)."""
         paths = [str(f) for f in files]
         job = Job("ingest", index, files=paths, chunk_size=chunk_size,
-                  chunk_overlap=chunk_overlap, file_count=len(paths), resumed_from=resumed_from)
+                  chunk_overlap=chunk_overlap, file_count=len(paths), resumed_from=resumed_from,
+                  origin=origin)
         if listener is not None:
             self._listeners[job.id] = listener
         return self.submit(ws, job)
@@ -76,6 +82,7 @@ class JobRunner:
         return self.submit(ws, Job("delete", index, target=target, file_count=1))
 
     def submit(self, ws: Workspace, job: Job) -> Job:
+        job.index_display = job.index_display or display_name(ws, job.index)
         with self._lock:
             self._jobs[job.id] = job
             self._cancel[job.id] = threading.Event()
@@ -90,10 +97,13 @@ class JobRunner:
         return job
 
     def cancel(self, job_id: str) -> bool:
-        """Ask a job of this process to stop; a queued one is cancelled at once."""
+        """Ask a job to stop; a queued one of this process is cancelled at once. A job another
+        process runs gets a request in the journal (False: no such job running)."""
         with self._lock:
             job = self._jobs.get(job_id)
-            if job is None or not job.active:
+            if job is None:
+                return self._cancel_elsewhere(job_id)
+            if not job.active:
                 return False
             job.cancel_requested = True
             self._cancel[job_id].set()
@@ -105,6 +115,13 @@ class JobRunner:
                         self._finish(job, "cancelled", "cancelled before it started")
             self._save(job)
             return True
+
+    def _cancel_elsewhere(self, job_id: str) -> bool:
+        job = self.journal.load(job_id)
+        if job is None or not job.active or not job.owner_alive():
+            return False
+        self.journal.request_cancel(job_id)
+        return True
 
     def resume(self, ws: Workspace, job_id: str) -> Job:
         """Submit again what an interrupted, failed or cancelled job had not saved."""
@@ -140,7 +157,7 @@ class JobRunner:
         with self._lock:
             mine = dict(self._jobs)
         listed = list(mine.values()) + [j for j in self.journal.all() if j.id not in mine]
-        listed = [_checked(j) for j in listed if index is None or j.index == index]
+        listed = [self._checked(j) for j in listed if index is None or j.index == index]
         return sorted(listed, key=lambda j: j.id, reverse=True)
 
     def active(self, index: str | None = None) -> list[Job]:
@@ -198,12 +215,15 @@ class JobRunner:
             self._run(job, ws)
 
     def _run(self, job: Job, ws: Workspace) -> None:
-        cancel = self._cancel[job.id].is_set
+        cancel = self._cancel_check(job)
         with self._lock:
             job.started, job.started_at = now_iso(), time.time()
             self._save(job)
         try:
-            state, summary, report = self._execute(job, ws, cancel)
+            if cancel():  # asked by another process while it waited in the queue
+                state, summary, report = "cancelled", "cancelled before it started", None
+            else:
+                state, summary, report = self._execute(job, ws, cancel)
         except Exception as exc:  # noqa: BLE001 - a failed job must not stop the next ones
             logger.warning("job %s (%s) failed: %s", job.id, job.title(), exc, exc_info=True)
             job.error = str(exc)
@@ -233,6 +253,26 @@ class JobRunner:
                                on_commit=lambda saved: self._set(job, saved_files=saved,
                                                                  save=True))
         return ("cancelled" if report.cancelled else "done"), report.summary(), report
+
+    def _cancel_check(self, job: Job) -> Callable[[], bool]:
+        """The job's cancel callback: its own event, or a request another process left in the
+        journal (looked for at most every ``CANCEL_POLL`` seconds; it is asked very often)."""
+        event = self._cancel[job.id]
+        looked = [0.0]
+
+        def cancelled() -> bool:
+            if event.is_set():
+                return True
+            if time.monotonic() - looked[0] < CANCEL_POLL:
+                return False
+            looked[0] = time.monotonic()
+            if not self.journal.cancel_requested(job.id):
+                return False
+            event.set()
+            self._set(job, cancel_requested=True, save=True)
+            return True
+
+        return cancelled
 
     def _progress_of(self, job: Job) -> Callable[[IngestProgress], None]:
         listener = self._listeners.pop(job.id, None)
@@ -265,6 +305,7 @@ class JobRunner:
     def _finish(self, job: Job, state: str, summary: str) -> None:
         """Under the lock: the job's last state, journalled; waiters wake up."""
         job.state, job.summary, job.finished = state, summary, now_iso()
+        self.journal.clear_cancel(job.id)
         if state == "done":
             job.fraction = 1.0
         if job.started_at:
@@ -289,18 +330,24 @@ class JobRunner:
         except OSError as exc:
             logger.info("could not sweep the job journal: %s", exc)
         for job in self.journal.all():
-            if job.active and not pid_alive(job.pid):
-                self._save(_checked(job))
+            self._checked(job)
 
-
-def _checked(job: Job) -> Job:
-    """A job the journal says is running, whose process is gone, is ``interrupted``."""
-    if job.active and not pid_alive(job.pid):
-        job.state = "interrupted"
-        saved = len(job.saved_files)
-        job.summary = (f"stopped when its process ended; {saved} of {len(job.files)} file(s) "
-                       "were saved" if job.kind == "ingest" else "stopped when its process ended")
-    return job
+    def _checked(self, job: Job) -> Job:
+        """A job the journal says is running: ``interrupted`` if its process is gone; marked
+        as stopping if another process asked it to (its owner may not have said so yet)."""
+        if not job.active or job.id in self._jobs:
+            return job
+        if not job.owner_alive():
+            job.state = "interrupted"
+            saved = len(job.saved_files)
+            job.summary = (f"stopped when its process ended; {saved} of {len(job.files)} "
+                           "file(s) were saved" if job.kind == "ingest"
+                           else "stopped when its process ended")
+            self._save(job)  # once: from now on the journal says so
+            self.journal.clear_cancel(job.id)
+        elif self.journal.cancel_requested(job.id):
+            job.cancel_requested = True
+        return job
 
 
 def _explain(exc: BaseException) -> str:

@@ -1,0 +1,77 @@
+"""The app's view of jobs it did not start: a `ragcore ingest` in another process shows in the
+sidebar of every page with its origin and a Cancel button that asks that process to stop; once
+the process is gone the job shows as interrupted, with Resume and Dismiss.
+
+The other process here is a real one (``sleep``) that the journal names as the job's owner; the
+cross-process cancel itself, with the real CLI, is in tests/test_jobs_cross_process.py.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ragcore.workspace.jobs import Job, JobJournal, process_started
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+TIMEOUT = 90
+
+
+@pytest.fixture
+def ws_root(monkeypatch, tmp_path) -> Path:
+    monkeypatch.setenv("RAGCORE_LLM", "extractive")
+    monkeypatch.setenv("RAGCORE_EMBEDDER", "fake")
+    root = tmp_path / "ws"
+    root.mkdir()
+    monkeypatch.setenv("RAGCORE_WORKSPACE", str(root))
+    return root
+
+
+@pytest.fixture
+def other_process():
+    process = subprocess.Popen(["sleep", "120"])
+    try:
+        yield process
+    finally:
+        process.kill()
+        process.wait(timeout=30)
+
+
+def _sidebar_text(at: AppTest) -> str:
+    parts = [getattr(e, "value", "") for e in at.sidebar.caption]
+    parts += [e.proto.text for e in
+              at.sidebar.get("progress")]
+    return "\n".join(str(p) for p in parts)
+
+
+def test_the_sidebar_lists_a_cli_job_cancels_it_and_shows_it_interrupted_when_it_died(
+        ws_root, other_process):
+    journal = JobJournal(ws_root / "jobs")
+    job = Job("ingest", "contrats-ete", files=[str(ws_root / "big.txt")], state="embedding",
+              index_display="Contrats été", origin="command line", chunks_done=120,
+              chunks_total=900, file_count=1, file_number=1, pid=other_process.pid,
+              pid_started=process_started(other_process.pid))
+    journal.save(job)
+
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    assert not at.exception
+    text = _sidebar_text(at)
+    assert "Ingest big.txt into “Contrats été”: embedding 120/900 chunks" in text
+    assert f"Started from the command line (process {other_process.pid})" in text
+    cancel = [b for b in at.sidebar.button if b.label == "Cancel"]
+    assert len(cancel) == 1
+    cancel[0].click().run()
+    assert journal.cancel_requested(job.id)  # the request the CLI's job looks for
+    assert "stopping after this batch" in _sidebar_text(at)
+    assert not [b for b in at.sidebar.button if b.label == "Cancel"]
+
+    other_process.kill()
+    other_process.wait(timeout=30)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    assert "stopped when its process ended" in _sidebar_text(at)
+    assert {b.label for b in at.sidebar.button} >= {"Resume", "Dismiss"}
+    assert JobJournal(ws_root / "jobs").load(job.id).state == "interrupted"
+    assert not journal.cancel_requested(job.id)
