@@ -9,6 +9,7 @@ manifest, atomic replace); this module knows nothing about what the files hold.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -65,3 +66,28 @@ def load_npy(path: Path, what: str, *, mmap_min_bytes: int | None = None) -> np.
 def write_npy(path: Path, array: np.ndarray) -> None:
     with open(path, "wb") as out:
         np.lib.format.write_array(out, np.ascontiguousarray(array), allow_pickle=False)
+
+
+def copy_range(source: int, offset: int, length: int, out: Any) -> None:
+    """Append ``length`` bytes of the open file ``source`` (a descriptor) from ``offset`` to the
+    file object ``out``, inside the kernel where it can: nothing passes through this process's
+    memory, so copying a big file forward costs no resident memory."""
+    out.flush()
+    target, position, end = out.fileno(), out.tell(), offset + length
+    try:
+        while offset < end:
+            copied = os.copy_file_range(source, target, end - offset, offset, position)
+            if copied == 0:
+                raise IndexFormatError(f"a file being copied ended {end - offset} bytes early; "
+                                       "the index is damaged: rebuild it")
+            offset, position = offset + copied, position + copied
+    except (AttributeError, OSError) as exc:  # no copy_file_range here: copy a block at a time
+        if isinstance(exc, IndexFormatError):
+            raise
+        while offset < end:
+            block = os.pread(source, min(end - offset, 1 << 20), offset)
+            if not block:
+                raise IndexFormatError("a file being copied ended early; rebuild the index")
+            os.pwrite(target, block, position)
+            offset, position = offset + len(block), position + len(block)
+    out.seek(position)

@@ -385,3 +385,27 @@ def test_a_format_version_1_folder_loads_answers_and_upgrades(built, tmp_path):
     again = _load(path)
     assert len(again) == len(again.store) == 4
     assert b"stock market" not in _all_bytes(path)
+
+
+def test_a_save_moves_records_to_disk_and_the_next_copies_them_with_their_checksums(
+    built, tmp_path
+):
+    first, second = tmp_path / "a", tmp_path / "b"
+    built.persist(first)
+    docstore = built._state.docstore
+    assert docstore._nodes == {} and docstore._fresh == set()  # records are read from the file
+    assert built.get_node("rust.md#1").text.startswith("The borrow checker")
+    # Damage a saved line: the next save copies it as it is, with the checksum recorded first,
+    # so the damage is still found (never laundered into a fresh checksum).
+    saved = _data(first) / "nodes.jsonl"
+    data = bytearray(saved.read_bytes())
+    data[0:1] = b"#"
+    saved.write_bytes(bytes(data))
+    built.insert(Document(text="Owls hunt at night.", doc_id="owls.txt"))
+    built.persist(second)
+    assert (_data(second) / "nodes.jsonl").read_bytes()[:1] == b"#"
+    index = _load(second)
+    assert index.get_node(index.doc_info("owls.txt").node_ids[0]).text == "Owls hunt at night."
+    assert index.get_node("rust.md#1").text.startswith("The borrow checker")
+    with pytest.raises(IndexFormatError, match="line 1 .* does not match the checksum"):
+        index.get_node(index.node_ids()[0])

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragcore.errors import IndexFormatError, StoreError
-from ragcore.stores import MetadataFilter, MetadataFilters, SimpleVectorStore, simple
+from ragcore.stores import MetadataFilter, MetadataFilters, SimpleVectorStore, matrix_rows, simple
 from ragcore.stores.simple import top_k_indices
 
 COLORS = ["red", "green", "blue", "black"]
@@ -161,8 +161,8 @@ def test_growth_is_amortized():
     reallocations, capacity = 0, 0
     for i in range(1000):
         store.add([f"n{i}"], np.full((1, 4), i, dtype=np.float32))
-        if store._matrix.shape[0] != capacity:
-            reallocations, capacity = reallocations + 1, store._matrix.shape[0]
+        if store._matrix._tail.shape[0] != capacity:
+            reallocations, capacity = reallocations + 1, store._matrix._tail.shape[0]
     assert reallocations <= 14  # geometric growth: O(log n) copies, not one per add
     assert len(store) == 1000
     assert store.vectors()[999, 0] == 999
@@ -171,15 +171,21 @@ def test_growth_is_amortized():
 @settings(max_examples=60, deadline=None)
 @given(
     st.lists(
-        st.tuples(st.sampled_from(["add", "delete", "drop doc"]), st.integers(0, 30)), max_size=40
+        st.tuples(st.sampled_from(["add", "delete", "drop doc", "save"]), st.integers(0, 30)),
+        max_size=40,
     )
 )
-def test_random_adds_and_deletes_match_a_dict(operations):
+def test_random_adds_and_deletes_match_a_dict(tmp_path_factory, operations):
     store = SimpleVectorStore(metric="dot")
     reference: dict[str, tuple[np.ndarray, str]] = {}
-    for op, key in operations:
+    folder = tmp_path_factory.mktemp("saves")
+    for step, (op, key) in enumerate(operations):
         node_id, doc_id = f"n{key}", f"d{key % 4}"
-        if op == "add":
+        if op == "save":  # rows move to a mapped file; later changes go on top of it
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(matrix_rows, "MMAP_MIN_BYTES", 0)
+                store.persist(folder / str(step))
+        elif op == "add":
             vector = np.array([[key, 1.0, -key]], dtype=np.float32) + len(reference)
             store.add([node_id], vector, [{"k": key}], doc_ids=[doc_id])
             reference[node_id] = (vector[0], doc_id)
@@ -215,7 +221,7 @@ def test_large_files_are_memory_mapped_and_still_writable(tmp_path, monkeypatch)
     store.persist(tmp_path)
     monkeypatch.setattr(simple, "MMAP_MIN_BYTES", 0)
     loaded = SimpleVectorStore.load(tmp_path)
-    assert isinstance(loaded._matrix, np.memmap)
+    assert isinstance(loaded._matrix.parts()[0], np.memmap)
     assert loaded.query(vectors[7], top_k=1)[0][0] == "n7"
     loaded.delete(["n7"])
     loaded.add(["x"], vectors[:1])
@@ -284,3 +290,32 @@ def test_damaged_document_ids_are_reported_when_first_needed(tmp_path):
     loaded = SimpleVectorStore.load(tmp_path)  # not parsed at load: loading stays fast
     with pytest.raises(IndexFormatError, match="vector_doc_ids.json: expected a list of 10"):
         loaded.delete_ref_doc("d")
+
+
+def test_a_saved_store_keeps_only_rows_added_since_in_memory(tmp_path, monkeypatch):
+    """After a save the rows live in the file (mapped), and later rows in a small tail: an
+    ingestion saving every batch never holds the whole matrix, and each save writes it all."""
+    monkeypatch.setattr(matrix_rows, "MMAP_MIN_BYTES", 0)
+    store, ids, vectors, _, _ = _random_store("euclidean", n=40)
+    first, second = tmp_path / "g1", tmp_path / "g2"
+    store.persist(first)
+    base = store._matrix.parts()
+    assert len(base) == 1 and isinstance(base[0], np.memmap)
+    extra = np.random.default_rng(3).normal(size=(5, vectors.shape[1])).astype(np.float32)
+    store.add([f"x{i}" for i in range(5)], extra, [{"k": i} for i in range(5)])
+    assert store._metadata.values is None  # appended without parsing the saved rows
+    parts = store._matrix.parts()
+    assert isinstance(parts[0], np.memmap) and parts[1].shape == (5, vectors.shape[1])
+    assert store.query(extra[2], top_k=1)[0][0] == "x2"
+    assert store.query(vectors[11], top_k=1)[0][0] == "n11"
+    store.persist(second)
+    (first / "vectors.npy").unlink()  # the old generation goes; the store copied from it
+    loaded = SimpleVectorStore.load(second)
+    assert loaded.ids() == ids + [f"x{i}" for i in range(5)]
+    np.testing.assert_allclose(loaded.vectors(), np.concatenate([vectors, extra]), rtol=1e-6)
+    assert loaded.metadata("x3") == {"k": 3} and loaded.metadata("n4") == store.metadata("n4")
+    assert loaded.query(vectors[11], top_k=3) == store.query(vectors[11], top_k=3)
+    store.delete(["n0", "x1"])  # a delete brings the survivors into memory, in order
+    assert store.ids() == ids[1:] + ["x0", "x2", "x3", "x4"]
+    np.testing.assert_allclose(store.get_vectors(["x4", "n39"]),
+                               np.stack([extra[4], vectors[39]]), rtol=1e-6)

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from .node_file import (
-    COLUMNS, NodeFile, check_columns, load_crcs, load_offsets, write_node_file,
+    COLUMNS, NodeFile, Run, check_columns, load_crcs, load_offsets, write_node_file,
 )
 from ..errors import IndexFormatError, StoreError
 from ..disk import file_size, read_json, write_json
@@ -209,6 +209,15 @@ class DocStore:
             self._fresh.add(node.node_id)
             self._count += 1
 
+    def set_info(
+        self, doc_id: str, hash: str | None, metadata: dict[str, Any], characters: int
+    ) -> None:
+        """Replace a document's hash, metadata and length (its nodes stay)."""
+        entry = self._docs().get(doc_id)
+        if entry is None:
+            raise StoreError(f"no document {doc_id!r} in the index: add it first")
+        entry.hash, entry.meta, entry.characters = hash, metadata, characters
+
     def remove_doc(self, doc_id: str) -> list[str]:
         """Forget a document and its nodes; returns the removed node ids."""
         entry = self._docs().pop(doc_id, None)
@@ -265,14 +274,32 @@ class DocStore:
         for node_id in self.node_ids():
             yield self.get(node_id)
 
-    def _record(self, node_id: str) -> bytes:
-        """One node's JSON line: the stored bytes when unchanged since load, else encoded."""
-        if node_id not in self._fresh and self._file is not None:
-            row = self._file.row(node_id)
+    def _records(self, node_ids: list[str]) -> Iterator[bytes | Run]:
+        """The lines to write for ``node_ids``: runs of unchanged lines of the current file
+        (copied as they are), and the encoded records of nodes added since."""
+        source, run = self._file, None
+        follow = 0  # the file row expected next, when nodes come in file order
+        for node_id in node_ids:
+            row = None
+            if source is not None and node_id not in self._fresh:
+                in_order = follow < len(source.ids) and source.ids[follow] == node_id
+                row = follow if in_order else source.row(node_id)
             if row is not None:
-                return self._file.raw(row)
-        line = json.dumps(self.get(node_id).to_dict(), ensure_ascii=False, default=str)
-        return line.encode("utf-8") + b"\n"
+                follow = row + 1
+                if run is not None and run[2] == row:
+                    run = (source, run[1], row + 1)
+                    continue
+                if run is not None:
+                    yield run
+                run = (source, row, row + 1)
+                continue
+            if run is not None:
+                yield run
+                run = None
+            line = json.dumps(self.get(node_id).to_dict(), ensure_ascii=False, default=str)
+            yield line.encode("utf-8") + b"\n"
+        if run is not None:
+            yield run
 
     # -- disk --------------------------------------------------------------------------------
 
@@ -280,7 +307,7 @@ class DocStore:
         """Write nodes.jsonl, offsets.npy, node_crcs.npy, node_ids.json and docs.json."""
         docs = self._docs()
         node_ids = self.node_ids()
-        write_node_file(folder, map(self._record, node_ids), len(node_ids))
+        offsets, crcs = write_node_file(folder, self._records(node_ids), len(node_ids))
         write_json(folder / "node_ids.json", node_ids)
         columns = {
             "doc_ids": list(docs),
@@ -292,6 +319,11 @@ class DocStore:
             "loose": len(self._loose),
         }
         write_json(folder / "docs.json", columns)
+        # From now on read nodes from the file just written: records added so far leave memory.
+        self._file = NodeFile(folder / "nodes.jsonl", offsets, node_ids, crcs)
+        self._file_ids = node_ids
+        self._fresh.clear()
+        self._nodes.clear()
 
     @classmethod
     def load(cls, folder: Path, *, expected_nodes: int) -> DocStore:

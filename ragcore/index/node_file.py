@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import mmap
+import os
 import zlib
 from pathlib import Path
 from typing import Any, Iterable
@@ -20,7 +21,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from ..errors import IndexFormatError
-from ..disk import load_npy, write_npy
+from ..disk import copy_range, load_npy, write_npy
 from ..types import Node
 from .checksums import damaged
 
@@ -38,11 +39,22 @@ class NodeFile:
         self._crcs = crcs
         self._ids = node_ids
         self._rows: dict[str, int] | None = None
-        with open(path, "rb") as handle:
-            # An empty file cannot be mapped; it only happens for an index with no nodes.
-            self._map: bytes | mmap.mmap = (
-                mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if offsets[-1] else b""
-            )
+        # Kept open for kernel copies into the next generation (valid after a deletion too).
+        self._fd = os.open(path, os.O_RDONLY)
+        # An empty file cannot be mapped; it only happens for an index with no nodes.
+        self._map: bytes | mmap.mmap = (
+            mmap.mmap(self._fd, 0, access=mmap.ACCESS_READ) if offsets[-1] else b""
+        )
+
+    def __del__(self) -> None:
+        fd, self._fd = getattr(self, "_fd", None), None
+        if fd is not None:
+            os.close(fd)
+
+    @property
+    def ids(self) -> list[str]:
+        """Node ids in line order."""
+        return self._ids
 
     def row(self, node_id: str) -> int | None:
         if self._rows is None:
@@ -65,20 +77,47 @@ class NodeFile:
             raise damaged(self.path, f"line {row + 1} is not a valid node record ({exc})") from exc
 
 
-def write_node_file(folder: Path, records: Iterable[bytes], count: int) -> None:
-    """Write ``count`` JSON lines to nodes.jsonl, the offset of each to offsets.npy and the
-    CRC-32 of each to node_crcs.npy."""
+    def copy_rows(self, first: int, last: int, out: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Append lines ``first..last-1`` to ``out`` inside the kernel (their bytes never enter
+        this process); returns their end offsets relative to the copy's start, and their CRCs
+        as recorded (so damage in them is still found in the next generation)."""
+        begin, end = int(self._offsets[first]), int(self._offsets[last])
+        copy_range(self._fd, begin, end - begin, out)
+        ends = self._offsets[first + 1 : last + 1] - begin
+        if self._crcs is not None:
+            return ends, self._crcs[first:last]
+        return ends, np.array([zlib.crc32(self.raw(r)) for r in range(first, last)], np.uint32)
+
+
+Run = tuple[NodeFile, int, int]  # lines first..last-1 of a node file, copied as they are
+
+
+def write_node_file(
+    folder: Path, records: Iterable[bytes | Run], count: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Write ``count`` JSON lines to nodes.jsonl (each record is a line, or a run of lines of
+    an existing file, copied), the offset of each to offsets.npy and the CRC-32 of each to
+    node_crcs.npy; returns the offsets and CRCs."""
     offsets = np.zeros(count + 1, dtype=np.int64)
     crcs = np.zeros(count, dtype=np.uint32)
     with open(folder / "nodes.jsonl", "wb") as out:
-        position = 0
-        for row, line in enumerate(records):
-            out.write(line)
-            position += len(line)
+        position = row = 0
+        for record in records:
+            if isinstance(record, tuple):
+                source, first, last = record
+                ends, sums = source.copy_rows(first, last, out)
+                offsets[row + 1 : row + 1 + len(ends)] = position + ends
+                crcs[row : row + len(ends)] = sums
+                position, row = position + int(ends[-1]), row + len(ends)
+                continue
+            out.write(record)
+            position += len(record)
             offsets[row + 1] = position
-            crcs[row] = zlib.crc32(line)
+            crcs[row] = zlib.crc32(record)
+            row += 1
     write_npy(folder / "offsets.npy", offsets)
     write_npy(folder / "node_crcs.npy", crcs)
+    return offsets, crcs
 
 
 def load_crcs(path: Path, *, nodes: int) -> np.ndarray | None:

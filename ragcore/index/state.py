@@ -118,6 +118,10 @@ class IndexState:
             self.docstore.add_doc(info)
         self._add(nodes, vectors)
 
+    def set_document_info(self, doc: Document) -> None:
+        self.docstore.set_info(doc.doc_id, doc.hash, dict(doc.metadata), len(doc.text))
+        self.touch()
+
     def remove_document(self, doc_id: str) -> bool:
         if not self.docstore.has_doc(doc_id):
             return False

@@ -211,6 +211,12 @@ class VectorStoreIndex:
             with self._lock:
                 self._state.replace_documents(documents, nodes, vectors)
 
+    def set_document_info(self, document: Document) -> None:
+        """Record ``document``'s hash and metadata over its nodes already in the index (an
+        ingestion adding a document a slice at a time ends with this)."""
+        with self._lock:
+            self._state.set_document_info(document)
+
     def delete_ref_doc(self, doc_id: str) -> bool:
         """Remove a document and its nodes; False if it was not indexed."""
         with self._lock:

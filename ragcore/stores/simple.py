@@ -1,7 +1,8 @@
 """SimpleVectorStore: exact search over an in-memory (or memory-mapped) numpy matrix.
 
-Rows live in one (capacity, dim) float32 matrix that grows by half again when full, so adding
-is amortized O(rows added) rather than a re-concatenation per call. A query is one
+Rows live in ``MatrixRows`` (``matrix_rows``): the rows last saved or loaded, memory-mapped when
+large, and an in-memory tail that grows by half again when full, so adding is amortized O(rows
+added) and saving an index holds only the rows added since its last save in memory. A query is one
 matrix-vector product plus ``np.argpartition`` and a sort of the k best: no Python loop over
 rows. Metrics:
 
@@ -10,8 +11,7 @@ rows. Metrics:
 - ``euclidean``: the score is the *negative* Euclidean distance (as in LlamaIndex), so higher is
   still better; distances use ||a||^2 - 2ab + ||b||^2 with the row norms cached.
 
-Deleting compacts the matrix (rows after the first deleted one shift up), so a query never pays
-for dead rows. Metadata filters are evaluated column-wise and their row masks are cached until
+Deleting compacts the rows (in memory), so a query never pays for dead rows. Metadata filters are evaluated column-wise and their row masks are cached until
 the store changes. A store does no locking: VectorStoreIndex serializes writes and searches.
 Each row also keeps its node's document id, for ``delete_ref_doc``. The store knows no ranking
 but similarity: MMR runs over its results in ``ragcore.mmr``. On disk, in the index folder:
@@ -32,9 +32,8 @@ from ..embeddings.base import normalize
 from ..errors import ConfigError, IndexFormatError, StoreError
 from .base import METRICS, StoreSpec
 from .filters import MaskCache, MetadataFilters, as_filters, id_mask
+from .matrix_rows import MMAP_MIN_BYTES, MatrixRows
 from .simple_persist import Column, read_store, write_store
-
-MMAP_MIN_BYTES = 64 * 1024 * 1024  # memory-map vectors.npy above this size
 _MASK_CACHE_SIZE = 8
 
 
@@ -46,7 +45,7 @@ class SimpleVectorStore:
             choices = ", ".join(METRICS)
             raise ConfigError(f"metric {metric!r} is not supported: use one of {choices}")
         self._metric = metric
-        self._matrix: np.ndarray | None = None  # (capacity, dim); may be a read-only memmap
+        self._matrix = MatrixRows()
         self._size = 0
         self._ids: list[str] = []
         self._rows: dict[str, int] | None = {}  # id -> row; built on first use after load
@@ -64,7 +63,7 @@ class SimpleVectorStore:
     @property
     def dim(self) -> int | None:
         """Vector dimension, or None before the first add."""
-        return None if self._matrix is None else int(self._matrix.shape[1])
+        return self._matrix.dim
 
     @property
     def metric(self) -> str:
@@ -79,9 +78,7 @@ class SimpleVectorStore:
 
     def vectors(self) -> np.ndarray:
         """The stored vectors, rows aligned with ``ids()`` (a read-only view)."""
-        if self._matrix is None:
-            return np.zeros((0, 0), dtype=np.float32)
-        view = self._matrix[: self._size]
+        view = self._matrix.array()
         view.flags.writeable = False
         return view
 
@@ -94,9 +91,7 @@ class SimpleVectorStore:
                 f"no vector with id {missing[0]!r} in the store ({len(missing)} of {len(ids)} "
                 "ids unknown)"
             )
-        if self._matrix is None:
-            return np.zeros((0, 0), dtype=np.float32)
-        return self._matrix[[rows[i] for i in ids]]
+        return self._matrix.take(np.array([rows[i] for i in ids], dtype=np.intp))
 
     def metadata(self, node_id: str) -> dict[str, Any]:
         """The metadata stored with one row."""
@@ -132,13 +127,11 @@ class SimpleVectorStore:
         existing = [i for i, node_id in enumerate(ids) if node_id in rows]
         if existing:
             self.delete([ids[i] for i in existing])
-        self._reserve(self._size + len(ids), matrix.shape[1])
-        assert self._matrix is not None
-        self._matrix[self._size : self._size + len(ids)] = matrix
+        self._matrix.append(matrix)
         rows.update(zip(ids, range(self._size, self._size + len(ids))))
         self._ids.extend(ids)
-        self._metadata.parsed(self._size).extend(metas if metas is not None else [{} for _ in ids])
-        self._doc_ids.parsed(self._size).extend([None] * len(ids) if doc_ids is None else doc_ids)
+        self._metadata.extend(metas if metas is not None else [{} for _ in ids])
+        self._doc_ids.extend([None] * len(ids) if doc_ids is None else doc_ids)
         self._size += len(ids)
         self._changed()
 
@@ -149,21 +142,14 @@ class SimpleVectorStore:
         if not doomed_ids:
             return 0
         doomed = sorted(rows[i] for i in doomed_ids)
-        # Surviving runs between deleted rows move up as whole blocks (a document's rows are
-        # usually contiguous, so this is one memmove), and lists are rebuilt from slices.
-        runs = [(a + 1, b) for a, b in zip(doomed, doomed[1:] + [self._size]) if b > a + 1]
-        self._make_writable()
-        assert self._matrix is not None
+        keep = np.ones(self._size, dtype=bool)
+        keep[doomed] = False
+        self._matrix.keep(keep)
         metadata, doc_ids = self._metadata.parsed(self._size), self._doc_ids.parsed(self._size)
-        first = write = doomed[0]
-        new_ids, new_meta, new_docs = self._ids[:first], metadata[:first], doc_ids[:first]
-        for start, stop in runs:
-            self._matrix[write : write + stop - start] = self._matrix[start:stop]
-            write += stop - start
-            new_ids += self._ids[start:stop]
-            new_meta += metadata[start:stop]
-            new_docs += doc_ids[start:stop]
-        self._ids, self._metadata, self._doc_ids = new_ids, Column(new_meta), Column(new_docs)
+        first = doomed[0]
+        self._ids = [v for v, k in zip(self._ids, keep) if k]
+        self._metadata = Column([v for v, k in zip(metadata, keep) if k])
+        self._doc_ids = Column([v for v, k in zip(doc_ids, keep) if k])
         for node_id in doomed_ids:
             del rows[node_id]
         self._size -= len(doomed)
@@ -207,19 +193,6 @@ class SimpleVectorStore:
             matrix = normalize(matrix)
         return matrix
 
-    def _reserve(self, rows: int, dim: int) -> None:
-        capacity = 0 if self._matrix is None else self._matrix.shape[0]
-        if self._matrix is not None and rows <= capacity and self._matrix.flags.writeable:
-            return
-        grown = np.empty((max(rows, capacity + capacity // 2, 16), dim), dtype=np.float32)
-        if self._matrix is not None:
-            grown[: self._size] = self._matrix[: self._size]
-        self._matrix = grown
-
-    def _make_writable(self) -> None:
-        if self._matrix is not None and not self._matrix.flags.writeable:
-            self._matrix = np.array(self._matrix[: self._size], dtype=np.float32)
-
     def _changed(self) -> None:
         self._sq_norms = None
         self._masks.clear()
@@ -243,15 +216,13 @@ class SimpleVectorStore:
         rows = self._candidate_rows(as_filters(filters), node_ids)
         if rows is not None and rows.size == 0:
             return []
-        assert self._matrix is not None
-        live = self._matrix[: self._size]
         if rows is None:
-            scores = self._scores(live, query, None)
+            scores = self._scores(None, query, None)
         elif rows.size * 4 >= self._size:
             # Scoring every row and gathering beats copying a large subset of the matrix.
-            scores = self._scores(live, query, None)[rows]
+            scores = self._scores(None, query, None)[rows]
         else:
-            scores = self._scores(live[rows], query, rows)
+            scores = self._scores(self._matrix.take(rows), query, rows)
         if not np.isfinite(scores).all():  # add() refuses them: only damage on disk gets here
             raise IndexFormatError(
                 "the stored vectors hold NaN or infinite values (vectors.npy is damaged): run "
@@ -275,8 +246,11 @@ class SimpleVectorStore:
             query = query / norm if norm > 0 else query
         return query
 
-    def _scores(self, matrix: np.ndarray, query: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
-        dots = matrix @ query
+    def _scores(
+        self, matrix: np.ndarray | None, query: np.ndarray, rows: np.ndarray | None
+    ) -> np.ndarray:
+        """Scores of ``matrix`` (the rows at ``rows``), or of every row when it is None."""
+        dots = self._matrix.dot(query) if matrix is None else matrix @ query
         if self._metric != "euclidean":
             return dots
         sq_norms = self._row_sq_norms()
@@ -285,9 +259,7 @@ class SimpleVectorStore:
 
     def _row_sq_norms(self) -> np.ndarray:
         if self._sq_norms is None:
-            assert self._matrix is not None
-            live = self._matrix[: self._size]
-            self._sq_norms = np.einsum("ij,ij->i", live, live)
+            self._sq_norms = self._matrix.square_norms()
         return self._sq_norms
 
     def _candidate_rows(
@@ -307,16 +279,14 @@ class SimpleVectorStore:
     # -- disk (the file format is in simple_persist) -----------------------------------------
 
     def persist(self, folder: Path) -> None:
-        """Write this store's five files into the index folder ``folder``."""
-        write_store(
-            Path(folder),
-            metric=self._metric,
-            dim=self.dim,
-            vectors=self.vectors() if self._matrix is not None else np.zeros((0, 0), np.float32),
-            ids=self._ids,
-            metadata=self._metadata,
-            doc_ids=self._doc_ids,
-        )
+        """Write this store's five files into the index folder ``folder``, then hold the rows
+        as written there (mapped when large: only rows added later stay in memory)."""
+        folder = Path(folder)
+        self._metadata = self._metadata.settled(self._size)  # held as bytes from now on
+        self._doc_ids = self._doc_ids.settled(self._size)
+        write_store(folder, metric=self._metric, dim=self.dim, vectors=self._matrix,
+                    ids=self._ids, metadata=self._metadata, doc_ids=self._doc_ids)
+        self._matrix.rebase(folder / "vectors.npy")
 
     @classmethod
     def load(cls, folder: Path) -> SimpleVectorStore:
@@ -324,7 +294,8 @@ class SimpleVectorStore:
         of metadata or document ids until a filter or a delete needs them."""
         files = read_store(Path(folder), metrics=METRICS, mmap_min_bytes=MMAP_MIN_BYTES)
         store = cls(metric=files.metric)
-        store._matrix = files.matrix if files.count else None
+        if files.count:
+            store._matrix.adopt(files.matrix, Path(folder) / "vectors.npy")
         store._size = files.count
         store._ids = files.ids
         store._rows = None

@@ -12,14 +12,15 @@ store itself; this module only moves its parts.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
 from ..errors import IndexFormatError
-from ..disk import load_npy, read_bytes, read_json, write_npy
+from ..disk import load_npy, read_bytes, read_json
+from .matrix_rows import MatrixRows
 
 STORE_FORMAT = "ragcore-simple-vector-store"
 STORE_VERSION = 2  # version 2 added vector_doc_ids.json
@@ -28,24 +29,38 @@ READABLE_VERSIONS = (1, 2)
 
 @dataclass(slots=True)
 class Column:
-    """A per-row JSON list: parsed (``values``) or still the bytes it was loaded as (``raw``)."""
+    """A per-row JSON list: parsed (``values``), or the bytes it was loaded or last written as
+    (``raw``) followed by the values added since (``added``), parsed only when someone asks."""
 
     values: list[Any] | None
     raw: bytes | None = None
     source: str = ""  # the file ``raw`` came from, for error messages
+    added: list[Any] = field(default_factory=list)  # rows appended after ``raw``
 
     def parsed(self, count: int) -> list[Any]:
         """The values, parsing and checking ``raw`` on first use (None per row if absent)."""
         if self.values is None:
-            self.values = parse_column(self.source, self.raw, count)
-            self.raw = None
+            self.values = parse_column(self.source, self.raw, count - len(self.added))
+            self.values += self.added
+            self.raw, self.added = None, []
         return self.values
 
+    def extend(self, values: Sequence[Any]) -> None:
+        """Append rows without parsing what was loaded."""
+        (self.added if self.values is None else self.values).extend(values)
+
     def encode(self, count: int) -> bytes:
-        if self.values is None and self.raw is not None:
-            return self.raw  # never parsed since load: copy the bytes as they were
-        values = self.parsed(count)
-        return json.dumps(values, ensure_ascii=False, default=str).encode()
+        if self.values is not None or self.raw is None:
+            return json.dumps(self.parsed(count), ensure_ascii=False, default=str).encode()
+        if not self.added:
+            return self.raw  # nothing added since load: the bytes as they were
+        more = json.dumps(self.added, ensure_ascii=False, default=str).encode()
+        head = self.raw.rstrip()[:-1].rstrip()  # without the closing bracket
+        return head + (b"," if head.rstrip() != b"[" else b"") + more[1:]
+
+    def settled(self, count: int) -> Column:
+        """This column as the bytes ``encode`` writes (smaller in memory than parsed values)."""
+        return Column(None, self.encode(count), self.source)
 
 
 @dataclass(slots=True)
@@ -65,7 +80,7 @@ def write_store(
     *,
     metric: str,
     dim: int | None,
-    vectors: np.ndarray,
+    vectors: MatrixRows,
     ids: list[str],
     metadata: Column,
     doc_ids: Column,
@@ -80,7 +95,7 @@ def write_store(
         "count": len(ids),
     }
     (folder / "store.json").write_text(json.dumps(header, indent=1), encoding="utf-8")
-    write_npy(folder / "vectors.npy", vectors)
+    vectors.write(folder / "vectors.npy")
     (folder / "vector_ids.json").write_text(json.dumps(ids), encoding="utf-8")
     (folder / "vector_metadata.json").write_bytes(metadata.encode(len(ids)))
     (folder / "vector_doc_ids.json").write_bytes(doc_ids.encode(len(ids)))

@@ -3,7 +3,9 @@
 An ingestion saves (persists) the index after every batch of work: when enough chunks were
 added since the last save, or enough seconds passed, and once at the end. So a cancel, a crash
 (even SIGKILL) or a closed browser tab keeps every batch saved before it, and the folder on disk
-always holds one complete generation (``VectorStoreIndex.persist`` is atomic).
+always holds one complete generation (``VectorStoreIndex.persist`` is atomic). A save rewrites
+the index folder, so saves are spaced by at least ``SAVE_SHARE`` times the last save's own
+duration: however big the index grows, saving costs at most about a tenth of the ingestion.
 
 A document still being embedded when a batch is saved goes in with the chunks embedded so far
 and the metadata key ``PARTIAL_KEY`` ("1200 of 15724 chunks"): the key changes the document's
@@ -21,6 +23,7 @@ from typing import Callable
 from .handle import IndexHandle, saved
 
 PARTIAL_KEY = "ingest_incomplete"
+SAVE_SHARE = 10  # at least this many times the last save's duration passes between saves
 
 
 class Cancelled(Exception):
@@ -54,6 +57,7 @@ class Commits:
     finished: list[str] = field(default_factory=list)  # files done (saved or to be saved)
     _pending: int = 0
     _last: float = field(default_factory=time.monotonic)
+    _last_cost: float = 0.0  # seconds the last save took
     _saved_revision: int = -1
 
     def __post_init__(self) -> None:
@@ -79,15 +83,19 @@ class Commits:
         """Whether a batch is full (enough chunks, or enough time with something new)."""
         if not (self._pending or self.dirty):
             return False
-        return (self._pending >= self.batching.chunks
-                or time.monotonic() - self._last >= self.batching.seconds)
+        since = time.monotonic() - self._last
+        if since < SAVE_SHARE * self._last_cost:
+            return False
+        return self._pending >= self.batching.chunks or since >= self.batching.seconds
 
     def save(self) -> None:
         """Save the index if it changed, then report the files finished so far."""
         if self.dirty:
             if self.on_writing is not None:
                 self.on_writing()
+            started = time.monotonic()
             self.handle.save()
+            self._last_cost = time.monotonic() - started
             self.count += 1
             self._saved_revision = self.handle.index.revision
         self._pending = 0

@@ -180,6 +180,8 @@ def ingest_file(
         return FileOutcome(str(path), "cancelled", chunks=kept, documents=len(documents),
                            seconds=time.perf_counter() - started), len(stale)
     except RagcoreError as exc:
+        if work is not None:
+            work.keep_partial()  # the chunks added before the failure stay, marked partial
         return FileOutcome(str(path), "failed", reason=str(exc),
                            hint="check the file, or the chunk size and embedding settings",
                            seconds=time.perf_counter() - started), len(stale)
@@ -193,20 +195,24 @@ def _changed(index: VectorStoreIndex, document: Document) -> bool:
 
 
 class FileWork:
-    """One file's documents to (re)index: split, embed a slice at a time, swap in when done."""
+    """One file's documents to (re)index, a slice of chunks at a time.
+
+    Each document's chunks are built a slice at a time (``chunking.lazy``), embedded, and added
+    to the index at once, so neither the file's nodes nor its vectors are ever all in memory:
+    the index holds what was added since its last save, and a save moves that to disk. A
+    document under way is in the index marked partial (``PARTIAL_KEY``), with the count kept
+    current at each save, and gets its own hash and metadata when its last chunk is in.
+    """
 
     def __init__(self, handle: IndexHandle, documents: list[Document],
                  emit: Callable[..., None], commits: Commits) -> None:
-        from ..index.split_embed import split_documents
+        from ..chunking.lazy import document_chunks
 
         self.handle, self.emit, self.commits = handle, emit, commits
-        self.documents = documents
-        self.nodes = split_documents(handle.index.splitter, documents)
-        self.total = len(self.nodes)
-        self.matrix: np.ndarray | None = None  # every node's vector, filled in place
-        self.done = 0  # nodes embedded
-        self.groups = self._group()
-        self.swapped = 0  # groups swapped into the index, in order
+        self.chunks = [document_chunks(handle.index.splitter, doc) for doc in documents]
+        self.total = sum(map(len, self.chunks))
+        self.done = 0  # chunks embedded and added, over all documents
+        self.current: tuple[Document, int] | None = None  # the document under way, its chunks in
 
     def run(self) -> None:
         from ..embeddings.base import embed_nodes
@@ -216,22 +222,31 @@ class FileWork:
         limit = max(1, min(batching.slice, batching.chunks))  # a batch holds whole slices
         size = min(limit, 32)
         self._progress(0, 0)
-        self._swap_finished()
-        while self.done < self.total:
-            piece = self.nodes[self.done:self.done + size]
-            started = time.monotonic()
-            self._keep(embed_nodes(index.embedder, piece, progress=self._progress))
-            # Slices of about SLICE_SECONDS: a cancel is noticed soon on a slow machine, and a
-            # fast embedder still gets batches long enough to sort by length.
-            rate = len(piece) / max(time.monotonic() - started, 1e-3)
-            size = max(min(limit, 16), min(limit, int(rate * SLICE_SECONDS)))
-            self.done += len(piece)
-            self.commits.added(len(piece))
-            self._swap_finished()
-            if self.commits.due():
-                self.keep_partial()
-                self.commits.save()
-            self.commits.check_cancel()
+        for chunks in self.chunks:
+            doc, count = chunks.document, len(chunks)
+            index.upsert_documents([_marked(doc, 0, count)], [], np.zeros((0, 0), np.float32))
+            self.current = (doc, 0)
+            while self.current is not None:
+                position = self.current[1]
+                if position < count:
+                    piece = chunks.nodes(position, position + size)
+                    started = time.monotonic()
+                    vectors = embed_nodes(index.embedder, piece, progress=self._progress)
+                    index.insert_nodes(piece, vectors=vectors)
+                    # Slices of about SLICE_SECONDS: a cancel is noticed soon on a slow machine,
+                    # and a fast embedder still gets batches long enough to sort by length.
+                    rate = len(piece) / max(time.monotonic() - started, 1e-3)
+                    size = max(min(limit, 16), min(limit, int(rate * SLICE_SECONDS)))
+                    position += len(piece)
+                    self.done += len(piece)
+                    self.commits.added(len(piece))
+                self.current = (doc, position) if position < count else None
+                if self.current is None:
+                    index.set_document_info(doc)  # complete: its own hash and metadata
+                if self.commits.due():
+                    self.keep_partial()
+                    self.commits.save()
+                self.commits.check_cancel()
 
     def _progress(self, done: int, total: int) -> None:
         self.commits.check_cancel()
@@ -239,62 +254,24 @@ class FileWork:
         fraction = _READ_SHARE + (1 - _READ_SHARE) * embedded / max(self.total, 1)
         self.emit("embedding", fraction, embedded, self.total)
 
-    def _keep(self, vectors: np.ndarray) -> None:
-        """Write the vectors of the slice just embedded into the file's one matrix."""
-        if self.matrix is None:
-            self.matrix = np.empty((self.total, vectors.shape[1]), dtype=np.float32)
-        self.matrix[self.done:self.done + len(vectors)] = vectors
-
-    def _rows(self, begin: int, end: int) -> np.ndarray:
-        """The vectors of nodes ``begin:end`` (a view: nothing is copied per swap)."""
-        if self.matrix is None:
-            return np.zeros((0, self.handle.index.store.dim or 0), np.float32)
-        return self.matrix[begin:end]
-
-    def _group(self) -> list[tuple[list[Document], int, int]]:
-        """Each document with its slice of ``nodes`` (the splitter keeps documents in order);
-        one group of all documents if the nodes do not follow that order."""
-        groups, position = [], 0
-        for doc in self.documents:
-            end = position
-            while end < self.total and self.nodes[end].ref_doc_id == doc.doc_id:
-                end += 1
-            groups.append(([doc], position, end))
-            position = end
-        return groups if position == self.total else [(self.documents, 0, self.total)]
-
-    def _swap_finished(self) -> None:
-        """Swap every document whose chunks are all embedded into the index."""
-        ready = []
-        for group in self.groups[self.swapped:]:
-            if group[2] > self.done:
-                break
-            ready.append(group)
-        if not ready:
-            return
-        begin, end = ready[0][1], ready[-1][2]
-        self.handle.index.upsert_documents([d for g in ready for d in g[0]],
-                                           self.nodes[begin:end], self._rows(begin, end))
-        self.swapped += len(ready)
-
     def keep_partial(self) -> int:
-        """Put the document under way in with its embedded chunks, marked partial; returns
-        how many chunks of this file are in the index now."""
-        self._swap_finished()
-        if self.swapped < len(self.groups):
-            docs, begin, end = self.groups[self.swapped]
-            if len(docs) == 1 and begin < self.done < end:
-                doc = docs[0]
-                marked = Document(
-                    text=doc.text, doc_id=doc.doc_id,
-                    metadata={**doc.metadata,
-                              PARTIAL_KEY: f"{self.done - begin} of {end - begin} chunks"},
-                    excluded_embed_metadata_keys=doc.excluded_embed_metadata_keys,
-                    excluded_llm_metadata_keys=doc.excluded_llm_metadata_keys,
-                )
-                self.handle.index.upsert_documents([marked], self.nodes[begin:self.done],
-                                                   self._rows(begin, self.done))
+        """Record how far the document under way got (its chunks so far are in the index);
+        returns how many chunks of this file are in the index now."""
+        if self.current is not None:
+            doc, added = self.current
+            count = next(len(c) for c in self.chunks if c.document is doc)
+            self.handle.index.set_document_info(_marked(doc, added, count))
         return self.done
+
+
+def _marked(doc: Document, added: int, count: int) -> Document:
+    """``doc`` marked as partly indexed: its hash differs, so the next ingest re-does it."""
+    return Document(
+        text=doc.text, doc_id=doc.doc_id,
+        metadata={**doc.metadata, PARTIAL_KEY: f"{added} of {count} chunks"},
+        excluded_embed_metadata_keys=doc.excluded_embed_metadata_keys,
+        excluded_llm_metadata_keys=doc.excluded_llm_metadata_keys,
+    )
 
 
 def _read(path: Path, base: str) -> list[Document]:
