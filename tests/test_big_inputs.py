@@ -11,7 +11,8 @@ import random
 import pytest
 
 from ragcore.chunking import SentenceSplitter, TokenTextSplitter
-from ragcore.chunking import blocks
+from ragcore.chunking import HierarchicalNodeParser, blocks
+from ragcore.chunking.lazy import document_chunks
 from ragcore.readers import load_file
 from ragcore.tokens import count_tokens
 from ragcore.types import Document
@@ -104,3 +105,36 @@ def test_a_long_document_becomes_a_node_tree_block_by_block(monkeypatch):
     assert [n.node_id for n in roots[1:]] == [n.next_id for n in roots[:-1]]
     assert all(a.start_char < b.start_char for a, b in zip(roots, roots[1:]))
     assert roots[-1].end_char == len(document.text.rstrip())  # the roots reach the end
+
+
+@pytest.mark.parametrize("splitter", [
+    SentenceSplitter(chunk_size=80, chunk_overlap=10),
+    TokenTextSplitter(chunk_size=50, chunk_overlap=5, include_prev_next_rel=False),
+    HierarchicalNodeParser.from_defaults(chunk_sizes=[128, 32]),
+])
+@pytest.mark.parametrize("step", [1, 7, 64])
+def test_chunks_built_a_slice_at_a_time_are_the_splitters_nodes(monkeypatch, splitter, step):
+    """Ingestion builds a long document's nodes lazily; they must be the very nodes (ids,
+    text, offsets, prev/next links across slice borders) the splitter gives at once."""
+    monkeypatch.setattr(blocks, "BLOCK_CHARS", 3000)
+    document = Document(text=prose(200), doc_id="long", metadata={"file_name": "long.txt"})
+    whole = splitter.get_nodes_from_documents([document])
+    chunks = document_chunks(splitter, document)
+    built, position = [], 0
+    while not chunks.finished(position):
+        piece = chunks.nodes(position, position + step)
+        assert piece and 0 < chunks.estimate()
+        built += piece
+        position += len(piece)
+    assert [n.to_dict() for n in built] == [n.to_dict() for n in whole]
+    assert chunks.estimate() == len(whole)
+
+
+def test_a_long_text_is_split_only_as_far_as_the_slices_asked(monkeypatch):
+    monkeypatch.setattr(blocks, "BLOCK_CHARS", 2000)
+    document = Document(text=prose(400), doc_id="long")
+    chunks = document_chunks(SentenceSplitter(chunk_size=80, chunk_overlap=10), document)
+    chunks.nodes(0, 5)
+    assert chunks._more is not None and chunks._spans[-1][1] < len(document.text) // 4
+    assert 0.5 < chunks.estimate() / len(SentenceSplitter(chunk_size=80, chunk_overlap=10)
+                                         .get_nodes_from_documents([document])) < 2

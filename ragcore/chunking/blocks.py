@@ -47,13 +47,20 @@ def text_blocks(text: str, size: int | None = None) -> Iterator[Span]:
 def block_spans(text: str, spans_of: SpansOf, size: int | None = None) -> Iterator[Span]:
     """Chunk spans of ``text`` (offsets into it), one block's ``TokenIndex`` at a time (blocks
     of ``size`` characters, ``BLOCK_CHARS`` unless given)."""
+    for spans in block_span_lists(text, spans_of, size):
+        yield from spans
+
+
+def block_span_lists(
+    text: str, spans_of: SpansOf, size: int | None = None
+) -> Iterator[list[Span]]:
+    """``block_spans`` a block at a time: the chunk spans of each block, as one list."""
     size = size or BLOCK_CHARS
     if len(text) <= size:
-        yield from spans_of(TokenIndex(text), 0, len(text))
+        yield spans_of(TokenIndex(text), 0, len(text))
         return
     for start, end in text_blocks(text, size):
         block = text[start:end]
-        if block.isspace():
-            continue
-        for first, last in spans_of(TokenIndex(block), 0, len(block)):
-            yield first + start, last + start
+        if not block.isspace():
+            yield [(first + start, last + start)
+                   for first, last in spans_of(TokenIndex(block), 0, len(block))]

@@ -1,10 +1,12 @@
-"""One document's chunks, built a slice at a time: a long document never has all its nodes in
-memory at once.
+"""One document's chunks, found and built a slice at a time: a long document never has all its
+nodes in memory, and the first slice is ready long before the whole text is split.
 
-``document_chunks(splitter, document)`` gives a ``DocumentChunks``: its length is the number of
-chunks, and ``nodes(begin, end)`` builds the nodes of chunks ``begin..end-1``. For the text
+``document_chunks(splitter, document)`` gives a ``DocumentChunks``: ``nodes(begin, end)`` builds
+the nodes of chunks ``begin..end-1`` (fewer at the end), ``finished(position)`` says whether
+chunks remain from ``position``, and ``estimate()`` how many there are (exact once the whole
+text was split; until then projected from the share of the text split so far). For the text
 splitters here (``TextSplitter`` and its subclasses, unless a subclass builds nodes its own way)
-only the chunk offsets are computed up front, and each slice's nodes are exactly the nodes
+chunk offsets are found a block of text (1M characters) at a time, and each slice's nodes are exactly the nodes
 ``get_nodes_from_documents`` would give, with the same ids and prev/next links across slice
 borders. Any other splitter (hierarchical, sentence window, a user's) splits the whole document
 at once and is sliced.
@@ -12,7 +14,7 @@ at once and is sliced.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterator
 
 from ..types import Document, Node
 from .nodes import build_nodes, node_id
@@ -22,19 +24,36 @@ from .splitter import Span, TextSplitter
 class DocumentChunks:
     """The chunks of one document; ``nodes(begin, end)`` builds a slice of them."""
 
-    def __init__(self, document: Document, *, spans: list[Span] | None = None,
+    def __init__(self, document: Document, *, spans: Iterator[list[Span]] | None = None,
                  nodes: list[Node] | None = None, splitter: TextSplitter | None = None) -> None:
         self.document = document
-        self._spans, self._nodes, self._splitter = spans, nodes, splitter
+        self._nodes, self._splitter = nodes, splitter
+        self._spans: list[Span] = []
+        self._more = spans  # offsets not found yet, a block's at a time (None once all found)
         self._salt = splitter.settings_hash() if splitter is not None else ""
 
-    def __len__(self) -> int:
-        return len(self._nodes if self._nodes is not None else self._spans or [])
+    def estimate(self) -> int:
+        """How many chunks the document makes (projected until it is all split)."""
+        if self._nodes is not None:
+            return len(self._nodes)
+        if self._more is None:
+            return len(self._spans)
+        if not self._spans:
+            return 1
+        covered = self._spans[-1][1] / max(len(self.document.text), 1)
+        return max(len(self._spans), round(len(self._spans) / max(covered, 1e-9)))
+
+    def finished(self, position: int) -> bool:
+        if self._nodes is not None:
+            return position >= len(self._nodes)
+        self._find(position + 1)
+        return position >= len(self._spans)
 
     def nodes(self, begin: int, end: int) -> list[Node]:
         if self._nodes is not None:
             return self._nodes[begin:end]
-        spans, splitter = self._spans or [], self._splitter
+        self._find(end + 1)  # one more: the last node's next_id
+        spans, splitter = self._spans, self._splitter
         assert splitter is not None
         nodes = build_nodes(self.document, spans[begin:end], salt=self._salt,
                             include_metadata=splitter.include_metadata,
@@ -43,15 +62,26 @@ class DocumentChunks:
             doc_id = self.document.doc_id
             if begin > 0:
                 nodes[0].prev_id = node_id(doc_id, *spans[begin - 1], self._salt)
-            if end < len(spans):
-                nodes[-1].next_id = node_id(doc_id, *spans[end], self._salt)
+            if begin + len(nodes) < len(spans):
+                nodes[-1].next_id = node_id(doc_id, *spans[begin + len(nodes)], self._salt)
         return nodes
+
+    def _find(self, count: int) -> None:
+        """Split on, a block at a time, until ``count`` chunk offsets are known or the text
+        ends (a text of one block is split at once, so its count is exact at once)."""
+        while self._more is not None and len(self._spans) < count:
+            spans = next(self._more, None)
+            if spans is None:
+                self._more = None
+            else:
+                self._spans += spans
 
 
 def document_chunks(splitter: Any, document: Document) -> DocumentChunks:
-    """The chunks ``splitter`` makes of ``document``, built lazily where the splitter allows."""
+    """The chunks ``splitter`` makes of ``document``, found and built lazily where it can."""
     if (isinstance(splitter, TextSplitter)
             and type(splitter).get_nodes_from_documents is TextSplitter.get_nodes_from_documents
             and type(splitter).document_spans is TextSplitter.document_spans):
-        return DocumentChunks(document, spans=splitter.document_spans(document), splitter=splitter)
+        return DocumentChunks(document, spans=splitter.iter_document_spans(document),
+                              splitter=splitter)
     return DocumentChunks(document, nodes=list(splitter.get_nodes_from_documents([document])))

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..errors import ConfigError
 from ..types import Document, Node
-from .blocks import block_spans
+from .blocks import block_span_lists, block_spans
 from .boundaries import Level
 from .merge import Span, chunk_spans
 from .nodes import MIN_BUDGET, Progress, build_nodes, text_budget
@@ -142,11 +142,16 @@ class TextSplitter:
 
     def document_spans(self, document: Document) -> list[Span]:
         """Chunk offsets into ``document.text``, its metadata header counted against the budget."""
+        return [span for spans in self.iter_document_spans(document) for span in spans]
+
+    def iter_document_spans(self, document: Document) -> Iterator[list[Span]]:
+        """``document_spans`` as they are found: a list per block of a long text."""
         text = document.text
         if not text or text.isspace():
-            return []
+            return iter(())
         budget = text_budget(self.chunk_size, document, include_metadata=self.include_metadata)
-        return self._block_spans(text, budget)
+        return block_span_lists(
+            text, lambda index, start, end: self.spans(index, start, end, budget=budget))
 
     def _block_spans(self, text: str, budget: int) -> list[Span]:
         """Chunks of all of ``text``, a block at a time when it is long (``blocks``)."""

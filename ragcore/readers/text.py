@@ -24,12 +24,17 @@ def read_plain_text(path: Path) -> list[Part]:
     return [Part(strip_pagination(read_text(path)))]
 
 
+Page = tuple[int, int]  # a page's body as offsets into the text: its lines, newlines between
+
+
 def strip_pagination(text: str) -> str:
-    """Remove running headers/footers of form-feed separated pages and rejoin the pages."""
+    """Remove running headers/footers of form-feed separated pages and rejoin the pages.
+
+    Pages are offsets into ``text`` and only their edge lines are looked at, so a 200 MB text
+    costs its page bodies and the joined result, not a string per line."""
     if "\f" not in text:
         return text
-    pages = strip_running_lines([page.split("\n") for page in text.split("\f")])
-    return _join_pages([lines for lines in pages if lines])
+    return _join_pages(text, _strip_pages(text, _page_spans(text)))
 
 
 def strip_running_lines(pages: list[list[str]], *, depth: int = 3) -> list[list[str]]:
@@ -38,15 +43,33 @@ def strip_running_lines(pages: list[list[str]], *, depth: int = 3) -> list[list[
     Each page is a list of lines; blank lines at page edges are trimmed. Fewer than three pages
     are only trimmed: two pages starting alike are not evidence of a running header.
     """
-    pages = [_trim_blank(lines) for lines in pages]
+    text = "\f".join("\n".join(lines) for lines in pages)
+    spans, start = [], 0
+    for lines in pages:
+        end = start + sum(map(len, lines)) + max(len(lines) - 1, 0)
+        spans.append((start, end))
+        start = end + 1
+    return [text[a:b].split("\n") if a < b else [] for a, b in _strip_pages(text, spans, depth)]
+
+
+def _page_spans(text: str) -> list[Page]:
+    spans, start = [], 0
+    while (end := text.find("\f", start)) >= 0:
+        spans.append((start, end))
+        start = end + 1
+    return spans + [(start, len(text))]
+
+
+def _strip_pages(text: str, pages: list[Page], depth: int = 3) -> list[Page]:
+    pages = [_trim_blank(text, page) for page in pages]
     if len(pages) < 3:
         return pages
     for _ in range(depth):
-        headers = _running_lines(pages, first=True)
-        footers = _running_lines(pages, first=False)
+        headers = _running_lines(text, pages, first=True)
+        footers = _running_lines(text, pages, first=False)
         if not headers and not footers:
             break
-        pages = [_page_body(lines, headers, footers) for lines in pages]
+        pages = [_page_body(text, page, headers, footers) for page in pages]
     return pages
 
 
@@ -55,48 +78,63 @@ def _shape(line: str) -> str:
     return _DIGITS.sub("#", " ".join(line.split()))
 
 
-def _edge_line(lines: list[str], *, first: bool) -> str:
-    if not lines:
-        return ""
-    return lines[0] if first else lines[-1]
+def _first_line(text: str, page: Page) -> str:
+    start, end = page
+    cut = text.find("\n", start, end)
+    return text[start : end if cut < 0 else cut]
 
 
-def _running_lines(pages: list[list[str]], *, first: bool) -> set[str]:
+def _last_line(text: str, page: Page) -> str:
+    start, end = page
+    cut = text.rfind("\n", start, end)
+    return text[start if cut < 0 else cut + 1 : end]
+
+
+def _running_lines(text: str, pages: list[Page], *, first: bool) -> set[str]:
     """Shapes of header (or footer) lines repeated on at least half the pages (and twice)."""
-    counts = Counter(_shape(_edge_line(lines, first=first)) for lines in pages)
+    edge = _first_line if first else _last_line
+    counts = Counter(_shape(edge(text, page)) for page in pages)
     threshold = max(2, len(pages) // 2)
     return {shape for shape, n in counts.items() if shape and n >= threshold}
 
 
-def _page_body(lines: list[str], headers: set[str], footers: set[str]) -> list[str]:
-    if lines and _shape(lines[0]) in headers:
-        lines = _trim_blank(lines[1:])
-    if lines and _shape(lines[-1]) in footers:
-        lines = _trim_blank(lines[:-1])
-    return lines
+def _page_body(text: str, page: Page, headers: set[str], footers: set[str]) -> Page:
+    start, end = page
+    if start < end and _shape(_first_line(text, page)) in headers:
+        cut = text.find("\n", start, end)
+        start, end = _trim_blank(text, (end if cut < 0 else cut + 1, end))
+    if start < end and _shape(_last_line(text, (start, end))) in footers:
+        cut = text.rfind("\n", start, end)
+        start, end = _trim_blank(text, (start, start if cut < 0 else cut))
+    return start, end
 
 
-def _trim_blank(lines: list[str]) -> list[str]:
-    start, end = 0, len(lines)
-    while start < end and not lines[start].strip():
-        start += 1
-    while end > start and not lines[end - 1].strip():
-        end -= 1
-    return lines[start:end]
+def _trim_blank(text: str, page: Page) -> Page:
+    """The page without its leading and trailing blank lines."""
+    start, end = page
+    while start < end and not _first_line(text, (start, end)).strip():
+        cut = text.find("\n", start, end)
+        start = end if cut < 0 else cut + 1
+    while end > start and not _last_line(text, (start, end)).strip():
+        cut = text.rfind("\n", start, end)
+        end = start if cut < 0 else cut
+    return start, end
 
 
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def _join_pages(bodies: list[list[str]]) -> str:
+def _join_pages(text: str, pages: list[Page]) -> str:
     """Join page bodies: a paragraph cut by the page break continues on the next page's line."""
-    out: list[str] = []
-    for body in bodies:
-        if out:
-            last, first = out[-1], body[0]
+    pieces: list[str] = []
+    previous: Page | None = None
+    for page in (p for p in pages if p[0] < p[1]):
+        if previous is not None:
+            last, first = _last_line(text, previous), _first_line(text, page)
             ends_sentence = last.rstrip().endswith(_SENTENCE_END)
-            if ends_sentence or _indent(last) != _indent(first):
-                out.append("")
-        out.extend(body)
-    return "\n".join(out) + "\n"
+            pieces.append("\n\n" if ends_sentence or _indent(last) != _indent(first) else "\n")
+        pieces.append(text[page[0] : page[1]])
+        previous = page
+    pieces.append("\n")
+    return "".join(pieces)

@@ -32,6 +32,7 @@ from .handle import UPLOAD_PREFIX, IndexHandle
 from .report import FileOutcome, IngestCallback, IngestProgress, IngestReport
 
 if TYPE_CHECKING:
+    from ..chunking.lazy import DocumentChunks
     from ..index import VectorStoreIndex
 
 logger = logging.getLogger(__name__)
@@ -197,11 +198,12 @@ def _changed(index: VectorStoreIndex, document: Document) -> bool:
 class FileWork:
     """One file's documents to (re)index, a slice of chunks at a time.
 
-    Each document's chunks are built a slice at a time (``chunking.lazy``), embedded, and added
-    to the index at once, so neither the file's nodes nor its vectors are ever all in memory:
-    the index holds what was added since its last save, and a save moves that to disk. A
-    document under way is in the index marked partial (``PARTIAL_KEY``), with the count kept
-    current at each save, and gets its own hash and metadata when its last chunk is in.
+    Each document's chunks are found and built a slice at a time (``chunking.lazy``), embedded,
+    and added to the index at once, so neither the file's nodes nor its vectors are ever all in
+    memory: the index holds what was added since its last save, and a save moves that to disk.
+    A cancel is noticed between slices, also while a huge text is still being split. A document
+    under way is in the index marked partial (``PARTIAL_KEY``), its count kept current at each
+    save, and gets its own hash and metadata when its last chunk is in.
     """
 
     def __init__(self, handle: IndexHandle, documents: list[Document],
@@ -210,9 +212,13 @@ class FileWork:
 
         self.handle, self.emit, self.commits = handle, emit, commits
         self.chunks = [document_chunks(handle.index.splitter, doc) for doc in documents]
-        self.total = sum(map(len, self.chunks))
         self.done = 0  # chunks embedded and added, over all documents
-        self.current: tuple[Document, int] | None = None  # the document under way, its chunks in
+        self.current: tuple[DocumentChunks, int] | None = None  # document under way, chunks in
+
+    @property
+    def total(self) -> int:
+        """The file's chunks: exact once every document is split, projected until then."""
+        return max(self.done, sum(c.estimate() for c in self.chunks))
 
     def run(self) -> None:
         from ..embeddings.base import embed_nodes
@@ -223,12 +229,13 @@ class FileWork:
         size = min(limit, 32)
         self._progress(0, 0)
         for chunks in self.chunks:
-            doc, count = chunks.document, len(chunks)
-            index.upsert_documents([_marked(doc, 0, count)], [], np.zeros((0, 0), np.float32))
-            self.current = (doc, 0)
+            doc = chunks.document
+            index.upsert_documents([_marked(doc, 0, chunks.estimate())], [],
+                                   np.zeros((0, 0), np.float32))
+            self.current = (chunks, 0)
             while self.current is not None:
                 position = self.current[1]
-                if position < count:
+                if not chunks.finished(position):
                     piece = chunks.nodes(position, position + size)
                     started = time.monotonic()
                     vectors = embed_nodes(index.embedder, piece, progress=self._progress)
@@ -240,7 +247,7 @@ class FileWork:
                     position += len(piece)
                     self.done += len(piece)
                     self.commits.added(len(piece))
-                self.current = (doc, position) if position < count else None
+                self.current = None if chunks.finished(position) else (chunks, position)
                 if self.current is None:
                     index.set_document_info(doc)  # complete: its own hash and metadata
                 if self.commits.due():
@@ -250,17 +257,17 @@ class FileWork:
 
     def _progress(self, done: int, total: int) -> None:
         self.commits.check_cancel()
-        embedded = self.done + done
-        fraction = _READ_SHARE + (1 - _READ_SHARE) * embedded / max(self.total, 1)
-        self.emit("embedding", fraction, embedded, self.total)
+        embedded, expected = self.done + done, self.total
+        fraction = _READ_SHARE + (1 - _READ_SHARE) * embedded / max(expected, 1)
+        self.emit("embedding", min(fraction, 1.0), embedded, expected)
 
     def keep_partial(self) -> int:
         """Record how far the document under way got (its chunks so far are in the index);
         returns how many chunks of this file are in the index now."""
         if self.current is not None:
-            doc, added = self.current
-            count = next(len(c) for c in self.chunks if c.document is doc)
-            self.handle.index.set_document_info(_marked(doc, added, count))
+            chunks, added = self.current
+            self.handle.index.set_document_info(
+                _marked(chunks.document, added, chunks.estimate()))
         return self.done
 
 
