@@ -8,6 +8,13 @@ import streamlit as st
 from ragcore.present import format as fmt
 from ragcore.present.corpus_map import legend_colours
 from ragcore.present.dates import friendly_date
+from ragcore.workspace.names import (
+    clean_display,
+    display_name,
+    folder_name,
+    rename_index,
+    rename_problem,
+)
 from webapp.summaries import summarise_document, summarise_index
 from webapp import chunk_view, jobs_view, shell, state
 
@@ -23,7 +30,7 @@ def rows_of(columns: dict, *keys: str) -> list[dict]:
 
 def overview(infos) -> None:
     st.dataframe(
-        [{"index": i.name, "files": i.files, "documents": i.documents, "chunks": i.nodes,
+        [{"index": display_name(state.workspace(), i.name), "files": i.files, "documents": i.documents, "chunks": i.nodes,
           "size on disk": fmt.human_size(i.bytes_on_disk),
           "embedding model": i.embed_model, "vectors in": i.store or "index folder",
           "created": friendly_date(i.created), "updated": friendly_date(i.updated)}
@@ -150,14 +157,33 @@ def jobs_tab(name: str) -> None:
               for j in jobs])
 
 
-def manage_tab(name: str) -> None:
-    new_name = st.text_input("New name", value=name)
-    if st.button("Rename", disabled=new_name == name):
-        state.workspace().rename_index(name, new_name)
-        state.select_index(new_name)
+def rename_form(name: str) -> None:
+    """Rename by the name people would type; the button waits, with the reason, for a usable
+    name (and for the index's jobs to finish)."""
+    ws = state.workspace()
+    shown = display_name(ws, name)
+    typed = st.text_input("New name", value=shown, key=f"rename-{name}",
+                          help="Any name: spaces and accents are fine.")
+    problem = rename_problem(ws, name, typed)
+    busy = state.jobs().active(name)
+    if busy:
+        problem = f"{busy[0].title()} is running: rename the index when it is finished."
+    elif clean_display(typed) == shown:
+        problem = "Type the new name above."
+    if problem:
+        st.caption(f":material/info: {problem}")
+    elif folder_name(typed) not in (name, clean_display(typed)):
+        st.caption(f"Saved in the folder “{folder_name(typed)}”.")
+    if st.button("Rename", disabled=problem is not None):
+        state.select_index(rename_index(ws, name, typed))
         st.rerun()
+
+
+def manage_tab(name: str) -> None:
+    rename_form(name)
     st.divider()
-    sure = st.checkbox(f"I understand that deleting “{name}” removes its chunks and uploaded "
+    shown = display_name(state.workspace(), name)
+    sure = st.checkbox(f"I understand that deleting “{shown}” removes its chunks and uploaded "
                        "files for good.")
     if st.button("Delete this index", type="primary", disabled=not sure):
         state.workspace().delete_index(name)
@@ -174,7 +200,8 @@ def main() -> None:
         return
     overview(infos)
     names = [i.name for i in infos]
-    name = st.selectbox("Index", names, index=names.index(state.selected_index(names)))
+    name = st.selectbox("Index", names, index=names.index(state.selected_index(names)),
+                        format_func=lambda n: display_name(state.workspace(), n))
     state.select_index(name)
     info = next(i for i in infos if i.name == name)
     summary(info)

@@ -108,7 +108,7 @@ def test_rename_and_delete_index(run, docs, monkeypatch):
     "argv, message",
     [
         (["retrieve", "q", "--index", "missing"], "no index named 'missing'"),
-        (["ingest", "x.txt", "--index", "bad/name"], "letters, digits"),
+        (["ingest", "x.txt", "--index", "/?/"], "needs at least one letter or digit"),
         (["delete-doc", "ghost.txt"], "no index named 'default'"),
         (["ingest", "nowhere.txt", "--chunk-size", "100", "--chunk-overlap", "200"],
          "chunk_overlap"),

@@ -15,11 +15,14 @@ from ragcore.workspace.names import display_name, folder_name, name_problem, set
     ("  contracts  ", "contracts"),
     ("Q3 / Q4 reports!", "Q3-Q4-reports"),
     ("Señor Müller's notes", "Senor-Muller-s-notes"),
-    ("日本語", ""),
+    ("日本語", "index-"),  # no Latin letters: a name made from a hash of the typed one
     ("---", ""),
 ])
 def test_folder_names_are_safe_and_readable(typed, folder):
-    assert folder_name(typed) == folder
+    if folder == "index-":
+        assert folder_name(typed).startswith("index-") and len(folder_name(typed)) == 16
+    else:
+        assert folder_name(typed) == folder
     if folder:
         assert validate_name(folder) == folder
 
@@ -27,7 +30,8 @@ def test_folder_names_are_safe_and_readable(typed, folder):
 def test_problems_are_said_in_plain_words():
     assert name_problem("Dossiers été", []) is None
     assert name_problem("   ", []) == "Type a name for the new index."
-    assert "letter or digit" in name_problem("日本語", [])
+    assert name_problem("日本語", []) is None
+    assert "letter or digit" in name_problem("--- ?", [])
     assert "already exists" in name_problem("dossiers ÉTÉ", ["Dossiers-ete"])
     assert "keep it to 80" in name_problem("x" * 81, [])
 

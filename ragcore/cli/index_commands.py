@@ -47,7 +47,9 @@ def add_parsers(commands, common: argparse.ArgumentParser) -> None:
         description="Read, split, embed and store files; changed files are updated, "
                     "unchanged ones skipped.")
     ingest.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (recursive)")
-    add_index_option(ingest)
+    ingest.add_argument("--index", "-i", default=DEFAULT_INDEX, metavar="NAME",
+                        help=f"index name (default: {DEFAULT_INDEX}); a new one may have spaces "
+                             "and accents, e.g. \"Contrats été\"")
     add_store_option(ingest)
     ingest.add_argument("--chunk-size", type=int, metavar="TOKENS",
                         help="tokens per chunk (default: the index's, else 200, which fits "
@@ -81,9 +83,12 @@ def add_parsers(commands, common: argparse.ArgumentParser) -> None:
     add_index_option(delete_doc)
     delete_doc.set_defaults(run=run_delete_doc)
 
-    rename = commands.add_parser("rename-index", parents=[common], help="rename an index")
-    rename.add_argument("old")
-    rename.add_argument("new")
+    rename = commands.add_parser(
+        "rename-index", parents=[common], help="rename an index",
+        description="Rename an index; the new name may have spaces and accents (its folder "
+                    "gets a safe form of it).")
+    rename.add_argument("old", help="the index's name or folder")
+    rename.add_argument("new", help="the new name, as people should see it")
     rename.set_defaults(run=run_rename_index)
 
     delete = commands.add_parser("delete-index", parents=[common],
@@ -98,18 +103,28 @@ def run_ingest(args: argparse.Namespace, context: CliContext) -> int:
     from ..workspace.files import validate_name
     from ..workspace.ingest import collect_files
     from ..workspace.jobs_runner import JobRunner
+    from ..workspace.names import clean_display, resolve_index, set_display_name
     from ..workspace.report import IngestReport
 
     if args.batch_chunks < 1 or args.batch_seconds <= 0:
         raise WorkspaceError("--batch-chunks must be at least 1 and --batch-seconds above 0")
     workspace = context.workspace()
-    prepare_store(workspace, args)
+    typed, args.index = args.index, resolve_index(workspace, args.index)
     validate_name(args.index)
     files = collect_files(args.paths)
+    new = not workspace.has_index(args.index)
+    prepare_store(workspace, args)
+    if new and clean_display(typed) != args.index:  # "Contrats été": shown as typed
+        workspace.create_index(args.index, chunk_size=args.chunk_size,
+                               chunk_overlap=args.chunk_overlap, exist_ok=True)
+        set_display_name(workspace, args.index, typed)
     runner = JobRunner(workspace.root, batching=Batching(args.batch_chunks, args.batch_seconds))
     bar = ProgressBar(sys.stderr)
     job = runner.ingest(workspace, args.index, files, chunk_size=args.chunk_size,
                         chunk_overlap=args.chunk_overlap, origin="command line", listener=bar)
+    if bar.interactive:  # on a terminal; a log gets the one-line outcome only
+        bar.note(f"{job.title()}: Ctrl-C, or Cancel in the app's sidebar, stops it after the "
+                 "current batch and keeps what was saved.")
     try:
         _wait_or_cancel(runner, job.id, bar)
     finally:
@@ -197,8 +212,14 @@ def run_delete_doc(args: argparse.Namespace, context: CliContext) -> int:
 
 
 def run_rename_index(args: argparse.Namespace, context: CliContext) -> int:
-    context.workspace().rename_index(args.old, args.new)
-    sys.stdout.write(f"Renamed index {args.old!r} to {args.new!r}.\n")
+    from ..workspace.names import clean_display, rename_index, resolve_index
+
+    workspace = context.workspace()
+    old = resolve_index(workspace, args.old)
+    folder = rename_index(workspace, old, args.new)
+    shown = clean_display(args.new)
+    sys.stdout.write(f"Renamed index {old!r} to {shown!r}"
+                     + (f" (folder {folder}).\n" if folder != shown else ".\n"))
     return 0
 
 
