@@ -1,4 +1,5 @@
-"""Query: ask one question of an index in a chosen response mode, or compare modes side by side."""
+"""Query: ask one question of an index with a chosen response mode and retriever, or compare
+modes or retrievers side by side."""
 
 import streamlit as st
 
@@ -11,6 +12,12 @@ from webapp.citing import passage_html, render_listing, source_listing, source_t
 from webapp.query_options import POSTPROCESSOR_DESCRIPTIONS, QueryOptions, parse_keywords
 from ragcore.index.engines import llm_with_index_embedder
 from ragcore.query import iter_compare_modes
+from ragcore.retriever_choice import (
+    CHOICES, build_engine, build_retriever, iter_compare_retrievers,
+)
+from webapp.retriever_view import (
+    offered, render_notes, render_retriever_comparison, retriever_select,
+)
 from ragcore.synthesis import MODE_DESCRIPTIONS, ResponseMode
 from ragcore.errors import ConfigError
 from ragcore.trace import Trace
@@ -25,7 +32,9 @@ POSTPROCESSOR_NAMES = {
     "long_context_reorder": "Long-context reorder",
 }
 NO_TEXT = "_(no answer text)_"
-SIMPLE_CHOICES = {"top_k": 4, "postprocessors": (), "retrieval_mode": "hybrid"}
+SIMPLE_CHOICES = {"top_k": 4, "postprocessors": (), "retrieval_mode": "hybrid",
+                  "retriever": "standard"}
+RETRIEVER_COMPARE_KEY = "query_compare_retrievers"
 CUTOFF_NOTE = ("The similarity cutoff is offered when searching by meaning only: keyword and "
                "fused scores are on another scale, where a cutoff would remove every passage.")
 
@@ -51,20 +60,32 @@ def retrieval_choices() -> dict:
     if "keywords" in chosen:
         choices["required_keywords"] = parse_keywords(st.text_input("Required words (any)"))
         choices["exclude_keywords"] = parse_keywords(st.text_input("Excluded words"))
+    choices.update(retriever_select(state.current_llm()))
     return choices
+
+
+def engine_for(index, options: QueryOptions, llm, response_mode: str):
+    """The query engine of the chosen retriever (standard: the index's own engine)."""
+    if options.retriever == "standard":
+        return index.as_query_engine(
+            llm=llm, response_mode=response_mode, similarity_top_k=options.top_k,
+            node_postprocessors=options.build_postprocessors(index),
+            retrieval_mode=options.retrieval_mode,
+        )
+    return build_engine(
+        options.retriever, index, llm=llm_with_index_embedder(llm, index, options.retrieval_mode),
+        top_k=options.top_k, mode=options.retrieval_mode, response_mode=response_mode,
+        postprocessors=options.build_postprocessors(index), cross_encoder=options.cross_encoder,
+    )
 
 
 def ask(name: str, question: str, options: QueryOptions, box) -> None:
     """Answer into ``box`` as it streams, and keep the result for later reruns."""
     index = state.load_index(name)
-    if options.retrieval_mode != "keyword":
+    if options.retrieval_mode != "keyword" or options.retriever != "standard":
         state.ensure_embedder_loaded(index.embedder)
     llm = state.current_llm()
-    engine = index.as_query_engine(
-        llm=llm, response_mode=options.response_mode, similarity_top_k=options.top_k,
-        node_postprocessors=options.build_postprocessors(index),
-        retrieval_mode=options.retrieval_mode,
-    )
+    engine = engine_for(index, options, llm, options.response_mode)
     trace = Trace()
     response = engine.query(question, trace=trace)
     with box:
@@ -77,7 +98,7 @@ def ask(name: str, question: str, options: QueryOptions, box) -> None:
     st.session_state[ANSWER_KEY] = {
         "question": question, "index": name, "mode": options.response_mode,
         "text": response.text, "listing": listing, "trace": trace,
-        "backend": fmt.describe_backend(llm),
+        "backend": fmt.describe_backend(llm), "retriever": CHOICES[options.retriever].label,
     }
 
 
@@ -105,6 +126,7 @@ def render_trace(trace: Trace) -> None:
     for notice in trace_view.notices(trace):
         st.info(notice)
     st.dataframe(trace_view.stage_rows(trace), hide_index=True, width="stretch")
+    render_notes(trace)
     calls = trace_view.trace_dict(trace)["llm_calls"]
     for row, call in zip(trace_view.llm_call_rows(trace), calls):
         title = (f"LLM call {row['call']}: {row['purpose']} ({row['tokens in']} → "
@@ -167,8 +189,9 @@ def answer_tab(name: str, question: str, choices: dict, advanced: bool) -> None:
             return
         if not streamed:
             box.markdown(fmt.markdown_text(result["text"]) or NO_TEXT)
-        st.caption(f"Mode **{result['mode']}** · {result['backend']} · "
-                   f"question: {result['question']}")
+        retriever = result.get("retriever", "Standard")
+        st.caption(f"Mode **{result['mode']}** · retriever **{retriever}** · "
+                   f"{result['backend']} · question: {result['question']}")
         if not advanced:
             st.markdown(f"**Sources ({result['listing'].total})**")
             render_sources(result)
@@ -187,10 +210,14 @@ def compare(name: str, question: str, options: QueryOptions, modes: list[str]) -
     bar = st.progress(0.0, text="Retrieving passages…")
     results = []
     llm = llm_with_index_embedder(state.current_llm(), index, options.retrieval_mode)
+    retriever = index.as_retriever(similarity_top_k=options.top_k, mode=options.retrieval_mode)
+    if not CHOICES[options.retriever].answers and options.retriever != "standard":
+        retriever = build_retriever(options.retriever, index, llm=llm, top_k=options.top_k,
+                                    mode=options.retrieval_mode,
+                                    cross_encoder=options.cross_encoder)
     for result in iter_compare_modes(
         question, llm=llm, modes=modes,
-        retriever=index.as_retriever(similarity_top_k=options.top_k,
-                                     mode=options.retrieval_mode),
+        retriever=retriever,
         postprocessors=options.build_postprocessors(index),
     ):
         results.append(result)
@@ -222,9 +249,54 @@ def render_comparison(compared: dict) -> None:
                     st.markdown(fmt.markdown_text(result.answer) or NO_TEXT)
 
 
+def compare_retrievers(name: str, question: str, options: QueryOptions, names: list[str],
+                       mode: str) -> None:
+    index = state.load_index(name)
+    state.ensure_embedder_loaded(index.embedder)
+    llm = state.current_llm()
+    engines = {n: engine_for(index, QueryOptions(**{**options_fields(options), "retriever": n}),
+                             llm, mode) for n in names}
+    bar = st.progress(0.0, text="Asking each retriever…")
+    results = []
+    for result in iter_compare_retrievers(question, engines):
+        results.append(result)
+        bar.progress(len(results) / len(names),
+                     text=f"{CHOICES[result.name].label} done ({len(results)} of {len(names)})")
+    st.session_state[RETRIEVER_COMPARE_KEY] = {"question": question, "mode": mode,
+                                               "results": results}
+
+
+def options_fields(options: QueryOptions) -> dict:
+    fields = {k: getattr(options, k) for k in QueryOptions.__dataclass_fields__}
+    fields.pop("extra")
+    return fields
+
+
+def retriever_compare_tab(name: str, question: str, choices: dict) -> None:
+    st.write("Ask the same question with several retrievers and compare the passages each "
+             "finds (with their scores) and the answers made from them.")
+    names, _ = offered(state.current_llm(), choices.get("cross_encoder", ""))
+    default = [n for n in ("standard", "auto_merging", "sentence_window") if n in names]
+    picked = st.multiselect("Retrievers to compare", names, default=default,
+                            format_func=lambda n: CHOICES[n].label)
+    mode = st.selectbox("Response mode for the answers", MODES, index=MODES.index("compact"),
+                        key="retriever_compare_mode")
+    if st.button("Compare retrievers", disabled=not question.strip() or not picked):
+        options = options_from(choices)
+        if options is not None:
+            with shell.friendly_errors():
+                compare_retrievers(name, question, options, picked, mode)
+    compared = st.session_state.get(RETRIEVER_COMPARE_KEY)
+    if compared:
+        render_retriever_comparison(compared)
+
+
 def compare_tab(name: str, question: str, choices: dict) -> None:
     st.write("Run the same question through several response modes over the same retrieved "
              "passages, and compare answers, LLM calls, tokens and time.")
+    if CHOICES[choices.get("retriever", "standard")].answers:
+        st.caption("The router and sub-questions answer in their own way: modes are compared "
+                   "over the standard retriever's passages.")
     modes = st.multiselect("Modes to compare", MODES,
                            default=["compact", "refine", "tree_summarize", "accumulate"])
     if st.button("Compare", disabled=not question.strip() or not modes):
@@ -257,11 +329,13 @@ def main() -> None:
         st.caption("Open **Advanced** in the sidebar to choose how answers are made, compare "
                    "the modes side by side and see each answer's trace.")
         return
-    answers, comparison = st.tabs(["Answer", "Compare modes"])
+    answers, comparison, retrievers = st.tabs(["Answer", "Compare modes", "Compare retrievers"])
     with answers:
         answer_tab(name, question, choices, advanced)
     with comparison:
         compare_tab(name, question, choices)
+    with retrievers:
+        retriever_compare_tab(name, question, choices)
 
 
 with shell.friendly_errors():

@@ -72,6 +72,7 @@ _EXPORTS: dict[str, str] = {
     "PrevNextNodePostprocessor": "ragcore.postprocess",
     "MetadataReplacementPostProcessor": "ragcore.postprocess",
     "LLMRerank": "ragcore.rerank",
+    "SentenceTransformerRerank": "ragcore.rerank",
     "RouterQueryEngine": "ragcore.router",
     "SubQuestionQueryEngine": "ragcore.sub_question",
     # language models

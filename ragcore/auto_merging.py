@@ -16,12 +16,14 @@ Unlike the plain retriever it wraps, the result can hold fewer, larger nodes; it
 
 from __future__ import annotations
 
+import dataclasses
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from typing import Iterable, Protocol
+from typing import Any, Iterable, Protocol
 
 from .errors import ConfigError, StoreError
 from .retrieval import Retriever
+from .sentence_window import stitch
 from .trace import Trace
 from .types import Node, ScoredNode
 
@@ -132,3 +134,81 @@ def merge_into_parents(
             parents.append(ScoredNode(parent, score))
     kept = [n for n in found if n.node.node_id not in merged]
     return kept + parents, len(merged), len(parents)
+
+
+class ChunkGroups:
+    """Auto-merging over an index of ordinary chunks: each run of ``group_size`` consecutive
+    chunks of a document is a parent, made on demand (text stitched from its chunks).
+
+    Nothing is re-embedded: the index's chunks are the leaves. ``leaves(retriever)`` wraps a
+    retriever of the index so its nodes name their group as parent; this object is the
+    ``nodes=`` lookup of ``AutoMergingRetriever`` (chunks and their groups by id).
+    """
+
+    PREFIX = "chunk-group:"
+
+    def __init__(self, index: Any, *, group_size: int = 4) -> None:
+        if isinstance(group_size, bool) or not isinstance(group_size, int) or group_size < 2:
+            raise ConfigError(f"group_size ({group_size!r}) must be at least 2 chunks")
+        if not callable(getattr(index, "nodes_for_doc", None)):
+            raise ConfigError("index= must list a document's chunks (nodes_for_doc)")
+        self.index = index
+        self.group_size = group_size
+        self._docs: dict[str, dict[str, Node]] = {}
+
+    def leaves(self, retriever: Retriever) -> _GroupedRetriever:
+        """``retriever`` with each found chunk's parent set to its group."""
+        return _GroupedRetriever(retriever, self)
+
+    def get_node(self, node_id: str) -> Node:
+        doc_id, _, first = node_id.removeprefix(self.PREFIX).partition("\x1f")
+        if node_id.startswith(self.PREFIX):
+            return self._group(doc_id, first)
+        for nodes in self._docs.values():
+            if node_id in nodes:
+                return nodes[node_id]
+        raise StoreError(f"chunk {node_id!r} was not retrieved from this index")
+
+    def grouped(self, node: Node) -> Node:
+        """The chunk as a leaf of its group (parent id set)."""
+        doc_id = node.ref_doc_id or ""
+        if doc_id not in self._docs:
+            self._docs[doc_id] = self._doc_leaves(doc_id)
+        return self._docs[doc_id].get(node.node_id, node)
+
+    def _doc_leaves(self, doc_id: str) -> dict[str, Node]:
+        chunks = self.index.nodes_for_doc(doc_id)
+        leaves = {}
+        for start in range(0, len(chunks), self.group_size):
+            run = chunks[start: start + self.group_size]
+            parent = f"{self.PREFIX}{doc_id}\x1f{run[0].node_id}"
+            for chunk in run:
+                leaves[chunk.node_id] = dataclasses.replace(chunk, parent_id=parent)
+        return leaves
+
+    def _group(self, doc_id: str, first: str) -> Node:
+        leaves = self._docs.get(doc_id) or {}
+        run = [n for n in leaves.values() if n.parent_id == f"{self.PREFIX}{doc_id}\x1f{first}"]
+        if not run:
+            raise StoreError(f"no chunk group starts at {first!r} in document {doc_id!r}")
+        known = all(n.start_char is not None and n.end_char is not None for n in run)
+        return Node(
+            stitch(run) if known else "\n\n".join(n.text for n in run),
+            node_id=run[0].parent_id, ref_doc_id=run[0].ref_doc_id,
+            start_char=run[0].start_char if known else None,
+            end_char=max(n.end_char for n in run) if known else None,
+            metadata=dict(run[0].metadata),
+            excluded_embed_metadata_keys=list(run[0].excluded_embed_metadata_keys),
+            excluded_llm_metadata_keys=list(run[0].excluded_llm_metadata_keys),
+            child_ids=[n.node_id for n in run],
+        )
+
+
+@dataclass(slots=True)
+class _GroupedRetriever:
+    retriever: Retriever
+    groups: ChunkGroups
+
+    def retrieve(self, query: Any, *, trace: Trace | None = None) -> list[ScoredNode]:
+        found = self.retriever.retrieve(query, trace=trace)
+        return [ScoredNode(self.groups.grouped(s.node), s.score) for s in found]

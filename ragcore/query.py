@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, Iterator, ParamSpec, Sequence
 from .errors import ConfigError, RagcoreError
 from .llms.base import LLM
 from .postprocess import NodePostprocessor
-from .retrieval import Retriever
+from .retrieval import Retriever, query_text
 from .synthesis import Response, ResponseMode, Synthesizer
 from .trace import Trace
 from .types import ScoredNode
@@ -45,14 +45,16 @@ class QueryEngine:
         self.postprocessors = _checked_postprocessors(postprocessors)
 
     def retrieve(self, question: str, *, trace: Trace | None = None) -> list[ScoredNode]:
-        """The nodes the synthesizer would see: retrieved, then postprocessed in order."""
-        _check_question(question)
+        """The nodes the synthesizer would see: retrieved, then postprocessed in order (the
+        question as text, or as a ``QueryBundle``)."""
+        question = _check_question(question)
         nodes = self.retriever.retrieve(question, trace=trace)
         return apply_postprocessors(self.postprocessors, nodes, question, trace)
 
     def query(self, question: str, *, trace: Trace | None = None) -> Response:
         """Answer ``question``; iterate the response to stream it, or read ``.text``."""
         trace = Trace() if trace is None else trace
+        question = _check_question(question)
         trace.notes.setdefault("question", question)
         nodes = self.retrieve(question, trace=trace)
         return self.synthesizer.synthesize(question, nodes, trace=trace)
@@ -71,14 +73,23 @@ def apply_postprocessors(
     question: str,
     trace: Trace | None,
 ) -> list[ScoredNode]:
-    """Run each postprocessor in order, each timed as a "postprocess: <name>" stage."""
+    """Run each postprocessor in order, each timed as a "postprocess: <name>" stage (which
+    counts the passages whose text was replaced, e.g. by their sentence window). A
+    postprocessor with ``postprocess_traced(nodes, query, trace)`` (``LLMRerank``) gets the
+    trace, to record its own LLM calls."""
     for processor in postprocessors:
         if trace is None:
             nodes = list(processor.postprocess(nodes, question))
             continue
         with trace.stage(f"postprocess: {type(processor).__name__}", nodes_in=len(nodes)) as d:
-            nodes = list(processor.postprocess(nodes, question))
+            before = {n.node.node_id: n.node.text for n in nodes}
+            traced = getattr(processor, "postprocess_traced", None)
+            nodes = list(traced(nodes, question, trace) if traced is not None
+                         else processor.postprocess(nodes, question))
             d["nodes_out"] = len(nodes)
+            replaced = sum(before.get(n.node.node_id, n.node.text) != n.node.text for n in nodes)
+            if replaced:
+                d["texts replaced"] = replaced
     return nodes
 
 
@@ -93,9 +104,11 @@ def _checked_postprocessors(processors: Sequence[NodePostprocessor]) -> tuple:
     return processors
 
 
-def _check_question(question: str) -> None:
-    if not isinstance(question, str) or not question.strip():
+def _check_question(question: Any) -> str:
+    text = getattr(question, "query_str", question)
+    if not isinstance(text, str) or not text.strip():
         raise ConfigError(f"the question ({question!r}) is empty: ask something")
+    return text
 
 
 @dataclass(slots=True)

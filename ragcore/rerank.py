@@ -1,5 +1,8 @@
-"""LLM reranking: the LLM reads the retrieved passages and scores each one's relevance
-(LlamaIndex's ``LLMRerank``), a postprocessor like those in ``ragcore.postprocess``.
+"""Reranking: the retrieved passages reordered by a judge that reads each one with the
+question, postprocessors like those in ``ragcore.postprocess``: an LLM (``LLMRerank``) or a
+cross-encoder model on disk (``SentenceTransformerRerank``).
+
+For ``LLMRerank`` the LLM reads the passages and scores each one's relevance.
 
 The plan is written without I/O: ``rerank_messages`` numbers a batch of passages beside the
 question, ``parse_relevance`` reads lines such as ``Doc: 2, Relevance: 8`` (any order, extra
@@ -12,13 +15,17 @@ retrieval order is kept (cut to ``top_n``) and a log line says so.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import logging
 import re
-from typing import Sequence
+from pathlib import Path
+from typing import Any, Sequence
 
 from .errors import ConfigError
-from .llms.base import LLM, complete, writes_free_text
+from .llms.base import LLM, complete_traced, writes_free_text
 from .postprocess import Postprocessor
+from .trace import Trace
 from .types import Message, MetadataMode, ScoredNode
 
 logger = logging.getLogger(__name__)
@@ -63,15 +70,104 @@ class LLMRerank(Postprocessor):
         self.top_n = top_n
 
     def postprocess(self, nodes: list[ScoredNode], query: str) -> list[ScoredNode]:
+        return self.postprocess_traced(nodes, query, None)
+
+    def postprocess_traced(
+        self, nodes: list[ScoredNode], query: str, trace: Trace | None
+    ) -> list[ScoredNode]:
+        """``postprocess``, recording each batch's LLM call and the relevance it gave each
+        passage (``trace.notes["rerank"]``)."""
         if not writes_free_text(self.llm):
             logger.info("LLMRerank: the extractive backend cannot judge relevance; "
                         "keeping the retrieval order")
+            if trace is not None:
+                trace.notes["rerank"] = ("the extractive backend cannot judge relevance: the "
+                                         "retrieval order was kept")
             return list(nodes)[: self.top_n]
         judged: list[tuple[float, int, ScoredNode]] = []
         for start in range(0, len(nodes), self.choice_batch_size):
             batch = nodes[start: start + self.choice_batch_size]
-            reply = complete(self.llm, rerank_messages(query, batch))
+            purpose = f"rerank {start + 1}-{start + len(batch)}"
+            reply = complete_traced(self.llm, rerank_messages(query, batch), trace, purpose)
             for index, relevance in parse_relevance(reply, len(batch)):
                 judged.append((relevance, start + index, batch[index]))
         judged.sort(key=lambda item: (-item[0], item[1]))
+        if trace is not None:
+            trace.notes["rerank"] = [
+                {"passage": start + 1, "relevance": relevance, "text": n.node.text[:80]}
+                for relevance, start, n in judged]
         return [ScoredNode(n.node, relevance) for relevance, _, n in judged[: self.top_n]]
+
+
+class SentenceTransformerRerank(Postprocessor):
+    """Reorders nodes by a cross-encoder's relevance score for (question, passage) pairs
+    (LlamaIndex's ``SentenceTransformerRerank``), keeping the ``top_n`` best.
+
+    A cross-encoder reads the question and the passage together, so it judges relevance better
+    than comparing two separate embeddings, at the price of one model pass per passage. The
+    model is a folder on disk (``save_pretrained`` output, e.g. a downloaded
+    ``cross-encoder/ms-marco-MiniLM-L-6-v2``) or a name already in the Hugging Face cache:
+    ragcore downloads nothing. It is loaded on first use, once per process.
+    """
+
+    def __init__(self, *, model: str | Path, top_n: int = 2, keep_retrieval_score: bool = False,
+                 batch_size: int = 32) -> None:
+        for name, value in (("top_n", top_n), ("batch_size", batch_size)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"{name} ({value!r}) must be a whole number of at least 1")
+        if not isinstance(model, (str, Path)) or not str(model).strip():
+            raise ConfigError(f"model ({model!r}) must be a cross-encoder's folder or name")
+        self.model = str(model)
+        self.top_n = top_n
+        self.keep_retrieval_score = bool(keep_retrieval_score)
+        self.batch_size = batch_size
+
+    def scores(self, query: str, nodes: Sequence[ScoredNode]) -> list[float]:
+        """The cross-encoder's score of each passage for ``query``."""
+        if not nodes:
+            return []
+        pairs = [(query, n.node.content(MetadataMode.EMBED)) for n in nodes]
+        encoder = load_cross_encoder(self.model)
+        return [float(s) for s in encoder.predict(pairs, batch_size=self.batch_size,
+                                                  show_progress_bar=False)]
+
+    def postprocess(self, nodes: list[ScoredNode], query: str) -> list[ScoredNode]:
+        return self.postprocess_traced(nodes, query, None)
+
+    def postprocess_traced(
+        self, nodes: list[ScoredNode], query: str, trace: Trace | None
+    ) -> list[ScoredNode]:
+        """``postprocess``, with each passage's score in ``trace.notes["rerank"]``."""
+        scores = self.scores(query, nodes)
+        order = sorted(range(len(nodes)), key=lambda i: (-scores[i], i))
+        if trace is not None:
+            trace.notes["rerank"] = [{"passage": i + 1, "relevance": round(scores[i], 4),
+                                      "text": nodes[i].node.text[:80]} for i in order]
+        kept = []
+        for i in order[: self.top_n]:
+            node = nodes[i].node
+            if self.keep_retrieval_score:
+                node = dataclasses.replace(node, metadata={**node.metadata,
+                                                           "retrieval_score": nodes[i].score})
+            kept.append(ScoredNode(node, scores[i]))
+        return kept
+
+
+@functools.lru_cache(maxsize=4)
+def load_cross_encoder(model: str) -> Any:
+    """A sentence-transformers ``CrossEncoder`` from a folder or the local cache, once."""
+    try:
+        from sentence_transformers import CrossEncoder
+    except ImportError as exc:
+        raise ConfigError("a cross-encoder needs sentence-transformers: "
+                          "pip install 'ragcore[local]'") from exc
+    local = Path(model).expanduser()
+    if not local.is_dir() and ("/" not in model or local.is_absolute() or model.startswith(".")):
+        raise ConfigError(f"cross-encoder {model!r} is not a folder on this machine: give the "
+                          "folder of a saved cross-encoder (ragcore downloads no models)")
+    try:
+        return CrossEncoder(str(local) if local.is_dir() else model, device="cpu",
+                            local_files_only=True)
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"could not load the cross-encoder {model!r}: {exc}. Give the folder "
+                          "of a saved sentence-transformers cross-encoder") from exc

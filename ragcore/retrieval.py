@@ -93,9 +93,12 @@ def _check_doc_ids(doc_ids: Sequence[str] | None) -> None:
         raise ConfigError("doc_ids must be a list of document ids, not a single string")
 
 
-def _check_query(query: str) -> None:
+def query_text(query: Any) -> str:
+    """The question as text: a string, or LlamaIndex's ``QueryBundle`` (its ``query_str``)."""
+    query = getattr(query, "query_str", query)
     if not isinstance(query, str):
-        raise ConfigError(f"query must be a string, got {type(query).__name__}")
+        raise ConfigError(f"query must be a string (or a QueryBundle), got {type(query).__name__}")
+    return query
 
 
 def _hits(results: Sequence[ScoredNode]) -> list[dict[str, Any]]:
@@ -150,7 +153,7 @@ class VectorRetriever:
 
     def retrieve(self, query: str, *, trace: Trace | None = None) -> list[ScoredNode]:
         """Embed ``query`` and return the nearest nodes, best first."""
-        _check_query(query)
+        query = query_text(query)
         embedder = self.index.embedder
         with _stage(trace, "embed query", model=self.index.embed_model_name) as detail:
             # The first query of a process pays for loading the model: say so in the trace.
@@ -224,7 +227,7 @@ class KeywordRetriever:
 
     def retrieve(self, query: str, *, trace: Trace | None = None) -> list[ScoredNode]:
         """The nodes whose words best match ``query``'s, best first."""
-        _check_query(query)
+        query = query_text(query)
         with _stage(trace, "keyword search", top_k=self.similarity_top_k) as detail:
             keywords = self.index.keyword_index()
             # The first keyword query after a change builds the postings: say so in the trace.
@@ -293,6 +296,7 @@ class HybridRetriever:
 
     def retrieve(self, query: str, *, trace: Trace | None = None) -> list[ScoredNode]:
         """Both rankings of ``query``, fused; best first."""
+        query = query_text(query)
         by_meaning = self.vector.retrieve(query, trace=trace)
         by_words = self.keyword.retrieve(query, trace=trace)
         with _stage(trace, "fuse", **self._fuse_detail()) as detail:

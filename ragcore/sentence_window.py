@@ -14,12 +14,15 @@ and prev/next links.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any, Sequence
 
+import numpy as np
+
 from .chunking import sentences
-from .chunking.nodes import build_nodes
-from .errors import ConfigError
-from .types import Document, Node
+from .chunking.nodes import build_nodes, node_id
+from .errors import ConfigError, StoreError
+from .types import Document, MetadataMode, Node, ScoredNode
 
 DEFAULT_WINDOW_SIZE = 3
 
@@ -91,3 +94,115 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
             spans.append((left, left + len(stripped)))
         start = end
     return spans
+
+
+class SentenceWindowRetriever:
+    """Sentence-window retrieval over an index of ordinary chunks, with nothing re-embedded
+    ahead of time.
+
+    The base retriever finds candidate chunks; each candidate, read with its neighbours, is
+    split into sentence nodes by ``SentenceWindowNodeParser`` (so each carries its ``window``);
+    the candidates' sentences are embedded and ranked against the question, and the best
+    ``similarity_top_k`` come back, offsets in the original document. Unlike an index built
+    with the parser (every sentence embedded), only the candidates' sentences can be found:
+    the price of working on any index at query time. A "sentence windows" trace stage counts
+    the candidates and sentences.
+    """
+
+    def __init__(self, retriever: Any, index: Any, *, similarity_top_k: int = 4,
+                 window_size: int = DEFAULT_WINDOW_SIZE) -> None:
+        if not callable(getattr(retriever, "retrieve", None)):
+            raise ConfigError(f"{retriever!r} is not a retriever: it needs retrieve(query)")
+        if not callable(getattr(index, "get_node", None)) or not hasattr(index, "embedder"):
+            raise ConfigError("index= must look nodes up (get_node) and embed (embedder)")
+        if isinstance(similarity_top_k, bool) or not isinstance(similarity_top_k, int) or (
+                similarity_top_k < 1):
+            raise ConfigError(f"similarity_top_k ({similarity_top_k!r}) must be at least 1")
+        self.retriever = retriever
+        self.index = index
+        self.similarity_top_k = similarity_top_k
+        self.parser = SentenceWindowNodeParser(window_size=window_size)
+
+    def retrieve(self, query: Any, *, trace: Any = None) -> list[ScoredNode]:
+        query = str(getattr(query, "query_str", query))
+        chunks = self.retriever.retrieve(query, trace=trace)
+        stage = trace.stage("sentence windows", chunks=len(chunks)) if trace else nullcontext({})
+        with stage as detail:
+            found = self._sentences([c.node for c in chunks])
+            ranked = self._ranked(query, found)
+            detail.update(sentences=len(found), nodes_out=len(ranked))
+        return ranked
+
+    def _sentences(self, chunks: Sequence[Node]) -> list[Node]:
+        seen: dict[str, Node] = {}
+        for chunk in chunks:
+            for node in self._chunk_sentences(chunk):
+                seen.setdefault(node.node_id, node)
+        return list(seen.values())
+
+    def _chunk_sentences(self, chunk: Node) -> list[Node]:
+        region, start = _with_neighbours(chunk, self.index)
+        document = Document(region, doc_id=chunk.ref_doc_id or chunk.node_id,
+                            metadata=dict(chunk.metadata),
+                            excluded_embed_metadata_keys=list(chunk.excluded_embed_metadata_keys),
+                            excluded_llm_metadata_keys=list(chunk.excluded_llm_metadata_keys))
+        inner = (chunk.start_char - start, chunk.end_char - start) if start is not None else (
+            0, len(region))
+        kept = []
+        for node in self.parser.get_nodes_from_documents([document]):
+            if inner[0] <= node.start_char < inner[1]:
+                # offsets into the document (ids follow them: the same sentence found from two
+                # chunks is one node); links to neighbours of the region are not kept
+                shift = start or 0
+                salt = "query-time" if start is not None else f"query-time/{chunk.node_id}"
+                node.node_id = node_id(document.doc_id, node.start_char + shift,
+                                       node.end_char + shift, salt)
+                node.start_char = None if start is None else node.start_char + shift
+                node.end_char = None if start is None else node.end_char + shift
+                node.prev_id = node.next_id = None
+                kept.append(node)
+        return kept
+
+    def _ranked(self, query: str, nodes: list[Node]) -> list[ScoredNode]:
+        if not nodes:
+            return []
+        embedder = self.index.embedder
+        vectors = np.asarray(embedder.embed_batch(
+            [query, *(n.content(MetadataMode.EMBED) for n in nodes)]), dtype=np.float32)
+        scores = vectors[1:] @ vectors[0]
+        order = np.argsort(-scores, kind="stable")[: self.similarity_top_k]
+        return [ScoredNode(nodes[i], float(scores[i])) for i in order]
+
+
+def _with_neighbours(chunk: Node, index: Any) -> tuple[str, int | None]:
+    """The chunk's text with its previous and next chunks around it (overlaps read once), and
+    where that text starts in the document (None when offsets are unknown)."""
+    parts = [chunk]
+    for neighbour_id, before in ((chunk.prev_id, True), (chunk.next_id, False)):
+        if neighbour_id is None:
+            continue
+        try:
+            neighbour = index.get_node(neighbour_id)
+        except StoreError:
+            continue
+        if before:
+            parts.insert(0, neighbour)
+        else:
+            parts.append(neighbour)
+    if any(p.start_char is None or p.end_char is None for p in parts):
+        return chunk.text, None
+    return stitch(parts), parts[0].start_char
+
+
+def stitch(nodes: Sequence[Node]) -> str:
+    """Consecutive chunks of one document as one text: overlaps kept once, and a gap between
+    two chunks (whitespace the splitter dropped) filled with spaces so offsets stay exact."""
+    text = nodes[0].text
+    end = nodes[0].end_char
+    for node in nodes[1:]:
+        if node.start_char >= end:
+            text += " " * (node.start_char - end) + node.text
+        else:
+            text += node.text[end - node.start_char:]
+        end = max(end, node.end_char)
+    return text

@@ -1,8 +1,8 @@
 """What a person chooses before asking a question, validated, and turned into pipeline parts.
 
 The Query page collects a response mode, how to search (``SEARCH_BY``: by meaning, keywords or
-both; the Chat page offers the same choice), top-k, a similarity cutoff and a set of
-postprocessors; ``QueryOptions`` validates them in one place (with messages that say what to
+both; the Chat page offers the same choice), the retriever (standard or one of the advanced
+ones of ``ragcore.retriever_choice``), top-k, a similarity cutoff and a set of postprocessors; ``QueryOptions`` validates them in one place (with messages that say what to
 change) and builds the postprocessor chain, so the page only renders widgets.
 """
 
@@ -19,6 +19,7 @@ from ragcore.postprocess import (
     SimilarityPostprocessor,
 )
 from ragcore.retrieval import DEFAULT_MODE, RETRIEVAL_MODES
+from ragcore.retriever_choice import CHOICES
 from ragcore.synthesis import ResponseMode
 
 # name -> one-line explanation shown beside the choice
@@ -60,6 +61,8 @@ class QueryOptions:
     required_keywords: tuple[str, ...] = ()
     exclude_keywords: tuple[str, ...] = ()
     retrieval_mode: str = DEFAULT_MODE
+    retriever: str = "standard"  # a name of ragcore.retriever_choice.CHOICES
+    cross_encoder: str = ""  # the cross-encoder's folder, for retriever "cross_encoder"
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -81,6 +84,13 @@ class QueryOptions:
                 f"{SEARCH_BY[self.retrieval_mode][0]} ranks passages another way: turn the "
                 "cutoff off or search by meaning"
             )
+        if self.retriever not in CHOICES:
+            raise ConfigError(f"retriever {self.retriever!r} is unknown: choose from "
+                              f"{', '.join(CHOICES)}")
+        self.cross_encoder = str(self.cross_encoder or "").strip()
+        if self.retriever == "cross_encoder" and not self.cross_encoder:
+            raise ConfigError("cross-encoder reranking needs the folder of a cross-encoder model: "
+                              "enter it, or choose another retriever")
         unknown = [p for p in self.postprocessors if p not in POSTPROCESSOR_DESCRIPTIONS]
         if unknown:
             choices = ", ".join(POSTPROCESSOR_DESCRIPTIONS)
@@ -122,6 +132,8 @@ class QueryOptions:
         data["exclude_keywords"] = list(self.exclude_keywords)
         if "similarity_cutoff" not in self.postprocessors:
             data.pop("similarity_cutoff")
+        if self.retriever != "cross_encoder":
+            data.pop("cross_encoder")
         data.update(data.pop("extra"))
         return data
 

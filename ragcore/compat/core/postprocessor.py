@@ -1,5 +1,6 @@
 """``llama_index.core.postprocessor``: ragcore's node postprocessors (``postprocess_nodes``),
-and ``LLMRerank`` with its LLM left out meaning ``Settings.llm``, then ``resolve_llm()``."""
+``LLMRerank`` with its LLM left out meaning ``Settings.llm``, then ``resolve_llm()``, and
+``SentenceTransformerRerank(model=..., top_n=...)`` (a cross-encoder folder on disk)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from ...postprocess import (
     SimilarityPostprocessor,
 )
 from ...rerank import LLMRerank as _LLMRerank
+from ...rerank import SentenceTransformerRerank as _SentenceTransformerRerank
 from ..settings import Settings
 
 
@@ -25,6 +27,16 @@ def LLMRerank(  # noqa: N802 (LlamaIndex's class name)
                       choice_batch_size=choice_batch_size, top_n=top_n)
 
 
+def SentenceTransformerRerank(  # noqa: N802 (LlamaIndex's class name)
+    model: str = "cross-encoder/stsb-distilroberta-base", top_n: int = 2,
+    keep_retrieval_score: bool = False,
+) -> _SentenceTransformerRerank:
+    """``ragcore.rerank.SentenceTransformerRerank`` with LlamaIndex's defaults (the default
+    model loads only if it is already in the Hugging Face cache: nothing is downloaded)."""
+    return _SentenceTransformerRerank(model=model, top_n=top_n,
+                                      keep_retrieval_score=keep_retrieval_score)
+
+
 __all__ = ["KeywordNodePostprocessor", "LLMRerank", "LongContextReorder",
            "MetadataReplacementPostProcessor", "PrevNextNodePostprocessor",
-           "SimilarityPostprocessor"]
+           "SentenceTransformerRerank", "SimilarityPostprocessor"]

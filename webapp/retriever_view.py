@@ -1,0 +1,122 @@
+"""The advanced retrievers on the Query page: the "Retriever" choice, what their traces say,
+and the side-by-side comparison of retrievers (rendering; the retrievers are
+``ragcore.retriever_choice``).
+
+Only the retrievers that can run are offered; the others are listed under the choice with the
+reason (no language model for those that need one to write text, no cross-encoder folder).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import streamlit as st
+
+from ragcore.present import format as fmt
+from ragcore.present.trace_view import trace_dict
+from ragcore.retriever_choice import CHOICES, RetrieverResult, unavailable_reason
+
+RETRIEVER_KEY, CROSS_KEY = "query_retriever", "query_cross_encoder"
+CROSS_ENV = "RAGCORE_CROSS_ENCODER"
+NO_TEXT = "_(no answer text)_"
+
+
+def offered(llm: Any, cross_encoder: str) -> tuple[list[str], dict[str, list[str]]]:
+    """The retrievers that can run, and the others grouped by the reason they cannot."""
+    names: list[str] = []
+    blocked: dict[str, list[str]] = {}
+    for name, choice in CHOICES.items():
+        reason = unavailable_reason(name, llm=llm, cross_encoder=cross_encoder)
+        if reason is None:
+            names.append(name)
+        else:
+            blocked.setdefault(reason, []).append(choice.label)
+    return names, blocked
+
+
+def retriever_select(llm: Any) -> dict[str, str]:
+    """The sidebar's "Retriever" choice and its cross-encoder folder, as QueryOptions fields."""
+    st.session_state.setdefault(CROSS_KEY, os.environ.get(CROSS_ENV, ""))
+    names, blocked = offered(llm, st.session_state[CROSS_KEY].strip())
+    if st.session_state.get(RETRIEVER_KEY) not in names:
+        st.session_state[RETRIEVER_KEY] = "standard"
+    name = st.selectbox(
+        "Retriever", names, key=RETRIEVER_KEY, format_func=lambda n: CHOICES[n].label,
+        help="\n\n".join(f"**{CHOICES[n].label}**: {CHOICES[n].explanation}" for n in names),
+    )
+    st.caption(CHOICES[name].explanation)
+    for reason, labels in blocked.items():
+        st.caption(f"Not available now: {', '.join(labels)}: {reason}.")
+    folder = st.text_input(
+        "Cross-encoder folder (optional)", key=CROSS_KEY,
+        help="A sentence-transformers cross-encoder saved on this machine (e.g. a downloaded "
+             "ms-marco-MiniLM-L-6-v2 folder); it enables Cross-encoder rerank.")
+    return {"retriever": name, "cross_encoder": folder.strip()}
+
+
+def retrieval_notes(trace: Any) -> list[tuple[str, Any]]:
+    """What the advanced retrievers left in a trace, as (heading, value) pairs to show."""
+    notes = trace_dict(trace).get("notes", {})
+    shown = []
+    for key, heading in (
+        ("fusion_queries", "Queries searched (query fusion)"),
+        ("query_fusion", "Query fusion"),
+        ("hyde_passage", "Imagined answer that was searched (HyDE)"),
+        ("hyde", "HyDE"),
+        ("rerank", "Reranking: relevance given to each candidate passage"),
+        ("sources", "Documents considered"),
+        ("route", "Router's choice"),
+        ("sub_question_plan", "Sub-questions"),
+        ("sub_questions", "Sub-questions asked"),
+    ):
+        if notes.get(key):
+            shown.append((heading, notes[key]))
+    return shown
+
+
+def render_notes(trace: Any) -> None:
+    for heading, value in retrieval_notes(trace):
+        st.markdown(f"**{heading}**")
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            st.dataframe(value, hide_index=True, width="stretch")
+        elif isinstance(value, list):
+            st.markdown("\n".join(f"- {item}" for item in value))
+        elif isinstance(value, dict):
+            st.markdown("\n".join(f"- **{k}**: {v}" for k, v in value.items()))
+        else:
+            st.caption(str(value))
+
+
+def passage_line(scored: Any) -> str:
+    """One retrieved passage as a line: score, file, the start of its text."""
+    node = scored.node
+    source = node.metadata.get("file_name") or node.ref_doc_id or "passage"
+    score = "–" if scored.score is None else f"{scored.score:.3f}"
+    text = " ".join(node.text.split())
+    return f"`{score}` **{source}**: {text[:220]}{'…' if len(text) > 220 else ''}"
+
+
+def render_retriever_comparison(compared: dict) -> None:
+    results: list[RetrieverResult] = compared["results"]
+    st.caption(f"Question: {compared['question']} · mode {compared['mode']}")
+    st.dataframe(
+        [{"retriever": CHOICES[r.name].label, "passages": len(r.source_nodes),
+          "LLM calls": r.llm_calls, "seconds": round(r.seconds, 2),
+          "status": "failed" if r.error else "ok"} for r in results],
+        hide_index=True, width="stretch",
+    )
+    for start in range(0, len(results), 3):
+        row = results[start:start + 3]
+        for column, result in zip(st.columns(len(row)), row):
+            with column:
+                st.markdown(f"**{CHOICES[result.name].label}**")
+                if result.error:
+                    st.warning(f"This retriever failed: {result.error}")
+                    continue
+                st.markdown(fmt.markdown_text(result.answer) or NO_TEXT)
+                st.caption(f"Passages ({len(result.source_nodes)})")
+                for number, scored in enumerate(result.source_nodes, start=1):
+                    st.markdown(f"{number}. {passage_line(scored)}")
+                with st.expander("How the passages were found"):
+                    render_notes(result.trace)
