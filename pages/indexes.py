@@ -185,7 +185,11 @@ def manage_tab(name: str) -> None:
     shown = display_name(state.workspace(), name)
     sure = st.checkbox(f"I understand that deleting “{shown}” removes its chunks and uploaded "
                        "files for good.")
-    if st.button("Delete this index", type="primary", disabled=not sure):
+    busy = state.jobs().active(name)
+    if busy:  # deleting would wait for the job's write lock, the page frozen meanwhile
+        st.caption(f":material/info: {busy[0].title()} is running: cancel it (in the sidebar) "
+                   "or let it finish, then delete the index.")
+    if st.button("Delete this index", type="primary", disabled=not sure or bool(busy)):
         state.workspace().delete_index(name)
         state.select_index(None)
         st.rerun()

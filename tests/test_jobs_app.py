@@ -75,3 +75,40 @@ def test_the_sidebar_lists_a_cli_job_cancels_it_and_shows_it_interrupted_when_it
     assert {b.label for b in at.sidebar.button} >= {"Resume", "Dismiss"}
     assert JobJournal(ws_root / "jobs").load(job.id).state == "interrupted"
     assert not journal.cancel_requested(job.id)
+
+
+def test_a_cancelled_upload_can_be_resumed_from_the_sidebar(ws_root, tmp_path):
+    from ragcore.embeddings.fake import FakeEmbedder
+    from ragcore.workspace import Workspace
+    from ragcore.workspace.jobs_runner import runner_for
+
+    ws = Workspace(ws_root, embedder=FakeEmbedder())
+    ws.create_index("docs")
+    upload = ws.save_upload("docs", "owls.txt", b"Owls hunt at night and see well in the dark.")
+    JobJournal(ws_root / "jobs").save(Job("ingest", "docs", files=[str(upload)],
+                                          state="cancelled", summary="0 indexed"))
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    resume = [b for b in at.sidebar.button if b.label == "Resume"]
+    assert len(resume) == 1
+    resume[0].click().run()
+    assert runner_for(ws_root).wait_idle(timeout=TIMEOUT)
+    assert [r["file"] for r in ws.documents("docs")] == ["owls.txt"]
+
+
+def test_deleting_an_index_waits_for_its_running_job(ws_root, other_process, capsys):
+    from ragcore.cli import main
+    from ragcore.embeddings.fake import FakeEmbedder
+    from ragcore.workspace import Workspace
+
+    Workspace(ws_root, embedder=FakeEmbedder()).create_index("docs")
+    JobJournal(ws_root / "jobs").save(Job("ingest", "docs", files=["big.txt"],
+                                          state="embedding", pid=other_process.pid,
+                                          pid_started=process_started(other_process.pid)))
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.switch_page("pages/indexes.py").run()
+    next(c for c in at.checkbox if c.label.startswith("I understand")).check().run()
+    assert next(b for b in at.button if b.label == "Delete this index").disabled
+    assert any("Ingest big.txt into “docs” is running" in c.value for c in at.caption)
+    assert main(["delete-index", "docs", "--yes", "--workspace", str(ws_root)]) == 1
+    assert "Ingest big.txt into “docs” is running" in capsys.readouterr().err
+    assert Workspace(ws_root).has_index("docs")

@@ -64,10 +64,11 @@ def _sidebar_body(watched: tuple[str, ...]) -> None:
                            "the index.")
     for job in finished:
         st.caption(f"{ICONS.get(job.state, '')} {job.title()}: {short_outcome(job)}")
-        if job.state == "interrupted":
+        if job.state == "interrupted" or job.state == "cancelled" and job.kind == "ingest":
             left, right = st.columns(2)
             if left.button("Resume", key=f"resume-{job.id}",
-                           help="Index the files this job had not saved yet."):
+                           help="Index the files this job had not saved completely; a file "
+                                "stopped mid-way is indexed again."):
                 note = runner.resume(state.workspace(), job.id)
                 state.note_job(note)
                 runner.forget(job.id)

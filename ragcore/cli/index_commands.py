@@ -224,8 +224,15 @@ def run_rename_index(args: argparse.Namespace, context: CliContext) -> int:
 
 
 def run_delete_index(args: argparse.Namespace, context: CliContext) -> int:
+    from ..workspace.jobs_runner import JobRunner
+
     workspace = context.workspace()
     info = workspace.index_info(args.name)
+    busy = JobRunner(workspace.root).active(args.name)
+    if busy:
+        raise WorkspaceError(f"{busy[0].title()} is running (process {busy[0].pid}): cancel it "
+                             "in the app's sidebar or with Ctrl-C where it runs, then delete "
+                             "the index")
     if not args.yes:
         answer = input(f"Delete index {args.name!r} ({info.documents} documents, "
                        f"{info.nodes} chunks) and its uploads? [y/N] ")
