@@ -1,4 +1,5 @@
-"""Chat: a conversation about an index in a chosen chat mode; chats are saved and reopened."""
+"""Chat: a conversation about an index in a chosen chat mode (and, under Advanced, with a chosen
+retriever); chats are saved and reopened."""
 
 import streamlit as st
 
@@ -19,6 +20,9 @@ from webapp.chat_turns import (
     turn_retrieval_mode,
 )
 from ragcore.chat import CHAT_MODE_DESCRIPTIONS, ChatMode
+from ragcore.index.engines import chat_engine_from_index, llm_with_index_embedder
+from ragcore.retriever_choice import build_retriever
+from webapp.retriever_view import render_notes, retriever_select
 from ragcore.trace import Trace
 from ragcore.workspace.chats import export_json, export_markdown
 
@@ -99,12 +103,14 @@ def sidebar(chat, advanced: bool) -> dict:
         st.session_state[MODE_KEY] = chat.chat_mode if chat.chat_mode in MODES else DEFAULT_MODE
     if not advanced:
         return {"mode": st.session_state[MODE_KEY], "top_k": DEFAULT_TOP_K,
-                "retrieval_mode": st.session_state.get("chat_search_by", DEFAULT_SEARCH)}
+                "retrieval_mode": st.session_state.get("chat_search_by", DEFAULT_SEARCH),
+                "retriever": "standard", "cross_encoder": ""}
     mode = st.selectbox("Chat mode", MODES, key=MODE_KEY)
     st.caption(CHAT_MODE_DESCRIPTIONS[ChatMode(mode)])
     retrieval_mode = shell.search_by(key="chat_search_by")
     top_k = st.slider("Passages to retrieve (top-k)", 1, 20, DEFAULT_TOP_K, key="chat_top_k")
-    return {"mode": mode, "top_k": int(top_k), "retrieval_mode": retrieval_mode}
+    picked = retriever_select(state.current_llm(), page="chat", answers=False)
+    return {"mode": mode, "top_k": int(top_k), "retrieval_mode": retrieval_mode, **picked}
 
 
 def chat_actions(ws, chat) -> None:
@@ -201,6 +207,7 @@ def render_details(message) -> None:
         for notice in details.get("notices", []):
             st.info(notice)
         st.dataframe(trace_view.stage_rows(message.trace), hide_index=True, width="stretch")
+        render_notes(message.trace)
 
 
 def render_reply_extras(message, lookup, *, embedder, key: str, advanced: bool) -> None:
@@ -235,6 +242,20 @@ def render_failure(failed: dict) -> None:
     cols[1].button("Discard", on_click=discard_failed)
 
 
+def chat_engine(index, choices: dict, llm):
+    """The chat engine of the chosen mode, searching with the chosen retriever."""
+    retriever = None
+    if choices["retriever"] != "standard":
+        retriever = build_retriever(
+            choices["retriever"], index,
+            llm=llm_with_index_embedder(llm, index, choices["retrieval_mode"]),
+            top_k=choices["top_k"], mode=choices["retrieval_mode"],
+            cross_encoder=choices["cross_encoder"])
+    return chat_engine_from_index(index, chat_mode=choices["mode"], llm=llm,
+                                  similarity_top_k=choices["top_k"],
+                                  retrieval_mode=choices["retrieval_mode"], retriever=retriever)
+
+
 def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool) -> None:
     """Stream the answer and save the turn, or keep the history and offer a retry."""
     index = state.load_index(chat.index)
@@ -249,10 +270,7 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool) -> 
             trace = Trace()
             response = routed_reply(chat.index, question, memory, trace)
             if response is None:  # not a summary request: the chat engine searches
-                engine = index.as_chat_engine(chat_mode=choices["mode"], llm=llm,
-                                              similarity_top_k=choices["top_k"],
-                                              retrieval_mode=choices["retrieval_mode"])
-                response = engine.chat(question, memory, trace=trace)
+                response = chat_engine(index, choices, llm).chat(question, memory, trace=trace)
             st.write_stream(fmt.markdown_stream(response))
         except Exception as exc:  # noqa: BLE001 - shown with a retry; history stays intact
             state.set_open_chat(chat, memory_for_chat(chat, llm))
@@ -261,7 +279,7 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool) -> 
         label = fmt.describe_backend(llm)
         settings = {"chat_mode": choices["mode"], "similarity_top_k": choices["top_k"],
                     "retrieval_mode": choices["retrieval_mode"], "llm": label,
-                    "embed_model": index.embed_model_name}
+                    "embed_model": index.embed_model_name, "retriever": choices["retriever"]}
         message = record_turn(chat, question, response, chat_mode=choices["mode"],
                               llm_label=label, settings=settings)
         ws.save_chat(chat)

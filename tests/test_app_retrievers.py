@@ -110,3 +110,18 @@ def test_with_a_language_model_fusion_hyde_and_rerank_run_and_are_traced(model_w
     assert stages(at)[:2] == ["llm: hypothetical answer", "embed hypothetical answer"]
     assert any("condemned Putin's attack" in c.value for c in at.caption)
 
+
+
+def test_chat_searches_with_the_chosen_retriever_and_shows_what_it_did(docs_ws):
+    at = open_page("chat")
+    box = retriever_box(at)
+    assert box.options == ["Standard", "Auto-merging", "Sentence window"]  # no router here
+    choose(at, "Sentence window")
+    at.chat_input[0].set_value(QUESTION).run()
+    assert not at.exception
+    stages = at.dataframe[-1].value["stage"].tolist()
+    assert "sentence windows" in stages
+    assert "postprocess: MetadataReplacementPostProcessor" in stages
+    choose(at, "Auto-merging")
+    at.chat_input[0].set_value("And what about jobs?").run()
+    assert "auto-merge" in at.dataframe[-1].value["stage"].tolist()

@@ -17,16 +17,19 @@ from ragcore.present import format as fmt
 from ragcore.present.trace_view import trace_dict
 from ragcore.retriever_choice import CHOICES, RetrieverResult, unavailable_reason
 
-RETRIEVER_KEY, CROSS_KEY = "query_retriever", "query_cross_encoder"
 CROSS_ENV = "RAGCORE_CROSS_ENCODER"
 NO_TEXT = "_(no answer text)_"
 
 
-def offered(llm: Any, cross_encoder: str) -> tuple[list[str], dict[str, list[str]]]:
-    """The retrievers that can run, and the others grouped by the reason they cannot."""
+def offered(llm: Any, cross_encoder: str, *, answers: bool = True
+            ) -> tuple[list[str], dict[str, list[str]]]:
+    """The retrievers that can run, and the others grouped by the reason they cannot
+    (``answers=False``: only retrievers, not the router and sub-questions, which answer)."""
     names: list[str] = []
     blocked: dict[str, list[str]] = {}
     for name, choice in CHOICES.items():
+        if choice.answers and not answers:
+            continue
         reason = unavailable_reason(name, llm=llm, cross_encoder=cross_encoder)
         if reason is None:
             names.append(name)
@@ -35,21 +38,23 @@ def offered(llm: Any, cross_encoder: str) -> tuple[list[str], dict[str, list[str
     return names, blocked
 
 
-def retriever_select(llm: Any) -> dict[str, str]:
-    """The sidebar's "Retriever" choice and its cross-encoder folder, as QueryOptions fields."""
-    st.session_state.setdefault(CROSS_KEY, os.environ.get(CROSS_ENV, ""))
-    names, blocked = offered(llm, st.session_state[CROSS_KEY].strip())
-    if st.session_state.get(RETRIEVER_KEY) not in names:
-        st.session_state[RETRIEVER_KEY] = "standard"
+def retriever_select(llm: Any, *, page: str = "query", answers: bool = True) -> dict[str, str]:
+    """The sidebar's "Retriever" choice and its cross-encoder folder, as QueryOptions fields
+    (``page`` keeps each page's widgets apart; the Chat page offers retrievers only)."""
+    key, cross_key = f"{page}_retriever", f"{page}_cross_encoder"
+    st.session_state.setdefault(cross_key, os.environ.get(CROSS_ENV, ""))
+    names, blocked = offered(llm, st.session_state[cross_key].strip(), answers=answers)
+    if st.session_state.get(key) not in names:
+        st.session_state[key] = "standard"
     name = st.selectbox(
-        "Retriever", names, key=RETRIEVER_KEY, format_func=lambda n: CHOICES[n].label,
+        "Retriever", names, key=key, format_func=lambda n: CHOICES[n].label,
         help="\n\n".join(f"**{CHOICES[n].label}**: {CHOICES[n].explanation}" for n in names),
     )
     st.caption(CHOICES[name].explanation)
     for reason, labels in blocked.items():
         st.caption(f"Not available now: {', '.join(labels)}: {reason}.")
     folder = st.text_input(
-        "Cross-encoder folder (optional)", key=CROSS_KEY,
+        "Cross-encoder folder (optional)", key=cross_key,
         help="A sentence-transformers cross-encoder saved on this machine (e.g. a downloaded "
              "ms-marco-MiniLM-L-6-v2 folder); it enables Cross-encoder rerank.")
     return {"retriever": name, "cross_encoder": folder.strip()}

@@ -93,8 +93,10 @@ def chat_engine_from_index(
     system_prompt: str | None = None,
     tools: Sequence[Tool] = (),
     retrieval_mode: RetrievalMode = "hybrid",
+    retriever: Retriever | None = None,
 ) -> ChatEngine:
-    """A chat engine (or agent) over ``index``; every one answers ``.chat(message, memory)``."""
+    """A chat engine (or agent) over ``index``; every one answers ``.chat(message, memory)``.
+    ``retriever`` replaces the index's own (e.g. an advanced one of ``retriever_choice``)."""
     mode = parse_chat_mode(chat_mode)
     llm = llm_with_index_embedder(default_llm(llm, "a chat engine"), index, retrieval_mode)
     kind = best_chat_mode(llm, tools=tools) if mode is ChatMode.BEST else mode.value
@@ -103,7 +105,8 @@ def chat_engine_from_index(
             f"tools are only used by agents, not by chat_mode {mode.value!r}: "
             "use chat_mode='react' (or 'best')"
         )
-    retriever = index.as_retriever(similarity_top_k=similarity_top_k, mode=retrieval_mode)
+    if retriever is None:
+        retriever = index.as_retriever(similarity_top_k=similarity_top_k, mode=retrieval_mode)
     if kind == ChatMode.SIMPLE.value:
         return SimpleChatEngine(llm, system_prompt=system_prompt)
     if kind in (ChatMode.CONTEXT.value, ChatMode.CONDENSE_PLUS_CONTEXT.value):
