@@ -155,3 +155,21 @@ def test_query_bundle_is_accepted_by_engines_and_retrievers(index):
     assert index.as_retriever(mode="hybrid").retrieve(QueryBundle("Ukraine"))
     with pytest.raises(ConfigError, match="empty"):
         engine.query(QueryBundle("  "))
+
+
+@pytest.mark.slow
+def test_with_the_real_model_the_sentence_found_by_meaning_comes_with_its_window(
+        documents, real_embedder):
+    index = VectorStoreIndex.from_documents(documents[:1], embedder=real_embedder)
+    question = "Who did the president nominate to serve on the Supreme Court?"
+    llm = ExtractiveLLM()
+    windows = build_retriever("sentence_window", index, llm=llm, top_k=2, mode="similarity")
+    best = windows.retrieve(question)[0].node
+    assert "Ketanji Brown Jackson" in best.text
+    assert len(best.text) > 2 * len(best.metadata["original_text"])
+    merged = build_retriever("auto_merging", index, llm=llm, top_k=4, mode="similarity")
+    found = merged.retrieve(question)
+    assert any("Ketanji Brown Jackson" in n.node.text for n in found)
+    answer = build_engine("sentence_window", index, llm=llm, top_k=2,
+                          mode="similarity").query(question)
+    assert "Ketanji" in answer.text
