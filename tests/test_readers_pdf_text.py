@@ -25,8 +25,8 @@ def _text(path: Path) -> str:
     return "\n".join(doc.text for doc in load_file(path))
 
 
-# Among the 48 words pypdf 7.1 split in this file (PDFium still splits a few: "e xtension",
-# "preserv e", "ha ve", "gi ven", where groff set the letters as far apart as its word spaces).
+# Among the 48 words pypdf 7.1 split in this file (PDFium still splits a few, "e xtension",
+# "ha ve", which ``split_words`` joins again: tests/test_readers_split_words.py).
 PYPDF_SPLITS = ("k eeping", "o wnership", "def ault", "distrib ution", "achie ved", "lar ger",
                 "e xpansion", "con vert", "se veral", "re gular", "W ith", "archi ve",
                 "v ersion", "DEFLA TE", "F ormat")
