@@ -3,7 +3,8 @@
 A ``Job`` is one ingest, re-index or delete on one index. The runner (``jobs_runner``) moves it
 through its states::
 
-    queued -> reading -> splitting -> embedding n/N -> writing -> ... -> done | failed | cancelled
+    queued -> reading -> splitting -> embedding n/N -> writing -> ... [-> summarising n/N]
+           -> done | failed | cancelled
 
 and a job found unfinished after a restart is ``interrupted`` (its process died): the app offers
 to resume it, which submits the files not saved yet. The ``JobJournal`` keeps every job as
@@ -29,7 +30,7 @@ from typing import Any
 
 from .chats import now_iso
 
-ACTIVE = ("queued", "reading", "splitting", "embedding", "writing")
+ACTIVE = ("queued", "reading", "splitting", "embedding", "writing", "summarising")
 FINISHED = ("done", "failed", "cancelled", "interrupted")
 KINDS = ("ingest", "reindex", "delete")
 KEEP_FINISHED = 100  # journals of finished jobs kept per workspace
@@ -53,6 +54,8 @@ class Job:
     chunks_done: int = 0  # of the current file
     chunks_total: int = 0
     fraction: float = 0.0  # of the whole job, 0..1
+    summaries_done: int = 0  # files summarised after the ingest (``summary_stage``)
+    summaries_total: int = 0
     saved_files: list[str] = field(default_factory=list)  # files saved complete in the index
     commits: int = 0
     summary: str = ""  # the outcome in one line
@@ -100,6 +103,8 @@ class Job:
         """The state in words: 'embedding 120/900 chunks · file 1 of 2 · about 3 min left'."""
         if self.state == "embedding" and self.chunks_total:
             words = f"embedding {self.chunks_done}/{self.chunks_total} chunks"
+        elif self.state == "summarising":
+            words = f"summarising {self.summaries_done}/{self.summaries_total}"
         elif self.state == "queued" and self.cancel_requested:
             words = "cancelling"
         elif self.state in FINISHED and self.summary:
@@ -108,7 +113,7 @@ class Job:
             words = self.state
         if self.cancel_requested and self.active and self.state != "queued":
             words += " (stopping after this batch)"
-        if self.active and self.file_count > 1 and self.file_number:
+        if self.active and self.file_count > 1 and self.file_number and self.state != "summarising":
             words += f" · file {self.file_number} of {self.file_count}"
         left = self.remaining_seconds()
         if left is not None:

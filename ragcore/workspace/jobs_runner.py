@@ -30,6 +30,7 @@ from .commits import Batching
 from .jobs import Job, JobJournal
 from .names import display_name
 from .report import IngestProgress, IngestReport
+from .summary_stage import StageOutcome, summarise_new_files
 
 if TYPE_CHECKING:
     from .workspace import Workspace
@@ -252,7 +253,11 @@ class JobRunner:
                                cancel=cancel, batching=self.batching,
                                on_commit=lambda saved: self._set(job, saved_files=saved,
                                                                  save=True))
-        return ("cancelled" if report.cancelled else "done"), report.summary(), report
+        stage = StageOutcome() if report.cancelled else summarise_new_files(  # issue 13
+            ws, job.index, cancel=cancel, progress=lambda done, total: self._set(
+                job, state="summarising", summaries_done=done, summaries_total=total))
+        state = "cancelled" if report.cancelled or stage.cancelled else "done"
+        return state, report.summary() + stage.note, report
 
     def _cancel_check(self, job: Job) -> Callable[[], bool]:
         """The job's cancel callback: its own event, or a request another process left in the

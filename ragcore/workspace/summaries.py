@@ -80,8 +80,7 @@ def summarize_file(
     row = next((r for r in files_of(index) if r["id_base"] == key), None)
     if row is None:
         raise KeyError(f"the index holds no file {key!r}")
-    hashes = [str(index.doc_info(d).hash) for d in row["doc_ids"]]
-    fingerprint = _fingerprint(method_of(llm), *hashes)
+    fingerprint = file_fingerprint(index, row, llm)
     found = cache.get(uid, key, fingerprint)
     if found is not None:
         if trace is not None:
@@ -90,6 +89,26 @@ def summarize_file(
     made = summarize_document(index, key, row["doc_ids"], title=row["file"], llm=llm, trace=trace)
     cache.put(uid, fingerprint, made)
     return made
+
+
+def file_fingerprint(index: Any, row: dict, llm: LLM | None) -> str:
+    """What a file's cached summary must match: its documents' content hashes and the method."""
+    return _fingerprint(method_of(llm), *(str(index.doc_info(d).hash) for d in row["doc_ids"]))
+
+
+def unsummarized_files(cache: SummaryCache, uid: str, index: Any,
+                       llm: LLM | None) -> list[dict]:
+    """The index's files (``files_of`` rows) without a summary by ``llm`` of their content."""
+    return [row for row in files_of(index)
+            if cache.get(uid, row["id_base"], file_fingerprint(index, row, llm)) is None]
+
+
+def cached_document_summaries(cache: SummaryCache, uid: str, index: Any,
+                              llm: LLM | None) -> list[DocumentSummary]:
+    """The summaries by ``llm`` of the index's files that are still valid, made nothing new."""
+    found = (cache.get(uid, row["id_base"], file_fingerprint(index, row, llm))
+             for row in files_of(index))
+    return [summary for summary in found if summary is not None]
 
 
 def summarize_whole_index(
