@@ -165,3 +165,16 @@ def test_offline_nothing_is_summarised_at_ingest(tmp_path, folder):
 def test_the_job_status_counts_the_files_summarised():
     job = Job("ingest", "nature", state="summarising", summaries_done=1, summaries_total=3)
     assert job.status() == "summarising 1/3" and job.active
+
+
+def test_summaries_written_at_once_from_many_threads_are_all_kept(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ragcore.summary_index import DocumentSummary
+    from ragcore.workspace.summaries import SummaryCache
+
+    cache = SummaryCache(tmp_path / "summaries")
+    made = [DocumentSummary(f"file{n}", f"file{n}.txt", f"text {n}", "m", ()) for n in range(40)]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(lambda s: cache.put("uid", "fp", s), made))
+    assert all(cache.get("uid", s.key, "fp") == s for s in made)

@@ -12,6 +12,7 @@ summaries one level up); offline it is the extractive summary of all the chunks.
 from __future__ import annotations
 
 import hashlib
+import threading
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -32,6 +33,7 @@ INDEX_KEY = "__index__"
 CACHE_FORMAT = "ragcore-summaries"
 INDEX_SUMMARY_FILES = 12  # files described in an offline index summary
 FILE_LINE_CHARS = 320  # characters of each file's line there
+_PUT_LOCK = threading.Lock()
 
 
 def method_of(llm: LLM | None) -> str:
@@ -62,9 +64,12 @@ class SummaryCache:
         return DocumentSummary.from_dict(entry["summary"])
 
     def put(self, uid: str, fingerprint: str, summary: DocumentSummary) -> None:
-        entries = self._entries(uid)
-        entries[summary.key] = {"fingerprint": fingerprint, "summary": summary.to_dict()}
-        write_json_atomic(self._path(uid), {"format": CACHE_FORMAT, "summaries": entries})
+        # Read, change, write: an ingest job's summarise stage and a Summarise click in the
+        # app's other thread must not drop each other's entry.
+        with _PUT_LOCK:
+            entries = self._entries(uid)
+            entries[summary.key] = {"fingerprint": fingerprint, "summary": summary.to_dict()}
+            write_json_atomic(self._path(uid), {"format": CACHE_FORMAT, "summaries": entries})
 
 
 def document_names(index: Any) -> dict[str, str]:
