@@ -170,3 +170,33 @@ def test_the_query_page_answers_a_summary_request_with_the_summary(docs_ws):
     assert not at.exception, [e.value for e in at.exception]
     assert at.markdown[0].value.startswith("**Summary of pep-0020.rst**")
     assert any("Answered from the document's summary" in c.value for c in at.caption)
+
+
+def test_summaries_written_at_ingest_are_shown_without_asking_the_model_again(
+        monkeypatch, tmp_path, corpus_dir):
+    from loopback import LoopbackServer, Reply
+
+    from ragcore.workspace.jobs_runner import JobRunner
+    from ragcore.workspace.settings import Settings
+
+    monkeypatch.setenv("RAGCORE_EMBEDDER", "fake")
+    monkeypatch.delenv("RAGCORE_LLM", raising=False)
+    root = tmp_path / "ws"
+    monkeypatch.setenv("RAGCORE_WORKSPACE", str(root))
+    with LoopbackServer() as server:
+        ws = Workspace(root, embedder=FakeEmbedder())
+        model = {"url": server.ollama_url, "model": "llama3.1"}
+        ws.save_settings(Settings(llm_backend="ollama", llms={"ollama": model}))
+        server.queue(Reply(text="The President spoke about Ukraine, prices and jobs."))
+        runner = JobRunner(root)
+        speech = corpus_dir / "state_of_the_union" / "state_of_the_union.txt"
+        job = runner.ingest(ws, "speech", [speech])
+        runner.wait(job.id, TIMEOUT)
+        assert job.summary.endswith("; 1 file(s) summarised by ollama:llama3.1"), job.summary
+        asked = len(server.requests)
+        at = open_page("indexes")
+        button(at, "Summarise").click().run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert "The President spoke about Ukraine, prices and jobs." in texts(at)
+        assert any("Written by the language model ollama:llama3.1" in c.value for c in at.caption)
+        assert len(server.requests) == asked  # read from the summaries made at ingest
