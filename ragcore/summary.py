@@ -30,6 +30,7 @@ from .mmr import mmr_select
 CHUNK_POOL = 24  # chunks whose sentences are read when a document has more
 REDUNDANCY = 0.3  # weight of "unlike the picks so far" against centrality (1 - MMR lambda)
 MIN_WORDS = 6  # shorter sentences say too little to stand in a summary
+SEPARATOR = " — "  # between a sentence without a full stop and the next
 _SPACES = re.compile(r"\s+")
 _FIELD = re.compile(r"(?:^|\s)[A-Z][\w-]*:\s")  # "Title: ", "Author: " in a header block
 _CONTINUES = re.compile(r"^(?:And|But|So|Or|Yet|Also|Then|Still)\b")  # leans on the one before
@@ -58,7 +59,14 @@ class ExtractiveSummary:
 
     @property
     def text(self) -> str:
-        return " ".join(s.text for s in self.sentences)
+        """The sentences in a row; one without a full stop (a slide's title, a heading) is set
+        off by a dash, so "Quarterly review" and the next sentence do not read as one."""
+        parts = []
+        for sentence in self.sentences:
+            if parts:
+                parts.append(" " if _ENDED.search(parts[-1]) else SEPARATOR)
+            parts.append(sentence.text)
+        return "".join(parts)
 
 
 def _dot(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
@@ -165,7 +173,7 @@ def _within(picks: list[int], texts: list[str], max_chars: int) -> list[tuple[in
     kept: list[tuple[int, str]] = []
     used = 0
     for i in picks:
-        length = len(texts[i]) + (1 if kept else 0)
+        length = len(texts[i]) + (len(SEPARATOR) if kept else 0)  # the longest gap
         if used + length <= max_chars:
             kept.append((i, texts[i]))
             used += length

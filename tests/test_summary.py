@@ -219,3 +219,11 @@ def test_restructured_text_markup_reads_as_plain_text():
         "Docstrings follow PEP 257 and a *hanging indent* is fine."
     assert tidy("Avoid ``from m import *`` (see :ref:`imports <imp>`).") == \
         "Avoid `from m import *` (see imports)."
+
+
+def test_a_sentence_without_a_full_stop_is_set_off_from_the_next(fake_embedder):
+    # A slide: its title and its body are two sentences, not "Quarterly review Relocation ...".
+    found = summarize_extractive(["Quarterly review\n\nRelocation of the Lisbon office"],
+                                 fake_embedder, max_sentences=2, max_chars=60)
+    assert found.text == "Quarterly review \u2014 Relocation of the Lisbon office"
+    assert len(found.text) <= 60
