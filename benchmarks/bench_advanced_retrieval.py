@@ -23,6 +23,15 @@ machine): gold in context 0.64 plain, 0.67 auto-merging, 0.85 sentence window, f
 same context (2,600 / 2,200 / 2,750 characters); 19 / 43 / 55 ms per query.
 
     python -m benchmarks.bench_advanced_retrieval
+
+``advanced_vs_plain`` is the second comparison, run by ``bench_retrieval`` (``python -m
+benchmarks --only retrieval``): every advanced retriever of ``ragcore.retriever_choice``, as the
+app builds it over an ordinary index, on the retrieval benchmark's index and questions, scored
+like the retrieval modes (nDCG@10, recall@10, recall@4, MRR@10) against plain vector retrieval
+(top 10 by similarity), with the characters of the top 4 beside them: an auto-merged parent
+holds four chunks, so its recall is bought with more text. The retrievers that need a language
+model that writes text (query fusion, HyDE, LLM rerank) or a cross-encoder on disk get a row
+saying so instead of a score: this machine has neither offline.
 """
 
 from __future__ import annotations
@@ -41,6 +50,9 @@ from ragcore import (
     get_leaf_nodes,
 )
 from ragcore.embeddings import default_embedder
+from ragcore.errors import ConfigError
+from ragcore.llms.extractive import ExtractiveLLM
+from ragcore.retriever_choice import build_retriever
 
 COLLECTIONS = ("state_of_the_union", "python_peps", "rust_book")
 TOP_K = 4
@@ -101,6 +113,44 @@ def run(*, quick: bool = False, corpus: Path | None = None) -> list[Row]:
             unit = "ms" if metric == "ms/query" else ""
             rows.append(Row("advanced retrieval", f"{metric}, {name}", value, unit))
     return rows
+
+
+ADVANCED = ("auto_merging", "sentence_window", "query_fusion", "hyde", "llm_rerank",
+            "cross_encoder")
+
+
+def advanced_vs_plain(index: Any, questions: list[Question],
+                      score_ranking: Callable[[list[str], Question], dict], *, top_k: int,
+                      bases: tuple[str, ...] = ("similarity",)) -> dict[str, dict[str, Any]]:
+    """Per advanced retriever over each base retrieval mode (plain vector retrieval is
+    "standard (similarity)"): per-question scores (the caller's ``score_ranking(texts,
+    question)``), ms per query and characters of the top 4; or the reason it cannot run
+    offline (``{"skipped": reason}``, once, under the first base)."""
+    llm = ExtractiveLLM()
+    results: dict[str, dict[str, Any]] = {}
+    for base in bases:
+        for name in ("standard", *ADVANCED):
+            key = f"{name} ({base})"
+            try:
+                retriever = build_retriever(name, index, llm=llm, top_k=top_k, mode=base)
+            except ConfigError as exc:
+                if base == bases[0]:
+                    results[name] = {"skipped": str(exc)}
+                continue
+            results[key] = _measure(retriever, questions, score_ranking)
+    return results
+
+
+def _measure(retriever: Any, questions: list[Question],
+             score_ranking: Callable[[list[str], Question], dict]) -> dict[str, Any]:
+    retriever.retrieve(questions[0].question)  # warm-up: model load is not a query's cost
+    scores, chars, started = {}, [], time.perf_counter()
+    for q in questions:
+        texts = [s.node.text for s in retriever.retrieve(q.question)]
+        scores[q.id] = score_ranking(texts, q)
+        chars.append(sum(len(t) for t in texts[:TOP_K]))
+    ms = (time.perf_counter() - started) / len(questions) * 1000
+    return {"scores": scores, "ms": ms, "chars@4": fmean(chars)}
 
 
 if __name__ == "__main__":

@@ -16,7 +16,9 @@ retrieved chunk is relevant when it holds one of the question's gold strings who
 The table of modes (also by question kind) goes to stderr; the rows go to the harness's table,
 with one row saying whether the default (hybrid) is ahead of both dense and keyword on nDCG@10.
 A second table (``retrieval_variants``) shows the keyword-analysis and fusion variants the
-default was chosen among. A quick run leaves out mmr.
+default was chosen among; a third (``bench_advanced_retrieval.advanced_vs_plain``) the advanced
+retrievers against plain vector retrieval ("standard" over similarity). A quick run leaves out
+mmr.
 
     python -m benchmarks --only retrieval
 """
@@ -31,6 +33,7 @@ from statistics import fmean
 
 from benchmarks.answers.corpus_index import load_or_build
 from benchmarks.answers.report import cell, format_matrix
+from benchmarks.bench_advanced_retrieval import advanced_vs_plain
 from benchmarks.answers.question_set import Question, gold_found, load_questions, normalize
 from benchmarks.harness import Row, corpus_dir
 from benchmarks.retrieval_variants import rank_variants, summarize, variant_table
@@ -143,6 +146,46 @@ def run(*, quick: bool = False, corpus: Path | None = None) -> list[Row | dict]:
                             _mean(scores, kind_ids, "nDCG@10"), note=f"{len(kind_ids)} questions"))
     rows.append(default_ahead(results, ids))
     rows += variant_rows(bench.index, questions, totals)
+    rows += advanced_rows(bench.index, questions, totals, quick=quick)
+    return rows
+
+
+def score_derived(golds: tuple[str, ...], texts: list[str], relevant_total: int) -> dict:
+    """``score_ranking`` for results that are not chunks of the index (merged parents,
+    sentence windows): the ideal ranking counts at least the relevant results returned, since
+    overlapping windows can each hold the gold; so nDCG stays at most 1."""
+    found = sum(any(gold_found(golds, text)) for text in texts[:K])
+    return score_ranking(golds, texts, max(relevant_total, found))
+
+
+def advanced_rows(index, questions: list[Question], totals: dict[str, int], *,
+                  quick: bool = False) -> list[Row]:
+    """The advanced retrievers against plain vector retrieval (and, in a full run, over the
+    default hybrid search too): a table to stderr, and rows."""
+    results = advanced_vs_plain(index, questions, lambda texts, q: score_derived(
+        q.gold, texts, totals[q.id]), top_k=K,
+                                bases=("similarity",) if quick else ("similarity", "hybrid"))
+    ids = [q.id for q in questions]
+    lines, rows = [], []
+    for name, result in results.items():
+        label = "plain vector: standard (similarity)" if name == "standard (similarity)" else name
+        if "skipped" in result:
+            lines.append([label, *(["not run"] * len(METRICS)), "", ""])
+            rows.append(Row("retrieval", f"nDCG@10 advanced {name}", None,
+                            note=f"not run: {result['skipped']}"))
+            continue
+        means = {m: _mean(result["scores"], ids, m) for m in METRICS}
+        lines.append([label, *(cell(means[m]) for m in METRICS), f"{result['chars@4']:.0f}",
+                      f"{result['ms']:.1f}"])
+        rows += [Row("retrieval", f"{m} advanced {name}", means[m],
+                     note=f"{result['chars@4']:.0f} chars in the top 4" if m == "nDCG@10" else "")
+                 for m in METRICS]
+        rows.append(Row("retrieval", f"retrieve advanced {name}, top {K}", result["ms"], "ms"))
+    sys.stderr.write("\n" + format_matrix(
+        f"advanced retrievers and plain vector retrieval (top {K}; overlapping windows and "
+        "parents can repeat one gold passage, so recall is the fairer measure; not run: needs "
+        "a language model or a cross-encoder, none offline)",
+        ["retriever", *METRICS, "chars@4", "ms/query"], lines) + "\n")
     return rows
 
 
