@@ -110,21 +110,39 @@ def _journalled(workspace: Path, title: str, state: str) -> object:
 
 
 def _open(page, label: str, title: str) -> None:
-    """Go to a page by the sidebar; click again if a progress redraw of the page left behind
-    won the race with the click (the title says which page is shown)."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    """Go to a page by one click on its sidebar link: the page must show (the title says
+    which) and stay shown once the app is idle, however the job progress redraws meanwhile."""
+    _go(page, label)
+    _landed(page, title)
 
-    heading = page.get_by_test_id("stMain").get_by_role("heading", name=title, exact=True)
-    for attempt in range(4):
-        _go(page, label)
-        try:
-            heading.wait_for(state="visible", timeout=30_000)
-            _wait_idle(page)
-            if heading.is_visible():
-                return
-        except PlaywrightTimeout:
-            if attempt == 3:
-                raise
+
+def _landed(page, title: str) -> None:
+    from playwright.sync_api import expect
+
+    if title == "Chat with your documents":  # its title is not found as a heading once the
+        shown = page.get_by_placeholder("Ask about your documents")  # chat layout settles
+    else:
+        shown = page.get_by_test_id("stMain").get_by_role("heading", name=title, exact=True)
+    expect(shown).to_be_visible(timeout=WORK_TIMEOUT_MS)
+    _wait_idle(page)
+    page.wait_for_timeout(2500)  # a progress redraw (every 2 s) must not take the page back
+    expect(shown).to_be_visible()
+
+
+PAGES = [("Start", "Your documents, answered"), ("Upload", "Upload documents"),
+         ("Query", "Ask your documents"), ("Chat", "Chat with your documents"),
+         ("Settings", "Settings"), ("Indexes", "Indexes")]
+
+
+def _page_links_work_while(page, workspace: Path, title: str) -> None:
+    """Every page link, and the Upload result's link to the index, lands at the first click
+    while job ``title`` runs and redraws its progress in the sidebar."""
+    for label, heading in PAGES:
+        _open(page, label, heading)
+    _open(page, "Upload", "Upload documents")
+    page.get_by_test_id("stMain").get_by_role("link", name="See the index").first.click()
+    _landed(page, "Indexes")
+    assert _journal(workspace)[title].active, "the job ended before the links were tried"
 
 
 def _pick(page, label: str, option: str, *, sidebar: bool = False) -> None:
@@ -186,6 +204,7 @@ def _drive(app, page, tmp_path: Path, corpus_dir: Path) -> None:
     _journalled(app.workspace, reindex_title, "done")
     assert _journal(app.workspace)[big_title].active, "the large job should still run"
     _shot(page, "jobs-2-reindexed")
+    _page_links_work_while(page, app.workspace, big_title)
 
     # Cancel the large job once it saved a batch; the saved batches stay in the index.
     deadline = time.monotonic() + WORK_TIMEOUT_MS / 1000

@@ -4,7 +4,9 @@ page's Rename button waits, with the reason shown, while the typed name cannot b
 
 from __future__ import annotations
 
+import io
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -89,6 +91,8 @@ def test_the_cli_ingests_and_renames_by_typed_names_and_titles_jobs_with_them(
     assert Workspace(root).index_names() == ["Dossiers-2025"]
     assert "Index “Dossiers 2025” (folder Dossiers-2025)" in capsys.readouterr().out
     assert JobJournal(root / "jobs").all()[0].title() == "Ingest owls.txt into “Dossiers 2025”"
+    assert main(["indexes", "--workspace", str(root)]) == 0
+    assert "Dossiers 2025 (folder Dossiers-2025)" in capsys.readouterr().out
 
 
 @pytest.fixture
@@ -145,3 +149,21 @@ def test_the_rename_button_waits_while_a_job_runs_on_the_index(app_ws):
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_the_cli_names_the_job_by_its_display_name_and_redraws_a_bar(
+        tmp_path, owls, monkeypatch):
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    code = main(["ingest", str(owls), "--index", "Contrats été", "--workspace",
+                 str(tmp_path / "ws")], embedder=FakeEmbedder())
+    assert code == 0
+    shown = terminal.getvalue()
+    assert shown.startswith("Ingest owls.txt into “Contrats été”: Ctrl-C, or Cancel in the "
+                            "app's sidebar, stops it")
+    assert "\r[" in shown and "100%" in shown  # the bar redrawn in place

@@ -1,9 +1,10 @@
 """Background jobs in the app: the sidebar list on every page, a session's results, stray uploads.
 
 Jobs run in the server process (``state.jobs()``), not in a page's script run, so this module
-only draws them. Each list is a ``st.fragment`` that redraws itself every ``POLL_SECONDS``
-while a job it shows is active (and not at all otherwise, so an idle app stays idle); when one
-of them finishes, it reruns the whole page, which then shows the changed index.
+only draws them. The progress of active jobs is a ``st.fragment`` that redraws itself every
+``POLL_SECONDS`` while a job it shows is active (and not at all otherwise, so an idle app stays
+idle); when one of them finishes, it reruns the whole page, which then shows the changed index.
+Finished jobs' reports, with their page links, are drawn outside the redrawn fragment.
 """
 
 from __future__ import annotations
@@ -99,27 +100,31 @@ def short_outcome(job: Any) -> str:
 
 
 def session_results() -> None:
-    """Progress of the jobs this session started and, once finished, their reports."""
+    """Progress of the jobs this session started (redrawn while they run), then the reports
+    of those finished (drawn once per page run: their page links are never redrawn under a
+    click)."""
     jobs = state.session_jobs()[:3]
-    if not jobs:
-        return
     watched = tuple(j.id for j in jobs if j.active)
-    _fragment(_session_body, bool(watched), watched)
+    if watched:
+        _fragment(_session_progress, True, watched)
+    for job in jobs:
+        if job.active:
+            continue
+        if job.report is not None:
+            show_report(job)
+        elif job.state == "failed":
+            st.error(f"{job.title()} failed: {job.summary or job.error}")
 
 
-def _session_body(watched: tuple[str, ...]) -> None:
+def _session_progress(watched: tuple[str, ...]) -> None:
     jobs = state.session_jobs()[:3]
     _rerun_if_finished(watched, jobs)
     for job in jobs:
-        if job.active:
+        if job.id in watched:
             st.subheader(job.title())
             st.progress(min(1.0, max(0.0, job.fraction)), text=job.status())
             st.caption("It runs in the background: you can leave this page, close the tab or "
                        "work on another index meanwhile; the sidebar shows its progress.")
-        elif job.report is not None:
-            show_report(job)
-        elif job.state == "failed":
-            st.error(f"{job.title()} failed: {job.summary or job.error}")
 
 
 def show_report(job: Any) -> None:

@@ -185,14 +185,18 @@ def run_retrieve(args: argparse.Namespace, context: CliContext) -> int:
 
 
 def run_indexes(args: argparse.Namespace, context: CliContext) -> int:
+    from ..workspace.names import display_name
+
     workspace = context.workspace()
     infos = workspace.list_indexes()
     if not infos:
         sys.stdout.write(f"No indexes in {workspace.root} yet: "
                          "run `ragcore ingest PATH --index NAME`.\n")
         return 0
+    shown = {i.name: display_name(workspace, i.name) for i in infos}
     rows = [
-        [i.name, str(i.files), str(i.documents), str(i.nodes),
+        [i.name if shown[i.name] == i.name else f"{shown[i.name]} (folder {i.name})",
+         str(i.files), str(i.documents), str(i.nodes),
          "?" if i.tokens is None else f"{i.tokens:,}", human_bytes(i.bytes_on_disk),
          i.embed_model, (i.updated or "")[:19]]
         for i in infos
