@@ -94,8 +94,8 @@ class LLMRerank(Postprocessor):
         judged.sort(key=lambda item: (-item[0], item[1]))
         if trace is not None:
             trace.notes["rerank"] = [
-                {"passage": start + 1, "relevance": relevance, "text": n.node.text[:80]}
-                for relevance, start, n in judged]
+                {"passage": position + 1, "relevance": relevance, "text": n.node.text[:80]}
+                for relevance, position, n in judged]
         return [ScoredNode(n.node, relevance) for relevance, _, n in judged[: self.top_n]]
 
 

@@ -176,21 +176,20 @@ class DocumentsEngine:
     def query(self, question: Any, *, trace: Trace | None = None) -> Response:
         question = query_text(question)
         trace = Trace() if trace is None else trace
-        tools = self.tools(question, trace)
+        passages: list[ScoredNode] = []  # what the documents' engines retrieved
+        tools = self.tools(question, trace, passages)
         if self.name == "router":
             selector: Any = (LLMSingleSelector(llm=self.llm) if writes_free_text(self.llm)
                              else EmbeddingSingleSelector(embedder=self.index.embedder))
-            response = RouterQueryEngine(tools, selector=selector).query(question, trace=trace)
-            trace.notes.pop("_sub_sources", None)
-            return response
+            return RouterQueryEngine(tools, selector=selector).query(question, trace=trace)
         engine = SubQuestionQueryEngine(tools, llm=self.llm, response_mode=self.response_mode)
         response = engine.query(question, trace=trace)
         # the passages behind the sub-answers are the sources people check
-        response.source_nodes = [n for sub in trace.notes.pop("_sub_sources", [])
-                                 for n in sub] or response.source_nodes
+        response.source_nodes = passages or response.source_nodes
         return response
 
-    def tools(self, question: str, trace: Trace) -> list[QueryEngineTool]:
+    def tools(self, question: str, trace: Trace, passages: list[ScoredNode]
+              ) -> list[QueryEngineTool]:
         """One tool per document of the best passages (at most ``MAX_SOURCES``)."""
         hits = self.index.as_retriever(similarity_top_k=20, mode=self.mode).retrieve(
             question, trace=trace)
@@ -207,7 +206,7 @@ class DocumentsEngine:
                 self.index.as_retriever(similarity_top_k=self.top_k, mode=self.mode,
                                         doc_ids=[doc_id]),
                 Synthesizer(self.llm, response_mode=self.response_mode),
-                postprocessors=self.postprocessors))
+                postprocessors=self.postprocessors), passages)
             tools.append(QueryEngineTool(engine, name=f"source_{number}",
                                          description=f"{title}: {opening}"))
         trace.notes["sources"] = {t.metadata.name: t.metadata.description[:120] for t in tools}
@@ -216,12 +215,14 @@ class DocumentsEngine:
 
 @dataclass(slots=True)
 class _SourceEngine:
+    """One document's engine, adding the passages it answered from to ``passages``."""
+
     engine: QueryEngine
+    passages: list[ScoredNode]
 
     def query(self, question: str, *, trace: Trace | None = None) -> Response:
         response = self.engine.query(question, trace=trace)
-        if trace is not None:
-            trace.notes.setdefault("_sub_sources", []).append(response.source_nodes)
+        self.passages.extend(response.source_nodes)
         return response
 
 

@@ -84,7 +84,8 @@ def model_ws(docs_ws, loopback, monkeypatch):  # noqa: F811
     return docs_ws
 
 
-def test_with_a_language_model_fusion_hyde_and_rerank_run_and_are_traced(model_ws, loopback):  # noqa: F811
+def test_with_a_language_model_fusion_hyde_and_rerank_run_and_are_traced(
+        model_ws, loopback):  # noqa: F811
     at = open_page("query")
     assert retriever_box(at).options == [
         "Standard", "Auto-merging", "Sentence window", "Query fusion", "HyDE", "LLM rerank",

@@ -2,7 +2,8 @@
 
 The Query page collects a response mode, how to search (``SEARCH_BY``: by meaning, keywords or
 both; the Chat page offers the same choice), the retriever (standard or one of the advanced
-ones of ``ragcore.retriever_choice``), top-k, a similarity cutoff and a set of postprocessors; ``QueryOptions`` validates them in one place (with messages that say what to
+ones of ``ragcore.retriever_choice``), top-k, a similarity cutoff and a set of
+postprocessors; ``QueryOptions`` validates them in one place (with messages that say what to
 change) and builds the postprocessor chain, so the page only renders widgets.
 """
 
