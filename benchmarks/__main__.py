@@ -11,7 +11,8 @@ numpy), query (per-mode overhead, ``bench_query``), app (cold start, first answe
 stores (numpy, Chroma, Postgres side by side at 10k/100k rows, ``bench_stores``) and
 embedders (the packaged model on torch, ONNX float32, ONNX int8: chunks/s, agreement with
 torch, nDCG@10, cold start; ``embedders``) and pdf_text (PDF text extractors: pages/s and
-words split apart, ``bench_pdf_text``).
+words split apart, ``bench_pdf_text``) and memory (peak RSS ingesting a 205 MB text with the
+packaged model, in a fresh process, ``bench_memory``: group ingest_memory).
 A group that fails (e.g. no Chromium for the app's browser figures) becomes a row saying why,
 and the others still run.
 """
@@ -39,6 +40,7 @@ BENCHMARKS = (
     ("stores", "bench_stores", False),
     ("embedders", "embedders", False),
     ("pdf_text", "bench_pdf_text", False),
+    ("ingest_memory", "bench_memory", False),
 )
 
 
