@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from ragcore.retriever_choice import CHOICES
 from test_app_pages import (  # noqa: F401 (fixtures)
-    app_env, ask, built_workspace, button, docs_ws, open_page, write_settings,
+    app_env, ask, built_workspace, button, docs_ws, open_page,
 )
 
 QUESTION = "What did the speech say about Ukraine and Putin?"
