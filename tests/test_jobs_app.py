@@ -112,3 +112,53 @@ def test_deleting_an_index_waits_for_its_running_job(ws_root, other_process, cap
     assert main(["delete-index", "docs", "--yes", "--workspace", str(ws_root)]) == 1
     assert "Ingest big.txt into “docs” is running" in capsys.readouterr().err
     assert Workspace(ws_root).has_index("docs")
+
+
+def test_a_job_waits_visibly_behind_another_process_job_on_the_same_index(
+        ws_root, other_process, tmp_path):
+    import time
+
+    from ragcore.embeddings.fake import FakeEmbedder
+    from ragcore.workspace import Workspace
+    from ragcore.workspace.jobs_runner import JobRunner
+
+    owls = tmp_path / "owls.txt"
+    owls.write_text("Owls hunt at night.")
+    ws = Workspace(ws_root, embedder=FakeEmbedder())
+    JobJournal(ws_root / "jobs").save(Job("ingest", "docs", files=["big.txt"], state="embedding",
+                                          origin="command line", pid=other_process.pid,
+                                          pid_started=process_started(other_process.pid)))
+    runner = JobRunner(ws_root)
+    waiting = runner.ingest(ws, "docs", [owls])
+    elsewhere = runner.ingest(ws, "other", [owls])  # another index does not wait
+    assert runner.wait(elsewhere.id, TIMEOUT).state == "done"
+    behind = f"queued behind Ingest big.txt into “docs” (process {other_process.pid})"
+    deadline = time.monotonic() + TIMEOUT
+    while waiting.status() != behind:
+        assert time.monotonic() < deadline, waiting.status()
+        time.sleep(0.05)
+    assert waiting.state == "queued" and not waiting.started
+    other_process.kill()
+    other_process.wait(timeout=30)
+    assert runner.wait(waiting.id, TIMEOUT).state == "done" and not waiting.waiting_for
+
+
+def test_a_job_waiting_behind_another_process_can_be_cancelled(ws_root, other_process):
+    import time
+
+    from ragcore.embeddings.fake import FakeEmbedder
+    from ragcore.workspace import Workspace
+    from ragcore.workspace.jobs_runner import JobRunner
+
+    JobJournal(ws_root / "jobs").save(Job("ingest", "docs", state="embedding",
+                                          pid=other_process.pid,
+                                          pid_started=process_started(other_process.pid)))
+    runner = JobRunner(ws_root)
+    job = runner.ingest(Workspace(ws_root, embedder=FakeEmbedder()), "docs", ["owls.txt"])
+    deadline = time.monotonic() + TIMEOUT
+    while not job.waiting_for:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert runner.cancel(job.id)
+    assert runner.wait(job.id, TIMEOUT).state == "cancelled"
+    assert job.summary == "cancelled before it started"

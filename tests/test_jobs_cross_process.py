@@ -119,3 +119,29 @@ def test_a_reused_pid_is_not_taken_for_the_job_owner():
     # A pid that runs, but started at another time: another process that got the old pid.
     assert not pid_alive(os.getppid(), str(int(process_started(os.getppid())) + 1))
     assert not pid_alive(os.getpid(), str(int(started) + 1))
+
+
+def test_the_cli_says_which_job_of_another_process_it_waits_for(tmp_path):
+    root = tmp_path / "ws"
+    owner = subprocess.Popen(["sleep", "120"])
+    try:
+        JobJournal(root / "jobs").save(Job("ingest", "big", files=["report.pdf"],
+                                           state="embedding", pid=owner.pid,
+                                           pid_started=process_started(owner.pid)))
+        source = tmp_path / "owls.txt"
+        source.write_text("Owls hunt at night.")
+        process = _start_cli(root, source)
+        deadline = time.monotonic() + WAIT
+        while not any(j.waiting_for for j in JobRunner(root).jobs() if j.pid == process.pid):
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "the CLI's job never said it waits"
+            time.sleep(0.1)
+        owner.kill()
+        owner.wait(timeout=WAIT)
+        out, err = process.communicate(timeout=WAIT)
+    finally:
+        owner.kill()
+    assert process.returncode == 0, err
+    assert (f"Waiting for Ingest report.pdf into “big” (process {owner.pid}) to finish"
+            in err)
+    assert "1 indexed" in out

@@ -149,9 +149,13 @@ def _wait_or_cancel(runner, job_id: str, bar: ProgressBar) -> None:
     """Wait for the job; the first Ctrl-C cancels it (saved batches stay), a second one quits.
     A cancel from another process (the app's Cancel button) is said when it is noticed."""
     interrupted = told = False
+    waiting = ""
     while True:
         try:
             job = runner.wait(job_id, timeout=0.5)
+            if job.waiting_for and waiting != job.waiting_for:
+                waiting = job.waiting_for
+                bar.note(f"Waiting for {waiting} to finish: one change to an index at a time.")
             if job.cancel_requested and not (told or interrupted):
                 told = True
                 bar.note("Cancelled from another process (the app): stopping after the "

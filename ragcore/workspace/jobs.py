@@ -65,6 +65,7 @@ class Job:
     resumed_from: str = ""
     index_display: str = ""  # the index's name as people typed it (``names.display_name``)
     origin: str = "app"  # who started it: "app" or "command line"
+    waiting_for: str = ""  # while queued: the other process's job on the index it waits for
     pid: int = field(default_factory=os.getpid)
     pid_started: str = field(default_factory=lambda: process_started(os.getpid()))
     created: str = field(default_factory=now_iso)
@@ -107,6 +108,8 @@ class Job:
             words = f"summarising {self.summaries_done}/{self.summaries_total}"
         elif self.state == "queued" and self.cancel_requested:
             words = "cancelling"
+        elif self.state == "queued" and self.waiting_for:
+            words = f"queued behind {self.waiting_for}"
         elif self.state in FINISHED and self.summary:
             words = f"{self.state}: {self.summary}"
         else:

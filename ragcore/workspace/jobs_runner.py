@@ -217,11 +217,12 @@ class JobRunner:
 
     def _run(self, job: Job, ws: Workspace) -> None:
         cancel = self._cancel_check(job)
+        self._wait_for_other_processes(job, cancel)
         with self._lock:
             job.started, job.started_at = now_iso(), time.time()
             self._save(job)
         try:
-            if cancel():  # asked by another process while it waited in the queue
+            if cancel():  # asked (maybe by another process) while it waited in the queue
                 state, summary, report = "cancelled", "cancelled before it started", None
             else:
                 state, summary, report = self._execute(job, ws, cancel)
@@ -258,6 +259,20 @@ class JobRunner:
                 job, state="summarising", summaries_done=done, summaries_total=total))
         state = "cancelled" if report.cancelled or stage.cancelled else "done"
         return state, report.summary() + stage.note, report
+
+    def _wait_for_other_processes(self, job: Job, cancel: Callable[[], bool]) -> None:
+        """Stay queued, saying behind what, while another process runs an earlier job on the
+        same index (the index's write lock would hold this one anyway, but unseen and not
+        cancellable); ids sort by creation time, so two processes never wait for each other."""
+        while not cancel():
+            ahead = [j for j in self.journal.all() if j.index == job.index and j.active
+                     and j.id < job.id and j.id not in self._jobs and j.owner_alive()]
+            if not ahead:
+                break
+            self._set(job, waiting_for=f"{ahead[-1].title()} (process {ahead[-1].pid})")
+            time.sleep(CANCEL_POLL)
+        if job.waiting_for:
+            self._set(job, waiting_for="", save=True)
 
     def _cancel_check(self, job: Job) -> Callable[[], bool]:
         """The job's cancel callback: its own event, or a request another process left in the
