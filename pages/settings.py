@@ -16,6 +16,9 @@ TEMPERATURE_NOTE = ("How adventurous the wording is: 0 gives the same careful an
                     "every time, higher values vary the words (and invent more).")
 CONTEXT_WINDOW_NOTE = ("How much text the model can read at once (a token is about ¾ of a "
                        "word): the question, the passages and the answer must fit in it.")
+LARGEST_FILE_NOTE = ("Bigger files are listed as not indexed, with their size, instead of "
+                     "keeping the machine busy for hours (a 200 MB text takes hours to embed on "
+                     "a small machine). Uploads in the app are limited to 200 MB each.")
 AUTOMATIC = {AUTO: ("Automatic", "A local Ollama if one is running, otherwise extractive answers.")}
 
 
@@ -47,7 +50,10 @@ def embedding_form(saved) -> dict:
     st.caption("An index keeps the embedding model it was built with: vectors from different "
                "models cannot be compared, so changing the model of an index that holds "
                "documents needs re-indexing into a new index.")
-    return {"embedding_backend": backend,
+    largest = int(st.number_input("Largest file (MB)", min_value=1, max_value=1_000_000,
+                                  value=saved.max_file_mb, step=100))
+    st.caption(LARGEST_FILE_NOTE)
+    return {"embedding_backend": backend, "max_file_mb": largest,
             "embedders": form.with_backend(saved.embedders, backend, values)}
 
 

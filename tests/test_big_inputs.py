@@ -138,3 +138,21 @@ def test_a_long_text_is_split_only_as_far_as_the_slices_asked(monkeypatch):
     assert chunks._more is not None and chunks._spans[-1][1] < len(document.text) // 4
     assert 0.5 < chunks.estimate() / len(SentenceSplitter(chunk_size=80, chunk_overlap=10)
                                          .get_nodes_from_documents([document])) < 2
+
+
+def test_a_file_over_the_size_limit_is_reported_and_the_others_indexed(tmp_path):
+    from ragcore.embeddings import FakeEmbedder
+    from ragcore.workspace import Workspace
+    from ragcore.workspace.settings import Settings
+
+    big, small = tmp_path / "big.txt", tmp_path / "small.txt"
+    big.write_text(prose(3000))  # over 1 MB
+    small.write_text("Owls hunt at night.\n")
+    ws = Workspace(tmp_path / "ws", embedder=FakeEmbedder(), settings=Settings(max_file_mb=1))
+    report = ws.ingest("docs", [big, small])
+    outcomes = {f.path.rsplit("/", 1)[-1]: f for f in report.files}
+    assert outcomes["small.txt"].status == "indexed"
+    assert outcomes["big.txt"].status == "failed"
+    assert "over the limit of 1 MB per file" in outcomes["big.txt"].reason
+    assert "Largest file" in outcomes["big.txt"].hint
+    assert [r["file"] for r in ws.documents("docs")] == ["small.txt"]

@@ -39,6 +39,7 @@ class IndexHandle:
     record_path: Path
     uploads: Path  # resolved; files inside get the id base "upload:<relative path>"
     chunking: tuple[int | None, int | None] = (None, None)  # chunk size and overlap to record
+    max_file_bytes: int | None = None  # larger files are reported, not ingested
 
     def id_base(self, path: Path) -> str:
         """``upload:<relative name>`` inside the upload folder, else the resolved path."""

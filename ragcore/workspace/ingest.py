@@ -154,6 +154,7 @@ def ingest_file(
     emit("reading", 0.0)
     base = handle.id_base(path) if path.exists() else str(path)
     try:
+        _check_size(path, handle.max_file_bytes)
         documents = _read(path, base)
     except ReaderError as exc:
         return FileOutcome(str(path), "failed", reason=exc.problem, hint=exc.hint,
@@ -279,6 +280,15 @@ def _marked(doc: Document, added: int, count: int) -> Document:
         excluded_embed_metadata_keys=doc.excluded_embed_metadata_keys,
         excluded_llm_metadata_keys=doc.excluded_llm_metadata_keys,
     )
+
+
+def _check_size(path: Path, limit: int | None) -> None:
+    size = path.stat().st_size if path.is_file() else 0
+    if limit is not None and size > limit:
+        raise ReaderError(
+            path, f"is {size / 1e6:,.0f} MB, over the limit of {limit / 1e6:,.0f} MB per file",
+            "raise 'Largest file' on the Settings page (max_file_mb in the workspace settings), "
+            "or split the file")
 
 
 def _read(path: Path, base: str) -> list[Document]:

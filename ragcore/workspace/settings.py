@@ -70,6 +70,8 @@ class Settings(BaseModel):
 
     chunk_size: int | None = Field(None, ge=16, le=8192)
     chunk_overlap: int | None = Field(None, ge=0, le=4096)
+    max_file_mb: int = Field(1024, ge=1, le=1_000_000,
+                             description="files larger than this are not ingested (MB)")
     workspace: str | None = None
 
     @model_validator(mode="before")

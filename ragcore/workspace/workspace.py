@@ -366,7 +366,7 @@ class Workspace:
         record, folder = self.record(name), self.index_path(name)
         index = open_index(folder, self.embedder_for(name), record, chunking=chunking)
         return IndexHandle(name, index, record, folder, self.record_path(name),
-                           self.upload_dir(name), chunking)
+                           self.upload_dir(name), chunking, self.settings.max_file_mb * 10**6)
 
     # -- chats -------------------------------------------------------------------------------
 
