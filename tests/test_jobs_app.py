@@ -112,6 +112,9 @@ def test_deleting_an_index_waits_for_its_running_job(ws_root, other_process, cap
     assert main(["delete-index", "docs", "--yes", "--workspace", str(ws_root)]) == 1
     assert "Ingest big.txt into “docs” is running" in capsys.readouterr().err
     assert Workspace(ws_root).has_index("docs")
+    main(["delete-doc", "big.txt", "--index", "docs", "--workspace", str(ws_root)])
+    assert (f"Waiting for Ingest big.txt into “docs” (process {other_process.pid}) to finish"
+            in capsys.readouterr().err)  # the job's process holds the index (here it does not)
 
 
 def test_a_job_waits_visibly_behind_another_process_job_on_the_same_index(

@@ -212,7 +212,13 @@ def run_indexes(args: argparse.Namespace, context: CliContext) -> int:
 
 
 def run_delete_doc(args: argparse.Namespace, context: CliContext) -> int:
-    removed = context.workspace().delete_document(args.index, args.document)
+    from ..workspace.jobs_runner import JobRunner
+
+    workspace = context.workspace()
+    for job in JobRunner(workspace.root).active(args.index):  # it holds the index's lock
+        sys.stderr.write(f"Waiting for {job.title()} (process {job.pid}) to finish: one "
+                         "change to an index at a time.\n")
+    removed = workspace.delete_document(args.index, args.document)
     sys.stdout.write(f"Removed {len(removed)} document(s) from {args.index!r}:\n")
     for doc_id in removed:
         sys.stdout.write(f"  {doc_id}\n")
