@@ -103,8 +103,12 @@ def test_reading_and_splitting_a_500k_row_csv_stays_within_10x_its_size(tmp_path
     assert grew < 10 * size, f"{grew / MB:.0f} MB for a {size / MB:.0f} MB CSV"
 
 
-def test_ingesting_a_10_mb_text_through_the_workspace_stays_bounded(tmp_path):
-    path = write_prose(tmp_path / "big.txt", 10 * MB)
+def test_ingesting_a_40_mb_text_through_the_workspace_stays_bounded(tmp_path):
+    path = write_prose(tmp_path / "big.txt", 40 * MB)
     figures = measure("ingest", path, tmp_path)
     grew = figures["peak"] - figures["before"]
-    assert grew < 25 * path.stat().st_size, f"{grew / MB:.0f} MB for a 10 MB text"
+    assert figures["chunks"] > 70_000
+    # Read (3x while pages are rejoined, then the text, 1x), chunks built a slice at a time and
+    # saved in batches: measured 7.8x, about 2.4 KB per chunk (ids, row metadata, the batch
+    # not saved yet). Before: the file's nodes and vectors all in memory, 25x and more.
+    assert grew < 10 * path.stat().st_size, f"{grew / MB:.0f} MB for a 40 MB text"
