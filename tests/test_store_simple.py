@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from ragcore.errors import IndexFormatError, StoreError
 from ragcore.stores import MetadataFilter, MetadataFilters, SimpleVectorStore, matrix_rows, simple
 from ragcore.stores.simple import top_k_indices
+from ragcore.stores.simple_persist import Column
 
 COLORS = ["red", "green", "blue", "black"]
 
@@ -319,3 +320,12 @@ def test_a_saved_store_keeps_only_rows_added_since_in_memory(tmp_path, monkeypat
     assert store.ids() == ids[1:] + ["x0", "x2", "x3", "x4"]
     np.testing.assert_allclose(store.get_vectors(["x4", "n39"]),
                                np.stack([extra[4], vectors[39]]), rtol=1e-6)
+
+
+@pytest.mark.parametrize("raw", [b"[]", b"[ ]\n", b"[1, 2]", b'[{"a": 1}]\n', b"[\n1\n]"])
+def test_rows_appended_to_saved_column_bytes_encode_as_one_list(raw):
+    column = Column(None, raw, "vector_metadata.json")
+    column.extend([3, {"b": None}])
+    assert column.values is None  # the saved bytes were not parsed
+    assert json.loads(column.encode(0)) == json.loads(raw) + [3, {"b": None}]
+    assert column.parsed(len(json.loads(raw)) + 2) == json.loads(raw) + [3, {"b": None}]

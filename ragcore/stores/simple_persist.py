@@ -55,8 +55,11 @@ class Column:
         if not self.added:
             return self.raw  # nothing added since load: the bytes as they were
         more = json.dumps(self.added, ensure_ascii=False, default=str).encode()
-        head = self.raw.rstrip()[:-1].rstrip()  # without the closing bracket
-        return head + (b"," if head.rstrip() != b"[" else b"") + more[1:]
+        raw = memoryview(self.raw)  # slices of a view copy nothing: one join builds the result
+        cut = _last_non_space(self.raw, len(self.raw))  # the closing bracket
+        before = _last_non_space(self.raw, cut)  # "[" when there are no rows yet
+        empty = self.raw[before : before + 1] == b"["
+        return b"".join((raw[:cut], b"" if empty else b",", memoryview(more)[1:]))
 
     def settled(self, count: int) -> Column:
         """This column as the bytes ``encode`` writes (smaller in memory than parsed values)."""
@@ -128,6 +131,13 @@ def read_store(folder: Path, *, metrics: Sequence[str], mmap_min_bytes: int) -> 
     metadata = Column(None, read_bytes(meta_path), str(meta_path))
     doc_ids = Column(None, read_bytes(docs_path) if version >= 2 else None, str(docs_path))
     return StoreFiles(metric, count, matrix, ids, metadata, doc_ids)
+
+
+def _last_non_space(data: bytes, end: int) -> int:
+    """The position of the last byte before ``end`` that is not JSON whitespace."""
+    while end > 0 and data[end - 1] in b" \t\r\n":
+        end -= 1
+    return end - 1
 
 
 def parse_column(source: str, raw: bytes | None, count: int) -> list[Any]:
