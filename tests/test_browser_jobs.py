@@ -245,3 +245,33 @@ def _drive(app, page, tmp_path: Path, corpus_dir: Path) -> None:
     page.get_by_role("tab", name="Jobs").click()
     expect(page.get_by_test_id("stMain")).to_contain_text("cancelled")
     _shot(page, "jobs-5-after-restart")
+
+
+def test_the_sidebar_cancels_an_ingest_running_in_a_terminal(app, page, tmp_path):
+    """A `ragcore ingest` in its own process shows in the app's sidebar; its Cancel there stops
+    the command after the current batch, which keeps what it saved and says so."""
+    from playwright.sync_api import expect
+    from test_jobs_cross_process import _big_text, _cli_job, _start_cli
+
+    page.goto(app.start())
+    process = _start_cli(app.workspace, _big_text(tmp_path / "big.txt"),
+                         seconds_per_chunk=0.03)  # a few minutes unless cancelled
+    try:
+        job = _cli_job(app.workspace, process)  # embedding, a batch saved
+        sidebar = page.get_by_test_id("stSidebar")
+        expect(sidebar.get_by_text("Ingest big.txt into “big”:")).to_be_visible(
+            timeout=WORK_TIMEOUT_MS)  # started after the page showed: found by the idle look
+        expect(sidebar.get_by_text(f"Started from the command line (process {process.pid})")
+               ).to_be_visible()
+        _shot(page, "jobs-cli-running")
+        sidebar.get_by_role("button", name="Cancel").click()
+        _, err = process.communicate(timeout=WORK_TIMEOUT_MS / 1000)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130 and "Cancelled from another process" in err, err
+    expect(sidebar.get_by_text(re.compile("Ingest big.txt into “big”: cancelled"))
+           ).to_be_visible(timeout=WORK_TIMEOUT_MS)
+    finished = _journalled(app.workspace, "Ingest big.txt into “big”", "cancelled")
+    assert finished.id == job.id and 0 < _saved_chunks(app.workspace, "big")
+    _shot(page, "jobs-cli-cancelled")

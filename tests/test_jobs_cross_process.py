@@ -49,9 +49,11 @@ def _big_text(path: Path) -> Path:
     return path
 
 
-def _start_cli(root: Path, source: Path, *extra: str) -> subprocess.Popen:
+def _start_cli(root: Path, source: Path, *extra: str,
+               seconds_per_chunk: float = 0.004) -> subprocess.Popen:
+    script = SLOW_CLI.replace("0.004", repr(seconds_per_chunk))
     return subprocess.Popen(
-        [sys.executable, "-c", SLOW_CLI, "ingest", str(source), "--index", "big",
+        [sys.executable, "-c", script, "ingest", str(source), "--index", "big",
          "--workspace", str(root), "--batch-chunks", "100", "--batch-seconds", "0.5", *extra],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 

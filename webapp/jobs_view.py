@@ -2,9 +2,11 @@
 
 Jobs run in the server process (``state.jobs()``), not in a page's script run, so this module
 only draws them. The progress of active jobs is a ``st.fragment`` that redraws itself every
-``POLL_SECONDS`` while a job it shows is active (and not at all otherwise, so an idle app stays
-idle); when one of them finishes, it reruns the whole page, which then shows the changed index.
-Finished jobs' reports, with their page links, are drawn outside the redrawn fragment.
+``POLL_SECONDS`` while a job it shows is active; when one of them finishes, it reruns the whole
+page, which then shows the changed index. With nothing running, the sidebar looks only every
+``IDLE_POLL_SECONDS`` for a job another process started (``ragcore ingest`` in a terminal) and
+reruns the page when one appears. Finished jobs' reports, with their page links, are drawn
+outside the redrawn fragment.
 """
 
 from __future__ import annotations
@@ -19,14 +21,15 @@ from ragcore.workspace.names import display_name
 from webapp import state
 
 POLL_SECONDS = 2.0
+IDLE_POLL_SECONDS = 10.0  # how soon a job started by another process shows up
 FINISHED_SHOWN = 4  # finished jobs listed in the sidebar
 ICONS = {"done": ":material/check_circle:", "failed": ":material/error:",
          "cancelled": ":material/cancel:", "interrupted": ":material/pause_circle:"}
 
 
-def _fragment(body: Any, active: bool, *args: Any) -> None:
-    """Run ``body(*args)`` as a fragment that polls only while something is active."""
-    st.fragment(body, run_every=POLL_SECONDS if active else None)(*args)
+def _fragment(body: Any, every: float | None, *args: Any) -> None:
+    """Run ``body(*args)`` as a fragment redrawn every ``every`` seconds (None: never)."""
+    st.fragment(body, run_every=every)(*args)
 
 
 def _rerun_if_finished(watched: tuple[str, ...], jobs: list[Any]) -> None:
@@ -41,11 +44,8 @@ def _rerun_if_finished(watched: tuple[str, ...], jobs: list[Any]) -> None:
 
 def sidebar_jobs() -> None:
     """Active jobs with progress and Cancel, then the latest finished ones (every page)."""
-    jobs = state.jobs().jobs()
-    watched = tuple(j.id for j in jobs if j.active)
-    if not jobs:
-        return
-    _fragment(_sidebar_body, bool(watched), watched)
+    watched = tuple(j.id for j in state.jobs().active())
+    _fragment(_sidebar_body, POLL_SECONDS if watched else IDLE_POLL_SECONDS, watched)
 
 
 def _sidebar_body(watched: tuple[str, ...]) -> None:
@@ -53,6 +53,10 @@ def _sidebar_body(watched: tuple[str, ...]) -> None:
     jobs = runner.jobs()
     _rerun_if_finished(watched, jobs)
     active = [j for j in jobs if j.active]
+    if any(j.id not in watched for j in active):  # new (another process's): poll it fast
+        st.rerun(scope="app")
+    if not jobs:
+        return
     finished = [j for j in jobs if not j.active][:FINISHED_SHOWN]
     st.markdown("**Jobs**")
     for job in active:
@@ -106,7 +110,7 @@ def session_results() -> None:
     jobs = state.session_jobs()[:3]
     watched = tuple(j.id for j in jobs if j.active)
     if watched:
-        _fragment(_session_progress, True, watched)
+        _fragment(_session_progress, POLL_SECONDS, watched)
     for job in jobs:
         if job.active:
             continue
