@@ -215,3 +215,30 @@ def test_a_folder_left_by_a_killed_first_save_holds_no_index_and_the_next_ingest
     assert len(ws.load_index("docs")) == 0
     report = ws.ingest("docs", [files / "owls.txt"])
     assert report.indexed == 1 and len(ws.load_index("docs")) == 1
+
+
+def test_a_file_going_on_after_a_saved_batch_shows_embedding_not_writing(tmp_path, files):
+    saved = tmp_path / "ws" / "indexes" / "docs" / "manifest.json"
+
+    class HeldAfterFirstSave(FakeEmbedder):
+        """Embeds freely until the index is first saved; the next slice waits for the gate."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.gate, self.waiting = threading.Event(), threading.Event()
+
+        def embed_batch(self, texts):
+            if saved.exists():
+                self.waiting.set()
+                assert self.gate.wait(WAIT), "the test never opened the gate"
+            return super().embed_batch(texts)
+
+    embedder = HeldAfterFirstSave()
+    ws = Workspace(tmp_path / "ws", embedder=embedder)
+    runner = JobRunner(ws.root, batching=Batching(chunks=40, seconds=3600, slice=20))
+    job = runner.ingest(ws, "docs", [files / "big.txt"])
+    assert embedder.waiting.wait(WAIT)  # the slice after the first save is held
+    assert job.state == "embedding" and 0 < job.chunks_done < job.chunks_total
+    assert "embedding" in JobJournal(ws.root / "jobs").load(job.id).status()
+    embedder.gate.set()
+    assert runner.wait(job.id, WAIT).state == "done"

@@ -252,13 +252,19 @@ class JobRunner:
             report = ws.ingest(job.index, job.files, chunk_size=job.chunk_size,
                                chunk_overlap=job.chunk_overlap, progress=progress,
                                cancel=cancel, batching=self.batching,
-                               on_commit=lambda saved: self._set(job, saved_files=saved,
-                                                                 save=True))
+                               on_commit=lambda saved: self._saved(job, saved))
         stage = StageOutcome() if report.cancelled else summarise_new_files(  # issue 13
             ws, job.index, cancel=cancel, progress=lambda done, total: self._set(
                 job, state="summarising", summaries_done=done, summaries_total=total))
         state = "cancelled" if report.cancelled or stage.cancelled else "done"
         return state, report.summary() + stage.note, report
+
+    def _saved(self, job: Job, saved: list[str]) -> None:
+        """A batch was saved: a file still going on is embedding again (its next slice sends
+        no progress until that slice is embedded, seconds later)."""
+        going_on = job.state == "writing" and 0 < job.chunks_done < job.chunks_total
+        self._set(job, saved_files=saved, save=True,
+                  **({"state": "embedding"} if going_on else {}))
 
     def _wait_for_other_processes(self, job: Job, cancel: Callable[[], bool]) -> None:
         """Stay queued, saying behind what, while another process runs an earlier job on the
