@@ -298,8 +298,8 @@ def test_query_answers_with_sources_highlighted_and_a_trace(docs_ws):
     assert answer.startswith("Extractive answer")
     labels = [e.label for e in at.expander if e.label[0].isdigit()]
     assert labels[0].startswith("1. state_of_the_union.txt · score ")
-    html = at.get("html")[0].proto.body
-    assert "<mark" in html  # the quoted sentences are marked in the passage
+    quoted = [label for label in labels if "· quoted in the answer" in label]
+    assert quoted and any("<mark" in h.proto.body for h in at.get("html"))  # marked in place
     stages = at.dataframe[0].value["stage"].tolist()
     assert stages[:2] == ["embed query", "retrieve"] and "llm: qa" in stages
     assert any(e.label.startswith("LLM call 1: qa") for e in at.expander)

@@ -27,6 +27,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..lexical import centrality_scores, is_summary_request
+from .extractive_question import without_source_words
 from .extractive_rank import Ranking, Scorer, rank
 from .extractive_text import Candidate, candidates, quote_unit
 
@@ -112,7 +113,8 @@ def refine(existing: str, new_context: str, question: str, *, limit: int, embedd
     if not new:
         return existing
     texts = kept + [fresh[i].text for i in new]
-    plain = Scorer([Candidate(t, 0, k) for k, t in enumerate(texts)], embedder).scores(question)
+    plain = Scorer([Candidate(t, 0, k) for k, t in enumerate(texts)], embedder).scores(
+        without_source_words(question))
     best_kept, offered = max(plain[: len(kept)]), plain[len(kept):]
     better = offered[0] > best_kept + REFINE_MARGIN
     room = max(0, limit - len(kept))

@@ -7,6 +7,11 @@ form predicates say what kind of sentence answers it: ``asks_for_number`` ("how 
 ``subject_of`` (the X of "what is X", "how is X written"). The sentence side of each check is
 here too (``has_number``, ``has_new_name``, ``enumerates``, ``defines``, ``restates``), so the
 ranker (``extractive_rank``) only weighs them.
+
+``without_source_words`` reads "What did the speech say about Ukraine?" as "What did it say
+about Ukraine?": "the speech" names where to look, not what to find, and no sentence of the
+speech says "speech". Left in, such words weighed as much as the topic (a rare word among the
+passages weighs more), so the sentences about Ukraine scored under the "not found" floor.
 """
 
 from __future__ import annotations
@@ -45,6 +50,21 @@ _NUMBER = re.compile(
     r"forty|fifty|hundred|thousand|million|billion|dozen|half)\b", re.I
 )
 _COPULA = re.compile(r"\b(?:is|are|was|means|refers to|describes|defines)\b", re.I)
+# A question's reference to the documents themselves: "the speech", "this document", "the
+# author" as the one who says, tells or writes; "in the text", "according to the article".
+_SOURCE_NOUN = (
+    r"(?:speech|address|text|document|article|paper|report|book|file|chapter|section|passage|"
+    r"page|letter|e-?mail|essay|memo|manual|guide|transcript|story|post|slides?|presentation|"
+    r"spreadsheet|pdf|author|writer|documents|files|texts|passages|pages)"
+)
+_SOURCE = rf"(?:the|this|that|these|those|my|our|your)\s+{_SOURCE_NOUN}"
+_SAYS = (r"(?:say|says|said|tell|tells|told|mention|mentions|mentioned|write|writes|wrote|"
+         r"state|states|stated|claim|claims|claimed|note|notes|noted|report|reports|reported|"
+         r"describe|describes|described|discuss|discusses|discussed|cover|covers|covered)")
+_SOURCE_AS_SAYER = re.compile(rf"\b{_SOURCE}(?=\s+(?:(?:also|really|actually)\s+)?{_SAYS}\b)",
+                              re.I)
+_SOURCE_AS_PLACE = re.compile(rf"(?:,\s*)?\b(?:according to|in|from)\s+{_SOURCE}\b(?:\s*,)?",
+                              re.I)
 _SKIP_AFTER_AND = {"a", "an", "the", "in", "on", "at", "for", "of", "to", "with", "from", "by"}
 
 
@@ -57,6 +77,22 @@ def question_parts(question: str) -> list[str]:
         if len(terms(clause)) >= 1:
             parts.extend(_split_conjunction(clause))
     return parts or [question]
+
+
+def without_source_words(question: str) -> str:
+    """``question`` without its words for the documents it asks of: "What did the speech say
+    about Ukraine?" -> "What did it say about Ukraine?", "What is said in the report about
+    costs?" -> "What is said about costs?". A named document ("PEP 8") is kept: it is a topic."""
+    unframed = _SOURCE_AS_SAYER.sub(_pronoun, question)
+    unframed = _SOURCE_AS_PLACE.sub("", unframed)
+    unframed = re.sub(r"\s{2,}", " ", unframed).strip()
+    return unframed if terms(unframed) else question
+
+
+def _pronoun(match: re.Match[str]) -> str:
+    determiner, noun = match.group(0).lower().split()
+    plural = determiner in ("these", "those") or (noun.endswith("s") and noun != "address")
+    return "they" if plural else "it"
 
 
 def _split_conjunction(clause: str) -> list[str]:

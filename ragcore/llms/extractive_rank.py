@@ -11,7 +11,8 @@ words rank lower.
 
 A question with several parts ("Who is responsible for the move, and what is the budget?",
 "How old were Mora and Rivera?") is split into parts, and each part not yet answered by the
-chosen sentences gets its own best sentence. Nothing is quoted when even the best sentence
+chosen sentences gets its own best sentence. Words that name the documents asked of ("What did
+the speech say about ...") are left out of the question first: they say where to look. Nothing is quoted when even the best sentence
 scores under a floor: the answerer then says the passages do not answer the question, rather
 than quoting the closest noise. ``extractive_answer`` turns the ranking into a reply.
 """
@@ -37,6 +38,7 @@ from .extractive_question import (
     question_parts,
     restates,
     subject_of,
+    without_source_words,
 )
 from .extractive_text import Candidate
 
@@ -270,6 +272,7 @@ def rank(scorer: Scorer, question: str, *, limit: int) -> Ranking:
     question the chosen ones leave unanswered, then close runners-up, ``limit`` at most."""
     if not scorer.cands:
         return Ranking([], [], False)
+    question = without_source_words(question)
     parts = question_parts(question)
     scorer.embed_queries([question, *parts] if len(parts) > 1 else [question])
     scores = scorer.scores(question)
