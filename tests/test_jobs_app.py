@@ -165,3 +165,26 @@ def test_a_job_waiting_behind_another_process_can_be_cancelled(ws_root, other_pr
     assert runner.cancel(job.id)
     assert runner.wait(job.id, TIMEOUT).state == "cancelled"
     assert job.summary == "cancelled before it started"
+
+
+def test_the_cli_lists_jobs_and_cancels_one_running_elsewhere(ws_root, other_process, capsys):
+    from ragcore.cli import main
+
+    journal = JobJournal(ws_root / "jobs")
+    running = Job("ingest", "docs", files=["big.txt"], state="embedding", chunks_done=5,
+                  chunks_total=50, pid=other_process.pid,
+                  pid_started=process_started(other_process.pid))
+    done = Job("delete", "docs", target="old.txt", state="done", summary="removed 1 document(s)")
+    journal.save(running)
+    journal.save(done)
+    assert main(["jobs", "--workspace", str(ws_root)]) == 0
+    listed = capsys.readouterr().out
+    assert running.id in listed and "Ingest big.txt into “docs”" in listed
+    assert "embedding 5/50 chunks" in listed and f"app (process {other_process.pid})" in listed
+    assert "done: removed 1 document(s)" in listed
+    assert main(["cancel-job", running.id, "--workspace", str(ws_root)]) == 0
+    assert "Asked Ingest big.txt into “docs”" in capsys.readouterr().out
+    assert journal.cancel_requested(running.id)
+    assert main(["cancel-job", done.id, "--workspace", str(ws_root)]) == 1
+    assert "is not running (done)" in capsys.readouterr().err
+    assert main(["cancel-job", "no-such-job", "--workspace", str(ws_root)]) == 1

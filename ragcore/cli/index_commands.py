@@ -1,4 +1,5 @@
-"""Index commands: ingest, retrieve, indexes, delete-doc, rename-index, delete-index."""
+"""Index commands: ingest, retrieve, indexes, delete-doc, rename-index, delete-index, and
+jobs / cancel-job (the workspace's background jobs, the app's and other terminals' too)."""
 
 from __future__ import annotations
 
@@ -96,6 +97,17 @@ def add_parsers(commands, common: argparse.ArgumentParser) -> None:
     delete.add_argument("name")
     delete.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     delete.set_defaults(run=run_delete_index)
+
+    jobs = commands.add_parser("jobs", parents=[common],
+                               help="list ingest, re-index and delete jobs (app and terminals)")
+    jobs.add_argument("--index", "-i", metavar="NAME", help="only this index's jobs")
+    jobs.set_defaults(run=run_jobs)
+    cancel = commands.add_parser(
+        "cancel-job", parents=[common], help="stop a running job, wherever it runs",
+        description="Ask a job (the app's or another terminal's) to stop after its current "
+                    "batch; what it saved stays in the index.")
+    cancel.add_argument("job", metavar="JOB_ID", help="an id from `ragcore jobs`")
+    cancel.set_defaults(run=run_cancel_job)
 
 
 def run_ingest(args: argparse.Namespace, context: CliContext) -> int:
@@ -255,4 +267,34 @@ def run_delete_index(args: argparse.Namespace, context: CliContext) -> int:
             return 1
     workspace.delete_index(args.name)
     sys.stdout.write(f"Deleted index {args.name!r}.\n")
+    return 0
+
+
+def run_jobs(args: argparse.Namespace, context: CliContext) -> int:
+    from ..workspace.jobs_runner import JobRunner
+    from ..workspace.names import resolve_index
+
+    workspace = context.workspace()
+    index = resolve_index(workspace, args.index) if args.index else None
+    jobs = JobRunner(workspace.root).jobs(index)
+    if not jobs:
+        sys.stdout.write(f"No jobs in {workspace.root}.\n")
+        return 0
+    rows = [[j.id, j.title(), j.status(), f"{j.origin} (process {j.pid})",
+             (j.started or j.created)[:19]] for j in jobs]
+    write_table(sys.stdout, ["id", "job", "state", "started from", "started"], rows)
+    return 0
+
+
+def run_cancel_job(args: argparse.Namespace, context: CliContext) -> int:
+    from ..workspace.jobs_runner import JobRunner
+
+    runner = JobRunner(context.workspace().root)
+    job = {j.id: j for j in runner.jobs()}.get(args.job)  # an ended process: interrupted
+    if job is None:
+        raise WorkspaceError(f"no job {args.job!r}: `ragcore jobs` lists them")
+    if not runner.cancel(args.job):
+        raise WorkspaceError(f"{job.title()} is not running ({job.state}): nothing to cancel")
+    sys.stdout.write(f"Asked {job.title()} (process {job.pid}) to stop after its current "
+                     "batch; what it saved stays in the index.\n")
     return 0
