@@ -113,6 +113,9 @@ def test_a_new_user_summarises_asks_and_manages_chats(app_url, page, corpus_dir,
     _wait_idle(page)
     page.get_by_role("button", name="Ask").click()
     expect(page.get_by_text("Extractive answer").first).to_be_visible(timeout=WORK_TIMEOUT_MS)
+    # The answer quotes the speech on Ukraine (it once said "not found" beside such a source).
+    expect(page.get_by_text("not found")).to_have_count(0)
+    expect(page.locator("li", has_text="Ukraine").first).to_be_visible()
     _shot(page, "people-4-simple-query")
     _sidebar_toggle(page, "Advanced").click()
     _wait_idle(page)
