@@ -156,3 +156,24 @@ def test_a_file_over_the_size_limit_is_reported_and_the_others_indexed(tmp_path)
     assert "over the limit of 1 MB per file" in outcomes["big.txt"].reason
     assert "Largest file" in outcomes["big.txt"].hint
     assert [r["file"] for r in ws.documents("docs")] == ["small.txt"]
+
+
+def test_after_a_mid_file_save_progress_says_embedding_at_once(tmp_path):
+    """A save is followed at once by an 'embedding' event at the same count, so a progress bar
+    does not read 'saving' for as long as the next slice takes with a slow embedder."""
+    from ragcore.embeddings import FakeEmbedder
+    from ragcore.workspace import Workspace
+    from ragcore.workspace.commits import Batching
+
+    path = tmp_path / "long.txt"
+    path.write_text(prose(400))
+    events = []
+    ws = Workspace(tmp_path / "ws", embedder=FakeEmbedder())
+    ws.ingest("docs", [path], progress=events.append,
+              batching=Batching(chunks=20, seconds=3600, slice=20))
+    saves = [i for i, e in enumerate(events) if e.stage == "saving" and 0 < e.chunks_done
+             < e.chunks_total]
+    assert saves
+    for i in saves:
+        after = events[i + 1]
+        assert (after.stage, after.chunks_done) == ("embedding", events[i].chunks_done)

@@ -254,6 +254,7 @@ class FileWork:
                 if self.commits.due():
                     self.keep_partial()
                     self.commits.save()
+                    self._progress(0, 0)  # embedding again, not "saving" until the next slice
                 self.commits.check_cancel()
 
     def _progress(self, done: int, total: int) -> None:
