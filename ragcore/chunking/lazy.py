@@ -6,10 +6,10 @@ the nodes of chunks ``begin..end-1`` (fewer at the end), ``finished(position)`` 
 chunks remain from ``position``, and ``estimate()`` how many there are (exact once the whole
 text was split; until then projected from the share of the text split so far). For the text
 splitters here (``TextSplitter`` and its subclasses, unless a subclass builds nodes its own way)
-chunk offsets are found a block of text (1M characters) at a time, and each slice's nodes are exactly the nodes
-``get_nodes_from_documents`` would give, with the same ids and prev/next links across slice
-borders. Any other splitter (hierarchical, sentence window, a user's) splits the whole document
-at once and is sliced.
+chunk offsets are found a block of text (1M characters) at a time, and each slice's nodes are
+exactly the nodes ``get_nodes_from_documents`` would give, with the same ids and prev/next links
+across slice borders. Any other splitter (hierarchical, sentence window, a user's) splits the
+whole document at once and is sliced.
 """
 
 from __future__ import annotations

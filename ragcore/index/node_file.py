@@ -2,10 +2,12 @@
 and ``docs.json``.
 
 ``NodeFile`` reads node records out of ``nodes.jsonl`` through a memory map, one line at a time
-(the byte offset of every line is in ``offsets.npy``), and ``write_node_file`` writes them
-back. ``node_crcs.npy`` holds the CRC-32 of every line (uint32): a line is checked when it is
-decoded or copied into the next generation, so damage is found without reading the whole file
-at load and is never copied forward as if it were sound (folders from before it have none). ``check_columns`` checks the columns of ``docs.json`` as loaded. ``docstore`` holds the
+(the byte offset of every line is in ``offsets.npy``), and ``write_node_file`` writes them back.
+``node_crcs.npy`` holds the CRC-32 of every line (uint32): a line is checked when it is decoded,
+and a line copied into the next generation (inside the kernel, never read) keeps the CRC
+recorded when it was first written, so damage is found without reading the whole file at load
+and is never laundered into a fresh checksum (folders from before CRCs have none).
+``check_columns`` checks the columns of ``docs.json`` as loaded. ``docstore`` holds the
 documents and nodes in memory and decides what is written; this module only knows the layout.
 """
 

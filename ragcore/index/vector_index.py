@@ -7,8 +7,9 @@ packaged all-MiniLM-L6-v2, resolved on first use and never at load), and a vecto
 Everything else it holds is an ``IndexState`` (``state``): the docstore of node records and
 document hashes (``docstore``), the manifest's facts, the revision and the BM25 postings
 (``keyword``: built on the first keyword query and after changes, never at load, never saved).
-The folder format and atomic writes are in ``folder``, ``generations`` and ``manifest``; which documents an
-upsert re-indexes (``RefreshReport``) in ``refresh``; splitting and embedding in ``split_embed``.
+The folder format and atomic writes are in ``folder``, ``generations`` and ``manifest``; which
+documents an upsert re-indexes (``RefreshReport``) in ``refresh``; splitting and embedding in
+``split_embed``.
 
 Unlike LlamaIndex, inserting a document whose id is already indexed replaces it (ids are stable,
 so re-ingesting a file updates it), and deleting a document then persisting removes it from disk.

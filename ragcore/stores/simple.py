@@ -2,8 +2,8 @@
 
 Rows live in ``MatrixRows`` (``matrix_rows``): the rows last saved or loaded, memory-mapped when
 large, and an in-memory tail that grows by half again when full, so adding is amortized O(rows
-added) and saving an index holds only the rows added since its last save in memory. A query is one
-matrix-vector product plus ``np.argpartition`` and a sort of the k best: no Python loop over
+added) and saving an index holds only the rows added since its last save in memory. A query is
+one matrix-vector product plus ``np.argpartition`` and a sort of the k best: no Python loop over
 rows. Metrics:
 
 - ``cosine``: rows and queries are L2-normalized on the way in, so the score is a dot product.
@@ -11,14 +11,15 @@ rows. Metrics:
 - ``euclidean``: the score is the *negative* Euclidean distance (as in LlamaIndex), so higher is
   still better; distances use ||a||^2 - 2ab + ||b||^2 with the row norms cached.
 
-Deleting compacts the rows (in memory), so a query never pays for dead rows. Metadata filters are evaluated column-wise and their row masks are cached until
-the store changes. A store does no locking: VectorStoreIndex serializes writes and searches.
-Each row also keeps its node's document id, for ``delete_ref_doc``. The store knows no ranking
-but similarity: MMR runs over its results in ``ragcore.mmr``. On disk, in the index folder:
-``store.json``, ``vectors.npy`` (memory-mapped on load when large), ``vector_ids.json``,
-``vector_metadata.json`` and ``vector_doc_ids.json`` (the last two parsed on first use, not at
-load); the format is written and read in ``simple_persist``, and ``ragcore.stores.registry``
-reopens it from the index manifest.
+Deleting compacts the rows (in memory), so a query never pays for dead rows. Metadata filters
+are evaluated column-wise and their row masks are cached until the store changes. A store does
+no locking: VectorStoreIndex serializes writes and searches. Each row also keeps its node's
+document id, for ``delete_ref_doc``. The store knows no ranking but similarity: MMR runs over
+its results in ``ragcore.mmr``. On disk, in the index folder: ``store.json``, ``vectors.npy``
+(memory-mapped on load when large), ``vector_ids.json``, ``vector_metadata.json`` and
+``vector_doc_ids.json`` (the last two parsed on first use, not at load); the format is written
+and read in ``simple_persist``, and ``ragcore.stores.registry`` reopens it from the index
+manifest.
 """
 
 from __future__ import annotations
