@@ -27,7 +27,7 @@ class MatrixRows:
     """Rows ``0..len`` of a float32 matrix: a mapped base, then an in-memory tail."""
 
     def __init__(self) -> None:
-        self._base: np.ndarray | None = None  # read-only; a memmap of ``_path`` when large
+        self._base: np.ndarray | None = None  # read-only; a memmap of its file when large
         self._source: int | None = None  # descriptor of the base's file, for kernel copies
         self._tail: np.ndarray | None = None  # (capacity, dim), rows 0.._tail_size in use
         self._tail_size = 0
