@@ -50,14 +50,32 @@ def docs_app(tmp_path, corpus_dir):
         proc.wait(timeout=30)
 
 
+def _choose(page, box, option: str) -> None:
+    """Pick ``option`` in the select ``box``. The box is scrolled into view first: clicked while
+    the sidebar scrolls to it, the list opens and closes again at once (seen in Chromium)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    choice = page.get_by_role("option", name=option, exact=True)
+    for _ in range(5):
+        box.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        box.click()
+        try:
+            choice.wait_for(state="visible", timeout=3000)
+            break
+        except PlaywrightTimeout:
+            continue
+    choice.click()
+
+
 def test_choose_a_retriever_ask_and_compare_retrievers(docs_app, page):  # noqa: F811
     from playwright.sync_api import expect
 
     page.goto(f"{docs_app}/query")
     _wait_idle(page)
     sidebar, main = page.get_by_test_id("stSidebar"), page.get_by_test_id("stMain")
-    sidebar.get_by_role("combobox", name="Retriever", exact=True).click()
-    page.get_by_role("option", name="Sentence window", exact=True).click()
+    _choose(page, sidebar.get_by_role("combobox", name="Retriever", exact=True),
+            "Sentence window")
     _wait_idle(page)
     expect(sidebar.get_by_text("Find the single best sentences")).to_be_visible()
     expect(sidebar.get_by_text("Not available now: Query fusion, HyDE, LLM rerank")).to_be_visible()
