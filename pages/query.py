@@ -235,18 +235,14 @@ def render_comparison(compared: dict) -> None:
           "status": "failed" if r.error else "ok"} for r in results],
         hide_index=True, width="stretch",
     )
-    for start in range(0, len(results), 4):
-        row = results[start:start + 4]
-        for column, result in zip(st.columns(len(row)), row):
-            with column:
-                st.markdown(f"**{result.mode.value}**")
-                tokens = result.tokens_in + result.tokens_out
-                st.caption(f"{result.llm_calls} LLM call(s) · {tokens} tokens · "
-                           f"{result.seconds:.2f} s")
-                if result.error:
-                    st.warning(f"This mode failed: {result.error}")
-                else:
-                    st.markdown(fmt.markdown_text(result.answer) or NO_TEXT)
+    for result in shell.in_columns(results, 4):
+        st.markdown(f"**{result.mode.value}**")
+        tokens = result.tokens_in + result.tokens_out
+        st.caption(f"{result.llm_calls} LLM call(s) · {tokens} tokens · {result.seconds:.2f} s")
+        if result.error:
+            st.warning(f"This mode failed: {result.error}")
+        else:
+            st.markdown(fmt.markdown_text(result.answer) or NO_TEXT)
 
 
 def compare_retrievers(name: str, question: str, options: QueryOptions, names: list[str],

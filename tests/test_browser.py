@@ -65,37 +65,47 @@ def _wait_healthy(url: str, proc: subprocess.Popen, log: Path) -> None:
     pytest.fail(f"streamlit did not answer within {START_TIMEOUT} s:\n{log.read_text()[-3000:]}")
 
 
-@pytest.fixture
-def app_url(tmp_path):
-    _require_browser()
+def start_app(workspace: Path, log: Path, **env: str) -> tuple[subprocess.Popen, str]:
+    """``streamlit run app.py`` on ``workspace`` (offline, extractive answers, the packaged
+    embedder unless ``env`` says otherwise), once it answers; returns the process and its URL."""
     port = _free_port()
-    env = dict(os.environ)
-    env.update(
-        RAGCORE_WORKSPACE=str(tmp_path / "workspace"),
-        RAGCORE_LLM="extractive",
-        HF_HUB_OFFLINE="1",
-        TRANSFORMERS_OFFLINE="1",
-    )
-    env.pop("RAGCORE_EMBEDDER", None)
-    log = tmp_path / "streamlit.log"
-    with log.open("w") as out:
+    environment = dict(os.environ, RAGCORE_WORKSPACE=str(workspace), RAGCORE_LLM="extractive",
+                       HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    environment.pop("RAGCORE_EMBEDDER", None)
+    environment.update(env)
+    with log.open("a") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
              "--server.headless", "true", "--server.address", "127.0.0.1",
              "--browser.gatherUsageStats", "false"],
-            cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT,
+            cwd=REPO, env=environment, stdout=out, stderr=subprocess.STDOUT,
         )
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_healthy(url, proc, log)
+    except BaseException:
+        stop_app(proc)
+        raise
+    return proc, url
+
+
+def stop_app(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=15)
+
+
+@pytest.fixture
+def app_url(tmp_path):
+    _require_browser()
+    proc, url = start_app(tmp_path / "workspace", tmp_path / "streamlit.log")
+    try:
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=15)
+        stop_app(proc)
 
 
 @pytest.fixture

@@ -10,17 +10,15 @@ extractive backend). Timeouts are generous: CI runs this on 2 slow cores.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 from test_browser import (  # noqa: F401 (the page fixture)
-    REPO, WORK_TIMEOUT_MS, _free_port, _go, _require_browser, _shot, _upload, _wait_healthy,
-    _wait_idle, page,
+    WORK_TIMEOUT_MS, _go, _require_browser, _shot, _upload, _wait_idle, page, start_app,
+    stop_app,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -38,30 +36,12 @@ class App:
         self.url = ""
 
     def start(self) -> str:
-        port = _free_port()
-        env = dict(os.environ, RAGCORE_WORKSPACE=str(self.workspace), RAGCORE_LLM="extractive",
-                   HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
-        env.pop("RAGCORE_EMBEDDER", None)
-        with self.log.open("a") as out:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                 "--server.headless", "true", "--server.address", "127.0.0.1",
-                 "--browser.gatherUsageStats", "false"],
-                cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT,
-            )
-        self.url = f"http://127.0.0.1:{port}"
-        _wait_healthy(self.url, self.proc, self.log)
+        self.proc, self.url = start_app(self.workspace, self.log)
         return self.url
 
     def stop(self) -> None:
-        if self.proc is None:
-            return
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(timeout=30)
+        if self.proc is not None:
+            stop_app(self.proc)
         self.proc = None
 
 

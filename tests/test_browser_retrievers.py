@@ -7,13 +7,10 @@ drives only what the browser adds: the sidebar choice, the tab, the button and t
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 
 import pytest
 from test_browser import (
-    CHROMIUM_ARGS, REPO, _free_port, _require_browser, _shot, _wait_healthy, _wait_idle, page,  # noqa: F401
+    _require_browser, _shot, _wait_idle, page, start_app, stop_app,  # noqa: F401
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -31,23 +28,11 @@ def docs_app(tmp_path, corpus_dir):
         corpus_dir / "state_of_the_union" / "state_of_the_union.txt",
         corpus_dir / "python_peps" / "pep-0020.rst"])
     (root / "app-preferences.json").write_text('{"advanced": true}', encoding="utf-8")
-    port = _free_port()
-    env = {**os.environ, "RAGCORE_WORKSPACE": str(root), "RAGCORE_LLM": "extractive",
-           "RAGCORE_EMBEDDER": "fake", "HF_HUB_OFFLINE": "1"}
-    log = tmp_path / "streamlit.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-             "--server.headless", "true", "--server.address", "127.0.0.1",
-             "--browser.gatherUsageStats", "false"],
-            cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
+    proc, url = start_app(root, tmp_path / "streamlit.log", RAGCORE_EMBEDDER="fake")
     try:
-        _wait_healthy(url, proc, log)
         yield url
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        stop_app(proc)
 
 
 def _choose(page, box, option: str) -> None:

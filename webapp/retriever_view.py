@@ -16,6 +16,7 @@ import streamlit as st
 from ragcore.present import format as fmt
 from ragcore.present.trace_view import trace_dict
 from ragcore.retriever_choice import CHOICES, RetrieverResult, unavailable_reason
+from webapp.shell import in_columns
 
 CROSS_ENV = "RAGCORE_CROSS_ENCODER"
 NO_TEXT = "_(no answer text)_"
@@ -111,17 +112,14 @@ def render_retriever_comparison(compared: dict) -> None:
           "status": "failed" if r.error else "ok"} for r in results],
         hide_index=True, width="stretch",
     )
-    for start in range(0, len(results), 3):
-        row = results[start:start + 3]
-        for column, result in zip(st.columns(len(row)), row):
-            with column:
-                st.markdown(f"**{CHOICES[result.name].label}**")
-                if result.error:
-                    st.warning(f"This retriever failed: {result.error}")
-                    continue
-                st.markdown(fmt.markdown_text(result.answer) or NO_TEXT)
-                st.caption(f"Passages ({len(result.source_nodes)})")
-                for number, scored in enumerate(result.source_nodes, start=1):
-                    st.markdown(f"{number}. {passage_line(scored)}")
-                with st.expander("How the passages were found"):
-                    render_notes(result.trace)
+    for result in in_columns(results, 3):
+        st.markdown(f"**{CHOICES[result.name].label}**")
+        if result.error:
+            st.warning(f"This retriever failed: {result.error}")
+            continue
+        st.markdown(fmt.markdown_text(result.answer) or NO_TEXT)
+        st.caption(f"Passages ({len(result.source_nodes)})")
+        for number, scored in enumerate(result.source_nodes, start=1):
+            st.markdown(f"{number}. {passage_line(scored)}")
+        with st.expander("How the passages were found"):
+            render_notes(result.trace)

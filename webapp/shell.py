@@ -107,3 +107,13 @@ def search_by(*, key: str | None = None) -> str:
     )
     st.caption(SEARCH_BY[mode][1])
     return mode
+
+
+def in_columns(items: list[Any], per_row: int) -> Iterator[Any]:
+    """Each item, drawn inside its own column, ``per_row`` columns to a row (side-by-side
+    comparisons of modes or retrievers)."""
+    for start in range(0, len(items), per_row):
+        row = items[start : start + per_row]
+        for column, item in zip(st.columns(len(row)), row):
+            with column:
+                yield item

@@ -167,14 +167,21 @@ def pid_alive(pid: int, started: str = "") -> bool:
     restarted machine hands old pids to new processes)."""
     if pid == os.getpid():
         return not started or started == process_started(pid)
+    if not _exists(pid):
+        return False
+    now = process_started(pid) if started else ""
+    return not now or now == started
+
+
+def _exists(pid: int) -> bool:
+    """Whether a process ``pid`` exists (another user's process counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
-        pass
-    now = process_started(pid) if started else ""
-    return not now or now == started
+    except PermissionError:  # it exists; we may not signal it
+        return True
+    return True
 
 
 class JobJournal:
