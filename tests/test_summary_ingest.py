@@ -146,7 +146,8 @@ def test_summarising_shows_its_progress_and_can_be_cancelled(tmp_path, folder, l
     runner.wait(job.id, WAIT)
     assert job.state == "cancelled"
     assert job.summary.endswith("; summarising cancelled after 1 of 2 file(s)")
-    assert "summarising 0/2" in seen
+    # the observer may first see it already marked "(stopping after ...)": the cancel raced it
+    assert any(state.startswith("summarising 0/2") for state in seen), seen
     assert len(_chats(loopback)) == 1  # the second file was not sent
     assert sorted(row["file"] for row in ws.documents("nature")) == ["bread.txt", "owls.txt"]
 
