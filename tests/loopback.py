@@ -14,6 +14,8 @@ Routes (response shapes copied from the Ollama and OpenAI API references):
     Ollama   GET /api/tags            {"models": [{"name": ..., "model": ..., "details": ...}]}
              POST /api/chat           NDJSON stream (or one object when "stream": false)
              POST /api/embed          {"model": ..., "embeddings": [[...], ...]}
+             POST /api/pull           NDJSON progress: "pulling manifest", "pulling <digest>"
+                                      lines with total/completed bytes, ..., "success"
     OpenAI   GET /v1/models           {"object": "list", "data": [{"id": ..., ...}]}
              POST /v1/chat/completions  SSE "data: {chunk}" events + "data: [DONE]", or one
                                       chat.completion object (with tool_calls) if not streamed
@@ -34,6 +36,10 @@ Behaviour:
   (a model that will not stop); a whole JSON reply with a ``chunk_delay`` trickles out in small
   pieces (a slow server that never falls silent).
 - ``Reply(status=429, retry_after="2")`` sends that Retry-After header with the error.
+- ``/api/pull`` takes the next queued ``Reply`` too: ``pull_size`` bytes in ``pull_steps``
+  progress lines (``chunk_delay`` apart); then the model is added to ``server.models``.
+  ``Reply(pull_error_after=2, error="...")`` sends an ``{"error": ...}`` line after two progress
+  lines, ``reset_after=2`` resets the connection there, ``status=...`` answers that HTTP error.
 - ``unused_url()`` gives a URL where nothing listens (for "connection refused" tests).
 """
 
@@ -76,6 +82,9 @@ class Reply:
     malformed: str | None = None  # a raw line sent after the chunks, before the end marker
     sse_comments: bool = False  # put ": keep-alive" comment lines between SSE events
     embeddings: list[list[float]] | None = None  # vectors for an embedding request
+    pull_size: int = 2_000_000_000  # bytes a model download announces (/api/pull)
+    pull_steps: int = 4  # progress lines of that download
+    pull_error_after: int | None = None  # progress lines before an {"error": ...} line
 
     def stream_chunks(self) -> list[str]:
         if self.chunks is not None:
@@ -348,6 +357,9 @@ class _Handler(BaseHTTPRequestHandler):
             "/v1/chat/completions": self._openai_chat,
             "/v1/embeddings": self._openai_embed,
         }
+        if self.path == "/api/pull":
+            self._ollama_pull(body if isinstance(body, dict) else {})
+            return
         route = routes.get(self.path)
         if route is None:
             self._send_json(404, {"error": "404 page not found"})
@@ -429,6 +441,29 @@ class _Handler(BaseHTTPRequestHandler):
                              "message": {"role": "assistant", "content": c}, "done": False}) + "\n"
                  for c in reply.chunk_source())
         self._stream(reply, lines, [json.dumps(final) + "\n"], "application/x-ndjson")
+
+    def _ollama_pull(self, body: dict[str, Any]) -> None:
+        reply = self.loop._next_reply() or Reply()
+        name = body.get("model") or body.get("name")
+        if reply.status >= 400 or not isinstance(name, str):
+            self._error(reply.status if reply.status >= 400 else 400,
+                        reply.error if reply.status >= 400 else "model is required", True)
+            return
+        digest = "sha256:" + hashlib.sha256(name.encode()).hexdigest()
+        steps = [{"status": f"pulling {digest[7:19]}", "digest": digest, "total": reply.pull_size,
+                  "completed": reply.pull_size * i // reply.pull_steps}
+                 for i in range(1, reply.pull_steps + 1)]
+        if reply.pull_error_after is not None:
+            steps = steps[:reply.pull_error_after] + [{"error": reply.error}]
+        ending = [] if reply.pull_error_after is not None else [
+            {"status": "verifying sha256 digest"}, {"status": "writing manifest"},
+            {"status": "success"}]
+        lines = (json.dumps(s) + "\n" for s in [{"status": "pulling manifest"}, *steps])
+        self._stream(reply, lines, [json.dumps(s) + "\n" for s in ending],
+                     "application/x-ndjson", preamble=1)
+        if ending and reply.reset_after is None and not self.recorded.client_closed:
+            with self.loop._lock:
+                self.loop.models.append(name if ":" in name else f"{name}:latest")
 
     def _ollama_embed(self, body: dict[str, Any], reply: Reply) -> None:
         inputs = body.get("input")
