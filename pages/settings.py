@@ -5,10 +5,12 @@ The backends offered and their fields come from the registries (``webapp.setting
 
 import streamlit as st
 
+from ragcore.backend import secret_value
 from ragcore.embeddings.registry import embedding_backends
 from ragcore.llms.registry import llm_backends
 from ragcore.present import format as fmt
 from ragcore.workspace.settings import AUTO
+from webapp import model_setup as setup
 from webapp import settings_form as form
 from webapp import shell, state
 
@@ -19,6 +21,7 @@ CONTEXT_WINDOW_NOTE = ("How much text the model can read at once (a token is abo
 LARGEST_FILE_NOTE = ("Bigger files are listed as not indexed, with their size, instead of "
                      "keeping the machine busy for hours (a 200 MB text takes hours to embed on "
                      "a small machine). Uploads in the app are limited to 200 MB each.")
+SERVER_BACKENDS = ("ollama", "openai")  # the model servers model_setup knows how to ask
 AUTOMATIC = {AUTO: ("Automatic", "A local Ollama if one is running, otherwise extractive answers.")}
 
 
@@ -27,9 +30,10 @@ def backend_form(saved) -> dict:
     backend = form.choose_backend("Backend", llm_backends, saved.llm_backend, extra=AUTOMATIC,
                                   key="llm_backend")
     changes = {"llm_backend": backend}
-    if backend != AUTO:
-        values = form.backend_fields("llms", llm_backends.get(backend), saved.llm_settings(backend))
-        changes["llms"] = form.with_backend(saved.llms, backend, values)
+    if backend == AUTO:
+        setup.automatic_status(saved.llm_settings("ollama").url)
+    else:
+        changes["llms"] = form.with_backend(saved.llms, backend, server_form(saved, backend))
     cols = st.columns(2)
     changes["temperature"] = cols[0].slider(
         "Temperature", 0.0, 2.0, float(saved.temperature), 0.05,
@@ -40,6 +44,22 @@ def backend_form(saved) -> dict:
         value=saved.context_window or 0, step=1024)) or None
     cols[1].caption(CONTEXT_WINDOW_NOTE)
     return changes
+
+
+def server_form(saved, backend: str) -> dict:
+    """One backend's fields; for a model server, its addresses, models, download and test."""
+    values = saved.llm_settings(backend)
+    server = backend in SERVER_BACKENDS
+    if server:
+        setup.preset_buttons(backend)
+        url = st.session_state.get(f"llms.{backend}.url", values.url)
+        key = st.session_state.get(f"llms.{backend}.api_key") or secret_value(
+            getattr(values, "api_key", None))
+        setup.before_fields(backend, url, key)
+    chosen = form.backend_fields("llms", llm_backends.get(backend), values)
+    if server:
+        setup.server_panel(backend, chosen)
+    return chosen
 
 
 def embedding_form(saved) -> dict:

@@ -61,9 +61,11 @@ def model_input(prefix: str, info: FieldInfo, current: str) -> str:
     models = st.session_state.get(MODELS_KEY, {}).get(prefix, [])
     label = info.title or "Model"
     if models:
+        key = f"{prefix}.model.pick"
+        if st.session_state.get(key) in models:  # chosen before (or just downloaded): kept
+            return st.selectbox(label, models, key=key, help=info.description)
         index = models.index(current) if current in models else 0
-        return st.selectbox(label, models, index=index, key=f"{prefix}.model.pick",
-                            help=info.description)
+        return st.selectbox(label, models, index=index, key=key, help=info.description)
     hint = "Press “Test connection” to choose from the server's models."
     return st.text_input(label, value=current, key=f"{prefix}.model",
                          help=f"{info.description} {hint}" if info.description else hint)
@@ -87,6 +89,8 @@ def field_input(key: str, name: str, info: FieldInfo, value: Any) -> Any:
     if kind == "choice":
         index = choices.index(value) if value in choices else 0
         return st.selectbox(label, choices, index=index, help=info.description, key=key)
+    if key in st.session_state:  # set by a preset button: the widget takes it from there
+        return st.text_input(label, help=info.description, key=key)
     return st.text_input(label, value="" if value is None else str(value),
                          help=info.description, key=key)
 

@@ -111,3 +111,19 @@ def human_size(size: int | float | None) -> str:
             return f"{value:.0f} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{value:.1f} GB"
+
+
+def download_progress(progress: Any) -> str:
+    """A model download's progress (``ollama_models.PullProgress``) as one line for its bar."""
+    if progress.done:
+        return "Downloaded."
+    if progress.status.startswith("pulling ") and progress.total:
+        return (f"Downloading: {human_size(progress.completed)} of {human_size(progress.total)} "
+                f"({progress.fraction:.0%})")
+    return progress.status[:1].upper() + progress.status[1:] + "…"
+
+
+def model_rows(models: Any) -> list[dict[str, Any]]:
+    """An Ollama's models (``ollama_models.OllamaModel``) as table rows with readable sizes."""
+    return [{"model": m.name, "size": human_size(m.size) if m.size else "?",
+             "parameters": m.parameters, "quantization": m.quantization} for m in models]
