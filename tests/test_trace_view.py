@@ -81,3 +81,42 @@ def test_the_chat_page_shows_the_notices_of_an_answer(monkeypatch, tmp_path, loo
     assert not at.exception, [e.value for e in at.exception]
     assert [i.value for i in at.info] == [
         "The model sent back an empty reply, so the answer says so instead."]
+
+
+def owl_nodes():
+    from ragcore.types import Node, ScoredNode
+
+    return [ScoredNode(Node("Owls hunt at night. Their feathers are silent."), 0.9),
+            ScoredNode(Node("Bats use echolocation to find insects."), 0.5)]
+
+
+def test_offline_the_trace_counts_extractive_steps_not_llm_calls_or_tokens():
+    from ragcore.llms.extractive import ExtractiveLLM
+    from ragcore.present.trace_view import work_metrics, work_summary
+    from ragcore.query import compare_modes
+
+    results = compare_modes("How do owls hunt?", llm=ExtractiveLLM(), nodes=owl_nodes(),
+                            modes=["compact", "refine"])
+    for result in results:
+        assert result.llm_calls >= 1 and result.tokens_in > 0  # the engine did count tokens
+        for form in (result.trace, result.trace.to_dict()):  # live, and from a saved chat
+            said = work_summary(form)
+            step = "step" if result.llm_calls == 1 else "steps"
+            assert said.startswith(f"{result.llm_calls} extractive {step} · "), said
+            assert said.endswith(" s") and "token" not in said and "LLM" not in said
+            assert list(work_metrics(form)) == ["Extractive steps", "Seconds"]
+
+
+def test_with_a_model_the_trace_counts_its_calls_and_tokens():
+    from ragcore.present.trace_view import work_metrics, work_summary
+    from ragcore.synthesis import Synthesizer
+
+    trace = Trace()
+    answer = Synthesizer(FakeLLM(["Owls hunt at night."])).synthesize(
+        "How do owls hunt?", owl_nodes(), trace=trace)
+    assert answer.text == "Owls hunt at night."
+    said = work_summary(trace)
+    assert said.startswith(f"1 LLM call · {trace.total_tokens_in:,} tokens in, "
+                           f"{trace.total_tokens_out:,} out · ")
+    assert work_metrics(trace)["Tokens in"] == trace.total_tokens_in
+    assert work_summary(Trace()) == "no model calls · 0.00 s"

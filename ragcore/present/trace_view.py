@@ -1,6 +1,9 @@
 """A trace as people read it: table rows for stages and LLM calls, the turn's reasoning, and
 notices about how the answer was made.
 
+``work_summary`` is the one line every page shows for what an answer took: offline (the
+extractive backend) it counts extractive steps and no tokens, since no language model ran.
+
 Works on a ``Trace`` or on its ``to_dict()`` form (what saved chats keep), so a chat reopened
 from disk shows the same details as a live answer. ``notices`` turns the notes the engines leave
 when something was not as asked (``prompt_budget``: parts of a prompt trimmed to fit the model's
@@ -13,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..trace import Trace
+from .support import is_extractive
 
 TraceLike = Trace | dict[str, Any]
 
@@ -72,6 +76,35 @@ def totals(trace: TraceLike | None) -> dict[str, float]:
         "tokens_out": sum(c["tokens_out"] for c in calls),
         "seconds": sum(s["seconds"] for s in data.get("stages", [])),
     }
+
+
+def work_summary(trace: TraceLike | None) -> str:
+    """What making an answer took, in one line: '2 extractive steps · 0.12 s' offline (the
+    extractive backend is no language model: its token counts mean nothing to a reader), '2 LLM
+    calls · 1,077 tokens in, 40 out · 1.20 s' with a model."""
+    total = totals(trace)
+    calls, seconds = int(total["llm_calls"]), f"{total['seconds']:.2f} s"
+    if not calls:
+        return f"no model calls · {seconds}"
+    if is_extractive(trace_dict(trace)):
+        return f"{calls} {_plural(calls, 'extractive step')} · {seconds}"
+    return (f"{calls} {_plural(calls, 'LLM call')} · {int(total['tokens_in']):,} tokens in, "
+            f"{int(total['tokens_out']):,} out · {seconds}")
+
+
+def work_metrics(trace: TraceLike | None) -> dict[str, int | float]:
+    """The same figures by label, for metrics or table columns: extractive steps and seconds
+    offline; LLM calls, tokens in, tokens out and seconds with a model."""
+    total = totals(trace)
+    seconds = round(total["seconds"], 2)
+    if total["llm_calls"] and is_extractive(trace_dict(trace)):
+        return {"Extractive steps": int(total["llm_calls"]), "Seconds": seconds}
+    return {"LLM calls": int(total["llm_calls"]), "Tokens in": int(total["tokens_in"]),
+            "Tokens out": int(total["tokens_out"]), "Seconds": seconds}
+
+
+def _plural(count: int, noun: str) -> str:
+    return noun if count == 1 else f"{noun}s"
 
 
 def prompt_text(call: dict[str, Any]) -> str:
