@@ -5,6 +5,7 @@
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+PIP    := $(PY) -m pip --disable-pip-version-check
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
@@ -12,15 +13,23 @@ export TRANSFORMERS_OFFLINE := 1
 
 install: $(STAMP)
 
+# The first set-up says what it is doing at each step and lets pip show its downloads (a
+# progress bar in a terminal); the app's launcher says where the app is and how to stop it.
 $(STAMP): pyproject.toml
-	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e '.[all,dev]'
-	touch $(STAMP)
+	@echo "==> Setting up ragcore in $(VENV) (the first time takes a few minutes; later starts take seconds)"
+	@test -x $(PY) || { echo "==> Creating $(VENV), a private Python environment for ragcore"; \
+		python3 -m venv $(VENV); }
+	@echo "==> Updating pip"
+	@$(PIP) install --upgrade pip
+	@echo "==> Installing CPU torch (one time, about 2 minutes)"
+	@$(PIP) install torch==2.13.0
+	@echo "==> Installing ragcore and its dependencies (about 150 packages, a few minutes)"
+	@$(PIP) install -e '.[all,dev]'
+	@touch $(STAMP)
+	@echo "==> Set-up done"
 
 run: $(STAMP)
-	$(VENV)/bin/streamlit run app.py
+	@$(PY) -m webapp.launch
 
 test: $(STAMP)
 	$(PY) -m pytest
