@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 from loopback import Reply, loopback, unused_url  # noqa: F401 (fixture)
-from streamlit.testing.v1 import AppTest
+from test_app_pages import button, open_page
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 GB = 1_000_000_000
 
 
@@ -26,26 +25,13 @@ def workspace(monkeypatch, tmp_path) -> Path:
     return root
 
 
-def settings_page() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60).run()
-    at.switch_page("pages/settings.py").run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def button(at: AppTest, label: str):
-    matches = [b for b in at.button if b.label == label]
-    assert matches, f"no button {label!r} in {[b.label for b in at.button]}"
-    return matches[0]
-
-
-def ollama_at(at: AppTest, url: str) -> AppTest:
+def ollama_at(at, url: str):
     at.radio(key="llm_backend").set_value("ollama").run()
     return at.text_input(key="llms.ollama.url").set_value(url).run()
 
 
 def test_settings_find_ollama_list_download_test_and_make_it_the_default(workspace, loopback):
-    at = ollama_at(settings_page(), loopback.ollama_url)
+    at = ollama_at(open_page("settings"), loopback.ollama_url)
     assert at.success[0].value == f"Ollama is running at {loopback.ollama_url} with 4 model(s)."
     rows = at.dataframe[0].value
     assert rows["model"].tolist()[0] == "llama3.1:latest" and rows["size"][0] == "4.3 GB"
@@ -79,7 +65,7 @@ def test_settings_find_ollama_list_download_test_and_make_it_the_default(workspa
 def test_a_download_failing_half_way_shows_how_far_and_changes_nothing(workspace, loopback):
     (workspace / "settings.json").write_text(json.dumps({"llm_backend": "extractive"}))
     before = (workspace / "settings.json").read_text()
-    at = ollama_at(settings_page(), loopback.ollama_url)
+    at = ollama_at(open_page("settings"), loopback.ollama_url)
     loopback.queue(Reply(pull_size=2 * GB, pull_error_after=2,
                          error="write /usr/share/ollama: no space left on device"))
     at.text_input(key="ollama.pull.name").set_value("llama3.2:1b").run()
@@ -98,14 +84,14 @@ def test_a_download_failing_half_way_shows_how_far_and_changes_nothing(workspace
 
 def test_no_ollama_running_is_said_with_how_to_start_it(workspace):
     url = unused_url()
-    at = ollama_at(settings_page(), url)
+    at = ollama_at(open_page("settings"), url)
     assert at.warning[0].value.startswith(f"Nothing answers at {url}.")
     assert "Look again" in at.warning[0].value
     assert not [t for t in at.text_input if t.key == "ollama.pull.name"]  # nothing to pull into
 
 
 def test_a_preset_fills_the_address_and_the_server_is_listed_and_tested(workspace, loopback):
-    at = settings_page()
+    at = open_page("settings")
     at.radio(key="llm_backend").set_value("openai").run()
     button(at, "LM Studio").click().run()
     assert at.text_input(key="llms.openai.url").value == "http://127.0.0.1:1234/v1"
@@ -121,7 +107,7 @@ def test_a_preset_fills_the_address_and_the_server_is_listed_and_tested(workspac
 
 
 def test_a_stopped_download_is_told_on_the_next_run(workspace, loopback):
-    at = ollama_at(settings_page(), loopback.ollama_url)
+    at = ollama_at(open_page("settings"), loopback.ollama_url)
     at.session_state["ollama_pulling"] = "llama3.2:1b"  # what a click on Stop leaves behind
     at.run()
     assert at.info[0].value.startswith("The download of llama3.2:1b was stopped before it "

@@ -68,14 +68,21 @@ def ollama_chat_body(
     return body
 
 
-def decode_ollama_stream(lines: Iterable[str]) -> Iterator[str]:
-    """Yield the text of each NDJSON line of an ``/api/chat`` stream until ``"done": true``."""
+def ollama_stream_objects(lines: Iterable[str]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each non-blank NDJSON line of an Ollama stream with its JSON object; an ``{"error":
+    ...}`` line raises ``ServerStreamError`` (``/api/chat`` and ``/api/pull`` alike)."""
     for line in lines:
         if not line.strip():
             continue
         data = decode_json_object(line, "a line that is")
         if "error" in data:
             raise ServerStreamError(str(data["error"]))
+        yield line, data
+
+
+def decode_ollama_stream(lines: Iterable[str]) -> Iterator[str]:
+    """Yield the text of each NDJSON line of an ``/api/chat`` stream until ``"done": true``."""
+    for line, data in ollama_stream_objects(lines):
         message = data.get("message")
         content = message.get("content") if isinstance(message, dict) else None
         if not isinstance(content, str) and not data.get("done"):

@@ -21,12 +21,12 @@ import httpx
 
 from ..errors import LLMConnectionError, LLMError, LLMResponseError, LLMStatusError
 from ..http import (
-    ServerStreamError, StreamFormatError, StreamIncomplete, decode_json_object, error_message_of,
-    is_loopback,
+    ServerStreamError, StreamFormatError, StreamIncomplete, error_message_of, is_loopback,
 )
 from ..http_body import DEFAULT_MAX_BODY_BYTES, read_lines
 from ..http_options import Deadline, PastDeadline, check_base_url, check_model, make_timeout
 from ..servers import DEFAULT_OLLAMA_URL, LIST_TIMEOUT, OLLAMA_START_HINT, ollama_connection
+from .ollama import ollama_stream_objects
 
 # Ollama reports progress every fraction of a second; a minute of silence means it is stuck.
 PULL_READ_TIMEOUT = 60.0
@@ -87,12 +87,7 @@ def parse_ollama_tags(data: Any) -> list[OllamaModel]:
 def decode_pull_stream(lines: Iterable[str]) -> Iterator[PullProgress]:
     """Yield the progress of each NDJSON line of an ``/api/pull`` stream until ``success``."""
     layers: dict[str, tuple[int, int]] = {}  # digest -> (completed, total)
-    for line in lines:
-        if not line.strip():
-            continue
-        data = decode_json_object(line, "a line that is")
-        if "error" in data:
-            raise ServerStreamError(str(data["error"]))
+    for line, data in ollama_stream_objects(lines):
         status = data.get("status")
         if not isinstance(status, str):
             raise StreamFormatError('a line without "status"', line)
