@@ -3,12 +3,15 @@
 The backends offered and their fields come from the registries (``webapp.settings_form``).
 """
 
+import os
+
 import streamlit as st
 
 from ragcore.backend import secret_value
 from ragcore.embeddings.registry import embedding_backends
 from ragcore.llms.registry import llm_backends
 from ragcore.present import format as fmt
+from ragcore.servers import DEFAULT_OLLAMA_URL
 from ragcore.workspace.settings import AUTO
 from webapp import model_setup as setup
 from webapp import settings_form as form
@@ -31,7 +34,8 @@ def backend_form(saved) -> dict:
                                   key="llm_backend")
     changes = {"llm_backend": backend}
     if backend == AUTO:
-        setup.automatic_status(saved.llm_settings("ollama").url)
+        # where 'auto' looks (ragcore.llms.resolve): $RAGCORE_LLM_BASE_URL, else the usual place
+        setup.automatic_status(os.environ.get("RAGCORE_LLM_BASE_URL") or DEFAULT_OLLAMA_URL)
     else:
         changes["llms"] = form.with_backend(saved.llms, backend, server_form(saved, backend))
     cols = st.columns(2)

@@ -113,3 +113,13 @@ def test_a_stopped_download_is_told_on_the_next_run(workspace, loopback):
     assert at.info[0].value.startswith("The download of llama3.2:1b was stopped before it "
                                        "finished; no setting changed.")
     assert not at.run().info  # told once
+
+
+def test_automatic_says_whether_a_local_ollama_will_answer(workspace, loopback, monkeypatch):
+    monkeypatch.setenv("RAGCORE_LLM_BASE_URL", loopback.ollama_url)  # where 'auto' looks
+    at = open_page("settings")
+    assert (f"The Ollama at {loopback.ollama_url} has 2 chat model(s): answers will be written "
+            "by llama3.1:latest.") in [c.value for c in at.caption]
+    monkeypatch.setenv("RAGCORE_LLM_BASE_URL", unused_url())
+    at = open_page("settings")
+    assert any(c.value.startswith("No Ollama with a chat model answers at") for c in at.caption)

@@ -38,7 +38,7 @@ START_HINTS = {preset.url: preset.start for preset in PRESETS}
 def preset_buttons(backend: str) -> None:
     """One button per local server this backend speaks to, filling in its usual address."""
     presets = presets_for(backend)
-    if not presets:
+    if len(presets) < 2:  # one kind of server (Ollama): its usual address is the field's default
         return
     st.caption("A server on this computer? Fill in its usual address:")
     for column, preset in zip(st.columns(len(presets)), presets):
@@ -182,8 +182,8 @@ def automatic_status(url: str) -> None:
     chat = [] if isinstance(models, str) or models is None else [
         m.name for m in models if is_chat_model(m.name)]
     if chat:
-        st.caption(f"A local Ollama is running with {len(chat)} chat model(s): answers will be "
-                   f"written by {chat[0]}.")
+        st.caption(f"The Ollama at {url} has {len(chat)} chat model(s): answers will be written "
+                   f"by {chat[0]}.")
     else:
-        st.caption("No local Ollama with a chat model was found, so answers quote your "
+        st.caption(f"No Ollama with a chat model answers at {url}, so answers quote your "
                    "documents. Choose Ollama above to find it or download a model.")
