@@ -92,7 +92,7 @@ def owl_nodes():
 
 def test_offline_the_trace_counts_extractive_steps_not_llm_calls_or_tokens():
     from ragcore.llms.extractive import ExtractiveLLM
-    from ragcore.present.trace_view import work_metrics, work_summary
+    from ragcore.present.trace_view import call_titles, work_metrics, work_summary
     from ragcore.query import compare_modes
 
     results = compare_modes("How do owls hunt?", llm=ExtractiveLLM(), nodes=owl_nodes(),
@@ -105,10 +105,13 @@ def test_offline_the_trace_counts_extractive_steps_not_llm_calls_or_tokens():
             assert said.startswith(f"{result.llm_calls} extractive {step} · "), said
             assert said.endswith(" s") and "token" not in said and "LLM" not in said
             assert list(work_metrics(form)) == ["Extractive steps", "Seconds"]
+            titles = call_titles(form)
+            assert len(titles) == result.llm_calls
+            assert titles[0].startswith("Extractive step 1: ") and "token" not in titles[0]
 
 
 def test_with_a_model_the_trace_counts_its_calls_and_tokens():
-    from ragcore.present.trace_view import work_metrics, work_summary
+    from ragcore.present.trace_view import call_titles, work_metrics, work_summary
     from ragcore.synthesis import Synthesizer
 
     trace = Trace()
@@ -119,4 +122,6 @@ def test_with_a_model_the_trace_counts_its_calls_and_tokens():
     assert said.startswith(f"1 LLM call · {trace.total_tokens_in:,} tokens in, "
                            f"{trace.total_tokens_out:,} out · ")
     assert work_metrics(trace)["Tokens in"] == trace.total_tokens_in
+    [title] = call_titles(trace)
+    assert title.startswith(f"LLM call 1: qa ({trace.total_tokens_in:,} → ")
     assert work_summary(Trace()) == "no model calls · 0.00 s"

@@ -103,6 +103,20 @@ def work_metrics(trace: TraceLike | None) -> dict[str, int | float]:
             "Tokens out": int(total["tokens_out"]), "Seconds": seconds}
 
 
+def call_titles(trace: TraceLike | None) -> list[str]:
+    """A title per LLM call (``llm_call_rows`` order): 'Extractive step 1: qa (4.2 ms)' offline,
+    'LLM call 1: qa (1,077 → 40 tokens, 812.0 ms)' with a model."""
+    offline = is_extractive(trace_dict(trace))
+    titles = []
+    for row in llm_call_rows(trace):
+        if offline:
+            titles.append(f"Extractive step {row['call']}: {row['purpose']} ({row['ms']} ms)")
+        else:
+            titles.append(f"LLM call {row['call']}: {row['purpose']} ({row['tokens in']:,} → "
+                          f"{row['tokens out']:,} tokens, {row['ms']} ms)")
+    return titles
+
+
 def _plural(count: int, noun: str) -> str:
     return noun if count == 1 else f"{noun}s"
 
