@@ -16,7 +16,7 @@ install: $(STAMP)
 # The first set-up says what it is doing at each step and lets pip show its downloads (a
 # progress bar in a terminal); the app's launcher says where the app is and how to stop it.
 $(STAMP): pyproject.toml
-	@echo "==> Setting up ragcore in $(VENV) (the first time takes a few minutes; later starts take seconds)"
+	@echo "==> Setting up ragcore in $(VENV) (the first time takes a few minutes, later ones seconds)"
 	@test -x $(PY) || { echo "==> Creating $(VENV), a private Python environment for ragcore"; \
 		python3 -m venv $(VENV); }
 	@echo "==> Updating pip"

@@ -1,4 +1,4 @@
-"""The models of a local Ollama: what it has (``GET /api/tags``) and downloading one (``/api/pull``).
+"""The models of a local Ollama: what it holds (``GET /api/tags``) and downloads (``/api/pull``).
 
 Where ``ollama`` chats with a model that is already there, this module finds what a server holds
 and pulls more, for the Settings page. ``POST /api/pull`` answers with newline-delimited JSON:
@@ -50,7 +50,7 @@ class OllamaModel:
 
 @dataclass(slots=True, frozen=True)
 class PullProgress:
-    """Where a download stands: Ollama's status line and the bytes of the layers announced so far."""
+    """Where a download stands: Ollama's status and the bytes of the layers announced so far."""
 
     status: str
     completed: int = 0
