@@ -118,12 +118,17 @@ def download_progress(progress: Any) -> str:
     if progress.done:
         return "Downloaded."
     if progress.status.startswith("pulling ") and progress.total:
-        return (f"Downloading: {human_size(progress.completed)} of {human_size(progress.total)} "
-                f"({progress.fraction:.0%})")
+        return (f"Downloading: {gigabytes(progress.completed, 2)} of "
+                f"{gigabytes(progress.total, 2)} ({progress.fraction:.0%})")
     return progress.status[:1].upper() + progress.status[1:] + "…"
 
 
 def model_rows(models: Any) -> list[dict[str, Any]]:
     """An Ollama's models (``ollama_models.OllamaModel``) as table rows with readable sizes."""
-    return [{"model": m.name, "size": human_size(m.size) if m.size else "?",
+    return [{"model": m.name, "size": gigabytes(m.size, 1) if m.size else "?",
              "parameters": m.parameters, "quantization": m.quantization} for m in models]
+
+
+def gigabytes(size: int, digits: int) -> str:
+    """Bytes as '4.7 GB' in powers of 1000, as Ollama and its model library show model sizes."""
+    return f"{size / 1e9:.{digits}f} GB"
