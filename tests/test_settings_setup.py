@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from loopback import Reply, loopback, unused_url  # noqa: F401 (fixture)
+from loopback import LoopbackServer, Reply, loopback, unused_url  # noqa: F401 (fixture)
 from test_app_pages import button, open_page
 
 GB = 1_000_000_000
@@ -123,3 +123,13 @@ def test_automatic_says_whether_a_local_ollama_will_answer(workspace, loopback, 
     monkeypatch.setenv("RAGCORE_LLM_BASE_URL", unused_url())
     at = open_page("settings")
     assert any(c.value.startswith("No Ollama with a chat model answers at") for c in at.caption)
+
+
+def test_a_server_that_answers_but_refuses_to_list_is_not_said_to_be_missing(workspace):
+    with LoopbackServer(api_key="sk-needed") as server:
+        at = open_page("settings")
+        at.radio(key="llm_backend").set_value("openai").run()
+        at.text_input(key="llms.openai.url").set_value(server.openai_url).run()
+    said = at.warning[0].value
+    assert said.startswith(f"The models at {server.openai_url} could not be listed: ")
+    assert "HTTP 401" in said and "API key" in said

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import time
 from contextlib import closing
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 
-from ragcore.errors import LLMError, RagcoreError
+from ragcore.errors import LLMConnectionError, LLMError, RagcoreError
 from ragcore.http import is_loopback
 from ragcore.llms.ollama import is_chat_model
 from ragcore.llms.ollama_models import list_ollama_models_detailed, pull_ollama_model
@@ -50,7 +51,15 @@ def _use_address(backend: str, url: str) -> None:
     st.session_state[f"llms.{backend}.url"] = url
 
 
-def models_at(backend: str, url: str, api_key: str | None = None) -> list[Any] | str | None:
+@dataclass(slots=True, frozen=True)
+class Unlisted:
+    """Why a server's models could not be listed: nothing answered, or it answered with an error."""
+
+    message: str
+    reachable: bool
+
+
+def models_at(backend: str, url: str, api_key: str | None = None) -> list[Any] | Unlisted | None:
     """The models found at ``url`` (looked up once per session), why none could be listed, or
     None for a remote OpenAI-compatible server not looked up (it may charge per request)."""
     found = st.session_state.setdefault(FOUND_KEY, {})
@@ -60,7 +69,7 @@ def models_at(backend: str, url: str, api_key: str | None = None) -> list[Any] |
             return None
         found[key] = _look(backend, url, api_key)
     models = found[key]
-    if not isinstance(models, str):
+    if isinstance(models, list):
         names = [getattr(m, "name", m) for m in models]
         chat = [n for n in names if backend != "ollama" or is_chat_model(n)]
         st.session_state.setdefault(form.MODELS_KEY, {})[f"llms.{backend}"] = chat
@@ -76,13 +85,15 @@ def before_fields(backend: str, url: str, api_key: str | None) -> None:
         st.session_state[f"llms.{backend}.model.pick"] = downloaded
 
 
-def _look(backend: str, url: str, api_key: str | None) -> list[Any] | str:
+def _look(backend: str, url: str, api_key: str | None) -> list[Any] | Unlisted:
     try:
         if backend == "ollama":
             return list_ollama_models_detailed(url, timeout=LOOK_TIMEOUT)
         return list_openai_models(url, api_key, timeout=LOOK_TIMEOUT)
-    except RagcoreError as exc:
-        return str(exc)
+    except LLMConnectionError as exc:
+        return Unlisted(str(exc), reachable=False)
+    except RagcoreError as exc:  # a bad address, a refused key, something that is not the server
+        return Unlisted(str(exc), reachable=True)
 
 
 def forget_models(backend: str, url: str) -> None:
@@ -93,10 +104,12 @@ def server_panel(backend: str, values: dict[str, Any]) -> None:
     """Under a server backend's fields: what answers at its address, downloads, the test."""
     url = str(values.get("url") or "")
     models = models_at(backend, url, values.get("api_key")) if url else None
-    if isinstance(models, str):
+    if isinstance(models, Unlisted) and not models.reachable:
         start = START_HINTS.get(url, "Check that the server is running and the address is right.")
         st.warning(f"Nothing answers at {url}. {start} Then press “Look again”.")
-        st.caption(models)
+        st.caption(models.message)
+    elif isinstance(models, Unlisted):
+        st.warning(f"The models at {url} could not be listed: {models.message}")
     elif models is not None:
         kind = "Ollama is" if backend == "ollama" else "The server is"
         st.success(f"{kind} running at {url} with {len(models)} model(s).")
@@ -105,7 +118,7 @@ def server_panel(backend: str, values: dict[str, Any]) -> None:
         elif models:
             st.dataframe([{"model": name} for name in models], hide_index=True, width="stretch")
     st.button("Look again", key=f"{backend}.look", on_click=forget_models, args=(backend, url))
-    if backend == "ollama" and not isinstance(models, str):
+    if backend == "ollama" and isinstance(models, list):
         download_form(url)
     test_and_default(backend, values)
 
@@ -179,8 +192,7 @@ def test_and_default(backend: str, values: dict[str, Any]) -> None:
 def automatic_status(url: str) -> None:
     """For the Automatic choice: whether a local Ollama will write the answers."""
     models = models_at("ollama", url)
-    chat = [] if isinstance(models, str) or models is None else [
-        m.name for m in models if is_chat_model(m.name)]
+    chat = [m.name for m in models if is_chat_model(m.name)] if isinstance(models, list) else []
     if chat:
         st.caption(f"The Ollama at {url} has {len(chat)} chat model(s): answers will be written "
                    f"by {chat[0]}.")
