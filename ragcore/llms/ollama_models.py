@@ -152,8 +152,7 @@ def pull_failure(model: str, base_url: str, last: PullProgress, exc: Exception) 
         advice = LIBRARY_HINT if _unknown_model(str(exc)) else RETRY_HINT
         return LLMResponseError(f"{where} could not download {model}{_how_far(last)}: {exc}. "
                                 f"{advice}")
-    if isinstance(exc, httpx.ConnectError) or (
-            isinstance(exc, httpx.TimeoutException) and last.status == "starting"):
+    if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)):
         return LLMConnectionError(f"Could not reach {where} to download {model} ({exc}). "
                                   f"{OLLAMA_START_HINT}")
     if isinstance(exc, StreamFormatError):
