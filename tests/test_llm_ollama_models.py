@@ -135,3 +135,9 @@ def test_closing_the_pull_stops_the_download(loopback):
     request = loopback.requests_to("/api/pull")[0]
     assert request.done.wait(5) and request.client_closed
     assert "llama3.2:1b" not in loopback.models
+
+
+def test_a_download_that_goes_silent_is_said_to_have(loopback):
+    loopback.queue(Reply(pull_steps=4, chunk_delay=2.0))
+    with pytest.raises(LLMConnectionError, match="download of x from .* went silent"):
+        list(pull_ollama_model("x", loopback.ollama_url, read_timeout=0.3))
