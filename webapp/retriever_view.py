@@ -14,7 +14,7 @@ from typing import Any
 import streamlit as st
 
 from ragcore.present import format as fmt
-from ragcore.present.trace_view import trace_dict
+from ragcore.present.trace_view import trace_dict, work_metrics
 from ragcore.retriever_choice import CHOICES, RetrieverResult, unavailable_reason
 from webapp.shell import in_columns
 
@@ -103,12 +103,18 @@ def passage_line(scored: Any) -> str:
     return f"`{score}` **{source}**: {text[:220]}{'…' if len(text) > 220 else ''}"
 
 
+def _work_columns(trace: Any) -> dict[str, int | float]:
+    """The trace's work as table columns (extractive steps offline, LLM calls and tokens with a
+    model), the seconds left to the table's own column."""
+    return {k: v for k, v in work_metrics(trace).items() if k != "Seconds"}
+
+
 def render_retriever_comparison(compared: dict) -> None:
     results: list[RetrieverResult] = compared["results"]
     st.caption(f"Question: {compared['question']} · mode {compared['mode']}")
     st.dataframe(
         [{"retriever": CHOICES[r.name].label, "passages": len(r.source_nodes),
-          "LLM calls": r.llm_calls, "seconds": round(r.seconds, 2),
+          **_work_columns(r.trace), "seconds": round(r.seconds, 2),
           "status": "failed" if r.error else "ok"} for r in results],
         hide_index=True, width="stretch",
     )
