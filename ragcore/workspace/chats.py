@@ -100,6 +100,7 @@ class SavedChat:
     updated: str = field(default_factory=now_iso)
     messages: list[ChatMessage] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
+    pinned: bool = False  # listed before the others
 
     def add_message(
         self,
@@ -131,8 +132,8 @@ class SavedChat:
                 f"chat format version {data['version']} is newer than this ragcore "
                 f"understands ({CHAT_VERSION}): upgrade ragcore"
             )
-        fields = {k: data[k] for k in ("index", "chat_mode", "response_mode", "llm", "title",
-                                       "id", "created", "updated", "settings") if k in data}
+        fields = {k: data[k] for k in ("index", "chat_mode", "response_mode", "llm", "title", "id",
+                                       "created", "updated", "settings", "pinned") if k in data}
         messages = [ChatMessage.from_dict(m) for m in data.get("messages", [])]
         return cls(**fields, messages=messages)
 
@@ -148,6 +149,7 @@ class ChatSummary:
     updated: str
     messages: int
     created: str = ""
+    pinned: bool = False
 
 
 MAX_TITLE_CHARS = 120
@@ -200,6 +202,13 @@ class ChatStore:
         self.save(chat)
         return chat
 
+    def set_pinned(self, chat_id: str, pinned: bool) -> SavedChat:
+        """Pin a saved chat (listed first) or unpin it."""
+        chat = self.load(chat_id)
+        chat.pinned = bool(pinned)
+        self.save(chat)
+        return chat
+
     def delete_all(self, *, index: str | None = None) -> int:
         """Delete every saved chat (of ``index`` only, when given); returns how many."""
         gone = 0
@@ -218,7 +227,7 @@ class ChatStore:
         words = search.lower().split()
         summaries = [
             ChatSummary(chat.id, chat.title or "(untitled)", chat.index, chat.chat_mode,
-                        chat.updated, len(chat.messages), chat.created)
+                        chat.updated, len(chat.messages), chat.created, chat.pinned)
             for chat in self._chats() if _contains(chat, words)
         ]
         return sorted(summaries, key=lambda s: s.updated, reverse=True)
