@@ -1,0 +1,133 @@
+"""Inline numbered markers: "[1]" after each answer sentence, naming the source it came from.
+
+Which passages an answer used is decided in ``support.py`` (``SourceUse`` spans); this module
+only says, sentence by sentence, which of those used passages a sentence came from, and writes
+the markers. A sentence that quotes a used passage (or a used passage sentence it holds whole)
+came from that passage; a generated sentence that quotes nothing came from the used passages
+whose supporting sentences share the most of its wording. A sentence the support check found
+unsupported, or too short to make a claim, gets no marker. Markers are numbered in order of first
+use, and ``renumber`` lists the sources under the answer with the same numbers, cited ones first.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Sequence
+
+from .quotes import MIN_QUOTE_WORDS, Span, quotes_in, sentence_spans, words_of
+from .sources import ListedSource, SourceListing
+from .support import SUPPORT_MARGIN, SourceUse, lexical_similarity
+
+
+@dataclass(frozen=True, slots=True)
+class MarkedAnswer:
+    """The answer with markers, and the sources cited: ``order[n - 1]`` is the 0-based position
+    (in the passages given) of the source marked ``[n]``."""
+
+    text: str
+    order: tuple[int, ...]
+
+
+def sentence_sources(
+    answer: str,
+    passages: Sequence[str],
+    uses: Sequence[SourceUse],
+    *,
+    unsupported: Sequence[str] = (),
+) -> list[tuple[Span, tuple[int, ...]]]:
+    """Each sentence of ``answer`` (its span) with the positions of the passages it came from."""
+    if len(uses) != len(passages):
+        raise ValueError(f"{len(uses)} source uses for {len(passages)} passages: give one "
+                         "SourceUse per passage, in the same order (support.cite)")
+    flagged = [words_of(s) for s in unsupported]
+    found = []
+    for start, end in sentence_spans(answer):
+        words = words_of(answer[start:end])
+        if len(words) < MIN_QUOTE_WORDS or any(_same_claim(words, f) for f in flagged):
+            found.append(((start, end), ()))
+            continue
+        found.append(((start, end), _origins(answer[start:end], words, passages, uses)))
+    return found
+
+
+def mark_answer(
+    answer: str,
+    passages: Sequence[str],
+    uses: Sequence[SourceUse],
+    *,
+    unsupported: Sequence[str] = (),
+) -> MarkedAnswer:
+    """``answer`` with " [n]" after every sentence a used passage supports."""
+    order: list[int] = []
+    pieces, position = [], 0
+    for (_, end), origins in sentence_sources(answer, passages, uses, unsupported=unsupported):
+        if not origins:
+            continue
+        for origin in origins:
+            if origin not in order:
+                order.append(origin)
+        numbers = sorted(order.index(origin) + 1 for origin in origins)
+        pieces.append(answer[position:end] + "".join(f" [{n}]" for n in numbers))
+        position = end
+    pieces.append(answer[position:])
+    return MarkedAnswer("".join(pieces), tuple(order))
+
+
+def renumber(listing: SourceListing, order: Sequence[int]) -> SourceListing:
+    """The listing numbered like the markers: cited sources first, as ``[1]``, ``[2]``…, in
+    marker order; then the other shown sources, then the hidden ones, numbered on."""
+    by_position = {s.number - 1: s for s in (*listing.shown, *listing.hidden)}
+    cited = [by_position[p] for p in order if p in by_position]
+    rest = [s for s in listing.shown if s not in cited]
+    hidden = [s for s in listing.hidden if s not in cited]
+    numbered = [dataclasses.replace(s, number=n) for n, s in enumerate([*cited, *rest, *hidden], 1)]
+    shown_count = len(cited) + len(rest)
+    return dataclasses.replace(listing, shown=tuple(numbered[:shown_count]),
+                               hidden=tuple(numbered[shown_count:]))
+
+
+def cited_numbers(listing: SourceListing) -> dict[int, ListedSource]:
+    """The listed sources by number, for links from markers to sources."""
+    return {s.number: s for s in (*listing.shown, *listing.hidden)}
+
+
+def _origins(sentence: str, words: list[str], passages: Sequence[str],
+             uses: Sequence[SourceUse]) -> tuple[int, ...]:
+    used = [i for i, use in enumerate(uses) if use.used]
+    quoted = tuple(i for i in used if _quotes(sentence, words, passages[i], uses[i].spans))
+    if quoted:
+        return quoted
+    scores = {i: _best_match(sentence, passages[i], uses[i].spans) for i in used}
+    best = max(scores.values(), default=0.0)
+    if best <= 0:
+        return ()
+    return tuple(i for i in used if scores[i] >= best - SUPPORT_MARGIN)
+
+
+def _quotes(sentence: str, words: list[str], passage: str, spans: Sequence[Span]) -> bool:
+    if not any(quotes_in(passage[a:b], words) for a, b in spans):
+        return any(_holds(sentence, passage[a:b]) for a, b in spans)
+    return True
+
+
+def _holds(sentence: str, cited: str) -> bool:
+    """True when ``sentence`` holds a whole sentence of the cited text."""
+    return any(
+        len(words_of(cited[a:b])) >= MIN_QUOTE_WORDS and quotes_in(sentence, words_of(cited[a:b]))
+        for a, b in sentence_spans(cited)
+    )
+
+
+def _best_match(sentence: str, passage: str, spans: Sequence[Span]) -> float:
+    texts = [passage[a:b] for a, b in spans]
+    if not texts:
+        return 0.0
+    return float(lexical_similarity([sentence], texts).max())
+
+
+def _same_claim(words: list[str], claim: list[str]) -> bool:
+    if not claim:
+        return False
+    joined, other = f" {' '.join(words)} ", f" {' '.join(claim)} "
+    return joined in other or other in joined
