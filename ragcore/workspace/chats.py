@@ -101,6 +101,7 @@ class SavedChat:
     messages: list[ChatMessage] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
     pinned: bool = False  # listed before the others
+    index_uid: str = ""  # the index's record uid (``names.index_gone``); "" in older chats
 
     def add_message(
         self,
@@ -133,7 +134,8 @@ class SavedChat:
                 f"understands ({CHAT_VERSION}): upgrade ragcore"
             )
         fields = {k: data[k] for k in ("index", "chat_mode", "response_mode", "llm", "title", "id",
-                                       "created", "updated", "settings", "pinned") if k in data}
+                                       "created", "updated", "settings", "pinned", "index_uid")
+                  if k in data}
         messages = [ChatMessage.from_dict(m) for m in data.get("messages", [])]
         return cls(**fields, messages=messages)
 

@@ -64,6 +64,8 @@ class Job:
     cancel_requested: bool = False
     resumed_from: str = ""
     index_display: str = ""  # the index's name as people typed it (``names.display_name``)
+    index_uid: str = ""  # the index's record uid: a later index in the same folder differs
+    index_deleted: bool = False  # its index was deleted since (``Workspace.delete_index``)
     origin: str = "app"  # who started it: "app" or "command line"
     waiting_for: str = ""  # while queued: the other process's job on the index it waits for
     pid: int = field(default_factory=os.getpid)
@@ -80,12 +82,14 @@ class Job:
 
     def title(self) -> str:
         """'Ingest 3 files into “Contrats été”', 'Re-index report.pdf in “docs”' ..."""
-        shown = self.index_display or self.index
+        shown = f"“{self.index_display or self.index}”"
+        if self.index_deleted:
+            shown = "the deleted index " + shown
         if self.kind == "ingest":
             what = _name(self.files[0]) if len(self.files) == 1 else f"{len(self.files)} files"
-            return f"Ingest {what} into “{shown}”"
+            return f"Ingest {what} into {shown}"
         verb = "Re-index" if self.kind == "reindex" else "Delete"
-        return f"{verb} {_name(self.target)} in “{shown}”"
+        return f"{verb} {_name(self.target)} in {shown}"
 
     def owner_alive(self) -> bool:
         """Whether the process that runs this job is still there (not one that reused its pid)."""
