@@ -37,6 +37,13 @@ _INDEX_WORDS = frozenset(
 _EXTENSIONS = frozenset(
     "pdf docx doc txt md rst html htm pptx xlsx epub rtf eml csv json ipynb".split()
 )
+# Words that say what kind of thing a document is, or its file type: "the state of the union
+# speech" and "state_of_the_union.txt" both name state_of_the_union.txt, so these words count
+# against a document only when its name holds them.
+_KIND_WORDS = frozenset(
+    "speech address article essay report letter story transcript talk lecture note notes "
+    "manual guide paper chapter".split()
+) | _EXTENSIONS
 # A document is named when the question holds most of its name's words (or at least two of
 # them, for long names such as "NIST.SP.800-207-ZeroTrustArchitecture.pdf") and those words
 # are most of what the question asks to summarise ("summarise what PEP 8 says about
@@ -86,8 +93,9 @@ def route_question(question: str, documents: Mapping[str, str]) -> Route:
     best_key, best_score = None, 0.0
     for key, name in documents.items():
         wanted = name_words(name)
-        found = len(wanted & topic)
-        if not found or found / len(topic) < TOPIC_SHARE:
+        asked = topic - (_KIND_WORDS - wanted)
+        found = len(wanted & asked)
+        if not asked or not found or found / len(asked) < TOPIC_SHARE:
             continue
         score = found / len(wanted)
         if (score >= NAME_SHARE or found >= 2) and score > best_score:
