@@ -51,11 +51,25 @@ def record_turn(
     # The search that found this turn's sources: its scores decide which are shown by default.
     trace["retrieval_mode"] = settings.get("retrieval_mode", DEFAULT_RETRIEVAL_MODE)
     chat.chat_mode, chat.llm = chat_mode, llm_label
-    chat.settings = dict(settings)
+    chat.settings = {**chat.settings, **settings}  # the chosen files, dropped files stay
     chat.add_message("user", question)
     return chat.add_message(
         "assistant", response.text, sources=response.source_nodes, trace=trace
     )
+
+
+def record_stopped_turn(
+    chat: SavedChat, question: str, text: str, response: Any, *, settings: dict[str, Any]
+) -> ChatMessage:
+    """Append the question and the part of its reply written before Stop was pressed."""
+    trace = compact_trace(response.trace)
+    trace["chat_mode"] = settings.get("chat_mode", chat.chat_mode)
+    trace["retrieval_mode"] = settings.get("retrieval_mode", DEFAULT_RETRIEVAL_MODE)
+    trace["stopped_by_user"] = True
+    chat.settings = {**chat.settings, **settings}
+    chat.add_message("user", question)
+    sources = response.source_nodes
+    return chat.add_message("assistant", text.rstrip() + " …", sources=sources, trace=trace)
 
 
 def turn_retrieval_mode(message: ChatMessage) -> str:

@@ -1,0 +1,135 @@
+"""What a person does to a chat's turns: Stop a reply while it streams, Regenerate the last reply,
+Edit and resend an earlier question, Copy a reply.
+
+A streaming reply is mirrored chunk by chunk into the session (``kept_stream``). Pressing Stop
+(or anything else) while it streams makes Streamlit end that run; the next run finds the
+mirror and keeps the partial reply in the chat, marked stopped (``keep_stopped_reply``).
+Regenerate and Edit cut the conversation before a question and queue the question (the same or
+edited) for the page to ask again; the engine's memory is rebuilt from what is left.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Iterator
+
+import streamlit as st
+
+from ragcore.present import format as fmt
+from webapp import state
+from webapp.chat_turns import record_stopped_turn
+
+QUEUED_KEY = "queued_question"
+STREAM_KEY = "streaming_reply"  # the reply streaming now: chat id, question, text so far
+EDIT_KEY = "editing_question"  # the position of the question being edited
+STOPPED_NOTE = "Stopped: the reply was cut short when you pressed Stop."
+
+
+# -- Stop ------------------------------------------------------------------------------------
+
+
+def kept_stream(chunks: Iterable[str], chat_id: str, question: str, response: Any,
+                settings: dict) -> Iterator[str]:
+    """``chunks`` as they come, each also added to the session's copy of the reply."""
+    kept = {"chat": chat_id, "question": question, "text": "", "response": response,
+            "settings": settings}
+    st.session_state[STREAM_KEY] = kept
+    for chunk in chunks:
+        kept["text"] += chunk
+        yield chunk
+
+
+def stream_finished() -> None:
+    """The reply streamed to its end (and was recorded): nothing to keep."""
+    st.session_state.pop(STREAM_KEY, None)
+
+
+def keep_stopped_reply(ws: Any, chat: Any) -> bool:
+    """Keep the reply a previous run left half-streamed (Stop pressed); True if there was one."""
+    kept = st.session_state.pop(STREAM_KEY, None)
+    if not kept or kept["chat"] != chat.id:
+        return False
+    record_stopped_turn(chat, kept["question"], kept["text"], kept["response"],
+                        settings=kept["settings"])
+    ws.save_chat(chat)
+    state.set_open_chat(chat, None)  # the engine's memory is rebuilt from the saved turns
+    return True
+
+
+def stop_button() -> Any:
+    """A Stop button for the reply about to stream; its slot is emptied when the reply ends."""
+    slot = st.empty()
+    slot.button("Stop", key="stop_reply", icon=":material/stop_circle:",
+                help="End this reply now; what was written so far is kept.")
+    return slot
+
+
+# -- Regenerate and Edit ---------------------------------------------------------------------
+
+
+def ask_again(position: int, question: str) -> None:
+    """Cut the open chat before the message at ``position`` and queue ``question``."""
+    chat = state.open_chat()
+    del chat.messages[position:]
+    st.session_state.pop(EDIT_KEY, None)
+    state.set_open_chat(chat, None)
+    st.session_state[QUEUED_KEY] = question
+
+
+def regenerate() -> None:
+    """Ask the last question again (its reply is replaced)."""
+    chat = state.open_chat()
+    position = max(i for i, m in enumerate(chat.messages) if m.role == "user")
+    ask_again(position, chat.messages[position].content)
+
+
+def start_edit(position: int) -> None:
+    st.session_state[EDIT_KEY] = position
+
+
+def cancel_edit() -> None:
+    st.session_state.pop(EDIT_KEY, None)
+
+
+def send_edited(position: int, text_key: str) -> None:
+    question = " ".join(str(st.session_state.get(text_key, "")).split())
+    if question:
+        ask_again(position, question)
+
+
+def render_question(message: Any, position: int, *, busy: bool) -> None:
+    """A question of the history, with Edit (a text box and Send while editing)."""
+    if st.session_state.get(EDIT_KEY) == position:
+        text_key = f"edit_text_{position}"
+        st.text_area("Edit your question", value=message.content, key=text_key)
+        send, cancel = st.columns(2)
+        send.button("Send edited question", key=f"send_edit_{position}", type="primary",
+                    on_click=send_edited, args=(position, text_key),
+                    help="The conversation after this question is replaced by the new answer.")
+        cancel.button("Cancel", key=f"cancel_edit_{position}", on_click=cancel_edit)
+        return
+    st.markdown(fmt.markdown_text(message.content))
+    st.button("Edit", key=f"edit_{position}", icon=":material/edit:", disabled=busy,
+              on_click=start_edit, args=(position,), type="tertiary",
+              help="Change this question and ask it again.")
+
+
+# -- the reply -------------------------------------------------------------------------------
+
+
+def render_reply(message: Any) -> None:
+    """A reply's text (the one place it is drawn), and a note if it was stopped."""
+    st.markdown(fmt.markdown_text(message.content))
+    if (message.trace or {}).get("stopped_by_user"):
+        st.caption(STOPPED_NOTE)
+
+
+def reply_actions(message: Any, position: int, *, last: bool, busy: bool) -> None:
+    """Copy (a code box with a copy icon) and, under the last reply, Regenerate."""
+    copy, again = st.columns(2)
+    with copy.popover("Copy", icon=":material/content_copy:"):
+        st.caption("Press the copy icon at the box's top right.")
+        st.code(message.content, language=None, wrap_lines=True)
+    if last:
+        again.button("Regenerate", key=f"regenerate_{position}", icon=":material/refresh:",
+                     on_click=regenerate, disabled=busy,
+                     help="Ask the last question again for a new reply.")
