@@ -14,7 +14,8 @@ from typing import Any, Callable, Sequence
 import streamlit as st
 
 from ragcore.present import format as fmt
-from ragcore.present.citations import passage_segments, segments_to_html
+from ragcore.present.citations import passage_segments
+from ragcore.present.passage_markup import markup_of, render_segments
 from ragcore.present.sources import (
     ListedSource,
     SourceListing,
@@ -80,10 +81,25 @@ def render_listing(listing: SourceListing, draw: DrawSource, *, toggle_key: str)
 
 
 def passage_html(source: ListedSource, lookup: Any) -> str:
-    """The source's passage in its surrounding text, the spans the answer used marked."""
+    """The source's passage in its surrounding text, the spans the answer used marked; Markdown
+    and reST passages rendered, not shown as markup."""
     segments = passage_segments(source.scored.node, source.use.spans, lookup=lookup)
-    return segments_to_html(segments)
+    return render_segments(segments, markup_of(source.scored.file_name))
 
 
-def source_title(source: ListedSource) -> str:
-    return fmt.source_label(source.number, source.scored, note=source.use.note)
+def source_title(source: ListedSource, *, strength: str = "", advanced: bool = True) -> str:
+    """'[1] zta.pdf · page 12 · strong match · quoted in the answer' (with ``strength``, from
+    ``strength.listing_strengths``; the score added when ``advanced``), else the plain label
+    '1. zta.pdf · page 12 · score 0.812 · quoted in the answer'."""
+    if not strength:
+        return fmt.source_label(source.number, source.scored, note=source.use.note)
+    scored = source.scored
+    parts = [f"[{source.number}] {scored.file_name or scored.node.ref_doc_id or 'unknown source'}"]
+    if scored.page:
+        parts.append(f"page {scored.page}")
+    parts.append(strength)
+    if advanced and scored.score is not None:
+        parts.append(f"score {scored.score:.3f}")
+    if source.use.note:
+        parts.append(source.use.note)
+    return " · ".join(parts)

@@ -77,7 +77,7 @@ def passage_segments(
     return segments
 
 
-_STYLES = {
+SEGMENT_STYLES = {
     "context": "color:#718096;",
     "passage": "background:#EBF4FF;",
     "cited": "background:#FEEBC8;font-weight:600;",
@@ -88,7 +88,7 @@ def segments_to_html(segments: list[Segment]) -> str:
     """Render segments as one HTML block; every character of text is escaped."""
     parts = []
     for segment in segments:
-        style = _STYLES[segment.kind]
+        style = SEGMENT_STYLES[segment.kind]
         tag = "mark" if segment.kind == "cited" else "span"
         parts.append(f'<{tag} style="{style}">{html.escape(segment.text)}</{tag}>')
     body = "".join(parts)

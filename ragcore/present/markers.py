@@ -74,11 +74,25 @@ def mark_answer(
     return MarkedAnswer("".join(pieces), tuple(order))
 
 
+def mark_listing(answer: str, listing: SourceListing) -> tuple[str, SourceListing]:
+    """``answer`` with markers for the sources of ``listing``, and the listing numbered to match
+    (what the Query and Chat pages show)."""
+    if listing.without_sources:
+        return answer, listing
+    listed = _by_number(listing)
+    marked = mark_answer(answer, [s.scored.node.text for s in listed], [s.use for s in listed],
+                         unsupported=listing.unsupported)
+    return marked.text, renumber(listing, marked.order)
+
+
 def renumber(listing: SourceListing, order: Sequence[int]) -> SourceListing:
     """The listing numbered like the markers: cited sources first, as ``[1]``, ``[2]``…, in
-    marker order; then the other shown sources, then the hidden ones, numbered on."""
-    by_position = {s.number - 1: s for s in (*listing.shown, *listing.hidden)}
-    cited = [by_position[p] for p in order if p in by_position]
+    marker order; then the other shown sources, then the hidden ones, numbered on.
+
+    ``order`` holds 0-based positions among the listed sources sorted by their numbers.
+    """
+    listed = _by_number(listing)
+    cited = [listed[p] for p in order if p < len(listed)]
     rest = [s for s in listing.shown if s not in cited]
     hidden = [s for s in listing.hidden if s not in cited]
     numbered = [dataclasses.replace(s, number=n) for n, s in enumerate([*cited, *rest, *hidden], 1)]
@@ -87,9 +101,8 @@ def renumber(listing: SourceListing, order: Sequence[int]) -> SourceListing:
                                hidden=tuple(numbered[shown_count:]))
 
 
-def cited_numbers(listing: SourceListing) -> dict[int, ListedSource]:
-    """The listed sources by number, for links from markers to sources."""
-    return {s.number: s for s in (*listing.shown, *listing.hidden)}
+def _by_number(listing: SourceListing) -> list[ListedSource]:
+    return sorted((*listing.shown, *listing.hidden), key=lambda s: s.number)
 
 
 def _origins(sentence: str, words: list[str], passages: Sequence[str],
