@@ -6,8 +6,11 @@ import streamlit as st
 from ragcore.present import format as fmt, trace_view
 from ragcore.present.dates import friendly_date
 from ragcore.workspace.names import display_name
-from webapp import shell, state
+from webapp import chat_list, shell, state
 from webapp.advanced import advanced_toggle
+from webapp import chat_controls as controls
+from webapp.chat_files import STILL_INDEXING, drop_files, drops_at, indexing, render_drop
+from webapp.chat_scope import scope_select, scoped
 from webapp.index_names import shown_name
 from webapp.chat_summary import route_caption, routed_reply
 from webapp.citing import passage_html, render_listing, source_listing, source_title
@@ -20,18 +23,18 @@ from webapp.chat_turns import (
     turn_retrieval_mode,
 )
 from ragcore.chat import CHAT_MODE_DESCRIPTIONS, ChatMode
+from ragcore.chat.titles import chat_title
 from ragcore.index.engines import chat_engine_from_index, llm_with_index_embedder
 from ragcore.retriever_choice import build_retriever
 from webapp.retriever_view import render_notes, retriever_select
 from ragcore.trace import Trace
 from ragcore.workspace.chats import export_json, export_markdown
 
-QUEUED_KEY, MODE_KEY = "queued_question", state.CHAT_MODE_KEY
+QUEUED_KEY, MODE_KEY = controls.QUEUED_KEY, state.CHAT_MODE_KEY
 CONFIRM_KEY = "confirm_chat_delete"  # "open" (this chat) or "all"
 MODES = [m.value for m in ChatMode]
 DEFAULT_MODE = ChatMode.CONDENSE_PLUS_CONTEXT.value
 DEFAULT_SEARCH, DEFAULT_TOP_K = "hybrid", 4
-SHOWN_CHATS = 30
 
 
 # -- callbacks (run before the page, on a button press) --------------------------------------
@@ -148,26 +151,9 @@ def confirm_delete(ws, chat) -> None:
 
 
 def saved_chats(ws, chat) -> None:
-    """The saved chats, newest first, searchable; the open one highlighted."""
-    everything = ws.list_chats()
-    if not everything:
-        return
-    st.subheader("Saved chats")
-    words = st.text_input("Search chats", key="chat_search", placeholder="words in a chat",
-                          icon=":material/search:")
-    found = ws.chats.list(search=words) if words.strip() else everything
-    if not found:
-        st.caption("No saved chat contains these words.")
-    for summary in found[:SHOWN_CHATS]:
-        is_open = summary.id == chat.id
-        st.button(summary.title, key=f"open_{summary.id}", on_click=open_chat_by_id,
-                  args=(summary.id,), width="stretch", type="primary" if is_open else "secondary",
-                  help=f"{summary.messages} messages, started {friendly_date(summary.created)}")
-        st.caption(f"{friendly_date(summary.updated)} · {summary.chat_mode} · {summary.index}")
-    if len(found) > SHOWN_CHATS:
-        st.caption(f"{len(found) - SHOWN_CHATS} older chats: search to find them.")
-    st.button("Delete all chats…", on_click=ask_to_delete, args=("all",),
-              icon=":material/delete_sweep:")
+    """The saved chats, grouped by day with pinned ones first (``webapp.chat_list``)."""
+    chat_list.saved_chats(ws, chat, on_open=open_chat_by_id,
+                          on_delete_all=lambda: ask_to_delete("all"))
 
 
 def render_sources(message, lookup, *, embedder, key: str) -> None:
@@ -188,13 +174,9 @@ def render_sources(message, lookup, *, embedder, key: str) -> None:
 
 def render_details(message) -> None:
     details = trace_view.turn_details(message.trace)
-    totals = trace_view.totals(message.trace)
     with st.expander("How this answer was made"):
-        st.caption(
-            f"Chat mode {(message.trace or {}).get('chat_mode', '?')} · "
-            f"{totals['llm_calls']} LLM call(s) · {totals['tokens_in']} tokens in, "
-            f"{totals['tokens_out']} out · {totals['seconds']:.2f} s"
-        )
+        st.caption(f"Chat mode {(message.trace or {}).get('chat_mode', '?')} · "
+                   f"{trace_view.work_summary(message.trace)}")
         if "condensed_question" in details:
             st.markdown("**Standalone question used for the search**")
             st.text(details["condensed_question"])
@@ -224,12 +206,21 @@ def render_reply_extras(message, lookup, *, embedder, key: str, advanced: bool) 
 
 
 def render_history(chat, lookup, embedder, advanced: bool) -> None:
+    """The conversation: questions (with Edit), replies (with Copy, Regenerate), dropped files."""
+    last = len(chat.messages) - 1
     for number, message in enumerate(chat.messages):
+        for drop in drops_at(chat, number):
+            render_drop(drop)
         with st.chat_message(message.role):
-            st.markdown(fmt.markdown_text(message.content))
-            if message.role == "assistant":
-                render_reply_extras(message, lookup, embedder=embedder,
-                                    key=f"{chat.id}_{number}", advanced=advanced)
+            if message.role != "assistant":
+                controls.render_question(message, number)
+                continue
+            controls.render_reply(message)
+            render_reply_extras(message, lookup, embedder=embedder,
+                                key=f"{chat.id}_{number}", advanced=advanced)
+            controls.reply_actions(message, number, last=number == last)
+    for drop in drops_at(chat, len(chat.messages)):
+        render_drop(drop)
 
 
 def render_failure(failed: dict) -> None:
@@ -242,7 +233,7 @@ def render_failure(failed: dict) -> None:
     cols[1].button("Discard", on_click=discard_failed)
 
 
-def chat_engine(index, choices: dict, llm):
+def chat_engine(index, choices: dict, llm):  # ``index`` may be scoped to chosen files
     """The chat engine of the chosen mode, searching with the chosen retriever."""
     retriever = None
     if choices["retriever"] != "standard":
@@ -260,32 +251,45 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool) -> 
     """Stream the answer and save the turn, or keep the history and offer a retry."""
     index = state.load_index(chat.index)
     state.ensure_embedder_loaded(index.embedder)
-    llm = state.current_llm()
+    llm, files = state.current_llm(), choices.get("files", [])
     memory = state.chat_memory() or memory_for_chat(chat, llm)
     state.set_open_chat(chat, memory)
     with st.chat_message("user"):
         st.markdown(fmt.markdown_text(question))
+    label = fmt.describe_backend(llm)
+    settings = {"chat_mode": choices["mode"], "similarity_top_k": choices["top_k"],
+                "retrieval_mode": choices["retrieval_mode"], "llm": label,
+                "embed_model": index.embed_model_name, "retriever": choices["retriever"],
+                "files": files}
     with st.chat_message("assistant"):
+        if indexing(chat):
+            st.info(STILL_INDEXING)
+        stop = controls.stop_button()
         try:
             trace = Trace()
-            response = routed_reply(chat.index, question, memory, trace)
+            response = None if files else routed_reply(chat.index, question, memory, trace)
             if response is None:  # not a summary request: the chat engine searches
-                response = chat_engine(index, choices, llm).chat(question, memory, trace=trace)
-            st.write_stream(fmt.markdown_stream(response))
+                engine = chat_engine(scoped(index, files), choices, llm)
+                response = engine.chat(question, memory, trace=trace)
+            kept = controls.kept_stream(response, chat.id, question, response, settings)
+            st.write_stream(fmt.markdown_stream(kept))
         except Exception as exc:  # noqa: BLE001 - shown with a retry; history stays intact
+            controls.stream_finished()
             state.set_open_chat(chat, memory_for_chat(chat, llm))
             st.session_state[state.FAILED_KEY] = {"question": question, "error": exc}
             st.rerun()
-        label = fmt.describe_backend(llm)
-        settings = {"chat_mode": choices["mode"], "similarity_top_k": choices["top_k"],
-                    "retrieval_mode": choices["retrieval_mode"], "llm": label,
-                    "embed_model": index.embed_model_name, "retriever": choices["retriever"]}
+        stop.empty()
+        untitled = not chat.title
         message = record_turn(chat, question, response, chat_mode=choices["mode"],
                               llm_label=label, settings=settings)
+        if untitled:  # the first exchange names the chat: its key phrases, or the model's words
+            chat.title = chat_title(question, message.content, llm)
         ws.save_chat(chat)
+        controls.stream_finished()
         st.query_params["chat"] = chat.id
         render_reply_extras(message, lookup, embedder=index.embedder,
                             key=f"{chat.id}_{len(chat.messages) - 1}", advanced=advanced)
+        controls.reply_actions(message, len(chat.messages) - 1, last=True)
 
 
 def chat_caption(chat) -> str:
@@ -316,6 +320,7 @@ def main() -> None:
         shell.no_index_yet("There is no index yet. Upload documents first; then come back to chat.")
         return
     chat = current_chat(ws, names)
+    controls.keep_stopped_reply(ws, chat)  # a reply stopped in the last run stays, marked
     with st.sidebar:
         picked = st.selectbox("Index", names, index=names.index(chat.index),
                               format_func=shown_name(ws))
@@ -324,6 +329,7 @@ def main() -> None:
             chat = state.open_chat()
         advanced = advanced_toggle()
         choices = sidebar(chat, advanced)
+        choices["files"] = scope_select(ws, chat, state.load_index(chat.index))
         later = st.container()  # filled last, so a chat saved in this run is listed
     intro = st.empty()  # rewritten once a first answer has given the chat its title
     failed = st.session_state.get(state.FAILED_KEY)
@@ -338,7 +344,12 @@ def main() -> None:
     render_history(chat, lookup, index.embedder, advanced)
     if failed:
         render_failure(failed)
-    question = st.chat_input("Ask about your documents") or st.session_state.pop(QUEUED_KEY, None)
+    prompt = st.chat_input("Ask about your documents, or drop files to add them",
+                           accept_file="multiple")
+    question = (prompt.text if prompt else "") or st.session_state.pop(QUEUED_KEY, None)
+    if prompt and prompt.files:
+        drop_files(ws, chat, prompt.files)
+        render_drop(drops_at(chat, len(chat.messages))[-1])
     if question:
         st.session_state.pop(state.FAILED_KEY, None)
         run_turn(ws, chat, question, choices, lookup, advanced)

@@ -69,6 +69,7 @@ def stop_button() -> Any:
 def ask_again(position: int, question: str) -> None:
     """Cut the open chat before the message at ``position`` and queue ``question``."""
     chat = state.open_chat()
+    keep_stopped_reply(state.workspace(), chat)  # pressed while a reply streamed
     del chat.messages[position:]
     st.session_state.pop(EDIT_KEY, None)
     state.set_open_chat(chat, None)
@@ -78,6 +79,7 @@ def ask_again(position: int, question: str) -> None:
 def regenerate() -> None:
     """Ask the last question again (its reply is replaced)."""
     chat = state.open_chat()
+    keep_stopped_reply(state.workspace(), chat)
     position = max(i for i, m in enumerate(chat.messages) if m.role == "user")
     ask_again(position, chat.messages[position].content)
 
@@ -96,7 +98,7 @@ def send_edited(position: int, text_key: str) -> None:
         ask_again(position, question)
 
 
-def render_question(message: Any, position: int, *, busy: bool) -> None:
+def render_question(message: Any, position: int) -> None:
     """A question of the history, with Edit (a text box and Send while editing)."""
     if st.session_state.get(EDIT_KEY) == position:
         text_key = f"edit_text_{position}"
@@ -108,7 +110,7 @@ def render_question(message: Any, position: int, *, busy: bool) -> None:
         cancel.button("Cancel", key=f"cancel_edit_{position}", on_click=cancel_edit)
         return
     st.markdown(fmt.markdown_text(message.content))
-    st.button("Edit", key=f"edit_{position}", icon=":material/edit:", disabled=busy,
+    st.button("Edit", key=f"edit_{position}", icon=":material/edit:",
               on_click=start_edit, args=(position,), type="tertiary",
               help="Change this question and ask it again.")
 
@@ -123,7 +125,7 @@ def render_reply(message: Any) -> None:
         st.caption(STOPPED_NOTE)
 
 
-def reply_actions(message: Any, position: int, *, last: bool, busy: bool) -> None:
+def reply_actions(message: Any, position: int, *, last: bool) -> None:
     """Copy (a code box with a copy icon) and, under the last reply, Regenerate."""
     copy, again = st.columns(2)
     with copy.popover("Copy", icon=":material/content_copy:"):
@@ -131,5 +133,5 @@ def reply_actions(message: Any, position: int, *, last: bool, busy: bool) -> Non
         st.code(message.content, language=None, wrap_lines=True)
     if last:
         again.button("Regenerate", key=f"regenerate_{position}", icon=":material/refresh:",
-                     on_click=regenerate, disabled=busy,
+                     on_click=regenerate,
                      help="Ask the last question again for a new reply.")

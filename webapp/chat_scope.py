@@ -59,3 +59,23 @@ def scoped(index: Any, files: list[str]) -> Any:
     """``index`` limited to ``files`` (the index itself when none is chosen)."""
     doc_ids = scope_doc_ids(index, files)
     return index if doc_ids is None else ScopedIndex(index, doc_ids)
+
+
+def scope_select(ws: Any, chat: Any, index: Any) -> list[str]:
+    """The chooser of the files this chat may use (none chosen: all); saved with the chat."""
+    import streamlit as st
+
+    names = file_names(index)
+    key = f"scope_{chat.id}"
+    kept = st.session_state.get(key, chosen_files(chat, index))
+    st.session_state[key] = [name for name in kept if name in names]
+    picked = st.multiselect(
+        "Documents to use", list(names), key=key, format_func=names.get,
+        placeholder="All documents",
+        help="Questions in this chat are answered from these files only; leave it empty to "
+             "use every document of the index.")
+    if picked != chat.settings.get(SCOPE_SETTING, []):
+        chat.settings[SCOPE_SETTING] = list(picked)
+        if ws.has_chat(chat.id):
+            ws.save_chat(chat)
+    return picked

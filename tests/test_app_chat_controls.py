@@ -1,0 +1,136 @@
+"""One conversation (issue 18): the Chat page's chosen documents, Stop, Regenerate, Edit and
+resend, Copy, and files dropped into the chat. AppTest, fake embedder, extractive answers."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ragcore.chat.response import ChatResponse
+from ragcore.embeddings.fake import FakeEmbedder
+from ragcore.trace import Trace
+from ragcore.workspace import Workspace
+from ragcore.workspace.jobs_runner import runner_for
+from tests.test_app_people import button, open_page
+from webapp.chat_controls import STOPPED_NOTE, STREAM_KEY
+from webapp.chat_scope import file_names
+
+UKRAINE = "What did the speech say about Ukraine?"
+
+
+@pytest.fixture(scope="module")
+def built_workspace(tmp_path_factory, corpus_dir) -> Path:
+    root = tmp_path_factory.mktemp("chat_controls") / "ws"
+    ws = Workspace(root, embedder=FakeEmbedder())
+    report = ws.ingest("docs", [corpus_dir / "state_of_the_union" / "state_of_the_union.txt",
+                                corpus_dir / "python_peps" / "pep-0020.rst"])
+    assert report.failed == 0
+    return root
+
+
+@pytest.fixture
+def docs_ws(monkeypatch, built_workspace, tmp_path) -> Path:
+    monkeypatch.setenv("RAGCORE_LLM", "extractive")
+    monkeypatch.setenv("RAGCORE_EMBEDDER", "fake")
+    root = tmp_path / "ws"
+    shutil.copytree(built_workspace, root)
+    monkeypatch.setenv("RAGCORE_WORKSPACE", str(root))
+    return root
+
+
+def index_of(root: Path):
+    return Workspace(root, embedder=FakeEmbedder()).load_index("docs")
+
+
+def ask(at, question: str):
+    at.chat_input[0].set_value(question).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def saved(root: Path, at) -> dict:
+    return json.loads((root / "chats" / f"{at.query_params['chat']}.json").read_text())
+
+
+def source_files(chat: dict) -> set[str]:
+    return {s["file_name"] for m in chat["messages"] for s in m["sources"]}
+
+
+def test_a_question_scoped_to_one_file_never_gets_passages_of_another(docs_ws):
+    at = ask(open_page("chat"), UKRAINE)  # all documents: the speech answers
+    assert "state_of_the_union.txt" in source_files(saved(docs_ws, at))
+    button(at, "New chat").click().run()
+    scope = at.sidebar.multiselect(key=f"scope_{at.session_state['open_chat'].id}")
+    assert scope.options == ["pep-0020.rst", "state_of_the_union.txt"]
+    pep = next(k for k, name in file_names(index_of(docs_ws)).items() if name == "pep-0020.rst")
+    scope.select(pep).run()
+    ask(at, UKRAINE)
+    ask(at, "And what about inflation and prices?")
+    chat = saved(docs_ws, at)
+    assert source_files(chat) == {"pep-0020.rst"}
+    assert chat["settings"]["files"] and len(chat["settings"]["files"]) == 1
+    again = open_page("chat")  # reopened (the latest chat): the choice is kept
+    assert again.sidebar.multiselect(key=f"scope_{chat['id']}").value == [pep]
+
+
+def test_regenerate_replaces_the_last_reply(docs_ws):
+    at = ask(open_page("chat"), UKRAINE)
+    ask(at, "What did it say about jobs?")
+    first_reply = saved(docs_ws, at)["messages"][3]
+    button(at, "Regenerate").click().run()
+    assert not at.exception
+    messages = saved(docs_ws, at)["messages"]
+    assert [m["content"] for m in messages[:3]][2] == "What did it say about jobs?"
+    assert len(messages) == 4 and messages[3]["created"] >= first_reply["created"]
+    assert len(at.chat_message) == 4
+
+
+def test_edit_and_resend_cuts_the_conversation_after_the_question(docs_ws):
+    at = ask(open_page("chat"), UKRAINE)
+    ask(at, "What did it say about jobs?")
+    at.run()  # the history is drawn with an Edit button under each question
+    at.button(key="edit_0").click().run()
+    at.text_area(key="edit_text_0").set_value("What did the speech say about inflation?")
+    button(at, "Send edited question").click().run()
+    assert not at.exception
+    messages = saved(docs_ws, at)["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant"]
+    assert messages[0]["content"] == "What did the speech say about inflation?"
+
+
+def test_a_stopped_reply_is_kept_and_marked_stopped(docs_ws):
+    at = ask(open_page("chat"), UKRAINE)
+    chat_id = at.query_params["chat"]
+    at.session_state[STREAM_KEY] = {  # what a run left when Stop ended it mid-reply
+        "chat": chat_id, "question": "What about jobs?", "text": "The speech said jobs",
+        "response": ChatResponse.from_text("unused", trace=Trace()),
+        "settings": {"chat_mode": "condense_plus_context"}}
+    at.run()
+    assert not at.exception
+    messages = saved(docs_ws, at)["messages"]
+    assert messages[-1]["content"] == "The speech said jobs …"
+    assert messages[-1]["trace"]["stopped_by_user"] is True
+    assert any(c.value == STOPPED_NOTE for c in at.chat_message[3].caption)
+
+
+def test_a_reply_can_be_copied_from_a_code_box(docs_ws):
+    at = ask(open_page("chat"), UKRAINE)
+    reply = saved(docs_ws, at)["messages"][1]["content"]
+    assert any(code.value == reply for code in at.code)
+
+
+def test_files_dropped_into_the_chat_are_indexed_with_progress_in_the_conversation(docs_ws):
+    at = open_page("chat")
+    at.chat_input[0].upload("harbour.txt", b"The harbour levy funds the lighthouse. " * 40)
+    at.chat_input[0].set_value("What does the harbour levy fund?").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("Added **harbour.txt**" in m.value for m in at.markdown)
+    runner_for(docs_ws).wait_idle(timeout=60)
+    ask(at, "What does the harbour levy fund?")
+    chat = saved(docs_ws, at)
+    assert chat["settings"]["dropped_files"][0]["files"] == ["harbour.txt"]
+    assert "harbour.txt" in source_files(chat)  # indexed into the chat's index
+    assert any(c.value.startswith("Indexing done") for c in at.caption)
