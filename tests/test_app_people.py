@@ -108,7 +108,7 @@ def test_chat_routes_a_summary_request_to_the_documents_summary(docs_ws):
 def test_saved_chats_show_dates_modes_and_can_be_renamed_searched_and_deleted(docs_ws):
     at = chat(open_page("chat"), "What did the speech say about Ukraine?")
     first = at.query_params["chat"]
-    entry = button(at, "What did the speech say about Ukraine?")
+    entry = button(at, "Speech, Ukraine")  # titled by the question's key phrases
     assert entry.proto.type == "primary"  # the open chat is highlighted
     assert any(c.value.startswith("today ") and "condense_plus_context · docs" in c.value
                for c in at.sidebar.caption)

@@ -36,7 +36,7 @@ def group_chats(summaries: Sequence[Any], now: datetime | None = None) -> list[t
     """(heading, chats) in the order listed: pinned chats first, then by the day last used;
     within a group, the most recently updated first. Empty groups are left out."""
     groups: dict[str, list] = {PINNED: [], TODAY: [], YESTERDAY: [], EARLIER: []}
-    for summary in sorted(summaries, key=lambda s: s.updated, reverse=True):
+    for summary in sorted(summaries, key=lambda s: (s.updated, s.id), reverse=True):
         heading = PINNED if summary.pinned else day_group(summary.updated, now)
         groups[heading].append(summary)
     return [(heading, chats) for heading, chats in groups.items() if chats]

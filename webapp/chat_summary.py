@@ -60,10 +60,19 @@ def routed_reply(index_name: str, question: str, memory: Any, trace: Trace) -> C
     )
 
 
+# The simple chat mode sends the conversation to the model without searching the documents.
+NO_SEARCH_MODES = frozenset({"simple"})
+NO_SEARCH_CAPTION = ("Answered from the conversation alone: the simple chat mode does not "
+                     "search your documents (choose another chat mode under Advanced to search "
+                     "them).")
+
+
 def route_caption(trace: dict | None) -> str | None:
     """One line saying where a saved turn was routed and why (None for older turns)."""
     route = ((trace or {}).get("notes") or {}).get(ROUTE_NOTE)
     if not route:
         return None
+    if route.get("kind") == RETRIEVAL and (trace or {}).get("chat_mode") in NO_SEARCH_MODES:
+        return NO_SEARCH_CAPTION
     label = ROUTE_LABELS.get(route.get("kind"), route.get("kind"))
     return f"Answered from {label}: {route.get('reason', '')}."
