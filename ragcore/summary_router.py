@@ -84,25 +84,24 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
-def route_question(question: str, documents: Mapping[str, str]) -> Route:
-    """Route ``question`` given the index's documents (key -> file name)."""
+def route_question(question: str, documents: Mapping[str, str],
+                   titles: Mapping[str, str] | None = None) -> Route:
+    """Route ``question`` given the index's documents (key -> file name) and the titles some
+    of them carry (key -> title: an HTML page's, a Word file's ...)."""
     intent = _INTENT.search(question)
     if intent is None:
         return Route(RETRIEVAL, "the question does not ask for a summary")
     topic = _topic_words(question, intent)
+    titles = titles or {}
     best_key, best_score = None, 0.0
     for key, name in documents.items():
-        wanted = name_words(name)
-        asked = topic - (_KIND_WORDS - wanted)
-        found = len(wanted & asked)
-        if not asked or not found or found / len(asked) < TOPIC_SHARE:
-            continue
-        score = found / len(wanted)
-        if (score >= NAME_SHARE or found >= 2) and score > best_score:
+        score = max(_name_score(topic, name), _name_score(topic, titles.get(key, "")))
+        if score > best_score:
             best_key, best_score = key, score
     if best_key is not None:
-        name = documents[best_key]
-        return Route(SUMMARY, f"asks for a summary and names the document “{name}”",
+        name, title = documents[best_key], titles.get(best_key)
+        titled = f" (“{title}”)" if title else ""
+        return Route(SUMMARY, f"asks for a summary and names the document “{name}”{titled}",
                      best_key, best_score)
     if topic <= _INDEX_WORDS:
         return Route(INDEX_SUMMARY, "asks for a summary without naming one document")
@@ -111,6 +110,17 @@ def route_question(question: str, documents: Mapping[str, str]) -> Route:
         return Route(SUMMARY, "asks for a summary; the index holds one document", key, 1.0)
     return Route(RETRIEVAL, "asks for a summary of a topic, not of a document: searching for "
                             f"“{' '.join(sorted(topic))}”")
+
+
+def _name_score(topic: set[str], name: str) -> float:
+    """How surely ``name`` (a file name or title) is what ``topic`` asks about (0: it is not)."""
+    wanted = name_words(name)
+    asked = topic - (_KIND_WORDS - wanted)
+    found = len(wanted & asked)
+    if not asked or not found or found / len(asked) < TOPIC_SHARE:
+        return 0.0
+    score = found / len(wanted)
+    return score if score >= NAME_SHARE or found >= 2 else 0.0
 
 
 def _topic_words(question: str, intent: re.Match) -> set[str]:

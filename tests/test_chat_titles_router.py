@@ -88,3 +88,31 @@ NAMES = {"s": "state_of_the_union.txt", "p": "pep-0020.rst", "m": "relocation-me
 def test_router_finds_a_file_by_its_name_with_or_without_extension(question):
     route = route_question(question, NAMES)
     assert (route.kind, route.document) == (SUMMARY, "s")
+
+
+def test_router_finds_a_document_by_its_title():
+    names = {"h": "page-17.html", "p": "pep-0020.rst"}
+    titles = {"h": "Quarterly Harbour Levy Review"}
+    route = route_question("summarise the harbour levy review", names, titles)
+    assert (route.kind, route.document) == (SUMMARY, "h")
+    assert "Quarterly Harbour Levy Review" in route.reason
+    assert route_question("summarise the harbour levy review", names).document is None
+
+
+def test_a_markdown_files_heading_is_its_title_for_the_router(tmp_path):
+    from ragcore.embeddings.fake import FakeEmbedder
+    from ragcore.workspace import Workspace
+    from ragcore.workspace.summaries import document_names
+    from webapp.chat_summary import document_titles
+
+    notes = tmp_path / "notes-17.md"
+    notes.write_text("# Quarterly Harbour Levy Review\n\nThe levy rose by two percent.\n")
+    other = tmp_path / "minutes.txt"
+    other.write_text("The board met on Tuesday and approved the budget.\n")
+    ws = Workspace(tmp_path / "ws", embedder=FakeEmbedder())
+    ws.ingest("docs", [notes, other])
+    index = ws.load_index("docs")
+    titles = document_titles(index)
+    assert list(titles.values()) == ["Quarterly Harbour Levy Review"]
+    route = route_question("Summarise the harbour levy review", document_names(index), titles)
+    assert document_names(index)[route.document] == "notes-17.md"

@@ -16,6 +16,7 @@ from ragcore.summary_router import INDEX_SUMMARY, RETRIEVAL, SUMMARY, Route, rou
 from ragcore.trace import Trace
 from ragcore.types import Message
 from ragcore.workspace.names import display_name
+from ragcore.workspace.ingest import files_of
 from ragcore.workspace.summaries import document_names
 from webapp import state
 from webapp.summaries import file_summary, how_made, index_summary
@@ -26,7 +27,19 @@ ROUTE_LABELS = {SUMMARY: "the document's summary", INDEX_SUMMARY: "the index's s
 
 
 def route_for(index_name: str, question: str) -> Route:
-    return route_question(question, document_names(state.load_index(index_name)))
+    index = state.load_index(index_name)
+    return route_question(question, document_names(index), document_titles(index))
+
+
+def document_titles(index: Any) -> dict[str, str]:
+    """The titles the index's files carry (an HTML page's, a Word file's ...), by file key."""
+    titles = {}
+    for row in files_of(index):
+        found = (index.doc_info(d).metadata.get("title") for d in row["doc_ids"])
+        title = next((str(t) for t in found if t), "")
+        if title:
+            titles[row["id_base"]] = title
+    return titles
 
 
 def summary_answer(index_name: str, question: str, trace: Trace) -> str | None:
