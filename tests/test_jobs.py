@@ -156,7 +156,7 @@ def test_progress_has_states_and_an_estimate(tmp_path, files):
     seen: list[str] = []
     job = runner.ingest(ws, "docs", [files / "big.txt"], listener=lambda e: seen.append(e.stage))
     assert embedder.waiting.wait(WAIT)
-    job.started_at -= 100  # as if it had run 100 s
+    job.rate = 100.0  # as if this computer's rate had been measured: 100 chunks a second
     embedder.gate.set()
     _until(lambda: job.chunks_done >= 20 or not job.active, "some chunks")
     status = job.status()

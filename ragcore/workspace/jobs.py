@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .chats import now_iso
+from .estimate import human_duration, time_left
 
 ACTIVE = ("queued", "reading", "splitting", "embedding", "writing", "summarising")
 FINISHED = ("done", "failed", "cancelled", "interrupted")
@@ -73,8 +74,16 @@ class Job:
     created: str = field(default_factory=now_iso)
     started: str = ""
     finished: str = ""
-    started_at: float = 0.0  # time.time() when it started (for the time estimate)
+    started_at: float = 0.0  # time.time() when it started
     seconds: float = 0.0
+    # The work in chunks across all its files and the rate it goes at (``estimate.py``):
+    work_done: int = 0
+    work_total: int = 0  # counted before embedding, refined as files are split
+    rate: float = 0.0  # this computer's measured chunks per second for the model (``rates``)
+    estimated_seconds: float = 0.0  # the whole job's time as first estimated
+    work_started_at: float = 0.0  # time.time() of its first chunk embedding
+    work_base: int = 0  # chunks done by then
+    work_updated_at: float = 0.0  # time.time() when work_done last grew
 
     @property
     def active(self) -> bool:
@@ -96,17 +105,24 @@ class Job:
         return pid_alive(self.pid, self.pid_started)
 
     def remaining_seconds(self, now: float | None = None) -> float | None:
-        """Time left at the rate so far (None until there is a rate to go by)."""
-        if not self.active or self.started_at <= 0 or self.fraction < 0.02:
+        """Time left: the chunks left at this computer's rate, blended with the job's own
+        (``estimate.time_left``); None before the work is counted or once it is embedded."""
+        if not self.active or self.state in ("queued", "summarising") or not self.work_total:
             return None
-        elapsed = (now or time.time()) - self.started_at
-        if elapsed < 2:
-            return None
-        return elapsed * (1 - self.fraction) / self.fraction
+        # Chunks are counted a slice (seconds of work) at a time: the time since the count
+        # last grew is time spent on the next slice, not time the count says nothing about.
+        observed = self.work_updated_at - self.work_started_at if self.work_started_at else 0.0
+        left = time_left(self.work_done, self.work_total, prior_rate=self.rate,
+                         observed_done=self.work_done - self.work_base, observed_seconds=observed)
+        since = (now or time.time()) - self.work_updated_at if self.work_updated_at else 0.0
+        return None if left is None else max(left - since, 0.0)
 
     def status(self) -> str:
-        """The state in words: 'embedding 120/900 chunks · file 1 of 2 · about 3 min left'."""
-        if self.state == "embedding" and self.chunks_total:
+        """The state in words: 'embedding 120/900 chunks · file 1 of 2 · about 3 min left'
+        (the chunks of the whole job, counted before it started and refined as it goes)."""
+        if self.state == "embedding" and self.work_total:
+            words = f"embedding {self.work_done:,}/{self.work_total:,} chunks"
+        elif self.state == "embedding" and self.chunks_total:
             words = f"embedding {self.chunks_done}/{self.chunks_total} chunks"
         elif self.state == "summarising":
             words = f"summarising {self.summaries_done}/{self.summaries_total}"
@@ -140,14 +156,6 @@ def new_job_id() -> str:
     """Sortable by creation time: '20261122-130501-123456789-1a2b'."""
     return (time.strftime("%Y%m%d-%H%M%S-") + f"{time.time_ns() % 10**9:09d}-"
             + uuid.uuid4().hex[:4])
-
-
-def human_duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{max(1, round(seconds))} s"
-    if seconds < 5400:
-        return f"{round(seconds / 60)} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 def _name(path: str) -> str:

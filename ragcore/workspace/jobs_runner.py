@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from .chats import now_iso
 from .commits import Batching
+from .estimate import JobWork, record_rate, start_work
 from .jobs import Job, JobJournal
 from .names import display_name
 from .report import IngestProgress, IngestReport
@@ -231,6 +232,7 @@ class JobRunner:
             job.error = str(exc)
             self._errors[job.id] = exc
             state, summary, report = "failed", _explain(exc), None
+        record_rate(ws, job)  # this computer's rate, for the next estimate
         if state != "failed":
             _warm_stats(ws, job.index)
         with self._lock:
@@ -241,7 +243,7 @@ class JobRunner:
 
     def _execute(self, job: Job, ws: Workspace,
                  cancel: Callable[[], bool]) -> tuple[str, str, IngestReport | None]:
-        progress = self._progress_of(job)
+        progress = self._progress_of(job, ws)
         if job.kind == "delete":
             self._set(job, state="writing")
             removed = ws.delete_document(job.index, job.target)
@@ -300,12 +302,13 @@ class JobRunner:
 
         return cancelled
 
-    def _progress_of(self, job: Job) -> Callable[[IngestProgress], None]:
+    def _progress_of(self, job: Job, ws: Workspace) -> Callable[[IngestProgress], None]:
         listener = self._listeners.pop(job.id, None)
+        work: list[JobWork] = []  # the job's files counted at its first event, in its thread
 
         def on_progress(event: IngestProgress) -> None:
-            if listener is not None:
-                listener(event)
+            if not work:
+                work.append(start_work(ws, job) if job.kind == "ingest" else JobWork([], []))
             changes: dict[str, Any] = {"fraction": event.overall,
                                        "file_number": event.file_number,
                                        "file_count": event.file_count}
@@ -316,7 +319,10 @@ class JobRunner:
             if event.chunks_total:  # kept after the file (the journal tells how far it got)
                 changes["chunks_done"], changes["chunks_total"] = (
                     event.chunks_done, event.chunks_total)
+            changes.update(work[0].observe(event))  # the bar: chunks done of all the job's
             self._set(job, **changes)
+            if listener is not None:  # after: the CLI's bar shows the job's estimate
+                listener(event)
 
         return on_progress
 

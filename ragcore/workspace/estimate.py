@@ -1,0 +1,285 @@
+"""How much work an ingest is, in chunks, and how long it has left: the one place that says so.
+
+Before a job embeds anything, each file's chunks are counted: a text file by splitting its
+first ``SAMPLE_BYTES`` with the index's splitter (exact for a file that small, else scaled by
+its size), a PDF or office file from its size and a measured number of bytes per chunk of its
+type. While the job runs, ``JobWork`` follows its progress events: a finished file counts the
+chunks it really made, a file under way the larger of its count and the splitter's projection,
+and the files not started yet are scaled by how far off the count was for finished files of
+their type. The bar is chunks done over chunks in all, across every file.
+
+``time_left`` divides the chunks left by a rate: the machine's measured rate (``rates.py``)
+at first, the job's own rate more and more as it runs (all of it after ``TRUST_SECONDS``).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .report import IngestProgress
+
+if TYPE_CHECKING:
+    from .workspace import Workspace
+
+logger = logging.getLogger(__name__)
+
+SAMPLE_BYTES = 128 * 1024
+TRUST_SECONDS = 60.0  # after this long embedding, the job's own rate is all that counts
+MIN_OBSERVED = 1.0  # seconds of embedding before the job's own rate says anything
+# Bytes of file per chunk of 200 tokens (measured on the corpus in ../shared/corpus): their
+# text is a small share of the file. Other types are read as text and split.
+BYTES_PER_CHUNK = {".pdf": 3000, ".docx": 1500, ".pptx": 4000, ".xlsx": 1200, ".epub": 1000,
+                   ".odt": 1500, ".doc": 1500, ".xls": 1200, ".ppt": 4000}
+MEASURED_AT = 180  # chunk_size - chunk_overlap of those measurements
+FINAL_STAGES = ("done", "failed", "unchanged")
+
+
+def human_duration(seconds: float) -> str:
+    """'40 s', '12 min', '6.1 h'."""
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 5400:
+        return f"{round(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def chunk_estimate(name: str, size: int, head: bytes, splitter: Any, *, path: str = "") -> int:
+    """A file's chunks, from its name, size in bytes and first bytes (``SAMPLE_BYTES``);
+    ``path``: where it will be read from (its metadata header takes room in each chunk)."""
+    if size <= 0:
+        return 0
+    per_chunk = BYTES_PER_CHUNK.get(Path(name).suffix.lower())
+    if per_chunk is not None:
+        step = max(splitter.chunk_size - splitter.chunk_overlap, 1)
+        return max(1, round(size / per_chunk * MEASURED_AT / step))
+    sample = head[:SAMPLE_BYTES]
+    whole = size <= len(sample)
+    if not whole:  # end at a line, not inside a word or a multi-byte character
+        sample = sample[: sample.rfind(b"\n") + 1] or sample
+    chunks = len(splitter.document_spans(_document(sample, name, path or name)))
+    if whole or not sample:
+        return max(chunks, 1)
+    return max(1, round(chunks * size / len(sample)))
+
+
+def file_chunks(path: Path, splitter: Any) -> int:
+    """``chunk_estimate`` of a file on disk (0 if it cannot be read: it will fail quickly)."""
+    try:
+        size = path.stat().st_size if path.is_file() else 0
+    except OSError:
+        return 0
+    return chunk_estimate(path.name, size, _head(path), splitter, path=str(path))
+
+
+def sample_chunks(head: bytes, splitter: Any, count: int = 8) -> list[str]:
+    """A few chunks from the start of a text (to time the embedder on text like the real one)."""
+    text = head[:SAMPLE_BYTES].decode("utf-8", errors="replace")
+    spans = splitter.split_text_spans(text)[:count]
+    return [text[start:end] for start, end in spans]
+
+
+def _document(sample: bytes, name: str, path: str) -> Any:
+    """A document like the one the reader makes of the file (the same metadata header)."""
+    from ..types import Document
+
+    hidden = ["file_path", "file_type", "file_size", "creation_date", "last_modified_date"]
+    return Document(text=sample.decode("utf-8", errors="replace"), metadata={
+        "file_path": path, "file_name": name, "file_type": "text/plain", "file_size": 10**6,
+        "creation_date": "2026-01-01", "last_modified_date": "2026-01-01"},
+        excluded_embed_metadata_keys=hidden, excluded_llm_metadata_keys=hidden[1:])
+
+
+def splitter_for(chunk_size: int | None, chunk_overlap: int | None) -> Any:
+    """The splitter an index uses (``handle.open_index``), for counting."""
+    from ..chunking import SentenceSplitter
+
+    options = {k: v for k, v in (("chunk_size", chunk_size), ("chunk_overlap", chunk_overlap))
+               if v is not None}
+    return SentenceSplitter(**options)
+
+
+def time_left(done: int, total: int, *, prior_rate: float, observed_done: int,
+              observed_seconds: float, trust_seconds: float | None = None) -> float | None:
+    """Seconds left for ``total - done`` chunks (None: no rate to go by yet).
+
+    The seconds a chunk takes blend the machine's rate (``prior_rate``) with the job's own
+    (``observed_done`` chunks in ``observed_seconds``), the job's weighing more as it runs."""
+    trust = TRUST_SECONDS if trust_seconds is None else trust_seconds
+    left = max(total - done, 0)
+    own = observed_done / observed_seconds if observed_seconds >= MIN_OBSERVED else 0.0
+    if own <= 0:
+        return left / prior_rate if prior_rate > 0 else None
+    weight = 1.0 if prior_rate <= 0 else min(1.0, observed_seconds / trust)
+    per_chunk = weight / own + (1 - weight) / (prior_rate if prior_rate > 0 else own)
+    return left * per_chunk
+
+
+class JobWork:
+    """A job's chunks done and in all, from its files' counts and its progress events."""
+
+    def __init__(self, counts: list[int], names: list[str]) -> None:
+        self.counts = counts
+        self.kinds = [Path(n).suffix.lower() for n in names]
+        self.done: dict[int, int] = {}  # file number -> chunks embedded so far
+        self.seen: dict[int, int] = {}  # file number -> the splitter's projection
+        self.final: dict[int, int] = {}  # finished file number -> chunks it made
+        self.started_at = 0.0  # time.time() of the first embedding event
+        self.base = 0  # chunks done then
+        self.updated_at = 0.0  # time.time() when the chunks done last changed
+        self.last_done = 0
+
+    def observe(self, event: IngestProgress, now: float | None = None) -> dict[str, Any]:
+        """The job's counters after ``event``: work_done, work_total, fraction..."""
+        number = event.file_number
+        if event.chunks_total and number not in self.final:
+            self.done[number], self.seen[number] = event.chunks_done, event.chunks_total
+        if event.stage in FINAL_STAGES and event.path and number not in self.final:
+            self.final[number] = self.done.get(number, 0)
+        done, total = self.totals()
+        now = now or time.time()
+        if event.stage == "embedding" and not self.started_at:
+            self.started_at, self.base, self.updated_at = now, done, now
+        elif done != self.last_done:
+            self.updated_at = now
+        self.last_done = done
+        changes: dict[str, Any] = {"work_done": done, "work_total": total,
+                                   "fraction": done / total if total else event.overall}
+        if self.started_at:
+            changes.update(work_started_at=self.started_at, work_base=self.base,
+                           work_updated_at=self.updated_at)
+        return changes
+
+    def totals(self) -> tuple[int, int]:
+        done = total = 0
+        for number in range(1, max(len(self.counts), max(self.done, default=0)) + 1):
+            if number in self.final:
+                done += self.final[number]
+                total += self.final[number]
+                continue
+            now = self.done.get(number, 0)
+            done += now
+            total += max(self._expected(number), self.seen.get(number, 0), now)
+        return done, max(total, done)
+
+    def _expected(self, number: int) -> int:
+        """The file's count, scaled by how far off the counts of finished files of its type
+        were (a type measured in bytes per chunk can be off by half)."""
+        if number > len(self.counts):
+            return 0
+        kind = self.kinds[number - 1]
+        pairs = [(self.counts[n - 1], made) for n, made in self.final.items()
+                 if n <= len(self.counts) and self.kinds[n - 1] == kind and made > 0]
+        counted, made = sum(p[0] for p in pairs), sum(p[1] for p in pairs)
+        scale = made / counted if counted else 1.0
+        return math.ceil(self.counts[number - 1] * scale)
+
+
+@dataclass(slots=True, frozen=True)
+class Forecast:
+    """What a job of files will take on this computer, said before it starts."""
+
+    chunks: int
+    rate: float  # chunks per second
+
+    @property
+    def seconds(self) -> float:
+        return self.chunks / self.rate if self.rate > 0 else 0.0
+
+    def describe(self) -> str:
+        """'about 6.1 h on this computer (about 69,000 passages to embed)'."""
+        return (f"about {human_duration(self.seconds)} on this computer (about "
+                f"{self.chunks:,} passages to embed)")
+
+
+def forecast(ws: Workspace, index: str, files: list[tuple[str, int, bytes]], *,
+             chunk_size: int | None = None, chunk_overlap: int | None = None) -> Forecast:
+    """The chunks of ``files`` ((name, size in bytes, first bytes) each) and this computer's
+    rate for the index's model, measuring it now (a second or two, after loading the model)
+    if no job measured it yet. Counted with the index's chunking unless given."""
+    from .rates import machine_rate
+
+    recorded = _chunking(ws, _Target(index, chunk_size, chunk_overlap))
+    splitter = splitter_for(*recorded)
+    folder = str(ws.upload_dir(index))
+    chunks = sum(chunk_estimate(name, size, head, splitter, path=f"{folder}/{name}")
+                 for name, size, head in files)
+    texts = [head for name, _, head in files if Path(name).suffix.lower() not in BYTES_PER_CHUNK]
+    samples = sample_chunks(texts[0], splitter) if texts else []
+    return Forecast(chunks, machine_rate(ws.root, job_embedder(ws, index), samples))
+
+
+def file_facts(path: Path) -> tuple[str, int, bytes]:
+    """(name, size, first bytes) of a file on disk, for ``forecast``."""
+    size = path.stat().st_size if path.is_file() else 0
+    return path.name, size, _head(path)
+
+
+@dataclass(slots=True)
+class _Target:
+    index: str
+    chunk_size: int | None
+    chunk_overlap: int | None
+
+
+def start_work(ws: Workspace, job: Any) -> JobWork:
+    """Count a job's files and look up this computer's rate for its model; sets the job's
+    ``work_total``, ``rate`` and ``estimated_seconds``. It never calibrates (the job's first
+    slice measures the rate soon enough): the Upload page and the CLI do, before a job starts."""
+    from .rates import RateBook
+
+    paths = [Path(f) for f in job.files]
+    try:
+        splitter = splitter_for(*_chunking(ws, job))
+        work = JobWork([file_chunks(p, splitter) for p in paths], [p.name for p in paths])
+        job.rate = RateBook(ws.root).rate(job_embedder(ws, job.index).model_name) or 0.0
+    except Exception as exc:  # noqa: BLE001 - an estimate must never stop an ingest
+        logger.warning("could not estimate job %s: %s", job.id, exc)
+        return JobWork([], [])
+    job.work_total = work.totals()[1]
+    job.estimated_seconds = job.work_total / job.rate if job.rate > 0 else 0.0
+    return work
+
+
+def record_rate(ws: Workspace, job: Any) -> None:
+    """Keep the rate a job measured (chunks embedded over the time since its first one)."""
+    from .rates import RateBook
+
+    if not job.work_started_at or job.work_done <= job.work_base:
+        return
+    try:
+        model = job_embedder(ws, job.index).model_name
+    except Exception as exc:  # noqa: BLE001 - the index was deleted meanwhile: nothing to keep
+        logger.info("not keeping the rate of job %s: %s", job.id, exc)
+        return
+    RateBook(ws.root).record(model, job.work_done - job.work_base,
+                             time.time() - job.work_started_at)
+
+
+def job_embedder(ws: Workspace, index: str) -> Any:
+    """The embedder an ingest into ``index`` uses (the settings' one for a new index)."""
+    from .backends import embedder_from_settings
+
+    if ws.has_index(index):
+        return ws.embedder_for(index)
+    return ws.embedder_override or embedder_from_settings(ws.settings)
+
+
+def _chunking(ws: Workspace, job: Any) -> tuple[int | None, int | None]:
+    record = ws.record(job.index) if ws.has_index(job.index) else None
+    size = job.chunk_size if job.chunk_size is not None else getattr(record, "chunk_size", None)
+    overlap = job.chunk_overlap if job.chunk_overlap is not None \
+        else getattr(record, "chunk_overlap", None)
+    return size, overlap
+
+
+def _head(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(SAMPLE_BYTES)
+    except OSError:
+        return b""
