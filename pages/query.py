@@ -4,11 +4,14 @@ modes or retrievers side by side."""
 import streamlit as st
 
 from ragcore.present import format as fmt, trace_view
+from ragcore.present.markers import mark_listing
+from ragcore.present.strength import listing_strengths
 from webapp import shell, state
 from webapp.advanced import advanced_toggle
 from webapp.chat_summary import route_caption, summary_answer
 from webapp.index_names import shown_name
 from webapp.citing import passage_html, render_listing, source_listing, source_title
+from webapp.document_view import open_in_document_button
 from webapp.query_options import POSTPROCESSOR_DESCRIPTIONS, QueryOptions, parse_keywords
 from ragcore.index.engines import llm_with_index_embedder
 from ragcore.query import iter_compare_modes
@@ -35,6 +38,13 @@ NO_TEXT = "_(no answer text)_"
 SIMPLE_CHOICES = {"top_k": 4, "postprocessors": (), "retrieval_mode": "hybrid",
                   "retriever": "standard"}
 RETRIEVER_COMPARE_KEY = "query_compare_retrievers"
+QUESTION_KEY, ENTERED_KEY = "query_question", "query_entered"
+COMPARE_BUTTONS = ("query_compare_button", "query_compare_retrievers_button")
+OFFLINE_COMPARE = (
+    "Without a language model every mode answers the same way: the built-in extractive backend "
+    "quotes the best sentences of the passages, so the answers are the same or nearly so. The "
+    "modes differ only in how they ask a language model to write an answer: connect one under "
+    "**Settings** to compare them.")
 CUTOFF_NOTE = ("The similarity cutoff is offered when searching by meaning only: keyword and "
                "fused scores are on another scale, where a cutoff would remove every passage.")
 
@@ -95,42 +105,44 @@ def ask(name: str, question: str, options: QueryOptions, box) -> None:
         retrieval_mode=options.retrieval_mode, response_mode=options.response_mode,
         embedder=index.embedder,
     )
+    marked, listing = mark_listing(response.text, listing)
+    box.markdown(fmt.markdown_text(marked) or NO_TEXT)  # the streamed text, now with [1] [2]
     st.session_state[ANSWER_KEY] = {
         "question": question, "index": name, "mode": options.response_mode,
-        "text": response.text, "listing": listing, "trace": trace,
+        "text": response.text, "marked": marked, "listing": listing, "trace": trace,
+        "strengths": listing_strengths(listing, options.retrieval_mode),
         "backend": fmt.describe_backend(llm), "retriever": CHOICES[options.retriever].label,
     }
 
 
-def render_sources(result: dict) -> None:
+def render_sources(result: dict, advanced: bool) -> None:
     listing = result["listing"]
     if not listing.total and not listing.without_sources:
         st.caption("No passages were used for this answer.")
         return
     lookup = state.node_lookup(state.load_index(result["index"]))
+    strengths = result.get("strengths", {})
 
     def draw(source, expanded: bool) -> None:
-        with st.expander(source_title(source), expanded=expanded):
+        title = source_title(source, strength=strengths.get(source.number, ""),
+                             advanced=advanced)
+        with st.expander(title, expanded=expanded):
             st.html(passage_html(source, lookup))
+            open_in_document_button(source, result["index"], key=f"query_open_{source.number}")
 
     render_listing(listing, draw, toggle_key=MORE_SOURCES_KEY)
 
 
 def render_trace(trace: Trace) -> None:
-    totals = trace_view.totals(trace)
-    cols = st.columns(4)
-    cols[0].metric("LLM calls", totals["llm_calls"])
-    cols[1].metric("Tokens in", totals["tokens_in"])
-    cols[2].metric("Tokens out", totals["tokens_out"])
-    cols[3].metric("Seconds", f"{totals['seconds']:.2f}")
+    figures = trace_view.work_metrics(trace)
+    for col, (label, value) in zip(st.columns(len(figures)), figures.items()):
+        col.metric(label, f"{value:.2f}" if label == "Seconds" else value)
     for notice in trace_view.notices(trace):
         st.info(notice)
     st.dataframe(trace_view.stage_rows(trace), hide_index=True, width="stretch")
     render_notes(trace)
     calls = trace_view.trace_dict(trace)["llm_calls"]
-    for row, call in zip(trace_view.llm_call_rows(trace), calls):
-        title = (f"LLM call {row['call']}: {row['purpose']} ({row['tokens in']} → "
-                 f"{row['tokens out']} tokens, {row['ms']} ms)")
+    for title, call in zip(trace_view.call_titles(trace), calls):
         with st.expander(title):
             st.caption("Prompt")
             st.code(trace_view.prompt_text(call), language=None, wrap_lines=True)
@@ -168,8 +180,9 @@ def answer_tab(name: str, question: str, choices: dict, advanced: bool) -> None:
         left = right = st.container()
         mode = "compact"
     clicked = left.button("Ask", type="primary", disabled=not question.strip())
+    clicked = clicked or entered(question)
     with right:
-        box = st.container()
+        box = st.empty()
         streamed = False
         if clicked:
             st.session_state.pop(ANSWER_KEY, None)
@@ -188,17 +201,17 @@ def answer_tab(name: str, question: str, choices: dict, advanced: bool) -> None:
             st.caption(result["route"])
             return
         if not streamed:
-            box.markdown(fmt.markdown_text(result["text"]) or NO_TEXT)
+            box.markdown(fmt.markdown_text(result.get("marked", result["text"])) or NO_TEXT)
         retriever = result.get("retriever", "Standard")
         st.caption(f"Mode **{result['mode']}** · retriever **{retriever}** · "
                    f"{result['backend']} · question: {result['question']}")
         if not advanced:
             st.markdown(f"**Sources ({result['listing'].total})**")
-            render_sources(result)
+            render_sources(result, advanced)
             return
         sources_tab, trace_tab = st.tabs([f"Sources ({result['listing'].total})", "Trace"])
         with sources_tab:
-            render_sources(result)
+            render_sources(result, advanced)
         with trace_tab:
             render_trace(result["trace"])
 
@@ -229,16 +242,16 @@ def compare(name: str, question: str, options: QueryOptions, modes: list[str]) -
 def render_comparison(compared: dict) -> None:
     results = compared["results"]
     st.caption(f"Question: {compared['question']}")
+    if made_offline(results):
+        st.info(OFFLINE_COMPARE)
     st.dataframe(
-        [{"mode": r.mode.value, "LLM calls": r.llm_calls, "tokens in": r.tokens_in,
-          "tokens out": r.tokens_out, "seconds": round(r.seconds, 2),
+        [{"mode": r.mode.value, **trace_view.work_metrics(r.trace),
           "status": "failed" if r.error else "ok"} for r in results],
         hide_index=True, width="stretch",
     )
     for result in shell.in_columns(results, 4):
         st.markdown(f"**{result.mode.value}**")
-        tokens = result.tokens_in + result.tokens_out
-        st.caption(f"{result.llm_calls} LLM call(s) · {tokens} tokens · {result.seconds:.2f} s")
+        st.caption(trace_view.work_summary(result.trace))
         if result.error:
             st.warning(f"This mode failed: {result.error}")
         else:
@@ -277,7 +290,8 @@ def retriever_compare_tab(name: str, question: str, choices: dict) -> None:
                             format_func=lambda n: CHOICES[n].label)
     mode = st.selectbox("Response mode for the answers", MODES, index=MODES.index("compact"),
                         key="retriever_compare_mode")
-    if st.button("Compare retrievers", disabled=not question.strip() or not picked):
+    if st.button("Compare retrievers", disabled=not question.strip() or not picked,
+                 key=COMPARE_BUTTONS[1]):
         options = options_from(choices)
         if options is not None:
             with shell.friendly_errors():
@@ -287,15 +301,30 @@ def retriever_compare_tab(name: str, question: str, choices: dict) -> None:
         render_retriever_comparison(compared)
 
 
+def made_offline(results: list) -> bool:
+    """True when the extractive backend made every answer (so the modes could not differ)."""
+    work = [trace_view.work_metrics(r.trace) for r in results if not r.error]
+    return any("Extractive steps" in w for w in work) and not any(w.get("LLM calls") for w in work)
+
+
+def entered(question: str) -> bool:
+    """True once after Enter in the question box (not when a Compare button took the focus)."""
+    if not st.session_state.pop(ENTERED_KEY, False) or not question.strip():
+        return False
+    return not any(st.session_state.get(key) for key in COMPARE_BUTTONS)
+
+
 def compare_tab(name: str, question: str, choices: dict) -> None:
     st.write("Run the same question through several response modes over the same retrieved "
-             "passages, and compare answers, LLM calls, tokens and time.")
+             "passages, and compare answers, the work each took, and time.")
+    if fmt.is_extractive(state.current_llm()) and not st.session_state.get(COMPARE_KEY):
+        st.caption(OFFLINE_COMPARE)
     if CHOICES[choices.get("retriever", "standard")].answers:
         st.caption("The router and sub-questions answer in their own way: modes are compared "
                    "over the standard retriever's passages.")
     modes = st.multiselect("Modes to compare", MODES,
                            default=["compact", "refine", "tree_summarize", "accumulate"])
-    if st.button("Compare", disabled=not question.strip() or not modes):
+    if st.button("Compare", disabled=not question.strip() or not modes, key=COMPARE_BUTTONS[0]):
         options = options_from(choices)
         if options is not None:
             with shell.friendly_errors():
@@ -319,7 +348,8 @@ def main() -> None:
         state.select_index(name)
         advanced = advanced_toggle()
         choices = retrieval_choices() if advanced else dict(SIMPLE_CHOICES)
-    question = st.text_input("Your question", placeholder="e.g. What is zero trust?")
+    question = st.text_input("Your question", placeholder="e.g. What is zero trust?",
+                             key=QUESTION_KEY, on_change=_entered)
     if not advanced:
         answer_tab(name, question, choices, advanced)
         st.caption("Open **Advanced** in the sidebar to choose how answers are made, compare "
@@ -332,6 +362,10 @@ def main() -> None:
         compare_tab(name, question, choices)
     with retrievers:
         retriever_compare_tab(name, question, choices)
+
+
+def _entered() -> None:
+    st.session_state[ENTERED_KEY] = True
 
 
 with shell.friendly_errors():

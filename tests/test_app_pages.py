@@ -296,14 +296,14 @@ def test_query_answers_with_sources_highlighted_and_a_trace(docs_ws):
     at = ask(open_page("query"), "What did the speech say about Ukraine and Putin?")
     answer = at.markdown[0].value
     assert answer.startswith("Extractive answer")
-    labels = [e.label for e in at.expander if e.label[0].isdigit()]
-    assert labels[0].startswith("1. state_of_the_union.txt · score ")
+    labels = source_expanders(at)
+    assert labels[0].startswith("[1] state_of_the_union.txt · ") and " match · score " in labels[0]
     quoted = [label for label in labels if "· quoted in the answer" in label]
     assert quoted and any("<mark" in h.proto.body for h in at.get("html"))  # marked in place
     stages = at.dataframe[0].value["stage"].tolist()
     assert stages[:2] == ["embed query", "retrieve"] and "llm: qa" in stages
-    assert any(e.label.startswith("LLM call 1: qa") for e in at.expander)
-    assert {m.label: m.value for m in at.metric}["LLM calls"] == "1"
+    assert any(e.label.startswith("Extractive step 1: qa") for e in at.expander)
+    assert {m.label: m.value for m in at.metric}["Extractive steps"] == "1"
 
 
 def test_query_response_mode_is_chosen_from_the_list(docs_ws):
@@ -313,7 +313,7 @@ def test_query_response_mode_is_chosen_from_the_list(docs_ws):
     radio.set_value("refine")
     ask(at, "What is the state of the union?")
     assert "Mode **refine**" in at.caption.values[0]
-    assert int({m.label: m.value for m in at.metric}["LLM calls"]) > 1
+    assert int({m.label: m.value for m in at.metric}["Extractive steps"]) > 1
     at.radio[0].set_value("no_text")
     ask(at, "What is the state of the union?")
     assert {m.label: m.value for m in at.metric}["LLM calls"] == "0"
@@ -363,7 +363,7 @@ def marked_texts(at: AppTest) -> list[str]:
 
 
 def source_expanders(at: AppTest) -> list[str]:
-    return [e.label for e in at.expander if e.label[0].isdigit()]
+    return [e.label for e in at.expander if e.label.startswith("[")]
 
 
 def test_query_marks_only_what_the_extractive_answer_quotes(docs_ws):
@@ -394,7 +394,8 @@ def test_query_hides_sources_below_the_relevance_floor_until_asked(docs_ws):
     at.main.toggle[0].set_value(True).run()
     everything = source_expanders(at)
     assert everything[: len(shown)] == shown
-    assert sorted(int(label.split(".")[0]) for label in everything) == list(range(1, total + 1))
+    assert sorted(int(label[1:label.index("]")]) for label in everything) == list(
+        range(1, total + 1))
     ask(at, "What did the speech say about the Russian stock market?")
     assert source_expanders(at) == shown  # a new answer starts with weak sources hidden again
 
@@ -416,7 +417,7 @@ def test_compare_modes_side_by_side(docs_ws):
     assert not at.exception
     table = at.dataframe[-1].value.set_index("mode")
     assert table.index.tolist() == ["compact", "refine", "no_text"]
-    assert table.loc["no_text", "LLM calls"] == 0 and table.loc["refine", "LLM calls"] >= 1
+    assert table.loc["no_text", "LLM calls"] == 0 and table.loc["refine", "Extractive steps"] >= 1
     assert (table["status"] == "ok").all()
 
 

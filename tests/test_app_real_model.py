@@ -45,6 +45,7 @@ def test_upload_and_query_with_the_packaged_model(real_ws, corpus_dir):
     answer = at.markdown[0].value
     assert answer.startswith("Extractive answer")
     assert "Russia" in answer or "Putin" in answer
-    labels = [e.label for e in at.expander if e.label[0].isdigit()]
-    # Hybrid search (the default) scores 0..1, 1 for the passage both searches rank first.
-    assert re.match(r"1\. state_of_the_union\.txt · score [01]\.\d{3}", labels[0])
+    labels = [e.label for e in at.expander if e.label.startswith("[")]
+    # A strength word for people; the score (hybrid: 0..1) only under Advanced.
+    assert re.match(r"\[1\] state_of_the_union\.txt · (strong|good|weak) match"
+                    r"( · score [01]\.\d{3})?", labels[0])

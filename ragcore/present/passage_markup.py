@@ -42,14 +42,25 @@ def markup_of(file_name: str | None) -> str:
     return _MARKUP_BY_SUFFIX.get(PurePath(file_name or "").suffix.lower(), "text")
 
 
-def render_segments(segments: list[Segment], markup: str) -> str:
-    """The segments as one HTML block: rendered when ``markup`` is markdown or rst."""
+def render_segments(segments: list[Segment], markup: str, *, anchor: str = "") -> str:
+    """The segments as one HTML block: rendered when ``markup`` is markdown or rst. With
+    ``anchor``, the first retrieved or cited run carries that id (to scroll it into view)."""
     if markup not in ("markdown", "rst"):
-        return segments_to_html(segments)
+        return _anchored(segments_to_html(segments), anchor)
     source = _with_sentinels(segments)
     if markup == "rst":
         source = rst_to_markdown(_off_underlines(source))
-    return _WRAPPER.replace("{body}", _styled(render_markdown(_lift(source))))
+    return _anchored(_WRAPPER.replace("{body}", _styled(render_markdown(_lift(source)))), anchor)
+
+
+def _anchored(rendered: str, anchor: str) -> str:
+    starts = [rendered.find(f'<{tag} style="{SEGMENT_STYLES[kind]}"')
+              for tag, kind in (("span", "passage"), ("mark", "cited"))]
+    found = [s for s in starts if s >= 0]
+    if not anchor or not found:
+        return rendered
+    at = min(found) + rendered[min(found):].index(" ")
+    return f'{rendered[:at]} id="{anchor}"{rendered[at:]}'
 
 
 def render_markdown(text: str) -> str:

@@ -56,7 +56,7 @@ _UNLOCK_HINT = (
     "remove the password (save an unprotected copy from your PDF viewer, "
     "or run `qpdf --decrypt in.pdf out.pdf`) and upload again"
 )
-_PDFIUM_LOCK = threading.Lock()
+PDFIUM_LOCK = threading.Lock()
 _PASSWORD_ERROR = 4  # FPDF_ERR_PASSWORD
 # Scanned books run to hundreds of pages at a few seconds each: OCR stops here (logged).
 MAX_OCR_PAGES = 300
@@ -148,14 +148,14 @@ def _corrupt(path: Path, exc: BaseException) -> ReaderError:
 
 def _extract(data: bytes, path: Path) -> tuple[list[str], list[str], set[int]]:
     """Each page's text and label, and the indexes of pages read by OCR."""
-    with _PDFIUM_LOCK:
+    with PDFIUM_LOCK:
         document = _open(data, path)
     try:
-        with _PDFIUM_LOCK:
+        with PDFIUM_LOCK:
             texts, labels = _pages(document, path)
         ocr_pages = _ocr(document, texts, path) if ocr_available() else set()
     finally:
-        with _PDFIUM_LOCK:
+        with PDFIUM_LOCK:
             document.close()
     return texts, labels, ocr_pages
 
@@ -171,7 +171,7 @@ def _ocr(document: Any, texts: list[str], path: Path) -> set[int]:
     step = max(1, os.cpu_count() or 1)
     for start in range(0, len(blank), step):
         batch = blank[start:start + step]
-        with _PDFIUM_LOCK:  # rendered a batch at a time: a 300-dpi page image is ~9 MB
+        with PDFIUM_LOCK:  # rendered a batch at a time: a 300-dpi page image is ~9 MB
             images = [_render(document, index) for index in batch]
         for index, result in zip(batch, ocr_images(images)):
             if isinstance(result, RuntimeError):

@@ -1,0 +1,134 @@
+"""'Open in document': a cited source shown where it lives, and the original offered for download.
+
+A PDF source shows its page as an image (PDFium) with the passage's lines tinted blue and the
+spans the answer used in orange (geometry: ``ragcore.present.page_boxes``); any other document
+shows its text, rendered like a passage (Markdown and reST as formatted text), with the passage
+marked and scrolled into view. Used by the Query page; the Chat page can call the same button.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+import streamlit.components.v1 as components
+
+from ragcore.errors import ReaderError
+from ragcore.present.citations import Segment, passage_segments
+from ragcore.present.page_boxes import highlight_rects
+from ragcore.present.passage_markup import markup_of, render_segments
+from ragcore.present.sources import ListedSource
+from webapp import state
+
+# Characters of a text document shown on each side of the passage (a whole book would be slow).
+WINDOW = 20_000
+PAGE_SCALE = 1.6  # pixels per PDF point: 115 dpi, a letter page about 980 pixels wide
+PASSAGE_FILL = (66, 153, 225, 60)
+CITED_FILL = (246, 173, 85, 130)
+ANCHOR = "rc-passage-start"
+SCROLL = ("<script>const e=document.getElementById('" + ANCHOR + "');"
+          "if(e){e.scrollIntoView({block:'center'});}</script>")
+
+
+def open_in_document_button(source: ListedSource, index_name: str, *, key: str) -> None:
+    """A button opening ``source`` in its document, in a dialog (for a page's source list)."""
+    if st.button("Open in document", key=key, icon=":material/description:"):
+        show_document(source, index_name)
+
+
+@st.dialog("Source in its document", width="large")
+def show_document(source: ListedSource, index_name: str) -> None:
+    node = source.scored.node
+    name = source.scored.file_name or "this document"
+    path = original_path(node.metadata, index_name)
+    if path is None:
+        st.warning(f"The original of {name} is no longer in the workspace: upload it again to "
+                   "open it here.")
+        return
+    page = node.metadata.get("page")
+    where = f" · page {source.scored.page}" if page else ""
+    st.caption(f"[{source.number}] {name}{where}: the passage is tinted blue, the words the "
+               "answer used orange.")
+    try:
+        if path.suffix.lower() == ".pdf" and page:
+            show_pdf_page(path, int(page), node.text, source.use.spans)
+        else:
+            show_text(path, node, source.use.spans)
+    except ReaderError as exc:
+        st.warning(f"{name} cannot be shown here: {exc}")
+    st.download_button(f"Download {path.name}", data=path.read_bytes(), file_name=path.name,
+                       key=f"download_{source.number}", icon=":material/download:")
+
+
+def original_path(metadata: dict[str, Any], index_name: str) -> Path | None:
+    """The uploaded original of a node's document, where it was read or in the index's uploads."""
+    recorded = metadata.get("file_path")
+    if recorded and Path(recorded).is_file():
+        return Path(recorded)
+    name = metadata.get("file_name")
+    if not name:
+        return None
+    upload = state.workspace().upload_dir(index_name) / name
+    return upload if upload.is_file() else None
+
+
+def show_pdf_page(path: Path, page: int, passage: str, spans: Any) -> None:
+    from ragcore.readers.pdf_page import page_with_boxes
+
+    rendered = page_with_boxes(path, page, scale=PAGE_SCALE)
+    whole, cited = highlight_rects(rendered.text, rendered.boxes, passage, spans,
+                                   page_height=rendered.height, scale=rendered.scale)
+    if not whole:
+        st.caption("The passage could not be found in this page's text layer: the page is shown "
+                   "without a highlight.")
+    st.image(highlighted(rendered.image, whole, cited), width="stretch")
+
+
+def highlighted(image: Any, whole: list, cited: list) -> Any:
+    """``image`` with the passage's rectangles tinted and the cited ones tinted stronger."""
+    from PIL import Image, ImageDraw
+
+    base = image.convert("RGBA")
+    overlay = Image.new("RGBA", base.size, (0, 0, 0, 0))
+    draw = ImageDraw.Draw(overlay)
+    for rects, fill in ((whole, PASSAGE_FILL), (cited, CITED_FILL)):
+        for rect in rects:
+            draw.rectangle([rect.left, rect.top, rect.right, rect.bottom], fill=fill)
+    return Image.alpha_composite(base, overlay).convert("RGB")
+
+
+def show_text(path: Path, node: Any, spans: Any) -> None:
+    text = document_text(path, node)
+    if text is None:
+        st.caption("This document's text has changed since it was indexed: the passage alone "
+                   "is shown.")
+        segments = passage_segments(node, spans)
+    else:
+        segments = document_segments(text, node, spans)
+    body = render_segments(segments, markup_of(path.name), anchor=ANCHOR)
+    components.html(body + SCROLL, height=560, scrolling=True)
+
+
+def document_text(path: Path, node: Any) -> str | None:
+    """The text the node was cut from (read again), or None when it no longer holds the node."""
+    from ragcore.readers import load_file
+
+    documents = load_file(path)
+    for document in documents:
+        start = node.start_char
+        if start is not None and document.text[start:start + len(node.text)] == node.text:
+            return document.text
+    return None
+
+
+def document_segments(text: str, node: Any, spans: Any) -> list[Segment]:
+    """The document around the node's passage (``WINDOW`` characters each side), the passage and
+    its cited spans marked; ``node.start_char`` is the passage's place in ``text``."""
+    start = node.start_char or 0
+    end = start + len(node.text)
+    before = ("… " if start > WINDOW else "") + text[max(0, start - WINDOW):start]
+    after = text[end:end + WINDOW] + (" …" if end + WINDOW < len(text) else "")
+    segments = [Segment(before, "context"), *passage_segments(node, spans),
+                Segment(after, "context")]
+    return [s for s in segments if s.text]
