@@ -69,3 +69,7 @@ def test_saved_chats_show_the_indexes_typed_name_not_its_folder(docs_ws):
     at = chat(open_page("chat"), "What did the speech say about Ukraine?")
     captions = [c.value for c in at.sidebar.caption]
     assert any(c.endswith("· Speeches & PEPs") for c in captions), captions
+    at.sidebar.text_input(key="chat_search").set_value("speeches").run()  # the index's name
+    assert saved_titles(at) == ["Speech, Ukraine"]
+    at.sidebar.text_input(key="chat_search").set_value("owls").run()
+    assert saved_titles(at) == []

@@ -20,6 +20,9 @@ from webapp.chat_list import EARLIER, PINNED, TODAY, YESTERDAY, group_chats
     ("What did the speech say about Ukraine?", "Speech, Ukraine"),
     ("What does PEP 8 say about indentation?", "PEP 8, indentation"),
     ("Tell me about inflation and gas prices", "Inflation, gas prices"),
+    ("What is the cost of living?", "Cost of living"),
+    ("summarise state_of_the_union.txt", "Summary: state_of_the_union.txt"),
+    ("Summarise the state of the union speech", "Summary: state of the union speech"),
 ])
 def test_offline_titles_are_the_questions_key_phrases(question, title):
     assert key_phrase_title(question) == title

@@ -58,11 +58,11 @@ def saved_chats(ws: Any, chat: Any, *, on_open: Callable[[str], None],
     st.subheader("Saved chats")
     words = st.text_input("Search chats", key="chat_search", placeholder="words in a chat",
                           icon=":material/search:")
-    found = ws.chats.list(search=words) if words.strip() else everything
+    names = {s.index: display_name(ws, s.index) for s in everything}
+    found = _search(ws, everything, words, names) if words.strip() else everything
     if not found:
         st.caption("No saved chat contains these words.")
     shown = found[:SHOWN_CHATS]
-    names = {s.index: display_name(ws, s.index) for s in shown}
     for heading, chats in group_chats(shown):
         st.markdown(f"**{heading}**")
         for summary in chats:
@@ -70,6 +70,14 @@ def saved_chats(ws: Any, chat: Any, *, on_open: Callable[[str], None],
     if len(found) > SHOWN_CHATS:
         st.caption(f"{len(found) - SHOWN_CHATS} older chats: search to find them.")
     st.button("Delete all chats…", on_click=on_delete_all, icon=":material/delete_sweep:")
+
+
+def _search(ws: Any, everything: Sequence[Any], words: str, names: dict[str, str]) -> list:
+    """The chats whose title or messages hold all ``words``, or whose index's name does."""
+    wanted = words.lower().split()
+    hits = {s.id for s in ws.chats.list(search=words)}
+    hits |= {s.id for s in everything if all(w in names[s.index].lower() for w in wanted)}
+    return [s for s in everything if s.id in hits]
 
 
 def _chat_row(summary: Any, is_open: bool, index_shown: str, on_open: Callable) -> None:

@@ -33,6 +33,8 @@ say says said tell told explain describe give show list mention mentions mention
 know think mean means find get want need like make makes there's what's it's i'm
 summarise summarize summary overview gist anything something thing things
 """.split())
+_ARTICLES = frozenset({"the", "a", "an"})
+_SUMMARY_ASKED = re.compile(r"\b(?:summari[sz]e|summary|overview|gist)\b", re.IGNORECASE)
 TITLE_PROMPT = (
     "Write a title of at most six words for a conversation that starts with this question and "
     "answer. Reply with the title only, no quotes.\n\nQuestion: {question}\n\nAnswer: {answer}"
@@ -40,31 +42,44 @@ TITLE_PROMPT = (
 
 
 def key_phrases(text: str) -> list[str]:
-    """Runs of content words in ``text``, in order, without repeats (case ignored)."""
-    phrases, run, seen = [], [], set()
+    """Runs of content words in ``text``, in order, without repeats (case ignored); "of" (and
+    "of the") inside a run keeps it whole: "state of the union speech"."""
+    phrases, run, joiners, seen = [], [], [], set()
     for token in _TOKEN.findall(text) + [""]:
-        if token and token.lower() not in _STOP:
-            run.append(token)
-            continue
-        phrase = " ".join(run)
-        if phrase and phrase.lower() not in seen:
-            seen.add(phrase.lower())
-            phrases.append(phrase)
-        run = []
+        word = token.lower()
+        if token and word not in _STOP:
+            run += joiners + [token]
+            joiners = []
+        elif run and (word == "of" and not joiners or word in _ARTICLES and joiners):
+            joiners.append(token)
+        else:
+            phrase = " ".join(run)
+            if phrase and phrase.lower() not in seen:
+                seen.add(phrase.lower())
+                phrases.append(phrase)
+            run, joiners = [], []
     return phrases
 
 
 def key_phrase_title(question: str, answer: str = "") -> str:
-    """The question's key phrases (the answer's when the question has none), one short line."""
-    phrases = key_phrases(question) or key_phrases(answer)
-    title = ""
-    for phrase in phrases:
-        longer = f"{title}, {phrase}" if title else phrase
-        if title and len(longer) > TITLE_CHARS:
-            break
-        title = longer
-    title = title[:TITLE_CHARS].rstrip()
+    """The question's key phrases (the answer's when the question has none), one short line;
+    a summary request says so ("Summary: state_of_the_union.txt")."""
+    asked = key_phrases(question)
+    title = ", ".join(_fitting(asked or key_phrases(answer)))
+    if asked and _SUMMARY_ASKED.search(question):
+        title = f"Summary: {title}"[:TITLE_CHARS].rstrip()
     return title[:1].upper() + title[1:] if title else "New chat"
+
+
+def _fitting(phrases: list[str]) -> list[str]:
+    """The first phrases that fit in a title together (at least the first, cut to fit)."""
+    kept, length = [], 0
+    for phrase in phrases:
+        length += len(phrase) + (2 if kept else 0)
+        if kept and length > TITLE_CHARS:
+            break
+        kept.append(phrase[:TITLE_CHARS].rstrip())
+    return kept
 
 
 def generated_title(llm: LLM, question: str, answer: str) -> str:
