@@ -1,5 +1,8 @@
 """Upload: add documents to a new or existing index as a background job; its progress, then a
-per-file report (the job goes on if the person leaves the page or closes the tab)."""
+per-file report (the job goes on if the person leaves the page or closes the tab). Before it
+starts, the page says how long it will take on this computer, and asks to confirm a long one."""
+
+import logging
 
 import streamlit as st
 
@@ -7,7 +10,12 @@ from webapp import jobs_view, shell, state, store_choice
 from webapp import index_names
 from ragcore.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 
+logger = logging.getLogger(__name__)
+
 NEW_INDEX = "New index…"
+CONFIRM_SECONDS = 600  # an upload estimated to take longer asks to be confirmed
+FORECAST_KEY = "upload_forecast"  # (files and chunking, Forecast) of the files chosen
+CONFIRM_KEY = "upload_confirm"  # the files and chunking whose start waits for "Start anyway"
 ROUND_KEY = "uploader_round"  # bumped after each run, which empties the file picker
 STORE_KEY = "new_index_store"  # where a new index keeps its vectors (store_choice)
 
@@ -45,6 +53,51 @@ def chunking_choices(record) -> tuple[int, int]:
     return int(chunk_size), int(chunk_overlap)
 
 
+def forecast(name, files, chunk_size: int, chunk_overlap: int):
+    """How long indexing ``files`` takes on this computer (``estimate.forecast``), once per
+    choice of files and chunking; None when it cannot be told (no name yet, an error)."""
+    from ragcore.workspace.estimate import SAMPLE_BYTES
+    from ragcore.workspace.estimate import forecast as count
+
+    if not files or not name:
+        return None
+    key = (name, tuple((f.name, f.size) for f in files), chunk_size, chunk_overlap)
+    kept = st.session_state.get(FORECAST_KEY)
+    if kept is not None and kept[0] == key:
+        return kept[1]
+    try:
+        with st.spinner("Estimating how long this takes on this computer…"):
+            plan = count(state.workspace(), name,
+                         [(f.name, f.size, f.getvalue()[:SAMPLE_BYTES]) for f in files],
+                         chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+    except Exception as exc:  # noqa: BLE001 - the upload works without an estimate
+        logger.info("no time estimate for the upload: %s", exc)
+        plan = None
+    st.session_state[FORECAST_KEY] = (key, plan)
+    return plan
+
+
+def start_button(files, name, plan) -> bool:
+    """The Index button; above ``CONFIRM_SECONDS`` of work it asks first ("Start anyway")."""
+    label = f"Index {len(files)} file(s)" if files else "Index"
+    asked = st.session_state.get(CONFIRM_KEY)
+    if plan is not None and asked == st.session_state.get(FORECAST_KEY, (None,))[0]:
+        st.warning(f"Indexing these files takes **{plan.describe()}**. It runs in the "
+                   "background (you can leave this page, and Cancel it in the sidebar; what "
+                   "is done by then is kept). Start it?")
+        left, right = st.columns(2)
+        if right.button("Cancel", key="upload-cancel"):
+            st.session_state.pop(CONFIRM_KEY, None)
+            st.rerun()
+        return left.button("Start anyway", type="primary", key="upload-start-anyway")
+    if not st.button(label, type="primary", disabled=not files or not name):
+        return False
+    if plan is not None and plan.seconds > CONFIRM_SECONDS:
+        st.session_state[CONFIRM_KEY] = st.session_state[FORECAST_KEY][0]
+        st.rerun()
+    return True
+
+
 def main() -> None:
     shell.page_setup()
     st.title("Upload documents")
@@ -60,8 +113,11 @@ def main() -> None:
              "text file; many at once.",
     )
     chunk_size, chunk_overlap = chunking_choices(record)
-    label = f"Index {len(files)} file(s)" if files else "Index"
-    if st.button(label, type="primary", disabled=not files or not name):
+    plan = forecast(name, files, chunk_size, chunk_overlap)
+    if plan is not None:
+        st.caption(f"Indexing takes {plan.describe()}.")
+    if start_button(files, name, plan):
+        st.session_state.pop(CONFIRM_KEY, None)
         with shell.friendly_errors():
             store_choice.create_with_store(state.workspace(), name,
                                            st.session_state.get(STORE_KEY, "") if record is None

@@ -10,8 +10,8 @@ from __future__ import annotations
 import streamlit as st
 
 from ragcore.errors import WorkspaceError
-from ragcore.workspace.files import read_json, write_json_atomic
-from webapp import state
+from ragcore.workspace.files import read_json
+from webapp import preferences, state
 
 KEY = "advanced_mode"
 # Widget values do not follow the user from page to page (each page's switch is its own
@@ -40,7 +40,7 @@ def saved_choice() -> bool:
 
 def _save() -> None:
     st.session_state[CHOICE_KEY] = bool(st.session_state.get(KEY))
-    write_json_atomic(_path(), {"advanced": st.session_state[CHOICE_KEY]})
+    preferences.save(state.workspace_root(), advanced=st.session_state[CHOICE_KEY])
 
 
 def advanced_toggle() -> bool:

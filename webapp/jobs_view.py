@@ -157,7 +157,8 @@ def stray_uploads(name: str) -> None:
     stray = state.jobs().stray_uploads(ws, name, indexed)
     if not stray:
         return
-    with st.expander(f"{len(stray)} uploaded file(s) of “{name}” are not in the index"):
+    shown = display_name(ws, name)  # as typed ("Contrats été"), not its folder name
+    with st.expander(f"{len(stray)} uploaded file(s) of “{shown}” are not in the index"):
         st.caption("Their indexing failed, was cancelled or stopped with the app: "
                    + ", ".join(p.name for p in stray[:10]) + (" …" if len(stray) > 10 else ""))
         left, right = st.columns(2)

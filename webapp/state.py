@@ -13,7 +13,8 @@ across sessions and processes. The behaviour itself lives in the ragcore modules
 
 Environment: ``RAGCORE_WORKSPACE`` (the workspace folder), ``RAGCORE_LLM`` (see
 ``ragcore.llms.resolve``), ``RAGCORE_EMBEDDER=fake`` (tests and benchmarks: a deterministic
-FakeEmbedder instead of the packaged model, so no model loads).
+FakeEmbedder instead of the packaged model, so no model loads; ``RAGCORE_FAKE_EMBED_SECONDS`` slows
+it to that many seconds per text, to try the time estimates).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from ragcore.present.explain import explain_error
 logger = logging.getLogger(__name__)
 
 EMBEDDER_ENV = "RAGCORE_EMBEDDER"
+FAKE_SECONDS_ENV = "RAGCORE_FAKE_EMBED_SECONDS"  # with the fake embedder: its seconds per text
 MODEL_LOAD_MESSAGE = (
     "Loading the embedding model (all-MiniLM-L6-v2) for the first time since the app started. "
     "It turns text into vectors so passages can be found by meaning; this takes 10-20 seconds "
@@ -50,6 +52,7 @@ CHAT_KEY = "open_chat"
 MEMORY_KEY = "chat_memory"
 FAILED_KEY = "failed_turn"
 CHAT_MODE_KEY = "chat_mode_choice"
+LAST_INDEX = "last_index"  # app-preferences.json: the index last used, for a new session
 
 
 # -- workspace and settings ------------------------------------------------------------------
@@ -107,7 +110,16 @@ def workspace() -> Workspace:
 def _fake_embedder() -> Any:
     from ragcore.embeddings.fake import FakeEmbedder
 
-    return FakeEmbedder()
+    slow = os.environ.get(FAKE_SECONDS_ENV, "").strip()
+    if not slow:
+        return FakeEmbedder()
+    from ragcore.testing.throttled import ThrottledEmbedder
+
+    try:
+        return ThrottledEmbedder(FakeEmbedder(), seconds_per_text=float(slow))
+    except ValueError as exc:
+        raise ConfigError(f"{FAKE_SECONDS_ENV}={slow!r}: give seconds per text, such as 0.01 "
+                          f"({exc})") from exc
 
 
 def _embedder_override() -> Any:
@@ -164,14 +176,26 @@ def index_documents(name: str) -> list[dict[str, Any]]:
 
 
 def selected_index(names: list[str]) -> str | None:
-    """The index this session works on: the last chosen one if it still exists, else the first."""
-    chosen = st.session_state.get(INDEX_KEY)
-    if chosen in names:
-        return chosen
+    """The index this session works on: the last chosen one if it still exists, else the one
+    last used in this workspace (a reload starts a new session), else the first."""
+    from webapp import preferences
+
+    for chosen in (st.session_state.get(INDEX_KEY),
+                   preferences.load(workspace_root()).get(LAST_INDEX)):
+        if chosen in names:
+            return chosen
     return names[0] if names else None
 
 
 def select_index(name: str | None) -> None:
+    """Work on ``name`` from now on, in this session and the next ones (a reload, a restart)."""
+    from webapp import preferences
+
+    if name and name != st.session_state.get(INDEX_KEY):
+        try:
+            preferences.save(workspace_root(), **{LAST_INDEX: name})
+        except OSError as exc:  # a read-only workspace: this session still remembers it
+            logger.info("could not remember the index in use: %s", exc)
     st.session_state[INDEX_KEY] = name
 
 

@@ -22,7 +22,8 @@ logger = logging.getLogger(__name__)
 RATES_FILE = "embedding-rates.json"
 FORMAT = "ragcore-embedding-rates/1"
 KEEP = 5  # measured jobs kept per model
-CALIBRATION = 1.5  # seconds spent timing a calibration
+CALIBRATION = 1.5  # seconds spent timing a calibration (at most)
+ENOUGH = 64  # chunks that tell a fast embedder's rate (in a sixth of that time)
 MIN_CHUNKS, MIN_SECONDS = 20, 2.0  # a job shorter than this says little about the rate
 FILLER = ("The committee reviewed the quarterly figures and asked for a plan that explains each "
           "change, who decides it, and when the next review takes place. ")
@@ -87,14 +88,12 @@ def calibrate(embedder: Any, samples: Sequence[str] = (), *,
     texts = [t for t in samples if t.strip()] or [FILLER * 5]
     embedder.embed_batch(texts[:1])
     done, taken, batch = 0, 0.0, 4
-    while taken < seconds or done < 4:
+    while taken < seconds and not (done >= ENOUGH and taken >= seconds / 6):
         piece = [texts[(done + i) % len(texts)] for i in range(batch)]
         started = time.perf_counter()
         embedder.embed_batch(piece)
         taken += time.perf_counter() - started
         done += len(piece)
-        if done >= 512:
-            break
     return done, taken
 
 
