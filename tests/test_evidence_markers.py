@@ -46,7 +46,8 @@ def test_a_sentence_used_by_two_sources_carries_both_numbers():
     passages = ["Alpha beta gamma delta.", "Alpha beta gamma delta."]
     answer = "Alpha beta gamma delta."
     citations = cite(answer, passages, extractive=True)
-    assert mark_answer(answer, passages, citations.sources).text == "Alpha beta gamma delta. [1] [2]"
+    marked = mark_answer(answer, passages, citations.sources)
+    assert marked.text == "Alpha beta gamma delta. [1] [2]"
 
 
 def test_no_use_no_markers():
