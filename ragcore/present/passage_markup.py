@@ -27,6 +27,11 @@ _SENTINELS = re.compile("[\ue010-\ue015]")
 _BLOCK_MARKUP = re.compile(r"^([ \t]*)([\ue010-\ue015]+)((?:#{1,6}[ \t]+|[-*+][ \t]+|\d+[.)][ \t]+"
                            r"|>[ \t]?)+)")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
+# Emphasis delimiters touching a sentinel would not open or close ("_do_" + sentinel): the
+# sentinel goes inside the delimiters.
+_AFTER_CLOSER = re.compile(r"(?<=\w)([_*~`]+)([\ue010-\ue015]+)")
+_BEFORE_OPENER = re.compile(r"([\ue010-\ue015]+)([_*~`]+)(?=\w)")
+_LINE_START = re.compile(r"(^|\n)([\ue010-\ue015]+)")
 _ADORNMENT = re.compile(r"^([=\-~^\"'`#*+:.])\1{2,}\s*$")
 _WRAPPER = (
     "<style>.rc-passage h1,.rc-passage h2,.rc-passage h3,.rc-passage h4,.rc-passage h5,"
@@ -49,7 +54,7 @@ def render_segments(segments: list[Segment], markup: str, *, anchor: str = "") -
         return _anchored(segments_to_html(segments), anchor)
     source = _with_sentinels(segments)
     if markup == "rst":
-        source = rst_to_markdown(_off_underlines(source))
+        source = rst_to_markdown(_off_underlines(_off_line_starts(source)))
     return _anchored(_WRAPPER.replace("{body}", _styled(render_markdown(_lift(source)))), anchor)
 
 
@@ -90,6 +95,12 @@ def _off_underlines(text: str) -> str:
     return "\n".join(lines)
 
 
+def _off_line_starts(text: str) -> str:
+    """Sentinels opening a line moved to the end of the line before, where they hide no
+    directive ("\\ue012.. code-block::") and break no indented block."""
+    return _LINE_START.sub(lambda m: m.group(2) + (m.group(1) or "\n"), text)
+
+
 def _lift(text: str) -> str:
     """Sentinels moved after line-start block markup, and off code-fence lines."""
     lines, carried = [], ""
@@ -101,7 +112,8 @@ def _lift(text: str) -> str:
             carried = "".join(_SENTINELS.findall(line))
             lines.append(bare)
             continue
-        lines.append(_BLOCK_MARKUP.sub(r"\1\3\2", line))
+        line = _BLOCK_MARKUP.sub(r"\1\3\2", line)
+        lines.append(_BEFORE_OPENER.sub(r"\2\1", _AFTER_CLOSER.sub(r"\2\1", line)))
     return "\n".join(lines) + carried
 
 
