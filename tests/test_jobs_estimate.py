@@ -197,3 +197,27 @@ def test_a_wrong_rate_is_corrected_by_the_jobs_own_after_the_first_minute(
     first_at, first_left = samples[0]
     assert first_left < 0.5 * (ended - first_at)  # the wrong rate: far too low at first
     assert not _within(samples, ended, after=4.0)  # then within 30 %
+
+
+# -- the command line ----------------------------------------------------------------------
+
+
+def test_the_cli_says_how_long_a_long_ingest_takes_before_it_starts(tmp_path, corpus_dir,
+                                                                    capsys):
+    from ragcore.cli import main
+
+    root = tmp_path / "ws"
+    RateBook(root).record("fake-embedder", 100, 100)  # this computer: 1 chunk a second
+    book = corpus_dir / "gutenberg_books" / "pg11.txt"  # about 250 chunks
+    code = main(["--workspace", str(root), "ingest", str(book), "--index", "books"],
+                embedder=FakeEmbedder())
+    err = capsys.readouterr().err
+    assert code == 0
+    assert "Indexing 1 file(s) takes about 4 min on this computer (about 2" in err, err
+    assert err.index("on this computer") < err.index("100%")  # before the job's progress
+
+    small = tmp_path / "owls.txt"
+    small.write_text("Owls hunt at night.")
+    main(["--workspace", str(root), "ingest", str(small), "--index", "books"],
+         embedder=FakeEmbedder())
+    assert "on this computer" not in capsys.readouterr().err  # a short one just runs

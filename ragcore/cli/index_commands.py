@@ -4,6 +4,7 @@ jobs / cancel-job (the workspace's background jobs, the app's and other terminal
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from typing import TYPE_CHECKING
 
@@ -17,8 +18,12 @@ from .render import human_bytes, write_passages, write_report, write_table
 if TYPE_CHECKING:
     from .context import CliContext
 
+logger = logging.getLogger(__name__)
+
 DEFAULT_INDEX = "default"
 _BATCHING = Batching()
+LONG_INGEST = 60.0  # seconds: an ingest estimated longer is announced with its estimate
+MEASURE_ABOVE = 100  # chunks: a smaller ingest does not wait for the model to be timed
 
 
 def note_model_load(index, retrieval: str = DEFAULT_MODE) -> None:
@@ -132,8 +137,10 @@ def run_ingest(args: argparse.Namespace, context: CliContext) -> int:
         set_display_name(workspace, args.index, typed)
     runner = JobRunner(workspace.root, batching=Batching(args.batch_chunks, args.batch_seconds))
     bar = ProgressBar(sys.stderr)
+    _say_how_long(workspace, args, files, bar)
     job = runner.ingest(workspace, args.index, files, chunk_size=args.chunk_size,
                         chunk_overlap=args.chunk_overlap, origin="command line", listener=bar)
+    bar.follow(job)
     if bar.interactive:  # on a terminal; a log gets the one-line outcome only
         bar.note(f"{job.title()}: Ctrl-C, or Cancel in the app's sidebar, stops it after the "
                  "current batch and keeps what was saved.")
@@ -155,6 +162,22 @@ def run_ingest(args: argparse.Namespace, context: CliContext) -> int:
             "finish: files already indexed are skipped.\n")
         return 130
     return 1 if report.files and report.failed == len(report.files) else 0
+
+
+def _say_how_long(workspace, args: argparse.Namespace, files: list, bar: ProgressBar) -> None:
+    """Before a long ingest (over ``LONG_INGEST`` seconds on this computer), say how long."""
+    from ..workspace.estimate import file_facts, forecast
+
+    try:
+        plan = forecast(workspace, args.index, [file_facts(f) for f in files],
+                        chunk_size=args.chunk_size, chunk_overlap=args.chunk_overlap,
+                        measure_above=MEASURE_ABOVE)
+    except Exception as exc:  # noqa: BLE001 - the ingest says what is wrong, if anything is
+        logger.info("no time estimate for the ingest: %s", exc)
+        return
+    if plan.seconds > LONG_INGEST:
+        bar.note(f"Indexing {len(files)} file(s) takes {plan.describe()}; Ctrl-C stops it and "
+                 "keeps what was saved.")
 
 
 def _wait_or_cancel(runner, job_id: str, bar: ProgressBar) -> None:

@@ -1,9 +1,10 @@
 """Ingestion progress on stderr: a redrawn bar on a terminal, plain lines otherwise.
 
 The bar shows the same states as the app's job list (reading, splitting, embedding n/N,
-saving) with a time estimate from the rate so far. Without a terminal (a pipe, a log file),
-it writes a line when a file is finished or the index is saved, and at most every
-``LINE_EVERY`` seconds while a big file is embedded.
+saving); once it follows a job (``follow``), the job's chunks done of all its files and its
+time left (``Job.remaining_seconds``: the one estimate the app shows too). Without a terminal
+(a pipe, a log file), it writes a line when a file is finished or the index is saved, and at
+most every ``LINE_EVERY`` seconds while a big file is embedded.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import threading
 import time
 from typing import TextIO
 
-from ..workspace.jobs import human_duration
+from ..workspace.estimate import human_duration
+from ..workspace.jobs import Job
 from ..workspace.report import IngestProgress
 
 _FINAL_STAGES = ("done", "failed", "unchanged", "saving")
@@ -29,7 +31,7 @@ class ProgressBar:
         self.width = width
         self.interactive = bool(getattr(self.stream, "isatty", lambda: False)())
         self._drawn = False
-        self._started = time.monotonic()
+        self.job: Job | None = None
         self._last_line = 0.0
         self._lock = threading.Lock()
 
@@ -44,18 +46,26 @@ class ProgressBar:
                 self.stream.flush()
 
     def _line(self, event: IngestProgress) -> str:
-        filled = int(round(event.overall * self.width))
+        job = self.job
+        fraction = job.fraction if job is not None else event.overall
+        filled = int(round(fraction * self.width))
         bar = "#" * filled + "." * (self.width - filled)
         name = event.path.replace("\\", "/").rsplit("/", 1)[-1]
         counter = f"{event.file_number}/{event.file_count}"
         stage = event.stage
-        if stage == "embedding" and event.chunks_total:
+        if stage == "embedding" and job is not None and job.work_total:
+            stage = f"embedding {job.work_done}/{job.work_total}"
+        elif stage == "embedding" and event.chunks_total:
             stage = f"embedding {event.chunks_done}/{event.chunks_total}"
-        line = f"[{bar}] {event.overall:4.0%} {counter} {stage:<9} {name}"
-        elapsed = time.monotonic() - self._started
-        if 0.02 <= event.overall < 1 and elapsed >= 2:
-            line += f" (about {human_duration(elapsed * (1 - event.overall) / event.overall)} left)"
+        line = f"[{bar}] {fraction:4.0%} {counter} {stage:<9} {name}"
+        left = job.remaining_seconds() if job is not None else None
+        if left is not None and fraction < 1:
+            line += f" (about {human_duration(left)} left)"
         return line
+
+    def follow(self, job: Job) -> None:
+        """Show ``job``'s progress over all its files and its time left (``Job.status``'s)."""
+        self.job = job
 
     def _redraw(self, event: IngestProgress) -> None:
         columns = shutil.get_terminal_size((100, 20)).columns

@@ -197,26 +197,33 @@ class Forecast:
 
 
 def forecast(ws: Workspace, index: str, files: list[tuple[str, int, bytes]], *,
-             chunk_size: int | None = None, chunk_overlap: int | None = None) -> Forecast:
-    """The chunks of ``files`` ((name, size in bytes, first bytes) each) and this computer's
-    rate for the index's model, measuring it now (a second or two, after loading the model)
-    if no job measured it yet. Counted with the index's chunking unless given."""
-    from .rates import machine_rate
+             chunk_size: int | None = None, chunk_overlap: int | None = None,
+             measure_above: int = 0) -> Forecast:
+    """The chunks of ``files`` ((upload name or path, size in bytes, first bytes) each) and
+    this computer's rate for the index's model, measuring it now (a second or two, after
+    loading the model) if no job measured it yet. Counted with the index's chunking unless
+    given. Fewer chunks than ``measure_above`` are not worth measuring for: the rate is then
+    0 if none is kept."""
+    from .rates import RateBook, machine_rate
 
     recorded = _chunking(ws, _Target(index, chunk_size, chunk_overlap))
     splitter = splitter_for(*recorded)
-    folder = str(ws.upload_dir(index))
-    chunks = sum(chunk_estimate(name, size, head, splitter, path=f"{folder}/{name}")
-                 for name, size, head in files)
+    folder = ws.upload_dir(index)
+    chunks = sum(chunk_estimate(Path(name).name, size, head, splitter, path=str(folder / name))
+                 for name, size, head in files)  # an uploaded name, or a path to read from
     texts = [head for name, _, head in files if Path(name).suffix.lower() not in BYTES_PER_CHUNK]
     samples = sample_chunks(texts[0], splitter) if texts else []
-    return Forecast(chunks, machine_rate(ws.root, job_embedder(ws, index), samples))
+    embedder = job_embedder(ws, index)
+    if chunks < measure_above:
+        return Forecast(chunks, RateBook(ws.root).rate(embedder.model_name) or 0.0)
+    return Forecast(chunks, machine_rate(ws.root, embedder, samples))
 
 
 def file_facts(path: Path) -> tuple[str, int, bytes]:
-    """(name, size, first bytes) of a file on disk, for ``forecast``."""
+    """(absolute path, size, first bytes) of a file on disk, for ``forecast``."""
+    path = Path(path).absolute()
     size = path.stat().st_size if path.is_file() else 0
-    return path.name, size, _head(path)
+    return str(path), size, _head(path)
 
 
 @dataclass(slots=True)
