@@ -9,9 +9,10 @@ from ragcore.present import format as fmt
 from ragcore.present.corpus_map import legend_colours
 from ragcore.present.dates import friendly_date
 from ragcore.workspace.names import (
+    chats_of,
     clean_display,
+    delete_index,
     display_name,
-    folder_name,
     rename_index,
     rename_problem,
 )
@@ -20,6 +21,7 @@ from webapp import chunk_view, jobs_view, shell, state
 
 CONFIRM_DOC = "confirm_delete_doc"
 JOB_ERROR = "index_job_error"
+DONE = "index_change_done"  # what the last rename or delete did, said once after the rerun
 QUICK_JOB_SECONDS = 5.0  # a delete usually takes well under a second: wait that long for it
 
 
@@ -63,7 +65,8 @@ def document_actions(name: str, key: str, row: dict) -> None:
     if cols[2].button("Delete…"):
         st.session_state[CONFIRM_DOC] = key
     if st.session_state.get(CONFIRM_DOC) == key:
-        st.warning(f"Delete **{row['file']}** and its {row['chunks']} chunks from “{name}”?")
+        shown = fmt.markdown_text(display_name(state.workspace(), name))
+        st.warning(f"Delete **{row['file']}** and its {row['chunks']} chunks from “{shown}”?")
         yes, no = st.columns(2)
         if yes.button("Yes, delete it", type="primary"):
             runner = state.jobs()
@@ -72,6 +75,9 @@ def document_actions(name: str, key: str, row: dict) -> None:
             runner.wait(job.id, timeout=QUICK_JOB_SECONDS)  # else the sidebar shows it going
             if job.state == "failed":
                 st.session_state[JOB_ERROR] = f"{job.title()} failed: {job.summary}"
+            elif job.state == "done":
+                done = f"Deleted {fmt.markdown_text(row['file'])} from “{shown}”."
+                st.session_state[DONE] = done
             st.session_state.pop(CONFIRM_DOC)
             st.rerun()
         if no.button("Cancel"):
@@ -172,10 +178,11 @@ def rename_form(name: str) -> None:
         problem = "Type the new name above."
     if problem:
         st.caption(f":material/info: {problem}")
-    elif folder_name(typed) not in (name, clean_display(typed)):
-        st.caption(f"Saved in the folder “{folder_name(typed)}”.")
     if st.button("Rename", disabled=problem is not None):
         state.select_index(rename_index(ws, name, typed))
+        st.session_state[DONE] = (f"Renamed “{fmt.markdown_text(shown)}” to "
+                                  f"“{fmt.markdown_text(clean_display(typed))}”: its chats, "
+                                  "jobs and files stay with it.")
         st.rerun()
 
 
@@ -183,21 +190,26 @@ def manage_tab(name: str) -> None:
     rename_form(name)
     st.divider()
     shown = display_name(state.workspace(), name)
-    sure = st.checkbox(f"I understand that deleting “{shown}” removes its chunks and uploaded "
-                       "files for good.")
+    chats = len(chats_of(state.workspace(), name))
+    sure = st.checkbox(f"I understand that deleting “{shown}” removes its chunks, uploaded "
+                       f"files and {chats} saved chat(s) for good.")
     busy = state.jobs().active(name)
     if busy:  # deleting would wait for the job's write lock, the page frozen meanwhile
         st.caption(f":material/info: {busy[0].title()} is running: cancel it (in the sidebar) "
                    "or let it finish, then delete the index.")
     if st.button("Delete this index", type="primary", disabled=not sure or bool(busy)):
-        state.workspace().delete_index(name)
+        chats = delete_index(state.workspace(), name)
         state.select_index(None)
+        st.session_state[DONE] = (f"Deleted the index “{fmt.markdown_text(shown)}”"
+                                  + (f" and its {chats} saved chat(s)." if chats else "."))
         st.rerun()
 
 
 def main() -> None:
     shell.page_setup()
     st.title("Indexes")
+    if DONE in st.session_state:
+        st.success(st.session_state.pop(DONE))
     infos = state.list_indexes()
     if not infos:
         shell.no_index_yet("There is no index yet. Upload documents to create one.")

@@ -96,8 +96,10 @@ def test_rename_and_delete_index(run, docs, monkeypatch):
     answer, _, sources = out.partition("Sources:")
     assert "policy engine grants access" in answer.lower()
     assert "[1] trust.txt" in sources
-    code, _, err = run("retrieve", "policy engine", "--index", "a")
-    assert code == 1 and "no index named 'a'" in err and "indexes: b" in err
+    code, out, err = run("retrieve", "policy engine", "--index", "a")  # its folder stays "a"
+    assert code == 0 and "trust.txt" in out, err
+    code, _, err = run("retrieve", "policy engine", "--index", "c")
+    assert code == 1 and "no index named 'c'" in err and "indexes: a" in err
     code, out, _ = run("delete-index", "b", "--yes")
     assert code == 0 and "Deleted index 'b'" in out
     code, out, _ = run("indexes")

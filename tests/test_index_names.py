@@ -32,7 +32,8 @@ def test_problems_are_said_in_plain_words():
     assert name_problem("   ", []) == "Type a name for the new index."
     assert name_problem("日本語", []) is None
     assert "letter or digit" in name_problem("--- ?", [])
-    assert "already exists" in name_problem("dossiers ÉTÉ", ["Dossiers-ete"])
+    assert "already exists" in name_problem("dossiers ÉTÉ", ["Dossiers  été"])  # shown names
+    assert name_problem("Dossiers-ete", ["Dossiers été"]) is None  # it gets a folder of its own
     assert "keep it to 80" in name_problem("x" * 81, [])
 
 

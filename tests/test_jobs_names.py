@@ -41,17 +41,19 @@ def test_rename_takes_a_typed_name_and_the_jobs_follow(tmp_path, owls):
     assert "letter or digit" in rename_problem(ws, "docs", " -- ")
 
     folder = rename_index(ws, "docs", "Contrats  été 2024")
-    assert folder == "Contrats-ete-2024" and ws.index_names() == [folder, "taken"]
+    assert folder == "docs" and ws.index_names() == ["docs", "taken"]  # the folder stays
     assert display_name(ws, folder) == "Contrats été 2024"
     assert [r["file"] for r in ws.documents(folder)] == ["owls.txt"]
-    [job] = JobRunner(ws.root).jobs(folder)  # the finished job moved with its index
+    [job] = JobRunner(ws.root).jobs(folder)  # the finished job is titled with the new name
     assert job.title() == "Ingest owls.txt into “Contrats été 2024”"
 
-    # Only the shown name changes when the safe form stays (no folder move).
     assert rename_index(ws, folder, "CONTRATS été 2024") == folder
     assert display_name(ws, folder) == "CONTRATS été 2024"
     assert resolve_index(ws, "contrats ÉTÉ 2024") == folder  # typed as shown, any case
     assert resolve_index(ws, "日本語").startswith("index-")  # a new index of that name
+    # A new index named like the folder of the renamed one gets a free folder of its own.
+    assert resolve_index(ws, "docs") == "docs"  # the folder name still finds it
+    assert rename_problem(ws, "taken", "Contrats été 2024").startswith("An index named")
 
 
 def test_rename_waits_for_a_job_running_on_the_index(tmp_path, owls):
@@ -67,7 +69,7 @@ def test_rename_waits_for_a_job_running_on_the_index(tmp_path, owls):
     finally:
         sleeper.kill()
         sleeper.wait()
-    assert rename_index(ws, "docs", "Contrats") == "Contrats"  # its process is gone
+    assert rename_index(ws, "docs", "Contrats") == "docs"  # its process is gone
 
 
 def test_the_cli_ingests_and_renames_by_typed_names_and_titles_jobs_with_them(
@@ -84,15 +86,18 @@ def test_the_cli_ingests_and_renames_by_typed_names_and_titles_jobs_with_them(
     code = main(["rename-index", "contrats été", "Dossiers 2025", "--workspace", str(root)])
     out, err = capsys.readouterr()
     assert code == 0, err
-    assert "Renamed index 'Contrats-ete' to 'Dossiers 2025' (folder Dossiers-2025)." in out
+    assert "Renamed index 'Contrats-ete' to 'Dossiers 2025' (folder Contrats-ete)." in out
     code = main(["ingest", str(owls), "--index", "dossiers 2025", "--workspace", str(root)],
                 embedder=FakeEmbedder())
     assert code == 0
-    assert Workspace(root).index_names() == ["Dossiers-2025"]
-    assert "Index “Dossiers 2025” (folder Dossiers-2025)" in capsys.readouterr().out
+    assert Workspace(root).index_names() == ["Contrats-ete"]
+    out = capsys.readouterr().out
+    assert "Index “Dossiers 2025” (folder Contrats-ete)" in out and "1 unchanged" in out
     assert JobJournal(root / "jobs").all()[0].title() == "Ingest owls.txt into “Dossiers 2025”"
     assert main(["indexes", "--workspace", str(root)]) == 0
-    assert "Dossiers 2025 (folder Dossiers-2025)" in capsys.readouterr().out
+    assert "Dossiers 2025 (folder Contrats-ete)" in capsys.readouterr().out
+    assert main(["retrieve", "owls", "--index", "Dossiers 2025", "--workspace", str(root)],
+                embedder=FakeEmbedder()) == 0  # every command finds it by its shown name
 
 
 @pytest.fixture
@@ -125,10 +130,11 @@ def test_the_indexes_page_renames_by_typed_name_and_says_why_it_waits(app_ws):
     assert any("letter or digit" in c.value for c in at.caption)
     _rename_box(at).input("Contrats été").run()
     assert not _rename_button(at).disabled
-    assert any("Saved in the folder “Contrats-ete”" in c.value for c in at.caption)
     _rename_button(at).click().run()
     assert not at.exception
-    assert Workspace(app_ws).index_names() == ["Contrats-ete"]
+    assert Workspace(app_ws).index_names() == ["docs"]  # the folder never moves
+    assert [s.value for s in at.success] == [
+        "Renamed “docs” to “Contrats été”: its chats, jobs and files stay with it."]
     shown = " ".join(str(getattr(e, "value", "")) for e in at.main.selectbox)
     assert at.selectbox[0].format_func(at.selectbox[0].value) == "Contrats été", shown
     jobs_text = "\n".join(c.value for c in at.sidebar.caption)

@@ -188,30 +188,25 @@ def test_reindex_document_re_embeds_it(workspace, sources):
     assert workspace.index_info("docs").files == 2
 
 
-def test_rename_and_delete_index(workspace, sources):
+def test_rename_keeps_the_folder_and_delete_removes_everything(workspace, sources):
+    from ragcore.workspace.names import display_name, rename_index
+
     upload = workspace.save_upload("docs", "up.txt", b"uploaded words")
     workspace.ingest("docs", [sources, upload])
-    workspace.rename_index("docs", "renamed")
-    assert workspace.index_names() == ["renamed"]
-    assert workspace.index_info("renamed").files == 3
-    # the upload moved with the index: its original is there, so it can be re-indexed
-    assert not workspace.upload_dir("docs").exists()
-    assert (workspace.upload_dir("renamed") / "up.txt").read_bytes() == b"uploaded words"
-    assert workspace.reindex_document("renamed", "up.txt").indexed == 1
-    # and uploading it again updates it in place
-    moved = workspace.save_upload("renamed", "up.txt", b"uploaded words changed")
-    assert workspace.ingest("renamed", [moved]).indexed == 1
-    assert workspace.index_info("renamed").files == 3
-    texts = [n.text for n in workspace.load_index("renamed").all_nodes()]
-    assert "uploaded words changed" in texts and "uploaded words" not in texts
+    assert rename_index(workspace, "docs", "Renamed docs") == "docs"  # the folder stays
+    assert workspace.index_names() == ["docs"]
+    assert display_name(workspace, "docs") == "Renamed docs"
+    # the upload stays where it was: uploading it again is recognised as unchanged
+    again = workspace.save_upload("docs", "up.txt", b"uploaded words")
+    assert workspace.ingest("docs", [again]).unchanged == 1
     workspace.create_index("taken")
     with pytest.raises(WorkspaceError, match="already exists"):
-        workspace.rename_index("renamed", "taken")
-    workspace.delete_index("renamed")
+        rename_index(workspace, "docs", "TAKEN")
+    workspace.delete_index("docs")
     assert workspace.index_names() == ["taken"]
-    assert not workspace.upload_dir("renamed").exists()
-    with pytest.raises(WorkspaceError, match="no index named 'renamed'.*taken"):
-        workspace.load_index("renamed")
+    assert not workspace.upload_dir("docs").exists()
+    with pytest.raises(WorkspaceError, match="no index named 'docs'.*taken"):
+        workspace.load_index("docs")
 
 
 def test_list_indexes_shows_stats(workspace, sources):

@@ -1,8 +1,8 @@
 """The name box for a new index: any name people would type, with the reason it cannot be used.
 
-The typed name ("Dossiers été 2024") is shown everywhere; the index folder gets a safe name
-(``ragcore.workspace.names.folder_name``). While the typed name cannot be used, the reason
-shows under the box and the page's Index button stays disabled (its caller gets "").
+The typed name ("Dossiers été 2024") is shown everywhere; the index folder gets a safe name that
+never changes (``ragcore.workspace.names.free_folder``). While the typed name cannot be used, the
+reason shows under the box and the page's Index button stays disabled (its caller gets "").
 """
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ import streamlit as st
 from ragcore.workspace.names import (
     clean_display,
     display_name,
-    folder_name,
+    folder_of,
+    free_folder,
     name_problem,
     set_display_name,
+    shown_names,
 )
 
 TYPED_KEY = "new_index_typed_name"
@@ -26,13 +28,13 @@ def new_index_name(ws: Any) -> str:
     """The name box; returns the folder name of a usable new name, else ""."""
     typed = st.text_input("Name of the new index", placeholder="e.g. Contracts 2024",
                           key=TYPED_KEY, help="Any name: spaces and accents are fine.")
-    problem = name_problem(typed, ws.index_names())
+    problem = name_problem(typed, shown_names(ws))
     if problem and typed.strip():
         st.caption(f":material/error: {problem} The Index button waits for a usable name.")
         return ""
     if problem:
         return ""
-    folder = folder_name(typed)
+    folder = free_folder(ws, typed)
     if folder != clean_display(typed):
         st.caption(f"Saved in the folder “{folder}”.")
     return folder
@@ -41,7 +43,7 @@ def new_index_name(ws: Any) -> str:
 def remember_display_name(ws: Any, folder: str) -> None:
     """Keep the typed name of the index just created in ``folder``."""
     typed = st.session_state.get(TYPED_KEY, "")
-    if typed and folder_name(typed) == folder:
+    if typed and folder_of(typed, folder) and display_name(ws, folder) == folder:
         set_display_name(ws, folder, typed)
 
 

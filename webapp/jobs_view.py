@@ -15,6 +15,7 @@ from typing import Any
 
 import streamlit as st
 
+from ragcore.errors import WorkspaceError
 from ragcore.present import format as fmt
 from ragcore.workspace.handle import saved
 from ragcore.workspace.names import display_name
@@ -74,10 +75,14 @@ def _sidebar_body(watched: tuple[str, ...]) -> None:
             if left.button("Resume", key=f"resume-{job.id}",
                            help="Index the files this job had not saved completely; a file "
                                 "stopped mid-way is indexed again."):
-                note = runner.resume(state.workspace(), job.id)
-                state.note_job(note)
-                runner.forget(job.id)
-                st.rerun(scope="app")
+                try:
+                    note = runner.resume(state.workspace(), job.id)
+                except WorkspaceError as exc:  # its index was deleted: said, nothing made
+                    st.warning(str(exc))
+                else:
+                    state.note_job(note)
+                    runner.forget(job.id)
+                    st.rerun(scope="app")
             if right.button("Dismiss", key=f"dismiss-{job.id}"):
                 runner.forget(job.id)
                 st.rerun(scope="app")

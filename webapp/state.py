@@ -30,6 +30,7 @@ import streamlit as st
 
 from ragcore.errors import ConfigError, WorkspaceError
 from ragcore.workspace.backends import embedder_from_settings
+from ragcore.workspace.names import index_gone
 from ragcore.workspace.settings import Settings
 from ragcore.workspace.workspace import Workspace, default_root
 from ragcore.present.explain import explain_error
@@ -359,9 +360,11 @@ def restore_chat(ws: Workspace) -> None:
             return
         except Exception as exc:  # noqa: BLE001 - a stale link falls back to the latest chat
             st.warning(f"The chat in this link could not be opened: {explain_error(exc)}")
-    chats = ws.list_chats()
-    if chats:
-        open_saved_chat(ws.load_chat(chats[0].id))
+    for summary in ws.list_chats():  # the latest chat whose index is still there
+        chat = ws.load_chat(summary.id)
+        if not index_gone(ws, chat.index, chat.index_uid):
+            open_saved_chat(chat)
+            return
 
 
 # -- index pictures --------------------------------------------------------------------------

@@ -72,6 +72,17 @@ def _silence_stdout() -> None:
         logging.getLogger(__name__).debug("stdout cannot be redirected after a broken pipe")
 
 
+def _find_index_by_shown_name(args: argparse.Namespace, context: CliContext) -> None:
+    """``--index "Contrats été"`` (or delete-index's name): the folder of the index shown so,
+    also after a rename (folders never move); a name no index has is left as typed."""
+    for option in ("index", "name"):
+        typed = getattr(args, option, None)
+        if isinstance(typed, str) and typed:
+            from ..workspace.names import existing_index
+
+            setattr(args, option, existing_index(context.workspace(), typed) or typed)
+
+
 def main(argv: Sequence[str] | None = None, *, embedder: Embedder | None = None) -> int:
     """Run one ``ragcore`` command; returns the exit status (0 ok, 1 error, 2 usage, 130 ^C)."""
     parser = build_parser()
@@ -81,6 +92,7 @@ def main(argv: Sequence[str] | None = None, *, embedder: Embedder | None = None)
                             format="%(levelname)s %(name)s: %(message)s")
     try:
         context = CliContext(getattr(args, "workspace", None), embedder or _embedder_from_env())
+        _find_index_by_shown_name(args, context)
         return int(args.run(args, context) or 0)
     except RagcoreError as exc:
         sys.stderr.write(f"error: {exc}\n")

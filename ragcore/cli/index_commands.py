@@ -274,6 +274,7 @@ def run_rename_index(args: argparse.Namespace, context: CliContext) -> int:
 
 def run_delete_index(args: argparse.Namespace, context: CliContext) -> int:
     from ..workspace.jobs_runner import JobRunner
+    from ..workspace.names import chats_of, delete_index, display_name
 
     workspace = context.workspace()
     info = workspace.index_info(args.name)
@@ -283,13 +284,18 @@ def run_delete_index(args: argparse.Namespace, context: CliContext) -> int:
                              "in the app's sidebar or with Ctrl-C where it runs, then delete "
                              "the index")
     if not args.yes:
-        answer = input(f"Delete index {args.name!r} ({info.documents} documents, "
-                       f"{info.nodes} chunks) and its uploads? [y/N] ")
+        chats = len(chats_of(workspace, args.name))
+        answer = input(f"Delete index {display_name(workspace, args.name)!r} "
+                       f"({info.documents} documents, "
+                       f"{info.nodes} chunks), its uploads and its {chats} saved chat(s)? "
+                       "[y/N] ")
         if answer.strip().lower() not in ("y", "yes"):
             sys.stdout.write("Nothing deleted.\n")
             return 1
-    workspace.delete_index(args.name)
-    sys.stdout.write(f"Deleted index {args.name!r}.\n")
+    shown = display_name(workspace, args.name)
+    chats = delete_index(workspace, args.name)
+    sys.stdout.write(f"Deleted index {shown!r}"
+                     + (f" and its {chats} saved chat(s).\n" if chats else ".\n"))
     return 0
 
 

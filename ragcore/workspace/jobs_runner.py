@@ -29,8 +29,9 @@ from .chats import now_iso
 from .commits import Batching
 from .estimate import JobWork, record_rate, start_work
 from .jobs import Job, JobJournal
-from .names import display_name
+from .names import display_name, index_uid, require_same
 from .report import IngestProgress, IngestReport
+from .resume import resumed_job
 from .summary_stage import StageOutcome, summarise_new_files
 
 if TYPE_CHECKING:
@@ -85,6 +86,7 @@ class JobRunner:
 
     def submit(self, ws: Workspace, job: Job) -> Job:
         job.index_display = job.index_display or display_name(ws, job.index)
+        job.index_uid = job.index_uid or index_uid(ws, job.index)
         with self._lock:
             self._jobs[job.id] = job
             self._cancel[job.id] = threading.Event()
@@ -130,12 +132,7 @@ class JobRunner:
         old = self.get(job_id)
         if old is None or old.active:
             raise ValueError(f"job {job_id} is not a finished job of {self.root}")
-        if old.kind != "ingest":
-            return self.submit(ws, Job(old.kind, old.index, target=old.target, file_count=1,
-                                       resumed_from=old.id))
-        todo = [f for f in old.files if f not in set(old.saved_files) and Path(f).exists()]
-        return self.ingest(ws, old.index, todo or old.files, chunk_size=old.chunk_size,
-                           chunk_overlap=old.chunk_overlap, resumed_from=old.id)
+        return self.submit(ws, resumed_job(ws, old))
 
     def forget(self, job_id: str) -> None:
         """Remove a finished job from the list and the journal."""
@@ -158,7 +155,11 @@ class JobRunner:
         """This process's jobs and the journal's (other processes, earlier runs), newest first."""
         with self._lock:
             mine = dict(self._jobs)
-        listed = list(mine.values()) + [j for j in self.journal.all() if j.id not in mine]
+        journal = self.journal.all()
+        for job in journal:  # the index of a job of this process was deleted since
+            if job.index_deleted and job.id in mine:
+                mine[job.id].index_deleted = True
+        listed = list(mine.values()) + [j for j in journal if j.id not in mine]
         listed = [self._checked(j) for j in listed if index is None or j.index == index]
         return sorted(listed, key=lambda j: j.id, reverse=True)
 
@@ -244,6 +245,8 @@ class JobRunner:
     def _execute(self, job: Job, ws: Workspace,
                  cancel: Callable[[], bool]) -> tuple[str, str, IngestReport | None]:
         progress = self._progress_of(job, ws)
+        if job.kind != "ingest":
+            require_same(ws, job.index, job.index_uid)
         if job.kind == "delete":
             self._set(job, state="writing")
             removed = ws.delete_document(job.index, job.target)
@@ -254,7 +257,9 @@ class JobRunner:
             report = ws.ingest(job.index, job.files, chunk_size=job.chunk_size,
                                chunk_overlap=job.chunk_overlap, progress=progress,
                                cancel=cancel, batching=self.batching,
-                               on_commit=lambda saved: self._saved(job, saved))
+                               on_commit=lambda saved: self._saved(job, saved),
+                               uid=job.index_uid if job.index_uid or job.resumed_from else None)
+            job.index_uid = job.index_uid or index_uid(ws, job.index)
         stage = StageOutcome() if report.cancelled else summarise_new_files(  # issue 13
             ws, job.index, cancel=cancel, progress=lambda done, total: self._set(
                 job, state="summarising", summaries_done=done, summaries_total=total))

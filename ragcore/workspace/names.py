@@ -1,14 +1,22 @@
-"""Index names as people type them ("Dossiers été 2024") over safe folder names.
+"""Index names as people type them ("Dossiers été 2024") over folders that never change.
 
 An index lives in a folder whose name follows ``files.NAME_RULE`` (ASCII letters, digits, '-'
-and '_'), so it is safe on every file system and in URLs. People name things with spaces and
-accents: ``folder_name`` turns such a display name into a folder name (accents dropped, other
-runs of characters made '-'; a name in a script with no Latin letters, "日本語", gets
-``index-<hash>``), ``name_problem`` says in plain words why a typed name cannot be used (or
-None), and the display name is kept in the index's record (``IndexRecord.display_name``),
-shown wherever the index is listed (``display_name``). ``rename_index`` renames by a typed
-name (moving the folder only when its safe name changes); ``resolve_index`` finds the folder
-of a name as typed on the command line.
+and '_'), so it is safe on every file system and in URLs. The folder is the index's identity
+inside the workspace: chats, jobs, uploads (``uploads/<folder>/``) and the "unchanged" checks of
+ingestion refer to it, so it is chosen once, when the index is made, and never moves. People
+name things with spaces and accents: ``folder_name`` turns a typed name into a folder name
+(accents dropped, other runs of characters made '-'; a name in a script with no Latin letters,
+"日本語", gets ``index-<hash>``) and ``free_folder`` adds -2, -3 ... when that folder is taken
+(by an index renamed since). The typed name is kept in the index's record
+(``IndexRecord.display_name``) and shown wherever the index is listed (``display_name``);
+``rename_index`` changes only that. Two indexes may not share a shown name (any case):
+``name_problem`` says in plain words why a typed name cannot be used (or None).
+
+The record's ``uid`` tells an index from a later one made in the folder of a deleted one: chats
+and jobs keep it beside the folder (``index_uid``), and ``index_gone`` says whether what they
+refer to was deleted (or replaced). ``delete_index`` deletes an index with its saved chats and
+marks its jobs, so none is resumed (``resume``). ``resolve_index`` finds the folder of a name as
+typed on the command line.
 """
 
 from __future__ import annotations
@@ -40,26 +48,52 @@ def folder_name(display: str) -> str:
     return ""
 
 
+def free_folder(workspace: Any, display: str) -> str:
+    """The folder a new index named ``display`` gets: its ``folder_name``, with -2, -3 ...
+    added while that folder holds another index ("" when the name has nothing to keep)."""
+    base = folder_name(display)
+    if not base:
+        return ""
+    taken = {name.lower() for name in workspace.index_names()}
+    folder, number = base, 1
+    while folder.lower() in taken:
+        number += 1
+        folder = f"{base[:MAX_FOLDER_CHARS - 1 - len(str(number))]}-{number}"
+    return folder
+
+
+def folder_of(typed: str, folder: str) -> bool:
+    """Whether ``folder`` is one ``free_folder`` gives the name ``typed``."""
+    base = folder_name(typed)
+    stem, _, number = folder.rpartition("-")
+    return bool(base) and (folder == base or number.isdigit()
+                           and stem == base[:MAX_FOLDER_CHARS - 1 - len(number)])
+
+
 def clean_display(display: str) -> str:
     """The typed name with its spaces collapsed."""
     return " ".join(str(display).split())
 
 
 def name_problem(display: str, existing: Iterable[str]) -> str | None:
-    """Why ``display`` cannot name a new index (None when it can)."""
+    """Why ``display`` cannot name a new index (None when it can); ``existing`` are the shown
+    names of the other indexes."""
     display = clean_display(display)
     if not display:
         return "Type a name for the new index."
     if len(display) > MAX_DISPLAY_CHARS:
         return f"The name is {len(display)} characters long: keep it to {MAX_DISPLAY_CHARS}."
-    folder = folder_name(display)
-    if not folder:
+    if not folder_name(display):
         return "The name needs at least one letter or digit."
-    taken = {name.lower() for name in existing}
-    if folder.lower() in taken:
-        return (f"An index named “{display}” (folder {folder}) already exists: choose it in "
-                "the list above, or type another name.")
+    if display.casefold() in {clean_display(name).casefold() for name in existing}:
+        return (f"An index named “{display}” already exists: choose it in the list above, "
+                "or type another name.")
     return None
+
+
+def shown_names(workspace: Any, *, but: str = "") -> list[str]:
+    """The shown names of the workspace's indexes (all but the folder ``but``)."""
+    return [display_name(workspace, n) for n in workspace.index_names() if n != but]
 
 
 def display_name(workspace: Any, name: str) -> str:
@@ -83,48 +117,94 @@ def rename_problem(workspace: Any, name: str, typed: str) -> str | None:
     display = clean_display(typed)
     if display == display_name(workspace, name):
         return "That is its name already."
-    if folder_name(display).lower() == name.lower():  # only the shown name changes
-        return name_problem(display, [])
-    problem = name_problem(display, [n for n in workspace.index_names() if n != name])
+    problem = name_problem(display, shown_names(workspace, but=name))
     return problem.replace("the new index", "the index") if problem else None
 
 
 def rename_index(workspace: Any, name: str, typed: str) -> str:
-    """Rename index ``name`` to the name ``typed``; returns its folder name afterwards.
-
-    The folder moves only when the safe form of the name changes; the journal's finished jobs
-    of the index follow it. Refused while a job runs on the index (it writes to the folder)."""
+    """Give index ``name`` the shown name ``typed``; returns its folder, which never changes
+    (its chats, jobs and uploads keep referring to it). The journal's jobs of the index are
+    titled with the new name. Refused while a job runs on the index."""
     from .jobs import JobJournal
 
     problem = rename_problem(workspace, name, typed)
     if problem:
         raise WorkspaceError(f"cannot rename index {name!r} to {typed!r}: {problem}")
     journal = JobJournal(workspace.root / "jobs")
-    jobs = [j for j in journal.all() if j.index == name]
+    jobs = [j for j in journal.all() if j.index == name and not j.index_deleted]
     if any(j.active and j.owner_alive() for j in jobs):
         raise WorkspaceError(f"a job is running on index {name!r}: rename it when the job is "
                              "finished, or cancel the job first")
-    folder = folder_name(typed)
-    folder = name if folder.lower() == name.lower() else folder
-    if folder != name:
-        workspace.rename_index(name, folder)
     display = clean_display(typed)
-    workspace.save_record(folder, replace(workspace.record(folder), display_name=display))
+    workspace.save_record(name, replace(workspace.record(name), display_name=display))
     for job in jobs:
-        journal.save(replace(job, index=folder, index_display=display))
-    return folder
+        journal.save(replace(job, index_display=display))
+    return name
 
 
-def resolve_index(workspace: Any, typed: str) -> str:
-    """The folder of the index named ``typed`` (its folder or shown name, any case), else the
-    folder a new index of that name gets."""
+def index_uid(workspace: Any, name: str) -> str:
+    """The uid of index ``name`` ("" when it has none or is missing)."""
+    try:
+        return workspace.record(name).uid if workspace.has_index(name) else ""
+    except WorkspaceError:
+        return ""
+
+
+def index_gone(workspace: Any, name: str, uid: str = "") -> bool:
+    """Whether the index a chat or job refers to (folder ``name``, ``uid`` when known) was
+    deleted: its folder holds no index, or a later one (another uid)."""
+    if not workspace.has_index(name):
+        return True
+    current = index_uid(workspace, name)
+    return bool(uid and current and uid != current)
+
+
+def existing_index(workspace: Any, typed: str) -> str | None:
+    """The folder of the index named ``typed`` (its folder or shown name, any case), else None."""
     if NAME_PATTERN.match(typed) and workspace.has_index(typed):
         return typed
     wanted = clean_display(typed).casefold()
     for name in workspace.index_names():
         if display_name(workspace, name).casefold() == wanted:
             return name
-    folder = folder_name(typed)
+    return None
+
+
+def resolve_index(workspace: Any, typed: str) -> str:
+    """The folder of the index named ``typed`` (its folder or shown name, any case), else the
+    folder a new index of that name gets."""
+    found = existing_index(workspace, typed)
+    if found is not None:
+        return found
+    folder = free_folder(workspace, typed)
     if not folder:
         raise WorkspaceError(f"index name {typed!r}: {name_problem(typed, [])}")
     return folder
+
+
+def require_same(workspace: Any, name: str, uid: str) -> None:
+    """Refuse (with the reason) to work on index ``name`` for a job or chat of index ``uid``
+    when that index was deleted: nothing may make a deleted index again."""
+    if index_gone(workspace, name, uid):
+        raise WorkspaceError(f"the index “{display_name(workspace, name)}” was deleted: "
+                             "nothing to resume; upload the files into an index again")
+
+
+def chats_of(workspace: Any, name: str) -> list[Any]:
+    """The saved chats of index ``name`` (deleted with it)."""
+    return workspace.chats_of(name, index_uid(workspace, name))
+
+
+def delete_index(workspace: Any, name: str) -> int:
+    """Delete index ``name`` with its uploads and saved chats (``Workspace.delete_index``), and
+    mark its jobs in the journal as of a deleted index; returns how many chats were deleted."""
+    from .jobs import JobJournal
+
+    uid = index_uid(workspace, name)
+    chats = workspace.delete_index(name)
+    journal = JobJournal(workspace.root / "jobs")
+    for job in journal.all():
+        if job.index == name and job.index_uid in ("", uid) and not job.index_deleted:
+            job.index_deleted = True
+            journal.save(job)
+    return chats

@@ -2,24 +2,24 @@
 
     <root>/settings.json          user settings (no API key unless asked)
     <root>/indexes/<name>/        an index folder written by VectorStoreIndex.persist
-    <root>/indexes/<name>.json    the index's workspace record: embedding model choice, chunking
+    <root>/indexes/<name>.json    the index's record: uid, shown name, embedding model, chunking
     <root>/uploads/<name>/        uploaded originals, sanitized names
-    <root>/chats/<id>.json        saved chats
-
+    <root>/chats/<id>.json        saved chats, each naming its index's folder and uid
     <root>/.locks/<name>.lock     each index's write lock (a file lock: threads and processes)
     <root>/jobs/<id>.json         the journal of background ingest/re-index/delete jobs (``jobs``)
 
-The CLI and the app share it; every path it writes stays inside the root. Every change to one
-index happens under that index's write lock (``writing(name)``): indexes change side by side,
-one index in order. This module opens the index, lets ``ingest`` refresh files in it (saving
-after every batch of work). Stats come from manifests and records (``stats``), loading nothing.
+An index's folder ``<name>`` is chosen when it is made and never moves (a rename changes the
+shown name in its record: ``names``), so chats, jobs, uploads and the "unchanged" checks keep
+referring to it; the record's uid tells it from a later index made in the same folder. The CLI
+and the app share it; every path it writes stays inside the root. Every change to one index
+happens under that index's write lock (``writing(name)``): indexes change side by side, one
+index in order. Stats come from manifests and records (``stats``), loading nothing.
 """
-
 from __future__ import annotations
 
 import os
 import shutil
-from contextlib import AbstractContextManager, ExitStack
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
@@ -257,32 +257,21 @@ class Workspace:
         """Every index with its stats, by name."""
         return [self.index_info(name) for name in self.index_names()]
 
-    def rename_index(self, old: str, new: str) -> None:
-        """Rename an index with its record and uploads; refuses to overwrite another index."""
-        with ExitStack() as locks:
-            for locked in sorted({old, new}):  # one order everywhere: no deadlock
-                locks.enter_context(self.writing(locked))
-            self._require(old)
-            if self.has_index(new):
-                raise WorkspaceError(f"an index named {new!r} already exists: pick another name")
-            for source, target in (
-                (self.index_path(old), self.index_path(new)),
-                (self.record_path(old), self.record_path(new)),
-                (self.upload_dir(old), self.upload_dir(new)),
-            ):
-                if source.exists():
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    os.replace(source, target)
-
-    def delete_index(self, name: str) -> None:
-        """Delete an index, its record and its uploaded originals."""
+    def delete_index(self, name: str) -> int:
+        """Delete an index, its record, its uploaded originals and its saved chats; returns how
+        many chats. (``names.delete_index`` also marks its jobs in the journal.)"""
         with self.writing(name):
             self._require(name)
+            uid = self.record(name).uid
             drop_store(self.index_path(name))  # a database's collection or table, if any
             for path in (self.index_path(name), self.upload_dir(name)):
                 if path.is_dir():
                     shutil.rmtree(path)
             self.record_path(name).unlink(missing_ok=True)
+        chats = self.chats_of(name, uid)
+        for chat in chats:
+            self.chats.delete(chat.id)
+        return len(chats)
 
     # -- uploads and documents ---------------------------------------------------------------
 
@@ -309,6 +298,7 @@ class Workspace:
         cancel: Callable[[], bool] | None = None,
         batching: Batching | None = None,
         on_commit: Callable[[list[str]], None] | None = None,
+        uid: str | None = None,
     ) -> IngestReport:
         """Read, split, embed and add files (or folders) to an index, creating it if needed.
 
@@ -316,11 +306,16 @@ class Workspace:
         cannot be read is reported with the reason while the others are indexed. The index is
         saved after every batch of work (``batching``), so ``cancel`` (asked between slices of
         chunks) or a crash keeps every batch saved before; ``on_commit`` gets the files saved.
+        With ``uid`` ("": any) the index must exist with that uid: nothing makes a deleted one.
         """
         validate_name(name)
         files = collect_files(list(paths))
         with self.writing(name):
-            if not self.has_index(name):
+            if uid is not None and (not self.has_index(name)
+                                    or uid and self.record(name).uid not in ("", uid)):
+                raise WorkspaceError(f"the index {name!r} this job was for was deleted: nothing "
+                                     "to resume; upload the files into an index again")
+            if uid is None and not self.has_index(name):
                 self._create_index(name, settings=None, chunk_size=chunk_size,
                                    chunk_overlap=chunk_overlap)
             handle = self._open(name, chunking=(chunk_size, chunk_overlap))
@@ -371,11 +366,19 @@ class Workspace:
     # -- chats -------------------------------------------------------------------------------
 
     def save_chat(self, chat: SavedChat) -> Path:
+        """Save ``chat``, noting the uid of its index the first time."""
+        if not chat.index_uid and self.has_index(chat.index):
+            chat.index_uid = self.record(chat.index).uid
         return self.chats.save(chat)
 
     def list_chats(self, *, index: str | None = None) -> list[ChatSummary]:
         chats = self.chats.list()
         return [c for c in chats if index is None or c.index == index]
+
+    def chats_of(self, name: str, uid: str = "") -> list[ChatSummary]:
+        """The saved chats of index ``name`` (of the one with ``uid``: older chats have none)."""
+        return [c for c in self.list_chats(index=name)
+                if not uid or self.chats.load(c.id).index_uid in ("", uid)]
 
     def has_chat(self, chat_id: str) -> bool:
         return self.chats.exists(chat_id)

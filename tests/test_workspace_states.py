@@ -1,0 +1,215 @@
+"""Workspace integrity under random use (issue 18): a hypothesis state machine drives a real
+workspace and its job runner through upload, ingest, cancel, resume, rename, delete-document,
+delete-index, chat, crash and restart, and checks after every step that every chat and job
+refers to a live index with the same uid (or says its index was deleted), that no deleted index
+comes back, that an index keeps its folder and uid for life, and that identical files uploaded
+again after a rename are reported unchanged.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from ragcore.embeddings.fake import FakeEmbedder
+from ragcore.errors import WorkspaceError
+from ragcore.workspace import Workspace
+from ragcore.workspace.chats import SavedChat
+from ragcore.workspace.commits import Batching
+from ragcore.workspace.jobs import Job, JobJournal
+from ragcore.workspace.jobs_runner import JobRunner
+from ragcore.workspace.names import (
+    delete_index,
+    display_name,
+    index_gone,
+    index_uid,
+    rename_index,
+    rename_problem,
+    resolve_index,
+    set_display_name,
+)
+
+NAMES = ("Alpha", "alpha", "Beta", "Gamma docs", "Alpha-2")
+TEXTS = {f"note{i}.txt": " ".join(f"Note {i} sentence {j} tells of owls and bats number {j}."
+                                  for j in range(12)) for i in range(3)}
+BATCHING = Batching(chunks=2, seconds=60.0, slice=2)
+WAIT = 30
+PICK = st.integers(0, 99)  # which of the indexes, jobs, documents there are (drawn blind: the
+#                            choices never depend on the run, so every example replays exactly)
+
+
+def _pick(items, number: int):
+    ordered = sorted(items)
+    return ordered[number % len(ordered)]
+
+
+class CancellingEmbedder(FakeEmbedder):
+    """A fake embedder that, when armed, cancels the running jobs after its ``trip``-th call."""
+
+    def __init__(self) -> None:
+        super().__init__(dim=16)
+        self.trip = 0
+        self.runner: JobRunner | None = None
+
+    def embed_batch(self, texts):
+        if self.trip and self.runner is not None:
+            self.trip -= 1
+            if not self.trip:
+                for job in self.runner.active():
+                    self.runner.cancel(job.id)
+        return super().embed_batch(texts)
+
+
+class WorkspaceMachine(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tmp = Path(tempfile.mkdtemp(prefix="ragcore-states-"))
+        self.sources = self.tmp / "sources"
+        self.sources.mkdir()
+        for name, text in TEXTS.items():
+            (self.sources / name).write_text(text)
+        self.embedder = CancellingEmbedder()
+        self.live: dict[str, str] = {}  # folder -> uid of every index that should exist
+        self.deleted: set[str] = set()  # uids of deleted indexes
+        self.complete: dict[str, set[str]] = {}  # folder -> upload names indexed in full
+        self.restart()
+
+    def teardown(self) -> None:
+        self.runner.wait_idle(WAIT)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    # -- rules ---------------------------------------------------------------------------------
+
+    @rule()
+    def restart(self) -> None:
+        """A new process: a new Workspace and a new job runner over the same folder."""
+        self.ws = Workspace(self.tmp / "ws", embedder=self.embedder)
+        self.runner = self.embedder.runner = JobRunner(self.ws.root, batching=BATCHING)
+
+    @rule(typed=st.sampled_from(NAMES), file=st.sampled_from(sorted(TEXTS)),
+          cancel_after=st.sampled_from([0, 0, 1, 2]))
+    def upload(self, typed: str, file: str, cancel_after: int) -> None:
+        """Upload a file into the index of that name (made first if new, as the app does) and
+        ingest it as a job, cancelled after ``cancel_after`` embedding calls (0: never)."""
+        folder = resolve_index(self.ws, typed)
+        if not self.ws.has_index(folder):
+            self.ws.create_index(folder, chunk_size=64, chunk_overlap=0)
+            set_display_name(self.ws, folder, typed)
+            self.live[folder] = self.ws.record(folder).uid
+        saved = self.ws.save_upload(folder, file, (self.sources / file).read_bytes())
+        self.embedder.trip = cancel_after
+        job = self.runner.wait(self.runner.ingest(self.ws, folder, [saved]).id, WAIT)
+        self.embedder.trip = 0
+        assert job.state in ("done", "cancelled"), job.status()
+        self._note_complete(folder)
+
+    @precondition(lambda self: self.live)
+    @rule(pick=PICK)
+    def crash_while_ingesting(self, pick: int) -> None:
+        """A process that died in the middle of an ingest left its job in the journal."""
+        folder = _pick(self.live, pick)
+        uploads = sorted(p for p in self.ws.upload_dir(folder).glob("*"))
+        if uploads:
+            JobJournal(self.ws.root / "jobs").save(Job(
+                "ingest", folder, files=[str(uploads[0])], state="embedding", pid=2**22 - 7,
+                pid_started="not-a-start-time", index_uid=self.live[folder]))
+
+    @rule(pick=PICK)
+    def resume(self, pick: int) -> None:
+        finished = [j for j in self.runner.jobs() if not j.active and j.kind == "ingest"
+                    and j.state in ("cancelled", "interrupted", "failed")]
+        if not finished:
+            return
+        old = finished[pick % len(finished)]
+        before = set(self.ws.index_names())
+        try:
+            job = self.runner.resume(self.ws, old.id)
+        except WorkspaceError as exc:
+            assert "was deleted: nothing to resume" in str(exc)
+            assert old.index_deleted or index_gone(self.ws, old.index, old.index_uid)
+        else:
+            assert self.live.get(old.index) == (old.index_uid or self.live.get(old.index))
+            self.runner.wait(job.id, WAIT)
+            self.runner.forget(old.id)
+            self._note_complete(old.index)
+        assert set(self.ws.index_names()) <= before, "a resume made an index"
+
+    @precondition(lambda self: self.live)
+    @rule(pick=PICK, typed=st.sampled_from(NAMES + ("Delta", "Zeta notes")))
+    def rename(self, pick: int, typed: str) -> None:
+        folder = _pick(self.live, pick)
+        if rename_problem(self.ws, folder, typed) is not None:
+            return
+        assert rename_index(self.ws, folder, typed) == folder
+        assert display_name(self.ws, folder) == typed
+        # Identical files uploaded again are recognised: nothing is embedded again.
+        names = sorted(self.complete.get(folder, ()))
+        if names:
+            paths = [self.ws.save_upload(folder, n, (self.sources / n).read_bytes())
+                     for n in names]
+            report = self.ws.ingest(folder, paths)
+            assert report.unchanged == len(names), report.summary()
+
+    @precondition(lambda self: self.live)
+    @rule(pick=PICK, row_pick=PICK)
+    def delete_document(self, pick: int, row_pick: int) -> None:
+        folder = _pick(self.live, pick)
+        rows = self.ws.documents(folder)
+        if rows:
+            row = rows[row_pick % len(rows)]
+            job = self.runner.wait(self.runner.delete(self.ws, folder, row["id_base"]).id, WAIT)
+            assert job.state == "done", job.status()
+            self.complete.get(folder, set()).discard(row["file"])
+
+    @precondition(lambda self: self.live)
+    @rule(pick=PICK)
+    def delete_index(self, pick: int) -> None:
+        folder = _pick(self.live, pick)
+        delete_index(self.ws, folder)
+        self.deleted.add(self.live.pop(folder))
+        self.complete.pop(folder, None)
+
+    @precondition(lambda self: self.live)
+    @rule(pick=PICK)
+    def chat(self, pick: int) -> None:
+        folder = _pick(self.live, pick)
+        chat = SavedChat(index=folder, chat_mode="simple")
+        chat.add_message("user", "What do owls do?")
+        chat.add_message("assistant", "They hunt at night.")
+        self.ws.save_chat(chat)
+
+    # -- invariants ----------------------------------------------------------------------------
+
+    @invariant()
+    def indexes_keep_their_folder_and_uid_and_none_comes_back(self) -> None:
+        assert set(self.ws.index_names()) == set(self.live)
+        for folder, uid in self.live.items():
+            assert index_uid(self.ws, folder) == uid
+        assert not self.deleted & set(self.live.values())
+
+    @invariant()
+    def chats_and_jobs_point_at_live_indexes(self) -> None:
+        for summary in self.ws.list_chats():
+            chat = self.ws.load_chat(summary.id)
+            assert self.live.get(chat.index) == chat.index_uid, "a chat of a missing index"
+        for job in self.runner.jobs():
+            if job.index_deleted:
+                assert self.live.get(job.index) != job.index_uid or not job.index_uid
+                continue
+            assert job.index in self.live, f"{job.title()} points at a missing index"
+            assert job.index_uid in ("", self.live[job.index]), job.title()
+
+    def _note_complete(self, folder: str) -> None:
+        self.complete[folder] = {r["file"] for r in self.ws.documents(folder)
+                                 if not r.get("incomplete")}
+
+
+WorkspaceMachine.TestCase.settings = settings(
+    max_examples=30, stateful_step_count=20, deadline=None, derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+test_workspace_states = WorkspaceMachine.TestCase
