@@ -4,14 +4,12 @@ modes or retrievers side by side."""
 import streamlit as st
 
 from ragcore.present import format as fmt, trace_view
-from ragcore.present.markers import mark_listing
 from ragcore.present.strength import listing_strengths
 from webapp import shell, state
 from webapp.advanced import advanced_toggle
 from webapp.chat_summary import route_caption, summary_answer
 from webapp.index_names import shown_name
-from webapp.citing import passage_html, render_listing, source_listing, source_title
-from webapp.document_view import open_in_document_button
+from webapp.citing import marked_listing, render_listing, source_body, source_title
 from webapp.query_options import POSTPROCESSOR_DESCRIPTIONS, QueryOptions, parse_keywords
 from ragcore.index.engines import llm_with_index_embedder
 from ragcore.query import iter_compare_modes
@@ -100,12 +98,11 @@ def ask(name: str, question: str, options: QueryOptions, box) -> None:
     response = engine.query(question, trace=trace)
     with box:
         st.write_stream(fmt.markdown_stream(response))
-    listing = source_listing(
+    marked, listing = marked_listing(
         response.text, response.source_nodes, trace=trace,
         retrieval_mode=options.retrieval_mode, response_mode=options.response_mode,
         embedder=index.embedder,
     )
-    marked, listing = mark_listing(response.text, listing)
     box.markdown(fmt.markdown_text(marked) or NO_TEXT)  # the streamed text, now with [1] [2]
     st.session_state[ANSWER_KEY] = {
         "question": question, "index": name, "mode": options.response_mode,
@@ -127,8 +124,7 @@ def render_sources(result: dict, advanced: bool) -> None:
         title = source_title(source, strength=strengths.get(source.number, ""),
                              advanced=advanced)
         with st.expander(title, expanded=expanded):
-            st.html(passage_html(source, lookup))
-            open_in_document_button(source, result["index"], key=f"query_open_{source.number}")
+            source_body(source, lookup, result["index"], key=f"query_open_{source.number}")
 
     render_listing(listing, draw, toggle_key=MORE_SOURCES_KEY)
 

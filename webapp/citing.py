@@ -15,6 +15,7 @@ import streamlit as st
 
 from ragcore.present import format as fmt
 from ragcore.present.citations import passage_segments
+from ragcore.present.markers import mark_listing
 from ragcore.present.passage_markup import markup_of, render_segments
 from ragcore.present.sources import (
     ListedSource,
@@ -25,6 +26,7 @@ from ragcore.present.sources import (
 )
 from ragcore.present.support import NO_SUPPORT, Citations, cite, is_extractive
 from ragcore.types import ScoredNode
+from webapp.document_view import open_in_document_button
 
 # Draws one listed source: (source, whether it starts open).
 DrawSource = Callable[[ListedSource, bool], None]
@@ -52,6 +54,23 @@ def source_listing(
         )
     return list_sources(nodes, citations, retrieval_mode=retrieval_mode,
                         response_mode=response_mode)
+
+
+def marked_listing(answer: str, nodes: Sequence[ScoredNode], *, trace: Any, retrieval_mode: str,
+                   response_mode: str | None = None, embedder: Any = None
+                   ) -> tuple[str, SourceListing]:
+    """``answer`` with [1] [2] markers after the sentences its sources support, and the listing
+    of those sources numbered to match (``source_listing``, then ``markers.mark_listing``)."""
+    listing = source_listing(answer, nodes, trace=trace, retrieval_mode=retrieval_mode,
+                             response_mode=response_mode, embedder=embedder)
+    return mark_listing(answer, listing)
+
+
+def source_body(source: ListedSource, lookup: Any, index_name: str, *, key: str) -> None:
+    """A listed source's passage (rendered, the used spans marked) and its "Open in document"
+    button; the caller draws the title (``source_title``)."""
+    st.html(passage_html(source, lookup))
+    open_in_document_button(source, index_name, key=key)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
