@@ -1,13 +1,16 @@
 """The workspace on disk: named indexes, uploaded originals, settings and saved chats in one folder.
 
-    workspace.py   ``Workspace``: names, moves and deletes indexes, uploads and chats under a
-                   root; every change to one index happens under that index's write lock
+    workspace.py   ``Workspace``: makes and deletes indexes, uploads and chats under a root;
+                   every change to one index happens under that index's write lock
+    names.py       an index's folder (chosen once, never moved) and uid are its identity; the
+                   name people typed is shown, renamed, and looked up by; what was deleted
     handle.py      an index opened for a change: the loaded index, its record, where they are saved
     ingest.py      files into an open index, one at a time, with a report per file; whole-file
                    lookups for deleting and re-indexing (knows the handle, not the workspace)
     commits.py     when an ingestion saves a batch of work, and stopping it on request
     jobs.py        a background job (ingest, re-index, delete), its progress, its journal on disk
     jobs_runner.py runs jobs in threads: one queue per index, cancel, resume after a restart
+    resume.py      what a resumed job does: the same index (never a deleted one), what is left
     report.py      what an ingest did: per-file outcomes, totals, progress events (plain data)
     record.py      the record kept beside each index: id, embedding model, chunking, cached counts
     stats.py       what users see of an index, from its manifest and record without loading it
