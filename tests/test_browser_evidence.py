@@ -25,6 +25,7 @@ from test_browser import (  # noqa: F401 (fixtures)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 PDF = "nist_pdfs/NIST.SP.800-207-ZeroTrustArchitecture.pdf"
+MARKDOWN = "rust_book/src/ch04-01-what-is-ownership.md"
 
 
 def test_an_answer_marks_its_sources_and_opens_the_pdf_page(app_url, page, corpus_dir):
@@ -36,9 +37,11 @@ def test_an_answer_marks_its_sources_and_opens_the_pdf_page(app_url, page, corpu
     name_box = page.get_by_role("textbox", name="Name of the new index")
     name_box.fill("nist")
     name_box.press("Enter")
-    _upload(page, corpus_dir / PDF)
-    page.get_by_role("button", name="Index 1 file(s)").click()
-    expect(page.get_by_text("1 indexed")).to_be_visible(timeout=WORK_TIMEOUT_MS)
+    for path in (PDF, MARKDOWN):
+        _upload(page, corpus_dir / path)
+        page.get_by_role("button", name="Index 1 file(s)").click()
+        expect(page.get_by_text("1 indexed")).to_be_visible(timeout=WORK_TIMEOUT_MS)
+        _go(page, "Upload")  # a fresh picker for the next file
 
     _go(page, "Query")
     question = page.get_by_role("textbox", name="Your question")
@@ -64,3 +67,22 @@ def test_an_answer_marks_its_sources_and_opens_the_pdf_page(app_url, page, corpu
     if folder:  # the page image alone, at full size, to check where the tint sits
         dialog.get_by_test_id("stImage").screenshot(
             path=str(Path(folder) / "evidence-3-document.png"))
+    dialog.get_by_role("button", name="Close").click()
+
+    # A Markdown source: rendered (no "###", no "_owner_"), the passage scrolled into view.
+    question.fill("What are the ownership rules of Rust?")
+    question.press("Enter")
+    source = page.get_by_test_id("stExpander").filter(
+        has_text=re.compile(r"\[\d\] ch04-01-what-is-ownership\.md")).first
+    expect(source).to_be_visible(timeout=WORK_TIMEOUT_MS)
+    expect(source.locator("h3", has_text="Ownership Rules").or_(
+        source.locator("mark, span", has_text="owner"))).not_to_have_count(0)
+    assert "### " not in source.inner_text() and "_owner_" not in source.inner_text()
+    _wait_idle(page)
+    source.get_by_role("button", name="Open in document").click()
+    frame = page.get_by_role("dialog").frame_locator("iframe")
+    anchor = frame.locator("#rc-passage-start")
+    expect(anchor).to_be_in_viewport(timeout=WORK_TIMEOUT_MS)
+    expect(frame.locator("h3").first).to_be_visible()  # the document rendered, not raw
+    _wait_idle(page)
+    _shot(page, "evidence-4-markdown")

@@ -27,7 +27,9 @@ PAGE_SCALE = 1.6  # pixels per PDF point: 115 dpi, a letter page about 980 pixel
 PASSAGE_FILL = (66, 153, 225, 60)
 CITED_FILL = (246, 173, 85, 130)
 ANCHOR = "rc-passage-start"
-SCROLL = ("<script>const e=document.getElementById('" + ANCHOR + "');"
+# In the iframe: the app's font, and the passage scrolled to the middle of the view.
+SCROLL = ("<style>body{font-family:'Source Sans Pro','Source Sans 3',sans-serif;}</style>"
+          "<script>const e=document.getElementById('" + ANCHOR + "');"
           "if(e){e.scrollIntoView({block:'center'});}</script>")
 
 
