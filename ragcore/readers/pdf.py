@@ -73,9 +73,10 @@ _HYPHEN_BREAK = re.compile(r"(\w*)\ufffe(?:[ \t]*\r?\n[ \t]*)?(\w+)")
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # Symbol and Wingdings fonts put their bullets in the private use area (U+F0B7 is Symbol's "•",
 # 69 of them in NIST.CSWP.04162018.pdf); a browser shows them as empty boxes. A private-use glyph
-# that starts a line is a list bullet whatever its code.
+# or an unmapped one (a control character: U+001F for all 349 bullets of NIST SP 800-94) that
+# starts a line is a list bullet whatever its code.
 _PRIVATE_BULLETS = re.compile("[\uf0b7\uf0a7\uf0a8\uf0d8\uf0fc\uf076\uf06e\uf0e0\uf09f]"
-                              "|(?m:^[ \t]*)[\ue000-\uf8ff]")
+                              "|(?m:^[ \t]*)[\ue000-\uf8ff\x00-\x08\x0e-\x1f\x7f]")
 
 
 def read_pdf(path: Path) -> list[Part]:
