@@ -9,7 +9,9 @@ from webapp import shell, state
 from webapp.advanced import advanced_toggle
 from webapp.chat_summary import route_caption, summary_answer
 from webapp.index_names import shown_name
-from webapp.citing import marked_listing, render_listing, source_body, source_title
+from webapp.citing import (
+    marked_listing, render_listing, source_anchor, source_body, source_title,
+)
 from webapp.query_options import POSTPROCESSOR_DESCRIPTIONS, QueryOptions, parse_keywords
 from ragcore.index.engines import llm_with_index_embedder
 from ragcore.query import iter_compare_modes
@@ -101,7 +103,7 @@ def ask(name: str, question: str, options: QueryOptions, box) -> None:
     marked, listing = marked_listing(
         response.text, response.source_nodes, trace=trace,
         retrieval_mode=options.retrieval_mode, response_mode=options.response_mode,
-        embedder=index.embedder,
+        embedder=index.embedder, anchors="query",
     )
     box.markdown(fmt.markdown_text(marked) or NO_TEXT)  # the streamed text, now with [1] [2]
     st.session_state[ANSWER_KEY] = {
@@ -123,6 +125,7 @@ def render_sources(result: dict, advanced: bool) -> None:
     def draw(source, expanded: bool) -> None:
         title = source_title(source, strength=strengths.get(source.number, ""),
                              advanced=advanced)
+        source_anchor("query", source.number)
         with st.expander(title, expanded=expanded):
             source_body(source, lookup, result["index"], key=f"query_open_{source.number}")
 

@@ -76,14 +76,17 @@ def test_enter_in_the_question_box_asks(simple_ws):
 def test_the_answer_carries_markers_that_match_the_numbered_sources(simple_ws):
     at = enter(query_page(), QUESTION)
     answer = at.markdown[0].value
-    used = sorted({int(n) for n in re.findall(r" \[(\d+)\]", answer)})
+    # each marker links to its source: [[1]](#query-source-1)
+    used = sorted({int(n) for n in re.findall(r" \[\[(\d+)\]\]\(#query-source-\1\)", answer)})
     assert used and used == list(range(1, len(used) + 1))  # numbered in order of first use
     labels = sources(at)
     for number in used:  # each marker names a listed source the answer quoted
         label = next(label for label in labels if label.startswith(f"[{number}] "))
         assert label.endswith("quoted in the answer")
     first_quote = answer.split("\n- ")[1]
-    assert re.search(r"\. \[1\]$", first_quote), first_quote
+    assert re.search(r"\. \[\[1\]\]\(#query-source-1\)$", first_quote), first_quote
+    anchors = [h.proto.body for h in at.get("html") if "query-source-" in h.proto.body]
+    assert anchors[0] == '<span id="query-source-1"></span>' and len(anchors) == len(labels)
 
 
 def test_sources_say_how_strong_a_match_is_and_hide_the_score(simple_ws):

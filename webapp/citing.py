@@ -9,6 +9,7 @@ sentences no passage supports.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Sequence
 
 import streamlit as st
@@ -57,13 +58,29 @@ def source_listing(
 
 
 def marked_listing(answer: str, nodes: Sequence[ScoredNode], *, trace: Any, retrieval_mode: str,
-                   response_mode: str | None = None, embedder: Any = None
+                   response_mode: str | None = None, embedder: Any = None, anchors: str = ""
                    ) -> tuple[str, SourceListing]:
     """``answer`` with [1] [2] markers after the sentences its sources support, and the listing
-    of those sources numbered to match (``source_listing``, then ``markers.mark_listing``)."""
+    of those sources numbered to match (``source_listing``, then ``markers.mark_listing``).
+
+    With ``anchors`` (a prefix unique on the page, e.g. one per chat turn) each marker links to
+    its source, where ``source_anchor(anchors, number)`` placed an anchor.
+    """
     listing = source_listing(answer, nodes, trace=trace, retrieval_mode=retrieval_mode,
                              response_mode=response_mode, embedder=embedder)
-    return mark_listing(answer, listing)
+    if not anchors:
+        return mark_listing(answer, listing)
+    return mark_listing(answer, listing,
+                        marker=lambda n: f"[[{n}]](#{_anchor_id(anchors, n)})")
+
+
+def source_anchor(anchors: str, number: int) -> None:
+    """The place a marker [number] links to: call it right before drawing that source."""
+    st.html(f'<span id="{_anchor_id(anchors, number)}"></span>')
+
+
+def _anchor_id(anchors: str, number: int) -> str:
+    return f"{re.sub(r'[^A-Za-z0-9_-]', '-', anchors)}-source-{number}"
 
 
 def source_body(source: ListedSource, lookup: Any, index_name: str, *, key: str) -> None:

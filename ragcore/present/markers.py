@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .quotes import MIN_QUOTE_WORDS, Span, quotes_in, sentence_spans, words_of
 from .sources import ListedSource, SourceListing
@@ -51,14 +51,20 @@ def sentence_sources(
     return found
 
 
+def plain_marker(number: int) -> str:
+    return f"[{number}]"
+
+
 def mark_answer(
     answer: str,
     passages: Sequence[str],
     uses: Sequence[SourceUse],
     *,
     unsupported: Sequence[str] = (),
+    marker: Callable[[int], str] = plain_marker,
 ) -> MarkedAnswer:
-    """``answer`` with " [n]" after every sentence a used passage supports."""
+    """``answer`` with " [n]" (``marker(n)``, e.g. a Markdown link to the source) after every
+    sentence a used passage supports."""
     order: list[int] = []
     pieces, position = [], 0
     for (_, end), origins in sentence_sources(answer, passages, uses, unsupported=unsupported):
@@ -67,21 +73,22 @@ def mark_answer(
         for origin in origins:
             if origin not in order:
                 order.append(origin)
-        numbers = sorted(order.index(origin) + 1 for origin in origins)
-        pieces.append(answer[position:end] + "".join(f" [{n}]" for n in numbers))
+        numbers = sorted(len(order) - order.index(origin) for origin in origins)
+        pieces.append(answer[position:end] + "".join(f" {marker(n)}" for n in numbers))
         position = end
     pieces.append(answer[position:])
     return MarkedAnswer("".join(pieces), tuple(order))
 
 
-def mark_listing(answer: str, listing: SourceListing) -> tuple[str, SourceListing]:
+def mark_listing(answer: str, listing: SourceListing, *,
+                 marker: Callable[[int], str] = plain_marker) -> tuple[str, SourceListing]:
     """``answer`` with markers for the sources of ``listing``, and the listing numbered to match
     (what the Query and Chat pages show)."""
     if listing.without_sources:
         return answer, listing
     listed = _by_number(listing)
     marked = mark_answer(answer, [s.scored.node.text for s in listed], [s.use for s in listed],
-                         unsupported=listing.unsupported)
+                         unsupported=listing.unsupported, marker=marker)
     return marked.text, renumber(listing, marked.order)
 
 
