@@ -73,7 +73,7 @@ def mark_answer(
         for origin in origins:
             if origin not in order:
                 order.append(origin)
-        numbers = sorted(len(order) - order.index(origin) for origin in origins)
+        numbers = sorted(order.index(origin) + 1 for origin in origins)
         pieces.append(answer[position:end] + "".join(f" {marker(n)}" for n in numbers))
         position = end
     pieces.append(answer[position:])
