@@ -32,7 +32,8 @@ def rows_of(columns: dict, *keys: str) -> list[dict]:
 
 def overview(infos) -> None:
     st.dataframe(
-        [{"index": display_name(state.workspace(), i.name), "files": i.files, "documents": i.documents, "chunks": i.nodes,
+        [{"index": display_name(state.workspace(), i.name), "files": i.files,
+          "documents": i.documents, "chunks": i.nodes,
           "size on disk": fmt.human_size(i.bytes_on_disk),
           "embedding model": i.embed_model, "vectors in": i.store or "index folder",
           "created": friendly_date(i.created), "updated": friendly_date(i.updated)}

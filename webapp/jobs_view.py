@@ -74,7 +74,7 @@ def _sidebar_body(watched: tuple[str, ...]) -> None:
             left, right = st.columns(2)
             if left.button("Resume", key=f"resume-{job.id}",
                            help="Index the files this job had not saved completely; a file "
-                                "stopped mid-way is indexed again."):
+                                "stopped mid-way goes on after its saved chunks."):
                 try:
                     note = runner.resume(state.workspace(), job.id)
                 except WorkspaceError as exc:  # its index was deleted: said, nothing made

@@ -9,9 +9,10 @@ duration: however big the index grows, saving costs at most about a tenth of the
 
 A document still being embedded when a batch is saved goes in with the chunks embedded so far
 and the metadata key ``PARTIAL_KEY`` ("1200 of 15724 chunks"): the key changes the document's
-content hash, so ingesting the file again re-does it in full, and the app can say it is
-incomplete. ``Cancelled`` is raised inside the embedding loop when ``cancel()`` says so;
-``ingest`` catches it, keeps what was finished and saves.
+content hash, so the app can say it is incomplete and ingesting the file again (or resuming the
+job) goes on from its 1201st chunk when its content and chunking are the same (``ingest``), or
+re-does it in full when they changed. ``Cancelled`` is raised inside the embedding loop when
+``cancel()`` says so; ``ingest`` catches it, keeps what was finished and saves.
 """
 
 from __future__ import annotations

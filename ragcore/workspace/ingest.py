@@ -175,7 +175,7 @@ def ingest_file(
     emit("splitting", _READ_SHARE / 2)
     work: FileWork | None = None
     try:
-        work = FileWork(handle, todo, emit, commits)
+        work = FileWork(handle, todo, emit, commits, resume=not force)
         work.run()
     except Cancelled:
         kept = work.keep_partial() if work is not None else 0
@@ -204,14 +204,16 @@ class FileWork:
     memory: the index holds what was added since its last save, and a save moves that to disk.
     A cancel is noticed between slices, also while a huge text is still being split. A document
     under way is in the index marked partial (``PARTIAL_KEY``), its count kept current at each
-    save, and gets its own hash and metadata when its last chunk is in.
+    save, and gets its own hash and metadata when its last chunk is in. With ``resume``, a
+    document found saved in part with the same text, metadata and chunking continues after its
+    saved chunks (node ids are stable: ``chunking.lazy``), so they are not embedded again.
     """
 
     def __init__(self, handle: IndexHandle, documents: list[Document],
-                 emit: Callable[..., None], commits: Commits) -> None:
+                 emit: Callable[..., None], commits: Commits, *, resume: bool = True) -> None:
         from ..chunking.lazy import document_chunks
 
-        self.handle, self.emit, self.commits = handle, emit, commits
+        self.handle, self.emit, self.commits, self.resume = handle, emit, commits, resume
         self.chunks = [document_chunks(handle.index.splitter, doc) for doc in documents]
         self.done = 0  # chunks embedded and added, over all documents
         self.current: tuple[DocumentChunks, int] | None = None  # document under way, chunks in
@@ -231,9 +233,12 @@ class FileWork:
         self._progress(0, 0)
         for chunks in self.chunks:
             doc = chunks.document
-            index.upsert_documents([_marked(doc, 0, chunks.estimate())], [],
-                                   np.zeros((0, 0), np.float32))
-            self.current = (chunks, 0)
+            saved = self._saved_part(chunks) if self.resume else 0
+            if not saved:
+                index.upsert_documents([_marked(doc, 0, chunks.estimate())], [],
+                                       np.zeros((0, 0), np.float32))
+            self.done += saved
+            self.current = (chunks, saved)
             while self.current is not None:
                 position = self.current[1]
                 if not chunks.finished(position):
@@ -256,6 +261,20 @@ class FileWork:
                     self.commits.save()
                     self._progress(0, 0)  # embedding again, not "saving" until the next slice
                 self.commits.check_cancel()
+
+    def _saved_part(self, chunks: DocumentChunks) -> int:
+        """How many chunks of the document an earlier, stopped ingestion saved, if it was of
+        this same content and chunking (else 0: it is done again from its first chunk)."""
+        info = self.handle.index.doc_info(chunks.document.doc_id)
+        mark = info.metadata.get(PARTIAL_KEY, "") if info is not None else ""
+        added, _, count = str(mark).removesuffix(" chunks").partition(" of ")
+        if not (added.isdigit() and count.isdigit()) or int(added) != len(info.node_ids):
+            return 0
+        saved = int(added)
+        if not saved or info.hash != _marked(chunks.document, saved, int(count)).hash \
+                or chunks.finished(saved - 1):
+            return 0
+        return saved if chunks.nodes(saved - 1, saved)[0].node_id in info.node_ids else 0
 
     def _progress(self, done: int, total: int) -> None:
         self.commits.check_cancel()
