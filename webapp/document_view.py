@@ -16,6 +16,7 @@ import streamlit.components.v1 as components
 
 from ragcore.errors import ReaderError
 from ragcore.present.citations import Segment, passage_segments
+from ragcore.present.fences import outside_fence
 from ragcore.present.page_boxes import highlight_rects
 from ragcore.present.passage_markup import markup_of, render_segments
 from ragcore.present.sources import ListedSource
@@ -129,7 +130,8 @@ def document_segments(text: str, node: Any, spans: Any) -> list[Segment]:
     its cited spans marked; ``node.start_char`` is the passage's place in ``text``."""
     start = node.start_char or 0
     end = start + len(node.text)
-    before = ("… " if start > WINDOW else "") + text[max(0, start - WINDOW):start]
+    shown_from = outside_fence(text, max(0, start - WINDOW))  # never inside a code block
+    before = ("…\n\n" if shown_from else "") + text[shown_from:start]
     after = text[end:end + WINDOW] + (" …" if end + WINDOW < len(text) else "")
     segments = [Segment(before, "context"), *passage_segments(node, spans),
                 Segment(after, "context")]

@@ -16,6 +16,7 @@ import re
 from pathlib import PurePath
 
 from .citations import SEGMENT_STYLES, Segment, segments_to_html
+from .fences import balance_fences
 from .rst_text import rst_to_markdown
 
 _MARKUP_BY_SUFFIX = {".md": "markdown", ".markdown": "markdown", ".rst": "rst", ".rest": "rst"}
@@ -53,6 +54,8 @@ def render_segments(segments: list[Segment], markup: str, *, anchor: str = "") -
     if markup not in ("markdown", "rst"):
         return _anchored(segments_to_html(segments), anchor)
     source = _with_sentinels(segments)
+    if markup == "markdown":  # a passage cut from inside a code block: its prose stays prose
+        source = balance_fences(source, hidden=_SENTINELS)
     if markup == "rst":
         source = rst_to_markdown(_off_underlines(_off_line_starts(source)))
     return _anchored(_WRAPPER.replace("{body}", _styled(render_markdown(_lift(source)))), anchor)
