@@ -64,6 +64,9 @@ def test_a_renamed_index_keeps_its_chats(root):
 
 def test_the_indexes_page_names_the_index_as_typed_and_says_what_it_did(root):
     ws = _index_with_a_chat(root, "Contrats-ete", "Contrats été")
+    summaries = root / "summaries" / f"{ws.record('Contrats-ete').uid}.json"
+    summaries.parent.mkdir()
+    summaries.write_text("{}")
     at = _open("indexes")
     _button(at, "Delete…").click().run()
     assert "from “Contrats été”?" in at.warning[0].value  # not the folder "Contrats-ete"
@@ -77,7 +80,7 @@ def test_the_indexes_page_names_the_index_as_typed_and_says_what_it_did(root):
     assert not at.exception
     assert [s.value for s in at.success] == [
         "Deleted the index “Contrats été” and its 1 saved chat(s)."]
-    assert ws.index_names() == [] and ws.list_chats() == []
+    assert ws.index_names() == [] and ws.list_chats() == [] and not summaries.exists()
 
 
 def test_resume_of_a_job_whose_index_was_deleted_is_refused_and_makes_nothing(root):

@@ -196,12 +196,16 @@ def chats_of(workspace: Any, name: str) -> list[Any]:
 
 
 def delete_index(workspace: Any, name: str) -> int:
-    """Delete index ``name`` with its uploads and saved chats (``Workspace.delete_index``), and
-    mark its jobs in the journal as of a deleted index; returns how many chats were deleted."""
+    """Delete index ``name`` with its uploads and saved chats (``Workspace.delete_index``) and
+    its file summaries, and mark its jobs in the journal as of a deleted index; returns how
+    many chats were deleted."""
     from .jobs import JobJournal
+    from .summary_stage import SUMMARIES_FOLDER
 
     uid = index_uid(workspace, name)
     chats = workspace.delete_index(name)
+    if uid:  # summaries are kept by index uid (``summaries``)
+        (workspace.root / SUMMARIES_FOLDER / f"{uid}.json").unlink(missing_ok=True)
     journal = JobJournal(workspace.root / "jobs")
     for job in journal.all():
         if job.index == name and job.index_uid in ("", uid) and not job.index_deleted:
