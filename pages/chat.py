@@ -265,14 +265,14 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool) -> 
         if indexing(chat):
             st.info(STILL_INDEXING)
         stop = controls.stop_button()
+        kept = controls.begin_reply(chat.id, question, settings)
         try:
             trace = Trace()
             response = None if files else routed_reply(chat.index, question, memory, trace)
             if response is None:  # not a summary request: the chat engine searches
                 engine = chat_engine(scoped(index, files), choices, llm)
                 response = engine.chat(question, memory, trace=trace)
-            kept = controls.kept_stream(response, chat.id, question, response, settings)
-            st.write_stream(fmt.markdown_stream(kept))
+            st.write_stream(fmt.markdown_stream(controls.kept_stream(kept, response)))
         except Exception as exc:  # noqa: BLE001 - shown with a retry; history stays intact
             controls.stream_finished()
             state.set_open_chat(chat, memory_for_chat(chat, llm))

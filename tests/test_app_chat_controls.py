@@ -134,3 +134,13 @@ def test_files_dropped_into_the_chat_are_indexed_with_progress_in_the_conversati
     assert chat["settings"]["dropped_files"][0]["files"] == ["harbour.txt"]
     assert "harbour.txt" in source_files(chat)  # indexed into the chat's index
     assert any(c.value.startswith("Indexing done") for c in at.caption)
+
+
+def test_a_reply_stopped_before_its_first_word_keeps_the_question(docs_ws):
+    at = ask(open_page("chat"), UKRAINE)
+    at.session_state[STREAM_KEY] = {  # Stop pressed while the model read the question
+        "chat": at.query_params["chat"], "question": "What about jobs?", "text": "",
+        "response": None, "settings": {}}
+    at.run()
+    messages = saved(docs_ws, at)["messages"]
+    assert [m["content"] for m in messages[2:]] == ["What about jobs?", "…"]

@@ -27,13 +27,18 @@ STOPPED_NOTE = "Stopped: the reply was cut short when you pressed Stop."
 # -- Stop ------------------------------------------------------------------------------------
 
 
-def kept_stream(chunks: Iterable[str], chat_id: str, question: str, response: Any,
-                settings: dict) -> Iterator[str]:
-    """``chunks`` as they come, each also added to the session's copy of the reply."""
-    kept = {"chat": chat_id, "question": question, "text": "", "response": response,
+def begin_reply(chat_id: str, question: str, settings: dict) -> dict:
+    """Note the question before anything can stop its run (Stop may come before a word)."""
+    kept = {"chat": chat_id, "question": question, "text": "", "response": None,
             "settings": settings}
     st.session_state[STREAM_KEY] = kept
-    for chunk in chunks:
+    return kept
+
+
+def kept_stream(kept: dict, response: Iterable[str]) -> Iterator[str]:
+    """The reply's chunks as they come, each also added to the session's copy of it."""
+    kept["response"] = response
+    for chunk in response:
         kept["text"] += chunk
         yield chunk
 
@@ -127,7 +132,7 @@ def render_reply(message: Any) -> None:
 
 def reply_actions(message: Any, position: int, *, last: bool) -> None:
     """Copy (a code box with a copy icon) and, under the last reply, Regenerate."""
-    copy, again = st.columns(2)
+    copy, again, _ = st.columns([1, 1, 3])
     with copy.popover("Copy", icon=":material/content_copy:"):
         st.caption("Press the copy icon at the box's top right.")
         st.code(message.content, language=None, wrap_lines=True)

@@ -61,15 +61,17 @@ def record_turn(
 def record_stopped_turn(
     chat: SavedChat, question: str, text: str, response: Any, *, settings: dict[str, Any]
 ) -> ChatMessage:
-    """Append the question and the part of its reply written before Stop was pressed."""
-    trace = compact_trace(response.trace)
+    """Append the question and the part of its reply written before Stop was pressed
+    (``response`` None: stopped before the reply began)."""
+    trace = compact_trace(response.trace) if response is not None else {}
     trace["chat_mode"] = settings.get("chat_mode", chat.chat_mode)
     trace["retrieval_mode"] = settings.get("retrieval_mode", DEFAULT_RETRIEVAL_MODE)
     trace["stopped_by_user"] = True
     chat.settings = {**chat.settings, **settings}
     chat.add_message("user", question)
-    sources = response.source_nodes
-    return chat.add_message("assistant", text.rstrip() + " …", sources=sources, trace=trace)
+    sources = response.source_nodes if response is not None else []
+    return chat.add_message("assistant", text.rstrip() + " …" if text.strip() else "…",
+                            sources=sources, trace=trace)
 
 
 def turn_retrieval_mode(message: ChatMessage) -> str:
