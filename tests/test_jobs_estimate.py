@@ -159,12 +159,13 @@ def _run_sampled(ws: Workspace, files: list[Path]) -> tuple[Job, list[tuple[floa
 
 
 def _within(samples, ended: float, after: float, share: float = 0.3) -> list[str]:
-    """The samples taken ``after`` seconds in, with over 2 s to go, off by more than share."""
+    """The samples taken ``after`` seconds in, off by more than ``share``; not those of the last
+    3 s (the final save takes about a second whatever the job's size: a share of nothing)."""
     first = samples[0][0]
     off = []
     for at, left in samples:
         truth = ended - at
-        if at - first >= after and truth > 2 and abs(left - truth) > share * truth:
+        if at - first >= after and truth > 3 and abs(left - truth) > share * truth:
             off.append(f"at {at - first:.1f} s: said {left:.1f} s left, really {truth:.1f} s")
     return off
 
@@ -213,7 +214,8 @@ def test_the_cli_says_how_long_a_long_ingest_takes_before_it_starts(tmp_path, co
                 embedder=FakeEmbedder())
     err = capsys.readouterr().err
     assert code == 0
-    assert "Indexing 1 file(s) takes about 4 min on this computer (about 2" in err, err
+    said = "Indexing 1 file(s) takes about 4 min 10 s on this computer (about 247 passages"
+    assert said in err, err
     assert err.index("on this computer") < err.index("100%")  # before the job's progress
 
     small = tmp_path / "owls.txt"

@@ -40,9 +40,12 @@ FINAL_STAGES = ("done", "failed", "unchanged")
 
 
 def human_duration(seconds: float) -> str:
-    """'40 s', '12 min', '6.1 h'."""
+    """'40 s', '2 min 10 s', '12 min', '6.1 h'."""
     if seconds < 90:
         return f"{max(1, round(seconds))} s"
+    if seconds < 600:  # to the 10 s: "2 min" could mean 90 s or 150 s
+        tens = round(seconds / 10)
+        return f"{tens // 6} min" + (f" {tens % 6}0 s" if tens % 6 else "")
     if seconds < 5400:
         return f"{round(seconds / 60)} min"
     return f"{seconds / 3600:.1f} h"
@@ -76,7 +79,7 @@ def file_chunks(path: Path, splitter: Any) -> int:
     return chunk_estimate(path.name, size, _head(path), splitter, path=str(path))
 
 
-def sample_chunks(head: bytes, splitter: Any, count: int = 8) -> list[str]:
+def sample_chunks(head: bytes, splitter: Any, count: int = 16) -> list[str]:
     """A few chunks from the start of a text (to time the embedder on text like the real one)."""
     text = head[:SAMPLE_BYTES].decode("utf-8", errors="replace")
     spans = splitter.split_text_spans(text)[:count]
