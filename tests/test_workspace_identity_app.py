@@ -109,3 +109,39 @@ def test_a_resumed_job_is_titled_with_the_typed_name_and_continues_on_the_same_i
     assert job.title() == "Ingest bats.txt into “Contrats été”" and job.state == "done"
     assert job.index_uid == ws.record("Contrats-ete").uid
     assert sorted(r["file"] for r in ws.documents("Contrats-ete")) == ["bats.txt", "owls.txt"]
+
+
+def test_a_workspace_from_before_uids_keeps_working(root):
+    """Chats and jobs saved before they carried the index uid, an index record without one."""
+    import json
+
+    ws = _index_with_a_chat(root)
+    record = json.loads(ws.record_path("docs").read_text())
+    ws.record_path("docs").write_text(json.dumps({**record, "uid": ""}))
+    [chat_file] = (root / "chats").glob("*.json")
+    chat = json.loads(chat_file.read_text())
+    chat_file.write_text(json.dumps({k: v for k, v in chat.items() if k != "index_uid"}))
+    upload = ws.upload_dir("docs") / "owls.txt"
+    old = Job("ingest", "docs", files=[str(upload)], state="interrupted")
+    JobJournal(root / "jobs").save(old)
+
+    at = _open("chat")  # the old chat opens on its index
+    assert not at.warning and "What do owls do?" in " ".join(str(m.value) for m in at.markdown)
+    rename_index(ws, "docs", "Old docs")
+    assert [c.index for c in ws.list_chats()] == ["docs"]
+    assert delete_index(ws, "docs") == 1 and ws.list_chats() == []
+    assert JobJournal(root / "jobs").load(old.id).index_deleted
+    with pytest.raises(Exception, match="was deleted: nothing to resume"):
+        JobRunner(root).resume(ws, old.id)
+    assert ws.index_names() == []
+
+
+def test_a_chat_of_a_deleted_index_is_not_reopened_on_a_new_index_in_its_folder(root):
+    ws = _index_with_a_chat(root)
+    stale = SavedChat(index="docs", chat_mode="simple", index_uid="an-index-deleted-before")
+    stale.add_message("user", "A question about the deleted index")
+    stale.updated = "2099-01-01T00:00:00+00:00"  # the latest chat
+    ws.save_chat(stale)  # left by a process that had not heard of the delete
+    at = _open("chat")
+    shown = " ".join(str(m.value) for m in at.markdown)
+    assert "A question about the deleted index" not in shown and "What do owls do?" in shown
