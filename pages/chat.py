@@ -205,9 +205,10 @@ def render_reply_extras(message, lookup, *, embedder, key: str, advanced: bool) 
         st.info(notice)  # what went unusually (an empty reply ...) matters in the simple view too
 
 
-def render_history(chat, lookup, embedder, advanced: bool) -> None:
-    """The conversation: questions (with Edit), replies (with Copy, Regenerate), dropped files."""
-    last = len(chat.messages) - 1
+def render_history(chat, lookup, embedder, advanced: bool, *, answering: bool) -> None:
+    """The conversation: questions (with Edit), replies (with Copy, Regenerate), dropped files.
+    While a new question is ``answering``, no earlier reply offers Regenerate."""
+    last = -1 if answering else len(chat.messages) - 1
     for number, message in enumerate(chat.messages):
         for drop in drops_at(chat, number):
             render_drop(drop)
@@ -341,15 +342,14 @@ def main() -> None:
                     "questions work too: the chat remembers the conversation.")
     index = state.load_index(chat.index)
     lookup = state.node_lookup(index)
-    render_history(chat, lookup, index.embedder, advanced)
-    if failed:
-        render_failure(failed)
     prompt = st.chat_input("Ask about your documents, or drop files to add them",
-                           accept_file="multiple")
+                           accept_file="multiple")  # drawn at the page's foot wherever called
     question = (prompt.text if prompt else "") or st.session_state.pop(QUEUED_KEY, None)
     if prompt and prompt.files:
-        drop_files(ws, chat, prompt.files)
-        render_drop(drops_at(chat, len(chat.messages))[-1])
+        drop_files(ws, chat, prompt.files)  # shown in place by render_history
+    render_history(chat, lookup, index.embedder, advanced, answering=bool(question))
+    if failed:
+        render_failure(failed)
     if question:
         st.session_state.pop(state.FAILED_KEY, None)
         run_turn(ws, chat, question, choices, lookup, advanced)

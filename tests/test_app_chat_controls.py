@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ragcore.chat.response import ChatResponse
+from ragcore.chat.titles import key_phrase_title
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.trace import Trace
 from ragcore.workspace import Workspace
@@ -53,6 +54,11 @@ def ask(at, question: str):
 
 def saved(root: Path, at) -> dict:
     return json.loads((root / "chats" / f"{at.query_params['chat']}.json").read_text())
+
+
+def saved_title(root: Path) -> str:
+    [path] = (root / "chats").glob("*.json")
+    return json.loads(path.read_text())["title"]
 
 
 def source_files(chat: dict) -> set[str]:
@@ -144,3 +150,26 @@ def test_a_reply_stopped_before_its_first_word_keeps_the_question(docs_ws):
     at.run()
     messages = saved(docs_ws, at)["messages"]
     assert [m["content"] for m in messages[2:]] == ["What about jobs?", "…"]
+
+
+def test_only_the_last_reply_offers_regenerate(docs_ws):
+    at = ask(open_page("chat"), UKRAINE)
+    ask(at, "What did it say about jobs?")
+    assert [b.key for b in at.button if b.label == "Regenerate"] == ["regenerate_3"]
+
+
+def test_a_chat_stopped_at_its_first_reply_is_titled_by_key_phrases(docs_ws):
+    at = open_page("chat")
+    at.session_state[STREAM_KEY] = {
+        "chat": at.session_state["open_chat"].id, "question": "What did the speech say about "
+        "Ukraine?", "text": "", "response": None, "settings": {}}
+    at.run()
+    assert saved_title(docs_ws) == key_phrase_title("What did the speech say about Ukraine?")
+
+
+def test_offline_the_details_count_extractive_steps_not_llm_calls(docs_ws):
+    (docs_ws / "app-preferences.json").write_text('{"advanced": true}', encoding="utf-8")
+    at = ask(open_page("chat"), UKRAINE)
+    captions = [c.value for c in at.chat_message[1].caption]
+    assert any("extractive step" in c for c in captions), captions
+    assert not any("LLM call" in c or "tokens" in c for c in captions), captions

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from ragcore.chat.titles import key_phrase_title
 from ragcore.memory import ChatMemory
 from ragcore.types import Message, Node, ScoredNode
 from ragcore.workspace.chats import ChatMessage, ChatSource, SavedChat
@@ -68,7 +69,10 @@ def record_stopped_turn(
     trace["retrieval_mode"] = settings.get("retrieval_mode", DEFAULT_RETRIEVAL_MODE)
     trace["stopped_by_user"] = True
     chat.settings = {**chat.settings, **settings}
+    titled = bool(chat.title)
     chat.add_message("user", question)
+    if not titled:  # as a finished first exchange is titled offline: its key phrases
+        chat.title = key_phrase_title(question, text)
     sources = response.source_nodes if response is not None else []
     return chat.add_message("assistant", text.rstrip() + " …" if text.strip() else "…",
                             sources=sources, trace=trace)
