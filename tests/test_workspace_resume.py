@@ -86,13 +86,20 @@ def _cancelled_part_way(root: Path, big: Path, total: int) -> tuple[CountingEmbe
     return embedder, job.id, row["chunks"]
 
 
-def test_resume_after_a_restart_embeds_only_the_chunks_not_saved(tmp_path, big):
+@pytest.fixture
+def stopped(tmp_path, big):
+    """An upload whose ingestion was cancelled a third of the way, the embedder's count reset:
+    (root, what an uninterrupted ingestion makes, its chunks, embedder, job id, chunks saved)."""
     root = tmp_path / "ws"
     reference, total = _uninterrupted(root, big)
     embedder, job_id, saved = _cancelled_part_way(root, big, total)
+    embedder.texts, embedder.stop_at = 0, 0
+    return root, reference, total, embedder, job_id, saved
 
-    embedder.texts, embedder.stop_at = 0, 0  # a restart: a new workspace and job runner
-    ws = Workspace(root, embedder=embedder)
+
+def test_resume_after_a_restart_embeds_only_the_chunks_not_saved(stopped):
+    root, reference, total, embedder, job_id, saved = stopped
+    ws = Workspace(root, embedder=embedder)  # a restart: a new workspace and job runner
     runner = embedder.runner = JobRunner(root, batching=BATCHING)
     job = runner.wait(runner.resume(ws, job_id).id, 60)
     assert job.state == "done", job.status()
@@ -100,11 +107,8 @@ def test_resume_after_a_restart_embeds_only_the_chunks_not_saved(tmp_path, big):
     _same_index(ws, reference)
 
 
-def test_ingesting_the_same_partial_file_again_continues_it(tmp_path, big):
-    root = tmp_path / "ws"
-    reference, total = _uninterrupted(root, big)
-    embedder, _, saved = _cancelled_part_way(root, big, total)
-    embedder.texts, embedder.stop_at = 0, 0
+def test_ingesting_the_same_partial_file_again_continues_it(stopped, big):
+    root, reference, total, embedder, _, saved = stopped
     ws = Workspace(root, embedder=embedder)
     upload = ws.save_upload("docs", "big.txt", big.read_bytes())  # uploaded again, unchanged
     assert ws.ingest("docs", [upload]).indexed == 1
@@ -112,11 +116,8 @@ def test_ingesting_the_same_partial_file_again_continues_it(tmp_path, big):
     _same_index(ws, reference)
 
 
-def test_a_partial_file_that_changed_or_a_reindex_starts_over(tmp_path, big):
-    root = tmp_path / "ws"
-    _, total = _uninterrupted(root, big)
-    embedder, _, _ = _cancelled_part_way(root, big, total)
-    embedder.texts, embedder.stop_at = 0, 0
+def test_a_partial_file_that_changed_or_a_reindex_starts_over(stopped):
+    root, _, total, embedder, _, _ = stopped
     ws = Workspace(root, embedder=embedder)
     ws.reindex_document("docs", "big.txt")
     assert embedder.texts == total  # re-indexing embeds every chunk anew
