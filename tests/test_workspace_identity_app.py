@@ -91,12 +91,24 @@ def test_resume_of_a_job_whose_index_was_deleted_is_refused_and_makes_nothing(ro
     JobJournal(root / "jobs").save(job)
     delete_index(ws, "docs")
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
-    assert "Ingest owls.txt into the deleted index “docs”" in " ".join(
-        c.value for c in at.sidebar.caption)
+    captions = " ".join(c.value for c in at.sidebar.caption)
+    assert "Ingest owls.txt into the deleted index “docs”" in captions
+    assert "Its index was deleted: nothing to resume." in captions
+    assert not [b for b in at.sidebar.button if b.label == "Resume"]
+    assert ws.index_names() == []
+
+    # A process that had not heard of the delete left a job of the old index; a new index
+    # has been made in the same folder since: its Resume is refused and changes nothing.
+    _index_with_a_chat(root)
+    uid = ws.record("docs").uid
+    JobJournal(root / "jobs").delete(job.id)
+    JobJournal(root / "jobs").save(Job("ingest", "docs", files=[str(upload)],
+                                       state="cancelled", index_uid=job.index_uid))
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
     next(b for b in at.sidebar.button if b.label == "Resume").click().run()
     assert [w.value for w in at.sidebar.warning] == [
-        "the index “docs” was deleted: nothing to resume"]
-    assert ws.index_names() == []
+        "the index “docs” was deleted: nothing to resume; upload the files into an index again"]
+    assert ws.index_names() == ["docs"] and ws.record("docs").uid == uid
 
 
 def test_a_resumed_job_is_titled_with_the_typed_name_and_continues_on_the_same_index(root):

@@ -72,12 +72,14 @@ def _sidebar_body(watched: tuple[str, ...]) -> None:
         st.caption(f"{ICONS.get(job.state, '')} {job.title()}: {short_outcome(job)}")
         if job.state == "interrupted" or job.state == "cancelled" and job.kind == "ingest":
             left, right = st.columns(2)
-            if left.button("Resume", key=f"resume-{job.id}",
+            if job.index_deleted:
+                left.caption("Its index was deleted: nothing to resume.")
+            elif left.button("Resume", key=f"resume-{job.id}",
                            help="Index the files this job had not saved completely; a file "
                                 "stopped mid-way goes on after its saved chunks."):
                 try:
                     note = runner.resume(state.workspace(), job.id)
-                except WorkspaceError as exc:  # its index was deleted: said, nothing made
+                except WorkspaceError as exc:  # its index was replaced: said, nothing made
                     st.warning(str(exc))
                 else:
                     state.note_job(note)
