@@ -269,7 +269,7 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool) -> 
         kept = controls.begin_reply(chat.id, question, settings)
         try:
             trace = Trace()
-            response = None if files else routed_reply(chat.index, question, memory, trace)
+            response = routed_reply(chat.index, question, memory, trace, files)
             if response is None:  # not a summary request: the chat engine searches
                 engine = chat_engine(scoped(index, files), choices, llm)
                 response = engine.chat(question, memory, trace=trace)

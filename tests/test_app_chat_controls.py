@@ -173,3 +173,14 @@ def test_offline_the_details_count_extractive_steps_not_llm_calls(docs_ws):
     captions = [c.value for c in at.chat_message[1].caption]
     assert any("extractive step" in c for c in captions), captions
     assert not any("LLM call" in c or "tokens" in c for c in captions), captions
+
+
+def test_a_summary_request_in_a_scoped_chat_stays_within_the_chosen_file(docs_ws):
+    at = open_page("chat")
+    pep = next(k for k, name in file_names(index_of(docs_ws)).items() if name == "pep-0020.rst")
+    at.sidebar.multiselect(key=f"scope_{at.session_state['open_chat'].id}").select(pep).run()
+    ask(at, "summarise state_of_the_union.txt")  # not among the chosen files: searched instead
+    assert not at.chat_message[1].markdown[0].value.startswith("**Summary of")
+    assert source_files(saved(docs_ws, at)) <= {"pep-0020.rst"}
+    ask(at, "Summarise the documents")
+    assert at.chat_message[3].markdown[0].value.startswith("**Summary of pep-0020.rst**")

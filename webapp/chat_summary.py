@@ -9,7 +9,7 @@ Questions the router sends to retrieval return None: the engine answers.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from ragcore.chat.response import ChatResponse
 from ragcore.summary_router import INDEX_SUMMARY, RETRIEVAL, SUMMARY, Route, route_question
@@ -26,9 +26,24 @@ ROUTE_LABELS = {SUMMARY: "the document's summary", INDEX_SUMMARY: "the index's s
                 RETRIEVAL: "a search of the passages"}
 
 
-def route_for(index_name: str, question: str) -> Route:
+def route_for(index_name: str, question: str, files: Sequence[str] = ()) -> Route:
+    """Where ``question`` goes; with ``files`` chosen, only those files can be named, and a
+    summary of "the documents" is the summary of the one chosen file (else a search)."""
     index = state.load_index(index_name)
-    return route_question(question, document_names(index), document_titles(index))
+    names, titles = document_names(index), document_titles(index)
+    route = route_question(question, names, titles)
+    if not files:
+        return route
+    if route.kind == SUMMARY and route.document not in files and len(names) > 1:
+        return Route(RETRIEVAL, f"names “{names[route.document]}”, which this chat does not "
+                                "use (Documents to use): searching the chosen files")
+    names = {key: name for key, name in names.items() if key in files}
+    route = route_question(question, names, titles)
+    if route.kind == INDEX_SUMMARY:
+        if len(names) != 1:
+            return Route(RETRIEVAL, "asks for a summary of the chosen files: searching them")
+        return Route(SUMMARY, "asks for a summary; the chat uses one file", next(iter(names)))
+    return route
 
 
 def document_titles(index: Any) -> dict[str, str]:
@@ -42,9 +57,10 @@ def document_titles(index: Any) -> dict[str, str]:
     return titles
 
 
-def summary_answer(index_name: str, question: str, trace: Trace) -> str | None:
+def summary_answer(index_name: str, question: str, trace: Trace,
+                   files: Sequence[str] = ()) -> str | None:
     """The summary ``question`` asks for, as Markdown (None: it asks for a search)."""
-    route = route_for(index_name, question)
+    route = route_for(index_name, question, files)
     trace.notes[ROUTE_NOTE] = route.to_dict()
     if route.kind == RETRIEVAL:
         return None
@@ -61,9 +77,11 @@ def summary_answer(index_name: str, question: str, trace: Trace) -> str | None:
     return f"**{heading}**\n\n{body}\n\n_{how_made(summary)}_"
 
 
-def routed_reply(index_name: str, question: str, memory: Any, trace: Trace) -> ChatResponse | None:
-    """The summary reply to ``question`` if it asks for one (None: let the engine answer)."""
-    text = summary_answer(index_name, question, trace)
+def routed_reply(index_name: str, question: str, memory: Any, trace: Trace,
+                 files: Sequence[str] = ()) -> ChatResponse | None:
+    """The summary reply to ``question`` if it asks for one (None: let the engine answer);
+    ``files``: the files the chat may use (none: all)."""
+    text = summary_answer(index_name, question, trace, files)
     if text is None:
         return None
     memory.put_user_message(question)
