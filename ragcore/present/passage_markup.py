@@ -17,6 +17,7 @@ from pathlib import PurePath
 
 from .citations import SEGMENT_STYLES, Segment, segments_to_html
 from .fences import balance_fences
+from .markdown_clean import readable_markdown
 from .rst_text import rst_to_markdown
 
 _MARKUP_BY_SUFFIX = {".md": "markdown", ".markdown": "markdown", ".rst": "rst", ".rest": "rst"}
@@ -54,8 +55,8 @@ def render_segments(segments: list[Segment], markup: str, *, anchor: str = "") -
     if markup not in ("markdown", "rst"):
         return _anchored(segments_to_html(segments), anchor)
     source = _with_sentinels(segments)
-    if markup == "markdown":  # a passage cut from inside a code block: its prose stays prose
-        source = balance_fences(source, hidden=_SENTINELS)
+    if markup == "markdown":  # cut from inside a code block; raw HTML and mdBook markup
+        source = readable_markdown(balance_fences(source, hidden=_SENTINELS), hidden=_SENTINELS)
     if markup == "rst":
         source = rst_to_markdown(_off_underlines(_off_line_starts(source)))
     return _anchored(_WRAPPER.replace("{body}", _styled(render_markdown(_lift(source)))), anchor)
