@@ -263,7 +263,8 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool) -> 
                 "embed_model": index.embed_model_name, "retriever": choices["retriever"],
                 "files": files}
     with st.chat_message("assistant"):
-        if indexing(chat):
+        busy = indexing(chat)
+        if busy:
             st.info(STILL_INDEXING)
         stop = controls.stop_button()
         kept = controls.begin_reply(chat.id, question, settings)
@@ -283,6 +284,8 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool) -> 
         untitled = not chat.title
         message = record_turn(chat, question, response, chat_mode=choices["mode"],
                               llm_label=label, settings=settings)
+        if busy:
+            message.trace[controls.INDEXING_MARK] = True
         if untitled:  # the first exchange names the chat: its key phrases, or the model's words
             chat.title = chat_title(question, message.content, llm)
         ws.save_chat(chat)

@@ -16,7 +16,8 @@ from ragcore.trace import Trace
 from ragcore.workspace import Workspace
 from ragcore.workspace.jobs_runner import runner_for
 from tests.test_app_people import button, open_page
-from webapp.chat_controls import STOPPED_NOTE, STREAM_KEY
+from webapp.chat_controls import INDEXING_NOTE, STOPPED_NOTE, STREAM_KEY
+from webapp.chat_files import STILL_INDEXING
 from webapp.chat_scope import file_names
 
 UKRAINE = "What did the speech say about Ukraine?"
@@ -134,12 +135,14 @@ def test_files_dropped_into_the_chat_are_indexed_with_progress_in_the_conversati
     at.chat_input[0].set_value("What does the harbour levy fund?").run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("Added **harbour.txt**" in m.value for m in at.markdown)
+    assert any(i.value == STILL_INDEXING for i in at.info)  # asked while it is indexed
     runner_for(docs_ws).wait_idle(timeout=60)
     ask(at, "What does the harbour levy fund?")
     chat = saved(docs_ws, at)
     assert chat["settings"]["dropped_files"][0]["files"] == ["harbour.txt"]
     assert "harbour.txt" in source_files(chat)  # indexed into the chat's index
     assert any(c.value.startswith("Indexing done") for c in at.caption)
+    assert any(c.value == INDEXING_NOTE for c in at.chat_message[2].caption)  # kept with it
 
 
 def test_a_reply_stopped_before_its_first_word_keeps_the_question(docs_ws):

@@ -22,6 +22,9 @@ QUEUED_KEY = "queued_question"
 STREAM_KEY = "streaming_reply"  # the reply streaming now: chat id, question, text so far
 EDIT_KEY = "editing_question"  # the position of the question being edited
 STOPPED_NOTE = "Stopped: the reply was cut short when you pressed Stop."
+INDEXING_NOTE = ("Files added to this chat were still being indexed: this answer used only the "
+                 "documents indexed before them.")
+INDEXING_MARK = "files_indexing"  # in a reply's trace: new files were being indexed
 
 
 # -- Stop ------------------------------------------------------------------------------------
@@ -128,6 +131,8 @@ def render_reply(message: Any) -> None:
     st.markdown(fmt.markdown_text(message.content))
     if (message.trace or {}).get("stopped_by_user"):
         st.caption(STOPPED_NOTE)
+    if (message.trace or {}).get(INDEXING_MARK):
+        st.caption(INDEXING_NOTE)
 
 
 def reply_actions(message: Any, position: int, *, last: bool) -> None:
