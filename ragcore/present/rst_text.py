@@ -23,6 +23,8 @@ _LINK = re.compile(r"`([^`<]+?)\s*<([^>]+)>`__?")
 _REFERENCE = re.compile(r"`([^`]+)`__?(?!\w)")
 _LITERAL = re.compile(r"``([^`]+)``")
 _FENCED = re.compile(r"(^[ \t]*```.*?^[ \t]*```[ \t]*$)", re.MULTILINE | re.DOTALL)
+# The private-use characters ``passage_markup`` marks highlights with.
+_MARKS = re.compile("[\ue000-\uf8ff]")
 _FOOTNOTE_REF = re.compile(r"\s?\[#[\w-]*\]_|(?<=\])_(?!\w)")
 
 
@@ -46,7 +48,7 @@ def rst_to_markdown(text: str) -> str:
             out[-1] = f"#### {out[-1].strip()}"
         elif _ADORNMENT.match(line) and _is_overline(lines, index):
             pass
-        elif line.rstrip().endswith("::") and not line.strip().startswith(".."):
+        elif _MARKS.sub("", line).rstrip().endswith("::") and not line.strip().startswith(".."):
             index = _literal(lines, index, out)
             continue
         else:
@@ -120,9 +122,12 @@ def _directive(lines: list[str], index: int, match: re.Match[str], out: list[str
 
 def _literal(lines: list[str], index: int, out: list[str]) -> int:
     """A paragraph ending in "::" and the indented literal block after it."""
-    text = lines[index].rstrip()[:-2]
+    text, _, marks = lines[index].rpartition("::")  # marks: highlight markers after it
     if text.strip():  # "Example::" reads "Example:", "Example ::" reads "Example"
-        out.append(inline_to_markdown(text.rstrip() if text[-1:].isspace() else text + ":"))
+        text = text.rstrip() if text[-1:].isspace() else text + ":"
+        out.append(inline_to_markdown(text) + marks.strip())
+    elif marks.strip():
+        out.append(marks.strip())
     body, end = _body(lines, index + 1)
     while body and not body[0].strip():
         body.pop(0)
