@@ -4,10 +4,7 @@ resend, Copy, and files dropped into the chat. AppTest, fake embedder, extractiv
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
-
-import pytest
 
 from ragcore.chat.response import ChatResponse
 from ragcore.chat.titles import key_phrase_title
@@ -15,32 +12,17 @@ from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.trace import Trace
 from ragcore.workspace import Workspace
 from ragcore.workspace.jobs_runner import runner_for
-from tests.test_app_people import button, open_page
+from tests.test_app_people import (  # noqa: F401 (fixtures: the speech and PEP 20, offline)
+    built_workspace,
+    button,
+    docs_ws,
+    open_page,
+)
 from webapp.chat_controls import INDEXING_NOTE, STOPPED_NOTE, STREAM_KEY
 from webapp.chat_files import STILL_INDEXING
 from webapp.chat_scope import file_names
 
 UKRAINE = "What did the speech say about Ukraine?"
-
-
-@pytest.fixture(scope="module")
-def built_workspace(tmp_path_factory, corpus_dir) -> Path:
-    root = tmp_path_factory.mktemp("chat_controls") / "ws"
-    ws = Workspace(root, embedder=FakeEmbedder())
-    report = ws.ingest("docs", [corpus_dir / "state_of_the_union" / "state_of_the_union.txt",
-                                corpus_dir / "python_peps" / "pep-0020.rst"])
-    assert report.failed == 0
-    return root
-
-
-@pytest.fixture
-def docs_ws(monkeypatch, built_workspace, tmp_path) -> Path:
-    monkeypatch.setenv("RAGCORE_LLM", "extractive")
-    monkeypatch.setenv("RAGCORE_EMBEDDER", "fake")
-    root = tmp_path / "ws"
-    shutil.copytree(built_workspace, root)
-    monkeypatch.setenv("RAGCORE_WORKSPACE", str(root))
-    return root
 
 
 def index_of(root: Path):
