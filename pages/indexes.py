@@ -103,7 +103,8 @@ def documents_tab(name: str) -> None:
     )
     if any(r.get("incomplete") for r in rows):
         st.caption("A file not complete holds the chunks saved before its indexing was "
-                   "cancelled or stopped; Re-index it (or upload it again) to complete it.")
+                   "cancelled or stopped; upload it again (or Resume its job) to complete it "
+                   "from there, or Re-index it to start it over.")
     by_key = {r["id_base"]: r for r in rows}
     key = st.selectbox("Document", list(by_key), format_func=lambda k: by_key[k]["file"])
     document_actions(name, key, by_key[key])
