@@ -69,6 +69,9 @@ MAX_OCR_PIXELS = 40_000_000
 # the hyphen is kept otherwise.
 _LINE_END_HYPHEN = "\ufffe"
 _HYPHEN_BREAK = re.compile(r"(\w*)\ufffe(?:[ \t]*\r?\n[ \t]*)?(\w+)")
+# A word the document also writes hyphenated inside a line ("Non-person entities", NIST SP
+# 800-207) keeps its hyphen when a line end breaks it, though the lexicon knows "nonperson".
+_HYPHENATED = re.compile(r"(?<![\w-])[^\W\d_]+-[^\W\d_]+(?![\w-])")
 # Other control characters are glyphs without a Unicode mapping (list bullets, mostly).
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # Symbol and Wingdings fonts put their bullets in the private use area (U+F0B7 is Symbol's "•",
@@ -225,7 +228,8 @@ def _pages(document: Any, path: Path) -> tuple[list[str], list[str]]:
                            exc)
             texts.append("")
         labels.append(_label(document, index))
-    return texts, labels
+    hyphenated = hyphenated_words(texts)
+    return [_clean(text, hyphenated) for text in texts], labels
 
 
 def _page_text(document: Any, index: int) -> str:
@@ -234,7 +238,7 @@ def _page_text(document: Any, index: int) -> str:
     try:
         textpage = page.get_textpage()
         try:
-            return _clean(textpage.get_text_range())
+            return textpage.get_text_range()
         finally:
             textpage.close()
     finally:
@@ -249,18 +253,27 @@ def _label(document: Any, index: int) -> str:
         return str(index + 1)
 
 
-def _clean(text: str) -> str:
+def hyphenated_words(texts: list[str]) -> frozenset[str]:
+    """The words the document writes with a hyphen inside a line ("non-person"), lower case and
+    without the hyphen ("nonperson"): broken at a line end, they keep it."""
+    return frozenset(m.group().replace("-", "").lower()
+                     for text in texts for m in _HYPHENATED.finditer(text))
+
+
+def _clean(text: str, hyphenated: frozenset[str] = frozenset()) -> str:
     """Page text as people read it: hyphens kept, bullets as "•", line ends as "\\n"."""
-    text = _HYPHEN_BREAK.sub(_join_halves, text).replace(_LINE_END_HYPHEN, "-")
+    text = _HYPHEN_BREAK.sub(lambda m: _join_halves(m, hyphenated), text)
+    text = text.replace(_LINE_END_HYPHEN, "-")
     text = _PRIVATE_BULLETS.sub(_bullet, text)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     lines = (_CONTROL.sub("", line).rstrip() for line in text.split("\n"))
     return "\n".join(lines)
 
 
-def _join_halves(match: re.Match[str]) -> str:
+def _join_halves(match: re.Match[str], hyphenated: frozenset[str]) -> str:
     head, tail = match.group(1), match.group(2)
-    if (head + tail).lower() in english_lexicon().words:
+    joined = (head + tail).lower()
+    if joined not in hyphenated and joined in english_lexicon().words:
         return head + tail
     return f"{head}-{tail}"
 
