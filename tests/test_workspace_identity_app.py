@@ -107,7 +107,8 @@ def test_resume_of_a_job_whose_index_was_deleted_is_refused_and_makes_nothing(ro
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
     next(b for b in at.sidebar.button if b.label == "Resume").click().run()
     assert [w.value for w in at.sidebar.warning] == [
-        "the index “docs” was deleted: nothing to resume; upload the files into an index again"]
+        "the index “docs” was deleted (“docs” is a newer index): nothing to resume; upload "
+        "the files into an index again"]
     assert ws.index_names() == ["docs"] and ws.record("docs").uid == uid
 
 

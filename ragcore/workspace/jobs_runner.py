@@ -246,7 +246,7 @@ class JobRunner:
                  cancel: Callable[[], bool]) -> tuple[str, str, IngestReport | None]:
         progress = self._progress_of(job, ws)
         if job.kind != "ingest":
-            require_same(ws, job.index, job.index_uid)
+            require_same(ws, job.index, job.index_uid, job.index_display)
         if job.kind == "delete":
             self._set(job, state="writing")
             removed = ws.delete_document(job.index, job.target)

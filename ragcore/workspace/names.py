@@ -182,12 +182,16 @@ def resolve_index(workspace: Any, typed: str) -> str:
     return folder
 
 
-def require_same(workspace: Any, name: str, uid: str) -> None:
-    """Refuse (with the reason) to work on index ``name`` for a job or chat of index ``uid``
-    when that index was deleted: nothing may make a deleted index again."""
-    if index_gone(workspace, name, uid):
-        raise WorkspaceError(f"the index “{display_name(workspace, name)}” was deleted: "
-                             "nothing to resume; upload the files into an index again")
+def require_same(workspace: Any, name: str, uid: str, shown: str = "") -> None:
+    """Refuse (with the reason) to work on index ``name`` for a job of index ``uid`` (shown
+    as ``shown``) when that index was deleted: nothing may make a deleted index again."""
+    if not index_gone(workspace, name, uid):
+        return
+    shown = shown or name
+    newer = (f" (“{display_name(workspace, name)}” is a newer index)"
+             if workspace.has_index(name) else "")
+    raise WorkspaceError(f"the index “{shown}” was deleted{newer}: nothing to resume; upload "
+                         "the files into an index again")
 
 
 def chats_of(workspace: Any, name: str) -> list[Any]:

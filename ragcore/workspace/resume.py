@@ -23,7 +23,7 @@ def resumed_job(workspace: Any, old: Job) -> Job:
     if old.index_deleted:
         raise WorkspaceError(f"the index “{old.index_display or old.index}” was deleted: "
                              "nothing to resume")
-    require_same(workspace, old.index, old.index_uid)
+    require_same(workspace, old.index, old.index_uid, old.index_display)
     todo = [f for f in old.files if f not in set(old.saved_files) and Path(f).exists()]
     files = todo or old.files
     return Job(old.kind, old.index, files=files, target=old.target,
