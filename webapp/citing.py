@@ -18,6 +18,7 @@ from ragcore.present import format as fmt
 from ragcore.present.citations import passage_segments
 from ragcore.present.markers import mark_listing
 from ragcore.present.passage_markup import markup_of, render_segments
+from ragcore.present.reflow import reflow_segments, reflows
 from ragcore.present.sources import (
     ListedSource,
     SourceListing,
@@ -120,6 +121,8 @@ def passage_html(source: ListedSource, lookup: Any) -> str:
     """The source's passage in its surrounding text, the spans the answer used marked; Markdown
     and reST passages rendered, not shown as markup."""
     segments = passage_segments(source.scored.node, source.use.spans, lookup=lookup)
+    if reflows(source.scored.file_name):  # a PDF's printed line ends are not the reader's
+        segments = reflow_segments(segments)
     return render_segments(segments, markup_of(source.scored.file_name))
 
 
