@@ -28,7 +28,7 @@ from ragcore.index.engines import chat_engine_from_index, llm_with_index_embedde
 from ragcore.retriever_choice import build_retriever
 from webapp.retriever_view import render_notes, retriever_select
 from ragcore.trace import Trace
-from ragcore.workspace.chats import export_json, export_markdown
+from ragcore.workspace.chats import ChatMessage, export_json, export_markdown
 
 QUEUED_KEY, MODE_KEY = controls.QUEUED_KEY, state.CHAT_MODE_KEY
 CONFIRM_KEY = "confirm_chat_delete"  # "open" (this chat) or "all"
@@ -255,8 +255,8 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool) -> 
     llm, files = state.current_llm(), choices.get("files", [])
     memory = state.chat_memory() or memory_for_chat(chat, llm)
     state.set_open_chat(chat, memory)
-    with st.chat_message("user"):
-        st.markdown(fmt.markdown_text(question))
+    with st.chat_message("user"):  # with Edit at once: the question's place once recorded
+        controls.render_question(ChatMessage("user", question), len(chat.messages))
     label = fmt.describe_backend(llm)
     settings = {"chat_mode": choices["mode"], "similarity_top_k": choices["top_k"],
                 "retrieval_mode": choices["retrieval_mode"], "llm": label,

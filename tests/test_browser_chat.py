@@ -1,6 +1,7 @@
 """One conversation in a real Chromium (issue 18): a file dropped into the chat with its progress
 inline, a question scoped to one file, Stop on a streaming reply, Regenerate, Edit and resend,
-and titled chats grouped by day with one pinned.
+Copy (the code box's copy icon fills the clipboard), and titled chats grouped by day with one
+pinned.
 
 The answers come from the loopback Ollama server of tests/loopback.py, streaming a word every
 ``WORD_SECONDS`` (slow enough to press Stop mid-reply); the embedder is the fake one, so the
@@ -160,10 +161,19 @@ def _walk(page, url: str, root: Path, corpus_dir: Path, expect) -> None:
     _answered(page, "What does the speech say about jobs?", expect)
     _shot(page, "chat-6-edited-and-resent")
 
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=url)
+    page.get_by_test_id("stChatMessage").last.get_by_role("button", name="Copy").click()
+    code = page.get_by_test_id("stCode").last
+    code.hover()
+    code.get_by_role("button").click()
+    assert page.evaluate("navigator.clipboard.readText()") == REPLY
+    _shot(page, "chat-7-copied")
+    page.keyboard.press("Escape")
+
     older = next(p.stem for p in (root / "chats").glob("*.json")
                  if json.loads(p.read_text())["title"] == "Old notes on PEP 20")
     page.locator(f".st-key-pin_{older} button").first.click()
     _wait_idle(page)
     for heading in ("Pinned", "Today", "Yesterday"):
         expect(sidebar.get_by_text(heading, exact=True)).to_be_visible()
-    _shot(page, "chat-7-titled-grouped-pinned")
+    _shot(page, "chat-8-titled-grouped-pinned")
