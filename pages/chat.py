@@ -9,8 +9,8 @@ from ragcore.workspace.names import display_name
 from webapp import chat_list, shell, state
 from webapp.advanced import advanced_toggle
 from webapp import chat_controls as controls
-from webapp.chat_files import STILL_INDEXING, drop_files, drops_at, indexing, render_drop
-from webapp.chat_scope import scope_select, scoped
+from webapp.chat_files import drop_files, drops_at, indexing, render_drop
+from webapp.chat_scope import file_names, scope_select, scoped
 from webapp.index_names import shown_name
 from webapp.chat_summary import route_caption, routed_reply
 from webapp.citing import passage_html, render_listing, source_listing, source_title
@@ -264,8 +264,6 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool) -> 
                 "files": files}
     with st.chat_message("assistant"):
         busy = indexing(chat)
-        if busy:
-            st.info(STILL_INDEXING)
         stop = controls.stop_button()
         kept = controls.begin_reply(chat.id, question, settings)
         try:
@@ -286,10 +284,13 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool) -> 
                               llm_label=label, settings=settings)
         if busy:
             message.trace[controls.INDEXING_MARK] = True
+        if files:
+            message.trace[controls.SCOPE_MARK] = [file_names(index)[key] for key in files]
         if untitled:  # the first exchange names the chat: its key phrases, or the model's words
             chat.title = chat_title(question, message.content, llm)
         ws.save_chat(chat)
         controls.stream_finished()
+        controls.reply_notes(message)
         st.query_params["chat"] = chat.id
         render_reply_extras(message, lookup, embedder=index.embedder,
                             key=f"{chat.id}_{len(chat.messages) - 1}", advanced=advanced)

@@ -19,7 +19,6 @@ from tests.test_app_people import (  # noqa: F401 (fixtures: the speech and PEP 
     open_page,
 )
 from webapp.chat_controls import INDEXING_NOTE, STOPPED_NOTE, STREAM_KEY
-from webapp.chat_files import STILL_INDEXING
 from webapp.chat_scope import file_names
 
 UKRAINE = "What did the speech say about Ukraine?"
@@ -60,6 +59,9 @@ def test_a_question_scoped_to_one_file_never_gets_passages_of_another(docs_ws):
     ask(at, "And what about inflation and prices?")
     chat = saved(docs_ws, at)
     assert source_files(chat) == {"pep-0020.rst"}
+    assert any(c.value == "Used only “pep-0020.rst” (Documents to use)."
+               for c in at.chat_message[1].caption)
+    assert any(c.value.startswith("Used only") for c in at.chat_message[3].caption)  # live
     assert chat["settings"]["files"] and len(chat["settings"]["files"]) == 1
     again = open_page("chat")  # reopened (the latest chat): the choice is kept
     assert again.sidebar.multiselect(key=f"scope_{chat['id']}").value == [pep]
@@ -117,7 +119,7 @@ def test_files_dropped_into_the_chat_are_indexed_with_progress_in_the_conversati
     at.chat_input[0].set_value("What does the harbour levy fund?").run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("Added **harbour.txt**" in m.value for m in at.markdown)
-    assert any(i.value == STILL_INDEXING for i in at.info)  # asked while it is indexed
+    assert any(c.value == INDEXING_NOTE for c in at.caption)  # asked while it is indexed
     runner_for(docs_ws).wait_idle(timeout=60)
     ask(at, "What does the harbour levy fund?")
     chat = saved(docs_ws, at)

@@ -25,6 +25,7 @@ STOPPED_NOTE = "Stopped: the reply was cut short when you pressed Stop."
 INDEXING_NOTE = ("Files added to this chat were still being indexed: this answer used only the "
                  "documents indexed before them.")
 INDEXING_MARK = "files_indexing"  # in a reply's trace: new files were being indexed
+SCOPE_MARK = "searched_files"  # in a reply's trace: the only files it could use
 
 
 # -- Stop ------------------------------------------------------------------------------------
@@ -127,12 +128,20 @@ def render_question(message: Any, position: int) -> None:
 
 
 def render_reply(message: Any) -> None:
-    """A reply's text (the one place it is drawn), and a note if it was stopped."""
+    """A reply's text (the one place a saved reply is drawn) and its notes."""
     st.markdown(fmt.markdown_text(message.content))
+    reply_notes(message)
+
+
+def reply_notes(message: Any) -> None:
+    """Under a reply: stopped, asked while files were indexed, the only files it could use."""
     if (message.trace or {}).get("stopped_by_user"):
         st.caption(STOPPED_NOTE)
     if (message.trace or {}).get(INDEXING_MARK):
         st.caption(INDEXING_NOTE)
+    if (message.trace or {}).get(SCOPE_MARK):
+        chosen = ", ".join(f"“{name}”" for name in message.trace[SCOPE_MARK])
+        st.caption(f"Used only {chosen} (Documents to use).")
 
 
 def reply_actions(message: Any, position: int, *, last: bool) -> None:

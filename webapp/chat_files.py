@@ -20,8 +20,6 @@ from webapp.jobs_view import short_outcome
 
 DROPS_SETTING = "dropped_files"
 POLL_SECONDS = 1.5
-STILL_INDEXING = ("New files are still being indexed: this answer uses only the documents "
-                  "indexed before them. Ask again when their progress bar is full.")
 
 
 def drop_files(ws: Any, chat: Any, files: list[Any]) -> Any:
