@@ -11,6 +11,8 @@
     jobs.py        a background job (ingest, re-index, delete), its progress, its journal on disk
     jobs_runner.py runs jobs in threads: one queue per index, cancel, resume after a restart
     resume.py      what a resumed job does: the same index (never a deleted one), what is left
+    estimate.py    how much work a job is (chunks, counted before embedding) and its time left
+    rates.py       how fast this computer embeds, per model, measured by jobs or a calibration
     report.py      what an ingest did: per-file outcomes, totals, progress events (plain data)
     record.py      the record kept beside each index: id, embedding model, chunking, cached counts
     stats.py       what users see of an index, from its manifest and record without loading it
