@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from ragcore.embeddings.fake import FakeEmbedder
+from ragcore.errors import WorkspaceError
 from ragcore.workspace import Workspace
 from ragcore.workspace.chats import SavedChat
 from ragcore.workspace.jobs import Job, JobJournal
@@ -144,7 +145,7 @@ def test_a_workspace_from_before_uids_keeps_working(root):
     assert [c.index for c in ws.list_chats()] == ["docs"]
     assert delete_index(ws, "docs") == 1 and ws.list_chats() == []
     assert JobJournal(root / "jobs").load(old.id).index_deleted
-    with pytest.raises(Exception, match="was deleted: nothing to resume"):
+    with pytest.raises(WorkspaceError, match="was deleted: nothing to resume"):
         JobRunner(root).resume(ws, old.id)
     assert ws.index_names() == []
 
