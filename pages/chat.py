@@ -343,7 +343,9 @@ def main() -> None:
         if not chat.messages and not failed:
             st.info("Ask a question about the documents of this index below, or ask for a "
                     "summary (“summarise the index”, “summarise <a file's name>”). Follow-up "
-                    "questions work too: the chat remembers the conversation.")
+                    "questions work too: the chat remembers the conversation. Drop files on "
+                    "the box below to add them to this index; choose **Documents to use** in "
+                    "the sidebar to answer from some files only.")
     index = state.load_index(chat.index)
     lookup = state.node_lookup(index)
     prompt = st.chat_input("Ask about your documents, or drop files to add them",
