@@ -265,7 +265,7 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool) -> 
     with st.chat_message("assistant"):
         busy = indexing(chat)
         stop = controls.stop_button()
-        kept = controls.begin_reply(chat.id, question, settings)
+        kept = controls.begin_reply(chat, question, settings)
         try:
             trace = Trace()
             response = routed_reply(chat.index, question, memory, trace, files)
@@ -324,8 +324,8 @@ def main() -> None:
     if not names:
         shell.no_index_yet("There is no index yet. Upload documents first; then come back to chat.")
         return
+    controls.keep_stopped_reply(ws)  # a reply stopped in the last run stays, marked
     chat = current_chat(ws, names)
-    controls.keep_stopped_reply(ws, chat)  # a reply stopped in the last run stays, marked
     with st.sidebar:
         picked = st.selectbox("Index", names, index=names.index(chat.index),
                               format_func=shown_name(ws))

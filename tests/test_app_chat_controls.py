@@ -94,9 +94,9 @@ def test_edit_and_resend_cuts_the_conversation_after_the_question(docs_ws):
 
 def test_a_stopped_reply_is_kept_and_marked_stopped(docs_ws):
     at = ask(open_page("chat"), UKRAINE)
-    chat_id = at.query_params["chat"]
     at.session_state[STREAM_KEY] = {  # what a run left when Stop ended it mid-reply
-        "chat": chat_id, "question": "What about jobs?", "text": "The speech said jobs",
+        "chat": at.session_state["open_chat"], "question": "What about jobs?",
+        "text": "The speech said jobs",
         "response": ChatResponse.from_text("unused", trace=Trace()),
         "settings": {"chat_mode": "condense_plus_context"}}
     at.run()
@@ -132,7 +132,7 @@ def test_files_dropped_into_the_chat_are_indexed_with_progress_in_the_conversati
 def test_a_reply_stopped_before_its_first_word_keeps_the_question(docs_ws):
     at = ask(open_page("chat"), UKRAINE)
     at.session_state[STREAM_KEY] = {  # Stop pressed while the model read the question
-        "chat": at.query_params["chat"], "question": "What about jobs?", "text": "",
+        "chat": at.session_state["open_chat"], "question": "What about jobs?", "text": "",
         "response": None, "settings": {}}
     at.run()
     messages = saved(docs_ws, at)["messages"]
@@ -148,7 +148,7 @@ def test_only_the_last_reply_offers_regenerate(docs_ws):
 def test_a_chat_stopped_at_its_first_reply_is_titled_by_key_phrases(docs_ws):
     at = open_page("chat")
     at.session_state[STREAM_KEY] = {
-        "chat": at.session_state["open_chat"].id, "question": "What did the speech say about "
+        "chat": at.session_state["open_chat"], "question": "What did the speech say about "
         "Ukraine?", "text": "", "response": None, "settings": {}}
     at.run()
     assert saved_title(docs_ws) == key_phrase_title("What did the speech say about Ukraine?")
@@ -171,3 +171,17 @@ def test_a_summary_request_in_a_scoped_chat_stays_within_the_chosen_file(docs_ws
     assert source_files(saved(docs_ws, at)) <= {"pep-0020.rst"}
     ask(at, "Summarise the documents")
     assert at.chat_message[3].markdown[0].value.startswith("**Summary of pep-0020.rst**")
+
+
+def test_a_reply_cut_short_by_opening_another_chat_is_kept_in_its_own_chat(docs_ws):
+    at = ask(open_page("chat"), UKRAINE)
+    first = at.query_params["chat"]
+    button(at, "New chat").click().run()
+    streaming = at.session_state["open_chat"]  # a new chat whose first reply is streaming
+    at.session_state[STREAM_KEY] = {"chat": streaming, "question": "What about jobs?",
+                                    "text": "Jobs", "response": None, "settings": {}}
+    at.button(key=f"open_{first}").click().run()  # another chat opened mid-reply
+    assert not at.exception
+    kept = json.loads((docs_ws / "chats" / f"{streaming.id}.json").read_text())
+    assert [m["content"] for m in kept["messages"]] == ["What about jobs?", "Jobs …"]
+    assert at.query_params["chat"] == first and len(at.chat_message) == 2

@@ -31,9 +31,9 @@ SCOPE_MARK = "searched_files"  # in a reply's trace: the only files it could use
 # -- Stop ------------------------------------------------------------------------------------
 
 
-def begin_reply(chat_id: str, question: str, settings: dict) -> dict:
+def begin_reply(chat: Any, question: str, settings: dict) -> dict:
     """Note the question before anything can stop its run (Stop may come before a word)."""
-    kept = {"chat": chat_id, "question": question, "text": "", "response": None,
+    kept = {"chat": chat, "question": question, "text": "", "response": None,
             "settings": settings}
     st.session_state[STREAM_KEY] = kept
     return kept
@@ -52,15 +52,19 @@ def stream_finished() -> None:
     st.session_state.pop(STREAM_KEY, None)
 
 
-def keep_stopped_reply(ws: Any, chat: Any) -> bool:
-    """Keep the reply a previous run left half-streamed (Stop pressed); True if there was one."""
+def keep_stopped_reply(ws: Any) -> bool:
+    """Keep the reply a previous run left half-streamed (Stop, or another chat opened) in its
+    chat, saved; True if there was one."""
     kept = st.session_state.pop(STREAM_KEY, None)
-    if not kept or kept["chat"] != chat.id:
+    if not kept:
         return False
+    chat = kept["chat"]
     record_stopped_turn(chat, kept["question"], kept["text"], kept["response"],
                         settings=kept["settings"])
     ws.save_chat(chat)
-    state.set_open_chat(chat, None)  # the engine's memory is rebuilt from the saved turns
+    current = state.open_chat()
+    if current is not None and current.id == chat.id:
+        state.set_open_chat(chat, None)  # the engine's memory is rebuilt from the saved turns
     return True
 
 
@@ -77,8 +81,8 @@ def stop_button() -> Any:
 
 def ask_again(position: int, question: str) -> None:
     """Cut the open chat before the message at ``position`` and queue ``question``."""
+    keep_stopped_reply(state.workspace())  # pressed while a reply streamed
     chat = state.open_chat()
-    keep_stopped_reply(state.workspace(), chat)  # pressed while a reply streamed
     del chat.messages[position:]
     st.session_state.pop(EDIT_KEY, None)
     state.set_open_chat(chat, None)
@@ -87,8 +91,8 @@ def ask_again(position: int, question: str) -> None:
 
 def regenerate() -> None:
     """Ask the last question again (its reply is replaced)."""
+    keep_stopped_reply(state.workspace())
     chat = state.open_chat()
-    keep_stopped_reply(state.workspace(), chat)
     position = max(i for i, m in enumerate(chat.messages) if m.role == "user")
     ask_again(position, chat.messages[position].content)
 
