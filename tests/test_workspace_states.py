@@ -14,7 +14,13 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
 
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.errors import WorkspaceError
@@ -39,6 +45,7 @@ TEXTS = {f"note{i}.txt": " ".join(f"Note {i} sentence {j} tells of owls and bats
                                   for j in range(12)) for i in range(3)}
 BATCHING = Batching(chunks=2, seconds=60.0, slice=2)
 WAIT = 30
+RUN = {"machines": 0, "checks": 0}  # how many machines ran, and steps checked (with one each)
 PICK = st.integers(0, 99)  # which of the indexes, jobs, documents there are (drawn blind: the
 #                            choices never depend on the run, so every example replays exactly)
 
@@ -77,6 +84,7 @@ class WorkspaceMachine(RuleBasedStateMachine):
         self.live: dict[str, str] = {}  # folder -> uid of every index that should exist
         self.deleted: set[str] = set()  # uids of deleted indexes
         self.complete: dict[str, set[str]] = {}  # folder -> upload names indexed in full
+        RUN["machines"] += 1
         self.restart()
 
     def teardown(self) -> None:
@@ -187,6 +195,7 @@ class WorkspaceMachine(RuleBasedStateMachine):
 
     @invariant()
     def indexes_keep_their_folder_and_uid_and_none_comes_back(self) -> None:
+        RUN["checks"] += 1
         assert set(self.ws.index_names()) == set(self.live)
         for folder, uid in self.live.items():
             assert index_uid(self.ws, folder) == uid
@@ -209,7 +218,12 @@ class WorkspaceMachine(RuleBasedStateMachine):
                                  if not r.get("incomplete")}
 
 
-WorkspaceMachine.TestCase.settings = settings(
-    max_examples=30, stateful_step_count=20, deadline=None, derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-test_workspace_states = WorkspaceMachine.TestCase
+SETTINGS = settings(max_examples=32, stateful_step_count=24, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+
+
+def test_hundreds_of_random_steps_leave_nothing_dangling_and_nothing_deleted_back():
+    RUN.update(machines=0, checks=0)
+    run_state_machine_as_test(WorkspaceMachine, settings=SETTINGS)
+    steps = RUN["checks"] - RUN["machines"]  # the invariants run once before the first step
+    assert steps >= 500, f"only {steps} steps ran"
