@@ -218,7 +218,7 @@ class WorkspaceMachine(RuleBasedStateMachine):
                                  if not r.get("incomplete")}
 
 
-SETTINGS = settings(max_examples=32, stateful_step_count=24, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=30, stateful_step_count=22, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 
