@@ -40,7 +40,10 @@ def test_an_answer_marks_its_sources_and_opens_the_pdf_page(app_url, page, corpu
     for path in (PDF, MARKDOWN):
         _upload(page, corpus_dir / path)
         page.get_by_role("button", name="Index 1 file(s)").click()
-        expect(page.get_by_text("1 indexed")).to_be_visible(timeout=WORK_TIMEOUT_MS)
+        name = re.escape(path.split("/")[-1])
+        expect(page.get_by_test_id("stSidebar").get_by_text(
+            re.compile(rf"Ingest {name} into “nist”: done"))).to_be_visible(
+                timeout=WORK_TIMEOUT_MS)
         _go(page, "Upload")  # a fresh picker for the next file
 
     _go(page, "Query")
@@ -72,6 +75,8 @@ def test_an_answer_marks_its_sources_and_opens_the_pdf_page(app_url, page, corpu
     # A Markdown source: rendered (no "###", no "_owner_"), the passage scrolled into view.
     question.fill("What are the ownership rules of Rust?")
     question.press("Enter")
+    _wait_idle(page)
+    _shot(page, "evidence-4-asked")
     source = page.get_by_test_id("stExpander").filter(
         has_text=re.compile(r"\[\d\] ch04-01-what-is-ownership\.md")).first
     expect(source).to_be_visible(timeout=WORK_TIMEOUT_MS)
@@ -85,4 +90,4 @@ def test_an_answer_marks_its_sources_and_opens_the_pdf_page(app_url, page, corpu
     expect(anchor).to_be_in_viewport(timeout=WORK_TIMEOUT_MS)
     expect(frame.locator("h3").first).to_be_visible()  # the document rendered, not raw
     _wait_idle(page)
-    _shot(page, "evidence-4-markdown")
+    _shot(page, "evidence-5-markdown")
