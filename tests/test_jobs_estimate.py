@@ -200,6 +200,28 @@ def test_a_wrong_rate_is_corrected_by_the_jobs_own_after_the_first_minute(
     assert not _within(samples, ended, after=4.0)  # then within 30 %
 
 
+class LoadingEmbedder(FakeEmbedder):
+    """Takes a second to load its model on its first call, as the packaged model does."""
+
+    loaded = False
+
+    def embed_batch(self, texts):
+        if not self.loaded:
+            time.sleep(1.0)
+            self.loaded = True
+        return super().embed_batch(texts)
+
+
+def test_a_jobs_clock_starts_once_the_model_is_loaded(tmp_path, corpus_dir):
+    ws = Workspace(tmp_path / "ws", embedder=LoadingEmbedder())
+    RateBook(ws.root).record("fake-embedder", 1000, 10)
+    runner = JobRunner(ws.root)
+    job = runner.ingest(ws, "docs", [corpus_dir / "gutenberg_books" / "pg5200.txt"])
+    runner.wait(job.id, timeout=60)
+    assert job.state == "done"
+    assert job.work_started_at - job.started_at >= 1.0  # the load is not time per chunk
+
+
 # -- the command line ----------------------------------------------------------------------
 
 

@@ -246,7 +246,10 @@ def start_work(ws: Workspace, job: Any) -> JobWork:
     try:
         splitter = splitter_for(*_chunking(ws, job))
         work = JobWork([file_chunks(p, splitter) for p in paths], [p.name for p in paths])
-        job.rate = RateBook(ws.root).rate(job_embedder(ws, job.index).model_name) or 0.0
+        embedder = job_embedder(ws, job.index)
+        job.rate = RateBook(ws.root).rate(embedder.model_name) or 0.0
+        if not getattr(embedder, "loaded", True):  # load the model before the job's clock
+            embedder.embed_batch(["warm up"])  # starts: its own rate is of embedding alone
     except Exception as exc:  # noqa: BLE001 - an estimate must never stop an ingest
         logger.warning("could not estimate job %s: %s", job.id, exc)
         return JobWork([], [])

@@ -25,7 +25,7 @@ KEEP = 5  # measured jobs kept per model
 CALIBRATION = 1.5  # seconds spent timing a calibration (at most)
 ENOUGH = 64  # chunks that tell a fast embedder's rate (in a sixth of that time)
 BATCH = 16  # texts per timed call: an ingest embeds hundreds per call, which batching speeds up
-MIN_CHUNKS, MIN_SECONDS = 20, 2.0  # a job shorter than this says little about the rate
+MIN_CHUNKS, MIN_SECONDS = 100, 2.0  # a job shorter than this says little about the rate
 FILLER = ("The committee reviewed the quarterly figures and asked for a plan that explains each "
           "change, who decides it, and when the next review takes place. ")
 
