@@ -60,15 +60,17 @@ def test_an_answer_marks_its_sources_and_opens_the_pdf_page(app_url, page, corpu
 
     first.first.get_by_role("button", name="Open in document").click()
     dialog = page.get_by_role("dialog")
-    expect(dialog.get_by_test_id("stImage")).to_be_visible(timeout=WORK_TIMEOUT_MS)
+    expect(dialog.get_by_test_id("stImage").first).to_be_visible(timeout=WORK_TIMEOUT_MS)
     expect(dialog.get_by_test_id("stDownloadButton")).to_contain_text(
         "Download NIST.SP.800-207-ZeroTrustArchitecture.pdf")
     expect(dialog).to_contain_text("the passage is tinted blue")
+    expect(dialog).to_contain_text("The passage on page 13")  # its band first, no scrolling
+    expect(dialog.get_by_text("Whole page 13")).to_be_visible()
     _wait_idle(page)
     _shot(page, "evidence-2-dialog")
     folder = os.environ.get("RAGCORE_SCREENSHOTS")
     if folder:  # the page image alone, at full size, to check where the tint sits
-        dialog.get_by_test_id("stImage").screenshot(
+        dialog.get_by_test_id("stImage").first.screenshot(
             path=str(Path(folder) / "evidence-3-document.png"))
     dialog.get_by_role("button", name="Close").click()
 

@@ -17,7 +17,7 @@ import streamlit.components.v1 as components
 from ragcore.errors import ReaderError
 from ragcore.present.citations import Segment, passage_segments
 from ragcore.present.fences import outside_fence
-from ragcore.present.page_boxes import highlight_rects
+from ragcore.present.page_boxes import focus_window, highlight_rects
 from ragcore.present.passage_markup import markup_of, render_segments
 from ragcore.present.sources import ListedSource
 from webapp import state
@@ -85,7 +85,14 @@ def show_pdf_page(path: Path, page: int, passage: str, spans: Any) -> None:
     if not whole:
         st.caption("The passage could not be found in this page's text layer: the page is shown "
                    "without a highlight.")
-    st.image(highlighted(rendered.image, whole, cited), width="stretch")
+    image = highlighted(rendered.image, whole, cited)
+    band = focus_window(whole, *image.size)
+    if band is None:
+        st.image(image, width="stretch")
+        return
+    st.image(image.crop(band), width="stretch", caption=f"The passage on page {page}")
+    with st.expander(f"Whole page {page}"):
+        st.image(image, width="stretch")
 
 
 def highlighted(image: Any, whole: list, cited: list) -> Any:

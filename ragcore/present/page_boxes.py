@@ -104,3 +104,17 @@ def highlight_rects(page_text: str, boxes: Sequence[Box | None], passage: str,
 
     cited = rects(locate(page_text, passage, spans)) if spans else []
     return rects(locate(page_text, passage)), cited
+
+
+def focus_window(rects: Sequence[Rect], width: float, height: float, *, margin: float = 0.08,
+                 most: float = 0.8) -> tuple[int, int, int, int] | None:
+    """The band of a page image (left, top, right, bottom in pixels, full width) holding
+    ``rects`` with ``margin`` of the page's height above and below, so the passage shows without
+    scrolling; None when there is nothing to show or the band would be ``most`` of the page."""
+    if not rects:
+        return None
+    top = max(0.0, min(r.top for r in rects) - margin * height)
+    bottom = min(height, max(r.bottom for r in rects) + margin * height)
+    if bottom - top >= most * height:
+        return None
+    return 0, int(top), int(width), int(round(bottom))
