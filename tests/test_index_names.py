@@ -45,3 +45,27 @@ def test_the_typed_name_is_kept_in_the_record_and_shown(tmp_path):
     set_display_name(ws, folder, "Dossiers  été 2024")
     assert display_name(Workspace(tmp_path / "ws"), folder) == "Dossiers été 2024"
     assert display_name(ws, "missing") == "missing"
+
+
+def test_a_typed_name_finds_the_index_shown_by_it_before_a_folder_of_that_name(tmp_path):
+    """"Alpha" renamed "Delta" keeps folder Alpha; a new "Alpha" gets Alpha-2 and a later
+    "Alpha-2" gets Alpha-2-2: each typed name finds the index people see under it."""
+    from ragcore.workspace.names import free_folder, rename_index, resolve_index
+
+    ws = Workspace(tmp_path / "ws", embedder=FakeEmbedder(dim=8))
+
+    def make(typed: str) -> str:
+        folder = free_folder(ws, typed)
+        ws.create_index(folder)
+        set_display_name(ws, folder, typed)
+        return folder
+
+    old = make("Alpha")
+    rename_index(ws, old, "Delta")
+    alpha, alpha_2 = make("Alpha"), make("Alpha-2")
+    assert (old, alpha, alpha_2) == ("Alpha", "Alpha-2", "Alpha-2-2")
+    assert resolve_index(ws, "alpha") == alpha
+    assert resolve_index(ws, "Alpha-2") == alpha_2
+    assert resolve_index(ws, "Delta") == old
+    assert resolve_index(ws, "Alpha-2-2") == alpha_2  # a folder name still finds its index
+    assert resolve_index(ws, "Gamma") == "Gamma"  # a new index's folder

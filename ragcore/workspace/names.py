@@ -160,13 +160,15 @@ def index_gone(workspace: Any, name: str, uid: str = "") -> bool:
 
 
 def existing_index(workspace: Any, typed: str) -> str | None:
-    """The folder of the index named ``typed`` (its folder or shown name, any case), else None."""
-    if NAME_PATTERN.match(typed) and workspace.has_index(typed):
-        return typed
+    """The folder of the index named ``typed``: its shown name (any case) first, else its
+    folder; None when neither. (After "Alpha" was renamed "Delta" and a new "Alpha" made in
+    folder Alpha-2, "Alpha" is the new one, not the folder Alpha.)"""
     wanted = clean_display(typed).casefold()
     for name in workspace.index_names():
         if display_name(workspace, name).casefold() == wanted:
             return name
+    if NAME_PATTERN.match(typed) and workspace.has_index(typed):
+        return typed
     return None
 
 
