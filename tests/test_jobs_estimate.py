@@ -104,6 +104,19 @@ def test_time_left_goes_from_the_machines_rate_to_the_jobs_own():
     assert time_left(10, 600, prior_rate=0, observed_done=10, observed_seconds=0.5) is None
 
 
+def test_the_jobs_own_rate_is_its_last_minutes_so_it_follows_a_busier_computer():
+    work = JobWork([2000], ["big.txt"])
+    job = Job("ingest", "docs", files=["big.txt"], state="embedding", rate=10.0)
+    for second in range(0, 121, 2):  # 10 chunks a second for a minute, then 5
+        done = 10 * second if second <= 60 else 600 + 5 * (second - 60)
+        for key, value in work.observe(_event(1, "embedding", done, 2000, count=1),
+                                       now=1000.0 + second).items():
+            setattr(job, key, value)
+    assert job.work_done == 900
+    left = job.remaining_seconds(now=1120.0)
+    assert left == pytest.approx(1100 / 5, rel=0.05)  # not 1100 / 7.5, the whole job's
+
+
 # -- the machine's rate --------------------------------------------------------------------
 
 

@@ -9,7 +9,8 @@ and the files not started yet are scaled by how far off the count was for finish
 their type. The bar is chunks done over chunks in all, across every file.
 
 ``time_left`` divides the chunks left by a rate: the machine's measured rate (``rates.py``)
-at first, the job's own rate more and more as it runs (all of it after ``TRUST_SECONDS``).
+at first, the job's own rate more and more as it runs (all of it after ``TRUST_SECONDS``, and
+then its rate over the last ``TRUST_SECONDS``: other work on the computer changes it).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -135,6 +137,9 @@ class JobWork:
         self.base = 0  # chunks done then
         self.updated_at = 0.0  # time.time() when the chunks done last changed
         self.last_done = 0
+        # (time, chunks done) since the start of the last TRUST_SECONDS: the job's own rate is
+        # its recent one, so it follows a computer that other work slows down or frees up.
+        self.points: deque[tuple[float, int]] = deque()
 
     def observe(self, event: IngestProgress, now: float | None = None) -> dict[str, Any]:
         """The job's counters after ``event``: work_done, work_total, fraction..."""
@@ -147,14 +152,19 @@ class JobWork:
         now = now or time.time()
         if event.stage == "embedding" and not self.started_at:
             self.started_at, self.base, self.updated_at = now, done, now
-        elif done != self.last_done:
+            self.points.append((now, done))
+        elif done != self.last_done and self.started_at:
             self.updated_at = now
+            self.points.append((now, done))
         self.last_done = done
+        while len(self.points) > 1 and self.points[1][0] <= now - TRUST_SECONDS:
+            self.points.popleft()  # the first point kept is the last one a window ago
         changes: dict[str, Any] = {"work_done": done, "work_total": total,
                                    "fraction": done / total if total else event.overall}
         if self.started_at:
             changes.update(work_started_at=self.started_at, work_base=self.base,
-                           work_updated_at=self.updated_at)
+                           work_updated_at=self.updated_at, rate_since=self.points[0][0],
+                           rate_base=self.points[0][1])
         return changes
 
     def totals(self) -> tuple[int, int]:

@@ -84,6 +84,8 @@ class Job:
     work_started_at: float = 0.0  # time.time() of its first chunk embedding
     work_base: int = 0  # chunks done by then
     work_updated_at: float = 0.0  # time.time() when work_done last grew
+    rate_since: float = 0.0  # its own rate is measured from then (at most a minute ago)
+    rate_base: int = 0  # chunks done then
 
     @property
     def active(self) -> bool:
@@ -111,9 +113,9 @@ class Job:
             return None
         # Chunks are counted a slice (seconds of work) at a time: the time since the count
         # last grew is time spent on the next slice, not time the count says nothing about.
-        observed = self.work_updated_at - self.work_started_at if self.work_started_at else 0.0
+        observed = self.work_updated_at - self.rate_since if self.rate_since else 0.0
         left = time_left(self.work_done, self.work_total, prior_rate=self.rate,
-                         observed_done=self.work_done - self.work_base, observed_seconds=observed)
+                         observed_done=self.work_done - self.rate_base, observed_seconds=observed)
         since = (now or time.time()) - self.work_updated_at if self.work_updated_at else 0.0
         return None if left is None else max(left - since, 0.0)
 
