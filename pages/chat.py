@@ -13,7 +13,7 @@ from webapp.chat_files import drop_files, drops_at, indexing, render_drop
 from webapp.chat_scope import file_names, scope_select, scoped
 from webapp.index_names import shown_name
 from webapp.chat_summary import route_caption, routed_reply
-from webapp.citing import passage_html, render_listing, source_listing, source_title
+from webapp.citing import draw_sources, marked_listing
 from webapp.chat_turns import (
     clear_chat,
     memory_for_chat,
@@ -156,20 +156,26 @@ def saved_chats(ws, chat) -> None:
                           on_delete_all=lambda: ask_to_delete("all"))
 
 
-def render_sources(message, lookup, *, embedder, key: str) -> None:
+def marked_reply(message, lookup, *, embedder, key: str):
+    """The reply's text with [1] [2] markers after the sentences its sources support, and the
+    listing of those sources numbered to match (None for a reply without sources)."""
     if not message.sources:
-        return
-    listing = source_listing(
+        return message.content, None
+    return marked_listing(
         message.content, [source_passage(s, lookup) for s in message.sources],
         trace=message.trace, retrieval_mode=turn_retrieval_mode(message), embedder=embedder,
+        anchors=key,
     )
 
-    def draw(source, expanded: bool) -> None:
-        st.markdown(f"**{fmt.markdown_text(source_title(source))}**")
-        st.html(passage_html(source, lookup))
 
-    with st.expander(f"Sources ({listing.total})"):
-        render_listing(listing, draw, toggle_key=f"more_sources_{key}")
+def render_sources(message, listing, lookup, *, index_name: str, key: str,
+                   advanced: bool) -> None:
+    if listing is None:
+        return
+    st.caption(f"Sources ({listing.total})")
+    draw_sources(listing, lookup, index_name, anchors=key,
+                 retrieval_mode=turn_retrieval_mode(message), advanced=advanced,
+                 toggle_key=f"more_sources_{key}", expand_first=False)
 
 
 def render_details(message) -> None:
@@ -192,12 +198,13 @@ def render_details(message) -> None:
         render_notes(message.trace)
 
 
-def render_reply_extras(message, lookup, *, embedder, key: str, advanced: bool) -> None:
+def render_reply_extras(message, listing, lookup, *, index_name: str, key: str,
+                        advanced: bool) -> None:
     """Under an answer: where it was routed, its sources, and (Advanced) how it was made."""
     routed = route_caption(message.trace)
     if routed:
         st.caption(routed)
-    render_sources(message, lookup, embedder=embedder, key=key)
+    render_sources(message, listing, lookup, index_name=index_name, key=key, advanced=advanced)
     if advanced:
         render_details(message)
         return
@@ -216,9 +223,11 @@ def render_history(chat, lookup, embedder, advanced: bool, *, answering: bool) -
             if message.role != "assistant":
                 controls.render_question(message, number)
                 continue
-            controls.render_reply(message)
-            render_reply_extras(message, lookup, embedder=embedder,
-                                key=f"{chat.id}_{number}", advanced=advanced)
+            key = f"{chat.id}_{number}"
+            text, listing = marked_reply(message, lookup, embedder=embedder, key=key)
+            controls.render_reply(message, text=text)
+            render_reply_extras(message, listing, lookup, index_name=chat.index, key=key,
+                                advanced=advanced)
             controls.reply_actions(message, number, last=number == last)
     for drop in drops_at(chat, len(chat.messages)):
         render_drop(drop)
@@ -272,7 +281,9 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool) -> 
             if response is None:  # not a summary request: the chat engine searches
                 engine = chat_engine(scoped(index, files), choices, llm)
                 response = engine.chat(question, memory, trace=trace)
-            st.write_stream(fmt.markdown_stream(controls.kept_stream(kept, response)))
+            reply_box = st.empty()  # the streamed text, then the same with [1] [2] markers
+            with reply_box:
+                st.write_stream(fmt.markdown_stream(controls.kept_stream(kept, response)))
         except Exception as exc:  # noqa: BLE001 - shown with a retry; history stays intact
             controls.stream_finished()
             state.set_open_chat(chat, memory_for_chat(chat, llm))
@@ -290,10 +301,13 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool) -> 
             chat.title = chat_title(question, message.content, llm)
         ws.save_chat(chat)
         controls.stream_finished()
+        key = f"{chat.id}_{len(chat.messages) - 1}"
+        text, listing = marked_reply(message, lookup, embedder=index.embedder, key=key)
+        reply_box.markdown(fmt.markdown_text(text))
         controls.reply_notes(message)
         st.query_params["chat"] = chat.id
-        render_reply_extras(message, lookup, embedder=index.embedder,
-                            key=f"{chat.id}_{len(chat.messages) - 1}", advanced=advanced)
+        render_reply_extras(message, listing, lookup, index_name=chat.index, key=key,
+                            advanced=advanced)
         controls.reply_actions(message, len(chat.messages) - 1, last=True)
 
 
@@ -308,8 +322,7 @@ def current_chat(ws, names: list[str]):
     state.restore_chat(ws)
     chat = state.open_chat()
     if chat is not None and chat.index not in names:
-        st.warning(f"The index “{chat.index}” of the last chat no longer exists: "
-                   "starting a new chat.")
+        st.warning("The index of the last chat no longer exists: starting a new chat.")
         chat = None
     if chat is None:
         new_chat(state.selected_index(names))

@@ -4,14 +4,11 @@ modes or retrievers side by side."""
 import streamlit as st
 
 from ragcore.present import format as fmt, trace_view
-from ragcore.present.strength import listing_strengths
 from webapp import shell, state
 from webapp.advanced import advanced_toggle
 from webapp.chat_summary import route_caption, summary_answer
 from webapp.index_names import shown_name
-from webapp.citing import (
-    marked_listing, render_listing, source_anchor, source_body, source_title,
-)
+from webapp.citing import draw_sources, marked_listing
 from webapp.query_options import POSTPROCESSOR_DESCRIPTIONS, QueryOptions, parse_keywords
 from ragcore.index.engines import llm_with_index_embedder
 from ragcore.query import iter_compare_modes
@@ -109,7 +106,7 @@ def ask(name: str, question: str, options: QueryOptions, box) -> None:
     st.session_state[ANSWER_KEY] = {
         "question": question, "index": name, "mode": options.response_mode,
         "text": response.text, "marked": marked, "listing": listing, "trace": trace,
-        "strengths": listing_strengths(listing, options.retrieval_mode),
+        "retrieval_mode": options.retrieval_mode,
         "backend": fmt.describe_backend(llm), "retriever": CHOICES[options.retriever].label,
     }
 
@@ -120,16 +117,9 @@ def render_sources(result: dict, advanced: bool) -> None:
         st.caption("No passages were used for this answer.")
         return
     lookup = state.node_lookup(state.load_index(result["index"]))
-    strengths = result.get("strengths", {})
-
-    def draw(source, expanded: bool) -> None:
-        title = source_title(source, strength=strengths.get(source.number, ""),
-                             advanced=advanced)
-        source_anchor("query", source.number)
-        with st.expander(title, expanded=expanded):
-            source_body(source, lookup, result["index"], key=f"query_open_{source.number}")
-
-    render_listing(listing, draw, toggle_key=MORE_SOURCES_KEY)
+    draw_sources(listing, lookup, result["index"], anchors="query",
+                 retrieval_mode=result.get("retrieval_mode", "hybrid"), advanced=advanced,
+                 toggle_key=MORE_SOURCES_KEY)
 
 
 def render_trace(trace: Trace) -> None:

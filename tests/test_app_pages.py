@@ -442,9 +442,15 @@ def test_chat_answers_with_sources_and_is_saved_and_restored(docs_ws):
     at = chat(open_page("chat"), "What did the speech say about Ukraine?")
     roles = [m.name for m in at.chat_message]
     assert roles == ["user", "assistant"]
-    assert at.chat_message[1].markdown[0].value.startswith("Extractive answer")
-    assert any(e.label == "Sources (4)" for e in at.expander)
+    reply = at.chat_message[1].markdown[0].value
+    assert reply.startswith("Extractive answer")
     chat_id = at.query_params["chat"]
+    # a quote carries its source's marker, linked to that source's place under the reply
+    assert re.search(rf"\[\[1\]\]\(#{chat_id}_1-source-1\)", reply)
+    assert any(c.value == "Sources (4)" for c in at.chat_message[1].caption)
+    titles = [e.label for e in at.chat_message[1].expander]
+    assert titles[0].startswith("[1] ") and titles[0].endswith("quoted in the answer")
+    assert any(word in titles[0] for word in ("strong match", "good match", "weak match"))
     assert (docs_ws / "chats" / f"{chat_id}.json").exists()
     assert {b.label for b in at.download_button} == {"Export as Markdown", "Export as JSON"}
 
@@ -453,6 +459,7 @@ def test_chat_answers_with_sources_and_is_saved_and_restored(docs_ws):
     reopened.run()
     open_page("chat", reopened)
     assert [m.name for m in reopened.chat_message] == ["user", "assistant"]
+    assert f"[[1]](#{chat_id}_1-source-1)" in reopened.chat_message[1].markdown[0].value
     restarted = open_page("chat")  # no URL: the latest chat is reopened
     assert len(restarted.chat_message) == 2
 
@@ -495,17 +502,18 @@ def test_chat_hides_sources_below_the_relevance_floor_and_keeps_the_search_mode(
     at.sidebar.selectbox[2].set_value("keyword").run()
     at.sidebar.slider[0].set_value(8).run()
     chat(at, "What did the speech say about the Russian stock market?")
-    total = int(next(e.label for e in at.expander if e.label.startswith("Sources"))[9:-1])
+    total = int(next(c.value for c in at.caption if c.value.startswith("Sources"))[9:-1])
 
     def labels():
-        return [m.value for m in at.markdown if re.match(r"\*\*\d\. ", m.value)]
+        return [e.label for e in at.expander if re.match(r"\[\d\] ", e.label)]
 
     shown = labels()
-    assert 1 <= len(shown) < total and len(at.get("html")) == len(shown)
+    # each shown source: the anchor its marker links to, and its passage
+    assert 1 <= len(shown) < total and len(at.get("html")) == 2 * len(shown)
     assert any("· quoted in the answer" in label for label in shown)
     assert at.toggle[0].label.startswith(f"Show {total - len(shown)} more source")
     at.toggle[0].set_value(True).run()
-    assert len(labels()) == total and len(at.get("html")) == total
+    assert len(labels()) == total and len(at.get("html")) == 2 * total
     saved = json.loads((docs_ws / "chats" / f"{at.query_params['chat']}.json").read_text())
     assert saved["messages"][1]["trace"]["retrieval_mode"] == "keyword"
 

@@ -131,9 +131,10 @@ def render_question(message: Any, position: int) -> None:
 # -- the reply -------------------------------------------------------------------------------
 
 
-def render_reply(message: Any) -> None:
-    """A reply's text (the one place a saved reply is drawn) and its notes."""
-    st.markdown(fmt.markdown_text(message.content))
+def render_reply(message: Any, *, text: str | None = None) -> None:
+    """A reply's text (the one place a saved reply is drawn; ``text``: the same with [1] [2]
+    markers) and its notes."""
+    st.markdown(fmt.markdown_text(message.content if text is None else text))
     reply_notes(message)
 
 

@@ -26,6 +26,7 @@ from ragcore.present.sources import (
     support_embedder,
     uses_passages,
 )
+from ragcore.present.strength import listing_strengths
 from ragcore.present.support import NO_SUPPORT, Citations, cite, is_extractive
 from ragcore.types import ScoredNode
 from webapp.document_view import open_in_document_button
@@ -73,6 +74,24 @@ def marked_listing(answer: str, nodes: Sequence[ScoredNode], *, trace: Any, retr
         return mark_listing(answer, listing)
     return mark_listing(answer, listing,
                         marker=lambda n: f"[[{n}]](#{_anchor_id(anchors, n)})")
+
+
+def draw_sources(listing: SourceListing, lookup: Any, index_name: str, *, anchors: str,
+                 retrieval_mode: str, advanced: bool, toggle_key: str,
+                 expand_first: bool = True) -> None:
+    """The numbered sources under an answer (Query and Chat pages): each an expander titled
+    with its strength word (the score under Advanced) after the anchor its [n] markers link to,
+    holding its passage and "Open in document"."""
+    strengths = listing_strengths(listing, retrieval_mode)
+
+    def draw(source: ListedSource, expanded: bool) -> None:
+        title = source_title(source, strength=strengths.get(source.number, ""),
+                             advanced=advanced)
+        source_anchor(anchors, source.number)
+        with st.expander(title, expanded=expanded and expand_first):
+            source_body(source, lookup, index_name, key=f"{anchors}_open_{source.number}")
+
+    render_listing(listing, draw, toggle_key=toggle_key)
 
 
 def source_anchor(anchors: str, number: int) -> None:

@@ -232,7 +232,8 @@ class ChatStore:
                         chat.updated, len(chat.messages), chat.created, chat.pinned)
             for chat in self._chats() if _contains(chat, words)
         ]
-        return sorted(summaries, key=lambda s: s.updated, reverse=True)
+        # updated is to the second: ties go to the chat made later (ids start with their time)
+        return sorted(summaries, key=lambda s: (s.updated, s.id), reverse=True)
 
     def _chats(self) -> Iterable[SavedChat]:
         for path in self.folder.glob("*.json"):
