@@ -35,6 +35,13 @@ def test_list_items_stay_on_their_own_lines(corpus_dir: Path):
     shown = reflow(_page(corpus_dir, 19))
     assert "\n• Policy enforcement point (PEP): This system is responsible for enabling, " \
            "monitoring, and eventually terminating connections" in shown
+    assert "the trust zone (see Section 2) hosting the enterprise resource." in shown
+
+
+def test_numbered_items_start_a_line_after_a_sentence_ends():
+    full = "a printed line long enough to fill the whole width of the page it is on"
+    text = f"{full},\n{full},\n{full}.\n1. First item.\n2) second item;\n(a) third item"
+    assert reflow(text) == text.replace(",\n", ", ")
 
 
 def test_segments_keep_their_places():

@@ -17,7 +17,10 @@ from typing import Sequence
 
 from .citations import Segment
 
-_ITEM = re.compile(r"[ \t]*(?:[•\u2013\u2014*\-]|\d{1,3}[.)]|\([a-z0-9]{1,3}\)|[a-z][.)])\s")
+_BULLET = re.compile(r"[ \t]*[•\u2013\u2014*\-]\s")
+# "2) hosting" after "(see Section" goes on with the sentence: a numbered item starts a line only
+# after a line that ends a sentence or a clause.
+_NUMBERED = re.compile(r"[ \t]*(?:\d{1,3}[.)]|\([a-z0-9]{1,3}\)|[a-z][.)])\s")
 # A line at least this share of a full printed line long goes on to the next line.
 FULL_LINE = 0.75
 
@@ -57,6 +60,8 @@ def _continues(before: str, line: str, width: int) -> bool:
     """True when ``line`` goes on with the paragraph ``before`` ends: ``before`` fills the
     printed line (a paragraph's last line is short) or ``line`` starts in lower case."""
     last = before.rstrip()
-    if not last or not line.strip() or _ITEM.match(line) or last.endswith(":"):
+    if not last or not line.strip() or _BULLET.match(line) or last.endswith(":"):
+        return False
+    if _NUMBERED.match(line) and last[-1] in ".;!?":
         return False
     return len(last) >= FULL_LINE * width or line.lstrip()[:1].islower()
