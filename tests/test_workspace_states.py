@@ -32,6 +32,7 @@ from ragcore.workspace.jobs_runner import JobRunner
 from ragcore.workspace.names import (
     delete_index,
     display_name,
+    free_folder,
     index_gone,
     index_uid,
     rename_index,
@@ -42,7 +43,8 @@ from ragcore.workspace.names import (
 
 NAMES = ("Alpha", "alpha", "Beta", "Gamma docs", "Alpha-2")
 TEXTS = {f"note{i}.txt": " ".join(f"Note {i} sentence {j} tells of owls and bats number {j}."
-                                  for j in range(12)) for i in range(3)}
+                                  for j in range(40)) for i in range(3)}
+CHUNK_SIZE = 128  # room for the metadata (file path and name) whatever the temporary folder
 BATCHING = Batching(chunks=2, seconds=60.0, slice=2)
 WAIT = 30
 RUN = {"machines": 0, "checks": 0}  # how many machines ran, and steps checked (with one each)
@@ -61,6 +63,7 @@ class CancellingEmbedder(FakeEmbedder):
     def __init__(self) -> None:
         super().__init__(dim=16)
         self.trip = 0
+        self.texts = 0  # texts embedded so far
         self.runner: JobRunner | None = None
 
     def embed_batch(self, texts):
@@ -69,7 +72,9 @@ class CancellingEmbedder(FakeEmbedder):
             if not self.trip:
                 for job in self.runner.active():
                     self.runner.cancel(job.id)
+        self.texts += len(texts)
         return super().embed_batch(texts)
+
 
 
 class WorkspaceMachine(RuleBasedStateMachine):
@@ -84,6 +89,8 @@ class WorkspaceMachine(RuleBasedStateMachine):
         self.live: dict[str, str] = {}  # folder -> uid of every index that should exist
         self.deleted: set[str] = set()  # uids of deleted indexes
         self.complete: dict[str, set[str]] = {}  # folder -> upload names indexed in full
+        self.shown: dict[str, str] = {}  # folder -> the name it is shown by
+        self.chunks: dict[tuple[str, str], int] = {}  # (folder, file) -> its chunks in full
         RUN["machines"] += 1
         self.restart()
 
@@ -104,17 +111,19 @@ class WorkspaceMachine(RuleBasedStateMachine):
     def upload(self, typed: str, file: str, cancel_after: int) -> None:
         """Upload a file into the index of that name (made first if new, as the app does) and
         ingest it as a job, cancelled after ``cancel_after`` embedding calls (0: never)."""
-        folder = resolve_index(self.ws, typed)
-        if not self.ws.has_index(folder):
-            self.ws.create_index(folder, chunk_size=64, chunk_overlap=0)
+        shown = [f for f in self.live if self.shown[f].casefold() == typed.casefold()]
+        folder = shown[0] if shown else free_folder(self.ws, typed)  # as the app does
+        assert not shown or resolve_index(self.ws, typed) == folder, typed  # and the CLI
+        if not shown:  # a new index, made as the app makes it
+            self.ws.create_index(folder, chunk_size=CHUNK_SIZE, chunk_overlap=0)
             set_display_name(self.ws, folder, typed)
-            self.live[folder] = self.ws.record(folder).uid
+            self.live[folder], self.shown[folder] = self.ws.record(folder).uid, typed
         saved = self.ws.save_upload(folder, file, (self.sources / file).read_bytes())
-        self.embedder.trip = cancel_after
+        self.embedder.trip, before = cancel_after, self._saved_before(folder, [file])
         job = self.runner.wait(self.runner.ingest(self.ws, folder, [saved]).id, WAIT)
         self.embedder.trip = 0
         assert job.state in ("done", "cancelled"), job.status()
-        self._note_complete(folder)
+        self._note_done(job, folder, before)
 
     @precondition(lambda self: self.live)
     @rule(pick=PICK)
@@ -135,6 +144,8 @@ class WorkspaceMachine(RuleBasedStateMachine):
             return
         old = finished[pick % len(finished)]
         before = set(self.ws.index_names())
+        names = [Path(f).name for f in old.files if Path(f).exists()]
+        saved = self._saved_before(old.index, names) if old.index in self.live else {}
         try:
             job = self.runner.resume(self.ws, old.id)
         except WorkspaceError as exc:
@@ -142,9 +153,10 @@ class WorkspaceMachine(RuleBasedStateMachine):
             assert old.index_deleted or index_gone(self.ws, old.index, old.index_uid)
         else:
             assert self.live.get(old.index) == (old.index_uid or self.live.get(old.index))
-            self.runner.wait(job.id, WAIT)
+            job = self.runner.wait(job.id, WAIT)
             self.runner.forget(old.id)
-            self._note_complete(old.index)
+            ingested = {Path(f).name for f in job.files}
+            self._note_done(job, old.index, {n: k for n, k in saved.items() if n in ingested})
         assert set(self.ws.index_names()) <= before, "a resume made an index"
 
     @precondition(lambda self: self.live)
@@ -155,13 +167,16 @@ class WorkspaceMachine(RuleBasedStateMachine):
             return
         assert rename_index(self.ws, folder, typed) == folder
         assert display_name(self.ws, folder) == typed
+        self.shown[folder] = typed
         # Identical files uploaded again are recognised: nothing is embedded again.
         names = sorted(self.complete.get(folder, ()))
         if names:
             paths = [self.ws.save_upload(folder, n, (self.sources / n).read_bytes())
                      for n in names]
+            embedded = self.embedder.texts
             report = self.ws.ingest(folder, paths)
             assert report.unchanged == len(names), report.summary()
+            assert self.embedder.texts == embedded, "unchanged files were embedded again"
 
     @precondition(lambda self: self.live)
     @rule(pick=PICK, row_pick=PICK)
@@ -180,6 +195,8 @@ class WorkspaceMachine(RuleBasedStateMachine):
         folder = _pick(self.live, pick)
         delete_index(self.ws, folder)
         self.deleted.add(self.live.pop(folder))
+        self.shown.pop(folder)
+        self.chunks = {key: n for key, n in self.chunks.items() if key[0] != folder}
         self.complete.pop(folder, None)
 
     @precondition(lambda self: self.live)
@@ -211,11 +228,46 @@ class WorkspaceMachine(RuleBasedStateMachine):
                 assert self.live.get(job.index) != job.index_uid or not job.index_uid
                 continue
             assert job.index in self.live, f"{job.title()} points at a missing index"
+            assert job.index_uid, f"{job.title()} does not know its index's uid"
             assert job.index_uid in ("", self.live[job.index]), job.title()
 
-    def _note_complete(self, folder: str) -> None:
-        self.complete[folder] = {r["file"] for r in self.ws.documents(folder)
-                                 if not r.get("incomplete")}
+    @invariant()
+    def documents_are_what_was_ingested(self) -> None:
+        """A file ingested in full has all its chunks; any other is absent or marked partial;
+        folders differ in more than case (one index per folder on every file system)."""
+        assert len({f.casefold() for f in self.live}) == len(self.live)
+        for folder in self.live:
+            rows = {r["file"]: r for r in self.ws.documents(folder)}
+            complete = self.complete.get(folder, set())
+            assert {f for f, r in rows.items() if not r["incomplete"]} == complete, folder
+            for name in complete:
+                assert rows[name]["chunks"] == self.chunks[folder, name], (folder, name)
+
+    def _saved_chunks(self, folder: str, name: str) -> int:
+        rows = [r for r in self.ws.documents(folder) if r["file"] == name]
+        return rows[0]["chunks"] if rows else 0
+
+    def _saved_before(self, folder: str, names: list[str]) -> dict[str, int]:
+        """The chunks of ``names`` saved before an ingestion (a file saved in part goes on
+        after them; a file saved in full is unchanged)."""
+        self.embedded_before = self.embedder.texts
+        return {name: self._saved_chunks(folder, name) for name in names}
+
+    def _note_done(self, job: Job, folder: str, saved: dict[str, int]) -> None:
+        """After an ingest job done: its files are in full, each with as many chunks as the
+        first time, and only the chunks not saved before were embedded."""
+        assert job.index_uid == self.live[folder], job.title()
+        for outcome in (job.report or {}).get("files", ()):  # only a deleted upload fails
+            assert outcome["status"] != "failed" or not Path(outcome["path"]).exists(), outcome
+        if job.state != "done":
+            return
+        for name in saved:
+            chunks = self.chunks.setdefault((folder, name), self._saved_chunks(folder, name))
+            assert self._saved_chunks(folder, name) == chunks, (folder, name)
+        self.complete.setdefault(folder, set()).update(saved)
+        embedded = self.embedder.texts - self.embedded_before
+        assert embedded == sum(self.chunks[folder, n] - k for n, k in saved.items()), (
+            f"{embedded} chunks embedded, {saved} saved before: {job.status()}")
 
 
 SETTINGS = settings(max_examples=30, stateful_step_count=22, deadline=None, derandomize=True,
