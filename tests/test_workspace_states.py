@@ -29,6 +29,7 @@ from ragcore.workspace.chats import SavedChat
 from ragcore.workspace.commits import Batching
 from ragcore.workspace.jobs import Job, JobJournal
 from ragcore.workspace.jobs_runner import JobRunner
+from ragcore.workspace.resume import resumed_job
 from ragcore.workspace.names import (
     delete_index,
     display_name,
@@ -158,6 +159,22 @@ class WorkspaceMachine(RuleBasedStateMachine):
             ingested = {Path(f).name for f in job.files}
             self._note_done(job, old.index, {n: k for n, k in saved.items() if n in ingested})
         assert set(self.ws.index_names()) <= before, "a resume made an index"
+
+    @rule(pick=PICK)
+    def index_deleted_while_a_resume_waits(self, pick: int) -> None:
+        """Another session deletes the index between a Resume's check and its job's start:
+        the job fails saying so, is shown as of a deleted index, and makes no index."""
+        finished = [j for j in self.runner.jobs() if not j.active and j.kind == "ingest"
+                    and j.state in ("cancelled", "interrupted", "failed") and not j.index_deleted
+                    and j.index in self.live and j.index_uid == self.live[j.index]]
+        if not finished:
+            return
+        old = finished[pick % len(finished)]
+        job = resumed_job(self.ws, old)
+        self.delete_index(sorted(self.live).index(old.index))
+        job = self.runner.wait(self.runner.submit(self.ws, job).id, WAIT)
+        assert job.state == "failed" and "was deleted" in job.error, job.status()
+        assert job.index_deleted and not self.ws.has_index(old.index)
 
     @precondition(lambda self: self.live)
     @rule(pick=PICK, typed=st.sampled_from(NAMES + ("Delta", "Zeta notes")))

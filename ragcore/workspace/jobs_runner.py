@@ -29,7 +29,7 @@ from .chats import now_iso
 from .commits import Batching
 from .estimate import JobWork, record_rate, start_work
 from .jobs import Job, JobJournal
-from .names import display_name, index_uid, require_same
+from .names import display_name, index_gone, index_uid, require_same
 from .report import IngestProgress, IngestReport
 from .resume import resumed_job
 from .summary_stage import StageOutcome, summarise_new_files
@@ -233,6 +233,8 @@ class JobRunner:
             job.error = str(exc)
             self._errors[job.id] = exc
             state, summary, report = "failed", _explain(exc), None
+            # its index was deleted after it was queued: shown so, never resumed
+            job.index_deleted = bool(job.index_uid) and index_gone(ws, job.index, job.index_uid)
         record_rate(ws, job)  # this computer's rate, for the next estimate
         if state != "failed":
             _warm_stats(ws, job.index)
