@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from streamlit.testing.v1 import AppTest
+
 from ragcore.chat.response import ChatResponse
 from ragcore.chat.titles import key_phrase_title
 from ragcore.embeddings.fake import FakeEmbedder
@@ -13,6 +15,8 @@ from ragcore.trace import Trace
 from ragcore.workspace import Workspace
 from ragcore.workspace.jobs_runner import runner_for
 from tests.test_app_people import (  # noqa: F401 (fixtures: the speech and PEP 20, offline)
+    APP,
+    TIMEOUT,
     built_workspace,
     button,
     docs_ws,
@@ -63,7 +67,10 @@ def test_a_question_scoped_to_one_file_never_gets_passages_of_another(docs_ws):
                for c in at.chat_message[1].caption)
     assert any(c.value.startswith("Used only") for c in at.chat_message[3].caption)  # live
     assert chat["settings"]["files"] and len(chat["settings"]["files"]) == 1
-    again = open_page("chat")  # reopened (the latest chat): the choice is kept
+    # reopened by its link (a browser refresh keeps the URL): the choice is kept
+    again = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    again.query_params["chat"] = chat["id"]
+    again = open_page("chat", again.run())
     assert again.sidebar.multiselect(key=f"scope_{chat['id']}").value == [pep]
 
 

@@ -145,7 +145,9 @@ def _walk(page, url: str, root: Path, corpus_dir: Path, expect) -> None:
     assert len(kept) < len(REPLY)  # cut short
     _shot(page, "chat-4-stopped")
 
-    page.get_by_role("button", name="Regenerate").click()
+    regenerate = page.get_by_role("button", name="Regenerate")
+    expect(regenerate).to_have_count(1)  # only the last reply offers it (once the run settles)
+    regenerate.click()
     expect(page.get_by_text("Stopped: the reply was cut short")).to_have_count(0, timeout=60_000)
     regenerated = _until(lambda chat: not chat["messages"][-1]["trace"].get("stopped_by_user"))
     assert regenerated["messages"][-2]["content"] == "And what about simplicity?"
