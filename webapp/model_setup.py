@@ -22,7 +22,7 @@ from ragcore.errors import LLMConnectionError, LLMError, RagcoreError
 from ragcore.http import is_loopback
 from ragcore.llms.ollama import is_chat_model
 from ragcore.llms.ollama_models import list_ollama_models_detailed, pull_ollama_model
-from ragcore.llms.presets import PRESETS, presets_for, try_model
+from ragcore.llms.presets import preset_at, presets_for, try_model
 from ragcore.present import format as fmt
 from ragcore.servers import list_openai_models
 from webapp import settings_form as form
@@ -33,7 +33,6 @@ PULLING_KEY = "ollama_pulling"  # the model a download is running for (left set 
 DOWNLOADED_KEY = "ollama_downloaded"  # the model just downloaded, told after the rerun
 LOOK_TIMEOUT = 3.0
 UPDATE_EVERY = 0.1  # seconds between progress bar updates (Ollama reports far more often)
-START_HINTS = {preset.url: preset.start for preset in PRESETS}
 
 
 def preset_buttons(backend: str) -> None:
@@ -105,7 +104,9 @@ def server_panel(backend: str, values: dict[str, Any]) -> None:
     url = str(values.get("url") or "")
     models = models_at(backend, url, values.get("api_key")) if url else None
     if isinstance(models, Unlisted) and not models.reachable:
-        start = START_HINTS.get(url, "Check that the server is running and the address is right.")
+        preset = preset_at(url)  # a usual address (a trailing slash or not): how to start it
+        start = preset.start if preset else ("Check that the server is running and the "
+                                             "address is right.")
         st.warning(f"Nothing answers at {url}. {start} Then press “Look again”.")
         st.caption(models.message)
     elif isinstance(models, Unlisted):
