@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import socket
 import subprocess
@@ -68,8 +69,9 @@ def test_a_port_in_use_is_skipped():
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 def test_the_first_set_up_says_each_step_and_lets_pip_show_its_progress(tmp_path):
     venv = tmp_path / "venv"
-    plan = subprocess.run(["make", "-n", "run", f"VENV={venv}"], cwd=REPO, text=True,
-                          capture_output=True, check=True).stdout
+    quiet = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
+    plan = subprocess.run(["make", "--no-print-directory", "-n", "run", f"VENV={venv}"],
+                          cwd=REPO, text=True, capture_output=True, check=True, env=quiet).stdout
     for step in ("Creating", "Updating pip", "Installing CPU torch",
                  "Installing ragcore and its dependencies", "Set-up done"):
         assert f"==> {step}" in plan
