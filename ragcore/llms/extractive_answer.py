@@ -59,6 +59,40 @@ SAME_MEANING = 0.9
 MAX_ITEMS = 12
 
 
+_LABEL_LINE = re.compile(
+    r"^" + re.escape(LABEL) + r"(?P<score> \[score (?P<value>\d\.\d\d)\])?:[ \t]*(?P<rest>.*)$",
+    re.MULTILINE,
+)
+_BOLD = re.compile(r"^\*\*(?P<phrase>.+?)\*\*")
+
+
+def label_line(score: float | None, rest: str) -> str:
+    """Our first line: the label, how sure the answerer is (0..1) and what follows it."""
+    shown = "" if score is None else f" [score {min(max(score, 0.0), 1.0):.2f}]"
+    return f"{LABEL}{shown}: {rest}"
+
+
+def answer_score(text: str) -> float | None:
+    """The score our answer ``text`` states on its label line (None if it states none)."""
+    found = _LABEL_LINE.search(text)
+    return float(found["value"]) if found and found["value"] else None
+
+
+def without_score(text: str) -> str:
+    """``text`` with the " [score S]" of our label line left out (how the app shows it)."""
+    found = _LABEL_LINE.search(text)
+    if not found or not found["score"]:
+        return text
+    return text[: found.start("score")] + text[found.end("score"):]
+
+
+def short_answer_of(text: str) -> str | None:
+    """The short answer (the bold phrase opening the label line's rest), if there is one."""
+    found = _LABEL_LINE.search(text)
+    bold = _BOLD.match(found["rest"]) if found else None
+    return bold["phrase"] if bold else None
+
+
 def strip_labels(text: str) -> str:
     """``text`` without the label lines of our own earlier answers (tree levels, refine, tools)."""
     return _OUR_LABEL_LINE.sub("", text)
