@@ -4,6 +4,7 @@ retriever); chats are saved and reopened."""
 import streamlit as st
 
 from ragcore.present import format as fmt, trace_view
+from ragcore.present.answer_score import score_sentence, without_score
 from ragcore.present.dates import friendly_date
 from ragcore.workspace.names import display_name
 from webapp import chat_list, shell, state
@@ -21,6 +22,7 @@ from webapp.chat_turns import (
     source_passage,
     start_chat,
     turn_retrieval_mode,
+    turn_score,
 )
 from ragcore.chat import CHAT_MODE_DESCRIPTIONS, ChatMode
 from ragcore.chat.titles import chat_title
@@ -159,10 +161,11 @@ def saved_chats(ws, chat) -> None:
 def marked_reply(message, lookup, *, embedder, key: str):
     """The reply's text with [1] [2] markers after the sentences its sources support, and the
     listing of those sources numbered to match (None for a reply without sources)."""
+    text = without_score(message.content)  # chats saved by the CLI keep the score in the text
     if not message.sources:
-        return message.content, None
+        return text, None
     return marked_listing(
-        message.content, [source_passage(s, lookup) for s in message.sources],
+        text, [source_passage(s, lookup) for s in message.sources],
         trace=message.trace, retrieval_mode=turn_retrieval_mode(message), embedder=embedder,
         anchors=key,
     )
@@ -183,6 +186,8 @@ def render_details(message) -> None:
     with st.expander("How this answer was made"):
         st.caption(f"Chat mode {(message.trace or {}).get('chat_mode', '?')} · "
                    f"{trace_view.work_summary(message.trace)}")
+        if turn_score(message) is not None:
+            st.markdown(score_sentence(turn_score(message)))
         if "condensed_question" in details:
             st.markdown("**Standalone question used for the search**")
             st.text(details["condensed_question"])

@@ -4,6 +4,7 @@ modes or retrievers side by side."""
 import streamlit as st
 
 from ragcore.present import format as fmt, trace_view
+from ragcore.present.answer_score import score_sentence, shown_stream, split_score
 from webapp import shell, state
 from webapp.advanced import advanced_toggle
 from webapp.chat_summary import route_caption, summary_answer
@@ -95,17 +96,18 @@ def ask(name: str, question: str, options: QueryOptions, box) -> None:
     engine = engine_for(index, options, llm, options.response_mode)
     trace = Trace()
     response = engine.query(question, trace=trace)
-    with box:
-        st.write_stream(fmt.markdown_stream(response))
+    with box:  # the answerer's score is left out of the answer (Advanced states it)
+        st.write_stream(fmt.markdown_stream(shown_stream(response)))
+    text, score = split_score(response.text)
     marked, listing = marked_listing(
-        response.text, response.source_nodes, trace=trace,
+        text, response.source_nodes, trace=trace,
         retrieval_mode=options.retrieval_mode, response_mode=options.response_mode,
         embedder=index.embedder, anchors="query",
     )
     box.markdown(fmt.markdown_text(marked) or NO_TEXT)  # the streamed text, now with [1] [2]
     st.session_state[ANSWER_KEY] = {
         "question": question, "index": name, "mode": options.response_mode,
-        "text": response.text, "marked": marked, "listing": listing, "trace": trace,
+        "text": text, "score": score, "marked": marked, "listing": listing, "trace": trace,
         "retrieval_mode": options.retrieval_mode,
         "backend": fmt.describe_backend(llm), "retriever": CHOICES[options.retriever].label,
     }
@@ -122,7 +124,9 @@ def render_sources(result: dict, advanced: bool) -> None:
                  toggle_key=MORE_SOURCES_KEY)
 
 
-def render_trace(trace: Trace) -> None:
+def render_trace(trace: Trace, score: float | None = None) -> None:
+    if score is not None:
+        st.markdown(score_sentence(score))
     figures = trace_view.work_metrics(trace)
     for col, (label, value) in zip(st.columns(len(figures)), figures.items()):
         col.metric(label, f"{value:.2f}" if label == "Seconds" else value)
@@ -202,7 +206,7 @@ def answer_tab(name: str, question: str, choices: dict, advanced: bool) -> None:
         with sources_tab:
             render_sources(result, advanced)
         with trace_tab:
-            render_trace(result["trace"])
+            render_trace(result["trace"], result.get("score"))
 
 
 def compare(name: str, question: str, options: QueryOptions, modes: list[str]) -> None:
@@ -240,11 +244,13 @@ def render_comparison(compared: dict) -> None:
     )
     for result in shell.in_columns(results, 4):
         st.markdown(f"**{result.mode.value}**")
-        st.caption(trace_view.work_summary(result.trace))
+        text, score = split_score(result.answer or "")
+        st.caption(" · ".join(filter(None, [trace_view.work_summary(result.trace),
+                                            score_sentence(score)])))
         if result.error:
             st.warning(f"This mode failed: {result.error}")
         else:
-            st.markdown(fmt.markdown_text(result.answer) or NO_TEXT)
+            st.markdown(fmt.markdown_text(text) or NO_TEXT)
 
 
 def compare_retrievers(name: str, question: str, options: QueryOptions, names: list[str],

@@ -14,6 +14,7 @@ from ragcore.chat.titles import key_phrase_title
 from ragcore.memory import ChatMemory
 from ragcore.types import Message, Node, ScoredNode
 from ragcore.workspace.chats import ChatMessage, ChatSource, SavedChat
+from ragcore.present.answer_score import TRACE_KEY, split_score
 from ragcore.present.trace_view import compact_trace
 
 DEFAULT_RETRIEVAL_MODE = "similarity"
@@ -44,10 +45,14 @@ def record_turn(
     llm_label: str,
     settings: dict[str, Any],
 ) -> ChatMessage:
-    """Append the question and the finished reply (with sources and a compact trace)."""
+    """Append the question and the finished reply (with sources and a compact trace). The
+    extractive answerer's score goes in the trace, not in the reply's text (nor in exports)."""
     if not getattr(response, "done", True):
         raise ValueError("record_turn needs a reply that has streamed to the end")
+    text, score = split_score(response.text)
     trace = compact_trace(response.trace)
+    if score is not None:
+        trace[TRACE_KEY] = score
     trace["chat_mode"] = chat_mode
     # The search that found this turn's sources: its scores decide which are shown by default.
     trace["retrieval_mode"] = settings.get("retrieval_mode", DEFAULT_RETRIEVAL_MODE)
@@ -55,7 +60,7 @@ def record_turn(
     chat.settings = {**chat.settings, **settings}  # the chosen files, dropped files stay
     chat.add_message("user", question)
     return chat.add_message(
-        "assistant", response.text, sources=response.source_nodes, trace=trace
+        "assistant", text, sources=response.source_nodes, trace=trace
     )
 
 
@@ -76,6 +81,12 @@ def record_stopped_turn(
     sources = response.source_nodes if response is not None else []
     return chat.add_message("assistant", text.rstrip() + " …" if text.strip() else "…",
                             sources=sources, trace=trace)
+
+
+def turn_score(message: ChatMessage) -> float | None:
+    """The score the answerer stated for a saved reply (in its trace, or its text if older)."""
+    score = (message.trace or {}).get(TRACE_KEY)
+    return float(score) if score is not None else split_score(message.content)[1]
 
 
 def turn_retrieval_mode(message: ChatMessage) -> str:

@@ -137,9 +137,10 @@ def render_listing(listing: SourceListing, draw: DrawSource, *, toggle_key: str)
 
 
 def passage_html(source: ListedSource, lookup: Any) -> str:
-    """The source's passage in its surrounding text, the spans the answer used marked; Markdown
-    and reST passages rendered, not shown as markup."""
-    segments = passage_segments(source.scored.node, source.use.spans, lookup=lookup)
+    """The source's passage in its surrounding text, the spans the answer used marked (its
+    short answer emphasised in them); Markdown and reST passages rendered, not as markup."""
+    segments = passage_segments(source.scored.node, source.use.spans,
+                                answer=source.use.answer_spans, lookup=lookup)
     if reflows(source.scored.file_name):  # a PDF's printed line ends are not the reader's
         segments = reflow_segments(segments)
     return render_segments(segments, markup_of(source.scored.file_name))

@@ -1,9 +1,10 @@
 """'Open in document': a cited source shown where it lives, and the original offered for download.
 
-A PDF source shows its page as an image (PDFium) with the passage's lines tinted blue and the
-spans the answer used in orange (geometry: ``ragcore.present.page_boxes``); any other document
-shows its text, rendered like a passage (Markdown and reST as formatted text), with the passage
-marked and scrolled into view. Used by the Query page; the Chat page can call the same button.
+A PDF source shows its page as an image (PDFium) with the passage's lines tinted blue, the
+spans the answer used in orange and its short answer in a deeper orange, underlined (geometry:
+``ragcore.present.page_boxes``); any other document shows its text, rendered like a passage
+(Markdown and reST as formatted text), with the passage marked, the short answer in bold, and
+scrolled into view. Used by the Query page; the Chat page can call the same button.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ WINDOW = 20_000
 PAGE_SCALE = 1.6  # pixels per PDF point: 115 dpi, a letter page about 980 pixels wide
 PASSAGE_FILL = (66, 153, 225, 60)
 CITED_FILL = (246, 173, 85, 130)
+ANSWER_FILL = (221, 107, 32, 120)  # the short answer, over the cited tint
+ANSWER_LINE = (156, 66, 33, 255)
 ANCHOR = "rc-passage-start"
 # In the iframe: the app's font, and the passage scrolled to the middle of the view.
 SCROLL = ("<style>body{font-family:'Source Sans Pro','Source Sans 3',sans-serif;}</style>"
@@ -52,12 +55,13 @@ def show_document(source: ListedSource, index_name: str) -> None:
     page = node.metadata.get("page")
     where = f" · page {source.scored.page}" if page else ""
     st.caption(f"[{source.number}] {name}{where}: the passage is tinted blue, the words the "
-               "answer used orange.")
+               "answer used orange" + (", its short answer deeper orange."
+                                       if source.use.answer_spans else "."))
     try:
         if path.suffix.lower() == ".pdf" and page:
-            show_pdf_page(path, int(page), node.text, source.use.spans)
+            show_pdf_page(path, int(page), node.text, source.use.spans, source.use.answer_spans)
         else:
-            show_text(path, node, source.use.spans)
+            show_text(path, node, source.use.spans, source.use.answer_spans)
     except ReaderError as exc:
         st.warning(f"{name} cannot be shown here: {exc}")
     st.download_button(f"Download {path.name}", data=path.read_bytes(), file_name=path.name,
@@ -76,16 +80,18 @@ def original_path(metadata: dict[str, Any], index_name: str) -> Path | None:
     return upload if upload.is_file() else None
 
 
-def show_pdf_page(path: Path, page: int, passage: str, spans: Any) -> None:
+def show_pdf_page(path: Path, page: int, passage: str, spans: Any, answer: Any = ()) -> None:
     from ragcore.readers.pdf_page import page_with_boxes
 
     rendered = page_with_boxes(path, page, scale=PAGE_SCALE)
     whole, cited = highlight_rects(rendered.text, rendered.boxes, passage, spans,
                                    page_height=rendered.height, scale=rendered.scale)
+    answered = highlight_rects(rendered.text, rendered.boxes, passage, answer,
+                               page_height=rendered.height, scale=rendered.scale)[1]
     if not whole:
         st.caption("The passage could not be found in this page's text layer: the page is shown "
                    "without a highlight.")
-    image = highlighted(rendered.image, whole, cited)
+    image = highlighted(rendered.image, whole, cited, answered)
     band = focus_window(whole, *image.size)
     if band is None:
         st.image(image, width="stretch")
@@ -95,27 +101,30 @@ def show_pdf_page(path: Path, page: int, passage: str, spans: Any) -> None:
         st.image(image, width="stretch")
 
 
-def highlighted(image: Any, whole: list, cited: list) -> Any:
-    """``image`` with the passage's rectangles tinted and the cited ones tinted stronger."""
+def highlighted(image: Any, whole: list, cited: list, answer: list = ()) -> Any:
+    """``image`` with the passage's rectangles tinted, the cited ones tinted stronger and the
+    short answer's strongest, underlined."""
     from PIL import Image, ImageDraw
 
     base = image.convert("RGBA")
     overlay = Image.new("RGBA", base.size, (0, 0, 0, 0))
     draw = ImageDraw.Draw(overlay)
-    for rects, fill in ((whole, PASSAGE_FILL), (cited, CITED_FILL)):
+    for rects, fill in ((whole, PASSAGE_FILL), (cited, CITED_FILL), (answer, ANSWER_FILL)):
         for rect in rects:
             draw.rectangle([rect.left, rect.top, rect.right, rect.bottom], fill=fill)
+    for rect in answer:
+        draw.line([rect.left, rect.bottom, rect.right, rect.bottom], fill=ANSWER_LINE, width=2)
     return Image.alpha_composite(base, overlay).convert("RGB")
 
 
-def show_text(path: Path, node: Any, spans: Any) -> None:
+def show_text(path: Path, node: Any, spans: Any, answer: Any = ()) -> None:
     text = document_text(path, node)
     if text is None:
         st.caption("This document's text has changed since it was indexed: the passage alone "
                    "is shown.")
-        segments = passage_segments(node, spans)
+        segments = passage_segments(node, spans, answer=answer)
     else:
-        segments = document_segments(text, node, spans)
+        segments = document_segments(text, node, spans, answer)
     body = render_segments(segments, markup_of(path.name), anchor=ANCHOR)
     components.html(body + SCROLL, height=560, scrolling=True)
 
@@ -132,14 +141,15 @@ def document_text(path: Path, node: Any) -> str | None:
     return None
 
 
-def document_segments(text: str, node: Any, spans: Any) -> list[Segment]:
+def document_segments(text: str, node: Any, spans: Any, answer: Any = ()) -> list[Segment]:
     """The document around the node's passage (``WINDOW`` characters each side), the passage and
-    its cited spans marked; ``node.start_char`` is the passage's place in ``text``."""
+    its cited spans marked, the short answer's ``answer`` spans in them emphasised;
+    ``node.start_char`` is the passage's place in ``text``."""
     start = node.start_char or 0
     end = start + len(node.text)
     shown_from = outside_fence(text, max(0, start - WINDOW))  # never inside a code block
     before = ("…\n\n" if shown_from else "") + text[shown_from:start]
     after = text[end:end + WINDOW] + (" …" if end + WINDOW < len(text) else "")
-    segments = [Segment(before, "context"), *passage_segments(node, spans),
+    segments = [Segment(before, "context"), *passage_segments(node, spans, answer=answer),
                 Segment(after, "context")]
     return [s for s in segments if s.text]

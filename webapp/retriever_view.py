@@ -14,6 +14,7 @@ from typing import Any
 import streamlit as st
 
 from ragcore.present import format as fmt
+from ragcore.present.answer_score import score_sentence, split_score
 from ragcore.present.trace_view import trace_dict, work_metrics
 from ragcore.retriever_choice import CHOICES, RetrieverResult, unavailable_reason
 from webapp.shell import in_columns
@@ -123,7 +124,10 @@ def render_retriever_comparison(compared: dict) -> None:
         if result.error:
             st.warning(f"This retriever failed: {result.error}")
             continue
-        st.markdown(fmt.markdown_text(result.answer) or NO_TEXT)
+        text, score = split_score(result.answer or "")
+        st.markdown(fmt.markdown_text(text) or NO_TEXT)
+        if score is not None:
+            st.caption(score_sentence(score))
         st.caption(f"Passages ({len(result.source_nodes)})")
         for number, scored in enumerate(result.source_nodes, start=1):
             st.markdown(f"{number}. {passage_line(scored)}")

@@ -15,7 +15,7 @@ from ..errors import RagcoreError
 from ..retrieval import DEFAULT_MODE
 from .index_commands import add_index_option, note_model_load
 from .query_command import RESPONSE_MODES, add_llm_options, check_top_k, choose_llm, describe
-from .render import write_sources, write_trace
+from .render import write_answer, write_sources, write_trace
 
 if TYPE_CHECKING:
     from ..trace import Trace
@@ -146,14 +146,11 @@ def answer_turn(message: str, session: ChatSession, *, show_trace: bool) -> None
     sys.stdout.write("assistant> ")
     try:
         response = session.engine.chat(message, session.memory, trace=trace)
-        for chunk in response:
-            sys.stdout.write(chunk)
-            sys.stdout.flush()
+        write_answer(sys.stdout, response)
     except RagcoreError as exc:
         sys.stdout.write("\n")
         sys.stderr.write(f"error: {exc}\n")
         return
-    sys.stdout.write("\n")
     write_sources(sys.stdout, response, retrieval_mode=session.retrieval,
                   embedder=session.index.embedder)
     if show_trace:
@@ -173,8 +170,11 @@ def _new_saved_chat(args: argparse.Namespace, llm: Any) -> SavedChat:
 def _save_turn(session: ChatSession, message: str, response: Any, trace: Trace) -> None:
     if session.saved is None:
         return
+    from ..present.answer_score import TRACE_KEY, split_score
+
+    text, score = split_score(response.text)  # saved as the app saves it: the score aside
+    data = trace.to_dict() if score is None else {**trace.to_dict(), TRACE_KEY: score}
     session.saved.add_message("user", message)
-    session.saved.add_message("assistant", response.text, sources=response.source_nodes,
-                              trace=trace.to_dict())
+    session.saved.add_message("assistant", text, sources=response.source_nodes, trace=data)
     path = session.workspace.save_chat(session.saved)
     sys.stderr.write(f"(saved to {path})\n")

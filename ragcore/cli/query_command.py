@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
 from .index_commands import add_index_option, add_retrieval_option, note_model_load
-from .render import write_sources, write_trace
+from .render import write_answer, write_sources, write_trace
 
 if TYPE_CHECKING:
     from ..llms.base import LLM
@@ -83,10 +83,7 @@ def run_query(args: argparse.Namespace, context: CliContext) -> int:
     note_model_load(index, args.retrieval)
     trace = Trace()
     response = engine.query(args.question, trace=trace)
-    for chunk in response:
-        sys.stdout.write(chunk)
-        sys.stdout.flush()
-    sys.stdout.write("\n")
+    write_answer(sys.stdout, response)
     write_sources(sys.stdout, response, retrieval_mode=args.retrieval, embedder=index.embedder)
     if args.trace:
         write_trace(sys.stdout, trace)

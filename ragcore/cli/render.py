@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 from typing import Any, Iterable, TextIO
 
+from ..present.answer_score import score_sentence, shown_stream, split_score
 from ..present.format import hidden_sources_label, human_size
 from ..present.sources import ListedSource, answer_sources
 from ..present.support import NO_SUPPORT, is_extractive
@@ -32,6 +33,18 @@ def write_passages(
             text = text[: max_chars - 1].rstrip() + "…"
         out.write(textwrap.fill(text, width=width, initial_indent="    ",
                                 subsequent_indent="    ") + "\n\n")
+
+
+def write_answer(out: TextIO, response: Iterable[str]) -> None:
+    """Stream the answer as it comes, then the answerer's score on a line of its own (the
+    extractive answerer states one; the terminal is where people tune it)."""
+    for chunk in shown_stream(response):
+        out.write(chunk)
+        out.flush()
+    out.write("\n")
+    score = split_score(getattr(response, "text", ""))[1]
+    if score is not None:
+        out.write(f"{score_sentence(score)}\n")
 
 
 def write_sources(

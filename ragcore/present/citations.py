@@ -2,8 +2,9 @@
 
 A retrieved chunk is shown between the end of the chunk before it and the start of the chunk
 after it (found through the node's prev/next links and exact character offsets), and the spans
-of the chunk that the answer used are marked: which spans those are is decided in ``support.py``
-(quotes and supporting sentences), never here. The result is a list of text segments;
+of the chunk that the answer used are marked, and inside them the short answer (an extractive
+answer's bold phrase) is emphasised: which spans those are is decided in ``support.py`` (quotes,
+supporting sentences, the short answer), never here. The result is a list of text segments;
 ``segments_to_html`` escapes every character of document text, so a document can never inject
 markup into the page.
 """
@@ -16,13 +17,14 @@ from typing import Callable, Literal, Sequence
 
 from ..types import Node
 
-SegmentKind = Literal["context", "passage", "cited"]
+SegmentKind = Literal["context", "passage", "cited", "answer"]
 NodeLookup = Callable[[str], "Node | None"]
 
 
 @dataclass(frozen=True, slots=True)
 class Segment:
-    """A run of text: surrounding ``context``, the retrieved ``passage``, or ``cited`` text."""
+    """A run of text: surrounding ``context``, the retrieved ``passage``, ``cited`` text, or
+    the short ``answer`` inside cited text."""
 
     text: str
     kind: SegmentKind
@@ -50,12 +52,15 @@ def passage_segments(
     node: Node,
     cited: Sequence[tuple[int, int]],
     *,
+    answer: Sequence[tuple[int, int]] = (),
     lookup: NodeLookup | None = None,
     chars: int = 240,
 ) -> list[Segment]:
-    """The passage of ``node`` in its surrounding text, its ``cited`` character spans marked.
+    """The passage of ``node`` in its surrounding text, its ``cited`` character spans marked
+    and the ``answer`` spans inside them emphasised.
 
-    ``cited`` are spans of ``node.text`` in order (``SourceUse.spans`` from ``support.cite``).
+    ``cited`` are spans of ``node.text`` in order (``SourceUse.spans`` from ``support.cite``),
+    ``answer`` likewise (``SourceUse.answer_spans``).
     """
     before, after = surrounding_text(node, lookup, chars=chars) if lookup else ("", "")
     segments: list[Segment] = []
@@ -68,7 +73,7 @@ def passage_segments(
             continue
         if start > position:
             segments.append(Segment(node.text[position:start], "passage"))
-        segments.append(Segment(node.text[start:end], "cited"))
+        segments += _cited_segments(node.text, start, end, answer)
         position = end
     if position < len(node.text):
         segments.append(Segment(node.text[position:], "passage"))
@@ -77,11 +82,27 @@ def passage_segments(
     return segments
 
 
+def _cited_segments(text: str, start: int, end: int, answer: Sequence[tuple[int, int]]
+                    ) -> list[Segment]:
+    """``text[start:end]`` as cited text, the ``answer`` spans inside it as answer text."""
+    pieces, position = [], start
+    for a, b in sorted(answer):
+        a, b = max(a, position), min(b, end)
+        if b <= a:
+            continue
+        pieces += [Segment(text[position:a], "cited"), Segment(text[a:b], "answer")]
+        position = b
+    pieces.append(Segment(text[position:end], "cited"))
+    return [p for p in pieces if p.text]
+
+
 SEGMENT_STYLES = {
     "context": "color:#718096;",
     "passage": "background:#EBF4FF;",
     "cited": "background:#FEEBC8;font-weight:600;",
+    "answer": "background:#FBD38D;font-weight:800;",
 }
+MARKED = ("cited", "answer")  # drawn as <mark>
 
 
 def segments_to_html(segments: list[Segment]) -> str:
@@ -89,7 +110,7 @@ def segments_to_html(segments: list[Segment]) -> str:
     parts = []
     for segment in segments:
         style = SEGMENT_STYLES[segment.kind]
-        tag = "mark" if segment.kind == "cited" else "span"
+        tag = "mark" if segment.kind in MARKED else "span"
         parts.append(f'<{tag} style="{style}">{html.escape(segment.text)}</{tag}>')
     body = "".join(parts)
     return (

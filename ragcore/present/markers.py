@@ -5,19 +5,25 @@ only says, sentence by sentence, which of those used passages a sentence came fr
 the markers. A sentence that quotes a used passage (or a used passage sentence it holds whole)
 came from that passage; a generated sentence that quotes nothing came from the used passages
 whose supporting sentences share the most of its wording. A sentence the support check found
-unsupported, or too short to make a claim, gets no marker. Markers are numbered in order of first
-use, and ``renumber`` lists the sources under the answer with the same numbers, cited ones first.
+unsupported, or too short to make a claim, gets no marker, nor does the label line of an
+extractive answer (its short answer is marked where it is quoted: the quote line below it).
+Markers are numbered in order of first use, and ``renumber`` lists the sources under the answer
+with the same numbers, cited ones first.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+import re
 from typing import Callable, Sequence
 
+from ..llms.extractive_answer import LABEL
 from .quotes import MIN_QUOTE_WORDS, Span, quotes_in, sentence_spans, words_of
 from .sources import ListedSource, SourceListing
 from .support import SUPPORT_MARGIN, SourceUse, lexical_similarity
+
+_LABEL_LINES = re.compile(r"^" + re.escape(LABEL) + r".*$", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,10 +47,12 @@ def sentence_sources(
         raise ValueError(f"{len(uses)} source uses for {len(passages)} passages: give one "
                          "SourceUse per passage, in the same order (support.cite)")
     flagged = [words_of(s) for s in unsupported]
+    labels = [m.span() for m in _LABEL_LINES.finditer(answer)]
     found = []
     for start, end in sentence_spans(answer):
         words = words_of(answer[start:end])
-        if len(words) < MIN_QUOTE_WORDS or any(_same_claim(words, f) for f in flagged):
+        if (len(words) < MIN_QUOTE_WORDS or any(_same_claim(words, f) for f in flagged)
+                or any(a <= start < b for a, b in labels)):
             found.append(((start, end), ()))
             continue
         found.append(((start, end), _origins(answer[start:end], words, passages, uses)))

@@ -15,25 +15,25 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
-from .citations import SEGMENT_STYLES, Segment, segments_to_html
+from .citations import MARKED, SEGMENT_STYLES, Segment, segments_to_html
 from .fences import balance_fences
 from .markdown_clean import readable_markdown
 from .rst_text import rst_to_markdown
 
 _MARKUP_BY_SUFFIX = {".md": "markdown", ".markdown": "markdown", ".rst": "rst", ".rest": "rst"}
-_KINDS = ("context", "passage", "cited")
+_KINDS = ("context", "passage", "cited", "answer")
 _OPEN = {kind: chr(0xE010 + 2 * i) for i, kind in enumerate(_KINDS)}
 _CLOSE = {kind: chr(0xE011 + 2 * i) for i, kind in enumerate(_KINDS)}
 _STATE = {**{c: k for k, c in _OPEN.items()}, **{c: None for c in _CLOSE.values()}}
-_SENTINELS = re.compile("[\ue010-\ue015]")
-_BLOCK_MARKUP = re.compile(r"^([ \t]*)([\ue010-\ue015]+)((?:#{1,6}[ \t]+|[-*+][ \t]+|\d+[.)][ \t]+"
+_SENTINELS = re.compile("[\ue010-\ue017]")
+_BLOCK_MARKUP = re.compile(r"^([ \t]*)([\ue010-\ue017]+)((?:#{1,6}[ \t]+|[-*+][ \t]+|\d+[.)][ \t]+"
                            r"|>[ \t]?)+)")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 # Emphasis delimiters touching a sentinel would not open or close ("_do_" + sentinel): the
 # sentinel goes inside the delimiters.
-_AFTER_CLOSER = re.compile(r"(?<=\w)([_*~`]+)([\ue010-\ue015]+)")
-_BEFORE_OPENER = re.compile(r"([\ue010-\ue015]+)([_*~`]+)(?=\w)")
-_LINE_START = re.compile(r"(^|\n)([\ue010-\ue015]+)")
+_AFTER_CLOSER = re.compile(r"(?<=\w)([_*~`]+)([\ue010-\ue017]+)")
+_BEFORE_OPENER = re.compile(r"([\ue010-\ue017]+)([_*~`]+)(?=\w)")
+_LINE_START = re.compile(r"(^|\n)([\ue010-\ue017]+)")
 _ADORNMENT = re.compile(r"^([=\-~^\"'`#*+:.])\1{2,}\s*$")
 _WRAPPER = (
     "<style>.rc-passage h1,.rc-passage h2,.rc-passage h3,.rc-passage h4,.rc-passage h5,"
@@ -64,7 +64,7 @@ def render_segments(segments: list[Segment], markup: str, *, anchor: str = "") -
 
 def _anchored(rendered: str, anchor: str) -> str:
     starts = [rendered.find(f'<{tag} style="{SEGMENT_STYLES[kind]}"')
-              for tag, kind in (("span", "passage"), ("mark", "cited"))]
+              for tag, kind in (("span", "passage"), ("mark", "cited"), ("mark", "answer"))]
     found = [s for s in starts if s >= 0]
     if not anchor or not found:
         return rendered
@@ -129,7 +129,7 @@ def _styled(rendered: str) -> str:
         if token.startswith("<"):
             out.append(_SENTINELS.sub("", token))
             continue
-        for piece in re.split("([\ue010-\ue015])", token):
+        for piece in re.split("([\ue010-\ue017])", token):
             if piece in _STATE:
                 state = _STATE[piece]
             elif piece:
@@ -140,5 +140,5 @@ def _styled(rendered: str) -> str:
 def _wrap(text: str, kind: str | None) -> str:
     if kind is None or not text.strip():
         return text
-    tag = "mark" if kind == "cited" else "span"
+    tag = "mark" if kind in MARKED else "span"
     return f'<{tag} style="{SEGMENT_STYLES[kind]}">{text}</{tag}>'

@@ -4,10 +4,17 @@ Words are compared case-insensitively and everything between words (spaces, line
 punctuation, Markdown) is ignored, so a sentence wrapped over three lines of an RFC is still
 found in an answer that quotes it on one line. Text is quoted when a whole sentence of the
 passage appears in the answer (a chunk that starts or ends inside a quoted sentence holds a
-piece of it, which counts as a sentence here), or a whole sentence of the answer appears in
-the passage (quotes cut short, or split differently from this splitter). Sharing words is never
-enough: a sentence that resembles the answer but was not quoted is not marked. For generated
-answers, ``support.py`` decides which sentences merely support the answer.
+piece of it, which counts as a sentence here), or a whole sentence of the answer appears in the
+passage (quotes cut short, or split differently from this splitter). An answer that quotes only
+whole sentences (the extractive answerer's, ``whole``) must hold the passage's sentence from
+where one of its sentences starts to where one ends: a heading "The Framework Core" is not
+quoted by "The Framework Core has five Functions.". A list item too short to count as a quote on
+its own ("Identify", "Protect") counts when the answer quotes it as a list line ("  - Identify")
+and the passage holds another quote of the answer (the list's lead-in or a longer item). Sharing
+words is never enough: a sentence that resembles the answer but was not quoted is not marked.
+``answer_spans`` finds the short answer of an extractive answer inside the quoted spans, to
+emphasise it there. For generated answers, ``support.py`` decides which sentences merely support
+the answer.
 """
 
 from __future__ import annotations
@@ -29,6 +36,10 @@ _BLOCK_BREAK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:[-*\u2022]|\d+[.)]|#+)\s)")
 # A sentence ends at . ! ? (and closing quotes/brackets) before whitespace and a capital or digit;
 # a single line break inside a paragraph is only whitespace.
 _SENTENCE_END = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*(?=\s+[\"'\u201c\u2018(\[]?[A-Z0-9])")
+# A list item on its own line: its bullet or number, then its text (group 1).
+_ITEM_LINE = re.compile(r"^[ \t]*(?:[-*+\u2022]|\d+[.)])[ \t]+(\S.*?)[ \t]*$", re.MULTILINE)
+# A list item as an extractive answer quotes it: indented under its lead-in, "  - item".
+_QUOTED_ITEM = re.compile(r"^[ \t]+- (.+)$", re.MULTILINE)
 _ABBREVIATION = re.compile(
     r"(?:\b(?:e\.g|i\.e|etc|vs|cf|al|Dr|Mr|Mrs|Ms|Prof|Fig|No|Vol|pp|Sec|approx)|\b[A-Z])\.$"
 )
@@ -56,20 +67,56 @@ def sentence_spans(text: str) -> list[Span]:
     return spans
 
 
-def quoted_spans(passage: str, answer: str) -> list[Span]:
-    """Spans of ``passage`` that ``answer`` quotes word for word, merged and in order."""
+def quoted_spans(passage: str, answer: str, *, whole: bool = False) -> list[Span]:
+    """Spans of ``passage`` that ``answer`` quotes word for word, merged and in order
+    (``whole``: the answer quotes whole sentences only, see the module docstring)."""
     words, places = _tokens(passage)
-    answer_words = _joined(_tokens(answer)[0])
+    answer_words, starts, ends = _sentence_bounds(answer)
+    sentences = sentence_spans(passage)
     found: list[Span] = []
-    for start, end in sentence_spans(passage):
+    for number, (start, end) in enumerate(sentences):
         first, last = bisect_left(places, (start, 0)), bisect_left(places, (end, 0))
         sentence = words[first:last]
-        if len(sentence) >= MIN_QUOTE_WORDS and _joined(sentence) in answer_words:
+        if len(sentence) >= MIN_QUOTE_WORDS and any(
+            not whole or ((number == 0 or i in starts) and (number == len(sentences) - 1
+                                                            or j in ends))
+            for i, j in _occurrences(answer_words, sentence)
+        ):
             found.append((places[first][0], places[last - 1][1]))
     for quote in answer_sentences(answer):
         for first, last in _occurrences(words, quote):
             found.append((places[first][0], places[last - 1][1]))
+    if found:
+        found += _short_items(passage, answer)
     return merge_spans([_widen(passage, start, end) for start, end in found])
+
+
+def _sentence_bounds(text: str) -> tuple[list[str], set[int], set[int]]:
+    """The words of ``text``, the word positions where its sentences start, and where they end
+    (the position after their last word)."""
+    words, places = _tokens(text)
+    bounds = [(bisect_left(places, (a, 0)), bisect_left(places, (b, 0)))
+              for a, b in sentence_spans(text)]
+    return words, {a for a, _ in bounds}, {b for _, b in bounds}
+
+
+def _short_items(passage: str, answer: str) -> list[Span]:
+    """Spans of the passage's list items too short to be quotes alone that ``answer`` quotes
+    as list lines of its own (the caller has found another quote in the passage)."""
+    items = {tuple(words_of(m[1])) for m in _QUOTED_ITEM.finditer(answer)}
+    items = {item for item in items if 0 < len(item) < MIN_QUOTE_WORDS}
+    return [m.span(1) for m in _ITEM_LINE.finditer(passage) if tuple(words_of(m[1])) in items]
+
+
+def answer_spans(passage: str, short_answer: str | None, quoted: Sequence[Span]) -> list[Span]:
+    """Spans of ``passage`` holding ``short_answer`` word for word inside the ``quoted`` spans
+    (where the answer quotes the sentence it took its short answer from)."""
+    wanted = words_of(short_answer or "")
+    if not wanted or not quoted:
+        return []
+    words, places = _tokens(passage)
+    spans = [(places[first][0], places[last - 1][1]) for first, last in _occurrences(words, wanted)]
+    return [(a, b) for a, b in spans if any(start <= a and b <= end for start, end in quoted)]
 
 
 def answer_sentences(answer: str) -> list[list[str]]:

@@ -1,13 +1,15 @@
 """Which sentences of the retrieved passages an answer used, for every kind of answer.
 
 An extractive answer only quotes, so a passage is cited exactly where the answer quotes it
-(``quotes.py``) and nowhere else. A generated answer is split into sentences; a sentence quoted
-word for word is cited like an extractive quote, and every other one is compared with each
-sentence of every passage: by the cosine of their embeddings when an embedder is given (the
-index's own model), else by a strict lexical measure. The passage sentences that match an answer
-sentence best, above a stated threshold, support it; an answer sentence with no such match is
-reported as unsupported, and a passage supporting nothing says "no supporting passage found".
-Rendering is ``citations.py``; which sources are shown is ``sources.py``.
+(``quotes.py``) and nowhere else; its label line is no quote, and the short answer on it is
+found inside the quoted sentence it came from (``SourceUse.answer_spans``, shown emphasised). A
+generated answer is split into sentences; a sentence quoted word for word is cited like an
+extractive quote, and every other one is compared with each sentence of every passage: by the
+cosine of their embeddings when an embedder is given (the index's own model), else by a strict
+lexical measure. The passage sentences that match an answer sentence best, above a stated
+threshold, support it; an answer sentence with no such match is reported as unsupported, and a
+passage supporting nothing says "no supporting passage found". Rendering is ``citations.py``;
+which sources are shown is ``sources.py``.
 """
 
 from __future__ import annotations
@@ -18,8 +20,17 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..lexical import split_sentences, terms
-from ..llms.extractive import ExtractiveLLM
-from .quotes import Span, merge_spans, quoted_spans, quotes_in, sentence_spans, words_of
+from ..llms.extractive import ExtractiveLLM, strip_labels
+from ..llms.extractive_answer import short_answer_of
+from .quotes import (
+    Span,
+    answer_spans,
+    merge_spans,
+    quoted_spans,
+    quotes_in,
+    sentence_spans,
+    words_of,
+)
 
 # What each source's note says, by kind of answer and whether the answer used the source.
 QUOTED = "quoted in the answer"
@@ -55,10 +66,12 @@ Similarity = Callable[[Sequence[str], Sequence[str]], np.ndarray]
 
 @dataclass(frozen=True, slots=True)
 class SourceUse:
-    """What an answer used of one passage: character spans of its text, and a note saying so."""
+    """What an answer used of one passage: character spans of its text, a note saying so, and
+    where in those spans the answer's short answer stands (an extractive answer's bold phrase)."""
 
     spans: tuple[Span, ...]
     note: str = ""
+    answer_spans: tuple[Span, ...] = ()
 
     @property
     def used(self) -> bool:
@@ -82,9 +95,13 @@ def cite(
     ``extractive`` answers count quotes only. For generated answers ``embedder`` (anything with
     ``embed_batch``) measures support by meaning; without one a strict lexical measure is used.
     """
-    quoted = [quoted_spans(passage, answer) for passage in passages]
+    quoting = strip_labels(answer)  # an extractive answer's label line is no quote
+    quoted = [quoted_spans(passage, quoting, whole=extractive) for passage in passages]
     if extractive:
-        return Citations(tuple(SourceUse(tuple(q), QUOTED if q else NOT_QUOTED) for q in quoted))
+        short = short_answer_of(answer)
+        return Citations(tuple(
+            SourceUse(tuple(q), QUOTED if q else NOT_QUOTED, tuple(answer_spans(p, short, q)))
+            for p, q in zip(passages, quoted)))
     claims = [s for s in split_sentences(answer) if len(terms(s)) >= MIN_CLAIM_TERMS]
     if not claims:  # no answer text (no_text mode) or nothing checkable: nothing to support
         return Citations(tuple(SourceUse(tuple(q)) for q in quoted))

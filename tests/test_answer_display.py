@@ -1,0 +1,183 @@
+"""How the offline answer is shown (issue 19), pure parts: the score kept out of the answer and
+stated in words, the label line without a marker and the quote line with one, the quoted
+sentence marked in its passage with the short answer emphasised inside it, list items quoted as
+"  - item" lines found, and the CLI's score line."""
+
+from __future__ import annotations
+
+import io
+import re
+
+from ragcore.llms import extractive_answer
+from ragcore.llms.extractive_answer import LABEL, label_line
+from ragcore.present.answer_score import score_sentence, shown_stream, split_score
+from ragcore.present.citations import Segment, passage_segments, segments_to_html
+from ragcore.present.markers import mark_answer
+from ragcore.present.passage_markup import render_segments
+from ragcore.present.quotes import answer_spans, quoted_spans
+from ragcore.present.support import cite
+from ragcore.types import Node
+
+HOLMES = ("I had seen little of Holmes lately. To Sherlock Holmes she is always the woman, "
+          "Irene Adler. I have seldom heard him mention her under any other name.")
+OTHER = "Irene Adler was born in New Jersey. She sang at La Scala."
+ANSWER = (label_line(0.82, "**Irene Adler**")
+          + "\n- To Sherlock Holmes she is always the woman, Irene Adler.")
+FUNCTIONS = ("The Core consists of five concurrent and continuous Functions:\n\n"
+             "- Identify\n- Protect\n- Detect\n- Respond\n- Recover\n\n"
+             "Together they give a strategic view of the lifecycle.")
+LIST_ANSWER = (label_line(0.64, "quoted from the documents, best match first:")
+               + "\n- The Core consists of five concurrent and continuous Functions:"
+               + "\n  - Identify\n  - Protect\n  - Detect\n  - Respond\n  - Recover")
+
+
+def words_streamed(text: str) -> list[str]:
+    """Chunks as ExtractiveLLM.stream gives them: word by word."""
+    return re.findall(r"\s*\S+", text)
+
+
+# -- the score -------------------------------------------------------------------------------
+
+
+def test_the_score_is_kept_out_of_the_streamed_answer():
+    streamed = "".join(shown_stream(words_streamed(ANSWER)))
+    assert streamed == f"{LABEL}: **Irene Adler**\n- To Sherlock Holmes she is always the " \
+                       "woman, Irene Adler."
+    assert "[score" not in streamed
+
+
+def test_a_score_split_over_many_chunks_is_still_left_out():
+    chunks = [ANSWER[i:i + 3] for i in range(0, len(ANSWER), 3)]  # " [sc", "ore 0", ".82]"
+    assert "".join(shown_stream(chunks)) == split_score(ANSWER)[0]
+
+
+def test_other_text_streams_unchanged_and_at_once():
+    chunks = ["Zero trust ", "is a model", " [score 0.5]: not ours"]
+    assert list(shown_stream(chunks)) == chunks  # nothing held back: it is no label line
+    assert "".join(shown_stream(["Extr", "active"])) == "Extractive"  # a prefix, then the end
+
+
+def test_an_answer_without_a_score_streams_whole():
+    plain = f"{LABEL}: **Irene Adler**\n- To Sherlock Holmes she is always the woman."
+    assert "".join(shown_stream(words_streamed(plain))) == plain
+
+
+def test_the_score_is_stated_in_words_with_the_not_found_threshold(monkeypatch):
+    assert split_score(ANSWER) == (f"{LABEL}: **Irene Adler**\n- To Sherlock Holmes she is "
+                                   "always the woman, Irene Adler.", 0.82)
+    monkeypatch.setattr(extractive_answer, "NOT_FOUND_THRESHOLD", 0.35, raising=False)
+    assert score_sentence(0.82) == "Answer score 0.82 — the answerer says “not found” under 0.35"
+    monkeypatch.delattr(extractive_answer, "NOT_FOUND_THRESHOLD")
+    assert score_sentence(0.82) == "Answer score 0.82"
+    assert score_sentence(None) == ""
+
+
+# -- markers ---------------------------------------------------------------------------------
+
+
+def test_the_quote_line_carries_the_marker_and_the_label_line_none():
+    shown = split_score(ANSWER)[0]
+    citations = cite(shown, [OTHER, HOLMES], extractive=True)
+    marked = mark_answer(shown, [OTHER, HOLMES], citations.sources)
+    first, quote = marked.text.split("\n")
+    assert first == f"{LABEL}: **Irene Adler**"  # shares "Irene Adler" with both: no marker
+    assert quote == "- To Sherlock Holmes she is always the woman, Irene Adler. [1]"
+    assert marked.order == (1,)
+
+
+def test_a_quoted_list_marks_its_lead_in():
+    citations = cite(LIST_ANSWER, [FUNCTIONS], extractive=True)
+    marked = mark_answer(LIST_ANSWER, [FUNCTIONS], citations.sources).text.split("\n")
+    assert marked[1].endswith("Functions: [1]") and marked[2] == "  - Identify"
+
+
+# -- the quoted span and the short answer in the passage -------------------------------------
+
+
+def test_exactly_the_quoted_sentence_is_cited_and_the_short_answer_found_inside_it():
+    holmes, other = cite(ANSWER, [HOLMES, OTHER], extractive=True).sources
+    assert [HOLMES[a:b] for a, b in holmes.spans] == [
+        "To Sherlock Holmes she is always the woman, Irene Adler."]
+    assert [HOLMES[a:b] for a, b in holmes.answer_spans] == ["Irene Adler"]
+    # the other passage names Irene Adler too, but the answer quotes none of its sentences
+    assert other.spans == () and other.answer_spans == ()
+
+
+def test_the_short_answer_outside_the_quote_is_not_emphasised():
+    passage = "Irene Adler sang. " + HOLMES
+    quoted = quoted_spans(passage, ANSWER)
+    spans = answer_spans(passage, "Irene Adler", quoted)
+    assert len(spans) == 1 and spans[0][0] > len("Irene Adler sang. ")
+
+
+def test_the_label_line_is_never_a_quote():
+    heading = "# The Framework Core\n\nThe Framework Core has five Functions."
+    answer = label_line(0.7, "**The Framework Core**") + "\n- The Framework Core has five Functions."
+    (use,) = cite(answer, [heading], extractive=True).sources
+    assert [heading[a:b] for a, b in use.spans] == ["The Framework Core has five Functions."]
+
+
+def test_list_items_quoted_as_indented_lines_are_found():
+    (use,) = cite(LIST_ANSWER, [FUNCTIONS], extractive=True).sources
+    assert [FUNCTIONS[a:b] for a, b in use.spans] == [
+        "The Core consists of five concurrent and continuous Functions:",
+        "Identify", "Protect", "Detect", "Respond", "Recover"]
+
+
+def test_short_items_alone_are_not_quotes():
+    passage = "Steps:\n\n- Identify\n- Protect\n\nNothing else here is quoted at all."
+    answer = label_line(0.5, "quoted from the documents, best match first:") + \
+        "\n- Another lead-in sentence from elsewhere:\n  - Identify\n  - Protect"
+    assert quoted_spans(passage, answer) == []  # no longer quote of this answer in the passage
+
+
+def test_the_short_answer_is_bold_inside_the_highlight():
+    node = Node(HOLMES)
+    use = cite(ANSWER, [HOLMES], extractive=True).sources[0]
+    segments = passage_segments(node, use.spans, answer=use.answer_spans)
+    assert [(s.kind, s.text) for s in segments] == [
+        ("passage", "I had seen little of Holmes lately. "),
+        ("cited", "To Sherlock Holmes she is always the woman, "),
+        ("answer", "Irene Adler"),
+        ("cited", "."),
+        ("passage", " I have seldom heard him mention her under any other name."),
+    ]
+    html = segments_to_html(segments)
+    assert '<mark style="background:#FBD38D;font-weight:800;">Irene Adler</mark>' in html
+
+
+def test_the_short_answer_is_bold_in_a_rendered_markdown_passage():
+    segments = [Segment("- To Sherlock Holmes she is always ", "cited"),
+                Segment("_the_ woman", "answer"), Segment(".", "cited")]
+    html = render_segments(segments, "markdown")
+    assert "<li>" in html and "<em>" in html  # still rendered as Markdown
+    assert re.search(r'<mark style="background:#FBD38D;font-weight:800;">the</mark>', html)
+    assert not re.search("[\ue010-\ue017]", html)  # no sentinel leaks into the page
+
+
+# -- the CLI ---------------------------------------------------------------------------------
+
+
+class Streamed(list):
+    """A streamed reply: its chunks, and its text once drained (as a Response has)."""
+
+    @property
+    def text(self) -> str:
+        return "".join(self)
+
+
+def test_the_cli_prints_the_answer_without_the_score_then_the_score_on_its_own_line(
+        monkeypatch):
+    from ragcore.cli.render import write_answer
+
+    monkeypatch.setattr(extractive_answer, "NOT_FOUND_THRESHOLD", 0.35, raising=False)
+    out = io.StringIO()
+    write_answer(out, Streamed(words_streamed(ANSWER)))
+    assert out.getvalue().splitlines() == [
+        f"{LABEL}: **Irene Adler**",
+        "- To Sherlock Holmes she is always the woman, Irene Adler.",
+        "Answer score 0.82 — the answerer says “not found” under 0.35",
+    ]
+    plain = io.StringIO()
+    write_answer(plain, Streamed(["A model's ", "answer."]))
+    assert plain.getvalue() == "A model's answer.\n"
