@@ -6,8 +6,11 @@ option lines of help text) and the blocks into sentences. What a reader would no
 answer is never a candidate: headings (Markdown ``#``, reST underlines, short title-case or ALL
 CAPS lines, numbered section titles glued to the paragraph under them by a PDF reader), code
 (fenced, reST literal blocks, lines dense with symbols), table rows, usage synopses
-("Usage: tar [OPTION...] [FILE]..."), figure captions and boilerplate (copyright lines, bare
-URLs). Unlike ``lexical.split_sentences`` (plain sentences for scoring elsewhere), a candidate
+("Usage: tar [OPTION...] [FILE]..."), figure captions, boilerplate (copyright lines, bare
+URLs) and filler that announces rather than says ("The five Functions are defined below.",
+"This section describes ...", "See Appendix A for ..."; one ending in a colon stays: it leads
+into what follows). A list item is a unit with the sentence that introduces it (its ``lead``):
+``list_unit`` gives both, so a list that answers can be quoted whole. Unlike ``lexical.split_sentences`` (plain sentences for scoring elsewhere), a candidate
 keeps what surrounds it: the heading it sits under, the sentence before it when it refers back
 ("This is where ..."), and the list it introduces, so the ranker can read it in context and
 the answer can quote an enumeration under the sentence that introduces it.
@@ -18,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..lexical import is_metadata_line, is_prose, split_sentences
+from ..lexical import is_metadata_line, is_prose, split_sentences, words
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _UNDERLINE = re.compile(r"^\s*([=\-~^\"'`#*+_])\1{2,}\s*$")
@@ -38,6 +41,25 @@ _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _INLINE_CODE = re.compile(r"``?[^`]+``?")
 _NUMBERED_TITLE = re.compile(r"^(?:[A-Z]\.|\d+(?:\.\d+)*\.?|[IVX]+\.)\s+[A-Z0-9]")
 _CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Listing|Exhibit)\s+[\dA-Z][\w.-]*[:.]", re.I)
+_POINTED_AT = r"(?:sections?|chapters?|appendix|appendices|tables?|figures?|below|above)"
+# Sentences that announce what comes ("X are defined below") or point elsewhere.
+_FILLER = re.compile(
+    r"\b(?:is|are|was|were|be|been)\s+(?:\w+ly\s+)?(?:defined|described|listed|shown|given|"
+    r"explained|summari[sz]ed|presented|outlined|discussed|detailed|provided|illustrated|"
+    r"depicted|introduced|covered)\s+(?:below|(?:as follows)|(?:in|by)\s+(?:the\s+)?"
+    r"(?:following|next|" + _POINTED_AT + r")\b[^.;]{0,40})\s*[.:]?$"
+    r"|^(?:the\s+)?following\s+(?:\w+\s+)?(?:tables?|figures?|sections?|subsections?|list|"
+    r"paragraphs?|chapters?)\s+(?:\w+\s+){0,2}?(?:lists?|shows?|describes?|presents?|"
+    r"provides?|summari[sz]es?|gives?|discuss(?:es)?|contains?|illustrates?|defines?)\b"
+    r"|^this\s+(?:section|subsection|chapter|appendix|part)\s+(?:\w+ly\s+)?(?:describes|"
+    r"discusses|presents|provides|covers|explains|introduces|outlines|lists|contains|gives|"
+    r"summari[sz]es|defines|details)\b"
+    r"|^(?:see|refer to)\s+(?:the\s+)?" + _POINTED_AT + r"\b"
+    r"|^(?:table|figure)\s+[\dA-Z][\w.-]*\s+(?:lists|shows|summari[sz]es|depicts|illustrates|"
+    r"provides|presents|gives|contains)\b",
+    re.I,
+)
+FILLER_WORDS = 20  # a longer sentence says something besides its pointer
 _SYNOPSIS = re.compile(r"^\s*(?:usage|synopsis)\s*:", re.I)
 _OPTION_GROUP = re.compile(r"\[[^\]]{0,30}\]")
 _BOILERPLATE = re.compile(
@@ -68,6 +90,8 @@ _LITERAL_DIRECTIVES = ("code", "code-block", "sourcecode", "literalinclude", "hi
 MAX_CANDIDATES = 400
 LEAD_SENTENCES = 2  # sentences after a heading that read as its definition
 MAX_LIST_ITEMS = 12
+ITEM_END_SHARE = 0.9  # proportional fonts: a full line may be this much shorter than the longest
+MAX_WRAPPED = 140  # a longer line is not wrapped text (a URL, a table, one line per paragraph)
 
 
 @dataclass(slots=True)
@@ -82,6 +106,8 @@ class Candidate:
     topic: str = ""  # what its whole passage is about: the file's name and title
     previous: int | None = None  # the sentence it refers back to ("This ...", "these rules")
     followers: list[int] = field(default_factory=list)  # the list it introduces
+    lead: int | None = None  # for a list item: the sentence that introduces its list
+    section: str = ""  # the last heading above it in its passage ("" before the first)
 
     @property
     def starts_with_reference(self) -> bool:
@@ -141,20 +167,33 @@ def candidates(*contexts: str) -> list[Candidate]:
         heading, since_heading, last = "", 0, None
         for text, kind in _blocks(passage.text):
             if kind == "heading":
-                heading, since_heading = text, 0
+                if not _CAPTION.match(text):  # a caption titles a figure, not what follows
+                    heading, since_heading = text, 0
                 continue
             for sentence in split_sentences(text):
-                if not is_quotable(sentence) or len(found) >= MAX_CANDIDATES:
+                if len(found) >= MAX_CANDIDATES:
+                    break
+                if not is_quotable(sentence) or is_filler(sentence):
+                    last = None  # "These ..." after it refers to something not quoted
                     continue
                 cand = Candidate(sentence, number, len(found), item=kind == "item",
                                  heading=heading if since_heading < LEAD_SENTENCES else "",
-                                 topic=passage.topic)
+                                 topic=passage.topic, section=heading)
                 if last is not None and _REFERS_BACK.search(sentence):
                     cand.previous = last
                 found.append(cand)
                 last, since_heading = cand.position, since_heading + 1
     _link_lists(found)
     return found
+
+
+def is_filler(sentence: str) -> bool:
+    """Whether a sentence announces or points rather than says ("X are defined below.");
+    one ending in a colon is kept, since it introduces what follows it."""
+    text = sentence.strip()
+    if text.endswith(":") or len(words(text)) > FILLER_WORDS:
+        return False
+    return bool(_FILLER.search(text))
 
 
 def quote_unit(cands: list[Candidate], i: int, *, elaborate: bool = False) -> list[int]:
@@ -173,6 +212,14 @@ def quote_unit(cands: list[Candidate], i: int, *, elaborate: bool = False) -> li
         if cands[nxt].starts_with_reference:
             unit.append(nxt)
     return unit
+
+
+def list_unit(cands: list[Candidate], i: int) -> tuple[list[int], list[int]]:
+    """The whole list ``i`` belongs to, to quote it as a unit: (the introducing sentence's
+    ``quote_unit``, the items), when ``i`` introduces a list or is one of its items; else
+    (``quote_unit`` of ``i``, no items)."""
+    lead = cands[i].lead if cands[i].lead is not None else i
+    return quote_unit(cands, lead), list(cands[lead].followers)
 
 
 def is_quotable(sentence: str) -> bool:
@@ -220,8 +267,11 @@ def _blocks(text: str) -> list[tuple[str, str]]:
         current, kind = [], next_kind
 
     lines = _clean_lines(text)
+    width = _line_width([line for line, _ in lines])
     for i, (line, what) in enumerate(lines):
         nxt = lines[i + 1][0] if i + 1 < len(lines) else ""
+        if kind == "item" and current and _item_ended(current[-1], line, width):
+            flush()  # a PDF bullet's last line ended short: this line starts a paragraph
         if what == "heading" or (line.strip() and _UNDERLINE.match(nxt)):
             flush()
             blocks.append((line.strip(), "heading"))
@@ -240,6 +290,21 @@ def _blocks(text: str) -> list[tuple[str, str]]:
             current.append(line.strip())
     flush()
     return blocks
+
+
+def _line_width(lines: list[str]) -> int:
+    """The width text was wrapped at (its longest line), 0 when too few lines tell."""
+    lengths = [len(line) for line in lines if 20 < len(line.strip()) <= MAX_WRAPPED]
+    return max(lengths) if len(lengths) >= 5 else 0
+
+
+def _item_ended(last: str, line: str, width: int) -> bool:
+    """Whether a list item ended at ``last``: wrapped text whose line ends a sentence although
+    the next line's first word would have fit on it (PDF readers lose the indent that tells
+    a bullet's continuation lines from the paragraph after the list)."""
+    if not width or not _ENDS_SENTENCE.search(last) or not line.strip()[:1].isupper():
+        return False
+    return len(last) + 1 + len(line.split()[0]) <= ITEM_END_SHARE * width
 
 
 def _starts_anew(current: list[str]) -> bool:
@@ -312,6 +377,9 @@ def _link_lists(found: list[Candidate]) -> None:
         items = _colon_items(window) if cand.text.rstrip().endswith(":") else []
         items = items or _ordinal_steps(cand, window)
         cand.followers = [c.position for c in items]
+        for item in items:
+            if item.lead is None:
+                item.lead = cand.position
 
 
 def _colon_items(window: list[Candidate]) -> list[Candidate]:
