@@ -1,0 +1,150 @@
+"""How the offline answer is shown in the app (issue 19), headless with AppTest: the bold short
+answer first and the quote line with its [1] marker, no "[score" in the answer (Query page,
+chat, saved chat, export, Copy), the score stated under Advanced, and the short answer bold
+inside the quoted sentence of the source's passage.
+
+The answerer here is a stand-in that replies in the answer format of issue 19 (a score and a
+short answer on the label line, then the one sentence it comes from, found in the passages of
+the prompt): these tests check how the app shows that format, whatever the real answerer picks
+(tests/test_same_answerer.py runs the real one).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import ragcore.llms.extractive as extractive
+from ragcore.embeddings.fake import FakeEmbedder
+from ragcore.llms.extractive_answer import LABEL, NOT_FOUND, label_line
+from ragcore.present.quotes import sentence_spans
+from ragcore.workspace import Workspace
+from ragcore.workspace.chats import export_markdown
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+TIMEOUT = 90
+QUESTION = "Who sought to shake the foundations of the free world?"
+SHORT = "Vladimir Putin"
+FIRST_LINE = f"{LABEL}: **{SHORT}**"
+ANSWER_MARK = '<mark style="background:#FBD38D;font-weight:800;">'
+
+
+def contract_reply(messages, *, max_sentences: int = 3, embedder=None) -> str:
+    """A reply in the issue 19 format: the short answer, then the sentence it comes from."""
+    text = "\n\n".join(m.content for m in messages if m.content)
+    text = re.sub(".*" + re.escape(LABEL) + ".*", "", text)  # refine's answer so far
+    found = (text[a:b] for a, b in sentence_spans(text) if SHORT in text[a:b])
+    sentence = next(found, None)
+    if sentence is None:
+        return NOT_FOUND
+    return label_line(0.82, f"**{SHORT}**") + "\n- " + " ".join(sentence.split())
+
+
+@pytest.fixture(scope="module")
+def built_workspace(tmp_path_factory, corpus_dir) -> Path:
+    root = tmp_path_factory.mktemp("answer-display") / "ws"
+    ws = Workspace(root, embedder=FakeEmbedder())
+    speech = corpus_dir / "state_of_the_union" / "state_of_the_union.txt"
+    upload = ws.save_upload("docs", speech.name, speech.read_bytes())
+    assert ws.ingest("docs", [upload]).failed == 0
+    return root
+
+
+def workspace(monkeypatch, built_workspace, tmp_path, *, advanced: bool) -> Path:
+    monkeypatch.setattr(extractive, "extractive_reply", contract_reply)
+    monkeypatch.setenv("RAGCORE_LLM", "extractive")
+    monkeypatch.setenv("RAGCORE_EMBEDDER", "fake")
+    root = tmp_path / "ws"
+    shutil.copytree(built_workspace, root)
+    (root / "app-preferences.json").write_text(f'{{"advanced": {str(advanced).lower()}}}')
+    monkeypatch.setenv("RAGCORE_WORKSPACE", str(root))
+    return root
+
+
+@pytest.fixture
+def simple_ws(monkeypatch, built_workspace, tmp_path) -> Path:
+    return workspace(monkeypatch, built_workspace, tmp_path, advanced=False)
+
+
+@pytest.fixture
+def advanced_ws(monkeypatch, built_workspace, tmp_path) -> Path:
+    return workspace(monkeypatch, built_workspace, tmp_path, advanced=True)
+
+
+def open_page(page: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.switch_page(f"pages/{page}.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def ask(page: str) -> AppTest:
+    at = open_page(page)
+    if page == "query":
+        at.text_input(key="query_question").input(QUESTION).run()
+    else:
+        at.chat_input[0].set_value(QUESTION).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def shown_text(at: AppTest) -> str:
+    return "\n".join([m.value for m in at.markdown] + [c.value for c in at.caption]
+                     + [c.value for c in at.code])
+
+
+def passages(at: AppTest) -> list[str]:
+    return [h.proto.body for h in at.get("html") if "rc-passage" in h.proto.body
+            or "border-left" in h.proto.body]
+
+
+def test_the_query_page_shows_the_short_answer_then_its_marked_quote_without_the_score(
+        simple_ws):
+    at = ask("query")
+    first, quote = at.markdown[0].value.split("\n")
+    assert first == FIRST_LINE
+    assert quote.startswith("- Six days ago, Russia’s Vladimir Putin sought to shake")
+    assert quote.endswith(" [[1]](#query-source-1)")
+    assert "[score" not in shown_text(at) and "Answer score" not in shown_text(at)
+    source = passages(at)[0]  # the quoted sentence marked, the short answer bold inside it
+    assert f"{ANSWER_MARK}{SHORT}</mark>" in source.replace("Russia’s ", "")
+
+
+def test_advanced_states_the_score_and_the_comparison_leaves_it_out(advanced_ws):
+    at = ask("query")
+    assert at.markdown[0].value.split("\n")[0] == FIRST_LINE
+    stated = [m.value for m in at.markdown if m.value.startswith("Answer score")]
+    assert stated and stated[0].startswith("Answer score 0.82")
+    at.multiselect[0].set_value(["compact", "refine"]).run()
+    next(b for b in at.button if b.label == "Compare").click().run()
+    assert not at.exception
+    answers = [m.value for m in at.markdown if m.value.startswith(LABEL)]
+    assert len(answers) == 3 and all("[score" not in a for a in answers)
+    assert any(c.value.endswith(f"· {stated[0]}") for c in at.caption)
+
+
+def test_a_chat_reply_is_shown_saved_and_exported_without_the_score(simple_ws):
+    at = ask("chat")
+    reply = at.chat_message[1].markdown[0].value
+    chat_id = at.query_params["chat"]
+    assert reply.split("\n")[0] == FIRST_LINE
+    assert reply.split("\n")[1].endswith(f" [[1]](#{chat_id}_1-source-1)")
+    assert "[score" not in shown_text(at) and "Answer score" not in shown_text(at)
+    saved = json.loads((simple_ws / "chats" / f"{chat_id}.json").read_text())
+    assert saved["messages"][1]["content"].split("\n")[0] == FIRST_LINE
+    assert saved["messages"][1]["trace"]["answer_score"] == 0.82
+    exported = export_markdown(Workspace(simple_ws).load_chat(chat_id))
+    assert FIRST_LINE in exported and "[score" not in exported
+
+
+def test_the_chat_states_the_score_under_how_this_answer_was_made(advanced_ws):
+    at = ask("chat")
+    details = next(e for e in at.chat_message[1].expander
+                   if e.label == "How this answer was made")
+    assert any(m.value.startswith("Answer score 0.82") for m in details.markdown)
+    assert "[score" not in at.chat_message[1].markdown[0].value
