@@ -4,7 +4,7 @@ retriever); chats are saved and reopened."""
 import streamlit as st
 
 from ragcore.present import format as fmt, trace_view
-from ragcore.present.answer_score import score_sentence, without_score
+from ragcore.present.answer_score import without_score
 from ragcore.present.dates import friendly_date
 from ragcore.workspace.names import display_name
 from webapp import chat_list, shell, state
@@ -186,8 +186,8 @@ def render_details(message) -> None:
     with st.expander("How this answer was made"):
         st.caption(f"Chat mode {(message.trace or {}).get('chat_mode', '?')} · "
                    f"{trace_view.work_summary(message.trace)}")
-        if turn_score(message) is not None:
-            st.markdown(score_sentence(turn_score(message)))
+        if turn_score(message):
+            st.markdown(turn_score(message))
         if "condensed_question" in details:
             st.markdown("**Standalone question used for the search**")
             st.text(details["condensed_question"])

@@ -4,7 +4,7 @@ modes or retrievers side by side."""
 import streamlit as st
 
 from ragcore.present import format as fmt, trace_view
-from ragcore.present.answer_score import score_sentence, shown_stream, split_score
+from ragcore.present.answer_score import ranked_with, score_note, shown_stream, split_score
 from webapp import shell, state
 from webapp.advanced import advanced_toggle
 from webapp.chat_summary import route_caption, summary_answer
@@ -107,7 +107,8 @@ def ask(name: str, question: str, options: QueryOptions, box) -> None:
     box.markdown(fmt.markdown_text(marked) or NO_TEXT)  # the streamed text, now with [1] [2]
     st.session_state[ANSWER_KEY] = {
         "question": question, "index": name, "mode": options.response_mode,
-        "text": text, "score": score, "marked": marked, "listing": listing, "trace": trace,
+        "text": text, "marked": marked, "listing": listing, "trace": trace,
+        "score": score_note(score, ranked_with(index.embed_model_name, options.retrieval_mode)),
         "retrieval_mode": options.retrieval_mode,
         "backend": fmt.describe_backend(llm), "retriever": CHOICES[options.retriever].label,
     }
@@ -124,9 +125,10 @@ def render_sources(result: dict, advanced: bool) -> None:
                  toggle_key=MORE_SOURCES_KEY)
 
 
-def render_trace(trace: Trace, score: float | None = None) -> None:
-    if score is not None:
-        st.markdown(score_sentence(score))
+def render_trace(trace: Trace, score: str = "") -> None:
+    """The trace tab: the answer's score in words (``score_note``), work, stages, each call."""
+    if score:
+        st.markdown(score)
     figures = trace_view.work_metrics(trace)
     for col, (label, value) in zip(st.columns(len(figures)), figures.items()):
         col.metric(label, f"{value:.2f}" if label == "Seconds" else value)
@@ -206,7 +208,7 @@ def answer_tab(name: str, question: str, choices: dict, advanced: bool) -> None:
         with sources_tab:
             render_sources(result, advanced)
         with trace_tab:
-            render_trace(result["trace"], result.get("score"))
+            render_trace(result["trace"], result.get("score", ""))
 
 
 def compare(name: str, question: str, options: QueryOptions, modes: list[str]) -> None:
@@ -229,7 +231,8 @@ def compare(name: str, question: str, options: QueryOptions, modes: list[str]) -
         results.append(result)
         bar.progress(len(results) / len(modes),
                      text=f"{result.mode.value} done ({len(results)} of {len(modes)})")
-    st.session_state[COMPARE_KEY] = {"question": question, "results": results}
+    st.session_state[COMPARE_KEY] = {"question": question, "results": results, "ranked_with":
+                                     ranked_with(index.embed_model_name, options.retrieval_mode)}
 
 
 def render_comparison(compared: dict) -> None:
@@ -246,7 +249,7 @@ def render_comparison(compared: dict) -> None:
         st.markdown(f"**{result.mode.value}**")
         text, score = split_score(result.answer or "")
         st.caption(" · ".join(filter(None, [trace_view.work_summary(result.trace),
-                                            score_sentence(score)])))
+                                            score_note(score, compared.get("ranked_with"))])))
         if result.error:
             st.warning(f"This mode failed: {result.error}")
         else:
@@ -266,8 +269,9 @@ def compare_retrievers(name: str, question: str, options: QueryOptions, names: l
         results.append(result)
         bar.progress(len(results) / len(names),
                      text=f"{CHOICES[result.name].label} done ({len(results)} of {len(names)})")
-    st.session_state[RETRIEVER_COMPARE_KEY] = {"question": question, "mode": mode,
-                                               "results": results}
+    st.session_state[RETRIEVER_COMPARE_KEY] = {
+        "question": question, "mode": mode, "results": results,
+        "ranked_with": ranked_with(index.embed_model_name, options.retrieval_mode)}
 
 
 def options_fields(options: QueryOptions) -> dict:

@@ -10,7 +10,14 @@ import re
 
 from ragcore.llms import extractive_answer
 from ragcore.llms.extractive_answer import LABEL, label_line
-from ragcore.present.answer_score import score_sentence, shown_stream, split_score
+from ragcore.present.answer_score import (
+    not_found_threshold,
+    ranked_with,
+    score_note,
+    score_sentence,
+    shown_stream,
+    split_score,
+)
 from ragcore.present.citations import Segment, passage_segments, segments_to_html
 from ragcore.present.markers import mark_answer
 from ragcore.present.passage_markup import render_segments
@@ -62,14 +69,32 @@ def test_an_answer_without_a_score_streams_whole():
     assert "".join(shown_stream(words_streamed(plain))) == plain
 
 
-def test_the_score_is_stated_in_words_with_the_not_found_threshold(monkeypatch):
+def test_the_score_is_stated_in_words_with_the_not_found_threshold():
     assert split_score(ANSWER) == (f"{LABEL}: **Irene Adler**\n- To Sherlock Holmes she is "
                                    "always the woman, Irene Adler.", 0.82)
-    monkeypatch.setattr(extractive_answer, "NOT_FOUND_THRESHOLD", 0.35, raising=False)
-    assert score_sentence(0.82) == "Answer score 0.82 — the answerer says “not found” under 0.35"
-    monkeypatch.delattr(extractive_answer, "NOT_FOUND_THRESHOLD")
+    assert score_sentence(0.82, 0.35) == (
+        "Answer score 0.82 — the answerer says “not found” under 0.35")
     assert score_sentence(0.82) == "Answer score 0.82"
-    assert score_sentence(None) == ""
+    assert score_sentence(None, 0.35) == ""
+
+
+def by_model(embedder) -> float:
+    """A stand-in for the answerer's threshold: one for a trained model, one for words."""
+    return 0.42 if embedder is not None and embedder.model_name == "trained" else 0.3
+
+
+def test_the_threshold_is_the_one_of_the_model_the_answerer_ranked_with(monkeypatch):
+    monkeypatch.setattr(extractive_answer, "not_found_threshold", by_model, raising=False)
+    assert ranked_with("trained", "hybrid") == "trained"
+    assert ranked_with("trained", "keyword") is None  # a keyword search loads no model
+    assert not_found_threshold("trained") == 0.42 and not_found_threshold(None) == 0.3
+    assert score_note(0.82, "trained").endswith("under 0.42")
+    assert score_note(None, "trained") == ""
+    monkeypatch.delattr(extractive_answer, "not_found_threshold")
+    monkeypatch.setattr(extractive_answer, "NOT_FOUND_THRESHOLD", 0.35, raising=False)
+    assert not_found_threshold("trained") == 0.35  # a single threshold, if that is all it has
+    monkeypatch.delattr(extractive_answer, "NOT_FOUND_THRESHOLD")
+    assert not_found_threshold("trained") is None and score_note(0.82, None) == "Answer score 0.82"
 
 
 # -- markers ---------------------------------------------------------------------------------
@@ -112,7 +137,8 @@ def test_the_short_answer_outside_the_quote_is_not_emphasised():
 
 def test_the_label_line_is_never_a_quote():
     heading = "# The Framework Core\n\nThe Framework Core has five Functions."
-    answer = label_line(0.7, "**The Framework Core**") + "\n- The Framework Core has five Functions."
+    answer = (label_line(0.7, "**The Framework Core**")
+              + "\n- The Framework Core has five Functions.")
     (use,) = cite(answer, [heading], extractive=True).sources
     assert [heading[a:b] for a, b in use.spans] == ["The Framework Core has five Functions."]
 
@@ -170,13 +196,13 @@ def test_the_cli_prints_the_answer_without_the_score_then_the_score_on_its_own_l
         monkeypatch):
     from ragcore.cli.render import write_answer
 
-    monkeypatch.setattr(extractive_answer, "NOT_FOUND_THRESHOLD", 0.35, raising=False)
+    monkeypatch.setattr(extractive_answer, "not_found_threshold", by_model, raising=False)
     out = io.StringIO()
-    write_answer(out, Streamed(words_streamed(ANSWER)))
+    write_answer(out, Streamed(words_streamed(ANSWER)), ranked_with="trained")
     assert out.getvalue().splitlines() == [
         f"{LABEL}: **Irene Adler**",
         "- To Sherlock Holmes she is always the woman, Irene Adler.",
-        "Answer score 0.82 — the answerer says “not found” under 0.35",
+        "Answer score 0.82 — the answerer says “not found” under 0.42",
     ]
     plain = io.StringIO()
     write_answer(plain, Streamed(["A model's ", "answer."]))

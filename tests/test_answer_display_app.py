@@ -20,6 +20,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ragcore.llms.extractive as extractive
+import ragcore.llms.extractive_answer as extractive_answer
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.llms.extractive_answer import LABEL, NOT_FOUND, label_line
 from ragcore.present.quotes import sentence_spans
@@ -57,6 +58,8 @@ def built_workspace(tmp_path_factory, corpus_dir) -> Path:
 
 def workspace(monkeypatch, built_workspace, tmp_path, *, advanced: bool) -> Path:
     monkeypatch.setattr(extractive, "extractive_reply", contract_reply)
+    monkeypatch.setattr(extractive_answer, "not_found_threshold", lambda embedder=None: 0.35,
+                        raising=False)
     monkeypatch.setenv("RAGCORE_LLM", "extractive")
     monkeypatch.setenv("RAGCORE_EMBEDDER", "fake")
     root = tmp_path / "ws"
@@ -119,7 +122,7 @@ def test_advanced_states_the_score_and_the_comparison_leaves_it_out(advanced_ws)
     at = ask("query")
     assert at.markdown[0].value.split("\n")[0] == FIRST_LINE
     stated = [m.value for m in at.markdown if m.value.startswith("Answer score")]
-    assert stated and stated[0].startswith("Answer score 0.82")
+    assert stated == ["Answer score 0.82 — the answerer says “not found” under 0.35"]
     at.multiselect[0].set_value(["compact", "refine"]).run()
     next(b for b in at.button if b.label == "Compare").click().run()
     assert not at.exception
@@ -138,6 +141,7 @@ def test_a_chat_reply_is_shown_saved_and_exported_without_the_score(simple_ws):
     saved = json.loads((simple_ws / "chats" / f"{chat_id}.json").read_text())
     assert saved["messages"][1]["content"].split("\n")[0] == FIRST_LINE
     assert saved["messages"][1]["trace"]["answer_score"] == 0.82
+    assert saved["messages"][1]["trace"]["not_found_under"] == 0.35
     exported = export_markdown(Workspace(simple_ws).load_chat(chat_id))
     assert FIRST_LINE in exported and "[score" not in exported
 
@@ -146,5 +150,6 @@ def test_the_chat_states_the_score_under_how_this_answer_was_made(advanced_ws):
     at = ask("chat")
     details = next(e for e in at.chat_message[1].expander
                    if e.label == "How this answer was made")
-    assert any(m.value.startswith("Answer score 0.82") for m in details.markdown)
+    assert any(m.value == "Answer score 0.82 — the answerer says “not found” under 0.35"
+               for m in details.markdown)
     assert "[score" not in at.chat_message[1].markdown[0].value

@@ -14,7 +14,14 @@ from ragcore.chat.titles import key_phrase_title
 from ragcore.memory import ChatMemory
 from ragcore.types import Message, Node, ScoredNode
 from ragcore.workspace.chats import ChatMessage, ChatSource, SavedChat
-from ragcore.present.answer_score import TRACE_KEY, split_score
+from ragcore.present.answer_score import (
+    THRESHOLD_KEY,
+    TRACE_KEY,
+    not_found_threshold,
+    ranked_with,
+    score_sentence,
+    split_score,
+)
 from ragcore.present.trace_view import compact_trace
 
 DEFAULT_RETRIEVAL_MODE = "similarity"
@@ -53,6 +60,8 @@ def record_turn(
     trace = compact_trace(response.trace)
     if score is not None:
         trace[TRACE_KEY] = score
+        trace[THRESHOLD_KEY] = not_found_threshold(ranked_with(
+            settings.get("embed_model"), settings.get("retrieval_mode", DEFAULT_RETRIEVAL_MODE)))
     trace["chat_mode"] = chat_mode
     # The search that found this turn's sources: its scores decide which are shown by default.
     trace["retrieval_mode"] = settings.get("retrieval_mode", DEFAULT_RETRIEVAL_MODE)
@@ -83,10 +92,13 @@ def record_stopped_turn(
                             sources=sources, trace=trace)
 
 
-def turn_score(message: ChatMessage) -> float | None:
-    """The score the answerer stated for a saved reply (in its trace, or its text if older)."""
-    score = (message.trace or {}).get(TRACE_KEY)
-    return float(score) if score is not None else split_score(message.content)[1]
+def turn_score(message: ChatMessage) -> str:
+    """The score the answerer stated for a saved reply, in words ("" for none)."""
+    trace = message.trace or {}
+    score = trace.get(TRACE_KEY)
+    if score is None:  # a chat saved with the score in its text
+        return score_sentence(split_score(message.content)[1])
+    return score_sentence(float(score), trace.get(THRESHOLD_KEY))
 
 
 def turn_retrieval_mode(message: ChatMessage) -> str:

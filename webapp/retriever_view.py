@@ -14,7 +14,7 @@ from typing import Any
 import streamlit as st
 
 from ragcore.present import format as fmt
-from ragcore.present.answer_score import score_sentence, split_score
+from ragcore.present.answer_score import score_note, split_score
 from ragcore.present.trace_view import trace_dict, work_metrics
 from ragcore.retriever_choice import CHOICES, RetrieverResult, unavailable_reason
 from webapp.shell import in_columns
@@ -127,7 +127,7 @@ def render_retriever_comparison(compared: dict) -> None:
         text, score = split_score(result.answer or "")
         st.markdown(fmt.markdown_text(text) or NO_TEXT)
         if score is not None:
-            st.caption(score_sentence(score))
+            st.caption(score_note(score, compared.get("ranked_with")))
         st.caption(f"Passages ({len(result.source_nodes)})")
         for number, scored in enumerate(result.source_nodes, start=1):
             st.markdown(f"{number}. {passage_line(scored)}")

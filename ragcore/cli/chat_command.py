@@ -146,7 +146,7 @@ def answer_turn(message: str, session: ChatSession, *, show_trace: bool) -> None
     sys.stdout.write("assistant> ")
     try:
         response = session.engine.chat(message, session.memory, trace=trace)
-        write_answer(sys.stdout, response)
+        write_answer(sys.stdout, response, ranked_with=_ranked_with(session))
     except RagcoreError as exc:
         sys.stdout.write("\n")
         sys.stderr.write(f"error: {exc}\n")
@@ -156,6 +156,12 @@ def answer_turn(message: str, session: ChatSession, *, show_trace: bool) -> None
     if show_trace:
         write_trace(sys.stdout, trace)
     _save_turn(session, message, response, trace)
+
+
+def _ranked_with(session: ChatSession) -> str | None:
+    from ..present.answer_score import ranked_with
+
+    return ranked_with(session.index.embed_model_name, session.retrieval)
 
 
 def _new_saved_chat(args: argparse.Namespace, llm: Any) -> SavedChat:
@@ -170,10 +176,13 @@ def _new_saved_chat(args: argparse.Namespace, llm: Any) -> SavedChat:
 def _save_turn(session: ChatSession, message: str, response: Any, trace: Trace) -> None:
     if session.saved is None:
         return
-    from ..present.answer_score import TRACE_KEY, split_score
+    from ..present.answer_score import THRESHOLD_KEY, TRACE_KEY, not_found_threshold, split_score
 
     text, score = split_score(response.text)  # saved as the app saves it: the score aside
-    data = trace.to_dict() if score is None else {**trace.to_dict(), TRACE_KEY: score}
+    data = trace.to_dict()
+    if score is not None:
+        data.update({TRACE_KEY: score,
+                     THRESHOLD_KEY: not_found_threshold(_ranked_with(session))})
     session.saved.add_message("user", message)
     session.saved.add_message("assistant", text, sources=response.source_nodes, trace=data)
     path = session.workspace.save_chat(session.saved)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from typing import Any, Iterable, TextIO
 
-from ..present.answer_score import score_sentence, shown_stream, split_score
+from ..present.answer_score import score_note, shown_stream, split_score
 from ..present.format import hidden_sources_label, human_size
 from ..present.sources import ListedSource, answer_sources
 from ..present.support import NO_SUPPORT, is_extractive
@@ -35,16 +35,18 @@ def write_passages(
                                 subsequent_indent="    ") + "\n\n")
 
 
-def write_answer(out: TextIO, response: Iterable[str]) -> None:
+def write_answer(out: TextIO, response: Iterable[str], *, ranked_with: str | None = None
+                 ) -> None:
     """Stream the answer as it comes, then the answerer's score on a line of its own (the
-    extractive answerer states one; the terminal is where people tune it)."""
+    extractive answerer states one, ranking with the embedding model ``ranked_with``; the
+    terminal is where people tune it)."""
     for chunk in shown_stream(response):
         out.write(chunk)
         out.flush()
     out.write("\n")
     score = split_score(getattr(response, "text", ""))[1]
     if score is not None:
-        out.write(f"{score_sentence(score)}\n")
+        out.write(f"{score_note(score, ranked_with)}\n")
 
 
 def write_sources(

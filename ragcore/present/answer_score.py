@@ -10,17 +10,19 @@ own after the answer.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
 from ..llms import extractive_answer
 from ..llms.extractive_answer import LABEL, answer_score, without_score
 
-__all__ = ["TRACE_KEY", "answer_score", "not_found_threshold", "score_sentence", "shown_stream",
-           "split_score", "without_score"]
+__all__ = ["TRACE_KEY", "THRESHOLD_KEY", "answer_score", "not_found_threshold", "ranked_with",
+           "score_note", "score_sentence", "shown_stream", "split_score", "without_score"]
 
 _SCORE_START = " [score "
 # Where a saved chat turn keeps the score its answerer stated (its text is kept without it).
 TRACE_KEY = "answer_score"
+THRESHOLD_KEY = "not_found_under"  # and the threshold its answerer says "not found" under
 
 
 def split_score(text: str) -> tuple[str, float | None]:
@@ -58,17 +60,38 @@ def _undecided(held: str) -> bool:
         and "]" not in rest
 
 
-def not_found_threshold() -> float | None:
-    """The score under which the answerer says "not found" (None if it states none)."""
+def ranked_with(embed_model: str | None, retrieval_mode: str) -> str | None:
+    """The embedding model the extractive answerer ranked with: the index's, except for a
+    keyword search, which loads no model (``index.engines.llm_with_index_embedder``)."""
+    return None if retrieval_mode == "keyword" else embed_model
+
+
+def not_found_threshold(model: str | None = None) -> float | None:
+    """The score under which the answerer says "not found" when it ranks with ``model`` (an
+    embedding model's name; None: by words alone). None if the answerer states no threshold."""
+    compute = getattr(extractive_answer, "not_found_threshold", None)
+    if callable(compute):
+        return float(compute(_Model(model) if model else None))
     value: Any = getattr(extractive_answer, "NOT_FOUND_THRESHOLD", None)
     return float(value) if isinstance(value, (int, float)) else None
 
 
-def score_sentence(score: float | None) -> str:
-    """'Answer score 0.82 — the answerer says "not found" under 0.35' ("" with no score)."""
+@dataclass(frozen=True, slots=True)
+class _Model:
+    """What the answerer reads of an embedder to pick its threshold: the model's name."""
+
+    model_name: str
+
+
+def score_sentence(score: float | None, threshold: float | None = None) -> str:
+    """'Answer score 0.82 — the answerer says “not found” under 0.35' ("" with no score)."""
     if score is None:
         return ""
-    threshold = not_found_threshold()
     if threshold is None:
         return f"Answer score {score:.2f}"
     return f"Answer score {score:.2f} — the answerer says “not found” under {threshold:.2f}"
+
+
+def score_note(score: float | None, model: str | None) -> str:
+    """``score_sentence`` with the threshold of the answerer that ranked with ``model``."""
+    return score_sentence(score, not_found_threshold(model)) if score is not None else ""
