@@ -207,3 +207,32 @@ def test_the_cli_prints_the_answer_without_the_score_then_the_score_on_its_own_l
     plain = io.StringIO()
     write_answer(plain, Streamed(["A model's ", "answer."]))
     assert plain.getvalue() == "A model's answer.\n"
+
+
+# -- Open in document ------------------------------------------------------------------------
+
+
+def test_open_in_document_shows_the_short_answer_bold_inside_the_quoted_sentence():
+    from webapp.document_view import document_segments
+
+    document = "Chapter I.\n\n" + HOLMES + "\n\nChapter II."
+    node = Node(HOLMES, start_char=document.index(HOLMES))
+    use = cite(ANSWER, [HOLMES], extractive=True).sources[0]
+    segments = document_segments(document, node, use.spans, use.answer_spans)
+    assert [s.kind for s in segments] == ["context", "passage", "cited", "answer", "cited",
+                                          "passage", "context"]
+    assert next(s.text for s in segments if s.kind == "answer") == "Irene Adler"
+
+
+def test_a_pdf_page_tints_the_short_answer_deeper_than_its_sentence():
+    from PIL import Image
+
+    from ragcore.present.page_boxes import Rect
+    from webapp.document_view import highlighted
+
+    page = Image.new("RGB", (100, 40), "white")
+    sentence, answer = Rect(0, 10, 100, 20), Rect(60, 10, 90, 20)
+    image = highlighted(page, [sentence], [sentence], [answer])
+    cited, short = image.getpixel((20, 15)), image.getpixel((75, 15))
+    assert sum(short) < sum(cited) < 3 * 255  # both tinted, the short answer deeper
+    assert image.getpixel((75, 20)) != short  # and underlined
