@@ -2,11 +2,14 @@
 
 The offline answer to "summarise this document" (or a whole index) when no language model is
 configured. The text arrives as chunks with their stored vectors (the index already embedded
-them); the document's centroid is the normalised mean of those vectors. A long document is first
-narrowed to ``CHUNK_POOL`` chunks picked by maximal marginal relevance against the centroid, so
-the work stays bounded however long it is. The quotable sentences of those chunks (headings,
-code and table rows left out by ``llms.extractive_text``) are embedded with the same model and
-picked again by MMR: central (close to the centroid) but unlike the sentences already picked.
+them); the document's centroid is the normalised mean of those vectors. Which sentences may
+stand in a summary and what the document's main sections are is ``llms.extractive_summary``'s
+call (body prose only: no table rows, references, headings or front matter). A long document
+with sections gets a line per main section: the sentence nearest both its section's centroid
+and the whole text's, read from the ``SECTION_POOL`` chunks nearest each section's centroid.
+A text without sections is first narrowed to ``CHUNK_POOL`` chunks picked by maximal marginal
+relevance against the centroid, so the work stays bounded however long it is; its sentences
+are picked again by MMR: central (close to the centroid) but unlike the ones already picked.
 The picks are shown in the order they appear in the document, within ``max_chars`` characters.
 
 Unlike the extractive answerer (``llms.extractive``), which ranks sentences by a question,
@@ -16,7 +19,8 @@ nothing here depends on a question: centrality replaces relevance.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import numpy as np
@@ -24,16 +28,15 @@ import numpy as np
 from .embeddings.base import Embedder, embed_texts, normalize
 from .errors import ConfigError
 from .lexical import split_sentences
+from .llms.extractive_summary import Outline, Sentence, outline, pick
 from .llms.extractive_text import candidates
 from .mmr import mmr_select
 
 CHUNK_POOL = 24  # chunks whose sentences are read when a document has more
+SECTION_POOL = 3  # chunks read for each main section of a long document
 REDUNDANCY = 0.3  # weight of "unlike the picks so far" against centrality (1 - MMR lambda)
-MIN_WORDS = 6  # shorter sentences say too little to stand in a summary
 SEPARATOR = " — "  # between a sentence without a full stop and the next
 _SPACES = re.compile(r"\s+")
-_FIELD = re.compile(r"(?:^|\s)[A-Z][\w-]*:\s")  # "Title: ", "Author: " in a header block
-_CONTINUES = re.compile(r"^(?:And|But|So|Or|Yet|Also|Then|Still)\b")  # leans on the one before
 _ROLE = re.compile(r":(\w+):`([^`<]+?)(?:\s*<[^>]*>)?`")  # reST :pep:`257`, :ref:`text <x>`
 _FOOTNOTE_REF = re.compile(r"\s*\[(?:#[\w-]*|\d+|\*)\]_")  # reST [#fn-hi]_, [1]_
 _DOUBLE_TICKS = re.compile(r"``([^`]+)``")
@@ -108,55 +111,77 @@ def summarize_extractive(
     if vectors.shape[0] != len(texts):
         raise ConfigError(f"{vectors.shape[0]} vectors were given for {len(texts)} chunks")
     centroid = centroid_of(vectors)
-    pool = sorted(central_order(vectors, centroid, limit=CHUNK_POOL))
-    found = _readable(_sentences([texts[i] for i in pool]), max_sentences)
-    if not found:
+    whole = outline([candidates(text) for text in texts])
+    pool = _chunk_pool(whole, vectors, centroid, max_sentences)
+    found = _within_chunks(whole, pool) if whole.sentences else _plain(texts, pool)
+    if not found.sentences:
         return ExtractiveSummary((), len(pool), 0)
-    sentence_vectors = normalize(embed_texts(embedder, [text for _, text in found]))
-    picks = central_order(sentence_vectors, centroid, limit=max_sentences)
+    shown = [tidy(s.text) for s in found.sentences]
+    sentence_vectors = normalize(embed_texts(embedder, shown))
     centrality = sentence_vectors @ centroid
-    kept = _within(picks, [text for _, text in found], max_chars)
-    chosen = tuple(
-        SummarySentence(text, pool[found[i][0]], float(centrality[i])) for i, text in sorted(kept)
-    )
-    return ExtractiveSummary(chosen, len(pool), len(found))
+    picks = _picks(found, sentence_vectors, vectors, centroid, max_sentences)
+    kept = _within(picks, shown, max_chars)
+    chosen = tuple(SummarySentence(text, found.sentences[i].chunk, float(centrality[i]))
+                   for i, text in sorted(kept))
+    return ExtractiveSummary(chosen, len(pool), len(found.sentences))
 
 
-def _sentences(chunks: Sequence[str]) -> list[tuple[int, str]]:
-    """(chunk position, sentence) for each distinct quotable sentence, in order.
+def _chunk_pool(whole: Outline, vectors: np.ndarray, centroid: np.ndarray, wanted: int
+                ) -> list[int]:
+    """The chunks whose sentences are read: with sections, the ``SECTION_POOL`` chunks nearest
+    each of the largest sections' centroid (and the abstract's); else the most central."""
+    chunks = _section_chunks(whole)
+    if len(chunks) < 2:
+        return sorted(central_order(vectors, centroid, limit=CHUNK_POOL))
+    sizes = Counter(s.section for s in whole.sentences if s.body)
+    chosen = sorted(chunks, key=lambda k: (k != whole.first, -sizes[k], k))[:wanted]
+    pool: set[int] = set()
+    for section in chosen:
+        rows = sorted(chunks[section])
+        near = vectors[rows] @ centroid_of(vectors[rows])
+        pool.update(rows[i] for i in np.argsort(-near)[:SECTION_POOL])
+    return sorted(pool)
 
-    Chunks overlap, so a sentence met again in the next chunk is read once. When a chunk has
-    nothing quotable (a slide of short lines), its plain sentences stand in. A sentence that
-    leans on the one before ("This plan is then deployed ...") cannot stand alone.
-    """
+
+def _section_chunks(found: Outline) -> dict[int, set[int]]:
+    chunks: dict[int, set[int]] = {}
+    for sentence in found.sentences:
+        chunks.setdefault(sentence.section, set()).add(sentence.chunk)
+    return chunks
+
+
+def _within_chunks(whole: Outline, pool: list[int]) -> Outline:
+    """The outline's sentences that come from the chunks of ``pool``."""
+    keep = set(pool)
+    return replace(whole, sentences=tuple(s for s in whole.sentences if s.chunk in keep))
+
+
+def _plain(texts: Sequence[str], pool: list[int]) -> Outline:
+    """A text with no quotable sentence (a slide of short lines): its plain sentences."""
     seen: set[str] = set()
-    found: list[tuple[int, str]] = []
-    for number, chunk in enumerate(chunks):
-        found_here = candidates(chunk)
-        texts = [c.text for c in found_here if not c.starts_with_reference] if found_here \
-            else split_sentences(chunk)
-        for text in texts:
-            key = _SPACES.sub(" ", text).strip().lower()
-            if key and key not in seen:
-                seen.add(key)
-                found.append((number, tidy(text)))
-    return found
+    found = []
+    for number in pool:
+        for text in split_sentences(texts[number]):
+            if text.lower() not in seen:
+                seen.add(text.lower())
+                found.append(Sentence(text, number, 0, body=False))
+    return Outline(tuple(found), ("",))
 
 
-def _readable(found: list[tuple[int, str]], wanted: int) -> list[tuple[int, str]]:
-    """Whole sentences worth reading alone, when there are enough of them to choose from.
-
-    A PDF line cut mid-sentence, a header block ("PEP: 8 Title: ... Author: ..."), a sentence
-    continuing the one before ("And ...", "But ...") or a fragment of a few words reads badly
-    in a summary; they are kept only when a text has
-    too few better sentences.
-    """
-    good = [
-        (chunk, text) for chunk, text in found
-        if _ENDED.search(text) and len(text.split()) >= MIN_WORDS
-        and len(_FIELD.findall(text)) < 2 and not _CONTINUES.match(text)
-    ]
-    return good if len(good) >= wanted else found
+def _picks(found: Outline, sentence_vectors: np.ndarray, vectors: np.ndarray,
+           centroid: np.ndarray, wanted: int) -> list[int]:
+    """The sentences to quote, best first: a line per main section when the text has several
+    (near its section's centroid and the whole text's), else central ones unlike each other."""
+    chunks = _section_chunks(found)
+    if len(chunks) < 2:
+        body = [i for i, s in enumerate(found.sentences) if s.body]
+        rows = body if len(body) >= wanted else list(range(len(found.sentences)))
+        order = central_order(sentence_vectors[rows], centroid, limit=wanted)
+        return [rows[i] for i in order]
+    section_centroids = {k: centroid_of(vectors[sorted(rows)]) for k, rows in chunks.items()}
+    scores = [float(sentence_vectors[i] @ (section_centroids[s.section] + centroid))
+              for i, s in enumerate(found.sentences)]
+    return pick(found, scores, limit=wanted)
 
 
 def tidy(sentence: str) -> str:

@@ -122,7 +122,7 @@ def test_a_pdf_bullet_runs_on_over_its_full_wrapped_lines():
             "These Functions are Identify, Protect, Detect, Respond, and Recover. They aid an\n"
             "organization in expressing its management of cybersecurity risk by organizing.\n"
             "information, enabling risk management decisions, addressing threats, and improving\n"
-            "by learning from previous activities across the whole organization and its partners.\n")
+            "by learning from previous activities across the whole organization and partners.\n")
     assert all(c.item for c in candidates(text))
 
 

@@ -9,11 +9,11 @@ CAPS lines, numbered section titles glued to the paragraph under them by a PDF r
 ("Usage: tar [OPTION...] [FILE]..."), figure captions, boilerplate (copyright lines, bare
 URLs) and filler that announces rather than says ("The five Functions are defined below.",
 "This section describes ...", "See Appendix A for ..."; one ending in a colon stays: it leads
-into what follows). A list item is a unit with the sentence that introduces it (its ``lead``):
-``list_unit`` gives both, so a list that answers can be quoted whole. Unlike ``lexical.split_sentences`` (plain sentences for scoring elsewhere), a candidate
-keeps what surrounds it: the heading it sits under, the sentence before it when it refers back
-("This is where ..."), and the list it introduces, so the ranker can read it in context and
-the answer can quote an enumeration under the sentence that introduces it.
+into what follows). Unlike ``lexical.split_sentences`` (plain sentences for scoring
+elsewhere), a candidate keeps what surrounds it: the heading it sits under (and its section),
+the sentence before it when it refers back ("This is where ..."), the list it introduces and,
+for a list item, that list's lead-in (``lead``), so the ranker can read it in context and the
+answer can quote a list whole under the sentence that introduces it (``list_unit``).
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _INLINE_CODE = re.compile(r"``?[^`]+``?")
 _NUMBERED_TITLE = re.compile(r"^(?:[A-Z]\.|\d+(?:\.\d+)*\.?|[IVX]+\.)\s+[A-Z0-9]")
 _CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Listing|Exhibit)\s+[\dA-Z][\w.-]*[:.]", re.I)
+_LEADER = re.compile(r"(?:\.\s?){4,}\s*[\divxlc]*\s*$")  # "2.0 Framework Basics ........ 6"
+_PAGE_HEADER = re.compile(r"available free of charge from", re.I)  # NIST's, atop each page
 _POINTED_AT = r"(?:sections?|chapters?|appendix|appendices|tables?|figures?|below|above)"
 # Sentences that announce what comes ("X are defined below") or point elsewhere.
 _FILLER = re.compile(
@@ -104,6 +106,7 @@ class Candidate:
     item: bool = False  # a list item
     heading: str = ""  # the title it sits under, when it is among the first sentences there
     topic: str = ""  # what its whole passage is about: the file's name and title
+    source: str = ""  # the file its passage comes from, when the prompt names it
     previous: int | None = None  # the sentence it refers back to ("This ...", "these rules")
     followers: list[int] = field(default_factory=list)  # the list it introduces
     lead: int | None = None  # for a list item: the sentence that introduces its list
@@ -167,7 +170,7 @@ def candidates(*contexts: str) -> list[Candidate]:
         heading, since_heading, last = "", 0, None
         for text, kind in _blocks(passage.text):
             if kind == "heading":
-                if not _CAPTION.match(text):  # a caption titles a figure, not what follows
+                if not (_CAPTION.match(text) or _LEADER.search(text)):  # figure, contents
                     heading, since_heading = text, 0
                 continue
             for sentence in split_sentences(text):
@@ -178,7 +181,8 @@ def candidates(*contexts: str) -> list[Candidate]:
                     continue
                 cand = Candidate(sentence, number, len(found), item=kind == "item",
                                  heading=heading if since_heading < LEAD_SENTENCES else "",
-                                 topic=passage.topic, section=heading)
+                                 topic=passage.topic, section=heading,
+                                 source=passage.file_name)
                 if last is not None and _REFERS_BACK.search(sentence):
                     cand.previous = last
                 found.append(cand)
@@ -315,7 +319,8 @@ def _starts_anew(current: list[str]) -> bool:
 def _is_title_line(line: str, nxt: str) -> bool:
     """A heading line: a title by its look, not running on into a lower-case next line."""
     follows = nxt.strip()
-    if follows and not (follows[:1].isupper() or follows[:1].isdigit() or _LIST_ITEM.match(nxt)):
+    if follows and not (follows[:1].isupper() or follows[:1] in "[0123456789"
+                        or _LIST_ITEM.match(nxt)):
         return False
     return is_heading(line, alone=not follows)
 
@@ -355,7 +360,7 @@ def _clean_lines(text: str) -> list[tuple[str, str]]:
         elif _MD_HEADING.match(line):
             literal_indent = None
             out.append((_MD_HEADING.sub("", line).strip(" #"), "heading"))
-        elif _COMMAND_LINE.match(line):
+        elif _COMMAND_LINE.match(line) or _PAGE_HEADER.search(line):
             out.append(("", "break"))
         elif _DIRECTIVE.match(line) or _TAG_LINE.match(line):
             name = line.strip()[3:].split("::")[0].strip()

@@ -1,0 +1,212 @@
+"""Summaries a person would write from a document: central sentences of its body, by section.
+
+Two summarisers quote documents without a language model: the extractive answerer asked
+"Summarise" about the passages of a prompt (``overview_reply``, by words alone), and
+``ragcore.summary``, which summarises a whole file from its chunks with the embedding model.
+Both read the text as ``extractive_text`` cuts it, and share what this module decides:
+
+- which sentences may stand in a summary (``is_body``): whole prose sentences of the body; not
+  list items without their lead-in, table rows (dense with codes and numbers: "ID.RA-2: ...
+  COBIT 5 BAI08.01 ..."), references and footnotes, sentences leaning on the one before, nor
+  anything under front or back matter (contents, authors, acknowledgements, references,
+  glossary, acronyms, appendices);
+- the document's main sections (``outline``): numbered titles group under their first number
+  ("2.1 Framework Core" belongs to "2.0 Framework Basics"), and then text before the first
+  number is front matter unless it is an abstract or executive summary; without numbers each
+  heading starts a section, except a title repeated on many pages (a running header);
+- what to quote (``pick``): the best sentence of each main section in document order (the
+  abstract first in line, then the largest sections, when there are more sections than
+  room), more than one per section only when there are few sections; for a text without
+  sections, its most central sentences.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Sequence
+
+from ..lexical import centrality_scores, words
+from .extractive_text import Candidate
+
+MIN_WORDS = 6  # shorter sentences say too little to stand in a summary
+MAX_WORDS = 60  # longer ones are run-on PDF debris (a table read as one sentence)
+MANY_SECTIONS = 4  # with this many sections, a line each; with fewer, more lines per section
+RUNNING_HEADER = 5  # a title over this many chunks (or 5 %) is a page header, not a section
+_ENDED = re.compile(r"[.!?][\"'\u201d\u2019)\]]*$")
+_CONTINUES = re.compile(
+    r"^(?:and|but|so|or|yet|also|then|still|however|rather|thus|therefore|instead|moreover|"
+    r"furthermore|in addition|similarly|otherwise|finally|nonetheless|nevertheless|"
+    r"for (?:example|instance))\b", re.I)
+_REFERENCE = re.compile(
+    r"^\[[^\]]{1,12}\]|https?://|www\.|\bdoi:|\bet al\.|\bISBN\b|\b(?:available|retrieved) "
+    r"(?:at|from)\b|\bpp\.\s*\d|\bvol\.\s*\d|^\d{1,3}\s+\S|\(\d{4}[a-z]?\)|"
+    r"\b[A-Z][a-z]+,? [A-Z]{1,2}, [A-Z][a-z]+,? [A-Z]{1,2}\b", re.I)  # "Rose S, Borchert O"
+# "This report explains ...": the text speaks of itself, it does not refer back.
+_ITSELF = re.compile(r"^this (?:report|document|publication|paper|guide|chapter|book|article|"
+                     r"specification|memo|standard|proposal|pep|rfc)\b", re.I)
+_FIELD = re.compile(r"(?:^|\s)[A-Z][\w-]*:\s")  # "Title: ", "Author: " of a header block
+_NUMBERED = re.compile(r"^(\d{1,2})(?:\.\d{1,2})*\.?\s+[A-Z]")
+_KEEP_BEFORE_NUMBERS = re.compile(r"^(?:abstract|executive summary|summary|overview)\b", re.I)
+_MATTER = re.compile(
+    r"^(?:\d{1,2}(?:\.\d{1,2})*\.?\s+)?(?:appendix|annex|references?\b|bibliography|glossary|"
+    r"acronyms|abbreviations|acknowledge?ments?|index\b|(?:table of )?contents|list of|errata|"
+    r"authority|disclaimer|trademark|note to (?:readers|reviewers)|audience|keywords|foreword|"
+    r"preface|about the authors?|document conventions|patent|reports on computer systems|"
+    r"copyright|license)", re.I)
+FRONT = "front matter"  # the section key of what no summary quotes
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """A sentence a summary may quote: its text, the chunk it came from, its main section."""
+
+    text: str
+    chunk: int
+    section: int  # index into ``Outline.sections``
+    body: bool = True  # body prose (``is_body``), not a fallback for a text with too little
+
+
+@dataclass(frozen=True, slots=True)
+class Outline:
+    """A document's quotable sentences, in order, each once, and its main sections' titles."""
+
+    sentences: tuple[Sentence, ...]
+    sections: tuple[str, ...]
+    first: int | None = None  # the section an abstract or executive summary fills
+
+
+def is_body(cand: Candidate) -> bool:
+    """Whether a sentence reads alone as the body's prose (see the module docstring)."""
+    text = cand.text
+    count = len(words(text))
+    leans = cand.starts_with_reference and not _ITSELF.match(text)
+    if cand.item or leans or not MIN_WORDS <= count <= MAX_WORDS:
+        return False
+    if not _ENDED.search(text) or text[:1].islower() or _CONTINUES.match(text):
+        return False
+    if len(_FIELD.findall(text)) >= 2:
+        return False
+    return not is_debris(text)
+
+
+def is_debris(text: str) -> bool:
+    """A table row or a reference: what no summary quotes, however few sentences there are."""
+    tokens = text.split()
+    coded = sum(any(c.isdigit() for c in t) for t in tokens)
+    tabular = coded >= 0.3 * len(tokens) or (coded >= 6 and coded >= 0.15 * len(tokens))
+    return tabular or bool(_REFERENCE.search(text))
+
+
+def outline(chunks: Sequence[Sequence[Candidate]]) -> Outline:
+    """The sentences of a document's chunks (in document order) with their main sections.
+
+    Each chunk's candidates know the heading above them within the chunk; a chunk that starts
+    without one continues the section the chunk before ended in.
+    """
+    repeats = Counter(title for chunk in chunks for title in {c.section for c in chunk})
+    running = max(RUNNING_HEADER, len(chunks) // 20)
+    numbered = len({_number(t) for t in repeats if _number(t) and not _MATTER.match(t)}) >= 2
+    keys: list[str] = []
+    first: int | None = None
+    found: list[Sentence] = []
+    seen: set[str] = set()
+    key = "" if not numbered else FRONT
+    for number, chunk in enumerate(chunks):
+        for cand in chunk:
+            if cand.section and repeats[cand.section] < running:
+                key = _section_key(cand.section, key, numbered=numbered, keys=keys)
+            text = " ".join(cand.text.split())
+            if key == FRONT or text.lower() in seen or not _quotable(cand):
+                continue
+            seen.add(text.lower())
+            if key not in keys:
+                keys.append(key)
+                if _KEEP_BEFORE_NUMBERS.match(key):
+                    first = len(keys) - 1 if first is None else first
+            found.append(Sentence(text, number, keys.index(key), is_body(cand)))
+    return Outline(tuple(found), tuple(keys), first)
+
+
+def _quotable(cand: Candidate) -> bool:
+    """What a summary may fall back on when a text has too few body sentences."""
+    return not is_debris(cand.text)
+
+
+def _number(title: str) -> int:
+    """The first number of a numbered section title ("2.1 Framework Core": 2), else 0; a
+    table's row read as a title ("4 CP-2, RA-2, SA-14") is none."""
+    match = _NUMBERED.match(title)
+    if not match or sum(any(c.isdigit() for c in w) for w in title.split()[1:]) > 1:
+        return 0
+    return int(match.group(1))
+
+
+def _section_key(title: str, current: str, *, numbered: bool, keys: list[str]) -> str:
+    """The main section a heading starts: its first number when the document numbers its
+    sections (an unnumbered title inside one stays in it; a number out of sequence, such as a
+    stray line of an appendix's table, starts nothing), else the title itself."""
+    if _MATTER.match(title):
+        return FRONT
+    if not numbered:
+        return title
+    number = _number(title)
+    reached = max((_number(k) for k in keys), default=0)
+    if number and reached < number <= reached + 2:
+        return title
+    if _KEEP_BEFORE_NUMBERS.match(title) and not reached:
+        return title
+    return current
+
+
+def pick(found: Outline, scores: Sequence[float], *, limit: int) -> list[int]:
+    """Indexes of ``found.sentences`` to quote, best first (show them sorted: document order).
+
+    ``scores``: how central each sentence is (within its section, or to the whole text).
+    Sentences that are not body text count only when a text has fewer than ``limit``.
+    """
+    pool = [i for i, s in enumerate(found.sentences) if s.body]
+    if len(pool) < limit:
+        pool = list(range(len(found.sentences)))
+    groups: dict[int, list[int]] = {}
+    for i in sorted(pool, key=lambda i: (-scores[i], i)):
+        groups.setdefault(found.sentences[i].section, []).append(i)
+    order = sorted(groups, key=lambda s: (s != found.first, -len(groups[s]), s))[:limit]
+    picks: list[int] = []
+    for depth in range(limit):
+        level = [groups[s][depth] for s in order if depth < len(groups[s])]
+        picks += sorted(level, key=lambda i: (found.sentences[i].section != found.first,
+                                              -scores[i], i))[: limit - len(picks)]
+        if len(groups) >= min(limit, MANY_SECTIONS):
+            break  # sections enough: a line each
+    return picks
+
+
+def overview_reply(cands: Sequence[Candidate], *, limit: int, label: str) -> str:
+    """The answerer's reply to "Summarise": the file most passages come from, summarised
+    from its passages alone (a summary of one file quotes no other)."""
+    by_file: dict[str, list[list[Candidate]]] = {}
+    passages: dict[int, list[Candidate]] = {}
+    for cand in cands:
+        passages.setdefault(cand.passage, []).append(cand)
+    for chunk in passages.values():
+        by_file.setdefault(chunk[0].source or chunk[0].topic, []).append(chunk)
+    source = max(by_file, key=lambda f: (len(by_file[f]), -list(by_file).index(f)))
+    found = outline(by_file[source])
+    if not found.sentences:  # nothing but tables and references: quote the most central
+        found = Outline(tuple(Sentence(c.text, c.passage, 0) for c in cands), ("",))
+    texts = [s.text for s in found.sentences]
+    chosen = sorted(pick(found, _scores_within_sections(found, texts), limit=limit))
+    lines = [f"{label}: the most representative sentences of {source or 'the passages'}:"]
+    return "\n".join(lines + [f"- {texts[i]}" for i in chosen])
+
+
+def _scores_within_sections(found: Outline, texts: list[str]) -> list[float]:
+    """Each sentence's centrality among its section's sentences (words shared with them)."""
+    scores = [0.0] * len(texts)
+    for section in range(len(found.sections)):
+        members = [i for i, s in enumerate(found.sentences) if s.section == section]
+        for i, score in zip(members, centrality_scores([texts[i] for i in members])):
+            scores[i] = score
+    return scores

@@ -1,0 +1,124 @@
+"""Summaries a person would write: body sentences only, a line per main section, one file."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragcore.llms.extractive import LABEL, extractive_reply
+from ragcore.llms.extractive_summary import is_body, outline, pick
+from ragcore.llms.extractive_text import Candidate, candidates
+from ragcore.prompts import QA
+from ragcore.summary import summarize_extractive
+
+TABLE_ROW = ("ID.RA-2: Cyber threat intelligence is received from information sharing forums "
+             "and sources CIS CSC 4 COBIT 5 BAI08.01 ISA 62443-2-1:2009 4.2.3, 4.2.3.9, "
+             "4.2.3.12 ISO/IEC 27001:2013 A.6.1.4 NIST SP 800-53 Rev. 4 SA-10, SI-7.")
+REFERENCE = ("[12] Rose S, Borchert O (2020) Zero Trust Architecture. Available at "
+             "https://doi.org/10.6028/NIST.SP.800-207.")
+
+# A report as a PDF reader gives it: title page, authors, contents, an abstract, numbered
+# sections with subsections, and back matter (references, an appendix with a table).
+REPORT = [
+    "Harbour Relocation Report\nAnna Berg\nTom Lind\nFacilities Division\n",
+    "Table of Contents\n1 Introduction ........ 1\n2 Planning the Move ........ 3\n"
+    "3 After the Move ........ 7\nAppendix A: Inventory ........ 9\n",
+    "Acknowledgments\nThe authors thank the facilities staff for their patient help.\n",
+    "Abstract\nThis report explains how the office moves to the harbour building in spring.\n",
+    "1 Introduction\nThe office has outgrown the old building on the hill since last year.\n"
+    "Rents on the hill have risen for three years in a row.\n",
+    "1.1 Background\nThe lease of the old building ends in the coming summer.\n",
+    "2 Planning the Move\nEvery team packs its own desks during the last week of February.\n"
+    "Network equipment moves first, over the weekend of the first of March.\n",
+    "2.1 Budget\nThe move costs the company about two hundred thousand euros in all.\n",
+    "3 After the Move\nThe harbour building has parking for forty cars and a canteen.\n"
+    "Questions about the new building go to the facilities desk by email.\n",
+    f"References\n{REFERENCE}\n",
+    f"Appendix A: Inventory\nThe inventory lists every desk and screen of the office.\n"
+    f"{TABLE_ROW}\n",
+]
+SECTIONS = ("Abstract", "1 Introduction", "2 Planning the Move", "3 After the Move")
+
+
+def body(text: str, **fields) -> bool:
+    return is_body(Candidate(text, 0, 0, **fields))
+
+
+@pytest.mark.parametrize(
+    "text, fields",
+    [
+        (TABLE_ROW, {}),
+        (REFERENCE, {}),
+        ("3 Executive Order no. 13636, Improving Critical Infrastructure Cybersecurity, "
+         "February 12, 2013.", {}),  # a footnote
+        ("However, the canteen opens only in April of next year.", {}),  # leans on the one before
+        ("These rules apply to every team of the office.", {}),  # refers back
+        ("Each value in Rust has an owner at any time.", {"item": True}),  # without its lead-in
+        ("The move is close.", {}),  # too short to say much
+        ("PEP: 8 Title: Style Guide for Python Code Author: Guido van Rossum.", {}),
+    ],
+)
+def test_what_is_not_body_text(text, fields):
+    assert not body(text, **fields)
+
+
+def test_a_plain_sentence_with_a_number_or_two_is_body_text():
+    assert body("In 2018, NIST published version 1.1 of the Framework for all sectors.")
+
+
+def test_the_outline_keeps_the_abstract_and_main_sections_and_drops_the_rest():
+    found = outline([candidates(chunk) for chunk in REPORT])
+    assert found.sections == SECTIONS
+    assert found.sections[found.first] == "Abstract"
+    texts = " ".join(s.text for s in found.sentences)
+    for debris in ("thank", "Berg", "inventory", "BAI08", "Rose S", "........"):
+        assert debris not in texts
+    # Subsections belong to their main section.
+    budget = next(s for s in found.sentences if "two hundred thousand" in s.text)
+    assert found.sections[budget.section] == "2 Planning the Move"
+
+
+def test_a_title_on_every_page_is_a_running_header_not_a_section():
+    pages = [f"Harbour Report\nPage text number {n} says the move goes well for everyone.\n"
+             for n in range(8)]
+    found = outline([candidates(page) for page in pages])
+    assert found.sections == ("",)
+
+
+def test_a_line_per_main_section_with_the_abstract_first_in_line():
+    found = outline([candidates(chunk) for chunk in REPORT])
+    scores = [float(len(s.text)) for s in found.sentences]
+    picks = pick(found, scores, limit=3)
+    sections = [found.sections[found.sentences[i].section] for i in picks]
+    assert sections[0] == "Abstract" and len(set(sections)) == 3
+
+
+def test_without_sections_the_most_central_sentences_are_picked():
+    found = outline([candidates("One two three four five six seven. " * 1 +
+                                "Alpha beta gamma delta epsilon zeta eta. "
+                                "Red green blue cyan magenta yellow black.")])
+    assert pick(found, [0.1, 0.9, 0.5], limit=2) == [1, 2]
+
+
+def test_the_file_summary_quotes_a_line_per_section_and_no_debris(fake_embedder):
+    found = summarize_extractive(REPORT, fake_embedder, max_sentences=6, max_chars=1200)
+    texts = [s.text for s in found.sentences]
+    assert len(texts) == 4  # the abstract and the three numbered sections
+    assert texts[0] == "This report explains how the office moves to the harbour building in " \
+                       "spring."
+    assert not any(word in t for t in texts for word in ("BAI08", "Rose S", "thank", "........"))
+    chunks = [s.chunk for s in found.sentences]
+    assert chunks == sorted(chunks)
+
+
+def test_summarise_quotes_the_main_file_of_the_passages_and_no_table_row():
+    memo = "\n\n".join(f"file_name: report.pdf\n\n{chunk}" for chunk in REPORT[3:9])
+    other = ("file_name: bread.txt\n\nBread needs flour, water, salt and yeast to rise well. "
+             "Knead the dough for ten minutes until it is smooth and soft.")
+    table = f"file_name: report.pdf\n\n{TABLE_ROW}"
+    reply = extractive_reply(QA.format(context=f"{other}\n\n{memo}\n\n{table}",
+                                       question="Summarise"))
+    lines = reply.splitlines()
+    assert lines[0] == f"{LABEL}: the most representative sentences of report.pdf:"
+    quoted = [line[2:] for line in lines[1:]]
+    assert quoted and all(q in memo for q in quoted)
+    assert not any("BAI08" in q or "Bread" in q for q in quoted)
