@@ -1,0 +1,130 @@
+"""Quotable units and summaries on the real corpus (issue 19): the Rust book's ownership rules,
+the Cybersecurity Framework's five Functions, and the summaries of two NIST PDFs.
+
+The candidate tests read the files with ragcore's readers only (no model); the summary and
+answer tests build one index of the two PDFs with the real packaged model (slow).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from ragcore.index import VectorStoreIndex
+from ragcore.llms.extractive import ExtractiveLLM
+from ragcore.llms.extractive_summary import is_debris, outline
+from ragcore.llms.extractive_text import candidates, is_filler, list_unit
+from ragcore.readers import SimpleDirectoryReader
+from ragcore.summary import summarize_extractive
+from ragcore.summary_index import SummaryIndex
+from ragcore.workspace.ingest import files_of
+
+RULES = ["Each value in Rust has an _owner_.", "There can only be one owner at a time.",
+         "When the owner goes out of scope, the value will be dropped."]
+FUNCTIONS = ("Identify", "Protect", "Detect", "Respond", "Recover")
+CSF = "NIST.CSWP.04162018.pdf"
+ZTA = "NIST.SP.800-207-ZeroTrustArchitecture.pdf"
+
+
+def read(path) -> list[str]:
+    return [doc.text for doc in SimpleDirectoryReader(input_files=[path]).load_data()]
+
+
+def test_the_ownership_rules_are_a_list_quoted_whole_with_its_lead_in(corpus_dir):
+    (text,) = read(corpus_dir / "rust_book" / "src" / "ch04-01-what-is-ownership.md")
+    cands = candidates(text)
+    rules = [c for c in cands if c.text in RULES]
+    assert [c.text for c in rules] == RULES and all(c.item for c in rules)
+    intro, items = list_unit(cands, rules[1].position)
+    assert [cands[i].text for i in items] == RULES
+    assert cands[intro[-1]].text.endswith("illustrate them:")
+    assert rules[0].section == "Ownership Rules"
+
+
+@pytest.fixture(scope="module")
+def csf_pages(corpus_dir) -> list[str]:
+    return read(corpus_dir / "nist_pdfs" / CSF)
+
+
+def test_the_five_functions_come_with_no_filler_around_them(csf_pages):
+    page = next(p for p in csf_pages if "Framework Core Functions are defined below" in p)
+    cands = candidates(page)
+    texts = [c.text for c in cands]
+    assert not any(is_filler(t) or "defined below" in t for t in texts)
+    assert not any(t.startswith("See Appendix A") for t in texts)
+    # The paragraph after the bullet list is prose again, not part of its last item.
+    after = next(c for c in cands if c.text.startswith("These Functions are not intended"))
+    assert not after.item and after.previous is None
+
+
+def test_the_sentence_naming_the_five_functions_is_a_candidate(csf_pages):
+    texts = [c.text for page in csf_pages for c in candidates(page)]
+    named = [t for t in texts if all(f in t for f in FUNCTIONS)]
+    assert any(t.startswith("The Framework Core consists of five concurrent") for t in named)
+
+
+def test_the_outline_of_the_framework_is_its_numbered_sections(csf_pages):
+    found = outline([candidates(page) for page in csf_pages])
+    assert found.sections == ("Executive Summary", "1.0 Framework Introduction",
+                              "2.0 Framework Basics", "3.0 How to Use the Framework",
+                              "4.0 Self-Assessing Cybersecurity Risk with the Framework")
+    # Appendix A (the Core's table) and the glossary are no section of a summary.
+    assert not any(re.search(r"\b[A-Z]{2}\.[A-Z]{2}-\d", s.text) for s in found.sentences)
+
+
+# -- the real model ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def pdf_index(corpus_dir, real_embedder):
+    files = [corpus_dir / "nist_pdfs" / CSF, corpus_dir / "nist_pdfs" / ZTA]
+    docs = SimpleDirectoryReader(input_files=files).load_data()
+    return VectorStoreIndex.from_documents(docs, embedder=real_embedder)
+
+
+def body_of(index, row) -> str:
+    nodes = SummaryIndex.from_index(index, row["doc_ids"]).nodes
+    return " ".join(" ".join(n.text.split()) for n in nodes)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, words", [(CSF, "Framework"), (ZTA, "zero trust")])
+def test_the_pdf_summaries_are_made_of_body_sentences(pdf_index, name, words):
+    row = next(r for r in files_of(pdf_index) if r["file"] == name)
+    found = summarize_sentences(pdf_index, row)  # what summarize_document quotes offline
+    assert len(found) >= 4, found  # a line for each of several sections
+    whole = body_of(pdf_index, row)
+    for sentence in found:
+        assert sentence in whole  # quoted from this file, no other
+        assert sentence[-1] in ".!?" and len(sentence.split()) >= 6, sentence
+        assert not is_debris(sentence), sentence
+    assert words.lower() in " ".join(found).lower()
+
+
+def summarize_sentences(index, row) -> list[str]:
+    nodes = SummaryIndex.from_index(index, row["doc_ids"]).nodes
+    vectors = index.get_vectors([n.node_id for n in nodes])
+    made = summarize_extractive([n.text for n in nodes], index.embedder, vectors=vectors)
+    return [s.text for s in made.sentences]
+
+
+@pytest.mark.slow
+def test_the_five_functions_answer_opens_with_the_sentence_naming_them(pdf_index):
+    engine = pdf_index.as_query_engine(llm=ExtractiveLLM())
+    reply = engine.query("What are the five Functions of the Framework Core?").text
+    quotes = [line.lstrip(" -") for line in reply.splitlines()[1:]]
+    assert all(f in quotes[0] for f in FUNCTIONS), reply
+    assert not any(is_filler(q) for q in quotes), reply
+
+
+@pytest.mark.slow
+def test_summarise_in_a_query_quotes_one_file_and_only_its_body(pdf_index):
+    engine = pdf_index.as_query_engine(llm=ExtractiveLLM())
+    reply = engine.query("Summarise").text
+    header, *lines = reply.splitlines()
+    name = CSF if CSF in header else ZTA
+    assert header.endswith(f"sentences of {name}:"), reply
+    row = next(r for r in files_of(pdf_index) if r["file"] == name)
+    whole = body_of(pdf_index, row)
+    assert lines and all(line[2:] in whole and not is_debris(line[2:]) for line in lines)
