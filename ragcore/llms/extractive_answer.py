@@ -27,7 +27,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..lexical import centrality_scores, is_summary_request
-from .extractive_question import without_source_words
+from .extractive_question import asks_for_list, question_parts, without_source_words
+from .extractive_model import assess, load_weights, variant
 from .extractive_rank import Ranking, Scorer, rank
 from .extractive_text import Candidate, candidates, quote_unit
 
@@ -48,7 +49,17 @@ NOT_FOUND = (
     f"{LABEL}: not found. None of the passages retrieved for this question answers it, so "
     "there is nothing to quote. Try other words, or add documents that cover it."
 )
-_ANSWER_HEADER = f"{LABEL}: quoted from the documents, best match first:"
+_QUOTED = "quoted from the documents, best match first:"
+_ANSWER_HEADER = f"{LABEL}: {_QUOTED}"
+# A short answer is given when the span model's winning phrase has at least this probability
+# among the phrases of the best sentences; under it the sentences are quoted instead.
+PHRASE_FLOOR = 0.1
+
+
+def not_found_threshold(embedder: Any = None) -> float:
+    """The answer score under which the answerer says "not found" (it depends on the model
+    sentences are scored with: ``extractive_model.variant``)."""
+    return float(load_weights()["found"][variant(embedder)]["threshold"])
 _OUR_LABEL_LINE = re.compile(r"^" + re.escape(LABEL) + r".*$\n?", re.MULTILINE)
 # The answer so far is replaced first only by a sentence this much better.
 REFINE_MARGIN = 0.05
@@ -115,15 +126,29 @@ def answer(
     if is_summary_request(question):
         return overview(cands, limit=limit)
     scorer = Scorer(cands, embedder, background=background)
-    ranking = rank(scorer, question, limit=limit)
-    if not ranking.found:
-        return NOT_FOUND
-    chosen = ranking.chosen
-    if style == "one_pass":
-        chosen = _one_pass(scorer, ranking, limit=limit)
-    elif style == "merge":
-        chosen = _merge(scorer, ranking, limit=limit)
-    return quote_reply(cands, chosen)
+    if style == "merge":  # each passage's best, merged: no one answer to judge
+        ranking = rank(scorer, question, limit=limit)
+        return quote_reply(cands, _merge(scorer, ranking, limit=limit)) if ranking.found \
+            else NOT_FOUND
+    ranking = rank(scorer, question, limit=limit, floor=False)
+    judged = assess(scorer, without_source_words(question), ranking.scores)
+    if not judged.found:
+        return not_found(judged.answered)
+    phrase = judged.phrase
+    one_part = len(question_parts(without_source_words(question))) == 1
+    if phrase is not None and phrase.probability >= PHRASE_FLOOR and one_part:
+        lines = [f"- {cands[k].text}" for k in quote_unit(list(cands), phrase.sentence)]
+        return "\n".join([label_line(judged.answered, f"**{phrase.text}**"), *lines])
+    chosen = _one_pass(scorer, ranking, limit=limit) if style == "one_pass" else ranking.chosen
+    lead = cands[chosen[0]].lead
+    if asks_for_list(question) and lead is not None:  # an item answers: its list, whole
+        chosen = [lead, *(i for i in chosen[1:] if i != lead and cands[i].lead != lead)]
+    return quote_reply(cands, chosen, score=judged.answered)
+
+
+def not_found(score: float | None = None) -> str:
+    """Our "not found" reply, with how sure the answerer was that the passages answer."""
+    return label_line(score, NOT_FOUND.split(": ", 1)[1])
 
 
 def refine(existing: str, new_context: str, question: str, *, limit: int, embedder: Any = None
@@ -174,9 +199,11 @@ def _top_level_groups(lines: list[str]) -> list[list[str]]:
     return groups
 
 
-def quote_reply(cands: Sequence[Candidate], chosen: Sequence[int]) -> str:
+def quote_reply(cands: Sequence[Candidate], chosen: Sequence[int], *,
+                score: float | None = None) -> str:
     """Our answer format: the label, then each quote on a line (its list indented under it)."""
-    return "\n".join([_ANSWER_HEADER, *_quote_lines(cands, chosen)])
+    header = _ANSWER_HEADER if score is None else label_line(score, _QUOTED)
+    return "\n".join([header, *_quote_lines(cands, chosen)])
 
 
 def _quote_lines(cands: Sequence[Candidate], chosen: Sequence[int]) -> list[str]:
@@ -195,12 +222,11 @@ def _quote_lines(cands: Sequence[Candidate], chosen: Sequence[int]) -> list[str]
 
 
 def overview(cands: Sequence[Candidate], *, limit: int) -> str:
-    """The most representative sentences (sharing the most words with the rest), in order."""
-    central = centrality_scores([c.text for c in cands])
-    best = sorted(range(len(cands)), key=lambda i: (-central[i], i))[:limit]
-    lines = [f"{LABEL}: the most representative sentences of the passages:"]
-    lines += [f"- {cands[i].text}" for i in sorted(best)]
-    return "\n".join(lines)
+    """A summary of the passages' main file: its central body sentences, a line per section
+    (``extractive_summary``)."""
+    from .extractive_summary import overview_reply
+
+    return overview_reply(cands, limit=limit, label=LABEL)
 
 
 def _one_pass(scorer: Scorer, ranking: Ranking, *, limit: int) -> list[int]:

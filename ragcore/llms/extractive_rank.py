@@ -56,6 +56,7 @@ SEMANTIC_FLOORS = {"all-MiniLM-L6-v2": 0.5, "all-MiniLM-L6-v2-onnx-int8": 0.5}
 # Without such a model: the share of the question's words one sentence (in context) must hold.
 LEXICAL_FLOOR = 0.34
 FORM_BONUS = 0.06
+LIST_BONUS = 0.15
 RESTATEMENT_PENALTY = 0.15
 FRAGMENT_WORDS = 4
 HEADING_WEIGHT = 1.0  # a heading's words count this much toward the first sentences under it
@@ -169,6 +170,10 @@ class Scorer:
             self._all = np.concatenate(rows)
         return self._all[: len(self.cands)]
 
+    def rarity(self) -> tuple[dict[str, float], float]:
+        """Each term's rarity weight among the candidates, and the weight of an unseen term."""
+        return self._idf, self._unseen
+
     def answers(self, query: str, score: float) -> bool:
         """Whether a best sentence scoring ``score`` answers ``query`` rather than being noise.
 
@@ -203,7 +208,9 @@ class Scorer:
         if subject and defines(sentence, subject):
             adjust += FORM_BONUS
         if asks_for_list(query):
-            if cand.followers or enumerates(sentence):
+            if cand.followers:  # the list itself answers: it outranks a definition of the topic
+                adjust += LIST_BONUS
+            elif enumerates(sentence):
                 adjust += FORM_BONUS
             if cand.followers:
                 return adjust  # the list it introduces says what the sentence itself does not
@@ -267,9 +274,11 @@ def _context_vectors(
     return out
 
 
-def rank(scorer: Scorer, question: str, *, limit: int) -> Ranking:
+def rank(scorer: Scorer, question: str, *, limit: int, floor: bool = True) -> Ranking:
     """The sentences answering ``question``: the best first, then one for each part of the
-    question the chosen ones leave unanswered, then close runners-up, ``limit`` at most."""
+    question the chosen ones leave unanswered, then close runners-up, ``limit`` at most.
+    Without ``floor`` the best sentence is chosen however low it scores (the caller decides
+    whether it answers)."""
     if not scorer.cands:
         return Ranking([], [], False)
     question = without_source_words(question)
@@ -277,7 +286,7 @@ def rank(scorer: Scorer, question: str, *, limit: int) -> Ranking:
     scorer.embed_queries([question, *parts] if len(parts) > 1 else [question])
     scores = scorer.scores(question)
     best = max(range(len(scores)), key=lambda i: (scores[i], -i))
-    if not scorer.answers(question, scores[best]):
+    if floor and not scorer.answers(question, scores[best]):
         return Ranking([], scores, False)
     chosen = [best]
     if len(parts) > 1:

@@ -1,0 +1,177 @@
+"""Train the offline answerer's span and answer models; write ragcore/llms/extractive_weights.json.
+
+Data: the SQuAD 2.0 **training** split only — the training articles of
+``benchmarks/answers/squad/train.json`` (source, licence and the article split are written in
+``benchmarks/answers/squad/README.md``; the held-out articles judge the result in
+``python -m benchmarks --only answers`` and are never read here). Each question goes through
+the default query engine over an index of the training paragraphs (``answerer_contexts``), so
+the models learn from the passages a user's question really brings.
+
+- Span model (conditional logit, L2): the phrases of a question's best sentences compete; a
+  phrase is right when its normalized text equals a gold answer's (the SQuAD normalization).
+  Questions whose best sentences hold no gold phrase teach it nothing and are left out.
+- Answer model (logistic regression, L2): positive when the passages given hold a gold answer,
+  negative for SQuAD's unanswerable questions and for questions whose passages lack every gold
+  answer. Its threshold is set on the training questions so that at most ``FALSE_NOT_FOUND``
+  of the positives fall under it.
+
+    python -m benchmarks.train_answerer            # ~10 min on 2 cores, first run embeds
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+from scipy import sparse
+from scipy.optimize import minimize
+
+from benchmarks.answerer_contexts import CACHE_DIR, CachedEmbedder, build_contexts
+
+ROOT = Path(__file__).resolve().parents[1]
+TRAIN_FILE = ROOT / "benchmarks" / "answers" / "squad" / "train.json"
+WEIGHTS = ROOT / "ragcore" / "llms" / "extractive_weights.json"
+MIN_COUNT = 3  # features seen fewer times are left out
+L2_SPAN = 1.0
+L2_FOUND = 1.0
+FALSE_NOT_FOUND = 0.04
+SOURCE = ("SQuAD 2.0 training split (Rajpurkar, Jia & Liang 2018, CC BY-SA 4.0), training "
+          "articles of benchmarks/answers/squad/train.json")
+
+
+def normalize(text: str) -> str:
+    """SQuAD's answer normalization: lower case, no punctuation, articles or extra spaces."""
+    text = "".join(ch for ch in text.lower() if ch not in set(string.punctuation))
+    text = re.sub(r"\b(a|an|the)\b", " ", text)
+    return " ".join(text.split())
+
+
+def examples(rows: list[dict], embedder, which: str) -> tuple[list, list]:
+    """Span examples (features of each phrase, which are right) and answer examples."""
+    from ragcore.llms.extractive_answer import strip_labels
+    from ragcore.llms.extractive_model import read
+    from ragcore.llms.extractive_question import without_source_words
+    from ragcore.llms.extractive_rank import Scorer
+    from ragcore.llms.extractive_text import candidates
+
+    span_sets, answer_sets = [], []
+    for row in rows:
+        cands = candidates(strip_labels(row["context"]))
+        if not cands:
+            continue
+        scorer = Scorer(cands, embedder if which == "semantic" else None)
+        question = without_source_words(row["asked"])
+        reading = read(scorer, question, scorer.scores(question))
+        golds = {normalize(g) for g in row["answers"]} - {""}
+        context = normalize(row["context"])
+        holds = not row["impossible"] and any(g in context for g in golds)
+        labels = [normalize(cands[reading.order[k]].text[toks[s.first].start: toks[s.last].end])
+                  in golds for k, toks, s, _ in reading.rows]
+        feats = [f for *_, f in reading.rows]
+        if holds and any(labels):
+            span_sets.append((feats, labels))
+        answer_sets.append((reading, feats, holds))
+    return span_sets, answer_sets
+
+
+def vocabulary(feature_dicts) -> dict[str, int]:
+    counts = Counter(name for f in feature_dicts for name in f)
+    return {name: k for k, name in enumerate(sorted(n for n, c in counts.items()
+                                                    if c >= MIN_COUNT))}
+
+
+def matrix(feature_dicts: list[dict], vocab: dict[str, int]) -> sparse.csr_matrix:
+    rows, cols, vals = [], [], []
+    for r, f in enumerate(feature_dicts):
+        for name, value in f.items():
+            if name in vocab and value:
+                rows.append(r)
+                cols.append(vocab[name])
+                vals.append(value)
+    return sparse.csr_matrix((vals, (rows, cols)), shape=(len(feature_dicts), len(vocab)))
+
+
+def train_spans(span_sets) -> dict[str, float]:
+    """Conditional logit over each question's phrases, L2-regularized, by L-BFGS."""
+    flat = [f for feats, _ in span_sets for f in feats]
+    vocab = vocabulary(flat)
+    x = matrix(flat, vocab)
+    y = np.array([float(l) for _, labels in span_sets for l in labels])
+    starts = np.cumsum([0] + [len(feats) for feats, _ in span_sets])[:-1]
+    group = np.repeat(np.arange(len(span_sets)), [len(feats) for feats, _ in span_sets])
+
+    def loss(w):
+        s = x @ w
+        top = np.maximum.reduceat(s, starts)
+        e = np.exp(s - top[group])
+        total = np.add.reduceat(e, starts)
+        right = np.add.reduceat(e * y, starts)
+        value = -np.sum(np.log(right / total)) + L2_SPAN * w @ w
+        grad_s = e / total[group] - e * y / right[group]
+        return value, x.T @ grad_s + 2 * L2_SPAN * w
+
+    w = minimize(loss, np.zeros(len(vocab)), jac=True, method="L-BFGS-B",
+                 options={"maxiter": 400}).x
+    return {name: round(float(w[k]), 4) for name, k in vocab.items() if abs(w[k]) >= 1e-3}
+
+
+def train_found(answer_sets, span_weights) -> dict:
+    """Logistic regression on whether the passages answer, and its calibrated threshold."""
+    from ragcore.llms.extractive_model import answer_features, best_phrase
+
+    feats, labels = [], []
+    for reading, _, holds in answer_sets:
+        won = best_phrase(reading.rows, span_weights)
+        feats.append(answer_features(reading.kind, reading.best_sentence, reading.share,
+                                     None if won is None else won[1:]))
+        labels.append(float(holds))
+    vocab = vocabulary(feats)
+    x, y = matrix(feats, vocab), np.array(labels)
+
+    def loss(w):
+        z = np.clip(x @ w, -30, 30)
+        p = 1 / (1 + np.exp(-z))
+        value = -np.sum(y * np.log(p + 1e-12) + (1 - y) * np.log(1 - p + 1e-12))
+        return value + L2_FOUND * w @ w, x.T @ (p - y) + 2 * L2_FOUND * w
+
+    w = minimize(loss, np.zeros(len(vocab)), jac=True, method="L-BFGS-B").x
+    p = 1 / (1 + np.exp(-np.clip(x @ w, -30, 30)))
+    threshold = float(np.quantile(p[y == 1], FALSE_NOT_FOUND))
+    abstains = float(np.mean(p[y == 0] < threshold)) if (y == 0).any() else 0.0
+    print(f"  answer model: {int(y.sum())} answered, {int((1 - y).sum())} not; threshold "
+          f"{threshold:.3f} keeps {1 - FALSE_NOT_FOUND:.0%} of answered and refuses "
+          f"{abstains:.0%} of the rest (training questions)")
+    return {"weights": {name: round(float(w[k]), 5) for name, k in vocab.items()},
+            "threshold": round(threshold, 4)}
+
+
+def main() -> int:
+    from ragcore.embeddings.packaged import default_embedder
+
+    started = time.perf_counter()
+    articles = json.loads(TRAIN_FILE.read_text(encoding="utf-8"))["data"]
+    embedder = CachedEmbedder(default_embedder(), CACHE_DIR / "answerer-vectors.npy")
+    rows = build_contexts(articles, embedder, name="squad-train")
+    print(f"{len(rows)} training questions ({time.perf_counter() - started:.0f} s)")
+    out = {"source": SOURCE, "trained_with": embedder.model_name, "span": {}, "found": {}}
+    for which in ("semantic", "lexical"):
+        span_sets, answer_sets = examples(rows, embedder, which)
+        embedder.save()
+        print(f"{which}: {len(span_sets)} questions with a gold phrase among "
+              f"{len(answer_sets)} ({time.perf_counter() - started:.0f} s)")
+        out["span"][which] = train_spans(span_sets)
+        out["found"][which] = train_found(answer_sets, out["span"][which])
+    WEIGHTS.write_text(json.dumps(out, indent=0, sort_keys=True, ensure_ascii=False) + "\n",
+                       encoding="utf-8")
+    print(f"wrote {WEIGHTS} ({time.perf_counter() - started:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,197 @@
+"""The learned part of the offline answerer: which phrase answers, and whether anything does.
+
+Two small linear models, trained by ``benchmarks/train_answerer.py`` on the training split of
+SQuAD 2.0 (its source and split are written in ``benchmarks/answers/squad/README.md``) and
+shipped as named weights in ``extractive_weights.json`` (no pickle):
+
+- the **span model** scores every candidate phrase (``extractive_span.spans``) of the best
+  sentences by its features (``extractive_span.features``); the phrases of one question
+  compete in a softmax, so its probability says how clearly one phrase wins;
+- the **answer model** says how likely it is that the passages answer the question at all,
+  from the best sentence's scores (meaning and words), how clearly a phrase wins and what the
+  question asks; under its calibrated threshold the answerer says "not found".
+
+Each model comes in two variants: ``semantic`` for the packaged embedding model the weights
+were trained with (``all-MiniLM-L6-v2`` and its int8 variant), ``lexical`` for any other model
+or none (sentence scores are then words alone, and mean something else).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..lexical import terms
+from .extractive_span import (
+    Span, Token, answer_type, features, head_noun, question_sides, spans, tokens,
+)
+
+WEIGHTS_FILE = Path(__file__).with_name("extractive_weights.json")
+TRAINED_MODELS = ("all-MiniLM-L6-v2", "all-MiniLM-L6-v2-onnx-int8")
+TOP_SENTENCES = 3  # the phrases of this many best sentences compete
+
+
+@dataclass(frozen=True, slots=True)
+class Phrase:
+    """The winning phrase: candidate ``sentence``, its character span there, its probability."""
+
+    sentence: int
+    start: int
+    end: int
+    text: str
+    probability: float
+
+
+@dataclass(frozen=True, slots=True)
+class Assessment:
+    """What the models make of a question over the candidates: the phrase (if the question
+    wants one) and the probability that the passages answer it."""
+
+    phrase: Phrase | None
+    answered: float
+    threshold: float
+
+    @property
+    def found(self) -> bool:
+        return self.answered >= self.threshold
+
+
+@lru_cache(maxsize=1)
+def load_weights(path: Path = WEIGHTS_FILE) -> dict[str, Any]:
+    """The shipped weights (read once per process)."""
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def variant(embedder: Any) -> str:
+    """"semantic" when the sentence scores come from the model the weights were trained with."""
+    name = str(getattr(embedder, "model_name", "")) if embedder is not None else ""
+    return "semantic" if name in TRAINED_MODELS else "lexical"
+
+
+def question_weights(question: str, idf: dict[str, float], unseen: float) -> dict[str, float]:
+    """The question's stems, each weighted by its rarity among the candidates (sum 1)."""
+    raw = {t: idf.get(t, unseen) for t in terms(question)}
+    total = sum(raw.values()) or 1.0
+    return {t: w / total for t, w in raw.items()}
+
+
+def sentence_features(rank: int, score: float, best: float, semantic: float | None,
+                      coverage: float) -> dict[str, float]:
+    """How well a phrase's sentence answers the question as a whole (shared by its phrases)."""
+    out = {f"sentence_rank={rank}": 1.0, "sentence_score": score, "sentence_gap": best - score,
+           "sentence_words": coverage}
+    if semantic is not None:
+        out["sentence_meaning"] = semantic
+    return out
+
+
+def phrase_table(
+    question: str,
+    sentences: Sequence[str],
+    sentence_feats: Sequence[dict[str, float]],
+    asked: dict[str, float],
+    rarity: dict[str, float],
+) -> list[tuple[int, list[Token], Span, dict[str, float]]]:
+    """Every candidate phrase of ``sentences`` with its features (for scoring and training)."""
+    kind = answer_type(question) or "none"
+    sides = question_sides(question, asked)
+    head = head_noun(question)
+    rows = []
+    for k, (text, shared) in enumerate(zip(sentences, sentence_feats)):
+        toks = tokens(text)
+        for span in spans(toks):
+            rows.append((k, toks, span,
+                         features(toks, span, kind, asked, sides, head, shared, rarity)))
+    return rows
+
+
+def linear(weights: dict[str, float], feats: dict[str, float]) -> float:
+    return sum(weights.get(name, 0.0) * value for name, value in feats.items())
+
+
+def best_phrase(rows: list, weights: dict[str, float]) -> tuple[int, float, float] | None:
+    """The index of the winning row, its softmax probability and its margin over the next."""
+    if not rows:
+        return None
+    scores = [linear(weights, f) for *_, f in rows]
+    top = max(scores)
+    total = sum(math.exp(s - top) for s in scores)
+    best = scores.index(top)
+    runner = max((s for i, s in enumerate(scores) if i != best), default=top - 10.0)
+    return best, 1.0 / total, top - runner
+
+
+def answer_features(kind: str | None, best_sentence: dict[str, float], share: float,
+                    phrase: tuple[float, float] | None) -> dict[str, float]:
+    """What the answer model reads: the best sentence's scores, the share of the question's
+    words one sentence holds, how clearly a phrase wins, and the kind of question."""
+    out = {"bias": 1.0, "best_score": best_sentence.get("sentence_score", 0.0),
+           "best_words": best_sentence.get("sentence_words", 0.0), "best_share": share,
+           f"kind={kind or 'sentences'}": 1.0}
+    if "sentence_meaning" in best_sentence:
+        out["best_meaning"] = best_sentence["sentence_meaning"]
+    if phrase is not None:
+        probability, margin = phrase
+        out["phrase_probability"] = probability
+        out["phrase_margin"] = min(margin, 10.0)
+    return out
+
+
+def probability(weights: dict[str, float], feats: dict[str, float]) -> float:
+    z = linear(weights, feats)
+    return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0)))
+
+
+@dataclass(slots=True)
+class Reading:
+    """A question read over the candidates: the best sentences and their phrases' features."""
+
+    kind: str | None
+    order: list[int]  # candidate indexes of the best sentences, best first
+    rows: list[tuple[int, list[Token], Span, dict[str, float]]]
+    best_sentence: dict[str, float]
+    share: float
+
+
+def read(scorer: Any, question: str, scores: Sequence[float]) -> Reading:
+    """The best ``TOP_SENTENCES`` sentences by ``scores`` (the ranker's, for ``question``) and
+    the features of their phrases. ``scorer`` is the ranker's ``Scorer`` for the candidates."""
+    kind = answer_type(question)
+    cands = scorer.cands
+    order = sorted(range(len(cands)), key=lambda i: (-scores[i], i))[:TOP_SENTENCES]
+    semantic = scorer.similarity(question)
+    coverage = scorer.coverage(question)
+    best = scores[order[0]] if order else 0.0
+    shared = [sentence_features(r, scores[i], best, None if semantic is None else semantic[i],
+                                coverage[i]) for r, i in enumerate(order)]
+    idf, unseen = scorer.rarity()
+    asked = question_weights(question, idf, unseen)
+    rarity = {t: w / unseen for t, w in idf.items()}
+    texts = [cands[i].text for i in order]
+    rows = phrase_table(question, texts, shared, asked, rarity) if kind else []
+    return Reading(kind, order, rows, shared[0] if shared else {}, scorer.share(question))
+
+
+def assess(scorer: Any, question: str, scores: Sequence[float]) -> Assessment:
+    """The phrase that answers ``question`` (for questions that want one) and the probability
+    that the passages answer it at all, by the shipped weights for the scorer's model."""
+    weights = load_weights()
+    which = variant(scorer.embedder)
+    reading = read(scorer, question, scores)
+    won = best_phrase(reading.rows, weights["span"][which])
+    phrase = None
+    if won is not None:
+        row, chance, margin = won
+        k, toks, span, _ = reading.rows[row]
+        first, last = toks[span.first], toks[span.last]
+        sentence = reading.order[k]
+        text = scorer.cands[sentence].text[first.start: last.end]
+        phrase = Phrase(sentence, first.start, last.end, text, chance)
+    model = weights["found"][which]
+    feats = answer_features(reading.kind, reading.best_sentence, reading.share,
+                            None if won is None else won[1:])
+    return Assessment(phrase, probability(model["weights"], feats), model["threshold"])

@@ -1,0 +1,86 @@
+"""Short answers (issue 19): what kind of phrase a question wants, which phrases a sentence
+offers, and the learned scorer picking one (the shipped weights, no model needed)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ragcore.embeddings.fake import FakeEmbedder
+from ragcore.llms.extractive_answer import (
+    answer, answer_score, not_found_threshold, short_answer_of,
+)
+from ragcore.llms.extractive_model import WEIGHTS_FILE, load_weights, variant
+from ragcore.llms.extractive_span import answer_type, shape, spans, tokens
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("Who made Ralph earl?", "person"),
+    ("Who is the woman Sherlock Holmes admires?", "person"),
+    ("When did Ronald Robinson die?", "date"),
+    ("In what year did the English take over New Amsterdam?", "date"),
+    ("Where was Chopin born?", "place"),
+    ("Which city hosted the games?", "place"),
+    ("How many institutions does the system have?", "number"),
+    ("How long is the Staten Island Ferry route?", "quantity"),
+    ("What is the common name for the technology sector?", "name"),
+    ("Which instrument did Chopin play?", "entity"),
+    ("Why did Chopin want his body opened?", None),
+    ("How does the borrow checker work?", None),
+    ("What are the ownership rules in Rust?", None),
+    ("What are the five Functions of the Framework Core?", None),
+    ("What is ownership?", None),
+    ("Summarise the document", None),
+])
+def test_the_question_says_what_kind_of_phrase_answers_it(question, kind):
+    assert answer_type(question) == kind
+
+
+def test_phrases_start_and_end_on_content_words_and_keep_names_and_numbers_whole():
+    toks = tokens("Beyoncé was born on September 4, 1981, in Houston, Texas.")
+    texts = {" ".join(t.text for t in toks[s.first: s.last + 1]) for s in spans(toks)}
+    assert "September 4 , 1981" in texts and "Houston , Texas" in texts and "Houston" in texts
+    assert not any(t.split()[0] in ("was", "on", "in") for t in texts)  # function words
+    assert not any(t.split()[-1] in ("on", "in", ",") for t in texts)
+    assert shape(toks[4:8]) == "date" and shape(toks[10:11]) == "name"
+    assert shape(tokens("1981")) == "year" and shape(tokens("42 percent")) == "percent"
+
+
+def test_the_weights_are_data_with_their_source_written_down():
+    weights = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))
+    assert "SQuAD 2.0 training split" in weights["source"]
+    for which in ("semantic", "lexical"):
+        assert weights["span"][which] and 0 < weights["found"][which]["threshold"] < 1
+    assert variant(None) == "lexical" and variant(FakeEmbedder()) == "lexical"
+    assert not_found_threshold() == load_weights()["found"]["lexical"]["threshold"]
+
+
+PASSAGE = (
+    "file_name: bohemia.txt\n\n"
+    "To Sherlock Holmes she is always the woman. I have seldom heard him mention her under any "
+    "other name. And yet there was but one woman to him, and that woman was the late Irene "
+    "Adler, of dubious and questionable memory. Holmes lived at Baker Street in London in "
+    "1888 with Doctor Watson."
+)
+
+
+@pytest.mark.parametrize("question, short", [
+    ("Who was the one woman to Holmes?", "Irene Adler"),
+    ("In what year did Holmes live at Baker Street?", "1888"),
+    ("Where did Holmes live?", "Baker Street"),
+])
+def test_a_factoid_question_gets_a_bold_short_answer_then_the_sentence_it_comes_from(
+        question, short):
+    reply = answer(PASSAGE, question, limit=3)
+    assert short_answer_of(reply) == short, reply
+    lines = reply.splitlines()
+    assert lines[0].endswith(f"**{short}**") and len(lines) == 2
+    assert short in lines[1] and lines[1].startswith("- ")
+    assert answer_score(reply) is not None
+
+
+def test_a_question_the_passage_does_not_touch_is_not_found_with_its_score():
+    reply = answer(PASSAGE, "What is the boiling point of mercury in kelvin?", limit=3)
+    assert "not found" in reply.splitlines()[0]
+    assert answer_score(reply) < not_found_threshold()
