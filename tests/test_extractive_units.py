@@ -131,3 +131,11 @@ def test_a_figure_caption_is_not_the_heading_of_the_text_after_it():
                        "Figure 1: Framework Core Structure\nThe elements work together.\n")
     assert [c.section for c in cands] == ["2.1 Framework Core"] * 2
     assert cands[1].heading == "2.1 Framework Core"
+
+
+def test_a_comment_in_code_is_no_markdown_heading():
+    text = ("Hanging indents should add a level.\n\n"
+            "   # Add 4 spaces (an extra level of indentation) to distinguish arguments\n"
+            "# More indentation included to distinguish this from the rest.\n"
+            "Spaces are the preferred indentation method.\n")
+    assert {c.section for c in candidates(text)} == {""}

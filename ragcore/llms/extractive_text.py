@@ -357,9 +357,11 @@ def _clean_lines(text: str) -> list[tuple[str, str]]:
         elif literal_indent is not None and (indent > literal_indent or not line):
             prose = _ENDS_SENTENCE.search(line) and is_quotable(line.strip())
             out.append((line.strip(), "line") if prose else ("", "break"))
-        elif _MD_HEADING.match(line):
+        elif _MD_HEADING.match(line):  # or, indented or a sentence, a comment in code
             literal_indent = None
-            out.append((_MD_HEADING.sub("", line).strip(" #"), "heading"))
+            title = not indent and not line.endswith((".", ":"))
+            text = _MD_HEADING.sub("", line).strip(" #")
+            out.append((text, "heading") if title else ("", "break"))
         elif _COMMAND_LINE.match(line) or _PAGE_HEADER.search(line):
             out.append(("", "break"))
         elif _DIRECTIVE.match(line) or _TAG_LINE.match(line):
