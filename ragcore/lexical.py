@@ -31,6 +31,10 @@ SUMMARY_WORDS = frozenset(
     "summarize summarise summary summaries overview gist main points key ideas topics "
     "document documents text about".split()
 )
+_INTENT_WORDS = frozenset("summarize summarise summary overview gist".split())
+_FILE_NAME = re.compile(
+    r"[\w.-]+\.(?:pdf|docx?|txt|md|rst|html?|xhtml|pptx|xlsx|epub|rtf|eml|csv|json|ipynb)\b",
+    re.IGNORECASE)
 # "key: value" lines that readers put in front of passages (file_name: ..., page_label: ...).
 _METADATA_KEYS = frozenset(
     "file_name file_path file_type file_size page page_label title author source url "
@@ -165,7 +169,16 @@ def centrality_scores(sentences: Sequence[str]) -> list[float]:
 
 
 def is_summary_request(query: str) -> bool:
-    """True when the query asks for an overview ('Summarize the document') with no topic."""
-    words = [w.lower() for w in _WORD.findall(query)]
+    """True when the query asks for an overview ('Summarize the document') with no topic, or
+    names the file to summarise ('Summarise NIST.SP.800-207.pdf')."""
+    named = _FILE_NAME.sub(" ", query)
+    if named != query and not any(w.lower() in _INTENT_WORDS for w in _WORD.findall(named)):
+        return False  # a file's name alone, or a question about it
+    words = [w.lower() for w in _WORD.findall(named)]
     content = [w for w in words if w not in STOPWORDS]
     return not content or all(w in SUMMARY_WORDS for w in content)
+
+
+def named_files(query: str) -> list[str]:
+    """The file names a query spells out ("summarise pep-0008.rst" -> ["pep-0008.rst"])."""
+    return [m.group(0) for m in _FILE_NAME.finditer(query)]

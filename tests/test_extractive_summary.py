@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ragcore.llms.extractive import LABEL, extractive_reply
-from ragcore.llms.extractive_summary import is_body, outline, pick
+from ragcore.lexical import is_summary_request
+from ragcore.llms.extractive_summary import is_body, outline, overview_reply, pick
 from ragcore.llms.extractive_text import Candidate, candidates
 from ragcore.prompts import QA
 from ragcore.summary import summarize_extractive
@@ -122,3 +123,28 @@ def test_summarise_quotes_the_main_file_of_the_passages_and_no_table_row():
     quoted = [line[2:] for line in lines[1:]]
     assert quoted and all(q in memo for q in quoted)
     assert not any("BAI08" in q or "Bread" in q for q in quoted)
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [("Summarise", True), ("Summarize the document.", True),
+     ("summarise NIST.SP.800-207-ZeroTrustArchitecture.pdf", True),
+     ("Give me an overview of report.pdf", True),
+     ("What does report.pdf say about parking?", False), ("report.pdf", False),
+     ("What is the main risk?", False)],
+)
+def test_a_summary_request_may_name_the_file(question, expected):
+    assert is_summary_request(question) is expected
+
+
+def test_summarise_a_named_file_quotes_that_file_though_fewer_passages_come_from_it():
+    report = "\n\n".join(f"file_name: report.pdf\n\n{chunk}" for chunk in REPORT[3:5])
+    bread = "\n\n".join(f"file_name: bread.txt\n\n{text}" for text in (
+        "Bread needs flour, water, salt and yeast to rise well in the oven.",
+        "Knead the dough for ten minutes until it is smooth and soft to touch.",
+        "Bake the loaf at two hundred degrees for about thirty minutes."))
+    cands = candidates(f"{bread}\n\n{report}")
+    reply = overview_reply(cands, limit=3, label=LABEL, question="Summarise report.pdf")
+    assert reply.splitlines()[0].endswith("sentences of report.pdf:")
+    assert not any("Bread" in line or "dough" in line for line in reply.splitlines())
+    assert "sentences of bread.txt:" in overview_reply(cands, limit=3, label=LABEL)

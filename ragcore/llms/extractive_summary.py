@@ -27,7 +27,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..lexical import centrality_scores, words
+from ..lexical import centrality_scores, named_files, words
 from .extractive_text import Candidate
 
 MIN_WORDS = 6  # shorter sentences say too little to stand in a summary
@@ -183,16 +183,19 @@ def pick(found: Outline, scores: Sequence[float], *, limit: int) -> list[int]:
     return picks
 
 
-def overview_reply(cands: Sequence[Candidate], *, limit: int, label: str) -> str:
-    """The answerer's reply to "Summarise": the file most passages come from, summarised
-    from its passages alone (a summary of one file quotes no other)."""
+def overview_reply(cands: Sequence[Candidate], *, limit: int, label: str,
+                   question: str = "") -> str:
+    """The answerer's reply to "Summarise": the file the question names, or else the one most
+    passages come from, summarised from its passages alone (a summary quotes one file)."""
     by_file: dict[str, list[list[Candidate]]] = {}
     passages: dict[int, list[Candidate]] = {}
     for cand in cands:
         passages.setdefault(cand.passage, []).append(cand)
     for chunk in passages.values():
         by_file.setdefault(chunk[0].source or chunk[0].topic, []).append(chunk)
-    source = max(by_file, key=lambda f: (len(by_file[f]), -list(by_file).index(f)))
+    named = {name.lower() for name in named_files(question)}
+    source = max(by_file, key=lambda f: (f.rsplit("/", 1)[-1].lower() in named,
+                                         len(by_file[f]), -list(by_file).index(f)))
     found = outline(by_file[source])
     if not found.sentences:  # nothing but tables and references: quote the most central
         found = Outline(tuple(Sentence(c.text, c.passage, 0) for c in cands), ("",))
