@@ -14,7 +14,8 @@ import pytest
 from ragcore.index import VectorStoreIndex
 from ragcore.llms.extractive import ExtractiveLLM
 from ragcore.llms.extractive_summary import is_debris, outline
-from ragcore.llms.extractive_text import candidates, is_filler, list_unit
+from ragcore.llms.extractive_debris import is_filler
+from ragcore.llms.extractive_text import candidates, list_unit
 from ragcore.readers import SimpleDirectoryReader
 from ragcore.summary import summarize_extractive
 from ragcore.summary_index import SummaryIndex

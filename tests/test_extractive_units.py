@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ragcore.llms.extractive_text import candidates, is_filler, list_unit
+from ragcore.llms.extractive_debris import is_filler
+from ragcore.llms.extractive_text import candidates, list_unit
 
 RULES = (
     "file_name: ch04-01-what-is-ownership.md\n\n"
@@ -139,3 +140,30 @@ def test_a_comment_in_code_is_no_markdown_heading():
             "# More indentation included to distinguish this from the rest.\n"
             "Spaces are the preferred indentation method.\n")
     assert {c.section for c in candidates(text)} == {""}
+
+
+ROW = ("ID.RA-2: Cyber threat intelligence is received from information sharing forums and "
+       "sources CIS CSC 4 COBIT 5 BAI08.01 ISA 62443-2-1:2009 4.2.3, 4.2.3.9, 4.2.3.12 ISO/IEC "
+       "27001:2013 A.6.1.4 NIST SP 800-53 Rev. 4 SA-10, SI-7.")
+
+
+@pytest.mark.parametrize(
+    "debris",
+    [ROW, "[12] Rose S, Borchert O (2020) Zero Trust Architecture. NIST SP 800-207.",
+     "Available at https://doi.org/10.6028/NIST.SP.800-207 for everyone to read.",
+     "Rose S, Borchert O, Mitchell S, Connelly S (2020) Zero Trust Architecture."],
+)
+def test_table_rows_and_references_are_no_candidates(debris):
+    assert texts(f"Tiers are levels of rigour.\n\n{debris}\n\nProfiles align outcomes.") == [
+        "Tiers are levels of rigour.", "Profiles align outcomes."]
+
+
+@pytest.mark.parametrize(
+    "prose",
+    ["These games work on the 6th and 5th generation iPod Classic and the 5th and 4th iPod Nano.",
+     "It was available at department stores including Macy's and Dillard's in 2005.",
+     "RFC 3986 obsoletes RFC 2732, 2396 and 1808 and updates RFC 1738.",
+     "Version 1.1 of the Framework was published on April 16, 2018."],
+)
+def test_sentences_with_numbers_are_candidates(prose):
+    assert texts(prose) == [prose]

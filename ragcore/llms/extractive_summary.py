@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..lexical import centrality_scores, named_files, words
+from .extractive_debris import is_debris as answer_debris
 from .extractive_text import Candidate
 
 MIN_WORDS = 6  # shorter sentences say too little to stand in a summary
@@ -39,10 +40,10 @@ _CONTINUES = re.compile(
     r"^(?:and|but|so|or|yet|also|then|still|however|rather|thus|therefore|instead|moreover|"
     r"furthermore|in addition|similarly|otherwise|finally|nonetheless|nevertheless|"
     r"for (?:example|instance))\b", re.I)
-_REFERENCE = re.compile(
-    r"^\[[^\]]{1,12}\]|https?://|www\.|\bdoi:|\bet al\.|\bISBN\b|\b(?:available|retrieved) "
-    r"(?:at|from)\b|\bpp\.\s*\d|\bvol\.\s*\d|^\d{1,3}\s+\S|\(\d{4}[a-z]?\)|"
-    r"\b[A-Z][a-z]+,? [A-Z]{1,2}, [A-Z][a-z]+,? [A-Z]{1,2}\b", re.I)  # "Rose S, Borchert O"
+# Stricter than the answerer's debris: footnotes ("3 Executive Order no. 13636, ...") and
+# citations ("(2020)", "et al.") read badly in a summary even when they answer a question.
+_CITES = re.compile(r"^\d{1,3}\s+\S|\(\d{4}[a-z]?\)|\bet al\.|\bISBN\b|\bpp\.\s*\d|\bvol\.\s*\d",
+                    re.I)
 # "This report explains ...": the text speaks of itself, it does not refer back.
 _ITSELF = re.compile(r"^this (?:report|document|publication|paper|guide|chapter|book|article|"
                      r"specification|memo|standard|proposal|pep|rfc)\b", re.I)
@@ -92,11 +93,12 @@ def is_body(cand: Candidate) -> bool:
 
 
 def is_debris(text: str) -> bool:
-    """A table row or a reference: what no summary quotes, however few sentences there are."""
+    """A table row, reference or footnote: what no summary quotes, however few sentences
+    there are (any text dense with numbers counts as a table here)."""
     tokens = text.split()
-    coded = sum(any(c.isdigit() for c in t) for t in tokens)
-    tabular = coded >= 0.3 * len(tokens) or (coded >= 6 and coded >= 0.15 * len(tokens))
-    return tabular or bool(_REFERENCE.search(text))
+    numbers = sum(any(c.isdigit() for c in t) for t in tokens)
+    return (numbers >= 0.3 * len(tokens) or answer_debris(text)
+            or bool(_CITES.search(text)))
 
 
 def outline(chunks: Sequence[Sequence[Candidate]]) -> Outline:

@@ -21,7 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..lexical import is_metadata_line, is_prose, split_sentences, words
+from ..lexical import is_metadata_line, is_prose, split_sentences
+from .extractive_debris import is_debris, is_filler
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _UNDERLINE = re.compile(r"^\s*([=\-~^\"'`#*+_])\1{2,}\s*$")
@@ -43,25 +44,6 @@ _NUMBERED_TITLE = re.compile(r"^(?:[A-Z]\.|\d+(?:\.\d+)*\.?|[IVX]+\.)\s+[A-Z0-9]
 _CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Listing|Exhibit)\s+[\dA-Z][\w.-]*[:.]", re.I)
 _LEADER = re.compile(r"(?:\.\s?){4,}\s*[\divxlc]*\s*$")  # "2.0 Framework Basics ........ 6"
 _PAGE_HEADER = re.compile(r"available free of charge from", re.I)  # NIST's, atop each page
-_POINTED_AT = r"(?:sections?|chapters?|appendix|appendices|tables?|figures?|below|above)"
-# Sentences that announce what comes ("X are defined below") or point elsewhere.
-_FILLER = re.compile(
-    r"\b(?:is|are|was|were|be|been)\s+(?:\w+ly\s+)?(?:defined|described|listed|shown|given|"
-    r"explained|summari[sz]ed|presented|outlined|discussed|detailed|provided|illustrated|"
-    r"depicted|introduced|covered)\s+(?:below|(?:as follows)|(?:in|by)\s+(?:the\s+)?"
-    r"(?:following|next|" + _POINTED_AT + r")\b[^.;]{0,40})\s*[.:]?$"
-    r"|^(?:the\s+)?following\s+(?:\w+\s+)?(?:tables?|figures?|sections?|subsections?|list|"
-    r"paragraphs?|chapters?)\s+(?:\w+\s+){0,2}?(?:lists?|shows?|describes?|presents?|"
-    r"provides?|summari[sz]es?|gives?|discuss(?:es)?|contains?|illustrates?|defines?)\b"
-    r"|^this\s+(?:section|subsection|chapter|appendix|part)\s+(?:\w+ly\s+)?(?:describes|"
-    r"discusses|presents|provides|covers|explains|introduces|outlines|lists|contains|gives|"
-    r"summari[sz]es|defines|details)\b"
-    r"|^(?:see|refer to)\s+(?:the\s+)?" + _POINTED_AT + r"\b"
-    r"|^(?:table|figure)\s+[\dA-Z][\w.-]*\s+(?:lists|shows|summari[sz]es|depicts|illustrates|"
-    r"provides|presents|gives|contains)\b",
-    re.I,
-)
-FILLER_WORDS = 20  # a longer sentence says something besides its pointer
 _SYNOPSIS = re.compile(r"^\s*(?:usage|synopsis)\s*:", re.I)
 _OPTION_GROUP = re.compile(r"\[[^\]]{0,30}\]")
 _BOILERPLATE = re.compile(
@@ -176,7 +158,7 @@ def candidates(*contexts: str) -> list[Candidate]:
             for sentence in split_sentences(text):
                 if len(found) >= MAX_CANDIDATES:
                     break
-                if not is_quotable(sentence) or is_filler(sentence):
+                if not is_quotable(sentence) or is_filler(sentence) or is_debris(sentence):
                     last = None  # "These ..." after it refers to something not quoted
                     continue
                 cand = Candidate(sentence, number, len(found), item=kind == "item",
@@ -189,15 +171,6 @@ def candidates(*contexts: str) -> list[Candidate]:
                 last, since_heading = cand.position, since_heading + 1
     _link_lists(found)
     return found
-
-
-def is_filler(sentence: str) -> bool:
-    """Whether a sentence announces or points rather than says ("X are defined below.");
-    one ending in a colon is kept, since it introduces what follows it."""
-    text = sentence.strip()
-    if text.endswith(":") or len(words(text)) > FILLER_WORDS:
-        return False
-    return bool(_FILLER.search(text))
 
 
 def quote_unit(cands: list[Candidate], i: int, *, elaborate: bool = False) -> list[int]:
