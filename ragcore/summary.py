@@ -28,7 +28,7 @@ import numpy as np
 from .embeddings.base import Embedder, embed_texts, normalize
 from .errors import ConfigError
 from .lexical import split_sentences
-from .llms.extractive_summary import Outline, Sentence, outline, pick
+from .llms.extractive_summary import OTHER, Outline, Sentence, outline, pick
 from .llms.extractive_text import candidates
 from .mmr import mmr_select
 
@@ -164,7 +164,7 @@ def _plain(texts: Sequence[str], pool: list[int]) -> Outline:
         for text in split_sentences(texts[number]):
             if text.lower() not in seen:
                 seen.add(text.lower())
-                found.append(Sentence(text, number, 0, body=False))
+                found.append(Sentence(text, number, 0, OTHER))
     return Outline(tuple(found), ("",))
 
 

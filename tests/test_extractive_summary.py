@@ -148,3 +148,20 @@ def test_summarise_a_named_file_quotes_that_file_though_fewer_passages_come_from
     assert reply.splitlines()[0].endswith("sentences of report.pdf:")
     assert not any("Bread" in line or "dough" in line for line in reply.splitlines())
     assert "sentences of bread.txt:" in overview_reply(cands, limit=3, label=LABEL)
+
+
+def test_passages_without_a_sentence_to_summarise_are_not_summarised():
+    context = ("file_name: zta.pdf\n\nNIST Special Publication 800-207\nZero Trust Architecture\n"
+               "Scott Rose\nOliver Borchert\n\nfile_name: zta.pdf\n\n"
+               "Considerations for a Multidisciplinary Approach in the Engineering of\n"
+               "Trustworthy Secure Systems.\n")
+    reply = overview_reply(candidates(context), limit=3, label=LABEL)
+    assert reply.startswith(f"{LABEL}: not found.") and "Trustworthy" not in reply
+
+
+def test_a_sentence_repeating_a_better_ones_words_is_not_picked_too():
+    found = outline([candidates(
+        "The organization can use that information to develop an action plan today. "
+        "The organization can use this information to develop a plan for its resources. "
+        "Tiers describe how rigorous the risk practices of an organization are.")])
+    assert pick(found, [0.9, 0.8, 0.1], limit=2) == [0, 2]

@@ -27,7 +27,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..lexical import centrality_scores, named_files, words
+from ..lexical import centrality_scores, named_files, terms, words
 from .extractive_debris import is_debris as answer_debris
 from .extractive_text import Candidate
 
@@ -57,6 +57,13 @@ _MATTER = re.compile(
     r"preface|about the authors?|document conventions|patent|reports on computer systems|"
     r"copyright|license)", re.I)
 FRONT = "front matter"  # the section key of what no summary quotes
+BODY, PLAIN, OTHER = 2, 1, 0  # how well a sentence stands in a summary
+NOTHING_TO_SUMMARISE = (
+    "not found. The passages retrieved for this request hold no sentences to summarise (only "
+    "titles, tables or references). Ask about a topic of the document, or summarise the whole "
+    "file (the app's Summarise action reads all of it)."
+)
+SAME_TERMS = 0.5  # two picks sharing this share of their words say the same thing
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +73,11 @@ class Sentence:
     text: str
     chunk: int
     section: int  # index into ``Outline.sections``
-    body: bool = True  # body prose (``is_body``), not a fallback for a text with too little
+    level: int = BODY  # BODY, PLAIN (a short text's fallback) or OTHER (the last resort)
+
+    @property
+    def body(self) -> bool:
+        return self.level == BODY
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +101,21 @@ def is_body(cand: Candidate) -> bool:
     if len(_FIELD.findall(text)) >= 2:
         return False
     return not is_debris(text)
+
+
+def level_of(cand: Candidate) -> int:
+    """BODY (``is_body``); PLAIN: a whole sentence that does not lean on the one before and
+    is no title ("Cats hunt mice." in a short note, not "Trustworthy Secure Systems."); else
+    OTHER."""
+    if is_body(cand):
+        return BODY
+    text = cand.text
+    tokens = words(text)
+    titled = sum(w[:1].isupper() for w in tokens) > 0.6 * len(tokens)
+    if (_ENDED.search(text) and len(tokens) >= 3 and not titled and not cand.starts_with_reference
+            and not _CONTINUES.match(text)):
+        return PLAIN
+    return OTHER
 
 
 def is_debris(text: str) -> bool:
@@ -127,7 +153,7 @@ def outline(chunks: Sequence[Sequence[Candidate]]) -> Outline:
                 keys.append(key)
                 if _KEEP_BEFORE_NUMBERS.match(key):
                     first = len(keys) - 1 if first is None else first
-            found.append(Sentence(text, number, keys.index(key), is_body(cand)))
+            found.append(Sentence(text, number, keys.index(key), level_of(cand)))
     return Outline(tuple(found), tuple(keys), first)
 
 
@@ -166,13 +192,15 @@ def pick(found: Outline, scores: Sequence[float], *, limit: int) -> list[int]:
     """Indexes of ``found.sentences`` to quote, best first (show them sorted: document order).
 
     ``scores``: how central each sentence is (within its section, or to the whole text).
-    Sentences that are not body text count only when a text has fewer than ``limit``.
+    Sentences that are not body text count only when a text has fewer than ``limit``, and
+    the last resort only when it has no other; a sentence saying what a pick says is skipped.
     """
-    pool = [i for i, s in enumerate(found.sentences) if s.body]
+    pool = [i for i, s in enumerate(found.sentences) if s.level == BODY]
     if len(pool) < limit:
-        pool = list(range(len(found.sentences)))
+        pool = [i for i, s in enumerate(found.sentences) if s.level >= PLAIN] or list(
+            range(len(found.sentences)))
     groups: dict[int, list[int]] = {}
-    for i in sorted(pool, key=lambda i: (-scores[i], i)):
+    for i in _distinct(found, sorted(pool, key=lambda i: (-scores[i], i))):
         groups.setdefault(found.sentences[i].section, []).append(i)
     order = sorted(groups, key=lambda s: (s != found.first, -len(groups[s]), s))[:limit]
     picks: list[int] = []
@@ -183,6 +211,17 @@ def pick(found: Outline, scores: Sequence[float], *, limit: int) -> list[int]:
         if len(groups) >= min(limit, MANY_SECTIONS):
             break  # sections enough: a line each
     return picks
+
+
+def _distinct(found: Outline, ranked: list[int]) -> list[int]:
+    """``ranked`` without the sentences whose words mostly repeat a better one's."""
+    kept: list[tuple[int, set[str]]] = []
+    for i in ranked:
+        bag = set(terms(found.sentences[i].text))
+        if not any(len(bag & other) > SAME_TERMS * min(len(bag), len(other)) for _, other
+                   in kept):
+            kept.append((i, bag))
+    return [i for i, _ in kept]
 
 
 def overview_reply(cands: Sequence[Candidate], *, limit: int, label: str,
@@ -199,19 +238,9 @@ def overview_reply(cands: Sequence[Candidate], *, limit: int, label: str,
     source = max(by_file, key=lambda f: (f.rsplit("/", 1)[-1].lower() in named,
                                          len(by_file[f]), -list(by_file).index(f)))
     found = outline(by_file[source])
-    if not found.sentences:  # nothing but tables and references: quote the most central
-        found = Outline(tuple(Sentence(c.text, c.passage, 0) for c in cands), ("",))
+    if not any(s.level >= PLAIN for s in found.sentences):
+        return f"{label}: {NOTHING_TO_SUMMARISE}"
     texts = [s.text for s in found.sentences]
-    chosen = sorted(pick(found, _scores_within_sections(found, texts), limit=limit))
+    chosen = sorted(pick(found, centrality_scores(texts), limit=limit))
     lines = [f"{label}: the most representative sentences of {source or 'the passages'}:"]
     return "\n".join(lines + [f"- {texts[i]}" for i in chosen])
-
-
-def _scores_within_sections(found: Outline, texts: list[str]) -> list[float]:
-    """Each sentence's centrality among its section's sentences (words shared with them)."""
-    scores = [0.0] * len(texts)
-    for section in range(len(found.sections)):
-        members = [i for i, s in enumerate(found.sentences) if s.section == section]
-        for i, score in zip(members, centrality_scores([texts[i] for i in members])):
-            scores[i] = score
-    return scores

@@ -41,7 +41,8 @@ _INLINE_MARKUP = re.compile(r"<!--.*?-->|\{\{#[^}]*\}\}")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _INLINE_CODE = re.compile(r"``?[^`]+``?")
 _NUMBERED_TITLE = re.compile(r"^(?:[A-Z]\.|\d+(?:\.\d+)*\.?|[IVX]+\.)\s+[A-Z0-9]")
-_CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Listing|Exhibit)\s+[\dA-Z][\w.-]*[:.]", re.I)
+_CAPTION = re.compile(
+    r"^(?:Figure|Fig\.|Table|Listing|Exhibit)\s+[\dA-Z][\w.-]*(?:[:.]|\s+[-\u2013\u2014]\s)", re.I)
 _LEADER = re.compile(r"(?:\.\s?){4,}\s*[\divxlc]*\s*$")  # "2.0 Framework Basics ........ 6"
 _PAGE_HEADER = re.compile(r"available free of charge from", re.I)  # NIST's, atop each page
 _SYNOPSIS = re.compile(r"^\s*(?:usage|synopsis)\s*:", re.I)
