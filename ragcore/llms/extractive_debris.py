@@ -34,7 +34,14 @@ _FILLER = re.compile(
     r"summari[sz]es|defines|details)\b"
     r"|^(?:see|refer to)\s+(?:the\s+)?" + _POINTED_AT + r"\b"
     r"|^(?:table|figure)\s+[\dA-Z][\w.-]*\s+(?:lists|shows|summari[sz]es|depicts|illustrates|"
-    r"provides|presents|gives|contains)\b",
+    r"provides|presents|gives|contains)\b"
+    # A tutorial's signposts: "First, let's take a look at the ownership rules."
+    r"|^(?:(?:first|now|next|then|so|here),?\s+)?let[\u2019']s\s+"
+    r"(?:take\s+a\s+(?:closer\s+)?look|look|see|start|begin|turn|examine|discuss|consider|"
+    r"explore|review)\b"
+    r"|^(?:in\s+)?this\s+(?:chapter|section),?\s+(?:we|you)(?:[\u2019']ll|\s+will)\b"
+    r"|^(?:next|now|first|then),?\s+(?:we|you)(?:[\u2019']ll|\s+will)\s+"
+    r"(?:look|see|discuss|explore|examine|cover|learn|talk)\b",
     re.I,
 )
 FILLER_WORDS = 20  # a longer sentence says something besides its pointer
