@@ -169,7 +169,7 @@ def test_the_short_answer_is_bold_inside_the_highlight():
         ("passage", " I have seldom heard him mention her under any other name."),
     ]
     html = segments_to_html(segments)
-    assert '<mark style="background:#FBD38D;font-weight:800;">Irene Adler</mark>' in html
+    assert '<mark style="background:#F6AD55;font-weight:800;">Irene Adler</mark>' in html
 
 
 def test_the_short_answer_is_bold_in_a_rendered_markdown_passage():
@@ -177,7 +177,7 @@ def test_the_short_answer_is_bold_in_a_rendered_markdown_passage():
                 Segment("_the_ woman", "answer"), Segment(".", "cited")]
     html = render_segments(segments, "markdown")
     assert "<li>" in html and "<em>" in html  # still rendered as Markdown
-    assert re.search(r'<mark style="background:#FBD38D;font-weight:800;">the</mark>', html)
+    assert re.search(r'<mark style="background:#F6AD55;font-weight:800;">the</mark>', html)
     assert not re.search("[\ue010-\ue017]", html)  # no sentinel leaks into the page
 
 

@@ -32,7 +32,7 @@ TIMEOUT = 90
 QUESTION = "Who sought to shake the foundations of the free world?"
 SHORT = "Vladimir Putin"
 FIRST_LINE = f"{LABEL}: **{SHORT}**"
-ANSWER_MARK = '<mark style="background:#FBD38D;font-weight:800;">'
+ANSWER_MARK = '<mark style="background:#F6AD55;font-weight:800;">'
 
 
 def contract_reply(messages, *, max_sentences: int = 3, embedder=None) -> str:

@@ -100,7 +100,7 @@ SEGMENT_STYLES = {
     "context": "color:#718096;",
     "passage": "background:#EBF4FF;",
     "cited": "background:#FEEBC8;font-weight:600;",
-    "answer": "background:#FBD38D;font-weight:800;",
+    "answer": "background:#F6AD55;font-weight:800;",
 }
 MARKED = ("cited", "answer")  # drawn as <mark>
 
