@@ -59,6 +59,15 @@ class ExtractiveSummary:
     sentences: tuple[SummarySentence, ...]
     chunks_read: int
     sentences_considered: int
+    by_section: bool = False  # picked from the main sections of a long document
+
+    @property
+    def markdown(self) -> str:
+        """A line per pick as a Markdown list when they come from several sections, else
+        ``text``."""
+        if not self.by_section or len(self.sentences) < 2:
+            return self.text
+        return "\n".join(f"- {sentence.text}" for sentence in self.sentences)
 
     @property
     def text(self) -> str:
@@ -120,10 +129,12 @@ def summarize_extractive(
     sentence_vectors = normalize(embed_texts(embedder, shown))
     centrality = sentence_vectors @ centroid
     picks = _picks(found, sentence_vectors, vectors, centroid, max_sentences)
-    kept = _within(picks, shown, max_chars)
+    kept = _within(picks, shown, max_chars - len("- "))  # room for the Markdown list's mark
     chosen = tuple(SummarySentence(text, found.sentences[i].chunk, float(centrality[i]))
                    for i, text in sorted(kept))
-    return ExtractiveSummary(chosen, len(pool), len(found.sentences))
+    sections = {found.sentences[i].section for i, _ in kept}
+    return ExtractiveSummary(chosen, len(pool), len(found.sentences),
+                             by_section=len(sections) > 1)
 
 
 def _chunk_pool(whole: Outline, vectors: np.ndarray, centroid: np.ndarray, wanted: int

@@ -101,8 +101,10 @@ def summarize_nodes(
     max_chars: int = 1200,
     max_sentences: int = 6,
     trace: Trace | None = None,
+    lines: bool = False,
 ) -> tuple[str, str]:
-    """(summary text, method) of ``nodes``: tree_summarize with a model, extractive without."""
+    """(summary text, method) of ``nodes``: tree_summarize with a model, extractive without;
+    with ``lines``, an extractive summary with a line per section is a Markdown list."""
     if not nodes:
         return "", EXTRACTIVE
     if is_offline(llm):
@@ -114,7 +116,7 @@ def summarize_nodes(
         if trace is not None:
             trace.notes["summary"] = {"method": EXTRACTIVE, "chunks_read": found.chunks_read,
                                       "sentences_considered": found.sentences_considered}
-        return found.text, EXTRACTIVE
+        return (found.markdown if lines else found.text), EXTRACTIVE
     response = SummaryIndex(nodes).query(SUMMARY_QUESTION, llm=llm, trace=trace)
     return response.text, str(getattr(llm, "model", "") or "llm")
 
@@ -130,7 +132,7 @@ def summarize_document(
 ) -> DocumentSummary:
     """The summary of one document (all of ``doc_ids``: a PDF's pages are one document)."""
     nodes = SummaryIndex.from_index(index, doc_ids).nodes
-    text, method = summarize_nodes(index, nodes, llm=llm, trace=trace)
+    text, method = summarize_nodes(index, nodes, llm=llm, trace=trace, lines=True)
     return DocumentSummary(key, title or key, text, method, tuple(doc_ids))
 
 

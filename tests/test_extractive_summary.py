@@ -165,3 +165,18 @@ def test_a_sentence_repeating_a_better_ones_words_is_not_picked_too():
         "The organization can use this information to develop a plan for its resources. "
         "Tiers describe how rigorous the risk practices of an organization are.")])
     assert pick(found, [0.9, 0.8, 0.1], limit=2) == [0, 2]
+
+
+def test_a_file_summary_of_a_long_document_is_a_line_per_section(fake_embedder):
+    from ragcore.types import Document
+    from ragcore.index import VectorStoreIndex
+    from ragcore.summary_index import summarize_document
+
+    index = VectorStoreIndex.from_documents(
+        [Document(chunk, doc_id=f"report#page={n}", metadata={"file_name": "report.pdf"})
+         for n, chunk in enumerate(REPORT)], embedder=fake_embedder)
+    ids = [f"report#page={n}" for n in range(len(REPORT))]
+    lines = summarize_document(index, "report", ids, title="report.pdf").text.splitlines()
+    assert len(lines) == 4 and all(line.startswith("- ") for line in lines)
+    assert lines[0] == "- This report explains how the office moves to the harbour building in " \
+                       "spring."
