@@ -236,3 +236,19 @@ def test_a_pdf_page_tints_the_short_answer_deeper_than_its_sentence():
     cited, short = image.getpixel((20, 15)), image.getpixel((75, 15))
     assert sum(short) < sum(cited) < 3 * 255  # both tinted, the short answer deeper
     assert image.getpixel((75, 20)) != short  # and underlined
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_terminal_shows_the_short_answer_in_bold():
+    from ragcore.cli.render import BOLD, PLAIN, terminal_bold, write_answer
+
+    out = Terminal()
+    write_answer(out, Streamed(words_streamed(ANSWER)))
+    assert out.getvalue().startswith(f"{LABEL}: {BOLD}Irene Adler{PLAIN}\n- To Sherlock")
+    split = ["a *", "*b", "*", "* c **d"]  # "**" cut between chunks
+    assert "".join(terminal_bold(split)) == f"a {BOLD}b{PLAIN} c {BOLD}d{PLAIN}"
+    assert "".join(terminal_bold(["2 * 3 = 6*"])) == "2 * 3 = 6*"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import textwrap
-from typing import Any, Iterable, TextIO
+from typing import Any, Iterable, Iterator, TextIO
 
 from ..present.answer_score import score_note, shown_stream, split_score
 from ..present.format import hidden_sources_label, human_size
@@ -35,18 +35,38 @@ def write_passages(
                                 subsequent_indent="    ") + "\n\n")
 
 
+BOLD, PLAIN = "\033[1m", "\033[0m"
+
+
 def write_answer(out: TextIO, response: Iterable[str], *, ranked_with: str | None = None
                  ) -> None:
-    """Stream the answer as it comes, then the answerer's score on a line of its own (the
-    extractive answerer states one, ranking with the embedding model ``ranked_with``; the
-    terminal is where people tune it)."""
-    for chunk in shown_stream(response):
+    """Stream the answer as it comes (its **bold** short answer in bold on a terminal), then
+    the answerer's score on a line of its own (the extractive answerer states one, ranking with
+    the embedding model ``ranked_with``; the terminal is where people tune it)."""
+    chunks = shown_stream(response)
+    for chunk in terminal_bold(chunks) if out.isatty() else chunks:
         out.write(chunk)
         out.flush()
     out.write("\n")
     score = split_score(getattr(response, "text", ""))[1]
     if score is not None:
         out.write(f"{score_note(score, ranked_with)}\n")
+
+
+def terminal_bold(chunks: Iterable[str]) -> Iterator[str]:
+    """Streamed Markdown with each "**" turned into the terminal's bold on or off; a chunk's
+    trailing "*" waits for the next chunk, which may complete the "**"."""
+    held, bold = "", False
+    for chunk in chunks:
+        text = held + chunk
+        held = "*" if text.endswith("*") and not text.endswith("**") else ""
+        pieces = text[: len(text) - len(held)].split("**")
+        out = pieces[0]
+        for piece in pieces[1:]:
+            bold = not bold
+            out += (BOLD if bold else PLAIN) + piece
+        yield out
+    yield held + (PLAIN if bold else "")
 
 
 def write_sources(
