@@ -128,8 +128,7 @@ def train_found(answer_sets, span_weights) -> dict:
     feats, labels = [], []
     for reading, _, holds in answer_sets:
         won = best_phrase(reading.rows, span_weights)
-        feats.append(answer_features(reading.kind, reading.best_sentence, reading.share,
-                                     None if won is None else won[1:]))
+        feats.append(answer_features(reading, None if won is None else won[1:]))
         labels.append(float(holds))
     vocab = vocabulary(feats)
     x, y = matrix(feats, vocab), np.array(labels)

@@ -26,10 +26,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..lexical import centrality_scores, is_summary_request
+from ..lexical import is_summary_request
 from .extractive_question import asks_for_list, question_parts, without_source_words
 from .extractive_model import assess, load_weights, variant
 from .extractive_rank import Ranking, Scorer, rank
+from .extractive_summary import overview_reply
 from .extractive_text import Candidate, candidates, quote_unit
 
 LABEL = "Extractive answer (no language model configured)"
@@ -54,6 +55,7 @@ _ANSWER_HEADER = f"{LABEL}: {_QUOTED}"
 # A short answer is given when the span model's winning phrase has at least this probability
 # among the phrases of the best sentences; under it the sentences are quoted instead.
 PHRASE_FLOOR = 0.1
+TIE = 0.01  # sentence scores this close answer equally well
 
 
 def not_found_threshold(embedder: Any = None) -> float:
@@ -97,6 +99,12 @@ def without_score(text: str) -> str:
     return text[: found.start("score")] + text[found.end("score"):]
 
 
+def says_not_found(text: str) -> bool:
+    """Whether ``text`` is our "not found" reply (whatever score it states)."""
+    found = _LABEL_LINE.search(text)
+    return bool(found) and found["rest"].startswith("not found.")
+
+
 def short_answer_of(text: str) -> str | None:
     """The short answer (the bold phrase opening the label line's rest), if there is one."""
     found = _LABEL_LINE.search(text)
@@ -124,7 +132,7 @@ def answer(
     if not cands:  # no passages at all, or only headings, code and tables
         return NOT_FOUND if context.strip() else NEEDS_DOCUMENTS
     if is_summary_request(question):
-        return overview(cands, limit=limit)
+        return overview(cands, limit=limit, question=question)
     scorer = Scorer(cands, embedder, background=background)
     if style == "merge":  # each passage's best, merged: no one answer to judge
         ranking = rank(scorer, question, limit=limit)
@@ -136,7 +144,8 @@ def answer(
         return not_found(judged.answered)
     phrase = judged.phrase
     one_part = len(question_parts(without_source_words(question))) == 1
-    if phrase is not None and phrase.probability >= PHRASE_FLOOR and one_part:
+    if phrase is not None and phrase.probability >= PHRASE_FLOOR and one_part \
+            and not _several_answer(scorer, ranking):
         lines = [f"- {cands[k].text}" for k in quote_unit(list(cands), phrase.sentence)]
         return "\n".join([label_line(judged.answered, f"**{phrase.text}**"), *lines])
     chosen = _one_pass(scorer, ranking, limit=limit) if style == "one_pass" else ranking.chosen
@@ -144,6 +153,15 @@ def answer(
     if asks_for_list(question) and lead is not None:  # an item answers: its list, whole
         chosen = [lead, *(i for i in chosen[1:] if i != lead and cands[i].lead != lead)]
     return quote_reply(cands, chosen, score=judged.answered)
+
+
+def _several_answer(scorer: Scorer, ranking: Ranking) -> bool:
+    """Whether sentences saying different things answer equally well ("What does the cutover
+    move?" over four sentences that each name other servers): no one phrase is the answer."""
+    scores = ranking.scores
+    best = max(range(len(scores)), key=lambda i: scores[i])
+    return any(i != best and scores[i] >= scores[best] - TIE and not scorer.same(i, best)
+               for i in range(len(scores)))
 
 
 def not_found(score: float | None = None) -> str:
@@ -221,12 +239,10 @@ def _quote_lines(cands: Sequence[Candidate], chosen: Sequence[int]) -> list[str]
     return lines
 
 
-def overview(cands: Sequence[Candidate], *, limit: int) -> str:
-    """A summary of the passages' main file: its central body sentences, a line per section
-    (``extractive_summary``)."""
-    from .extractive_summary import overview_reply
-
-    return overview_reply(cands, limit=limit, label=LABEL)
+def overview(cands: Sequence[Candidate], *, limit: int, question: str = "") -> str:
+    """A summary of the passages' main file (the one ``question`` names, if it names one): its
+    central body sentences, a line per section (``extractive_summary``)."""
+    return overview_reply(cands, limit=limit, label=LABEL, question=question)
 
 
 def _one_pass(scorer: Scorer, ranking: Ranking, *, limit: int) -> list[int]:

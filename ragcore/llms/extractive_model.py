@@ -60,6 +60,18 @@ class Assessment:
         return self.answered >= self.threshold
 
 
+@dataclass(slots=True)
+class Reading:
+    """A question read over the candidates: the best sentences and their phrases' features."""
+
+    kind: str | None
+    order: list[int]  # candidate indexes of the best sentences, best first
+    rows: list[tuple[int, list[Token], Span, dict[str, float]]]
+    best_sentence: dict[str, float]
+    share: float
+    missing: dict[str, float]  # how much of the question no passage mentions
+
+
 @lru_cache(maxsize=1)
 def load_weights(path: Path = WEIGHTS_FILE) -> dict[str, Any]:
     """The shipped weights (read once per process)."""
@@ -125,13 +137,14 @@ def best_phrase(rows: list, weights: dict[str, float]) -> tuple[int, float, floa
     return best, 1.0 / total, top - runner
 
 
-def answer_features(kind: str | None, best_sentence: dict[str, float], share: float,
-                    phrase: tuple[float, float] | None) -> dict[str, float]:
+def answer_features(reading: Reading, phrase: tuple[float, float] | None) -> dict[str, float]:
     """What the answer model reads: the best sentence's scores, the share of the question's
-    words one sentence holds, how clearly a phrase wins, and the kind of question."""
+    words one sentence holds and no passage holds, how clearly a phrase wins, and the kind of
+    question."""
+    best_sentence = reading.best_sentence
     out = {"bias": 1.0, "best_score": best_sentence.get("sentence_score", 0.0),
-           "best_words": best_sentence.get("sentence_words", 0.0), "best_share": share,
-           f"kind={kind or 'sentences'}": 1.0}
+           "best_words": best_sentence.get("sentence_words", 0.0), "best_share": reading.share,
+           f"kind={reading.kind or 'sentences'}": 1.0, **reading.missing}
     if "sentence_meaning" in best_sentence:
         out["best_meaning"] = best_sentence["sentence_meaning"]
     if phrase is not None:
@@ -144,17 +157,6 @@ def answer_features(kind: str | None, best_sentence: dict[str, float], share: fl
 def probability(weights: dict[str, float], feats: dict[str, float]) -> float:
     z = linear(weights, feats)
     return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0)))
-
-
-@dataclass(slots=True)
-class Reading:
-    """A question read over the candidates: the best sentences and their phrases' features."""
-
-    kind: str | None
-    order: list[int]  # candidate indexes of the best sentences, best first
-    rows: list[tuple[int, list[Token], Span, dict[str, float]]]
-    best_sentence: dict[str, float]
-    share: float
 
 
 def read(scorer: Any, question: str, scores: Sequence[float]) -> Reading:
@@ -173,7 +175,27 @@ def read(scorer: Any, question: str, scores: Sequence[float]) -> Reading:
     rarity = {t: w / unseen for t, w in idf.items()}
     texts = [cands[i].text for i in order]
     rows = phrase_table(question, texts, shared, asked, rarity) if kind else []
-    return Reading(kind, order, rows, shared[0] if shared else {}, scorer.share(question))
+    missing = _missing(question, asked, rarity, [c.text for c in cands],
+                       cands[order[0]].text if order else "")
+    return Reading(kind, order, rows, shared[0] if shared else {}, scorer.share(question),
+                   missing)
+
+
+def _missing(question: str, asked: dict[str, float], rarity: dict[str, float],
+             texts: list[str], best: str) -> dict[str, float]:
+    """How much of the question the passages, and the best sentence, do not mention: what a
+    question they cannot answer usually asks ("... in 1990?" of a passage about 1980)."""
+    present = {t for text in texts for t in terms(text)}
+    near = set(terms(best))
+    out: dict[str, float] = {}
+    for name, bag in (("passages", present), ("best", near)):
+        absent = [t for t in asked if t not in bag]
+        out[f"missing_{name}_share"] = sum(asked[t] for t in absent)
+        out[f"missing_{name}_rarest"] = max((rarity.get(t, 1.0) for t in absent), default=0.0)
+    names = [t for t in tokens(question)[1:] if t.text[:1].isupper() or t.text[:1].isdigit()]
+    unseen = [t for t in names if not set(terms(t.text)) <= present]
+    out["missing_names"] = float(len(unseen))
+    return out
 
 
 def assess(scorer: Any, question: str, scores: Sequence[float]) -> Assessment:
@@ -192,6 +214,5 @@ def assess(scorer: Any, question: str, scores: Sequence[float]) -> Assessment:
         text = scorer.cands[sentence].text[first.start: last.end]
         phrase = Phrase(sentence, first.start, last.end, text, chance)
     model = weights["found"][which]
-    feats = answer_features(reading.kind, reading.best_sentence, reading.share,
-                            None if won is None else won[1:])
+    feats = answer_features(reading, None if won is None else won[1:])
     return Assessment(phrase, probability(model["weights"], feats), model["threshold"])

@@ -150,10 +150,11 @@ MIN_OPENING = 12
 
 def _shared_label(first: str, other: str) -> str:
     """The start ``other`` shares with ``first``, up to and including its last colon (and the
-    space after it), or "" when that is shorter than ``MIN_OPENING``."""
+    space after it), or "" when that is shorter than ``MIN_OPENING``. Digits count as shared
+    (a label may state a number of its own: "... [score 0.82]: ")."""
     length = 0
     for a, b in zip(first, other):
-        if a != b:
+        if a != b and not (a.isdigit() and b.isdigit()):
             break
         length += 1
     cut = other.rfind(":", 0, length)
