@@ -56,6 +56,9 @@ def body(text: str, **fields) -> bool:
         ("Each value in Rust has an owner at any time.", {"item": True}),  # without its lead-in
         ("The move is close.", {}),  # too short to say much
         ("PEP: 8 Title: Style Guide for Python Code Author: Guido van Rossum.", {}),
+        ('"""Return the pathname of the KOS root directory."""', {}),  # code
+        ("[later editions continued as follows When the sands are all dry.]", {}),
+        ('(Of course "Do X" should be replaced by a useful description!)', {}),
     ],
 )
 def test_what_is_not_body_text(text, fields):
@@ -180,3 +183,14 @@ def test_a_file_summary_of_a_long_document_is_a_line_per_section(fake_embedder):
     assert len(lines) == 4 and all(line.startswith("- ") for line in lines)
     assert lines[0] == "- This report explains how the office moves to the harbour building in " \
                        "spring."
+
+
+def test_a_book_with_chapters_has_a_section_per_chapter_and_nothing_else():
+    book = ["CHAPTER I. Down the Rabbit-Hole\n\nAlice was beginning to get very tired of "
+            "sitting by her sister on the bank.\n",
+            "WITH ALICE'S LOVE\n\nShe went on planning to herself how she "
+            "would manage it all very well.\n",
+            "CHAPTER II. The Pool of Tears\n\nCuriouser and curiouser cried Alice, she was so "
+            "much surprised.\n"]
+    found = outline([candidates(chunk) for chunk in book])
+    assert found.sections == ("CHAPTER I. Down the Rabbit-Hole", "CHAPTER II. The Pool of Tears")

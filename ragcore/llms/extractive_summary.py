@@ -49,6 +49,11 @@ _ITSELF = re.compile(r"^this (?:report|document|publication|paper|guide|chapter|
                      r"specification|memo|standard|proposal|pep|rfc)\b", re.I)
 _FIELD = re.compile(r"(?:^|\s)[A-Z][\w-]*:\s")  # "Title: ", "Author: " of a header block
 _NUMBERED = re.compile(r"^(\d{1,2})(?:\.\d{1,2})*\.?\s+[A-Z]")
+# A book's chapters: when it has them, only they are main sections (a song's first line or a
+# letter's greeting set apart is not).
+_CHAPTER = re.compile(r"^(?:chapter|part|book|act|stave|letter)\s+(?:[\dIVXLC]+\b|the\s+|[a-z]+\b)",
+                      re.I)
+_NO_TITLE = re.compile(r"[,;]$|^[(\[\"'\u201c\u2018]")  # a line broken off a sentence
 _KEEP_BEFORE_NUMBERS = re.compile(r"^(?:abstract|executive summary|summary|overview)\b", re.I)
 _MATTER = re.compile(
     r"^(?:\d{1,2}(?:\.\d{1,2})*\.?\s+)?(?:appendix|annex|references?\b|bibliography|glossary|"
@@ -96,7 +101,9 @@ def is_body(cand: Candidate) -> bool:
     leans = cand.starts_with_reference and not _ITSELF.match(text)
     if cand.item or leans or not MIN_WORDS <= count <= MAX_WORDS:
         return False
-    if not _ENDED.search(text) or text[:1].islower() or _CONTINUES.match(text):
+    if not _ENDED.search(text) or text[:1].islower() or text[:1] in "[(" or _CONTINUES.match(text):
+        return False
+    if '"""' in text or "'''" in text:  # a docstring in a code example
         return False
     if len(_FIELD.findall(text)) >= 2:
         return False
@@ -136,6 +143,7 @@ def outline(chunks: Sequence[Sequence[Candidate]]) -> Outline:
     repeats = Counter(title for chunk in chunks for title in {c.section for c in chunk})
     running = max(RUNNING_HEADER, len(chunks) // 20)
     numbered = len({_number(t) for t in repeats if _number(t) and not _MATTER.match(t)}) >= 2
+    chaptered = not numbered and sum(bool(_CHAPTER.match(t)) for t in repeats) >= 2
     keys: list[str] = []
     first: int | None = None
     found: list[Sentence] = []
@@ -144,7 +152,8 @@ def outline(chunks: Sequence[Sequence[Candidate]]) -> Outline:
     for number, chunk in enumerate(chunks):
         for cand in chunk:
             if cand.section and repeats[cand.section] < running:
-                key = _section_key(cand.section, key, numbered=numbered, keys=keys)
+                key = _section_key(cand.section, key, numbered=numbered, keys=keys,
+                                   chaptered=chaptered)
             text = " ".join(cand.text.split())
             if key == FRONT or text.lower() in seen or not _quotable(cand):
                 continue
@@ -171,14 +180,18 @@ def _number(title: str) -> int:
     return int(match.group(1))
 
 
-def _section_key(title: str, current: str, *, numbered: bool, keys: list[str]) -> str:
+def _section_key(title: str, current: str, *, numbered: bool, keys: list[str],
+                 chaptered: bool = False) -> str:
     """The main section a heading starts: its first number when the document numbers its
     sections (an unnumbered title inside one stays in it; a number out of sequence, such as a
-    stray line of an appendix's table, starts nothing), else the title itself."""
+    stray line of an appendix's table, starts nothing), a chapter in a book with chapters,
+    else the title itself."""
     if _MATTER.match(title):
         return FRONT
+    if chaptered:
+        return title if _CHAPTER.match(title) else current
     if not numbered:
-        return title
+        return current if _NO_TITLE.search(title) else title
     number = _number(title)
     reached = max((_number(k) for k in keys), default=0)
     if number and reached < number <= reached + 2:
