@@ -252,3 +252,25 @@ def test_a_terminal_shows_the_short_answer_in_bold():
     split = ["a *", "*b", "*", "* c **d"]  # "**" cut between chunks
     assert "".join(terminal_bold(split)) == f"a {BOLD}b{PLAIN} c {BOLD}d{PLAIN}"
     assert "".join(terminal_bold(["2 * 3 = 6*"])) == "2 * 3 = 6*"
+
+
+def test_the_cli_marks_the_quote_with_the_source_numbered_first(tmp_path, fake_embedder,
+                                                                 capsys):
+    from ragcore.cli import main
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "garden.txt").write_text("Tomatoes need sun, water and patience. Basil likes "
+                                     "warmth.", encoding="utf-8")
+    (docs / "holmes.txt").write_text(HOLMES, encoding="utf-8")
+    workspace = ["--workspace", str(tmp_path / "ws")]
+    assert main([*workspace, "ingest", str(docs), "--index", "notes"], embedder=fake_embedder) == 0
+    capsys.readouterr()
+    assert main([*workspace, "query", "Who is always the woman to Sherlock Holmes?", "--index",
+                 "notes", "--llm", "extractive"], embedder=fake_embedder) == 0
+    lines = capsys.readouterr().out.splitlines()
+    quote = next(line for line in lines if line.startswith("- "))
+    assert quote.endswith(". [1]") and "[score" not in lines[0]
+    assert "  [1] holmes.txt (score" in "\n".join(lines)
+    assert next(line for line in lines if line.startswith("  [1] ")).endswith(
+        "quoted in the answer")

@@ -53,7 +53,8 @@ def test_query_trace_lists_stages_and_llm_calls(run):
     assert code == 0
     trace = out.split("Trace:", 1)[1]
     assert "retrieve" in trace and "LLM call 1" in trace and "tokens in" in trace
-    assert out.count("[") == 1  # one source with --top-k 1
+    sources = out.split("Sources:", 1)[1].split("Trace:", 1)[0]
+    assert sources.count("[") == 1  # one source with --top-k 1 (the answer marks its quote [1])
 
 
 def test_no_text_mode_makes_no_llm_call(run):

@@ -15,7 +15,7 @@ from ..errors import RagcoreError
 from ..retrieval import DEFAULT_MODE
 from .index_commands import add_index_option, note_model_load
 from .query_command import RESPONSE_MODES, add_llm_options, check_top_k, choose_llm, describe
-from .render import write_answer, write_sources, write_trace
+from .render import write_reply, write_trace
 
 if TYPE_CHECKING:
     from ..trace import Trace
@@ -146,13 +146,12 @@ def answer_turn(message: str, session: ChatSession, *, show_trace: bool) -> None
     sys.stdout.write("assistant> ")
     try:
         response = session.engine.chat(message, session.memory, trace=trace)
-        write_answer(sys.stdout, response, ranked_with=_ranked_with(session))
+        write_reply(sys.stdout, response, retrieval_mode=session.retrieval,
+                    embedder=session.index.embedder, ranked_with=_ranked_with(session))
     except RagcoreError as exc:
         sys.stdout.write("\n")
         sys.stderr.write(f"error: {exc}\n")
         return
-    write_sources(sys.stdout, response, retrieval_mode=session.retrieval,
-                  embedder=session.index.embedder)
     if show_trace:
         write_trace(sys.stdout, trace)
     _save_turn(session, message, response, trace)

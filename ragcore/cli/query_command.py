@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ..errors import ConfigError
 from ..present.answer_score import ranked_with
 from .index_commands import add_index_option, add_retrieval_option, note_model_load
-from .render import write_answer, write_sources, write_trace
+from .render import write_reply, write_trace
 
 if TYPE_CHECKING:
     from ..llms.base import LLM
@@ -84,9 +84,8 @@ def run_query(args: argparse.Namespace, context: CliContext) -> int:
     note_model_load(index, args.retrieval)
     trace = Trace()
     response = engine.query(args.question, trace=trace)
-    write_answer(sys.stdout, response,
-                 ranked_with=ranked_with(index.embed_model_name, args.retrieval))
-    write_sources(sys.stdout, response, retrieval_mode=args.retrieval, embedder=index.embedder)
+    write_reply(sys.stdout, response, retrieval_mode=args.retrieval, embedder=index.embedder,
+                ranked_with=ranked_with(index.embed_model_name, args.retrieval))
     if args.trace:
         write_trace(sys.stdout, trace)
     return 0

@@ -1,13 +1,22 @@
-"""Plain-text output for the terminal: passages, index stats, ingest reports, traces."""
+"""Plain-text output for the terminal: answers, passages, index stats, ingest reports, traces.
+
+An answer is written as the app shows it (``write_reply``): streamed as it comes, or, for the
+extractive answerer's (which is whole from its first word), at once with the [1] markers naming
+each quote's source; then the answerer's score on a line of its own, then the sources numbered
+like the markers.
+"""
 
 from __future__ import annotations
 
 import textwrap
-from typing import Any, Iterable, Iterator, TextIO
+from itertools import chain
+from typing import Any, Callable, Iterable, Iterator, TextIO
 
+from ..llms.extractive_answer import LABEL
 from ..present.answer_score import score_note, shown_stream, split_score
 from ..present.format import hidden_sources_label, human_size
-from ..present.sources import ListedSource, answer_sources
+from ..present.markers import mark_listing
+from ..present.sources import ListedSource, SourceListing, answer_sources
 from ..present.support import NO_SUPPORT, is_extractive
 from ..synthesis import ResponseMode
 from ..trace import Trace
@@ -38,12 +47,34 @@ def write_passages(
 BOLD, PLAIN = "\033[1m", "\033[0m"
 
 
-def write_answer(out: TextIO, response: Iterable[str], *, ranked_with: str | None = None
-                 ) -> None:
+def write_reply(out: TextIO, response: Any, *, retrieval_mode: str = "similarity",
+                embedder: Any = None, ranked_with: str | None = None) -> None:
+    """The answer, its score and its sources (see the module docstring); ``response`` is a
+    query ``Response`` or a ``ChatResponse``."""
+    listing = write_answer(out, response, ranked_with=ranked_with,
+                           cite=lambda text: _listing(text, response, retrieval_mode, embedder))
+    write_sources(out, response, retrieval_mode=retrieval_mode, embedder=embedder,
+                  listing=listing)
+
+
+def write_answer(out: TextIO, response: Iterable[str], *, ranked_with: str | None = None,
+                 cite: Callable[[str], SourceListing] | None = None) -> SourceListing | None:
     """Stream the answer as it comes (its **bold** short answer in bold on a terminal), then
     the answerer's score on a line of its own (the extractive answerer states one, ranking with
-    the embedding model ``ranked_with``; the terminal is where people tune it)."""
+    the embedding model ``ranked_with``; the terminal is where people tune it).
+
+    With ``cite`` (the answer's text -> its sources), an extractive answer is written whole
+    with the [1] markers of those sources; returns the sources numbered to match, if marked.
+    """
     chunks = shown_stream(response)
+    first = next(chunks, "")
+    listing = None
+    if cite is not None and first.startswith(LABEL):
+        text = first + "".join(chunks)
+        marked, listing = mark_listing(text, cite(text))
+        chunks = iter([marked])
+    else:
+        chunks = chain([first], chunks)
     for chunk in terminal_bold(chunks) if out.isatty() else chunks:
         out.write(chunk)
         out.flush()
@@ -51,6 +82,14 @@ def write_answer(out: TextIO, response: Iterable[str], *, ranked_with: str | Non
     score = split_score(getattr(response, "text", ""))[1]
     if score is not None:
         out.write(f"{score_note(score, ranked_with)}\n")
+    return listing
+
+
+def _listing(text: str, response: Any, retrieval_mode: str, embedder: Any) -> SourceListing:
+    mode = response.mode.value if isinstance(response.mode, ResponseMode) else None
+    return answer_sources(text, response.source_nodes, retrieval_mode=retrieval_mode,
+                          extractive=is_extractive(response.trace), response_mode=mode,
+                          embedder=embedder)
 
 
 def terminal_bold(chunks: Iterable[str]) -> Iterator[str]:
@@ -70,19 +109,18 @@ def terminal_bold(chunks: Iterable[str]) -> Iterator[str]:
 
 
 def write_sources(
-    out: TextIO, response: Any, *, retrieval_mode: str = "similarity", embedder: Any = None
+    out: TextIO, response: Any, *, retrieval_mode: str = "similarity", embedder: Any = None,
+    listing: SourceListing | None = None,
 ) -> None:
     """The 'Sources:' under an answer, listed as the app lists them (``present.sources``).
 
     Sources above the relevance floor or used by the answer come first, each saying whether the
     answer quoted or was supported by it; weaker ones follow under their own heading, as the
-    app hides them behind one click. ``response`` is a query ``Response`` or a ``ChatResponse``.
+    app hides them behind one click. ``response`` is a query ``Response`` or a ``ChatResponse``;
+    ``listing``: its sources already listed (and numbered like the answer's markers).
     """
-    mode = response.mode.value if isinstance(response.mode, ResponseMode) else None
-    listing = answer_sources(
-        response.text, response.source_nodes, retrieval_mode=retrieval_mode,
-        extractive=is_extractive(response.trace), response_mode=mode, embedder=embedder,
-    )
+    if listing is None:
+        listing = _listing(split_score(response.text)[0], response, retrieval_mode, embedder)
     if listing.without_sources:
         out.write(f"\nSources: none. {listing.without_sources}\n")
         return
