@@ -51,8 +51,9 @@ _FIELD = re.compile(r"(?:^|\s)[A-Z][\w-]*:\s")  # "Title: ", "Author: " of a hea
 _NUMBERED = re.compile(r"^(\d{1,2})(?:\.\d{1,2})*\.?\s+[A-Z]")
 # A book's chapters: when it has them, only they are main sections (a song's first line or a
 # letter's greeting set apart is not).
-_CHAPTER = re.compile(r"^(?:chapter|part|book|act|stave|letter)\s+(?:[\dIVXLC]+\b|the\s+|[a-z]+\b)",
-                      re.I)
+_CHAPTER = re.compile(
+    r"^(?:chapter|part|book|act|stave|letter)\s+(?:[\dIVXLC]+|one|two|three|four|five|six|"
+    r"seven|eight|nine|ten|eleven|twelve|first|second|third|fourth|fifth|sixth|last)\b", re.I)
 _NO_TITLE = re.compile(r"[,;]$|^[(\[\"'\u201c\u2018]")  # a line broken off a sentence
 _KEEP_BEFORE_NUMBERS = re.compile(r"^(?:abstract|executive summary|summary|overview)\b", re.I)
 _MATTER = re.compile(
@@ -218,9 +219,9 @@ def pick(found: Outline, scores: Sequence[float], *, limit: int) -> list[int]:
     order = sorted(groups, key=lambda s: (s != found.first, -len(groups[s]), s))[:limit]
     picks: list[int] = []
     for depth in range(limit):
-        level = [groups[s][depth] for s in order if depth < len(groups[s])]
-        picks += sorted(level, key=lambda i: (found.sentences[i].section != found.first,
-                                              -scores[i], i))[: limit - len(picks)]
+        row = [groups[s][depth] for s in order if depth < len(groups[s])]
+        picks += sorted(row, key=lambda i: (found.sentences[i].section != found.first,
+                                            -scores[i], i))[: limit - len(picks)]
         if len(groups) >= min(limit, MANY_SECTIONS):
             break  # sections enough: a line each
     return picks
