@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -21,11 +20,11 @@ from streamlit.testing.v1 import AppTest
 
 import ragcore.llms.extractive as extractive
 import ragcore.llms.extractive_answer as extractive_answer
-from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.llms.extractive_answer import LABEL, NOT_FOUND, label_line
 from ragcore.present.quotes import sentence_spans
 from ragcore.workspace import Workspace
 from ragcore.workspace.chats import export_markdown
+from test_evidence_query_page import built_workspace, use_workspace  # noqa: F401 (fixture)
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 TIMEOUT = 90
@@ -46,37 +45,22 @@ def contract_reply(messages, *, max_sentences: int = 3, embedder=None) -> str:
     return label_line(0.82, f"**{SHORT}**") + "\n- " + " ".join(sentence.split())
 
 
-@pytest.fixture(scope="module")
-def built_workspace(tmp_path_factory, corpus_dir) -> Path:
-    root = tmp_path_factory.mktemp("answer-display") / "ws"
-    ws = Workspace(root, embedder=FakeEmbedder())
-    speech = corpus_dir / "state_of_the_union" / "state_of_the_union.txt"
-    upload = ws.save_upload("docs", speech.name, speech.read_bytes())
-    assert ws.ingest("docs", [upload]).failed == 0
-    return root
-
-
-def workspace(monkeypatch, built_workspace, tmp_path, *, advanced: bool) -> Path:
+def stand_in(monkeypatch) -> None:
     monkeypatch.setattr(extractive, "extractive_reply", contract_reply)
     monkeypatch.setattr(extractive_answer, "not_found_threshold", lambda embedder=None: 0.35,
                         raising=False)
-    monkeypatch.setenv("RAGCORE_LLM", "extractive")
-    monkeypatch.setenv("RAGCORE_EMBEDDER", "fake")
-    root = tmp_path / "ws"
-    shutil.copytree(built_workspace, root)
-    (root / "app-preferences.json").write_text(f'{{"advanced": {str(advanced).lower()}}}')
-    monkeypatch.setenv("RAGCORE_WORKSPACE", str(root))
-    return root
 
 
 @pytest.fixture
 def simple_ws(monkeypatch, built_workspace, tmp_path) -> Path:
-    return workspace(monkeypatch, built_workspace, tmp_path, advanced=False)
+    stand_in(monkeypatch)
+    return use_workspace(monkeypatch, built_workspace, tmp_path, advanced=False)
 
 
 @pytest.fixture
 def advanced_ws(monkeypatch, built_workspace, tmp_path) -> Path:
-    return workspace(monkeypatch, built_workspace, tmp_path, advanced=True)
+    stand_in(monkeypatch)
+    return use_workspace(monkeypatch, built_workspace, tmp_path, advanced=True)
 
 
 def open_page(page: str) -> AppTest:
