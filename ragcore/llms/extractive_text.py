@@ -6,10 +6,10 @@ option lines of help text) and the blocks into sentences. What a reader would no
 answer is never a candidate: headings (Markdown ``#``, reST underlines, short title-case or ALL
 CAPS lines, numbered section titles glued to the paragraph under them by a PDF reader), code
 (fenced, reST literal blocks, lines dense with symbols), table rows, usage synopses
-("Usage: tar [OPTION...] [FILE]..."), figure captions, boilerplate (copyright lines, bare
-URLs) and filler that announces rather than says ("The five Functions are defined below.",
-"This section describes ...", "See Appendix A for ..."; one ending in a colon stays: it leads
-into what follows). Unlike ``lexical.split_sentences`` (plain sentences for scoring
+("Usage: tar [OPTION...] [FILE]..."), figure captions, contents lines, boilerplate (copyright
+lines, bare URLs, a PDF's page header) and what ``extractive_debris`` finds: filler that
+announces rather than says ("The five Functions are defined below."), table rows a PDF reader
+ran together, reference entries. Unlike ``lexical.split_sentences`` (plain sentences for scoring
 elsewhere), a candidate keeps what surrounds it: the heading it sits under (and its section),
 the sentence before it when it refers back ("This is where ..."), the list it introduces and,
 for a list item, that list's lead-in (``lead``), so the ranker can read it in context and the
