@@ -47,6 +47,8 @@ _LEADER = re.compile(r"(?:\.\s?){4,}\s*[\divxlc]*\s*$")  # "2.0 Framework Basics
 _PAGE_HEADER = re.compile(r"available free of charge from", re.I)  # NIST's, atop each page
 _SYNOPSIS = re.compile(r"^\s*(?:usage|synopsis)\s*:", re.I)
 _OPTION_GROUP = re.compile(r"\[[^\]]{0,30}\]")
+_WORDS = re.compile(r"[^\W\d_]{3,}")
+WORDY = 12  # a sentence with this many words (most of its tokens) is prose, whatever its symbols
 _BOILERPLATE = re.compile(
     r"\bcopyright\b|\u00a9|all rights reserved|available free of charge|"
     r"^\s*page \d+( of \d+)?\b|^\s*(?:https?://|www\.|doi:)\S*\s*$", re.I
@@ -204,10 +206,13 @@ def is_quotable(sentence: str) -> bool:
     """False for code, table debris, usage synopses, captions and boilerplate."""
     if not is_prose(sentence) or _BOILERPLATE.search(sentence) or _CAPTION.match(sentence):
         return False
-    if _SYNOPSIS.match(sentence) or len(_OPTION_GROUP.findall(sentence)) >= 2:
+    if _SYNOPSIS.match(sentence) or sentence.count("|") >= 2:  # a table row
         return False
-    if sentence.count("|") >= 2:
-        return False  # a table row
+    words = _WORDS.findall(sentence)
+    if len(words) >= WORDY and len(words) >= 0.6 * len(sentence.split()):
+        return True  # prose with brackets: "Chopin (/ˈʃoʊpæn/; [fʁe.de.ʁik]; 1810 – 1849)"
+    if len(_OPTION_GROUP.findall(sentence)) >= 2:
+        return False
     plain = _INLINE_CODE.sub("code", sentence)
     visible = [c for c in plain if not c.isspace()]
     return sum(c in _CODE_CHARS for c in visible) <= 0.08 * len(visible)
