@@ -175,7 +175,8 @@ def test_sentences_with_numbers_are_candidates(prose):
 def test_a_long_sentence_with_brackets_and_pronunciation_is_prose():
     chopin = ("Frédéric François Chopin (/ˈʃoʊpæn/; French pronunciation: [fʁe.de.ʁik fʁɑ̃.swa "
               "ʃɔ.pɛ̃]; 22 February or 1 March 1810 – 17 October 1849), born Fryderyk Franciszek "
-              "Chopin, was a Polish and French composer and a virtuoso pianist of the Romantic era.")
+              "Chopin, was a Polish and French composer and a virtuoso pianist of the "
+              "Romantic era.")
     sand = ("In 1836, at a party hosted by Marie d'Agoult, Chopin met the French author George "
             "Sand (born [Amantine] Aurore [Lucile] Dupin).")
     assert texts(f"{chopin} {sand}") == [chopin, sand]
