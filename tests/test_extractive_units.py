@@ -181,3 +181,24 @@ def test_a_long_sentence_with_brackets_and_pronunciation_is_prose():
             "Sand (born [Amantine] Aurore [Lucile] Dupin).")
     assert texts(f"{chopin} {sand}") == [chopin, sand]
     assert texts("tar [OPTION...] [FILE]... saves many files") == []
+
+
+TENETS = ("A zero trust architecture is designed and deployed with adherence to the following "
+          "zero trust\nbasic tenets:\n"
+          "1. All data sources and computing services are considered resources. A network may "
+          "be\ncomposed of multiple classes of devices. Also, an enterprise may decide to\n"
+          "classify personally owned devices as resources.\n"
+          "2. All communication is secured regardless of network location. Network location "
+          "alone\ndoes not imply trust.\n"
+          "3. Access is granted per session. These sessions are short.\n")
+
+
+def test_a_list_of_long_items_quotes_the_gist_of_each_item():
+    cands = candidates(TENETS)
+    intro, items = list_unit(cands, 2)  # any sentence of the list gives the list
+    assert [cands[i].text for i in intro] == [cands[0].text]
+    assert [cands[i].text for i in items] == [
+        "All data sources and computing services are considered resources.",
+        "All communication is secured regardless of network location.",
+        "Access is granted per session.",
+        "These sessions are short."]  # leans on its item's first sentence

@@ -96,6 +96,7 @@ class Candidate:
     followers: list[int] = field(default_factory=list)  # the list it introduces
     lead: int | None = None  # for a list item: the sentence that introduces its list
     section: str = ""  # the last heading above it in its passage ("" before the first)
+    part: int = 0  # its place among the sentences of its paragraph or list item
 
     @property
     def starts_with_reference(self) -> bool:
@@ -158,7 +159,7 @@ def candidates(*contexts: str) -> list[Candidate]:
                 if not (_CAPTION.match(text) or _LEADER.search(text)):  # figure, contents
                     heading, since_heading = text, 0
                 continue
-            for sentence in split_sentences(text):
+            for part, sentence in enumerate(split_sentences(text)):
                 if len(found) >= MAX_CANDIDATES:
                     break
                 if not is_quotable(sentence) or is_filler(sentence) or is_debris(sentence):
@@ -167,7 +168,7 @@ def candidates(*contexts: str) -> list[Candidate]:
                 cand = Candidate(sentence, number, len(found), item=kind == "item",
                                  heading=heading if since_heading < LEAD_SENTENCES else "",
                                  topic=passage.topic, section=heading,
-                                 source=passage.file_name)
+                                 source=passage.file_name, part=part)
                 if last is not None and _REFERS_BACK.search(sentence):
                     cand.previous = last
                 found.append(cand)
@@ -359,17 +360,21 @@ def _clean_lines(text: str) -> list[tuple[str, str]]:
 def _link_lists(found: list[Candidate]) -> None:
     """Link each sentence that introduces a list to the items (or ordinal steps) after it."""
     for i, cand in enumerate(found):
-        window = [c for c in found[i + 1 : i + 1 + MAX_LIST_ITEMS] if c.passage == cand.passage]
-        items = _colon_items(window) if cand.text.rstrip().endswith(":") else []
-        items = items or _ordinal_steps(cand, window)
+        window = [c for c in found[i + 1 : i + 1 + 4 * MAX_LIST_ITEMS]
+                  if c.passage == cand.passage]
+        members = _colon_items(window) if cand.text.rstrip().endswith(":") else []
+        items = [c for c in members if c.part == 0 or c.starts_with_reference][:MAX_LIST_ITEMS]
+        items = items or _ordinal_steps(cand, window[:MAX_LIST_ITEMS])
         cand.followers = [c.position for c in items]
-        for item in items:
+        for item in members or items:
             if item.lead is None:
                 item.lead = cand.position
 
 
 def _colon_items(window: list[Candidate]) -> list[Candidate]:
-    """The list items (or ordinal steps: "First - cut costs.") right after a colon."""
+    """The sentences of the list items (or ordinal steps: "First - cut costs.") right after a
+    colon; the list quotes each item's first sentence and those that lean on it ("These
+    Functions are ..."), not all of a long item's explanation."""
     items: list[Candidate] = []
     for cand in window:
         if not (cand.item or _ORDINAL.match(cand.text)):
