@@ -27,6 +27,9 @@ from .types import Node, ScoredNode
 
 SUMMARY_QUESTION = "Summarise the main points of this text for someone who has not read it."
 EXTRACTIVE = "extractive"
+# Bumped when offline summaries are picked differently: summaries cached under another version
+# are made again (2: body sentences only, a line per main section).
+EXTRACTIVE_VERSION = "2"
 
 
 class ChunkSource(Protocol):

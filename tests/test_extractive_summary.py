@@ -194,3 +194,26 @@ def test_a_book_with_chapters_has_a_section_per_chapter_and_nothing_else():
             "much surprised.\n"]
     found = outline([candidates(chunk) for chunk in book])
     assert found.sections == ("CHAPTER I. Down the Rabbit-Hole", "CHAPTER II. The Pool of Tears")
+
+
+def test_an_extractive_summary_cached_by_the_older_picks_is_made_again(tmp_path):
+    from ragcore.embeddings.fake import FakeEmbedder
+    from ragcore.summary_index import DocumentSummary
+    from ragcore.workspace import Workspace
+    from ragcore.workspace.summaries import SummaryCache, _fingerprint, summarize_file
+    from ragcore.workspace.ingest import files_of
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "report.txt").write_text("\n".join(REPORT[3:9]), encoding="utf-8")
+    ws = Workspace(tmp_path / "ws", embedder=FakeEmbedder())
+    ws.ingest("reports", [folder])
+    index, uid = ws.load_index("reports"), ws.record("reports").uid
+    row = files_of(index)[0]
+    cache = SummaryCache(tmp_path / "ws" / "summaries")
+    old = _fingerprint("extractive", *(str(index.doc_info(d).hash) for d in row["doc_ids"]))
+    cache.put(uid, old, DocumentSummary(row["id_base"], "report.txt", TABLE_ROW, "extractive",
+                                        tuple(row["doc_ids"])))
+    made = summarize_file(cache, uid, index, row["id_base"])
+    assert made.text and "BAI08" not in made.text
+    assert summarize_file(cache, uid, index, row["id_base"]).text == made.text  # cached anew

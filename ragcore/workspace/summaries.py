@@ -18,6 +18,8 @@ from typing import Any, Sequence
 
 from ..llms.base import LLM
 from ..summary_index import (
+    EXTRACTIVE,
+    EXTRACTIVE_VERSION,
     DocumentSummary,
     SummaryIndex,
     is_offline,
@@ -98,7 +100,7 @@ def summarize_file(
 
 def file_fingerprint(index: Any, row: dict, llm: LLM | None) -> str:
     """What a file's cached summary must match: its documents' content hashes and the method."""
-    return _fingerprint(method_of(llm), *(str(index.doc_info(d).hash) for d in row["doc_ids"]))
+    return _fingerprint(_made_by(llm), *(str(index.doc_info(d).hash) for d in row["doc_ids"]))
 
 
 def unsummarized_files(cache: SummaryCache, uid: str, index: Any,
@@ -121,7 +123,7 @@ def summarize_whole_index(
     llm: LLM | None = None, trace: Trace | None = None,
 ) -> DocumentSummary:
     """The summary of the whole index, cached under its revision."""
-    fingerprint = _fingerprint(method_of(llm), str(revision))
+    fingerprint = _fingerprint(_made_by(llm), str(revision))
     found = cache.get(uid, INDEX_KEY, fingerprint)
     if found is not None:
         if trace is not None:
@@ -172,6 +174,11 @@ def _summary_of_summaries(
     if len(rows) > INDEX_SUMMARY_FILES:
         text += f"\n\n(From the first {INDEX_SUMMARY_FILES} of {len(rows)} files.)"
     return text, method_of(llm)
+
+
+def _made_by(llm: LLM | None) -> str:
+    """What a cached summary must have been made by: the model, or this extractive version."""
+    return f"{EXTRACTIVE} {EXTRACTIVE_VERSION}" if is_offline(llm) else method_of(llm)
 
 
 def _fingerprint(*parts: str) -> str:
