@@ -81,6 +81,8 @@ def test_a_sentence_outside_any_list_is_its_own_unit():
         "The components are described in Section 2.",
         "First, let’s take a look at the ownership rules.",
         "In this chapter, you’ll learn ownership by working through some examples.",
+        "Parts of ownership will be described in relation to the stack and the heap later in "
+        "this chapter, so here is a brief explanation in preparation.",
     ],
 )
 def test_sentences_that_announce_or_point_elsewhere_are_filler(sentence):

@@ -45,15 +45,21 @@ _FILLER = re.compile(
     re.I,
 )
 FILLER_WORDS = 20  # a longer sentence says something besides its pointer
+# ... unless all it says is what comes later ("Parts of ownership will be described ... later
+# in this chapter, so here is a brief explanation in preparation.").
+_LATER = re.compile(r"\blater in (?:this|the) (?:chapter|section|document|book|guide)\b|"
+                    r"\bin (?:the )?(?:next|following) (?:chapter|section)s?\b", re.I)
+SIGNPOST_WORDS = 30
 
 
 def is_filler(sentence: str) -> bool:
     """Whether a sentence announces or points rather than says ("X are defined below.");
     one ending in a colon is kept, since it introduces what follows it."""
     text = sentence.strip()
-    if text.endswith(":") or len(words(text)) > FILLER_WORDS:
+    count = len(words(text))
+    if text.endswith(":") or count > SIGNPOST_WORDS:
         return False
-    return bool(_FILLER.search(text))
+    return bool(_LATER.search(text) or (count <= FILLER_WORDS and _FILLER.search(text)))
 
 
 _CODE = re.compile(r"^(?=.*\d)(?:.*[A-Za-z].*|\d+(?:[.\-:/]\d+){2,})$")  # BAI08.01, 4.2.3.9
