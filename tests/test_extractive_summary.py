@@ -217,3 +217,19 @@ def test_an_extractive_summary_cached_by_the_older_picks_is_made_again(tmp_path)
     made = summarize_file(cache, uid, index, row["id_base"])
     assert made.text and "BAI08" not in made.text
     assert summarize_file(cache, uid, index, row["id_base"]).text == made.text  # cached anew
+
+
+def test_numbered_titles_out_of_sequence_leave_every_heading_a_section():
+    # A reader that lost sections 1 to 11 (or numbered the pages): no main section is reached.
+    chunks = ["12 Apples\nApples grow on the trees of the orchard in the valley.\n",
+              "14 Pears\nPears grow on the trees of the orchard as well in autumn.\n"]
+    found = outline([candidates(chunk) for chunk in chunks])
+    assert found.sections == ("12 Apples", "14 Pears") and len(found.sentences) == 2
+
+
+def test_an_attribution_or_an_address_is_no_section():
+    text = ("Rationale\n\nA universal convention supplies maintainability and clarity.\n\n"
+            "-- Tim Peters on comp.lang.python, 2001-06-16\n\n"
+            "If you violate these conventions, the worst you'll get is some dirty looks.\n\n"
+            "Guido van Rossum <guido@python.org>\n\nThe author wrote this with great care.\n")
+    assert outline([candidates(text)]).sections == ("Rationale",)

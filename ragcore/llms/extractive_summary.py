@@ -54,7 +54,8 @@ _NUMBERED = re.compile(r"^(\d{1,2})(?:\.\d{1,2})*\.?\s+[A-Z]")
 _CHAPTER = re.compile(
     r"^(?:chapter|part|book|act|stave|letter)\s+(?:[\dIVXLC]+|one|two|three|four|five|six|"
     r"seven|eight|nine|ten|eleven|twelve|first|second|third|fourth|fifth|sixth|last)\b", re.I)
-_NO_TITLE = re.compile(r"[,;]$|^[(\[\"'\u201c\u2018]")  # a line broken off a sentence
+# A line broken off a sentence, an attribution ("-- Tim Peters"), an address: no title.
+_NO_TITLE = re.compile(r"[,;]$|^[(\[\"'\u201c\u2018\u2014-]|@")
 _KEEP_BEFORE_NUMBERS = re.compile(r"^(?:abstract|executive summary|summary|overview)\b", re.I)
 _MATTER = re.compile(
     r"^(?:\d{1,2}(?:\.\d{1,2})*\.?\s+)?(?:appendix|annex|references?\b|bibliography|glossary|"
@@ -139,12 +140,21 @@ def outline(chunks: Sequence[Sequence[Candidate]]) -> Outline:
     """The sentences of a document's chunks (in document order) with their main sections.
 
     Each chunk's candidates know the heading above them within the chunk; a chunk that starts
-    without one continues the section the chunk before ended in.
+    without one continues the section the chunk before ended in. When numbered sections leave
+    nothing (their titles were lost to the reader), every heading counts as one.
     """
     repeats = Counter(title for chunk in chunks for title in {c.section for c in chunk})
-    running = max(RUNNING_HEADER, len(chunks) // 20)
-    numbered = len({_number(t) for t in repeats if _number(t) and not _MATTER.match(t)}) >= 2
-    chaptered = not numbered and sum(bool(_CHAPTER.match(t)) for t in repeats) >= 2
+    titles = {t for t in repeats if repeats[t] < max(RUNNING_HEADER, len(chunks) // 20)}
+    numbered = len({_number(t) for t in titles if _number(t) and not _MATTER.match(t)}) >= 2
+    chaptered = not numbered and sum(bool(_CHAPTER.match(t)) for t in titles) >= 2
+    found = _collect(chunks, titles, numbered=numbered, chaptered=chaptered)
+    if numbered and not found.sentences:
+        found = _collect(chunks, titles, numbered=False, chaptered=False)
+    return found
+
+
+def _collect(chunks: Sequence[Sequence[Candidate]], titles: set[str], *, numbered: bool,
+             chaptered: bool) -> Outline:
     keys: list[str] = []
     first: int | None = None
     found: list[Sentence] = []
@@ -152,7 +162,7 @@ def outline(chunks: Sequence[Sequence[Candidate]]) -> Outline:
     key = "" if not numbered else FRONT
     for number, chunk in enumerate(chunks):
         for cand in chunk:
-            if cand.section and repeats[cand.section] < running:
+            if cand.section in titles:
                 key = _section_key(cand.section, key, numbered=numbered, keys=keys,
                                    chaptered=chaptered)
             text = " ".join(cand.text.split())
