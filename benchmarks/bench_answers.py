@@ -23,6 +23,20 @@ Compact (the default) is also broken down by question kind, and its answers are 
 ``benchmarks/results/answers-latest.jsonl`` to compare before/after by hand. A quick run
 measures compact only.
 
+Issue 19's table (``answers/answer_measures.py`` defines each measure) is printed for two
+question sets, the answerer beside a best-word-overlap sentence of the same passages:
+
+- the corpus questions, from the compact answers above (the default engine: compact, top 4,
+  hybrid); gold = the question's gold strings (among the passages, in the answer: any one of
+  them), short-answer exact match and F1 against them on the "single" questions only (their
+  gold is the one sentence or phrase holding the fact, so F1 of a bold phrase stays low);
+- the held-out SQuAD 2.0 sample (``answers/squad_heldout.py``: 300 answerable + 60
+  unanswerable questions over an index of the 157 held-out paragraphs, cached).
+
+Per-question outcomes go to ``benchmarks/results/answers-{corpus,squad}-latest.jsonl`` and the
+two tables to ``answers-tables-latest.md``; ``answers/BEFORE.md`` holds the figures before
+issue 19.
+
     python -m benchmarks --only answers
 """
 
@@ -30,14 +44,17 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from statistics import fmean
 
+from benchmarks.answers import squad_heldout
+from benchmarks.answers.answer_measures import Record, best_overlap_sentence, timed_query
+from benchmarks.answers.answer_report import report
 from benchmarks.answers.corpus_index import load_or_build
-from benchmarks.answers.report import cell, format_matrix
 from benchmarks.answers.question_set import KINDS, Question, gold_found, load_questions
+from benchmarks.answers.report import cell, format_matrix
+from benchmarks.answers.squad import contains_gold
 from benchmarks.harness import RESULTS_DIR, Row, corpus_dir
 
 MODES = ("compact", "refine", "simple_summarize", "tree_summarize", "accumulate",
@@ -72,17 +89,19 @@ def says_unknown(answer: str) -> bool:
     return any(phrase in first_line for phrase in UNKNOWN_PHRASES)
 
 
-def ask(engine, q: Question) -> Outcome:
-    """Run one question through ``engine`` and measure the answer."""
-    started = time.perf_counter()
-    response = engine.query(q.question)
-    answer = response.text
-    seconds = time.perf_counter() - started
-    context = "\n\n".join(scored.node.text for scored in response.source_nodes)
+def ask(engine, q: Question) -> tuple[Outcome, Record]:
+    """Run one question through ``engine``: its measures, and its record for issue 19's table."""
+    response, answer, seconds = timed_query(engine, q.question)
+    passages = [scored.node.text for scored in response.source_nodes]
+    context = "\n\n".join(passages)
     recall = fmean(gold_found(q.gold, answer)) if q.answerable else None
     in_context = fmean(gold_found(q.gold, context)) if q.answerable else None
-    return Outcome(q.id, q.kind, q.question, answer, len(answer.split()), recall, in_context,
-                   says_unknown(answer), seconds)
+    outcome = Outcome(q.id, q.kind, q.question, answer, len(answer.split()), recall, in_context,
+                      says_unknown(answer), seconds)
+    record = Record(q.id, q.question, list(q.gold), answer, passages,
+                    contains_gold(context, q.gold), seconds, short_scored=q.kind == "single",
+                    baseline=best_overlap_sentence(q.question, passages))
+    return outcome, record
 
 
 def summarize(outcomes: list[Outcome]) -> dict[str, float | None]:
@@ -133,7 +152,8 @@ def run(*, quick: bool = False, corpus: Path | None = None) -> list[Row | dict]:
     for mode in MODES[:1] if quick else MODES:
         engine = bench.index.as_query_engine(llm=llm, similarity_top_k=TOP_K, response_mode=mode)
         engine.query(questions[0].question).text  # loads the embedding model: not a query's cost
-        outcomes = [ask(engine, q) for q in questions]
+        asked = [ask(engine, q) for q in questions]
+        outcomes = [outcome for outcome, _ in asked]
         summaries[mode] = summarize(outcomes)
         if mode != "compact":  # the same retrieval as compact's: only the answers differ
             rows += mode_rows(mode, summaries[mode], len(outcomes), leave_out=("gold in context",))
@@ -145,8 +165,28 @@ def run(*, quick: bool = False, corpus: Path | None = None) -> list[Row | dict]:
             rows += mode_rows(f"compact, {kind}", summaries[f"compact, {kind}"], len(of_kind),
                               leave_out=("ms/query",))
         _write_answers(outcomes)
+        corpus_records = [record for _, record in asked]
     sys.stderr.write(_table(summaries, len(questions)) + "\n")
-    return rows
+    return rows + issue19_rows(corpus_records)
+
+
+def issue19_rows(corpus_records: list[Record]) -> list[Row | dict]:
+    """Issue 19's table for the corpus questions and the held-out SQuAD sample: rows, and the
+    tables on stderr and in ``benchmarks/results/answers-tables-latest.md``."""
+    answerable = sum(r.answerable for r in corpus_records)
+    title = (f"corpus questions: {answerable} answerable + {len(corpus_records) - answerable} "
+             "'none' (default engine: compact, top 4, hybrid; ExtractiveLLM)")
+    rows, corpus_table = report("corpus", title, corpus_records)
+    squad_records, how = squad_heldout.run()
+    state = "built and cached" if how["built"] else "loaded from the cache"
+    rows.append({"metric": "SQuAD held-out index ready", "value": how["seconds"], "unit": "s",
+                 "note": f"{state}: {how['nodes']} nodes"})
+    squad_rows, squad_table = report("squad", squad_heldout.title(squad_records), squad_records)
+    tables = f"{corpus_table}\n\n{squad_table}\n"
+    sys.stderr.write("\n" + tables)
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    (RESULTS_DIR / "answers-tables-latest.md").write_text(tables, encoding="utf-8")
+    return rows + squad_rows
 
 
 def _table(summaries: dict[str, dict], count: int) -> str:

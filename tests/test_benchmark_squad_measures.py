@@ -1,0 +1,95 @@
+"""Issue 19's answer measures read the answer format as the contract writes it, and the
+best-word-overlap baseline picks the sentence sharing the most question words."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+# benchmarks/ is a folder of the checkout, not part of the installed package.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.answers.answer_measures import (  # noqa: E402
+    Record,
+    answer_words,
+    best_overlap_sentence,
+    markdown_table,
+    measures,
+    says_not_found,
+    sentences,
+    short_answer,
+)
+from benchmarks.answers.answer_report import meets  # noqa: E402
+
+LABEL = "Extractive answer (no language model configured)"
+SHORT = f"{LABEL} [score 0.82]: **Irene Adler**\n- To Sherlock Holmes she is always _the_ woman."
+QUOTED = (f"{LABEL}: quoted from the documents, best match first:\n"
+          "- Ownership is a set of rules.\n  - Each value has an owner.")
+NOT_FOUND = f"{LABEL} [score 0.10]: not found. None of the passages retrieved answers it."
+OLD_UNKNOWN = (f"{LABEL}: the passages share no words with the question, "
+               "nothing to quote as an answer.")
+
+
+def test_the_short_answer_is_the_bold_phrase_else_the_first_quote_else_nothing():
+    assert short_answer(SHORT) == "Irene Adler"
+    assert short_answer(QUOTED) == "Ownership is a set of rules."
+    assert short_answer(NOT_FOUND) == ""
+
+
+@pytest.mark.parametrize(("answer", "unknown"), [
+    (SHORT, False), (QUOTED, False), (NOT_FOUND, True), (OLD_UNKNOWN, True),
+    (f"{LABEL}: quoted from the documents, best match first:\n- The server has not found "
+     "anything matching the Request-URI. It does not know.", False),  # quotes are not its words
+])
+def test_not_found_is_read_from_the_answerers_own_first_line(answer, unknown):
+    assert says_not_found(answer) is unknown
+
+
+def test_answer_words_leave_out_the_label_prefix_and_list_marks():
+    assert answer_words(SHORT) == 2 + 8  # "**Irene Adler**" and the quoted sentence
+    assert answer_words(QUOTED) == 7 + 6 + 5  # the "quoted from ..." header counts
+
+
+def test_the_baseline_is_the_sentence_sharing_most_question_words():
+    passages = ["Holmes lived in London. He admired Irene Adler, the woman.",
+                "The woman Holmes admires is named in A Scandal in Bohemia. Watson wrote it."]
+    assert sentences(passages[0]) == ["Holmes lived in London.",
+                                      "He admired Irene Adler, the woman."]
+    # "woman", "holmes", "admires" (3 words) beat "admired", "woman" and "holmes", "lived"
+    assert best_overlap_sentence("Who is the woman Holmes admires?", passages) == (
+        "The woman Holmes admires is named in A Scandal in Bohemia.")
+    assert best_overlap_sentence("Holmes?", ["Holmes sat.", "Holmes stood."]) == "Holmes sat."
+    assert best_overlap_sentence("Anything?", []) == ""
+
+
+def _record(answer: str, golds: list[str], *, retrieved: bool = True, baseline: str = "") -> Record:
+    return Record("q", "question?", golds, answer, [], retrieved, 0.2, baseline=baseline)
+
+
+def test_measures_score_the_answerer_and_the_baseline_on_the_same_questions():
+    records = [
+        _record(SHORT, ["Irene Adler"], baseline="Holmes admired her."),
+        _record(NOT_FOUND, ["Irene Adler"], baseline="Irene Adler sang."),
+        _record(NOT_FOUND, [], baseline="Something."),
+        _record(NOT_FOUND, [], retrieved=False),
+    ]
+    ours, base = measures(records), measures(records, baseline=True)
+    assert ours["short answer exact match"] == 50.0
+    assert ours["short answer token F1"] == 50.0
+    assert ours["whole answer contains a gold answer"] == 50.0
+    assert ours["false 'not found' on answerable"] == 50.0
+    assert ours["'not found' on unanswerable (abstention)"] == 100.0
+    assert ours["seconds per question, median"] == pytest.approx(0.2)
+    assert base["whole answer contains a gold answer"] == 50.0
+    assert base["false 'not found' on answerable"] == 0.0
+    assert base["seconds per question, median"] is None
+    table = markdown_table("t", ours, base)
+    assert "| short answer token F1 | 50.0 |" in table and "same passages" in table
+
+
+def test_targets_are_read_as_written():
+    assert meets(51.0, ">= 50") and not meets(49.9, ">= 50")
+    assert meets(30, "<= 30") and not meets(0.5, "< 0.5")
+    assert meets(3.0, "") is None
