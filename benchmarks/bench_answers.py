@@ -49,7 +49,12 @@ from pathlib import Path
 from statistics import fmean
 
 from benchmarks.answers import squad_heldout
-from benchmarks.answers.answer_measures import Record, best_overlap_sentence, timed_query
+from benchmarks.answers.answer_measures import (
+    UNKNOWN_PHRASES,
+    Record,
+    best_overlap_sentence,
+    timed_query,
+)
 from benchmarks.answers.answer_report import report
 from benchmarks.answers.corpus_index import load_or_build
 from benchmarks.answers.question_set import KINDS, Question, gold_found, load_questions
@@ -60,12 +65,6 @@ from benchmarks.harness import RESULTS_DIR, Row, corpus_dir
 MODES = ("compact", "refine", "simple_summarize", "tree_summarize", "accumulate",
          "compact_accumulate")
 TOP_K = 4
-UNKNOWN_PHRASES = (
-    "found nothing", "nothing to quote", "no passages came", "cannot answer", "can't answer",
-    "unable to answer", "don't know", "do not know", "no relevant", "not in the documents",
-    "no information", "do not say", "does not say", "doesn't say", "do not mention",
-    "does not mention", "not mentioned",
-)
 
 
 @dataclass(slots=True)

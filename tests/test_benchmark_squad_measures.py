@@ -93,3 +93,40 @@ def test_targets_are_read_as_written():
     assert meets(51.0, ">= 50") and not meets(49.9, ">= 50")
     assert meets(30, "<= 30") and not meets(0.5, "< 0.5")
     assert meets(3.0, "") is None
+
+
+class _Node:
+    def __init__(self, text: str, doc_id: str) -> None:
+        self.text, self.ref_doc_id = text, doc_id
+
+
+class _Scored:
+    def __init__(self, text: str, doc_id: str) -> None:
+        self.node = _Node(text, doc_id)
+
+
+class _Response:
+    def __init__(self, text: str, sources: list[_Scored]) -> None:
+        self.text, self.source_nodes = text, sources
+
+
+class _Engine:
+    """Answers every question from the first held-out paragraph (a chunk of it: same doc id)."""
+
+    def __init__(self, paragraph: dict) -> None:
+        self.paragraph = paragraph
+
+    def query(self, question: str) -> _Response:
+        return _Response(SHORT, [_Scored(self.paragraph["text"][:300], self.paragraph["id"])])
+
+
+def test_a_held_out_question_counts_as_retrieved_when_its_paragraph_is_a_passage():
+    from benchmarks.answers.squad import heldout_paragraphs, heldout_questions
+    from benchmarks.answers.squad_heldout import ask_all
+
+    first = heldout_paragraphs()[0]
+    asked_of_it = {q.id for q in heldout_questions() if q.paragraph == first["id"]}
+    records = ask_all(_Engine(first))
+    assert len(records) == 360 and asked_of_it
+    assert {r.id for r in records if r.retrieved} == asked_of_it
+    assert all(r.answer == SHORT and r.baseline for r in records)
