@@ -43,7 +43,9 @@ _METADATA_KEYS = frozenset(
 _METADATA_LINE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_]*)\s*:\s")
 _WORD = re.compile(r"\w+", re.UNICODE)
 _ABBREVIATIONS = re.compile(
-    r"(?:\b(?:e\.g|i\.e|etc|vs|cf|al|Dr|Mr|Mrs|Ms|Prof|Fig|No|Vol|pp|Sec|approx)|\b[A-Z])\.$"
+    r"(?:\b(?:e\.g|i\.e|etc|vs|cf|al|Dr|Mr|Mrs|Ms|Prof|Fig|No|Vol|pp|Sec|approx|St|Mt|Jr|Sr|"
+    r"Op|Co|Inc|Ltd|Gen|Col|Capt|Lt|Rev|Sgt|Gov|Sen|Rep|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|"
+    r"Oct|Nov|Dec|ca|c|r|b|d|v)|\b[A-Z])\.$"
 )
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)\]]*\s+(?=[\"'\u201c\u2018(\[]?[A-Z0-9])")
 _SUFFIXES = (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
@@ -113,7 +115,11 @@ def is_prose(sentence: str) -> bool:
     if len(_WORD.findall(sentence)) < 2 or _DOT_LEADER.search(sentence):
         return False
     visible = [c for c in sentence if not c.isspace()]
-    return sum(c.isalpha() for c in visible) >= 0.5 * len(visible)
+    if sum(c.isalpha() for c in visible) >= 0.5 * len(visible):
+        return True
+    # "The population was 8,336,817 in 2019 ...": numbers, but in a sentence of words
+    return len(re.findall(r"\b[A-Za-z]{2,}\b", sentence)) >= 5 and \
+        sum(c.isalnum() for c in visible) >= 0.8 * len(visible)
 
 
 def _blocks(text: str) -> list[str]:

@@ -47,6 +47,13 @@ def test_phrases_start_and_end_on_content_words_and_keep_names_and_numbers_whole
     assert shape(tokens("1981")) == "year" and shape(tokens("42 percent")) == "percent"
 
 
+def test_a_title_or_a_pronoun_alone_is_no_phrase():
+    toks = tokens("I saw Mr. Sherlock Holmes at Baker Street.")
+    texts = {" ".join(t.text for t in toks[s.first: s.last + 1]) for s in spans(toks)}
+    assert "Mr. Sherlock Holmes" in texts and "Sherlock Holmes" in texts
+    assert "Mr." not in texts and "I" not in texts and "Mr" not in texts
+
+
 def test_the_weights_are_data_with_their_source_written_down():
     weights = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))
     assert "SQuAD 2.0 training split" in weights["source"]

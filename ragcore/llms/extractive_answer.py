@@ -146,7 +146,8 @@ def answer(
     one_part = len(question_parts(without_source_words(question))) == 1
     if phrase is not None and phrase.probability >= PHRASE_FLOOR and one_part \
             and not _several_answer(scorer, ranking):
-        lines = [f"- {cands[k].text}" for k in quote_unit(list(cands), phrase.sentence)]
+        unit = quote_unit(list(cands), phrase.sentence)[-2:]  # and what it refers back to
+        lines = [f"- {cands[k].text}" for k in unit]
         return "\n".join([label_line(judged.answered, f"**{phrase.text}**"), *lines])
     chosen = _one_pass(scorer, ranking, limit=limit) if style == "one_pass" else ranking.chosen
     lead = cands[chosen[0]].lead

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -32,7 +33,7 @@ from .extractive_span import (
 
 WEIGHTS_FILE = Path(__file__).with_name("extractive_weights.json")
 TRAINED_MODELS = ("all-MiniLM-L6-v2", "all-MiniLM-L6-v2-onnx-int8")
-TOP_SENTENCES = 3  # the phrases of this many best sentences compete
+TOP_SENTENCES = 5  # the phrases of this many best sentences compete
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +96,7 @@ def sentence_features(rank: int, score: float, best: float, semantic: float | No
                       coverage: float) -> dict[str, float]:
     """How well a phrase's sentence answers the question as a whole (shared by its phrases)."""
     out = {f"sentence_rank={rank}": 1.0, "sentence_score": score, "sentence_gap": best - score,
+           "sentence_rank": float(rank),
            "sentence_words": coverage}
     if semantic is not None:
         out["sentence_meaning"] = semantic
@@ -107,8 +109,15 @@ def phrase_table(
     sentence_feats: Sequence[dict[str, float]],
     asked: dict[str, float],
     rarity: dict[str, float],
+    topics: Sequence[set[str]],
+    spread: dict[str, float],
 ) -> list[tuple[int, list[Token], Span, dict[str, float]]]:
-    """Every candidate phrase of ``sentences`` with its features (for scoring and training)."""
+    """Every candidate phrase of ``sentences`` with its features (for scoring and training).
+
+    ``topics``: the stems of each sentence's passage title and file name (what the passage is
+    about is seldom what a question asks); ``spread``: the share of all candidate sentences
+    each stem appears in (a name the passages keep returning to is salient).
+    """
     kind = answer_type(question) or "none"
     sides = question_sides(question, asked)
     head = head_noun(question)
@@ -116,9 +125,24 @@ def phrase_table(
     for k, (text, shared) in enumerate(zip(sentences, sentence_feats)):
         toks = tokens(text)
         for span in spans(toks):
-            rows.append((k, toks, span,
-                         features(toks, span, kind, asked, sides, head, shared, rarity)))
+            feats = features(toks, span, kind, asked, sides, head, shared, rarity)
+            own = set(terms(text[toks[span.first].start: toks[span.last].end]))
+            if own:
+                feats["in_topic"] = len(own & topics[k]) / len(own)
+                feats[f"{kind}|in_topic"] = feats["in_topic"]
+                feats["spread"] = max(spread.get(t, 0.0) for t in own)
+                if _new_name(toks, span, own, set(asked) | topics[k]):
+                    feats["new_name"] = 1.0
+                    feats[f"{kind}|new_name"] = 1.0
+            rows.append((k, toks, span, feats))
     return rows
+
+
+def _new_name(toks: Sequence[Token], span: Span, own: set[str], known: set[str]) -> bool:
+    """A name of two or more capitalised words that neither the question nor the passage's
+    title holds ("Irene Adler" for "Who is the woman Holmes admires?")."""
+    words = [t for t in toks[span.first: span.last + 1] if t.is_word]
+    return len(words) >= 2 and all(t.text[0].isupper() for t in words) and not own & known
 
 
 def linear(weights: dict[str, float], feats: dict[str, float]) -> float:
@@ -174,7 +198,10 @@ def read(scorer: Any, question: str, scores: Sequence[float]) -> Reading:
     asked = question_weights(question, idf, unseen)
     rarity = {t: w / unseen for t, w in idf.items()}
     texts = [cands[i].text for i in order]
-    rows = phrase_table(question, texts, shared, asked, rarity) if kind else []
+    topics = [set(terms(cands[i].topic)) for i in order]
+    seen = Counter(t for c in cands for t in set(terms(c.text)))
+    spread = {t: n / len(cands) for t, n in seen.items()}
+    rows = phrase_table(question, texts, shared, asked, rarity, topics, spread) if kind else []
     missing = _missing(question, asked, rarity, [c.text for c in cands],
                        cands[order[0]].text if order else "")
     return Reading(kind, order, rows, shared[0] if shared else {}, scorer.share(question),

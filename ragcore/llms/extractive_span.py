@@ -27,14 +27,17 @@ from typing import Sequence
 from ..lexical import stem
 
 MAX_SPAN_WORDS = 8
-_TOKEN = re.compile(r"\$?\d+(?:[.,:]\d+)*%?|\w+(?:['\u2019\-.]\w+)*|[^\w\s]")
+_HONORIFIC = r"(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Col|Capt|Lt|Rev|Sgt|Gov|Sen|Rep)\."
+_TOKEN = re.compile(rf"{_HONORIFIC}|\$?\d+(?:[.,:]\d+)*%?|\w+(?:['\u2019\-.]\w+)*|[^\w\s]")
+_TITLE = re.compile(rf"^{_HONORIFIC}$")
 _FUNCTION = frozenset(
     """a an the of in on at by for from to with into onto upon over under about as and or but
     nor so than that which who whom whose what when where why how is are was were be been being
     has have had do does did this these those it its he she they them his her their there here
     not no also only very just such both either neither each every any some all most more many
     much can could would should will shall may might must if then while after before during
-    since until because although though via per""".split()
+    since until because although though via per i me my we us our you your him himself
+    herself itself themselves one""".split()
 )
 _MONTHS = frozenset("""january february march april may june july august september october
     november december jan feb mar apr jun jul aug sep sept oct nov dec""".split())
@@ -52,7 +55,8 @@ _PERSON_NOUNS = frozenset("person man woman people artist singer author writer l
                           "queen president emperor player actor actress composer director "
                           "name group band company organization team".split())
 _NUMBER_NOUNS = frozenset("number percentage percent amount price cost rate size population "
-                          "total count score height length weight distance speed".split())
+                          "total count score height length weight distance speed "
+                          "pages".split())
 _NOT_PHRASE = re.compile(
     r"^\s*(?:why|how (?:do|does|did|can|could|should|would|is|are|was|were|to)\b)|"
     r"^\s*(?:what|which) (?:are|were) (?:the )?(?:\w+ )?(?:rules|steps|ways|types|kinds|"
@@ -112,14 +116,21 @@ def answer_type(question: str) -> str | None:
     if _NAMED.search(low):
         return "name"
     head = _HEAD.search(q)
-    if head:
-        noun = head.group(1).casefold()
-        for kind, nouns in (("date", _DATE_NOUNS), ("place", _PLACE_NOUNS),
-                            ("person", _PERSON_NOUNS), ("number", _NUMBER_NOUNS)):
-            if noun in nouns or noun.rstrip("s") in nouns:
-                return kind
-        return "entity"
+    if head and head.group(1).casefold() != "about":
+        return _noun_kind([head.group(1)]) or "entity"
+    if head:  # "and what about its page count?": the kind of thing it names
+        return _noun_kind(re.findall(r"\w+", q[head.end():])) or "other"
     return "other"
+
+
+def _noun_kind(nouns: Sequence[str]) -> str | None:
+    """The kind of phrase the first telling noun of ``nouns`` asks for ("year": a date)."""
+    for noun in (n.casefold() for n in nouns):
+        for kind, kinds in (("date", _DATE_NOUNS), ("place", _PLACE_NOUNS),
+                            ("person", _PERSON_NOUNS), ("number", _NUMBER_NOUNS)):
+            if noun in kinds or noun.rstrip("s") in kinds:
+                return kind
+    return None
 
 
 def head_noun(question: str) -> str:
@@ -139,8 +150,8 @@ def spans(toks: Sequence[Token], *, limit: int = MAX_SPAN_WORDS) -> list[Span]:
             tok = toks[j]
             if not tok.is_word and tok.text not in _INNER_PUNCT:
                 break
-            if tok.is_word and tok.low not in _FUNCTION:
-                out.append(Span(i, j))
+            if tok.is_word and tok.low not in _FUNCTION and not _TITLE.match(tok.text):
+                out.append(Span(i, j))  # "Mr." alone names no one
     return out
 
 
