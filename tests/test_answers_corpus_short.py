@@ -1,14 +1,16 @@
 """The offline answerer on the real corpus with the real model (issue 19): the questions a new
-user asked in the app, answered as a person would (slow: one index of two collections)."""
+user asked in the app, answered as a person would (slow: one workspace index of three files,
+built as the app builds it)."""
 
 from __future__ import annotations
 
 import pytest
 
-from ragcore.index import VectorStoreIndex
+from pathlib import Path
+
 from ragcore.llms.extractive import ExtractiveLLM
 from ragcore.llms.extractive_answer import says_not_found, short_answer_of
-from ragcore.readers import SimpleDirectoryReader
+from ragcore.workspace import Workspace
 
 pytestmark = pytest.mark.slow
 
@@ -20,10 +22,15 @@ RULES = ["Each value in Rust has an _owner_.", "There can only be one owner at a
 
 
 @pytest.fixture(scope="module")
-def engine(corpus_dir, real_embedder):
-    documents = SimpleDirectoryReader(input_files=[corpus_dir / f for f in FILES]).load_data()
-    index = VectorStoreIndex.from_documents(documents, embedder=real_embedder)
-    return index.as_query_engine(llm=ExtractiveLLM())
+def engine(corpus_dir, tmp_path_factory):
+    """The files uploaded and indexed as the app's Upload page does, asked as its Query page
+    asks (4 passages, hybrid search)."""
+    ws = Workspace(tmp_path_factory.mktemp("corpus-short") / "ws")
+    uploads = [ws.save_upload("reading", Path(f).name, (corpus_dir / f).read_bytes())
+               for f in FILES]
+    assert ws.ingest("reading", uploads).failed == 0
+    index = ws.load_index("reading")
+    return index.as_query_engine(llm=ExtractiveLLM(), similarity_top_k=4, retrieval_mode="hybrid")
 
 
 def test_who_is_the_woman_holmes_admires_names_irene_adler(engine):

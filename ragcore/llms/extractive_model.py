@@ -34,6 +34,11 @@ from .extractive_span import (
 WEIGHTS_FILE = Path(__file__).with_name("extractive_weights.json")
 TRAINED_MODELS = ("all-MiniLM-L6-v2", "all-MiniLM-L6-v2-onnx-int8")
 TOP_SENTENCES = 5  # the phrases of this many best sentences compete
+# A "who" question's phrase that is no name of its own ("Bohemia", "Holmes" asked of Holmes)
+# gives way to a name of two or more words the question and title do not hold ("Irene Adler")
+# scoring within this many logits of it (and takes over its probability: the model's certainty
+# that the best sentences hold the phrase).
+NAME_MARGIN = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,8 +162,12 @@ def best_phrase(rows: list, weights: dict[str, float]) -> tuple[int, float, floa
     top = max(scores)
     total = sum(math.exp(s - top) for s in scores)
     best = scores.index(top)
+    if "person|new_name" not in rows[best][3]:  # a person is named by a name of their own
+        names = [i for i, (*_, f) in enumerate(rows)
+                 if "person|new_name" in f and scores[i] >= top - NAME_MARGIN]
+        best = max(names, key=lambda i: scores[i], default=best)
     runner = max((s for i, s in enumerate(scores) if i != best), default=top - 10.0)
-    return best, 1.0 / total, top - runner
+    return best, 1.0 / total, scores[best] - runner  # a name taking over keeps the certainty
 
 
 def answer_features(reading: Reading, phrase: tuple[float, float] | None) -> dict[str, float]:
