@@ -78,6 +78,7 @@ def test_measures_score_the_answerer_and_the_baseline_on_the_same_questions():
     ours, base = measures(records), measures(records, baseline=True)
     assert ours["short answer exact match"] == 50.0
     assert ours["short answer token F1"] == 50.0
+    assert ours["short answer lies inside a gold answer"] == 50.0
     assert ours["whole answer contains a gold answer"] == 50.0
     assert ours["false 'not found' on answerable"] == 50.0
     assert ours["'not found' on unanswerable (abstention)"] == 100.0
@@ -130,3 +131,12 @@ def test_a_held_out_question_counts_as_retrieved_when_its_paragraph_is_a_passage
     assert len(records) == 360 and asked_of_it
     assert {r.id for r in records if r.retrieved} == asked_of_it
     assert all(r.answer == SHORT and r.baseline for r in records)
+
+
+def test_a_short_answer_taken_from_a_gold_sentence_lies_inside_it():
+    inside = measures([_record(SHORT, ["Holmes admired Irene Adler, the woman."])])
+    assert inside["short answer exact match"] == 0.0
+    assert inside["short answer lies inside a gold answer"] == 100.0
+    # a quote holding the gold is not inside it
+    holding = measures([_record(QUOTED, ["Ownership"])])
+    assert holding["short answer lies inside a gold answer"] == 0.0

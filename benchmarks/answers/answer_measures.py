@@ -10,6 +10,8 @@ into the issue's rows, for the answerer and for the baseline:
 - short answer exact match and token F1 (SQuAD's, best gold; ``Record.short_scored`` questions):
   the short answer is the bold phrase of the label line (``short_answer_of``), else the text of
   the first quoted line, "" when the answer says "not found"; the baseline's is its sentence;
+  and whether the short answer lies inside a gold answer (partial credit where the gold is a
+  whole sentence, as for the corpus questions: the phrase comes from the right sentence);
 - whole answer contains a gold answer (normalized, whole words): all answerable questions, and
   those whose gold was among the passages;
 - answer words, median and p90 over answerable questions, counted as the user reads the answer
@@ -33,7 +35,6 @@ from .squad import contains_gold, exact_match, token_f1
 
 _LABEL_PREFIX = re.compile(r"^Extractive answer \(no language model configured\)"
                            r"(?: \[score \d\.\d\d\])?:[ \t]*")
-_BOLD = re.compile(r"^\*\*(.+?)\*\*")
 _QUOTE = re.compile(r"^\s*[-*] (.*)$")
 UNKNOWN_PHRASES = (
     "found nothing", "nothing to quote", "no passages came", "cannot answer", "can't answer",
@@ -90,11 +91,13 @@ def says_not_found(answer: str) -> bool:
 
 def short_answer(answer: str) -> str:
     """The bold short answer, else the first quote's text; "" when the answer says not found."""
+    from ragcore.llms.extractive_answer import short_answer_of  # the format's own reader
+
     if says_not_found(answer):
         return ""
-    bold = _BOLD.match(answer_body(answer))
+    bold = short_answer_of(answer)
     if bold:
-        return bold.group(1)
+        return bold
     quotes = [m.group(1) for line in answer.splitlines()[1:] if (m := _QUOTE.match(line))]
     return quotes[0].strip() if quotes else answer_body(answer).split("\n", 1)[0]
 
@@ -128,6 +131,7 @@ MEASURES = (  # name, unit, target of issue 19
     ("gold among the passages given to the answerer", "%", ""),
     ("short answer exact match", "%", ""),
     ("short answer token F1", "", ">= 50"),
+    ("short answer lies inside a gold answer", "%", ""),
     ("whole answer contains a gold answer", "%", ""),
     ("... when the gold was among the passages", "%", ">= 90"),
     ("answer words, median", "words", "<= 30"),
@@ -153,6 +157,7 @@ def measures(records: Sequence[Record], *, baseline: bool = False) -> dict[str, 
         _share([r.retrieved for r in answerable]),
         _share([exact_match(short(r), r.golds) for r in scored]),
         _share([token_f1(short(r), r.golds) for r in scored]),
+        _share([any(contains_gold(g, [short(r)]) for g in r.golds) for r in scored]),
         _share([contains_gold(text(r), r.golds) for r in answerable]),
         _share([contains_gold(text(r), r.golds) for r in found]),
         _quantile(words, 0.5), _quantile(words, 0.9),
