@@ -140,3 +140,19 @@ def test_a_short_answer_taken_from_a_gold_sentence_lies_inside_it():
     # a quote holding the gold is not inside it
     holding = measures([_record(QUOTED, ["Ownership"])])
     assert holding["short answer lies inside a gold answer"] == 0.0
+
+
+def test_the_figures_before_are_read_back_from_a_runs_outcomes_and_shown_beside(tmp_path):
+    from benchmarks.answers.answer_report import before_measures, save_before, write_outcomes
+
+    records = [_record(SHORT, ["Irene Adler"]), _record(NOT_FOUND, [])]
+    for name in ("corpus", "squad"):
+        write_outcomes(name, records, tmp_path)
+    save_before(tmp_path, tmp_path / "before.json")
+    before = before_measures(tmp_path / "before.json")
+    assert before["squad"]["short answer exact match"] == 100.0
+    assert before["corpus"] == pytest.approx(measures(records))
+    ours = measures([_record(NOT_FOUND, ["Irene Adler"])])
+    table = markdown_table("t", ours, ours, before["squad"])
+    assert "| short answer exact match | 100.0 % | 0.0 % | 0.0 % |" in table
+    assert "| measure | before issue 19 | ragcore now |" in table

@@ -181,14 +181,17 @@ def _quantile(values: Sequence[float], q: float) -> float | None:
     return float(ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))])
 
 
-def markdown_table(title: str, ours: dict[str, float | None],
-                   base: dict[str, float | None]) -> str:
-    """The issue's layout: a row per measure, the answerer beside the baseline."""
-    lines = [f"**{title}**", "", "| measure | ragcore now | best-word-overlap sentence "
-             "(baseline) |", "|---|---|---|"]
+def markdown_table(title: str, ours: dict[str, float | None], base: dict[str, float | None],
+                   before: dict[str, float | None] | None = None) -> str:
+    """The issue's layout: a row per measure, the answerer beside the baseline (and after the
+    figures before issue 19, when given)."""
+    first = "| measure | before issue 19 " if before else "| measure "
+    lines = [f"**{title}**", "", f"{first}| ragcore now | best-word-overlap sentence (baseline) |",
+             "|---" * (4 if before else 3) + "|"]
     for name, unit, _ in MEASURES:
         other = "same passages" if name.startswith("gold among") else _cell(base[name], unit)
-        lines.append(f"| {name} | {_cell(ours[name], unit)} | {other} |")
+        then = f" {_cell(before.get(name), unit)} |" if before else ""
+        lines.append(f"| {name} |{then} {_cell(ours[name], unit)} | {other} |")
     return "\n".join(lines)
 
 

@@ -1,11 +1,20 @@
 """What the answer benchmark leaves behind for one question set: harness rows (with issue 19's
-targets), the markdown table, and every question's outcome in ``benchmarks/results/``."""
+targets), the markdown table, and every question's outcome in ``benchmarks/results/``.
+
+``before.json`` holds the measures of the answerer before issue 19 (commit f63116c, see
+``BEFORE.md``); the tables show them beside today's. It is made from the outcome files of a
+run on that commit:
+
+    python -m benchmarks.answers.answer_report path/to/that/checkout/benchmarks/results
+"""
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict
+import sys
+from dataclasses import asdict, fields
+from pathlib import Path
 from typing import Sequence
 
 from .answer_measures import (
@@ -20,6 +29,8 @@ from .answer_measures import (
 from .squad import contains_gold, exact_match, token_f1
 
 _BOUND = re.compile(r"^(<=|>=|<)\s*([\d.]+)$")
+BEFORE_FILE = Path(__file__).with_name("before.json")
+SETS = ("corpus", "squad")
 
 
 def report(name: str, title: str, records: Sequence[Record]) -> tuple[list[dict], str]:
@@ -27,17 +38,40 @@ def report(name: str, title: str, records: Sequence[Record]) -> tuple[list[dict]
     per-question outcomes written to ``benchmarks/results/answers-<name>-latest.jsonl``."""
     ours, base = measures(records), measures(records, baseline=True)
     write_outcomes(name, records)
-    return rows(name, ours, base, len(records)), markdown_table(title, ours, base)
+    before = before_measures().get(name)
+    table = markdown_table(title, ours, base, before)
+    return rows(name, ours, base, before or {}), table
 
 
-def rows(name: str, ours: dict, base: dict, count: int) -> list[dict]:
-    """A harness row per measure, the baseline's figure in the note."""
+def before_measures(path: Path = BEFORE_FILE) -> dict[str, dict]:
+    """The measures before issue 19 per question set ({} when the file is missing)."""
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def read_outcomes(path: Path) -> list[Record]:
+    """The records of an outcome file written by ``write_outcomes``."""
+    names = {f.name for f in fields(Record)}
+    return [Record(**{k: v for k, v in json.loads(line).items() if k in names})
+            for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def save_before(results: Path, path: Path = BEFORE_FILE) -> None:
+    """Write the measures of the outcome files in ``results`` as the figures before issue 19."""
+    saved = {name: {k: None if v is None else round(v, 4) for k, v in
+                    measures(read_outcomes(results / f"answers-{name}-latest.jsonl")).items()}
+             for name in SETS}
+    path.write_text(json.dumps(saved, indent=1) + "\n", encoding="utf-8")
+
+
+def rows(name: str, ours: dict, base: dict, before: dict) -> list[dict]:
+    """A harness row per measure, the figures before issue 19 and the baseline's in the note."""
     out = []
     for metric, unit, target in MEASURES:
-        value, other = ours[metric], base[metric]
+        value, other, then = ours[metric], base[metric], before.get(metric)
         if value is None:
             continue
-        note = f"baseline {other:.3g}" if other is not None else f"{count} questions"
+        note = "; ".join(f"{label} {figure:.3g}" for label, figure in
+                         (("before", then), ("baseline", other)) if figure is not None)
         out.append({"metric": f"{name}: {metric}", "value": value, "unit": unit,
                     "target": target, "ok": meets(value, target), "note": note})
     return out
@@ -63,10 +97,15 @@ def outcome(record: Record) -> dict:
             "baseline_f1": token_f1(record.baseline, record.golds) if record.answerable else None}
 
 
-def write_outcomes(name: str, records: Sequence[Record]) -> None:
+def write_outcomes(name: str, records: Sequence[Record], folder: Path | None = None) -> None:
     from benchmarks.harness import RESULTS_DIR
 
-    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    folder = folder or RESULTS_DIR
+    folder.mkdir(parents=True, exist_ok=True)
     lines = [json.dumps(outcome(r), ensure_ascii=False) for r in records]
-    path = RESULTS_DIR / f"answers-{name}-latest.jsonl"
+    path = folder / f"answers-{name}-latest.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    save_before(Path(sys.argv[1]))
