@@ -156,3 +156,13 @@ def test_the_figures_before_are_read_back_from_a_runs_outcomes_and_shown_beside(
     table = markdown_table("t", ours, ours, before["squad"])
     assert "| short answer exact match | 100.0 % | 0.0 % | 0.0 % |" in table
     assert "| measure | before issue 19 | ragcore now |" in table
+
+
+def test_the_score_auc_is_the_chance_an_answerable_question_outscores_an_unanswerable_one():
+    scored = f"{LABEL} [score 0.%s]: **x**"
+    records = [_record(scored % "90", ["x"]), _record(scored % "40", ["x"]),
+               _record(scored % "50", []), _record(scored % "40", [])]
+    # pairs (answerable, unanswerable): .9>.5, .9>.4, .4<.5, .4=.4 -> (1 + 1 + 0 + .5) / 4
+    assert measures(records)["score ranks answerable over unanswerable (AUC)"] == 62.5
+    unscored = [_record(QUOTED, ["x"]), _record(NOT_FOUND, [])]
+    assert measures(unscored)["score ranks answerable over unanswerable (AUC)"] is None

@@ -20,6 +20,8 @@ into the issue's rows, for the answerer and for the baseline:
 - false "not found" on answerable questions and "not found" (abstention) on unanswerable ones:
   the answer's own first line, after the label, starts with "not found" or says it does not
   know (``UNKNOWN_PHRASES``); the baseline always answers;
+- how well the score on the label line ranks answerable questions above unanswerable ones
+  (ROC AUC: 50 % is chance), whatever the "not found" threshold; "-" when answers state no score;
 - seconds per question, median and p90: ``engine.query`` after the index and model are loaded.
 """
 
@@ -138,6 +140,7 @@ MEASURES = (  # name, unit, target of issue 19
     ("answer words, p90", "words", ""),
     ("false 'not found' on answerable", "%", "<= 5"),
     ("'not found' on unanswerable (abstention)", "%", ">= 60"),
+    ("score ranks answerable over unanswerable (AUC)", "%", ""),
     ("seconds per question, median", "s", "< 0.5"),
     ("seconds per question, p90", "s", ""),
 )
@@ -163,9 +166,23 @@ def measures(records: Sequence[Record], *, baseline: bool = False) -> dict[str, 
         _quantile(words, 0.5), _quantile(words, 0.9),
         _share([nothing(r) for r in answerable]),
         _share([nothing(r) for r in records if not r.answerable]),
+        None if baseline else score_auc(records),
         _quantile(seconds, 0.5), _quantile(seconds, 0.9),
     ]
     return {name: value for (name, _, _), value in zip(MEASURES, values)}
+
+
+def score_auc(records: Sequence[Record]) -> float | None:
+    """The chance (%) that an answerable question's stated score beats an unanswerable one's."""
+    from ragcore.llms.extractive_answer import answer_score
+
+    scores = [(answer_score(r.answer), r.answerable) for r in records]
+    if not scores or any(score is None for score, _ in scores):
+        return None
+    good = [score for score, answerable in scores if answerable]
+    bad = [score for score, answerable in scores if not answerable]
+    wins = [(g > b) + 0.5 * (g == b) for g in good for b in bad]
+    return _share(wins)
 
 
 def _share(values: Sequence[float | bool]) -> float | None:
