@@ -88,5 +88,8 @@ def title(records: list[Record]) -> str:
 
 
 if __name__ == "__main__":
+    from .answer_report import before_measures
+
     records, _ = run()
-    print(markdown_table(title(records), measures(records), measures(records, baseline=True)))
+    print(markdown_table(title(records), measures(records), measures(records, baseline=True),
+                         before_measures().get("squad")))
