@@ -11,8 +11,9 @@ the models learn from the passages a user's question really brings.
   phrase is right when its normalized text equals a gold answer's (the SQuAD normalization).
   Questions whose best sentences hold no gold phrase teach it nothing and are left out.
 - Answer model (logistic regression, L2): positive when the passages given hold a gold answer,
-  negative for SQuAD's unanswerable questions and for questions whose passages lack every gold
-  answer. Its threshold is set on the training questions so that at most ``FALSE_NOT_FOUND``
+  negative for SQuAD's unanswerable questions, for questions whose passages lack every gold
+  answer, and for off-topic questions (a third of the questions, each given the passages of a
+  question about another article: what a user asks of documents that do not cover it). Its threshold is set on the training questions so that at most ``FALSE_NOT_FOUND``
   of the positives fall under it.
 
     python -m benchmarks.train_answerer            # ~10 min on 2 cores, first run embeds
@@ -21,6 +22,7 @@ the models learn from the passages a user's question really brings.
 from __future__ import annotations
 
 import json
+import random
 import re
 import string
 import sys
@@ -41,6 +43,7 @@ MIN_COUNT = 3  # features seen fewer times are left out
 L2_SPAN = 1.0
 L2_FOUND = 1.0
 FALSE_NOT_FOUND = 0.04
+OFF_TOPIC_SEED, OFF_TOPIC_POOL = 19, 300
 SOURCE = ("SQuAD 2.0 training split (Rajpurkar, Jia & Liang 2018, CC BY-SA 4.0), training "
           "articles of benchmarks/answers/squad/train.json")
 
@@ -78,6 +81,26 @@ def examples(rows: list[dict], embedder, which: str) -> tuple[list, list]:
             span_sets.append((feats, labels))
         answer_sets.append((reading, feats, holds))
     return span_sets, answer_sets
+
+
+def off_topic(rows: list[dict]) -> list[dict]:
+    """Questions the documents do not cover at all, as users ask them: every third question
+    with the passages retrieved for the question of another article that shares the most of
+    its words (SQuAD's own unanswerable questions are all about the paragraph at hand)."""
+    from ragcore.lexical import terms
+
+    rng = random.Random(OFF_TOPIC_SEED)
+    bags = [set(terms(r["question"])) for r in rows]
+    out = []
+    for i in range(0, len(rows), 3):
+        others = [j for j in rng.sample(range(len(rows)), OFF_TOPIC_POOL)
+                  if rows[j]["title"] != rows[i]["title"]]
+        if not others:
+            continue
+        j = max(others, key=lambda j: len(bags[i] & bags[j]) / (len(bags[i] | bags[j]) or 1))
+        out.append({**rows[i], "context": rows[j]["context"], "impossible": True,
+                    "id": f"{rows[i]['id']}-off-topic"})
+    return out
 
 
 def vocabulary(feature_dicts) -> dict[str, int]:
@@ -157,7 +180,9 @@ def main() -> int:
     articles = json.loads(TRAIN_FILE.read_text(encoding="utf-8"))["data"]
     embedder = CachedEmbedder(default_embedder(), CACHE_DIR / "answerer-vectors.npy")
     rows = build_contexts(articles, embedder, name="squad-train")
-    print(f"{len(rows)} training questions ({time.perf_counter() - started:.0f} s)")
+    rows += off_topic(rows)
+    print(f"{len(rows)} training questions, off-topic ones included "
+          f"({time.perf_counter() - started:.0f} s)")
     out = {"source": SOURCE, "trained_with": embedder.model_name, "span": {}, "found": {}}
     for which in ("semantic", "lexical"):
         span_sets, answer_sets = examples(rows, embedder, which)
