@@ -145,7 +145,7 @@ def answer(
     phrase = judged.phrase
     one_part = len(question_parts(without_source_words(question))) == 1
     if phrase is not None and phrase.probability >= PHRASE_FLOOR and one_part \
-            and not _several_answer(scorer, ranking):
+            and not cands[phrase.sentence].followers and not _several_answer(scorer, ranking):
         unit = quote_unit(list(cands), phrase.sentence)[-2:]  # and what it refers back to
         lines = [f"- {cands[k].text}" for k in unit]
         return "\n".join([label_line(judged.answered, f"**{phrase.text}**"), *lines])

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..lexical import stem
+from .extractive_question import asks_for_list
 
 MAX_SPAN_WORDS = 8
 _HONORIFIC = r"(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Col|Capt|Lt|Rev|Sgt|Gov|Sen|Rep)\."
@@ -37,7 +38,7 @@ _FUNCTION = frozenset(
     not no also only very just such both either neither each every any some all most more many
     much can could would should will shall may might must if then while after before during
     since until because although though via per i me my we us our you your him himself
-    herself itself themselves one""".split()
+    herself itself themselves one now then today yet still thus hence indeed""".split()
 )
 _MONTHS = frozenset("""january february march april may june july august september october
     november december jan feb mar apr jun jul aug sep sept oct nov dec""".split())
@@ -101,7 +102,8 @@ def answer_type(question: str) -> str | None:
     entity:<noun>, other; None when its answer is sentences (why, how, lists, definitions)."""
     q = question.strip()
     low = q.casefold()
-    if _NOT_PHRASE.search(q) or (_DEFINITION.match(q) and not _NAMED.search(q)):
+    if _NOT_PHRASE.search(q) or (_DEFINITION.match(q) and not _NAMED.search(q)) \
+            or re.search(r"\bwhy\b", low) or asks_for_list(q):
         return None
     if re.match(r"^\s*(?:who|whom|whose)\b", low) or re.search(r"\bby whom\b", low):
         return "person"
