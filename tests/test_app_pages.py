@@ -383,7 +383,8 @@ def test_query_marks_only_what_the_extractive_answer_quotes(docs_ws):
         ask(at, question)
         answer = flat(at.markdown[0].value)
         marks = marked_texts(at)
-        assert marks and all(flat(m) in answer for m in marks), marks
+        # a quoted sentence may be marked in segments (its short answer bold inside it)
+        assert marks and all(flat(m) in answer for m in marks if re.search(r"\w", m)), marks
         labels = source_expanders(at)
         assert any(label.endswith("· quoted in the answer") for label in labels)
 
