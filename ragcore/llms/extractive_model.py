@@ -166,6 +166,11 @@ def best_phrase(rows: list, weights: dict[str, float]) -> tuple[int, float, floa
         names = [i for i, (*_, f) in enumerate(rows)
                  if "person|new_name" in f and scores[i] >= top - NAME_MARGIN]
         best = max(names, key=lambda i: scores[i], default=best)
+    if "person|new_name" in rows[best][3]:  # the whole name: "Ketanji Brown Jackson"
+        k, _, span, _ = rows[best]
+        whole = [i for i, (k2, _, s2, f) in enumerate(rows) if k2 == k and "person|new_name" in f
+                 and s2.first <= span.first and s2.last >= span.last]
+        best = max(whole, key=lambda i: rows[i][2].last - rows[i][2].first)
     runner = max((s for i, s in enumerate(scores) if i != best), default=top - 10.0)
     return best, 1.0 / total, scores[best] - runner  # a name taking over keeps the certainty
 

@@ -54,7 +54,11 @@ _PLACE_NOUNS = frozenset("city country state place location region continent cou
                          "neighborhood neighbourhood borough district site venue".split())
 _PERSON_NOUNS = frozenset("person man woman people artist singer author writer leader king "
                           "queen president emperor player actor actress composer director "
-                          "name group band company organization team".split())
+                          "name group band company organization team judge justice senator "
+                          "governor minister mayor scientist architect general officer founder "
+                          "inventor poet painter musician member candidate nominee chief pope "
+                          "prince princess lord lady duke wife husband son daughter father "
+                          "mother brother sister friend owner teacher student doctor".split())
 _NUMBER_NOUNS = frozenset("number percentage percent amount price cost rate size population "
                           "total count score height length weight distance speed "
                           "pages".split())
