@@ -12,6 +12,7 @@ from ragcore.llms.extractive_answer import (
     answer, answer_score, not_found_threshold, short_answer_of,
 )
 from ragcore.llms.extractive_model import WEIGHTS_FILE, load_weights, variant
+from ragcore.llms.extractive_question import asks_one_thing
 from ragcore.llms.extractive_span import answer_type, shape, spans, tokens
 
 
@@ -52,6 +53,32 @@ def test_a_title_or_a_pronoun_alone_is_no_phrase():
     texts = {" ".join(t.text for t in toks[s.first: s.last + 1]) for s in spans(toks)}
     assert "Mr. Sherlock Holmes" in texts and "Sherlock Holmes" in texts
     assert "Mr." not in texts and "I" not in texts and "Mr" not in texts
+
+
+def test_a_sentence_adverb_is_no_phrase():
+    toks = tokens("Surely the code was inherited by all Southerners.")
+    texts = {" ".join(t.text for t in toks[s.first: s.last + 1]) for s in spans(toks)}
+    assert "Southerners" in texts and "code" in texts
+    assert not any(t.split()[0] == "Surely" for t in texts)
+
+
+@pytest.mark.parametrize("question, one", [
+    ("In the 1880s, who constructed the first solar cell?", True),  # a lead-in asks nothing
+    ("According to Sheriff Tate's story, how did Ewell die?", True),
+    ("Who rescued Scout and Jem?", True),  # one rescuer of both
+    ("Which reviewer called the book melodramatic and contrived?", True),
+    ("In which direction were the buildings built by the Greeks and Chinese facing?", True),
+    ("How old were Officer Wilbert Mora and Officer Jason Rivera?", False),  # two ages
+    ("What do the HTTP status codes 403 Forbidden and 503 Service Unavailable mean?", False),
+    ("Who is responsible for the move, and what is the budget?", False),
+])
+def test_whether_one_phrase_can_answer_the_question(question, one):
+    assert asks_one_thing(question) is one
+
+
+def test_a_lead_in_clause_does_not_stop_a_short_answer():
+    reply = answer(PASSAGE, "In 1888, where did Holmes live?", limit=3)
+    assert short_answer_of(reply) == "Baker Street", reply
 
 
 def test_the_weights_are_data_with_their_source_written_down():

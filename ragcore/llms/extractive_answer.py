@@ -27,7 +27,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..lexical import is_summary_request
-from .extractive_question import asks_for_list, question_parts, without_source_words
+from .extractive_question import asks_for_list, asks_one_thing, without_source_words
 from .extractive_model import assess, load_weights, variant
 from .extractive_rank import Ranking, Scorer, rank
 from .extractive_summary import overview_reply
@@ -143,7 +143,7 @@ def answer(
     if not judged.found:
         return not_found(judged.answered)
     phrase = judged.phrase
-    one_part = len(question_parts(without_source_words(question))) == 1
+    one_part = asks_one_thing(without_source_words(question))
     if phrase is not None and phrase.probability >= PHRASE_FLOOR and one_part \
             and not cands[phrase.sentence].followers and not _several_answer(scorer, ranking):
         unit = quote_unit(list(cands), phrase.sentence)[-2:]  # and what it refers back to

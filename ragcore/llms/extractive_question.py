@@ -1,7 +1,9 @@
 """What a question asks, read from its words alone: its parts and its form.
 
 ``question_parts`` splits a question that asks several things ("Who is responsible for the
-move, and what is the budget?", "How old were Mora and Rivera?") into one part per thing. The
+move, and what is the budget?", "How old were Mora and Rivera?") into one part per thing;
+``asks_one_thing`` says whether one phrase can answer it (a lead-in clause such as "In 2007,"
+and names joined outside the subject, "Who rescued Scout and Jem?", ask one thing). The
 form predicates say what kind of sentence answers it: ``asks_for_number`` ("how many", "when"),
 ``asks_for_person`` ("who"), ``asks_for_list`` ("what are the rules", "which methods"), and
 ``subject_of`` (the X of "what is X", "how is X written"). The sentence side of each check is
@@ -65,6 +67,7 @@ _SOURCE_AS_SAYER = re.compile(rf"\b{_SOURCE}(?=\s+(?:(?:also|really|actually)\s+
                               re.I)
 _SOURCE_AS_PLACE = re.compile(rf"(?:,\s*)?\b(?:according to|in|from)\s+{_SOURCE}\b(?:\s*,)?",
                               re.I)
+_ASKS = re.compile(rf"\b{_WH}\b", re.I)
 _SKIP_AFTER_AND = {"a", "an", "the", "in", "on", "at", "for", "of", "to", "with", "from", "by"}
 
 
@@ -77,6 +80,29 @@ def question_parts(question: str) -> list[str]:
         if len(terms(clause)) >= 1:
             parts.extend(_split_conjunction(clause))
     return parts or [question]
+
+
+def asks_one_thing(question: str) -> bool:
+    """Whether one phrase can answer ``question``: one clause asks (a leading "In 2007," or
+    "According to Lee," asks nothing), and what it joins with "and" is not the subject of its
+    verb ("How old were Mora and Rivera?" asks two ages, "Who rescued Scout and Jem?" one
+    person, "Which reviewer called it melodramatic and contrived?" one reviewer)."""
+    asking = [c for c in _CLAUSE_BREAK.split(question.strip()) if _ASKS.search(c)]
+    if len(asking) != 1:
+        return len(question_parts(question)) == 1
+    return not _conjoined_subject(asking[0].strip(" ,?"))
+
+
+def _conjoined_subject(clause: str) -> bool:
+    """Whether ``clause`` joins two subjects with "and" right after its auxiliary verb."""
+    if len(_split_conjunction(clause)) < 2:
+        return False
+    tokens = [t.lower() for t in clause.split()]
+    left = tokens.index("and")
+    while left > 0 and terms(tokens[left - 1]):
+        left -= 1
+    before = [t for t in tokens[:left] if t not in ("the", "a", "an")]
+    return bool(before) and re.fullmatch(_AUX, before[-1]) is not None
 
 
 def without_source_words(question: str) -> str:

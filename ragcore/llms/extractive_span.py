@@ -38,7 +38,9 @@ _FUNCTION = frozenset(
     not no also only very just such both either neither each every any some all most more many
     much can could would should will shall may might must if then while after before during
     since until because although though via per i me my we us our you your him himself
-    herself itself themselves one now then today yet still thus hence indeed""".split()
+    herself itself themselves one now then today yet still thus hence indeed however surely
+    finally moreover furthermore therefore meanwhile instead perhaps certainly eventually
+    already nevertheless nonetheless besides otherwise likewise""".split()
 )
 _MONTHS = frozenset("""january february march april may june july august september october
     november december jan feb mar apr jun jul aug sep sept oct nov dec""".split())
