@@ -90,6 +90,14 @@ def test_measures_score_the_answerer_and_the_baseline_on_the_same_questions():
     assert "| short answer token F1 | 50.0 |" in table and "same passages" in table
 
 
+def test_the_phrase_row_leaves_out_questions_answered_with_sentences():
+    why = Record("w", "Why did Holmes admire her?", ["she outwitted him"], SHORT, [], True, 0.2)
+    who = Record("p", "Who did Holmes admire?", ["Irene Adler"], SHORT, [], True, 0.2)
+    ours = measures([why, who])
+    assert ours["short answer token F1"] == 50.0
+    assert ours["... on questions that ask for a phrase (who, when, how many, which X)"] == 100.0
+
+
 def test_targets_are_read_as_written():
     assert meets(51.0, ">= 50") and not meets(49.9, ">= 50")
     assert meets(30, "<= 30") and not meets(0.5, "< 0.5")

@@ -133,6 +133,7 @@ MEASURES = (  # name, unit, target of issue 19
     ("gold among the passages given to the answerer", "%", ""),
     ("short answer exact match", "%", ""),
     ("short answer token F1", "", ">= 50"),
+    ("... on questions that ask for a phrase (who, when, how many, which X)", "", ""),
     ("short answer lies inside a gold answer", "%", ""),
     ("whole answer contains a gold answer", "%", ""),
     ("... when the gold was among the passages", "%", ">= 90"),
@@ -151,6 +152,7 @@ def measures(records: Sequence[Record], *, baseline: bool = False) -> dict[str, 
     answerable = [r for r in records if r.answerable]
     found = [r for r in answerable if r.retrieved]
     scored = [r for r in answerable if r.short_scored]
+    factoid = [r for r in scored if asks_for_phrase(r.question)]
     text = (lambda r: r.baseline) if baseline else (lambda r: r.answer)  # noqa: E731
     short = (lambda r: r.baseline) if baseline else (lambda r: short_answer(r.answer))  # noqa
     nothing = (lambda r: False) if baseline else (lambda r: says_not_found(r.answer))  # noqa
@@ -160,6 +162,7 @@ def measures(records: Sequence[Record], *, baseline: bool = False) -> dict[str, 
         _share([r.retrieved for r in answerable]),
         _share([exact_match(short(r), r.golds) for r in scored]),
         _share([token_f1(short(r), r.golds) for r in scored]),
+        _share([token_f1(short(r), r.golds) for r in factoid]),
         _share([any(contains_gold(g, [short(r)]) for g in r.golds) for r in scored]),
         _share([contains_gold(text(r), r.golds) for r in answerable]),
         _share([contains_gold(text(r), r.golds) for r in found]),
@@ -170,6 +173,14 @@ def measures(records: Sequence[Record], *, baseline: bool = False) -> dict[str, 
         _quantile(seconds, 0.5), _quantile(seconds, 0.9),
     ]
     return {name: value for (name, _, _), value in zip(MEASURES, values)}
+
+
+def asks_for_phrase(question: str) -> bool:
+    """Whether the answerer reads ``question`` as one a phrase answers (not why, how, lists or
+    definitions, which it answers with sentences)."""
+    from ragcore.llms.extractive_span import answer_type
+
+    return answer_type(question) is not None
 
 
 def score_auc(records: Sequence[Record]) -> float | None:
