@@ -9,6 +9,7 @@ the structural checks behind the checksums must still catch what they can.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -55,6 +56,22 @@ def _swap_ids(data: Path) -> None:
     (data / "vector_ids.json").write_text(json.dumps(ids))
 
 
+def _swap_node_ids(data: Path) -> None:
+    ids = json.loads((data / "node_ids.json").read_text())
+    ids[0], ids[1] = ids[1], ids[0]
+    (data / "node_ids.json").write_text(json.dumps(ids))
+
+
+def _swap_both_id_files(data: Path) -> None:
+    _swap_node_ids(data)
+    _swap_ids(data)
+
+
+def _shift_vector_doc_ids(data: Path) -> None:
+    doc_ids = json.loads((data / "vector_doc_ids.json").read_text())
+    (data / "vector_doc_ids.json").write_text(json.dumps(doc_ids[1:] + doc_ids[:1]))
+
+
 def _shift_counts(data: Path) -> None:
     docs = json.loads((data / "docs.json").read_text())
     docs["node_counts"][0] -= 1
@@ -87,9 +104,17 @@ def _filtered_query(index: VectorStoreIndex) -> None:
     index.as_retriever(filters={"topic": "pets"}, mode="similarity").retrieve("cats purr")
 
 
+def _delete_doc(index: VectorStoreIndex) -> None:
+    index.delete_ref_doc("markets.txt")
+
+
 def _doc_nodes(index: VectorStoreIndex) -> None:
     for doc_id in index.ref_doc_ids():
         index.nodes_for_doc(doc_id)
+
+
+def _ids_forged(name: str) -> str:
+    return rf"{name}_ids\.json: the ids, in order, are not the ones the index manifest recorded"
 
 
 # name: (damage to the current generation, rewrite checksums?, what reads it, message)
@@ -109,6 +134,13 @@ DAMAGE = {
                                     "checksum"),
     "two swapped vector ids": (_swap_ids, False, _load_only,
                                r"vector_ids\.json: bytes 0-\d+ do not match the checksum"),
+    # Forged: ids swapped or shifted between files, every file's checksum recomputed after.
+    "two swapped node ids, rewritten": (_swap_node_ids, True, _load_only, _ids_forged("node")),
+    "two swapped vector ids, rewritten": (_swap_ids, True, _load_only, _ids_forged("vector")),
+    "vector document ids shifted by a row, rewritten": (
+        _shift_vector_doc_ids, True, _delete_doc, _ids_forged("vector_doc")),
+    "the same two ids swapped in both id files, rewritten": (
+        _swap_both_id_files, True, _load_only, _ids_forged("node")),
     "shifted per-document node counts": (_shift_counts, False, _load_only,
                                          r"docs\.json: bytes 0-\d+ do not match the checksum"),
     "shifted per-document node counts, rewritten": (
@@ -204,3 +236,46 @@ def test_verify_reads_a_format_version_1_folder(capsys):
     v1 = Path(__file__).parent / "data" / "index_v1"
     assert main(["verify", str(v1)]) == 0
     assert "format version 1" in capsys.readouterr().out
+
+
+def _without_id_digests(path: Path) -> None:
+    """The manifest as a ragcore from before the id digests wrote it."""
+    manifest = json.loads((path / "manifest.json").read_text())
+    del manifest["ids"]
+    (path / "manifest.json").write_text(json.dumps(manifest))
+
+
+def test_a_folder_without_id_digests_loads_and_gets_them_on_its_next_save(index_path):
+    recorded = json.loads((index_path / "manifest.json").read_text())["ids"]
+    assert set(recorded) == {"node_ids.json", "vector_ids.json", "vector_doc_ids.json"}
+    _without_id_digests(index_path)
+    index = _load(index_path)
+    _query_all(index)
+    index.delete_ref_doc("markets.txt")
+    index.persist(index_path)
+    ids = json.loads((index_path / "manifest.json").read_text())["ids"]
+    assert set(ids) == set(recorded) and ids["node_ids.json"] != recorded["node_ids.json"]
+    _swap_ids(current_data(index_path))  # and they now guard it
+    _rechecksum(index_path)
+    with pytest.raises(IndexFormatError, match=_ids_forged("vector")):
+        _load(index_path)
+
+
+def test_without_digests_a_node_id_swap_is_still_caught_when_the_node_is_read(index_path):
+    _without_id_digests(index_path)
+    _swap_node_ids(current_data(index_path))
+    _rechecksum(index_path)
+    with pytest.raises(IndexFormatError, match=r"node_ids\.json: entry \d is .* but line \d of "
+                       r"nodes\.jsonl holds node"):
+        _query_all(_load(index_path))
+
+
+def test_without_digests_verify_still_finds_vector_rows_under_the_wrong_document(
+    index_path, capsys
+):
+    _without_id_digests(index_path)
+    _shift_vector_doc_ids(current_data(index_path))
+    _rechecksum(index_path)
+    assert main(["verify", str(index_path)]) == 1
+    assert re.search(r"vector_doc_ids\.json: the vector of node .* is listed under document",
+                     capsys.readouterr().err)

@@ -11,6 +11,7 @@
     folder.py        the index folder: open one whole generation, commit the next, revision
     generations.py   generation folders, the writer and reader locks, removing debris
     checksums.py     file checksums recorded at commit and checked at load
+    bindings.py      digests of the ordered id lists, binding the files' rows together
     verify.py        the full check behind ``ragcore verify``
     keyword.py       BM25 postings over the nodes, built on the first keyword query
 

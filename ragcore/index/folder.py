@@ -38,6 +38,7 @@ from typing import Any, Iterator
 from ..errors import IndexFormatError, PersistError
 from ..stores.consistency import ExternalRows, check_rows
 from ..stores.registry import open_vector_store
+from .bindings import check_ids
 from .checksums import damaged, record_files, verify_files
 from .docstore import DocStore
 from .generations import (
@@ -128,6 +129,7 @@ def _open(
             raise damaged(data, f"the {spec.type} holds {len(store)} vectors but the manifest "
                                 f"lists {nodes} nodes")
         docstore = DocStore.load(data, expected_nodes=nodes)
+        check_ids(data, manifest.get("ids"), docstore, store)
         check_rows(store, docstore.node_ids, nodes, where=path)  # a database store
     window = (manifest.get("embed_model") or {}).get("max_input_tokens")
     revision = manifest_revision(manifest)

@@ -4,7 +4,8 @@
 every change, for caches in other processes), the embedding model, the store (its registry name
 and settings, ``StoreSpec``), the splitter, counts and dates. Format version 2 adds
 ``generation``, the folder inside the index folder that holds the data files, and ``files``,
-each file's size and block checksums (``checksums``): replacing the manifest publishes a new
+each file's size and block checksums (``checksums``), and ``ids``, digests of the ordered id
+lists that bind the files' rows together (``bindings``): replacing the manifest publishes a new
 generation at once (``generations``). Version 1 folders keep their files beside the manifest;
 those written before the store registry keep the store's settings beside its type and have no
 revision; they read as settings ``{"metric": ...}`` and revision 0.

@@ -74,9 +74,14 @@ class NodeFile:
     def node(self, row: int) -> Node:
         line = self.raw(row)
         try:
-            return Node.from_dict(json.loads(line))
+            node = Node.from_dict(json.loads(line))
         except (ValueError, TypeError) as exc:
             raise damaged(self.path, f"line {row + 1} is not a valid node record ({exc})") from exc
+        if node.node_id != self._ids[row]:  # node_ids.json and the lines went out of step
+            raise damaged(self.path.with_name("node_ids.json"), f"entry {row + 1} is "
+                          f"{self._ids[row]!r} but line {row + 1} of nodes.jsonl holds node "
+                          f"{node.node_id!r}")
+        return node
 
 
     def copy_rows(self, first: int, last: int, out: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -20,6 +20,7 @@ from ..errors import ConfigError, StoreError
 from ..stores.base import VectorStore
 from ..stores.simple import SimpleVectorStore
 from ..types import Document, Node, ScoredNode
+from .bindings import record_ids
 from .docstore import DocInfo, DocStore, utc_now
 from .keyword import KeywordIndex
 from .manifest import index_manifest
@@ -165,9 +166,11 @@ class IndexState:
         self, *, model: str, max_input_tokens: int | None, splitter: dict[str, Any] | None,
         revision: int,
     ) -> dict[str, Any]:
-        """What ``persist`` writes into manifest.json for this state at ``revision``."""
-        return index_manifest(
+        """What ``persist`` writes into manifest.json for this state at ``revision``, with the
+        digests that bind its files together (``bindings``)."""
+        manifest = index_manifest(
             model=model, max_input_tokens=max_input_tokens, store=self.store,
             splitter=splitter or self.splitter_spec, docstore=self.docstore,
             created=self.created, updated=self.updated, revision=revision,
         )
+        return {**manifest, "ids": record_ids(self.docstore, self.store)}

@@ -2,8 +2,9 @@
 
 Loading checks what is cheap (``checksums``: sizes, small files whole, samples of large ones;
 ``node_file``: each node's line as it is decoded). ``verify_index`` (``ragcore verify``) reads
-everything: every block of every file of the current generation, every node record decoded,
-every node's document, every vector present and finite. It raises an ``IndexFormatError`` naming
+everything: every block of every file of the current generation, every node record decoded
+(its id against ``node_ids.json``), every node's document (against ``docs.json`` and its vector
+row's, ``bindings``), the digests of the id lists, every vector present and finite. It raises an ``IndexFormatError`` naming
 the file at fault and the fix at the first damage found, or returns what it checked.
 """
 
@@ -15,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import StoreError
+from .bindings import check_vector_documents
 from .checksums import damaged
 from .folder import current_data, open_index_folder
 from .manifest import MANIFEST, manifest_generation, read_manifest
@@ -48,6 +50,7 @@ def verify_index(path: str | Path) -> VerifyReport:
             if node.ref_doc_id != doc_id:
                 raise damaged(data / "docs.json", f"node {node_id!r} belongs to document "
                               f"{node.ref_doc_id!r} but is listed under {doc_id!r}")
+    check_vector_documents(data, docstore, store)  # parses (and so checks) the document ids
     ids = docstore.node_ids()
     if ids and callable(getattr(store, "metadata", None)):
         store.metadata(ids[0])  # SimpleVectorStore: parses (and so checks) the metadata column

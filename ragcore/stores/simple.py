@@ -34,7 +34,8 @@ from ..errors import ConfigError, IndexFormatError, StoreError
 from .base import METRICS, StoreSpec
 from .filters import MaskCache, MetadataFilters, as_filters, id_mask
 from .matrix_rows import MMAP_MIN_BYTES, MatrixRows
-from .simple_persist import Column, read_store, write_store
+from .simple_persist import Column, ids_digest, ids_mismatch, read_store, write_store
+
 _MASK_CACHE_SIZE = 8
 
 
@@ -101,8 +102,28 @@ class SimpleVectorStore:
             raise StoreError(f"no vector with id {node_id!r} in the store")
         return self._metadata.parsed(self._size)[row]
 
+    def doc_ids(self) -> list[str | None]:
+        """Each row's document id, aligned with ``ids()`` (None: loose, or unknown)."""
+        return list(self._doc_ids.parsed(self._size))
+
     def __contains__(self, node_id: object) -> bool:
         return node_id in self._row_map()
+
+    def id_digests(self) -> dict[str, str]:
+        """The digests of the row ids and the rows' document ids, in row order, by file (what
+        the index manifest records to bind them to the node records)."""
+        return {
+            "vector_ids.json": ids_digest(self._ids),
+            "vector_doc_ids.json": ids_digest(self._doc_ids.parsed(self._size)),
+        }
+
+    def expect_id_digests(self, digests: dict[str, Any], folder: Path) -> None:
+        """Check the row ids loaded from ``folder`` against ``digests`` (``id_digests`` as
+        recorded) now, and the document ids when they are first parsed."""
+        if "vector_ids.json" in digests and ids_digest(self._ids) != digests["vector_ids.json"]:
+            raise ids_mismatch(Path(folder) / "vector_ids.json")
+        if self._doc_ids.values is None and self._doc_ids.raw is not None:
+            self._doc_ids.digest = digests.get("vector_doc_ids.json")
 
     def _row_map(self) -> dict[str, int]:
         if self._rows is None:

@@ -7,10 +7,16 @@ float32 matrix (memory-mapped on load when large); ``vector_ids.json`` the row i
 filter or a delete needs them. Version 1 folders have no ``vector_doc_ids.json``: their rows'
 documents are unknown (None), so ``delete_ref_doc`` finds none of them. ``simple`` holds the
 store itself; this module only moves its parts.
+
+``ids_digest`` is the digest of an ordered id list that the index manifest records for
+``vector_ids.json``, ``vector_doc_ids.json`` and the docstore's ``node_ids.json``
+(``ragcore.index.bindings``), so ids swapped or shifted between files are caught even when each
+file's checksum was recomputed; a ``Column`` given its digest checks it when first parsed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,11 +42,15 @@ class Column:
     raw: bytes | None = None
     source: str = ""  # the file ``raw`` came from, for error messages
     added: list[Any] = field(default_factory=list)  # rows appended after ``raw``
+    digest: str | None = None  # ``ids_digest`` of the values in ``raw``, checked when parsed
 
     def parsed(self, count: int) -> list[Any]:
         """The values, parsing and checking ``raw`` on first use (None per row if absent)."""
         if self.values is None:
             self.values = parse_column(self.source, self.raw, count - len(self.added))
+            if self.digest is not None and ids_digest(self.values) != self.digest:
+                self.values = None
+                raise ids_mismatch(self.source)
             self.values += self.added
             self.raw, self.added = None, []
         return self.values
@@ -131,6 +141,25 @@ def read_store(folder: Path, *, metrics: Sequence[str], mmap_min_bytes: int) -> 
     metadata = Column(None, read_bytes(meta_path), str(meta_path))
     doc_ids = Column(None, read_bytes(docs_path) if version >= 2 else None, str(docs_path))
     return StoreFiles(metric, count, matrix, ids, metadata, doc_ids)
+
+
+def ids_digest(ids: Sequence[str | None]) -> str:
+    """A digest of an ordered list of ids (None allowed): equal lists give equal digests."""
+    # Ids are joined by NUL, which no id we write holds; None (a loose node) is "\1".
+    text = "\0".join(["\1" if i is None else str(i) for i in ids])
+    digest = hashlib.blake2b(f"{len(ids)}:".encode(), digest_size=16)
+    digest.update(text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def ids_mismatch(source: object) -> IndexFormatError:
+    """The error for an id list that differs from the digest the index manifest recorded."""
+    return IndexFormatError(
+        f"{source}: the ids, in order, are not the ones the index manifest recorded when the "
+        "index was written (ids swapped or shifted between its files); the index is damaged: "
+        "run `ragcore verify` for a full check, then rebuild the index from its documents "
+        "(re-ingest them) or restore a backup of the folder"
+    )
 
 
 def _last_non_space(data: bytes, end: int) -> int:
