@@ -70,6 +70,7 @@ def test_a_sentence_adverb_is_no_phrase():
     ("In which direction were the buildings built by the Greeks and Chinese facing?", True),
     ("How old were Officer Wilbert Mora and Officer Jason Rivera?", False),  # two ages
     ("What do the HTTP status codes 403 Forbidden and 503 Service Unavailable mean?", False),
+    ("What happens on integer overflow in a debug build and in a release build?", False),
     ("Who is responsible for the move, and what is the budget?", False),
 ])
 def test_whether_one_phrase_can_answer_the_question(question, one):

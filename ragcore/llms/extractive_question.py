@@ -85,20 +85,24 @@ def question_parts(question: str) -> list[str]:
 def asks_one_thing(question: str) -> bool:
     """Whether one phrase can answer ``question``: one clause asks (a leading "In 2007," or
     "According to Lee," asks nothing), and what it joins with "and" is not the subject of its
-    verb ("How old were Mora and Rivera?" asks two ages, "Who rescued Scout and Jem?" one
+    verb nor two conditions ("How old were Mora and Rivera?" asks two ages, "What happens in
+    a debug build and in a release build?" two outcomes, "Who rescued Scout and Jem?" one
     person, "Which reviewer called it melodramatic and contrived?" one reviewer)."""
     asking = [c for c in _CLAUSE_BREAK.split(question.strip()) if _ASKS.search(c)]
     if len(asking) != 1:
         return len(question_parts(question)) == 1
-    return not _conjoined_subject(asking[0].strip(" ,?"))
+    return not _joins_two_asks(asking[0].strip(" ,?"))
 
 
-def _conjoined_subject(clause: str) -> bool:
-    """Whether ``clause`` joins two subjects with "and" right after its auxiliary verb."""
+def _joins_two_asks(clause: str) -> bool:
+    """Whether ``clause`` joins two subjects with "and" right after its auxiliary verb, or
+    two conditions ("... in a debug build and in a release build?")."""
     if len(_split_conjunction(clause)) < 2:
         return False
     tokens = [t.lower() for t in clause.split()]
     left = tokens.index("and")
+    if left + 1 < len(tokens) and tokens[left + 1] in _SKIP_AFTER_AND - {"a", "an", "the"}:
+        return True
     while left > 0 and terms(tokens[left - 1]):
         left -= 1
     before = [t for t in tokens[:left] if t not in ("the", "a", "an")]
