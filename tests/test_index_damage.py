@@ -105,7 +105,7 @@ def _filtered_query(index: VectorStoreIndex) -> None:
 
 
 def _delete_doc(index: VectorStoreIndex) -> None:
-    index.delete_ref_doc("markets.txt")
+    index.store.delete_ref_doc("markets.txt")  # the store finds the rows by their documents
 
 
 def _doc_nodes(index: VectorStoreIndex) -> None:

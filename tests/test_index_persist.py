@@ -20,7 +20,7 @@ from ragcore.index.docstore import DocStore
 from ragcore.embeddings import FakeEmbedder
 from ragcore.errors import ConfigError, EmbeddingError, IndexFormatError, PersistError
 from ragcore.index import VectorStoreIndex
-from ragcore.stores import simple
+from ragcore.stores import matrix_rows, simple
 from ragcore.types import Document, Node
 
 REPO = Path(__file__).resolve().parents[1]
@@ -115,7 +115,7 @@ def test_changes_are_visible_after_reload_and_gone_from_disk(built, tmp_path):
 
 
 def test_reloaded_index_persisted_in_place_keeps_unread_nodes(built, tmp_path, monkeypatch):
-    monkeypatch.setattr(simple, "MMAP_MIN_BYTES", 0)  # vectors memory-mapped from the old folder
+    monkeypatch.setattr(matrix_rows, "MMAP_MIN_BYTES", 0)  # vectors memory-mapped from the old folder
     path = tmp_path / "index"
     built.persist(path)
     index = _load(path)

@@ -16,9 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragcore.errors import IndexFormatError, StoreError
-from ragcore.stores import MetadataFilter, MetadataFilters, SimpleVectorStore, matrix_rows, simple
+from ragcore.stores import MetadataFilter, MetadataFilters, SimpleVectorStore, matrix_rows
 from ragcore.stores.simple import top_k_indices
-from ragcore.stores.simple_persist import Column
+from ragcore.stores.simple_persist import Column, Piece
 
 COLORS = ["red", "green", "blue", "black"]
 
@@ -220,7 +220,7 @@ def test_rejects_bad_input():
 def test_large_files_are_memory_mapped_and_still_writable(tmp_path, monkeypatch):
     store, ids, vectors, _, _ = _random_store("cosine", n=50)
     store.persist(tmp_path)
-    monkeypatch.setattr(simple, "MMAP_MIN_BYTES", 0)
+    monkeypatch.setattr(matrix_rows, "MMAP_MIN_BYTES", 0)
     loaded = SimpleVectorStore.load(tmp_path)
     assert isinstance(loaded._matrix.parts()[0], np.memmap)
     assert loaded.query(vectors[7], top_k=1)[0][0] == "n7"
@@ -253,7 +253,7 @@ def test_a_version_1_store_loads_with_unknown_documents(tmp_path):
     assert store.delete_ref_doc("cats.txt") == 0 and len(store) == 6
     store.add(["new"], np.ones((1, 64), np.float32), doc_ids=["new.txt"])
     store.persist(tmp_path)
-    assert json.loads((tmp_path / "store.json").read_text())["version"] == 2
+    assert json.loads((tmp_path / "store.json").read_text())["version"] == 3
     assert json.loads((tmp_path / "vector_doc_ids.json").read_text()) == [None] * 6 + ["new.txt"]
     assert SimpleVectorStore.load(tmp_path).delete_ref_doc("new.txt") == 1
 
@@ -322,10 +322,11 @@ def test_a_saved_store_keeps_only_rows_added_since_in_memory(tmp_path, monkeypat
                                np.stack([extra[4], vectors[39]]), rtol=1e-6)
 
 
-@pytest.mark.parametrize("raw", [b"[]", b"[ ]\n", b"[1, 2]", b'[{"a": 1}]\n', b"[\n1\n]"])
-def test_rows_appended_to_saved_column_bytes_encode_as_one_list(raw):
-    column = Column(None, raw, "vector_metadata.json")
-    column.extend([3, {"b": None}])
-    assert column.values is None  # the saved bytes were not parsed
-    assert json.loads(column.encode(0)) == json.loads(raw) + [3, {"b": None}]
-    assert column.parsed(len(json.loads(raw)) + 2) == json.loads(raw) + [3, {"b": None}]
+def test_a_column_read_in_pieces_keeps_and_slices_rows_without_parsing_them():
+    column = Column(None, [Piece(b'[1, 2, 3]', "a.json", 3), Piece(b'["x", {"b": null}]', "b", 2)])
+    column.extend([7, 8])
+    column.keep(np.array([True, False, True, True, True, False, True]))
+    assert column.values is None and column.pieces[0].live.tolist() == [0, 2]
+    assert column.rows(1, 4) == [3, "x", {"b": None}]  # parsed piece by piece, not kept
+    assert column.values is None
+    assert column.parsed() == [1, 3, "x", {"b": None}, 8]

@@ -12,6 +12,7 @@ it is no defence against someone forging a file, which nothing in a folder could
 
 from __future__ import annotations
 
+import os
 import random
 import zlib
 from pathlib import Path
@@ -44,9 +45,23 @@ def record_file(path: Path) -> dict[str, Any]:
     return {"bytes": size, "crc32": crcs}
 
 
-def record_files(folder: Path, names: list[str]) -> dict[str, dict[str, Any]]:
-    """The records of ``names`` in ``folder``, by name."""
-    return {name: record_file(folder / name) for name in sorted(names)}
+def record_files(
+    folder: Path, names: list[str], *, known: dict[str, tuple[int, Any]] | None = None
+) -> dict[str, dict[str, Any]]:
+    """The records of ``names`` in ``folder``, by name; a file whose name and inode are in
+    ``known`` (name -> (inode, record): a hard link to a recorded file) is not read again."""
+    known = known or {}
+    records = {}
+    for name in sorted(names):
+        inode, record = known.get(name, (None, None))
+        same = inode is not None and os.stat(folder / name).st_ino == inode
+        records[name] = record if same else record_file(folder / name)
+    return records
+
+
+def tree_files(folder: Path) -> list[str]:
+    """The files under ``folder``, as paths relative to it ("a/b.npy")."""
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
 
 
 def verify_files(folder: Path, files: Any, *, full: bool = False) -> None:

@@ -5,9 +5,11 @@ counts, dates, and which generation folder holds the files, with their checksums
 folders (``generations``: layout, locks, garbage collection). A generation holds the document
 store's files (``docs.json``, ``node_ids.json``, ``nodes.jsonl``, ``offsets.npy``,
 ``node_crcs.npy``) and, for a store whose rows live in the folder, the store's files (for
-``SimpleVectorStore``: ``store.json``, ``vectors.npy``, ``vector_ids.json``,
-``vector_metadata.json``, ``vector_doc_ids.json``); a store whose rows live in a database
-writes a small file or nothing. ``open_index_folder`` reopens the store the manifest names
+``SimpleVectorStore``: ``store.json``, a deletion bitmap, and segments of ``vectors.npy``,
+``vector_ids.json``, ``vector_metadata.json``, ``vector_doc_ids.json``, the first beside
+``store.json`` and later ones in ``vectors-NNNNNN/`` folders); a store whose rows live in a
+database writes a small file or nothing. Files a generation keeps from the one before are hard
+links to it, which cost no bytes, and their checksums are carried over unread. ``open_index_folder`` reopens the store the manifest names
 through ``ragcore.stores.registry``, so every registered store loads alike.
 
 ``committing(path)`` is the one way to write: it takes the index's writer lock, removes what
@@ -39,7 +41,7 @@ from ..errors import IndexFormatError, PersistError
 from ..stores.consistency import ExternalRows, check_rows
 from ..stores.registry import open_vector_store
 from .bindings import check_ids
-from .checksums import damaged, record_files, verify_files
+from .checksums import damaged, record_files, tree_files, verify_files
 from .docstore import DocStore
 from .generations import (
     READER_LOCK,
@@ -205,9 +207,10 @@ class Commit:
     published: bool = False
 
     def publish(self, manifest: dict[str, Any]) -> None:
-        """Record the generation's files and their checksums, and make it the current one."""
-        names = [c.name for c in self.folder.iterdir() if c.is_file() and c.name != READER_LOCK]
-        files = record_files(self.folder, names)
+        """Record the generation's files and their checksums (carried over for the files linked
+        from the current generation), and make it the current one."""
+        names = [n for n in tree_files(self.folder) if n != READER_LOCK]
+        files = record_files(self.folder, names, known=_linked_records(self.path, self.folder))
         fsync_tree(self.folder)
         body = {**manifest, "generation": self.folder.name, "files": files}
         publish(self.path, manifest_bytes(body))
@@ -234,6 +237,26 @@ def committing(path: Path) -> Iterator[Commit]:
             shutil.rmtree(commit.folder, ignore_errors=True)
             return
         collect_garbage(path, commit.folder.name)
+
+
+def _linked_records(path: Path, folder: Path) -> dict[str, tuple[int, dict[str, Any]]]:
+    """The current generation's file records, by name, with each file's inode: a file of the
+    new generation with the same name and inode is a link to it, with the same checksums."""
+    manifest = peek_manifest(path)
+    files = manifest.get("files") if manifest is not None else None
+    try:
+        current = data_folder(path, manifest) if isinstance(files, dict) else None
+    except IndexFormatError:
+        current = None
+    if current is None or current == path or current == folder:
+        return {}
+    known = {}
+    for name, record in files.items():
+        try:
+            known[name] = (os.stat(current / name).st_ino, record)
+        except OSError:
+            continue
+    return known
 
 
 def _current(path: Path) -> str | None:

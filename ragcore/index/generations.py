@@ -229,9 +229,11 @@ def reading(folder: Path) -> Iterator[None]:
 
 
 def fsync_tree(folder: Path) -> None:
-    """fsync every file in ``folder`` and the folder itself."""
+    """fsync every file under ``folder`` and the folders themselves."""
     for child in folder.iterdir():
-        if child.is_file():
+        if child.is_dir():
+            fsync_tree(child)
+        elif child.is_file():
             with open(child, "rb") as handle:
                 os.fsync(handle.fileno())
     fsync_dir(folder)

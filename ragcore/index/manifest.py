@@ -218,7 +218,7 @@ def folder_bytes(folder: Path) -> int:
     manifest = peek_manifest(folder)
     try:
         data = folder if manifest is None else data_folder(folder, manifest)
-        files = [p for p in data.iterdir() if p.is_file()]
+        files = [p for p in data.rglob("*") if p.is_file()]
         if data != folder:
             files.append(folder / MANIFEST)
         return sum(p.stat().st_size for p in files)

@@ -402,11 +402,10 @@ class VectorStoreIndex:
                 state.remove_nodes(settle_rows(state.store, state.docstore.node_ids,
                                                len(state.docstore), where=path))
                 revision = revision_to_write(path, state)
-                manifest = state.manifest(
+                state.docstore.persist(commit.folder)
+                state.store.persist(commit.folder)  # before the manifest: it records the ids
+                commit.publish(state.manifest(
                     model=self.embed_model_name, max_input_tokens=window,
                     splitter=splitter_spec(self._splitter), revision=revision,
-                )
-                state.docstore.persist(commit.folder)
-                state.store.persist(commit.folder)
-                commit.publish(manifest)
+                ))
             state.mark_saved(path, revision)

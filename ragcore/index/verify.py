@@ -4,8 +4,9 @@ Loading checks what is cheap (``checksums``: sizes, small files whole, samples o
 ``node_file``: each node's line as it is decoded). ``verify_index`` (``ragcore verify``) reads
 everything: every block of every file of the current generation, every node record decoded
 (its id against ``node_ids.json``), every node's document (against ``docs.json`` and its vector
-row's, ``bindings``), the digests of the id lists, every vector present and finite. It raises an ``IndexFormatError`` naming
-the file at fault and the fix at the first damage found, or returns what it checked.
+row's, ``bindings``), the digests of the id lists, every vector present and finite. It raises
+an ``IndexFormatError`` naming the file at fault and the fix at the first damage found, or
+returns what it checked.
 """
 
 from __future__ import annotations

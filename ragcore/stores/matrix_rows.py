@@ -1,86 +1,105 @@
-"""The vectors of a ``SimpleVectorStore``: rows on disk plus rows added since, one matrix to read.
+"""The vectors of a ``SimpleVectorStore``: saved segments plus rows added since, one matrix to read.
 
-``MatrixRows`` keeps a read-only *base* (the rows of the ``vectors.npy`` last loaded or written,
-memory-mapped when the file is large) and a growable in-memory *tail* of the rows added since.
-Writing the next ``vectors.npy`` copies the base's bytes from its file inside the kernel
-(``disk.copy_range``) and appends the tail, then ``rebase`` maps the new file: so an ingestion
-that saves every batch holds only the batch's vectors in memory, however big the index grows,
-and a save costs no page of the old file in this process. Deleting rows materialises the
-survivors in memory (a delete is rare next to searches; the next save maps them again).
+``MatrixRows`` keeps one read-only *part* per saved segment (its ``vectors.npy``, memory-mapped
+when the file is large), each with the rows of it still live (a delete marks rows dead instead
+of copying the survivors), and a growable in-memory *tail* of the rows added since the last save,
+which grows by half again when full, so adding is amortized O(rows added). A save writes only
+the tail (``write``), as a new segment, and ``replace`` then reads those rows from there:
+an ingestion that saves every batch holds only the batch's vectors in memory and writes only
+the batch, however big the index grows. A merge writes several parts' live rows as one file
+(``write`` over their range, a block at a time) and ``replace`` maps it in their place.
 
-Scores are computed part by part and concatenated: a query never copies the matrix.
+Scores are computed part by part and concatenated: a query never copies the matrix (dead rows
+are scored with the rest and dropped from the result, which costs less than gathering).
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
 
-from ..disk import copy_range, load_npy
+from ..disk import file_size, load_npy
 
 MMAP_MIN_BYTES = 64 * 1024 * 1024  # memory-map a vectors file above this size
+_WRITE_ROWS = 65536  # rows gathered per block when writing
 
 
 class MatrixRows:
-    """Rows ``0..len`` of a float32 matrix: a mapped base, then an in-memory tail."""
+    """Logical rows ``0..len`` of a float32 matrix: saved parts (live rows only), then a tail."""
 
     def __init__(self) -> None:
-        self._base: np.ndarray | None = None  # read-only; a memmap of its file when large
-        self._source: int | None = None  # descriptor of the base's file, for kernel copies
+        self._parts: list[np.ndarray] = []  # read-only; memmaps of their files when large
+        self._live: list[np.ndarray | None] = []  # per part: its live rows (None: every row)
         self._tail: np.ndarray | None = None  # (capacity, dim), rows 0.._tail_size in use
         self._tail_size = 0
 
     def __len__(self) -> int:
-        return (0 if self._base is None else len(self._base)) + self._tail_size
-
-    def __del__(self) -> None:
-        self._close()
+        return sum(self.part_sizes()) + self._tail_size
 
     @property
     def dim(self) -> int | None:
-        part = self._base if self._base is not None else self._tail
-        return None if part is None else int(part.shape[1])
+        for part in [*self._parts, self._tail]:
+            if part is not None and part.shape[1]:  # an empty store saves a (0, 0) matrix
+                return int(part.shape[1])
+        return None
+
+    @property
+    def tail_size(self) -> int:
+        """Rows added since the parts were saved."""
+        return self._tail_size
+
+    def part_sizes(self) -> list[int]:
+        """Live rows per saved part."""
+        return [len(p) if live is None else len(live) for p, live in zip(self._parts, self._live)]
 
     def parts(self) -> list[np.ndarray]:
-        """The non-empty parts in row order (views, nothing copied)."""
-        parts = [] if self._base is None or not len(self._base) else [self._base]
+        """The non-empty stored arrays in row order, dead rows included (views, nothing copied)."""
+        parts = [p for p in self._parts if len(p)]
         if self._tail is not None and self._tail_size:
             parts.append(self._tail[: self._tail_size])
         return parts
 
+    def _views(self) -> list[tuple[np.ndarray, np.ndarray | None]]:
+        views = [(p, live) for p, live in zip(self._parts, self._live) if len(p)]
+        if self._tail is not None and self._tail_size:
+            views.append((self._tail[: self._tail_size], None))
+        return views
+
     def array(self) -> np.ndarray:
-        """All rows as one array: a view when they are in one part, else a copy."""
-        parts = self.parts()
-        if not parts:
+        """All live rows as one array: a view when they are one whole part, else a copy."""
+        views = self._views()
+        if not views:
             return np.zeros((0, self.dim or 0), dtype=np.float32)
-        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+        if len(views) == 1 and views[0][1] is None:
+            return views[0][0]
+        return np.concatenate([p if live is None else p[live] for p, live in views])
 
     def take(self, rows: np.ndarray) -> np.ndarray:
-        """The rows at ``rows`` (positions into all rows), copied, in that order."""
+        """The rows at ``rows`` (positions into all live rows), copied, in that order."""
         rows = np.asarray(rows, dtype=np.intp)
-        parts = self.parts()
-        if len(parts) <= 1:
-            return parts[0][rows] if parts else np.zeros((0, self.dim or 0), np.float32)
-        split = len(parts[0])
-        out = np.empty((rows.size, parts[0].shape[1]), dtype=np.float32)
-        low = rows < split
-        out[low] = parts[0][rows[low]]
-        out[~low] = parts[1][rows[~low] - split]
+        out = np.empty((rows.size, self.dim or 0), dtype=np.float32)
+        start = 0
+        for part, live in self._views():
+            stop = start + (len(part) if live is None else len(live))
+            inside = (rows >= start) & (rows < stop)
+            if inside.any():
+                local = rows[inside] - start
+                out[inside] = part[local if live is None else live[local]]
+            start = stop
         return out
 
     def dot(self, query: np.ndarray) -> np.ndarray:
-        """``matrix @ query`` over all rows, one part at a time."""
-        parts = self.parts()
-        if len(parts) == 1:
-            return parts[0] @ query
-        return np.concatenate([p @ query for p in parts]) if parts else np.zeros(0, np.float32)
+        """``matrix @ query`` over all live rows, one part at a time."""
+        scores = [p @ query if live is None else (p @ query)[live] for p, live in self._views()]
+        if len(scores) == 1:
+            return scores[0]
+        return np.concatenate(scores) if scores else np.zeros(0, np.float32)
 
     def square_norms(self) -> np.ndarray:
-        parts = self.parts()
-        return np.concatenate([np.einsum("ij,ij->i", p, p) for p in parts]) if parts else \
-            np.zeros(0, np.float32)
+        norms = [np.einsum("ij,ij->i", p, p) for p, _ in self._views()]
+        norms = [n if live is None else n[live] for n, (_, live) in zip(norms, self._views())]
+        return np.concatenate(norms) if norms else np.zeros(0, np.float32)
 
     # -- changes -----------------------------------------------------------------------------
 
@@ -97,45 +116,59 @@ class MatrixRows:
         self._tail_size = size
 
     def keep(self, mask: np.ndarray) -> None:
-        """Keep the rows where ``mask`` is true, in order (all in memory afterwards)."""
-        kept = self.array()[mask]
-        self._close()
-        self._base, self._tail, self._tail_size = None, kept, len(kept)
+        """Keep the rows where ``mask`` is true, in order: saved parts mark the others dead,
+        the tail drops them."""
+        start = 0
+        for i, (part, live) in enumerate(zip(self._parts, self._live)):
+            size = len(part) if live is None else len(live)
+            keep = mask[start : start + size]
+            if not keep.all():
+                self._live[i] = (np.arange(len(part)) if live is None else live)[keep]
+            start += size
+        if self._tail is not None and self._tail_size:
+            kept = self._tail[: self._tail_size][mask[start:]]
+            self._tail[: len(kept)] = kept
+            self._tail_size = len(kept)
+
+    def live_rows(self) -> list[np.ndarray | None]:
+        """Per saved part, its live rows (None: every row)."""
+        return list(self._live)
+
+    def adopt(self, parts: list[np.ndarray], live: list[np.ndarray | None]) -> None:
+        """Take ``parts`` (loaded from saved segments) as all the rows."""
+        self._parts, self._live = list(parts), list(live)
+        self._tail, self._tail_size = None, 0
+
+    def replace(self, first: int, last: int, part: np.ndarray) -> None:
+        """Parts ``first..last-1`` (the tail too when ``last`` is past the parts) were saved,
+        live rows only, as ``part``: read their rows from it from now on."""
+        if last > len(self._parts):
+            self._tail, self._tail_size = None, 0
+        self._parts[first:last] = [part]
+        self._live[first:last] = [None]
+
+    def drop_empty_parts(self) -> list[int]:
+        """Forget parts with no live row; returns their positions (before dropping)."""
+        empty = [i for i, size in enumerate(self.part_sizes()) if size == 0]
+        for i in reversed(empty):
+            del self._parts[i], self._live[i]
+        return empty
 
     # -- disk --------------------------------------------------------------------------------
 
-    def write(self, path: Path) -> None:
-        """Write every row to ``path`` as a .npy file; the base's bytes never enter memory."""
-        dim = self.dim or 0
-        header = {"descr": "<f4", "fortran_order": False, "shape": (len(self), dim)}
-        with open(path, "wb") as out:
+    def write(self, path: Path, start: int = 0, stop: int | None = None) -> None:
+        """Write live rows ``start..stop-1`` to ``path`` as a .npy file, a block at a time."""
+        stop = len(self) if stop is None else stop
+        header = {"descr": "<f4", "fortran_order": False, "shape": (stop - start, self.dim or 0)}
+        with open(path, "xb") as out:  # a new file: never a link another generation shares
             np.lib.format.write_array_header_1_0(out, header)
-            base = self._base
-            if base is not None and len(base):
-                if self._source is not None and isinstance(base, np.memmap):
-                    copy_range(self._source, base.offset, base.nbytes, out)
-                else:
-                    out.write(np.ascontiguousarray(base).data)
-            if self._tail is not None and self._tail_size:
-                out.write(np.ascontiguousarray(self._tail[: self._tail_size]).data)
+            for first in range(start, stop, _WRITE_ROWS):
+                rows = np.arange(first, min(first + _WRITE_ROWS, stop))
+                out.write(np.ascontiguousarray(self.take(rows)).data)
 
-    def rebase(self, path: Path) -> None:
-        """Hold the rows as the file just written to ``path`` (mapped when it is large)."""
-        if not len(self) or path.stat().st_size <= MMAP_MIN_BYTES:
-            return  # small: the rows stay in memory as they are
-        mapped = load_npy(path, "vector", mmap_min_bytes=0)
-        self.adopt(mapped, path)
 
-    def adopt(self, matrix: np.ndarray, path: Path | None) -> None:
-        """Take ``matrix`` (loaded from ``path``) as all the rows."""
-        self._close()
-        self._tail, self._tail_size = None, 0
-        self._base = matrix
-        if isinstance(matrix, np.memmap) and path is not None:
-            self._source = os.open(path, os.O_RDONLY)
-
-    def _close(self) -> None:
-        if self._source is not None:
-            os.close(self._source)
-            self._source = None
-
+def open_part(path: Path, rows: int) -> np.ndarray:
+    """A segment's vectors as written to ``path`` (mapped when large)."""
+    if not rows or file_size(path) <= MMAP_MIN_BYTES:
+        return np.ascontiguousarray(load_npy(path, "vector"))
+    return load_npy(path, "vector", mmap_min_bytes=0)

@@ -11,15 +11,17 @@ rows. Metrics:
 - ``euclidean``: the score is the *negative* Euclidean distance (as in LlamaIndex), so higher is
   still better; distances use ||a||^2 - 2ab + ||b||^2 with the row norms cached.
 
-Deleting compacts the rows (in memory), so a query never pays for dead rows. Metadata filters
+Deleting marks rows dead in the saved segments (and drops them from the tail): ids, metadata and
+document ids are compacted, the saved vectors are not copied. Metadata filters
 are evaluated column-wise and their row masks are cached until the store changes. A store does
 no locking: VectorStoreIndex serializes writes and searches. Each row also keeps its node's
 document id, for ``delete_ref_doc``. The store knows no ranking but similarity: MMR runs over
-its results in ``ragcore.mmr``. On disk, in the index folder: ``store.json``, ``vectors.npy``
-(memory-mapped on load when large), ``vector_ids.json``, ``vector_metadata.json`` and
-``vector_doc_ids.json`` (the last two parsed on first use, not at load); the format is written
-and read in ``simple_persist``, and ``ragcore.stores.registry`` reopens it from the index
-manifest.
+its results in ``ragcore.mmr``. On disk, in the index folder: ``store.json``, segments of
+``vectors.npy`` (memory-mapped on load when large), ``vector_ids.json``,
+``vector_metadata.json`` and ``vector_doc_ids.json`` (the last two parsed on first use, not at
+load), and a deletion bitmap; a save links the segments it keeps and writes only the rows added
+since, merging segments as ``segments.plan_merges`` says. The format is written and read in
+``simple_persist``, and ``ragcore.stores.registry`` reopens it from the index manifest.
 """
 
 from __future__ import annotations
@@ -33,8 +35,12 @@ from ..embeddings.base import normalize
 from ..errors import ConfigError, IndexFormatError, StoreError
 from .base import METRICS, StoreSpec
 from .filters import MaskCache, MetadataFilters, as_filters, id_mask
-from .matrix_rows import MMAP_MIN_BYTES, MatrixRows
-from .simple_persist import Column, ids_digest, ids_mismatch, read_store, write_store
+from .matrix_rows import MatrixRows, open_part
+from .segments import Segment, link_segment, next_name, plan_merges, stamp
+from .simple_persist import (
+    Column, ids_digest, ids_mismatch, parse_column, read_store, write_header,
+    write_segment,
+)
 
 _MASK_CACHE_SIZE = 8
 
@@ -51,6 +57,7 @@ class SimpleVectorStore:
         self._size = 0
         self._ids: list[str] = []
         self._rows: dict[str, int] | None = {}  # id -> row; built on first use after load
+        self._segments: list[Segment] = []  # saved, one per part of _matrix
         self._metadata = Column([])  # per row; after load, parsed on first use
         self._doc_ids = Column([])  # per row: the node's document id (None: loose or unknown)
         self._sq_norms: np.ndarray | None = None  # euclidean only, computed on first query
@@ -100,30 +107,39 @@ class SimpleVectorStore:
         row = self._row_map().get(node_id)
         if row is None:
             raise StoreError(f"no vector with id {node_id!r} in the store")
-        return self._metadata.parsed(self._size)[row]
+        return self._metadata.parsed()[row]
 
     def doc_ids(self) -> list[str | None]:
         """Each row's document id, aligned with ``ids()`` (None: loose, or unknown)."""
-        return list(self._doc_ids.parsed(self._size))
+        return list(self._doc_ids.parsed())
 
     def __contains__(self, node_id: object) -> bool:
         return node_id in self._row_map()
 
     def id_digests(self) -> dict[str, str]:
-        """The digests of the row ids and the rows' document ids, in row order, by file (what
-        the index manifest records to bind them to the node records)."""
-        return {
-            "vector_ids.json": ids_digest(self._ids),
-            "vector_doc_ids.json": ids_digest(self._doc_ids.parsed(self._size)),
-        }
+        """The digests of each saved segment's row ids and document ids, by file (what the
+        index manifest records to bind them to the node records)."""
+        digests = {}
+        for segment in self._segments:
+            if "vector_doc_ids.json" not in segment.digests:  # read before digests existed
+                raw = segment.path("vector_doc_ids.json").read_bytes()
+                values = parse_column(str(segment.path("vector_doc_ids.json")), raw, segment.rows)
+                segment.digests["vector_doc_ids.json"] = ids_digest(values)
+            for file, digest in segment.digests.items():
+                digests[segment.key(file)] = digest
+        return digests
 
     def expect_id_digests(self, digests: dict[str, Any], folder: Path) -> None:
         """Check the row ids loaded from ``folder`` against ``digests`` (``id_digests`` as
         recorded) now, and the document ids when they are first parsed."""
-        if "vector_ids.json" in digests and ids_digest(self._ids) != digests["vector_ids.json"]:
-            raise ids_mismatch(Path(folder) / "vector_ids.json")
-        if self._doc_ids.values is None and self._doc_ids.raw is not None:
-            self._doc_ids.digest = digests.get("vector_doc_ids.json")
+        for i, segment in enumerate(self._segments):
+            expected = digests.get(segment.key("vector_ids.json"))
+            if expected is not None and segment.digests["vector_ids.json"] != expected:
+                raise ids_mismatch(segment.path("vector_ids.json"))
+            expected = digests.get(segment.key("vector_doc_ids.json"))
+            if expected is not None and self._doc_ids.values is None:
+                self._doc_ids.pieces[i].digest = expected
+                segment.digests["vector_doc_ids.json"] = expected
 
     def _row_map(self) -> dict[str, int]:
         if self._rows is None:
@@ -167,11 +183,10 @@ class SimpleVectorStore:
         keep = np.ones(self._size, dtype=bool)
         keep[doomed] = False
         self._matrix.keep(keep)
-        metadata, doc_ids = self._metadata.parsed(self._size), self._doc_ids.parsed(self._size)
+        self._metadata.keep(keep)
+        self._doc_ids.keep(keep)
         first = doomed[0]
-        self._ids = [v for v, k in zip(self._ids, keep) if k]
-        self._metadata = Column([v for v, k in zip(metadata, keep) if k])
-        self._doc_ids = Column([v for v, k in zip(doc_ids, keep) if k])
+        self._ids = [v for v, k in zip(self._ids, keep.tolist()) if k]
         for node_id in doomed_ids:
             del rows[node_id]
         self._size -= len(doomed)
@@ -182,7 +197,7 @@ class SimpleVectorStore:
     def delete_ref_doc(self, doc_id: str) -> int:
         """Remove the rows added with ``doc_id`` (rows loaded from a version 1 folder have no
         document id, so none of them match); returns how many were removed."""
-        doc_ids = self._doc_ids.parsed(self._size)
+        doc_ids = self._doc_ids.parsed()
         return self.delete([i for i, d in zip(self._ids, doc_ids) if d == doc_id])
 
     def _check_vectors(
@@ -293,7 +308,7 @@ class SimpleVectorStore:
         if filters is None:
             allowed = np.ones(self._size, dtype=bool)
         else:
-            allowed = self._masks.mask(filters, lambda: self._metadata.parsed(self._size))
+            allowed = self._masks.mask(filters, lambda: self._metadata.parsed())
         if node_ids is not None:
             allowed = allowed & id_mask(self._row_map(), node_ids, self._size)
         return np.flatnonzero(allowed)
@@ -301,23 +316,64 @@ class SimpleVectorStore:
     # -- disk (the file format is in simple_persist) -----------------------------------------
 
     def persist(self, folder: Path) -> None:
-        """Write this store's five files into the index folder ``folder``, then hold the rows
-        as written there (mapped when large: only rows added later stay in memory)."""
+        """Save into the index folder ``folder``: link the saved segments kept, write the rows
+        added since (and the merges ``plan_merges`` asks for) as new segments, then the header
+        and the deletion bitmap; the rows are then read from what was written."""
         folder = Path(folder)
-        self._metadata = self._metadata.settled(self._size)  # held as bytes from now on
-        self._doc_ids = self._doc_ids.settled(self._size)
-        write_store(folder, metric=self._metric, dim=self.dim, vectors=self._matrix,
-                    ids=self._ids, metadata=self._metadata, doc_ids=self._doc_ids)
-        self._matrix.rebase(folder / "vectors.npy")
+        folder.mkdir(parents=True, exist_ok=True)
+        for i in reversed(self._matrix.drop_empty_parts()):
+            del self._segments[i]
+            self._metadata.drop([i])
+            self._doc_ids.drop([i])
+        if not self._segments and not self._matrix.tail_size:  # empty: the files still exist
+            self._write_rows(folder, 0, 1, 0, 0, "")
+        elif all(s.stamp is not None and stamp(s.folder) == s.stamp for s in self._segments):
+            self._save_segments(folder)
+        else:  # saved files replaced, or read from an older format: write every row again
+            self._write_rows(folder, 0, len(self._segments) + 1, 0, self._size, "")
+        write_header(folder, metric=self._metric, dim=self.dim, count=self._size,
+                     segments=self._segments, live=self._matrix.live_rows())
+
+    def _save_segments(self, folder: Path) -> None:
+        sizes = self._matrix.part_sizes()
+        tail = self._matrix.tail_size
+        totals = [s.rows for s in self._segments] + ([tail] if tail else [])
+        runs = plan_merges(sizes + ([tail] if tail else []), totals)
+        if tail and not any(b > len(sizes) for _, b in runs):
+            runs.append((len(sizes), len(sizes) + 1))
+        merged = {i for a, b in runs for i in range(a, b)}
+        for i, segment in enumerate(self._segments):
+            if i not in merged:
+                link_segment(segment, folder)
+        starts = np.cumsum([0, *sizes, tail]).tolist()
+        units, named = len(sizes) + (1 if tail else 0), list(self._segments)
+        for a, b in reversed(runs):
+            name = "" if (a, b) == (0, units) else next_name(named)  # a first save, or all
+            named.append(Segment(name, folder, 0))
+            self._write_rows(folder, a, b, starts[a], starts[b], name)
+
+    def _write_rows(self, folder: Path, first: int, last: int, start: int, stop: int,
+                    name: str) -> None:
+        """Write live rows ``start..stop-1`` (segments ``first..last-1``, the tail being the one
+        past the saved ones) as segment ``name``, and read them from there from now on."""
+        segment, meta, docs = write_segment(
+            folder, name, vectors=self._matrix, start=start, ids=self._ids[start:stop],
+            metadata=self._metadata.rows(start, stop), doc_ids=self._doc_ids.rows(start, stop),
+        )
+        self._matrix.replace(first, last, open_part(segment.path("vectors.npy"), segment.rows))
+        self._segments[first:last] = [segment]
+        whole = start == 0 and stop == self._size
+        self._metadata.saved(first, last, meta, whole=whole)
+        self._doc_ids.saved(first, last, docs, whole=whole)
 
     @classmethod
     def load(cls, folder: Path) -> SimpleVectorStore:
         """Read a folder written by ``persist``: vectors memory-mapped when large, no parsing
         of metadata or document ids until a filter or a delete needs them."""
-        files = read_store(Path(folder), metrics=METRICS, mmap_min_bytes=MMAP_MIN_BYTES)
+        files = read_store(Path(folder), metrics=METRICS)
         store = cls(metric=files.metric)
-        if files.count:
-            store._matrix.adopt(files.matrix, Path(folder) / "vectors.npy")
+        store._matrix.adopt(files.parts, files.live)
+        store._segments = files.segments
         store._size = files.count
         store._ids = files.ids
         store._rows = None

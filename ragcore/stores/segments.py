@@ -1,0 +1,113 @@
+"""Segments of a ``SimpleVectorStore`` on disk: which are kept, linked forward, or merged.
+
+A store folder (format version 3, ``simple_persist``) lists its segments in ``store.json``: the
+rows of one save each, never changed once written. The first may be the folder itself (``""``:
+the files beside ``store.json``, as every earlier version wrote them); later ones are
+subfolders ``vectors-NNNNNN``. A save links the files of the segments it keeps into the new
+folder (``link_segment``: a hard link costs no bytes, and the index's next generation is a new
+folder) and writes only the rows added since as a new segment, plus a bitmap of the rows deleted
+from the kept ones. ``plan_merges`` keeps the count bounded, size-tiered as Lucene and LanceDB
+compact: a tier is the order of magnitude of a segment's live rows, and when the newest
+``FACTOR`` segments are of one tier (or smaller) they are merged into one of the next tier, so a
+tier never holds more than ``FACTOR - 1`` segments and each row is rewritten about once per tier
+(O(log n) times in all); a segment more than half deleted is rewritten alone, dropping its dead
+rows. A segment that cannot be linked (its files were replaced or are on another device)
+makes the save write every row again, as one segment.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+FACTOR = 10  # segments of one tier that trigger a merge
+MAX_SEGMENTS = 48  # beyond this, the two smallest neighbours merge whatever their tiers
+SEGMENT_FILES = ("vectors.npy", "vector_ids.json", "vector_metadata.json", "vector_doc_ids.json")
+_NAME = re.compile(r"vectors-(\d{6,})")
+
+
+@dataclass(slots=True)
+class Segment:
+    """One saved segment: where its files are now, its rows (dead ones included) and the
+    digests of its id lists (``ids_digest``, by file name) as read or written."""
+
+    name: str  # "" (the store folder itself) or "vectors-NNNNNN"
+    folder: Path
+    rows: int
+    digests: dict[str, str] = field(default_factory=dict)
+    stamp: tuple | None = None  # the files' identity when read or written (None: not linkable)
+
+    def path(self, file: str) -> Path:
+        return self.folder / file
+
+    def key(self, file: str) -> str:
+        """The file's name relative to the store folder (how the manifest names it)."""
+        return f"{self.name}/{file}" if self.name else file
+
+
+def segment_folder(folder: Path, name: str) -> Path:
+    return folder / name if name else folder
+
+
+def next_name(segments: list[Segment]) -> str:
+    numbers = [int(m.group(1)) for s in segments if (m := _NAME.fullmatch(s.name))]
+    return f"vectors-{max(numbers, default=0) + 1:06d}"
+
+
+def stamp(folder: Path, files: tuple[str, ...] = SEGMENT_FILES) -> tuple | None:
+    """The identity of a segment's files (device, inode, size, mtime), None if one is missing."""
+    try:
+        stats = [os.stat(folder / f) for f in files]
+    except OSError:
+        return None
+    return tuple((s.st_dev, s.st_ino, s.st_size, s.st_mtime_ns) for s in stats)
+
+
+def link_segment(segment: Segment, folder: Path) -> bool:
+    """Make ``segment``'s files appear in the store folder ``folder`` under its name: hard
+    links (a copy where links are refused); False if its files are not the ones it read."""
+    target = segment_folder(folder, segment.name)
+    if segment.stamp is None or stamp(segment.folder) != segment.stamp:
+        return False
+    if target.exists() and os.path.samefile(target, segment.folder):
+        return True  # saving into the folder it was read from
+    target.mkdir(parents=True, exist_ok=True)
+    for file in SEGMENT_FILES:
+        (target / file).unlink(missing_ok=True)
+        try:
+            os.link(segment.path(file), target / file)
+        except OSError:  # another device, or a file system without hard links
+            shutil.copyfile(segment.path(file), target / file)
+    return True
+
+
+def tier(rows: int) -> int:
+    return int(math.log10(rows)) if rows > 0 else 0
+
+
+def plan_merges(live: list[int], rows: list[int]) -> list[tuple[int, int]]:
+    """Runs ``(first, last)`` of segments to merge (each into one), given each segment's live
+    and total rows, oldest first; runs do not overlap and a run may be one segment."""
+    runs = [(i, i + 1, size) for i, size in enumerate(live)]
+    merged = {i for i, (size, total) in enumerate(zip(live, rows)) if 2 * (total - size) > total}
+    while True:
+        last = tier(runs[-1][2]) if runs else 0
+        count = 0
+        while count < len(runs) and tier(runs[-1 - count][2]) <= last:
+            count += 1
+        if count >= FACTOR:
+            runs[-count:] = [_join(runs[-count:])]
+        elif len(runs) > MAX_SEGMENTS:
+            pair = min(range(len(runs) - 1), key=lambda i: runs[i][2] + runs[i + 1][2])
+            runs[pair : pair + 2] = [_join(runs[pair : pair + 2])]
+        else:
+            break
+    return [(a, b) for a, b, _ in runs if b - a > 1 or a in merged]
+
+
+def _join(runs: list[tuple[int, int, int]]) -> tuple[int, int, int]:
+    return runs[0][0], runs[-1][1], sum(r[2] for r in runs)

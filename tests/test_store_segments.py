@@ -1,0 +1,140 @@
+"""SimpleVectorStore segments: a save links what it keeps, writes only new rows, records deletes
+in a bitmap, and merges size-tiered so the segment count stays bounded."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+from store_fakes import ParagraphSplitter, animal_docs
+
+from ragcore.index import VectorStoreIndex, checksums
+from ragcore.index.folder import current_data
+from ragcore.stores import SimpleVectorStore, segments
+from ragcore.stores.segments import plan_merges
+
+
+def _rows(n: int, start: int = 0) -> tuple[list[str], np.ndarray]:
+    rng = np.random.default_rng(start)
+    return [f"n{i}" for i in range(start, start + n)], rng.normal(size=(n, 8)).astype(np.float32)
+
+
+def _add(store: SimpleVectorStore, n: int, start: int) -> None:
+    ids, vectors = _rows(n, start)
+    store.add(ids, vectors, [{"i": int(i[1:])} for i in ids], doc_ids=[f"d{start}"] * n)
+
+
+def _header(folder) -> dict:
+    return json.loads((folder / "store.json").read_text())
+
+
+def test_a_second_save_links_the_first_segment_and_writes_only_new_rows(tmp_path):
+    store = SimpleVectorStore(metric="dot")
+    _add(store, 20, 0)
+    store.persist(tmp_path / "g1")
+    _add(store, 5, 100)
+    store.persist(tmp_path / "g2")
+    first, second = tmp_path / "g1" / "vectors.npy", tmp_path / "g2" / "vectors.npy"
+    assert os.stat(first).st_ino == os.stat(second).st_ino  # linked, not written again
+    assert _header(tmp_path / "g2")["segments"] == [
+        {"name": "", "rows": 20}, {"name": "vectors-000001", "rows": 5}]
+    loaded = SimpleVectorStore.load(tmp_path / "g2")
+    assert loaded.ids() == store.ids() and np.array_equal(loaded.vectors(), store.vectors())
+    assert loaded.metadata("n102") == {"i": 102} and loaded.doc_ids()[-1] == "d100"
+
+
+def test_deletes_are_a_bitmap_and_a_mostly_deleted_segment_is_rewritten(tmp_path):
+    store = SimpleVectorStore(metric="dot")
+    _add(store, 10, 0)
+    _add(store, 10, 10)
+    store.persist(tmp_path / "g1")
+    _add(store, 10, 20)
+    store.persist(tmp_path / "g2")
+    store.delete(["n1", "n25"])
+    assert store._metadata.values is None  # a delete parses nothing
+    store.persist(tmp_path / "g3")
+    assert _header(tmp_path / "g3")["deleted"] == 2
+    loaded = SimpleVectorStore.load(tmp_path / "g3")
+    assert loaded.ids() == store.ids() and "n1" not in loaded and len(loaded) == 28
+    assert loaded.query(store.get_vectors(["n24"])[0], top_k=1)[0][0] == "n24"
+    assert loaded.delete_ref_doc("d20") == 9
+    loaded.persist(tmp_path / "g4")  # the second segment has no live row left: dropped
+    header = _header(tmp_path / "g4")
+    assert header["deleted"] == 1 and [s["rows"] for s in header["segments"]] == [20]
+    assert SimpleVectorStore.load(tmp_path / "g4").ids() == loaded.ids()
+
+
+def test_size_tiered_merges_keep_the_segment_count_bounded(tmp_path, monkeypatch):
+    monkeypatch.setattr(segments, "FACTOR", 3)
+    store = SimpleVectorStore(metric="dot")
+    for save in range(40):
+        _add(store, 2, 2 * save)
+        store.persist(tmp_path / f"g{save}")
+        names = [s["name"] for s in _header(tmp_path / f"g{save}")["segments"]]
+        assert len(names) <= 2 * 3 and len(set(names)) == len(names)
+    loaded = SimpleVectorStore.load(tmp_path / "g39")
+    assert loaded.ids() == [f"n{i}" for i in range(80)]
+    assert np.array_equal(loaded.get_vectors(["n79"]), store.get_vectors(["n79"]))
+
+
+@pytest.mark.parametrize(
+    "live, rows, runs",
+    [
+        ([2000] * 9, [2000] * 9, []),
+        ([2000] * 10, [2000] * 10, [(0, 10)]),
+        ([200_000] + [20_000] * 9 + [2000] * 10, [200_000] + [20_000] * 9 + [2000] * 10,
+         [(1, 20)]),  # ten of tier 3 make one of tier 4, which makes ten of tier 4
+        ([5000, 400, 2000], [5000, 1000, 2000], [(1, 2)]),  # more than half deleted
+    ],
+)
+def test_plan_merges(live, rows, runs):
+    assert plan_merges(live, rows) == runs
+
+
+def test_an_index_commit_links_the_vectors_it_keeps_with_their_checksums(tmp_path, monkeypatch):
+    path = tmp_path / "index"
+    index = VectorStoreIndex.from_documents(animal_docs()[:2], embedder=_embedder(),
+                                            splitter=ParagraphSplitter())
+    index.persist(path)
+    before = current_data(path)
+    inode = os.stat(before / "vectors.npy").st_ino
+    files = json.loads((path / "manifest.json").read_text())["files"]
+    read = []
+    record = checksums.record_file
+    monkeypatch.setattr(checksums, "record_file", lambda p: read.append(p.name) or record(p))
+    index.insert(animal_docs()[2])
+    index.persist(path)
+    after = current_data(path)
+    assert after != before and not before.exists()  # the old generation was collected
+    assert os.stat(after / "vectors.npy").st_ino == inode  # linked, not written again
+    assert "vectors.npy" in read and read.count("vectors.npy") == 1  # only the new segment's
+    manifest = json.loads((path / "manifest.json").read_text())
+    assert manifest["files"]["vectors.npy"] == files["vectors.npy"]  # carried over
+    assert "vectors-000001/vectors.npy" in manifest["files"]
+    assert "vectors-000001/vector_ids.json" in manifest["ids"]
+    reloaded = VectorStoreIndex.load(path, embedder=_embedder(), splitter=ParagraphSplitter())
+    assert sorted(reloaded.node_ids()) == sorted(index.node_ids())
+
+
+def test_a_version_2_store_folder_loads_and_its_next_save_links_it(tmp_path):
+    store = SimpleVectorStore(metric="dot")
+    _add(store, 6, 0)
+    store.persist(tmp_path / "old")
+    header = _header(tmp_path / "old")
+    for key in ("segments", "deleted"):
+        del header[key]
+    (tmp_path / "old" / "store.json").write_text(json.dumps({**header, "version": 2}))
+    loaded = SimpleVectorStore.load(tmp_path / "old")
+    _add(loaded, 2, 50)
+    loaded.persist(tmp_path / "new")
+    assert _header(tmp_path / "new")["version"] == 3
+    assert os.path.samefile(tmp_path / "old" / "vectors.npy", tmp_path / "new" / "vectors.npy")
+    assert SimpleVectorStore.load(tmp_path / "new").ids() == loaded.ids()
+
+
+def _embedder():
+    from ragcore.embeddings import FakeEmbedder
+
+    return FakeEmbedder()
