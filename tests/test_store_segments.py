@@ -45,7 +45,24 @@ def test_a_second_save_links_the_first_segment_and_writes_only_new_rows(tmp_path
     assert loaded.metadata("n102") == {"i": 102} and loaded.doc_ids()[-1] == "d100"
 
 
-def test_deletes_are_a_bitmap_and_a_mostly_deleted_segment_is_rewritten(tmp_path):
+def test_deleted_rows_are_rewritten_away_at_the_next_save(tmp_path):
+    store = SimpleVectorStore(metric="dot")
+    _add(store, 10, 0)
+    store.persist(tmp_path / "g1")
+    _add(store, 10, 10)
+    store.persist(tmp_path / "g2")
+    store.delete(["n3"])
+    store.persist(tmp_path / "g3")  # the index promises a deleted document leaves the disk
+    header = _header(tmp_path / "g3")
+    assert header["deleted"] == 0 and [s["rows"] for s in header["segments"]] == [9, 10]
+    assert b'"n3"' not in (tmp_path / "g3" / "vectors-000002" / "vector_ids.json").read_bytes()
+    assert os.path.samefile(tmp_path / "g2" / "vectors-000001" / "vectors.npy",
+                            tmp_path / "g3" / "vectors-000001" / "vectors.npy")
+    assert SimpleVectorStore.load(tmp_path / "g3").ids() == store.ids()
+
+
+def test_with_a_threshold_deletes_are_a_bitmap_until_most_rows_are_gone(tmp_path, monkeypatch):
+    monkeypatch.setattr(segments, "EXPUNGE", 0.5)
     store = SimpleVectorStore(metric="dot")
     _add(store, 10, 0)
     _add(store, 10, 10)
@@ -86,7 +103,7 @@ def test_size_tiered_merges_keep_the_segment_count_bounded(tmp_path, monkeypatch
         ([2000] * 10, [2000] * 10, [(0, 10)]),
         ([200_000] + [20_000] * 9 + [2000] * 10, [200_000] + [20_000] * 9 + [2000] * 10,
          [(1, 20)]),  # ten of tier 3 make one of tier 4, which makes ten of tier 4
-        ([5000, 400, 2000], [5000, 1000, 2000], [(1, 2)]),  # more than half deleted
+        ([5000, 999, 2000], [5000, 1000, 2000], [(1, 2)]),  # a deleted row
     ],
 )
 def test_plan_merges(live, rows, runs):

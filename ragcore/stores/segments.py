@@ -10,9 +10,12 @@ from the kept ones. ``plan_merges`` keeps the count bounded, size-tiered as Luce
 compact: a tier is the order of magnitude of a segment's live rows, and when the newest
 ``FACTOR`` segments are of one tier (or smaller) they are merged into one of the next tier, so a
 tier never holds more than ``FACTOR - 1`` segments and each row is rewritten about once per tier
-(O(log n) times in all); a segment more than half deleted is rewritten alone, dropping its dead
-rows. A segment that cannot be linked (its files were replaced or are on another device)
-makes the save write every row again, as one segment.
+(O(log n) times in all). A segment with deleted rows is rewritten without them at the next save
+(``EXPUNGE``: the share of deleted rows that triggers it; 0, the default, keeps the index's
+promise that deleting a document and saving removes it from disk; a larger share leaves them,
+marked in the deletion bitmap, until then or until a merge). A segment that cannot be linked
+(its files were replaced, or are on another device) makes the save write every row again, as
+one segment.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from pathlib import Path
 
 FACTOR = 10  # segments of one tier that trigger a merge
 MAX_SEGMENTS = 48  # beyond this, the two smallest neighbours merge whatever their tiers
+EXPUNGE = 0.0  # a segment with more than this share of its rows deleted is rewritten
 SEGMENT_FILES = ("vectors.npy", "vector_ids.json", "vector_metadata.json", "vector_doc_ids.json")
 _NAME = re.compile(r"vectors-(\d{6,})")
 
@@ -93,7 +97,7 @@ def plan_merges(live: list[int], rows: list[int]) -> list[tuple[int, int]]:
     """Runs ``(first, last)`` of segments to merge (each into one), given each segment's live
     and total rows, oldest first; runs do not overlap and a run may be one segment."""
     runs = [(i, i + 1, size) for i, size in enumerate(live)]
-    merged = {i for i, (size, total) in enumerate(zip(live, rows)) if 2 * (total - size) > total}
+    merged = {i for i, (n, total) in enumerate(zip(live, rows)) if total - n > EXPUNGE * total}
     while True:
         last = tier(runs[-1][2]) if runs else 0
         count = 0
