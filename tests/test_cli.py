@@ -159,3 +159,19 @@ def test_done_when_nist_zero_trust_passages_with_pages(tmp_path, real_embedder, 
     assert first.startswith(f"[1] {pdf.name}, page ")
     assert out.count(", page ") == 5
     assert "zero trust" in out.lower()
+
+
+def test_ingest_of_a_folder_with_a_symlink_loop_reports_the_links_as_skipped(run, tmp_path):
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / "real.txt").write_text("Zero trust needs a policy engine.", encoding="utf-8")
+    (folder / "loop_a").symlink_to("loop_b")
+    (folder / "loop_b").symlink_to("loop_a")
+    (tmp_path / "secret.txt").write_text("outside", encoding="utf-8")
+    (folder / "out.txt").symlink_to(tmp_path / "secret.txt")
+    code, out, err = run("ingest", str(folder), "--index", "loops")
+    assert code == 0 and "Traceback" not in err
+    assert "real.txt: indexed with 1 chunk" in out
+    assert "loop_a: skipped: is a symbolic link in a loop" in out and "loop_b: skipped" in out
+    assert "out.txt: skipped: is a symbolic link to" in out and "outside the input folder" in out
+    assert "4 file(s): 1 indexed" in out and "3 skipped" in out

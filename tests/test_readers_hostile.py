@@ -185,3 +185,31 @@ def test_long_ordinary_text_still_reads(tmp_path: Path):
     path = tmp_path / "long.txt"
     path.write_text("plain words in a row " * 100_000)
     assert load_file(path)[0].text.startswith("plain words")
+
+
+def _folder_with_link_loop(tmp_path: Path) -> Path:
+    """The drill's folder: real.txt, loop_a -> loop_b -> loop_a, and links leading outside."""
+    outside = tmp_path / "outside"
+    (outside / "shelf").mkdir(parents=True)
+    (outside / "secret.txt").write_text("host secret outside the folder")
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / "real.txt").write_text("the real text of the folder")
+    (folder / "loop_a").symlink_to("loop_b")
+    (folder / "loop_b").symlink_to("loop_a")
+    (folder / "out.txt").symlink_to(outside / "secret.txt")
+    (folder / "shelf").symlink_to(outside / "shelf", target_is_directory=True)
+    return folder
+
+
+def test_a_symlink_loop_is_skipped_with_a_reason_and_the_rest_reads(tmp_path: Path):
+    from ragcore.readers import SimpleDirectoryReader
+
+    folder = _folder_with_link_loop(tmp_path)
+    reader = SimpleDirectoryReader(input_dir=folder, recursive=True)
+    assert [d.text for d in reader.load_data()] == ["the real text of the folder"]
+    reasons = {Path(f.path).name: f.problem for f in reader.failures}
+    assert set(reasons) == {"loop_a", "loop_b", "out.txt", "shelf"}
+    assert "symbolic link in a loop" in reasons["loop_a"] and "'loop_b'" in reasons["loop_a"]
+    assert "outside the input folder" in reasons["out.txt"]
+    assert "link to the folder" in reasons["shelf"] and "outside" in reasons["shelf"]

@@ -107,6 +107,16 @@ def test_ingest_reports_each_file_and_progress(workspace, sources):
     assert overall == sorted(overall)  # the bar never goes backwards
 
 
+def test_ingest_lists_links_the_folder_scan_passed_over_as_skipped(workspace, sources, tmp_path):
+    (sources / "loop_a").symlink_to("loop_b")
+    (sources / "loop_b").symlink_to("loop_a")
+    report = workspace.ingest("docs", [sources])
+    skipped = [f for f in report.files if f.status == "skipped"]
+    assert sorted(f.file_name for f in skipped) == ["loop_a", "loop_b"]
+    assert all("symbolic link in a loop" in f.describe() for f in skipped)
+    assert report.indexed == 2 and "2 skipped" in report.summary()
+
+
 def test_reingesting_skips_unchanged_and_updates_changed_without_duplicates(workspace, sources):
     first = workspace.ingest("docs", [sources])
     nodes_before = workspace.index_info("docs").nodes

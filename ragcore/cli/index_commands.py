@@ -118,7 +118,7 @@ def add_parsers(commands, common: argparse.ArgumentParser) -> None:
 def run_ingest(args: argparse.Namespace, context: CliContext) -> int:
     """Ingest as a job (the app lists it too); Ctrl-C cancels it, keeping the saved batches."""
     from ..workspace.files import validate_name
-    from ..workspace.ingest import collect_files
+    from ..workspace.inputs import scan_inputs, skipped_outcome
     from ..workspace.jobs_runner import JobRunner
     from ..workspace.names import clean_display, resolve_index, set_display_name
     from ..workspace.report import IngestReport
@@ -128,7 +128,7 @@ def run_ingest(args: argparse.Namespace, context: CliContext) -> int:
     workspace = context.workspace()
     typed, args.index = args.index, resolve_index(workspace, args.index)
     validate_name(args.index)
-    files = collect_files(args.paths)
+    files, skipped = scan_inputs(args.paths)
     new = not workspace.has_index(args.index)
     prepare_store(workspace, args)
     if new and clean_display(typed) != args.index:  # "Contrats été": shown as typed
@@ -151,6 +151,7 @@ def run_ingest(args: argparse.Namespace, context: CliContext) -> int:
     if job.state == "failed":
         raise runner.exception(job.id) or WorkspaceError(job.error)
     report = IngestReport.from_dict(job.report or {"index": args.index})
+    report.files[:0] = [skipped_outcome(error) for error in skipped]  # the job got files only
     shown = repr(args.index) if job.index_display in ("", args.index) \
         else f"“{job.index_display}” (folder {args.index})"
     sys.stdout.write(f"Index {shown} in {workspace.root}:\n")
@@ -161,7 +162,8 @@ def run_ingest(args: argparse.Namespace, context: CliContext) -> int:
             f"chunk(s) of this run, {report.commits} save(s)); run the same command again to "
             "finish: files already indexed are skipped.\n")
         return 130
-    return 1 if report.files and report.failed == len(report.files) else 0
+    read = [f for f in report.files if f.status != "skipped"]
+    return 1 if read and report.failed == len(read) else 0
 
 
 def _say_how_long(workspace, args: argparse.Namespace, files: list, bar: ProgressBar) -> None:

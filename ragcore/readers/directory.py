@@ -12,6 +12,7 @@ failure that says so, never a file dropped without a word.
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import logging
 import os
@@ -118,15 +119,25 @@ class SimpleDirectoryReader:
             folder_path = Path(folder)
             keep = [d for d in dirnames if self.recursive and self._keep(folder_path / d, root)]
             dirnames[:] = keep  # os.walk descends only into the folders left here
+            # os.walk never enters a linked folder: one leading outside is said, not dropped
+            self._skipped += [_outside_link(folder_path / d, folder=True) for d in keep
+                              if self._escapes(folder_path / d, root)]
             for name in filenames:
                 path = folder_path / name
                 wanted = allowed is None or path.suffix.lower() in allowed
                 if wanted and self._keep(path, root):
-                    if self._escapes(path, root):
-                        self._skipped.append(_outside_link(path))
-                    else:
+                    problem = self._link_problem(path, root)
+                    if problem is None:
                         found.append(path)
+                    else:
+                        self._skipped.append(problem)
         return sorted(found)
+
+    @property
+    def skipped(self) -> list[ReaderError]:
+        """Entries the last folder scan passed over (links in a loop or leading outside), each
+        with the reason; ``load_data`` reports them first in ``failures``."""
+        return list(self._skipped)
 
     def _keep(self, path: Path, root: Path) -> bool:
         relative = PurePosixPath(path.relative_to(root).as_posix())
@@ -134,6 +145,17 @@ class SimpleDirectoryReader:
             return False
         return not any(_matches(relative, pattern) for pattern in self.exclude)
 
+    def _link_problem(self, path: Path, root: Path) -> ReaderError | None:
+        """Why a listed entry is not read: a symbolic link loop, or a link leading outside."""
+        if not path.is_symlink():
+            return None
+        try:
+            path.stat()
+        except OSError as exc:
+            # a loop ends in ELOOP (a plain resolve() raises RuntimeError on it, which killed
+            # the whole scan); a dangling link fails later, when read, as a missing file
+            return _link_loop(path) if exc.errno == errno.ELOOP else None
+        return _outside_link(path) if self._escapes(path, root) else None
 
     def _escapes(self, path: Path, root: Path) -> bool:
         """True for a symbolic link leading outside ``root`` when links are not to be followed."""
@@ -142,11 +164,28 @@ class SimpleDirectoryReader:
         return not path.resolve().is_relative_to(root.resolve())
 
 
-def _outside_link(path: Path) -> ReaderError:
+def _link_loop(path: Path) -> ReaderError:
+    return ReaderError(
+        path,
+        f"is a symbolic link in a loop (it points to {os.readlink(path)!r}, which never leads "
+        "to a file)",
+        "remove the link or point it at a real file",
+    )
+
+
+def _outside_link(path: Path, *, folder: bool = False) -> ReaderError:
+    if folder:  # os.walk does not follow linked folders, whatever follow_symlinks says
+        return ReaderError(
+            path,
+            f"is a symbolic link to the folder {path.resolve()}, outside the input folder; "
+            "not followed",
+            "give that folder as an input of its own, or copy its files into the folder",
+        )
     return ReaderError(
         path,
         f"is a symbolic link to {path.resolve()}, outside the input folder; not followed",
-        "pass follow_symlinks=True to read linked files, or copy the file into the folder",
+        "give the linked file itself as an input, copy it into the folder, or read the folder "
+        "with follow_symlinks=True",
     )
 
 

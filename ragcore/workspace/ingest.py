@@ -29,6 +29,7 @@ from ..errors import RagcoreError, ReaderError, WorkspaceError
 from ..types import Document
 from .commits import PARTIAL_KEY, Batching, Cancelled, Commits
 from .handle import UPLOAD_PREFIX, IndexHandle
+from .inputs import collect_files, scan_inputs, skipped_outcome  # noqa: F401 - lived here
 from .report import FileOutcome, IngestCallback, IngestProgress, IngestReport
 
 if TYPE_CHECKING:
@@ -47,25 +48,6 @@ def file_key(doc_id: str) -> str:
     return _SUFFIX.sub("", doc_id)
 
 
-def collect_files(paths: list[str | Path]) -> list[Path]:
-    """Files to ingest: each file as given, each folder scanned recursively (supported types)."""
-    from ..readers import SimpleDirectoryReader
-
-    files: list[Path] = []
-    for raw in paths:
-        path = Path(raw).expanduser()
-        if path.is_dir():
-            files += SimpleDirectoryReader(input_dir=path, recursive=True).iter_files()
-        else:
-            files.append(path)  # a missing file is reported as failed, with the others going on
-    if not files:
-        raise WorkspaceError(
-            f"nothing to ingest in {', '.join(map(str, paths)) or 'no paths'}: give files or "
-            "folders holding supported documents (.pdf .txt .md .docx .html .csv .json ...)"
-        )
-    return list(dict.fromkeys(p.resolve() if p.exists() else p for p in files))
-
-
 def ingest_files(
     handle: IndexHandle,
     files: list[Path],
@@ -75,6 +57,7 @@ def ingest_files(
     cancel: Callable[[], bool] | None = None,
     batching: Batching | None = None,
     on_commit: Callable[[list[str]], None] | None = None,
+    skipped: list[ReaderError] | None = None,
 ) -> IngestReport:
     """Refresh each file's documents in the index, saving it after every batch of work.
 
@@ -82,9 +65,10 @@ def ingest_files(
     between slices of chunks; when it says stop, what was finished is saved and the report says
     ``cancelled``. ``on_commit`` gets the files saved complete after each save (a job journal
     keeps them, so a resumed job skips them). An unchanged index is never rewritten.
+    ``skipped`` (what folder scans passed over) opens the report as "skipped" lines.
     """
     started = time.perf_counter()
-    report = IngestReport(index=handle.name)
+    report = IngestReport(index=handle.name, files=[skipped_outcome(e) for e in skipped or ()])
 
     last = [IngestProgress("", 0, len(files), "saving", 0.0)]  # where a batch save happens
 

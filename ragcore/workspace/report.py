@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Literal
 
-FileStatus = Literal["indexed", "unchanged", "failed", "cancelled"]
+# "skipped": passed over by a folder scan (a symbolic link in a loop or leading outside)
+FileStatus = Literal["indexed", "unchanged", "failed", "cancelled", "skipped"]
 
 
 @dataclass(slots=True)
@@ -38,7 +39,7 @@ class FileOutcome:
         if self.status == "cancelled":
             return (f"cancelled; {self.chunks} chunk{'s' if self.chunks != 1 else ''} "
                     "finished so far are kept (ingest it again to complete it)")
-        return f"failed: {self.reason}" + (f" ({self.hint})" if self.hint else "")
+        return f"{self.status}: {self.reason}" + (f" ({self.hint})" if self.hint else "")
 
 
 @dataclass(slots=True)
@@ -76,7 +77,9 @@ class IngestReport:
         """One line of totals."""
         line = (
             f"{len(self.files)} file(s): {self.indexed} indexed ({self.chunks} chunks), "
-            f"{self.unchanged} unchanged, {self.failed} failed in {self.seconds:.1f} s"
+            f"{self.unchanged} unchanged, {self.failed} failed"
+            + (f", {self._count('skipped')} skipped" if self._count("skipped") else "")
+            + f" in {self.seconds:.1f} s"
         )
         return line + (", then cancelled: the work finished before is kept" if self.cancelled
                        else "")

@@ -30,7 +30,7 @@ from .commits import Batching
 from .chats import ChatStore, ChatSummary, SavedChat, now_iso
 from .files import exclusive_lock, inside, upload_name, validate_name, write_bytes_atomic
 from .handle import IndexHandle, open_index, saved
-from .ingest import collect_files, files_of, ingest_files, remove_documents, source_files
+from .ingest import files_of, ingest_files, remove_documents, scan_inputs, source_files
 from .record import (IndexRecord, IndexVersion, drop_store, new_uid, read_record, with_store,
                      write_record)
 from .report import IngestCallback, IngestReport
@@ -309,7 +309,7 @@ class Workspace:
         With ``uid`` ("": any) the index must exist with that uid: nothing makes a deleted one.
         """
         validate_name(name)
-        files = collect_files(list(paths))
+        files, skipped = scan_inputs(list(paths))
         with self.writing(name):
             if uid is not None and (not self.has_index(name)
                                     or uid and self.record(name).uid not in ("", uid)):
@@ -320,7 +320,7 @@ class Workspace:
                                    chunk_overlap=chunk_overlap)
             handle = self._open(name, chunking=(chunk_size, chunk_overlap))
             return ingest_files(handle, files, progress=progress, cancel=cancel,
-                                batching=batching, on_commit=on_commit)
+                                batching=batching, on_commit=on_commit, skipped=skipped)
 
     def delete_document(self, name: str, doc_id_or_file: str) -> list[str]:
         """Remove a document (or every document of a file) from the index; returns their ids.
