@@ -14,6 +14,7 @@ from ragcore.index import VectorStoreIndex, checksums
 from ragcore.index.folder import current_data
 from ragcore.stores import SimpleVectorStore, segments
 from ragcore.stores.segments import plan_merges
+from ragcore.types import Document
 
 
 def _rows(n: int, start: int = 0) -> tuple[list[str], np.ndarray]:
@@ -131,6 +132,10 @@ def test_an_index_commit_links_the_vectors_it_keeps_with_their_checksums(tmp_pat
     assert manifest["files"]["vectors.npy"] == files["vectors.npy"]  # carried over
     assert "vectors-000001/vectors.npy" in manifest["files"]
     assert "vectors-000001/vector_ids.json" in manifest["ids"]
+    index.delete_nodes(["no such node"])
+    index.insert(Document(text="Owls hunt at night.", doc_id="owls.txt"))
+    index.persist(path)  # links from the generation before, the first one long gone
+    assert os.stat(current_data(path) / "vectors.npy").st_ino == inode
     reloaded = VectorStoreIndex.load(path, embedder=_embedder(), splitter=ParagraphSplitter())
     assert sorted(reloaded.node_ids()) == sorted(index.node_ids())
 

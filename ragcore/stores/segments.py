@@ -31,7 +31,7 @@ FACTOR = 10  # segments of one tier that trigger a merge
 MAX_SEGMENTS = 48  # beyond this, the two smallest neighbours merge whatever their tiers
 EXPUNGE = 0.0  # a segment with more than this share of its rows deleted is rewritten
 SEGMENT_FILES = ("vectors.npy", "vector_ids.json", "vector_metadata.json", "vector_doc_ids.json")
-_NAME = re.compile(r"vectors-(\d{6,})")
+_NAME = re.compile(r"(?:vectors|nodes)-(\d{6,})")
 
 
 @dataclass(slots=True)
@@ -57,9 +57,9 @@ def segment_folder(folder: Path, name: str) -> Path:
     return folder / name if name else folder
 
 
-def next_name(segments: list[Segment]) -> str:
+def next_name(segments: list[Segment], prefix: str = "vectors") -> str:
     numbers = [int(m.group(1)) for s in segments if (m := _NAME.fullmatch(s.name))]
-    return f"vectors-{max(numbers, default=0) + 1:06d}"
+    return f"{prefix}-{max(numbers, default=0) + 1:06d}"
 
 
 def stamp(folder: Path, files: tuple[str, ...] = SEGMENT_FILES) -> tuple | None:
@@ -71,16 +71,18 @@ def stamp(folder: Path, files: tuple[str, ...] = SEGMENT_FILES) -> tuple | None:
     return tuple((s.st_dev, s.st_ino, s.st_size, s.st_mtime_ns) for s in stats)
 
 
-def link_segment(segment: Segment, folder: Path) -> bool:
+def link_segment(
+    segment: Segment, folder: Path, files: tuple[str, ...] = SEGMENT_FILES
+) -> bool:
     """Make ``segment``'s files appear in the store folder ``folder`` under its name: hard
     links (a copy where links are refused); False if its files are not the ones it read."""
     target = segment_folder(folder, segment.name)
-    if segment.stamp is None or stamp(segment.folder) != segment.stamp:
+    if segment.stamp is None or stamp(segment.folder, files) != segment.stamp:
         return False
     if target.exists() and os.path.samefile(target, segment.folder):
         return True  # saving into the folder it was read from
     target.mkdir(parents=True, exist_ok=True)
-    for file in SEGMENT_FILES:
+    for file in files:
         (target / file).unlink(missing_ok=True)
         try:
             os.link(segment.path(file), target / file)

@@ -36,7 +36,7 @@ from ..errors import ConfigError, IndexFormatError, StoreError
 from .base import METRICS, StoreSpec
 from .filters import MaskCache, MetadataFilters, as_filters, id_mask
 from .matrix_rows import MatrixRows, open_part
-from .segments import Segment, link_segment, next_name, plan_merges, stamp
+from .segments import Segment, link_segment, next_name, plan_merges, segment_folder, stamp
 from .simple_persist import (
     Column, ids_digest, ids_mismatch, parse_column, read_store, write_header,
     write_segment,
@@ -343,8 +343,8 @@ class SimpleVectorStore:
             runs.append((len(sizes), len(sizes) + 1))
         merged = {i for a, b in runs for i in range(a, b)}
         for i, segment in enumerate(self._segments):
-            if i not in merged:
-                link_segment(segment, folder)
+            if i not in merged and link_segment(segment, folder):
+                segment.folder = segment_folder(folder, segment.name)  # the next save links it
         starts = np.cumsum([0, *sizes, tail]).tolist()
         units, named = len(sizes) + (1 if tail else 0), list(self._segments)
         for a, b in reversed(runs):

@@ -223,7 +223,7 @@ def _header_segments(folder: Path, header: dict, version: int, count: int) -> li
     listed = header.get("segments")
     if not isinstance(listed, list) or not all(
         isinstance(s, dict) and isinstance(s.get("name"), str) and type(s.get("rows")) is int
-        and (s["name"] == "" or _NAME.fullmatch(s["name"])) for s in listed
+        and (s["name"] == "" or (_NAME.fullmatch(s["name"]) and s["name"].startswith("vectors-"))) for s in listed
     ):
         raise IndexFormatError(f"{folder / 'store.json'}: 'segments' is not a list of segment "
                                "names and row counts; the index is damaged: rebuild it")
