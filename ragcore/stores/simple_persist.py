@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +33,7 @@ import numpy as np
 from ..disk import load_npy, read_bytes, read_json, write_npy
 from ..errors import IndexFormatError
 from .matrix_rows import MatrixRows, open_part
-from .segments import _NAME, SEGMENT_FILES, Segment, segment_folder, stamp
+from .segments import SEGMENT_FILES, Segment, segment_folder, stamp
 
 STORE_FORMAT = "ragcore-simple-vector-store"
 STORE_VERSION = 3  # version 2 added vector_doc_ids.json; version 3 segments and deletions
@@ -223,7 +224,7 @@ def _header_segments(folder: Path, header: dict, version: int, count: int) -> li
     listed = header.get("segments")
     if not isinstance(listed, list) or not all(
         isinstance(s, dict) and isinstance(s.get("name"), str) and type(s.get("rows")) is int
-        and (s["name"] == "" or (_NAME.fullmatch(s["name"]) and s["name"].startswith("vectors-"))) for s in listed
+        and re.fullmatch(r"|vectors-\d{6,}", s["name"]) is not None for s in listed
     ):
         raise IndexFormatError(f"{folder / 'store.json'}: 'segments' is not a list of segment "
                                "names and row counts; the index is damaged: rebuild it")
