@@ -36,6 +36,7 @@ from ..errors import ConfigError, IndexFormatError, StoreError
 from .base import METRICS, StoreSpec
 from .filters import MaskCache, MetadataFilters, as_filters, id_mask
 from .matrix_rows import MatrixRows, open_part
+from .query_threads import query_threads
 from .segments import Segment, link_segment, next_name, plan_merges, segment_folder, stamp
 from .simple_persist import (
     Column, ids_digest, ids_mismatch, parse_column, read_store, write_header,
@@ -253,13 +254,14 @@ class SimpleVectorStore:
         rows = self._candidate_rows(as_filters(filters), node_ids)
         if rows is not None and rows.size == 0:
             return []
-        if rows is None:
-            scores = self._scores(None, query, None)
-        elif rows.size * 4 >= self._size:
-            # Scoring every row and gathering beats copying a large subset of the matrix.
-            scores = self._scores(None, query, None)[rows]
-        else:
-            scores = self._scores(self._matrix.take(rows), query, rows)
+        with query_threads():  # one BLAS thread: see query_threads
+            if rows is None:
+                scores = self._scores(None, query, None)
+            elif rows.size * 4 >= self._size:
+                # Scoring every row and gathering beats copying a large subset of the matrix.
+                scores = self._scores(None, query, None)[rows]
+            else:
+                scores = self._scores(self._matrix.take(rows), query, rows)
         if not np.isfinite(scores).all():  # add() refuses them: only damage on disk gets here
             raise IndexFormatError(
                 "the stored vectors hold NaN or infinite values (vectors.npy is damaged): run "
