@@ -257,3 +257,45 @@ def test_a_reply_that_invents_an_observation_is_a_format_error_not_the_answer(re
 def test_an_observation_inside_an_answer_stays_part_of_the_reply_before_it():
     step = parse_react_reply("The trend rises.\nObservation: sales doubled.")
     assert isinstance(step, AnswerStep) and step.answer.startswith("The trend rises.")
+
+
+class _LookCounter:
+    """Stands in for the scanner's marker checks, counting the characters they are given and
+    failing once they exceed ``budget`` (so a quadratic scanner fails fast instead of hanging)."""
+
+    def __init__(self, budget: int) -> None:
+        self.looked, self.budget = 0, budget
+
+    def count(self, text: str) -> None:
+        self.looked += len(text)
+        assert self.looked <= self.budget, f"looked at {self.looked:,} characters"
+
+    def pattern(self, regex):
+        outer = self
+
+        class Counted:
+            def match(self, text, *args):
+                outer.count(text)
+                return regex.match(text, *args)
+
+        return Counted()
+
+
+@pytest.mark.parametrize("lead", [" ", "*", "- #"])
+def test_a_700k_line_of_markdown_arriving_in_small_chunks_is_looked_at_a_bounded_number_of_times(
+    monkeypatch, lead
+):
+    from ragcore.agent import react_parser
+
+    run = lead * (700_000 // len(lead))
+    replies = [run + "Answer: yes it is", "Answer: ok\n" + run + " more\nThought: x"]
+    counter = _LookCounter(budget=sum(8 * len(r) for r in replies))
+    for name in ("_ACTION_OR_ANSWER", "_ANSWER_END"):
+        monkeypatch.setattr(react_parser, name, counter.pattern(getattr(react_parser, name)))
+    may_become = react_parser._may_become
+    monkeypatch.setattr(react_parser, "_may_become",
+                        lambda line, words: counter.count(line) or may_become(line, words))
+    first, second = ([r[i : i + 3] for i in range(0, len(r), 3)] for r in replies)
+    assert scan(first) == "yes it is"
+    assert scan(second) == "ok\n" + run + " more"
+    assert counter.looked > 0
