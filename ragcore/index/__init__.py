@@ -6,6 +6,7 @@
     engines.py       the query engine and chat engines built over an index (as_query_engine ...)
     docstore.py      node records and per-document info, node records read lazily
     node_file.py     nodes.jsonl and its byte offsets, read through a memory map
+    node_segments.py the docstore's segments of node files, linked forward and merged
     refresh.py       which documents an upsert (re)indexes, and the input checks
     manifest.py      manifest.json: what an index folder records about itself
     folder.py        the index folder: open one whole generation, commit the next, revision

@@ -6,12 +6,13 @@ entry 7 of ``node_ids.json``, row 7 of ``vectors.npy`` is the vector of entry 7 
 ``vector_ids.json``, which belongs to the document at entry 7 of ``vector_doc_ids.json``. Ids
 swapped or shifted in one of them (a writer with a bug, a hand edit, a restore that mixed two
 generations) leave every file well formed, and their checksums may well have been recomputed
-with them. So the manifest also records, under ``ids``, a digest of each ordered id list
-(``ragcore.stores.simple_persist.ids_digest``): ``node_ids.json`` and ``vector_ids.json`` are
-checked at load (a few milliseconds per 100k ids), ``vector_doc_ids.json`` when it is first
-parsed (before any delete or document filter acts on it), and all of them by ``ragcore verify``,
-which also checks each node record's document against its vector row's. A store whose rows live
-in a database records no ids here. Folders written before the digests load as they are and get
+with them. So the manifest also records, under ``ids``, a digest of each ordered id list of
+each segment (``ragcore.stores.simple_persist.ids_digest``; a segment's is computed when it is
+written and carried with it): ``node_ids.json`` and ``vector_ids.json`` are checked at load (a
+few milliseconds per 100k ids), ``vector_doc_ids.json`` when it is first parsed (before the
+store finds rows by their documents), and all of them by ``ragcore verify``, which also checks
+each node record's document against its vector row's. A store whose rows live in a database
+records no ids here. Folders written before the digests load as they are and get
 them on their next save.
 """
 
@@ -20,16 +21,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..stores.simple_persist import ids_digest, ids_mismatch
 from .checksums import damaged
 from .docstore import DocStore
-
-NODE_IDS = "node_ids.json"
 
 
 def record_ids(docstore: DocStore, store: object) -> dict[str, str]:
     """The digests a persist records in the manifest's ``ids``, by file."""
-    digests = {NODE_IDS: ids_digest(docstore.node_ids())}
+    digests = docstore.id_digests()
     of_store = getattr(store, "id_digests", None)
     if callable(of_store):
         digests.update(of_store())
@@ -43,8 +41,7 @@ def check_ids(data: Path, digests: Any, docstore: DocStore, store: object) -> No
         return
     if not isinstance(digests, dict) or not all(isinstance(d, str) for d in digests.values()):
         raise damaged(data.parent / "manifest.json", "'ids' is not an object of digests")
-    if NODE_IDS in digests and ids_digest(docstore.node_ids()) != digests[NODE_IDS]:
-        raise ids_mismatch(data / NODE_IDS)
+    docstore.expect_id_digests(digests)
     expect = getattr(store, "expect_id_digests", None)
     if callable(expect):
         expect(digests, data)

@@ -23,17 +23,20 @@ persisting copies the lines of untouched nodes as raw bytes. The file layout (th
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from itertools import chain
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-from .node_file import (
-    COLUMNS, NodeFile, Run, check_columns, load_crcs, load_offsets, write_node_file,
-)
+from ..disk import read_json, write_json, write_npy
 from ..errors import IndexFormatError, StoreError
-from ..disk import file_size, read_json, write_json
+from ..stores.simple_persist import ids_mismatch
+from .node_file import COLUMNS, NodeFile, Run, check_columns, write_node_file
+from .node_segments import (
+    RUNS, NodeSegments, as_runs, read_runs, read_segment, runs_ids, write_ids,
+)
 from ..types import Node
 
 
@@ -103,8 +106,8 @@ class DocStore:
         self._file_ids: list[str] = []  # node ids in nodes.jsonl line order (as loaded)
         self._members: dict[str, str | None] | None = {}  # node id -> doc id; built lazily
         self._nodes: dict[str, Node] = {}  # decoded or newly added nodes
-        self._fresh: set[str] = set()  # ids added since load: their records are not in _file
-        self._file: NodeFile | None = None
+        self._fresh: set[str] = set()  # ids added since load: their records are not on disk
+        self._disk: NodeSegments | None = None  # the segments read or last saved
         self._count = 0
 
     def __len__(self) -> int:
@@ -254,20 +257,20 @@ class DocStore:
         node = self._nodes.get(node_id)
         if node is not None:
             return node
-        if self._file is not None and node_id not in self._fresh:
-            row = self._file.row(node_id)
-            # Rows of nodes deleted since load are still in the file: check membership.
-            if row is not None and (self._entries is None or node_id in self._member_map()):
-                node = self._file.node(row)
-                listed = node.ref_doc_id if self._members is None else self._members[node_id]
-                if node.ref_doc_id != listed:
-                    raise IndexFormatError(
-                        f"{self._file.path.parent / 'docs.json'}: lists node {node_id!r} under "
-                        f"document {listed!r} but the node belongs to {node.ref_doc_id!r}; the "
-                        "index is damaged: rebuild it from its documents"
-                    )
-                self._nodes[node_id] = node
-                return node
+        disk = self._disk
+        found = None if disk is None or node_id in self._fresh else disk.locate(node_id)
+        # Rows of nodes deleted since load are still in the files: check membership.
+        if found is not None and (self._entries is None or node_id in self._member_map()):
+            node = found[0].node(found[1])
+            listed = node.ref_doc_id if self._members is None else self._members[node_id]
+            if node.ref_doc_id != listed:
+                raise IndexFormatError(
+                    f"{disk.folder / 'docs.json'}: lists node {node_id!r} under "  # type: ignore
+                    f"document {listed!r} but the node belongs to {node.ref_doc_id!r}; the "
+                    "index is damaged: rebuild it from its documents"
+                )
+            self._nodes[node_id] = node
+            return node
         raise StoreError(f"no node with id {node_id!r} in the index")
 
     def iter_nodes(self) -> Iterator[Node]:
@@ -275,40 +278,49 @@ class DocStore:
             yield self.get(node_id)
 
     def _records(self, node_ids: list[str]) -> Iterator[bytes | Run]:
-        """The lines to write for ``node_ids``: runs of unchanged lines of the current file
+        """The lines to write for ``node_ids``: runs of unchanged lines of the files read
         (copied as they are), and the encoded records of nodes added since."""
-        source, run = self._file, None
-        follow = 0  # the file row expected next, when nodes come in file order
+        run = None
         for node_id in node_ids:
-            row = None
-            if source is not None and node_id not in self._fresh:
-                in_order = follow < len(source.ids) and source.ids[follow] == node_id
-                row = follow if in_order else source.row(node_id)
-            if row is not None:
-                follow = row + 1
-                if run is not None and run[2] == row:
-                    run = (source, run[1], row + 1)
+            found = None
+            if self._disk is not None and node_id not in self._fresh:
+                found = self._disk.locate(node_id)
+            if found is not None:
+                file, row = found
+                if run is not None and run[0] is file and run[2] == row:
+                    run = (file, run[1], row + 1)
                     continue
                 if run is not None:
                     yield run
-                run = (source, row, row + 1)
+                run = (file, row, row + 1)
                 continue
             if run is not None:
                 yield run
                 run = None
-            line = json.dumps(self.get(node_id).to_dict(), ensure_ascii=False, default=str)
-            yield line.encode("utf-8") + b"\n"
+            yield self._encode(node_id)
         if run is not None:
             yield run
+
+    def _encode(self, node_id: str) -> bytes:
+        line = json.dumps(self.get(node_id).to_dict(), ensure_ascii=False, default=str)
+        return line.encode("utf-8") + b"\n"
 
     # -- disk --------------------------------------------------------------------------------
 
     def persist(self, folder: Path) -> None:
-        """Write nodes.jsonl, offsets.npy, node_crcs.npy, node_ids.json and docs.json."""
+        """Write the node records into the index folder ``folder`` (``node_segments``: the
+        segments kept are linked, the nodes added since written as a new one), node_runs.npy
+        and docs.json; nodes are read from there from now on."""
         docs = self._docs()
         node_ids = self.node_ids()
-        offsets, crcs = write_node_file(folder, self._records(node_ids), len(node_ids))
-        write_json(folder / "node_ids.json", node_ids)
+        if self._disk is not None and self._disk.linkable():
+            disk = self._disk.save(folder, node_ids, self._fresh, self._encode)
+        else:  # nothing saved yet, or its files were replaced: write every record (copied)
+            offsets, crcs = write_node_file(folder, self._records(node_ids), len(node_ids))
+            segment = write_ids(folder, "", node_ids)
+            file = NodeFile(folder / "nodes.jsonl", offsets, node_ids, crcs)
+            disk = NodeSegments(folder, [segment], [file], node_ids, as_runs(range(len(node_ids))))
+        write_npy(folder / RUNS, disk.runs)
         columns = {
             "doc_ids": list(docs),
             "hashes": [e.hash for e in docs.values()],
@@ -317,41 +329,65 @@ class DocStore:
             "indexed_at": [e.indexed_at for e in docs.values()],
             "metadata": [e.metadata_text() for e in docs.values()],
             "loose": len(self._loose),
+            "segments": [{"name": s.name, "rows": s.rows} for s in disk.segments],
         }
         write_json(folder / "docs.json", columns)
-        # From now on read nodes from the file just written: records added so far leave memory.
-        self._file = NodeFile(folder / "nodes.jsonl", offsets, node_ids, crcs)
-        self._file_ids = node_ids
+        # From now on read nodes from the files just written: records added leave memory.
+        self._disk, self._file_ids = disk, node_ids
         self._fresh.clear()
         self._nodes.clear()
 
+    def id_digests(self) -> dict[str, str]:
+        """The digest of each segment's node_ids.json, by file (``bindings``)."""
+        segments = [] if self._disk is None else self._disk.segments
+        return {s.key("node_ids.json"): s.digests["node_ids.json"] for s in segments}
+
+    def expect_id_digests(self, digests: dict[str, str]) -> None:
+        """Check each segment's node ids against ``digests`` as the manifest recorded them."""
+        for segment in [] if self._disk is None else self._disk.segments:
+            expected = digests.get(segment.key("node_ids.json"))
+            if expected is not None and segment.digests["node_ids.json"] != expected:
+                raise ids_mismatch(segment.path("node_ids.json"))
+
     @classmethod
     def load(cls, folder: Path, *, expected_nodes: int) -> DocStore:
-        """Read docs.json and node_ids.json and map nodes.jsonl; nodes decode on first use."""
-        docs_path, ids_path, nodes_path = (
-            folder / "docs.json", folder / "node_ids.json", folder / "nodes.jsonl"
-        )
+        """Read docs.json and the segments' node ids and map their nodes.jsonl; nodes decode
+        on first use."""
+        docs_path = folder / "docs.json"
         store = cls()
-        store._columns = check_columns(docs_path, read_json(docs_path))
-        store._file_ids = read_json(ids_path)
+        store._columns = columns = check_columns(docs_path, read_json(docs_path))
+        listed = columns.get("segments")
+        segments, files = [], []
+        for name, rows in _listed_segments(docs_path, listed):
+            segment, file = read_segment(folder, name, rows)
+            segments.append(segment)
+            files.append(file)
+        runs = read_runs(folder, listed, sum(s.rows for s in segments))
+        disk = NodeSegments(folder, segments, files, [], runs)
+        store._file_ids = disk.ids = runs_ids(runs, files, disk.starts)
         store._entries, store._members = None, None
-        count = len(store._file_ids) if isinstance(store._file_ids, list) else -1
-        if count != expected_nodes or sum(store._columns["node_counts"]) > count:
-            raise IndexFormatError(
-                f"{ids_path}: lists {count} nodes (documents claim "
-                f"{sum(store._columns['node_counts'])}) but the manifest says {expected_nodes}"
-            )
-        store._count = count
-        offsets = load_offsets(folder / "offsets.npy", nodes=count)
-        size = file_size(nodes_path)
-        if size != int(offsets[-1]):
-            raise IndexFormatError(
-                f"{nodes_path}: is {size} bytes but its offsets end at {int(offsets[-1])}: "
-                "the file is truncated or was edited; rebuild the index"
-            )
-        crcs = load_crcs(folder / "node_crcs.npy", nodes=count)
-        store._file = NodeFile(nodes_path, offsets, store._file_ids, crcs)
+        count, claimed = len(store._file_ids), sum(columns["node_counts"])
+        if count != expected_nodes or claimed > count:
+            where = folder / (RUNS if listed is not None else "node_ids.json")
+            raise IndexFormatError(f"{where}: lists {count} nodes (documents claim {claimed}) "
+                                   f"but the manifest says {expected_nodes}")
+        store._count, store._disk = count, disk
         return store
+
+
+def _listed_segments(path: Path, listed: Any) -> list[tuple[str, int | None]]:
+    """(name, rows) of the segments docs.json lists (a folder written before segments: one
+    segment in the folder itself)."""
+    if listed is None:
+        return [("", None)]
+    if not isinstance(listed, list) or not all(
+        isinstance(s, dict) and type(s.get("rows")) is int and s["rows"] >= 0
+        and isinstance(s.get("name"), str) and re.fullmatch(r"|nodes-\d{6,}", s["name"])
+        for s in listed
+    ):
+        raise IndexFormatError(f"{path}: 'segments' is not a list of segment names and row "
+                               "counts; the index is damaged: rebuild it")
+    return [(s["name"], s["rows"]) for s in listed]
 
 
 def _entries_from_columns(

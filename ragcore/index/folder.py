@@ -3,14 +3,16 @@
 An index folder holds ``manifest.json`` (``manifest``: format, revision, model, store, splitter,
 counts, dates, and which generation folder holds the files, with their checksums) and generation
 folders (``generations``: layout, locks, garbage collection). A generation holds the document
-store's files (``docs.json``, ``node_ids.json``, ``nodes.jsonl``, ``offsets.npy``,
-``node_crcs.npy``) and, for a store whose rows live in the folder, the store's files (for
-``SimpleVectorStore``: ``store.json``, a deletion bitmap, and segments of ``vectors.npy``,
-``vector_ids.json``, ``vector_metadata.json``, ``vector_doc_ids.json``, the first beside
-``store.json`` and later ones in ``vectors-NNNNNN/`` folders); a store whose rows live in a
+store's files (``docs.json``, ``node_runs.npy`` and segments of ``nodes.jsonl``, ``offsets.npy``,
+``node_crcs.npy``, ``node_ids.json``, the first beside ``docs.json`` and later ones in
+``nodes-NNNNNN/`` folders: ``node_segments``) and, for a store whose rows live in the folder,
+the store's files (for ``SimpleVectorStore``: ``store.json``, a deletion bitmap, and segments of
+``vectors.npy``, ``vector_ids.json``, ``vector_metadata.json``, ``vector_doc_ids.json``, the first
+beside ``store.json`` and later ones in ``vectors-NNNNNN/`` folders); a store whose rows live in a
 database writes a small file or nothing. Files a generation keeps from the one before are hard
-links to it, which cost no bytes, and their checksums are carried over unread. ``open_index_folder`` reopens the store the manifest names
-through ``ragcore.stores.registry``, so every registered store loads alike.
+links to it, which cost no bytes, and their checksums are carried over unread.
+``open_index_folder`` reopens the store the manifest names through ``ragcore.stores.registry``, so
+every registered store loads alike.
 
 ``committing(path)`` is the one way to write: it takes the index's writer lock, removes what
 dead writers left, yields a ``Commit`` whose fresh generation folder the caller fills, and

@@ -1,0 +1,126 @@
+"""The index folder in segments: a commit links the node and vector segments it keeps, writes
+only what was added (and what deletes and merges rewrite), and loads back the same index."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from store_fakes import ParagraphSplitter, animal_docs
+
+from ragcore.embeddings import FakeEmbedder
+from ragcore.errors import IndexFormatError
+from ragcore.index import VectorStoreIndex, checksums
+from ragcore.index.folder import current_data
+from ragcore.stores import segments
+from ragcore.types import Document
+
+
+def _load(path: Path) -> VectorStoreIndex:
+    return VectorStoreIndex.load(path, embedder=FakeEmbedder(), splitter=ParagraphSplitter())
+
+
+def _doc(i: int) -> Document:
+    return Document(text=f"Note {i} about owls.\n\nOwl {i} hunts at night.", doc_id=f"n{i}.txt")
+
+
+def _segments(path: Path) -> list[dict]:
+    return json.loads((current_data(path) / "docs.json").read_text())["segments"]
+
+
+def _same_index(a: VectorStoreIndex, b: VectorStoreIndex) -> None:
+    assert a.node_ids() == b.node_ids() and a.ref_doc_ids() == b.ref_doc_ids()
+    assert [n.text for n in a.all_nodes()] == [n.text for n in b.all_nodes()]
+
+
+@pytest.fixture
+def index_path(tmp_path):
+    path = tmp_path / "index"
+    index = VectorStoreIndex.from_documents(animal_docs(), embedder=FakeEmbedder(),
+                                            splitter=ParagraphSplitter())
+    index.persist(path)
+    return path
+
+
+def test_a_commit_links_the_node_records_it_keeps_and_writes_the_new_ones(index_path):
+    index = _load(index_path)
+    inode = os.stat(current_data(index_path) / "nodes.jsonl").st_ino
+    index.insert(_doc(1))
+    index.persist(index_path)
+    data = current_data(index_path)
+    assert os.stat(data / "nodes.jsonl").st_ino == inode  # linked, not copied
+    assert _segments(index_path) == [{"name": "", "rows": 6}, {"name": "nodes-000001", "rows": 2}]
+    assert b"Owl 1 hunts" in (data / "nodes-000001" / "nodes.jsonl").read_bytes()
+    manifest = json.loads((index_path / "manifest.json").read_text())
+    assert {"nodes-000001/node_ids.json", "node_ids.json"} <= set(manifest["ids"])
+    _same_index(_load(index_path), index)
+    assert _load(index_path).as_retriever(similarity_top_k=1).retrieve("owl hunts")[0].node.text \
+        == "Owl 1 hunts at night."
+
+
+def test_a_deleted_document_leaves_the_disk_and_the_other_segments_stay_linked(index_path):
+    index = _load(index_path)
+    index.insert(_doc(1))
+    index.persist(index_path)
+    inode = os.stat(current_data(index_path) / "nodes-000001" / "nodes.jsonl").st_ino
+    index.delete_ref_doc("markets.txt")
+    index.persist(index_path)
+    data = current_data(index_path)
+    on_disk = b"".join(p.read_bytes() for p in data.rglob("*") if p.is_file())
+    assert b"stock market" not in on_disk and b"markets.txt" not in on_disk
+    assert os.stat(data / "nodes-000001" / "nodes.jsonl").st_ino == inode
+    assert _segments(index_path) == [  # the first, rewritten without the document, in place
+        {"name": "nodes-000002", "rows": 4}, {"name": "nodes-000001", "rows": 2}]
+    _same_index(_load(index_path), index)
+
+
+def test_many_commits_merge_size_tiered_and_keep_the_index(tmp_path, monkeypatch):
+    monkeypatch.setattr(segments, "FACTOR", 3)
+    path = tmp_path / "index"
+    index = VectorStoreIndex(embedder=FakeEmbedder(), splitter=ParagraphSplitter())
+    for i in range(30):
+        index.insert(_doc(i))
+        if i % 7 == 3:
+            index.delete_ref_doc(f"n{i - 2}.txt")
+        index.persist(path)
+        assert len(_segments(path)) <= 2 * 3
+    _same_index(_load(path), index)
+    again = _load(path)
+    again.insert(_doc(99))
+    again.persist(path)
+    _same_index(_load(path), again)
+
+
+def test_a_folder_saved_before_segments_loads_and_its_next_commit_links_it(index_path):
+    data = current_data(index_path)
+    docs = json.loads((data / "docs.json").read_text())
+    del docs["segments"]
+    (data / "docs.json").write_text(json.dumps(docs))
+    (data / "node_runs.npy").unlink()
+    manifest = json.loads((index_path / "manifest.json").read_text())
+    names = [n for n in checksums.tree_files(data) if n != "reading.lock"]
+    manifest["files"] = checksums.record_files(data, names)
+    (index_path / "manifest.json").write_text(json.dumps(manifest))
+    index = _load(index_path)
+    assert len(index) == 6
+    inode = os.stat(data / "nodes.jsonl").st_ino
+    index.insert(_doc(1))
+    index.persist(index_path)
+    assert os.stat(current_data(index_path) / "nodes.jsonl").st_ino == inode
+    _same_index(_load(index_path), index)
+
+
+def test_ids_swapped_in_a_later_segment_are_caught(index_path):
+    index = _load(index_path)
+    index.insert(_doc(1))
+    index.persist(index_path)
+    ids_path = current_data(index_path) / "nodes-000001" / "node_ids.json"
+    ids = json.loads(ids_path.read_text())
+    ids_path.write_text(json.dumps(ids[::-1]))
+    manifest = json.loads((index_path / "manifest.json").read_text())
+    manifest["files"]["nodes-000001/node_ids.json"] = checksums.record_file(ids_path)
+    (index_path / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(IndexFormatError, match=r"nodes-000001/node_ids\.json: the ids, in order"):
+        _load(index_path)
