@@ -109,6 +109,59 @@ def reader(path: Path, seconds: float) -> None:
     print(json.dumps(counts), flush=True)
 
 
+def extra(k: int) -> Document:
+    """The ``k``-th document an appender adds."""
+    return Document(text=f"extra {k} first part\n\nextra {k} second part", doc_id=f"extra-{k}",
+                    metadata={"extra": k})
+
+
+def appended(k: int) -> set[int]:
+    """The extra documents present after the appender's commit ``k`` (-1: none yet): every
+    third commit also deletes the document added two commits before."""
+    return {j for j in range(k + 1)} - {j - 2 for j in range(k + 1) if j % 3 == 2}
+
+
+def appender(path: Path, seconds: float) -> None:
+    """Add and delete documents one commit at a time, merging segments often (FACTOR 2)."""
+    from ragcore.stores import segments
+
+    segments.FACTOR = 2
+    index = VectorStoreIndex.load(path, embedder=FakeEmbedder(), splitter=ParagraphSplitter())
+    present = [int(d.split("-")[1]) for d in index.ref_doc_ids() if d.startswith("extra-")]
+    print("ready", flush=True)
+    stop = time.monotonic() + seconds if seconds else float("inf")
+    k = max(present, default=-1) + 1
+    while time.monotonic() < stop:
+        index.insert(extra(k))
+        if k % 3 == 2:
+            index.delete_ref_doc(f"extra-{k - 2}")
+        index.persist(path)
+        k += 1
+
+
+def check_appended(path: Path) -> int:
+    """Check the index an appender left completely (``verify_index``) and as one of its
+    commits: returns that commit's number."""
+    from ragcore.index.verify import verify_index
+
+    verify_index(path)
+    index = VectorStoreIndex.load(path, embedder=FakeEmbedder(), splitter=ParagraphSplitter())
+    present = {int(d.split("-")[1]) for d in index.ref_doc_ids() if d.startswith("extra-")}
+    last = max(present, default=-1)
+    if present != appended(last) or len(index) != DOCS * PARTS + 2 * len(present):
+        raise MixedLoad(f"extra documents {sorted(present)} are no commit's")
+    for k in present:
+        nodes = index.nodes_for_doc(f"extra-{k}")
+        alone = VectorStoreIndex.from_documents([extra(k)], embedder=FakeEmbedder(),
+                                                splitter=ParagraphSplitter())
+        ids = alone.node_ids()
+        if [n.text for n in nodes] != [n.text for n in alone.all_nodes()] or not np.allclose(
+            index.get_vectors(ids), alone.get_vectors(ids), atol=1e-6
+        ):
+            raise MixedLoad(f"extra-{k} holds {[n.text for n in nodes]} or other vectors")
+    return last
+
+
 if __name__ == "__main__":
     role, folder, duration = sys.argv[1], Path(sys.argv[2]), float(sys.argv[3])
-    {"writer": writer, "reader": reader}[role](folder, duration)
+    {"writer": writer, "reader": reader, "appender": appender}[role](folder, duration)

@@ -72,6 +72,12 @@ def _shift_vector_doc_ids(data: Path) -> None:
     (data / "vector_doc_ids.json").write_text(json.dumps(doc_ids[1:] + doc_ids[:1]))
 
 
+def _rotate_node_runs(data: Path) -> None:
+    runs = np.load(data / "node_runs.npy")
+    assert runs.tolist() == [[0, 6]]
+    np.save(data / "node_runs.npy", np.array([[2, 4], [0, 2]], dtype=np.int64))
+
+
 def _shift_counts(data: Path) -> None:
     docs = json.loads((data / "docs.json").read_text())
     docs["node_counts"][0] -= 1
@@ -141,6 +147,8 @@ DAMAGE = {
         _shift_vector_doc_ids, True, _delete_doc, _ids_forged("vector_doc")),
     "the same two ids swapped in both id files, rewritten": (
         _swap_both_id_files, True, _load_only, _ids_forged("node")),
+    "node runs rotated, rewritten": (_rotate_node_runs, True, _doc_nodes,
+                                     r"docs\.json: lists node .* under document"),
     "shifted per-document node counts": (_shift_counts, False, _load_only,
                                          r"docs\.json: bytes 0-\d+ do not match the checksum"),
     "shifted per-document node counts, rewritten": (

@@ -6,6 +6,9 @@
 - Kill: a writer persisting in a loop is SIGKILLed at a random moment, ``RAGCORE_DRILL_KILLS``
   times (default 20; 100 for the issue's figure): every time, the next load gets A or B whole,
   and leaves no debris (unpublished generations, temp files) behind.
+- Kill while appending: a writer adding and deleting a document per commit, merging segments
+  every other commit, is SIGKILLed at random moments: the index left verifies completely and is
+  exactly the state after one of its commits.
 """
 
 from __future__ import annotations
@@ -96,3 +99,22 @@ def test_a_writer_killed_at_any_moment_leaves_the_old_or_new_index_and_no_debris
     sys.stderr.write(f"{KILLS} kills: loads gave {outcomes}; {debris_seen} kills left debris "
                      "that the next load removed\n")
     assert debris_seen > 0  # the kills did land inside persists
+
+
+@pytest.mark.slow
+def test_a_writer_killed_while_appending_and_merging_leaves_one_commit_whole(index_path):
+    rng = random.Random(int(os.environ.get("RAGCORE_DRILL_SEED", "10")))
+    commits = []
+    for kill in range(max(KILLS // 2, 4)):
+        writer = _start("appender", index_path, 0)
+        assert writer.stdout.readline().strip() == "ready", writer.stderr.read()
+        try:
+            writer.wait(timeout=rng.uniform(0.0, 1.5))
+        except subprocess.TimeoutExpired:
+            os.kill(writer.pid, signal.SIGKILL)
+        writer.communicate(timeout=60)
+        assert writer.returncode == -signal.SIGKILL, f"kill {kill}: the writer ended by itself"
+        commits.append(index_drill.check_appended(index_path))  # raises unless one commit whole
+        assert _left_over(index_path) == [], f"kill {kill}: debris after the next load"
+    sys.stderr.write(f"append kills: the index was at commits {commits}\n")
+    assert commits[-1] > 4  # commits (and merges) did land between the kills

@@ -33,6 +33,7 @@ from typing import Any, Iterable, Iterator, Sequence
 from ..disk import read_json, write_json, write_npy
 from ..errors import IndexFormatError, StoreError
 from ..stores.simple_persist import ids_mismatch
+from .checksums import damaged
 from .node_file import COLUMNS, NodeFile, Run, check_columns, write_node_file
 from .node_segments import (
     RUNS, NodeSegments, as_runs, read_runs, read_segment, runs_ids, write_ids,
@@ -262,6 +263,10 @@ class DocStore:
         # Rows of nodes deleted since load are still in the files: check membership.
         if found is not None and (self._entries is None or node_id in self._member_map()):
             node = found[0].node(found[1])
+            if node.node_id != node_id:  # node_runs.npy sent the id to another node's line
+                raise damaged(disk.folder / RUNS, f"names line {found[1] + 1} of "  # type: ignore
+                              f"{found[0].path} for node {node_id!r}, which holds "
+                              f"{node.node_id!r}")
             listed = node.ref_doc_id if self._members is None else self._members[node_id]
             if node.ref_doc_id != listed:
                 raise IndexFormatError(
