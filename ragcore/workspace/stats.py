@@ -1,9 +1,10 @@
 """What the workspace shows about an index, read from its manifest and record, not the index.
 
 ``IndexFacts`` is what an index folder's manifest says (counts, model, dates, revision): one
-small file. Files and tokens need every node, so ``describe_index`` counts them once per index
+small file. Files and tokens need the index, so ``describe_index`` counts them once per index
 revision and keeps them in the record (``record.IndexRecord.counts_at``); listing indexes then
-loads none of them. ``IndexInfo`` is the summary the CLI and the Indexes page show.
+loads none of them. Tokens are kept per document too (``token_counts``): after a job only the
+documents it added or replaced are read. ``IndexInfo`` is the summary the CLI and the Indexes page show.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .record import IndexRecord, read_record, write_record
+from .token_counts import ledger_path, read_ledger, update_counts, write_ledger
 
 
 @dataclass(slots=True, frozen=True)
@@ -90,7 +92,7 @@ def describe_index(
     facts = read_facts(folder)
     counts = record.counts_at(facts.revision) if facts.on_disk else (0, 0)
     if counts is None:
-        counts = _count_and_keep(folder, record_path, try_lock)
+        counts = _count_and_keep(folder, record_path, record.uid, try_lock)
     size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) if facts.on_disk \
         else 0
     return IndexInfo(
@@ -102,25 +104,21 @@ def describe_index(
     )
 
 
-def _count_and_keep(folder: Path, record_path: Path,
+def _count_and_keep(folder: Path, record_path: Path, uid: str,
                     try_lock: Callable[[], AbstractContextManager[bool]]) -> tuple[int, int]:
     from ..index import VectorStoreIndex
+    from .ingest import files_of
 
     index = VectorStoreIndex.load(folder)
-    counts = count_files_and_tokens(index)
+    ledger = ledger_path(record_path)
+    per_document = update_counts(index, read_ledger(ledger, uid))
+    counts = len(files_of(index)), sum(tokens for _, tokens in per_document.values())
     with try_lock() as held:
         if held and record_path.exists():
+            write_ledger(ledger, uid, per_document)
             record = read_record(record_path)
             record.files, record.tokens = counts
             record.counted_revision = index.revision  # what was counted, even if newer
             write_record(record_path, record)
     return counts
 
-
-def count_files_and_tokens(index: Any) -> tuple[int, int]:
-    """Source files and cl100k tokens of an index (loads the tokenizer: callers cache it)."""
-    from ..tokens import count_tokens
-    from .ingest import files_of
-
-    tokens = sum(count_tokens(node.text) for node in index.all_nodes())
-    return len(files_of(index)), tokens
