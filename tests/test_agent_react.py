@@ -313,3 +313,49 @@ def test_run_step_with_a_task_id_says_to_pass_the_task():
     task = agent.create_task("q", ChatMemory())
     with pytest.raises(ConfigError, match="pass the task object, not its id"):
         agent.run_step(task.task_id)
+
+
+def fetch_page(url: str) -> str:
+    """A tool whose output is far longer than any context window."""
+    return "word " * 80_000  # 400k characters, 80k tokens
+
+
+def _agent_reading_a_page(kind: str):
+    """(agent, llm) where the model calls fetch_page once, then answers "done"."""
+    from ragcore.agent import FunctionCallingAgent
+    from ragcore.types import ToolCall
+
+    tools = [FunctionTool.from_defaults(fetch_page)]
+    if kind == "react":
+        return agent_with([action("fetch_page", '{"url": "x"}'), "Answer: done"],
+                          tools=tools, context_window=4096)
+    call = Message("assistant", "", tool_calls=[ToolCall("c1", "fetch_page", '{"url": "x"}')])
+    llm = FakeLLM(tool_replies=[call, Message("assistant", "done")], context_window=4096)
+    return FunctionCallingAgent.from_tools(tools, llm=llm), llm
+
+
+@pytest.mark.parametrize("kind", ["react", "function calling"])
+def test_a_tool_output_longer_than_the_window_is_tokenized_once_not_at_every_fit(monkeypatch, kind):
+    from ragcore import tokens
+
+    real = tokens.get_tokenizer()
+    encoded = [0]
+
+    class Counting:
+        def encode_ordinary(self, text):
+            encoded[0] += len(text)
+            return real.encode_ordinary(text)
+
+        def decode(self, ids):
+            return real.decode(ids)
+
+    monkeypatch.setattr(tokens, "_load_cl100k", Counting)
+    agent, llm = _agent_reading_a_page(kind)
+    response = agent.chat("Read the page", ChatMemory())
+    assert response.text == "done"
+    assert response.tool_outputs[0].content == fetch_page("x")  # the step keeps it whole
+    # The 400k characters were tokenized whole once; fitting the two prompts after it (about
+    # ten counts each, which read it whole before) reads at most a window's worth each time.
+    window_characters = 4096 * len("word ")
+    beyond_one_pass = encoded[0] - len(fetch_page("x"))
+    assert beyond_one_pass < 25 * window_characters, f"{encoded[0]:,} characters tokenized"

@@ -28,7 +28,7 @@ from ..tools import Tool, ToolOutput, invoke_tool
 from ..types import Message, ToolCall
 from .base import Agent
 from .react_parser import parse_action_input
-from .task import StepResult, Task, fit_prompt
+from .task import StepResult, Task, fit_prompt, prompt_observation
 
 _TOOLS_REJECTED = (400, 422, 501)  # how servers without tool support answer a request with tools
 DEFAULT_SYSTEM_PROMPT = (
@@ -128,7 +128,8 @@ class FunctionCallingAgent(Agent):
             )
             output = ToolOutput(content, call.name, {"text": call.arguments}, is_error=True)
         task.scratchpad.append(
-            Message("tool", output.content, tool_call_id=call.id, name=call.name)
+            Message("tool", prompt_observation(output.content, self.llm), tool_call_id=call.id,
+                    name=call.name)
         )
         step = StepResult(
             reply=thought,

@@ -38,7 +38,7 @@ from .react_format import (
     react_system_prompt,
 )
 from .react_parser import ActionStep, AnswerScanner, AnswerStep, ParseError, parse_react_reply
-from .task import StepResult, Task, fit_prompt
+from .task import StepResult, Task, fit_prompt, prompt_observation
 
 
 class ReActAgent(Agent):
@@ -147,7 +147,7 @@ class ReActAgent(Agent):
         observation = output.content
         task.scratchpad += [
             Message("assistant", format_action(step.thought, step.action, step.action_input)),
-            Message("user", format_observation(observation)),
+            Message("user", format_observation(prompt_observation(observation, self.llm))),
         ]
         return StepResult(
             reply=reply,

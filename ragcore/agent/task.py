@@ -17,7 +17,8 @@ from ..chat.turn import close_prompt, fixed_parts, history_need, start_turn
 from ..errors import ConfigError
 from ..llms.base import LLM
 from ..memory import ChatMemory
-from ..prompt_budget import SCRATCHPAD_SHARE, PromptBudget, fit_steps, tokens_of
+from ..prompt_budget import (SCRATCHPAD_SHARE, PromptBudget, fit_steps, tokens_of,
+                             truncate_to_tokens)
 from ..tools import Tool, ToolOutput
 from ..trace import Trace
 from ..types import Message, ScoredNode
@@ -124,6 +125,17 @@ def fit_prompt(
     history = close_prompt(task.memory, task.input, room)
     room.record(task.trace, prompt)
     return history, scratchpad
+
+
+def prompt_observation(text: str, llm: LLM) -> str:
+    """A tool output as the scratchpad keeps it: whole, or its start and a note when it is longer
+    than the model's whole prompt window. Cut once here (one tokenizer pass), because the prompt
+    is fitted again at every step and no prompt can show more than a window of it: a 2M-character
+    output was otherwise tokenized whole about ten times per step (33 s for one turn)."""
+    head, cut = truncate_to_tokens(text, PromptBudget.of(llm).limit)
+    if not cut:
+        return text
+    return f"{head}\n[... {cut:,} more tokens cut: the output is longer than the context window]"
 
 
 def add_sources(sources: list[ScoredNode], new: Iterable[ScoredNode] | None) -> None:
