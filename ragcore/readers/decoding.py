@@ -31,6 +31,8 @@ _BOMS = (
 # Control characters that never occur in text (tab, newlines, form feed and ESC are allowed:
 # ESC appears in logs with terminal colours), and the replacement character of a failed decode.
 _NOT_TEXT = re.compile("[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f\ufffd]")
+_WIDE_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+_CR = re.compile(rb"\r\n?")
 _BINARY_RATIO = 0.01
 _RARE_PREFIXES = ("cp437", "cp7", "cp8", "mac_", "hp_", "ptcp", "kz1048")
 _SAMPLE_CHARS = 65536
@@ -69,12 +71,22 @@ def read_bytes(path: Path) -> bytes:
 def read_text(path: Path) -> str:
     """The file decoded to text with newlines normalized to ``\\n``.
 
-    The bytes are let go as soon as they are decoded, so a big file costs its bytes and its
-    text at once, then only its text (and one more copy while newlines are normalized)."""
-    data = read_bytes(path)
+    A text holding one character above U+00FF is four bytes per character in Python, so no
+    whole copy of it is made: newlines are normalized in the bytes (where the encoding keeps
+    CR and LF as single bytes), and the bytes are let go as soon as they are decoded. A big
+    file costs its bytes and its text at once, then only its text."""
+    data = _normalized_newlines(read_bytes(path))
     text = _decode(data, path, None)
     del data
     return _clean(text, path)
+
+
+def _normalized_newlines(data: bytes) -> bytes:
+    """``data`` with CRLF and CR made LF, unless it may be UTF-16/32 (a BOM, or NULs in
+    many code units), where a CR byte can be half of another character."""
+    if b"\r" not in data or data.startswith(_WIDE_BOMS) or data.count(b"\x00") * 4 > len(data):
+        return data
+    return _CR.sub(b"\n", data)
 
 
 def decode_text(data: bytes, path: Path, *, declared: str | None = None) -> str:

@@ -109,7 +109,7 @@ def load_file(path: str | Path, *, doc_id_base: str | None = None) -> list[Docum
     path = Path(path)
     reader = READERS.get(path.suffix.lower())
     found = reader(path) if reader else read_by_content(path, READERS, MIME_TYPES)
-    parts = [part for part in found if part.text.strip()]
+    parts = [part for part in found if _WORD.search(part.text)]  # strip() would copy it
     if not parts:
         raise ReaderError(path, "contains no text", "check that the file has readable content")
     for part in parts:
