@@ -5,7 +5,9 @@ measured is the commit's alone) and is persisted to one folder; at each size in 
 more batch of ``BATCH`` chunks is upserted and persisted, timed. Bytes written are the sizes of
 the files that commit created (files hard-linked from the previous generation are not written
 again), so a format that rewrites the whole index shows its size here, and an append-only one
-the batch's. Run: ``python -m benchmarks.bench_commit [max_chunks]`` (default 200,000).
+the batch's. Run: ``python -m benchmarks.bench_commit [max_chunks]`` (default 200,000), or
+``python -m benchmarks.bench_commit steady [max_chunks]`` to commit 2k chunks at a time all the
+way (merges included), reported per window of 10 commits.
 """
 
 from __future__ import annotations
@@ -78,7 +80,37 @@ def measure(max_chunks: int) -> list[tuple[int, int, float]]:
     return rows
 
 
+def steady(max_chunks: int, window: int = 10) -> list[tuple[int, float, float, float, float]]:
+    """Commit ``BATCH`` chunks at a time up to ``max_chunks`` (merges included); per window of
+    commits: (chunks at its end, median MB, max MB, median s, max s)."""
+    rng = np.random.default_rng(0)
+    rows, written, seconds = [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "index"
+        index = VectorStoreIndex(embedder=FakeEmbedder(dim=DIM))
+        for commit in range(max_chunks // BATCH):
+            before = inodes(path) if path.exists() else set()
+            documents, nodes, vectors = batch(commit * BATCH // DOC_CHUNKS, BATCH, rng)
+            start = time.perf_counter()
+            index.upsert_documents(documents, nodes, vectors)
+            index.persist(path)
+            seconds.append(time.perf_counter() - start)
+            written.append(new_bytes(path, before) / 1e6)
+            if len(written) == window:
+                rows.append((len(index), float(np.median(written)), max(written),
+                             float(np.median(seconds)), max(seconds)))
+                written, seconds = [], []
+    return rows
+
+
 def main(argv: list[str]) -> None:
+    if argv and argv[0] == "steady":
+        max_chunks = int(argv[1]) if len(argv) > 1 else 100_000
+        print(f"{'chunks':>8} {'MB p50':>7} {'MB max':>7} {'s p50':>6} {'s max':>6}"
+              f"   (per {BATCH}-chunk commit, over windows of 10 commits)")
+        for size, mb, mb_max, sec, sec_max in steady(max_chunks):
+            print(f"{size:>8} {mb:>7.1f} {mb_max:>7.1f} {sec:>6.2f} {sec_max:>6.2f}", flush=True)
+        return
     max_chunks = int(argv[0]) if argv else SIZES[-1]
     print(f"{'chunks':>8} {'MB written':>11} {'seconds':>8}   (one {BATCH}-chunk commit)")
     for size, written, seconds in measure(max_chunks):

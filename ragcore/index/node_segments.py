@@ -161,10 +161,7 @@ class NodeSegments:
              encode: Callable[[str], bytes]) -> NodeSegments:
         """Link the segments kept into the index folder ``folder`` and write the ``fresh`` nodes
         and the merges ``plan_merges`` asks for as new segments; returns the segments now."""
-        where = self.where()
-        rows = np.fromiter((-1 if i in fresh else where[i] for i in node_ids), np.int64,
-                           len(node_ids))
-        added = [i for i, r in zip(node_ids, rows.tolist()) if r < 0]
+        rows, added = self._rows(node_ids, fresh)
         count, sizes = len(self.segments), self.live(rows)
         units = sizes + ([len(added)] if added else [])
         runs = plan_merges(units, [s.rows for s in self.segments] + units[count:])
@@ -180,7 +177,24 @@ class NodeSegments:
             else:
                 layout.link(unit)
                 unit += 1
-        return layout.result(node_ids, rows, len(added))
+        saved = layout.result(node_ids, rows, len(added))
+        if self._where is not None and not runs[:-1] and runs[-1:] == [(count, count + 1)]:
+            # Only the added nodes were written: every other node kept its row.
+            saved._where = self._where
+            saved._where.update(zip(added, range(saved.starts[-2], saved.starts[-1])))
+        return saved
+
+    def _rows(self, node_ids: list[str], fresh: set[str]) -> tuple[np.ndarray, list[str]]:
+        """The row of each of ``node_ids`` (-1 for the ``fresh`` ones), and the fresh ones."""
+        held = len(self.ids)
+        if node_ids[:held] == self.ids and fresh.issuperset(node_ids[held:]):
+            # Nodes were only added, after the others (an ingestion): no lookups needed.
+            rows = np.concatenate([runs_rows(self.runs), np.full(len(node_ids) - held, -1)])
+            return rows, node_ids[held:]
+        where = self.where()
+        rows = np.fromiter((-1 if i in fresh else where[i] for i in node_ids), np.int64,
+                           len(node_ids))
+        return rows, [i for i, r in zip(node_ids, rows.tolist()) if r < 0]
 
 
 class _Layout:
