@@ -20,6 +20,7 @@ from ragcore.index.docstore import DocStore
 from ragcore.embeddings import FakeEmbedder
 from ragcore.errors import ConfigError, EmbeddingError, IndexFormatError, PersistError
 from ragcore.index import VectorStoreIndex
+from ragcore.stores.ann import AnnSettings
 from ragcore.stores import matrix_rows, simple
 from ragcore.types import Document, Node
 
@@ -80,7 +81,9 @@ def test_manifest_describes_the_index(built, tmp_path):
     assert set(manifest["files"]) >= {"docs.json", "nodes.jsonl", "vectors.npy", "store.json"}
     assert manifest["revision"] == built.revision > 0
     assert manifest["embed_model"] == {"name": "fake-embedder", "dim": 64, "max_input_tokens": None}
-    assert manifest["store"] == {"type": "SimpleVectorStore", "settings": {"metric": "cosine"}}
+    ann = AnnSettings().to_json()  # when big segments are searched approximately, and how
+    assert manifest["store"] == {"type": "SimpleVectorStore",
+                                 "settings": {"metric": "cosine", "ann": ann}}
     assert manifest["splitter"] == {"type": "ParagraphSplitter", "settings": {"chunk_size": 100}}
     assert manifest["counts"]["documents"] == 3 and manifest["counts"]["nodes"] == 6
     assert manifest["created"] and manifest["updated"]
@@ -380,7 +383,7 @@ def test_a_format_version_1_folder_loads_answers_and_upgrades(built, tmp_path):
     assert copy.delete_ref_doc("markets.txt")  # rows without document ids are deleted by id
     copy.persist(path)
     manifest = json.loads((path / "manifest.json").read_text())
-    assert manifest["revision"] == 1 and manifest["store"]["settings"] == {"metric": "cosine"}
+    assert manifest["revision"] == 1 and manifest["store"]["settings"]["metric"] == "cosine"
     assert manifest["version"] == 2
     again = _load(path)
     assert len(again) == len(again.store) == 4

@@ -60,6 +60,10 @@ class MatrixRows:
             parts.append(self._tail[: self._tail_size])
         return parts
 
+    def views(self) -> list[tuple[np.ndarray, np.ndarray | None]]:
+        """Each non-empty part (saved ones, then the tail) with its live rows (None: all)."""
+        return self._views()
+
     def _views(self) -> list[tuple[np.ndarray, np.ndarray | None]]:
         views = [(p, live) for p, live in zip(self._parts, self._live) if len(p)]
         if self._tail is not None and self._tail_size:

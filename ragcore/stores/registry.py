@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 from ..errors import IndexFormatError
 from ..registry import Registry
+from .ann import AnnSettings
 from .base import StoreSpec, VectorStore
 from .simple import SimpleVectorStore
 
@@ -48,7 +49,8 @@ def open_vector_store(spec: StoreSpec, folder: Path) -> VectorStore:
 
 def open_simple_store(folder: Path, settings: dict[str, Any]) -> SimpleVectorStore:
     """The ``SimpleVectorStore`` whose files are in ``folder``, checked against the manifest."""
-    store = SimpleVectorStore.load(folder)
+    ann = settings.get("ann", AnnSettings().to_json())  # manifests before issue 20: default
+    store = SimpleVectorStore.load(folder, ann=None if ann is None else AnnSettings.from_json(ann))
     metric = settings.get("metric", store.metric)
     if metric != store.metric:
         raise IndexFormatError(

@@ -33,6 +33,7 @@ import numpy as np
 
 from ..embeddings.base import normalize
 from ..errors import ConfigError, IndexFormatError, StoreError
+from .ann import AnnSearch, AnnSettings
 from .base import METRICS, StoreSpec
 from .filters import MaskCache, MetadataFilters, as_filters, id_mask
 from .matrix_rows import MatrixRows, open_part
@@ -49,7 +50,7 @@ _MASK_CACHE_SIZE = 8
 class SimpleVectorStore:
     """Exact nearest-neighbour search with numpy; see the module docstring for the metrics."""
 
-    def __init__(self, *, metric: str = "cosine") -> None:
+    def __init__(self, *, metric: str = "cosine", ann: AnnSettings | None = AnnSettings()) -> None:
         if metric not in METRICS:
             choices = ", ".join(METRICS)
             raise ConfigError(f"metric {metric!r} is not supported: use one of {choices}")
@@ -63,6 +64,7 @@ class SimpleVectorStore:
         self._doc_ids = Column([])  # per row: the node's document id (None: loose or unknown)
         self._sq_norms: np.ndarray | None = None  # euclidean only, computed on first query
         self._masks = MaskCache(_MASK_CACHE_SIZE)
+        self._ann = None if ann is None else AnnSearch(ann, metric)  # big segments: ``ann``
 
     def __len__(self) -> int:
         return self._size
@@ -80,7 +82,8 @@ class SimpleVectorStore:
         return self._metric
 
     def describe(self) -> StoreSpec:
-        return StoreSpec("SimpleVectorStore", {"metric": self._metric})
+        ann = None if self._ann is None else self._ann.settings.to_json()
+        return StoreSpec("SimpleVectorStore", {"metric": self._metric, "ann": ann})
 
     def ids(self) -> list[str]:
         """Row ids in row order."""
@@ -255,6 +258,8 @@ class SimpleVectorStore:
         if rows is not None and rows.size == 0:
             return []
         with query_threads():  # one BLAS thread: see query_threads
+            if self._ann is not None:  # big saved segments: approximate candidates, scored below
+                rows = self._ann.candidates(self._matrix, query, top_k=top_k, rows=rows)
             if rows is None:
                 scores = self._scores(None, query, None)
             elif rows.size * 4 >= self._size:
@@ -369,11 +374,11 @@ class SimpleVectorStore:
         self._doc_ids.saved(first, last, docs, whole=whole)
 
     @classmethod
-    def load(cls, folder: Path) -> SimpleVectorStore:
+    def load(cls, folder: Path, *, ann: AnnSettings | None = AnnSettings()) -> SimpleVectorStore:
         """Read a folder written by ``persist``: vectors memory-mapped when large, no parsing
         of metadata or document ids until a filter or a delete needs them."""
         files = read_store(Path(folder), metrics=METRICS)
-        store = cls(metric=files.metric)
+        store = cls(metric=files.metric, ann=ann)
         store._matrix.adopt(files.parts, files.live)
         store._segments = files.segments
         store._size = files.count

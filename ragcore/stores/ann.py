@@ -1,0 +1,177 @@
+"""Approximate search for a ``SimpleVectorStore``'s big saved segments: one faiss IVF index each.
+
+Exact search reads every row, so its cost grows with the index (17 ms at 100k rows, 169 ms at
+1M). Above ``AnnSettings.min_rows`` live rows, a saved segment (never changed once written:
+``segments``) gets an inverted-file index (faiss ``IndexIVFScalarQuantizer``, 8 bits a
+dimension: a quarter of the vectors' memory) with ``lists`` = ``lists_per_sqrt`` x sqrt(rows)
+k-means lists; a query visits the ``nprobe`` nearest lists and returns ``oversample`` x top-k
+candidates per segment. The candidates of every segment, plus the exact top-k of the small
+segments and of the rows not saved yet, go back to the store, which scores them exactly: the
+scores a caller sees are the exact ones, only the choice of rows is approximate (recall@10
+against exact search is in ``docs/scale.md``). Why faiss and IVF rather than HNSW: the table
+there (IVF builds about 4x faster for the same recall, which matters because it is built lazily).
+
+Deleted rows and metadata filters are applied inside the IVF search (a bitmap of the allowed
+rows of that segment); a filter that keeps under ``min_kept`` of a segment's rows is searched
+exactly there, since an inverted file's few visited lists may hold none of them. An index is
+built the first time a query needs it, after a load or once a merge wrote the segment (its cost:
+about the k-means training on ``40 x lists`` sampled rows plus one pass over the segment),
+and kept while that segment is. The settings are in the store's ``describe()``, so the index
+manifest records them and a loaded index searches as the one that was saved.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import ConfigError
+from .matrix_rows import MatrixRows
+
+_TRAIN_PER_LIST = 40  # sampled rows per k-means list (faiss warns under 39)
+_TRAIN_ITERATIONS = 10
+
+
+@dataclass(frozen=True, slots=True)
+class AnnSettings:
+    """When a segment is searched approximately, and how widely."""
+
+    min_rows: int = 50_000  # live rows below which a segment is searched exactly
+    lists_per_sqrt: float = 4.0  # k-means lists = this x sqrt(segment rows)
+    nprobe: int = 16  # lists visited per query
+    oversample: int = 4  # candidates per segment = this x top_k, scored exactly after
+    min_kept: float = 0.2  # a filter keeping a smaller share of a segment: exact there
+
+    def __post_init__(self) -> None:
+        for name in ("min_rows", "nprobe", "oversample"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"ann {name} ({value!r}) must be a positive integer")
+        if not self.lists_per_sqrt > 0:
+            raise ConfigError(f"ann lists_per_sqrt ({self.lists_per_sqrt!r}) must be above 0")
+        if not 0 <= self.min_kept <= 1:
+            raise ConfigError(f"ann min_kept ({self.min_kept!r}) must be between 0 and 1")
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> AnnSettings:
+        unknown = sorted(set(data) - set(cls.__dataclass_fields__))
+        if unknown:
+            raise ConfigError(f"unknown ann settings {unknown}: this ragcore knows "
+                              f"{sorted(cls.__dataclass_fields__)}; upgrade ragcore")
+        return cls(**data)
+
+
+class AnnSearch:
+    """Candidate rows for a store query: IVF over big saved segments, exact elsewhere."""
+
+    def __init__(self, settings: AnnSettings, metric: str) -> None:
+        self.settings = settings
+        self._metric = metric
+        self._indexes: dict[int, tuple[np.ndarray, Any]] = {}  # id(part) -> (part, index)
+
+    def indexed_rows(self) -> int:
+        """Rows (dead ones included) of the segments that have an index now."""
+        return sum(len(part) for part, _ in self._indexes.values())
+
+    def candidates(self, matrix: MatrixRows, query: np.ndarray, *, top_k: int,
+                   rows: np.ndarray | None) -> np.ndarray | None:
+        """The logical rows to score exactly (sorted): among ``rows`` (those a filter allows;
+        None: all), or ``rows`` itself when no segment is big enough for an index."""
+        views = matrix.views()
+        saved = len(views) - (1 if matrix.tail_size else 0)
+        sizes = [len(p) if live is None else len(live) for p, live in views]
+        big = [i < saved and n >= self.settings.min_rows for i, n in enumerate(sizes)]
+        self._forget([id(p) for (p, _), b in zip(views, big) if b])
+        if not any(big):
+            return rows
+        found, start = [], 0
+        for (part, live), size, is_big in zip(views, sizes, big):
+            allowed = None if rows is None else _inside(rows, start, start + size) - start
+            if allowed is None or allowed.size:
+                found.append(start + self._segment(part, live, allowed, is_big, query, top_k))
+            start += size
+        return np.unique(np.concatenate(found)) if found else np.zeros(0, np.intp)
+
+    def _segment(self, part: np.ndarray, live: np.ndarray | None, allowed: np.ndarray | None,
+                 is_big: bool, query: np.ndarray, top_k: int) -> np.ndarray:
+        """The segment's candidates as positions among its live rows."""
+        size = len(part) if live is None else len(live)
+        kept = size if allowed is None else allowed.size
+        if is_big and kept >= self.settings.min_kept * size:
+            local = self._approximate(part, live, allowed, query, top_k * self.settings.oversample)
+            return local if live is None else np.searchsorted(live, local)
+        return self._exact(part, live, allowed, query, top_k)
+
+    def _approximate(self, part, live, allowed, query, k) -> np.ndarray:
+        import faiss
+
+        index = self._index(part)
+        params = faiss.SearchParametersIVF(nprobe=self.settings.nprobe)
+        if live is not None or allowed is not None:
+            mask = np.zeros(len(part), dtype=bool)
+            chosen = live if live is not None else np.arange(len(part))
+            mask[chosen if allowed is None else chosen[allowed]] = True
+            bits = np.packbits(mask, bitorder="little")
+            selector = faiss.IDSelectorBitmap(len(part), faiss.swig_ptr(bits))  # bits: kept alive
+            params.sel = selector
+        _, labels = index.search(np.ascontiguousarray(query[None, :]), k, params=params)
+        labels = labels[0]
+        return labels[labels >= 0]
+
+    def _exact(self, part, live, allowed, query, k) -> np.ndarray:
+        scores = part @ query
+        if self._metric == "euclidean":  # rank by -(|x|^2 - 2xq): the query's norm is common
+            scores = 2 * scores - np.einsum("ij,ij->i", part, part)
+        if live is not None:
+            scores = scores[live]
+        positions = np.arange(len(scores)) if allowed is None else allowed
+        if allowed is not None:
+            scores = scores[allowed]
+        if k >= scores.size:
+            return positions
+        return positions[np.argpartition(-scores, k)[:k]]
+
+    def _index(self, part: np.ndarray) -> Any:
+        if id(part) not in self._indexes:
+            self._indexes[id(part)] = (part, build_ivf(part, self.settings, self._metric))
+        return self._indexes[id(part)][1]
+
+    def _forget(self, keep: list[int]) -> None:
+        for key in [k for k in self._indexes if k not in keep]:
+            del self._indexes[key]
+
+
+def build_ivf(vectors: np.ndarray, settings: AnnSettings, metric: str) -> Any:
+    """A trained faiss IVF-SQ8 index holding ``vectors`` (labels = row numbers)."""
+    try:
+        import faiss
+    except ImportError as exc:
+        raise ConfigError("approximate search needs faiss: pip install faiss-cpu") from exc
+    from .query_threads import refresh_libraries
+
+    refresh_libraries()  # faiss brought OpenMP: let query_threads limit it too
+    dim = vectors.shape[1]
+    lists = max(1, min(len(vectors) // _TRAIN_PER_LIST,
+                       round(settings.lists_per_sqrt * math.sqrt(len(vectors)))))
+    kind = faiss.METRIC_L2 if metric == "euclidean" else faiss.METRIC_INNER_PRODUCT
+    quantizer = faiss.IndexFlatL2(dim) if metric == "euclidean" else faiss.IndexFlatIP(dim)
+    index = faiss.IndexIVFScalarQuantizer(quantizer, dim, lists, faiss.ScalarQuantizer.QT_8bit,
+                                          kind)
+    index.cp.niter = _TRAIN_ITERATIONS
+    sample = np.random.default_rng(0).choice(len(vectors), min(len(vectors),
+                                             lists * _TRAIN_PER_LIST), replace=False)
+    index.train(np.ascontiguousarray(vectors[np.sort(sample)]))
+    for start in range(0, len(vectors), 65_536):  # a block at a time: a mapped file stays mapped
+        index.add(np.ascontiguousarray(vectors[start : start + 65_536]))
+    return index
+
+
+def _inside(rows: np.ndarray, start: int, stop: int) -> np.ndarray:
+    """The entries of sorted ``rows`` in ``start..stop-1``."""
+    return rows[np.searchsorted(rows, start) : np.searchsorted(rows, stop)]

@@ -1,0 +1,96 @@
+"""Approximate search in SimpleVectorStore: big saved segments searched by faiss IVF, exact
+below the threshold, deletes and filters respected, settings in the index manifest (issue 20)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ragcore.errors import ConfigError
+from ragcore.stores import SimpleVectorStore
+from ragcore.stores.ann import AnnSettings
+from ragcore.stores.registry import open_simple_store
+from ragcore.testing.clustered import clustered_vectors
+
+ROWS = 4000
+SMALL = AnnSettings(min_rows=1000)  # the threshold lowered so a small index is "big"
+
+
+@pytest.fixture(scope="module")
+def vectors() -> np.ndarray:
+    return clustered_vectors(ROWS, 64, clusters=8, rank=16)
+
+
+@pytest.fixture(scope="module")
+def queries() -> np.ndarray:
+    return clustered_vectors(40, 64, clusters=8, rank=16, draw=1)
+
+
+def _store(vectors, tmp_path, settings: AnnSettings | None) -> SimpleVectorStore:
+    store = SimpleVectorStore(ann=settings)
+    ids = [f"n{i}" for i in range(len(vectors))]
+    store.add(ids, vectors, [{"team": "red" if i % 3 else "blue"} for i in range(len(ids))])
+    store.persist(tmp_path / "store")  # saved: a segment, which ANN indexes
+    return store
+
+
+def _recall(store, exact, queries, **options) -> float:
+    hits = [len({i for i, _ in store.query(q, top_k=10, **options)}
+                & {i for i, _ in exact.query(q, top_k=10, **options)}) / 10 for q in queries]
+    return float(np.mean(hits))
+
+
+def test_a_big_saved_segment_is_searched_approximately_with_the_recall_of_exact(
+        vectors, queries, tmp_path):
+    store = _store(vectors, tmp_path, SMALL)
+    exact = SimpleVectorStore(ann=None)
+    exact.add(store.ids(), vectors)
+    assert _recall(store, exact, queries) >= 0.98
+    assert store._ann.indexed_rows() == ROWS  # the IVF index answered, not the exact path
+    found = store.query(queries[0], top_k=5)
+    scores = dict(exact.query(queries[0], top_k=50))
+    assert [s for _, s in found] == pytest.approx([scores[i] for i, _ in found])
+
+
+def test_deleted_rows_and_filtered_out_rows_never_come_back(vectors, queries, tmp_path):
+    store = _store(vectors, tmp_path, SMALL)
+    nearest = [i for i, _ in store.query(queries[0], top_k=10)]
+    store.delete(nearest[:5])  # rows dead in the saved segment, still in its IVF index
+    again = [i for i, _ in store.query(queries[0], top_k=10)]
+    assert not set(again) & set(nearest[:5]) and len(again) == 10
+    assert store._ann.indexed_rows() == ROWS
+    red = store.query(queries[1], top_k=10, filters={"team": "red"})
+    assert len(red) == 10 and all(store.metadata(i)["team"] == "red" for i, _ in red)
+
+
+def test_a_filter_keeping_few_rows_is_searched_exactly(vectors, queries, tmp_path):
+    store = _store(vectors, tmp_path, AnnSettings(min_rows=1000, min_kept=0.5))
+    exact = SimpleVectorStore(ann=None)
+    exact.add(store.ids(), vectors, [{"team": "red" if i % 3 else "blue"} for i in range(ROWS)])
+    blue = {"team": "blue"}  # a third of the rows: under min_kept
+    for q in queries[:10]:
+        found, expected = store.query(q, top_k=10, filters=blue), exact.query(q, top_k=10,
+                                                                             filters=blue)
+        assert [i for i, _ in found] == [i for i, _ in expected]
+    assert store._ann.indexed_rows() == 0
+
+
+def test_below_the_threshold_and_before_a_save_the_search_is_exact(vectors, queries, tmp_path):
+    store = _store(vectors, tmp_path, AnnSettings(min_rows=ROWS + 1))
+    store.query(queries[0], top_k=10)
+    unsaved = SimpleVectorStore(ann=SMALL)
+    unsaved.add([f"n{i}" for i in range(ROWS)], vectors)
+    unsaved.query(queries[0], top_k=10)
+    assert store._ann.indexed_rows() == 0 and unsaved._ann.indexed_rows() == 0
+
+
+def test_the_settings_go_into_the_manifest_and_come_back_at_load(vectors, tmp_path):
+    settings = AnnSettings(min_rows=1000, nprobe=24)
+    store = _store(vectors[:1200], tmp_path, settings)
+    spec = store.describe()
+    assert spec.settings["ann"]["nprobe"] == 24
+    loaded = open_simple_store(tmp_path / "store", spec.settings)
+    assert loaded._ann.settings == settings
+    assert open_simple_store(tmp_path / "store", {"metric": "cosine", "ann": None})._ann is None
+    with pytest.raises(ConfigError, match="nprobe"):
+        AnnSettings(nprobe=0)
