@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import codecs
 import logging
+import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from ragcore.errors import ReaderError
 
@@ -42,30 +43,45 @@ def read_bytes(path: Path) -> bytes:
     """The file's bytes, or a ReaderError saying why it cannot be read and what to do."""
     try:
         data = path.read_bytes()
-    except IsADirectoryError as exc:
-        raise ReaderError(
-            path,
-            "is a directory, not a file",
-            "read folders with SimpleDirectoryReader(input_dir=...)",
-        ) from exc
-    except FileNotFoundError as exc:
-        if path.is_symlink():
-            raise ReaderError(
-                path,
-                "is a broken symbolic link (its target does not exist)",
-                "fix or remove the link",
-            ) from exc
-        raise ReaderError(path, "does not exist", "check the path and the file name") from exc
-    except PermissionError as exc:
-        raise ReaderError(
-            path, "permission denied", "make the file readable (chmod +r) or leave it out"
-        ) from exc
     except OSError as exc:
-        problem = f"cannot be read ({exc.strerror or exc})"
-        raise ReaderError(path, problem, "check the disk and the file") from exc
+        raise _unreadable(path, exc) from exc
     if not data:
-        raise ReaderError(path, "the file is empty (0 bytes)", "add content or leave the file out")
+        raise _empty(path)
     return data
+
+
+def open_binary(path: Path) -> BinaryIO:
+    """The file opened for reading in binary, or a ReaderError saying why it cannot be read
+    (an empty file too), for readers that go through a file a block at a time."""
+    try:
+        source = path.open("rb")
+        empty = os.fstat(source.fileno()).st_size == 0
+    except OSError as exc:
+        raise _unreadable(path, exc) from exc
+    if empty:
+        source.close()
+        raise _empty(path)
+    return source
+
+
+def _empty(path: Path) -> ReaderError:
+    return ReaderError(path, "the file is empty (0 bytes)", "add content or leave the file out")
+
+
+def _unreadable(path: Path, exc: OSError) -> ReaderError:
+    if isinstance(exc, IsADirectoryError):
+        return ReaderError(path, "is a directory, not a file",
+                           "read folders with SimpleDirectoryReader(input_dir=...)")
+    if isinstance(exc, FileNotFoundError):
+        if path.is_symlink():
+            return ReaderError(path, "is a broken symbolic link (its target does not exist)",
+                               "fix or remove the link")
+        return ReaderError(path, "does not exist", "check the path and the file name")
+    if isinstance(exc, PermissionError):
+        return ReaderError(path, "permission denied",
+                           "make the file readable (chmod +r) or leave it out")
+    return ReaderError(path, f"cannot be read ({exc.strerror or exc})",
+                       "check the disk and the file")
 
 
 def read_text(path: Path) -> str:
@@ -96,7 +112,7 @@ def decode_text(data: bytes, path: Path, *, declared: str | None = None) -> str:
 
 def _decode(data: bytes, path: Path, declared: str | None) -> str:
     if not data:
-        raise ReaderError(path, "the file is empty (0 bytes)", "add content or leave the file out")
+        raise _empty(path)
     text = _decode_known(data, declared)
     if text is None:
         text = _decode_detected(data, path)

@@ -3,7 +3,8 @@
 The part's text starts with the headers people search by (Subject, From, To, Cc, Date), then
 the body: the text/plain alternative when there is one, else the HTML one through the HTML
 reader's ``html_to_text``. Attachments are listed by name and type at the end, not read (save
-them and upload them as files of their own). ``title`` is the subject, ``author`` the sender and
+them and upload them as files of their own): ``mime_scan`` reads past their bodies, so they are
+never in memory. ``title`` is the subject, ``author`` the sender and
 ``date`` the sending date as ISO 8601.
 """
 
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragcore.errors import ReaderError
-from ragcore.readers.decoding import read_bytes
+from ragcore.readers.decoding import open_binary
 from ragcore.readers.html_text import html_to_text
 from ragcore.readers.part import Part
 
@@ -28,7 +29,10 @@ def read_email(path: Path) -> list[Part]:
     from email import policy  # the email package costs ~25 ms to import: only when needed
     from email.parser import BytesParser
 
-    data = read_bytes(path)
+    from ragcore.readers.mime_scan import reduce_message
+
+    with open_binary(path) as source:  # attachments are read past, never held (mime_scan)
+        data = reduce_message(path, source)
     message = BytesParser(policy=policy.default).parsebytes(data)
     if not any(message.get(name) for name in ("From", "To", "Subject", "Date", "Message-ID")):
         raise ReaderError(
