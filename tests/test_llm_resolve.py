@@ -6,6 +6,7 @@ import pytest
 from loopback import LoopbackServer, loopback, unused_url  # noqa: F401 (fixture)
 
 from ragcore.errors import ConfigError
+from ragcore.llms.presets import PRESETS
 from ragcore.llms import (
     ExtractiveLLM,
     OllamaLLM,
@@ -108,3 +109,70 @@ def test_a_spec_fills_only_the_fields_its_backend_has():
         resolve_llm("extractive:big")
     with pytest.raises(ConfigError, match="must start with http"):
         resolve_llm("ollama:llama3.1", base_url="10.0.0.5:11434")
+
+
+# -- where a backend's server is: one rule (flag > environment > settings > default) ----------
+
+SERVER_BACKENDS = [("ollama", "http://127.0.0.1:11434"), ("openai", "https://api.openai.com/v1")]
+
+
+@pytest.mark.parametrize(("backend", "default"), SERVER_BACKENDS)
+def test_server_url_takes_the_flag_then_the_environment_then_the_settings(monkeypatch, backend,
+                                                                          default):
+    flag, env, saved = "http://flag:1/v1", "http://env:2/v1", "http://saved:3/v1"
+    assert resolve.server_url(backend) == default
+    assert resolve.server_url(backend, saved=saved) == saved
+    monkeypatch.setenv("RAGCORE_LLM_BASE_URL", env)
+    assert resolve.server_url(backend, saved=saved) == env
+    assert resolve.server_url(backend, flag=flag, saved=saved) == flag
+    assert resolve.server_url("extractive", flag=flag) is None  # no server to point at
+
+
+@pytest.mark.parametrize("preset", PRESETS, ids=lambda p: p.name)
+def test_a_preset_address_saved_in_the_settings_yields_to_the_environment(monkeypatch, preset):
+    assert resolve.server_url(preset.backend, saved=preset.url) == preset.url
+    monkeypatch.setenv("RAGCORE_LLM_BASE_URL", "http://10.0.0.9:9000/v1")
+    assert resolve.server_url(preset.backend, saved=preset.url) == "http://10.0.0.9:9000/v1"
+
+
+@pytest.mark.parametrize(("spec", "kind"), [("openai:gpt-4o-mini", OpenAILLM),
+                                            ("ollama:llama3.1", OllamaLLM)])
+def test_an_explicit_spec_goes_to_the_server_of_the_environment_not_the_default(monkeypatch,
+                                                                                 spec, kind):
+    """The drill: `--llm openai:MODEL` went to api.openai.com despite RAGCORE_LLM_BASE_URL."""
+    monkeypatch.setenv("RAGCORE_LLM_BASE_URL", "http://10.0.0.9:9000/v1")
+    llm = resolve_llm(spec, saved_urls={"openai": "http://saved:1/v1", "ollama": "http://s:2"})
+    assert isinstance(llm, kind) and llm.base_url == "http://10.0.0.9:9000/v1"
+    monkeypatch.delenv("RAGCORE_LLM_BASE_URL")
+    saved = resolve_llm(spec, saved_urls={"openai": "http://saved:1/v1", "ollama": "http://s:2"})
+    assert saved.base_url == ("http://saved:1/v1" if kind is OpenAILLM else "http://s:2")
+    assert resolve_llm(spec, base_url="http://flag:3").base_url == "http://flag:3"
+
+
+def test_automatic_looks_for_ollama_where_the_environment_says(monkeypatch):
+    with LoopbackServer(models=["qwen2.5:7b"]) as server:
+        monkeypatch.setenv("RAGCORE_LLM_BASE_URL", server.ollama_url)
+        llm = resolve_llm(saved_urls={"ollama": unused_url()})
+        assert isinstance(llm, OllamaLLM) and llm.base_url == server.ollama_url
+
+
+def test_the_cli_and_the_workspace_settings_follow_the_same_rule(monkeypatch, tmp_path):
+    import argparse
+
+    from ragcore.cli.context import CliContext
+    from ragcore.cli.query_command import choose_llm
+    from ragcore.workspace.backends import llm_from_settings
+    from ragcore.workspace.settings import Settings
+
+    context = CliContext(str(tmp_path / "ws"), None)
+    settings = Settings(llm_backend="openai", llms={"openai": {"url": "http://saved:1/v1",
+                                                               "model": "m"}})
+    context.workspace().save_settings(settings)
+    args = argparse.Namespace(llm="openai:gpt-4o-mini", base_url=None)
+    assert choose_llm(args, context).base_url == "http://saved:1/v1"
+    assert llm_from_settings(settings).base_url == "http://saved:1/v1"
+    monkeypatch.setenv("RAGCORE_LLM_BASE_URL", "http://env:2/v1")
+    assert choose_llm(args, context).base_url == "http://env:2/v1"
+    assert llm_from_settings(settings).base_url == "http://env:2/v1"
+    args.base_url = "http://flag:3/v1"
+    assert choose_llm(args, context).base_url == "http://flag:3/v1"

@@ -49,15 +49,17 @@ def add_parsers(commands, common: argparse.ArgumentParser) -> None:
 
 def choose_llm(args: argparse.Namespace, context: CliContext) -> LLM:
     """--llm/--base-url if given, else the workspace settings (auto by default)."""
+    from ..workspace.backends import llm_from_settings, saved_urls
+
+    settings = context.workspace().settings
     if args.llm:
         from ..llms.resolve import resolve_llm
 
-        return resolve_llm(args.llm, base_url=args.base_url)
+        # the address: --base-url, else $RAGCORE_LLM_BASE_URL, else the settings' (server_url)
+        return resolve_llm(args.llm, base_url=args.base_url, saved_urls=saved_urls(settings))
     if args.base_url:
         raise ConfigError("--base-url needs --llm (e.g. --llm openai:MODEL --base-url URL)")
-    from ..workspace.backends import llm_from_settings
-
-    return llm_from_settings(context.workspace().settings)
+    return llm_from_settings(settings)
 
 
 def describe(llm: LLM) -> str:

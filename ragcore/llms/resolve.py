@@ -3,26 +3,45 @@
 A spec names a registered backend (``ragcore.llms.registry``), optionally with a model:
 'extractive', 'ollama:llama3.1', 'openai:gpt-4o-mini', or any backend registered since.
 Precedence: an explicit spec, else the ``RAGCORE_LLM`` environment variable (same syntax, with
-``RAGCORE_LLM_BASE_URL`` and ``OPENAI_API_KEY``), else a local Ollama if it answers within
-``PROBE_SECONDS`` (its first chat model), else the offline extractive backend.
+``OPENAI_API_KEY``), else a local Ollama if it answers within ``PROBE_SECONDS`` (its first chat
+model), else the offline extractive backend.
+
+Where a backend's server is follows one rule for every backend and every way it is chosen
+(``server_url``): the flag (``--base-url``, ``base_url=``), else ``RAGCORE_LLM_BASE_URL``, else
+the address saved in the workspace settings for that backend, else the backend's default. (An
+``openai:MODEL`` spec once ignored the environment and sent documents and key to api.openai.com.)
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from typing import Any
+from typing import Any, Mapping
 
 from ..errors import ConfigError, LLMError
 from .base import LLM
 from .registry import LLMOptions, build_llm, describe_llm, llm_backends
 
-__all__ = ["PROBE_SECONDS", "describe_llm", "parse_spec", "resolve_llm", "spec_forms",
-           "spec_help"]
+__all__ = ["BASE_URL_VARIABLE", "PROBE_SECONDS", "describe_llm", "parse_spec", "resolve_llm",
+           "server_url", "spec_forms", "spec_help"]
 
 logger = logging.getLogger(__name__)
 
 PROBE_SECONDS = 0.3
+BASE_URL_VARIABLE = "RAGCORE_LLM_BASE_URL"
+
+
+def server_url(backend: str, *, flag: str | None = None, saved: str | None = None) -> str | None:
+    """Where backend ``backend``'s server is, by the one rule: ``flag`` (``--base-url``,
+    ``base_url=``), else $RAGCORE_LLM_BASE_URL, else ``saved`` (the workspace settings' address
+    for this backend), else the backend's default; None for a backend without a server."""
+    fields = llm_backends.get(backend).settings.model_fields
+    if "url" not in fields:
+        return None
+    for value in (flag, os.environ.get(BASE_URL_VARIABLE), saved):
+        if value and value.strip():
+            return value.strip()
+    return fields["url"].default
 
 
 def spec_forms() -> list[str]:
@@ -44,29 +63,37 @@ def resolve_llm(
     timeout: float | None = None,
     temperature: float | None = None,
     context_window: int | None = None,
+    saved_urls: Mapping[str, str] | None = None,
 ) -> LLM:
-    """The LLM named by ``spec`` ('BACKEND' or 'BACKEND:MODEL', or 'auto'/None to detect one)."""
+    """The LLM named by ``spec`` ('BACKEND' or 'BACKEND:MODEL', or 'auto'/None to detect one).
+
+    ``saved_urls`` (backend name -> address, from the workspace settings) take the third place
+    in ``server_url``'s rule, after ``base_url`` and $RAGCORE_LLM_BASE_URL."""
     source = "spec"
     if _is_auto(spec):
         env = os.environ.get("RAGCORE_LLM", "").strip()
         if env and env.lower() != "auto":
             spec, source = env, "RAGCORE_LLM"
-            base_url = base_url or os.environ.get("RAGCORE_LLM_BASE_URL") or None
     options = LLMOptions(temperature=temperature, context_window=context_window, timeout=timeout)
+    saved = saved_urls or {}
     if spec is None or _is_auto(spec):
-        return _probe_local_ollama(base_url, options)
-    name, settings = parse_spec(spec, base_url=base_url, api_key=api_key, source=source)
+        url = server_url("ollama", flag=base_url, saved=saved.get("ollama"))
+        return _probe_local_ollama(url, options)
+    name, settings = parse_spec(spec, base_url=base_url, api_key=api_key, source=source,
+                                saved_urls=saved)
     return build_llm(name, settings, options)
 
 
 def parse_spec(
-    spec: str, *, base_url: str | None = None, api_key: str | None = None, source: str = "spec"
+    spec: str, *, base_url: str | None = None, api_key: str | None = None, source: str = "spec",
+    saved_urls: Mapping[str, str] | None = None,
 ) -> tuple[str, Any]:
     """The backend name and its validated settings for ``spec`` ('ollama:qwen2.5:7b' ...).
 
-    ``base_url`` and ``api_key`` fill the backend's ``url`` and ``api_key`` fields when it has
-    them. A model for a backend without one, or no model for a backend that needs one, is
-    refused with the accepted forms.
+    The backend's ``url`` comes from ``server_url`` (``base_url``, the environment, then
+    ``saved_urls``); ``api_key`` fills its ``api_key`` field when it has one. A model for a
+    backend without one, or no model for a backend that needs one, is refused with the
+    accepted forms.
     """
     name, _, model = spec.strip().partition(":")
     name, model = name.strip().lower(), model.strip()
@@ -77,7 +104,8 @@ def parse_spec(
     if model and "model" not in fields:
         raise ConfigError(f"the {name} backend takes no model, got {spec!r} (from {source}): "
                           f"{spec_help()}")
-    given = {"model": model or None, "url": base_url, "api_key": api_key}
+    url = server_url(name, flag=base_url, saved=(saved_urls or {}).get(name))
+    given = {"model": model or None, "url": url, "api_key": api_key}
     settings = backend.parse({k: v for k, v in given.items() if v is not None and k in fields})
     if backend.missing(settings):
         raise ConfigError(f"LLM {spec!r} (from {source}) needs a model: {spec_help()}")
@@ -88,11 +116,9 @@ def _is_auto(spec: str | None) -> bool:
     return spec is None or spec.strip().lower() == "auto"
 
 
-def _probe_local_ollama(base_url: str | None, options: LLMOptions) -> LLM:
-    from ..servers import DEFAULT_OLLAMA_URL
+def _probe_local_ollama(url: str, options: LLMOptions) -> LLM:
     from .ollama import list_ollama_chat_models
 
-    url = base_url or DEFAULT_OLLAMA_URL
     try:
         models = list_ollama_chat_models(url, timeout=PROBE_SECONDS)
     except LLMError as exc:

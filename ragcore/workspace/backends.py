@@ -17,7 +17,7 @@ from ..embeddings.base import Embedder
 from ..embeddings.registry import build_embedder
 from ..llms.base import LLM
 from ..llms.registry import LLMOptions, build_llm
-from ..llms.resolve import resolve_llm
+from ..llms.resolve import resolve_llm, server_url
 from .settings import AUTO, Settings
 
 # The Settings fields that decide the embedding model (what ``embedding_choice`` stores).
@@ -63,10 +63,21 @@ def llm_from_settings(settings: Settings) -> LLM:
     """The answering backend the settings choose, with their temperature and context window.
 
     'auto' goes through ``resolve_llm`` ($RAGCORE_LLM, else a local Ollama, else extractive).
+    The server address follows ``server_url``'s rule: $RAGCORE_LLM_BASE_URL before the settings.
     """
     settings.check_complete(embedder=False)
     if settings.llm_backend == AUTO:
         return resolve_llm(None, temperature=settings.temperature,
-                           context_window=settings.context_window)
+                           context_window=settings.context_window, saved_urls=saved_urls(settings))
     options = LLMOptions(temperature=settings.temperature, context_window=settings.context_window)
-    return build_llm(settings.llm_backend, settings.llm_settings(), options)
+    values = settings.llm_settings()
+    url = server_url(settings.llm_backend, saved=getattr(values, "url", None))
+    if url is not None and url != values.url:
+        values = type(values).model_validate({**dict(values), "url": url})
+    return build_llm(settings.llm_backend, values, options)
+
+
+def saved_urls(settings: Settings) -> dict[str, str]:
+    """The server address the settings keep for each LLM backend that has one."""
+    return {name: values.url for name, values in settings.llms.items()
+            if isinstance(getattr(values, "url", None), str)}
