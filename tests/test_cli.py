@@ -175,3 +175,17 @@ def test_ingest_of_a_folder_with_a_symlink_loop_reports_the_links_as_skipped(run
     assert "loop_a: skipped: is a symbolic link in a loop" in out and "loop_b: skipped" in out
     assert "out.txt: skipped: is a symbolic link to" in out and "outside the input folder" in out
     assert "4 file(s): 1 indexed" in out and "3 skipped" in out
+
+
+def test_a_file_nested_past_the_recursion_limit_fails_cleanly_without_a_traceback(
+        run, docs, monkeypatch, caplog):
+    import ragcore.readers
+
+    def too_deep(path, **_):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(ragcore.readers, "load_file", too_deep)
+    code, out, err = run("ingest", str(docs / "trust.txt"), "--index", "deep")
+    assert code == 1 and "Traceback" not in err + out
+    assert "trust.txt: failed: nests its structure" in out and "leave it out" in out
+    assert caplog.records and not any(r.exc_info for r in caplog.records)  # no traceback logged

@@ -213,3 +213,19 @@ def test_a_symlink_loop_is_skipped_with_a_reason_and_the_rest_reads(tmp_path: Pa
     assert "symbolic link in a loop" in reasons["loop_a"] and "'loop_b'" in reasons["loop_a"]
     assert "outside the input folder" in reasons["out.txt"]
     assert "link to the folder" in reasons["shelf"] and "outside" in reasons["shelf"]
+
+
+def test_a_reader_past_the_recursion_limit_is_a_failure_without_a_traceback(
+        tmp_path: Path, monkeypatch, caplog):
+    from ragcore.readers import SimpleDirectoryReader, directory
+
+    def too_deep(path):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(directory, "load_file", too_deep)
+    (tmp_path / "deep.xml").write_text("<a>" * 10)
+    reader = SimpleDirectoryReader(input_dir=tmp_path)
+    assert reader.load_data() == []
+    [failure] = reader.failures
+    assert "nests its structure" in failure.problem and failure.hint
+    assert not any(record.exc_info for record in caplog.records)

@@ -196,12 +196,24 @@ def _load_one(path: Path) -> list[Document]:
     except ReaderError:
         raise
     except Exception as exc:  # a reader bug on one odd file must not abort the whole folder
-        logger.exception("unexpected error reading %s", path)
-        raise ReaderError(
-            path,
-            f"could not be read ({type(exc).__name__}: {exc})",
-            "convert it to another format and try again; please report the file if it is valid",
-        ) from exc
+        raise read_failure(path, exc) from exc
+
+
+def read_failure(path: Path, exc: Exception) -> ReaderError:
+    """The ReaderError for a reader that crashed on ``path``, logged (with the traceback only
+    for a likely reader bug: a file nested past Python's recursion limit is the file's fault)."""
+    if isinstance(exc, RecursionError):
+        logger.warning("%s nests too deeply to read: %s", path, exc)
+        return ReaderError(
+            path, "nests its structure (sections, parts, tags) too deeply to be read; no "
+            "ordinary document does that", "open it in the program that made it and save or "
+            "export its text, or leave it out")
+    logger.exception("unexpected error reading %s", path)
+    return ReaderError(
+        path,
+        f"could not be read ({type(exc).__name__}: {exc})",
+        "convert it to another format and try again; please report the file if it is valid",
+    )
 
 
 def _log_walk_error(exc: OSError) -> None:

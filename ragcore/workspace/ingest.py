@@ -297,6 +297,7 @@ def _check_size(path: Path, limit: int | None) -> None:
 
 def _read(path: Path, base: str) -> list[Document]:
     from ..readers import load_file
+    from ..readers.directory import read_failure
 
     if not path.exists():
         raise ReaderError(path, "does not exist", "check the path")
@@ -307,9 +308,7 @@ def _read(path: Path, base: str) -> list[Document]:
     except ReaderError:
         raise
     except Exception as exc:  # a reader bug on one odd file must not stop the other files
-        logger.exception("unexpected error reading %s", path)
-        raise ReaderError(path, f"could not be read ({type(exc).__name__}: {exc})",
-                          "convert it to another format and try again") from exc
+        raise read_failure(path, exc) from exc
 
 
 # -- whole files: listing, deleting, re-indexing ----------------------------------------------
