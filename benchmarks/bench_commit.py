@@ -5,7 +5,7 @@ measured is the commit's alone) and is persisted to one folder; at each size in 
 more batch of ``BATCH`` chunks is upserted and persisted, timed. Bytes written are the sizes of
 the files that commit created (files hard-linked from the previous generation are not written
 again), so a format that rewrites the whole index shows its size here, and an append-only one
-the batch's. Run: ``python -m benchmarks.bench_commit [max_chunks]`` (default 200,000), or
+the batch's. Run: ``python -m benchmarks.bench_commit [max_chunks]`` (default 200,000; up to 1M), or
 ``python -m benchmarks.bench_commit steady [max_chunks]`` to commit 2k chunks at a time all the
 way (merges included), reported per window of 10 commits.
 """
@@ -26,7 +26,7 @@ from ragcore.types import Document, Node
 DIM = 384
 BATCH = 2_000
 DOC_CHUNKS = 100
-SIZES = (2_000, 20_000, 50_000, 100_000, 200_000)
+SIZES = (2_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000)
 TEXT = "A chunk of a document about subject {n}, long enough to look like a real one. " * 6
 
 
@@ -111,7 +111,7 @@ def main(argv: list[str]) -> None:
         for size, mb, mb_max, sec, sec_max in steady(max_chunks):
             print(f"{size:>8} {mb:>7.1f} {mb_max:>7.1f} {sec:>6.2f} {sec_max:>6.2f}", flush=True)
         return
-    max_chunks = int(argv[0]) if argv else SIZES[-1]
+    max_chunks = int(argv[0]) if argv else 200_000
     print(f"{'chunks':>8} {'MB written':>11} {'seconds':>8}   (one {BATCH}-chunk commit)")
     for size, written, seconds in measure(max_chunks):
         print(f"{size:>8} {written / 1e6:>11.1f} {seconds:>8.2f}", flush=True)

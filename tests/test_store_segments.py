@@ -119,15 +119,17 @@ def test_an_index_commit_links_the_vectors_it_keeps_with_their_checksums(tmp_pat
     before = current_data(path)
     inode = os.stat(before / "vectors.npy").st_ino
     files = json.loads((path / "manifest.json").read_text())["files"]
-    read = []
-    record = checksums.record_file
+    read, synced = [], []
+    record, fsync = checksums.record_file, os.fsync
     monkeypatch.setattr(checksums, "record_file", lambda p: read.append(p.name) or record(p))
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(os.fstat(fd).st_ino) or fsync(fd))
     index.insert(animal_docs()[2])
     index.persist(path)
     after = current_data(path)
     assert after != before and not before.exists()  # the old generation was collected
     assert os.stat(after / "vectors.npy").st_ino == inode  # linked, not written again
     assert "vectors.npy" in read and read.count("vectors.npy") == 1  # only the new segment's
+    assert inode not in synced and os.stat(after / "docs.json").st_ino in synced  # durable
     manifest = json.loads((path / "manifest.json").read_text())
     assert manifest["files"]["vectors.npy"] == files["vectors.npy"]  # carried over
     assert "vectors-000001/vectors.npy" in manifest["files"]

@@ -212,8 +212,10 @@ class Commit:
         """Record the generation's files and their checksums (carried over for the files linked
         from the current generation), and make it the current one."""
         names = [n for n in tree_files(self.folder) if n != READER_LOCK]
-        files = record_files(self.folder, names, known=_linked_records(self.path, self.folder))
-        fsync_tree(self.folder)
+        linked = _linked_records(self.path, self.folder)
+        files = record_files(self.folder, names, known=linked)
+        kept = frozenset(self.folder / n for n in names if files[n] is linked.get(n, (0, 0))[1])
+        fsync_tree(self.folder, skip=kept)
         body = {**manifest, "generation": self.folder.name, "files": files}
         publish(self.path, manifest_bytes(body))
         self.published = True

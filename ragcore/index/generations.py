@@ -228,12 +228,13 @@ def reading(folder: Path) -> Iterator[None]:
 # -- files ---------------------------------------------------------------------------------
 
 
-def fsync_tree(folder: Path) -> None:
-    """fsync every file under ``folder`` and the folders themselves."""
+def fsync_tree(folder: Path, *, skip: frozenset[Path] = frozenset()) -> None:
+    """fsync every file under ``folder`` but those in ``skip`` (links to files made durable
+    by an earlier commit) and the folders themselves (which hold the new links)."""
     for child in folder.iterdir():
         if child.is_dir():
-            fsync_tree(child)
-        elif child.is_file():
+            fsync_tree(child, skip=skip)
+        elif child.is_file() and child not in skip:
             with open(child, "rb") as handle:
                 os.fsync(handle.fileno())
     fsync_dir(folder)

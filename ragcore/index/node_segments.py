@@ -110,12 +110,18 @@ class NodeSegments:
     """The segments a docstore was read from or last saved to, and where each node is."""
 
     def __init__(self, folder: Path, segments: list[Segment], files: list[NodeFile],
-                 ids: list[str], runs: np.ndarray) -> None:
+                 ids: list[str], runs: np.ndarray, sizes: list[int] | None = None) -> None:
         self.folder = folder  # the index folder holding docs.json
         self.segments, self.files = segments, files
         self.starts = np.cumsum([0, *(s.rows for s in segments)]).tolist()
         self.ids, self.runs = ids, runs  # the docstore's node ids then, and their rows
+        self._sizes = sizes  # rows held per segment, counted on first use
         self._where: dict[str, int] | None = None  # node id -> row, built on first use
+
+    def sizes(self) -> list[int]:
+        if self._sizes is None:
+            self._sizes = self.live(runs_rows(self.runs))
+        return self._sizes
 
     def where(self) -> dict[str, int]:
         if self._where is None:
@@ -161,12 +167,22 @@ class NodeSegments:
              encode: Callable[[str], bytes]) -> NodeSegments:
         """Link the segments kept into the index folder ``folder`` and write the ``fresh`` nodes
         and the merges ``plan_merges`` asks for as new segments; returns the segments now."""
-        rows, added = self._rows(node_ids, fresh)
-        count, sizes = len(self.segments), self.live(rows)
+        held = len(self.ids)
+        rows = None
+        if node_ids[:held] == self.ids and fresh.issuperset(node_ids[held:]):
+            added, sizes = node_ids[held:], self.sizes()  # only added, after the others
+        else:
+            rows, added = self._lookup(node_ids, fresh)
+            sizes = self.live(rows)
+        count = len(self.segments)
         units = sizes + ([len(added)] if added else [])
         runs = plan_merges(units, [s.rows for s in self.segments] + units[count:])
         if added and not any(b > count for _, b in runs):
             runs.append((count, count + 1))
+        if rows is None and runs in ([], [(count, count + 1)]):
+            return self._append(folder, node_ids, added, encode)
+        if rows is None:
+            rows = np.concatenate([runs_rows(self.runs), np.full(len(added), -1)])
         layout = _Layout(self, folder, rows, len(units))
         ends = dict(runs)
         unit = 0
@@ -177,24 +193,45 @@ class NodeSegments:
             else:
                 layout.link(unit)
                 unit += 1
-        saved = layout.result(node_ids, rows, len(added))
-        if self._where is not None and not runs[:-1] and runs[-1:] == [(count, count + 1)]:
-            # Only the added nodes were written: every other node kept its row.
+        return layout.result(node_ids, rows, len(added))
+
+    def _append(self, folder: Path, node_ids: list[str], added: list[str],
+                encode: Callable[[str], bytes]) -> NodeSegments:
+        """The save of an ingestion: link every segment, write the added nodes as one more
+        (the cost of the batch, whatever the size of the index)."""
+        for segment, file in zip(self.segments, self.files):
+            link_forward(segment, file, folder)
+        segments, files, runs = list(self.segments), list(self.files), self.runs
+        if added:
+            name = next_name(segments, "nodes") if segments else ""
+            target = segment_folder(folder, name)
+            target.mkdir(parents=True, exist_ok=True)
+            offsets, crcs = write_node_file(target, (encode(i) for i in added), len(added))
+            segments.append(write_ids(folder, name, added))
+            files.append(NodeFile(target / "nodes.jsonl", offsets, added, crcs))
+            runs = np.concatenate([runs, [[self.starts[-1], len(added)]]]).astype(np.int64)
+        sizes = self.sizes() + ([len(added)] if added else [])
+        saved = NodeSegments(folder, segments, files, node_ids, runs, sizes)
+        if self._where is not None:  # every node kept its row: the map goes on
             saved._where = self._where
-            saved._where.update(zip(added, range(saved.starts[-2], saved.starts[-1])))
+            saved._where.update(zip(added, range(self.starts[-1], saved.starts[-1])))
         return saved
 
-    def _rows(self, node_ids: list[str], fresh: set[str]) -> tuple[np.ndarray, list[str]]:
+    def _lookup(self, node_ids: list[str], fresh: set[str]) -> tuple[np.ndarray, list[str]]:
         """The row of each of ``node_ids`` (-1 for the ``fresh`` ones), and the fresh ones."""
-        held = len(self.ids)
-        if node_ids[:held] == self.ids and fresh.issuperset(node_ids[held:]):
-            # Nodes were only added, after the others (an ingestion): no lookups needed.
-            rows = np.concatenate([runs_rows(self.runs), np.full(len(node_ids) - held, -1)])
-            return rows, node_ids[held:]
         where = self.where()
         rows = np.fromiter((-1 if i in fresh else where[i] for i in node_ids), np.int64,
                            len(node_ids))
         return rows, [i for i, r in zip(node_ids, rows.tolist()) if r < 0]
+
+
+def link_forward(segment: Segment, file: NodeFile, folder: Path) -> None:
+    """Link a kept segment into the index folder being written, and read it from there."""
+    if not link_segment(segment, folder, NODE_FILES):
+        raise damaged(segment.folder, "the segment's files changed while the index was being "
+                      "saved; save it again")
+    segment.folder = segment_folder(folder, segment.name)  # the next save links it from here
+    file.path = segment.folder / "nodes.jsonl"
 
 
 class _Layout:
@@ -211,11 +248,7 @@ class _Layout:
 
     def link(self, unit: int) -> None:
         segment, file = self.old.segments[unit], self.old.files[unit]
-        if not link_segment(segment, self.folder, NODE_FILES):
-            raise damaged(segment.folder, "the segment's files changed while the index was "
-                          "being saved")
-        segment.folder = segment_folder(self.folder, segment.name)  # the next save links it
-        file.path = segment.folder / "nodes.jsonl"
+        link_forward(segment, file, self.folder)
         first, last = self.old.starts[unit], self.old.starts[unit + 1]
         self.remap[first:last] = self.position + np.arange(last - first)
         self._add(segment, file)
