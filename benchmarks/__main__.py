@@ -12,7 +12,9 @@ stores (numpy, Chroma, Postgres side by side at 10k/100k rows, ``bench_stores``)
 embedders (the packaged model on torch, ONNX float32, ONNX int8: chunks/s, agreement with
 torch, nDCG@10, cold start; ``embedders``) and pdf_text (PDF text extractors: pages/s and
 words split apart, ``bench_pdf_text``) and memory (peak RSS ingesting a 205 MB text with the
-packaged model, in a fresh process, ``bench_memory``: group ingest_memory).
+packaged model, in a fresh process, ``bench_memory``: group ingest_memory) and scale (10k/100k/1M
+clustered vectors through the index: commit per batch, load, exact vs approximate top-10 and
+recall, ``bench_scale``).
 A group that fails (e.g. no Chromium for the app's browser figures) becomes a row saying why,
 and the others still run.
 """
@@ -41,6 +43,7 @@ BENCHMARKS = (
     ("embedders", "embedders", False),
     ("pdf_text", "bench_pdf_text", False),
     ("ingest_memory", "bench_memory", False),
+    ("scale", "bench_scale", False),
 )
 
 

@@ -40,7 +40,7 @@ class AnnSettings:
     """When a segment is searched approximately, and how widely."""
 
     min_rows: int = 50_000  # live rows below which a segment is searched exactly
-    lists_per_sqrt: float = 4.0  # k-means lists = this x sqrt(segment rows)
+    lists_per_sqrt: float = 2.0  # k-means lists = this x sqrt(segment rows)
     nprobe: int = 16  # lists visited per query
     oversample: int = 4  # candidates per segment = this x top_k, scored exactly after
     min_kept: float = 0.2  # a filter keeping a smaller share of a segment: exact there

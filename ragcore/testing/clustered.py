@@ -26,7 +26,8 @@ def clustered_vectors(
     rng = np.random.default_rng(seed)
     centres = rng.standard_normal((clusters, dim), dtype=np.float32)
     centres /= np.linalg.norm(centres, axis=1, keepdims=True)
-    basis = rng.standard_normal((rank, dim), dtype=np.float32) / np.sqrt(dim * rank, dtype=np.float32)
+    basis = rng.standard_normal((rank, dim), dtype=np.float32)
+    basis /= np.sqrt(dim * rank, dtype=np.float32)
     rows = np.empty((n, dim), dtype=np.float32)
     draws = np.random.default_rng([seed, draw + 1])
     for start in range(0, n, _BLOCK):

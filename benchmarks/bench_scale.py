@@ -1,0 +1,157 @@
+"""How the embedded index scales: 10k / 100k (/ 1M) clustered 384-d vectors with node records.
+
+    python -m benchmarks --only scale [--quick]     # --quick: 10k and 100k; else up to 1M
+
+One index grows through the public API (``VectorStoreIndex.upsert_documents`` with precomputed
+vectors from ``ragcore.testing.clustered``, documents of 100 short nodes, persisted to a
+folder), so whatever the store and docstore formats do shows here. At each size: one more
+2k-node batch is added (seconds) and committed (seconds, bytes of new files: hard-linked
+segments are not written again); the index is loaded; the first hybrid query after the load is
+timed (it pays for any lazy work: the BM25 postings, the approximate indexes of big segments);
+then top-10 latency p50/p95 of the store with its approximate search (``ragcore.stores.ann``)
+against the same store opened exact, recall@10 between them, a filtered query keeping half the
+rows and one keeping a single document, and the process's peak RSS so far. Growing by one big
+batch per size leaves one big segment, as the merges of a long 2k-batch ingestion would.
+
+First a row for the query threads (``ragcore.stores.query_threads``): top-5 over 10k vectors
+with numpy's default BLAS threads against one thread, on this machine as loaded as it is.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.bench_commit import inodes, new_bytes
+from benchmarks.harness import Row, peak_memory_mb, timed
+from ragcore.embeddings import FakeEmbedder
+from ragcore.index import VectorStoreIndex
+from ragcore.stores import SimpleVectorStore
+from ragcore.testing.clustered import clustered_vectors
+from ragcore.trace import Trace
+from ragcore.types import Document, Node
+
+DIM = 384
+BATCH = 2_000
+DOC_NODES = 100
+CLUSTERS = 2_000
+QUERIES = 200  # per latency figure
+WORDS = ("zero", "trust", "policy", "access", "network", "identity", "risk", "asset")
+
+
+def make_batch(first: int, count: int) -> tuple[list[Document], list[Node], np.ndarray]:
+    """Documents of ``DOC_NODES`` nodes for node numbers ``first..first+count-1``."""
+    docs, nodes = [], []
+    for d in range(first // DOC_NODES, (first + count) // DOC_NODES):
+        doc_id = f"doc-{d:07d}.txt"
+        docs.append(Document(text="", doc_id=doc_id, metadata={"file_name": doc_id}))
+        nodes += [Node(text=f"node {n} about {WORDS[n % 8]} and {WORDS[(n * 7) % 8]}",
+                       node_id=f"{doc_id}#{n}", ref_doc_id=doc_id,
+                       metadata={"file_name": doc_id, "half": "ab"[n % 2]})
+                  for n in range(d * DOC_NODES, (d + 1) * DOC_NODES)]
+    vectors = clustered_vectors(count, DIM, clusters=CLUSTERS, draw=2 + first // BATCH)
+    return docs, nodes, vectors
+
+
+def thread_rows(count: int = 100) -> list[Row]:
+    from threadpoolctl import threadpool_limits
+
+    matrix = clustered_vectors(10_000, DIM)
+    queries = clustered_vectors(count, DIM, draw=1)
+
+    def per_query_ms() -> float:
+        start = time.perf_counter()
+        for q in queries:
+            scores = matrix @ q
+            np.argpartition(-scores, 5)[:5]
+        return (time.perf_counter() - start) / len(queries) * 1000
+
+    default = min(per_query_ms() for _ in range(3))
+    with threadpool_limits(limits=1, user_api="blas"):
+        one = min(per_query_ms() for _ in range(3))
+    return [Row("scale", "top-5 over 10k, BLAS default threads", default, "ms"),
+            Row("scale", "top-5 over 10k, one thread (query path)", one, "ms",
+                note=f"{default / one:.1f}x faster: the store holds queries to one thread")]
+
+
+def commit_rows(index: VectorStoreIndex, path: Path, label: str) -> list[Row]:
+    docs, nodes, vectors = make_batch(len(index), BATCH)
+    add_s, _ = timed(lambda: index.upsert_documents(docs, nodes, vectors))
+    before = inodes(path)
+    commit_s, _ = timed(lambda: index.persist(path))
+    written = new_bytes(path, before)
+    return [Row("scale", f"add 2k batch at {label}", add_s, "s"),
+            Row("scale", f"commit 2k batch at {label}", commit_s, "s"),
+            Row("scale", f"commit bytes per 2k batch at {label}", written / 1e6, "MB",
+                note="flat when a commit writes only the batch")]
+
+
+def latency(store, queries: np.ndarray, **options) -> tuple[list[list[str]], float, float]:
+    found, took = [], []
+    for q in queries:
+        start = time.perf_counter()
+        found.append([i for i, _ in store.query(q, top_k=10, **options)])
+        took.append(time.perf_counter() - start)
+    ms = np.array(took) * 1000
+    return found, float(np.percentile(ms, 50)), float(np.percentile(ms, 95))
+
+
+def query_rows(path: Path, label: str) -> list[Row]:
+    load_s, index = timed(lambda: VectorStoreIndex.load(path, embedder=FakeEmbedder(dim=DIM)))
+    retriever = index.as_retriever(mode="hybrid", similarity_top_k=10)
+    first_s, _ = timed(lambda: retriever.retrieve("trust policy and network risk", trace=Trace()))
+    generation = json.loads((path / "manifest.json").read_text())["generation"]
+    exact = SimpleVectorStore.load(path / generation, ann=None)
+    queries = clustered_vectors(QUERIES, DIM, clusters=CLUSTERS, draw=1)
+    approximate, ann50, ann95 = latency(index.store, queries)
+    truth, exact50, exact95 = latency(exact, queries)
+    recall = np.mean([len(set(a) & set(t)) / 10 for a, t in zip(approximate, truth)])
+    _, half50, _ = latency(index.store, queries[:50], filters={"half": "a"})
+    one_doc = {"file_name": "doc-0000003.txt"}
+    _, doc50, _ = latency(index.store, queries[:50], filters=one_doc)
+    segments = index.store._ann.indexed_rows() if index.store._ann else 0
+    return [
+        Row("scale", f"load at {label}", load_s, "s"),
+        Row("scale", f"first hybrid query after load at {label}", first_s, "s",
+            note=f"builds BM25 and approximate indexes ({segments:,} rows indexed)"),
+        Row("scale", f"top-10 exact p50 / p95 at {label}", exact50, "ms",
+            note=f"p95 {exact95:.2f} ms"),
+        Row("scale", f"top-10 ANN p50 / p95 at {label}", ann50, "ms", note=f"p95 {ann95:.2f} ms"),
+        Row("scale", f"recall@10 ANN vs exact at {label}", float(recall), "", ">= 0.98",
+            bool(recall >= 0.98) if segments else None,
+            note="" if segments else "no segment above the ANN threshold: exact"),
+        Row("scale", f"filtered top-10 (half the rows) p50 at {label}", half50, "ms"),
+        Row("scale", f"filtered top-10 (one document) p50 at {label}", doc50, "ms"),
+        Row("scale", f"peak RSS after {label}", peak_memory_mb(), "MB"),
+    ]
+
+
+def run(*, quick: bool = False, sizes: tuple[int, ...] = (),
+        thread_queries: int = 100) -> list[Row]:
+    sizes = sizes or ((10_000, 100_000) if quick else (10_000, 100_000, 1_000_000))
+    rows = thread_rows(thread_queries)
+    with tempfile.TemporaryDirectory(prefix="ragcore-scale-") as tmp:
+        path = Path(tmp) / "index"
+        index = VectorStoreIndex(embedder=FakeEmbedder(dim=DIM))
+        for size in sizes:
+            started = time.perf_counter()
+            grow = size - BATCH - len(index)
+            index.upsert_documents(*make_batch(len(index), grow))
+            index.persist(path)
+            label = f"{size // 1000:,}k"
+            rows += commit_rows(index, path, label)
+            rows += query_rows(path, label)
+            sys.stderr.write(f"  scale {label}: {time.perf_counter() - started:.1f} s\n")
+    return rows
+
+
+if __name__ == "__main__":
+    from benchmarks.harness import format_table
+
+    chosen = tuple(int(a) for a in sys.argv[1:] if a.isdigit())  # e.g. 10000 100000
+    print(format_table(run(quick="--quick" in sys.argv, sizes=chosen)))

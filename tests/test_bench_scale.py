@@ -1,0 +1,17 @@
+"""The scale benchmark runs end to end on a small index (its figures are not checked: timings
+belong in the benchmark, not in tests)."""
+
+from __future__ import annotations
+
+from benchmarks import bench_scale
+
+
+def test_the_scale_benchmark_reports_every_figure_for_a_small_index():
+    rows = {row.metric: row for row in bench_scale.run(sizes=(3_000,), thread_queries=5)}
+    for metric in ("add 2k batch at 3k", "commit bytes per 2k batch at 3k", "load at 3k",
+                   "first hybrid query after load at 3k", "top-10 ANN p50 / p95 at 3k",
+                   "filtered top-10 (one document) p50 at 3k", "peak RSS after 3k",
+                   "top-5 over 10k, one thread (query path)"):
+        assert rows[metric].value is not None and rows[metric].value > 0, metric
+    recall = rows["recall@10 ANN vs exact at 3k"]
+    assert recall.value == 1.0 and recall.ok is None  # below the threshold: exact, no verdict
