@@ -21,7 +21,9 @@ import numpy as np
 
 from ..disk import file_size, load_npy
 
-MMAP_MIN_BYTES = 64 * 1024 * 1024  # memory-map a vectors file above this size
+# Memory-map a segment's vectors file above this size: an index is many segments, and mapped
+# rows cost no resident memory until read (a query reads them all, from the page cache).
+MMAP_MIN_BYTES = 1024 * 1024
 _WRITE_ROWS = 65536  # rows gathered per block when writing
 
 
