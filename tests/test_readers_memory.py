@@ -31,3 +31,13 @@ def test_a_wide_text_with_crlf_and_blank_edges_is_read_without_a_second_copy(tmp
     assert "\r" not in doc.text and doc.text.count("\n") == 25_000 + 3
     # the text and the file's bytes at once, never two texts (a strip() or replace() copy)
     assert peak < 1.6 * text_size, (peak, text_size)
+
+
+def test_a_wide_paginated_text_is_depaginated_without_a_third_copy(tmp_path):
+    path = tmp_path / "pages.txt"
+    page = "\n".join(f"{i} {LINE}" for i in range(50))
+    path.write_text("\f".join(f"Report\n{page}\nPage {n}" for n in range(500)))  # 7 MB as str
+    [doc], peak = peak_while(load_file, path)
+    assert "Page 7" not in doc.text and doc.text.count("Report") == 0
+    # the text and its depaginated copy at once, not also the pages joined in between
+    assert peak < 2.5 * sys.getsizeof(doc.text), (peak, sys.getsizeof(doc.text))

@@ -17,11 +17,17 @@ from ragcore.readers.part import Part
 
 _DIGITS = re.compile(r"\d+")
 _SENTENCE_END = (".", ":", "!", "?", ";")
+_BLOCK_CHARS = 1 << 20
 
 
 def read_plain_text(path: Path) -> list[Part]:
     """One part: the decoded text, depaginated when it contains form feeds."""
-    return [Part(strip_pagination(read_text(path)))]
+    text = read_text(path)
+    if "\f" not in text:
+        return [Part(text)]
+    blocks = _depaginated_blocks(text)
+    del text  # the pages are copied into the blocks: the text goes before they are joined
+    return [Part("".join(blocks))]
 
 
 Page = tuple[int, int]  # a page's body as offsets into the text: its lines, newlines between
@@ -34,6 +40,10 @@ def strip_pagination(text: str) -> str:
     costs its page bodies and the joined result, not a string per line."""
     if "\f" not in text:
         return text
+    return "".join(_depaginated_blocks(text))
+
+
+def _depaginated_blocks(text: str) -> list[str]:
     return _join_pages(text, _strip_pages(text, _page_spans(text)))
 
 
@@ -125,9 +135,13 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def _join_pages(text: str, pages: list[Page]) -> str:
-    """Join page bodies: a paragraph cut by the page break continues on the next page's line."""
+def _join_pages(text: str, pages: list[Page]) -> list[str]:
+    """Page bodies joined into blocks of about a million characters (a paragraph cut by the
+    page break continues on the next page's line). Blocks, not one string: a caller done with
+    ``text`` lets it go before joining them, so a wide text is never held three times."""
+    blocks: list[str] = []
     pieces: list[str] = []
+    held = 0
     previous: Page | None = None
     for page in (p for p in pages if p[0] < p[1]):
         if previous is not None:
@@ -135,6 +149,11 @@ def _join_pages(text: str, pages: list[Page]) -> str:
             ends_sentence = last.rstrip().endswith(_SENTENCE_END)
             pieces.append("\n\n" if ends_sentence or _indent(last) != _indent(first) else "\n")
         pieces.append(text[page[0] : page[1]])
+        held += page[1] - page[0]
         previous = page
+        if held >= _BLOCK_CHARS:
+            blocks.append("".join(pieces))
+            pieces, held = [], 0
     pieces.append("\n")
-    return "".join(pieces)
+    blocks.append("".join(pieces))
+    return blocks
