@@ -103,11 +103,12 @@ def latency(store, queries: np.ndarray, **options) -> tuple[list[list[str]], flo
 
 def query_rows(path: Path, label: str) -> list[Row]:
     load_s, index = timed(lambda: VectorStoreIndex.load(path, embedder=FakeEmbedder(dim=DIM)))
+    queries = clustered_vectors(QUERIES, DIM, clusters=CLUSTERS, draw=1)
+    vector_s, _ = timed(lambda: index.store.query(queries[0], top_k=10))
     retriever = index.as_retriever(mode="hybrid", similarity_top_k=10)
     first_s, _ = timed(lambda: retriever.retrieve("trust policy and network risk", trace=Trace()))
     generation = json.loads((path / "manifest.json").read_text())["generation"]
     exact = SimpleVectorStore.load(path / generation, ann=None)
-    queries = clustered_vectors(QUERIES, DIM, clusters=CLUSTERS, draw=1)
     approximate, ann50, ann95 = latency(index.store, queries)
     truth, exact50, exact95 = latency(exact, queries)
     recall = np.mean([len(set(a) & set(t)) / 10 for a, t in zip(approximate, truth)])
@@ -117,8 +118,10 @@ def query_rows(path: Path, label: str) -> list[Row]:
     segments = index.store._ann.indexed_rows() if index.store._ann else 0
     return [
         Row("scale", f"load at {label}", load_s, "s"),
-        Row("scale", f"first hybrid query after load at {label}", first_s, "s",
-            note=f"builds BM25 and approximate indexes ({segments:,} rows indexed)"),
+        Row("scale", f"first vector query after load at {label}", vector_s, "s",
+            note=f"builds the approximate indexes ({segments:,} rows indexed)"),
+        Row("scale", f"first hybrid query after load at {label}", vector_s + first_s, "s",
+            note=f"the vector query's {vector_s:.2f} s + {first_s:.2f} s (BM25 postings)"),
         Row("scale", f"top-10 exact p50 / p95 at {label}", exact50, "ms",
             note=f"p95 {exact95:.2f} ms"),
         Row("scale", f"top-10 ANN p50 / p95 at {label}", ann50, "ms", note=f"p95 {ann95:.2f} ms"),
