@@ -6,7 +6,9 @@ and settings, ``StoreSpec``), the splitter, counts and dates. Format version 2 a
 ``generation``, the folder inside the index folder that holds the data files, and ``files``,
 each file's size and block checksums (``checksums``), and ``ids``, digests of the ordered id
 lists that bind the files' rows together (``bindings``): replacing the manifest publishes a new
-generation at once (``generations``). Version 1 folders keep their files beside the manifest;
+generation at once (``generations``). Format version 3 keeps the docstore's and the store's
+rows in segments (``node_segments``, ``ragcore.stores.segments``), which a version 2 ragcore
+could not read whole, so it refuses them. Version 1 folders keep their files beside the manifest;
 those written before the store registry keep the store's settings beside its type and have no
 revision; they read as settings ``{"metric": ...}`` and revision 0.
 
@@ -29,7 +31,7 @@ from ..stores.registry import vector_stores
 from .docstore import DocStore
 
 FORMAT = "ragcore-index"
-VERSION = 2  # version 2: data files in a generation folder, with checksums
+VERSION = 3  # 2: data files in a generation folder, with checksums; 3: in segments
 MANIFEST = "manifest.json"
 REBUILDABLE_SPLITTERS = ("SentenceSplitter", "TokenTextSplitter")
 
@@ -110,7 +112,7 @@ def peek_manifest(folder: Path) -> dict[str, Any] | None:
 
 
 def manifest_generation(folder: Path, manifest: dict[str, Any]) -> str | None:
-    """The generation folder a version 2 manifest names (None: version 1, files beside it)."""
+    """The generation folder a manifest names (None: version 1, files beside it)."""
     if manifest.get("version") == 1:
         return None
     name = manifest.get("generation")
