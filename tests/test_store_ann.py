@@ -26,8 +26,9 @@ def queries() -> np.ndarray:
     return clustered_vectors(40, 64, clusters=8, rank=16, draw=1)
 
 
-def _store(vectors, tmp_path, settings: AnnSettings | None) -> SimpleVectorStore:
-    store = SimpleVectorStore(ann=settings)
+def _store(vectors, tmp_path, settings: AnnSettings | None, metric: str = "cosine"
+           ) -> SimpleVectorStore:
+    store = SimpleVectorStore(ann=settings, metric=metric)
     ids = [f"n{i}" for i in range(len(vectors))]
     store.add(ids, vectors, [{"team": "red" if i % 3 else "blue"} for i in range(len(ids))])
     store.persist(tmp_path / "store")  # saved: a segment, which ANN indexes
@@ -40,10 +41,12 @@ def _recall(store, exact, queries, **options) -> float:
     return float(np.mean(hits))
 
 
+@pytest.mark.parametrize("metric", ["cosine", "dot", "euclidean"])
 def test_a_big_saved_segment_is_searched_approximately_with_the_recall_of_exact(
-        vectors, queries, tmp_path):
-    store = _store(vectors, tmp_path, SMALL)
-    exact = SimpleVectorStore(ann=None)
+        vectors, queries, tmp_path, metric):
+    vectors = vectors * np.linspace(0.5, 2.0, len(vectors), dtype=np.float32)[:, None]
+    store = _store(vectors, tmp_path, SMALL, metric)
+    exact = SimpleVectorStore(ann=None, metric=metric)
     exact.add(store.ids(), vectors)
     assert _recall(store, exact, queries) >= 0.98
     assert store._ann.indexed_rows() == ROWS  # the IVF index answered, not the exact path
