@@ -56,11 +56,8 @@ def faiss_hnsw(vectors, m=32, ef_construction=128):
     index.hnsw.efConstruction = ef_construction
     index.add(vectors)
     faiss.omp_set_num_threads(1)
-
-    def searcher(ef):
-        params = faiss.SearchParametersHNSW(efSearch=ef)
-        return lambda q: index.search(q[None, :], K, params=params)[1]
-    return searcher, (32, 64, 128, 256)
+    return _faiss_searcher(index, lambda ef: faiss.SearchParametersHNSW(efSearch=ef)), (
+        32, 64, 128, 256)
 
 
 def faiss_ivf(vectors, nlist=None):
@@ -74,11 +71,15 @@ def faiss_ivf(vectors, nlist=None):
                                                         min(len(vectors), 50 * nlist), False)])
     index.add(vectors)
     faiss.omp_set_num_threads(1)
+    return _faiss_searcher(index, lambda n: faiss.SearchParametersIVF(nprobe=n)), (8, 16, 32, 64)
 
-    def searcher(nprobe):
-        params = faiss.SearchParametersIVF(nprobe=nprobe)
+
+def _faiss_searcher(index, make_params):
+    """A function of the search width giving a one-query top-K search at that width."""
+    def searcher(width):
+        params = make_params(width)
         return lambda q: index.search(q[None, :], K, params=params)[1]
-    return searcher, (8, 16, 32, 64)
+    return searcher
 
 
 def hnswlib_index(vectors, m=32, ef_construction=128):
