@@ -229,3 +229,14 @@ def test_a_reader_past_the_recursion_limit_is_a_failure_without_a_traceback(
     [failure] = reader.failures
     assert "nests its structure" in failure.problem and failure.hint
     assert not any(record.exc_info for record in caplog.records)
+
+
+def test_a_linked_outside_folder_is_reported_even_when_following_file_links(tmp_path: Path):
+    from ragcore.readers import SimpleDirectoryReader
+
+    folder = _folder_with_link_loop(tmp_path)
+    reader = SimpleDirectoryReader(input_dir=folder, recursive=True, follow_symlinks=True)
+    texts = [d.text for d in reader.load_data()]
+    assert "host secret outside the folder" in texts  # the file link is followed
+    reasons = {Path(f.path).name: f.problem for f in reader.failures}
+    assert "link to the folder" in reasons["shelf"], "os.walk never enters it: said, not dropped"

@@ -121,7 +121,7 @@ class SimpleDirectoryReader:
             dirnames[:] = keep  # os.walk descends only into the folders left here
             # os.walk never enters a linked folder: one leading outside is said, not dropped
             self._skipped += [_outside_link(folder_path / d, folder=True) for d in keep
-                              if self._escapes(folder_path / d, root)]
+                              if _leads_outside(folder_path / d, root)]
             for name in filenames:
                 path = folder_path / name
                 wanted = allowed is None or path.suffix.lower() in allowed
@@ -159,9 +159,12 @@ class SimpleDirectoryReader:
 
     def _escapes(self, path: Path, root: Path) -> bool:
         """True for a symbolic link leading outside ``root`` when links are not to be followed."""
-        if self.follow_symlinks or not path.is_symlink():
-            return False
-        return not path.resolve().is_relative_to(root.resolve())
+        return not self.follow_symlinks and _leads_outside(path, root)
+
+
+def _leads_outside(path: Path, root: Path) -> bool:
+    """True for a symbolic link whose target lies outside ``root``."""
+    return path.is_symlink() and not path.resolve().is_relative_to(root.resolve())
 
 
 def _link_loop(path: Path) -> ReaderError:
