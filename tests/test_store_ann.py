@@ -97,3 +97,14 @@ def test_the_settings_go_into_the_manifest_and_come_back_at_load(vectors, tmp_pa
     assert open_simple_store(tmp_path / "store", {"metric": "cosine", "ann": None})._ann is None
     with pytest.raises(ConfigError, match="nprobe"):
         AnnSettings(nprobe=0)
+
+
+def test_a_rewritten_segment_gets_a_new_index_and_the_old_one_is_dropped(
+        vectors, queries, tmp_path):
+    store = _store(vectors, tmp_path, SMALL)
+    nearest = [i for i, _ in store.query(queries[0], top_k=10)]
+    store.delete(nearest[:10])
+    store.persist(tmp_path / "next")  # the segment with deleted rows is written again
+    again = [i for i, _ in store.query(queries[0], top_k=10)]
+    assert not set(again) & set(nearest)
+    assert store._ann.indexed_rows() == ROWS - 10  # only the live segment's index is kept
