@@ -6,11 +6,12 @@ import numpy as np
 from threadpoolctl import threadpool_info
 
 from ragcore.stores import SimpleVectorStore
+from ragcore.stores.ann import AnnSettings
 from ragcore.stores.query_threads import QUERY_THREADS, query_threads
 
 
-def _blas_threads() -> list[int]:
-    return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+def _blas_threads(apis: tuple[str, ...] = ("blas",)) -> list[int]:
+    return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] in apis]
 
 
 class _Recording(SimpleVectorStore):
@@ -19,12 +20,12 @@ class _Recording(SimpleVectorStore):
     seen: list[list[int]]
 
     def _scores(self, matrix, query, rows):
-        self.seen.append(_blas_threads())
+        self.seen.append(_blas_threads(("blas", "openmp")))
         return super()._scores(matrix, query, rows)
 
 
-def _store(rows: int = 50) -> _Recording:
-    store = _Recording()
+def _store(rows: int = 50, ann: AnnSettings | None = None) -> _Recording:
+    store = _Recording(ann=ann)
     store.seen = []
     vectors = np.random.default_rng(0).standard_normal((rows, 8), dtype=np.float32)
     store.add([f"n{i}" for i in range(rows)], vectors, [{"even": i % 2 == 0} for i in range(rows)])
@@ -47,3 +48,12 @@ def test_the_previous_thread_counts_come_back_after_a_query():
         assert _blas_threads() == [1] * len(before)
     _store().query(np.ones(8, np.float32), top_k=3)
     assert _blas_threads() == before
+
+
+def test_once_faiss_brought_openmp_its_threads_are_held_too(tmp_path):
+    store = _store(400, AnnSettings(min_rows=100))
+    store.persist(tmp_path / "store")  # a saved segment over min_rows: faiss is loaded for it
+    for _ in range(2):
+        store.query(np.ones(8, np.float32), top_k=3)
+    assert any(_blas_threads(("openmp",))), "faiss's OpenMP pool was not found"
+    assert store.seen[-1] == [QUERY_THREADS] * len(store.seen[-1])
