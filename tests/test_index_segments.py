@@ -124,3 +124,15 @@ def test_ids_swapped_in_a_later_segment_are_caught(index_path):
     (index_path / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(IndexFormatError, match=r"nodes-000001/node_ids\.json: the ids, in order"):
         _load(index_path)
+
+
+def test_a_bad_record_of_a_file_in_a_segment_folder_names_the_index_manifest(index_path):
+    index = _load(index_path)
+    index.insert(_doc(1))
+    index.persist(index_path)
+    manifest = json.loads((index_path / "manifest.json").read_text())
+    manifest["files"]["nodes-000001/nodes.jsonl"] = {"bytes": 5}
+    (index_path / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(IndexFormatError, match=rf"^{index_path / 'manifest.json'}: the record "
+                       r"of nodes-000001/nodes\.jsonl is not a size"):
+        _load(index_path)

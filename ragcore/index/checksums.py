@@ -71,11 +71,13 @@ def verify_files(folder: Path, files: Any, *, full: bool = False) -> None:
         raise damaged(folder.parent / "manifest.json", "'files' is missing or not an object")
     for name, record in files.items():
         lazy = name in LAZY_FILES and not full
-        verify_file(folder / name, record, full=full, sizes_only=lazy)
+        verify_file(folder / name, record, full=full, sizes_only=lazy, name=name)
 
 
-def verify_file(path: Path, record: Any, *, full: bool, sizes_only: bool = False) -> None:
-    size, crcs = _parse_record(path, record)
+def verify_file(
+    path: Path, record: Any, *, full: bool, sizes_only: bool = False, name: str = ""
+) -> None:
+    size, crcs = _parse_record(path, record, name or path.name)
     try:
         actual = path.stat().st_size
     except FileNotFoundError as exc:
@@ -94,13 +96,14 @@ def verify_file(path: Path, record: Any, *, full: bool, sizes_only: bool = False
                                     "the checksum recorded when the index was written")
 
 
-def _parse_record(path: Path, record: Any) -> tuple[int, list[int]]:
+def _parse_record(path: Path, record: Any, name: str) -> tuple[int, list[int]]:
     size = record.get("bytes") if isinstance(record, dict) else None
     crcs = record.get("crc32") if isinstance(record, dict) else None
     blocks = -(-size // BLOCK) if type(size) is int and size >= 0 else -1
     if not isinstance(crcs, list) or len(crcs) != blocks:
-        raise damaged(path.parent.parent / "manifest.json",
-                      f"the record of {path.name} is not a size with one checksum per block")
+        generation = path.parents[len(Path(name).parts) - 1]  # ``name`` may be "a/b.npy"
+        raise damaged(generation.parent / "manifest.json",
+                      f"the record of {name} is not a size with one checksum per block")
     return size, crcs  # type: ignore[return-value]
 
 
