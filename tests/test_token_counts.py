@@ -109,3 +109,26 @@ def test_kept_counts_equal_a_full_recount_after_any_adds_and_deletes(ops):
         ledger = update_counts(index, ledger)
         assert sum(tokens for _, tokens in ledger.values()) == full_recount(index)
         assert set(ledger) == set(index.ref_doc_ids())
+
+
+def test_counting_a_loaded_index_keeps_none_of_its_nodes_decoded(tmp_path):
+    import tracemalloc
+
+    from ragcore.chunking import SentenceSplitter
+
+    index = VectorStoreIndex([], embedder=FakeEmbedder(dim=8),
+                             splitter=SentenceSplitter(chunk_size=64, chunk_overlap=0))
+    sentence = "Owls hunt voles at night and sleep by day in old barns. "
+    index.insert(Document(text=sentence * 24000, doc_id="big"))  # about 5,000 nodes
+    index.persist(tmp_path / "ix")
+    loaded = VectorStoreIndex.load(tmp_path / "ix")
+    count_tokens("warm the tokenizer up")
+    tracemalloc.start()
+    try:
+        counts = update_counts(loaded, {})
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert counts["big"][1] == full_recount(loaded)
+    # a thousand nodes decoded at a time (4 MB), not all 5,000 kept (14 MB)
+    assert peak < 7_000_000, peak

@@ -254,7 +254,9 @@ class DocStore:
 
     # -- nodes -------------------------------------------------------------------------------
 
-    def get(self, node_id: str) -> Node:
+    def get(self, node_id: str, *, keep: bool = True) -> Node:
+        """A node by id; one decoded from disk is kept decoded unless ``keep`` is False (a
+        pass over many nodes, such as counting their tokens, then holds none of them)."""
         node = self._nodes.get(node_id)
         if node is not None:
             return node
@@ -274,7 +276,8 @@ class DocStore:
                     f"document {listed!r} but the node belongs to {node.ref_doc_id!r}; the "
                     "index is damaged: rebuild it from its documents"
                 )
-            self._nodes[node_id] = node
+            if keep:
+                self._nodes[node_id] = node
             return node
         raise StoreError(f"no node with id {node_id!r} in the index")
 

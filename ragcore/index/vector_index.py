@@ -264,9 +264,10 @@ class VectorStoreIndex:
         with self._lock:
             return self._state.docstore.get(node_id)
 
-    def get_nodes(self, node_ids: Iterable[str]) -> list[Node]:
+    def get_nodes(self, node_ids: Iterable[str], *, keep: bool = True) -> list[Node]:
+        """Nodes by id; ``keep=False`` leaves those read from disk undecoded in memory after."""
         with self._lock:
-            return [self._state.docstore.get(i) for i in node_ids]
+            return [self._state.docstore.get(i, keep=keep) for i in node_ids]
 
     def nodes_for_doc(self, doc_id: str) -> list[Node]:
         """A document's nodes in document order (empty if the document is not indexed)."""

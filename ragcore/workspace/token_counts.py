@@ -84,6 +84,6 @@ def count_document(index: Any, node_ids: list[str]) -> int:
 
     total = 0
     for start in range(0, len(node_ids), _NODES_AT_ONCE):
-        nodes = index.get_nodes(node_ids[start : start + _NODES_AT_ONCE])
+        nodes = index.get_nodes(node_ids[start : start + _NODES_AT_ONCE], keep=False)
         total += sum(count_tokens(node.text) for node in nodes)
     return total
