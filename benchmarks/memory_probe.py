@@ -1,12 +1,16 @@
-"""Peak memory of ingesting one big text file, measured in a fresh process (run by bench_memory).
+"""Peak memory of ingesting one big file, measured in a fresh process (run by bench_memory).
 
     python -m benchmarks.memory_probe SIZE_MB WORKDIR [--embedder packaged|fake]
+        [--kind text|wide|csv|eml]
 
-Writes WORKDIR/big.txt (the corpus' text files, ASCII only, repeated up to SIZE_MB megabytes:
-one byte per character, as in most big logs and dumps; a single emoji makes Python hold a text
-at four bytes per character), ingests it into a new workspace in WORKDIR and prints one JSON
-line: the peak resident memory of the whole process (VmHWM), of reading, and of the rest, the
-seconds, chunks and saves. ``fake`` embeds with the hash embedder (framework memory alone);
+Writes WORKDIR/big.<ext> of SIZE_MB megabytes (``inputs``): ``text`` the corpus' text files,
+ASCII only, repeated (one byte per character, as in most big logs and dumps); ``wide`` the same
+with an emoji ending every line (Python then holds the text at four bytes per character);
+``csv`` a table of rows; ``eml`` a short message with one attachment filling the size. It
+ingests it into a new workspace in WORKDIR, then asks the index's stats (which count its tokens),
+and prints one JSON line: the peak resident memory of the whole process (VmHWM), of reading, of
+the rest of the ingestion, and of the stats, the seconds, chunks and saves. ``fake`` embeds with
+the hash embedder (framework memory alone);
 ``--limit-seconds`` cancels the ingestion after that long (the packaged model on 2 cores needs
 hours for 200 MB: its peak is then that of reading, the model and the first batches).
 """
@@ -36,10 +40,20 @@ def reset_high_water() -> None:
         refs.write("5")
 
 
-def write_text(path: Path, size_mb: float) -> int:
+def corpus_text() -> bytes:
     files = sorted(p for p in corpus_dir().rglob("*") if p.suffix in (".txt", ".md", ".rst"))
-    text = "\n\n".join(p.read_text(errors="replace") for p in files).encode("ascii", "ignore")
-    size = int(size_mb * 1_000_000)
+    return "\n\n".join(p.read_text(errors="replace") for p in files).encode("ascii", "ignore")
+
+
+def write_text(path: Path, size_mb: float, *, wide: bool = False) -> int:
+    """The corpus' ASCII text repeated to ``size_mb`` MB (an emoji ending each line if wide)."""
+    text = corpus_text()
+    if wide:
+        text = text.replace(b"\n", "\U0001f989\n".encode())
+    return _repeat(path, text, int(size_mb * 1_000_000))
+
+
+def _repeat(path: Path, text: bytes, size: int) -> int:
     with open(path, "wb") as out:
         written = 0
         while written < size:
@@ -49,11 +63,65 @@ def write_text(path: Path, size_mb: float) -> int:
     return size
 
 
+def write_csv(path: Path, size_mb: float) -> int:
+    """A table: an id, a date, a city and a sentence of the corpus per row."""
+    sentences = [s.strip().replace('"', "'") for s in corpus_text().decode().split(".")
+                 if 20 < len(s.strip()) < 300][:5000]
+    rows = "".join(f'{i},2024-{i % 12 + 1:02d}-{i % 28 + 1:02d},City {i % 97},"{s}."\n'
+                   for i, s in enumerate(sentences))
+    header = b"id,date,city,note\n"
+    with open(path, "wb") as out:
+        out.write(header)
+    size = int(size_mb * 1_000_000)
+    with open(path, "ab") as out:
+        body = rows.encode()
+        written = len(header)
+        while written < size:
+            piece = body[: size - written]
+            piece = piece[: piece.rfind(b"\n") + 1] or piece
+            out.write(piece)
+            written += len(piece)
+    return size
+
+
+def write_eml(path: Path, size_mb: float) -> int:
+    """A short message with one base64 attachment making up the rest of ``size_mb`` MB."""
+    import base64
+
+    head = ("From: Ann <ann@example.org>\nTo: bob@example.org\nSubject: The survey photos\n"
+            "Date: Mon, 2 Mar 2026 10:00:00 +0000\nMIME-Version: 1.0\n"
+            'Content-Type: multipart/mixed; boundary="cut"\n\n--cut\n'
+            "Content-Type: text/plain; charset=utf-8\n\nThe photos of the owl survey are "
+            "attached.\n--cut\nContent-Type: application/zip\n"
+            'Content-Disposition: attachment; filename="photos.zip"\n'
+            "Content-Transfer-Encoding: base64\n\n").encode()
+    raw = int((size_mb * 1_000_000 - len(head) - 10) * 57 / 77)  # base64: 77 bytes per 57
+    line = base64.encodebytes(os.urandom(57 * 1024))
+    with open(path, "wb") as out:
+        out.write(head)
+        for _ in range(raw // (57 * 1024)):
+            out.write(line)
+        out.write(b"--cut--\n")
+    return path.stat().st_size
+
+
+INPUTS = {"text": ("big.txt", write_text), "wide": ("big.txt", write_text),
+          "csv": ("big.csv", write_csv), "eml": ("big.eml", write_eml)}
+
+
+def write_input(workdir: Path, kind: str, size_mb: float) -> tuple[Path, int]:
+    name, write = INPUTS[kind]
+    path = workdir / name
+    size = write(path, size_mb, wide=True) if kind == "wide" else write(path, size_mb)
+    return path, size
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("size_mb", type=float)
     parser.add_argument("workdir", type=Path)
     parser.add_argument("--embedder", choices=("packaged", "fake"), default="packaged")
+    parser.add_argument("--kind", choices=tuple(INPUTS), default="text")
     parser.add_argument("--model-only", action="store_true",
                         help="only embed 256 of the text's chunks: the model's own memory")
     parser.add_argument("--limit-seconds", type=float, default=0.0,
@@ -65,8 +133,8 @@ def main() -> None:
     from ragcore.workspace import ingest as ingest_module
 
     args.workdir.mkdir(parents=True, exist_ok=True)
-    source = args.workdir / "big.txt"
-    size = write_text(source, min(args.size_mb, 1) if args.model_only else args.size_mb)
+    source, size = write_input(args.workdir, "text" if args.model_only else args.kind,
+                               min(args.size_mb, 1) if args.model_only else args.size_mb)
     bare = high_water_mb()
     embedder = FakeEmbedder(dim=384) if args.embedder == "fake" else default_embedder()
     if args.model_only:  # the model's weights, runtime and working memory on real chunks
@@ -97,14 +165,20 @@ def main() -> None:
     def cancel() -> bool:
         return bool(limit) and time.perf_counter() - started > limit
 
-    report = Workspace(args.workdir / "ws", embedder=embedder).ingest("big", [source],
-                                                                       cancel=cancel)
+    workspace = Workspace(args.workdir / "ws", embedder=embedder)
+    report = workspace.ingest("big", [source], cancel=cancel)
     seconds = time.perf_counter() - started
     peaks["rest"] = high_water_mb()
+    reset_high_water()  # the stats after the job count the index's tokens
+    counted = time.perf_counter()
+    tokens = workspace.index_info("big").tokens
+    peaks["stats"] = high_water_mb()
+    stats_seconds = time.perf_counter() - counted
     print(json.dumps({
         "bytes": size, "bare_mb": bare, "baseline_mb": baseline, "read_mb": peaks.get("read", 0.0),
-        "rest_mb": peaks["rest"], "peak_mb": max(baseline, *peaks.values()),
-        "seconds": seconds, "chunks": sum(f.chunks or 0 for f in report.files),
+        "rest_mb": peaks["rest"], "stats_mb": peaks["stats"],
+        "peak_mb": max(baseline, *peaks.values()), "seconds": seconds,
+        "stats_seconds": stats_seconds, "tokens": tokens, "kind": args.kind, "chunks": sum(f.chunks or 0 for f in report.files),
         "saves": report.commits, "status": [f.status for f in report.files],
         "embedder": args.embedder, "pid": os.getpid(),
     }))
