@@ -12,7 +12,8 @@ from store_fakes import ParagraphSplitter, animal_docs
 
 from ragcore.index import VectorStoreIndex, checksums
 from ragcore.index.folder import current_data
-from ragcore.stores import SimpleVectorStore, segments
+from ragcore.errors import IndexFormatError
+from ragcore.stores import SimpleVectorStore, segments, simple
 from ragcore.stores.segments import plan_merges
 from ragcore.types import Document
 
@@ -162,3 +163,19 @@ def _embedder():
     from ragcore.embeddings import FakeEmbedder
 
     return FakeEmbedder()
+
+
+def test_a_segment_that_cannot_be_linked_fails_the_save_and_leaves_the_index(
+    tmp_path, monkeypatch
+):
+    path = tmp_path / "index"
+    index = VectorStoreIndex.from_documents(animal_docs()[:2], embedder=_embedder(),
+                                            splitter=ParagraphSplitter())
+    index.persist(path)
+    manifest = (path / "manifest.json").read_bytes()
+    monkeypatch.setattr(simple, "link_segment", lambda segment, folder: False)
+    index.insert(animal_docs()[2])
+    with pytest.raises(IndexFormatError, match="changed while the index was being saved"):
+        index.persist(path)
+    assert (path / "manifest.json").read_bytes() == manifest
+    assert len(VectorStoreIndex.load(path, embedder=_embedder())) == 4

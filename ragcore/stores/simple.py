@@ -350,8 +350,12 @@ class SimpleVectorStore:
             runs.append((len(sizes), len(sizes) + 1))
         merged = {i for a, b in runs for i in range(a, b)}
         for i, segment in enumerate(self._segments):
-            if i not in merged and link_segment(segment, folder):
-                segment.folder = segment_folder(folder, segment.name)  # the next save links it
+            if i in merged:
+                continue
+            if not link_segment(segment, folder):
+                raise IndexFormatError(f"{segment.folder}: the segment's files changed while "
+                                       "the index was being saved; save it again")
+            segment.folder = segment_folder(folder, segment.name)  # the next save links it
         starts = np.cumsum([0, *sizes, tail]).tolist()
         units, named = len(sizes) + (1 if tail else 0), list(self._segments)
         for a, b in reversed(runs):
