@@ -20,6 +20,7 @@ documents with file metadata and stable ids:
     epub.py        .epub, one document per chapter in reading order (ebooklib)
     rtf.py         .rtf text (striprtf)
     email_message.py  .eml headers, body (HTML via html_text) and attachment names
+    mime_scan.py   an .eml cut down as read: attachment bodies read past, never held
     zip_limits.py  zip-bomb and element-count limits shared by the zip-based formats
     html_text.py   .html .htm .xhtml visible text, ``title`` kept (BeautifulSoup)
     tables.py      .csv .tsv rows as "column: value" lines
