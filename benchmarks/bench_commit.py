@@ -8,8 +8,8 @@ again), so a format that rewrites the whole index shows its size here, and an ap
 the batch's. Run: ``python -m benchmarks.bench_commit [max_chunks]`` (default 200,000; up to 1M), or
 ``python -m benchmarks.bench_commit steady [max_chunks]`` to commit 2k chunks at a time all the
 way (merges included), reported per window of 10 commits. ``BENCH_DOC_CHUNKS`` sets the
-chunks per document (default 100): ``docs.json``, still rewritten by every commit, grows with
-the documents.
+chunks per document (default 100): what a commit still writes for every document is its node
+count (8 bytes, ``node_counts.npy``).
 """
 
 from __future__ import annotations

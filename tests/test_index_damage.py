@@ -79,10 +79,10 @@ def _rotate_node_runs(data: Path) -> None:
 
 
 def _shift_counts(data: Path) -> None:
-    docs = json.loads((data / "docs.json").read_text())
-    docs["node_counts"][0] -= 1
-    docs["node_counts"][1] += 1
-    (data / "docs.json").write_text(json.dumps(docs, ensure_ascii=False))
+    counts = np.load(data / "node_counts.npy")
+    counts[0] -= 1
+    counts[1] += 1
+    np.save(data / "node_counts.npy", counts)
 
 
 def _nan_row(data: Path) -> None:
@@ -148,11 +148,11 @@ DAMAGE = {
     "the same two ids swapped in both id files, rewritten": (
         _swap_both_id_files, True, _load_only, _ids_forged("node")),
     "node runs rotated, rewritten": (_rotate_node_runs, True, _doc_nodes,
-                                     r"docs\.json: lists node .* under document"),
+                                     r"node_counts\.npy: lists node .* under document"),
     "shifted per-document node counts": (_shift_counts, False, _load_only,
-                                         r"docs\.json: bytes 0-\d+ do not match the checksum"),
+                                         r"node_counts\.npy: bytes 0-\d+ do not match"),
     "shifted per-document node counts, rewritten": (
-        _shift_counts, True, _doc_nodes, r"docs\.json: lists node .* under document"),
+        _shift_counts, True, _doc_nodes, r"node_counts\.npy: lists node .* under document"),
     "emptied vector-metadata file": (_empty("vector_metadata.json"), False, _load_only,
                                      r"vector_metadata\.json: is 0 bytes but \d+ were written"),
     "emptied vector-metadata file, rewritten": (_empty("vector_metadata.json"), True,

@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 from store_fakes import ParagraphSplitter, animal_docs
 
@@ -93,12 +94,20 @@ def test_many_commits_merge_size_tiered_and_keep_the_index(tmp_path, monkeypatch
     _same_index(_load(path), again)
 
 
+def _as_before_segments(data: Path) -> None:
+    """Turn a fresh generation into what ragcore wrote before segments: docs.json holds the
+    documents' columns, node ids in node_ids.json order, no runs."""
+    docs = json.loads((data / "doc_records.json").read_text())
+    docs["node_counts"] = np.load(data / "node_counts.npy").tolist()
+    docs["loose"] = 0
+    (data / "docs.json").write_text(json.dumps(docs))
+    for name in ("node_runs.npy", "doc_runs.npy", "node_counts.npy", "doc_records.json"):
+        (data / name).unlink()
+
+
 def test_a_folder_saved_before_segments_loads_and_its_next_commit_links_it(index_path):
     data = current_data(index_path)
-    docs = json.loads((data / "docs.json").read_text())
-    del docs["segments"]
-    (data / "docs.json").write_text(json.dumps(docs))
-    (data / "node_runs.npy").unlink()
+    _as_before_segments(data)
     manifest = json.loads((index_path / "manifest.json").read_text())
     names = [n for n in checksums.tree_files(data) if n != "reading.lock"]
     manifest["files"] = checksums.record_files(data, names)
@@ -109,7 +118,29 @@ def test_a_folder_saved_before_segments_loads_and_its_next_commit_links_it(index
     index.insert(_doc(1))
     index.persist(index_path)
     assert os.stat(current_data(index_path) / "nodes.jsonl").st_ino == inode
+    assert (current_data(index_path) / "doc_records.json").exists()  # records written anew
     _same_index(_load(index_path), index)
+    assert _load(index_path).doc_info("cats.txt").metadata["topic"] == "pets"
+
+
+def test_a_commit_writes_only_the_records_of_documents_added_or_changed(index_path):
+    index = _load(index_path)
+    records = current_data(index_path) / "doc_records.json"
+    inode = os.stat(records).st_ino
+    index.insert(_doc(1))
+    index.persist(index_path)
+    data = current_data(index_path)
+    assert os.stat(data / "doc_records.json").st_ino == inode  # linked
+    added = json.loads((data / "docs-000001" / "doc_records.json").read_text())
+    assert added["doc_ids"] == ["n1.txt"]
+    index.set_document_info(Document(text="x" * 5, doc_id="n1.txt", metadata={"v": 2}))
+    index.persist(index_path)
+    data = current_data(index_path)
+    assert os.stat(data / "doc_records.json").st_ino == inode  # the others' stay linked
+    again = _load(index_path)
+    assert again.doc_info("n1.txt").metadata == {"v": 2} and again.doc_info("n1.txt").hash
+    assert again.doc_info("rust.md").metadata["topic"] == "programming"
+    _same_index(again, index)
 
 
 def test_ids_swapped_in_a_later_segment_are_caught(index_path):

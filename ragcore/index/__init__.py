@@ -7,6 +7,7 @@
     docstore.py      node records and per-document info, node records read lazily
     node_file.py     nodes.jsonl and its byte offsets, read through a memory map
     node_segments.py the docstore's segments of node files, linked forward and merged
+    doc_segments.py  the docstore's segments of document records, likewise
     refresh.py       which documents an upsert (re)indexes, and the input checks
     manifest.py      manifest.json: what an index folder records about itself
     folder.py        the index folder: open one whole generation, commit the next, revision

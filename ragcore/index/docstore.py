@@ -2,41 +2,47 @@
 
 The vector store holds vectors; this holds what the vectors stand for: every node (text,
 offsets, metadata, relationships) and every source document's content hash, metadata and node
-ids. On disk:
+ids. On disk, in segments (``node_segments``, ``doc_segments``: a save links the segments it
+keeps and writes only what was added or changed since):
 
-- ``nodes.jsonl``: one node record per line, document by document, then nodes with no document;
-- ``offsets.npy``: the byte offset of every line, plus the file size (int64);
-- ``node_crcs.npy``: the CRC-32 of every line, checked as the line is read (uint32);
-- ``node_ids.json``: the node ids in line order;
-- ``docs.json``: documents as columns (``doc_ids``, ``hashes``, ``node_counts``, ``characters``,
-  ``indexed_at``, ``metadata`` as JSON text per document) and ``loose``, the number of trailing
-  nodes without a document. Columns of scalars parse several times faster than one object per
-  document, and each document's metadata is decoded only when asked for.
+- ``nodes.jsonl``: one node record per line; ``offsets.npy``: the byte offset of every line,
+  plus the file size (int64); ``node_crcs.npy``: the CRC-32 of every line, checked as the line
+  is read (uint32); ``node_ids.json``: the node ids in line order (one set per node segment);
+- ``doc_records.json``: documents as columns (``doc_ids``, ``hashes``, ``characters``,
+  ``indexed_at``, ``metadata`` as JSON text per document; one per record segment). Columns of
+  scalars parse several times faster than one object per document, and each document's
+  metadata is decoded only when asked for;
+- ``docs.json``: the segments and ``loose``, the number of trailing nodes without a document;
+  ``node_runs.npy`` and ``doc_runs.npy``: which rows the docstore holds, in its order
+  (documents one by one, then nodes without one); ``node_counts.npy``: each document's nodes.
+  Folders written before segments keep the columns, with ``node_counts``, in ``docs.json``.
 
-Loading parses the two JSON files (to catch damage early) but builds the per-document entries
+Loading parses the JSON files (to catch damage early) but builds the per-document entries
 and the id maps on first use, and maps ``nodes.jsonl`` without reading it: a node is decoded from
-its line when first asked for. So opening a 100k-node index costs tens of milliseconds, and
-persisting copies the lines of untouched nodes as raw bytes. The file layout (the memory-mapped
-``NodeFile``, the offsets, the columns check) is in ``node_file``.
+its line when first asked for. So opening a 100k-node index costs tens of milliseconds. The file
+layout (the memory-mapped ``NodeFile``, the offsets, the columns check) is in ``node_file``.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from itertools import chain
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
+import numpy as np
+
 from ..disk import read_json, write_json, write_npy
 from ..errors import IndexFormatError, StoreError
 from ..stores.simple_persist import ids_mismatch
 from .checksums import damaged
 from .node_file import COLUMNS, NodeFile, Run, check_columns, write_node_file
+from .doc_segments import COUNTS, DocSegments, doc_records, first_records, read_documents
+from .doc_segments import RUNS as DOC_RUNS
 from .node_segments import (
-    RUNS, NodeSegments, as_runs, read_runs, read_segment, runs_ids, write_ids,
+    RUNS, NodeSegments, as_runs, listed_segments, read_runs, read_segment, runs_ids, write_ids,
 )
 from ..types import Node
 
@@ -109,6 +115,8 @@ class DocStore:
         self._nodes: dict[str, Node] = {}  # decoded or newly added nodes
         self._fresh: set[str] = set()  # ids added since load: their records are not on disk
         self._disk: NodeSegments | None = None  # the segments read or last saved
+        self._docs_disk: DocSegments | None = None  # and those of the document records
+        self._dirty: set[str] = set()  # documents whose records changed since
         self._count = 0
 
     def __len__(self) -> int:
@@ -191,6 +199,7 @@ class DocStore:
         docs[info.doc_id] = _Entry(
             info.hash, dict(info.metadata), [], info.characters, info.indexed_at or utc_now()
         )
+        self._dirty.add(info.doc_id)
 
     def add_nodes(self, nodes: Sequence[Node]) -> None:
         """Record nodes; each joins its document's node list (the document is created if new)."""
@@ -208,6 +217,7 @@ class DocStore:
                 entry.node_ids.append(node.node_id)
                 if entry.hash is None:
                     entry.characters += len(node.text)
+                    self._dirty.add(doc_id)
             members[node.node_id] = doc_id
             self._nodes[node.node_id] = node
             self._fresh.add(node.node_id)
@@ -221,6 +231,7 @@ class DocStore:
         if entry is None:
             raise StoreError(f"no document {doc_id!r} in the index: add it first")
         entry.hash, entry.meta, entry.characters = hash, metadata, characters
+        self._dirty.add(doc_id)
 
     def remove_doc(self, doc_id: str) -> list[str]:
         """Forget a document and its nodes; returns the removed node ids."""
@@ -271,8 +282,9 @@ class DocStore:
                               f"{node.node_id!r}")
             listed = node.ref_doc_id if self._members is None else self._members[node_id]
             if node.ref_doc_id != listed:
+                counts = COUNTS if self._docs_disk else "docs.json"  # or a folder before them
                 raise IndexFormatError(
-                    f"{disk.folder / 'docs.json'}: lists node {node_id!r} under "  # type: ignore
+                    f"{disk.folder / counts}: lists node {node_id!r} under "  # type: ignore
                     f"document {listed!r} but the node belongs to {node.ref_doc_id!r}; the "
                     "index is damaged: rebuild it from its documents"
                 )
@@ -329,21 +341,26 @@ class DocStore:
             file = NodeFile(folder / "nodes.jsonl", offsets, node_ids, crcs)
             disk = NodeSegments(folder, [segment], [file], node_ids, as_runs(range(len(node_ids))))
         write_npy(folder / RUNS, disk.runs)
-        columns = {
-            "doc_ids": list(docs),
-            "hashes": [e.hash for e in docs.values()],
-            "node_counts": [len(e.node_ids) for e in docs.values()],
-            "characters": [e.characters for e in docs.values()],
-            "indexed_at": [e.indexed_at for e in docs.values()],
-            "metadata": [e.metadata_text() for e in docs.values()],
-            "loose": len(self._loose),
+        doc_ids = list(docs)
+        if self._docs_disk is not None and self._docs_disk.linkable():
+            docs_disk = self._docs_disk.save(folder, doc_ids, self._dirty, self._doc_records)
+        else:
+            docs_disk = first_records(folder, self._doc_records(doc_ids))
+        write_npy(folder / DOC_RUNS, docs_disk.runs)
+        write_npy(folder / COUNTS, np.array([len(e.node_ids) for e in docs.values()], np.int64))
+        write_json(folder / "docs.json", {
             "segments": [{"name": s.name, "rows": s.rows} for s in disk.segments],
-        }
-        write_json(folder / "docs.json", columns)
+            "doc_segments": [{"name": s.name, "rows": s.rows} for s in docs_disk.segments],
+            "loose": len(self._loose),
+        })
         # From now on read nodes from the files just written: records added leave memory.
-        self._disk, self._file_ids = disk, node_ids
+        self._disk, self._docs_disk, self._file_ids = disk, docs_disk, node_ids
+        self._dirty.clear()
         self._fresh.clear()
         self._nodes.clear()
+
+    def _doc_records(self, doc_ids: list[str]) -> dict[str, list[Any]]:
+        return doc_records(doc_ids, [self._docs()[d] for d in doc_ids])
 
     def id_digests(self) -> dict[str, str]:
         """The digest of each segment's node_ids.json, by file (``bindings``)."""
@@ -363,10 +380,12 @@ class DocStore:
         on first use."""
         docs_path = folder / "docs.json"
         store = cls()
-        store._columns = columns = check_columns(docs_path, read_json(docs_path))
-        listed = columns.get("segments")
+        data = read_json(docs_path)
+        columns, store._docs_disk = read_documents(folder, data)
+        store._columns = columns = check_columns(docs_path, columns)
+        listed = data.get("segments")
         segments, files = [], []
-        for name, rows in _listed_segments(docs_path, listed):
+        for name, rows in listed_segments(docs_path, listed, "nodes"):
             segment, file = read_segment(folder, name, rows)
             segments.append(segment)
             files.append(file)
@@ -381,21 +400,6 @@ class DocStore:
                                    f"but the manifest says {expected_nodes}")
         store._count, store._disk = count, disk
         return store
-
-
-def _listed_segments(path: Path, listed: Any) -> list[tuple[str, int | None]]:
-    """(name, rows) of the segments docs.json lists (a folder written before segments: one
-    segment in the folder itself)."""
-    if listed is None:
-        return [("", None)]
-    if not isinstance(listed, list) or not all(
-        isinstance(s, dict) and type(s.get("rows")) is int and s["rows"] >= 0
-        and isinstance(s.get("name"), str) and re.fullmatch(r"|nodes-\d{6,}", s["name"])
-        for s in listed
-    ):
-        raise IndexFormatError(f"{path}: 'segments' is not a list of segment names and row "
-                               "counts; the index is damaged: rebuild it")
-    return [(s["name"], s["rows"]) for s in listed]
 
 
 def _entries_from_columns(

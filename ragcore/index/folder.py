@@ -3,12 +3,13 @@
 An index folder holds ``manifest.json`` (``manifest``: format, revision, model, store, splitter,
 counts, dates, and which generation folder holds the files, with their checksums) and generation
 folders (``generations``: layout, locks, garbage collection). A generation holds the document
-store's files (``docs.json``, ``node_runs.npy`` and segments of ``nodes.jsonl``, ``offsets.npy``,
-``node_crcs.npy``, ``node_ids.json``, the first beside ``docs.json`` and later ones in
-``nodes-NNNNNN/`` folders: ``node_segments``) and, for a store whose rows live in the folder,
-the store's files (for ``SimpleVectorStore``: ``store.json``, a deletion bitmap, and segments of
-``vectors.npy``, ``vector_ids.json``, ``vector_metadata.json``, ``vector_doc_ids.json``, the first
-beside ``store.json`` and later ones in ``vectors-NNNNNN/`` folders); a store whose rows live in a
+store's files (``docs.json``, the runs and counts that order its rows, segments of ``nodes.jsonl``,
+``offsets.npy``, ``node_crcs.npy``, ``node_ids.json`` and of ``doc_records.json``, the first beside
+``docs.json`` and later ones in ``nodes-NNNNNN/`` and ``docs-NNNNNN/`` folders: ``node_segments``,
+``doc_segments``) and, for a store whose rows live in the folder, the store's files (for
+``SimpleVectorStore``: ``store.json``, a deletion bitmap, and segments of ``vectors.npy``,
+``vector_ids.json``, ``vector_metadata.json``, ``vector_doc_ids.json``, the first beside
+``store.json`` and later ones in ``vectors-NNNNNN/`` folders); a store whose rows live in a
 database writes a small file or nothing. Files a generation keeps from the one before are hard
 links to it, which cost no bytes, and their checksums are carried over unread.
 ``open_index_folder`` reopens the store the manifest names through ``ragcore.stores.registry``, so

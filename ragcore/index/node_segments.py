@@ -16,6 +16,7 @@ only reads and lays out the segments.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Callable
 
@@ -52,6 +53,21 @@ def read_segment(folder: Path, name: str, rows: int | None) -> tuple[Segment, No
     segment = Segment(name, where, len(ids), {"node_ids.json": ids_digest(ids)},
                       stamp(where, NODE_FILES))
     return segment, NodeFile(nodes_path, offsets, ids, crcs)
+
+
+def listed_segments(path: Path, listed: Any, prefix: str) -> list[tuple[str, int | None]]:
+    """(name, rows) of the segments docs.json lists under a key (None, in a folder written
+    before segments: one segment in the folder itself)."""
+    if listed is None:
+        return [("", None)]
+    if not isinstance(listed, list) or not all(
+        isinstance(s, dict) and type(s.get("rows")) is int and s["rows"] >= 0
+        and isinstance(s.get("name"), str) and re.fullmatch(rf"|{prefix}-\d{{6,}}", s["name"])
+        for s in listed
+    ):
+        raise IndexFormatError(f"{path}: the list of {prefix} segments is not segment names "
+                               "and row counts; the index is damaged: rebuild it")
+    return [(s["name"], s["rows"]) for s in listed]
 
 
 def write_ids(folder: Path, name: str, ids: list[str]) -> Segment:

@@ -31,7 +31,7 @@ FACTOR = 10  # segments of one tier that trigger a merge
 MAX_SEGMENTS = 48  # beyond this, the two smallest neighbours merge whatever their tiers
 EXPUNGE = 0.0  # a segment with more than this share of its rows deleted is rewritten
 SEGMENT_FILES = ("vectors.npy", "vector_ids.json", "vector_metadata.json", "vector_doc_ids.json")
-_NAME = re.compile(r"(?:vectors|nodes)-(\d{6,})")
+_NAME = re.compile(r"(?:vectors|nodes|docs)-(\d{6,})")
 
 
 @dataclass(slots=True)
