@@ -50,6 +50,16 @@ def test_the_previous_thread_counts_come_back_after_a_query():
     assert _blas_threads() == before
 
 
+def test_thread_pools_loaded_after_the_first_query_are_held_too():
+    _store().query(np.ones(8, np.float32), top_k=3)  # the pools known so far
+    import scipy.linalg  # noqa: F401  (its own OpenBLAS)
+    import torch  # noqa: F401  (its own OpenMP)
+
+    store = _store()
+    store.query(np.ones(8, np.float32), top_k=3)
+    assert store.seen[-1] == [QUERY_THREADS] * len(store.seen[-1])
+
+
 def test_once_faiss_brought_openmp_its_threads_are_held_too(tmp_path):
     store = _store(400, AnnSettings(min_rows=100))
     store.persist(tmp_path / "store")  # a saved segment over min_rows: faiss is loaded for it

@@ -16,6 +16,7 @@ it, the last to leave restores it.
 
 from __future__ import annotations
 
+import sys
 import threading
 from contextlib import contextmanager
 from typing import Any, Iterator
@@ -52,9 +53,11 @@ def refresh_libraries() -> None:
 
 
 def _controller() -> Any:
-    # Finding the loaded thread pools walks the process's shared libraries (about 1 ms): once.
-    if _state["controller"] is None:
+    # Finding the loaded thread pools walks the process's shared libraries (about 1 ms): again
+    # only when modules were imported since (scipy, torch or onnxruntime bring pools of their own).
+    if _state["controller"] is None or _state.get("modules") != len(sys.modules):
         from threadpoolctl import ThreadpoolController
 
         _state["controller"] = ThreadpoolController()
+        _state["modules"] = len(sys.modules)
     return _state["controller"]
