@@ -26,6 +26,8 @@ class _Recording(SimpleVectorStore):
 
 def _store(rows: int = 50, ann: AnnSettings | None = None) -> _Recording:
     store = _Recording(ann=ann)
+    if store._ann is not None:
+        store._ann.background = False
     store.seen = []
     vectors = np.random.default_rng(0).standard_normal((rows, 8), dtype=np.float32)
     store.add([f"n{i}" for i in range(rows)], vectors, [{"even": i % 2 == 0} for i in range(rows)])

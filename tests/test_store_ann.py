@@ -3,11 +3,14 @@ below the threshold, deletes and filters respected, settings in the index manife
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
 from ragcore.errors import ConfigError
 from ragcore.stores import SimpleVectorStore
+from ragcore.stores import ann
 from ragcore.stores.ann import AnnSettings
 from ragcore.stores.registry import open_simple_store
 from ragcore.testing.clustered import clustered_vectors
@@ -29,6 +32,8 @@ def queries() -> np.ndarray:
 def _store(vectors, tmp_path, settings: AnnSettings | None, metric: str = "cosine"
            ) -> SimpleVectorStore:
     store = SimpleVectorStore(ann=settings, metric=metric)
+    if store._ann is not None:
+        store._ann.background = False  # built at the first query: these tests search with it
     ids = [f"n{i}" for i in range(len(vectors))]
     store.add(ids, vectors, [{"team": "red" if i % 3 else "blue"} for i in range(len(ids))])
     store.persist(tmp_path / "store")  # saved: a segment, which ANN indexes
@@ -108,3 +113,27 @@ def test_a_rewritten_segment_gets_a_new_index_and_the_old_one_is_dropped(
     again = [i for i, _ in store.query(queries[0], top_k=10)]
     assert not set(again) & set(nearest)
     assert store._ann.indexed_rows() == ROWS - 10  # only the live segment's index is kept
+
+
+def test_the_first_query_does_not_wait_for_the_index_it_starts_building(
+        vectors, queries, tmp_path, monkeypatch):
+    release = threading.Event()
+    build = ann.build_ivf
+
+    def slow_build(*args):
+        release.wait(timeout=10)  # the build takes seconds on a real index
+        return build(*args)
+
+    monkeypatch.setattr(ann, "build_ivf", slow_build)
+    store = SimpleVectorStore(ann=SMALL)
+    store.add([f"n{i}" for i in range(len(vectors))], vectors)
+    store.persist(tmp_path / "store")
+    exact = SimpleVectorStore(ann=None)
+    exact.add(store.ids(), vectors)
+    first = store.query(queries[0], top_k=10)  # searched exactly while the index is built
+    assert store._ann.indexed_rows() == 0
+    assert first == exact.query(queries[0], top_k=10)
+    release.set()
+    store._ann.wait()
+    assert store._ann.indexed_rows() == ROWS
+    assert _recall(store, exact, queries) >= 0.98
