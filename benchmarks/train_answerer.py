@@ -13,8 +13,12 @@ the models learn from the passages a user's question really brings.
 - Answer model (logistic regression, L2): positive when the passages given hold a gold answer,
   negative for SQuAD's unanswerable questions, for questions whose passages lack every gold
   answer, and for off-topic questions (a third of the questions, each given the passages of a
-  question about another article: what a user asks of documents that do not cover it). Its threshold is set on the training questions so that at most ``FALSE_NOT_FOUND``
-  of the positives fall under it.
+  question about another article: what a user asks of documents that do not cover it), and
+  near misses (every third answerable question with a number or name changed to one its
+  passages do not hold, as SQuAD 2.0's unanswerable questions were written). Its threshold is
+  set on the training questions so that at most ``FALSE_NOT_FOUND`` of the positives fall
+  under it. Near misses teach the semantic variant only: the lexical one, reading words
+  alone, learned from them to accept questions most of whose words no passage holds.
 
     python -m benchmarks.train_answerer            # ~10 min on 2 cores, first run embeds
 """
@@ -44,6 +48,9 @@ L2_SPAN = 1.0
 L2_FOUND = 1.0
 FALSE_NOT_FOUND = 0.04
 OFF_TOPIC_SEED, OFF_TOPIC_POOL = 19, 300
+NEAR_MISS_SEED = 20
+_NUMBER = re.compile(r"\b\d{2,4}\b")
+_NAME = re.compile(r"\b[A-Z][a-z]{2,}\b")
 SOURCE = ("SQuAD 2.0 training split (Rajpurkar, Jia & Liang 2018, CC BY-SA 4.0), training "
           "articles of benchmarks/answers/squad/train.json")
 
@@ -103,6 +110,47 @@ def off_topic(rows: list[dict]) -> list[dict]:
     return out
 
 
+def near_misses(rows: list[dict]) -> list[dict]:
+    """Questions the passages almost answer, as SQuAD 2.0's unanswerable ones are made: every
+    third answerable question with one of its numbers or names changed to one the passages do
+    not hold ("... hacked in November 2004?" of a passage on November 2014, "... in
+    Australia?" of one on Austria), given the passages of the question as asked."""
+    rng = random.Random(NEAR_MISS_SEED)
+    names = sorted({w for r in rows for w in _NAME.findall(r["question"])[1:]})
+    out = []
+    for row in rows[::3]:
+        if row["impossible"]:
+            continue
+        changed = _changed(row, names, rng)
+        if changed:
+            out.append({**row, "question": changed, "asked": changed, "impossible": True,
+                        "id": f"{row['id']}-near-miss"})
+    return out
+
+
+def _changed(row: dict, names: list[str], rng: random.Random) -> str | None:
+    """``row``'s question with a number or a name its passages do not hold, or None."""
+    question, context = row["question"], row["context"]
+    numbers = [m for m in _NUMBER.finditer(question)]
+    if numbers:
+        m = rng.choice(numbers)
+        for _ in range(10):
+            digits = list(m.group())
+            k = rng.randrange(len(digits))
+            digits[k] = rng.choice([d for d in "0123456789" if d != digits[k]])
+            new = "".join(digits)
+            if new[0] != "0" and new not in context:
+                return question[: m.start()] + new + question[m.end():]
+    own = [m for m in _NAME.finditer(question) if m.start() > 0]
+    if own and names:
+        m = rng.choice(own)
+        for _ in range(10):
+            new = rng.choice(names)
+            if new not in context and new.lower() not in question.lower():
+                return question[: m.start()] + new + question[m.end():]
+    return None
+
+
 def vocabulary(feature_dicts) -> dict[str, int]:
     counts = Counter(name for f in feature_dicts for name in f)
     return {name: k for k, name in enumerate(sorted(n for n, c in counts.items()
@@ -145,7 +193,9 @@ def train_spans(span_sets) -> dict[str, float]:
 
 
 def train_found(answer_sets, span_weights) -> dict:
-    """Logistic regression on whether the passages answer, and its calibrated threshold."""
+    """Logistic regression on whether the passages answer, and its calibrated threshold. The
+    weights of what the passages leave out of the question (``missing_*``) are kept at or
+    under 0: more of the question unmentioned never makes an answer likelier."""
     from ragcore.llms.extractive_model import answer_features, best_phrase
 
     feats, labels = [], []
@@ -162,7 +212,8 @@ def train_found(answer_sets, span_weights) -> dict:
         value = -np.sum(y * np.log(p + 1e-12) + (1 - y) * np.log(1 - p + 1e-12))
         return value + L2_FOUND * w @ w, x.T @ (p - y) + 2 * L2_FOUND * w
 
-    w = minimize(loss, np.zeros(len(vocab)), jac=True, method="L-BFGS-B").x
+    bounds = [(None, 0.0) if name.startswith("missing_") else (None, None) for name in vocab]
+    w = minimize(loss, np.zeros(len(vocab)), jac=True, method="L-BFGS-B", bounds=bounds).x
     p = 1 / (1 + np.exp(-np.clip(x @ w, -30, 30)))
     threshold = float(np.quantile(p[y == 1], FALSE_NOT_FOUND))
     abstains = float(np.mean(p[y == 0] < threshold)) if (y == 0).any() else 0.0
@@ -180,12 +231,13 @@ def main() -> int:
     articles = json.loads(TRAIN_FILE.read_text(encoding="utf-8"))["data"]
     embedder = CachedEmbedder(default_embedder(), CACHE_DIR / "answerer-vectors.npy")
     rows = build_contexts(articles, embedder, name="squad-train")
+    near = near_misses(rows)
     rows += off_topic(rows)
-    print(f"{len(rows)} training questions, off-topic ones included "
-          f"({time.perf_counter() - started:.0f} s)")
+    print(f"{len(rows)} training questions, off-topic ones included, and {len(near)} near "
+          f"misses ({time.perf_counter() - started:.0f} s)")
     out = {"source": SOURCE, "trained_with": embedder.model_name, "span": {}, "found": {}}
     for which in ("semantic", "lexical"):
-        span_sets, answer_sets = examples(rows, embedder, which)
+        span_sets, answer_sets = examples(rows + near * (which == "semantic"), embedder, which)
         embedder.save()
         print(f"{which}: {len(span_sets)} questions with a gold phrase among "
               f"{len(answer_sets)} ({time.perf_counter() - started:.0f} s)")

@@ -11,7 +11,9 @@ from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.llms.extractive_answer import (
     answer, answer_score, not_found_threshold, short_answer_of,
 )
-from ragcore.llms.extractive_model import WEIGHTS_FILE, load_weights, variant
+from ragcore.llms.extractive_model import WEIGHTS_FILE, load_weights, read, variant
+from ragcore.llms.extractive_rank import Scorer
+from ragcore.llms.extractive_text import candidates
 from ragcore.llms.extractive_question import asks_one_thing
 from ragcore.llms.extractive_span import answer_type, shape, spans, tokens
 
@@ -80,6 +82,15 @@ def test_whether_one_phrase_can_answer_the_question(question, one):
 def test_a_lead_in_clause_does_not_stop_a_short_answer():
     reply = answer(PASSAGE, "In 1888, where did Holmes live?", limit=3)
     assert short_answer_of(reply) == "Baker Street", reply
+
+
+@pytest.mark.parametrize("pep, missing", [("8", 0.0), ("9", 1.0)])
+def test_a_name_of_the_file_counts_as_mentioned_but_a_changed_number_does_not(pep, missing):
+    context = ("file_name: pep-0008.rst\n\nUse 4 spaces per indentation level. "
+               "Continuation lines should align wrapped elements.")
+    scorer = Scorer(candidates(context), None)
+    question = f"How many spaces per indentation level does PEP {pep} recommend?"
+    assert read(scorer, question, scorer.scores(question)).missing["missing_names"] == missing
 
 
 def test_the_weights_are_data_with_their_source_written_down():

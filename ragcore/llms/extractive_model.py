@@ -216,27 +216,37 @@ def read(scorer: Any, question: str, scores: Sequence[float]) -> Reading:
     seen = Counter(t for c in cands for t in set(terms(c.text)))
     spread = {t: n / len(cands) for t, n in seen.items()}
     rows = phrase_table(question, texts, shared, asked, rarity, topics, spread) if kind else []
-    missing = _missing(question, asked, rarity, [c.text for c in cands],
-                       cands[order[0]].text if order else "")
+    missing = _missing(question, asked, rarity, cands, cands[order[0]] if order else None)
     return Reading(kind, order, rows, shared[0] if shared else {}, scorer.share(question),
                    missing)
 
 
 def _missing(question: str, asked: dict[str, float], rarity: dict[str, float],
-             texts: list[str], best: str) -> dict[str, float]:
+             cands: Sequence[Any], best: Any) -> dict[str, float]:
     """How much of the question the passages, and the best sentence, do not mention: what a
-    question they cannot answer usually asks ("... in 1990?" of a passage about 1980)."""
-    present = {t for text in texts for t in terms(text)}
-    near = set(terms(best))
+    question they cannot answer usually asks ("... in 1990?" of a passage about 1980). The
+    words of a sentence's title and file name count as mentioned ("PEP 8" of pep-0008.rst)."""
+    present = {t for c in cands for t in _mentioned(c)}
+    near = _mentioned(best) if best is not None else set()
     out: dict[str, float] = {}
     for name, bag in (("passages", present), ("best", near)):
         absent = [t for t in asked if t not in bag]
         out[f"missing_{name}_share"] = sum(asked[t] for t in absent)
         out[f"missing_{name}_rarest"] = max((rarity.get(t, 1.0) for t in absent), default=0.0)
     names = [t for t in tokens(question)[1:] if t.text[:1].isupper() or t.text[:1].isdigit()]
-    unseen = [t for t in names if not set(terms(t.text)) <= present]
+    unseen = [t for t in names if not {_number(w) for w in terms(t.text)} <= present]
     out["missing_names"] = float(len(unseen))
     return out
+
+
+def _mentioned(cand: Any) -> set[str]:
+    """The stems of a candidate sentence and of its title and file name (numbers without
+    leading zeros: "0008" is "8")."""
+    return {_number(t) for t in (*terms(cand.text), *terms(cand.topic))}
+
+
+def _number(term: str) -> str:
+    return term.lstrip("0") or term if term.isdigit() else term
 
 
 def assess(scorer: Any, question: str, scores: Sequence[float]) -> Assessment:
