@@ -93,6 +93,13 @@ def test_a_name_of_the_file_counts_as_mentioned_but_a_changed_number_does_not(pe
     assert read(scorer, question, scorer.scores(question)).missing["missing_names"] == missing
 
 
+def test_the_words_of_a_heading_above_a_sentence_count_as_mentioned():
+    context = "# The Zen of Python\n\nBeautiful is better than ugly. Explicit beats implicit."
+    scorer = Scorer(candidates(context), None)
+    question = "What are the first aphorisms of the Zen of Python?"
+    assert read(scorer, question, scorer.scores(question)).missing["missing_names"] == 0.0
+
+
 def test_the_weights_are_data_with_their_source_written_down():
     weights = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))
     assert "SQuAD 2.0 training split" in weights["source"]

@@ -225,7 +225,8 @@ def _missing(question: str, asked: dict[str, float], rarity: dict[str, float],
              cands: Sequence[Any], best: Any) -> dict[str, float]:
     """How much of the question the passages, and the best sentence, do not mention: what a
     question they cannot answer usually asks ("... in 1990?" of a passage about 1980). The
-    words of a sentence's title and file name count as mentioned ("PEP 8" of pep-0008.rst)."""
+    words of a sentence's headings, title and file name count as mentioned ("PEP 8" of
+    pep-0008.rst, "the Zen of Python" under that title)."""
     present = {t for c in cands for t in _mentioned(c)}
     near = _mentioned(best) if best is not None else set()
     out: dict[str, float] = {}
@@ -240,9 +241,10 @@ def _missing(question: str, asked: dict[str, float], rarity: dict[str, float],
 
 
 def _mentioned(cand: Any) -> set[str]:
-    """The stems of a candidate sentence and of its title and file name (numbers without
-    leading zeros: "0008" is "8")."""
-    return {_number(t) for t in (*terms(cand.text), *terms(cand.topic))}
+    """The stems of a candidate sentence, of the headings above it and of its title and file
+    name (numbers without leading zeros: "0008" is "8")."""
+    around = f"{cand.topic} {cand.heading} {cand.section}"
+    return {_number(t) for t in (*terms(cand.text), *terms(around))}
 
 
 def _number(term: str) -> str:
