@@ -242,3 +242,18 @@ def test_a_file_going_on_after_a_saved_batch_shows_embedding_not_writing(tmp_pat
     assert "embedding" in JobJournal(ws.root / "jobs").load(job.id).status()
     embedder.gate.set()
     assert runner.wait(job.id, WAIT).state == "done"
+
+
+def test_a_job_id_reads_the_clock_once(monkeypatch):
+    """Seconds and nanoseconds of one moment: read apart, an id made at a second's end could
+    sort before the ids made earlier in that second (a job ahead of another looked behind it)."""
+    import time
+
+    from ragcore.workspace.jobs import new_job_id
+
+    readings = iter([1_700_000_000_999_999_999, 1_700_000_001_000_000_100])
+    monkeypatch.setattr(time, "time_ns", lambda: next(readings))
+    monkeypatch.setattr(time, "time", lambda: 1_700_000_001.0000001)
+    first, second = new_job_id(), new_job_id()
+    assert first < second
+    assert first.split("-")[1] == time.strftime("%H%M%S", time.localtime(1_700_000_000))

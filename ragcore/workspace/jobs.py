@@ -156,7 +156,9 @@ class Job:
 
 def new_job_id() -> str:
     """Sortable by creation time: '20261122-130501-123456789-1a2b'."""
-    return (time.strftime("%Y%m%d-%H%M%S-") + f"{time.time_ns() % 10**9:09d}-"
+    now = time.time_ns()  # one reading: seconds and nanoseconds of the same moment
+    seconds, nanos = divmod(now, 10**9)
+    return (time.strftime("%Y%m%d-%H%M%S-", time.localtime(seconds)) + f"{nanos:09d}-"
             + uuid.uuid4().hex[:4])
 
 
