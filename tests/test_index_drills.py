@@ -78,6 +78,18 @@ def test_readers_never_see_a_failed_or_mixed_load_while_a_writer_republishes(ind
     assert _left_over(index_path) == []
 
 
+def _kill_while_writing(role: str, index_path, after: float, kill: int) -> None:
+    """Start a ``role`` drill writer and SIGKILL it ``after`` seconds into its writing."""
+    writer = _start(role, index_path, 0)
+    assert writer.stdout.readline().strip() == "ready", writer.stderr.read()
+    try:
+        writer.wait(timeout=after)
+    except subprocess.TimeoutExpired:
+        os.kill(writer.pid, signal.SIGKILL)
+    writer.communicate(timeout=60)
+    assert writer.returncode == -signal.SIGKILL, f"kill {kill}: the writer ended by itself"
+
+
 @pytest.mark.slow
 def test_a_writer_killed_at_any_moment_leaves_the_old_or_new_index_and_no_debris(index_path):
     expected = index_drill.expected_vectors()
@@ -85,14 +97,7 @@ def test_a_writer_killed_at_any_moment_leaves_the_old_or_new_index_and_no_debris
     outcomes = {"A": 0, "B": 0}
     debris_seen = 0
     for kill in range(KILLS):
-        writer = _start("writer", index_path, 0)
-        assert writer.stdout.readline().strip() == "ready", writer.stderr.read()
-        try:
-            writer.wait(timeout=rng.uniform(0.0, 0.5))
-        except subprocess.TimeoutExpired:
-            os.kill(writer.pid, signal.SIGKILL)
-        writer.communicate(timeout=60)
-        assert writer.returncode == -signal.SIGKILL, f"kill {kill}: the writer ended by itself"
+        _kill_while_writing("writer", index_path, rng.uniform(0.0, 0.5), kill)
         debris_seen += bool(_left_over(index_path))
         outcomes[index_drill.check_load(index_path, expected)] += 1  # never mixed, never fails
         assert _left_over(index_path) == [], f"kill {kill}: debris after the next load"
@@ -106,14 +111,7 @@ def test_a_writer_killed_while_appending_and_merging_leaves_one_commit_whole(ind
     rng = random.Random(int(os.environ.get("RAGCORE_DRILL_SEED", "10")))
     commits = []
     for kill in range(max(KILLS // 2, 4)):
-        writer = _start("appender", index_path, 0)
-        assert writer.stdout.readline().strip() == "ready", writer.stderr.read()
-        try:
-            writer.wait(timeout=rng.uniform(0.0, 1.5))
-        except subprocess.TimeoutExpired:
-            os.kill(writer.pid, signal.SIGKILL)
-        writer.communicate(timeout=60)
-        assert writer.returncode == -signal.SIGKILL, f"kill {kill}: the writer ended by itself"
+        _kill_while_writing("appender", index_path, rng.uniform(0.0, 1.5), kill)
         commits.append(index_drill.check_appended(index_path))  # raises unless one commit whole
         assert _left_over(index_path) == [], f"kill {kill}: debris after the next load"
     sys.stderr.write(f"append kills: the index was at commits {commits}\n")
