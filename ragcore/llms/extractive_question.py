@@ -103,10 +103,15 @@ def _joins_two_asks(clause: str) -> bool:
     left = tokens.index("and")
     if left + 1 < len(tokens) and tokens[left + 1] in _SKIP_AFTER_AND - {"a", "an", "the"}:
         return True
-    while left > 0 and terms(tokens[left - 1]):
-        left -= 1
-    before = [t for t in tokens[:left] if t not in ("the", "a", "an")]
+    before = [t for t in tokens[:_run_start(tokens, left)] if t not in ("the", "a", "an")]
     return bool(before) and re.fullmatch(_AUX, before[-1]) is not None
+
+
+def _run_start(tokens: list[str], at: int) -> int:
+    """Where the run of content words ending just before ``tokens[at]`` begins."""
+    while at > 0 and terms(tokens[at - 1]):
+        at -= 1
+    return at
 
 
 def without_source_words(question: str) -> str:
@@ -132,9 +137,7 @@ def _split_conjunction(clause: str) -> list[str]:
     if "and" not in lowered:
         return [clause]
     at = lowered.index("and")
-    left = at
-    while left > 0 and terms(tokens[left - 1]):
-        left -= 1
+    left = _run_start(tokens, at)
     if left == at:
         return [clause]
     start = at + 1
