@@ -176,7 +176,7 @@ class AnnSearch:
             logger.exception("approximate index of a %d-row segment not built", len(part))
             return
         with self._lock:
-            if id(part) in self._building:
+            if self._building.pop(id(part), None) is not None:  # not forgotten meanwhile
                 self._indexes[id(part)] = (part, index)
 
     def _forget(self, keep: list[int]) -> None:
