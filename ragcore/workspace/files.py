@@ -6,6 +6,7 @@ is, that a path stays inside its root, and that a half-written file never replac
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import os
@@ -111,7 +112,9 @@ def write_bytes_atomic(path: Path, data: bytes, *, private: bool = False) -> Non
     ``private`` makes the file readable by its owner only, from its first byte on.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".tmp", dir=path.parent)
+    _remove_orphans(path)
+    fd, tmp = tempfile.mkstemp(prefix=_temporary_prefix(path) + f"{os.getpid()}.",
+                               suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, 0o600 if private else 0o644)
         with os.fdopen(fd, "wb") as handle:
@@ -122,6 +125,32 @@ def write_bytes_atomic(path: Path, data: bytes, *, private: bool = False) -> Non
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _temporary_prefix(path: Path) -> str:
+    return f".{path.name[:40]}."
+
+
+def _remove_orphans(path: Path) -> None:
+    """Remove the temporary files of earlier writers of ``path`` whose process is gone (a
+    writer killed between creating its temporary file and the rename leaves one behind).
+    Temporary names are ``.<name>.<pid>.<random>.tmp``; a live pid's file is left alone."""
+    prefix = _temporary_prefix(path)
+    for tmp in path.parent.glob(glob.escape(prefix) + "*.tmp"):
+        pid = tmp.name[len(prefix):].split(".", 1)[0]
+        if pid.isdigit() and not process_exists(int(pid)):
+            tmp.unlink(missing_ok=True)
+
+
+def process_exists(pid: int) -> bool:
+    """Whether a process ``pid`` exists (another user's process counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 def write_json_atomic(path: Path, data: Any, *, private: bool = False) -> None:

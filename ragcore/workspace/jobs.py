@@ -30,6 +30,7 @@ from typing import Any
 
 from .chats import now_iso
 from .estimate import human_duration, time_left
+from .files import process_exists
 
 ACTIVE = ("queued", "reading", "splitting", "embedding", "writing", "summarising")
 FINISHED = ("done", "failed", "cancelled", "interrupted")
@@ -183,21 +184,10 @@ def pid_alive(pid: int, started: str = "") -> bool:
     restarted machine hands old pids to new processes)."""
     if pid == os.getpid():
         return not started or started == process_started(pid)
-    if not _exists(pid):
+    if not process_exists(pid):
         return False
     now = process_started(pid) if started else ""
     return not now or now == started
-
-
-def _exists(pid: int) -> bool:
-    """Whether a process ``pid`` exists (another user's process counts)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # it exists; we may not signal it
-        return True
-    return True
 
 
 class JobJournal:
