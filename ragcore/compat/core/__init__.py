@@ -14,7 +14,7 @@ _EXPORTS = {
     "StorageContext": "ragcore.compat.storage",
     "load_index_from_storage": "ragcore.compat.index",
     "Settings": "ragcore.compat.settings",
-    "Document": "ragcore.types",
+    "Document": "ragcore.compat.documents",
     "QueryBundle": "ragcore.compat.core.schema",
     "PromptTemplate": "ragcore.compat.core.prompts",
     "get_response_synthesizer": "ragcore.compat.core.response_synthesizers",

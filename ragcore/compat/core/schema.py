@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...types import Document, MetadataMode, Node, ScoredNode
+from ...types import MetadataMode, Node, ScoredNode
+from ..documents import Document
 
 TextNode = Node
 BaseNode = Node
