@@ -6,7 +6,7 @@ embedded once (one batch) and each side's candidates are fetched once, 100 deep;
 then pure arithmetic over those lists: keyword rankings with another analyzer or other k1/b,
 fusion by another method, weight or candidate depth, or a per-document cap on the fused list.
 The rankings go through the same ``KeywordIndex``, ``VectorStoreIndex.search`` and
-``ragcore.fusion`` code the retrievers use, so the default variant's row matches the "hybrid"
+``ragcore.search.fusion`` code the retrievers use, so the default variant's row matches the "hybrid"
 mode's (up to batch-versus-single embedding rounding).
 
 Columns: nDCG@10, recall@10, recall@4 and MRR@10 over all questions, nDCG@10 per question
@@ -26,8 +26,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ragcore import analysis, lexical
-from ragcore.fusion import fuse
+from ragcore.search import analysis, lexical
+from ragcore.search.fusion import fuse
 from ragcore.index.keyword import KeywordIndex
 from ragcore.types import ScoredNode
 

@@ -94,7 +94,7 @@ def off_topic(rows: list[dict]) -> list[dict]:
     """Questions the documents do not cover at all, as users ask them: every third question
     with the passages retrieved for the question of another article that shares the most of
     its words (SQuAD's own unanswerable questions are all about the paragraph at hand)."""
-    from ragcore.lexical import terms
+    from ragcore.search.lexical import terms
 
     rng = random.Random(OFF_TOPIC_SEED)
     bags = [set(terms(r["question"])) for r in rows]

@@ -13,7 +13,7 @@ from webapp.citing import draw_sources, marked_listing
 from webapp.query_options import POSTPROCESSOR_DESCRIPTIONS, QueryOptions, parse_keywords
 from ragcore.index.engines import llm_with_index_embedder
 from ragcore.query import iter_compare_modes
-from ragcore.retriever_choice import (
+from ragcore.retrieval.choice import (
     CHOICES, build_engine, build_retriever, iter_compare_retrievers,
 )
 from webapp.retriever_view import (

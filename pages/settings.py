@@ -11,7 +11,7 @@ from ragcore.backend import secret_value
 from ragcore.embeddings.registry import embedding_backends
 from ragcore.llms.registry import llm_backends
 from ragcore.present import format as fmt
-from ragcore.servers import DEFAULT_OLLAMA_URL
+from ragcore.http.servers import DEFAULT_OLLAMA_URL
 from ragcore.workspace.settings import AUTO
 from webapp import model_setup as setup
 from webapp import settings_form as form

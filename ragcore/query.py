@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, Iterator, ParamSpec, Sequence
 from .errors import ConfigError, RagcoreError
 from .llms.base import LLM
 from .postprocess import NodePostprocessor
-from .retrieval import Retriever, query_text
+from .retrieval.retrievers import Retriever, query_text
 from .synthesis import Response, ResponseMode, Synthesizer
 from .trace import Trace
 from .types import ScoredNode

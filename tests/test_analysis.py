@@ -1,5 +1,5 @@
 """English analysis for keyword search: Snowball stemming, stopwords, and that the keyword
-index uses it (words the light stemmer of ``ragcore.lexical`` kept apart now match)."""
+index uses it (words the light stemmer of ``ragcore.search.lexical`` kept apart now match)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from ragcore import analysis
-from ragcore.analysis import STOPWORDS, stem, term, terms
+from ragcore.search import analysis
+from ragcore.search.analysis import STOPWORDS, stem, term, terms
 from ragcore.errors import ConfigError
 from ragcore.index.keyword import KeywordIndex
 from ragcore.types import Node
@@ -79,7 +79,8 @@ def test_a_missing_stemmer_is_explained(monkeypatch):
 
 def test_importing_ragcore_does_not_load_the_stemmer():
     script = (
-        "import sys, ragcore, ragcore.index, ragcore.retrieval, ragcore.analysis; "
+        "import sys, ragcore, ragcore.index, ragcore.retrieval.retrievers, "
+        "ragcore.search.analysis; "
         "print('Stemmer' in sys.modules, 'snowballstemmer' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,

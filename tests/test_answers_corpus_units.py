@@ -19,7 +19,7 @@ from ragcore.llms.extractive_debris import is_filler
 from ragcore.llms.extractive_text import candidates, list_unit
 from ragcore.prompts import QA
 from ragcore.readers import SimpleDirectoryReader
-from ragcore.summary_index import SummaryIndex, summarize_document
+from ragcore.summaries.index import SummaryIndex, summarize_document
 from ragcore.workspace.ingest import files_of
 
 RULES = ["Each value in Rust has an _owner_.", "There can only be one owner at a time.",

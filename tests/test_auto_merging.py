@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from ragcore import Document, HierarchicalNodeParser, VectorStoreIndex, get_leaf_nodes
-from ragcore.auto_merging import AutoMergingRetriever, NodeStore, fill_in, merge_into_parents
+from ragcore.retrieval.auto_merging import (
+    AutoMergingRetriever,
+    NodeStore,
+    fill_in,
+    merge_into_parents,
+)
 from ragcore.errors import ConfigError
 from ragcore.trace import Trace
 from ragcore.types import Node, ScoredNode

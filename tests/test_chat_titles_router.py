@@ -11,7 +11,7 @@ from ragcore.chat.titles import TITLE_REPLY_CHARS, chat_title, key_phrase_title
 from ragcore.errors import LLMConnectionError
 from ragcore.llms.extractive import ExtractiveLLM
 from ragcore.llms.fake import FakeLLM
-from ragcore.summary_router import SUMMARY, route_question
+from ragcore.summaries.router import SUMMARY, route_question
 from ragcore.workspace.chats import ChatStore, SavedChat
 from webapp.chat_list import EARLIER, PINNED, TODAY, YESTERDAY, group_chats
 

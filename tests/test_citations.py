@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from ragcore import SimpleDirectoryReader, VectorStoreIndex
-from ragcore.lexical import split_sentences
+from ragcore.search.lexical import split_sentences
 from ragcore.llms.extractive import ExtractiveLLM
 from ragcore.llms.fake import FakeLLM
 from ragcore.present.quotes import quoted_spans, sentence_spans

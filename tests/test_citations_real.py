@@ -13,7 +13,7 @@ import re
 import pytest
 
 from ragcore import SimpleDirectoryReader, VectorStoreIndex
-from ragcore.lexical import split_sentences
+from ragcore.search.lexical import split_sentences
 from ragcore.llms.extractive import ExtractiveLLM
 from ragcore.llms.fake import FakeLLM
 from ragcore.present.sources import answer_sources

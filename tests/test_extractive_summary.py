@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from ragcore.llms.extractive import LABEL, extractive_reply
-from ragcore.lexical import is_summary_request
+from ragcore.search.lexical import is_summary_request
 from ragcore.llms.extractive_summary import is_body, outline, overview_reply, pick
 from ragcore.llms.extractive_text import Candidate, candidates
 from ragcore.prompts import QA
-from ragcore.summary import summarize_extractive
+from ragcore.summaries.summarize import summarize_extractive
 
 TABLE_ROW = ("ID.RA-2: Cyber threat intelligence is received from information sharing forums "
              "and sources CIS CSC 4 COBIT 5 BAI08.01 ISA 62443-2-1:2009 4.2.3, 4.2.3.9, "
@@ -173,7 +173,7 @@ def test_a_sentence_repeating_a_better_ones_words_is_not_picked_too():
 def test_a_file_summary_of_a_long_document_is_a_line_per_section(fake_embedder):
     from ragcore.types import Document
     from ragcore.index import VectorStoreIndex
-    from ragcore.summary_index import summarize_document
+    from ragcore.summaries.index import summarize_document
 
     index = VectorStoreIndex.from_documents(
         [Document(chunk, doc_id=f"report#page={n}", metadata={"file_name": "report.pdf"})
@@ -198,7 +198,7 @@ def test_a_book_with_chapters_has_a_section_per_chapter_and_nothing_else():
 
 def test_an_extractive_summary_cached_by_the_older_picks_is_made_again(tmp_path):
     from ragcore.embeddings.fake import FakeEmbedder
-    from ragcore.summary_index import DocumentSummary
+    from ragcore.summaries.index import DocumentSummary
     from ragcore.workspace import Workspace
     from ragcore.workspace.summaries import SummaryCache, _fingerprint, summarize_file
     from ragcore.workspace.ingest import files_of

@@ -10,7 +10,7 @@ import pytest
 from loopback import Reply, loopback  # noqa: F401
 
 from ragcore.errors import LLMResponseError, LLMStatusError
-from ragcore.http_options import retry_after_seconds
+from ragcore.http.options import retry_after_seconds
 from ragcore.llms import complete
 from ragcore.llms.ollama import OllamaLLM
 from ragcore.types import Message

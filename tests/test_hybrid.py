@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from ragcore.errors import ConfigError
-from ragcore.fusion import fuse, reciprocal_rank_fusion, scaled, score_fusion
+from ragcore.search.fusion import fuse, reciprocal_rank_fusion, scaled, score_fusion
 from ragcore.index import VectorStoreIndex
 from ragcore.llms.extractive import ExtractiveLLM
 from ragcore.query import QueryEngine
-from ragcore.retrieval import (
+from ragcore.retrieval.retrievers import (
     DEFAULT_MODE,
     HybridRetriever,
     KeywordRetriever,

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from ragcore.errors import ConfigError
 from ragcore.index import VectorStoreIndex
 from ragcore.index.keyword import KeywordIndex
-from ragcore.analysis import terms
-from ragcore.retrieval import KeywordRetriever, Retriever
+from ragcore.search.analysis import terms
+from ragcore.retrieval.retrievers import KeywordRetriever, Retriever
 from ragcore.stores import MetadataFilter, MetadataFilters
 from ragcore.trace import Trace
 from ragcore.types import Document, MetadataMode, Node

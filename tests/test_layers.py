@@ -118,3 +118,14 @@ def test_every_module_has_a_layer():
     tops = {f"ragcore.{p.stem if p.is_file() else p.name}" for p in PACKAGE.iterdir()
             if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").exists()}
     assert tops - named == set(), "add these modules to [tool.importlinter] layers"
+
+
+MAX_TOP_LEVEL_MODULES = 18  # one family of modules is one subpackage (search, retrieval, http, ...)
+
+
+def test_the_top_level_stays_a_table_of_contents():
+    modules = sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem != "__init__")
+    assert len(modules) <= MAX_TOP_LEVEL_MODULES, (
+        f"ragcore/ has {len(modules)} top-level modules ({', '.join(modules)}): move a family of "
+        "them into a subpackage named for its stage, as ragcore/search/ and ragcore/retrieval/ are"
+    )

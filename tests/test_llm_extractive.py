@@ -27,7 +27,7 @@ from ragcore.llms.extractive import (
     main_noun_phrase,
     make_standalone,
 )
-from ragcore.lexical import split_sentences, terms
+from ragcore.search.lexical import split_sentences, terms
 from ragcore.prompts import (
     CONDENSE,
     CONTEXT_CHAT,

@@ -15,7 +15,7 @@ from ragcore.errors import (
     LLMStatusError,
     LLMTimeoutError,
 )
-from ragcore.http import (
+from ragcore.http.client import (
     Connection,
     Deadline,
     check_base_url,

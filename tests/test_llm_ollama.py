@@ -17,7 +17,7 @@ from ragcore.errors import (
     LLMTimeoutError,
 )
 from ragcore.llms import LLM, complete, complete_traced
-from ragcore.http import StreamFormatError, StreamIncomplete, ServerStreamError
+from ragcore.http.client import StreamFormatError, StreamIncomplete, ServerStreamError
 from ragcore.llms.ollama import (
     OllamaLLM,
     decode_ollama_stream,
@@ -178,7 +178,7 @@ def test_slow_server_times_out_with_advice(loopback):
 
 def test_5xx_is_retried_then_succeeds(loopback, caplog):
     loopback.queue(Reply(status=503, error="busy"), Reply(status=500), Reply(text="Paris."))
-    with caplog.at_level(logging.WARNING, logger="ragcore.http"):
+    with caplog.at_level(logging.WARNING, logger="ragcore.http.client"):
         assert complete(make_llm(loopback), ASK) == "Paris."
     assert len(loopback.requests_to("/api/chat")) == 3
     assert "retry 2/2" in caplog.text

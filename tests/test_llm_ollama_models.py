@@ -8,7 +8,7 @@ import pytest
 from loopback import LoopbackServer, Reply, loopback, unused_url  # noqa: F401 (fixture)
 
 from ragcore.errors import LLMConnectionError, LLMResponseError, LLMStatusError
-from ragcore.http import ServerStreamError, StreamFormatError, StreamIncomplete
+from ragcore.http.client import ServerStreamError, StreamFormatError, StreamIncomplete
 from ragcore.llms.ollama_models import (
     OllamaModel,
     PullProgress,

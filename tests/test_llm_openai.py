@@ -17,7 +17,7 @@ from ragcore.errors import (
     LLMTimeoutError,
 )
 from ragcore.llms import ToolCallingLLM, complete
-from ragcore.http import ServerStreamError, StreamFormatError, StreamIncomplete
+from ragcore.http.client import ServerStreamError, StreamFormatError, StreamIncomplete
 from ragcore.llms.openai import (
     OpenAILLM,
     decode_openai_stream,

@@ -7,7 +7,7 @@ from loopback import Reply, loopback  # noqa: F401 (fixture)
 
 from ragcore.errors import LLMResponseError, LLMStatusError
 from ragcore.llms.presets import PRESETS, TEST_REPLY_TOKENS, preset_at, presets_for, try_model
-from ragcore.servers import list_openai_models
+from ragcore.http.servers import list_openai_models
 
 
 def test_presets_give_each_local_server_its_usual_address():

@@ -1,4 +1,5 @@
-"""Maximal marginal relevance (ragcore.mmr): the algorithm against a reference, per metric."""
+"""Maximal marginal relevance (ragcore.search.mmr): the algorithm against a reference, per
+metric."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 import pytest
 
 from ragcore.errors import ConfigError
-from ragcore.mmr import metric_similarity, mmr_order, mmr_select
+from ragcore.search.mmr import metric_similarity, mmr_order, mmr_select
 
 
 def _reference_mmr(vectors, query, k, lam):

@@ -8,8 +8,8 @@ import pytest
 
 from ragcore import Document, ExtractiveLLM, FakeLLM, VectorStoreIndex
 from ragcore.errors import ConfigError
-from ragcore.hyde import HyDERetriever
-from ragcore.query_fusion import QueryFusionRetriever, parse_queries, simple_fusion
+from ragcore.retrieval.hyde import HyDERetriever
+from ragcore.retrieval.query_fusion import QueryFusionRetriever, parse_queries, simple_fusion
 from ragcore.trace import Trace
 from ragcore.types import Node, ScoredNode
 

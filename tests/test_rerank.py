@@ -6,7 +6,7 @@ import pytest
 
 from ragcore import ExtractiveLLM, FakeLLM
 from ragcore.errors import ConfigError
-from ragcore.rerank import LLMRerank, parse_relevance, rerank_messages
+from ragcore.retrieval.rerank import LLMRerank, parse_relevance, rerank_messages
 from ragcore.types import Node, ScoredNode
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ragcore.errors import ConfigError
-from ragcore.rerank import SentenceTransformerRerank, load_cross_encoder
+from ragcore.retrieval.rerank import SentenceTransformerRerank, load_cross_encoder
 from ragcore.trace import Trace
 from ragcore.types import Node, ScoredNode
 

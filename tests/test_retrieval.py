@@ -9,7 +9,7 @@ from store_fakes import ParagraphSplitter, animal_docs
 from ragcore.embeddings import embed_query
 from ragcore.errors import ConfigError
 from ragcore.index import VectorStoreIndex
-from ragcore.retrieval import VectorRetriever
+from ragcore.retrieval.retrievers import VectorRetriever
 from ragcore.stores import MetadataFilter, MetadataFilters
 from ragcore.trace import Trace
 from ragcore.types import Node

@@ -1,4 +1,4 @@
-"""The advanced retrievers built over an ordinary index (``ragcore.retriever_choice``), on the
+"""The advanced retrievers built over an ordinary index (``ragcore.retrieval.choice``), on the
 real speech and PEPs: chunk-group auto-merging, query-time sentence windows, rerankers,
 router and sub-questions; offline availability; the traces; the comparison; QueryBundle."""
 
@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 
 from ragcore import Document, ExtractiveLLM, FakeLLM, VectorStoreIndex
-from ragcore.auto_merging import ChunkGroups
+from ragcore.retrieval.auto_merging import ChunkGroups
 from ragcore.compat.core.schema import QueryBundle
 from ragcore.errors import ConfigError
-from ragcore.retriever_choice import (
+from ragcore.retrieval.choice import (
     CHOICES, build_engine, build_retriever, iter_compare_retrievers, unavailable_reason,
 )
-from ragcore.sentence_window import stitch
+from ragcore.retrieval.sentence_window import stitch
 from ragcore.trace import Trace
 from ragcore.types import Node
 

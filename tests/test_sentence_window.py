@@ -6,7 +6,7 @@ import pytest
 
 from ragcore import Document, FakeLLM, MetadataReplacementPostProcessor, VectorStoreIndex
 from ragcore.errors import ConfigError
-from ragcore.sentence_window import SentenceWindowNodeParser
+from ragcore.retrieval.sentence_window import SentenceWindowNodeParser
 from ragcore.types import MetadataMode
 
 

@@ -10,9 +10,9 @@ from ragcore.errors import ConfigError
 from ragcore.index import VectorStoreIndex
 from ragcore.llms.fake import FakeLLM
 from ragcore.readers import SimpleDirectoryReader
-from ragcore.summary import summarize_extractive
-from ragcore.summary_index import DocumentSummaryIndex, SummaryIndex, summarize_document
-from ragcore.summary_router import INDEX_SUMMARY, RETRIEVAL, SUMMARY, route_question
+from ragcore.summaries.summarize import summarize_extractive
+from ragcore.summaries.index import DocumentSummaryIndex, SummaryIndex, summarize_document
+from ragcore.summaries.router import INDEX_SUMMARY, RETRIEVAL, SUMMARY, route_question
 from ragcore.types import Document
 from ragcore.workspace import Workspace
 from ragcore.workspace.summaries import (
@@ -215,7 +215,7 @@ def test_an_index_summary_with_a_model_summarises_the_files_summaries(tmp_path, 
 
 
 def test_restructured_text_markup_reads_as_plain_text():
-    from ragcore.summary import tidy
+    from ragcore.summaries.summarize import tidy
 
     assert tidy("Docstrings follow :pep:`257` and  a *hanging indent* [#fn-hi]_ is fine.") == \
         "Docstrings follow PEP 257 and a *hanging indent* is fine."

@@ -13,7 +13,7 @@ import pytest
 from loopback import Reply, loopback  # noqa: F401
 
 from ragcore.embeddings.fake import FakeEmbedder
-from ragcore.summary_index import DocumentSummaryIndex
+from ragcore.summaries.index import DocumentSummaryIndex
 from ragcore.workspace import Workspace
 from ragcore.workspace.jobs import Job
 from ragcore.workspace.jobs_runner import JobRunner
@@ -171,7 +171,7 @@ def test_the_job_status_counts_the_files_summarised():
 def test_summaries_written_at_once_from_many_threads_are_all_kept(tmp_path):
     from concurrent.futures import ThreadPoolExecutor
 
-    from ragcore.summary_index import DocumentSummary
+    from ragcore.summaries.index import DocumentSummary
     from ragcore.workspace.summaries import SummaryCache
 
     cache = SummaryCache(tmp_path / "summaries")

@@ -1,6 +1,6 @@
 """Summary requests in chat: "summarise the relocation memo" is answered by the memo's summary.
 
-``summary_answer`` asks ``ragcore.summary_router`` where a question goes, notes the choice in the
+``summary_answer`` asks ``ragcore.summaries.router`` where a question goes, notes the choice in the
 turn's trace (the chat's "How this answer was made" shows it) and, for a summary, answers with
 the file's or the index's summary (``webapp.summaries``: cached, extractive offline) instead of
 a top-k search; ``routed_reply`` makes it a chat reply (the Query page shows it as the answer).
@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ragcore.chat.response import ChatResponse
-from ragcore.summary_router import INDEX_SUMMARY, RETRIEVAL, SUMMARY, Route, route_question
+from ragcore.summaries.router import INDEX_SUMMARY, RETRIEVAL, SUMMARY, Route, route_question
 from ragcore.trace import Trace
 from ragcore.types import Message
 from ragcore.workspace.names import display_name

@@ -19,12 +19,12 @@ from typing import Any
 import streamlit as st
 
 from ragcore.errors import LLMConnectionError, LLMError, RagcoreError
-from ragcore.http import is_loopback
+from ragcore.http.client import is_loopback
 from ragcore.llms.ollama import is_chat_model
 from ragcore.llms.ollama_models import list_ollama_models_detailed, pull_ollama_model
 from ragcore.llms.presets import preset_at, presets_for, try_model
 from ragcore.present import format as fmt
-from ragcore.servers import list_openai_models
+from ragcore.http.servers import list_openai_models
 from webapp import settings_form as form
 from webapp import shell, state
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RagcoreError
-from ..retrieval import DEFAULT_MODE
+from ..retrieval.retrievers import DEFAULT_MODE
 from .index_commands import add_index_option, note_model_load
 from .query_command import RESPONSE_MODES, add_llm_options, check_top_k, choose_llm, describe
 from .render import write_reply, write_trace

@@ -9,7 +9,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import WorkspaceError
-from ..retrieval import DEFAULT_MODE, RETRIEVAL_MODES
+from ..retrieval.retrievers import DEFAULT_MODE, RETRIEVAL_MODES
 from ..workspace.commits import Batching
 from .progress import ProgressBar
 from .store_option import add_store_option, prepare_store

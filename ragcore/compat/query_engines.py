@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..auto_merging import AutoMergingRetriever as _AutoMerging
+from ..retrieval.auto_merging import AutoMergingRetriever as _AutoMerging
 from ..errors import ConfigError
 from ..index.engines import default_llm
 from ..query import QueryEngine
@@ -80,7 +80,7 @@ def AutoMergingRetriever(  # noqa: N802 (LlamaIndex's class name)
     vector_retriever: Any, storage_context: Any, simple_ratio_thresh: float = 0.5,
     verbose: bool = False,
 ) -> _AutoMerging:
-    """``ragcore.auto_merging.AutoMergingRetriever`` over the parents in
+    """``ragcore.retrieval.auto_merging.AutoMergingRetriever`` over the parents in
     ``storage_context.docstore`` (``verbose``: its trace stage "auto-merge" tells the merges)."""
     if storage_context.docstore is None:
         raise ConfigError("the storage context has no docstore: StorageContext.from_defaults() "

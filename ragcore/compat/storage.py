@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
-from ..auto_merging import NodeStore
+from ..retrieval.auto_merging import NodeStore
 from ..stores.base import VectorStore
 from ..types import Node
 from .refusals import refuse

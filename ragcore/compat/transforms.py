@@ -10,17 +10,19 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from ..errors import ConfigError
-from ..hyde import HyDERetriever
+from ..retrieval.hyde import HyDERetriever
 from ..index.engines import default_llm
 from ..query import QueryEngine
-from ..query_fusion import QueryFusionRetriever as _QueryFusion
+from ..retrieval.query_fusion import QueryFusionRetriever as _QueryFusion
 from .refusals import refuse
 from .settings import Settings
 
 _HINTS = {
-    "query_gen_prompt": "ragcore's query generation prompt is fixed (ragcore.query_fusion)",
-    "hyde_prompt": "ragcore's HyDE prompt is fixed (ragcore.hyde)",
-    "retriever_weights": "use mode='relative_score' with ragcore.fusion.fuse(weights=) directly",
+    "query_gen_prompt":
+        "ragcore's query generation prompt is fixed (ragcore.retrieval.query_fusion)",
+    "hyde_prompt": "ragcore's HyDE prompt is fixed (ragcore.retrieval.hyde)",
+    "retriever_weights":
+        "use mode='relative_score' with ragcore.search.fusion.fuse(weights=) directly",
 }
 
 
@@ -55,8 +57,8 @@ def QueryFusionRetriever(  # noqa: N802 (LlamaIndex's class name)
     retrievers: Sequence[Any], llm: Any = None, mode: Any = "simple", similarity_top_k: int = 2,
     num_queries: int = 4, use_async: bool = True, verbose: bool = False, **unsupported: Any,
 ) -> _QueryFusion:
-    """``ragcore.query_fusion.QueryFusionRetriever`` with LlamaIndex's defaults; queries run one
-    after another (``use_async`` changes nothing), the trace lists them (``verbose``)."""
+    """``ragcore.retrieval.query_fusion.QueryFusionRetriever`` with LlamaIndex's defaults; queries
+    run one after another (``use_async`` changes nothing), the trace lists them (``verbose``)."""
     refuse("QueryFusionRetriever", unsupported, _HINTS)
     return _QueryFusion(retrievers, llm=default_llm(llm or Settings.llm, "query fusion"),
                         mode=str(getattr(mode, "value", mode)),

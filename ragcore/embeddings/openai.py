@@ -13,8 +13,8 @@ from typing import Any
 import httpx
 
 from ..errors import LLMResponseError
-from ..http_options import check_model
-from ..servers import DEFAULT_OPENAI_URL, openai_connection
+from ..http.options import check_model
+from ..http.servers import DEFAULT_OPENAI_URL, openai_connection
 from .remote import EMBED_SLOW_HINT, RemoteEmbedder
 from .stall import DEFAULT_STALL_LIMIT
 

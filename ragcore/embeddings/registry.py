@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from ..backend import Backend, NoSettings, ServerUrl, models_found, secret_value
 from ..errors import ConfigError
 from ..registry import Registry
-from ..servers import (
+from ..http.servers import (
     DEFAULT_OLLAMA_URL,
     DEFAULT_OPENAI_URL,
     list_ollama_models,

@@ -2,7 +2,7 @@
 
 Each server-specific module builds its ``Connection``, the request body and reads the vectors
 out of the reply (``RemoteEmbedder.request_body``/``read_vectors``); this module checks the
-options both share, sends the batches over the shared ``ragcore.http.Connection`` (timeouts,
+options both share, sends the batches over the shared ``ragcore.http.client.Connection`` (timeouts,
 retries, an overall time limit per request, a reply size that grows with the batch), checks that
 every text got one finite vector of the same size, normalizes, and turns the LLM-layer errors
 into ``EmbeddingError`` with the server, URL and model in the message. The embedder lives for a
@@ -18,9 +18,9 @@ from typing import Any, ClassVar, Sequence
 import numpy as np
 
 from ..errors import ConfigError, EmbeddingError, LLMConnectionError, LLMError
-from ..http import Connection
-from ..http_body import embedding_reply_bytes
-from ..http_options import check_positive
+from ..http.client import Connection
+from ..http.body import embedding_reply_bytes
+from ..http.options import check_positive
 from .base import normalize
 from .stall import DEFAULT_STALL_COOLDOWN, DEFAULT_STALL_LIMIT, StallGuard
 

@@ -40,7 +40,7 @@ from ..errors import ConfigError
 from ..llms.base import LLM
 from ..postprocess import NodePostprocessor
 from ..query import QueryEngine
-from ..retrieval import RetrievalMode, Retriever, SearchableIndex
+from ..retrieval.retrievers import RetrievalMode, Retriever, SearchableIndex
 from ..stores.filters import MetadataFilters
 from ..synthesis import ResponseMode, Synthesizer
 from ..synthesis.synthesizer import SynthesisPrompts
@@ -96,7 +96,8 @@ def chat_engine_from_index(
     retriever: Retriever | None = None,
 ) -> ChatEngine:
     """A chat engine (or agent) over ``index``; every one answers ``.chat(message, memory)``.
-    ``retriever`` replaces the index's own (e.g. an advanced one of ``retriever_choice``)."""
+    ``retriever`` replaces the index's own (e.g. an advanced one of
+    ``ragcore.retrieval.choice``)."""
     mode = parse_chat_mode(chat_mode)
     llm = llm_with_index_embedder(default_llm(llm, "a chat engine"), index, retrieval_mode)
     kind = best_chat_mode(llm, tools=tools) if mode is ChatMode.BEST else mode.value

@@ -3,7 +3,7 @@
 The vector store finds nodes that mean the same as a question; this finds nodes that share its
 words, which matters for names, acronyms and technical terms a small embedding model blurs
 ("policy decision point" is not "policy" plus "decision"). Terms come from an analyzer, by
-default ``ragcore.analysis.term`` (lower case, Snowball's English stopwords dropped, the
+default ``ragcore.search.analysis.term`` (lower case, Snowball's English stopwords dropped, the
 Snowball English stemmer), applied to each node's embed-mode content (its text with the
 metadata header the embedder sees) and to the question.
 
@@ -12,7 +12,7 @@ to a term id in one pass (the analyzer runs once per distinct word), (term, node
 counted with one sort, and a query is a few vectorized operations per query term. Building is
 dominated by the regular-expression word split and the stemmer's first sight of each distinct
 word (0.6 s per 10k 150-word nodes; 0.9 s the first time in a process, loading the stemmer).
-Scores are Okapi BM25 (``ragcore.bm25``); a query term counts once however often the question
+Scores are Okapi BM25 (``ragcore.search.bm25``); a query term counts once however often the question
 repeats it. ``k1`` and ``b`` are per search (Lucene's
 1.2 and 0.75 by default): the postings do not depend on them. The postings are immutable:
 ``VectorStoreIndex.keyword_index()`` builds them on first use and again after the index's
@@ -27,8 +27,8 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from ..analysis import Analyzer, term, terms, words
-from ..bm25 import B, K1, check_bm25, idf, length_norms, term_scores
+from ..search.analysis import Analyzer, term, terms, words
+from ..search.bm25 import B, K1, check_bm25, idf, length_norms, term_scores
 from ..errors import ConfigError
 from ..stores.filters import MaskCache, MetadataFilters, id_mask
 from ..stores.simple import top_k_indices

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 import numpy as np
 
 from ..embeddings.base import Embedder, Progress, embed_nodes
-from ..retrieval import Retriever, RetrievalMode, make_retriever
+from ..retrieval.retrievers import Retriever, RetrievalMode, make_retriever
 from ..stores import MetadataFilters, VectorStore, as_filters
 from ..stores.consistency import settle_rows
 from ..types import Document, Node, ScoredNode

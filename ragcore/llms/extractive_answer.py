@@ -26,7 +26,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..lexical import is_summary_request
+from ..search.lexical import is_summary_request
 from .extractive_question import asks_for_list, asks_one_thing, without_source_words
 from .extractive_model import assess, load_weights, variant
 from .extractive_rank import Ranking, Scorer, rank

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from ..lexical import STOPWORDS
+from ..search.lexical import STOPWORDS
 
 _WORD_TOKEN = re.compile(r"[\w][\w\-./']*\w|\w")
 _HISTORY_LINE = re.compile(r"^(user|assistant|system|tool):\s?(.*)$")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from ..lexical import words
+from ..search.lexical import words
 
 _POINTED_AT = r"(?:sections?|chapters?|appendix|appendices|tables?|figures?|below|above)"
 # Sentences that announce what comes ("X are defined below") or point elsewhere.

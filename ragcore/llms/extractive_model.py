@@ -26,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..lexical import terms
+from ..search.lexical import terms
 from .extractive_span import (
     Span, Token, answer_type, features, head_noun, question_sides, spans, tokens,
 )

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from ..lexical import terms, words
+from ..search.lexical import terms, words
 
 _WH = r"(?:what|how|who|whom|whose|when|where|which|why)"
 _AUX = r"(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have|had|may|must)"

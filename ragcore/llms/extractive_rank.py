@@ -26,7 +26,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..lexical import BACKGROUND_WEIGHT, terms, words
+from ..search.lexical import BACKGROUND_WEIGHT, terms, words
 from .extractive_question import (
     asks_for_list,
     asks_for_number,

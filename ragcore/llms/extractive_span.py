@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..lexical import stem
+from ..search.lexical import stem
 from .extractive_question import asks_for_list
 
 MAX_SPAN_WORDS = 8

@@ -1,9 +1,9 @@
 """Summaries a person would write from a document: central sentences of its body, by section.
 
-Two summarisers quote documents without a language model: the extractive answerer asked
-"Summarise" about the passages of a prompt (``overview_reply``, by words alone), and
-``ragcore.summary``, which summarises a whole file from its chunks with the embedding model.
-Both read the text as ``extractive_text`` cuts it, and share what this module decides:
+Two summarisers quote documents without a language model: the extractive answerer asked "Summarise"
+about the passages of a prompt (``overview_reply``, by words alone), and
+``ragcore.summaries.summarize``, which summarises a whole file from its chunks with the embedding
+model. Both read the text as ``extractive_text`` cuts it, and share what this module decides:
 
 - which sentences may stand in a summary (``is_body``): whole prose sentences of the body; not
   list items without their lead-in, table rows (dense with codes and numbers: "ID.RA-2: ...
@@ -27,7 +27,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..lexical import centrality_scores, named_files, terms, words
+from ..search.lexical import centrality_scores, named_files, terms, words
 from .extractive_debris import is_debris as answer_debris
 from .extractive_text import Candidate
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..lexical import is_metadata_line, is_prose, split_sentences
+from ..search.lexical import is_metadata_line, is_prose, split_sentences
 from .extractive_debris import is_debris, is_filler
 
 _FENCE = re.compile(r"^\s*(```|~~~)")

@@ -1,13 +1,13 @@
 """The Ollama backend: ``POST /api/chat`` with a newline-delimited JSON (NDJSON) stream.
 
 Each line of the reply is one JSON object, ``{"message": {"role": "assistant", "content": "..."},
-"done": false}``, ending with a ``"done": true`` object that carries the eval counts. Every
-request asks for at most ``num_output`` tokens (``options.num_predict``: Ollama's own default is
-unlimited) and is cut off after ``request_timeout`` seconds. The body
-builder and the line decoder are pure functions; ``OllamaLLM`` is a thin driver over the shared
-HTTP ``Connection`` (timeouts, retries, error translation). Unlike the OpenAI-compatible backend
-it has no tool calls: agents drive Ollama models through the ReAct text format. Connecting to
-an Ollama server and listing its models is shared with the Ollama embedder (``ragcore.servers``).
+"done": false}``, ending with a ``"done": true`` object that carries the eval counts. Every request
+asks for at most ``num_output`` tokens (``options.num_predict``: Ollama's own default is unlimited)
+and is cut off after ``request_timeout`` seconds. The body builder and the line decoder are pure
+functions; ``OllamaLLM`` is a thin driver over the shared HTTP ``Connection`` (timeouts, retries,
+error translation). Unlike the OpenAI-compatible backend it has no tool calls: agents drive Ollama
+models through the ReAct text format. Connecting to an Ollama server and listing its models is
+shared with the Ollama embedder (``ragcore.http.servers``).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from typing import Any, Iterable, Iterator, Sequence
 import httpx
 
 from ..errors import ConfigError
-from ..http import ServerStreamError, StreamFormatError, StreamIncomplete, decode_json_object
-from ..http_options import (
+from ..http.client import ServerStreamError, StreamFormatError, StreamIncomplete, decode_json_object
+from ..http.options import (
     reply_char_limit,
     DEFAULT_REQUEST_TIMEOUT,
     check_model,
@@ -26,7 +26,7 @@ from ..http_options import (
     check_temperature,
     check_window,
 )
-from ..servers import (  # noqa: F401  (ollama_model_names is also imported from here)
+from ..http.servers import (  # noqa: F401  (ollama_model_names is also imported from here)
     DEFAULT_OLLAMA_URL,
     list_ollama_models,
     ollama_connection,

@@ -20,12 +20,12 @@ from typing import Any, Iterable, Iterator
 import httpx
 
 from ..errors import LLMConnectionError, LLMError, LLMResponseError, LLMStatusError
-from ..http import (
+from ..http.client import (
     ServerStreamError, StreamFormatError, StreamIncomplete, error_message_of, is_loopback,
 )
-from ..http_body import DEFAULT_MAX_BODY_BYTES, read_lines
-from ..http_options import Deadline, PastDeadline, check_base_url, check_model, make_timeout
-from ..servers import DEFAULT_OLLAMA_URL, LIST_TIMEOUT, OLLAMA_START_HINT, ollama_connection
+from ..http.body import DEFAULT_MAX_BODY_BYTES, read_lines
+from ..http.options import Deadline, PastDeadline, check_base_url, check_model, make_timeout
+from ..http.servers import DEFAULT_OLLAMA_URL, LIST_TIMEOUT, OLLAMA_START_HINT, ollama_connection
 from .ollama import ollama_stream_objects
 
 # Ollama reports progress every fraction of a second; a minute of silence means it is stuck.

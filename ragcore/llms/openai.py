@@ -8,7 +8,7 @@ event's ``data:`` lines are joined. Every request asks for at most ``num_output`
 cut off after ``request_timeout`` seconds. Unlike the Ollama backend it also answers with tool calls
 (``chat_with_tools``, one non-streamed request), which the function-calling agent uses.
 Connecting (API key, error advice) and listing models is shared with the OpenAI-compatible
-embedder (``ragcore.servers``).
+embedder (``ragcore.http.servers``).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from typing import Any, Iterable, Iterator, Sequence
 import httpx
 
 from ..errors import ConfigError, LLMResponseError
-from ..http import ServerStreamError, StreamFormatError, StreamIncomplete, decode_json_object
-from ..http_options import (
+from ..http.client import ServerStreamError, StreamFormatError, StreamIncomplete, decode_json_object
+from ..http.options import (
     reply_char_limit,
     DEFAULT_REQUEST_TIMEOUT,
     check_model,
@@ -28,7 +28,7 @@ from ..http_options import (
     check_temperature,
     check_window,
 )
-from ..servers import (  # noqa: F401  (also imported from here)
+from ..http.servers import (  # noqa: F401  (also imported from here)
     DEFAULT_OPENAI_URL,
     list_openai_models,
     openai_connection,

@@ -5,7 +5,7 @@ llama.cpp server, vLLM) with the backend that speaks to it and its usual address
 page can fill the address in one click. ``try_model`` sends one short chat request through the
 registered backend (``build_llm``), its reply capped at a few tokens, and says how long the model
 took: the step between choosing a model and making it the default. Listing a server's models is
-``ragcore.servers`` (names) and ``ollama_models`` (Ollama, with sizes, and downloads).
+``ragcore.http.servers`` (names) and ``ollama_models`` (Ollama, with sizes, and downloads).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ..errors import LLMResponseError
-from ..servers import DEFAULT_OLLAMA_URL
+from ..http.servers import DEFAULT_OLLAMA_URL
 from ..types import Message
 from .base import complete
 from .registry import build_llm, describe_llm

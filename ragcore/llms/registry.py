@@ -20,9 +20,9 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from ..backend import Backend, NoSettings, ServerUrl, models_found, secret_value
-from ..http_options import DEFAULT_REQUEST_TIMEOUT
+from ..http.options import DEFAULT_REQUEST_TIMEOUT
 from ..registry import Registry
-from ..servers import DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_URL, list_openai_models
+from ..http.servers import DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_URL, list_openai_models
 from .base import DEFAULT_NUM_OUTPUT, LLM
 
 EXTRACTIVE_DESCRIPTION = "Extractive (offline, no language model)"

@@ -23,7 +23,7 @@ import re
 from bisect import bisect_left
 from typing import Sequence
 
-from ..lexical import split_sentences
+from ..search.lexical import split_sentences
 
 Span = tuple[int, int]
 

@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..lexical import split_sentences, terms
+from ..search.lexical import split_sentences, terms
 from ..llms.extractive import ExtractiveLLM, strip_labels
 from ..llms.extractive_answer import short_answer_of
 from .quotes import (

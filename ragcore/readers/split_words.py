@@ -35,7 +35,7 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import accumulate, chain, compress, count
 
-from ragcore.analysis import STOPWORDS
+from ragcore.search.analysis import STOPWORDS
 from ragcore.readers.english_words import Lexicon
 
 _SPACE = re.compile(r"(\s+)")

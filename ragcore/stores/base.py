@@ -4,7 +4,7 @@ A store keeps rows of (node id, vector, metadata, document id) and finds the row
 vector. Node text and documents live in the index's docstore (``ragcore.index.docstore``), so a
 store only needs ids, vectors, the metadata its filters read and each node's document id (to
 delete a whole document). Ranking strategies such as MMR are retrieval steps built on ``query``
-and ``get_vectors`` (``ragcore.mmr``); a store has no query modes.
+and ``get_vectors`` (``ragcore.search.mmr``); a store has no query modes.
 
 A store also says how to reopen it, like haystack's ``to_dict``/``from_dict``: ``describe()``
 returns a ``StoreSpec`` (the name the store is registered under in ``ragcore.stores.registry``

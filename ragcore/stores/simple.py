@@ -16,7 +16,7 @@ document ids are compacted, the saved vectors are not copied. Metadata filters
 are evaluated column-wise and their row masks are cached until the store changes. A store does
 no locking: VectorStoreIndex serializes writes and searches. Each row also keeps its node's
 document id, for ``delete_ref_doc``. The store knows no ranking but similarity: MMR runs over
-its results in ``ragcore.mmr``. On disk, in the index folder: ``store.json``, segments of
+its results in ``ragcore.search.mmr``. On disk, in the index folder: ``store.json``, segments of
 ``vectors.npy`` (memory-mapped on load when large), ``vector_ids.json``,
 ``vector_metadata.json`` and ``vector_doc_ids.json`` (the last two parsed on first use, not at
 load), and a deletion bitmap; a save links the segments it keeps and writes only the rows added

@@ -1,7 +1,7 @@
 """Summaries of a workspace index's files and of the whole index, made once and kept on disk.
 
 A file's summary (all its documents: a PDF's pages together) is made on demand by
-``ragcore.summary_index.summarize_document`` and cached in ``summaries/<index uid>.json``
+``ragcore.summaries.index.summarize_document`` and cached in ``summaries/<index uid>.json``
 under the content hashes of its documents and the method that made it ("extractive" or the
 model's name): it stays valid until the file changes or another model is asked, however the
 rest of the index changes. The index's own summary is cached under the index revision. With a
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..llms.base import LLM
-from ..summary_index import (
+from ..summaries.index import (
     EXTRACTIVE,
     EXTRACTIVE_VERSION,
     DocumentSummary,

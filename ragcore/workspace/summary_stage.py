@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ..errors import RagcoreError
 from ..llms.base import LLM
-from ..summary_index import is_offline
+from ..summaries.index import is_offline
 from .backends import llm_from_settings
 from .settings import AUTO, Settings
 from .summaries import SummaryCache, method_of, summarize_file, unsummarized_files

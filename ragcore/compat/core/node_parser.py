@@ -9,7 +9,7 @@ from ...chunking import (
     get_leaf_nodes,
     get_root_nodes,
 )
-from ...sentence_window import SentenceWindowNodeParser
+from ...retrieval.sentence_window import SentenceWindowNodeParser
 
 __all__ = ["HierarchicalNodeParser", "SentenceSplitter", "SentenceWindowNodeParser",
            "TokenTextSplitter", "get_child_nodes",

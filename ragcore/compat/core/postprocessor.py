@@ -14,15 +14,15 @@ from ...postprocess import (
     PrevNextNodePostprocessor,
     SimilarityPostprocessor,
 )
-from ...rerank import LLMRerank as _LLMRerank
-from ...rerank import SentenceTransformerRerank as _SentenceTransformerRerank
+from ...retrieval.rerank import LLMRerank as _LLMRerank
+from ...retrieval.rerank import SentenceTransformerRerank as _SentenceTransformerRerank
 from ..settings import Settings
 
 
 def LLMRerank(  # noqa: N802 (LlamaIndex's class name)
     llm: Any = None, choice_batch_size: int = 10, top_n: int = 10
 ) -> _LLMRerank:
-    """``ragcore.rerank.LLMRerank`` with LlamaIndex's defaults."""
+    """``ragcore.retrieval.rerank.LLMRerank`` with LlamaIndex's defaults."""
     return _LLMRerank(llm=default_llm(llm or Settings.llm, "LLMRerank"),
                       choice_batch_size=choice_batch_size, top_n=top_n)
 
@@ -31,8 +31,8 @@ def SentenceTransformerRerank(  # noqa: N802 (LlamaIndex's class name)
     model: str = "cross-encoder/stsb-distilroberta-base", top_n: int = 2,
     keep_retrieval_score: bool = False,
 ) -> _SentenceTransformerRerank:
-    """``ragcore.rerank.SentenceTransformerRerank`` with LlamaIndex's defaults (the default
-    model loads only if it is already in the Hugging Face cache: nothing is downloaded)."""
+    """``ragcore.retrieval.rerank.SentenceTransformerRerank`` with LlamaIndex's defaults (the
+    default model loads only if it is already in the Hugging Face cache: nothing is downloaded)."""
     return _SentenceTransformerRerank(model=model, top_n=top_n,
                                       keep_retrieval_score=keep_retrieval_score)
 

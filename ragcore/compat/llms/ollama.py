@@ -11,7 +11,7 @@ import os
 from typing import Any
 
 from ...llms.ollama import OllamaLLM
-from ...servers import DEFAULT_OLLAMA_URL
+from ...http.servers import DEFAULT_OLLAMA_URL
 from .. import llm_calls
 from ..refusals import refuse
 

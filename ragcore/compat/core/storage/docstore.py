@@ -1,6 +1,6 @@
 """``llama_index.core.storage.docstore``: ``SimpleDocumentStore`` is ragcore's ``NodeStore``."""
 
-from ....auto_merging import NodeStore
+from ....retrieval.auto_merging import NodeStore
 
 SimpleDocumentStore = NodeStore
 

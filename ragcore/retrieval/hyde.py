@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from .embeddings.base import normalize
-from .errors import ConfigError
-from .llms.base import LLM, complete_traced, writes_free_text
-from .trace import Trace
-from .types import Message, ScoredNode
+from ..embeddings.base import normalize
+from ..errors import ConfigError
+from ..llms.base import LLM, complete_traced, writes_free_text
+from ..trace import Trace
+from ..types import Message, ScoredNode
 
 _HYDE_SYSTEM = (
     "You write the passage of a reference document that would answer a question. Write it as "

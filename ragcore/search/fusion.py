@@ -1,6 +1,6 @@
 """Rank fusion: several rankings of the same nodes merged into one (no model, no I/O).
 
-Hybrid retrieval (``ragcore.retrieval.HybridRetriever``) ranks nodes by meaning (cosine
+Hybrid retrieval (``ragcore.retrieval.retrievers.HybridRetriever``) ranks nodes by meaning (cosine
 similarity) and by words (BM25), two scores on unrelated scales. Fusion either ignores the
 scores or scales each ranking's scores to 0..1 before adding them; the method names are
 LlamaIndex's ``QueryFusionRetriever`` modes:
@@ -15,7 +15,7 @@ LlamaIndex's ``QueryFusionRetriever`` modes:
 - ``reciprocal_rank``: ``sum(1 / (rrf_k + rank))`` over the rankings a node is in (rank 1 is
   best), ignoring scores (Cormack, Clarke and Buettcher 2009, ``rrf_k`` = 60).
 
-Unlike its sibling ``ragcore.mmr``, which reorders one ranking for diversity, fusion merges
+Unlike its sibling ``ragcore.search.mmr``, which reorders one ranking for diversity, fusion merges
 several. Every method keeps the first-seen order for ties (earlier rankings first), so results
 are deterministic.
 """
@@ -25,8 +25,8 @@ from __future__ import annotations
 from statistics import fmean, pstdev
 from typing import Literal, Sequence
 
-from .errors import ConfigError
-from .types import Node, ScoredNode
+from ..errors import ConfigError
+from ..types import Node, ScoredNode
 
 FusionMethod = Literal["relative_score", "dist_based_score", "reciprocal_rank"]
 FUSION_METHODS: tuple[str, ...] = ("relative_score", "dist_based_score", "reciprocal_rank")

@@ -23,12 +23,12 @@ from typing import Any, Protocol, Sequence
 
 import numpy as np
 
-from .errors import ConfigError
-from .llms.base import LLM, complete_traced, writes_free_text
-from .synthesis import Response
-from .tools import QueryEngineTool
-from .trace import Trace
-from .types import Message
+from ..errors import ConfigError
+from ..llms.base import LLM, complete_traced, writes_free_text
+from ..synthesis import Response
+from ..tools import QueryEngineTool
+from ..trace import Trace
+from ..types import Message
 
 _SYSTEM = ("You route questions. Reply with the number of the one choice best suited to answer "
            "the question, then a short reason on the same line.")

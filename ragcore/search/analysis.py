@@ -5,9 +5,9 @@ single letter, and otherwise reduced by the Snowball English stemmer (Porter2), 
 and "runs" index as "run", "policies" and "policy" as "polici". This is the analysis the
 keyword index (``ragcore.index.keyword``) uses for nodes and questions alike.
 
-It differs from its sibling ``ragcore.lexical``, which the extractive answerer ranks sentences
-with: that module keeps a light suffix stripper and a stoplist extended with question words
-("tell", "explain"), tuned for picking sentences; this one follows the standard analysis that
+It differs from its sibling ``ragcore.search.lexical``, which the extractive answerer ranks
+sentences with: that module keeps a light suffix stripper and a stoplist extended with question
+words ("tell", "explain"), tuned for picking sentences; this one follows the standard analysis that
 published BM25 baselines use. Words are split the same way (runs of letters and digits).
 
 The stemmer comes from PyStemmer (C), imported on the first term, not at ``import ragcore``;
@@ -20,7 +20,7 @@ import re
 from functools import lru_cache
 from typing import Any, Callable
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 # Snowball's English stop list (snowballstem.org, algorithms/english/stop.txt), without its
 # contractions ("don't", "i'll"): the word pattern splits those at the apostrophe, so they can

@@ -8,14 +8,14 @@ fast repeats of a term stop adding to the score (0: a term counts once however o
 Lucene's defaults, 1.2 and 0.75, are ours.
 
 Only the formula lives here; the postings it runs over are ``ragcore.index.keyword``'s, and the
-words that become terms are ``ragcore.analysis``'s.
+words that become terms are ``ragcore.search.analysis``'s.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 K1 = 1.2
 B = 0.75

@@ -4,7 +4,7 @@ run on every retriever, the rankings fused into one (LlamaIndex's ``QueryFusionR
 The plan is written once without I/O: ``query_generation_messages`` is the prompt,
 ``parse_queries`` reads the model's reply (one query per line; numbering, bullets and quotes
 stripped, duplicates and the original dropped); ``QueryFusionRetriever.retrieve`` is the short
-driver. Fusion is ``ragcore.fusion`` (``reciprocal_rank``, ``relative_score``,
+driver. Fusion is ``ragcore.search.fusion`` (``reciprocal_rank``, ``relative_score``,
 ``dist_based_score``) or ``simple`` (each node's best score). With the offline extractive
 backend, which writes no new text, only the original question is searched, and the trace says
 so. Unlike ``HybridRetriever``, which fuses two views of one question, this fuses several
@@ -16,12 +16,12 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from .errors import ConfigError
-from .fusion import FUSION_METHODS, fuse
-from .llms.base import LLM, complete_traced, writes_free_text
-from .retrieval import Retriever
-from .trace import Trace
-from .types import Message, ScoredNode
+from ..errors import ConfigError
+from ..search.fusion import FUSION_METHODS, fuse
+from ..llms.base import LLM, complete_traced, writes_free_text
+from .retrievers import Retriever
+from ..trace import Trace
+from ..types import Message, ScoredNode
 
 FUSION_MODES = ("simple", *FUSION_METHODS)
 _QUERY_GEN_SYSTEM = (

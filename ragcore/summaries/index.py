@@ -1,13 +1,13 @@
 """Summary indexes over an index's chunks: LlamaIndex's SummaryIndex and DocumentSummaryIndex.
 
-``SummaryIndex`` answers from *every* node, not the top k: the question and all the nodes go
-to the synthesizer (``tree_summarize`` by default, or ``refine`` and the other modes), which is
-how "summarise this" is answered with a language model. ``summarize_document`` makes one
-document's summary: with a model, a SummaryIndex over the document's chunks; offline (no model,
-or the extractive answerer), the extractive summary of ``ragcore.summary`` over the chunks'
-stored vectors. ``DocumentSummaryIndex`` keeps one summary per document and retrieves by
-summary first (the documents whose summaries are nearest the question), then by chunks within
-those documents. Both read chunks through ``ChunkSource``, which ``VectorStoreIndex`` is.
+``SummaryIndex`` answers from *every* node, not the top k: the question and all the nodes go to the
+synthesizer (``tree_summarize`` by default, or ``refine`` and the other modes), which is how
+"summarise this" is answered with a language model. ``summarize_document`` makes one document's
+summary: with a model, a SummaryIndex over the document's chunks; offline (no model, or the
+extractive answerer), the extractive summary of ``ragcore.summaries.summarize`` over the chunks'
+stored vectors. ``DocumentSummaryIndex`` keeps one summary per document and retrieves by summary
+first (the documents whose summaries are nearest the question), then by chunks within those
+documents. Both read chunks through ``ChunkSource``, which ``VectorStoreIndex`` is.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from typing import Any, Iterable, Mapping, Protocol, Sequence
 
 import numpy as np
 
-from .embeddings.base import Embedder, embed_query, embed_texts
-from .errors import ConfigError
-from .llms.base import LLM
-from .summary import summarize_extractive
-from .synthesis import Response, ResponseMode, Synthesizer
-from .trace import Trace
-from .types import Node, ScoredNode
+from ..embeddings.base import Embedder, embed_query, embed_texts
+from ..errors import ConfigError
+from ..llms.base import LLM
+from .summarize import summarize_extractive
+from ..synthesis import Response, ResponseMode, Synthesizer
+from ..trace import Trace
+from ..types import Node, ScoredNode
 
 SUMMARY_QUESTION = "Summarise the main points of this text for someone who has not read it."
 EXTRACTIVE = "extractive"

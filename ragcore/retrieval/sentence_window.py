@@ -19,10 +19,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .chunking import sentences
-from .chunking.nodes import build_nodes, node_id
-from .errors import ConfigError, StoreError
-from .types import Document, MetadataMode, Node, ScoredNode
+from ..chunking import sentences
+from ..chunking.nodes import build_nodes, node_id
+from ..errors import ConfigError, StoreError
+from ..types import Document, MetadataMode, Node, ScoredNode
 
 DEFAULT_WINDOW_SIZE = 3
 

@@ -6,9 +6,9 @@ requests with connect/read timeouts suited to slow local models, retries connect
 never once a reply has started), and translates every httpx failure into a ragcore error that
 names the server, its URL, the model, the status and what to do.
 
-Every request also runs against a ``Deadline`` (``http_options``): ``request_timeout`` seconds
+Every request also runs against a ``Deadline`` (``options``): ``request_timeout`` seconds
 from sending it to the last byte of the reply. It is checked after every piece of the body that
-arrives (``http_body``), so a model that keeps producing tokens, or a server dripping keep-alive
+arrives (``body``), so a model that keeps producing tokens, or a server dripping keep-alive
 spaces, is cut off within one piece of it: the response is closed and an ``LLMTimeoutError``
 raised (chunks already yielded stay with the caller). No single read waits longer than the limit
 either, so a silent server cannot outlast it by more than one wait. A reply read whole, or one
@@ -17,7 +17,7 @@ Retries happen only before the first byte of a reply and only while the deadline
 a 429 with Retry-After is retried after the wait it asks for, or fails at once saying so.
 
 The checks of the options every backend takes (URL, timeout, model, window) are in
-``http_options``; what is particular to an Ollama or an OpenAI-compatible server (start hints,
+``options``; what is particular to an Ollama or an OpenAI-compatible server (start hints,
 API key, model listing) is in ``servers``. Wire formats are not known here: a backend hands
 ``Connection.stream`` a pure decoder that turns response lines into text chunks, and raises
 ``StreamFormatError`` for a line it cannot read.
@@ -37,15 +37,15 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from .errors import (
+from ..errors import (
     LLMConnectionError,
     LLMError,
     LLMResponseError,
     LLMStatusError,
     LLMTimeoutError,
 )
-from .http_body import DEFAULT_MAX_BODY_BYTES, ReplyTooLarge, read_body, read_lines
-from .http_options import (  # noqa: F401  (the check_* are also imported from here, as before)
+from .body import DEFAULT_MAX_BODY_BYTES, ReplyTooLarge, read_body, read_lines
+from .options import (  # noqa: F401  (the check_* are also imported from here, as before)
     CONNECT_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, Deadline, PastDeadline, STATUS_ADVICE,
     check_base_url, check_model, check_positive, check_request_timeout, check_retries,
     check_temperature, check_window, make_timeout, retry_after_seconds,

@@ -21,11 +21,11 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol
 
-from .errors import ConfigError, StoreError
-from .retrieval import Retriever
+from ..errors import ConfigError, StoreError
+from .retrievers import Retriever
 from .sentence_window import stitch
-from .trace import Trace
-from .types import Node, ScoredNode
+from ..trace import Trace
+from ..types import Node, ScoredNode
 
 
 class NodeLookup(Protocol):

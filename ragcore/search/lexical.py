@@ -3,8 +3,8 @@
 No model, no I/O. ``terms`` gives a text's content words (lower case, stopwords dropped, a light
 suffix stemmer); ``split_sentences`` cuts passages into quotable sentences; centrality (similarity
 to the text's overall term profile) picks representative sentences for summaries. BM25's own
-analysis (Snowball stemming) is ``ragcore.analysis``. Unlike ``ragcore.chunking`` this splitter does not keep character offsets: it only needs clean
-sentences to quote.
+analysis (Snowball stemming) is ``ragcore.search.analysis``. Unlike ``ragcore.chunking`` this
+splitter does not keep character offsets: it only needs clean sentences to quote.
 """
 
 from __future__ import annotations

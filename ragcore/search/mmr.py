@@ -19,8 +19,8 @@ from typing import Callable
 
 import numpy as np
 
-from .embeddings.base import normalize
-from .errors import ConfigError
+from ..embeddings.base import normalize
+from ..errors import ConfigError
 
 # similarity(matrix, vector) -> (rows,) scores with a store's metric
 Similarity = Callable[[np.ndarray, np.ndarray], np.ndarray]

@@ -8,8 +8,8 @@ models. The chat backends (``ragcore.llms.ollama``/``openai``) and the embedders
 Every connection carries an overall time limit per request (``request_timeout``); a backend
 may pass the advice its users need when a reply outlasts it (``slow_hint``).
 
-Importing this module is free: httpx loads with ``ragcore.http`` on the first connection, so the
-backend registries can read the default URLs without paying for it.
+Importing this module is free: httpx loads with ``ragcore.http.client`` on the first connection, so
+the backend registries can read the default URLs without paying for it.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from .errors import ConfigError, LLMError, LLMResponseError
-from .http_options import DEFAULT_REQUEST_TIMEOUT
+from ..errors import ConfigError, LLMError, LLMResponseError
+from .options import DEFAULT_REQUEST_TIMEOUT
 
 if TYPE_CHECKING:
     import httpx
 
-    from .http import Connection
+    from .client import Connection
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
@@ -58,7 +58,7 @@ def ollama_connection(
     slow_hint: str | None = None,
 ) -> Connection:
     """A ``Connection`` to an Ollama server whose 404s for a missing model list its models."""
-    from .http import connect
+    from .client import connect
 
     return connect(
         "Ollama", model=model, base_url=base_url, timeout=timeout, max_retries=max_retries,
@@ -75,7 +75,7 @@ _OLLAMA_ACCESS_HINT = (
 
 
 def _missing_model_hint(connection: Connection, status: int, message: str, path: str) -> str:
-    from .http import fetch_model_names
+    from .client import fetch_model_names
 
     if status in (401, 403):
         return _OLLAMA_ACCESS_HINT
@@ -102,7 +102,7 @@ def list_ollama_models(
     client: httpx.Client | None = None,
 ) -> list[str]:
     """The names of the models an Ollama server has pulled (``GET /api/tags``), no retries."""
-    from .http import fetch_model_names
+    from .client import fetch_model_names
 
     connection = ollama_connection(
         model="", base_url=base_url, timeout=timeout, max_retries=0, retry_backoff=0.0,
@@ -138,7 +138,7 @@ def openai_connection(
     Without ``api_key`` the ``OPENAI_API_KEY`` environment variable is used; OpenAI itself
     (the default URL) is refused without a key, before any request.
     """
-    from .http import check_base_url, connect
+    from .client import check_base_url, connect
 
     base_url = check_base_url(base_url)
     key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
@@ -157,7 +157,7 @@ def openai_connection(
 
 
 def _status_hint(connection: Connection, status: int, message: str, path: str) -> str:
-    from .http import fetch_model_names
+    from .client import fetch_model_names
 
     if status == 401:
         sent = connection.headers is not None
@@ -180,7 +180,7 @@ def list_openai_models(
     client: httpx.Client | None = None,
 ) -> list[str]:
     """The model ids an OpenAI-compatible server offers (``GET /models``), no retries."""
-    from .http import fetch_model_names
+    from .client import fetch_model_names
 
     connection = openai_connection(
         model="", base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0,

@@ -18,12 +18,12 @@ import json
 import re
 from typing import Any, Sequence
 
-from .errors import ConfigError
-from .llms.base import LLM, complete_traced, writes_free_text
-from .synthesis import Response, ResponseMode, Synthesizer
-from .tools import QueryEngineTool
-from .trace import Trace
-from .types import Message, Node, ScoredNode
+from ..errors import ConfigError
+from ..llms.base import LLM, complete_traced, writes_free_text
+from ..synthesis import Response, ResponseMode, Synthesizer
+from ..tools import QueryEngineTool
+from ..trace import Trace
+from ..types import Message, Node, ScoredNode
 
 _SYSTEM = (
     "You split a question into simpler questions, each answerable by one of the tools listed. "

@@ -22,11 +22,11 @@ import re
 from pathlib import Path
 from typing import Any, Sequence
 
-from .errors import ConfigError
-from .llms.base import LLM, complete_traced, writes_free_text
-from .postprocess import Postprocessor
-from .trace import Trace
-from .types import Message, MetadataMode, ScoredNode
+from ..errors import ConfigError
+from ..llms.base import LLM, complete_traced, writes_free_text
+from ..postprocess import Postprocessor
+from ..trace import Trace
+from ..types import Message, MetadataMode, ScoredNode
 
 logger = logging.getLogger(__name__)
 

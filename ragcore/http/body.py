@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
-from .http_options import Deadline, PastDeadline
+from .options import Deadline, PastDeadline
 
 if TYPE_CHECKING:
     import httpx

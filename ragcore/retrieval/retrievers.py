@@ -1,16 +1,16 @@
 """Retrievers: a question in, scored nodes out, best first.
 
 ``Retriever`` is the protocol the query and chat engines depend on. ``VectorRetriever`` embeds the
-question with the index's embedder and searches the index's vector store, recording an
-"embed query" and a "retrieve" stage in the caller's trace; in "mmr" mode it over-fetches
-candidates by similarity and reranks them with maximal marginal relevance (``ragcore.mmr``).
-``KeywordRetriever`` ranks nodes by BM25 over their words (``ragcore.index.keyword``; a "keyword
-search" stage), and ``HybridRetriever`` runs both and merges the two rankings (``ragcore.fusion``;
-a "fuse" stage). Hybrid is the default mode: on ``benchmarks/retrieval`` it finds more of the
-answers than either side alone. Scores differ by retriever: cosine similarity, BM25
-(unbounded), or fused (0..1 for the default relative-score fusion, 1 meaning best by both), so
-a ``SimilarityPostprocessor`` cutoff only means "similarity" after a vector retriever.
-``make_retriever`` picks one by mode name, for ``VectorStoreIndex.as_retriever``.
+question with the index's embedder and searches the index's vector store, recording an "embed query"
+and a "retrieve" stage in the caller's trace; in "mmr" mode it over-fetches candidates by similarity
+and reranks them with maximal marginal relevance (``ragcore.search.mmr``). ``KeywordRetriever``
+ranks nodes by BM25 over their words (``ragcore.index.keyword``; a "keyword search" stage), and
+``HybridRetriever`` runs both and merges the two rankings (``ragcore.search.fusion``; a "fuse"
+stage). Hybrid is the default mode: on ``benchmarks/retrieval`` it finds more of the answers than
+either side alone. Scores differ by retriever: cosine similarity, BM25 (unbounded), or fused (0..1
+for the default relative-score fusion, 1 meaning best by both), so a ``SimilarityPostprocessor``
+cutoff only means "similarity" after a vector retriever. ``make_retriever`` picks one by mode name,
+for ``VectorStoreIndex.as_retriever``.
 """
 
 from __future__ import annotations
@@ -22,15 +22,15 @@ from typing import (
 
 import numpy as np
 
-from .bm25 import B, K1, check_bm25
-from .embeddings.base import Embedder, embed_query
-from .errors import ConfigError
-from .fusion import RRF_K, FusionMethod, check_fusion_method, fuse
-from .mmr import mmr_order
-from .stores.base import VectorStore
-from .stores.filters import MetadataFilters, as_filters
-from .trace import Trace
-from .types import ScoredNode
+from ..search.bm25 import B, K1, check_bm25
+from ..embeddings.base import Embedder, embed_query
+from ..errors import ConfigError
+from ..search.fusion import RRF_K, FusionMethod, check_fusion_method, fuse
+from ..search.mmr import mmr_order
+from ..stores.base import VectorStore
+from ..stores.filters import MetadataFilters, as_filters
+from ..trace import Trace
+from ..types import ScoredNode
 
 
 
@@ -202,7 +202,7 @@ class KeywordRetriever:
 
     Scores are BM25 scores (unbounded, 0 means no shared term); nodes sharing no word with the
     question are never returned, so fewer than ``similarity_top_k`` nodes may come back. ``k1``
-    and ``b`` are BM25's term-saturation and length-penalty parameters (``ragcore.bm25``).
+    and ``b`` are BM25's term-saturation and length-penalty parameters (``ragcore.search.bm25``).
     """
 
     def __init__(
@@ -245,7 +245,7 @@ class HybridRetriever:
     """Vector and BM25 search fused into one ranking (QueryFusionRetriever without rewriting).
 
     Each side fetches ``candidates`` nodes (default ``max(20, 5 * similarity_top_k)``) and
-    ``fusion`` merges them (``ragcore.fusion``). The default, "relative_score", scales each
+    ``fusion`` merges them (``ragcore.search.fusion``). The default, "relative_score", scales each
     side's scores to 0..1 over its candidates and adds ``alpha`` times the meaning score to
     ``1 - alpha`` times the word score, so a node both sides rank high wins, and a node only
     one side found can still win by a wide margin on that side. "reciprocal_rank" ignores

@@ -28,21 +28,21 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
 from .auto_merging import AutoMergingRetriever, ChunkGroups
-from .errors import ConfigError, RagcoreError
+from ..errors import ConfigError, RagcoreError
 from .hyde import HyDERetriever
-from .llms.base import LLM, writes_free_text
-from .postprocess import MetadataReplacementPostProcessor, NodePostprocessor
-from .query import QueryEngine, apply_postprocessors
+from ..llms.base import LLM, writes_free_text
+from ..postprocess import MetadataReplacementPostProcessor, NodePostprocessor
+from ..query import QueryEngine, apply_postprocessors
 from .query_fusion import QueryFusionRetriever
 from .rerank import LLMRerank, SentenceTransformerRerank
-from .retrieval import Retriever, query_text
+from .retrievers import Retriever, query_text
 from .router import EmbeddingSingleSelector, LLMSingleSelector, RouterQueryEngine
 from .sentence_window import SentenceWindowRetriever
 from .sub_question import SubQuestionQueryEngine
-from .synthesis import Response, ResponseMode, Synthesizer
-from .tools import QueryEngineTool
-from .trace import Trace
-from .types import ScoredNode
+from ..synthesis import Response, ResponseMode, Synthesizer
+from ..tools import QueryEngineTool
+from ..trace import Trace
+from ..types import ScoredNode
 
 CANDIDATES_PER_RESULT = 3  # rerankers and auto-merging look at 3x top-k candidates
 MAX_SOURCES = 4  # documents the router and sub-questions choose among

@@ -1,0 +1,33 @@
+"""Retrieval: the retrievers and what chooses, combines and reorders them.
+
+``retrievers`` holds the vector, keyword and hybrid retrievers; around them the seeds' advanced
+retrievers (``auto_merging``, ``sentence_window``, ``query_fusion``, ``hyde``), rerankers
+(``rerank``), the query engines that pick or split a question over several sources (``router``,
+``sub_question``), and ``choice``, which builds the retriever a user picked by name.
+"""
+
+from __future__ import annotations
+
+from ..lazy_exports import lazy_exports
+
+_EXPORTS = {
+    "Retriever": ".retrievers",
+    "VectorRetriever": ".retrievers",
+    "KeywordRetriever": ".retrievers",
+    "HybridRetriever": ".retrievers",
+    "make_retriever": ".retrievers",
+    "AutoMergingRetriever": ".auto_merging",
+    "NodeStore": ".auto_merging",
+    "SentenceWindowNodeParser": ".sentence_window",
+    "QueryFusionRetriever": ".query_fusion",
+    "HyDERetriever": ".hyde",
+    "LLMRerank": ".rerank",
+    "SentenceTransformerRerank": ".rerank",
+    "RouterQueryEngine": ".router",
+    "SubQuestionQueryEngine": ".sub_question",
+    "build_retriever": ".choice",
+}
+
+__all__ = sorted(_EXPORTS)
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), __all__)
