@@ -26,14 +26,12 @@ import numpy as np
 
 from ..errors import ConfigError, EmbeddingError
 from .base import normalize
-from .onnx_derived import FUSED_FILE, FUSED_INT8_FILE, ensure_derived
 from .onnx_export import INPUTS, ensure_exported, onnx_cache_root
 from .sentence_transformers import model_display_name, packaged_model_path, read_max_seq_length
 
 log = logging.getLogger(__name__)
 
 INT8_SUFFIX = "-onnx-int8"
-FUSED_INT8_SUFFIX = "-onnx-int8-fused"
 # Texts per run. ONNX Runtime keeps the largest run's working memory (attention is batch x 12
 # heads x 256^2 floats per layer): measured on 256-token chunks, 32 adds 405 MB to the process,
 # 16 adds 215 MB and 8 adds 92 MB, while CPU time per chunk is the same at 16 as at 32 (8 costs
@@ -57,7 +55,6 @@ class OnnxEmbedder:
         *,
         model_path: str | Path | None = None,
         quantized: bool = False,
-        fused: bool = True,
         batch_size: int | None = None,
         threads: int | None = None,
         cache_dir: str | Path | None = None,
@@ -73,20 +70,16 @@ class OnnxEmbedder:
                 "sentence-transformers model with a fast tokenizer"
             )
         self.quantized = quantized
-        config = _model_config(self.model_path)
-        # the transformer optimizer knows BERT's graph; other models run as exported
-        self.fused = fused and config.get("model_type") == "bert"
-        self._config = config
         # int8 quantises activations with one scale per batch, so a text's vector would depend
         # on its batch-mates (cosine ~0.99 apart): it runs texts one by one (no padding either)
         self.batch_size = batch_size or (1 if quantized else FLOAT32_BATCH)
         self.threads = threads or usable_cores()
         self.cache_dir = Path(cache_dir) if cache_dir is not None else onnx_cache_root()
         base_name = model_display_name(self.model_path)
-        self.model_name = base_name + _name_suffix(quantized, self.fused)
+        self.model_name = base_name + INT8_SUFFIX if quantized else base_name
         self._base_name = base_name
         self.max_input_tokens: int | None = read_max_seq_length(self.model_path)
-        self.dim = _hidden_size(self.model_path, config)
+        self.dim = _hidden_size(self.model_path)
         self._runtime: tuple[Any, Any] | None = None
         self._lock = threading.Lock()
 
@@ -127,18 +120,12 @@ class OnnxEmbedder:
     def _open_session(self) -> Any:
         import onnxruntime
 
-        path = ensure_exported(self.model_path, self._base_name,
-                               quantized=self.quantized and not self.fused,
+        path = ensure_exported(self.model_path, self._base_name, quantized=self.quantized,
                                cache_root=self.cache_dir)
-        if self.fused:
-            path = ensure_derived(path, FUSED_INT8_FILE if self.quantized else FUSED_FILE,
-                                  model_config=self._config)
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = self.threads
         options.inter_op_num_threads = 1
         options.log_severity_level = 3  # errors only: its optimiser's notes are not ours
-        if self.fused:  # optimised once when it was built: the session need not do it again
-            options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_BASIC
         log.info("loading the ONNX embedding model %s (%d threads)", path, self.threads)
         try:
             return onnxruntime.InferenceSession(
@@ -171,28 +158,11 @@ def _padded(token_ids: list[list[int]]) -> dict[str, np.ndarray]:
     return dict(zip(INPUTS, (ids, mask, np.zeros_like(ids))))
 
 
-def _name_suffix(quantized: bool, fused: bool) -> str:
-    """What a variant adds to the model's name: float32 vectors are the model's own."""
-    if not quantized:
-        return ""
-    return FUSED_INT8_SUFFIX if fused else INT8_SUFFIX
-
-
-def _model_config(model_path: Path) -> dict:
+def _hidden_size(model_path: Path) -> int:
     try:
         config = json.loads((model_path / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(
-            f"cannot read {model_path / 'config.json'} ({exc}): pass the folder of a complete "
-            "transformers model"
-        ) from exc
-    return config if isinstance(config, dict) else {}
-
-
-def _hidden_size(model_path: Path, config: dict) -> int:
-    try:
         return int(config["hidden_size"])
-    except (ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ConfigError(
             f"{model_path / 'config.json'} does not give the model's hidden_size ({exc}): "
             "pass the folder of a complete transformers model"
