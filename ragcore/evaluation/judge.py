@@ -1,0 +1,96 @@
+"""A language model as judge: our prompts, and readers of its reply that forgive the format.
+
+A judge is asked for a verdict (YES or NO) or a score (1 to 5) on the first line and a reason
+after it. Models do not always comply ("**Verdict:** Yes.", "I'd give it 4/5 because ..."), so
+the readers look for the first yes/no word, or the first number in range after "score" (else
+the first number in range), anywhere in the reply. A reply with neither, or a model error, is a
+``Verdict`` with ``error`` set: the evaluator reports "could not read the judge's reply" and the
+evaluation goes on.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import RagcoreError
+from ..llms import complete
+from ..types import Message
+
+FAITHFULNESS_PROMPT = (
+    "You check answers against their sources.\n\nSources:\n---------------------\n"
+    "{context}\n---------------------\n\nAnswer:\n{answer}\n\n"
+    "Is every statement of the answer supported by the sources? Reply YES or NO on the first "
+    "line, then one sentence saying why."
+)
+RELEVANCY_PROMPT = (
+    "You check whether answers respond to questions.\n\nQuestion: {query}\n\nSources:\n"
+    "---------------------\n{context}\n---------------------\n\nAnswer:\n{answer}\n\n"
+    "Does the answer respond to the question, in line with the sources? Reply YES or NO on the "
+    "first line, then one sentence saying why."
+)
+CORRECTNESS_PROMPT = (
+    "You grade answers against a reference answer.\n\nQuestion: {query}\n\n"
+    "Reference answer:\n{reference}\n\nAnswer to grade:\n{answer}\n\n"
+    "How correct and complete is the answer, from 1 (wrong or unrelated) to 5 (says what the "
+    "reference says)? Reply 'Score: N' on the first line, then one sentence saying why."
+)
+QUOTED_REPLY = 160  # characters of an unreadable reply quoted in the result
+_YES_NO = re.compile(r"\b(yes|no|pass|fail|true|false|supported|unsupported)\b", re.I)
+_SCORE = re.compile(r"score\W{0,4}(\d+(?:\.\d+)?)", re.I)
+_NUMBER = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)(?![\d.])")
+_POSITIVE = {"yes", "pass", "true", "supported"}
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What a judge said: a pass/fail or a score, the reason, or why it could not be read."""
+
+    passing: bool | None = None
+    score: float | None = None
+    reason: str = ""
+    error: str | None = None
+
+
+def ask(llm: object, prompt: str) -> str | Verdict:
+    """The judge's reply to ``prompt``, or a Verdict with the error when the model failed."""
+    try:
+        return complete(llm, [Message("user", prompt)])
+    except RagcoreError as exc:
+        return Verdict(error=f"the judge failed: {exc}")
+
+
+def read_yes_no(reply: str) -> Verdict:
+    """YES/NO (or pass/fail, true/false) anywhere in the reply, first one wins."""
+    found = _YES_NO.search(reply)
+    if not found:
+        return _unreadable(reply, "no YES or NO in it")
+    passing = found.group(1).lower() in _POSITIVE
+    return Verdict(passing=passing, score=1.0 if passing else 0.0, reason=_reason(reply))
+
+
+def read_score(reply: str, low: float = 1.0, high: float = 5.0) -> Verdict:
+    """A score in [low, high]: after the word "score" if there is one, else the first number."""
+    candidates = [m.group(1) for m in _SCORE.finditer(reply)] + _NUMBER.findall(reply)
+    for text in candidates:
+        value = float(text)
+        if low <= value <= high:
+            return Verdict(score=value, reason=_reason(reply))
+    return _unreadable(reply, f"no score from {low:g} to {high:g} in it")
+
+
+def judged(llm: object, prompt: str, read) -> Verdict:
+    """Ask the judge and read its reply with ``read`` (``read_yes_no`` or ``read_score``)."""
+    reply = ask(llm, prompt)
+    return reply if isinstance(reply, Verdict) else read(reply)
+
+
+def _reason(reply: str) -> str:
+    lines = [line.strip() for line in reply.strip().splitlines() if line.strip()]
+    rest = " ".join(lines[1:]) if len(lines) > 1 else (lines[0] if lines else "")
+    return rest.strip()
+
+
+def _unreadable(reply: str, why: str) -> Verdict:
+    quoted = " ".join(reply.split())[:QUOTED_REPLY]
+    return Verdict(error=f"could not read the judge's reply ({why}): {quoted!r}")

@@ -1,0 +1,70 @@
+"""``EvaluationResult`` and the base every answer evaluator shares.
+
+LlamaIndex's shape: ``evaluate(query=, response=, contexts=)`` gives an ``EvaluationResult``
+(query, response, contexts, passing, score, feedback), ``evaluate_response(query=,
+response=Response)`` takes the contexts from the response's source nodes, ``aevaluate`` runs the
+same code in a worker thread. ragcore adds ``method``: how the verdict was reached (a named
+model as judge, or which offline proxy), so a leaderboard never passes a proxy off as a judge.
+A judge reply that cannot be read is a result with ``invalid_result`` set and the reason, never
+an exception.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import asdict, dataclass, field
+from typing import Any, Sequence
+
+
+@dataclass(slots=True)
+class EvaluationResult:
+    """One evaluator's verdict on one answer."""
+
+    query: str | None = None
+    response: str | None = None
+    contexts: list[str] = field(default_factory=list)
+    passing: bool | None = None
+    score: float | None = None
+    feedback: str | None = None
+    invalid_result: bool = False
+    invalid_reason: str | None = None
+    evaluator: str = ""  # "faithfulness", "relevancy", "correctness", "semantic_similarity"
+    method: str = ""  # "judge: gpt-4o-mini" or "offline proxy: ..."
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class BaseEvaluator:
+    """An answer metric: subclasses implement ``evaluate``; the rest is shared."""
+
+    name = "evaluator"
+    needs_reference = False  # correctness and similarity compare with an expected answer
+
+    def evaluate(self, query: str | None = None, response: str | None = None,
+                 contexts: Sequence[str] | None = None, *, reference: str | None = None
+                 ) -> EvaluationResult:
+        raise NotImplementedError(f"{type(self).__name__} does not implement evaluate()")
+
+    def evaluate_response(self, query: str | None = None, response: Any = None, *,
+                          reference: str | None = None) -> EvaluationResult:
+        """Evaluate a ``Response``: its text, and its source nodes as the contexts."""
+        text = None if response is None else getattr(response, "text", str(response))
+        contexts = [s.node.text for s in getattr(response, "source_nodes", None) or []]
+        return self.evaluate(query, text, contexts, reference=reference)
+
+    async def aevaluate(self, query: str | None = None, response: str | None = None,
+                        contexts: Sequence[str] | None = None, *,
+                        reference: str | None = None) -> EvaluationResult:
+        return await asyncio.to_thread(self.evaluate, query, response, contexts,
+                                       reference=reference)
+
+    async def aevaluate_response(self, query: str | None = None, response: Any = None, *,
+                                 reference: str | None = None) -> EvaluationResult:
+        return await asyncio.to_thread(self.evaluate_response, query, response,
+                                       reference=reference)
+
+    def _result(self, query: str | None, response: str | None, contexts: Sequence[str] | None,
+                **verdict: Any) -> EvaluationResult:
+        return EvaluationResult(query=query, response=response, contexts=list(contexts or []),
+                                evaluator=self.name, **verdict)
