@@ -1,7 +1,8 @@
 """The ``ragcore`` command line: a thin shell over the workspace, query and chat engines.
 
 Each command group lives in its own module (``index_commands``: ingest, retrieve, indexes,
-delete-doc, rename-index, delete-index; ``query_command``; ``chat_command``; ``bench_command``)
+delete-doc, rename-index, delete-index; ``query_command``; ``chat_command``; ``bench_command``;
+``eval_command``)
 and registers its sub-parser here. Every behaviour is in ragcore; this package parses arguments,
 prints, and turns a ``RagcoreError`` into a readable message on stderr and exit status 1.
 """
@@ -31,7 +32,9 @@ EXAMPLES = """examples:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import bench_command, chat_command, index_commands, query_command, verify_command
+    from . import (
+        bench_command, chat_command, eval_command, index_commands, query_command, verify_command,
+    )
 
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
@@ -46,7 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (index_commands, query_command, chat_command, bench_command, verify_command):
+    for module in (index_commands, query_command, chat_command, bench_command, verify_command,
+                   eval_command):
         module.add_parsers(commands, common)
     return parser
 
