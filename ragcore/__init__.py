@@ -63,6 +63,7 @@ _EXPORTS: dict[str, str] = {
     "Synthesizer": "ragcore.synthesis",
     "Response": "ragcore.synthesis",
     "QueryEngine": "ragcore.query",
+    "CitationQueryEngine": "ragcore.citation_engine",
     "compare_modes": "ragcore.query",
     "SummaryIndex": "ragcore.summaries.index",
     "DocumentSummaryIndex": "ragcore.summaries.index",

@@ -140,6 +140,10 @@ class Node:
         """LlamaIndex's name for ``content``."""
         return self.content(metadata_mode)
 
+    def get_text(self) -> str:
+        """LlamaIndex's name for ``text``."""
+        return self.text
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "text": self.text,

@@ -12,6 +12,7 @@ _EXPORTS = {
     "VectorStoreIndex": "ragcore.compat.index",
     "SimpleDirectoryReader": "ragcore.compat.reader",
     "StorageContext": "ragcore.compat.storage",
+    "SummaryIndex": "ragcore.compat.summary_index",
     "load_index_from_storage": "ragcore.compat.index",
     "Settings": "ragcore.compat.settings",
     "Document": "ragcore.compat.documents",
