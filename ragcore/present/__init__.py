@@ -8,6 +8,7 @@
     explain.py     errors in plain words, with the next step a user can take
     trace_view.py  a trace as table rows and reasoning, live or from a saved chat
     corpus_map.py  pictures of an index: token lengths, document sizes, a 2-D embedding map
+    leaderboard.py an evaluation's leaderboard table, its bar chart with intervals, drill-down
 
 Pure functions over ragcore objects, tested like the rest of the library. The Streamlit side
 (session state, cached objects, the page frame) is the ``webapp`` package beside ``app.py``;
