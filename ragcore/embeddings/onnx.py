@@ -1,16 +1,19 @@
 """The packaged model on ONNX Runtime: the same weights as ``sentence_transformers``, faster.
 
-``onnx_export`` turns the model folder into an ONNX graph once (and an int8 copy); this module
-runs it with onnxruntime and the model's own ``tokenizer.json`` through ``tokenizers``, so a
-process whose export exists never imports torch. The pipeline is sentence-transformers' own:
-truncate to the model's window, mean-pool the token vectors over the real tokens, L2-normalise.
-Texts are sorted by their token count and run in batches of similar lengths (little padding),
-on every core the process may use; int8 runs them one by one (see ``__init__``).
+``onnx_export`` turns the model folder into an ONNX graph once, and ``onnx_derived`` makes the
+graphs this module runs from it: fused by onnxruntime's transformer optimizer (float32) and the
+fused graph with int8 weights. They run with onnxruntime and the model's own ``tokenizer.json``
+through ``tokenizers``, so a process whose export exists never imports torch. The pipeline is
+sentence-transformers' own: truncate to the model's window, mean-pool the token vectors over the
+real tokens, L2-normalise. Texts are sorted by their token count and run in batches of similar
+lengths (little padding), on every core the process may use; int8 runs them one by one (no
+padding at all; see ``__init__``). ``fused=False`` runs the graph as torch exported it (for
+comparison, and for models that are not BERT-shaped, which are never fused).
 
 Vectors carry the embedder's identity in ``model_name``: float32 gives the sentence-transformers
 vectors (cosine > 0.9999 with torch's, measured in ``benchmarks/embedders.py``), so it shares
-their name and reads indexes built with torch; int8 vectors differ a little, so their name
-says so (``-onnx-int8``) and an index records which one it holds.
+their name and reads indexes built with torch; int8 vectors differ a little (cosine ~0.997), so
+their name says so (``-onnx-int8``) and an index records which one it holds.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import numpy as np
 
 from ..errors import ConfigError, EmbeddingError
 from .base import normalize
+from .onnx_derived import FUSED_FILE, FUSED_INT8_FILE, ensure_derived
 from .onnx_export import INPUTS, ensure_exported, onnx_cache_root
 from .sentence_transformers import model_display_name, packaged_model_path, read_max_seq_length
 
@@ -55,6 +59,7 @@ class OnnxEmbedder:
         *,
         model_path: str | Path | None = None,
         quantized: bool = False,
+        fused: bool = True,
         batch_size: int | None = None,
         threads: int | None = None,
         cache_dir: str | Path | None = None,
@@ -70,6 +75,10 @@ class OnnxEmbedder:
                 "sentence-transformers model with a fast tokenizer"
             )
         self.quantized = quantized
+        config = _model_config(self.model_path)
+        # the transformer optimizer knows BERT's graph; other models run as exported
+        self.fused = fused and config.get("model_type") == "bert"
+        self._config = config
         # int8 quantises activations with one scale per batch, so a text's vector would depend
         # on its batch-mates (cosine ~0.99 apart): it runs texts one by one (no padding either)
         self.batch_size = batch_size or (1 if quantized else FLOAT32_BATCH)
@@ -79,7 +88,7 @@ class OnnxEmbedder:
         self.model_name = base_name + INT8_SUFFIX if quantized else base_name
         self._base_name = base_name
         self.max_input_tokens: int | None = read_max_seq_length(self.model_path)
-        self.dim = _hidden_size(self.model_path)
+        self.dim = _hidden_size(self.model_path, config)
         self._runtime: tuple[Any, Any] | None = None
         self._lock = threading.Lock()
 
@@ -120,8 +129,12 @@ class OnnxEmbedder:
     def _open_session(self) -> Any:
         import onnxruntime
 
-        path = ensure_exported(self.model_path, self._base_name, quantized=self.quantized,
+        path = ensure_exported(self.model_path, self._base_name,
+                               quantized=self.quantized and not self.fused,
                                cache_root=self.cache_dir)
+        if self.fused:
+            path = ensure_derived(path, FUSED_INT8_FILE if self.quantized else FUSED_FILE,
+                                  model_config=self._config)
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = self.threads
         options.inter_op_num_threads = 1
@@ -158,11 +171,21 @@ def _padded(token_ids: list[list[int]]) -> dict[str, np.ndarray]:
     return dict(zip(INPUTS, (ids, mask, np.zeros_like(ids))))
 
 
-def _hidden_size(model_path: Path) -> int:
+def _model_config(model_path: Path) -> dict:
     try:
         config = json.loads((model_path / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(
+            f"cannot read {model_path / 'config.json'} ({exc}): pass the folder of a complete "
+            "transformers model"
+        ) from exc
+    return config if isinstance(config, dict) else {}
+
+
+def _hidden_size(model_path: Path, config: dict) -> int:
+    try:
         return int(config["hidden_size"])
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError) as exc:
         raise ConfigError(
             f"{model_path / 'config.json'} does not give the model's hidden_size ({exc}): "
             "pass the folder of a complete transformers model"

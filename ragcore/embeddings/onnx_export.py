@@ -76,14 +76,15 @@ def ensure_exported(model_path: Path, name: str, *, quantized: bool, cache_root:
             f"cannot create the ONNX model cache {cache_root}: {exc}. Set ${CACHE_ENV} to a "
             "writable folder"
         ) from exc
-    with _locked(cache_root / f"{folder.name}.lock"):
+    with locked(cache_root / f"{folder.name}.lock"):
         if not target.is_file():  # another process may have finished it while we waited
             _export_into(model_path, folder)
     return target
 
 
 @contextmanager
-def _locked(path: Path) -> Iterator[None]:
+def locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (created if missing) while the block runs."""
     with open(path, "a+b") as handle:
         if fcntl is not None:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX)

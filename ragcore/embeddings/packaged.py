@@ -2,15 +2,15 @@
 
 The same weights run three ways, told apart by the name an index records (``model_name``):
 
-- ``all-MiniLM-L6-v2``: float32, on ONNX Runtime when it is installed (``onnx``), else on
-  torch (``sentence_transformers``). Both give the same vectors (cosine > 0.9999), so they
-  share the name and either reads an index built with the other. The default: ONNX runs it
-  1.4x faster per CPU-second than torch, and a fresh process has its first query vector in
-  ~1 s instead of ~10 s (no torch import);
-- ``all-MiniLM-L6-v2-onnx-int8``: ONNX Runtime with int8 weights, another 1.9x faster, but not
-  the default: on the retrieval benchmark its dense nDCG@10 is 0.008 below float32's (hybrid:
-  0.001), over the 0.005 it may lose (``python -m benchmarks --only embedders``). Chosen by
-  building an index with ``OnnxEmbedder(quantized=True)``; such an index records it.
+- ``all-MiniLM-L6-v2``: float32, on ONNX Runtime's fused graph when onnxruntime is installed
+  (``onnx``, ``onnx_derived``), else on torch (``sentence_transformers``). Both give the same
+  vectors (cosine > 0.9999), so they share the name and either reads an index built with the
+  other. The default for new indexes;
+- ``all-MiniLM-L6-v2-onnx-int8``: ONNX Runtime on the fused graph with int8 weights (every
+  matrix product but each feed-forward's second one), texts run one by one with no padding.
+  ``RAGCORE_PACKAGED_VARIANT=int8`` gives it to new indexes (``docs/embedder.md`` has its
+  speed and retrieval quality against torch's). An index built with the earlier int8 recipe
+  (every MatMul of the exported graph) reads with this one: their vectors agree to ~0.99.
 
 ``default_embedder(built_with)`` gives the variant an index was built with, so an int8 index
 keeps getting int8 query vectors. Without onnxruntime every variant falls back to torch float32,
@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import os
 import threading
 
+from ..errors import ConfigError
 from .base import Embedder
 
 log = logging.getLogger(__name__)
@@ -31,6 +33,8 @@ FLOAT32_NAME = "all-MiniLM-L6-v2"
 INT8_NAME = "all-MiniLM-L6-v2-onnx-int8"
 DEFAULT_NAME = FLOAT32_NAME  # the fastest variant that keeps retrieval quality
 VARIANTS = (INT8_NAME, FLOAT32_NAME)
+VARIANT_ENV = "RAGCORE_PACKAGED_VARIANT"  # the variant new indexes get: int8 or float32
+_SHORT_NAMES = {"int8": INT8_NAME, "float32": FLOAT32_NAME}
 
 _shared: dict[str, Embedder] = {}
 _lock = threading.Lock()
@@ -47,12 +51,25 @@ def default_embedder(built_with: str | None = None) -> Embedder:
     A name that is no packaged variant gives the default too; the index's own check then
     refuses it with an error naming both models.
     """
-    name = built_with if built_with in VARIANTS else DEFAULT_NAME
+    name = built_with if built_with in VARIANTS else new_index_variant()
     if name not in _shared:
         with _lock:
             if name not in _shared:
                 _shared[name] = packaged_variant(name)
     return _shared[name]
+
+
+def new_index_variant() -> str:
+    """The variant a new index gets: ``$RAGCORE_PACKAGED_VARIANT`` (int8, float32), else the
+    default."""
+    chosen = os.environ.get(VARIANT_ENV, "").strip()
+    if not chosen:
+        return DEFAULT_NAME
+    name = _SHORT_NAMES.get(chosen.lower(), chosen)
+    if name not in VARIANTS:
+        raise ConfigError(
+            f"${VARIANT_ENV} is {chosen!r}: set it to one of {sorted(_SHORT_NAMES)} or unset it")
+    return name
 
 
 def packaged_variant(name: str) -> Embedder:
