@@ -1,5 +1,5 @@
-"""Query: ask one question of an index with a chosen response mode and retriever, or compare
-modes or retrievers side by side."""
+"""Query: ask one question of an index with a chosen response mode and retriever, compare
+modes or retrievers side by side, or evaluate them over a question set (Evaluate)."""
 
 import streamlit as st
 
@@ -10,6 +10,7 @@ from webapp.advanced import advanced_toggle
 from webapp.chat_summary import route_caption, summary_answer
 from webapp.index_names import shown_name
 from webapp.citing import draw_sources, marked_listing
+from webapp.evaluate_view import evaluate_tab
 from webapp.query_options import POSTPROCESSOR_DESCRIPTIONS, QueryOptions, parse_keywords
 from ragcore.index.engines import llm_with_index_embedder
 from ragcore.query import iter_compare_modes
@@ -354,13 +355,16 @@ def main() -> None:
         st.caption("Open **Advanced** in the sidebar to choose how answers are made, compare "
                    "the modes side by side and see each answer's trace.")
         return
-    answers, comparison, retrievers = st.tabs(["Answer", "Compare modes", "Compare retrievers"])
+    answers, comparison, retrievers, evaluation = st.tabs(
+        ["Answer", "Compare modes", "Compare retrievers", "Evaluate"])
     with answers:
         answer_tab(name, question, choices, advanced)
     with comparison:
         compare_tab(name, question, choices)
     with retrievers:
         retriever_compare_tab(name, question, choices)
+    with evaluation:
+        evaluate_tab(name)
 
 
 def _entered() -> None:

@@ -5,6 +5,8 @@
                       objects keyed by what defines them (a loaded index by its revision)
     query_options.py  the Query page's choices, validated and turned into pipeline parts
     chat_turns.py     a chat turn: memory rebuilt from a saved chat, the reply, the turn recorded
+    evaluate_view.py  the Evaluate tab: a question set, modes x retrievers, the background run
+    evaluate_results.py  a saved evaluation: leaderboard, chart, one question drilled into, exports
 
 ``pages/`` only render and collect input; the behaviour lives here and in ragcore. How things
 are worded (labels, errors, citations, trace tables, corpus pictures) is UI-neutral and lives in
