@@ -13,6 +13,10 @@ retrieved chunk is relevant when it holds one of the question's gold strings who
   the query engine's default) chunks;
 - MRR@10: 1 / the rank of the first relevant chunk, 0 if none is in the top 10.
 
+The metrics are computed by ``ragcore.evaluation``'s ``RetrieverEvaluator`` (gold strings as its
+``expected_texts``, the count of relevant chunks in the index as ``relevant_total``): the same
+code users run on their own question sets (``ragcore eval``, the app's Evaluate tab).
+
 The table of modes (also by question kind) goes to stderr; the rows go to the harness's table,
 with one row saying whether the default (hybrid) is ahead of both dense and keyword on nDCG@10.
 A second table (``retrieval_variants``) shows the keyword-analysis and fusion variants the
@@ -25,7 +29,6 @@ mmr.
 
 from __future__ import annotations
 
-import math
 import sys
 import time
 from pathlib import Path
@@ -37,26 +40,23 @@ from benchmarks.bench_advanced_retrieval import advanced_vs_plain
 from benchmarks.answers.question_set import Question, gold_found, load_questions, normalize
 from benchmarks.harness import Row, corpus_dir
 from benchmarks.retrieval_variants import rank_variants, summarize, variant_table
+from ragcore.evaluation import RetrieverEvaluator
 
 MODES = ("similarity", "keyword", "hybrid", "mmr")
 K = 10
 ENGINE_TOP_K = 4
 METRICS = ("nDCG@10", "recall@10", "recall@4", "MRR@10")
+EVALUATOR = RetrieverEvaluator.from_metric_names(
+    [f"ndcg@{K}", f"recall@{K}", f"recall@{ENGINE_TOP_K}", f"mrr@{K}"])
+_LABELS = dict(zip(EVALUATOR.metric_names, METRICS))  # "ndcg@10" -> "nDCG@10"
 
 
 def score_ranking(golds: tuple[str, ...], chunks: list[str], relevant_total: int) -> dict:
-    """nDCG@10, recall@10, recall@4 and MRR@10 of one ranked list of chunk texts."""
-    hits = [gold_found(golds, text) for text in chunks[:K]]
-    relevant = [any(h) for h in hits]
-    dcg = sum(1 / math.log2(rank + 2) for rank, rel in enumerate(relevant) if rel)
-    ideal = sum(1 / math.log2(rank + 2) for rank in range(min(relevant_total, K)))
-
-    def recall(k: int) -> float:
-        return fmean(any(h[g] for h in hits[:k]) for g in range(len(golds)))
-
-    first = next((rank for rank, rel in enumerate(relevant) if rel), None)
-    return {"nDCG@10": dcg / ideal if ideal else 0.0, "recall@10": recall(K),
-            "recall@4": recall(ENGINE_TOP_K), "MRR@10": 0.0 if first is None else 1 / (first + 1)}
+    """nDCG@10, recall@10, recall@4 and MRR@10 of one ranked list of chunk texts: a chunk is
+    relevant when it holds a gold string whole; ``relevant_total`` chunks of the index do."""
+    result = EVALUATOR.evaluate_ranking("", chunks[:K], expected_texts=golds,
+                                        relevant_total=relevant_total)
+    return {_LABELS[name]: value for name, value in result.metric_vals_dict.items()}
 
 
 def relevant_totals(index, questions: list[Question]) -> dict[str, int]:
