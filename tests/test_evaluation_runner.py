@@ -197,3 +197,13 @@ def test_batch_runner_evaluate_setups_uses_its_evaluators(index):
     assert report.metrics == ["hit_rate", "mrr", "ndcg", "faithfulness", "relevancy",
                               "correctness"]
     assert sorted(r.question_id for r in report.rows) == ["q1", "q2", "q3"]
+
+
+def test_a_job_whose_work_breaks_ends_failed_with_the_error():
+    from ragcore.evaluation import EvaluationJob
+
+    def work(on_progress, cancel):
+        raise KeyError("a bug")
+
+    job = EvaluationJob(work).start().wait(10)
+    assert job.state == "failed" and not job.active and "KeyError" in job.error

@@ -81,8 +81,16 @@ class EvaluationJob:
             self.state = "cancelled" if report.cancelled else "done"
         except (RagcoreError, OSError) as exc:
             logger.warning("evaluation failed: %s", exc)
-            self.error = f"{type(exc).__name__}: {exc}"
-            self.state = "failed"
+            self._failed(exc)
+        except Exception as exc:
+            # A bug must still end the job (a page or the CLI waits for it), with its traceback
+            # in the log and its message on the job; it is not swallowed.
+            logger.exception("evaluation failed unexpectedly")
+            self._failed(exc)
+
+    def _failed(self, exc: BaseException) -> None:
+        self.error = f"{type(exc).__name__}: {exc}"
+        self.state = "failed"
 
 
 def start_evaluation(workspace: Any, index_name: str, dataset: EmbeddingQAFinetuneDataset, *,
