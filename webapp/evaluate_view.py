@@ -180,6 +180,7 @@ def start(name: str, chosen: tuple[str, EmbeddingQAFinetuneDataset], modes: list
     st.session_state[JOB_KEY] = start_evaluation(
         state.workspace(), name, dataset, llm=state.current_llm(), modes=modes,
         retrievers=retrievers, judge=judge)
+    st.rerun()  # drawn anew: Run disabled, the progress shown
 
 
 def job_progress(watched: bool) -> None:

@@ -20,7 +20,7 @@ METRIC_LABELS = {
     "correctness": "Correctness",
     "semantic_similarity": "Semantic similarity",
 }
-CHART_HEIGHT_PER_SETUP = 28  # pixels per bar: a 4 x 2 evaluation is a 224-pixel chart
+CHART_HEIGHT_PER_SETUP = 36  # pixels per bar: every setup's name fits beside its bar
 
 
 def metric_label(metric: str) -> str:
@@ -64,7 +64,8 @@ def chart_spec(board: Sequence[Any], metric: str) -> dict[str, Any]:
         values.append({"setup": entry.setup, "mean": round(mean, 4), "low": round(low, 4),
                        "high": round(high, 4)})
     order = [v["setup"] for v in sorted(values, key=lambda v: -v["mean"])]
-    y = {"field": "setup", "type": "nominal", "sort": order, "title": None}
+    y = {"field": "setup", "type": "nominal", "sort": order, "title": None,
+         "axis": {"labelLimit": 260}}
     tooltip = [{"field": "setup", "title": "Setup"},
                {"field": "mean", "title": label, "format": ".3f"},
                {"field": "low", "title": "95% low", "format": ".3f"},
