@@ -8,6 +8,8 @@ import shutil
 
 import pytest
 
+from loopback import Reply, loopback  # noqa: F401 (fixture)
+
 from ragcore.cli import main
 
 
@@ -69,3 +71,21 @@ def test_eval_of_a_users_csv_and_its_errors(workspace, fake_embedder, capsys, tm
     code, _, err = run(workspace, fake_embedder, capsys, "--generate", "2", "--retrievers",
                        "bm99")
     assert code == 1 and "unknown retriever 'bm99'" in err
+
+
+def test_eval_with_the_loopback_openai_server_as_judge(workspace, fake_embedder, capsys,
+                                                       loopback):
+    loopback.queue(*[Reply(text="YES\nSupported.")] * 2, Reply(text="Score: 4\nClose."),
+                   *[Reply(text="I would rather not say.")] * 20)
+    code, out, err = run(workspace, fake_embedder, capsys, "--generate", "1", "--retrievers",
+                         "keyword", "--judge", "openai:gpt-4o-mini", "--base-url",
+                         loopback.openai_url)
+    assert code == 0, err
+    assert "graded by" in err and "gpt-4o-mini" in err.split("graded by")[1]
+    assert "faithfulness: judge: openai:gpt-4o-mini" in out
+    one = "1.000 [1.00, 1.00]"
+    assert f"| keyword / compact | {one} | {one} | {one} | {one} | {one} | 4.000 [4.00, 4.00] |" \
+        in out
+    prompts = [r.json["messages"][0]["content"] for r in loopback.requests_to(
+        "/v1/chat/completions")]
+    assert len(prompts) == 3 and "Reference answer" in prompts[2]
