@@ -2,9 +2,9 @@
 20 questions generated offline, as a background job, then shows the leaderboard, its chart and
 one question drilled into (issue 21).
 
-A workspace with one index (the speech and a PEP, fake embedder) is built before the app starts;
-the app runs with ``RAGCORE_EMBEDDER=fake`` and the extractive backend. Set
-RAGCORE_SCREENSHOTS=<folder> to keep a screenshot per step.
+The app of tests/test_browser_retrievers.py (one index of the speech and a PEP, fake embedder,
+extractive backend, Advanced on). Set RAGCORE_SCREENSHOTS=<folder> to keep a screenshot per
+step.
 """
 
 from __future__ import annotations
@@ -12,45 +12,20 @@ from __future__ import annotations
 import re
 
 import pytest
-from test_browser import (  # noqa: F401 (fixtures)
-    WORK_TIMEOUT_MS,
-    _require_browser,
-    _shot,
-    _wait_idle,
-    page,
-    start_app,
-    stop_app,
-)
-from test_browser_retrievers import _choose
+from test_browser import WORK_TIMEOUT_MS, _shot, _wait_idle, page  # noqa: F401 (fixture)
+from test_browser_retrievers import docs_app  # noqa: F401 (fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SETUPS = [f"{retriever} / {mode}" for retriever in ("hybrid", "keyword")
           for mode in ("compact", "refine", "tree_summarize", "accumulate")]
 
 
-@pytest.fixture
-def docs_app(tmp_path, corpus_dir):
-    _require_browser()
-    from ragcore.embeddings.fake import FakeEmbedder
-    from ragcore.workspace import Workspace
-
-    root = tmp_path / "workspace"
-    Workspace(root, embedder=FakeEmbedder()).ingest("docs", [
-        corpus_dir / "state_of_the_union" / "state_of_the_union.txt",
-        corpus_dir / "python_peps" / "pep-0020.rst"])
-    (root / "app-preferences.json").write_text('{"advanced": true}', encoding="utf-8")
-    proc, url = start_app(root, tmp_path / "streamlit.log", RAGCORE_EMBEDDER="fake")
-    try:
-        yield url, root
-    finally:
-        stop_app(proc)
-
-
-def test_evaluate_four_modes_by_two_retrievers_on_twenty_questions(docs_app, page):  # noqa: F811
+def test_evaluate_four_modes_by_two_retrievers_on_twenty_questions(
+    docs_app, page, tmp_path  # noqa: F811
+):
     from playwright.sync_api import expect
 
-    url, root = docs_app
-    page.goto(f"{url}/query")
+    page.goto(f"{docs_app}/query")
     _wait_idle(page)
     main = page.get_by_test_id("stMain")
     main.get_by_role("tab", name="Evaluate").click()
@@ -72,7 +47,7 @@ def test_evaluate_four_modes_by_two_retrievers_on_twenty_questions(docs_app, pag
     expect(panel.get_by_test_id("stVegaLiteChart")).to_be_visible()
     for label in ("Answers (CSV)", "Leaderboard (CSV)", "Leaderboard (Markdown)"):
         expect(panel.get_by_role("button", name=label)).to_be_visible()
-    saved = list((root / "evaluations").glob("*.json"))
+    saved = list((tmp_path / "workspace" / "evaluations").glob("*.json"))
     assert len(saved) == 1  # the job saved its report in the workspace
     panel.get_by_test_id("stDataFrame").first.scroll_into_view_if_needed()
     _shot(page, "evaluate-3-leaderboard")
