@@ -36,15 +36,30 @@ PER_ROW = 4  # setups side by side in the drill-down
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _evaluation(root: str, evaluation_id: str) -> tuple[EvaluationReport, list[Any]]:
-    """A saved evaluation and its leaderboard (saved evaluations do not change)."""
+def _evaluation(root: str, evaluation_id: str) -> tuple[EvaluationReport, list[Any], dict]:
+    """A saved evaluation, its leaderboard and its exports (saved evaluations do not change;
+    each leaderboard draws 1000 bootstrap samples per setup and metric)."""
     report = EvaluationReport.from_dict(EvaluationStore(root).load(evaluation_id))
-    return report, report.leaderboard()
+    exports = {"answers": report.to_csv(), "leaderboard": report.leaderboard_csv(),
+               "markdown": report.to_markdown()}
+    return report, report.leaderboard(), exports
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _summaries(root: str, index: str, files: tuple) -> list[dict]:
+    """The saved evaluations of ``index``, read again only when ``files`` (names and times
+    of the evaluation files) change: each file holds every answer and trace."""
+    return EvaluationStore(root).list(index=index)
+
+
+def saved_evaluations(store: EvaluationStore, index: str) -> list[dict]:
+    files = tuple(sorted((p.name, p.stat().st_mtime_ns) for p in store.folder.glob("*.json")))
+    return _summaries(str(store.root), index, files)
 
 
 def results(name: str, store: EvaluationStore, *, job: Any = None) -> None:
     """The saved evaluations of index ``name``: one of them in full."""
-    saved = store.list(index=name)
+    saved = saved_evaluations(store, name)
     if not saved:
         st.caption("No evaluation of this index yet.")
         return
@@ -57,8 +72,8 @@ def results(name: str, store: EvaluationStore, *, job: Any = None) -> None:
     st.divider()
     chosen = st.selectbox("Evaluation", list(by_id), key=SHOWN_KEY,
                           format_func=lambda i: describe(by_id[i]))
-    report, board = _evaluation(str(store.root), chosen)
-    render_report(report, board)
+    report, board, exports = _evaluation(str(store.root), chosen)
+    render_report(report, board, exports)
 
 
 def describe(summary: dict) -> str:
@@ -70,7 +85,7 @@ def describe(summary: dict) -> str:
     return text + (" · cancelled" if summary.get("cancelled") else "")
 
 
-def render_report(report: EvaluationReport, board: list[Any]) -> None:
+def render_report(report: EvaluationReport, board: list[Any], exports: dict) -> None:
     settings = report.settings
     st.caption(f"{report.question_count} questions ({report.question_set or 'question set'}) · "
                f"answered by {settings.get('llm', 'the configured backend')} · "
@@ -86,7 +101,7 @@ def render_report(report: EvaluationReport, board: list[Any]) -> None:
     with st.expander("How each metric was measured"):
         for metric, how in report.methods.items():
             st.markdown(f"- **{metric_label(metric)}**: {how}")
-    downloads(report)
+    downloads(report, exports)
     drill_down(report, board)
 
 
@@ -102,14 +117,14 @@ def chart(report: EvaluationReport, board: list[Any]) -> None:
                "(a bootstrap over the questions): setups whose lines overlap may not differ.")
 
 
-def downloads(report: EvaluationReport) -> None:
+def downloads(report: EvaluationReport, exports: dict) -> None:
     answers, leaderboard, markdown = st.columns(3)
-    answers.download_button("Answers (CSV)", report.to_csv(), mime="text/csv",
+    answers.download_button("Answers (CSV)", exports["answers"], mime="text/csv",
                             file_name=export_name(report, "answers", "csv"), on_click="ignore")
-    leaderboard.download_button("Leaderboard (CSV)", report.leaderboard_csv(), mime="text/csv",
+    leaderboard.download_button("Leaderboard (CSV)", exports["leaderboard"], mime="text/csv",
                                 file_name=export_name(report, "leaderboard", "csv"),
                                 on_click="ignore")
-    markdown.download_button("Leaderboard (Markdown)", report.to_markdown(),
+    markdown.download_button("Leaderboard (Markdown)", exports["markdown"],
                              mime="text/markdown", on_click="ignore",
                              file_name=export_name(report, "leaderboard", "md"))
 
