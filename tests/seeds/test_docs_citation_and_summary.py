@@ -2,7 +2,14 @@
 
 import re
 
-from ragcore.compat.core import Settings, SimpleDirectoryReader, SummaryIndex, VectorStoreIndex
+from ragcore import FakeLLM
+from ragcore.compat.core import (
+    PromptTemplate,
+    Settings,
+    SimpleDirectoryReader,
+    SummaryIndex,
+    VectorStoreIndex,
+)
 from ragcore.compat.core.query_engine import CitationQueryEngine
 
 
@@ -38,6 +45,25 @@ def test_citation_query_engine(in_data_folder, fake_embedder, capsys):
             for number in re.findall(r"\[(\d+)\]", line):
                 assert quote.split()[-1] in sources[int(number) - 1]
     assert "Source 1:" in capsys.readouterr().out
+
+
+def test_citation_query_engine_with_a_model_and_its_own_template(in_data_folder, fake_embedder):
+    Settings.embed_model = fake_embedder
+    Settings.llm = FakeLLM(["Beautiful is better than ugly [1]."])  # was OpenAI(model=...)
+    index = VectorStoreIndex.from_documents(
+        SimpleDirectoryReader(input_files=["data/pep-0020.rst"]).load_data())
+    citation_qa_template = PromptTemplate(
+        "Please provide an answer based solely on the provided sources, citing them as [N].\n"
+        "------\n{context_str}\n------\nQuery: {query_str}\nAnswer: ")
+    query_engine = CitationQueryEngine.from_args(
+        index, similarity_top_k=2, citation_chunk_size=128,
+        citation_qa_template=citation_qa_template)
+    response = query_engine.query("What is better than ugly?")
+
+    assert str(response) == "Beautiful is better than ugly [1]."  # a model's citations as written
+    (prompt,) = Settings.llm.calls[0]
+    assert prompt.content.startswith("Please provide an answer based solely on the provided")
+    assert "Source 1:\n" in prompt.content and "Query: What is better than ugly?" in prompt.content
 
 
 def test_summary_index_answers_from_every_node(in_data_folder):
