@@ -133,3 +133,34 @@ def test_the_loopback_openai_server_as_a_scripted_judge(loopback):
     assert failed.invalid_result and failed.invalid_reason.startswith("the judge failed")
     body = loopback.requests_to("/v1/chat/completions")[0].json
     assert CONTEXT[0] in body["messages"][0]["content"]
+
+
+def test_the_evaluators_share_one_embedding_of_each_text(fake_embedder):
+    import numpy as np
+
+    from ragcore.evaluation import default_evaluators
+    from ragcore.evaluation.embedding_cache import CachedEmbedder
+
+    class Counting:
+        model_name = "counting"
+
+        def __init__(self) -> None:
+            self.texts: list[str] = []
+
+        def embed_batch(self, texts):
+            self.texts += list(texts)
+            return fake_embedder.embed_batch(texts)
+
+    counting = Counting()
+    cached = CachedEmbedder(counting)
+    first = cached.embed_batch(["a b", "c d", "a b"])
+    again = cached.embed_batch(["c d", "e f"])
+    assert counting.texts == ["a b", "c d", "e f"]
+    assert np.array_equal(first[0], first[2]) and np.array_equal(first[1], again[0])
+    assert np.allclose(again, fake_embedder.embed_batch(["c d", "e f"]))
+    assert cached.model_name == "counting" and cached.embed_batch([]).shape[0] == 0
+    evaluators = default_evaluators(None, embedder=counting)
+    shared = {id(e.embedder) for e in evaluators.values() if hasattr(e, "embedder")}
+    assert len(shared) == 1 and evaluators["semantic_similarity"].embed_model.embedder is counting
+    tiny = CachedEmbedder(counting, max_texts=1)
+    assert tiny.embed_batch(["x y", "z w"]).shape == (2, fake_embedder.dim)

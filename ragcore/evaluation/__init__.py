@@ -14,6 +14,7 @@ LlamaIndex's ``llama_index.core.evaluation`` names and shapes (mirrored under
     result.py               EvaluationResult and the answer evaluators' base
     judge.py                a language model as judge: prompts, forgiving readers of replies
     proxies.py              offline stand-ins for a judge (source support, gold match ...)
+    embedding_cache.py      CachedEmbedder: each text embedded once per evaluation
     answer_evaluators.py    Faithfulness, Relevancy, Correctness, SemanticSimilarity evaluators
     setups.py               every (retriever x mode) over every question, retrieving once
     batch_runner.py         BatchEvalRunner (LlamaIndex's) and evaluate_setups; default_evaluators

@@ -25,6 +25,7 @@ from .answer_evaluators import (
     SemanticSimilarityEvaluator,
 )
 from .dataset import EmbeddingQAFinetuneDataset
+from .embedding_cache import CachedEmbedder
 from .report import EvaluationReport
 from .result import BaseEvaluator, EvaluationResult
 from .setups import EvalProgress, run_setups
@@ -32,7 +33,10 @@ from .setups import EvalProgress, run_setups
 
 def default_evaluators(judge: Any = None, *, embedder: Any = None) -> dict[str, BaseEvaluator]:
     """Faithfulness, relevancy and correctness (judged by ``judge`` if it writes text, else
-    offline proxies) and, with an embedder, semantic similarity."""
+    offline proxies) and, with an embedder, semantic similarity; they share one
+    ``CachedEmbedder`` around ``embedder``, so each text is embedded once."""
+    if embedder is not None and not isinstance(embedder, CachedEmbedder):
+        embedder = CachedEmbedder(embedder)
     evaluators: dict[str, BaseEvaluator] = {
         "faithfulness": FaithfulnessEvaluator(judge, embedder=embedder),
         "relevancy": RelevancyEvaluator(judge, embedder=embedder),
