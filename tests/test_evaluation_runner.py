@@ -207,3 +207,8 @@ def test_a_job_whose_work_breaks_ends_failed_with_the_error():
 
     job = EvaluationJob(work).start().wait(10)
     assert job.state == "failed" and not job.active and "KeyError" in job.error
+
+
+def test_a_file_that_is_no_saved_evaluation_is_refused_with_the_fix():
+    with pytest.raises(ConfigError, match="not a saved evaluation.*choose another file"):
+        EvaluationReport.from_dict({"format": "ragcore-chat"})

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field, fields
 from statistics import fmean
 from typing import Any
 
+from ..errors import ConfigError
 from .bootstrap import bootstrap_interval
 
 FORMAT = "ragcore-evaluation/1"
@@ -131,7 +132,7 @@ class EvaluationReport:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> EvaluationReport:
         if data.get("format") != FORMAT:
-            raise ValueError(f"not a saved evaluation (format {data.get('format')!r}, expected "
+            raise ConfigError(f"not a saved evaluation (format {data.get('format')!r}, expected "
                              f"{FORMAT!r}): choose another file")
         names = {f.name for f in fields(cls)}
         values = {k: v for k, v in data.items() if k in names}
