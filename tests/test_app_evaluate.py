@@ -7,6 +7,8 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 from test_app_pages import (  # noqa: F401 (fixtures)
+    APP,
+    TIMEOUT,
     app_env,
     built_workspace,
     button,
@@ -68,6 +70,7 @@ def test_a_run_can_be_cancelled_and_keeps_what_it_scored(docs_ws):
     at = prepared(20, ["compact", "refine", "tree_summarize", "accumulate"],
                   ["hybrid", "keyword"])
     button(at, "Run evaluation").click().run()
+    assert button(at, "Run evaluation").disabled  # one run at a time
     button(at, "Cancel evaluation").click().run()
     at = finished(at)
 
@@ -78,10 +81,22 @@ def test_a_run_can_be_cancelled_and_keeps_what_it_scored(docs_ws):
 
 def test_a_saved_question_set_can_be_chosen_again(docs_ws):
     at = prepared(5, ["compact"], ["hybrid"])
-    at = AppTest.from_file(at._script_path, default_timeout=90).run()  # a new session
-    at = open_page("query", at)
+    at = open_page("query", AppTest.from_file(APP, default_timeout=TIMEOUT).run())  # a new session
     assert "Choose or make a question set" in captions(at)
     at.radio(key="evaluate_source").set_value("A saved question set").run()
     assert at.selectbox(key="evaluate_saved").options == ["docs-key-phrase-5"]
     button(at, "Use this question set").click().run()
     assert "Question set **docs-key-phrase-5**: 5 questions" in captions(at)
+
+
+class FailedJob:
+    """What a failed ``EvaluationJob`` shows the page."""
+
+    active, state, error, evaluation_id = False, "failed", "ConfigError: no passages", None
+
+
+def test_a_failed_run_says_why(docs_ws):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state[JOB_KEY] = FailedJob()
+    at = open_page("query", at.run())
+    assert [e.value for e in at.error] == ["The evaluation failed: ConfigError: no passages"]

@@ -67,7 +67,8 @@ def evaluate_tab(name: str) -> None:
 # -- the question set ----------------------------------------------------------------------------
 
 
-def question_set(name: str, store: EvaluationStore) -> tuple[str, EmbeddingQAFinetuneDataset] | None:
+def question_set(name: str, store: EvaluationStore
+                 ) -> tuple[str, EmbeddingQAFinetuneDataset] | None:
     """The question set chosen for the next run, or None while there is none."""
     source = st.radio("Questions", SOURCES, horizontal=True, key="evaluate_source")
     if source == SOURCES[0]:
