@@ -4,6 +4,7 @@ exports, drill into one question, cancel a run, reuse a saved question set."""
 
 from __future__ import annotations
 
+from loopback import loopback  # noqa: F401 (fixture)
 from streamlit.testing.v1 import AppTest
 
 from test_app_pages import (  # noqa: F401 (fixtures)
@@ -100,3 +101,18 @@ def test_a_failed_run_says_why(docs_ws):
     at.session_state[JOB_KEY] = FailedJob()
     at = open_page("query", at.run())
     assert [e.value for e in at.error] == ["The evaluation failed: ConfigError: no passages"]
+
+
+def test_with_a_language_model_it_grades_the_answers(docs_ws, loopback, monkeypatch):  # noqa: F811
+    monkeypatch.setenv("RAGCORE_LLM", "ollama:llama3.1")
+    monkeypatch.setenv("RAGCORE_LLM_BASE_URL", loopback.ollama_url)
+    at = prepared(5, ["compact"], ["hybrid", "hyde"])
+    assert at.checkbox(key="evaluate_judge").value  # grading by the model is offered, and on
+    button(at, "Run evaluation").click().run()
+    at = finished(at)
+
+    methods = "\n".join(m.value for m in at.markdown if m.value.startswith("- **"))
+    assert "- **Faithfulness**: judge: ollama:llama3.1" in methods
+    assert "- **Relevancy**: judge: ollama:llama3.1" in methods
+    assert sorted(at.dataframe[0].value["Setup"]) == ["hybrid / compact", "hyde / compact"]
+    assert len(loopback.requests) > 5 * 2 * 3  # answers, HyDE passages and the judge's grades
