@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import shutil
 import threading
 import time
@@ -111,9 +112,18 @@ def test_a_failed_build_leaves_nothing_and_says_what_to_do(exported, monkeypatch
         raise RuntimeError("optimizer blew up")
 
     monkeypatch.setattr(onnx_derived, "_BUILDERS", {FUSED_FILE: broken})
-    with pytest.raises(EmbeddingError, match=f"optimizer blew up. Delete its folder {exported.parent}"):
+    with pytest.raises(EmbeddingError, match=f"blew up. Delete its folder {exported.parent}"):
         ensure_derived(exported, FUSED_FILE, model_config=CONFIG)
     assert [p.name for p in exported.parent.iterdir()] == [FP32_FILE]
+
+
+def test_a_build_removes_what_killed_builders_left_but_not_a_live_ones_file(exported):
+    dead = exported.parent / f".{FUSED_FILE}-999999999-x1.onnx"  # no such process
+    live = exported.parent / f".{FUSED_FILE}-{os.getpid()}-x2.onnx"
+    for stray in (dead, live):
+        stray.write_bytes(b"half a model")
+    ensure_derived(exported, FUSED_FILE, model_config=CONFIG)
+    assert not dead.exists() and live.exists()
 
 
 def test_threads_building_at_once_build_once_and_never_see_half_a_file(exported):
