@@ -68,6 +68,10 @@ def test_eval_of_a_users_csv_and_its_errors(workspace, fake_embedder, capsys, tm
     bad.write_text("x")
     code, _, err = run(workspace, fake_embedder, capsys, "--questions", str(bad))
     assert code == 1 and "use a .json question set, or a .csv or .jsonl" in err
+    code, out, _ = run(workspace, fake_embedder, capsys, "--generate", "1", "--retrievers",
+                       "hyde", "keyword")
+    notes = out.split("Notes:")[1]
+    assert code == 0 and "- retriever hyde skipped: it needs a language model" in notes
     code, _, err = run(workspace, fake_embedder, capsys, "--generate", "2", "--retrievers",
                        "bm99")
     assert code == 1 and "unknown retriever 'bm99'" in err

@@ -20,6 +20,7 @@ from ..errors import ConfigError
 from .bootstrap import bootstrap_interval
 
 FORMAT = "ragcore-evaluation/1"
+MAX_NOTES = 10  # problems listed under a Markdown leaderboard
 # The leaderboard sorts by the first of these that was measured (higher is better).
 SORT_ORDER = ("correctness", "faithfulness", "relevancy", "semantic_similarity", "ndcg", "mrr",
               "hit_rate")
@@ -182,6 +183,10 @@ class EvaluationReport:
         if self.methods:
             lines += ["", "How each metric was measured:"]
             lines += [f"- {m}: {how}" for m, how in self.methods.items()]
+        if self.problems:
+            lines += ["", "Notes:"] + [f"- {p}" for p in self.problems[:MAX_NOTES]]
+            if len(self.problems) > MAX_NOTES:
+                lines.append(f"- and {len(self.problems) - MAX_NOTES} more")
         return "\n".join(lines) + "\n"
 
 
