@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+from loopback import Reply, loopback  # noqa: F401 (fixture)
+
 from ragcore.errors import ConfigError
 from ragcore.evaluation import (
     EmbeddingQAFinetuneDataset,
@@ -139,3 +141,15 @@ def test_every_passage_holding_the_sentence_is_relevant():
 def test_offline_questions_from_nothing_usable_say_what_to_do():
     with pytest.raises(ConfigError, match="import questions instead"):
         generate_offline_questions(passages()[2:], num_questions=3)
+
+
+def test_questions_written_by_a_model_behind_the_loopback_openai_server(loopback):
+    from ragcore.llms.openai import OpenAILLM
+
+    llm = OpenAILLM(model="gpt-4o-mini", base_url=loopback.openai_url, retry_backoff=0.0,
+                    timeout=5.0, max_retries=0)
+    loopback.queue(Reply(text="1. Where do herons nest?"), Reply(status=500, error="down"))
+    dataset = generate_question_context_pairs(passages()[:2], llm, num_questions_per_chunk=1)
+    assert dataset.queries == {"q001": "Where do herons nest?"}
+    assert dataset.origin == "written by openai:gpt-4o-mini"
+    assert "granite: the model failed" in dataset.problems[0]
