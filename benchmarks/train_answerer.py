@@ -1,7 +1,8 @@
 """Train the offline answerer's span and answer models; write ragcore/llms/extractive_weights.json.
 
-Data: the SQuAD 2.0 **training** split only — the training articles of
-``benchmarks/answers/squad/train.json`` (source, licence and the article split are written in
+Data: SQuAD's **training** split only — the training articles of
+``benchmarks/answers/squad/train.json`` (SQuAD 2.0) and ``train_extra.json`` (four more articles of
+SQuAD 1.1's training split; source, licence and the article split are written in
 ``benchmarks/answers/squad/README.md``; the held-out articles judge the result in
 ``python -m benchmarks --only answers`` and are never read here). Each question goes through
 the default query engine over an index of the training paragraphs (``answerer_contexts``), so
@@ -41,7 +42,8 @@ from scipy.optimize import minimize
 from benchmarks.answerer_contexts import CACHE_DIR, CachedEmbedder, build_contexts
 
 ROOT = Path(__file__).resolve().parents[1]
-TRAIN_FILE = ROOT / "benchmarks" / "answers" / "squad" / "train.json"
+SQUAD = ROOT / "benchmarks" / "answers" / "squad"
+TRAIN_FILES = (SQUAD / "train.json", SQUAD / "train_extra.json")
 WEIGHTS = ROOT / "ragcore" / "llms" / "extractive_weights.json"
 MIN_COUNT = 3  # features seen fewer times are left out
 L2_SPAN = 1.0
@@ -52,7 +54,8 @@ NEAR_MISS_SEED = 20
 _NUMBER = re.compile(r"\b\d{2,4}\b")
 _NAME = re.compile(r"\b[A-Z][a-z]{2,}\b")
 SOURCE = ("SQuAD 2.0 training split (Rajpurkar, Jia & Liang 2018, CC BY-SA 4.0), training "
-          "articles of benchmarks/answers/squad/train.json")
+          "articles of benchmarks/answers/squad/train.json, and four articles of SQuAD 1.1's "
+          "training split (Rajpurkar et al. 2016, CC BY-SA 4.0) in train_extra.json")
 
 
 def normalize(text: str) -> str:
@@ -228,7 +231,8 @@ def main() -> int:
     from ragcore.embeddings.packaged import default_embedder
 
     started = time.perf_counter()
-    articles = json.loads(TRAIN_FILE.read_text(encoding="utf-8"))["data"]
+    articles = [article for path in TRAIN_FILES
+                for article in json.loads(path.read_text(encoding="utf-8"))["data"]]
     embedder = CachedEmbedder(default_embedder(), CACHE_DIR / "answerer-vectors.npy")
     rows = build_contexts(articles, embedder, name="squad-train")
     near = near_misses(rows)

@@ -35,6 +35,17 @@ from ragcore.llms.extractive_span import answer_type, shape, spans, tokens
     ("What are the five Functions of the Framework Core?", None),
     ("What is ownership?", None),
     ("Summarise the document", None),
+    # a verb in -s or a count the question only mentions asks for no list
+    ("Which actor plays the role of Mr. Hinx?", "person"),
+    ("Which company is Danjaq, LLC associated with?", "person"),  # names an organisation
+    ("Who was the last person to direct two James Bond movies in a row?", "person"),
+    ("What is the name of the solar car race held every two years?", "name"),
+    ("Which process turns light into sugar?", "entity"),
+    # a plural after "which", or a count asked for, does
+    ("Which countries signed the treaty?", None),
+    ("Which HTTP methods are safe?", None),
+    ("What two forms of humor are found in the novel?", None),
+    ("Who were two visitors to Chopin while in Nohant?", None),
 ])
 def test_the_question_says_what_kind_of_phrase_answers_it(question, kind):
     assert answer_type(question) == kind

@@ -1,6 +1,11 @@
-"""Make the SQuAD files of ``benchmarks/answers/squad/`` from a SQuAD 2.0 training file.
+"""Make the SQuAD files of ``benchmarks/answers/squad/`` from SQuAD training files.
 
     python -m benchmarks.answers.squad_make path/to/train-v2.0.json
+    python -m benchmarks.answers.squad_make --extra path/to/train-v1.1.json
+
+The second form adds ``train_extra.json``: the articles of a SQuAD 1.1 training file that are
+neither training nor held-out articles here (``EXTRA``). It reads a file cut short, as the copy
+used is, up to its last whole article.
 
 The articles are split by title (``TRAINING``, ``HELD_OUT``): the answerer's models are trained
 on the first (``benchmarks/train_answerer.py``) and judged on a fixed sample of the second
@@ -19,6 +24,7 @@ TRAINING = ("Beyoncé", "Frédéric_Chopin", "Sino-Tibetan_relations_during_the_
             "IPod", "The_Legend_of_Zelda:_Twilight_Princess", "2008_Sichuan_earthquake",
             "New_York_City")
 HELD_OUT = ("Spectre_(2015_film)", "To_Kill_a_Mockingbird", "Solar_energy")
+EXTRA = ("University_of_Notre_Dame", "Montana", "Genocide", "Antibiotics")
 ANSWERABLE, UNANSWERABLE, SEED = 300, 60, 19
 
 
@@ -47,5 +53,31 @@ def main(source: Path) -> None:
                                            for r in rows), encoding="utf-8")
 
 
+def whole_articles(text: str) -> list[dict]:
+    """The complete articles of a SQuAD file's text, which may stop in the middle of one."""
+    decoder, articles = json.JSONDecoder(), []
+    at = text.index("[", text.index('"data"')) + 1
+    while True:
+        at = text.find("{", at)
+        if at < 0:
+            return articles
+        try:
+            article, at = decoder.raw_decode(text, at)
+        except json.JSONDecodeError:
+            return articles
+        articles.append(article)
+
+
+def extra(source: Path) -> None:
+    articles = {a["title"]: a for a in whole_articles(source.read_text(encoding="utf-8"))}
+    data = [articles[t] for t in EXTRA]
+    assert not set(EXTRA) & set(HELD_OUT + TRAINING)
+    (FOLDER / "train_extra.json").write_text(
+        json.dumps({"version": "1.1", "data": data}, ensure_ascii=False), encoding="utf-8")
+
+
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    if sys.argv[1] == "--extra":
+        extra(Path(sys.argv[2]))
+    else:
+        main(Path(sys.argv[1]))

@@ -38,10 +38,18 @@ _DEFINITION_QUESTION = re.compile(
 _MANNER_QUESTION = re.compile(
     r"^\s*how (?:is|are|was|were) (?:an? |the )?(?P<subject>.+?) \w+(?:ed|en)\b", re.I
 )
+_COUNT = r"(?:two|three|four|five|six|seven|eight|nine|ten|several|\d+)"
+_PLURAL = r"\w{2,}s(?<!ss)(?<!us)(?<!is)"  # "methods", not "process", "status" or "basis"
 _LIST_QUESTION = re.compile(
     r"^\s*(?:what|which) (?:are|were)\b|^\s*what (?:kinds|types|sorts) of\b|"
-    r"\bwhich (?:\w+ ){0,2}\w+s\b|^\s*(?:list|name|enumerate)\b|"
-    r"\b(?:two|three|four|five|six|seven|eight|nine|ten|several) \w+s\b", re.I
+    r"^\s*(?:list|name|enumerate)\b|"
+    # "Which countries ...", "Which HTTP methods are ...": not "Which actor plays ...", where
+    # the word in -s is the verb of a one-thing question
+    rf"\bwhich {_PLURAL}\b|\bwhich \w+ {_PLURAL} (?:are|were|have|had|do|did|can|could|will|"
+    r"would|should|may|might|must|does)\b|"
+    # a count the question asks for ("What two forms ...", "Who were three visitors ...",
+    # "which 3 musicians"), not one it mentions ("held every two years", "direct two films")
+    rf"\b(?:what|which|were|are|name|list)\s+(?:the\s+)?{_COUNT}\s+(?:\w+\s+)?\w+s\b", re.I
 )
 _ENUMERATION = re.compile(
     r":\s*\S[^:]*[,;][^:]*[,;]|\(i+\)|\b\w+, \w+,? and \w+|(?:\b[\w-]+(?: [\w-]+)?, ){2,}[\w-]+"
