@@ -126,3 +126,14 @@ def test_aevaluate_dataset_gives_the_same_results():
     evaluator = RetrieverEvaluator.from_metric_names(["mrr"], retriever=ListRetriever(nodes()))
     results = asyncio.run(evaluator.aevaluate_dataset(dataset, workers=2))
     assert results[0].metric_vals_dict == {"mrr": 0.5}
+
+
+def test_ndcg_stays_at_most_one_when_several_passages_match_one_expected_source():
+    chunks = [Node(text="one", node_id="c1", metadata={"file_name": "heron.txt"}),
+              Node(text="two", node_id="c2", metadata={"file_name": "granite.txt"}),
+              Node(text="three", node_id="c3", metadata={"file_name": "heron.txt"})]
+    judged_chunks = judge_ids(["heron.txt"], chunks)
+    assert judged_chunks.relevant == [True, False, True]
+    # ideal: two relevant first = 1 + 1/log2(3); got: 1 + 1/log2(4)
+    assert ndcg(judged_chunks) == pytest.approx(0.919721, abs=1e-6)
+    assert ndcg(judge_ids(["heron.txt"], [chunks[0], chunks[2]])) == 1.0

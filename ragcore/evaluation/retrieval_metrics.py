@@ -12,7 +12,8 @@ without one the whole ranking counts.
   were retrieved: LlamaIndex divides by the retrieved count too);
 - recall: the share of the expected items held by the first k;
 - ndcg: binary gains, 1 / log2(rank + 1); the ideal ranking puts ``relevant_total`` relevant
-  items first (default: the number expected), at most k of them.
+  items first (default: the number expected; at least the relevant items returned, as several
+  passages may match one expected source), at most k of them.
 """
 
 from __future__ import annotations
@@ -73,6 +74,9 @@ def ndcg(judged: Judged, k: int | None = None) -> float:
     top = judged.top(k)
     dcg = sum(1.0 / math.log2(rank + 2) for rank, m in enumerate(top) if m)
     total = judged.expected if judged.relevant_total is None else judged.relevant_total
+    # Several passages can match one expected item (chunks of an expected file, overlapping
+    # windows): the ideal ranking holds at least the relevant passages returned, so nDCG <= 1.
+    total = max(total, sum(1 for m in top if m))
     cut = len(judged.matches) if k is None else k
     ideal = sum(1.0 / math.log2(rank + 2) for rank in range(min(total, cut)))
     return dcg / ideal if ideal else 0.0
