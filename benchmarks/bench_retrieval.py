@@ -37,7 +37,7 @@ from statistics import fmean
 from benchmarks.answers.corpus_index import load_or_build
 from benchmarks.answers.report import cell, format_matrix
 from benchmarks.bench_advanced_retrieval import advanced_vs_plain
-from benchmarks.answers.question_set import Question, gold_found, load_questions, normalize
+from benchmarks.answers.question_set import Question, load_questions, normalize
 from benchmarks.harness import Row, corpus_dir
 from benchmarks.retrieval_variants import rank_variants, summarize, variant_table
 from ragcore.evaluation import RetrieverEvaluator
@@ -152,10 +152,10 @@ def run(*, quick: bool = False, corpus: Path | None = None) -> list[Row | dict]:
 
 def score_derived(golds: tuple[str, ...], texts: list[str], relevant_total: int) -> dict:
     """``score_ranking`` for results that are not chunks of the index (merged parents,
-    sentence windows): the ideal ranking counts at least the relevant results returned, since
-    overlapping windows can each hold the gold; so nDCG stays at most 1."""
-    found = sum(any(gold_found(golds, text)) for text in texts[:K])
-    return score_ranking(golds, texts, max(relevant_total, found))
+    sentence windows): overlapping windows can each hold the gold, so the ideal ranking counts
+    at least the relevant results returned (``RetrieverEvaluator``'s nDCG does), and nDCG stays
+    at most 1."""
+    return score_ranking(golds, texts, relevant_total)
 
 
 def advanced_rows(index, questions: list[Question], totals: dict[str, int], *,
