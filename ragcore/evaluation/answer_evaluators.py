@@ -16,46 +16,13 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..errors import ConfigError
-from ..llms.base import writes_free_text
 from . import judge, proxies
 from .result import BaseEvaluator, EvaluationResult
 
 RELEVANCY_PROXY_PASS = 0.5  # question match at or above this passes (cosine, or word share)
 
 
-class _JudgedEvaluator(BaseEvaluator):
-    """Shared by the three that can use a judge: the judge, else the offline proxy."""
-
-    def __init__(self, llm: Any = None, *, embedder: Any = None) -> None:
-        if llm is not None and not hasattr(llm, "stream"):
-            raise ConfigError(f"{llm!r} is no language model (no stream()): pass an LLM or None")
-        self.llm = llm if llm is not None and writes_free_text(llm) else None
-        self.embedder = embedder
-
-    proxy = ""  # what the offline measure is, in words
-
-    @property
-    def method(self) -> str:
-        if self.llm is None:
-            return f"offline proxy: {self.proxy}"
-        return f"judge: {getattr(self.llm, 'model', '') or type(self.llm).__name__}"
-
-    def _from_verdict(self, verdict: judge.Verdict, query, response, contexts,
-                      passing: bool | None = None) -> EvaluationResult:
-        if verdict.error:
-            return self._result(query, response, contexts, invalid_result=True,
-                                invalid_reason=verdict.error, feedback=verdict.error,
-                                method=self.method)
-        return self._result(query, response, contexts, score=verdict.score,
-                            passing=verdict.passing if passing is None else passing,
-                            feedback=verdict.reason, method=self.method)
-
-    def _invalid(self, query, response, contexts, reason: str) -> EvaluationResult:
-        return self._result(query, response, contexts, invalid_result=True,
-                            invalid_reason=reason, feedback=reason, method=self.method)
-
-
-class FaithfulnessEvaluator(_JudgedEvaluator):
+class FaithfulnessEvaluator(BaseEvaluator):
     """Is the answer supported by its contexts? (offline: the citation check's support)"""
 
     name = "faithfulness"
@@ -75,10 +42,10 @@ class FaithfulnessEvaluator(_JudgedEvaluator):
         if score is None:
             return self._invalid(query, response, contexts, note)
         return self._result(query, response, contexts, score=score, passing=score == 1.0,
-                            feedback=note, method=self.method)
+                            feedback=note)
 
 
-class RelevancyEvaluator(_JudgedEvaluator):
+class RelevancyEvaluator(BaseEvaluator):
     """Does the answer respond to the question? (offline: closeness to the question)"""
 
     name = "relevancy"
@@ -99,11 +66,10 @@ class RelevancyEvaluator(_JudgedEvaluator):
             return self._invalid(query, response, contexts, "no answer text to judge")
         score, note = proxies.question_match(query, response, self.embedder)
         return self._result(query, response, contexts, score=score,
-                            passing=score >= RELEVANCY_PROXY_PASS, feedback=note,
-                            method=self.method)
+                            passing=score >= RELEVANCY_PROXY_PASS, feedback=note)
 
 
-class CorrectnessEvaluator(_JudgedEvaluator):
+class CorrectnessEvaluator(BaseEvaluator):
     """Does the answer say what the expected answer says? 1-5 (offline: gold match)"""
 
     name = "correctness"
@@ -133,8 +99,7 @@ class CorrectnessEvaluator(_JudgedEvaluator):
             return self._from_verdict(verdict, query, response, contexts, passing)
         score, note = proxies.gold_match(response, reference)
         return self._result(query, response, contexts, score=score,
-                            passing=score >= self.score_threshold, feedback=note,
-                            method=self.method)
+                            passing=score >= self.score_threshold, feedback=note)
 
 
 class SemanticSimilarityEvaluator(BaseEvaluator):
@@ -150,6 +115,7 @@ class SemanticSimilarityEvaluator(BaseEvaluator):
         if not -1.0 <= similarity_threshold <= 1.0:
             raise ConfigError(f"similarity_threshold ({similarity_threshold}) must be a cosine "
                               "from -1 to 1")
+        super().__init__(None, embedder=embed_model)
         self.embed_model = embed_model
         self.similarity_threshold = similarity_threshold
 
@@ -164,12 +130,10 @@ class SemanticSimilarityEvaluator(BaseEvaluator):
         if response is None:
             raise ConfigError("semantic similarity needs response=")
         if not reference or not response.strip():
-            return self._result(query, response, contexts, invalid_result=True,
-                                invalid_reason="no expected answer or no answer to compare",
-                                method=self.method)
+            return self._invalid(query, response, contexts,
+                                 "no expected answer or no answer to compare")
         score = proxies.similarity(self.embed_model, response, reference)
         return self._result(query, response, contexts, score=score,
                             passing=score >= self.similarity_threshold,
                             feedback=f"cosine {score:.2f} with the expected answer "
-                                     f"(passes at {self.similarity_threshold})",
-                            method=self.method)
+                                     f"(passes at {self.similarity_threshold})")

@@ -6,7 +6,7 @@ response=Response)`` takes the contexts from the response's source nodes, ``aeva
 same code in a worker thread. ragcore adds ``method``: how the verdict was reached (a named
 model as judge, or which offline proxy), so a leaderboard never passes a proxy off as a judge.
 A judge reply that cannot be read is a result with ``invalid_result`` set and the reason, never
-an exception.
+an exception. The base holds the judge-or-proxy choice the evaluators share.
 """
 
 from __future__ import annotations
@@ -14,6 +14,10 @@ from __future__ import annotations
 import asyncio
 from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
+
+from ..errors import ConfigError
+from ..llms.base import writes_free_text
+from .judge import Verdict
 
 
 @dataclass(slots=True)
@@ -36,10 +40,25 @@ class EvaluationResult:
 
 
 class BaseEvaluator:
-    """An answer metric: subclasses implement ``evaluate``; the rest is shared."""
+    """An answer metric: subclasses implement ``evaluate``; the rest is shared. ``llm`` judges
+    when it can write text; else (None, or the extractive backend) ``proxy`` measures."""
 
     name = "evaluator"
     needs_reference = False  # correctness and similarity compare with an expected answer
+    proxy = ""  # what the offline measure is, in words
+
+    def __init__(self, llm: Any = None, *, embedder: Any = None) -> None:
+        if llm is not None and not hasattr(llm, "stream"):
+            raise ConfigError(f"{llm!r} is no language model (no stream()): pass an LLM or None")
+        self.llm = llm if llm is not None and writes_free_text(llm) else None
+        self.embedder = embedder
+
+    @property
+    def method(self) -> str:
+        """How this evaluator measures: "judge: <model>" or "offline proxy: <what>"."""
+        if self.llm is None:
+            return f"offline proxy: {self.proxy}"
+        return f"judge: {getattr(self.llm, 'model', '') or type(self.llm).__name__}"
 
     def evaluate(self, query: str | None = None, response: str | None = None,
                  contexts: Sequence[str] | None = None, *, reference: str | None = None
@@ -66,5 +85,21 @@ class BaseEvaluator:
 
     def _result(self, query: str | None, response: str | None, contexts: Sequence[str] | None,
                 **verdict: Any) -> EvaluationResult:
+        verdict.setdefault("method", self.method)
         return EvaluationResult(query=query, response=response, contexts=list(contexts or []),
                                 evaluator=self.name, **verdict)
+
+    def _from_verdict(self, verdict: Verdict, query: str | None, response: str | None,
+                      contexts: Sequence[str] | None, passing: bool | None = None
+                      ) -> EvaluationResult:
+        """The result of a judge's verdict; an unreadable reply or a failed call is invalid."""
+        if verdict.error:
+            return self._invalid(query, response, contexts, verdict.error)
+        return self._result(query, response, contexts, score=verdict.score,
+                            passing=verdict.passing if passing is None else passing,
+                            feedback=verdict.reason)
+
+    def _invalid(self, query: str | None, response: str | None,
+                 contexts: Sequence[str] | None, reason: str) -> EvaluationResult:
+        return self._result(query, response, contexts, invalid_result=True,
+                            invalid_reason=reason, feedback=reason)
