@@ -53,6 +53,9 @@ def test_eval_generates_questions_and_prints_the_leaderboard(workspace, fake_emb
     code, again, _ = run(workspace, fake_embedder, capsys, "--questions", str(saved),
                          "--retrievers", "keyword")
     assert code == 0 and "| keyword / compact |" in again and "hybrid" not in again
+    code, held_out, _ = run(workspace, fake_embedder, capsys, "--generate", "2", "--style",
+                            "sentence", "--retrievers", "keyword")
+    assert code == 0 and "(offline (sentence), seed 0)" in held_out
 
 
 def test_eval_of_a_users_csv_and_its_errors(workspace, fake_embedder, capsys, tmp_path):

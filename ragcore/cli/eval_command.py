@@ -49,6 +49,9 @@ def add_parsers(commands, common: argparse.ArgumentParser) -> None:
     source.add_argument("--generate", type=int, metavar="N",
                         help="make N questions offline from the index's passages")
     parser.add_argument("--seed", type=int, default=0, help="seed of --generate (default 0)")
+    parser.add_argument("--style", choices=("key_phrase", "sentence"), default="key_phrase",
+                        help="--generate's questions: the rarest words of a sentence "
+                             "(key_phrase, the default) or the whole sentence")
     parser.add_argument("--save-questions", metavar="FILE",
                         help="save the question set used as JSON (to reuse with --questions)")
     parser.add_argument("--modes", nargs="+", default=["compact"], choices=RESPONSE_MODES,
@@ -73,7 +76,7 @@ def load_question_set(args: argparse.Namespace, index) -> EmbeddingQAFinetuneDat
 
     if args.generate is not None:
         return generate_offline_questions(list(index.all_nodes()), num_questions=args.generate,
-                                          seed=args.seed)
+                                          seed=args.seed, style=args.style)
     path = Path(args.questions)
     if path.suffix.lower() == ".json":
         return EmbeddingQAFinetuneDataset.from_json(path)
