@@ -26,6 +26,9 @@ QUESTION = "Where do herons nest?"
     ("YES\nEvery claim is in the sources.", True),
     ("**Verdict:** No. The answer invents a date.", False),
     ("Answer: pass", True),
+    ("Not supported: the sources never mention oak trees.", False),
+    ("The answer is relevant to the question.", True),
+    ("It is not correct.", False),
 ])
 def test_yes_no_is_read_wherever_the_judge_puts_it(reply, passing):
     verdict = read_yes_no(reply)

@@ -36,10 +36,12 @@ CORRECTNESS_PROMPT = (
     "reference says)? Reply 'Score: N' on the first line, then one sentence saying why."
 )
 QUOTED_REPLY = 160  # characters of an unreadable reply quoted in the result
-_YES_NO = re.compile(r"\b(yes|no|pass|fail|true|false|supported|unsupported)\b", re.I)
+# The first verdict word wins; "not" before a positive word makes it negative ("Not supported").
+_YES_NO = re.compile(r"\b(?P<negated>not\s+)?(?P<word>yes|no|pass|fail|true|false|supported|"
+                     r"unsupported|relevant|irrelevant|correct|incorrect)\b", re.I)
 _SCORE = re.compile(r"score\W{0,4}(\d+(?:\.\d+)?)", re.I)
 _NUMBER = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)(?![\d.])")
-_POSITIVE = {"yes", "pass", "true", "supported"}
+_POSITIVE = {"yes", "pass", "true", "supported", "relevant", "correct"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +67,7 @@ def read_yes_no(reply: str) -> Verdict:
     found = _YES_NO.search(reply)
     if not found:
         return _unreadable(reply, "no YES or NO in it")
-    passing = found.group(1).lower() in _POSITIVE
+    passing = (found.group("word").lower() in _POSITIVE) != bool(found.group("negated"))
     return Verdict(passing=passing, score=1.0 if passing else 0.0, reason=_reason(reply))
 
 
