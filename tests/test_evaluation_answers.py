@@ -167,3 +167,17 @@ def test_the_evaluators_share_one_embedding_of_each_text(fake_embedder):
     assert len(shared) == 1 and evaluators["semantic_similarity"].embed_model.embedder is counting
     tiny = CachedEmbedder(counting, max_texts=1)
     assert tiny.embed_batch(["x y", "z w"]).shape == (2, fake_embedder.dim)
+
+
+def test_scaffolding_of_an_extractive_accumulate_answer_is_no_claim():
+    from ragcore.evaluation.proxies import claim_text, source_support
+    from ragcore.llms.extractive import LABEL, NOT_FOUND
+
+    passage = "Herons nest high in alder trees along the river bank every spring."
+    answer = (f"Response 1 (birds.txt): {LABEL} [score 0.99]: **alder trees**\n- {passage}\n\n"
+              "---\n\nResponse 2 (birds.txt): quoted from the documents, best match first:\n"
+              f"- {passage}\n\n---\n\nResponse 3 (rocks.txt): {NOT_FOUND.split(': ', 1)[1]}")
+    assert claim_text(answer).split() == ["-", *passage.split(), "---", "-", *passage.split(),
+                                          "---"]
+    score, note = source_support(answer, [passage])
+    assert score == 1.0 and "2 of 2 answer sentences" in note

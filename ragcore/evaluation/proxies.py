@@ -15,24 +15,28 @@ Each returns (score, feedback); the feedback names the proxy and its threshold's
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any, Sequence
 
 import numpy as np
 
-from ..llms.extractive import strip_labels
+from ..llms.extractive import NOT_FOUND, strip_labels
 from ..present.support import cite
 from ..search.lexical import split_sentences, terms, words
 from .relevance import normalize
 
 MIN_CLAIM_TERMS = 3  # as the citation check: shorter sentences make no claim
+# accumulate's heading of each chunk's answer: "Response 2 (a.txt, b.pdf): "
+_RESPONSE_HEADING = re.compile(r"(?m)^Response \d+(?: \([^)\n]*\))?: ")
+_LEAD_IN = re.compile(r"(?m)^[^\n]*:[ \t]*$\n?")  # "quoted from the documents, best match first:"
+_NOT_FOUND_NOTICE = NOT_FOUND.split(": ", 1)[1]  # the extractive backend's notice, unlabelled
 
 
 def source_support(answer: str, contexts: Sequence[str], embedder: Any = None
                    ) -> tuple[float | None, str]:
-    """The share of the answer's claims the passages support; None when it makes none.
-    (An extractive answer's label line, "Extractive answer ... [score]: **x**", is no claim.)"""
-    answer = strip_labels(answer)
+    """The share of the answer's claims the passages support; None when it makes none."""
+    answer = claim_text(answer)
     claims = [s for s in split_sentences(answer) if len(terms(s)) >= MIN_CLAIM_TERMS]
     if not claims:
         return None, "offline proxy (source support): the answer makes no claim to check"
@@ -45,6 +49,14 @@ def source_support(answer: str, contexts: Sequence[str], embedder: Any = None
     if citations.unsupported:
         note += f"; unsupported: {citations.unsupported[0][:120]!r}"
     return score, note
+
+
+def claim_text(answer: str) -> str:
+    """The answer without what makes no claim: the extractive backend's label lines and
+    not-found notice, accumulate's "Response 2 (a.txt): " headings, lead-in lines ending
+    with a colon."""
+    text = strip_labels(_RESPONSE_HEADING.sub("", strip_labels(answer)))
+    return _LEAD_IN.sub("", text.replace(_NOT_FOUND_NOTICE, ""))
 
 
 def similarity(embedder: Any, first: str, second: str) -> float:
