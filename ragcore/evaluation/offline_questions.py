@@ -11,6 +11,12 @@ set) and turned into a query, by ``style``:
   from a copy of its text;
 - "sentence": the sentence itself (a held-out sentence: an easy, exact-recall test).
 
+Both are made of the passage's own words, so they favour keyword search: on PEP 8, PEP 20 and
+the 2022 State of the Union (136 chunks, 40 key-phrase questions, top 4) BM25 found every
+passage first (hit rate 1.0, MRR 1.0), hybrid search had MRR 0.92 and search by meaning alone hit
+rate 0.75. Questions a model writes (``question_generation``) or a user's own are the fairer test
+of search by meaning; these rank response modes and catch retrieval that misses exact words.
+
 The sentence is the expected answer, and every passage holding it (overlapping chunks repeat
 sentences) is relevant. Passages that are headings, tables, code or too short to ask about are
 skipped, as are sentences without a full stop, with too few content words or too many words.
