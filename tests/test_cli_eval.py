@@ -96,3 +96,21 @@ def test_eval_with_the_loopback_openai_server_as_judge(workspace, fake_embedder,
     prompts = [r.json["messages"][0]["content"] for r in loopback.requests_to(
         "/v1/chat/completions")]
     assert len(prompts) == 3 and "Reference answer" in prompts[2]
+
+
+def test_eval_with_questions_written_by_a_model(workspace, fake_embedder, capsys, loopback,
+                                                tmp_path):
+    loopback.queue(Reply(text="1. What should a docstring's first line be?"),
+                   Reply(text="Sorry, no question comes to mind."))
+    saved = tmp_path / "written.json"
+    code, out, err = run(workspace, fake_embedder, capsys, "--generate", "2", "--writer",
+                         "openai:gpt-4o-mini", "--base-url", loopback.openai_url,
+                         "--retrievers", "similarity", "--save-questions", str(saved))
+    assert code == 0, err
+    assert "1 questions (written by openai:gpt-4o-mini)" in out
+    assert "no question in the model's reply" in err  # the second passage's reply, reported
+    written = json.loads(saved.read_text())
+    assert written["queries"] == {"q001": "What should a docstring's first line be?"}
+    code, _, err = run(workspace, fake_embedder, capsys, "--questions", str(saved), "--writer",
+                       "openai:x")
+    assert code == 1 and "--writer writes the questions of --generate N" in err

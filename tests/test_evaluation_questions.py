@@ -95,6 +95,7 @@ def test_parse_questions_strips_numbering_and_keeps_questions():
     reply = "Here are the questions:\n1. Where do herons nest?\nQ2: How long do they wait?\n"
     assert parse_questions(reply, 5) == ["Where do herons nest?", "How long do they wait?"]
     assert parse_questions("- Name the bird that waits\n", 2) == ["Name the bird that waits"]
+    assert parse_questions("Sorry, no question comes to mind.", 2) == []
 
 
 def test_model_questions_go_with_their_passage_and_a_bad_reply_is_reported():

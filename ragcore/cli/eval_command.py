@@ -3,10 +3,11 @@
     ragcore eval --index papers --questions mine.csv --modes compact refine \
         --retrievers hybrid keyword
     ragcore eval --index papers --generate 20 --save-questions papers-20.json
+    ragcore eval --index papers --generate 20 --writer ollama:llama3.1 --retrievers similarity hybrid
 
 The questions come from a file (a saved question set as .json, or the user's .csv / .jsonl:
 ``ragcore.evaluation.question_import``) or are generated offline from the index's passages
-(``--generate N``). The run is ``ragcore.evaluation.start_evaluation`` (its report is saved in
+(``--generate N``; ``--writer SPEC`` has a model write them). The run is ``ragcore.evaluation.start_evaluation`` (its report is saved in
 the workspace); progress goes to stderr, Ctrl-C stops it and keeps the answers so far, and the
 leaderboard is printed as Markdown.
 """
@@ -52,6 +53,9 @@ def add_parsers(commands, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--style", choices=("key_phrase", "sentence"), default="key_phrase",
                         help="--generate's questions: the rarest words of a sentence "
                              "(key_phrase, the default) or the whole sentence")
+    parser.add_argument("--writer", metavar="SPEC",
+                        help="with --generate: a language model writes the questions, one per "
+                             "passage drawn at random (a fairer test of search by meaning)")
     parser.add_argument("--save-questions", metavar="FILE",
                         help="save the question set used as JSON (to reuse with --questions)")
     parser.add_argument("--modes", nargs="+", default=["compact"], choices=RESPONSE_MODES,
@@ -69,11 +73,18 @@ def add_parsers(commands, common: argparse.ArgumentParser) -> None:
     parser.set_defaults(run=run_eval)
 
 
-def load_question_set(args: argparse.Namespace, index) -> EmbeddingQAFinetuneDataset:
+def load_question_set(args: argparse.Namespace, index, context: CliContext
+                      ) -> EmbeddingQAFinetuneDataset:
     """--questions FILE, or --generate N questions from the index's passages."""
     from ..evaluation import EmbeddingQAFinetuneDataset, generate_offline_questions
-    from ..evaluation import import_questions
+    from ..evaluation import generate_question_context_pairs, import_questions, sample_passages
 
+    if args.writer and args.generate is None:
+        raise ConfigError("--writer writes the questions of --generate N: add --generate")
+    if args.generate is not None and args.writer:
+        passages = sample_passages(list(index.all_nodes()), args.generate, seed=args.seed)
+        return generate_question_context_pairs(passages, _resolve(args.writer, args, context),
+                                               num_questions_per_chunk=1)
     if args.generate is not None:
         return generate_offline_questions(list(index.all_nodes()), num_questions=args.generate,
                                           seed=args.seed, style=args.style)
@@ -92,13 +103,13 @@ def run_eval(args: argparse.Namespace, context: CliContext) -> int:
     check_top_k(args.top_k)
     workspace = context.workspace()
     index = workspace.load_index(args.index)
-    dataset = load_question_set(args, index)
+    dataset = load_question_set(args, index, context)
     if args.save_questions:
         dataset.save_json(args.save_questions)
     for problem in dataset.problems:
         sys.stderr.write(f"note: {problem}\n")
     llm = choose_llm(args, context)
-    judge = _judge(args, workspace)
+    judge = _resolve(args.judge, args, context) if args.judge else None
     sys.stderr.write(f"Evaluating {len(dataset)} questions x {len(args.modes)} modes x "
                      f"{len(args.retrievers)} retrievers on index {args.index!r}, answers by "
                      f"{describe(llm)}, graded by "
@@ -117,14 +128,13 @@ def run_eval(args: argparse.Namespace, context: CliContext) -> int:
     return 0
 
 
-def _judge(args: argparse.Namespace, workspace):
-    if not args.judge:
-        return None
+def _resolve(spec: str, args: argparse.Namespace, context: CliContext):
+    """The LLM of --judge or --writer (at --base-url, else the saved server addresses)."""
     from ..llms.resolve import resolve_llm
     from ..workspace.backends import saved_urls
 
-    return resolve_llm(args.judge, base_url=args.base_url,
-                       saved_urls=saved_urls(workspace.settings))
+    return resolve_llm(spec, base_url=args.base_url,
+                       saved_urls=saved_urls(context.workspace().settings))
 
 
 def _follow(job: EvaluationJob) -> None:

@@ -35,6 +35,7 @@ _EXPORTS: dict[str, str] = {
     "QuestionSet": ".dataset",
     "generate_question_context_pairs": ".question_generation",
     "generate_offline_questions": ".offline_questions",
+    "sample_passages": ".offline_questions",
     "import_questions": ".question_import",
     "questions_from_text": ".question_import",
     "RetrieverEvaluator": ".retriever_evaluator",

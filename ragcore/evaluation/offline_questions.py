@@ -80,6 +80,13 @@ def generate_offline_questions(
     return dataset
 
 
+def sample_passages(nodes: Sequence[Any], count: int, *, seed: int = 0) -> list[Any]:
+    """Up to ``count`` passages worth asking about, drawn at random (seeded): what a model is
+    given to write questions about (``generate_question_context_pairs``)."""
+    askable = [n for n in (getattr(n, "node", n) for n in nodes) if is_askable_passage(n.text)]
+    return random.Random(seed).sample(askable, min(count, len(askable)))
+
+
 def is_askable_passage(text: str) -> bool:
     """False for passages too short to ask about, and for tables and code (few letters)."""
     if len(words(text)) < MIN_PASSAGE_WORDS:

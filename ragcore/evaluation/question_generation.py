@@ -3,7 +3,7 @@
 
 The model gets one passage at a time and is asked for ``num_questions_per_chunk`` questions, one
 a line. Numbering ("1.", "Q2:", "-") and blank lines are stripped; lines ending with "?" are the
-questions (if none does, every remaining line is one). A reply with no question, or a model
+questions (if none does, the lines opening like a question or a request: "Name the ..."). A reply with no question, or a model
 error, is recorded in the set's ``problems`` and the next passage is asked: one bad reply does
 not lose the rest. ``offline_questions`` makes questions without a model.
 """
@@ -26,15 +26,19 @@ DEFAULT_QA_GENERATE_PROMPT = (
     "'the passage' or 'the text'. Write one question a line, with nothing else."
 )
 MAX_PROBLEMS_QUOTED = 200  # characters of a bad reply kept in the set's problems
+_ASKING = re.compile(r"(what|who|whom|whose|when|where|why|how|which|is|are|was|were|does|do|"
+                     r"did|can|could|should|would|will|explain|describe|name|list|give|state)\b",
+                     re.I)
 _NUMBERING = re.compile(r"^\s*(?:[-*•]|\(?\d+[.):]|q(?:uestion)?\s*\d*\s*[.:)]|#+)\s*", re.I)
 
 
 def parse_questions(reply: str, limit: int) -> list[str]:
-    """The questions of a model's reply, numbering stripped, at most ``limit``."""
+    """The questions of a model's reply, numbering stripped, at most ``limit``: the lines
+    ending with "?", else those opening like a question or a request ("Name the ...")."""
     lines = [_NUMBERING.sub("", line).strip().strip('"') for line in reply.splitlines()]
     lines = [line for line in lines if len(line.split()) >= 3]
     asked = [line for line in lines if line.endswith("?")]
-    return (asked or lines)[:limit]
+    return (asked or [line for line in lines if _ASKING.match(line)])[:limit]
 
 
 def generate_question_context_pairs(
