@@ -181,3 +181,15 @@ def test_scaffolding_of_an_extractive_accumulate_answer_is_no_claim():
                                           "---"]
     score, note = source_support(answer, [passage])
     assert score == 1.0 and "2 of 2 answer sentences" in note
+
+
+def test_offline_measures_read_an_extractive_answer_without_its_label(fake_embedder):
+    from ragcore.llms.extractive import LABEL
+
+    sentence = "Herons nest high in alder trees along the river bank every spring."
+    answer = f"{LABEL} [score 0.91]: **alder trees**\n- {sentence}"
+    similar = SemanticSimilarityEvaluator(fake_embedder).evaluate(response=answer,
+                                                                  reference=sentence)
+    assert similar.score == pytest.approx(1.0, abs=1e-5)
+    correct = CorrectnessEvaluator().evaluate(QUESTION, answer, reference=sentence + " Yes.")
+    assert correct.score == pytest.approx(1 + 4 * 24 / 25)  # F1 of 12 words in 12 and 13

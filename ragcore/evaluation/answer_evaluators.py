@@ -3,7 +3,8 @@
 Each takes ``llm=`` to judge with a language model (our prompts in ``judge.py``). Without one,
 or with the offline extractive backend (it only quotes, it cannot judge), each falls back to the
 offline proxy of ``proxies.py`` and says so in ``method`` and ``feedback``. Semantic similarity
-never needs a judge: it is the embedding cosine, as in LlamaIndex.
+never needs a judge: it is the embedding cosine, as in LlamaIndex. The offline measures read the
+answer without the offline backend's labels and headings (``proxies.claim_text``).
 
     faithfulness         is the answer supported by the retrieved passages?      YES/NO
     relevancy            does the answer respond to the question?                YES/NO
@@ -64,7 +65,8 @@ class RelevancyEvaluator(BaseEvaluator):
                                       query, response, contexts)
         if not response.strip():
             return self._invalid(query, response, contexts, "no answer text to judge")
-        score, note = proxies.question_match(query, response, self.embedder)
+        score, note = proxies.question_match(query, proxies.claim_text(response),
+                                             self.embedder)
         return self._result(query, response, contexts, score=score,
                             passing=score >= RELEVANCY_PROXY_PASS, feedback=note)
 
@@ -97,7 +99,7 @@ class CorrectnessEvaluator(BaseEvaluator):
             verdict = judge.judged(self.llm, prompt, judge.read_score)
             passing = None if verdict.score is None else verdict.score >= self.score_threshold
             return self._from_verdict(verdict, query, response, contexts, passing)
-        score, note = proxies.gold_match(response, reference)
+        score, note = proxies.gold_match(proxies.claim_text(response), reference)
         return self._result(query, response, contexts, score=score,
                             passing=score >= self.score_threshold, feedback=note)
 
@@ -132,7 +134,7 @@ class SemanticSimilarityEvaluator(BaseEvaluator):
         if not reference or not response.strip():
             return self._invalid(query, response, contexts,
                                  "no expected answer or no answer to compare")
-        score = proxies.similarity(self.embed_model, response, reference)
+        score = proxies.similarity(self.embed_model, proxies.claim_text(response), reference)
         return self._result(query, response, contexts, score=score,
                             passing=score >= self.similarity_threshold,
                             feedback=f"cosine {score:.2f} with the expected answer "
