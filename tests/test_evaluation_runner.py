@@ -92,14 +92,20 @@ def test_cancel_keeps_the_rows_done_and_marks_the_report(index):
                         retrievers=["keyword"], on_progress=done.append,
                         cancel=lambda: len(done) >= 3)
     assert report.cancelled and len(report.rows) == 3
+    late_rows: list = []
+    late = run_setups(index, questions().head(1), llm=FakeLLM(), retrievers=["keyword"],
+                      cancel=lambda: len(late_rows) >= 1, on_progress=late_rows.append)
+    assert not late.cancelled  # cancelled after the last row: the report is complete
 
 
 def test_a_retriever_the_llm_cannot_run_is_skipped_with_the_reason(index):
     from ragcore.llms.extractive import ExtractiveLLM
 
+    seen = []
     report = run_setups(index, questions(), llm=ExtractiveLLM(), modes=["compact"],
-                        retrievers=["hyde", "keyword"])
+                        retrievers=["hyde", "keyword"], on_progress=seen.append)
     assert {r.retriever for r in report.rows} == {"keyword"}
+    assert (seen[-1].done, seen[-1].total) == (3, 3)  # the skipped one is not waited for
     assert "hyde skipped" in report.problems[0] and "language model" in report.problems[0]
     with pytest.raises(ConfigError, match="unknown retriever 'bm99'"):
         run_setups(index, questions(), llm=ExtractiveLLM(), retrievers=["bm99"])

@@ -118,18 +118,21 @@ def run_setups(
         settings={"llm": getattr(llm, "model", type(llm).__name__), "top_k": top_k,
                   "search_mode": search_mode,
                   "embedder": getattr(index, "embed_model_name", "")})
-    run = _Run(index, dataset, llm, parsed_modes, evaluators,
-               RetrieverEvaluator.from_metric_names(RETRIEVAL_METRICS), report, top_k,
-               len(dataset) * len(parsed_modes) * len(specs), on_progress, cancel, keep_traces)
+    runnable = []
     for spec in specs:
         reason = unavailable_reason(spec.choice, llm=llm)
         if reason:
             report.problems.append(f"retriever {spec.label} skipped: it {reason}")
-            continue
+        else:
+            runnable.append(spec)
+    run = _Run(index, dataset, llm, parsed_modes, evaluators,
+               RetrieverEvaluator.from_metric_names(RETRIEVAL_METRICS), report, top_k,
+               len(dataset) * len(parsed_modes) * len(runnable), on_progress, cancel, keep_traces)
+    for spec in runnable:
         _run_retriever(run, spec, workers)
         if run.cancelled():
             break
-    report.cancelled = run.cancelled()
+    report.cancelled = run.cancelled() and run.done < run.total
     return report
 
 
