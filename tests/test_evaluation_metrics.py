@@ -7,7 +7,15 @@ import pytest
 from ragcore.errors import ConfigError
 from ragcore.evaluation import RetrieverEvaluator, mean_metrics, resolve_metrics
 from ragcore.evaluation.relevance import judge_ids, judge_texts
-from ragcore.evaluation.retrieval_metrics import Judged, hit_rate, mrr, ndcg, precision, recall
+from ragcore.evaluation.retrieval_metrics import (
+    Judged,
+    average_precision,
+    hit_rate,
+    mrr,
+    ndcg,
+    precision,
+    recall,
+)
 from ragcore.types import Node, ScoredNode
 
 # Ranks 2 and 4 relevant (of 4 retrieved), 2 expected passages: "a" at rank 2, "b" at rank 4.
@@ -36,6 +44,14 @@ def test_worked_example_precision_and_recall_at_k():
     assert recall(judged(), 3) == 0.5
 
 
+def test_worked_example_average_precision():
+    # relevant at ranks 2 and 4: (1/2 + 2/4) / 2 expected
+    assert average_precision(judged()) == 0.5
+    assert average_precision(judged(), 2) == 0.25
+    assert average_precision(judge_ids(["a"], ["a", "a2"])) == 1.0
+    assert average_precision(judge_ids(["q"], RANKING)) == 0.0
+
+
 def test_worked_example_ndcg():
     # DCG = 1/log2(3) + 1/log2(5) = 1.061606; ideal (2 relevant) = 1 + 1/log2(3) = 1.630930
     assert ndcg(judged()) == pytest.approx(0.650921, abs=1e-6)
@@ -60,6 +76,7 @@ def test_metric_names_carry_their_cut_off_and_unknown_names_list_the_known():
     assert metrics[1](judged()) == pytest.approx(0.386853, abs=1e-6)
     with pytest.raises(ConfigError, match="unknown retrieval metric 'map'.*hit_rate, mrr"):
         resolve_metrics(["map"])
+    assert resolve_metrics(["ap@4"])[0](judged()) == 0.5
     with pytest.raises(ConfigError, match="ndcg@0"):
         resolve_metrics(["ndcg@0"])
 

@@ -11,6 +11,8 @@ without one the whole ranking counts.
 - precision: relevant items among the first k / the items looked at (k, or fewer if fewer
   were retrieved: LlamaIndex divides by the retrieved count too);
 - recall: the share of the expected items held by the first k;
+- ap (average precision): the precision at each relevant item's rank, summed, over the number
+  expected (at least the relevant items returned, as for nDCG);
 - ndcg: binary gains, 1 / log2(rank + 1); the ideal ranking puts ``relevant_total`` relevant
   items first (default: the number expected; at least the relevant items returned, as several
   passages may match one expected source), at most k of them.
@@ -69,6 +71,16 @@ def recall(judged: Judged, k: int | None = None) -> float:
     return len(covered) / judged.expected
 
 
+def average_precision(judged: Judged, k: int | None = None) -> float:
+    """The mean of the precision at each relevant rank among the first ``k`` (LlamaIndex's ap)."""
+    found, total = 0, 0.0
+    for rank, match in enumerate(judged.top(k), start=1):
+        if match:
+            found += 1
+            total += found / rank
+    return total / max(judged.expected, found) if found else 0.0
+
+
 def ndcg(judged: Judged, k: int | None = None) -> float:
     """Normalised discounted cumulative gain of the first ``k`` items (binary relevance)."""
     top = judged.top(k)
@@ -84,7 +96,8 @@ def ndcg(judged: Judged, k: int | None = None) -> float:
 
 Metric = Callable[[Judged, "int | None"], float]
 METRICS: dict[str, Metric] = {
-    "hit_rate": hit_rate, "mrr": mrr, "precision": precision, "recall": recall, "ndcg": ndcg,
+    "hit_rate": hit_rate, "mrr": mrr, "precision": precision, "recall": recall,
+    "ap": average_precision, "ndcg": ndcg,
 }
 _NAME = re.compile(r"^(?P<metric>[a-z_]+)(?:@(?P<k>\d+))?$")
 
