@@ -15,7 +15,9 @@
     │   ├── LLMStatusError      the server answered with an HTTP error
     │   └── LLMResponseError    the reply could not be decoded
     ├── ToolError             a tool is badly defined or was called badly
-    └── WorkspaceError        a named index, upload or chat in the workspace
+    ├── WorkspaceError        a named index, upload or chat in the workspace
+    ├── AccessDenied          team mode: this person may not do that to that object
+    └── LoginRefused          team mode: a wrong password, a disabled account, a lockout
 """
 
 from __future__ import annotations
@@ -107,3 +109,20 @@ class ToolError(RagcoreError):
 
 class WorkspaceError(RagcoreError):
     """A named index, upload, setting or chat in the workspace is missing or invalid."""
+
+
+class AccessDenied(RagcoreError):
+    """Team mode: the signed-in person may not do this to this object (``workspace.access``).
+
+    The message names the action and what to do (ask the owner to share it), never the object's
+    name when the person may not see it.
+    """
+
+
+class LoginRefused(RagcoreError):
+    """Team mode: a sign-in was refused (wrong name or password, a disabled account, or too many
+    failed attempts); ``retry_after`` is the seconds left of a lockout (0 when not locked)."""
+
+    def __init__(self, message: str, *, retry_after: float = 0.0) -> None:
+        self.retry_after = retry_after
+        super().__init__(message)

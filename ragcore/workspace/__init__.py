@@ -21,6 +21,19 @@
     chats.py       saved chats as JSON, and their Markdown/JSON exports
     files.py       safe names, paths kept inside the root, atomic writes, file locks
 
+Team mode (``RAGCORE_AUTH=local``; see docs/teams.md), kept in ``<root>/team.sqlite3``:
+
+    team_db.py     the team database: numbered migrations, WAL, foreign keys
+    accounts.py    accounts, roles, the one-time set-up, sign-in (``LOCAL_ADMIN`` otherwise)
+    passwords.py   argon2id password hashes, upgraded when their parameters are weaker
+    throttle.py    locking a name or a client out after repeated wrong passwords
+    sessions.py    sign-in sessions (token hashes only), expiry, log out everywhere
+    grants.py      index owners and shares by index uid, chat authors (storage, no policy)
+    access.py      the policy: ``Access.can(user, action, resource)``, filtered listings,
+                   the team-mode switch and the network-address check
+    audit.py       the audit log of sign-ins, uploads, deletes, shares and refusals
+    team.py        ``Team``: all of the above over one database, sharing and ownership changes
+
 The CLI and the app share it. ``Workspace`` is imported on first use, so importing a light
 module here (``report``, ``chats``) does not pull in pydantic or the index.
 """
