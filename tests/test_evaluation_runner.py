@@ -171,7 +171,17 @@ def test_the_store_saves_lists_and_loads_evaluations_and_question_sets(tmp_path)
     first = store.save(report.to_dict())
     assert (tmp_path / "evaluations" / f"{first}.json").exists()
     assert EvaluationReport.from_dict(store.load(first)).rows == report.rows
+    second = store.save(report.to_dict())
+    assert [s["id"] for s in store.list()] == [second, first]  # newest first
+    store.delete(second)
     assert store.list(index="birds")[0]["id"] == first and store.list(index="other") == []
+    # the list reads the small summary, not the report (megabytes with traces)
+    (tmp_path / "evaluations" / f"{first}.json").write_text("not JSON any more")
+    assert store.list()[0]["question_count"] == 1
+    (tmp_path / "evaluations" / f"{first}.summary").unlink()
+    assert store.list() == []  # no summary, and the report cannot be read: left out
+    store.delete(first)
+    assert list((tmp_path / "evaluations").iterdir()) == []
     store.save_question_set("birds-20", questions().to_dict())
     assert store.question_sets() == ["birds-20"]
     assert EmbeddingQAFinetuneDataset.from_dict(store.load_question_set("birds-20")) == \

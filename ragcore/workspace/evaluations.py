@@ -2,6 +2,8 @@
 
     <workspace>/evaluations/<id>.json      one evaluation's report (``ragcore.evaluation``'s
                                            ``EvaluationReport.to_dict()``), id = time + random
+    <workspace>/evaluations/<id>.summary   what the list shows of it (a report with traces is
+                                           megabytes; the list reads only these)
     <workspace>/question_sets/<name>.json  a question set (``EmbeddingQAFinetuneDataset``)
 
 This module stores plain dicts and knows nothing of how they were computed (the evaluation
@@ -25,8 +27,8 @@ SUMMARY_KEYS = ("id", "index", "created", "question_set", "question_count", "mod
 
 
 def new_evaluation_id() -> str:
-    """A sortable, unique id: the UTC time and 6 random hex digits."""
-    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
+    """A sortable, unique id: the UTC time to the microsecond and 6 random hex digits."""
+    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ") + "-" + secrets.token_hex(3)
 
 
 class EvaluationStore:
@@ -43,6 +45,7 @@ class EvaluationStore:
         report["id"] = report["id"] or new_evaluation_id()
         report["created"] = report.get("created") or now_iso()
         write_json_atomic(self._path(report["id"]), report)
+        write_json_atomic(self._summary_path(report["id"]), _summary(report))
         return report["id"]
 
     def load(self, evaluation_id: str) -> dict[str, Any]:
@@ -56,16 +59,18 @@ class EvaluationStore:
         """Summaries of the saved evaluations (of one index if given), newest first."""
         summaries = []
         for path in sorted(self.folder.glob("*.json"), reverse=True):
-            try:
-                data = read_json(path, what="evaluation")
+            summary = self._summary_path(path.stem)
+            try:  # the report itself only when its summary is missing
+                data = read_json(summary if summary.exists() else path, what="evaluation")
             except WorkspaceError:
                 continue  # a damaged file is skipped in the list; load() names it
             if isinstance(data, dict) and (index is None or data.get("index") == index):
-                summaries.append({k: data.get(k) for k in SUMMARY_KEYS})
+                summaries.append(_summary(data))
         return summaries
 
     def delete(self, evaluation_id: str) -> None:
         self._path(evaluation_id).unlink(missing_ok=True)
+        self._summary_path(evaluation_id).unlink(missing_ok=True)
 
     def save_question_set(self, name: str, data: dict[str, Any]) -> Path:
         """Save a question set under ``name`` (letters, digits, '-', '_')."""
@@ -87,6 +92,13 @@ class EvaluationStore:
         validate_name(str(evaluation_id), what="evaluation id")
         return inside(self.root, self.folder / f"{evaluation_id}.json")
 
+    def _summary_path(self, evaluation_id: str) -> Path:
+        return self._path(evaluation_id).with_suffix(".summary")
+
     def _set_path(self, name: str) -> Path:
         validate_name(name, what="question set name")
         return inside(self.root, self.sets_folder / f"{name}.json")
+
+
+def _summary(report: dict[str, Any]) -> dict[str, Any]:
+    return {k: report.get(k) for k in SUMMARY_KEYS}
