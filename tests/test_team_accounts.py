@@ -253,3 +253,14 @@ def test_single_user_mode_is_refused_on_a_network_address_unless_meant():
     with pytest.raises(ConfigError, match="RAGCORE_AUTH=local"):
         check_listen_address("0.0.0.0", "none", environ={})
     check_listen_address("0.0.0.0", "none", environ={"RAGCORE_ALLOW_OPEN": "1"})
+
+
+def test_signing_in_to_ones_own_account_does_not_reset_a_clients_count(team, admin):
+    for number in range(MAX_FAILURES - 1):
+        with pytest.raises(LoginRefused):
+            team.accounts.authenticate(f"guess{number}", "password1", client="203.0.113.5")
+    team.accounts.authenticate("ana", "ana's password", client="203.0.113.5")
+    with pytest.raises(LoginRefused):
+        team.accounts.authenticate("guess-last", "password1", client="203.0.113.5")
+    with pytest.raises(LoginRefused, match="locked"):
+        team.accounts.authenticate("ana", "ana's password", client="203.0.113.5")

@@ -28,7 +28,7 @@ MIGRATIONS: tuple[str, ...] = (
     # 1: accounts, sessions, index owners and shares
     """
     CREATE TABLE users (
-        id INTEGER PRIMARY KEY,
+        id INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: old rows name nobody new
         name TEXT NOT NULL UNIQUE COLLATE NOCASE,
         display TEXT NOT NULL DEFAULT '',
         password_hash TEXT NOT NULL,
@@ -154,6 +154,8 @@ def open_team_db(path: str | Path, *, upto: int | None = None) -> TeamDB:
         connection.row_factory = sqlite3.Row
         connection.execute("PRAGMA journal_mode = WAL")
         connection.execute("PRAGMA foreign_keys = ON")
+        # WAL with NORMAL: a commit stays consistent; a power cut may lose only the last ones
+        connection.execute("PRAGMA synchronous = NORMAL")
         db = TeamDB(connection, path)
         migrate(db, upto=upto)
     except sqlite3.DatabaseError as exc:
