@@ -2,7 +2,7 @@
 
 Each command group lives in its own module (``index_commands``: ingest, retrieve, indexes,
 delete-doc, rename-index, delete-index; ``query_command``; ``chat_command``; ``bench_command``;
-``eval_command``)
+``eval_command``; ``users_command``: users, share)
 and registers its sub-parser here. Every behaviour is in ragcore; this package parses arguments,
 prints, and turns a ``RagcoreError`` into a readable message on stderr and exit status 1.
 """
@@ -33,7 +33,8 @@ EXAMPLES = """examples:
 
 def build_parser() -> argparse.ArgumentParser:
     from . import (
-        bench_command, chat_command, eval_command, index_commands, query_command, verify_command,
+        bench_command, chat_command, eval_command, index_commands, query_command, users_command,
+        verify_command,
     )
 
     common = argparse.ArgumentParser(add_help=False)
@@ -50,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in (index_commands, query_command, chat_command, bench_command, verify_command,
-                   eval_command):
+                   eval_command, users_command):
         module.add_parsers(commands, common)
     return parser
 
