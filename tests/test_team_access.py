@@ -151,3 +151,16 @@ def test_an_action_a_kind_has_not_is_a_programming_error():
         Access.single_user().can(LOCAL_ADMIN, "share", Resource("job", INDEX))
     with pytest.raises(ValueError, match="chat_id"):
         Resource("chat", INDEX)
+
+
+def test_a_job_follows_its_index_and_a_job_of_an_unknown_index_is_the_admins(team):
+    from ragcore.workspace.access import job_resource
+    from ragcore.workspace.jobs import Job
+
+    job = Job("ingest", "reports", index_uid=INDEX)
+    assert team.access.can(team.people["writer"], "cancel", job_resource(job))
+    assert not team.access.can(team.people["reader"], "cancel", job_resource(job))
+    assert not team.access.can(team.people["stranger"], "list", job_resource(job))
+    old = Job("ingest", "reports")  # made before jobs kept their index's uid
+    assert team.access.can(team.people["admin"], "resume", job_resource(old))
+    assert not team.access.can(team.people["owner"], "list", job_resource(old))

@@ -16,6 +16,7 @@ mode), never on another person's chats. ``grants`` keeps the owners, shares and 
 refusal is ``AccessDenied`` saying what to do, and it never names an object the person may not
 see; ``visible`` filters a listing with one query, so names and counts do not leak. Refusals go
 to the audit log.
+``job_resource`` and ``chat_resource`` make the ``Resource`` of a job or a saved chat.
 
 Single-user mode (no ``RAGCORE_AUTH``) is ``Access.single_user()``: the local administrator may
 do everything, exactly as before team mode existed. ``check_listen_address`` refuses to serve
@@ -70,6 +71,16 @@ class Resource:
             raise ValueError(f"resource kind {self.kind!r} is not one of {', '.join(KINDS)}")
         if self.kind in ("chat", "export") and not self.chat_id:
             raise ValueError(f"a {self.kind} resource needs the chat's id (chat_id=)")
+
+
+def job_resource(job: object) -> Resource:
+    """A background job (``jobs.Job``) as the policy sees it: it follows its index."""
+    return Resource("job", str(getattr(job, "index_uid", "") or ""))
+
+
+def chat_resource(chat_id: str, index_uid: str = "", *, export: bool = False) -> Resource:
+    """A saved chat (or its export): its author decides; continuing it needs its index too."""
+    return Resource("export" if export else "chat", index_uid, chat_id)
 
 
 def needed(kind: str, action: str) -> str:
