@@ -132,6 +132,16 @@ def test_a_key_phrase_names_the_rarest_words_in_sentence_order():
         "What does the text say about Young colony seven weeks feeding?"
 
 
+def test_a_key_phrase_leaves_out_numbers_and_the_stems_of_contractions():
+    from ragcore.evaluation.offline_questions import key_phrase_query
+
+    sentence = "Families shouldn\u2019t pay more than 7% of their income for young children."
+    rarity = {"shouldn": 9.0, "7": 8.0, "family": 3.0, "incom": 2.0, "young": 1.5,
+              "children": 1.2, "pay": 1.0}
+    assert key_phrase_query(sentence, rarity) == \
+        "What does the text say about Families pay income young children?"
+
+
 def test_every_passage_holding_the_sentence_is_relevant():
     overlap = Node(text="Intro words here. " + PROSE, node_id="overlap")
     dataset = generate_offline_questions([Node(text=PROSE, node_id="heron"), overlap],

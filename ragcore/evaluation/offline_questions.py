@@ -41,6 +41,7 @@ MIN_SENTENCE_WORDS, MAX_SENTENCE_WORDS = 8, 45
 MIN_CONTENT_TERMS = 5  # a sentence needs this many distinct content words to ask about
 KEY_WORDS = 5  # words of a key-phrase query
 _ENDS_SENTENCE = re.compile(r"[.!?][\"')\]]?$")
+_TOKEN = re.compile(r"\w+")  # the tokens of ``lexical.words``, with their places
 
 
 def generate_offline_questions(
@@ -115,14 +116,20 @@ def askable_sentences(text: str) -> list[str]:
 def key_phrase_query(sentence: str, rarity: dict[str, float]) -> str:
     """A question naming the sentence's rarest content words, in the sentence's order."""
     seen: dict[str, int] = {}
-    for position, word in enumerate(words(sentence)):
-        key = term(word)
-        if key and key not in seen:
+    surface = [match.group() for match in _TOKEN.finditer(sentence)]
+    for position, match in enumerate(_TOKEN.finditer(sentence)):
+        key = term(match.group())
+        if key and key not in seen and not _fragment(match, sentence):
             seen[key] = position
     rarest = sorted(seen, key=lambda k: (-rarity.get(k, 0.0), seen[k]))[:KEY_WORDS]
-    surface = words(sentence)
     phrase = " ".join(surface[seen[k]] for k in sorted(rarest, key=seen.__getitem__))
     return f"What does the text say about {phrase}?"
+
+
+def _fragment(match: re.Match[str], sentence: str) -> bool:
+    """A token that reads badly alone in a query: a number ("7" of "7%") or the stem of a
+    contraction ("shouldn" of "shouldn't")."""
+    return match.group().isdigit() or sentence[match.end():match.end() + 1] in ("'", "\u2019")
 
 
 def _rarity(nodes: Sequence[Any]) -> dict[str, float]:
