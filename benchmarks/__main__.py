@@ -9,8 +9,8 @@ numpy), query (per-mode overhead, ``bench_query``), app (cold start, first answe
 ``bench_app``), answers (the offline answerer on the questions of ``benchmarks/answers``,
 ``bench_answers``), retrieval (nDCG@10, recall, MRR per retrieval mode, ``bench_retrieval``)
 stores (numpy, Chroma, Postgres side by side at 10k/100k rows, ``bench_stores``) and
-embedders (the packaged model on torch, ONNX float32, ONNX int8: chunks/s, agreement with
-torch, nDCG@10, cold start; ``embedders``) and pdf_text (PDF text extractors: pages/s and
+embedders (the packaged model on torch and ONNX, float32 and int8, exported and fused: texts
+per CPU-second at 200 and 512 tokens against torch, agreement, nDCG@10, cold start; ``embedders``) and pdf_text (PDF text extractors: pages/s and
 words split apart, ``bench_pdf_text``) and memory (peak RSS ingesting a 205 MB text with the
 packaged model, in a fresh process, ``bench_memory``: group ingest_memory) and scale (10k/100k/1M
 clustered vectors through the index: commit per batch, load, exact vs approximate top-10 and

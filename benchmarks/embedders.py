@@ -1,22 +1,21 @@
-"""The packaged model's three variants side by side: speed, agreement with torch, retrieval quality.
+"""The packaged model's variants side by side: texts per CPU-second, agreement with torch, nDCG@10.
 
-Variants: torch float32 (sentence-transformers, the old default), ONNX float32 and ONNX int8
-(``ragcore.embeddings.onnx``; float32 is the default, ``packaged``). All run on the nodes of the
-retrieval benchmark's index (the files ``benchmarks/answers`` asks about, split the default way;
-the cached index's nodes when there is one, so the figures match ``--only retrieval``):
+Variants (``VARIANTS``): torch float32 (a bare sentence-transformers encode, the reference),
+ONNX float32 as torch exported it and fused by onnxruntime's transformer optimizer, ONNX int8
+on the exported graph (every MatMul) and on the fused graph (``onnx_derived``: the default for
+new indexes, ``packaged``). Printed as one table (stderr) and as rows:
 
-- chunks/s: 1,000 of those nodes (250 in a quick run; every n-th, so every collection is in)
-  embedded the way an index embeds them (``embed_nodes``: longest first, in calls of 256),
-  after a warm-up; wall and CPU seconds (CPU time shows the work when other processes share
-  the cores);
-- cosine agreement with torch on the same 1,000 (mean and minimum);
-- nDCG@10 of dense ("similarity") and the default ("hybrid") retrieval over all answerable
-  questions, each variant embedding every node and every question itself; target: int8 within
-  0.005 of torch. Node vectors are cached in ``benchmarks/.cache/embedders/`` by variant and
-  a digest of the node texts (the torch ones take many minutes on 2 cores). ONNX float32 is
-  scored only when its vectors are cached: its cosine with torch (> 0.9999) settles it;
-- cold start: a fresh process importing ragcore and embedding one question, the export cached
-  (time to the first query vector); and, in a full run, one export into an empty cache.
+- texts per CPU-second on chunks of 200 and 512 word pieces (``embedder_speed``: 32 chunks each,
+  16 in a quick run; rounds interleaved; CPU seconds of this process), and the ratio of CPU time
+  to torch's (target for the default: <= 0.6);
+- cosine with torch's vectors on the same chunks (mean and minimum);
+- nDCG@10 of dense ("similarity") and default ("hybrid") retrieval over the answerable questions
+  of ``benchmarks/answers``, each variant embedding every node of the retrieval benchmark's
+  index and every question itself. Target: within 0.005 of torch. Node vectors are cached in
+  ``benchmarks/.cache/embedders/`` by variant and a digest of the node texts and the recipe
+  versions: the first run on a machine embeds the 5,592 nodes once per variant (torch ~8
+  CPU-minutes), later runs take about a minute. A quick run scores only cached variants;
+- cold start: a fresh process importing ragcore and embedding one question (export cached).
 
     python -m benchmarks --only embedders
 """
@@ -26,34 +25,44 @@ from __future__ import annotations
 import hashlib
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 from statistics import fmean
 
 import numpy as np
 
-from benchmarks.harness import Row, corpus_dir, timed, timed_cpu
+from benchmarks.answers.report import cell, format_matrix
+from benchmarks.embedder_speed import cpu_seconds_interleaved, token_chunks
+from benchmarks.harness import Row, corpus_dir
+from ragcore.embeddings.onnx_derived import DERIVED_VERSION
 from ragcore.embeddings.onnx_export import EXPORT_VERSION
 
 GROUP = "embedders"
-SPEED_CHUNKS = 1000
 VECTOR_CACHE = Path(__file__).resolve().parent / ".cache" / "embedders"
-TORCH, ONNX_FP32, ONNX_INT8 = "torch float32", "ONNX float32", "ONNX int8"
+TORCH = "torch float32"
+# label -> OnnxEmbedder options (torch has none)
+VARIANTS: dict[str, dict | None] = {
+    TORCH: None,
+    "ONNX float32, exported": {"fused": False},
+    "ONNX float32, fused": {},
+    "ONNX int8, exported": {"quantized": True, "fused": False},
+    "ONNX int8, fused (default)": {"quantized": True},
+}
+DEFAULT = "ONNX int8, fused (default)"
+TOKENS = (200, 512)
 QUALITY_DROP = 0.005
+SPEED_RATIO = 0.6
 
 
 def make_embedder(variant: str):
     from ragcore.embeddings import OnnxEmbedder, SentenceTransformerEmbedder
 
-    if variant == TORCH:
-        return SentenceTransformerEmbedder()
-    return OnnxEmbedder(quantized=variant == ONNX_INT8)
+    options = VARIANTS[variant]
+    return SentenceTransformerEmbedder() if options is None else OnnxEmbedder(**options)
 
 
-def benchmark_nodes(corpus: Path):
+def benchmark_nodes():
     """The questions, and the nodes of the retrieval benchmark's cached index (the newest one
-    in ``benchmarks/.cache``), else of its files split the default way."""
+    in ``benchmarks/.cache``), else of its files split the default way (embedding nothing)."""
     from benchmarks.answers.corpus_index import CACHE_DIR, question_files
     from benchmarks.answers.question_set import load_questions
     from ragcore import SentenceSplitter, SimpleDirectoryReader, VectorStoreIndex
@@ -62,21 +71,21 @@ def benchmark_nodes(corpus: Path):
     cached = sorted(CACHE_DIR.glob("answers-index-*"), key=lambda p: p.stat().st_mtime)
     if cached:
         return questions, list(VectorStoreIndex.load(cached[-1]).all_nodes())
-    documents = SimpleDirectoryReader(input_files=question_files(questions, corpus)).load_data()
+    files = question_files(questions, corpus_dir())
+    documents = SimpleDirectoryReader(input_files=files).load_data()
     return questions, SentenceSplitter().get_nodes_from_documents(documents)
 
 
-def node_vectors(variant: str, embedder, nodes, *, compute: bool = True) -> np.ndarray | None:
-    """Every node's vector from ``variant``, computed once and cached by the node texts
-    (None when not cached and not ``compute``)."""
+def node_vectors(variant: str, embedder, nodes, *, compute: bool) -> np.ndarray | None:
+    """Every node's vector from ``variant``, cached by the node texts (None: not cached and
+    not ``compute``)."""
     from ragcore.embeddings.base import embed_nodes
 
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(f"export {EXPORT_VERSION} derived {DERIVED_VERSION}".encode())
     for node in nodes:
-        digest.update(node.node_id.encode() + b"\0" + node.text.encode() + b"\0")
-    if variant != TORCH:  # a new export (say another quantisation) gives new vectors
-        digest.update(f"export {EXPORT_VERSION}".encode())
-    path = VECTOR_CACHE / f"{variant.replace(' ', '-')}-{digest.hexdigest()[:16]}.npy"
+        digest.update(node.text.encode() + b"\0")
+    slug = variant.replace(" ", "-").replace(",", "").replace("(", "").replace(")", "")
+    path = VECTOR_CACHE / f"{slug}-{digest.hexdigest()[:16]}.npy"
     if path.is_file():
         return np.load(path, allow_pickle=False)
     if not compute:
@@ -86,21 +95,6 @@ def node_vectors(variant: str, embedder, nodes, *, compute: bool = True) -> np.n
     VECTOR_CACHE.mkdir(parents=True, exist_ok=True)
     np.save(path, vectors, allow_pickle=False)
     return vectors
-
-
-def speed_rows(variant: str, embedder, sample, reference) -> tuple[list[Row], np.ndarray]:
-    from ragcore.embeddings.base import embed_nodes
-
-    embed_nodes(embedder, sample[:32])  # loads the model: cold start is measured apart
-    wall, cpu, vectors = timed_cpu(lambda: embed_nodes(embedder, sample))
-    rows = [Row(GROUP, f"chunks/s {variant}", len(sample) / wall, "chunks/s",
-                note=f"{len(sample)} chunks in {wall:.1f} s wall, {cpu:.1f} s CPU "
-                     f"({len(sample) / cpu:.0f} chunks per CPU-second)")]
-    if reference is not None:
-        agreement = np.einsum("ij,ij->i", vectors, reference)
-        rows.append(Row(GROUP, f"cosine with torch, {variant}", float(agreement.mean()),
-                        note=f"minimum {agreement.min():.5f} over {len(sample)} chunks"))
-    return rows, vectors
 
 
 def ndcg(embedder, nodes, vectors, questions) -> dict[str, float]:
@@ -133,51 +127,76 @@ def cold_start(variant: str) -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
-def export_seconds() -> float:
-    """One export (float32 and int8) of the packaged model into an empty cache."""
-    from ragcore.embeddings import OnnxEmbedder
+def speed(embedders: dict, corpus: Path, count: int) -> dict[int, dict]:
+    """Per token count: texts per CPU-second, CPU-time ratio to torch, cosine with torch."""
+    tokenizer_file = embedders[DEFAULT].model_path / "tokenizer.json"
+    figures: dict[int, dict] = {}
+    for tokens in TOKENS:
+        texts = token_chunks(corpus, tokenizer_file, tokens, count)
+        calls = {name: embedder.embed_batch for name, embedder in embedders.items()}
+        spent, vectors = cpu_seconds_interleaved(calls, texts, rounds=2)
+        figures[tokens] = {
+            name: {"per_cpu_s": 2 * len(texts) / spent[name], "ratio": spent[name] / spent[TORCH],
+                   "cosine": np.einsum("ij,ij->i", vectors[name], vectors[TORCH])}
+            for name in embedders}
+    return figures
 
-    with tempfile.TemporaryDirectory() as empty:
-        embedder = OnnxEmbedder(cache_dir=empty)
-        return timed(lambda: embedder.embed_batch(["warm"]))[0]
+
+def quality(embedders: dict, *, quick: bool) -> dict[str, dict[str, float] | None]:
+    """nDCG@10 per variant (None: its node vectors are not cached and this is a quick run)."""
+    questions, nodes = benchmark_nodes()
+    result: dict[str, dict[str, float] | None] = {}
+    for name, embedder in embedders.items():
+        vectors = node_vectors(name, embedder, nodes, compute=not quick)
+        result[name] = None if vectors is None else ndcg(embedder, nodes, vectors, questions)
+    return result
 
 
-def quality_rows(variant: str, embedder, nodes, questions, quality: dict) -> list[Row]:
-    """nDCG@10 rows of one variant (``quality`` collects them; torch's come first)."""
-    vectors = node_vectors(variant, embedder, nodes, compute=variant != ONNX_FP32)
-    if vectors is None:  # ~7 CPU-minutes for figures the cosine row already settles
-        return [Row(GROUP, f"nDCG@10, {variant}", None,
-                    note="not re-run: its vectors are torch's (see the cosine row)")]
-    quality[variant] = ndcg(embedder, nodes, vectors, questions)
+def table(figures: dict[int, dict], scores: dict) -> str:
+    """The variants side by side (what docs/embedder.md shows)."""
+    header = ["variant"] + [f"texts/CPU-s {t}" for t in TOKENS] + [
+        f"CPU vs torch {t}" for t in TOKENS] + ["cosine min", "nDCG@10 dense", "nDCG@10 hybrid"]
+    lines = []
+    for name in VARIANTS:
+        ndcgs = scores.get(name) or {}
+        lines.append([name] + [f"{figures[t][name]['per_cpu_s']:.1f}" for t in TOKENS] + [
+            f"{figures[t][name]['ratio']:.2f}x" for t in TOKENS] + [
+            f"{min(figures[t][name]['cosine'].min() for t in TOKENS):.4f}",
+            cell(ndcgs.get("similarity")), cell(ndcgs.get("hybrid"))])
+    return format_matrix("Embedder variants (CPU seconds of this process; torch = 1.00x)",
+                         header, lines)
+
+
+def rows_of(name: str, figures: dict[int, dict], scores: dict) -> list[Row]:
     rows = []
-    for mode, value in quality[variant].items():
+    for tokens in TOKENS:
+        figure = figures[tokens][name]
+        target = f"<= {SPEED_RATIO}x torch" if name == DEFAULT else ""
+        ok = figure["ratio"] <= SPEED_RATIO if name == DEFAULT else None
+        cosine = figure["cosine"]
+        rows.append(Row(GROUP, f"texts per CPU-second, {tokens} tokens, {name}",
+                        figure["per_cpu_s"], "texts/CPU-s", target=target, ok=ok,
+                        note=f"{figure['ratio']:.2f}x torch's CPU time; cosine with torch "
+                             f"mean {cosine.mean():.5f}, min {cosine.min():.5f}"))
+    for mode, value in (scores.get(name) or {"similarity": None}).items():
         target, ok = "", None
-        if variant != TORCH:
-            target, ok = f">= torch - {QUALITY_DROP}", quality[TORCH][mode] - value <= QUALITY_DROP
-        rows.append(Row(GROUP, f"nDCG@10 {mode}, {variant}", value, target=target, ok=ok,
-                        note=f"{len(nodes):,} nodes, "
-                             f"{sum(q.answerable for q in questions)} questions"))
+        if name != TORCH and value is not None and scores.get(TORCH):
+            target = f">= torch - {QUALITY_DROP}"
+            ok = scores[TORCH][mode] - value <= QUALITY_DROP
+        rows.append(Row(GROUP, f"nDCG@10 {mode}, {name}", value, target=target, ok=ok,
+                        note="" if value is not None else "node vectors not cached: full run"))
     return rows
 
 
 def run(*, quick: bool = False, corpus: Path | None = None) -> list[Row]:
-    questions, nodes = benchmark_nodes(corpus or corpus_dir())
-    count = SPEED_CHUNKS // 4 if quick else SPEED_CHUNKS
-    sample = nodes[:: max(1, len(nodes) // count)][:count]
-    rows: list[Row] = []
-    reference = None
-    quality: dict[str, dict[str, float]] = {}
-    for variant in (TORCH, ONNX_FP32, ONNX_INT8):
-        embedder = make_embedder(variant)
-        variant_rows, vectors = speed_rows(variant, embedder, sample, reference)
-        rows += variant_rows
-        reference = vectors if reference is None else reference
-        rows.append(Row(GROUP, f"cold start to first query vector, {variant}",
-                        cold_start(variant), "s", note="fresh process, export cached"))
-        rows += quality_rows(variant, embedder, nodes, questions, quality)
-    if not quick:
-        rows.append(Row(GROUP, "ONNX export into an empty cache (once per machine)",
-                        export_seconds(), "s", note="float32 export and int8 quantisation"))
+    embedders = {name: make_embedder(name) for name in VARIANTS}
+    figures = speed(embedders, corpus or corpus_dir(), 16 if quick else 32)
+    scores = quality(embedders, quick=quick)
+    sys.stderr.write("\n" + table(figures, scores) + "\n\n")
+    rows = [row for name in VARIANTS for row in rows_of(name, figures, scores)]
+    for name in (TORCH, DEFAULT):
+        rows.append(Row(GROUP, f"cold start to first query vector, {name}", cold_start(name), "s",
+                        note="fresh process, export cached"))
     return rows
 
 

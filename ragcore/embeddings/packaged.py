@@ -2,19 +2,22 @@
 
 The same weights run three ways, told apart by the name an index records (``model_name``):
 
+- ``all-MiniLM-L6-v2-onnx-int8``: ONNX Runtime on the fused graph with int8 weights
+  (``onnx_derived``: every matrix product but each feed-forward's second one), texts run one by
+  one with no padding. The default for new indexes: 0.45-0.47x the CPU time of a bare torch
+  encode, and on the retrieval benchmark its dense nDCG@10 is within 0.001 of torch's (hybrid within
+  0.003); ``docs/embedder.md`` has the table (``python -m benchmarks --only embedders``). An
+  index built with the earlier int8 recipe (every MatMul of the exported graph) reads with this
+  one: their vectors agree to ~0.99;
 - ``all-MiniLM-L6-v2``: float32, on ONNX Runtime's fused graph when onnxruntime is installed
-  (``onnx``, ``onnx_derived``), else on torch (``sentence_transformers``). Both give the same
-  vectors (cosine > 0.9999), so they share the name and either reads an index built with the
-  other. The default for new indexes;
-- ``all-MiniLM-L6-v2-onnx-int8``: ONNX Runtime on the fused graph with int8 weights (every
-  matrix product but each feed-forward's second one), texts run one by one with no padding.
-  ``RAGCORE_PACKAGED_VARIANT=int8`` gives it to new indexes (``docs/embedder.md`` has its
-  speed and retrieval quality against torch's). An index built with the earlier int8 recipe
-  (every MatMul of the exported graph) reads with this one: their vectors agree to ~0.99.
+  (``onnx``), else on torch (``sentence_transformers``). Both give the same vectors (cosine >
+  0.9999), so they share the name and either reads an index built with the other. Indexes
+  built before int8 became the default keep it; ``RAGCORE_PACKAGED_VARIANT=float32`` gives it
+  to new indexes too.
 
-``default_embedder(built_with)`` gives the variant an index was built with, so an int8 index
-keeps getting int8 query vectors. Without onnxruntime every variant falls back to torch float32,
-with a warning; an int8 index then refuses it with an error naming both models.
+``default_embedder(built_with)`` gives the variant an index was built with, so a float32 index
+keeps getting float32 query vectors. Without onnxruntime every variant falls back to torch
+float32, with a warning; an int8 index then refuses it with an error naming both models.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ log = logging.getLogger(__name__)
 
 FLOAT32_NAME = "all-MiniLM-L6-v2"
 INT8_NAME = "all-MiniLM-L6-v2-onnx-int8"
-DEFAULT_NAME = FLOAT32_NAME  # the fastest variant that keeps retrieval quality
+DEFAULT_NAME = INT8_NAME  # <= 0.6x torch's CPU time, nDCG@10 within 0.005 of torch's
 VARIANTS = (INT8_NAME, FLOAT32_NAME)
 VARIANT_ENV = "RAGCORE_PACKAGED_VARIANT"  # the variant new indexes get: int8 or float32
 _SHORT_NAMES = {"int8": INT8_NAME, "float32": FLOAT32_NAME}
