@@ -1,0 +1,86 @@
+"""The sign-in gate (webapp/sign_in.py), headless with AppTest on a one-line page: nothing to
+do in single-user mode; in team mode the one-time set-up, sign-in, the lockout after 10 wrong
+passwords, and log out."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ragcore.workspace.passwords import fast_hasher
+from ragcore.workspace.team import Team
+from ragcore.workspace.throttle import MAX_FAILURES
+
+TIMEOUT = 30
+
+
+def page():
+    import os
+    from pathlib import Path
+
+    import streamlit as st
+
+    from webapp.sign_in import account_menu, gate
+
+    team, user = gate(Path(os.environ["RAGCORE_WORKSPACE"]))
+    account_menu(team, user)
+    st.write(f"hello {user.name}")
+
+
+@pytest.fixture
+def workspace(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGCORE_WORKSPACE", str(tmp_path))
+    return tmp_path
+
+
+def start() -> AppTest:
+    return AppTest.from_function(page, default_timeout=TIMEOUT).run()
+
+
+def texts(at: AppTest) -> str:
+    return " ".join(m.value for m in at.markdown) + " ".join(e.value for e in at.error)
+
+
+def sign_in(at: AppTest, name: str, password: str) -> AppTest:
+    at.text_input(key="sign_in_name").input(name)
+    at.text_input(key="sign_in_password").input(password)
+    return at.button[0].click().run()
+
+
+def test_single_user_mode_asks_nobody(workspace, monkeypatch):
+    monkeypatch.delenv("RAGCORE_AUTH", raising=False)
+    at = start()
+    assert "hello local" in texts(at) and not at.text_input
+    assert not (workspace / "team.sqlite3").exists()
+
+
+def test_the_first_visit_sets_up_the_admin(workspace, monkeypatch):
+    monkeypatch.setenv("RAGCORE_AUTH", "local")
+    at = start()
+    assert at.title[0].value == "Set up this workspace" and "hello" not in texts(at)
+    at.text_input(key="set_up_name").input("ana")
+    at.text_input(key="set_up_password").input("ana's password")
+    at.text_input(key="set_up_again").input("ana's password")
+    at = at.button[0].click().run()
+    assert "hello ana" in texts(at)
+    with Team.open(workspace, hasher=fast_hasher()) as team:
+        assert team.accounts.find("ana").is_admin
+
+
+def test_sign_in_lock_out_and_log_out(workspace, monkeypatch):
+    monkeypatch.setenv("RAGCORE_AUTH", "local")
+    with Team.open(workspace) as team:
+        admin = team.accounts.set_up("ana", "ana's password")
+        team.accounts.create(admin, "bob", "bob password")
+    at = start()
+    assert at.title[0].value == "Sign in"
+    at = sign_in(at, "bob", "not his password")
+    assert "wrong name or password" in texts(at)
+    at = sign_in(at, "bob", "bob password")
+    assert "hello bob" in texts(at)
+    at = at.sidebar.button(key="log_out").click().run()
+    assert at.title[0].value == "Sign in" and "hello" not in texts(at)
+    for _ in range(MAX_FAILURES):
+        at = sign_in(at, "bob", "a wrong guess")
+    at = sign_in(at, "bob", "bob password")
+    assert "locked" in texts(at) and "hello" not in texts(at)
