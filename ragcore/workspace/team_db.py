@@ -79,6 +79,11 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX audit_by_time ON audit(at);
     """,
+    # 3: accounts signed in through an identity provider (OIDC issuer and subject)
+    """
+    ALTER TABLE users ADD COLUMN identity TEXT;
+    CREATE UNIQUE INDEX users_by_identity ON users(identity) WHERE identity IS NOT NULL;
+    """,
 )
 
 
