@@ -7,113 +7,124 @@ default ``ragcore.search.analysis.term`` (lower case, Snowball's English stopwor
 Snowball English stemmer), applied to each node's embed-mode content (its text with the
 metadata header the embedder sees) and to the question.
 
-Postings are a term-major CSR matrix of term frequencies: every raw word of the corpus is mapped
-to a term id in one pass (the analyzer runs once per distinct word), (term, node) pairs are
-counted with one sort, and a query is a few vectorized operations per query term. Building is
-dominated by the regular-expression word split and the stemmer's first sight of each distinct
-word (0.6 s per 10k 150-word nodes; 0.9 s the first time in a process, loading the stemmer).
-Scores are Okapi BM25 (``ragcore.search.bm25``); a query term counts once however often the question
-repeats it. ``k1`` and ``b`` are per search (Lucene's
-1.2 and 0.75 by default): the postings do not depend on them. The postings are immutable:
-``VectorStoreIndex.keyword_index()`` builds them on first use and again after the index's
-revision changes.
+Postings are parts (``ragcore.index.postings``): term-major CSR matrices of term frequencies,
+one per saved node segment (written with the segment, memory-mapped at load) and one for the
+nodes added since the last save, built on first use (the analyzer runs once per distinct word;
+0.6 s per 10k 150-word nodes). A mask says which rows of the parts are live: BM25's statistics
+(live rows, document frequency, average length) are sums over them, so scores equal those of one
+index built over the live nodes. A query is a binary search and a few vectorized operations per
+query term and part. Scores are Okapi BM25 (``ragcore.search.bm25``); a query term counts once
+however often the question repeats it. ``k1`` and ``b`` are per search (Lucene's 1.2 and 0.75 by
+default): the postings do not depend on them. A ``KeywordIndex`` is immutable:
+``VectorStoreIndex.keyword_index()`` assembles one on first use and again after the index's
+revision changes (``keyword_parts``: the saved parts are reused, only nodes added since are
+analyzed).
 """
 
 from __future__ import annotations
 
-from array import array
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from ..search.analysis import Analyzer, term, terms, words
-from ..search.bm25 import B, K1, check_bm25, idf, length_norms, term_scores
+from ..search.analysis import Analyzer, term, terms
+from ..search.bm25 import B, K1, average_length, check_bm25, idf, length_norms, term_scores
 from ..errors import ConfigError
 from ..stores.filters import MaskCache, MetadataFilters, id_mask
 from ..stores.simple import top_k_indices
 from ..types import MetadataMode, Node
+from .postings import Postings, build_postings
+
+Metadata = Callable[[], list[dict[str, Any]]]  # each row's metadata ({} for dead rows)
 
 
 @dataclass(slots=True, eq=False)
 class KeywordIndex:
-    """BM25 postings over a fixed list of nodes; rows follow ``node_ids``."""
+    """BM25 over the live rows of postings parts; rows follow ``node_ids``, part after part."""
 
     node_ids: list[str]
-    vocabulary: dict[str, int]  # term -> term id
-    starts: np.ndarray  # (terms + 1,) int64: postings of term t are starts[t]:starts[t + 1]
-    rows: np.ndarray  # (postings,) int32 node rows, ascending within a term
-    counts: np.ndarray  # (postings,) float32 term frequencies
-    lengths: np.ndarray  # (nodes,) terms per node
-    metadata: list[dict[str, Any]]
+    parts: list[Postings]
+    live: np.ndarray | None  # (rows,) bool: rows still in the index (None: all)
+    metadata_of: Metadata  # called on the first filtered search
     revision: int = 0  # the index revision these postings were built from
     analyzer: Analyzer = term  # raw word -> term, for the nodes and every query
-    searches: int = 0  # how many searches this index has served (0: it was just built)
+    searches: int = 0  # how many searches this index has served (0: it was just assembled)
+    _starts: list[int] = field(default_factory=list, init=False, repr=False)
+    _lengths: np.ndarray | None = field(default=None, init=False, repr=False)
     _norms: dict[tuple[float, float], np.ndarray] = field(
         default_factory=dict, init=False, repr=False
     )
     _rows_by_id: dict[str, int] | None = field(default=None, init=False, repr=False)
+    _metadata: list[dict[str, Any]] | None = field(default=None, init=False, repr=False)
     _masks: MaskCache = field(default_factory=MaskCache, init=False, repr=False)
 
+    def __post_init__(self) -> None:
+        self._starts = np.cumsum([0, *map(len, self.parts)]).tolist()
+        if self._starts[-1] != len(self.node_ids):
+            raise ValueError(f"postings of {self._starts[-1]} rows for {len(self.node_ids)} ids")
+
     def __len__(self) -> int:
-        return len(self.node_ids)
+        """Live nodes."""
+        return len(self.node_ids) if self.live is None else int(np.count_nonzero(self.live))
 
     @classmethod
     def build(
         cls, nodes: Iterable[Node], *, revision: int = 0, analyzer: Analyzer = term
     ) -> KeywordIndex:
         """Index ``nodes``' embed-mode content (text plus the metadata the embedder sees)."""
-        ids: list[str] = []
-        metadata: list[dict[str, Any]] = []
-        term_ids = _TermIds(analyzer)
-        # Term ids go straight into a C array: no list of millions of word strings is kept.
-        tokens, ends = array("q"), array("q")
-        for node in nodes:
-            ids.append(node.node_id)
-            metadata.append(node.metadata)
-            tokens.extend(map(term_ids.__getitem__, words(node.content(MetadataMode.EMBED))))
-            ends.append(len(tokens))
-        vocabulary = term_ids.vocabulary
-        flat = np.frombuffer(tokens, dtype=np.int64) if tokens else np.zeros(0, np.int64)
-        per_node = np.diff(np.frombuffer(ends, dtype=np.int64), prepend=0) if ends else flat
-        node_rows = np.repeat(np.arange(len(ids), dtype=np.int64), per_node)
-        keep = flat >= 0  # words the analyzer leaves out (stopwords, letters) map to -1
-        flat, node_rows = flat[keep], node_rows[keep]
-        lengths = np.bincount(node_rows, minlength=len(ids)).astype(np.float32)
-        # One key per (term, node) pair, term-major, so each term's postings are contiguous;
-        # a sort and the positions where the key changes count them (faster than np.unique).
-        keys = np.sort(flat * max(len(ids), 1) + node_rows)
-        first = np.flatnonzero(np.diff(keys, prepend=-1))
-        counts = np.diff(first, append=keys.size)
-        term_ids, rows = np.divmod(keys[first], max(len(ids), 1))
-        starts = np.zeros(len(vocabulary) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(term_ids, minlength=len(vocabulary)), out=starts[1:])
-        return cls(
-            ids, vocabulary, starts, rows.astype(np.int32), counts.astype(np.float32), lengths,
-            metadata, revision=revision, analyzer=analyzer,
-        )
+        held = list(nodes)
+        postings = build_postings((n.content(MetadataMode.EMBED) for n in held), analyzer)
+        metadata = [n.metadata for n in held]
+        return cls([n.node_id for n in held], [postings], None, lambda: metadata,
+                   revision=revision, analyzer=analyzer)
 
     def scores(self, query: str, *, k1: float = K1, b: float = B) -> np.ndarray:
-        """The BM25 score of every node for ``query`` (0 for nodes sharing no term with it)."""
+        """The BM25 score of every row for ``query`` (0 for rows sharing no term with it, and
+        for dead rows)."""
         check_bm25(k1, b)
         scores = np.zeros(len(self.node_ids), dtype=np.float32)
-        n = len(self.node_ids)
+        n = len(self)
         norms = self._length_norms(k1, b)
         for t in dict.fromkeys(terms(query, self.analyzer)):
-            term_id = self.vocabulary.get(t)
-            if term_id is None:
-                continue
-            start, stop = self.starts[term_id], self.starts[term_id + 1]
-            rows, tf = self.rows[start:stop], self.counts[start:stop]
-            # A term's postings hold each node once, so fancy-index += is safe here.
-            scores[rows] += term_scores(idf(n, int(stop - start)), tf, norms[rows], k1=k1)
+            rows, tf = self._postings(t)
+            if rows.size:
+                # A term's postings hold each row once, so fancy-index += is safe here.
+                scores[rows] += term_scores(idf(n, rows.size), tf, norms[rows], k1=k1)
         return scores
 
+    def _postings(self, word: str) -> tuple[np.ndarray, np.ndarray]:
+        """The live rows (global) holding ``word`` and its frequencies there, as float32."""
+        found = []
+        for part, start in zip(self.parts, self._starts):
+            rows, tf = part.find(word)
+            if rows.size:
+                found.append((rows.astype(np.int64) + start, tf))
+        if not found:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        rows = np.concatenate([r for r, _ in found])
+        tf = np.concatenate([f for _, f in found]).astype(np.float32)
+        if self.live is not None:
+            keep = self.live[rows]
+            rows, tf = rows[keep], tf[keep]
+        return rows, tf
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Terms per row, every part's rows in order."""
+        if self._lengths is None:
+            self._lengths = np.concatenate([np.asarray(p.lengths) for p in self.parts]
+                                           or [np.zeros(0, np.int32)])
+        return self._lengths
+
     def _length_norms(self, k1: float, b: float) -> np.ndarray:
-        """``k1 * (1 - b + b * len / avg_len)`` per node, kept per (k1, b)."""
+        """``k1 * (1 - b + b * len / avg_len)`` per row (the average over live rows), kept per
+        (k1, b)."""
         norms = self._norms.get((k1, b))
         if norms is None:
-            norms = self._norms[(k1, b)] = length_norms(self.lengths, k1=k1, b=b)
+            lengths = self.lengths
+            avg = average_length(lengths if self.live is None else lengths[self.live])
+            norms = self._norms[(k1, b)] = length_norms(lengths, k1=k1, b=b, avg=avg)
         return norms
 
     def search(
@@ -134,32 +145,23 @@ class KeywordIndex:
         scores = self.scores(query, k1=k1, b=b)
         allowed = scores > 0
         if filters is not None:
-            allowed &= self._masks.mask(filters, lambda: self.metadata)
+            allowed &= self._masks.mask(filters, self._metadata_rows)
         if node_ids is not None:
             allowed &= id_mask(self._row_map(), node_ids, len(self.node_ids))
         candidates = np.flatnonzero(allowed)
         picked = candidates[top_k_indices(scores[candidates], top_k)]
         return [(self.node_ids[r], float(scores[r])) for r in picked.tolist()]
 
+    def _metadata_rows(self) -> list[dict[str, Any]]:
+        if self._metadata is None:
+            self._metadata = self.metadata_of()
+        return self._metadata
+
     def _row_map(self) -> dict[str, int]:
+        """Node id -> its live row."""
         if self._rows_by_id is None:
-            self._rows_by_id = dict(zip(self.node_ids, range(len(self.node_ids))))
+            rows = range(len(self.node_ids))
+            if self.live is not None:
+                rows = np.flatnonzero(self.live).tolist()
+            self._rows_by_id = {self.node_ids[r]: r for r in rows}
         return self._rows_by_id
-
-
-class _TermIds(dict):
-    """Raw word -> term id (-1 for words the analyzer leaves out), filled on first sight.
-
-    Looking words up through ``dict.__getitem__`` keeps the per-token work in C; only a word
-    never seen before (``__missing__``) costs a Python call to the analyzer.
-    """
-
-    def __init__(self, analyzer: Analyzer) -> None:
-        super().__init__()
-        self.analyzer = analyzer
-        self.vocabulary: dict[str, int] = {}
-
-    def __missing__(self, word: str) -> int:
-        t = self.analyzer(word)
-        term_id = self[word] = self.vocabulary.setdefault(t, len(self.vocabulary)) if t else -1
-        return term_id

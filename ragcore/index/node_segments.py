@@ -2,7 +2,9 @@
 
 Each segment holds the node records of one save (or of one merge) in the four files of
 ``node_file``: ``nodes.jsonl``, ``offsets.npy``, ``node_crcs.npy`` and ``node_ids.json`` (its
-lines' ids). The first may be the index folder itself (``""``: the files as every earlier
+lines' ids), and the BM25 postings of its nodes (``postings``: analyzed from a new batch's
+records, merged from the kept rows' postings in a merge, linked with a kept segment;
+``keyword_parts``). The first may be the index folder itself (``""``: the files as every earlier
 version wrote them, one segment holding every node); later ones are folders ``nodes-NNNNNN``.
 ``docs.json`` lists the segments and ``node_runs.npy`` says which of their rows the docstore
 holds, in its order (documents one by one, then nodes without one), as runs of consecutive
@@ -27,7 +29,11 @@ from ..errors import IndexFormatError
 from ..stores.segments import Segment, link_segment, next_name, plan_merges, segment_folder, stamp
 from ..stores.simple_persist import ids_digest
 from .checksums import damaged
+from .keyword_parts import (
+    carry_postings, postings_of_nodes, segment_postings, segment_postings_written,
+)
 from .node_file import NodeFile, load_crcs, load_offsets, write_node_file
+from .postings import Postings, merge_postings
 
 NODE_FILES = ("nodes.jsonl", "offsets.npy", "node_crcs.npy", "node_ids.json")
 RUNS = "node_runs.npy"
@@ -70,12 +76,14 @@ def listed_segments(path: Path, listed: Any, prefix: str) -> list[tuple[str, int
     return [(s["name"], s["rows"]) for s in listed]
 
 
-def write_ids(folder: Path, name: str, ids: list[str]) -> Segment:
-    """Write a segment's node_ids.json (after its node file) and describe the segment."""
+def write_ids(folder: Path, name: str, ids: list[str], postings: Postings | None = None,
+              ) -> Segment:
+    """Write a segment's node_ids.json and keyword postings (after its node file; ``postings``
+    None: built from its records) and describe the segment."""
     where = segment_folder(folder, name)
     write_json(where / "node_ids.json", ids)
     return Segment(name, where, len(ids), {"node_ids.json": ids_digest(ids)},
-                   stamp(where, NODE_FILES))
+                   stamp(where, NODE_FILES), segment_postings_written(where, ids, postings))
 
 
 def read_runs(folder: Path, listed: Any, rows: int) -> np.ndarray:
@@ -133,6 +141,10 @@ class NodeSegments:
         self.ids, self.runs = ids, runs  # the docstore's node ids then, and their rows
         self._sizes = sizes  # rows held per segment, counted on first use
         self._where: dict[str, int] | None = None  # node id -> row, built on first use
+
+    def held_rows(self) -> np.ndarray:
+        """The rows the docstore held then, in its order."""
+        return runs_rows(self.runs)
 
     def sizes(self) -> list[int]:
         if self._sizes is None:
@@ -223,7 +235,7 @@ class NodeSegments:
             target = segment_folder(folder, name)
             target.mkdir(parents=True, exist_ok=True)
             offsets, crcs = write_node_file(target, (encode(i) for i in added), len(added))
-            segments.append(write_ids(folder, name, added))
+            segments.append(write_ids(folder, name, added, postings_of_nodes(added, encode)))
             files.append(NodeFile(target / "nodes.jsonl", offsets, added, crcs))
             runs = np.concatenate([runs, [[self.starts[-1], len(added)]]]).astype(np.int64)
         sizes = self.sizes() + ([len(added)] if added else [])
@@ -242,10 +254,12 @@ class NodeSegments:
 
 
 def link_forward(segment: Segment, file: NodeFile, folder: Path) -> None:
-    """Link a kept segment into the index folder being written, and read it from there."""
+    """Link a kept segment (and its keyword postings) into the index folder being written, and
+    read it from there."""
     if not link_segment(segment, folder, NODE_FILES):
         raise damaged(segment.folder, "the segment's files changed while the index was being "
                       "saved; save it again")
+    carry_postings(segment, file, segment_folder(folder, segment.name))
     segment.folder = segment_folder(folder, segment.name)  # the next save links it from here
     file.path = segment.folder / "nodes.jsonl"
 
@@ -281,10 +295,20 @@ class _Layout:
         records = [*self.old.runs_of(kept), *(encode(i) for i in added)]
         ids = self.old.ids_at(kept) + added
         offsets, crcs = write_node_file(target, records, len(ids))
-        segment = write_ids(self.folder, name, ids)
+        file = NodeFile(target / "nodes.jsonl", offsets, ids, crcs)
+        fresh = postings_of_nodes(added, encode)
+        segment = write_ids(self.folder, name, ids, self._postings(first, last, kept, fresh))
         self.remap[kept] = self.position + np.arange(len(kept))
         self.fresh_start = self.position + len(kept)
-        self._add(segment, NodeFile(target / "nodes.jsonl", offsets, ids, crcs))
+        self._add(segment, file)
+
+    def _postings(self, first: int, last: int, kept: np.ndarray, fresh: Postings) -> Postings:
+        """The merged segment's postings: the kept rows' own, then the added nodes' ones."""
+        old = self.old
+        owner = np.searchsorted(old.starts, kept, side="right") - 1
+        parts = [(segment_postings(old.segments[i], old.files[i]),
+                  kept[owner == i] - old.starts[i]) for i in range(first, min(last, len(old.files)))]
+        return merge_postings([*parts, (fresh, np.arange(len(fresh)))])
 
     def _add(self, segment: Segment, file: NodeFile) -> None:
         self.segments.append(segment)

@@ -23,6 +23,7 @@ from ..types import Document, Node, ScoredNode
 from .bindings import record_ids
 from .docstore import DocInfo, DocStore, utc_now
 from .keyword import KeywordIndex
+from .keyword_parts import keyword_index_of
 from .manifest import index_manifest
 from .refresh import check_nodes, check_store
 
@@ -153,9 +154,10 @@ class IndexState:
         return [i for d in doc_ids for i in self.docstore.doc_node_ids(d)]
 
     def keyword_index(self) -> KeywordIndex:
-        """The BM25 postings of the current revision, built on first use (never at load)."""
+        """The BM25 postings of the current revision, assembled on first use (never at load)
+        from the saved segments' postings and the nodes added since (``keyword_parts``)."""
         if self.keywords is None or self.keywords.revision != self.revision:
-            self.keywords = KeywordIndex.build(self.docstore.iter_nodes(), revision=self.revision)
+            self.keywords = keyword_index_of(self.docstore, self.revision)
         return self.keywords
 
     def scored(self, hits: Iterable[tuple[str, float]]) -> list[ScoredNode]:

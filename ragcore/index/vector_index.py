@@ -6,7 +6,8 @@ packaged all-MiniLM-L6-v2, resolved on first use and never at load), and a vecto
 (default ``SimpleVectorStore``; any ``VectorStore`` registered in ``ragcore.stores.registry``).
 Everything else it holds is an ``IndexState`` (``state``): the docstore of node records and
 document hashes (``docstore``), the manifest's facts, the revision and the BM25 postings
-(``keyword``: built on the first keyword query and after changes, never at load, never saved).
+(``keyword``: assembled on the first keyword query and after changes, never at load, from the
+postings each node segment saves, ``postings``, and those of the nodes added since).
 The folder format and atomic writes are in ``folder``, ``generations`` and ``manifest``; which
 documents an upsert re-indexes (``RefreshReport``) in ``refresh``; splitting and embedding in
 ``split_embed``.

@@ -36,6 +36,9 @@ STOPWORDS = frozenset(
 )
 
 Analyzer = Callable[[str], str]  # one raw word -> its index term, "" to leave it out
+# Recorded with the BM25 postings saved in an index (``ragcore.index.postings``): change it
+# whenever ``term`` maps some word differently, and saved postings are rebuilt, not misread.
+ANALYSIS_VERSION = "english-snowball-1"
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 

@@ -39,10 +39,19 @@ def idf(nodes: int, df: int) -> float:
     return float(np.log1p((nodes - df + 0.5) / (df + 0.5)))
 
 
-def length_norms(lengths: np.ndarray, *, k1: float, b: float) -> np.ndarray:
-    """``k1 * (1 - b + b * len / avg_len)`` for each node's length in terms."""
-    avg = float(lengths.mean()) if lengths.size and lengths.any() else 1.0
-    return (k1 * (1.0 - b + b * lengths / avg)).astype(np.float32)
+def average_length(lengths: np.ndarray) -> float:
+    """The mean of nodes' lengths in terms (1 when none has any), summed exactly: the same
+    whatever the order or the grouping of the nodes (one index, or segments and a mask)."""
+    total = float(np.sum(lengths, dtype=np.float64))
+    return total / lengths.size if total > 0 else 1.0
+
+
+def length_norms(lengths: np.ndarray, *, k1: float, b: float,
+                 avg: float | None = None) -> np.ndarray:
+    """``k1 * (1 - b + b * len / avg_len)`` for each node's length in terms (``avg``: the
+    average over the live nodes, when ``lengths`` holds others too)."""
+    avg = average_length(lengths) if avg is None else avg
+    return (k1 * (1.0 - b + b * np.asarray(lengths, dtype=np.float32) / avg)).astype(np.float32)
 
 
 def term_scores(weight: float, tf: np.ndarray, norms: np.ndarray, *, k1: float) -> np.ndarray:

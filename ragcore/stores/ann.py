@@ -13,12 +13,19 @@ there (IVF builds about 4x faster for the same recall, which matters because it 
 
 Deleted rows and metadata filters are applied inside the IVF search (a bitmap of the allowed
 rows of that segment); a filter that keeps under ``min_kept`` of a segment's rows is searched
-exactly there, since an inverted file's few visited lists may hold none of them. An index is
-built in a background thread the first time a query needs it, after a load or once a merge
-wrote the segment (its cost: about the k-means training on ``40 x lists`` sampled rows plus one
-pass over the segment, 6-8 s at 100k rows), the segment searched exactly until it is ready, and
-kept while that segment is. The settings are in the store's ``describe()``, so the index
-manifest records them and a loaded index searches as the one that was saved.
+exactly there, since an inverted file's few visited lists may hold none of them.
+
+An index is built when the save that writes a segment of ``min_rows`` rows or more (a merge,
+or a big batch) writes it, under the writer lock, and saved beside the segment's vectors as
+``ann.faiss`` (``save_index``: before the manifest that publishes the generation, checksummed
+like the segment's other files, linked forward with it); a load maps it (``adopt``), so no
+query waits for a build (its cost, paid by the save: about the k-means training on
+``40 x lists`` sampled rows plus one pass over the segment, 6-8 s at 100k rows). A big segment
+without one (written by an earlier ragcore) gets its index built in a background thread the
+first time a query needs it, searched exactly until it is ready, and saved with the segment at
+the next save (``carry``). The settings are in the store's ``describe()``, so the index
+manifest records them (``nprobe``, ``lists_per_sqrt``, ``min_rows``) and a loaded index
+searches as the one that was saved; each file holds its own list count.
 """
 
 from __future__ import annotations
@@ -26,19 +33,22 @@ from __future__ import annotations
 import logging
 import math
 import os
+import shutil
 import threading
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigError
+from ..errors import ConfigError, IndexFormatError
 from .matrix_rows import MatrixRows
 
 logger = logging.getLogger(__name__)
 
 _TRAIN_PER_LIST = 40  # sampled rows per k-means list (faiss warns under 39)
 _TRAIN_ITERATIONS = 10
+ANN_FILE = "ann.faiss"  # a segment's saved index, in its folder
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +93,7 @@ class AnnSearch:
         self._indexes: dict[int, tuple[np.ndarray, Any]] = {}  # id(part) -> (part, index)
         self._building: dict[int, threading.Thread] = {}
         self._lock = threading.Lock()
+        self.searched = 0  # segment searches answered by an index (the rest were exact)
 
     def wait(self) -> None:
         """Block until the indexes being built in the background are ready."""
@@ -92,6 +103,36 @@ class AnnSearch:
     def indexed_rows(self) -> int:
         """Rows (dead ones included) of the segments that have an index now."""
         return sum(len(part) for part, _ in self._indexes.values())
+
+    def save_index(self, part: np.ndarray, folder: Path) -> None:
+        """A segment of ``part``'s rows was just written in ``folder``: if it is big, build its
+        index now and save it there (``ANN_FILE``) for every later load."""
+        if len(part) < self.settings.min_rows:
+            return
+        index = build_ivf(part, self.settings, self._metric)
+        _write_index(index, folder / ANN_FILE)
+        with self._lock:
+            self._indexes[id(part)] = (part, index)
+
+    def adopt(self, part: np.ndarray, folder: Path) -> None:
+        """Use the index saved with a loaded segment (``folder``), if it has one."""
+        if (folder / ANN_FILE).exists() and len(part) >= self.settings.min_rows:
+            with self._lock:
+                self._indexes[id(part)] = (part, read_index(folder / ANN_FILE, len(part)))
+
+    def carry(self, part: np.ndarray, source: Path, target: Path) -> None:
+        """A kept segment was linked from ``source`` into ``target``: its saved index too, or
+        the index built since its load, saved now."""
+        if (source / ANN_FILE).exists():
+            if not (target / ANN_FILE).exists():
+                try:
+                    os.link(source / ANN_FILE, target / ANN_FILE)
+                except OSError:  # another device, or a file system without hard links
+                    shutil.copyfile(source / ANN_FILE, target / ANN_FILE)
+            return
+        ready = self._indexes.get(id(part))
+        if ready is not None:
+            _write_index(ready[1], target / ANN_FILE)
 
     def candidates(self, matrix: MatrixRows, query: np.ndarray, *, top_k: int,
                    rows: np.ndarray | None) -> np.ndarray | None:
@@ -127,6 +168,7 @@ class AnnSearch:
     def _approximate(self, index, part, live, allowed, query, k) -> np.ndarray:
         import faiss
 
+        self.searched += 1
         params = faiss.SearchParametersIVF(nprobe=self.settings.nprobe)
         if live is not None or allowed is not None:
             mask = np.zeros(len(part), dtype=bool)
@@ -208,6 +250,29 @@ def build_ivf(vectors: np.ndarray, settings: AnnSettings, metric: str) -> Any:
     # A build is arithmetic, not bandwidth: every core, even inside a query's one-thread limit.
     with threadpool_limits(limits=os.cpu_count() or 1, user_api="openmp"):
         _train_and_add(index, vectors, lists * _TRAIN_PER_LIST)
+    return index
+
+
+def _write_index(index: Any, path: Path) -> None:
+    import faiss
+
+    path.unlink(missing_ok=True)  # never write through a link to an earlier generation's file
+    faiss.write_index(index, str(path))
+
+
+def read_index(path: Path, rows: int) -> Any:
+    """A saved segment index, memory-mapped; IndexFormatError if it is not one of ``rows``."""
+    import faiss
+
+    fix = "the index is damaged: run `ragcore verify`, then rebuild it from its documents"
+    try:
+        index = faiss.read_index(str(path), faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY)
+    except RuntimeError as exc:
+        reason = (str(exc).splitlines() or ["?"])[0]
+        raise IndexFormatError(f"{path}: not a readable faiss index ({reason}); {fix}") from exc
+    if index.ntotal != rows:
+        raise IndexFormatError(f"{path}: indexes {index.ntotal} rows but its segment holds "
+                               f"{rows}; {fix}")
     return index
 
 

@@ -26,6 +26,7 @@ import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 FACTOR = 10  # segments of one tier that trigger a merge
 MAX_SEGMENTS = 48  # beyond this, the two smallest neighbours merge whatever their tiers
@@ -44,6 +45,7 @@ class Segment:
     rows: int
     digests: dict[str, str] = field(default_factory=dict)
     stamp: tuple | None = None  # the files' identity when read or written (None: not linkable)
+    extra: Any = None  # what the owner derives from the rows and keeps with them (postings)
 
     def path(self, file: str) -> Path:
         return self.folder / file

@@ -20,7 +20,8 @@ its results in ``ragcore.search.mmr``. On disk, in the index folder: ``store.jso
 ``vectors.npy`` (memory-mapped on load when large), ``vector_ids.json``,
 ``vector_metadata.json`` and ``vector_doc_ids.json`` (the last two parsed on first use, not at
 load), and a deletion bitmap; a save links the segments it keeps and writes only the rows added
-since, merging segments as ``segments.plan_merges`` says. The format is written and read in
+since, merging segments as ``segments.plan_merges`` says; a big segment also gets its approximate
+index (``ann.faiss``, built by the save that writes it: ``ann``). The format is written and read in
 ``simple_persist``, and ``ragcore.stores.registry`` reopens it from the index manifest.
 """
 
@@ -349,12 +350,15 @@ class SimpleVectorStore:
         if tail and not any(b > len(sizes) for _, b in runs):
             runs.append((len(sizes), len(sizes) + 1))
         merged = {i for a, b in runs for i in range(a, b)}
+        parts = self._matrix.parts()
         for i, segment in enumerate(self._segments):
             if i in merged:
                 continue
             if not link_segment(segment, folder):
                 raise IndexFormatError(f"{segment.folder}: the segment's files changed while "
                                        "the index was being saved; save it again")
+            if self._ann is not None:
+                self._ann.carry(parts[i], segment.folder, segment_folder(folder, segment.name))
             segment.folder = segment_folder(folder, segment.name)  # the next save links it
         starts = np.cumsum([0, *sizes, tail]).tolist()
         units, named = len(sizes) + (1 if tail else 0), list(self._segments)
@@ -371,7 +375,10 @@ class SimpleVectorStore:
             folder, name, vectors=self._matrix, start=start, ids=self._ids[start:stop],
             metadata=self._metadata.rows(start, stop), doc_ids=self._doc_ids.rows(start, stop),
         )
-        self._matrix.replace(first, last, open_part(segment.path("vectors.npy"), segment.rows))
+        part = open_part(segment.path("vectors.npy"), segment.rows)
+        self._matrix.replace(first, last, part)
+        if self._ann is not None:  # a big segment's approximate index is built and saved now
+            self._ann.save_index(part, segment.folder)
         self._segments[first:last] = [segment]
         whole = start == 0 and stop == self._size
         self._metadata.saved(first, last, meta, whole=whole)
@@ -389,6 +396,8 @@ class SimpleVectorStore:
         store._ids = files.ids
         store._rows = None
         store._metadata, store._doc_ids = files.metadata, files.doc_ids
+        for part, segment in zip(files.parts if store._ann else [], files.segments):
+            store._ann.adopt(part, segment.folder)  # type: ignore[union-attr]
         return store
 
 
