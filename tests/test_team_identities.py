@@ -3,6 +3,8 @@ them): one account per issuer and subject, made at the first sign-in, never with
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
 from ragcore.errors import ConfigError, LoginRefused
@@ -63,3 +65,6 @@ def test_a_version_2_database_gains_the_identity_column(tmp_path):
         assert schema_version(team.db) == 3
         carl = sign_in_identity(team.accounts, ISSUER, "sub-9", email="carl@example.org")
         assert carl.role == "member" and team.accounts.find("ana").is_admin
+        with pytest.raises(sqlite3.IntegrityError):  # one account per identity, enforced
+            team.db.execute("UPDATE users SET identity = ? WHERE name = 'ana'",
+                            (f"{ISSUER}#sub-9",))

@@ -26,6 +26,7 @@ Team mode (``RAGCORE_AUTH=local``; see docs/teams.md), kept in ``<root>/team.sql
     team_db.py     the team database: numbered migrations, WAL, foreign keys
     accounts.py    accounts, roles, the one-time set-up, sign-in (``LOCAL_ADMIN`` otherwise)
     passwords.py   argon2id password hashes, upgraded when their parameters are weaker
+    identities.py  accounts signed in by an identity provider (OIDC issuer and subject)
     throttle.py    locking a name or a client out after repeated wrong passwords
     sessions.py    sign-in sessions (token hashes only), expiry, log out everywhere
     grants.py      index owners and shares by index uid, chat authors (storage, no policy)
@@ -33,6 +34,7 @@ Team mode (``RAGCORE_AUTH=local``; see docs/teams.md), kept in ``<root>/team.sql
                    the team-mode switch and the network-address check
     audit.py       the audit log of sign-ins, uploads, deletes, shares and refusals
     team.py        ``Team``: all of the above over one database, sharing and ownership changes
+    permitted.py   the workspace as one person may see and change it: listings, chats, indexes
 
 The CLI and the app share it. ``Workspace`` is imported on first use, so importing a light
 module here (``report``, ``chats``) does not pull in pydantic or the index.
