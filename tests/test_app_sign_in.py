@@ -84,3 +84,28 @@ def test_sign_in_lock_out_and_log_out(workspace, monkeypatch):
         at = sign_in(at, "bob", "a wrong guess")
     at = sign_in(at, "bob", "bob password")
     assert "locked" in texts(at) and "hello" not in texts(at)
+
+
+def address_page():
+    import streamlit as st
+
+    from webapp.sign_in import check_address
+
+    check_address()
+    st.write("serving")
+
+
+@pytest.mark.parametrize("auth,allowed", [("", False), ("local", True)])
+def test_single_user_mode_is_not_served_to_a_network(monkeypatch, auth, allowed):
+    from streamlit import config
+
+    monkeypatch.setenv("RAGCORE_AUTH", auth)
+    monkeypatch.delenv("RAGCORE_ALLOW_OPEN", raising=False)
+    previous = config.get_option("server.address")
+    config.set_option("server.address", "0.0.0.0")
+    try:
+        at = AppTest.from_function(address_page, default_timeout=TIMEOUT).run()
+    finally:
+        config.set_option("server.address", previous)
+    assert ("serving" in texts(at)) is allowed
+    assert ("RAGCORE_AUTH=local" in texts(at)) is not allowed

@@ -127,21 +127,16 @@ class Access:
 
     def visible(self, user: User, items: Iterable[T], resource_of: Callable[[T], Resource],
                 action: str = "list") -> list[T]:
-        """The ``items`` ``user`` may ``action`` (list), in their order: two queries in all."""
+        """The ``items`` ``user`` may ``action`` (list), in their order: two queries at most."""
         items = list(items)
         if self.grants is None:
             return items
         levels = self.grants.levels(user)
-        authored = self.grants.chats_by(user)
-        grants = self.grants
-
-        def author_of(chat_id: str) -> int | None:
-            return user.id if chat_id in authored else grants.author(chat_id)
-
+        resources = [resource_of(item) for item in items]
+        authors = self.grants.authors() if any(r.chat_id for r in resources) else {}
         kept = []
-        for item in items:
-            resource = resource_of(item)
-            if _allowed(user, needed(resource.kind, action), resource, levels, author_of):
+        for item, resource in zip(items, resources):
+            if _allowed(user, needed(resource.kind, action), resource, levels, authors.get):
                 kept.append(item)
         return kept
 

@@ -124,6 +124,11 @@ class Grants:
         row = self.db.one("SELECT user_id FROM chat_authors WHERE chat_id = ?", (chat_id,))
         return row["user_id"] if row else None
 
+    def authors(self) -> dict[str, int | None]:
+        """Every chat with a noted author: chat id -> the author's id (None: deleted since)."""
+        return {row["chat_id"]: row["user_id"]
+                for row in self.db.execute("SELECT chat_id, user_id FROM chat_authors")}
+
     def chats_by(self, user: User) -> set[str]:
         rows = self.db.execute("SELECT chat_id FROM chat_authors WHERE user_id = ?", (user.id,))
         return {row["chat_id"] for row in rows}
