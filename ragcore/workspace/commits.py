@@ -6,6 +6,9 @@ added since the last save, or enough seconds passed, and once at the end. So a c
 always holds one complete generation (``VectorStoreIndex.persist`` is atomic). A save rewrites
 the index folder, so saves are spaced by at least ``SAVE_SHARE`` times the last save's own
 duration: however big the index grows, saving costs at most about a tenth of the ingestion.
+That spacing never defers a save past ``MAX_DEFERRED`` batches of chunks: the unsaved work
+(nodes, vectors, postings) is what an ingestion holds in memory, so with a fast embedder a
+slow save (a merge) must not let the next batch grow with the corpus.
 
 A document still being embedded when a batch is saved goes in with the chunks embedded so far
 and the metadata key ``PARTIAL_KEY`` ("1200 of 15724 chunks"): the key changes the document's
@@ -25,6 +28,7 @@ from .handle import IndexHandle, saved
 
 PARTIAL_KEY = "ingest_incomplete"
 SAVE_SHARE = 10  # at least this many times the last save's duration passes between saves
+MAX_DEFERRED = 4  # ...unless this many batches of chunks are waiting: memory bounds the batch
 
 
 class Cancelled(Exception):
@@ -84,6 +88,8 @@ class Commits:
         """Whether a batch is full (enough chunks, or enough time with something new)."""
         if not (self._pending or self.dirty):
             return False
+        if self._pending >= MAX_DEFERRED * self.batching.chunks:
+            return True
         since = time.monotonic() - self._last
         if since < SAVE_SHARE * self._last_cost:
             return False
