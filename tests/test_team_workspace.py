@@ -13,7 +13,9 @@ from ragcore.workspace.chats import SavedChat
 from ragcore.workspace.jobs import Job
 from ragcore.workspace.names import index_uid
 from ragcore.workspace.passwords import fast_hasher
+from ragcore.workspace.jobs_runner import JobRunner
 from ragcore.workspace.permitted import (
+    cancel_job,
     chats_for,
     create_index,
     delete_chat,
@@ -22,7 +24,10 @@ from ragcore.workspace.permitted import (
     jobs_for,
     open_chat,
     require_index,
+    resume_job,
     save_chat,
+    start_ingest,
+    start_job,
 )
 from ragcore.workspace.team import Team
 
@@ -121,3 +126,28 @@ def test_single_user_mode_is_the_plain_workspace(tmp_path, fake_embedder):
     assert delete_index(None, LOCAL_ADMIN, workspace, "notes") == 1
     with pytest.raises(WorkspaceError):
         open_chat(None, LOCAL_ADMIN, workspace, chat.id)
+
+
+def test_jobs_start_only_where_the_person_may_write_and_a_new_index_is_theirs(setup, tmp_path):
+    team, workspace, ana, bob, root, chat = setup
+    note = tmp_path / "note.txt"
+    note.write_text("Owls hunt at night. Bats do too.", encoding="utf-8")
+    runner = JobRunner(workspace.root)
+    with pytest.raises(AccessDenied, match="for writing"):
+        start_ingest(team, bob, runner, workspace, "shared", [note])  # a read grant only
+    job = start_ingest(team, bob, runner, workspace, "bobs", [note])
+    assert runner.wait(job.id, timeout=60).state == "done"
+    assert team.grants.level(index_uid(workspace, "bobs"), bob) == "owner"
+    assert indexes_for(team, ana, workspace) == ["private", "shared"]
+    team.share(ana, index_uid(workspace, "shared"), bob, "write")
+    done = runner.wait(start_ingest(team, bob, runner, workspace, "shared", [note]).id, 60)
+    with pytest.raises(AccessDenied):
+        start_job(team, bob, runner, workspace, "delete", "private", "note.txt")
+    with pytest.raises(AccessDenied) as theirs:
+        resume_job(team, ana, runner, workspace, job.id)  # Bob's index: Ana may not see it
+    with pytest.raises(AccessDenied) as missing:
+        cancel_job(team, ana, runner, "no-such-job")
+    assert str(theirs.value).replace("resume", "cancel") == str(missing.value)
+    assert cancel_job(team, bob, runner, done.id) is False  # finished: nothing to cancel
+    uploads = team.audit.read(root, event="upload")
+    assert [e.actor for e in uploads] == ["bob", "bob"]

@@ -6,7 +6,11 @@ plain workspace's, unchanged) and the signed-in ``user``. Listings (``indexes_fo
 ``chats_for``, ``jobs_for``) keep only what the person may list, so no name or count leaks.
 ``open_chat`` refuses a chat that is not theirs with the same words whether or not it exists,
 so chat ids cannot be probed through a URL. ``create_index`` makes the person the owner of the
-new index; ``delete_index`` forgets its shares and its chats' authors with it.
+new index; ``delete_index`` forgets its shares and its chats' authors with it. Background jobs
+(``jobs_runner.JobRunner``) are started, cancelled and resumed through ``start_ingest``,
+``start_job``, ``cancel_job`` and ``resume_job``: an ingest into a new index makes the person its
+owner, one into an existing index needs a write grant; a job id that does not exist is refused
+to members with the same words as another person's job.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from .names import chats_of, delete_index as delete_named_index, index_uid
 
 if TYPE_CHECKING:
     from .jobs import Job
+    from .jobs_runner import JobRunner
     from .stats import IndexInfo
     from .team import Team
     from .workspace import Workspace
@@ -119,3 +124,52 @@ def delete_index(team: Team | None, user: User, workspace: Workspace, name: str)
     if uid:
         team.index_deleted(user, uid, shown)
     return count
+
+
+def start_ingest(team: Team | None, user: User, runner: JobRunner, workspace: Workspace,
+                 name: str, files: list[Any], **options: Any) -> Job:
+    """Queue an ingest of ``files`` into index ``name`` as ``user``: a new index is made now and
+    is theirs; an existing one needs a write grant. ``options`` go to ``JobRunner.ingest``."""
+    if team is not None:
+        if workspace.has_index(name):
+            require_index(team, user, workspace, name, "ingest")
+        else:
+            chunking = {k: options[k] for k in ("chunk_size", "chunk_overlap") if k in options}
+            create_index(team, user, workspace, name, **chunking)
+        team.audit.record("upload", actor=user.name, target=index_uid(workspace, name),
+                          detail=f"{len(files)} file(s)")
+    return runner.ingest(workspace, name, files, **options)
+
+
+def start_job(team: Team | None, user: User, runner: JobRunner, workspace: Workspace,
+              kind: str, name: str, target: str) -> Job:
+    """Queue a re-index (``kind`` "reindex") or a delete ("delete") of document ``target`` of
+    index ``name``: both need a write grant."""
+    if kind not in ("reindex", "delete"):
+        raise ValueError(f"job kind {kind!r} is not 'reindex' or 'delete'")
+    action = "ingest" if kind == "reindex" else "delete"
+    require_index(team, user, workspace, name, action, kind="upload")
+    if team is not None and kind == "delete":
+        team.audit.record("delete", actor=user.name, target=index_uid(workspace, name),
+                          detail=f"document {target}")
+    return (runner.reindex if kind == "reindex" else runner.delete)(workspace, name, target)
+
+
+def cancel_job(team: Team | None, user: User, runner: JobRunner, job_id: str) -> bool:
+    """Ask job ``job_id`` to stop, if ``user`` may (a write grant on its index)."""
+    _require_job(team, user, runner, job_id, "cancel")
+    return runner.cancel(job_id)
+
+
+def resume_job(team: Team | None, user: User, runner: JobRunner, workspace: Workspace,
+               job_id: str) -> Job:
+    """Submit again what job ``job_id`` had not done, if ``user`` may."""
+    _require_job(team, user, runner, job_id, "resume")
+    return runner.resume(workspace, job_id)
+
+
+def _require_job(team: Team | None, user: User, runner: JobRunner, job_id: str,
+                 action: str) -> None:
+    if team is not None:
+        job = runner.get(job_id)
+        team.access.require(user, action, job_resource(job) if job else Resource("job"))
