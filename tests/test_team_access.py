@@ -164,3 +164,37 @@ def test_a_job_follows_its_index_and_a_job_of_an_unknown_index_is_the_admins(tea
     old = Job("ingest", "reports")  # made before jobs kept their index's uid
     assert team.access.can(team.people["admin"], "resume", job_resource(old))
     assert not team.access.can(team.people["owner"], "list", job_resource(old))
+
+
+def test_a_share_made_in_one_process_applies_in_another_at_once(tmp_path):
+    # two Team objects on one file stand for the app and the CLI (or two app processes)
+    with Team.open(tmp_path, hasher=fast_hasher()) as app, \
+            Team.open(tmp_path, hasher=fast_hasher()) as cli:
+        ana = app.accounts.set_up("ana", "ana password")
+        bob = cli.accounts.create(LOCAL_ADMIN, "bob", "bob password")
+        app.index_created(ana, "uid-1")
+        assert not app.access.can(bob, "open", Resource("index", "uid-1"))
+        cli.share(LOCAL_ADMIN, "uid-1", bob, "read")
+        assert app.access.can(bob, "open", Resource("index", "uid-1"))
+        token = app.sessions.start(bob)
+        cli.sessions.end_all(bob)
+        assert app.sessions.user(token) is None
+
+
+def test_many_threads_share_one_team(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    with Team.open(tmp_path, hasher=fast_hasher()) as team:
+        ana = team.accounts.set_up("ana", "ana password")
+        bob = team.accounts.create(ana, "bob", "bob password")
+
+        def work(number: int) -> bool:
+            team.index_created(ana, f"uid-{number}")
+            team.share(ana, f"uid-{number}", bob, "read")  # a transaction in each thread
+            token = team.sessions.start(ana)
+            return team.sessions.user(token) == ana and team.access.can(
+                ana, "share", Resource("index", f"uid-{number}"))
+
+        with ThreadPoolExecutor(8) as pool:
+            assert all(pool.map(work, range(40)))
+        assert len(team.grants.levels(ana)) == len(team.grants.levels(bob)) == 40
