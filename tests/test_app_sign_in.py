@@ -109,3 +109,9 @@ def test_single_user_mode_is_not_served_to_a_network(monkeypatch, auth, allowed)
         config.set_option("server.address", previous)
     assert ("serving" in texts(at)) is allowed
     assert ("RAGCORE_AUTH=local" in texts(at)) is not allowed
+
+
+def test_oidc_mode_fails_closed_until_its_page_exists(workspace, monkeypatch):
+    monkeypatch.setenv("RAGCORE_AUTH", "oidc")
+    at = start()
+    assert "not available in the app yet" in texts(at) and "hello" not in texts(at)

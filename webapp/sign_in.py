@@ -47,6 +47,10 @@ def check_address() -> None:
 def gate(root: Path) -> tuple[Team | None, User]:
     """The team (None: single-user mode) and who is signed in; shows the set-up or sign-in
     form and stops the script while nobody is."""
+    if auth_mode() == "oidc":  # fail closed until the provider's sign-in page is built
+        st.error("RAGCORE_AUTH=oidc is not available in the app yet: use RAGCORE_AUTH=local "
+                 "(accounts with passwords; see docs/teams.md)")
+        st.stop()
     team = current_team(root)
     if team is None:
         return None, LOCAL_ADMIN
