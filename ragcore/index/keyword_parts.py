@@ -30,7 +30,7 @@ from ..stores.segments import Segment
 from ..types import MetadataMode, Node
 from .keyword import KeywordIndex
 from .node_file import NodeFile
-from .postings import FILES, HEADER, Postings, build_postings, read_postings, write_postings
+from .postings import FILES, Postings, build_postings, has_postings, read_postings, write_postings
 
 log = logging.getLogger(__name__)
 
@@ -116,9 +116,7 @@ def _current(segment: Segment) -> bool:
     """Whether the segment's folder holds postings of this analyzer."""
     if segment.extra is not None:
         return segment.extra[1]
-    return (segment.folder / HEADER).exists() and (
-        read_postings(segment.folder, segment.rows) is not None
-    )
+    return has_postings(segment.folder)
 
 
 def keyword_index_of(docstore: Any, revision: int) -> KeywordIndex:

@@ -234,6 +234,17 @@ def write_postings(folder: Path, postings: Postings) -> None:
     (folder / HEADER).write_text(json.dumps(header), encoding="utf-8")
 
 
+def has_postings(folder: Path) -> bool:
+    """Whether ``folder`` holds postings of this analyzer (reading only their header)."""
+    try:
+        header = json.loads((folder / HEADER).read_bytes())
+    except (OSError, ValueError):
+        return False
+    return isinstance(header, dict) and header.get("format") == FORMAT and (
+        header.get("version") == VERSION and header.get("analyzer") == ANALYZER
+    )
+
+
 def read_postings(folder: Path, rows: int) -> Postings | None:
     """The postings written in ``folder`` for its ``rows`` rows (large arrays mapped); None if
     there are none (a segment written before them) or another analyzer built them."""
