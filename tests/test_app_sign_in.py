@@ -115,3 +115,35 @@ def test_oidc_mode_fails_closed_until_its_page_exists(workspace, monkeypatch):
     monkeypatch.setenv("RAGCORE_AUTH", "oidc")
     at = start()
     assert "not available in the app yet" in texts(at) and "hello" not in texts(at)
+
+
+def password_page():
+    import os
+    from pathlib import Path
+
+    import streamlit as st
+
+    from webapp.sign_in import gate, password_form
+
+    team, user = gate(Path(os.environ["RAGCORE_WORKSPACE"]))
+    st.write(f"hello {user.name}")
+    password_form(team, user)
+
+
+def test_changing_ones_password_keeps_this_session_and_ends_the_others(workspace, monkeypatch):
+    monkeypatch.setenv("RAGCORE_AUTH", "local")
+    with Team.open(workspace, hasher=fast_hasher()) as team:
+        ana = team.accounts.set_up("ana", "ana's password")
+        elsewhere = team.sessions.start(ana)
+    at = sign_in(AppTest.from_function(password_page, default_timeout=TIMEOUT).run(),
+                 "ana", "ana's password")
+    at.text_input(key="password_old").input("ana's password")
+    at.text_input(key="password_new").input("a better password")
+    at.text_input(key="password_again").input("a better password")
+    at = next(b for b in at.button if b.label == "Change my password").click().run()
+    assert "Password changed" in " ".join(s.value for s in at.success)
+    at = at.run()
+    assert "hello ana" in texts(at)  # this tab stays signed in
+    with Team.open(workspace, hasher=fast_hasher()) as team:
+        assert team.sessions.user(elsewhere) is None
+        assert team.accounts.authenticate("ana", "a better password").name == "ana"

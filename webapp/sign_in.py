@@ -7,7 +7,7 @@ process), and returns the signed-in account; otherwise it shows the one-time set
 admin yet: the first account becomes the admin) or the sign-in form, and stops the script. The
 session token lives in ``st.session_state`` (only its hash in the team database); a sign-in is
 throttled per name and per client address (``throttle``). ``account_menu`` is the sidebar's
-"signed in as", log out and log out everywhere. ``check_address`` refuses single-user mode on a
+"signed in as", log out and log out everywhere; ``password_form`` changes one's own password. ``check_address`` refuses single-user mode on a
 network address (``access.check_listen_address``) with the reason on the page.
 """
 
@@ -124,6 +124,28 @@ def account_menu(team: Team | None, user: User) -> None:
             sign_out(team, user)
         if right.button("Log out everywhere", key="log_out_everywhere"):
             sign_out(team, user, everywhere=True)
+
+
+def password_form(team: Team, user: User) -> None:
+    """Change one's own password: the other sessions end, this one goes on."""
+    with st.form("change_password", clear_on_submit=True):
+        old = st.text_input("Current password", type="password", key="password_old")
+        new = st.text_input("New password (8 characters or more)", type="password",
+                            key="password_new")
+        again = st.text_input("New password again", type="password", key="password_again")
+        submitted = st.form_submit_button("Change my password")
+    if not submitted:
+        return
+    if new != again:
+        st.error("the two new passwords differ: type them again")
+        return
+    try:
+        team.accounts.change_password(user, old, new)
+    except (ConfigError, LoginRefused) as exc:
+        st.error(str(exc))
+        return
+    st.session_state[TOKEN_KEY] = team.sessions.start(user)
+    st.success("Password changed; your other sessions were signed out.")
 
 
 def sign_out(team: Team, user: User, *, everywhere: bool = False) -> None:
