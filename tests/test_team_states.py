@@ -196,4 +196,4 @@ class TeamMachine(RuleBasedStateMachine):
 
 def test_grants_hold_under_random_use():
     run_state_machine_as_test(
-        TeamMachine, settings=settings(max_examples=20, stateful_step_count=25, deadline=None))
+        TeamMachine, settings=settings(max_examples=40, stateful_step_count=25, deadline=None))
