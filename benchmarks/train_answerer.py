@@ -233,7 +233,9 @@ def main() -> int:
     started = time.perf_counter()
     articles = [article for path in TRAIN_FILES
                 for article in json.loads(path.read_text(encoding="utf-8"))["data"]]
-    embedder = CachedEmbedder(default_embedder(), CACHE_DIR / "answerer-vectors.npy")
+    model = default_embedder()
+    # one cache per model: vectors of two variants (float32, int8) must never mix
+    embedder = CachedEmbedder(model, CACHE_DIR / f"answerer-vectors-{model.model_name}.npy")
     rows = build_contexts(articles, embedder, name="squad-train")
     near = near_misses(rows)
     rows += off_topic(rows)
