@@ -147,3 +147,11 @@ def test_changing_ones_password_keeps_this_session_and_ends_the_others(workspace
     with Team.open(workspace, hasher=fast_hasher()) as team:
         assert team.sessions.user(elsewhere) is None
         assert team.accounts.authenticate("ana", "a better password").name == "ana"
+
+
+def test_a_damaged_team_database_is_named_on_the_page(workspace, monkeypatch):
+    monkeypatch.setenv("RAGCORE_AUTH", "local")
+    (workspace / "team.sqlite3").write_bytes(b"this is not a database" * 200)
+    at = start()
+    assert "not a readable team database" in texts(at) and "hello" not in texts(at)
+    assert not at.exception
