@@ -17,7 +17,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ragcore.errors import AccessDenied, ConfigError, LoginRefused
+from ragcore.errors import AccessDenied, ConfigError, LoginRefused, WorkspaceError
 from ragcore.workspace.access import auth_mode, check_listen_address
 from ragcore.workspace.accounts import LOCAL_ADMIN, User
 from ragcore.workspace.team import Team
@@ -51,7 +51,11 @@ def gate(root: Path) -> tuple[Team | None, User]:
         st.error("RAGCORE_AUTH=oidc is not available in the app yet: use RAGCORE_AUTH=local "
                  "(accounts with passwords; see docs/teams.md)")
         st.stop()
-    team = current_team(root)
+    try:
+        team = current_team(root)
+    except WorkspaceError as exc:  # a damaged team database, or one from a newer ragcore
+        st.error(str(exc))
+        st.stop()
     if team is None:
         return None, LOCAL_ADMIN
     user = team.sessions.user(st.session_state.get(TOKEN_KEY))
