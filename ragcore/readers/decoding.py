@@ -94,7 +94,7 @@ def read_text(path: Path) -> str:
     data = _normalized_newlines(read_bytes(path))
     text = _decode(data, path, None)
     del data
-    return _clean(text, path)
+    return clean_text(text, path)
 
 
 def _normalized_newlines(data: bytes) -> bytes:
@@ -107,7 +107,7 @@ def _normalized_newlines(data: bytes) -> bytes:
 
 def decode_text(data: bytes, path: Path, *, declared: str | None = None) -> str:
     """Decode ``data``: BOM, then ``declared`` (e.g. an HTML meta charset), UTF-8, detection."""
-    return _clean(_decode(data, path, declared), path)
+    return clean_text(_decode(data, path, declared), path)
 
 
 def _decode(data: bytes, path: Path, declared: str | None) -> str:
@@ -119,7 +119,8 @@ def _decode(data: bytes, path: Path, declared: str | None) -> str:
     return text
 
 
-def _clean(text: str, path: Path) -> str:
+def clean_text(text: str, path: Path) -> str:
+    """``text`` refused if it looks binary, else without BOMs and with newlines made ``\\n``."""
     if looks_binary(text):
         raise _binary(path, "looks like a binary file, not text")
     # U+FEFF anywhere is a byte-order mark left by concatenated files (its old zero-width

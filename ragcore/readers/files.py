@@ -17,7 +17,7 @@ import mimetypes
 import re
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 
 from ragcore.errors import ReaderError
 from ragcore.readers.email_message import read_email
@@ -109,14 +109,24 @@ def load_file(path: str | Path, *, doc_id_base: str | None = None) -> list[Docum
     path = Path(path)
     reader = READERS.get(path.suffix.lower())
     found = reader(path) if reader else read_by_content(path, READERS, MIME_TYPES)
-    parts = [part for part in found if _WORD.search(part.text)]  # strip() would copy it
-    if not parts:
-        raise ReaderError(path, "contains no text", "check that the file has readable content")
-    for part in parts:
-        _check_word_breaks(part.text, path)
+    return list(iter_documents(path, found, doc_id_base=doc_id_base))
+
+
+def iter_documents(path: Path, parts: Iterable[Part], *,
+                   doc_id_base: str | None = None) -> Iterator[Document]:
+    """The Documents of ``parts`` of the file ``path``, made one at a time as ``parts`` yields
+    them (a reader reading a big file a part at a time never holds it whole); raises
+    ReaderError as ``load_file`` does, for a part when it comes."""
     metadata = file_metadata(path)
     base = doc_id_base if doc_id_base is not None else metadata["file_path"]
-    return [_document(part, base, metadata) for part in parts]
+    empty = True
+    for part in parts:
+        if _WORD.search(part.text):  # strip() would copy it
+            _check_word_breaks(part.text, path)
+            empty = False
+            yield _document(part, base, metadata)
+    if empty:
+        raise ReaderError(path, "contains no text", "check that the file has readable content")
 
 
 def _check_word_breaks(text: str, path: Path) -> None:

@@ -4,20 +4,30 @@ The text is kept as written, with one exception: paginated text (pages separated
 as in RFCs and printer-ready reports) loses its running page headers and footers, and a paragraph
 broken across a page boundary is joined again, so a chunk never contains "Fielding, et al.
 Standards Track [Page 12]" in the middle of a sentence.
+
+A big UTF-8 text can be read a part at a time (``text_parts``): parts of at most ``PART_CHARS``
+characters cut at a page, paragraph, line or word break, each its own document (``#page=N``) and
+depaginated on its own, so a text holding one character above U+00FF (four bytes per character
+in Python) costs its part in memory, not four times the file.
 """
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Iterator
 
-from ragcore.readers.decoding import read_text
+from ragcore.readers.decoding import _CR, _WIDE_BOMS, clean_text, open_binary, read_text
 from ragcore.readers.part import Part
 
 _DIGITS = re.compile(r"\d+")
 _SENTENCE_END = (".", ":", "!", "?", ";")
 _BLOCK_CHARS = 1 << 20
+PARTS_FROM_BYTES = 32 << 20  # a plain text file this big is read a part at a time, if it can be
+PART_CHARS = 4 << 20  # characters per part (at most)
+_READ_BYTES = 4 << 20
 
 
 def read_plain_text(path: Path) -> list[Part]:
@@ -28,6 +38,69 @@ def read_plain_text(path: Path) -> list[Part]:
     blocks = _depaginated_blocks(text)
     del text  # the pages are copied into the blocks: the text goes before they are joined
     return [Part("".join(blocks))]
+
+
+def text_parts(path: Path, *, from_bytes: int | None = None,
+               size: int | None = None) -> Iterator[Part] | None:
+    """The parts of a plain text file of ``from_bytes`` (``PARTS_FROM_BYTES``) or more, read one
+    at a time, each at most ``size`` (``PART_CHARS``) characters; None when the file is smaller
+    or must be read whole (not UTF-8, or NULs: the whole-file reader decides what it is)."""
+    least = PARTS_FROM_BYTES if from_bytes is None else from_bytes
+    if path.stat().st_size < least or not _plain_utf8(path):
+        return None
+    return _parts(path, size or PART_CHARS)
+
+
+def _plain_utf8(path: Path) -> bool:
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    with open_binary(path) as source:
+        if source.read(4).startswith(_WIDE_BOMS):
+            return False
+        source.seek(0)
+        while block := source.read(_READ_BYTES):
+            if b"\x00" in block:
+                return False
+            try:
+                decoder.decode(block)
+            except UnicodeDecodeError:
+                return False
+    try:
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _parts(path: Path, size: int) -> Iterator[Part]:
+    decoder = codecs.getincrementaldecoder("utf-8-sig")()
+    pending, number, carry = "", 0, b""
+    with open_binary(path) as source:
+        while True:
+            data = source.read(_READ_BYTES)
+            block, carry = carry + data, b""
+            if data and block.endswith(b"\r"):  # CRLF may continue in the next read
+                block, carry = block[:-1], b"\r"
+            pending += decoder.decode(_CR.sub(b"\n", block), final=not data)
+            while len(pending) > size or (pending and not data):
+                end = _part_end(pending, size)
+                number += 1
+                text = clean_text(pending[:end], path)
+                yield Part(strip_pagination(text), id_suffix=f"#page={number}")
+                pending = pending[end:]
+            if not data:
+                return
+
+
+def _part_end(text: str, size: int) -> int:
+    """Where the first part of ``text`` ends: at its last page, paragraph, line or word break
+    in the second half of ``size`` characters (else at ``size``)."""
+    if len(text) <= size:
+        return len(text)
+    for mark in ("\f", "\n\n", "\n", " "):
+        at = text.rfind(mark, size // 2, size)
+        if at > 0:
+            return at + len(mark)
+    return size
 
 
 Page = tuple[int, int]  # a page's body as offsets into the text: its lines, newlines between

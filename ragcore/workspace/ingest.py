@@ -29,6 +29,7 @@ from ..errors import RagcoreError, ReaderError, WorkspaceError
 from ..types import Document
 from .commits import PARTIAL_KEY, Batching, Cancelled, Commits
 from .handle import UPLOAD_PREFIX, IndexHandle
+from .ingest_parts import ingest_parts, read_in_parts
 from .inputs import collect_files, scan_inputs, skipped_outcome  # noqa: F401 - lived here
 from .report import FileOutcome, IngestCallback, IngestProgress, IngestReport
 
@@ -139,10 +140,18 @@ def ingest_file(
     base = handle.id_base(path) if path.exists() else str(path)
     try:
         _check_size(path, handle.max_file_bytes)
-        documents = _read(path, base)
+        parts = read_in_parts(path, base)  # a big plain text: a part at a time
+        documents = _read(path, base) if parts is None else []
     except ReaderError as exc:
         return FileOutcome(str(path), "failed", reason=exc.problem, hint=exc.hint,
                            seconds=time.perf_counter() - started), 0
+    if parts is not None:
+        return ingest_parts(
+            handle, path, parts, emit=emit, started=started,
+            todo=lambda d: force or _changed(index, d),
+            work=lambda d, part_emit: FileWork(handle, [d], part_emit, commits, resume=not force),
+            stale=lambda seen: [i for i in index.ref_doc_ids()
+                                if file_key(i) == base and i not in seen])
     new_ids = {d.doc_id for d in documents}
     stale = [i for i in index.ref_doc_ids() if file_key(i) == base and i not in new_ids]
     for doc_id in stale:
