@@ -61,6 +61,23 @@ def test_phrases_start_and_end_on_content_words_and_keep_names_and_numbers_whole
     assert shape(tokens("1981")) == "year" and shape(tokens("42 percent")) == "percent"
 
 
+@pytest.mark.parametrize("sentence, cut, whole", [
+    ("The prize went to Eric F. Wieschaus in 1995.", "Eric F", "Eric F. Wieschaus"),
+    ("He played J.S. Bach's preludes every day.", "J.S", "J.S. Bach's preludes"),
+    ("His last work was the Barcarolle Op. 60 in F sharp.", "Barcarolle Op", "Barcarolle Op. 60"),
+    ("The store opened on November 19, 2006 in Tokyo.", "November 19", "November 19, 2006"),
+])
+def test_a_phrase_does_not_stop_inside_a_name_or_a_date(sentence, cut, whole):
+    toks = tokens(sentence)
+    phrases = {sentence[toks[s.first].start:toks[s.last].end] for s in spans(toks)}
+    assert whole in phrases and cut not in phrases
+
+
+def test_an_initialism_before_a_lower_case_word_is_a_phrase():
+    toks = tokens("Sales grew in the U.S. and Canada.")
+    assert "U.S" in {" ".join(t.text for t in toks[s.first:s.last + 1]) for s in spans(toks)}
+
+
 def test_a_title_or_a_pronoun_alone_is_no_phrase():
     toks = tokens("I saw Mr. Sherlock Holmes at Baker Street.")
     texts = {" ".join(t.text for t in toks[s.first: s.last + 1]) for s in spans(toks)}

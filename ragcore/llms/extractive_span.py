@@ -158,9 +158,28 @@ def spans(toks: Sequence[Token], *, limit: int = MAX_SPAN_WORDS) -> list[Span]:
             tok = toks[j]
             if not tok.is_word and tok.text not in _INNER_PUNCT:
                 break
-            if tok.is_word and tok.low not in _FUNCTION and not _TITLE.match(tok.text):
+            if tok.is_word and tok.low not in _FUNCTION and not _TITLE.match(tok.text) \
+                    and not _cut_short(toks, j):
                 out.append(Span(i, j))  # "Mr." alone names no one
     return out
+
+
+_INITIALS = re.compile(r"^[A-Z](?:\.[A-Z])*$")  # "F" of "Eric F. Wieschaus", "J.S" of "J.S. Bach"
+_BEFORE_NUMBER = frozenset("op no nos vol vols pp".split())  # "Op. 60", "No. 5"
+
+
+def _cut_short(toks: Sequence[Token], j: int) -> bool:
+    """Whether a phrase ending on word ``j`` would stop inside a name or a date: at an initial
+    or "Op"/"No" before its full stop and what follows ("Eric F", "Barcarolle Op"), or at a
+    day before its year ("November 19" of "November 19, 2006")."""
+    after = toks[j + 1:j + 3]
+    if len(after) < 2 or not after[1].is_word:
+        return False
+    if after[0].text == ".":  # a name goes on after an initial, a number after "Op."
+        return (bool(_INITIALS.match(toks[j].text)) and after[1].text[0].isupper()) \
+            or (toks[j].low in _BEFORE_NUMBER and after[1].text[0].isdigit())
+    return (after[0].text == "," and j > 0 and toks[j - 1].low in _MONTHS
+            and toks[j].text.isdigit() and len(after[1].text) == 4 and after[1].text.isdigit())
 
 
 def shape(words: Sequence[Token]) -> str:
