@@ -138,3 +138,16 @@ def test_a_save_that_dies_building_the_index_publishes_nothing(vectors, tmp_path
         index.persist(path)
     assert (path / "manifest.json").read_bytes() == manifest
     assert len(_load(path)) == 1500
+
+
+def test_a_mapped_segment_is_read_in_blocks_as_it_is(tmp_path, monkeypatch):
+    from ragcore.stores.matrix_rows import open_part
+
+    rows = clustered_vectors(9000, DIM, clusters=8, rank=8)  # 1.15 MB: mapped when opened
+    np.save(tmp_path / "vectors.npy", rows)
+    mapped = open_part(tmp_path / "vectors.npy", len(rows))
+    assert isinstance(mapped, np.memmap)
+    monkeypatch.setattr(ann, "_ADD_ROWS", 4000)
+    blocks = list(ann._blocks(mapped))
+    assert [start for start, _ in blocks] == [0, 4000, 8000]
+    assert np.array_equal(np.concatenate([b for _, b in blocks]), rows)

@@ -49,6 +49,7 @@ logger = logging.getLogger(__name__)
 _TRAIN_PER_LIST = 40  # sampled rows per k-means list (faiss warns under 39)
 _TRAIN_ITERATIONS = 10
 ANN_FILE = "ann.faiss"  # a segment's saved index, in its folder
+_ADD_ROWS = 8192  # rows added to an index at a time
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,11 +278,30 @@ def read_index(path: Path, rows: int) -> Any:
 
 
 def _train_and_add(index: Any, vectors: np.ndarray, sample_size: int) -> None:
-    sample = np.random.default_rng(0).choice(len(vectors), min(len(vectors), sample_size),
-                                             replace=False)
-    index.train(np.ascontiguousarray(vectors[np.sort(sample)]))
-    for start in range(0, len(vectors), 65_536):  # a block at a time: a mapped file stays mapped
-        index.add(np.ascontiguousarray(vectors[start : start + 65_536]))
+    sample = np.sort(np.random.default_rng(0).choice(len(vectors), min(len(vectors),
+                                                                       sample_size),
+                                                     replace=False))
+    index.train(np.concatenate([block[_inside(sample, start, start + len(block)) - start]
+                                for start, block in _blocks(vectors)]))
+    for _, block in _blocks(vectors):
+        index.add(block)
+
+
+def _blocks(vectors: np.ndarray):
+    """``vectors`` a block of ``_ADD_ROWS`` rows at a time, contiguous. A memory-mapped file is
+    read, not touched through its mapping: a merge builds inside an ingestion, whose memory
+    would otherwise keep every row of the new segment resident; and a block's distances to
+    every list (rows x lists floats) stay small."""
+    filename, dim = getattr(vectors, "filename", None), vectors.shape[1]
+    for start in range(0, len(vectors), _ADD_ROWS):
+        stop = min(start + _ADD_ROWS, len(vectors))
+        if filename is None or not isinstance(vectors, np.memmap):
+            yield start, np.ascontiguousarray(vectors[start:stop], dtype=np.float32)
+            continue
+        offset = vectors.offset + start * dim * vectors.itemsize
+        block = np.fromfile(filename, dtype=vectors.dtype, count=(stop - start) * dim,
+                            offset=offset)
+        yield start, block.reshape(stop - start, dim).astype(np.float32, copy=False)
 
 
 def _inside(rows: np.ndarray, start: int, stop: int) -> np.ndarray:
