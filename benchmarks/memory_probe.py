@@ -9,7 +9,8 @@ with an emoji ending every line (Python then holds the text at four bytes per ch
 ``csv`` a table of rows; ``eml`` a short message with one attachment filling the size. It
 ingests it into a new workspace in WORKDIR, then asks the index's stats (which count its tokens),
 and prints one JSON line: the peak resident memory of the whole process (VmHWM), of reading, of
-the rest of the ingestion, and of the stats, the seconds, chunks and saves. ``fake`` embeds with
+the rest of the ingestion, and of the stats, the seconds, chunks and saves. A big plain text
+is read a part at a time inside the rest (``workspace.ingest_parts``): its ``read_mb`` is null. ``fake`` embeds with
 the hash embedder (framework memory alone);
 ``--limit-seconds`` cancels the ingestion after that long (the packaged model on 2 cores needs
 hours for 200 MB: its peak is then that of reading, the model and the first batches).
@@ -175,7 +176,7 @@ def main() -> None:
     peaks["stats"] = high_water_mb()
     stats_seconds = time.perf_counter() - counted
     print(json.dumps({
-        "bytes": size, "bare_mb": bare, "baseline_mb": baseline, "read_mb": peaks.get("read", 0.0),
+        "bytes": size, "bare_mb": bare, "baseline_mb": baseline, "read_mb": peaks.get("read"),
         "rest_mb": peaks["rest"], "stats_mb": peaks["stats"],
         "peak_mb": max(baseline, *peaks.values()), "seconds": seconds,
         "stats_seconds": stats_seconds, "tokens": tokens, "kind": args.kind, "chunks": sum(f.chunks or 0 for f in report.files),
