@@ -9,7 +9,7 @@ from benchmarks import bench_scale
 def test_the_scale_benchmark_reports_every_figure_for_a_small_index():
     rows = {row.metric: row for row in bench_scale.run(sizes=(3_000,), thread_queries=5)}
     for metric in ("add 2k batch at 3k", "commit bytes per 2k batch at 3k", "load at 3k",
-                   "first hybrid query after load at 3k", "first vector query after load at 3k",
+                   "first hybrid query after load at 3k", "next vector query at 3k",
                    "top-10 ANN p50 / p95 at 3k",
                    "filtered top-10 (one document) p50 at 3k", "peak RSS after 3k",
                    "top-5 over 10k, one thread (query path)"):
