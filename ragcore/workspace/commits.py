@@ -20,8 +20,10 @@ re-does it in full when they changed. ``Cancelled`` is raised inside the embeddi
 
 from __future__ import annotations
 
+import ctypes
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Callable
 
 from .handle import IndexHandle, saved
@@ -29,6 +31,24 @@ from .handle import IndexHandle, saved
 PARTIAL_KEY = "ingest_incomplete"
 SAVE_SHARE = 10  # at least this many times the last save's duration passes between saves
 MAX_DEFERRED = 4  # ...unless this many batches of chunks are waiting: memory bounds the batch
+
+
+def release_freed_memory() -> None:
+    """Give the memory freed since the last save back to the system (glibc's ``malloc_trim``;
+    nothing elsewhere). glibc keeps freed blocks in its heap: without this, the batches' nodes,
+    vectors and postings freed at each save stayed resident (a 50 MB text: 277 MB after its
+    ingestion, 130 MB once trimmed), and the next save's peak came on top of them."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@lru_cache(maxsize=1)
+def _malloc_trim() -> Callable[[int], int] | None:
+    try:
+        return ctypes.CDLL("libc.so.6").malloc_trim  # type: ignore[no-any-return]
+    except (OSError, AttributeError):  # not glibc (macOS, Windows, musl)
+        return None
 
 
 class Cancelled(Exception):
@@ -102,6 +122,7 @@ class Commits:
                 self.on_writing()
             started = time.monotonic()
             self.handle.save()
+            release_freed_memory()
             self._last_cost = time.monotonic() - started
             self.count += 1
             self._saved_revision = self.handle.index.revision
