@@ -35,6 +35,17 @@ def test_parts_are_bounded_cut_at_paragraphs_and_make_up_the_text(tmp_path):
     assert [p.id_suffix for p in parts[:2]] == ["#page=1", "#page=2"]
 
 
+def test_a_later_part_full_of_replacement_characters_is_still_text(tmp_path):
+    """The file's start says whether it is text, as when it is read whole: a book decoded with
+    errors="replace" further on (one U+FFFD in twenty characters) is read, not refused."""
+    path = tmp_path / "library.txt"
+    clean = "".join(f"Line {i} of a clean book.\n\n" for i in range(2000))
+    replaced = "".join(f"Caf\ufffd {i} na\ufffdve \ufffdt\ufffd.\n\n" for i in range(2000))
+    path.write_text(clean + replaced, encoding="utf-8")
+    parts = list(text_reader.text_parts(path, from_bytes=0, size=20_000))
+    assert "".join(p.text for p in parts) == clean + replaced
+
+
 def test_a_small_text_or_one_not_utf8_is_read_whole(tmp_path):
     small = tmp_path / "small.txt"
     small.write_text("short\n")

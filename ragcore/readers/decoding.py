@@ -123,6 +123,12 @@ def clean_text(text: str, path: Path) -> str:
     """``text`` refused if it looks binary, else without BOMs and with newlines made ``\\n``."""
     if looks_binary(text):
         raise _binary(path, "looks like a binary file, not text")
+    return tidy_text(text)
+
+
+def tidy_text(text: str) -> str:
+    """``text`` without BOMs and with newlines made ``\\n`` (no binary check: for the parts
+    after a file's first, which ``clean_text`` judged)."""
     # U+FEFF anywhere is a byte-order mark left by concatenated files (its old zero-width
     # no-break space meaning is deprecated in favour of U+2060): invisible junk, removed.
     for junk, newline in (("\ufeff", ""), ("\r\n", "\n"), ("\r", "\n")):

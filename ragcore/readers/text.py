@@ -19,7 +19,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Iterator
 
-from ragcore.readers.decoding import _CR, _WIDE_BOMS, clean_text, open_binary, read_text
+from ragcore.readers.decoding import (
+    _CR, _WIDE_BOMS, clean_text, open_binary, read_text, tidy_text,
+)
 from ragcore.readers.part import Part
 
 _DIGITS = re.compile(r"\d+")
@@ -84,7 +86,9 @@ def _parts(path: Path, size: int) -> Iterator[Part]:
             while len(pending) > size or (pending and not data):
                 end = _part_end(pending, size)
                 number += 1
-                text = clean_text(pending[:end], path)
+                # the file's start says whether it is text, as when it is read whole: a later
+                # part may hold many U+FFFD (a book decoded with errors="replace") and is text
+                text = clean_text(pending[:end], path) if number == 1 else tidy_text(pending[:end])
                 yield Part(strip_pagination(text), id_suffix=f"#page={number}")
                 pending = pending[end:]
             if not data:
