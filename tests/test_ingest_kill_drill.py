@@ -42,13 +42,13 @@ def _ingest(root: Path, folder: Path) -> subprocess.Popen:
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
-def _files(folder: Path) -> None:
+def _files(folder: Path, *, times: int = 1) -> None:
     folder.mkdir()
     rng = random.Random(7)
     words = "river mill grain stone water wheel night owl bat field harvest winter".split()
     for number in range(6):
         paragraphs = [" ".join(rng.choice(words) for _ in range(rng.randint(8, 40))) + "."
-                      for _ in range(700 + 150 * number)]
+                      for _ in range((700 + 150 * number) * times)]
         (folder / f"part{number}.txt").write_text("\n\n".join(paragraphs))
 
 
@@ -126,7 +126,9 @@ def test_random_sigkills_during_ingest_leave_a_loadable_index(tmp_path):
 
 def test_ctrl_c_cancels_ingest_and_keeps_the_saved_batches(tmp_path):
     folder = tmp_path / "files"
-    _files(folder)
+    # Eight times the drill's text: batches are left after the first save, so the Ctrl-C lands
+    # mid-run on a busy machine too (a clean-clone run once finished before it came).
+    _files(folder, times=8)
     root = tmp_path / "ws"
     process = _ingest(root, folder)
     manifest = root / "indexes" / "drill" / "manifest.json"
