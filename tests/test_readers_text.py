@@ -90,6 +90,10 @@ def test_any_unicode_text_round_trips(text: str, encoding: str):
         assert "binary" in exc.problem and looks_binary(text)
         return
     expected = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    if "\x00" in text and encoding == "utf-8":
+        # b"1\x00" is as much UTF-16 "1" as UTF-8 "1" + NUL: data with NULs and no BOM has no
+        # one right reading; it must decode (or be refused, above) without an error
+        return
     assert decoded == expected
 
 
