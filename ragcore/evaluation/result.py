@@ -12,6 +12,7 @@ an exception. The base holds the judge-or-proxy choice the evaluators share.
 from __future__ import annotations
 
 import asyncio
+from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
@@ -39,7 +40,7 @@ class EvaluationResult:
         return asdict(self)
 
 
-class BaseEvaluator:
+class BaseEvaluator(ABC):
     """An answer metric: subclasses implement ``evaluate``; the rest is shared. ``llm`` judges
     when it can write text; else (None, or the extractive backend) ``proxy`` measures."""
 
@@ -60,10 +61,11 @@ class BaseEvaluator:
             return f"offline proxy: {self.proxy}"
         return f"judge: {getattr(self.llm, 'model', '') or type(self.llm).__name__}"
 
+    @abstractmethod
     def evaluate(self, query: str | None = None, response: str | None = None,
                  contexts: Sequence[str] | None = None, *, reference: str | None = None
                  ) -> EvaluationResult:
-        raise NotImplementedError(f"{type(self).__name__} does not implement evaluate()")
+        """Score one answer (``response``) to ``query`` from ``contexts`` (and ``reference``)."""
 
     def evaluate_response(self, query: str | None = None, response: Any = None, *,
                           reference: str | None = None) -> EvaluationResult:
