@@ -115,14 +115,14 @@ def askable_sentences(text: str) -> list[str]:
 
 def key_phrase_query(sentence: str, rarity: dict[str, float]) -> str:
     """A question naming the sentence's rarest content words, in the sentence's order."""
+    tokens = list(_TOKEN.finditer(sentence))
     seen: dict[str, int] = {}
-    surface = [match.group() for match in _TOKEN.finditer(sentence)]
-    for position, match in enumerate(_TOKEN.finditer(sentence)):
+    for position, match in enumerate(tokens):
         key = term(match.group())
         if key and key not in seen and not _fragment(match, sentence):
             seen[key] = position
     rarest = sorted(seen, key=lambda k: (-rarity.get(k, 0.0), seen[k]))[:KEY_WORDS]
-    phrase = " ".join(surface[seen[k]] for k in sorted(rarest, key=seen.__getitem__))
+    phrase = " ".join(tokens[seen[k]].group() for k in sorted(rarest, key=seen.__getitem__))
     return f"What does the text say about {phrase}?"
 
 
