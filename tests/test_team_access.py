@@ -10,6 +10,7 @@ from ragcore.workspace.access import RULES, Access, Resource
 from ragcore.workspace.accounts import LOCAL_ADMIN
 from ragcore.workspace.passwords import fast_hasher
 from ragcore.workspace.team import Team
+from team_backends import BACKENDS, backend_env, team_backend  # noqa: F401 - the fixture
 
 INDEX = "uid-of-reports"
 CHAT = "chat-of-owner"
@@ -19,8 +20,13 @@ WRITER_MAY = READER_MAY | {"ingest", "rename", "delete", "cancel", "resume"}
 OWNER_ONLY = {("index", "delete"), ("index", "share")}  # not even with a write grant
 
 
-@pytest.fixture(scope="module")
-def team(tmp_path_factory):
+@pytest.fixture(scope="module", params=BACKENDS)
+def team(request, tmp_path_factory):
+    with backend_env(request.param, request):
+        yield from _people_and_shares(tmp_path_factory)
+
+
+def _people_and_shares(tmp_path_factory):
     team = Team.open(tmp_path_factory.mktemp("team"), clock=lambda: 1000.0, hasher=fast_hasher())
     admin = team.accounts.set_up("admin", "admin password")
     people = {"admin": admin}
@@ -166,7 +172,8 @@ def test_a_job_follows_its_index_and_a_job_of_an_unknown_index_is_the_admins(tea
     assert not team.access.can(team.people["owner"], "list", job_resource(old))
 
 
-def test_a_share_made_in_one_process_applies_in_another_at_once(tmp_path):
+def test_a_share_made_in_one_process_applies_in_another_at_once(tmp_path,
+                                                              team_backend):  # noqa: F811
     # two Team objects on one file stand for the app and the CLI (or two app processes)
     with Team.open(tmp_path, hasher=fast_hasher()) as app, \
             Team.open(tmp_path, hasher=fast_hasher()) as cli:
@@ -181,7 +188,7 @@ def test_a_share_made_in_one_process_applies_in_another_at_once(tmp_path):
         assert app.sessions.user(token) is None
 
 
-def test_many_threads_share_one_team(tmp_path):
+def test_many_threads_share_one_team(tmp_path, team_backend):  # noqa: F811
     from concurrent.futures import ThreadPoolExecutor
 
     with Team.open(tmp_path, hasher=fast_hasher()) as team:

@@ -12,12 +12,13 @@ from ragcore.workspace.identities import sign_in_identity
 from ragcore.workspace.passwords import fast_hasher
 from ragcore.workspace.team import Team
 from ragcore.workspace.team_db import TEAM_FILE, open_team_db, schema_version
+from team_backends import team_backend  # noqa: F401 - the fixture: SQLite, then Postgres
 
 ISSUER = "https://login.example.org"
 
 
 @pytest.fixture
-def team(tmp_path):
+def team(tmp_path, team_backend):  # noqa: F811
     with Team.open(tmp_path, clock=lambda: 5.0, hasher=fast_hasher()) as team:
         yield team
 

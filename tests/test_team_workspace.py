@@ -30,10 +30,11 @@ from ragcore.workspace.permitted import (
     start_job,
 )
 from ragcore.workspace.team import Team
+from team_backends import team_backend  # noqa: F401 - the fixture: SQLite, then Postgres
 
 
 @pytest.fixture
-def setup(tmp_path, fake_embedder):
+def setup(tmp_path, fake_embedder, team_backend):  # noqa: F811
     workspace = Workspace(tmp_path, embedder=fake_embedder)
     team = Team.open(tmp_path, clock=lambda: 1000.0, hasher=fast_hasher())
     root = team.accounts.set_up("root", "root password")

@@ -43,8 +43,8 @@ class Grants:
     def claim(self, uid: str, owner: User | None) -> None:
         """Note ``owner`` as the owner of the new index ``uid`` (kept if it has one already)."""
         _require_uid(uid)
-        self.db.execute("INSERT OR IGNORE INTO indexes (uid, owner_id) VALUES (?, ?)",
-                        (uid, _owner_id(owner)))
+        self.db.execute("INSERT INTO indexes (uid, owner_id) VALUES (?, ?) "
+                        "ON CONFLICT(uid) DO NOTHING", (uid, _owner_id(owner)))
 
     def set_owner(self, uid: str, owner: User | None) -> None:
         _require_uid(uid)
@@ -71,19 +71,20 @@ class Grants:
             raise ValueError("the local administrator sees every index already: share with an "
                              "account")
         with self.db.transaction():
-            self.db.execute("INSERT OR IGNORE INTO indexes (uid, owner_id) VALUES (?, NULL)",
-                            (uid,))
-            self.db.execute("DELETE FROM grants WHERE index_uid = ? AND user_id IS ?",
-                            (uid, grantee))
+            self.db.execute("INSERT INTO indexes (uid, owner_id) VALUES (?, NULL) "
+                            "ON CONFLICT(uid) DO NOTHING", (uid,))
+            self.db.execute("DELETE FROM grants WHERE index_uid = ? AND COALESCE(user_id, 0) = ?",
+                            (uid, grantee or 0))
             self.db.execute("INSERT INTO grants (index_uid, user_id, level) VALUES (?, ?, ?)",
                             (uid, grantee, level))
 
     def unshare(self, uid: str, user: User | None) -> bool:
         """Take back ``user``'s (None: everyone's) grant; returns whether there was one."""
-        before = self.db.one("SELECT COUNT(*) FROM grants WHERE index_uid = ? AND user_id IS ?",
-                             (uid, _owner_id(user)))[0]
-        self.db.execute("DELETE FROM grants WHERE index_uid = ? AND user_id IS ?",
-                        (uid, _owner_id(user)))
+        grantee = _owner_id(user) or 0  # 0: everyone (SQL's NULL = NULL is never true)
+        before = self.db.one("SELECT COUNT(*) FROM grants WHERE index_uid = ? AND "
+                             "COALESCE(user_id, 0) = ?", (uid, grantee))[0]
+        self.db.execute("DELETE FROM grants WHERE index_uid = ? AND COALESCE(user_id, 0) = ?",
+                        (uid, grantee))
         return bool(before)
 
     def shares(self, uid: str) -> list[Share]:

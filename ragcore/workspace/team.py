@@ -25,7 +25,7 @@ from .grants import Grants
 from .passwords import default_hasher
 from .record import new_uid
 from .sessions import Sessions
-from .team_db import TEAM_FILE, TeamDB, open_team_db
+from .team_db import TeamDB, open_workspace_db
 from .throttle import Throttle
 
 
@@ -47,8 +47,9 @@ class Team:
     @classmethod
     def open(cls, root: str | Path, *, clock: Callable[[], float] = time.time,
              hasher: Any = None) -> Team:
-        """The team of the workspace at ``root`` (its database is made on first use)."""
-        return cls(open_team_db(Path(root) / TEAM_FILE), clock=clock, hasher=hasher)
+        """The team of the workspace at ``root`` (its database is made on first use; on
+        Postgres when ``$RAGCORE_DATABASE_URL`` names one: ``team_db.open_workspace_db``)."""
+        return cls(open_workspace_db(root), clock=clock, hasher=hasher)
 
     def close(self) -> None:
         self.db.close()

@@ -10,10 +10,16 @@ The schema is a numbered list of migrations: ``PRAGMA user_version`` says how ma
 is brought up to date when it is opened, and one from a newer ragcore is refused. The file is in
 WAL mode (readers never wait for the writer) with foreign keys enforced, so deleting a user
 deletes their sessions and shares in the same statement.
+
+With ``$RAGCORE_DATABASE_URL`` set to a Postgres URL, ``open_workspace_db`` opens the same
+schema there instead (``pg_team_db``), so two app servers share users, grants, sessions, saved
+chats and the job journal. The modules built on it write their SQL once, in the subset both
+databases speak.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from contextlib import contextmanager
@@ -23,6 +29,7 @@ from typing import Iterator
 from ..errors import WorkspaceError
 
 TEAM_FILE = "team.sqlite3"
+DATABASE_ENV = "RAGCORE_DATABASE_URL"
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: accounts, sessions, index owners and shares
@@ -94,6 +101,8 @@ class TeamDB:
     ``transaction`` groups writes that must land together. Other processes (the CLI, a second
     app) open their own ``TeamDB``; SQLite's file locks and WAL keep them consistent.
     """
+
+    dialect = "sqlite"
 
     def __init__(self, connection: sqlite3.Connection, path: Path | None = None) -> None:
         self.connection = connection
@@ -168,3 +177,24 @@ def open_team_db(path: str | Path, *, upto: int | None = None) -> TeamDB:
             f"{path} is not a readable team database ({exc}): restore it from a backup, or "
             "move it away to start the team set-up again") from exc
     return db
+
+
+def database_url() -> str:
+    """``$RAGCORE_DATABASE_URL`` ("" when unset: the workspace's own SQLite file)."""
+    return os.environ.get(DATABASE_ENV, "").strip()
+
+
+def open_workspace_db(root: str | Path, *, url: str | None = None) -> TeamDB:
+    """The team database of the workspace at ``root``: Postgres when ``url`` (by default
+    ``$RAGCORE_DATABASE_URL``) names one, so several app servers share it (``pg_team_db``),
+    else ``<root>/team.sqlite3``."""
+    url = database_url() if url is None else url
+    if not url:
+        return open_team_db(Path(root) / TEAM_FILE)
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise WorkspaceError(f"${DATABASE_ENV} must be a postgresql://USER@HOST:PORT/DATABASE "
+                             f"URL, not {url.split('://', 1)[0]!r}: unset it to keep the team "
+                             "database in the workspace folder")
+    from .pg_team_db import open_pg_team_db
+
+    return open_pg_team_db(url)  # type: ignore[return-value]  # the same surface

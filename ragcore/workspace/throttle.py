@@ -67,7 +67,8 @@ class Throttle:
             "INSERT INTO login_failures (key, failures, first_failed, locked_until) "
             "VALUES (?, ?, ?, ?) ON CONFLICT(key) DO UPDATE SET failures = excluded.failures, "
             "first_failed = excluded.first_failed, "
-            "locked_until = MAX(locked_until, excluded.locked_until)",
+            "locked_until = CASE WHEN excluded.locked_until > login_failures.locked_until "
+            "THEN excluded.locked_until ELSE login_failures.locked_until END",
             (key, failures, first, locked))
 
     def succeeded(self, keys: Iterable[str]) -> None:
