@@ -15,6 +15,9 @@ jobs the CLI runs, and what happened before a restart. Old finished jobs are pru
 A job belongs to the process that runs it (``pid``, with the process's start time so a reused
 pid is not taken for it). Another process cancels it by leaving ``<id>.cancel`` beside its
 journal entry: the owner's cancel check looks for that file, then stops as after its own cancel.
+With ``$RAGCORE_DATABASE_URL`` set, the journal is in the shared database instead
+(``jobs_pg.open_journal``: a row per job, a heartbeat for "its process is alive", a cancel
+column).
 """
 
 from __future__ import annotations
@@ -258,3 +261,8 @@ class JobJournal:
         finished = [j for j in self.all() if not j.active]
         for job in finished[keep:]:
             self.delete(job.id)
+
+    def owner_alive(self, job: Job) -> bool:
+        """Whether the process running ``job`` is still there (its pid, on this machine)."""
+        return job.owner_alive()
+

@@ -9,9 +9,8 @@ from the ingestion's progress events and written to the journal (``jobs.JobJourn
 
 Cancel is cooperative: the ingestion asks between slices of chunks and inside the embedding
 progress callback, saves the finished batches and stops; a queued job is cancelled at once.
-``cancel`` works across processes: for a job another process runs (the app cancelling a
-``ragcore ingest``), it leaves a request in the journal that the owner's cancel check picks up
-within ``CANCEL_POLL`` seconds.
+``cancel`` works across processes too (the app cancelling ``ragcore ingest``): it leaves a
+request in the journal that the owner's cancel check picks up within ``CANCEL_POLL`` seconds.
 A failure ends its own job only (the next job of that index runs). Jobs whose process died
 show as ``interrupted``; ``resume`` submits the files they had not saved yet.
 """
@@ -28,7 +27,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from .chats import now_iso
 from .commits import Batching
 from .estimate import JobWork, record_rate, start_work
-from .jobs import Job, JobJournal
+from .jobs import Job
+from .jobs_pg import open_journal
 from .names import display_name, index_gone, index_uid, require_same
 from .report import IngestProgress, IngestReport
 from .resume import resumed_job
@@ -49,7 +49,7 @@ class JobRunner:
 
     def __init__(self, root: Path, *, batching: Batching | None = None) -> None:
         self.root = Path(root)
-        self.journal = JobJournal(self.root / "jobs")
+        self.journal = open_journal(self.root)  # files, or rows of $RAGCORE_DATABASE_URL
         self.batching = batching
         self._lock = threading.Condition()
         self._jobs: dict[str, Job] = {}
@@ -122,7 +122,7 @@ class JobRunner:
 
     def _cancel_elsewhere(self, job_id: str) -> bool:
         job = self.journal.load(job_id)
-        if job is None or not job.active or not job.owner_alive():
+        if job is None or not job.active or not self.journal.owner_alive(job):
             return False
         self.journal.request_cancel(job_id)
         return True
@@ -281,7 +281,7 @@ class JobRunner:
         cancellable); ids sort by creation time, so two processes never wait for each other."""
         while not cancel():
             ahead = [j for j in self.journal.all() if j.index == job.index and j.active
-                     and j.id < job.id and j.id not in self._jobs and j.owner_alive()]
+                     and j.id < job.id and j.id not in self._jobs and self.journal.owner_alive(j)]
             if not ahead:
                 break
             self._set(job, waiting_for=f"{ahead[-1].title()} (process {ahead[-1].pid})")
@@ -376,7 +376,7 @@ class JobRunner:
         as stopping if another process asked it to (its owner may not have said so yet)."""
         if not job.active or job.id in self._jobs:
             return job
-        if not job.owner_alive():
+        if not self.journal.owner_alive(job):
             job.state = "interrupted"
             saved = len(job.saved_files)
             job.summary = (f"stopped when its process ended; {saved} of {len(job.files)} "

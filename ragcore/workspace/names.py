@@ -125,14 +125,14 @@ def rename_index(workspace: Any, name: str, typed: str) -> str:
     """Give index ``name`` the shown name ``typed``; returns its folder, which never changes
     (its chats, jobs and uploads keep referring to it). The journal's jobs of the index are
     titled with the new name. Refused while a job runs on the index."""
-    from .jobs import JobJournal
+    from .jobs_pg import open_journal
 
     problem = rename_problem(workspace, name, typed)
     if problem:
         raise WorkspaceError(f"cannot rename index {name!r} to {typed!r}: {problem}")
-    journal = JobJournal(workspace.root / "jobs")
+    journal = open_journal(workspace.root)
     jobs = [j for j in journal.all() if j.index == name and not j.index_deleted]
-    if any(j.active and j.owner_alive() for j in jobs):
+    if any(j.active and journal.owner_alive(j) for j in jobs):
         raise WorkspaceError(f"a job is running on index {name!r}: rename it when the job is "
                              "finished, or cancel the job first")
     display = clean_display(typed)
@@ -205,14 +205,14 @@ def delete_index(workspace: Any, name: str) -> int:
     """Delete index ``name`` with its uploads and saved chats (``Workspace.delete_index``) and
     its file summaries, and mark its jobs in the journal as of a deleted index; returns how
     many chats were deleted."""
-    from .jobs import JobJournal
+    from .jobs_pg import open_journal
     from .summary_stage import SUMMARIES_FOLDER
 
     uid = index_uid(workspace, name)
     chats = workspace.delete_index(name)
     if uid:  # summaries are kept by index uid (``summaries``)
         (workspace.root / SUMMARIES_FOLDER / f"{uid}.json").unlink(missing_ok=True)
-    journal = JobJournal(workspace.root / "jobs")
+    journal = open_journal(workspace.root)
     for job in journal.all():
         if job.index == name and job.index_uid in ("", uid) and not job.index_deleted:
             job.index_deleted = True
