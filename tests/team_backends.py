@@ -50,3 +50,11 @@ def team_backend(request: pytest.FixtureRequest) -> Iterator[str]:
     """Each test that asks for it runs on SQLite, then on Postgres; yields the URL or ""."""
     with backend_env(request.param, request) as url:
         yield url
+
+
+@pytest.fixture
+def pg_team_url(postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A fresh Postgres database, set as ``RAGCORE_DATABASE_URL`` (tests of that backend only)."""
+    url = fresh_database(postgres_url)
+    monkeypatch.setenv(DATABASE_ENV, url)
+    return url

@@ -18,14 +18,12 @@ from ragcore.workspace.pg_team_db import (
 )
 from ragcore.workspace.team import Team
 from ragcore.workspace.team_db import open_workspace_db
-from team_backends import fresh_database
+from team_backends import pg_team_url  # noqa: F401 - the fixture: a fresh database
 
 
 @pytest.fixture
-def url(postgres_url, monkeypatch):
-    url = fresh_database(postgres_url)
-    monkeypatch.setenv("RAGCORE_DATABASE_URL", url)
-    return url
+def url(pg_team_url):
+    return pg_team_url
 
 
 def test_placeholders_become_psycopgs():

@@ -12,14 +12,12 @@ from ragcore.workspace.jobs import Job, JobJournal
 from ragcore.workspace.jobs_pg import PgJobJournal, open_journal
 from ragcore.workspace.jobs_runner import JobRunner
 from ragcore.workspace.pg_team_db import open_pg_team_db
-from team_backends import fresh_database
+from team_backends import pg_team_url  # noqa: F401 - the fixture: a fresh database
 
 
 @pytest.fixture
-def url(postgres_url, monkeypatch):
-    url = fresh_database(postgres_url)
-    monkeypatch.setenv("RAGCORE_DATABASE_URL", url)
-    return url
+def url(pg_team_url):
+    return pg_team_url
 
 
 @pytest.fixture

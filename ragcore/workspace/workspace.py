@@ -4,7 +4,7 @@
     <root>/indexes/<name>/        an index folder written by VectorStoreIndex.persist
     <root>/indexes/<name>.json    the index's record: uid, shown name, embedding model, chunking
     <root>/uploads/<name>/        uploaded originals, sanitized names
-    <root>/chats/<id>.json        saved chats, each naming its index's folder and uid
+    <root>/chats/<id>.json        saved chats, naming their index's folder and uid (``chats_pg``)
     <root>/.locks/<name>.lock     each index's write lock (a file lock: threads and processes)
     <root>/jobs/<id>.json         the journal of background ingest/re-index/delete jobs (``jobs``)
 
@@ -27,7 +27,8 @@ from ..embeddings.base import Embedder
 from ..embeddings.packaged import same_model_variant
 from ..errors import WorkspaceError
 from .commits import Batching
-from .chats import ChatStore, ChatSummary, SavedChat, now_iso
+from .chats import ChatSummary, SavedChat, now_iso
+from .chats_pg import open_chats
 from .files import exclusive_lock, inside, upload_name, validate_name, write_bytes_atomic
 from .handle import IndexHandle, open_index, saved
 from .ingest import files_of, ingest_files, remove_documents, scan_inputs, source_files
@@ -70,7 +71,7 @@ class Workspace:
             raise WorkspaceError(f"workspace {self.root} is a file: choose a folder")
         self.embedder_override = embedder
         self._session_settings = settings
-        self.chats = ChatStore(self.root / "chats")
+        self.chats = open_chats(self.root)  # files, or rows of $RAGCORE_DATABASE_URL
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r})"
@@ -258,8 +259,7 @@ class Workspace:
         return [self.index_info(name) for name in self.index_names()]
 
     def delete_index(self, name: str) -> int:
-        """Delete an index, its record, its uploaded originals and its saved chats; returns how
-        many chats. (``names.delete_index`` also marks its jobs in the journal.)"""
+        """Delete an index, its record, uploads and saved chats; returns how many chats."""
         with self.writing(name):
             self._require(name)
             uid = self.record(name).uid
