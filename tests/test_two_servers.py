@@ -7,7 +7,7 @@ process doing the same on its side. A job Ana starts on A (a slowed embedder mak
 many seconds) is invisible and uncancellable to Bob on B; Ana shares the index on A, and on B
 Bob sees the job at once and cancels it; A's job stops with its saved batches kept, and its
 journal row says "cancelled" on both servers. The browser version (two Streamlit servers) is in
-``test_browser_two_servers.py``.
+``test_two_servers_browser.py``.
 """
 
 from __future__ import annotations

@@ -1,0 +1,84 @@
+"""In a real Chromium: two Streamlit servers on one workspace folder and the test Postgres
+(``RAGCORE_DATABASE_URL``), as two app processes behind a load balancer would run.
+
+A large upload is started on server one; server two's sidebar lists its job (from the jobs
+table: the journal is not in the folder), and its Cancel stops it: the job, which runs in server
+one's process, ends "cancelled" with its saved batches kept, and both servers show it so. The
+app runs in single-user mode here; the share half of issue 22's two-server test runs through
+the library in ``test_two_servers.py``.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from test_browser import (  # noqa: F401 (the page fixture)
+    WORK_TIMEOUT_MS, _require_browser, _shot, _upload, page, start_app, stop_app,
+)
+from test_browser_jobs import _big_file, _new_index, _open, _saved_chunks
+
+from team_backends import pg_team_url  # noqa: F401 - the fixture: a fresh database
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+TITLE = "Ingest big.txt into “big”"
+
+
+def _journal_job(title: str):
+    """The job titled ``title`` as the shared journal has it (the test's own connection)."""
+    from ragcore.workspace.jobs_pg import open_journal
+
+    return {job.title(): job for job in open_journal("unused").all()}.get(title)
+
+
+def test_a_job_started_on_one_server_is_seen_and_cancelled_on_the_other(
+        page, tmp_path, pg_team_url, corpus_dir):  # noqa: F811
+    from playwright.sync_api import expect
+
+    _require_browser()
+    workspace, big = tmp_path / "workspace", _big_file(tmp_path, corpus_dir)
+    env = {"RAGCORE_DATABASE_URL": pg_team_url, "RAGCORE_EMBEDDER": "fake",
+           "RAGCORE_FAKE_EMBED_SECONDS": "0.02"}
+    one, url_one = start_app(workspace, tmp_path / "server-one.log", **env)
+    try:
+        two, url_two = start_app(workspace, tmp_path / "server-two.log", **env)
+    except BaseException:
+        stop_app(one)
+        raise
+    other = page.context.new_page()
+    try:
+        page.goto(url_one)
+        _open(page, "Upload", "Upload documents")
+        _new_index(page, "big")
+        _upload(page, big)
+        page.get_by_role("button", name="Index 1 file(s)").click()
+        expect(page.get_by_test_id("stSidebar").get_by_text(TITLE)).to_be_visible(
+            timeout=WORK_TIMEOUT_MS)
+        deadline = time.monotonic() + WORK_TIMEOUT_MS / 1000
+        while _saved_chunks(workspace, "big") == 0:  # a batch saved: something to keep
+            assert time.monotonic() < deadline, "the job saved no batch in time"
+            time.sleep(0.5)
+
+        other.goto(url_two)  # server two: the job of server one is listed, with Cancel
+        sidebar_two = other.get_by_test_id("stSidebar")
+        expect(sidebar_two.get_by_text(TITLE)).to_be_visible(timeout=WORK_TIMEOUT_MS)
+        _shot(other, "two-servers-1-seen-on-server-two")
+        sidebar_two.get_by_role("button", name="Cancel").click()
+        cancelled = re.compile(re.escape(TITLE) + ".*cancelled")
+        expect(sidebar_two.get_by_text(cancelled)).to_be_visible(timeout=WORK_TIMEOUT_MS)
+        expect(page.get_by_test_id("stSidebar").get_by_text(cancelled)).to_be_visible(
+            timeout=WORK_TIMEOUT_MS)
+        _shot(page, "two-servers-2-cancelled-on-server-one")
+    except BaseException:
+        _shot(page, "two-servers-failed-one")
+        _shot(other, "two-servers-failed-two")
+        raise
+    finally:
+        stop_app(two)
+        stop_app(one)
+    job = _journal_job(TITLE)
+    assert job.state == "cancelled" and job.pid == one.pid  # it ran on server one
+    assert 0 < _saved_chunks(workspace, "big") == job.report["chunks"] < job.work_total
+    assert not (workspace / "jobs").exists()
