@@ -32,17 +32,31 @@ def fresh_database(server_url: str) -> str:
     return server_url.rsplit("/", 1)[0] + "/" + name
 
 
+def drop_database(url: str) -> None:
+    """Drop a database ``fresh_database`` made, closing what is still connected to it (the
+    chat stores and job journals a process keeps per database)."""
+    import psycopg
+
+    server, name = url.rsplit("/", 1)
+    with psycopg.connect(f"{server}/postgres", password=PG_PASSWORD, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
 @contextmanager
 def backend_env(backend: str, request: pytest.FixtureRequest) -> Iterator[str]:
     """``RAGCORE_DATABASE_URL`` set to a fresh Postgres database, or unset for SQLite; yields
-    the URL ("" for SQLite)."""
+    the URL ("" for SQLite). The database is dropped afterwards."""
     url = fresh_database(request.getfixturevalue("postgres_url")) if backend == "postgres" else ""
-    with pytest.MonkeyPatch.context() as patch:
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            if url:
+                patch.setenv(DATABASE_ENV, url)
+            else:
+                patch.delenv(DATABASE_ENV, raising=False)
+            yield url
+    finally:
         if url:
-            patch.setenv(DATABASE_ENV, url)
-        else:
-            patch.delenv(DATABASE_ENV, raising=False)
-        yield url
+            drop_database(url)
 
 
 @pytest.fixture(params=BACKENDS)
@@ -53,8 +67,7 @@ def team_backend(request: pytest.FixtureRequest) -> Iterator[str]:
 
 
 @pytest.fixture
-def pg_team_url(postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+def pg_team_url(request: pytest.FixtureRequest) -> Iterator[str]:
     """A fresh Postgres database, set as ``RAGCORE_DATABASE_URL`` (tests of that backend only)."""
-    url = fresh_database(postgres_url)
-    monkeypatch.setenv(DATABASE_ENV, url)
-    return url
+    with backend_env("postgres", request) as url:
+        yield url

@@ -106,3 +106,16 @@ def test_a_journal_write_the_database_refuses_is_an_os_error_as_with_files(serve
     journal.db.connection.close()
     with pytest.raises(OSError, match="cannot write the job journal"):
         journal.save(Job("ingest", "docs"))  # the runner logs it and the job goes on
+
+
+def test_the_heartbeat_stops_when_no_job_runs_and_starts_with_the_next(servers):
+    journal = servers[0]
+    job = Job("ingest", "docs", state="embedding")
+    journal.save(job)
+    assert journal._beating is not None
+    job.state = "done"
+    journal.save(job)
+    time.sleep(0.5)  # a few beats find nothing running
+    assert journal._beating is None
+    journal.save(Job("ingest", "docs", state="reading"))
+    assert journal._beating is not None

@@ -9,10 +9,10 @@ that runs it (``owner``, set when the job is first written, never by another pro
 that owner's ``heartbeat`` and a ``cancel_requested`` column.
 
 The heartbeat replaces the pid check of the file journal: a pid means nothing on another
-machine. A thread writes the time (the database's clock, so servers' clocks need not agree)
-into the rows of this process's running jobs every ``HEARTBEAT_SECONDS``; a running job whose
-heartbeat is older than ``STALE_SECONDS`` lost its process and shows as interrupted on every
-server. Another server cancels a job by setting its ``cancel_requested``; the owner's cancel
+machine. While this process runs jobs, a thread writes the time (the database's clock, so
+servers' clocks need not agree) into their rows every ``HEARTBEAT_SECONDS``; a running job
+whose heartbeat is older than ``STALE_SECONDS`` lost its process and shows as interrupted on
+every server. Another server cancels a job by setting its ``cancel_requested``; the owner's cancel
 check reads it, as it reads the ``.cancel`` file of the file journal. A save never clears a
 request: only ``clear_cancel`` does, when the job is over.
 """
@@ -55,6 +55,7 @@ class PgJobJournal:
         self._interval = heartbeat
         self._stop = threading.Event()
         self._beating: threading.Thread | None = None
+        self._saves = 0  # saves of running jobs: a save while the thread looked keeps it on
         self._guard = threading.Lock()
 
     def __repr__(self) -> str:
@@ -135,17 +136,26 @@ class PgJobJournal:
 
     def _start_heartbeat(self) -> None:
         with self._guard:
-            if self._beating is None or not self._beating.is_alive():
-                self._beating = threading.Thread(target=self._beat_until_closed, daemon=True,
+            self._saves += 1  # a beating thread that found nothing to beat for stays on
+            if self._beating is None:
+                self._beating = threading.Thread(target=self._beat_while_busy, daemon=True,
                                                  name="ragcore-job-heartbeat")
                 self._beating.start()
 
-    def _beat_until_closed(self) -> None:
+    def _beat_while_busy(self) -> None:
+        """Beat until this process runs no job (the next running job's save starts it again)."""
         while not self._stop.wait(self._interval):
+            with self._guard:
+                saves = self._saves
             try:
-                self.beat()
+                busy = self.beat()
             except Exception as exc:  # noqa: BLE001 - a database hiccup must not stop jobs
                 logger.warning("could not write the job heartbeat: %s", exc)
+                continue
+            with self._guard:
+                if not busy and saves == self._saves:  # no job saved since: none is running
+                    self._beating = None
+                    return
 
     def close(self) -> None:
         self._stop.set()
