@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, IndexFormatError
-from .matrix_rows import MatrixRows
+from .matrix_rows import MatrixRows, read_rows
 
 logger = logging.getLogger(__name__)
 
@@ -110,10 +110,11 @@ class AnnSearch:
         index now and save it there (``ANN_FILE``) for every later load."""
         if len(part) < self.settings.min_rows:
             return
-        index = build_ivf(part, self.settings, self._metric)
-        _write_index(index, folder / ANN_FILE)
+        _write_index(build_ivf(part, self.settings, self._metric), folder / ANN_FILE)
+        # The saved file, memory-mapped, not the index just built: its codes (~400 bytes a
+        # row) would stay in this process's memory for as long as the segment lives.
         with self._lock:
-            self._indexes[id(part)] = (part, index)
+            self._indexes[id(part)] = (part, read_index(folder / ANN_FILE, len(part)))
 
     def adopt(self, part: np.ndarray, folder: Path) -> None:
         """Use the index saved with a loaded segment (``folder``), if it has one."""
@@ -292,16 +293,8 @@ def _blocks(vectors: np.ndarray):
     read, not touched through its mapping: a merge builds inside an ingestion, whose memory
     would otherwise keep every row of the new segment resident; and a block's distances to
     every list (rows x lists floats) stay small."""
-    filename, dim = getattr(vectors, "filename", None), vectors.shape[1]
     for start in range(0, len(vectors), _ADD_ROWS):
-        stop = min(start + _ADD_ROWS, len(vectors))
-        if filename is None or not isinstance(vectors, np.memmap):
-            yield start, np.ascontiguousarray(vectors[start:stop], dtype=np.float32)
-            continue
-        offset = vectors.offset + start * dim * vectors.itemsize
-        block = np.fromfile(filename, dtype=vectors.dtype, count=(stop - start) * dim,
-                            offset=offset)
-        yield start, block.reshape(stop - start, dim).astype(np.float32, copy=False)
+        yield start, read_rows(vectors, start, min(start + _ADD_ROWS, len(vectors)))
 
 
 def _inside(rows: np.ndarray, start: int, stop: int) -> np.ndarray:

@@ -15,6 +15,7 @@ are scored with the rest and dropped from the result, which costs less than gath
 
 from __future__ import annotations
 
+import mmap
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +25,7 @@ from ..disk import file_size, load_npy
 # Memory-map a segment's vectors file above this size: an index is many segments, and mapped
 # rows cost no resident memory until read (a query reads them all, from the page cache).
 MMAP_MIN_BYTES = 1024 * 1024
-_WRITE_ROWS = 65536  # rows gathered per block when writing
+_WRITE_ROWS = 8192  # rows per block when writing (12 MB at 384-d)
 
 
 class MatrixRows:
@@ -163,14 +164,59 @@ class MatrixRows:
     # -- disk --------------------------------------------------------------------------------
 
     def write(self, path: Path, start: int = 0, stop: int | None = None) -> None:
-        """Write live rows ``start..stop-1`` to ``path`` as a .npy file, a block at a time."""
+        """Write live rows ``start..stop-1`` to ``path`` as a .npy file, a block of a part at a
+        time: a run of consecutive rows is one copy (``read_rows``: the pages of the part's mapping
+        it read are given back, else they would stay resident for the whole merge) and one
+        write."""
         stop = len(self) if stop is None else stop
         header = {"descr": "<f4", "fortran_order": False, "shape": (stop - start, self.dim or 0)}
         with open(path, "xb") as out:  # a new file: never a link another generation shares
             np.lib.format.write_array_header_1_0(out, header)
-            for first in range(start, stop, _WRITE_ROWS):
-                rows = np.arange(first, min(first + _WRITE_ROWS, stop))
-                out.write(np.ascontiguousarray(self.take(rows)).data)
+            first = 0
+            for part, live in self._views():
+                size = len(part) if live is None else len(live)
+                a, b = max(start - first, 0), min(stop - first, size)
+                for block in range(a, b, _WRITE_ROWS):
+                    end = min(block + _WRITE_ROWS, b)
+                    out.write(_live_block(part, live, block, end).data)
+                first += size
+
+
+def _live_block(part: np.ndarray, live: np.ndarray | None, a: int, b: int) -> np.ndarray:
+    """Live rows ``a..b-1`` of ``part`` as a contiguous float32 array."""
+    if live is None:
+        return read_rows(part, a, b)
+    rows = live[a:b]
+    first, stop = int(rows[0]), int(rows[-1]) + 1
+    if stop - first > 4 * len(rows):  # few live rows far apart: gather them, not the span
+        block = np.array(part[rows], dtype=np.float32)
+        _give_back(part, first, stop)
+        return block
+    return read_rows(part, first, stop)[rows - first]
+
+
+def read_rows(part: np.ndarray, start: int, stop: int) -> np.ndarray:
+    """Rows ``start..stop-1`` of ``part``, copied contiguous as float32, the pages of a
+    memory map read for them given back (a merge or an index build reading a whole segment
+    must not keep it resident). The file may be gone (an older generation's): the mapping
+    still reads it."""
+    block = np.array(part[start:stop], dtype=np.float32)
+    _give_back(part, start, stop)
+    return block
+
+
+def _give_back(part: np.ndarray, start: int, stop: int) -> None:
+    """Drop rows ``start..stop-1`` of a read-only memory map from this process's resident
+    memory (``MADV_DONTNEED``: the pages stay in the page cache; a later read maps them
+    again). Nothing for an array in memory."""
+    mapping = getattr(part, "_mmap", None)
+    if mapping is None or part.flags.writeable or not hasattr(mmap, "MADV_DONTNEED"):
+        return
+    row_bytes = part.shape[1] * part.itemsize
+    first = part.offset % mmap.ALLOCATIONGRANULARITY + start * row_bytes  # in the mapping
+    aligned = first - first % mmap.PAGESIZE
+    if stop > start:
+        mapping.madvise(mmap.MADV_DONTNEED, aligned, first + (stop - start) * row_bytes - aligned)
 
 
 def open_part(path: Path, rows: int) -> np.ndarray:
