@@ -11,10 +11,11 @@ from ragcore.cli import main
 from ragcore.workspace import Workspace
 from ragcore.workspace.access import Resource
 from ragcore.workspace.team import Team
+from team_backends import team_backend  # noqa: F401 - the fixture: SQLite, then Postgres
 
 
 @pytest.fixture
-def ws(tmp_path):
+def ws(tmp_path, team_backend):  # noqa: F811 - the CLI on either team database
     return tmp_path / "ws"
 
 

@@ -3,10 +3,12 @@ indexes in a real workspace, shares and unshares them, renames and deletes index
 accounts and restarts (reopens the team database), and checks after every step that each
 person sees exactly the indexes they own or were granted (admins: all), that a rename changes
 nobody's access, and that nothing deleted comes back: not a deleted index's shares (a later
-index made in its folder starts private), not a deleted account."""
+index made in its folder starts private), not a deleted account. It runs on the workspace's
+SQLite file and, with fewer examples, on Postgres (``RAGCORE_DATABASE_URL``)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -28,6 +30,8 @@ from ragcore.workspace.access import Resource
 from ragcore.workspace.names import delete_index, rename_index
 from ragcore.workspace.passwords import fast_hasher
 from ragcore.workspace.team import Team
+from ragcore.workspace.team_db import DATABASE_ENV
+from team_backends import drop_database, fresh_database
 
 PEOPLE = ("ana", "bob", "cem", "dee")
 FOLDERS = ("alpha", "beta", "gamma")
@@ -197,3 +201,31 @@ class TeamMachine(RuleBasedStateMachine):
 def test_grants_hold_under_random_use():
     run_state_machine_as_test(
         TeamMachine, settings=settings(max_examples=40, stateful_step_count=25, deadline=None))
+
+
+class TeamMachineOnPostgres(TeamMachine):
+    """The same machine with the team database, chats and jobs in Postgres (a fresh database
+    per example, on the session's test server)."""
+
+    server_url = ""
+
+    def __init__(self) -> None:
+        self.url = fresh_database(self.server_url)
+        self.saved_url = os.environ.get(DATABASE_ENV)
+        os.environ[DATABASE_ENV] = self.url
+        super().__init__()
+
+    def teardown(self) -> None:
+        super().teardown()
+        if self.saved_url is None:
+            os.environ.pop(DATABASE_ENV, None)
+        else:
+            os.environ[DATABASE_ENV] = self.saved_url
+        drop_database(self.url)
+
+
+def test_grants_hold_under_random_use_on_postgres(postgres_url):
+    TeamMachineOnPostgres.server_url = postgres_url
+    run_state_machine_as_test(
+        TeamMachineOnPostgres,
+        settings=settings(max_examples=10, stateful_step_count=25, deadline=None))
