@@ -138,10 +138,15 @@ class PgRow(tuple):
         return list(self._names)
 
 
+@lru_cache(maxsize=256)
+def _row_type(names: tuple[str, ...]) -> type[PgRow]:
+    """The row class of one shape of result (made once per column list)."""
+    return type("PgRow", (PgRow,), {"__slots__": (), "_names": {n: i for i, n in
+                                                                  enumerate(names)}})
+
+
 def _row_factory(cursor: Any) -> Any:
-    names = {column.name: i for i, column in enumerate(cursor.description or ())}
-    row_type = type("PgRow", (PgRow,), {"__slots__": (), "_names": names})
-    return row_type
+    return _row_type(tuple(column.name for column in cursor.description or ()))
 
 
 def pg_connect(url: str) -> Any:
