@@ -150,7 +150,8 @@ def _row_factory(cursor: Any) -> Any:
 
 
 def pg_connect(url: str) -> Any:
-    """An autocommit psycopg connection to ``url`` (the password as ``pg_connect`` finds it)."""
+    """An autocommit psycopg connection to ``url``; the password is found as the pgvector
+    store finds it (``stores.pg_connect``: the URL given earlier, $RAGCORE_PG_PASSWORD, libpq)."""
     try:
         import psycopg
     except ImportError as exc:  # pragma: no cover - depends on the installed extras
