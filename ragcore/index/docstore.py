@@ -18,16 +18,16 @@ keeps and writes only what was added or changed since):
   Folders written before segments keep the columns, with ``node_counts``, in ``docs.json``.
 
 Loading parses the JSON files (to catch damage early) but builds the per-document entries
-and the id maps on first use, and maps ``nodes.jsonl`` without reading it: a node is decoded from
-its line when first asked for. So opening a 100k-node index costs tens of milliseconds. The file
-layout (the memory-mapped ``NodeFile``, the offsets, the columns check) is in ``node_file``.
+and the id maps on first use, and opens ``nodes.jsonl`` without reading it: a node is decoded
+from its line when first asked for. So opening a 100k-node index costs tens of milliseconds. A
+keyword hit names its row in the node segments (``get_at``), so the first keyword query after a
+load builds no id map either. The file layout (``NodeFile``, the offsets, the columns check) is
+in ``node_file``; the per-document entries in ``doc_entries``.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from itertools import chain
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
@@ -38,7 +38,8 @@ from ..disk import read_json, write_json, write_npy
 from ..errors import IndexFormatError, StoreError
 from ..stores.simple_persist import ids_mismatch
 from .checksums import damaged
-from .node_file import COLUMNS, NodeFile, Run, check_columns, write_node_file
+from .doc_entries import DocInfo, DocEntry, entries_from_columns, utc_now
+from .node_file import NodeFile, Run, check_columns, write_node_file
 from .doc_segments import COUNTS, DocSegments, doc_records, first_records, read_documents
 from .doc_segments import RUNS as DOC_RUNS
 from .node_segments import (
@@ -47,67 +48,11 @@ from .node_segments import (
 from ..types import Node
 
 
-def utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-@dataclass(slots=True)
-class DocInfo:
-    """What the index knows about one source document."""
-
-    doc_id: str
-    hash: str | None  # None for documents only known through their nodes
-    metadata: dict[str, Any] = field(default_factory=dict)
-    node_ids: list[str] = field(default_factory=list)
-    characters: int = 0
-    indexed_at: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "hash": self.hash,
-            "metadata": self.metadata,
-            "node_ids": self.node_ids,
-            "characters": self.characters,
-            "indexed_at": self.indexed_at,
-        }
-
-
-class _Entry:
-    """One document in memory; metadata stays JSON text until someone reads it."""
-
-    __slots__ = ("hash", "meta", "node_ids", "characters", "indexed_at")
-
-    def __init__(
-        self, hash: str | None, meta: dict[str, Any] | str, node_ids: list[str], characters: int,
-        indexed_at: str,
-    ) -> None:
-        self.hash = hash
-        self.meta = meta
-        self.node_ids = node_ids
-        self.characters = characters
-        self.indexed_at = indexed_at
-
-    def metadata(self) -> dict[str, Any]:
-        if isinstance(self.meta, str):
-            try:
-                self.meta = json.loads(self.meta)
-            except ValueError as exc:
-                raise IndexFormatError(
-                    f"docs.json: a document's metadata is damaged JSON ({exc}); rebuild the index"
-                ) from exc
-        return self.meta  # type: ignore[return-value]
-
-    def metadata_text(self) -> str:
-        if isinstance(self.meta, str):
-            return self.meta
-        return json.dumps(self.meta, ensure_ascii=False, default=str)
-
-
 class DocStore:
     """Documents and their nodes, in insertion order."""
 
     def __init__(self) -> None:
-        self._entries: dict[str, _Entry] | None = {}  # None until built from _columns
+        self._entries: dict[str, DocEntry] | None = {}  # None until built from _columns
         self._loose: list[str] = []  # ids of nodes that belong to no document
         self._columns: dict[str, Any] | None = None  # docs.json as loaded
         self._file_ids: list[str] = []  # node ids in nodes.jsonl line order (as loaded)
@@ -125,9 +70,9 @@ class DocStore:
     def __contains__(self, node_id: object) -> bool:
         return node_id in self._member_map()
 
-    def _docs(self) -> dict[str, _Entry]:
+    def _docs(self) -> dict[str, DocEntry]:
         if self._entries is None:
-            self._entries, self._loose = _entries_from_columns(self._columns or {}, self._file_ids)
+            self._entries, self._loose = entries_from_columns(self._columns or {}, self._file_ids)
             self._columns = None
         return self._entries
 
@@ -196,7 +141,7 @@ class DocStore:
         old = docs.get(info.doc_id)
         if old is not None and old.node_ids:
             raise StoreError(f"document {info.doc_id!r} is already in the index: remove it first")
-        docs[info.doc_id] = _Entry(
+        docs[info.doc_id] = DocEntry(
             info.hash, dict(info.metadata), [], info.characters, info.indexed_at or utc_now()
         )
         self._dirty.add(info.doc_id)
@@ -213,7 +158,7 @@ class DocStore:
             else:
                 entry = docs.get(doc_id)
                 if entry is None:  # known only through its nodes: no hash, so refresh re-embeds
-                    entry = docs[doc_id] = _Entry(None, {}, [], 0, utc_now())
+                    entry = docs[doc_id] = DocEntry(None, {}, [], 0, utc_now())
                 entry.node_ids.append(node.node_id)
                 if entry.hash is None:
                     entry.characters += len(node.text)
@@ -275,23 +220,40 @@ class DocStore:
         found = None if disk is None or node_id in self._fresh else disk.locate(node_id)
         # Rows of nodes deleted since load are still in the files: check membership.
         if found is not None and (self._entries is None or node_id in self._member_map()):
-            node = found[0].node(found[1])
-            if node.node_id != node_id:  # node_runs.npy sent the id to another node's line
-                raise damaged(disk.folder / RUNS, f"names line {found[1] + 1} of "  # type: ignore
-                              f"{found[0].path} for node {node_id!r}, which holds "
-                              f"{node.node_id!r}")
-            listed = node.ref_doc_id if self._members is None else self._members[node_id]
-            if node.ref_doc_id != listed:
-                counts = COUNTS if self._docs_disk else "docs.json"  # or a folder before them
-                raise IndexFormatError(
-                    f"{disk.folder / counts}: lists node {node_id!r} under "  # type: ignore
-                    f"document {listed!r} but the node belongs to {node.ref_doc_id!r}; the "
-                    "index is damaged: rebuild it from its documents"
-                )
-            if keep:
-                self._nodes[node_id] = node
-            return node
+            return self._decoded(node_id, *found, keep=keep)
         raise StoreError(f"no node with id {node_id!r} in the index")
+
+    def get_at(self, node_id: str, row: int, source: object) -> Node:
+        """The node ``node_id``, held by this docstore, found on global ``row`` of the node
+        segments ``source`` when they are still the ones read or saved and the row holds it
+        (a keyword hit knows its row): the first query after a load at 1M nodes then builds
+        no id map (0.4 s each). Else as ``get``."""
+        node, disk = self._nodes.get(node_id), self._disk
+        if node is None and disk is not None and disk is source and node_id not in self._fresh:
+            if 0 <= row < disk.starts[-1] and (self._entries is None or node_id in self):
+                file, line = disk.at(row)
+                if file.ids[line] == node_id:
+                    return self._decoded(node_id, file, line, keep=True)
+        return node if node is not None else self.get(node_id)
+
+    def _decoded(self, node_id: str, file: NodeFile, line: int, *, keep: bool) -> Node:
+        """Node ``node_id`` decoded from ``line`` of ``file``, checked against the id and the
+        document the docstore lists it under."""
+        node = file.node(line)
+        if node.node_id != node_id:  # node_runs.npy sent the id to another node's line
+            raise damaged(self._disk.folder / RUNS, f"names line {line + 1} of "  # type: ignore
+                          f"{file.path} for node {node_id!r}, which holds {node.node_id!r}")
+        listed = node.ref_doc_id if self._members is None else self._members[node_id]
+        if node.ref_doc_id != listed:
+            counts = COUNTS if self._docs_disk else "docs.json"  # or a folder before them
+            raise IndexFormatError(
+                f"{self._disk.folder / counts}: lists node {node_id!r} under "  # type: ignore
+                f"document {listed!r} but the node belongs to {node.ref_doc_id!r}; the "
+                "index is damaged: rebuild it from its documents"
+            )
+        if keep:
+            self._nodes[node_id] = node
+        return node
 
     def iter_nodes(self) -> Iterator[Node]:
         for node_id in self.node_ids():
@@ -400,17 +362,3 @@ class DocStore:
                                    f"but the manifest says {expected_nodes}")
         store._count, store._disk = count, disk
         return store
-
-
-def _entries_from_columns(
-    columns: dict[str, Any], file_ids: list[str]
-) -> tuple[dict[str, _Entry], list[str]]:
-    """Per-document entries from docs.json's columns; each takes the next node_counts ids."""
-    entries: dict[str, _Entry] = {}
-    position = 0
-    rows = zip(*(columns.get(c, []) for c in COLUMNS))
-    for doc_id, doc_hash, count, characters, indexed_at, meta in rows:
-        ids = file_ids[position : position + count]
-        entries[doc_id] = _Entry(doc_hash, meta, ids, characters, indexed_at)
-        position += count
-    return entries, file_ids[position:]

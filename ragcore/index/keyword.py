@@ -50,6 +50,7 @@ class KeywordIndex:
     revision: int = 0  # the index revision these postings were built from
     analyzer: Analyzer = term  # raw word -> term, for the nodes and every query
     searches: int = 0  # how many searches this index has served (0: it was just assembled)
+    source: Any = None  # the node segments whose global rows its first rows are (None: none)
     _starts: list[int] = field(default_factory=list, init=False, repr=False)
     _lengths: np.ndarray | None = field(default=None, init=False, repr=False)
     _norms: dict[tuple[float, float], np.ndarray] = field(
@@ -139,6 +140,20 @@ class KeywordIndex:
     ) -> list[tuple[str, float]]:
         """(node id, BM25 score) pairs, best first, among nodes sharing a term with ``query``
         and passing ``filters`` and ``node_ids`` (the vector store's semantics)."""
+        hits = self.hits(query, top_k=top_k, filters=filters, node_ids=node_ids, k1=k1, b=b)
+        return [(self.node_ids[r], score) for r, score in hits]
+
+    def hits(
+        self,
+        query: str,
+        *,
+        top_k: int,
+        filters: MetadataFilters | None = None,
+        node_ids: Sequence[str] | None = None,
+        k1: float = K1,
+        b: float = B,
+    ) -> list[tuple[int, float]]:
+        """As ``search``, with rows instead of node ids (``node_ids[row]``)."""
         if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
             raise ConfigError(f"top_k ({top_k!r}) must be a positive integer")
         self.searches += 1
@@ -150,7 +165,7 @@ class KeywordIndex:
             allowed &= id_mask(self._row_map(), node_ids, len(self.node_ids))
         candidates = np.flatnonzero(allowed)
         picked = candidates[top_k_indices(scores[candidates], top_k)]
-        return [(self.node_ids[r], float(scores[r])) for r in picked.tolist()]
+        return [(r, float(scores[r])) for r in picked.tolist()]
 
     def _metadata_rows(self) -> list[dict[str, Any]]:
         if self._metadata is None:

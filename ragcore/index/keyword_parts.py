@@ -145,4 +145,5 @@ def keyword_index_of(docstore: Any, revision: int) -> KeywordIndex:
         return [docstore.get(i, keep=False).metadata if alive else {}
                 for i, alive in zip(ids, live.tolist())]
 
-    return KeywordIndex(ids, parts, None if live.all() else live, metadata, revision=revision)
+    return KeywordIndex(ids, parts, None if live.all() else live, metadata, revision=revision,
+                        source=disk)

@@ -159,8 +159,10 @@ class NodeSegments:
     def locate(self, node_id: str) -> tuple[NodeFile, int] | None:
         """The node file and line of ``node_id`` as held then (None if it was not)."""
         row = self.where().get(node_id)
-        if row is None:
-            return None
+        return None if row is None else self.at(row)
+
+    def at(self, row: int) -> tuple[NodeFile, int]:
+        """The node file and line of global ``row`` (no id map needed)."""
         segment = int(np.searchsorted(self.starts, row, side="right")) - 1
         return self.files[segment], row - self.starts[segment]
 

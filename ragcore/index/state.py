@@ -164,6 +164,13 @@ class IndexState:
         # A database store may hold rows a writer elsewhere added after this index was loaded.
         return [ScoredNode(self.docstore.get(i), s) for i, s in hits if i in self.docstore]
 
+    def keyword_scored(self, keywords: KeywordIndex, hits: Iterable[tuple[int, float]]
+                       ) -> list[ScoredNode]:
+        """Keyword hits (rows of ``keywords``, which are all held): each node found on its
+        row, so the first query after a load builds no map of every node id."""
+        get, ids = self.docstore.get_at, keywords.node_ids
+        return [ScoredNode(get(ids[r], r, keywords.source), s) for r, s in hits]
+
     def manifest(
         self, *, model: str, max_input_tokens: int | None, splitter: dict[str, Any] | None,
         revision: int,

@@ -313,10 +313,10 @@ class VectorStoreIndex:
         filters = as_filters(filters)
         with self._lock:
             node_ids, keywords = self._state.doc_node_ids(doc_ids), self._state.keyword_index()
-            hits = keywords.search(
+            hits = keywords.hits(
                 query, top_k=top_k, filters=filters, node_ids=node_ids, k1=k1, b=b
             )
-            return self._state.scored(hits)
+            return self._state.keyword_scored(keywords, hits)
 
     def keyword_index(self) -> KeywordIndex:
         """BM25 postings over the nodes, built on first use (never at load) and after changes."""
