@@ -36,6 +36,13 @@ Team mode (``RAGCORE_AUTH=local``; see docs/teams.md), kept in ``<root>/team.sql
     team.py        ``Team``: all of the above over one database, sharing and ownership changes
     permitted.py   the workspace as one person may see and change it: listings, chats, indexes
 
+More than one app server (``RAGCORE_DATABASE_URL=postgresql://...``): the shared state in Postgres
+
+    pg_team_db.py  the team database on Postgres: the same surface, its own migrations,
+                   advisory locks so servers migrate once and write one at a time
+    chats_pg.py    saved chats as rows (``open_chats``: files unless the URL is set)
+    jobs_pg.py     the job journal as rows: heartbeat, cancel requests (``open_journal``)
+
 The CLI and the app share it. ``Workspace`` is imported on first use, so importing a light
 module here (``report``, ``chats``) does not pull in pydantic or the index.
 """
