@@ -17,7 +17,7 @@ from ragcore.workspace.names import (
     rename_problem,
 )
 from webapp.summaries import summarise_document, summarise_index
-from webapp import chunk_view, jobs_view, shell, state
+from webapp import chunk_view, jobs_view, pictures, shell, state
 
 CONFIRM_DOC = "confirm_delete_doc"
 JOB_ERROR = "index_job_error"
@@ -115,7 +115,7 @@ def corpus_tab(name: str, chunks: int) -> None:
     if not chunks:
         st.info("Pictures appear once the index holds documents.")
         return
-    picture, earlier = state.corpus_picture(name, chunks=chunks)
+    picture, earlier = pictures.corpus_picture(name, chunks=chunks)
     if picture is None:
         st.info("Drawing the pictures of this index in the background; open this view again "
                 "in a moment.")

@@ -111,10 +111,38 @@ def test_single_user_mode_is_not_served_to_a_network(monkeypatch, auth, allowed)
     assert ("RAGCORE_AUTH=local" in texts(at)) is not allowed
 
 
-def test_oidc_mode_fails_closed_until_its_page_exists(workspace, monkeypatch):
+def test_oidc_mode_without_a_provider_fails_closed(workspace, monkeypatch):
     monkeypatch.setenv("RAGCORE_AUTH", "oidc")
-    at = start()
-    assert "not available in the app yet" in texts(at) and "hello" not in texts(at)
+    at = AppTest.from_function(page, default_timeout=TIMEOUT)
+    at.user = {}  # no [auth] section in secrets.toml: st.user has no is_logged_in
+    at.run()
+    assert "needs your identity provider" in texts(at) and "hello" not in texts(at)
+
+
+def oidc_app(**claims) -> AppTest:
+    at = AppTest.from_function(page, default_timeout=TIMEOUT)
+    at.user = {"is_logged_in": bool(claims), **claims}
+    return at.run()
+
+
+def test_oidc_sign_in_maps_the_provider_s_person_to_one_account(workspace, monkeypatch):
+    monkeypatch.setenv("RAGCORE_AUTH", "oidc")
+    at = oidc_app()
+    assert at.title[0].value == "Sign in" and "hello" not in texts(at)
+    ana = dict(iss="https://id.example", sub="a-1", email="ana@example.org", name="Ana")
+    at = oidc_app(**ana)
+    assert "hello ana" in texts(at)  # the first person becomes the admin
+    at.run()  # a rerun reads the account again, without a second sign-in in the audit log
+    bob = oidc_app(iss="https://id.example", sub="b-2", email="bob@example.org")
+    assert "hello bob" in texts(bob)
+    with Team.open(workspace, hasher=fast_hasher()) as team:
+        admin = team.accounts.require("ana")
+        assert admin.is_admin and not team.accounts.require("bob").is_admin
+        logins = [e for e in team.audit.read(admin, event="login") if e.actor == "ana"]
+        assert len(logins) == 1
+        team.accounts.set_disabled(admin, team.accounts.require("bob"), True)
+    again = oidc_app(iss="https://id.example", sub="b-2", email="bob@example.org")
+    assert "disabled" in texts(again) and "hello" not in texts(again)
 
 
 def password_page():

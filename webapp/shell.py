@@ -48,16 +48,25 @@ PAGES = (
     ("pages/chat.py", "Chat", ":material/chat:", "chat"),
     ("pages/settings.py", "Settings", ":material/settings:", "settings"),
 )
+# team mode: the admins' page (accounts, audit log), listed only for admins
+ADMIN_PAGE = ("pages/team.py", "Team", ":material/group:", "team")
 
 
-def navigation() -> Any:
-    """Set up the browser tab and the sidebar's page list; returns the page to run."""
+def page_config() -> None:
+    """The browser tab's title and icon, the wide layout (also for the sign-in gate)."""
     st.set_page_config(page_title="ragcore · chat with your documents",
                        page_icon=":material/menu_book:",
                        layout="wide", initial_sidebar_state="expanded")
+
+
+def navigation(*, admin: bool = False) -> Any:
+    """Set up the browser tab and the sidebar's page list (with the Team page for an admin in
+    team mode); returns the page to run."""
+    page_config()
+    listed = PAGES + (ADMIN_PAGE,) if admin else PAGES
     pages = [
         st.Page(path, title=title, icon=icon, url_path=url, default=number == 0)
-        for number, (path, title, icon, url) in enumerate(PAGES)
+        for number, (path, title, icon, url) in enumerate(listed)
     ]
     page = st.navigation(pages)
     st.session_state[NAVIGATION_KEY] = True

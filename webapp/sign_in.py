@@ -1,18 +1,23 @@
 """Who is using the app: nobody to ask in single-user mode; in team mode, the sign-in gate.
 
-``gate(root)`` is the one call the app makes before any page runs (issue 22; not yet wired into
-app.py). Without ``RAGCORE_AUTH`` it returns ``(None, LOCAL_ADMIN)`` and shows nothing: the app
-is exactly as before. With ``RAGCORE_AUTH=local`` it opens the workspace's ``Team`` (once per
-process), and returns the signed-in account; otherwise it shows the one-time set-up form (no
-admin yet: the first account becomes the admin) or the sign-in form, and stops the script. The
-session token lives in ``st.session_state`` (only its hash in the team database); a sign-in is
-throttled per name and per client address (``throttle``). ``account_menu`` is the sidebar's
-"signed in as", log out and log out everywhere; ``password_form`` changes one's own password. ``check_address`` refuses single-user mode on a
-network address (``access.check_listen_address``) with the reason on the page.
+``gate(root)`` is the one call app.py makes before any page runs (issue 22). Without
+``RAGCORE_AUTH`` it returns ``(None, LOCAL_ADMIN)`` and shows nothing: the app is exactly as
+before. With ``RAGCORE_AUTH=local`` it opens the workspace's ``Team`` (once per process) and
+returns the signed-in account; otherwise it shows the one-time set-up form (no admin yet: the
+first account becomes the admin) or the sign-in form, and stops the script. The session token
+lives in ``st.session_state`` and in a cookie (``webapp.session_cookie``), so a reload keeps
+the sign-in; only its hash is in the team database. A sign-in is throttled per name and per
+client address (``throttle``; behind a proxy trusted by ``RAGCORE_TRUSTED_PROXY=1``, the
+address it forwarded). Signing in or out forgets everything the browser session held. With
+``RAGCORE_AUTH=oidc`` the organisation's provider signs people in (``webapp.sign_in_oidc``).
+``account_menu`` is the sidebar's "signed in as", log out, log out everywhere and "My account"
+(``password_form``); ``check_address`` refuses single-user mode on a network address
+(``access.check_listen_address``) with the reason on the page.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import streamlit as st
@@ -21,8 +26,11 @@ from ragcore.errors import AccessDenied, ConfigError, LoginRefused, WorkspaceErr
 from ragcore.workspace.access import auth_mode, check_listen_address
 from ragcore.workspace.accounts import LOCAL_ADMIN, User
 from ragcore.workspace.team import Team
+from webapp import session_cookie
+from webapp.sign_in_oidc import oidc_gate
 
 TOKEN_KEY = "team_session_token"
+TRUSTED_PROXY_ENV = "RAGCORE_TRUSTED_PROXY"
 
 
 @st.cache_resource(show_spinner=False)
@@ -47,10 +55,6 @@ def check_address() -> None:
 def gate(root: Path) -> tuple[Team | None, User]:
     """The team (None: single-user mode) and who is signed in; shows the set-up or sign-in
     form and stops the script while nobody is."""
-    if auth_mode() == "oidc":  # fail closed until the provider's sign-in page is built
-        st.error("RAGCORE_AUTH=oidc is not available in the app yet: use RAGCORE_AUTH=local "
-                 "(accounts with passwords; see docs/teams.md)")
-        st.stop()
     try:
         team = current_team(root)
     except WorkspaceError as exc:  # a damaged team database, or one from a newer ragcore
@@ -58,10 +62,17 @@ def gate(root: Path) -> tuple[Team | None, User]:
         st.stop()
     if team is None:
         return None, LOCAL_ADMIN
-    user = team.sessions.user(st.session_state.get(TOKEN_KEY))
+    session_cookie.flush()
+    if auth_mode() == "oidc":
+        return team, oidc_gate(team)
+    token = st.session_state.get(TOKEN_KEY) or session_cookie.read()
+    user = team.sessions.user(token)
     if user is not None:
+        st.session_state[TOKEN_KEY] = token
         return team, user
-    st.session_state.pop(TOKEN_KEY, None)
+    if st.session_state.get(TOKEN_KEY):  # signed out meanwhile (expired, ended elsewhere)
+        _forget_session()
+    st.session_state.pop("team_current", None)  # webapp.team_state.CURRENT_KEY
     if team.accounts.has_admin():
         _sign_in_form(team)
     else:
@@ -70,8 +81,31 @@ def gate(root: Path) -> tuple[Team | None, User]:
 
 
 def _client() -> str:
-    # the address the request came from (None under AppTest): one of the two throttle keys
+    """The second throttle key: the address the request came from (None under AppTest), or
+    behind a proxy named trusted by ``RAGCORE_TRUSTED_PROXY=1`` the address it saw, the last
+    of ``X-Forwarded-For`` (earlier entries are whatever the client wrote)."""
+    if os.environ.get(TRUSTED_PROXY_ENV, "").strip() not in ("", "0"):
+        forwarded = (st.context.headers.get("X-Forwarded-For") or "").split(",")
+        if forwarded[-1].strip():
+            return forwarded[-1].strip()
     return str(st.context.ip_address or "")
+
+
+def _signed_in(team: Team, user: User) -> None:
+    """Start ``user``'s session in this browser: a clean page state, the token kept."""
+    _forget_session()
+    token = team.sessions.start(user)
+    st.session_state[TOKEN_KEY] = token
+    session_cookie.keep(token)
+    st.rerun()
+
+
+def _forget_session() -> None:
+    """Drop everything this browser session held (an open chat, the chosen index, ...), so
+    the next person to sign in here starts clean."""
+    for key in list(st.session_state):
+        if key != session_cookie.PENDING_KEY:
+            del st.session_state[key]
 
 
 def _sign_in_form(team: Team) -> None:
@@ -87,8 +121,7 @@ def _sign_in_form(team: Team) -> None:
     except LoginRefused as exc:
         st.error(str(exc))
         return
-    st.session_state[TOKEN_KEY] = team.sessions.start(user)
-    st.rerun()
+    _signed_in(team, user)
 
 
 def _set_up_form(team: Team) -> None:
@@ -112,8 +145,7 @@ def _set_up_form(team: Team) -> None:
     except (ConfigError, AccessDenied) as exc:
         st.error(str(exc))
         return
-    st.session_state[TOKEN_KEY] = team.sessions.start(user)
-    st.rerun()
+    _signed_in(team, user)
 
 
 def account_menu(team: Team | None, user: User) -> None:
@@ -128,6 +160,9 @@ def account_menu(team: Team | None, user: User) -> None:
             sign_out(team, user)
         if right.button("Log out everywhere", key="log_out_everywhere"):
             sign_out(team, user, everywhere=True)
+        if auth_mode() == "local":
+            with st.expander("My account"):
+                password_form(team, user)
 
 
 def password_form(team: Team, user: User) -> None:
@@ -148,7 +183,9 @@ def password_form(team: Team, user: User) -> None:
     except (ConfigError, LoginRefused) as exc:
         st.error(str(exc))
         return
-    st.session_state[TOKEN_KEY] = team.sessions.start(user)
+    st.session_state[TOKEN_KEY] = token = team.sessions.start(user)
+    session_cookie.keep(token)
+    session_cookie.flush()
     st.success("Password changed; your other sessions were signed out.")
 
 
@@ -158,4 +195,8 @@ def sign_out(team: Team, user: User, *, everywhere: bool = False) -> None:
         team.sessions.end_all(user)
     elif token:
         team.sessions.end(token)
+    _forget_session()
+    session_cookie.drop()
+    if auth_mode() == "oidc":
+        st.logout()
     st.rerun()

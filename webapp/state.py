@@ -29,11 +29,14 @@ from typing import Any
 import streamlit as st
 
 from ragcore.errors import ConfigError, WorkspaceError
+from ragcore.workspace import permitted
+from ragcore.workspace.access import auth_mode
 from ragcore.workspace.backends import embedder_from_settings
 from ragcore.workspace.names import index_gone
 from ragcore.workspace.settings import Settings
 from ragcore.workspace.workspace import Workspace, default_root
 from ragcore.present.explain import explain_error
+from webapp import team_state
 
 logger = logging.getLogger(__name__)
 
@@ -60,8 +63,9 @@ LAST_INDEX = "last_index"  # app-preferences.json: the index last used, for a ne
 
 
 def workspace_root() -> Path:
-    """The folder chosen on the Settings page this session, else $RAGCORE_WORKSPACE/./workspace."""
-    chosen = st.session_state.get(ROOT_KEY)
+    """The folder chosen on the Settings page this session, else $RAGCORE_WORKSPACE/./workspace
+    (always that one in team mode: the team's database is the workspace's)."""
+    chosen = st.session_state.get(ROOT_KEY) if auth_mode() == "none" else None
     return Path(chosen) if chosen else default_root()
 
 
@@ -161,12 +165,16 @@ def forget_llm() -> None:
 
 
 def index_names() -> list[str]:
-    return Workspace(workspace_root()).index_names()
+    """The indexes this person may list (every one in single-user mode)."""
+    ws = Workspace(workspace_root())
+    return team_state.listed(ws, ws.index_names())
 
 
 def list_indexes() -> list[Any]:
-    """Every index with its stats, read from manifests and records (no index is loaded)."""
-    return Workspace(workspace_root()).list_indexes()
+    """The indexes this person may list, with their stats, read from manifests and records
+    (no index is loaded)."""
+    ws = Workspace(workspace_root())
+    return team_state.listed_by(ws, ws.list_indexes(), lambda info: info.name)
 
 
 def index_documents(name: str) -> list[dict[str, Any]]:
@@ -314,10 +322,14 @@ def submit_upload(
     if not uploads:
         raise WorkspaceError("no files were uploaded: choose one or more documents first")
     validate_name(name)
+    team, user = team_state.current()
     if not ws.has_index(name):  # another session may race: exist_ok
-        ws.create_index(name, chunk_size=chunk_size, chunk_overlap=chunk_overlap, exist_ok=True)
+        permitted.create_index(team, user, ws, name, chunk_size=chunk_size,
+                               chunk_overlap=chunk_overlap, exist_ok=True)
+    permitted.require_index(team, user, ws, name, "ingest")
     paths = [ws.save_upload(name, filename, data) for filename, data in uploads]
-    job = jobs().ingest(ws, name, paths, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+    job = permitted.start_ingest(team, user, jobs(), ws, name, paths, chunk_size=chunk_size,
+                                 chunk_overlap=chunk_overlap)
     note_job(job)
     return job
 
@@ -356,69 +368,14 @@ def restore_chat(ws: Workspace) -> None:
     wanted = st.query_params.get("chat")
     if wanted:
         try:
-            open_saved_chat(ws.load_chat(wanted))
+            team, user = team_state.current()
+            open_saved_chat(permitted.open_chat(team, user, ws, wanted))
             return
         except Exception as exc:  # noqa: BLE001 - a stale link falls back to the latest chat
             st.warning(f"The chat in this link could not be opened: {explain_error(exc)}")
-    for summary in ws.list_chats():  # the latest chat whose index is still there
+    team, user = team_state.current()  # the latest of their chats whose index is still there
+    for summary in permitted.chats_for(team, user, ws):
         chat = ws.load_chat(summary.id)
         if not index_gone(ws, chat.index, chat.index_uid):
             open_saved_chat(chat)
             return
-
-
-# -- index pictures --------------------------------------------------------------------------
-
-SMALL_INDEX = 3000  # chunks: a picture of an index this small is drawn while the page waits
-_pictures: dict[tuple, Any] = {}  # (root, name) -> (version, picture) of the latest drawn
-_drawing: dict[tuple, threading.Thread] = {}  # (root, name, version) -> the thread drawing it
-_pictures_guard = threading.Lock()
-
-
-def corpus_picture(name: str, *, chunks: int = 0) -> tuple[Any, bool]:
-    """Chart columns for an index (token histogram, documents by size, embedding map) and
-    whether they show an earlier version of it.
-
-    Drawn lazily, off the page's thread, once per index version (``Workspace.index_version``):
-    a delete or re-index never waits for them. The page waits for a small index's picture
-    (``chunks`` below ``SMALL_INDEX``), else shows the latest one drawn (or None) meanwhile.
-    """
-    ws = Workspace(workspace_root())
-    version = ws.index_version(name)
-    key = (str(ws.root), name)
-    with _pictures_guard:
-        latest = _pictures.get(key)
-        if latest is not None and latest[0] == version:
-            return latest[1], False
-        thread = _drawing.get((*key, version))
-        if thread is None:
-            thread = threading.Thread(target=_draw, args=(key, version), daemon=True,
-                                      name=f"picture {name}")
-            _drawing[(*key, version)] = thread
-            thread.start()
-    thread.join(timeout=60 if chunks < SMALL_INDEX else 0.3)
-    with _pictures_guard:
-        latest = _pictures.get(key)
-    if latest is None:
-        return None, True
-    return latest[1], latest[0] != version
-
-
-def _draw(key: tuple, version: tuple) -> None:
-    from ragcore.present.corpus_map import picture_corpus
-
-    try:
-        from ragcore.index import VectorStoreIndex
-
-        # Straight from the folder (no embedder needed to draw), outside Streamlit's caches.
-        index = VectorStoreIndex.load(Workspace(key[0]).index_path(key[1]))
-        node_ids = index.node_ids()
-        vectors = index.get_vectors(node_ids) if node_ids else None
-        picture = picture_corpus(index.get_nodes(node_ids), vectors)
-        with _pictures_guard:
-            _pictures[key] = (version, picture)
-    except Exception as exc:  # noqa: BLE001 - the page shows no picture; the log says why
-        logger.warning("could not draw the corpus picture of %s: %s", key[1], exc)
-    finally:
-        with _pictures_guard:
-            _drawing.pop((*key, version), None)

@@ -1,0 +1,73 @@
+"""Who this session is, for the pages: the ``(team, user)`` app.py's sign-in gate found, and the
+policy calls the pages make through it (issue 22).
+
+``remember`` keeps the pair for the script run (app.py calls it after ``sign_in.gate`` on every
+run); ``current`` gives it back: ``(None, LOCAL_ADMIN)`` in single-user mode, where every check
+below passes and every listing is the plain workspace's, exactly as before team mode. In team
+mode a page reached without the gate (no pair kept) stops instead of showing anything. The
+decisions themselves are ``ragcore.workspace.access``'s (through ``permitted``): ``listed``
+filters index folders (pickers, listings), ``can_index`` answers yes or no for a button,
+``require_index`` raises ``AccessDenied`` (shown by the page's ``friendly_errors`` with the
+policy's words) right before an action runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, TypeVar
+
+import streamlit as st
+
+from ragcore.workspace import permitted
+from ragcore.workspace.access import auth_mode
+from ragcore.workspace.accounts import LOCAL_ADMIN, User
+
+CURRENT_KEY = "team_current"  # st.session_state: (team, user) of this script run
+T = TypeVar("T")
+
+
+def remember(team: Any, user: User) -> None:
+    st.session_state[CURRENT_KEY] = (team, user)
+
+
+def forget() -> None:
+    st.session_state.pop(CURRENT_KEY, None)
+
+
+def current() -> tuple[Any, User]:
+    """The team (None: single-user mode) and the signed-in person."""
+    found = st.session_state.get(CURRENT_KEY)
+    if found is not None:
+        return found
+    if auth_mode() == "none":
+        return None, LOCAL_ADMIN
+    st.info("Sign in first: open the app's start page.")
+    st.stop()
+
+
+def listed(ws: Any, names: Iterable[str], action: str = "list") -> list[str]:
+    """The index folders of ``names`` this person may ``action`` (all in single-user mode)."""
+    team, user = current()
+    names = list(names)
+    if team is None:
+        return names
+    return team.access.visible(user, names, lambda n: permitted.index_resource(ws, n),
+                               action=action)
+
+
+def listed_by(ws: Any, items: Iterable[T], name_of: Callable[[T], str]) -> list[T]:
+    """``items`` (index infos, jobs' rows) whose index this person may list."""
+    items = list(items)
+    keep = set(listed(ws, {name_of(item) for item in items}))
+    return [item for item in items if name_of(item) in keep]
+
+
+def can_index(ws: Any, name: str, action: str, kind: str = "index") -> bool:
+    team, user = current()
+    return team is None or team.access.can(user, action,
+                                           permitted.index_resource(ws, name, kind))
+
+
+def require_index(ws: Any, name: str, action: str, kind: str = "index") -> None:
+    """Raise ``AccessDenied`` (the policy's refusal, audit-logged) unless this person may."""
+    team, user = current()
+    permitted.require_index(team, user, ws, name, action, kind)
