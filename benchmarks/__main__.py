@@ -14,7 +14,8 @@ per CPU-second at 200 and 512 tokens against torch, agreement, nDCG@10, cold sta
 words split apart, ``bench_pdf_text``) and memory (peak RSS ingesting a 205 MB text with the
 packaged model, in a fresh process, ``bench_memory``: group ingest_memory) and scale (10k/100k/1M
 clustered vectors through the index: commit per batch, load, exact vs approximate top-10 and
-recall, ``bench_scale``).
+recall, ``bench_scale``) and ingest_ratio (ingest time / bare encode time of 100k chunks
+into a 100k-chunk index, ``bench_ingest_ratio``).
 A group that fails (e.g. no Chromium for the app's browser figures) becomes a row saying why,
 and the others still run.
 """
@@ -44,6 +45,7 @@ BENCHMARKS = (
     ("pdf_text", "bench_pdf_text", False),
     ("ingest_memory", "bench_memory", False),
     ("scale", "bench_scale", False),
+    ("ingest_ratio", "bench_ingest_ratio", False),
 )
 
 
