@@ -7,7 +7,7 @@ from ragcore.present import format as fmt, trace_view
 from ragcore.present.answer_score import without_score
 from ragcore.present.dates import friendly_date
 from ragcore.workspace.names import display_name
-from webapp import chat_list, shell, state
+from webapp import chat_list, shell, state, team_state
 from webapp.advanced import advanced_toggle
 from webapp import chat_controls as controls
 from webapp.chat_files import drop_files, drops_at, indexing, render_drop
@@ -50,7 +50,7 @@ def new_chat(index_name: str) -> None:
 
 
 def open_chat_by_id(chat_id: str) -> None:
-    state.open_saved_chat(state.workspace().load_chat(chat_id))
+    state.open_saved_chat(team_state.open_chat(state.workspace(), chat_id))
 
 
 def queue_retry() -> None:
@@ -67,7 +67,7 @@ def clear_open_chat() -> None:
     ws, current = state.workspace(), state.open_chat()
     clear_chat(current)
     if ws.has_chat(current.id):  # a chat never saved stays unsaved
-        ws.save_chat(current)
+        team_state.save_chat(ws, current)
     state.set_open_chat(current, None)
 
 
@@ -91,10 +91,13 @@ def cancel_delete() -> None:
 def delete_chats(what: str) -> None:
     """Delete the open chat or every chat, then start a new chat on the same index."""
     ws, current = state.workspace(), state.open_chat()
-    if what == "all":
-        ws.chats.delete_all()
+    if what == "all":  # all of this person's chats (every chat in single-user mode)
+        if team_state.current()[0] is None:
+            ws.chats.delete_all()
+        else:
+            team_state.delete_chats(ws, [c.id for c in team_state.chats(ws)])
     elif ws.has_chat(current.id):
-        ws.delete_chat(current.id)
+        team_state.delete_chats(ws, [current.id])
     st.session_state.pop(CONFIRM_KEY, None)
     new_chat(current.index)
 
@@ -144,7 +147,7 @@ def confirm_delete(ws, chat) -> None:
     if what is None:
         return
     if what == "all":
-        st.warning(f"Delete all {len(ws.list_chats())} saved chats for good?")
+        st.warning(f"Delete all {len(team_state.chats(ws))} saved chats for good?")
     else:
         st.warning(f"Delete the chat “{chat.title or 'new chat'}” for good?")
     yes, no = st.columns(2)
@@ -304,7 +307,7 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool) -> 
             message.trace[controls.SCOPE_MARK] = [file_names(index)[key] for key in files]
         if untitled:  # the first exchange names the chat: its key phrases, or the model's words
             chat.title = chat_title(question, message.content, llm)
-        ws.save_chat(chat)
+        team_state.save_chat(ws, chat)
         controls.stream_finished()
         key = f"{chat.id}_{len(chat.messages) - 1}"
         text, listing = marked_reply(message, lookup, embedder=index.embedder, key=key)
@@ -338,8 +341,9 @@ def main() -> None:
     shell.page_setup()
     st.title("Chat with your documents")
     ws = state.workspace()
-    names = ws.index_names()
+    names = state.index_names()  # those this person may see
     if not names:
+        state.restore_chat(ws)  # a ?chat= link still gets its answer (the policy's refusal)
         shell.no_index_yet("There is no index yet. Upload documents first; then come back to chat.")
         return
     controls.keep_stopped_reply(ws)  # a reply stopped in the last run stays, marked

@@ -8,20 +8,23 @@ import streamlit as st
 from ragcore.present import format as fmt
 from ragcore.present.corpus_map import legend_colours
 from ragcore.present.dates import friendly_date
+from ragcore.workspace import permitted
 from ragcore.workspace.names import (
     chats_of,
     clean_display,
-    delete_index,
     display_name,
+    index_uid,
     rename_index,
     rename_problem,
 )
+from webapp.index_sharing import sharing_panel
 from webapp.summaries import summarise_document, summarise_index
-from webapp import chunk_view, jobs_view, pictures, shell, state
+from webapp import chunk_view, jobs_view, pictures, shell, state, team_state
 
 CONFIRM_DOC = "confirm_delete_doc"
 JOB_ERROR = "index_job_error"
 DONE = "index_change_done"  # what the last rename or delete did, said once after the rerun
+MANAGE = "Rename or delete"
 QUICK_JOB_SECONDS = 5.0  # a delete usually takes well under a second: wait that long for it
 
 
@@ -59,19 +62,23 @@ def summary(info) -> None:
 def document_actions(name: str, key: str, row: dict) -> None:
     cols = st.columns(3)
     show_chunks = cols[0].toggle("View its chunks")
-    if cols[1].button("Re-index", help="Read the file again and embed it anew."):
-        job = state.jobs().reindex(state.workspace(), name, key)
+    reader = not team_state.can_index(state.workspace(), name, "ingest", kind="upload")
+    if cols[1].button("Re-index", help="Read the file again and embed it anew.",
+                      disabled=reader):
+        team, user = team_state.current()
+        job = permitted.start_job(team, user, state.jobs(), state.workspace(), "reindex", name,
+                                  key)
         state.note_job(job)
         st.rerun()
-    if cols[2].button("Delete…"):
+    if cols[2].button("Delete…", disabled=reader):
         st.session_state[CONFIRM_DOC] = key
     if st.session_state.get(CONFIRM_DOC) == key:
         shown = fmt.markdown_text(display_name(state.workspace(), name))
         st.warning(f"Delete **{row['file']}** and its {row['chunks']} chunks from “{shown}”?")
         yes, no = st.columns(2)
         if yes.button("Yes, delete it", type="primary"):
-            runner = state.jobs()
-            job = runner.delete(state.workspace(), name, key)
+            runner, (team, user) = state.jobs(), team_state.current()
+            job = permitted.start_job(team, user, runner, state.workspace(), "delete", name, key)
             state.note_job(job)
             runner.wait(job.id, timeout=QUICK_JOB_SECONDS)  # else the sidebar shows it going
             if job.state == "failed":
@@ -181,6 +188,7 @@ def rename_form(name: str) -> None:
     if problem:
         st.caption(f":material/info: {problem}")
     if st.button("Rename", disabled=problem is not None):
+        team_state.require_index(ws, name, "rename")
         state.select_index(rename_index(ws, name, typed))
         st.session_state[DONE] = (f"Renamed “{fmt.markdown_text(shown)}” to "
                                   f"“{fmt.markdown_text(clean_display(typed))}”: its chats, "
@@ -189,8 +197,17 @@ def rename_form(name: str) -> None:
 
 
 def manage_tab(name: str) -> None:
-    rename_form(name)
-    st.divider()
+    """Rename (write), delete (owner), sharing (team mode): only what the person may do."""
+    ws, (team, user) = state.workspace(), team_state.current()
+    if team is not None:
+        sharing_panel(team, user, index_uid(ws, name), display_name(ws, name))
+        st.divider()
+    if team_state.can_index(ws, name, "rename"):
+        rename_form(name)
+        st.divider()
+    if not team_state.can_index(ws, name, "delete"):
+        st.caption("Only the index's owner or an admin may delete it.")
+        return
     shown = display_name(state.workspace(), name)
     chats = len(chats_of(state.workspace(), name))
     sure = st.checkbox(f"I understand that deleting “{shown}” removes its chunks, uploaded "
@@ -200,7 +217,8 @@ def manage_tab(name: str) -> None:
         st.caption(f":material/info: {busy[0].title()} is running: cancel it (in the sidebar) "
                    "or let it finish, then delete the index.")
     if st.button("Delete this index", type="primary", disabled=not sure or bool(busy)):
-        chats = delete_index(state.workspace(), name)
+        team, user = team_state.current()
+        chats = permitted.delete_index(team, user, state.workspace(), name)
         state.select_index(None)
         st.session_state[DONE] = (f"Deleted the index “{fmt.markdown_text(shown)}”"
                                   + (f" and its {chats} saved chat(s)." if chats else "."))
@@ -227,7 +245,8 @@ def main() -> None:
     if JOB_ERROR in st.session_state:
         st.error(st.session_state.pop(JOB_ERROR))
     docs, corpus, jobs, manage = st.tabs(["Documents", "Corpus view", "Jobs",
-                                          "Rename or delete"])
+                                          MANAGE if team_state.current()[0] is None
+                                          else "Sharing, rename or delete"])
     with docs:
         documents_tab(name)
     with corpus:

@@ -13,6 +13,7 @@ from ragcore.llms.registry import llm_backends
 from ragcore.present import format as fmt
 from ragcore.http.servers import DEFAULT_OLLAMA_URL
 from ragcore.workspace.settings import AUTO
+from webapp import team_state
 from webapp import model_setup as setup
 from webapp import settings_form as form
 from webapp import shell, state
@@ -94,7 +95,7 @@ def save_keys_choice(saved, changes: dict) -> None:
 
 
 def change_index_embedding() -> None:
-    names = state.index_names()
+    names = team_state.listed(state.workspace(), state.index_names(), action="ingest")
     if not names:
         return
     with st.expander("Use the embedding model above for an existing index"):
@@ -107,6 +108,11 @@ def change_index_embedding() -> None:
 
 def workspace_form() -> None:
     st.write("Indexes, uploaded files, settings and chats are kept in this folder.")
+    if team_state.current()[0] is not None:  # the team's database is this folder's
+        st.code(str(state.workspace_root()), language=None)
+        st.caption("A team workspace stays in the folder the app was started with "
+                   "(RAGCORE_WORKSPACE).")
+        return
     current = str(state.workspace_root())
     folder = st.text_input("Folder", value=current)
     if st.button("Use this folder", disabled=folder == current):
@@ -126,7 +132,10 @@ def main() -> None:
     st.subheader("Embedding model for new indexes")
     changes.update(embedding_form(saved))
     save_keys_choice(saved, changes)
-    if st.button("Save settings", type="primary"):
+    team, user = team_state.current()
+    if team is not None and not user.is_admin:  # the settings are the whole workspace's
+        st.info("Only an admin saves the workspace's settings: ask one of your admins.")
+    elif st.button("Save settings", type="primary"):
         with shell.friendly_errors():
             state.save_settings(state.settings_with(saved, changes))
             state.forget_llm()

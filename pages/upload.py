@@ -6,7 +6,9 @@ import logging
 
 import streamlit as st
 
-from webapp import jobs_view, shell, state, store_choice
+from ragcore.stores.locations import parse_location
+from ragcore.workspace import permitted
+from webapp import jobs_view, shell, state, store_choice, team_state
 from webapp import index_names
 from ragcore.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 
@@ -22,7 +24,7 @@ STORE_KEY = "new_index_store"  # where a new index keeps its vectors (store_choi
 
 def pick_index(ws):
     """The chosen index name (or the typed new name) and its workspace record (None if new)."""
-    names = ws.index_names()
+    names = team_state.listed(ws, ws.index_names(), action="ingest")  # those they may add to
     options = [*names, NEW_INDEX]
     current = state.selected_index(names)
     choice = st.selectbox("Index", options,
@@ -98,6 +100,20 @@ def start_button(files, name, plan) -> bool:
     return True
 
 
+def create_index(name: str, chunk_size: int, chunk_overlap: int) -> None:
+    """Make the new index ``name`` (over the chosen store); its maker owns it in team mode."""
+    ws, (team, user) = state.workspace(), team_state.current()
+    if ws.has_index(name):  # made meanwhile by someone else: adding to it needs a write grant
+        team_state.require_index(ws, name, "ingest")
+        return
+    location = st.session_state.get(STORE_KEY, "")
+    if location:
+        parse_location(location)  # a typo is reported before anything is made
+    permitted.create_index(team, user, ws, name, chunk_size=chunk_size,
+                           chunk_overlap=chunk_overlap, exist_ok=True,
+                           **({"store": location} if location else {}))
+
+
 def main() -> None:
     shell.page_setup()
     st.title("Upload documents")
@@ -119,14 +135,8 @@ def main() -> None:
     if start_button(files, name, plan):
         st.session_state.pop(CONFIRM_KEY, None)
         with shell.friendly_errors():
-            store_choice.create_with_store(state.workspace(), name,
-                                           st.session_state.get(STORE_KEY, "") if record is None
-                                           else "", chunk_size=chunk_size,
-                                           chunk_overlap=chunk_overlap)
-            if record is None:  # created now: the typed name is saved before the job runs,
-                state.workspace().create_index(name, chunk_size=chunk_size,  # which saves the
-                                               chunk_overlap=chunk_overlap,  # record too
-                                               exist_ok=True)
+            if record is None:  # created now, its maker the owner: the typed name is saved
+                create_index(name, chunk_size, chunk_overlap)  # before the job runs
             index_names.remember_display_name(state.workspace(), name)
             state.submit_upload(
                 state.workspace(), name, [(f.name, f.getvalue()) for f in files],

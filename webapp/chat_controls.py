@@ -16,7 +16,7 @@ import streamlit as st
 
 from ragcore.present import format as fmt
 from ragcore.present.answer_score import shown_stream, without_score
-from webapp import state
+from webapp import state, team_state
 from webapp.chat_turns import record_stopped_turn
 
 QUEUED_KEY = "queued_question"
@@ -63,7 +63,7 @@ def keep_stopped_reply(ws: Any) -> bool:
     chat = kept["chat"]
     record_stopped_turn(chat, kept["question"], kept["text"], kept["response"],
                         settings=kept["settings"])
-    ws.save_chat(chat)
+    team_state.save_chat(ws, chat)
     current = state.open_chat()
     if current is not None and current.id == chat.id:
         state.set_open_chat(chat, None)  # the engine's memory is rebuilt from the saved turns

@@ -15,7 +15,7 @@ from typing import Any
 
 import streamlit as st
 
-from webapp import state
+from webapp import state, team_state
 from webapp.jobs_view import short_outcome
 
 DROPS_SETTING = "dropped_files"
@@ -29,7 +29,7 @@ def drop_files(ws: Any, chat: Any, files: list[Any]) -> Any:
     drop = {"job": job.id, "files": [name for name, _ in uploads], "at": len(chat.messages)}
     chat.settings.setdefault(DROPS_SETTING, []).append(drop)
     if chat.messages:
-        ws.save_chat(chat)
+        team_state.save_chat(ws, chat)
     return job
 
 

@@ -14,7 +14,7 @@ import streamlit as st
 
 from ragcore.present.dates import friendly_date, parse_iso
 from ragcore.workspace.names import display_name
-from webapp import state
+from webapp import state, team_state
 
 SHOWN_CHATS = 30
 PINNED, TODAY, YESTERDAY, EARLIER = "Pinned", "Today", "Yesterday", "Earlier"
@@ -52,7 +52,7 @@ def toggle_pin(chat_id: str, pinned: bool) -> None:
 def saved_chats(ws: Any, chat: Any, *, on_open: Callable[[str], None],
                 on_delete_all: Callable[[], None]) -> None:
     """The saved chats, grouped and searchable; the open one highlighted, each with a pin."""
-    everything = ws.list_chats()
+    everything = team_state.chats(ws)  # this person's own (every chat in single-user mode)
     if not everything:
         return
     st.subheader("Saved chats")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragcore.workspace.ingest import files_of
+from webapp import team_state
 
 SCOPE_SETTING = "files"
 
@@ -77,5 +78,5 @@ def scope_select(ws: Any, chat: Any, index: Any) -> list[str]:
     if picked != chat.settings.get(SCOPE_SETTING, []):
         chat.settings[SCOPE_SETTING] = list(picked)
         if ws.has_chat(chat.id):
-            ws.save_chat(chat)
+            team_state.save_chat(ws, chat)
     return picked

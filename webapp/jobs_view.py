@@ -15,11 +15,13 @@ from typing import Any
 
 import streamlit as st
 
-from ragcore.errors import WorkspaceError
+from ragcore.errors import AccessDenied, WorkspaceError
 from ragcore.present import format as fmt
+from ragcore.workspace import permitted
+from ragcore.workspace.access import job_resource
 from ragcore.workspace.handle import saved
 from ragcore.workspace.names import display_name
-from webapp import state
+from webapp import state, team_state
 
 POLL_SECONDS = 2.0
 IDLE_POLL_SECONDS = 10.0  # how soon a job started by another process shows up
@@ -45,13 +47,14 @@ def _rerun_if_finished(watched: tuple[str, ...], jobs: list[Any]) -> None:
 
 def sidebar_jobs() -> None:
     """Active jobs with progress and Cancel, then the latest finished ones (every page)."""
-    watched = tuple(j.id for j in state.jobs().active())
+    team, user = team_state.current()
+    watched = tuple(j.id for j in permitted.jobs_for(team, user, state.jobs().active()))
     _fragment(_sidebar_body, POLL_SECONDS if watched else IDLE_POLL_SECONDS, watched)
 
 
 def _sidebar_body(watched: tuple[str, ...]) -> None:
-    runner = state.jobs()
-    jobs = runner.jobs()
+    runner, (team, user) = state.jobs(), team_state.current()
+    jobs = permitted.jobs_for(team, user, runner.jobs())  # those of indexes they may see
     _rerun_if_finished(watched, jobs)
     active = [j for j in jobs if j.active]
     if any(j.id not in watched for j in active):  # new (another process's): poll it fast
@@ -65,8 +68,8 @@ def _sidebar_body(watched: tuple[str, ...]) -> None:
         if job.origin != "app":
             st.caption(f"Started from the {job.origin} (process {job.pid}).")
         if not job.cancel_requested:  # a callback: it runs before the list is drawn again
-            st.button("Cancel", key=f"cancel-{job.id}", on_click=runner.cancel, args=(job.id,),
-                      help="Stop after the current batch; everything saved so far stays in "
+            st.button("Cancel", key=f"cancel-{job.id}", on_click=_cancel, args=(job.id,),
+                      disabled=not _may(job, "cancel"), help="Stop after the current batch; everything saved so far stays in "
                            "the index.")
     for job in finished:
         st.caption(f"{ICONS.get(job.state, '')} {job.title()}: {short_outcome(job)}")
@@ -74,20 +77,36 @@ def _sidebar_body(watched: tuple[str, ...]) -> None:
             left, right = st.columns(2)
             if job.index_deleted:
                 left.caption("Its index was deleted: nothing to resume.")
-            elif left.button("Resume", key=f"resume-{job.id}",
+            elif left.button("Resume", key=f"resume-{job.id}", disabled=not _may(job, "resume"),
                            help="Index the files this job had not saved completely; a file "
                                 "stopped mid-way goes on after its saved chunks."):
                 try:
-                    note = runner.resume(state.workspace(), job.id)
-                except WorkspaceError as exc:  # its index was replaced: said, nothing made
+                    note = permitted.resume_job(team, user, runner, state.workspace(), job.id)
+                except (WorkspaceError, AccessDenied) as exc:  # its index was replaced: said
                     st.warning(str(exc))
                 else:
                     state.note_job(note)
                     runner.forget(job.id)
                     st.rerun(scope="app")
-            if right.button("Dismiss", key=f"dismiss-{job.id}"):
+            if right.button("Dismiss", key=f"dismiss-{job.id}", disabled=not _may(job, "delete")):
+                if team is not None:
+                    team.access.require(user, "delete", job_resource(job))
                 runner.forget(job.id)
                 st.rerun(scope="app")
+
+
+def _may(job: Any, action: str) -> bool:
+    team, user = team_state.current()
+    return team is None or team.access.can(user, action, job_resource(job))
+
+
+def _cancel(job_id: str) -> None:
+    """Cancel's callback: the policy decides again (a write grant on the job's index)."""
+    team, user = team_state.current()
+    try:
+        permitted.cancel_job(team, user, state.jobs(), job_id)
+    except AccessDenied as exc:
+        st.toast(str(exc))
 
 
 def short_outcome(job: Any) -> str:
@@ -169,10 +188,12 @@ def stray_uploads(name: str) -> None:
         st.caption("Their indexing failed, was cancelled or stopped with the app: "
                    + ", ".join(p.name for p in stray[:10]) + (" …" if len(stray) > 10 else ""))
         left, right = st.columns(2)
+        team, user = team_state.current()
         if left.button("Index them again", key=f"retry-{name}"):
-            state.note_job(state.jobs().ingest(ws, name, stray))
+            state.note_job(permitted.start_ingest(team, user, state.jobs(), ws, name, stray))
             st.rerun()
         if right.button("Remove them", key=f"remove-{name}"):
+            permitted.require_index(team, user, ws, name, "delete", kind="upload")
             for path in stray:
                 path.unlink(missing_ok=True)
             st.rerun()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ragcore.stores.locations import KINDS, parse_location
+from ragcore.stores.locations import KINDS
 
 DEFAULT = "In the index folder (default)"
 PLACEHOLDERS = {
@@ -31,12 +31,3 @@ def pick_store() -> str:
     if not kind:
         return ""
     return st.text_input("Store location", placeholder=PLACEHOLDERS[kind], help=HELP).strip()
-
-
-def create_with_store(ws, name: str, location: str, *, chunk_size: int,
-                      chunk_overlap: int) -> None:
-    """Create the new index ``name`` over the chosen store (nothing to do for the default)."""
-    if location and not ws.has_index(name):
-        parse_location(location)  # a typo is reported before anything is created
-        ws.create_index(name, chunk_size=chunk_size, chunk_overlap=chunk_overlap,
-                        store=location, exist_ok=True)

@@ -71,3 +71,28 @@ def require_index(ws: Any, name: str, action: str, kind: str = "index") -> None:
     """Raise ``AccessDenied`` (the policy's refusal, audit-logged) unless this person may."""
     team, user = current()
     permitted.require_index(team, user, ws, name, action, kind)
+
+
+def save_chat(ws: Any, chat: Any) -> None:
+    """Save ``chat`` as this person's (a new chat needs the right to chat with its index)."""
+    team, user = current()
+    permitted.save_chat(team, user, ws, chat)
+
+
+def chats(ws: Any, *, index: str | None = None) -> list[Any]:
+    """The saved chats this person may list: their own (every one in single-user mode)."""
+    team, user = current()
+    return permitted.chats_for(team, user, ws, index=index)
+
+
+def open_chat(ws: Any, chat_id: str) -> Any:
+    """Saved chat ``chat_id`` if it is this person's, else ``AccessDenied`` (the same words
+    whether or not it exists)."""
+    team, user = current()
+    return permitted.open_chat(team, user, ws, chat_id)
+
+
+def delete_chats(ws: Any, chat_ids: Iterable[str]) -> None:
+    team, user = current()
+    for chat_id in chat_ids:
+        permitted.delete_chat(team, user, ws, chat_id)
