@@ -80,3 +80,17 @@ def test_a_stale_row_falls_back_to_the_node_id(tmp_path):
     node = index._state.docstore.get_at(node_id, other, keywords.source)  # a row holding another
     assert node.node_id == node_id
     assert index._state.docstore.get_at(node_id, rows[0][0], object()).node_id == node_id
+
+
+def test_a_hybrid_query_after_a_load_builds_one_map_not_the_document_entries(tmp_path):
+    _saved(tmp_path / "ix")
+    index = _load(tmp_path / "ix")
+    retriever = index.as_retriever(mode="hybrid", similarity_top_k=5)
+    found = [s.node.node_id for s in retriever.retrieve("owl policy risk")]
+    docstore = index._state.docstore
+    assert found and docstore._members is None and docstore._entries is None
+    assert index.keyword_index().live is None  # assembled as loaded: every saved row held
+    index.delete_ref_doc("d1.txt")  # a change: membership is the document map's again
+    assert "d1.txt#0" not in docstore and "d2.txt#0" in docstore
+    assert all(not i.startswith("d1.txt") for i in
+               (s.node.node_id for s in retriever.retrieve("owl policy risk hunt")))

@@ -62,12 +62,15 @@ class DocStore:
         self._disk: NodeSegments | None = None  # the segments read or last saved
         self._docs_disk: DocSegments | None = None  # and those of the document records
         self._dirty: set[str] = set()  # documents whose records changed since
+        self._as_disk = False  # holds exactly the nodes of _disk's runs (none added or removed)
         self._count = 0
 
     def __len__(self) -> int:
         return self._count
 
     def __contains__(self, node_id: object) -> bool:
+        if self._members is None and self._as_disk:  # one map (node -> row), not two
+            return node_id in self._disk.where()  # type: ignore[union-attr]
         return node_id in self._member_map()
 
     def _docs(self) -> dict[str, DocEntry]:
@@ -166,6 +169,7 @@ class DocStore:
             members[node.node_id] = doc_id
             self._nodes[node.node_id] = node
             self._fresh.add(node.node_id)
+            self._as_disk = False
             self._count += 1
 
     def set_info(
@@ -202,6 +206,7 @@ class DocStore:
 
     def _forget(self, node_ids: Sequence[str]) -> None:
         members = self._member_map()
+        self._as_disk = self._as_disk and not node_ids
         for node_id in node_ids:
             members.pop(node_id, None)
             self._nodes.pop(node_id, None)
@@ -219,7 +224,7 @@ class DocStore:
         disk = self._disk
         found = None if disk is None or node_id in self._fresh else disk.locate(node_id)
         # Rows of nodes deleted since load are still in the files: check membership.
-        if found is not None and (self._entries is None or node_id in self._member_map()):
+        if found is not None and (self._as_disk or node_id in self._member_map()):
             return self._decoded(node_id, *found, keep=keep)
         raise StoreError(f"no node with id {node_id!r} in the index")
 
@@ -230,7 +235,7 @@ class DocStore:
         no id map (0.4 s each). Else as ``get``."""
         node, disk = self._nodes.get(node_id), self._disk
         if node is None and disk is not None and disk is source and node_id not in self._fresh:
-            if 0 <= row < disk.starts[-1] and (self._entries is None or node_id in self):
+            if 0 <= row < disk.starts[-1] and (self._as_disk or node_id in self):
                 file, line = disk.at(row)
                 if file.ids[line] == node_id:
                     return self._decoded(node_id, file, line, keep=True)
@@ -243,7 +248,8 @@ class DocStore:
         if node.node_id != node_id:  # node_runs.npy sent the id to another node's line
             raise damaged(self._disk.folder / RUNS, f"names line {line + 1} of "  # type: ignore
                           f"{file.path} for node {node_id!r}, which holds {node.node_id!r}")
-        listed = node.ref_doc_id if self._members is None else self._members[node_id]
+        # Checked once the documents are read (their node lists then say where it belongs).
+        listed = node.ref_doc_id if self._entries is None else self._member_map()[node_id]
         if node.ref_doc_id != listed:
             counts = COUNTS if self._docs_disk else "docs.json"  # or a folder before them
             raise IndexFormatError(
@@ -318,6 +324,7 @@ class DocStore:
         # From now on read nodes from the files just written: records added leave memory.
         self._disk, self._docs_disk, self._file_ids = disk, docs_disk, node_ids
         self._dirty.clear()
+        self._as_disk = True
         self._fresh.clear()
         self._nodes.clear()
 
@@ -360,5 +367,5 @@ class DocStore:
             where = folder / (RUNS if listed is not None else "node_ids.json")
             raise IndexFormatError(f"{where}: lists {count} nodes (documents claim {claimed}) "
                                    f"but the manifest says {expected_nodes}")
-        store._count, store._disk = count, disk
+        store._count, store._disk, store._as_disk = count, disk, True
         return store

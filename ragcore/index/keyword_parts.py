@@ -127,7 +127,7 @@ def keyword_index_of(docstore: Any, revision: int) -> KeywordIndex:
         return KeywordIndex.build(docstore.iter_nodes(), revision=revision)
     parts = [segment_postings(s, f) for s, f in zip(disk.segments, disk.files)]
     ids = [i for f in disk.files for i in f.ids]
-    if docstore._entries is None:  # untouched since load: it holds what its runs say
+    if docstore._as_disk:  # no node added or removed since: it holds what its runs say
         held, added = disk.held_rows(), []
     else:
         fresh, where = docstore._fresh, disk.where()
