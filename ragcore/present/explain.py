@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import (
+    AccessDenied,
     ChunkingError,
     ConfigError,
     EmbeddingError,
@@ -176,6 +177,11 @@ def _os_error(exc: OSError) -> Explanation:
     )
 
 
+def _access_denied(exc: AccessDenied) -> Explanation:
+    # the policy's words already say what to do, and name nothing the person may not see
+    return Explanation(f"Not allowed: {_sentence(str(exc))}", "")
+
+
 def _sentence(text: str) -> str:
     """Capitalize and end with a full stop, so messages read as sentences."""
     text = text.strip()
@@ -188,6 +194,7 @@ def _sentence(text: str) -> str:
 # Most specific first: subclasses before their bases.
 _EXPLAINERS = (
     (ReaderError, explain_reader_error),
+    (AccessDenied, _access_denied),
     (LLMTimeoutError, _llm_timeout),
     (LLMConnectionError, _llm_connection),
     (LLMStatusError, _llm_status),
