@@ -7,6 +7,10 @@
     chat_turns.py     a chat turn: memory rebuilt from a saved chat, the reply, the turn recorded
     evaluate_view.py  the Evaluate tab: a question set, modes x retrievers, the background run
     evaluate_results.py  a saved evaluation: leaderboard, chart, one question drilled into, exports
+    pictures.py       an index's corpus pictures, drawn off the page's thread once per version
+    sign_in.py        team mode's gate (set-up, sign-in), account menu; sign_in_oidc.py the
+                      identity provider's; session_cookie.py the cookie that keeps a sign-in
+    team_state.py     who this session is, and the policy calls every page makes through it
 
 ``pages/`` only render and collect input; the behaviour lives here and in ragcore. How things
 are worded (labels, errors, citations, trace tables, corpus pictures) is UI-neutral and lives in
