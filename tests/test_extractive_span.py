@@ -4,6 +4,7 @@ offers, and the learned scorer picking one (the shipped weights, no model needed
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -165,3 +166,18 @@ def test_a_question_the_passage_does_not_touch_is_not_found_with_its_score():
     reply = answer(PASSAGE, "What is the boiling point of mercury in kelvin?", limit=3)
     assert "not found" in reply.splitlines()[0]
     assert answer_score(reply) < not_found_threshold()
+
+
+def test_the_phrase_most_likely_readings_agree_on_wins_over_the_best_scored_one():
+    """Minimum Bayes risk under token F1: "Madonna and Celine Dion" holds most of the weight of
+    "Celine Dion" (scored best) and "Madonna" (scored close), so the whole pair is the answer."""
+    from ragcore.llms.extractive_model import best_phrase
+    from ragcore.llms.extractive_span import Span
+
+    toks = tokens("Madonna and Celine Dion were paid the most")
+    rows = [(0, toks, span, {"score": value}) for span, value in
+            ((Span(2, 3), 1.0), (Span(0, 3), 0.9), (Span(0, 0), 0.8), (Span(5, 5), 0.0))]
+    best, probability, margin = best_phrase(rows, {"score": 1.0})
+    assert rows[best][2] == Span(0, 3)
+    assert probability == pytest.approx(1.0 / sum(math.exp(v - 1.0) for v in (1.0, 0.9, 0.8, 0.0)))
+    assert margin == pytest.approx(0.1)  # what the answer model reads: the best-scored row's

@@ -39,6 +39,11 @@ TOP_SENTENCES = 5  # the phrases of this many best sentences compete
 # scoring within this many logits of it (and takes over its probability: the model's certainty
 # that the best sentences hold the phrase).
 NAME_MARGIN = 2.0
+# The phrase is chosen among this many best-scored ones by expected overlap (``best_phrase``):
+# article-level cross-validation on the training questions, token F1 of the phrase 44.9 when
+# the best-scored phrase is taken, 45.8 with this choice (a gradient-boosted reranker over the
+# same 25 reached 45.7, so the simpler rule ships).
+MBR_CANDIDATES = 25
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,13 +160,20 @@ def linear(weights: dict[str, float], feats: dict[str, float]) -> float:
 
 
 def best_phrase(rows: list, weights: dict[str, float]) -> tuple[int, float, float] | None:
-    """The index of the winning row, its softmax probability and its margin over the next."""
+    """The index of the chosen row, and the softmax probability of the best-scored row and its
+    margin over the next (what the answer model reads).
+
+    The chosen phrase is the one with the highest expected token overlap with the answer
+    (``_expected_overlap``), not simply the best-scored one: phrases that nest or overlap
+    ("Celine Dion", "Madonna and Celine Dion") share their probability, so the phrase most of
+    the likely readings agree on wins (minimum Bayes risk under SQuAD's token F1).
+    """
     if not rows:
         return None
     scores = [linear(weights, f) for *_, f in rows]
     top = max(scores)
     total = sum(math.exp(s - top) for s in scores)
-    best = scores.index(top)
+    best = _expected_overlap(rows, scores)
     if "person|new_name" not in rows[best][3]:  # a person is named by a name of their own
         names = [i for i, (*_, f) in enumerate(rows)
                  if "person|new_name" in f and scores[i] >= top - NAME_MARGIN]
@@ -171,8 +183,31 @@ def best_phrase(rows: list, weights: dict[str, float]) -> tuple[int, float, floa
         whole = [i for i, (k2, _, s2, f) in enumerate(rows) if k2 == k and "person|new_name" in f
                  and s2.first <= span.first and s2.last >= span.last]
         best = max(whole, key=lambda i: rows[i][2].last - rows[i][2].first)
-    runner = max((s for i, s in enumerate(scores) if i != best), default=top - 10.0)
-    return best, 1.0 / total, scores[best] - runner  # a name taking over keeps the certainty
+    runner = sorted(scores)[-2] if len(scores) > 1 else top - 10.0
+    return best, 1.0 / total, top - runner
+
+
+def _expected_overlap(rows: list, scores: Sequence[float]) -> int:
+    """The row, among the ``MBR_CANDIDATES`` best-scored, whose words overlap most with the
+    others' weighted by their softmax probability (token F1; a row counts itself)."""
+    order = sorted(range(len(rows)), key=lambda i: -scores[i])[:MBR_CANDIDATES]
+    weights = [math.exp(scores[i] - scores[order[0]]) for i in order]
+    bags = [Counter(_answer_words(rows[i])) for i in order]
+    sizes = [sum(bag.values()) for bag in bags]
+
+    def overlap(a: int, b: int) -> float:
+        same = sum((bags[a] & bags[b]).values())
+        return 2.0 * same / (sizes[a] + sizes[b]) if same else 0.0
+
+    values = [sum(w * overlap(a, b) for b, w in enumerate(weights)) for a in range(len(order))]
+    return order[max(range(len(order)), key=lambda a: (values[a], -a))]
+
+
+def _answer_words(row: tuple) -> list[str]:
+    """A phrase's words as SQuAD's measure compares them: lower case, no articles."""
+    _, toks, span, _ = row
+    return [t.low for t in toks[span.first: span.last + 1]
+            if t.is_word and t.low not in ("a", "an", "the")] or ["\0"]
 
 
 def answer_features(reading: Reading, phrase: tuple[float, float] | None) -> dict[str, float]:
