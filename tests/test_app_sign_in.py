@@ -183,3 +183,57 @@ def test_a_damaged_team_database_is_named_on_the_page(workspace, monkeypatch):
     at = start()
     assert "not a readable team database" in texts(at) and "hello" not in texts(at)
     assert not at.exception
+
+
+def cookie_scripts(at: AppTest) -> list[str]:
+    return [str(element.proto) for element in at.get("html")]
+
+
+def test_the_cookie_keeps_a_sign_in_until_its_session_ends(workspace, monkeypatch):
+    from webapp import session_cookie
+
+    monkeypatch.setenv("RAGCORE_AUTH", "local")
+    with Team.open(workspace, hasher=fast_hasher()) as team:
+        admin = team.accounts.set_up("ana", "ana's password")
+        team.accounts.create(admin, "bob", "bob password")
+        token = team.sessions.start(team.accounts.require("bob"))
+    sent = {}
+    monkeypatch.setattr(session_cookie, "read", lambda: sent.get("cookie"))
+    at = sign_in(start(), "bob", "bob password")  # the sign-in writes the cookie once
+    assert "hello bob" in texts(at)
+    written = cookie_scripts(at)
+    assert len(written) == 1 and "ragcore_session" in written[0] and "SameSite=Strict" in written[0]
+    assert not cookie_scripts(at.run())
+    sent["cookie"] = token  # a reload: a new browser session sends the cookie
+    assert "hello bob" in texts(start())
+    with Team.open(workspace, hasher=fast_hasher()) as team:
+        team.sessions.end_all(team.accounts.require("bob"))  # log out everywhere
+    again = start()
+    assert again.title[0].value == "Sign in" and "hello" not in texts(again)
+
+
+def test_log_out_clears_the_cookie_and_everything_the_session_held(workspace, monkeypatch):
+    monkeypatch.setenv("RAGCORE_AUTH", "local")
+    with Team.open(workspace, hasher=fast_hasher()) as team:
+        team.accounts.set_up("ana", "ana's password")
+    at = sign_in(start(), "ana", "ana's password")
+    at.session_state["open_chat"] = "ana's chat"
+    at = at.sidebar.button(key="log_out").click().run()
+    assert at.title[0].value == "Sign in" and "open_chat" not in at.session_state
+    assert any("Max-Age=0" in script for script in cookie_scripts(at))
+
+
+def test_the_throttle_counts_the_proxy_s_address_only_when_it_is_trusted(monkeypatch):
+    import streamlit as st
+
+    from webapp import sign_in as gate_module
+
+    class Context:
+        ip_address = "10.0.0.5"  # the proxy
+        headers = {"X-Forwarded-For": "6.6.6.6, 203.0.113.9"}  # client-written, proxy-added
+
+    monkeypatch.setattr(st, "context", Context())
+    monkeypatch.delenv("RAGCORE_TRUSTED_PROXY", raising=False)
+    assert gate_module._client() == "10.0.0.5"
+    monkeypatch.setenv("RAGCORE_TRUSTED_PROXY", "1")
+    assert gate_module._client() == "203.0.113.9"
