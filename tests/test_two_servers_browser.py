@@ -3,9 +3,10 @@
 
 A large upload is started on server one; server two's sidebar lists its job (from the jobs
 table: the journal is not in the folder), and its Cancel stops it: the job, which runs in server
-one's process, ends "cancelled" with its saved batches kept, and both servers show it so. The
-app runs in single-user mode here; the share half of issue 22's two-server test runs through
-the library in ``test_two_servers.py``.
+one's process, ends "cancelled" with its saved batches kept, and both servers show it so (the
+app in single-user mode). In team mode (``RAGCORE_AUTH=local``), Bob signed in on server two
+sees no index; Ana, signed in on server one, shares hers with him on its Indexes page, and on
+server two the index shows on Bob's next page at once.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import time
 
 import pytest
 from test_browser import (  # noqa: F401 (the page fixture)
-    WORK_TIMEOUT_MS, _require_browser, _shot, _upload, page, start_app, stop_app,
+    WORK_TIMEOUT_MS, _go, _require_browser, _shot, _upload, _wait_idle, page, start_app,
+    stop_app,
 )
 from test_browser_jobs import _big_file, _new_index, _open, _saved_chunks
 
@@ -82,3 +84,74 @@ def test_a_job_started_on_one_server_is_seen_and_cancelled_on_the_other(
     assert job.state == "cancelled" and job.pid == one.pid  # it ran on server one
     assert 0 < _saved_chunks(workspace, "big") == job.report["chunks"] < job.work_total
     assert not (workspace / "jobs").exists()
+
+
+def _two_servers(tmp_path, **env: str):
+    """Two app servers on ``tmp_path/workspace`` with ``env``; returns both processes and URLs."""
+    one, url_one = start_app(tmp_path / "workspace", tmp_path / "server-one.log", **env)
+    try:
+        two, url_two = start_app(tmp_path / "workspace", tmp_path / "server-two.log", **env)
+    except BaseException:
+        stop_app(one)
+        raise
+    return (one, url_one), (two, url_two)
+
+
+def _sign_in(page, url: str, name: str) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(url)
+    page.get_by_label("Name", exact=True).fill(name)
+    page.get_by_label("Password", exact=True).fill(f"{name} password")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("heading", name="Sign in")).to_have_count(0, timeout=WORK_TIMEOUT_MS)
+    _wait_idle(page)
+
+
+def test_a_share_made_on_one_server_applies_on_the_other_at_once(page, tmp_path,
+                                                                 pg_team_url):  # noqa: F811
+    from playwright.sync_api import expect
+
+    from ragcore.embeddings.fake import FakeEmbedder
+    from ragcore.workspace import Workspace
+    from ragcore.workspace.passwords import fast_hasher
+    from ragcore.workspace.permitted import create_index
+    from ragcore.workspace.team import Team
+
+    _require_browser()
+    workspace = tmp_path / "workspace"
+    with Team.open(workspace, hasher=fast_hasher()) as team:  # as `ragcore users add` would
+        admin = team.accounts.set_up("root", "root password")
+        ana = team.accounts.create(admin, "ana", "ana password")
+        team.accounts.create(admin, "bob", "bob password")
+        create_index(team, ana, Workspace(workspace, embedder=FakeEmbedder()), "reports")
+    (one, url_one), (two, url_two) = _two_servers(
+        tmp_path, RAGCORE_DATABASE_URL=pg_team_url, RAGCORE_EMBEDDER="fake", RAGCORE_AUTH="local")
+    bob = page.context.browser.new_context().new_page()  # his own cookies
+    try:
+        _sign_in(bob, url_two, "bob")
+        _go(bob, "Indexes")
+        expect(bob.get_by_text("There is no index yet")).to_be_visible(timeout=WORK_TIMEOUT_MS)
+
+        _sign_in(page, url_one, "ana")
+        _go(page, "Indexes")
+        page.get_by_role("tab", name="Sharing, rename or delete").click()
+        page.get_by_role("combobox", name="With").click()
+        page.get_by_role("option", name="bob", exact=True).click()
+        page.get_by_role("button", name="Share").click()
+        expect(page.get_by_text("bob: can read and chat")).to_be_visible(timeout=WORK_TIMEOUT_MS)
+        _shot(page, "two-servers-3-shared-on-server-one")
+
+        _go(bob, "Start")
+        _go(bob, "Indexes")  # his next page on server two: the share applies already
+        expect(bob.get_by_test_id("stMain").get_by_role("combobox", name="Index")).to_be_visible(
+            timeout=WORK_TIMEOUT_MS)
+        expect(bob.get_by_text("There is no index yet")).to_have_count(0)
+        _shot(bob, "two-servers-4-seen-on-server-two")
+    except BaseException:
+        _shot(page, "two-servers-failed-ana")
+        _shot(bob, "two-servers-failed-bob")
+        raise
+    finally:
+        stop_app(two)
+        stop_app(one)
