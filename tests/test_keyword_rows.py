@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from store_fakes import ParagraphSplitter
 
 from ragcore.embeddings import FakeEmbedder
@@ -94,3 +96,15 @@ def test_a_hybrid_query_after_a_load_builds_one_map_not_the_document_entries(tmp
     assert "d1.txt#0" not in docstore and "d2.txt#0" in docstore
     assert all(not i.startswith("d1.txt") for i in
                (s.node.node_id for s in retriever.retrieve("owl policy risk hunt")))
+
+
+def test_chained_ids_read_as_the_concatenated_list():
+    from ragcore.index.keyword_parts import ChainedIds
+
+    lists = [["a", "b"], [], ["c"], ["d", "e", "f"]]
+    ids, flat = ChainedIds(lists), ["a", "b", "c", "d", "e", "f"]
+    assert len(ids) == 6 and list(ids) == flat
+    assert [ids[i] for i in range(-6, 6)] == flat + flat
+    assert ids[1:5] == flat[1:5] and ids[::2] == flat[::2]
+    with pytest.raises(IndexError):
+        ids[6]

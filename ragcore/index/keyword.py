@@ -43,7 +43,7 @@ Metadata = Callable[[], list[dict[str, Any]]]  # each row's metadata ({} for dea
 class KeywordIndex:
     """BM25 over the live rows of postings parts; rows follow ``node_ids``, part after part."""
 
-    node_ids: list[str]
+    node_ids: Sequence[str]  # a list, or the saved node files' ids chained (keyword_parts)
     parts: list[Postings]
     live: np.ndarray | None  # (rows,) bool: rows still in the index (None: all)
     metadata_of: Metadata  # called on the first filtered search

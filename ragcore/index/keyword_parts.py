@@ -22,7 +22,9 @@ import logging
 import os
 import shutil
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from bisect import bisect_right
+from itertools import chain
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -119,6 +121,30 @@ def _current(segment: Segment) -> bool:
     return has_postings(segment.folder)
 
 
+class ChainedIds(Sequence[str]):
+    """The node ids of several node files as one sequence, without copying them (a list of
+    1M ids costs ~90 ms, paid by the first keyword query after a load)."""
+
+    def __init__(self, lists: list[list[str]]) -> None:
+        self._lists = lists
+        self._starts = np.cumsum([0, *map(len, lists)]).tolist()
+
+    def __len__(self) -> int:
+        return self._starts[-1]
+
+    def __getitem__(self, row):  # type: ignore[override]
+        if isinstance(row, slice):
+            return [self[i] for i in range(*row.indices(len(self)))]
+        row = row + len(self) if row < 0 else row
+        if not 0 <= row < len(self):
+            raise IndexError(f"row {row} of {len(self)} ids")
+        part = bisect_right(self._starts, row) - 1
+        return self._lists[part][row - self._starts[part]]
+
+    def __iter__(self) -> Iterator[str]:
+        return chain.from_iterable(self._lists)
+
+
 def keyword_index_of(docstore: Any, revision: int) -> KeywordIndex:
     """The keyword index of ``docstore``'s nodes: its saved segments' postings, masked to the
     rows it still holds, and postings of the nodes added since its last save."""
@@ -126,7 +152,7 @@ def keyword_index_of(docstore: Any, revision: int) -> KeywordIndex:
     if disk is None:
         return KeywordIndex.build(docstore.iter_nodes(), revision=revision)
     parts = [segment_postings(s, f) for s, f in zip(disk.segments, disk.files)]
-    ids = [i for f in disk.files for i in f.ids]
+    ids: Sequence[str] = ChainedIds([f.ids for f in disk.files])
     if docstore._as_disk:  # no node added or removed since: it holds what its runs say
         held, added = disk.held_rows(), []
     else:
@@ -138,7 +164,7 @@ def keyword_index_of(docstore: Any, revision: int) -> KeywordIndex:
     live[held] = True
     if added:
         parts.append(build_postings(docstore.get(i).content(MetadataMode.EMBED) for i in added))
-        ids += added
+        ids = [*ids, *added]
         live = np.concatenate([live, np.ones(len(added), dtype=bool)])
 
     def metadata() -> list[dict[str, Any]]:
