@@ -11,6 +11,8 @@ screenshot per step.
 from __future__ import annotations
 
 import re
+import sqlite3
+import time
 
 import pytest
 from test_browser import _go, _shot, _upload, _wait_idle, _require_browser, page, start_app, stop_app  # noqa: F401
@@ -23,7 +25,8 @@ TIMEOUT_MS = 60_000
 def team_url(tmp_path):
     _require_browser()
     proc, url = start_app(tmp_path / "workspace", tmp_path / "streamlit.log",
-                          RAGCORE_AUTH="local", RAGCORE_EMBEDDER="fake")
+                          RAGCORE_AUTH="local", RAGCORE_EMBEDDER="fake",
+                          RAGCORE_DATABASE_URL="")  # the team database in the workspace
     try:
         yield url
     finally:
@@ -60,7 +63,21 @@ def _new_index(page, name: str, path) -> None:
     box.press("Enter")
     _upload(page, path)
     page.get_by_role("button", name="Index 1 file(s)").click()
-    expect(page.get_by_text("1 indexed")).to_be_visible(timeout=TIMEOUT_MS)
+    done = page.get_by_text(re.compile(f"Ingest {path.name} into “{name}”: done"))
+    expect(done.first).to_be_visible(timeout=TIMEOUT_MS)  # in the sidebar's jobs
+
+
+def _wait_for_failures(page, root, tries: int) -> None:
+    """Wait until the team database counted ``tries`` wrong passwords for bob (the 10th locks:
+    the count starts again and the lock is set)."""
+    for _ in range(100):
+        with sqlite3.connect(root / "team.sqlite3") as db:
+            row = db.execute("SELECT failures, locked_until FROM login_failures "
+                             "WHERE key = 'user:bob'").fetchone()
+        if row and (row[0] >= tries or row[1] > time.time()):
+            return
+        page.wait_for_timeout(200)
+    raise AssertionError(f"the app did not count wrong password {tries}: {row}")
 
 
 def test_team_walk(team_url, page, tmp_path):
@@ -100,11 +117,16 @@ def test_team_walk(team_url, page, tmp_path):
     ana_chat = page.url
     _new_index(page, "Handbook", shared)
     _go(page, "Indexes")
+    _wait_idle(page)
+    page.get_by_role("combobox", name="Index", exact=True).click()
+    page.get_by_role("option", name="Handbook").click()
+    _wait_idle(page)
     page.get_by_role("tab", name="Sharing, rename or delete").click()
     page.get_by_label("With").click()
     page.get_by_role("option", name="bob").click()
     page.get_by_role("button", name="Share").click()
     expect(page.get_by_text("bob: can read and chat")).to_be_visible()
+    expect(page.get_by_text("Share “Handbook”")).to_be_visible()
     _shot(page, "team-3-shared")
     _log_out(page)
 
@@ -122,10 +144,10 @@ def test_team_walk(team_url, page, tmp_path):
     _shot(page, "team-5-bob-refused-chat")
     _log_out(page)
 
-    for _ in range(10):
+    for tries in range(1, 11):  # each wrong password counted before the next is typed
         _sign_in(page, "bob", "not his password")
-        expect(page.get_by_text("wrong name or password").or_(
-            page.get_by_text("too many wrong passwords"))).to_be_visible()
+        _wait_for_failures(page, tmp_path / "workspace", tries)
+        expect(page.get_by_text("wrong name or password")).to_be_visible()
     _sign_in(page, "bob", "bob password")
     expect(page.get_by_text("too many wrong passwords")).to_be_visible()
     expect(page.get_by_text("Signed in as")).to_have_count(0)

@@ -31,6 +31,9 @@ from webapp.sign_in_oidc import oidc_gate
 
 TOKEN_KEY = "team_session_token"
 TRUSTED_PROXY_ENV = "RAGCORE_TRUSTED_PROXY"
+# the sign-in screen runs before the navigation, so Streamlit would list pages/ in the sidebar
+HIDE_PAGES = ("<style>[data-testid='stSidebarNav'], [data-testid='stSidebarNavSeparator'] "
+              "{display: none}</style>")
 
 
 @st.cache_resource(show_spinner=False)
@@ -73,6 +76,7 @@ def gate(root: Path) -> tuple[Team | None, User]:
     if st.session_state.get(TOKEN_KEY):  # signed out meanwhile (expired, ended elsewhere)
         _forget_session()
     st.session_state.pop("team_current", None)  # webapp.team_state.CURRENT_KEY
+    st.html(HIDE_PAGES)
     if team.accounts.has_admin():
         _sign_in_form(team)
     else:
