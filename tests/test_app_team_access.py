@@ -214,3 +214,14 @@ def test_only_admins_see_the_team_page(root):
     member = signed_in(root, "ana")
     with pytest.raises(ValueError, match="Could not find a navigation page"):
         member.switch_page("pages/team.py")  # not in a member's navigation at all
+
+
+def test_a_new_index_name_says_nothing_of_another_person_s_index(root):
+    at = signed_in(root, "bob", "upload")
+    at.text_input(key="new_index_typed_name").input(f"Zebra plans {SECRET}").run()
+    said = " ".join(c.value for c in at.caption)
+    assert "already exists" not in said and "folder" not in said
+    ana = signed_in(root, "ana", "upload")
+    ana.selectbox[0].set_value("New index…").run()
+    ana.text_input(key="new_index_typed_name").input(f"Zebra plans {SECRET}").run()
+    assert "already exists" in " ".join(c.value for c in ana.caption)

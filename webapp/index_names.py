@@ -20,6 +20,7 @@ from ragcore.workspace.names import (
     set_display_name,
     shown_names,
 )
+from webapp import team_state
 
 TYPED_KEY = "new_index_typed_name"
 
@@ -28,14 +29,17 @@ def new_index_name(ws: Any) -> str:
     """The name box; returns the folder name of a usable new name, else ""."""
     typed = st.text_input("Name of the new index", placeholder="e.g. Contracts 2024",
                           key=TYPED_KEY, help="Any name: spaces and accents are fine.")
-    problem = name_problem(typed, shown_names(ws))
+    team, _ = team_state.current()  # in team mode: only names this person may see are taken
+    seen = shown_names(ws) if team is None else [
+        display_name(ws, n) for n in team_state.listed(ws, ws.index_names())]
+    problem = name_problem(typed, seen)
     if problem and typed.strip():
         st.caption(f":material/error: {problem} The Index button waits for a usable name.")
         return ""
     if problem:
         return ""
     folder = free_folder(ws, typed)
-    if folder != clean_display(typed):
+    if folder != clean_display(typed) and team is None:  # a -2 would tell of another's index
         st.caption(f"Saved in the folder “{folder}”.")
     return folder
 
