@@ -183,7 +183,7 @@ def test_query_and_chat_pickers_offer_only_readable_indexes(root):
         assert "Team notes" in options and not any(SECRET in o for o in options), page
 
 
-def test_jobs_of_an_index_show_only_to_its_readers_and_cancel_needs_write(root, monkeypatch):
+def test_jobs_of_an_index_show_only_to_its_readers_and_cancel_and_resume_need_write(root, monkeypatch):
     from ragcore.workspace.jobs_runner import runner_for
 
     runner = runner_for(root)
@@ -206,6 +206,12 @@ def test_jobs_of_an_index_show_only_to_its_readers_and_cancel_needs_write(root, 
         for job in jobs:
             runner.cancel(job.id)
         assert runner.wait_idle(timeout=TIMEOUT)
+    assert {runner.get(job.id).state for job in jobs} == {"cancelled"}
+    resume = [b for b in signed_in(root, "bob").sidebar.button if b.label == "Resume"]
+    assert len(resume) == 1 and resume[0].disabled  # the shared index's job, read-only
+    assert "Resume" not in labels(signed_in(root, "cem"))
+    owner = [b for b in signed_in(root, "ana").sidebar.button if b.label == "Resume"]
+    assert len(owner) == 2 and not any(b.disabled for b in owner)
 
 
 def test_only_admins_see_the_team_page(root):
