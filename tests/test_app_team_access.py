@@ -231,3 +231,16 @@ def test_a_new_index_name_says_nothing_of_another_person_s_index(root):
     ana.selectbox[0].set_value("New index…").run()
     ana.text_input(key="new_index_typed_name").input(f"Zebra plans {SECRET}").run()
     assert "already exists" in " ".join(c.value for c in ana.caption)
+
+
+def test_saved_question_sets_follow_their_index(root):
+    from ragcore.workspace.evaluations import EvaluationStore
+
+    store = EvaluationStore(root)
+    for name in ("zebra-key-phrase-5", "notes-sentence-5", "notes-2-sentence-5"):
+        store.save_question_set(name, {"queries": {}, "corpus": {}, "relevant_docs": {}})
+    for person, expected in (("bob", ["notes-sentence-5"]), ("ana", ["notes-sentence-5",
+                                                                     "zebra-key-phrase-5"])):
+        at = signed_in(root, person, "query")
+        at.radio(key="evaluate_source").set_value("A saved question set").run()
+        assert at.selectbox(key="evaluate_saved").options == expected, person

@@ -10,6 +10,7 @@ the page is shown anew when it ends. Results, saved in the workspace, are drawn 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import streamlit as st
@@ -25,7 +26,7 @@ from ragcore.present import format as fmt
 from ragcore.retrieval.choice import CHOICES
 from ragcore.synthesis import ResponseMode
 from ragcore.workspace.evaluations import EvaluationStore
-from webapp import evaluate_results, state
+from webapp import evaluate_results, state, team_state
 from webapp.retriever_view import offered
 
 JOB_KEY = "evaluate_job"  # the EvaluationJob running or last run in this session
@@ -108,7 +109,7 @@ def generate_form(name: str, store: EvaluationStore) -> None:
 
 
 def saved_picker(store: EvaluationStore) -> None:
-    names = store.question_sets()
+    names = readable_sets(store.question_sets())
     if not names:
         st.caption("No question set is saved in this workspace yet: generate one.")
         return
@@ -116,6 +117,20 @@ def saved_picker(store: EvaluationStore) -> None:
     if st.button("Use this question set", key="evaluate_use_saved"):
         data = store.load_question_set(picked)
         st.session_state[SET_KEY] = (picked, EmbeddingQAFinetuneDataset.from_dict(data))
+
+
+def readable_sets(names: list[str]) -> list[str]:
+    """The saved question sets of indexes this person may read (every one in single-user
+    mode): a set is named "<index folder>-<style>-<count>" and holds that index's passages."""
+    ws = state.workspace()
+    folders = team_state.listed(ws, ws.index_names())
+    if team_state.current()[0] is None:
+        return names
+    if not folders:
+        return []
+    styles = "|".join(re.escape(style.replace("_", "-")) for style in STYLES)
+    made = re.compile(f"({'|'.join(map(re.escape, folders))})-({styles})-[0-9]+")
+    return [name for name in names if made.fullmatch(name)]
 
 
 def upload_picker() -> None:
