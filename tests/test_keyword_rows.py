@@ -84,13 +84,18 @@ def test_a_stale_row_falls_back_to_the_node_id(tmp_path):
     assert index._state.docstore.get_at(node_id, rows[0][0], object()).node_id == node_id
 
 
-def test_a_hybrid_query_after_a_load_builds_one_map_not_the_document_entries(tmp_path):
+def test_a_hybrid_query_after_a_load_builds_no_id_map(tmp_path):
     _saved(tmp_path / "ix")
     index = _load(tmp_path / "ix")
     retriever = index.as_retriever(mode="hybrid", similarity_top_k=5)
     found = [s.node.node_id for s in retriever.retrieve("owl policy risk")]
     docstore = index._state.docstore
     assert found and docstore._members is None and docstore._entries is None
+    assert docstore._disk._where is None  # vector hits found by their rows too
+    fresh = _load(tmp_path / "ix")
+    vector = FakeEmbedder().embed_batch(["owl policy risk"])[0]
+    assert [(s.node.node_id, s.node.text) for s in index.search(vector, top_k=8)] == [
+        (i, fresh._state.docstore.get(i).text) for i, _ in fresh.store.query(vector, top_k=8)]
     assert index.keyword_index().live is None  # assembled as loaded: every saved row held
     index.delete_ref_doc("d1.txt")  # a change: membership is the document map's again
     assert "d1.txt#0" not in docstore and "d2.txt#0" in docstore
@@ -108,3 +113,12 @@ def test_chained_ids_read_as_the_concatenated_list():
     assert ids[1:5] == flat[1:5] and ids[::2] == flat[::2]
     with pytest.raises(IndexError):
         ids[6]
+
+
+def test_a_position_that_names_another_node_falls_back_to_the_node_id(tmp_path):
+    _saved(tmp_path / "ix")
+    docstore = _load(tmp_path / "ix")._state.docstore
+    ids = docstore.node_ids()
+    assert docstore.get_nth(ids[3], 3).node_id == ids[3]
+    assert docstore.get_nth(ids[3], 5).node_id == ids[3]  # another node's position
+    assert docstore.get_nth("not-there", 3) is None

@@ -241,6 +241,18 @@ class DocStore:
                     return self._decoded(node_id, file, line, keep=True)
         return node if node is not None else self.get(node_id)
 
+    def get_nth(self, node_id: str, position: int) -> Node | None:
+        """The node ``node_id`` if this docstore holds it (else None), looked for first as its
+        ``position``-th node (a vector hit's row in a store that holds the nodes in the same
+        order): while no node was added or removed since the load or save, that position is a
+        held row of the node segments, read without building an id map."""
+        disk = self._disk
+        if self._as_disk and node_id not in self._nodes and 0 <= position < self._count:
+            file, line = disk.at(disk.held_row(position))  # type: ignore[union-attr]
+            if file.ids[line] == node_id:
+                return self._decoded(node_id, file, line, keep=True)
+        return self.get(node_id) if node_id in self else None
+
     def _decoded(self, node_id: str, file: NodeFile, line: int, *, keep: bool) -> Node:
         """Node ``node_id`` decoded from ``line`` of ``file``, checked against the id and the
         document the docstore lists it under."""

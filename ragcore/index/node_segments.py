@@ -141,6 +141,7 @@ class NodeSegments:
         self.ids, self.runs = ids, runs  # the docstore's node ids then, and their rows
         self._sizes = sizes  # rows held per segment, counted on first use
         self._where: dict[str, int] | None = None  # node id -> row, built on first use
+        self._run_ends: np.ndarray | None = None  # cumulative run lengths, on first use
 
     def held_rows(self) -> np.ndarray:
         """The rows the docstore held then, in its order."""
@@ -165,6 +166,14 @@ class NodeSegments:
         """The node file and line of global ``row`` (no id map needed)."""
         segment = int(np.searchsorted(self.starts, row, side="right")) - 1
         return self.files[segment], row - self.starts[segment]
+
+    def held_row(self, position: int) -> int:
+        """The global row of the ``position``-th node the docstore held then (no id map)."""
+        if self._run_ends is None:
+            self._run_ends = np.cumsum(self.runs[:, 1])
+        run = int(np.searchsorted(self._run_ends, position, side="right"))
+        start, count = (int(v) for v in self.runs[run])
+        return start + position - (int(self._run_ends[run]) - count)
 
     def linkable(self) -> bool:
         """Whether every segment's files are still the ones read or written."""

@@ -164,6 +164,19 @@ class IndexState:
         # A database store may hold rows a writer elsewhere added after this index was loaded.
         return [ScoredNode(self.docstore.get(i), s) for i, s in hits if i in self.docstore]
 
+    def store_hits(self, vector: Any, *, top_k: int, filters: Any,
+                   node_ids: Sequence[str] | None) -> list[ScoredNode]:
+        """The store's nearest nodes. The numpy store names each hit's row, which is the
+        node's position in the docstore while both hold the same nodes in the same order (as
+        loaded): the node is read there, so the first query after a load builds no id map."""
+        query_rows = getattr(self.store, "query_rows", None)
+        if query_rows is None:
+            return self.scored(self.store.query(vector, top_k=top_k, filters=filters,
+                                                node_ids=node_ids))
+        found = query_rows(vector, top_k=top_k, filters=filters, node_ids=node_ids)
+        nodes = [(self.docstore.get_nth(i, row), s) for row, i, s in found]
+        return [ScoredNode(node, s) for node, s in nodes if node is not None]
+
     def keyword_scored(self, keywords: KeywordIndex, hits: Iterable[tuple[int, float]]
                        ) -> list[ScoredNode]:
         """Keyword hits (rows of ``keywords``, which are all held): each node found on its

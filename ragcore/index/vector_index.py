@@ -299,8 +299,8 @@ class VectorStoreIndex:
         filters = as_filters(filters)
         with self._lock:
             node_ids = self._state.doc_node_ids(doc_ids)
-            hits = self.store.query(vector, top_k=top_k, filters=filters, node_ids=node_ids)
-            return self._state.scored(hits)
+            return self._state.store_hits(vector, top_k=top_k, filters=filters,
+                                          node_ids=node_ids)
 
     def keyword_search(
         self, query: str, *, top_k: int = 4,

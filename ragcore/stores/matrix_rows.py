@@ -224,3 +224,19 @@ def open_part(path: Path, rows: int) -> np.ndarray:
     if not rows or file_size(path) <= MMAP_MIN_BYTES:
         return np.ascontiguousarray(load_npy(path, "vector"))
     return load_npy(path, "vector", mmap_min_bytes=0)
+
+
+def top_k_indices(scores: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the k highest scores, best first (ties by position): argpartition + sort."""
+    n = scores.shape[0]
+    if k < n:
+        part = np.argpartition(scores, n - k)[n - k :]
+        kth = scores[part].min()
+        if np.count_nonzero(scores == kth) > np.count_nonzero(scores[part] == kth):
+            # Ties straddle the cut: argpartition chose among them arbitrarily; take the first.
+            above = np.flatnonzero(scores > kth)
+            part = np.concatenate([above, np.flatnonzero(scores == kth)[: k - above.size]])
+    else:
+        part = np.arange(n)
+    order = np.lexsort((part, -scores[part]))
+    return part[order]

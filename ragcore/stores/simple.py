@@ -37,7 +37,7 @@ from ..errors import ConfigError, IndexFormatError, StoreError
 from .ann import AnnSearch, AnnSettings
 from .base import METRICS, StoreSpec
 from .filters import MaskCache, MetadataFilters, as_filters, id_mask
-from .matrix_rows import MatrixRows, open_part
+from .matrix_rows import MatrixRows, open_part, top_k_indices
 from .query_threads import query_threads
 from .segments import Segment, link_segment, next_name, plan_merges, segment_folder, stamp
 from .simple_persist import (
@@ -250,6 +250,15 @@ class SimpleVectorStore:
         node_ids: Sequence[str] | None = None,
     ) -> list[tuple[str, float]]:
         """(id, score) pairs, best first, among rows passing ``filters`` and ``node_ids``."""
+        found = self.query_rows(vector, top_k=top_k, filters=filters, node_ids=node_ids)
+        return [(node_id, score) for _, node_id, score in found]
+
+    def query_rows(
+        self, vector: np.ndarray, *, top_k: int,
+        filters: MetadataFilters | dict[str, Any] | None = None,
+        node_ids: Sequence[str] | None = None,
+    ) -> list[tuple[int, str, float]]:
+        """As ``query``, each hit with its row: its position in ``ids()``."""
         if isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 1:
             raise ConfigError(f"top_k ({top_k!r}) must be a positive integer")
         if self._size == 0:
@@ -275,7 +284,8 @@ class SimpleVectorStore:
             )
         picked = top_k_indices(scores, top_k)
         found = picked if rows is None else rows[picked]
-        return [(self._ids[r], float(s)) for r, s in zip(found.tolist(), scores[picked].tolist())]
+        return [(r, self._ids[r], float(s)) for r, s in zip(found.tolist(),
+                                                            scores[picked].tolist())]
 
     def _prepare_query(self, vector: np.ndarray) -> np.ndarray:
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
@@ -399,19 +409,3 @@ class SimpleVectorStore:
         for part, segment in zip(files.parts if store._ann else [], files.segments):
             store._ann.adopt(part, segment.folder)  # type: ignore[union-attr]
         return store
-
-
-def top_k_indices(scores: np.ndarray, k: int) -> np.ndarray:
-    """Indices of the k highest scores, best first (ties by position): argpartition + sort."""
-    n = scores.shape[0]
-    if k < n:
-        part = np.argpartition(scores, n - k)[n - k :]
-        kth = scores[part].min()
-        if np.count_nonzero(scores == kth) > np.count_nonzero(scores[part] == kth):
-            # Ties straddle the cut: argpartition chose among them arbitrarily; take the first.
-            above = np.flatnonzero(scores > kth)
-            part = np.concatenate([above, np.flatnonzero(scores == kth)[: k - above.size]])
-    else:
-        part = np.arange(n)
-    order = np.lexsort((part, -scores[part]))
-    return part[order]
