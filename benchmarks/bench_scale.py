@@ -113,7 +113,7 @@ def keyword_rows(path: Path, label: str) -> list[Row]:
     search_s, _ = timed(lambda: index.keyword_search(question, top_k=10))
     return [Row("scale", f"first keyword query after load at {label}", parts_s + search_s, "s",
                 note=f"postings of {len(keywords.parts)} segments mapped {parts_s:.3f} s, BM25 "
-                     f"{bm25_s:.3f} s; the docstore's first id maps and nodes the rest")]
+                     f"{bm25_s:.3f} s; the rest the hits' nodes read on their rows")]
 
 
 def query_rows(path: Path, label: str) -> list[Row]:
