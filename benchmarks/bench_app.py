@@ -79,8 +79,11 @@ def _env(root: Path) -> dict[str, str]:
 def _python(code: str, root: Path) -> tuple[float, dict]:
     """Run ``code`` in a fresh interpreter; its wall time and the JSON it printed last."""
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=_env(root), check=True,
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=_env(root), check=False,
                           capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:  # the child's own reason, not only its exit status
+        raise RuntimeError(f"a fresh interpreter exited with {done.returncode}: "
+                           f"{done.stderr.strip()[-800:] or '(nothing on stderr)'}")
     return time.perf_counter() - started, json.loads(done.stdout.strip().splitlines()[-1])
 
 
