@@ -5,7 +5,7 @@ It keeps what team mode adds to a workspace: accounts (``accounts``), sign-in se
 (``grants``) and the audit log (``audit``). Indexes, uploads and chats stay files; rows here
 refer to an index by its record uid (``names``), never by a name a rename changes.
 
-The schema is a numbered list of migrations: ``PRAGMA user_version`` says how many have run,
+The schema is a numbered list of migrations (``team_schema``): ``PRAGMA user_version`` says how many have run,
 ``open_team_db`` runs the rest in one transaction each, so a database made by an older ragcore
 is brought up to date when it is opened, and one from a newer ragcore is refused. The file is in
 WAL mode (readers never wait for the writer) with foreign keys enforced, so deleting a user
@@ -27,71 +27,10 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import WorkspaceError
+from .team_schema import MIGRATIONS
 
 TEAM_FILE = "team.sqlite3"
 DATABASE_ENV = "RAGCORE_DATABASE_URL"
-
-MIGRATIONS: tuple[str, ...] = (
-    # 1: accounts, sessions, index owners and shares
-    """
-    CREATE TABLE users (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: old rows name nobody new
-        name TEXT NOT NULL UNIQUE COLLATE NOCASE,
-        display TEXT NOT NULL DEFAULT '',
-        password_hash TEXT NOT NULL,
-        role TEXT NOT NULL CHECK (role IN ('admin', 'member')),
-        disabled INTEGER NOT NULL DEFAULT 0,
-        created REAL NOT NULL
-    );
-    CREATE TABLE sessions (
-        token_hash TEXT PRIMARY KEY,
-        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-        created REAL NOT NULL,
-        last_seen REAL NOT NULL,
-        expires REAL NOT NULL
-    );
-    CREATE INDEX sessions_by_user ON sessions(user_id);
-    CREATE TABLE indexes (
-        uid TEXT PRIMARY KEY,
-        owner_id INTEGER REFERENCES users(id) ON DELETE SET NULL
-    );
-    CREATE TABLE grants (
-        index_uid TEXT NOT NULL REFERENCES indexes(uid) ON DELETE CASCADE,
-        user_id INTEGER REFERENCES users(id) ON DELETE CASCADE,
-        level TEXT NOT NULL CHECK (level IN ('read', 'write'))
-    );
-    CREATE UNIQUE INDEX one_grant ON grants(index_uid, IFNULL(user_id, 0));
-    CREATE INDEX grants_by_user ON grants(user_id);
-    """,
-    # 2: failed sign-ins, chat authors, the audit log
-    """
-    CREATE TABLE login_failures (
-        key TEXT PRIMARY KEY,
-        failures INTEGER NOT NULL,
-        first_failed REAL NOT NULL,
-        locked_until REAL NOT NULL DEFAULT 0
-    );
-    CREATE TABLE chat_authors (
-        chat_id TEXT PRIMARY KEY,
-        user_id INTEGER REFERENCES users(id) ON DELETE SET NULL
-    );
-    CREATE TABLE audit (
-        id INTEGER PRIMARY KEY,
-        at REAL NOT NULL,
-        event TEXT NOT NULL,
-        actor TEXT NOT NULL DEFAULT '',
-        target TEXT NOT NULL DEFAULT '',
-        ok INTEGER NOT NULL DEFAULT 1,
-        detail TEXT NOT NULL DEFAULT ''
-    );
-    CREATE INDEX audit_by_time ON audit(at);
-    """,
-    # 3: accounts signed in through an identity provider (OIDC issuer and subject)
-    """
-    ALTER TABLE users ADD COLUMN identity TEXT;
-    CREATE UNIQUE INDEX users_by_identity ON users(identity) WHERE identity IS NOT NULL;
-    """,
-)
 
 
 class TeamDB:
