@@ -136,6 +136,7 @@ def appender(path: Path, seconds: float) -> None:
         if k % 3 == 2:
             index.delete_ref_doc(f"extra-{k - 2}")
         index.persist(path)
+        index.merge_segments(path)  # the merges an ingestion's merger runs after a commit
         k += 1
 
 

@@ -87,9 +87,11 @@ def test_a_kept_segment_links_its_index_and_a_merge_writes_a_new_one(vectors, tm
     data = current_data(path)
     assert os.stat(data / ANN_FILE).st_ino == inode  # linked forward, not rebuilt
     assert not list(data.glob(f"vectors-*/{ANN_FILE}"))  # the small segment has none
-    monkeypatch.setattr(segments, "FACTOR", 2)  # the next save merges everything
+    monkeypatch.setattr(segments, "FACTOR", 2)  # the next merge takes everything
     _add(index, vectors[2100:], 2100)
     index.persist(path)
+    assert len(list(current_data(path).rglob(ANN_FILE))) == 1  # a commit builds nothing
+    assert index.merge_segments(path)
     merged = [p for p in current_data(path).rglob(ANN_FILE)]
     assert len(merged) == 1 and os.stat(merged[0]).st_ino != inode
     index.store.query(vectors[0], top_k=3)  # a query lets go of the merged segments' indexes
@@ -135,9 +137,20 @@ def test_a_save_that_dies_building_the_index_publishes_nothing(vectors, tmp_path
     _add(index, vectors[1500:], 1500)
     monkeypatch.setattr(ann, "build_ivf", lambda *a: 1 / 0)
     with pytest.raises(ZeroDivisionError):
-        index.persist(path)
+        index.persist(path)  # a big batch gets its index in its commit
     assert (path / "manifest.json").read_bytes() == manifest
     assert len(_load(path)) == 1500
+    monkeypatch.undo()
+    monkeypatch.setattr(segments, "FACTOR", 2)
+    index = VectorStoreIndex.load(path, embedder=FakeEmbedder(dim=DIM))
+    _add(index, vectors[1500:], 1500)
+    index.persist(path)
+    manifest = (path / "manifest.json").read_bytes()
+    monkeypatch.setattr(ann, "build_ivf", lambda *a: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        index.merge_segments(path)  # the merge that dies building its index
+    assert (path / "manifest.json").read_bytes() == manifest
+    assert len(_load(path)) == ROWS
 
 
 def test_a_mapped_segment_is_read_in_blocks_as_it_is(tmp_path, monkeypatch):

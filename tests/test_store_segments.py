@@ -13,8 +13,8 @@ from store_fakes import ParagraphSplitter, animal_docs
 from ragcore.index import VectorStoreIndex, checksums
 from ragcore.index.folder import current_data
 from ragcore.errors import IndexFormatError
-from ragcore.stores import SimpleVectorStore, segments, simple
-from ragcore.stores.segments import plan_merges
+from ragcore.stores import SimpleVectorStore, segments, simple_save
+from ragcore.stores.segments import merges_due, plan_merges
 from ragcore.types import Document
 
 
@@ -90,7 +90,10 @@ def test_size_tiered_merges_keep_the_segment_count_bounded(tmp_path, monkeypatch
     store = SimpleVectorStore(metric="dot")
     for save in range(40):
         _add(store, 2, 2 * save)
-        store.persist(tmp_path / f"g{save}")
+        store.persist(tmp_path / f"g{save}")  # a commit: its batch, no merge
+        if store.merges_due():  # what the merger runs after it
+            store.persist(tmp_path / f"g{save}", merge=True)
+        assert not store.merges_due()
         names = [s["name"] for s in _header(tmp_path / f"g{save}")["segments"]]
         assert len(names) <= 2 * 3 and len(set(names)) == len(names)
     loaded = SimpleVectorStore.load(tmp_path / "g39")
@@ -110,6 +113,27 @@ def test_size_tiered_merges_keep_the_segment_count_bounded(tmp_path, monkeypatch
 )
 def test_plan_merges(live, rows, runs):
     assert plan_merges(live, rows) == runs
+    assert plan_merges(live, rows, tiers=False) == [r for r in runs if r[1] - r[0] == 1]
+    assert merges_due(live, rows) == any(b - a > 1 for a, b in runs)
+
+
+def test_a_commit_writes_its_batch_and_merges_nothing_even_when_a_tier_is_due(tmp_path,
+                                                                              monkeypatch):
+    monkeypatch.setattr(segments, "FACTOR", 3)
+    store = SimpleVectorStore(metric="dot")
+    for save in range(3):
+        _add(store, 2, 2 * save)
+        store.persist(tmp_path / "g")
+    assert store.merges_due()
+    kept = os.stat(tmp_path / "g" / "vectors.npy").st_ino
+    _add(store, 2, 6)
+    store.persist(tmp_path / "g")  # the tier is due: still only the batch is written
+    assert [s["rows"] for s in _header(tmp_path / "g")["segments"]] == [2, 2, 2, 2]
+    assert os.stat(tmp_path / "g" / "vectors.npy").st_ino == kept
+    store.persist(tmp_path / "m", merge=True)
+    assert [s["rows"] for s in _header(tmp_path / "m")["segments"]] == [8]
+    assert not store.merges_due()
+    assert SimpleVectorStore.load(tmp_path / "m").ids() == [f"n{i}" for i in range(8)]
 
 
 def test_an_index_commit_links_the_vectors_it_keeps_with_their_checksums(tmp_path, monkeypatch):
@@ -173,7 +197,7 @@ def test_a_segment_that_cannot_be_linked_fails_the_save_and_leaves_the_index(
                                             splitter=ParagraphSplitter())
     index.persist(path)
     manifest = (path / "manifest.json").read_bytes()
-    monkeypatch.setattr(simple, "link_segment", lambda segment, folder: False)
+    monkeypatch.setattr(simple_save, "link_segment", lambda segment, folder: False)
     index.insert(animal_docs()[2])
     with pytest.raises(IndexFormatError, match="changed while the index was being saved"):
         index.persist(path)

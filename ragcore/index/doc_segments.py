@@ -7,8 +7,9 @@ lists the records the docstore holds, in its order, as runs of rows numbered acr
 segments, and ``node_counts.npy`` how many nodes each document has (they take the node ids of
 ``node_runs.npy`` in turn). A save links the segments it keeps, writes the records of the
 documents added or changed since as a new segment, rewrites a segment holding records no longer
-held (a deleted document's metadata leaves the disk at the next save) and merges size-tiered
-(``plan_merges``), as ``node_segments`` does for node records.
+held (a deleted document's metadata leaves the disk at the next save) and, in the merger's save
+(never a commit's), merges size-tiered (``plan_merges``), as ``node_segments`` does for node
+records.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ import numpy as np
 
 from ..disk import load_npy, read_json, write_json
 from ..errors import IndexFormatError
-from ..stores.segments import Segment, link_segment, next_name, plan_merges, segment_folder, stamp
+from ..stores.segments import (
+    Segment, link_segment, merges_due, next_name, plan_merges, segment_folder, stamp,
+)
 from .checksums import damaged
 from .node_segments import as_runs, listed_segments, runs_rows
 
@@ -108,10 +111,17 @@ class DocSegments:
                 first, count = first + take, count - take
         return out
 
+    def merges_due(self) -> bool:
+        """Whether the segments are due a size-tiered merge (a save with ``merge``)."""
+        owner = np.searchsorted(self.starts, runs_rows(self.runs), side="right") - 1
+        live = np.bincount(owner, minlength=len(self.segments)).tolist()
+        return merges_due(live, [s.rows for s in self.segments])
+
     def save(self, folder: Path, doc_ids: list[str], dirty: set[str],
-             records: Callable[[list[str]], Records]) -> DocSegments:
-        """Link the segments kept into ``folder``; write the ``dirty`` documents' records (and
-        the merges ``plan_merges`` asks for) as new segments; returns the segments now."""
+             records: Callable[[list[str]], Records], *, merge: bool = False) -> DocSegments:
+        """Link the segments kept into ``folder``; write the ``dirty`` documents' records (and,
+        with ``merge``, the merges ``plan_merges`` asks for) as new segments; returns the
+        segments now."""
         where = self.where()
         rows = np.fromiter((-1 if d in dirty else where.get(d, -1) for d in doc_ids), np.int64,
                            len(doc_ids))
@@ -120,7 +130,7 @@ class DocSegments:
         owner = np.searchsorted(self.starts, held, side="right") - 1
         count = len(self.segments)
         units = np.bincount(owner, minlength=count).tolist() + ([len(added)] if added else [])
-        runs = plan_merges(units, [s.rows for s in self.segments] + units[count:])
+        runs = plan_merges(units, [s.rows for s in self.segments] + units[count:], tiers=merge)
         if added and not any(b > count for _, b in runs):
             runs.append((count, count + 1))
         ends, remap = dict(runs), np.full(self.starts[-1], -1, dtype=np.int64)

@@ -307,14 +307,15 @@ class DocStore:
 
     # -- disk --------------------------------------------------------------------------------
 
-    def persist(self, folder: Path) -> None:
+    def persist(self, folder: Path, *, merge: bool = False) -> None:
         """Write the node records into the index folder ``folder`` (``node_segments``: the
-        segments kept are linked, the nodes added since written as a new one), node_runs.npy
-        and docs.json; nodes are read from there from now on."""
+        segments kept are linked, the nodes added since written as a new one; ``merge``: and
+        the size-tiered merges due), node_runs.npy and docs.json; nodes are read from there
+        from now on."""
         docs = self._docs()
         node_ids = self.node_ids()
         if self._disk is not None and self._disk.linkable():
-            disk = self._disk.save(folder, node_ids, self._fresh, self._encode)
+            disk = self._disk.save(folder, node_ids, self._fresh, self._encode, merge=merge)
         else:  # nothing saved yet, or its files were replaced: write every record (copied)
             offsets, crcs = write_node_file(folder, self._records(node_ids), len(node_ids))
             segment = write_ids(folder, "", node_ids)
@@ -323,7 +324,8 @@ class DocStore:
         write_npy(folder / RUNS, disk.runs)
         doc_ids = list(docs)
         if self._docs_disk is not None and self._docs_disk.linkable():
-            docs_disk = self._docs_disk.save(folder, doc_ids, self._dirty, self._doc_records)
+            docs_disk = self._docs_disk.save(folder, doc_ids, self._dirty, self._doc_records,
+                                             merge=merge)
         else:
             docs_disk = first_records(folder, self._doc_records(doc_ids))
         write_npy(folder / DOC_RUNS, docs_disk.runs)
@@ -339,6 +341,10 @@ class DocStore:
         self._as_disk = True
         self._fresh.clear()
         self._nodes.clear()
+
+    def merges_due(self) -> bool:
+        """Whether the saved node or record segments are due a size-tiered merge."""
+        return any(d is not None and d.merges_due() for d in (self._disk, self._docs_disk))
 
     def _doc_records(self, doc_ids: list[str]) -> dict[str, list[Any]]:
         return doc_records(doc_ids, [self._docs()[d] for d in doc_ids])

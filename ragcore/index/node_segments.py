@@ -10,9 +10,10 @@ version wrote them, one segment holding every node); later ones are folders ``no
 holds, in its order (documents one by one, then nodes without one), as runs of consecutive
 rows: ``(first row, count)``, rows numbered across the segments in order. A save links the
 segments it keeps into the new generation (``ragcore.stores.segments.link_segment``), writes the
-nodes added since as a new segment, rewrites a segment with records no longer held (a deleted
-document leaves the disk at the next save, as the index promises), and merges size-tiered as
-the vector store does (``plan_merges``). ``docstore`` decides what a save writes; this module
+nodes added since as a new segment and rewrites a segment with records no longer held (a
+deleted document leaves the disk at the next save, as the index promises); a save asked to
+``merge`` (the merger's, never a commit's) also merges size-tiered as the vector store does
+(``plan_merges``). ``docstore`` decides what a save writes; this module
 only reads and lays out the segments.
 """
 
@@ -26,7 +27,9 @@ import numpy as np
 
 from ..disk import file_size, load_npy, read_json, write_json
 from ..errors import IndexFormatError
-from ..stores.segments import Segment, link_segment, next_name, plan_merges, segment_folder, stamp
+from ..stores.segments import (
+    Segment, link_segment, merges_due, next_name, plan_merges, segment_folder, stamp,
+)
 from ..stores.simple_persist import ids_digest
 from .checksums import damaged
 from .keyword_parts import (
@@ -202,10 +205,15 @@ class NodeSegments:
         """The node ids on global ``rows``."""
         return [file.ids[i] for file, a, b in self.runs_of(rows) for i in range(a, b)]
 
+    def merges_due(self) -> bool:
+        """Whether the segments are due a size-tiered merge (a save with ``merge``)."""
+        return merges_due(self.sizes(), [s.rows for s in self.segments])
+
     def save(self, folder: Path, node_ids: list[str], fresh: set[str],
-             encode: Callable[[str], bytes]) -> NodeSegments:
+             encode: Callable[[str], bytes], *, merge: bool = False) -> NodeSegments:
         """Link the segments kept into the index folder ``folder`` and write the ``fresh`` nodes
-        and the merges ``plan_merges`` asks for as new segments; returns the segments now."""
+        (and, with ``merge``, the merges ``plan_merges`` asks for) as new segments; returns the
+        segments now."""
         held = len(self.ids)
         rows = None
         if node_ids[:held] == self.ids and fresh.issuperset(node_ids[held:]):
@@ -215,7 +223,7 @@ class NodeSegments:
             sizes = self.live(rows)
         count = len(self.segments)
         units = sizes + ([len(added)] if added else [])
-        runs = plan_merges(units, [s.rows for s in self.segments] + units[count:])
+        runs = plan_merges(units, [s.rows for s in self.segments] + units[count:], tiers=merge)
         if added and not any(b > count for _, b in runs):
             runs.append((count, count + 1))
         if rows is None and runs in ([], [(count, count + 1)]):

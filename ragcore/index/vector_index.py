@@ -27,12 +27,13 @@ import numpy as np
 from ..embeddings.base import Embedder, Progress, embed_nodes
 from ..retrieval.retrievers import Retriever, RetrievalMode, make_retriever
 from ..stores import MetadataFilters, VectorStore, as_filters
-from ..stores.consistency import settle_rows
 from ..types import Document, Node, ScoredNode
 from .docstore import DocInfo
-from .folder import committing, open_index_folder, revision_to_write
+from .commit import commit_index
+from .folder import open_index_folder
 from .keyword import B, K1, KeywordIndex
-from .manifest import build_splitter, index_stats, splitter_spec
+from .manifest import build_splitter, index_stats
+from .merger import merge_segments
 from .refresh import RefreshReport, check_documents, check_nodes, check_vectors, plan_refresh
 from .split_embed import check_embedder, log_chunk_truncation, split_documents
 from .state import IndexState
@@ -396,18 +397,11 @@ class VectorStoreIndex:
     def persist(self, path: str | Path) -> None:
         """Write the index to a folder as its next generation, published atomically (readers
         see the old or the new index, never a mix); the folder's revision only grows (see
-        ``folder.revision_to_write``)."""
-        path, state = Path(path), self._state
-        window = self._embedder.max_input_tokens if self._embedder else state.model_window
-        with self._lock:
-            with committing(path) as commit:  # holds the folder's writer lock
-                state.remove_nodes(settle_rows(state.store, state.docstore.node_ids,
-                                               len(state.docstore), where=path))
-                revision = revision_to_write(path, state)
-                state.docstore.persist(commit.folder)
-                state.store.persist(commit.folder)  # before the manifest: it records the ids
-                commit.publish(state.manifest(
-                    model=self.embed_model_name, max_input_tokens=window,
-                    splitter=splitter_spec(self._splitter), revision=revision,
-                ))
-            state.mark_saved(path, revision)
+        ``folder.revision_to_write``). A commit writes what changed since the last one and never
+        merges segments: ``merge_segments`` does (an ingestion runs it after its commits)."""
+        commit_index(self, Path(path))
+
+    def merge_segments(self, path: str | Path) -> bool:
+        """Run the size-tiered segment merges due in the index persisted at ``path`` as its
+        next generation (``merger``); False when none is due."""
+        return merge_segments(self, Path(path))

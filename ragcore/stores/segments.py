@@ -7,9 +7,11 @@ subfolders ``vectors-NNNNNN``. A save links the files of the segments it keeps i
 folder (``link_segment``: a hard link costs no bytes, and the index's next generation is a new
 folder) and writes only the rows added since as a new segment, plus a bitmap of the rows deleted
 from the kept ones. ``plan_merges`` keeps the count bounded, size-tiered as Lucene and LanceDB
-compact: a tier is the order of magnitude of a segment's live rows, and when the newest
-``FACTOR`` segments are of one tier (or smaller) they are merged into one of the next tier, so a
-tier never holds more than ``FACTOR - 1`` segments and each row is rewritten about once per tier
+compact, but never in a commit (a commit writes its batch and nothing else: ``merges_due``
+says when the merger, ``ragcore.index.merger``, has work): a tier is the order of magnitude of
+a segment's live rows, and when the newest ``FACTOR`` segments are of one tier (or smaller)
+they are merged into one of the next tier, so a tier never holds more than ``FACTOR - 1``
+segments and each row is rewritten about once per tier
 (O(log n) times in all). A segment with deleted rows is rewritten without them at the next save
 (``EXPUNGE``: the share of deleted rows that triggers it; 0, the default, keeps the index's
 promise that deleting a document and saving removes it from disk; a larger share leaves them,
@@ -97,12 +99,15 @@ def tier(rows: int) -> int:
     return int(math.log10(rows)) if rows > 0 else 0
 
 
-def plan_merges(live: list[int], rows: list[int]) -> list[tuple[int, int]]:
+def plan_merges(live: list[int], rows: list[int], *, tiers: bool = True
+                ) -> list[tuple[int, int]]:
     """Runs ``(first, last)`` of segments to merge (each into one), given each segment's live
-    and total rows, oldest first; runs do not overlap and a run may be one segment."""
+    and total rows, oldest first; runs do not overlap and a run may be one segment (one with
+    deleted rows, rewritten without them). ``tiers`` False: only those (what a commit does;
+    the size-tiered merges are the merger's, ``merges_due``)."""
     runs = [(i, i + 1, size) for i, size in enumerate(live)]
     merged = {i for i, (n, total) in enumerate(zip(live, rows)) if total - n > EXPUNGE * total}
-    while True:
+    while tiers:
         last = tier(runs[-1][2]) if runs else 0
         count = 0
         while count < len(runs) and tier(runs[-1 - count][2]) <= last:
@@ -115,6 +120,11 @@ def plan_merges(live: list[int], rows: list[int]) -> list[tuple[int, int]]:
         else:
             break
     return [(a, b) for a, b, _ in runs if b - a > 1 or a in merged]
+
+
+def merges_due(live: list[int], rows: list[int]) -> bool:
+    """Whether a size tier (or the segment count) asks for a merge that a commit leaves."""
+    return plan_merges(live, rows) != plan_merges(live, rows, tiers=False)
 
 
 def _join(runs: list[tuple[int, int, int]]) -> tuple[int, int, int]:

@@ -20,9 +20,9 @@ its results in ``ragcore.search.mmr``. On disk, in the index folder: ``store.jso
 ``vectors.npy`` (memory-mapped on load when large), ``vector_ids.json``,
 ``vector_metadata.json`` and ``vector_doc_ids.json`` (the last two parsed on first use, not at
 load), and a deletion bitmap; a save links the segments it keeps and writes only the rows added
-since, merging segments as ``segments.plan_merges`` says; a big segment also gets its approximate
-index (``ann.faiss``, built by the save that writes it: ``ann``). The format is written and read in
-``simple_persist``, and ``ragcore.stores.registry`` reopens it from the index manifest.
+since (``simple_save``; the size-tiered merges of ``segments.plan_merges`` only when the merger
+asks); a big segment also gets its approximate index (``ann.faiss``, built by the save that
+writes it: ``ann``). The format is written and read in ``simple_persist``, and ``ragcore.stores.registry`` reopens it from the index manifest.
 """
 
 from __future__ import annotations
@@ -37,13 +37,11 @@ from ..errors import ConfigError, IndexFormatError, StoreError
 from .ann import AnnSearch, AnnSettings
 from .base import METRICS, StoreSpec
 from .filters import MaskCache, MetadataFilters, as_filters, id_mask
-from .matrix_rows import MatrixRows, open_part, top_k_indices
+from .matrix_rows import MatrixRows, top_k_indices
 from .query_threads import query_threads
-from .segments import Segment, link_segment, next_name, plan_merges, segment_folder, stamp
-from .simple_persist import (
-    Column, ids_digest, ids_mismatch, parse_column, read_store, write_header,
-    write_segment,
-)
+from .segments import Segment
+from .simple_persist import Column, ids_digest, ids_mismatch, parse_column, read_store
+from .simple_save import save_store, store_merges_due
 
 _MASK_CACHE_SIZE = 8
 
@@ -333,66 +331,15 @@ class SimpleVectorStore:
 
     # -- disk (the file format is in simple_persist) -----------------------------------------
 
-    def persist(self, folder: Path) -> None:
-        """Save into the index folder ``folder``: link the saved segments kept, write the rows
-        added since (and the merges ``plan_merges`` asks for) as new segments, then the header
-        and the deletion bitmap; the rows are then read from what was written."""
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        for i in reversed(self._matrix.drop_empty_parts()):
-            del self._segments[i]
-            self._metadata.drop([i])
-            self._doc_ids.drop([i])
-        if not self._segments and not self._matrix.tail_size:  # empty: the files still exist
-            self._write_rows(folder, 0, 1, 0, 0, "")
-        elif all(s.stamp is not None and stamp(s.folder) == s.stamp for s in self._segments):
-            self._save_segments(folder)
-        else:  # saved files replaced, or read from an older format: write every row again
-            self._write_rows(folder, 0, len(self._segments) + 1, 0, self._size, "")
-        write_header(folder, metric=self._metric, dim=self.dim, count=self._size,
-                     segments=self._segments, live=self._matrix.live_rows())
+    def persist(self, folder: Path, *, merge: bool = False) -> None:
+        """Save into the index folder ``folder`` (``simple_save``): link the saved segments
+        kept, write the rows added since as a new segment (and, with ``merge``, the size-tiered
+        merges due), then the header and the deletion bitmap."""
+        save_store(self, Path(folder), merge=merge)
 
-    def _save_segments(self, folder: Path) -> None:
-        sizes = self._matrix.part_sizes()
-        tail = self._matrix.tail_size
-        totals = [s.rows for s in self._segments] + ([tail] if tail else [])
-        runs = plan_merges(sizes + ([tail] if tail else []), totals)
-        if tail and not any(b > len(sizes) for _, b in runs):
-            runs.append((len(sizes), len(sizes) + 1))
-        merged = {i for a, b in runs for i in range(a, b)}
-        parts = self._matrix.parts()
-        for i, segment in enumerate(self._segments):
-            if i in merged:
-                continue
-            if not link_segment(segment, folder):
-                raise IndexFormatError(f"{segment.folder}: the segment's files changed while "
-                                       "the index was being saved; save it again")
-            if self._ann is not None:
-                self._ann.carry(parts[i], segment.folder, segment_folder(folder, segment.name))
-            segment.folder = segment_folder(folder, segment.name)  # the next save links it
-        starts = np.cumsum([0, *sizes, tail]).tolist()
-        units, named = len(sizes) + (1 if tail else 0), list(self._segments)
-        for a, b in reversed(runs):
-            name = "" if (a, b) == (0, units) else next_name(named)  # a first save, or all
-            named.append(Segment(name, folder, 0))
-            self._write_rows(folder, a, b, starts[a], starts[b], name)
-
-    def _write_rows(self, folder: Path, first: int, last: int, start: int, stop: int,
-                    name: str) -> None:
-        """Write live rows ``start..stop-1`` (segments ``first..last-1``, the tail being the one
-        past the saved ones) as segment ``name``, and read them from there from now on."""
-        segment, meta, docs = write_segment(
-            folder, name, vectors=self._matrix, start=start, ids=self._ids[start:stop],
-            metadata=self._metadata.rows(start, stop), doc_ids=self._doc_ids.rows(start, stop),
-        )
-        part = open_part(segment.path("vectors.npy"), segment.rows)
-        self._matrix.replace(first, last, part)
-        if self._ann is not None:  # a big segment's approximate index is built and saved now
-            self._ann.save_index(part, segment.folder)
-        self._segments[first:last] = [segment]
-        whole = start == 0 and stop == self._size
-        self._metadata.saved(first, last, meta, whole=whole)
-        self._doc_ids.saved(first, last, docs, whole=whole)
+    def merges_due(self) -> bool:
+        """Whether the saved segments are due a size-tiered merge (``persist(merge=True)``)."""
+        return store_merges_due(self)
 
     @classmethod
     def load(cls, folder: Path, *, ann: AnnSettings | None = AnnSettings()) -> SimpleVectorStore:

@@ -77,6 +77,7 @@ class Commits:
     batching: Batching = field(default_factory=Batching)
     on_commit: Callable[[list[str]], None] | None = None  # gets the files saved complete
     on_writing: Callable[[], None] | None = None  # called just before each save
+    after_save: Callable[[], None] | None = None  # called after each save (starts the merger)
     cancel: Callable[[], bool] | None = None
     count: int = 0  # saves made
     finished: list[str] = field(default_factory=list)  # files done (saved or to be saved)
@@ -126,6 +127,8 @@ class Commits:
             self._last_cost = time.monotonic() - started
             self.count += 1
             self._saved_revision = self.handle.index.revision
+            if self.after_save is not None:
+                self.after_save()
         self._pending = 0
         self._last = time.monotonic()
         if self.on_commit is not None:

@@ -4,7 +4,8 @@ Everything here works on an ``IndexHandle`` (``handle.py``): the loaded index, i
 its upload folder. Nothing here opens or locks an index or knows the workspace: ``Workspace``
 opens the handle under the index's write lock and calls these; ``ingest_files`` saves the index
 through the handle after every batch of work (``commits``), so a cancel or a crash keeps the
-batches saved before it, and an unchanged index is never rewritten. A file's chunks are embedded
+batches saved before it, and an unchanged index is never rewritten; after each save a thread
+runs the segment merges due (``ragcore.index.merger``), waited for when the ingestion ends. A file's chunks are embedded
 a slice at a time (``FileWork``): between slices a cancel is noticed and a due batch is saved.
 
 A "file" is what a user sees; an index holds documents (one per PDF page or JSON Lines record),
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from ..errors import RagcoreError, ReaderError, WorkspaceError
+from ..index.merger import BackgroundMerger
 from ..types import Document
 from .commits import PARTIAL_KEY, Batching, Cancelled, Commits
 from .handle import UPLOAD_PREFIX, IndexHandle
@@ -84,8 +86,9 @@ def ingest_files(
             progress(IngestProgress(event.path, event.file_number, event.file_count, "saving",
                                     event.file_fraction, event.chunks_done, event.chunks_total))
 
+    merger = BackgroundMerger(handle.index, handle.folder)  # merges after commits, not in them
     commits = Commits(handle, batching or Batching(), on_commit=on_commit, on_writing=writing,
-                      cancel=cancel)
+                      cancel=cancel, after_save=merger.start)
     for number, path in enumerate(files, 1):
         emit = _emitter(track, str(path), number, len(files))
         try:
@@ -105,6 +108,7 @@ def ingest_files(
             commits.save()
     last[0] = IngestProgress("", len(files), len(files), "saving", 1.0)
     commits.save()
+    merger.wait()  # the segment count stays bounded when the ingestion ends
     report.commits = commits.count
     report.seconds = time.perf_counter() - started
     return report

@@ -1,0 +1,110 @@
+"""Segment merges out of the commit: a commit writes its batch only, the merger (after it, in a
+thread of the writing process) runs the size-tiered merges, as a generation of its own."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from store_fakes import ParagraphSplitter
+
+from ragcore.embeddings import FakeEmbedder
+from ragcore.index import VectorStoreIndex
+from ragcore.index.folder import current_data
+from ragcore.index.merger import BackgroundMerger, merges_due
+from ragcore.index.verify import verify_index
+from ragcore.stores import segments
+from ragcore.types import Document
+
+
+def _doc(i: int) -> Document:
+    return Document(text=f"document {i} about owls\n\nits second part {i}", doc_id=f"d{i}")
+
+
+def _new() -> VectorStoreIndex:
+    return VectorStoreIndex(embedder=FakeEmbedder(), splitter=ParagraphSplitter())
+
+
+def _load(path) -> VectorStoreIndex:
+    return VectorStoreIndex.load(path, embedder=FakeEmbedder(), splitter=ParagraphSplitter())
+
+
+def _counts(path) -> tuple[int, int, int]:
+    """Segments of node records, document records and vectors in the current generation."""
+    data = current_data(path)
+    docs = json.loads((data / "docs.json").read_text())
+    store = json.loads((data / "store.json").read_text())
+    return len(docs["segments"]), len(docs["doc_segments"]), len(store["segments"])
+
+
+def _same(a: VectorStoreIndex, b: VectorStoreIndex) -> None:
+    assert a.node_ids() == b.node_ids() and a.ref_doc_ids() == b.ref_doc_ids()
+    assert [n.text for n in a.all_nodes()] == [n.text for n in b.all_nodes()]
+    assert (a.get_vectors(a.node_ids()) == b.get_vectors(b.node_ids())).all()
+
+
+@pytest.fixture
+def factor3(monkeypatch):
+    monkeypatch.setattr(segments, "FACTOR", 3)
+
+
+def test_a_commit_never_merges_and_the_merge_is_a_generation_of_its_own(tmp_path, factor3):
+    path = tmp_path / "index"
+    index = _new()
+    for i in range(4):  # a tier is due after the third commit: the fourth still merges nothing
+        index.insert(_doc(i))
+        index.persist(path)
+        assert _counts(path) == (i + 1, i + 1, i + 1)
+    assert merges_due(index)
+    revision, generation = index.revision, current_data(path).name
+    assert index.merge_segments(path)
+    assert _counts(path) == (1, 1, 1) and current_data(path).name != generation
+    assert index.revision == revision  # the same content: caches elsewhere need not reload
+    verify_index(path)
+    _same(_load(path), index)
+    manifest = (path / "manifest.json").read_bytes()
+    assert not index.merge_segments(path)  # nothing due: nothing written
+    assert (path / "manifest.json").read_bytes() == manifest
+
+
+def test_an_ingestion_runs_the_due_merges_after_its_commits(tmp_path, factor3, monkeypatch):
+    from ragcore.workspace import Workspace, commits
+    from ragcore.workspace.commits import Batching
+
+    monkeypatch.setattr(commits, "SAVE_SHARE", 0)  # a commit after every file
+
+    files = []
+    for i in range(12):
+        files.append(tmp_path / f"f{i}.txt")
+        files[-1].write_text(f"file {i} about bats\n\nand a second paragraph {i}")
+    ws = Workspace(tmp_path / "ws", embedder=FakeEmbedder())
+    report = ws.ingest("docs", files, batching=Batching(chunks=1, seconds=0, slice=1))
+    path = ws.index_path("docs")
+    assert report.commits >= 10
+    assert max(_counts(path)) <= 2 * 3  # merged as it went: bounded, not one per commit
+    index = _load(path)
+    assert not merges_due(index) and len(index.ref_doc_ids()) == 12
+    verify_index(path)
+
+
+def test_the_background_merger_runs_one_merge_at_a_time_and_keeps_its_failure(tmp_path,
+                                                                              factor3,
+                                                                              monkeypatch):
+    path = tmp_path / "index"
+    index = _new()
+    merger = BackgroundMerger(index, path)
+    for i in range(3):
+        index.insert(_doc(i))
+        index.persist(path)
+        merger.start()
+    merger.wait()
+    assert merger.merges == 1 and _counts(path) == (1, 1, 1) and merger.error is None
+    for i in range(3, 6):
+        index.insert(_doc(i))
+        index.persist(path)
+    monkeypatch.setattr("ragcore.index.merger.commit_index",
+                        lambda *a, **k: (_ for _ in ()).throw(OSError("disk full")))
+    merger.start()
+    merger.wait()
+    assert isinstance(merger.error, OSError) and _counts(path) == (4, 4, 4)
+    _same(_load(path), index)
