@@ -1,6 +1,8 @@
 """Drills on an index folder shared by processes: a writer re-persisting two versions, readers
 loading and querying, writers killed mid-persist. Run by tests/test_index_drills.py as separate
-processes (``python tests/index_drill.py writer|reader PATH SECONDS``) and usable by hand.
+processes (``python tests/index_drill.py writer|reader PATH SECONDS``) and usable by hand; the
+merger's drills (tests/test_merge_drills.py) use the roles ``merging``, ``appended_reader``,
+``merge-writing`` and ``merge-installing``.
 
 Versions A and B have the same documents, node ids and node counts; everything else differs:
 each document's metadata, each node's text, each row's store metadata and each vector. A load is
@@ -93,12 +95,20 @@ def writer(path: Path, seconds: float) -> None:
 def reader(path: Path, seconds: float) -> None:
     """Load and query ``path`` in a loop for ``seconds``; prints the counts as JSON."""
     expected = expected_vectors()
-    counts = {"loads": 0, "failed": 0, "mixed": 0, "A": 0, "B": 0, "errors": []}
+    read_in_loop(seconds, lambda: check_load(path, expected), {"A": 0, "B": 0})
+
+
+def read_in_loop(seconds: float, check, outcomes: dict) -> None:
+    """Run ``check`` (a load; it names its outcome, or None) in a loop for ``seconds``; prints
+    the loads, failures, mixed loads and outcomes as JSON."""
+    counts = {"loads": 0, "failed": 0, "mixed": 0, **outcomes, "errors": []}
     stop = time.monotonic() + seconds
     while time.monotonic() < stop:
         counts["loads"] += 1
         try:
-            counts[check_load(path, expected)] += 1
+            outcome = check()
+            if outcome in outcomes:
+                counts[outcome] += 1
         except MixedLoad as exc:
             counts["mixed"] += 1
             counts["errors"].append(f"mixed: {exc}")
@@ -132,12 +142,84 @@ def appender(path: Path, seconds: float) -> None:
     stop = time.monotonic() + seconds if seconds else float("inf")
     k = max(present, default=-1) + 1
     while time.monotonic() < stop:
-        index.insert(extra(k))
-        if k % 3 == 2:
-            index.delete_ref_doc(f"extra-{k - 2}")
-        index.persist(path)
+        append(index, path, k)
         index.merge_segments(path)  # the merges an ingestion's merger runs after a commit
         k += 1
+
+
+def append(index: VectorStoreIndex, path: Path, k: int) -> None:
+    """The appender's commit ``k``: add a document, every third time delete an earlier one."""
+    index.insert(extra(k))
+    if k % 3 == 2:
+        index.delete_ref_doc(f"extra-{k - 2}")
+    index.persist(path)
+
+
+def merging(path: Path, seconds: float) -> None:
+    """The appender, its merges run by a ``BackgroundMerger`` (a thread) after each commit, as
+    an ingestion runs them; prints the commits and merges made. Deletes stay marked in the
+    segments (``EXPUNGE``), and each merge writes for 50 ms more, as a big one would: commits
+    and deletes land while it writes."""
+    from ragcore.index import merger as merging_module
+    from ragcore.index.merger import BackgroundMerger
+    from ragcore.stores import segments
+
+    segments.FACTOR, segments.EXPUNGE = 2, 0.9
+    real_write = merging_module.write_merge
+
+    def slow_write(plan, folder, index):
+        real_write(plan, folder, index)
+        time.sleep(0.05)
+
+    merging_module.write_merge = slow_write
+    index = VectorStoreIndex.load(path, embedder=FakeEmbedder(), splitter=ParagraphSplitter())
+    merger = BackgroundMerger(index, path)
+    print("ready", flush=True)
+    stop, k = time.monotonic() + seconds, 0
+    while time.monotonic() < stop:
+        append(index, path, k)
+        merger.start()
+        k += 1
+    merger.wait()
+    print(json.dumps({"commits": k, "merges": merger.merges, "error": str(merger.error or "")}),
+          flush=True)
+
+
+def merge_stopped(path: Path, at: str) -> None:
+    """Two appender commits (a tier due), then a merge that stops ``at`` "writing" (its
+    segments written, nothing installed) or "installing" (installed in memory, its commit's
+    generation being written), says so and waits there to be killed."""
+    from ragcore.index import merger
+    from ragcore.stores import segments
+
+    segments.FACTOR = 2
+    index = VectorStoreIndex.load(path, embedder=FakeEmbedder(), splitter=ParagraphSplitter())
+    for k in range(2):
+        append(index, path, k)
+    assert merger.merges_due(index)
+    real_write, real_install = merger.write_merge, merger.Install.install
+
+    def write(plan, folder, index):
+        real_write(plan, folder, index)
+        stopped("writing")
+
+    def install(self):
+        real_install(self)
+        stopped("installing")
+
+    def stopped(step: str) -> None:
+        if step == at:
+            print(step, flush=True)
+            time.sleep(600)
+
+    merger.write_merge, merger.Install.install = write, install
+    print("ready", flush=True)
+    index.merge_segments(path)
+
+
+def appended_reader(path: Path, seconds: float) -> None:
+    """Load and check ``path`` as the appender left it (``check_appended``) in a loop."""
+    read_in_loop(seconds, lambda: check_appended(path), {})
 
 
 def check_appended(path: Path) -> int:
@@ -165,4 +247,9 @@ def check_appended(path: Path) -> int:
 
 if __name__ == "__main__":
     role, folder, duration = sys.argv[1], Path(sys.argv[2]), float(sys.argv[3])
-    {"writer": writer, "reader": reader, "appender": appender}[role](folder, duration)
+    if role.startswith("merge-"):  # merge-writing, merge-installing
+        merge_stopped(folder, role.split("-", 1)[1])
+    else:
+        roles = {"writer": writer, "reader": reader, "appender": appender, "merging": merging,
+                 "appended_reader": appended_reader}
+        roles[role](folder, duration)

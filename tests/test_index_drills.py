@@ -39,6 +39,13 @@ def _start(role: str, path: Path, seconds: float) -> subprocess.Popen:
     )
 
 
+def _last_line(proc: subprocess.Popen) -> dict:
+    """What a drill process printed last (JSON), once it ended well."""
+    out, err = proc.communicate(timeout=SECONDS + 120)
+    assert proc.returncode == 0, err
+    return json.loads(out.strip().splitlines()[-1])
+
+
 def _left_over(path: Path) -> list[str]:
     """What is in and beside the index folder besides its manifest, lock and one generation."""
     inside = sorted(p.name for p in path.iterdir())
@@ -59,14 +66,8 @@ def index_path(tmp_path):
 def test_readers_never_see_a_failed_or_mixed_load_while_a_writer_republishes(index_path):
     writer = _start("writer", index_path, SECONDS)
     readers = [_start("reader", index_path, SECONDS) for _ in range(2)]
-    results = []
-    for proc in readers:
-        out, err = proc.communicate(timeout=SECONDS + 120)
-        assert proc.returncode == 0, err
-        results.append(json.loads(out.strip().splitlines()[-1]))
-    out, err = writer.communicate(timeout=SECONDS + 120)
-    assert writer.returncode == 0, err
-    persists = json.loads(out.strip().splitlines()[-1])["persists"]
+    results = [_last_line(proc) for proc in readers]
+    persists = _last_line(writer)["persists"]
     loads = sum(r["loads"] for r in results)
     failed = sum(r["failed"] for r in results)
     mixed = sum(r["mixed"] for r in results)

@@ -15,6 +15,7 @@ from ragcore.embeddings import FakeEmbedder
 from ragcore.errors import IndexFormatError
 from ragcore.index import VectorStoreIndex, checksums
 from ragcore.index.folder import current_data
+from ragcore.index.verify import verify_index
 from ragcore.stores import segments
 from ragcore.types import Document
 
@@ -106,7 +107,8 @@ def _as_before_segments(data: Path) -> None:
         (data / name).unlink()
 
 
-def test_a_folder_saved_before_segments_loads_and_its_next_commit_links_it(index_path):
+def test_a_folder_saved_before_segments_loads_and_its_next_commit_links_it(index_path,
+                                                                         monkeypatch):
     data = current_data(index_path)
     _as_before_segments(data)
     manifest = json.loads((index_path / "manifest.json").read_text())
@@ -122,6 +124,11 @@ def test_a_folder_saved_before_segments_loads_and_its_next_commit_links_it(index
     assert (current_data(index_path) / "doc_records.json").exists()  # records written anew
     _same_index(_load(index_path), index)
     assert _load(index_path).doc_info("cats.txt").metadata["topic"] == "pets"
+    monkeypatch.setattr(segments, "FACTOR", 2)
+    assert index.merge_segments(index_path)  # the segment of the old format is merged too
+    assert _segments(index_path) == [{"name": "nodes-000002", "rows": 8}]
+    _same_index(_load(index_path), index)
+    verify_index(index_path)
 
 
 def test_a_commit_writes_only_the_records_of_documents_added_or_changed(index_path):

@@ -11,6 +11,8 @@ from store_fakes import ParagraphSplitter
 from ragcore.embeddings import FakeEmbedder
 from ragcore.index import VectorStoreIndex
 from ragcore.index.folder import current_data
+from ragcore.index import merger
+from ragcore.index.commit import merge_waiting
 from ragcore.index.merger import BackgroundMerger, merges_due
 from ragcore.index.verify import verify_index
 from ragcore.stores import segments
@@ -108,3 +110,103 @@ def test_the_background_merger_runs_one_merge_at_a_time_and_keeps_its_failure(tm
     merger.wait()
     assert isinstance(merger.error, OSError) and _counts(path) == (4, 4, 4)
     _same(_load(path), index)
+
+
+def _two_per_commit(path, commits: int) -> VectorStoreIndex:
+    index = _new()
+    for c in range(commits):
+        index.refresh_ref_docs([_doc(2 * c), _doc(2 * c + 1)])
+        index.persist(path)
+    return index
+
+
+def _during_write(monkeypatch, action) -> None:
+    """Run ``action`` while the merger writes (no lock held then: as another thread would)."""
+    real = merger.write_merge
+
+    def write(plan, folder, index):
+        action(index)
+        real(plan, folder, index)
+        assert [p.name for p in folder.parent.glob("merge-*")] == [folder.name]
+
+    monkeypatch.setattr(merger, "write_merge", write)
+
+
+def _deleted_rows(path) -> int:
+    return json.loads((current_data(path) / "store.json").read_text())["deleted"]
+
+
+def test_a_delete_and_a_commit_during_a_merge_stay_and_its_rows_are_marked_dead(
+        tmp_path, factor3, monkeypatch):
+    monkeypatch.setattr(segments, "EXPUNGE", 0.6)  # half a segment deleted: a bitmap
+    path = tmp_path / "index"
+    index = _two_per_commit(path, 3)
+    index.delete_ref_doc("d0")  # before the merge: its rows are not merged, the rest move up
+    index.persist(path)
+    assert _deleted_rows(path) == 2
+
+    def delete_and_commit(index):
+        index.delete_ref_doc("d3")
+        index.insert(_doc(7))
+        index.persist(path)
+
+    _during_write(monkeypatch, delete_and_commit)
+    assert index.merge_segments(path)
+    assert _counts(path) == (2, 2, 2)  # the merged segment, then the batch's
+    assert _deleted_rows(path) == 2  # d3's rows, dead in the merged segment
+    loaded = _load(path)
+    assert sorted(loaded.ref_doc_ids()) == ["d1", "d2", "d4", "d5", "d7"]
+    assert all(n.ref_doc_id not in ("d0", "d3") for n in loaded.all_nodes())
+    _same(loaded, index)
+    assert [h.node.ref_doc_id for h in loaded.keyword_search("document 4 owls", top_k=1)] == ["d4"]
+    verify_index(path)
+    assert not list(path.glob("merge-*"))
+
+
+def test_a_segment_rewritten_during_a_merge_drops_that_merge(tmp_path, factor3, monkeypatch):
+    path = tmp_path / "index"  # EXPUNGE 0: the delete's commit rewrites d2's segment
+    index = _two_per_commit(path, 3)
+
+    def delete_and_commit(index):
+        index.delete_ref_doc("d2")  # the first rows of the segment: its rows move up
+        index.persist(path)
+
+    _during_write(monkeypatch, delete_and_commit)
+    index.merge_segments(path)
+    assert _counts(path) == (3, 3, 3) and _deleted_rows(path) == 0  # not merged, nothing lost
+    assert not list(path.glob("merge-*"))
+    _same(_load(path), index)
+    monkeypatch.undo()
+    monkeypatch.setattr(segments, "FACTOR", 3)
+    assert index.merge_segments(path)  # planned again, from the segments as they are now
+    assert _counts(path) == (1, 1, 1)
+    _same(_load(path), index)
+    verify_index(path)
+
+
+def test_a_merge_written_while_changes_wait_is_installed_by_the_next_commit(
+        tmp_path, factor3, monkeypatch):
+    path = tmp_path / "index"
+    index = _two_per_commit(path, 3)
+    _during_write(monkeypatch, lambda index: index.insert(_doc(8)))
+    manifest = (path / "manifest.json").read_bytes()
+    assert index.merge_segments(path)
+    assert (path / "manifest.json").read_bytes() == manifest  # not the merger's to publish
+    assert merge_waiting(index) and not merges_due(index)
+    assert len(list(path.glob("merge-*"))) == 1  # held until the commit
+    index.persist(path)
+    assert _counts(path) == (2, 2, 2) and not merge_waiting(index)
+    assert not list(path.glob("merge-*"))
+    _same(_load(path), index)
+    verify_index(path)
+
+
+def test_a_merger_folder_left_by_a_dead_process_is_removed_at_the_next_open(tmp_path):
+    path = tmp_path / "index"
+    _two_per_commit(path, 1)
+    stray = path / "merge-0123456789ab"
+    (stray / "nodes-000001").mkdir(parents=True)
+    (stray / "nodes-000001" / "nodes.jsonl").write_text("{}\n")
+    (stray / "reading.lock").touch()
+    _load(path)
+    assert not stray.exists()

@@ -15,6 +15,7 @@ from ragcore.index.folder import current_data
 from ragcore.errors import IndexFormatError
 from ragcore.stores import SimpleVectorStore, segments, simple_save
 from ragcore.stores.segments import merges_due, plan_merges
+from ragcore.stores.simple_merge import StoreMerge
 from ragcore.types import Document
 
 
@@ -26,6 +27,14 @@ def _rows(n: int, start: int = 0) -> tuple[list[str], np.ndarray]:
 def _add(store: SimpleVectorStore, n: int, start: int) -> None:
     ids, vectors = _rows(n, start)
     store.add(ids, vectors, [{"i": int(i[1:])} for i in ids], doc_ids=[f"d{start}"] * n)
+
+
+def _merge(store: SimpleVectorStore, folder, scratch) -> None:
+    """What the merger does with the store: plan, write (into ``scratch``), install, commit."""
+    merge = StoreMerge.plan(store)
+    merge.write(scratch, store._ann)
+    assert merge.install(store)
+    store.persist(folder)
 
 
 def _header(folder) -> dict:
@@ -92,7 +101,7 @@ def test_size_tiered_merges_keep_the_segment_count_bounded(tmp_path, monkeypatch
         _add(store, 2, 2 * save)
         store.persist(tmp_path / f"g{save}")  # a commit: its batch, no merge
         if store.merges_due():  # what the merger runs after it
-            store.persist(tmp_path / f"g{save}", merge=True)
+            _merge(store, tmp_path / f"g{save}", tmp_path / f"merge{save}")
         assert not store.merges_due()
         names = [s["name"] for s in _header(tmp_path / f"g{save}")["segments"]]
         assert len(names) <= 2 * 3 and len(set(names)) == len(names)
@@ -130,7 +139,7 @@ def test_a_commit_writes_its_batch_and_merges_nothing_even_when_a_tier_is_due(tm
     store.persist(tmp_path / "g")  # the tier is due: still only the batch is written
     assert [s["rows"] for s in _header(tmp_path / "g")["segments"]] == [2, 2, 2, 2]
     assert os.stat(tmp_path / "g" / "vectors.npy").st_ino == kept
-    store.persist(tmp_path / "m", merge=True)
+    _merge(store, tmp_path / "m", tmp_path / "merge")
     assert [s["rows"] for s in _header(tmp_path / "m")["segments"]] == [8]
     assert not store.merges_due()
     assert SimpleVectorStore.load(tmp_path / "m").ids() == [f"n{i}" for i in range(8)]

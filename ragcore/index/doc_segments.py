@@ -7,9 +7,8 @@ lists the records the docstore holds, in its order, as runs of rows numbered acr
 segments, and ``node_counts.npy`` how many nodes each document has (they take the node ids of
 ``node_runs.npy`` in turn). A save links the segments it keeps, writes the records of the
 documents added or changed since as a new segment, rewrites a segment holding records no longer
-held (a deleted document's metadata leaves the disk at the next save) and, in the merger's save
-(never a commit's), merges size-tiered (``plan_merges``), as ``node_segments`` does for node
-records.
+held (a deleted document's metadata leaves the disk at the next save), as ``node_segments``
+does for node records; the size-tiered merges are the merger's (``segment_merge``).
 """
 
 from __future__ import annotations
@@ -112,16 +111,15 @@ class DocSegments:
         return out
 
     def merges_due(self) -> bool:
-        """Whether the segments are due a size-tiered merge (a save with ``merge``)."""
+        """Whether the segments are due a size-tiered merge (``segment_merge``)."""
         owner = np.searchsorted(self.starts, runs_rows(self.runs), side="right") - 1
         live = np.bincount(owner, minlength=len(self.segments)).tolist()
         return merges_due(live, [s.rows for s in self.segments])
 
     def save(self, folder: Path, doc_ids: list[str], dirty: set[str],
-             records: Callable[[list[str]], Records], *, merge: bool = False) -> DocSegments:
-        """Link the segments kept into ``folder``; write the ``dirty`` documents' records (and,
-        with ``merge``, the merges ``plan_merges`` asks for) as new segments; returns the
-        segments now."""
+             records: Callable[[list[str]], Records]) -> DocSegments:
+        """Link the segments kept into ``folder``; write the ``dirty`` documents' records as a
+        new segment and rewrite those with rows no longer held; returns the segments now."""
         where = self.where()
         rows = np.fromiter((-1 if d in dirty else where.get(d, -1) for d in doc_ids), np.int64,
                            len(doc_ids))
@@ -130,7 +128,7 @@ class DocSegments:
         owner = np.searchsorted(self.starts, held, side="right") - 1
         count = len(self.segments)
         units = np.bincount(owner, minlength=count).tolist() + ([len(added)] if added else [])
-        runs = plan_merges(units, [s.rows for s in self.segments] + units[count:], tiers=merge)
+        runs = plan_merges(units, [s.rows for s in self.segments] + units[count:], tiers=False)
         if added and not any(b > count for _, b in runs):
             runs.append((count, count + 1))
         ends, remap = dict(runs), np.full(self.starts[-1], -1, dtype=np.int64)
@@ -155,7 +153,7 @@ class DocSegments:
             if len(columns["doc_ids"]):
                 whole = (unit, last) == (0, len(units))
                 name = "" if whole else next_name([*self.segments, *segments], "docs")
-                segments.append(_write(folder, name, columns))
+                segments.append(write_records(folder, name, columns))
                 kept_records.append(columns)
                 remap[kept] = position + np.arange(len(kept))
                 fresh_start = position + len(kept)
@@ -181,7 +179,7 @@ def _joined(kept: Records, added: Records | None) -> Records:
     return kept if added is None else {c: kept[c] + added[c] for c in RECORD_COLUMNS}
 
 
-def _write(folder: Path, name: str, columns: Records) -> Segment:
+def write_records(folder: Path, name: str, columns: Records) -> Segment:
     where = segment_folder(folder, name)
     where.mkdir(parents=True, exist_ok=True)
     (where / RECORDS).unlink(missing_ok=True)  # never write through a link to a kept file
@@ -191,6 +189,6 @@ def _write(folder: Path, name: str, columns: Records) -> Segment:
 
 def first_records(folder: Path, columns: Records) -> DocSegments:
     """A docstore's records written whole, as one segment in the index folder itself."""
-    segment = _write(folder, "", columns)
+    segment = write_records(folder, "", columns)
     ids = list(columns["doc_ids"])
     return DocSegments(folder, [segment], [columns], ids, as_runs(np.arange(len(ids))))

@@ -307,15 +307,14 @@ class DocStore:
 
     # -- disk --------------------------------------------------------------------------------
 
-    def persist(self, folder: Path, *, merge: bool = False) -> None:
+    def persist(self, folder: Path) -> None:
         """Write the node records into the index folder ``folder`` (``node_segments``: the
-        segments kept are linked, the nodes added since written as a new one; ``merge``: and
-        the size-tiered merges due), node_runs.npy and docs.json; nodes are read from there
-        from now on."""
+        segments kept are linked, the nodes added since written as a new one), node_runs.npy
+        and docs.json; nodes are read from there from now on."""
         docs = self._docs()
         node_ids = self.node_ids()
         if self._disk is not None and self._disk.linkable():
-            disk = self._disk.save(folder, node_ids, self._fresh, self._encode, merge=merge)
+            disk = self._disk.save(folder, node_ids, self._fresh, self._encode)
         else:  # nothing saved yet, or its files were replaced: write every record (copied)
             offsets, crcs = write_node_file(folder, self._records(node_ids), len(node_ids))
             segment = write_ids(folder, "", node_ids)
@@ -324,8 +323,7 @@ class DocStore:
         write_npy(folder / RUNS, disk.runs)
         doc_ids = list(docs)
         if self._docs_disk is not None and self._docs_disk.linkable():
-            docs_disk = self._docs_disk.save(folder, doc_ids, self._dirty, self._doc_records,
-                                             merge=merge)
+            docs_disk = self._docs_disk.save(folder, doc_ids, self._dirty, self._doc_records)
         else:
             docs_disk = first_records(folder, self._doc_records(doc_ids))
         write_npy(folder / DOC_RUNS, docs_disk.runs)

@@ -16,8 +16,10 @@ generation it names (``reading``) and opens its files, which it then holds in me
 memory maps, so a later deletion cannot touch what it loaded. ``collect_garbage`` (under the
 writer lock) deletes what is not the current generation and not locked by a reader: superseded
 generations, the unpublished ones of writers that died, half-deleted ``.trash-*`` folders,
-manifest temp files, the flat files of a folder upgraded from format version 1 and the
-``.<name>.tmp-*``/``.<name>.old-*`` siblings old versions left after a crash. A generation is
+manifest temp files, the ``merge-*`` folders of mergers that died (``merge_folder``: a live
+merger holds its folder locked, as a reader does its generation), the flat files of a folder
+upgraded from format version 1 and the ``.<name>.tmp-*``/``.<name>.old-*`` siblings old
+versions left after a crash. A generation is
 renamed to ``.trash-*`` before it is deleted, so a reader can tell (by the lock file's inode) that
 the generation it locked is going, and start again from the manifest.
 """
@@ -46,6 +48,7 @@ __all__ = [
     "collect_garbage",
     "debris",
     "fsync_tree",
+    "merge_folder",
     "new_generation",
     "publish",
     "reading",
@@ -56,8 +59,10 @@ MANIFEST = "manifest.json"
 WRITER_LOCK = "writer.lock"
 READER_LOCK = "reading.lock"
 WRITER_WAIT_SECONDS = 120.0
+MERGE_PREFIX = "merge-"  # a merger's folder: segments no manifest names yet
 _GENERATION = re.compile(r"gen-(\d{6,})")
-_OURS = re.compile(rf"gen-\d{{6,}}|\.trash-.*|\.{re.escape(MANIFEST)}\.tmp-.*|{WRITER_LOCK}")
+_OURS = re.compile(rf"gen-\d{{6,}}|merge-.*|\.trash-.*|\.{re.escape(MANIFEST)}\.tmp-.*|"
+                   rf"{WRITER_LOCK}")
 
 log = logging.getLogger(__name__)
 
@@ -156,7 +161,7 @@ def debris(path: Path, current: str | None) -> list[Path]:
             continue
         if (
             is_generation_name(name)
-            or name.startswith((".trash-", f".{MANIFEST}.tmp-"))
+            or name.startswith((".trash-", f".{MANIFEST}.tmp-", MERGE_PREFIX))
             or (current is not None and child.is_file())  # a file of a version 1 folder
         ):
             found.append(child)
@@ -168,8 +173,9 @@ def debris(path: Path, current: str | None) -> list[Path]:
 def collect_garbage(path: Path, current: str | None) -> None:
     """Delete the debris no reader needs (call under the writer lock)."""
     for child in debris(path, current):
-        if is_generation_name(child.name) and child.parent == path:
-            _drop_generation(child)
+        if child.parent == path and (is_generation_name(child.name)
+                                     or child.name.startswith(MERGE_PREFIX)):
+            _drop_generation(child)  # not while a reader or the merger holds it
         elif child.is_dir():
             log.info("removing %s, left by an interrupted persist", child)
             shutil.rmtree(child, ignore_errors=True)
@@ -194,8 +200,28 @@ def _drop_generation(folder: Path) -> None:
 
 def _trash(folder: Path) -> None:
     trash = folder.with_name(f".trash-{folder.name}-{secrets.token_hex(4)}")
-    os.rename(folder, trash)
+    try:
+        os.rename(folder, trash)
+    except FileNotFoundError:  # removed meanwhile (by the merger that made it)
+        return
     shutil.rmtree(trash, ignore_errors=True)
+
+
+@contextmanager
+def merge_folder(path: Path) -> Iterator[Path]:
+    """A new folder ``merge-<random>`` in the index at ``path`` for a merger to write into,
+    locked (as a reader locks a generation) so that no commit's ``collect_garbage`` removes it
+    meanwhile; removed after the block (its files are linked into a generation by then). A
+    merger killed meanwhile leaves it unlocked: debris, removed at the next open or commit.
+    Call under the writer lock (a commit must not see it before it is locked)."""
+    folder = path / f"{MERGE_PREFIX}{secrets.token_hex(6)}"
+    folder.mkdir()
+    (folder / READER_LOCK).touch()
+    with reading(folder):
+        try:
+            yield folder
+        finally:  # still locked: a commit's garbage collection leaves it to us
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 # -- reading -------------------------------------------------------------------------------

@@ -3,14 +3,27 @@
 A commit writes its batch as new segments and nothing else (``commit``), so its cost follows
 the batch. The segments then grow in number; ``merge_segments`` runs the merges a size tier
 asks for (``ragcore.stores.segments.plan_merges``: ten segments of one tier make one of the
-next) in the docstore's node and record segments and the store's vector segments, the merged
-vectors' approximate index (``ann.faiss``) included, and writes the result as a new generation
-exactly as a commit does (crash safe: a process killed meanwhile leaves an unpublished
-generation, removed at the next open). When no tier is due it writes nothing.
+next) in the docstore's node and record segments (``segment_merge``) and the store's vector
+segments (``ragcore.stores.simple_merge``), in three steps:
 
-``BackgroundMerger`` runs it in a thread of the writing process after each of its commits (an
-ingestion: ``ragcore.workspace.ingest``), one merge at a time, so the segment count stays
-bounded without the commit waiting for a merge.
+1. **plan**, under the index's lock and the folder's writer lock: note the runs of segments to
+   merge and the rows held in them; make the merger's folder ``merge-<random>`` (which no
+   manifest names) and hold it and the current generation locked as a reader does, so no
+   commit's garbage collection removes either meanwhile;
+2. **write**, with no lock held (commits, deletes and queries go on): each run's rows as one
+   segment in the merger's folder, with its keyword postings and, when big, its approximate
+   index (``ann.faiss``);
+3. **install**, under the index's lock again: each merged segment takes its run's place in the
+   index's segments when they are all still there (else that run is dropped), rows deleted
+   since the plan marked dead, and a commit publishes the result as the next generation,
+   exactly as any commit (links of the kept segments and the merged ones, manifest last).
+
+Crash safety: a process killed while writing leaves a ``merge-*`` folder that no manifest names,
+removed at the next open or commit like an unpublished generation; killed while installing, it
+is a commit's crash. Readers see one manifest, old or new, as always. ``BackgroundMerger`` runs
+this in a thread of the writing process after each of its commits (an ingestion:
+``ragcore.workspace.ingest``), one merge at a time, so the segment count stays bounded and the
+next commit waits for the merge's install, never for its writing.
 """
 
 from __future__ import annotations
@@ -18,30 +31,115 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from contextlib import ExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .commit import commit_index
-
+from ..stores.segments import Segment
+from ..stores.simple_merge import StoreMerge
+from .commit import commit_index, hand_over, merge_waiting
+from .folder import current_data
+from .generations import merge_folder, reading, writer_lock
+from .segment_merge import SegmentsMerge
 
 log = logging.getLogger(__name__)
 
 
-def merges_due(index: Any) -> bool:
-    """Whether the index's saved segments are due a size-tiered merge."""
+@dataclass(slots=True)
+class Plan:
+    """One merge's runs of each kind of segment (None: none due there)."""
+
+    nodes: SegmentsMerge | None
+    docs: SegmentsMerge | None
+    store: StoreMerge | None
+
+
+def merges_due(index: Any) -> bool:  # a VectorStoreIndex
+    """Whether the index's saved segments are due a size-tiered merge (and none waits)."""
     state = index._state
+    if merge_waiting(index):
+        return False
     store_due = getattr(state.store, "merges_due", None)
     return state.docstore.merges_due() or (store_due is not None and bool(store_due()))
 
 
 def merge_segments(index: Any, path: Path) -> bool:
-    """Run the merges due in ``index``, persisted at ``path``, as a new generation of it;
-    False (nothing written) when none is due."""
+    """Run the merges due in ``index``, persisted at ``path``, as a new generation of it (the
+    three steps of the module docstring); False (nothing written) when none is due. The
+    install is the next commit's when the index has changes not committed yet (its content
+    is published only by its own commits), else a commit of its own, now."""
+    path = Path(path)
+    held, planned = ExitStack(), ExitStack()  # the merger's folder; the planned generation
+    try:
+        with index._lock:
+            if index._state.path != path or not merges_due(index):
+                return False
+            with writer_lock(path):
+                plan = plan_merge(index)
+                if plan is None:
+                    return False
+                folder = held.enter_context(merge_folder(path))
+                planned.enter_context(reading(current_data(path)))  # its files stay
+        with planned:
+            write_merge(plan, folder, index)
+    except BaseException:
+        planned.close()
+        held.close()
+        raise
     with index._lock:
-        if not merges_due(index):
-            return False
-        commit_index(index, Path(path), merge=True)
+        hand_over(index, Install(plan, index, held))
+        if index._state.in_sync_with(path):
+            commit_index(index, path)  # installs it
     return True
+
+
+def plan_merge(index: Any) -> Plan | None:
+    """Step 1: the runs due in each kind of segment (under the locks)."""
+    docstore, store = index._state.docstore, index._state.store
+    plan = Plan(SegmentsMerge.plan("nodes", docstore._disk),
+                SegmentsMerge.plan("docs", docstore._docs_disk),
+                StoreMerge.plan(store) if hasattr(store, "merges_due") else None)
+    return None if plan.nodes is plan.docs is plan.store is None else plan
+
+
+def write_merge(plan: Plan, folder: Path, index: Any) -> None:
+    """Step 2: the merged segments, written into the merger's ``folder`` (no lock held)."""
+    for part in (plan.nodes, plan.docs):
+        if part is not None:
+            part.write(folder)
+    if plan.store is not None:
+        plan.store.write(folder, index._state.store._ann)
+
+
+@dataclass(slots=True)
+class Install:
+    """Step 3: a written merge, installed by the next commit (``commit.hand_over``)."""
+
+    plan: Plan
+    index: Any
+    held: ExitStack  # the merger's folder, locked
+    installed: list[Segment] = field(default_factory=list)
+
+    def install(self) -> None:
+        """The merged segments in place of their runs (under the index's and writer locks)."""
+        docstore, store, plan = self.index._state.docstore, self.index._state.store, self.plan
+        if plan.nodes is not None:
+            docstore._disk = plan.nodes.install(docstore._disk)
+        if plan.docs is not None:
+            docstore._docs_disk = plan.docs.install(docstore._docs_disk)
+        if plan.store is not None:
+            plan.store.install(store)
+        for part in (plan.nodes, plan.docs, plan.store):
+            self.installed += [r.written[0] for r in part.runs if r.written] if part else []
+
+    def finish(self, published: bool) -> None:
+        """Let go of the merger's folder (its files are linked into the generation now); if
+        the commit failed, the next one writes every row again rather than link them."""
+        if not published:
+            for segment in self.installed:
+                segment.stamp = None
+        self.held.close()
 
 
 class BackgroundMerger:

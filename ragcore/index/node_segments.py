@@ -11,9 +11,8 @@ holds, in its order (documents one by one, then nodes without one), as runs of c
 rows: ``(first row, count)``, rows numbered across the segments in order. A save links the
 segments it keeps into the new generation (``ragcore.stores.segments.link_segment``), writes the
 nodes added since as a new segment and rewrites a segment with records no longer held (a
-deleted document leaves the disk at the next save, as the index promises); a save asked to
-``merge`` (the merger's, never a commit's) also merges size-tiered as the vector store does
-(``plan_merges``). ``docstore`` decides what a save writes; this module
+deleted document leaves the disk at the next save, as the index promises). The size-tiered
+merges (``plan_merges``) are the merger's, never a save's: ``segment_merge``. ``docstore`` decides what a save writes; this module
 only reads and lays out the segments.
 """
 
@@ -206,14 +205,13 @@ class NodeSegments:
         return [file.ids[i] for file, a, b in self.runs_of(rows) for i in range(a, b)]
 
     def merges_due(self) -> bool:
-        """Whether the segments are due a size-tiered merge (a save with ``merge``)."""
+        """Whether the segments are due a size-tiered merge (``segment_merge``)."""
         return merges_due(self.sizes(), [s.rows for s in self.segments])
 
     def save(self, folder: Path, node_ids: list[str], fresh: set[str],
-             encode: Callable[[str], bytes], *, merge: bool = False) -> NodeSegments:
-        """Link the segments kept into the index folder ``folder`` and write the ``fresh`` nodes
-        (and, with ``merge``, the merges ``plan_merges`` asks for) as new segments; returns the
-        segments now."""
+             encode: Callable[[str], bytes]) -> NodeSegments:
+        """Link the segments kept into the index folder ``folder``, write the ``fresh`` nodes
+        as a new segment and rewrite those with rows no longer held; returns the segments."""
         held = len(self.ids)
         rows = None
         if node_ids[:held] == self.ids and fresh.issuperset(node_ids[held:]):
@@ -223,7 +221,7 @@ class NodeSegments:
             sizes = self.live(rows)
         count = len(self.segments)
         units = sizes + ([len(added)] if added else [])
-        runs = plan_merges(units, [s.rows for s in self.segments] + units[count:], tiers=merge)
+        runs = plan_merges(units, [s.rows for s in self.segments] + units[count:], tiers=False)
         if added and not any(b > count for _, b in runs):
             runs.append((count, count + 1))
         if rows is None and runs in ([], [(count, count + 1)]):

@@ -15,8 +15,9 @@ Deleted rows and metadata filters are applied inside the IVF search (a bitmap of
 rows of that segment); a filter that keeps under ``min_kept`` of a segment's rows is searched
 exactly there, since an inverted file's few visited lists may hold none of them.
 
-An index is built when the save that writes a segment of ``min_rows`` rows or more (a merge,
-or a big batch) writes it, under the writer lock, and saved beside the segment's vectors as
+An index is built when the save that writes a segment of ``min_rows`` rows or more (a big
+batch) writes it, under the writer lock, or by the merger writing a merged segment (outside the
+lock: ``write_index``, adopted at its install), and saved beside the segment's vectors as
 ``ann.faiss`` (``save_index``: before the manifest that publishes the generation, checksummed
 like the segment's other files, linked forward with it); a load maps it (``adopt``), so no
 query waits for a build (its cost, paid by the save: about the k-means training on
@@ -108,13 +109,18 @@ class AnnSearch:
     def save_index(self, part: np.ndarray, folder: Path) -> None:
         """A segment of ``part``'s rows was just written in ``folder``: if it is big, build its
         index now and save it there (``ANN_FILE``) for every later load."""
+        if self.write_index(part, folder):
+            # The saved file, memory-mapped, not the index just built: its codes (~400 bytes
+            # a row) would stay in this process's memory for as long as the segment lives.
+            self.adopt(part, folder)
+
+    def write_index(self, part: np.ndarray, folder: Path) -> bool:
+        """Build and save ``part``'s index in ``folder`` if it is big (the merger's, outside
+        the lock: ``adopt`` it once the segment is installed); whether it did."""
         if len(part) < self.settings.min_rows:
-            return
+            return False
         _write_index(build_ivf(part, self.settings, self._metric), folder / ANN_FILE)
-        # The saved file, memory-mapped, not the index just built: its codes (~400 bytes a
-        # row) would stay in this process's memory for as long as the segment lives.
-        with self._lock:
-            self._indexes[id(part)] = (part, read_index(folder / ANN_FILE, len(part)))
+        return True
 
     def adopt(self, part: np.ndarray, folder: Path) -> None:
         """Use the index saved with a loaded segment (``folder``), if it has one."""

@@ -146,13 +146,20 @@ class MatrixRows:
         self._parts, self._live = list(parts), list(live)
         self._tail, self._tail_size = None, 0
 
-    def replace(self, first: int, last: int, part: np.ndarray) -> None:
+    def replace(self, first: int, last: int, part: np.ndarray,
+                live: np.ndarray | None = None) -> None:
         """Parts ``first..last-1`` (the tail too when ``last`` is past the parts) were saved,
-        live rows only, as ``part``: read their rows from it from now on."""
+        live rows only, as ``part`` (of which ``live`` are live now; None: all): read their
+        rows from it from now on."""
         if last > len(self._parts):
             self._tail, self._tail_size = None, 0
         self._parts[first:last] = [part]
-        self._live[first:last] = [None]
+        self._live[first:last] = [live]
+
+    def saved_parts(self, first: int, last: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Saved parts ``first..last-1``, each with its live rows (all spelled out)."""
+        return [(p, np.arange(len(p)) if live is None else live)
+                for p, live in zip(self._parts[first:last], self._live[first:last])]
 
     def drop_empty_parts(self) -> list[int]:
         """Forget parts with no live row; returns their positions (before dropping)."""

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 FACTOR = 10  # segments of one tier that trigger a merge
 MAX_SEGMENTS = 48  # beyond this, the two smallest neighbours merge whatever their tiers
 EXPUNGE = 0.0  # a segment with more than this share of its rows deleted is rewritten
@@ -129,3 +131,35 @@ def merges_due(live: list[int], rows: list[int]) -> bool:
 
 def _join(runs: list[tuple[int, int, int]]) -> tuple[int, int, int]:
     return runs[0][0], runs[-1][1], sum(r[2] for r in runs)
+
+
+def merge_runs(live: list[int], rows: list[int]) -> list[tuple[int, int]]:
+    """The runs of more than one segment ``plan_merges`` asks for: the merger's work (a
+    segment alone with deleted rows is a commit's)."""
+    return [(a, b) for a, b in plan_merges(live, rows) if b - a > 1]
+
+
+def merged_positions(kept: list[np.ndarray], now: list[np.ndarray]) -> np.ndarray | None:
+    """Where the rows ``now`` (each merged-away segment's local rows held now, ascending) are
+    in a merged segment written from the rows ``kept`` (held when the merge began): rows
+    deleted meanwhile are left out; None if a row held now was not kept (then the merge is
+    not the segments' any more)."""
+    out, offset = [], 0
+    for before, after in zip(kept, now):
+        at = np.searchsorted(before, after)
+        if len(after) and (at.max() >= len(before) or not np.array_equal(before[at], after)):
+            return None
+        out.append(offset + at)
+        offset += len(before)
+    return np.concatenate(out).astype(np.int64) if out else np.zeros(0, dtype=np.int64)
+
+
+def locate(segments: list[Segment], merged: list[Segment]) -> int | None:
+    """Where the segments ``merged`` (the same objects, in order) are in ``segments`` now;
+    None if one is gone (rewritten, dropped, merged by someone else)."""
+    for i, segment in enumerate(segments):
+        if segment is merged[0]:
+            here = segments[i : i + len(merged)]
+            same = len(here) == len(merged) and all(a is b for a, b in zip(here, merged))
+            return i if same else None
+    return None

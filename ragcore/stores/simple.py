@@ -20,8 +20,8 @@ its results in ``ragcore.search.mmr``. On disk, in the index folder: ``store.jso
 ``vectors.npy`` (memory-mapped on load when large), ``vector_ids.json``,
 ``vector_metadata.json`` and ``vector_doc_ids.json`` (the last two parsed on first use, not at
 load), and a deletion bitmap; a save links the segments it keeps and writes only the rows added
-since (``simple_save``; the size-tiered merges of ``segments.plan_merges`` only when the merger
-asks); a big segment also gets its approximate index (``ann.faiss``, built by the save that
+since (``simple_save``; the size-tiered merges of ``segments.plan_merges`` are the merger's,
+``simple_merge``); a big segment also gets its approximate index (``ann.faiss``, built by the save that
 writes it: ``ann``). The format is written and read in ``simple_persist``, and ``ragcore.stores.registry`` reopens it from the index manifest.
 """
 
@@ -331,14 +331,14 @@ class SimpleVectorStore:
 
     # -- disk (the file format is in simple_persist) -----------------------------------------
 
-    def persist(self, folder: Path, *, merge: bool = False) -> None:
+    def persist(self, folder: Path) -> None:
         """Save into the index folder ``folder`` (``simple_save``): link the saved segments
-        kept, write the rows added since as a new segment (and, with ``merge``, the size-tiered
-        merges due), then the header and the deletion bitmap."""
-        save_store(self, Path(folder), merge=merge)
+        kept, write the rows added since as a new segment, then the header and the deletion
+        bitmap (the size-tiered merges are the merger's: ``simple_merge``)."""
+        save_store(self, Path(folder))
 
     def merges_due(self) -> bool:
-        """Whether the saved segments are due a size-tiered merge (``persist(merge=True)``)."""
+        """Whether the saved segments are due a size-tiered merge (``simple_merge``)."""
         return store_merges_due(self)
 
     @classmethod

@@ -2,11 +2,11 @@
 
 ``simple`` holds the store and its search; ``simple_persist`` the file format; this module the
 save itself, which works on the store's parts (its matrix, segments, columns, approximate
-indexes). A commit (``save_store`` with ``merge`` False) links every saved segment and writes
-the rows added since as one new segment, plus a segment with deleted rows rewritten without
-them (``segments.EXPUNGE``): its cost follows the batch. The size-tiered merges
-(``segments.plan_merges``) are written only by a save with ``merge`` True: the merger's
-(``ragcore.index.merger``), never a commit's.
+indexes). A save (a commit's) links every saved segment and writes the rows added since as one
+new segment, plus a segment with deleted rows rewritten without them (``segments.EXPUNGE``):
+its cost follows the batch. The size-tiered merges (``segments.plan_merges``) are never a
+save's: the merger writes them outside the lock (``simple_merge``, ``ragcore.index.merger``)
+and the next save links them as it links any segment.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from .simple_persist import write_header, write_segment
 
 
 
-def save_store(store: Any, folder: Path, *, merge: bool = False) -> None:  # a SimpleVectorStore
+def save_store(store: Any, folder: Path) -> None:  # a SimpleVectorStore
     """Save ``store`` into the index folder ``folder``: link the saved segments kept, write the
-    rows added since (and, with ``merge``, the merges ``plan_merges`` asks for) as new
-    segments, then the header and the deletion bitmap; the rows are then read from there."""
+    rows added since as a new segment (and rewrite those with deleted rows), then the header
+    and the deletion bitmap; the rows are then read from there."""
     folder.mkdir(parents=True, exist_ok=True)
     for i in reversed(store._matrix.drop_empty_parts()):
         del store._segments[i]
@@ -36,7 +36,7 @@ def save_store(store: Any, folder: Path, *, merge: bool = False) -> None:  # a S
     if not store._segments and not store._matrix.tail_size:  # empty: the files still exist
         _write_rows(store, folder, 0, 1, 0, 0, "")
     elif all(s.stamp is not None and stamp(s.folder) == s.stamp for s in store._segments):
-        _save_segments(store, folder, merge)
+        _save_segments(store, folder)
     else:  # saved files replaced, or read from an older format: write every row again
         _write_rows(store, folder, 0, len(store._segments) + 1, 0, len(store), "")
     write_header(folder, metric=store.metric, dim=store.dim, count=len(store),
@@ -48,11 +48,11 @@ def store_merges_due(store: Any) -> bool:
     return merges_due(store._matrix.part_sizes(), [s.rows for s in store._segments])
 
 
-def _save_segments(store: Any, folder: Path, merge: bool) -> None:
+def _save_segments(store: Any, folder: Path) -> None:
     sizes = store._matrix.part_sizes()
     tail = store._matrix.tail_size
     totals = [s.rows for s in store._segments] + ([tail] if tail else [])
-    runs = plan_merges(sizes + ([tail] if tail else []), totals, tiers=merge)
+    runs = plan_merges(sizes + ([tail] if tail else []), totals, tiers=False)
     if tail and not any(b > len(sizes) for _, b in runs):
         runs.append((len(sizes), len(sizes) + 1))
     merged = {i for a, b in runs for i in range(a, b)}
