@@ -33,7 +33,8 @@ from benchmarks.bench_commit import inodes, new_bytes
 from benchmarks.harness import Row, peak_memory_mb, timed
 from ragcore.embeddings import FakeEmbedder
 from ragcore.index import VectorStoreIndex
-from ragcore.stores import SimpleVectorStore
+from ragcore.index.merger import BackgroundMerger, merges_due
+from ragcore.stores import SimpleVectorStore, segments
 from ragcore.stores.ann import AnnSettings
 from ragcore.testing.clustered import clustered_vectors
 from ragcore.trace import Trace
@@ -82,16 +83,61 @@ def thread_rows(count: int = 100) -> list[Row]:
                 note=f"{default / one:.1f}x faster: the store holds queries to one thread")]
 
 
-def commit_rows(index: VectorStoreIndex, path: Path, label: str) -> list[Row]:
+def commit_batch(index: VectorStoreIndex, path: Path) -> tuple[float, float, int]:
+    """Add one 2k batch and commit it: seconds adding, seconds committing, bytes written."""
     docs, nodes, vectors = make_batch(len(index), BATCH)
     add_s, _ = timed(lambda: index.upsert_documents(docs, nodes, vectors))
     before = inodes(path)
     commit_s, _ = timed(lambda: index.persist(path))
-    written = new_bytes(path, before)
+    return add_s, commit_s, new_bytes(path, before)
+
+
+def commit_rows(index: VectorStoreIndex, path: Path, label: str) -> list[Row]:
+    add_s, commit_s, written = commit_batch(index, path)
     return [Row("scale", f"add 2k batch at {label}", add_s, "s"),
             Row("scale", f"commit 2k batch at {label}", commit_s, "s"),
             Row("scale", f"commit bytes per 2k batch at {label}", written / 1e6, "MB",
                 note="flat when a commit writes only the batch")]
+
+
+def merge_rows(index: VectorStoreIndex, path: Path, label: str, *, whole: bool) -> list[Row]:
+    """2k batches committed until a size tier is due (a commit never merges), then one more
+    committed while the merger (``ragcore.index.merger``, a background thread) merges:
+    ``whole``: every segment, the big one too (for the time, every segment counts as one tier
+    and two make a merge), so the merge reads every row and builds the merged segment's
+    approximate index: the biggest merge an index of this size has."""
+    commits, added = [], []
+    factor, tier = segments.FACTOR, segments.tier
+    if whole:
+        segments.FACTOR, segments.tier = 2, lambda rows: 0
+    try:
+        while not merges_due(index):
+            add_s, commit_s, written = commit_batch(index, path)
+            commits.append(commit_s)
+            added.append(written)
+        before = len(index.store._segments)
+        merger = BackgroundMerger(index, path)
+        merger.start()
+        time.sleep(0.05)  # the merger has planned (under the lock) and is writing
+        busy = merger.running()
+        _, during_s, _ = commit_batch(index, path)
+        merger.wait()
+    finally:
+        segments.FACTOR, segments.tier = factor, tier
+    what = "the whole index" if whole else "a tier of 2k segments"
+    rows = [Row("scale", f"commit 2k batch while merging {what}, at {label}", during_s, "s",
+                note="the merger was " + ("still writing" if busy else "done by then")
+                     + ": the commit waits only for an install, never for a merge")]
+    if commits:
+        rows.append(Row("scale", f"commits of 2k batches until {what} is due, at {label}",
+                        float(np.median(commits)), "s",
+                        note=f"median of {len(commits)}, max {max(commits):.3f} s, "
+                             f"{np.median(added) / 1e6:.1f} MB each: no commit merges"))
+    rows.append(Row("scale", f"merge of {what} (background), at {label}", merger.seconds, "s",
+                    note=f"{merger.merges} merge(s); vector segments {before} -> "
+                         f"{len(index.store._segments)}"
+                         + (f"; failed: {merger.error}" if merger.error else "")))
+    return rows
 
 
 def latency(store, queries: np.ndarray, **options) -> tuple[list[list[str]], float, float]:
@@ -169,6 +215,8 @@ def run(*, quick: bool = False, sizes: tuple[int, ...] = (),
                             f"when over {AnnSettings().min_rows:,} rows"))
             rows += commit_rows(index, path, label)
             rows += query_rows(path, label)
+            rows += merge_rows(index, path, label, whole=False)
+            rows += merge_rows(index, path, label, whole=True)
             sys.stderr.write(f"  scale {label}: {time.perf_counter() - started:.1f} s\n")
     return rows
 

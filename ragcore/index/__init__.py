@@ -12,7 +12,8 @@
     manifest.py      manifest.json: what an index folder records about itself
     folder.py        the index folder: open one whole generation, commit the next, revision
     commit.py        a commit: the index written as the next generation (its batch, no merge)
-    merger.py        the size-tiered segment merges, after commits (a background thread)
+    merger.py        the size-tiered segment merges: planned, written outside the lock, installed
+    segment_merge.py the docstore's side of a merge (node and document record segments)
     generations.py   generation folders, the writer and reader locks, removing debris
     checksums.py     file checksums recorded at commit and checked at load
     bindings.py      digests of the ordered id lists, binding the files' rows together

@@ -16,7 +16,9 @@ segments (``ragcore.stores.simple_merge``), in three steps:
 3. **install**, under the index's lock again: each merged segment takes its run's place in the
    index's segments when they are all still there (else that run is dropped), rows deleted
    since the plan marked dead, and a commit publishes the result as the next generation,
-   exactly as any commit (links of the kept segments and the merged ones, manifest last).
+   exactly as any commit (links of the kept segments and the merged ones, manifest last): the
+   merger's own commit when the index has nothing uncommitted, else the writer's next one
+   (``commit.hand_over``: a merger never publishes a writer's half-done changes).
 
 Crash safety: a process killed while writing leaves a ``merge-*`` folder that no manifest names,
 removed at the next open or commit like an unpublished generation; killed while installing, it
@@ -154,7 +156,7 @@ class BackgroundMerger:
 
     def start(self) -> None:
         """Start merging in the background if a merge is due and none is running."""
-        if self._thread is not None and self._thread.is_alive():
+        if self.running():
             return
         with self.index._lock:
             due = merges_due(self.index)
@@ -162,6 +164,9 @@ class BackgroundMerger:
             self._thread = threading.Thread(target=self._run, daemon=True,
                                             name="ragcore-merger")
             self._thread.start()
+
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
 
     def wait(self) -> None:
         """Block until the running merge (if any) is written."""
