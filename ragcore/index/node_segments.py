@@ -12,8 +12,8 @@ rows: ``(first row, count)``, rows numbered across the segments in order. A save
 segments it keeps into the new generation (``ragcore.stores.segments.link_segment``), writes the
 nodes added since as a new segment and rewrites a segment with records no longer held (a
 deleted document leaves the disk at the next save, as the index promises). The size-tiered
-merges (``plan_merges``) are the merger's, never a save's: ``segment_merge``. ``docstore`` decides what a save writes; this module
-only reads and lays out the segments.
+merges (``plan_merges``) are the merger's, never a save's: ``segment_merge``. ``docstore``
+decides what a save writes; this module only reads and lays out the segments.
 """
 
 from __future__ import annotations

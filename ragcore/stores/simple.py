@@ -21,8 +21,9 @@ its results in ``ragcore.search.mmr``. On disk, in the index folder: ``store.jso
 ``vector_metadata.json`` and ``vector_doc_ids.json`` (the last two parsed on first use, not at
 load), and a deletion bitmap; a save links the segments it keeps and writes only the rows added
 since (``simple_save``; the size-tiered merges of ``segments.plan_merges`` are the merger's,
-``simple_merge``); a big segment also gets its approximate index (``ann.faiss``, built by the save that
-writes it: ``ann``). The format is written and read in ``simple_persist``, and ``ragcore.stores.registry`` reopens it from the index manifest.
+``simple_merge``); a big segment also gets its approximate index (``ann.faiss``, built by
+whoever writes it: ``ann``). The format is written and read in ``simple_persist``, and
+``ragcore.stores.registry`` reopens it from the index manifest.
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ its upload folder. Nothing here opens or locks an index or knows the workspace: 
 opens the handle under the index's write lock and calls these; ``ingest_files`` saves the index
 through the handle after every batch of work (``commits``), so a cancel or a crash keeps the
 batches saved before it, and an unchanged index is never rewritten; after each save a thread
-runs the segment merges due (``ragcore.index.merger``), waited for when the ingestion ends. A file's chunks are embedded
-a slice at a time (``FileWork``): between slices a cancel is noticed and a due batch is saved.
+runs the segment merges due (``ragcore.index.merger``), waited for when the ingestion ends. A
+file's chunks are embedded a slice at a time (``FileWork``): between slices a cancel is noticed
+and a due batch is saved.
 
 A "file" is what a user sees; an index holds documents (one per PDF page or JSON Lines record),
 whose ids are the file's id base plus a suffix such as ``#page=3``. The id base is the resolved
