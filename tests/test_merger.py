@@ -210,3 +210,25 @@ def test_a_merger_folder_left_by_a_dead_process_is_removed_at_the_next_open(tmp_
     (stray / "reading.lock").touch()
     _load(path)
     assert not stray.exists()
+
+
+def test_when_the_install_commit_fails_the_next_commit_writes_the_index_whole(
+        tmp_path, factor3, monkeypatch):
+    from ragcore.index import folder
+
+    path = tmp_path / "index"
+    index = _two_per_commit(path, 3)
+    manifest = (path / "manifest.json").read_bytes()
+    real = folder.Commit.publish
+    monkeypatch.setattr(folder.Commit, "publish", lambda *a: (_ for _ in ()).throw(OSError("full")))
+    with pytest.raises(OSError, match="full"):
+        index.merge_segments(path)
+    assert (path / "manifest.json").read_bytes() == manifest
+    assert not list(path.glob("merge-*"))  # its folder is gone: never linked from now on
+    _same(_load(path), index)
+    monkeypatch.setattr(folder.Commit, "publish", real)
+    index.insert(_doc(9))
+    index.persist(path)
+    assert _counts(path) == (1, 1, 1)  # every row written again, as one segment
+    _same(_load(path), index)
+    verify_index(path)

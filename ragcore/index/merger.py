@@ -34,11 +34,10 @@ import logging
 import threading
 import time
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..stores.segments import Segment
 from ..stores.simple_merge import StoreMerge
 from .commit import commit_index, hand_over, merge_waiting
 from .folder import current_data
@@ -121,7 +120,6 @@ class Install:
     plan: Plan
     index: Any
     held: ExitStack  # the merger's folder, locked
-    installed: list[Segment] = field(default_factory=list)
 
     def install(self) -> None:
         """The merged segments in place of their runs (under the index's and writer locks)."""
@@ -132,15 +130,11 @@ class Install:
             docstore._docs_disk = plan.docs.install(docstore._docs_disk)
         if plan.store is not None:
             plan.store.install(store)
-        for part in (plan.nodes, plan.docs, plan.store):
-            self.installed += [r.written[0] for r in part.runs if r.written] if part else []
 
     def finish(self, published: bool) -> None:
-        """Let go of the merger's folder (its files are linked into the generation now); if
-        the commit failed, the next one writes every row again rather than link them."""
-        if not published:
-            for segment in self.installed:
-                segment.stamp = None
+        """Remove the merger's folder: its files are linked into the generation now, or, if
+        the commit failed, gone with it (the next commit finds the merged segments' files
+        missing and writes every row again, as for any segment it cannot link)."""
         self.held.close()
 
 
