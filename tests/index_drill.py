@@ -174,15 +174,17 @@ def merging(path: Path, seconds: float) -> None:
     merging_module.write_merge = slow_write
     index = VectorStoreIndex.load(path, embedder=FakeEmbedder(), splitter=ParagraphSplitter())
     merger = BackgroundMerger(index, path)
+    present = [int(d.split("-")[1]) for d in index.ref_doc_ids() if d.startswith("extra-")]
     print("ready", flush=True)
-    stop, k = time.monotonic() + seconds, 0
+    stop = time.monotonic() + seconds if seconds else float("inf")
+    k = first = max(present, default=-1) + 1
     while time.monotonic() < stop:
         append(index, path, k)
         merger.start()
         k += 1
     merger.wait()
-    print(json.dumps({"commits": k, "merges": merger.merges, "error": str(merger.error or "")}),
-          flush=True)
+    print(json.dumps({"commits": k - first, "merges": merger.merges,
+                      "error": str(merger.error or "")}), flush=True)
 
 
 def merge_stopped(path: Path, at: str) -> None:

@@ -7,8 +7,9 @@
   times (default 20; 100 for the issue's figure): every time, the next load gets A or B whole,
   and leaves no debris (unpublished generations, temp files) behind.
 - Kill while appending: a writer adding and deleting a document per commit, merging segments
-  every other commit, is SIGKILLed at random moments: the index left verifies completely and is
-  exactly the state after one of its commits.
+  every other commit (after its commits, or in a background thread as an ingestion does), is
+  SIGKILLed at random moments: the index left verifies completely and is exactly the state after
+  one of its commits.
 """
 
 from __future__ import annotations
@@ -108,12 +109,13 @@ def test_a_writer_killed_at_any_moment_leaves_the_old_or_new_index_and_no_debris
 
 
 @pytest.mark.slow
-def test_a_writer_killed_while_appending_and_merging_leaves_one_commit_whole(index_path):
+@pytest.mark.parametrize("role", ["appender", "merging"])  # merging: a BackgroundMerger thread
+def test_a_writer_killed_while_appending_and_merging_leaves_one_commit_whole(index_path, role):
     rng = random.Random(int(os.environ.get("RAGCORE_DRILL_SEED", "10")))
     commits = []
     for kill in range(max(KILLS // 2, 4)):
-        _kill_while_writing("appender", index_path, rng.uniform(0.0, 1.5), kill)
+        _kill_while_writing(role, index_path, rng.uniform(0.0, 1.5), kill)
         commits.append(index_drill.check_appended(index_path))  # raises unless one commit whole
         assert _left_over(index_path) == [], f"kill {kill}: debris after the next load"
-    sys.stderr.write(f"append kills: the index was at commits {commits}\n")
+    sys.stderr.write(f"append kills ({role}): the index was at commits {commits}\n")
     assert commits[-1] > 4  # commits (and merges) did land between the kills

@@ -1,6 +1,6 @@
 """Drills of the merger with real processes (tests/index_drill.py does the work): a writer killed
 while its merger writes or installs, and readers racing a writer whose merger runs in the
-background. Every load is one commit's index, whole, and nothing the killed writer committed is
+background (killed at random moments while it runs: tests/test_index_drills.py). Every load is one commit's index, whole, and nothing the killed writer committed is
 lost; what a killed merger left is removed at the next open."""
 
 from __future__ import annotations
@@ -59,3 +59,4 @@ def test_readers_never_see_a_failed_or_mixed_load_while_a_merger_runs(index_path
     assert made["error"] == "" and made["merges"] > 2 and loads > 2
     assert index_drill.check_appended(index_path) == made["commits"] - 1
     assert _left_over(index_path) == []
+
