@@ -33,7 +33,9 @@ SECONDS_PER_CHUNK = 0.008
 def real_chunks(path: Path) -> int:
     from ragcore.readers import load_file
 
-    docs = load_file(path, doc_id_base=str(path))
+    from ragcore.workspace.ingest_parts import path_hidden
+
+    docs = list(path_hidden(load_file(path, doc_id_base=str(path))))  # as the workspace reads
     return len(splitter_for(None, None).get_nodes_from_documents(docs))
 
 

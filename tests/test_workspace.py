@@ -373,3 +373,17 @@ def test_concurrent_ingestions_into_one_index_keep_every_file(workspace, tmp_pat
         thread.join(timeout=60)
     assert errors == []
     assert workspace.index_info("shared").files == len(files)
+
+
+def test_where_the_workspace_lives_does_not_move_chunk_borders(tmp_path, fake_embedder,
+                                                                corpus_dir):
+    """The same file cuts into the same chunks in a workspace at a short path and at a long
+    one: the upload's absolute path is no part of the header a chunk's budget counts (it was,
+    and the Irene Adler answer came and went with pytest's temporary folder names)."""
+    data = (corpus_dir / "sherlock_holmes_xhtml" / "a-scandal-in-bohemia.xhtml").read_bytes()
+    chunks = []
+    for root in (tmp_path / "w", tmp_path / ("a-much-longer-folder-name-" * 6) / "ws"):
+        ws = Workspace(root, embedder=fake_embedder)
+        ws.ingest("stories", [ws.save_upload("stories", "bohemia.xhtml", data)])
+        chunks.append(sorted(n.text for n in ws.load_index("stories").all_nodes()))
+    assert chunks[0] == chunks[1]

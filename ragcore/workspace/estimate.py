@@ -96,7 +96,7 @@ def _document(sample: bytes, name: str, path: str) -> Any:
     return Document(text=sample.decode("utf-8", errors="replace"), metadata={
         "file_path": path, "file_name": name, "file_type": "text/plain", "file_size": 10**6,
         "creation_date": "2026-01-01", "last_modified_date": "2026-01-01"},
-        excluded_embed_metadata_keys=hidden, excluded_llm_metadata_keys=hidden[1:])
+        excluded_embed_metadata_keys=hidden, excluded_llm_metadata_keys=hidden)
 
 
 def splitter_for(chunk_size: int | None, chunk_overlap: int | None) -> Any:

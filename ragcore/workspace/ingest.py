@@ -32,7 +32,7 @@ from ..index.merger import BackgroundMerger
 from ..types import Document
 from .commits import PARTIAL_KEY, Batching, Cancelled, Commits
 from .handle import UPLOAD_PREFIX, IndexHandle
-from .ingest_parts import ingest_parts, read_in_parts
+from .ingest_parts import ingest_parts, path_hidden, read_in_parts
 from .inputs import collect_files, scan_inputs, skipped_outcome  # noqa: F401 - lived here
 from .report import FileOutcome, IngestCallback, IngestProgress, IngestReport
 
@@ -318,11 +318,12 @@ def _read(path: Path, base: str) -> list[Document]:
     if not path.is_file():
         raise ReaderError(path, "is not a regular file", "give a file or a folder")
     try:
-        return load_file(path, doc_id_base=base)
+        documents = load_file(path, doc_id_base=base)
     except ReaderError:
         raise
     except Exception as exc:  # a reader bug on one odd file must not stop the other files
         raise read_failure(path, exc) from exc
+    return list(path_hidden(documents))
 
 
 # -- whole files: listing, deleting, re-indexing ----------------------------------------------

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Protocol
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Protocol
 
 from ..errors import RagcoreError, ReaderError
 from ..types import Document
@@ -32,7 +32,16 @@ def read_in_parts(path: Path, base: str) -> Iterator[Document] | None:
     if not path.is_file() or READERS.get(path.suffix.lower()) is not read_plain_text:
         return None
     parts = text_parts(path)
-    return None if parts is None else iter_documents(path, parts, doc_id_base=base)
+    return None if parts is None else path_hidden(iter_documents(path, parts, doc_id_base=base))
+
+
+def path_hidden(documents: Iterable[Document]) -> Iterator[Document]:
+    """``documents`` with their absolute path left out of the header the LLM reads: a chunk's
+    budget counts that header, and where the workspace lives must not move chunk borders."""
+    for doc in documents:
+        if "file_path" not in doc.excluded_llm_metadata_keys:
+            doc.excluded_llm_metadata_keys.append("file_path")
+        yield doc
 
 
 class PartWork(Protocol):
