@@ -11,6 +11,8 @@ given (the index's nodes are shared); a changed node is a copy.
     LongContextReorder                best nodes at both ends, weakest in the middle (LlamaIndex's
                                       exact order)
     PrevNextNodePostprocessor         add each node's neighbours in its document
+    ListContinuation                  complete a node that ends inside a list from the next one
+                                      (the engines' default: a list is read whole)
     MetadataReplacementPostProcessor  show the LLM a metadata value instead of the text
 """
 
@@ -193,6 +195,59 @@ class PrevNextNodePostprocessor(Postprocessor):
                 break
             found.append(current)
         return found
+
+
+_ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+\S")
+MAX_CONTINUATION = 2000  # characters a list's rest may add to a node
+
+
+class ListContinuation(Postprocessor):
+    """Completes each node whose text ends inside a list (its last line is an item) with the
+    rest of that list from the node after it: the items up to the list's end, within
+    ``MAX_CONTINUATION`` characters. A chunk border inside the rules of a list ("Each value
+    has an owner. / There can only be one owner. / [border] When the owner goes out of
+    scope ...") would otherwise show the reader, or the LLM, two rules of three. The completed
+    node is a copy whose ``end_char`` covers what was added."""
+
+    def __init__(self, index: NodeLookup) -> None:
+        self.index = index
+
+    def postprocess(self, nodes: list[ScoredNode], query: str) -> list[ScoredNode]:
+        return [self._completed(scored) for scored in nodes]
+
+    def _completed(self, scored: ScoredNode) -> ScoredNode:
+        node = scored.node
+        lines = node.text.rstrip().splitlines()
+        if not lines or not _ITEM.match(lines[-1]) or node.next_id is None \
+                or node.end_char is None:
+            return scored
+        try:
+            after = self.index.get_node(node.next_id)
+        except StoreError:
+            return scored
+        if after.start_char is None or not after.start_char <= node.end_char <= \
+                after.start_char + len(after.text) or after.ref_doc_id != node.ref_doc_id:
+            return scored
+        rest = _list_rest(after.text[node.end_char - after.start_char:])
+        if not rest:
+            return scored
+        grown = dataclasses.replace(node, text=node.text + rest, end_char=node.end_char + len(rest))
+        return dataclasses.replace(scored, node=grown)
+
+
+def _list_rest(text: str) -> str:
+    """The start of ``text`` up to the end of the list it continues: the rest of the item it
+    starts in, then item lines and the lines indented under them, no blank line before a line
+    that is no item."""
+    end, pos = 0, 0
+    for k, line in enumerate(text[:MAX_CONTINUATION].splitlines(keepends=True)):
+        pos += len(line)
+        if not line.strip():
+            continue
+        if not (_ITEM.match(line) or line[:1].isspace() or k == 0) or pos > MAX_CONTINUATION:
+            break
+        end = pos
+    return text[:end].rstrip()
 
 
 class MetadataReplacementPostProcessor(Postprocessor):

@@ -7,6 +7,7 @@ import pytest
 from ragcore.errors import ConfigError, StoreError
 from ragcore.postprocess import (
     KeywordNodePostprocessor,
+    ListContinuation,
     LongContextReorder,
     MetadataReplacementPostProcessor,
     PrevNextNodePostprocessor,
@@ -171,3 +172,44 @@ def test_metadata_replacement_shows_the_window_without_touching_the_original():
     assert original.text == "one sentence." and original.start_char == 5
     with pytest.raises(ConfigError, match="target_metadata_key"):
         MetadataReplacementPostProcessor(target_metadata_key="")
+
+
+RULES = ("First, the ownership rules. Keep these rules in mind:\n\n"
+         "- Each value in Rust has an owner.\n- There can only be one owner at a time.\n"
+         "- When the owner goes out of scope, the value will be dropped.\n\n"
+         "### Variable Scope\n\nA scope is the range within a program.")
+
+
+class SplitIndex:
+    """``RULES`` cut in two nodes at ``border``, the second starting ``overlap`` back."""
+
+    def __init__(self, border: int, overlap: int = 0) -> None:
+        start = border - overlap
+        self.nodes = {"a": Node(RULES[:border], node_id="a", ref_doc_id="d", start_char=0,
+                                end_char=border, next_id="b"),
+                      "b": Node(RULES[start:], node_id="b", ref_doc_id="d", start_char=start,
+                                end_char=len(RULES), prev_id="a")}
+
+    def get_node(self, node_id: str) -> Node:
+        return self.nodes[node_id]
+
+
+@pytest.mark.parametrize("border", [
+    RULES.index("\n- When"),  # after the second rule's line (the next node overlaps it)
+    RULES.index("one owner at") + 3,  # inside the second rule
+])
+def test_a_node_cut_inside_a_list_is_completed_to_the_lists_end(border):
+    index = SplitIndex(border, overlap=len("- There can only be one owner at a time."))
+    hit = [ScoredNode(index.nodes["a"], 0.9)]
+    out = ListContinuation(index).postprocess(hit, "What are the ownership rules?")
+    node = out[0].node
+    assert node.text == RULES[:RULES.index("\n\n### Variable")]
+    assert RULES[node.start_char:node.end_char] == node.text and out[0].score == 0.9
+    assert index.nodes["a"].text == RULES[:border]  # the index's own node is untouched
+
+
+def test_a_node_that_ends_after_its_list_or_outside_one_is_left_as_it_is():
+    for border in (RULES.index("\n\n### Variable"), RULES.index("Keep these")):
+        index = SplitIndex(border)
+        hit = [ScoredNode(index.nodes["a"], 0.9)]
+        assert ListContinuation(index).postprocess(hit, "q")[0].node is index.nodes["a"]

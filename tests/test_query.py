@@ -180,6 +180,7 @@ def test_from_index_wires_the_vector_retriever_filters_and_postprocessors(fake_e
     assert [s.name for s in response.trace.stages] == [
         "embed query",
         "retrieve",
+        "postprocess: ListContinuation",
         "postprocess: KeywordNodePostprocessor",
         "pack context",
         "llm: qa",

@@ -38,7 +38,7 @@ from ..chat.modes import (
 )
 from ..errors import ConfigError
 from ..llms.base import LLM
-from ..postprocess import NodePostprocessor
+from ..postprocess import ListContinuation, NodePostprocessor
 from ..query import QueryEngine
 from ..retrieval.retrievers import RetrievalMode, Retriever, SearchableIndex
 from ..stores.filters import MetadataFilters
@@ -79,7 +79,15 @@ def query_engine_from_index(
         llm, response_mode=response_mode, max_concurrency=max_concurrency,
         prompts=prompts if prompts is not None else SynthesisPrompts(),
     )
-    return QueryEngine(retriever, synthesizer, postprocessors=node_postprocessors)
+    return QueryEngine(retriever, synthesizer, postprocessors=_reading(index, node_postprocessors))
+
+
+def _reading(index: EngineIndex, postprocessors: Sequence[NodePostprocessor]
+             ) -> list[NodePostprocessor]:
+    """``postprocessors`` after the one every engine reads with, for an index that can look
+    its nodes up: lists completed across a chunk border (``ListContinuation``)."""
+    first = [ListContinuation(index)] if hasattr(index, "get_node") else []
+    return [*first, *postprocessors]
 
 
 def chat_engine_from_index(
@@ -115,9 +123,10 @@ def chat_engine_from_index(
             CondensePlusContextChatEngine
         )
         return engine(
-            retriever, llm=llm, system_prompt=system_prompt, node_postprocessors=node_postprocessors
+            retriever, llm=llm, system_prompt=system_prompt,
+            node_postprocessors=_reading(index, node_postprocessors),
         )
-    query_engine = _query_engine(retriever, llm, response_mode, node_postprocessors)
+    query_engine = _query_engine(retriever, llm, response_mode, _reading(index, node_postprocessors))
     if kind == ChatMode.CONDENSE_QUESTION.value:
         return CondenseQuestionChatEngine(query_engine, llm=llm, system_prompt=system_prompt)
     agent = ReActAgent if kind == ChatMode.REACT.value else FunctionCallingAgent
