@@ -11,6 +11,9 @@ the models learn from the passages a user's question really brings.
 - Span model (conditional logit, L2): the phrases of a question's best sentences compete; a
   phrase is right when its normalized text equals a gold answer's (the SQuAD normalization).
   Questions whose best sentences hold no gold phrase teach it nothing and are left out.
+- Second stage (semantic variant only: it compares meanings): the same conditional logit over
+  the first stage's best ``TYPED_CANDIDATES`` phrases of each question, with the cosine between
+  each phrase and the question's type words as features (``extractive_model.typed_rows``).
 - Answer model (logistic regression, L2): positive when the passages given hold a gold answer,
   negative for SQuAD's unanswerable questions, for questions whose passages lack every gold
   answer, and for off-topic questions (a third of the questions, each given the passages of a
@@ -22,6 +25,8 @@ the models learn from the passages a user's question really brings.
   alone, learned from them to accept questions most of whose words no passage holds.
 
     python -m benchmarks.train_answerer            # ~10 min on 2 cores, first run embeds
+
+The passages and the sentence vectors are cached per packaged model variant (int8, float32).
 """
 
 from __future__ import annotations
@@ -65,15 +70,16 @@ def normalize(text: str) -> str:
     return " ".join(text.split())
 
 
-def examples(rows: list[dict], embedder, which: str) -> tuple[list, list]:
-    """Span examples (features of each phrase, which are right) and answer examples."""
+def examples(rows: list[dict], embedder, which: str) -> list[tuple]:
+    """Each question read over its passages: the reading, each phrase's text, the gold
+    answers, and whether the passages hold one."""
     from ragcore.llms.extractive_answer import strip_labels
-    from ragcore.llms.extractive_model import read
+    from ragcore.llms.extractive_model import phrase_texts, read
     from ragcore.llms.extractive_question import without_source_words
     from ragcore.llms.extractive_rank import Scorer
     from ragcore.llms.extractive_text import candidates
 
-    span_sets, answer_sets = [], []
+    out = []
     for row in rows:
         cands = candidates(strip_labels(row["context"]))
         if not cands:
@@ -84,13 +90,39 @@ def examples(rows: list[dict], embedder, which: str) -> tuple[list, list]:
         golds = {normalize(g) for g in row["answers"]} - {""}
         context = normalize(row["context"])
         holds = not row["impossible"] and any(g in context for g in golds)
-        labels = [normalize(cands[reading.order[k]].text[toks[s.first].start: toks[s.last].end])
-                  in golds for k, toks, s, _ in reading.rows]
-        feats = [f for *_, f in reading.rows]
+        out.append((reading, phrase_texts(reading, cands), golds, holds, question))
+    return out
+
+
+def span_sets(readings: list[tuple], rows_of) -> list[tuple]:
+    """Span examples: each answered question's phrases (``rows_of`` gives the rows and their
+    texts) with which are right; questions whose phrases hold no gold answer teach nothing."""
+    out = []
+    for reading, texts, golds, holds, question in readings:
+        rows, row_texts = rows_of(reading, texts, question)
+        labels = [normalize(t) in golds for t in row_texts]
         if holds and any(labels):
-            span_sets.append((feats, labels))
-        answer_sets.append((reading, feats, holds))
-    return span_sets, answer_sets
+            out.append(([f for *_, f in rows], labels))
+    return out
+
+
+def first_stage(reading, texts: list[str], question: str) -> tuple[list, list[str]]:
+    """``rows_of`` for the first stage: every phrase of the best sentences."""
+    return reading.rows, texts
+
+
+def typed(span_weights: dict[str, float], embedder):
+    """``rows_of`` for the second stage: the first stage's best phrases with their type
+    similarity (``extractive_model.typed_rows``)."""
+    from ragcore.llms.extractive_model import typed_rows
+
+    def rows_of(reading, texts, question):
+        if not reading.rows:
+            return [], []
+        top, rows = typed_rows(reading.rows, texts, span_weights, question,
+                               reading.kind or "none", embedder.embed_batch)
+        return rows, [texts[i] for i in top]
+    return rows_of
 
 
 def off_topic(rows: list[dict]) -> list[dict]:
@@ -195,15 +227,15 @@ def train_spans(span_sets) -> dict[str, float]:
     return {name: round(float(w[k]), 4) for name, k in vocab.items() if abs(w[k]) >= 1e-3}
 
 
-def train_found(answer_sets, span_weights) -> dict:
+def train_found(readings: list[tuple], span_weights, rows_of) -> dict:
     """Logistic regression on whether the passages answer, and its calibrated threshold. The
     weights of what the passages leave out of the question (``missing_*``) are kept at or
     under 0: more of the question unmentioned never makes an answer likelier."""
     from ragcore.llms.extractive_model import answer_features, best_phrase
 
     feats, labels = [], []
-    for reading, _, holds in answer_sets:
-        won = best_phrase(reading.rows, span_weights)
+    for reading, texts, _, holds, question in readings:
+        won = best_phrase(rows_of(reading, texts, question)[0], span_weights)
         feats.append(answer_features(reading, None if won is None else won[1:]))
         labels.append(float(holds))
     vocab = vocabulary(feats)
@@ -236,19 +268,25 @@ def main() -> int:
     model = default_embedder()
     # one cache per model: vectors of two variants (float32, int8) must never mix
     embedder = CachedEmbedder(model, CACHE_DIR / f"answerer-vectors-{model.model_name}.npy")
-    rows = build_contexts(articles, embedder, name="squad-train")
+    rows = build_contexts(articles, embedder, name=f"squad-train-{model.model_name}")
     near = near_misses(rows)
     rows += off_topic(rows)
     print(f"{len(rows)} training questions, off-topic ones included, and {len(near)} near "
           f"misses ({time.perf_counter() - started:.0f} s)")
-    out = {"source": SOURCE, "trained_with": embedder.model_name, "span": {}, "found": {}}
+    out = {"source": SOURCE, "trained_with": embedder.model_name, "span": {}, "span_typed": {},
+           "found": {}}
     for which in ("semantic", "lexical"):
-        span_sets, answer_sets = examples(rows + near * (which == "semantic"), embedder, which)
+        readings = examples(rows + near * (which == "semantic"), embedder, which)
         embedder.save()
-        print(f"{which}: {len(span_sets)} questions with a gold phrase among "
-              f"{len(answer_sets)} ({time.perf_counter() - started:.0f} s)")
-        out["span"][which] = train_spans(span_sets)
-        out["found"][which] = train_found(answer_sets, out["span"][which])
+        rows_of = first_stage
+        weights = out["span"][which] = train_spans(span_sets(readings, rows_of))
+        print(f"{which}: first stage trained on {len(readings)} questions "
+              f"({time.perf_counter() - started:.0f} s)")
+        if which == "semantic":  # the second stage compares meanings: the model's alone
+            rows_of = typed(weights, embedder)
+            weights = out["span_typed"][which] = train_spans(span_sets(readings, rows_of))
+            print(f"{which}: second stage trained ({time.perf_counter() - started:.0f} s)")
+        out["found"][which] = train_found(readings, weights, rows_of)
     WEIGHTS.write_text(json.dumps(out, indent=0, sort_keys=True, ensure_ascii=False) + "\n",
                        encoding="utf-8")
     print(f"wrote {WEIGHTS} ({time.perf_counter() - started:.0f} s)")

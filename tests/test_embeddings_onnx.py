@@ -61,8 +61,8 @@ def test_bad_options_say_what_to_do(options, message):
         OnnxEmbedder(**options)
 
 
-def test_new_indexes_get_float32_and_others_the_variant_they_were_built_with():
-    assert packaged.default_embedder().model_name == FLOAT32
+def test_new_indexes_get_int8_and_others_the_variant_they_were_built_with():
+    assert packaged.default_embedder().model_name == INT8
     assert packaged.default_embedder(INT8).model_name == INT8
     assert packaged.default_embedder("someone-else") is packaged.default_embedder()
     assert packaged.default_embedder(FLOAT32) is packaged.default_embedder(FLOAT32)
@@ -94,12 +94,12 @@ def test_an_index_refuses_vectors_of_the_other_variant(tmp_path):
 def test_workspace_keeps_the_variant_an_index_was_recorded_with(tmp_path):
     workspace = Workspace(tmp_path / "ws")
     workspace.create_index("new")
-    assert workspace.record("new").embed_model == FLOAT32
+    assert workspace.record("new").embed_model == INT8
     record = workspace.record("new")
-    record.embed_model = INT8  # as an index built with OnnxEmbedder(quantized=True)
-    workspace.save_record("int8", record)
-    assert workspace.embedder_for("int8").model_name == INT8
-    assert workspace.embedder_for("new").model_name == FLOAT32
+    record.embed_model = FLOAT32  # as an index built before int8 became the default
+    workspace.save_record("float32", record)
+    assert workspace.embedder_for("float32").model_name == FLOAT32
+    assert workspace.embedder_for("new").model_name == INT8
 
 
 # -- the export cache ---------------------------------------------------------------------------

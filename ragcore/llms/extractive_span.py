@@ -141,6 +141,38 @@ def _noun_kind(nouns: Sequence[str]) -> str | None:
     return None
 
 
+_TYPE_SKIP = frozenset("is are was were be been did does do has have had the a an of kind type "
+                       "sort".split())
+_TYPE_STOP = frozenset("""a an the of in on at by for from to with into as and or but that which
+    who whom whose what when where why how is are was were be been being has have had do does did
+    this these those it its he she they them his her their not no can could would should will
+    shall may might must if""".split())  # where the words naming the answer's kind end
+_TYPE_WORDS = re.compile(r"\b(?:what|which|whose)\b((?:\s+[\w'-]+){1,6})", re.I)
+_NAME_OF = re.compile(r"\bname of (?:the |a |an )?([\w'-]+)", re.I)
+_KIND_WORDS = {"person": "person", "date": "date year", "place": "place location",
+               "number": "number", "quantity": "amount"}
+
+
+def type_words(question: str, kind: str) -> str | None:
+    """The words of ``question`` that say what kind of thing answers it ("Indie band" of
+    "Which Indie band ...?", "album" of "... the name of the album?"), else a word for its
+    answer type ("person" for "who"); None when neither says anything. The scorer compares
+    each phrase's meaning with them (``extractive_model.typed_rows``)."""
+    named = _NAME_OF.search(question)
+    if named:
+        return named.group(1)
+    words: list[str] = []
+    found = _TYPE_WORDS.search(question)
+    for word in found.group(1).split() if found else []:
+        low = word.casefold()
+        if not words and low in _TYPE_SKIP:
+            continue
+        if low in _TYPE_STOP or len(words) == 2:
+            break
+        words.append(word)
+    return " ".join(words) or _KIND_WORDS.get(kind)
+
+
 def head_noun(question: str) -> str:
     """The noun after the wh-word ("river" in "Which river ...?"), stemmed; "" if none."""
     head = _HEAD.search(question)
