@@ -56,6 +56,8 @@ def _new_index(page, name: str, path) -> None:
     from playwright.sync_api import expect
 
     _go(page, "Upload")
+    expect(page.get_by_role("heading", name="Upload documents")).to_be_visible()
+    _wait_idle(page)  # else the click may land on the page being left (seen once under load)
     page.get_by_test_id("stSelectbox").first.click()
     page.get_by_role("option", name="New index…").click()
     box = page.get_by_role("textbox", name="Name of the new index")
