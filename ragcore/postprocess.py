@@ -25,6 +25,7 @@ from abc import ABC, abstractmethod
 from typing import Protocol, Sequence, runtime_checkable
 
 from .errors import ConfigError, StoreError
+from .llms.extractive_text import LIST_ITEM  # what the answerer reads as a list's item
 from .types import Node, ScoredNode
 
 logger = logging.getLogger(__name__)
@@ -197,7 +198,6 @@ class PrevNextNodePostprocessor(Postprocessor):
         return found
 
 
-_ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+\S")
 MAX_CONTINUATION = 2000  # characters a list's rest may add to a node
 
 
@@ -218,7 +218,7 @@ class ListContinuation(Postprocessor):
     def _completed(self, scored: ScoredNode) -> ScoredNode:
         node = scored.node
         lines = node.text.rstrip().splitlines()
-        if not lines or not _ITEM.match(lines[-1]) or node.next_id is None \
+        if not lines or not LIST_ITEM.match(lines[-1]) or node.next_id is None \
                 or node.end_char is None:
             return scored
         try:
@@ -244,7 +244,7 @@ def _list_rest(text: str) -> str:
         pos += len(line)
         if not line.strip():
             continue
-        if not (_ITEM.match(line) or line[:1].isspace() or k == 0) or pos > MAX_CONTINUATION:
+        if not (LIST_ITEM.match(line) or line[:1].isspace() or k == 0) or pos > MAX_CONTINUATION:
             break
         end = pos
     return text[:end].rstrip()

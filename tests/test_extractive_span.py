@@ -226,3 +226,25 @@ def test_the_second_stage_rescores_the_best_phrases_by_their_meaning_against_the
     best, *_ = best_phrase(typed, {"score": 1.0, "type_sim": 5.0})
     assert texts[top[best]] == "Australian"
     assert texts[best_phrase(rows, {"score": 1.0})[0]] != "Australian"
+
+
+def test_the_answerer_rescores_its_best_phrases_with_the_second_stage(monkeypatch):
+    """``assess`` with the packaged model's weights runs the second stage: first-stage weights
+    that see nothing leave every phrase tied, and the second stage's ``type_sim`` picks the
+    phrase whose meaning is a nationality."""
+    import ragcore.llms.extractive_model as model
+
+    class Meaning:  # the packaged model's name, vectors that know one thing
+        model_name, max_input_tokens = "all-MiniLM-L6-v2", 256
+
+        def embed_batch(self, texts):
+            known = {"nationality": [1.0, 0.0], "Australian": [0.8, 0.6]}
+            return np.array([known.get(t, [0.0, 1.0]) for t in texts])
+
+    weights = {"span": {"semantic": {}}, "span_typed": {"semantic": {"type_sim": 10.0}},
+               "found": {"semantic": {"weights": {}, "threshold": 0.0}}}
+    monkeypatch.setattr(model, "load_weights", lambda: weights)
+    scorer = Scorer(candidates("The term was coined by Peg LeVine, an Australian anthropologist."),
+                    Meaning())
+    question = "What was the nationality of anthropologist Peg LeVine?"
+    assert model.assess(scorer, question, scorer.scores(question)).phrase.text == "Australian"

@@ -387,3 +387,19 @@ def test_where_the_workspace_lives_does_not_move_chunk_borders(tmp_path, fake_em
         ws.ingest("stories", [ws.save_upload("stories", "bohemia.xhtml", data)])
         chunks.append(sorted(n.text for n in ws.load_index("stories").all_nodes()))
     assert chunks[0] == chunks[1]
+
+
+def test_a_big_text_read_in_parts_leaves_its_path_out_of_the_llm_header_too(tmp_path,
+                                                                            monkeypatch):
+    import ragcore.readers.text as text
+    from ragcore.types import MetadataMode
+    from ragcore.workspace.ingest_parts import read_in_parts
+
+    monkeypatch.setattr(text, "PARTS_FROM_BYTES", 100)
+    monkeypatch.setattr(text, "PART_CHARS", 200)
+    big = tmp_path / "big.txt"
+    big.write_text("Owls hunt at night and rest by day.\n\n" * 20, encoding="utf-8")
+    docs = list(read_in_parts(big, str(big)))
+    assert len(docs) > 1
+    assert all("file_path" not in d.metadata_str(MetadataMode.LLM) for d in docs)
+    assert all(d.metadata["file_path"] for d in docs)  # still known, only not in the header

@@ -29,7 +29,7 @@ _UNDERLINE = re.compile(r"^\s*([=\-~^\"'`#*+_])\1{2,}\s*$")
 _MD_HEADING = re.compile(r"^\s*#{1,6}\s+")
 _DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:[\w-]+::|_|\|)")
 _FOOTNOTE = re.compile(r"^\s*\.\.\s+\[[^\]]+\]\s*")
-_LIST_ITEM = re.compile(
+LIST_ITEM = re.compile(
     r"^\s*(?:[-*+\u2022\u25aa\u25cf\uf0b7\u2013]|\(?\d{1,2}[.)]|\(?[a-z][.)])\s+"
 )
 _OPTION_LINE = re.compile(r"^\s*--?[A-Za-z0-9]")
@@ -264,9 +264,9 @@ def _blocks(text: str) -> list[tuple[str, str]]:
         elif what == "line":
             flush()
             blocks.append((line, "prose"))
-        elif _LIST_ITEM.match(line) or _OPTION_LINE.match(line) or _COLUMNS.search(line.strip()):
+        elif LIST_ITEM.match(line) or _OPTION_LINE.match(line) or _COLUMNS.search(line.strip()):
             flush("item")
-            current = [_LIST_ITEM.sub("", line).strip()]
+            current = [LIST_ITEM.sub("", line).strip()]
         elif _starts_anew(current) and _is_title_line(line, nxt):
             flush()
             blocks.append((line.strip(), "heading"))
@@ -300,7 +300,7 @@ def _is_title_line(line: str, nxt: str) -> bool:
     """A heading line: a title by its look, not running on into a lower-case next line."""
     follows = nxt.strip()
     if follows and not (follows[:1].isupper() or follows[:1] in "[0123456789"
-                        or _LIST_ITEM.match(nxt)):
+                        or LIST_ITEM.match(nxt)):
         return False
     return is_heading(line, alone=not follows)
 

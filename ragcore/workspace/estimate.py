@@ -89,14 +89,13 @@ def sample_chunks(head: bytes, splitter: Any, count: int = 16) -> list[str]:
 
 
 def _document(sample: bytes, name: str, path: str) -> Any:
-    """A document like the one the reader makes of the file (the same metadata header)."""
+    """A document like the one the workspace reads of the file (the same metadata header)."""
     from ..types import Document
+    from .ingest_parts import path_hidden
 
-    hidden = ["file_path", "file_type", "file_size", "creation_date", "last_modified_date"]
-    return Document(text=sample.decode("utf-8", errors="replace"), metadata={
+    return next(path_hidden([Document(text=sample.decode("utf-8", errors="replace"), metadata={
         "file_path": path, "file_name": name, "file_type": "text/plain", "file_size": 10**6,
-        "creation_date": "2026-01-01", "last_modified_date": "2026-01-01"},
-        excluded_embed_metadata_keys=hidden, excluded_llm_metadata_keys=hidden)
+        "creation_date": "2026-01-01", "last_modified_date": "2026-01-01"})]))
 
 
 def splitter_for(chunk_size: int | None, chunk_overlap: int | None) -> Any:
