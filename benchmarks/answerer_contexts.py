@@ -67,8 +67,9 @@ def squad_questions(articles: list[dict]) -> Iterator[dict]:
 def paragraph_documents(articles: list[dict]) -> list[Any]:
     from ragcore.types import Document
 
-    return [Document(text=paragraph["context"], doc_id=f"{a}-{p}",
-                     metadata={"title": article["title"].replace("_", " ")})
+    return [Document(text=paragraph["context"], doc_id=f"{a}-{p}",  # samples have no title
+                     metadata={"title": article["title"].replace("_", " ")} if article["title"]
+                     else {})
             for a, article in enumerate(articles)
             for p, paragraph in enumerate(article["paragraphs"])]
 

@@ -1,12 +1,14 @@
 """Train the offline answerer's span and answer models; write ragcore/llms/extractive_weights.json.
 
-Data: SQuAD's **training** split only — the training articles of
-``benchmarks/answers/squad/train.json`` (SQuAD 2.0) and ``train_extra.json`` (four more articles of
-SQuAD 1.1's training split; source, licence and the article split are written in
-``benchmarks/answers/squad/README.md``; the held-out articles judge the result in
-``python -m benchmarks --only answers`` and are never read here). Each question goes through
-the default query engine over an index of the training paragraphs (``answerer_contexts``), so
-the models learn from the passages a user's question really brings.
+Data: SQuAD's **training** split only (``benchmarks.answers.squad.training_articles``): the
+training articles of ``benchmarks/answers/squad/train.json`` (SQuAD 2.0), ``train_extra.json``
+(four more articles of SQuAD 1.1's training split) and ``train_samples.json.gz`` (4,547
+paragraphs and 12,535 questions sampled from SQuAD's training split by other public projects);
+sources, licence and the split are written in ``benchmarks/answers/squad/README.md``. The
+held-out articles judge the result in ``python -m benchmarks --only answers`` and are never
+read here. Each question goes through the default query engine over an index of all the
+training paragraphs (``answerer_contexts``), so the models learn from the passages a user's
+question really brings.
 
 - Span model (conditional logit, L2): the phrases of a question's best sentences compete; a
   phrase is right when its normalized text equals a gold answer's (the SQuAD normalization).
@@ -24,31 +26,37 @@ the models learn from the passages a user's question really brings.
   under it. Near misses teach the semantic variant only: the lexical one, reading words
   alone, learned from them to accept questions most of whose words no passage holds.
 
-    python -m benchmarks.train_answerer            # ~10 min on 2 cores, first run embeds
+    python -m benchmarks.train_answerer            # ~40 min on 2 cores, first run embeds
 
+The two variants train at once, a process each. A question's phrases are kept as feature ids
+(``Example``), not dicts: 22,000 questions of ~380 phrases would not fit in memory as dicts.
 The passages and the sentence vectors are cached per packaged model variant (int8, float32).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import multiprocessing
 import random
 import re
 import string
 import sys
 import time
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy import sparse
 from scipy.optimize import minimize
 
 from benchmarks.answerer_contexts import CACHE_DIR, CachedEmbedder, build_contexts
+from benchmarks.answers.squad import training_articles
 
 ROOT = Path(__file__).resolve().parents[1]
-SQUAD = ROOT / "benchmarks" / "answers" / "squad"
-TRAIN_FILES = (SQUAD / "train.json", SQUAD / "train_extra.json")
 WEIGHTS = ROOT / "ragcore" / "llms" / "extractive_weights.json"
 MIN_COUNT = 3  # features seen fewer times are left out
 L2_SPAN = 1.0
@@ -59,8 +67,10 @@ NEAR_MISS_SEED = 20
 _NUMBER = re.compile(r"\b\d{2,4}\b")
 _NAME = re.compile(r"\b[A-Z][a-z]{2,}\b")
 SOURCE = ("SQuAD 2.0 training split (Rajpurkar, Jia & Liang 2018, CC BY-SA 4.0), training "
-          "articles of benchmarks/answers/squad/train.json, and four articles of SQuAD 1.1's "
-          "training split (Rajpurkar et al. 2016, CC BY-SA 4.0) in train_extra.json")
+          "articles of benchmarks/answers/squad/train.json; four articles of SQuAD 1.1's "
+          "training split (Rajpurkar et al. 2016, CC BY-SA 4.0) in train_extra.json; and "
+          "paragraphs sampled from SQuAD's training split by public projects, in "
+          "train_samples.json.gz (sources in benchmarks/answers/squad/README.md)")
 
 
 def normalize(text: str) -> str:
@@ -70,9 +80,53 @@ def normalize(text: str) -> str:
     return " ".join(text.split())
 
 
-def examples(rows: list[dict], embedder, which: str) -> list[tuple]:
-    """Each question read over its passages: the reading, each phrase's text, the gold
-    answers, and whether the passages hold one."""
+@dataclass(slots=True)
+class Example:
+    """One question read over its passages, kept small: its phrases' features as ids of
+    ``Vocabulary`` names (decoded again, one question at a time, by ``rows``), each phrase's
+    text, the gold answers, whether the passages hold one, and the reading without its phrases
+    (what the answer model reads besides them)."""
+
+    question: str
+    reading: Any
+    texts: list[str]
+    golds: set[str]
+    holds: bool
+    where: np.ndarray  # per phrase: sentence, first word, last word
+    starts: np.ndarray  # per phrase: where its features begin in cols / vals
+    cols: np.ndarray
+    vals: np.ndarray
+
+    def rows(self, names: list[str]) -> list[tuple]:
+        """The phrases as ``extractive_model`` rows: (sentence, None, Span, features)."""
+        from ragcore.llms.extractive_span import Span
+
+        ends = [*self.starts[1:], len(self.cols)]
+        return [(int(k), None, Span(int(a), int(b)),
+                 {names[c]: float(v) for c, v in zip(self.cols[s:e], self.vals[s:e])})
+                for (k, a, b), s, e in zip(self.where, self.starts, ends)]
+
+
+class Vocabulary:
+    """Feature names as ids."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+        self.names: list[str] = []
+
+    def encode(self, feats: dict[str, float]) -> list[tuple[int, float]]:
+        out = []
+        for name, value in feats.items():
+            if value:
+                if name not in self.ids:
+                    self.ids[name] = len(self.names)
+                    self.names.append(name)
+                out.append((self.ids[name], value))
+        return out
+
+
+def examples(rows: list[dict], embedder, which: str, vocab: Vocabulary) -> list[Example]:
+    """Each question read over its passages (``Example``)."""
     from ragcore.llms.extractive_answer import strip_labels
     from ragcore.llms.extractive_model import phrase_texts, read
     from ragcore.llms.extractive_question import without_source_words
@@ -90,38 +144,47 @@ def examples(rows: list[dict], embedder, which: str) -> list[tuple]:
         golds = {normalize(g) for g in row["answers"]} - {""}
         context = normalize(row["context"])
         holds = not row["impossible"] and any(g in context for g in golds)
-        out.append((reading, phrase_texts(reading, cands), golds, holds, question))
+        encoded = [vocab.encode(f) for *_, f in reading.rows]
+        flat = [pair for pairs in encoded for pair in pairs]
+        out.append(Example(
+            question, dataclasses.replace(reading, rows=[]), phrase_texts(reading, cands), golds,
+            holds, np.array([(k, s.first, s.last) for k, _, s, _ in reading.rows], np.int32),
+            np.cumsum([0] + [len(p) for p in encoded[:-1]]).astype(np.int64),
+            np.array([c for c, _ in flat], np.int32), np.array([v for _, v in flat], np.float32)))
     return out
 
 
-def span_sets(readings: list[tuple], rows_of) -> list[tuple]:
+def span_sets(data: list[Example], rows_of) -> list[tuple]:
     """Span examples: each answered question's phrases (``rows_of`` gives the rows and their
     texts) with which are right; questions whose phrases hold no gold answer teach nothing."""
     out = []
-    for reading, texts, golds, holds, question in readings:
-        rows, row_texts = rows_of(reading, texts, question)
-        labels = [normalize(t) in golds for t in row_texts]
-        if holds and any(labels):
+    for example in data:
+        if not example.holds:
+            continue
+        rows, row_texts = rows_of(example)
+        labels = [normalize(t) in example.golds for t in row_texts]
+        if any(labels):
             out.append(([f for *_, f in rows], labels))
     return out
 
 
-def first_stage(reading, texts: list[str], question: str) -> tuple[list, list[str]]:
+def first_stage(names: list[str]):
     """``rows_of`` for the first stage: every phrase of the best sentences."""
-    return reading.rows, texts
+    return lambda example: (example.rows(names), example.texts)
 
 
-def typed(span_weights: dict[str, float], embedder):
+def typed(names: list[str], span_weights: dict[str, float], embedder):
     """``rows_of`` for the second stage: the first stage's best phrases with their type
     similarity (``extractive_model.typed_rows``)."""
     from ragcore.llms.extractive_model import typed_rows
 
-    def rows_of(reading, texts, question):
-        if not reading.rows:
+    def rows_of(example):
+        if not len(example.where):
             return [], []
-        top, rows = typed_rows(reading.rows, texts, span_weights, question,
-                               reading.kind or "none", embedder.embed_batch)
-        return rows, [texts[i] for i in top]
+        top, rows = typed_rows(example.rows(names), example.texts, span_weights,
+                               example.question, example.reading.kind or "none",
+                               embedder.embed_batch)
+        return rows, [example.texts[i] for i in top]
     return rows_of
 
 
@@ -204,13 +267,41 @@ def matrix(feature_dicts: list[dict], vocab: dict[str, int]) -> sparse.csr_matri
 
 
 def train_spans(span_sets) -> dict[str, float]:
-    """Conditional logit over each question's phrases, L2-regularized, by L-BFGS."""
+    """Conditional logit over each question's phrases (feature dicts), L2-regularized."""
     flat = [f for feats, _ in span_sets for f in feats]
     vocab = vocabulary(flat)
-    x = matrix(flat, vocab)
     y = np.array([float(l) for _, labels in span_sets for l in labels])
-    starts = np.cumsum([0] + [len(feats) for feats, _ in span_sets])[:-1]
-    group = np.repeat(np.arange(len(span_sets)), [len(feats) for feats, _ in span_sets])
+    return fit_spans(matrix(flat, vocab), y, [len(feats) for feats, _ in span_sets], vocab)
+
+
+def train_first_stage(data: list[Example], names: list[str]) -> dict[str, float]:
+    """``train_spans`` of the first stage, on the examples' encoded features as they are:
+    every phrase of every answered question, too many to hold as dicts."""
+    kept = [e for e in data if e.holds]
+    labels = [[normalize(t) in e.golds for t in e.texts] for e in kept]
+    kept, labels = zip(*[(e, l) for e, l in zip(kept, labels) if any(l)])
+    counts = np.bincount(np.concatenate([e.cols for e in kept]), minlength=len(names))
+    seen = sorted(np.flatnonzero(counts >= MIN_COUNT), key=lambda c: names[c])
+    vocab = {names[c]: k for k, c in enumerate(seen)}
+    column = np.full(len(names), -1)
+    column[seen] = np.arange(len(seen))
+    blocks = []
+    for e in kept:
+        row = np.repeat(np.arange(len(e.texts)), np.diff([*e.starts, len(e.cols)]))
+        col = column[e.cols]
+        keep = col >= 0
+        blocks.append(sparse.csr_matrix((e.vals[keep].astype(np.float64), (row[keep], col[keep])),
+                                        shape=(len(e.texts), len(vocab))))
+    y = np.array([float(v) for l in labels for v in l])
+    return fit_spans(sparse.vstack(blocks).tocsr(), y, [len(e.texts) for e in kept], vocab)
+
+
+def fit_spans(x: sparse.csr_matrix, y: np.ndarray, sizes: list[int], vocab: dict[str, int]
+              ) -> dict[str, float]:
+    """Conditional logit: the rows of each question (``sizes``, in order) compete in a
+    softmax; ``y`` marks the right ones. L2-regularized, by L-BFGS."""
+    starts = np.cumsum([0] + sizes)[:-1]
+    group = np.repeat(np.arange(len(sizes)), sizes)
 
     def loss(w):
         s = x @ w
@@ -227,17 +318,17 @@ def train_spans(span_sets) -> dict[str, float]:
     return {name: round(float(w[k]), 4) for name, k in vocab.items() if abs(w[k]) >= 1e-3}
 
 
-def train_found(readings: list[tuple], span_weights, rows_of) -> dict:
+def train_found(data: list[Example], span_weights, rows_of) -> dict:
     """Logistic regression on whether the passages answer, and its calibrated threshold. The
     weights of what the passages leave out of the question (``missing_*``) are kept at or
     under 0: more of the question unmentioned never makes an answer likelier."""
-    from ragcore.llms.extractive_model import answer_features, best_phrase
+    from ragcore.llms.extractive_model import answer_features, confidence, linear
 
     feats, labels = [], []
-    for reading, texts, _, holds, question in readings:
-        won = best_phrase(rows_of(reading, texts, question)[0], span_weights)
-        feats.append(answer_features(reading, None if won is None else won[1:]))
-        labels.append(float(holds))
+    for example in data:
+        scores = [linear(span_weights, f) for *_, f in rows_of(example)[0]]
+        feats.append(answer_features(example.reading, confidence(scores) if scores else None))
+        labels.append(float(example.holds))
     vocab = vocabulary(feats)
     x, y = matrix(feats, vocab), np.array(labels)
 
@@ -259,12 +350,34 @@ def train_found(readings: list[tuple], span_weights, rows_of) -> dict:
             "threshold": round(threshold, 4)}
 
 
+def train_variant(job: tuple) -> dict:
+    """The weights of one variant (semantic, lexical): its span stages and answer model."""
+    from ragcore.embeddings.packaged import default_embedder
+
+    rows, near, which, started = job
+    model = default_embedder()
+    embedder = CachedEmbedder(model, CACHE_DIR / f"answerer-vectors-{model.model_name}.npy")
+    vocab = Vocabulary()
+    data = examples(rows + near * (which == "semantic"), embedder, which, vocab)
+    out = {"span": train_first_stage(data, vocab.names)}
+    print(f"{which}: first stage trained on {len(data)} questions "
+          f"({time.perf_counter() - started:.0f} s)", flush=True)
+    weights, rows_of = out["span"], first_stage(vocab.names)
+    if which == "semantic":  # the second stage compares meanings: the model's alone
+        rows_of = typed(vocab.names, weights, embedder)
+        weights = out["span_typed"] = train_spans(span_sets(data, rows_of))
+        embedder.save()
+        print(f"{which}: second stage trained ({time.perf_counter() - started:.0f} s)",
+              flush=True)
+    out["found"] = train_found(data, weights, rows_of)
+    return out
+
+
 def main() -> int:
     from ragcore.embeddings.packaged import default_embedder
 
     started = time.perf_counter()
-    articles = [article for path in TRAIN_FILES
-                for article in json.loads(path.read_text(encoding="utf-8"))["data"]]
+    articles = training_articles()
     model = default_embedder()
     # one cache per model: vectors of two variants (float32, int8) must never mix
     embedder = CachedEmbedder(model, CACHE_DIR / f"answerer-vectors-{model.model_name}.npy")
@@ -275,18 +388,13 @@ def main() -> int:
           f"misses ({time.perf_counter() - started:.0f} s)")
     out = {"source": SOURCE, "trained_with": embedder.model_name, "span": {}, "span_typed": {},
            "found": {}}
-    for which in ("semantic", "lexical"):
-        readings = examples(rows + near * (which == "semantic"), embedder, which)
-        embedder.save()
-        rows_of = first_stage
-        weights = out["span"][which] = train_spans(span_sets(readings, rows_of))
-        print(f"{which}: first stage trained on {len(readings)} questions "
-              f"({time.perf_counter() - started:.0f} s)")
-        if which == "semantic":  # the second stage compares meanings: the model's alone
-            rows_of = typed(weights, embedder)
-            weights = out["span_typed"][which] = train_spans(span_sets(readings, rows_of))
-            print(f"{which}: second stage trained ({time.perf_counter() - started:.0f} s)")
-        out["found"][which] = train_found(readings, weights, rows_of)
+    spawn = multiprocessing.get_context("spawn")  # a fresh model per process, not a fork's
+    with ProcessPoolExecutor(2, mp_context=spawn) as pool:  # both variants at once
+        for which, part in zip(("semantic", "lexical"),
+                               pool.map(train_variant, [(rows, near, which, started)
+                                                        for which in ("semantic", "lexical")])):
+            for name, weights in part.items():
+                out[name][which] = weights
     WEIGHTS.write_text(json.dumps(out, indent=0, sort_keys=True, ensure_ascii=False) + "\n",
                        encoding="utf-8")
     print(f"wrote {WEIGHTS} ({time.perf_counter() - started:.0f} s)")

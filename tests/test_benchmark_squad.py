@@ -20,7 +20,8 @@ from benchmarks.answers.squad import (  # noqa: E402
     token_f1,
     training_articles,
 )
-from benchmarks.answers.squad_make import HELD_OUT, TRAINING  # noqa: E402
+from benchmarks.answers.squad_make import EXTRA, HELD_OUT, TRAINING  # noqa: E402
+from benchmarks.answers.squad_samples import SHARED_WORDS, _runs  # noqa: E402
 
 
 @pytest.mark.parametrize(("text", "normal"), [
@@ -77,6 +78,15 @@ def test_the_held_out_sample_is_300_answerable_and_60_unanswerable_from_held_out
 
 def test_no_held_out_article_is_a_training_article():
     titles = [a["title"] for a in training_articles()]
-    assert titles == list(TRAINING)
+    assert titles == [*TRAINING, *EXTRA, ""]  # the samples: one untitled article
     assert not set(titles) & set(HELD_OUT)
     assert {p["title"].replace(" ", "_") for p in heldout_paragraphs()} == set(HELD_OUT)
+
+
+def test_no_sampled_training_paragraph_comes_from_a_held_out_article():
+    samples = training_articles()[-1]["paragraphs"]
+    held = set().union(*(_runs(p["text"]) for p in heldout_paragraphs()))
+    asked = {q.question for q in heldout_questions()}
+    assert len(samples) > 4000 and SHARED_WORDS <= 12
+    assert not any(_runs(p["context"]) & held for p in samples)
+    assert not any(qa["question"] in asked for p in samples for qa in p["qas"])

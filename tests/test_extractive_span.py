@@ -75,6 +75,12 @@ def test_a_phrase_does_not_stop_inside_a_name_or_a_date(sentence, cut, whole):
     assert whole in phrases and cut not in phrases
 
 
+def test_a_range_of_years_is_one_phrase():
+    sentence = "Father John Augustine Zahm (1851\u20131921) taught science."
+    toks = tokens(sentence)
+    assert "1851\u20131921" in {sentence[toks[s.first].start:toks[s.last].end] for s in spans(toks)}
+
+
 def test_an_initialism_before_a_lower_case_word_is_a_phrase():
     toks = tokens("Sales grew in the U.S. and Canada.")
     assert "U.S" in {" ".join(t.text for t in toks[s.first:s.last + 1]) for s in spans(toks)}

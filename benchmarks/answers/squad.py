@@ -3,8 +3,10 @@
 Loaders (the files are made by ``squad_make.py``; source, licence and split in
 ``squad/README.md``):
 
-- ``training_articles()``: the 7 training articles (SQuAD JSON ``data`` entries), the only ones
-  any model of the answerer may be fitted or calibrated on;
+- ``training_articles()``: the training articles (SQuAD JSON ``data`` entries) of
+  ``train.json``, ``train_extra.json`` and ``train_samples.json.gz`` (one untitled article of
+  paragraphs sampled from the training split), the only ones any model of the answerer may be
+  fitted or calibrated on;
 - ``heldout_questions()``: the fixed sample of 300 answerable + 60 unanswerable questions of the
   3 held-out articles, as ``HeldOutQuestion``;
 - ``heldout_paragraphs()``: every paragraph of the held-out articles (``id``, ``title``,
@@ -19,6 +21,7 @@ longer text holds a gold answer once both are normalized.
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import string
@@ -44,9 +47,13 @@ class HeldOutQuestion:
     is_impossible: bool
 
 
+TRAINING_FILES = ("train.json", "train_extra.json", "train_samples.json.gz")
+
+
 def training_articles(folder: Path = FOLDER) -> list[dict]:
-    """The training articles of ``train.json`` (SQuAD JSON ``data`` entries)."""
-    return json.loads(_read(folder / "train.json"))["data"]
+    """The training articles of ``TRAINING_FILES`` (SQuAD JSON ``data`` entries)."""
+    return [article for name in TRAINING_FILES
+            for article in json.loads(_read(folder / name))["data"]]
 
 
 def heldout_questions(folder: Path = FOLDER) -> list[HeldOutQuestion]:
@@ -103,9 +110,10 @@ def _golds(golds: Sequence[str]) -> list[str]:
 
 def _read(path: Path) -> str:
     if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing: make it with "
-                                "python -m benchmarks.answers.squad_make path/to/train-v2.0.json")
-    return path.read_text(encoding="utf-8")
+        raise FileNotFoundError(f"{path} is missing: make it as squad/README.md says "
+                                "(python -m benchmarks.answers.squad_make ...)")
+    data = path.read_bytes()
+    return (gzip.decompress(data) if path.suffix == ".gz" else data).decode("utf-8")
 
 
 def _jsonl(path: Path) -> list[dict]:

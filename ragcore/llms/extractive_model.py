@@ -185,7 +185,6 @@ def best_phrase(rows: list, weights: dict[str, float]) -> tuple[int, float, floa
         return None
     scores = [linear(weights, f) for *_, f in rows]
     top = max(scores)
-    total = sum(math.exp(s - top) for s in scores)
     best = _expected_overlap(rows, scores)
     if "person|new_name" not in rows[best][3]:  # a person is named by a name of their own
         names = [i for i, (*_, f) in enumerate(rows)
@@ -196,8 +195,15 @@ def best_phrase(rows: list, weights: dict[str, float]) -> tuple[int, float, floa
         whole = [i for i, (k2, _, s2, f) in enumerate(rows) if k2 == k and "person|new_name" in f
                  and s2.first <= span.first and s2.last >= span.last]
         best = max(whole, key=lambda i: rows[i][2].last - rows[i][2].first)
+    return best, *confidence(scores)
+
+
+def confidence(scores: Sequence[float]) -> tuple[float, float]:
+    """The softmax probability of the best of ``scores`` and its margin over the next."""
+    top = max(scores)
+    total = sum(math.exp(s - top) for s in scores)
     runner = sorted(scores)[-2] if len(scores) > 1 else top - 10.0
-    return best, 1.0 / total, top - runner
+    return 1.0 / total, top - runner
 
 
 def _expected_overlap(rows: list, scores: Sequence[float]) -> int:

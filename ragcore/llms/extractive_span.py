@@ -48,7 +48,7 @@ _NUMBER_WORDS = frozenset("""one two three four five six seven eight nine ten el
     thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty
     seventy eighty ninety hundred thousand million billion trillion dozen half first second
     third fourth fifth sixth seventh eighth ninth tenth""".split())
-_INNER_PUNCT = frozenset(",-'\u2019.&/")
+_INNER_PUNCT = frozenset(",-\u2013'\u2019.&/")  # the en dash of ranges: "1851-1921"
 _DATE_NOUNS = frozenset("year years date day days month months century decade era time "
                         "period season age birthday".split())
 _PLACE_NOUNS = frozenset("city country state place location region continent county town "
@@ -181,7 +181,8 @@ def head_noun(question: str) -> str:
 
 def spans(toks: Sequence[Token], *, limit: int = MAX_SPAN_WORDS) -> list[Span]:
     """The phrases of a sentence that could answer: word runs that start and end on content
-    words and hold no punctuation but what names and numbers carry (", - ' . & /")."""
+    words and hold no punctuation but what names, numbers and ranges carry (", - ' . & /" and
+    the en dash)."""
     out: list[Span] = []
     for i, first in enumerate(toks):
         if not first.is_word or first.low in _FUNCTION:

@@ -1,0 +1,55 @@
+"""The answerer's training script: its compact first stage learns what the dict path learns."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.train_answerer import (  # noqa: E402
+    Example, Vocabulary, span_sets, first_stage, train_first_stage, train_spans,
+)
+from ragcore.llms.extractive_model import Reading  # noqa: E402
+
+
+def _example(vocab: Vocabulary, rows: list[dict], texts: list[str], gold: str,
+             holds: bool = True) -> Example:
+    encoded = [vocab.encode(f) for f in rows]
+    flat = [pair for pairs in encoded for pair in pairs]
+    return Example("q?", Reading("other", [0], [], {}, 0.0, {}), texts, {gold}, holds,
+                   np.array([(0, k, k) for k in range(len(rows))], np.int32),
+                   np.cumsum([0] + [len(p) for p in encoded[:-1]]).astype(np.int64),
+                   np.array([c for c, _ in flat], np.int32),
+                   np.array([v for _, v in flat], np.float32))
+
+
+def test_the_first_stage_on_feature_ids_learns_the_weights_of_feature_dicts():
+    rng = random.Random(3)
+    vocab, data = Vocabulary(), []
+    for q in range(40):
+        texts = [f"phrase {q} {k}" for k in range(6)]
+        rows = [{"shape=name": float(k == 2), "near": rng.random(), f"rare{q}": 1.0,
+                 "zero": 0.0} for k in range(6)]
+        data.append(_example(vocab, rows, texts, f"phrase {q} 2", holds=q % 7 != 0))
+    data.append(_example(vocab, [{"near": 1.0}], ["nothing"], "elsewhere"))  # no right phrase
+
+    compact = train_first_stage(data, vocab.names)
+    dicts = train_spans(span_sets(data, first_stage(vocab.names)))
+
+    assert compact.keys() == dicts.keys() and "shape=name" in compact
+    assert not any(name.startswith("rare") for name in compact)  # seen once: left out
+    assert all(compact[name] == pytest.approx(dicts[name], abs=2e-3) for name in compact)
+    assert compact["shape=name"] > 1.0
+
+
+def test_an_example_gives_back_its_rows_as_the_answerer_reads_them():
+    vocab = Vocabulary()
+    example = _example(vocab, [{"a": 1.0, "b": 0.5}, {"b": 2.0}], ["x", "y"], "y")
+    rows = example.rows(vocab.names)
+    assert [f for *_, f in rows] == [{"a": 1.0, "b": 0.5}, {"b": 2.0}]
+    assert [(k, s.first, s.last) for k, _, s, _ in rows] == [(0, 0, 0), (0, 1, 1)]
