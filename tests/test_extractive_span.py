@@ -136,6 +136,24 @@ def test_the_words_of_a_heading_above_a_sentence_count_as_mentioned():
     assert read(scorer, question, scorer.scores(question)).missing["missing_names"] == 0.0
 
 
+def test_a_name_whose_words_never_stand_together_in_the_passages_counts_as_missing():
+    context = ("Twilight Princess was released by Nintendo in 2006. Its enemies are smarter "
+               "than those of Ocarina of Time, and Midna guides Link.")
+    scorer = Scorer(candidates(context), None)
+
+    def missing(name: str) -> dict[str, float]:
+        question = f"In what year was {name} released?"
+        return read(scorer, question, scorer.scores(question)).missing
+
+    for right, mixed in (("Twilight Princess", "Twilight Enemies"),
+                         ("Ocarina of Time", "Midna of Time"),
+                         ("Nintendo Twilight Princess", "Midna of Time")):  # named more fully
+        assert missing(right)["missing_name_pairs"] == 0.0
+        assert missing(mixed)["missing_name_pairs"] == 1.0
+        assert missing(mixed)["missing_pairs_share"] > missing(right)["missing_pairs_share"]
+        assert missing(mixed)["missing_names"] == missing(right)["missing_names"] == 0.0
+
+
 def test_the_weights_are_data_with_their_source_written_down():
     weights = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))
     assert "SQuAD 2.0 training split" in weights["source"]
@@ -254,3 +272,13 @@ def test_the_answerer_rescores_its_best_phrases_with_the_second_stage(monkeypatc
                     Meaning())
     question = "What was the nationality of anthropologist Peg LeVine?"
     assert model.assess(scorer, question, scorer.scores(question)).phrase.text == "Australian"
+
+
+def test_a_phrase_after_an_asked_word_and_a_preposition_says_so():
+    context = "The funeral procession was led by Prince Adam Czartoryski."
+    scorer = Scorer(candidates(context), None)
+    question = "Who led the funeral procession?"
+    reading = read(scorer, question, scorer.scores(question))
+    texts = {context[toks[s.first].start:toks[s.last].end]: f for _, toks, s, f in reading.rows}
+    assert "person|prev2_asked|prev=by" in texts["Prince Adam Czartoryski"]
+    assert not any("prev2_asked|" in name for name in texts["Adam Czartoryski"])

@@ -53,3 +53,16 @@ def test_an_example_gives_back_its_rows_as_the_answerer_reads_them():
     rows = example.rows(vocab.names)
     assert [f for *_, f in rows] == [{"a": 1.0, "b": 0.5}, {"b": 2.0}]
     assert [(k, s.first, s.last) for k, _, s, _ in rows] == [(0, 0, 0), (0, 1, 1)]
+
+
+def test_a_name_mix_keeps_every_word_of_the_passages_but_never_the_name():
+    from benchmarks.train_answerer import name_mixes
+
+    context = "Twilight Princess was released by Nintendo in 2006; Midna guides Link."
+    row = {"id": "q", "question": "When was Twilight Princess released?", "asked": "",
+           "context": context, "impossible": False, "answers": ["2006"]}
+    mixed = name_mixes([{**row, "id": "skipped"}, row])  # every third, from the second on
+    assert len(mixed) == 1 and mixed[0]["impossible"] and mixed[0]["id"] == "q-name-mix"
+    name = mixed[0]["question"][len("When was "):-len(" released?")]
+    assert name not in context and all(word in context for word in name.split())
+    assert mixed[0]["asked"] == mixed[0]["question"]

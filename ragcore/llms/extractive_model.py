@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
@@ -317,7 +318,26 @@ def _missing(question: str, asked: dict[str, float], rarity: dict[str, float],
     names = [t for t in tokens(question)[1:] if t.text[:1].isupper() or t.text[:1].isdigit()]
     unseen = [t for t in names if not {_number(w) for w in terms(t.text)} <= present]
     out["missing_names"] = float(len(unseen))
+    pairs = {p for c in cands for text in (c.text, c.topic, c.heading) for p in _pairs(text)}
+    asked_pairs = _pairs(question)
+    out["missing_pairs_share"] = len(asked_pairs - pairs) / (len(asked_pairs) or 1)
+    out["missing_name_pairs"] = float(sum(1 for name in NAME_RUN.findall(question[1:])
+                                          if not _pairs(name) & pairs))
     return out
+
+
+# A name of two or more capitalised words, "of"/"the"/"de" between them ("Ocarina of Time").
+NAME_RUN = re.compile(r"\b[A-Z][\w'-]*(?:\s+(?:of\s+|the\s+|de\s+)*[A-Z][\w'-]*)+")
+
+
+def _pairs(text: str) -> set[tuple[str, str]]:
+    """Each two words that follow each other in ``text``, function words left out. A name no
+    two words of which stand together in the passages ("Twilight Enemies" of passages on
+    "Twilight Princess" and its enemies) is what a question they cannot answer often asks;
+    a name they hold in part is the same name named more fully ("NIST Privacy Framework" of
+    passages on the "Privacy Framework")."""
+    seq = [_number(t) for t in terms(text)]
+    return set(zip(seq, seq[1:]))
 
 
 def _mentioned(cand: Any) -> set[str]:

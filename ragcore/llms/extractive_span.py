@@ -290,6 +290,12 @@ def features(
         if 0 <= k < len(toks) and stems[k] in asked:
             out[f"{name}_asked"] = 1.0
             out[f"{kind}|{name}_asked"] = 1.0
+    # an asked word with the word between it and the span: "led by SPAN" for "Who led ...?",
+    # "debut in SPAN" for "Where did he debut?" (5-fold CV on 2,200 training questions: +0.7 F1)
+    for asked_side, other in (("prev2_asked", f"prev={before}"), ("next2_asked", f"next={after}"),
+                              ("prev_asked", f"next={after}"), ("next_asked", f"prev={before}")):
+        if asked_side in out:
+            out[f"{kind}|{asked_side}|{other}"] = 1.0
     repeated = sum(w for s, w in asked.items() if s in inside)
     content = [stems[k] for k in range(span.first, span.last + 1)
                if toks[k].is_word and toks[k].low not in _FUNCTION]
