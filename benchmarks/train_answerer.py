@@ -285,7 +285,8 @@ def _changed(row: dict, names: list[str], rng: random.Random) -> str | None:
 
 
 def vocabulary(feature_dicts) -> dict[str, int]:
-    counts = Counter(name for f in feature_dicts for name in f)
+    """Feature names set (not zero) at least ``MIN_COUNT`` times, as columns."""
+    counts = Counter(name for f in feature_dicts for name, value in f.items() if value)
     return {name: k for k, name in enumerate(sorted(n for n, c in counts.items()
                                                     if c >= MIN_COUNT))}
 

@@ -58,6 +58,8 @@ MBR_CANDIDATES = 25
 # questions, token F1 46.9 -> 48.1 (the type words alone; adding their similarity to the answer
 # type's own word or to the whole question gained nothing).
 TYPED_CANDIDATES = 40
+# A name of two or more capitalised words, "of"/"the"/"de" between them ("Ocarina of Time").
+NAME_RUN = re.compile(r"\b[A-Z][\w'-]*(?:\s+(?:of\s+|the\s+|de\s+)*[A-Z][\w'-]*)+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,9 +309,13 @@ def _missing(question: str, asked: dict[str, float], rarity: dict[str, float],
     """How much of the question the passages, and the best sentence, do not mention: what a
     question they cannot answer usually asks ("... in 1990?" of a passage about 1980). The
     words of a sentence's headings, title and file name count as mentioned ("PEP 8" of
-    pep-0008.rst, "the Zen of Python" under that title)."""
-    present = {t for c in cands for t in _mentioned(c)}
-    near = _mentioned(best) if best is not None else set()
+    pep-0008.rst, "the Zen of Python" under that title). A name no two words of which stand
+    together in the passages ("Twilight Enemies" of passages on "Twilight Princess" and its
+    enemies) is what a question they cannot answer often asks; a name they hold in part is
+    the same name named more fully ("NIST Privacy Framework" of the "Privacy Framework")."""
+    said = [seq for c in cands for seq in _said(c)]
+    present = {t for seq in said for t in seq}
+    near = {t for seq in _said(best) for t in seq} if best is not None else set()
     out: dict[str, float] = {}
     for name, bag in (("passages", present), ("best", near)):
         absent = [t for t in asked if t not in bag]
@@ -318,33 +324,28 @@ def _missing(question: str, asked: dict[str, float], rarity: dict[str, float],
     names = [t for t in tokens(question)[1:] if t.text[:1].isupper() or t.text[:1].isdigit()]
     unseen = [t for t in names if not {_number(w) for w in terms(t.text)} <= present]
     out["missing_names"] = float(len(unseen))
-    pairs = {p for c in cands for text in (c.text, c.topic, c.heading) for p in _pairs(text)}
-    asked_pairs = _pairs(question)
+    pairs = {p for seq in said for p in _pairs(seq)}
+    asked_pairs = _pairs(_sequence(question))
     out["missing_pairs_share"] = len(asked_pairs - pairs) / (len(asked_pairs) or 1)
     out["missing_name_pairs"] = float(sum(1 for name in NAME_RUN.findall(question[1:])
-                                          if not _pairs(name) & pairs))
+                                          if not _pairs(_sequence(name)) & pairs))
     return out
 
 
-# A name of two or more capitalised words, "of"/"the"/"de" between them ("Ocarina of Time").
-NAME_RUN = re.compile(r"\b[A-Z][\w'-]*(?:\s+(?:of\s+|the\s+|de\s+)*[A-Z][\w'-]*)+")
-
-
-def _pairs(text: str) -> set[tuple[str, str]]:
-    """Each two words that follow each other in ``text``, function words left out. A name no
-    two words of which stand together in the passages ("Twilight Enemies" of passages on
-    "Twilight Princess" and its enemies) is what a question they cannot answer often asks;
-    a name they hold in part is the same name named more fully ("NIST Privacy Framework" of
-    passages on the "Privacy Framework")."""
-    seq = [_number(t) for t in terms(text)]
-    return set(zip(seq, seq[1:]))
-
-
-def _mentioned(cand: Any) -> set[str]:
+def _said(cand: Any) -> list[list[str]]:
     """The stems of a candidate sentence, of the headings above it and of its title and file
-    name (numbers without leading zeros: "0008" is "8")."""
-    around = f"{cand.topic} {cand.heading} {cand.section}"
-    return {_number(t) for t in (*terms(cand.text), *terms(around))}
+    name, each text's in order."""
+    return [_sequence(text) for text in (cand.text, cand.topic, cand.heading, cand.section)]
+
+
+def _sequence(text: str) -> list[str]:
+    """The stems of ``text`` in order (numbers without leading zeros: "0008" is "8")."""
+    return [_number(t) for t in terms(text)]
+
+
+def _pairs(seq: Sequence[str]) -> set[tuple[str, str]]:
+    """Each two stems that follow each other in ``seq`` (function words are left out)."""
+    return set(zip(seq, seq[1:]))
 
 
 def _number(term: str) -> str:
