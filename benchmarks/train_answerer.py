@@ -92,14 +92,16 @@ def normalize(text: str) -> str:
 class Example:
     """One question read over its passages, kept small: its phrases' features as ids of
     ``Vocabulary`` names (decoded again, one question at a time, by ``rows``), each phrase's
-    text, the gold answers, whether the passages hold one, and the reading without its phrases
-    (what the answer model reads besides them)."""
+    text, the gold answers, whether the passages hold one, whether it was asked of a whole
+    titled article (``titled``: the samples are untitled paragraphs) and the reading without
+    its phrases (what the answer model reads besides them)."""
 
     question: str
     reading: Any
     texts: list[str]
     golds: set[str]
     holds: bool
+    titled: bool
     where: np.ndarray  # per phrase: sentence, first word, last word
     starts: np.ndarray  # per phrase: where its features begin in cols / vals
     cols: np.ndarray
@@ -156,7 +158,7 @@ def examples(rows: list[dict], embedder, which: str, vocab: Vocabulary) -> list[
         flat = [pair for pairs in encoded for pair in pairs]
         out.append(Example(
             question, dataclasses.replace(reading, rows=[]), phrase_texts(reading, cands), golds,
-            holds, np.array([(k, s.first, s.last) for k, _, s, _ in reading.rows], np.int32),
+            holds, bool(row["title"]), np.array([(k, s.first, s.last) for k, _, s, _ in reading.rows], np.int32),
             np.cumsum([0] + [len(p) for p in encoded[:-1]]).astype(np.int64),
             np.array([c for c, _ in flat], np.int32), np.array([v for _, v in flat], np.float32)))
     return out
@@ -377,11 +379,13 @@ def train_found(data: list[Example], span_weights, rows_of) -> dict:
     bounds = [(None, 0.0) if name.startswith("missing_") else (None, None) for name in vocab]
     w = minimize(loss, np.zeros(len(vocab)), jac=True, method="L-BFGS-B", bounds=bounds).x
     p = 1 / (1 + np.exp(-np.clip(x @ w, -30, 30)))
-    threshold = float(np.quantile(p[y == 1], FALSE_NOT_FOUND))
+    titled = np.array([example.titled for example in data])
+    threshold = float(np.quantile(p[(y == 1) & titled], FALSE_NOT_FOUND))
     abstains = float(np.mean(p[y == 0] < threshold)) if (y == 0).any() else 0.0
+    kept = float(np.mean(p[y == 1] >= threshold))
     print(f"  answer model: {int(y.sum())} answered, {int((1 - y).sum())} not; threshold "
-          f"{threshold:.3f} keeps {1 - FALSE_NOT_FOUND:.0%} of answered and refuses "
-          f"{abstains:.0%} of the rest (training questions)")
+          f"{threshold:.3f} keeps {1 - FALSE_NOT_FOUND:.0%} of those asked of titled articles, "
+          f"{kept:.1%} of all, and refuses {abstains:.0%} of the rest (training questions)")
     return {"weights": {name: round(float(w[k]), 5) for name, k in vocab.items()},
             "threshold": round(threshold, 4)}
 

@@ -32,7 +32,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..search.lexical import terms
+from ..search.lexical import stem, terms
+from . import extractive_syntax as syntax
 from .extractive_span import (
     Span, Token, answer_type, features, head_noun, question_sides, spans, tokens, type_words,
 )
@@ -150,8 +151,11 @@ def phrase_table(
     rows = []
     for k, (text, shared) in enumerate(zip(sentences, sentence_feats)):
         toks = tokens(text)
+        parsed = syntax.parse(toks)
+        asked_at = [stem(t.low) in asked for t in toks]
         for span in spans(toks):
             feats = features(toks, span, kind, asked, sides, head, shared, rarity)
+            feats.update(syntax.features(toks, parsed, span, kind, asked_at))
             own = set(terms(text[toks[span.first].start: toks[span.last].end]))
             if own:
                 feats["in_topic"] = len(own & topics[k]) / len(own)
