@@ -21,7 +21,7 @@ def _example(vocab: Vocabulary, rows: list[dict], texts: list[str], gold: str,
              holds: bool = True) -> Example:
     encoded = [vocab.encode(f) for f in rows]
     flat = [pair for pairs in encoded for pair in pairs]
-    return Example("q?", Reading("other", [0], [], {}, 0.0, {}), texts, {gold}, holds, True,
+    return Example("q?", Reading("other", [0], [], {}, 0.0, {}), texts, {gold}, holds,
                    np.array([(0, k, k) for k in range(len(rows))], np.int32),
                    np.cumsum([0] + [len(p) for p in encoded[:-1]]).astype(np.int64),
                    np.array([c for c, _ in flat], np.int32),

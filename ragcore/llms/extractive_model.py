@@ -5,11 +5,12 @@ SQuAD 2.0 (its source and split are written in ``benchmarks/answers/squad/README
 shipped as named weights in ``extractive_weights.json`` (no pickle):
 
 - the **span model** scores every candidate phrase (``extractive_span.spans``) of the best
-  sentences by its features (``extractive_span.features``); the phrases of one question
-  compete in a softmax, so its probability says how clearly one phrase wins. With the
-  packaged model a second stage (``typed_rows``, weights ``span_typed``) rescores the
-  ``TYPED_CANDIDATES`` best by how close each phrase's meaning is to what the question asks
-  for ("nationality": "Australian", not "term");
+  sentences by its features (``extractive_span.features``) and its grammar
+  (``extractive_syntax.features``: parts of speech, chunks, the way from the asked words);
+  the phrases of one question compete in a softmax, so its probability says how clearly one
+  phrase wins. With the packaged model a second stage (``typed_rows``, weights
+  ``span_typed``) rescores the ``TYPED_CANDIDATES`` best by how close each phrase's meaning is
+  to what the question asks for ("nationality": "Australian", not "term");
 - the **answer model** says how likely it is that the passages answer the question at all,
   from the best sentence's scores (meaning and words), how clearly a phrase wins and what the
   question asks; under its calibrated threshold the answerer says "not found".
