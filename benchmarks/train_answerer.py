@@ -388,12 +388,16 @@ def train_found(data: list[Example], span_weights, rows_of,
     p, y_cal = chances(matrix(cal_feats, vocab)), np.array(cal_labels)
     threshold = float(np.quantile(p[y_cal == 1], FALSE_NOT_FOUND))
     fitted = chances(x)
+
+    def share(hits: np.ndarray) -> float:
+        return float(np.mean(hits)) if hits.size else 0.0
+
     print(f"  answer model: {int(y.sum())} answered, {int((1 - y).sum())} not; threshold "
           f"{threshold:.3f} keeps {1 - FALSE_NOT_FOUND:.0%} of the {int(y_cal.sum())} answered "
-          f"calibration questions and refuses {np.mean(p[y_cal == 0] < threshold):.0%} of "
+          f"calibration questions and refuses {share(p[y_cal == 0] < threshold):.0%} of "
           f"their {int((1 - y_cal).sum())} others; on the questions it learned from it would "
-          f"keep {np.mean(fitted[y == 1] >= threshold):.1%} and refuse "
-          f"{np.mean(fitted[y == 0] < threshold):.0%}")
+          f"keep {share(fitted[y == 1] >= threshold):.1%} and refuse "
+          f"{share(fitted[y == 0] < threshold):.0%}")
     return {"weights": {name: round(float(w[k]), 5) for name, k in vocab.items()},
             "threshold": round(threshold, 4)}
 

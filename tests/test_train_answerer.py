@@ -1,4 +1,5 @@
-"""The answerer's training script: its compact first stage learns what the dict path learns."""
+"""The answerer's training script: its compact first stage learns what the dict path learns,
+its negatives, and where the answer threshold is set."""
 
 from __future__ import annotations
 
@@ -66,3 +67,24 @@ def test_a_name_mix_keeps_every_word_of_the_passages_but_never_the_name():
     name = mixed[0]["question"][len("When was "):-len(" released?")]
     assert name not in context and all(word in context for word in name.split())
     assert mixed[0]["asked"] == mixed[0]["question"]
+
+
+def test_the_answer_threshold_is_set_on_the_calibration_questions_not_the_learned_ones():
+    from benchmarks.train_answerer import FALSE_NOT_FOUND, train_found
+    from ragcore.llms.extractive_model import answer_features, probability
+
+    def asked(score: float, holds: bool) -> Example:
+        reading = Reading("other", [0], [], {"sentence_score": score}, 0.5, {})
+        return Example("q?", reading, [], set(), holds, np.zeros((0, 3), np.int32),
+                       np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.float32))
+
+    learned = [asked(2.0 + k / 50, True) for k in range(50)] + \
+        [asked(-2.0 - k / 50, False) for k in range(50)]
+    calibration = [asked(s, True) for s in np.linspace(-1.0, 1.0, 100)]
+    found = train_found(learned, {}, lambda example: ([], []), calibration)
+
+    chances = [probability(found["weights"], answer_features(e.reading, None))
+               for e in calibration]
+    assert found["threshold"] == pytest.approx(np.quantile(chances, FALSE_NOT_FOUND), abs=1e-3)
+    fitted = probability(found["weights"], answer_features(learned[0].reading, None))
+    assert found["threshold"] < fitted - 0.1  # far under what the learned positives score
