@@ -25,16 +25,17 @@ question really brings.
   mixes (another third with a word of a name changed to another word of its passages:
   ``name_mixes``). Its threshold is set so that at most ``FALSE_NOT_FOUND`` of the answered
   questions of ``CALIBRATION_ARTICLES`` fall under it: five training articles no model learns
-  from. Near misses and name mixes teach the
-  semantic variant only: the lexical one, reading words alone, learned from near misses to
-  accept questions most of whose words no passage holds.
+  from. Near misses and name mixes teach the semantic variant only: the lexical one, reading
+  words alone, learned from near misses to accept questions most of whose words no passage
+  holds.
 
     python -m benchmarks.train_answerer            # ~40 min on 2 cores, first run embeds
 
-The shipped weights are not this script's output as it stands. The answerer it trains (with the
-samples, name mixes and conjunction features) said "not found" more often to answerable
-questions than the shipped one, so the weights of commit ad60c05 stay
-(``benchmarks/answers/README.md``, "Latest figures").
+The shipped weights are not this script's output as it stands. The answerers it trained (with
+the samples, name mixes and conjunction features; then with grammar features, commit 9afa7ce)
+scored a lower F1 on the held-out questions and said "not found" more often to answerable ones
+than the shipped one, so the weights of commit ad60c05 stay (``benchmarks/answers/README.md``,
+"Latest figures"; ``git show ad60c05:benchmarks/train_answerer.py`` trains them).
 
 The two variants train at once, a process each. A question's phrases are kept as feature ids
 (``Example``), not dicts: 22,000 questions of ~380 phrases would not fit in memory as dicts.

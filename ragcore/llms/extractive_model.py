@@ -5,12 +5,11 @@ SQuAD 2.0 (its source and split are written in ``benchmarks/answers/squad/README
 shipped as named weights in ``extractive_weights.json`` (no pickle):
 
 - the **span model** scores every candidate phrase (``extractive_span.spans``) of the best
-  sentences by its features (``extractive_span.features``) and its grammar
-  (``extractive_syntax.features``: parts of speech, chunks, the way from the asked words);
-  the phrases of one question compete in a softmax, so its probability says how clearly one
-  phrase wins. With the packaged model a second stage (``typed_rows``, weights
-  ``span_typed``) rescores the ``TYPED_CANDIDATES`` best by how close each phrase's meaning is
-  to what the question asks for ("nationality": "Australian", not "term");
+  sentences by its features (``extractive_span.features``); the phrases of one question
+  compete in a softmax, so its probability says how clearly one phrase wins. With the
+  packaged model a second stage (``typed_rows``, weights ``span_typed``) rescores the
+  ``TYPED_CANDIDATES`` best by how close each phrase's meaning is to what the question asks
+  for ("nationality": "Australian", not "term");
 - the **answer model** says how likely it is that the passages answer the question at all,
   from the best sentence's scores (meaning and words), how clearly a phrase wins and what the
   question asks; under its calibrated threshold the answerer says "not found".
@@ -33,8 +32,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..search.lexical import stem, terms
-from . import extractive_syntax as syntax
+from ..search.lexical import terms
 from .extractive_span import (
     Span, Token, answer_type, features, head_noun, question_sides, spans, tokens, type_words,
 )
@@ -152,11 +150,8 @@ def phrase_table(
     rows = []
     for k, (text, shared) in enumerate(zip(sentences, sentence_feats)):
         toks = tokens(text)
-        parsed = syntax.parse(toks)
-        asked_at = [stem(t.low) in asked for t in toks]
         for span in spans(toks):
             feats = features(toks, span, kind, asked, sides, head, shared, rarity)
-            feats.update(syntax.features(toks, parsed, span, kind, asked_at))
             own = set(terms(text[toks[span.first].start: toks[span.last].end]))
             if own:
                 feats["in_topic"] = len(own & topics[k]) / len(own)

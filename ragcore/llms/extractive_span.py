@@ -31,7 +31,7 @@ MAX_SPAN_WORDS = 8
 _HONORIFIC = r"(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Col|Capt|Lt|Rev|Sgt|Gov|Sen|Rep)\."
 _TOKEN = re.compile(rf"{_HONORIFIC}|\$?\d+(?:[.,:]\d+)*%?|\w+(?:['\u2019\-.]\w+)*|[^\w\s]")
 _TITLE = re.compile(rf"^{_HONORIFIC}$")
-FUNCTION_WORDS = frozenset(
+_FUNCTION = frozenset(
     """a an the of in on at by for from to with into onto upon over under about as and or but
     nor so than that which who whom whose what when where why how is are was were be been being
     has have had do does did this these those it its he she they them his her their there here
@@ -185,13 +185,13 @@ def spans(toks: Sequence[Token], *, limit: int = MAX_SPAN_WORDS) -> list[Span]:
     the en dash)."""
     out: list[Span] = []
     for i, first in enumerate(toks):
-        if not first.is_word or first.low in FUNCTION_WORDS:
+        if not first.is_word or first.low in _FUNCTION:
             continue
         for j in range(i, min(len(toks), i + limit)):
             tok = toks[j]
             if not tok.is_word and tok.text not in _INNER_PUNCT:
                 break
-            if tok.is_word and tok.low not in FUNCTION_WORDS and not _TITLE.match(tok.text) \
+            if tok.is_word and tok.low not in _FUNCTION and not _TITLE.match(tok.text) \
                     and not _cut_short(toks, j):
                 out.append(Span(i, j))  # "Mr." alone names no one
     return out
@@ -229,7 +229,7 @@ def shape(words: Sequence[Token]) -> str:
         return "percent"
     if any(t[0].isdigit() for t in texts) or lows & _NUMBER_WORDS:
         return "number"
-    content = [t for t in texts if t.casefold() not in FUNCTION_WORDS]
+    content = [t for t in texts if t.casefold() not in _FUNCTION]
     if content and all(t[0].isupper() for t in content):
         return "name"
     if all(t[0].islower() for t in texts):
@@ -245,7 +245,7 @@ def _neighbour(toks: Sequence[Token], k: int) -> str:
     if k >= len(toks):
         return "$"
     tok = toks[k]
-    if not tok.is_word or tok.low in FUNCTION_WORDS:
+    if not tok.is_word or tok.low in _FUNCTION:
         return tok.low
     return "Cap" if tok.text[0].isupper() else "Num" if tok.text[0].isdigit() else "w"
 
@@ -298,7 +298,7 @@ def features(
             out[f"{kind}|{asked_side}|{other}"] = 1.0
     repeated = sum(w for s, w in asked.items() if s in inside)
     content = [stems[k] for k in range(span.first, span.last + 1)
-               if toks[k].is_word and toks[k].low not in FUNCTION_WORDS]
+               if toks[k].is_word and toks[k].low not in _FUNCTION]
     shared_words = sum(1 for c in content if c in asked) / (len(content) or 1)
     out["repeats_share"] = shared_words
     out[f"{kind}|repeats_share"] = shared_words
