@@ -248,12 +248,12 @@ def name_mixes(rows: list[dict]) -> list[dict]:
     Time", "Twilight Enemies"): every third answerable question (not those of ``near_misses``)
     with a word of a name of two or more words changed to another capitalised word of its
     passages, so that every word is there but never the name."""
-    from ragcore.llms.extractive_model import NAME_RUN
+    from ragcore.llms.extractive_model import names_asked
 
     rng = random.Random(NAME_MIX_SEED)
     out = []
     for row in rows[1::3]:
-        runs = [m for m in NAME_RUN.finditer(row["question"]) if m.start() > 0]
+        runs = names_asked(row["question"])
         if row["impossible"] or not runs:
             continue
         run = rng.choice(runs)

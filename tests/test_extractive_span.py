@@ -152,6 +152,12 @@ def test_a_name_whose_words_never_stand_together_in_the_passages_counts_as_missi
         assert missing(mixed)["missing_name_pairs"] == 1.0
         assert missing(mixed)["missing_pairs_share"] > missing(right)["missing_pairs_share"]
         assert missing(mixed)["missing_names"] == missing(right)["missing_names"] == 0.0
+    # a name at the question's start is read after its first word, whose capital is the
+    # sentence's: "Which Twilight Enemies ...?" mixes a name, "Twilight Princess was ...?" not
+    opening = read(scorer, "Which Twilight Enemies were released?", [1.0, 0.5]).missing
+    assert opening["missing_name_pairs"] == 1.0
+    started = read(scorer, "Twilight Princess was released when?", [1.0, 0.5]).missing
+    assert started["missing_name_pairs"] == 0.0
 
 
 def test_the_weights_are_data_with_their_source_written_down():

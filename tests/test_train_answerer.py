@@ -67,6 +67,8 @@ def test_a_name_mix_keeps_every_word_of_the_passages_but_never_the_name():
     name = mixed[0]["question"][len("When was "):-len(" released?")]
     assert name not in context and all(word in context for word in name.split())
     assert mixed[0]["asked"] == mixed[0]["question"]
+    opening = {**row, "question": "Which Twilight Princess enemy came in 2006?"}
+    assert "Twilight Princess" not in name_mixes([row, opening])[0]["question"]
 
 
 def test_the_answer_threshold_is_set_on_the_calibration_questions_not_the_learned_ones():

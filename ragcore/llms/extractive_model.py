@@ -327,9 +327,17 @@ def _missing(question: str, asked: dict[str, float], rarity: dict[str, float],
     pairs = {p for seq in said for p in _pairs(seq)}
     asked_pairs = _pairs(_sequence(question))
     out["missing_pairs_share"] = len(asked_pairs - pairs) / (len(asked_pairs) or 1)
-    out["missing_name_pairs"] = float(sum(1 for name in NAME_RUN.findall(question[1:])
-                                          if not _pairs(_sequence(name)) & pairs))
+    out["missing_name_pairs"] = float(sum(1 for name in names_asked(question)
+                                          if not _pairs(_sequence(name.group())) & pairs))
     return out
+
+
+def names_asked(question: str) -> list[re.Match]:
+    """The names of two or more words in ``question`` (``NAME_RUN``), read after its first
+    word, whose capital may be the sentence's alone: "Twilight Enemies" of "Which Twilight
+    Enemies ...?", nothing of "Twilight Princess was ...?"."""
+    first = re.match(r"\s*\S+", question)
+    return list(NAME_RUN.finditer(question, first.end() if first else 0))
 
 
 def _said(cand: Any) -> list[list[str]]:

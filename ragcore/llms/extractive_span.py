@@ -291,7 +291,9 @@ def features(
             out[f"{name}_asked"] = 1.0
             out[f"{kind}|{name}_asked"] = 1.0
     # an asked word with the word between it and the span: "led by SPAN" for "Who led ...?",
-    # "debut in SPAN" for "Where did he debut?" (5-fold CV on 2,200 training questions: +0.7 F1)
+    # "debut in SPAN" for "Where did he debut?". They weigh nothing in the shipped weights:
+    # +0.5 F1 in 5-fold CV on 2,200 training questions, but the folds split questions, not
+    # articles (which flatters any feature), and held-out the answerer trained with them lost.
     for asked_side, other in (("prev2_asked", f"prev={before}"), ("next2_asked", f"next={after}"),
                               ("prev_asked", f"next={after}"), ("next_asked", f"prev={before}")):
         if asked_side in out:
