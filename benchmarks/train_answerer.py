@@ -23,7 +23,7 @@ question really brings.
   near misses (every third answerable question with a number or name changed to one its
   passages do not hold, as SQuAD 2.0's unanswerable questions were written) and for name
   mixes (another third with a word of a name changed to another word of its passages:
-  ``name_mixes``). Its threshold is set so that at most ``FALSE_NOT_FOUND`` of the answered
+  ``benchmarks.answerer_negatives``). Its threshold is set so that at most ``FALSE_NOT_FOUND`` of the answered
   questions of ``CALIBRATION_ARTICLES`` fall under it: five training articles no model learns
   from. Near misses and name mixes teach the semantic variant only: the lexical one, reading
   words alone, learned from near misses to accept questions most of whose words no passage
@@ -47,7 +47,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import multiprocessing
-import random
 import re
 import string
 import sys
@@ -63,6 +62,7 @@ from scipy import sparse
 from scipy.optimize import minimize
 
 from benchmarks.answerer_contexts import CACHE_DIR, CachedEmbedder, build_contexts
+from benchmarks.answerer_negatives import name_mixes, near_misses, off_topic
 from benchmarks.answers.squad import training_articles
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,9 +71,6 @@ MIN_COUNT = 3  # features seen fewer times are left out
 L2_SPAN = 1.0
 L2_FOUND = 1.0
 FALSE_NOT_FOUND = 0.04
-OFF_TOPIC_SEED, OFF_TOPIC_POOL = 19, 300
-NEAR_MISS_SEED = 20
-NAME_MIX_SEED = 21
 # The answer model's threshold is set on these training articles' questions, which no model
 # learns from, not on the questions the models were fitted to (where phrases win more clearly
 # than on new ones). Five topics, 1,052 questions, SQuAD 2.0's unanswerable ones among them.
@@ -81,8 +78,6 @@ NAME_MIX_SEED = 21
 # got 6.3 % "not found": that figure also counts the 7 % whose passages lack every gold answer.
 CALIBRATION_ARTICLES = frozenset({"Antibiotics", "Genocide", "IPod", "Montana",
                                   "University_of_Notre_Dame"})
-_NUMBER = re.compile(r"\b\d{2,4}\b")
-_NAME = re.compile(r"\b[A-Z][a-z]{2,}\b")
 SOURCE = ("SQuAD 2.0 training split (Rajpurkar, Jia & Liang 2018, CC BY-SA 4.0), training "
           "articles of benchmarks/answers/squad/train.json; four articles of SQuAD 1.1's "
           "training split (Rajpurkar et al. 2016, CC BY-SA 4.0) in train_extra.json; and "
@@ -203,94 +198,6 @@ def typed(names: list[str], span_weights: dict[str, float], embedder):
                                embedder.embed_batch)
         return rows, [example.texts[i] for i in top]
     return rows_of
-
-
-def off_topic(rows: list[dict]) -> list[dict]:
-    """Questions the documents do not cover at all, as users ask them: every third question
-    with the passages retrieved for the question of another article that shares the most of
-    its words (SQuAD's own unanswerable questions are all about the paragraph at hand)."""
-    from ragcore.search.lexical import terms
-
-    rng = random.Random(OFF_TOPIC_SEED)
-    bags = [set(terms(r["question"])) for r in rows]
-    out = []
-    for i in range(0, len(rows), 3):
-        others = [j for j in rng.sample(range(len(rows)), OFF_TOPIC_POOL)
-                  if rows[j]["title"] != rows[i]["title"]]
-        if not others:
-            continue
-        j = max(others, key=lambda j: len(bags[i] & bags[j]) / (len(bags[i] | bags[j]) or 1))
-        out.append({**rows[i], "context": rows[j]["context"], "impossible": True,
-                    "id": f"{rows[i]['id']}-off-topic"})
-    return out
-
-
-def near_misses(rows: list[dict]) -> list[dict]:
-    """Questions the passages almost answer, as SQuAD 2.0's unanswerable ones are made: every
-    third answerable question with one of its numbers or names changed to one the passages do
-    not hold ("... hacked in November 2004?" of a passage on November 2014, "... in
-    Australia?" of one on Austria), given the passages of the question as asked."""
-    rng = random.Random(NEAR_MISS_SEED)
-    names = sorted({w for r in rows for w in _NAME.findall(r["question"])[1:]})
-    out = []
-    for row in rows[::3]:
-        if row["impossible"]:
-            continue
-        changed = _changed(row, names, rng)
-        if changed:
-            out.append({**row, "question": changed, "asked": changed, "impossible": True,
-                        "id": f"{row['id']}-near-miss"})
-    return out
-
-
-def name_mixes(rows: list[dict]) -> list[dict]:
-    """Questions that mix up a name, as many of SQuAD 2.0's unanswerable ones do ("Midna of
-    Time", "Twilight Enemies"): every third answerable question (not those of ``near_misses``)
-    with a word of a name of two or more words changed to another capitalised word of its
-    passages, so that every word is there but never the name."""
-    from ragcore.llms.extractive_model import names_asked
-
-    rng = random.Random(NAME_MIX_SEED)
-    out = []
-    for row in rows[1::3]:
-        runs = names_asked(row["question"])
-        if row["impossible"] or not runs:
-            continue
-        run = rng.choice(runs)
-        words = run.group().split()
-        k = rng.choice([i for i, w in enumerate(words) if w[0].isupper()])
-        pool = sorted(set(_NAME.findall(row["context"])) - set(words))
-        for new in rng.sample(pool, min(10, len(pool))):
-            mixed = " ".join(words[:k] + [new] + words[k + 1:])
-            if mixed not in row["context"]:
-                question = row["question"][: run.start()] + mixed + row["question"][run.end():]
-                out.append({**row, "question": question, "asked": question,
-                            "impossible": True, "id": f"{row['id']}-name-mix"})
-                break
-    return out
-
-
-def _changed(row: dict, names: list[str], rng: random.Random) -> str | None:
-    """``row``'s question with a number or a name its passages do not hold, or None."""
-    question, context = row["question"], row["context"]
-    numbers = [m for m in _NUMBER.finditer(question)]
-    if numbers:
-        m = rng.choice(numbers)
-        for _ in range(10):
-            digits = list(m.group())
-            k = rng.randrange(len(digits))
-            digits[k] = rng.choice([d for d in "0123456789" if d != digits[k]])
-            new = "".join(digits)
-            if new[0] != "0" and new not in context:
-                return question[: m.start()] + new + question[m.end():]
-    own = [m for m in _NAME.finditer(question) if m.start() > 0]
-    if own and names:
-        m = rng.choice(own)
-        for _ in range(10):
-            new = rng.choice(names)
-            if new not in context and new.lower() not in question.lower():
-                return question[: m.start()] + new + question[m.end():]
-    return None
 
 
 def vocabulary(feature_dicts) -> dict[str, int]:

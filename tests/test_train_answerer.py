@@ -57,7 +57,7 @@ def test_an_example_gives_back_its_rows_as_the_answerer_reads_them():
 
 
 def test_a_name_mix_keeps_every_word_of_the_passages_but_never_the_name():
-    from benchmarks.train_answerer import name_mixes
+    from benchmarks.answerer_negatives import name_mixes
 
     context = "Twilight Princess was released by Nintendo in 2006; Midna guides Link."
     row = {"id": "q", "question": "When was Twilight Princess released?", "asked": "",

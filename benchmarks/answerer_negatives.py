@@ -1,0 +1,106 @@
+"""Questions the passages do not answer, made from answerable training questions: the answer
+model's negatives beside SQuAD 2.0's own unanswerable ones (``benchmarks/train_answerer.py``).
+
+- ``off_topic``: a question given the passages of a question about another article;
+- ``near_misses``: a number or a name changed to one the passages do not hold;
+- ``name_mixes``: a word of a name changed to another word of the passages.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+OFF_TOPIC_SEED, OFF_TOPIC_POOL = 19, 300
+NEAR_MISS_SEED = 20
+NAME_MIX_SEED = 21
+_NUMBER = re.compile(r"\b\d{2,4}\b")
+_NAME = re.compile(r"\b[A-Z][a-z]{2,}\b")
+
+
+def off_topic(rows: list[dict]) -> list[dict]:
+    """Questions the documents do not cover at all, as users ask them: every third question
+    with the passages retrieved for the question of another article that shares the most of
+    its words (SQuAD's own unanswerable questions are all about the paragraph at hand)."""
+    from ragcore.search.lexical import terms
+
+    rng = random.Random(OFF_TOPIC_SEED)
+    bags = [set(terms(r["question"])) for r in rows]
+    out = []
+    for i in range(0, len(rows), 3):
+        others = [j for j in rng.sample(range(len(rows)), OFF_TOPIC_POOL)
+                  if rows[j]["title"] != rows[i]["title"]]
+        if not others:
+            continue
+        j = max(others, key=lambda j: len(bags[i] & bags[j]) / (len(bags[i] | bags[j]) or 1))
+        out.append({**rows[i], "context": rows[j]["context"], "impossible": True,
+                    "id": f"{rows[i]['id']}-off-topic"})
+    return out
+
+
+def near_misses(rows: list[dict]) -> list[dict]:
+    """Questions the passages almost answer, as SQuAD 2.0's unanswerable ones are made: every
+    third answerable question with one of its numbers or names changed to one the passages do
+    not hold ("... hacked in November 2004?" of a passage on November 2014, "... in
+    Australia?" of one on Austria), given the passages of the question as asked."""
+    rng = random.Random(NEAR_MISS_SEED)
+    names = sorted({w for r in rows for w in _NAME.findall(r["question"])[1:]})
+    out = []
+    for row in rows[::3]:
+        if row["impossible"]:
+            continue
+        changed = _changed(row, names, rng)
+        if changed:
+            out.append({**row, "question": changed, "asked": changed, "impossible": True,
+                        "id": f"{row['id']}-near-miss"})
+    return out
+
+
+def name_mixes(rows: list[dict]) -> list[dict]:
+    """Questions that mix up a name, as many of SQuAD 2.0's unanswerable ones do ("Midna of
+    Time", "Twilight Enemies"): every third answerable question (not those of ``near_misses``)
+    with a word of a name of two or more words changed to another capitalised word of its
+    passages, so that every word is there but never the name."""
+    from ragcore.llms.extractive_model import names_asked
+
+    rng = random.Random(NAME_MIX_SEED)
+    out = []
+    for row in rows[1::3]:
+        runs = names_asked(row["question"])
+        if row["impossible"] or not runs:
+            continue
+        run = rng.choice(runs)
+        words = run.group().split()
+        k = rng.choice([i for i, w in enumerate(words) if w[0].isupper()])
+        pool = sorted(set(_NAME.findall(row["context"])) - set(words))
+        for new in rng.sample(pool, min(10, len(pool))):
+            mixed = " ".join(words[:k] + [new] + words[k + 1:])
+            if mixed not in row["context"]:
+                question = row["question"][: run.start()] + mixed + row["question"][run.end():]
+                out.append({**row, "question": question, "asked": question,
+                            "impossible": True, "id": f"{row['id']}-name-mix"})
+                break
+    return out
+
+
+def _changed(row: dict, names: list[str], rng: random.Random) -> str | None:
+    """``row``'s question with a number or a name its passages do not hold, or None."""
+    question, context = row["question"], row["context"]
+    numbers = [m for m in _NUMBER.finditer(question)]
+    if numbers:
+        m = rng.choice(numbers)
+        for _ in range(10):
+            digits = list(m.group())
+            k = rng.randrange(len(digits))
+            digits[k] = rng.choice([d for d in "0123456789" if d != digits[k]])
+            new = "".join(digits)
+            if new[0] != "0" and new not in context:
+                return question[: m.start()] + new + question[m.end():]
+    own = [m for m in _NAME.finditer(question) if m.start() > 0]
+    if own and names:
+        m = rng.choice(own)
+        for _ in range(10):
+            new = rng.choice(names)
+            if new not in context and new.lower() not in question.lower():
+                return question[: m.start()] + new + question[m.end():]
+    return None
