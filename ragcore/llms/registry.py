@@ -1,7 +1,7 @@
 """The LLM backends by name: the one list ``resolve_llm``, the settings, the CLI and the app read.
 
-Built in: ``extractive`` (offline, no model), ``ollama`` and ``openai`` (any OpenAI-compatible
-server). Each is a ``ragcore.backend.Backend`` whose factory takes its own settings and the
+Built in: ``local`` (a packaged GGUF model run in-process on the CPU), ``extractive`` (offline,
+no model: quotes), ``ollama`` and ``openai`` (any OpenAI-compatible server). Each is a ``ragcore.backend.Backend`` whose factory takes its own settings and the
 ``LLMOptions`` every backend shares. Factories import their backend module when called, so
 importing this module costs no httpx. Another backend is one module plus one call::
 
@@ -97,6 +97,16 @@ class OpenAISettings(BaseModel):
     request_timeout: ReplyTimeLimit = DEFAULT_REQUEST_TIMEOUT
 
 
+class LocalSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    model: str = Field("", title="Model",
+                       description="A packaged model's name; empty: the first one installed.")
+    threads: int = Field(0, ge=0, title="CPU threads",
+                         description="How many cores the model may use; 0: all of them.")
+    num_output: ReplyCap = 384
+
+
 def _timeout(options: LLMOptions) -> dict[str, float]:
     return {} if options.timeout is None else {"timeout": options.timeout}
 
@@ -105,6 +115,36 @@ def _build_extractive(settings: NoSettings, options: LLMOptions) -> LLM:
     from .extractive import ExtractiveLLM
 
     return ExtractiveLLM()  # no model: temperature and window do not apply
+
+
+def _build_local(settings: LocalSettings, options: LLMOptions) -> LLM:
+    from .local import LocalLLM
+
+    extra: dict[str, Any] = {}
+    if options.temperature is not None:
+        extra["temperature"] = options.temperature
+    return LocalLLM(settings.model or None, context_window=options.context_window,
+                    num_output=settings.num_output, threads=settings.threads or None, **extra)
+
+
+def _local_models(settings: LocalSettings) -> list[str]:
+    from .local_models import installed_models
+
+    return [model.name for model in installed_models()]
+
+
+def _test_local(settings: LocalSettings) -> str:
+    from .local_models import installed_models
+
+    names = _local_models(settings)
+    if not names:
+        return "No packaged model is installed: run `make install`."
+    sizes = ", ".join(f"{m.name} ({m.size / 1e9:.2f} GB, {m.licence})" for m in installed_models())
+    return f"Installed on this computer: {sizes}."
+
+
+def _describe_local(llm: Any) -> str:
+    return f"Packaged model {llm.name} on this computer's CPU ({llm.threads} threads)"
 
 
 def _build_ollama(settings: OllamaSettings, options: LLMOptions) -> LLM:
@@ -156,6 +196,13 @@ def _describe_openai(llm: Any) -> str:
     return f"OpenAI-compatible {llm.model_name} at {llm.base_url}"
 
 
+register_llm_backend(Backend(
+    name="local", label="Packaged model (this computer)",
+    description="A small instruct model installed with ragcore, run on this computer's CPU: "
+                "no server, no key, nothing leaves the machine.",
+    settings=LocalSettings, build=_build_local, list_models=_local_models,
+    test_connection=_test_local, describe=_describe_local,
+))
 register_llm_backend(Backend(
     name="extractive", label="Extractive (offline)",
     description="No language model: answers quote the most relevant sentences of your documents.",

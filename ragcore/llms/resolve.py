@@ -4,7 +4,9 @@ A spec names a registered backend (``ragcore.llms.registry``), optionally with a
 'extractive', 'ollama:llama3.1', 'openai:gpt-4o-mini', or any backend registered since.
 Precedence: an explicit spec, else the ``RAGCORE_LLM`` environment variable (same syntax, with
 ``OPENAI_API_KEY``), else a local Ollama if it answers within ``PROBE_SECONDS`` (its first chat
-model), else the offline extractive backend.
+model), else the packaged model (``local``: installed with ragcore, run on the CPU), and only when
+that cannot load, the extractive backend, whose reason ``fallback_reason`` keeps so the app and
+CLI can say it once.
 
 Where a backend's server is follows one rule for every backend and every way it is chosen
 (``server_url``): the flag (``--base-url``, ``base_url=``), else ``RAGCORE_LLM_BASE_URL``, else
@@ -22,8 +24,8 @@ from ..errors import ConfigError, LLMError
 from .base import LLM
 from .registry import LLMOptions, build_llm, describe_llm, llm_backends
 
-__all__ = ["BASE_URL_VARIABLE", "PROBE_SECONDS", "describe_llm", "parse_spec", "resolve_llm",
-           "server_url", "spec_forms", "spec_help"]
+__all__ = ["BASE_URL_VARIABLE", "PROBE_SECONDS", "describe_llm", "fallback_reason", "parse_spec",
+           "resolve_llm", "server_url", "spec_forms", "spec_help"]
 
 logger = logging.getLogger(__name__)
 
@@ -116,16 +118,37 @@ def _is_auto(spec: str | None) -> bool:
     return spec is None or spec.strip().lower() == "auto"
 
 
+_fallback: list[str] = []  # why the packaged model could not load, once it failed
+
+
+def fallback_reason() -> str | None:
+    """Why auto-detection fell back to extractive answers in this process (None: it did not)."""
+    return _fallback[0] if _fallback else None
+
+
 def _probe_local_ollama(url: str, options: LLMOptions) -> LLM:
     from .ollama import list_ollama_chat_models
 
     try:
         models = list_ollama_chat_models(url, timeout=PROBE_SECONDS)
     except LLMError as exc:
-        logger.info("no Ollama at %s (%s): using the extractive backend", url, exc)
-        return build_llm("extractive", None, options)
+        logger.info("no Ollama at %s (%s): using the packaged model", url, exc)
+        return _packaged_model(options)
     if not models:
-        logger.info("Ollama at %s has no chat model: using the extractive backend", url)
-        return build_llm("extractive", None, options)
+        logger.info("Ollama at %s has no chat model: using the packaged model", url)
+        return _packaged_model(options)
     logger.info("using Ollama model %s at %s", models[0], url)
     return build_llm("ollama", {"url": url, "model": models[0]}, options)
+
+
+def _packaged_model(options: LLMOptions) -> LLM:
+    """The packaged model, or extractive answers with the reason kept (and logged once)."""
+    try:
+        return build_llm("local", None, options)
+    except (LLMError, ConfigError) as exc:
+        reason = (f"The packaged language model could not load ({exc}); answers are quoted "
+                  "from your documents (extractive) instead.")
+        if not _fallback:
+            _fallback.append(reason)
+            logger.warning("%s", reason)
+        return build_llm("extractive", None, options)
