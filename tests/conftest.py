@@ -39,6 +39,20 @@ def corpus_dir() -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def _no_packaged_model_unless_asked(request, monkeypatch):
+    """Auto-detection ends at extractive answers, as before the packaged model, unless a test
+    is marked ``local_llm``: thousands of tests ask "auto" and expect the quoted answers, and
+    loading a 1.1 GB model into each would take the suite hours."""
+    if request.node.get_closest_marker("local_llm"):
+        return
+    from ragcore.llms import resolve
+    from ragcore.llms.registry import build_llm
+
+    monkeypatch.setattr(resolve, "_packaged_model",
+                        lambda options: build_llm("extractive", None, options))
+
+
 @pytest.fixture
 def fake_embedder():
     from ragcore.embeddings.fake import FakeEmbedder

@@ -1,0 +1,216 @@
+"""The packaged language model: its weights are checked, its backend keeps the LLM contract, and
+auto-detection reaches it after Ollama (extractive only when it cannot load)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+
+import pytest
+
+from ragcore.errors import ConfigError, LLMError
+from ragcore.llms import local_models, resolve
+from ragcore.llms.base import complete
+from ragcore.llms.gguf_info import read_gguf_info
+from ragcore.llms.local import LocalLLM, local_chat_body
+from ragcore.llms.local_models import PackagedModel, SMOLLM2_135M, model_file
+from ragcore.testing.llm import ASK, LLMContract
+from ragcore.types import Message
+
+needs_models = pytest.mark.skipif(
+    not (local_models.QWEN_CODER_1_5B.installed and SMOLLM2_135M.installed),
+    reason="the packaged models are installed by `make install`")
+
+
+# -- the weights --------------------------------------------------------------------------------
+
+def _fake_model(tmp_path, monkeypatch, parts: list[bytes], digest: str | None = None
+                ) -> PackagedModel:
+    """A model split over packages ``fakepartN`` (each holding ``data.bin``) on sys.path."""
+    root = tmp_path / "site"
+    for i, data in enumerate(parts, 1):
+        package = root / f"fakepart{i}"
+        package.mkdir(parents=True)
+        (package / "__init__.py").write_text("")
+        (package / "data.bin").write_bytes(data)
+    monkeypatch.syspath_prepend(str(root))
+    monkeypatch.setenv(local_models.CACHE_VARIABLE, str(tmp_path / "cache"))
+    whole = b"".join(parts)
+    return PackagedModel(
+        name="fake", label="Fake", parts=tuple((f"fakepart{i}", "data.bin")
+                                               for i in range(1, len(parts) + 1)),
+        sha256=digest or hashlib.sha256(whole).hexdigest(), size=len(whole), licence="MIT",
+        origin="a test", install="fakepart1..N")
+
+
+def test_split_weights_are_assembled_once_and_checked(tmp_path, monkeypatch):
+    model = _fake_model(tmp_path, monkeypatch, [b"GGUF-part-one|", b"part-two"])
+    path = model_file(model)
+    assert path.read_bytes() == b"GGUF-part-one|part-two"
+    assert path.parent == tmp_path / "cache"
+    stat = path.stat()
+    assert model_file(model) == path and path.stat().st_mtime_ns == stat.st_mtime_ns  # kept
+    assert not list(path.parent.glob("*.partial"))
+
+
+def test_weights_whose_digest_differs_are_refused_and_nothing_is_left(tmp_path, monkeypatch):
+    model = _fake_model(tmp_path, monkeypatch, [b"one", b"two"], digest="0" * 64)
+    with pytest.raises(LLMError, match="SHA-256 .* not the recorded 0000"):
+        model_file(model)
+    assert not [p for p in (tmp_path / "cache").iterdir() if p.is_file()]
+
+
+def test_a_file_changed_after_it_was_verified_is_checked_again_and_refused(tmp_path, monkeypatch):
+    model = _fake_model(tmp_path, monkeypatch, [b"the whole model in one part"])
+    source = model_file(model)  # one part: checked where it is installed
+    assert source.parent.name == "fakepart1"
+    source.write_bytes(b"the whole model in one pArt")  # same size, new mtime
+    with pytest.raises(LLMError, match="changed or damaged"):
+        model_file(model)
+
+
+def test_a_missing_package_says_how_to_install_it(tmp_path, monkeypatch):
+    model = _fake_model(tmp_path, monkeypatch, [b"x"])
+    missing = PackagedModel(**{**{f: getattr(model, f) for f in model.__slots__},
+                               "parts": (("no_such_part_package", "data.bin"),)})
+    assert not missing.installed
+    with pytest.raises(LLMError, match="not installed .* `make install`"):
+        model_file(missing)
+
+
+def test_an_unknown_model_name_lists_the_packaged_ones():
+    with pytest.raises(ConfigError, match="local:qwen2.5-coder-1.5b"):
+        LocalLLM("gpt-5")
+
+
+def test_a_file_that_is_not_gguf_is_refused(tmp_path):
+    bad = tmp_path / "model.gguf"
+    bad.write_bytes(b"<html>not a model</html>")
+    with pytest.raises(LLMError, match="not a GGUF model file"):
+        read_gguf_info(bad)
+
+
+@needs_models
+def test_the_trained_window_is_read_from_the_model_file():
+    info = read_gguf_info(model_file(SMOLLM2_135M))
+    assert (info.architecture, info.context_length, info.has_chat_template) == ("llama", 8192, True)
+    with pytest.raises(ConfigError, match="8192 tokens smollm2-135m was trained"):
+        LocalLLM("smollm2-135m", context_window=16384)
+
+
+# -- the request --------------------------------------------------------------------------------
+
+def test_the_request_caps_the_reply_and_carries_stop_strings():
+    body = local_chat_body([Message("system", "s"), Message("user", "q")], max_tokens=64,
+                           temperature=0.0, stop=["Observation:"])
+    assert body["messages"] == [{"role": "system", "content": "s"},
+                                {"role": "user", "content": "q"}]
+    assert (body["max_tokens"], body["stop"], body["top_k"]) == (64, ["Observation:"], 1)
+    assert body["cache_prompt"] is True
+    assert "top_k" not in local_chat_body([], max_tokens=1, temperature=0.7)
+
+
+# -- the backend --------------------------------------------------------------------------------
+
+@pytest.mark.slow
+@needs_models
+class TestLocalLLM(LLMContract):
+    """The default packaged model keeps the contract (greedy: the same messages, one reply)."""
+
+    def make_llm(self, **options):
+        return LocalLLM(**{"num_output": 48, **options})
+
+
+@pytest.mark.slow
+@needs_models
+def test_every_instance_shares_one_loaded_engine():
+    first, second = LocalLLM("smollm2-135m"), LocalLLM("smollm2-135m", num_output=32)
+    assert first._engine is second._engine
+    assert LocalLLM("smollm2-135m", threads=1)._engine is not first._engine
+
+
+@pytest.mark.slow
+@needs_models
+def test_stop_strings_end_the_reply():
+    llm = LocalLLM("qwen2.5-coder-1.5b", num_output=48)
+    reply = complete(llm.with_stop(["PELICAN"]), ASK)
+    assert "PELICAN" not in reply and complete(llm, ASK).count("PELICAN") == 1
+
+
+@pytest.mark.slow
+@needs_models
+def test_two_callers_at_once_are_both_answered():
+    llm = LocalLLM("smollm2-135m", num_output=24)
+    replies: dict[int, str] = {}
+
+    def ask(i: int) -> None:
+        replies[i] = complete(llm, [Message("user", f"Say the number {i}.")])
+
+    threads = [threading.Thread(target=ask, args=(i,)) for i in (1, 2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert sorted(replies) == [1, 2] and all(r.strip() for r in replies.values())
+
+
+@pytest.mark.slow
+@needs_models
+def test_closing_the_stream_stops_the_decoding():
+    """A reply told to ignore its end token runs 1,500 tokens (many seconds); a stopped one
+    ends at the next token."""
+    llm = LocalLLM("smollm2-135m", num_output=1500)
+    body = {**llm._body([Message("user", "Count from 1 to 2000.")]), "ignore_eos": True}
+    stream = llm._engine.stream(body)
+    first = [next(stream) for _ in range(3)]
+    workers = [t for t in threading.enumerate() if t.name == "ragcore-local-llm"]
+    started = time.perf_counter()
+    stream.close()
+    for worker in workers:
+        worker.join(10)
+    assert first and workers and not any(worker.is_alive() for worker in workers)
+    print(f"decoding stopped {time.perf_counter() - started:.3f} s after the stream closed")
+
+
+# -- choosing it --------------------------------------------------------------------------------
+
+@pytest.mark.slow
+@pytest.mark.local_llm
+@needs_models
+def test_auto_detection_takes_the_packaged_model_when_no_ollama_answers(monkeypatch):
+    monkeypatch.delenv("RAGCORE_LLM", raising=False)
+    monkeypatch.setenv("RAGCORE_LLM_BASE_URL", "http://127.0.0.1:9")  # nothing listens there
+    llm = resolve.resolve_llm()
+    assert llm.model == "local:qwen2.5-coder-1.5b"
+    assert resolve.resolve_llm("local:smollm2-135m").model == "local:smollm2-135m"
+
+
+@pytest.mark.local_llm
+def test_extractive_answers_only_when_the_packaged_model_cannot_load(monkeypatch, tmp_path):
+    monkeypatch.delenv("RAGCORE_LLM", raising=False)
+    monkeypatch.setenv("RAGCORE_LLM_BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.setattr(local_models, "PACKAGED_MODELS", ())  # nothing installed
+    monkeypatch.setattr(resolve, "_fallback", [])
+    llm = resolve.resolve_llm()
+    assert llm.model == "extractive"
+    reason = resolve.fallback_reason()
+    assert reason and "no packaged language model is installed" in reason
+    resolve.resolve_llm()
+    assert resolve._fallback == [reason]  # said once
+
+
+def test_the_suite_ends_auto_detection_at_extractive_unless_a_test_asks(monkeypatch):
+    monkeypatch.delenv("RAGCORE_LLM", raising=False)
+    monkeypatch.setenv("RAGCORE_LLM_BASE_URL", "http://127.0.0.1:9")
+    assert resolve.resolve_llm().model == "extractive"
+
+
+@needs_models
+def test_the_recorded_digests_are_those_of_the_installed_weights():
+    """``make install`` put the pinned packages here: the recorded SHA-256 must match them."""
+    for model in local_models.installed_models():
+        path = model_file(model)
+        assert path.stat().st_size == model.size, model.name
+    assert os.path.getsize(model_file(SMOLLM2_135M)) == SMOLLM2_135M.size
