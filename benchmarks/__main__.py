@@ -15,7 +15,9 @@ words split apart, ``bench_pdf_text``) and memory (peak RSS ingesting a 205 MB t
 packaged model, in a fresh process, ``bench_memory``: group ingest_memory) and scale (10k/100k/1M
 clustered vectors through the index: commit per batch, load, exact vs approximate top-10 and
 recall, ``bench_scale``) and ingest_ratio (ingest time / bare encode time of 100k chunks
-into a 100k-chunk index, ``bench_ingest_ratio``).
+into a 100k-chunk index, ``bench_ingest_ratio``) and local_llm (the packaged language model:
+first-token times at 2 and 4 threads, decode speed against the raw bindings, a fresh process to
+its first token, memory, Stop; ``bench_local_llm``).
 A group that fails (e.g. no Chromium for the app's browser figures) becomes a row saying why,
 and the others still run.
 """
@@ -46,6 +48,7 @@ BENCHMARKS = (
     ("ingest_memory", "bench_memory", False),
     ("scale", "bench_scale", False),
     ("ingest_ratio", "bench_ingest_ratio", False),
+    ("local_llm", "bench_local_llm", False),
 )
 
 

@@ -359,3 +359,32 @@ def test_a_tool_output_longer_than_the_window_is_tokenized_once_not_at_every_fit
     window_characters = 4096 * len("word ")
     beyond_one_pass = encoded[0] - len(fetch_page("x"))
     assert beyond_one_pass < 25 * window_characters, f"{encoded[0]:,} characters tokenized"
+
+
+class StoppingLLM(FakeLLM):
+    """A FakeLLM that, like the local and server backends, can end replies at stop strings."""
+
+    def __init__(self, replies, **options):
+        super().__init__(replies, **options)
+        self.stop: list[str] = []
+
+    def with_stop(self, stop):
+        copy = StoppingLLM([], default=self.default)
+        copy._replies, copy.calls, copy.stop = self._replies, self.calls, list(stop)
+        return copy
+
+    def stream(self, messages):
+        text = "".join(super().stream(messages))
+        for marker in self.stop:  # what a backend's stop does: the reply ends before it
+            text = text.split(marker)[0]
+        yield text
+
+
+def test_a_model_that_can_stop_is_stopped_before_it_invents_the_observation():
+    llm = StoppingLLM([action("multiply", '{"a": 6, "b": 7}') + "\nObservation: 41",
+                       "Thought: done.\nAnswer: 42"])
+    agent = ReActAgent([FunctionTool.from_defaults(multiply)], llm=llm)
+    assert agent.chat("What is 6 times 7?", ChatMemory()).text == "42"
+    assert agent.step_llm.stop == ["\nObservation:"]
+    second_prompt = llm.calls[1][-1].content + "".join(m.content for m in llm.calls[1])
+    assert "41" not in second_prompt and "42" in second_prompt  # the tool's result, not the model's

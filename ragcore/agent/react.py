@@ -25,13 +25,14 @@ import json
 from typing import Any, Iterator, Mapping, Sequence
 
 from ..errors import ConfigError
-from ..llms.base import LLM, stream_traced
+from ..llms.base import LLM, stopping_at, stream_traced
 from ..prompts import message_tokens
 from ..tools import Tool, ToolOutput, invoke_tool
 from ..trace import Trace
 from ..types import Message
 from .base import Agent
 from .react_format import (
+    OBSERVATION,
     format_action,
     format_observation,
     react_messages,
@@ -60,6 +61,8 @@ class ReActAgent(Agent):
         super().__init__(tools, llm=llm, max_iterations=max_iterations, system_prompt=system_prompt,
                          verbose=verbose)
         self.system = react_system_prompt(list(self.tools.values()), system_prompt=system_prompt)
+        # A model that writes "Observation:" is inventing the tool's output: end the reply there.
+        self.step_llm = stopping_at(llm, [f"\n{OBSERVATION}"])
 
     # ---- the step-by-step API (create_task and finalize come from Agent) ----------------------
 
@@ -80,7 +83,7 @@ class ReActAgent(Agent):
         scanner = AnswerScanner()
         parts: list[str] = []
         purpose = f"react step {len(task.steps) + 1}"
-        for chunk in stream_traced(self.llm, messages, task.trace, purpose):
+        for chunk in stream_traced(self.step_llm, messages, task.trace, purpose):
             parts.append(chunk)
             released = scanner.feed(chunk)
             if released:

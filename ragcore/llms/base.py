@@ -11,6 +11,9 @@ take a prompt string (or messages), ``chat`` and ``stream_chat`` take messages a
 assistant's ``Message`` (whole, or growing chunk by chunk).
 
 Backends that support OpenAI-style tool calls also implement ``ToolCallingLLM.chat_with_tools``.
+A backend that can end a reply at given strings offers ``with_stop(stop)`` returning a copy that
+does (``stopping_at``): the ReAct loop asks for it so a model does not write the tool's
+observation itself.
 """
 
 from __future__ import annotations
@@ -60,6 +63,13 @@ def writes_free_text(llm: LLM) -> bool:
     """Whether ``llm`` can write new text (queries, passages, choices): every model can; the
     offline extractive backend only quotes the context it is given."""
     return getattr(llm, "model", "") != "extractive"
+
+
+def stopping_at(llm: LLM, stop: Sequence[str]) -> LLM:
+    """``llm`` ending its replies at any of ``stop``, when it offers that (``with_stop``);
+    otherwise ``llm`` itself, whose callers must then cut the reply themselves."""
+    offer = getattr(llm, "with_stop", None)
+    return offer(list(stop)) if callable(offer) else llm
 
 
 def complete(llm: LLM, messages: Sequence[Message] | str) -> str:
