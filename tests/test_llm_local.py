@@ -4,6 +4,7 @@ auto-detection reaches it after Ollama (extractive only when it cannot load)."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import threading
 import time
@@ -214,3 +215,59 @@ def test_the_recorded_digests_are_those_of_the_installed_weights():
         path = model_file(model)
         assert path.stat().st_size == model.size, model.name
     assert os.path.getsize(model_file(SMOLLM2_135M)) == SMOLLM2_135M.size
+
+
+# -- tool calls ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    '```json\n{"name": "search_documents", "arguments": {"input": "tabs"}}\n```',
+    '<tool_call>\n{"name": "search_documents", "arguments": {"input": "tabs"}}\n</tool_call>',
+    '{{"name": "search_documents", "arguments": {"input": "tabs"}}',
+    '{"function": {"name": "search_documents", "arguments": "{\\"input\\": \\"tabs\\"}"}}',
+])
+def test_tool_calls_written_as_text_are_read_back(text):
+    from ragcore.llms.local_tools import tool_calls_in_text
+
+    [call] = tool_calls_in_text(text, ["search_documents"])
+    assert (call.name, json.loads(call.arguments)) == ("search_documents", {"input": "tabs"})
+
+
+def test_text_that_is_no_call_of_an_offered_tool_stays_text():
+    from ragcore.llms.local_tools import tool_calls_in_text
+
+    assert tool_calls_in_text('{"name": "rm_rf", "arguments": {}}', ["search_documents"]) == []
+    assert tool_calls_in_text("PEP 8 prefers spaces {as a rule}.", ["search_documents"]) == []
+
+
+def test_a_call_already_answered_counts_as_a_repeat():
+    from ragcore.llms.local_tools import repeats_calls
+    from ragcore.types import ToolCall
+
+    asked = ToolCall("c1", "search_documents", '{"input": "tabs"}')
+    history = [Message("user", "q"), Message("assistant", "", tool_calls=[asked]),
+               Message("tool", "spaces", tool_call_id="c1")]
+    again = ToolCall("c2", "search_documents", '{ "input":"tabs" }')
+    other = ToolCall("c3", "search_documents", '{"input": "line length"}')
+    assert repeats_calls([again], history) and not repeats_calls([other], history)
+
+
+@pytest.mark.slow
+@needs_models
+def test_the_function_calling_agent_runs_on_the_packaged_model():
+    from ragcore.agent import FunctionCallingAgent
+    from ragcore.memory import ChatMemory
+    from ragcore.tools import FunctionTool
+    from ragcore.trace import Trace
+
+    def search_documents(input: str) -> str:
+        """Search the user's documents for a passage."""
+        return "PEP 8: Spaces are the preferred indentation method. Tabs should be used only " \
+               "to remain consistent with code that is already indented with tabs."
+
+    agent = FunctionCallingAgent.from_tools([FunctionTool.from_defaults(search_documents)],
+                                            llm=LocalLLM(num_output=96))
+    trace = Trace()
+    answer = agent.chat("What does PEP 8 prefer for indentation, tabs or spaces? Search first.",
+                        ChatMemory(), trace=trace).text
+    assert "space" in answer.lower() and "{" not in answer
+    assert any("[tool call search_documents" in str(call.reply) for call in trace.llm_calls)

@@ -71,7 +71,10 @@ def parse_chat_mode(value: ChatMode | str) -> ChatMode:
 
 
 def best_chat_mode(llm: LLM, *, tools: Sequence[Any] = ()) -> str:
-    """What ``best`` means for ``llm``: a ChatMode value, or "function_calling"."""
-    if isinstance(llm, ToolCallingLLM):
+    """What ``best`` means for ``llm``: a ChatMode value, or "function_calling".
+
+    Function calling only where tool calls are native: the packaged model reads its calls back
+    from text (``native_tool_calls = False``), and one retrieval per turn answers faster."""
+    if isinstance(llm, ToolCallingLLM) and getattr(llm, "native_tool_calls", True):
         return FUNCTION_CALLING
     return ChatMode.REACT.value if tools else ChatMode.CONDENSE_PLUS_CONTEXT.value

@@ -30,6 +30,7 @@ from ..errors import ConfigError, LLMError, LLMResponseError
 from ..types import Message
 from .gguf_info import read_gguf_info
 from .local_models import PackagedModel, default_model, model_file, packaged_model
+from .local_tools import repeats_calls, tool_calls_in_text
 
 logger = logging.getLogger(__name__)
 
@@ -72,6 +73,7 @@ class LocalEngine:
         params.cpuparams.n_threads = config.threads
         params.cpuparams_batch.n_threads = config.threads
         params.verbosity = -1  # llama.cpp's own log would go to stderr line by line
+        params.use_jinja = True  # the GGUF's own chat template, tools and tool results included
         # The engine also listens on a loopback port; a random key keeps other programs out.
         params.api_keys = [secrets.token_hex(16)]
         try:
@@ -164,8 +166,10 @@ def local_chat_body(
     stop: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The OpenAI-style body llama.cpp's chat endpoint takes (pure: tests read it)."""
+    from .openai import openai_message  # the same wire shape, tool calls and results included
+
     body: dict[str, Any] = {
-        "messages": [{"role": m.role, "content": m.content} for m in messages],
+        "messages": [openai_message(m) for m in messages],
         "max_tokens": max_tokens,
         "temperature": temperature,
         "cache_prompt": True,  # a slot reuses the prompt it read last as far as it agrees
@@ -179,6 +183,8 @@ def local_chat_body(
 
 class LocalLLM:
     """A packaged (or any GGUF) model run on this machine's CPU."""
+
+    native_tool_calls = False  # small models write their calls as text (``local_tools``)
 
     def __init__(
         self,
@@ -231,6 +237,24 @@ class LocalLLM:
             setattr(copy, name, getattr(self, name))
         copy.stop = tuple(stop)
         return copy
+
+    def chat_with_tools(
+        self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]
+    ) -> Message:
+        """The assistant's reply to ``messages`` offering ``tools`` (OpenAI tool dicts): text,
+        or tool calls, including those the model spelled as JSON text (``local_tools``)."""
+        from .openai import parse_tool_reply
+
+        reply = parse_tool_reply(self._engine.complete({**self._body(messages),
+                                                        "tools": list(tools)}))
+        if reply.tool_calls:
+            return reply
+        names = [tool.get("function", {}).get("name", "") for tool in tools]
+        calls = tool_calls_in_text(reply.content, names)
+        if calls and repeats_calls(calls, messages):
+            # A small model asks again for what it was just given: answer from those results.
+            return Message("assistant", "".join(self.stream(messages)))
+        return Message("assistant", "" if calls else reply.content, tool_calls=calls)
 
     def first_token_logprobs(self, messages: Sequence[Message], *, top: int = 10
                              ) -> dict[str, float]:
