@@ -271,3 +271,14 @@ def test_the_function_calling_agent_runs_on_the_packaged_model():
                         ChatMemory(), trace=trace).text
     assert "space" in answer.lower() and "{" not in answer
     assert any("[tool call search_documents" in str(call.reply) for call in trace.llm_calls)
+
+
+def test_calls_get_ids_no_earlier_call_has():
+    from ragcore.llms.local_tools import fresh_ids
+    from ragcore.types import ToolCall
+
+    history = [Message("assistant", "", tool_calls=[ToolCall("call_0", "search_documents", "{}")])]
+    calls = fresh_ids([ToolCall("call_0", "search_documents", '{"input": "a"}'),
+                       ToolCall("call_1", "search_documents", '{"input": "b"}')], history)
+    ids = [c.id for c in calls]
+    assert len(set(ids) | {"call_0"}) == 3 and "call_0" not in ids

@@ -30,7 +30,7 @@ from ..errors import ConfigError, LLMError, LLMResponseError
 from ..types import Message
 from .gguf_info import read_gguf_info
 from .local_models import PackagedModel, default_model, model_file, packaged_model
-from .local_tools import repeats_calls, tool_calls_in_text
+from .local_tools import fresh_ids, repeats_calls, tool_calls_in_text
 
 logger = logging.getLogger(__name__)
 
@@ -247,14 +247,14 @@ class LocalLLM:
 
         reply = parse_tool_reply(self._engine.complete({**self._body(messages),
                                                         "tools": list(tools)}))
-        if reply.tool_calls:
-            return reply
         names = [tool.get("function", {}).get("name", "") for tool in tools]
-        calls = tool_calls_in_text(reply.content, names)
-        if calls and repeats_calls(calls, messages):
-            # A small model asks again for what it was just given: answer from those results.
+        calls = reply.tool_calls or tool_calls_in_text(reply.content, names)
+        if (calls and repeats_calls(calls, messages)) or not (calls or reply.content.strip()):
+            # A small model asks again for what it was just given, or says nothing after
+            # reading it: answer from the conversation as it stands, with no tools offered.
             return Message("assistant", "".join(self.stream(messages)))
-        return Message("assistant", "" if calls else reply.content, tool_calls=calls)
+        content = "" if calls and not reply.tool_calls else reply.content
+        return Message("assistant", content, tool_calls=fresh_ids(calls, messages))
 
     def first_token_logprobs(self, messages: Sequence[Message], *, top: int = 10
                              ) -> dict[str, float]:

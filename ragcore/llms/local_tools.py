@@ -79,6 +79,20 @@ def repeats_calls(calls: list[ToolCall], messages: Sequence[Message]) -> bool:
     return bool(calls) and all((c.name, _canonical(c.arguments)) in made for c in calls)
 
 
+def fresh_ids(calls: list[ToolCall], messages: Sequence[Message]) -> list[ToolCall]:
+    """``calls`` with ids no earlier call in ``messages`` has (a small model's, or the text
+    reader's, numbering restarts at ``call_0`` each turn; a tool result must name one call)."""
+    taken = {c.id for m in messages for c in m.tool_calls}
+    fresh, number = [], len(taken)
+    for call in calls:
+        while call.id in taken:
+            call = ToolCall(f"call_{number}", call.name, call.arguments)
+            number += 1
+        taken.add(call.id)
+        fresh.append(call)
+    return fresh
+
+
 def _canonical(arguments: str) -> str:
     try:
         return json.dumps(json.loads(arguments), sort_keys=True)
