@@ -3,7 +3,7 @@ modes or retrievers side by side, or evaluate them over a question set (Evaluate
 
 import streamlit as st
 
-from ragcore.present import format as fmt, trace_view
+from ragcore.present import format as fmt, how_made, trace_view
 from ragcore.present.answer_score import ranked_with, score_note, shown_stream, split_score
 from webapp import shell, state
 from webapp.advanced import advanced_toggle
@@ -247,14 +247,27 @@ def render_comparison(compared: dict) -> None:
         hide_index=True, width="stretch",
     )
     for result in shell.in_columns(results, 4):
-        st.markdown(f"**{result.mode.value}**")
-        text, score = split_score(result.answer or "")
-        st.caption(" · ".join(filter(None, [trace_view.work_summary(result.trace),
-                                            score_note(score, compared.get("ranked_with"))])))
-        if result.error:
-            st.warning(f"This mode failed: {result.error}")
-        else:
-            st.markdown(fmt.markdown_text(text) or NO_TEXT)
+        with st.container(key=f"compared_{result.mode.value}"):
+            st.markdown(f"**{result.mode.value}**")
+            text, score = split_score(result.answer or "")
+            st.caption(" · ".join(filter(None, [trace_view.work_summary(result.trace),
+                                                score_note(score, compared.get("ranked_with"))])))
+            if result.error:
+                st.warning(f"This mode failed: {result.error}")
+            else:
+                st.markdown(fmt.markdown_text(text) or NO_TEXT)
+            render_how_made(result.mode.value, result.trace)
+
+
+def render_how_made(mode: str, trace) -> None:
+    """The mode's model calls by the part each plays: drafts, levels, per-passage answers."""
+    with st.expander("How this answer was made"):
+        st.caption(how_made.made_summary(mode, trace))
+        for step in how_made.made_steps(trace):
+            st.markdown(f"**{step.title}**")
+            st.text(step.reply.strip() or "(empty reply)")
+            st.caption("Its prompt")
+            st.code(step.prompt, language=None, wrap_lines=True, height=160)
 
 
 def compare_retrievers(name: str, question: str, options: QueryOptions, names: list[str],

@@ -7,6 +7,7 @@
     citations.py   a source passage in its surrounding text, the parts the answer used marked
     explain.py     errors in plain words, with the next step a user can take
     trace_view.py  a trace as table rows and reasoning, live or from a saved chat
+    how_made.py    a response mode's calls by their part: drafts, levels, per-passage answers
     corpus_map.py  pictures of an index: token lengths, document sizes, a 2-D embedding map
     leaderboard.py an evaluation's leaderboard table, its bar chart with intervals, drill-down
 
