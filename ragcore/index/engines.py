@@ -7,8 +7,10 @@ retrieval mode by the retriever (built here for every mode, so a bad value fails
 response mode and concurrency by the synthesizer, chat mode and tools here.
 
 ``llm=None`` means the default LLM, chosen in the one visible place, ``resolve_llm()``
-(``RAGCORE_LLM``, else a local Ollama, else the offline extractive backend); a caller that
-already resolved one passes it. ``prompts`` replaces the synthesizer's templates.
+(``RAGCORE_LLM``, else a local Ollama, else the packaged model, else the offline extractive
+backend); a caller that already resolved one passes it. An LLM that reads only a few hundred
+tokens fast (``reading_tokens``: the packaged model) gets the question's closest sentences of
+the passages, not the whole passages (``reading_postprocessors``). ``prompts`` replaces the synthesizer's templates.
 
 ``best`` picks for the LLM (see ``ragcore.chat.modes.best_chat_mode``): the function-calling
 agent for a backend with native tool calls, else condense_plus_context (react when the caller
@@ -40,6 +42,7 @@ from ..errors import ConfigError
 from ..llms.base import LLM
 from ..postprocess import ListContinuation, NodePostprocessor
 from ..query import QueryEngine
+from ..retrieval.optimizer import SentenceEmbeddingOptimizer
 from ..retrieval.retrievers import RetrievalMode, Retriever, SearchableIndex
 from ..stores.filters import MetadataFilters
 from ..synthesis import ResponseMode, Synthesizer
@@ -79,15 +82,20 @@ def query_engine_from_index(
         llm, response_mode=response_mode, max_concurrency=max_concurrency,
         prompts=prompts if prompts is not None else SynthesisPrompts(),
     )
-    return QueryEngine(retriever, synthesizer, postprocessors=_reading(index, node_postprocessors))
+    reading = reading_postprocessors(index, node_postprocessors, llm)
+    return QueryEngine(retriever, synthesizer, postprocessors=reading)
 
 
-def _reading(index: EngineIndex, postprocessors: Sequence[NodePostprocessor]
-             ) -> list[NodePostprocessor]:
-    """``postprocessors`` after the one every engine reads with, for an index that can look
-    its nodes up: lists completed across a chunk border (``ListContinuation``)."""
+def reading_postprocessors(index: EngineIndex, postprocessors: Sequence[NodePostprocessor],
+                           llm: LLM) -> list[NodePostprocessor]:
+    """``postprocessors`` between the ones every engine reads with: first, for an index that can
+    look its nodes up, lists completed across a chunk border (``ListContinuation``); last, for
+    an LLM that reads only ``reading_tokens`` fast (the packaged model), the question's closest
+    sentences up to that many tokens (``SentenceEmbeddingOptimizer``)."""
     first = [ListContinuation(index)] if hasattr(index, "get_node") else []
-    return [*first, *postprocessors]
+    budget = getattr(llm, "reading_tokens", None)
+    last = [SentenceEmbeddingOptimizer(_IndexEmbedder(index), token_budget=budget)] if budget else []
+    return [*first, *postprocessors, *last]
 
 
 def chat_engine_from_index(
@@ -124,9 +132,10 @@ def chat_engine_from_index(
         )
         return engine(
             retriever, llm=llm, system_prompt=system_prompt,
-            node_postprocessors=_reading(index, node_postprocessors),
+            node_postprocessors=reading_postprocessors(index, node_postprocessors, llm),
         )
-    query_engine = _query_engine(retriever, llm, response_mode, _reading(index, node_postprocessors))
+    reading = reading_postprocessors(index, node_postprocessors, llm)
+    query_engine = _query_engine(retriever, llm, response_mode, reading)
     if kind == ChatMode.CONDENSE_QUESTION.value:
         return CondenseQuestionChatEngine(query_engine, llm=llm, system_prompt=system_prompt)
     agent = ReActAgent if kind == ChatMode.REACT.value else FunctionCallingAgent

@@ -37,6 +37,10 @@ logger = logging.getLogger(__name__)
 DEFAULT_LOCAL_WINDOW = 4096  # tokens per slot: a 1.5B model reads ~70 tokens/s on 2 cores
 DEFAULT_LOCAL_OUTPUT = 384
 DEFAULT_PARALLEL = 2
+# The passages' tokens a query gives the model (``index.engines`` keeps the question's closest
+# sentences up to it): on 2 cores the model reads ~50 tokens a second, and a first token within
+# ~4 s leaves it a few hundred tokens to read. None: every passage whole.
+DEFAULT_READING_TOKENS = 200
 
 
 def default_threads() -> int:
@@ -197,6 +201,7 @@ class LocalLLM:
         parallel: int = DEFAULT_PARALLEL,
         temperature: float = 0.0,
         stop: Sequence[str] = (),
+        reading_tokens: int | None = DEFAULT_READING_TOKENS,
     ) -> None:
         entry = _entry(model) if path is None else None
         self.path = Path(path) if path is not None else model_file(entry)
@@ -216,6 +221,10 @@ class LocalLLM:
             raise ConfigError(f"threads ({threads}) and parallel ({parallel}) must be at least 1")
         if not 0 <= temperature <= 2:
             raise ConfigError(f"temperature ({temperature}) must be between 0 and 2")
+        if reading_tokens is not None and not 0 < reading_tokens < window - num_output:
+            raise ConfigError(f"reading_tokens ({reading_tokens}) must be positive and leave "
+                              f"room for the reply in the {window}-token window (or None)")
+        self.reading_tokens = reading_tokens
         self.context_window, self.num_output = window, num_output
         self.temperature, self.stop = temperature, tuple(stop)
         self.trained_window = trained
@@ -233,7 +242,7 @@ class LocalLLM:
         """The same model (same engine) ending its replies at any of ``stop``."""
         copy = object.__new__(LocalLLM)
         for name in ("path", "name", "model", "context_window", "num_output", "temperature",
-                     "trained_window", "_config", "_engine"):
+                     "trained_window", "reading_tokens", "_config", "_engine"):
             setattr(copy, name, getattr(self, name))
         copy.stop = tuple(stop)
         return copy

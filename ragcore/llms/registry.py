@@ -105,6 +105,10 @@ class LocalSettings(BaseModel):
     threads: int = Field(0, ge=0, title="CPU threads",
                          description="How many cores the model may use; 0: all of them.")
     num_output: ReplyCap = 384
+    reading_tokens: int = Field(200, ge=0, title="Passage tokens read",
+                                description="A query gives the model the question's closest "
+                                            "sentences up to this many tokens (fewer: a faster "
+                                            "first word); 0: whole passages.")
 
 
 def _timeout(options: LLMOptions) -> dict[str, float]:
@@ -124,7 +128,8 @@ def _build_local(settings: LocalSettings, options: LLMOptions) -> LLM:
     if options.temperature is not None:
         extra["temperature"] = options.temperature
     return LocalLLM(settings.model or None, context_window=options.context_window,
-                    num_output=settings.num_output, threads=settings.threads or None, **extra)
+                    num_output=settings.num_output, threads=settings.threads or None,
+                    reading_tokens=settings.reading_tokens or None, **extra)
 
 
 def _local_models(settings: LocalSettings) -> list[str]:

@@ -1,0 +1,135 @@
+"""Sentence optimizer: keep the sentences of the passages that are closest to the question.
+
+LlamaIndex's ``SentenceEmbeddingOptimizer``: each passage is split into sentences (the splitter's
+own rule, ``chunking.sentences``), the sentences and the question are embedded, and a passage
+keeps only the sentences that pass ``percentile_cutoff`` (its best share) and/or
+``threshold_cutoff`` (a similarity floor), with ``context_before``/``context_after`` neighbours.
+
+``token_budget`` is ragcore's addition, the one rule a small local model needs: across all the
+passages, the best sentences by similarity are kept until their tokens reach the budget (at
+least one sentence, so a question always gets a passage). A model that reads ~50 tokens a
+second on two cores answers within seconds only when it reads a few hundred tokens, and the
+answer to a question is usually one or two sentences of the four passages retrieved.
+
+A kept passage is a copy with the kept sentences in document order: where they are one run of
+the original text its offsets still point at it (the app opens it in the document); gaps are
+joined with " … " and the offsets cleared. Passages that keep nothing are dropped, and the
+trace's postprocess stage says how many went in and out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Sequence
+
+import numpy as np
+
+from ..chunking import sentences
+from ..embeddings.base import Embedder, embed_query
+from ..errors import ConfigError
+from ..postprocess import Postprocessor
+from ..tokens import count_tokens
+from ..types import ScoredNode
+
+GAP = " … "
+
+
+class SentenceEmbeddingOptimizer(Postprocessor):
+    """Cuts each passage down to its sentences most similar to the question."""
+
+    def __init__(
+        self,
+        embed_model: Embedder,
+        *,
+        token_budget: int | None = None,
+        percentile_cutoff: float | None = None,
+        threshold_cutoff: float | None = None,
+        context_before: int = 0,
+        context_after: int = 0,
+    ) -> None:
+        if token_budget is None and percentile_cutoff is None and threshold_cutoff is None:
+            raise ConfigError("SentenceEmbeddingOptimizer needs token_budget, percentile_cutoff "
+                              "or threshold_cutoff (e.g. token_budget=200)")
+        if token_budget is not None and token_budget < 1:
+            raise ConfigError(f"token_budget ({token_budget}) must be at least 1 token")
+        if percentile_cutoff is not None and not 0 < percentile_cutoff <= 1:
+            raise ConfigError(f"percentile_cutoff ({percentile_cutoff}) must be in (0, 1], "
+                              "the share of each passage's sentences to keep")
+        if context_before < 0 or context_after < 0:
+            raise ConfigError("context_before and context_after count sentences: 0 or more")
+        self.embed_model = embed_model
+        self.token_budget = token_budget
+        self.percentile_cutoff = percentile_cutoff
+        self.threshold_cutoff = threshold_cutoff
+        self.context_before = context_before
+        self.context_after = context_after
+
+    def postprocess(self, nodes: list[ScoredNode], query: str) -> list[ScoredNode]:
+        split = [sentences(scored.node.text) for scored in nodes]
+        flat = [(i, j) for i, parts in enumerate(split) for j in range(len(parts))]
+        if not flat or not query.strip():
+            return nodes
+        vectors = self.embed_model.embed_batch([split[i][j] for i, j in flat])
+        similarity = np.asarray(vectors) @ embed_query(self.embed_model, query)
+        kept = self._chosen(flat, similarity, split)
+        return [trimmed for i, scored in enumerate(nodes)
+                if (trimmed := _trimmed(scored, split[i], sorted(kept.get(i, ())))) is not None]
+
+    def _chosen(self, flat: list[tuple[int, int]], similarity: np.ndarray,
+                split: list[list[str]]) -> dict[int, set[int]]:
+        """Passage index -> the indexes of its sentences kept (before the context)."""
+        passes = np.ones(len(flat), dtype=bool)
+        if self.threshold_cutoff is not None:
+            passes &= similarity >= self.threshold_cutoff
+        if self.percentile_cutoff is not None:
+            for i in {i for i, _ in flat}:
+                rows = [r for r, (k, _) in enumerate(flat) if k == i]
+                keep = max(1, round(len(rows) * self.percentile_cutoff))
+                passes[sorted(rows, key=lambda r: -similarity[r])[keep:]] = False
+        order = [r for r in np.argsort(-similarity, kind="stable") if passes[r]]
+        if self.token_budget is not None:
+            order = order or [int(np.argmax(similarity))]
+            order = _within(order, [split[i][j] for i, j in flat], self.token_budget)
+        kept: dict[int, set[int]] = {}
+        for r in order:
+            i, j = flat[r]
+            around = range(max(0, j - self.context_before),
+                           min(len(split[i]), j + self.context_after + 1))
+            kept.setdefault(i, set()).update(around)
+        return kept
+
+
+def _within(order: Sequence[int], texts: Sequence[str], budget: int) -> list[int]:
+    """The leading sentences of ``order`` while their tokens fit ``budget`` (the first always;
+    the rest stop at the first that does not fit: less similar ones only cost reading time)."""
+    chosen, spent = [], 0
+    for r in order:
+        cost = count_tokens(texts[r])
+        if chosen and spent + cost > budget:
+            break
+        chosen.append(r)
+        spent += cost
+    return chosen
+
+
+def _trimmed(scored: ScoredNode, parts: list[str], kept: list[int]) -> ScoredNode | None:
+    """``scored`` with only sentences ``kept`` (sorted), None when it keeps none."""
+    if not kept:
+        return None
+    if len(kept) == len(parts):
+        return scored
+    node = scored.node
+    contiguous = kept == list(range(kept[0], kept[-1] + 1))
+    if contiguous:
+        before = sum(len(p) for p in parts[: kept[0]])
+        text = "".join(parts[k] for k in kept)
+        start = None if node.start_char is None else node.start_char + before
+        end = None if start is None else start + len(text)
+        lead = len(text) - len(text.lstrip())
+        text = text.strip()
+        if start is not None:
+            start, end = start + lead, start + lead + len(text)
+    else:
+        text, start, end = GAP.join(parts[k].strip() for k in kept), None, None
+    return ScoredNode(dataclasses.replace(node, text=text, start_char=start, end_char=end),
+                      scored.score)

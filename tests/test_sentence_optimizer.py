@@ -1,0 +1,84 @@
+"""SentenceEmbeddingOptimizer: passages cut to the question's closest sentences (a token budget
+across passages, or LlamaIndex's percentile and threshold per passage), offsets kept where the
+kept text is one run of the document; engines add it for an LLM that reads few tokens fast."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragcore import Document, VectorStoreIndex
+from ragcore.embeddings.fake import FakeEmbedder
+from ragcore.errors import ConfigError
+from ragcore.retrieval.optimizer import GAP, SentenceEmbeddingOptimizer
+from ragcore.llms.fake import FakeLLM
+from ragcore.tokens import count_tokens
+from ragcore.types import Node, ScoredNode
+
+DOC = ("The castle stands on a hill above the river. Its walls are built of grey granite. "
+       "Pelicans nest in the east tower every spring. The moat was filled in 1820. "
+       "Visitors buy tickets at the gate.")
+
+
+def scored(text: str, start: int | None = 0, score: float = 0.9) -> ScoredNode:
+    end = None if start is None else start + len(text)
+    return ScoredNode(Node(text=text, ref_doc_id="castle", start_char=start, end_char=end), score)
+
+
+def test_the_budget_keeps_the_closest_sentence_with_its_offsets():
+    optimizer = SentenceEmbeddingOptimizer(FakeEmbedder(dim=256), token_budget=12)
+    [kept] = optimizer.postprocess([scored(DOC)], "Where do pelicans nest every spring?")
+    assert kept.node.text == "Pelicans nest in the east tower every spring."
+    assert DOC[kept.node.start_char:kept.node.end_char] == kept.node.text
+    assert kept.score == 0.9
+
+
+def test_the_budget_spans_passages_and_drops_those_that_keep_nothing():
+    other = scored("Bread is baked at dawn. The bakery closes at noon.", start=None)
+    optimizer = SentenceEmbeddingOptimizer(FakeEmbedder(dim=256), token_budget=30)
+    kept = optimizer.postprocess([other, scored(DOC)], "When was the moat filled, and where "
+                                                       "do pelicans nest?")
+    texts = [k.node.text for k in kept]
+    assert len(texts) == 1 and "moat" in texts[0] and "Pelicans" in texts[0]
+    assert sum(count_tokens(t) for t in texts) <= 30 + count_tokens(GAP)
+
+
+def test_sentences_apart_are_joined_with_a_gap_and_lose_their_offsets():
+    optimizer = SentenceEmbeddingOptimizer(FakeEmbedder(dim=256), token_budget=25)
+    [kept] = optimizer.postprocess([scored(DOC)], "castle hill river tickets gate visitors")
+    assert GAP in kept.node.text and kept.node.start_char is None
+    assert kept.node.text.startswith("The castle") and kept.node.text.endswith("gate.")
+
+
+def test_at_least_one_sentence_is_kept_whatever_the_budget():
+    optimizer = SentenceEmbeddingOptimizer(FakeEmbedder(dim=256), token_budget=1)
+    assert len(optimizer.postprocess([scored(DOC)], "pelicans")) == 1
+
+
+def test_percentile_and_context_as_in_llamaindex():
+    optimizer = SentenceEmbeddingOptimizer(FakeEmbedder(dim=256), percentile_cutoff=0.2,
+                                           context_before=1, context_after=1)
+    [kept] = optimizer.postprocess([scored(DOC)], "Where do pelicans nest?")
+    assert kept.node.text == ("Its walls are built of grey granite. Pelicans nest in the east "
+                              "tower every spring. The moat was filled in 1820.")
+
+
+@pytest.mark.parametrize("options", [{}, {"token_budget": 0}, {"percentile_cutoff": 1.5},
+                                     {"token_budget": 10, "context_after": -1}])
+def test_bad_settings_say_what_to_give(options):
+    with pytest.raises(ConfigError):
+        SentenceEmbeddingOptimizer(FakeEmbedder(), **options)
+
+
+class FewTokensLLM(FakeLLM):
+    reading_tokens = 12
+
+
+def test_engines_cut_the_passages_for_an_llm_that_reads_few_tokens():
+    index = VectorStoreIndex.from_documents([Document(text=DOC, doc_id="castle")],
+                                            embedder=FakeEmbedder(dim=256))
+    question = "Where do pelicans nest every spring?"
+    response = index.as_query_engine(llm=FewTokensLLM(), retrieval_mode="similarity").query(question)
+    assert [s.node.text for s in response.source_nodes] == [
+        "Pelicans nest in the east tower every spring."]
+    whole = index.as_query_engine(llm=FakeLLM(), retrieval_mode="similarity").query(question)
+    assert whole.source_nodes[0].node.text == DOC
