@@ -15,6 +15,7 @@ from ragcore.http.servers import DEFAULT_OLLAMA_URL
 from ragcore.workspace.settings import AUTO
 from webapp import team_state
 from webapp import model_setup as setup
+from webapp import packaged_models as packaged
 from webapp import settings_form as form
 from webapp import shell, state
 
@@ -26,7 +27,8 @@ LARGEST_FILE_NOTE = ("Bigger files are listed as not indexed, with their size, i
                      "keeping the machine busy for hours (a 200 MB text takes hours to embed on "
                      "a small machine). Uploads in the app are limited to 200 MB each.")
 SERVER_BACKENDS = ("ollama", "openai")  # the model servers model_setup knows how to ask
-AUTOMATIC = {AUTO: ("Automatic", "A local Ollama if one is running, otherwise extractive answers.")}
+AUTOMATIC = {AUTO: ("Automatic", "A local Ollama if one is running, otherwise the packaged "
+                               "model (extractive answers only if it cannot load).")}
 
 
 def backend_form(saved) -> dict:
@@ -61,6 +63,8 @@ def server_form(saved, backend: str) -> dict:
         key = st.session_state.get(f"llms.{backend}.api_key") or secret_value(
             getattr(values, "api_key", None))
         setup.before_fields(backend, url, key)
+    if backend == "local":
+        packaged.offer_installed()
     chosen = form.backend_fields("llms", llm_backends.get(backend), values)
     if server:
         setup.server_panel(backend, chosen)
@@ -129,6 +133,8 @@ def main() -> None:
     saved = state.current_settings()
     st.subheader("Answering backend")
     changes = backend_form(saved)
+    st.subheader("Packaged language models")
+    packaged.packaged_models_panel()
     st.subheader("Embedding model for new indexes")
     changes.update(embedding_form(saved))
     save_keys_choice(saved, changes)

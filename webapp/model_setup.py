@@ -198,5 +198,6 @@ def automatic_status(url: str) -> None:
         st.caption(f"The Ollama at {url} has {len(chat)} chat model(s): answers will be written "
                    f"by {chat[0]}.")
     else:
-        st.caption(f"No Ollama with a chat model answers at {url}, so answers quote your "
-                   "documents. Choose Ollama above to find it or download a model.")
+        st.caption(f"No Ollama with a chat model answers at {url}, so the packaged model "
+                   "below writes the answers. Choose Ollama above to find it or download a "
+                   "model.")

