@@ -313,6 +313,7 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool) -> 
         text, listing = marked_reply(message, lookup, embedder=index.embedder, key=key)
         reply_box.markdown(fmt.markdown_text(text))
         controls.reply_notes(message)
+        shell.fallback_note()
         st.query_params["chat"] = chat.id
         render_reply_extras(message, listing, lookup, index_name=chat.index, key=key,
                             advanced=advanced)

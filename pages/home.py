@@ -19,6 +19,7 @@ def main() -> None:
     with shell.friendly_errors():
         kind, text = fmt.backend_notice(state.current_llm())
         (st.info if kind == "info" else st.success)(text)
+        shell.fallback_note()
 
     with shell.friendly_errors():
         infos, ws = state.list_indexes(), state.workspace()

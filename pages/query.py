@@ -106,6 +106,7 @@ def ask(name: str, question: str, options: QueryOptions, box) -> None:
         embedder=index.embedder, anchors="query",
     )
     box.markdown(fmt.markdown_text(marked) or NO_TEXT)  # the streamed text, now with [1] [2]
+    shell.fallback_note()
     st.session_state[ANSWER_KEY] = {
         "question": question, "index": name, "mode": options.response_mode,
         "text": text, "marked": marked, "listing": listing, "trace": trace,
@@ -234,6 +235,7 @@ def compare(name: str, question: str, options: QueryOptions, modes: list[str]) -
                      text=f"{result.mode.value} done ({len(results)} of {len(modes)})")
     st.session_state[COMPARE_KEY] = {"question": question, "results": results, "ranked_with":
                                      ranked_with(index.embed_model_name, options.retrieval_mode)}
+    shell.fallback_note()
 
 
 def render_comparison(compared: dict) -> None:

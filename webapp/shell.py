@@ -102,6 +102,20 @@ def sidebar_status() -> None:
             st.caption(f"Jobs cannot be listed: {explain_error(exc).message}")
 
 
+FALLBACK_SAID = "fallback_said"  # session: the packaged model's failure to load was told
+
+
+def fallback_note() -> None:
+    """Say why answers are quoted (the packaged model could not load), once per session: on
+    the Start page or under the first answer, whichever comes first."""
+    from ragcore.llms.resolve import fallback_reason
+
+    reason = fallback_reason()
+    if reason and not st.session_state.get(FALLBACK_SAID):
+        st.session_state[FALLBACK_SAID] = True
+        st.warning(reason, icon=":material/info:")
+
+
 def no_index_yet(text: str) -> None:
     """The notice a page shows instead of its body while the workspace has no index."""
     st.info(text)

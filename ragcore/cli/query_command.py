@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from ..errors import ConfigError
 from ..present.answer_score import ranked_with
@@ -25,7 +25,8 @@ def add_llm_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--llm", metavar="SPEC",
         help=f"{' | '.join(spec_forms())} (default: the workspace settings, "
-             "$RAGCORE_LLM, a local Ollama if running, else extractive)")
+             "$RAGCORE_LLM, a local Ollama if running, else the packaged model; extractive "
+             "only if it cannot load)")
     parser.add_argument("--base-url", metavar="URL",
                         help="server URL for --llm (Ollama or an OpenAI-compatible /v1 URL)")
     parser.add_argument("--top-k", type=int, default=4, metavar="N",
@@ -48,7 +49,8 @@ def add_parsers(commands, common: argparse.ArgumentParser) -> None:
 
 
 def choose_llm(args: argparse.Namespace, context: CliContext) -> LLM:
-    """--llm/--base-url if given, else the workspace settings (auto by default)."""
+    """--llm/--base-url if given, else the workspace settings (auto by default); says on
+    stderr why, when auto-detection fell back to extractive answers."""
     from ..workspace.backends import llm_from_settings, saved_urls
 
     settings = context.workspace().settings
@@ -56,10 +58,22 @@ def choose_llm(args: argparse.Namespace, context: CliContext) -> LLM:
         from ..llms.resolve import resolve_llm
 
         # the address: --base-url, else $RAGCORE_LLM_BASE_URL, else the settings' (server_url)
-        return resolve_llm(args.llm, base_url=args.base_url, saved_urls=saved_urls(settings))
-    if args.base_url:
+        llm = resolve_llm(args.llm, base_url=args.base_url, saved_urls=saved_urls(settings))
+    elif args.base_url:
         raise ConfigError("--base-url needs --llm (e.g. --llm openai:MODEL --base-url URL)")
-    return llm_from_settings(settings)
+    else:
+        llm = llm_from_settings(settings)
+    write_fallback_note(sys.stderr)
+    return llm
+
+
+def write_fallback_note(out: TextIO) -> None:
+    """One line saying why answers are quoted: the packaged model could not load."""
+    from ..llms.resolve import fallback_reason
+
+    reason = fallback_reason()
+    if reason:
+        out.write(f"note: {reason}\n")
 
 
 def describe(llm: LLM) -> str:
