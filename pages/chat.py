@@ -9,6 +9,7 @@ from ragcore.present.dates import friendly_date
 from ragcore.workspace.names import display_name
 from webapp import chat_list, shell, state, team_state
 from webapp.advanced import advanced_toggle
+from webapp.agent_steps import stream_with_steps
 from webapp import chat_controls as controls
 from webapp.chat_files import drop_files, drops_at, indexing, render_drop
 from webapp.chat_scope import file_names, scope_select, scoped
@@ -37,6 +38,7 @@ CONFIRM_KEY = "confirm_chat_delete"  # "open" (this chat) or "all"
 MODES = [m.value for m in ChatMode]
 DEFAULT_MODE = ChatMode.CONDENSE_PLUS_CONTEXT.value
 DEFAULT_SEARCH, DEFAULT_TOP_K = "hybrid", 4
+AGENT_MODES = (ChatMode.REACT.value, ChatMode.BEST.value)  # they search with tools, step by step
 
 
 # -- callbacks (run before the page, on a button press) --------------------------------------
@@ -265,6 +267,24 @@ def chat_engine(index, choices: dict, llm):  # ``index`` may be scoped to chosen
                                   retrieval_mode=choices["retrieval_mode"], retriever=retriever)
 
 
+def live_steps(chunks, trace: Trace, slot):
+    """The agent's reply, its thoughts, tool calls and observations shown as each step ends
+    (in ``slot``, above the reply, once there is a step: 'best' may answer without one)."""
+    boxes = []
+
+    def show(number: int, step: dict) -> None:
+        if not boxes:
+            boxes.append(slot.status("Working on it…", expanded=True))
+        boxes[0].text(trace_view.format_step(number, step))
+        boxes[0].update(label=f"Step {number}: {step.get('action') or 'thinking'}…")
+
+    yield from stream_with_steps(chunks, trace.notes, show)
+    if boxes:
+        steps = len(trace.notes.get("reasoning") or [])
+        boxes[0].update(label=f"Reasoned in {steps} {'step' if steps == 1 else 'steps'}",
+                        state="complete", expanded=False)
+
+
 def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool) -> None:
     """Stream the answer and save the turn, or keep the history and offer a retry."""
     index = state.load_index(chat.index)
@@ -289,9 +309,12 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool) -> 
             if response is None:  # not a summary request: the chat engine searches
                 engine = chat_engine(scoped(index, files), choices, llm)
                 response = engine.chat(question, memory, trace=trace)
+            chunks = controls.kept_stream(kept, response)
+            if choices["mode"] in AGENT_MODES:  # steps before the answer yield no text
+                chunks = live_steps(chunks, trace, st.empty())
             reply_box = st.empty()  # the streamed text, then the same with [1] [2] markers
             with reply_box:
-                st.write_stream(fmt.markdown_stream(controls.kept_stream(kept, response)))
+                st.write_stream(fmt.markdown_stream(chunks))
         except Exception as exc:  # noqa: BLE001 - shown with a retry; history stays intact
             controls.stream_finished()
             state.set_open_chat(chat, memory_for_chat(chat, llm))

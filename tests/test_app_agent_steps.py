@@ -1,0 +1,88 @@
+"""An agent's steps are shown while it works, before its answer streams (webapp.agent_steps)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from test_app_pages import app_env, built_workspace, docs_ws, open_page  # noqa: F401
+
+from ragcore.errors import LLMConnectionError
+from webapp.agent_steps import stream_with_steps
+
+SEARCH = {"thought": "I should search.", "action": "search_documents",
+          "action_input": {"input": "tides"}, "observation": "The Moon raises tides."}
+
+
+def agent_reply(notes: dict, events: list, *, fail: bool = False):
+    """Like an agent's reply: a silent tool step (noted in the trace), then the answer."""
+    time.sleep(0.3)  # the model writes its first step
+    notes.setdefault("reasoning", []).append(SEARCH)
+    time.sleep(0.6)  # the second step, the answer, is on its way
+    if fail:
+        raise LLMConnectionError("server at http://127.0.0.1:9 refused the connection")
+    for word in ("The ", "Moon."):
+        events.append(("chunk", word))
+        yield word
+    notes["reasoning"].append({"thought": "I know.", "answer": "The Moon."})
+
+
+def test_a_step_is_shown_as_it_ends_before_any_answer_text():
+    notes, events = {}, []
+    shown = lambda number, step: events.append(("step", number, step["action"]))  # noqa: E731
+    reply = "".join(stream_with_steps(agent_reply(notes, events), notes, shown))
+    assert reply == "The Moon."
+    assert events[0] == ("step", 1, "search_documents")  # while the answer was still coming
+    assert [e for e in events if e[0] == "step"] == [("step", 1, "search_documents")]
+
+
+def test_an_error_in_the_reply_is_raised_where_it_is_read():
+    notes, events = {}, []
+    with pytest.raises(LLMConnectionError, match="refused"):
+        list(stream_with_steps(agent_reply(notes, events, fail=True), notes,
+                               lambda n, s: events.append(n)))
+    assert events == [1]  # the step before the failure was shown
+
+
+def test_stopping_the_reader_closes_the_reply():
+    closed = []
+
+    def endless():
+        try:
+            while True:
+                time.sleep(0.01)
+                yield "word "
+        finally:
+            closed.append(True)
+
+    stream = stream_with_steps(endless(), {}, lambda n, s: None)
+    assert next(stream) == "word "
+    stream.close()  # Stop pressed: the page stops reading
+    deadline = time.monotonic() + 5
+    while not closed and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert closed
+
+
+def test_the_chat_page_shows_a_react_turns_steps(docs_ws, monkeypatch):
+    from ragcore.llms import FakeLLM
+    from webapp import state
+
+    llm = FakeLLM([
+        'Thought: I should search the speech.\nAction: search_documents\n'
+        'Action Input: {"input": "What did the speech say about Ukraine?"}',
+        "The passages say the speech stood with Ukraine.",  # the search tool's answer
+        "Thought: I can answer now.\nAnswer: The speech stood with Ukraine.",
+    ], default="A title")
+    monkeypatch.setattr(state, "current_llm", lambda: llm)
+    at = open_page("chat")
+    at.selectbox(key="chat_mode_choice").set_value("react").run()
+    at.chat_input[0].set_value("What did the speech say about Ukraine?").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "The speech stood with Ukraine." in at.chat_message[1].markdown[0].value
+    reply = at.chat_message[1].children.values()
+    steps = [c for c in reply if getattr(c, "type", "") == "status"]
+    assert [c.label for c in steps] == ["Reasoned in 2 steps"]  # drawn above the answer
+    shown = [t.value for t in steps[0].text]
+    assert len(shown) == 1 and shown[0].startswith("Step 1\nThought: I should search")
+    assert "Action: search_documents" in shown[0] and "Observation: " in shown[0]
