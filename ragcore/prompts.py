@@ -156,10 +156,23 @@ def _fixed_tokens(template: PromptTemplate) -> int:
     return sum(map(message_tokens, template.format(**empty)))
 
 
+# The first sentence of a reply whose passages do not hold the answer: the prompts ask for it
+# word for word, the not-found gate (``synthesis.not_found``) writes it, and readers test for it.
+NOT_FOUND_SENTENCE = "Not found in the documents."
+
+# What every answer looks like: a short answer a reader (or a measure) can pick out, a little
+# support, and a fixed refusal. Prompt tokens cost a small local model ~22 ms each: keep it short.
+_ANSWER_SHAPE = (
+    "Start with the short answer in **bold** (a name, number, date or phrase), then at most two "
+    "sentences of support from the passages, for example: '**1867**. The bridge opened in "
+    "1867, after four years of work.' If the passages do not contain the answer, reply only: "
+    f"{NOT_FOUND_SENTENCE}"
+)
+
 _GROUNDED = (
-    "You answer questions about a collection of documents. Use only the passages you are "
-    "given, not what you already know. If they do not contain the answer, say that plainly "
-    "instead of guessing. Answer directly, without phrases such as 'according to the context'."
+    "You answer questions about a collection of documents from the passages you are given, not "
+    "from what you already know. Answer directly, without phrases such as 'according to the "
+    f"context'. {_ANSWER_SHAPE}"
 )
 
 QA = PromptTemplate(
@@ -174,8 +187,10 @@ REFINE = PromptTemplate(
         "You improve an answer to a question about a collection of documents. You are given "
         "the answer written so far and more passages. If the new passages add or correct "
         "something, return the improved answer; if they do not help, return the existing "
-        "answer unchanged. Reply with the answer only, without mentioning the passages or "
-        "that it was refined."
+        "answer unchanged. Keep its shape: the short answer in **bold** first, then at most two "
+        f"sentences of support; '{NOT_FOUND_SENTENCE}' stays only if the new passages do not "
+        "answer either. Reply with the answer only, without mentioning the passages or that it "
+        "was refined."
     ),
     user=(
         f"{EXISTING_ANSWER}\n{{existing_answer}}\n\n{NEW_CONTEXT}\n{{context}}\n\n"
@@ -189,7 +204,8 @@ SUMMARY = PromptTemplate(
         "You combine information from several sources into one answer. The passages below "
         "come from different places (they may be excerpts or earlier partial answers). "
         "Merge what is relevant to the question into a single, non-repetitive answer using "
-        "only these passages."
+        "only these passages: the short answer in **bold** first, then the support. If none of "
+        f"them answers the question, reply only: {NOT_FOUND_SENTENCE}"
     ),
     user=f"{CONTEXT}\n{{context}}\n\n{QUESTION} {{question}}\n{ANSWER}",
 )
@@ -197,8 +213,8 @@ SUMMARY = PromptTemplate(
 SIMPLE_SUMMARIZE = PromptTemplate(
     name="simple_summarize",
     system=(
-        "You answer a question in one pass over all the passages you are given. Use only "
-        "these passages; if they do not contain the answer, say so."
+        "You answer a question in one pass over all the passages you are given, using only "
+        f"them. {_ANSWER_SHAPE}"
     ),
     user=f"{CONTEXT}\n{{context}}\n\n{QUESTION} {{question}}\n{ANSWER}",
 )

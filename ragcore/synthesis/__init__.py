@@ -7,6 +7,8 @@ refine.py       refine and compact (answer, then improve it chunk by chunk)
 tree.py         tree_summarize (summaries of summaries down to one root)
 accumulate.py   accumulate and compact_accumulate (one answer per chunk, listed)
 single.py       simple_summarize and generation (one call)
+not_found.py    the not-found gate: a logprob-capable LLM is asked first whether the passages
+                answer, and a fixed refusal replaces the answer when they do not
 modes.py        ResponseMode and a one-line description of each mode
 response.py     Response (lazy, streamed or whole) and Source
 """

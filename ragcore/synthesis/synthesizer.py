@@ -10,6 +10,10 @@ With no nodes, every mode but ``generation`` answers ``NO_CONTEXT_ANSWER`` witho
 the model (``generation`` never uses nodes, so it answers anyway); ``no_text`` returns the
 nodes with an empty answer. A model that replies with nothing gives ``streaming.EMPTY_REPLY``
 as the answer, not an empty string.
+
+An LLM that offers ``first_token_logprobs`` (the packaged local model) answering in a mode that
+gives one answer passes the not-found gate first (``not_found``): it may refuse with
+"Not found in the documents." before anything streams. ``not_found_gate=None`` turns it off.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from .budget import (
     pack_chunks,
 )
 from .modes import ResponseMode
+from .not_found import NotFoundGate, run_gated
 from .refine import refine_plan
 from .response import Response
 from .single import single_plan
@@ -57,6 +62,9 @@ NO_CONTEXT_ANSWER = (
 )
 
 _CONTEXT_FIELDS = frozenset({"context", "question"})
+# The modes whose answer is one answer to the question (accumulate lists one per passage group).
+GATED_MODES = frozenset({ResponseMode.COMPACT, ResponseMode.REFINE,
+                         ResponseMode.SIMPLE_SUMMARIZE, ResponseMode.TREE_SUMMARIZE})
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,8 +115,12 @@ class Synthesizer:
         response_mode: ResponseMode | str = ResponseMode.COMPACT,
         max_concurrency: int = 4,
         prompts: SynthesisPrompts = SynthesisPrompts(),
+        not_found_gate: NotFoundGate | None = NotFoundGate(),
     ) -> None:
         _check_llm(llm)
+        if not_found_gate is not None and not callable(getattr(not_found_gate, "decide", None)):
+            raise ConfigError(f"not_found_gate ({not_found_gate!r}) must be a NotFoundGate, or "
+                              "None to answer without one")
         if not isinstance(max_concurrency, int) or max_concurrency < 1:
             raise ConfigError(
                 f"max_concurrency ({max_concurrency!r}) must be a whole number of at least 1"
@@ -117,6 +129,7 @@ class Synthesizer:
         self.response_mode = ResponseMode.parse(response_mode)
         self.max_concurrency = max_concurrency
         self.prompts = prompts
+        self.not_found_gate = not_found_gate
 
     def with_system_prompt(self, system_prompt: str) -> Synthesizer:
         """The same synthesizer whose every prompt starts with ``system_prompt``."""
@@ -125,6 +138,7 @@ class Synthesizer:
             response_mode=self.response_mode,
             max_concurrency=self.max_concurrency,
             prompts=self.prompts.with_system_prompt(system_prompt),
+            not_found_gate=self.not_found_gate,
         )
 
     def synthesize(
@@ -147,11 +161,29 @@ class Synthesizer:
             detail.update(metadata)
         if plan is None:
             return Response.from_text(NO_CONTEXT_ANSWER, **kwargs)
-        llm, limit = self.llm, self.max_concurrency
+        llm, limit, gate = self.llm, self.max_concurrency, self._gate()
+        if gate is None:
+            return Response(
+                lambda: or_empty_notice(run_plan(plan, llm, trace, max_concurrency=limit),
+                                        trace.notes),
+                **kwargs,
+            )
+        passages = [n.node.text for n in nodes]
         return Response(
-            lambda: or_empty_notice(run_plan(plan, llm, trace, max_concurrency=limit), trace.notes),
+            lambda: or_empty_notice(
+                run_gated(plan, llm, trace, gate=gate, question=query, passages=passages,
+                          metadata=metadata, max_concurrency=limit),
+                trace.notes),
             **kwargs,
         )
+
+    def _gate(self) -> NotFoundGate | None:
+        """The not-found gate, for an LLM that can tell its first tokens' chances (``LocalLLM``)
+        answering in a mode that gives one answer; None otherwise."""
+        offers = callable(getattr(self.llm, "first_token_logprobs", None))
+        if self.not_found_gate is None or not offers or self.response_mode not in GATED_MODES:
+            return None
+        return self.not_found_gate
 
     def _plan(
         self, question: str, texts: list[str], files: list[str], notes: dict

@@ -1,0 +1,163 @@
+"""The not-found gate: a model that can tell its first tokens' chances is asked, before the answer
+streams, whether the passages hold the answer; the refusal is a plain first sentence and the
+signals stay out of the answer text."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from ragcore.errors import ConfigError
+from ragcore.llms.fake import FakeLLM
+from ragcore.prompts import NOT_FOUND_SENTENCE, QA
+from ragcore.synthesis import ResponseMode, Synthesizer
+from ragcore.synthesis.not_found import (
+    CHECK_QUESTION,
+    NotFoundGate,
+    check_messages,
+    closest_sentence,
+)
+from ragcore.trace import Trace
+from ragcore.types import Node, ScoredNode
+
+# The mechanism under test, with weights of its own (the shipped ones come from calibration).
+GATE = NotFoundGate(weights=(0.0, 1.0, 1.0), threshold=0.5)
+TIDE = "The tide at Brest rises twice a day. High tide came at 6:12 on Monday."
+
+
+class LogprobFakeLLM(FakeLLM):
+    """A FakeLLM that also tells first-token chances: unsure ("No", "Not") when the question's
+    last word is not in the passages, sure otherwise; it records each logprob request."""
+
+    def __init__(self, **options) -> None:
+        super().__init__(default="**6:12**. High tide came at 6:12 on Monday.", **options)
+        self.logprob_calls: list[list] = []
+
+    def first_token_logprobs(self, messages, *, top=10):
+        self.logprob_calls.append(list(messages))
+        text = messages[-1].content
+        asked = text.split("Question:")[-1].split("\n")[0].strip(" ?").split()[-1]
+        knows = asked.casefold() in text.split("Question:")[0].casefold()
+        if text.endswith(CHECK_QUESTION):
+            yes = 0.9 if knows else 0.2
+            return {"Yes": math.log(yes), "No": math.log(1 - yes)}
+        return {"**": math.log(0.9), "Not": math.log(0.05)} if knows else {
+            "**": math.log(0.55), "Not": math.log(0.4)}
+
+
+def nodes(*texts: str) -> list[ScoredNode]:
+    return [ScoredNode(Node(text=t), score=0.5) for t in texts]
+
+
+def test_a_question_the_passages_answer_streams_the_models_answer():
+    llm = LogprobFakeLLM()
+    response = Synthesizer(llm, not_found_gate=GATE).synthesize("When was high tide on Monday?", nodes(TIDE))
+    assert response.text.startswith("**6:12**")
+    assert response.metadata["not_found_gate"]["refuse"] is False
+
+
+def test_a_question_they_do_not_answer_is_refused_in_the_first_sentence():
+    llm = LogprobFakeLLM()
+    trace = Trace()
+    response = Synthesizer(llm, not_found_gate=GATE).synthesize("How tall is the lighthouse?", nodes(TIDE),
+                                           trace=trace)
+    text = response.text
+    assert text.split("\n")[0] == NOT_FOUND_SENTENCE
+    assert "The tide at Brest" in text  # what the closest passage says, after the refusal
+    assert llm.calls == []  # the answer was never asked for
+    decision = trace.notes["not_found_gate"]
+    assert decision["refuse"] is True and decision["score"] >= decision["threshold"]
+    assert set(decision["signals"]) == {"p_not_found", "model_refuses", "p_no"}
+    assert "score" not in text and "0." not in text  # signals stay out of band
+
+
+def test_the_check_pass_shares_the_answer_prompts_prefix():
+    llm = LogprobFakeLLM()
+    Synthesizer(llm, not_found_gate=GATE).synthesize("When was high tide on Monday?", nodes(TIDE)).text
+    answer_prompt, check = llm.logprob_calls
+    assert answer_prompt == llm.calls[0]  # the answer reuses the prompt the gate read
+    shared = answer_prompt[-1].content.rsplit("\n", 1)[0]
+    assert check[-1].content == f"{shared}\n{CHECK_QUESTION}"
+    assert check[0] == answer_prompt[0]
+
+
+def test_the_models_own_refusal_is_left_to_the_model():
+    class Refuser(LogprobFakeLLM):
+        def first_token_logprobs(self, messages, *, top=10):
+            return {"Not": math.log(0.7), "**": math.log(0.2)}
+
+    llm = Refuser(replies=[f"{NOT_FOUND_SENTENCE}"])
+    response = Synthesizer(llm, not_found_gate=GATE).synthesize("How tall is the lighthouse?", nodes(TIDE))
+    assert response.text == NOT_FOUND_SENTENCE
+    gate = response.metadata["not_found_gate"]
+    assert gate["signals"]["model_refuses"] is True and gate["refuse"] is False
+
+
+def test_a_threshold_of_one_records_the_signals_but_never_refuses():
+    llm = LogprobFakeLLM()
+    synthesizer = Synthesizer(llm, not_found_gate=NotFoundGate(threshold=1.0))
+    response = synthesizer.synthesize("How tall is the lighthouse?", nodes(TIDE))
+    assert response.text.startswith("**6:12**")
+    assert response.metadata["not_found_gate"]["signals"]["p_no"] == pytest.approx(0.8)
+
+
+@pytest.mark.parametrize("mode", [ResponseMode.ACCUMULATE, ResponseMode.GENERATION])
+def test_modes_without_one_answer_from_the_passages_are_not_gated(mode):
+    llm = LogprobFakeLLM()
+    response = Synthesizer(llm, response_mode=mode, not_found_gate=GATE).synthesize("How tall is it?", nodes(TIDE))
+    response.text
+    assert llm.logprob_calls == [] and "not_found_gate" not in response.metadata
+
+
+def test_backends_without_logprobs_answer_as_before():
+    llm = FakeLLM(replies=["It is 30 m tall."])
+    response = Synthesizer(llm, not_found_gate=GATE).synthesize("How tall is the lighthouse?", nodes(TIDE))
+    assert response.text == "It is 30 m tall." and "not_found_gate" not in response.metadata
+
+
+def test_no_gate_when_none_is_given():
+    llm = LogprobFakeLLM()
+    response = Synthesizer(llm, not_found_gate=None).synthesize("How tall is it?", nodes(TIDE))
+    assert response.text.startswith("**6:12**") and llm.logprob_calls == []
+
+
+def test_the_score_rises_with_both_signals():
+    from ragcore.synthesis.not_found import GateSignals
+
+    low = GATE.score(GateSignals(0.05, False, 0.1))
+    mid = GATE.score(GateSignals(0.2, False, 0.9))
+    high = GATE.score(GateSignals(0.4, False, 0.9))
+    assert low < 0.5 < mid < high
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"threshold": 0.0}, r"threshold \(0.0\) must be in \(0, 1\]"),
+    ({"weights": (1.0, 2.0)}, r"three finite numbers"),
+])
+def test_bad_gate_options_say_what_to_do(options, message):
+    with pytest.raises(ConfigError, match=message):
+        NotFoundGate(**options)
+
+
+def test_check_messages_replace_only_the_cue_line():
+    messages = QA.format(context="A.\nAnswer: b", question="What?")
+    check = check_messages(messages)
+    assert check[-1].content.endswith("Question: What?\n" + CHECK_QUESTION)
+    assert "Answer: b" in check[-1].content
+
+
+def test_the_closest_sentence_shares_most_question_words_and_is_cut_short():
+    passages = ["Lighthouses guide ships.", "The Brest lighthouse is 30 m tall. It is white."]
+    assert closest_sentence("How tall is the Brest lighthouse?", passages) == (
+        "The Brest lighthouse is 30 m tall.")
+    long = "Brest lighthouse " + "word " * 60
+    assert closest_sentence("Brest lighthouse?", [long]).endswith("\u2026")
+    assert closest_sentence("Zebras?", passages) == ""
+
+
+def test_engines_get_the_calibrated_gate_by_default():
+    from ragcore.synthesis.not_found import CALIBRATED_THRESHOLD, CALIBRATED_WEIGHTS
+
+    gate = Synthesizer(LogprobFakeLLM()).not_found_gate
+    assert (gate.weights, gate.threshold) == (CALIBRATED_WEIGHTS, CALIBRATED_THRESHOLD)
