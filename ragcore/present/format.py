@@ -26,8 +26,8 @@ def backend_notice(llm: Any) -> tuple[str, str]:
     if is_extractive(llm):
         return "info", (
             f"**Answering backend: {label}.** Answers quote the most relevant sentences of "
-            "your documents word for word. For written answers, connect Ollama or an "
-            "OpenAI-compatible server on the Settings page."
+            "your documents word for word. For written answers, choose a packaged language "
+            "model, Ollama or an OpenAI-compatible server on the Settings page."
         )
     return "success", f"**Answering backend: {label}.** Answers are written by this model."
 
