@@ -163,9 +163,9 @@ NOT_FOUND_SENTENCE = "Not found in the documents."
 # What every answer looks like: a short answer a reader (or a measure) can pick out, a little
 # support, and a fixed refusal. Prompt tokens cost a small local model ~22 ms each: keep it short.
 _ANSWER_SHAPE = (
-    "Start with the short answer in **bold** (a name, number, date or phrase), then at most two "
-    "sentences of support from the passages, for example: '**1867**. The bridge opened in "
-    "1867, after four years of work.' If the passages do not contain the answer, reply only: "
+    "Start with the short answer in **bold** (a name, number, date or phrase), then one short "
+    "sentence of support from the passages, for example: '**1867**. The bridge opened in "
+    "1867.' If the passages do not contain the answer, reply only: "
     f"{NOT_FOUND_SENTENCE}"
 )
 
@@ -187,8 +187,8 @@ REFINE = PromptTemplate(
         "You improve an answer to a question about a collection of documents. You are given "
         "the answer written so far and more passages. If the new passages add or correct "
         "something, return the improved answer; if they do not help, return the existing "
-        "answer unchanged. Keep its shape: the short answer in **bold** first, then at most two "
-        f"sentences of support; '{NOT_FOUND_SENTENCE}' stays only if the new passages do not "
+        "answer unchanged. Keep its shape: the short answer in **bold** first, then one short "
+        f"sentence of support; '{NOT_FOUND_SENTENCE}' stays only if the new passages do not "
         "answer either. Reply with the answer only, without mentioning the passages or that it "
         "was refined."
     ),

@@ -1,0 +1,238 @@
+"""The packaged language model (and the extractive answerer beside it) on SQuAD 2.0, as a user asks.
+
+Data: SQuAD 2.0's *training* split (Rajpurkar, Jia & Liang 2018, CC BY-SA 4.0; files and split
+in ``squad/README.md``), two disjoint parts of it:
+
+- held-out (default): a fixed, seeded subsample of ``squad.heldout_questions()`` (the 3
+  held-out articles no model is fitted or calibrated on), asked over the held-out index of
+  ``squad_heldout.py`` (every paragraph of those articles);
+- ``--calibrate``: a seeded sample of the questions of ``CALIBRATION_ARTICLE``, the one
+  training article with unanswerable questions (SQuAD 2.0's; ``train_answerer``'s five
+  ``CALIBRATION_ARTICLES`` come from SQuAD 1.1 and have none), over an index of its
+  paragraphs. Only these questions set the not-found gate's weights and threshold
+  (``gate_sweep``). The extractive answerer's models were fitted on this article too, so its
+  score's figures there are flattering; the gate does not use it.
+
+Each held-out question goes through the default ``index.as_query_engine`` twice in one run:
+with ``LocalLLM()`` (the packaged Qwen2.5-Coder-1.5B-Instruct; its gate records its signals but
+never refuses, so one run serves every threshold) and with ``ExtractiveLLM()``. One jsonl row
+per question (answers, passages, gate signals, top passage score, the extractive answerer's
+score on the same prompt, seconds, time to first token) goes to
+``benchmarks/results/squad-local-{heldout,calibration}-latest.jsonl``; the tables apply the
+shipped gate to those rows (exactly what the engine does) and sweep its threshold. Calibration
+rows stop at the first answer token: the gate's signals are all they need.
+
+    python -m benchmarks.answers.squad_local --calibrate    # 20 + 20 questions, signals only
+    python -m benchmarks.answers.squad_local                # 40 + 20 held-out questions
+
+About 15-25 s a question on 2 busy cores, hence the subsamples (the full held-out set is
+300 + 60 questions).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Sequence
+
+from .answer_measures import markdown_table, measures
+from .corpus_index import CACHE_DIR
+from .squad import HeldOutQuestion, heldout_questions, training_articles
+
+SEED = 32
+HELDOUT_SIZES = (40, 20)  # answerable, unanswerable
+CALIBRATION_SIZES = (20, 20)
+CALIBRATION_ARTICLE = "The_Legend_of_Zelda:_Twilight_Princess"
+
+
+def sample(questions: Sequence[HeldOutQuestion], sizes: tuple[int, int]) -> list[HeldOutQuestion]:
+    """A fixed, seeded subsample: ``sizes`` answerable and unanswerable questions, shuffled so
+    that a run stopped early is still a mix of both."""
+    rng = random.Random(SEED)
+    good = [q for q in questions if not q.is_impossible]
+    bad = [q for q in questions if q.is_impossible]
+    chosen = rng.sample(good, min(sizes[0], len(good))) + rng.sample(bad, min(sizes[1], len(bad)))
+    rng.shuffle(chosen)
+    return chosen
+
+
+def calibration_set() -> tuple[list[dict], list[HeldOutQuestion]]:
+    """The calibration article's paragraphs and questions (a SQuAD 2.0 training article)."""
+    paragraphs, questions = [], []
+    for article in training_articles():
+        if article.get("title") != CALIBRATION_ARTICLE:
+            continue
+        for n, para in enumerate(article["paragraphs"]):
+            pid = f"{article['title']}-{n}"
+            paragraphs.append({"id": pid, "title": article["title"], "text": para["context"]})
+            for qa in para["qas"]:
+                golds = tuple(dict.fromkeys(a["text"] for a in qa.get("answers", [])))
+                questions.append(HeldOutQuestion(qa["id"], article["title"], qa["question"],
+                                                 golds, pid, bool(qa.get("is_impossible"))))
+    return paragraphs, questions
+
+
+def calibration_index(paragraphs: list[dict]):
+    """An index of the calibration paragraphs, cached under ``benchmarks/.cache/``."""
+    from ragcore import Document, VectorStoreIndex
+
+    digest = hashlib.sha256(json.dumps(paragraphs, sort_keys=True).encode()).hexdigest()[:16]
+    folder = CACHE_DIR / f"squad-calibration-index-{digest}"
+    if folder.is_dir():
+        return VectorStoreIndex.load(folder)
+    sys.stderr.write(f"  indexing {len(paragraphs)} calibration paragraphs (once; cached)\n")
+    index = VectorStoreIndex.from_documents(
+        [Document(text=p["text"], doc_id=p["id"], metadata={"title": p["title"]})
+         for p in paragraphs])
+    index.persist(folder)
+    return index
+
+
+def gate_engine(index, llm):
+    """The default query engine of ``index`` for ``llm``, its gate recording but never refusing."""
+    from ragcore.query import QueryEngine
+    from ragcore.synthesis import Synthesizer
+    from ragcore.synthesis.not_found import NotFoundGate
+
+    default = index.as_query_engine(llm=llm)
+    synthesizer = Synthesizer(default.synthesizer.llm, not_found_gate=NotFoundGate(threshold=1.0))
+    return QueryEngine(default.retriever, synthesizer, postprocessors=default.postprocessors)
+
+
+def ask_local(engine, q: HeldOutQuestion, *, whole: bool, extractive) -> dict:
+    """One question through the gated engine: signals, time to first token, and (``whole``)
+    the answer."""
+    from ragcore.llms.base import complete
+    from ragcore.llms.extractive_answer import answer_score
+
+    started = time.perf_counter()
+    response = engine.query(q.question)
+    chunks = iter(response)
+    first = next(chunks, "")
+    ttft = time.perf_counter() - started
+    answer = first + "".join(chunks) if whole else None
+    if not whole:
+        chunks.close()
+    seconds = time.perf_counter() - started
+    gate = response.metadata.get("not_found_gate", {})
+    prompt = response.trace.llm_calls[0].messages if response.trace.llm_calls else None
+    scores = [s.score for s in response.source_nodes if s.score is not None]
+    return {
+        "id": q.id, "question": q.question, "golds": list(q.answers),
+        "answer": answer, "passages": [s.node.text for s in response.source_nodes],
+        "retrieved": q.paragraph in {s.node.ref_doc_id for s in response.source_nodes},
+        "signals": gate.get("signals"), "gate_seconds": gate.get("seconds"),
+        "top_score": max(scores) if scores else None,
+        "extractive_score": answer_score(complete(extractive, prompt)) if prompt else None,
+        "ttft": ttft, "seconds": seconds,
+    }
+
+
+def ask_extractive(engine, q: HeldOutQuestion) -> dict:
+    started = time.perf_counter()
+    response = engine.query(q.question)
+    text = response.text
+    return {"extractive_answer": text, "extractive_seconds": time.perf_counter() - started,
+            "extractive_passages": [s.node.text for s in response.source_nodes],
+            "extractive_retrieved": q.paragraph in {s.node.ref_doc_id
+                                                    for s in response.source_nodes}}
+
+
+def run(questions: Sequence[HeldOutQuestion], index, out: Path, *, whole: bool) -> list[dict]:
+    """Ask every question, writing each row to ``out`` as soon as it is measured."""
+    from ragcore import ExtractiveLLM
+    from ragcore.index.engines import llm_with_index_embedder
+    from ragcore.llms.local import LocalLLM
+
+    local = gate_engine(index, LocalLLM())
+    extractive = llm_with_index_embedder(ExtractiveLLM(), index, "hybrid")
+    plain = index.as_query_engine(llm=ExtractiveLLM())
+    plain.query("What is solar energy?").text  # loads the embedding model: not a question's cost
+    rows = []
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w") as file:
+        for n, q in enumerate(questions, 1):
+            row = ask_local(local, q, whole=whole, extractive=extractive)
+            if whole:
+                row.update(ask_extractive(plain, q))
+            rows.append(row)
+            file.write(json.dumps(row) + "\n")
+            file.flush()
+            sys.stderr.write(f"  {n}/{len(questions)} {row['ttft']:.1f} s to first token, "
+                             f"{row['seconds']:.1f} s\n")
+    return rows
+
+
+def report(rows: list[dict]) -> str:
+    """The issue's table for both answerers, the gate's trade-off curve and the signals' AUCs."""
+    from ragcore.synthesis.not_found import NotFoundGate
+
+    from .gate_sweep import curve_table, records, signal_aucs, trade_off
+
+    gate = NotFoundGate()
+    good = sum(bool(r["golds"]) for r in rows)
+    title = (f"SQuAD 2.0 held-out subsample (seed {SEED}): {good} answerable + "
+             f"{len(rows) - good} unanswerable; default as_query_engine")
+    columns = {
+        "LocalLLM, gate": measures(records(rows, gate)),
+        "LocalLLM, no gate": measures(records(rows, NotFoundGate(threshold=1.0))),
+        "ExtractiveLLM": measures(records(rows, gate, answerer="extractive")),
+    }
+    table = columns_table(title, columns)
+    ttft = statistics.median(r["ttft"] for r in rows)
+    curve = curve_table(trade_off(rows, gate.weights), gate.threshold)
+    aucs = "\n".join(f"- AUC {k}: {v:.1f} %" for k, v in signal_aucs(rows, gate).items())
+    return (f"{table}\n\nLocalLLM median time to first token: {ttft:.1f} s\n\n"
+            f"Gate trade-off (weights {gate.weights}):\n\n{curve}\n\n{aucs}")
+
+
+def columns_table(title: str, columns: dict[str, dict]) -> str:
+    """The issue's measures, a column per answerer."""
+    from .answer_measures import MEASURES, _cell
+
+    lines = [f"**{title}**", "", "| measure | target | " + " | ".join(columns) + " |",
+             "|---" * (len(columns) + 2) + "|"]
+    for name, unit, target in MEASURES:
+        cells = " | ".join(_cell(c[name], unit) for c in columns.values())
+        lines.append(f"| {name} | {target} | {cells} |")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from benchmarks.harness import RESULTS_DIR
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--calibrate", action="store_true",
+                        help="record the calibration articles' signals (sets the gate)")
+    parser.add_argument("--report-only", action="store_true",
+                        help="print the tables from the last run's rows, without the model")
+    args = parser.parse_args(argv)
+    which = "calibration" if args.calibrate else "heldout"
+    out = RESULTS_DIR / f"squad-local-{which}-latest.jsonl"
+    if args.calibrate:
+        if not args.report_only:
+            paragraphs, questions = calibration_set()
+            run(sample(questions, CALIBRATION_SIZES), calibration_index(paragraphs), out,
+                whole=False)
+        from .gate_sweep import main as sweep
+
+        return sweep([str(out), "--fit", str(out)])
+    if not args.report_only:
+        from .squad_heldout import load_or_build_index
+
+        index, _, _ = load_or_build_index()
+        run(sample(heldout_questions(), HELDOUT_SIZES), index, out, whole=True)
+    from .gate_sweep import read_rows
+
+    print(report(read_rows(out)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,62 @@
+"""The gate's offline tools (benchmarks/answers/gate_sweep.py): fitting on calibration rows,
+choosing the threshold within the false "not found" target, applying it as the engine does."""
+
+from __future__ import annotations
+
+import random
+
+from benchmarks.answers.gate_sweep import (
+    fit_threshold,
+    fit_weights,
+    gated_answer,
+    refuses,
+    trade_off,
+)
+from ragcore.prompts import NOT_FOUND_SENTENCE
+from ragcore.synthesis.not_found import NotFoundGate
+
+
+def row(answerable: bool, p_not: float, p_no: float, answer: str | None = "**x**. Y.") -> dict:
+    return {"id": "q", "question": "Where is the tower?", "golds": ["x"] if answerable else [],
+            "answer": answer, "passages": ["The tower is in Paris. It is tall."],
+            "signals": {"p_not_found": p_not, "model_refuses": False, "p_no": p_no}}
+
+
+def rows(n: int = 60, seed: int = 1) -> list[dict]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        answerable = i % 2 == 0
+        centre = 0.2 if answerable else 0.6
+        out.append(row(answerable, min(0.99, max(0.01, rng.gauss(centre, 0.15))),
+                       min(0.99, max(0.01, rng.gauss(centre, 0.2)))))
+    return out
+
+
+def test_fitted_weights_rise_with_both_signals():
+    bias, w_not, w_no = fit_weights(rows())
+    assert w_not > 0 and w_no > 0
+
+
+def test_the_threshold_keeps_false_not_found_within_the_target():
+    data = rows()
+    weights = fit_weights(data)
+    threshold = fit_threshold(data, weights, target=0.05)
+    gate = NotFoundGate(weights=weights, threshold=threshold)
+    good = [refuses(r, gate) for r in data if r["golds"]]
+    assert sum(good) / len(good) <= 0.05
+    looser = NotFoundGate(weights=weights, threshold=round(threshold - 0.01, 2))
+    assert sum(refuses(r, looser) for r in data if r["golds"]) / len(good) > 0.05
+
+
+def test_a_refused_row_reads_as_the_engine_would_reply():
+    gate = NotFoundGate(weights=(0.0, 1.0, 1.0), threshold=0.5)
+    refused = gated_answer(row(False, 0.6, 0.9), gate)
+    assert refused.startswith(NOT_FOUND_SENTENCE) and "The tower is in Paris." in refused
+    assert gated_answer(row(True, 0.05, 0.1), gate) == "**x**. Y."
+
+
+def test_the_trade_off_curve_refuses_less_as_the_threshold_rises():
+    points = trade_off(rows(), (0.0, 1.0, 1.0), (0.3, 0.5, 0.7, 1.0))
+    bad = [p[1] for p in points]
+    assert bad == sorted(bad, reverse=True) and points[-1][1:] == (0.0, 0.0)
