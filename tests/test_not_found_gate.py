@@ -13,6 +13,7 @@ from ragcore.llms.fake import FakeLLM
 from ragcore.prompts import NOT_FOUND_SENTENCE, QA
 from ragcore.synthesis import ResponseMode, Synthesizer
 from ragcore.synthesis.not_found import (
+    ANSWER_NUDGE,
     CHECK_QUESTION,
     NotFoundGate,
     check_messages,
@@ -82,14 +83,22 @@ def test_the_check_pass_shares_the_answer_prompts_prefix():
     assert check[0] == answer_prompt[0]
 
 
-def test_the_models_own_refusal_is_left_to_the_model():
+def test_the_gate_not_the_models_first_token_decides_to_answer():
     class Refuser(LogprobFakeLLM):
         def first_token_logprobs(self, messages, *, top=10):
-            return {"Not": math.log(0.7), "**": math.log(0.2)}
+            if messages[-1].content.endswith(CHECK_QUESTION):
+                return {"Yes": math.log(0.95), "No": math.log(0.05)}
+            return {"Not": math.log(0.45), "**": math.log(0.4)}
 
-    llm = Refuser(replies=[f"{NOT_FOUND_SENTENCE}"])
-    response = Synthesizer(llm, not_found_gate=GATE).synthesize("How tall is the lighthouse?", nodes(TIDE))
-    assert response.text == NOT_FOUND_SENTENCE
+    def reply(messages):
+        return "**6:12**." if ANSWER_NUDGE in messages[-1].content else NOT_FOUND_SENTENCE
+
+    llm = Refuser(replies=[reply])
+    response = Synthesizer(llm, not_found_gate=GATE).synthesize(
+        "When was high tide on Monday?", nodes(TIDE))
+    assert response.text == "**6:12**."
+    prompt = llm.calls[0][-1].content
+    assert prompt.endswith(f"{ANSWER_NUDGE}\nAnswer:")
     gate = response.metadata["not_found_gate"]
     assert gate["signals"]["model_refuses"] is True and gate["refuse"] is False
 

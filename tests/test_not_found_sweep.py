@@ -60,3 +60,12 @@ def test_the_trade_off_curve_refuses_less_as_the_threshold_rises():
     points = trade_off(rows(), (0.0, 1.0, 1.0), (0.3, 0.5, 0.7, 1.0))
     bad = [p[1] for p in points]
     assert bad == sorted(bad, reverse=True) and points[-1][1:] == (0.0, 0.0)
+
+
+def test_a_models_short_answer_is_its_bold_phrase_else_its_first_sentence():
+    from benchmarks.answers.answer_measures import short_answer
+
+    assert short_answer("**1908**. The pine was chosen in 1908.") == "1908"
+    assert short_answer("The animal is the grizzly bear. It was chosen.") == (
+        "The animal is the grizzly bear.")
+    assert short_answer(f"{NOT_FOUND_SENTENCE}\n\nThe closest passage says: \u201cx\u201d") == ""

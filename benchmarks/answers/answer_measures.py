@@ -9,7 +9,8 @@ into the issue's rows, for the answerer and for the baseline:
 - gold among the passages (answerable questions; the baseline reads the same passages);
 - short answer exact match and token F1 (SQuAD's, best gold; ``Record.short_scored`` questions):
   the short answer is the bold phrase of the label line (``short_answer_of``), else the text of
-  the first quoted line, "" when the answer says "not found"; the baseline's is its sentence;
+  the first quoted line, "" when the answer says "not found"; a language model's answer (no
+  label) gives the bold phrase of its first sentence, else that sentence; the baseline's is its sentence;
   and whether the short answer lies inside a gold answer (partial credit where the gold is a
   whole sentence, as for the corpus questions: the phrase comes from the right sentence);
 - whole answer contains a gold answer (normalized, whole words): all answerable questions, and
@@ -100,8 +101,20 @@ def short_answer(answer: str) -> str:
     bold = short_answer_of(answer)
     if bold:
         return bold
+    if not _LABEL_PREFIX.match(answer.strip()):  # a language model's answer, read as a user does
+        return model_short_answer(answer)
     quotes = [m.group(1) for line in answer.splitlines()[1:] if (m := _QUOTE.match(line))]
     return quotes[0].strip() if quotes else answer_body(answer).split("\n", 1)[0]
+
+
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+
+
+def model_short_answer(answer: str) -> str:
+    """A model's short answer: the bold phrase of its first sentence, else that sentence."""
+    first = " ".join(_SENTENCE_END.split(answer.strip(), maxsplit=1)[0].split())
+    bold = _BOLD.search(first)
+    return bold.group(1).strip() if bold else first
 
 
 def answer_words(answer: str) -> int:

@@ -4,7 +4,7 @@
 refusing (threshold 1) and the gate's signals; everything here reads those jsonl rows, so a
 threshold or a weight is tried without the model. Applying a gate to a row is exactly what the
 engine does: its answer becomes ``not_found.refusal(question, passages)`` when the gate refuses,
-else the model's own answer (which may refuse by itself: its first token was "Not").
+else the model's answer as recorded (nudged to answer where its first token was "Not").
 
     python -m benchmarks.answers.gate_sweep ROWS.jsonl [--fit CALIBRATION.jsonl]
 """
@@ -37,20 +37,17 @@ def signals_of(row: dict) -> GateSignals:
 
 def gated_answer(row: dict, gate: NotFoundGate) -> str:
     """The local model's reply as the engine gives it with ``gate``."""
-    refuses = gate.score(signals_of(row)) >= gate.threshold and gate.threshold < 1.0
-    if refuses and not row["signals"]["model_refuses"]:
+    if gate.score(signals_of(row)) >= gate.threshold and gate.threshold < 1.0:
         return refusal(row["question"], row["passages"])
     return row["answer"]
 
 
 def refuses(row: dict, gate: NotFoundGate) -> bool:
-    """Whether the reply says "not found", the gate's or the model's own (greedy: first token
-    "Not"); works on rows without an answer (calibration rows record signals only)."""
+    """Whether the reply says "not found": the gate's refusal, or (rarely, after the nudge) the
+    model's own; rows without an answer (calibration: signals only) count the gate's alone."""
     if gate.threshold < 1.0 and gate.score(signals_of(row)) >= gate.threshold:
         return True
-    if row.get("answer") is not None:
-        return says_not_found(row["answer"])
-    return row["signals"]["model_refuses"]
+    return row.get("answer") is not None and says_not_found(row["answer"])
 
 
 def records(rows: Sequence[dict], gate: NotFoundGate, *, answerer: str = "local") -> list[Record]:

@@ -14,8 +14,9 @@ signal says so:
 
 The score is a logistic combination of the two log-odds, its weights and threshold set on
 SQuAD training articles no model learns from (``benchmarks/answers/squad_local.py
---calibrate``; never on the held-out questions). When the model's likeliest first token is
-already "Not" its own reply refuses, and the gate lets it.
+--calibrate``; never on the held-out questions). The gate alone decides: when it lets through
+a prompt whose likeliest first token is "Not", the model is told after the question that the
+passages contain the answer (``ANSWER_NUDGE``), since its own refusals are wrong too often.
 
 Only an LLM offering ``first_token_logprobs(messages, top=)`` (``LocalLLM``) is gated; every
 other backend answers as before. Accumulate modes are not gated: each passage group there gets
@@ -28,16 +29,19 @@ from __future__ import annotations
 import math
 import re
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Iterator, Protocol, Sequence
 
 from ..errors import ConfigError
 from ..prompts import NOT_FOUND_SENTENCE
 from ..trace import Trace
 from ..types import Message
-from .steps import Batch, Plan, run_plan
+from .steps import Batch, Call, Plan, run_plan
 
 CHECK_QUESTION = "Do the passages contain the answer to this question? Reply Yes or No."
+# Said after the question when the gate lets a prompt through that the model would refuse: the
+# gate, not the model's first token, decides (the prompt's prefix is shared, so it costs little).
+ANSWER_NUDGE = "The passages contain the answer."
 # Fitted on the calibration questions (see the module docstring and benchmarks/answers/README).
 CALIBRATED_WEIGHTS = (0.0, 1.0, 1.0)  # bias, weight of logit(p_not_found), of logit(p_no)
 CALIBRATED_THRESHOLD = 0.5
@@ -110,7 +114,7 @@ class NotFoundGate:
             p_no=_share_no(check),
         )
         score = self.score(signals)
-        refuse = score >= self.threshold and self.threshold < 1.0 and not signals.model_refuses
+        refuse = score >= self.threshold and self.threshold < 1.0
         return GateDecision(refuse, score, self.threshold, signals,
                             time.perf_counter() - started)
 
@@ -124,6 +128,16 @@ def check_messages(messages: Sequence[Message]) -> list[Message]:
     if cut >= 0 and body[cut + 1:].rstrip().endswith(":"):
         body = body[:cut]
     return [*head, Message(last.role, f"{body}\n{CHECK_QUESTION}")]
+
+
+def nudged(messages: Sequence[Message]) -> list[Message]:
+    """The answer prompt with ``ANSWER_NUDGE`` on the line before its cue ("Answer:")."""
+    *head, last = messages
+    body = last.content
+    cut = body.rfind("\n")
+    if cut < 0 or not body[cut + 1:].rstrip().endswith(":"):
+        return [*head, Message(last.role, f"{body}\n{ANSWER_NUDGE}")]
+    return [*head, Message(last.role, f"{body[:cut]}\n{ANSWER_NUDGE}{body[cut:]}")]
 
 
 def refusal(question: str, passages: Sequence[str]) -> str:
@@ -194,6 +208,9 @@ def run_gated(plan: Plan, llm: Any, trace: Trace, *, gate: NotFoundGate, questio
     metadata["not_found_gate"] = trace.notes["not_found_gate"] = decision.as_dict()
     if decision.refuse:
         plan.close()
+    elif decision.signals.model_refuses:  # the gate found an answer the model would refuse
+        call, *rest = first.calls
+        first = replace(first, calls=(Call(call.purpose, nudged(call.messages)), *rest))
     answer = run_plan(_replayed(first, plan), llm, trace, max_concurrency=max_concurrency)
     yield from gated(decision, answer, question, passages)
 
