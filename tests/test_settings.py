@@ -70,7 +70,7 @@ def test_session_secrets_come_back_only_where_none_is_set():
     "data, fragment",
     [
         ({"llm_backend": "gpt"}, "llm_backend: Value error, unknown LLM backend 'gpt': choose "
-                                 "one of auto, extractive, ollama, openai"),
+                                 "one of auto, local, extractive, ollama, openai"),
         ({"embedding_backend": "word2vec"}, "unknown embedding backend 'word2vec'"),
         ({"temperature": 5}, "temperature"),
         ({"llms": {"ollama": {"url": "localhost:11434"}}}, "http://"),
