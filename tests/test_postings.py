@@ -153,8 +153,8 @@ def test_postings_of_another_analyzer_are_rebuilt_with_a_log_line(tmp_path, monk
     index.refresh_ref_docs([_doc(i, [i, 3]) for i in range(3)])
     index.persist(tmp_path / "ix")
     monkeypatch.setattr(postings, "ANALYZER", "some.other.analyzer/9")
-    loaded = _load(tmp_path / "ix")
-    with caplog.at_level(logging.INFO):
+    with caplog.at_level(logging.INFO):  # the load reads the header and says so
+        loaded = _load(tmp_path / "ix")
         _check_exact(loaded)
     assert "ragcore.search.analysis.term" in caplog.text and "rebuilding" in caplog.text
     loaded.persist(tmp_path / "ix")

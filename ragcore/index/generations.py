@@ -12,8 +12,11 @@ A writer takes ``writer.lock`` (``writer_lock``: a second writer waits, then fai
 PersistError naming the holder), writes the next generation beside the current one
 (``new_generation``), fsyncs it, and publishes it by replacing ``manifest.json`` with one
 ``os.replace`` (``publish``). A reader reads the manifest, takes ``reading.lock`` of the
-generation it names (``reading``) and opens its files, which it then holds in memory or through
-memory maps, so a later deletion cannot touch what it loaded. ``collect_garbage`` (under the
+generation it names (``reading``) and opens its files, which it then holds in memory, through
+memory maps or open descriptors (node records, keyword postings, vectors, approximate indexes:
+nothing is opened by name after the lock is let go), so a later deletion cannot touch what it
+loaded, and the kernel frees a deleted file's space when its last reader lets go
+(``benchmarks/drill_readers.py`` is the drill). ``collect_garbage`` (under the
 writer lock) deletes what is not the current generation and not locked by a reader: superseded
 generations, the unpublished ones of writers that died, half-deleted ``.trash-*`` folders,
 manifest temp files, the ``merge-*`` folders of mergers that died (``merge_folder``: a live

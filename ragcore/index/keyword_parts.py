@@ -4,8 +4,10 @@ A docstore's nodes are node segments (``node_segments``) plus the nodes added si
 save. ``keyword_index_of`` gives each saved segment's postings (``postings``: read, mapped, from
 the segment's folder, or built from its node records when the segment was written before
 postings were saved or by another analyzer, with a log line), analyzes only the nodes added
-since, and marks the rows of the segments no longer held as dead. So the first keyword query
-after a load reads the postings files (milliseconds) and rebuilds nothing.
+since, and marks the rows of the segments no longer held as dead. A load maps each segment's
+saved postings (``saved_postings``, under its generation's reader lock), so the first keyword
+query after it rebuilds nothing and opens no file: a writer may have removed that generation
+since, and the mappings still hold its postings.
 
 At a save, ``node_segments`` calls ``segment_postings_written`` for each segment it writes (the
 postings of a new batch built from its records; of a merge, merged from the kept rows'
@@ -37,21 +39,24 @@ from .postings import FILES, Postings, build_postings, has_postings, read_postin
 log = logging.getLogger(__name__)
 
 
+def saved_postings(folder: Path, rows: int) -> tuple[Postings, bool] | None:
+    """What ``Segment.extra`` holds for a segment a load reads from ``folder``: its saved
+    postings, mapped (None: it has none for this analyzer; ``segment_postings`` builds them)."""
+    saved = read_postings(folder, rows)
+    return None if saved is None else (saved, True)
+
+
 def segment_postings(segment: Segment, file: NodeFile) -> Postings:
-    """The postings of a saved segment's rows: read from its folder, else built from its
-    node records (and kept on the segment, for the next save to write)."""
+    """The postings of a saved segment's rows: those its load mapped or its save wrote, else
+    built from its node records (and kept on the segment, for the next save to write)."""
     if segment.extra is None:
-        saved = read_postings(segment.folder, segment.rows)
-        if saved is None:
-            log.info("%s: building the keyword postings of %d nodes (the segment has none "
-                     "saved for this analyzer; the next save writes them)",
-                     segment.folder, segment.rows)
-            # From the node file as mapped: still there if its generation was deleted since.
-            rows = range(len(file.ids))
-            built = build_postings(file.node(r).content(MetadataMode.EMBED) for r in rows)
-            segment.extra = (built, False)
-        else:
-            segment.extra = (saved, True)
+        log.info("%s: building the keyword postings of %d nodes (the segment has none "
+                 "saved for this analyzer; the next save writes them)",
+                 segment.folder, segment.rows)
+        # From the node file as opened at load: still there if its generation was deleted since.
+        rows = range(len(file.ids))
+        built = build_postings(file.node(r).content(MetadataMode.EMBED) for r in rows)
+        segment.extra = (built, False)
     return segment.extra[0]
 
 

@@ -32,7 +32,8 @@ from ..stores.segments import (
 from ..stores.simple_persist import ids_digest
 from .checksums import damaged
 from .keyword_parts import (
-    carry_postings, postings_of_nodes, segment_postings, segment_postings_written,
+    carry_postings, postings_of_nodes, saved_postings, segment_postings,
+    segment_postings_written,
 )
 from .node_file import NodeFile, load_crcs, load_offsets, write_node_file
 from .postings import Postings, merge_postings
@@ -58,8 +59,10 @@ def read_segment(folder: Path, name: str, rows: int | None) -> tuple[Segment, No
             "the file is truncated or was edited; rebuild the index"
         )
     crcs = load_crcs(where / "node_crcs.npy", nodes=len(ids))
+    # The postings are mapped now, as the node file is opened now: a keyword query after a
+    # writer removed this generation reads them all the same.
     segment = Segment(name, where, len(ids), {"node_ids.json": ids_digest(ids)},
-                      stamp(where, NODE_FILES))
+                      stamp(where, NODE_FILES), saved_postings(where, len(ids)))
     return segment, NodeFile(nodes_path, offsets, ids, crcs)
 
 

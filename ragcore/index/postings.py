@@ -22,13 +22,18 @@ recorded with checksums like every file of it):
 - ``postings.json``, written last: format tag and version, the analyzer (``ANALYZER``; postings
   of another analyzer are rebuilt, with a log line, never used) and the counts.
 
-A query term is found by binary search over the sorted terms (no vocabulary is loaded).
+``read_postings`` maps every file and reads none of their data (the header aside): a load maps
+each segment's postings under its generation's reader lock (``keyword_parts.saved_postings``),
+and a mapping outlives the deletion of its file, so a keyword query after a writer removed that
+generation still reads them. A query term is found by binary search over the sorted terms (no
+vocabulary is loaded).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 from array import array
 from bisect import bisect_left
 from itertools import islice
@@ -38,7 +43,7 @@ from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
-from ..disk import load_npy, write_npy
+from ..disk import load_npy, missing, write_npy
 from ..search.analysis import ANALYSIS_VERSION, Analyzer, term, words
 from .checksums import damaged
 
@@ -48,7 +53,6 @@ ANALYZER = f"ragcore.search.analysis.term/{ANALYSIS_VERSION}"
 HEADER = "postings.json"
 ARRAYS = ("postings_terms.npy", "postings_rows.npy", "postings_tfs.npy", "postings_lengths.npy")
 FILES = ("postings_terms.bin", *ARRAYS, HEADER)  # the header last: written after the others
-_MMAP_MIN_BYTES = 1 << 20
 _EMPTY = np.zeros(0, np.int64)
 BLOCK_ROWS = 8192  # rows analyzed and sorted at a time
 MERGE_POSTINGS = 1 << 20  # postings a merge renumbers at a time
@@ -246,8 +250,9 @@ def has_postings(folder: Path) -> bool:
 
 
 def read_postings(folder: Path, rows: int) -> Postings | None:
-    """The postings written in ``folder`` for its ``rows`` rows (large arrays mapped); None if
-    there are none (a segment written before them) or another analyzer built them."""
+    """The postings written in ``folder`` for its ``rows`` rows, every file memory-mapped (a
+    mapping keeps its file's data after the file is deleted); None if there are none (a
+    segment written before them) or another analyzer built them."""
     try:
         header = json.loads((folder / HEADER).read_bytes())
     except FileNotFoundError:
@@ -261,12 +266,22 @@ def read_postings(folder: Path, rows: int) -> Postings | None:
                  "%r: rebuilding them", folder, header.get("analyzer"), header.get("version"),
                  ANALYZER)
         return None
-    table, found, tfs, lengths = (load_npy(folder / n, "postings", mmap_min_bytes=_MMAP_MIN_BYTES)
+    table, found, tfs, lengths = (load_npy(folder / n, "postings", mmap_min_bytes=0)
                                   for n in ARRAYS)
-    blob = np.fromfile(folder / FILES[0], dtype=np.uint8)
-    postings = Postings(blob, table, found, tfs, lengths)
+    postings = Postings(_map_bytes(folder / FILES[0]), table, found, tfs, lengths)
     _check(folder, postings, header, rows)
     return postings
+
+
+def _map_bytes(path: Path) -> np.ndarray:
+    """The bytes of ``path`` as a read-only uint8 map (an empty file cannot be mapped)."""
+    try:
+        with open(path, "rb") as handle:
+            if os.fstat(handle.fileno()).st_size == 0:
+                return np.zeros(0, np.uint8)
+            return np.memmap(handle, dtype=np.uint8, mode="r")
+    except FileNotFoundError as exc:
+        raise missing(path) from exc
 
 
 def _check(folder: Path, postings: Postings, header: dict, rows: int) -> None:
