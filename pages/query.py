@@ -257,7 +257,8 @@ def render_comparison(compared: dict) -> None:
             if result.error:
                 st.warning(f"This mode failed: {result.error}")
             else:
-                st.markdown(fmt.markdown_text(text) or NO_TEXT)
+                st.container(key=f"compared_{result.mode.value}_answer").markdown(
+                    fmt.markdown_text(text) or NO_TEXT)
             render_how_made(result.mode.value, result.trace)
 
 
