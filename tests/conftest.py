@@ -40,17 +40,23 @@ def corpus_dir() -> Path:
 
 
 @pytest.fixture(autouse=True)
-def _no_packaged_model_unless_asked(request, monkeypatch):
+def _no_packaged_model_unless_asked(request):
     """Auto-detection ends at extractive answers, as before the packaged model, unless a test
     is marked ``local_llm``: thousands of tests ask "auto" and expect the quoted answers, and
-    loading a 1.1 GB model into each would take the suite hours."""
+    loading a 1.1 GB model into each would take the suite hours. Its own MonkeyPatch, not the
+    test's: an autouse ``monkeypatch`` is set up before every other fixture and undone after
+    them, so a test's ``monkeypatch.delenv`` of a variable a fixture set came back after the
+    fixture had removed it (RAGCORE_DATABASE_URL of a dropped database, failing later tests)."""
     if request.node.get_closest_marker("local_llm"):
+        yield
         return
     from ragcore.llms import resolve
     from ragcore.llms.registry import build_llm
 
-    monkeypatch.setattr(resolve, "_packaged_model",
-                        lambda options: build_llm("extractive", None, options))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(resolve, "_packaged_model",
+                      lambda options: build_llm("extractive", None, options))
+        yield
 
 
 @pytest.fixture
