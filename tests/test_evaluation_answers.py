@@ -193,3 +193,31 @@ def test_offline_measures_read_an_extractive_answer_without_its_label(fake_embed
     assert similar.score == pytest.approx(1.0, abs=1e-5)
     correct = CorrectnessEvaluator().evaluate(QUESTION, answer, reference=sentence + " Yes.")
     assert correct.score == pytest.approx(1 + 4 * 24 / 25)  # F1 of 12 words in 12 and 13
+
+
+class CountingLLM:
+    """Streams a long-winded verdict word by word and counts what the judge read."""
+
+    model = "counting"
+
+    def __init__(self) -> None:
+        self.sent, self.closed = 0, False
+
+    def stream(self, messages):
+        words = ("Score: 4\nThe answer names the year the reference gives. " + "More. " * 300).split(" ")
+        try:
+            for word in words:
+                self.sent += 1
+                yield word + " "
+        finally:
+            self.closed = True
+
+
+def test_the_judge_reads_the_verdict_and_one_sentence_then_stops_the_model():
+    from ragcore.evaluation.judge import ask
+
+    llm = CountingLLM()
+    reply = ask(llm, "grade this")
+    assert reply.strip() == "Score: 4\nThe answer names the year the reference gives."
+    assert llm.closed and llm.sent < 20
+    assert read_score(reply).score == 4
