@@ -5,7 +5,7 @@
 
 One writer process commits small changes again and again (each commit adds a batch of
 ``BATCH`` documents and deletes the batch ``KEEP`` commits back; every ``MERGE_EVERY`` commits it
-also runs the segment merges due, as an ingestion does), and each commit removes the generations
+also runs the segment merges due, as an ingestion does, three segments of a tier making one), and each commit removes the generations
 no reader holds. Two reader processes load the index in a loop, check that it is one commit's
 whole state (the base documents and exactly the batches of one commit, each complete), wait a
 moment (the writer publishes meanwhile) and then search it: keyword and hybrid queries for the
@@ -42,7 +42,7 @@ from ragcore.types import Document
 BASE_DOCS = 40
 BATCH = 4  # documents a commit adds
 KEEP = 6  # batches the index holds: commit k deletes batch k - KEEP
-MERGE_EVERY = 10
+MERGE_EVERY = 5
 READERS = 2
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -91,6 +91,9 @@ def build(path: Path) -> None:
 
 def write(path: Path, *, persists: int, seconds: float) -> dict[str, int]:
     """Commit batch after batch until ``persists`` commits or ``seconds`` (0: no limit)."""
+    from ragcore.stores import segments
+
+    segments.FACTOR = 3  # merges every few commits (10 would need hundreds of small segments)
     index = _open(path)
     stop = time.monotonic() + seconds if seconds else float("inf")
     count = merges = 0

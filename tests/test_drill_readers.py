@@ -4,8 +4,8 @@
 is the long version): a writer process commits 300 small batches while two reader processes
 load the index, check it is one commit's whole state, wait a moment and search it by keyword
 and hybrid queries. Before readers mapped each segment's keyword postings at load, the first
-keyword query after the writer removed the loaded generation failed (20 of 904 queries over
-300 commits) or rebuilt the postings from the node records (748 times).
+keyword query after the writer removed the loaded generation failed (36 queries in this test)
+or rebuilt the postings from the node records.
 
 The index lives on tmpfs where there is one (``/dev/shm``): fsync is then nearly free, so 300
 commits take seconds, and unlinking, renaming and mapping behave as on a disk.
