@@ -96,9 +96,13 @@ def ask(name: str, question: str, options: QueryOptions, box) -> None:
     llm = state.current_llm()
     engine = engine_for(index, options, llm, options.response_mode)
     trace = Trace()
-    response = engine.query(question, trace=trace)
+    response = engine.query(question, trace=trace)  # retrieved; the answer streams when read
+    early = st.empty()  # the passages, on screen while the model reads them and writes
+    with early.container():
+        render_passages_found(response.source_nodes)
     with box:  # the answerer's score is left out of the answer (Advanced states it)
         st.write_stream(fmt.markdown_stream(shown_stream(response)))
+    early.empty()  # the numbered sources below replace it, markers and support included
     text, score = split_score(response.text)
     marked, listing = marked_listing(
         text, response.source_nodes, trace=trace,
@@ -114,6 +118,21 @@ def ask(name: str, question: str, options: QueryOptions, box) -> None:
         "retrieval_mode": options.retrieval_mode,
         "backend": fmt.describe_backend(llm), "retriever": CHOICES[options.retriever].label,
     }
+
+
+PREVIEW_CHARS = 300
+
+
+def render_passages_found(sources: list) -> None:
+    """The retrieved passages as soon as they are found, before the answer: evidence first."""
+    if not sources:
+        return
+    st.markdown(f"**Passages found ({len(sources)})**, being read by the model:")
+    for number, scored in enumerate(sources, 1):
+        text = " ".join(scored.node.text.split())
+        preview = text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS].rsplit(" ", 1)[0] + " …"
+        st.caption(fmt.source_label(number, scored))
+        st.markdown(f"> {fmt.markdown_text(preview)}")
 
 
 def render_sources(result: dict, advanced: bool) -> None:
