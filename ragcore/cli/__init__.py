@@ -88,23 +88,10 @@ def _find_index_by_shown_name(args: argparse.Namespace, context: CliContext) -> 
             setattr(args, option, existing_index(context.workspace(), typed) or typed)
 
 
-class _FallbackSaidOnce(logging.Filter):
-    """The CLI writes the fallback's reason as its own stderr line (``choose_llm``); the
-    library's warning of it would say it a second time (Python prints warnings unconfigured)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        from ..llms.resolve import fallback_reason
-
-        return record.getMessage() != fallback_reason()
-
-
 def main(argv: Sequence[str] | None = None, *, embedder: Embedder | None = None) -> int:
     """Run one ``ragcore`` command; returns the exit status (0 ok, 1 error, 2 usage, 130 ^C)."""
     parser = build_parser()
     args = parser.parse_args(list(argv) if argv is not None else None)
-    resolve_log = logging.getLogger("ragcore.llms.resolve")
-    if not any(isinstance(f, _FallbackSaidOnce) for f in resolve_log.filters):
-        resolve_log.addFilter(_FallbackSaidOnce())
     if getattr(args, "verbose", False):
         logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                             format="%(levelname)s %(name)s: %(message)s")

@@ -142,7 +142,8 @@ def _probe_local_ollama(url: str, options: LLMOptions) -> LLM:
 
 
 def _packaged_model(options: LLMOptions) -> LLM:
-    """The packaged model, or extractive answers with the reason kept (and logged once)."""
+    """The packaged model, or extractive answers with the reason kept (``fallback_reason``:
+    the app and the CLI say it to the user once; the log has it at info level)."""
     try:
         return build_llm("local", None, options)
     except (LLMError, ConfigError) as exc:
@@ -150,5 +151,5 @@ def _packaged_model(options: LLMOptions) -> LLM:
                   "from your documents (extractive) instead.")
         if not _fallback:
             _fallback.append(reason)
-            logger.warning("%s", reason)
+            logger.info("%s", reason)
         return build_llm("extractive", None, options)
