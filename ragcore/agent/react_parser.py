@@ -1,15 +1,18 @@
 """Parse a ReAct model reply into an action, an answer, or a parse error. Never raises.
 
 Real models bend the format, so the parser accepts: no Thought line; an answer with no prefix;
-"Final Answer:"; markdown emphasis around markers (``**Action:**``); any capitalization and extra
-whitespace; Action Input as JSON inside ``` fences, with single quotes or Python literals, with
-trailing text after the object, or as plain text (bound later to a one-parameter tool). The first
-Action or Answer marker at the start of a line decides what the reply is; an Observation the model
-invented after its Action is ignored, and an answer ends where a Thought/Action/Observation
-line begins (a model running on past its answer). An unmarked reply that opens with an
-invented Observation (the model playing the tool) is a format error, not an answer. Anything else becomes a ``ParseError`` whose
-``observation`` tells the model how to fix its reply. ``AnswerScanner`` finds the answer while a
-reply streams, using the same markers, so only the answer text reaches the user.
+"Final Answer:"; markdown or list decoration around markers (``**Action:**``, ``2. Thought:``);
+any capitalization and extra whitespace; Action Input as JSON inside ``` fences, with single
+quotes or Python literals, with trailing text after the object, or as plain text (bound later to
+a one-parameter tool). The first Action or Answer marker at the start of a line decides what the
+reply is; an Observation the model invented after its Action is ignored. The user never sees a
+marker line: an answer ends where any step's line begins (a model running on past its answer,
+answering twice, or writing "Answer: Observation: ..."), Answer markers repeated before the
+answer's text are skipped, and an unmarked answer ends at an invented Observation; an unmarked
+reply that opens with one (the model playing the tool) is a format error, not an answer.
+Anything else becomes a ``ParseError`` whose ``observation`` tells the model how to fix its
+reply. ``AnswerScanner`` finds the answer while a reply streams, using the same markers, so only
+the answer text reaches the user.
 """
 
 from __future__ import annotations
@@ -20,21 +23,28 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-# A marker at the start of a line, optionally wrapped in markdown (**, __, #, >, -) with any case.
-_LEAD = r"^[ \t]*(?:[#>*_`-][ \t#>*_`-]*)?"
+# A marker at the start of a line, after any markdown or list decoration (**, __, #, >, -, +, `,
+# "1." or "2)"), in any case; words separated by spaces, underscores or nothing ("FinalAnswer").
+_LEAD_CHARS = " \t#>*_`+-0123456789.)"  # marker words begin with a letter, so none is a lead
+_DECORATION = r"[ \t#>*_`+\-\d.)]*"
+_LEAD = "^" + _DECORATION
+_SEP = r"[ \t_]*"
 _TAIL = r"[ \t*_`]*:[ \t*_`]*"
 _ACTION_OR_ANSWER = re.compile(
-    _LEAD + r"(?P<kind>final[ \t]+answer|answer|action(?![ \t_]*input))" + _TAIL,
+    _LEAD + rf"(?P<kind>final{_SEP}answer|answer|action(?!{_SEP}input))" + _TAIL,
     re.IGNORECASE | re.MULTILINE,
 )
-_ACTION_INPUT = re.compile(_LEAD + r"action[ \t_]*input" + _TAIL, re.IGNORECASE | re.MULTILINE)
+_ACTION_INPUT = re.compile(_LEAD + rf"action{_SEP}input" + _TAIL, re.IGNORECASE | re.MULTILINE)
 _THOUGHT = re.compile(_LEAD + r"thought" + _TAIL, re.IGNORECASE | re.MULTILINE)
-# Where an answer stops: the model went on with another step instead of ending its reply.
-_ANSWER_END = re.compile(
-    _LEAD + r"(?:thought|action(?:[ \t_]*input)?|observation)" + _TAIL,
-    re.IGNORECASE | re.MULTILINE,
-)
+# Where an answer stops: a line that begins any step, another Answer included (a model running
+# on past its answer, or answering twice); the user never sees a marker line.
+_STEP = rf"(?P<kind>thought|action(?:{_SEP}input)?|observation|final{_SEP}answer|answer)"
+_ANSWER_END = re.compile(_LEAD + _STEP + _TAIL, re.IGNORECASE | re.MULTILINE)
+_STEP_HERE = re.compile(_DECORATION + _STEP + _TAIL, re.IGNORECASE)  # .match at any position
+# Answer markers repeated before any answer text ("Answer: **Final Answer:** 42"): skipped whole.
+_ANSWER_RUN = re.compile(rf"(?:{_DECORATION}(?:final{_SEP}answer|answer){_TAIL})+", re.IGNORECASE)
 _OBSERVATION = re.compile(_LEAD + r"observation" + _TAIL, re.IGNORECASE | re.MULTILINE)
+_FENCE_CHARS = " \t\r\n`"
 _FENCE = re.compile(r"```[a-zA-Z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 
@@ -93,9 +103,21 @@ def parse_react_reply(text: str) -> ReActStep:
 
 
 def _answer_after(text: str, start: int) -> str:
-    """The answer text from ``start`` up to a line that begins another step (or the end)."""
-    stop = _ANSWER_END.search(text, start)
-    return text[start : stop.start() if stop else len(text)].strip()
+    """The answer text from ``start`` up to a line that begins another step (or the end).
+
+    The rest of the marker's own line counts as a line ("Answer: Observation: ..." is no answer),
+    and an Answer marker before any answer text is skipped ("Answer:\n**Final Answer:** 42").
+    """
+    while True:
+        line_end = text.find("\n", start)
+        line_end = len(text) if line_end == -1 else line_end
+        run = _ANSWER_RUN.match(text, start, line_end)
+        start = run.end() if run is not None else start
+        stop = _STEP_HERE.match(text, start, line_end) or _ANSWER_END.search(text, start)
+        answer = text[start : stop.start() if stop else len(text)].strip()
+        if answer or stop is None or "answer" not in stop.group("kind").lower():
+            return answer
+        start = stop.start()  # only blank lines came before this Answer marker: skip it
 
 
 def _unmarked(text: str) -> ReActStep:
@@ -104,10 +126,13 @@ def _unmarked(text: str) -> ReActStep:
         return ParseError(problem, text)
     if _THOUGHT.search(text):
         return ParseError("there was a Thought but no 'Action:' or 'Answer:' line", text)
-    if _OBSERVATION.match(text.lstrip()):  # the model wrote a tool result the tool never gave
+    # An invented tool result ends the answer; a reply that opens with one (the model playing
+    # the tool) has no answer at all, even inside a fence.
+    answer = _answer_after(text, 0)
+    if not answer.strip(_FENCE_CHARS):
         problem = "it began with 'Observation:', which only the tool writes, after your Action"
         return ParseError(problem, text)
-    return AnswerStep("(implicit) answered without the Answer: marker", text.strip())
+    return AnswerStep("(implicit) answered without the Answer: marker", answer)
 
 
 def _thought_before(text: str, end: int) -> str:
@@ -140,7 +165,7 @@ def _action(text: str, marker: re.Match[str], thought: str) -> ReActStep:
         if inline.startswith("(") and inline.endswith(")"):
             inline = inline[1:-1].strip()
         return ActionStep(thought, action, parse_action_input(inline) if inline else {})
-    end = _OBSERVATION.search(text, input_marker.end())
+    end = _ANSWER_END.search(text, input_marker.end())  # e.g. an invented Observation
     body = text[input_marker.end() : end.start() if end else len(text)]
     return ActionStep(thought, action, parse_action_input(body))
 
@@ -255,8 +280,8 @@ class AnswerScanner:
         """The reply is complete: return the rest of the answer."""
         if not self._answering:
             return ""
-        if not self._done and self._line is not None:
-            self._hold(self._line.text())
+        if not self._done and self._line is not None and not _ANSWER_END.match(self._line.core()):
+            self._hold(self._line.text())  # (a repeated Answer marker with nothing after is not)
         self._line = None
         return self._release(final=True)
 
@@ -277,11 +302,10 @@ class AnswerScanner:
             marker = _ACTION_OR_ANSWER.match(core)
             # Wait for a character after the marker: "**Answer:*" may still grow into "**Answer:**".
             if marker is not None and (marker.end() < len(core) or stop < len(chunk)):
-                self._line = None
                 if "answer" in marker.group("kind").lower():
-                    self._answering = True
+                    self._answering, self._line = True, _Pending()  # its rest is a line to check
                     return core[marker.end() :] + chunk[stop:]
-                self._done = True
+                self._done, self._line = True, None
                 return ""
             if newline == -1:
                 live = marker is not None or _may_become(core, _MARKER_WORDS)
@@ -291,7 +315,8 @@ class AnswerScanner:
         return ""
 
     def _scan_answer(self, chunk: str) -> None:
-        """Hold answer text, stopping at a line that starts another step."""
+        """Hold answer text, stopping at a line that starts another step; the text after the
+        Answer marker counts as a line, and Answer markers before any answer text are skipped."""
         pos = 0
         while pos < len(chunk):
             newline = chunk.find("\n", pos)
@@ -304,9 +329,19 @@ class AnswerScanner:
             if not self._line.add(piece):
                 continue  # only markdown or spaces came: still undecided
             core = self._line.core()
-            if _ANSWER_END.match(core):
+            end = _ANSWER_END.match(core)
+            if end is not None and (self._started or "answer" not in end.group("kind").lower()):
                 self._done, self._line = True, None
                 return
+            if end is not None:
+                run = _ANSWER_RUN.match(core)
+                if run.end() == len(core) and newline == -1:
+                    continue  # "**Answer:*" may still grow into "**Answer:**"
+                self._line = _Pending()
+                self._scan_answer(core[run.end() :])  # one line, opening with no Answer marker
+                if self._done:
+                    return
+                continue
             if newline == -1 and _may_become(core, _END_WORDS):
                 continue
             self._hold(self._line.text())
@@ -333,7 +368,6 @@ class AnswerScanner:
         return ready
 
 
-_LEAD_CHARS = " \t#>*_`-"  # what _LEAD accepts: any run of these may open a marker line
 _GAP_CHARS = " \t*_`"  # what may separate or follow marker words: adding it decides nothing
 
 
@@ -373,10 +407,10 @@ class _Pending:
         return self.text()[self.lead :]
 
 
-_MARKDOWN_LEAD = re.compile(r"^[ \t]*(?:[#>*_`-][ \t#>*_`-]*)?")
+_MARKDOWN_LEAD = re.compile(_LEAD)
 # Marker words as lowercase prefixes; "actioninput" because the regexes allow no separator.
-_END_WORDS = ("thought", "action", "action input", "actioninput", "observation")
-_MARKER_WORDS = ("final answer", "answer", "action")
+_MARKER_WORDS = ("final answer", "finalanswer", "answer", "action")
+_END_WORDS = ("thought", "action input", "actioninput", "observation", *_MARKER_WORDS)
 # Letters that re.IGNORECASE matches to ASCII but str.lower() does not turn into them.
 _CASE_TWINS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
 
