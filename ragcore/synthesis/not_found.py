@@ -42,9 +42,11 @@ CHECK_QUESTION = "Do the passages contain the answer to this question? Reply Yes
 # Said after the question when the gate lets a prompt through that the model would refuse: the
 # gate, not the model's first token, decides (the prompt's prefix is shared, so it costs little).
 ANSWER_NUDGE = "The passages contain the answer."
-# Fitted on the calibration questions (see the module docstring and benchmarks/answers/README).
-CALIBRATED_WEIGHTS = (0.0, 1.0, 1.0)  # bias, weight of logit(p_not_found), of logit(p_no)
-CALIBRATED_THRESHOLD = 0.5
+# Fitted on 20 + 20 questions of a SQuAD 2.0 training article (benchmarks/answers/squad_local.py
+# --calibrate, 2026-11-25): logistic regression, then the lowest threshold whose false "not
+# found" there is <= 4 % (it was 0 of 20; 35 % of the unanswerable ones were refused).
+CALIBRATED_WEIGHTS = (2.218, 0.917, 1.012)  # bias, weight of logit(p_not_found), of logit(p_no)
+CALIBRATED_THRESHOLD = 0.78
 _FLOOR = 1e-4  # probabilities are clipped to [_FLOOR, 1 - _FLOOR] before their log-odds
 
 
