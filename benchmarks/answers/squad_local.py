@@ -173,7 +173,7 @@ def report(rows: list[dict]) -> str:
     """The issue's table for both answerers, the gate's trade-off curve and the signals' AUCs."""
     from ragcore.synthesis.not_found import NotFoundGate
 
-    from .gate_sweep import curve_table, records, signal_aucs, trade_off
+    from .gate_sweep import SWEEP, curve_table, records, signal_aucs, trade_off
 
     gate = NotFoundGate()
     good = sum(bool(r["golds"]) for r in rows)
@@ -181,14 +181,19 @@ def report(rows: list[dict]) -> str:
              f"{len(rows) - good} unanswerable; default as_query_engine")
     columns = {
         "LocalLLM, gate": measures(records(rows, gate)),
-        "LocalLLM, no gate": measures(records(rows, NotFoundGate(threshold=1.0))),
+        "LocalLLM, gate never refusing": measures(records(rows, NotFoundGate(threshold=1.0))),
         "ExtractiveLLM": measures(records(rows, gate, answerer="extractive")),
     }
     table = columns_table(title, columns)
     ttft = statistics.median(r["ttft"] for r in rows)
-    curve = curve_table(trade_off(rows, gate.weights), gate.threshold)
+    curve = curve_table(trade_off(rows, gate.weights, sorted({*SWEEP, gate.threshold})),
+                        gate.threshold)
+    alone = {kind: 100 * statistics.mean(r["signals"]["model_refuses"] for r in rows
+                                         if bool(r["golds"]) == kind) for kind in (False, True)}
     aucs = "\n".join(f"- AUC {k}: {v:.1f} %" for k, v in signal_aucs(rows, gate).items())
-    return (f"{table}\n\nLocalLLM median time to first token: {ttft:.1f} s\n\n"
+    return (f"{table}\n\nLocalLLM median time to first token: {ttft:.1f} s. Prompting "
+            f"alone (the model's likeliest first token is 'Not'): {alone[False]:.1f} % of the "
+            f"unanswerable, {alone[True]:.1f} % of the answerable questions.\n\n"
             f"Gate trade-off (weights {gate.weights}):\n\n{curve}\n\n{aucs}")
 
 
