@@ -24,6 +24,7 @@ rows stop at the first answer token: the gate's signals are all they need.
 
     python -m benchmarks.answers.squad_local --calibrate    # 20 + 20 questions, signals only
     python -m benchmarks.answers.squad_local                # 40 + 20 held-out questions
+    python -m benchmarks.answers.squad_local --top-k 2      # the local model given 2 passages
 
 About 15-25 s a question on 2 busy cores, hence the subsamples (the full held-out set is
 300 + 60 questions).
@@ -94,13 +95,14 @@ def calibration_index(paragraphs: list[dict]):
     return index
 
 
-def gate_engine(index, llm):
-    """The default query engine of ``index`` for ``llm``, its gate recording but never refusing."""
+def gate_engine(index, llm, top_k: int | None = None):
+    """The default query engine of ``index`` for ``llm`` (``top_k`` passages, else the default),
+    its gate recording but never refusing."""
     from ragcore.query import QueryEngine
     from ragcore.synthesis import Synthesizer
     from ragcore.synthesis.not_found import NotFoundGate
 
-    default = index.as_query_engine(llm=llm)
+    default = index.as_query_engine(llm=llm, **({"similarity_top_k": top_k} if top_k else {}))
     synthesizer = Synthesizer(default.synthesizer.llm, not_found_gate=NotFoundGate(threshold=1.0))
     return QueryEngine(default.retriever, synthesizer, postprocessors=default.postprocessors)
 
@@ -144,13 +146,14 @@ def ask_extractive(engine, q: HeldOutQuestion) -> dict:
                                                     for s in response.source_nodes}}
 
 
-def run(questions: Sequence[HeldOutQuestion], index, out: Path, *, whole: bool) -> list[dict]:
+def run(questions: Sequence[HeldOutQuestion], index, out: Path, *, whole: bool,
+        top_k: int | None = None) -> list[dict]:
     """Ask every question, writing each row to ``out`` as soon as it is measured."""
     from ragcore import ExtractiveLLM
     from ragcore.index.engines import llm_with_index_embedder
     from ragcore.llms.local import LocalLLM
 
-    local = gate_engine(index, LocalLLM())
+    local = gate_engine(index, LocalLLM(), top_k)
     extractive = llm_with_index_embedder(ExtractiveLLM(), index, "hybrid")
     plain = index.as_query_engine(llm=ExtractiveLLM())
     plain.query("What is solar energy?").text  # loads the embedding model: not a question's cost
@@ -217,8 +220,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="record the calibration articles' signals (sets the gate)")
     parser.add_argument("--report-only", action="store_true",
                         help="print the tables from the last run's rows, without the model")
+    parser.add_argument("--top-k", type=int, default=None,
+                        help="passages the local model's engine retrieves (default: the engine's)")
     args = parser.parse_args(argv)
     which = "calibration" if args.calibrate else "heldout"
+    if args.top_k:
+        which += f"-top{args.top_k}"
     out = RESULTS_DIR / f"squad-local-{which}-latest.jsonl"
     if args.calibrate:
         if not args.report_only:
@@ -232,7 +239,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .squad_heldout import load_or_build_index
 
         index, _, _ = load_or_build_index()
-        run(sample(heldout_questions(), HELDOUT_SIZES), index, out, whole=True)
+        run(sample(heldout_questions(), HELDOUT_SIZES), index, out, whole=True, top_k=args.top_k)
     from .gate_sweep import read_rows
 
     print(report(read_rows(out)))
