@@ -23,7 +23,7 @@ from ragcore.trace import Trace
 from ragcore.types import Node, ScoredNode
 
 # The mechanism under test, with weights of its own (the shipped ones come from calibration).
-GATE = NotFoundGate(weights=(0.0, 1.0, 1.0), threshold=0.5)
+GATE = NotFoundGate(weights=(0.0, 1.0, 1.0), threshold=0.5, models=None)
 TIDE = "The tide at Brest rises twice a day. High tide came at 6:12 on Monday."
 
 
@@ -105,7 +105,7 @@ def test_the_gate_not_the_models_first_token_decides_to_answer():
 
 def test_a_threshold_of_one_records_the_signals_but_never_refuses():
     llm = LogprobFakeLLM()
-    synthesizer = Synthesizer(llm, not_found_gate=NotFoundGate(threshold=1.0))
+    synthesizer = Synthesizer(llm, not_found_gate=NotFoundGate(threshold=1.0, models=None))
     response = synthesizer.synthesize("How tall is the lighthouse?", nodes(TIDE))
     assert response.text.startswith("**6:12**")
     assert response.metadata["not_found_gate"]["signals"]["p_no"] == pytest.approx(0.8)
@@ -163,6 +163,14 @@ def test_the_closest_sentence_shares_most_question_words_and_is_cut_short():
     long = "Brest lighthouse " + "word " * 60
     assert closest_sentence("Brest lighthouse?", [long]).endswith("\u2026")
     assert closest_sentence("Zebras?", passages) == ""
+
+
+def test_only_the_models_the_gate_was_calibrated_for_are_gated():
+    llm = LogprobFakeLLM()  # model "fake"
+    response = Synthesizer(llm).synthesize("How tall is the lighthouse?", nodes(TIDE))
+    assert response.text.startswith("**6:12**") and llm.logprob_calls == []
+    gate = NotFoundGate(models=("fake",))
+    assert gate.applies_to(llm) and not gate.applies_to(FakeLLM())
 
 
 def test_engines_get_the_calibrated_gate_by_default():

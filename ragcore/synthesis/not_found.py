@@ -18,7 +18,8 @@ SQuAD training articles no model learns from (``benchmarks/answers/squad_local.p
 a prompt whose likeliest first token is "Not", the model is told after the question that the
 passages contain the answer (``ANSWER_NUDGE``), since its own refusals are wrong too often.
 
-Only an LLM offering ``first_token_logprobs(messages, top=)`` (``LocalLLM``) is gated; every
+Only an LLM offering ``first_token_logprobs(messages, top=)`` (``LocalLLM``) whose model the
+gate was calibrated for (``CALIBRATED_MODELS``: the default packaged model) is gated; every
 other backend answers as before. Accumulate modes are not gated: each passage group there gets
 its own answer, which may say "not found" on its own. The decision and its signals go to the
 response's metadata and the trace notes (``not_found_gate``), never into the answer text.
@@ -47,6 +48,8 @@ ANSWER_NUDGE = "The passages contain the answer."
 # found" there is <= 4 % (it was 0 of 20; 35 % of the unanswerable ones were refused).
 CALIBRATED_WEIGHTS = (2.218, 0.917, 1.012)  # bias, weight of logit(p_not_found), of logit(p_no)
 CALIBRATED_THRESHOLD = 0.78
+# The models those numbers were fitted for: another model's first-token chances mean otherwise.
+CALIBRATED_MODELS = ("local:qwen2.5-coder-1.5b",)
 _FLOOR = 1e-4  # probabilities are clipped to [_FLOOR, 1 - _FLOOR] before their log-odds
 
 
@@ -85,11 +88,13 @@ class NotFoundGate:
     """Refuses when the logistic score of the model's signals reaches ``threshold``.
 
     ``threshold=1.0`` never refuses: the signals are still recorded (what benchmarks use to
-    sweep thresholds offline).
+    sweep thresholds offline). ``models`` names the LLMs (their ``model``) it was calibrated
+    for and is used with; None: any LLM that offers ``first_token_logprobs``.
     """
 
     weights: tuple[float, float, float] = CALIBRATED_WEIGHTS
     threshold: float = CALIBRATED_THRESHOLD
+    models: tuple[str, ...] | None = CALIBRATED_MODELS
 
     def __post_init__(self) -> None:
         if len(self.weights) != 3 or not all(map(math.isfinite, self.weights)):
@@ -98,6 +103,13 @@ class NotFoundGate:
         if not 0.0 < self.threshold <= 1.0:
             raise ConfigError(f"threshold ({self.threshold!r}) must be in (0, 1]; 1 never "
                               "refuses")
+
+    def applies_to(self, llm: Any) -> bool:
+        """Whether ``llm`` can be gated: it tells first-token chances and is a model this
+        gate was calibrated for."""
+        if not callable(getattr(llm, "first_token_logprobs", None)):
+            return False
+        return self.models is None or getattr(llm, "model", None) in self.models
 
     def score(self, signals: GateSignals) -> float:
         """The chance (0..1) that the passages do not hold the answer."""

@@ -178,12 +178,12 @@ class Synthesizer:
         )
 
     def _gate(self) -> NotFoundGate | None:
-        """The not-found gate, for an LLM that can tell its first tokens' chances (``LocalLLM``)
-        answering in a mode that gives one answer; None otherwise."""
-        offers = callable(getattr(self.llm, "first_token_logprobs", None))
-        if self.not_found_gate is None or not offers or self.response_mode not in GATED_MODES:
+        """The not-found gate, for an LLM it was calibrated for (the packaged model) answering in
+        a mode that gives one answer; None otherwise."""
+        gate = self.not_found_gate
+        if gate is None or self.response_mode not in GATED_MODES or not gate.applies_to(self.llm):
             return None
-        return self.not_found_gate
+        return gate
 
     def _plan(
         self, question: str, texts: list[str], files: list[str], notes: dict
