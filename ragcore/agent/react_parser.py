@@ -2,17 +2,14 @@
 
 Real models bend the format, so the parser accepts: no Thought line; an answer with no prefix;
 "Final Answer:"; markdown or list decoration around markers (``**Action:**``, ``2. Thought:``);
-any capitalization and extra whitespace; Action Input as JSON inside ``` fences, with single
-quotes or Python literals, with trailing text after the object, or as plain text (bound later to
-a one-parameter tool). The first Action or Answer marker at the start of a line decides what the
-reply is; an Observation the model invented after its Action is ignored. The user never sees a
-marker line: an answer ends where any step's line begins (a model running on past its answer,
-answering twice, or writing "Answer: Observation: ..."), Answer markers repeated before the
-answer's text are skipped, and an unmarked answer ends at an invented Observation; an unmarked
-reply that opens with one (the model playing the tool) is a format error, not an answer.
-Anything else becomes a ``ParseError`` whose ``observation`` tells the model how to fix its
-reply. ``AnswerScanner`` finds the answer while a reply streams, using the same markers, so only
-the answer text reaches the user.
+any case and spacing; Action Input as JSON (in ``` fences, single-quoted, Python literals,
+trailing text) or plain text (bound later to a one-parameter tool). The first Action or Answer
+marker at a line's start decides what the reply is; an Observation invented after the Action
+is ignored. The user never sees a marker line: an answer ends where any step's line begins,
+repeated Answer markers before its text are skipped, an unmarked answer ends at an invented
+Observation, and a reply opening with one (the model playing the tool) is a format error.
+Anything else is a ``ParseError`` whose ``observation`` tells the model how to fix its reply.
+``AnswerScanner`` finds the answer while a reply streams, with the same markers.
 """
 
 from __future__ import annotations
