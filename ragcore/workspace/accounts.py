@@ -199,15 +199,15 @@ class Accounts:
         for an unknown name and a wrong password, so names cannot be probed)."""
         typed = str(name).strip().lower()
         keys = [f"user:{typed}"] + ([f"client:{client}"] if client else [])
-        self.throttle.check(keys)
+        attempt = self.throttle.attempt(keys)  # counted as wrong until the password is right
         row = self.db.one("SELECT * FROM users WHERE name = ?", (typed,))
         stored = row["password_hash"] if row else _UNKNOWN_USER_HASH.get(self.hasher)
         if not verify_password(self.hasher, stored, password) or row is None:
-            self.throttle.failed(keys)
             self.audit.record("login", actor=typed, ok=False, detail=f"wrong password {client}")
             raise LoginRefused("wrong name or password: try again (after 10 wrong tries the "
                                "account is locked for a while)")
         user = _user(row)
+        self.throttle.refund(attempt, keys)
         if user.disabled:
             self.audit.record("login", actor=typed, ok=False, detail="disabled account")
             raise LoginRefused("this account is disabled: ask an admin to enable it")
