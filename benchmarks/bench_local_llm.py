@@ -56,8 +56,10 @@ def _questions(corpus: Path) -> list[str]:
 def _index(corpus: Path):
     from ragcore import SimpleDirectoryReader, VectorStoreIndex
 
-    folder = corpus / "state_of_the_union"
-    return VectorStoreIndex.from_documents(SimpleDirectoryReader(input_dir=folder).load_data())
+    documents = SimpleDirectoryReader(input_dir=corpus / "state_of_the_union").load_data()
+    for document in documents:  # as the app's ingest does: the model reads the file's name only
+        document.excluded_llm_metadata_keys.append("file_path")
+    return VectorStoreIndex.from_documents(documents)
 
 
 def _percentile(values: list[float], share: float) -> float:
@@ -83,18 +85,20 @@ def _first_tokens(index, llm, questions: list[str]) -> tuple[list[float], list[f
 
 
 def _decode_ratio(llm) -> tuple[float, float]:
-    """Tokens per second through ``LocalLLM.stream`` and llama.cpp's raw rate, same messages."""
+    """Tokens per second through ``LocalLLM.stream`` and llama.cpp's raw rate, same messages.
+
+    The reply is greedy, so both runs decode the same tokens: the raw run's token count is the
+    streamed one's (chunks are not tokens: llama.cpp joins the bytes of a split character).
+    """
     from ragcore.types import Message
 
     messages = [Message("user", "Write ten sentences about the sea.")]
     body = {**llm._body(messages), "max_tokens": 120}
     raw = llm._engine.complete(body)
     raw_rate = raw["timings"]["predicted_per_second"]
-    chunks, stamps = 0, []
-    for _ in llm._engine.stream(body):
-        chunks += 1
-        stamps.append(time.perf_counter())
-    ours = (chunks - 1) / (stamps[-1] - stamps[0]) if chunks > 1 else 0.0
+    tokens = raw["usage"]["completion_tokens"]
+    stamps = [time.perf_counter() for _ in llm._engine.stream(body)]
+    ours = (tokens - 1) / (stamps[-1] - stamps[0]) if len(stamps) > 1 else 0.0
     return ours, raw_rate
 
 

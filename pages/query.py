@@ -12,7 +12,7 @@ from webapp.index_names import shown_name
 from webapp.citing import draw_sources, marked_listing
 from webapp.evaluate_view import evaluate_tab
 from webapp.query_options import POSTPROCESSOR_DESCRIPTIONS, QueryOptions, parse_keywords
-from ragcore.index.engines import llm_with_index_embedder
+from ragcore.index.engines import llm_with_index_embedder, reading_postprocessors
 from ragcore.query import iter_compare_modes
 from ragcore.retrieval.choice import (
     CHOICES, build_engine, build_retriever, iter_compare_retrievers,
@@ -81,10 +81,12 @@ def engine_for(index, options: QueryOptions, llm, response_mode: str):
             node_postprocessors=options.build_postprocessors(index),
             retrieval_mode=options.retrieval_mode,
         )
+    llm = llm_with_index_embedder(llm, index, options.retrieval_mode)
     return build_engine(
-        options.retriever, index, llm=llm_with_index_embedder(llm, index, options.retrieval_mode),
-        top_k=options.top_k, mode=options.retrieval_mode, response_mode=response_mode,
-        postprocessors=options.build_postprocessors(index), cross_encoder=options.cross_encoder,
+        options.retriever, index, llm=llm, top_k=options.top_k, mode=options.retrieval_mode,
+        response_mode=response_mode, cross_encoder=options.cross_encoder,
+        postprocessors=reading_postprocessors(index, options.build_postprocessors(index), llm,
+                                              options.retrieval_mode),
     )
 
 
@@ -247,7 +249,8 @@ def compare(name: str, question: str, options: QueryOptions, modes: list[str]) -
     for result in iter_compare_modes(
         question, llm=llm, modes=modes,
         retriever=retriever,
-        postprocessors=options.build_postprocessors(index),
+        postprocessors=reading_postprocessors(index, options.build_postprocessors(index), llm,
+                                              options.retrieval_mode),
     ):
         results.append(result)
         bar.progress(len(results) / len(modes),

@@ -82,3 +82,29 @@ def test_engines_cut_the_passages_for_an_llm_that_reads_few_tokens():
         "Pelicans nest in the east tower every spring."]
     whole = index.as_query_engine(llm=FakeLLM(), retrieval_mode="similarity").query(question)
     assert whole.source_nodes[0].node.text == DOC
+
+
+def test_without_an_embedder_sentences_are_ranked_by_the_question_words_they_share():
+    optimizer = SentenceEmbeddingOptimizer(None, token_budget=12)
+    [kept] = optimizer.postprocess([scored(DOC)], "When was the moat filled?")
+    assert kept.node.text == "The moat was filled in 1820."
+
+
+class CountingEmbedder(FakeEmbedder):
+    calls = 0
+
+    def embed_batch(self, texts):
+        CountingEmbedder.calls += 1
+        return super().embed_batch(texts)
+
+
+def test_keyword_mode_cuts_passages_without_calling_the_embedding_model():
+    embedder = CountingEmbedder(dim=256)
+    index = VectorStoreIndex.from_documents([Document(text=DOC, doc_id="castle")],
+                                            embedder=embedder)
+    CountingEmbedder.calls = 0
+    response = index.as_query_engine(llm=FewTokensLLM(), retrieval_mode="keyword").query(
+        "Where do pelicans nest every spring?")
+    assert [s.node.text for s in response.source_nodes] == [
+        "Pelicans nest in the east tower every spring."]
+    assert CountingEmbedder.calls == 0

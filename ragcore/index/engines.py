@@ -82,19 +82,21 @@ def query_engine_from_index(
         llm, response_mode=response_mode, max_concurrency=max_concurrency,
         prompts=prompts if prompts is not None else SynthesisPrompts(),
     )
-    reading = reading_postprocessors(index, node_postprocessors, llm)
+    reading = reading_postprocessors(index, node_postprocessors, llm, retrieval_mode)
     return QueryEngine(retriever, synthesizer, postprocessors=reading)
 
 
 def reading_postprocessors(index: EngineIndex, postprocessors: Sequence[NodePostprocessor],
-                           llm: LLM) -> list[NodePostprocessor]:
+                           llm: LLM, retrieval_mode: str = "hybrid") -> list[NodePostprocessor]:
     """``postprocessors`` between the ones every engine reads with: first, for an index that can
     look its nodes up, lists completed across a chunk border (``ListContinuation``); last, for
     an LLM that reads only ``reading_tokens`` fast (the packaged model), the question's closest
-    sentences up to that many tokens (``SentenceEmbeddingOptimizer``)."""
+    sentences up to that many tokens (``SentenceEmbeddingOptimizer``; by shared words in
+    keyword mode, which never loads the embedding model)."""
     first = [ListContinuation(index)] if hasattr(index, "get_node") else []
     budget = getattr(llm, "reading_tokens", None)
-    last = [SentenceEmbeddingOptimizer(_IndexEmbedder(index), token_budget=budget)] if budget else []
+    embedder = None if retrieval_mode == "keyword" else _IndexEmbedder(index)
+    last = [SentenceEmbeddingOptimizer(embedder, token_budget=budget)] if budget else []
     return [*first, *postprocessors, *last]
 
 
@@ -132,9 +134,10 @@ def chat_engine_from_index(
         )
         return engine(
             retriever, llm=llm, system_prompt=system_prompt,
-            node_postprocessors=reading_postprocessors(index, node_postprocessors, llm),
+            node_postprocessors=reading_postprocessors(index, node_postprocessors, llm,
+                                                       retrieval_mode),
         )
-    reading = reading_postprocessors(index, node_postprocessors, llm)
+    reading = reading_postprocessors(index, node_postprocessors, llm, retrieval_mode)
     query_engine = _query_engine(retriever, llm, response_mode, reading)
     if kind == ChatMode.CONDENSE_QUESTION.value:
         return CondenseQuestionChatEngine(query_engine, llm=llm, system_prompt=system_prompt)

@@ -4,6 +4,8 @@ LlamaIndex's ``SentenceEmbeddingOptimizer``: each passage is split into sentence
 own rule, ``chunking.sentences``), the sentences and the question are embedded, and a passage
 keeps only the sentences that pass ``percentile_cutoff`` (its best share) and/or
 ``threshold_cutoff`` (a similarity floor), with ``context_before``/``context_after`` neighbours.
+Without an embedding model (``embed_model=None``: a keyword-only index, or one whose model is
+not loaded) sentences are ranked by the question's words they share (stemmed, as BM25 reads).
 
 ``token_budget`` is ragcore's addition, the one rule a small local model needs: across all the
 passages, the best sentences by similarity are kept until their tokens reach the budget (at
@@ -28,6 +30,7 @@ from ..chunking import sentences
 from ..embeddings.base import Embedder, embed_query
 from ..errors import ConfigError
 from ..postprocess import Postprocessor
+from ..search.lexical import terms
 from ..tokens import count_tokens
 from ..types import ScoredNode
 
@@ -39,7 +42,7 @@ class SentenceEmbeddingOptimizer(Postprocessor):
 
     def __init__(
         self,
-        embed_model: Embedder,
+        embed_model: Embedder | None,
         *,
         token_budget: int | None = None,
         percentile_cutoff: float | None = None,
@@ -69,8 +72,12 @@ class SentenceEmbeddingOptimizer(Postprocessor):
         flat = [(i, j) for i, parts in enumerate(split) for j in range(len(parts))]
         if not flat or not query.strip():
             return nodes
-        vectors = self.embed_model.embed_batch([split[i][j] for i, j in flat])
-        similarity = np.asarray(vectors) @ embed_query(self.embed_model, query)
+        texts = [split[i][j] for i, j in flat]
+        if self.embed_model is None:
+            similarity = _shared_words(texts, query)
+        else:
+            vectors = self.embed_model.embed_batch(texts)
+            similarity = np.asarray(vectors) @ embed_query(self.embed_model, query)
         kept = self._chosen(flat, similarity, split)
         return [trimmed for i, scored in enumerate(nodes)
                 if (trimmed := _trimmed(scored, split[i], sorted(kept.get(i, ())))) is not None]
@@ -97,6 +104,14 @@ class SentenceEmbeddingOptimizer(Postprocessor):
                            min(len(split[i]), j + self.context_after + 1))
             kept.setdefault(i, set()).update(around)
         return kept
+
+
+def _shared_words(texts: Sequence[str], query: str) -> np.ndarray:
+    """Each text's share of the question's distinct terms, over the root of its own length
+    (a long sentence does not win by length alone)."""
+    asked = set(terms(query))
+    found = [terms(text) for text in texts]
+    return np.array([len(asked.intersection(t)) / np.sqrt(len(t) + 1) for t in found])
 
 
 def _within(order: Sequence[int], texts: Sequence[str], budget: int) -> list[int]:
