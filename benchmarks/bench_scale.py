@@ -17,6 +17,15 @@ batch per size leaves one big segment, as the merges of a long 2k-batch ingestio
 
 First a row for the query threads (``ragcore.stores.query_threads``): top-5 over 10k vectors
 with numpy's default BLAS threads against one thread, on this machine as loaded as it is.
+
+Then the approximate index's self-measurement (``ragcore.stores.ann_recall``) on three kinds of
+data, each one store segment persisted and loaded: uniform random unit vectors (no structure:
+the worst case), clustered ones (what the settings were tuned on) and the packaged model's
+embeddings of corpus chunks (python_peps and rust_book, 256-token chunks, 300 held out as
+queries; vectors cached in ``benchmarks/.cache``: the first run embeds them, minutes). For
+each: the recall@10 measured at persist and the nprobe chosen (or exact search), recall@10 of
+fresh queries against exact search, top-10 p50 against the same rows searched exactly, and what
+the measurement added to the persist. An explicit list of sizes skips the real embeddings.
 """
 
 from __future__ import annotations
@@ -36,6 +45,7 @@ from ragcore.index import VectorStoreIndex
 from ragcore.index.merger import BackgroundMerger, merges_due
 from ragcore.stores import SimpleVectorStore, segments
 from ragcore.stores.ann import AnnSettings
+from ragcore.stores.ann_recall import read_recall
 from ragcore.testing.clustered import clustered_vectors
 from ragcore.trace import Trace
 from ragcore.types import Document, Node
@@ -81,6 +91,83 @@ def thread_rows(count: int = 100) -> list[Row]:
     return [Row("scale", "top-5 over 10k, BLAS default threads", default, "ms"),
             Row("scale", "top-5 over 10k, one thread (query path)", one, "ms",
                 note=f"{default / one:.1f}x faster: the store holds queries to one thread")]
+
+
+def recall_rows(rows: int, *, real: bool) -> list[Row]:
+    """The approximate index's self-measurement on random, clustered and real vectors."""
+    draw = np.random.default_rng(7)
+    sets = {
+        "random": (_unit(draw.standard_normal((rows, DIM), dtype=np.float32)),
+                   _unit(draw.standard_normal((QUERIES, DIM), dtype=np.float32))),
+        "clustered": (clustered_vectors(rows, DIM, clusters=CLUSTERS),
+                      clustered_vectors(QUERIES, DIM, clusters=CLUSTERS, draw=1)),
+    }
+    if real:
+        sets["real embeddings"] = corpus_vectors()
+    found = []
+    with tempfile.TemporaryDirectory(prefix="ragcore-recall-") as tmp:
+        for number, (kind, (vectors, queries)) in enumerate(sets.items()):
+            found += measured_rows(kind, vectors, queries, Path(tmp) / str(number))
+    return found
+
+
+def measured_rows(kind: str, vectors: np.ndarray, queries: np.ndarray, folder: Path) -> list[Row]:
+    """One segment of ``vectors`` persisted (its index built and measured) and loaded."""
+    settings = AnnSettings(min_rows=min(len(vectors), AnnSettings().min_rows))
+    store = SimpleVectorStore(ann=settings)
+    store.add([f"n{i}" for i in range(len(vectors))], vectors)
+    persist_s, _ = timed(lambda: store.persist(folder))
+    loaded = SimpleVectorStore.load(folder, ann=settings)
+    exact = SimpleVectorStore.load(folder, ann=None)
+    [segment] = loaded.approximate_search()
+    measured = read_recall(folder)
+    found, ann50, _ = latency(loaded, queries)
+    truth, exact50, _ = latency(exact, queries)
+    recall = float(np.mean([len(set(a) & set(t)) / 10 for a, t in zip(found, truth)]))
+    label = f"{kind}, {len(vectors):,} x {vectors.shape[1]}"
+    chosen = (f"nprobe {segment['nprobe']} of {segment['lists']} lists" if segment["nprobe"]
+              else f"exact search (nprobe {measured.tried} of {segment['lists']} reached "
+                   f"{measured.recall:.3f})")
+    return [
+        Row("scale", f"ANN recall@10 measured at persist, {label}", measured.recall, "",
+            note=f"{chosen}; {measured.queries} sampled queries"),
+        Row("scale", f"recall@10 vs exact, fresh queries, {label}", recall, "", ">= 0.98",
+            bool(recall >= 0.98), note=f"{len(queries)} queries; {segment['search']} search"),
+        Row("scale", f"top-10 p50 / exact p50, {label}", ann50 / exact50, "x",
+            note=f"{ann50:.2f} ms vs {exact50:.2f} ms exact"),
+        Row("scale", f"self-measurement at persist, {label}", measured.seconds, "s",
+            note=f"of a {persist_s:.2f} s persist (index build included)"),
+    ]
+
+
+def corpus_vectors(held_out: int = 300) -> tuple[np.ndarray, np.ndarray]:
+    """The packaged model's vectors of corpus chunks (cached), and held-out chunks as queries."""
+    import hashlib
+
+    from benchmarks.harness import corpus_dir
+    from ragcore.chunking import SentenceSplitter
+    from ragcore.embeddings import default_embedder
+    from ragcore.embeddings.base import embed_texts
+
+    files = [f for folder in ("python_peps", "rust_book")
+             for f in sorted((corpus_dir() / folder).glob("*")) if f.suffix in (".rst", ".md")]
+    splitter = SentenceSplitter(chunk_size=256, chunk_overlap=20)
+    chunks = [c for f in files for c in splitter.split_text(f.read_text(errors="replace"))]
+    digest = hashlib.blake2b("\0".join(chunks).encode(), digest_size=8).hexdigest()
+    cache = Path(__file__).resolve().parent / ".cache" / f"ann-recall-vectors-{digest}.npy"
+    if cache.exists():
+        vectors = np.load(cache, allow_pickle=False)
+    else:
+        vectors = embed_texts(default_embedder(), chunks)
+        cache.parent.mkdir(exist_ok=True)
+        np.save(cache, vectors)
+    held = np.zeros(len(vectors), dtype=bool)
+    held[np.random.default_rng(0).choice(len(vectors), held_out, replace=False)] = True
+    return vectors[~held], vectors[held]
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
 def commit_batch(index: VectorStoreIndex, path: Path) -> tuple[float, float, int]:
@@ -199,8 +286,10 @@ def query_rows(path: Path, label: str) -> list[Row]:
 
 def run(*, quick: bool = False, sizes: tuple[int, ...] = (),
         thread_queries: int = 100) -> list[Row]:
+    chosen = bool(sizes)  # a test or a quick look: no corpus embedding (minutes the first time)
     sizes = sizes or ((10_000, 100_000) if quick else (10_000, 100_000, 1_000_000))
     rows = thread_rows(thread_queries)
+    rows += recall_rows(min(sizes[-1], 100_000), real=not chosen)
     with tempfile.TemporaryDirectory(prefix="ragcore-scale-") as tmp:
         path = Path(tmp) / "index"
         index = VectorStoreIndex(embedder=FakeEmbedder(dim=DIM))

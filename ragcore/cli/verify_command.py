@@ -45,4 +45,7 @@ def run_verify(args: argparse.Namespace, context: CliContext) -> int:
         f"ok: {path} (revision {report.revision}, {report.generation or 'flat folder'}): "
         f"{report.documents} documents, {report.nodes} nodes; {checked}\n"
     )
+    for segment in report.approximate_search:
+        sys.stdout.write(f"  vector segment {segment['segment']} ({segment['rows']:,} rows): "
+                         f"{segment['note']}\n")
     return 0

@@ -8,13 +8,16 @@ each file's size and block checksums (``checksums``), and ``ids``, digests of th
 lists that bind the files' rows together (``bindings``): replacing the manifest publishes a new
 generation at once (``generations``). Format version 3 keeps the docstore's and the store's
 rows in segments (``node_segments``, ``ragcore.stores.segments``), which a version 2 ragcore
-could not read whole, so it refuses them. Version 1 folders keep their files beside the manifest;
+could not read whole, so it refuses them. Format version 4 keeps each document segment's node
+counts in it (``doc_segments``: docs.json version 2, so a commit writes none but its batch's),
+which a version 3 ragcore would misread. Version 1 folders keep their files beside the manifest;
 those written before the store registry keep the store's settings beside its type and have no
 revision; they read as settings ``{"metric": ...}`` and revision 0.
 
 ``folder`` opens and writes whole folders; ``state`` is what a manifest and its files become
-in memory. ``index_stats`` (what an index reports to users) shares ``index_counts`` with the
-manifest.
+in memory. ``index_stats`` (what an index reports to users) shares ``index_counts`` and
+``approximate_search`` (each big segment's measured recall, ``store.approximate_search``) with
+the manifest.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from ..stores.registry import vector_stores
 from .docstore import DocStore
 
 FORMAT = "ragcore-index"
-VERSION = 3  # 2: data files in a generation folder, with checksums; 3: in segments
+VERSION = 4  # 2: a generation folder, with checksums; 3: segments; 4: node counts in doc segments
 MANIFEST = "manifest.json"
 REBUILDABLE_SPLITTERS = ("SentenceSplitter", "TokenTextSplitter")
 
@@ -49,6 +52,7 @@ def index_manifest(
 ) -> dict[str, Any]:
     """What the manifest records about an index (``write_manifest`` adds the format tag)."""
     spec = store.describe()
+    searched = approximate_search(store)  # recorded when some segment has an index
     if spec.type not in vector_stores:
         raise ConfigError(
             f"the store describes itself as {spec.type!r}, which is not registered, so load() "
@@ -58,7 +62,8 @@ def index_manifest(
     return {
         "revision": revision,
         "embed_model": {"name": model, "dim": store.dim, "max_input_tokens": max_input_tokens},
-        "store": {"type": spec.type, "settings": dict(spec.settings)},
+        "store": {"type": spec.type, "settings": dict(spec.settings),
+                  **({"approximate_search": searched} if searched else {})},
         "splitter": splitter,
         "counts": index_counts(docstore),
         "created": created,
@@ -203,7 +208,16 @@ def index_stats(
         "updated": updated,
         "bytes_on_disk": folder_bytes(path) if on_disk and path else None,
         "path": str(path) if path else None,
+        "approximate_search": approximate_search(store),
     }
+
+
+def approximate_search(store: VectorStore, *, measure: bool = False) -> list[dict[str, Any]]:
+    """How the store's big segments are searched: each one's measured recall@10 against exact
+    search and nprobe, or exact and why (``SimpleVectorStore.approximate_search``); [] for a
+    store that searches exactly, or has no approximate index of its own."""
+    report = getattr(store, "approximate_search", None)
+    return report(measure=measure) if callable(report) else []
 
 
 def index_counts(docstore: DocStore) -> dict[str, int]:

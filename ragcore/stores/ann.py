@@ -7,9 +7,12 @@ dimension: a quarter of the vectors' memory) with ``lists`` = ``lists_per_sqrt``
 k-means lists; a query visits the ``nprobe`` nearest lists and returns ``oversample`` x top-k
 candidates per segment. The candidates of every segment, plus the exact top-k of the small
 segments and of the rows not saved yet, go back to the store, which scores them exactly: the
-scores a caller sees are the exact ones, only the choice of rows is approximate (recall@10
-against exact search is in ``docs/scale.md``). Why faiss and IVF rather than HNSW: the table
-there (IVF builds about 4x faster for the same recall, which matters because it is built lazily).
+scores a caller sees are the exact ones, only the choice of rows is approximate. How
+approximate depends on the rows, so every index is measured on its own segment when it is built
+(``ann_recall``): ``nprobe`` is raised from the settings' value until recall@10 reaches 0.98,
+and a segment that would need more than half its lists is searched exactly (a warning is
+logged). Why faiss and IVF rather than HNSW: the table in ``docs/scale.md`` (IVF builds about
+4x faster for the same recall, which matters because it is built lazily).
 
 Deleted rows and metadata filters are applied inside the IVF search (a bitmap of the allowed
 rows of that segment); a filter that keeps under ``min_kept`` of a segment's rows is searched
@@ -18,15 +21,20 @@ exactly there, since an inverted file's few visited lists may hold none of them.
 An index is built when the save that writes a segment of ``min_rows`` rows or more (a big
 batch) writes it, under the writer lock, or by the merger writing a merged segment (outside the
 lock: ``write_index``, adopted at its install), and saved beside the segment's vectors as
-``ann.faiss`` (``save_index``: before the manifest that publishes the generation, checksummed
-like the segment's other files, linked forward with it); a load maps it (``adopt``), so no
+``ann.faiss`` with its measured recall in ``ann.json`` (``save_index``: before the manifest
+that publishes the generation, checksummed like the segment's other files, linked forward with
+it; a segment searched exactly has only the latter); a load maps it (``adopt``), so no
 query waits for a build (its cost, paid by the save: about the k-means training on
 ``40 x lists`` sampled rows plus one pass over the segment, 6-8 s at 100k rows). A big segment
 without one (written by an earlier ragcore) gets its index built in a background thread the
 first time a query needs it, searched exactly until it is ready, and saved with the segment at
 the next save (``carry``). The settings are in the store's ``describe()``, so the index
 manifest records them (``nprobe``, ``lists_per_sqrt``, ``min_rows``) and a loaded index
-searches as the one that was saved; each file holds its own list count.
+searches as the one that was saved; each file holds its own list count, each ``ann.json`` its
+nprobe. An ``ann.faiss`` saved before the measurements (no ``ann.json``) still loads: it is
+measured in a background thread after the first query (searched at the settings' ``nprobe``
+meanwhile, reported unmeasured), or by ``ragcore verify`` (``measure_saved``), and the next save
+keeps the measurement with it.
 """
 
 from __future__ import annotations
@@ -43,6 +51,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, IndexFormatError
+from .ann_recall import RECALL_FILE, AnnRecall, measure, read_recall, segment_report, write_recall
 from .matrix_rows import MatrixRows, read_rows
 
 logger = logging.getLogger(__name__)
@@ -59,7 +68,7 @@ class AnnSettings:
 
     min_rows: int = 50_000  # live rows below which a segment is searched exactly
     lists_per_sqrt: float = 2.0  # k-means lists = this x sqrt(segment rows)
-    nprobe: int = 16  # lists visited per query
+    nprobe: int = 16  # lists visited per query, at least (``ann_recall`` may raise it)
     oversample: int = 4  # candidates per segment = this x top_k, scored exactly after
     min_kept: float = 0.2  # a filter keeping a smaller share of a segment: exact there
 
@@ -92,7 +101,9 @@ class AnnSearch:
         self.settings = settings
         self.background = background  # build indexes in a thread, searching exactly meanwhile
         self._metric = metric
-        self._indexes: dict[int, tuple[np.ndarray, Any]] = {}  # id(part) -> (part, index)
+        # id(part) -> (part, index, recall); index None: measured, searched exactly; recall
+        # None: an index saved before ragcore measured them, searched at ``settings.nprobe``
+        self._indexes: dict[int, tuple[np.ndarray, Any, AnnRecall | None]] = {}
         self._building: dict[int, threading.Thread] = {}
         self._lock = threading.Lock()
         self.searched = 0  # segment searches answered by an index (the rest were exact)
@@ -103,8 +114,23 @@ class AnnSearch:
             thread.join()
 
     def indexed_rows(self) -> int:
-        """Rows (dead ones included) of the segments that have an index now."""
-        return sum(len(part) for part, _ in self._indexes.values())
+        """Rows (dead ones included) of the segments searched with an index now."""
+        return sum(len(part) for part, index, _ in self._indexes.values() if index is not None)
+
+    def report(self, matrix: MatrixRows, names: list[str], *,
+               measure: bool = False) -> list[dict[str, Any]]:
+        """How each big saved segment (``names``, in order) is searched and why, for the index
+        stats and the manifest; ``measure``: measure indexes saved unmeasured first."""
+        found = []
+        for (part, live), name in zip(matrix.views(), names):
+            if (len(part) if live is None else len(live)) < self.settings.min_rows:
+                continue
+            if measure:
+                self.measure_saved(part)
+            entry = self._indexes.get(id(part))
+            found.append(segment_report(name, len(part), None if entry is None else entry[2],
+                                        built=entry is not None, nprobe=self.settings.nprobe))
+        return found
 
     def save_index(self, part: np.ndarray, folder: Path) -> None:
         """A segment of ``part``'s rows was just written in ``folder``: if it is big, build its
@@ -115,32 +141,42 @@ class AnnSearch:
             self.adopt(part, folder)
 
     def write_index(self, part: np.ndarray, folder: Path) -> bool:
-        """Build and save ``part``'s index in ``folder`` if it is big (the merger's, outside
-        the lock: ``adopt`` it once the segment is installed); whether it did."""
+        """Build, measure and save ``part``'s index in ``folder`` if it is big (the merger's,
+        outside the lock: ``adopt`` it once the segment is installed); whether it did. A
+        segment it cannot search well enough gets only its recall (``ann.json``): exact."""
         if len(part) < self.settings.min_rows:
             return False
-        _write_index(build_ivf(part, self.settings, self._metric), folder / ANN_FILE)
+        index, recall = self._settle(part, None)
+        if index is not None:
+            _write_index(index, folder / ANN_FILE)
+        write_recall(recall, folder)
         return True
 
     def adopt(self, part: np.ndarray, folder: Path) -> None:
         """Use the index saved with a loaded segment (``folder``), if it has one."""
-        if (folder / ANN_FILE).exists() and len(part) >= self.settings.min_rows:
-            with self._lock:
-                self._indexes[id(part)] = (part, read_index(folder / ANN_FILE, len(part)))
+        if len(part) < self.settings.min_rows:
+            return
+        recall = read_recall(folder)
+        if recall is not None and recall.exact:
+            index = None
+        elif (folder / ANN_FILE).exists():
+            index = read_index(folder / ANN_FILE, len(part))
+        else:  # saved without one: built in the background when a query needs it
+            return
+        with self._lock:
+            self._indexes[id(part)] = (part, index, recall)
 
     def carry(self, part: np.ndarray, source: Path, target: Path) -> None:
         """A kept segment was linked from ``source`` into ``target``: its saved index too, or
         the index built since its load, saved now."""
-        if (source / ANN_FILE).exists():
-            if not (target / ANN_FILE).exists():
-                try:
-                    os.link(source / ANN_FILE, target / ANN_FILE)
-                except OSError:  # another device, or a file system without hard links
-                    shutil.copyfile(source / ANN_FILE, target / ANN_FILE)
-            return
         ready = self._indexes.get(id(part))
-        if ready is not None:
-            _write_index(ready[1], target / ANN_FILE)
+        for name in (ANN_FILE, RECALL_FILE):
+            if (source / name).exists():
+                _link(source / name, target / name)
+            elif ready is not None and name == ANN_FILE and ready[1] is not None:
+                _write_index(ready[1], target / ANN_FILE)
+            elif ready is not None and name == RECALL_FILE and ready[2] is not None:
+                write_recall(ready[2], target)
 
     def candidates(self, matrix: MatrixRows, query: np.ndarray, *, top_k: int,
                    rows: np.ndarray | None) -> np.ndarray | None:
@@ -166,18 +202,19 @@ class AnnSearch:
         """The segment's candidates as positions among its live rows."""
         size = len(part) if live is None else len(live)
         kept = size if allowed is None else allowed.size
-        index = self._index(part) if is_big and kept >= self.settings.min_kept * size else None
-        if index is not None:
-            local = self._approximate(index, part, live, allowed, query,
+        found = self._index(part) if is_big and kept >= self.settings.min_kept * size else None
+        if found is not None:
+            index, nprobe = found
+            local = self._approximate(index, nprobe, part, live, allowed, query,
                                       top_k * self.settings.oversample)
             return local if live is None else np.searchsorted(live, local)
         return self._exact(part, live, allowed, query, top_k)
 
-    def _approximate(self, index, part, live, allowed, query, k) -> np.ndarray:
+    def _approximate(self, index, nprobe, part, live, allowed, query, k) -> np.ndarray:
         import faiss
 
         self.searched += 1
-        params = faiss.SearchParametersIVF(nprobe=self.settings.nprobe)
+        params = faiss.SearchParametersIVF(nprobe=nprobe)
         if live is not None or allowed is not None:
             mask = np.zeros(len(part), dtype=bool)
             chosen = live if live is not None else np.arange(len(part))
@@ -202,32 +239,55 @@ class AnnSearch:
             return positions
         return positions[np.argpartition(-scores, k)[:k]]
 
-    def _index(self, part: np.ndarray) -> Any | None:
-        """The segment's index; None while it is being built in the background (the first
-        query after a load must not wait seconds for it: the segment is searched exactly)."""
+    def _index(self, part: np.ndarray) -> tuple[Any, int] | None:
+        """The segment's index and nprobe; None when it is searched exactly (measured so, or
+        while its index is built in the background: the first query after a load must not
+        wait seconds for it). An index saved unmeasured is measured in the background too,
+        and searched at the settings' nprobe meanwhile."""
         key = id(part)
         with self._lock:
-            if key in self._indexes:
-                return self._indexes[key][1]
-            if not self.background:
-                self._indexes[key] = (part, build_ivf(part, self.settings, self._metric))
-                return self._indexes[key][1]
-            if key not in self._building:
-                thread = threading.Thread(target=self._build, args=(part,), daemon=True,
+            entry = self._indexes.get(key)
+            if (entry is None or entry[2] is None) and not self.background:
+                entry = self._indexes[key] = (part, *self._settle(part, entry))
+            elif (entry is None or entry[2] is None) and key not in self._building:
+                thread = threading.Thread(target=self._build, args=(part, entry), daemon=True,
                                           name="ragcore-ann-build")
                 self._building[key] = thread
                 thread.start()
-        return None
+        if entry is None or entry[1] is None:
+            return None
+        recall = entry[2]
+        return entry[1], self.settings.nprobe if recall is None else recall.nprobe
 
-    def _build(self, part: np.ndarray) -> None:
+    def _build(self, part: np.ndarray, entry: tuple | None) -> None:
         try:
-            index = build_ivf(part, self.settings, self._metric)
-        except Exception:  # noqa: BLE001  (exact search goes on; the reason is logged)
+            index, recall = self._settle(part, entry)
+        except Exception:  # noqa: BLE001  (the search goes on as it was; the reason is logged)
             logger.exception("approximate index of a %d-row segment not built", len(part))
             return
         with self._lock:
             if self._building.pop(id(part), None) is not None:  # not forgotten meanwhile
-                self._indexes[id(part)] = (part, index)
+                self._indexes[id(part)] = (part, index, recall)
+
+    def measure_saved(self, part: np.ndarray) -> None:
+        """Measure now, in this thread, the index ``part`` was saved with unmeasured."""
+        entry = self._indexes.get(id(part))
+        if entry is not None and entry[2] is None:
+            settled = self._settle(part, entry)
+            with self._lock:
+                self._indexes[id(part)] = (part, *settled)
+
+    def _settle(self, part: np.ndarray, entry: tuple | None) -> tuple[Any | None, AnnRecall]:
+        """``part``'s index (the saved one in ``entry``, else a new one) and its measured
+        recall; no index when it falls short of the target."""
+        index = build_ivf(part, self.settings, self._metric) if entry is None else entry[1]
+        recall = measure(index, part, start_nprobe=self.settings.nprobe,
+                         oversample=self.settings.oversample, metric=self._metric)
+        if recall.exact:
+            logger.warning("a %d-row segment is %s", len(part), recall.note())
+            return None, recall
+        logger.info("a %d-row segment's index: %s", len(part), recall.note())
+        return index, recall
 
     def _forget(self, keep: list[int]) -> None:
         with self._lock:
@@ -259,6 +319,14 @@ def build_ivf(vectors: np.ndarray, settings: AnnSettings, metric: str) -> Any:
     with threadpool_limits(limits=os.cpu_count() or 1, user_api="openmp"):
         _train_and_add(index, vectors, lists * _TRAIN_PER_LIST)
     return index
+
+
+def _link(source: Path, target: Path) -> None:
+    if not target.exists():
+        try:
+            os.link(source, target)
+        except OSError:  # another device, or a file system without hard links
+            shutil.copyfile(source, target)
 
 
 def _write_index(index: Any, path: Path) -> None:
