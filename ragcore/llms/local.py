@@ -17,6 +17,7 @@ next token.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import queue
@@ -115,7 +116,11 @@ class LocalEngine:
             finally:
                 chunks.put(done)
 
-        threading.Thread(target=run, name="ragcore-local-llm", daemon=True).start()
+        worker = threading.Thread(target=run, name="ragcore-local-llm", daemon=True)
+        running = (stop, worker)
+        with _RUNNING_LOCK:
+            _RUNNING.add(running)
+        worker.start()
         try:
             while (chunk := chunks.get()) is not done:
                 if isinstance(chunk, BaseException):
@@ -125,6 +130,8 @@ class LocalEngine:
                     yield text
         finally:
             stop.set()
+            with _RUNNING_LOCK:
+                _RUNNING.discard(running)
 
     def complete(self, body: dict[str, Any]) -> dict[str, Any]:
         """The whole (non-streamed) reply object, e.g. with ``logprobs`` asked for."""
@@ -152,6 +159,23 @@ def _raise_error(reply: Any) -> None:
                 f"the local model's window is too small for this prompt ({message}): raise "
                 "context_window (Settings, 'Context window') or retrieve fewer passages")
         raise LLMResponseError(f"the local model refused the request: {message}")
+
+
+# Replies being decoded: a process that exits mid-reply stops them first (``_stop_running``);
+# llama.cpp decoding while the interpreter tears the engine down crashed it (1 exit in 3).
+_RUNNING: set[tuple[threading.Event, threading.Thread]] = set()
+_RUNNING_LOCK = threading.Lock()
+EXIT_WAIT_SECONDS = 10.0  # a reply stops at its next token; reading a long prompt takes longer
+
+
+@atexit.register
+def _stop_running() -> None:
+    with _RUNNING_LOCK:
+        running = list(_RUNNING)
+    for stop, _ in running:
+        stop.set()
+    for _, worker in running:
+        worker.join(EXIT_WAIT_SECONDS)
 
 
 _ENGINES: dict[EngineConfig, LocalEngine] = {}
