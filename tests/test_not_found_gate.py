@@ -15,6 +15,7 @@ from ragcore.synthesis import ResponseMode, Synthesizer
 from ragcore.synthesis.not_found import (
     ANSWER_NUDGE,
     CHECK_QUESTION,
+    Calibration,
     NotFoundGate,
     check_messages,
     closest_sentence,
@@ -23,7 +24,8 @@ from ragcore.trace import Trace
 from ragcore.types import Node, ScoredNode
 
 # The mechanism under test, with weights of its own (the shipped ones come from calibration).
-GATE = NotFoundGate(weights=(0.0, 1.0, 1.0), threshold=0.5, models=None)
+MODEL_SIGNALS = Calibration(("p_not_found", "p_no"), (0.0, 1.0, 1.0), 0.5)
+GATE = NotFoundGate(calibration=MODEL_SIGNALS, model_only=MODEL_SIGNALS, models=None)
 TIDE = "The tide at Brest rises twice a day. High tide came at 6:12 on Monday."
 
 
@@ -69,7 +71,8 @@ def test_a_question_they_do_not_answer_is_refused_in_the_first_sentence():
     assert llm.calls == []  # the answer was never asked for
     decision = trace.notes["not_found_gate"]
     assert decision["refuse"] is True and decision["score"] >= decision["threshold"]
-    assert set(decision["signals"]) == {"p_not_found", "model_refuses", "p_no"}
+    assert set(decision["signals"]) == {"p_not_found", "model_refuses", "p_no", "p_answered"}
+    assert decision["signals"]["p_answered"] is None  # no embedder: the model's signals alone
     assert "score" not in text and "0." not in text  # signals stay out of band
 
 
@@ -105,7 +108,7 @@ def test_the_gate_not_the_models_first_token_decides_to_answer():
 
 def test_a_threshold_of_one_records_the_signals_but_never_refuses():
     llm = LogprobFakeLLM()
-    synthesizer = Synthesizer(llm, not_found_gate=NotFoundGate(threshold=1.0, models=None))
+    synthesizer = Synthesizer(llm, not_found_gate=NotFoundGate(refuses=False, models=None))
     response = synthesizer.synthesize("How tall is the lighthouse?", nodes(TIDE))
     assert response.text.startswith("**6:12**")
     assert response.metadata["not_found_gate"]["signals"]["p_no"] == pytest.approx(0.8)
@@ -142,11 +145,13 @@ def test_the_score_rises_with_both_signals():
 
 @pytest.mark.parametrize("options, message", [
     ({"threshold": 0.0}, r"threshold \(0.0\) must be in \(0, 1\]"),
-    ({"weights": (1.0, 2.0)}, r"three finite numbers"),
+    ({"weights": (1.0, 2.0)}, r"must be 3 finite numbers"),
+    ({"signals": ("p_yes",), "weights": (0.0, 1.0)}, r"must be some of"),
 ])
-def test_bad_gate_options_say_what_to_do(options, message):
+def test_bad_calibrations_say_what_to_do(options, message):
     with pytest.raises(ConfigError, match=message):
-        NotFoundGate(**options)
+        Calibration(**{"signals": ("p_not_found", "p_no"), "weights": (0.0, 1.0, 1.0),
+                       "threshold": 0.5, **options})
 
 
 def test_check_messages_replace_only_the_cue_line():
@@ -174,7 +179,59 @@ def test_only_the_models_the_gate_was_calibrated_for_are_gated():
 
 
 def test_engines_get_the_calibrated_gate_by_default():
-    from ragcore.synthesis.not_found import CALIBRATED_THRESHOLD, CALIBRATED_WEIGHTS
+    from ragcore.synthesis.not_found import CALIBRATED, MODEL_ONLY
 
     gate = Synthesizer(LogprobFakeLLM()).not_found_gate
-    assert (gate.weights, gate.threshold) == (CALIBRATED_WEIGHTS, CALIBRATED_THRESHOLD)
+    assert (gate.calibration, gate.model_only) == (CALIBRATED, MODEL_ONLY)
+    assert "p_answered" in CALIBRATED.signals and "p_answered" not in MODEL_ONLY.signals
+
+
+class EmbeddingLogprobLLM(LogprobFakeLLM):
+    """Carries the index's embedder, as ``with_embedder`` gives it to LocalLLM."""
+
+    def __init__(self, **options) -> None:
+        from ragcore.embeddings.fake import FakeEmbedder
+
+        super().__init__(**options)
+        self.embedder = FakeEmbedder(dim=64)
+
+
+# Only the answerability model speaks: the model's own signals weigh nothing.
+ANSWERABILITY = Calibration(("p_not_found", "p_answered"), (0.0, 0.0, 1.0), 0.5)
+
+
+def test_with_the_index_embedder_the_passages_answerability_is_measured_and_weighed(
+        monkeypatch):
+    from ragcore.synthesis import not_found
+
+    measured = []
+
+    def answerability(passages, question, *, embedder):
+        measured.append((list(passages), question, embedder))
+        return 0.9 if "tide" in question else 0.1
+
+    monkeypatch.setattr(not_found, "answerability", answerability)
+    gate = NotFoundGate(calibration=ANSWERABILITY, model_only=MODEL_SIGNALS, models=None)
+    llm = EmbeddingLogprobLLM()
+    answered = Synthesizer(llm, not_found_gate=gate).synthesize(
+        "When was high tide on Monday?", nodes(TIDE))
+    assert answered.text.startswith("**6:12**")
+    refused = Synthesizer(llm, not_found_gate=gate).synthesize("When was Monday?", nodes(TIDE))
+    assert refused.text.split("\n")[0] == NOT_FOUND_SENTENCE
+    decision = refused.metadata["not_found_gate"]
+    assert decision["signals"]["p_answered"] == 0.1 and decision["signals"]["p_no"] is None
+    assert measured[0] == ([TIDE], "When was high tide on Monday?", llm.embedder)
+    # a calibration without p_no skips the check pass: one logprob request per question
+    assert all(not call[-1].content.endswith(CHECK_QUESTION) for call in llm.logprob_calls)
+    assert len(llm.logprob_calls) == 2
+
+
+def test_the_real_answerability_model_runs_on_the_passages():
+    from ragcore.embeddings.fake import FakeEmbedder
+    from ragcore.llms.extractive_answer import answerability
+
+    embedder = FakeEmbedder(dim=64)
+    sure = answerability([TIDE], "When was high tide on Monday?", embedder=embedder)
+    unsure = answerability([TIDE], "Who painted the lighthouse?", embedder=embedder)
+    assert 0.0 <= unsure < sure <= 1.0
+    assert answerability([], "When was high tide?", embedder=embedder) == 0.0

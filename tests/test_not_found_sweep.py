@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import random
 
-from benchmarks.answers.gate_sweep import (
-    fit_threshold,
-    fit_weights,
-    gated_answer,
-    refuses,
-    trade_off,
-)
+from dataclasses import replace
+
+from benchmarks.answers.gate_sweep import fit, gate_of, gated_answer, refuses, trade_off
 from ragcore.prompts import NOT_FOUND_SENTENCE
-from ragcore.synthesis.not_found import NotFoundGate
+from ragcore.synthesis.not_found import Calibration
+
+MODEL_SIGNALS = ("p_not_found", "p_no")
 
 
 def row(answerable: bool, p_not: float, p_no: float, answer: str | None = "**x**. Y.") -> dict:
@@ -34,30 +32,40 @@ def rows(n: int = 60, seed: int = 1) -> list[dict]:
 
 
 def test_fitted_weights_rise_with_both_signals():
-    bias, w_not, w_no = fit_weights(rows())
+    bias, w_not, w_no = fit(rows(), MODEL_SIGNALS).weights
     assert w_not > 0 and w_no > 0
+
+
+def test_answerability_is_read_from_old_rows_and_weighs_against_not_found():
+    data = rows()
+    for r in data:  # answerable rows: the answerability model is sure they are
+        r["extractive_score"] = 0.9 if r["golds"] else 0.2
+    bias, w_not, w_answered = fit(data, ("p_not_found", "p_answered")).weights
+    assert w_not > 0 and w_answered > 0  # a low p_answered is a high chance of "not answered"
 
 
 def test_the_threshold_keeps_false_not_found_within_the_target():
     data = rows()
-    weights = fit_weights(data)
-    threshold = fit_threshold(data, weights, target=0.05)
-    gate = NotFoundGate(weights=weights, threshold=threshold)
+    fitted = fit(data, MODEL_SIGNALS, target=0.05)
+    gate = gate_of(fitted)
     good = [refuses(r, gate) for r in data if r["golds"]]
     assert sum(good) / len(good) <= 0.05
-    looser = NotFoundGate(weights=weights, threshold=round(threshold - 0.01, 2))
+    looser = gate_of(replace(fitted, threshold=round(fitted.threshold - 0.01, 2)))
     assert sum(refuses(r, looser) for r in data if r["golds"]) / len(good) > 0.05
 
 
+EVEN = Calibration(MODEL_SIGNALS, (0.0, 1.0, 1.0), 0.5)
+
+
 def test_a_refused_row_reads_as_the_engine_would_reply():
-    gate = NotFoundGate(weights=(0.0, 1.0, 1.0), threshold=0.5)
+    gate = gate_of(EVEN)
     refused = gated_answer(row(False, 0.6, 0.9), gate)
     assert refused.startswith(NOT_FOUND_SENTENCE) and "The tower is in Paris." in refused
     assert gated_answer(row(True, 0.05, 0.1), gate) == "**x**. Y."
 
 
 def test_the_trade_off_curve_refuses_less_as_the_threshold_rises():
-    points = trade_off(rows(), (0.0, 1.0, 1.0), (0.3, 0.5, 0.7, 1.0))
+    points = trade_off(rows(), EVEN, (0.3, 0.5, 0.7, 1.0))
     bad = [p[1] for p in points]
     assert bad == sorted(bad, reverse=True) and points[-1][1:] == (0.0, 0.0)
 

@@ -15,16 +15,27 @@ import argparse
 import json
 import math
 from pathlib import Path
+from dataclasses import replace
 from typing import Sequence
 
 import numpy as np
 
-from ragcore.synthesis.not_found import GateSignals, NotFoundGate, refusal
+from ragcore.synthesis.not_found import (
+    MODEL_ONLY,
+    Calibration,
+    GateSignals,
+    NotFoundGate,
+    refusal,
+)
 
 from .answer_measures import Record, says_not_found
 
 SWEEP = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 FALSE_REFUSAL_TARGET = 0.04  # on the calibration answerable questions: 5 % leaves ~1 point
+# The signal sets fitted and compared: all three; without the check pass (it costs a request
+# before the first token); the model's own two (no embedding model: ``MODEL_ONLY``).
+SIGNAL_SETS = (("p_not_found", "p_no", "p_answered"), ("p_not_found", "p_answered"),
+               MODEL_ONLY.signals)
 
 
 def read_rows(path: Path) -> list[dict]:
@@ -32,12 +43,16 @@ def read_rows(path: Path) -> list[dict]:
 
 
 def signals_of(row: dict) -> GateSignals:
-    return GateSignals(**row["signals"])
+    """The row's signals; rows recorded before the gate measured answerability kept it as the
+    extractive answerer's score (``extractive_score``)."""
+    signals = dict(row["signals"])
+    signals.setdefault("p_answered", row.get("extractive_score"))
+    return GateSignals(**signals)
 
 
 def gated_answer(row: dict, gate: NotFoundGate) -> str:
     """The local model's reply as the engine gives it with ``gate``."""
-    if gate.score(signals_of(row)) >= gate.threshold and gate.threshold < 1.0:
+    if gate.refuses_for(signals_of(row)):
         return refusal(row["question"], row["passages"])
     return row["answer"]
 
@@ -45,9 +60,16 @@ def gated_answer(row: dict, gate: NotFoundGate) -> str:
 def refuses(row: dict, gate: NotFoundGate) -> bool:
     """Whether the reply says "not found": the gate's refusal, or (rarely, after the nudge) the
     model's own; rows without an answer (calibration: signals only) count the gate's alone."""
-    if gate.threshold < 1.0 and gate.score(signals_of(row)) >= gate.threshold:
+    if gate.refuses_for(signals_of(row)):
         return True
     return row.get("answer") is not None and says_not_found(row["answer"])
+
+
+def gate_of(calibration: Calibration) -> NotFoundGate:
+    """The engine's gate using ``calibration`` (whichever signals it reads)."""
+    if "p_answered" in calibration.signals:
+        return NotFoundGate(calibration=calibration)
+    return NotFoundGate(calibration=calibration, model_only=calibration)
 
 
 def records(rows: Sequence[dict], gate: NotFoundGate, *, answerer: str = "local") -> list[Record]:
@@ -63,41 +85,38 @@ def records(rows: Sequence[dict], gate: NotFoundGate, *, answerer: str = "local"
     return out
 
 
-def trade_off(rows: Sequence[dict], weights: tuple[float, float, float],
+def trade_off(rows: Sequence[dict], calibration: Calibration,
               thresholds: Sequence[float] = SWEEP) -> list[tuple[float, float, float]]:
     """(threshold, "not found" on unanswerable %, false "not found" on answerable %)."""
     out = []
     for t in thresholds:
-        gate = NotFoundGate(weights=weights, threshold=t)
+        gate = gate_of(replace(calibration, threshold=t))
         bad = [refuses(r, gate) for r in rows if not r["golds"]]
         good = [refuses(r, gate) for r in rows if r["golds"]]
         out.append((t, 100 * np.mean(bad), 100 * np.mean(good)))
     return out
 
 
-def fit_weights(rows: Sequence[dict], *, l2: float = 0.1) -> tuple[float, float, float]:
-    """Logistic regression of "unanswerable" on the two signals' log-odds (Newton steps)."""
-    x = np.array([[1.0, _logit(r["signals"]["p_not_found"]), _logit(r["signals"]["p_no"])]
-                  for r in rows])
+def fit(rows: Sequence[dict], signals: Sequence[str], *, l2: float = 0.1,
+        target: float = FALSE_REFUSAL_TARGET) -> Calibration:
+    """Logistic regression of "unanswerable" on ``signals``' log-odds (Newton steps), then the
+    lowest threshold (step 0.01) whose false "not found" on the answerable rows stays within
+    ``target``."""
+    probe = Calibration(tuple(signals), (0.0,) * (len(signals) + 1), 1.0)
+    x = np.array([[1.0, *probe.features(signals_of(r))] for r in rows])
     y = np.array([0.0 if r["golds"] else 1.0 for r in rows])
-    w = np.zeros(3)
+    w = np.zeros(x.shape[1])
     for _ in range(50):
         p = 1 / (1 + np.exp(-np.clip(x @ w, -30, 30)))
         grad = x.T @ (p - y) + l2 * w
-        hess = (x * (p * (1 - p))[:, None]).T @ x + l2 * np.eye(3)
+        hess = (x * (p * (1 - p))[:, None]).T @ x + l2 * np.eye(len(w))
         w -= np.linalg.solve(hess, grad)
-    return tuple(round(float(v), 3) for v in w)
-
-
-def fit_threshold(rows: Sequence[dict], weights: tuple[float, float, float],
-                  target: float = FALSE_REFUSAL_TARGET) -> float:
-    """The lowest threshold (step 0.01) whose false "not found" on the answerable rows stays
-    within ``target``."""
+    weighted = replace(probe, weights=tuple(round(float(v), 3) for v in w))
     for t in np.arange(0.01, 1.0, 0.01):
-        gate = NotFoundGate(weights=weights, threshold=round(float(t), 2))
+        gate = gate_of(replace(weighted, threshold=round(float(t), 2)))
         if np.mean([refuses(r, gate) for r in rows if r["golds"]]) <= target:
-            return round(float(t), 2)
-    return 1.0
+            return replace(weighted, threshold=round(float(t), 2))
+    return weighted
 
 
 def auc(rows: Sequence[dict], key) -> float:
@@ -113,9 +132,9 @@ def signal_aucs(rows: Sequence[dict], gate: NotFoundGate) -> dict[str, float]:
     keys = {
         "p_not_found (first token 'Not')": lambda r: r["signals"]["p_not_found"],
         "p_no (check pass)": lambda r: r["signals"]["p_no"],
-        "gate score (both)": lambda r: gate.score(signals_of(r)),
+        "p_answered (answerability model, lower)": lambda r: -(signals_of(r).p_answered or 0.0),
+        "gate score": lambda r: gate.score(signals_of(r)),
         "retrieval: top passage score (lower)": lambda r: -(r.get("top_score") or 0.0),
-        "extractive answer score (lower)": lambda r: -(r.get("extractive_score") or 0.0),
     }
     return {name: auc(rows, key) for name, key in keys.items()}
 
@@ -129,29 +148,26 @@ def curve_table(points: Sequence[tuple[float, float, float]], marked: float) -> 
     return "\n".join(lines)
 
 
-def _logit(p: float) -> float:
-    p = min(max(p, 1e-4), 1 - 1e-4)
-    return math.log(p / (1 - p))
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("rows", type=Path)
-    parser.add_argument("--fit", type=Path, help="calibration rows to fit weights and threshold")
+    parser.add_argument("--fit", type=Path, help="calibration rows to fit weights and thresholds")
     args = parser.parse_args(argv)
     rows = read_rows(args.rows)
-    gate = NotFoundGate()
+    gates = {"shipped": NotFoundGate()}
     if args.fit:
         calibration = read_rows(args.fit)
-        weights = fit_weights(calibration)
-        gate = NotFoundGate(weights=weights, threshold=fit_threshold(calibration, weights))
-        print(f"fitted on {len(calibration)} calibration rows: weights {gate.weights}, "
-              f"threshold {gate.threshold}")
-    marked = gate.threshold
-    points = trade_off(rows, gate.weights, sorted({*SWEEP, marked}))
-    print(curve_table(points, marked))
-    for name, value in signal_aucs(rows, gate).items():
-        print(f"AUC {name}: {value:.1f} %")
+        for signals in SIGNAL_SETS:
+            fitted = fit(calibration, signals)
+            gates[", ".join(signals)] = gate_of(fitted)
+            print(f"fitted on {len(calibration)} calibration rows: {fitted}")
+    for name, gate in gates.items():
+        calibration = gate.chosen(signals_of(rows[0]))
+        print(f"\n{name}: {calibration}")
+        points = trade_off(rows, calibration, sorted({*SWEEP, calibration.threshold}))
+        print(curve_table(points, calibration.threshold))
+        for signal, value in signal_aucs(rows, gate).items():
+            print(f"AUC {signal}: {value:.1f} %")
     return 0
 
 

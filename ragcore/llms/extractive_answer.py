@@ -156,6 +156,18 @@ def answer(
     return quote_reply(cands, chosen, score=judged.answered)
 
 
+def answerability(passages: Sequence[str], question: str, *, embedder: Any = None) -> float:
+    """The chance (0..1) that ``passages`` answer ``question``, by the answerer's model (the
+    score its answers state), from the question and the passages themselves; 0.0 when they hold
+    no sentence to judge."""
+    cands = candidates(strip_labels("\n\n".join(passages)))
+    if not cands:
+        return 0.0
+    scorer = Scorer(cands, embedder)
+    ranking = rank(scorer, question, limit=3, floor=False)
+    return float(assess(scorer, without_source_words(question), ranking.scores).answered)
+
+
 def _several_answer(scorer: Scorer, ranking: Ranking) -> bool:
     """Whether sentences saying different things answer equally well ("What does the cutover
     move?" over four sentences that each name other servers): no one phrase is the answer."""

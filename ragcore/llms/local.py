@@ -223,6 +223,7 @@ class LocalLLM:
     """A packaged (or any GGUF) model run on this machine's CPU."""
 
     native_tool_calls = False  # small models write their calls as text (``local_tools``)
+    embedder: Any = None  # the index's embedding model, for the not-found gate (``with_embedder``)
 
     def __init__(
         self,
@@ -274,11 +275,23 @@ class LocalLLM:
 
     def with_stop(self, stop: Sequence[str]) -> LocalLLM:
         """The same model (same engine) ending its replies at any of ``stop``."""
+        copy = self._copy()
+        copy.stop = tuple(stop)
+        return copy
+
+    def with_embedder(self, embedder: Any) -> LocalLLM:
+        """The same model keeping ``embedder`` (the index's, as the engines hand it): the
+        not-found gate measures with it whether the passages answer; the model never uses it."""
+        copy = self._copy()
+        copy.embedder = embedder
+        return copy
+
+    def _copy(self) -> LocalLLM:
         copy = object.__new__(LocalLLM)
         for name in ("path", "name", "model", "context_window", "num_output", "temperature",
-                     "trained_window", "reading_tokens", "_config", "_engine"):
+                     "stop", "trained_window", "reading_tokens", "embedder", "_config",
+                     "_engine"):
             setattr(copy, name, getattr(self, name))
-        copy.stop = tuple(stop)
         return copy
 
     def chat_with_tools(

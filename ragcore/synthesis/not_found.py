@@ -1,9 +1,9 @@
 """The not-found gate: before an answer streams, decide whether the passages hold it at all.
 
 A small local model told to reply "Not found in the documents." when the passages lack the
-answer almost never does: it answers from the nearest sentence instead. The gate asks the model
-two cheap questions about the prompt it is about to answer and refuses for it when the combined
-signal says so:
+answer almost never does: it answers from the nearest sentence instead. The gate gathers
+cheap signals about the prompt it is about to answer and refuses for it when their combination
+says so:
 
     signal          how                                                   cost
     p_not_found     the answer prompt's first-token probabilities: the   the prompt (read once;
@@ -11,12 +11,19 @@ signal says so:
     p_no            a check pass: the same prompt asking "Do the          ~20 new tokens: it
                     passages contain the answer? Yes or No", P(No)        shares the prompt's
                                                                           prefix (KV cache)
+    p_answered      the extractive answerer's answerability model on the  ~0.1-0.2 s, run while
+                    question and the passages (``answerability``), with   the model reads the
+                    the index's embedding model                           prompt
 
-The score is a logistic combination of the two log-odds, its weights and threshold set on
-SQuAD training articles no model learns from (``benchmarks/answers/squad_local.py
---calibrate``; never on the held-out questions). The gate alone decides: when it lets through
-a prompt whose likeliest first token is "Not", the model is told after the question that the
-passages contain the answer (``ANSWER_NUDGE``), since its own refusals are wrong too often.
+The score is a logistic combination of the signals' log-odds (a ``Calibration``: its weights
+and threshold set on SQuAD training questions no model here is judged on,
+``benchmarks/answers/squad_local.py --calibrate``; never on the held-out questions). p_answered
+needs the index's embedding model, which the engines hand to an LLM offering ``with_embedder``
+(``LocalLLM`` keeps it for this): without one (keyword-only retrieval, or a synthesizer built by
+hand) the gate uses the calibration of the model's own signals (``MODEL_ONLY``). The gate alone
+decides: when it lets through a prompt whose likeliest first token is "Not", the model is told
+after the question that the passages contain the answer (``ANSWER_NUDGE``), since its own
+refusals are wrong too often.
 
 Only an LLM offering ``first_token_logprobs(messages, top=)`` (``LocalLLM``) whose model the
 gate was calibrated for (``CALIBRATED_MODELS``: the default packaged model) is gated; every
@@ -29,11 +36,13 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import time
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Iterator, Protocol, Sequence
 
 from ..errors import ConfigError
+from ..llms.extractive_answer import answerability
 from ..prompts import NOT_FOUND_SENTENCE
 from ..trace import Trace
 from ..types import Message
@@ -43,12 +52,8 @@ CHECK_QUESTION = "Do the passages contain the answer to this question? Reply Yes
 # Said after the question when the gate lets a prompt through that the model would refuse: the
 # gate, not the model's first token, decides (the prompt's prefix is shared, so it costs little).
 ANSWER_NUDGE = "The passages contain the answer."
-# Fitted on 20 + 20 questions of a SQuAD 2.0 training article (benchmarks/answers/squad_local.py
-# --calibrate, 2026-11-25): logistic regression, then the lowest threshold whose false "not
-# found" there is <= 4 % (it was 0 of 20; 35 % of the unanswerable ones were refused).
-CALIBRATED_WEIGHTS = (2.218, 0.917, 1.012)  # bias, weight of logit(p_not_found), of logit(p_no)
-CALIBRATED_THRESHOLD = 0.78
-# The models those numbers were fitted for: another model's first-token chances mean otherwise.
+SIGNALS = ("p_not_found", "p_no", "p_answered")
+# The models the calibrations were fitted for: another model's first-token chances mean otherwise.
 CALIBRATED_MODELS = ("local:qwen2.5-coder-1.5b",)
 _FLOOR = 1e-4  # probabilities are clipped to [_FLOOR, 1 - _FLOOR] before their log-odds
 
@@ -62,11 +67,52 @@ class LogprobLLM(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class GateSignals:
-    """What the model said about one prompt before answering it."""
+    """What the model (and the answerability model) said about one prompt before answering."""
 
     p_not_found: float  # chance the answer opens with "Not"
     model_refuses: bool  # "Not" is its likeliest first token: the greedy reply refuses itself
-    p_no: float  # check pass: P(No) / (P(Yes) + P(No))
+    p_no: float | None  # check pass: P(No) / (P(Yes) + P(No)); None: not asked
+    p_answered: float | None = None  # answerability of the passages; None: not measured
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """A logistic model of "the passages do not hold the answer": ``weights`` are the bias and
+    then one weight per signal's log-odds, in ``signals`` order; the gate refuses from
+    ``threshold`` (1.0: never)."""
+
+    signals: tuple[str, ...]
+    weights: tuple[float, ...]
+    threshold: float
+
+    def __post_init__(self) -> None:
+        unknown = set(self.signals) - set(SIGNALS)
+        if unknown or not self.signals:
+            raise ConfigError(f"signals ({self.signals!r}) must be some of {SIGNALS}")
+        if len(self.weights) != len(self.signals) + 1 or not all(map(math.isfinite,
+                                                                    self.weights)):
+            raise ConfigError(f"weights ({self.weights!r}) must be {len(self.signals) + 1} finite "
+                              f"numbers: the bias, then a weight for each of {self.signals}")
+        if not 0.0 < self.threshold <= 1.0:
+            raise ConfigError(f"threshold ({self.threshold!r}) must be in (0, 1]; 1 never "
+                              "refuses")
+
+    def features(self, signals: GateSignals) -> list[float]:
+        """The log-odds this calibration weighs: each signal as a chance of "not answered"."""
+        return [_logit(_chance_against(name, signals)) for name in self.signals]
+
+    def score(self, signals: GateSignals) -> float:
+        """The chance (0..1) that the passages do not hold the answer."""
+        bias, *weights = self.weights
+        z = bias + sum(w * f for w, f in zip(weights, self.features(signals)))
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+# Fitted on 60 + 60 questions of a SQuAD 2.0 training article (benchmarks/answers/squad_local.py
+# --calibrate, 2026-11-25): logistic regression, then the lowest threshold whose false "not
+# found" there is <= 4 %.
+CALIBRATED = Calibration(("p_not_found", "p_no", "p_answered"), (2.218, 0.917, 1.012, 0.0), 0.78)
+MODEL_ONLY = Calibration(("p_not_found", "p_no"), (2.218, 0.917, 1.012), 0.78)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,24 +131,19 @@ class GateDecision:
 
 @dataclass(frozen=True, slots=True)
 class NotFoundGate:
-    """Refuses when the logistic score of the model's signals reaches ``threshold``.
+    """Refuses when the score of the signals reaches the calibration's threshold.
 
-    ``threshold=1.0`` never refuses: the signals are still recorded (what benchmarks use to
-    sweep thresholds offline). ``models`` names the LLMs (their ``model``) it was calibrated
-    for and is used with; None: any LLM that offers ``first_token_logprobs``.
+    ``calibration`` is used when the passages' answerability can be measured (an embedder is
+    given), ``model_only`` otherwise. ``refuses=False`` records the signals but never refuses
+    (what benchmarks use to sweep thresholds offline). ``models`` names the LLMs (their
+    ``model``) it was calibrated for and is used with; None: any LLM that offers
+    ``first_token_logprobs``.
     """
 
-    weights: tuple[float, float, float] = CALIBRATED_WEIGHTS
-    threshold: float = CALIBRATED_THRESHOLD
+    calibration: Calibration = CALIBRATED
+    model_only: Calibration = MODEL_ONLY
+    refuses: bool = True
     models: tuple[str, ...] | None = CALIBRATED_MODELS
-
-    def __post_init__(self) -> None:
-        if len(self.weights) != 3 or not all(map(math.isfinite, self.weights)):
-            raise ConfigError(f"weights ({self.weights!r}) must be three finite numbers: the "
-                              "bias and the weights of logit(p_not_found) and logit(p_no)")
-        if not 0.0 < self.threshold <= 1.0:
-            raise ConfigError(f"threshold ({self.threshold!r}) must be in (0, 1]; 1 never "
-                              "refuses")
 
     def applies_to(self, llm: Any) -> bool:
         """Whether ``llm`` can be gated: it tells first-token chances and is a model this
@@ -111,26 +152,59 @@ class NotFoundGate:
             return False
         return self.models is None or getattr(llm, "model", None) in self.models
 
-    def score(self, signals: GateSignals) -> float:
-        """The chance (0..1) that the passages do not hold the answer."""
-        bias, w_not, w_no = self.weights
-        z = bias + w_not * _logit(signals.p_not_found) + w_no * _logit(signals.p_no)
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+    def chosen(self, signals: GateSignals) -> Calibration:
+        """The calibration for ``signals``: the full one when answerability was measured."""
+        return self.model_only if signals.p_answered is None else self.calibration
 
-    def decide(self, llm: LogprobLLM, messages: Sequence[Message]) -> GateDecision:
-        """Ask ``llm`` for the signals on the answer prompt ``messages`` and decide."""
+    def score(self, signals: GateSignals) -> float:
+        return self.chosen(signals).score(signals)
+
+    def refuses_for(self, signals: GateSignals) -> bool:
+        calibration = self.chosen(signals)
+        return (self.refuses and calibration.threshold < 1.0
+                and calibration.score(signals) >= calibration.threshold)
+
+    def decide(self, llm: LogprobLLM, messages: Sequence[Message], *, question: str = "",
+               passages: Sequence[str] = (), embedder: Any = None) -> GateDecision:
+        """Ask ``llm`` for the signals on the answer prompt ``messages`` (and the answerability
+        model, with ``embedder``, on ``question`` and ``passages``) and decide."""
         started = time.perf_counter()
+        measured = _Answerability(question, passages, embedder) if embedder is not None else None
         first = llm.first_token_logprobs(messages, top=10)
-        check = llm.first_token_logprobs(check_messages(messages), top=10)
+        reads = (self.model_only if measured is None else self.calibration).signals
+        needs_check = "p_no" in reads or not self.refuses  # a recording gate records them all
+        check = llm.first_token_logprobs(check_messages(messages), top=10) if needs_check else None
         signals = GateSignals(
             p_not_found=_mass(first, ("not",)),
             model_refuses=bool(first) and _top(first).strip().casefold().startswith("not"),
-            p_no=_share_no(check),
+            p_no=None if check is None else _share_no(check),
+            p_answered=None if measured is None else measured.result(),
         )
-        score = self.score(signals)
-        refuse = score >= self.threshold and self.threshold < 1.0
-        return GateDecision(refuse, score, self.threshold, signals,
-                            time.perf_counter() - started)
+        calibration = self.chosen(signals)
+        return GateDecision(self.refuses_for(signals), calibration.score(signals),
+                            calibration.threshold, signals, time.perf_counter() - started)
+
+
+class _Answerability:
+    """``answerability`` measured on a thread while the model reads the prompt."""
+
+    def __init__(self, question: str, passages: Sequence[str], embedder: Any) -> None:
+        self._value: float | BaseException = 0.0
+        self._thread = threading.Thread(target=self._run, args=(question, passages, embedder),
+                                        name="ragcore-answerability", daemon=True)
+        self._thread.start()
+
+    def _run(self, question: str, passages: Sequence[str], embedder: Any) -> None:
+        try:
+            self._value = answerability(passages, question, embedder=embedder)
+        except BaseException as exc:  # raised where the result is read
+            self._value = exc
+
+    def result(self) -> float:
+        self._thread.join()
+        if isinstance(self._value, BaseException):
+            raise self._value
+        return self._value
 
 
 def check_messages(messages: Sequence[Message]) -> list[Message]:
@@ -194,6 +268,14 @@ def _mass(logprobs: dict[str, float], starts: tuple[str, ...]) -> float:
                if token.strip().casefold().startswith(starts) and token.strip())
 
 
+def _chance_against(name: str, signals: GateSignals) -> float:
+    """Signal ``name`` as a chance that the passages do NOT hold the answer."""
+    value = getattr(signals, name)
+    if value is None:
+        raise ConfigError(f"the gate's calibration needs {name}, which was not measured")
+    return 1.0 - value if name == "p_answered" else value
+
+
 def _share_no(logprobs: dict[str, float]) -> float:
     no = _mass(logprobs, ("no",))  # "No", " no", "Not" (found)
     yes = _mass(logprobs, ("yes",))
@@ -212,12 +294,14 @@ def _logit(p: float) -> float:
 def run_gated(plan: Plan, llm: Any, trace: Trace, *, gate: NotFoundGate, question: str,
               passages: Sequence[str], metadata: dict, max_concurrency: int) -> Iterator[str]:
     """Drive ``plan`` as ``run_plan`` does, after the gate has judged its first prompt; the
-    decision goes to ``metadata`` and ``trace.notes`` before the first chunk."""
+    decision goes to ``metadata`` and ``trace.notes`` before the first chunk. The passages'
+    answerability is measured with ``llm``'s embedder (the index's), when it carries one."""
     first = next(plan, None)
     if first is None:
         return
     with trace.stage("not-found gate") as detail:
-        decision = gate.decide(llm, first.calls[0].messages)
+        decision = gate.decide(llm, first.calls[0].messages, question=question,
+                               passages=passages, embedder=getattr(llm, "embedder", None))
         detail.update(refuse=decision.refuse, score=round(decision.score, 4))
     metadata["not_found_gate"] = trace.notes["not_found_gate"] = decision.as_dict()
     if decision.refuse:
