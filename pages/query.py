@@ -223,6 +223,8 @@ def answer_tab(name: str, question: str, choices: dict, advanced: bool) -> None:
         retriever = result.get("retriever", "Standard")
         st.caption(f"Mode **{result['mode']}** · retriever **{retriever}** · "
                    f"{result['backend']} · question: {result['question']}")
+        if gate := how_made.gate_note(result["trace"]):
+            st.caption(gate)
         if not advanced:
             st.markdown(f"**Sources ({result['listing'].total})**")
             render_sources(result, advanced)
@@ -288,6 +290,8 @@ def render_how_made(mode: str, trace) -> None:
     """The mode's model calls by the part each plays: drafts, levels, per-passage answers."""
     with st.expander("How this answer was made"):
         st.caption(how_made.made_summary(mode, trace))
+        if gate := how_made.gate_note(trace):
+            st.caption(gate)
         for step in how_made.made_steps(trace):
             st.markdown(f"**{step.title}**")
             st.text(step.reply.strip() or "(empty reply)")

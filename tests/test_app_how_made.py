@@ -70,3 +70,17 @@ def test_the_comparison_has_a_how_it_was_made_expander_per_mode(docs_ws):
     titles = [m.value for m in refine.markdown]
     assert titles[0].startswith("**Draft 1 of") and len(titles) > 1  # extractive steps, too
     assert refine.caption[0].value.endswith("with more passages.")
+
+
+def test_the_gates_decision_and_its_signals_are_told_in_words():
+    from ragcore.present.how_made import gate_note
+
+    notes = {"not_found_gate": {"refuse": True, "score": 0.83, "threshold": 0.78, "seconds": 1.0,
+                                "signals": {"p_not_found": 0.31, "model_refuses": False,
+                                            "p_no": None, "p_answered": 0.12}}}
+    note = gate_note({"notes": notes})
+    assert "83%" in note and "78%" in note and "without asking the model" in note
+    assert "31%" in note and "12%" in note and "No\"" not in note  # p_no was not asked
+    notes["not_found_gate"]["refuse"] = False
+    assert "the model answered" in gate_note({"notes": notes})
+    assert gate_note({"notes": {}}) is None and gate_note(None) is None

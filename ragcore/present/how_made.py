@@ -7,6 +7,7 @@ accumulate's answer per passage group, and the single call of compact or simple_
 calls' purposes are those the synthesis plans give them (``ragcore.synthesis``: 'qa 1/3',
 'refine 2/3', 'tree level 1 chunk 2', 'tree root', 'accumulate 2', 'simple_summarize' ...).
 Calls that ran concurrently are recorded as they finished; steps come back in plan order.
+``gate_note`` says what the not-found gate decided before the model answered, and from what.
 """
 
 from __future__ import annotations
@@ -59,6 +60,26 @@ def made_summary(mode: str, trace: TraceLike | None) -> str:
     if mode in ("accumulate", "compact_accumulate"):
         return f"{count} separate answers, one per group of passages, listed in order."
     return f"{count} model calls."
+
+
+_SIGNAL_WORDS = (("p_not_found", "the model's chance of opening with \"Not found\""),
+                 ("p_no", "its \"No\" when asked whether the passages hold the answer"),
+                 ("p_answered", "the answerability model's chance that they do"))
+
+
+def gate_note(trace: TraceLike | None) -> str | None:
+    """What the not-found gate decided and from which signals (None: no gate ran)."""
+    gate = trace_dict(trace).get("notes", {}).get("not_found_gate")
+    if not gate:
+        return None
+    signals = gate.get("signals") or {}
+    read = "; ".join(f"{words} {signals[name]:.0%}" for name, words in _SIGNAL_WORDS
+                     if signals.get(name) is not None)
+    verdict = ("so it answered \"Not found\" without asking the model" if gate["refuse"]
+               else "so the model answered")
+    return (f"Before answering, the not-found gate put the chance that the passages do not hold "
+            f"the answer at {gate['score']:.0%} (it refuses from {gate['threshold']:.0%}), "
+            f"{verdict}. It read {read}.")
 
 
 def _step(call: dict[str, Any]) -> MadeStep | None:
