@@ -6,7 +6,9 @@ One index grows through the public API (``VectorStoreIndex.upsert_documents`` wi
 vectors from ``ragcore.testing.clustered``, documents of 100 short nodes, persisted to a
 folder), so whatever the store and docstore formats do shows here. At each size: one more
 2k-node batch is added (seconds) and committed (seconds, bytes of new files: hard-linked
-segments are not written again); the commit of the big batch that grows the index to each size
+segments are not written again), and seven more against seven into a 2k-node index, taken in
+turns (``bench_commit.ratio_rows``: at most 1.3x, a commit's work following its batch); the
+commit of the big batch that grows the index to each size
 is timed too (it writes the batch's BM25 postings and, for a big segment, its approximate index);
 the index is loaded and the first keyword query timed (the saved postings mapped, nothing
 analyzed), then on a second load the first hybrid query (nothing is built after a load);
@@ -38,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.bench_commit import inodes, new_bytes
+from benchmarks.bench_commit import inodes, new_bytes, ratio_rows
 from benchmarks.harness import Row, peak_memory_mb, timed
 from ragcore.embeddings import FakeEmbedder
 from ragcore.index import VectorStoreIndex
@@ -303,6 +305,7 @@ def run(*, quick: bool = False, sizes: tuple[int, ...] = (),
                             big_s, "s", note="writes its postings, and its approximate index "
                             f"when over {AnnSettings().min_rows:,} rows"))
             rows += commit_rows(index, path, label)
+            rows += ratio_rows(index, path, label, make_batch)
             rows += query_rows(path, label)
             rows += merge_rows(index, path, label, whole=False)
             rows += merge_rows(index, path, label, whole=True)

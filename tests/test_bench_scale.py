@@ -10,7 +10,7 @@ def test_the_scale_benchmark_reports_every_figure_for_a_small_index():
     rows = {row.metric: row for row in bench_scale.run(sizes=(3_000,), thread_queries=5)}
     for metric in ("add 2k batch at 3k", "commit bytes per 2k batch at 3k", "load at 3k",
                    "first hybrid query after load at 3k", "next vector query at 3k",
-                   "top-10 ANN p50 / p95 at 3k",
+                   "top-10 ANN p50 / p95 at 3k", "commit 2k batch at 3k / into a 2k index",
                    "filtered top-10 (one document) p50 at 3k", "peak RSS after 3k",
                    "top-5 over 10k, one thread (query path)"):
         assert rows[metric].value is not None and rows[metric].value > 0, metric

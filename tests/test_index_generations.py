@@ -140,7 +140,7 @@ def test_a_version_1_folder_is_upgraded_in_place_by_the_next_persist(tmp_path):
     index.persist(path)
     assert _names(path) == ["gen-000001", "manifest.json", "writer.lock"]
     manifest = json.loads((path / "manifest.json").read_text())
-    assert manifest["version"] == 3 and read_revision(path) == 1
+    assert manifest["version"] == 4 and read_revision(path) == 1
     assert len(_load(path)) == 4
 
 

@@ -76,7 +76,7 @@ def test_round_trip_keeps_everything(built, tmp_path):
 def test_manifest_describes_the_index(built, tmp_path):
     built.persist(tmp_path / "index")
     manifest = json.loads((tmp_path / "index" / "manifest.json").read_text())
-    assert manifest["format"] == "ragcore-index" and manifest["version"] == 3
+    assert manifest["format"] == "ragcore-index" and manifest["version"] == 4
     assert manifest["generation"] == "gen-000001"
     assert set(manifest["files"]) >= {"docs.json", "nodes.jsonl", "vectors.npy", "store.json"}
     assert manifest["revision"] == built.revision > 0
@@ -283,7 +283,7 @@ DAMAGE = {
         lambda p: (p / "manifest.json").write_text('{"format": "llama-index"}'),
         "not a ragcore index",
     ),
-    "newer version": (lambda p: _edit_manifest(p, version=4), "newer than this ragcore"),
+    "newer version": (lambda p: _edit_manifest(p, version=5), "newer than this ragcore"),
     "no manifest": (lambda p: (p / "manifest.json").unlink(), "manifest.json: missing"),
     "missing docs": (
         _in_data(lambda p: (p / "docs.json").unlink()), "docs.json: file is missing"
@@ -384,7 +384,7 @@ def test_a_format_version_1_folder_loads_answers_and_upgrades(built, tmp_path):
     copy.persist(path)
     manifest = json.loads((path / "manifest.json").read_text())
     assert manifest["revision"] == 1 and manifest["store"]["settings"]["metric"] == "cosine"
-    assert manifest["version"] == 3
+    assert manifest["version"] == 4
     again = _load(path)
     assert len(again) == len(again.store) == 4
     assert b"stock market" not in _all_bytes(path)
@@ -396,7 +396,7 @@ def test_a_save_moves_records_to_disk_and_the_next_copies_them_with_their_checks
     first, second = tmp_path / "a", tmp_path / "b"
     built.persist(first)
     docstore = built._state.docstore
-    assert docstore._nodes == {} and docstore._fresh == set()  # records are read from the file
+    assert docstore._nodes == {} and docstore._since.fresh == set()  # read from the file now
     assert built.get_node("rust.md#1").text.startswith("The borrow checker")
     # Damage a saved line: the next save copies it as it is, with the checksum recorded first,
     # so the damage is still found (never laundered into a fresh checksum).

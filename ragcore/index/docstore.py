@@ -9,13 +9,18 @@ keeps and writes only what was added or changed since):
   plus the file size (int64); ``node_crcs.npy``: the CRC-32 of every line, checked as the line
   is read (uint32); ``node_ids.json``: the node ids in line order (one set per node segment);
 - ``doc_records.json``: documents as columns (``doc_ids``, ``hashes``, ``characters``,
-  ``indexed_at``, ``metadata`` as JSON text per document; one per record segment). Columns of
-  scalars parse several times faster than one object per document, and each document's
-  metadata is decoded only when asked for;
-- ``docs.json``: the segments and ``loose``, the number of trailing nodes without a document;
-  ``node_runs.npy`` and ``doc_runs.npy``: which rows the docstore holds, in its order
-  (documents one by one, then nodes without one); ``node_counts.npy``: each document's nodes.
-  Folders written before segments keep the columns, with ``node_counts``, in ``docs.json``.
+  ``indexed_at``, ``metadata`` as JSON text per document) and ``node_counts.npy``: each
+  one's nodes (one of each per record segment). Columns of scalars parse several times faster
+  than one object per document, and each document's metadata is decoded only when asked for;
+- ``docs.json``: the segments, its ``version`` and ``loose``, the number of trailing nodes
+  without a document; ``node_runs.npy`` and ``doc_runs.npy``: which rows the docstore holds,
+  in its order (documents one by one, then nodes without one). Folders written before
+  segments keep the columns, with ``node_counts``, in ``docs.json``.
+
+A commit of an ingestion's batch costs the batch, whatever the size of the index: the docstore
+notes what changed since its last save (nodes and documents added after all the others, or
+anything else) and, while only that, the save appends them (``NodeSegments.append``,
+``DocSegments.append``) without listing the nodes or documents it keeps.
 
 Loading parses the JSON files (to catch damage early) but builds the per-document entries
 and the id maps on first use, and opens ``nodes.jsonl`` without reading it: a node is decoded
@@ -32,18 +37,18 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-import numpy as np
-
 from ..disk import read_json, write_json, write_npy
 from ..errors import IndexFormatError, StoreError
 from ..stores.simple_persist import ids_mismatch
+from .changes import Changes
 from .checksums import damaged
 from .doc_entries import DocInfo, DocEntry, entries_from_columns, utc_now
-from .node_file import NodeFile, Run, check_columns, write_node_file
-from .doc_segments import COUNTS, DocSegments, doc_records, first_records, read_documents
+from .node_file import NodeFile, check_columns, node_lines, write_node_file
+from .doc_segments import COUNTS, VERSION, DocSegments, doc_records, first_records
 from .doc_segments import RUNS as DOC_RUNS
+from .doc_segments import read_documents
 from .node_segments import (
-    RUNS, NodeSegments, as_runs, listed_segments, read_runs, read_segment, runs_ids, write_ids,
+    RUNS, NodeSegments, as_runs, listed_segments, read_runs, read_segment, write_ids,
 )
 from ..types import Node
 
@@ -58,12 +63,12 @@ class DocStore:
         self._file_ids: list[str] = []  # node ids in nodes.jsonl line order (as loaded)
         self._members: dict[str, str | None] | None = {}  # node id -> doc id; built lazily
         self._nodes: dict[str, Node] = {}  # decoded or newly added nodes
-        self._fresh: set[str] = set()  # ids added since load: their records are not on disk
+        self._since = Changes()  # since the last save or load: what the next save writes
         self._disk: NodeSegments | None = None  # the segments read or last saved
         self._docs_disk: DocSegments | None = None  # and those of the document records
-        self._dirty: set[str] = set()  # documents whose records changed since
         self._as_disk = False  # holds exactly the nodes of _disk's runs (none added or removed)
         self._count = 0
+        self._characters = 0  # of every document (counted from _columns when they are read)
 
     def __len__(self) -> int:
         return self._count
@@ -75,7 +80,10 @@ class DocStore:
 
     def _docs(self) -> dict[str, DocEntry]:
         if self._entries is None:
-            self._entries, self._loose = entries_from_columns(self._columns or {}, self._file_ids)
+            columns = self._columns or {}
+            self._entries, self._loose = entries_from_columns(columns, self._file_ids)
+            self._characters = sum(columns.get("characters", []))
+            self._since.saved_loose = len(self._loose)  # as loaded: nothing changed before
             self._columns = None
         return self._entries
 
@@ -134,7 +142,7 @@ class DocStore:
     def characters(self) -> int:
         if self._entries is None and self._columns is not None:
             return sum(self._columns["characters"])
-        return sum(e.characters for e in self._docs().values())
+        return self._characters
 
     # -- changes -----------------------------------------------------------------------------
 
@@ -147,7 +155,11 @@ class DocStore:
         docs[info.doc_id] = DocEntry(
             info.hash, dict(info.metadata), [], info.characters, info.indexed_at or utc_now()
         )
-        self._dirty.add(info.doc_id)
+        self._characters += info.characters - (0 if old is None else old.characters)
+        if old is None:
+            self._since.doc_added(info.doc_id)
+        else:  # in its place
+            self._since.doc_changed(info.doc_id)
 
     def add_nodes(self, nodes: Sequence[Node]) -> None:
         """Record nodes; each joins its document's node list (the document is created if new)."""
@@ -162,13 +174,14 @@ class DocStore:
                 entry = docs.get(doc_id)
                 if entry is None:  # known only through its nodes: no hash, so refresh re-embeds
                     entry = docs[doc_id] = DocEntry(None, {}, [], 0, utc_now())
+                    self._since.doc_added(doc_id)
                 entry.node_ids.append(node.node_id)
                 if entry.hash is None:
                     entry.characters += len(node.text)
-                    self._dirty.add(doc_id)
+                    self._characters += len(node.text)
             members[node.node_id] = doc_id
             self._nodes[node.node_id] = node
-            self._fresh.add(node.node_id)
+            self._since.node_added(node.node_id, doc_id)
             self._as_disk = False
             self._count += 1
 
@@ -179,14 +192,17 @@ class DocStore:
         entry = self._docs().get(doc_id)
         if entry is None:
             raise StoreError(f"no document {doc_id!r} in the index: add it first")
+        self._characters += characters - entry.characters
         entry.hash, entry.meta, entry.characters = hash, metadata, characters
-        self._dirty.add(doc_id)
+        self._since.doc_changed(doc_id)
 
     def remove_doc(self, doc_id: str) -> list[str]:
         """Forget a document and its nodes; returns the removed node ids."""
         entry = self._docs().pop(doc_id, None)
         if entry is None:
             return []
+        self._since.doc_removed(doc_id)
+        self._characters -= entry.characters
         self._forget(entry.node_ids)
         return list(entry.node_ids)
 
@@ -201,16 +217,17 @@ class DocStore:
             else:
                 entry = docs[doc_id]
                 entry.node_ids = [i for i in entry.node_ids if i not in doomed]
+                self._since.doc_changed(doc_id)  # its node count
         self._forget(present)
         return present
 
     def _forget(self, node_ids: Sequence[str]) -> None:
         members = self._member_map()
         self._as_disk = self._as_disk and not node_ids
+        self._since.nodes_removed(node_ids)
         for node_id in node_ids:
             members.pop(node_id, None)
             self._nodes.pop(node_id, None)
-            self._fresh.discard(node_id)
         self._count -= len(node_ids)
 
     # -- nodes -------------------------------------------------------------------------------
@@ -222,7 +239,7 @@ class DocStore:
         if node is not None:
             return node
         disk = self._disk
-        found = None if disk is None or node_id in self._fresh else disk.locate(node_id)
+        found = None if disk is None or node_id in self._since.fresh else disk.locate(node_id)
         # Rows of nodes deleted since load are still in the files: check membership.
         if found is not None and (self._as_disk or node_id in self._member_map()):
             return self._decoded(node_id, *found, keep=keep)
@@ -233,8 +250,8 @@ class DocStore:
         segments ``source`` when they are still the ones read or saved and the row holds it
         (a keyword hit knows its row): the first query after a load at 1M nodes then builds
         no id map (0.4 s each). Else as ``get``."""
-        node, disk = self._nodes.get(node_id), self._disk
-        if node is None and disk is not None and disk is source and node_id not in self._fresh:
+        node, disk, fresh = self._nodes.get(node_id), self._disk, self._since.fresh
+        if node is None and disk is not None and disk is source and node_id not in fresh:
             if 0 <= row < disk.starts[-1] and (self._as_disk or node_id in self):
                 file, line = disk.at(row)
                 if file.ids[line] == node_id:
@@ -277,29 +294,10 @@ class DocStore:
         for node_id in self.node_ids():
             yield self.get(node_id)
 
-    def _records(self, node_ids: list[str]) -> Iterator[bytes | Run]:
-        """The lines to write for ``node_ids``: runs of unchanged lines of the files read
-        (copied as they are), and the encoded records of nodes added since."""
-        run = None
-        for node_id in node_ids:
-            found = None
-            if self._disk is not None and node_id not in self._fresh:
-                found = self._disk.locate(node_id)
-            if found is not None:
-                file, row = found
-                if run is not None and run[0] is file and run[2] == row:
-                    run = (file, run[1], row + 1)
-                    continue
-                if run is not None:
-                    yield run
-                run = (file, row, row + 1)
-                continue
-            if run is not None:
-                yield run
-                run = None
-            yield self._encode(node_id)
-        if run is not None:
-            yield run
+    def _locate(self, node_id: str) -> tuple[NodeFile, int] | None:
+        """Where the record of ``node_id`` is on disk (None: added since the last save)."""
+        disk = self._disk
+        return None if disk is None or node_id in self._since.fresh else disk.locate(node_id)
 
     def _encode(self, node_id: str) -> bytes:
         line = json.dumps(self.get(node_id).to_dict(), ensure_ascii=False, default=str)
@@ -309,36 +307,50 @@ class DocStore:
 
     def persist(self, folder: Path) -> None:
         """Write the node records into the index folder ``folder`` (``node_segments``: the
-        segments kept are linked, the nodes added since written as a new one), node_runs.npy
-        and docs.json; nodes are read from there from now on."""
-        docs = self._docs()
-        node_ids = self.node_ids()
-        if self._disk is not None and self._disk.linkable():
-            disk = self._disk.save(folder, node_ids, self._fresh, self._encode)
-        else:  # nothing saved yet, or its files were replaced: write every record (copied)
-            offsets, crcs = write_node_file(folder, self._records(node_ids), len(node_ids))
-            segment = write_ids(folder, "", node_ids)
-            file = NodeFile(folder / "nodes.jsonl", offsets, node_ids, crcs)
-            disk = NodeSegments(folder, [segment], [file], node_ids, as_runs(range(len(node_ids))))
+        segments kept are linked, the nodes added since written as a new one), the document
+        records (``doc_segments``, alike), the runs and docs.json; nodes are read from there
+        from now on."""
+        self._docs()
+        disk, docs_disk = self._save_nodes(folder), self._save_docs(folder)
         write_npy(folder / RUNS, disk.runs)
-        doc_ids = list(docs)
-        if self._docs_disk is not None and self._docs_disk.linkable():
-            docs_disk = self._docs_disk.save(folder, doc_ids, self._dirty, self._doc_records)
-        else:
-            docs_disk = first_records(folder, self._doc_records(doc_ids))
         write_npy(folder / DOC_RUNS, docs_disk.runs)
-        write_npy(folder / COUNTS, np.array([len(e.node_ids) for e in docs.values()], np.int64))
         write_json(folder / "docs.json", {
+            "version": VERSION,
             "segments": [{"name": s.name, "rows": s.rows} for s in disk.segments],
             "doc_segments": [{"name": s.name, "rows": s.rows} for s in docs_disk.segments],
             "loose": len(self._loose),
         })
         # From now on read nodes from the files just written: records added leave memory.
-        self._disk, self._docs_disk, self._file_ids = disk, docs_disk, node_ids
-        self._dirty.clear()
+        self._disk, self._docs_disk, self._file_ids = disk, docs_disk, []  # the entries hold it
+        self._since.saved(len(self._loose))
         self._as_disk = True
-        self._fresh.clear()
         self._nodes.clear()
+
+    def _save_nodes(self, folder: Path) -> NodeSegments:
+        disk = self._disk
+        if disk is not None and disk.linkable():
+            added = self._since.appended_nodes(self._docs(), self._loose)
+            saved = None if added is None else disk.append(folder, added, self._encode)
+            if saved is not None:  # only nodes added, after the others: an ingestion's
+                return saved
+            return disk.save(folder, self.node_ids(), self._since.fresh, self._encode)
+        # Nothing saved yet, or its files were replaced: write every record (copied).
+        node_ids = self.node_ids()
+        lines = node_lines(node_ids, self._locate, self._encode)
+        offsets, crcs = write_node_file(folder, lines, len(node_ids))
+        segment = write_ids(folder, "", node_ids)
+        file = NodeFile(folder / "nodes.jsonl", offsets, node_ids, crcs)
+        return NodeSegments(folder, [segment], [file], node_ids, as_runs(range(len(node_ids))))
+
+    def _save_docs(self, folder: Path) -> DocSegments:
+        disk, docs = self._docs_disk, self._docs()
+        if disk is None or not disk.linkable():  # or a version 1 folder's: counts added
+            return first_records(folder, self._doc_records(list(docs)))
+        added = self._since.appended_docs()
+        saved = None if added is None else disk.append(folder, added, self._doc_records)
+        if saved is not None:
+            return saved
+        return disk.save(folder, list(docs), self._since.dirty, self._doc_records)
 
     def merges_due(self) -> bool:
         """Whether the saved node or record segments are due a size-tiered merge."""
@@ -375,8 +387,8 @@ class DocStore:
             segments.append(segment)
             files.append(file)
         runs = read_runs(folder, listed, sum(s.rows for s in segments))
-        disk = NodeSegments(folder, segments, files, [], runs)
-        store._file_ids = disk.ids = runs_ids(runs, files, disk.starts)
+        disk = NodeSegments(folder, segments, files, None, runs)
+        store._file_ids = disk.ids
         store._entries, store._members = None, None
         count, claimed = len(store._file_ids), sum(columns["node_counts"])
         if count != expected_nodes or claimed > count:

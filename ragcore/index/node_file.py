@@ -18,7 +18,7 @@ import json
 import os
 import zlib
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -98,6 +98,30 @@ class NodeFile:
 
 
 Run = tuple[NodeFile, int, int]  # lines first..last-1 of a node file, copied as they are
+
+
+def node_lines(node_ids: list[str], locate: Callable[[str], tuple[NodeFile, int] | None],
+               encode: Callable[[str], bytes]) -> Iterator[bytes | Run]:
+    """The lines to write for ``node_ids``: runs of the lines ``locate`` finds (a node file
+    and line; None for a node added since), copied as they are, and the others encoded."""
+    run = None
+    for node_id in node_ids:
+        found = locate(node_id)
+        if found is not None:
+            file, row = found
+            if run is not None and run[0] is file and run[2] == row:
+                run = (file, run[1], row + 1)
+                continue
+            if run is not None:
+                yield run
+            run = (file, row, row + 1)
+            continue
+        if run is not None:
+            yield run
+            run = None
+        yield encode(node_id)
+    if run is not None:
+        yield run
 
 
 def write_node_file(

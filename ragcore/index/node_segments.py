@@ -135,18 +135,42 @@ def runs_rows(runs: np.ndarray) -> np.ndarray:
     return np.concatenate([np.arange(a, a + n, dtype=np.int64) for a, n in runs.tolist()])
 
 
+def runs_sizes(runs: np.ndarray, starts: list[int]) -> list[int]:
+    """How many rows the runs name in each segment (``starts``: each one's first row, then
+    the end), from the runs alone: no row is listed."""
+    bounds = np.asarray(starts, dtype=np.int64)
+    if not len(runs):
+        return [0] * (len(bounds) - 1)
+    order = np.argsort(runs[:, 0], kind="stable")  # runs never overlap
+    firsts, counts = runs[order, 0], runs[order, 1]
+    named = np.concatenate([[0], np.cumsum(counts)])  # rows of the runs before each run
+    at = np.searchsorted(firsts, bounds)  # the runs that start below each bound
+    last = np.maximum(at - 1, 0)  # the one of them that may go on past the bound
+    over = np.where(at > 0, np.maximum(firsts[last] + counts[last] - bounds, 0), 0)
+    return np.diff(named[at] - over).tolist()
+
+
 class NodeSegments:
     """The segments a docstore was read from or last saved to, and where each node is."""
 
     def __init__(self, folder: Path, segments: list[Segment], files: list[NodeFile],
-                 ids: list[str], runs: np.ndarray, sizes: list[int] | None = None) -> None:
+                 ids: list[str] | None, runs: np.ndarray, sizes: list[int] | None = None
+                 ) -> None:
         self.folder = folder  # the index folder holding docs.json
         self.segments, self.files = segments, files
         self.starts = np.cumsum([0, *(s.rows for s in segments)]).tolist()
-        self.ids, self.runs = ids, runs  # the docstore's node ids then, and their rows
+        self.runs = runs  # the rows of the nodes the docstore held then, in its order
+        self._ids = ids  # and their ids (None: listed from the runs on first use)
         self._sizes = sizes  # rows held per segment, counted on first use
         self._where: dict[str, int] | None = None  # node id -> row, built on first use
         self._run_ends: np.ndarray | None = None  # cumulative run lengths, on first use
+
+    @property
+    def ids(self) -> list[str]:
+        """The ids of the nodes the docstore held then, in its order."""
+        if self._ids is None:
+            self._ids = runs_ids(self.runs, self.files, self.starts)
+        return self._ids
 
     def held_rows(self) -> np.ndarray:
         """The rows the docstore held then, in its order."""
@@ -154,7 +178,7 @@ class NodeSegments:
 
     def sizes(self) -> list[int]:
         if self._sizes is None:
-            self._sizes = self.live(runs_rows(self.runs))
+            self._sizes = runs_sizes(self.runs, self.starts)
         return self._sizes
 
     def where(self) -> dict[str, int]:
@@ -211,6 +235,15 @@ class NodeSegments:
         """Whether the segments are due a size-tiered merge (``segment_merge``)."""
         return merges_due(self.sizes(), [s.rows for s in self.segments])
 
+    def append(self, folder: Path, added: list[str],
+               encode: Callable[[str], bytes]) -> NodeSegments | None:
+        """The save of nodes ``added`` after every one held (none removed or moved): link every
+        segment, write them as one more; None when a segment holds rows no longer held
+        (``save`` rewrites it)."""
+        if plan_merges(self.sizes(), [s.rows for s in self.segments], tiers=False):
+            return None
+        return self._append(folder, added, encode)
+
     def save(self, folder: Path, node_ids: list[str], fresh: set[str],
              encode: Callable[[str], bytes]) -> NodeSegments:
         """Link the segments kept into the index folder ``folder``, write the ``fresh`` nodes
@@ -228,7 +261,7 @@ class NodeSegments:
         if added and not any(b > count for _, b in runs):
             runs.append((count, count + 1))
         if rows is None and runs in ([], [(count, count + 1)]):
-            return self._append(folder, node_ids, added, encode)
+            return self._append(folder, added, encode, node_ids)
         if rows is None:
             rows = np.concatenate([runs_rows(self.runs), np.full(len(added), -1)])
         layout = _Layout(self, folder, rows, len(units))
@@ -243,8 +276,8 @@ class NodeSegments:
                 unit += 1
         return layout.result(node_ids, rows, len(added))
 
-    def _append(self, folder: Path, node_ids: list[str], added: list[str],
-                encode: Callable[[str], bytes]) -> NodeSegments:
+    def _append(self, folder: Path, added: list[str], encode: Callable[[str], bytes],
+                node_ids: list[str] | None = None) -> NodeSegments:
         """The save of an ingestion: link every segment, write the added nodes as one more
         (the cost of the batch, whatever the size of the index)."""
         for segment, file in zip(self.segments, self.files):

@@ -102,10 +102,10 @@ class SegmentsMerge:
             segments = [*disk.segments[:at], segment, *disk.segments[at + len(run.segments):]]
             if self.prefix == "docs":
                 records = [*disk.records[:at], held, *disk.records[at + len(run.segments):]]
-                disk = DocSegments(segment.folder, segments, records, disk.ids, as_runs(rows))
+                disk = DocSegments(segments, records, as_runs(rows))
             else:
                 files = [*disk.files[:at], held, *disk.files[at + len(run.segments):]]
-                disk = NodeSegments(disk.folder, segments, files, disk.ids, as_runs(rows))
+                disk = NodeSegments(disk.folder, segments, files, None, as_runs(rows))
         return disk
 
 
