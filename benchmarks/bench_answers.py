@@ -95,6 +95,8 @@ def says_unknown(answer: str) -> bool:
 
 def ask(engine, q: Question) -> tuple[Outcome, Record]:
     """Run one question through ``engine``: its measures, and its record for issue 19's table."""
+    from ragcore.present.answer_score import stated_score
+
     response, answer, seconds = timed_query(engine, q.question)
     passages = [scored.node.text for scored in response.source_nodes]
     context = "\n\n".join(passages)
@@ -104,7 +106,8 @@ def ask(engine, q: Question) -> tuple[Outcome, Record]:
                       says_unknown(answer), seconds)
     record = Record(q.id, q.question, list(q.gold), answer, passages,
                     contains_gold(context, q.gold), seconds, short_scored=q.kind == "single",
-                    baseline=best_overlap_sentence(q.question, passages))
+                    baseline=best_overlap_sentence(q.question, passages),
+                    score=stated_score(response.trace))
     return outcome, record
 
 

@@ -4,7 +4,6 @@ retriever); chats are saved and reopened."""
 import streamlit as st
 
 from ragcore.present import format as fmt, trace_view
-from ragcore.present.answer_score import without_score
 from ragcore.present.dates import friendly_date
 from ragcore.workspace.names import display_name
 from webapp import chat_list, shell, state, team_state
@@ -166,7 +165,7 @@ def saved_chats(ws, chat) -> None:
 def marked_reply(message, lookup, *, embedder, key: str):
     """The reply's text with [1] [2] markers after the sentences its sources support, and the
     listing of those sources numbered to match (None for a reply without sources)."""
-    text = without_score(message.content)  # chats saved by the CLI keep the score in the text
+    text = message.content
     if not message.sources:
         return text, None
     return marked_listing(

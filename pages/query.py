@@ -4,7 +4,7 @@ modes or retrievers side by side, or evaluate them over a question set (Evaluate
 import streamlit as st
 
 from ragcore.present import format as fmt, how_made, trace_view
-from ragcore.present.answer_score import ranked_with, score_note, shown_stream, split_score
+from ragcore.present.answer_score import ranked_with, score_note, stated_score
 from webapp import shell, state
 from webapp.advanced import advanced_toggle
 from webapp.chat_summary import route_caption, summary_answer
@@ -102,10 +102,10 @@ def ask(name: str, question: str, options: QueryOptions, box) -> None:
     early = st.empty()  # the passages, on screen while the model reads them and writes
     with early.container():
         render_passages_found(response.source_nodes)
-    with box:  # the answerer's score is left out of the answer (Advanced states it)
-        st.write_stream(fmt.markdown_stream(shown_stream(response)))
+    with box:  # the answerer's score is in the trace, not the answer (Advanced states it)
+        st.write_stream(fmt.markdown_stream(response))
     early.empty()  # the numbered sources below replace it, markers and support included
-    text, score = split_score(response.text)
+    text = response.text
     marked, listing = marked_listing(
         text, response.source_nodes, trace=trace,
         retrieval_mode=options.retrieval_mode, response_mode=options.response_mode,
@@ -116,7 +116,8 @@ def ask(name: str, question: str, options: QueryOptions, box) -> None:
     st.session_state[ANSWER_KEY] = {
         "question": question, "index": name, "mode": options.response_mode,
         "text": text, "marked": marked, "listing": listing, "trace": trace,
-        "score": score_note(score, ranked_with(index.embed_model_name, options.retrieval_mode)),
+        "score": score_note(stated_score(trace),
+                            ranked_with(index.embed_model_name, options.retrieval_mode)),
         "retrieval_mode": options.retrieval_mode,
         "backend": fmt.describe_backend(llm), "retriever": CHOICES[options.retriever].label,
     }
@@ -275,14 +276,13 @@ def render_comparison(compared: dict) -> None:
     for result in shell.in_columns(results, 4):
         with st.container(key=f"compared_{result.mode.value}"):
             st.markdown(f"**{result.mode.value}**")
-            text, score = split_score(result.answer or "")
-            st.caption(" · ".join(filter(None, [trace_view.work_summary(result.trace),
-                                                score_note(score, compared.get("ranked_with"))])))
+            score = score_note(stated_score(result.trace), compared.get("ranked_with"))
+            st.caption(" · ".join(filter(None, [trace_view.work_summary(result.trace), score])))
             if result.error:
                 st.warning(f"This mode failed: {result.error}")
             else:
                 st.container(key=f"compared_{result.mode.value}_answer").markdown(
-                    fmt.markdown_text(text) or NO_TEXT)
+                    fmt.markdown_text(result.answer or "") or NO_TEXT)
             render_how_made(result.mode.value, result.trace)
 
 

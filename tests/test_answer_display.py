@@ -1,7 +1,7 @@
-"""How the offline answer is shown (issue 19), pure parts: the score kept out of the answer and
-stated in words, the label line without a marker and the quote line with one, the quoted
-sentence marked in its passage with the short answer emphasised inside it, list items quoted as
-"  - item" lines found, and the CLI's score line."""
+"""How the offline answer is shown (issue 19), pure parts: the score, stated out of band in the
+trace notes (issue 32), put in words; the label line without a marker and the quote line with
+one; the quoted sentence marked in its passage with the short answer emphasised inside it; list
+items quoted as "  - item" lines found; and the CLI's score line."""
 
 from __future__ import annotations
 
@@ -15,25 +15,25 @@ from ragcore.present.answer_score import (
     ranked_with,
     score_note,
     score_sentence,
-    shown_stream,
-    split_score,
+    stated_score,
 )
 from ragcore.present.citations import Segment, passage_segments, segments_to_html
 from ragcore.present.markers import mark_answer
 from ragcore.present.passage_markup import render_segments
 from ragcore.present.quotes import answer_spans, quoted_spans
 from ragcore.present.support import cite
+from ragcore.trace import Trace
 from ragcore.types import Node
 
 HOLMES = ("I had seen little of Holmes lately. To Sherlock Holmes she is always the woman, "
           "Irene Adler. I have seldom heard him mention her under any other name.")
 OTHER = "Irene Adler was born in New Jersey. She sang at La Scala."
-ANSWER = (label_line(0.82, "**Irene Adler**")
+ANSWER = (label_line("**Irene Adler**")
           + "\n- To Sherlock Holmes she is always the woman, Irene Adler.")
 FUNCTIONS = ("The Core consists of five concurrent and continuous Functions:\n\n"
              "- Identify\n- Protect\n- Detect\n- Respond\n- Recover\n\n"
              "Together they give a strategic view of the lifecycle.")
-LIST_ANSWER = (label_line(0.64, "quoted from the documents, best match first:")
+LIST_ANSWER = (label_line("quoted from the documents, best match first:")
                + "\n- The Core consists of five concurrent and continuous Functions:"
                + "\n  - Identify\n  - Protect\n  - Detect\n  - Respond\n  - Recover")
 
@@ -46,32 +46,28 @@ def words_streamed(text: str) -> list[str]:
 # -- the score -------------------------------------------------------------------------------
 
 
-def test_the_score_is_kept_out_of_the_streamed_answer():
-    streamed = "".join(shown_stream(words_streamed(ANSWER)))
-    assert streamed == f"{LABEL}: **Irene Adler**\n- To Sherlock Holmes she is always the " \
-                       "woman, Irene Adler."
-    assert "[score" not in streamed
+def test_the_label_line_states_no_score_and_the_trace_notes_do():
+    assert ANSWER.split("\n")[0] == f"{LABEL}: **Irene Adler**"
+    assert stated_score(scored_trace(0.82)) == 0.82
+    assert stated_score(Trace()) is None and stated_score(None) is None
 
 
-def test_a_score_split_over_many_chunks_is_still_left_out():
-    chunks = [ANSWER[i:i + 3] for i in range(0, len(ANSWER), 3)]  # " [sc", "ore 0", ".82]"
-    assert "".join(shown_stream(chunks)) == split_score(ANSWER)[0]
+def test_an_answer_saved_with_its_score_in_the_text_gives_both_back():
+    old = f"{LABEL} [score 0.82]: **Irene Adler**\n- To Sherlock Holmes she is always the woman."
+    assert extractive_answer.split_old_score(old) == (
+        f"{LABEL}: **Irene Adler**\n- To Sherlock Holmes she is always the woman.", 0.82)
+    assert extractive_answer.split_old_score(ANSWER) == (ANSWER, None)
+    assert extractive_answer.split_old_score("Zero trust [score 0.5]: not ours") == (
+        "Zero trust [score 0.5]: not ours", None)  # not our label: left as it is
 
 
-def test_other_text_streams_unchanged_and_at_once():
-    chunks = ["Zero trust ", "is a model", " [score 0.5]: not ours"]
-    assert list(shown_stream(chunks)) == chunks  # nothing held back: it is no label line
-    assert "".join(shown_stream(["Extr", "active"])) == "Extractive"  # a prefix, then the end
-
-
-def test_an_answer_without_a_score_streams_whole():
-    plain = f"{LABEL}: **Irene Adler**\n- To Sherlock Holmes she is always the woman."
-    assert "".join(shown_stream(words_streamed(plain))) == plain
+def scored_trace(score: float) -> Trace:
+    trace = Trace()
+    trace.notes["answer_score"] = score
+    return trace
 
 
 def test_the_score_is_stated_in_words_with_the_not_found_threshold():
-    assert split_score(ANSWER) == (f"{LABEL}: **Irene Adler**\n- To Sherlock Holmes she is "
-                                   "always the woman, Irene Adler.", 0.82)
     assert score_sentence(0.82, 0.35) == (
         "Answer score 0.82 — the answerer says “not found” under 0.35")
     assert score_sentence(0.82) == "Answer score 0.82"
@@ -101,7 +97,7 @@ def test_the_threshold_is_the_one_of_the_model_the_answerer_ranked_with(monkeypa
 
 
 def test_the_quote_line_carries_the_marker_and_the_label_line_none():
-    shown = split_score(ANSWER)[0]
+    shown = ANSWER
     citations = cite(shown, [OTHER, HOLMES], extractive=True)
     marked = mark_answer(shown, [OTHER, HOLMES], citations.sources)
     first, quote = marked.text.split("\n")
@@ -137,7 +133,7 @@ def test_the_short_answer_outside_the_quote_is_not_emphasised():
 
 def test_the_label_line_is_never_a_quote():
     heading = "# The Framework Core\n\nThe Framework Core has five Functions."
-    answer = (label_line(0.7, "**The Framework Core**")
+    answer = (label_line("**The Framework Core**")
               + "\n- The Framework Core has five Functions.")
     (use,) = cite(answer, [heading], extractive=True).sources
     assert [heading[a:b] for a, b in use.spans] == ["The Framework Core has five Functions."]
@@ -152,7 +148,7 @@ def test_list_items_quoted_as_indented_lines_are_found():
 
 def test_short_items_alone_are_not_quotes():
     passage = "Steps:\n\n- Identify\n- Protect\n\nNothing else here is quoted at all."
-    answer = label_line(0.5, "quoted from the documents, best match first:") + \
+    answer = label_line("quoted from the documents, best match first:") + \
         "\n- Another lead-in sentence from elsewhere:\n  - Identify\n  - Protect"
     assert quoted_spans(passage, answer) == []  # no longer quote of this answer in the passage
 
@@ -185,20 +181,23 @@ def test_the_short_answer_is_bold_in_a_rendered_markdown_passage():
 
 
 class Streamed(list):
-    """A streamed reply: its chunks, and its text once drained (as a Response has)."""
+    """A streamed reply: its chunks, its text once drained and its trace (as a Response has)."""
+
+    def __init__(self, chunks, trace: Trace | None = None) -> None:
+        super().__init__(chunks)
+        self.trace = trace or Trace()
 
     @property
     def text(self) -> str:
         return "".join(self)
 
 
-def test_the_cli_prints_the_answer_without_the_score_then_the_score_on_its_own_line(
-        monkeypatch):
+def test_the_cli_prints_the_answer_then_the_score_of_the_trace_on_its_own_line(monkeypatch):
     from ragcore.cli.render import write_answer
 
     monkeypatch.setattr(extractive_answer, "not_found_threshold", by_model, raising=False)
     out = io.StringIO()
-    write_answer(out, Streamed(words_streamed(ANSWER)), ranked_with="trained")
+    write_answer(out, Streamed(words_streamed(ANSWER), scored_trace(0.82)), ranked_with="trained")
     assert out.getvalue().splitlines() == [
         f"{LABEL}: **Irene Adler**",
         "- To Sherlock Holmes she is always the woman, Irene Adler.",

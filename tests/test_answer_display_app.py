@@ -3,10 +3,11 @@ answer first and the quote line with its [1] marker, no "[score" in the answer (
 chat, saved chat, export, Copy), the score stated under Advanced, and the short answer bold
 inside the quoted sentence of the source's passage.
 
-The answerer here is a stand-in that replies in the answer format of issue 19 (a score and a
-short answer on the label line, then the one sentence it comes from, found in the passages of
-the prompt): these tests check how the app shows that format, whatever the real answerer picks
-(tests/test_same_answerer.py runs the real one).
+The answerer here is a stand-in that replies in the answer format of issue 19 (a short answer on
+the label line, then the one sentence it comes from, found in the passages of the prompt) and
+states its score in the turn's notes, as the real one does since issue 32: these tests check how
+the app shows that format, whatever the real answerer picks (tests/test_same_answerer.py runs the
+real one).
 """
 
 from __future__ import annotations
@@ -34,15 +35,18 @@ FIRST_LINE = f"{LABEL}: **{SHORT}**"
 ANSWER_MARK = '<mark style="background:#F6AD55;font-weight:800;">'
 
 
-def contract_reply(messages, *, max_sentences: int = 3, embedder=None) -> str:
-    """A reply in the issue 19 format: the short answer, then the sentence it comes from."""
+def contract_reply(messages, *, max_sentences: int = 3, embedder=None, notes=None) -> str:
+    """A reply in the issue 19 format: the short answer, then the sentence it comes from; its
+    score goes to ``notes``."""
     text = "\n\n".join(m.content for m in messages if m.content)
     text = re.sub(".*" + re.escape(LABEL) + ".*", "", text)  # refine's answer so far
     found = (text[a:b] for a, b in sentence_spans(text) if SHORT in text[a:b])
     sentence = next(found, None)
     if sentence is None:
         return NOT_FOUND
-    return label_line(0.82, f"**{SHORT}**") + "\n- " + " ".join(sentence.split())
+    if notes is not None:
+        notes["answer_score"] = 0.82
+    return label_line(f"**{SHORT}**") + "\n- " + " ".join(sentence.split())
 
 
 def stand_in(monkeypatch) -> None:
@@ -137,3 +141,20 @@ def test_the_chat_states_the_score_under_how_this_answer_was_made(advanced_ws):
     assert any(m.value == "Answer score 0.82 — the answerer says “not found” under 0.35"
                for m in details.markdown)
     assert "[score" not in at.chat_message[1].markdown[0].value
+
+
+def test_a_chat_saved_with_the_score_in_its_text_opens_without_it(advanced_ws):
+    at = ask("chat")
+    path = advanced_ws / "chats" / f"{at.query_params['chat']}.json"
+    saved = json.loads(path.read_text())
+    reply = saved["messages"][1]  # as versions before issue 32 saved it: the score in the text
+    reply["content"] = reply["content"].replace(f"{LABEL}:", f"{LABEL} [score 0.82]:", 1)
+    for key in ("answer_score", "not_found_under"):
+        reply["trace"].pop(key)
+    reply["trace"]["notes"].pop("answer_score")
+    path.write_text(json.dumps(saved))
+    at = open_page("chat")  # a new session reopens the latest chat
+    assert at.chat_message[1].markdown[0].value.split("\n")[0] == FIRST_LINE
+    details = next(e for e in at.chat_message[1].expander
+                   if e.label == "How this answer was made")
+    assert any(m.value == "Answer score 0.82" for m in details.markdown)

@@ -24,10 +24,10 @@ from benchmarks.answers.answer_measures import (  # noqa: E402
 from benchmarks.answers.answer_report import meets  # noqa: E402
 
 LABEL = "Extractive answer (no language model configured)"
-SHORT = f"{LABEL} [score 0.82]: **Irene Adler**\n- To Sherlock Holmes she is always _the_ woman."
+SHORT = f"{LABEL}: **Irene Adler**\n- To Sherlock Holmes she is always _the_ woman."
 QUOTED = (f"{LABEL}: quoted from the documents, best match first:\n"
           "- Ownership is a set of rules.\n  - Each value has an owner.")
-NOT_FOUND = f"{LABEL} [score 0.10]: not found. None of the passages retrieved answers it."
+NOT_FOUND = f"{LABEL}: not found. None of the passages retrieved answers it."
 OLD_UNKNOWN = (f"{LABEL}: the passages share no words with the question, "
                "nothing to quote as an answer.")
 
@@ -64,8 +64,10 @@ def test_the_baseline_is_the_sentence_sharing_most_question_words():
     assert best_overlap_sentence("Anything?", []) == ""
 
 
-def _record(answer: str, golds: list[str], *, retrieved: bool = True, baseline: str = "") -> Record:
-    return Record("q", "question?", golds, answer, [], retrieved, 0.2, baseline=baseline)
+def _record(answer: str, golds: list[str], *, retrieved: bool = True, baseline: str = "",
+            score: float | None = None) -> Record:
+    return Record("q", "question?", golds, answer, [], retrieved, 0.2, baseline=baseline,
+                  score=score)
 
 
 def test_measures_score_the_answerer_and_the_baseline_on_the_same_questions():
@@ -116,7 +118,10 @@ class _Scored:
 
 class _Response:
     def __init__(self, text: str, sources: list[_Scored]) -> None:
-        self.text, self.source_nodes = text, sources
+        from ragcore.trace import Trace
+
+        self.text, self.source_nodes, self.trace = text, sources, Trace()
+        self.trace.notes["answer_score"] = 0.82  # where the answerer states its score
 
 
 class _Engine:
@@ -138,7 +143,7 @@ def test_a_held_out_question_counts_as_retrieved_when_its_paragraph_is_a_passage
     records = ask_all(_Engine(first))
     assert len(records) == 360 and asked_of_it
     assert {r.id for r in records if r.retrieved} == asked_of_it
-    assert all(r.answer == SHORT and r.baseline for r in records)
+    assert all(r.answer == SHORT and r.baseline and r.score == 0.82 for r in records)
 
 
 def test_a_short_answer_taken_from_a_gold_sentence_lies_inside_it():
@@ -167,10 +172,17 @@ def test_the_figures_before_are_read_back_from_a_runs_outcomes_and_shown_beside(
 
 
 def test_the_score_auc_is_the_chance_an_answerable_question_outscores_an_unanswerable_one():
-    scored = f"{LABEL} [score 0.%s]: **x**"
-    records = [_record(scored % "90", ["x"]), _record(scored % "40", ["x"]),
-               _record(scored % "50", []), _record(scored % "40", [])]
+    scored = f"{LABEL}: **x**"
+    records = [_record(scored, ["x"], score=0.9), _record(scored, ["x"], score=0.4),
+               _record(scored, [], score=0.5), _record(scored, [], score=0.4)]
     # pairs (answerable, unanswerable): .9>.5, .9>.4, .4<.5, .4=.4 -> (1 + 1 + 0 + .5) / 4
     assert measures(records)["score ranks answerable over unanswerable (AUC)"] == 62.5
     unscored = [_record(QUOTED, ["x"]), _record(NOT_FOUND, [])]
     assert measures(unscored)["score ranks answerable over unanswerable (AUC)"] is None
+
+
+def test_a_row_recorded_with_the_score_in_the_answer_is_read_as_now():
+    old = _record(f"{LABEL} [score 0.82]: **Irene Adler**\n- To Sherlock Holmes she is always "
+                  "_the_ woman.", ["Irene Adler"])  # answers recorded before issue 32
+    assert old.answer == SHORT and old.score == 0.82
+    assert _record(SHORT, ["x"], score=0.5).score == 0.5 and _record(SHORT, ["x"]).score is None

@@ -174,7 +174,7 @@ def test_scaffolding_of_an_extractive_accumulate_answer_is_no_claim():
     from ragcore.llms.extractive import LABEL, NOT_FOUND
 
     passage = "Herons nest high in alder trees along the river bank every spring."
-    answer = (f"Response 1 (birds.txt): {LABEL} [score 0.99]: **alder trees**\n- {passage}\n\n"
+    answer = (f"Response 1 (birds.txt): {LABEL}: **alder trees**\n- {passage}\n\n"
               "---\n\nResponse 2 (birds.txt): quoted from the documents, best match first:\n"
               f"- {passage}\n\n---\n\nResponse 3 (rocks.txt): {NOT_FOUND.split(': ', 1)[1]}")
     assert claim_text(answer).split() == ["-", *passage.split(), "---", "-", *passage.split(),
@@ -187,7 +187,7 @@ def test_offline_measures_read_an_extractive_answer_without_its_label(fake_embed
     from ragcore.llms.extractive import LABEL
 
     sentence = "Herons nest high in alder trees along the river bank every spring."
-    answer = f"{LABEL} [score 0.91]: **alder trees**\n- {sentence}"
+    answer = f"{LABEL}: **alder trees**\n- {sentence}"
     similar = SemanticSimilarityEvaluator(fake_embedder).evaluate(response=answer,
                                                                   reference=sentence)
     assert similar.score == pytest.approx(1.0, abs=1e-5)

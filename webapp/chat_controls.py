@@ -15,7 +15,6 @@ from typing import Any, Iterable, Iterator
 import streamlit as st
 
 from ragcore.present import format as fmt
-from ragcore.present.answer_score import shown_stream, without_score
 from webapp import state, team_state
 from webapp.chat_turns import record_stopped_turn
 
@@ -41,10 +40,9 @@ def begin_reply(chat: Any, question: str, settings: dict) -> dict:
 
 
 def kept_stream(kept: dict, response: Iterable[str]) -> Iterator[str]:
-    """The reply's chunks as they come (the answerer's score left out: Advanced states it),
-    each also added to the session's copy of it."""
+    """The reply's chunks as they come, each also added to the session's copy of it."""
     kept["response"] = response
-    for chunk in shown_stream(response):
+    for chunk in response:
         kept["text"] += chunk
         yield chunk
 
@@ -136,7 +134,7 @@ def render_question(message: Any, position: int) -> None:
 def render_reply(message: Any, *, text: str | None = None) -> None:
     """A reply's text (the one place a saved reply is drawn; ``text``: the same with [1] [2]
     markers) and its notes."""
-    st.markdown(fmt.markdown_text(without_score(message.content if text is None else text)))
+    st.markdown(fmt.markdown_text(message.content if text is None else text))
     reply_notes(message)
 
 
@@ -156,7 +154,7 @@ def reply_actions(message: Any, position: int, *, last: bool) -> None:
     copy, again, _ = st.columns([1, 1, 3])
     with copy.popover("Copy", icon=":material/content_copy:"):
         st.caption("Press the copy icon at the box's top right.")
-        st.code(without_score(message.content), language=None, wrap_lines=True)
+        st.code(message.content, language=None, wrap_lines=True)
     if last:
         again.button("Regenerate", key=f"regenerate_{position}", icon=":material/refresh:",
                      on_click=regenerate,

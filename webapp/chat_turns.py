@@ -20,7 +20,7 @@ from ragcore.present.answer_score import (
     not_found_threshold,
     ranked_with,
     score_sentence,
-    split_score,
+    stated_score,
 )
 from ragcore.present.trace_view import compact_trace
 
@@ -53,10 +53,10 @@ def record_turn(
     settings: dict[str, Any],
 ) -> ChatMessage:
     """Append the question and the finished reply (with sources and a compact trace). The
-    extractive answerer's score goes in the trace, not in the reply's text (nor in exports)."""
+    extractive answerer's score stays in the trace, as it was stated (never in the text)."""
     if not getattr(response, "done", True):
         raise ValueError("record_turn needs a reply that has streamed to the end")
-    text, score = split_score(response.text)
+    score = stated_score(response.trace)
     trace = compact_trace(response.trace)
     if score is not None:
         trace[TRACE_KEY] = score
@@ -69,7 +69,7 @@ def record_turn(
     chat.settings = {**chat.settings, **settings}  # the chosen files, dropped files stay
     chat.add_message("user", question)
     return chat.add_message(
-        "assistant", text, sources=response.source_nodes, trace=trace
+        "assistant", response.text, sources=response.source_nodes, trace=trace
     )
 
 
@@ -96,9 +96,7 @@ def turn_score(message: ChatMessage) -> str:
     """The score the answerer stated for a saved reply, in words ("" for none)."""
     trace = message.trace or {}
     score = trace.get(TRACE_KEY)
-    if score is None:  # a chat saved with the score in its text
-        return score_sentence(split_score(message.content)[1])
-    return score_sentence(float(score), trace.get(THRESHOLD_KEY))
+    return score_sentence(None if score is None else float(score), trace.get(THRESHOLD_KEY))
 
 
 def turn_retrieval_mode(message: ChatMessage) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 import streamlit as st
 
 from ragcore.present import format as fmt
-from ragcore.present.answer_score import score_note, split_score
+from ragcore.present.answer_score import score_note, stated_score
 from ragcore.present.trace_view import trace_dict, work_metrics
 from ragcore.retrieval.choice import CHOICES, RetrieverResult, unavailable_reason
 from webapp.shell import in_columns
@@ -124,9 +124,8 @@ def render_retriever_comparison(compared: dict) -> None:
         if result.error:
             st.warning(f"This retriever failed: {result.error}")
             continue
-        text, score = split_score(result.answer or "")
-        st.markdown(fmt.markdown_text(text) or NO_TEXT)
-        if score is not None:
+        st.markdown(fmt.markdown_text(result.answer or "") or NO_TEXT)
+        if (score := stated_score(result.trace)) is not None:
             st.caption(score_note(score, compared.get("ranked_with")))
         st.caption(f"Passages ({len(result.source_nodes)})")
         for number, scored in enumerate(result.source_nodes, start=1):

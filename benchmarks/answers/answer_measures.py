@@ -16,13 +16,14 @@ into the issue's rows, for the answerer and for the baseline:
 - whole answer contains a gold answer (normalized, whole words): all answerable questions, and
   those whose gold was among the passages;
 - answer words, median and p90 over answerable questions, counted as the user reads the answer
-  but WITHOUT the label prefix "Extractive answer (no language model configured) [score S]:",
+  but WITHOUT the label prefix "Extractive answer (no language model configured):",
   the same chrome on every answer (the short answer and the quotes count, "- " marks do not);
 - false "not found" on answerable questions and "not found" (abstention) on unanswerable ones:
   the answer's own first line, after the label, starts with "not found" or says it does not
   know (``UNKNOWN_PHRASES``); the baseline always answers;
-- how well the score on the label line ranks answerable questions above unanswerable ones
-  (ROC AUC: 50 % is chance), whatever the "not found" threshold; "-" when answers state no score;
+- how well the answerer's score (``Record.score``: the trace note ``answer_score``) ranks
+  answerable questions above unanswerable ones (ROC AUC: 50 % is chance), whatever the
+  "not found" threshold; "-" when answers state no score;
 - seconds per question, median and p90: ``engine.query`` after the index and model are loaded.
 """
 
@@ -36,8 +37,7 @@ from typing import Sequence
 
 from .squad import contains_gold, exact_match, token_f1
 
-_LABEL_PREFIX = re.compile(r"^Extractive answer \(no language model configured\)"
-                           r"(?: \[score \d\.\d\d\])?:[ \t]*")
+_LABEL_PREFIX = re.compile(r"^Extractive answer \(no language model configured\):[ \t]*")
 _QUOTE = re.compile(r"^\s*[-*] (.*)$")
 UNKNOWN_PHRASES = (
     "found nothing", "nothing to quote", "no passages came", "cannot answer", "can't answer",
@@ -67,6 +67,15 @@ class Record:
     seconds: float
     short_scored: bool = True  # counts in exact match and token F1
     baseline: str = field(default="")
+    score: float | None = None  # the answerer's score (its trace note), None if it stated none
+
+    def __post_init__(self) -> None:
+        # Rows recorded before issue 32 hold the score on the answer's label line.
+        from ragcore.llms.extractive_answer import split_old_score
+
+        self.answer, old = split_old_score(self.answer)
+        if self.score is None:
+            self.score = old
 
     @property
     def answerable(self) -> bool:
@@ -74,7 +83,8 @@ class Record:
 
 
 def timed_query(engine, question: str):
-    """``engine.query(question)`` and the seconds it took."""
+    """``engine.query(question)``, its text and the seconds it took (the answerer's score is
+    in ``response.trace.notes``: ``stated_score``)."""
     started = time.perf_counter()
     response = engine.query(question)
     text = response.text
@@ -82,7 +92,7 @@ def timed_query(engine, question: str):
 
 
 def answer_body(answer: str) -> str:
-    """The answer without its fixed label prefix (score included)."""
+    """The answer without its fixed label prefix."""
     return _LABEL_PREFIX.sub("", answer.strip(), count=1)
 
 
@@ -198,9 +208,7 @@ def asks_for_phrase(question: str) -> bool:
 
 def score_auc(records: Sequence[Record]) -> float | None:
     """The chance (%) that an answerable question's stated score beats an unanswerable one's."""
-    from ragcore.llms.extractive_answer import answer_score
-
-    scores = [(answer_score(r.answer), r.answerable) for r in records]
+    scores = [(r.score, r.answerable) for r in records]
     if not scores or any(score is None for score, _ in scores):
         return None
     good = [score for score, answerable in scores if answerable]

@@ -58,6 +58,8 @@ def load_or_build_index():
 
 def ask_all(engine) -> list[Record]:
     """Every held-out question through ``engine``, as measured records."""
+    from ragcore.present.answer_score import stated_score
+
     records = []
     for q in heldout_questions():
         response, answer, seconds = timed_query(engine, q.question)
@@ -65,7 +67,8 @@ def ask_all(engine) -> list[Record]:
         given = {s.node.ref_doc_id for s in response.source_nodes}
         records.append(Record(q.id, q.question, list(q.answers), answer, passages,
                               q.paragraph in given, seconds,
-                              baseline=best_overlap_sentence(q.question, passages)))
+                              baseline=best_overlap_sentence(q.question, passages),
+                              score=stated_score(response.trace)))
     return records
 
 

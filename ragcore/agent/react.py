@@ -25,7 +25,7 @@ import json
 from typing import Any, Iterator, Mapping, Sequence
 
 from ..errors import ConfigError
-from ..llms.base import LLM, stopping_at, stream_traced
+from ..llms.base import LLM, noting, stopping_at, stream_traced
 from ..prompts import message_tokens
 from ..tools import Tool, ToolOutput, invoke_tool
 from ..trace import Trace
@@ -83,7 +83,8 @@ class ReActAgent(Agent):
         scanner = AnswerScanner()
         parts: list[str] = []
         purpose = f"react step {len(task.steps) + 1}"
-        for chunk in stream_traced(self.step_llm, messages, task.trace, purpose):
+        llm = noting(self.step_llm, task.trace.notes)  # an answer's score goes to the trace
+        for chunk in stream_traced(llm, messages, task.trace, purpose):
             parts.append(chunk)
             released = scanner.feed(chunk)
             if released:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..errors import ConfigError
-from ..llms.base import LLM, stream_traced
+from ..llms.base import LLM, noting, stream_traced
 from ..memory import ChatMemory
 from ..postprocess import NodePostprocessor
 from ..prompt_budget import PromptBudget, Room, truncate_to_tokens
@@ -75,7 +75,8 @@ class ContextChatEngine:
         messages, used = self._prompt(nodes, message, memory, trace)
         return ChatResponse(
             lambda: or_empty_notice(
-                stream_traced(self.llm, messages, trace, "context chat"), trace.notes
+                stream_traced(noting(self.llm, trace.notes), messages, trace, "context chat"),
+                trace.notes,
             ),
             trace=trace,
             source_nodes=used,

@@ -175,14 +175,15 @@ def _new_saved_chat(args: argparse.Namespace, llm: Any) -> SavedChat:
 def _save_turn(session: ChatSession, message: str, response: Any, trace: Trace) -> None:
     if session.saved is None:
         return
-    from ..present.answer_score import THRESHOLD_KEY, TRACE_KEY, not_found_threshold, split_score
+    from ..present.answer_score import THRESHOLD_KEY, TRACE_KEY, not_found_threshold, stated_score
 
-    text, score = split_score(response.text)  # saved as the app saves it: the score aside
+    score = stated_score(trace)  # saved as the app saves it: in the trace
     data = trace.to_dict()
     if score is not None:
         data.update({TRACE_KEY: score,
                      THRESHOLD_KEY: not_found_threshold(_ranked_with(session))})
     session.saved.add_message("user", message)
-    session.saved.add_message("assistant", text, sources=response.source_nodes, trace=data)
+    session.saved.add_message("assistant", response.text, sources=response.source_nodes,
+                              trace=data)
     path = session.workspace.save_chat(session.saved)
     sys.stderr.write(f"(saved to {path})\n")

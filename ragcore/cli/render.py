@@ -2,8 +2,8 @@
 
 An answer is written as the app shows it (``write_reply``): streamed as it comes, or, for the
 extractive answerer's (which is whole from its first word), at once with the [1] markers naming
-each quote's source; then the answerer's score on a line of its own, then the sources numbered
-like the markers.
+each quote's source; then the answerer's score (from the trace notes) on a line of its own, then
+the sources numbered like the markers.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from itertools import chain
 from typing import Any, Callable, Iterable, Iterator, TextIO
 
 from ..llms.extractive_answer import LABEL
-from ..present.answer_score import score_note, shown_stream, split_score
+from ..present.answer_score import score_note, stated_score
 from ..present.format import hidden_sources_label, human_size
 from ..present.markers import mark_listing
 from ..present.sources import ListedSource, SourceListing, answer_sources
@@ -66,8 +66,8 @@ def write_answer(out: TextIO, response: Iterable[str], *, ranked_with: str | Non
     With ``cite`` (the answer's text -> its sources), an extractive answer is written whole
     with the [1] markers of those sources; returns the sources numbered to match, if marked.
     """
-    chunks = shown_stream(response)
-    first = next(chunks, "")
+    chunks = iter(response)
+    first = _opening(chunks)
     listing = None
     if cite is not None and first.startswith(LABEL):
         text = first + "".join(chunks)
@@ -79,10 +79,21 @@ def write_answer(out: TextIO, response: Iterable[str], *, ranked_with: str | Non
         out.write(chunk)
         out.flush()
     out.write("\n")
-    score = split_score(getattr(response, "text", ""))[1]
+    score = stated_score(getattr(response, "trace", None))
     if score is not None:
         out.write(f"{score_note(score, ranked_with)}\n")
     return listing
+
+
+def _opening(chunks: Iterator[str]) -> str:
+    """The first chunks, read until they are more than the start of the extractive label (that
+    answer streams word by word), so an extractive answer is known from its first write."""
+    first = ""
+    for chunk in chunks:
+        first += chunk
+        if not (len(first) < len(LABEL) and LABEL.startswith(first)):
+            break
+    return first
 
 
 def _listing(text: str, response: Any, retrieval_mode: str, embedder: Any) -> SourceListing:
@@ -120,7 +131,7 @@ def write_sources(
     ``listing``: its sources already listed (and numbered like the answer's markers).
     """
     if listing is None:
-        listing = _listing(split_score(response.text)[0], response, retrieval_mode, embedder)
+        listing = _listing(response.text, response, retrieval_mode, embedder)
     if listing.without_sources:
         out.write(f"\nSources: none. {listing.without_sources}\n")
         return

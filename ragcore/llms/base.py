@@ -13,7 +13,9 @@ assistant's ``Message`` (whole, or growing chunk by chunk).
 Backends that support OpenAI-style tool calls also implement ``ToolCallingLLM.chat_with_tools``.
 A backend that can end a reply at given strings offers ``with_stop(stop)`` returning a copy that
 does (``stopping_at``): the ReAct loop asks for it so a model does not write the tool's
-observation itself.
+observation itself. A backend that knows something about its replies besides their text (the
+extractive answerer: how sure it is of its answer) offers ``with_notes(notes)`` returning a copy
+that states it in ``notes``; the engines hand it the turn's trace notes (``noting``).
 """
 
 from __future__ import annotations
@@ -70,6 +72,13 @@ def stopping_at(llm: LLM, stop: Sequence[str]) -> LLM:
     otherwise ``llm`` itself, whose callers must then cut the reply themselves."""
     offer = getattr(llm, "with_stop", None)
     return offer(list(stop)) if callable(offer) else llm
+
+
+def noting(llm: LLM, notes: dict[str, Any]) -> LLM:
+    """``llm`` stating what it knows of its replies in ``notes`` (a turn's ``trace.notes``),
+    when it offers that (``with_notes``); otherwise ``llm`` itself."""
+    offer = getattr(llm, "with_notes", None)
+    return offer(notes) if callable(offer) else llm
 
 
 def complete(llm: LLM, messages: Sequence[Message] | str) -> str:

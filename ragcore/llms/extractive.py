@@ -23,10 +23,16 @@ Sentences are chosen by meaning when the backend has an embedder (``embedder=``,
 ``with_embedder``: the index's engines hand theirs to an LLM that offers it, so a query engine
 over an index ranks with the model already loaded) and by words alone without one
 (``extractive_rank``). The same messages always give the same reply.
+
+How sure it is that the passages answer the question (the answer score) is stated out of band:
+the engines hand the turn's trace notes to an LLM offering ``with_notes`` (``llms.base.noting``),
+and a reply that judged the question records its score there (``trace.notes["answer_score"]``).
+The text only says what answered.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from typing import Any, Iterator, Sequence
@@ -97,17 +103,27 @@ class ExtractiveLLM:
         self.context_window = context_window
         self.num_output = num_output
         self.embedder = embedder
+        self.notes: dict | None = None  # where replies state their score (``with_notes``)
 
     def with_embedder(self, embedder: Any) -> ExtractiveLLM:
         """This backend ranking with ``embedder``; itself if it already has one."""
         if self.embedder is not None or embedder is None:
             return self
-        return ExtractiveLLM(max_sentences=self.max_sentences, context_window=self.context_window,
-                             num_output=self.num_output, embedder=embedder)
+        ranking = ExtractiveLLM(max_sentences=self.max_sentences,
+                                context_window=self.context_window, num_output=self.num_output,
+                                embedder=embedder)
+        ranking.notes = self.notes
+        return ranking
+
+    def with_notes(self, notes: dict) -> ExtractiveLLM:
+        """This backend stating each reply's answer score in ``notes`` (a turn's trace notes)."""
+        noting = copy.copy(self)
+        noting.notes = notes
+        return noting
 
     def stream(self, messages: Sequence[Message]) -> Iterator[str]:
         reply = extractive_reply(messages, max_sentences=self.max_sentences,
-                                 embedder=self.embedder)
+                                 embedder=self.embedder, notes=self.notes)
         # Word by word, so streaming views behave as they do with a real model.
         yield from re.findall(r"\s*\S+", reply) or [reply]
 
@@ -117,28 +133,32 @@ class ExtractiveLLM:
 
 
 def extractive_reply(
-    messages: Sequence[Message], *, max_sentences: int = 3, embedder: Any = None
+    messages: Sequence[Message], *, max_sentences: int = 3, embedder: Any = None,
+    notes: dict | None = None,
 ) -> str:
-    """The reply to ``messages``, by prompt kind (see the module docstring)."""
+    """The reply to ``messages``, by prompt kind (see the module docstring); an answer that
+    judged the question states its score in ``notes``."""
     messages = [m for m in messages if m.content is not None]
     system = "\n\n".join(m.content for m in messages if m.role == "system")
     if _is_react(system):
-        return react_reply(system, messages, limit=max_sentences, embedder=embedder)
+        return react_reply(system, messages, limit=max_sentences, embedder=embedder,
+                           notes=notes)
     users = [m for m in messages if m.role == "user"]
     last = users[-1].content if users else ""
     reply = _reply_to_template(read_sections(last), system, limit=max_sentences,
-                               embedder=embedder)
+                               embedder=embedder, notes=notes)
     if reply is not None:
         return reply
     context = read_sections(system).get(CONTEXT)
     if context is None or not last.strip():
         return CHAT_NEEDS_MODEL  # simple chat: only the conversation, which is no document
     topic = topic_of([m.content for m in users[:-1]])
-    return answer(context, last, limit=max_sentences, embedder=embedder, background=topic)
+    return answer(context, last, limit=max_sentences, embedder=embedder, background=topic,
+                  notes=notes)
 
 
 def _reply_to_template(
-    sections: dict[str, str], system: str, *, limit: int, embedder: Any
+    sections: dict[str, str], system: str, *, limit: int, embedder: Any, notes: dict | None
 ) -> str | None:
     """The reply to one of the templates of ``ragcore.prompts``, or None if it is none of them."""
     if CONVERSATION in sections and FOLLOW_UP in sections:
@@ -146,13 +166,13 @@ def _reply_to_template(
         return make_standalone(sections[FOLLOW_UP], history)
     if EXISTING_ANSWER in sections and NEW_CONTEXT in sections:
         return refine(sections[EXISTING_ANSWER], sections[NEW_CONTEXT],
-                      sections.get(QUESTION, ""), limit=limit, embedder=embedder)
+                      sections.get(QUESTION, ""), limit=limit, embedder=embedder, notes=notes)
     if QUESTION not in sections:
         return None
     if CONTEXT not in sections:
         return NEEDS_DOCUMENTS
     return answer(sections[CONTEXT], sections[QUESTION], limit=limit, embedder=embedder,
-                  style=_style(system))
+                  style=_style(system), notes=notes)
 
 
 def _style(system: str) -> str:
@@ -172,8 +192,8 @@ def _is_react(system: str) -> bool:
     return "Action Input:" in system and _OBSERVATION in system
 
 
-def react_reply(system: str, messages: Sequence[Message], *, limit: int, embedder: Any = None
-                ) -> str:
+def react_reply(system: str, messages: Sequence[Message], *, limit: int, embedder: Any = None,
+                notes: dict | None = None) -> str:
     """First step: search with the first tool. After an observation: answer by quoting it."""
     users = [i for i, m in enumerate(messages) if m.role == "user"]
     asks = [i for i in users if not _is_observation(messages[i])]
@@ -186,7 +206,7 @@ def react_reply(system: str, messages: Sequence[Message], *, limit: int, embedde
     ]
     if observations:
         reply = answer("\n\n".join(observations), question, limit=limit, embedder=embedder,
-                       background=topic)
+                       background=topic, notes=notes)
         return f"Thought: I can answer without using any more tools.\nAnswer: {reply}"
     question = make_standalone(question, [messages[i].content for i in asks[:-1]])
     tool, argument = _first_tool(system)

@@ -17,6 +17,10 @@ asks of a model:
 
 A question that asks for an overview ("Summarize the document") gets the most representative
 sentences in document order instead, and a question no sentence answers gets ``NOT_FOUND``.
+
+How sure the answerer is that the passages answer the question (its answer score, 0..1) is no
+part of the text: given a ``notes`` dict (the turn's trace notes, ``ExtractiveLLM.with_notes``),
+an answer that judged the question states it there under ``SCORE_NOTE``.
 """
 
 from __future__ import annotations
@@ -50,6 +54,8 @@ NOT_FOUND = (
     f"{LABEL}: not found. None of the passages retrieved for this question answers it, so "
     "there is nothing to quote. Try other words, or add documents that cover it."
 )
+# The trace note an answer's score goes under (the app and the CLI read it there).
+SCORE_NOTE = "answer_score"
 _QUOTED = "quoted from the documents, best match first:"
 _ANSWER_HEADER = f"{LABEL}: {_QUOTED}"
 # A short answer is given when the span model's winning phrase has at least this probability
@@ -72,35 +78,34 @@ SAME_MEANING = 0.9
 MAX_ITEMS = 12
 
 
-_LABEL_LINE = re.compile(
-    r"^" + re.escape(LABEL) + r"(?P<score> \[score (?P<value>\d\.\d\d)\])?:[ \t]*(?P<rest>.*)$",
-    re.MULTILINE,
-)
+_LABEL_LINE = re.compile(r"^" + re.escape(LABEL) + r":[ \t]*(?P<rest>.*)$", re.MULTILINE)
 _BOLD = re.compile(r"^\*\*(?P<phrase>.+?)\*\*")
+# Before issue 32 the label line stated the score: "<LABEL> [score 0.82]: ...".
+_OLD_SCORE = re.compile(re.escape(LABEL) + r" \[score (?P<value>\d\.\d\d)\]")
 
 
-def label_line(score: float | None, rest: str) -> str:
-    """Our first line: the label, how sure the answerer is (0..1) and what follows it."""
-    shown = "" if score is None else f" [score {min(max(score, 0.0), 1.0):.2f}]"
-    return f"{LABEL}{shown}: {rest}"
+def label_line(rest: str) -> str:
+    """Our first line: the label, then what follows it."""
+    return f"{LABEL}: {rest}"
 
 
-def answer_score(text: str) -> float | None:
-    """The score our answer ``text`` states on its label line (None if it states none)."""
-    found = _LABEL_LINE.search(text)
-    return float(found["value"]) if found and found["value"] else None
+def note_score(notes: dict | None, score: float) -> None:
+    """State how sure the answerer is (clipped to 0..1) in ``notes``, when given them."""
+    if notes is not None:
+        notes[SCORE_NOTE] = min(max(float(score), 0.0), 1.0)
 
 
-def without_score(text: str) -> str:
-    """``text`` with the " [score S]" of our label line left out (how the app shows it)."""
-    found = _LABEL_LINE.search(text)
-    if not found or not found["score"]:
-        return text
-    return text[: found.start("score")] + text[found.end("score"):]
+def split_old_score(text: str) -> tuple[str, float | None]:
+    """An answer saved by a version that wrote its score on the label line: the text without
+    " [score S]", and S (None when it states none). Only for reading such old records."""
+    found = _OLD_SCORE.search(text)
+    if found is None:
+        return text, None
+    return _OLD_SCORE.sub(LABEL, text), float(found["value"])
 
 
 def says_not_found(text: str) -> bool:
-    """Whether ``text`` is our "not found" reply (whatever score it states)."""
+    """Whether ``text`` is our "not found" reply."""
     found = _LABEL_LINE.search(text)
     return bool(found) and found["rest"].startswith("not found.")
 
@@ -125,9 +130,11 @@ def answer(
     embedder: Any = None,
     style: str = "direct",
     background: str = "",
+    notes: dict | None = None,
 ) -> str:
     """Quote the sentences of ``context`` that answer ``question`` in ``style`` (see the module
-    docstring); ``background`` is the topic of a follow-up that only refers to it."""
+    docstring); ``background`` is the topic of a follow-up that only refers to it. The score of
+    an answer judged goes to ``notes``."""
     cands = candidates(strip_labels(context))
     if not cands:  # no passages at all, or only headings, code and tables
         return NOT_FOUND if context.strip() else NEEDS_DOCUMENTS
@@ -140,20 +147,21 @@ def answer(
             else NOT_FOUND
     ranking = rank(scorer, question, limit=limit, floor=False)
     judged = assess(scorer, without_source_words(question), ranking.scores)
+    note_score(notes, judged.answered)
     if not judged.found:
-        return not_found(judged.answered)
+        return NOT_FOUND
     phrase = judged.phrase
     one_part = asks_one_thing(without_source_words(question))
     if phrase is not None and phrase.probability >= PHRASE_FLOOR and one_part \
             and not cands[phrase.sentence].followers and not _several_answer(scorer, ranking):
         unit = quote_unit(list(cands), phrase.sentence)[-2:]  # and what it refers back to
         lines = [f"- {cands[k].text}" for k in unit]
-        return "\n".join([label_line(judged.answered, f"**{phrase.text}**"), *lines])
+        return "\n".join([label_line(f"**{phrase.text}**"), *lines])
     chosen = _one_pass(scorer, ranking, limit=limit) if style == "one_pass" else ranking.chosen
     lead = cands[chosen[0]].lead
     if asks_for_list(question) and lead is not None:  # an item answers: its list, whole
         chosen = [lead, *(i for i in chosen[1:] if i != lead and cands[i].lead != lead)]
-    return quote_reply(cands, chosen, score=judged.answered)
+    return quote_reply(cands, chosen)
 
 
 def answerability(passages: Sequence[str], question: str, *, embedder: Any = None) -> float:
@@ -177,24 +185,20 @@ def _several_answer(scorer: Scorer, ranking: Ranking) -> bool:
                for i in range(len(scores)))
 
 
-def not_found(score: float | None = None) -> str:
-    """Our "not found" reply, with how sure the answerer was that the passages answer."""
-    return label_line(score, NOT_FOUND.split(": ", 1)[1])
-
-
-def refine(existing: str, new_context: str, question: str, *, limit: int, embedder: Any = None
-           ) -> str:
+def refine(existing: str, new_context: str, question: str, *, limit: int, embedder: Any = None,
+           notes: dict | None = None) -> str:
     """The answer so far, improved from ``new_context`` only where that answers better.
 
     The new passage is ranked on its own (its sentences read in context). Its answer is added
     when the answer so far has room for it or it is clearly better: judged on the sentences'
     own words and meaning, since the answer so far no longer has the headings and neighbours
     its sentences were chosen with. A clearly better sentence goes first (a correction).
+    A fresh answer (there was none so far) states its score in ``notes``.
     """
     kept_lines = [line for line in strip_labels(existing).splitlines() if line.strip()]
     kept = [line[2:].strip() for line in kept_lines if line.startswith("- ")]
     if not kept:  # no answer so far, or "not found"
-        return answer(new_context, question, limit=limit, embedder=embedder)
+        return answer(new_context, question, limit=limit, embedder=embedder, notes=notes)
     fresh = candidates(strip_labels(new_context))
     ranking = rank(Scorer(fresh, embedder), question, limit=limit) if fresh else None
     if ranking is None or not ranking.found:
@@ -230,11 +234,9 @@ def _top_level_groups(lines: list[str]) -> list[list[str]]:
     return groups
 
 
-def quote_reply(cands: Sequence[Candidate], chosen: Sequence[int], *,
-                score: float | None = None) -> str:
+def quote_reply(cands: Sequence[Candidate], chosen: Sequence[int]) -> str:
     """Our answer format: the label, then each quote on a line (its list indented under it)."""
-    header = _ANSWER_HEADER if score is None else label_line(score, _QUOTED)
-    return "\n".join([header, *_quote_lines(cands, chosen)])
+    return "\n".join([_ANSWER_HEADER, *_quote_lines(cands, chosen)])
 
 
 def _quote_lines(cands: Sequence[Candidate], chosen: Sequence[int]) -> list[str]:

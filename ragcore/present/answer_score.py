@@ -1,63 +1,34 @@
-"""The extractive answer's score as people see it: kept out of the answer, stated under Advanced.
+"""The extractive answer's score as people see it: never in the answer, stated under Advanced.
 
-The extractive answerer states on its label line how sure it is that the passages answer the
-question (" [score 0.82]", ``ragcore.llms.extractive_answer``). The figure is for people tuning
-the answerer, not for readers of the answer: the app shows the answer without it (``shown_stream``
-while it streams, ``without_score`` once it is whole, in saved chats and exports too) and states
-it under Advanced in words (``score_sentence``); the CLI prints that sentence on a line of its
-own after the answer.
+The extractive answerer states how sure it is that the passages answer the question in the
+turn's trace notes (``trace.notes["answer_score"]``, ``ragcore.llms.extractive_answer``), never
+in the answer's text. The figure is for people tuning the answerer, not for readers of the
+answer: the app states it under Advanced in words (``score_note``), and a saved chat turn keeps
+it in its trace (``TRACE_KEY``, beside the threshold: ``THRESHOLD_KEY``); the CLI prints that
+sentence on a line of its own after the answer.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from ..llms import extractive_answer
-from ..llms.extractive_answer import LABEL, answer_score, without_score
+from ..llms.extractive_answer import SCORE_NOTE
+from ..trace import Trace
 
-__all__ = ["TRACE_KEY", "THRESHOLD_KEY", "answer_score", "not_found_threshold", "ranked_with",
-           "score_note", "score_sentence", "shown_stream", "split_score", "without_score"]
+__all__ = ["TRACE_KEY", "THRESHOLD_KEY", "not_found_threshold", "ranked_with", "score_note",
+           "score_sentence", "stated_score"]
 
-_SCORE_START = " [score "
-# Where a saved chat turn keeps the score its answerer stated (its text is kept without it).
-TRACE_KEY = "answer_score"
+# Where a saved chat turn keeps the score its answerer stated (as the live trace notes do).
+TRACE_KEY = SCORE_NOTE
 THRESHOLD_KEY = "not_found_under"  # and the threshold its answerer says "not found" under
 
 
-def split_score(text: str) -> tuple[str, float | None]:
-    """``text`` as shown (its score left out) and the score it stated (None if none)."""
-    return without_score(text), answer_score(text)
-
-
-def shown_stream(chunks: Iterable[str]) -> Iterator[str]:
-    """Streamed answer text with the " [score S]" of the label line left out.
-
-    The first chunks are held back only while they could still be the label line before its
-    score has ended (the label is streamed word by word); any other text passes straight on.
-    """
-    held: str | None = ""
-    for chunk in chunks:
-        if held is None:
-            yield chunk
-            continue
-        held += chunk
-        if not _undecided(held):
-            yield without_score(held)
-            held = None
-    if held:
-        yield without_score(held)
-
-
-def _undecided(held: str) -> bool:
-    """True while ``held`` may still grow into our label line with a score not yet closed."""
-    if "\n" in held:
-        return False
-    if len(held) <= len(LABEL):
-        return LABEL.startswith(held)
-    rest = held[len(LABEL):]
-    return held.startswith(LABEL) and _SCORE_START.startswith(rest[:len(_SCORE_START)]) \
-        and "]" not in rest
+def stated_score(trace: Trace | None) -> float | None:
+    """The score the answerer stated in ``trace`` (the answer's), None if it stated none."""
+    score = trace.notes.get(SCORE_NOTE) if trace is not None else None
+    return None if score is None else float(score)
 
 
 def ranked_with(embed_model: str | None, retrieval_mode: str) -> str | None:

@@ -5,7 +5,10 @@ LLM calls that do not depend on each other and receives their replies, in order,
 ``send``. Its last batch is marked ``final``: the driver streams that one instead of collecting
 it, so every mode streams its final step. The multi-step logic therefore exists once, in the
 plans, and this module is the only place that talks to the model, runs independent calls
-concurrently (up to ``max_concurrency``) and records each call in the trace.
+concurrently (up to ``max_concurrency``) and records each call in the trace. A batch of one
+call gets an LLM that states what it knows of its reply in the trace notes (``noting``: the
+extractive answerer's score); several independent replies (accumulate's answers, a tree level's
+summaries) have no one score, so theirs state none.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Generator, Iterator, Sequence
 
-from ..llms.base import LLM, complete_traced, stream_traced
+from ..llms.base import LLM, complete_traced, noting, stream_traced
 from ..trace import Trace
 from ..types import Message
 
@@ -50,11 +53,16 @@ def run_plan(plan: Plan, llm: LLM, trace: Trace | None, *, max_concurrency: int)
     """Drive ``plan`` against ``llm``: collect intermediate batches, stream the final one."""
     batch = next(plan, None)
     while batch is not None and not batch.final:
-        replies = _complete_all(batch.calls, llm, trace, max_concurrency)
+        replies = _complete_all(batch.calls, _noted(llm, batch, trace), trace, max_concurrency)
         batch = plan.send(replies)
     if batch is not None:
-        yield from _stream_final(batch, llm, trace, max_concurrency)
+        yield from _stream_final(batch, _noted(llm, batch, trace), trace, max_concurrency)
     plan.close()
+
+
+def _noted(llm: LLM, batch: Batch, trace: Trace | None) -> LLM:
+    """``llm`` stating its reply's score in the trace notes, for a batch of one call."""
+    return noting(llm, trace.notes) if trace is not None and len(batch.calls) == 1 else llm
 
 
 def _complete_all(
@@ -151,7 +159,7 @@ MIN_OPENING = 12
 def _shared_label(first: str, other: str) -> str:
     """The start ``other`` shares with ``first``, up to and including its last colon (and the
     space after it), or "" when that is shorter than ``MIN_OPENING``. Digits count as shared
-    (a label may state a number of its own: "... [score 0.82]: ")."""
+    (a label may state a number of its own)."""
     length = 0
     for a, b in zip(first, other):
         if a != b and not (a.isdigit() and b.isdigit()):

@@ -77,13 +77,28 @@ class ChatMessage:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ChatMessage:
         sources = [ChatSource(**s) for s in data.get("sources", [])]
+        content, trace = _without_old_score(data.get("content", ""), data.get("trace"))
         return cls(
             role=data["role"],
-            content=data.get("content", ""),
+            content=content,
             sources=sources,
             created=data.get("created") or now_iso(),
-            trace=data.get("trace"),
+            trace=trace,
         )
+
+
+def _without_old_score(content: str, trace: dict[str, Any] | None
+                       ) -> tuple[str, dict[str, Any] | None]:
+    """A reply saved before the extractive answerer's score left its text: the text without it,
+    the score moved to the trace, where replies keep it now (the one place old chats are read)."""
+    if " [score " not in content:
+        return content, trace
+    from ..llms.extractive_answer import SCORE_NOTE, split_old_score
+
+    content, score = split_old_score(content)
+    if score is None:
+        return content, trace
+    return content, {**(trace or {}), SCORE_NOTE: (trace or {}).get(SCORE_NOTE, score)}
 
 
 @dataclass(slots=True)
