@@ -81,7 +81,8 @@ def records(rows: Sequence[dict], gate: NotFoundGate, *, answerer: str = "local"
         out.append(Record(row["id"], row["question"], row["golds"], answer,
                           row["passages"] if answerer == "local" else row["extractive_passages"],
                           row["retrieved"] if answerer == "local" else row["extractive_retrieved"],
-                          seconds))
+                          seconds, score=None if answerer == "local"
+                          else row.get("extractive_stated_score")))
     return out
 
 

@@ -138,6 +138,7 @@ def ask_extractive(engine, q: HeldOutQuestion) -> dict:
     response = engine.query(q.question)
     text = response.text
     return {"extractive_answer": text, "extractive_seconds": time.perf_counter() - started,
+            "extractive_stated_score": response.trace.notes.get("answer_score"),
             "extractive_passages": [s.node.text for s in response.source_nodes],
             "extractive_retrieved": q.paragraph in {s.node.ref_doc_id
                                                     for s in response.source_nodes}}
