@@ -57,6 +57,8 @@ class ProgressBar:
             stage = f"embedding {job.work_done}/{job.work_total}"
         elif stage == "embedding" and event.chunks_total:
             stage = f"embedding {event.chunks_done}/{event.chunks_total}"
+        elif stage == "reading" and event.ocr_total:
+            stage = f"reading scanned pages (OCR) {event.ocr_done} of {event.ocr_total}"
         line = f"[{bar}] {fraction:4.0%} {counter} {stage:<9} {name}"
         left = job.remaining_seconds() if job is not None else None
         if left is not None and fraction < 1:

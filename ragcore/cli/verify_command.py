@@ -22,6 +22,10 @@ def add_parsers(commands, common: argparse.ArgumentParser) -> None:
                         help="an index folder (default: the workspace index named by --index)")
     verify.add_argument("--index", "-i", default=None, metavar="NAME",
                         help=f"index name in the workspace (default: {DEFAULT_INDEX})")
+    verify.add_argument("--embeddings", action="store_true",
+                        help="also embed every node's text again with the index's model and "
+                             "compare it with its stored vector (slow: as long as embedding "
+                             "the index took)")
     verify.set_defaults(run=run_verify)
 
 
@@ -31,19 +35,26 @@ def run_verify(args: argparse.Namespace, context: CliContext) -> int:
 
     if args.folder and args.index:
         raise ConfigError("give an index folder or --index NAME, not both")
+    embedder = context.embedder
     if args.folder:
         path = Path(args.folder)
+        if args.embeddings and embedder is None:
+            raise ConfigError("--embeddings needs the index's embedding model: verify it by "
+                              "name in its workspace (--index NAME), not by folder")
     else:
         workspace = context.workspace()
         name = args.index or DEFAULT_INDEX
         workspace.index_info(name)  # a clear error for an unknown name
         path = workspace.index_path(name)
-    report = verify_index(path)
+        if args.embeddings:
+            embedder = workspace.embedder_for(name)
+    report = verify_index(path, embedder=embedder if args.embeddings else None)
     checked = (f"{report.files} files, {report.bytes:,} bytes" if report.generation
                else "format version 1: no checksums recorded, structure only")
     sys.stdout.write(
         f"ok: {path} (revision {report.revision}, {report.generation or 'flat folder'}): "
-        f"{report.documents} documents, {report.nodes} nodes; {checked}\n"
+        f"{report.documents} documents, {report.nodes} nodes; {checked}; records agree with "
+        f"one another{' and every vector with its text' if args.embeddings else ''}\n"
     )
     for segment in report.approximate_search:
         sys.stdout.write(f"  vector segment {segment['segment']} ({segment['rows']:,} rows): "

@@ -18,6 +18,7 @@
     checksums.py     file checksums recorded at commit and checked at load
     bindings.py      digests of the ordered id lists, binding the files' rows together
     verify.py        the full check behind ``ragcore verify``
+    consistency.py   verify's cross-checks of the records against one another
     keyword.py       BM25 postings over the nodes, built on the first keyword query
 
 Only ``VectorStoreIndex`` and its reports are public; the other modules serve it, except

@@ -4,7 +4,9 @@ Loading checks what is cheap (``checksums``: sizes, small files whole, samples o
 ``node_file``: each node's line as it is decoded). ``verify_index`` (``ragcore verify``) reads
 everything: every block of every file of the current generation, every node record decoded
 (its id against ``node_ids.json``), every node's document (against ``docs.json`` and its vector
-row's, ``bindings``), the digests of the id lists, every vector present and finite. It raises
+row's, ``bindings``), the digests of the id lists, every vector present and finite, and then
+the records against one another (``consistency``: what checksums recomputed by a forger or a
+buggy writer would not catch; with an embedder, each vector against its text). It raises
 an ``IndexFormatError`` naming the file at fault and the fix at the first damage found, or
 returns what it checked, with how each big segment is searched (its approximate index's recall
 as measured when it was built; an index saved before ragcore measured them is measured now).
@@ -21,6 +23,7 @@ import numpy as np
 from ..errors import StoreError
 from .bindings import check_vector_documents
 from .checksums import damaged
+from .consistency import record_problems, summary
 from .folder import current_data, open_index_folder
 from .manifest import MANIFEST, approximate_search, manifest_generation, read_manifest
 
@@ -42,8 +45,10 @@ class VerifyReport:
     approximate_search: list[dict[str, Any]] = field(default_factory=list)
 
 
-def verify_index(path: str | Path) -> VerifyReport:
-    """Check the index at ``path`` completely; IndexFormatError at the first damage found."""
+def verify_index(path: str | Path, *, embedder: Any = None) -> VerifyReport:
+    """Check the index at ``path`` completely; IndexFormatError at the first damage found
+    (records that disagree with one another: all of them). With ``embedder`` (the index's
+    model), every node's text is embedded again and compared with its vector."""
     path = Path(path)
     state = open_index_folder(path, full_check=True)
     manifest = read_manifest(path)
@@ -67,6 +72,9 @@ def verify_index(path: str | Path) -> VerifyReport:
             raise damaged(data, f"a node has no vector in the store ({exc})") from exc
         if not np.isfinite(vectors).all():
             raise damaged(data / "vectors.npy", "holds NaN or infinite values")
+    problems = record_problems(data, manifest, docstore, store, embedder=embedder)
+    if problems:
+        raise damaged(data, summary(problems))
     files = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
     return VerifyReport(
         path=path,

@@ -27,7 +27,7 @@ from ragcore.readers.json_text import read_json, read_jsonl
 from ragcore.readers.markdown import read_markdown
 from ragcore.readers.notebook import read_notebook
 from ragcore.readers.part import Part
-from ragcore.readers.pdf import read_pdf
+from ragcore.readers.pdf import OcrProgress, read_pdf
 from ragcore.readers.pptx import read_pptx
 from ragcore.readers.rtf import read_rtf
 from ragcore.readers.sniff import read_by_content
@@ -100,15 +100,19 @@ MAX_WORD_CHARS = 1_000_000
 _WORD = re.compile(r"\S+")
 
 
-def load_file(path: str | Path, *, doc_id_base: str | None = None) -> list[Document]:
+def load_file(path: str | Path, *, doc_id_base: str | None = None,
+              ocr_progress: OcrProgress | None = None) -> list[Document]:
     """Read one file into Documents (one per PDF page, slide, sheet, chapter or JSON Lines
-    record, else one).
+    record, else one); ``ocr_progress(done, total)`` hears of a PDF's pages read by OCR.
 
     Raises ReaderError(path, problem, hint) when the file cannot be read or holds no text.
     """
     path = Path(path)
     reader = READERS.get(path.suffix.lower())
-    found = reader(path) if reader else read_by_content(path, READERS, MIME_TYPES)
+    if reader is read_pdf and ocr_progress is not None:
+        found = read_pdf(path, ocr_progress=ocr_progress)
+    else:
+        found = reader(path) if reader else read_by_content(path, READERS, MIME_TYPES)
     return list(iter_documents(path, found, doc_id_base=doc_id_base))
 
 

@@ -37,7 +37,7 @@ import threading
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ragcore.errors import ReaderError
 from ragcore.readers.decoding import read_bytes
@@ -57,9 +57,11 @@ _UNLOCK_HINT = (
     "or run `qpdf --decrypt in.pdf out.pdf`) and upload again"
 )
 PDFIUM_LOCK = threading.Lock()
+OcrProgress = Callable[[int, int], None]  # (pages read by OCR so far, pages it will read)
 _PASSWORD_ERROR = 4  # FPDF_ERR_PASSWORD
 # Scanned books run to hundreds of pages at a few seconds each: OCR stops here (logged).
 MAX_OCR_PAGES = 300
+OCR_SAMPLE = 40  # pages looked at to count a PDF's scanned pages before it is read
 OCR_DPI = 300
 # An A4 page at 300 dpi is 8.7 megapixels; a page declared metres wide is rendered smaller.
 MAX_OCR_PIXELS = 40_000_000
@@ -82,10 +84,34 @@ _PRIVATE_BULLETS = re.compile("[\uf0b7\uf0a7\uf0a8\uf0d8\uf0fc\uf076\uf06e\uf0e0
                               "|(?m:^[ \t]*)[\ue000-\uf8ff\x00-\x08\x0e-\x1f\x7f]")
 
 
-def read_pdf(path: Path) -> list[Part]:
-    """One part per page that has text, with ``page`` (1-based) and ``page_label`` metadata."""
+def read_pdf(path: Path, *, ocr_progress: OcrProgress | None = None) -> list[Part]:
+    """One part per page that has text, with ``page`` (1-based) and ``page_label`` metadata;
+    ``ocr_progress(done, total)`` hears of the scanned pages read by OCR (once before the first)."""
     with pdf_warnings_logged(path):
-        return _read(path)
+        return _read(path, ocr_progress)
+
+
+def pages_to_ocr(path: Path) -> int:
+    """About how many pages of the PDF at ``path`` reading it will OCR (0 without Tesseract):
+    the pages without text, counted on up to ``OCR_SAMPLE`` pages spread through it, at most
+    ``MAX_OCR_PAGES``. Cheap (a few hundred ms at most), for a job's time estimate."""
+    if not ocr_available():
+        return 0
+    import pypdfium2 as pdfium
+
+    try:
+        with PDFIUM_LOCK:
+            document = pdfium.PdfDocument(read_bytes(path))
+            try:
+                count = len(document)
+                sample = range(count) if count <= OCR_SAMPLE else \
+                    [i * count // OCR_SAMPLE for i in range(OCR_SAMPLE)]
+                blank = sum(not _page_text(document, i).strip() for i in sample)
+            finally:
+                document.close()
+    except Exception:  # noqa: BLE001 - a file that cannot be read fails fast when it is read
+        return 0
+    return min(MAX_OCR_PAGES, round(blank * count / len(sample))) if sample else 0
 
 
 @contextlib.contextmanager
@@ -100,7 +126,7 @@ def pdf_warnings_logged(path: Path) -> Iterator[None]:
                 logger.warning("%s: %s", path, warning.message)
 
 
-def _read(path: Path) -> list[Part]:
+def _read(path: Path, ocr_progress: OcrProgress | None) -> list[Part]:
     data = read_bytes(path)
     if b"%PDF-" not in data[:1024]:
         raise ReaderError(
@@ -108,7 +134,7 @@ def _read(path: Path) -> list[Part]:
             "is not a PDF (no %PDF header)",
             "check the file; rename it if it is another format",
         )
-    texts, labels, ocr_pages = _extract(data, path)
+    texts, labels, ocr_pages = _extract(data, path, ocr_progress)
     texts = rejoin_split_words(texts, lexicon=english_lexicon())
     pages = strip_running_lines([text.split("\n") for text in texts])
     parts = []
@@ -150,21 +176,22 @@ def _corrupt(path: Path, exc: BaseException) -> ReaderError:
     )
 
 
-def _extract(data: bytes, path: Path) -> tuple[list[str], list[str], set[int]]:
+def _extract(data: bytes, path: Path, ocr_progress: OcrProgress | None,
+             ) -> tuple[list[str], list[str], set[int]]:
     """Each page's text and label, and the indexes of pages read by OCR."""
     with PDFIUM_LOCK:
         document = _open(data, path)
     try:
         with PDFIUM_LOCK:
             texts, labels = _pages(document, path)
-        ocr_pages = _ocr(document, texts, path) if ocr_available() else set()
+        ocr_pages = _ocr(document, texts, path, ocr_progress) if ocr_available() else set()
     finally:
         with PDFIUM_LOCK:
             document.close()
     return texts, labels, ocr_pages
 
 
-def _ocr(document: Any, texts: list[str], path: Path) -> set[int]:
+def _ocr(document: Any, texts: list[str], path: Path, progress: OcrProgress | None) -> set[int]:
     """OCR the pages without text into ``texts``, a core's worth of pages at a time."""
     blank = [index for index, text in enumerate(texts) if not text.strip()]
     if len(blank) > MAX_OCR_PAGES:
@@ -173,6 +200,8 @@ def _ocr(document: Any, texts: list[str], path: Path) -> set[int]:
         blank = blank[:MAX_OCR_PAGES]
     done: set[int] = set()
     step = max(1, os.cpu_count() or 1)
+    if progress is not None and blank:
+        progress(0, len(blank))
     for start in range(0, len(blank), step):
         batch = blank[start:start + step]
         with PDFIUM_LOCK:  # rendered a batch at a time: a 300-dpi page image is ~9 MB
@@ -183,6 +212,8 @@ def _ocr(document: Any, texts: list[str], path: Path) -> set[int]:
             else:
                 texts[index] = _clean(result)
                 done.add(index)
+        if progress is not None:
+            progress(min(start + step, len(blank)), len(blank))
     return done
 
 

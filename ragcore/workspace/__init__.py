@@ -12,6 +12,7 @@
     jobs_runner.py runs jobs in threads: one queue per index, cancel, resume after a restart
     resume.py      what a resumed job does: the same index (never a deleted one), what is left
     estimate.py    how much work a job is (chunks, counted before embedding) and its time left
+    ocr_work.py    a job's scanned pages: counted at its start, timed as OCR reads them
     rates.py       how fast this computer embeds, per model, measured by jobs or a calibration
     report.py      what an ingest did: per-file outcomes, totals, progress events (plain data)
     record.py      the record kept beside each index: id, embedding model, chunking, cached counts

@@ -10,7 +10,9 @@ their type. The bar is chunks done over chunks in all, across every file.
 
 ``time_left`` divides the chunks left by a rate: the machine's measured rate (``rates.py``)
 at first, the job's own rate more and more as it runs (all of it after ``TRUST_SECONDS``, and
-then its rate over the last ``TRUST_SECONDS``: other work on the computer changes it).
+then its rate over the last ``TRUST_SECONDS``: other work on the computer changes it). A
+scanned PDF's pages to OCR are work too (``ocr_work``): counted at the start, their time is
+added to the time left, and the seconds spent in OCR are left out of the embedding rate.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .ocr_work import OcrWork, count_ocr_pages
 from .report import IngestProgress
 
 if TYPE_CHECKING:
@@ -126,8 +129,10 @@ def time_left(done: int, total: int, *, prior_rate: float, observed_done: int,
 class JobWork:
     """A job's chunks done and in all, from its files' counts and its progress events."""
 
-    def __init__(self, counts: list[int], names: list[str]) -> None:
+    def __init__(self, counts: list[int], names: list[str],
+                 ocr_pages: list[int] | None = None) -> None:
         self.counts = counts
+        self.ocr = OcrWork(ocr_pages or [0] * len(counts))
         self.kinds = [Path(n).suffix.lower() for n in names]
         self.done: dict[int, int] = {}  # file number -> chunks embedded so far
         self.seen: dict[int, int] = {}  # file number -> the splitter's projection
@@ -149,6 +154,7 @@ class JobWork:
             self.final[number] = self.done.get(number, 0)
         done, total = self.totals()
         now = now or time.time()
+        reading = self._observe_ocr(event, now)
         if event.stage == "embedding" and not self.started_at:
             self.started_at, self.base, self.updated_at = now, done, now
             self.points.append((now, done))
@@ -159,12 +165,31 @@ class JobWork:
         while len(self.points) > 1 and self.points[1][0] <= now - TRUST_SECONDS:
             self.points.popleft()  # the first point kept is the last one a window ago
         changes: dict[str, Any] = {"work_done": done, "work_total": total,
-                                   "fraction": done / total if total else event.overall}
+                                   "fraction": done / total if total else event.overall,
+                                   "ocr_done": reading[0], "ocr_total": reading[1],
+                                   "ocr_left": self.ocr.pages_left(),
+                                   "ocr_page_seconds": self.ocr.page_seconds()}
         if self.started_at:
             changes.update(work_started_at=self.started_at, work_base=self.base,
                            work_updated_at=self.updated_at, rate_since=self.points[0][0],
                            rate_base=self.points[0][1])
         return changes
+
+    def _observe_ocr(self, event: IngestProgress, now: float) -> tuple[int, int]:
+        """Follow the scanned pages; returns the file's (pages read, pages to read) while
+        OCR reads it. Time in OCR moves the embedding clock on: it is not embedding."""
+        self.ocr.current = event.file_number
+        if event.stage != "reading":
+            self.ocr.finish(event.file_number)
+            return 0, 0
+        if not event.ocr_total:
+            return 0, 0
+        spent = self.ocr.observe(event.file_number, event.ocr_done, event.ocr_total, now)
+        if self.started_at and spent > 0:
+            self.started_at += spent
+            self.updated_at += spent
+            self.points = deque((at + spent, chunks) for at, chunks in self.points)
+        return event.ocr_done, event.ocr_total
 
     def totals(self) -> tuple[int, int]:
         done = total = 0
@@ -254,7 +279,8 @@ def start_work(ws: Workspace, job: Any) -> JobWork:
     paths = [Path(f) for f in job.files]
     try:
         splitter = splitter_for(*_chunking(ws, job))
-        work = JobWork([file_chunks(p, splitter) for p in paths], [p.name for p in paths])
+        work = JobWork([file_chunks(p, splitter) for p in paths], [p.name for p in paths],
+                       count_ocr_pages(paths))
         embedder = job_embedder(ws, job.index)
         job.rate = RateBook(ws.root).rate(embedder.model_name) or 0.0
         if not getattr(embedder, "loaded", True):  # load the model before the job's clock
@@ -263,7 +289,9 @@ def start_work(ws: Workspace, job: Any) -> JobWork:
         logger.warning("could not estimate job %s: %s", job.id, exc)
         return JobWork([], [])
     job.work_total = work.totals()[1]
-    job.estimated_seconds = job.work_total / job.rate if job.rate > 0 else 0.0
+    job.ocr_left, job.ocr_page_seconds = work.ocr.pages_left(), work.ocr.page_seconds()
+    job.estimated_seconds = (job.work_total / job.rate if job.rate > 0 else 0.0) \
+        + work.ocr.total_seconds()
     return work
 
 

@@ -117,9 +117,10 @@ def ingest_files(
 
 def _emitter(progress: IngestCallback | None, path: str, number: int,
              count: int) -> Callable[..., None]:
-    def emit(stage: str, fraction: float, done: int = 0, total: int = 0) -> None:
+    def emit(stage: str, fraction: float, done: int = 0, total: int = 0, *,
+             ocr: tuple[int, int] = (0, 0)) -> None:
         if progress is not None:
-            progress(IngestProgress(path, number, count, stage, fraction, done, total))
+            progress(IngestProgress(path, number, count, stage, fraction, done, total, *ocr))
 
     return emit
 
@@ -146,7 +147,7 @@ def ingest_file(
     try:
         _check_size(path, handle.max_file_bytes)
         parts = read_in_parts(path, base)  # a big plain text: a part at a time
-        documents = _read(path, base) if parts is None else []
+        documents = _read(path, base, emit) if parts is None else []
     except ReaderError as exc:
         return FileOutcome(str(path), "failed", reason=exc.problem, hint=exc.hint,
                            seconds=time.perf_counter() - started), 0
@@ -309,16 +310,20 @@ def _check_size(path: Path, limit: int | None) -> None:
             "or split the file")
 
 
-def _read(path: Path, base: str) -> list[Document]:
+def _read(path: Path, base: str, emit: Callable[..., None]) -> list[Document]:
+    """The file's documents; a PDF's pages read by OCR are reported as "reading" progress."""
     from ..readers import load_file
     from ..readers.directory import read_failure
+
+    def ocr_progress(done: int, total: int) -> None:
+        emit("reading", _READ_SHARE / 2 * done / max(total, 1), ocr=(done, total))
 
     if not path.exists():
         raise ReaderError(path, "does not exist", "check the path")
     if not path.is_file():
         raise ReaderError(path, "is not a regular file", "give a file or a folder")
     try:
-        documents = load_file(path, doc_id_base=base)
+        documents = load_file(path, doc_id_base=base, ocr_progress=ocr_progress)
     except ReaderError:
         raise
     except Exception as exc:  # a reader bug on one odd file must not stop the other files

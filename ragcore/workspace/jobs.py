@@ -90,6 +90,12 @@ class Job:
     work_updated_at: float = 0.0  # time.time() when work_done last grew
     rate_since: float = 0.0  # its own rate is measured from then (at most a minute ago)
     rate_base: int = 0  # chunks done then
+    # Scanned pages (``ocr_work``): of the file OCR reads now, left in the whole job, and the
+    # seconds a page takes (this computer's prior, then the job's own measure):
+    ocr_done: int = 0
+    ocr_total: int = 0
+    ocr_left: int = 0
+    ocr_page_seconds: float = 0.0
 
     @property
     def active(self) -> bool:
@@ -112,16 +118,22 @@ class Job:
 
     def remaining_seconds(self, now: float | None = None) -> float | None:
         """Time left: the chunks left at this computer's rate, blended with the job's own
-        (``estimate.time_left``); None before the work is counted or once it is embedded."""
+        (``estimate.time_left``), plus the scanned pages left to OCR; None before the work is
+        counted or once it is embedded."""
         if not self.active or self.state in ("queued", "summarising") or not self.work_total:
             return None
-        # Chunks are counted a slice (seconds of work) at a time: the time since the count
-        # last grew is time spent on the next slice, not time the count says nothing about.
         observed = self.work_updated_at - self.rate_since if self.rate_since else 0.0
         left = time_left(self.work_done, self.work_total, prior_rate=self.rate,
                          observed_done=self.work_done - self.rate_base, observed_seconds=observed)
+        if left is None:
+            return None
+        # Chunks are counted a slice (seconds of work) at a time: while embedding, the time
+        # since the count last grew is time spent on the next slice. While a file is read
+        # (OCR of a scan: minutes) it is not, and the pages left say how long that takes.
         since = (now or time.time()) - self.work_updated_at if self.work_updated_at else 0.0
-        return None if left is None else max(left - since, 0.0)
+        if self.state not in ("embedding", "writing"):
+            since = 0.0
+        return max(left - since, 0.0) + self.ocr_left * self.ocr_page_seconds
 
     def status(self) -> str:
         """The state in words: 'embedding 120/900 chunks · file 1 of 2 · about 3 min left'
@@ -130,6 +142,8 @@ class Job:
             words = f"embedding {self.work_done:,}/{self.work_total:,} chunks"
         elif self.state == "embedding" and self.chunks_total:
             words = f"embedding {self.chunks_done}/{self.chunks_total} chunks"
+        elif self.state == "reading" and self.ocr_total:
+            words = f"reading scanned pages (OCR) {self.ocr_done} of {self.ocr_total}"
         elif self.state == "summarising":
             words = f"summarising {self.summaries_done}/{self.summaries_total}"
         elif self.state == "queued" and self.cancel_requested:

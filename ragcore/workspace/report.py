@@ -125,6 +125,8 @@ class IngestProgress:
     file_fraction: float = 0.0  # 0..1 through this file
     chunks_done: int = 0  # while embedding: chunks of this file embedded so far
     chunks_total: int = 0  # while embedding: chunks of this file to embed
+    ocr_done: int = 0  # while reading: scanned pages of this file read by OCR so far
+    ocr_total: int = 0  # while reading: its scanned pages OCR reads (0: none, or not yet)
 
     @property
     def overall(self) -> float:
