@@ -161,7 +161,7 @@ def keyword_index_of(docstore: Any, revision: int) -> KeywordIndex:
     if docstore._as_disk:  # no node added or removed since: it holds what its runs say
         held, added = disk.held_rows(), []
     else:
-        fresh, where = docstore._fresh, disk.where()
+        fresh, where = docstore._since.fresh, disk.where()
         current = docstore.node_ids()
         added = [i for i in current if i in fresh]
         held = np.fromiter((where[i] for i in current if i not in fresh), np.int64)
