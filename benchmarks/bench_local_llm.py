@@ -84,8 +84,9 @@ def _first_tokens(index, llm, questions: list[str]) -> tuple[list[float], list[f
     return passages, firsts
 
 
-def _decode_ratio(llm) -> tuple[float, float]:
-    """Tokens per second through ``LocalLLM.stream`` and llama.cpp's raw rate, same messages.
+def _decode_ratio(llm, rounds: int = 3) -> tuple[float, float]:
+    """Tokens per second through ``LocalLLM.stream`` and llama.cpp's raw rate, same messages,
+    taken in turns ``rounds`` times (medians), so both see the same machine load.
 
     The reply is greedy, so both runs decode the same tokens: the raw run's token count is the
     streamed one's (chunks are not tokens: llama.cpp joins the bytes of a split character).
@@ -94,12 +95,14 @@ def _decode_ratio(llm) -> tuple[float, float]:
 
     messages = [Message("user", "Write ten sentences about the sea.")]
     body = {**llm._body(messages), "max_tokens": 120}
-    raw = llm._engine.complete(body)
-    raw_rate = raw["timings"]["predicted_per_second"]
-    tokens = raw["usage"]["completion_tokens"]
-    stamps = [time.perf_counter() for _ in llm._engine.stream(body)]
-    ours = (tokens - 1) / (stamps[-1] - stamps[0]) if len(stamps) > 1 else 0.0
-    return ours, raw_rate
+    ours, raws = [], []
+    for _ in range(rounds):
+        raw = llm._engine.complete(body)
+        raws.append(raw["timings"]["predicted_per_second"])
+        tokens = raw["usage"]["completion_tokens"]
+        stamps = [time.perf_counter() for _ in llm._engine.stream(body)]
+        ours.append((tokens - 1) / (stamps[-1] - stamps[0]) if len(stamps) > 1 else 0.0)
+    return statistics.median(ours), statistics.median(raws)
 
 
 def _stop_seconds(llm) -> float:
