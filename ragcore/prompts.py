@@ -1,8 +1,9 @@
 """Our prompt templates, one per role, as chat messages (a system message and a user message).
 
 Every template marks its sections with fixed labels at the start of a line, so that a human
-reading a trace and the offline extractive backend (``ragcore.llms.extractive``) can both find
-the parts. The markers are a stable contract; change them only together with that backend:
+reading a trace (and a tool reading traces, such as the benchmarks) can find the parts. No
+backend reads them back: the offline extractive backend (``ragcore.llms.extractive``) gets each
+call's ``types.AnswerRequest`` instead, so a user's own templates need none of these markers.
 
     ========================  ===============================================================
     marker (line start)       what follows it
@@ -24,8 +25,7 @@ question shares its line with ``Question:``). Passages may themselves contain wo
 between the *first* context marker and the next section marker after the passages as the
 context: ``read_sections`` does exactly that and is the reference parser (tests round-trip it).
 
-Which template is which: ``name`` says so, and the markers tell them apart (refine has
-``Existing answer:``, condense has ``Conversation:``, generation has no ``Context:``).
+Which template is which: ``name`` says so (and the request's ``kind`` beside each call).
 The ReAct prompt belongs to the agent (``ragcore.agent``), not here.
 """
 

@@ -1,4 +1,5 @@
-"""Plain data shared by every pipeline stage: documents, nodes, scored nodes, chat messages.
+"""Plain data shared by every pipeline stage: documents, nodes, scored nodes, chat messages,
+and the structured request behind one of our LLM calls (``AnswerRequest``).
 
 These are dataclasses with no I/O. Embeddings are not stored here: they live in the vector store.
 """
@@ -239,3 +240,38 @@ class Message:
             tool_call_id=data.get("tool_call_id"),
             name=data.get("name"),
         )
+
+
+# What a call asks, by the role of its prompt (``AnswerRequest.kind``).
+REQUEST_KINDS = ("qa", "refine", "summary", "simple_summarize", "generation",  # response modes
+                 "condense", "chat", "context_chat", "react")                 # chat and agent
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRequest:
+    """What one of our LLM calls asks, as data: the structure its formatted prompt was made from.
+
+    The engines hand it to a backend that answers from it instead of reading the prompt (the
+    extractive answerer, through ``llms.base.answering``); every other backend reads only the
+    messages, so a user's own templates or system prompt change nothing a request says.
+
+    ``kind`` is the prompt's role (``REQUEST_KINDS``). ``question``: the question, or the user's
+    latest message in a chat. ``passages``: the texts the prompt gives as documents, in order
+    (a packed context is one text; for ``react``, this turn's tool observations).
+    ``existing_answer``: refine's answer so far. ``conversation``: a chat's earlier messages,
+    oldest first, without the latest. ``tools``: for ``react``, each tool's name and the
+    argument a question goes to, in the order the prompt lists them.
+    """
+
+    kind: str
+    question: str = ""
+    passages: tuple[str, ...] = ()
+    existing_answer: str = ""
+    conversation: tuple[Message, ...] = ()
+    tools: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.kind not in REQUEST_KINDS:
+            raise ValueError(f"unknown request kind {self.kind!r}: use one of {REQUEST_KINDS}")
+        for name in ("passages", "conversation", "tools"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))

@@ -35,10 +35,11 @@ FIRST_LINE = f"{LABEL}: **{SHORT}**"
 ANSWER_MARK = '<mark style="background:#F6AD55;font-weight:800;">'
 
 
-def contract_reply(messages, *, max_sentences: int = 3, embedder=None, notes=None) -> str:
-    """A reply in the issue 19 format: the short answer, then the sentence it comes from; its
-    score goes to ``notes``."""
-    text = "\n\n".join(m.content for m in messages if m.content)
+def contract_reply(request, *, max_sentences: int = 3, embedder=None, notes=None) -> str:
+    """A reply in the issue 19 format: the short answer, then the sentence it comes from (of the
+    request's passages, or its answer so far); its score goes to ``notes``."""
+    parts = [request.existing_answer, *request.passages] if request is not None else []
+    text = "\n\n".join(p for p in parts if p)
     text = re.sub(".*" + re.escape(LABEL) + ".*", "", text)  # refine's answer so far
     found = (text[a:b] for a, b in sentence_spans(text) if SHORT in text[a:b])
     sentence = next(found, None)

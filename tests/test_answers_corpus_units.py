@@ -17,7 +17,7 @@ from ragcore.llms.extractive import ExtractiveLLM, extractive_reply
 from ragcore.llms.extractive_summary import is_debris, outline
 from ragcore.llms.extractive_debris import is_filler
 from ragcore.llms.extractive_text import candidates, list_unit
-from ragcore.prompts import QA
+from ragcore.types import AnswerRequest
 from ragcore.readers import SimpleDirectoryReader
 from ragcore.summaries.index import SummaryIndex, summarize_document
 from ragcore.workspace.ingest import files_of
@@ -119,7 +119,7 @@ def test_summarise_quotes_the_body_of_the_file_most_passages_come_from(pdf_index
     passages = [(CSF, n.text) for n in chunks[CSF] if "Framework Core" in n.text][:3]
     passages.insert(1, (ZTA, next(n.text for n in chunks[ZTA] if "zero trust" in n.text)))
     context = "\n\n".join(f"file_name: {name}\n\n{text}" for name, text in passages)
-    reply = extractive_reply(QA.format(context=context, question="Summarise"))
+    reply = extractive_reply(AnswerRequest("qa", "Summarise", (context,)))
     header, *lines = reply.splitlines()
     assert header.endswith(f"sentences of {CSF}:"), reply
     whole = body_of(pdf_index, rows[CSF])

@@ -8,8 +8,8 @@ from ragcore.llms.extractive import LABEL, extractive_reply
 from ragcore.search.lexical import is_summary_request
 from ragcore.llms.extractive_summary import is_body, outline, overview_reply, pick
 from ragcore.llms.extractive_text import Candidate, candidates
-from ragcore.prompts import QA
 from ragcore.summaries.summarize import summarize_extractive
+from ragcore.types import AnswerRequest
 
 TABLE_ROW = ("ID.RA-2: Cyber threat intelligence is received from information sharing forums "
              "and sources CIS CSC 4 COBIT 5 BAI08.01 ISA 62443-2-1:2009 4.2.3, 4.2.3.9, "
@@ -119,8 +119,7 @@ def test_summarise_quotes_the_main_file_of_the_passages_and_no_table_row():
     other = ("file_name: bread.txt\n\nBread needs flour, water, salt and yeast to rise well. "
              "Knead the dough for ten minutes until it is smooth and soft.")
     table = f"file_name: report.pdf\n\n{TABLE_ROW}"
-    reply = extractive_reply(QA.format(context=f"{other}\n\n{memo}\n\n{table}",
-                                       question="Summarise"))
+    reply = extractive_reply(AnswerRequest("qa", "Summarise", (other, memo, table)))
     lines = reply.splitlines()
     assert lines[0] == f"{LABEL}: the most representative sentences of report.pdf:"
     quoted = [line[2:] for line in lines[1:]]

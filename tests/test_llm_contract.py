@@ -9,8 +9,8 @@ from ragcore.llms.extractive import ExtractiveLLM
 from ragcore.llms.fake import FakeLLM
 from ragcore.llms.ollama import OllamaLLM
 from ragcore.llms.openai import OpenAILLM
-from ragcore.testing.llm import ASK, LLMContract
-from ragcore.types import Message
+from ragcore.testing.llm import ASK, MARK, LLMContract
+from ragcore.types import AnswerRequest, Message
 
 
 class TestFakeLLM(LLMContract):
@@ -24,9 +24,11 @@ class TestFakeLLM(LLMContract):
 
 
 class TestExtractiveLLM(LLMContract):
-    # No model to ask what it received: the contract checks the reply quotes the context.
+    # It answers the request an engine hands it (with_request), not the messages: given ASK's
+    # request, the contract checks the reply quotes ASK's context.
     def make_llm(self, **options):
-        return ExtractiveLLM(**options)
+        question, context = "What is the zebra code?", f"The zebra code is {MARK}."
+        return ExtractiveLLM(**options).with_request(AnswerRequest("qa", question, (context,)))
 
 
 class ServerContract(LLMContract):

@@ -1,4 +1,4 @@
-"""The extractive backend: its reply to each of our prompt kinds, and its sentence ranking.
+"""The extractive backend: its reply to each kind of request, and its sentence ranking.
 
 The observed failures of issue 9 have a test each here (words alone, and the fake embedder);
 the same documents with the real model are in test_llm_extractive_real.py.
@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragcore.agent.react_format import format_observation, react_system_prompt
 from ragcore.agent.react_parser import ActionStep, AnswerStep, parse_react_reply
 from ragcore.errors import ConfigError
 from ragcore.llms import LLM, complete
+from ragcore.llms.base import answering
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.llms.extractive import (
     CHAT_NEEDS_MODEL,
@@ -28,18 +28,8 @@ from ragcore.llms.extractive import (
     make_standalone,
 )
 from ragcore.search.lexical import split_sentences, terms
-from ragcore.prompts import (
-    CONDENSE,
-    CONTEXT_CHAT,
-    GENERATION,
-    QA,
-    REFINE,
-    SIMPLE_SUMMARIZE,
-    SUMMARY,
-    format_history,
-)
-from ragcore.tools import FunctionTool
-from ragcore.types import Message
+from ragcore.prompts import QA
+from ragcore.types import REQUEST_KINDS, AnswerRequest, Message
 
 CONTEXT = """file_name: rfc9110.txt
 file_path: /docs/rfc9110.txt
@@ -114,8 +104,12 @@ def quoted(reply: str) -> list[str]:
     return [line[2:] for line in reply.splitlines() if line.startswith("- ")]
 
 
+def qa(context: str, question: str) -> AnswerRequest:
+    return AnswerRequest("qa", question, (context,))
+
+
 def ask(context: str, question: str, **options) -> str:
-    return extractive_reply(QA.format(context=context, question=question), **options)
+    return extractive_reply(qa(context, question), **options)
 
 
 # --- the failures of issue 9 -----------------------------------------------------------------
@@ -152,7 +146,7 @@ def test_a_question_the_passages_do_not_answer_is_not_found():
 # --- question answering --------------------------------------------------------------------
 
 def test_qa_quotes_the_relevant_sentence_labelled_as_extractive():
-    reply = extractive_reply(QA.format(context=CONTEXT, question="Who created Python?"))
+    reply = extractive_reply(qa(CONTEXT, "Who created Python?"))
     assert reply.startswith(LABEL)
     assert quoted(reply)[0] == "Python is a programming language created by Guido van Rossum."
     assert not any("RFC" in s for s in quoted(reply))
@@ -162,13 +156,13 @@ def test_rare_query_terms_outweigh_common_ones():
     context = ("The protocol is described in many documents. The protocol has 194 pages. "
                "The protocol is stateless. The protocol is widely used.")
     question = "How many pages has the protocol?"
-    reply = extractive_reply(QA.format(context=context, question=question))
+    reply = extractive_reply(qa(context, question))
     assert quoted(reply) == ["The protocol has 194 pages."]
 
 
 def test_metadata_lines_are_never_quoted_and_duplicates_once():
     context = CONTEXT + "\n\nfile_name: copy.txt\n\nThe specification runs to 194 pages."
-    reply = extractive_reply(QA.format(context=context, question="How many pages?"))
+    reply = extractive_reply(qa(context, "How many pages?"))
     assert quoted(reply) == ["The specification runs to 194 pages."]
     assert "file_name" not in reply
 
@@ -179,18 +173,18 @@ def test_passages_of_only_code_and_headings_are_not_an_answer():
 
 
 def test_a_question_nothing_matches_gets_an_honest_reply():
-    assert says_not_found(extractive_reply(QA.format(context=CONTEXT, question="Zebras?")))
+    assert says_not_found(extractive_reply(qa(CONTEXT, "Zebras?")))
 
 
 def test_at_most_max_sentences_are_quoted():
     llm = ExtractiveLLM(max_sentences=1)
-    reply = complete(llm, QA.format(context=CONTEXT, question="How many pages has HTTP?"))
+    reply = complete(llm.with_request(qa(CONTEXT, "How many pages has HTTP?")), [])
     assert quoted(reply) == ["The specification runs to 194 pages."]
 
 
 def test_a_sentence_that_refers_back_is_quoted_after_the_one_it_refers_to():
     llm = ExtractiveLLM(max_sentences=1)
-    reply = complete(llm, QA.format(context=CONTEXT, question="When was it published?"))
+    reply = complete(llm.with_request(qa(CONTEXT, "When was it published?")), [])
     assert quoted(reply) == [
         "RFC 9110 defines the semantics of the Hypertext Transfer Protocol.",
         "It was published in June 2022.",
@@ -198,8 +192,8 @@ def test_a_sentence_that_refers_back_is_quoted_after_the_one_it_refers_to():
 
 
 def test_simple_summarize_prompt_is_answered_like_qa():
-    reply = extractive_reply(SIMPLE_SUMMARIZE.format(context=CONTEXT, question="When was "
-                                                     "Python first released?"))
+    reply = extractive_reply(AnswerRequest("simple_summarize", "When was Python first released?",
+                                           (CONTEXT,)))
     assert quoted(reply)[0] == "Its first release was in 1991."
 
 
@@ -208,7 +202,7 @@ def test_simple_summarize_prompt_is_answered_like_qa():
 def test_summary_request_picks_representative_sentences_in_document_order():
     context = ("Cats are small mammals. Cats are kept as pets by many people. Cats hunt mice. "
                "The weather was nice yesterday.")
-    reply = extractive_reply(SUMMARY.format(context=context, question="Summarize the document."))
+    reply = extractive_reply(AnswerRequest("summary", "Summarize the document.", (context,)))
     assert reply.startswith(LABEL)
     assert "weather" not in reply
     sentences = quoted(reply)
@@ -217,76 +211,87 @@ def test_summary_request_picks_representative_sentences_in_document_order():
 
 
 def test_tree_summarize_over_earlier_answers_does_not_nest_labels():
-    first = extractive_reply(QA.format(context=CONTEXT, question="When was RFC 9110 published?"))
-    second = extractive_reply(QA.format(context=CONTEXT, question="Who created Python?"))
-    root = extractive_reply(SUMMARY.format(context=first + "\n\n" + second,
-                                           question="When was RFC 9110 published?"))
+    first = extractive_reply(qa(CONTEXT, "When was RFC 9110 published?"))
+    second = extractive_reply(qa(CONTEXT, "Who created Python?"))
+    root = extractive_reply(AnswerRequest("summary", "When was RFC 9110 published?",
+                                          (first, second)))
     assert root.count(LABEL) == 1
     assert "It was published in June 2022." in quoted(root)
 
 
 def test_refine_keeps_the_existing_answer_when_the_new_context_does_not_help():
-    existing = extractive_reply(QA.format(context=CONTEXT, question="Who created Python?"))
-    messages = REFINE.format(existing_answer=existing, context="Bananas are yellow.",
-                             question="Who created Python?")
-    assert extractive_reply(messages) == existing
+    existing = extractive_reply(qa(CONTEXT, "Who created Python?"))
+    request = AnswerRequest("refine", "Who created Python?", ("Bananas are yellow.",),
+                            existing_answer=existing)
+    assert extractive_reply(request) == existing
 
 
 def test_refine_adds_a_better_sentence_from_the_new_context():
-    existing = extractive_reply(QA.format(context=CONTEXT, question="Who created Python?"))
+    existing = extractive_reply(qa(CONTEXT, "Who created Python?"))
     new = "Guido van Rossum created Python while working at CWI in the Netherlands."
-    reply = extractive_reply(REFINE.format(existing_answer=existing, context=new,
-                                           question="Who created Python?"))
+    reply = extractive_reply(AnswerRequest("refine", "Who created Python?", (new,),
+                                           existing_answer=existing))
     assert new in quoted(reply)
     assert "Python is a programming language created by Guido van Rossum." in quoted(reply)
     assert reply.count(LABEL) == 1
 
 
 def test_refine_of_an_empty_answer_answers_from_the_new_context():
-    reply = extractive_reply(REFINE.format(existing_answer="", context=CONTEXT,
-                                           question="Who created Python?"))
+    reply = extractive_reply(AnswerRequest("refine", "Who created Python?", (CONTEXT,)))
     assert "Guido van Rossum" in reply
 
 
 # --- generation, chat, condense ------------------------------------------------------------
 
 def test_generation_without_context_says_it_needs_documents():
-    assert extractive_reply(GENERATION.format(question="What is love?")) == NEEDS_DOCUMENTS
+    assert extractive_reply(AnswerRequest("generation", "What is love?")) == NEEDS_DOCUMENTS
+
+
+def test_plain_messages_without_a_request_get_no_answer_from_them():
+    """Nothing is read from a prompt: our own template, sent without its request, is no
+    question to quote an answer for."""
+    llm = ExtractiveLLM()
+    assert complete(llm, QA.format(context=CONTEXT, question="Who created Python?")) \
+        == NEEDS_DOCUMENTS
+    assert complete(llm, "Who created Python?") == extractive_reply(None) == NEEDS_DOCUMENTS
 
 
 def test_simple_chat_says_plainly_that_chatting_needs_a_language_model():
-    messages = [Message("system", "You are a helpful assistant."), Message("user", "Hello!")]
-    assert extractive_reply(messages) == CHAT_NEEDS_MODEL
+    assert extractive_reply(AnswerRequest("chat", "Hello!")) == CHAT_NEEDS_MODEL
     assert "chatting needs a language model" in CHAT_NEEDS_MODEL
 
 
 def test_simple_chat_never_presents_the_users_earlier_question_as_a_document():
-    messages = [Message("user", "What is the budget for the server move?"),
-                Message("assistant", "I do not know."),
-                Message("user", "And what is the budget for the server move in March?")]
-    reply = extractive_reply(messages)
+    earlier = [Message("user", "What is the budget for the server move?"),
+               Message("assistant", "I do not know.")]
+    reply = extractive_reply(AnswerRequest(
+        "chat", "And what is the budget for the server move in March?", conversation=earlier))
     assert reply == CHAT_NEEDS_MODEL
     assert "What is the budget for the server move?" not in reply
 
 
 def test_context_chat_quotes_the_passages_never_the_conversation():
-    messages = [*CONTEXT_CHAT.format(context=MEMO),
-                Message("user", "Which data centre costs $48,000 to reach by the cutover?"),
-                Message("assistant", "Priya Natarajan is responsible."),
-                Message("user", "What does the move cost?")]
-    quotes = quoted(extractive_reply(messages))
+    earlier = [Message("user", "Which data centre costs $48,000 to reach by the cutover?"),
+               Message("assistant", "Priya Natarajan is responsible.")]
+    request = AnswerRequest("context_chat", "What does the move cost?", (MEMO,),
+                            conversation=earlier)
+    quotes = quoted(extractive_reply(request))
     assert quotes[0] == BUDGET
     assert not any("Which data centre" in q or "Priya Natarajan is responsible." == q
                    for q in quotes)
 
 
 def test_context_chat_answers_from_the_system_context_and_resolves_follow_ups():
-    messages = [*CONTEXT_CHAT.format(context=CONTEXT),
-                Message("user", "Tell me about RFC 9110"),
-                Message("assistant", "It defines HTTP semantics."),
-                Message("user", "How many pages does it have?")]
-    reply = extractive_reply(messages)
+    earlier = [Message("user", "Tell me about RFC 9110"),
+               Message("assistant", "It defines HTTP semantics.")]
+    request = AnswerRequest("context_chat", "How many pages does it have?", (CONTEXT,),
+                            conversation=earlier)
+    reply = extractive_reply(request)
     assert quoted(reply)[0] == "The specification runs to 194 pages."
+
+
+def test_context_chat_with_no_passages_says_nothing_was_found():
+    assert extractive_reply(AnswerRequest("context_chat", "What does the move cost?")) == NOT_FOUND
 
 
 @pytest.mark.parametrize(
@@ -308,10 +313,10 @@ def test_make_standalone(history, follow_up, standalone):
 
 
 def test_condense_prompt_returns_the_standalone_question_only():
-    history = format_history([Message("user", "What is RFC 9110?"),
-                              Message("assistant", "It defines\nthe semantics of HTTP.")])
-    reply = complete(ExtractiveLLM(), CONDENSE.format(history=history,
-                                                      question="and what about its page count?"))
+    history = [Message("user", "What is RFC 9110?"),
+               Message("assistant", "It defines\nthe semantics of HTTP.")]
+    request = AnswerRequest("condense", "and what about its page count?", conversation=history)
+    reply = complete(ExtractiveLLM().with_request(request), [])
     assert reply == "What about RFC 9110's page count?"
 
 
@@ -328,18 +333,11 @@ def test_main_noun_phrase(question, phrase):
 
 # --- ReAct ---------------------------------------------------------------------------------
 
-def search_documents(input: str) -> str:  # noqa: A002 - the query tool's argument name
-    """Search the indexed documents."""
-    return input
-
-
-def react(*turns: Message) -> list[Message]:
-    tool = FunctionTool.from_defaults(search_documents)
-    return [Message("system", react_system_prompt([tool])), *turns]
+SEARCH = (("search_documents", "input"),)
 
 
 def test_react_first_step_searches_with_the_first_tool():
-    reply = extractive_reply(react(Message("user", "Who created Python?")))
+    reply = extractive_reply(AnswerRequest("react", "Who created Python?", tools=SEARCH))
     assert reply == ('Thought: I need to search the documents.\nAction: search_documents\n'
                      'Action Input: {"input": "Who created Python?"}')
     step = parse_react_reply(reply)
@@ -347,23 +345,30 @@ def test_react_first_step_searches_with_the_first_tool():
                               {"input": "Who created Python?"})
 
 
+def test_react_searches_with_the_first_tools_question_argument():
+    tools = (("lookup", "query"), ("search_documents", "input"))
+    step = parse_react_reply(extractive_reply(AnswerRequest("react", "Who?", tools=tools)))
+    assert (step.action, step.action_input) == ("lookup", {"query": "Who?"})
+
+
+def test_react_without_tools_says_it_needs_documents():
+    reply = extractive_reply(AnswerRequest("react", "Who created Python?"))
+    assert parse_react_reply(reply).answer == NEEDS_DOCUMENTS
+
+
 def test_react_answers_by_quoting_the_observation():
-    observation = extractive_reply(QA.format(context=CONTEXT, question="Who created Python?"))
-    messages = react(Message("user", "Who created Python?"),
-                     Message("assistant", "Thought: ...\nAction: search_documents\n"
-                                          'Action Input: {"input": "Who created Python?"}'),
-                     Message("user", format_observation(observation)))
-    step = parse_react_reply(extractive_reply(messages))
+    observation = extractive_reply(qa(CONTEXT, "Who created Python?"))
+    request = AnswerRequest("react", "Who created Python?", (observation,), tools=SEARCH)
+    step = parse_react_reply(extractive_reply(request))
     assert isinstance(step, AnswerStep)
     assert step.answer.count(LABEL) == 1
     assert "created by Guido van Rossum" in step.answer
 
 
 def test_react_follow_up_searches_with_a_standalone_question():
-    messages = react(Message("user", "What is RFC 9110?"),
-                     Message("assistant", "It defines HTTP."),
-                     Message("user", "How long is it?"))
-    step = parse_react_reply(extractive_reply(messages))
+    earlier = [Message("user", "What is RFC 9110?"), Message("assistant", "It defines HTTP.")]
+    request = AnswerRequest("react", "How long is it?", conversation=earlier, tools=SEARCH)
+    step = parse_react_reply(extractive_reply(request))
     assert step.action_input == {"input": "How long is RFC 9110?"}
 
 
@@ -372,10 +377,22 @@ def test_react_follow_up_searches_with_a_standalone_question():
 def test_is_a_deterministic_llm_whose_stream_joins_to_the_reply():
     llm = ExtractiveLLM()
     assert isinstance(llm, LLM) and llm.model == "extractive"
+    request = qa(CONTEXT, "Who created Python?")
+    answering_llm = answering(llm, request)
+    assert answering_llm is not llm and llm.request is None
     messages = QA.format(context=CONTEXT, question="Who created Python?")
-    chunks = list(llm.stream(messages))
+    chunks = list(answering_llm.stream(messages))
     assert len(chunks) > 5
-    assert "".join(chunks) == extractive_reply(messages) == complete(llm, messages)
+    assert "".join(chunks) == extractive_reply(request) == complete(answering_llm, messages)
+
+
+def test_the_request_survives_notes_and_an_embedder():
+    request = qa(CONTEXT, "Who created Python?")
+    notes: dict = {}
+    llm = ExtractiveLLM().with_request(request).with_notes(notes).with_embedder(FakeEmbedder())
+    assert llm.request is request and llm.notes is notes and llm.embedder is not None
+    assert complete(llm, []) == extractive_reply(request, embedder=llm.embedder)
+    assert "answer_score" in notes
 
 
 @pytest.mark.parametrize("option", ["max_sentences", "context_window", "num_output"])
@@ -384,17 +401,27 @@ def test_bad_options(option):
         ExtractiveLLM(**{option: 0})
 
 
+def test_a_request_of_an_unknown_kind_is_refused():
+    with pytest.raises(ValueError, match="unknown request kind 'poem'"):
+        AnswerRequest("poem", "Roses?")
+
+
 roles = st.sampled_from(["system", "user", "assistant", "tool"])
 markers = st.sampled_from(["Context:\n", "Question: ", "Existing answer:\n", "New context:\n",
                            "Conversation:\n", "Follow-up question: ", "Observation: ",
-                           "Action Input: ", "- ", "\n\n", "file_name: x\n"])
+                           "Action Input: ", "- ", "\n\n", "file_name: x\n", LABEL + ": "])
 texts = st.lists(st.one_of(markers, st.text(max_size=40)), max_size=8).map("".join)
+requests = st.builds(
+    AnswerRequest, st.sampled_from(REQUEST_KINDS), texts,
+    passages=st.lists(texts, max_size=3), existing_answer=texts,
+    conversation=st.lists(st.builds(Message, roles, texts), max_size=4),
+    tools=st.lists(st.tuples(texts, texts), max_size=2))
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.builds(Message, roles, texts), max_size=5))
-def test_never_raises_on_any_messages(messages):
-    assert isinstance(extractive_reply(messages), str)
+@given(requests)
+def test_never_raises_on_any_request(request):
+    assert isinstance(extractive_reply(request), str)
 
 
 # --- sentence splitting and scoring ----------------------------------------------------------

@@ -7,7 +7,9 @@ observation. ``stream_step`` is the one place that calls the LLM; ``run_step`` d
 ``chat`` repeats it, streaming only the final answer's text: each reply is fed to an
 ``AnswerScanner`` that releases text once the reply turns out to be an Answer, so Thought/Action
 lines never reach the user. A test (or another driver, e.g. async) can run the machine with
-replies from anywhere.
+replies from anywhere. Each call also states what it asks (an ``AnswerRequest``: the message,
+the conversation and this turn's observations it shows, the tools) for a backend that answers
+requests instead of reading the format (the extractive one, ``llms.base.answering``).
 
 Nothing the model writes makes the loop raise: an unreadable reply, an unknown tool, bad
 arguments and a tool's exception all become observations telling the model what to fix. At the
@@ -25,16 +27,18 @@ import json
 from typing import Any, Iterator, Mapping, Sequence
 
 from ..errors import ConfigError
-from ..llms.base import LLM, noting, stopping_at, stream_traced
+from ..llms.base import LLM, answering, noting, stopping_at, stream_traced
 from ..prompts import message_tokens
 from ..tools import Tool, ToolOutput, invoke_tool
 from ..trace import Trace
-from ..types import Message
+from ..types import AnswerRequest, Message
 from .base import Agent
 from .react_format import (
     OBSERVATION,
     format_action,
     format_observation,
+    observations,
+    question_argument,
     react_messages,
     react_system_prompt,
 )
@@ -61,6 +65,8 @@ class ReActAgent(Agent):
         super().__init__(tools, llm=llm, max_iterations=max_iterations, system_prompt=system_prompt,
                          verbose=verbose)
         self.system = react_system_prompt(list(self.tools.values()), system_prompt=system_prompt)
+        self.tool_arguments = tuple((name, question_argument(tool))
+                                    for name, tool in self.tools.items())
         # A model that writes "Observation:" is inventing the tool's output: end the reply there.
         self.step_llm = stopping_at(llm, [f"\n{OBSERVATION}"])
 
@@ -76,14 +82,15 @@ class ReActAgent(Agent):
 
         The only LLM I/O of the loop: everything else is ``next_prompt`` and ``apply_reply``.
         """
-        messages = self.next_prompt(task)
-        if messages is None:  # the step limit: no more model calls
+        if not self.check_open(task):  # the step limit: no more model calls
             yield self.apply_reply(task, None).answer or ""
             return
+        messages, request = self._prompt_and_request(task)
         scanner = AnswerScanner()
         parts: list[str] = []
         purpose = f"react step {len(task.steps) + 1}"
-        llm = noting(self.step_llm, task.trace.notes)  # an answer's score goes to the trace
+        # An answer's score goes to the trace; a backend answering requests gets this step's.
+        llm = answering(noting(self.step_llm, task.trace.notes), request)
         for chunk in stream_traced(llm, messages, task.trace, purpose):
             parts.append(chunk)
             released = scanner.feed(chunk)
@@ -125,12 +132,19 @@ class ReActAgent(Agent):
     def build_prompt(self, task: Task) -> list[Message]:
         """The messages for the next step: header, history and scratchpad, fitted to the window
         (``Task`` applies ``ragcore.prompt_budget``'s rule: the message is never cut)."""
+        return self._prompt_and_request(task)[0]
+
+    def _prompt_and_request(self, task: Task) -> tuple[list[Message], AnswerRequest]:
+        """The next step's messages, and what they ask: the user's message, the conversation
+        and this turn's observations the prompt shows, and the tools it offers."""
         purpose = f"react step {len(task.steps) + 1}"
         system_tokens = message_tokens(Message("system", self.system))
         history, scratchpad = fit_prompt(
             task, self.llm, system_tokens=system_tokens, prompt=purpose
         )
-        return react_messages(self.system, history, scratchpad)
+        request = AnswerRequest("react", task.input, observations(scratchpad),
+                                conversation=history[:-1], tools=self.tool_arguments)
+        return react_messages(self.system, history, scratchpad), request
 
     def _apply(
         self, task: Task, step: ActionStep | AnswerStep | ParseError, reply: str

@@ -9,7 +9,9 @@ A ReAct conversation sent to the model is:
 
 The model replies either with Thought / Action / Action Input (the agent calls the tool and adds
 the Observation) or with Thought / Answer (the final answer for the user). Pure functions, no I/O.
-The marker words below are what the parser (``react_parser``) and the extractive backend look for.
+The marker words below are what the parser (``react_parser``) looks for; a backend answering
+requests (the extractive one) gets the observations and tools as data (``observations``,
+``question_argument``) instead of reading this format.
 """
 
 from __future__ import annotations
@@ -107,6 +109,21 @@ def format_action(thought: str, action: str, action_input: Any) -> str:
 
 def format_observation(observation: str) -> str:
     return f"{OBSERVATION} {observation}"
+
+
+def observations(scratchpad: Sequence[Message]) -> tuple[str, ...]:
+    """The tool results this turn's (fitted) scratchpad shows, in order, without the marker."""
+    shown = (m.content.lstrip() for m in scratchpad if m.role == "user" and m.content)
+    return tuple(text[len(OBSERVATION):].strip() for text in shown
+                 if text.startswith(OBSERVATION))
+
+
+def question_argument(tool: Tool) -> str:
+    """The argument a question goes to when ``tool`` is searched with one: its first required
+    argument, else its first, else "input"."""
+    parameters = tool.metadata.parameters
+    names = parameters.get("required") or list(parameters.get("properties") or {})
+    return names[0] if names else "input"
 
 
 def react_messages(

@@ -21,13 +21,14 @@ import re
 from typing import Any
 
 from ..errors import ConfigError
-from ..llms.base import LLM, complete_traced
+from ..llms.base import LLM, answering, complete_traced
 from ..memory import ChatMemory
 from ..prompt_budget import PromptBudget
 from ..prompts import CONDENSE, CONVERSATION, FOLLOW_UP, STANDALONE_QUESTION, format_history
 from ..synthesis import Synthesizer
 from ..tokens import count_tokens
 from ..trace import Trace
+from ..types import AnswerRequest
 from .response import ChatResponse, remember_reply
 from .turn import close_prompt, start_turn
 
@@ -53,8 +54,9 @@ def condense_question(llm: LLM, memory: ChatMemory, message: str, *, trace: Trac
             trace.notes["condense_skipped"] = "first message of the conversation"
     else:
         prompt = CONDENSE.format(history=format_history(history), question=message)
+        request = AnswerRequest("condense", message, conversation=history)
         room.record(trace, "condense")
-        reply = complete_traced(llm, prompt, trace, "condense")
+        reply = complete_traced(answering(llm, request), prompt, trace, "condense")
         question = _checked(_clean(reply), message, trace)
     if trace is not None:
         trace.notes["condensed_question"] = question

@@ -12,6 +12,8 @@ fixed; the passages come first among the flexible parts and are sure of ``contex
 room left, plus whatever the earlier conversation does not need; the conversation gets the rest.
 Passages are kept best first while they fit, and a first passage too large on its own is cut
 rather than dropped. ``source_nodes`` are the passages the model actually saw.
+A backend that answers requests (the extractive one) gets the same as data: the message, the
+passages and the conversation that fit (``AnswerRequest``, kind ``context_chat``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..errors import ConfigError
-from ..llms.base import LLM, noting, stream_traced
+from ..llms.base import LLM, answering, noting, stream_traced
 from ..memory import ChatMemory
 from ..postprocess import NodePostprocessor
 from ..prompt_budget import PromptBudget, Room, truncate_to_tokens
@@ -28,7 +30,7 @@ from ..query import Retriever, apply_postprocessors
 from ..streaming import or_empty_notice
 from ..synthesis.budget import SEPARATOR, SEPARATOR_TOKENS, count_each
 from ..trace import Trace
-from ..types import Message, MetadataMode, ScoredNode
+from ..types import AnswerRequest, Message, MetadataMode, ScoredNode
 from .condense import condense_question
 from .response import ChatResponse, remember_reply
 from .turn import close_prompt, fixed_parts, history_need, start_turn
@@ -72,12 +74,11 @@ class ContextChatEngine:
         query = self._search_query(message, memory, trace)
         nodes = self.retriever.retrieve(query, trace=trace)
         nodes = apply_postprocessors(self.node_postprocessors, nodes, query, trace)
-        messages, used = self._prompt(nodes, message, memory, trace)
+        messages, request, used = self._prompt(nodes, message, memory, trace)
+        llm = answering(noting(self.llm, trace.notes), request)
         return ChatResponse(
-            lambda: or_empty_notice(
-                stream_traced(noting(self.llm, trace.notes), messages, trace, "context chat"),
-                trace.notes,
-            ),
+            lambda: or_empty_notice(stream_traced(llm, messages, trace, "context chat"),
+                                    trace.notes),
             trace=trace,
             source_nodes=used,
             on_complete=remember_reply(memory),
@@ -89,20 +90,24 @@ class ContextChatEngine:
 
     def _prompt(
         self, nodes: list[ScoredNode], message: str, memory: ChatMemory, trace: Trace
-    ) -> tuple[list[Message], list[ScoredNode]]:
-        """System prompt with the passages that fit, the history that fits, the message."""
+    ) -> tuple[list[Message], AnswerRequest, list[ScoredNode]]:
+        """System prompt with the passages that fit, the history that fits, the message; and
+        the request they make."""
         empty = message_tokens(self._system_message(NO_PASSAGES))
         fixed = fixed_parts(empty, message)
         room = PromptBudget.of(self.llm).room(fixed, prompt="the context chat prompt")
-        system, used = self._pack(nodes, room, history_need(memory, message), trace)
+        context, used = self._pack(nodes, room, history_need(memory, message), trace)
+        system = self._system_message(context or NO_PASSAGES)
         room.take(message_tokens(system) - empty)
-        messages = [system, *close_prompt(memory, message, room)]
+        conversation = close_prompt(memory, message, room)
         room.record(trace, "context chat")
-        return messages, used
+        request = AnswerRequest("context_chat", message, (context,) if context else (),
+                                conversation=conversation[:-1])
+        return [system, *conversation], request, used
 
     def _pack(
         self, nodes: list[ScoredNode], room: Room, later: int, trace: Trace
-    ) -> tuple[Message, list[ScoredNode]]:
+    ) -> tuple[str, list[ScoredNode]]:
         texts = [n.node.content(MetadataMode.LLM).strip() for n in nodes]
         counts = count_each(texts)
         need = sum(counts) + SEPARATOR_TOKENS * len(counts) + 2 * FIELD_MARGIN_TOKENS
@@ -112,7 +117,7 @@ class ContextChatEngine:
             detail["passages_used"] = len(used)
         if len(used) < len(nodes):
             room.note(f"passages: {len(used)} of {len(nodes)} kept ({budget:,} tokens)")
-        return self._system_message(context or NO_PASSAGES), used
+        return context, used
 
     def _system_message(self, context: str) -> Message:
         text = CONTEXT_CHAT.format(context=context)[0].content

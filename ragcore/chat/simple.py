@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from ..errors import ConfigError
-from ..llms.base import LLM, stream_traced
+from ..llms.base import LLM, answering, stream_traced
 from ..memory import ChatMemory
 from ..prompt_budget import PromptBudget, tokens_of
 from ..streaming import or_empty_notice
 from ..trace import Trace
-from ..types import Message
+from ..types import AnswerRequest, Message
 from .response import ChatResponse, remember_reply
 from .turn import close_prompt, fixed_parts, start_turn
 
@@ -30,10 +30,12 @@ class SimpleChatEngine:
         prefix = [Message("system", self.system_prompt)] if self.system_prompt else []
         fixed = fixed_parts(tokens_of(prefix), message)
         room = PromptBudget.of(self.llm).room(fixed, prompt="the chat prompt")
-        messages = prefix + close_prompt(memory, message, room)
+        conversation = close_prompt(memory, message, room)
+        messages = prefix + conversation
         room.record(trace, "chat")
+        llm = answering(self.llm, AnswerRequest("chat", message, conversation=conversation[:-1]))
         return ChatResponse(
-            lambda: or_empty_notice(stream_traced(self.llm, messages, trace, "chat"), trace.notes),
+            lambda: or_empty_notice(stream_traced(llm, messages, trace, "chat"), trace.notes),
             trace=trace,
             on_complete=remember_reply(memory),
             mode=self.mode,

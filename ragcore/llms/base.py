@@ -16,6 +16,12 @@ does (``stopping_at``): the ReAct loop asks for it so a model does not write the
 observation itself. A backend that knows something about its replies besides their text (the
 extractive answerer: how sure it is of its answer) offers ``with_notes(notes)`` returning a copy
 that states it in ``notes``; the engines hand it the turn's trace notes (``noting``).
+
+A backend that answers from what a call asks rather than from its wording (the extractive
+answerer) offers ``with_request(request)``, returning a copy that answers that
+``types.AnswerRequest``: every engine builds the request beside the messages it formats and
+hands it over with ``answering`` just before the call. The messages are still what is sent and
+traced; a backend without the offer never sees a request.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Protocol, Sequence, runtime_checkable
 
 from ..trace import Trace, traced_stream
-from ..types import Message
+from ..types import AnswerRequest, Message
 
 DEFAULT_NUM_OUTPUT = 512  # tokens: a long answer, and a bound on how long a reply can run
 
@@ -79,6 +85,13 @@ def noting(llm: LLM, notes: dict[str, Any]) -> LLM:
     when it offers that (``with_notes``); otherwise ``llm`` itself."""
     offer = getattr(llm, "with_notes", None)
     return offer(notes) if callable(offer) else llm
+
+
+def answering(llm: LLM, request: AnswerRequest | None) -> LLM:
+    """``llm`` answering ``request`` (the structure of the messages it is about to get), when it
+    offers that (``with_request``); otherwise, or with no request, ``llm`` itself."""
+    offer = getattr(llm, "with_request", None)
+    return offer(request) if request is not None and callable(offer) else llm
 
 
 def complete(llm: LLM, messages: Sequence[Message] | str) -> str:

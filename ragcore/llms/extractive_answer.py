@@ -1,11 +1,11 @@
-"""The extractive answerer's answers: what each response mode's prompt gets, and the wording.
+"""The extractive answerer's answers: what each response mode's request gets, and the wording.
 
 Every answer quotes sentences of the passages word for word (chosen by ``extractive_rank``
 from the candidates of ``extractive_text``) under one label line; a sentence that introduces a
 list is quoted with its items, indented under it. The styles mirror what each response mode
 asks of a model:
 
-    style       prompt (mode)                      quotes
+    style       request kind (mode)                quotes
     direct      qa (compact, refine's first step,  the answer first, a sentence for each other
                 accumulate)                        part of the question, close runners-up
     one_pass    simple_summarize                   the answer first, then the other relevant

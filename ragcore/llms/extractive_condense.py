@@ -2,7 +2,7 @@
 
 ``make_standalone`` replaces the impersonal pronouns of a follow-up ("when was it published?")
 with the topic of the earlier questions ("the Transformer paper"), found by ``main_noun_phrase``.
-The chat engines' condense prompt and the extractive ReAct agent's first search use it; the
+The chat engines' condense requests and the extractive ReAct agent's first search use it; the
 answer itself is chosen by ``extractive_answer``.
 """
 
@@ -14,7 +14,6 @@ from typing import Sequence
 from ..search.lexical import STOPWORDS
 
 _WORD_TOKEN = re.compile(r"[\w][\w\-./']*\w|\w")
-_HISTORY_LINE = re.compile(r"^(user|assistant|system|tool):\s?(.*)$")
 # Only impersonal pronouns: a question's topic is rarely a person, so "he"/"she" are left alone
 # ("what did he ask about it?" must not become "what did Ukraine ask about Ukraine?").
 _PRONOUNS = {"it": "", "they": "", "them": "", "its": "'s", "their": "'s"}
@@ -86,15 +85,3 @@ def main_noun_phrase(question: str) -> str:
     first, end = max(runs, key=score)
     phrase = " ".join(tokens[first:end])
     return f"the {phrase}" if first > 0 and tokens[first - 1].lower() == "the" else phrase
-
-
-def history_questions(history: str) -> list[str]:
-    """The user messages of a condense prompt's ``role: text`` conversation lines."""
-    turns: list[list[str]] = []
-    for line in history.splitlines():
-        match = _HISTORY_LINE.match(line)
-        if match:
-            turns.append([match.group(1), match.group(2)])
-        elif turns:
-            turns[-1][1] += "\n" + line
-    return [text for role, text in turns if role == "user"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..prompts import PromptTemplate
+from ..types import AnswerRequest
 from .steps import Batch, Call, Plan
 
 ANSWER_SEPARATOR = "\n\n---\n\n"
@@ -31,7 +32,8 @@ def accumulate_plan(
     ``sources[i]``: the file names of chunk ``i``'s nodes (none: the header has no files).
     """
     calls = tuple(
-        Call(f"accumulate {i}", qa.format(context=c, question=question))
+        Call(f"accumulate {i}", qa.format(context=c, question=question),
+             AnswerRequest("qa", question, (c,)))
         for i, c in enumerate(chunks, 1)
     )
     headers = tuple(

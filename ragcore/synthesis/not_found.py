@@ -46,7 +46,7 @@ from ..llms.extractive_answer import answerability
 from ..prompts import NOT_FOUND_SENTENCE
 from ..trace import Trace
 from ..types import Message
-from .steps import Batch, Call, Plan, run_plan
+from .steps import Batch, Plan, run_plan
 
 CHECK_QUESTION = "Do the passages contain the answer to this question? Reply Yes or No."
 # Said after the question when the gate lets a prompt through that the model would refuse: the
@@ -310,7 +310,7 @@ def run_gated(plan: Plan, llm: Any, trace: Trace, *, gate: NotFoundGate, questio
         plan.close()
     elif decision.signals.model_refuses:  # the gate found an answer the model would refuse
         call, *rest = first.calls
-        first = replace(first, calls=(Call(call.purpose, nudged(call.messages)), *rest))
+        first = replace(first, calls=(replace(call, messages=nudged(call.messages)), *rest))
     answer = run_plan(_replayed(first, plan), llm, trace, max_concurrency=max_concurrency)
     yield from gated(decision, answer, question, passages)
 

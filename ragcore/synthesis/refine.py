@@ -13,6 +13,7 @@ from typing import Sequence
 
 from ..prompt_budget import truncate_to_tokens
 from ..prompts import PromptTemplate
+from ..types import AnswerRequest
 from .steps import Batch, Call, Plan
 
 
@@ -33,11 +34,13 @@ def refine_plan(
         if answer is None:
             purpose = "qa" if total == 1 else f"qa 1/{total}"
             messages = qa.format(context=chunk, question=question)
+            request = AnswerRequest("qa", question, (chunk,))
         else:
             answer, cut = truncate_to_tokens(answer, answer_limit)
             if cut:
                 notes["answer_tokens_cut"] = notes.get("answer_tokens_cut", 0) + cut
             purpose = f"refine {number}/{total}"
             messages = refine.format(existing_answer=answer, context=chunk, question=question)
-        replies = yield Batch((Call(purpose, messages),), final=final)
+            request = AnswerRequest("refine", question, (chunk,), existing_answer=answer)
+        replies = yield Batch((Call(purpose, messages, request),), final=final)
         answer = replies[0]

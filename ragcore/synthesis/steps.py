@@ -8,7 +8,9 @@ plans, and this module is the only place that talks to the model, runs independe
 concurrently (up to ``max_concurrency``) and records each call in the trace. A batch of one
 call gets an LLM that states what it knows of its reply in the trace notes (``noting``: the
 extractive answerer's score); several independent replies (accumulate's answers, a tree level's
-summaries) have no one score, so theirs state none.
+summaries) have no one score, so theirs state none. Each call carries the request its
+messages were formatted from (``AnswerRequest``), handed to a backend that answers requests
+(``answering``); every call sends and traces its messages.
 """
 
 from __future__ import annotations
@@ -17,17 +19,18 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Generator, Iterator, Sequence
 
-from ..llms.base import LLM, complete_traced, noting, stream_traced
+from ..llms.base import LLM, answering, complete_traced, noting, stream_traced
 from ..trace import Trace
-from ..types import Message
+from ..types import AnswerRequest, Message
 
 
 @dataclass(frozen=True, slots=True)
 class Call:
-    """One LLM request: its trace label (e.g. "refine 2/3") and its messages."""
+    """One LLM call: its trace label (e.g. "refine 2/3"), its messages and what they ask."""
 
     purpose: str
     messages: list[Message]
+    request: AnswerRequest | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +72,7 @@ def _complete_all(
     calls: Sequence[Call], llm: LLM, trace: Trace | None, max_concurrency: int
 ) -> list[str]:
     def run(call: Call) -> str:
-        return complete_traced(llm, call.messages, trace, call.purpose)
+        return complete_traced(answering(llm, call.request), call.messages, trace, call.purpose)
 
     workers = min(max_concurrency, len(calls))
     if workers <= 1:
@@ -88,19 +91,20 @@ def _stream_final(
     workers = min(max_concurrency - 1, len(calls) - 1)
     if workers < 1:
         for n, (header, call) in enumerate(zip(headers, calls)):
-            chunks = stream_traced(llm, call.messages, trace, call.purpose)
+            chunks = stream_traced(answering(llm, call.request), call.messages, trace,
+                                   call.purpose)
             yield from _with_header(header, opening.record(chunks) if n == 0 else
                                     opening.drop(chunks))
         return
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragcore-llm")
     try:
         rest: list[Future[str]] = [
-            pool.submit(complete_traced, llm, c.messages, trace, c.purpose) for c in calls[1:]
+            pool.submit(complete_traced, answering(llm, c.request), c.messages, trace, c.purpose)
+            for c in calls[1:]
         ]
         first = calls[0]
-        yield from _with_header(
-            headers[0], opening.record(stream_traced(llm, first.messages, trace, first.purpose))
-        )
+        chunks = stream_traced(answering(llm, first.request), first.messages, trace, first.purpose)
+        yield from _with_header(headers[0], opening.record(chunks))
         for header, future in zip(headers[1:], rest):
             yield from _with_header(header, opening.drop(iter((future.result(),))))
     finally:

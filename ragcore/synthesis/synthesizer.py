@@ -202,7 +202,7 @@ class Synthesizer:
             if not context:
                 return None
             return single_plan(
-                "simple_summarize", prompts.simple_summarize, context=context, question=question
+                "simple_summarize", prompts.simple_summarize, question=question, context=context
             )
         packing, budget = self._lay_out(question_tokens, texts, counts)
         notes.update(

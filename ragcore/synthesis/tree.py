@@ -15,6 +15,7 @@ from typing import Sequence
 from ..prompt_budget import truncate_to_tokens
 from ..prompts import PromptTemplate
 from .budget import SEPARATOR_TOKENS, count_each, pack_chunks
+from ..types import AnswerRequest
 from .steps import Batch, Call, Plan
 
 
@@ -31,15 +32,18 @@ def tree_plan(
     chunks = list(chunks)
     while len(chunks) > 1:
         calls = tuple(
-            Call(f"tree level {level} chunk {i}", summary.format(context=c, question=question))
+            Call(f"tree level {level} chunk {i}", summary.format(context=c, question=question),
+                 AnswerRequest("summary", question, (c,)))
             for i, c in enumerate(chunks, 1)
         )
         summaries = yield Batch(calls)
         chunks = _next_level(summaries, budget, previous=len(chunks), notes=notes)
         level += 1
     notes["tree_levels"] = level
-    messages = summary.format(context=chunks[0] if chunks else "", question=question)
-    yield Batch((Call("tree root", messages),), final=True)
+    root = chunks[0] if chunks else ""
+    messages = summary.format(context=root, question=question)
+    yield Batch((Call("tree root", messages, AnswerRequest("summary", question, (root,))),),
+                final=True)
 
 
 def _next_level(summaries: list[str], budget: int, *, previous: int, notes: dict) -> list[str]:
