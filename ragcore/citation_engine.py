@@ -3,10 +3,11 @@
 The retrieved passages are split again into citation chunks of ``citation_chunk_size`` tokens,
 and each chunk becomes a numbered source whose text reads ``"Source N:\\n<chunk>\\n"``, as
 LlamaIndex's do. The synthesizer reads them with prompts that ask for ``[N]`` after each claim
-(``CITATION_RULES`` before each of ragcore's own system messages, so the answer modes keep
-their behaviour). A language model writes the numbers itself. The offline extractive answerer
-cannot follow instructions; it quotes whole sentences, so each quoted line is given the number
-of every source it was quoted from (``cite_quotes``): an extractive answer cites too.
+(``CITATION_PROMPTS``: ``CITATION_RULES`` before each of ragcore's own system messages, so the
+answer modes keep their behaviour; both in ``ragcore.prompts.answer``). A language model writes
+the numbers itself. The offline extractive answerer cannot follow instructions; it quotes whole
+sentences, so each quoted line is given the number of every source it was quoted from
+(``cite_quotes``): an extractive answer cites too.
 
 It differs from the plain ``QueryEngine`` in its sources only: the same retrieval and
 postprocessors run first, then the citation split, then the usual synthesis.
@@ -22,26 +23,15 @@ from .errors import ConfigError
 from .llms.base import LLM
 from .llms.extractive import LABEL, ExtractiveLLM
 from .postprocess import NodePostprocessor
+from .prompts.answer import CITATION_PROMPTS, SynthesisPrompts
 from .query import QueryEngine
 from .retrieval import Retriever
 from .synthesis import Response, ResponseMode, Synthesizer
-from .synthesis.synthesizer import SynthesisPrompts
 from .trace import Trace
 from .types import Node, ScoredNode
 
 DEFAULT_CITATION_CHUNK_SIZE = 512  # LlamaIndex's defaults
 DEFAULT_CITATION_CHUNK_OVERLAP = 20
-
-CITATION_RULES = (
-    "The passages are numbered sources, each starting with a line 'Source N:'. Cite the "
-    "sources you use: put the number of each source a statement comes from in square brackets "
-    "right after the statement, like [1], or [1][3] for several. Every answer cites at least "
-    "one source; cite a source only where you use it, and keep citations an earlier answer "
-    "already has. If no source helps, say so and cite none.\n"
-    "For example, given 'Source 1:\\nThe sky is red in the evening.' and 'Source 2:\\nWater "
-    "is wet.', the question 'When is the sky red?' is answered 'In the evening [1].'"
-)
-CITATION_PROMPTS = SynthesisPrompts().with_system_prompt(CITATION_RULES)
 
 _WORD = re.compile(r"\w+")
 _MARKER = re.compile(r"\[\d+\]")

@@ -310,8 +310,8 @@ def long_conversation(turns: int = 40) -> ChatMemory:
 
 @pytest.mark.parametrize("share", [0.2, 0.5, 0.8])
 def test_context_share_is_what_passages_keep_when_the_conversation_wants_the_rest(share):
-    from ragcore.chat.context import NO_PASSAGES
-    from ragcore.prompts import CONTEXT_CHAT, FIELD_MARGIN_TOKENS, message_tokens
+    from ragcore.prompts import FIELD_MARGIN_TOKENS, message_tokens
+    from ragcore.prompts.chat import CONTEXT_CHAT, NO_PASSAGES
     from ragcore.tokens import count_tokens
 
     llm = FakeLLM(context_window=2000, num_output=200)

@@ -4,14 +4,10 @@ and citations added to extractive quotes (worked examples)."""
 import pytest
 
 from ragcore import FakeLLM, VectorStoreIndex
-from ragcore.citation_engine import (
-    CITATION_RULES,
-    CitationQueryEngine,
-    CitationSplitter,
-    cite_quotes,
-)
+from ragcore.citation_engine import CitationQueryEngine, CitationSplitter, cite_quotes
 from ragcore.errors import ConfigError
 from ragcore.llms.extractive import ExtractiveLLM
+from ragcore.prompts.answer import CITATION_RULES
 from ragcore.tokens import count_tokens
 from ragcore.types import Document, Node, ScoredNode
 

@@ -18,8 +18,9 @@ from ragcore.llms import FakeLLM, complete
 from ragcore.llms.base import answering
 from ragcore.llms.extractive import CHAT_NEEDS_MODEL, LABEL, NEEDS_DOCUMENTS, ExtractiveLLM
 from ragcore.memory import ChatMemory
-from ragcore.prompts import SUMMARY, PromptTemplate
-from ragcore.synthesis import ResponseMode, Synthesizer, SynthesisPrompts
+from ragcore.prompts import PromptTemplate
+from ragcore.prompts.answer import SUMMARY, SynthesisPrompts
+from ragcore.synthesis import ResponseMode, Synthesizer
 from ragcore.trace import Trace
 from ragcore.types import AnswerRequest, Document, Node, ScoredNode
 

@@ -28,7 +28,7 @@ from ragcore.llms.extractive import (
     make_standalone,
 )
 from ragcore.search.lexical import split_sentences, terms
-from ragcore.prompts import QA
+from ragcore.prompts.answer import QA
 from ragcore.types import REQUEST_KINDS, AnswerRequest, Message
 
 CONTEXT = """file_name: rfc9110.txt

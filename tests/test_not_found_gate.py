@@ -10,11 +10,9 @@ import pytest
 
 from ragcore.errors import ConfigError
 from ragcore.llms.fake import FakeLLM
-from ragcore.prompts import NOT_FOUND_SENTENCE, QA
+from ragcore.prompts.answer import ANSWER_NUDGE, CHECK_QUESTION, NOT_FOUND_SENTENCE, QA
 from ragcore.synthesis import ResponseMode, Synthesizer
 from ragcore.synthesis.not_found import (
-    ANSWER_NUDGE,
-    CHECK_QUESTION,
     Calibration,
     NotFoundGate,
     check_messages,

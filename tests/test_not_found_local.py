@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragcore.prompts import NOT_FOUND_SENTENCE
+from ragcore.prompts.answer import NOT_FOUND_SENTENCE
 from ragcore.synthesis import Synthesizer
 from ragcore.types import Node, ScoredNode
 

@@ -8,7 +8,7 @@ import random
 from dataclasses import replace
 
 from benchmarks.answers.gate_sweep import fit, gate_of, gated_answer, refuses, trade_off
-from ragcore.prompts import NOT_FOUND_SENTENCE
+from ragcore.prompts.answer import NOT_FOUND_SENTENCE
 from ragcore.synthesis.not_found import Calibration
 
 MODEL_SIGNALS = ("p_not_found", "p_no")

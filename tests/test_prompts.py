@@ -7,17 +7,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragcore import prompts
+from ragcore.prompts import answer, chat
 from ragcore.errors import ConfigError
 from ragcore.tokens import count_tokens
 from ragcore.types import Message
 
-CONTEXT_TEMPLATES = [prompts.QA, prompts.SUMMARY, prompts.SIMPLE_SUMMARIZE]
+CONTEXT_TEMPLATES = [answer.QA, answer.SUMMARY, answer.SIMPLE_SUMMARIZE]
 ALL = [
     *CONTEXT_TEMPLATES,
-    prompts.REFINE,
-    prompts.GENERATION,
-    prompts.CONDENSE,
-    prompts.CONTEXT_CHAT,
+    answer.REFINE,
+    answer.GENERATION,
+    chat.CONDENSE,
+    chat.CONTEXT_CHAT,
 ]
 
 
@@ -35,7 +36,7 @@ def test_context_prompts_are_system_plus_user_with_markers(template):
 
 
 def test_refine_prompt_round_trips_existing_answer_new_context_and_question():
-    _, user = prompts.REFINE.format(
+    _, user = answer.REFINE.format(
         existing_answer="It rose.", context="At noon it fell.", question="What did the tide do?"
     )
     sections = prompts.read_sections(user.content)
@@ -46,10 +47,10 @@ def test_refine_prompt_round_trips_existing_answer_new_context_and_question():
 
 
 def test_condense_prompt_carries_the_conversation_and_the_follow_up():
-    history = prompts.format_history(
+    history = chat.format_history(
         [Message("user", "What is PEP 8?"), Message("assistant", "A style guide.")]
     )
-    _, user = prompts.CONDENSE.format(history=history, question="Who wrote it?")
+    _, user = chat.CONDENSE.format(history=history, question="Who wrote it?")
     sections = prompts.read_sections(user.content)
     assert sections[prompts.CONVERSATION] == "user: What is PEP 8?\nassistant: A style guide."
     assert sections[prompts.FOLLOW_UP] == "Who wrote it?"
@@ -57,20 +58,20 @@ def test_condense_prompt_carries_the_conversation_and_the_follow_up():
 
 
 def test_context_chat_prompt_is_a_system_message_ending_with_the_context():
-    (system,) = prompts.CONTEXT_CHAT.format(context="Passage one.\n\nPassage two.")
+    (system,) = chat.CONTEXT_CHAT.format(context="Passage one.\n\nPassage two.")
     assert system.role == "system"
     assert prompts.read_sections(system.content)[prompts.CONTEXT] == "Passage one.\n\nPassage two."
 
 
 def test_generation_prompt_has_no_context():
-    _, user = prompts.GENERATION.format(question="Why is the sky blue?")
+    _, user = answer.GENERATION.format(question="Why is the sky blue?")
     assert prompts.CONTEXT not in user.content
     assert prompts.read_sections(user.content)[prompts.QUESTION] == "Why is the sky blue?"
 
 
 def test_marker_lines_inside_passages_stay_in_the_context():
     passages = "FAQ\nQuestion: can I swim?\nAnswer: yes.\nContext: beach rules"
-    _, user = prompts.QA.format(context=passages, question="When is high tide?")
+    _, user = answer.QA.format(context=passages, question="When is high tide?")
     sections = prompts.read_sections(user.content)
     assert sections[prompts.CONTEXT] == passages
     assert sections[prompts.QUESTION] == "When is high tide?"
@@ -78,14 +79,14 @@ def test_marker_lines_inside_passages_stay_in_the_context():
 
 def test_missing_or_unknown_fields_are_refused():
     with pytest.raises(ConfigError, match=r"missing \['question'\]"):
-        prompts.QA.format(context="x")
+        answer.QA.format(context="x")
     with pytest.raises(ConfigError, match=r"unexpected \['extra'\]"):
-        prompts.QA.format(context="x", question="y", extra="z")
+        answer.QA.format(context="x", question="y", extra="z")
 
 
 def test_field_names_are_discovered_from_the_text():
-    assert prompts.REFINE.fields == {"existing_answer", "context", "question"}
-    assert prompts.CONTEXT_CHAT.fields == {"context"}
+    assert answer.REFINE.fields == {"existing_answer", "context", "question"}
+    assert chat.CONTEXT_CHAT.fields == {"context"}
 
 
 def test_our_prompts_are_our_own_words():
@@ -102,13 +103,13 @@ def test_our_prompts_are_our_own_words():
 @settings(max_examples=30, deadline=None, derandomize=True)
 @given(context=st.text(min_size=0, max_size=300), question=st.text(min_size=1, max_size=80))
 def test_the_token_estimate_is_an_upper_bound(context, question):
-    messages = prompts.QA.format(context=context, question=question)
+    messages = answer.QA.format(context=context, question=question)
     actual = sum(count_tokens(m.content) for m in messages)
-    estimate = prompts.QA.tokens_with(context=context, question=question)
+    estimate = answer.QA.tokens_with(context=context, question=question)
     assert actual <= estimate
 
 
 def test_fixed_tokens_are_cached_per_template():
-    first = prompts.REFINE.fixed_tokens()
-    assert prompts.REFINE.fixed_tokens() == first
+    first = answer.REFINE.fixed_tokens()
+    assert answer.REFINE.fixed_tokens() == first
     assert prompts._fixed_tokens.cache_info().hits >= 1

@@ -336,7 +336,7 @@ def test_a_failing_model_raises_through_the_stream_and_the_trace_keeps_the_call(
 
 def test_custom_prompts_are_used_and_checked():
     from ragcore.prompts import PromptTemplate
-    from ragcore.synthesis import SynthesisPrompts
+    from ragcore.prompts.answer import SynthesisPrompts
 
     terse = PromptTemplate(
         "terse qa", "Be brief.", "Context:\n{context}\n\nQuestion: {question}\nAnswer:"

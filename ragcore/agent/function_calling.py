@@ -22,6 +22,7 @@ from typing import Any, Iterator, Sequence
 from ..errors import ConfigError, LLMStatusError
 from ..llms.base import ToolCallingLLM
 from ..prompts import message_tokens
+from ..prompts.agent import FUNCTION_CALLING_SYSTEM_PROMPT
 from ..streaming import reply_or_notice
 from ..tokens import count_tokens
 from ..tools import Tool, ToolOutput, invoke_tool
@@ -31,10 +32,6 @@ from .react_parser import parse_action_input
 from .task import StepResult, Task, fit_prompt, prompt_observation
 
 _TOOLS_REJECTED = (400, 422, 501)  # how servers without tool support answer a request with tools
-DEFAULT_SYSTEM_PROMPT = (
-    "You are a careful assistant. Use the tools you are given to look things up instead of "
-    "guessing, and answer the user from what they return."
-)
 
 
 class FunctionCallingAgent(Agent):
@@ -57,7 +54,7 @@ class FunctionCallingAgent(Agent):
                 "OpenAI-compatible backend, or ReActAgent, which works with any LLM"
             )
         super().__init__(tools, llm=llm, max_iterations=max_iterations, verbose=verbose)
-        self.system_prompt = system_prompt or DEFAULT_SYSTEM_PROMPT
+        self.system_prompt = system_prompt or FUNCTION_CALLING_SYSTEM_PROMPT
         self.openai_tools = [t.metadata.to_openai_tool() for t in self.tools.values()]
 
     def run_step(self, task: Task) -> list[StepResult]:

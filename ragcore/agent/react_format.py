@@ -9,9 +9,10 @@ A ReAct conversation sent to the model is:
 
 The model replies either with Thought / Action / Action Input (the agent calls the tool and adds
 the Observation) or with Thought / Answer (the final answer for the user). Pure functions, no I/O.
-The marker words below are what the parser (``react_parser``) looks for; a backend answering
-requests (the extractive one) gets the observations and tools as data (``observations``,
-``question_argument``) instead of reading this format.
+The header's wording is ``ragcore.prompts.agent.REACT_SYSTEM_TEMPLATE``; the marker words below
+are what the parser (``react_parser``) looks for; a backend answering requests (the extractive
+one) gets the observations and tools as data (``observations``, ``question_argument``) instead
+of reading this format.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
+from ..prompts.agent import REACT_DEFAULT_ROLE, REACT_SYSTEM_TEMPLATE
 from ..tools import Tool
 from ..types import Message
 
@@ -27,43 +29,6 @@ ACTION = "Action:"
 ACTION_INPUT = "Action Input:"
 OBSERVATION = "Observation:"
 ANSWER = "Answer:"
-
-REACT_SYSTEM_TEMPLATE = """\
-{role}
-
-## Tools
-You can use the tools below, in any order and as often as needed, to answer the user.
-
-{tool_descriptions}
-
-## How to reply
-Reply in the language of the user's question. To use a tool, reply with exactly these three \
-lines and then stop:
-
-Thought: what you need to find out next, and why
-Action: the tool name, one of [{tool_names}]
-Action Input: the tool's arguments as one JSON object, e.g. {example}
-
-You will then receive the tool's result as:
-
-Observation: the result
-
-Repeat Thought / Action / Action Input as many times as you need. When you have enough \
-information to answer, reply with:
-
-Thought: I can answer without using more tools.
-Answer: your answer for the user
-
-If the tools cannot help, reply with "Thought:" and "Answer:" saying so. Always use valid JSON \
-with double quotes for Action Input.
-
-## Conversation
-The conversation with the user follows."""
-
-DEFAULT_ROLE = (
-    "You are a careful assistant. You answer the user's questions, using tools to look things "
-    "up instead of guessing."
-)
 
 
 def describe_tool(tool: Tool) -> str:
@@ -91,7 +56,7 @@ def react_system_prompt(tools: Sequence[Tool], *, system_prompt: str | None = No
     """The system message of a ReAct conversation for ``tools``."""
     descriptions = "\n\n".join(describe_tool(t) for t in tools) or "(no tools)"
     return REACT_SYSTEM_TEMPLATE.format(
-        role=(system_prompt or DEFAULT_ROLE).strip(),
+        role=(system_prompt or REACT_DEFAULT_ROLE).strip(),
         tool_descriptions=descriptions,
         tool_names=", ".join(t.metadata.name for t in tools),
         example=_example_input(tools),

@@ -8,7 +8,8 @@ marker at a line's start decides what the reply is; an Observation invented afte
 is ignored. The user never sees a marker line: an answer ends where any step's line begins,
 repeated Answer markers before its text are skipped, an unmarked answer ends at an invented
 Observation, and a reply opening with one (the model playing the tool) is a format error.
-Anything else is a ``ParseError`` whose ``observation`` tells the model how to fix its reply.
+Anything else is a ``ParseError`` whose ``observation`` tells the model how to fix its reply
+(``ragcore.prompts.agent.REACT_FORMAT_HINT``).
 ``AnswerScanner`` finds the answer while a reply streams, with the same markers.
 """
 
@@ -19,6 +20,8 @@ import json
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from ..prompts.agent import REACT_FORMAT_HINT
 
 # A marker at the start of a line, after any markdown or list decoration (**, __, #, >, -, +, `,
 # "1." or "2)"), in any case; words separated by spaces, underscores or nothing ("FinalAnswer").
@@ -44,11 +47,6 @@ _OBSERVATION = re.compile(_LEAD + r"observation" + _TAIL, re.IGNORECASE | re.MUL
 _FENCE_CHARS = " \t\r\n`"
 _FENCE = re.compile(r"```[a-zA-Z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]+")
-
-FORMAT_HINT = (
-    "Reply either with\nThought: ...\nAction: <tool name>\nAction Input: {\"arg\": \"value\"}\n"
-    "or with\nThought: ...\nAnswer: <your answer>"
-)
 
 
 @dataclass(slots=True, frozen=True)
@@ -77,7 +75,7 @@ class ParseError:
 
     @property
     def observation(self) -> str:
-        return f"Error: I could not read your reply: {self.problem}. {FORMAT_HINT}"
+        return f"Error: I could not read your reply: {self.problem}. {REACT_FORMAT_HINT}"
 
 
 ReActStep = ActionStep | AnswerStep | ParseError

@@ -1,8 +1,8 @@
 """Condense question: rewrite the latest message into a standalone question, then query.
 
 ``condense_question`` is shared with condense_plus_context: it asks the LLM (the ``CONDENSE``
-prompt of ``ragcore.prompts``) to turn a follow-up such as "and what about its page count?" into
-a question that makes sense alone, using the conversation so far (as much of it as fits beside
+prompt of ``ragcore.prompts.chat``) to turn a follow-up such as "and what about its page count?"
+into a question that makes sense alone, using the conversation so far (as much of it as fits beside
 the message: ``ragcore.prompt_budget``'s rule). With no earlier conversation the message is
 already standalone and no LLM call is made. A rewrite that is empty, repeats the prompt back, or
 is far longer than the message is not used: the message is, and
@@ -24,7 +24,8 @@ from ..errors import ConfigError
 from ..llms.base import LLM, answering, complete_traced
 from ..memory import ChatMemory
 from ..prompt_budget import PromptBudget
-from ..prompts import CONDENSE, CONVERSATION, FOLLOW_UP, STANDALONE_QUESTION, format_history
+from ..prompts import CONVERSATION, FOLLOW_UP, STANDALONE_QUESTION
+from ..prompts.chat import CONDENSE, format_history
 from ..synthesis import Synthesizer
 from ..tokens import count_tokens
 from ..trace import Trace

@@ -4,8 +4,8 @@
 ContextChatEngine); ``CondensePlusContextChatEngine`` first condenses the message into a
 standalone question (skipped on the first turn) and retrieves with that, so a follow-up such as
 "and what about its page count?" finds the right passages. Both then answer with the
-``CONTEXT_CHAT`` system prompt (``ragcore.prompts``) holding the passages, followed by the history
-and the user's message as written.
+``CONTEXT_CHAT`` system prompt (``ragcore.prompts.chat``) holding the passages, followed by the
+history and the user's message as written.
 
 The prompt follows ``ragcore.prompt_budget``'s rule: the system prompt and the user's message are
 fixed; the passages come first among the flexible parts and are sure of ``context_share`` of the
@@ -25,7 +25,8 @@ from ..llms.base import LLM, answering, noting, stream_traced
 from ..memory import ChatMemory
 from ..postprocess import NodePostprocessor
 from ..prompt_budget import PromptBudget, Room, truncate_to_tokens
-from ..prompts import CONTEXT_CHAT, FIELD_MARGIN_TOKENS, message_tokens
+from ..prompts import FIELD_MARGIN_TOKENS, message_tokens
+from ..prompts.chat import CONTEXT_CHAT, NO_PASSAGES
 from ..query import Retriever, apply_postprocessors
 from ..streaming import or_empty_notice
 from ..synthesis.budget import SEPARATOR, SEPARATOR_TOKENS, count_each
@@ -34,9 +35,6 @@ from ..types import AnswerRequest, Message, MetadataMode, ScoredNode
 from .condense import condense_question
 from .response import ChatResponse, remember_reply
 from .turn import close_prompt, fixed_parts, history_need, start_turn
-
-# In the prompt when no passage was found or none fits; counted as fixed, so it always fits.
-NO_PASSAGES = "(no passages were found)"
 
 
 class ContextChatEngine:

@@ -55,11 +55,6 @@ CHAT_MODE_DESCRIPTIONS: dict[ChatMode, str] = {
 }
 
 FUNCTION_CALLING = "function_calling"  # what ``best`` resolves to for tool-calling backends
-INDEX_AGENT_PROMPT = (
-    "You are a careful assistant for the user's documents. To answer questions about them, "
-    "search with the search_documents tool instead of relying on memory, and answer from what "
-    "it returns."
-)
 
 
 def parse_chat_mode(value: ChatMode | str) -> ChatMode:

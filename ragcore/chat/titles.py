@@ -14,6 +14,7 @@ import re
 
 from ..errors import RagcoreError
 from ..llms.base import LLM, writes_free_text
+from ..prompts.chat import TITLE_PROMPT
 from ..types import Message
 
 logger = logging.getLogger(__name__)
@@ -35,10 +36,6 @@ summarise summarize summary overview gist anything something thing things
 """.split())
 _ARTICLES = frozenset({"the", "a", "an"})
 _SUMMARY_ASKED = re.compile(r"\b(?:summari[sz]e|summary|overview|gist)\b", re.IGNORECASE)
-TITLE_PROMPT = (
-    "Write a title of at most six words for a conversation that starts with this question and "
-    "answer. Reply with the title only, no quotes.\n\nQuestion: {question}\n\nAnswer: {answer}"
-)
 
 
 def key_phrases(text: str) -> list[str]:

@@ -14,15 +14,12 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Sequence
 
-from ..citation_engine import (
-    CITATION_PROMPTS,
-    DEFAULT_CITATION_CHUNK_OVERLAP,
-    DEFAULT_CITATION_CHUNK_SIZE,
-)
+from ..citation_engine import DEFAULT_CITATION_CHUNK_OVERLAP, DEFAULT_CITATION_CHUNK_SIZE
 from ..citation_engine import CitationQueryEngine as _CitationQueryEngine
 from ..errors import ConfigError
 from ..index.engines import default_llm, llm_with_index_embedder
 from ..prompts import PromptTemplate
+from ..prompts.answer import CITATION_PROMPTS
 from ..synthesis import ResponseMode
 from .refusals import refuse
 from .settings import Settings

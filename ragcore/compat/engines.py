@@ -19,8 +19,8 @@ from ..errors import ConfigError
 from ..index.engines import chat_engine_from_index, query_engine_from_index
 from ..memory import ChatMemory
 from ..prompts import PromptTemplate
+from ..prompts.answer import SynthesisPrompts
 from ..query import QueryEngine
-from ..synthesis.synthesizer import SynthesisPrompts
 from .refusals import refuse
 from .settings import Settings
 
@@ -38,9 +38,9 @@ _HINTS = {
     "verbose": "pass trace=Trace() to query() and read trace.stages and trace.llm_calls",
     "callback_manager": "pass trace=Trace() to query() and chat() calls",
     "service_context": "pass llm= (or set Settings.llm)",
-    "context_template": "ragcore's context chat prompt is fixed (ragcore.prompts)",
-    "condense_prompt": "ragcore's condense prompt is fixed (ragcore.prompts)",
-    "context_prompt": "ragcore's context chat prompt is fixed (ragcore.prompts)",
+    "context_template": "ragcore's context chat prompt is fixed (ragcore.prompts.chat)",
+    "condense_prompt": "ragcore's condense prompt is fixed (ragcore.prompts.chat)",
+    "context_prompt": "ragcore's context chat prompt is fixed (ragcore.prompts.chat)",
     "token_limit": "pass memory=ChatMemoryBuffer.from_defaults(token_limit=...)",
 }
 

@@ -12,7 +12,7 @@ LlamaIndex's ``llama_index.core.evaluation`` names and shapes (mirrored under
     retrieval_metrics.py    hit rate, MRR, precision, recall, nDCG (at k) of a judged ranking
     retriever_evaluator.py  RetrieverEvaluator: retrieve, judge, compute the metrics
     result.py               EvaluationResult and the answer evaluators' base
-    judge.py                a language model as judge: prompts, forgiving readers of replies
+    judge.py                a language model as judge: asking it, forgiving readers of replies
     proxies.py              offline stand-ins for a judge (source support, gold match ...)
     embedding_cache.py      CachedEmbedder: each text embedded once per evaluation
     answer_evaluators.py    Faithfulness, Relevancy, Correctness, SemanticSimilarity evaluators
@@ -23,7 +23,8 @@ LlamaIndex's ``llama_index.core.evaluation`` names and shapes (mirrored under
     job.py                  an evaluation in a background thread, saved in the workspace
 
 It sits above the query engines and the workspace (its reports are saved there) and beside
-``ragcore.present``, whose citation check is the offline faithfulness measure.
+``ragcore.present``, whose citation check is the offline faithfulness measure. The judge's and
+the question writer's prompts are in ``ragcore.prompts.judge``, with every other prompt.
 """
 
 from __future__ import annotations

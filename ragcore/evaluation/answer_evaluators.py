@@ -1,10 +1,11 @@
 """The answer metrics: faithfulness, relevancy, correctness and semantic similarity.
 
-Each takes ``llm=`` to judge with a language model (our prompts in ``judge.py``). Without one,
-or with the offline extractive backend (it only quotes, it cannot judge), each falls back to the
-offline proxy of ``proxies.py`` and says so in ``method`` and ``feedback``. Semantic similarity
-never needs a judge: it is the embedding cosine, as in LlamaIndex. The offline measures read the
-answer without the offline backend's labels and headings (``proxies.claim_text``).
+Each takes ``llm=`` to judge with a language model (our prompts in ``ragcore.prompts.judge``).
+Without one, or with the offline extractive backend (it only quotes, it cannot judge), each falls
+back to the offline proxy of ``proxies.py`` and says so in ``method`` and ``feedback``. Semantic
+similarity never needs a judge: it is the embedding cosine, as in LlamaIndex. The offline
+measures read the answer without the offline backend's labels and headings
+(``proxies.claim_text``).
 
     faithfulness         is the answer supported by the retrieved passages?      YES/NO
     relevancy            does the answer respond to the question?                YES/NO
@@ -17,6 +18,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..errors import ConfigError
+from ..prompts.judge import CORRECTNESS_PROMPT, FAITHFULNESS_PROMPT, RELEVANCY_PROMPT
 from . import judge, proxies
 from .result import BaseEvaluator, EvaluationResult
 
@@ -35,8 +37,7 @@ class FaithfulnessEvaluator(BaseEvaluator):
         if response is None or contexts is None:
             raise ConfigError("faithfulness needs response= and contexts=")
         if self.llm is not None:
-            prompt = judge.FAITHFULNESS_PROMPT.format(context="\n\n".join(contexts),
-                                                      answer=response)
+            prompt = FAITHFULNESS_PROMPT.format(context="\n\n".join(contexts), answer=response)
             return self._from_verdict(judge.judged(self.llm, prompt, judge.read_yes_no),
                                       query, response, contexts)
         score, note = proxies.source_support(response, contexts, self.embedder)
@@ -59,8 +60,8 @@ class RelevancyEvaluator(BaseEvaluator):
             raise ConfigError("relevancy needs query= and response=")
         contexts = list(contexts or [])
         if self.llm is not None:
-            prompt = judge.RELEVANCY_PROMPT.format(query=query, context="\n\n".join(contexts),
-                                                   answer=response)
+            prompt = RELEVANCY_PROMPT.format(query=query, context="\n\n".join(contexts),
+                                             answer=response)
             return self._from_verdict(judge.judged(self.llm, prompt, judge.read_yes_no),
                                       query, response, contexts)
         if not response.strip():
@@ -94,8 +95,8 @@ class CorrectnessEvaluator(BaseEvaluator):
             return self._invalid(query, response, contexts,
                                  "no expected answer for this question: correctness not judged")
         if self.llm is not None:
-            prompt = judge.CORRECTNESS_PROMPT.format(query=query or "", reference=reference,
-                                                     answer=response)
+            prompt = CORRECTNESS_PROMPT.format(query=query or "", reference=reference,
+                                               answer=response)
             verdict = judge.judged(self.llm, prompt, judge.read_score)
             passing = None if verdict.score is None else verdict.score >= self.score_threshold
             return self._from_verdict(verdict, query, response, contexts, passing)

@@ -1,11 +1,11 @@
-"""A language model as judge: our prompts, and readers of its reply that forgive the format.
+"""A language model as judge: asking it, and readers of its reply that forgive the format.
 
 A judge is asked for a verdict (YES or NO) or a score (1 to 5) on the first line and a reason
 after it. Models do not always comply ("**Verdict:** Yes.", "I'd give it 4/5 because ..."), so
 the readers look for the first yes/no word, or the first number in range after "score" (else
 the first number in range), anywhere in the reply. A reply with neither, or a model error, is a
 ``Verdict`` with ``error`` set: the evaluator reports "could not read the judge's reply" and the
-evaluation goes on.
+evaluation goes on. The judge's prompts are worded in ``ragcore.prompts.judge``.
 """
 
 from __future__ import annotations
@@ -17,24 +17,6 @@ from ..errors import RagcoreError
 from ..llms import stream_complete
 from ..types import Message
 
-FAITHFULNESS_PROMPT = (
-    "You check answers against their sources.\n\nSources:\n---------------------\n"
-    "{context}\n---------------------\n\nAnswer:\n{answer}\n\n"
-    "Is every statement of the answer supported by the sources? Reply YES or NO on the first "
-    "line, then one sentence saying why."
-)
-RELEVANCY_PROMPT = (
-    "You check whether answers respond to questions.\n\nQuestion: {query}\n\nSources:\n"
-    "---------------------\n{context}\n---------------------\n\nAnswer:\n{answer}\n\n"
-    "Does the answer respond to the question, in line with the sources? Reply YES or NO on the "
-    "first line, then one sentence saying why."
-)
-CORRECTNESS_PROMPT = (
-    "You grade answers against a reference answer.\n\nQuestion: {query}\n\n"
-    "Reference answer:\n{reference}\n\nAnswer to grade:\n{answer}\n\n"
-    "How correct and complete is the answer, from 1 (wrong or unrelated) to 5 (says what the "
-    "reference says)? Reply 'Score: N' on the first line, then one sentence saying why."
-)
 # What is read of a judge's reply: the verdict line and the sentence after it, at most this many
 # characters; the stream is then closed (a local model stops decoding: a 1.5B model on 2 cores
 # wrote 380 tokens of reasons, 7 minutes, where one line and a sentence were asked for).

@@ -1,5 +1,6 @@
 """Questions written by a language model about each passage: LlamaIndex's
-``generate_question_context_pairs``, with our own prompt and a parser that forgives.
+``generate_question_context_pairs``, with our own prompt (``ragcore.prompts.judge``) and a
+parser that forgives.
 
 The model gets one passage at a time and is asked for ``num_questions_per_chunk`` questions, one
 a line. Numbering ("1.", "Q2:", "-") and blank lines are stripped; lines ending with "?" are the
@@ -15,16 +16,10 @@ from typing import Any, Sequence
 
 from ..errors import ConfigError, RagcoreError
 from ..llms import complete
+from ..prompts.judge import DEFAULT_QA_GENERATE_PROMPT
 from ..types import Message
 from .dataset import EmbeddingQAFinetuneDataset
 
-DEFAULT_QA_GENERATE_PROMPT = (
-    "Below is a passage from a user's documents.\n"
-    "---------------------\n{context_str}\n---------------------\n"
-    "Write {num_questions_per_chunk} questions that this passage answers, for a quiz about the "
-    "documents. Each question must be answerable from the passage alone and must not mention "
-    "'the passage' or 'the text'. Write one question a line, with nothing else."
-)
 MAX_PROBLEMS_QUOTED = 200  # characters of a bad reply kept in the set's problems
 _ASKING = re.compile(r"(what|who|whom|whose|when|where|why|how|which|is|are|was|were|does|do|"
                      r"did|can|could|should|would|will|explain|describe|name|list|give|state)\b",

@@ -35,18 +35,17 @@ from ..chat import (
     ContextChatEngine,
     SimpleChatEngine,
 )
-from ..chat.modes import (
-    FUNCTION_CALLING, INDEX_AGENT_PROMPT, ChatMode, best_chat_mode, parse_chat_mode,
-)
+from ..chat.modes import FUNCTION_CALLING, ChatMode, best_chat_mode, parse_chat_mode
 from ..errors import ConfigError
 from ..llms.base import LLM
 from ..postprocess import ListContinuation, NodePostprocessor
+from ..prompts.answer import SynthesisPrompts
+from ..prompts.chat import INDEX_AGENT_PROMPT
 from ..query import QueryEngine
 from ..retrieval.optimizer import SentenceEmbeddingOptimizer
 from ..retrieval.retrievers import RetrievalMode, Retriever, SearchableIndex
 from ..stores.filters import MetadataFilters
 from ..synthesis import ResponseMode, Synthesizer
-from ..synthesis.synthesizer import SynthesisPrompts
 from ..tools import QueryEngineTool, Tool
 
 

@@ -2,10 +2,10 @@
 Zero-Shot Dense Retrieval without Relevance Labels"; LlamaIndex's ``HyDEQueryTransform``).
 
 A question and the passage that answers it are worded differently; an answer the LLM imagines
-is worded like the passage. The LLM writes one (``hypothetical_document_messages``), the
-embedder embeds it (and, with ``include_original``, the question too; the vectors are
-averaged, as LlamaIndex does), and the vector retriever searches with the mean
-(``retrieve_by_vector``). The made-up text never reaches the answer: only the retrieved
+is worded like the passage. The LLM writes one (``hypothetical_document_messages``, from
+``ragcore.prompts.retrieval.HYDE``), the embedder embeds it (and, with ``include_original``,
+the question too; the vectors are averaged, as LlamaIndex does), and the vector retriever
+searches with the mean (``retrieve_by_vector``). The made-up text never reaches the answer: only the retrieved
 passages do. The offline extractive backend writes nothing new, so it searches with the
 question alone and the trace says so.
 """
@@ -19,18 +19,13 @@ import numpy as np
 from ..embeddings.base import normalize
 from ..errors import ConfigError
 from ..llms.base import LLM, complete_traced, writes_free_text
+from ..prompts.retrieval import HYDE
 from ..trace import Trace
 from ..types import Message, ScoredNode
 
-_HYDE_SYSTEM = (
-    "You write the passage of a reference document that would answer a question. Write it as "
-    "the document would: facts and key terms, no hedging, no mention of the question."
-)
-
-
 def hypothetical_document_messages(query: str) -> list[Message]:
     """The prompt asking for a passage that answers ``query``."""
-    return [Message("system", _HYDE_SYSTEM), Message("user", f"Question: {query}\nPassage:")]
+    return HYDE.format(query=query)
 
 
 class HyDERetriever:

@@ -1,10 +1,10 @@
 """Query fusion: the question rewritten into several search queries by the LLM, every query
 run on every retriever, the rankings fused into one (LlamaIndex's ``QueryFusionRetriever``).
 
-The plan is written once without I/O: ``query_generation_messages`` is the prompt,
-``parse_queries`` reads the model's reply (one query per line; numbering, bullets and quotes
-stripped, duplicates and the original dropped); ``QueryFusionRetriever.retrieve`` is the short
-driver. Fusion is ``ragcore.search.fusion`` (``reciprocal_rank``, ``relative_score``,
+The plan is written once without I/O: ``query_generation_messages`` is the prompt
+(``ragcore.prompts.retrieval.QUERY_GENERATION``), ``parse_queries`` reads the model's reply (one
+query per line; numbering, bullets and quotes stripped, duplicates and the original dropped);
+``QueryFusionRetriever.retrieve`` is the short driver. Fusion is ``ragcore.search.fusion`` (``reciprocal_rank``, ``relative_score``,
 ``dist_based_score``) or ``simple`` (each node's best score). With the offline extractive
 backend, which writes no new text, only the original question is searched, and the trace says
 so. Unlike ``HybridRetriever``, which fuses two views of one question, this fuses several
@@ -19,26 +19,18 @@ from typing import Sequence
 from ..errors import ConfigError
 from ..search.fusion import FUSION_METHODS, fuse
 from ..llms.base import LLM, complete_traced, writes_free_text
+from ..prompts.retrieval import QUERY_GENERATION
 from .retrievers import Retriever
 from ..trace import Trace
 from ..types import Message, ScoredNode
 
 FUSION_MODES = ("simple", *FUSION_METHODS)
-_QUERY_GEN_SYSTEM = (
-    "You write search queries for a document search engine. Reply with the queries only, one "
-    "per line, without numbering or explanations."
-)
-_QUERY_GEN_USER = (
-    "Write {count} different search queries that together find what is needed to answer this "
-    "question (other wordings, and the parts it is made of).\nQuestion: {query}\nQueries:"
-)
 _LIST_MARK = re.compile(r"^\s*(?:[-*•]|\d+[.)]|query\s*\d*:)\s*", re.IGNORECASE)
 
 
 def query_generation_messages(query: str, count: int) -> list[Message]:
     """The prompt asking for ``count`` search queries for ``query``."""
-    return [Message("system", _QUERY_GEN_SYSTEM),
-            Message("user", _QUERY_GEN_USER.format(count=count, query=query))]
+    return QUERY_GENERATION.format(count=str(count), query=query)
 
 
 def parse_queries(reply: str, query: str, count: int) -> list[str]:

@@ -5,9 +5,9 @@ cross-encoder model on disk (``SentenceTransformerRerank``).
 For ``LLMRerank`` the LLM reads the passages and scores each one's relevance.
 
 The plan is written without I/O: ``rerank_messages`` numbers a batch of passages beside the
-question, ``parse_relevance`` reads lines such as ``Doc: 2, Relevance: 8`` (any order, extra
-text ignored, numbers out of range dropped); ``LLMRerank.postprocess`` asks once per batch of
-``choice_batch_size`` and keeps the ``top_n`` most relevant, scored by relevance (1-10) so a
+question (``ragcore.prompts.retrieval.RERANK``), ``parse_relevance`` reads lines such as
+``Doc: 2, Relevance: 8`` (any order, extra text ignored, numbers out of range dropped);
+``LLMRerank.postprocess`` asks once per batch of ``choice_batch_size`` and keeps the ``top_n`` most relevant, scored by relevance (1-10) so a
 later similarity cutoff does not mix scales unknowingly. Passages the model leaves out are
 dropped, as in LlamaIndex. The offline extractive backend cannot judge relevance: with it the
 retrieval order is kept (cut to ``top_n``) and a log line says so.
@@ -25,16 +25,12 @@ from typing import Any, Sequence
 from ..errors import ConfigError
 from ..llms.base import LLM, complete_traced, writes_free_text
 from ..postprocess import Postprocessor
+from ..prompts.retrieval import RERANK
 from ..trace import Trace
 from ..types import Message, MetadataMode, ScoredNode
 
 logger = logging.getLogger(__name__)
 
-_SYSTEM = (
-    "You judge which documents help answer a question. For each helpful document write one "
-    "line 'Doc: <number>, Relevance: <1-10>', most relevant first; leave out documents that "
-    "do not help. Write nothing else."
-)
 _LINE = re.compile(r"doc(?:ument)?\s*:?\s*#?(\d+)\s*[,;]?\s*relevance\s*:?\s*(\d+(?:\.\d+)?)",
                    re.IGNORECASE)
 
@@ -43,7 +39,7 @@ def rerank_messages(query: str, nodes: Sequence[ScoredNode]) -> list[Message]:
     """The prompt: the numbered passages (1-based), then the question."""
     docs = "\n\n".join(f"Document {i}:\n{n.node.content(MetadataMode.LLM)}"
                        for i, n in enumerate(nodes, start=1))
-    return [Message("system", _SYSTEM), Message("user", f"{docs}\n\nQuestion: {query}\nAnswer:")]
+    return RERANK.format(documents=docs, query=query)
 
 
 def parse_relevance(reply: str, count: int) -> list[tuple[int, float]]:

@@ -5,8 +5,9 @@ Each engine comes as a ``QueryEngineTool``, whose description says what it knows
 selectors, one per way of choosing:
 
 - ``LLMSingleSelector``: the LLM reads the numbered descriptions and names one
-  (``selection_messages`` / ``parse_selection`` are the no-I/O plan; the first number in range
-  wins, and a reply without one falls back to the first engine, noted in the trace);
+  (``selection_messages`` / ``parse_selection`` are the no-I/O plan, the prompt is
+  ``ragcore.prompts.retrieval.ROUTER``; the first number in range wins, and a reply without
+  one falls back to the first engine, noted in the trace);
 - ``EmbeddingSingleSelector``: the description most similar to the question by the
   embedder, with no LLM call (what works with the offline extractive backend, which cannot
   choose).
@@ -25,13 +26,12 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..llms.base import LLM, complete_traced, writes_free_text
+from ..prompts.retrieval import ROUTER
 from ..synthesis import Response
 from ..tools import QueryEngineTool
 from ..trace import Trace
 from ..types import Message
 
-_SYSTEM = ("You route questions. Reply with the number of the one choice best suited to answer "
-           "the question, then a short reason on the same line.")
 _NUMBER = re.compile(r"\d+")
 
 
@@ -50,8 +50,7 @@ class Selector(Protocol):
 
 def selection_messages(choices: Sequence[str], query: str) -> list[Message]:
     listed = "\n".join(f"({i}) {text}" for i, text in enumerate(choices, start=1))
-    return [Message("system", _SYSTEM),
-            Message("user", f"Choices:\n{listed}\n\nQuestion: {query}\nChoice:")]
+    return ROUTER.format(choices=listed, query=query)
 
 
 def parse_selection(reply: str, count: int) -> Selection | None:

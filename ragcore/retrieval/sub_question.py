@@ -3,8 +3,9 @@ per source, each answered by its own engine, the answers then combined (LlamaInd
 ``SubQuestionQueryEngine``).
 
 The plan is written without I/O: ``sub_question_messages`` describes the engines (name and
-description) and asks for a JSON list of ``{"sub_question": ..., "tool_name": ...}``;
-``parse_sub_questions`` reads it tolerantly (code fences, text around the list, unknown tool
+description) and asks for a JSON list of ``{"sub_question": ..., "tool_name": ...}`` (the
+prompt is ``ragcore.prompts.retrieval.SUB_QUESTION``); ``parse_sub_questions`` reads it
+tolerantly (code fences, text around the list, unknown tool
 names dropped). The driver asks each engine its sub-question, makes each answer a node
 ("Sub question: ... / Response: ...") and synthesizes the final answer from those nodes.
 When the LLM writes no usable plan (and always with the offline extractive backend) every
@@ -20,22 +21,18 @@ from typing import Any, Sequence
 
 from ..errors import ConfigError
 from ..llms.base import LLM, complete_traced, writes_free_text
+from ..prompts.retrieval import SUB_QUESTION
 from ..synthesis import Response, ResponseMode, Synthesizer
 from ..tools import QueryEngineTool
 from ..trace import Trace
 from ..types import Message, Node, ScoredNode
 
-_SYSTEM = (
-    "You split a question into simpler questions, each answerable by one of the tools listed. "
-    'Reply with a JSON list only: [{"sub_question": "...", "tool_name": "..."}, ...].'
-)
 _ARRAY = re.compile(r"\[.*\]", re.DOTALL)
 
 
 def sub_question_messages(question: str, tools: Sequence[QueryEngineTool]) -> list[Message]:
     listed = "\n".join(f"- {t.metadata.name}: {t.metadata.description}" for t in tools)
-    return [Message("system", _SYSTEM),
-            Message("user", f"Tools:\n{listed}\n\nQuestion: {question}\nSub-questions:")]
+    return SUB_QUESTION.format(tools=listed, question=question)
 
 
 def parse_sub_questions(reply: str, tool_names: Sequence[str]) -> list[tuple[str, str]]:

@@ -11,11 +11,14 @@ not_found.py    the not-found gate: a logprob-capable LLM is asked first whether
                 answer, and a fixed refusal replaces the answer when they do not
 modes.py        ResponseMode and a one-line description of each mode
 response.py     Response (lazy, streamed or whole) and Source
+
+The prompts the modes send are not here: their templates (``SynthesisPrompts``), the citation
+rules and the not-found gate's check question and nudge are in ``ragcore.prompts.answer``.
 """
 
 from .modes import MODE_DESCRIPTIONS, ResponseMode
 from .response import Response, Source
-from .synthesizer import NO_CONTEXT_ANSWER, SynthesisPrompts, Synthesizer
+from .synthesizer import NO_CONTEXT_ANSWER, Synthesizer
 
 __all__ = [
     "MODE_DESCRIPTIONS",
@@ -23,6 +26,5 @@ __all__ = [
     "Response",
     "ResponseMode",
     "Source",
-    "SynthesisPrompts",
     "Synthesizer",
 ]

@@ -23,7 +23,8 @@ needs the index's embedding model, which the engines hand to an LLM offering ``w
 hand) the gate uses the calibration of the model's own signals (``MODEL_ONLY``). The gate alone
 decides: when it lets through a prompt whose likeliest first token is "Not", the model is told
 after the question that the passages contain the answer (``ANSWER_NUDGE``), since its own
-refusals are wrong too often.
+refusals are wrong too often. The check question and the nudge are worded in
+``ragcore.prompts.answer``, beside the answer prompts they are added to.
 
 Only an LLM offering ``first_token_logprobs(messages, top=)`` (``LocalLLM``) whose model the
 gate was calibrated for (``CALIBRATED_MODELS``: the default packaged model) is gated; every
@@ -43,15 +44,11 @@ from typing import Any, Iterator, Protocol, Sequence
 
 from ..errors import ConfigError
 from ..llms.extractive_answer import answerability
-from ..prompts import NOT_FOUND_SENTENCE
+from ..prompts.answer import ANSWER_NUDGE, CHECK_QUESTION, NOT_FOUND_SENTENCE
 from ..trace import Trace
 from ..types import Message
 from .steps import Batch, Plan, run_plan
 
-CHECK_QUESTION = "Do the passages contain the answer to this question? Reply Yes or No."
-# Said after the question when the gate lets a prompt through that the model would refuse: the
-# gate, not the model's first token, decides (the prompt's prefix is shared, so it costs little).
-ANSWER_NUDGE = "The passages contain the answer."
 SIGNALS = ("p_not_found", "p_no", "p_answered")
 # The models the calibrations were fitted for: another model's first-token chances mean otherwise.
 CALIBRATED_MODELS = ("local:qwen2.5-coder-1.5b",)

@@ -18,22 +18,13 @@ gives one answer passes the not-found gate first (``not_found``): it may refuse 
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
 from typing import Sequence
 
 from ..errors import ConfigError
 from ..llms.base import LLM
 from ..prompt_budget import truncate_to_tokens
-from ..prompts import (
-    FIELD_MARGIN_TOKENS,
-    GENERATION,
-    QA,
-    REFINE,
-    SIMPLE_SUMMARIZE,
-    SUMMARY,
-    PromptTemplate,
-)
+from ..prompts import FIELD_MARGIN_TOKENS, PromptTemplate
+from ..prompts.answer import SynthesisPrompts
 from ..streaming import or_empty_notice
 from ..tokens import count_tokens
 from ..trace import Trace
@@ -61,48 +52,9 @@ NO_CONTEXT_ANSWER = (
     "answer it from them. Try rephrasing it, or add documents that cover it."
 )
 
-_CONTEXT_FIELDS = frozenset({"context", "question"})
 # The modes whose answer is one answer to the question (accumulate lists one per passage group).
 GATED_MODES = frozenset({ResponseMode.COMPACT, ResponseMode.REFINE,
                          ResponseMode.SIMPLE_SUMMARIZE, ResponseMode.TREE_SUMMARIZE})
-
-
-@dataclass(frozen=True, slots=True)
-class SynthesisPrompts:
-    """The templates the response modes use (our defaults from ``ragcore.prompts``)."""
-
-    qa: PromptTemplate = QA
-    refine: PromptTemplate = REFINE
-    summary: PromptTemplate = SUMMARY
-    simple_summarize: PromptTemplate = SIMPLE_SUMMARIZE
-    generation: PromptTemplate = GENERATION
-
-    def __post_init__(self) -> None:
-        expected = {
-            "qa": _CONTEXT_FIELDS,
-            "refine": _CONTEXT_FIELDS | {"existing_answer"},
-            "summary": _CONTEXT_FIELDS,
-            "simple_summarize": _CONTEXT_FIELDS,
-            "generation": frozenset({"question"}),
-        }
-        for role, fields in expected.items():
-            template: PromptTemplate = getattr(self, role)
-            if template.fields != fields:
-                raise ConfigError(
-                    f"the {role} prompt must have the fields {sorted(fields)}, "
-                    f"but {template.name!r} has {sorted(template.fields)}"
-                )
-
-    def with_system_prompt(self, system_prompt: str) -> SynthesisPrompts:
-        """These prompts with ``system_prompt`` before each one's own system message."""
-        lead = system_prompt.strip().replace("{", "{{").replace("}", "}}")
-        if not lead:
-            return self
-        templates = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        return SynthesisPrompts(**{
-            role: dataclasses.replace(t, system=f"{lead}\n\n{t.system}")
-            for role, t in templates.items()
-        })
 
 
 class Synthesizer:

@@ -20,6 +20,7 @@ from ...evaluation.dataset import EmbeddingQAFinetuneDataset
 from ...evaluation.offline_questions import generate_offline_questions
 from ...evaluation.result import BaseEvaluator, EvaluationResult
 from ...evaluation.retriever_evaluator import RetrievalEvalResult, RetrieverEvaluator
+from ...prompts.judge import DEFAULT_QA_GENERATE_PROMPT
 from ..settings import Settings
 
 __all__ = [
@@ -56,7 +57,7 @@ class SemanticSimilarityEvaluator(_answers.SemanticSimilarityEvaluator):
 
 def generate_question_context_pairs(
     nodes: Sequence[Any], llm: Any = None,
-    qa_generate_prompt_tmpl: str = _generation.DEFAULT_QA_GENERATE_PROMPT,
+    qa_generate_prompt_tmpl: str = DEFAULT_QA_GENERATE_PROMPT,
     num_questions_per_chunk: int = 2,
 ) -> EmbeddingQAFinetuneDataset:
     """LlamaIndex's question generation: ``llm``, else ``Settings.llm``, writes the questions."""

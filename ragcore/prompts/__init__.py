@@ -1,9 +1,25 @@
-"""Our prompt templates, one per role, as chat messages (a system message and a user message).
+"""Every prompt the library sends, in one package; here the template type and its section markers.
 
-Every template marks its sections with fixed labels at the start of a line, so that a human
-reading a trace (and a tool reading traces, such as the benchmarks) can find the parts. No
-backend reads them back: the offline extractive backend (``ragcore.llms.extractive``) gets each
-call's ``types.AnswerRequest`` instead, so a user's own templates need none of these markers.
+    prompts/__init__.py  PromptTemplate, the section markers, read_sections, message_tokens and
+                         the token constants the prompt budget counts with
+    answer.py            the answer modes' templates (qa, refine, summary, simple_summarize,
+                         generation) as SynthesisPrompts, the citation rules, the not-found
+                         sentence and the not-found gate's check question and nudge
+    chat.py              condense, context chat, chat titles, the index agent's system prompt
+    retrieval.py         query fusion, HyDE, LLM rerank, the router's selector, sub-questions
+    agent.py             the ReAct header and format hint, the function-calling system prompt
+    judge.py             the evaluation judge's prompts and the question-generation prompt
+
+The package sits in a low layer (``pyproject.toml``): it holds text and templates and imports
+only ``types``, ``errors`` and ``tokens``. The code that fills a prompt in and reads the reply
+stays with its stage (``retrieval.rerank`` builds the rerank prompt from ``RERANK`` and parses
+the reply), so a prompt's wording is found, and can be checked, here alone.
+
+The answer and chat templates mark their sections with fixed labels at the start of a line, so
+that a human reading a trace (and a tool reading traces, such as the benchmarks) can find the
+parts. No backend reads them back: the offline extractive backend (``ragcore.llms.extractive``)
+gets each call's ``types.AnswerRequest`` instead, so a user's own templates need none of these
+markers.
 
     ========================  ===============================================================
     marker (line start)       what follows it
@@ -19,14 +35,15 @@ call's ``types.AnswerRequest`` instead, so a user's own templates need none of t
                               the cue where the model's reply begins (always the last line)
     ========================  ===============================================================
 
-Sections appear in the order listed in each template below, each marker on its own line (the
-question shares its line with ``Question:``). Passages may themselves contain words such as
-"Question:", so a reader should take the *last* ``Question:`` line as the question and the text
-between the *first* context marker and the next section marker after the passages as the
-context: ``read_sections`` does exactly that and is the reference parser (tests round-trip it).
+Sections appear in the order listed in each template (``answer.py``, ``chat.py``), each marker
+on its own line (the question shares its line with ``Question:``). Passages may themselves
+contain words such as "Question:", so a reader should take the *last* ``Question:`` line as the
+question and the text between the *first* context marker and the next section marker after the
+passages as the context: ``read_sections`` does exactly that and is the reference parser (tests
+round-trip it).
 
 Which template is which: ``name`` says so (and the request's ``kind`` beside each call).
-The ReAct prompt belongs to the agent (``ragcore.agent``), not here.
+The ReAct prompt has its own format (``agent.py``), read by ``ragcore.agent.react_parser``.
 """
 
 from __future__ import annotations
@@ -36,9 +53,9 @@ import string
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .errors import ConfigError
-from .tokens import count_tokens
-from .types import Message
+from ..errors import ConfigError
+from ..tokens import count_tokens
+from ..types import Message
 
 CONTEXT = "Context:"
 EXISTING_ANSWER = "Existing answer:"
@@ -154,103 +171,6 @@ def message_tokens(message: Message) -> int:
 def _fixed_tokens(template: PromptTemplate) -> int:
     empty = {name: "" for name in template.fields}
     return sum(map(message_tokens, template.format(**empty)))
-
-
-# The first sentence of a reply whose passages do not hold the answer: the prompts ask for it
-# word for word, the not-found gate (``synthesis.not_found``) writes it, and readers test for it.
-NOT_FOUND_SENTENCE = "Not found in the documents."
-
-# What every answer looks like: a short answer a reader (or a measure) can pick out, a little
-# support, and a fixed refusal. Prompt tokens cost a small local model ~22 ms each: keep it short.
-# The form, not a worked example: the 1.5B model copied one ("The bridge opened in 1867.") into
-# 10 of 60 held-out answers; with no form at all it wrote 2 of 40 answers in bold.
-_ANSWER_SHAPE = (
-    "Start with the short answer in **bold** (a name, number, date or phrase from the "
-    "passages), then one short sentence of support from the passages, in this form: "
-    "'**<short answer>**. <support>' If the passages do not contain the answer, reply only: "
-    f"{NOT_FOUND_SENTENCE}"
-)
-
-_GROUNDED = (
-    "You answer questions about a collection of documents from the passages you are given, not "
-    "from what you already know. Answer directly, without phrases such as 'according to the "
-    f"context'. {_ANSWER_SHAPE}"
-)
-
-QA = PromptTemplate(
-    name="qa",
-    system=_GROUNDED,
-    user=f"{CONTEXT}\n{{context}}\n\n{QUESTION} {{question}}\n{ANSWER}",
-)
-
-REFINE = PromptTemplate(
-    name="refine",
-    system=(
-        "You improve an answer to a question about a collection of documents. You are given "
-        "the answer written so far and more passages. If the new passages add or correct "
-        "something, return the improved answer; if they do not help, return the existing "
-        "answer unchanged. Keep its shape: the short answer in **bold** first, then one short "
-        f"sentence of support; '{NOT_FOUND_SENTENCE}' stays only if the new passages do not "
-        "answer either. Reply with the answer only, without mentioning the passages or that it "
-        "was refined."
-    ),
-    user=(
-        f"{EXISTING_ANSWER}\n{{existing_answer}}\n\n{NEW_CONTEXT}\n{{context}}\n\n"
-        f"{QUESTION} {{question}}\n{REFINED_ANSWER}"
-    ),
-)
-
-SUMMARY = PromptTemplate(
-    name="summary",
-    system=(
-        "You combine information from several sources into one answer. The passages below "
-        "come from different places (they may be excerpts or earlier partial answers). "
-        "Merge what is relevant to the question into a single, non-repetitive answer using "
-        "only these passages: the short answer in **bold** first, then the support. If none of "
-        f"them answers the question, reply only: {NOT_FOUND_SENTENCE}"
-    ),
-    user=f"{CONTEXT}\n{{context}}\n\n{QUESTION} {{question}}\n{ANSWER}",
-)
-
-SIMPLE_SUMMARIZE = PromptTemplate(
-    name="simple_summarize",
-    system=(
-        "You answer a question in one pass over all the passages you are given, using only "
-        f"them. {_ANSWER_SHAPE}"
-    ),
-    user=f"{CONTEXT}\n{{context}}\n\n{QUESTION} {{question}}\n{ANSWER}",
-)
-
-GENERATION = PromptTemplate(
-    name="generation",
-    system="You are a helpful assistant. Answer the question from your own knowledge.",
-    user=f"{QUESTION} {{question}}\n{ANSWER}",
-)
-
-CONDENSE = PromptTemplate(
-    name="condense",
-    system=(
-        "You rewrite the user's latest message as a question that can be understood without "
-        "the conversation before it: replace pronouns and references with what they refer "
-        "to. Reply with the rewritten question only."
-    ),
-    user=(f"{CONVERSATION}\n{{history}}\n\n{FOLLOW_UP} {{question}}\n{STANDALONE_QUESTION}"),
-)
-
-CONTEXT_CHAT = PromptTemplate(
-    name="context",
-    system=(
-        "You are a helpful assistant chatting with a user about their documents. Ground your "
-        "replies in the passages below; if they do not cover what the user asks, say so, and "
-        "keep the conversation going naturally.\n\n"
-        f"{CONTEXT}\n{{context}}"
-    ),
-)
-
-
-def format_history(messages: list[Message]) -> str:
-    """A conversation as ``role: text`` lines, for the condense prompt's ``history`` field."""
-    return "\n".join(f"{m.role}: {m.content}" for m in messages if m.content)
 
 
 _MARKER_LINE = re.compile(
