@@ -44,7 +44,7 @@ def test_real_separate_words_of_the_corpus_pdfs_stay_apart(corpus_dir: Path):
     from ragcore.readers.pdf import _extract
 
     for path in sorted((corpus_dir / "nist_pdfs").glob("*.pdf")):
-        pages, _, _ = _extract(path.read_bytes(), path)
+        pages, _, _ = _extract(path.read_bytes(), path, None)
         assert split_pairs(pages, lexicon=english_lexicon()) == [], path.name
 
 

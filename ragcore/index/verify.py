@@ -14,17 +14,19 @@ as measured when it was built; an index saved before ragcore measured them is me
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import StoreError
+from ..errors import PersistError, StoreError
 from .bindings import check_vector_documents
 from .checksums import damaged
 from .consistency import record_problems, summary
 from .folder import current_data, open_index_folder
+from .generations import Superseded, reading
 from .manifest import MANIFEST, approximate_search, manifest_generation, read_manifest
 
 _BATCH = 4096  # vectors fetched per call
@@ -45,11 +47,25 @@ class VerifyReport:
     approximate_search: list[dict[str, Any]] = field(default_factory=list)
 
 
+# A writer that replaces the generation being verified this many times in a row wins.
+_ATTEMPTS = 5
+
+
 def verify_index(path: str | Path, *, embedder: Any = None) -> VerifyReport:
     """Check the index at ``path`` completely; IndexFormatError at the first damage found
     (records that disagree with one another: all of them). With ``embedder`` (the index's
-    model), every node's text is embedded again and compared with its vector."""
-    path = Path(path)
+    model), every node's text is embedded again and compared with its vector. A generation a
+    writer replaces while it is checked is left for the new one."""
+    for _ in range(_ATTEMPTS):
+        try:
+            return _verify(Path(path), embedder)
+        except Superseded:
+            continue
+    raise PersistError(f"{path} was committed to {_ATTEMPTS} times while it was being verified: "
+                       "verify it again when its writers are idle")
+
+
+def _verify(path: Path, embedder: Any) -> VerifyReport:
     state = open_index_folder(path, full_check=True)
     manifest = read_manifest(path)
     data = current_data(path)
@@ -72,7 +88,11 @@ def verify_index(path: str | Path, *, embedder: Any = None) -> VerifyReport:
             raise damaged(data, f"a node has no vector in the store ({exc})") from exc
         if not np.isfinite(vectors).all():
             raise damaged(data / "vectors.npy", "holds NaN or infinite values")
-    problems = record_problems(data, manifest, docstore, store, embedder=embedder)
+    # The comparison reads files by name: no writer may remove them meanwhile (a folder of
+    # format 1 has no generations, so no reader lock).
+    held = nullcontext() if data == path else reading(data)
+    with held:
+        problems = record_problems(data, manifest, docstore, store, embedder=embedder)
     if problems:
         raise damaged(data, summary(problems))
     files = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
