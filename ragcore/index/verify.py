@@ -25,9 +25,12 @@ from ..errors import PersistError, StoreError
 from .bindings import check_vector_documents
 from .checksums import damaged
 from .consistency import record_problems, summary
-from .folder import current_data, open_index_folder
+from .folder import open_index_folder
 from .generations import Superseded, reading
-from .manifest import MANIFEST, approximate_search, manifest_generation, read_manifest
+from .state import IndexState
+from .manifest import (
+    MANIFEST, approximate_search, data_folder, manifest_generation, read_manifest,
+)
 
 _BATCH = 4096  # vectors fetched per call
 
@@ -66,9 +69,19 @@ def verify_index(path: str | Path, *, embedder: Any = None) -> VerifyReport:
 
 
 def _verify(path: Path, embedder: Any) -> VerifyReport:
-    state = open_index_folder(path, full_check=True)
     manifest = read_manifest(path)
-    data = current_data(path)
+    state = open_index_folder(path, full_check=True)
+    if read_manifest(path) != manifest:  # a writer published meanwhile: which did it load?
+        raise Superseded(str(path))
+    data = data_folder(path, manifest)  # the generation loaded, not a newer one
+    # Everything below may read the generation's files by name: no writer may remove them
+    # meanwhile (a folder of format 1 has no generations, so no reader lock).
+    with nullcontext() if data == path else reading(data):
+        return _check(path, manifest, data, state, embedder)
+
+
+def _check(path: Path, manifest: dict[str, Any], data: Path, state: IndexState,
+           embedder: Any) -> VerifyReport:
     docstore, store = state.docstore, state.store
     for doc_id in docstore.doc_ids():
         for node_id in docstore.doc_node_ids(doc_id):
@@ -88,11 +101,7 @@ def _verify(path: Path, embedder: Any) -> VerifyReport:
             raise damaged(data, f"a node has no vector in the store ({exc})") from exc
         if not np.isfinite(vectors).all():
             raise damaged(data / "vectors.npy", "holds NaN or infinite values")
-    # The comparison reads files by name: no writer may remove them meanwhile (a folder of
-    # format 1 has no generations, so no reader lock).
-    held = nullcontext() if data == path else reading(data)
-    with held:
-        problems = record_problems(data, manifest, docstore, store, embedder=embedder)
+    problems = record_problems(data, manifest, docstore, store, embedder=embedder)
     if problems:
         raise damaged(data, summary(problems))
     files = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
