@@ -37,8 +37,8 @@ from __future__ import annotations
 
 import math
 import re
-import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Iterator, Protocol, Sequence
 
@@ -160,50 +160,35 @@ class NotFoundGate:
 
     def refuses_for(self, signals: GateSignals) -> bool:
         calibration = self.chosen(signals)
-        return (self.refuses and calibration.threshold < 1.0
-                and calibration.score(signals) >= calibration.threshold)
+        return self._refuses(calibration, calibration.score(signals))
+
+    def _refuses(self, calibration: Calibration, score: float) -> bool:
+        return self.refuses and calibration.threshold < 1.0 and score >= calibration.threshold
 
     def decide(self, llm: LogprobLLM, messages: Sequence[Message], *, question: str = "",
                passages: Sequence[str] = (), embedder: Any = None) -> GateDecision:
         """Ask ``llm`` for the signals on the answer prompt ``messages`` (and the answerability
-        model, with ``embedder``, on ``question`` and ``passages``) and decide."""
+        model, with ``embedder``, on ``question`` and ``passages``, while the model reads the
+        prompt) and decide."""
         started = time.perf_counter()
-        measured = _Answerability(question, passages, embedder) if embedder is not None else None
-        first = llm.first_token_logprobs(messages, top=10)
-        reads = (self.model_only if measured is None else self.calibration).signals
-        needs_check = "p_no" in reads or not self.refuses  # a recording gate records them all
-        check = llm.first_token_logprobs(check_messages(messages), top=10) if needs_check else None
-        signals = GateSignals(
-            p_not_found=_mass(first, ("not",)),
-            model_refuses=bool(first) and _top(first).strip().casefold().startswith("not"),
-            p_no=None if check is None else _share_no(check),
-            p_answered=None if measured is None else measured.result(),
-        )
+        with ThreadPoolExecutor(1, thread_name_prefix="ragcore-answerability") as pool:
+            measured = None if embedder is None else pool.submit(
+                answerability, passages, question, embedder=embedder)
+            first = llm.first_token_logprobs(messages, top=10)
+            reads = (self.model_only if measured is None else self.calibration).signals
+            needs_check = "p_no" in reads or not self.refuses  # a recording gate records all
+            check = (llm.first_token_logprobs(check_messages(messages), top=10)
+                     if needs_check else None)
+            signals = GateSignals(
+                p_not_found=_mass(first, ("not",)),
+                model_refuses=bool(first) and _top(first).strip().casefold().startswith("not"),
+                p_no=None if check is None else _share_no(check),
+                p_answered=None if measured is None else measured.result(),
+            )
         calibration = self.chosen(signals)
-        return GateDecision(self.refuses_for(signals), calibration.score(signals),
-                            calibration.threshold, signals, time.perf_counter() - started)
-
-
-class _Answerability:
-    """``answerability`` measured on a thread while the model reads the prompt."""
-
-    def __init__(self, question: str, passages: Sequence[str], embedder: Any) -> None:
-        self._value: float | BaseException = 0.0
-        self._thread = threading.Thread(target=self._run, args=(question, passages, embedder),
-                                        name="ragcore-answerability", daemon=True)
-        self._thread.start()
-
-    def _run(self, question: str, passages: Sequence[str], embedder: Any) -> None:
-        try:
-            self._value = answerability(passages, question, embedder=embedder)
-        except BaseException as exc:  # raised where the result is read
-            self._value = exc
-
-    def result(self) -> float:
-        self._thread.join()
-        if isinstance(self._value, BaseException):
-            raise self._value
-        return self._value
+        score = calibration.score(signals)
+        return GateDecision(self._refuses(calibration, score), score, calibration.threshold,
+                            signals, time.perf_counter() - started)
 
 
 def check_messages(messages: Sequence[Message]) -> list[Message]:
