@@ -98,3 +98,18 @@ def test_budget_too_small_says_what_to_do():
         context_budget(
             context_window=200, num_output=150, prompt_tokens=60, prompt_name="the 'qa' prompt"
         )
+
+
+def test_a_repeated_header_is_read_once_per_prompt():
+    """Passages of one file in one prompt carry its header once; another file's passage, or the
+    first passage of the next prompt, keeps its own."""
+    a, b = "file_name: a.txt", "file_name: b.txt"
+    headers = [a, a, b, a, a]
+    texts = [f"{h}{SEPARATOR}passage {i} " + "word " * 20 for i, h in enumerate(headers)]
+    packing = pack_chunks(texts, count_each(texts), budget=200, headers=headers)
+    assert len(packing.texts) == 1
+    assert [line for line in packing.texts[0].split(SEPARATOR) if line.startswith("file_")] \
+        == [a, b, a]
+    small = pack_chunks(texts, count_each(texts), budget=60, headers=headers)
+    assert len(small.texts) > 1 and all(t.startswith("file_name: ") for t in small.texts)
+    assert words_of(pack_chunks(texts, count_each(texts), 200).texts) == words_of(texts)

@@ -60,8 +60,15 @@ def count_each(texts: Sequence[str]) -> list[int]:
     return [count_tokens(t) for t in texts]
 
 
-def pack_chunks(texts: Sequence[str], counts: Sequence[int], budget: int) -> Packing:
-    """Lay chunks greedily into as few prompts of ``budget`` tokens as whole chunks allow."""
+def pack_chunks(texts: Sequence[str], counts: Sequence[int], budget: int,
+                headers: Sequence[str] = ()) -> Packing:
+    """Lay chunks greedily into as few prompts of ``budget`` tokens as whole chunks allow.
+
+    ``headers[i]`` is the metadata header ``texts[i]`` starts with (``file_name: ...``): a chunk
+    laid right after one with the same header in the same prompt drops it (the model reads
+    "file_name: x" once for a run of its passages, ~9 tokens less each: a small model reads ~70
+    tokens a second). Counts stay those of the whole texts, an upper bound.
+    """
     packing = Packing([], [])
     current: list[str] = []
     origin: list[int] = []
@@ -72,7 +79,7 @@ def pack_chunks(texts: Sequence[str], counts: Sequence[int], budget: int) -> Pac
             continue
         cost = count + (SEPARATOR_TOKENS if current else 0)
         if used + cost <= budget:
-            current.append(text)
+            current.append(_without_repeat(text, number, origin, headers))
             origin.append(number)
             used += cost
             continue
@@ -85,7 +92,7 @@ def pack_chunks(texts: Sequence[str], counts: Sequence[int], budget: int) -> Pac
         fill = bool(current) and room >= budget * MIN_FILL_FRACTION
         pieces = split_by_tokens(text, budget, first_limit=room if fill else budget)
         if fill:
-            current.append(pieces[0][0])
+            current.append(_without_repeat(pieces[0][0], number, origin, headers))
             origin.append(number)
             used += SEPARATOR_TOKENS + pieces[0][1]
             pieces = pieces[1:]
@@ -94,6 +101,16 @@ def pack_chunks(texts: Sequence[str], counts: Sequence[int], budget: int) -> Pac
             current, used, origin = [piece], piece_count, [number]
     _flush(packing, current, used, origin)
     return packing
+
+
+def _without_repeat(text: str, number: int, origin: list[int], headers: Sequence[str]) -> str:
+    """``text`` without its header when the chunk before it in the prompt has the same one."""
+    if not origin or number >= len(headers) or not headers[number]:
+        return text
+    header = headers[number]
+    if headers[origin[-1]] != header or not text.startswith(header + SEPARATOR):
+        return text
+    return text[len(header) + len(SEPARATOR):]
 
 
 def fit_each(texts: Sequence[str], counts: Sequence[int], budget: int) -> Packing:

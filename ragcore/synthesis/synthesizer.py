@@ -108,8 +108,9 @@ class Synthesizer:
             return Response.from_text(NO_CONTEXT_ANSWER, **kwargs)
         with trace.stage("pack context") as detail:
             texts = [n.node.content(MetadataMode.LLM) for n in nodes]
+            headers = [n.node.metadata_str(MetadataMode.LLM) for n in nodes]
             files = [n.file_name or "" for n in nodes]
-            plan = self._plan(query, texts, files, metadata)
+            plan = self._plan(query, texts, files, headers, metadata)
             detail.update(metadata)
         if plan is None:
             return Response.from_text(NO_CONTEXT_ANSWER, **kwargs)
@@ -138,7 +139,8 @@ class Synthesizer:
         return gate
 
     def _plan(
-        self, question: str, texts: list[str], files: list[str], notes: dict
+        self, question: str, texts: list[str], files: list[str], headers: list[str],
+        notes: dict,
     ) -> Plan | None:
         """Budget the context, lay out the chunks once, and build the mode's plan."""
         mode, prompts = self.response_mode, self.prompts
@@ -156,7 +158,7 @@ class Synthesizer:
             return single_plan(
                 "simple_summarize", prompts.simple_summarize, question=question, context=context
             )
-        packing, budget = self._lay_out(question_tokens, texts, counts)
+        packing, budget = self._lay_out(question_tokens, texts, counts, headers)
         notes.update(
             context_budget=budget, prompts=len(packing.texts), cut_chunks=packing.cut_chunks
         )
@@ -179,12 +181,12 @@ class Synthesizer:
         return accumulate_plan(question, packing.texts, qa=prompts.qa, sources=sources)
 
     def _lay_out(
-        self, question_tokens: int, texts: list[str], counts: list[int]
+        self, question_tokens: int, texts: list[str], counts: list[int], headers: list[str]
     ) -> tuple[Packing, int]:
         mode, prompts = self.response_mode, self.prompts
         if mode is ResponseMode.TREE_SUMMARIZE:
             budget = self._budget(prompts.summary, question_tokens)
-            return pack_chunks(texts, counts, budget), budget
+            return pack_chunks(texts, counts, budget, headers), budget
         budget = self._budget(prompts.qa, question_tokens)
         packed = mode in (ResponseMode.COMPACT, ResponseMode.COMPACT_ACCUMULATE)
         if mode in (ResponseMode.REFINE, ResponseMode.COMPACT):
@@ -193,8 +195,9 @@ class Synthesizer:
                 # Refine prompts also carry the answer so far: reserve room for a full reply.
                 reserve = self.llm.num_output
                 budget = min(budget, self._budget(prompts.refine, question_tokens, reserve))
-        lay = pack_chunks if packed else fit_each
-        return lay(texts, counts, budget), budget
+        if packed:
+            return pack_chunks(texts, counts, budget, headers), budget
+        return fit_each(texts, counts, budget), budget
 
     def _budget(self, template: PromptTemplate, question_tokens: int, reserve: int = 0) -> int:
         prompt_tokens = (
