@@ -25,7 +25,7 @@ same context (2,600 / 2,200 / 2,750 characters); 19 / 43 / 55 ms per query.
     python -m benchmarks.bench_advanced_retrieval
 
 ``advanced_vs_plain`` is the second comparison, run by ``bench_retrieval`` (``python -m
-benchmarks --only retrieval``): every advanced retriever of ``ragcore.retrieval.choice``, as the
+benchmarks --only retrieval``): every advanced retriever of ``ragcore.engines.by_name``, as the
 app builds it over an ordinary index, on the retrieval benchmark's index and questions, scored
 like the retrieval modes (nDCG@10, recall@10, recall@4, MRR@10) against plain vector retrieval
 (top 10 by similarity), with the characters of the top 4 beside them: an auto-merged parent
@@ -65,7 +65,7 @@ from ragcore import (
 from ragcore.embeddings import default_embedder
 from ragcore.errors import ConfigError
 from ragcore.llms.extractive import ExtractiveLLM
-from ragcore.retrieval.choice import build_retriever
+from ragcore.engines.by_name import build_retriever
 
 COLLECTIONS = ("state_of_the_union", "python_peps", "rust_book")
 TOP_K = 4

@@ -26,8 +26,8 @@ from webapp.chat_turns import (
 )
 from ragcore.chat import CHAT_MODE_DESCRIPTIONS, ChatMode
 from ragcore.chat.titles import chat_title
-from ragcore.index.engines import chat_engine_from_index, llm_with_index_embedder
-from ragcore.retrieval.choice import build_retriever
+from ragcore.engines.from_index import chat_engine_from_index, llm_with_index_embedder
+from ragcore.engines.by_name import build_retriever
 from webapp.retriever_view import render_notes, retriever_select
 from ragcore.trace import Trace
 from ragcore.workspace.chats import ChatMessage, export_json, export_markdown

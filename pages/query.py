@@ -12,9 +12,9 @@ from webapp.index_names import shown_name
 from webapp.citing import draw_sources, marked_listing
 from webapp.evaluate_view import evaluate_tab
 from webapp.query_options import POSTPROCESSOR_DESCRIPTIONS, QueryOptions, parse_keywords
-from ragcore.index.engines import llm_with_index_embedder, reading_postprocessors
+from ragcore.engines.from_index import llm_with_index_embedder, reading_postprocessors
 from ragcore.query import iter_compare_modes
-from ragcore.retrieval.choice import (
+from ragcore.engines.by_name import (
     CHOICES, build_engine, build_retriever, iter_compare_retrievers,
 )
 from webapp.retriever_view import (

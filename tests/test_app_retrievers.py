@@ -8,7 +8,7 @@ import pytest
 from loopback import Reply, loopback  # noqa: F401
 from streamlit.testing.v1 import AppTest
 
-from ragcore.retrieval.choice import CHOICES
+from ragcore.engines.by_name import CHOICES
 from test_app_pages import (  # noqa: F401 (fixtures)
     app_env, ask, built_workspace, button, docs_ws, open_page,
 )

@@ -17,7 +17,7 @@ from ragcore.chat import (
     best_chat_mode,
 )
 from ragcore.errors import ConfigError, LLMConnectionError
-from ragcore.index.engines import chat_engine_from_index
+from ragcore.engines.from_index import chat_engine_from_index
 from ragcore.llms.fake import FakeLLM
 from ragcore.memory import ChatMemory
 from ragcore.query import QueryEngine

@@ -4,7 +4,7 @@ and citations added to extractive quotes (worked examples)."""
 import pytest
 
 from ragcore import FakeLLM, VectorStoreIndex
-from ragcore.citation_engine import CitationQueryEngine, CitationSplitter, cite_quotes
+from ragcore.engines.citation import CitationQueryEngine, CitationSplitter, cite_quotes
 from ragcore.errors import ConfigError
 from ragcore.llms.extractive import ExtractiveLLM
 from ragcore.prompts.answer import CITATION_RULES

@@ -19,7 +19,7 @@ from loopback import Reply, loopback  # noqa: F401
 from ragcore.agent import FunctionCallingAgent, ReActAgent
 from ragcore.chat import ContextChatEngine
 from ragcore.errors import ConfigError, PromptTooLongError
-from ragcore.index.engines import chat_engine_from_index
+from ragcore.engines.from_index import chat_engine_from_index
 from ragcore.llms.fake import FakeLLM
 from ragcore.llms.ollama import OllamaLLM
 from ragcore.llms.openai import OpenAILLM

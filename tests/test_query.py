@@ -7,7 +7,7 @@ import pytest
 from ragcore.errors import ConfigError, LLMConnectionError
 from ragcore.llms import FakeLLM
 from ragcore.postprocess import KeywordNodePostprocessor, SimilarityPostprocessor
-from ragcore.index.engines import query_engine_from_index
+from ragcore.engines.from_index import query_engine_from_index
 from ragcore.query import QueryEngine, compare_modes, iter_compare_modes
 from ragcore.synthesis import NO_CONTEXT_ANSWER, ResponseMode, Synthesizer
 from ragcore.trace import Trace

@@ -1,4 +1,4 @@
-"""The advanced retrievers built over an ordinary index (``ragcore.retrieval.choice``), on the
+"""The advanced retrievers built over an ordinary index (``ragcore.engines.by_name``), on the
 real speech and PEPs: chunk-group auto-merging, query-time sentence windows, rerankers,
 router and sub-questions; offline availability; the traces; the comparison; QueryBundle."""
 
@@ -10,7 +10,7 @@ from ragcore import Document, ExtractiveLLM, FakeLLM, VectorStoreIndex
 from ragcore.retrieval.auto_merging import ChunkGroups
 from ragcore.compat.core.schema import QueryBundle
 from ragcore.errors import ConfigError
-from ragcore.retrieval.choice import (
+from ragcore.engines.by_name import (
     CHOICES, build_engine, build_retriever, iter_compare_retrievers, unavailable_reason,
 )
 from ragcore.retrieval.sentence_window import stitch

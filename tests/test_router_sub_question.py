@@ -6,10 +6,10 @@ import pytest
 
 from ragcore import Document, ExtractiveLLM, FakeLLM, QueryEngineTool, VectorStoreIndex
 from ragcore.errors import ConfigError
-from ragcore.retrieval.router import (
+from ragcore.engines.router import (
     EmbeddingSingleSelector, LLMSingleSelector, RouterQueryEngine, parse_selection,
 )
-from ragcore.retrieval.sub_question import SubQuestionQueryEngine, parse_sub_questions
+from ragcore.engines.sub_question import SubQuestionQueryEngine, parse_sub_questions
 from ragcore.trace import Trace
 
 

@@ -23,7 +23,7 @@ from ragcore.evaluation import (
     start_evaluation,
 )
 from ragcore.present import format as fmt
-from ragcore.retrieval.choice import CHOICES
+from ragcore.engines.by_name import CHOICES
 from ragcore.synthesis import ResponseMode
 from ragcore.workspace.evaluations import EvaluationStore
 from webapp import evaluate_results, state, team_state

@@ -2,7 +2,7 @@
 
 The Query page collects a response mode, how to search (``SEARCH_BY``: by meaning, keywords or
 both; the Chat page offers the same choice), the retriever (standard or one of the advanced
-ones of ``ragcore.retrieval.choice``), top-k, a similarity cutoff and a set of
+ones of ``ragcore.engines.by_name``), top-k, a similarity cutoff and a set of
 postprocessors; ``QueryOptions`` validates them in one place (with messages that say what to
 change) and builds the postprocessor chain, so the page only renders widgets.
 """
@@ -20,7 +20,7 @@ from ragcore.postprocess import (
     SimilarityPostprocessor,
 )
 from ragcore.retrieval.retrievers import DEFAULT_MODE, RETRIEVAL_MODES
-from ragcore.retrieval.choice import CHOICES
+from ragcore.engines.by_name import CHOICES
 from ragcore.synthesis import ResponseMode
 
 # name -> one-line explanation shown beside the choice
@@ -62,7 +62,7 @@ class QueryOptions:
     required_keywords: tuple[str, ...] = ()
     exclude_keywords: tuple[str, ...] = ()
     retrieval_mode: str = DEFAULT_MODE
-    retriever: str = "standard"  # a name of ragcore.retrieval.choice.CHOICES
+    retriever: str = "standard"  # a name of ragcore.engines.by_name.CHOICES
     cross_encoder: str = ""  # the cross-encoder's folder, for retriever "cross_encoder"
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -1,6 +1,6 @@
 """The advanced retrievers on the Query page: the "Retriever" choice, what their traces say,
 and the side-by-side comparison of retrievers (rendering; the retrievers are
-``ragcore.retrieval.choice``).
+``ragcore.engines.by_name``).
 
 Only the retrievers that can run are offered; the others are listed under the choice with the
 reason (no language model for those that need one to write text, no cross-encoder folder).
@@ -16,7 +16,7 @@ import streamlit as st
 from ragcore.present import format as fmt
 from ragcore.present.answer_score import score_note, stated_score
 from ragcore.present.trace_view import trace_dict, work_metrics
-from ragcore.retrieval.choice import CHOICES, RetrieverResult, unavailable_reason
+from ragcore.engines.by_name import CHOICES, RetrieverResult, unavailable_reason
 from webapp.shell import in_columns
 
 CROSS_ENV = "RAGCORE_CROSS_ENCODER"

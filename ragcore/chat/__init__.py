@@ -10,7 +10,7 @@ caller owns the ``ChatMemory`` and passes it in, so engines are stateless and sh
     react                   ragcore.agent.ReActAgent      agent with the index as a tool
     best                    chosen for the LLM (see ``modes``)
 
-``ragcore.index.engines.chat_engine_from_index`` builds the engine of a mode over an index.
+``ragcore.engines.from_index.chat_engine_from_index`` builds the engine of a mode over an index.
 ``ChatSession`` wraps any of them with a memory of its own (LlamaIndex's stateful shape:
 ``chat(message)``, ``stream_chat``, ``reset``, ``chat_history``).
 """

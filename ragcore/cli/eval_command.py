@@ -34,7 +34,7 @@ LINE_EVERY = 10.0  # seconds between progress lines when stderr is no terminal
 
 def add_parsers(commands, common: argparse.ArgumentParser) -> None:
     from ..evaluation.setups import SEARCH_MODES
-    from ..retrieval.choice import CHOICES
+    from ..engines.by_name import CHOICES
 
     parser = commands.add_parser(
         "eval", parents=[common], help="compare retrievers and response modes on questions",

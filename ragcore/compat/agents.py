@@ -13,7 +13,7 @@ from typing import Any, Sequence
 from ..agent import FunctionCallingAgent as _FunctionCalling
 from ..agent import ReActAgent as _ReAct
 from ..chat.session import ChatSession
-from ..index.engines import default_llm
+from ..engines.from_index import default_llm
 from ..memory import ChatMemory
 from .refusals import refuse
 from .settings import Settings

@@ -1,5 +1,5 @@
 """LlamaIndex's ``CitationQueryEngine.from_args(index, citation_chunk_size=, ...)`` over
-``ragcore.citation_engine``.
+``ragcore.engines.citation``.
 
 ``from_args`` takes LlamaIndex's keywords: ``llm`` (else ``Settings.llm``, else
 ``resolve_llm()``), ``citation_chunk_size``/``citation_chunk_overlap``, ``retriever`` (else
@@ -14,10 +14,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Sequence
 
-from ..citation_engine import DEFAULT_CITATION_CHUNK_OVERLAP, DEFAULT_CITATION_CHUNK_SIZE
-from ..citation_engine import CitationQueryEngine as _CitationQueryEngine
+from ..engines.citation import DEFAULT_CITATION_CHUNK_OVERLAP, DEFAULT_CITATION_CHUNK_SIZE
+from ..engines.citation import CitationQueryEngine as _CitationQueryEngine
 from ..errors import ConfigError
-from ..index.engines import default_llm, llm_with_index_embedder
+from ..engines.from_index import default_llm, llm_with_index_embedder
 from ..prompts import PromptTemplate
 from ..prompts.answer import CITATION_PROMPTS
 from ..synthesis import ResponseMode

@@ -1,5 +1,5 @@
 """``as_query_engine`` / ``as_chat_engine`` with LlamaIndex's keywords, translated for
-``ragcore.index.engines`` (which builds the engines; nothing is built twice here).
+``ragcore.engines.from_index`` (which builds the engines; nothing is built twice here).
 
 Translated: ``llm`` (else ``Settings.llm``, else ``resolve_llm()``), ``streaming`` (every
 ragcore response streams when iterated and is whole when read, so both values give the same
@@ -16,7 +16,7 @@ from typing import Any
 
 from ..chat.session import ChatSession
 from ..errors import ConfigError
-from ..index.engines import chat_engine_from_index, query_engine_from_index
+from ..engines.from_index import chat_engine_from_index, query_engine_from_index
 from ..memory import ChatMemory
 from ..prompts import PromptTemplate
 from ..prompts.answer import SynthesisPrompts

@@ -9,7 +9,7 @@ from typing import Any, Sequence
 
 from ..retrieval.auto_merging import AutoMergingRetriever as _AutoMerging
 from ..errors import ConfigError
-from ..index.engines import default_llm
+from ..engines.from_index import default_llm
 from ..query import QueryEngine
 from ..synthesis import ResponseMode, Synthesizer
 from .engines import _prompts, _TEMPLATES

@@ -1,25 +1,25 @@
 """LlamaIndex's ``RouterQueryEngine``, ``LLMSingleSelector``, ``EmbeddingSingleSelector`` and
-``SubQuestionQueryEngine`` constructors over ``ragcore.retrieval.router`` and
-``ragcore.retrieval.sub_question``.
+``SubQuestionQueryEngine`` constructors over ``ragcore.engines.router`` and
+``ragcore.engines.sub_question``.
 An LLM or embedder left out is ``Settings``' (then ragcore's default)."""
 
 from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..index.engines import default_llm
-from ..retrieval.router import EmbeddingSingleSelector as _EmbeddingSelector
-from ..retrieval.router import LLMSingleSelector as _LLMSelector
-from ..retrieval.router import RouterQueryEngine as _Router
-from ..retrieval.sub_question import SubQuestionQueryEngine as _SubQuestion
+from ..engines.from_index import default_llm
+from ..engines.router import EmbeddingSingleSelector as _EmbeddingSelector
+from ..engines.router import LLMSingleSelector as _LLMSelector
+from ..engines.router import RouterQueryEngine as _Router
+from ..engines.sub_question import SubQuestionQueryEngine as _SubQuestion
 from .refusals import refuse
 from .settings import Settings
 
 _HINTS = {
     "summarizer": "the router answers with the one engine it picks (single selection)",
-    "question_gen": "ragcore's sub-question prompt is fixed (ragcore.retrieval.sub_question)",
+    "question_gen": "ragcore's sub-question prompt is fixed (ragcore.engines.sub_question)",
     "response_synthesizer": "pass response_mode= instead",
-    "prompt_template_str": "ragcore's selection prompt is fixed (ragcore.retrieval.router)",
+    "prompt_template_str": "ragcore's selection prompt is fixed (ragcore.engines.router)",
 }
 
 
@@ -46,7 +46,7 @@ class EmbeddingSingleSelector:
 def RouterQueryEngine(  # noqa: N802 (LlamaIndex's class name)
     selector: Any, query_engine_tools: Sequence[Any], verbose: bool = False, **unsupported: Any,
 ) -> _Router:
-    """``ragcore.retrieval.router.RouterQueryEngine``; the route is in ``trace.notes["route"]``."""
+    """``ragcore.engines.router.RouterQueryEngine``; the route is in ``trace.notes["route"]``."""
     refuse("RouterQueryEngine", unsupported, _HINTS)
     return _Router(query_engine_tools, selector=selector)
 

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 from ..errors import ConfigError
 from ..retrieval.hyde import HyDERetriever
-from ..index.engines import default_llm
+from ..engines.from_index import default_llm
 from ..query import QueryEngine
 from ..retrieval.query_fusion import QueryFusionRetriever as _QueryFusion
 from .refusals import refuse

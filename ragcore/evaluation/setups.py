@@ -3,7 +3,7 @@ retriever: the engine of ``BatchEvalRunner.evaluate_setups`` and of ``ragcore ev
 
 A retriever is named as the app names it: a search mode ("hybrid", "similarity", "keyword",
 "mmr": the standard retriever searching so) or an advanced choice of
-``ragcore.retrieval.choice`` ("auto_merging", "sentence_window", "hyde" ...; those search with
+``ragcore.engines.by_name`` ("auto_merging", "sentence_window", "hyde" ...; those search with
 ``search_mode``). Per (retriever, question) the passages are retrieved once and every mode
 synthesizes from the same passages, so modes differ only in how they answer; router and
 sub-questions answer themselves, once per mode. A retriever that cannot run with this LLM is
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from ..errors import ConfigError, RagcoreError
-from ..retrieval.choice import CHOICES, build_engine, build_retriever, unavailable_reason
+from ..engines.by_name import CHOICES, build_engine, build_retriever, unavailable_reason
 from ..synthesis import ResponseMode, Synthesizer
 from ..trace import Trace
 from .dataset import EmbeddingQAFinetuneDataset
@@ -49,7 +49,7 @@ class RetrieverSpec:
     """A retriever as named, and how it is built."""
 
     label: str
-    choice: str  # a key of ragcore.retrieval.choice.CHOICES
+    choice: str  # a key of ragcore.engines.by_name.CHOICES
     search_mode: str
 
 

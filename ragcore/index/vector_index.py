@@ -354,8 +354,9 @@ class VectorStoreIndex:
         max_concurrency: int = 4,
         retrieval_mode: RetrievalMode = "hybrid",
     ) -> QueryEngine:
-        """Retrieve -> postprocess -> synthesize over this index (``index.engines``)."""
-        from .engines import query_engine_from_index  # engines import chat and agents: lazily
+        """Retrieve -> postprocess -> synthesize over this index (``engines.from_index``)."""
+        # engines import chat and agents: lazily
+        from ..engines.from_index import query_engine_from_index
 
         return query_engine_from_index(
             self, llm=llm, response_mode=response_mode, similarity_top_k=similarity_top_k,
@@ -375,8 +376,8 @@ class VectorStoreIndex:
         tools: Sequence[Tool] = (),
         retrieval_mode: RetrievalMode = "hybrid",
     ) -> ChatEngine:
-        """A chat engine (or agent) of ``chat_mode`` over this index (``index.engines``)."""
-        from .engines import chat_engine_from_index
+        """A chat engine (or agent) of ``chat_mode`` over this index (``engines.from_index``)."""
+        from ..engines.from_index import chat_engine_from_index
 
         return chat_engine_from_index(
             self, chat_mode=chat_mode, llm=llm, similarity_top_k=similarity_top_k,

@@ -40,7 +40,7 @@ logger = logging.getLogger(__name__)
 DEFAULT_LOCAL_WINDOW = 2048
 DEFAULT_LOCAL_OUTPUT = 384
 DEFAULT_PARALLEL = 2
-# The passages' tokens a query gives the model (``index.engines`` keeps the question's closest
+# The passages' tokens a query gives the model (``engines.from_index`` keeps the question's closest
 # sentences up to it): on 2 cores the model reads ~50 tokens a second, and a first token within
 # ~4 s leaves it a few hundred tokens to read. None: every passage whole.
 DEFAULT_READING_TOKENS = 200

@@ -33,7 +33,7 @@ def stated_score(trace: Trace | None) -> float | None:
 
 def ranked_with(embed_model: str | None, retrieval_mode: str) -> str | None:
     """The embedding model the extractive answerer ranked with: the index's, except for a
-    keyword search, which loads no model (``index.engines.llm_with_index_embedder``)."""
+    keyword search, which loads no model (``engines.from_index.llm_with_index_embedder``)."""
     return None if retrieval_mode == "keyword" else embed_model
 
 

@@ -138,7 +138,7 @@ class SynthesisPrompts:
         })
 
 
-# Put before every answer template by the citation engine (``citation_engine``).
+# Put before every answer template by the citation engine (``engines.citation``).
 CITATION_RULES = (
     "The passages are numbered sources, each starting with a line 'Source N:'. Cite the "
     "sources you use: put the number of each source a statement comes from in square brackets "

@@ -4,7 +4,7 @@
 is the system message holding the passages for the context modes (``chat.context``), with
 ``NO_PASSAGES`` in their place when none was found. ``TITLE_PROMPT`` asks a writing model for a
 chat's title (``chat.titles``), and ``INDEX_AGENT_PROMPT`` is the agents' default system prompt
-when an index builds them (``index.engines``). Sibling of ``answer.py``: these templates share
+when an index builds them (``engines.from_index``). Sibling of ``answer.py``: these templates share
 its section markers; the agents' own formats are in ``agent.py``.
 """
 

@@ -5,8 +5,8 @@ route or sub-questions, each to be parsed by its stage (never shown to the user 
     QUERY_GENERATION   retrieval.query_fusion     count, query
     HYDE               retrieval.hyde             query
     RERANK             retrieval.rerank           documents (numbered passages), query
-    ROUTER             retrieval.router           choices (numbered descriptions), query
-    SUB_QUESTION       retrieval.sub_question     tools (one "- name: description" a line),
+    ROUTER             engines.router             choices (numbered descriptions), query
+    SUB_QUESTION       engines.sub_question       tools (one "- name: description" a line),
                                                   question
 
 Each stage formats its template and reads the reply with its own tolerant parser; the offline

@@ -1,9 +1,10 @@
-"""Retrieval: the retrievers and what chooses, combines and reorders them.
+"""Retrieval: the retrievers and what combines and reorders them.
 
 ``retrievers`` holds the vector, keyword and hybrid retrievers; around them the seeds' advanced
 retrievers (``auto_merging``, ``sentence_window``, ``query_fusion``, ``hyde``), rerankers
-(``rerank``), the query engines that pick or split a question over several sources (``router``,
-``sub_question``), and ``choice``, which builds the retriever a user picked by name.
+(``rerank``) and the sentence cut for a model that reads little (``optimizer``). The engines
+that pick or split a question over several sources, and the one that builds a retriever by
+name, live a floor up in ``ragcore.engines``.
 """
 
 from __future__ import annotations
@@ -23,9 +24,6 @@ _EXPORTS = {
     "HyDERetriever": ".hyde",
     "LLMRerank": ".rerank",
     "SentenceTransformerRerank": ".rerank",
-    "RouterQueryEngine": ".router",
-    "SubQuestionQueryEngine": ".sub_question",
-    "build_retriever": ".choice",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...index.engines import default_llm
+from ...engines.from_index import default_llm
 from ...postprocess import (
     KeywordNodePostprocessor,
     LongContextReorder,

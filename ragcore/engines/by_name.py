@@ -27,17 +27,17 @@ import time
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
-from .auto_merging import AutoMergingRetriever, ChunkGroups
+from ..retrieval.auto_merging import AutoMergingRetriever, ChunkGroups
 from ..errors import ConfigError, RagcoreError
-from .hyde import HyDERetriever
+from ..retrieval.hyde import HyDERetriever
 from ..llms.base import LLM, writes_free_text
 from ..postprocess import MetadataReplacementPostProcessor, NodePostprocessor
 from ..query import QueryEngine, apply_postprocessors
-from .query_fusion import QueryFusionRetriever
-from .rerank import LLMRerank, SentenceTransformerRerank
-from .retrievers import Retriever, query_text
+from ..retrieval.query_fusion import QueryFusionRetriever
+from ..retrieval.rerank import LLMRerank, SentenceTransformerRerank
+from ..retrieval.retrievers import Retriever, query_text
 from .router import EmbeddingSingleSelector, LLMSingleSelector, RouterQueryEngine
-from .sentence_window import SentenceWindowRetriever
+from ..retrieval.sentence_window import SentenceWindowRetriever
 from .sub_question import SubQuestionQueryEngine
 from ..synthesis import Response, ResponseMode, Synthesizer
 from ..tools import QueryEngineTool

@@ -18,17 +18,17 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from .chunking import SentenceSplitter
-from .errors import ConfigError
-from .llms.base import LLM
-from .llms.extractive import LABEL, ExtractiveLLM
-from .postprocess import NodePostprocessor
-from .prompts.answer import CITATION_PROMPTS, SynthesisPrompts
-from .query import QueryEngine
-from .retrieval import Retriever
-from .synthesis import Response, ResponseMode, Synthesizer
-from .trace import Trace
-from .types import Node, ScoredNode
+from ..chunking import SentenceSplitter
+from ..errors import ConfigError
+from ..llms.base import LLM
+from ..llms.extractive import LABEL, ExtractiveLLM
+from ..postprocess import NodePostprocessor
+from ..prompts.answer import CITATION_PROMPTS, SynthesisPrompts
+from ..query import QueryEngine
+from ..retrieval import Retriever
+from ..synthesis import Response, ResponseMode, Synthesizer
+from ..trace import Trace
+from ..types import Node, ScoredNode
 
 DEFAULT_CITATION_CHUNK_SIZE = 512  # LlamaIndex's defaults
 DEFAULT_CITATION_CHUNK_OVERLAP = 20

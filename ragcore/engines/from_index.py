@@ -1,8 +1,8 @@
 """Engines over an index: the query engine, and the chat engine (or agent) of each chat mode.
 
-``VectorStoreIndex.as_query_engine`` and ``as_chat_engine`` call these. They live beside the
-index, above retrieval, query, chat and the agents, so none of those stages imports the index:
-data flows one way. Each option is checked once, by the part that owns it: top-k, filters and
+``VectorStoreIndex.as_query_engine`` and ``as_chat_engine`` call these. They live under the
+index (which knows them only through the ``EngineIndex`` protocol it fits) and above retrieval,
+query, chat and the agents, so none of those stages imports the index: data flows one way. Each option is checked once, by the part that owns it: top-k, filters and
 retrieval mode by the retriever (built here for every mode, so a bad value fails at once),
 response mode and concurrency by the synthesizer, chat mode and tools here.
 
@@ -10,7 +10,8 @@ response mode and concurrency by the synthesizer, chat mode and tools here.
 (``RAGCORE_LLM``, else a local Ollama, else the packaged model, else the offline extractive
 backend); a caller that already resolved one passes it. An LLM that reads only a few hundred
 tokens fast (``reading_tokens``: the packaged model) gets the question's closest sentences of
-the passages, not the whole passages (``reading_postprocessors``). ``prompts`` replaces the synthesizer's templates.
+the passages, not the whole passages (``reading_postprocessors``). ``prompts`` replaces the
+synthesizer's templates.
 
 ``best`` picks for the LLM (see ``ragcore.chat.modes.best_chat_mode``): the function-calling
 agent for a backend with native tool calls, else condense_plus_context (react when the caller
@@ -114,7 +115,7 @@ def chat_engine_from_index(
 ) -> ChatEngine:
     """A chat engine (or agent) over ``index``; every one answers ``.chat(message, memory)``.
     ``retriever`` replaces the index's own (e.g. an advanced one of
-    ``ragcore.retrieval.choice``)."""
+    ``ragcore.engines.by_name``)."""
     mode = parse_chat_mode(chat_mode)
     llm = llm_with_index_embedder(default_llm(llm, "a chat engine"), index, retrieval_mode)
     kind = best_chat_mode(llm, tools=tools) if mode is ChatMode.BEST else mode.value

@@ -1,0 +1,14 @@
+"""Engines built by name: every query engine, chat engine and agent a caller asks for by a word.
+
+    from_index.py    an index's query engine and the chat engine (or agent) of each chat mode
+                     (``VectorStoreIndex.as_query_engine`` / ``as_chat_engine``)
+    by_name.py       the advanced retrievers by name (standard, auto_merging, sentence_window,
+                     query_fusion, hyde, llm_rerank, cross_encoder, router, sub_question)
+    router.py        RouterQueryEngine: a selector picks one engine of several to answer
+    sub_question.py  SubQuestionQueryEngine: one question per source, the answers combined
+    citation.py      CitationQueryEngine: numbered sentence-sized sources, cited inline
+
+The wing sits under ``index`` (which builds its engines here, lazily) and over ``agent``,
+``chat``, ``query`` and ``retrieval``: the stages below never import it, so the one place that
+chooses an engine by name is this one.
+"""
