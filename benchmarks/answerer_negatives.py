@@ -61,7 +61,7 @@ def name_mixes(rows: list[dict]) -> list[dict]:
     Time", "Twilight Enemies"): every third answerable question (not those of ``near_misses``)
     with a word of a name of two or more words changed to another capitalised word of its
     passages, so that every word is there but never the name."""
-    from ragcore.llms.extractive_model import names_asked
+    from ragcore.llms.extractive.model import names_asked
 
     rng = random.Random(NAME_MIX_SEED)
     out = []

@@ -64,7 +64,7 @@ from ragcore import (
 )
 from ragcore.embeddings import default_embedder
 from ragcore.errors import ConfigError
-from ragcore.llms.extractive import ExtractiveLLM
+from ragcore.llms.extractive.backend import ExtractiveLLM
 from ragcore.engines.by_name import build_retriever
 
 COLLECTIONS = ("state_of_the_union", "python_peps", "rust_book")

@@ -85,7 +85,7 @@ class Outcome:
 def says_unknown(answer: str) -> bool:
     """Whether the answer's own first line says the documents do not answer the question (our
     extractive answer by its label line: its bold short answer is a quote, whatever it says)."""
-    from ragcore.llms.extractive_answer import LABEL, says_not_found
+    from ragcore.llms.extractive.answer import LABEL, says_not_found
 
     if answer.lstrip().startswith(LABEL):
         return says_not_found(answer)

@@ -50,7 +50,7 @@ print(json.dumps({{"seconds": elapsed, "title": at.title[0].value}}))
 _ANSWER_SCRIPT = """
 import json, time
 from ragcore.workspace import Workspace
-from ragcore.llms.extractive import ExtractiveLLM
+from ragcore.llms.extractive.backend import ExtractiveLLM
 
 def first_token(question, mode):
     t0 = time.perf_counter()

@@ -1,4 +1,4 @@
-"""Train the offline answerer's span and answer models; write ragcore/llms/extractive_weights.json.
+"""Train the offline answerer's span and answer models; write ragcore/llms/extractive/weights.json.
 
 Data: SQuAD's **training** split only (``benchmarks.answers.squad.training_articles``): the
 training articles of ``benchmarks/answers/squad/train.json`` (SQuAD 2.0), ``train_extra.json``
@@ -66,7 +66,7 @@ from benchmarks.answerer_negatives import name_mixes, near_misses, off_topic
 from benchmarks.answers.squad import training_articles
 
 ROOT = Path(__file__).resolve().parents[1]
-WEIGHTS = ROOT / "ragcore" / "llms" / "extractive_weights.json"
+WEIGHTS = ROOT / "ragcore" / "llms" / "extractive" / "weights.json"
 MIN_COUNT = 3  # features seen fewer times are left out
 L2_SPAN = 1.0
 L2_FOUND = 1.0
@@ -111,7 +111,7 @@ class Example:
 
     def rows(self, names: list[str]) -> list[tuple]:
         """The phrases as ``extractive_model`` rows: (sentence, None, Span, features)."""
-        from ragcore.llms.extractive_span import Span
+        from ragcore.llms.extractive.span import Span
 
         ends = [*self.starts[1:], len(self.cols)]
         return [(int(k), None, Span(int(a), int(b)),
@@ -139,11 +139,11 @@ class Vocabulary:
 
 def examples(rows: list[dict], embedder, which: str, vocab: Vocabulary) -> list[Example]:
     """Each question read over its passages (``Example``)."""
-    from ragcore.llms.extractive_answer import strip_labels
-    from ragcore.llms.extractive_model import phrase_texts, read
-    from ragcore.llms.extractive_question import without_source_words
-    from ragcore.llms.extractive_rank import Scorer
-    from ragcore.llms.extractive_text import candidates
+    from ragcore.llms.extractive.answer import strip_labels
+    from ragcore.llms.extractive.model import phrase_texts, read
+    from ragcore.llms.extractive.question import without_source_words
+    from ragcore.llms.extractive.rank import Scorer
+    from ragcore.llms.extractive.text import candidates
 
     out = []
     for row in rows:
@@ -188,7 +188,7 @@ def first_stage(names: list[str]):
 def typed(names: list[str], span_weights: dict[str, float], embedder):
     """``rows_of`` for the second stage: the first stage's best phrases with their type
     similarity (``extractive_model.typed_rows``)."""
-    from ragcore.llms.extractive_model import typed_rows
+    from ragcore.llms.extractive.model import typed_rows
 
     def rows_of(example):
         if not len(example.where):
@@ -313,7 +313,7 @@ def train_found(data: list[Example], span_weights, rows_of,
 
 def answer_rows(data: list[Example], span_weights, rows_of) -> tuple[list[dict], list[float]]:
     """What the answer model reads of each question, and whether its passages answer it."""
-    from ragcore.llms.extractive_model import answer_features, confidence, linear
+    from ragcore.llms.extractive.model import answer_features, confidence, linear
 
     feats, labels = [], []
     for example in data:

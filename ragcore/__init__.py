@@ -79,7 +79,7 @@ _EXPORTS: dict[str, str] = {
     # language models
     "OllamaLLM": "ragcore.llms.ollama",
     "OpenAILLM": "ragcore.llms.openai",
-    "ExtractiveLLM": "ragcore.llms.extractive",
+    "ExtractiveLLM": "ragcore.llms.extractive.backend",
     "FakeLLM": "ragcore.llms.fake",
     "resolve_llm": "ragcore.llms.resolve",
     # conversation

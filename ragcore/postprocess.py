@@ -25,7 +25,7 @@ from abc import ABC, abstractmethod
 from typing import Protocol, Sequence, runtime_checkable
 
 from .errors import ConfigError, StoreError
-from .llms.extractive_text import LIST_ITEM  # what the answerer reads as a list's item
+from .llms.extractive.text import LIST_ITEM  # what the answerer reads as a list's item
 from .types import Node, ScoredNode
 
 logger = logging.getLogger(__name__)

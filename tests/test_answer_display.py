@@ -8,8 +8,8 @@ from __future__ import annotations
 import io
 import re
 
-from ragcore.llms import extractive_answer
-from ragcore.llms.extractive_answer import LABEL, label_line
+from ragcore.llms.extractive import answer as extractive_answer
+from ragcore.llms.extractive.answer import LABEL, label_line
 from ragcore.present.answer_score import (
     not_found_threshold,
     ranked_with,

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import ragcore.llms.extractive as extractive
-import ragcore.llms.extractive_answer as extractive_answer
-from ragcore.llms.extractive_answer import LABEL, NOT_FOUND, label_line
+import ragcore.llms.extractive.backend as extractive
+import ragcore.llms.extractive.answer as extractive_answer
+from ragcore.llms.extractive.answer import LABEL, NOT_FOUND, label_line
 from ragcore.present.quotes import sentence_spans
 from ragcore.workspace import Workspace
 from ragcore.workspace.chats import export_markdown

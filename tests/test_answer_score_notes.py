@@ -11,7 +11,7 @@ import pytest
 
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.index import VectorStoreIndex
-from ragcore.llms.extractive import LABEL, ExtractiveLLM
+from ragcore.llms.extractive.backend import LABEL, ExtractiveLLM
 from ragcore.llms.fake import FakeLLM
 from ragcore.memory import ChatMemory
 from ragcore.synthesis import ResponseMode

@@ -8,8 +8,8 @@ import pytest
 
 from pathlib import Path
 
-from ragcore.llms.extractive import ExtractiveLLM
-from ragcore.llms.extractive_answer import says_not_found, short_answer_of
+from ragcore.llms.extractive.backend import ExtractiveLLM
+from ragcore.llms.extractive.answer import says_not_found, short_answer_of
 from ragcore.workspace import Workspace
 
 pytestmark = pytest.mark.slow

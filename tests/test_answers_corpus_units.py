@@ -13,10 +13,10 @@ import re
 import pytest
 
 from ragcore.index import VectorStoreIndex
-from ragcore.llms.extractive import ExtractiveLLM, extractive_reply
-from ragcore.llms.extractive_summary import is_debris, outline
-from ragcore.llms.extractive_debris import is_filler
-from ragcore.llms.extractive_text import candidates, list_unit
+from ragcore.llms.extractive.backend import ExtractiveLLM, extractive_reply
+from ragcore.llms.extractive.summary import is_debris, outline
+from ragcore.llms.extractive.debris import is_filler
+from ragcore.llms.extractive.text import candidates, list_unit
 from ragcore.types import AnswerRequest
 from ragcore.readers import SimpleDirectoryReader
 from ragcore.summaries.index import SummaryIndex, summarize_document

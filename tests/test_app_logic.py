@@ -34,7 +34,7 @@ from ragcore.present.trace_view import (
 from ragcore.chat import ChatMode
 from ragcore.errors import ConfigError
 from ragcore.index import VectorStoreIndex
-from ragcore.llms.extractive import ExtractiveLLM
+from ragcore.llms.extractive.backend import ExtractiveLLM
 from ragcore.llms.fake import FakeLLM
 from ragcore.postprocess import KeywordNodePostprocessor, SimilarityPostprocessor
 from ragcore.trace import Trace

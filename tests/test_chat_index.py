@@ -11,7 +11,7 @@ from ragcore.agent import FunctionCallingAgent
 from ragcore.chat import ChatMode, CondensePlusContextChatEngine
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.index import VectorStoreIndex
-from ragcore.llms.extractive import ExtractiveLLM
+from ragcore.llms.extractive.backend import ExtractiveLLM
 from ragcore.llms.openai import OpenAILLM
 from ragcore.memory import ChatMemory
 from ragcore.trace import Trace

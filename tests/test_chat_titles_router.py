@@ -9,7 +9,7 @@ import pytest
 
 from ragcore.chat.titles import TITLE_REPLY_CHARS, chat_title, key_phrase_title
 from ragcore.errors import LLMConnectionError
-from ragcore.llms.extractive import ExtractiveLLM
+from ragcore.llms.extractive.backend import ExtractiveLLM
 from ragcore.llms.fake import FakeLLM
 from ragcore.summaries.router import SUMMARY, route_question
 from ragcore.workspace.chats import ChatStore, SavedChat

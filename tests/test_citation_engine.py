@@ -6,7 +6,7 @@ import pytest
 from ragcore import FakeLLM, VectorStoreIndex
 from ragcore.engines.citation import CitationQueryEngine, CitationSplitter, cite_quotes
 from ragcore.errors import ConfigError
-from ragcore.llms.extractive import ExtractiveLLM
+from ragcore.llms.extractive.backend import ExtractiveLLM
 from ragcore.prompts.answer import CITATION_RULES
 from ragcore.tokens import count_tokens
 from ragcore.types import Document, Node, ScoredNode

@@ -15,7 +15,7 @@ import pytest
 
 from ragcore import SimpleDirectoryReader, VectorStoreIndex
 from ragcore.search.lexical import split_sentences
-from ragcore.llms.extractive import ExtractiveLLM
+from ragcore.llms.extractive.backend import ExtractiveLLM
 from ragcore.llms.fake import FakeLLM
 from ragcore.present.quotes import quoted_spans, sentence_spans
 from ragcore.present.sources import SourceListing, answer_sources

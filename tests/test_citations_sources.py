@@ -9,7 +9,7 @@ import pytest
 
 from ragcore import SimpleDirectoryReader, VectorStoreIndex
 from ragcore.cli.render import write_sources
-from ragcore.llms.extractive import ExtractiveLLM
+from ragcore.llms.extractive.backend import ExtractiveLLM
 from ragcore.llms.fake import FakeLLM
 from ragcore.present.sources import (
     SIMILARITY_FLOOR,

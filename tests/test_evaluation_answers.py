@@ -15,7 +15,7 @@ from ragcore.evaluation import (
     SemanticSimilarityEvaluator,
 )
 from ragcore.evaluation.judge import read_score, read_yes_no
-from ragcore.llms.extractive import ExtractiveLLM
+from ragcore.llms.extractive.backend import ExtractiveLLM
 from ragcore.llms.fake import FakeLLM
 
 CONTEXT = ["Herons nest high in alder trees along the river bank every spring."]
@@ -171,7 +171,7 @@ def test_the_evaluators_share_one_embedding_of_each_text(fake_embedder):
 
 def test_scaffolding_of_an_extractive_accumulate_answer_is_no_claim():
     from ragcore.evaluation.proxies import claim_text, source_support
-    from ragcore.llms.extractive import LABEL, NOT_FOUND
+    from ragcore.llms.extractive.backend import LABEL, NOT_FOUND
 
     passage = "Herons nest high in alder trees along the river bank every spring."
     answer = (f"Response 1 (birds.txt): {LABEL}: **alder trees**\n- {passage}\n\n"
@@ -184,7 +184,7 @@ def test_scaffolding_of_an_extractive_accumulate_answer_is_no_claim():
 
 
 def test_offline_measures_read_an_extractive_answer_without_its_label(fake_embedder):
-    from ragcore.llms.extractive import LABEL
+    from ragcore.llms.extractive.backend import LABEL
 
     sentence = "Herons nest high in alder trees along the river bank every spring."
     answer = f"{LABEL}: **alder trees**\n- {sentence}"

@@ -12,7 +12,7 @@ from ragcore.evaluation import (
     generate_offline_questions,
     mean_metrics,
 )
-from ragcore.llms.extractive import ExtractiveLLM
+from ragcore.llms.extractive.backend import ExtractiveLLM
 
 pytestmark = pytest.mark.slow
 

@@ -99,7 +99,7 @@ def test_cancel_keeps_the_rows_done_and_marks_the_report(index):
 
 
 def test_a_retriever_the_llm_cannot_run_is_skipped_with_the_reason(index):
-    from ragcore.llms.extractive import ExtractiveLLM
+    from ragcore.llms.extractive.backend import ExtractiveLLM
 
     seen = []
     report = run_setups(index, questions(), llm=ExtractiveLLM(), modes=["compact"],

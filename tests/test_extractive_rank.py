@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ragcore.embeddings.fake import FakeEmbedder
-from ragcore.llms.extractive_rank import Scorer, question_parts, rank
-from ragcore.llms.extractive_text import candidates
+from ragcore.llms.extractive.rank import Scorer, question_parts, rank
+from ragcore.llms.extractive.text import candidates
 
 
 def chosen(context: str, question: str, *, limit: int = 3, embedder=None) -> list[str]:

@@ -16,7 +16,7 @@ from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.index import VectorStoreIndex
 from ragcore.llms import FakeLLM, complete
 from ragcore.llms.base import answering
-from ragcore.llms.extractive import CHAT_NEEDS_MODEL, LABEL, NEEDS_DOCUMENTS, ExtractiveLLM
+from ragcore.llms.extractive.backend import CHAT_NEEDS_MODEL, LABEL, NEEDS_DOCUMENTS, ExtractiveLLM
 from ragcore.memory import ChatMemory
 from ragcore.prompts import PromptTemplate
 from ragcore.prompts.answer import SUMMARY, SynthesisPrompts

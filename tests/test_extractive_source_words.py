@@ -10,13 +10,13 @@ The slow test gives the query engine the very four passages of the speech the ap
 
 from __future__ import annotations
 
-from ragcore.llms.extractive_answer import says_not_found
+from ragcore.llms.extractive.answer import says_not_found
 
 import pytest
 
 from ragcore.index import VectorStoreIndex
-from ragcore.llms.extractive import NOT_FOUND, ExtractiveLLM
-from ragcore.llms.extractive_question import without_source_words
+from ragcore.llms.extractive.backend import NOT_FOUND, ExtractiveLLM
+from ragcore.llms.extractive.question import without_source_words
 from ragcore.types import Node
 
 # (start, end) characters of state_of_the_union.txt: the app's four sources, best first.

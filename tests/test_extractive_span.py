@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 from ragcore.embeddings.fake import FakeEmbedder
-from ragcore.llms.extractive_answer import (
+from ragcore.llms.extractive.answer import (
     answer, not_found_threshold, short_answer_of,
 )
-from ragcore.llms.extractive_model import WEIGHTS_FILE, load_weights, read, variant
-from ragcore.llms.extractive_rank import Scorer
-from ragcore.llms.extractive_text import candidates
-from ragcore.llms.extractive_question import asks_one_thing
-from ragcore.llms.extractive_span import answer_type, shape, spans, tokens
+from ragcore.llms.extractive.model import WEIGHTS_FILE, load_weights, read, variant
+from ragcore.llms.extractive.rank import Scorer
+from ragcore.llms.extractive.text import candidates
+from ragcore.llms.extractive.question import asks_one_thing
+from ragcore.llms.extractive.span import answer_type, shape, spans, tokens
 
 
 @pytest.mark.parametrize("question, kind", [
@@ -209,8 +209,8 @@ def test_a_question_the_passage_does_not_touch_is_not_found_with_its_score():
 def test_the_phrase_most_likely_readings_agree_on_wins_over_the_best_scored_one():
     """Minimum Bayes risk under token F1: "Madonna and Celine Dion" holds most of the weight of
     "Celine Dion" (scored best) and "Madonna" (scored close), so the whole pair is the answer."""
-    from ragcore.llms.extractive_model import best_phrase
-    from ragcore.llms.extractive_span import Span
+    from ragcore.llms.extractive.model import best_phrase
+    from ragcore.llms.extractive.span import Span
 
     toks = tokens("Madonna and Celine Dion were paid the most")
     rows = [(0, toks, span, {"score": value}) for span, value in
@@ -231,7 +231,7 @@ def test_the_phrase_most_likely_readings_agree_on_wins_over_the_best_scored_one(
     ("What did many families lose in the earthquake?", "many families"),
 ])
 def test_the_words_that_say_what_kind_of_thing_answers(question, words):
-    from ragcore.llms.extractive_span import type_words
+    from ragcore.llms.extractive.span import type_words
 
     assert type_words(question, answer_type(question)) == words
 
@@ -239,8 +239,8 @@ def test_the_words_that_say_what_kind_of_thing_answers(question, words):
 def test_the_second_stage_rescores_the_best_phrases_by_their_meaning_against_the_type_words():
     """"What was the nationality ...?": of the first stage's best phrases, the one whose
     meaning is closest to "nationality" gains by the second stage's weight on ``type_sim``."""
-    from ragcore.llms.extractive_model import TYPED_CANDIDATES, best_phrase, typed_rows
-    from ragcore.llms.extractive_span import Span
+    from ragcore.llms.extractive.model import TYPED_CANDIDATES, best_phrase, typed_rows
+    from ragcore.llms.extractive.span import Span
 
     toks = tokens("The term was coined by an Australian anthropologist")
     rows = [(0, toks, Span(k, k), {"score": 1.0 - 0.01 * k}) for k in range(len(toks))]
@@ -265,7 +265,7 @@ def test_the_answerer_rescores_its_best_phrases_with_the_second_stage(monkeypatc
     """``assess`` with the packaged model's weights runs the second stage: first-stage weights
     that see nothing leave every phrase tied, and the second stage's ``type_sim`` picks the
     phrase whose meaning is a nationality."""
-    import ragcore.llms.extractive_model as model
+    import ragcore.llms.extractive.model as model
 
     class Meaning:  # the packaged model's name, vectors that know one thing
         model_name, max_input_tokens = "all-MiniLM-L6-v2", 256

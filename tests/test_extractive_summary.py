@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from ragcore.llms.extractive import LABEL, extractive_reply
+from ragcore.llms.extractive.backend import LABEL, extractive_reply
 from ragcore.search.lexical import is_summary_request
-from ragcore.llms.extractive_summary import is_body, outline, overview_reply, pick
-from ragcore.llms.extractive_text import Candidate, candidates
+from ragcore.llms.extractive.summary import is_body, outline, overview_reply, pick
+from ragcore.llms.extractive.text import Candidate, candidates
 from ragcore.summaries.summarize import summarize_extractive
 from ragcore.types import AnswerRequest
 

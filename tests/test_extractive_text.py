@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragcore.llms.extractive_text import (
+from ragcore.llms.extractive.text import (
     candidates,
     is_heading,
     is_quotable,

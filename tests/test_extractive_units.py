@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ragcore.llms.extractive_debris import is_filler
-from ragcore.llms.extractive_text import candidates, list_unit
+from ragcore.llms.extractive.debris import is_filler
+from ragcore.llms.extractive.text import candidates, list_unit
 
 RULES = (
     "file_name: ch04-01-what-is-ownership.md\n\n"

@@ -11,7 +11,7 @@ import pytest
 from ragcore.errors import ConfigError
 from ragcore.search.fusion import fuse, reciprocal_rank_fusion, scaled, score_fusion
 from ragcore.index import VectorStoreIndex
-from ragcore.llms.extractive import ExtractiveLLM
+from ragcore.llms.extractive.backend import ExtractiveLLM
 from ragcore.query import QueryEngine
 from ragcore.retrieval.retrievers import (
     DEFAULT_MODE,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from loopback import LoopbackServer, loopback  # noqa: F401 (fixture)
 
-from ragcore.llms.extractive import ExtractiveLLM
+from ragcore.llms.extractive.backend import ExtractiveLLM
 from ragcore.llms.fake import FakeLLM
 from ragcore.llms.ollama import OllamaLLM
 from ragcore.llms.openai import OpenAILLM

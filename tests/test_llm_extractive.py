@@ -6,7 +6,7 @@ the same documents with the real model are in test_llm_extractive_real.py.
 
 from __future__ import annotations
 
-from ragcore.llms.extractive_answer import says_not_found
+from ragcore.llms.extractive.answer import says_not_found
 
 import pytest
 from hypothesis import given, settings
@@ -17,7 +17,7 @@ from ragcore.errors import ConfigError
 from ragcore.llms import LLM, complete
 from ragcore.llms.base import answering
 from ragcore.embeddings.fake import FakeEmbedder
-from ragcore.llms.extractive import (
+from ragcore.llms.extractive.backend import (
     CHAT_NEEDS_MODEL,
     LABEL,
     NEEDS_DOCUMENTS,

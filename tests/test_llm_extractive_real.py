@@ -6,13 +6,13 @@ fake embedder are in test_llm_extractive.py.
 
 from __future__ import annotations
 
-from ragcore.llms.extractive_answer import says_not_found
+from ragcore.llms.extractive.answer import says_not_found
 
 import pytest
 
 from ragcore.index import VectorStoreIndex
-from ragcore.llms.extractive import NOT_FOUND, ExtractiveLLM
-from ragcore.llms.extractive_text import split_passages
+from ragcore.llms.extractive.backend import NOT_FOUND, ExtractiveLLM
+from ragcore.llms.extractive.text import split_passages
 from ragcore.types import Document
 from test_llm_extractive import BUDGET, DANGER, MEMO, RESPONSIBLE, TAR_HELP, ask, quoted
 

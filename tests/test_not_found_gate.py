@@ -226,7 +226,7 @@ def test_with_the_index_embedder_the_passages_answerability_is_measured_and_weig
 
 def test_the_real_answerability_model_runs_on_the_passages():
     from ragcore.embeddings.fake import FakeEmbedder
-    from ragcore.llms.extractive_answer import answerability
+    from ragcore.llms.extractive.answer import answerability
 
     embedder = FakeEmbedder(dim=64)
     sure = answerability([TIDE], "When was high tide on Monday?", embedder=embedder)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragcore.llms.extractive import ExtractiveLLM
+from ragcore.llms.extractive.backend import ExtractiveLLM
 from ragcore.postprocess import PrevNextNodePostprocessor, SimilarityPostprocessor
 from ragcore.query import compare_modes
 from ragcore.synthesis import ResponseMode

@@ -12,8 +12,8 @@ import pytest
 
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.index import VectorStoreIndex
-from ragcore.llms.extractive import LABEL, ExtractiveLLM
-from ragcore.llms.extractive_answer import says_not_found
+from ragcore.llms.extractive.backend import LABEL, ExtractiveLLM
+from ragcore.llms.extractive.answer import says_not_found
 from ragcore.memory import ChatMemory
 from ragcore.query import QueryEngine, compare_modes
 from ragcore.synthesis import NO_CONTEXT_ANSWER, ResponseMode, Synthesizer

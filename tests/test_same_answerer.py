@@ -17,8 +17,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from ragcore.cli import main
-from ragcore.llms.extractive import CHAT_NEEDS_MODEL, ExtractiveLLM
-from ragcore.llms.extractive_answer import LABEL, short_answer_of
+from ragcore.llms.extractive.backend import CHAT_NEEDS_MODEL, ExtractiveLLM
+from ragcore.llms.extractive.answer import LABEL, short_answer_of
 from ragcore.memory import ChatMemory
 from ragcore.workspace import Workspace
 

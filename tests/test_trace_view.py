@@ -91,7 +91,7 @@ def owl_nodes():
 
 
 def test_offline_the_trace_counts_extractive_steps_not_llm_calls_or_tokens():
-    from ragcore.llms.extractive import ExtractiveLLM
+    from ragcore.llms.extractive.backend import ExtractiveLLM
     from ragcore.present.trace_view import call_titles, work_metrics, work_summary
     from ragcore.query import compare_modes
 

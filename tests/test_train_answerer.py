@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.train_answerer import (  # noqa: E402
     Example, Vocabulary, span_sets, first_stage, train_first_stage, train_spans,
 )
-from ragcore.llms.extractive_model import Reading  # noqa: E402
+from ragcore.llms.extractive.model import Reading  # noqa: E402
 
 
 def _example(vocab: Vocabulary, rows: list[dict], texts: list[str], gold: str,
@@ -73,7 +73,7 @@ def test_a_name_mix_keeps_every_word_of_the_passages_but_never_the_name():
 
 def test_the_answer_threshold_is_set_on_the_calibration_questions_not_the_learned_ones():
     from benchmarks.train_answerer import FALSE_NOT_FOUND, train_found
-    from ragcore.llms.extractive_model import answer_features, probability
+    from ragcore.llms.extractive.model import answer_features, probability
 
     def asked(score: float, holds: bool) -> Example:
         reading = Reading("other", [0], [], {"sentence_score": score}, 0.5, {})

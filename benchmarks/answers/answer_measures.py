@@ -71,7 +71,7 @@ class Record:
 
     def __post_init__(self) -> None:
         # Rows recorded before issue 32 hold the score on the answer's label line.
-        from ragcore.llms.extractive_answer import split_old_score
+        from ragcore.llms.extractive.answer import split_old_score
 
         self.answer, old = split_old_score(self.answer)
         if self.score is None:
@@ -104,7 +104,7 @@ def says_not_found(answer: str) -> bool:
 
 def short_answer(answer: str) -> str:
     """The bold short answer, else the first quote's text; "" when the answer says not found."""
-    from ragcore.llms.extractive_answer import short_answer_of  # the format's own reader
+    from ragcore.llms.extractive.answer import short_answer_of  # the format's own reader
 
     if says_not_found(answer):
         return ""
@@ -201,7 +201,7 @@ def measures(records: Sequence[Record], *, baseline: bool = False) -> dict[str, 
 def asks_for_phrase(question: str) -> bool:
     """Whether the answerer reads ``question`` as one a phrase answers (not why, how, lists or
     definitions, which it answers with sentences)."""
-    from ragcore.llms.extractive_span import answer_type
+    from ragcore.llms.extractive.span import answer_type
 
     return answer_type(question) is not None
 

@@ -12,7 +12,7 @@ import textwrap
 from itertools import chain
 from typing import Any, Callable, Iterable, Iterator, TextIO
 
-from ..llms.extractive_answer import LABEL
+from ..llms.extractive.answer import LABEL
 from ..present.answer_score import score_note, stated_score
 from ..present.format import hidden_sources_label, human_size
 from ..present.markers import mark_listing

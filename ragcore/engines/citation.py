@@ -21,7 +21,7 @@ from typing import Sequence
 from ..chunking import SentenceSplitter
 from ..errors import ConfigError
 from ..llms.base import LLM
-from ..llms.extractive import LABEL, ExtractiveLLM
+from ..llms.extractive.backend import LABEL, ExtractiveLLM
 from ..postprocess import NodePostprocessor
 from ..prompts.answer import CITATION_PROMPTS, SynthesisPrompts
 from ..query import QueryEngine

@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..llms.extractive import NOT_FOUND, strip_labels
+from ..llms.extractive.backend import NOT_FOUND, strip_labels
 from ..present.support import cite
 from ..search.lexical import split_sentences, terms, words
 from .relevance import normalize

@@ -1,7 +1,8 @@
 """Language-model backends behind one protocol (see ``base``).
 
-``ollama`` and ``openai`` talk to servers over the shared ``http`` layer; ``extractive`` is the
-offline default (no model); ``fake`` is for tests. ``registry`` lists the backends by name (with
+``ollama`` and ``openai`` talk to servers over the shared ``http`` layer; ``local`` runs a
+packaged GGUF model in this process (the default when no server is configured);
+``extractive/`` is the model-free fallback; ``fake`` is for tests. ``registry`` lists the backends by name (with
 their settings, factories, model listings and connection tests) and ``resolve`` picks the default
 at the edge from it. The backends are imported on first use, so engines importing
 ``ragcore.llms.base`` do not pay for httpx.
@@ -17,7 +18,7 @@ from .base import (
 from .fake import FakeLLM
 
 _LAZY = {
-    "ExtractiveLLM": ".extractive",
+    "ExtractiveLLM": ".extractive.backend",
     "LLMOptions": ".registry",
     "OllamaLLM": ".ollama",
     "OpenAILLM": ".openai",

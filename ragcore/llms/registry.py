@@ -116,7 +116,7 @@ def _timeout(options: LLMOptions) -> dict[str, float]:
 
 
 def _build_extractive(settings: NoSettings, options: LLMOptions) -> LLM:
-    from .extractive import ExtractiveLLM
+    from .extractive.backend import ExtractiveLLM
 
     return ExtractiveLLM()  # no model: temperature and window do not apply
 

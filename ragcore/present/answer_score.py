@@ -1,7 +1,7 @@
 """The extractive answer's score as people see it: never in the answer, stated under Advanced.
 
 The extractive answerer states how sure it is that the passages answer the question in the
-turn's trace notes (``trace.notes["answer_score"]``, ``ragcore.llms.extractive_answer``), never
+turn's trace notes (``trace.notes["answer_score"]``, ``ragcore.llms.extractive.answer``), never
 in the answer's text. The figure is for people tuning the answerer, not for readers of the
 answer: the app states it under Advanced in words (``score_note``), and a saved chat turn keeps
 it in its trace (``TRACE_KEY``, beside the threshold: ``THRESHOLD_KEY``); the CLI prints that
@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..llms import extractive_answer
-from ..llms.extractive_answer import SCORE_NOTE
+from ..llms.extractive import answer as extractive_answer
+from ..llms.extractive.answer import SCORE_NOTE
 from ..trace import Trace
 
 __all__ = ["TRACE_KEY", "THRESHOLD_KEY", "not_found_threshold", "ranked_with", "score_note",

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import re
 from typing import Callable, Sequence
 
-from ..llms.extractive_answer import LABEL
+from ..llms.extractive.answer import LABEL
 from .quotes import MIN_QUOTE_WORDS, Span, quotes_in, sentence_spans, words_of
 from .sources import ListedSource, SourceListing
 from .support import SUPPORT_MARGIN, SourceUse, lexical_similarity

@@ -20,8 +20,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..search.lexical import split_sentences, terms
-from ..llms.extractive import ExtractiveLLM, strip_labels
-from ..llms.extractive_answer import short_answer_of
+from ..llms.extractive.backend import ExtractiveLLM, strip_labels
+from ..llms.extractive.answer import short_answer_of
 from .quotes import (
     Span,
     answer_spans,

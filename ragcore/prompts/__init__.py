@@ -17,7 +17,7 @@ the reply), so a prompt's wording is found, and can be checked, here alone.
 
 The answer and chat templates mark their sections with fixed labels at the start of a line, so
 that a human reading a trace (and a tool reading traces, such as the benchmarks) can find the
-parts. No backend reads them back: the offline extractive backend (``ragcore.llms.extractive``)
+parts. No backend reads them back: the offline extractive backend (``ragcore.llms.extractive.backend``)
 gets each call's ``types.AnswerRequest`` instead, so a user's own templates need none of these
 markers.
 

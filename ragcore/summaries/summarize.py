@@ -28,8 +28,8 @@ import numpy as np
 from ..embeddings.base import Embedder, embed_texts, normalize
 from ..errors import ConfigError
 from ..search.lexical import split_sentences
-from ..llms.extractive_summary import OTHER, Outline, Sentence, outline, pick
-from ..llms.extractive_text import candidates
+from ..llms.extractive.summary import OTHER, Outline, Sentence, outline, pick
+from ..llms.extractive.text import candidates
 from ..search.mmr import mmr_select
 
 CHUNK_POOL = 24  # chunks whose sentences are read when a document has more

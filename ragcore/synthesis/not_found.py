@@ -43,7 +43,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Iterator, Protocol, Sequence
 
 from ..errors import ConfigError
-from ..llms.extractive_answer import answerability
+from ..llms.extractive.answer import answerability
 from ..prompts.answer import ANSWER_NUDGE, CHECK_QUESTION, NOT_FOUND_SENTENCE
 from ..trace import Trace
 from ..types import Message

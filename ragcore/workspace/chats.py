@@ -93,7 +93,7 @@ def _without_old_score(content: str, trace: dict[str, Any] | None
     the score moved to the trace, where replies keep it now (the one place old chats are read)."""
     if " [score " not in content:
         return content, trace
-    from ..llms.extractive_answer import SCORE_NOTE, split_old_score
+    from ..llms.extractive.answer import SCORE_NOTE, split_old_score
 
     content, score = split_old_score(content)
     if score is None:

@@ -8,7 +8,7 @@ form predicates say what kind of sentence answers it: ``asks_for_number`` ("how 
 ``asks_for_person`` ("who"), ``asks_for_list`` ("what are the rules", "which methods"), and
 ``subject_of`` (the X of "what is X", "how is X written"). The sentence side of each check is
 here too (``has_number``, ``has_new_name``, ``enumerates``, ``defines``, ``restates``), so the
-ranker (``extractive_rank``) only weighs them.
+ranker (``rank``) only weighs them.
 
 ``without_source_words`` reads "What did the speech say about Ukraine?" as "What did it say
 about Ukraine?": "the speech" names where to look, not what to find, and no sentence of the
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from ..search.lexical import terms, words
+from ...search.lexical import terms, words
 
 _WH = r"(?:what|how|who|whom|whose|when|where|which|why)"
 _AUX = r"(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have|had|may|must)"

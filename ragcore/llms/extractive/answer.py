@@ -1,7 +1,7 @@
 """The extractive answerer's answers: what each response mode's request gets, and the wording.
 
-Every answer quotes sentences of the passages word for word (chosen by ``extractive_rank``
-from the candidates of ``extractive_text``) under one label line; a sentence that introduces a
+Every answer quotes sentences of the passages word for word (chosen by ``rank``
+from the candidates of ``text``) under one label line; a sentence that introduces a
 list is quoted with its items, indented under it. The styles mirror what each response mode
 asks of a model:
 
@@ -30,12 +30,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..search.lexical import is_summary_request
-from .extractive_question import asks_for_list, asks_one_thing, without_source_words
-from .extractive_model import assess, load_weights, variant
-from .extractive_rank import Ranking, Scorer, rank
-from .extractive_summary import overview_reply
-from .extractive_text import Candidate, candidates, quote_unit
+from ...search.lexical import is_summary_request
+from .question import asks_for_list, asks_one_thing, without_source_words
+from .model import assess, load_weights, variant
+from .rank import Ranking, Scorer, rank
+from .summary import overview_reply
+from .text import Candidate, candidates, quote_unit
 
 LABEL = "Extractive answer (no language model configured)"
 NEEDS_DOCUMENTS = (
@@ -66,7 +66,7 @@ TIE = 0.01  # sentence scores this close answer equally well
 
 def not_found_threshold(embedder: Any = None) -> float:
     """The answer score under which the answerer says "not found" (it depends on the model
-    sentences are scored with: ``extractive_model.variant``)."""
+    sentences are scored with: ``model.variant``)."""
     return float(load_weights()["found"][variant(embedder)]["threshold"])
 _OUR_LABEL_LINE = re.compile(r"^" + re.escape(LABEL) + r".*$\n?", re.MULTILINE)
 # The answer so far is replaced first only by a sentence this much better.
@@ -256,7 +256,7 @@ def _quote_lines(cands: Sequence[Candidate], chosen: Sequence[int]) -> list[str]
 
 def overview(cands: Sequence[Candidate], *, limit: int, question: str = "") -> str:
     """A summary of the passages' main file (the one ``question`` names, if it names one): its
-    central body sentences, a line per section (``extractive_summary``)."""
+    central body sentences, a line per section (``summary``)."""
     return overview_reply(cands, limit=limit, label=LABEL, question=question)
 
 

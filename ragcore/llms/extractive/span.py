@@ -9,7 +9,7 @@ X") get no short answer (type ``None``): their answer is sentences.
 
 ``spans`` lists the phrases of a sentence that could be an answer: runs of up to
 ``MAX_SPAN_WORDS`` words that neither start nor end on a function word or inside punctuation.
-``features`` describes one such span for the learned scorer (``extractive_model``): what the
+``features`` describes one such span for the learned scorer (``model``): what the
 question wants against the span's shape (capitalised, a year, a number, a month), how close
 it sits to the question's words in the sentence and on which side (the SQuAD sliding-window
 and distance features), whether it repeats the question (answers rarely do), the words around
@@ -24,8 +24,8 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..search.lexical import stem
-from .extractive_question import asks_for_list
+from ...search.lexical import stem
+from .question import asks_for_list
 
 MAX_SPAN_WORDS = 8
 _HONORIFIC = r"(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Gen|Col|Capt|Lt|Rev|Sgt|Gov|Sen|Rep)\."
@@ -157,7 +157,7 @@ def type_words(question: str, kind: str) -> str | None:
     """The words of ``question`` that say what kind of thing answers it ("Indie band" of
     "Which Indie band ...?", "album" of "... the name of the album?"), else a word for its
     answer type ("person" for "who"); None when neither says anything. The scorer compares
-    each phrase's meaning with them (``extractive_model.typed_rows``)."""
+    each phrase's meaning with them (``model.typed_rows``)."""
     named = _NAME_OF.search(question)
     if named:
         return named.group(1)

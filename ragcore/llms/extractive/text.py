@@ -7,7 +7,7 @@ answer is never a candidate: headings (Markdown ``#``, reST underlines, short ti
 CAPS lines, numbered section titles glued to the paragraph under them by a PDF reader), code
 (fenced, reST literal blocks, lines dense with symbols), table rows, usage synopses
 ("Usage: tar [OPTION...] [FILE]..."), figure captions, contents lines, boilerplate (copyright
-lines, bare URLs, a PDF's page header) and what ``extractive_debris`` finds: filler that
+lines, bare URLs, a PDF's page header) and what ``debris`` finds: filler that
 announces rather than says ("The five Functions are defined below."), table rows a PDF reader
 ran together, reference entries. Unlike ``lexical.split_sentences`` (plain sentences for scoring
 elsewhere), a candidate keeps what surrounds it: the heading it sits under (and its section),
@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..search.lexical import is_metadata_line, is_prose, split_sentences
-from .extractive_debris import is_debris, is_filler
+from ...search.lexical import is_metadata_line, is_prose, split_sentences
+from .debris import is_debris, is_filler
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _UNDERLINE = re.compile(r"^\s*([=\-~^\"'`#*+_])\1{2,}\s*$")

@@ -3,7 +3,7 @@
 ``make_standalone`` replaces the impersonal pronouns of a follow-up ("when was it published?")
 with the topic of the earlier questions ("the Transformer paper"), found by ``main_noun_phrase``.
 The chat engines' condense requests and the extractive ReAct agent's first search use it; the
-answer itself is chosen by ``extractive_answer``.
+answer itself is chosen by ``answer``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from ..search.lexical import STOPWORDS
+from ...search.lexical import STOPWORDS
 
 _WORD_TOKEN = re.compile(r"[\w][\w\-./']*\w|\w")
 # Only impersonal pronouns: a question's topic is rarely a person, so "he"/"she" are left alone

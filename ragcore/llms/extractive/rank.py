@@ -1,10 +1,10 @@
 """Choosing the sentences the extractive answerer quotes: by meaning, by words, part by part.
 
-Each candidate sentence (``extractive_text``) gets a score for the question (``Scorer``): its
+Each candidate sentence (``text``) gets a score for the question (``Scorer``): its
 cosine similarity to the question under the embedding model, when the answerer has one, plus
 the share of the question's words it contains, each word weighted by how rare it is among the
 candidates (a name or number outweighs "use"); without a model the words decide alone. Small
-adjustments follow from the question's form (``extractive_question``): a "how many" question
+adjustments follow from the question's form (``question``): a "how many" question
 prefers a sentence with a number, a "what is X" question one that says "X is ..."; a sentence
 that only restates the question ("I have a plan to fight inflation") and a fragment of a few
 words rank lower.
@@ -14,7 +14,7 @@ A question with several parts ("Who is responsible for the move, and what is the
 chosen sentences gets its own best sentence. Words that name the documents asked of ("What did
 the speech say about ...") are left out of the question first: they say where to look. Nothing is quoted when even the best sentence
 scores under a floor: the answerer then says the passages do not answer the question, rather
-than quoting the closest noise. ``extractive_answer`` turns the ranking into a reply.
+than quoting the closest noise. ``answer`` turns the ranking into a reply.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..search.lexical import BACKGROUND_WEIGHT, terms, words
-from .extractive_question import (
+from ...search.lexical import BACKGROUND_WEIGHT, terms, words
+from .question import (
     asks_for_list,
     asks_for_number,
     asks_for_person,
@@ -40,7 +40,7 @@ from .extractive_question import (
     subject_of,
     without_source_words,
 )
-from .extractive_text import Candidate
+from .text import Candidate
 
 # Weights of meaning and words in a sentence's score when a model is there.
 SEMANTIC_WEIGHT = 0.7

@@ -1,7 +1,7 @@
 """What the extractive answerer never quotes although it reads as a sentence: filler, table
 rows, references.
 
-``extractive_text`` leaves out what does not read as a sentence (headings, code, captions,
+``text`` leaves out what does not read as a sentence (headings, code, captions,
 boilerplate lines); this module judges sentences that do. Filler announces or points rather than
 says ("The five Framework Core Functions are defined below.", "See Appendix A for the complete
 listing.", "This section describes ..."); one ending in a colon is no filler, since it leads
@@ -10,14 +10,14 @@ like a sentence ("ID.RA-2: Cyber threat intelligence is received ... COBIT 5 BAI
 62443-2-1:2009 4.2.3, 4.2.3.9 ..."): it is dense with codes that mix letters and digits or chain
 numbers, where prose has plain numbers at most ("8,336,817 in 2019"). A reference entry cites:
 "[12] ...", a link or DOI, a list of surnames with initials. The summaries
-of ``extractive_summary`` are stricter still (footnotes, number-dense lines).
+of ``summary`` are stricter still (footnotes, number-dense lines).
 """
 
 from __future__ import annotations
 
 import re
 
-from ..search.lexical import words
+from ...search.lexical import words
 
 _POINTED_AT = r"(?:sections?|chapters?|appendix|appendices|tables?|figures?|below|above)"
 # Sentences that announce what comes ("X are defined below") or point elsewhere.

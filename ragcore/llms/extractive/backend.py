@@ -1,4 +1,4 @@
-"""The extractive backend: the offline default when no language model is configured.
+"""The extractive backend: the model-free fallback when no language model can run.
 
 There is no model, and the prompt is not read: the engines hand each call's structured request
 (``types.AnswerRequest``, through ``with_request``: see ``llms.base.answering``) and the reply
@@ -29,7 +29,7 @@ messages only tell what a follow-up ("and its size?") is about.
 Sentences are chosen by meaning when the backend has an embedder (``embedder=``, or
 ``with_embedder``: the index's engines hand theirs to an LLM that offers it, so a query engine
 over an index ranks with the model already loaded) and by words alone without one
-(``extractive_rank``). The same request always gives the same reply.
+(``rank``). The same request always gives the same reply.
 
 How sure it is that the passages answer the question (the answer score) is stated out of band:
 the engines hand the turn's trace notes to an LLM offering ``with_notes`` (``llms.base.noting``),
@@ -44,9 +44,9 @@ import json
 import re
 from typing import Any, Iterator, Sequence
 
-from ..errors import ConfigError
-from ..types import AnswerRequest, Message
-from .extractive_answer import (
+from ...errors import ConfigError
+from ...types import AnswerRequest, Message
+from .answer import (
     CHAT_NEEDS_MODEL,
     LABEL,
     NEEDS_DOCUMENTS,
@@ -55,7 +55,7 @@ from .extractive_answer import (
     refine,
     strip_labels,
 )
-from .extractive_condense import main_noun_phrase, make_standalone, topic_of
+from .condense import main_noun_phrase, make_standalone, topic_of
 
 __all__ = ["CHAT_NEEDS_MODEL", "LABEL", "NEEDS_DOCUMENTS", "NOT_FOUND", "ExtractiveLLM",
            "extractive_reply", "main_noun_phrase", "make_standalone", "strip_labels"]

@@ -2,10 +2,10 @@
 
 Two small linear models, trained by ``benchmarks/train_answerer.py`` on the training split of
 SQuAD 2.0 (its source and split are written in ``benchmarks/answers/squad/README.md``) and
-shipped as named weights in ``extractive_weights.json`` (no pickle):
+shipped as named weights in ``weights.json`` (no pickle):
 
-- the **span model** scores every candidate phrase (``extractive_span.spans``) of the best
-  sentences by its features (``extractive_span.features``); the phrases of one question
+- the **span model** scores every candidate phrase (``span.spans``) of the best
+  sentences by its features (``span.features``); the phrases of one question
   compete in a softmax, so its probability says how clearly one phrase wins. With the
   packaged model a second stage (``typed_rows``, weights ``span_typed``) rescores the
   ``TYPED_CANDIDATES`` best by how close each phrase's meaning is to what the question asks
@@ -32,12 +32,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..search.lexical import terms
-from .extractive_span import (
+from ...search.lexical import terms
+from .span import (
     Span, Token, answer_type, features, head_noun, question_sides, spans, tokens, type_words,
 )
 
-WEIGHTS_FILE = Path(__file__).with_name("extractive_weights.json")
+WEIGHTS_FILE = Path(__file__).with_name("weights.json")
 TRAINED_MODELS = ("all-MiniLM-L6-v2", "all-MiniLM-L6-v2-onnx-int8")
 # The phrases of this many best sentences compete: 6, not 5, finds a name one sentence further
 # down ("Irene Adler" for "Who is the woman Holmes admires?"); on 300 training questions, short

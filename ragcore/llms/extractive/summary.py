@@ -3,7 +3,7 @@
 Two summarisers quote documents without a language model: the extractive answerer asked "Summarise"
 about the passages of a prompt (``overview_reply``, by words alone), and
 ``ragcore.summaries.summarize``, which summarises a whole file from its chunks with the embedding
-model. Both read the text as ``extractive_text`` cuts it, and share what this module decides:
+model. Both read the text as ``text`` cuts it, and share what this module decides:
 
 - which sentences may stand in a summary (``is_body``): whole prose sentences of the body; not
   list items without their lead-in, table rows (dense with codes and numbers: "ID.RA-2: ...
@@ -27,9 +27,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..search.lexical import centrality_scores, named_files, terms, words
-from .extractive_debris import is_debris as answer_debris
-from .extractive_text import Candidate
+from ...search.lexical import centrality_scores, named_files, terms, words
+from .debris import is_debris as answer_debris
+from .text import Candidate
 
 MIN_WORDS = 6  # shorter sentences say too little to stand in a summary
 MAX_WORDS = 60  # longer ones are run-on PDF debris (a table read as one sentence)
