@@ -45,7 +45,8 @@ from benchmarks.harness import Row, peak_memory_mb, timed
 from ragcore.embeddings import FakeEmbedder
 from ragcore.index import VectorStoreIndex
 from ragcore.index.merger import BackgroundMerger, merges_due
-from ragcore.stores import SimpleVectorStore, segments
+from ragcore.stores import SimpleVectorStore
+from ragcore.stores.simple import segments
 from ragcore.stores.ann import AnnSettings
 from ragcore.stores.ann_recall import read_recall
 from ragcore.testing.clustered import clustered_vectors

@@ -161,7 +161,7 @@ def _makers(folder: Path, chroma_url: str | None, pg_url: str | None, n: int) ->
     except ImportError:
         pass
     if pg_url:
-        from ragcore.stores.pgvector import PGVectorStore
+        from ragcore.stores.postgres.pgvector import PGVectorStore
 
         makers["postgres"] = lambda: PGVectorStore(pg_url, table=f"bench{n}")
     return makers

@@ -91,7 +91,7 @@ def build(path: Path) -> None:
 
 def write(path: Path, *, persists: int, seconds: float) -> dict[str, int]:
     """Commit batch after batch until ``persists`` commits or ``seconds`` (0: no limit)."""
-    from ragcore.stores import segments
+    from ragcore.stores.simple import segments
 
     segments.FACTOR = 3  # merges every few commits (10 would need hundreds of small segments)
     index = _open(path)

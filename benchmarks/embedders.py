@@ -101,7 +101,7 @@ def ndcg(embedder, nodes, vectors, questions) -> dict[str, float]:
     """nDCG@10 of similarity and hybrid retrieval over an in-memory index of these vectors."""
     from benchmarks.bench_retrieval import relevant_totals, score_mode
     from ragcore import VectorStoreIndex
-    from ragcore.stores.simple import SimpleVectorStore
+    from ragcore.stores.simple.store import SimpleVectorStore
 
     store = SimpleVectorStore()
     store.add([n.node_id for n in nodes], vectors, [n.metadata for n in nodes],

@@ -1,6 +1,6 @@
 """Checked reads and writes of the single files in an index folder.
 
-The document store (``index.node_file``) and the vector store (``stores.simple_persist``) read
+The document store (``index.node_file``) and the vector store (``stores.simple.persist``) read
 their files through these, so a missing or damaged file is always an ``IndexFormatError`` that
 names the file and says what is wrong with it. ``index.folder`` handles the folder as a whole (the
 manifest, atomic replace); this module knows nothing about what the files hold.

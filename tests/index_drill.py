@@ -133,7 +133,7 @@ def appended(k: int) -> set[int]:
 
 def appender(path: Path, seconds: float) -> None:
     """Add and delete documents one commit at a time, merging segments often (FACTOR 2)."""
-    from ragcore.stores import segments
+    from ragcore.stores.simple import segments
 
     segments.FACTOR = 2
     index = VectorStoreIndex.load(path, embedder=FakeEmbedder(), splitter=ParagraphSplitter())
@@ -162,7 +162,7 @@ def merging(path: Path, seconds: float) -> None:
     and deletes land while it writes."""
     from ragcore.index import merger as merging_module
     from ragcore.index.merger import BackgroundMerger
-    from ragcore.stores import segments
+    from ragcore.stores.simple import segments
 
     segments.FACTOR, segments.EXPUNGE = 2, 0.9
     real_write = merging_module.write_merge
@@ -192,7 +192,7 @@ def merge_stopped(path: Path, at: str) -> None:
     segments written, nothing installed) or "installing" (installed in memory, its commit's
     generation being written), says so and waits there to be killed."""
     from ragcore.index import merger
-    from ragcore.stores import segments
+    from ragcore.stores.simple import segments
 
     segments.FACTOR = 2
     index = VectorStoreIndex.load(path, embedder=FakeEmbedder(), splitter=ParagraphSplitter())

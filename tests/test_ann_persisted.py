@@ -14,7 +14,8 @@ from ragcore.errors import IndexFormatError
 from ragcore.index import VectorStoreIndex
 from ragcore.index.folder import current_data
 from ragcore.index.verify import verify_index
-from ragcore.stores import SimpleVectorStore, ann, segments
+from ragcore.stores import SimpleVectorStore, ann
+from ragcore.stores.simple import segments
 from ragcore.stores.ann import ANN_FILE, AnnSettings
 from ragcore.testing.clustered import clustered_vectors
 from ragcore.types import Node
@@ -154,7 +155,7 @@ def test_a_save_that_dies_building_the_index_publishes_nothing(vectors, tmp_path
 
 
 def test_a_mapped_segment_is_read_in_blocks_as_it_is(tmp_path, monkeypatch):
-    from ragcore.stores.matrix_rows import open_part
+    from ragcore.stores.simple.rows import open_part
 
     rows = clustered_vectors(9000, DIM, clusters=8, rank=8)  # 1.15 MB: mapped when opened
     np.save(tmp_path / "vectors.npy", rows)

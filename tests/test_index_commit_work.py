@@ -139,7 +139,7 @@ def test_random_changes_and_commits_load_back_as_they_were(tmp_path, seed, monke
     """Batches appended, loose nodes, nodes added to saved documents or replaced, documents
     deleted or changed, reloads and merges in a random order: every commit loads back the
     index as it was (whichever way the commit saved it)."""
-    from ragcore.stores import segments
+    from ragcore.stores.simple import segments
 
     monkeypatch.setattr(segments, "FACTOR", 3)
     rng = np.random.default_rng(seed)

@@ -21,7 +21,7 @@ from ragcore.errors import IndexFormatError
 from ragcore.index import VectorStoreIndex, checksums
 from ragcore.index.folder import current_data
 from ragcore.index.verify import verify_index
-from ragcore.stores.simple_persist import ids_digest
+from ragcore.stores.simple.persist import ids_digest
 from ragcore.types import Document
 
 TEXTS = {

@@ -18,7 +18,7 @@ from ragcore.index.folder import current_data, read_revision
 from ragcore.index.generations import READER_LOCK, reading, writer_lock
 from ragcore.stores.base import StoreSpec
 from ragcore.stores.registry import register_vector_store
-from ragcore.stores.simple import SimpleVectorStore
+from ragcore.stores.simple.store import SimpleVectorStore
 from ragcore.types import Document
 
 V1 = Path(__file__).parent / "data" / "index_v1"

@@ -21,7 +21,8 @@ from ragcore.embeddings import FakeEmbedder
 from ragcore.errors import ConfigError, EmbeddingError, IndexFormatError, PersistError
 from ragcore.index import VectorStoreIndex
 from ragcore.stores.ann import AnnSettings
-from ragcore.stores import matrix_rows, simple
+from ragcore.stores.simple import rows as matrix_rows
+from ragcore.stores.simple import store as simple
 from ragcore.types import Document, Node
 
 REPO = Path(__file__).resolve().parents[1]

@@ -16,7 +16,7 @@ from ragcore.errors import IndexFormatError
 from ragcore.index import VectorStoreIndex, checksums
 from ragcore.index.folder import current_data
 from ragcore.index.verify import verify_index
-from ragcore.stores import segments
+from ragcore.stores.simple import segments
 from ragcore.types import Document
 
 

@@ -18,7 +18,7 @@ import pytest
 from ragcore.index.node_file import NodeFile, write_node_file
 from ragcore.stores import SimpleVectorStore
 from ragcore.stores.ann import ANN_FILE, AnnSettings
-from ragcore.stores.matrix_rows import MatrixRows, open_part
+from ragcore.stores.simple.rows import MatrixRows, open_part
 from ragcore.testing.clustered import clustered_vectors
 from ragcore.types import Node
 

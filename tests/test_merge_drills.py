@@ -23,7 +23,7 @@ import index_drill  # noqa: E402
 @pytest.mark.parametrize("step", ["writing", "installing"])
 def test_a_writer_killed_while_its_merger_works_leaves_its_last_commit_whole(index_path, step,
                                                                             monkeypatch):
-    from ragcore.stores import segments
+    from ragcore.stores.simple import segments
 
     monkeypatch.setattr(segments, "FACTOR", 2)  # as in the writer
     writer = _start(f"merge-{step}", index_path, 0)

@@ -15,7 +15,7 @@ from ragcore.index import merger
 from ragcore.index.commit import merge_waiting
 from ragcore.index.merger import BackgroundMerger, merges_due
 from ragcore.index.verify import verify_index
-from ragcore.stores import segments
+from ragcore.stores.simple import segments
 from ragcore.types import Document
 
 

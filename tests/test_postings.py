@@ -19,7 +19,7 @@ from ragcore.index import VectorStoreIndex, keyword_parts, postings
 from ragcore.index.folder import current_data
 from ragcore.index.keyword import KeywordIndex
 from ragcore.index.verify import verify_index
-from ragcore.stores import segments
+from ragcore.stores.simple import segments
 from ragcore.types import Document
 
 WORDS = ["owl", "owls", "hunt", "hunting", "night", "policy", "trust", "zero", "risk", "cat",

@@ -15,7 +15,7 @@ from ragcore.types import Node
 pytest.importorskip("chromadb", reason="needs chromadb: pip install '.[chroma]'")
 
 from ragcore.stores.chroma import ChromaVectorStore  # noqa: E402
-from ragcore.stores.pgvector import PGVectorStore  # noqa: E402
+from ragcore.stores.postgres.pgvector import PGVectorStore  # noqa: E402
 
 DIM = 8
 

@@ -23,7 +23,7 @@ pytest.importorskip("chromadb", reason="needs chromadb: pip install '.[chroma]'"
 pytest.importorskip("psycopg", reason="needs psycopg: pip install '.[postgres]'")
 
 from ragcore.stores.chroma import ChromaVectorStore  # noqa: E402
-from ragcore.stores.pgvector import PGVectorStore  # noqa: E402
+from ragcore.stores.postgres.pgvector import PGVectorStore  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

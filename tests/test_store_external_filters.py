@@ -16,7 +16,7 @@ from ragcore.stores import MetadataFilters, SimpleVectorStore
 pytest.importorskip("chromadb", reason="needs chromadb: pip install '.[chroma]'")
 
 from ragcore.stores.chroma import ChromaVectorStore  # noqa: E402
-from ragcore.stores.pgvector import PGVectorStore  # noqa: E402
+from ragcore.stores.postgres.pgvector import PGVectorStore  # noqa: E402
 
 N, DIM = 3000, 16
 _tables = itertools.count()

@@ -11,7 +11,7 @@ from ragcore.testing.vector_store import VectorStoreContract
 
 pytest.importorskip("psycopg", reason="the Postgres store needs psycopg: pip install '.[postgres]'")
 
-from ragcore.stores.pgvector import PGVectorStore  # noqa: E402
+from ragcore.stores.postgres.pgvector import PGVectorStore  # noqa: E402
 
 _tables = itertools.count()
 

@@ -13,9 +13,11 @@ from store_fakes import ParagraphSplitter, animal_docs
 from ragcore.index import VectorStoreIndex, checksums
 from ragcore.index.folder import current_data
 from ragcore.errors import IndexFormatError
-from ragcore.stores import SimpleVectorStore, segments, simple_save
-from ragcore.stores.segments import merges_due, plan_merges
-from ragcore.stores.simple_merge import StoreMerge
+from ragcore.stores import SimpleVectorStore
+from ragcore.stores.simple import save as simple_save
+from ragcore.stores.simple import segments
+from ragcore.stores.simple.segments import merges_due, plan_merges
+from ragcore.stores.simple.merge import StoreMerge
 from ragcore.types import Document
 
 

@@ -16,9 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragcore.errors import IndexFormatError, StoreError
-from ragcore.stores import MetadataFilter, MetadataFilters, SimpleVectorStore, matrix_rows
-from ragcore.stores.simple import top_k_indices
-from ragcore.stores.simple_persist import Column, Piece
+from ragcore.stores import MetadataFilter, MetadataFilters, SimpleVectorStore
+from ragcore.stores.simple import rows as matrix_rows
+from ragcore.stores.simple.store import top_k_indices
+from ragcore.stores.simple.persist import Column, Piece
 
 COLORS = ["red", "green", "blue", "black"]
 

@@ -7,7 +7,7 @@ entry 7 of ``node_ids.json``, row 7 of ``vectors.npy`` is the vector of entry 7 
 swapped or shifted in one of them (a writer with a bug, a hand edit, a restore that mixed two
 generations) leave every file well formed, and their checksums may well have been recomputed
 with them. So the manifest also records, under ``ids``, a digest of each ordered id list of
-each segment (``ragcore.stores.simple_persist.ids_digest``; a segment's is computed when it is
+each segment (``ragcore.stores.simple.persist.ids_digest``; a segment's is computed when it is
 written and carried with it): ``node_ids.json`` and ``vector_ids.json`` are checked at load (a
 few milliseconds per 100k ids), ``vector_doc_ids.json`` when it is first parsed (before the
 store finds rows by their documents), and all of them by ``ragcore verify``, which also checks

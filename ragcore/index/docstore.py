@@ -39,7 +39,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from ..disk import read_json, write_json, write_npy
 from ..errors import IndexFormatError, StoreError
-from ..stores.simple_persist import ids_mismatch
+from ..stores.simple.persist import ids_mismatch
 from .changes import Changes
 from .checksums import damaged
 from .doc_entries import DocInfo, DocEntry, entries_from_columns, utc_now

@@ -32,7 +32,7 @@ from ..search.analysis import Analyzer, term, terms
 from ..search.bm25 import B, K1, average_length, check_bm25, idf, length_norms, term_scores
 from ..errors import ConfigError
 from ..stores.filters import MaskCache, MetadataFilters, id_mask
-from ..stores.simple import top_k_indices
+from ..stores.simple.store import top_k_indices
 from ..types import MetadataMode, Node
 from .postings import Postings, build_postings
 

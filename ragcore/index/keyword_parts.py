@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from ..stores.segments import Segment
+from ..stores.simple.segments import Segment
 from ..types import MetadataMode, Node
 from .keyword import KeywordIndex
 from .node_file import NodeFile

@@ -7,7 +7,7 @@ and settings, ``StoreSpec``), the splitter, counts and dates. Format version 2 a
 each file's size and block checksums (``checksums``), and ``ids``, digests of the ordered id
 lists that bind the files' rows together (``bindings``): replacing the manifest publishes a new
 generation at once (``generations``). Format version 3 keeps the docstore's and the store's
-rows in segments (``node_segments``, ``ragcore.stores.segments``), which a version 2 ragcore
+rows in segments (``node_segments``, ``ragcore.stores.simple.segments``), which a version 2 ragcore
 could not read whole, so it refuses them. Format version 4 keeps each document segment's node
 counts in it (``doc_segments``: docs.json version 2, so a commit writes none but its batch's),
 which a version 3 ragcore would misread. Version 1 folders keep their files beside the manifest;

@@ -2,9 +2,9 @@
 
 A commit writes its batch as new segments and nothing else (``commit``), so its cost follows
 the batch. The segments then grow in number; ``merge_segments`` runs the merges a size tier
-asks for (``ragcore.stores.segments.plan_merges``: ten segments of one tier make one of the
+asks for (``ragcore.stores.simple.segments.plan_merges``: ten segments of one tier make one of the
 next) in the docstore's node and record segments (``segment_merge``) and the store's vector
-segments (``ragcore.stores.simple_merge``), in three steps:
+segments (``ragcore.stores.simple.merge``), in three steps:
 
 1. **plan**, under the index's lock and the folder's writer lock: note the runs of segments to
    merge and the rows held in them; make the merger's folder ``merge-<random>`` (which no
@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..stores.simple_merge import StoreMerge
+from ..stores.simple.merge import StoreMerge
 from .commit import commit_index, hand_over, merge_waiting
 from .folder import current_data
 from .generations import merge_folder, reading, writer_lock

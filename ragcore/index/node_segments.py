@@ -9,7 +9,7 @@ version wrote them, one segment holding every node); later ones are folders ``no
 ``docs.json`` lists the segments and ``node_runs.npy`` says which of their rows the docstore
 holds, in its order (documents one by one, then nodes without one), as runs of consecutive
 rows: ``(first row, count)``, rows numbered across the segments in order. A save links the
-segments it keeps into the new generation (``ragcore.stores.segments.link_segment``), writes the
+segments it keeps into the new generation (``ragcore.stores.simple.segments.link_segment``), writes the
 nodes added since as a new segment and rewrites a segment with records no longer held (a
 deleted document leaves the disk at the next save, as the index promises). The size-tiered
 merges (``plan_merges``) are the merger's, never a save's: ``segment_merge``. ``docstore``
@@ -26,10 +26,10 @@ import numpy as np
 
 from ..disk import file_size, load_npy, read_json, write_json
 from ..errors import IndexFormatError
-from ..stores.segments import (
+from ..stores.simple.segments import (
     Segment, link_segment, merges_due, next_name, plan_merges, segment_folder, stamp,
 )
-from ..stores.simple_persist import ids_digest
+from ..stores.simple.persist import ids_digest
 from .checksums import damaged
 from .keyword_parts import (
     carry_postings, postings_of_nodes, saved_postings, segment_postings,

@@ -1,6 +1,6 @@
 """A size-tiered merge of the docstore's node and record segments, written outside the lock.
 
-The docstore's side of the merger's three steps (``merger``; ``ragcore.stores.simple_merge``
+The docstore's side of the merger's three steps (``merger``; ``ragcore.stores.simple.merge``
 is the vector store's). ``plan`` (under the index's lock) notes the runs of segments
 ``segments.merge_runs`` asks for, with the rows the docstore held in each then and the segments
 as saved (``node_segments.NodeSegments``, ``doc_segments.DocSegments``: neither is changed
@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..stores.segments import Segment, locate, merge_runs, merged_positions, next_name
+from ..stores.simple.segments import Segment, locate, merge_runs, merged_positions, next_name
 from .doc_segments import DocSegments, write_records
 from .keyword_parts import segment_postings
 from .node_file import NodeFile, write_node_file

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import ConfigError, StoreError
 from ..stores.base import VectorStore
-from ..stores.simple import SimpleVectorStore
+from ..stores.simple.store import SimpleVectorStore
 from ..types import Document, Node, ScoredNode
 from .bindings import record_ids
 from .docstore import DocInfo, DocStore, utc_now

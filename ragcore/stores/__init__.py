@@ -1,5 +1,7 @@
-"""Vector stores: the VectorStore protocol, the numpy SimpleVectorStore, metadata filters, and
-the registry that reopens the store an index manifest names (``ragcore.stores.registry``)."""
+"""Vector stores: the VectorStore protocol (``base``), the embedded numpy SimpleVectorStore
+(``simple/``), Postgres with pgvector (``postgres/``), Chroma (``chroma``), metadata filters, the
+approximate index and its measured recall (``ann``, ``ann_recall``), and the registry that
+reopens the store an index manifest names (``registry``)."""
 
 from .base import METRICS, StoreSpec, VectorStore
 from .filters import (
@@ -12,7 +14,7 @@ from .filters import (
     matches,
 )
 from .registry import open_vector_store, register_vector_store, vector_stores
-from .simple import SimpleVectorStore, top_k_indices
+from .simple.store import SimpleVectorStore, top_k_indices
 
 __all__ = [
     "METRICS",

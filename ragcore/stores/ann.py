@@ -52,7 +52,7 @@ import numpy as np
 
 from ..errors import ConfigError, IndexFormatError
 from .ann_recall import RECALL_FILE, AnnRecall, measure, read_recall, segment_report, write_recall
-from .matrix_rows import MatrixRows, read_rows
+from .simple.rows import MatrixRows, read_rows
 
 logger = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..disk import read_json, write_json
 from ..errors import IndexFormatError
-from .matrix_rows import read_rows
+from .simple.rows import read_rows
 
 RECALL_FILE = "ann.json"  # a segment's measured recall, beside its ann.faiss
 TARGET = 0.98  # recall@10 an index must reach to be searched

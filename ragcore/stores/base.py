@@ -14,7 +14,7 @@ decides what ``persist(folder)`` does: ``SimpleVectorStore`` writes its files in
 folder; a store backed by a database server writes nothing there (its rows are already durable).
 ``ragcore.testing.vector_store.VectorStoreContract`` is the executable form of this protocol.
 
-A database-backed store (``ragcore.stores.chroma``, ``ragcore.stores.pgvector``) also lists its
+A database-backed store (``ragcore.stores.chroma``, ``ragcore.stores.postgres.pgvector``) also lists its
 ids and can hide rows from its searches (``ragcore.stores.consistency.ExternalRows``), so the
 index can find and repair what a crash between a database write and a persist left apart.
 """

@@ -6,7 +6,7 @@
     postgresql://USER@HOST:PORT/DB  a Postgres database with the pgvector extension
 
 A location never keeps a password: ``clean_location`` drops one given in a Postgres URL and
-remembers it for this process only (``ragcore.stores.pg_connect``); other processes read it
+remembers it for this process only (``ragcore.stores.postgres.connect``); other processes read it
 from ``RAGCORE_PG_PASSWORD`` or ``PGPASSWORD``. ``open_location`` makes the store for one index:
 each index gets its own Chroma collection or Postgres table, named from its name and its unique
 id, so a new index never meets the rows of an old one of the same name.
@@ -65,7 +65,7 @@ def parse_location(text: str | None) -> StoreLocation | None:
             raise ConfigError(f"store {text!r} needs a host and a port: chroma+http://HOST:PORT")
         return StoreLocation("chroma+http", f"{scheme}://{parts.hostname}:{parts.port}")
     if scheme in ("postgresql", "postgres"):
-        from .pg_connect import remember_password
+        from .postgres.connect import remember_password
 
         return StoreLocation("postgresql", remember_password(text))
     raise ConfigError(f"unknown store {text!r}: {_USAGE}")
@@ -91,6 +91,6 @@ def open_location(location: StoreLocation, name: str, uid: str, *,
         from .chroma import ChromaVectorStore
 
         return ChromaVectorStore(url=location.target, collection=table, metric=metric)
-    from .pgvector import PGVectorStore
+    from .postgres.pgvector import PGVectorStore
 
     return PGVectorStore(location.target, table=table, metric=metric)

@@ -22,7 +22,7 @@ from ..errors import IndexFormatError
 from ..registry import Registry
 from .ann import AnnSettings
 from .base import StoreSpec, VectorStore
-from .simple import SimpleVectorStore
+from .simple.store import SimpleVectorStore
 
 StoreOpener = Callable[[Path, dict[str, Any]], VectorStore]
 
@@ -70,7 +70,7 @@ def _open_chroma(folder: Path, settings: dict[str, Any]) -> VectorStore:
 
 
 def _open_pgvector(folder: Path, settings: dict[str, Any]) -> VectorStore:
-    from .pgvector import open_pg_store
+    from .postgres.pgvector import open_pg_store
 
     return open_pg_store(folder, settings)
 

@@ -26,7 +26,7 @@ from typing import Any, Iterator
 
 from ..errors import WorkspaceError
 from .team_schema import MIGRATIONS
-from ..stores.pg_connect import PASSWORD_ENV, clean_url, password_for, remember_password
+from ..stores.postgres.connect import PASSWORD_ENV, clean_url, password_for, remember_password
 
 MIGRATE_LOCK = 0x7261_6763_6F72_6501  # 'ragcor' + 1: schema changes, one server at a time
 WRITE_LOCK = 0x7261_6763_6F72_6502  # writes that check then change
@@ -110,7 +110,7 @@ def _row_factory(cursor: Any) -> Any:
 
 def pg_connect(url: str) -> Any:
     """An autocommit psycopg connection to ``url``; the password is found as the pgvector
-    store finds it (``stores.pg_connect``: the URL given earlier, $RAGCORE_PG_PASSWORD, libpq)."""
+    store finds it (``stores.postgres.connect``: the URL given earlier, $RAGCORE_PG_PASSWORD, libpq)."""
     try:
         import psycopg
     except ImportError as exc:  # pragma: no cover - depends on the installed extras

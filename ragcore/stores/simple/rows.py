@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..disk import file_size, load_npy
+from ...disk import file_size, load_npy
 
 # Memory-map a segment's vectors file above this size: an index is many segments, and mapped
 # rows cost no resident memory until read (a query reads them all, from the page cache).

@@ -1,11 +1,11 @@
 """Saving a ``SimpleVectorStore``: which segments a save links, which rows it writes.
 
-``simple`` holds the store and its search; ``simple_persist`` the file format; this module the
+``store`` holds the store and its search; ``persist`` the file format; this module the
 save itself, which works on the store's parts (its matrix, segments, columns, approximate
 indexes). A save (a commit's) links every saved segment and writes the rows added since as one
 new segment, plus a segment with deleted rows rewritten without them (``segments.EXPUNGE``):
 its cost follows the batch. The size-tiered merges (``segments.plan_merges``) are never a
-save's: the merger writes them outside the lock (``simple_merge``, ``ragcore.index.merger``)
+save's: the merger writes them outside the lock (``merge``, ``ragcore.index.merger``)
 and the next save links them as it links any segment.
 """
 
@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import IndexFormatError
-from .matrix_rows import open_part
+from ...errors import IndexFormatError
+from .rows import open_part
 from .segments import Segment, link_segment, merges_due, next_name, plan_merges, segment_folder
 from .segments import stamp
-from .simple_persist import write_header, write_segment
+from .persist import write_header, write_segment
 
 
 

@@ -3,7 +3,7 @@
 ``PGVectorStore("postgresql://USER@HOST:PORT/DB", table="ragcore_notes")`` keeps one row per
 node: ``id`` (primary key), ``doc_id`` (indexed, for deleting a document), ``embedding``
 (``vector(dim)``, the table is made on the first add once the dimension is known) and
-``metadata`` (JSONB, filtered by ``ragcore.stores.pg_filters`` with bound parameters only).
+``metadata`` (JSONB, filtered by ``ragcore.stores.postgres.filters`` with bound parameters only).
 Table names are identifiers composed with ``psycopg.sql.Identifier``, never pasted into text.
 
 Search uses an HNSW index (made after the first load, so a bulk load is not slowed by it) with
@@ -13,7 +13,7 @@ filtered or id-restricted search comes back short, it is run again as an exact s
 returns ``top_k`` rows whenever that many rows match. Rows are written through ``COPY`` into a
 temporary table and upserted in one transaction: a failed batch changes nothing.
 
-The password is never part of ``describe()``: see ``ragcore.stores.pg_connect``.
+The password is never part of ``describe()``: see ``ragcore.stores.postgres.connect``.
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ import numpy as np
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-from ..errors import ConfigError, StoreError
-from .base import METRICS, StoreSpec
-from .filters import MetadataFilters, as_filters
-from .pg_connect import clean_url, connect, remember_password
-from .pg_filters import filters_sql
-from .store_rows import check_rows, check_top_k, ordered_vectors
+from ...errors import ConfigError, StoreError
+from ..base import METRICS, StoreSpec
+from ..filters import MetadataFilters, as_filters
+from .connect import clean_url, connect, remember_password
+from .filters import filters_sql
+from ..store_rows import check_rows, check_top_k, ordered_vectors
 
 EF_SEARCH = 200  # pgvector's default 40 lost a quarter of the filtered results at 100k rows
 BATCH = 5000

@@ -1,6 +1,6 @@
 """Segments of a ``SimpleVectorStore`` on disk: which are kept, linked forward, or merged.
 
-A store folder (format version 3, ``simple_persist``) lists its segments in ``store.json``: the
+A store folder (format version 3, ``persist``) lists its segments in ``store.json``: the
 rows of one save each, never changed once written. The first may be the folder itself (``""``:
 the files beside ``store.json``, as every earlier version wrote them); later ones are
 subfolders ``vectors-NNNNNN``. A save links the files of the segments it keeps into the new

@@ -1,6 +1,6 @@
 """SimpleVectorStore: exact search over an in-memory (or memory-mapped) numpy matrix.
 
-Rows live in ``MatrixRows`` (``matrix_rows``): the rows last saved or loaded, memory-mapped when
+Rows live in ``MatrixRows`` (``rows``): the rows last saved or loaded, memory-mapped when
 large, and an in-memory tail that grows by half again when full, so adding is amortized O(rows
 added) and saving an index holds only the rows added since its last save in memory. A query is
 one matrix-vector product plus ``np.argpartition`` and a sort of the k best: no Python loop over
@@ -20,9 +20,9 @@ its results in ``ragcore.search.mmr``. On disk, in the index folder: ``store.jso
 ``vectors.npy`` (memory-mapped on load when large), ``vector_ids.json``,
 ``vector_metadata.json`` and ``vector_doc_ids.json`` (the last two parsed on first use, not at
 load), and a deletion bitmap; a save links the segments it keeps and writes only the rows added
-since (``simple_save``; the size-tiered merges of ``segments.plan_merges`` are the merger's,
-``simple_merge``); a big segment also gets its approximate index (``ann.faiss``, built by
-whoever writes it: ``ann``). The format is written and read in ``simple_persist``, and
+since (``save``; the size-tiered merges of ``segments.plan_merges`` are the merger's,
+``merge``); a big segment also gets its approximate index (``ann.faiss``, built by
+whoever writes it: ``ann``). The format is written and read in ``persist``, and
 ``ragcore.stores.registry`` reopens it from the index manifest.
 """
 
@@ -33,16 +33,16 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..embeddings.base import normalize
-from ..errors import ConfigError, IndexFormatError, StoreError
-from .ann import AnnSearch, AnnSettings
-from .base import METRICS, StoreSpec
-from .filters import MaskCache, MetadataFilters, as_filters, id_mask
-from .matrix_rows import MatrixRows, top_k_indices
-from .query_threads import query_threads
+from ...embeddings.base import normalize
+from ...errors import ConfigError, IndexFormatError, StoreError
+from ..ann import AnnSearch, AnnSettings
+from ..base import METRICS, StoreSpec
+from ..filters import MaskCache, MetadataFilters, as_filters, id_mask
+from .rows import MatrixRows, top_k_indices
+from ..query_threads import query_threads
 from .segments import Segment
-from .simple_persist import Column, ids_digest, ids_mismatch, parse_column, read_store
-from .simple_save import save_store, store_merges_due
+from .persist import Column, ids_digest, ids_mismatch, parse_column, read_store
+from .save import save_store, store_merges_due
 
 _MASK_CACHE_SIZE = 8
 
@@ -340,16 +340,16 @@ class SimpleVectorStore:
             allowed = allowed & id_mask(self._row_map(), node_ids, self._size)
         return np.flatnonzero(allowed)
 
-    # -- disk (the file format is in simple_persist) -----------------------------------------
+    # -- disk (the file format is in persist) -----------------------------------------
 
     def persist(self, folder: Path) -> None:
-        """Save into the index folder ``folder`` (``simple_save``): link the saved segments
+        """Save into the index folder ``folder`` (``save``): link the saved segments
         kept, write the rows added since as a new segment, then the header and the deletion
-        bitmap (the size-tiered merges are the merger's: ``simple_merge``)."""
+        bitmap (the size-tiered merges are the merger's: ``merge``)."""
         save_store(self, Path(folder))
 
     def merges_due(self) -> bool:
-        """Whether the saved segments are due a size-tiered merge (``simple_merge``)."""
+        """Whether the saved segments are due a size-tiered merge (``merge``)."""
         return store_merges_due(self)
 
     @classmethod

@@ -9,7 +9,7 @@ raw bytes on load (``Piece``) so that they are parsed only when a filter or a de
 them. ``vector_deleted.npy`` marks, one bit per row of the segments in order, the rows deleted
 since they were written. Versions 1 and 2 are one segment in the folder itself and no
 deletions; version 1 folders have no ``vector_doc_ids.json``: their rows' documents are unknown
-(None), so ``delete_ref_doc`` finds none of them. ``simple`` holds the store itself and decides
+(None), so ``delete_ref_doc`` finds none of them. ``store`` holds the store itself and decides
 what a save links and writes; this module only moves its parts.
 
 ``ids_digest`` is the digest of an ordered id list that the index manifest records for each
@@ -30,9 +30,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..disk import load_npy, read_bytes, read_json, write_npy
-from ..errors import IndexFormatError
-from .matrix_rows import MatrixRows, open_part
+from ...disk import load_npy, read_bytes, read_json, write_npy
+from ...errors import IndexFormatError
+from .rows import MatrixRows, open_part
 from .segments import SEGMENT_FILES, Segment, segment_folder, stamp
 
 STORE_FORMAT = "ragcore-simple-vector-store"

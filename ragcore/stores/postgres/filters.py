@@ -15,8 +15,8 @@ from typing import Any
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-from ..errors import ConfigError
-from .filters import FilterCondition, MetadataFilter, MetadataFilters
+from ...errors import ConfigError
+from ..filters import FilterCondition, MetadataFilter, MetadataFilters
 
 _RANGE = {">": ">", "<": "<", ">=": ">=", "<=": "<="}  # the only operators put in SQL text
 

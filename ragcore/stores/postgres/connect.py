@@ -13,7 +13,7 @@ import os
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-from ..errors import ConfigError, StoreError
+from ...errors import ConfigError, StoreError
 
 PASSWORD_ENV = "RAGCORE_PG_PASSWORD"
 _passwords: dict[tuple[str, str, int, str], str] = {}

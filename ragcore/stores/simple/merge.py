@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from .matrix_rows import MatrixRows, open_part
+from .rows import MatrixRows, open_part
 from .segments import Segment, locate, merge_runs, merged_positions, next_name, stamp
-from .simple_persist import Piece, write_segment
+from .persist import Piece, write_segment
 
 
 @dataclass(slots=True)
