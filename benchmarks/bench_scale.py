@@ -44,7 +44,7 @@ from benchmarks.bench_commit import inodes, new_bytes, ratio_rows
 from benchmarks.harness import Row, peak_memory_mb, timed
 from ragcore.embeddings import FakeEmbedder
 from ragcore.index import VectorStoreIndex
-from ragcore.index.merger import BackgroundMerger, merges_due
+from ragcore.index.disk.merger import BackgroundMerger, merges_due
 from ragcore.stores import SimpleVectorStore
 from ragcore.stores.simple import segments
 from ragcore.stores.ann import AnnSettings
@@ -192,7 +192,7 @@ def commit_rows(index: VectorStoreIndex, path: Path, label: str) -> list[Row]:
 
 def merge_rows(index: VectorStoreIndex, path: Path, label: str, *, whole: bool) -> list[Row]:
     """2k batches committed until a size tier is due (a commit never merges), then one more
-    committed while the merger (``ragcore.index.merger``, a background thread) merges:
+    committed while the merger (``ragcore.index.disk.merger``, a background thread) merges:
     ``whole``: every segment, the big one too (for the time, every segment counts as one tier
     and two make a merge), so the merge reads every row and builds the merged segment's
     approximate index: the biggest merge an index of this size has."""

@@ -160,8 +160,8 @@ def merging(path: Path, seconds: float) -> None:
     an ingestion runs them; prints the commits and merges made. Deletes stay marked in the
     segments (``EXPUNGE``), and each merge writes for 50 ms more, as a big one would: commits
     and deletes land while it writes."""
-    from ragcore.index import merger as merging_module
-    from ragcore.index.merger import BackgroundMerger
+    from ragcore.index.disk import merger as merging_module
+    from ragcore.index.disk.merger import BackgroundMerger
     from ragcore.stores.simple import segments
 
     segments.FACTOR, segments.EXPUNGE = 2, 0.9
@@ -191,7 +191,7 @@ def merge_stopped(path: Path, at: str) -> None:
     """Two appender commits (a tier due), then a merge that stops ``at`` "writing" (its
     segments written, nothing installed) or "installing" (installed in memory, its commit's
     generation being written), says so and waits there to be killed."""
-    from ragcore.index import merger
+    from ragcore.index.disk import merger
     from ragcore.stores.simple import segments
 
     segments.FACTOR = 2
@@ -227,7 +227,7 @@ def appended_reader(path: Path, seconds: float) -> None:
 def check_appended(path: Path) -> int:
     """Check the index an appender left completely (``verify_index``) and as one of its
     commits: returns that commit's number."""
-    from ragcore.index.verify import verify_index
+    from ragcore.index.disk.verify import verify_index
 
     verify_index(path)
     index = VectorStoreIndex.load(path, embedder=FakeEmbedder(), splitter=ParagraphSplitter())

@@ -12,8 +12,8 @@ import pytest
 from ragcore.embeddings import FakeEmbedder
 from ragcore.errors import IndexFormatError
 from ragcore.index import VectorStoreIndex
-from ragcore.index.folder import current_data
-from ragcore.index.verify import verify_index
+from ragcore.index.disk.folder import current_data
+from ragcore.index.disk.verify import verify_index
 from ragcore.stores import SimpleVectorStore, ann
 from ragcore.stores.simple import segments
 from ragcore.stores.ann import ANN_FILE, AnnSettings

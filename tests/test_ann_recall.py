@@ -14,8 +14,8 @@ import pytest
 from ragcore.cli import main
 from ragcore.embeddings import FakeEmbedder
 from ragcore.index import VectorStoreIndex
-from ragcore.index.folder import current_data
-from ragcore.index.verify import verify_index
+from ragcore.index.disk.folder import current_data
+from ragcore.index.disk.verify import verify_index
 from ragcore.stores import SimpleVectorStore, ann
 from ragcore.stores.ann import ANN_FILE, AnnSettings
 from ragcore.stores.ann_recall import RECALL_FILE, read_recall, sample_queries

@@ -25,7 +25,7 @@ from benchmarks import drill_readers
 from ragcore.chunking.sentence import SentenceSplitter
 from ragcore.embeddings import FakeEmbedder
 from ragcore.index import VectorStoreIndex
-from ragcore.index.folder import current_data
+from ragcore.index.disk.folder import current_data
 from ragcore.stores import SimpleVectorStore
 from ragcore.stores.ann import ANN_FILE, AnnSettings
 from ragcore.types import Document

@@ -20,8 +20,8 @@ from store_fakes import ParagraphSplitter, animal_docs
 
 from ragcore.embeddings import FakeEmbedder
 from ragcore.index import VectorStoreIndex
-from ragcore.index.folder import current_data
-from ragcore.index.verify import verify_index
+from ragcore.index.disk.folder import current_data
+from ragcore.index.disk.verify import verify_index
 from ragcore.types import Document
 
 V3 = Path(__file__).parent / "data" / "index_v3"

@@ -1,7 +1,7 @@
 """Forged damage: records changed and every checksum computed again after, as a writer with
 access to the folder (or one with a bug) would leave them. The checksums then all match, so
 ``ragcore verify`` must find the change by comparing the records with one another
-(``ragcore.index.consistency``): a node's text against its keyword postings and the nodes it
+(``ragcore.index.disk.consistency``): a node's text against its keyword postings and the nodes it
 overlaps, its id against its offsets and links, each vector against its text embedded again.
 """
 
@@ -18,9 +18,10 @@ from ragcore.chunking import SentenceSplitter
 from ragcore.cli import main
 from ragcore.embeddings import FakeEmbedder
 from ragcore.errors import IndexFormatError
-from ragcore.index import VectorStoreIndex, checksums
-from ragcore.index.folder import current_data
-from ragcore.index.verify import verify_index
+from ragcore.index import VectorStoreIndex
+from ragcore.index.disk import checksums
+from ragcore.index.disk.folder import current_data
+from ragcore.index.disk.verify import verify_index
 from ragcore.stores.simple.persist import ids_digest
 from ragcore.types import Document
 

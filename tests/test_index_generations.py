@@ -14,8 +14,8 @@ from store_fakes import ParagraphSplitter, animal_docs
 from ragcore.embeddings import FakeEmbedder
 from ragcore.errors import PersistError
 from ragcore.index import VectorStoreIndex
-from ragcore.index.folder import current_data, read_revision
-from ragcore.index.generations import READER_LOCK, reading, writer_lock
+from ragcore.index.disk.folder import current_data, read_revision
+from ragcore.index.disk.generations import READER_LOCK, reading, writer_lock
 from ragcore.stores.base import StoreSpec
 from ragcore.stores.registry import register_vector_store
 from ragcore.stores.simple.store import SimpleVectorStore

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from store_fakes import ParagraphSplitter, animal_docs
 
-import ragcore.index.folder
-import ragcore.index.generations
-from ragcore.index import checksums
+import ragcore.index.disk.folder
+import ragcore.index.disk.generations
+from ragcore.index.disk import checksums
 from ragcore.index.docstore import DocStore
 from ragcore.embeddings import FakeEmbedder
 from ragcore.errors import ConfigError, EmbeddingError, IndexFormatError, PersistError
@@ -45,7 +45,7 @@ def _siblings(path: Path) -> list[str]:
 
 def _data(path: Path) -> Path:
     """The current generation folder of the index at ``path``."""
-    return ragcore.index.folder.current_data(path)
+    return ragcore.index.disk.folder.current_data(path)
 
 
 def _all_bytes(path: Path) -> bytes:
@@ -195,7 +195,7 @@ def test_failed_publish_keeps_the_old_index(built, tmp_path, monkeypatch):
     def replace(src, dst):
         raise OSError("rename refused")
 
-    monkeypatch.setattr(ragcore.index.generations.os, "replace", replace)
+    monkeypatch.setattr(ragcore.index.disk.generations.os, "replace", replace)
     built.insert(Document(text="Owls hunt at night.", doc_id="owls.txt"))
     with pytest.raises(PersistError, match="rename refused"):
         built.persist(path)
@@ -369,7 +369,7 @@ def test_a_format_version_1_folder_loads_answers_and_upgrades(built, tmp_path):
     """tests/data/index_v1 was written by ragcore before the store registry, revisions and
     store document ids (the same animal documents, fake embedder, paragraph splitter)."""
     old = _load(V1)
-    assert old.revision == 0 and ragcore.index.folder.read_revision(V1) == 0
+    assert old.revision == 0 and ragcore.index.disk.folder.read_revision(V1) == 0
     assert old.ref_doc_ids() == built.ref_doc_ids()
     for question in ("why do cats purr", "bond yields", "borrow checker"):
         got = old.as_retriever(similarity_top_k=3).retrieve(question)
@@ -379,7 +379,7 @@ def test_a_format_version_1_folder_loads_answers_and_upgrades(built, tmp_path):
         ]
     path = tmp_path / "copy"
     old.persist(path)  # a copy elsewhere keeps revision 0: nothing changed
-    assert ragcore.index.folder.read_revision(path) == 0
+    assert ragcore.index.disk.folder.read_revision(path) == 0
     copy = _load(path)
     assert copy.delete_ref_doc("markets.txt")  # rows without document ids are deleted by id
     copy.persist(path)

@@ -15,7 +15,7 @@ from store_fakes import ParagraphSplitter, animal_docs
 
 from ragcore.embeddings import FakeEmbedder
 from ragcore.index import VectorStoreIndex
-from ragcore.index.folder import read_revision
+from ragcore.index.disk.folder import read_revision
 from ragcore.types import Document
 
 

@@ -13,9 +13,10 @@ from store_fakes import ParagraphSplitter, animal_docs
 
 from ragcore.embeddings import FakeEmbedder
 from ragcore.errors import IndexFormatError
-from ragcore.index import VectorStoreIndex, checksums
-from ragcore.index.folder import current_data
-from ragcore.index.verify import verify_index
+from ragcore.index import VectorStoreIndex
+from ragcore.index.disk import checksums
+from ragcore.index.disk.folder import current_data
+from ragcore.index.disk.verify import verify_index
 from ragcore.stores.simple import segments
 from ragcore.types import Document
 

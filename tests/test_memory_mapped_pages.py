@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragcore.index.node_file import NodeFile, write_node_file
+from ragcore.index.disk.node_file import NodeFile, write_node_file
 from ragcore.stores import SimpleVectorStore
 from ragcore.stores.ann import ANN_FILE, AnnSettings
 from ragcore.stores.simple.rows import MatrixRows, open_part

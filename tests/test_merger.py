@@ -10,11 +10,11 @@ from store_fakes import ParagraphSplitter
 
 from ragcore.embeddings import FakeEmbedder
 from ragcore.index import VectorStoreIndex
-from ragcore.index.folder import current_data
-from ragcore.index import merger
-from ragcore.index.commit import merge_waiting
-from ragcore.index.merger import BackgroundMerger, merges_due
-from ragcore.index.verify import verify_index
+from ragcore.index.disk.folder import current_data
+from ragcore.index.disk import merger
+from ragcore.index.disk.commit import merge_waiting
+from ragcore.index.disk.merger import BackgroundMerger, merges_due
+from ragcore.index.disk.verify import verify_index
 from ragcore.stores.simple import segments
 from ragcore.types import Document
 
@@ -104,7 +104,7 @@ def test_the_background_merger_runs_one_merge_at_a_time_and_keeps_its_failure(tm
     for i in range(3, 6):
         index.insert(_doc(i))
         index.persist(path)
-    monkeypatch.setattr("ragcore.index.merger.commit_index",
+    monkeypatch.setattr("ragcore.index.disk.merger.commit_index",
                         lambda *a, **k: (_ for _ in ()).throw(OSError("disk full")))
     merger.start()
     merger.wait()
@@ -214,7 +214,7 @@ def test_a_merger_folder_left_by_a_dead_process_is_removed_at_the_next_open(tmp_
 
 def test_when_the_install_commit_fails_the_next_commit_writes_the_index_whole(
         tmp_path, factor3, monkeypatch):
-    from ragcore.index import folder
+    from ragcore.index.disk import folder
 
     path = tmp_path / "index"
     index = _two_per_commit(path, 3)

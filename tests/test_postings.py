@@ -16,9 +16,9 @@ from store_fakes import ParagraphSplitter
 from ragcore.embeddings import FakeEmbedder
 from ragcore.errors import IndexFormatError
 from ragcore.index import VectorStoreIndex, keyword_parts, postings
-from ragcore.index.folder import current_data
+from ragcore.index.disk.folder import current_data
 from ragcore.index.keyword import KeywordIndex
-from ragcore.index.verify import verify_index
+from ragcore.index.disk.verify import verify_index
 from ragcore.stores.simple import segments
 from ragcore.types import Document
 

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 from store_fakes import ParagraphSplitter, animal_docs
 
-from ragcore.index import VectorStoreIndex, checksums
-from ragcore.index.folder import current_data
+from ragcore.index import VectorStoreIndex
+from ragcore.index.disk import checksums
+from ragcore.index.disk.folder import current_data
 from ragcore.errors import IndexFormatError
 from ragcore.stores import SimpleVectorStore
 from ragcore.stores.simple import save as simple_save

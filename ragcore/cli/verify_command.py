@@ -31,7 +31,7 @@ def add_parsers(commands, common: argparse.ArgumentParser) -> None:
 
 def run_verify(args: argparse.Namespace, context: CliContext) -> int:
     from ..errors import ConfigError
-    from ..index.verify import verify_index
+    from ..index.disk.verify import verify_index
 
     if args.folder and args.index:
         raise ConfigError("give an index folder or --index NAME, not both")

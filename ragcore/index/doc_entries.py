@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..errors import IndexFormatError
-from .node_file import COLUMNS
+from .disk.node_file import COLUMNS
 
 
 def utc_now() -> str:

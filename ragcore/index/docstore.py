@@ -41,13 +41,13 @@ from ..disk import read_json, write_json, write_npy
 from ..errors import IndexFormatError, StoreError
 from ..stores.simple.persist import ids_mismatch
 from .changes import Changes
-from .checksums import damaged
+from .disk.checksums import damaged
 from .doc_entries import DocInfo, DocEntry, entries_from_columns, utc_now
-from .node_file import NodeFile, check_columns, node_lines, write_node_file
-from .doc_segments import COUNTS, VERSION, DocSegments, doc_records, first_records
-from .doc_segments import RUNS as DOC_RUNS
-from .doc_segments import read_documents
-from .node_segments import (
+from .disk.node_file import NodeFile, check_columns, node_lines, write_node_file
+from .disk.doc_segments import COUNTS, VERSION, DocSegments, doc_records, first_records
+from .disk.doc_segments import RUNS as DOC_RUNS
+from .disk.doc_segments import read_documents
+from .disk.node_segments import (
     RUNS, NodeSegments, as_runs, listed_segments, read_runs, read_segment, write_ids,
 )
 from ..types import Node

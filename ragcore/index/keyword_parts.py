@@ -33,7 +33,7 @@ import numpy as np
 from ..stores.simple.segments import Segment
 from ..types import MetadataMode, Node
 from .keyword import KeywordIndex
-from .node_file import NodeFile
+from .disk.node_file import NodeFile
 from .postings import FILES, Postings, build_postings, has_postings, read_postings, write_postings
 
 log = logging.getLogger(__name__)

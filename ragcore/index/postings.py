@@ -45,7 +45,7 @@ import numpy as np
 
 from ..disk import load_npy, missing, write_npy
 from ..search.analysis import ANALYSIS_VERSION, Analyzer, term, words
-from .checksums import damaged
+from .disk.checksums import damaged
 
 FORMAT = "ragcore-postings"
 VERSION = 1

@@ -20,11 +20,11 @@ from ..errors import ConfigError, StoreError
 from ..stores.base import VectorStore
 from ..stores.simple.store import SimpleVectorStore
 from ..types import Document, Node, ScoredNode
-from .bindings import record_ids
+from .disk.bindings import record_ids
 from .docstore import DocInfo, DocStore, utc_now
 from .keyword import KeywordIndex
 from .keyword_parts import keyword_index_of
-from .manifest import index_manifest
+from .disk.manifest import index_manifest
 from .refresh import check_nodes, check_store
 
 _CHECK_BATCH = 4096  # ``attached`` fetches vectors in batches of this many ids

@@ -29,11 +29,11 @@ from ..retrieval.retrievers import Retriever, RetrievalMode, make_retriever
 from ..stores import MetadataFilters, VectorStore, as_filters
 from ..types import Document, Node, ScoredNode
 from .docstore import DocInfo
-from .commit import commit_index
-from .folder import open_index_folder
+from .disk.commit import commit_index
+from .disk.folder import open_index_folder
 from .keyword import B, K1, KeywordIndex
-from .manifest import build_splitter, index_stats
-from .merger import merge_segments
+from .disk.manifest import build_splitter, index_stats
+from .disk.merger import merge_segments
 from .refresh import RefreshReport, check_documents, check_nodes, check_vectors, plan_refresh
 from .split_embed import check_embedder, log_chunk_truncation, split_documents
 from .state import IndexState

@@ -9,7 +9,7 @@ duration: however big the index grows, saving costs at most about a tenth of the
 That spacing never defers a save past ``MAX_DEFERRED`` batches of chunks: the unsaved work
 (nodes, vectors, postings) is what an ingestion holds in memory, so with a fast embedder a
 slow save must not let the next batch grow with the corpus (merges are not a save's: a thread
-runs them after it, ``ragcore.index.merger``).
+runs them after it, ``ragcore.index.disk.merger``).
 
 A document still being embedded when a batch is saved goes in with the chunks embedded so far
 and the metadata key ``PARTIAL_KEY`` ("1200 of 15724 chunks"): the key changes the document's

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ..index import VectorStoreIndex
 
 UPLOAD_PREFIX = "upload:"
-MANIFEST = "manifest.json"  # the file a saved index folder is known by (ragcore.index.manifest)
+MANIFEST = "manifest.json"  # the file a saved index folder is known by (ragcore.index.disk.manifest)
 
 
 def saved(folder: Path) -> bool:

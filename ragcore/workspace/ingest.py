@@ -5,7 +5,7 @@ its upload folder. Nothing here opens or locks an index or knows the workspace: 
 opens the handle under the index's write lock and calls these; ``ingest_files`` saves the index
 through the handle after every batch of work (``commits``), so a cancel or a crash keeps the
 batches saved before it, and an unchanged index is never rewritten; after each save a thread
-runs the segment merges due (``ragcore.index.merger``), waited for when the ingestion ends. A
+runs the segment merges due (``ragcore.index.disk.merger``), waited for when the ingestion ends. A
 file's chunks are embedded a slice at a time (``FileWork``): between slices a cancel is noticed
 and a due batch is saved.
 
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from ..errors import RagcoreError, ReaderError, WorkspaceError
-from ..index.merger import BackgroundMerger
+from ..index.disk.merger import BackgroundMerger
 from ..types import Document
 from .commits import PARTIAL_KEY, Batching, Cancelled, Commits
 from .handle import UPLOAD_PREFIX, IndexHandle

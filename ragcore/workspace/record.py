@@ -128,7 +128,7 @@ def drop_store(folder: Path) -> None:
     (nothing for the index folder's own store). A database that cannot be reached is logged
     with what is left behind, and does not stop the deletion of the index."""
     from ..errors import RagcoreError
-    from ..index.manifest import manifest_store, peek_manifest
+    from ..index.disk.manifest import manifest_store, peek_manifest
     from ..stores.registry import open_vector_store
 
     manifest = peek_manifest(folder)

@@ -52,7 +52,7 @@ class IndexFacts:
 
 def read_facts(folder: Path) -> IndexFacts:
     """The manifest's counts, model, dates and revision; reads one small file, loads nothing."""
-    from ..index.manifest import manifest_revision, read_manifest
+    from ..index.disk.manifest import manifest_revision, read_manifest
 
     if not (folder / "manifest.json").is_file():  # nothing saved yet (handle.saved)
         return IndexFacts()

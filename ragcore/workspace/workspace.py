@@ -240,7 +240,7 @@ class Workspace:
 
     def index_version(self, name: str) -> IndexVersion:
         """Which state of the index is on disk; reads the record and the manifest's revision."""
-        from ..index.folder import read_revision
+        from ..index.disk.folder import read_revision
 
         record = self.record(name)
         folder = self.index_path(name)

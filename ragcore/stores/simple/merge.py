@@ -1,6 +1,6 @@
 """A size-tiered merge of a ``SimpleVectorStore``'s segments, written outside the writer lock.
 
-The merger (``ragcore.index.merger``) works in three steps; this module does them for the
+The merger (``ragcore.index.disk.merger``) works in three steps; this module does them for the
 store. ``StoreMerge.plan`` (under the index's lock) notes the runs of segments
 ``segments.merge_runs`` asks for: the segments themselves, their vectors (read-only parts,
 memory-mapped) and live rows, and their rows' ids, metadata and document ids as held then.

@@ -14,7 +14,7 @@ what a save links and writes; this module only moves its parts.
 
 ``ids_digest`` is the digest of an ordered id list that the index manifest records for each
 segment's ``vector_ids.json`` and ``vector_doc_ids.json`` and the docstore's ``node_ids.json``
-(``ragcore.index.bindings``), so ids swapped or shifted between files are caught even when each
+(``ragcore.index.disk.bindings``), so ids swapped or shifted between files are caught even when each
 file's checksum was recomputed; a ``Piece`` given its digest checks it when first parsed.
 """
 

@@ -5,7 +5,7 @@ save itself, which works on the store's parts (its matrix, segments, columns, ap
 indexes). A save (a commit's) links every saved segment and writes the rows added since as one
 new segment, plus a segment with deleted rows rewritten without them (``segments.EXPUNGE``):
 its cost follows the batch. The size-tiered merges (``segments.plan_merges``) are never a
-save's: the merger writes them outside the lock (``merge``, ``ragcore.index.merger``)
+save's: the merger writes them outside the lock (``merge``, ``ragcore.index.disk.merger``)
 and the next save links them as it links any segment.
 """
 

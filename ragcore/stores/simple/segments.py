@@ -8,7 +8,7 @@ folder (``link_segment``: a hard link costs no bytes, and the index's next gener
 folder) and writes only the rows added since as a new segment, plus a bitmap of the rows deleted
 from the kept ones. ``plan_merges`` keeps the count bounded, size-tiered as Lucene and LanceDB
 compact, but never in a commit (a commit writes its batch and nothing else: ``merges_due``
-says when the merger, ``ragcore.index.merger``, has work): a tier is the order of magnitude of
+says when the merger, ``ragcore.index.disk.merger``, has work): a tier is the order of magnitude of
 a segment's live rows, and when the newest ``FACTOR`` segments are of one tier (or smaller)
 they are merged into one of the next tier, so a tier never holds more than ``FACTOR - 1``
 segments and each row is rewritten about once per tier

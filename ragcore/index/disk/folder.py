@@ -40,12 +40,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..errors import IndexFormatError, PersistError
-from ..stores.consistency import ExternalRows, check_rows
-from ..stores.registry import open_vector_store
+from ...errors import IndexFormatError, PersistError
+from ...stores.consistency import ExternalRows, check_rows
+from ...stores.registry import open_vector_store
 from .bindings import check_ids
 from .checksums import damaged, record_files, tree_files, verify_files
-from .docstore import DocStore
+from ..docstore import DocStore
 from .generations import (
     READER_LOCK,
     Superseded,
@@ -70,7 +70,7 @@ from .manifest import (
     peek_manifest,
     read_manifest,
 )
-from .state import IndexState
+from ..state import IndexState
 
 __all__ = [
     "Commit",

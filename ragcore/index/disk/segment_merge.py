@@ -21,12 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from ..stores.simple.segments import Segment, locate, merge_runs, merged_positions, next_name
+from ...stores.simple.segments import Segment, locate, merge_runs, merged_positions, next_name
 from .doc_segments import DocSegments, write_records
-from .keyword_parts import segment_postings
+from ..keyword_parts import segment_postings
 from .node_file import NodeFile, write_node_file
 from .node_segments import NodeSegments, as_runs, runs_rows, write_ids
-from .postings import merge_postings
+from ..postings import merge_postings
 
 
 @dataclass(slots=True)

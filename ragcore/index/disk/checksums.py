@@ -18,7 +18,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from ..errors import IndexFormatError
+from ...errors import IndexFormatError
 
 BLOCK = 1 << 20
 EAGER_BLOCKS = 8  # files of up to 8 MiB are checked whole at every load

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .checksums import damaged
-from .docstore import DocStore
+from ..docstore import DocStore
 
 
 def record_ids(docstore: DocStore, store: object) -> dict[str, str]:

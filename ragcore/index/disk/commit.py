@@ -14,7 +14,7 @@ import weakref
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..stores.consistency import settle_rows
+from ...stores.consistency import settle_rows
 from .folder import committing, revision_to_write
 from .manifest import splitter_spec
 

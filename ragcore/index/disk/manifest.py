@@ -28,10 +28,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, IndexFormatError, PersistError
-from ..stores.base import StoreSpec, VectorStore
-from ..stores.registry import vector_stores
-from .docstore import DocStore
+from ...errors import ConfigError, IndexFormatError, PersistError
+from ...stores.base import StoreSpec, VectorStore
+from ...stores.registry import vector_stores
+from ..docstore import DocStore
 
 FORMAT = "ragcore-index"
 VERSION = 4  # 2: a generation folder, with checksums; 3: segments; 4: node counts in doc segments
@@ -172,7 +172,7 @@ def splitter_spec(splitter: Any) -> dict[str, Any] | None:
 
 def build_splitter(spec: dict[str, Any] | None) -> Any:
     """The default splitter, or the one a manifest describes, rebuilt from its settings."""
-    from .. import chunking
+    from ... import chunking
 
     if not spec:
         return chunking.SentenceSplitter()

@@ -24,19 +24,19 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..disk import file_size, load_npy, read_json, write_json
-from ..errors import IndexFormatError
-from ..stores.simple.segments import (
+from ...disk import file_size, load_npy, read_json, write_json
+from ...errors import IndexFormatError
+from ...stores.simple.segments import (
     Segment, link_segment, merges_due, next_name, plan_merges, segment_folder, stamp,
 )
-from ..stores.simple.persist import ids_digest
+from ...stores.simple.persist import ids_digest
 from .checksums import damaged
-from .keyword_parts import (
+from ..keyword_parts import (
     carry_postings, postings_of_nodes, saved_postings, segment_postings,
     segment_postings_written,
 )
 from .node_file import NodeFile, load_crcs, load_offsets, write_node_file
-from .postings import Postings, merge_postings
+from ..postings import Postings, merge_postings
 
 NODE_FILES = ("nodes.jsonl", "offsets.npy", "node_crcs.npy", "node_ids.json")
 RUNS = "node_runs.npy"

@@ -40,7 +40,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from ..errors import PersistError
+from ...errors import PersistError
 
 try:
     import fcntl

@@ -30,12 +30,12 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from ..chunking.nodes import node_id as derived_id
-from ..disk import read_json
-from ..types import MetadataMode, Node
-from .docstore import DocStore
+from ...chunking.nodes import node_id as derived_id
+from ...disk import read_json
+from ...types import MetadataMode, Node
+from ..docstore import DocStore
 from .node_segments import listed_segments, read_segment
-from .postings import Postings, build_postings
+from ..postings import Postings, build_postings
 
 SAME_VECTOR = 0.98  # cosine of a node's stored vector and its text embedded again, at least
 _BATCH = 256  # nodes embedded again per call
@@ -164,7 +164,7 @@ def row_problems(known: set[str], store: Any) -> list[str]:
 def vector_problems(docstore: DocStore, store: Any, embedder: Any) -> list[str]:
     """Each node's text embedded again against its stored vector (the model must be the
     index's): a row whose vector is another text's has had its id swapped or shifted."""
-    from ..embeddings.base import embed_nodes
+    from ...embeddings.base import embed_nodes
 
     problems = []
     ids = docstore.node_ids()

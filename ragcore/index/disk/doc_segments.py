@@ -24,9 +24,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..disk import load_npy, read_json, write_json, write_npy
-from ..errors import IndexFormatError
-from ..stores.simple.segments import (
+from ...disk import load_npy, read_json, write_json, write_npy
+from ...errors import IndexFormatError
+from ...stores.simple.segments import (
     Segment, link_segment, merges_due, next_name, plan_merges, segment_folder, stamp,
 )
 from .checksums import damaged

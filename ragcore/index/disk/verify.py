@@ -21,13 +21,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import PersistError, StoreError
+from ...errors import PersistError, StoreError
 from .bindings import check_vector_documents
 from .checksums import damaged
 from .consistency import record_problems, summary
 from .folder import open_index_folder
 from .generations import Superseded, reading
-from .state import IndexState
+from ..state import IndexState
 from .manifest import (
     MANIFEST, approximate_search, data_folder, manifest_generation, read_manifest,
 )

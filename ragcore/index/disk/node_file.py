@@ -22,9 +22,9 @@ from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
-from ..errors import IndexFormatError
-from ..disk import copy_range, load_npy, write_npy
-from ..types import Node
+from ...errors import IndexFormatError
+from ...disk import copy_range, load_npy, write_npy
+from ...types import Node
 from .checksums import damaged
 
 COLUMNS = ("doc_ids", "hashes", "node_counts", "characters", "indexed_at", "metadata")

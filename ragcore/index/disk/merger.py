@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..stores.simple.merge import StoreMerge
+from ...stores.simple.merge import StoreMerge
 from .commit import commit_index, hand_over, merge_waiting
 from .folder import current_data
 from .generations import merge_folder, reading, writer_lock
