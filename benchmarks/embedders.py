@@ -33,8 +33,8 @@ import numpy as np
 from benchmarks.answers.report import cell, format_matrix
 from benchmarks.embedder_speed import cpu_seconds_interleaved, token_chunks
 from benchmarks.harness import Row, corpus_dir
-from ragcore.embeddings.onnx_derived import DERIVED_VERSION
-from ragcore.embeddings.onnx_export import EXPORT_VERSION
+from ragcore.embeddings.onnx.derived import DERIVED_VERSION
+from ragcore.embeddings.onnx.export import EXPORT_VERSION
 
 GROUP = "embedders"
 VECTOR_CACHE = Path(__file__).resolve().parent / ".cache" / "embedders"

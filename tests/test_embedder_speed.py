@@ -21,9 +21,9 @@ import numpy as np
 import pytest
 
 from ragcore.embeddings import OnnxEmbedder, packaged
-from ragcore.embeddings import onnx_derived
-from ragcore.embeddings.onnx_derived import FUSED_FILE, FUSED_INT8_FILE, ensure_derived, sidecar
-from ragcore.embeddings.onnx_export import FP32_FILE, ensure_exported, export_folder
+from ragcore.embeddings.onnx import derived as onnx_derived
+from ragcore.embeddings.onnx.derived import FUSED_FILE, FUSED_INT8_FILE, ensure_derived, sidecar
+from ragcore.embeddings.onnx.export import FP32_FILE, ensure_exported, export_folder
 from ragcore.errors import ConfigError, EmbeddingError
 
 CONFIG = {"model_type": "bert", "num_attention_heads": 12, "hidden_size": 384}

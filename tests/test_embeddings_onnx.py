@@ -19,7 +19,7 @@ import pytest
 from ragcore import VectorStoreIndex
 from ragcore.embeddings import FakeEmbedder, OnnxEmbedder, SentenceTransformerEmbedder
 from ragcore.embeddings import packaged
-from ragcore.embeddings.onnx_export import (
+from ragcore.embeddings.onnx.export import (
     CACHE_ENV,
     FP32_FILE,
     INT8_FILE,
@@ -126,7 +126,7 @@ def test_a_damaged_export_says_which_folder_to_delete(tmp_path):
 
 @pytest.mark.slow
 def test_two_processes_exporting_at_once_share_one_complete_export(tmp_path):
-    code = ("from ragcore.embeddings.onnx import OnnxEmbedder;"
+    code = ("from ragcore.embeddings.onnx.embedder import OnnxEmbedder;"
             f"print(OnnxEmbedder(cache_dir={str(tmp_path)!r}).embed_batch(['hi'])[0][:3])")
     runs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True) for _ in range(2)]

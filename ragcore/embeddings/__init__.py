@@ -18,7 +18,7 @@ from .fake import FakeEmbedder
 # public name -> submodule defining it, imported on first access
 _LAZY: dict[str, str] = {
     "SentenceTransformerEmbedder": ".sentence_transformers",
-    "OnnxEmbedder": ".onnx",
+    "OnnxEmbedder": ".onnx.embedder",
     "default_embedder": ".packaged",
     "OllamaEmbedder": ".ollama",
     "OpenAIEmbedder": ".openai",

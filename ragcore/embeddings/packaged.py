@@ -3,14 +3,14 @@
 The same weights run three ways, told apart by the name an index records (``model_name``):
 
 - ``all-MiniLM-L6-v2-onnx-int8``: ONNX Runtime on the fused graph with int8 weights
-  (``onnx_derived``: every matrix product but each feed-forward's second one), texts run one by
+  (``onnx.derived``: every matrix product but each feed-forward's second one), texts run one by
   one with no padding. The default for new indexes: 0.45-0.47x the CPU time of a bare torch
   encode, and on the retrieval benchmark its dense nDCG@10 is within 0.001 of torch's (hybrid within
   0.003); ``docs/embedder.md`` has the table (``python -m benchmarks --only embedders``). An
   index built with the earlier int8 recipe (every MatMul of the exported graph) reads with this
   one: their vectors agree to ~0.99;
 - ``all-MiniLM-L6-v2``: float32, on ONNX Runtime's fused graph when onnxruntime is installed
-  (``onnx``), else on torch (``sentence_transformers``). Both give the same vectors (cosine >
+  (``onnx.embedder``), else on torch (``sentence_transformers``). Both give the same vectors (cosine >
   0.9999), so they share the name and either reads an index built with the other. Indexes
   built before int8 became the default keep it; ``RAGCORE_PACKAGED_VARIANT=float32`` gives it
   to new indexes too.
@@ -80,7 +80,7 @@ def packaged_variant(name: str) -> Embedder:
     if name not in VARIANTS:
         raise ValueError(f"{name!r} is no variant of the packaged model: use one of {VARIANTS}")
     if onnxruntime_available():
-        from .onnx import OnnxEmbedder
+        from .onnx.embedder import OnnxEmbedder
 
         return OnnxEmbedder(quantized=name == INT8_NAME)
     from .sentence_transformers import SentenceTransformerEmbedder

@@ -9,7 +9,7 @@ and the approximate indexes (``ragcore.stores.ann``) run inside ``query_threads(
 BLAS and OpenMP (faiss) to ``QUERY_THREADS`` threads and restores the previous counts after.
 
 Ingestion is not limited: embedding a batch is arithmetic-bound and does use every core (ONNX
-Runtime's threads are its session's, ``ragcore.embeddings.onnx``). The limit is process-wide
+Runtime's threads are its session's, ``ragcore.embeddings.onnx.embedder``). The limit is process-wide
 (that is how BLAS works), so nested or concurrent queries share one: the first to enter sets
 it, the last to leave restores it.
 """

@@ -1,6 +1,6 @@
 """Graphs derived from the exported model: fused by ONNX Runtime's transformer optimizer, or int8.
 
-``onnx_export`` writes the model as torch traced it (``model.onnx``, needs torch once). This
+``export`` writes the model as torch traced it (``model.onnx``, needs torch once). This
 module makes the files ``OnnxEmbedder`` runs from that one with onnxruntime alone, once per
 machine, next to it in the export's cache folder:
 
@@ -30,8 +30,8 @@ import zlib
 from pathlib import Path
 from typing import Callable
 
-from ..errors import EmbeddingError
-from .onnx_export import locked
+from ...errors import EmbeddingError
+from .export import locked
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Export a sentence-transformers model folder to ONNX once, and cache it in the user's cache.
 
-``OnnxEmbedder`` (``onnx``) runs what this module writes. The export needs torch and
+``OnnxEmbedder`` (``embedder``) runs what this module writes. The export needs torch and
 transformers, so it runs once per model and machine, on first use: the transformer and its mean
 pooling become one graph (``input_ids``, ``attention_mask``, ``token_type_ids`` in, one pooled
 vector per text out; the L2 normalisation stays in numpy), and ``quantize_dynamic`` writes a
@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from ..errors import EmbeddingError
+from ...errors import EmbeddingError
 
 try:
     import fcntl

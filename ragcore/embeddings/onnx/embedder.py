@@ -1,6 +1,6 @@
 """The packaged model on ONNX Runtime: the same weights as ``sentence_transformers``, faster.
 
-``onnx_export`` turns the model folder into an ONNX graph once, and ``onnx_derived`` makes the
+``export`` turns the model folder into an ONNX graph once, and ``derived`` makes the
 graphs this module runs from it: fused by onnxruntime's transformer optimizer (float32) and the
 fused graph with int8 weights. They run with onnxruntime and the model's own ``tokenizer.json``
 through ``tokenizers``, so a process whose export exists never imports torch. The pipeline is
@@ -27,11 +27,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..errors import ConfigError, EmbeddingError
-from .base import normalize
-from .onnx_derived import FUSED_FILE, FUSED_INT8_FILE, ensure_derived
-from .onnx_export import INPUTS, ensure_exported, onnx_cache_root
-from .sentence_transformers import model_display_name, packaged_model_path, read_max_seq_length
+from ...errors import ConfigError, EmbeddingError
+from ..base import normalize
+from .derived import FUSED_FILE, FUSED_INT8_FILE, ensure_derived
+from .export import INPUTS, ensure_exported, onnx_cache_root
+from ..sentence_transformers import model_display_name, packaged_model_path, read_max_seq_length
 
 log = logging.getLogger(__name__)
 
