@@ -131,7 +131,7 @@ def main() -> None:
     from ragcore.embeddings import default_embedder
     from ragcore.embeddings.fake import FakeEmbedder
     from ragcore.workspace import Workspace
-    from ragcore.workspace import ingest as ingest_module
+    from ragcore.workspace.ingest import index_files as ingest_module
 
     args.workdir.mkdir(parents=True, exist_ok=True)
     source, size = write_input(args.workdir, "text" if args.model_only else args.kind,

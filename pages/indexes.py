@@ -8,7 +8,7 @@ import streamlit as st
 from ragcore.present import format as fmt
 from ragcore.present.corpus_map import legend_colours
 from ragcore.present.dates import friendly_date
-from ragcore.workspace import permitted
+from ragcore.workspace.team import permitted
 from ragcore.workspace.names import (
     chats_of,
     clean_display,

@@ -7,7 +7,7 @@ import logging
 import streamlit as st
 
 from ragcore.stores.locations import parse_location
-from ragcore.workspace import permitted
+from ragcore.workspace.team import permitted
 from webapp import jobs_view, shell, state, store_choice, team_state
 from webapp import index_names
 from ragcore.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
@@ -58,8 +58,8 @@ def chunking_choices(record) -> tuple[int, int]:
 def forecast(name, files, chunk_size: int, chunk_overlap: int):
     """How long indexing ``files`` takes on this computer (``estimate.forecast``), once per
     choice of files and chunking; None when it cannot be told (no name yet, an error)."""
-    from ragcore.workspace.estimate import SAMPLE_BYTES
-    from ragcore.workspace.estimate import forecast as count
+    from ragcore.workspace.jobs.estimate import SAMPLE_BYTES
+    from ragcore.workspace.jobs.estimate import forecast as count
 
     if not files or not name:
         return None

@@ -16,7 +16,7 @@ from typing import Iterator
 import pytest
 
 from ragcore.testing.engines import PG_PASSWORD
-from ragcore.workspace.team_db import DATABASE_ENV
+from ragcore.workspace.team.team_db import DATABASE_ENV
 
 BACKENDS = ("sqlite", "postgres")
 _numbers = itertools.count(1)

@@ -20,7 +20,7 @@ from ragcore.llms.extractive.text import candidates, list_unit
 from ragcore.types import AnswerRequest
 from ragcore.readers import SimpleDirectoryReader
 from ragcore.summaries.index import SummaryIndex, summarize_document
-from ragcore.workspace.ingest import files_of
+from ragcore.workspace.ingest.index_files import files_of
 
 RULES = ["Each value in Rust has an _owner_.", "There can only be one owner at a time.",
          "When the owner goes out of scope, the value will be dropped."]

@@ -13,7 +13,7 @@ from ragcore.chat.titles import key_phrase_title
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.trace import Trace
 from ragcore.workspace import Workspace
-from ragcore.workspace.jobs_runner import runner_for
+from ragcore.workspace.jobs.runner import runner_for
 from tests.test_app_people import (  # noqa: F401 (fixtures: the speech and PEP 20, offline)
     APP,
     TIMEOUT,

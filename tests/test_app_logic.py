@@ -40,7 +40,7 @@ from ragcore.postprocess import KeywordNodePostprocessor, SimilarityPostprocesso
 from ragcore.trace import Trace
 from ragcore.types import Document, Message, Node, ScoredNode
 from ragcore.workspace.chats import ChatSource, SavedChat, export_markdown
-from ragcore.workspace.report import FileOutcome, IngestReport
+from ragcore.workspace.ingest.report import FileOutcome, IngestReport
 
 # --- query options -------------------------------------------------------------------------
 

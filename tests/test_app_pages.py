@@ -83,7 +83,7 @@ def button(at: AppTest, label: str):
 
 def finish_jobs(at: AppTest, root: Path) -> AppTest:
     """Wait for the background jobs a click started (ingest runs outside the script), rerun."""
-    from ragcore.workspace.jobs_runner import runner_for
+    from ragcore.workspace.jobs.runner import runner_for
 
     assert runner_for(root).wait_idle(timeout=TIMEOUT)
     return at.run()

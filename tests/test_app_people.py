@@ -139,7 +139,7 @@ def test_an_index_named_with_spaces_and_accents_is_shown_by_that_name(monkeypatc
     at.text_input[0].set_value("Dossiers été 2024")
     at.file_uploader[0].set_value(("a.txt", b"Some text about owls.", "text/plain")).run()
     button(at, "Index 1 file(s)").click().run()
-    from ragcore.workspace.jobs_runner import runner_for
+    from ragcore.workspace.jobs.runner import runner_for
 
     assert runner_for(tmp_path / "ws").wait_idle(timeout=TIMEOUT)
     assert Workspace(tmp_path / "ws").index_names() == ["Dossiers-ete-2024"]
@@ -176,7 +176,7 @@ def test_summaries_written_at_ingest_are_shown_without_asking_the_model_again(
         monkeypatch, tmp_path, corpus_dir):
     from loopback import LoopbackServer, Reply
 
-    from ragcore.workspace.jobs_runner import JobRunner
+    from ragcore.workspace.jobs.runner import JobRunner
     from ragcore.workspace.settings import Settings
 
     monkeypatch.setenv("RAGCORE_EMBEDDER", "fake")

@@ -28,7 +28,7 @@ def test_upload_and_query_with_the_packaged_model(real_ws, corpus_dir):
     speech = corpus_dir / "state_of_the_union" / "state_of_the_union.txt"
     at.file_uploader[0].set_value((speech.name, speech.read_bytes(), "text/plain")).run()
     next(b for b in at.button if b.label.startswith("Index")).click().run()
-    from ragcore.workspace.jobs_runner import runner_for
+    from ragcore.workspace.jobs.runner import runner_for
 
     assert runner_for(real_ws).wait_idle(timeout=300)  # ingestion runs as a background job
     at.run()

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ragcore.workspace.passwords import fast_hasher
-from ragcore.workspace.team import Team
-from ragcore.workspace.throttle import MAX_FAILURES
+from ragcore.workspace.team.passwords import fast_hasher
+from ragcore.workspace.team.team import Team
+from ragcore.workspace.team.throttle import MAX_FAILURES
 
 TIMEOUT = 30
 

@@ -22,8 +22,8 @@ from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.workspace import Workspace
 from ragcore.workspace.chats import SavedChat
 from ragcore.workspace.names import index_uid, set_display_name
-from ragcore.workspace.passwords import fast_hasher
-from ragcore.workspace.team import Team
+from ragcore.workspace.team.passwords import fast_hasher
+from ragcore.workspace.team.team import Team
 from webapp.sign_in import TOKEN_KEY
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -184,7 +184,7 @@ def test_query_and_chat_pickers_offer_only_readable_indexes(root):
 
 
 def test_jobs_of_an_index_show_only_to_its_readers_and_cancel_and_resume_need_write(root, monkeypatch):
-    from ragcore.workspace.jobs_runner import runner_for
+    from ragcore.workspace.jobs.runner import runner_for
 
     runner = runner_for(root)
     slow = Workspace(root, embedder=SlowFake())

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ragcore.workspace.passwords import fast_hasher
-from ragcore.workspace.team import Team
+from ragcore.workspace.team.passwords import fast_hasher
+from ragcore.workspace.team.team import Team
 
 TIMEOUT = 30
 UID = "uid-reports"
@@ -16,8 +16,8 @@ UID = "uid-reports"
 def admin_page():
     import os
 
-    from ragcore.workspace.passwords import fast_hasher
-    from ragcore.workspace.team import Team
+    from ragcore.workspace.team.passwords import fast_hasher
+    from ragcore.workspace.team.team import Team
     from webapp.team_admin import accounts_panel, audit_panel
 
     with Team.open(os.environ["RAGCORE_WORKSPACE"], hasher=fast_hasher()) as team:
@@ -29,8 +29,8 @@ def admin_page():
 def sharing_page():
     import os
 
-    from ragcore.workspace.passwords import fast_hasher
-    from ragcore.workspace.team import Team
+    from ragcore.workspace.team.passwords import fast_hasher
+    from ragcore.workspace.team.team import Team
     from webapp.index_sharing import sharing_panel
 
     with Team.open(os.environ["RAGCORE_WORKSPACE"], hasher=fast_hasher()) as team:

@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.workspace import Workspace
 from ragcore.workspace.names import set_display_name
-from ragcore.workspace.rates import RateBook
+from ragcore.workspace.jobs.rates import RateBook
 from test_app_pages import APP, TIMEOUT, app_env, button, finish_jobs, open_page  # noqa: F401
 
 
@@ -29,7 +29,7 @@ def ws_root(app_env, tmp_path) -> Path:
 
 
 def _jobs(root: Path) -> list:
-    from ragcore.workspace.jobs_runner import runner_for
+    from ragcore.workspace.jobs.runner import runner_for
 
     return runner_for(root).jobs()
 

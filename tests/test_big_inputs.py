@@ -163,7 +163,7 @@ def test_after_a_mid_file_save_progress_says_embedding_at_once(tmp_path):
     does not read 'saving' for as long as the next slice takes with a slow embedder."""
     from ragcore.embeddings import FakeEmbedder
     from ragcore.workspace import Workspace
-    from ragcore.workspace.commits import Batching
+    from ragcore.workspace.ingest.commits import Batching
 
     path = tmp_path / "long.txt"
     path.write_text(prose(400))

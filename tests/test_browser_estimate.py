@@ -54,7 +54,7 @@ def test_seconds_of_reads_what_the_page_says():
 
 
 def _job_of(workspace: Path, name: str):
-    from ragcore.workspace.jobs import JobJournal
+    from ragcore.workspace.jobs.journal import JobJournal
 
     jobs = [j for j in JobJournal(workspace / "jobs").all() if j.files[0].endswith(name)]
     return jobs[0] if jobs else None

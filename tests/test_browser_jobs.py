@@ -73,7 +73,7 @@ def _saved_chunks(workspace: Path, name: str) -> int:
 
 
 def _journal(workspace: Path) -> dict[str, object]:
-    from ragcore.workspace.jobs import JobJournal
+    from ragcore.workspace.jobs.journal import JobJournal
 
     return {job.title(): job for job in JobJournal(workspace / "jobs").all()}
 

@@ -9,8 +9,8 @@ import pytest
 
 from ragcore.cli import main
 from ragcore.workspace import Workspace
-from ragcore.workspace.access import Resource
-from ragcore.workspace.team import Team
+from ragcore.workspace.team.access import Resource
+from ragcore.workspace.team.team import Team
 from team_backends import team_backend  # noqa: F401 - the fixture: SQLite, then Postgres
 
 

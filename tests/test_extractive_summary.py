@@ -200,7 +200,7 @@ def test_an_extractive_summary_cached_by_the_older_picks_is_made_again(tmp_path)
     from ragcore.summaries.index import DocumentSummary
     from ragcore.workspace import Workspace
     from ragcore.workspace.summaries import SummaryCache, _fingerprint, summarize_file
-    from ragcore.workspace.ingest import files_of
+    from ragcore.workspace.ingest.index_files import files_of
 
     folder = tmp_path / "docs"
     folder.mkdir()

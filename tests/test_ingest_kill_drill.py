@@ -27,7 +27,7 @@ import pytest
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.index import VectorStoreIndex
 from ragcore.workspace import Workspace
-from ragcore.workspace.commits import PARTIAL_KEY
+from ragcore.workspace.ingest.commits import PARTIAL_KEY
 
 pytestmark = pytest.mark.slow
 

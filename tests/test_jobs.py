@@ -1,4 +1,4 @@
-"""Background jobs (ragcore.workspace.jobs_runner): queue order per index, parallel indexes,
+"""Background jobs (ragcore.workspace.jobs.runner): queue order per index, parallel indexes,
 cancel keeping the saved batches, failure isolation, the journal and resuming after a restart.
 
 The embedders here are the FakeEmbedder held at a gate (a threading.Event), so a test decides
@@ -17,9 +17,9 @@ import pytest
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.index import VectorStoreIndex
 from ragcore.workspace import Workspace
-from ragcore.workspace.commits import PARTIAL_KEY, Batching
-from ragcore.workspace.jobs import Job, JobJournal
-from ragcore.workspace.jobs_runner import JobRunner
+from ragcore.workspace.ingest.commits import PARTIAL_KEY, Batching
+from ragcore.workspace.jobs.journal import Job, JobJournal
+from ragcore.workspace.jobs.runner import JobRunner
 
 WAIT = 60  # seconds: generous, only reached when something is wrong
 
@@ -249,7 +249,7 @@ def test_a_job_id_reads_the_clock_once(monkeypatch):
     sort before the ids made earlier in that second (a job ahead of another looked behind it)."""
     import time
 
-    from ragcore.workspace.jobs import new_job_id
+    from ragcore.workspace.jobs.journal import new_job_id
 
     readings = iter([1_700_000_000_999_999_999, 1_700_000_001_000_000_100])
     monkeypatch.setattr(time, "time_ns", lambda: next(readings))

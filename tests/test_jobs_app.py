@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ragcore.workspace.jobs import Job, JobJournal, process_started
+from ragcore.workspace.jobs.journal import Job, JobJournal, process_started
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 TIMEOUT = 90
@@ -80,7 +80,7 @@ def test_the_sidebar_lists_a_cli_job_cancels_it_and_shows_it_interrupted_when_it
 def test_a_cancelled_upload_can_be_resumed_from_the_sidebar(ws_root, tmp_path):
     from ragcore.embeddings.fake import FakeEmbedder
     from ragcore.workspace import Workspace
-    from ragcore.workspace.jobs_runner import runner_for
+    from ragcore.workspace.jobs.runner import runner_for
 
     ws = Workspace(ws_root, embedder=FakeEmbedder())
     ws.create_index("docs")
@@ -123,7 +123,7 @@ def test_a_job_waits_visibly_behind_another_process_job_on_the_same_index(
 
     from ragcore.embeddings.fake import FakeEmbedder
     from ragcore.workspace import Workspace
-    from ragcore.workspace.jobs_runner import JobRunner
+    from ragcore.workspace.jobs.runner import JobRunner
 
     owls = tmp_path / "owls.txt"
     owls.write_text("Owls hunt at night.")
@@ -151,7 +151,7 @@ def test_a_job_waiting_behind_another_process_can_be_cancelled(ws_root, other_pr
 
     from ragcore.embeddings.fake import FakeEmbedder
     from ragcore.workspace import Workspace
-    from ragcore.workspace.jobs_runner import JobRunner
+    from ragcore.workspace.jobs.runner import JobRunner
 
     JobJournal(ws_root / "jobs").save(Job("ingest", "docs", state="embedding",
                                           pid=other_process.pid,

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from ragcore.index import VectorStoreIndex
-from ragcore.workspace.jobs import Job, JobJournal, pid_alive, process_started
-from ragcore.workspace.jobs_runner import JobRunner
+from ragcore.workspace.jobs.journal import Job, JobJournal, pid_alive, process_started
+from ragcore.workspace.jobs.runner import JobRunner
 
 pytestmark = pytest.mark.slow
 

@@ -18,14 +18,14 @@ import pytest
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.testing.throttled import ThrottledEmbedder
 from ragcore.workspace import Workspace
-from ragcore.workspace import estimate
-from ragcore.workspace.estimate import (
+from ragcore.workspace.jobs import estimate
+from ragcore.workspace.jobs.estimate import (
     JobWork, chunk_estimate, file_facts, forecast, splitter_for, time_left,
 )
-from ragcore.workspace.jobs import Job
-from ragcore.workspace.jobs_runner import JobRunner
-from ragcore.workspace.rates import RATES_FILE, RateBook, calibrate, machine_rate
-from ragcore.workspace.report import IngestProgress
+from ragcore.workspace.jobs.journal import Job
+from ragcore.workspace.jobs.runner import JobRunner
+from ragcore.workspace.jobs.rates import RATES_FILE, RateBook, calibrate, machine_rate
+from ragcore.workspace.ingest.report import IngestProgress
 
 SECONDS_PER_CHUNK = 0.008
 
@@ -33,7 +33,7 @@ SECONDS_PER_CHUNK = 0.008
 def real_chunks(path: Path) -> int:
     from ragcore.readers import load_file
 
-    from ragcore.workspace.ingest_parts import path_hidden
+    from ragcore.workspace.ingest.parts import path_hidden
 
     docs = list(path_hidden(load_file(path, doc_id_base=str(path))))  # as the workspace reads
     return len(splitter_for(None, None).get_nodes_from_documents(docs))

@@ -18,12 +18,12 @@ import pytest
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.readers import pdf
 from ragcore.workspace import Workspace
-from ragcore.workspace.estimate import JobWork
-from ragcore.workspace.jobs import Job
-from ragcore.workspace.jobs_runner import JobRunner
-from ragcore.workspace.ocr_work import OCR_SECONDS_PER_PAGE
-from ragcore.workspace.rates import RateBook
-from ragcore.workspace.report import IngestProgress
+from ragcore.workspace.jobs.estimate import JobWork
+from ragcore.workspace.jobs.journal import Job
+from ragcore.workspace.jobs.runner import JobRunner
+from ragcore.workspace.jobs.ocr_work import OCR_SECONDS_PER_PAGE
+from ragcore.workspace.jobs.rates import RateBook
+from ragcore.workspace.ingest.report import IngestProgress
 
 PAGES = 30
 PAGE_SECONDS = 0.05  # the fake OCR's time per page

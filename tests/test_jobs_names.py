@@ -16,8 +16,8 @@ from ragcore.cli import main
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.errors import WorkspaceError
 from ragcore.workspace import Workspace
-from ragcore.workspace.jobs import Job, JobJournal, process_started
-from ragcore.workspace.jobs_runner import JobRunner
+from ragcore.workspace.jobs.journal import Job, JobJournal, process_started
+from ragcore.workspace.jobs.runner import JobRunner
 from ragcore.workspace.names import display_name, rename_index, rename_problem, resolve_index
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from ragcore.workspace.commits import MAX_DEFERRED, Batching, Commits, _malloc_trim
+from ragcore.workspace.ingest.commits import MAX_DEFERRED, Batching, Commits, _malloc_trim
 
 
 class SlowSaveHandle:

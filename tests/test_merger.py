@@ -70,8 +70,9 @@ def test_a_commit_never_merges_and_the_merge_is_a_generation_of_its_own(tmp_path
 
 
 def test_an_ingestion_runs_the_due_merges_after_its_commits(tmp_path, factor3, monkeypatch):
-    from ragcore.workspace import Workspace, commits
-    from ragcore.workspace.commits import Batching
+    from ragcore.workspace import Workspace
+    from ragcore.workspace.ingest import commits
+    from ragcore.workspace.ingest.commits import Batching
 
     monkeypatch.setattr(commits, "SAVE_SHARE", 0)  # a commit after every file
 

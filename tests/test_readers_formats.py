@@ -166,7 +166,7 @@ def test_folder_scan_reads_text_of_any_name_and_reports_binary_files(tmp_path: P
 
 
 def test_workspace_file_collection_passes_unknown_types_on_to_be_reported(tmp_path: Path):
-    from ragcore.workspace.ingest import collect_files
+    from ragcore.workspace.ingest.index_files import collect_files
 
     (tmp_path / "copyright").write_text("Copyright 2024 The Authors\n")
     (tmp_path / "photo.jpg").write_bytes(b"\xff\xd8\xff\xe0\x00\x10JFIF\x00")

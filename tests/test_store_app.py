@@ -35,7 +35,7 @@ def _page(at: AppTest, page: str) -> AppTest:
 
 
 def test_a_new_index_can_keep_its_vectors_in_chroma(workspace_root, tmp_path):
-    from ragcore.workspace.jobs_runner import runner_for
+    from ragcore.workspace.jobs.runner import runner_for
 
     at = _page(AppTest.from_file(APP, default_timeout=TIMEOUT).run(), "upload")
     at.text_input[0].set_value("owls")

@@ -15,11 +15,11 @@ from loopback import Reply, loopback  # noqa: F401
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.summaries.index import DocumentSummaryIndex
 from ragcore.workspace import Workspace
-from ragcore.workspace.jobs import Job
-from ragcore.workspace.jobs_runner import JobRunner
+from ragcore.workspace.jobs.journal import Job
+from ragcore.workspace.jobs.runner import JobRunner
 from ragcore.workspace.settings import Settings
 from ragcore.workspace.summaries import cached_document_summaries, summarize_file
-from ragcore.workspace.summary_stage import summary_cache, summary_model
+from ragcore.workspace.ingest.summary_stage import summary_cache, summary_model
 
 WAIT = 60  # seconds: only reached when something is wrong
 OWLS = "Owls hunt at night. Their eyes see well in the dark. They eat mice and voles."

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from ragcore.errors import AccessDenied
-from ragcore.workspace.access import RULES, Access, Resource
-from ragcore.workspace.accounts import LOCAL_ADMIN
-from ragcore.workspace.passwords import fast_hasher
-from ragcore.workspace.team import Team
+from ragcore.workspace.team.access import RULES, Access, Resource
+from ragcore.workspace.team.accounts import LOCAL_ADMIN
+from ragcore.workspace.team.passwords import fast_hasher
+from ragcore.workspace.team.team import Team
 from team_backends import BACKENDS, backend_env, team_backend  # noqa: F401 - the fixture
 
 INDEX = "uid-of-reports"
@@ -160,8 +160,8 @@ def test_an_action_a_kind_has_not_is_a_programming_error():
 
 
 def test_a_job_follows_its_index_and_a_job_of_an_unknown_index_is_the_admins(team):
-    from ragcore.workspace.access import job_resource
-    from ragcore.workspace.jobs import Job
+    from ragcore.workspace.team.access import job_resource
+    from ragcore.workspace.jobs.journal import Job
 
     job = Job("ingest", "reports", index_uid=INDEX)
     assert team.access.can(team.people["writer"], "cancel", job_resource(job))

@@ -8,12 +8,12 @@ import pytest
 from argon2 import PasswordHasher
 
 from ragcore.errors import AccessDenied, ConfigError, LoginRefused, WorkspaceError
-from ragcore.workspace.access import auth_mode, check_listen_address, is_loopback
-from ragcore.workspace.passwords import fast_hasher
-from ragcore.workspace.sessions import IDLE_SECONDS, LIFETIME_SECONDS
-from ragcore.workspace.team import Team
-from ragcore.workspace.team_db import MIGRATIONS, TEAM_FILE, open_team_db, schema_version
-from ragcore.workspace.throttle import LOCK_SECONDS, MAX_FAILURES
+from ragcore.workspace.team.access import auth_mode, check_listen_address, is_loopback
+from ragcore.workspace.team.passwords import fast_hasher
+from ragcore.workspace.team.sessions import IDLE_SECONDS, LIFETIME_SECONDS
+from ragcore.workspace.team.team import Team
+from ragcore.workspace.team.team_db import MIGRATIONS, TEAM_FILE, open_team_db, schema_version
+from ragcore.workspace.team.throttle import LOCK_SECONDS, MAX_FAILURES
 from team_backends import team_backend  # noqa: F401 - the fixture: SQLite, then Postgres
 
 
@@ -50,7 +50,7 @@ def test_the_set_up_makes_the_first_admin_once(team, admin):
 
 
 def test_the_first_account_the_command_line_makes_is_an_admin(team):
-    from ragcore.workspace.accounts import LOCAL_ADMIN
+    from ragcore.workspace.team.accounts import LOCAL_ADMIN
 
     first = team.accounts.create(LOCAL_ADMIN, "first", "first password")
     second = team.accounts.create(LOCAL_ADMIN, "second", "second password")

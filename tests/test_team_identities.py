@@ -8,10 +8,10 @@ import sqlite3
 import pytest
 
 from ragcore.errors import ConfigError, LoginRefused
-from ragcore.workspace.identities import sign_in_identity
-from ragcore.workspace.passwords import fast_hasher
-from ragcore.workspace.team import Team
-from ragcore.workspace.team_db import TEAM_FILE, open_team_db, schema_version
+from ragcore.workspace.team.identities import sign_in_identity
+from ragcore.workspace.team.passwords import fast_hasher
+from ragcore.workspace.team.team import Team
+from ragcore.workspace.team.team_db import TEAM_FILE, open_team_db, schema_version
 from team_backends import team_backend  # noqa: F401 - the fixture: SQLite, then Postgres
 
 ISSUER = "https://login.example.org"

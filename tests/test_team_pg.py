@@ -9,15 +9,15 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from ragcore.errors import AccessDenied, WorkspaceError
-from ragcore.workspace.passwords import fast_hasher
-from ragcore.workspace.pg_team_db import (
+from ragcore.workspace.team.passwords import fast_hasher
+from ragcore.workspace.team.pg_team_db import (
     PG_MIGRATIONS,
     open_pg_team_db,
     pg_schema_version,
     pg_sql,
 )
-from ragcore.workspace.team import Team
-from ragcore.workspace.team_db import open_workspace_db
+from ragcore.workspace.team.team import Team
+from ragcore.workspace.team.team_db import open_workspace_db
 from team_backends import pg_team_url  # noqa: F401 - the fixture: a fresh database
 
 

@@ -10,7 +10,7 @@ from ragcore.errors import WorkspaceError
 from ragcore.workspace import Workspace
 from ragcore.workspace.chats import ChatStore, SavedChat
 from ragcore.workspace.chats_pg import PgChatStore, open_chats
-from ragcore.workspace.pg_team_db import open_pg_team_db
+from ragcore.workspace.team.pg_team_db import open_pg_team_db
 from team_backends import pg_team_url, team_backend  # noqa: F401 - the fixtures
 
 

@@ -8,10 +8,10 @@ import time
 
 import pytest
 
-from ragcore.workspace.jobs import Job, JobJournal
-from ragcore.workspace.jobs_pg import PgJobJournal, open_journal
-from ragcore.workspace.jobs_runner import JobRunner
-from ragcore.workspace.pg_team_db import open_pg_team_db
+from ragcore.workspace.jobs.journal import Job, JobJournal
+from ragcore.workspace.jobs.journal_pg import PgJobJournal, open_journal
+from ragcore.workspace.jobs.runner import JobRunner
+from ragcore.workspace.team.pg_team_db import open_pg_team_db
 from team_backends import pg_team_url  # noqa: F401 - the fixture: a fresh database
 
 

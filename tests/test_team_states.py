@@ -26,11 +26,11 @@ from hypothesis.stateful import (
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.errors import ConfigError
 from ragcore.workspace import Workspace
-from ragcore.workspace.access import Resource
+from ragcore.workspace.team.access import Resource
 from ragcore.workspace.names import delete_index, rename_index
-from ragcore.workspace.passwords import fast_hasher
-from ragcore.workspace.team import Team
-from ragcore.workspace.team_db import DATABASE_ENV
+from ragcore.workspace.team.passwords import fast_hasher
+from ragcore.workspace.team.team import Team
+from ragcore.workspace.team.team_db import DATABASE_ENV
 from team_backends import drop_database, fresh_database
 
 PEOPLE = ("ana", "bob", "cem", "dee")

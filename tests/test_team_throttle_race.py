@@ -15,10 +15,10 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from ragcore.errors import LoginRefused
-from ragcore.workspace.passwords import fast_hasher
-from ragcore.workspace.team import Team
-from ragcore.workspace.team_db import DATABASE_ENV
-from ragcore.workspace.throttle import MAX_FAILURES
+from ragcore.workspace.team.passwords import fast_hasher
+from ragcore.workspace.team.team import Team
+from ragcore.workspace.team.team_db import DATABASE_ENV
+from ragcore.workspace.team.throttle import MAX_FAILURES
 from team_backends import team_backend  # noqa: F401 - the fixture: SQLite, then Postgres
 
 
@@ -85,8 +85,8 @@ def test_wrong_passwords_sent_at_once_are_checked_no_more_than_the_limit(
 _PROCESS = """
 import os, sys, threading, time
 from ragcore.errors import LoginRefused
-from ragcore.workspace.passwords import fast_hasher
-from ragcore.workspace.team import Team
+from ragcore.workspace.team.passwords import fast_hasher
+from ragcore.workspace.team.team import Team
 
 class Slow:
     def __init__(self):

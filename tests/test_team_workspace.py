@@ -8,13 +8,13 @@ import pytest
 
 from ragcore.errors import AccessDenied, WorkspaceError
 from ragcore.workspace import Workspace
-from ragcore.workspace.accounts import LOCAL_ADMIN
+from ragcore.workspace.team.accounts import LOCAL_ADMIN
 from ragcore.workspace.chats import SavedChat
-from ragcore.workspace.jobs import Job
+from ragcore.workspace.jobs.journal import Job
 from ragcore.workspace.names import index_uid
-from ragcore.workspace.passwords import fast_hasher
-from ragcore.workspace.jobs_runner import JobRunner
-from ragcore.workspace.permitted import (
+from ragcore.workspace.team.passwords import fast_hasher
+from ragcore.workspace.jobs.runner import JobRunner
+from ragcore.workspace.team.permitted import (
     cancel_job,
     chats_for,
     create_index,
@@ -29,7 +29,7 @@ from ragcore.workspace.permitted import (
     start_ingest,
     start_job,
 )
-from ragcore.workspace.team import Team
+from ragcore.workspace.team.team import Team
 from team_backends import team_backend  # noqa: F401 - the fixture: SQLite, then Postgres
 
 

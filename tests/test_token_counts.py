@@ -1,4 +1,4 @@
-"""Token counts kept per document (ragcore.workspace.token_counts): stats after a job read only
+"""Token counts kept per document (ragcore.workspace.ingest.token_counts): stats after a job read only
 the documents it changed, and always equal a full recount."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from ragcore.index import VectorStoreIndex
 from ragcore.tokens import count_tokens
 from ragcore.types import Document
 from ragcore.workspace import Workspace
-from ragcore.workspace.token_counts import ledger_path, update_counts
+from ragcore.workspace.ingest.token_counts import ledger_path, update_counts
 
 WORDS = ["owls", "bats", "hunt", "at", "night", "échos", "🦉", "and", "sleep", "by", "day."]
 

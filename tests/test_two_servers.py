@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 
 from ragcore.errors import AccessDenied
-from ragcore.workspace.jobs_runner import runner_for
-from ragcore.workspace.passwords import fast_hasher
-from ragcore.workspace.permitted import cancel_job, indexes_for, jobs_for
-from ragcore.workspace.team import Team
+from ragcore.workspace.jobs.runner import runner_for
+from ragcore.workspace.team.passwords import fast_hasher
+from ragcore.workspace.team.permitted import cancel_job, indexes_for, jobs_for
+from ragcore.workspace.team.team import Team
 from ragcore.workspace.workspace import Workspace
 from team_backends import pg_team_url  # noqa: F401 - the fixture: a fresh database
 
@@ -33,12 +33,12 @@ WAIT = 120  # seconds; only reached when something is wrong
 SERVER_A = textwrap.dedent("""
     import sys, time
     from ragcore.embeddings.fake import FakeEmbedder
-    from ragcore.workspace.commits import Batching
-    from ragcore.workspace.jobs_runner import JobRunner
-    from ragcore.workspace.passwords import fast_hasher
-    from ragcore.workspace.permitted import start_ingest
+    from ragcore.workspace.ingest.commits import Batching
+    from ragcore.workspace.jobs.runner import JobRunner
+    from ragcore.workspace.team.passwords import fast_hasher
+    from ragcore.workspace.team.permitted import start_ingest
     from ragcore.workspace.names import index_uid
-    from ragcore.workspace.team import Team
+    from ragcore.workspace.team.team import Team
     from ragcore.workspace.workspace import Workspace
 
     class SlowEmbedder(FakeEmbedder):

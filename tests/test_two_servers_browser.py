@@ -30,7 +30,7 @@ TITLE = "Ingest big.txt into “big”"
 
 def _journal_job(title: str):
     """The job titled ``title`` as the shared journal has it (the test's own connection)."""
-    from ragcore.workspace.jobs_pg import open_journal
+    from ragcore.workspace.jobs.journal_pg import open_journal
 
     return {job.title(): job for job in open_journal("unused").all()}.get(title)
 
@@ -114,9 +114,9 @@ def test_a_share_made_on_one_server_applies_on_the_other_at_once(page, tmp_path,
 
     from ragcore.embeddings.fake import FakeEmbedder
     from ragcore.workspace import Workspace
-    from ragcore.workspace.passwords import fast_hasher
-    from ragcore.workspace.permitted import create_index
-    from ragcore.workspace.team import Team
+    from ragcore.workspace.team.passwords import fast_hasher
+    from ragcore.workspace.team.permitted import create_index
+    from ragcore.workspace.team.team import Team
 
     _require_browser()
     workspace = tmp_path / "workspace"

@@ -393,7 +393,7 @@ def test_a_big_text_read_in_parts_leaves_its_path_out_of_the_llm_header_too(tmp_
                                                                             monkeypatch):
     import ragcore.readers.text as text
     from ragcore.types import MetadataMode
-    from ragcore.workspace.ingest_parts import read_in_parts
+    from ragcore.workspace.ingest.parts import read_in_parts
 
     monkeypatch.setattr(text, "PARTS_FROM_BYTES", 100)
     monkeypatch.setattr(text, "PART_CHARS", 200)

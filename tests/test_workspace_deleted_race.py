@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.workspace import Workspace
-from ragcore.workspace.jobs import Job
-from ragcore.workspace.jobs_runner import JobRunner
+from ragcore.workspace.jobs.journal import Job
+from ragcore.workspace.jobs.runner import JobRunner
 from ragcore.workspace.names import delete_index
-from ragcore.workspace.resume import resumed_job
+from ragcore.workspace.jobs.resume import resumed_job
 
 
 def test_a_resume_whose_index_is_deleted_before_it_starts_fails_marked(tmp_path):

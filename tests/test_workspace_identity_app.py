@@ -13,8 +13,8 @@ from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.errors import WorkspaceError
 from ragcore.workspace import Workspace
 from ragcore.workspace.chats import SavedChat
-from ragcore.workspace.jobs import Job, JobJournal
-from ragcore.workspace.jobs_runner import JobRunner
+from ragcore.workspace.jobs.journal import Job, JobJournal
+from ragcore.workspace.jobs.runner import JobRunner
 from ragcore.workspace.names import delete_index, rename_index, set_display_name
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")

@@ -12,8 +12,8 @@ import pytest
 
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.workspace import Workspace
-from ragcore.workspace.commits import Batching
-from ragcore.workspace.jobs_runner import JobRunner
+from ragcore.workspace.ingest.commits import Batching
+from ragcore.workspace.jobs.runner import JobRunner
 
 TEXT = " ".join(f"Sentence {i} tells how owls and bats hunt by night, number {i}."
                 for i in range(600))

@@ -26,10 +26,10 @@ from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.errors import WorkspaceError
 from ragcore.workspace import Workspace
 from ragcore.workspace.chats import SavedChat
-from ragcore.workspace.commits import Batching
-from ragcore.workspace.jobs import Job, JobJournal
-from ragcore.workspace.jobs_runner import JobRunner
-from ragcore.workspace.resume import resumed_job
+from ragcore.workspace.ingest.commits import Batching
+from ragcore.workspace.jobs.journal import Job, JobJournal
+from ragcore.workspace.jobs.runner import JobRunner
+from ragcore.workspace.jobs.resume import resumed_job
 from ragcore.workspace.names import (
     delete_index,
     display_name,

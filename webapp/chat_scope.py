@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragcore.workspace.ingest import files_of
+from ragcore.workspace.ingest.index_files import files_of
 from webapp import team_state
 
 SCOPE_SETTING = "files"

@@ -16,7 +16,7 @@ from ragcore.summaries.router import INDEX_SUMMARY, RETRIEVAL, SUMMARY, Route, r
 from ragcore.trace import Trace
 from ragcore.types import Message
 from ragcore.workspace.names import display_name
-from ragcore.workspace.ingest import files_of
+from ragcore.workspace.ingest.index_files import files_of
 from ragcore.workspace.summaries import document_names
 from webapp import state
 from webapp.summaries import file_summary, how_made, index_summary

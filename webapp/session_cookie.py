@@ -22,7 +22,7 @@ import json
 
 import streamlit as st
 
-from ragcore.workspace.sessions import LIFETIME_SECONDS
+from ragcore.workspace.team.sessions import LIFETIME_SECONDS
 
 COOKIE = "ragcore_session"
 PENDING_KEY = "session_cookie_pending"  # st.session_state: the token to write, "" to clear

@@ -23,9 +23,9 @@ from pathlib import Path
 import streamlit as st
 
 from ragcore.errors import AccessDenied, ConfigError, LoginRefused, WorkspaceError
-from ragcore.workspace.access import auth_mode, check_listen_address
-from ragcore.workspace.accounts import LOCAL_ADMIN, User
-from ragcore.workspace.team import Team
+from ragcore.workspace.team.access import auth_mode, check_listen_address
+from ragcore.workspace.team.accounts import LOCAL_ADMIN, User
+from ragcore.workspace.team.team import Team
 from webapp import session_cookie
 from webapp.sign_in_oidc import oidc_gate
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 import streamlit as st
 
 from ragcore.errors import LoginRefused
-from ragcore.workspace.accounts import User
-from ragcore.workspace.identities import sign_in_identity
+from ragcore.workspace.team.accounts import User
+from ragcore.workspace.team.identities import sign_in_identity
 
 IDENTITY_KEY = "oidc_account"  # st.session_state: (issuer#subject, account id) signed in
 

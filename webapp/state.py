@@ -29,8 +29,8 @@ from typing import Any
 import streamlit as st
 
 from ragcore.errors import ConfigError, WorkspaceError
-from ragcore.workspace import permitted
-from ragcore.workspace.access import auth_mode
+from ragcore.workspace.team import permitted
+from ragcore.workspace.team.access import auth_mode
 from ragcore.workspace.backends import embedder_from_settings
 from ragcore.workspace.names import index_gone
 from ragcore.workspace.settings import Settings
@@ -179,7 +179,7 @@ def list_indexes() -> list[Any]:
 
 def index_documents(name: str) -> list[dict[str, Any]]:
     """One row per file of an index (``Workspace.documents``), from the shared loaded index."""
-    from ragcore.workspace.ingest import files_of
+    from ragcore.workspace.ingest.index_files import files_of
 
     return files_of(load_index(name))
 
@@ -287,7 +287,7 @@ SESSION_JOBS_KEY = "session_jobs"  # ids of the jobs this session started, oldes
 
 def jobs() -> Any:
     """The background job runner of this session's workspace (one per process and folder)."""
-    from ragcore.workspace.jobs_runner import runner_for
+    from ragcore.workspace.jobs.runner import runner_for
 
     return runner_for(workspace_root())
 

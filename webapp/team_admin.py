@@ -1,7 +1,7 @@
 """The admins' panel in team mode: the accounts (create, disable, enable, reset a password,
 change a role, delete) and the audit log (issue 22; not yet wired into a page).
 
-Every change goes through ``ragcore.workspace.accounts``, which checks again that the person is
+Every change goes through ``ragcore.workspace.team.accounts``, which checks again that the person is
 an admin and keeps the last admin; a refusal or a bad value is shown as the library words it.
 The audit log shows the newest entries first, filtered by event.
 """
@@ -13,9 +13,9 @@ import time
 import streamlit as st
 
 from ragcore.errors import AccessDenied, ConfigError
-from ragcore.workspace.accounts import User
-from ragcore.workspace.audit import EVENTS
-from ragcore.workspace.team import Team
+from ragcore.workspace.team.accounts import User
+from ragcore.workspace.team.audit import EVENTS
+from ragcore.workspace.team.team import Team
 
 CHANGES = ("Disable", "Enable", "Reset the password", "Make admin", "Make member", "Delete")
 

@@ -5,7 +5,7 @@ policy calls the pages make through it (issue 22).
 run); ``current`` gives it back: ``(None, LOCAL_ADMIN)`` in single-user mode, where every check
 below passes and every listing is the plain workspace's, exactly as before team mode. In team
 mode a page reached without the gate (no pair kept) stops instead of showing anything. The
-decisions themselves are ``ragcore.workspace.access``'s (through ``permitted``): ``listed``
+decisions themselves are ``ragcore.workspace.team.access``'s (through ``permitted``): ``listed``
 filters index folders (pickers, listings), ``can_index`` answers yes or no for a button,
 ``require_index`` raises ``AccessDenied`` (shown by the page's ``friendly_errors`` with the
 policy's words) right before an action runs.
@@ -17,9 +17,9 @@ from typing import Any, Callable, Iterable, TypeVar
 
 import streamlit as st
 
-from ragcore.workspace import permitted
-from ragcore.workspace.access import auth_mode
-from ragcore.workspace.accounts import LOCAL_ADMIN, User
+from ragcore.workspace.team import permitted
+from ragcore.workspace.team.access import auth_mode
+from ragcore.workspace.team.accounts import LOCAL_ADMIN, User
 
 CURRENT_KEY = "team_current"  # st.session_state: (team, user) of this script run
 T = TypeVar("T")

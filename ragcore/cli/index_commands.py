@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import WorkspaceError
 from ..retrieval.retrievers import DEFAULT_MODE, RETRIEVAL_MODES
-from ..workspace.commits import Batching
+from ..workspace.ingest.commits import Batching
 from .progress import ProgressBar
 from .store_option import add_store_option, prepare_store
 from .render import human_bytes, write_passages, write_report, write_table
@@ -118,10 +118,10 @@ def add_parsers(commands, common: argparse.ArgumentParser) -> None:
 def run_ingest(args: argparse.Namespace, context: CliContext) -> int:
     """Ingest as a job (the app lists it too); Ctrl-C cancels it, keeping the saved batches."""
     from ..workspace.files import validate_name
-    from ..workspace.inputs import scan_inputs, skipped_outcome
-    from ..workspace.jobs_runner import JobRunner
+    from ..workspace.ingest.inputs import scan_inputs, skipped_outcome
+    from ..workspace.jobs.runner import JobRunner
     from ..workspace.names import clean_display, resolve_index, set_display_name
-    from ..workspace.report import IngestReport
+    from ..workspace.ingest.report import IngestReport
 
     if args.batch_chunks < 1 or args.batch_seconds <= 0:
         raise WorkspaceError("--batch-chunks must be at least 1 and --batch-seconds above 0")
@@ -168,7 +168,7 @@ def run_ingest(args: argparse.Namespace, context: CliContext) -> int:
 
 def _say_how_long(workspace, args: argparse.Namespace, files: list, bar: ProgressBar) -> None:
     """Before a long ingest (over ``LONG_INGEST`` seconds on this computer), say how long."""
-    from ..workspace.estimate import file_facts, forecast
+    from ..workspace.jobs.estimate import file_facts, forecast
 
     try:
         plan = forecast(workspace, args.index, [file_facts(f) for f in files],
@@ -249,7 +249,7 @@ def run_indexes(args: argparse.Namespace, context: CliContext) -> int:
 
 
 def run_delete_doc(args: argparse.Namespace, context: CliContext) -> int:
-    from ..workspace.jobs_runner import JobRunner
+    from ..workspace.jobs.runner import JobRunner
 
     workspace = context.workspace()
     for job in JobRunner(workspace.root).active(args.index):  # it holds the index's lock
@@ -275,7 +275,7 @@ def run_rename_index(args: argparse.Namespace, context: CliContext) -> int:
 
 
 def run_delete_index(args: argparse.Namespace, context: CliContext) -> int:
-    from ..workspace.jobs_runner import JobRunner
+    from ..workspace.jobs.runner import JobRunner
     from ..workspace.names import chats_of, delete_index, display_name
 
     workspace = context.workspace()
@@ -302,7 +302,7 @@ def run_delete_index(args: argparse.Namespace, context: CliContext) -> int:
 
 
 def run_jobs(args: argparse.Namespace, context: CliContext) -> int:
-    from ..workspace.jobs_runner import JobRunner
+    from ..workspace.jobs.runner import JobRunner
     from ..workspace.names import resolve_index
 
     workspace = context.workspace()
@@ -318,7 +318,7 @@ def run_jobs(args: argparse.Namespace, context: CliContext) -> int:
 
 
 def run_cancel_job(args: argparse.Namespace, context: CliContext) -> int:
-    from ..workspace.jobs_runner import JobRunner
+    from ..workspace.jobs.runner import JobRunner
 
     runner = JobRunner(context.workspace().root)
     job = {j.id: j for j in runner.jobs()}.get(args.job)  # an ended process: interrupted

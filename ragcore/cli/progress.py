@@ -15,9 +15,9 @@ import threading
 import time
 from typing import TextIO
 
-from ..workspace.estimate import human_duration
-from ..workspace.jobs import Job
-from ..workspace.report import IngestProgress
+from ..workspace.jobs.estimate import human_duration
+from ..workspace.jobs.journal import Job
+from ..workspace.ingest.report import IngestProgress
 
 _FINAL_STAGES = ("done", "failed", "unchanged", "saving")
 LINE_EVERY = 10.0  # seconds between plain progress lines while one file is embedded

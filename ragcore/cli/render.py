@@ -21,7 +21,7 @@ from ..present.support import NO_SUPPORT, is_extractive
 from ..synthesis import ResponseMode
 from ..trace import Trace
 from ..types import ScoredNode
-from ..workspace.report import IngestReport
+from ..workspace.ingest.report import IngestReport
 
 
 def source_label(scored: ScoredNode) -> str:

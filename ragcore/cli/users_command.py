@@ -17,7 +17,7 @@ import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..workspace.team import Team
+    from ..workspace.team.team import Team
     from .context import CliContext
 
 
@@ -69,13 +69,13 @@ def _add_share_parser(commands, common: argparse.ArgumentParser) -> None:
 
 
 def _team(context: CliContext) -> Team:
-    from ..workspace.team import Team
+    from ..workspace.team.team import Team
 
     return Team.open(context.workspace().root)
 
 
 def _admin():
-    from ..workspace.accounts import LOCAL_ADMIN
+    from ..workspace.team.accounts import LOCAL_ADMIN
 
     return LOCAL_ADMIN
 
@@ -149,7 +149,7 @@ def run_audit(args: argparse.Namespace, context: CliContext) -> int:
 
 def run_share(args: argparse.Namespace, context: CliContext) -> int:
     from ..errors import ConfigError
-    from ..workspace.team import index_uid
+    from ..workspace.team.team import index_uid
 
     workspace = context.workspace()
     workspace.index_info(args.index)  # a clear error for an unknown index

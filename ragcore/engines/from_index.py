@@ -2,9 +2,10 @@
 
 ``VectorStoreIndex.as_query_engine`` and ``as_chat_engine`` call these. They live under the
 index (which knows them only through the ``EngineIndex`` protocol it fits) and above retrieval,
-query, chat and the agents, so none of those stages imports the index: data flows one way. Each option is checked once, by the part that owns it: top-k, filters and
-retrieval mode by the retriever (built here for every mode, so a bad value fails at once),
-response mode and concurrency by the synthesizer, chat mode and tools here.
+query, chat and the agents, so none of those stages imports the index: data flows one way.
+Each option is checked once, by the part that owns it: top-k, filters and retrieval mode by the
+retriever (built here for every mode, so a bad value fails at once), response mode and
+concurrency by the synthesizer, chat mode and tools here.
 
 ``llm=None`` means the default LLM, chosen in the one visible place, ``resolve_llm()``
 (``RAGCORE_LLM``, else a local Ollama, else the packaged model, else the offline extractive

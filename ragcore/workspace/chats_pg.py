@@ -19,8 +19,8 @@ from typing import Iterable
 from ..errors import WorkspaceError
 from .chats import ChatStore, SavedChat
 from .files import validate_name
-from .pg_team_db import PgTeamDB, open_pg_team_db
-from .team_db import database_url
+from .team.pg_team_db import PgTeamDB, open_pg_team_db
+from .team.team_db import database_url
 
 logger = logging.getLogger(__name__)
 

@@ -125,7 +125,7 @@ def rename_index(workspace: Any, name: str, typed: str) -> str:
     """Give index ``name`` the shown name ``typed``; returns its folder, which never changes
     (its chats, jobs and uploads keep referring to it). The journal's jobs of the index are
     titled with the new name. Refused while a job runs on the index."""
-    from .jobs_pg import open_journal
+    from .jobs.journal_pg import open_journal
 
     problem = rename_problem(workspace, name, typed)
     if problem:
@@ -205,8 +205,8 @@ def delete_index(workspace: Any, name: str) -> int:
     """Delete index ``name`` with its uploads and saved chats (``Workspace.delete_index``) and
     its file summaries, and mark its jobs in the journal as of a deleted index; returns how
     many chats were deleted."""
-    from .jobs_pg import open_journal
-    from .summary_stage import SUMMARIES_FOLDER
+    from .jobs.journal_pg import open_journal
+    from .ingest.summary_stage import SUMMARIES_FOLDER
 
     uid = index_uid(workspace, name)
     chats = workspace.delete_index(name)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .record import IndexRecord, read_record, write_record
-from .token_counts import ledger_path, read_ledger, update_counts, write_ledger
+from .ingest.token_counts import ledger_path, read_ledger, update_counts, write_ledger
 
 
 @dataclass(slots=True, frozen=True)
@@ -107,7 +107,7 @@ def describe_index(
 def _count_and_keep(folder: Path, record_path: Path, uid: str,
                     try_lock: Callable[[], AbstractContextManager[bool]]) -> tuple[int, int]:
     from ..index import VectorStoreIndex
-    from .ingest import files_of
+    from .ingest.index_files import files_of
 
     index = VectorStoreIndex.load(folder)
     ledger = ledger_path(record_path)

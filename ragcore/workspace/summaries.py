@@ -29,7 +29,7 @@ from ..summaries.index import (
 from ..trace import Trace
 from ..types import Node
 from .files import read_json, validate_name, write_json_atomic
-from .ingest import files_of
+from .ingest.index_files import files_of
 
 INDEX_KEY = "__index__"
 CACHE_FORMAT = "ragcore-summaries"

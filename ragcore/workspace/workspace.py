@@ -26,15 +26,15 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 from ..embeddings.base import Embedder
 from ..embeddings.packaged import same_model_variant
 from ..errors import WorkspaceError
-from .commits import Batching
+from .ingest.commits import Batching
 from .chats import ChatSummary, SavedChat, now_iso
 from .chats_pg import open_chats
 from .files import exclusive_lock, inside, upload_name, validate_name, write_bytes_atomic
 from .handle import IndexHandle, open_index, saved
-from .ingest import files_of, ingest_files, remove_documents, scan_inputs, source_files
+from .ingest.index_files import files_of, ingest_files, remove_documents, scan_inputs, source_files
 from .record import (IndexRecord, IndexVersion, drop_store, new_uid, read_record, with_store,
                      write_record)
-from .report import IngestCallback, IngestReport
+from .ingest.report import IngestCallback, IngestReport
 from .settings import SETTINGS_FILE, Settings, load_settings, save_settings
 from .stats import IndexInfo, describe_index, read_facts
 

@@ -24,7 +24,7 @@ Crash safety: a process killed while writing leaves a ``merge-*`` folder that no
 removed at the next open or commit like an unpublished generation; killed while installing, it
 is a commit's crash. Readers see one manifest, old or new, as always. ``BackgroundMerger`` runs
 this in a thread of the writing process after each of its commits (an ingestion:
-``ragcore.workspace.ingest``), one merge at a time, so the segment count stays bounded and the
+``ragcore.workspace.ingest.index_files``), one merge at a time, so the segment count stays bounded and the
 next commit waits for the merge's install, never for its writing.
 """
 

@@ -27,18 +27,18 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from ..errors import RagcoreError, ReaderError, WorkspaceError
-from ..index.disk.merger import BackgroundMerger
-from ..types import Document
+from ...errors import RagcoreError, ReaderError, WorkspaceError
+from ...index.disk.merger import BackgroundMerger
+from ...types import Document
 from .commits import PARTIAL_KEY, Batching, Cancelled, Commits
-from .handle import UPLOAD_PREFIX, IndexHandle
-from .ingest_parts import ingest_parts, path_hidden, read_in_parts
+from ..handle import UPLOAD_PREFIX, IndexHandle
+from .parts import ingest_parts, path_hidden, read_in_parts
 from .inputs import collect_files, scan_inputs, skipped_outcome  # noqa: F401 - lived here
 from .report import FileOutcome, IngestCallback, IngestProgress, IngestReport
 
 if TYPE_CHECKING:
-    from ..chunking.lazy import DocumentChunks
-    from ..index import VectorStoreIndex
+    from ...chunking.lazy import DocumentChunks
+    from ...index import VectorStoreIndex
 
 logger = logging.getLogger(__name__)
 
@@ -210,7 +210,7 @@ class FileWork:
 
     def __init__(self, handle: IndexHandle, documents: list[Document],
                  emit: Callable[..., None], commits: Commits, *, resume: bool = True) -> None:
-        from ..chunking.lazy import document_chunks
+        from ...chunking.lazy import document_chunks
 
         self.handle, self.emit, self.commits, self.resume = handle, emit, commits, resume
         self.chunks = [document_chunks(handle.index.splitter, doc) for doc in documents]
@@ -223,7 +223,7 @@ class FileWork:
         return max(self.done, sum(c.estimate() for c in self.chunks))
 
     def run(self) -> None:
-        from ..embeddings.base import embed_nodes
+        from ...embeddings.base import embed_nodes
 
         index = self.handle.index
         batching = self.commits.batching
@@ -312,8 +312,8 @@ def _check_size(path: Path, limit: int | None) -> None:
 
 def _read(path: Path, base: str, emit: Callable[..., None]) -> list[Document]:
     """The file's documents; a PDF's pages read by OCR are reported as "reading" progress."""
-    from ..readers import load_file
-    from ..readers.directory import read_failure
+    from ...readers import load_file
+    from ...readers.directory import read_failure
 
     def ocr_progress(done: int, total: int) -> None:
         emit("reading", _READ_SHARE / 2 * done / max(total, 1), ocr=(done, total))

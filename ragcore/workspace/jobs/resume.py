@@ -13,9 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..errors import WorkspaceError
-from .jobs import Job
-from .names import index_uid, require_same
+from ...errors import WorkspaceError
+from .journal import Job
+from ..names import index_uid, require_same
 
 
 def resumed_job(workspace: Any, old: Job) -> Job:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import ConfigError, LoginRefused
+from ...errors import ConfigError, LoginRefused
 from .accounts import NAME_RULE, RESERVED_NAMES, Accounts, User
 
 NO_PASSWORD = "!identity-provider"  # not an argon2 hash: password sign-in never matches it

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from ..errors import AccessDenied
+from ...errors import AccessDenied
 from .team_db import TeamDB
 
 EVENTS = ("login", "logout", "setup", "user", "upload", "delete", "share", "denied", "rename")

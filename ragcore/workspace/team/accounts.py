@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..errors import AccessDenied, ConfigError, LoginRefused
+from ...errors import AccessDenied, ConfigError, LoginRefused
 from .audit import Audit
 from .passwords import check_password, hash_password, needs_rehash, verify_password
 from .team_db import TeamDB

@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .ocr_work import OcrWork, count_ocr_pages
-from .report import IngestProgress
+from ..ingest.report import IngestProgress
 
 if TYPE_CHECKING:
-    from .workspace import Workspace
+    from ..workspace import Workspace
 
 logger = logging.getLogger(__name__)
 
@@ -93,8 +93,8 @@ def sample_chunks(head: bytes, splitter: Any, count: int = 16) -> list[str]:
 
 def _document(sample: bytes, name: str, path: str) -> Any:
     """A document like the one the workspace reads of the file (the same metadata header)."""
-    from ..types import Document
-    from .ingest_parts import path_hidden
+    from ...types import Document
+    from ..ingest.parts import path_hidden
 
     return next(path_hidden([Document(text=sample.decode("utf-8", errors="replace"), metadata={
         "file_path": path, "file_name": name, "file_type": "text/plain", "file_size": 10**6,
@@ -103,7 +103,7 @@ def _document(sample: bytes, name: str, path: str) -> Any:
 
 def splitter_for(chunk_size: int | None, chunk_overlap: int | None) -> Any:
     """The splitter an index uses (``handle.open_index``), for counting."""
-    from ..chunking import SentenceSplitter
+    from ...chunking import SentenceSplitter
 
     options = {k: v for k, v in (("chunk_size", chunk_size), ("chunk_overlap", chunk_overlap))
                if v is not None}
@@ -312,7 +312,7 @@ def record_rate(ws: Workspace, job: Any) -> None:
 
 def job_embedder(ws: Workspace, index: str) -> Any:
     """The embedder an ingest into ``index`` uses (the settings' one for a new index)."""
-    from .backends import embedder_from_settings
+    from ..backends import embedder_from_settings
 
     if ws.has_index(index):
         return ws.embedder_for(index)

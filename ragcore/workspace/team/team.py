@@ -23,7 +23,7 @@ from .accounts import Accounts, User
 from .audit import Audit
 from .grants import Grants
 from .passwords import default_hasher
-from .record import new_uid
+from ..record import new_uid
 from .sessions import Sessions
 from .team_db import TeamDB, open_workspace_db
 from .throttle import Throttle

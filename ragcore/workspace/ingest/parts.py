@@ -14,20 +14,20 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Protocol
 
-from ..errors import RagcoreError, ReaderError
-from ..types import Document
+from ...errors import RagcoreError, ReaderError
+from ...types import Document
 from .commits import Cancelled
 from .report import FileOutcome
 
 if TYPE_CHECKING:
-    from .handle import IndexHandle
+    from ..handle import IndexHandle
 
 
 def read_in_parts(path: Path, base: str) -> Iterator[Document] | None:
     """The documents of ``path`` one part at a time, if it is a plain text file big enough to
     be read so (``readers.text.text_parts``); else None (it is read whole)."""
-    from ..readers.files import READERS, iter_documents
-    from ..readers.text import read_plain_text, text_parts
+    from ...readers.files import READERS, iter_documents
+    from ...readers.text import read_plain_text, text_parts
 
     if not path.is_file() or READERS.get(path.suffix.lower()) is not read_plain_text:
         return None

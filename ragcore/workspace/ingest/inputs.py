@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import ReaderError, WorkspaceError
+from ...errors import ReaderError, WorkspaceError
 from .report import FileOutcome
 
 
@@ -21,7 +21,7 @@ def collect_files(paths: list[str | Path]) -> list[Path]:
 def scan_inputs(paths: list[str | Path]) -> tuple[list[Path], list[ReaderError]]:
     """``collect_files``, plus the entries the folder scans passed over, each with the reason
     (a symbolic link in a loop or leading outside its folder): see ``skipped_outcome``."""
-    from ..readers import SimpleDirectoryReader
+    from ...readers import SimpleDirectoryReader
 
     files: list[Path] = []
     skipped: list[ReaderError] = []

@@ -20,15 +20,15 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from ..errors import RagcoreError
-from ..llms.base import LLM
-from ..summaries.index import is_offline
-from .backends import llm_from_settings
-from .settings import AUTO, Settings
-from .summaries import SummaryCache, method_of, summarize_file, unsummarized_files
+from ...errors import RagcoreError
+from ...llms.base import LLM
+from ...summaries.index import is_offline
+from ..backends import llm_from_settings
+from ..settings import AUTO, Settings
+from ..summaries import SummaryCache, method_of, summarize_file, unsummarized_files
 
 if TYPE_CHECKING:
-    from .workspace import Workspace
+    from ..workspace import Workspace
 
 logger = logging.getLogger(__name__)
 

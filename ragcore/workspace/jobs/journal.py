@@ -1,6 +1,6 @@
 """Background jobs on a workspace index: what a job is, its progress, and its journal on disk.
 
-A ``Job`` is one ingest, re-index or delete on one index. The runner (``jobs_runner``) moves it
+A ``Job`` is one ingest, re-index or delete on one index. The runner (``runner``) moves it
 through its states::
 
     queued -> reading -> splitting -> embedding n/N -> writing -> ... [-> summarising n/N]
@@ -31,9 +31,9 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from .chats import now_iso
+from ..chats import now_iso
 from .estimate import human_duration, time_left
-from .files import process_exists
+from ..files import process_exists
 
 ACTIVE = ("queued", "reading", "splitting", "embedding", "writing", "summarising")
 FINISHED = ("done", "failed", "cancelled", "interrupted")

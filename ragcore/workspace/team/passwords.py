@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import ConfigError
+from ...errors import ConfigError
 
 MIN_PASSWORD_CHARS = 8
 MAX_PASSWORD_CHARS = 1024

@@ -2,7 +2,7 @@
 
 ``PgTeamDB`` has the surface of ``team_db.TeamDB`` (``execute``, ``one``, ``transaction``,
 ``close``), so accounts, sessions, grants, the audit log, saved chats (``chats_pg``) and the job
-journal (``jobs_pg``) run unchanged on either database. The modules write their SQL once, with
+journal (``jobs.journal_pg``) run unchanged on either database. The modules write their SQL once, with
 ``?`` placeholders and the subset both databases speak; ``pg_sql`` turns the placeholders into
 psycopg's. Rows answer both ``row["name"]`` and ``row[0]``, as ``sqlite3.Row`` does.
 
@@ -24,9 +24,9 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any, Iterator
 
-from ..errors import WorkspaceError
-from .team_schema import MIGRATIONS
-from ..stores.postgres.connect import PASSWORD_ENV, clean_url, password_for, remember_password
+from ...errors import WorkspaceError
+from .schema import MIGRATIONS
+from ...stores.postgres.connect import PASSWORD_ENV, clean_url, password_for, remember_password
 
 MIGRATE_LOCK = 0x7261_6763_6F72_6501  # 'ragcor' + 1: schema changes, one server at a time
 WRITE_LOCK = 0x7261_6763_6F72_6502  # writes that check then change

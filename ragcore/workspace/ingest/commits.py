@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable
 
-from .handle import IndexHandle, saved
+from ..handle import IndexHandle, saved
 
 PARTIAL_KEY = "ingest_incomplete"
 SAVE_SHARE = 10  # at least this many times the last save's duration passes between saves

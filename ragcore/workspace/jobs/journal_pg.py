@@ -29,10 +29,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from ..errors import WorkspaceError
-from .jobs import KEEP_FINISHED, Job, JobJournal
-from .pg_team_db import PgTeamDB, open_pg_team_db
-from .team_db import database_url
+from ...errors import WorkspaceError
+from .journal import KEEP_FINISHED, Job, JobJournal
+from ..team.pg_team_db import PgTeamDB, open_pg_team_db
+from ..team.team_db import database_url
 
 logger = logging.getLogger(__name__)
 

@@ -24,18 +24,18 @@ from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from .chats import now_iso
-from .commits import Batching
+from ..chats import now_iso
+from ..ingest.commits import Batching
 from .estimate import JobWork, record_rate, start_work
-from .jobs import Job
-from .jobs_pg import open_journal
-from .names import display_name, index_gone, index_uid, require_same
-from .report import IngestProgress, IngestReport
+from .journal import Job
+from .journal_pg import open_journal
+from ..names import display_name, index_gone, index_uid, require_same
+from ..ingest.report import IngestProgress, IngestReport
 from .resume import resumed_job
-from .summary_stage import StageOutcome, summarise_new_files
+from ..ingest.summary_stage import StageOutcome, summarise_new_files
 
 if TYPE_CHECKING:
-    from .workspace import Workspace
+    from ..workspace import Workspace
 
 logger = logging.getLogger(__name__)
 
@@ -193,7 +193,7 @@ class JobRunner:
         """Uploaded originals of ``index`` that no document comes from and no job is working
         on: uploads whose ingestion failed, was cancelled or died. ``indexed`` holds the id
         bases of the index's files (``upload:<name>`` for uploads)."""
-        from .handle import UPLOAD_PREFIX
+        from ..handle import UPLOAD_PREFIX
 
         folder = ws.upload_dir(index)
         if not folder.is_dir():
@@ -390,7 +390,7 @@ class JobRunner:
 
 
 def _explain(exc: BaseException) -> str:
-    from ..errors import RagcoreError
+    from ...errors import RagcoreError
 
     return str(exc) if isinstance(exc, RagcoreError) else f"{type(exc).__name__}: {exc}"
 

@@ -30,7 +30,7 @@ import os
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, TypeVar
 
-from ..errors import AccessDenied, ConfigError
+from ...errors import AccessDenied, ConfigError
 from .accounts import User
 from .audit import Audit
 from .grants import RANK, Grants

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from .files import read_json, write_json_atomic
+from ..files import read_json, write_json_atomic
 
 logger = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ It keeps what team mode adds to a workspace: accounts (``accounts``), sign-in se
 (``grants``) and the audit log (``audit``). Indexes, uploads and chats stay files; rows here
 refer to an index by its record uid (``names``), never by a name a rename changes.
 
-The schema is a numbered list of migrations (``team_schema``): ``PRAGMA user_version`` says how many have run,
+The schema is a numbered list of migrations (``schema``): ``PRAGMA user_version`` says how many have run,
 ``open_team_db`` runs the rest in one transaction each, so a database made by an older ragcore
 is brought up to date when it is opened, and one from a newer ragcore is refused. The file is in
 WAL mode (readers never wait for the writer) with foreign keys enforced, so deleting a user
@@ -26,8 +26,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from ..errors import WorkspaceError
-from .team_schema import MIGRATIONS
+from ...errors import WorkspaceError
+from .schema import MIGRATIONS
 
 TEAM_FILE = "team.sqlite3"
 DATABASE_ENV = "RAGCORE_DATABASE_URL"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
-from ..errors import LoginRefused
+from ...errors import LoginRefused
 from .team_db import TeamDB
 
 MAX_FAILURES = 10

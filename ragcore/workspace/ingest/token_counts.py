@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .files import write_bytes_atomic
+from ..files import write_bytes_atomic
 
 LEDGER_FORMAT = "ragcore-token-counts"
 _NODES_AT_ONCE = 1000  # node texts in memory at a time while one document is counted
@@ -80,7 +80,7 @@ def update_counts(index: Any, known: Counts) -> Counts:
 
 def count_document(index: Any, node_ids: list[str]) -> int:
     """The tokens of one document's nodes, a thousand node texts at a time."""
-    from ..tokens import count_tokens
+    from ...tokens import count_tokens
 
     total = 0
     for start in range(0, len(node_ids), _NODES_AT_ONCE):

@@ -1,0 +1,11 @@
+"""Background jobs on a workspace index: ingest, re-index, delete.
+
+    journal.py    a job, its progress, and its journal on disk
+    journal_pg.py the journal as rows of a shared Postgres: heartbeat, cancel requests
+                  (``open_journal``: files unless the URL is set)
+    runner.py     runs jobs in threads: one queue per index, cancel, resume after a restart
+    resume.py     what a resumed job does: the same index (never a deleted one), what is left
+    estimate.py   how much work a job is (chunks, counted before embedding) and its time left
+    rates.py      how fast this computer embeds, per model, measured by jobs or a calibration
+    ocr_work.py   a job's scanned pages: counted at its start, timed as OCR reads them
+"""
