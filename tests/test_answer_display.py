@@ -19,7 +19,7 @@ from ragcore.present.answer_score import (
 )
 from ragcore.present.citations import Segment, passage_segments, segments_to_html
 from ragcore.present.markers import mark_answer
-from ragcore.present.passage_markup import render_segments
+from ragcore.present.passage.markup import render_segments
 from ragcore.present.quotes import answer_spans, quoted_spans
 from ragcore.present.support import cite
 from ragcore.trace import Trace
@@ -226,7 +226,7 @@ def test_open_in_document_shows_the_short_answer_bold_inside_the_quoted_sentence
 def test_a_pdf_page_tints_the_short_answer_deeper_than_its_sentence():
     from PIL import Image
 
-    from ragcore.present.page_boxes import Rect
+    from ragcore.present.passage.page_boxes import Rect
     from webapp.document_view import highlighted
 
     page = Image.new("RGB", (100, 40), "white")

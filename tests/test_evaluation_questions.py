@@ -16,7 +16,7 @@ from ragcore.evaluation import (
     generate_question_context_pairs,
     import_questions,
 )
-from ragcore.evaluation.question_generation import parse_questions
+from ragcore.evaluation.questions.generated import parse_questions
 from ragcore.llms.fake import FakeLLM
 from ragcore.types import Node
 
@@ -124,7 +124,7 @@ def test_offline_questions_are_seeded_and_skip_headings_and_tables():
 
 
 def test_a_key_phrase_names_the_rarest_words_in_sentence_order():
-    from ragcore.evaluation.offline_questions import key_phrase_query
+    from ragcore.evaluation.questions.offline import key_phrase_query
 
     sentence = "Young herons leave the colony after about seven weeks of careful feeding."
     rarity = {"colony": 3.0, "feed": 2.5, "seven": 2.0, "young": 1.5, "week": 1.2, "heron": 0.1}
@@ -133,7 +133,7 @@ def test_a_key_phrase_names_the_rarest_words_in_sentence_order():
 
 
 def test_a_key_phrase_leaves_out_numbers_and_the_stems_of_contractions():
-    from ragcore.evaluation.offline_questions import key_phrase_query
+    from ragcore.evaluation.questions.offline import key_phrase_query
 
     sentence = "Families shouldn\u2019t pay more than 7% of their income for young children."
     rarity = {"shouldn": 9.0, "7": 8.0, "family": 3.0, "incom": 2.0, "young": 1.5,

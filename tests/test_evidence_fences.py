@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragcore.present.citations import Segment
-from ragcore.present.fences import balance_fences, outside_fence
-from ragcore.present.passage_markup import render_segments
+from ragcore.present.passage.fences import balance_fences, outside_fence
+from ragcore.present.passage.markup import render_segments
 from webapp.document_view import document_segments
 
 CHAPTER = "rust_book/src/ch02-00-guessing-game-tutorial.md"

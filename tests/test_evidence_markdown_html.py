@@ -9,8 +9,8 @@ import re
 from pathlib import Path
 
 from ragcore.present.citations import Segment
-from ragcore.present.markdown_clean import readable_markdown
-from ragcore.present.passage_markup import render_segments
+from ragcore.present.passage.markdown_clean import readable_markdown
+from ragcore.present.passage.markup import render_segments
 
 CHAPTER = "rust_book/src/ch02-00-guessing-game-tutorial.md"
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ragcore.present.page_boxes import Rect, highlight_rects, line_boxes, locate, to_pixels
+from ragcore.present.passage.page_boxes import Rect, highlight_rects, line_boxes, locate, to_pixels
 from ragcore.readers import load_file
-from ragcore.readers.pdf_page import page_with_boxes
+from ragcore.readers.pdf.page import page_with_boxes
 
 RAW = "Title\r\nZero trust is an end-to\ufffeend approach to enterprise\ufffeowned\r\nnetworks."
 

@@ -3,7 +3,7 @@ NIST SP 800-207 page 13 sat below the dialog's fold), the whole page on request.
 
 from __future__ import annotations
 
-from ragcore.present.page_boxes import Rect, focus_window
+from ragcore.present.passage.page_boxes import Rect, focus_window
 
 
 def test_the_band_holds_the_passage_with_a_margin_above_and_below():

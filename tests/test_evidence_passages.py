@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ragcore.present.citations import Segment
-from ragcore.present.passage_markup import markup_of, render_segments
-from ragcore.present.rst_text import rst_to_markdown
+from ragcore.present.passage.markup import markup_of, render_segments
+from ragcore.present.passage.rst_text import rst_to_markdown
 
 RUST = [
     Segment("### Ownership Rules\n\nFirst, let's take a look at the _owner_ rules.\n\n", "passage"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragcore.readers import load_file
-from ragcore.readers.pdf import _clean
+from ragcore.readers.pdf.reader import _clean
 
 
 def test_unmapped_bullet_glyphs_at_a_line_start_become_bullets(corpus_dir: Path):

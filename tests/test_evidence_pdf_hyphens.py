@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragcore.readers import load_file
-from ragcore.readers.pdf import _clean, hyphenated_words
+from ragcore.readers.pdf.reader import _clean, hyphenated_words
 
 
 def test_the_document_s_own_spelling_decides(corpus_dir: Path):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragcore.readers import load_file
-from ragcore.readers.pdf import _clean
+from ragcore.readers.pdf.reader import _clean
 
 
 def _pages(path: Path) -> dict[int, str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragcore.present.citations import Segment
-from ragcore.present.reflow import reflow, reflow_segments, reflows
+from ragcore.present.passage.reflow import reflow, reflow_segments, reflows
 from ragcore.present.sources import list_sources
 from ragcore.present.support import cite
 from ragcore.readers import load_file

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragcore.present.citations import Segment
-from ragcore.present.passage_markup import render_segments
-from ragcore.present.rst_text import rst_to_markdown
+from ragcore.present.passage.markup import render_segments
+from ragcore.present.passage.rst_text import rst_to_markdown
 
 
 def test_a_passage_ending_at_a_literal_block_marker_reads_as_a_colon(corpus_dir: Path):

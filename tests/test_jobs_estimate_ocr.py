@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from ragcore.embeddings.fake import FakeEmbedder
-from ragcore.readers import pdf
+from ragcore.readers.pdf import reader as pdf
 from ragcore.workspace import Workspace
 from ragcore.workspace.jobs.estimate import JobWork
 from ragcore.workspace.jobs.journal import Job

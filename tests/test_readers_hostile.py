@@ -12,7 +12,7 @@ import pytest
 
 from ragcore.errors import ReaderError
 from ragcore.readers import load_file
-from ragcore.readers import word
+from ragcore.readers.office import word
 
 
 def _docx_with_body(tmp_path: Path, name: str, body: bytes) -> Path:
@@ -160,7 +160,7 @@ def test_python_warnings_during_a_pdf_read_are_logged_with_the_file(tmp_path: Pa
     import logging
     import warnings
 
-    from ragcore.readers.pdf import pdf_warnings_logged
+    from ragcore.readers.pdf.reader import pdf_warnings_logged
 
     with caplog.at_level(logging.WARNING), pdf_warnings_logged(tmp_path / "x.pdf"):
         warnings.warn("odd stream length", UserWarning, stacklevel=1)

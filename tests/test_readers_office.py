@@ -34,7 +34,7 @@ def test_pptx_one_document_per_slide_with_tables_and_notes(tmp_path: Path):
 
 
 def test_pptx_zip_bomb_is_refused_before_parsing(tmp_path: Path, monkeypatch):
-    from ragcore.readers import pptx
+    from ragcore.readers.office import pptx
 
     monkeypatch.setattr(pptx, "MAX_PPTX_EXPANDED_BYTES", 10_000)
     with pytest.raises(ReaderError, match="expands to .* over the 10,000-byte limit for .pptx"):
@@ -42,7 +42,7 @@ def test_pptx_zip_bomb_is_refused_before_parsing(tmp_path: Path, monkeypatch):
 
 
 def test_pptx_paragraph_bomb_is_refused(tmp_path: Path, monkeypatch):
-    from ragcore.readers import pptx
+    from ragcore.readers.office import pptx
 
     monkeypatch.setattr(pptx, "MAX_PPTX_PARAGRAPHS", 3)
     with pytest.raises(ReaderError, match="more than 3 paragraphs"):
@@ -76,7 +76,7 @@ def test_xlsx_one_document_per_sheet_rows_as_column_value_lines(tmp_path: Path):
 
 
 def test_xlsx_with_too_many_cells_is_refused_with_the_limit(tmp_path: Path, monkeypatch):
-    from ragcore.readers import xlsx
+    from ragcore.readers.office import xlsx
 
     monkeypatch.setattr(xlsx, "MAX_XLSX_CELLS", 10)
     with pytest.raises(ReaderError, match="more than 10 cells") as caught:
@@ -86,7 +86,7 @@ def test_xlsx_with_too_many_cells_is_refused_with_the_limit(tmp_path: Path, monk
 
 @pytest.mark.timeout(60)
 def test_xlsx_with_too_many_shared_strings_is_refused(tmp_path: Path, monkeypatch):
-    from ragcore.readers import xlsx
+    from ragcore.readers.office import xlsx
 
     source = make_xlsx(tmp_path / "sales.xlsx")
     padded = tmp_path / "strings.xlsx"
@@ -117,7 +117,7 @@ def test_xlsx_with_a_far_away_cell_reads_only_the_cells_present(tmp_path: Path):
 def test_xlsx_sparse_layout_over_the_walk_limit_is_refused(tmp_path: Path, monkeypatch):
     from openpyxl import Workbook
 
-    from ragcore.readers import xlsx
+    from ragcore.readers.office import xlsx
 
     monkeypatch.setattr(xlsx, "MAX_XLSX_WALKED_CELLS", 5_000)
     book = Workbook()
@@ -153,7 +153,7 @@ def test_epub_one_document_per_chapter_in_reading_order(tmp_path: Path):
 
 
 def test_epub_paragraph_bomb_is_refused(tmp_path: Path, monkeypatch):
-    from ragcore.readers import epub
+    from ragcore.readers.office import epub
 
     monkeypatch.setattr(epub, "MAX_EPUB_PARAGRAPHS", 5)
     path = make_epub(tmp_path / "bomb.epub", [("Bomb", "<p>x</p>" * 10)])
@@ -162,7 +162,7 @@ def test_epub_paragraph_bomb_is_refused(tmp_path: Path, monkeypatch):
 
 
 def test_epub_that_expands_past_the_limit_is_refused(tmp_path: Path, monkeypatch):
-    from ragcore.readers import epub
+    from ragcore.readers.office import epub
 
     monkeypatch.setattr(epub, "MAX_EPUB_EXPANDED_BYTES", 100_000)
     path = make_epub(tmp_path / "big.epub", [("Big", "<p>" + "word " * 50_000 + "</p>")])

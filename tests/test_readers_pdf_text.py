@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ragcore.readers import load_file
-from ragcore.readers.ocr import ocr_available
+from ragcore.readers.pdf.ocr import ocr_available
 from ragcore.types import MetadataMode
 
 MANPAGE = Path(__file__).parent / "data" / "gzip-manpage.pdf"
@@ -103,7 +103,7 @@ def test_ocr_stops_at_its_page_limit_and_says_so(tmp_path: Path, monkeypatch, ca
 
     from PIL import Image
 
-    from ragcore.readers import pdf
+    from ragcore.readers.pdf import reader as pdf
 
     _need_tesseract()
     monkeypatch.setattr(pdf, "MAX_OCR_PAGES", 1)
@@ -118,7 +118,7 @@ def test_ocr_stops_at_its_page_limit_and_says_so(tmp_path: Path, monkeypatch, ca
 def test_a_huge_page_is_rendered_for_ocr_within_the_pixel_limit(monkeypatch):
     import pypdfium2 as pdfium
 
-    from ragcore.readers import pdf
+    from ragcore.readers.pdf import reader as pdf
 
     document = pdfium.PdfDocument.new()
     document.new_page(14_400, 14_400)  # 200 x 200 inches: 3.6 gigapixels at 300 dpi

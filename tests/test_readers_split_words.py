@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from ragcore.readers import load_file
-from ragcore.readers.english_words import english_lexicon
-from ragcore.readers.split_words import rejoin_split_words, split_pairs
+from ragcore.readers.pdf.english_words import english_lexicon
+from ragcore.readers.pdf.split_words import rejoin_split_words, split_pairs
 
 DATA = Path(__file__).parent / "data"
 # Every split PDFium leaves in these pages (the benchmark's count: 18 on the six of them).
@@ -41,7 +41,7 @@ def test_man_page_words_split_by_layout_are_whole(name: str):
 
 
 def test_real_separate_words_of_the_corpus_pdfs_stay_apart(corpus_dir: Path):
-    from ragcore.readers.pdf import _extract
+    from ragcore.readers.pdf.reader import _extract
 
     for path in sorted((corpus_dir / "nist_pdfs").glob("*.pdf")):
         pages, _, _ = _extract(path.read_bytes(), path, None)

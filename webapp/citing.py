@@ -17,8 +17,8 @@ import streamlit as st
 from ragcore.present import format as fmt
 from ragcore.present.citations import passage_segments
 from ragcore.present.markers import mark_listing
-from ragcore.present.passage_markup import markup_of, render_segments
-from ragcore.present.reflow import reflow_segments, reflows
+from ragcore.present.passage.markup import markup_of, render_segments
+from ragcore.present.passage.reflow import reflow_segments, reflows
 from ragcore.present.sources import (
     ListedSource,
     SourceListing,

@@ -2,7 +2,7 @@
 
 A PDF source shows its page as an image (PDFium) with the passage's lines tinted blue, the
 spans the answer used in orange and its short answer in a deeper orange, underlined (geometry:
-``ragcore.present.page_boxes``); any other document shows its text, rendered like a passage
+``ragcore.present.passage.page_boxes``); any other document shows its text, rendered like a passage
 (Markdown and reST as formatted text), with the passage marked, the short answer in bold, and
 scrolled into view. Used by the Query page; the Chat page can call the same button.
 """
@@ -17,9 +17,9 @@ import streamlit.components.v1 as components
 
 from ragcore.errors import ReaderError
 from ragcore.present.citations import Segment, passage_segments
-from ragcore.present.fences import outside_fence
-from ragcore.present.page_boxes import focus_window, highlight_rects
-from ragcore.present.passage_markup import markup_of, render_segments
+from ragcore.present.passage.fences import outside_fence
+from ragcore.present.passage.page_boxes import focus_window, highlight_rects
+from ragcore.present.passage.markup import markup_of, render_segments
 from ragcore.present.sources import ListedSource
 from webapp import state
 
@@ -81,7 +81,7 @@ def original_path(metadata: dict[str, Any], index_name: str) -> Path | None:
 
 
 def show_pdf_page(path: Path, page: int, passage: str, spans: Any, answer: Any = ()) -> None:
-    from ragcore.readers.pdf_page import page_with_boxes
+    from ragcore.readers.pdf.page import page_with_boxes
 
     rendered = page_with_boxes(path, page, scale=PAGE_SCALE)
     whole, cited = highlight_rects(rendered.text, rendered.boxes, passage, spans,

@@ -6,7 +6,7 @@
     ragcore eval --index papers --generate 20 --writer ollama:llama3.1 --retrievers similarity hybrid
 
 The questions come from a file (a saved question set as .json, or the user's .csv / .jsonl:
-``ragcore.evaluation.question_import``) or are generated offline from the index's passages
+``ragcore.evaluation.questions.imported``) or are generated offline from the index's passages
 (``--generate N``; ``--writer SPEC`` has a model write them). The run is ``ragcore.evaluation.start_evaluation`` (its report is saved in
 the workspace); progress goes to stderr, Ctrl-C stops it and keeps the answers so far, and the
 leaderboard is printed as Markdown.

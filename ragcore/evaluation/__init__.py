@@ -3,11 +3,11 @@
 LlamaIndex's ``llama_index.core.evaluation`` names and shapes (mirrored under
 ``ragcore.compat.core.evaluation``), with offline measures when no language model can judge.
 
-    dataset.py              EmbeddingQAFinetuneDataset (alias QuestionSet): questions, passages,
-                            relevant passages, expected answers; save_json / from_json
-    question_generation.py  generate_question_context_pairs: a language model writes questions
-    offline_questions.py    generate_offline_questions: questions from passages, no model
-    question_import.py      import_questions: a user's CSV or JSON lines
+    questions/              the question set (EmbeddingQAFinetuneDataset, alias QuestionSet;
+                            save_json / from_json) and where its questions come from: a
+                            language model (generate_question_context_pairs), passages without
+                            a model (generate_offline_questions), a user's CSV or JSON lines
+                            (import_questions)
     relevance.py            which retrieved passages are relevant (by id, source or gold text)
     retrieval_metrics.py    hit rate, MRR, precision, recall, nDCG (at k) of a judged ranking
     retriever_evaluator.py  RetrieverEvaluator: retrieve, judge, compute the metrics
@@ -32,13 +32,13 @@ from __future__ import annotations
 from ..lazy_exports import lazy_exports
 
 _EXPORTS: dict[str, str] = {
-    "EmbeddingQAFinetuneDataset": ".dataset",
-    "QuestionSet": ".dataset",
-    "generate_question_context_pairs": ".question_generation",
-    "generate_offline_questions": ".offline_questions",
-    "sample_passages": ".offline_questions",
-    "import_questions": ".question_import",
-    "questions_from_text": ".question_import",
+    "EmbeddingQAFinetuneDataset": ".questions.dataset",
+    "QuestionSet": ".questions.dataset",
+    "generate_question_context_pairs": ".questions.generated",
+    "generate_offline_questions": ".questions.offline",
+    "sample_passages": ".questions.offline",
+    "import_questions": ".questions.imported",
+    "questions_from_text": ".questions.imported",
     "RetrieverEvaluator": ".retriever_evaluator",
     "RetrievalEvalResult": ".retriever_evaluator",
     "mean_metrics": ".retriever_evaluator",

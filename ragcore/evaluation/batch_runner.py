@@ -24,7 +24,7 @@ from .answer_evaluators import (
     RelevancyEvaluator,
     SemanticSimilarityEvaluator,
 )
-from .dataset import EmbeddingQAFinetuneDataset
+from .questions.dataset import EmbeddingQAFinetuneDataset
 from .embedding_cache import CachedEmbedder
 from .report import EvaluationReport
 from .result import BaseEvaluator, EvaluationResult

@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 from ..errors import RagcoreError
 from ..workspace.evaluations import EvaluationStore
 from .batch_runner import BatchEvalRunner, default_evaluators
-from .dataset import EmbeddingQAFinetuneDataset
+from .questions.dataset import EmbeddingQAFinetuneDataset
 from .report import EvaluationReport
 from .setups import EvalProgress
 

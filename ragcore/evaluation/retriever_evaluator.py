@@ -16,7 +16,7 @@ from statistics import fmean
 from typing import Any, Callable, Sequence
 
 from ..errors import ConfigError
-from .dataset import EmbeddingQAFinetuneDataset
+from .questions.dataset import EmbeddingQAFinetuneDataset
 from .relevance import judge_ids, judge_texts, text_of
 from .retrieval_metrics import Judged, RetrievalMetric, resolve_metrics
 

@@ -24,7 +24,7 @@ from ..errors import ConfigError, RagcoreError
 from ..engines.by_name import CHOICES, build_engine, build_retriever, unavailable_reason
 from ..synthesis import ResponseMode, Synthesizer
 from ..trace import Trace
-from .dataset import EmbeddingQAFinetuneDataset
+from .questions.dataset import EmbeddingQAFinetuneDataset
 from .report import EvaluationReport, QuestionRow
 from .result import BaseEvaluator
 from .retriever_evaluator import RetrieverEvaluator

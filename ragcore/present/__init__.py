@@ -10,6 +10,8 @@
     how_made.py    a response mode's calls by their part: drafts, levels, per-passage answers
     corpus_map.py  pictures of an index: token lengths, document sizes, a 2-D embedding map
     leaderboard.py an evaluation's leaderboard table, its bar chart with intervals, drill-down
+    passage/       a passage as people read it: Markdown and reST rendered, PDF lines
+                   reflowed, cited parts marked, its boxes on the PDF page
 
 Pure functions over ragcore objects, tested like the rest of the library. The Streamlit side
 (session state, cached objects, the page frame) is the ``webapp`` package beside ``app.py``;

@@ -12,16 +12,13 @@ documents with file metadata and stable ids:
     database.py    DatabaseReader: SQL rows (sqlite3, or SQLAlchemy when installed)
     text.py        .txt .text .log .rst, and RFC-style paginated text (running headers removed)
     markdown.py    .md .markdown (source kept as written, first heading as ``title``)
-    pdf.py         .pdf, one document per page with ``page`` and ``page_label`` (pypdfium2),
-                   OCR of pages without text when Tesseract is installed (ocr.py)
-    word.py        .docx paragraphs and tables (python-docx)
-    pptx.py        .pptx, one document per slide: text, tables, notes (python-pptx)
-    xlsx.py        .xlsx, one document per sheet, rows as "column: value" lines (openpyxl)
-    epub.py        .epub, one document per chapter in reading order (ebooklib)
+    pdf/           .pdf, one document per page with ``page`` and ``page_label`` (pypdfium2),
+                   OCR of pages without text when Tesseract is installed, split words rejoined
+    office/        .docx .pptx .xlsx .epub (python-docx, python-pptx, openpyxl, ebooklib),
+                   the zip-bomb limits they share checked before parsing
     rtf.py         .rtf text (striprtf)
     email_message.py  .eml headers, body (HTML via html_text) and attachment names
     mime_scan.py   an .eml cut down as read: attachment bodies read past, never held
-    zip_limits.py  zip-bomb and element-count limits shared by the zip-based formats
     html_text.py   .html .htm .xhtml visible text, ``title`` kept (BeautifulSoup)
     tables.py      .csv .tsv rows as "column: value" lines
     json_text.py   .json as indented text; .jsonl one document per line

@@ -21,20 +21,20 @@ from typing import Any, Callable, Iterable, Iterator
 
 from ragcore.errors import ReaderError
 from ragcore.readers.email_message import read_email
-from ragcore.readers.epub import read_epub
+from ragcore.readers.office.epub import read_epub
 from ragcore.readers.html_text import read_html
 from ragcore.readers.json_text import read_json, read_jsonl
 from ragcore.readers.markdown import read_markdown
 from ragcore.readers.notebook import read_notebook
 from ragcore.readers.part import Part
-from ragcore.readers.pdf import OcrProgress, read_pdf
-from ragcore.readers.pptx import read_pptx
+from ragcore.readers.pdf.reader import OcrProgress, read_pdf
+from ragcore.readers.office.pptx import read_pptx
 from ragcore.readers.rtf import read_rtf
 from ragcore.readers.sniff import read_by_content
 from ragcore.readers.tables import read_csv
 from ragcore.readers.text import read_plain_text
-from ragcore.readers.word import read_docx
-from ragcore.readers.xlsx import read_xlsx
+from ragcore.readers.office.word import read_docx
+from ragcore.readers.office.xlsx import read_xlsx
 from ragcore.types import DEFAULT_EXCLUDED_EMBED_KEYS, DEFAULT_EXCLUDED_LLM_KEYS, Document
 
 FileReader = Callable[[Path], list[Part]]

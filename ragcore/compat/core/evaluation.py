@@ -14,10 +14,10 @@ from typing import Any, Sequence
 
 from ...errors import ConfigError
 from ...evaluation import answer_evaluators as _answers
-from ...evaluation import question_generation as _generation
+from ...evaluation.questions import generated as _generation
 from ...evaluation.batch_runner import BatchEvalRunner
-from ...evaluation.dataset import EmbeddingQAFinetuneDataset
-from ...evaluation.offline_questions import generate_offline_questions
+from ...evaluation.questions.dataset import EmbeddingQAFinetuneDataset
+from ...evaluation.questions.offline import generate_offline_questions
 from ...evaluation.result import BaseEvaluator, EvaluationResult
 from ...evaluation.retriever_evaluator import RetrievalEvalResult, RetrieverEvaluator
 from ...prompts.judge import DEFAULT_QA_GENERATE_PROMPT

@@ -23,7 +23,7 @@ MIN_TIMED_PAGES = 4  # pages read before the job's own time per page replaces th
 
 def count_ocr_pages(paths: list[Path]) -> list[int]:
     """Each file's pages OCR will read (0 for a file that is not a PDF)."""
-    from ...readers.pdf import pages_to_ocr
+    from ...readers.pdf.reader import pages_to_ocr
 
     return [pages_to_ocr(p) if p.suffix.lower() == ".pdf" else 0 for p in paths]
 

@@ -22,7 +22,7 @@ PDFium still splits a few words where groff set letters as far apart as word gap
 lexicon: 0 split words left on those man pages, no join on the NIST PDFs.
 
 PDFium is not thread-safe, so every call into it holds one process-wide lock. Python warnings
-raised while reading go to ``logging`` (logger ``ragcore.readers.pdf``, naming the file), never
+raised while reading go to ``logging`` (logger ``ragcore.readers.pdf.reader``, naming the file), never
 straight to stderr. pypdfium2 is imported here, on first use, never when ragcore is imported.
 """
 
@@ -41,10 +41,10 @@ from typing import Any, Callable
 
 from ragcore.errors import ReaderError
 from ragcore.readers.decoding import read_bytes
-from ragcore.readers.english_words import english_lexicon
-from ragcore.readers.ocr import ocr_available, ocr_images
+from ragcore.readers.pdf.english_words import english_lexicon
+from ragcore.readers.pdf.ocr import ocr_available, ocr_images
 from ragcore.readers.part import Part
-from ragcore.readers.split_words import rejoin_split_words
+from ragcore.readers.pdf.split_words import rejoin_split_words
 from ragcore.readers.text import strip_running_lines
 
 logger = logging.getLogger(__name__)

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from itertools import accumulate, chain, compress, count
 
 from ragcore.search.analysis import STOPWORDS
-from ragcore.readers.english_words import Lexicon
+from ragcore.readers.pdf.english_words import Lexicon
 
 _SPACE = re.compile(r"(\s+)")
 _PUNCT = string.punctuation + "\u2018\u2019\u201c\u201d\u00ab\u00bb\u2026\u2013\u2014"

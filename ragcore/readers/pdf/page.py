@@ -2,7 +2,7 @@
 
 The PDF reader (``pdf.py``) reads text for indexing; this sibling serves "Open in document":
 ``page_with_boxes`` renders a page and returns PDFium's raw characters and each one's box, which
-``ragcore.present.page_boxes`` matches against a cited passage. Calls into PDFium hold the
+``ragcore.present.passage.page_boxes`` matches against a cited passage. Calls into PDFium hold the
 reader's process-wide lock (PDFium is not thread-safe).
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 from ragcore.errors import ReaderError
 from ragcore.readers.decoding import read_bytes
-from ragcore.readers.pdf import PDFIUM_LOCK
+from ragcore.readers.pdf.reader import PDFIUM_LOCK
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ from typing import Any
 from ragcore.errors import ReaderError
 from ragcore.readers.decoding import read_bytes
 from ragcore.readers.part import Part
-from ragcore.readers.zip_limits import ZipLimits, check_zip
+from ragcore.readers.office.zip_limits import ZipLimits, check_zip
 
 # A 500-slide deck expands to tens of MB and holds tens of thousands of paragraphs.
 MAX_PPTX_EXPANDED_BYTES = 256 * 1024 * 1024

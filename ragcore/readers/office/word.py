@@ -22,7 +22,7 @@ from typing import Any
 from ragcore.errors import ReaderError
 from ragcore.readers.decoding import read_bytes
 from ragcore.readers.part import Part
-from ragcore.readers.zip_limits import ZipLimits, check_zip
+from ragcore.readers.office.zip_limits import ZipLimits, check_zip
 
 _HEADING_STYLE = re.compile(r"^Heading (\d)$")
 

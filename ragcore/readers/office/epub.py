@@ -21,7 +21,7 @@ from ragcore.errors import ReaderError
 from ragcore.readers.decoding import decode_text, read_bytes
 from ragcore.readers.html_text import html_to_text
 from ragcore.readers.part import Part
-from ragcore.readers.zip_limits import ZipLimits, check_zip
+from ragcore.readers.office.zip_limits import ZipLimits, check_zip
 
 # A 2,000-page illustrated book expands to ~100 MB and holds tens of thousands of paragraphs.
 MAX_EPUB_EXPANDED_BYTES = 512 * 1024 * 1024

@@ -6,7 +6,7 @@ code written for ``llama_index.core.evaluation`` reads one unchanged. ragcore ad
 metrics need: ``reference_answers`` (the expected answer, when known), ``expected_sources``
 (files or documents an imported question names), how the set was made (``origin``) and what
 went wrong making it (``problems``: unreadable model replies, skipped lines). How sets are made:
-``question_generation`` (a language model), ``offline_questions`` (none), ``question_import``
+``generated`` (a language model), ``offline`` (none), ``imported``
 (a user's CSV or JSONL).
 """
 
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
+from ...errors import ConfigError
 
 FORMAT = "ragcore-question-set/1"
 

@@ -27,7 +27,7 @@ from ragcore.errors import ReaderError
 from ragcore.readers.decoding import read_bytes
 from ragcore.readers.part import Part
 from ragcore.readers.tables import rows_to_text
-from ragcore.readers.zip_limits import ZipLimits, check_zip
+from ragcore.readers.office.zip_limits import ZipLimits, check_zip
 
 MAX_XLSX_EXPANDED_BYTES = 256 * 1024 * 1024
 # A million filled cells is ~30 MB of text: far more than anyone chats with, and hours to embed.

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import PurePath
 from typing import Sequence
 
-from .citations import Segment
+from ..citations import Segment
 
 _BULLET = re.compile(r"[ \t]*[•\u2013\u2014*\-]\s")
 # "2) hosting" after "(see Section" goes on with the sentence: a numbered item starts a line only

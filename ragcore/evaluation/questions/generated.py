@@ -6,7 +6,7 @@ The model gets one passage at a time and is asked for ``num_questions_per_chunk`
 a line. Numbering ("1.", "Q2:", "-") and blank lines are stripped; lines ending with "?" are the
 questions (if none does, the lines opening like a question or a request: "Name the ..."). A reply with no question, or a model
 error, is recorded in the set's ``problems`` and the next passage is asked: one bad reply does
-not lose the rest. ``offline_questions`` makes questions without a model.
+not lose the rest. ``offline`` makes questions without a model.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from ..errors import ConfigError, RagcoreError
-from ..llms import complete
-from ..prompts.judge import DEFAULT_QA_GENERATE_PROMPT
-from ..types import Message
+from ...errors import ConfigError, RagcoreError
+from ...llms import complete
+from ...prompts.judge import DEFAULT_QA_GENERATE_PROMPT
+from ...types import Message
 from .dataset import EmbeddingQAFinetuneDataset
 
 MAX_PROBLEMS_QUOTED = 200  # characters of a bad reply kept in the set's problems

@@ -1,7 +1,7 @@
 """Questions from indexed passages without a language model: a key phrase of a sentence asks for
 it, the passage holding the sentence is the gold.
 
-``question_generation`` asks a model to write questions; this needs none, so an evaluation runs
+``generated`` asks a model to write questions; this needs none, so an evaluation runs
 offline. For each chosen passage one sentence is picked (seeded, so the same seed gives the same
 set) and turned into a query, by ``style``:
 
@@ -14,7 +14,7 @@ set) and turned into a query, by ``style``:
 Both are made of the passage's own words, so they favour keyword search: on PEP 8, PEP 20 and
 the 2022 State of the Union (136 chunks, 40 key-phrase questions, top 4) BM25 found every
 passage first (hit rate 1.0, MRR 1.0), hybrid search had MRR 0.92 and search by meaning alone hit
-rate 0.75. Questions a model writes (``question_generation``) or a user's own are the fairer test
+rate 0.75. Questions a model writes (``generated``) or a user's own are the fairer test
 of search by meaning; these rank response modes and catch retrieval that misses exact words.
 
 The sentence is the expected answer, and every passage holding it (overlapping chunks repeat
@@ -30,10 +30,10 @@ import re
 from collections import Counter
 from typing import Any, Sequence
 
-from ..errors import ConfigError
-from ..search.lexical import split_sentences, term, words
+from ...errors import ConfigError
+from ...search.lexical import split_sentences, term, words
 from .dataset import EmbeddingQAFinetuneDataset
-from .relevance import normalize
+from ..relevance import normalize
 
 STYLES = ("key_phrase", "sentence")
 MIN_PASSAGE_WORDS = 40  # shorter passages are headings, captions or fragments

@@ -5,7 +5,7 @@ section titles and their underlines, directives (``.. code-block:: python`` and 
 become a fenced block, ``.. note::`` a bold "Note:"), comments and link targets (dropped),
 literal blocks after "::", roles (``:pep:`8``` reads "PEP 8", ``:ref:`text <target>``` "text"),
 hyperlinks (```text <url>`_`` becomes a Markdown link) and ````literals````. Characters of the
-private-use area pass through untouched: ``passage_markup`` marks highlights with them.
+private-use area pass through untouched: ``markup`` marks highlights with them.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ _LINK = re.compile(r"`([^`<]+?)\s*<([^>]+)>`__?")
 _REFERENCE = re.compile(r"`([^`]+)`__?(?!\w)")
 _LITERAL = re.compile(r"``([^`]+)``")
 _FENCED = re.compile(r"(^[ \t]*```.*?^[ \t]*```[ \t]*$)", re.MULTILINE | re.DOTALL)
-# The private-use characters ``passage_markup`` marks highlights with.
+# The private-use characters ``markup`` marks highlights with.
 _MARKS = re.compile("[\ue000-\uf8ff]")
 _FOOTNOTE_REF = re.compile(r"\s?\[#[\w-]*\]_|(?<=\])_(?!\w)")
 

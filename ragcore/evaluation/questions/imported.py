@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..errors import ConfigError
+from ...errors import ConfigError
 from .dataset import EmbeddingQAFinetuneDataset
 
 QUESTION_KEYS = ("question", "query")

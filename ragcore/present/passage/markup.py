@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
-from .citations import MARKED, SEGMENT_STYLES, Segment, segments_to_html
+from ..citations import MARKED, SEGMENT_STYLES, Segment, segments_to_html
 from .fences import balance_fences
 from .markdown_clean import readable_markdown
 from .rst_text import rst_to_markdown

@@ -1,0 +1,9 @@
+"""A passage as people read it: markup rendered, PDF lines reflowed, its place on the page.
+
+    markup.py          Markdown and reST rendered, the retrieved and cited parts marked
+    markdown_clean.py  Markdown without the HTML and mdBook markup people should not read
+    rst_text.py        reStructuredText as Markdown
+    fences.py          code fences kept the right way round when a passage is cut out
+    reflow.py          PDF passages shown as paragraphs, not the page's printed lines
+    page_boxes.py      where a passage sits on a PDF page (its characters' boxes)
+"""
