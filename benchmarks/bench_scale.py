@@ -12,7 +12,7 @@ commit of the big batch that grows the index to each size
 is timed too (it writes the batch's BM25 postings and, for a big segment, its approximate index);
 the index is loaded and the first keyword query timed (the saved postings mapped, nothing
 analyzed), then on a second load the first hybrid query (nothing is built after a load);
-then top-10 latency p50/p95 of the store with its approximate search (``ragcore.stores.ann``)
+then top-10 latency p50/p95 of the store with its approximate search (``ragcore.stores.simple.ann``)
 against the same store opened exact, recall@10 between them, a filtered query keeping half the
 rows and one keeping a single document, and the process's peak RSS so far. Growing by one big
 batch per size leaves one big segment, as the merges of a long 2k-batch ingestion would.
@@ -20,7 +20,7 @@ batch per size leaves one big segment, as the merges of a long 2k-batch ingestio
 First a row for the query threads (``ragcore.stores.query_threads``): top-5 over 10k vectors
 with numpy's default BLAS threads against one thread, on this machine as loaded as it is.
 
-Then the approximate index's self-measurement (``ragcore.stores.ann_recall``) on three kinds of
+Then the approximate index's self-measurement (``ragcore.stores.simple.ann_recall``) on three kinds of
 data, each one store segment persisted and loaded: uniform random unit vectors (no structure:
 the worst case), clustered ones (what the settings were tuned on) and the packaged model's
 embeddings of corpus chunks (python_peps and rust_book, 256-token chunks, 300 held out as
@@ -47,8 +47,8 @@ from ragcore.index import VectorStoreIndex
 from ragcore.index.disk.merger import BackgroundMerger, merges_due
 from ragcore.stores import SimpleVectorStore
 from ragcore.stores.simple import segments
-from ragcore.stores.ann import AnnSettings
-from ragcore.stores.ann_recall import read_recall
+from ragcore.stores.simple.ann import AnnSettings
+from ragcore.stores.simple.ann_recall import read_recall
 from ragcore.testing.clustered import clustered_vectors
 from ragcore.trace import Trace
 from ragcore.types import Document, Node

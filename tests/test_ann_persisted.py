@@ -14,9 +14,10 @@ from ragcore.errors import IndexFormatError
 from ragcore.index import VectorStoreIndex
 from ragcore.index.disk.folder import current_data
 from ragcore.index.disk.verify import verify_index
-from ragcore.stores import SimpleVectorStore, ann
+from ragcore.stores import SimpleVectorStore
+from ragcore.stores.simple import ann
 from ragcore.stores.simple import segments
-from ragcore.stores.ann import ANN_FILE, AnnSettings
+from ragcore.stores.simple.ann import ANN_FILE, AnnSettings
 from ragcore.testing.clustered import clustered_vectors
 from ragcore.types import Node
 

@@ -16,9 +16,10 @@ from ragcore.embeddings import FakeEmbedder
 from ragcore.index import VectorStoreIndex
 from ragcore.index.disk.folder import current_data
 from ragcore.index.disk.verify import verify_index
-from ragcore.stores import SimpleVectorStore, ann
-from ragcore.stores.ann import ANN_FILE, AnnSettings
-from ragcore.stores.ann_recall import RECALL_FILE, read_recall, sample_queries
+from ragcore.stores import SimpleVectorStore
+from ragcore.stores.simple import ann
+from ragcore.stores.simple.ann import ANN_FILE, AnnSettings
+from ragcore.stores.simple.ann_recall import RECALL_FILE, read_recall, sample_queries
 from ragcore.testing.clustered import clustered_vectors
 from ragcore.types import Node
 
@@ -47,7 +48,7 @@ def _recall(store: SimpleVectorStore, vectors: np.ndarray, queries: np.ndarray) 
 
 def test_random_vectors_are_searched_exactly_and_the_store_says_why(tmp_path, caplog):
     vectors = _unit(ROWS, 384, seed=1)  # no structure: an inverted file would need most lists
-    with caplog.at_level(logging.WARNING, logger="ragcore.stores.ann"):
+    with caplog.at_level(logging.WARNING, logger="ragcore.stores.simple.ann"):
         store = _saved_and_loaded(vectors, tmp_path)
     assert _recall(store, vectors, _unit(50, 384, seed=2)) >= 0.98  # fresh queries
     assert store._ann.searched == 0  # the IVF index answered none of them

@@ -27,7 +27,7 @@ from ragcore.embeddings import FakeEmbedder
 from ragcore.index import VectorStoreIndex
 from ragcore.index.disk.folder import current_data
 from ragcore.stores import SimpleVectorStore
-from ragcore.stores.ann import ANN_FILE, AnnSettings
+from ragcore.stores.simple.ann import ANN_FILE, AnnSettings
 from ragcore.types import Document
 
 PERSISTS = int(os.environ.get("RAGCORE_DRILL_PERSISTS", "300"))
@@ -80,7 +80,7 @@ def _answers(index: VectorStoreIndex) -> list:
 
 def test_a_loaded_index_reads_nothing_by_name_once_its_generation_is_removed(tmp_path, caplog,
                                                                             monkeypatch):
-    from ragcore.stores import ann_recall
+    from ragcore.stores.simple import ann_recall
 
     # The fake embedder's 350 distinct texts are no data an approximate index can search well:
     # its self-measurement would choose exact search, and this test needs an ANN file to lose.

@@ -20,7 +20,7 @@ from ragcore.index.docstore import DocStore
 from ragcore.embeddings import FakeEmbedder
 from ragcore.errors import ConfigError, EmbeddingError, IndexFormatError, PersistError
 from ragcore.index import VectorStoreIndex
-from ragcore.stores.ann import AnnSettings
+from ragcore.stores.simple.ann import AnnSettings
 from ragcore.stores.simple import rows as matrix_rows
 from ragcore.stores.simple import store as simple
 from ragcore.types import Document, Node

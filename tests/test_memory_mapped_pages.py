@@ -17,7 +17,7 @@ import pytest
 
 from ragcore.index.disk.node_file import NodeFile, write_node_file
 from ragcore.stores import SimpleVectorStore
-from ragcore.stores.ann import ANN_FILE, AnnSettings
+from ragcore.stores.simple.ann import ANN_FILE, AnnSettings
 from ragcore.stores.simple.rows import MatrixRows, open_part
 from ragcore.testing.clustered import clustered_vectors
 from ragcore.types import Node

@@ -6,7 +6,7 @@ import numpy as np
 from threadpoolctl import threadpool_info
 
 from ragcore.stores import SimpleVectorStore
-from ragcore.stores.ann import AnnSettings
+from ragcore.stores.simple.ann import AnnSettings
 from ragcore.stores.query_threads import QUERY_THREADS, query_threads
 
 

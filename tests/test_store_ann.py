@@ -10,8 +10,8 @@ import pytest
 
 from ragcore.errors import ConfigError
 from ragcore.stores import SimpleVectorStore
-from ragcore.stores import ann
-from ragcore.stores.ann import AnnSettings
+from ragcore.stores.simple import ann
+from ragcore.stores.simple.ann import AnnSettings
 from ragcore.stores.registry import open_simple_store
 from ragcore.testing.clustered import clustered_vectors
 

@@ -1,7 +1,7 @@
 """Vector stores: the VectorStore protocol (``base``), the embedded numpy SimpleVectorStore
-(``simple/``), Postgres with pgvector (``postgres/``), Chroma (``chroma``), metadata filters, the
-approximate index and its measured recall (``ann``, ``ann_recall``), and the registry that
-reopens the store an index manifest names (``registry``)."""
+(``simple/``, with its approximate index and that index's measured recall), Postgres with
+pgvector (``postgres/``), Chroma (``chroma``), metadata filters, and the registry that reopens
+the store an index manifest names (``registry``)."""
 
 from .base import METRICS, StoreSpec, VectorStore
 from .filters import (

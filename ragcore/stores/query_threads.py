@@ -5,7 +5,7 @@ arithmetic: one thread runs it at memory speed. numpy's BLAS (OpenBLAS) starts a
 core for it anyway, and on a busy machine those threads wait for cores other processes hold:
 top-5 over 10k rows took 7.8 ms with OpenBLAS's two threads on the shared 2-core machine
 against 1.6 ms with one (16.1 ms against 1.25 ms in issue 20). So ``SimpleVectorStore.query``
-and the approximate indexes (``ragcore.stores.ann``) run inside ``query_threads()``, which holds
+and the approximate indexes (``ragcore.stores.simple.ann``) run inside ``query_threads()``, which holds
 BLAS and OpenMP (faiss) to ``QUERY_THREADS`` threads and restores the previous counts after.
 
 Ingestion is not limited: embedding a batch is arithmetic-bound and does use every core (ONNX

@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from ..errors import IndexFormatError
 from ..registry import Registry
-from .ann import AnnSettings
+from .simple.ann import AnnSettings
 from .base import StoreSpec, VectorStore
 from .simple.store import SimpleVectorStore
 

@@ -8,4 +8,7 @@ big segments.
     save.py      what a save links and what it writes (only the batch)
     segments.py  which segments are kept, linked forward or merged (size-tiered)
     merge.py     a merge of segments, written outside the writer lock
+    ann.py       the approximate (IVF) index of a big segment, built by whoever writes it
+    ann_recall.py  that index measured on the data it indexes: nprobe raised until recall@10
+                 reaches the target, else exact search with a note
 """

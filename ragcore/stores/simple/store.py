@@ -35,7 +35,7 @@ import numpy as np
 
 from ...embeddings.base import normalize
 from ...errors import ConfigError, IndexFormatError, StoreError
-from ..ann import AnnSearch, AnnSettings
+from .ann import AnnSearch, AnnSettings
 from ..base import METRICS, StoreSpec
 from ..filters import MaskCache, MetadataFilters, as_filters, id_mask
 from .rows import MatrixRows, top_k_indices

@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from ..disk import read_json, write_json
-from ..errors import IndexFormatError
-from .simple.rows import read_rows
+from ...disk import read_json, write_json
+from ...errors import IndexFormatError
+from .rows import read_rows
 
 RECALL_FILE = "ann.json"  # a segment's measured recall, beside its ann.faiss
 TARGET = 0.98  # recall@10 an index must reach to be searched

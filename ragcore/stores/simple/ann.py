@@ -50,9 +50,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigError, IndexFormatError
+from ...errors import ConfigError, IndexFormatError
 from .ann_recall import RECALL_FILE, AnnRecall, measure, read_recall, segment_report, write_recall
-from .simple.rows import MatrixRows, read_rows
+from .rows import MatrixRows, read_rows
 
 logger = logging.getLogger(__name__)
 
@@ -302,7 +302,7 @@ def build_ivf(vectors: np.ndarray, settings: AnnSettings, metric: str) -> Any:
         import faiss
     except ImportError as exc:
         raise ConfigError("approximate search needs faiss: pip install faiss-cpu") from exc
-    from .query_threads import refresh_libraries
+    from ..query_threads import refresh_libraries
 
     refresh_libraries()  # faiss brought OpenMP: let query_threads limit it too
     dim = vectors.shape[1]
