@@ -1,9 +1,12 @@
-"""The package's shape: data flows one way, no import cycles, no module grows past ~400 lines.
+"""The package's shape: data flows one way, no import cycles, no module grows past ~400 lines,
+no folder past 16 modules, and the app reaches the library through a few doors.
 
 The layers are declared once, in pyproject.toml's ``[tool.importlinter]`` (import-linter runs
 them here, so a violation fails the suite with import-linter's own report). The cycle check
 covers what layers cannot: two modules of one package importing each other, at any depth,
-including imports inside functions (only ``if TYPE_CHECKING:`` imports are exempt).
+including imports inside functions (only ``if TYPE_CHECKING:`` imports are exempt), and between
+packages: within any package, its sub-packages (and, at the top, every module and package of
+``ragcore``) never import each other in a circle.
 """
 
 from __future__ import annotations
@@ -19,6 +22,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "ragcore"
 MAX_LINES = 420  # STYLE.md: "modules stay under ~400 lines"
+MAX_MODULES = 16  # per folder of ragcore/, __init__.py included: more, and it wants sub-packages
+# compat/core mirrors llama_index.core module for module (``from llama_index.core.X import``
+# becomes ``from ragcore.compat.core.X import``): its names are LlamaIndex's, not ours to group.
+MIRRORS = {PACKAGE / "compat" / "core"}
+MAX_APP_IMPORTS = 40  # distinct ragcore modules app.py, pages/ and webapp/ import
+MAX_TEST_FILES = 40  # test modules directly in tests/; the rest mirror what they test
 
 
 def test_every_stage_imports_only_the_stages_below_it():
@@ -90,6 +99,91 @@ def test_no_module_imports_itself_back_through_others(type_only: bool):
         edges[module] = {i for i in imported if not module.startswith(i + ".")}
     cycles = strongly_connected(edges)
     assert not cycles, "import cycles: " + "; ".join(" <-> ".join(c) for c in cycles)
+
+
+def package_cycles(graph) -> dict[str, list[list[str]]]:
+    """For every package: the groups of its sub-packages (at the top: of its modules and
+    packages) that import each other in a circle, modules collapsed into their sub-package."""
+    packages = {m for m in graph.modules if (ROOT / m.replace(".", "/") / "__init__.py").exists()}
+    found = {}
+    for parent in sorted(packages):
+        depth = parent.count(".") + 2
+        children = {m for m in graph.modules
+                    if m.startswith(parent + ".") and m.count(".") == depth - 1}
+        nodes = children if parent == "ragcore" else children & packages
+        edges: dict[str, set[str]] = {node: set() for node in nodes}
+        for module in graph.modules:
+            source = ".".join(module.split(".")[:depth])
+            if source not in nodes or not module.startswith(parent + "."):
+                continue
+            for imported in graph.find_modules_directly_imported_by(module):
+                target = ".".join(imported.split(".")[:depth])
+                if target in nodes and target != source:
+                    edges[source].add(target)
+        if cycles := strongly_connected(edges):
+            found[parent] = cycles
+    return found
+
+
+def test_package_cycle_finder_collapses_modules_into_packages():
+    class Graph:  # ragcore.index.disk.a -> ragcore.stores.b -> ragcore.index.c: a package cycle
+        modules = {"ragcore", "ragcore.index", "ragcore.index.disk", "ragcore.index.disk.a",
+                   "ragcore.index.c", "ragcore.stores", "ragcore.stores.b"}
+        imports = {"ragcore.index.disk.a": {"ragcore.stores.b"},
+                   "ragcore.stores.b": {"ragcore.index.c"}}
+
+        def find_modules_directly_imported_by(self, module):
+            return self.imports.get(module, set())
+
+    assert package_cycles(Graph()) == {"ragcore": [["ragcore.index", "ragcore.stores"]]}
+
+
+@pytest.mark.parametrize("type_only", [False, True], ids=["runtime", "with-type-only"])
+def test_no_package_imports_itself_back_through_others(type_only: bool):
+    graph = grimp.build_graph("ragcore", exclude_type_checking_imports=not type_only,
+                              cache_dir=None)
+    cycles = package_cycles(graph)
+    assert not cycles, "package cycles: " + "; ".join(
+        f"in {parent}: " + " <-> ".join(group) for parent, groups in cycles.items()
+        for group in groups)
+
+
+@pytest.mark.parametrize("folder", sorted({p.parent for p in PACKAGE.rglob("*.py")} - MIRRORS),
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_folders_stay_small(folder: Path):
+    modules = sorted(p.name for p in folder.glob("*.py"))
+    assert len(modules) <= MAX_MODULES, (
+        f"{folder.relative_to(ROOT)} holds {len(modules)} modules: group them into packages")
+
+
+def app_imports() -> set[str]:
+    """The distinct ragcore modules the app's files import (``from ragcore.x import y`` counts
+    ``ragcore.x``)."""
+    modules = set()
+    for path in [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "webapp").glob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            modules |= {n for n in names if n == "ragcore" or n.startswith("ragcore.")}
+    return modules
+
+
+def test_the_app_reaches_the_library_through_few_doors():
+    modules = app_imports()
+    assert len(modules) <= MAX_APP_IMPORTS, (
+        f"the app imports {len(modules)} ragcore modules (at most {MAX_APP_IMPORTS}): import "
+        f"from the packages' public names instead: {sorted(modules)}")
+
+
+def test_tests_mirror_the_code():
+    flat = sorted(p.name for p in (ROOT / "tests").glob("test_*.py"))
+    assert len(flat) <= MAX_TEST_FILES, (
+        f"{len(flat)} test modules directly in tests/ (at most {MAX_TEST_FILES}): put a module's "
+        "tests under tests/ragcore/<package>/, the app's under tests/app/ or tests/browser/")
 
 
 @pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT)))

@@ -14,7 +14,7 @@ from ragcore.workspace.jobs.journal import Job
 from ragcore.workspace.names import index_uid
 from ragcore.workspace.team.passwords import fast_hasher
 from ragcore.workspace.jobs.runner import JobRunner
-from ragcore.workspace.team.permitted import (
+from ragcore.workspace.permitted import (
     cancel_job,
     chats_for,
     create_index,

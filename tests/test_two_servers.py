@@ -23,7 +23,7 @@ import pytest
 from ragcore.errors import AccessDenied
 from ragcore.workspace.jobs.runner import runner_for
 from ragcore.workspace.team.passwords import fast_hasher
-from ragcore.workspace.team.permitted import cancel_job, indexes_for, jobs_for
+from ragcore.workspace.permitted import cancel_job, indexes_for, jobs_for
 from ragcore.workspace.team.team import Team
 from ragcore.workspace.workspace import Workspace
 from team_backends import pg_team_url  # noqa: F401 - the fixture: a fresh database
@@ -36,7 +36,7 @@ SERVER_A = textwrap.dedent("""
     from ragcore.workspace.ingest.commits import Batching
     from ragcore.workspace.jobs.runner import JobRunner
     from ragcore.workspace.team.passwords import fast_hasher
-    from ragcore.workspace.team.permitted import start_ingest
+    from ragcore.workspace.permitted import start_ingest
     from ragcore.workspace.names import index_uid
     from ragcore.workspace.team.team import Team
     from ragcore.workspace.workspace import Workspace

@@ -115,7 +115,7 @@ def test_a_share_made_on_one_server_applies_on_the_other_at_once(page, tmp_path,
     from ragcore.embeddings.fake import FakeEmbedder
     from ragcore.workspace import Workspace
     from ragcore.workspace.team.passwords import fast_hasher
-    from ragcore.workspace.team.permitted import create_index
+    from ragcore.workspace.permitted import create_index
     from ragcore.workspace.team.team import Team
 
     _require_browser()

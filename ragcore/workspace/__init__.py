@@ -14,6 +14,8 @@
                    URL is set)
     summaries.py   summaries of an index's files and of the whole index, kept on disk
     evaluations.py saved evaluations and question sets
+    permitted.py   the workspace as one person may see and change it (the team policy applied
+                   to listings, chats, indexes and jobs)
     files.py       safe names, paths kept inside the root, atomic writes, file locks
 
     ingest/        files into an open index, one at a time, with a report per file; batches,

@@ -16,5 +16,4 @@ Kept in ``<root>/team.sqlite3``, or in Postgres when ``RAGCORE_DATABASE_URL`` is
                    the team-mode switch and the network-address check
     audit.py       the audit log of sign-ins, uploads, deletes, shares and refusals
     team.py        ``Team``: all of the above over one database, sharing and ownership changes
-    permitted.py   the workspace as one person may see and change it: listings, chats, indexes
 """

@@ -18,17 +18,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
-from .access import Resource, chat_resource, job_resource
-from .accounts import User
-from ..chats import ChatSummary, SavedChat
-from ..names import chats_of, delete_index as delete_named_index, index_uid
+from .team.access import Resource, chat_resource, job_resource
+from .team.accounts import User
+from .chats import ChatSummary, SavedChat
+from .names import chats_of, delete_index as delete_named_index, index_uid
 
 if TYPE_CHECKING:
-    from ..jobs.journal import Job
-    from ..jobs.runner import JobRunner
-    from ..stats import IndexInfo
-    from .team import Team
-    from ..workspace import Workspace
+    from .jobs.journal import Job
+    from .jobs.runner import JobRunner
+    from .stats import IndexInfo
+    from .team.team import Team
+    from .workspace import Workspace
 
 
 def index_resource(workspace: Workspace, name: str, kind: str = "index") -> Resource:
