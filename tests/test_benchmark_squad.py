@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-# benchmarks/ is a folder of the checkout, not part of the installed package.
+# benchmarks/ and training/ are folders of the checkout, not part of the installed package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.answers.squad import (  # noqa: E402
@@ -18,10 +18,10 @@ from benchmarks.answers.squad import (  # noqa: E402
     heldout_questions,
     normalize_answer,
     token_f1,
-    training_articles,
 )
 from benchmarks.answers.squad_make import EXTRA, HELD_OUT, TRAINING  # noqa: E402
 from benchmarks.answers.squad_samples import SHARED_WORDS, _runs  # noqa: E402
+from training.answerer.squad import training_articles  # noqa: E402
 
 
 @pytest.mark.parametrize(("text", "normal"), [

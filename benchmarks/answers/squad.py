@@ -1,12 +1,9 @@
-"""The SQuAD 2.0 files of ``squad/`` and the official SQuAD measures.
+"""The held-out SQuAD 2.0 files of ``squad/`` and the official SQuAD measures.
 
 Loaders (the files are made by ``squad_make.py``; source, licence and split in
-``squad/README.md``):
+``squad/README.md``). The training files live apart, in ``training/answerer/data/``, loaded by
+``training.answerer.squad``: nothing here reads them, and the training code never reads these.
 
-- ``training_articles()``: the training articles (SQuAD JSON ``data`` entries) of
-  ``train.json``, ``train_extra.json`` and ``train_samples.json.gz`` (one untitled article of
-  paragraphs sampled from the training split), the only ones any model of the answerer may be
-  fitted or calibrated on;
 - ``heldout_questions()``: the fixed sample of 300 answerable + 60 unanswerable questions of the
   3 held-out articles, as ``HeldOutQuestion``;
 - ``heldout_paragraphs()``: every paragraph of the held-out articles (``id``, ``title``,
@@ -45,15 +42,6 @@ class HeldOutQuestion:
     answers: tuple[str, ...]  # distinct gold texts; empty when unanswerable
     paragraph: str
     is_impossible: bool
-
-
-TRAINING_FILES = ("train.json", "train_extra.json", "train_samples.json.gz")
-
-
-def training_articles(folder: Path = FOLDER) -> list[dict]:
-    """The training articles of ``TRAINING_FILES`` (SQuAD JSON ``data`` entries)."""
-    return [article for name in TRAINING_FILES
-            for article in json.loads(_read(folder / name))["data"]]
 
 
 def heldout_questions(folder: Path = FOLDER) -> list[HeldOutQuestion]:

@@ -7,7 +7,7 @@ in ``squad/README.md``), two disjoint parts of it:
   held-out articles no model is fitted or calibrated on), asked over the held-out index of
   ``squad_heldout.py`` (every paragraph of those articles);
 - ``--calibrate``: a seeded sample of the questions of ``CALIBRATION_ARTICLE``, the one
-  training article with unanswerable questions (SQuAD 2.0's; ``train_answerer``'s five
+  training article with unanswerable questions (SQuAD 2.0's; ``training.answerer.train``'s five
   ``CALIBRATION_ARTICLES`` come from SQuAD 1.1 and have none), over an index of its
   paragraphs. Only these questions set the not-found gate's weights and threshold
   (``gate_sweep``). The extractive answerer's models were fitted on this article too, so its
@@ -43,9 +43,11 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+from training.answerer.squad import training_articles  # the calibration article is a training one
+
 from .answer_measures import markdown_table, measures
 from .corpus_index import CACHE_DIR
-from .squad import HeldOutQuestion, heldout_questions, training_articles
+from .squad import HeldOutQuestion, heldout_questions
 
 SEED = 32
 HELDOUT_SIZES = (40, 20)  # answerable, unanswerable

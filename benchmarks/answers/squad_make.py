@@ -1,4 +1,5 @@
-"""Make the SQuAD files of ``benchmarks/answers/squad/`` from SQuAD training files.
+"""Make the SQuAD files from SQuAD training files: the held-out ones of
+``benchmarks/answers/squad/`` and the training ones of ``training/answerer/data/``.
 
     python -m benchmarks.answers.squad_make path/to/train-v2.0.json
     python -m benchmarks.answers.squad_make --extra path/to/train-v1.1.json
@@ -8,7 +9,7 @@ neither training nor held-out articles here (``EXTRA``). It reads a file cut sho
 used is, up to its last whole article.
 
 The articles are split by title (``TRAINING``, ``HELD_OUT``): the answerer's models are trained
-on the first (``benchmarks/train_answerer.py``) and judged on a fixed sample of the second
+on the first (``training/answerer/train.py``) and judged on a fixed sample of the second
 (``python -m benchmarks --only answers``). See ``squad/README.md`` for the source.
 """
 
@@ -18,6 +19,8 @@ import json
 import random
 import sys
 from pathlib import Path
+
+from training.answerer.squad import DATA  # the one place that sees both sides: it makes the split
 
 FOLDER = Path(__file__).resolve().parent / "squad"
 TRAINING = ("Beyoncé", "Frédéric_Chopin", "Sino-Tibetan_relations_during_the_Ming_dynasty",
@@ -32,7 +35,7 @@ def main(source: Path) -> None:
     articles = {a["title"]: a for a in json.loads(source.read_text(encoding="utf-8"))["data"]}
     FOLDER.mkdir(exist_ok=True)
     train = {"version": "v2.0", "data": [articles[t] for t in TRAINING]}
-    (FOLDER / "train.json").write_text(json.dumps(train, ensure_ascii=False), encoding="utf-8")
+    (DATA / "train.json").write_text(json.dumps(train, ensure_ascii=False), encoding="utf-8")
     paragraphs, questions = [], []
     for title in HELD_OUT:
         for p, paragraph in enumerate(articles[title]["paragraphs"]):
@@ -72,7 +75,7 @@ def extra(source: Path) -> None:
     articles = {a["title"]: a for a in whole_articles(source.read_text(encoding="utf-8"))}
     data = [articles[t] for t in EXTRA]
     assert not set(EXTRA) & set(HELD_OUT + TRAINING)
-    (FOLDER / "train_extra.json").write_text(
+    (DATA / "train_extra.json").write_text(
         json.dumps({"version": "1.1", "data": data}, ensure_ascii=False), encoding="utf-8")
 
 

@@ -1,8 +1,9 @@
-"""Make ``squad/train_samples.json.gz``: samples of SQuAD's training split found as paragraphs.
+"""Make ``training/answerer/data/train_samples.json.gz``: samples of SQuAD's training split
+found as paragraphs.
 
     python -m benchmarks.answers.squad_samples path/to/folder
 
-The folder holds the four public files named in ``squad/README.md`` (samples of SQuAD's
+The folder holds the four public files named in ``training/answerer/README.md`` (samples of SQuAD's
 training split kept by other projects, by paragraph and question, without article titles). Their
 questions are merged, one per (paragraph, question) pair, and every paragraph that is already
 one of ours (``train.json``, ``train_extra.json``) or comes from a held-out article is left out:
@@ -20,8 +21,10 @@ import sys
 from pathlib import Path
 from typing import Iterator
 
+from training.answerer.squad import DATA  # it reads both sides to keep them apart
+
 FOLDER = Path(__file__).resolve().parent / "squad"
-OUT = FOLDER / "train_samples.json.gz"
+OUT = DATA / "train_samples.json.gz"
 SHARED_WORDS = 12
 SPLINTER = "ednussi__splinter__finetuning_squad_baseline"
 FLAN = "EmptyCityJK__flan-response-evaluator__data_squad_{}.json"
@@ -55,7 +58,7 @@ def _runs(text: str) -> set[tuple[str, ...]]:
 
 def make(folder: Path) -> dict:
     ours = {p["context"] for name in ("train.json", "train_extra.json")
-            for a in json.loads((FOLDER / name).read_text(encoding="utf-8"))["data"]
+            for a in json.loads((DATA / name).read_text(encoding="utf-8"))["data"]
             for p in a["paragraphs"]}
     held = [json.loads(line)["text"] for line in
             (FOLDER / "heldout_paragraphs.jsonl").read_text(encoding="utf-8").splitlines()]

@@ -10,9 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# training/ is a folder of the checkout, not part of the installed package.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from benchmarks.train_answerer import (  # noqa: E402
+from training.answerer.train import (  # noqa: E402
     Example, Vocabulary, span_sets, first_stage, train_first_stage, train_spans,
 )
 from ragcore.llms.extractive.model import Reading  # noqa: E402
@@ -57,7 +58,7 @@ def test_an_example_gives_back_its_rows_as_the_answerer_reads_them():
 
 
 def test_a_name_mix_keeps_every_word_of_the_passages_but_never_the_name():
-    from benchmarks.answerer_negatives import name_mixes
+    from training.answerer.negatives import name_mixes
 
     context = "Twilight Princess was released by Nintendo in 2006; Midna guides Link."
     row = {"id": "q", "question": "When was Twilight Princess released?", "asked": "",
@@ -72,7 +73,7 @@ def test_a_name_mix_keeps_every_word_of_the_passages_but_never_the_name():
 
 
 def test_the_answer_threshold_is_set_on_the_calibration_questions_not_the_learned_ones():
-    from benchmarks.train_answerer import FALSE_NOT_FOUND, train_found
+    from training.answerer.train import FALSE_NOT_FOUND, train_found
     from ragcore.llms.extractive.model import answer_features, probability
 
     def asked(score: float, holds: bool) -> Example:

@@ -4,7 +4,8 @@ The answerer's scorer is trained on what it will see in use, so every training q
 through ``index.as_query_engine()`` (default retrieval, 4 passages) over an index of the
 training articles' paragraphs (one Document each, as a user's files would be), with a
 recording model in place of the answerer. The context and question sections of each prompt
-are kept with the question's gold answers, in ``benchmarks/.cache/answerer-contexts-*.jsonl``.
+are kept with the question's gold answers, in ``.cache/answerer-contexts-*.jsonl`` beside
+this file.
 
 Sentence vectors are cached too (``CachedEmbedder``): the answerer embeds the candidate
 sentences of every prompt, and the same paragraphs come back for many questions.

@@ -1,5 +1,5 @@
 """Questions the passages do not answer, made from answerable training questions: the answer
-model's negatives beside SQuAD 2.0's own unanswerable ones (``benchmarks/train_answerer.py``).
+model's negatives beside SQuAD 2.0's own unanswerable ones (``train.py``).
 
 - ``off_topic``: a question given the passages of a question about another article;
 - ``near_misses``: a number or a name changed to one the passages do not hold;

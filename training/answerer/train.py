@@ -1,21 +1,22 @@
 """Train the offline answerer's span and answer models; write ragcore/llms/extractive/weights.json.
 
-Data: SQuAD's **training** split only (``benchmarks.answers.squad.training_articles``): the
-training articles of ``benchmarks/answers/squad/train.json`` (SQuAD 2.0), ``train_extra.json``
-(four more articles of SQuAD 1.1's training split) and ``train_samples.json.gz`` (4,547
-paragraphs and 12,535 questions sampled from SQuAD's training split by other public projects);
-sources, licence and the split are written in ``benchmarks/answers/squad/README.md``. The
-held-out articles judge the result in ``python -m benchmarks --only answers`` and are never
-read here. Each question goes through the default query engine over an index of all the
-training paragraphs (``answerer_contexts``), so the models learn from the passages a user's
-question really brings.
+Data: SQuAD's **training** split only (``training.answerer.squad.training_articles``): the
+training articles of ``data/train.json`` (SQuAD 2.0), ``data/train_extra.json`` (four more
+articles of SQuAD 1.1's training split) and ``data/train_samples.json.gz`` (4,547 paragraphs
+and 12,535 questions sampled from SQuAD's training split by other public projects); sources,
+licence and the split are written in ``README.md`` beside this file. The held-out articles
+judge the result in ``python -m benchmarks --only answers``; nothing in ``training/`` reads
+them. Each question goes through the default query engine over an index of all the training
+paragraphs (``contexts``), so the models learn from the passages a user's question really
+brings.
 
 - Span model (conditional logit, L2): the phrases of a question's best sentences compete; a
   phrase is right when its normalized text equals a gold answer's (the SQuAD normalization).
   Questions whose best sentences hold no gold phrase teach it nothing and are left out.
 - Second stage (semantic variant only: it compares meanings): the same conditional logit over
   the first stage's best ``TYPED_CANDIDATES`` phrases of each question, with the cosine between
-  each phrase and the question's type words as features (``extractive_model.typed_rows``).
+  each phrase and the question's type words as features
+  (``ragcore.llms.extractive.model.typed_rows``).
 - Answer model (logistic regression, L2): positive when the passages given hold a gold answer,
   negative for SQuAD's unanswerable questions, for questions whose passages lack every gold
   answer, for off-topic questions (a third of the questions, each given the passages of a
@@ -23,19 +24,16 @@ question really brings.
   near misses (every third answerable question with a number or name changed to one its
   passages do not hold, as SQuAD 2.0's unanswerable questions were written) and for name
   mixes (another third with a word of a name changed to another word of its passages:
-  ``benchmarks.answerer_negatives``). Its threshold is set so that at most ``FALSE_NOT_FOUND`` of the answered
+  ``negatives``). Its threshold is set so that at most ``FALSE_NOT_FOUND`` of the answered
   questions of ``CALIBRATION_ARTICLES`` fall under it: five training articles no model learns
   from. Near misses and name mixes teach the semantic variant only: the lexical one, reading
   words alone, learned from near misses to accept questions most of whose words no passage
   holds.
 
-    python -m benchmarks.train_answerer            # ~40 min on 2 cores, first run embeds
+    python -m training.answerer.train            # ~40 min on 2 cores, first run embeds
 
-The shipped weights are not this script's output as it stands. The answerers it trained (with
-the samples, name mixes and conjunction features; then with grammar features, commit 9afa7ce)
-scored a lower F1 on the held-out questions and said "not found" more often to answerable ones
-than the shipped one, so the weights of commit ad60c05 stay (``benchmarks/answers/README.md``,
-"Latest figures"; ``git show ad60c05:benchmarks/train_answerer.py`` trains them).
+The shipped weights are not this script's output as it stands: README.md names their recipe
+(commit 126c0d5's script and tree) and what differs here.
 
 The two variants train at once, a process each. A question's phrases are kept as feature ids
 (``Example``), not dicts: 22,000 questions of ~380 phrases would not fit in memory as dicts.
@@ -61,11 +59,11 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import minimize
 
-from benchmarks.answerer_contexts import CACHE_DIR, CachedEmbedder, build_contexts
-from benchmarks.answerer_negatives import name_mixes, near_misses, off_topic
-from benchmarks.answers.squad import training_articles
+from training.answerer.contexts import CACHE_DIR, CachedEmbedder, build_contexts
+from training.answerer.negatives import name_mixes, near_misses, off_topic
+from training.answerer.squad import training_articles
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 WEIGHTS = ROOT / "ragcore" / "llms" / "extractive" / "weights.json"
 MIN_COUNT = 3  # features seen fewer times are left out
 L2_SPAN = 1.0
@@ -79,10 +77,10 @@ FALSE_NOT_FOUND = 0.04
 CALIBRATION_ARTICLES = frozenset({"Antibiotics", "Genocide", "IPod", "Montana",
                                   "University_of_Notre_Dame"})
 SOURCE = ("SQuAD 2.0 training split (Rajpurkar, Jia & Liang 2018, CC BY-SA 4.0), training "
-          "articles of benchmarks/answers/squad/train.json; four articles of SQuAD 1.1's "
+          "articles of training/answerer/data/train.json; four articles of SQuAD 1.1's "
           "training split (Rajpurkar et al. 2016, CC BY-SA 4.0) in train_extra.json; and "
           "paragraphs sampled from SQuAD's training split by public projects, in "
-          "train_samples.json.gz (sources in benchmarks/answers/squad/README.md)")
+          "train_samples.json.gz (sources in training/answerer/README.md)")
 
 
 def normalize(text: str) -> str:
@@ -110,7 +108,8 @@ class Example:
     vals: np.ndarray
 
     def rows(self, names: list[str]) -> list[tuple]:
-        """The phrases as ``extractive_model`` rows: (sentence, None, Span, features)."""
+        """The phrases as rows of ``ragcore.llms.extractive.model``: (sentence, None, Span,
+        features)."""
         from ragcore.llms.extractive.span import Span
 
         ends = [*self.starts[1:], len(self.cols)]
@@ -187,7 +186,7 @@ def first_stage(names: list[str]):
 
 def typed(names: list[str], span_weights: dict[str, float], embedder):
     """``rows_of`` for the second stage: the first stage's best phrases with their type
-    similarity (``extractive_model.typed_rows``)."""
+    similarity (``ragcore.llms.extractive.model.typed_rows``)."""
     from ragcore.llms.extractive.model import typed_rows
 
     def rows_of(example):

@@ -1,7 +1,8 @@
 """The learned part of the offline answerer: which phrase answers, and whether anything does.
 
-Two small linear models, trained by ``benchmarks/train_answerer.py`` on the training split of
-SQuAD 2.0 (its source and split are written in ``benchmarks/answers/squad/README.md``) and
+Two small linear models, trained by ``training/answerer/train.py`` on the training split of
+SQuAD 2.0 (its source, split and the recipe of the shipped weights are written in
+``training/answerer/README.md``) and
 shipped as named weights in ``weights.json`` (no pickle):
 
 - the **span model** scores every candidate phrase (``span.spans``) of the best
