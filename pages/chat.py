@@ -13,23 +13,12 @@ from webapp import chat_controls as controls
 from webapp.chat_files import drop_files, drops_at, indexing, render_drop
 from webapp.chat_scope import file_names, scope_select, scoped
 from webapp.index_names import shown_name
-from webapp.chat_summary import route_caption, routed_reply
 from webapp.citing import draw_sources, marked_listing
-from webapp.chat_turns import (
-    clear_chat,
-    memory_for_chat,
-    record_turn,
-    source_passage,
-    start_chat,
-    turn_retrieval_mode,
-    turn_score,
-)
+from webapp.chat_turns import route_caption, source_passage, turn_retrieval_mode, turn_score
 from ragcore.chat import CHAT_MODE_DESCRIPTIONS, ChatMode
-from ragcore.chat.titles import chat_title
-from ragcore.engines.from_index import chat_engine_from_index, llm_with_index_embedder
-from ragcore.engines.by_name import build_retriever
 from webapp.retriever_view import render_notes, retriever_select
 from ragcore.trace import Trace
+from ragcore.workspace.conversation import Conversation, TurnSettings, clear_chat, start_chat
 from ragcore.workspace.chats import ChatMessage, export_json, export_markdown
 
 QUEUED_KEY, MODE_KEY = controls.QUEUED_KEY, state.CHAT_MODE_KEY
@@ -252,20 +241,6 @@ def render_failure(failed: dict) -> None:
     cols[1].button("Discard", on_click=discard_failed)
 
 
-def chat_engine(index, choices: dict, llm):  # ``index`` may be scoped to chosen files
-    """The chat engine of the chosen mode, searching with the chosen retriever."""
-    retriever = None
-    if choices["retriever"] != "standard":
-        retriever = build_retriever(
-            choices["retriever"], index,
-            llm=llm_with_index_embedder(llm, index, choices["retrieval_mode"]),
-            top_k=choices["top_k"], mode=choices["retrieval_mode"],
-            cross_encoder=choices["cross_encoder"])
-    return chat_engine_from_index(index, chat_mode=choices["mode"], llm=llm,
-                                  similarity_top_k=choices["top_k"],
-                                  retrieval_mode=choices["retrieval_mode"], retriever=retriever)
-
-
 def live_steps(chunks, trace: Trace, slot):
     """The agent's reply, its thoughts, tool calls and observations shown as each step ends
     (in ``slot``, above the reply, once there is a step: 'best' may answer without one)."""
@@ -286,60 +261,74 @@ def live_steps(chunks, trace: Trace, slot):
 
 def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool) -> None:
     """Stream the answer and save the turn, or keep the history and offer a retry."""
-    index = state.load_index(chat.index)
+    index, llm, settings = state.load_index(chat.index), state.current_llm(), turn_settings(choices)
     state.ensure_embedder_loaded(index.embedder)
-    llm, files = state.current_llm(), choices.get("files", [])
-    memory = state.chat_memory() or memory_for_chat(chat, llm)
-    state.set_open_chat(chat, memory)
+    talk = Conversation(ws, chat, index, llm, memory=state.chat_memory())
+    state.set_open_chat(chat, talk.memory)
     with st.chat_message("user"):  # with Edit at once: the question's place once recorded
         controls.render_question(ChatMessage("user", question), len(chat.messages))
-    label = fmt.describe_backend(llm)
-    settings = {"chat_mode": choices["mode"], "similarity_top_k": choices["top_k"],
-                "retrieval_mode": choices["retrieval_mode"], "llm": label,
-                "embed_model": index.embed_model_name, "retriever": choices["retriever"],
-                "files": files}
     with st.chat_message("assistant"):
-        busy = indexing(chat)
+        marks = turn_marks(chat, index, settings.files)
         stop = controls.stop_button()
-        kept = controls.begin_reply(chat, question, settings)
+        kept = controls.begin_reply(chat, question, settings.to_dict())
         try:
-            trace = Trace()
-            response = routed_reply(chat.index, question, memory, trace, files)
-            if response is None:  # not a summary request: the chat engine searches
-                engine = chat_engine(scoped(index, files), choices, llm)
-                response = engine.chat(question, memory, trace=trace)
-            chunks = controls.kept_stream(kept, response)
-            if choices["mode"] in AGENT_MODES:  # steps before the answer yield no text
-                chunks = live_steps(chunks, trace, st.empty())
-            reply_box = st.empty()  # the streamed text, then the same with [1] [2] markers
-            with reply_box:
-                st.write_stream(fmt.markdown_stream(chunks))
+            response = talk.ask(question, settings, search=scoped(index, list(settings.files)))
+            reply_box = stream_reply(controls.kept_stream(kept, response), response.trace,
+                                     settings.chat_mode)
         except Exception as exc:  # noqa: BLE001 - shown with a retry; history stays intact
-            controls.stream_finished()
-            state.set_open_chat(chat, memory_for_chat(chat, llm))
-            st.session_state[state.FAILED_KEY] = {"question": question, "error": exc}
-            st.rerun()
+            offer_retry(talk, question, exc)
         stop.empty()
-        untitled = not chat.title
-        message = record_turn(chat, question, response, chat_mode=choices["mode"],
-                              llm_label=label, settings=settings)
-        if busy:
-            message.trace[controls.INDEXING_MARK] = True
-        if files:
-            message.trace[controls.SCOPE_MARK] = [file_names(index)[key] for key in files]
-        if untitled:  # the first exchange names the chat: its key phrases, or the model's words
-            chat.title = chat_title(question, message.content, llm)
+        message = talk.record(question, response, settings, marks=marks)
         team_state.save_chat(ws, chat)
         controls.stream_finished()
-        key = f"{chat.id}_{len(chat.messages) - 1}"
-        text, listing = marked_reply(message, lookup, embedder=index.embedder, key=key)
-        reply_box.markdown(fmt.markdown_text(text))
-        controls.reply_notes(message)
-        shell.fallback_note()
-        st.query_params["chat"] = chat.id
-        render_reply_extras(message, listing, lookup, index_name=chat.index, key=key,
-                            advanced=advanced)
-        controls.reply_actions(message, len(chat.messages) - 1, last=True)
+        show_recorded(chat, message, reply_box, lookup, index, advanced)
+
+
+def offer_retry(talk, question: str, exc: Exception) -> None:
+    """After a failed turn: the chat as it was, the error and Retry shown on the next run."""
+    controls.stream_finished()
+    talk.forget_unrecorded()
+    state.set_open_chat(talk.chat, talk.memory)
+    st.session_state[state.FAILED_KEY] = {"question": question, "error": exc}
+    st.rerun()
+
+
+def turn_settings(choices: dict) -> TurnSettings:
+    return TurnSettings(chat_mode=choices["mode"], similarity_top_k=choices["top_k"],
+                        retrieval_mode=choices["retrieval_mode"], retriever=choices["retriever"],
+                        cross_encoder=choices["cross_encoder"],
+                        files=tuple(choices.get("files", ())))
+
+
+def turn_marks(chat, index, files) -> dict:
+    """What a reply notes of the page: files still being indexed, the only files it used."""
+    marks = {controls.INDEXING_MARK: True} if indexing(chat) else {}
+    if files:
+        marks[controls.SCOPE_MARK] = [file_names(index)[key] for key in files]
+    return marks
+
+
+def stream_reply(chunks, trace: Trace, mode: str):
+    """Write the reply as it streams (an agent's steps above it); its box, for the final text."""
+    if mode in AGENT_MODES:  # steps before the answer yield no text
+        chunks = live_steps(chunks, trace, st.empty())
+    reply_box = st.empty()  # the streamed text, then the same with [1] [2] markers
+    with reply_box:
+        st.write_stream(fmt.markdown_stream(chunks))
+    return reply_box
+
+
+def show_recorded(chat, message, reply_box, lookup, index, advanced: bool) -> None:
+    """The recorded reply with its [1] [2] markers, notes, sources and actions."""
+    key = f"{chat.id}_{len(chat.messages) - 1}"
+    text, listing = marked_reply(message, lookup, embedder=index.embedder, key=key)
+    reply_box.markdown(fmt.markdown_text(text))
+    controls.reply_notes(message)
+    shell.fallback_note()
+    st.query_params["chat"] = chat.id
+    render_reply_extras(message, listing, lookup, index_name=chat.index, key=key,
+                        advanced=advanced)
+    controls.reply_actions(message, len(chat.messages) - 1, last=True)
 
 
 def chat_caption(chat) -> str:

@@ -7,13 +7,14 @@ from ragcore.present import format as fmt, how_made, trace_view
 from ragcore.present.answer_score import ranked_with, score_note, stated_score
 from webapp import shell, state
 from webapp.advanced import advanced_toggle
-from webapp.chat_summary import route_caption, summary_answer
+from webapp.chat_turns import route_caption
 from webapp.index_names import shown_name
 from webapp.citing import draw_sources, marked_listing
 from webapp.evaluate_view import evaluate_tab
 from webapp.query_options import POSTPROCESSOR_DESCRIPTIONS, QueryOptions, parse_keywords
 from ragcore.engines.from_index import llm_with_index_embedder, reading_postprocessors
 from ragcore.query import iter_compare_modes
+from ragcore.workspace.conversation import summary_answer
 from ragcore.engines.by_name import (
     CHOICES, build_engine, build_retriever, iter_compare_retrievers,
 )
@@ -182,7 +183,8 @@ def options_from(choices: dict, **mode) -> QueryOptions | None:
 def summarise(name: str, question: str) -> bool:
     """Keep the summary as the answer when ``question`` asks for one; False if it does not."""
     trace = Trace()
-    text = summary_answer(name, question, trace)
+    index = state.load_index(name)
+    text = summary_answer(state.workspace(), name, index, state.current_llm(), question, trace)
     if text is None:
         return False
     st.session_state[ANSWER_KEY] = {"question": question, "index": name, "text": text,

@@ -1,4 +1,5 @@
-"""The app's pure logic: query options, trace tables, chat turns, and how things are worded."""
+"""The app's pure logic: query options, trace tables, and how things are worded (chat turns are
+tested in ``tests/ragcore/workspace/test_conversation.py``)."""
 
 from __future__ import annotations
 
@@ -6,13 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webapp.chat_turns import (
-    clear_chat,
-    memory_for_chat,
-    record_turn,
-    source_passage,
-    start_chat,
-)
+from webapp.chat_turns import source_passage
 from ragcore.present.format import (
     backend_notice,
     human_size,
@@ -31,15 +26,13 @@ from ragcore.present.trace_view import (
     totals,
     turn_details,
 )
-from ragcore.chat import ChatMode
 from ragcore.errors import ConfigError
-from ragcore.index import VectorStoreIndex
 from ragcore.llms.extractive.backend import ExtractiveLLM
 from ragcore.llms.fake import FakeLLM
 from ragcore.postprocess import KeywordNodePostprocessor, SimilarityPostprocessor
 from ragcore.trace import Trace
-from ragcore.types import Document, Message, Node, ScoredNode
-from ragcore.workspace.chats import ChatSource, SavedChat, export_markdown
+from ragcore.types import Message, Node, ScoredNode
+from ragcore.workspace.chats import ChatSource
 from ragcore.workspace.ingest.report import FileOutcome, IngestReport
 
 # --- query options -------------------------------------------------------------------------
@@ -123,53 +116,6 @@ def test_trace_tables_and_details_read_live_and_saved_traces_alike():
         "Action input: {'input': 'sky'}", "Observation: Rayleigh scattering"]
     assert format_step(2, steps[1]).endswith("Answer: Because of scattering.")
     assert turn_details(None) == {} and totals(None)["llm_calls"] == 0
-
-
-# --- chat turns ----------------------------------------------------------------------------
-
-
-@pytest.fixture
-def small_index(fake_embedder):
-    docs = [
-        Document("Owls hunt at night. They have silent feathers.", doc_id="owls",
-                 metadata={"file_name": "owls.txt"}),
-        Document("Bats use echolocation to find insects.", doc_id="bats",
-                 metadata={"file_name": "bats.txt"}),
-    ]
-    return VectorStoreIndex.from_documents(docs, embedder=fake_embedder)
-
-
-def test_a_turn_is_recorded_only_after_its_reply_streamed(small_index):
-    llm = ExtractiveLLM()
-    chat = start_chat("animals", "context", llm_label="extractive", settings={"top_k": 2})
-    memory = memory_for_chat(chat, llm)
-    engine = small_index.as_chat_engine(chat_mode=ChatMode.CONTEXT, llm=llm,
-                                    similarity_top_k=2)
-    response = engine.chat("How do owls hunt?", memory, trace=Trace())
-    with pytest.raises(ValueError, match="streamed to the end"):
-        record_turn(chat, "How do owls hunt?", response, chat_mode="context",
-                    llm_label="extractive", settings={})
-    "".join(response)
-    message = record_turn(chat, "How do owls hunt?", response, chat_mode="context",
-                          llm_label="extractive", settings={"top_k": 2})
-    assert [m.role for m in chat.messages] == ["user", "assistant"]
-    assert chat.title == "How do owls hunt?"
-    assert message.sources[0].file_name == "owls.txt"
-    assert message.trace["chat_mode"] == "context"
-    assert "owls.txt" in export_markdown(chat)
-
-
-def test_memory_is_rebuilt_from_the_saved_history_after_a_failure():
-    chat = SavedChat(index="animals", chat_mode="simple")
-    chat.add_message("user", "Hi")
-    chat.add_message("assistant", "Hello")
-    memory = memory_for_chat(chat, FakeLLM())
-    memory.put(Message("user", "a question whose answer failed"))
-    rebuilt = memory_for_chat(chat, FakeLLM())
-    assert [(m.role, m.content) for m in rebuilt.messages] == [("user", "Hi"),
-                                                                ("assistant", "Hello")]
-    cleared = clear_chat(chat)
-    assert cleared.messages == [] and cleared.title == "" and cleared.id == chat.id
 
 
 # --- wording -------------------------------------------------------------------------------

@@ -106,7 +106,7 @@ def test_a_markdown_files_heading_is_its_title_for_the_router(tmp_path):
     from ragcore.embeddings.fake import FakeEmbedder
     from ragcore.workspace import Workspace
     from ragcore.workspace.summaries import document_names
-    from webapp.chat_summary import document_titles
+    from ragcore.workspace.conversation import document_titles
 
     notes = tmp_path / "notes-17.md"
     notes.write_text("# Quarterly Harbour Levy Review\n\nThe levy rose by two percent.\n")

@@ -15,8 +15,8 @@ from typing import Any, Iterable, Iterator
 import streamlit as st
 
 from ragcore.present import format as fmt
+from ragcore.workspace.conversation import record_stopped_turn
 from webapp import state, team_state
-from webapp.chat_turns import record_stopped_turn
 
 QUEUED_KEY = "queued_question"
 STREAM_KEY = "streaming_reply"  # the reply streaming now: chat id, question, text so far

@@ -1,95 +1,28 @@
-"""A chat turn as the app runs it: memory from a saved chat, a streamed reply, the turn recorded.
+"""A saved chat turn as the pages show it: its score in words, how its sources were searched,
+where its question was routed, and its sources as passages.
 
-The saved chat (``ragcore.workspace.chats.SavedChat``) is the history of record; the engine's
-``ChatMemory`` is rebuilt from it when a chat is opened and again after a failed turn, so a
-failure never leaves a half-finished exchange in either. A turn is recorded only once its reply
-has streamed to the end.
+The turn itself (route, answer, record) is ``ragcore.workspace.conversation``; this module only
+reads what a recorded turn keeps.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable
 
-from ragcore.chat.titles import key_phrase_title
-from ragcore.memory import ChatMemory
-from ragcore.types import Message, Node, ScoredNode
-from ragcore.workspace.chats import ChatMessage, ChatSource, SavedChat
-from ragcore.present.answer_score import (
-    THRESHOLD_KEY,
-    TRACE_KEY,
-    not_found_threshold,
-    ranked_with,
-    score_sentence,
-    stated_score,
-)
-from ragcore.present.trace_view import compact_trace
+from ragcore.present.answer_score import THRESHOLD_KEY, TRACE_KEY, score_sentence
+from ragcore.summaries.router import INDEX_SUMMARY, RETRIEVAL, SUMMARY
+from ragcore.types import Node, ScoredNode
+from ragcore.workspace.chats import ChatMessage, ChatSource
+from ragcore.workspace.conversation import DEFAULT_RETRIEVAL_MODE, ROUTE_NOTE
+from ragcore.workspace.conversation import memory_for_chat  # noqa: F401 (webapp.state's import)
 
-DEFAULT_RETRIEVAL_MODE = "similarity"
-
-
-def memory_for_chat(chat: SavedChat, llm: Any) -> ChatMemory:
-    """A fresh engine memory holding the chat's user and assistant messages, in order."""
-    memory = ChatMemory.from_llm(llm)
-    for message in chat.messages:
-        if message.role in ("user", "assistant"):
-            memory.put(Message(message.role, message.content))
-    return memory
-
-
-def start_chat(
-    index: str, chat_mode: str, *, llm_label: str, settings: dict[str, Any]
-) -> SavedChat:
-    """A new, empty chat over ``index`` (saved once its first turn is answered)."""
-    return SavedChat(index=index, chat_mode=chat_mode, llm=llm_label, settings=dict(settings))
-
-
-def record_turn(
-    chat: SavedChat,
-    question: str,
-    response: Any,
-    *,
-    chat_mode: str,
-    llm_label: str,
-    settings: dict[str, Any],
-) -> ChatMessage:
-    """Append the question and the finished reply (with sources and a compact trace). The
-    extractive answerer's score stays in the trace, as it was stated (never in the text)."""
-    if not getattr(response, "done", True):
-        raise ValueError("record_turn needs a reply that has streamed to the end")
-    score = stated_score(response.trace)
-    trace = compact_trace(response.trace)
-    if score is not None:
-        trace[TRACE_KEY] = score
-        trace[THRESHOLD_KEY] = not_found_threshold(ranked_with(
-            settings.get("embed_model"), settings.get("retrieval_mode", DEFAULT_RETRIEVAL_MODE)))
-    trace["chat_mode"] = chat_mode
-    # The search that found this turn's sources: its scores decide which are shown by default.
-    trace["retrieval_mode"] = settings.get("retrieval_mode", DEFAULT_RETRIEVAL_MODE)
-    chat.chat_mode, chat.llm = chat_mode, llm_label
-    chat.settings = {**chat.settings, **settings}  # the chosen files, dropped files stay
-    chat.add_message("user", question)
-    return chat.add_message(
-        "assistant", response.text, sources=response.source_nodes, trace=trace
-    )
-
-
-def record_stopped_turn(
-    chat: SavedChat, question: str, text: str, response: Any, *, settings: dict[str, Any]
-) -> ChatMessage:
-    """Append the question and the part of its reply written before Stop was pressed
-    (``response`` None: stopped before the reply began)."""
-    trace = compact_trace(response.trace) if response is not None else {}
-    trace["chat_mode"] = settings.get("chat_mode", chat.chat_mode)
-    trace["retrieval_mode"] = settings.get("retrieval_mode", DEFAULT_RETRIEVAL_MODE)
-    trace["stopped_by_user"] = True
-    chat.settings = {**chat.settings, **settings}
-    titled = bool(chat.title)
-    chat.add_message("user", question)
-    if not titled:  # as a finished first exchange is titled offline: its key phrases
-        chat.title = key_phrase_title(question, text)
-    sources = response.source_nodes if response is not None else []
-    return chat.add_message("assistant", text.rstrip() + " …" if text.strip() else "…",
-                            sources=sources, trace=trace)
+ROUTE_LABELS = {SUMMARY: "the document's summary", INDEX_SUMMARY: "the index's summary",
+                RETRIEVAL: "a search of the passages"}
+# The simple chat mode sends the conversation to the model without searching the documents.
+NO_SEARCH_MODES = frozenset({"simple"})
+NO_SEARCH_CAPTION = ("Answered from the conversation alone: the simple chat mode does not "
+                     "search your documents (choose another chat mode under Advanced to search "
+                     "them).")
 
 
 def turn_score(message: ChatMessage) -> str:
@@ -104,11 +37,15 @@ def turn_retrieval_mode(message: ChatMessage) -> str:
     return (message.trace or {}).get("retrieval_mode") or DEFAULT_RETRIEVAL_MODE
 
 
-def clear_chat(chat: SavedChat) -> SavedChat:
-    """The same chat (id, index, settings) with its history emptied."""
-    chat.messages.clear()
-    chat.title = ""
-    return chat
+def route_caption(trace: dict | None) -> str | None:
+    """One line saying where a saved turn was routed and why (None for older turns)."""
+    route = ((trace or {}).get("notes") or {}).get(ROUTE_NOTE)
+    if not route:
+        return None
+    if route.get("kind") == RETRIEVAL and (trace or {}).get("chat_mode") in NO_SEARCH_MODES:
+        return NO_SEARCH_CAPTION
+    label = ROUTE_LABELS.get(route.get("kind"), route.get("kind"))
+    return f"Answered from {label}: {route.get('reason', '')}."
 
 
 def source_passage(source: ChatSource, lookup: Callable[[str], Node | None]) -> ScoredNode:
