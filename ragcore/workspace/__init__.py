@@ -10,6 +10,8 @@
     settings.py    user settings, validated with pydantic, saved as ``settings.json``
     backends.py    settings to live objects: the one place the embedder and the LLM are chosen
     chats.py       saved chats as JSON, and their Markdown/JSON exports
+    conversation.py  one chat turn for the app and the CLI: route (a summary, or a search),
+                   answer (the streamed reply), record (into the saved chat)
     chats_pg.py    saved chats as rows of a shared Postgres (``open_chats``: files unless the
                    URL is set)
     summaries.py   summaries of an index's files and of the whole index, kept on disk
