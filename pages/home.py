@@ -2,8 +2,7 @@
 
 import streamlit as st
 
-from ragcore.present import format as fmt
-from ragcore.present.dates import friendly_date
+from ragcore.present import format as fmt, friendly_date
 from ragcore.workspace.names import display_name
 from webapp import shell, state
 

@@ -5,10 +5,8 @@ corpus pictures are drawn lazily once per index version, never on the spot after
 import altair as alt
 import streamlit as st
 
-from ragcore.present import format as fmt
-from ragcore.present.corpus_map import legend_colours
-from ragcore.present.dates import friendly_date
-from ragcore.workspace.team import permitted
+from ragcore.present import format as fmt, friendly_date, legend_colours
+from ragcore.workspace import permitted
 from ragcore.workspace.names import (
     chats_of,
     clean_display,
@@ -20,10 +18,8 @@ from ragcore.workspace.names import (
 from webapp.index_sharing import sharing_panel
 from webapp.summaries import summarise_document, summarise_index
 from webapp import chunk_view, jobs_view, pictures, shell, state, team_state
+from webapp.session import Session, session
 
-CONFIRM_DOC = "confirm_delete_doc"
-JOB_ERROR = "index_job_error"
-DONE = "index_change_done"  # what the last rename or delete did, said once after the rerun
 MANAGE = "Rename or delete"
 QUICK_JOB_SECONDS = 5.0  # a delete usually takes well under a second: wait that long for it
 
@@ -71,8 +67,8 @@ def document_actions(name: str, key: str, row: dict) -> None:
         state.note_job(job)
         st.rerun()
     if cols[2].button("Delete…", disabled=reader):
-        st.session_state[CONFIRM_DOC] = key
-    if st.session_state.get(CONFIRM_DOC) == key:
+        session.confirm_delete_doc = key
+    if session.confirm_delete_doc == key:
         shown = fmt.markdown_text(display_name(state.workspace(), name))
         st.warning(f"Delete **{row['file']}** and its {row['chunks']} chunks from “{shown}”?")
         yes, no = st.columns(2)
@@ -82,14 +78,14 @@ def document_actions(name: str, key: str, row: dict) -> None:
             state.note_job(job)
             runner.wait(job.id, timeout=QUICK_JOB_SECONDS)  # else the sidebar shows it going
             if job.state == "failed":
-                st.session_state[JOB_ERROR] = f"{job.title()} failed: {job.summary}"
+                session.index_job_error = f"{job.title()} failed: {job.summary}"
             elif job.state == "done":
                 done = f"Deleted {fmt.markdown_text(row['file'])} from “{shown}”."
-                st.session_state[DONE] = done
-            st.session_state.pop(CONFIRM_DOC)
+                session.index_change_done = done
+            del session.confirm_delete_doc
             st.rerun()
         if no.button("Cancel"):
-            st.session_state.pop(CONFIRM_DOC)
+            del session.confirm_delete_doc
             st.rerun()
     if show_chunks:
         index = state.load_index(name)
@@ -190,9 +186,9 @@ def rename_form(name: str) -> None:
     if st.button("Rename", disabled=problem is not None):
         team_state.require_index(ws, name, "rename")
         state.select_index(rename_index(ws, name, typed))
-        st.session_state[DONE] = (f"Renamed “{fmt.markdown_text(shown)}” to "
-                                  f"“{fmt.markdown_text(clean_display(typed))}”: its chats, "
-                                  "jobs and files stay with it.")
+        session.index_change_done = (f"Renamed “{fmt.markdown_text(shown)}” to "
+                                     f"“{fmt.markdown_text(clean_display(typed))}”: its "
+                                     "chats, jobs and files stay with it.")
         st.rerun()
 
 
@@ -220,16 +216,16 @@ def manage_tab(name: str) -> None:
         team, user = team_state.current()
         chats = permitted.delete_index(team, user, state.workspace(), name)
         state.select_index(None)
-        st.session_state[DONE] = (f"Deleted the index “{fmt.markdown_text(shown)}”"
-                                  + (f" and its {chats} saved chat(s)." if chats else "."))
+        session.index_change_done = (f"Deleted the index “{fmt.markdown_text(shown)}”"
+                                     + (f" and its {chats} saved chat(s)." if chats else "."))
         st.rerun()
 
 
 def main() -> None:
     shell.page_setup()
     st.title("Indexes")
-    if DONE in st.session_state:
-        st.success(st.session_state.pop(DONE))
+    if done := session.take(Session.index_change_done):
+        st.success(done)
     infos = state.list_indexes()
     if not infos:
         shell.no_index_yet("There is no index yet. Upload documents to create one.")
@@ -242,8 +238,8 @@ def main() -> None:
     info = next(i for i in infos if i.name == name)
     summary(info)
     summarise_index(name, info.nodes)
-    if JOB_ERROR in st.session_state:
-        st.error(st.session_state.pop(JOB_ERROR))
+    if failed := session.take(Session.index_job_error):
+        st.error(failed)
     docs, corpus, jobs, manage = st.tabs(["Documents", "Corpus view", "Jobs",
                                           MANAGE if team_state.current()[0] is None
                                           else "Sharing, rename or delete"])

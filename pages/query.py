@@ -3,30 +3,29 @@ modes or retrievers side by side, or evaluate them over a question set (Evaluate
 
 import streamlit as st
 
+from ragcore import Trace
 from ragcore.present import format as fmt, how_made, trace_view
-from ragcore.present.answer_score import ranked_with, score_note, stated_score
+from ragcore.present import ranked_with, score_note, stated_score
 from webapp import shell, state
+from webapp.session import Session, Widget, session
 from webapp.advanced import advanced_toggle
 from webapp.chat_turns import route_caption
 from webapp.index_names import shown_name
 from webapp.citing import draw_sources, marked_listing
 from webapp.evaluate_view import evaluate_tab
 from webapp.query_options import POSTPROCESSOR_DESCRIPTIONS, QueryOptions, parse_keywords
-from ragcore.engines.from_index import llm_with_index_embedder, reading_postprocessors
 from ragcore.query import iter_compare_modes
 from ragcore.workspace.conversation import summary_answer
-from ragcore.engines.by_name import (
-    CHOICES, build_engine, build_retriever, iter_compare_retrievers,
+from ragcore.engines import (
+    CHOICES, build_engine, build_retriever, iter_compare_retrievers, llm_with_index_embedder,
+    reading_postprocessors,
 )
 from webapp.retriever_view import (
     offered, render_notes, render_retriever_comparison, retriever_select,
 )
 from ragcore.synthesis import MODE_DESCRIPTIONS, ResponseMode
 from ragcore.errors import ConfigError
-from ragcore.trace import Trace
 
-ANSWER_KEY, COMPARE_KEY = "query_answer", "query_compare"
-MORE_SOURCES_KEY = "query_more_sources"
 MODES = [m.value for m in ResponseMode]
 POSTPROCESSOR_NAMES = {
     "similarity_cutoff": "Similarity cutoff",
@@ -37,9 +36,6 @@ POSTPROCESSOR_NAMES = {
 NO_TEXT = "_(no answer text)_"
 SIMPLE_CHOICES = {"top_k": 4, "postprocessors": (), "retrieval_mode": "hybrid",
                   "retriever": "standard"}
-RETRIEVER_COMPARE_KEY = "query_compare_retrievers"
-QUESTION_KEY, ENTERED_KEY = "query_question", "query_entered"
-COMPARE_BUTTONS = ("query_compare_button", "query_compare_retrievers_button")
 OFFLINE_COMPARE = (
     "Without a language model every mode answers the same way: the built-in extractive backend "
     "quotes the best sentences of the passages, so the answers are the same or nearly so. The "
@@ -114,7 +110,7 @@ def ask(name: str, question: str, options: QueryOptions, box) -> None:
     )
     box.markdown(fmt.markdown_text(marked) or NO_TEXT)  # the streamed text, now with [1] [2]
     shell.fallback_note()
-    st.session_state[ANSWER_KEY] = {
+    session.query_answer = {
         "question": question, "index": name, "mode": options.response_mode,
         "text": text, "marked": marked, "listing": listing, "trace": trace,
         "score": score_note(stated_score(trace),
@@ -147,7 +143,7 @@ def render_sources(result: dict, advanced: bool) -> None:
     lookup = state.node_lookup(state.load_index(result["index"]))
     draw_sources(listing, lookup, result["index"], anchors="query",
                  retrieval_mode=result.get("retrieval_mode", "hybrid"), advanced=advanced,
-                 toggle_key=MORE_SOURCES_KEY)
+                 toggle_key=Widget.QUERY_MORE_SOURCES)
 
 
 def render_trace(trace: Trace, score: str = "") -> None:
@@ -187,8 +183,8 @@ def summarise(name: str, question: str) -> bool:
     text = summary_answer(state.workspace(), name, index, state.current_llm(), question, trace)
     if text is None:
         return False
-    st.session_state[ANSWER_KEY] = {"question": question, "index": name, "text": text,
-                                    "route": route_caption(trace.to_dict())}
+    session.query_answer = {"question": question, "index": name, "text": text,
+                            "route": route_caption(trace.to_dict())}
     return True
 
 
@@ -206,15 +202,15 @@ def answer_tab(name: str, question: str, choices: dict, advanced: bool) -> None:
         box = st.empty()
         streamed = False
         if clicked:
-            st.session_state.pop(ANSWER_KEY, None)
-            st.session_state.pop(MORE_SOURCES_KEY, None)  # weak sources start hidden again
+            del session.query_answer
+            session.reset(Widget.QUERY_MORE_SOURCES)  # weak sources start hidden again
             options = options_from(choices, response_mode=mode)
             if options is not None:
                 with shell.friendly_errors():
                     if not summarise(name, question):
                         ask(name, question, options, box)
                         streamed = True
-        result = st.session_state.get(ANSWER_KEY)
+        result = session.query_answer
         if not result:
             return
         if "route" in result:  # a summary request: the summary is the answer
@@ -260,8 +256,8 @@ def compare(name: str, question: str, options: QueryOptions, modes: list[str]) -
         results.append(result)
         bar.progress(len(results) / len(modes),
                      text=f"{result.mode.value} done ({len(results)} of {len(modes)})")
-    st.session_state[COMPARE_KEY] = {"question": question, "results": results, "ranked_with":
-                                     ranked_with(index.embed_model_name, options.retrieval_mode)}
+    session.query_compare = {"question": question, "results": results, "ranked_with":
+                             ranked_with(index.embed_model_name, options.retrieval_mode)}
     shell.fallback_note()
 
 
@@ -314,7 +310,7 @@ def compare_retrievers(name: str, question: str, options: QueryOptions, names: l
         results.append(result)
         bar.progress(len(results) / len(names),
                      text=f"{CHOICES[result.name].label} done ({len(results)} of {len(names)})")
-    st.session_state[RETRIEVER_COMPARE_KEY] = {
+    session.query_compare_retrievers = {
         "question": question, "mode": mode, "results": results,
         "ranked_with": ranked_with(index.embed_model_name, options.retrieval_mode)}
 
@@ -335,12 +331,12 @@ def retriever_compare_tab(name: str, question: str, choices: dict) -> None:
     mode = st.selectbox("Response mode for the answers", MODES, index=MODES.index("compact"),
                         key="retriever_compare_mode")
     if st.button("Compare retrievers", disabled=not question.strip() or not picked,
-                 key=COMPARE_BUTTONS[1]):
+                 key=Widget.COMPARE_RETRIEVERS_BUTTON):
         options = options_from(choices)
         if options is not None:
             with shell.friendly_errors():
                 compare_retrievers(name, question, options, picked, mode)
-    compared = st.session_state.get(RETRIEVER_COMPARE_KEY)
+    compared = session.query_compare_retrievers
     if compared:
         render_retriever_comparison(compared)
 
@@ -353,27 +349,29 @@ def made_offline(results: list) -> bool:
 
 def entered(question: str) -> bool:
     """True once after Enter in the question box (not when a Compare button took the focus)."""
-    if not st.session_state.pop(ENTERED_KEY, False) or not question.strip():
+    if not session.take(Session.query_entered) or not question.strip():
         return False
-    return not any(st.session_state.get(key) for key in COMPARE_BUTTONS)
+    return not any(session.widget(key) for key in (Widget.COMPARE_MODES_BUTTON,
+                                                   Widget.COMPARE_RETRIEVERS_BUTTON))
 
 
 def compare_tab(name: str, question: str, choices: dict) -> None:
     st.write("Run the same question through several response modes over the same retrieved "
              "passages, and compare answers, the work each took, and time.")
-    if fmt.is_extractive(state.current_llm()) and not st.session_state.get(COMPARE_KEY):
+    if fmt.is_extractive(state.current_llm()) and not session.query_compare:
         st.caption(OFFLINE_COMPARE)
     if CHOICES[choices.get("retriever", "standard")].answers:
         st.caption("The router and sub-questions answer in their own way: modes are compared "
                    "over the standard retriever's passages.")
     modes = st.multiselect("Modes to compare", MODES,
                            default=["compact", "refine", "tree_summarize", "accumulate"])
-    if st.button("Compare", disabled=not question.strip() or not modes, key=COMPARE_BUTTONS[0]):
+    if st.button("Compare", disabled=not question.strip() or not modes,
+                 key=Widget.COMPARE_MODES_BUTTON):
         options = options_from(choices)
         if options is not None:
             with shell.friendly_errors():
                 compare(name, question, options, modes)
-    compared = st.session_state.get(COMPARE_KEY)
+    compared = session.query_compare
     if compared:
         render_comparison(compared)
 
@@ -393,7 +391,7 @@ def main() -> None:
         advanced = advanced_toggle()
         choices = retrieval_choices() if advanced else dict(SIMPLE_CHOICES)
     question = st.text_input("Your question", placeholder="e.g. What is zero trust?",
-                             key=QUESTION_KEY, on_change=_entered)
+                             key=Widget.QUERY_QUESTION, on_change=_entered)
     if not advanced:
         answer_tab(name, question, choices, advanced)
         st.caption("Open **Advanced** in the sidebar to choose how answers are made, compare "
@@ -412,7 +410,7 @@ def main() -> None:
 
 
 def _entered() -> None:
-    st.session_state[ENTERED_KEY] = True
+    session.query_entered = True
 
 
 with shell.friendly_errors():

@@ -8,16 +8,16 @@ import os
 import streamlit as st
 
 from ragcore.backend import secret_value
-from ragcore.embeddings.registry import embedding_backends
-from ragcore.llms.registry import llm_backends
+from ragcore.embeddings import embedding_backends
+from ragcore.llms import DEFAULT_OLLAMA_URL, llm_backends
 from ragcore.present import format as fmt
-from ragcore.http.servers import DEFAULT_OLLAMA_URL
 from ragcore.workspace.settings import AUTO
 from webapp import team_state
 from webapp import model_setup as setup
 from webapp import packaged_models as packaged
 from webapp import settings_form as form
 from webapp import shell, state
+from webapp.session import Widget, session
 
 TEMPERATURE_NOTE = ("How adventurous the wording is: 0 gives the same careful answer "
                     "every time, higher values vary the words (and invent more).")
@@ -34,7 +34,7 @@ AUTOMATIC = {AUTO: ("Automatic", "A local Ollama if one is running, otherwise th
 def backend_form(saved) -> dict:
     """The answering-backend fields the person chose."""
     backend = form.choose_backend("Backend", llm_backends, saved.llm_backend, extra=AUTOMATIC,
-                                  key="llm_backend")
+                                  key=Widget.LLM_BACKEND)
     changes = {"llm_backend": backend}
     if backend == AUTO:
         # where 'auto' looks (ragcore.llms.resolve): $RAGCORE_LLM_BASE_URL, else the usual place
@@ -59,8 +59,8 @@ def server_form(saved, backend: str) -> dict:
     server = backend in SERVER_BACKENDS
     if server:
         setup.preset_buttons(backend)
-        url = st.session_state.get(f"llms.{backend}.url", values.url)
-        key = st.session_state.get(f"llms.{backend}.api_key") or secret_value(
+        url = session.widget(Widget.setting("llms", backend, "url"), values.url)
+        key = session.widget(Widget.setting("llms", backend, "api_key")) or secret_value(
             getattr(values, "api_key", None))
         setup.before_fields(backend, url, key)
     if backend == "local":

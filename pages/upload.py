@@ -7,19 +7,16 @@ import logging
 import streamlit as st
 
 from ragcore.stores.locations import parse_location
-from ragcore.workspace.team import permitted
+from ragcore.workspace import permitted
 from webapp import jobs_view, shell, state, store_choice, team_state
 from webapp import index_names
+from webapp.session import session
 from ragcore.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 
 logger = logging.getLogger(__name__)
 
 NEW_INDEX = "New index…"
 CONFIRM_SECONDS = 600  # an upload estimated to take longer asks to be confirmed
-FORECAST_KEY = "upload_forecast"  # (files and chunking, Forecast) of the files chosen
-CONFIRM_KEY = "upload_confirm"  # the files and chunking whose start waits for "Start anyway"
-ROUND_KEY = "uploader_round"  # bumped after each run, which empties the file picker
-STORE_KEY = "new_index_store"  # where a new index keeps its vectors (store_choice)
 
 
 def pick_index(ws):
@@ -32,7 +29,7 @@ def pick_index(ws):
                           format_func=index_names.shown_name(ws))
     if choice == NEW_INDEX:
         name = index_names.new_index_name(ws)  # "" while the typed name cannot be used
-        st.session_state[STORE_KEY] = store_choice.pick_store()
+        session.new_index_store = store_choice.pick_store()
         return name, None
     state.select_index(choice)
     return choice, ws.record(choice)
@@ -58,13 +55,13 @@ def chunking_choices(record) -> tuple[int, int]:
 def forecast(name, files, chunk_size: int, chunk_overlap: int):
     """How long indexing ``files`` takes on this computer (``estimate.forecast``), once per
     choice of files and chunking; None when it cannot be told (no name yet, an error)."""
-    from ragcore.workspace.jobs.estimate import SAMPLE_BYTES
-    from ragcore.workspace.jobs.estimate import forecast as count
+    from ragcore.workspace.jobs import SAMPLE_BYTES
+    from ragcore.workspace.jobs import forecast as count
 
     if not files or not name:
         return None
     key = (name, tuple((f.name, f.size) for f in files), chunk_size, chunk_overlap)
-    kept = st.session_state.get(FORECAST_KEY)
+    kept = session.upload_forecast
     if kept is not None and kept[0] == key:
         return kept[1]
     try:
@@ -75,27 +72,27 @@ def forecast(name, files, chunk_size: int, chunk_overlap: int):
     except Exception as exc:  # noqa: BLE001 - the upload works without an estimate
         logger.info("no time estimate for the upload: %s", exc)
         plan = None
-    st.session_state[FORECAST_KEY] = (key, plan)
+    session.upload_forecast = (key, plan)
     return plan
 
 
 def start_button(files, name, plan) -> bool:
     """The Index button; above ``CONFIRM_SECONDS`` of work it asks first ("Start anyway")."""
     label = f"Index {len(files)} file(s)" if files else "Index"
-    asked = st.session_state.get(CONFIRM_KEY)
-    if plan is not None and asked == st.session_state.get(FORECAST_KEY, (None,))[0]:
+    asked = session.upload_confirm
+    if plan is not None and asked == (session.upload_forecast or (None,))[0]:
         st.warning(f"Indexing these files takes **{plan.describe()}**. It runs in the "
                    "background (you can leave this page, and Cancel it in the sidebar; what "
                    "is done by then is kept). Start it?")
         left, right = st.columns(2)
         if right.button("Cancel", key="upload-cancel"):
-            st.session_state.pop(CONFIRM_KEY, None)
+            del session.upload_confirm
             st.rerun()
         return left.button("Start anyway", type="primary", key="upload-start-anyway")
     if not st.button(label, type="primary", disabled=not files or not name):
         return False
     if plan is not None and plan.seconds > CONFIRM_SECONDS:
-        st.session_state[CONFIRM_KEY] = st.session_state[FORECAST_KEY][0]
+        session.upload_confirm = session.upload_forecast[0]
         st.rerun()
     return True
 
@@ -106,7 +103,7 @@ def create_index(name: str, chunk_size: int, chunk_overlap: int) -> None:
     if ws.has_index(name):  # made meanwhile by someone else: adding to it needs a write grant
         team_state.require_index(ws, name, "ingest")
         return
-    location = st.session_state.get(STORE_KEY, "")
+    location = session.new_index_store
     if location:
         parse_location(location)  # a typo is reported before anything is made
     permitted.create_index(team, user, ws, name, chunk_size=chunk_size,
@@ -120,11 +117,10 @@ def main() -> None:
     st.write("Choose an index (a named collection of documents), add files, and press "
              "**Index**. Uploading a file again updates it instead of adding a copy.")
     name, record = pick_index(state.workspace())
-    st.session_state.setdefault(ROUND_KEY, 0)
     files = st.file_uploader(
         "Documents", accept_multiple_files=True,
         type=None,  # any file: text of any extension is read, a binary one refused with why
-        key=f"uploader_{st.session_state[ROUND_KEY]}",
+        key=f"uploader_{session.uploader_round}",
         help="PDF, Word, PowerPoint, Excel, EPUB, e-mail, HTML, CSV, JSON, Markdown and any "
              "text file; many at once.",
     )
@@ -133,7 +129,7 @@ def main() -> None:
     if plan is not None:
         st.caption(f"Indexing takes {plan.describe()}.")
     if start_button(files, name, plan):
-        st.session_state.pop(CONFIRM_KEY, None)
+        del session.upload_confirm
         with shell.friendly_errors():
             if record is None:  # created now, its maker the owner: the typed name is saved
                 create_index(name, chunk_size, chunk_overlap)  # before the job runs
@@ -143,7 +139,7 @@ def main() -> None:
                 chunk_size=chunk_size, chunk_overlap=chunk_overlap,
             )
             state.select_index(name)
-            st.session_state[ROUND_KEY] += 1
+            session.uploader_round += 1
             st.rerun()
     jobs_view.session_results()
     if name and record is not None:

@@ -22,8 +22,11 @@ from tests.test_app_people import (  # noqa: F401 (fixtures: the speech and PEP 
     docs_ws,
     open_page,
 )
-from webapp.chat_controls import INDEXING_NOTE, STOPPED_NOTE, STREAM_KEY
+from webapp.chat_controls import INDEXING_NOTE, STOPPED_NOTE
 from webapp.chat_scope import file_names
+from webapp.session import Session
+
+STREAM_KEY = Session.streaming_reply.key
 
 UKRAINE = "What did the speech say about Ukraine?"
 

@@ -24,7 +24,9 @@ from ragcore.workspace.chats import SavedChat
 from ragcore.workspace.names import index_uid, set_display_name
 from ragcore.workspace.team.passwords import fast_hasher
 from ragcore.workspace.team.team import Team
-from webapp.sign_in import TOKEN_KEY
+from webapp.session import Session
+
+TOKEN_KEY = Session.team_session_token.key
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 TIMEOUT = 60

@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcore.embeddings.fake import FakeEmbedder
-from ragcore.testing.throttled import ThrottledEmbedder
+from ragcore.embeddings.fake import FakeEmbedder, ThrottledEmbedder
 from ragcore.workspace import Workspace
 from ragcore.workspace.jobs import estimate
 from ragcore.workspace.jobs.estimate import (

@@ -12,11 +12,8 @@ import streamlit as st
 from ragcore.errors import WorkspaceError
 from ragcore.workspace.files import read_json
 from webapp import preferences, state
+from webapp.session import Widget, session
 
-KEY = "advanced_mode"
-# Widget values do not follow the user from page to page (each page's switch is its own
-# widget), so the choice lives under a plain key and each page's switch starts from it.
-CHOICE_KEY = "advanced_choice"
 PREFERENCES = "app-preferences.json"
 HELP = ("Show the answering modes, how passages are searched, how many are used, and how each "
         "answer was made (the trace).")
@@ -39,13 +36,15 @@ def saved_choice() -> bool:
 
 
 def _save() -> None:
-    st.session_state[CHOICE_KEY] = bool(st.session_state.get(KEY))
-    preferences.save(state.workspace_root(), advanced=st.session_state[CHOICE_KEY])
+    session.advanced_choice = bool(session.widget(Widget.ADVANCED))
+    preferences.save(state.workspace_root(), advanced=session.advanced_choice)
 
 
 def advanced_toggle() -> bool:
     """The sidebar switch; True when the advanced controls should show."""
-    if CHOICE_KEY not in st.session_state:
-        st.session_state[CHOICE_KEY] = saved_choice()
-    st.session_state[KEY] = st.session_state[CHOICE_KEY]
-    return st.toggle("Advanced", key=KEY, on_change=_save, help=HELP)
+    # Widget values do not follow the user from page to page (each page's switch is its own
+    # widget), so the choice lives in a slot of its own and each page's switch starts from it.
+    if session.advanced_choice is None:
+        session.advanced_choice = saved_choice()
+    session.preset(Widget.ADVANCED, session.advanced_choice)
+    return st.toggle("Advanced", key=Widget.ADVANCED, on_change=_save, help=HELP)

@@ -17,10 +17,9 @@ import streamlit as st
 from ragcore.present import format as fmt
 from ragcore.workspace.conversation import record_stopped_turn
 from webapp import state, team_state
+from webapp.session import Session, Widget, session
 
-QUEUED_KEY = "queued_question"
-STREAM_KEY = "streaming_reply"  # the reply streaming now: chat id, question, text so far
-EDIT_KEY = "editing_question"  # the position of the question being edited
+QUEUED_KEY = Session.queued_question.key  # pages/chat.py's name, until it uses webapp.session
 STOPPED_NOTE = "Stopped: the reply was cut short when you pressed Stop."
 INDEXING_NOTE = ("Files added to this chat were still being indexed: this answer used only the "
                  "documents indexed before them.")
@@ -35,7 +34,7 @@ def begin_reply(chat: Any, question: str, settings: dict) -> dict:
     """Note the question before anything can stop its run (Stop may come before a word)."""
     kept = {"chat": chat, "question": question, "text": "", "response": None,
             "settings": settings}
-    st.session_state[STREAM_KEY] = kept
+    session.streaming_reply = kept
     return kept
 
 
@@ -49,13 +48,13 @@ def kept_stream(kept: dict, response: Iterable[str]) -> Iterator[str]:
 
 def stream_finished() -> None:
     """The reply streamed to its end (and was recorded): nothing to keep."""
-    st.session_state.pop(STREAM_KEY, None)
+    del session.streaming_reply
 
 
 def keep_stopped_reply(ws: Any) -> bool:
     """Keep the reply a previous run left half-streamed (Stop, or another chat opened) in its
     chat, saved; True if there was one."""
-    kept = st.session_state.pop(STREAM_KEY, None)
+    kept = session.take(Session.streaming_reply)
     if not kept:
         return False
     chat = kept["chat"]
@@ -84,9 +83,9 @@ def ask_again(position: int, question: str) -> None:
     keep_stopped_reply(state.workspace())  # pressed while a reply streamed
     chat = state.open_chat()
     del chat.messages[position:]
-    st.session_state.pop(EDIT_KEY, None)
+    del session.editing_question
     state.set_open_chat(chat, None)
-    st.session_state[QUEUED_KEY] = question
+    session.queued_question = question
 
 
 def regenerate() -> None:
@@ -98,23 +97,23 @@ def regenerate() -> None:
 
 
 def start_edit(position: int) -> None:
-    st.session_state[EDIT_KEY] = position
+    session.editing_question = position
 
 
 def cancel_edit() -> None:
-    st.session_state.pop(EDIT_KEY, None)
+    del session.editing_question
 
 
 def send_edited(position: int, text_key: str) -> None:
-    question = " ".join(str(st.session_state.get(text_key, "")).split())
+    question = " ".join(str(session.widget(text_key, "")).split())
     if question:
         ask_again(position, question)
 
 
 def render_question(message: Any, position: int) -> None:
     """A question of the history, with Edit (a text box and Send while editing)."""
-    if st.session_state.get(EDIT_KEY) == position:
-        text_key = f"edit_text_{position}"
+    if session.editing_question == position:
+        text_key = Widget.edited_question(position)
         st.text_area("Edit your question", value=message.content, key=text_key)
         send, cancel = st.columns(2)
         send.button("Send edited question", key=f"send_edit_{position}", type="primary",

@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 
 import streamlit as st
 
-from ragcore.present.dates import friendly_date, parse_iso
+from ragcore.present import friendly_date, parse_iso
 from ragcore.workspace.names import display_name
 from webapp import state, team_state
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragcore.workspace.ingest.index_files import files_of
+from ragcore.workspace.ingest import files_of
 from webapp import team_state
+from webapp.session import Widget, session
 
 SCOPE_SETTING = "files"
 
@@ -67,9 +68,9 @@ def scope_select(ws: Any, chat: Any, index: Any) -> list[str]:
     import streamlit as st
 
     names = file_names(index)
-    key = f"scope_{chat.id}"
-    kept = st.session_state.get(key, chosen_files(chat, index))
-    st.session_state[key] = [name for name in kept if name in names]
+    key = Widget.chat_scope(chat.id)
+    kept = session.widget(key, chosen_files(chat, index))
+    session.preset(key, [name for name in kept if name in names])
     picked = st.multiselect(
         "Documents to use", list(names), key=key, format_func=names.get,
         placeholder="All documents",

@@ -14,21 +14,25 @@ from typing import Any, Callable, Sequence
 
 import streamlit as st
 
-from ragcore.present import format as fmt
-from ragcore.present.citations import passage_segments
-from ragcore.present.markers import mark_listing
-from ragcore.present.passage.markup import markup_of, render_segments
-from ragcore.present.passage.reflow import reflow_segments, reflows
-from ragcore.present.sources import (
+from ragcore import ScoredNode
+from ragcore.present import format as fmt, support
+from ragcore.present import (
+    NO_SUPPORT,
+    Citations,
     ListedSource,
     SourceListing,
+    cite,
     list_sources,
+    listing_strengths,
+    mark_listing,
+    markup_of,
+    passage_segments,
+    reflow_segments,
+    reflows,
+    render_segments,
     support_embedder,
     uses_passages,
 )
-from ragcore.present.strength import listing_strengths
-from ragcore.present.support import NO_SUPPORT, Citations, cite, is_extractive
-from ragcore.types import ScoredNode
 from webapp.document_view import open_in_document_button
 
 # Draws one listed source: (source, whether it starts open).
@@ -51,7 +55,7 @@ def source_listing(
         citations = _cached_citations(
             answer,
             tuple(n.node.text for n in nodes),
-            is_extractive(trace),
+            support.is_extractive(trace),
             getattr(embedder, "model_name", None),
             embedder,
         )

@@ -16,11 +16,10 @@ import streamlit as st
 import streamlit.components.v1 as components
 
 from ragcore.errors import ReaderError
-from ragcore.present.citations import Segment, passage_segments
-from ragcore.present.passage.fences import outside_fence
-from ragcore.present.passage.page_boxes import focus_window, highlight_rects
-from ragcore.present.passage.markup import markup_of, render_segments
-from ragcore.present.sources import ListedSource
+from ragcore.present import (
+    ListedSource, Segment, focus_window, highlight_rects, markup_of, outside_fence,
+    passage_segments, render_segments,
+)
 from webapp import state
 
 # Characters of a text document shown on each side of the passage (a whole book would be slow).
@@ -131,7 +130,7 @@ def show_text(path: Path, node: Any, spans: Any, answer: Any = ()) -> None:
 
 def document_text(path: Path, node: Any) -> str | None:
     """The text the node was cut from (read again), or None when it no longer holds the node."""
-    from ragcore.readers import load_file
+    from ragcore import load_file
 
     documents = load_file(path)
     for document in documents:

@@ -17,7 +17,7 @@ import streamlit as st
 from ragcore.evaluation import EvaluationReport
 from ragcore.present import format as fmt
 from ragcore.present import trace_view
-from ragcore.present.leaderboard import (
+from ragcore.present import (
     chart_spec,
     export_name,
     in_board_order,
@@ -27,10 +27,9 @@ from ragcore.present.leaderboard import (
     question_choices,
 )
 from ragcore.workspace.evaluations import EvaluationStore
+from webapp.session import Widget, session
 from webapp.shell import in_columns
 
-SHOWN_KEY = "evaluate_shown"  # the id of the evaluation chosen in the results' selectbox
-FOLLOWED_KEY = "evaluate_followed"  # the finished run the selectbox was last moved to
 NO_TEXT = "_(no answer text)_"
 PER_ROW = 4  # setups side by side in the drill-down
 
@@ -65,12 +64,13 @@ def results(name: str, store: EvaluationStore, *, job: Any = None) -> None:
         return
     by_id = {s["id"]: s for s in saved}
     just_run = getattr(job, "evaluation_id", None)
-    if just_run in by_id and st.session_state.get(FOLLOWED_KEY) != just_run:
-        st.session_state[SHOWN_KEY] = st.session_state[FOLLOWED_KEY] = just_run
-    if st.session_state.get(SHOWN_KEY) not in by_id:
-        st.session_state[SHOWN_KEY] = saved[0]["id"]
+    if just_run in by_id and session.evaluate_followed != just_run:
+        session.preset(Widget.EVALUATION_SHOWN, just_run)
+        session.evaluate_followed = just_run
+    if session.widget(Widget.EVALUATION_SHOWN) not in by_id:
+        session.preset(Widget.EVALUATION_SHOWN, saved[0]["id"])
     st.divider()
-    chosen = st.selectbox("Evaluation", list(by_id), key=SHOWN_KEY,
+    chosen = st.selectbox("Evaluation", list(by_id), key=Widget.EVALUATION_SHOWN,
                           format_func=lambda i: describe(by_id[i]))
     report, board, exports = _evaluation(str(store.root), chosen)
     render_report(report, board, exports)

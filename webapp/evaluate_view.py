@@ -23,14 +23,13 @@ from ragcore.evaluation import (
     start_evaluation,
 )
 from ragcore.present import format as fmt
-from ragcore.engines.by_name import CHOICES
+from ragcore.engines import CHOICES
 from ragcore.synthesis import ResponseMode
 from ragcore.workspace.evaluations import EvaluationStore
 from webapp import evaluate_results, state, team_state
 from webapp.retriever_view import offered
+from webapp.session import session
 
-JOB_KEY = "evaluate_job"  # the EvaluationJob running or last run in this session
-SET_KEY = "evaluate_set"  # (name, dataset) chosen for the next run
 POLL_SECONDS = 1.0
 SOURCES = ("Generate from the index", "A saved question set", "Upload a file")
 STYLES = {"key_phrase": "Key phrase (the rarest words of a sentence)",
@@ -54,15 +53,15 @@ def evaluate_tab(name: str) -> None:
     chosen = question_set(name, store)
     modes, retrievers = setups()
     judge = judge_choice()
-    job = st.session_state.get(JOB_KEY)
+    job = session.evaluate_job
     running = job is not None and job.active
     ready = chosen is not None and modes and retrievers and not running
     if st.button("Run evaluation", type="primary", disabled=not ready, key="evaluate_run"):
         start(name, chosen, modes, retrievers, judge)
-    if st.session_state.get(JOB_KEY) is not None:
-        watched = st.session_state[JOB_KEY].active
+    if session.evaluate_job is not None:
+        watched = session.evaluate_job.active
         st.fragment(job_progress, run_every=POLL_SECONDS if watched else None)(watched)
-    evaluate_results.results(name, store, job=st.session_state.get(JOB_KEY))
+    evaluate_results.results(name, store, job=session.evaluate_job)
 
 
 # -- the question set ----------------------------------------------------------------------------
@@ -78,7 +77,7 @@ def question_set(name: str, store: EvaluationStore
         saved_picker(store)
     else:
         upload_picker()
-    chosen = st.session_state.get(SET_KEY)
+    chosen = session.evaluate_set
     if chosen is None:
         st.caption("Choose or make a question set to run an evaluation.")
         return None
@@ -105,7 +104,7 @@ def generate_form(name: str, store: EvaluationStore) -> None:
         dataset = generate_offline_questions(nodes, num_questions=int(count), style=style)
         set_name = f"{name}-{style.replace('_', '-')}-{len(dataset)}"
         store.save_question_set(set_name, dataset.to_dict())
-        st.session_state[SET_KEY] = (set_name, dataset)
+        session.evaluate_set = (set_name, dataset)
 
 
 def saved_picker(store: EvaluationStore) -> None:
@@ -116,7 +115,7 @@ def saved_picker(store: EvaluationStore) -> None:
     picked = st.selectbox("Question set", names, key="evaluate_saved")
     if st.button("Use this question set", key="evaluate_use_saved"):
         data = store.load_question_set(picked)
-        st.session_state[SET_KEY] = (picked, EmbeddingQAFinetuneDataset.from_dict(data))
+        session.evaluate_set = (picked, EmbeddingQAFinetuneDataset.from_dict(data))
 
 
 def readable_sets(names: list[str]) -> list[str]:
@@ -143,7 +142,7 @@ def upload_picker() -> None:
         text = upload.getvalue().decode("utf-8-sig")
         dataset = questions_from_text(text, name=upload.name,
                                       csv_format=upload.name.lower().endswith(".csv"))
-        st.session_state[SET_KEY] = (upload.name.rsplit(".", 1)[0], dataset)
+        session.evaluate_set = (upload.name.rsplit(".", 1)[0], dataset)
 
 
 # -- the setups and the judge ----------------------------------------------------------------------
@@ -193,7 +192,7 @@ def judge_choice() -> Any:
 def start(name: str, chosen: tuple[str, EmbeddingQAFinetuneDataset], modes: list[str],
           retrievers: list[str], judge: Any) -> None:
     _, dataset = chosen
-    st.session_state[JOB_KEY] = start_evaluation(
+    session.evaluate_job = start_evaluation(
         state.workspace(), name, dataset, llm=state.current_llm(), modes=modes,
         retrievers=retrievers, judge=judge)
     st.rerun()  # drawn anew: Run disabled, the progress shown
@@ -201,7 +200,7 @@ def start(name: str, chosen: tuple[str, EmbeddingQAFinetuneDataset], modes: list
 
 def job_progress(watched: bool) -> None:
     """The running job's progress and Cancel; the page is drawn anew once it ends."""
-    job = st.session_state.get(JOB_KEY)
+    job = session.evaluate_job
     if job is None:
         return
     if not job.active:

@@ -21,14 +21,13 @@ from ragcore.workspace.names import (
     shown_names,
 )
 from webapp import team_state
-
-TYPED_KEY = "new_index_typed_name"
+from webapp.session import Widget, session
 
 
 def new_index_name(ws: Any) -> str:
     """The name box; returns the folder name of a usable new name, else ""."""
     typed = st.text_input("Name of the new index", placeholder="e.g. Contracts 2024",
-                          key=TYPED_KEY, help="Any name: spaces and accents are fine.")
+                          key=Widget.NEW_INDEX_NAME, help="Any name: spaces and accents are fine.")
     team, _ = team_state.current()  # in team mode: only names this person may see are taken
     seen = shown_names(ws) if team is None else [
         display_name(ws, n) for n in team_state.listed(ws, ws.index_names())]
@@ -46,7 +45,7 @@ def new_index_name(ws: Any) -> str:
 
 def remember_display_name(ws: Any, folder: str) -> None:
     """Keep the typed name of the index just created in ``folder``."""
-    typed = st.session_state.get(TYPED_KEY, "")
+    typed = session.widget(Widget.NEW_INDEX_NAME, "")
     if typed and folder_of(typed, folder) and display_name(ws, folder) == folder:
         set_display_name(ws, folder, typed)
 

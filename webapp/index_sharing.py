@@ -12,9 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ragcore.errors import AccessDenied
-from ragcore.workspace.team.access import Resource
-from ragcore.workspace.team.accounts import User
-from ragcore.workspace.team.team import Team
+from ragcore.workspace.team import Resource, Team, User
 
 EVERYONE = "Everyone"
 LEVEL_WORDS = {"read": "can read and chat", "write": "can also add and remove files"}

@@ -17,8 +17,8 @@ import streamlit as st
 
 from ragcore.errors import AccessDenied, WorkspaceError
 from ragcore.present import format as fmt
-from ragcore.workspace.team import permitted
-from ragcore.workspace.team.access import job_resource
+from ragcore.workspace import permitted
+from ragcore.workspace.team import job_resource
 from ragcore.workspace.handle import saved
 from ragcore.workspace.names import display_name
 from webapp import state, team_state
@@ -158,7 +158,7 @@ def _session_progress(watched: tuple[str, ...]) -> None:
 
 
 def show_report(job: Any) -> None:
-    from ragcore.workspace.ingest.report import IngestReport
+    from ragcore.workspace.ingest import IngestReport
 
     report = IngestReport.from_dict(job.report)
     st.subheader(f"Result for index “{display_name(state.workspace(), report.index)}”")

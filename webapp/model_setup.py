@@ -20,17 +20,15 @@ import streamlit as st
 
 from ragcore.errors import LLMConnectionError, LLMError, RagcoreError
 from ragcore.http.client import is_loopback
-from ragcore.llms.ollama import is_chat_model
-from ragcore.llms.ollama_models import list_ollama_models_detailed, pull_ollama_model
-from ragcore.llms.presets import preset_at, presets_for, try_model
+from ragcore.llms import (
+    is_chat_model, list_ollama_models_detailed, list_openai_models, preset_at, presets_for,
+    pull_ollama_model, try_model,
+)
 from ragcore.present import format as fmt
-from ragcore.http.servers import list_openai_models
 from webapp import settings_form as form
 from webapp import shell, state
+from webapp.session import Session, Widget, session
 
-FOUND_KEY = "server_models"  # session: "backend url" -> the models found there, or why none
-PULLING_KEY = "ollama_pulling"  # the model a download is running for (left set if stopped)
-DOWNLOADED_KEY = "ollama_downloaded"  # the model just downloaded, told after the rerun
 LOOK_TIMEOUT = 3.0
 UPDATE_EVERY = 0.1  # seconds between progress bar updates (Ollama reports far more often)
 
@@ -47,7 +45,7 @@ def preset_buttons(backend: str) -> None:
 
 
 def _use_address(backend: str, url: str) -> None:
-    st.session_state[f"llms.{backend}.url"] = url
+    session.preset(Widget.setting("llms", backend, "url"), url)
 
 
 @dataclass(slots=True, frozen=True)
@@ -61,7 +59,7 @@ class Unlisted:
 def models_at(backend: str, url: str, api_key: str | None = None) -> list[Any] | Unlisted | None:
     """The models found at ``url`` (looked up once per session), why none could be listed, or
     None for a remote OpenAI-compatible server not looked up (it may charge per request)."""
-    found = st.session_state.setdefault(FOUND_KEY, {})
+    found = session.server_models
     key = f"{backend} {url}"
     if key not in found:
         if backend == "openai" and not is_loopback(url):
@@ -71,7 +69,7 @@ def models_at(backend: str, url: str, api_key: str | None = None) -> list[Any] |
     if isinstance(models, list):
         names = [getattr(m, "name", m) for m in models]
         chat = [n for n in names if backend != "ollama" or is_chat_model(n)]
-        st.session_state.setdefault(form.MODELS_KEY, {})[f"llms.{backend}"] = chat
+        session.listed_models[f"llms.{backend}"] = chat
     return models
 
 
@@ -79,9 +77,9 @@ def before_fields(backend: str, url: str, api_key: str | None) -> None:
     """Look up the models at ``url`` for the fields' model picker, a model just downloaded
     chosen in it."""
     models = models_at(backend, url, api_key)
-    downloaded = _listed_name(st.session_state.get(DOWNLOADED_KEY) or "")
+    downloaded = _listed_name(session.ollama_downloaded or "")
     if backend == "ollama" and isinstance(models, list) and downloaded in [m.name for m in models]:
-        st.session_state[f"llms.{backend}.model.pick"] = downloaded
+        session.preset(Widget.model_pick("llms", backend), downloaded)
 
 
 def _look(backend: str, url: str, api_key: str | None) -> list[Any] | Unlisted:
@@ -96,7 +94,7 @@ def _look(backend: str, url: str, api_key: str | None) -> list[Any] | Unlisted:
 
 
 def forget_models(backend: str, url: str) -> None:
-    st.session_state.get(FOUND_KEY, {}).pop(f"{backend} {url}", None)
+    session.server_models.pop(f"{backend} {url}", None)
 
 
 def server_panel(backend: str, values: dict[str, Any]) -> None:
@@ -126,11 +124,11 @@ def server_panel(backend: str, values: dict[str, Any]) -> None:
 
 def download_form(url: str) -> None:
     """A model name and a Download button; the download itself runs while the page waits."""
-    stopped = st.session_state.pop(PULLING_KEY, None)
+    stopped = session.take(Session.ollama_pulling)
     if stopped:
         st.info(f"The download of {stopped} was stopped before it finished; no setting changed. "
                 "Press “Download” to continue it: Ollama keeps what it has.")
-    done = st.session_state.pop(DOWNLOADED_KEY, None)
+    done = session.take(Session.ollama_downloaded)
     if done:
         st.success(f"Downloaded {done}: it is chosen as the model above. Test it, then make it "
                    "the default.")
@@ -143,7 +141,7 @@ def download_form(url: str) -> None:
 
 def download(url: str, name: str) -> None:
     """Pull ``name`` with a progress bar; success reruns the page with it chosen."""
-    st.session_state[PULLING_KEY] = name
+    session.ollama_pulling = name
     bar = st.progress(0.0, text=f"Asking Ollama for {name}…")
     st.button("Stop download", key="ollama.pull.stop")  # a click reruns, which ends the pull
     shown, progress = 0.0, None
@@ -154,13 +152,13 @@ def download(url: str, name: str) -> None:
                     bar.progress(progress.fraction or 0.0, text=fmt.download_progress(progress))
                     shown = time.monotonic()
     except LLMError as exc:
-        st.session_state.pop(PULLING_KEY, None)
+        del session.ollama_pulling
         if progress is not None:  # where it stopped, not the last of the throttled updates
             bar.progress(progress.fraction or 0.0, text=fmt.download_progress(progress))
         st.error(f"{exc}\n\nNo setting changed.", icon=":material/error:")
         return
-    st.session_state.pop(PULLING_KEY, None)
-    st.session_state[DOWNLOADED_KEY] = name
+    del session.ollama_pulling
+    session.ollama_downloaded = name
     forget_models("ollama", url)
     st.rerun()
 

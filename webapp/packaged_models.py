@@ -19,16 +19,17 @@ from typing import Any
 import streamlit as st
 
 from ragcore.errors import LLMResponseError
-from ragcore.llms.local_models import PACKAGED_MODELS, PackagedModel, installed_models
-from ragcore.llms.registry import LLMOptions, build_llm
+from ragcore import Message
+from ragcore.llms import (
+    PACKAGED_MODELS, LLMOptions, PackagedModel, build_llm, installed_models,
+)
 from ragcore.present import format as fmt
 from ragcore.tokens import count_tokens
-from ragcore.types import Message
 from webapp import preferences, shell, state
 from webapp import settings_form as form
+from webapp.session import Session, Widget, session
 
 SPEEDS = "model_speeds"  # app preferences: model name -> the last speed measured
-TOLD_KEY = "packaged_model_told"  # session: what a click did, told after its rerun
 SPEED_TOKENS = 48  # replies are cut here: enough to time the writing, quick on a slow machine
 SPEED_PROMPT = (
     "Read this passage and answer the question after it in two sentences.\n\n"
@@ -81,7 +82,7 @@ def measure_speed(llm: Any, *, tokens: int = SPEED_TOKENS) -> Speed:
 def offer_installed() -> None:
     """Let the backend form's model field choose among the installed models (no test first)."""
     names = [model.name for model in installed_models()]
-    st.session_state.setdefault(form.MODELS_KEY, {})["llms.local"] = names
+    session.listed_models["llms.local"] = names
 
 
 def in_use(llm: Any) -> str | None:
@@ -109,7 +110,7 @@ def packaged_models_panel() -> None:
     """The table, then per installed model: Use it, Measure its speed."""
     used = in_use(_current_llm())
     speeds = preferences.load(state.workspace_root()).get(SPEEDS) or {}
-    told = st.session_state.pop(TOLD_KEY, None)
+    told = session.take(Session.packaged_model_told)
     if told:
         st.success(told)
     st.dataframe(model_rows(used, speeds), hide_index=True, width="stretch")
@@ -132,9 +133,9 @@ def use_model(name: str) -> None:
     changes = {"llm_backend": "local", "llms": form.with_backend(saved.llms, "local", values)}
     state.save_settings(state.settings_with(saved, changes))
     state.forget_llm()
-    st.session_state["llm_backend"] = "local"  # the backend radio and model picker follow
-    st.session_state["llms.local.model.pick"] = name
-    st.session_state[TOLD_KEY] = f"Saved: answers are now written by the packaged model {name}."
+    session.preset(Widget.LLM_BACKEND, "local")  # the backend radio and model picker follow
+    session.preset(Widget.model_pick("llms", "local"), name)
+    session.packaged_model_told = f"Saved: answers are now written by the packaged model {name}."
 
 
 def measure(model: PackagedModel) -> None:
@@ -149,8 +150,8 @@ def measure(model: PackagedModel) -> None:
         root = state.workspace_root()
         speeds = {**(preferences.load(root).get(SPEEDS) or {}), model.name: asdict(speed)}
         preferences.save(root, **{SPEEDS: speeds})
-        st.session_state[TOLD_KEY] = (f"{model.name} {speed.describe()}; its first word came "
-                                      f"after {speed.first_token_seconds:.1f} s.")
+        session.packaged_model_told = (f"{model.name} {speed.describe()}; its first word "
+                                       f"came after {speed.first_token_seconds:.1f} s.")
         st.rerun()  # the table above shows it
 
 

@@ -8,7 +8,7 @@ import logging
 import threading
 from typing import Any
 
-from ragcore.workspace.workspace import Workspace
+from ragcore import Workspace
 from webapp.state import workspace_root
 
 logger = logging.getLogger(__name__)
@@ -49,10 +49,10 @@ def corpus_picture(name: str, *, chunks: int = 0) -> tuple[Any, bool]:
 
 
 def _draw(key: tuple, version: tuple) -> None:
-    from ragcore.present.corpus_map import picture_corpus
+    from ragcore.present import picture_corpus
 
     try:
-        from ragcore.index import VectorStoreIndex
+        from ragcore import VectorStoreIndex
 
         # Straight from the folder (no embedder needed to draw), outside Streamlit's caches.
         index = VectorStoreIndex.load(Workspace(key[0]).index_path(key[1]))

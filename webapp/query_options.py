@@ -20,7 +20,7 @@ from ragcore.postprocess import (
     SimilarityPostprocessor,
 )
 from ragcore.retrieval.retrievers import DEFAULT_MODE, RETRIEVAL_MODES
-from ragcore.engines.by_name import CHOICES
+from ragcore.engines import CHOICES
 from ragcore.synthesis import ResponseMode
 
 # name -> one-line explanation shown beside the choice

@@ -14,9 +14,9 @@ from typing import Any
 import streamlit as st
 
 from ragcore.present import format as fmt
-from ragcore.present.answer_score import score_note, stated_score
-from ragcore.present.trace_view import trace_dict, work_metrics
-from ragcore.engines.by_name import CHOICES, RetrieverResult, unavailable_reason
+from ragcore.present import score_note, stated_score, trace_dict, work_metrics
+from ragcore.engines import CHOICES, RetrieverResult, unavailable_reason
+from webapp.session import Widget, session
 from webapp.shell import in_columns
 
 CROSS_ENV = "RAGCORE_CROSS_ENCODER"
@@ -43,11 +43,12 @@ def offered(llm: Any, cross_encoder: str, *, answers: bool = True
 def retriever_select(llm: Any, *, page: str = "query", answers: bool = True) -> dict[str, str]:
     """The sidebar's "Retriever" choice and its cross-encoder folder, as QueryOptions fields
     (``page`` keeps each page's widgets apart; the Chat page offers retrievers only)."""
-    key, cross_key = f"{page}_retriever", f"{page}_cross_encoder"
-    st.session_state.setdefault(cross_key, os.environ.get(CROSS_ENV, ""))
-    names, blocked = offered(llm, st.session_state[cross_key].strip(), answers=answers)
-    if st.session_state.get(key) not in names:
-        st.session_state[key] = "standard"
+    key, cross_key = Widget.retriever(page), Widget.cross_encoder(page)
+    if not session.has_widget(cross_key):
+        session.preset(cross_key, os.environ.get(CROSS_ENV, ""))
+    names, blocked = offered(llm, session.widget(cross_key).strip(), answers=answers)
+    if session.widget(key) not in names:
+        session.preset(key, "standard")
     name = st.selectbox(
         "Retriever", names, key=key, format_func=lambda n: CHOICES[n].label,
         help="\n\n".join(f"**{CHOICES[n].label}**: {CHOICES[n].explanation}" for n in names),

@@ -22,10 +22,10 @@ import json
 
 import streamlit as st
 
-from ragcore.workspace.team.sessions import LIFETIME_SECONDS
+from ragcore.workspace.team import LIFETIME_SECONDS
+from webapp.session import Session, session
 
 COOKIE = "ragcore_session"
-PENDING_KEY = "session_cookie_pending"  # st.session_state: the token to write, "" to clear
 
 
 def read() -> str | None:
@@ -38,16 +38,16 @@ def read() -> str | None:
 
 
 def keep(token: str) -> None:
-    st.session_state[PENDING_KEY] = token
+    session.session_cookie_pending = token
 
 
 def drop() -> None:
-    st.session_state[PENDING_KEY] = ""
+    session.session_cookie_pending = ""
 
 
 def flush() -> None:
     """Write (or clear) the cookie noted by ``keep``/``drop``, once."""
-    token = st.session_state.pop(PENDING_KEY, None)
+    token = session.take(Session.session_cookie_pending)
     if token is None:
         return
     st.html(f"<script>{script(token)}</script>", unsafe_allow_javascript=True)

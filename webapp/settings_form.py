@@ -19,8 +19,7 @@ from pydantic.fields import FieldInfo
 from ragcore.backend import Backend, secret_fields, secret_value
 from ragcore.registry import Registry
 from webapp import shell
-
-MODELS_KEY = "listed_models"  # session state: models each backend listed, by form prefix
+from webapp.session import Widget, session
 
 
 def choose_backend(label: str, registry: Registry[Backend[Any]], current: str, *,
@@ -38,12 +37,13 @@ def backend_fields(section: str, backend: Backend[Any], saved: BaseModel) -> dic
     prefix = f"{section}.{backend.name}"
     fields = backend.settings.model_fields
     picker = "model" in fields and backend.list_models is not None
-    values = {name: field_input(f"{prefix}.{name}", name, info, getattr(saved, name))
+    values = {name: field_input(Widget.setting(section, backend.name, name), name, info,
+                                getattr(saved, name))
               for name, info in fields.items() if not (picker and name == "model")}
     if backend.test_connection is not None and st.button("Test connection", key=f"{prefix}.test"):
         run_connection_test(prefix, backend, values)
     if picker:
-        values["model"] = model_input(prefix, fields["model"], saved.model)
+        values["model"] = model_input(section, backend.name, fields["model"], saved.model)
     return values
 
 
@@ -53,21 +53,21 @@ def run_connection_test(prefix: str, backend: Backend[Any], values: dict[str, An
         settings = backend.parse({k: v for k, v in values.items() if v is not None})
         st.success(backend.test_connection(settings))
         if backend.list_models is not None:
-            st.session_state.setdefault(MODELS_KEY, {})[prefix] = backend.list_models(settings)
+            session.listed_models[prefix] = backend.list_models(settings)
 
 
-def model_input(prefix: str, info: FieldInfo, current: str) -> str:
+def model_input(section: str, backend: str, info: FieldInfo, current: str) -> str:
     """A picker of the models the server listed, or a text box until it has listed them."""
-    models = st.session_state.get(MODELS_KEY, {}).get(prefix, [])
+    models = session.listed_models.get(f"{section}.{backend}", [])
     label = info.title or "Model"
     if models:
-        key = f"{prefix}.model.pick"
-        if st.session_state.get(key) in models:  # chosen before (or just downloaded): kept
+        key = Widget.model_pick(section, backend)
+        if session.widget(key) in models:  # chosen before (or just downloaded): kept
             return st.selectbox(label, models, key=key, help=info.description)
         index = models.index(current) if current in models else 0
         return st.selectbox(label, models, index=index, key=key, help=info.description)
     hint = "Press “Test connection” to choose from the server's models."
-    return st.text_input(label, value=current, key=f"{prefix}.model",
+    return st.text_input(label, value=current, key=Widget.setting(section, backend, "model"),
                          help=f"{info.description} {hint}" if info.description else hint)
 
 
@@ -89,7 +89,7 @@ def field_input(key: str, name: str, info: FieldInfo, value: Any) -> Any:
     if kind == "choice":
         index = choices.index(value) if value in choices else 0
         return st.selectbox(label, choices, index=index, help=info.description, key=key)
-    if key in st.session_state:  # set by a preset button: the widget takes it from there
+    if session.has_widget(key):  # set by a preset button: the widget takes it from there
         return st.text_input(label, help=info.description, key=key)
     return st.text_input(label, value="" if value is None else str(value),
                          help=info.description, key=key)

@@ -15,9 +15,9 @@ from typing import Any, Iterator
 import streamlit as st
 
 from webapp import jobs_view, state
-from ragcore.present.explain import explain_error
-from ragcore.present.format import describe_backend
+from ragcore.present import describe_backend, explain_error
 from webapp.query_options import SEARCH_BY
+from webapp.session import session
 
 
 def show_error(exc: BaseException) -> None:
@@ -38,7 +38,6 @@ def friendly_errors() -> Iterator[None]:
         show_error(exc)
 
 
-NAVIGATION_KEY = "navigation_ready"
 # (page file relative to app.py, title, icon, URL path); the first is the start page
 PAGES = (
     ("pages/home.py", "Start", ":material/home:", "start"),
@@ -69,7 +68,7 @@ def navigation(*, admin: bool = False) -> Any:
         for number, (path, title, icon, url) in enumerate(listed)
     ]
     page = st.navigation(pages)
-    st.session_state[NAVIGATION_KEY] = True
+    session.navigation_ready = True
     return page
 
 
@@ -81,7 +80,7 @@ def page_setup() -> None:
     to app.py's navigation, and the immediate rerun shows the page that way before anyone
     types into it (its widgets would otherwise be reset by the switch).
     """
-    if NAVIGATION_KEY not in st.session_state:
+    if not session.navigation_ready:
         navigation()
         st.rerun()
     sidebar_status()
@@ -102,17 +101,14 @@ def sidebar_status() -> None:
             st.caption(f"Jobs cannot be listed: {explain_error(exc).message}")
 
 
-FALLBACK_SAID = "fallback_said"  # session: the packaged model's failure to load was told
-
-
 def fallback_note() -> None:
     """Say why answers are quoted (the packaged model could not load), once per session: on
     the Start page or under the first answer, whichever comes first."""
-    from ragcore.llms.resolve import fallback_reason
+    from ragcore.llms import fallback_reason
 
     reason = fallback_reason()
-    if reason and not st.session_state.get(FALLBACK_SAID):
-        st.session_state[FALLBACK_SAID] = True
+    if reason and not session.fallback_said:
+        session.fallback_said = True
         st.warning(reason, icon=":material/info:")
 
 

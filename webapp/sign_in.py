@@ -23,13 +23,11 @@ from pathlib import Path
 import streamlit as st
 
 from ragcore.errors import AccessDenied, ConfigError, LoginRefused, WorkspaceError
-from ragcore.workspace.team.access import auth_mode, check_listen_address
-from ragcore.workspace.team.accounts import LOCAL_ADMIN, User
-from ragcore.workspace.team.team import Team
+from ragcore.workspace.team import LOCAL_ADMIN, Team, User, auth_mode, check_listen_address
 from webapp import session_cookie
+from webapp.session import Session, session
 from webapp.sign_in_oidc import oidc_gate
 
-TOKEN_KEY = "team_session_token"
 TRUSTED_PROXY_ENV = "RAGCORE_TRUSTED_PROXY"
 # the sign-in screen runs before the navigation, so Streamlit would list pages/ in the sidebar
 HIDE_PAGES = ("<style>[data-testid='stSidebarNav'], [data-testid='stSidebarNavSeparator'] "
@@ -68,14 +66,14 @@ def gate(root: Path) -> tuple[Team | None, User]:
     session_cookie.flush()
     if auth_mode() == "oidc":
         return team, oidc_gate(team)
-    token = st.session_state.get(TOKEN_KEY) or session_cookie.read()
+    token = session.team_session_token or session_cookie.read()
     user = team.sessions.user(token)
     if user is not None:
-        st.session_state[TOKEN_KEY] = token
+        session.team_session_token = token
         return team, user
-    if st.session_state.get(TOKEN_KEY):  # signed out meanwhile (expired, ended elsewhere)
+    if session.team_session_token:  # signed out meanwhile (expired, ended elsewhere)
         _forget_session()
-    st.session_state.pop("team_current", None)  # webapp.team_state.CURRENT_KEY
+    del session.team_current
     st.html(HIDE_PAGES)
     if team.accounts.has_admin():
         _sign_in_form(team)
@@ -99,7 +97,7 @@ def _signed_in(team: Team, user: User) -> None:
     """Start ``user``'s session in this browser: a clean page state, the token kept."""
     _forget_session()
     token = team.sessions.start(user)
-    st.session_state[TOKEN_KEY] = token
+    session.team_session_token = token
     session_cookie.keep(token)
     st.rerun()
 
@@ -107,9 +105,7 @@ def _signed_in(team: Team, user: User) -> None:
 def _forget_session() -> None:
     """Drop everything this browser session held (an open chat, the chosen index, ...), so
     the next person to sign in here starts clean."""
-    for key in list(st.session_state):
-        if key != session_cookie.PENDING_KEY:
-            del st.session_state[key]
+    session.clear(keep=Session.session_cookie_pending)
 
 
 def _sign_in_form(team: Team) -> None:
@@ -187,14 +183,14 @@ def password_form(team: Team, user: User) -> None:
     except (ConfigError, LoginRefused) as exc:
         st.error(str(exc))
         return
-    st.session_state[TOKEN_KEY] = token = team.sessions.start(user)
+    session.team_session_token = token = team.sessions.start(user)
     session_cookie.keep(token)
     session_cookie.flush()
     st.success("Password changed; your other sessions were signed out.")
 
 
 def sign_out(team: Team, user: User, *, everywhere: bool = False) -> None:
-    token = st.session_state.pop(TOKEN_KEY, None)
+    token = session.take(Session.team_session_token)
     if everywhere:
         team.sessions.end_all(user)
     elif token:

@@ -15,10 +15,9 @@ from __future__ import annotations
 import streamlit as st
 
 from ragcore.errors import LoginRefused
-from ragcore.workspace.team.accounts import User
-from ragcore.workspace.team.identities import sign_in_identity
+from ragcore.workspace.team import User, sign_in_identity
+from webapp.session import session
 
-IDENTITY_KEY = "oidc_account"  # st.session_state: (issuer#subject, account id) signed in
 
 
 def oidc_gate(team) -> User:
@@ -29,14 +28,14 @@ def oidc_gate(team) -> User:
                  "client_secret and server_metadata_url (README: Sharing with a team)")
         st.stop()
     if not st.user.is_logged_in:
-        st.session_state.pop(IDENTITY_KEY, None)
+        del session.oidc_account
         st.title("Sign in")
         st.write("This workspace signs people in with your organisation's account.")
         st.button("Sign in with your organisation", type="primary", on_click=st.login)
         st.stop()
     claims = st.user.to_dict()
     key = f"{claims.get('iss')}#{claims.get('sub')}"
-    known = st.session_state.get(IDENTITY_KEY)
+    known = session.oidc_account
     if known and known[0] == key:  # signed in earlier in this session: read the account again
         user = team.accounts.get(known[1])
         if user is not None and not user.disabled:
@@ -47,9 +46,9 @@ def oidc_gate(team) -> User:
                                 email=str(claims.get("email") or ""),
                                 display=str(claims.get("name") or ""))
     except LoginRefused as exc:  # disabled, or no account and none may be made
-        st.session_state.pop(IDENTITY_KEY, None)
+        del session.oidc_account
         st.error(str(exc))
         st.button("Log out", on_click=st.logout)
         st.stop()
-    st.session_state[IDENTITY_KEY] = (key, user.id)
+    session.oidc_account = (key, user.id)
     return user

@@ -5,11 +5,12 @@ LLM clients, the test embedder) come from thin ``st.cache_resource`` factories k
 defines them, so pages switch instantly after the first load and every session shares them; a
 loaded index and its pictures are keyed by ``Workspace.index_version`` (the index revision), the
 one answer to "has this index changed". Per-user state (chosen index, open chat, chat memory, an
-API key kept for the session only) lives in ``st.session_state``. Changes to indexes (ingest,
-re-index, delete) run as background jobs (``jobs()``: the process's ``JobRunner`` for this
-workspace, which outlives reruns and closed tabs): a page submits one and returns at once, and
-the sidebar shows every job's progress. Each index's write lock keeps its changes in order
-across sessions and processes. The behaviour itself lives in the ragcore modules these call.
+API key kept for the session only) lives in ``st.session_state``, every key named in
+``webapp.session``. Changes to indexes (ingest, re-index, delete) run as background jobs
+(``jobs()``: the process's ``JobRunner`` for this workspace, which outlives reruns and closed
+tabs): a page submits one and returns at once, and the sidebar shows every job's progress.
+Each index's write lock keeps its changes in order across sessions and processes. The behaviour
+itself lives in the ragcore modules these call.
 
 Environment: ``RAGCORE_WORKSPACE`` (the workspace folder), ``RAGCORE_LLM`` (see
 ``ragcore.llms.resolve``), ``RAGCORE_EMBEDDER=fake`` (tests and benchmarks: a deterministic
@@ -29,14 +30,14 @@ from typing import Any
 import streamlit as st
 
 from ragcore.errors import ConfigError, WorkspaceError
-from ragcore.workspace.team import permitted
-from ragcore.workspace.team.access import auth_mode
+from ragcore.workspace import Workspace, default_root, permitted
+from ragcore.workspace.team import auth_mode
 from ragcore.workspace.backends import embedder_from_settings
 from ragcore.workspace.names import index_gone
 from ragcore.workspace.settings import Settings
-from ragcore.workspace.workspace import Workspace, default_root
-from ragcore.present.explain import explain_error
+from ragcore.present import explain_error
 from webapp import team_state
+from webapp.session import Session, Widget, session
 
 logger = logging.getLogger(__name__)
 
@@ -48,14 +49,8 @@ MODEL_LOAD_MESSAGE = (
     "once, then stays in memory."
 )
 
-# st.session_state keys
-ROOT_KEY = "workspace_root"
-API_KEY = "session_api_key"
-INDEX_KEY = "current_index"
-CHAT_KEY = "open_chat"
-MEMORY_KEY = "chat_memory"
-FAILED_KEY = "failed_turn"
-CHAT_MODE_KEY = "chat_mode_choice"
+# pages/chat.py's names for two keys, until it reads them through webapp.session
+FAILED_KEY, CHAT_MODE_KEY = Session.failed_turn.key, Widget.CHAT_MODE
 LAST_INDEX = "last_index"  # app-preferences.json: the index last used, for a new session
 
 
@@ -65,7 +60,7 @@ LAST_INDEX = "last_index"  # app-preferences.json: the index last used, for a ne
 def workspace_root() -> Path:
     """The folder chosen on the Settings page this session, else $RAGCORE_WORKSPACE/./workspace
     (always that one in team mode: the team's database is the workspace's)."""
-    chosen = st.session_state.get(ROOT_KEY) if auth_mode() == "none" else None
+    chosen = session.workspace_root if auth_mode() == "none" else None
     return Path(chosen) if chosen else default_root()
 
 
@@ -75,21 +70,21 @@ def set_workspace_root(folder: str) -> Path:
     if root.exists() and not root.is_dir():
         raise WorkspaceError(f"{root} is a file: choose a folder for the workspace")
     root.mkdir(parents=True, exist_ok=True)
-    st.session_state[ROOT_KEY] = str(root.resolve())
-    for key in (INDEX_KEY, CHAT_KEY, MEMORY_KEY, FAILED_KEY):
-        st.session_state.pop(key, None)
+    session.workspace_root = str(root.resolve())
+    session.forget(Session.current_index, Session.open_chat, Session.chat_memory,
+                   Session.failed_turn)
     return root
 
 
 def current_settings() -> Settings:
     """The saved settings plus this session's API keys (those given and not saved)."""
     settings = Workspace(workspace_root()).load_settings()
-    return settings.with_secrets(st.session_state.get(API_KEY))
+    return settings.with_secrets(session.session_api_key)
 
 
 def save_settings(settings: Settings) -> None:
     """Save settings to the workspace; API keys are kept for the session unless saved."""
-    st.session_state[API_KEY] = settings.secrets() or None
+    session.session_api_key = settings.secrets() or None
     workspace().save_settings(settings)
 
 
@@ -113,12 +108,11 @@ def workspace() -> Workspace:
 
 @st.cache_resource(show_spinner=False)
 def _fake_embedder() -> Any:
-    from ragcore.embeddings.fake import FakeEmbedder
+    from ragcore.embeddings.fake import FakeEmbedder, ThrottledEmbedder
 
     slow = os.environ.get(FAKE_SECONDS_ENV, "").strip()
     if not slow:
         return FakeEmbedder()
-    from ragcore.testing.throttled import ThrottledEmbedder
 
     try:
         return ThrottledEmbedder(FakeEmbedder(), seconds_per_text=float(slow))
@@ -179,7 +173,7 @@ def list_indexes() -> list[Any]:
 
 def index_documents(name: str) -> list[dict[str, Any]]:
     """One row per file of an index (``Workspace.documents``), from the shared loaded index."""
-    from ragcore.workspace.ingest.index_files import files_of
+    from ragcore.workspace.ingest import files_of
 
     return files_of(load_index(name))
 
@@ -189,7 +183,7 @@ def selected_index(names: list[str]) -> str | None:
     last used in this workspace (a reload starts a new session), else the first."""
     from webapp import preferences
 
-    for chosen in (st.session_state.get(INDEX_KEY),
+    for chosen in (session.current_index,
                    preferences.load(workspace_root()).get(LAST_INDEX)):
         if chosen in names:
             return chosen
@@ -200,12 +194,12 @@ def select_index(name: str | None) -> None:
     """Work on ``name`` from now on, in this session and the next ones (a reload, a restart)."""
     from webapp import preferences
 
-    if name and name != st.session_state.get(INDEX_KEY):
+    if name and name != session.current_index:
         try:
             preferences.save(workspace_root(), **{LAST_INDEX: name})
         except OSError as exc:  # a read-only workspace: this session still remembers it
             logger.info("could not remember the index in use: %s", exc)
-    st.session_state[INDEX_KEY] = name
+    session.current_index = name
 
 
 def load_index(name: str) -> Any:
@@ -267,40 +261,37 @@ def ensure_embedder_loaded(embedder: Any) -> None:
 
 
 def open_chat() -> Any:
-    return st.session_state.get(CHAT_KEY)
+    return session.open_chat
 
 
 def set_open_chat(chat: Any, memory: Any) -> None:
-    st.session_state[CHAT_KEY] = chat
-    st.session_state[MEMORY_KEY] = memory
-    st.session_state.pop(FAILED_KEY, None)
+    session.open_chat = chat
+    session.chat_memory = memory
+    del session.failed_turn
 
 
 def chat_memory() -> Any:
-    return st.session_state.get(MEMORY_KEY)
+    return session.chat_memory
 
 
 # -- jobs and uploads ------------------------------------------------------------------------
 
-SESSION_JOBS_KEY = "session_jobs"  # ids of the jobs this session started, oldest first
-
-
 def jobs() -> Any:
     """The background job runner of this session's workspace (one per process and folder)."""
-    from ragcore.workspace.jobs.runner import runner_for
+    from ragcore.workspace.jobs import runner_for
 
     return runner_for(workspace_root())
 
 
 def note_job(job: Any) -> None:
     """Remember a job this session started (its page shows its progress and result)."""
-    st.session_state.setdefault(SESSION_JOBS_KEY, []).append(job.id)
+    session.session_jobs.append(job.id)
 
 
 def session_jobs() -> list[Any]:
     """The jobs this session started, newest first (those still known to the runner)."""
     runner = jobs()
-    found = (runner.get(i) for i in reversed(st.session_state.get(SESSION_JOBS_KEY, [])))
+    found = (runner.get(i) for i in reversed(session.session_jobs))
     return [job for job in found if job is not None]
 
 
@@ -356,7 +347,7 @@ def open_saved_chat(chat: Any) -> None:
 
     set_open_chat(chat, memory_for_chat(chat, current_llm()))
     select_index(chat.index)
-    st.session_state[CHAT_MODE_KEY] = chat.chat_mode
+    session.preset(Widget.CHAT_MODE, chat.chat_mode)
     if chat.messages:
         st.query_params["chat"] = chat.id
 

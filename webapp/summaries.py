@@ -21,8 +21,8 @@ from ragcore.workspace.summaries import (
     summarize_whole_index,
 )
 from webapp import state
+from webapp.session import session
 
-SHOWN_KEY = "shown_summaries"  # session: (index, key) -> DocumentSummary
 EXTRACTIVE_NOTE = (
     "An extractive summary: the sentences that best represent the text, quoted in their order "
     "and chosen with the embedding model. Set up a language model in Settings for a written "
@@ -73,7 +73,7 @@ def show(summary: DocumentSummary) -> None:
 
 def summarise_document(name: str, key: str, row: dict) -> None:
     """A "Summarise" button for one file of the Indexes page, and the summary once made."""
-    shown = st.session_state.setdefault(SHOWN_KEY, {})
+    shown = session.shown_summaries
     if st.button("Summarise", key=f"summarise_{name}_{key}", icon=":material/summarize:",
                  help=f"A short summary of {row['file']}."):
         with st.spinner(f"Summarising {row['file']}…"):
@@ -87,7 +87,7 @@ def summarise_index(name: str, chunks: int) -> None:
     """A "Summarise this index" button and the summary once made."""
     if not chunks:
         return
-    shown = st.session_state.setdefault(SHOWN_KEY, {})
+    shown = session.shown_summaries
     if st.button("Summarise this index", key=f"summarise_index_{name}",
                  icon=":material/summarize:",
                  help="A short summary of everything this index holds."):

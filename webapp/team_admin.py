@@ -13,9 +13,7 @@ import time
 import streamlit as st
 
 from ragcore.errors import AccessDenied, ConfigError
-from ragcore.workspace.team.accounts import User
-from ragcore.workspace.team.audit import EVENTS
-from ragcore.workspace.team.team import Team
+from ragcore.workspace.team import EVENTS, Team, User
 
 CHANGES = ("Disable", "Enable", "Reset the password", "Make admin", "Make member", "Delete")
 

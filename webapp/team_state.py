@@ -17,25 +17,24 @@ from typing import Any, Callable, Iterable, TypeVar
 
 import streamlit as st
 
-from ragcore.workspace.team import permitted
-from ragcore.workspace.team.access import auth_mode
-from ragcore.workspace.team.accounts import LOCAL_ADMIN, User
+from ragcore.workspace import permitted
+from ragcore.workspace.team import LOCAL_ADMIN, User, auth_mode
+from webapp.session import session
 
-CURRENT_KEY = "team_current"  # st.session_state: (team, user) of this script run
 T = TypeVar("T")
 
 
 def remember(team: Any, user: User) -> None:
-    st.session_state[CURRENT_KEY] = (team, user)
+    session.team_current = (team, user)
 
 
 def forget() -> None:
-    st.session_state.pop(CURRENT_KEY, None)
+    del session.team_current
 
 
 def current() -> tuple[Any, User]:
     """The team (None: single-user mode) and the signed-in person."""
-    found = st.session_state.get(CURRENT_KEY)
+    found = session.team_current
     if found is not None:
         return found
     if auth_mode() == "none":

@@ -1,13 +1,17 @@
-"""A deterministic embedder for fast tests: hashed bag of words, no model, no network.
+"""Deterministic embedders for fast tests: hashed bag of words, no model, no network.
 
 Texts that share words get similar vectors, so retrieval tests behave sensibly.
+``ThrottledEmbedder`` slows any embedder to a set speed, to test time estimates (and the app
+with ``RAGCORE_EMBEDDER=fake`` and ``RAGCORE_FAKE_EMBED_SECONDS``) against a job whose true
+duration is known.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from typing import Sequence
+import time
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -35,3 +39,20 @@ class FakeEmbedder:
                 digest = hashlib.blake2b(word.encode(), digest_size=8).digest()
                 out[row, int.from_bytes(digest, "little") % self.dim] += 1.0
         return normalize(out)
+
+
+class ThrottledEmbedder:
+    """``inner``'s vectors, after sleeping ``seconds_per_text`` for each text of a batch."""
+
+    def __init__(self, inner: Any, *, seconds_per_text: float) -> None:
+        if seconds_per_text < 0:
+            raise ValueError(f"seconds_per_text ({seconds_per_text}) must be 0 or more")
+        self.inner = inner
+        self.seconds_per_text = seconds_per_text
+        # Another name than the inner model's: its measured rate is its own.
+        self.model_name = f"{inner.model_name} at {seconds_per_text * 1000:g} ms per text"
+        self.max_input_tokens = getattr(inner, "max_input_tokens", None)
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        time.sleep(self.seconds_per_text * len(texts))
+        return self.inner.embed_batch(texts)

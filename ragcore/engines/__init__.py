@@ -12,3 +12,27 @@ The wing sits under ``index`` (which builds its engines here, lazily) and over `
 ``chat``, ``query`` and ``retrieval``: the stages below never import it, so the one place that
 chooses an engine by name is this one.
 """
+
+from __future__ import annotations
+
+from ..lazy_exports import lazy_exports
+
+# Imported on first use: ``index`` builds its engines from ``from_index`` without the others.
+_EXPORTS: dict[str, str] = {
+    "chat_engine_from_index": ".from_index",
+    "llm_with_index_embedder": ".from_index",
+    "reading_postprocessors": ".from_index",
+    "CHOICES": ".by_name",
+    "RetrieverResult": ".by_name",
+    "build_engine": ".by_name",
+    "build_retriever": ".by_name",
+    "iter_compare_retrievers": ".by_name",
+    "unavailable_reason": ".by_name",
+    "RouterQueryEngine": ".router",
+    "SubQuestionQueryEngine": ".sub_question",
+    "CitationQueryEngine": ".citation",
+}
+
+__all__ = sorted(_EXPORTS)
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), __all__)

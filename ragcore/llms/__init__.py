@@ -18,17 +18,28 @@ from .base import (
 from .fake import FakeLLM
 
 _LAZY = {
+    "DEFAULT_OLLAMA_URL": ".ollama",
     "ExtractiveLLM": ".extractive.backend",
     "LLMOptions": ".registry",
     "OllamaLLM": ".ollama",
     "OpenAILLM": ".openai",
     "build_llm": ".registry",
     "describe_llm": ".registry",
+    "fallback_reason": ".resolve",
+    "installed_models": ".local_models",
+    "is_chat_model": ".ollama",
     "list_ollama_models": ".ollama",
+    "list_ollama_models_detailed": ".ollama_models",
     "list_openai_models": ".openai",
     "llm_backends": ".registry",
+    "PACKAGED_MODELS": ".local_models",
+    "PackagedModel": ".local_models",
+    "preset_at": ".presets",
+    "presets_for": ".presets",
+    "pull_ollama_model": ".ollama_models",
     "register_llm_backend": ".registry",
     "resolve_llm": ".resolve",
+    "try_model": ".presets",
 }
 
 __all__ = ["LLM", "ToolCallingLLM", "FakeLLM", "chat", "complete", "complete_traced", "stream_chat",

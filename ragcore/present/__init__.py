@@ -15,5 +15,55 @@
 
 Pure functions over ragcore objects, tested like the rest of the library. The Streamlit side
 (session state, cached objects, the page frame) is the ``webapp`` package beside ``app.py``;
-nothing here imports it or Streamlit.
+nothing here imports it or Streamlit. The names the app and the CLI use are exported here and
+imported on first use, so importing one light module does not pull in the others.
 """
+
+from __future__ import annotations
+
+from ..lazy_exports import lazy_exports
+
+_EXPORTS: dict[str, str] = {
+    "ranked_with": ".answer_score",
+    "score_note": ".answer_score",
+    "stated_score": ".answer_score",
+    "Segment": ".citations",
+    "passage_segments": ".citations",
+    "legend_colours": ".corpus_map",
+    "picture_corpus": ".corpus_map",
+    "friendly_date": ".dates",
+    "parse_iso": ".dates",
+    "explain_error": ".explain",
+    "describe_backend": ".format",
+    "chart_spec": ".leaderboard",
+    "export_name": ".leaderboard",
+    "in_board_order": ".leaderboard",
+    "leaderboard_rows": ".leaderboard",
+    "metric_label": ".leaderboard",
+    "metric_line": ".leaderboard",
+    "question_choices": ".leaderboard",
+    "mark_listing": ".markers",
+    "outside_fence": ".passage.fences",
+    "markup_of": ".passage.markup",
+    "render_segments": ".passage.markup",
+    "focus_window": ".passage.page_boxes",
+    "highlight_rects": ".passage.page_boxes",
+    "reflow_segments": ".passage.reflow",
+    "reflows": ".passage.reflow",
+    "ListedSource": ".sources",
+    "SourceListing": ".sources",
+    "list_sources": ".sources",
+    "support_embedder": ".sources",
+    "uses_passages": ".sources",
+    "listing_strengths": ".strength",
+    "NO_SUPPORT": ".support",
+    "Citations": ".support",
+    "cite": ".support",
+    "compact_trace": ".trace_view",
+    "trace_dict": ".trace_view",
+    "work_metrics": ".trace_view",
+}
+
+__all__ = sorted(_EXPORTS)
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), __all__)

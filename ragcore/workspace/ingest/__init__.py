@@ -9,3 +9,16 @@
     summary_stage.py the summarise stage: each file's summary written as soon as it is indexed
     token_counts.py  token counts per document, so the stats after a job count only its changes
 """
+
+from __future__ import annotations
+
+from ...lazy_exports import lazy_exports
+
+_EXPORTS: dict[str, str] = {  # imported on first use
+    "files_of": ".index_files",
+    "IngestReport": ".report",
+}
+
+__all__ = sorted(_EXPORTS)
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), __all__)

@@ -9,3 +9,19 @@
     rates.py      how fast this computer embeds, per model, measured by jobs or a calibration
     ocr_work.py   a job's scanned pages: counted at its start, timed as OCR reads them
 """
+
+from __future__ import annotations
+
+from ...lazy_exports import lazy_exports
+
+_EXPORTS: dict[str, str] = {  # imported on first use
+    "Job": ".journal",
+    "JobRunner": ".runner",
+    "runner_for": ".runner",
+    "SAMPLE_BYTES": ".estimate",
+    "forecast": ".estimate",
+}
+
+__all__ = sorted(_EXPORTS)
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), __all__)

@@ -17,3 +17,25 @@ Kept in ``<root>/team.sqlite3``, or in Postgres when ``RAGCORE_DATABASE_URL`` is
     audit.py       the audit log of sign-ins, uploads, deletes, shares and refusals
     team.py        ``Team``: all of the above over one database, sharing and ownership changes
 """
+
+from __future__ import annotations
+
+from ...lazy_exports import lazy_exports
+
+# The names the app uses, imported on first use: the policy switch alone stays light.
+_EXPORTS: dict[str, str] = {
+    "Resource": ".access",
+    "auth_mode": ".access",
+    "check_listen_address": ".access",
+    "job_resource": ".access",
+    "LOCAL_ADMIN": ".accounts",
+    "User": ".accounts",
+    "EVENTS": ".audit",
+    "sign_in_identity": ".identities",
+    "LIFETIME_SECONDS": ".sessions",
+    "Team": ".team",
+}
+
+__all__ = sorted(_EXPORTS)
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), __all__)
