@@ -3,8 +3,7 @@ retriever); chats are saved and reopened."""
 
 import streamlit as st
 
-from ragcore.present import format as fmt, trace_view
-from ragcore.present.dates import friendly_date
+from ragcore.present import format as fmt, friendly_date, trace_view
 from ragcore.workspace.names import display_name
 from webapp import chat_list, shell, state, team_state
 from webapp.advanced import advanced_toggle
@@ -17,12 +16,11 @@ from webapp.citing import draw_sources, marked_listing
 from webapp.chat_turns import route_caption, source_passage, turn_retrieval_mode, turn_score
 from ragcore.chat import CHAT_MODE_DESCRIPTIONS, ChatMode
 from webapp.retriever_view import render_notes, retriever_select
-from ragcore.trace import Trace
+from webapp.session import Session, Widget, session
+from ragcore import Trace
 from ragcore.workspace.conversation import Conversation, TurnSettings, clear_chat, start_chat
 from ragcore.workspace.chats import ChatMessage, export_json, export_markdown
 
-QUEUED_KEY, MODE_KEY = controls.QUEUED_KEY, state.CHAT_MODE_KEY
-CONFIRM_KEY = "confirm_chat_delete"  # "open" (this chat) or "all"
 MODES = [m.value for m in ChatMode]
 DEFAULT_MODE = ChatMode.CONDENSE_PLUS_CONTEXT.value
 DEFAULT_SEARCH, DEFAULT_TOP_K = "hybrid", 4
@@ -33,7 +31,7 @@ AGENT_MODES = (ChatMode.REACT.value, ChatMode.BEST.value)  # they search with to
 
 
 def new_chat(index_name: str) -> None:
-    mode = st.session_state.get(MODE_KEY, DEFAULT_MODE)
+    mode = session.widget(Widget.CHAT_MODE, DEFAULT_MODE)
     state.set_open_chat(start_chat(index_name, mode, llm_label="", settings={}), None)
     state.select_index(index_name)
     st.query_params.pop("chat", None)
@@ -44,13 +42,13 @@ def open_chat_by_id(chat_id: str) -> None:
 
 
 def queue_retry() -> None:
-    failed = st.session_state.pop(state.FAILED_KEY, None)
+    failed = session.take(Session.failed_turn)
     if failed:
-        st.session_state[QUEUED_KEY] = failed["question"]
+        session.queued_question = failed["question"]
 
 
 def discard_failed() -> None:
-    st.session_state.pop(state.FAILED_KEY, None)
+    del session.failed_turn
 
 
 def clear_open_chat() -> None:
@@ -63,7 +61,7 @@ def clear_open_chat() -> None:
 
 def rename_open_chat(title_key: str) -> None:
     ws, current = state.workspace(), state.open_chat()
-    title = st.session_state.get(title_key, "")
+    title = session.widget(title_key, "")
     if ws.has_chat(current.id):
         current.title = ws.chats.rename(current.id, title).title
     elif title.strip():  # a chat not yet saved keeps the title for when it is
@@ -71,11 +69,11 @@ def rename_open_chat(title_key: str) -> None:
 
 
 def ask_to_delete(what: str) -> None:
-    st.session_state[CONFIRM_KEY] = what
+    session.confirm_chat_delete = what
 
 
 def cancel_delete() -> None:
-    st.session_state.pop(CONFIRM_KEY, None)
+    del session.confirm_chat_delete
 
 
 def delete_chats(what: str) -> None:
@@ -88,7 +86,7 @@ def delete_chats(what: str) -> None:
             team_state.delete_chats(ws, [c.id for c in team_state.chats(ws)])
     elif ws.has_chat(current.id):
         team_state.delete_chats(ws, [current.id])
-    st.session_state.pop(CONFIRM_KEY, None)
+    del session.confirm_chat_delete
     new_chat(current.index)
 
 
@@ -97,15 +95,16 @@ def delete_chats(what: str) -> None:
 
 def sidebar(chat, advanced: bool) -> dict:
     """Chat mode, how to search and top-k under Advanced (defaults otherwise); the choices."""
-    if st.session_state.get(MODE_KEY) not in MODES:
-        st.session_state[MODE_KEY] = chat.chat_mode if chat.chat_mode in MODES else DEFAULT_MODE
+    if session.widget(Widget.CHAT_MODE) not in MODES:
+        session.preset(Widget.CHAT_MODE, chat.chat_mode if chat.chat_mode in MODES
+                       else DEFAULT_MODE)
     if not advanced:
-        return {"mode": st.session_state[MODE_KEY], "top_k": DEFAULT_TOP_K,
-                "retrieval_mode": st.session_state.get("chat_search_by", DEFAULT_SEARCH),
+        return {"mode": session.widget(Widget.CHAT_MODE), "top_k": DEFAULT_TOP_K,
+                "retrieval_mode": session.widget(Widget.CHAT_SEARCH_BY, DEFAULT_SEARCH),
                 "retriever": "standard", "cross_encoder": ""}
-    mode = st.selectbox("Chat mode", MODES, key=MODE_KEY)
+    mode = st.selectbox("Chat mode", MODES, key=Widget.CHAT_MODE)
     st.caption(CHAT_MODE_DESCRIPTIONS[ChatMode(mode)])
-    retrieval_mode = shell.search_by(key="chat_search_by")
+    retrieval_mode = shell.search_by(key=Widget.CHAT_SEARCH_BY)
     top_k = st.slider("Passages to retrieve (top-k)", 1, 20, DEFAULT_TOP_K, key="chat_top_k")
     picked = retriever_select(state.current_llm(), page="chat", answers=False)
     return {"mode": mode, "top_k": int(top_k), "retrieval_mode": retrieval_mode, **picked}
@@ -119,7 +118,7 @@ def chat_actions(ws, chat) -> None:
     cols[1].button("Clear", on_click=clear_open_chat, width="stretch", disabled=not chat.messages)
     if chat.messages:
         with st.expander("Rename, delete or export this chat"):
-            title_key = f"title_{chat.id}"
+            title_key = Widget.chat_title(chat.id)
             st.text_input("Title", value=chat.title, key=title_key)
             st.button("Save title", on_click=rename_open_chat, args=(title_key,))
             st.button("Delete this chat", on_click=ask_to_delete, args=("open",),
@@ -133,7 +132,7 @@ def chat_actions(ws, chat) -> None:
 
 
 def confirm_delete(ws, chat) -> None:
-    what = st.session_state.get(CONFIRM_KEY)
+    what = session.confirm_chat_delete
     if what is None:
         return
     if what == "all":
@@ -289,7 +288,7 @@ def offer_retry(talk, question: str, exc: Exception) -> None:
     controls.stream_finished()
     talk.forget_unrecorded()
     state.set_open_chat(talk.chat, talk.memory)
-    st.session_state[state.FAILED_KEY] = {"question": question, "error": exc}
+    session.failed_turn = {"question": question, "error": exc}
     st.rerun()
 
 
@@ -371,7 +370,7 @@ def main() -> None:
         choices["files"] = scope_select(ws, chat, state.load_index(chat.index))
         later = st.container()  # filled last, so a chat saved in this run is listed
     intro = st.empty()  # rewritten once a first answer has given the chat its title
-    failed = st.session_state.get(state.FAILED_KEY)
+    failed = session.failed_turn
     with intro.container():
         st.caption(chat_caption(chat))
         if not chat.messages and not failed:
@@ -384,14 +383,14 @@ def main() -> None:
     lookup = state.node_lookup(index)
     prompt = st.chat_input("Ask about your documents, or drop files to add them",
                            accept_file="multiple")  # drawn at the page's foot wherever called
-    question = (prompt.text if prompt else "") or st.session_state.pop(QUEUED_KEY, None)
+    question = (prompt.text if prompt else "") or session.take(Session.queued_question)
     if prompt and prompt.files:
         drop_files(ws, chat, prompt.files)  # shown in place by render_history
     render_history(chat, lookup, index.embedder, advanced, answering=bool(question))
     if failed:
         render_failure(failed)
     if question:
-        st.session_state.pop(state.FAILED_KEY, None)
+        del session.failed_turn
         run_turn(ws, chat, question, choices, lookup, advanced)
         intro.caption(chat_caption(chat))
     with later:

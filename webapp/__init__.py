@@ -4,7 +4,9 @@
     state.py          one session's workspace, settings, LLM, indexes and open chat; cached
                       objects keyed by what defines them (a loaded index by its revision)
     query_options.py  the Query page's choices, validated and turned into pipeline parts
-    chat_turns.py     a chat turn: memory rebuilt from a saved chat, the reply, the turn recorded
+    chat_turns.py     a saved turn as the pages show it (score, search mode, route, passage);
+                      the turn itself runs in ragcore.workspace.conversation
+    session.py        the typed session-state accessor: every key named once, with its type
     evaluate_view.py  the Evaluate tab: a question set, modes x retrievers, the background run
     evaluate_results.py  a saved evaluation: leaderboard, chart, one question drilled into, exports
     pictures.py       an index's corpus pictures, drawn off the page's thread once per version

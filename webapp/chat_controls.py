@@ -19,7 +19,6 @@ from ragcore.workspace.conversation import record_stopped_turn
 from webapp import state, team_state
 from webapp.session import Session, Widget, session
 
-QUEUED_KEY = Session.queued_question.key  # pages/chat.py's name, until it uses webapp.session
 STOPPED_NOTE = "Stopped: the reply was cut short when you pressed Stop."
 INDEXING_NOTE = ("Files added to this chat were still being indexed: this answer used only the "
                  "documents indexed before them.")

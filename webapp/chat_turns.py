@@ -14,7 +14,6 @@ from ragcore.summaries.router import INDEX_SUMMARY, RETRIEVAL, SUMMARY
 from ragcore.types import Node, ScoredNode
 from ragcore.workspace.chats import ChatMessage, ChatSource
 from ragcore.workspace.conversation import DEFAULT_RETRIEVAL_MODE, ROUTE_NOTE
-from ragcore.workspace.conversation import memory_for_chat  # noqa: F401 (webapp.state's import)
 
 ROUTE_LABELS = {SUMMARY: "the document's summary", INDEX_SUMMARY: "the index's summary",
                 RETRIEVAL: "a search of the passages"}

@@ -49,8 +49,6 @@ MODEL_LOAD_MESSAGE = (
     "once, then stays in memory."
 )
 
-# pages/chat.py's names for two keys, until it reads them through webapp.session
-FAILED_KEY, CHAT_MODE_KEY = Session.failed_turn.key, Widget.CHAT_MODE
 LAST_INDEX = "last_index"  # app-preferences.json: the index last used, for a new session
 
 
@@ -343,7 +341,7 @@ def node_lookup(index: Any) -> Any:
 
 def open_saved_chat(chat: Any) -> None:
     """Make ``chat`` this session's open chat, with memory rebuilt and its id in the URL."""
-    from webapp.chat_turns import memory_for_chat
+    from ragcore.workspace.conversation import memory_for_chat
 
     set_open_chat(chat, memory_for_chat(chat, current_llm()))
     select_index(chat.index)
