@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,8 +14,16 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 REPO = Path(__file__).resolve().parents[1]
 
+# The tests mirror the code (tests/ragcore/<package>/, tests/app, tests/browser, tests/drills...),
+# and a test module may take another's fixtures by its name (``from test_browser import page``):
+# every folder holding tests is on the path, so that works wherever both live. Test module
+# names are unique across the folders (``test_layers`` checks it).
+for _folder in sorted({p.parent for p in Path(__file__).parent.rglob("test_*.py")}):
+    if str(_folder) not in sys.path:
+        sys.path.append(str(_folder))
+
 # Real database engines (Chroma server, Postgres + pgvector) as session fixtures.
-pytest_plugins = ["engines"]
+pytest_plugins = ["support.engines"]
 
 # Property tests check behaviour, not speed: on a loaded 2-core CI machine an example may take
 # longer than hypothesis's default 200 ms deadline, which must not fail the run.

@@ -184,6 +184,9 @@ def test_tests_mirror_the_code():
     assert len(flat) <= MAX_TEST_FILES, (
         f"{len(flat)} test modules directly in tests/ (at most {MAX_TEST_FILES}): put a module's "
         "tests under tests/ragcore/<package>/, the app's under tests/app/ or tests/browser/")
+    names = [p.name for p in (ROOT / "tests").rglob("test_*.py")]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    assert not twice, f"test modules share a name (conftest puts every folder on the path): {twice}"
 
 
 @pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT)))

@@ -2,7 +2,7 @@
 with ``{context_str}``/``{query_str}``, node postprocessors called directly, and refusals."""
 
 import pytest
-from loopback import Reply, loopback  # noqa: F401  (the fixture)
+from support.loopback import Reply, loopback  # noqa: F401  (the fixture)
 
 from ragcore.compat.core import Document, PromptTemplate, Settings, VectorStoreIndex
 from ragcore.compat.core.llms import ChatMessage

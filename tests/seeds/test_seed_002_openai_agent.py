@@ -4,7 +4,7 @@ from pprint import pprint
 from typing import Sequence
 
 import pytest
-from loopback import Reply, loopback  # noqa: F401  (the fixture)
+from support.loopback import Reply, loopback  # noqa: F401  (the fixture)
 
 from ragcore.compat.agent import OpenAIAgent
 from ragcore.compat.core.tools import BaseTool, FunctionTool

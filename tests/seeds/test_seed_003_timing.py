@@ -4,7 +4,7 @@ server (``OLLAMA_HOST``) and the packaged embedding model."""
 import time
 
 import pytest
-from loopback import LoopbackServer, Reply
+from support.loopback import LoopbackServer, Reply
 
 from ragcore.compat.core import VectorStoreIndex,SimpleDirectoryReader,Settings
 from ragcore.compat.embeddings.huggingface import HuggingFaceEmbedding

@@ -1,0 +1,1 @@
+"""What the tests share: loopback servers, hostile inputs, fakes, fixtures."""
