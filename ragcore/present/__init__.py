@@ -59,7 +59,6 @@ _EXPORTS: dict[str, str] = {
     "NO_SUPPORT": ".support",
     "Citations": ".support",
     "cite": ".support",
-    "compact_trace": ".trace_view",
     "trace_dict": ".trace_view",
     "work_metrics": ".trace_view",
 }

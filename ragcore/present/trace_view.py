@@ -28,14 +28,6 @@ def trace_dict(trace: TraceLike | None) -> dict[str, Any]:
     return trace.to_dict() if isinstance(trace, Trace) else trace
 
 
-def compact_trace(trace: Trace) -> dict[str, Any]:
-    """The trace without prompt messages, small enough to keep with every saved chat turn."""
-    data = trace.to_dict()
-    for call in data["llm_calls"]:
-        call.pop("messages", None)
-    return data
-
-
 def stage_rows(trace: TraceLike | None) -> list[dict[str, Any]]:
     """One row per stage: name, milliseconds, and its details as short text."""
     rows = []

@@ -17,8 +17,8 @@ from ragcore.present.format import (
     source_label,
 )
 from webapp.query_options import SEARCH_BY, QueryOptions, parse_keywords
+from ragcore.workspace.conversation import saved_trace
 from ragcore.present.trace_view import (
-    compact_trace,
     format_step,
     llm_call_rows,
     prompt_text,
@@ -108,7 +108,7 @@ def test_trace_tables_and_details_read_live_and_saved_traces_alike():
         assert totals(form)["llm_calls"] == 1 and totals(form)["tokens_out"] > 0
         assert turn_details(form)["condensed_question"] == "Why is the sky blue?"
     assert prompt_text(trace.to_dict()["llm_calls"][0]) == "[user]\nQuestion: why?"
-    compact = compact_trace(trace)
+    compact = saved_trace(trace)  # what a saved chat turn keeps
     assert "messages" not in compact["llm_calls"][0] and compact["llm_calls"][0]["reply"]
     steps = turn_details(trace)["reasoning"]
     assert format_step(1, steps[0]).splitlines() == [
