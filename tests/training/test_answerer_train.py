@@ -1,5 +1,6 @@
 """The answerer's training script: its compact first stage learns what the dict path learns,
-its negatives, and where the answer threshold is set."""
+it counts features as the recipe of the shipped weights did, it trains on the shipped feature
+families only, and where the answer threshold is set."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def _example(vocab: Vocabulary, rows: list[dict], texts: list[str], gold: str,
                    np.array([(0, k, k) for k in range(len(rows))], np.int32),
                    np.cumsum([0] + [len(p) for p in encoded[:-1]]).astype(np.int64),
                    np.array([c for c, _ in flat], np.int32),
-                   np.array([v for _, v in flat], np.float32))
+                   np.array([v for _, v in flat], np.float64))
 
 
 def test_the_first_stage_on_feature_ids_learns_the_weights_of_feature_dicts():
@@ -36,7 +37,7 @@ def test_the_first_stage_on_feature_ids_learns_the_weights_of_feature_dicts():
     for q in range(40):
         texts = [f"phrase {q} {k}" for k in range(6)]
         rows = [{"shape=name": float(k == 2), "near": rng.random(), f"rare{q}": 1.0,
-                 "zero": 0.0} for k in range(6)]
+                 "zero": 0.0, "twice": float(q < 2 and k == 2)} for k in range(6)]
         data.append(_example(vocab, rows, texts, f"phrase {q} 2", holds=q % 7 != 0))
     data.append(_example(vocab, [{"near": 1.0}], ["nothing"], "elsewhere"))  # no right phrase
 
@@ -45,6 +46,8 @@ def test_the_first_stage_on_feature_ids_learns_the_weights_of_feature_dicts():
 
     assert compact.keys() == dicts.keys() and "shape=name" in compact
     assert not any(name.startswith("rare") for name in compact)  # seen once: left out
+    # set twice but named in every row: it counts, as the shipped weights' recipe counted it
+    assert compact["twice"] > 0.01
     assert all(compact[name] == pytest.approx(dicts[name], abs=2e-3) for name in compact)
     assert compact["shape=name"] > 1.0
 
@@ -57,37 +60,30 @@ def test_an_example_gives_back_its_rows_as_the_answerer_reads_them():
     assert [(k, s.first, s.last) for k, _, s, _ in rows] == [(0, 0, 0), (0, 1, 1)]
 
 
-def test_a_name_mix_keeps_every_word_of_the_passages_but_never_the_name():
-    from training.answerer.negatives import name_mixes
-
-    context = "Twilight Princess was released by Nintendo in 2006; Midna guides Link."
-    row = {"id": "q", "question": "When was Twilight Princess released?", "asked": "",
-           "context": context, "impossible": False, "answers": ["2006"]}
-    mixed = name_mixes([{**row, "id": "skipped"}, row])  # every third, from the second on
-    assert len(mixed) == 1 and mixed[0]["impossible"] and mixed[0]["id"] == "q-name-mix"
-    name = mixed[0]["question"][len("When was "):-len(" released?")]
-    assert name not in context and all(word in context for word in name.split())
-    assert mixed[0]["asked"] == mixed[0]["question"]
-    opening = {**row, "question": "Which Twilight Princess enemy came in 2006?"}
-    assert "Twilight Princess" not in name_mixes([row, opening])[0]["question"]
-
-
-def test_the_answer_threshold_is_set_on_the_calibration_questions_not_the_learned_ones():
+def test_the_answer_threshold_keeps_the_answered_training_questions():
     from training.answerer.train import FALSE_NOT_FOUND, train_found
     from ragcore.llms.extractive.model import answer_features, probability
 
     def asked(score: float, holds: bool) -> Example:
         reading = Reading("other", [0], [], {"sentence_score": score}, 0.5, {})
         return Example("q?", reading, [], set(), holds, np.zeros((0, 3), np.int32),
-                       np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.float32))
+                       np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.float64))
 
-    learned = [asked(2.0 + k / 50, True) for k in range(50)] + \
-        [asked(-2.0 - k / 50, False) for k in range(50)]
-    calibration = [asked(s, True) for s in np.linspace(-1.0, 1.0, 100)]
-    found = train_found(learned, {}, lambda example: ([], []), calibration)
+    learned = [asked(s, True) for s in np.linspace(0.0, 2.0, 100)] + \
+        [asked(s, False) for s in np.linspace(-2.0, 0.5, 100)]
+    found = train_found(learned, {}, lambda example: ([], []))
 
     chances = [probability(found["weights"], answer_features(e.reading, None))
-               for e in calibration]
+               for e in learned if e.holds]
     assert found["threshold"] == pytest.approx(np.quantile(chances, FALSE_NOT_FOUND), abs=1e-3)
-    fitted = probability(found["weights"], answer_features(learned[0].reading, None))
-    assert found["threshold"] < fitted - 0.1  # far under what the learned positives score
+    assert np.mean(np.array(chances) >= found["threshold"]) >= 1 - FALSE_NOT_FOUND
+
+
+def test_one_variant_alone_is_never_written_over_the_shipped_weights(tmp_path):
+    from training.answerer.train import arguments
+
+    with pytest.raises(SystemExit):
+        arguments(["--variant", "lexical"])
+    args = arguments(["--variant", "lexical", "--out", str(tmp_path / "lexical.json")])
+    assert args.variant == ["lexical"]
+    assert arguments([]).variant == ["semantic", "lexical"]

@@ -2,8 +2,7 @@
 model's negatives beside SQuAD 2.0's own unanswerable ones (``train.py``).
 
 - ``off_topic``: a question given the passages of a question about another article;
-- ``near_misses``: a number or a name changed to one the passages do not hold;
-- ``name_mixes``: a word of a name changed to another word of the passages.
+- ``near_misses``: a number or a name changed to one the passages do not hold.
 """
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ import re
 
 OFF_TOPIC_SEED, OFF_TOPIC_POOL = 19, 300
 NEAR_MISS_SEED = 20
-NAME_MIX_SEED = 21
 _NUMBER = re.compile(r"\b\d{2,4}\b")
 _NAME = re.compile(r"\b[A-Z][a-z]{2,}\b")
 
@@ -53,33 +51,6 @@ def near_misses(rows: list[dict]) -> list[dict]:
         if changed:
             out.append({**row, "question": changed, "asked": changed, "impossible": True,
                         "id": f"{row['id']}-near-miss"})
-    return out
-
-
-def name_mixes(rows: list[dict]) -> list[dict]:
-    """Questions that mix up a name, as many of SQuAD 2.0's unanswerable ones do ("Midna of
-    Time", "Twilight Enemies"): every third answerable question (not those of ``near_misses``)
-    with a word of a name of two or more words changed to another capitalised word of its
-    passages, so that every word is there but never the name."""
-    from ragcore.llms.extractive.model import names_asked
-
-    rng = random.Random(NAME_MIX_SEED)
-    out = []
-    for row in rows[1::3]:
-        runs = names_asked(row["question"])
-        if row["impossible"] or not runs:
-            continue
-        run = rng.choice(runs)
-        words = run.group().split()
-        k = rng.choice([i for i, w in enumerate(words) if w[0].isupper()])
-        pool = sorted(set(_NAME.findall(row["context"])) - set(words))
-        for new in rng.sample(pool, min(10, len(pool))):
-            mixed = " ".join(words[:k] + [new] + words[k + 1:])
-            if mixed not in row["context"]:
-                question = row["question"][: run.start()] + mixed + row["question"][run.end():]
-                out.append({**row, "question": question, "asked": question,
-                            "impossible": True, "id": f"{row['id']}-name-mix"})
-                break
     return out
 
 

@@ -1,14 +1,16 @@
 """Train the offline answerer's span and answer models; write ragcore/llms/extractive/weights.json.
 
-Data: SQuAD's **training** split only (``training.answerer.squad.training_articles``): the
-training articles of ``data/train.json`` (SQuAD 2.0), ``data/train_extra.json`` (four more
-articles of SQuAD 1.1's training split) and ``data/train_samples.json.gz`` (4,547 paragraphs
-and 12,535 questions sampled from SQuAD's training split by other public projects); sources,
-licence and the split are written in ``README.md`` beside this file. The held-out articles
-judge the result in ``python -m benchmarks --only answers``; nothing in ``training/`` reads
-them. Each question goes through the default query engine over an index of all the training
-paragraphs (``contexts``), so the models learn from the passages a user's question really
-brings.
+This is the recipe of the shipped weights (``README.md`` beside this file says how closely a
+rebuild matches them): commit 126c0d5's ``benchmarks/train_answerer.py`` on today's tree.
+
+Data: SQuAD's **training** split only (``training.answerer.squad.RECIPE_FILES``): the
+training articles of ``data/train.json`` (SQuAD 2.0) and ``data/train_extra.json`` (four more
+articles of SQuAD 1.1's training split); sources, licence and the split are written in
+``README.md``. The held-out articles judge the result in ``python -m benchmarks --only
+answers``; nothing in ``training/`` reads them. Each question goes through the default query
+engine over an index of all the training paragraphs (``contexts``), so the models learn from
+the passages a user's question really brings. Only the feature families the shipped weights
+use are read (``families``): the answerer computes a few rejected ones besides.
 
 - Span model (conditional logit, L2): the phrases of a question's best sentences compete; a
   phrase is right when its normalized text equals a gold answer's (the SQuAD normalization).
@@ -20,28 +22,25 @@ brings.
 - Answer model (logistic regression, L2): positive when the passages given hold a gold answer,
   negative for SQuAD's unanswerable questions, for questions whose passages lack every gold
   answer, for off-topic questions (a third of the questions, each given the passages of a
-  question about another article: what a user asks of documents that do not cover it), for
-  near misses (every third answerable question with a number or name changed to one its
-  passages do not hold, as SQuAD 2.0's unanswerable questions were written) and for name
-  mixes (another third with a word of a name changed to another word of its passages:
-  ``negatives``). Its threshold is set so that at most ``FALSE_NOT_FOUND`` of the answered
-  questions of ``CALIBRATION_ARTICLES`` fall under it: five training articles no model learns
-  from. Near misses and name mixes teach the semantic variant only: the lexical one, reading
-  words alone, learned from near misses to accept questions most of whose words no passage
-  holds.
+  question about another article: what a user asks of documents that do not cover it) and
+  for near misses (every third answerable question with a number or name changed to one its
+  passages do not hold, as SQuAD 2.0's unanswerable questions were written: ``negatives``).
+  Its threshold is set on the training questions themselves so that at most
+  ``FALSE_NOT_FOUND`` of the positives fall under it. Near misses teach the semantic variant
+  only: the lexical one, reading words alone, learned from them to accept questions most of
+  whose words no passage holds.
 
-    python -m training.answerer.train            # ~40 min on 2 cores, first run embeds
-
-The shipped weights are not this script's output as it stands: README.md names their recipe
-(commit 126c0d5's script and tree) and what differs here.
+    python -m training.answerer.train            # both variants, writes the shipped file
+    python -m training.answerer.train --variant lexical --out /tmp/lexical.json
 
 The two variants train at once, a process each. A question's phrases are kept as feature ids
-(``Example``), not dicts: 22,000 questions of ~380 phrases would not fit in memory as dicts.
-The passages and the sentence vectors are cached per packaged model variant (int8, float32).
+(``Example``), not dicts, to keep two variants' phrases in memory at once. The passages and the
+sentence vectors are cached per packaged model variant (int8, float32).
 """
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 import multiprocessing
@@ -60,8 +59,11 @@ from scipy import sparse
 from scipy.optimize import minimize
 
 from training.answerer.contexts import CACHE_DIR, CachedEmbedder, build_contexts
-from training.answerer.negatives import name_mixes, near_misses, off_topic
-from training.answerer.squad import training_articles
+from training.answerer.families import (
+    ANSWER_FAMILIES, SPAN_FAMILIES, TYPED_FAMILIES, shipped_only,
+)
+from training.answerer.negatives import near_misses, off_topic
+from training.answerer.squad import RECIPE_FILES, training_articles
 
 ROOT = Path(__file__).resolve().parents[2]
 WEIGHTS = ROOT / "ragcore" / "llms" / "extractive" / "weights.json"
@@ -69,18 +71,10 @@ MIN_COUNT = 3  # features seen fewer times are left out
 L2_SPAN = 1.0
 L2_FOUND = 1.0
 FALSE_NOT_FOUND = 0.04
-# The answer model's threshold is set on these training articles' questions, which no model
-# learns from, not on the questions the models were fitted to (where phrases win more clearly
-# than on new ones). Five topics, 1,052 questions, SQuAD 2.0's unanswerable ones among them.
-# Set at 4 % of those whose passages hold a gold answer, held-out answerable questions still
-# got 6.3 % "not found": that figure also counts the 7 % whose passages lack every gold answer.
-CALIBRATION_ARTICLES = frozenset({"Antibiotics", "Genocide", "IPod", "Montana",
-                                  "University_of_Notre_Dame"})
+VARIANTS = ("semantic", "lexical")
 SOURCE = ("SQuAD 2.0 training split (Rajpurkar, Jia & Liang 2018, CC BY-SA 4.0), training "
-          "articles of training/answerer/data/train.json; four articles of SQuAD 1.1's "
-          "training split (Rajpurkar et al. 2016, CC BY-SA 4.0) in train_extra.json; and "
-          "paragraphs sampled from SQuAD's training split by public projects, in "
-          "train_samples.json.gz (sources in training/answerer/README.md)")
+          "articles of training/answerer/data/train.json, and four articles of SQuAD 1.1's "
+          "training split (Rajpurkar et al. 2016, CC BY-SA 4.0) in train_extra.json")
 
 
 def normalize(text: str) -> str:
@@ -105,7 +99,7 @@ class Example:
     where: np.ndarray  # per phrase: sentence, first word, last word
     starts: np.ndarray  # per phrase: where its features begin in cols / vals
     cols: np.ndarray
-    vals: np.ndarray
+    vals: np.ndarray  # float64: the values the answerer computed, not rounded
 
     def rows(self, names: list[str]) -> list[tuple]:
         """The phrases as rows of ``ragcore.llms.extractive.model``: (sentence, None, Span,
@@ -126,18 +120,20 @@ class Vocabulary:
         self.names: list[str] = []
 
     def encode(self, feats: dict[str, float]) -> list[tuple[int, float]]:
+        """``feats`` as (id, value), zeros kept: a feature named counts towards ``MIN_COUNT``
+        whatever its value, as in the recipe of the shipped weights."""
         out = []
         for name, value in feats.items():
-            if value:
-                if name not in self.ids:
-                    self.ids[name] = len(self.names)
-                    self.names.append(name)
-                out.append((self.ids[name], value))
+            if name not in self.ids:
+                self.ids[name] = len(self.names)
+                self.names.append(name)
+            out.append((self.ids[name], value))
         return out
 
 
 def examples(rows: list[dict], embedder, which: str, vocab: Vocabulary) -> list[Example]:
-    """Each question read over its passages (``Example``)."""
+    """Each question read over its passages (``Example``), its phrases' features kept to the
+    shipped span families (``SPAN_FAMILIES``)."""
     from ragcore.llms.extractive.answer import strip_labels
     from ragcore.llms.extractive.model import phrase_texts, read
     from ragcore.llms.extractive.question import without_source_words
@@ -155,13 +151,13 @@ def examples(rows: list[dict], embedder, which: str, vocab: Vocabulary) -> list[
         golds = {normalize(g) for g in row["answers"]} - {""}
         context = normalize(row["context"])
         holds = not row["impossible"] and any(g in context for g in golds)
-        encoded = [vocab.encode(f) for *_, f in reading.rows]
+        encoded = [vocab.encode(shipped_only(f, SPAN_FAMILIES)) for *_, f in reading.rows]
         flat = [pair for pairs in encoded for pair in pairs]
         out.append(Example(
             question, dataclasses.replace(reading, rows=[]), phrase_texts(reading, cands), golds,
             holds, np.array([(k, s.first, s.last) for k, _, s, _ in reading.rows], np.int32),
             np.cumsum([0] + [len(p) for p in encoded[:-1]]).astype(np.int64),
-            np.array([c for c, _ in flat], np.int32), np.array([v for _, v in flat], np.float32)))
+            np.array([c for c, _ in flat], np.int32), np.array([v for _, v in flat], np.float64)))
     return out
 
 
@@ -195,13 +191,14 @@ def typed(names: list[str], span_weights: dict[str, float], embedder):
         top, rows = typed_rows(example.rows(names), example.texts, span_weights,
                                example.question, example.reading.kind or "none",
                                embedder.embed_batch)
+        rows = [(*row[:3], shipped_only(row[3], TYPED_FAMILIES)) for row in rows]
         return rows, [example.texts[i] for i in top]
     return rows_of
 
 
 def vocabulary(feature_dicts) -> dict[str, int]:
-    """Feature names set (not zero) at least ``MIN_COUNT`` times, as columns."""
-    counts = Counter(name for f in feature_dicts for name, value in f.items() if value)
+    """Feature names named (whatever their value) at least ``MIN_COUNT`` times, as columns."""
+    counts = Counter(name for f in feature_dicts for name in f)
     return {name: k for k, name in enumerate(sorted(n for n, c in counts.items()
                                                     if c >= MIN_COUNT))}
 
@@ -240,8 +237,8 @@ def train_first_stage(data: list[Example], names: list[str]) -> dict[str, float]
     for e in kept:
         row = np.repeat(np.arange(len(e.texts)), np.diff([*e.starts, len(e.cols)]))
         col = column[e.cols]
-        keep = col >= 0
-        blocks.append(sparse.csr_matrix((e.vals[keep].astype(np.float64), (row[keep], col[keep])),
+        keep = (col >= 0) & (e.vals != 0)
+        blocks.append(sparse.csr_matrix((e.vals[keep], (row[keep], col[keep])),
                                         shape=(len(e.texts), len(vocab))))
     y = np.array([float(v) for l in labels for v in l])
     return fit_spans(sparse.vstack(blocks).tocsr(), y, [len(e.texts) for e in kept], vocab)
@@ -269,13 +266,11 @@ def fit_spans(x: sparse.csr_matrix, y: np.ndarray, sizes: list[int], vocab: dict
     return {name: round(float(w[k]), 4) for name, k in vocab.items() if abs(w[k]) >= 1e-3}
 
 
-def train_found(data: list[Example], span_weights, rows_of,
-                calibration: list[Example]) -> dict:
+def train_found(data: list[Example], span_weights, rows_of) -> dict:
     """Logistic regression on whether the passages answer, and its threshold: the
-    ``FALSE_NOT_FOUND`` quantile of its probability on the answered ``calibration`` questions
-    (``CALIBRATION_ARTICLES``). The weights of what the passages leave out of the question
-    (``missing_*``) are kept at or under 0: more of the question unmentioned never makes an
-    answer likelier."""
+    ``FALSE_NOT_FOUND`` quantile of its probability on the answered training questions. The
+    weights of what the passages leave out of the question (``missing_*``) are kept at or
+    under 0: more of the question unmentioned never makes an answer likelier."""
     feats, labels = answer_rows(data, span_weights, rows_of)
     vocab = vocabulary(feats)
     x, y = matrix(feats, vocab), np.array(labels)
@@ -288,36 +283,26 @@ def train_found(data: list[Example], span_weights, rows_of,
 
     bounds = [(None, 0.0) if name.startswith("missing_") else (None, None) for name in vocab]
     w = minimize(loss, np.zeros(len(vocab)), jac=True, method="L-BFGS-B", bounds=bounds).x
-
-    def chances(m: sparse.csr_matrix) -> np.ndarray:
-        return 1 / (1 + np.exp(-np.clip(m @ w, -30, 30)))
-
-    cal_feats, cal_labels = answer_rows(calibration, span_weights, rows_of)
-    p, y_cal = chances(matrix(cal_feats, vocab)), np.array(cal_labels)
-    threshold = float(np.quantile(p[y_cal == 1], FALSE_NOT_FOUND))
-    fitted = chances(x)
-
-    def share(hits: np.ndarray) -> float:
-        return float(np.mean(hits)) if hits.size else 0.0
-
+    p = 1 / (1 + np.exp(-np.clip(x @ w, -30, 30)))
+    threshold = float(np.quantile(p[y == 1], FALSE_NOT_FOUND))
+    refused = float(np.mean(p[y == 0] < threshold)) if (y == 0).any() else 0.0
     print(f"  answer model: {int(y.sum())} answered, {int((1 - y).sum())} not; threshold "
-          f"{threshold:.3f} keeps {1 - FALSE_NOT_FOUND:.0%} of the {int(y_cal.sum())} answered "
-          f"calibration questions and refuses {share(p[y_cal == 0] < threshold):.0%} of "
-          f"their {int((1 - y_cal).sum())} others; on the questions it learned from it would "
-          f"keep {share(fitted[y == 1] >= threshold):.1%} and refuse "
-          f"{share(fitted[y == 0] < threshold):.0%}")
+          f"{threshold:.3f} keeps {1 - FALSE_NOT_FOUND:.0%} of answered and refuses "
+          f"{refused:.0%} of the rest (training questions)", flush=True)
     return {"weights": {name: round(float(w[k]), 5) for name, k in vocab.items()},
             "threshold": round(threshold, 4)}
 
 
 def answer_rows(data: list[Example], span_weights, rows_of) -> tuple[list[dict], list[float]]:
-    """What the answer model reads of each question, and whether its passages answer it."""
+    """What the answer model reads of each question (its shipped families,
+    ``ANSWER_FAMILIES``), and whether its passages answer it."""
     from ragcore.llms.extractive.model import answer_features, confidence, linear
 
     feats, labels = [], []
     for example in data:
         scores = [linear(span_weights, f) for *_, f in rows_of(example)[0]]
-        feats.append(answer_features(example.reading, confidence(scores) if scores else None))
+        read = answer_features(example.reading, confidence(scores) if scores else None)
+        feats.append(shipped_only(read, ANSWER_FAMILIES))
         labels.append(float(example.holds))
     return feats, labels
 
@@ -326,7 +311,7 @@ def train_variant(job: tuple) -> dict:
     """The weights of one variant (semantic, lexical): its span stages and answer model."""
     from ragcore.embeddings.packaged import default_embedder
 
-    rows, near, calibration, which, started = job
+    rows, near, which, started = job
     model = default_embedder()
     embedder = CachedEmbedder(model, CACHE_DIR / f"answerer-vectors-{model.model_name}.npy")
     vocab = Vocabulary()
@@ -341,38 +326,51 @@ def train_variant(job: tuple) -> dict:
         embedder.save()
         print(f"{which}: second stage trained ({time.perf_counter() - started:.0f} s)",
               flush=True)
-    held = examples(calibration, embedder, which, vocab)
-    out["found"] = train_found(data, weights, rows_of, held)
+    out["found"] = train_found(data, weights, rows_of)
     return out
 
 
-def main() -> int:
+def arguments(argv: list[str] | None) -> argparse.Namespace:
+    """The command line: by default both variants, written over the shipped weights."""
+    parser = argparse.ArgumentParser(prog="python -m training.answerer.train",
+                                     description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--variant", choices=VARIANTS, action="append",
+                        help="train this variant only (to check a rebuild); default: both")
+    parser.add_argument("--out", type=Path, default=WEIGHTS,
+                        help=f"where to write the weights (default: {WEIGHTS.relative_to(ROOT)})")
+    args = parser.parse_args(argv)
+    args.variant = [v for v in VARIANTS if v in (args.variant or VARIANTS)]
+    if len(args.variant) < len(VARIANTS) and args.out.resolve() == WEIGHTS:
+        parser.error(f"--variant {args.variant[0]} writes one variant's weights only: give "
+                     f"--out PATH (the shipped {WEIGHTS.name} must hold both variants)")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
     from ragcore.embeddings.packaged import default_embedder
 
+    args = arguments(argv)
     started = time.perf_counter()
-    articles = training_articles()
+    articles = training_articles(files=RECIPE_FILES)
     model = default_embedder()
     # one cache per model: vectors of two variants (float32, int8) must never mix
     embedder = CachedEmbedder(model, CACHE_DIR / f"answerer-vectors-{model.model_name}.npy")
     rows = build_contexts(articles, embedder, name=f"squad-train-{model.model_name}")
-    calibration = [r for r in rows if r["title"] in CALIBRATION_ARTICLES]
-    rows = [r for r in rows if r["title"] not in CALIBRATION_ARTICLES]
-    near = near_misses(rows) + name_mixes(rows)
+    near = near_misses(rows)
     rows += off_topic(rows)
-    print(f"{len(rows)} training questions, off-topic ones included, {len(near)} near misses "
-          f"and {len(calibration)} calibration questions ({time.perf_counter() - started:.0f} s)")
+    print(f"{len(rows)} training questions, off-topic ones included, and {len(near)} near "
+          f"misses ({time.perf_counter() - started:.0f} s)", flush=True)
     out = {"source": SOURCE, "trained_with": embedder.model_name, "span": {}, "span_typed": {},
            "found": {}}
     spawn = multiprocessing.get_context("spawn")  # a fresh model per process, not a fork's
-    with ProcessPoolExecutor(2, mp_context=spawn) as pool:  # both variants at once
-        for which, part in zip(("semantic", "lexical"),
-                               pool.map(train_variant, [(rows, near, calibration, which, started)
-                                                        for which in ("semantic", "lexical")])):
+    with ProcessPoolExecutor(len(args.variant), mp_context=spawn) as pool:  # variants at once
+        jobs = [(rows, near, which, started) for which in args.variant]
+        for which, part in zip(args.variant, pool.map(train_variant, jobs)):
             for name, weights in part.items():
                 out[name][which] = weights
-    WEIGHTS.write_text(json.dumps(out, indent=0, sort_keys=True, ensure_ascii=False) + "\n",
-                       encoding="utf-8")
-    print(f"wrote {WEIGHTS} ({time.perf_counter() - started:.0f} s)")
+    args.out.write_text(json.dumps(out, indent=0, sort_keys=True, ensure_ascii=False) + "\n",
+                        encoding="utf-8")
+    print(f"wrote {args.out} ({time.perf_counter() - started:.0f} s)")
     return 0
 
 
