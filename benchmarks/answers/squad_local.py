@@ -7,8 +7,7 @@ in ``squad/README.md``), two disjoint parts of it:
   held-out articles no model is fitted or calibrated on), asked over the held-out index of
   ``squad_heldout.py`` (every paragraph of those articles);
 - ``--calibrate``: a seeded sample of the questions of ``CALIBRATION_ARTICLE``, the one
-  training article with unanswerable questions (SQuAD 2.0's; the answerer's other training
-  articles come from SQuAD 1.1 and have none), over an index of its
+  training article with unanswerable questions (SQuAD 2.0's), over an index of its
   paragraphs. Only these questions set the not-found gate's weights and threshold
   (``gate_sweep``). The extractive answerer's models were fitted on this article too, so its
   answerability (the gate's ``p_answered``) is surer there than on unseen text: the held-out
