@@ -20,14 +20,9 @@ from ragcore.workspace.summaries import (
     summarize_file,
     summarize_whole_index,
 )
+from ragcore.workspace.conversation import how_made
 from webapp import state
 from webapp.session import session
-
-EXTRACTIVE_NOTE = (
-    "An extractive summary: the sentences that best represent the text, quoted in their order "
-    "and chosen with the embedding model. Set up a language model in Settings for a written "
-    "summary."
-)
 
 
 def cache() -> SummaryCache:
@@ -55,12 +50,6 @@ def summary_llm() -> Any:
     """The language model summaries are written with (None: extractive)."""
     llm = state.current_llm()
     return None if method_of(llm) == "extractive" else llm
-
-
-def how_made(summary: DocumentSummary) -> str:
-    if summary.method == "extractive":
-        return EXTRACTIVE_NOTE
-    return f"Written by the language model {summary.method}."
 
 
 def show(summary: DocumentSummary) -> None:

@@ -14,16 +14,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..llms.extractive import answer as extractive_answer
-from ..llms.extractive.answer import SCORE_NOTE
+from ..llms.extractive.answer import SCORE_NOTE, THRESHOLD_NOTE
 from ..trace import Trace
-from ..workspace.conversation import SCORE_KEY, THRESHOLD_KEY
 
 __all__ = ["TRACE_KEY", "THRESHOLD_KEY", "not_found_threshold", "ranked_with", "score_note",
            "score_sentence", "stated_score"]
 
 # Where a saved chat turn keeps the score its answerer stated (as the live trace notes do) and
-# the threshold its answerer says "not found" under: the conversation records them there.
-TRACE_KEY = SCORE_KEY
+# the threshold its answerer says "not found" under (``workspace.conversation`` records them).
+TRACE_KEY, THRESHOLD_KEY = SCORE_NOTE, THRESHOLD_NOTE
 
 
 def stated_score(trace: Trace | None) -> float | None:

@@ -44,7 +44,7 @@ from .summaries import (
 
 ROUTE_NOTE = "route"  # in a turn's trace notes: where its question went, and why
 SCORE_KEY = extractive_answer.SCORE_NOTE  # a saved reply keeps its stated score as the notes do
-THRESHOLD_KEY = "not_found_under"  # beside it: the score the answerer says "not found" under
+THRESHOLD_KEY = extractive_answer.THRESHOLD_NOTE  # beside it: where "not found" begins
 DEFAULT_RETRIEVAL_MODE = "similarity"  # how chats saved before the choice were searched
 EXTRACTIVE_NOTE = (
     "An extractive summary: the sentences that best represent the text, quoted in their order "

@@ -56,6 +56,9 @@ NOT_FOUND = (
 )
 # The trace note an answer's score goes under (the app and the CLI read it there).
 SCORE_NOTE = "answer_score"
+# Where a saved chat turn keeps, beside that score, the threshold the answerer says "not found"
+# under (``workspace.conversation`` records both; the app reads them back).
+THRESHOLD_NOTE = "not_found_under"
 _QUOTED = "quoted from the documents, best match first:"
 _ANSWER_HEADER = f"{LABEL}: {_QUOTED}"
 # A short answer is given when the span model's winning phrase has at least this probability
