@@ -19,13 +19,13 @@ so re-ingesting a file updates it), and deleting a document then persisting remo
 from __future__ import annotations
 
 import threading
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
 from ..embeddings.base import Embedder, Progress, embed_nodes
-from ..retrieval.retrievers import Retriever, RetrievalMode, make_retriever
 from ..stores import MetadataFilters, VectorStore, as_filters
 from ..types import Document, Node, ScoredNode
 from .docstore import DocInfo
@@ -36,20 +36,13 @@ from .disk.manifest import build_splitter, index_stats
 from .disk.merger import merge_segments
 from .refresh import RefreshReport, check_documents, check_nodes, check_vectors, plan_refresh
 from .split_embed import check_embedder, log_chunk_truncation, split_documents
+from .engine_methods import EngineMethods
 from .state import IndexState
-
-if TYPE_CHECKING:
-    from ..chat import ChatEngine, ChatMode
-    from ..llms.base import LLM
-    from ..postprocess import NodePostprocessor
-    from ..query import QueryEngine
-    from ..synthesis import ResponseMode
-    from ..tools import Tool
 
 __all__ = ["RefreshReport", "VectorStoreIndex"]
 
 
-class VectorStoreIndex:
+class VectorStoreIndex(EngineMethods):
     """Documents, their nodes and the nodes' vectors, searchable by similarity."""
 
     def __init__(
@@ -319,71 +312,15 @@ class VectorStoreIndex:
             )
             return self._state.keyword_scored(keywords, hits)
 
+    def reading(self) -> AbstractContextManager[Any]:
+        """Hold still while a retriever reads (vector and keyword sides of one hybrid search
+        see the same nodes): the index's lock, which every change takes."""
+        return self._lock
+
     def keyword_index(self) -> KeywordIndex:
         """BM25 postings over the nodes, built on first use (never at load) and after changes."""
         with self._lock:
             return self._state.keyword_index()
-
-    def as_retriever(
-        self,
-        *,
-        similarity_top_k: int = 4,
-        filters: MetadataFilters | dict[str, Any] | None = None,
-        doc_ids: Sequence[str] | None = None,
-        mode: RetrievalMode = "hybrid",
-        mmr_threshold: float = 0.5,
-        mmr_fetch_k: int | None = None,
-    ) -> Retriever:
-        """A retriever: "hybrid" (the default: vector and BM25 fused), "similarity" or "mmr"
-        (vector store), "keyword" (BM25); MMR picks among ``mmr_fetch_k`` candidates (default
-        ``max(20, 4 * top_k)``)."""
-        return make_retriever(
-            self, mode=mode, similarity_top_k=similarity_top_k, filters=filters, doc_ids=doc_ids,
-            mmr_threshold=mmr_threshold, mmr_fetch_k=mmr_fetch_k,
-        )
-
-    def as_query_engine(
-        self,
-        *,
-        llm: LLM | None = None,
-        response_mode: ResponseMode | str = "compact",
-        similarity_top_k: int = 4,
-        node_postprocessors: Sequence[NodePostprocessor] = (),
-        filters: MetadataFilters | dict[str, Any] | None = None,
-        doc_ids: Sequence[str] | None = None,
-        max_concurrency: int = 4,
-        retrieval_mode: RetrievalMode = "hybrid",
-    ) -> QueryEngine:
-        """Retrieve -> postprocess -> synthesize over this index (``engines.from_index``)."""
-        # engines import chat and agents: lazily
-        from ..engines.from_index import query_engine_from_index
-
-        return query_engine_from_index(
-            self, llm=llm, response_mode=response_mode, similarity_top_k=similarity_top_k,
-            node_postprocessors=node_postprocessors, filters=filters, doc_ids=doc_ids,
-            max_concurrency=max_concurrency, retrieval_mode=retrieval_mode,
-        )
-
-    def as_chat_engine(
-        self,
-        *,
-        chat_mode: ChatMode | str = "best",
-        llm: LLM | None = None,
-        similarity_top_k: int = 4,
-        response_mode: ResponseMode | str = "compact",
-        node_postprocessors: Sequence[NodePostprocessor] = (),
-        system_prompt: str | None = None,
-        tools: Sequence[Tool] = (),
-        retrieval_mode: RetrievalMode = "hybrid",
-    ) -> ChatEngine:
-        """A chat engine (or agent) of ``chat_mode`` over this index (``engines.from_index``)."""
-        from ..engines.from_index import chat_engine_from_index
-
-        return chat_engine_from_index(
-            self, chat_mode=chat_mode, llm=llm, similarity_top_k=similarity_top_k,
-            response_mode=response_mode, node_postprocessors=node_postprocessors,
-            system_prompt=system_prompt, tools=tools, retrieval_mode=retrieval_mode,
-        )
 
     def stats(self) -> dict[str, Any]:
         """Counts, model, dates and size on disk (tokens are None: counting needs the tokenizer)."""

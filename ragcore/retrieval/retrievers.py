@@ -15,7 +15,7 @@ for ``VectorStoreIndex.as_retriever``.
 
 from __future__ import annotations
 
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from typing import (
     Any, ContextManager, Literal, Protocol, Sequence, runtime_checkable,
 )
@@ -54,6 +54,8 @@ class SearchableIndex(Protocol):
                        doc_ids: Sequence[str] | None, k1: float, b: float) -> list[ScoredNode]: ...
 
     def keyword_index(self) -> Any: ...
+
+    def reading(self) -> AbstractContextManager[Any]: ...
 
     def get_vectors(self, node_ids: Sequence[str]) -> np.ndarray: ...
 
@@ -153,14 +155,17 @@ class VectorRetriever:
 
     def retrieve(self, query: str, *, trace: Trace | None = None) -> list[ScoredNode]:
         """Embed ``query`` and return the nearest nodes, best first."""
-        query = query_text(query)
+        return self.retrieve_by_vector(self.embed(query_text(query), trace), trace=trace)
+
+    def embed(self, query: str, trace: Trace | None = None) -> np.ndarray:
+        """The query's vector, by the index's embedder (a trace stage)."""
         embedder = self.index.embedder
         with _stage(trace, "embed query", model=self.index.embed_model_name) as detail:
             # The first query of a process pays for loading the model: say so in the trace.
             detail["loaded model"] = not getattr(embedder, "loaded", True)
             vector = embed_query(embedder, query)
             detail["dim"] = int(vector.shape[0])
-        return self.retrieve_by_vector(vector, trace=trace)
+        return vector
 
     def retrieve_by_vector(
         self, vector: np.ndarray, *, trace: Trace | None = None
@@ -297,8 +302,10 @@ class HybridRetriever:
     def retrieve(self, query: str, *, trace: Trace | None = None) -> list[ScoredNode]:
         """Both rankings of ``query``, fused; best first."""
         query = query_text(query)
-        by_meaning = self.vector.retrieve(query, trace=trace)
-        by_words = self.keyword.retrieve(query, trace=trace)
+        vector = self.vector.embed(query, trace)
+        with self.vector.index.reading():  # both sides see one state of the index
+            by_meaning = self.vector.retrieve_by_vector(vector, trace=trace)
+            by_words = self.keyword.retrieve(query, trace=trace)
         with _stage(trace, "fuse", **self._fuse_detail()) as detail:
             fused = fuse(
                 [by_meaning, by_words], method=self.fusion,
