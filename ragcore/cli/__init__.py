@@ -34,7 +34,7 @@ EXAMPLES = """examples:
 def build_parser() -> argparse.ArgumentParser:
     from . import (
         bench_command, chat_command, eval_command, index_commands, query_command, users_command,
-        verify_command,
+        verify_command, worker_command,
     )
 
     common = argparse.ArgumentParser(add_help=False)
@@ -51,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in (index_commands, query_command, chat_command, bench_command, verify_command,
-                   eval_command, users_command):
+                   eval_command, users_command, worker_command):
         module.add_parsers(commands, common)
     return parser
 

@@ -68,6 +68,11 @@ def add_parsers(commands, common: argparse.ArgumentParser) -> None:
     ingest.add_argument("--batch-seconds", type=float, default=_BATCHING.seconds, metavar="S",
                         help="save the index at least every S seconds while it changes "
                              f"(default {_BATCHING.seconds:g})")
+    ingest.add_argument("--queue", action="store_true",
+                        help="store the files in the database and queue them for `ragcore "
+                             "worker` processes (needs $RAGCORE_DATABASE_URL)")
+    ingest.add_argument("--files-per-batch", type=int, default=4, metavar="N",
+                        help="with --queue: files per batch, each committed once (default 4)")
     ingest.set_defaults(run=run_ingest)
 
     retrieve = commands.add_parser(
@@ -128,6 +133,10 @@ def run_ingest(args: argparse.Namespace, context: CliContext) -> int:
     workspace = context.workspace()
     typed, args.index = args.index, resolve_index(workspace, args.index)
     validate_name(args.index)
+    if args.queue:
+        from .worker_command import queue_files
+
+        return queue_files(args, context, typed)
     files, skipped = scan_inputs(args.paths)
     new = not workspace.has_index(args.index)
     prepare_store(workspace, args)
@@ -308,8 +317,11 @@ def run_jobs(args: argparse.Namespace, context: CliContext) -> int:
     workspace = context.workspace()
     index = resolve_index(workspace, args.index) if args.index else None
     jobs = JobRunner(workspace.root).jobs(index)
-    if not jobs:
+    from .worker_command import write_queued_jobs
+
+    if not write_queued_jobs(context) and not jobs:
         sys.stdout.write(f"No jobs in {workspace.root}.\n")
+    if not jobs:
         return 0
     rows = [[j.id, j.title(), j.status(), f"{j.origin} (process {j.pid})",
              (j.started or j.created)[:19]] for j in jobs]

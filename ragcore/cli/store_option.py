@@ -18,13 +18,22 @@ def add_store_option(parser: argparse.ArgumentParser) -> None:
         "--store", metavar="LOCATION",
         help="where a new index keeps its vectors: chroma:PATH (an embedded Chroma folder), "
              "chroma+http://HOST:PORT (a Chroma server), postgresql://USER@HOST:PORT/DB "
-             "(Postgres with pgvector; password from $RAGCORE_PG_PASSWORD or $PGPASSWORD), or "
-             "numpy (default: the index folder)")
+             "(Postgres with pgvector; password from $RAGCORE_PG_PASSWORD or $PGPASSWORD), "
+             "numpy (default: the index folder), or database (the whole index in the "
+             "Postgres of $RAGCORE_DATABASE_URL, shared by every server and worker)")
 
 
 def prepare_store(workspace, args: argparse.Namespace) -> None:
     """Create the index over ``--store`` if it is new; refuse another store for an old one."""
     if args.store is None:
+        return
+    if args.store == "database":
+        if not workspace.has_index(args.index):
+            workspace.create_index(args.index, chunk_size=args.chunk_size,
+                                   chunk_overlap=args.chunk_overlap, store="database")
+        elif not workspace.in_database(args.index):
+            raise WorkspaceError(f"index {args.index!r} lives in the workspace folder: leave "
+                                 "out --store, or ingest into a new index")
         return
     wanted = parse_location(args.store)
     if not workspace.has_index(args.index):

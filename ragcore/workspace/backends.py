@@ -12,6 +12,7 @@ import json
 import threading
 from typing import Any, Mapping
 
+from ..errors import WorkspaceError
 from ..backend import public_values, secret_fields, secret_value
 from ..embeddings.base import Embedder
 from ..embeddings.registry import build_embedder
@@ -81,3 +82,30 @@ def saved_urls(settings: Settings) -> dict[str, str]:
     """The server address the settings keep for each LLM backend that has one."""
     return {name: values.url for name, values in settings.llms.items()
             if isinstance(getattr(values, "url", None), str)}
+
+
+def change_embedding(workspace: Any, name: str, settings: Any) -> None:
+    """Give the empty index ``name`` the embedding model ``settings`` choose (the caller holds
+    its write lock); refused once it holds documents, and for an index in the database, whose
+    vector column has its model's size."""
+    from .chats import now_iso
+    from .stats import read_facts
+
+    record = workspace.record(name)
+    if same_embedding(record.embedding, settings):
+        return
+    if record.store == "database":
+        raise WorkspaceError(f"index {name!r} lives in the database with the embedding model "
+                             f"{record.embed_model!r}: create a new index for another model")
+    documents = read_facts(workspace.index_path(name)).documents
+    if documents:
+        raise WorkspaceError(
+            f"index {name!r} holds {documents} document(s) embedded with "
+            f"{record.embed_model!r}; changing its embedding model needs re-indexing. "
+            f"Create a new index with the new model and ingest the files again"
+        )
+    embedder = workspace.embedder_override or embedder_from_settings(settings)
+    record.embedding = embedding_choice(settings)
+    record.embed_model = embedder.model_name
+    record.updated = now_iso()
+    workspace.save_record(name, record)

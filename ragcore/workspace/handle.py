@@ -35,8 +35,8 @@ class IndexHandle:
     name: str
     index: VectorStoreIndex
     record: IndexRecord
-    folder: Path  # where the index is persisted
-    record_path: Path
+    folder: Path | None  # where the index is persisted (None: in the database, which commits)
+    record_path: Path | None  # None: the record is the database catalog's
     uploads: Path  # resolved; files inside get the id base "upload:<relative path>"
     chunking: tuple[int | None, int | None] = (None, None)  # chunk size and overlap to record
     max_file_bytes: int | None = None  # larger files are reported, not ingested
@@ -54,9 +54,15 @@ class IndexHandle:
             return None
         return self.uploads / key[len(UPLOAD_PREFIX):]
 
+    def saved(self) -> bool:
+        """Whether the index was ever saved (an index in the database always was)."""
+        return self.folder is None or saved(self.folder)
+
     def save(self) -> None:
         """Persist the index and note the change (and any new chunking) in its record."""
         self.index.persist(self.folder)
+        if self.record_path is None:
+            return
         chunk_size, chunk_overlap = self.chunking
         if chunk_size is not None:
             self.record.chunk_size = chunk_size

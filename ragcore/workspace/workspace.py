@@ -9,11 +9,9 @@
     <root>/jobs/<id>.json         the journal of background ingest/re-index/delete jobs (``jobs``)
 
 An index's folder ``<name>`` is chosen when it is made and never moves (a rename changes the
-shown name in its record: ``names``), so chats, jobs, uploads and the "unchanged" checks keep
-referring to it; the record's uid tells it from a later index made in the same folder. The CLI
-and the app share it; every path it writes stays inside the root. Every change to one index
-happens under that index's write lock (``writing(name)``): indexes change side by side, one
-index in order. Stats come from manifests and records (``stats``), loading nothing.
+shown name in its record: ``names``); the record's uid tells it from a later index of the same
+folder. Every change to one index happens under its write lock (``writing(name)``). Indexes
+kept in Postgres (``database_indexes``) are listed and opened beside the folder's.
 """
 from __future__ import annotations
 
@@ -30,12 +28,13 @@ from .ingest.commits import Batching
 from .chats import ChatSummary, SavedChat, now_iso
 from .chats_pg import open_chats
 from .files import exclusive_lock, inside, upload_name, validate_name, write_bytes_atomic
+from .database_indexes import DATABASE, DatabaseIndexes, database_url, default_store
 from .handle import IndexHandle, open_index, saved
 from .ingest.index_files import files_of, ingest_files, remove_documents, scan_inputs, source_files
 from .record import (IndexRecord, IndexVersion, drop_store, new_uid, read_record, with_store,
                      write_record)
 from .ingest.report import IngestCallback, IngestReport
-from .settings import SETTINGS_FILE, Settings, load_settings, save_settings
+from .settings import SETTINGS_FILE, Settings, load_settings, parse_settings, save_settings
 from .stats import IndexInfo, describe_index, read_facts
 
 if TYPE_CHECKING:
@@ -72,6 +71,8 @@ class Workspace:
         self.embedder_override = embedder
         self._session_settings = settings
         self.chats = open_chats(self.root)  # files, or rows of $RAGCORE_DATABASE_URL
+        url = database_url()  # indexes kept in the database, beside the folder's
+        self.database = DatabaseIndexes(url) if url else None
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r})"
@@ -119,15 +120,18 @@ class Workspace:
     # -- indexes -----------------------------------------------------------------------------
 
     def index_names(self) -> list[str]:
-        folder = self.root / "indexes"
-        if not folder.is_dir():
-            return []
-        names = {p.stem for p in folder.glob("*.json")} | {p.name for p in folder.iterdir()
-                                                           if p.is_dir()}
+        folder, names = self.root / "indexes", set(self.database.names() if self.database else ())
+        if folder.is_dir():
+            names |= {p.stem for p in folder.glob("*.json")} | {p.name for p in folder.iterdir()
+                                                                if p.is_dir()}
         return sorted(n for n in names if _valid(n))
 
+    def in_database(self, name: str) -> bool:  # (``database_indexes``)
+        return self.database is not None and self.database.has(validate_name(name))
+
     def has_index(self, name: str) -> bool:
-        return self.record_path(name).exists() or self.index_path(name).is_dir()
+        return self.record_path(name).exists() or self.index_path(name).is_dir() \
+            or self.in_database(name)
 
     def _require(self, name: str) -> None:
         if not self.has_index(name):
@@ -142,12 +146,16 @@ class Workspace:
         path = self.record_path(name)
         if path.exists():
             return read_record(path)
+        if self.in_database(name):
+            return self.database.record(name)  # type: ignore[union-attr]
         self._require(name)
         facts = read_facts(self.index_path(name))
         return IndexRecord(_embedding_choice(self.settings), facts.model, None, None,
                            facts.created, facts.updated)
 
     def save_record(self, name: str, record: IndexRecord) -> None:
+        if record.store == DATABASE and self.database is not None:
+            return self.database.save_record(name, record)
         write_record(self.record_path(name), record)
 
     def create_index(
@@ -180,6 +188,11 @@ class Workspace:
         stamp = now_iso()
         record = IndexRecord(_embedding_choice(settings), embedder.model_name, chunk_size,
                              chunk_overlap, stamp, stamp, uid=new_uid())
+        if default_store(store) == DATABASE:
+            if self.database is None:
+                raise WorkspaceError("an index in the database needs $RAGCORE_DATABASE_URL: set "
+                                     "it to postgresql://USER@HOST:PORT/DB")
+            return self.database.create(name, record, embedder)
         self.save_record(name, with_store(record, store, self.index_path(name), name, embedder))
 
     def embedder_for(self, name: str) -> Embedder:
@@ -201,27 +214,10 @@ class Workspace:
 
     def change_embedding(self, name: str, settings: Settings) -> None:
         """Give an empty index another embedding model; refused once it holds documents."""
+        from .backends import change_embedding
+
         with self.writing(name):
-            self._change_embedding(name, settings)
-
-    def _change_embedding(self, name: str, settings: Settings) -> None:
-        from .backends import same_embedding
-
-        record = self.record(name)
-        if same_embedding(record.embedding, settings):
-            return
-        documents = read_facts(self.index_path(name)).documents
-        if documents:
-            raise WorkspaceError(
-                f"index {name!r} holds {documents} document(s) embedded with "
-                f"{record.embed_model!r}; changing its embedding model needs re-indexing. "
-                f"Create a new index with the new model and ingest the files again"
-            )
-        embedder = self.embedder_override or _embedder_for(settings)
-        record.embedding = _embedding_choice(settings)
-        record.embed_model = embedder.model_name
-        record.updated = now_iso()
-        self.save_record(name, record)
+            change_embedding(self, name, settings)
 
     def _load_raw(self, name: str, embedder: Embedder | None = None) -> VectorStoreIndex:
         from ..index import VectorStoreIndex
@@ -232,6 +228,8 @@ class Workspace:
         """The named index, ready to query with the embedding model it was built with."""
         self._require(name)
         embedder = self.embedder_for(name)
+        if self.in_database(name):
+            return self.database.open(name, embedder, self.record(name))  # type: ignore
         if not saved(self.index_path(name)):
             from ..index import VectorStoreIndex
 
@@ -242,6 +240,8 @@ class Workspace:
         """Which state of the index is on disk; reads the record and the manifest's revision."""
         from ..index.disk.folder import read_revision
 
+        if self.in_database(name):
+            return self.database.version(name)  # type: ignore[union-attr]
         record = self.record(name)
         folder = self.index_path(name)
         revision = read_revision(folder) if saved(folder) else None
@@ -250,6 +250,8 @@ class Workspace:
     def index_info(self, name: str) -> IndexInfo:
         """Stats of one index from its manifest and record, without loading it (see ``stats``)."""
         self._require(name)
+        if self.in_database(name):
+            return self.database.info(name)  # type: ignore[union-attr]
         return describe_index(name, self.record(name), self.index_path(name),
                               self.record_path(name),
                               try_lock=lambda: self.writing(name, wait=False))
@@ -263,6 +265,8 @@ class Workspace:
         with self.writing(name):
             self._require(name)
             uid = self.record(name).uid
+            if self.in_database(name):
+                self.database.drop(name)  # type: ignore[union-attr]
             drop_store(self.index_path(name))  # a database's collection or table, if any
             for path in (self.index_path(name), self.upload_dir(name)):
                 if path.is_dir():
@@ -300,14 +304,10 @@ class Workspace:
         on_commit: Callable[[list[str]], None] | None = None,
         uid: str | None = None,
     ) -> IngestReport:
-        """Read, split, embed and add files (or folders) to an index, creating it if needed.
-
-        A file seen before is updated in place if it changed and skipped if not; a file that
-        cannot be read is reported with the reason while the others are indexed. The index is
-        saved after every batch of work (``batching``), so ``cancel`` (asked between slices of
-        chunks) or a crash keeps every batch saved before; ``on_commit`` gets the files saved.
-        With ``uid`` ("": any) the index must exist with that uid: nothing makes a deleted one.
-        """
+        """Read, split, embed and add files (or folders) to an index, creating it if needed:
+        changed files updated, unchanged skipped, unreadable ones reported. The index is saved
+        after every batch (``batching``): ``cancel`` or a crash keeps the batches before;
+        ``on_commit`` gets the files saved. With ``uid`` ("": any) the index must exist."""
         validate_name(name)
         files, skipped = scan_inputs(list(paths))
         with self.writing(name):
@@ -323,10 +323,8 @@ class Workspace:
                                 batching=batching, on_commit=on_commit, skipped=skipped)
 
     def delete_document(self, name: str, doc_id_or_file: str) -> list[str]:
-        """Remove a document (or every document of a file) from the index; returns their ids.
-
-        An uploaded original that no document comes from any more is deleted too.
-        """
+        """Remove a document (or a file's documents) and uploads no document comes from any
+        more; returns their ids."""
         with self.writing(name):
             handle = self._open(name)
             removed, orphans = remove_documents(handle, doc_id_or_file)
@@ -352,16 +350,23 @@ class Workspace:
     def documents(self, name: str) -> list[dict[str, Any]]:
         """One row per file of an index: file, path, documents (pages), chunks, doc ids."""
         self._require(name)
+        if self.in_database(name):
+            return files_of(self.load_index(name))
         return files_of(self._load_raw(name)) if saved(self.index_path(name)) else []
 
     def _open(self, name: str, *,
               chunking: tuple[int | None, int | None] = (None, None)) -> IndexHandle:
         """The index to change, its record and paths (call under ``writing``)."""
         self._require(name)
-        record, folder = self.record(name), self.index_path(name)
-        index = open_index(folder, self.embedder_for(name), record, chunking=chunking)
-        return IndexHandle(name, index, record, folder, self.record_path(name),
-                           self.upload_dir(name), chunking, self.settings.max_file_mb * 10**6)
+        record, in_db = self.record(name), self.in_database(name)  # in_db: no folder
+        folder, saved_at = (None, None) if in_db else (self.index_path(name),
+                                                        self.record_path(name))
+        index = self.database.open(name, self.embedder_for(name), record, chunking) if in_db \
+            else open_index(folder, self.embedder_for(name), record, chunking=chunking)
+        return IndexHandle(name, index, record, folder, saved_at, self.upload_dir(name),
+                           chunking, self.settings.max_file_mb * 10**6)
+
+    open_for_change = _open  # a worker's batch: the database's transactions order its changes
 
     # -- chats -------------------------------------------------------------------------------
 
@@ -392,28 +397,23 @@ class Workspace:
 
 def _valid(name: str) -> bool:
     try:
-        validate_name(name)
+        return bool(validate_name(name))
     except WorkspaceError:
         return False
-    return True
 
 
 def _check_chunking(chunk_size: int | None, chunk_overlap: int | None) -> None:
-    from .settings import parse_settings
-
     parse_settings({"chunk_size": chunk_size, "chunk_overlap": chunk_overlap},
                    source="chunking options")
 
 
 def _embedding_choice(settings: Settings) -> dict[str, Any]:
     from .backends import embedding_choice
-
     return embedding_choice(settings)
 
 
 def _embedder_for(settings: Settings) -> Embedder:
     from .backends import embedder_from_settings
-
     return embedder_from_settings(settings)
 
 

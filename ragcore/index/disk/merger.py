@@ -141,8 +141,8 @@ class Install:
 class BackgroundMerger:
     """Runs ``merge_segments`` in a thread after each commit of one writer (one at a time)."""
 
-    def __init__(self, index: Any, path: Path) -> None:
-        self.index, self.path = index, Path(path)
+    def __init__(self, index: Any, path: Path | None) -> None:
+        self.index, self.path = index, path  # None: an index in a database (nothing to merge)
         self.merges = 0  # merges written
         self.seconds = 0.0  # spent merging
         self.error: Exception | None = None  # the last merge's failure (the index is intact)
@@ -150,7 +150,7 @@ class BackgroundMerger:
 
     def start(self) -> None:
         """Start merging in the background if a merge is due and none is running."""
-        if self.running():
+        if self.path is None or self.running():
             return
         with self.index._lock:
             due = merges_due(self.index)

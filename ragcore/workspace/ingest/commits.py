@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable
 
-from ..handle import IndexHandle, saved
+from ..handle import IndexHandle
 
 PARTIAL_KEY = "ingest_incomplete"
 SAVE_SHARE = 10  # at least this many times the last save's duration passes between saves
@@ -103,8 +103,7 @@ class Commits:
 
     @property
     def dirty(self) -> bool:
-        return (self.handle.index.revision != self._saved_revision
-                or not saved(self.handle.folder))
+        return self.handle.index.revision != self._saved_revision or not self.handle.saved()
 
     def due(self) -> bool:
         """Whether a batch is full (enough chunks, or enough time with something new)."""
