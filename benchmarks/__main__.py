@@ -17,7 +17,9 @@ clustered vectors through the index: commit per batch, load, exact vs approximat
 recall, ``bench_scale``) and ingest_ratio (ingest time / bare encode time of 100k chunks
 into a 100k-chunk index, ``bench_ingest_ratio``) and local_llm (the packaged language model:
 first-token times at 2 and 4 threads, decode speed against the raw bindings, a fresh process to
-its first token, memory, Stop; ``bench_local_llm``).
+its first token, memory, Stop; ``bench_local_llm``) and pg_index (an index wholly in Postgres
+against the embedded index on the same 100k prose chunks: hybrid and keyword p50/p90 and their
+ratios, load rate, bytes on the server, top-5 agreement; ``bench_pg_index``).
 A group that fails (e.g. no Chromium for the app's browser figures) becomes a row saying why,
 and the others still run.
 """
@@ -49,6 +51,7 @@ BENCHMARKS = (
     ("scale", "bench_scale", False),
     ("ingest_ratio", "bench_ingest_ratio", False),
     ("local_llm", "bench_local_llm", False),
+    ("pg_index", "bench_pg_index", False),
 )
 
 
