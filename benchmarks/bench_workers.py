@@ -41,25 +41,33 @@ class SlowEmbedder(FakeEmbedder):
         return super().embed_batch(texts)
 
 
-def worker_main(root: str, lease: float) -> int:
+def worker_main(root: str, lease: float, *, until_empty: bool = True) -> int:
     """One worker: the workspace at ``root`` (its own folder), the database of
-    ``$RAGCORE_DATABASE_URL``, the slow embedder; until no batch is left."""
+    ``$RAGCORE_DATABASE_URL``, the slow embedder; until no batch is left (or killed). It
+    writes ``<root>/ready`` once its imports are done and it is about to take work."""
     from ragcore.workspace import Workspace
     from ragcore.workspace.jobs.queued_ingest import work
 
     seconds = float(os.environ.get(SECONDS_ENV, "0"))
     workspace = Workspace(root, embedder=SlowEmbedder(seconds))
-    return 0 if work(workspace, until_empty=True, lease_seconds=lease) >= 0 else 1
+    (Path(root) / "ready").write_text("ready")
+    return 0 if work(workspace, until_empty=until_empty, lease_seconds=lease) >= 0 else 1
 
 
-def start_workers(count: int, url: str, *, seconds: float, lease: float = 5.0) -> list[Any]:
-    """``count`` worker processes, each with a workspace folder of its own."""
+def start_workers(count: int, url: str, *, seconds: float, lease: float = 5.0,
+                  until_empty: bool = True) -> list[Any]:
+    """``count`` worker processes, each with a workspace folder of its own (``.root``)."""
     env = {**os.environ, "RAGCORE_DATABASE_URL": url, SECONDS_ENV: str(seconds),
            "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
-    return [subprocess.Popen([sys.executable, "-m", "benchmarks.bench_workers", "--worker",
-                              tempfile.mkdtemp(prefix="ragcore-worker-"), "--lease", str(lease)],
-                             env=env, cwd=Path(__file__).resolve().parent.parent)
-            for _ in range(count)]
+    processes = []
+    for _ in range(count):
+        root = tempfile.mkdtemp(prefix="ragcore-worker-")
+        command = [sys.executable, "-m", "benchmarks.bench_workers", "--worker", root,
+                   "--lease", str(lease)] + ([] if until_empty else ["--wait-for-more"])
+        process = subprocess.Popen(command, env=env, cwd=Path(__file__).resolve().parent.parent)
+        process.root = root  # type: ignore[attr-defined]
+        processes.append(process)
+    return processes
 
 
 def timed_run(workers: int, url: str, files: list[Path], *, seconds: float) -> float:
@@ -70,17 +78,23 @@ def timed_run(workers: int, url: str, files: list[Path], *, seconds: float) -> f
     os.environ["RAGCORE_DATABASE_URL"] = url
     workspace = Workspace(tempfile.mkdtemp(prefix="ragcore-bench-"), embedder=FakeEmbedder())
     name = f"workers{workers}_{int(time.time() * 1000) % 10**6}"
-    job = queue_ingest(workspace, name, files, files_per_batch=1)
-    started = time.perf_counter()
-    processes = start_workers(workers, url, seconds=seconds)
+    # Workers start first and wait for work: the timing is the queue's, not Python's start-up.
+    processes = start_workers(workers, url, seconds=seconds, until_empty=False)
     try:
+        while not all((Path(p.root) / "ready").exists() for p in processes):
+            time.sleep(0.1)
+        time.sleep(1.0)  # their first poll of the empty queue
+        started = time.perf_counter()
+        job = queue_ingest(workspace, name, files, files_per_batch=1)
         progress = wait_for(workspace, job.job, timeout=900)
+        elapsed = time.perf_counter() - started
     finally:
         for process in processes:
+            process.kill()
             process.wait(timeout=60)
     if progress["done"] != job.batches:
         raise RuntimeError(f"{workers} worker(s): {progress}")
-    return time.perf_counter() - started
+    return elapsed
 
 
 def measure(url: str, files: list[Path], *, seconds: float,
@@ -95,10 +109,22 @@ def measure(url: str, files: list[Path], *, seconds: float,
     return rows
 
 
-def corpus_files(count: int) -> list[Path]:
+def corpus_files(count: int, *, characters: int = 4000) -> list[Path]:
+    """``count`` text files of ``characters`` each, cut from a Gutenberg book: equal files make
+    equal tasks (each one slice of chunks, one call of the embedder), so the timing shows the
+    queue's scaling, not which worker drew the longest file last."""
     from benchmarks.harness import corpus_dir
 
-    return sorted((corpus_dir() / "python_peps").glob("pep-*.rst"))[:count]
+    book = sorted((corpus_dir() / "gutenberg_books").glob("*.txt"))[0]
+    text = book.read_text(encoding="utf-8", errors="replace")
+    folder = Path(tempfile.mkdtemp(prefix="ragcore-bench-files-"))
+    files = []
+    for number in range(count):
+        start = (number * characters) % max(1, len(text) - characters)
+        path = folder / f"part{number:03d}.txt"
+        path.write_text(text[start:start + characters], encoding="utf-8")
+        files.append(path)
+    return files
 
 
 def run(quick: bool = False) -> list[Any]:
@@ -119,11 +145,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--worker", metavar="ROOT", help="run one worker (internal)")
     parser.add_argument("--lease", type=float, default=5.0)
+    parser.add_argument("--wait-for-more", action="store_true", help="(worker) do not stop "
+                        "when the queue is empty")
     parser.add_argument("--files", type=int, default=32)
     parser.add_argument("--seconds-per-batch", type=float, default=0.5)
     args = parser.parse_args(argv)
     if args.worker:
-        return worker_main(args.worker, args.lease)
+        return worker_main(args.worker, args.lease, until_empty=not args.wait_for_more)
     from ragcore.testing.engines import PG_PASSWORD, postgres_server
 
     os.environ.setdefault("RAGCORE_PG_PASSWORD", PG_PASSWORD)

@@ -15,8 +15,10 @@ from ragcore.present import format as fmt
 from ragcore.summaries.index import DocumentSummary
 from ragcore.workspace.names import display_name
 from ragcore.workspace.summaries import (
+    PgSummaryCache,
     SummaryCache,
     method_of,
+    open_summary_cache,
     summarize_file,
     summarize_whole_index,
 )
@@ -25,8 +27,8 @@ from webapp import state
 from webapp.session import session
 
 
-def cache() -> SummaryCache:
-    return SummaryCache(state.workspace_root() / "summaries")
+def cache() -> SummaryCache | PgSummaryCache:
+    return open_summary_cache(state.workspace_root())
 
 
 def file_summary(name: str, key: str, *, trace: Any = None) -> DocumentSummary:

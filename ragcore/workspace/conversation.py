@@ -35,7 +35,7 @@ from .chats import ChatMessage, SavedChat
 from .ingest.index_files import files_of
 from .names import display_name
 from .summaries import (
-    SummaryCache,
+    open_summary_cache,
     document_names,
     method_of,
     summarize_file,
@@ -245,7 +245,7 @@ def summary_answer(workspace: Any, name: str, index: Any, llm: Any, question: st
     trace.notes[ROUTE_NOTE] = route.to_dict()
     if route.kind == RETRIEVAL:
         return None
-    cache, uid = SummaryCache(workspace.root / "summaries"), workspace.record(name).uid
+    cache, uid = open_summary_cache(workspace.root), workspace.record(name).uid
     written_by = None if method_of(llm) == "extractive" else llm
     with trace.stage("summary", route=route.kind) as detail:
         if route.kind == SUMMARY and route.document is not None:

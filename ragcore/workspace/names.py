@@ -206,12 +206,12 @@ def delete_index(workspace: Any, name: str) -> int:
     its file summaries, and mark its jobs in the journal as of a deleted index; returns how
     many chats were deleted."""
     from .jobs.journal_pg import open_journal
-    from .ingest.summary_stage import SUMMARIES_FOLDER
+    from .summaries import open_summary_cache
 
     uid = index_uid(workspace, name)
     chats = workspace.delete_index(name)
     if uid:  # summaries are kept by index uid (``summaries``)
-        (workspace.root / SUMMARIES_FOLDER / f"{uid}.json").unlink(missing_ok=True)
+        open_summary_cache(workspace.root).forget(uid)
     journal = open_journal(workspace.root)
     for job in journal.all():
         if job.index == name and job.index_uid in ("", uid) and not job.index_deleted:

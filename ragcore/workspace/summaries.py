@@ -12,6 +12,7 @@ summaries one level up); offline it is the extractive summary of all the chunks.
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 from pathlib import Path
 from typing import Any, Sequence
@@ -65,6 +66,10 @@ class SummaryCache:
             return None
         return DocumentSummary.from_dict(entry["summary"])
 
+    def forget(self, uid: str) -> None:
+        """Drop the index's summaries (it was deleted)."""
+        self._path(uid).unlink(missing_ok=True)
+
     def put(self, uid: str, fingerprint: str, summary: DocumentSummary) -> None:
         # Read, change, write: an ingest job's summarise stage and a Summarise click in the
         # app's other thread must not drop each other's entry.
@@ -72,6 +77,42 @@ class SummaryCache:
             entries = self._entries(uid)
             entries[summary.key] = {"fingerprint": fingerprint, "summary": summary.to_dict()}
             write_json_atomic(self._path(uid), {"format": CACHE_FORMAT, "summaries": entries})
+
+
+class PgSummaryCache:
+    """The same cache as rows of the shared database's ``summaries`` table (``pg_team_db``
+    migration 6), so a summary one server made is every server's."""
+
+    def __init__(self, url: str) -> None:
+        from .team.pg_team_db import open_pg_team_db
+
+        self.db = open_pg_team_db(url)
+
+    def get(self, uid: str, key: str, fingerprint: str) -> DocumentSummary | None:
+        row = self.db.one("SELECT fingerprint, body FROM summaries WHERE index_uid = ? AND "
+                          "key = ?", (uid, key))
+        if row is None or row["fingerprint"] != fingerprint:
+            return None
+        return DocumentSummary.from_dict(json.loads(row["body"]))
+
+    def forget(self, uid: str) -> None:
+        self.db.execute("DELETE FROM summaries WHERE index_uid = ?", (uid,))
+
+    def put(self, uid: str, fingerprint: str, summary: DocumentSummary) -> None:
+        self.db.execute(
+            "INSERT INTO summaries (index_uid, key, fingerprint, body) VALUES (?, ?, ?, ?) ON "
+            "CONFLICT (index_uid, key) DO UPDATE SET fingerprint = excluded.fingerprint, "
+            "body = excluded.body",
+            (uid, summary.key, fingerprint, json.dumps(summary.to_dict(), ensure_ascii=False)))
+
+
+def open_summary_cache(root: Path) -> SummaryCache | PgSummaryCache:
+    """The summaries of the workspace at ``root``: ``<root>/summaries/``, or the shared
+    database's when ``$RAGCORE_DATABASE_URL`` names one."""
+    from .team.team_db import database_url
+
+    url = database_url()
+    return PgSummaryCache(url) if url else SummaryCache(Path(root) / "summaries")
 
 
 def document_names(index: Any) -> dict[str, str]:

@@ -143,17 +143,16 @@ class PgIndex(EngineMethods):
             return cursor.fetchall() if cursor.description is not None else []
 
     def _entry(self) -> tuple[int, int, int]:
-        """(generation, live nodes, their total length): the catalog's, or counted in the open
-        write transaction (its uncommitted changes count)."""
-        if self._writer is not None:
-            (nodes, length), = self._run(sql.SQL(
-                "SELECT count(*), coalesce(sum(length), 0) FROM {}").format(self.tables.nodes))
-            return self._generation(), int(nodes), int(length)
+        """(generation, live nodes, their total length): the catalog's, with the open write
+        transaction's uncommitted changes counted in."""
         rows = self._run("SELECT generation, nodes, total_length FROM ragcore_indexes WHERE "
                          "uid = %s", [self.uid])
         if not rows:
             raise StoreError(f"index {self.name!r} was deleted from the database")
-        return tuple(int(v) for v in rows[0])  # type: ignore[return-value]
+        generation, nodes, length = (int(v) for v in rows[0])
+        if self._writer is not None:
+            nodes, length = nodes + self._writer.delta[0], length + self._writer.delta[1]
+        return generation, nodes, length
 
     def _generation(self) -> int:
         rows = self._run("SELECT generation FROM ragcore_indexes WHERE uid = %s", [self.uid])

@@ -43,13 +43,17 @@ def nearest(conn: Any, tables: Tables, vector: np.ndarray, top_k: int,
             where: sql.Composable | None, params: list[Any], *,
             exact: bool) -> list[tuple[dict, float]]:
     """(node record, cosine similarity) of the ``top_k`` nearest nodes, best first."""
-    # "+ 0" orders by an expression the HNSW index cannot serve: an exact scan.
+    # HNSW serves an ORDER BY of the distance alone (a second key makes Postgres scan and
+    # sort every row): ties are put in node-id order here. "+ 0" orders by an expression the
+    # index cannot serve: an exact scan.
     order = sql.SQL("(embedding <=> %s::vector) + 0" if exact else "embedding <=> %s::vector")
     clause = sql.SQL(" WHERE ") + where if where is not None else sql.SQL("")
     rows = conn.execute(sql.SQL(
-        "SELECT node, 1 - (embedding <=> %s::vector) FROM {}{} ORDER BY {}, node_id LIMIT %s"
+        "SELECT node, 1 - (embedding <=> %s::vector) FROM {}{} ORDER BY {} LIMIT %s"
     ).format(tables.nodes, clause, order), [vector, *params, vector, top_k]).fetchall()
-    return [(node, float(score)) for node, score in rows]
+    ranked = sorted(((float(score), node) for node, score in rows),
+                    key=lambda hit: (-hit[0], hit[1]["node_id"]))
+    return [(node, score) for score, node in ranked]
 
 
 def as_array(value: Any) -> np.ndarray:

@@ -7,10 +7,12 @@ document removed takes its postings and its place in its document's node list wi
 
 **Committing.** A task key (``claim``) is recorded first, so a second worker doing the same batch
 (it took over a batch whose first worker looked dead but was not) waits on the first one's row
-and then learns it is done, instead of writing it twice. The catalog row is then locked and the
-live nodes and their total length recounted: a committer waits for the one before it, and its
-count, read after that one's commit, includes its rows (BM25's statistics stay exact when
-workers commit side by side).
+and then learns it is done, instead of writing it twice. Every change keeps what it did to the
+live counts BM25 and the listing need (nodes and their total length, documents and their
+characters: the lengths of the rows it deleted come back from the DELETE); the commit adds those
+deltas to the catalog row in one UPDATE, which waits for a committer before it: the counts stay
+exact when workers commit side by side, and a commit costs its batch, not the index (a recount
+was a scan of every node under the row lock).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class Writer:
         self.tables, self.name, self.dim = tables, name, dim
         self.changes = 0  # calls that changed something
         self.counts = [0, 0, 0]  # nodes added, nodes removed, documents replaced or removed
+        self.delta = [0, 0, 0, 0]  # live nodes, their total length, documents, characters
         self.task: str | None = None  # the task key claimed, if any
 
     def execute(self, query: Any, params: Any = ()) -> Any:
@@ -53,12 +56,20 @@ class Writer:
             for doc in documents:
                 copy.write_row((doc.doc_id, doc.hash, Jsonb(dict(doc.metadata)), Jsonb([]),
                                 len(doc.text), now))
+        self.delta[2] += len(documents)
+        self.delta[3] += sum(len(d.text) for d in documents)
 
     def set_info(self, document: Document) -> None:
+        docs = self.tables.docs
+        old = self.execute(sql.SQL("SELECT characters FROM {} WHERE doc_id = %s FOR UPDATE")
+                           .format(docs), [document.doc_id]).fetchone()
+        if old is None:
+            return
         self.execute(sql.SQL("UPDATE {} SET hash = %s, metadata = %s, characters = %s WHERE "
-                             "doc_id = %s").format(self.tables.docs),
+                             "doc_id = %s").format(docs),
                      [document.hash, Jsonb(dict(document.metadata)), len(document.text),
                       document.doc_id])
+        self.delta[3] += len(document.text) - int(old[0])
 
     def add(self, nodes: list[Node], vectors: np.ndarray) -> None:
         """Add nodes with their vectors and postings (same ids replace), listed under their
@@ -70,6 +81,7 @@ class Writer:
                              f" of {self.dim}: embed with the index's model")
         self.remove_nodes([n.node_id for n in nodes])
         self.counts[0] += len(nodes)
+        self.delta[0] += len(nodes)
         cursor, postings = self.conn.cursor(), []
         with cursor.copy(sql.SQL("COPY {} (node_id, doc_id, node, metadata, length, embedding) "
                                  "FROM STDIN WITH (FORMAT BINARY)").format(
@@ -78,6 +90,7 @@ class Writer:
             for node, vector in zip(nodes, vectors):
                 length, counts = node_postings(node)
                 postings += [(t, node.node_id, tf, length) for t, tf in counts]
+                self.delta[1] += length
                 copy.write_row((node.node_id, node.ref_doc_id, Jsonb(node.to_dict()),
                                 Jsonb(node.metadata), length, vector))
         with cursor.copy(sql.SQL("COPY {} (term, node_id, tf, length) FROM STDIN").format(
@@ -97,23 +110,32 @@ class Writer:
         self.counts[2] += len(doc_ids)
         self.execute(sql.SQL("DELETE FROM {} WHERE node_id IN (SELECT node_id FROM {} WHERE "
                              "doc_id = ANY(%s))").format(t.postings, t.nodes), [doc_ids])
-        self.counts[1] += self.execute(sql.SQL("DELETE FROM {} WHERE doc_id = ANY(%s)").format(
-            t.nodes), [doc_ids]).rowcount
-        self.execute(sql.SQL("DELETE FROM {} WHERE doc_id = ANY(%s)").format(t.docs), [doc_ids])
+        lengths = self.execute(sql.SQL("DELETE FROM {} WHERE doc_id = ANY(%s) RETURNING length")
+                               .format(t.nodes), [doc_ids]).fetchall()
+        self._removed([length for length, in lengths])
+        chars = self.execute(sql.SQL("DELETE FROM {} WHERE doc_id = ANY(%s) RETURNING "
+                                     "characters").format(t.docs), [doc_ids]).fetchall()
+        self.delta[2] -= len(chars)
+        self.delta[3] -= sum(c for c, in chars)
 
     def remove_nodes(self, node_ids: list[str]) -> None:
         t = self.tables
         self.execute(sql.SQL("DELETE FROM {} WHERE node_id = ANY(%s)").format(t.postings),
                      [node_ids])
-        owners = self.execute(sql.SQL("DELETE FROM {} WHERE node_id = ANY(%s) RETURNING doc_id")
-                              .format(t.nodes), [node_ids]).fetchall()
-        self.counts[1] += len(owners)
-        docs = sorted({d for d, in owners if d is not None})
+        owners = self.execute(sql.SQL("DELETE FROM {} WHERE node_id = ANY(%s) RETURNING doc_id, "
+                                      "length").format(t.nodes), [node_ids]).fetchall()
+        self._removed([length for _, length in owners])
+        docs = sorted({d for d, _ in owners if d is not None})
         if docs:
             self.execute(sql.SQL(
                 "UPDATE {} SET node_ids = (SELECT coalesce(jsonb_agg(x ORDER BY o), '[]') FROM "
                 "jsonb_array_elements_text(node_ids) WITH ORDINALITY e(x, o) WHERE "
                 "x <> ALL(%s)) WHERE doc_id = ANY(%s)").format(t.docs), [node_ids, docs])
+
+    def _removed(self, lengths: list[int]) -> None:
+        self.counts[1] += len(lengths)
+        self.delta[0] -= len(lengths)
+        self.delta[1] -= sum(lengths)
 
     def claim(self, task: str) -> bool:
         """Record ``task`` as this transaction's; False if a commit under it landed (waits
@@ -128,20 +150,16 @@ class Writer:
 
     def commit(self) -> int:
         """Commit as the next generation (returned), recording it in the history."""
-        uid, t = self.tables.uid, self.tables
-        row = self.execute("SELECT generation FROM ragcore_indexes WHERE uid = %s FOR UPDATE",
-                           [uid]).fetchone()
+        uid = self.tables.uid
+        row = self.execute(
+            "UPDATE ragcore_indexes SET generation = generation + 1, nodes = nodes + %s, "
+            "total_length = total_length + %s, documents = documents + %s, characters = "
+            "characters + %s, updated = now() WHERE uid = %s RETURNING generation",
+            [*self.delta, uid]).fetchone()
         if row is None:
             raise StoreError(f"index {self.name!r} was deleted from the database while this "
                              "change ran: nothing was committed")
-        generation = int(row[0]) + 1
-        (nodes, length), = self.execute(sql.SQL(
-            "SELECT count(*), coalesce(sum(length), 0) FROM {}").format(t.nodes))
-        (docs, chars), = self.execute(sql.SQL(
-            "SELECT count(*), coalesce(sum(characters), 0) FROM {}").format(t.docs))
-        self.execute("UPDATE ragcore_indexes SET generation = %s, nodes = %s, total_length = %s,"
-                     " documents = %s, characters = %s, updated = now() WHERE uid = %s",
-                     [generation, nodes, length, docs, chars, uid])
+        generation = int(row[0])
         if self.task is not None:
             self.execute("UPDATE ragcore_index_tasks SET generation = %s WHERE uid = %s AND "
                          "task = %s", [generation, uid, self.task])

@@ -25,14 +25,14 @@ from ...llms.base import LLM
 from ...summaries.index import is_offline
 from ..backends import llm_from_settings
 from ..settings import AUTO, Settings
-from ..summaries import SummaryCache, method_of, summarize_file, unsummarized_files
+from ..summaries import (PgSummaryCache, SummaryCache, method_of, open_summary_cache,
+                         summarize_file, unsummarized_files)
 
 if TYPE_CHECKING:
     from ..workspace import Workspace
 
 logger = logging.getLogger(__name__)
 
-SUMMARIES_FOLDER = "summaries"  # under the workspace root: ``SummaryCache``'s files
 _OFFLINE_BACKENDS = (AUTO, "extractive")
 
 
@@ -52,8 +52,8 @@ def summary_model(settings: Settings) -> LLM | None:
     return None if is_offline(llm) else llm
 
 
-def summary_cache(ws: Workspace) -> SummaryCache:
-    return SummaryCache(ws.root / SUMMARIES_FOLDER)
+def summary_cache(ws: Workspace) -> SummaryCache | PgSummaryCache:
+    return open_summary_cache(ws.root)
 
 
 def summarise_new_files(ws: Workspace, index_name: str, *, cancel: Callable[[], bool],

@@ -199,4 +199,4 @@ def wait_for(workspace: Workspace, job: str, *, timeout: float = 600.0) -> dict[
         if time.monotonic() > deadline:
             raise WorkspaceError(f"job {job} still has batches after {timeout:g} s: are "
                                  "workers running (ragcore worker)?")
-        time.sleep(0.5)
+        time.sleep(0.2)

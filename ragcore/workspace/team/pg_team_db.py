@@ -73,6 +73,16 @@ PG_MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX jobs_active ON jobs(index_name, id) WHERE active = 1
     """,
+    # 6: summaries of files and indexes (summaries.PgSummaryCache), made once for every server
+    """
+    CREATE TABLE summaries (
+        index_uid TEXT NOT NULL,
+        key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (index_uid, key)
+    )
+    """,
 )
 
 

@@ -60,6 +60,17 @@ def _same_ranking(got, want):
     assert groups(got) == groups(want)
 
 
+def _counts_are_exact(index):
+    """The catalog's counts (kept as deltas by each commit) equal a recount of the tables."""
+    stats = index.stats()
+    nodes = list(index.all_nodes())
+    docs = [index.doc_info(d) for d in index.ref_doc_ids()]
+    assert stats["nodes"] == len(nodes) and stats["documents"] == len(docs)
+    assert stats["characters"] == sum(d.characters for d in docs)
+    length = index._run("SELECT coalesce(sum(length), 0) FROM " + index.tables.name("nodes"))
+    assert index._entry()[2] == length[0][0]
+
+
 def test_searches_equal_the_embedded_index(database, documents):
     local, remote = _pair(database, documents)
     assert len(remote) == len(local) > 50
@@ -112,6 +123,10 @@ def test_changes_are_invisible_until_commit_and_deletes_match(database, document
     history = reader.history()
     assert [h["generation"] for h in history] == [generation + 1, generation]
     assert history[0]["documents_changed"] == 1 and history[0]["nodes_removed"] > 0
+    remote.delete_nodes(reader.node_ids()[:3])
+    remote.set_document_info(type(documents[1])(text="short", doc_id=local.ref_doc_ids()[1]))
+    remote.commit()
+    _counts_are_exact(reader)
 
 
 def test_rollback_leaves_the_index_as_it_was(database, documents):
@@ -183,4 +198,5 @@ def test_readers_see_whole_generations(database, documents):
         seen |= rounds
     thread.join()
     assert not problems
+    _counts_are_exact(reader)
     assert len(seen) > 1  # the reads did overlap the commits
