@@ -19,7 +19,9 @@ into a 100k-chunk index, ``bench_ingest_ratio``) and local_llm (the packaged lan
 first-token times at 2 and 4 threads, decode speed against the raw bindings, a fresh process to
 its first token, memory, Stop; ``bench_local_llm``) and pg_index (an index wholly in Postgres
 against the embedded index on the same 100k prose chunks: hybrid and keyword p50/p90 and their
-ratios, load rate, bytes on the server, top-5 agreement; ``bench_pg_index``).
+ratios, load rate, bytes on the server, top-5 agreement; ``bench_pg_index``) and workers
+(queued ingestion with 1, 2 and 4 ``ragcore worker`` processes against an embedder throttled to
+a fixed time per batch: files/s and the speed-up; ``bench_workers``).
 A group that fails (e.g. no Chromium for the app's browser figures) becomes a row saying why,
 and the others still run.
 """
@@ -52,6 +54,7 @@ BENCHMARKS = (
     ("ingest_ratio", "bench_ingest_ratio", False),
     ("local_llm", "bench_local_llm", False),
     ("pg_index", "bench_pg_index", False),
+    ("workers", "bench_workers", False),
 )
 
 

@@ -59,6 +59,7 @@ def _sidebar_body(watched: tuple[str, ...]) -> None:
     active = [j for j in jobs if j.active]
     if any(j.id not in watched for j in active):  # new (another process's): poll it fast
         st.rerun(scope="app")
+    _queued_jobs(team, user)
     if not jobs:
         return
     finished = [j for j in jobs if not j.active][:FINISHED_SHOWN]
@@ -93,6 +94,28 @@ def _sidebar_body(watched: tuple[str, ...]) -> None:
                     team.access.require(user, "delete", job_resource(job))
                 runner.forget(job.id)
                 st.rerun(scope="app")
+
+
+def _queued_jobs(team: Any, user: Any) -> None:
+    """Ingestion queued for ``ragcore worker`` processes (on any machine with the database):
+    batches done of all, and the time left at the pace so far; the same on every server."""
+    from ragcore.workspace.jobs.queued_ingest import job_progress
+
+    workspace = state.workspace()
+    if workspace.database is None:
+        return
+    visible = set(permitted.indexes_for(team, user, workspace))
+    shown = [j for j in job_progress(workspace) if j["index"] in visible]
+    under_way = [j for j in shown if j["queued"] or j["running"]]
+    for job in (under_way or shown[:1]):
+        left = job["queued"] + job["running"]
+        eta = f", about {job['eta_seconds'] / 60:.0f} min left" \
+            if left and job["eta_seconds"] is not None else ""
+        name = display_name(workspace, job["index"])
+        st.progress(job["done"] / max(job["batches"], 1),
+                    text=f"Workers: {name}: {job['done']} of {job['batches']} batches{eta}")
+        if job["failed"]:
+            st.caption(f"{job['failed']} batch(es) failed: {job['errors'][0][1][:200]}")
 
 
 def _may(job: Any, action: str) -> bool:

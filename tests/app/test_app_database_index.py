@@ -1,0 +1,37 @@
+"""The app on a server that shares nothing with another but ``RAGCORE_DATABASE_URL`` (issue 35):
+an index the other server ingested into the database is listed, described and answered from,
+and a batch queued for workers shows in the sidebar with its progress."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ragcore.embeddings.fake import FakeEmbedder
+from ragcore.workspace import Workspace
+from ragcore.workspace.jobs.queued_ingest import queue_ingest
+from support.team_backends import pg_team_url  # noqa: F401 - the fixture: a fresh database
+from test_app_pages import APP, TIMEOUT, app_env, ask, open_page, source_expanders  # noqa: F401
+
+
+@pytest.fixture
+def other_server(tmp_path, corpus_dir, pg_team_url, monkeypatch):  # noqa: F811
+    monkeypatch.setenv("RAGCORE_INDEX_HOME", "database")
+    server_a = Workspace(tmp_path / "server_a", embedder=FakeEmbedder())
+    server_a.ingest("speeches", [corpus_dir / "state_of_the_union" / "state_of_the_union.txt"])
+    pep = next((corpus_dir / "python_peps").glob("pep-0020.rst"))
+    return queue_ingest(server_a, "speeches", [pep])  # no worker runs: it stays queued
+
+
+def test_another_servers_index_is_listed_answered_and_its_queue_shown(app_env, tmp_path,
+                                                                     other_server):
+    root = app_env(tmp_path / "server_b")  # this server's own, empty folder
+    at = open_page("indexes")
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Files"] == "1" and int(metrics["Chunks"]) > 10, metrics
+    assert any("Workers: speeches: 0 of 1 batches" in p.proto.text for p in at.get("progress"))
+    at = ask(open_page("query"), "What did the speech say about Ukraine and Putin?")
+    assert source_expanders(at)[0].startswith("[1] state_of_the_union.txt")
+    assert not (Path(root) / "indexes").exists()
