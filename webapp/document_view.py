@@ -68,15 +68,21 @@ def show_document(source: ListedSource, index_name: str) -> None:
 
 
 def original_path(metadata: dict[str, Any], index_name: str) -> Path | None:
-    """The uploaded original of a node's document, where it was read or in the index's uploads."""
+    """The uploaded original of a node's document, where it was read or in the index's uploads
+    (for an index in the database, from the database when this server never had it)."""
     recorded = metadata.get("file_path")
     if recorded and Path(recorded).is_file():
         return Path(recorded)
     name = metadata.get("file_name")
     if not name:
         return None
-    upload = state.workspace().upload_dir(index_name) / name
-    return upload if upload.is_file() else None
+    workspace = state.workspace()
+    upload = workspace.upload_dir(index_name) / name
+    if upload.is_file():
+        return upload
+    if workspace.in_database(index_name):  # another server's upload: the database keeps it
+        return workspace.database.original(index_name, name, upload.parent)
+    return None
 
 
 def show_pdf_page(path: Path, page: int, passage: str, spans: Any, answer: Any = ()) -> None:

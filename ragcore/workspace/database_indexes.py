@@ -11,6 +11,7 @@ holds, and keeps its folder indexes as they were (the embedded default needs no 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import StoreError, WorkspaceError
@@ -24,6 +25,10 @@ if TYPE_CHECKING:
 DATABASE = "database"  # the store name of an index kept wholly in the database
 HOME_ENV = "RAGCORE_INDEX_HOME"  # "database": new indexes go there by default
 _FILE_KEY = r"#(page|line)=\d+$"  # a document id's suffix after its file (``index_files``)
+FILES_DDL = """CREATE TABLE IF NOT EXISTS ragcore_files (uid text NOT NULL, name text NOT NULL,
+    data bytea NOT NULL, size bigint NOT NULL, stored timestamptz NOT NULL DEFAULT now(),
+    status text NOT NULL DEFAULT 'queued', reason text NOT NULL DEFAULT '',
+    PRIMARY KEY (uid, name))"""
 
 
 def database_url() -> str:
@@ -133,7 +138,46 @@ class DatabaseIndexes:
             chunk_overlap=record.chunk_overlap, created=record.created or found.created,
             updated=found.updated, revision=found.generation, store=DATABASE)
 
+    # -- originals: the uploaded files, kept where every server and worker reads them ---------
+
+    def _files_table(self) -> None:
+        with self.conn.transaction():
+            self.conn.execute("SELECT pg_advisory_xact_lock(7261676)")
+            self.conn.execute(FILES_DDL)
+
+    def keep_upload(self, name: str, file_name: str, data: bytes, *,
+                    status: str = "uploaded") -> None:
+        """Keep an upload of index ``name`` in ``ragcore_files`` (the same name replaces it)."""
+        self._files_table()
+        self.conn.execute(
+            "INSERT INTO ragcore_files (uid, name, data, size, status) VALUES (%s, %s, %s, %s, "
+            "%s) ON CONFLICT (uid, name) DO UPDATE SET data = EXCLUDED.data, size = "
+            "EXCLUDED.size, stored = now(), status = EXCLUDED.status, reason = ''",
+            [self._entry(name).uid, file_name, data, len(data), status])
+
+    def upload(self, uid: str, file_name: str) -> bytes | None:
+        """An upload's bytes by index uid and file name (None if it is not kept)."""
+        self._files_table()
+        row = self.conn.execute("SELECT data FROM ragcore_files WHERE uid = %s AND name = %s",
+                                [uid, file_name]).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def original(self, name: str, file_name: str, folder: Path) -> Path | None:
+        """The upload ``file_name`` of index ``name`` as a file in ``folder`` (written from the
+        database when this server never had it; None when the database has none either)."""
+        path = folder / file_name
+        if not path.is_file():
+            data = self.upload(self._entry(name).uid, file_name)
+            if data is None:
+                return None
+            folder.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        return path
+
     def drop(self, name: str) -> None:
         from ..index.database import catalog
 
+        uid = self._entry(name).uid
         catalog.drop(self.conn, name)
+        self._files_table()
+        self.conn.execute("DELETE FROM ragcore_files WHERE uid = %s", [uid])

@@ -280,15 +280,15 @@ class Workspace:
     # -- uploads and documents ---------------------------------------------------------------
 
     def save_upload(self, index: str, filename: str, data: bytes) -> Path:
-        """Store an uploaded file under ``uploads/<index>/`` with a sanitized name.
-
-        The same name overwrites the earlier upload, so ingesting it again updates the index.
-        """
+        """Store an uploaded file under ``uploads/<index>/`` with a sanitized name (and in the
+        database for an index there: every server opens it); the same name replaces it."""
         folder = self.upload_dir(index)
         target = inside(self.root, folder / upload_name(filename))
         if target.parent != folder:
             raise WorkspaceError(f"upload name {filename!r} is not a plain file name")
         write_bytes_atomic(target, bytes(data))
+        if self.in_database(index):
+            self.database.keep_upload(index, target.name, bytes(data))  # type: ignore[union-attr]
         return target
 
     def ingest(

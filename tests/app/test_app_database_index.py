@@ -20,7 +20,10 @@ from test_app_pages import APP, TIMEOUT, app_env, ask, open_page, source_expande
 def other_server(tmp_path, corpus_dir, pg_team_url, monkeypatch):  # noqa: F811
     monkeypatch.setenv("RAGCORE_INDEX_HOME", "database")
     server_a = Workspace(tmp_path / "server_a", embedder=FakeEmbedder())
-    server_a.ingest("speeches", [corpus_dir / "state_of_the_union" / "state_of_the_union.txt"])
+    server_a.create_index("speeches")
+    speech = corpus_dir / "state_of_the_union" / "state_of_the_union.txt"
+    server_a.ingest("speeches", [server_a.save_upload("speeches", speech.name,
+                                                      speech.read_bytes())])
     pep = next((corpus_dir / "python_peps").glob("pep-0020.rst"))
     return queue_ingest(server_a, "speeches", [pep])  # no worker runs: it stays queued
 
@@ -35,3 +38,8 @@ def test_another_servers_index_is_listed_answered_and_its_queue_shown(app_env, t
     at = ask(open_page("query"), "What did the speech say about Ukraine and Putin?")
     assert source_expanders(at)[0].startswith("[1] state_of_the_union.txt")
     assert not (Path(root) / "indexes").exists()
+    # The upload was server A's: this server opens it from the database.
+    next(b for b in at.button if b.label == "Open in document").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    frames = [f.proto for f in at.get("iframe")]
+    assert frames and 'id="rc-passage-start"' in frames[0].srcdoc

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from ...errors import ReaderError, WorkspaceError
+from ..database_indexes import FILES_DDL
 from ..files import upload_name
 from .work_queue import WorkQueue
 
@@ -39,10 +40,7 @@ logger = logging.getLogger(__name__)
 KIND = "ingest"
 FILES_PER_BATCH = 4
 _DDL = (
-    """CREATE TABLE IF NOT EXISTS ragcore_files (uid text NOT NULL, name text NOT NULL,
-        data bytea NOT NULL, size bigint NOT NULL, stored timestamptz NOT NULL DEFAULT now(),
-        status text NOT NULL DEFAULT 'queued', reason text NOT NULL DEFAULT '',
-        PRIMARY KEY (uid, name))""",
+    FILES_DDL,
     """CREATE TABLE IF NOT EXISTS ragcore_queued_jobs (job text PRIMARY KEY, index_name text
         NOT NULL, uid text NOT NULL, batches int NOT NULL, files int NOT NULL,
         queued timestamptz NOT NULL DEFAULT now())""",
@@ -106,11 +104,7 @@ def queue_ingest(workspace: Workspace, name: str, paths: list[str | Path], *,
     queue.install()
     with conn.transaction():
         for stored, path in names.items():
-            data = path.read_bytes()
-            conn.execute(
-                "INSERT INTO ragcore_files (uid, name, data, size) VALUES (%s, %s, %s, %s) ON "
-                "CONFLICT (uid, name) DO UPDATE SET data = EXCLUDED.data, size = EXCLUDED.size,"
-                " stored = now(), status = 'queued', reason = ''", [uid, stored, data, len(data)])
+            database.keep_upload(name, stored, path.read_bytes(), status="queued")
         conn.execute("INSERT INTO ragcore_queued_jobs (job, index_name, uid, batches, files) "
                      "VALUES (%s, %s, %s, %s, %s)", [job, name, uid, len(batches), len(names)])
     for number, batch in enumerate(batches):
@@ -139,12 +133,10 @@ def ingest_batch(workspace: Workspace, payload: dict[str, Any]) -> None:
             folder = Path(scratch).resolve()
             paths = []
             for stored in payload["files"]:
-                row = conn.execute("SELECT data FROM ragcore_files WHERE uid = %s AND name = %s",
-                                   [uid, stored]).fetchone()
-                if row is None:
-                    continue  # deleted since it was queued
-                (folder / stored).write_bytes(bytes(row[0]))
-                paths.append(folder / stored)
+                data = _database(workspace).upload(uid, stored)
+                if data is not None:  # else deleted since it was queued
+                    (folder / stored).write_bytes(data)
+                    paths.append(folder / stored)
             everything = Batching(chunks=10**12, seconds=1e12)  # one commit, at the end
             report = ingest_files(replace(handle, uploads=folder), paths, batching=everything)
         if not report.commits:  # nothing changed: the key still lands, so it is not redone
