@@ -4,6 +4,7 @@ and a batch queued for workers shows in the sidebar with its progress."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,9 @@ def other_server(tmp_path, corpus_dir, pg_team_url, monkeypatch):  # noqa: F811
     server_a.ingest("speeches", [server_a.save_upload("speeches", speech.name,
                                                       speech.read_bytes())])
     pep = next((corpus_dir / "python_peps").glob("pep-0020.rst"))
-    return queue_ingest(server_a, "speeches", [pep])  # no worker runs: it stays queued
+    job = queue_ingest(server_a, "speeches", [pep])  # no worker runs: it stays queued
+    shutil.rmtree(server_a.root)  # another machine's folder: nothing of it is here
+    return job
 
 
 def test_another_servers_index_is_listed_answered_and_its_queue_shown(app_env, tmp_path,
