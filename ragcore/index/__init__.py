@@ -9,7 +9,9 @@
     changes.py       what changed since the last save: what the next commit writes
     keyword.py       BM25 postings over the nodes, built on the first keyword query
     keyword_parts.py postings.py   the keyword index's parts and its postings on disk
+    engine_methods.py  as_retriever / as_query_engine / as_chat_engine, for both homes
     disk/            the index folder: generations, commits, checksums, merges, verify
+    database/        PgIndex: an index wholly in Postgres (catalog, writer, BM25 and vector SQL)
 
 The query and chat engines built over an index live in ``ragcore.engines`` (``from_index``).
 Only ``VectorStoreIndex`` and its reports are public; the other modules serve it, except

@@ -14,7 +14,9 @@
                    answer (the streamed reply), record (into the saved chat)
     chats_pg.py    saved chats as rows of a shared Postgres (``open_chats``: files unless the
                    URL is set)
-    summaries.py   summaries of an index's files and of the whole index, kept on disk
+    summaries.py   summaries of an index's files and of the whole index, kept on disk (or in
+                   the shared Postgres when the URL is set)
+    database_indexes.py  indexes kept wholly in Postgres, listed and opened beside the folder's
     evaluations.py saved evaluations and question sets
     permitted.py   the workspace as one person may see and change it (the team policy applied
                    to listings, chats, indexes and jobs)

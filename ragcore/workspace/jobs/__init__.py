@@ -8,6 +8,8 @@
     estimate.py   how much work a job is (chunks, counted before embedding) and its time left
     rates.py      how fast this computer embeds, per model, measured by jobs or a calibration
     ocr_work.py   a job's scanned pages: counted at its start, timed as OCR reads them
+    work_queue.py a Postgres work queue (pgqueuer): tasks under leases, taken by any worker
+    queued_ingest.py  files kept in the database, batches queued, ``ragcore worker``'s handler
 """
 
 from __future__ import annotations
