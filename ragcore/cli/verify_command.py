@@ -45,6 +45,10 @@ def run_verify(args: argparse.Namespace, context: CliContext) -> int:
         workspace = context.workspace()
         name = args.index or DEFAULT_INDEX
         workspace.index_info(name)  # a clear error for an unknown name
+        if workspace.in_database(name):
+            raise ConfigError(f"index {name!r} lives in the database, which commits whole "
+                              "transactions and checks its own pages: there is no folder to "
+                              "verify")
         path = workspace.index_path(name)
         if args.embeddings:
             embedder = workspace.embedder_for(name)
