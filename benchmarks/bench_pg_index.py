@@ -18,6 +18,7 @@ machine lands on both alike; the ratios are of figures from this one run. Report
 bytes on the server, hybrid and keyword-only p50/p90 and their ratios, how often the two
 indexes return the same top-5 (HNSW is approximate above 10k nodes, the embedded search may be
 too: the figure is what it is), and the per-chunk figures ``docs/scale.md`` projects from.
+Last, ``pg_fulltext`` measures Postgres full text beside the postings BM25 on the same nodes.
 """
 
 from __future__ import annotations
@@ -283,6 +284,9 @@ def measure(url: str, rows: int, corpus: Path) -> list[Row]:
             out += query_rows("hybrid", pg, local, questions)
             out += query_rows("keyword", pg, local, questions)
             out += plan_rows(pg, embedder.embed_batch(questions))
+            from benchmarks.pg_fulltext import fulltext_rows  # imports this module
+
+            out += fulltext_rows(pg, local, nodes, questions)
         finally:
             from ragcore.index.database import catalog
 

@@ -3,11 +3,17 @@ timings belong in the benchmark, not in tests)."""
 
 from __future__ import annotations
 
-from benchmarks import bench_pg_index
+import pytest
+
+from benchmarks import bench_pg_index, pg_fulltext
 
 
-def test_the_pg_index_benchmark_reports_every_figure_at_a_tiny_size(postgres_url):
-    rows = {row.metric: row for row in bench_pg_index.run(rows=400, url=postgres_url)}
+@pytest.fixture(scope="module")
+def rows(postgres_url):
+    return {row.metric: row for row in bench_pg_index.run(rows=400, url=postgres_url)}
+
+
+def test_the_pg_index_benchmark_reports_every_figure_at_a_tiny_size(rows):
     for metric in ("load PgIndex 400", "load embedded 400", "bytes on the server",
                    "bytes per chunk (server)", "HNSW index bytes per chunk",
                    "postings rows per chunk", "hybrid p50 PgIndex 400",
@@ -17,6 +23,20 @@ def test_the_pg_index_benchmark_reports_every_figure_at_a_tiny_size(postgres_url
     # Below 10k nodes both sides search exactly and BM25 is the same formula: the same top-5.
     assert rows["hybrid top-5 identical lists"].value == 1.0
     assert rows["keyword top-5 identical lists"].value == 1.0
+
+
+def test_the_full_text_side_is_measured_beside_the_postings_and_dropped(rows, postgres_url):
+    from ragcore.stores.postgres.connect import connect
+
+    assert rows["full text: tsvector + GIN build 400"].value > 0
+    for side in ("postings BM25", *pg_fulltext.FORMS, "FTS OR, BM25 in SQL"):
+        assert rows[f"keyword top-10 p50 {side} 400"].value > 0, side
+    # The postings side is the embedded index's BM25 exactly; the full-text table is dropped.
+    assert rows["postings BM25: top-5 identical to embedded BM25"].value == 1.0
+    assert "overlap@10" in rows["FTS OR, BM25 in SQL: top-5 identical to embedded BM25"].note
+    with connect(postgres_url) as conn:
+        assert not conn.execute("SELECT 1 FROM pg_tables WHERE tablename LIKE 'rc\\_%\\_fts'"
+                                ).fetchall()
 
 
 def test_chunks_are_real_sentences_and_later_passes_differ():
