@@ -205,7 +205,7 @@ def plan_rows(index: Any, queries: np.ndarray) -> list[Row]:
         table = sql.Identifier(index.tables.name("nodes"))
         hnsw = sql.SQL("SELECT node_id FROM {} ORDER BY embedding <=> %s::vector LIMIT %s")
         shape = sql.SQL("EXPLAIN SELECT node, 1 - (embedding <=> %s::vector) FROM {} ORDER BY "
-                        "embedding <=> %s::vector, node_id LIMIT %s")
+                        "embedding <=> %s::vector LIMIT %s")  # vector_sql.nearest's shape
         plan = " ".join(r[0] for r in conn.execute(shape.format(table),
                                                    [queries[0], queries[0], TOP_K]))
         sides = {

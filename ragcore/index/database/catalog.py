@@ -225,6 +225,19 @@ def table_bytes(conn: Any, tables: Tables) -> int:
     return int(row[0])
 
 
+def stats(conn: Any, name: str, tables: Tables, database: str) -> dict[str, Any]:
+    """An index's stats as ``VectorStoreIndex.stats`` gives them (tokens None: counting needs
+    the tokenizer), with its generation and database."""
+    found = entry(conn, name)
+    if found is None:
+        raise StoreError(f"index {name!r} was deleted from the database")
+    return {"documents": found.documents, "nodes": found.nodes, "characters": found.characters,
+            "tokens": None, "model": found.model, "dim": found.dim, "metric": "cosine",
+            "created": found.created, "updated": found.updated,
+            "bytes_on_disk": table_bytes(conn, tables), "path": None,
+            "approximate_search": [], "generation": found.generation, "database": database}
+
+
 def _installed(conn: Any) -> bool:
     row = conn.execute("SELECT to_regclass('ragcore_indexes') IS NOT NULL").fetchone()
     return bool(row[0])

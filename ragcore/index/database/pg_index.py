@@ -5,14 +5,14 @@ keyword search, nodes and documents by id, the changes an ingestion makes), over
 ``catalog`` names. Nothing is held in memory between calls, so every query sees what any
 process committed last: an app server answers with what a worker committed a moment ago.
 
-**Writes are one transaction per commit** (``writer``): the first change opens it, later
-changes join it, and reads made meanwhile through this index see them (the ingestion's "is this
-file new?"); nobody else does until ``commit()`` makes them the next generation. With a task
-key (``claim``, ``commit(task=...)``) a batch is committed once, however many workers did it.
+**Writes are one transaction per commit** (``writer``); the writer's own reads see them, nobody
+else's until ``commit()`` makes them the next generation; with a task key (``claim``,
+``commit(task=...)``) a batch is committed once, however many workers did it.
 
 **Reads see one generation.** ``reading()`` holds one repeatable-read snapshot for its block:
-the two sides of a hybrid search (``HybridRetriever``) and the nodes they return agree. Vector
-search is in ``vector_sql``, BM25 over postings tables in ``keyword_sql``.
+the two sides of a hybrid search and the nodes they return agree. Reads of one ``PgIndex`` take
+turns on its connection (reconnected after a server restart); the SQL is in ``vector_sql`` and
+``keyword_sql``.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import Any, Iterable, Iterator, Sequence
 import numpy as np
 from psycopg import sql
 
+from ...chunking import SentenceSplitter
 from ...embeddings.base import Embedder, Progress, embed_nodes
 from ...errors import StoreError
 from ...search.bm25 import B, K1
@@ -40,7 +41,6 @@ from .catalog import Tables
 from .keyword_sql import KeywordStats, bm25_hits
 from .vector_sql import EF_SEARCH, EXACT_BELOW, as_array, dimension, nearest, where_clause
 from .writer import Writer
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,8 +59,7 @@ class PgIndex(EngineMethods):
         self.url = remember_password(url)
         self.name = name
         self._lock = threading.RLock()
-        self._conn = connect(url)
-        self._conn.execute(f"SET hnsw.ef_search = {EF_SEARCH}")
+        self._conn = self._connect()
         found = catalog.entry(self._conn, name)
         if found is None:
             self._conn.close()
@@ -88,7 +87,7 @@ class PgIndex(EngineMethods):
         self._conn.close()
 
     def __repr__(self) -> str:
-        return f"PgIndex({self.name!r} at {clean_url(self.url)}, generation={self.generation})"
+        return f"PgIndex({self.name!r} at {clean_url(self.url)})"
 
     # -- collaborators -----------------------------------------------------------------------
 
@@ -107,8 +106,6 @@ class PgIndex(EngineMethods):
     @property
     def splitter(self) -> Any:
         if self._splitter is None:
-            from ...chunking import SentenceSplitter
-
             self._splitter = SentenceSplitter()
         return self._splitter
 
@@ -117,12 +114,27 @@ class PgIndex(EngineMethods):
         return VectorsView(self.dim)
 
     path = None  # no folder: the database is where it lives
+
     # -- reading -----------------------------------------------------------------------------
+
+    def _connect(self) -> Any:
+        conn = connect(self.url)
+        conn.execute(f"SET hnsw.ef_search = {EF_SEARCH}")
+        return conn
+
+    def _reader(self) -> Any:
+        """The connection reads go through (again after the server dropped it)."""
+        if self._writer is not None:
+            return self._writer.conn
+        if self._conn.closed or self._conn.broken:
+            self._conn = self._connect()
+        return self._conn
 
     @contextmanager
     def reading(self) -> Iterator[None]:
         """One snapshot for the block: every read inside sees the same generation."""
         with self._lock:
+            self._reader()
             if self._writer is not None:
                 yield  # the writer's transaction is the snapshot (it sees its own changes)
                 return
@@ -135,9 +147,8 @@ class PgIndex(EngineMethods):
 
     def _run(self, query: sql.Composable | str, params: Sequence[Any] = ()) -> list[tuple]:
         with self._lock:
-            conn = self._writer.conn if self._writer is not None else self._conn
             try:
-                cursor = conn.execute(query, params)
+                cursor = self._reader().execute(query, params)
             except Exception as exc:
                 raise StoreError(f"index {self.name!r} in Postgres: {exc}") from exc
             return cursor.fetchall() if cursor.description is not None else []
@@ -154,23 +165,17 @@ class PgIndex(EngineMethods):
             nodes, length = nodes + self._writer.delta[0], length + self._writer.delta[1]
         return generation, nodes, length
 
-    def _generation(self) -> int:
-        rows = self._run("SELECT generation FROM ragcore_indexes WHERE uid = %s", [self.uid])
-        if not rows:
-            raise StoreError(f"index {self.name!r} was deleted from the database")
-        return int(rows[0][0])
-
     @property
     def generation(self) -> int:
         """The last committed generation (grows by one with every commit)."""
-        return self._generation()
+        return self._entry()[0]
 
     @property
     def revision(self) -> int:
         """The generation, plus the changes not committed yet (as ``VectorStoreIndex``'s
         revision: equal revisions mean the same content)."""
         with self._lock:
-            return self._generation() + (self._writer.changes if self._writer else 0)
+            return self._entry()[0] + (self._writer.changes if self._writer else 0)
 
     def __len__(self) -> int:
         with self.reading():
@@ -239,8 +244,7 @@ class PgIndex(EngineMethods):
         where, params = where_clause(as_filters(filters), doc_ids)
         query = np.asarray(vector, dtype=np.float32)
         with self.reading(), self._lock:
-            exact = self._entry()[1] < EXACT_BELOW
-            conn = self._writer.conn if self._writer is not None else self._conn
+            exact, conn = self._entry()[1] < EXACT_BELOW, self._reader()
             hits = nearest(conn, self.tables, query, top_k, where, params, exact=exact)
             if len(hits) < top_k and where is not None and not exact:
                 hits = nearest(conn, self.tables, query, top_k, where, params, exact=True)
@@ -255,8 +259,7 @@ class PgIndex(EngineMethods):
         with self.reading():
             _, nodes, length = self._entry()
             with self._lock:
-                conn = self._writer.conn if self._writer is not None else self._conn
-                hits = bm25_hits(conn, self.tables, query, top_k=top_k, k1=k1, b=b, nodes=nodes,
+                hits = bm25_hits(self._reader(), self.tables, query, top_k=top_k, k1=k1, b=b, nodes=nodes,
                                  total_length=length, where=where, params=params)
             found = dict(zip((h[0] for h in hits), self.get_nodes([h[0] for h in hits])))
         return [ScoredNode(found[i], s) for i, s in hits]
@@ -265,22 +268,14 @@ class PgIndex(EngineMethods):
         return KeywordStats(len(self))
 
     def stats(self) -> dict[str, Any]:
-        """Counts, model, dates and the bytes its tables take (tokens are None, as for the
-        embedded index: counting needs the tokenizer)."""
-        found = catalog.entry(self._conn, self.name)
-        if found is None:
-            raise StoreError(f"index {self.name!r} was deleted from the database")
-        size = catalog.table_bytes(self._conn, self.tables)
-        return {"documents": found.documents, "nodes": found.nodes,
-                "characters": found.characters, "tokens": None, "model": found.model,
-                "dim": found.dim, "metric": "cosine", "created": found.created,
-                "updated": found.updated, "bytes_on_disk": size, "path": None,
-                "approximate_search": [], "generation": found.generation,
-                "database": clean_url(self.url)}
+        """Counts, model, dates and the bytes its tables take (``catalog.stats``)."""
+        with self._lock:
+            return catalog.stats(self._reader(), self.name, self.tables, clean_url(self.url))
 
     def history(self, limit: int = 50) -> list[dict[str, Any]]:
         """The latest commits, newest first (generation, when, task, what changed)."""
-        return catalog.history(self._conn, self.uid, limit=limit)
+        with self._lock:
+            return catalog.history(self._reader(), self.uid, limit=limit)
 
     # -- changes (into the open write transaction) -------------------------------------------
 
@@ -402,12 +397,10 @@ class PgIndex(EngineMethods):
                 raise
             return True
 
-    def persist(self, path: Any = None) -> None:
-        """``VectorStoreIndex.persist``'s name for ``commit`` (the path is not used)."""
+    def persist(self, path: Any = None) -> None:  # ``VectorStoreIndex``'s name: no path used
         self.commit()
 
-    def merge_segments(self, path: Any = None) -> bool:
-        """Postgres keeps its own files: there are no segments to merge."""
+    def merge_segments(self, path: Any = None) -> bool:  # Postgres keeps its own files
         return False
 
     def rollback(self) -> None:
