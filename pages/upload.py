@@ -104,7 +104,7 @@ def create_index(name: str, chunk_size: int, chunk_overlap: int) -> None:
         team_state.require_index(ws, name, "ingest")
         return
     location = session.new_index_store
-    if location:
+    if location and location != "database":
         parse_location(location)  # a typo is reported before anything is made
     permitted.create_index(team, user, ws, name, chunk_size=chunk_size,
                            chunk_overlap=chunk_overlap, exist_ok=True,

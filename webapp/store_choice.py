@@ -1,8 +1,11 @@
 """Where a new index keeps its vectors: the Upload page's store choice.
 
 The default keeps them in the index folder; the others name a Chroma folder, a Chroma server
-or a Postgres database with pgvector (``ragcore.stores.locations``). The choice is checked when
-the person presses Index, and the index is created with it before its files are ingested.
+or a Postgres database with pgvector (``ragcore.stores.locations``). With
+``$RAGCORE_DATABASE_URL`` set, "In the database" keeps the whole index there, where every app
+server and worker sees it (the first choice when ``$RAGCORE_INDEX_HOME`` is ``database``). The
+choice is checked when the person presses Index, and the index is created with it before its
+files are ingested.
 """
 
 from __future__ import annotations
@@ -10,8 +13,10 @@ from __future__ import annotations
 import streamlit as st
 
 from ragcore.stores.locations import KINDS
+from ragcore.workspace.database_indexes import DATABASE, database_url, default_store
 
 DEFAULT = "In the index folder (default)"
+IN_DATABASE = "In the database (every server and worker sees the whole index)"
 PLACEHOLDERS = {
     "chroma": "chroma:/data/chroma",
     "chroma+http": "chroma+http://127.0.0.1:8000",
@@ -24,10 +29,13 @@ HELP = ("Postgres passwords are never saved: set RAGCORE_PG_PASSWORD (or PGPASSW
 def pick_store() -> str:
     """The store location the person typed for a new index ('' for the default)."""
     labels = {DEFAULT: ""} | {label: kind for kind, label in KINDS.items()}
+    if database_url():
+        first = {IN_DATABASE: DATABASE} if default_store(None) == DATABASE else {}
+        labels = first | labels | {IN_DATABASE: DATABASE}
     choice = st.selectbox("Where to keep the vectors", list(labels),
                           help="Chroma and Postgres keep the vectors outside the index folder, "
                           "for corpora larger than one machine's memory.")
     kind = labels[choice]
-    if not kind:
-        return ""
+    if kind in ("", DATABASE):
+        return kind
     return st.text_input("Store location", placeholder=PLACEHOLDERS[kind], help=HELP).strip()

@@ -46,3 +46,23 @@ def test_another_servers_index_is_listed_answered_and_its_queue_shown(app_env, t
     assert not at.exception, [e.value for e in at.exception]
     frames = [f.proto for f in at.get("iframe")]
     assert frames and 'id="rc-passage-start"' in frames[0].srcdoc
+
+
+def test_the_upload_page_makes_an_index_in_the_database_when_asked(app_env, tmp_path,
+                                                                  corpus_dir, pg_team_url):  # noqa: F811
+    from test_app_pages import button, finish_jobs
+
+    root = app_env(tmp_path / "server")
+    at = open_page("upload")
+    at.text_input[0].set_value("team_docs")
+    where = next(s for s in at.selectbox if s.label == "Where to keep the vectors")
+    assert "In the database" in where.options[-1]
+    where.set_value(where.options[-1]).run()
+    pep = corpus_dir / "python_peps" / "pep-0020.rst"
+    at.file_uploader[0].set_value([("pep-0020.rst", pep.read_bytes(), "text/rst")]).run()
+    button(at, "Index 1 file(s)").click().run()
+    finish_jobs(at, root)
+    assert not at.exception, [e.value for e in at.exception]
+    elsewhere = Workspace(tmp_path / "another", embedder=FakeEmbedder())
+    assert elsewhere.index_names() == ["team_docs"] and elsewhere.in_database("team_docs")
+    assert [r["file"] for r in elsewhere.documents("team_docs")] == ["pep-0020.rst"]
