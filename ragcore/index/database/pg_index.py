@@ -69,6 +69,7 @@ class PgIndex(EngineMethods):
         self._embedder = None if embedder is None else check_embedder(embedder, self.model)
         self._splitter = splitter
         self._writer: Writer | None = None  # the open write transaction, if any
+        self._write_conn: Any = None  # the connection writes go through, kept between commits
 
     @classmethod
     def create(cls, url: str, name: str, *, embedder: Embedder, record: dict[str, Any],
@@ -84,7 +85,8 @@ class PgIndex(EngineMethods):
 
     def close(self) -> None:
         self.rollback()
-        self._conn.close()
+        for conn in filter(None, (self._conn, self._write_conn)):
+            conn.close()
 
     def __repr__(self) -> str:
         return f"PgIndex({self.name!r} at {clean_url(self.url)})"
@@ -279,13 +281,20 @@ class PgIndex(EngineMethods):
 
     # -- changes (into the open write transaction) -------------------------------------------
 
+    def _write_connection(self) -> Any:
+        if self._write_conn is None or self._write_conn.closed or self._write_conn.broken:
+            self._write_conn = connect(self.url)
+            self._write_conn.autocommit = False
+        return self._write_conn
+
     @contextmanager
     def _writing(self) -> Iterator[Writer]:
         """The open write transaction (opened here on the first change); a change that fails
         rolls the whole transaction back: a half-made change is never committed."""
         with self._lock:
             if self._writer is None:
-                self._writer = Writer(self.url, self.tables, name=self.name, dim=self.dim)
+                self._writer = Writer(self._write_connection(), self.tables, name=self.name,
+                                      dim=self.dim)
             try:
                 yield self._writer
             except Exception:

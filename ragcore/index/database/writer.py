@@ -20,11 +20,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from ...errors import StoreError
-from ...stores.postgres.connect import connect
 from ...types import Document, Node
 from ..doc_entries import utc_now
 from .catalog import Tables
@@ -34,9 +34,8 @@ from .keyword_sql import node_postings
 class Writer:
     """Changes to the index of ``tables`` in one transaction not yet committed."""
 
-    def __init__(self, url: str, tables: Tables, *, name: str, dim: int | None) -> None:
-        self.conn = connect(url)
-        self.conn.autocommit = False
+    def __init__(self, conn: Any, tables: Tables, *, name: str, dim: int | None) -> None:
+        self.conn = conn  # not autocommit: its first statement opens the transaction
         self.tables, self.name, self.dim = tables, name, dim
         self.changes = 0  # calls that changed something
         self.counts = [0, 0, 0]  # nodes added, nodes removed, documents replaced or removed
@@ -167,11 +166,10 @@ class Writer:
                      "nodes_removed, documents_changed) VALUES (%s, %s, %s, %s, %s, %s)",
                      [uid, generation, self.task, *self.counts])
         self.conn.commit()
-        self.conn.close()
         return generation
 
     def rollback(self) -> None:
         try:
             self.conn.rollback()
-        finally:
+        except psycopg.Error:  # the connection broke: its transaction ended with it
             self.conn.close()

@@ -113,8 +113,10 @@ def queue_ingest(workspace: Workspace, name: str, paths: list[str | Path], *,
     return QueuedJob(job, name, len(batches), list(names), skipped)
 
 
-def ingest_batch(workspace: Workspace, payload: dict[str, Any]) -> None:
-    """One task: ingest its files into its index and commit them once (see the module)."""
+def ingest_batch(workspace: Workspace, payload: dict[str, Any], *,
+                 opened: dict[tuple[str, str], Any] | None = None) -> None:
+    """One task: ingest its files into its index and commit them once (see the module).
+    ``opened`` keeps the indexes a worker opened, with their connections, for its next tasks."""
     from ..ingest.commits import Batching
     from ..ingest.index_files import ingest_files
 
@@ -122,7 +124,9 @@ def ingest_batch(workspace: Workspace, payload: dict[str, Any]) -> None:
     if not workspace.in_database(name) or workspace.record(name).uid != uid:
         logger.warning("task %s: index %r was deleted; nothing to do", task, name)
         return
-    handle = workspace.open_for_change(name)
+    handle = (opened or {}).get((name, uid)) or workspace.open_for_change(name)
+    if opened is not None:
+        opened[name, uid] = handle
     index = handle.index
     try:
         if not index.claim(task):
@@ -147,7 +151,8 @@ def ingest_batch(workspace: Workspace, payload: dict[str, Any]) -> None:
                                        Path(outcome.path).name])
     finally:
         index.rollback()  # whatever was not committed (a failure) is dropped
-        index.close()
+        if opened is None:
+            index.close()
 
 
 def work(workspace: Workspace, *, until_empty: bool = False,
@@ -156,8 +161,13 @@ def work(workspace: Workspace, *, until_empty: bool = False,
     left); returns how many were done."""
     queue = WorkQueue(_database(workspace).url, lease_seconds=lease_seconds)
     queue.install()
-    return queue.work({KIND: lambda payload: ingest_batch(workspace, payload)},
-                      until_empty=until_empty, stop=stop)
+    opened: dict[tuple[str, str], Any] = {}
+    try:
+        return queue.work({KIND: lambda payload: ingest_batch(workspace, payload, opened=opened)},
+                          until_empty=until_empty, stop=stop)
+    finally:
+        for handle in opened.values():
+            handle.index.close()
 
 
 def job_progress(workspace: Workspace, job: str | None = None) -> list[dict[str, Any]]:
