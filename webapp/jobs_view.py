@@ -116,6 +116,8 @@ def _queued_jobs(team: Any, user: Any) -> None:
                     text=f"Workers: {name}: {job['done']} of {job['batches']} batches{eta}")
         if job["failed"]:
             st.caption(f"{job['failed']} batch(es) failed: {job['errors'][0][1][:200]}")
+        for file_name, reason in job["unreadable"][:3]:
+            st.caption(f"{file_name} could not be read: {reason}")
 
 
 def _may(job: Any, action: str) -> bool:

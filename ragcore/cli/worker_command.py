@@ -74,4 +74,9 @@ def write_queued_jobs(context: CliContext) -> bool:
         sys.stdout.write("Queued ingestion (workers):\n")
         write_table(sys.stdout, ["job", "index", "batches done", "running", "queued", "failed",
                                  "eta"], rows)
+        for job in jobs:
+            for key, error in job["errors"]:
+                sys.stdout.write(f"  batch {key} failed: {error}\n")
+            for name, reason in job["unreadable"]:
+                sys.stdout.write(f"  job {job['job']}: {name} could not be read: {reason}\n")
     return bool(jobs)

@@ -28,7 +28,7 @@ _FILE_KEY = r"#(page|line)=\d+$"  # a document id's suffix after its file (``ind
 FILES_DDL = """CREATE TABLE IF NOT EXISTS ragcore_files (uid text NOT NULL, name text NOT NULL,
     data bytea NOT NULL, size bigint NOT NULL, stored timestamptz NOT NULL DEFAULT now(),
     status text NOT NULL DEFAULT 'queued', reason text NOT NULL DEFAULT '',
-    PRIMARY KEY (uid, name))"""
+    job text NOT NULL DEFAULT '', PRIMARY KEY (uid, name))"""
 
 
 def database_url() -> str:
@@ -146,14 +146,15 @@ class DatabaseIndexes:
             self.conn.execute(FILES_DDL)
 
     def keep_upload(self, name: str, file_name: str, data: bytes, *,
-                    status: str = "uploaded") -> None:
-        """Keep an upload of index ``name`` in ``ragcore_files`` (the same name replaces it)."""
+                    status: str = "uploaded", job: str = "") -> None:
+        """Keep an upload of index ``name`` in ``ragcore_files`` (the same name replaces it),
+        with the queued job that will read it, if any."""
         self._files_table()
         self.conn.execute(
-            "INSERT INTO ragcore_files (uid, name, data, size, status) VALUES (%s, %s, %s, %s, "
-            "%s) ON CONFLICT (uid, name) DO UPDATE SET data = EXCLUDED.data, size = "
-            "EXCLUDED.size, stored = now(), status = EXCLUDED.status, reason = ''",
-            [self._entry(name).uid, file_name, data, len(data), status])
+            "INSERT INTO ragcore_files (uid, name, data, size, status, job) VALUES (%s, %s, %s, "
+            "%s, %s, %s) ON CONFLICT (uid, name) DO UPDATE SET data = EXCLUDED.data, size = "
+            "EXCLUDED.size, stored = now(), status = EXCLUDED.status, reason = '', job = "
+            "EXCLUDED.job", [self._entry(name).uid, file_name, data, len(data), status, job])
 
     def upload(self, uid: str, file_name: str) -> bytes | None:
         """An upload's bytes by index uid and file name (None if it is not kept)."""

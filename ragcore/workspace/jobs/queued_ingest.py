@@ -104,7 +104,7 @@ def queue_ingest(workspace: Workspace, name: str, paths: list[str | Path], *,
     queue.install()
     with conn.transaction():
         for stored, path in names.items():
-            database.keep_upload(name, stored, path.read_bytes(), status="queued")
+            database.keep_upload(name, stored, path.read_bytes(), status="queued", job=job)
         conn.execute("INSERT INTO ragcore_queued_jobs (job, index_name, uid, batches, files) "
                      "VALUES (%s, %s, %s, %s, %s)", [job, name, uid, len(batches), len(names)])
     for number, batch in enumerate(batches):
@@ -172,7 +172,8 @@ def work(workspace: Workspace, *, until_empty: bool = False,
 
 def job_progress(workspace: Workspace, job: str | None = None) -> list[dict[str, Any]]:
     """Every queued job (or one), newest first: index, batches done/running/queued/failed,
-    files, and an ETA in seconds from the pace so far (None before the first batch)."""
+    files, an ETA in seconds from the pace so far (None before the first batch), the batches'
+    errors and the files that could not be read ("unreadable": (name, reason))."""
     database = _database(workspace)
     conn = database.conn
     _install(conn)
@@ -186,8 +187,11 @@ def job_progress(workspace: Workspace, job: str | None = None) -> list[dict[str,
         counts = queue.counts(f"{job_id}/")
         done, left = counts["done"], counts["queued"] + counts["running"]
         eta = float(elapsed) / done * left if done else None
+        unreadable = conn.execute("SELECT name, reason FROM ragcore_files WHERE job = %s AND "
+                                  "status = 'failed' ORDER BY name", [job_id]).fetchall()
         jobs.append({"job": job_id, "index": index, "batches": batches, "files": files,
-                     **counts, "eta_seconds": eta, "errors": queue.failures(f"{job_id}/")})
+                     **counts, "eta_seconds": eta, "errors": queue.failures(f"{job_id}/"),
+                     "unreadable": [tuple(r) for r in unreadable]})
     return jobs
 
 

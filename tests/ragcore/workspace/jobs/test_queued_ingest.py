@@ -88,15 +88,18 @@ def test_the_command_line_queues_works_and_reports(database, files, tmp_path):
                                "sys.exit(main())", "--workspace", str(tmp_path / root), *args],
                               env=env, capture_output=True, text=True, timeout=120, cwd=REPO)
 
-    queued = ragcore("a", "ingest", *map(str, files[:3]), "--index", "team docs", "--queue",
-                     "--files-per-batch", "1")
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.4 not really")  # read by a worker, reported where it was queued
+    queued = ragcore("a", "ingest", *map(str, files[:2]), str(broken), "--index", "team docs",
+                     "--queue", "--files-per-batch", "1")
     assert queued.returncode == 0, queued.stderr
     assert "3 batch(es)" in queued.stdout
     listed = ragcore("b", "jobs")
     assert "0/3" in listed.stdout and "team" in listed.stdout, listed.stdout + listed.stderr
     worked = ragcore("c", "worker", "--until-empty", "--lease", "2")
     assert worked.returncode == 0 and "3 batch(es) ingested" in worked.stdout, worked.stderr
-    assert "3/3" in ragcore("b", "jobs").stdout
+    listed = ragcore("b", "jobs").stdout
+    assert "3/3" in listed and "broken.pdf could not be read: " in listed, listed
     indexes = ragcore("b", "indexes")
     assert "team" in indexes.stdout, indexes.stdout
     found = ragcore("b", "retrieve", "PEP purpose", "--index", "team docs")
