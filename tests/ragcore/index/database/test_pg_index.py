@@ -176,9 +176,12 @@ def test_readers_see_whole_generations(database, documents):
     writer.commit()
     reader = PgIndex(database, "race", embedder=embedder)
     stop, seen, problems = threading.Event(), set(), []
+    read = threading.Event()  # a read happened since the last commit: the two overlap
 
     def write() -> None:
         for round_ in range(6):
+            read.wait(30)
+            read.clear()
             docs = [type(d)(text=d.text + f" round{round_}", doc_id=d.doc_id,
                             metadata={**d.metadata, "round": round_}) for d in documents[:3]]
             writer.refresh_ref_docs(docs)
@@ -196,6 +199,7 @@ def test_readers_see_whole_generations(database, documents):
         if len(rounds) > 1 or counts != sum(len(d.node_ids) for d in docs):
             problems.append((rounds, counts))
         seen |= rounds
+        read.set()
     thread.join()
     assert not problems
     _counts_are_exact(reader)

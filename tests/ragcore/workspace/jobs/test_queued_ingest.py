@@ -43,17 +43,27 @@ def _index_content(index):
 
 def test_killed_worker_loses_nothing_and_doubles_nothing(database, files, tmp_path):
     here = Workspace(tmp_path / "server_a", embedder=FakeEmbedder())
-    job = queue_ingest(here, "shared", files, files_per_batch=2)
-    assert job.batches == 4
-    workers = start_workers(2, database, seconds=0.3, lease=2.0)
-    deadline = time.monotonic() + 60
-    while job_progress(here, job.job)[0]["running"] < 2:  # both hold a batch
-        assert time.monotonic() < deadline, "the workers never took two batches"
-        time.sleep(0.1)
-    time.sleep(0.4)
-    os.kill(workers[0].pid, signal.SIGKILL)  # mid-batch: its embeddings are not committed
-    progress = wait_for(here, job.job, timeout=120)
-    workers[1].wait(timeout=60)
+    here.create_index("shared", store="database")
+    # Both workers are up and waiting before the work is queued: a slow start (a loaded
+    # machine) cannot leave all the batches to the first one.
+    workers = start_workers(2, database, seconds=0.3, lease=2.0, until_empty=False)
+    try:
+        deadline = time.monotonic() + 120
+        while not all((Path(w.root) / "ready").exists() for w in workers):
+            assert time.monotonic() < deadline and all(w.poll() is None for w in workers)
+            time.sleep(0.1)
+        job = queue_ingest(here, "shared", files, files_per_batch=2)
+        assert job.batches == 4
+        while job_progress(here, job.job)[0]["running"] < 2:  # both hold a batch
+            assert time.monotonic() < deadline, "the workers never took two batches"
+            time.sleep(0.05)
+        time.sleep(0.2)
+        os.kill(workers[0].pid, signal.SIGKILL)  # mid-batch: its embeddings are not committed
+        progress = wait_for(here, job.job, timeout=120)
+    finally:
+        for worker in workers:
+            worker.kill()
+            worker.wait(timeout=60)
     assert (progress["done"], progress["failed"]) == (4, 0)
 
     # The same files ingested on one machine, as uploads (the ids queued files get).
