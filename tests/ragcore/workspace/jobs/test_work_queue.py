@@ -120,14 +120,14 @@ def test_a_raising_handler_is_retried_then_failed_with_its_error(queue):
 
 def test_a_long_handler_keeps_its_lease(url):
     """A handler running three leases long is not taken by another worker meanwhile."""
-    queue = WorkQueue(url, lease_seconds=1.0)
+    queue = WorkQueue(url, lease_seconds=1.5)  # beats every 0.5 s: 1 s of slack on a busy CI
     queue.install()
     queue.enqueue("slow", {}, key="job3/0")
     runs = []
 
     def slow(payload):
         runs.append(threading.get_ident())
-        time.sleep(3.0)
+        time.sleep(4.5)
 
     first = threading.Thread(target=queue.work, args=({"slow": slow},),
                              kwargs={"until_empty": True})
