@@ -50,8 +50,22 @@ def check_documents(documents: Iterable[Document]) -> list[Document]:
     return documents
 
 
+class KnownHashes:
+    """The content hashes of the documents an index holds, for ``plan_refresh`` (an index in a
+    database reads them in one query; ``DocStore`` answers the same two questions)."""
+
+    def __init__(self, hashes: dict[str, str | None]) -> None:
+        self.hashes = hashes
+
+    def has_doc(self, doc_id: str) -> bool:
+        return doc_id in self.hashes
+
+    def doc_hash(self, doc_id: str) -> str | None:
+        return self.hashes.get(doc_id)
+
+
 def plan_refresh(
-    documents: Sequence[Document], docstore: DocStore, *, force: bool
+    documents: Sequence[Document], docstore: DocStore | KnownHashes, *, force: bool
 ) -> tuple[RefreshReport, list[Document]]:
     """The report, and the documents to (re)index: with ``force``, every one of them.
 

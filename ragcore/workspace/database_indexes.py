@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import StoreError, WorkspaceError
+from .handle import splitter_for
 from .record import IndexRecord, IndexVersion
 from .stats import IndexInfo
 
@@ -29,6 +30,9 @@ FILES_DDL = """CREATE TABLE IF NOT EXISTS ragcore_files (uid text NOT NULL, name
     data bytea NOT NULL, size bigint NOT NULL, stored timestamptz NOT NULL DEFAULT now(),
     status text NOT NULL DEFAULT 'queued', reason text NOT NULL DEFAULT '',
     job text NOT NULL DEFAULT '', PRIMARY KEY (uid, name))"""
+QUEUED_JOBS_DDL = """CREATE TABLE IF NOT EXISTS ragcore_queued_jobs (job text PRIMARY KEY,
+    index_name text NOT NULL, uid text NOT NULL, batches int NOT NULL, files int NOT NULL,
+    queued timestamptz NOT NULL DEFAULT now())"""
 
 
 def database_url() -> str:
@@ -54,6 +58,7 @@ class DatabaseIndexes:
     def __init__(self, url: str) -> None:
         self.url = url
         self._conn: Any = None
+        self._tables_made = False  # ragcore_files and ragcore_queued_jobs exist
 
     @property
     def conn(self) -> Any:
@@ -104,14 +109,10 @@ class DatabaseIndexes:
 
     def open(self, name: str, embedder: Embedder | None, record: IndexRecord,
              chunking: tuple[int | None, int | None] = (None, None)) -> PgIndex:
-        from ..chunking import SentenceSplitter
         from ..index.database import PgIndex
 
-        size = chunking[0] if chunking[0] is not None else record.chunk_size
-        overlap = chunking[1] if chunking[1] is not None else record.chunk_overlap
-        options = {k: v for k, v in (("chunk_size", size), ("chunk_overlap", overlap))
-                   if v is not None}
-        return PgIndex(self.url, name, embedder=embedder, splitter=SentenceSplitter(**options))
+        return PgIndex(self.url, name, embedder=embedder,
+                       splitter=splitter_for(record, chunking))
 
     def version(self, name: str) -> IndexVersion:
         found = self._entry(name)
@@ -140,16 +141,21 @@ class DatabaseIndexes:
 
     # -- originals: the uploaded files, kept where every server and worker reads them ---------
 
-    def _files_table(self) -> None:
+    def ensure_tables(self) -> None:
+        """``ragcore_files`` and ``ragcore_queued_jobs``, made if missing, once per instance."""
+        if self._tables_made:
+            return
         with self.conn.transaction():
             self.conn.execute("SELECT pg_advisory_xact_lock(7261676)")
-            self.conn.execute(FILES_DDL)
+            for ddl in (FILES_DDL, QUEUED_JOBS_DDL):
+                self.conn.execute(ddl)
+        self._tables_made = True
 
     def keep_upload(self, name: str, file_name: str, data: bytes, *,
                     status: str = "uploaded", job: str = "") -> None:
         """Keep an upload of index ``name`` in ``ragcore_files`` (the same name replaces it),
         with the queued job that will read it, if any."""
-        self._files_table()
+        self.ensure_tables()
         self.conn.execute(
             "INSERT INTO ragcore_files (uid, name, data, size, status, job) VALUES (%s, %s, %s, "
             "%s, %s, %s) ON CONFLICT (uid, name) DO UPDATE SET data = EXCLUDED.data, size = "
@@ -158,7 +164,7 @@ class DatabaseIndexes:
 
     def upload(self, uid: str, file_name: str) -> bytes | None:
         """An upload's bytes by index uid and file name (None if it is not kept)."""
-        self._files_table()
+        self.ensure_tables()
         row = self.conn.execute("SELECT data FROM ragcore_files WHERE uid = %s AND name = %s",
                                 [uid, file_name]).fetchone()
         return None if row is None else bytes(row[0])
@@ -180,5 +186,5 @@ class DatabaseIndexes:
 
         uid = self._entry(name).uid
         catalog.drop(self.conn, name)
-        self._files_table()
+        self.ensure_tables()
         self.conn.execute("DELETE FROM ragcore_files WHERE uid = %s", [uid])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .chats import now_iso
 from .record import IndexRecord, write_record
@@ -75,13 +75,19 @@ class IndexHandle:
 def open_index(folder: Path, embedder: Embedder, record: IndexRecord, *,
                chunking: tuple[int | None, int | None] = (None, None)) -> VectorStoreIndex:
     """The index in ``folder`` (empty if none), splitting with the given or recorded chunking."""
-    from ..chunking import SentenceSplitter
     from ..index import VectorStoreIndex
+
+    splitter = splitter_for(record, chunking)
+    if saved(folder):
+        return VectorStoreIndex.load(folder, embedder=embedder, splitter=splitter)
+    return VectorStoreIndex(embedder=embedder, splitter=splitter)
+
+
+def splitter_for(record: IndexRecord, chunking: tuple[int | None, int | None]) -> Any:
+    """A ``SentenceSplitter`` with the chunk size and overlap asked for, else the record's."""
+    from ..chunking import SentenceSplitter
 
     size = chunking[0] if chunking[0] is not None else record.chunk_size
     overlap = chunking[1] if chunking[1] is not None else record.chunk_overlap
     options = {k: v for k, v in (("chunk_size", size), ("chunk_overlap", overlap)) if v is not None}
-    splitter = SentenceSplitter(**options)
-    if saved(folder):
-        return VectorStoreIndex.load(folder, embedder=embedder, splitter=splitter)
-    return VectorStoreIndex(embedder=embedder, splitter=splitter)
+    return SentenceSplitter(**options)

@@ -34,7 +34,8 @@ from ...stores.postgres.connect import clean_url, connect, remember_password
 from ...types import Document, Node, ScoredNode
 from ..doc_entries import DocInfo
 from ..engine_methods import EngineMethods
-from ..refresh import RefreshReport, check_documents, check_nodes, check_vectors
+from ..refresh import (KnownHashes, RefreshReport, check_documents, check_nodes,
+                       check_vectors, plan_refresh)
 from ..split_embed import check_embedder, split_documents
 from . import catalog
 from .catalog import Tables
@@ -245,7 +246,7 @@ class PgIndex(EngineMethods):
         """Nodes nearest to ``vector`` by cosine similarity, best first."""
         where, params = where_clause(as_filters(filters), doc_ids)
         query = np.asarray(vector, dtype=np.float32)
-        with self.reading(), self._lock:
+        with self.reading():  # which holds the lock
             exact, conn = self._entry()[1] < EXACT_BELOW, self._reader()
             hits = nearest(conn, self.tables, query, top_k, where, params, exact=exact)
             if len(hits) < top_k and where is not None and not exact:
@@ -258,11 +259,10 @@ class PgIndex(EngineMethods):
                        k1: float = K1, b: float = B) -> list[ScoredNode]:
         """Nodes whose words best match ``query`` by BM25 (``keyword_sql``), best first."""
         where, params = where_clause(as_filters(filters), doc_ids, prefix="n.")
-        with self.reading():
+        with self.reading():  # which holds the lock
             _, nodes, length = self._entry()
-            with self._lock:
-                hits = bm25_hits(self._reader(), self.tables, query, top_k=top_k, k1=k1, b=b, nodes=nodes,
-                                 total_length=length, where=where, params=params)
+            hits = bm25_hits(self._reader(), self.tables, query, top_k=top_k, k1=k1, b=b,
+                             nodes=nodes, total_length=length, where=where, params=params)
             found = dict(zip((h[0] for h in hits), self.get_nodes([h[0] for h in hits])))
         return [ScoredNode(found[i], s) for i, s in hits]
 
@@ -312,15 +312,9 @@ class PgIndex(EngineMethods):
     def _upsert(self, documents: Iterable[Document], *, force: bool,
                 progress: Progress | None) -> RefreshReport:
         documents = check_documents(documents)
-        report, todo = RefreshReport(), []
-        for doc in {d.doc_id: d for d in documents}.values():
-            info = self.doc_info(doc.doc_id)
-            if info is not None and not force and info.hash == doc.hash:
-                report.unchanged.append(doc.doc_id)
-                continue
-            (report.updated if info is not None else report.added).append(doc.doc_id)
-            todo.append(doc)
-        report.flags = [d.doc_id in report.changed for d in documents]
+        known = dict(self._run(sql.SQL("SELECT doc_id, hash FROM {} WHERE doc_id = ANY(%s)")
+                               .format(self.tables.docs), [[d.doc_id for d in documents]]))
+        report, todo = plan_refresh(documents, KnownHashes(known), force=force)
         nodes = split_documents(self.splitter, todo)
         vectors = embed_nodes(self.embedder, nodes, progress=progress) if nodes else \
             np.zeros((0, self.dim or 0), np.float32)

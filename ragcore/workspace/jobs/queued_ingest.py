@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from ...errors import ReaderError, WorkspaceError
-from ..database_indexes import FILES_DDL
 from ..files import upload_name
 from .work_queue import WorkQueue
 
@@ -39,12 +38,6 @@ logger = logging.getLogger(__name__)
 
 KIND = "ingest"
 FILES_PER_BATCH = 4
-_DDL = (
-    FILES_DDL,
-    """CREATE TABLE IF NOT EXISTS ragcore_queued_jobs (job text PRIMARY KEY, index_name text
-        NOT NULL, uid text NOT NULL, batches int NOT NULL, files int NOT NULL,
-        queued timestamptz NOT NULL DEFAULT now())""",
-)
 
 
 @dataclass(slots=True)
@@ -63,13 +56,6 @@ def _database(workspace: Workspace) -> Any:
         raise WorkspaceError("queued ingestion needs $RAGCORE_DATABASE_URL (a Postgres with "
                              "pgvector that the workers reach too): set it, or leave out --queue")
     return workspace.database
-
-
-def _install(conn: Any) -> None:
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(7261676)")
-        for ddl in _DDL:
-            conn.execute(ddl)
 
 
 def queue_ingest(workspace: Workspace, name: str, paths: list[str | Path], *,
@@ -99,7 +85,7 @@ def queue_ingest(workspace: Workspace, name: str, paths: list[str | Path], *,
     batches = [list(names)[i:i + files_per_batch] for i in range(0, len(names),
                                                                   files_per_batch)]
     conn = database.conn
-    _install(conn)
+    database.ensure_tables()
     queue = WorkQueue(database.url)
     queue.install()
     with conn.transaction():
@@ -176,7 +162,7 @@ def job_progress(workspace: Workspace, job: str | None = None) -> list[dict[str,
     errors and the files that could not be read ("unreadable": (name, reason))."""
     database = _database(workspace)
     conn = database.conn
-    _install(conn)
+    database.ensure_tables()
     rows = conn.execute(
         "SELECT job, index_name, batches, files, extract(epoch FROM now() - queued) FROM "
         "ragcore_queued_jobs WHERE %s::text IS NULL OR job = %s ORDER BY queued DESC",

@@ -76,6 +76,7 @@ class WorkQueue:
         self.lease_seconds = float(lease_seconds)
         self._keys = f"{queue}_work_keys"
         self._settings: Any = None
+        self._conn: Any = None  # the connection of the calls outside ``work`` (``_connection``)
 
     def __repr__(self) -> str:
         return (f"WorkQueue({clean_url(self.url)!r}, queue={self.queue!r}, "
@@ -233,16 +234,18 @@ class WorkQueue:
 
     @contextmanager
     def _connection(self) -> Iterator[Any]:
-        """A short-lived autocommit connection (the CLI's calls are rare; workers keep theirs)."""
+        """An autocommit connection, opened on the first call and kept for this queue's later
+        ones (queueing a thousand batches, or listing every job's progress, opens one; the
+        worker loop has its own)."""
         import psycopg
 
         self._pgqueuer()
-        try:
-            conn = psycopg.connect(clean_url(self.url), **self._connect_options())
-        except psycopg.OperationalError as exc:
-            raise self._unreachable(exc) from exc
-        with conn:
-            yield conn
+        if self._conn is None or self._conn.closed or self._conn.broken:
+            try:
+                self._conn = psycopg.connect(clean_url(self.url), **self._connect_options())
+            except psycopg.OperationalError as exc:
+                raise self._unreachable(exc) from exc
+        yield self._conn
 
     async def _async_connection(self) -> Any:
         import psycopg
