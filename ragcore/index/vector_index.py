@@ -254,6 +254,11 @@ class VectorStoreIndex(EngineMethods):
         """Hash, metadata, node ids, size and indexing date of one document (None if absent)."""
         return self._state.docstore.doc(doc_id)
 
+    def doc_infos(self) -> list[DocInfo]:
+        """Every document's info, in ``ref_doc_ids`` order."""
+        docstore = self._state.docstore
+        return [docstore.doc(doc_id) for doc_id in docstore.doc_ids()]
+
     def get_node(self, node_id: str) -> Node:
         """A node by id (raises StoreError if it is not in the index)."""
         with self._lock:

@@ -1,8 +1,7 @@
 """PgIndex: an index that lives wholly in Postgres (nodes, documents, vectors, postings, history).
 
-It offers what the retrievers, engines and ingestion use of ``VectorStoreIndex`` (search,
-keyword search, nodes and documents by id, the changes an ingestion makes), over the tables
-``catalog`` names. Nothing is held in memory between calls, so every query sees what any
+It offers what the retrievers, engines and ingestion use of ``VectorStoreIndex`` over the
+tables ``catalog`` names. Nothing is held in memory between calls, so every query sees what any
 process committed last: an app server answers with what a worker committed a moment ago.
 
 **Writes are one transaction per commit** (``writer``); the writer's own reads see them, nobody
@@ -42,6 +41,9 @@ from .catalog import Tables
 from .keyword_sql import KeywordStats, bm25_hits
 from .vector_sql import EF_SEARCH, EXACT_BELOW, as_array, dimension, nearest, where_clause
 from .writer import Writer
+
+
+_DOC_INFO = "SELECT doc_id, hash, metadata, node_ids, characters, indexed_at FROM {}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,10 +195,14 @@ class PgIndex(EngineMethods):
             self.tables.docs))]
 
     def doc_info(self, doc_id: str) -> DocInfo | None:
-        rows = self._run(sql.SQL(
-            "SELECT doc_id, hash, metadata, node_ids, characters, indexed_at FROM {} "
-            "WHERE doc_id = %s").format(self.tables.docs), [doc_id])
+        rows = self._run(sql.SQL(_DOC_INFO + " WHERE doc_id = %s").format(self.tables.docs),
+                         [doc_id])
         return DocInfo(*rows[0]) if rows else None
+
+    def doc_infos(self) -> list[DocInfo]:
+        """Every document's info, in ``ref_doc_ids`` order (one query)."""
+        return [DocInfo(*row) for row in self._run(
+            sql.SQL(_DOC_INFO + " ORDER BY ord").format(self.tables.docs))]
 
     def get_node(self, node_id: str) -> Node:
         return self.get_nodes([node_id])[0]

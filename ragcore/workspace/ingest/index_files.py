@@ -338,9 +338,8 @@ def files_of(index: VectorStoreIndex) -> list[dict[str, Any]]:
     """One row per source file: name, path, id base, documents, chunks, characters, doc ids,
     and whether a document of it went in partly (an ingestion was cancelled or killed)."""
     rows: dict[str, dict[str, Any]] = {}
-    for doc_id in index.ref_doc_ids():
-        info = index.doc_info(doc_id)
-        key = file_key(doc_id)
+    for info in index.doc_infos():  # one read of every document (one query in a database)
+        doc_id, key = info.doc_id, file_key(info.doc_id)
         row = rows.setdefault(key, {
             "file": info.metadata.get("file_name") or Path(key).name, "id_base": key,
             "path": info.metadata.get("file_path", ""), "documents": 0, "chunks": 0,
@@ -367,7 +366,7 @@ def matching_documents(handle: IndexHandle, target: str) -> list[str]:
     found = [i for i in ids if file_key(i) in keys]
     if found:
         return found
-    return [i for i in ids if index.doc_info(i).metadata.get("file_name") == target]
+    return [i.doc_id for i in index.doc_infos() if i.metadata.get("file_name") == target]
 
 
 def require_documents(handle: IndexHandle, target: str) -> list[str]:
