@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Any, AsyncIterator, Callable, Iterable, Iterator, MutableMapping
+from typing import Any, AsyncIterator, Callable, Iterable, Iterator, MutableMapping, Sequence
 
 EMPTY_REPLY = "(the model returned an empty reply)"
 _EMPTY_NOTE = "the model's reply was empty or only whitespace; the answer says so"
@@ -38,6 +38,37 @@ def or_empty_notice(chunks: Iterable[str], notes: MutableMapping[str, Any]) -> I
     if held is not None:
         notes["empty_reply"] = _EMPTY_NOTE
         yield EMPTY_REPLY
+
+
+def without_phrases(chunks: Iterable[str], phrases: Sequence[str]) -> Iterator[str]:
+    """The chunks with every occurrence of ``phrases`` taken out (the longest one where several
+    start at one place), also where one is split across chunks: only text that may still grow
+    into one is held back."""
+    pending = ""
+    for chunk in chunks:
+        kept, pending = _cut_phrases(pending + chunk, phrases, final=False)
+        if kept:
+            yield kept
+    kept, _ = _cut_phrases(pending, phrases, final=True)
+    if kept:
+        yield kept
+
+
+def _cut_phrases(text: str, phrases: Sequence[str], *, final: bool) -> tuple[str, str]:
+    """``text`` without ``phrases``, and (unless ``final``) the tail from the first place a
+    phrase may begin but ``text`` ends before it could be told."""
+    kept, i = [], 0
+    while i < len(text):
+        rest = text[i:]
+        if not final and any(len(p) > len(rest) and p.startswith(rest) for p in phrases):
+            return "".join(kept), rest
+        whole = max((p for p in phrases if rest.startswith(p)), key=len, default="")
+        if whole:
+            i += len(whole)
+        else:
+            kept.append(text[i])
+            i += 1
+    return "".join(kept), ""
 
 
 def reply_or_notice(text: str, notes: MutableMapping[str, Any]) -> str:

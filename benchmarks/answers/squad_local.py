@@ -52,6 +52,7 @@ SEED = 32
 HELDOUT_SIZES = (40, 20)  # answerable, unanswerable
 CALIBRATION_SIZES = (60, 60)
 CALIBRATION_ARTICLE = "The_Legend_of_Zelda:_Twilight_Princess"
+DEV_SIZE = 40  # --dev: answerable questions of the calibration article (a training article)
 
 
 def sample(questions: Sequence[HeldOutQuestion], sizes: tuple[int, int]) -> list[HeldOutQuestion]:
@@ -97,15 +98,21 @@ def calibration_index(paragraphs: list[dict]):
     return index
 
 
-def gate_engine(index, llm, top_k: int | None = None):
+def gate_engine(index, llm, top_k: int | None = None, *, prefill: bool = True):
     """The default query engine of ``index`` for ``llm`` (``top_k`` passages, else the default),
-    its gate recording but never refusing."""
+    its gate recording but never refusing; ``prefill=False``: the model's reply is not begun
+    with the answer prompt's "**" (as before 2026-11-25, run 5)."""
+    import dataclasses
+
+    from ragcore.prompts.answer import QA, SynthesisPrompts
     from ragcore.query import QueryEngine
     from ragcore.synthesis import Synthesizer
     from ragcore.synthesis.not_found import NotFoundGate
 
     default = index.as_query_engine(llm=llm, **({"similarity_top_k": top_k} if top_k else {}))
-    synthesizer = Synthesizer(default.synthesizer.llm, not_found_gate=NotFoundGate(refuses=False))
+    prompts = SynthesisPrompts(qa=QA if prefill else dataclasses.replace(QA, prefill=""))
+    synthesizer = Synthesizer(default.synthesizer.llm, not_found_gate=NotFoundGate(refuses=False),
+                              prompts=prompts)
     return QueryEngine(default.retriever, synthesizer, postprocessors=default.postprocessors)
 
 
@@ -146,12 +153,12 @@ def ask_extractive(engine, q: HeldOutQuestion) -> dict:
 
 
 def run(questions: Sequence[HeldOutQuestion], index, out: Path, *, whole: bool,
-        top_k: int | None = None) -> list[dict]:
+        top_k: int | None = None, prefill: bool = True) -> list[dict]:
     """Ask every question, writing each row to ``out`` as soon as it is measured."""
     from ragcore import ExtractiveLLM
     from ragcore.llms.local import LocalLLM
 
-    local = gate_engine(index, LocalLLM(), top_k)
+    local = gate_engine(index, LocalLLM(), top_k, prefill=prefill)
     plain = index.as_query_engine(llm=ExtractiveLLM())
     plain.query("What is solar energy?").text  # loads the embedding model: not a question's cost
     rows = []
@@ -220,11 +227,32 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="print the tables from the last run's rows, without the model")
     parser.add_argument("--top-k", type=int, default=None,
                         help="passages the local model's engine retrieves (default: the engine's)")
+    parser.add_argument("--dev", action="store_true",
+                        help=f"{DEV_SIZE} answerable questions of the calibration article, whole "
+                             "answers: for trying an answer change before the held-out run")
+    parser.add_argument("--no-prefill", action="store_true",
+                        help="do not begin the model's reply with '**' (the answer before run 5)")
     args = parser.parse_args(argv)
-    which = "calibration" if args.calibrate else "heldout"
+    which = "calibration" if args.calibrate else "dev" if args.dev else "heldout"
     if args.top_k:
         which += f"-top{args.top_k}"
+    if args.no_prefill:
+        which += "-no-prefill"
     out = RESULTS_DIR / f"squad-local-{which}-latest.jsonl"
+    if args.dev:
+        if not args.report_only:
+            paragraphs, questions = calibration_set()
+            run(sample(questions, (DEV_SIZE, 0)), calibration_index(paragraphs), out, whole=True,
+                top_k=args.top_k, prefill=not args.no_prefill)
+        from ragcore.synthesis.not_found import NotFoundGate
+
+        from .gate_sweep import read_rows, records
+
+        rows, gate = read_rows(out), NotFoundGate()
+        print(columns_table(f"Dev: {len(rows)} answerable questions of {CALIBRATION_ARTICLE}", {
+            "LocalLLM, gate": measures(records(rows, gate)),
+            "ExtractiveLLM": measures(records(rows, gate, answerer="extractive"))}))
+        return 0
     if args.calibrate:
         if not args.report_only:
             paragraphs, questions = calibration_set()
@@ -237,7 +265,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .squad_heldout import load_or_build_index
 
         index, _, _ = load_or_build_index()
-        run(sample(heldout_questions(), HELDOUT_SIZES), index, out, whole=True, top_k=args.top_k)
+        run(sample(heldout_questions(), HELDOUT_SIZES), index, out, whole=True, top_k=args.top_k,
+            prefill=not args.no_prefill)
     from .gate_sweep import read_rows
 
     print(report(read_rows(out)))

@@ -14,6 +14,8 @@ class FakeLLM:
     ``replies`` may hold strings or callables taking the messages and returning a string.
     When the script runs out, ``default`` answers (itself a string or callable).
     Replies are streamed in chunks of ``chunk_size`` characters so stream-joining is tested.
+    A last message from the assistant is continued, as the packaged model does: a scripted
+    reply that starts with it streams only the rest.
     """
 
     def __init__(
@@ -42,6 +44,9 @@ class FakeLLM:
         self.calls.append(messages)
         reply = self._replies.popleft() if self._replies else self.default
         text = reply(messages) if callable(reply) else reply
+        begun = messages[-1].content if messages and messages[-1].role == "assistant" else ""
+        if begun and text.startswith(begun):
+            text = text[len(begun):]
         for i in range(0, len(text), self.chunk_size):
             yield text[i : i + self.chunk_size]
 

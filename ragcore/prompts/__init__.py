@@ -102,6 +102,9 @@ class PromptTemplate:
     name: str
     system: str
     user: str | None = None
+    # The reply's first characters, given to a model that continues them (the not-found gate's
+    # packaged model): "**" makes a gated answer open with its bold short answer, as asked.
+    prefill: str = ""
 
     def __post_init__(self) -> None:
         for part in ("system", "user"):
@@ -170,7 +173,10 @@ def message_tokens(message: Message) -> int:
 @lru_cache(maxsize=64)
 def _fixed_tokens(template: PromptTemplate) -> int:
     empty = {name: "" for name in template.fields}
-    return sum(map(message_tokens, template.format(**empty)))
+    messages = template.format(**empty)
+    if template.prefill:  # given to the model as the start of its reply (a message of its own)
+        messages.append(Message("assistant", template.prefill))
+    return sum(map(message_tokens, messages))
 
 
 _MARKER_LINE = re.compile(

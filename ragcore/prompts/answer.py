@@ -39,6 +39,13 @@ _ANSWER_SHAPE = (
     "'**<short answer>**. <support>' If the passages do not contain the answer, reply only: "
     f"{NOT_FOUND_SENTENCE}"
 )
+# The form's slots: a small model sometimes copies one into its answer ("**<support>**The
+# passage states ..."); the synthesizer takes them out of every answer as it streams.
+FORM_SLOTS = ("**<short answer>**", "**<support>**", "<short answer>", "<support>")
+
+# What a gated answer is opened with: the model continues "**" with its short answer, so the
+# gate (not the model's first token) decides whether it answers, and the answer has its form.
+ANSWER_OPENING = "**"
 
 _GROUNDED = (
     "You answer questions about a collection of documents from the passages you are given, not "
@@ -50,6 +57,7 @@ QA = PromptTemplate(
     name="qa",
     system=_GROUNDED,
     user=f"{CONTEXT}\n{{context}}\n\n{QUESTION} {{question}}\n{ANSWER}",
+    prefill=ANSWER_OPENING,
 )
 
 REFINE = PromptTemplate(
@@ -79,6 +87,7 @@ SUMMARY = PromptTemplate(
         f"them answers the question, reply only: {NOT_FOUND_SENTENCE}"
     ),
     user=f"{CONTEXT}\n{{context}}\n\n{QUESTION} {{question}}\n{ANSWER}",
+    prefill=ANSWER_OPENING,
 )
 
 SIMPLE_SUMMARIZE = PromptTemplate(
@@ -88,6 +97,7 @@ SIMPLE_SUMMARIZE = PromptTemplate(
         f"them. {_ANSWER_SHAPE}"
     ),
     user=f"{CONTEXT}\n{{context}}\n\n{QUESTION} {{question}}\n{ANSWER}",
+    prefill=ANSWER_OPENING,
 )
 
 GENERATION = PromptTemplate(

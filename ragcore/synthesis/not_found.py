@@ -23,7 +23,8 @@ needs the index's embedding model, which the engines hand to an LLM offering ``w
 hand) the gate uses the calibration of the model's own signals (``MODEL_ONLY``). The gate alone
 decides: when it lets through a prompt whose likeliest first token is "Not", the model is told
 after the question that the passages contain the answer (``ANSWER_NUDGE``), since its own
-refusals are wrong too often. The check question and the nudge are worded in
+refusals are wrong too often, and every answer the gate lets through is begun with the answer
+prompt's ``prefill`` ("**", the bold short answer) for the model to continue. The check question and the nudge are worded in
 ``ragcore.prompts.answer``, beside the answer prompts they are added to.
 
 Only an LLM offering ``first_token_logprobs(messages, top=)`` (``LocalLLM``) whose model the
@@ -276,10 +277,13 @@ def _logit(p: float) -> float:
 
 
 def run_gated(plan: Plan, llm: Any, trace: Trace, *, gate: NotFoundGate, question: str,
-              passages: Sequence[str], metadata: dict, max_concurrency: int) -> Iterator[str]:
+              passages: Sequence[str], metadata: dict, max_concurrency: int,
+              prefill: str = "") -> Iterator[str]:
     """Drive ``plan`` as ``run_plan`` does, after the gate has judged its first prompt; the
     decision goes to ``metadata`` and ``trace.notes`` before the first chunk. The passages'
-    answerability is measured with ``llm``'s embedder (the index's), when it carries one."""
+    answerability is measured with ``llm``'s embedder (the index's), when it carries one. An
+    answer the gate lets through is begun with ``prefill`` (the first prompt template's: "**",
+    the bold short answer), which the model continues: it cannot refuse what the gate found."""
     first = next(plan, None)
     if first is None:
         return
@@ -290,9 +294,11 @@ def run_gated(plan: Plan, llm: Any, trace: Trace, *, gate: NotFoundGate, questio
     metadata["not_found_gate"] = trace.notes["not_found_gate"] = decision.as_dict()
     if decision.refuse:
         plan.close()
-    elif decision.signals.model_refuses:  # the gate found an answer the model would refuse
+    else:
         call, *rest = first.calls
-        first = replace(first, calls=(replace(call, messages=nudged(call.messages)), *rest))
+        if decision.signals.model_refuses:  # the gate found an answer the model would refuse
+            call = replace(call, messages=nudged(call.messages))
+        first = replace(first, calls=(call.prefilled(prefill), *rest))
     answer = run_plan(_replayed(first, plan), llm, trace, max_concurrency=max_concurrency)
     yield from gated(decision, answer, question, passages)
 

@@ -31,6 +31,15 @@ class Call:
     purpose: str
     messages: list[Message]
     request: AnswerRequest | None = None
+    prefill: str = ""  # the reply's start, already the last (assistant) message: put back in front
+
+    def prefilled(self, text: str) -> Call:
+        """This call with the model's reply begun by ``text`` (a backend that continues a final
+        assistant message: the packaged model); the driver puts ``text`` back in front."""
+        if not text:
+            return self
+        return Call(self.purpose, [*self.messages, Message("assistant", text)], self.request,
+                    self.prefill + text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +81,8 @@ def _complete_all(
     calls: Sequence[Call], llm: LLM, trace: Trace | None, max_concurrency: int
 ) -> list[str]:
     def run(call: Call) -> str:
-        return complete_traced(answering(llm, call.request), call.messages, trace, call.purpose)
+        return call.prefill + complete_traced(answering(llm, call.request), call.messages, trace,
+                                              call.purpose)
 
     workers = min(max_concurrency, len(calls))
     if workers <= 1:
@@ -91,8 +101,8 @@ def _stream_final(
     workers = min(max_concurrency - 1, len(calls) - 1)
     if workers < 1:
         for n, (header, call) in enumerate(zip(headers, calls)):
-            chunks = stream_traced(answering(llm, call.request), call.messages, trace,
-                                   call.purpose)
+            chunks = _prefilled(call, stream_traced(answering(llm, call.request), call.messages,
+                                                    trace, call.purpose))
             yield from _with_header(header, opening.record(chunks) if n == 0 else
                                     opening.drop(chunks))
         return
@@ -103,13 +113,25 @@ def _stream_final(
             for c in calls[1:]
         ]
         first = calls[0]
-        chunks = stream_traced(answering(llm, first.request), first.messages, trace, first.purpose)
+        chunks = _prefilled(first, stream_traced(answering(llm, first.request), first.messages,
+                                                 trace, first.purpose))
         yield from _with_header(headers[0], opening.record(chunks))
-        for header, future in zip(headers[1:], rest):
-            yield from _with_header(header, opening.drop(iter((future.result(),))))
+        for call, header, future in zip(calls[1:], headers[1:], rest):
+            yield from _with_header(header, opening.drop(iter((call.prefill + future.result(),))))
     finally:
         # A consumer that stops reading early should not wait for calls nobody will see.
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _prefilled(call: Call, chunks: Iterator[str]) -> Iterator[str]:
+    """The reply with ``call.prefill`` in front, sent with the model's first chunk (the time to
+    the first chunk stays the model's own)."""
+    if not call.prefill:
+        yield from chunks
+        return
+    first = next(chunks, "")
+    yield call.prefill + first
+    yield from chunks
 
 
 def _with_header(header: str, chunks: Iterator[str]) -> Iterator[str]:

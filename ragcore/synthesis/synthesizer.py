@@ -13,19 +13,23 @@ as the answer, not an empty string.
 
 An LLM that offers ``first_token_logprobs`` (the packaged local model) answering in a mode that
 gives one answer passes the not-found gate first (``not_found``): it may refuse with
-"Not found in the documents." before anything streams. ``not_found_gate=None`` turns it off.
+"Not found in the documents." before anything streams, and an answer it lets through is begun
+with the first prompt's ``prefill`` ("**": the bold short answer) for the model to continue.
+``not_found_gate=None`` turns it off. A slot of the answer form the model copied into its reply
+(``prompts.answer.FORM_SLOTS``: "<support>") is taken out of every answer as it streams.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Sequence
 
 from ..errors import ConfigError
 from ..llms.base import LLM
 from ..prompt_budget import truncate_to_tokens
 from ..prompts import FIELD_MARGIN_TOKENS, PromptTemplate
-from ..prompts.answer import SynthesisPrompts
-from ..streaming import or_empty_notice
+from ..prompts.answer import FORM_SLOTS, SynthesisPrompts
+from ..streaming import or_empty_notice, without_phrases
 from ..tokens import count_tokens
 from ..trace import Trace
 from ..types import MetadataMode, ScoredNode
@@ -116,19 +120,22 @@ class Synthesizer:
             return Response.from_text(NO_CONTEXT_ANSWER, **kwargs)
         llm, limit, gate = self.llm, self.max_concurrency, self._gate()
         if gate is None:
-            return Response(
-                lambda: or_empty_notice(run_plan(plan, llm, trace, max_concurrency=limit),
-                                        trace.notes),
-                **kwargs,
-            )
-        passages = [n.node.text for n in nodes]
+            answer = partial(run_plan, plan, llm, trace, max_concurrency=limit)
+        else:
+            answer = partial(run_gated, plan, llm, trace, gate=gate, question=query,
+                             passages=[n.node.text for n in nodes], metadata=metadata,
+                             max_concurrency=limit, prefill=self._first_template().prefill)
+        # A slot of the answer form that the model copied ("<support>") is never shown.
         return Response(
-            lambda: or_empty_notice(
-                run_gated(plan, llm, trace, gate=gate, question=query, passages=passages,
-                          metadata=metadata, max_concurrency=limit),
-                trace.notes),
-            **kwargs,
+            lambda: or_empty_notice(without_phrases(answer(), FORM_SLOTS), trace.notes), **kwargs
         )
+
+    def _first_template(self) -> PromptTemplate:
+        """The template of a gated mode's first call (the one the gate judges)."""
+        mode, prompts = self.response_mode, self.prompts
+        if mode is ResponseMode.SIMPLE_SUMMARIZE:
+            return prompts.simple_summarize
+        return prompts.summary if mode is ResponseMode.TREE_SUMMARIZE else prompts.qa
 
     def _gate(self) -> NotFoundGate | None:
         """The not-found gate, for an LLM it was calibrated for (the packaged model) answering in

@@ -142,6 +142,17 @@ def test_stop_strings_end_the_reply():
 
 @pytest.mark.slow
 @needs_models
+def test_a_last_assistant_message_is_continued_not_answered():
+    # The not-found gate begins an answer it lets through with "**" (``Call.prefilled``): the
+    # model must go on from there, not start a reply of its own after it.
+    llm = LocalLLM("qwen2.5-coder-1.5b", num_output=16)
+    asked = [Message("user", "Reply with the name of the capital of France in bold.")]
+    reply = complete(llm, [*asked, Message("assistant", "The capital is **Pa")])
+    assert reply.startswith("ris"), reply
+
+
+@pytest.mark.slow
+@needs_models
 def test_two_callers_at_once_are_both_answered():
     llm = LocalLLM("smollm2-135m", num_output=24)
     replies: dict[int, str] = {}

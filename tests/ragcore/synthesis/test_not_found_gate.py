@@ -4,13 +4,20 @@ signals stay out of the answer text."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
 
 from ragcore.errors import ConfigError
 from ragcore.llms.fake import FakeLLM
-from ragcore.prompts.answer import ANSWER_NUDGE, CHECK_QUESTION, NOT_FOUND_SENTENCE, QA
+from ragcore.prompts.answer import (
+    ANSWER_NUDGE,
+    CHECK_QUESTION,
+    NOT_FOUND_SENTENCE,
+    QA,
+    SynthesisPrompts,
+)
 from ragcore.synthesis import ResponseMode, Synthesizer
 from ragcore.synthesis.not_found import (
     Calibration,
@@ -19,7 +26,7 @@ from ragcore.synthesis.not_found import (
     closest_sentence,
 )
 from ragcore.trace import Trace
-from ragcore.types import Node, ScoredNode
+from ragcore.types import Message, Node, ScoredNode
 
 # The mechanism under test, with weights of its own (the shipped ones come from calibration).
 MODEL_SIGNALS = Calibration(("p_not_found", "p_no"), (0.0, 1.0, 1.0), 0.5)
@@ -78,7 +85,7 @@ def test_the_check_pass_shares_the_answer_prompts_prefix():
     llm = LogprobFakeLLM()
     Synthesizer(llm, not_found_gate=GATE).synthesize("When was high tide on Monday?", nodes(TIDE)).text
     answer_prompt, check = llm.logprob_calls
-    assert answer_prompt == llm.calls[0]  # the answer reuses the prompt the gate read
+    assert llm.calls[0][:-1] == answer_prompt  # the answer reuses the prompt the gate read
     shared = answer_prompt[-1].content.rsplit("\n", 1)[0]
     assert check[-1].content == f"{shared}\n{CHECK_QUESTION}"
     assert check[0] == answer_prompt[0]
@@ -92,16 +99,38 @@ def test_the_gate_not_the_models_first_token_decides_to_answer():
             return {"Not": math.log(0.45), "**": math.log(0.4)}
 
     def reply(messages):
-        return "**6:12**." if ANSWER_NUDGE in messages[-1].content else NOT_FOUND_SENTENCE
+        return "**6:12**." if ANSWER_NUDGE in messages[-2].content else NOT_FOUND_SENTENCE
 
     llm = Refuser(replies=[reply])
     response = Synthesizer(llm, not_found_gate=GATE).synthesize(
         "When was high tide on Monday?", nodes(TIDE))
     assert response.text == "**6:12**."
-    prompt = llm.calls[0][-1].content
+    prompt = llm.calls[0][-2].content
     assert prompt.endswith(f"{ANSWER_NUDGE}\nAnswer:")
     gate = response.metadata["not_found_gate"]
     assert gate["signals"]["model_refuses"] is True and gate["refuse"] is False
+
+
+@pytest.mark.parametrize("mode", [ResponseMode.COMPACT, ResponseMode.REFINE,
+                                  ResponseMode.SIMPLE_SUMMARIZE, ResponseMode.TREE_SUMMARIZE])
+def test_an_answer_the_gate_lets_through_is_begun_with_its_bold_short_answer(mode):
+    # The model is given "**" as the start of its reply and continues it: it cannot open with
+    # its own "Not found" once the gate found the answer; the reply keeps the "**".
+    llm = LogprobFakeLLM(replies=["6:12**. High tide came at 6:12 on Monday."])
+    response = Synthesizer(llm, response_mode=mode, not_found_gate=GATE).synthesize(
+        "When was high tide on Monday?", nodes(TIDE))
+    assert response.text == "**6:12**. High tide came at 6:12 on Monday."
+    assert llm.calls[0][-1] == Message("assistant", "**")
+    assert [m.role for m in llm.calls[0]] == ["system", "user", "assistant"]
+
+
+def test_a_template_without_a_prefill_is_answered_as_it_asks():
+    plain = dataclasses.replace(QA, prefill="")
+    llm = LogprobFakeLLM(replies=["At 6:12."])
+    response = Synthesizer(llm, not_found_gate=GATE,
+                           prompts=SynthesisPrompts(qa=plain)).synthesize(
+        "When was high tide on Monday?", nodes(TIDE))
+    assert response.text == "At 6:12." and llm.calls[0][-1].role == "user"
 
 
 def test_a_threshold_of_one_records_the_signals_but_never_refuses():
@@ -233,3 +262,17 @@ def test_the_real_answerability_model_runs_on_the_passages():
     unsure = answerability([TIDE], "Who painted the lighthouse?", embedder=embedder)
     assert 0.0 <= unsure < sure <= 1.0
     assert answerability([], "When was high tide?", embedder=embedder) == 0.0
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 40])
+def test_a_slot_of_the_answer_form_the_model_copied_is_never_shown(size):
+    # Seen on the packaged model: "**Bow and arrows**. **<support>**The passage states ...";
+    # the slot is taken out however the stream splits it.
+    llm = LogprobFakeLLM(replies=["6:12**. **<support>**High tide came at 6:12 <support>on Monday."],
+                         chunk_size=size)
+    response = Synthesizer(llm, not_found_gate=GATE).synthesize(
+        "When was high tide on Monday?", nodes(TIDE))
+    assert response.text == "**6:12**. High tide came at 6:12 on Monday."
+    plain = Synthesizer(FakeLLM(replies=["<short answer> is 6:12 <sup"], chunk_size=size),
+                        not_found_gate=None).synthesize("When?", nodes(TIDE))
+    assert plain.text == " is 6:12 <sup"  # a tail that only began a slot is kept

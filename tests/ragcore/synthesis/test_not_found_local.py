@@ -27,6 +27,8 @@ def test_an_answered_question_opens_with_the_bold_short_answer(synthesizer):
                                       [ScoredNode(Node(text=PASSAGE), score=0.8)])
     assert response.text.startswith("**") and "Montana" in response.text.split("\n")[0]
     assert response.metadata["not_found_gate"]["refuse"] is False
+    # The gate began the reply with "**" and the model continued it: one bold phrase, closed.
+    assert not response.text.startswith("****") and response.text.count("**") >= 2
 
 
 def test_a_question_the_passage_never_touches_is_refused(synthesizer):
