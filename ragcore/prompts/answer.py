@@ -39,9 +39,11 @@ _ANSWER_SHAPE = (
     "'**<short answer>**. <support>' If the passages do not contain the answer, reply only: "
     f"{NOT_FOUND_SENTENCE}"
 )
-# The form's slots: a small model sometimes copies one into its answer ("**<support>**The
-# passage states ..."); the synthesizer takes them out of every answer as it streams.
-FORM_SLOTS = ("**<short answer>**", "**<support>**", "<short answer>", "<support>")
+# The form's slots, and the label the model makes of one: a small model sometimes copies them
+# into its answer ("**<support>**The passage states ...", "... Sigman. **Support:** Stephanie
+# ..."); the synthesizer takes them out of every answer as it streams.
+FORM_SLOTS = ("**<short answer>**", "**<support>**", "<short answer>", "<support>",
+              "**Support:** ", "**Support:**")
 
 # What a gated answer is opened with: the model continues "**" with its short answer, so the
 # gate (not the model's first token) decides whether it answers, and the answer has its form.

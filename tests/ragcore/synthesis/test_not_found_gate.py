@@ -268,8 +268,8 @@ def test_the_real_answerability_model_runs_on_the_passages():
 def test_a_slot_of_the_answer_form_the_model_copied_is_never_shown(size):
     # Seen on the packaged model: "**Bow and arrows**. **<support>**The passage states ...";
     # the slot is taken out however the stream splits it.
-    llm = LogprobFakeLLM(replies=["6:12**. **<support>**High tide came at 6:12 <support>on Monday."],
-                         chunk_size=size)
+    llm = LogprobFakeLLM(replies=["6:12**. **<support>**High tide came at 6:12 <support>on "
+                                  "**Support:** Monday."], chunk_size=size)
     response = Synthesizer(llm, not_found_gate=GATE).synthesize(
         "When was high tide on Monday?", nodes(TIDE))
     assert response.text == "**6:12**. High tide came at 6:12 on Monday."
