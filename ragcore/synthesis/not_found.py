@@ -24,8 +24,9 @@ hand) the gate uses the calibration of the model's own signals (``MODEL_ONLY``).
 decides: when it lets through a prompt whose likeliest first token is "Not", the model is told
 after the question that the passages contain the answer (``ANSWER_NUDGE``), since its own
 refusals are wrong too often, and every answer the gate lets through is begun with the answer
-prompt's ``prefill`` ("**", the bold short answer) for the model to continue. The check question and the nudge are worded in
-``ragcore.prompts.answer``, beside the answer prompts they are added to.
+prompt's ``prefill`` ("**", the bold short answer) for the model to continue. The check question
+and the nudge are worded in ``ragcore.prompts.answer``, beside the answer prompts they are added
+to.
 
 Only an LLM offering ``first_token_logprobs(messages, top=)`` (``LocalLLM``) whose model the
 gate was calibrated for (``CALIBRATED_MODELS``: the default packaged model) is gated; every

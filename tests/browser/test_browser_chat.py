@@ -145,9 +145,12 @@ def _walk(page, url: str, root: Path, corpus_dir: Path, expect) -> None:
     assert len(kept) < len(REPLY)  # cut short
     _shot(page, "chat-4-stopped")
 
+    _wait_idle(page)
     regenerate = page.get_by_role("button", name="Regenerate")
     expect(regenerate).to_have_count(1)  # only the last reply offers it (once the run settles)
-    regenerate.click()
+    # A rerun on a busy machine may still show the stale button beside the new one for a moment:
+    # the newest is the last.
+    regenerate.last.click()
     expect(page.get_by_text("Stopped: the reply was cut short")).to_have_count(0, timeout=60_000)
     regenerated = _until(lambda chat: not chat["messages"][-1]["trace"].get("stopped_by_user"))
     assert regenerated["messages"][-2]["content"] == "And what about simplicity?"
