@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import re
 import string
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -139,6 +140,15 @@ class PromptTemplate:
             messages.append(Message("user", self.user.format(**values)))
         return messages
 
+    def uses(self, field: str) -> int:
+        """How many slots of ``field`` the template has (a question may be asked twice)."""
+        return _slots(self.system, self.user or "")[FIELD_ALIASES.get(field, field)]
+
+    @property
+    def slots(self) -> int:
+        """The number of ``{field}`` slots, every use counted."""
+        return sum(_slots(self.system, self.user or "").values())
+
     def fixed_tokens(self) -> int:
         """Tokens of the template with every field empty, plus chat-format overhead (cached)."""
         return _fixed_tokens(self)
@@ -149,8 +159,8 @@ class PromptTemplate:
         Fields not given count as empty: callers pass the fixed parts (the question) and
         budget the rest (the context) themselves.
         """
-        counted = sum(count_tokens(v) for v in values.values())
-        return self.fixed_tokens() + counted + FIELD_MARGIN_TOKENS * len(self.fields)
+        counted = sum(count_tokens(v) * self.uses(k) for k, v in values.items())
+        return self.fixed_tokens() + counted + FIELD_MARGIN_TOKENS * self.slots
 
 
 def _alias(match: re.Match[str]) -> str:
@@ -158,10 +168,11 @@ def _alias(match: re.Match[str]) -> str:
 
 
 def _fields(*texts: str) -> frozenset[str]:
-    names = set()
-    for text in texts:
-        names.update(f for _, f, _, _ in string.Formatter().parse(text) if f)
-    return frozenset(names)
+    return frozenset(_slots(*texts))
+
+
+def _slots(*texts: str) -> Counter[str]:
+    return Counter(f for text in texts for _, f, _, _ in string.Formatter().parse(text) if f)
 
 
 def message_tokens(message: Message) -> int:

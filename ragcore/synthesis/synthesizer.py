@@ -209,8 +209,8 @@ class Synthesizer:
     def _budget(self, template: PromptTemplate, question_tokens: int, reserve: int = 0) -> int:
         prompt_tokens = (
             template.fixed_tokens()
-            + FIELD_MARGIN_TOKENS * len(template.fields)
-            + question_tokens
+            + FIELD_MARGIN_TOKENS * template.slots
+            + question_tokens * template.uses("question")
             + reserve
         )
         return context_budget(

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragcore import prompts
-from ragcore.prompts import answer, chat
+from ragcore.prompts import PromptTemplate, answer, chat, message_tokens
 from ragcore.errors import ConfigError
 from ragcore.tokens import count_tokens
 from ragcore.types import Message
@@ -113,3 +113,16 @@ def test_fixed_tokens_are_cached_per_template():
     first = answer.REFINE.fixed_tokens()
     assert answer.REFINE.fixed_tokens() == first
     assert prompts._fixed_tokens.cache_info().hits >= 1
+
+
+def test_a_field_used_twice_is_counted_twice_in_the_budget():
+    # A template may ask the question before the passages and again after them (LlamaIndex
+    # users write such templates): the budget must count every slot, or the prompt overflows.
+    once = PromptTemplate("once", "", "{context}\nQuestion: {question}")
+    twice = PromptTemplate("twice", "", "Question: {question}\n{context}\nQuestion: {question}")
+    question = "Which passage says how high the tide rose at Brest on Monday morning?"
+    assert (twice.uses("question"), twice.uses("query_str"), twice.slots) == (2, 2, 3)
+    grown = twice.tokens_with(question=question) - once.tokens_with(question=question)
+    assert grown >= count_tokens(question)
+    (message,) = twice.format(context="", question=question)
+    assert message_tokens(message) <= twice.tokens_with(question=question)
