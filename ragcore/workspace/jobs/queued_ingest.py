@@ -23,6 +23,7 @@ import logging
 import tempfile
 import time
 import uuid
+from contextlib import closing
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -86,16 +87,18 @@ def queue_ingest(workspace: Workspace, name: str, paths: list[str | Path], *,
                                                                   files_per_batch)]
     conn = database.conn
     database.ensure_tables()
-    queue = WorkQueue(database.url)
-    queue.install()
-    with conn.transaction():
-        for stored, path in names.items():
-            database.keep_upload(name, stored, path.read_bytes(), status="queued", job=job)
-        conn.execute("INSERT INTO ragcore_queued_jobs (job, index_name, uid, batches, files) "
-                     "VALUES (%s, %s, %s, %s, %s)", [job, name, uid, len(batches), len(names)])
-    for number, batch in enumerate(batches):
-        key = f"{job}/{number}"
-        queue.enqueue(KIND, {"index": name, "uid": uid, "files": batch, "task": key}, key=key)
+    with closing(WorkQueue(database.url)) as queue:
+        queue.install()
+        with conn.transaction():
+            for stored, path in names.items():
+                database.keep_upload(name, stored, path.read_bytes(), status="queued", job=job)
+            conn.execute("INSERT INTO ragcore_queued_jobs (job, index_name, uid, batches, files) "
+                         "VALUES (%s, %s, %s, %s, %s)",
+                         [job, name, uid, len(batches), len(names)])
+        for number, batch in enumerate(batches):
+            key = f"{job}/{number}"
+            queue.enqueue(KIND, {"index": name, "uid": uid, "files": batch, "task": key},
+                          key=key)
     return QueuedJob(job, name, len(batches), list(names), skipped)
 
 
@@ -146,12 +149,13 @@ def work(workspace: Workspace, *, until_empty: bool = False,
     """Take ingest batches from the queue until ``stop()`` (or, ``until_empty``, until none is
     left); returns how many were done."""
     queue = WorkQueue(_database(workspace).url, lease_seconds=lease_seconds)
-    queue.install()
     opened: dict[tuple[str, str], Any] = {}
     try:
+        queue.install()
         return queue.work({KIND: lambda payload: ingest_batch(workspace, payload, opened=opened)},
                           until_empty=until_empty, stop=stop)
     finally:
+        queue.close()
         for handle in opened.values():
             handle.index.close()
 
@@ -167,17 +171,17 @@ def job_progress(workspace: Workspace, job: str | None = None) -> list[dict[str,
         "SELECT job, index_name, batches, files, extract(epoch FROM now() - queued) FROM "
         "ragcore_queued_jobs WHERE %s::text IS NULL OR job = %s ORDER BY queued DESC",
         [job, job]).fetchall()
-    queue = WorkQueue(database.url)
     jobs = []
-    for job_id, index, batches, files, elapsed in rows:
-        counts = queue.counts(f"{job_id}/")
-        done, left = counts["done"], counts["queued"] + counts["running"]
-        eta = float(elapsed) / done * left if done else None
-        unreadable = conn.execute("SELECT name, reason FROM ragcore_files WHERE job = %s AND "
-                                  "status = 'failed' ORDER BY name", [job_id]).fetchall()
-        jobs.append({"job": job_id, "index": index, "batches": batches, "files": files,
-                     **counts, "eta_seconds": eta, "errors": queue.failures(f"{job_id}/"),
-                     "unreadable": [tuple(r) for r in unreadable]})
+    with closing(WorkQueue(database.url)) as queue:  # one connection for every job's counts
+        for job_id, index, batches, files, elapsed in rows:
+            counts = queue.counts(f"{job_id}/")
+            done, left = counts["done"], counts["queued"] + counts["running"]
+            eta = float(elapsed) / done * left if done else None
+            unreadable = conn.execute("SELECT name, reason FROM ragcore_files WHERE job = %s "
+                                      "AND status = 'failed' ORDER BY name", [job_id]).fetchall()
+            jobs.append({"job": job_id, "index": index, "batches": batches, "files": files,
+                         **counts, "eta_seconds": eta, "errors": queue.failures(f"{job_id}/"),
+                         "unreadable": [tuple(r) for r in unreadable]})
     return jobs
 
 

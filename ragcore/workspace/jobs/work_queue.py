@@ -232,6 +232,12 @@ class WorkQueue:
                               f"{reason}; check that Postgres runs there and, if it asks for a "
                               f"password, set ${PASSWORD_ENV}")
 
+    def close(self) -> None:
+        """Close the connection this queue kept for its calls (``work`` has its own)."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
     @contextmanager
     def _connection(self) -> Iterator[Any]:
         """An autocommit connection, opened on the first call and kept for this queue's later

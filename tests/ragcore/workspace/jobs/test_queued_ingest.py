@@ -129,3 +129,22 @@ def test_a_folder_index_cannot_be_queued_and_no_database_says_so(database, files
             queue_ingest(Workspace(tmp_path / "x", embedder=FakeEmbedder()), "n", files[:1])
     finally:
         os.environ["RAGCORE_DATABASE_URL"] = database
+
+
+def test_queueing_and_polling_close_the_connections_they_open(database, files, tmp_path):
+    # The app's sidebar polls job_progress every few seconds: each poll's queue connection is
+    # closed when the poll ends, not left for the garbage collector (psycopg warns when it is).
+    import gc
+    import warnings
+
+    workspace = Workspace(tmp_path / "w", embedder=FakeEmbedder())
+    workspace.create_index("polled", store="database")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        job = queue_ingest(workspace, "polled", files[:2], files_per_batch=1)
+        for _ in range(3):
+            assert job_progress(workspace, job.job)[0]["queued"] == 2
+        gc.collect()
+    left_open = [w for w in caught if issubclass(w.category, ResourceWarning)
+                 and "still open" in str(w.message)]
+    assert left_open == []
