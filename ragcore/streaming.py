@@ -56,18 +56,22 @@ def without_phrases(chunks: Iterable[str], phrases: Sequence[str]) -> Iterator[s
 
 def _cut_phrases(text: str, phrases: Sequence[str], *, final: bool) -> tuple[str, str]:
     """``text`` without ``phrases``, and (unless ``final``) the tail from the first place a
-    phrase may begin but ``text`` ends before it could be told."""
+    phrase may begin but ``text`` ends before it could be told. Only the places where a phrase's
+    first character stands are looked at."""
     kept, i = [], 0
+    firsts = "".join({p[0] for p in phrases})
     while i < len(text):
-        rest = text[i:]
-        if not final and any(len(p) > len(rest) and p.startswith(rest) for p in phrases):
-            return "".join(kept), rest
-        whole = max((p for p in phrases if rest.startswith(p)), key=len, default="")
-        if whole:
-            i += len(whole)
-        else:
-            kept.append(text[i])
-            i += 1
+        found = (text.find(c, i) for c in firsts)
+        at = min((k for k in found if k >= 0), default=len(text))
+        kept.append(text[i:at])
+        if at == len(text):
+            break
+        rest = text[at:at + max(map(len, phrases))]
+        if not final and any(len(p) > len(text) - at and p.startswith(rest) for p in phrases):
+            return "".join(kept), text[at:]
+        whole = max((p for p in phrases if text.startswith(p, at)), key=len, default="")
+        kept.append(text[at:at + 1] if not whole else "")
+        i = at + max(len(whole), 1)
     return "".join(kept), ""
 
 

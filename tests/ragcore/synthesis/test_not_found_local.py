@@ -7,7 +7,7 @@ import pytest
 
 from ragcore.prompts.answer import NOT_FOUND_SENTENCE
 from ragcore.synthesis import Synthesizer
-from ragcore.types import Node, ScoredNode
+from ragcore.types import Message, Node, ScoredNode
 
 pytestmark = [pytest.mark.slow, pytest.mark.local_llm]
 
@@ -28,6 +28,8 @@ def test_an_answered_question_opens_with_the_bold_short_answer(synthesizer):
     assert response.text.startswith("**") and "Montana" in response.text.split("\n")[0]
     assert response.metadata["not_found_gate"]["refuse"] is False
     # The gate began the reply with "**" and the model continued it: one bold phrase, closed.
+    (call,) = response.trace.llm_calls
+    assert call.messages[-1] == Message("assistant", "**") and not call.reply.startswith("**")
     assert not response.text.startswith("****") and response.text.count("**") >= 2
 
 
