@@ -1,0 +1,99 @@
+"""An answer cut into the claims that get checked, each with its place in the answer.
+
+A claim is a sentence, a line of a list, or, in an answer to a list question, one item of a
+run like "A, B, C and D": an invented item must be caught on its own, not averaged away by the
+three true ones. Passages are cut into sentences the same way, with character offsets, so the
+sentences supporting a claim can be marked in the passage. Text that makes no claim ("Sure!",
+"In short:") and the fixed refusal sentence are not claims.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .facts import content_stems, facts_of, Facts
+
+Span = tuple[int, int]
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)\]*]*\s+(?=[\"'\u201c\u2018(\[*]*[A-Z0-9])")
+_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|al|Dr|Mr|Mrs|Ms|Prof|Fig|No|Vol|pp|Sec|"
+                           r"St|Jr|Sr|Inc|Ltd|Co)|\b[A-Z])\.$")
+_BULLET = re.compile(r"^\s*(?:[-*\u2022]|\(?\d{1,2}[.)]|\(?[a-z][.)])\s+")
+_ITEM_SPLIT = re.compile(r"\s*(?:,|;)\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
+_LEAD = re.compile(r"^.*?\b(?:are|were|include|includes|included|is|was|as follows|"
+                   r"following)\s*:?\s+|^[^:]{0,80}:\s+", re.IGNORECASE)
+MIN_ITEMS = 3  # "A and B" is a pair; lists are split from three items on
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """One checkable statement: its text, its span in the answer, its content stems and facts."""
+
+    text: str
+    span: Span
+    stems: tuple[str, ...]
+    facts: Facts
+    item: bool = False  # one item of a list
+
+
+def sentence_spans(text: str) -> list[Span]:
+    """The sentences and list lines of ``text`` as (start, end) spans, trimmed of whitespace."""
+    spans = []
+    for line in re.finditer(r"[^\n]+", text):
+        start = line.start()
+        for cut in _SENTENCE_END.finditer(line.group(0)):
+            before = line.group(0)[: cut.start()]
+            if _ABBREVIATION.search(before.rstrip("\"')]*\u201d\u2019")):
+                continue
+            spans.append((start, line.start() + cut.start()))
+            start = line.start() + cut.end()
+        spans.append((start, line.end()))
+    return [_trim(text, a, b) for a, b in spans if text[a:b].strip()]
+
+
+def claims_of(answer: str, *, split_items: bool = False, min_terms: int = 1) -> list[Claim]:
+    """The claims of ``answer``: its sentences and lines; with ``split_items`` (a list
+    question) a sentence listing three or more items gives one claim per item."""
+    claims = []
+    for start, end in sentence_spans(answer):
+        sentence = answer[start:end]
+        items = _items(sentence) if split_items else []
+        if items:
+            claims += [_claim(answer, start + a, start + b, item=True) for a, b in items]
+            continue
+        claims.append(_claim(answer, start, end))
+    return [c for c in claims if len(c.stems) >= min_terms or c.facts]
+
+
+def _claim(answer: str, start: int, end: int, *, item: bool = False) -> Claim:
+    text = answer[start:end]
+    body = _BULLET.sub("", text)
+    return Claim(text, (start, end), tuple(content_stems(body)), facts_of(body), item)
+
+
+def _items(sentence: str) -> list[Span]:
+    """The spans of the items a sentence lists after its lead ("The groups are A, B, C and D"),
+    when there are at least ``MIN_ITEMS`` short ones; [] otherwise."""
+    body = _BULLET.sub("", sentence)
+    offset = len(sentence) - len(body)
+    lead = _LEAD.match(body)
+    start = offset + (lead.end() if lead else 0)
+    rest = sentence[start:].rstrip(" .;")
+    pieces, position = [], start
+    for match in _ITEM_SPLIT.finditer(rest):
+        pieces.append((position, start + match.start()))
+        position = start + match.end()
+    pieces.append((position, start + len(rest)))
+    pieces = [(a, b) for a, b in pieces if sentence[a:b].strip()]
+    if len(pieces) < MIN_ITEMS or any(len(sentence[a:b].split()) > 12 for a, b in pieces):
+        return []
+    return pieces
+
+
+def _trim(text: str, start: int, end: int) -> Span:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end

@@ -1,0 +1,148 @@
+"""The facts a claim states that a passage must state too: numbers, names, quoted words.
+
+A small model that misreads a passage gets the specifics wrong and the phrasing right: "40
+bytes" where the passage says 80, an author from the reference list, a year the passage never
+gives. Similarity of wording cannot see that (the sentence about the right topic scores high),
+so every specific the claim states has to occur in a passage, after normalising both texts:
+
+    fact     what it is                                  found when
+    number   digits (1,000 = 1000; 15% = 15 percent),    the same value occurs (as digits or,
+             or a number word ("four")                   for one to twenty, as a word)
+    name     a capitalised word not opening the sentence the same word occurs (case folded)
+             or a run of them; an acronym ("SSDF")
+    quoted   text in quotes or in **bold** (the short    all its content words occur within one
+             answer a gated reply opens with)            passage sentence and its neighbours
+
+No model: plain functions over text, also used to find which passage sentence a claim came
+from (``locate``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from ..search.lexical import STOPWORDS, stem
+
+NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10, "hundred": 100, "thousand": 1000, "million": 10**6,
+    "billion": 10**9, "half": 0.5, "once": 1, "twice": 2,
+}
+_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\w)|(?<![\w.])\d+(?:\.\d+)?")
+_TOKEN = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
+_QUOTED = re.compile(r"\*\*(.+?)\*\*|[\"\u201c](.{2,120}?)[\"\u201d]")
+_MARKER = re.compile(r"\s*\[\d+(?:\s*[,\u2013-]\s*\d+)*\]")
+# Capitalised words that open phrases or name nothing in particular.
+_COMMON_CAPS = frozenset("""i a an the this that these those it its he she they we you there
+    here in on at by for of to from with and or but not no yes if when where what which who
+    how why some many most all each every both either neither one two three four five first
+    second third also however therefore thus then finally according based note see section
+    chapter figure table page appendix source sources passage passages document documents
+    answer question support yes no mr mrs ms dr""".split())
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """The specifics of a claim: numbers (as values), names (folded words), quoted phrases
+    (each a tuple of content stems)."""
+
+    numbers: frozenset[float] = frozenset()
+    names: frozenset[str] = frozenset()
+    quoted: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (as written, its content stems)
+
+    def __bool__(self) -> bool:
+        return bool(self.numbers or self.names or self.quoted)
+
+
+def fold(text: str) -> str:
+    """``text`` for comparison: compatibility characters unfolded (ligatures, curly quotes,
+    dashes), ``[n]`` markers and Markdown emphasis removed, case folded, whitespace collapsed."""
+    text = unicodedata.normalize("NFKC", text)
+    text = text.translate(_PLAIN)
+    text = _MARKER.sub("", text).replace("**", "").replace("__", "")
+    return " ".join(text.casefold().split())
+
+
+_PLAIN = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
+                        "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00ad": "",
+                        "\u00a0": " "})
+
+
+def tokens(text: str) -> list[str]:
+    """The folded word tokens of ``text`` (hyphenated words kept whole and also split)."""
+    found = []
+    for token in _TOKEN.findall(fold(text)):
+        found.append(token)
+        if "-" in token:
+            found += token.split("-")
+    return found
+
+
+def content_stems(text: str) -> list[str]:
+    """The stemmed content words of ``text``: no stopwords, numbers kept as written."""
+    return [stem(t) for t in tokens(text) if t not in STOPWORDS and (len(t) > 1 or t.isdigit())]
+
+
+def numbers_in(text: str) -> set[float]:
+    """Every number ``text`` states, in digits or as a number word."""
+    folded = fold(text)
+    values = {_value(m.group(0)) for m in _NUMBER.finditer(folded)}
+    values |= {float(NUMBER_WORDS[t]) for t in _TOKEN.findall(folded) if t in NUMBER_WORDS}
+    return values
+
+
+def facts_of(claim: str) -> Facts:
+    """The numbers, names and quoted phrases ``claim`` states (see the module docstring)."""
+    plain = _MARKER.sub("", claim)
+    digits = {_value(m.group(0)) for m in _NUMBER.finditer(fold(plain))}
+    phrases = [" ".join((a or b).split()) for a, b in _QUOTED.findall(plain)]
+    quoted = tuple((p, tuple(content_stems(p))) for p in phrases if content_stems(p))
+    return Facts(frozenset(digits), frozenset(_names(plain)), quoted)
+
+
+def missing_facts(facts: Facts, passage_text: str) -> list[str]:
+    """The facts of a claim that ``passage_text`` (one passage, or several joined) lacks, in
+    words ("the number 40", "the name Oslo", "“80 bytes”")."""
+    folded = fold(passage_text)
+    words = set(tokens(folded))
+    stems = {stem(w) for w in words}
+    stated = numbers_in(folded)
+    missing = [f"the number {_shown(n)}" for n in sorted(facts.numbers) if n not in stated]
+    missing += [f"the name {name}" for name in sorted(facts.names)
+                if name not in words and stem(name) not in stems]
+    for written, phrase in facts.quoted:
+        if not all(s in stems or s in words for s in phrase):
+            missing.append(f"\u201c{written}\u201d")
+    return missing
+
+
+def _names(text: str) -> set[str]:
+    """Folded capitalised words that are not a sentence's (or a line's) first word, acronyms
+    anywhere; common capitalised words left out."""
+    names = set()
+    for line in text.splitlines():
+        starts = {0} | {m.end() for m in re.finditer(r"[.!?:;]\s+|^\s*(?:[-*\u2022]|\d+[.)])\s+|\*\*",
+                                                      line)}
+        for match in _TOKEN.finditer(line):
+            word = match.group(0)
+            folded = word.casefold()
+            if folded in _COMMON_CAPS or not word[0].isupper():
+                continue
+            acronym = len(word) >= 2 and word.isupper()
+            opening = match.start() in starts or line[:match.start()].strip() in ("", "**")
+            if acronym or not opening:
+                names.add(fold(word))
+    return names
+
+
+def _value(number: str) -> float:
+    return float(number.replace(",", ""))
+
+
+def _shown(value: float) -> str:
+    return str(int(value)) if value == int(value) else str(value)

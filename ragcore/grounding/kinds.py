@@ -1,0 +1,114 @@
+"""What kind of question this is, decided once: each kind has its own path to an answer.
+
+    kind        asks for                                   its path
+    factoid     one fact: a name, number, date, term       the not-found gate may refuse; the
+                                                           short answer in bold, then its sentence
+    list        the items of an enumeration                never refused by the gate; the items as
+                                                           the documents state them, each cited;
+                                                           a larger reading budget (all items)
+    summary     an overview, "what does X say about Y",    never refused by the gate; a larger
+                an instruction ("Summarise.", "Explain")   reading budget
+    comparison  how two things differ or agree             as summary
+    document    the document itself: who wrote it, when,   answered from the document's card
+                what it is                                 (``ragcore.cards``), never refused
+
+No model and no I/O: a few patterns over the question's words, so the kind can be shown in the
+trace before anything is read, and the same question always takes the same path. The reading
+budget of each kind is a share of the model's base budget (``KindProfile.reading_share``): a
+four-item list under four headings does not fit the ~200 tokens a fact needs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+
+class QuestionKind(str, Enum):
+    FACTOID = "factoid"
+    LIST = "list"
+    SUMMARY = "summary"
+    COMPARISON = "comparison"
+    DOCUMENT = "document"
+
+
+@dataclass(frozen=True, slots=True)
+class KindProfile:
+    """How a kind is answered: whether the factoid gate may refuse it, and its reading budget as
+    a share of the model's base budget."""
+
+    gated: bool
+    reading_share: float
+    description: str
+
+
+PROFILES = {
+    QuestionKind.FACTOID: KindProfile(True, 1.0, "one fact: the short answer and its sentence"),
+    QuestionKind.LIST: KindProfile(False, 2.5, "an enumeration: every item, as stated"),
+    QuestionKind.SUMMARY: KindProfile(False, 2.5, "an overview or an instruction"),
+    QuestionKind.COMPARISON: KindProfile(False, 2.5, "a comparison of two things"),
+    QuestionKind.DOCUMENT: KindProfile(False, 1.0, "the document itself, from its card"),
+}
+
+_WORD = re.compile(r"[A-Za-z0-9]+(?:['’][a-z]+)?")
+_SUMMARY_START = re.compile(
+    r"^\s*(?:please\s+|can you\s+|could you\s+)?(?:summari[sz]e|sum up|give (?:me )?(?:an? )?"
+    r"(?:overview|summary|outline)|outline|describe|explain|tell me about|walk me through|"
+    r"discuss|characteri[sz]e|review)\b", re.IGNORECASE)
+_SUMMARY_ANY = re.compile(
+    r"\b(?:summary|summari[sz]e|overview|gist|main (?:points|ideas|topics)|key (?:points|ideas|"
+    r"takeaways)|what (?:does|do|did) .{2,80}? (?:say|said|state|recommend|suggest|cover|"
+    r"describe|propose) (?:about|on|regarding|for)\b|what is .{2,60}? about\b)", re.IGNORECASE)
+_LIST_START = re.compile(
+    r"^\s*(?:please\s+)?(?:list|enumerate|name (?:all|the|every|each)|give (?:me )?(?:a list|"
+    r"all|the)\b.*\b(?:s|es)\b)", re.IGNORECASE)
+_LIST_ANY = re.compile(
+    r"\b(?:what|which) (?:are|were) (?:the|all the|its|their)\b|\b(?:list|lists|enumerate)\b|"
+    r"\b(?:what|which) (?:\w+ )?(?:steps|stages|phases|groups|categories|types|kinds|parts|"
+    r"components|elements|principles|functions|tiers|practices|requirements|methods|"
+    r"properties|rules|items|members|countries|examples)\b|\bhow many \w+ and what\b|"
+    r"\b(?:the|its|their) (?:two|three|four|five|six|seven|eight|nine|ten|\d+) \w+",
+    re.IGNORECASE)
+_COMPARISON = re.compile(
+    r"\b(?:compare|comparison|contrast|differ(?:s|ence|ences)?|distinguish|versus|vs\.?|"
+    r"similarit(?:y|ies)|in common)\b|\bhow (?:is|are|does|do) .{2,60}? (?:different|similar)\b",
+    re.IGNORECASE)
+_DOCUMENT_WORDS = (r"(?:this|the|that) (?:document|paper|report|publication|file|article|book|"
+                   r"text|guide|standard|pep|rfc|framework|speech|story|publication)")
+_DOCUMENT = re.compile(
+    rf"\b(?:who (?:wrote|authored|published|issued|edited)|who (?:is|are|was|were) the "
+    rf"(?:authors?|editors?|publishers?)|(?:authors?|editors?|title|publication date|publisher)"
+    rf" of|when (?:was|were|is) .{{0,40}}(?:published|written|released|issued)|what is "
+    rf"{_DOCUMENT_WORDS}\b\s*\??$|what (?:kind|type) of (?:document|paper|file)|"
+    rf"who (?:is|are) {_DOCUMENT_WORDS} by)", re.IGNORECASE)
+_DOCUMENT_HINT = re.compile(rf"{_DOCUMENT_WORDS}|\b(?:it|this)\b|\b(?:pep|rfc|nist|sp)\b"
+                            r"[\s-]*\d|\.pdf\b|\.rst\b|\.txt\b", re.IGNORECASE)
+
+
+def question_kind(question: str) -> QuestionKind:
+    """The kind of ``question`` (see the module docstring); factoid when nothing else fits."""
+    text = " ".join(question.split())
+    if not _WORD.search(text):
+        return QuestionKind.SUMMARY  # "?" or "..." asks for nothing in particular
+    if _DOCUMENT.search(text) and _DOCUMENT_HINT.search(text):
+        return QuestionKind.DOCUMENT
+    if _COMPARISON.search(text):
+        return QuestionKind.COMPARISON
+    if _LIST_START.search(text) or _LIST_ANY.search(text):
+        return QuestionKind.LIST
+    if _SUMMARY_START.search(text) or _SUMMARY_ANY.search(text) or _is_bare_instruction(text):
+        return QuestionKind.SUMMARY
+    return QuestionKind.FACTOID
+
+
+def profile(kind: QuestionKind) -> KindProfile:
+    return PROFILES[kind]
+
+
+def _is_bare_instruction(text: str) -> bool:
+    """A request with no question in it and no topic words beyond an overview ("Summarise.",
+    "Key points please", "The main ideas")."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    return not text.rstrip().endswith("?") and len(words) <= 2 and not any(
+        w in ("who", "what", "when", "where", "which", "how", "why") for w in words)

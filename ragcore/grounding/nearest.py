@@ -1,0 +1,95 @@
+"""What to say when the documents do not hold the answer: that, plainly, and what they do say.
+
+``not_said(question)`` turns the question into the first sentence of the reply ("How many
+employees does NIST have?" -> "The documents don't say how many employees NIST has."), falling
+back to quoting the question when its shape is not one of the common ones. ``closest_sentence``
+finds the passages' sentence nearest to the question (most shared words), quoted under it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n\s*\n")
+_WORD = re.compile(r"[^\W_]{3,}")
+MAX_QUOTE_WORDS = 40
+_WH = r"(?P<wh>how (?:many|much|long|often|old|far|big|large)(?: [\w-]+)??|what(?: [\w-]+)??|" \
+      r"which(?: [\w-]+)??|who|whom|whose(?: [\w-]+)?|when|where|why|how)"
+_INVERTED = re.compile(rf"^{_WH}\s+(?P<aux>is|are|was|were|can|could|will|would|should|has|have"
+                       rf"|had|must|may|might)\s+(?P<rest>.+?)\??$", re.IGNORECASE)
+_DO = re.compile(rf"^{_WH}\s+(?P<aux>does|do)\s+(?P<subject>.+?)\s+(?P<verb>[a-z]+)"
+                 rf"(?P<tail>(?:\s+.*)?)\??$", re.IGNORECASE)
+_DIRECT = re.compile(rf"^{_WH}\s+(?P<rest>(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b).+?)\??$",
+                     re.IGNORECASE)
+_BE = ("is", "are", "was", "were")
+_PARTICIPLE = re.compile(r"^(?:\w+ed|written|made|built|given|known|held|born|done|seen|taken|"
+                         r"found|run|begun|chosen|drawn|shown|sold|spent|told|won|paid|set)$")
+_ARTICLE = re.compile(r"^(?:the|a|an|this|that|these|those|its|their|his|her|our|[A-Z][\w.-]*)\b")
+
+
+def not_said(question: str) -> str:
+    """The reply's first sentence when the documents do not answer ``question``."""
+    text = " ".join(question.split()).rstrip(" ?.!")
+    clause = _indirect(text)
+    if clause:
+        return f"The documents don't say {clause}."
+    return f"The documents don't answer this: \u201c{' '.join(question.split())}\u201d"
+
+
+def _indirect(text: str) -> str:
+    """``text`` (a question) as an indirect question, or "" when its shape is unknown."""
+    match = _DO.match(text)
+    if match:
+        verb = match["verb"]
+        if match["aux"].lower() == "does":
+            verb = _third_person(verb)
+        return f"{match['wh'].lower()} {match['subject']} {verb}{match['tail']}".rstrip()
+    match = _INVERTED.match(text)
+    if match:
+        rest = match["rest"].split()
+        aux = match["aux"].lower()
+        # "when was the SSDF published" -> "when the SSDF was published"
+        if len(rest) >= 2 and aux in _BE and _PARTICIPLE.match(rest[-1]):
+            return f"{match['wh'].lower()} {' '.join(rest[:-1])} {aux} {rest[-1]}"
+        # "what is the capital of France" -> "what the capital of France is"
+        if rest and _ARTICLE.match(rest[0]):
+            return f"{match['wh'].lower()} {' '.join(rest)} {match['aux'].lower()}"
+        return ""
+    match = _DIRECT.match(text)
+    if match and match["wh"].lower().split()[0] in ("who", "what", "which"):
+        return f"{match['wh'].lower()} {match['rest']}"
+    return ""
+
+
+def _third_person(verb: str) -> str:
+    lower = verb.lower()
+    if lower == "have":
+        return "has"
+    if lower.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if lower.endswith("y") and len(lower) > 1 and lower[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def closest_sentence(question: str, passages: Sequence[str]) -> str:
+    """The passages' sentence sharing the most words (3+ letters) with ``question``, the
+    earliest on ties, cut to ``MAX_QUOTE_WORDS``; "" when there is none."""
+    best, _ = closest_with_position(question, passages)
+    return best
+
+
+def closest_with_position(question: str, passages: Sequence[str]) -> tuple[str, int]:
+    """``closest_sentence`` and the position of the passage holding it (-1: none)."""
+    asked = {w.casefold() for w in _WORD.findall(question)}
+    best, best_shared, where = "", 0, -1
+    for position, passage in enumerate(passages):
+        for sentence in (s for s in _SENTENCE.split(passage) if s.strip()):
+            shared = len(asked & {w.casefold() for w in _WORD.findall(sentence)})
+            if shared > best_shared:
+                best, best_shared, where = " ".join(sentence.split()), shared, position
+    words = best.split()
+    if len(words) > MAX_QUOTE_WORDS:
+        best = " ".join(words[:MAX_QUOTE_WORDS]) + " \u2026"
+    return best, where

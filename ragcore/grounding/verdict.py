@@ -1,0 +1,238 @@
+"""The grounding verdict: which claims of an answer the passages state, computed by ragcore.
+
+Whatever wrote the answer (the packaged model, a server, the extractive answerer), each claim
+(``claims.py``) is checked against every passage sentence with its neighbours (a window):
+
+    feature    what it measures                                          weight sign
+    coverage   share of the claim's content stems found in the window    +
+    missing    facts of the claim (numbers, names, quoted or bold        -
+               phrases: ``facts.py``) the window does not state
+    elsewhere  facts no passage states at all                            -
+    negation   the claim negates and the window does not, or the reverse -
+    cosine     similarity of meaning to the window's best sentence, by   +
+               the index's embedding model (when one is given)
+
+Their logistic combination (``Weights``, fitted on the labelled claims of
+``benchmarks/grounding``: its fit half; the judge half measures it) is the chance that the claim
+is supported; a claim is supported from ``Weights.threshold``, set for a precision of "supported"
+of at least 95 % there. The answer's verdict follows its claims: ``supported`` when every claim
+is, ``unsupported`` when none is or its first claim (the short answer) is not, ``partly``
+otherwise; ``refused`` for an answer that says the documents do not hold it; ``empty`` when
+nothing in it makes a claim. Similarity cannot tell agreement from contradiction, which is why
+facts weigh most: a claim about the right sentence with the wrong number is not supported.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from .claims import Claim, Span, claims_of, sentence_spans
+from .facts import content_stems, fold, missing_facts
+
+SUPPORTED, PARTLY, UNSUPPORTED, REFUSED, EMPTY = (
+    "supported", "partly", "unsupported", "refused", "empty")
+_NEGATION = re.compile(r"\b(?:not|no|never|none|neither|nor|cannot|can't|don't|doesn't|didn't|"
+                       r"isn't|aren't|wasn't|weren't|without|unless)\b|n't\b")
+_REFUSAL = re.compile(r"^\W*(?:not found in the documents|the (?:documents|passages|context) "
+                      r"(?:do not|don't|does not|doesn't) (?:say|state|contain|mention|answer)|"
+                      r"(?:i|we) (?:could not|couldn't|cannot|can't) find)", re.IGNORECASE)
+
+
+# A claim of this many content words or fewer ("**80 bytes**.", a list item) states nothing
+# but its words: each one the window lacks counts as a missing fact.
+SHORT_CLAIM_STEMS = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Weights:
+    """The logistic model of "supported": bias, then coverage, missing, elsewhere, negation,
+    cosine; ``threshold`` on its chance. ``cosine`` weighs only when an embedder is given:
+    without one the bias ``bias_lexical`` replaces ``bias``."""
+
+    bias: float
+    coverage: float
+    missing: float
+    elsewhere: float
+    negation: float
+    cosine: float
+    bias_lexical: float
+    threshold: float
+
+
+# Set by benchmarks/grounding/fit.py on the fit half of the labelled claims (see that folder's
+# README for the run and the curve on the judge half).
+WEIGHTS = Weights(bias=-9.0, coverage=9.0, missing=-4.0, elsewhere=-2.0, negation=-2.5,
+                  cosine=5.0, bias_lexical=-5.5, threshold=0.5)
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimCheck:
+    """One claim's verdict: the chance it is supported, the passage sentences supporting it
+    (passage position, span of that passage's text), and the facts no passage states."""
+
+    claim: Claim
+    supported: bool
+    score: float
+    support: tuple[tuple[int, Span], ...] = ()
+    missing: tuple[str, ...] = ()
+    features: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return self.claim.text
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The answer's grounding: its label, each claim's check, and how support was judged."""
+
+    label: str
+    claims: tuple[ClaimCheck, ...] = ()
+    measure: str = ""
+
+    @property
+    def supported(self) -> bool:
+        return self.label == SUPPORTED
+
+    @property
+    def unsupported_claims(self) -> tuple[ClaimCheck, ...]:
+        return tuple(c for c in self.claims if not c.supported)
+
+    def as_dict(self) -> dict[str, Any]:
+        """What the trace notes keep: the label and each claim's text, verdict and score."""
+        return {"label": self.label, "measure": self.measure, "claims": [
+            {"text": c.text, "supported": c.supported, "score": round(c.score, 3),
+             "missing": list(c.missing)} for c in self.claims]}
+
+
+@dataclass(slots=True)
+class _Window:
+    passage: int
+    span: Span  # the centre sentence, in the passage's text
+    text: str  # the centre sentence with its neighbours
+    stems: frozenset[str]
+    negated: bool
+
+
+def is_refusal(answer: str) -> bool:
+    """True when the answer's first sentence says the documents do not hold the answer."""
+    return bool(_REFUSAL.match(answer.strip()))
+
+
+def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = False,
+                 embedder: Any = None, weights: Weights = WEIGHTS) -> Verdict:
+    """The verdict on ``answer`` against ``passages`` (texts, in the order they are cited).
+
+    ``list_items`` (a list question) checks each item of a listing sentence on its own;
+    ``embedder`` (anything with ``embed_batch``: the index's model) adds similarity of meaning.
+    """
+    measure = _measure(embedder)
+    if is_refusal(answer):
+        return Verdict(REFUSED, measure=measure)
+    claims = claims_of(answer, split_items=list_items)
+    if not claims:
+        return Verdict(EMPTY, measure=measure)
+    checks = check_claims(claims, passages, embedder=embedder, weights=weights)
+    return Verdict(_label(checks), tuple(checks), measure)
+
+
+def check_claims(claims: Sequence[Claim], passages: Sequence[str], *, embedder: Any = None,
+                 weights: Weights = WEIGHTS) -> list[ClaimCheck]:
+    """Each claim's check against the sentence windows of ``passages``."""
+    windows = _windows(passages)
+    everything = "\n".join(passages)
+    cosines = _cosines(claims, windows, embedder)
+    return [_check(claim, windows, everything, None if cosines is None else cosines[i], weights)
+            for i, claim in enumerate(claims)]
+
+
+def claim_features(claim: Claim, window: _Window, everything: str,
+                   cosine: float | None) -> dict[str, float]:
+    """The features of ``claim`` against one window (see the module docstring)."""
+    stems = set(claim.stems)
+    coverage = len(stems & window.stems) / len(stems) if stems else 1.0
+    missing = missing_facts(claim.facts, window.text)
+    if claim.item or len(stems) <= SHORT_CLAIM_STEMS:  # a short claim is all facts: every word
+        missing += sorted(stems - window.stems)
+    elsewhere = missing_facts(claim.facts, everything) if missing else []
+    negated = bool(_NEGATION.search(fold(claim.text)))
+    features = {"coverage": coverage, "missing": float(len(missing)),
+                "elsewhere": float(len(elsewhere)), "negation": float(negated != window.negated)}
+    if cosine is not None:
+        features["cosine"] = cosine
+    return features
+
+
+def support_chance(features: dict[str, float], weights: Weights = WEIGHTS) -> float:
+    """The logistic chance that a claim with ``features`` is supported."""
+    has_cosine = "cosine" in features
+    z = (weights.bias if has_cosine else weights.bias_lexical)
+    z += weights.coverage * features["coverage"] + weights.missing * features["missing"]
+    z += weights.elsewhere * features["elsewhere"] + weights.negation * features["negation"]
+    z += weights.cosine * features["cosine"] if has_cosine else 0.0
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+def _check(claim: Claim, windows: list[_Window], everything: str, cosines: Any,
+           weights: Weights) -> ClaimCheck:
+    if not windows:
+        return ClaimCheck(claim, False, 0.0, missing=tuple(missing_facts(claim.facts, "")))
+    scored = []
+    for position, window in enumerate(windows):
+        cosine = None if cosines is None else float(cosines[position])
+        features = claim_features(claim, window, everything, cosine)
+        scored.append((support_chance(features, weights), position, features))
+    best, _, features = max(scored, key=lambda s: s[0])
+    supported = best >= weights.threshold
+    support = tuple((windows[p].passage, windows[p].span) for score, p, _ in scored
+                    if supported and score >= max(weights.threshold, best - 0.05))
+    missing = tuple(missing_facts(claim.facts, everything))
+    return ClaimCheck(claim, supported, best, support, missing, features)
+
+
+def _label(checks: Sequence[ClaimCheck]) -> str:
+    if all(c.supported for c in checks):
+        return SUPPORTED
+    lead = checks[0]
+    if not any(c.supported for c in checks) or (not lead.supported and not lead.claim.item):
+        return UNSUPPORTED
+    return PARTLY
+
+
+def _windows(passages: Sequence[str]) -> list[_Window]:
+    """Every passage sentence with the sentence before and after it."""
+    windows = []
+    for position, text in enumerate(passages):
+        spans = sentence_spans(text)
+        for i, span in enumerate(spans):
+            start = spans[max(0, i - 1)][0]
+            end = spans[min(len(spans) - 1, i + 1)][1]
+            joined = text[start:end]
+            windows.append(_Window(position, span, joined, frozenset(content_stems(joined)),
+                                   bool(_NEGATION.search(fold(text[span[0]:span[1]])))))
+    return windows
+
+
+def _cosines(claims: Sequence[Claim], windows: list[_Window], embedder: Any) -> Any:
+    """Claims x windows cosine of meaning (the window's centre sentence), or None."""
+    if embedder is None or not windows or not claims:
+        return None
+    sentences = [w.text for w in windows]
+    vectors = np.asarray(embedder.embed_batch([*(c.text for c in claims), *sentences]),
+                         dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors = vectors / np.where(norms == 0, 1.0, norms)
+    return vectors[: len(claims)] @ vectors[len(claims):].T
+
+
+def _measure(embedder: Any) -> str:
+    if embedder is None:
+        return "the claim's facts and words found in a passage sentence and its neighbours"
+    name = getattr(embedder, "model_name", "") or "the index's embedding model"
+    return f"the claim's facts and words in a passage sentence, and its meaning by {name}"
+
