@@ -150,16 +150,17 @@ def saved_chats(ws, chat) -> None:
                           on_delete_all=lambda: ask_to_delete("all"))
 
 
-def marked_reply(message, lookup, *, embedder, key: str):
+def marked_reply(message, lookup, *, embedder, key: str, question: str = ""):
     """The reply's text with [1] [2] markers after the sentences its sources support, and the
-    listing of those sources numbered to match (None for a reply without sources)."""
+    listing of those sources numbered to match (None for a reply without sources); with the
+    ``question`` it was asked, the text follows ragcore's grounding verdict."""
     text = message.content
     if not message.sources:
         return text, None
     return marked_listing(
         text, [source_passage(s, lookup) for s in message.sources],
         trace=message.trace, retrieval_mode=turn_retrieval_mode(message), embedder=embedder,
-        anchors=key,
+        anchors=key, question=question,
     )
 
 
@@ -221,13 +222,22 @@ def render_history(chat, lookup, embedder, advanced: bool, *, answering: bool) -
                 controls.render_question(message, number)
                 continue
             key = f"{chat.id}_{number}"
-            text, listing = marked_reply(message, lookup, embedder=embedder, key=key)
+            text, listing = marked_reply(message, lookup, embedder=embedder, key=key,
+                                         question=asked_before(chat, number))
             controls.render_reply(message, text=text)
             render_reply_extras(message, listing, lookup, index_name=chat.index, key=key,
                                 advanced=advanced)
             controls.reply_actions(message, number, last=number == last)
     for drop in drops_at(chat, len(chat.messages)):
         render_drop(drop)
+
+
+def asked_before(chat, number: int) -> str:
+    """The question the reply at ``number`` answers: the user message before it."""
+    for message in reversed(chat.messages[:number]):
+        if message.role == "user":
+            return message.content
+    return ""
 
 
 def render_failure(failed: dict) -> None:
@@ -320,7 +330,8 @@ def stream_reply(chunks, trace: Trace, mode: str):
 def show_recorded(chat, message, reply_box, lookup, index, advanced: bool) -> None:
     """The recorded reply with its [1] [2] markers, notes, sources and actions."""
     key = f"{chat.id}_{len(chat.messages) - 1}"
-    text, listing = marked_reply(message, lookup, embedder=index.embedder, key=key)
+    text, listing = marked_reply(message, lookup, embedder=index.embedder, key=key,
+                                 question=asked_before(chat, len(chat.messages) - 1))
     reply_box.markdown(fmt.markdown_text(text))
     controls.reply_notes(message)
     shell.fallback_note()

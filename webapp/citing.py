@@ -47,8 +47,10 @@ def source_listing(
     retrieval_mode: str,
     response_mode: str | None = None,
     embedder: Any = None,
+    question: str = "",
 ) -> SourceListing:
-    """The listing of an answer's sources; the citation work is cached per answer."""
+    """The listing of an answer's sources; the citation work is cached per answer. With the
+    ``question``, a generated answer is judged by ragcore's grounding verdict."""
     citations = Citations(())
     if uses_passages(response_mode):
         embedder = support_embedder(embedder, retrieval_mode)
@@ -58,14 +60,15 @@ def source_listing(
             support.is_extractive(trace),
             getattr(embedder, "model_name", None),
             embedder,
+            question,
         )
     return list_sources(nodes, citations, retrieval_mode=retrieval_mode,
-                        response_mode=response_mode)
+                        response_mode=response_mode, question=question)
 
 
 def marked_listing(answer: str, nodes: Sequence[ScoredNode], *, trace: Any, retrieval_mode: str,
-                   response_mode: str | None = None, embedder: Any = None, anchors: str = ""
-                   ) -> tuple[str, SourceListing]:
+                   response_mode: str | None = None, embedder: Any = None, anchors: str = "",
+                   question: str = "") -> tuple[str, SourceListing]:
     """``answer`` with [1] [2] markers after the sentences its sources support, and the listing
     of those sources numbered to match (``source_listing``, then ``markers.mark_listing``).
 
@@ -73,7 +76,7 @@ def marked_listing(answer: str, nodes: Sequence[ScoredNode], *, trace: Any, retr
     its source, where ``source_anchor(anchors, number)`` placed an anchor.
     """
     listing = source_listing(answer, nodes, trace=trace, retrieval_mode=retrieval_mode,
-                             response_mode=response_mode, embedder=embedder)
+                             response_mode=response_mode, embedder=embedder, question=question)
     if not anchors:
         return mark_listing(answer, listing)
     return mark_listing(answer, listing,
@@ -116,10 +119,11 @@ def source_body(source: ListedSource, lookup: Any, index_name: str, *, key: str)
 
 @st.cache_data(max_entries=256, show_spinner=False)
 def _cached_citations(
-    answer: str, passages: tuple[str, ...], extractive: bool, model: str | None, _embedder: Any
+    answer: str, passages: tuple[str, ...], extractive: bool, model: str | None, _embedder: Any,
+    question: str = "",
 ) -> Citations:
     # ``model`` keys the cache; the leading underscore keeps the embedder out of the key.
-    return cite(answer, passages, extractive=extractive, embedder=_embedder)
+    return cite(answer, passages, extractive=extractive, embedder=_embedder, question=question)
 
 
 def render_listing(listing: SourceListing, draw: DrawSource, *, toggle_key: str) -> None:
@@ -127,8 +131,13 @@ def render_listing(listing: SourceListing, draw: DrawSource, *, toggle_key: str)
     if listing.without_sources:
         st.caption(listing.without_sources)
         return
-    for sentence in listing.unsupported:
-        st.caption(f"{NO_SUPPORT.capitalize()} for: “{fmt.markdown_text(sentence)}”")
+    verdict = listing.verdict
+    if verdict is not None and verdict.label == "partly":
+        st.warning("Some of this answer is not in the documents: the sentences marked "
+                   "**(not in the documents)** are the model's own, not what a passage says.")
+    elif verdict is None:
+        for sentence in listing.unsupported:
+            st.caption(f"{NO_SUPPORT.capitalize()} for: “{fmt.markdown_text(sentence)}”")
     if listing.measure:
         st.caption(f"Support judged by {listing.measure}.")
     for position, source in enumerate(listing.shown):

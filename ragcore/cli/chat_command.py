@@ -140,7 +140,8 @@ def answer_turn(message: str, session: ChatSession, *, show_trace: bool) -> None
         write_reply(sys.stdout, response, retrieval_mode=session.settings.retrieval_mode,
                     embedder=talk.index.embedder,
                     ranked_with=ranked_with(talk.index.embed_model_name,
-                                            session.settings.retrieval_mode))
+                                            session.settings.retrieval_mode),
+                    question=message)
     except RagcoreError as exc:
         talk.forget_unrecorded()
         sys.stdout.write("\n")

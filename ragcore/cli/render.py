@@ -48,28 +48,34 @@ BOLD, PLAIN = "\033[1m", "\033[0m"
 
 
 def write_reply(out: TextIO, response: Any, *, retrieval_mode: str = "similarity",
-                embedder: Any = None, ranked_with: str | None = None) -> None:
+                embedder: Any = None, ranked_with: str | None = None,
+                question: str = "") -> None:
     """The answer, its score and its sources (see the module docstring); ``response`` is a
-    query ``Response`` or a ``ChatResponse``."""
-    listing = write_answer(out, response, ranked_with=ranked_with,
-                           cite=lambda text: _listing(text, response, retrieval_mode, embedder))
+    query ``Response`` or a ``ChatResponse``. With the ``question`` it answers, a generated
+    answer is written as ragcore's grounding verdict allows (``present.grounded``): once it is
+    whole and checked, never the unchecked draft."""
+    listing = write_answer(
+        out, response, ranked_with=ranked_with, checked=bool(question.strip()),
+        cite=lambda text: _listing(text, response, retrieval_mode, embedder, question))
     write_sources(out, response, retrieval_mode=retrieval_mode, embedder=embedder,
                   listing=listing)
 
 
 def write_answer(out: TextIO, response: Iterable[str], *, ranked_with: str | None = None,
-                 cite: Callable[[str], SourceListing] | None = None) -> SourceListing | None:
+                 cite: Callable[[str], SourceListing] | None = None,
+                 checked: bool = False) -> SourceListing | None:
     """Stream the answer as it comes (its **bold** short answer in bold on a terminal), then
     the answerer's score on a line of its own (the extractive answerer states one, ranking with
     the embedding model ``ranked_with``; the terminal is where people tune it).
 
     With ``cite`` (the answer's text -> its sources), an extractive answer is written whole
-    with the [1] markers of those sources; returns the sources numbered to match, if marked.
+    with the [1] markers of those sources, and with ``checked`` so is every answer (as its
+    grounding verdict allows); returns the sources numbered to match, if marked.
     """
     chunks = iter(response)
     first = _opening(chunks)
     listing = None
-    if cite is not None and first.startswith(LABEL):
+    if cite is not None and (checked or first.startswith(LABEL)):
         text = first + "".join(chunks)
         marked, listing = mark_listing(text, cite(text))
         chunks = iter([marked])
@@ -96,11 +102,12 @@ def _opening(chunks: Iterator[str]) -> str:
     return first
 
 
-def _listing(text: str, response: Any, retrieval_mode: str, embedder: Any) -> SourceListing:
+def _listing(text: str, response: Any, retrieval_mode: str, embedder: Any,
+             question: str = "") -> SourceListing:
     mode = response.mode.value if isinstance(response.mode, ResponseMode) else None
     return answer_sources(text, response.source_nodes, retrieval_mode=retrieval_mode,
                           extractive=is_extractive(response.trace), response_mode=mode,
-                          embedder=embedder)
+                          embedder=embedder, question=question)
 
 
 def terminal_bold(chunks: Iterable[str]) -> Iterator[str]:
@@ -143,6 +150,8 @@ def write_sources(
         out.write(f"{hidden_sources_label(len(listing.hidden)).capitalize()}, below the "
                   "relevance floor:\n")
         _write_listed(out, listing.hidden)
+    if listing.verdict is not None:  # the answer's own marks say what is not in the documents
+        return
     for sentence in listing.unsupported:
         out.write(f"  {NO_SUPPORT.capitalize()} for: {sentence}\n")
 

@@ -97,7 +97,8 @@ def reading_postprocessors(index: EngineIndex, postprocessors: Sequence[NodePost
     first = [ListContinuation(index)] if hasattr(index, "get_node") else []
     budget = getattr(llm, "reading_tokens", None)
     embedder = None if retrieval_mode == "keyword" else _IndexEmbedder(index)
-    last = [SentenceEmbeddingOptimizer(embedder, token_budget=budget)] if budget else []
+    last = ([SentenceEmbeddingOptimizer(embedder, token_budget=budget, by_kind=True)]
+            if budget else [])
     return [*first, *postprocessors, *last]
 
 

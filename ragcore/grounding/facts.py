@@ -73,6 +73,20 @@ _PLAIN = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '
                         "\u00a0": " "})
 
 
+# Citation markers a model writes: "[1]", "[1, 2]", "[Source 1]", "(Source 1)", "Source 1."
+_MODEL_MARKERS = re.compile(
+    r"\s*(?:\[(?:sources?\s*:?\s*)?\d+(?:\s*[,\u2013-]\s*\d+)*\]|\((?:sources?\s*:?\s*)\d+"
+    r"(?:\s*[,\u2013-]\s*\d+)*\)|\bSources?\s+\d+(?:\s*(?:,|and)\s*\d+)*(?=\s*[.,;]?\s*$|"
+    r"\s*[.,;]\s))", re.IGNORECASE | re.MULTILINE)
+
+
+def without_markers(text: str) -> str:
+    """``text`` without the citation markers a model wrote (ragcore places its own)."""
+    cleaned = _MODEL_MARKERS.sub("", text)
+    cleaned = re.sub(r"[ \t]+([.,;:!?])", r"\1", cleaned)
+    return re.sub(r"(?<![.])([.!?])[ \t]*\.(?![.])", r"\1", cleaned).strip()
+
+
 def tokens(text: str) -> list[str]:
     """The folded word tokens of ``text`` (hyphenated words kept whole and also split)."""
     found = []

@@ -19,6 +19,7 @@ import re
 from typing import Callable, Sequence
 
 from ..llms.extractive.answer import LABEL
+from .grounded import grounded_text
 from .quotes import MIN_QUOTE_WORDS, Span, quotes_in, sentence_spans, words_of
 from .sources import ListedSource, SourceListing
 from .support import SUPPORT_MARGIN, SourceUse, lexical_similarity
@@ -95,6 +96,9 @@ def mark_listing(answer: str, listing: SourceListing, *,
     if listing.without_sources:
         return answer, listing
     listed = _by_number(listing)
+    if listing.verdict is not None:  # ragcore's grounding verdict decides what is shown
+        text, order = grounded_text(answer, listing, listed, marker)
+        return text, renumber(listing, order)
     marked = mark_answer(answer, [s.scored.node.text for s in listed], [s.use for s in listed],
                          unsupported=listing.unsupported, marker=marker)
     return marked.text, renumber(listing, marked.order)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from ..grounding import Verdict
 from ..types import ScoredNode
 from .support import Citations, SourceUse, cite
 
@@ -53,6 +54,8 @@ class SourceListing:
     unsupported: tuple[str, ...] = ()  # answer sentences no passage supports
     measure: str = ""  # how support was judged (generated answers)
     without_sources: str = ""  # set when the answer's mode uses no passages
+    verdict: Verdict | None = None  # the grounding verdict, when the question was known
+    question: str = ""
 
     @property
     def total(self) -> int:
@@ -81,6 +84,7 @@ def list_sources(
     *,
     retrieval_mode: str,
     response_mode: str | None = None,
+    question: str = "",
 ) -> SourceListing:
     """``nodes`` split into shown and hidden, each with what the answer used of it.
 
@@ -101,7 +105,8 @@ def list_sources(
     ]
     shown = tuple(s for s in listed if _shown(s, floor))
     hidden = tuple(s for s in listed if not _shown(s, floor))
-    return SourceListing(shown, hidden, citations.unsupported, citations.measure)
+    return SourceListing(shown, hidden, citations.unsupported, citations.measure,
+                         verdict=citations.verdict, question=question)
 
 
 def answer_sources(
@@ -112,15 +117,18 @@ def answer_sources(
     extractive: bool,
     response_mode: str | None = None,
     embedder: Any = None,
+    question: str = "",
 ) -> SourceListing:
-    """Cite ``answer`` against ``nodes`` and list them: ``cite`` then ``list_sources``."""
+    """Cite ``answer`` against ``nodes`` and list them: ``cite`` then ``list_sources``; with
+    ``question``, a generated answer is judged by the grounding verdict."""
     citations = Citations(())
     if uses_passages(response_mode):
         passages = [n.node.text for n in nodes]
         embedder = support_embedder(embedder, retrieval_mode)
-        citations = cite(answer, passages, extractive=extractive, embedder=embedder)
+        citations = cite(answer, passages, extractive=extractive, embedder=embedder,
+                         question=question)
     return list_sources(nodes, citations, retrieval_mode=retrieval_mode,
-                        response_mode=response_mode)
+                        response_mode=response_mode, question=question)
 
 
 def uses_passages(response_mode: str | None) -> bool:

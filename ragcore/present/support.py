@@ -10,6 +10,13 @@ lexical measure. The passage sentences that match an answer sentence best, above
 threshold, support it; an answer sentence with no such match is reported as unsupported, and a
 passage supporting nothing says "no supporting passage found". Rendering is ``citations.py``;
 which sources are shown is ``sources.py``.
+
+Given the question, a generated answer's support is ``ragcore.grounding``'s verdict instead:
+each claim (sentence, list line, list item) is supported only where a passage states its facts
+and words (the index's model adds meaning); the passages supporting a claim are marked and say
+``SUPPORTS``, and only they. An unsupported answer (``Verdict.label``) cites nothing: the
+passage nearest to the question says ``NEAREST``. Markers written by the model ("[2]", "Source
+1") are taken out first: ragcore places its own (``grounded.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +29,15 @@ import numpy as np
 from ..search.lexical import split_sentences, terms
 from ..llms.extractive.backend import ExtractiveLLM, strip_labels
 from ..llms.extractive.answer import short_answer_of
+from ..grounding import (
+    UNSUPPORTED,
+    QuestionKind,
+    Verdict,
+    check_answer,
+    closest_with_position,
+    question_kind,
+)
+from ..grounding.facts import without_markers
 from .quotes import (
     Span,
     answer_spans,
@@ -37,6 +53,7 @@ QUOTED = "quoted in the answer"
 NOT_QUOTED = "not quoted in the answer"
 SUPPORTS = "supports the answer"
 NO_SUPPORT = "no supporting passage found"
+NEAREST = "nearest to the question; it does not state the answer"
 
 # all-MiniLM-L6-v2 cosine between an answer sentence and the source sentence it restates.
 # Measured against every sentence of PEP 8, RFC 2616 and the 2022 State of the Union speech
@@ -85,10 +102,12 @@ class Citations:
     sources: tuple[SourceUse, ...]
     unsupported: tuple[str, ...] = ()
     measure: str = ""  # how support was judged, in words ("" for quotes only)
+    verdict: Verdict | None = None  # the grounding verdict (generated answers, question known)
 
 
 def cite(
-    answer: str, passages: Sequence[str], *, extractive: bool, embedder: Any = None
+    answer: str, passages: Sequence[str], *, extractive: bool, embedder: Any = None,
+    question: str = "",
 ) -> Citations:
     """What ``answer`` used of each of ``passages`` (texts, in the order the sources are shown).
 
@@ -102,6 +121,8 @@ def cite(
         return Citations(tuple(
             SourceUse(tuple(q), QUOTED if q else NOT_QUOTED, tuple(answer_spans(p, short, q)))
             for p, q in zip(passages, quoted)))
+    if question.strip():
+        return grounded_citations(answer, passages, question=question, embedder=embedder)
     claims = [s for s in split_sentences(answer) if len(terms(s)) >= MIN_CLAIM_TERMS]
     if not claims:  # no answer text (no_text mode) or nothing checkable: nothing to support
         return Citations(tuple(SourceUse(tuple(q)) for q in quoted))
@@ -121,6 +142,40 @@ def cite(
         for q, s in zip(quoted, supported)
     )
     return Citations(uses, tuple(unsupported), measure)
+
+
+def grounded_citations(answer: str, passages: Sequence[str], *, question: str,
+                       embedder: Any = None) -> Citations:
+    """What ``answer`` (a generated answer to ``question``) used of each passage, by the
+    grounding verdict (see the module docstring)."""
+    text = without_markers(answer)
+    kind = question_kind(question)
+    verdict = check_answer(text, passages, list_items=kind is QuestionKind.LIST,
+                           embedder=embedder)
+    found: list[list[Span]] = [[] for _ in passages]
+    if verdict.label == UNSUPPORTED:
+        nearest, where = closest_with_position(question, passages)
+        uses = [SourceUse(tuple(_sentence_of(passages[p], nearest)), NEAREST)
+                if p == where and nearest else SourceUse((), NO_SUPPORT)
+                for p in range(len(passages))]
+        return Citations(tuple(uses), tuple(c.text for c in verdict.unsupported_claims),
+                         verdict.measure, verdict)
+    for check in verdict.claims:
+        for position, span in check.support:
+            found[position].append(span)
+    uses = tuple(SourceUse(tuple(merge_spans(spans)), SUPPORTS if spans else NO_SUPPORT)
+                 for spans in found)
+    return Citations(uses, tuple(c.text for c in verdict.unsupported_claims), verdict.measure,
+                     verdict)
+
+
+def _sentence_of(passage: str, sentence: str) -> list[Span]:
+    """The span of ``sentence`` (as ``closest_sentence`` gave it) in ``passage``."""
+    words = sentence.rstrip(" \u2026").split()
+    for start, end in sentence_spans(passage):
+        if words and " ".join(passage[start:end].split()).startswith(" ".join(words[:6])):
+            return [(start, end)]
+    return []
 
 
 def is_extractive(trace: Any) -> bool:

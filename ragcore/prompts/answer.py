@@ -102,6 +102,36 @@ SIMPLE_SUMMARIZE = PromptTemplate(
     prefill=ANSWER_OPENING,
 )
 
+# The answer templates of the kinds of question that are not one fact (``grounding.kinds``): a
+# list is answered item by item in the passages' words, an overview in a few sentences; neither
+# is forced into the factoid's bold short answer.
+LIST_QA = PromptTemplate(
+    name="list_qa",
+    system=(
+        "You answer questions about a collection of documents from the passages you are given, "
+        "not from what you already know. The question asks for a list: reply with every item "
+        "the passages give, one per line, each line starting with '- ' and written in the "
+        "passages' own words. No introduction and no items the passages do not state. If the "
+        f"passages do not give the list, reply only: {NOT_FOUND_SENTENCE}"
+    ),
+    user=f"{CONTEXT}\n{{context}}\n\n{QUESTION} {{question}}\n{ANSWER}",
+    prefill="- ",
+)
+
+OVERVIEW = PromptTemplate(
+    name="overview",
+    system=(
+        "You answer questions about a collection of documents from the passages you are given, "
+        "not from what you already know. Answer in two to four short sentences that say only "
+        "what the passages say, in their words where you can. If the passages say nothing "
+        f"about it, reply only: {NOT_FOUND_SENTENCE}"
+    ),
+    user=f"{CONTEXT}\n{{context}}\n\n{QUESTION} {{question}}\n{ANSWER}",
+)
+# Which template answers each kind of question, in place of qa, summary and simple_summarize.
+KIND_TEMPLATES = {"list": LIST_QA, "summary": OVERVIEW, "comparison": OVERVIEW,
+                  "document": OVERVIEW}
+
 GENERATION = PromptTemplate(
     name="generation",
     system="You are a helpful assistant. Answer the question from your own knowledge.",
@@ -138,6 +168,20 @@ class SynthesisPrompts:
                     f"but {template.name!r} has {sorted(template.fields)}"
                 )
 
+    def for_kind(self, kind: str) -> SynthesisPrompts:
+        """These prompts for a question of ``kind`` (``grounding.kinds``): the kind's template in
+        place of each one-answer template still at its default (a caller's own stays)."""
+        template = KIND_TEMPLATES.get(kind)
+        if template is None:
+            return self
+        defaults = {"qa": QA, "summary": SUMMARY, "simple_summarize": SIMPLE_SUMMARIZE}
+        lead = _lead(self.qa, QA)
+        chosen = template if lead is None else dataclasses.replace(
+            template, system=f"{lead}{template.system}")
+        return dataclasses.replace(self, **{
+            role: chosen for role, default in defaults.items()
+            if _lead(getattr(self, role), default) is not None})
+
     def with_system_prompt(self, system_prompt: str) -> SynthesisPrompts:
         """These prompts with ``system_prompt`` before each one's own system message."""
         lead = system_prompt.strip().replace("{", "{{").replace("}", "}}")
@@ -148,6 +192,16 @@ class SynthesisPrompts:
             role: dataclasses.replace(t, system=f"{lead}\n\n{t.system}")
             for role, t in templates.items()
         })
+
+
+def _lead(template: PromptTemplate, default: PromptTemplate) -> str | None:
+    """What ``with_system_prompt`` put before ``default``'s system message in ``template`` ("" for
+    the default itself); None when ``template`` is a caller's own."""
+    if (template.user, template.prefill) != (default.user, default.prefill):
+        return None
+    if not template.system.endswith(default.system):
+        return None
+    return template.system[: len(template.system) - len(default.system)]
 
 
 # Put before every answer template by the citation engine (``engines.citation``).

@@ -13,6 +13,12 @@ least one sentence, so a question always gets a passage). A model that reads ~50
 second on two cores answers within seconds only when it reads a few hundred tokens, and the
 answer to a question is usually one or two sentences of the four passages retrieved.
 
+With ``by_kind`` (what the engines use) the budget is the base budget times the question's kind's
+share (``ragcore.grounding.kinds``: a list needs its items, a summary more than a fact), noted
+in the trace with the kind. A kept sentence that announces what follows ("... into four groups:
+1.", "the following:") keeps the sentences after it in its passage, up to ``ANNOUNCED_TOKENS``
+more, whatever the budget: a list cut off after its announcement is the answer lost.
+
 A kept passage is a copy with the kept sentences in document order: where they are one run of
 the original text its offsets still point at it (the app opens it in the document); gaps are
 joined with " … " and the offsets cleared. Passages that keep nothing are dropped, and the
@@ -22,19 +28,24 @@ trace's postprocess stage says how many went in and out.
 from __future__ import annotations
 
 import dataclasses
-from typing import Sequence
+import re
+from typing import Any, Sequence
 
 import numpy as np
 
 from ..chunking import sentences
 from ..embeddings.base import Embedder, embed_query
 from ..errors import ConfigError
+from ..grounding.kinds import profile, question_kind
 from ..postprocess import Postprocessor
 from ..search.lexical import terms
 from ..tokens import count_tokens
 from ..types import ScoredNode
 
 GAP = " … "
+ANNOUNCED_TOKENS = 320  # what follows an announcing sentence, kept beyond the budget
+_ANNOUNCES = re.compile(r"(?::|\b(?:following|as follows|these|below))\s*(?:\(?\d{1,2}[.)]|[-*\u2022])?"
+                        r"\s*$", re.IGNORECASE)
 
 
 class SentenceEmbeddingOptimizer(Postprocessor):
@@ -49,6 +60,7 @@ class SentenceEmbeddingOptimizer(Postprocessor):
         threshold_cutoff: float | None = None,
         context_before: int = 0,
         context_after: int = 0,
+        by_kind: bool = False,
     ) -> None:
         if token_budget is None and percentile_cutoff is None and threshold_cutoff is None:
             raise ConfigError("SentenceEmbeddingOptimizer needs token_budget, percentile_cutoff "
@@ -66,6 +78,22 @@ class SentenceEmbeddingOptimizer(Postprocessor):
         self.threshold_cutoff = threshold_cutoff
         self.context_before = context_before
         self.context_after = context_after
+        self.by_kind = by_kind
+
+    def budget_for(self, query: str) -> int | None:
+        """The token budget for ``query``: the base one, times its kind's share with
+        ``by_kind``."""
+        if self.token_budget is None or not self.by_kind:
+            return self.token_budget
+        return round(self.token_budget * profile(question_kind(query)).reading_share)
+
+    def postprocess_traced(self, nodes: list[ScoredNode], query: str, trace: Any
+                           ) -> list[ScoredNode]:
+        """``postprocess``, the question's kind and the budget it set noted in ``trace``."""
+        if self.by_kind and self.token_budget is not None:
+            trace.notes["question_kind"] = question_kind(query).value
+            trace.notes["reading_budget"] = self.budget_for(query)
+        return self.postprocess(nodes, query)
 
     def postprocess(self, nodes: list[ScoredNode], query: str) -> list[ScoredNode]:
         split = [sentences(scored.node.text) for scored in nodes]
@@ -78,12 +106,12 @@ class SentenceEmbeddingOptimizer(Postprocessor):
         else:
             vectors = self.embed_model.embed_batch(texts)
             similarity = np.asarray(vectors) @ embed_query(self.embed_model, query)
-        kept = self._chosen(flat, similarity, split)
+        kept = self._chosen(flat, similarity, split, self.budget_for(query))
         return [trimmed for i, scored in enumerate(nodes)
                 if (trimmed := _trimmed(scored, split[i], sorted(kept.get(i, ())))) is not None]
 
     def _chosen(self, flat: list[tuple[int, int]], similarity: np.ndarray,
-                split: list[list[str]]) -> dict[int, set[int]]:
+                split: list[list[str]], budget: int | None) -> dict[int, set[int]]:
         """Passage index -> the indexes of its sentences kept (before the context)."""
         passes = np.ones(len(flat), dtype=bool)
         if self.threshold_cutoff is not None:
@@ -94,16 +122,34 @@ class SentenceEmbeddingOptimizer(Postprocessor):
                 keep = max(1, round(len(rows) * self.percentile_cutoff))
                 passes[sorted(rows, key=lambda r: -similarity[r])[keep:]] = False
         order = [r for r in np.argsort(-similarity, kind="stable") if passes[r]]
-        if self.token_budget is not None:
+        if budget is not None:
             order = order or [int(np.argmax(similarity))]
-            order = _within(order, [split[i][j] for i, j in flat], self.token_budget)
+            order = _within(order, [split[i][j] for i, j in flat], budget)
         kept: dict[int, set[int]] = {}
         for r in order:
             i, j = flat[r]
             around = range(max(0, j - self.context_before),
                            min(len(split[i]), j + self.context_after + 1))
             kept.setdefault(i, set()).update(around)
+        for i, chosen in kept.items():
+            chosen.update(_announced(split[i], sorted(chosen)))
         return kept
+
+
+def _announced(parts: list[str], kept: list[int]) -> set[int]:
+    """The sentences after each kept one that announces what follows (its list), up to
+    ``ANNOUNCED_TOKENS``."""
+    more: set[int] = set()
+    for k in kept:
+        if not _ANNOUNCES.search(parts[k].strip()):
+            continue
+        spent = 0
+        for j in range(k + 1, len(parts)):
+            spent += count_tokens(parts[j])
+            if spent > ANNOUNCED_TOKENS:
+                break
+            more.add(j)
+    return more
 
 
 def _shared_words(texts: Sequence[str], query: str) -> np.ndarray:

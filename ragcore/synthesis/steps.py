@@ -16,6 +16,7 @@ messages were formatted from (``AnswerRequest``), handed to a backend that answe
 from __future__ import annotations
 
 from concurrent.futures import Future, ThreadPoolExecutor
+import dataclasses
 from dataclasses import dataclass
 from typing import Generator, Iterator, Sequence
 
@@ -121,6 +122,28 @@ def _stream_final(
     finally:
         # A consumer that stops reading early should not wait for calls nobody will see.
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def prefill_first(plan: Plan, prefill: str) -> Plan:
+    """``plan`` with the reply to its first call begun by ``prefill`` (for a backend that
+    continues a final assistant message); the plan unchanged for an empty ``prefill``."""
+    if not prefill:
+        return plan
+    return _first_prefilled(plan, prefill)
+
+
+def _first_prefilled(plan: Plan, prefill: str) -> Plan:
+    first = next(plan, None)
+    if first is None:
+        return
+    call, *rest = first.calls
+    batch = dataclasses.replace(first, calls=(call.prefilled(prefill), *rest))
+    while True:
+        replies = yield batch
+        try:
+            batch = plan.send(replies)
+        except StopIteration:
+            return
 
 
 def _prefilled(call: Call, chunks: Iterator[str]) -> Iterator[str]:

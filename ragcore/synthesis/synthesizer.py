@@ -25,6 +25,7 @@ from functools import partial
 from typing import Sequence
 
 from ..errors import ConfigError
+from ..grounding.kinds import profile, question_kind
 from ..llms.base import LLM
 from ..prompt_budget import truncate_to_tokens
 from ..prompts import FIELD_MARGIN_TOKENS, PromptTemplate
@@ -48,7 +49,7 @@ from .not_found import NotFoundGate, run_gated
 from .refine import refine_plan
 from .response import Response
 from .single import single_plan
-from .steps import Plan, run_plan
+from .steps import Plan, prefill_first, run_plan
 from .tree import tree_plan
 
 NO_CONTEXT_ANSWER = (
@@ -110,29 +111,39 @@ class Synthesizer:
             return Response.from_text("" if nodes else NO_CONTEXT_ANSWER, **kwargs)
         if not nodes and mode is not ResponseMode.GENERATION:
             return Response.from_text(NO_CONTEXT_ANSWER, **kwargs)
+        kind = question_kind(query)
+        metadata["question_kind"] = trace.notes["question_kind"] = kind.value
+        prompts = self.prompts.for_kind(kind.value)
         with trace.stage("pack context") as detail:
             texts = [n.node.content(MetadataMode.LLM) for n in nodes]
             headers = [n.node.metadata_str(MetadataMode.LLM) for n in nodes]
             files = [n.file_name or "" for n in nodes]
-            plan = self._plan(query, texts, files, headers, metadata)
+            plan = self._plan(query, texts, files, headers, metadata, prompts)
             detail.update(metadata)
         if plan is None:
             return Response.from_text(NO_CONTEXT_ANSWER, **kwargs)
         llm, limit, gate = self.llm, self.max_concurrency, self._gate()
+        prefill = self._first_template(prompts).prefill
+        if gate is not None and not profile(kind).gated:
+            # Lists, summaries, comparisons and questions about a document are never refused by
+            # the factoid gate; the packaged model still continues the kind's opening.
+            plan, gate = prefill_first(plan, prefill), None
+            metadata["not_found_gate"] = trace.notes["not_found_gate"] = {
+                "skipped": f"a {kind.value} question is not refused by the factoid gate"}
         if gate is None:
             answer = partial(run_plan, plan, llm, trace, max_concurrency=limit)
         else:
             answer = partial(run_gated, plan, llm, trace, gate=gate, question=query,
                              passages=[n.node.text for n in nodes], metadata=metadata,
-                             max_concurrency=limit, prefill=self._first_template().prefill)
+                             max_concurrency=limit, prefill=prefill)
         # A slot of the answer form that the model copied ("<support>") is never shown.
         return Response(
             lambda: or_empty_notice(without_phrases(answer(), FORM_SLOTS), trace.notes), **kwargs
         )
 
-    def _first_template(self) -> PromptTemplate:
+    def _first_template(self, prompts: SynthesisPrompts) -> PromptTemplate:
         """The template of a gated mode's first call (the one the gate judges)."""
-        mode, prompts = self.response_mode, self.prompts
+        mode = self.response_mode
         if mode is ResponseMode.SIMPLE_SUMMARIZE:
             return prompts.simple_summarize
         return prompts.summary if mode is ResponseMode.TREE_SUMMARIZE else prompts.qa
@@ -147,10 +158,10 @@ class Synthesizer:
 
     def _plan(
         self, question: str, texts: list[str], files: list[str], headers: list[str],
-        notes: dict,
+        notes: dict, prompts: SynthesisPrompts,
     ) -> Plan | None:
         """Budget the context, lay out the chunks once, and build the mode's plan."""
-        mode, prompts = self.response_mode, self.prompts
+        mode = self.response_mode
         question_tokens = count_tokens(question)
         if mode is ResponseMode.GENERATION:
             self._budget(prompts.generation, question_tokens)
@@ -165,7 +176,7 @@ class Synthesizer:
             return single_plan(
                 "simple_summarize", prompts.simple_summarize, question=question, context=context
             )
-        packing, budget = self._lay_out(question_tokens, texts, counts, headers)
+        packing, budget = self._lay_out(question_tokens, texts, counts, headers, prompts)
         notes.update(
             context_budget=budget, prompts=len(packing.texts), cut_chunks=packing.cut_chunks
         )
@@ -188,9 +199,10 @@ class Synthesizer:
         return accumulate_plan(question, packing.texts, qa=prompts.qa, sources=sources)
 
     def _lay_out(
-        self, question_tokens: int, texts: list[str], counts: list[int], headers: list[str]
+        self, question_tokens: int, texts: list[str], counts: list[int], headers: list[str],
+        prompts: SynthesisPrompts,
     ) -> tuple[Packing, int]:
-        mode, prompts = self.response_mode, self.prompts
+        mode = self.response_mode
         if mode is ResponseMode.TREE_SUMMARIZE:
             budget = self._budget(prompts.summary, question_tokens)
             return pack_chunks(texts, counts, budget, headers), budget

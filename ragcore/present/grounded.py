@@ -1,0 +1,101 @@
+"""What a person is shown of a generated answer: what its grounding verdict allows.
+
+    verdict       shown
+    supported     the answer, markers [n] placed by ragcore after each claim (sentence, line or
+                  list item) on the passages that state it; the model's own markers removed
+    partly        the same, and after each claim no passage states, ``UNSUPPORTED_MARK``
+    unsupported   not the answer: "The documents don't say <what was asked>." first, then what
+                  the passage nearest to the question says, cited
+    refused       the refusal, its first sentence worded for the question ("The documents don't
+                  say how many employees NIST has.")
+
+The verdict itself is ``ragcore.grounding``'s, computed in ``support.cite``; this module only
+writes the text, for the app's Query and Chat pages and the CLI alike (``markers.mark_listing``
+calls it).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from ..grounding import REFUSED, UNSUPPORTED, ClaimCheck, not_said
+from ..grounding.facts import without_markers
+from ..prompts.answer import NOT_FOUND_SENTENCE
+from .sources import ListedSource, SourceListing
+from .support import NEAREST
+
+UNSUPPORTED_MARK = "**(not in the documents)**"
+NEAREST_LEAD = "What they say nearest to it:"
+
+
+def grounded_text(answer: str, listing: SourceListing, listed: Sequence[ListedSource],
+                  marker: Callable[[int], str]) -> tuple[str, tuple[int, ...]]:
+    """The answer as shown, and the cited sources in marker order (0-based positions in
+    ``listed``, the listing's sources sorted by number)."""
+    verdict = listing.verdict
+    text = without_markers(answer)
+    if verdict is None:
+        return text, ()
+    if verdict.label == UNSUPPORTED:
+        return _not_said(listing, listed, marker)
+    if verdict.label == REFUSED:
+        return _refusal(text, listing.question), ()
+    return _marked(text, verdict.claims, marker)
+
+
+def _not_said(listing: SourceListing, listed: Sequence[ListedSource],
+              marker: Callable[[int], str]) -> tuple[str, tuple[int, ...]]:
+    first = not_said(listing.question) if listing.question else NOT_FOUND_SENTENCE
+    for position, source in enumerate(listed):
+        if source.use.note == NEAREST and source.use.spans:
+            start, end = source.use.spans[0]
+            quote = " ".join(source.scored.node.text[start:end].split())
+            return f"{first}\n\n{NEAREST_LEAD} \u201c{quote}\u201d {marker(1)}", (position,)
+    return first, ()
+
+
+def _refusal(text: str, question: str) -> str:
+    """The refusal with its fixed first sentence worded for ``question``."""
+    if question.strip() and text.startswith(NOT_FOUND_SENTENCE):
+        return not_said(question) + text[len(NOT_FOUND_SENTENCE):]
+    return text
+
+
+def _marked(text: str, checks: Sequence[ClaimCheck], marker: Callable[[int], str]
+            ) -> tuple[str, tuple[int, ...]]:
+    """``text`` with markers after supported claims and the mark after the others. A claim
+    followed on its line by a supported claim citing the same passages leaves the marker to it
+    ("**80 bytes**. The field is 80 bytes long. [1]")."""
+    order: list[int] = []
+    inserts: list[tuple[int, str]] = []
+    ordered = sorted(checks, key=lambda c: c.claim.span)
+    for i, check in enumerate(ordered):
+        end = check.claim.span[1]
+        if not check.supported:
+            inserts.append((end, f" {UNSUPPORTED_MARK}"))
+            continue
+        origins = sorted({p for p, _ in check.support})
+        following = ordered[i + 1] if i + 1 < len(ordered) else None
+        if (following is not None and following.supported and "\n" not in
+                text[end:following.claim.span[0]]
+                and sorted({p for p, _ in following.support}) == origins):
+            continue
+        for origin in origins:
+            if origin not in order:
+                order.append(origin)
+        numbers = sorted(order.index(o) + 1 for o in origins)
+        inserts.append((end, "".join(f" {marker(n)}" for n in numbers)))
+    pieces, position = [], 0
+    for at, insert in sorted(inserts, key=lambda x: x[0]):
+        at = _after_punctuation(text, at)
+        pieces += [text[position:at], insert]
+        position = at
+    pieces.append(text[position:])
+    return "".join(pieces), tuple(order)
+
+
+def _after_punctuation(text: str, at: int) -> int:
+    """Past a closing ``**`` or quote right at ``at``, so a marker never splits emphasis."""
+    while at < len(text) and text[at] in "*\u201d\"'":
+        at += 1
+    return at
