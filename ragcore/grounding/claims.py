@@ -19,7 +19,7 @@ Span = tuple[int, int]
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)\]*]*\s+(?=[\"'\u201c\u2018(\[*]*[A-Z0-9])")
 _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|al|Dr|Mr|Mrs|Ms|Prof|Fig|No|Vol|pp|Sec|"
                            r"St|Jr|Sr|Inc|Ltd|Co)|\b[A-Z])\.$")
-_BULLET = re.compile(r"^\s*(?:[-*\u2022]|\(?\d{1,2}[.)]|\(?[a-z][.)])\s+")
+_BULLET = re.compile(r"^\s*(?:(?:[-*\u2022]\s+)?(?:\(?\d{1,2}[.)]|\(?[a-z][.)])|[-*\u2022])\s+")
 _ITEM_SPLIT = re.compile(r"\s*(?:,|;)\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
 _LEAD = re.compile(r"^.*?\b(?:are|were|include|includes|included|is|was|as follows|"
                    r"following)\s*:?\s+|^[^:]{0,80}:\s+", re.IGNORECASE)
@@ -46,6 +46,8 @@ def sentence_spans(text: str) -> list[Span]:
             before = line.group(0)[: cut.start()]
             if _ABBREVIATION.search(before.rstrip("\"')]*\u201d\u2019")):
                 continue
+            if _BULLET.fullmatch(line.group(0)[start - line.start(): cut.end()]):
+                continue  # "- 3. Secure ...": the item's number opens it, it ends nothing
             spans.append((start, line.start() + cut.start()))
             start = line.start() + cut.end()
         spans.append((start, line.end()))

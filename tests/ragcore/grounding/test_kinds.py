@@ -1,0 +1,46 @@
+"""Each kind of question is decided once, from its words; the not-said sentence reads the
+question back as a statement."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragcore.grounding import QuestionKind, not_said, profile, question_kind
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("Summarise.", "summary"),
+    ("Summarize the document", "summary"),
+    ("What does PEP 8 say about tabs?", "summary"),
+    ("Explain how the SSDF is organised.", "summary"),
+    ("What are the four groups of practices in the SSDF?", "list"),
+    ("List the SSDF practices", "list"),
+    ("Which steps does the agent take?", "list"),
+    ("How does HTTP/1.1 differ from HTTP/1.0?", "comparison"),
+    ("Compare PEP 7 and PEP 8.", "comparison"),
+    ("Who wrote this paper?", "document"),
+    ("Who are the authors of NIST SP 800-218?", "document"),
+    ("Who wrote the letter to Holmes?", "factoid"),
+    ("How many employees does NIST have?", "factoid"),
+    ("Where do herons nest?", "factoid"),
+    ("What is the capital of France?", "factoid"),
+])
+def test_kinds(question, kind):
+    assert question_kind(question).value == kind
+
+
+def test_only_factoids_are_gated_and_lists_read_more():
+    assert [k for k in QuestionKind if profile(k).gated] == [QuestionKind.FACTOID]
+    assert profile(QuestionKind.LIST).reading_share > profile(QuestionKind.FACTOID).reading_share
+
+
+@pytest.mark.parametrize("question, said", [
+    ("How many employees does NIST have?", "The documents don't say how many employees NIST has."),
+    ("When was the SSDF published?", "The documents don't say when the SSDF was published."),
+    ("What is the capital of France?", "The documents don't say what the capital of France is."),
+    ("Where do herons nest?", "The documents don't say where herons nest."),
+    ("Who wrote the letter?", "The documents don't say who wrote the letter."),
+    ("Tabs?", "The documents don't answer this: \u201cTabs?\u201d"),
+])
+def test_not_said_reads_the_question_back(question, said):
+    assert not_said(question) == said

@@ -1,0 +1,122 @@
+"""The grounding verdict: a claim is supported only where a passage states its facts and words;
+invented numbers, names and list items are caught; the answer's label follows its claims."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragcore.grounding import (
+    EMPTY,
+    PARTLY,
+    REFUSED,
+    SUPPORTED,
+    UNSUPPORTED,
+    check_answer,
+    claims_of,
+    facts_of,
+    missing_facts,
+)
+from ragcore.grounding.facts import without_markers
+
+SSDF = ("The practices are organized into four groups: Prepare the Organization (PO): "
+        "Organizations should ensure that the organization's people are prepared. Protect the "
+        "Software (PS): Organizations should protect all components of their software. Produce "
+        "Well-Secured Software (PW): Organizations should produce well-secured software. Respond "
+        "to Vulnerabilities (RV): Organizations should identify residual vulnerabilities.")
+NIST = ("NIST is a non-regulatory agency of the U.S. Department of Commerce. A record header is "
+        "80 bytes long. The agency was founded in 1901.")
+GROUPS = "What are the four groups of practices in the SSDF?"
+
+
+def test_a_restated_answer_is_supported_with_the_sentence_it_came_from():
+    verdict = check_answer("**80 bytes**. A record header is 80 bytes long.", [SSDF, NIST])
+    assert verdict.label == SUPPORTED
+    assert all(check.support and check.support[0][0] == 1 for check in verdict.claims)
+
+
+def test_a_misread_number_is_not_supported():
+    verdict = check_answer("**40 bytes**. A record header is 40 bytes long.", [SSDF, NIST])
+    assert verdict.label == UNSUPPORTED
+    assert "the number 40" in verdict.claims[0].missing
+
+
+def test_an_invented_head_count_is_unsupported():
+    verdict = check_answer("NIST has about 1,000 employees.", [SSDF, NIST])
+    assert verdict.label == UNSUPPORTED
+    assert verdict.claims[0].missing == ("the number 1000",)
+
+
+def test_an_invented_name_in_a_true_sentence_is_caught():
+    verdict = check_answer("The agency was founded in 1901 by Theodore Roosevelt.", [NIST])
+    assert verdict.label == UNSUPPORTED
+    assert "the name roosevelt" in verdict.claims[0].missing
+
+
+def test_invented_list_items_are_caught_one_by_one():
+    answer = ("The four groups are Prepare the Organization (PO), Protect the Software (PS), "
+              "secure software testing, and secure software deployment.")
+    verdict = check_answer(answer, [SSDF], list_items=True)
+    assert [c.supported for c in verdict.claims] == [True, True, False, False]
+    assert verdict.label == PARTLY
+
+
+def test_the_documents_own_list_is_supported_item_by_item():
+    answer = ("- Prepare the Organization (PO)\n- Protect the Software (PS)\n"
+              "- 3. Produce Well-Secured Software (PW)\n- Respond to Vulnerabilities (RV)")
+    verdict = check_answer(answer, [SSDF], list_items=True)
+    assert verdict.label == SUPPORTED and len(verdict.claims) == 4
+
+
+def test_a_true_first_claim_and_an_invented_second_is_partly_supported():
+    verdict = check_answer("**1901**. The agency was founded in 1901 by Theodore Roosevelt.",
+                           [NIST])
+    assert verdict.label == PARTLY
+    assert [c.supported for c in verdict.claims] == [True, False]
+
+
+def test_a_flipped_negation_lowers_support():
+    said = check_answer("NIST is a non-regulatory agency.", [NIST]).claims[0].score
+    flipped = check_answer("NIST is not a regulatory agency of Commerce.", [NIST]).claims[0]
+    assert flipped.features["negation"] == 1.0 and flipped.score < said
+
+
+@pytest.mark.parametrize("answer", ["Not found in the documents.",
+                                    "The documents don't say how many employees NIST has."])
+def test_refusals_are_not_checked(answer):
+    assert check_answer(answer, [NIST]).label == REFUSED
+
+
+def test_an_answer_without_claims_is_empty():
+    assert check_answer("", [NIST]).label == EMPTY
+
+
+def test_similarity_of_meaning_is_used_when_an_embedder_is_given():
+    from ragcore.embeddings.fake import FakeEmbedder
+
+    verdict = check_answer("A record header is 80 bytes long.", [NIST], embedder=FakeEmbedder())
+    assert "cosine" in verdict.claims[0].features and verdict.label == SUPPORTED
+    assert "meaning" in verdict.measure
+
+
+def test_facts_are_numbers_names_and_bold_phrases():
+    facts = facts_of("**Protect the Software**: about 1,000 staff at NIST in Boulder since four years.")
+    assert 1000.0 in facts.numbers
+    assert {"nist", "boulder"} <= facts.names
+    assert facts.quoted[0][0] == "Protect the Software"
+    assert missing_facts(facts, "NIST, Boulder: protect the software; 1000 people, four years") == []
+
+
+def test_number_words_and_digits_are_the_same_number():
+    assert missing_facts(facts_of("It has 4 groups."), "organized into four groups") == []
+
+
+def test_model_markers_are_taken_out_before_checking():
+    assert without_markers("**Oslo**. Source 1.") == "**Oslo**."
+    assert without_markers("Herons nest in trees [1][2].") == "Herons nest in trees."
+    assert without_markers("RFC 2616 (1999) says so [3].") == "RFC 2616 (1999) says so."
+
+
+def test_a_numbered_item_is_one_claim_not_two():
+    claims = claims_of("- 3. Secure Software Development (SSD). It is new.\n(a) one thing")
+    assert [c.text for c in claims] == ["- 3. Secure Software Development (SSD).", "It is new.",
+                                        "(a) one thing"]

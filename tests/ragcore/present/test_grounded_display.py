@@ -1,0 +1,78 @@
+"""What a person sees follows the grounding verdict: ragcore's markers on what the passages
+state, a visible mark on what they do not, and for an unsupported answer not the answer but
+what the documents do not say, first, and the passage nearest to the question."""
+
+from __future__ import annotations
+
+import io
+
+from ragcore.present.grounded import NEAREST_LEAD, UNSUPPORTED_MARK
+from ragcore.present.markers import mark_listing
+from ragcore.present.sources import answer_sources
+from ragcore.present.support import NEAREST, NO_SUPPORT, SUPPORTS
+from ragcore.types import Node, ScoredNode
+
+SSDF = ("The practices are organized into four groups: Prepare the Organization (PO): "
+        "Organizations should ensure that the organization's people are prepared. Protect the "
+        "Software (PS): Organizations should protect all components of their software.")
+NIST = ("NIST is a non-regulatory agency of the U.S. Department of Commerce. A record header is "
+        "80 bytes long. The agency was founded in 1901.")
+
+
+def shown(answer: str, question: str):
+    nodes = [ScoredNode(Node(text=t, node_id=f"n{i}"), 0.7) for i, t in enumerate([SSDF, NIST])]
+    listing = answer_sources(answer, nodes, retrieval_mode="similarity", extractive=False,
+                             question=question)
+    return mark_listing(answer, listing)
+
+
+def test_a_supported_answer_gets_ragcores_markers_not_the_models():
+    text, listing = shown("**80 bytes**. A record header is 80 bytes long. Source 1.",
+                          "How long is a record header?")
+    assert text == "**80 bytes**. A record header is 80 bytes long. [1]"
+    assert listing.shown[0].scored.node.node_id == "n1" and listing.shown[0].use.note == SUPPORTS
+
+
+def test_an_invented_head_count_is_not_shown_as_an_answer():
+    text, listing = shown("NIST has about 1,000 employees [1].",
+                          "How many employees does NIST have?")
+    first, _, rest = text.partition("\n\n")
+    assert first == "The documents don't say how many employees NIST has."
+    assert "1,000" not in text
+    assert rest.startswith(NEAREST_LEAD) and "non-regulatory agency" in rest
+    assert [s.use.note for s in listing.shown] == [NEAREST, NO_SUPPORT]
+    assert all(s.use.note != SUPPORTS for s in (*listing.shown, *listing.hidden))
+
+
+def test_a_partly_supported_answer_marks_the_invented_sentence_visibly():
+    text, _ = shown("**1901**. The agency was founded in 1901 by Theodore Roosevelt.",
+                    "When was the agency founded?")
+    assert text == f"**1901**. [1] The agency was founded in 1901 by Theodore Roosevelt. " \
+                   f"{UNSUPPORTED_MARK}"
+
+
+def test_each_list_item_is_cited_and_invented_items_are_marked():
+    text, _ = shown("- Prepare the Organization (PO)\n- Protect the Software (PS)\n"
+                    "- Secure Software Testing (ST)", "What are the groups of practices?")
+    lines = text.splitlines()
+    assert lines[0].endswith("(PO) [1]") and lines[1].endswith("(PS) [1]")
+    assert lines[2].endswith(UNSUPPORTED_MARK)
+
+
+def test_a_refusal_says_what_the_documents_do_not_say():
+    text, _ = shown("Not found in the documents.\n\nThe closest passage says: \u201cNIST is\u201d",
+                    "How many employees does NIST have?")
+    assert text.startswith("The documents don't say how many employees NIST has.\n\n")
+
+
+def test_the_cli_writes_the_checked_answer_never_the_draft():
+    from ragcore.cli.render import write_reply
+    from ragcore.synthesis import Response
+
+    nodes = [ScoredNode(Node(text=NIST, node_id="n0"), 0.7)]
+    response = Response(lambda: iter(["NIST has about ", "1,000 employees."]), source_nodes=nodes)
+    out = io.StringIO()
+    write_reply(out, response, question="How many employees does NIST have?")
+    written = out.getvalue()
+    assert written.startswith("The documents don't say how many employees NIST has.")
+    assert "1,000" not in written and "supports the answer" not in written
