@@ -7,7 +7,9 @@ LlamaIndex's do. The synthesizer reads them with prompts that ask for ``[N]`` af
 answer modes keep their behaviour; both in ``ragcore.prompts.answer``). A language model writes
 the numbers itself. The offline extractive answerer cannot follow instructions; it quotes whole
 sentences, so each quoted line is given the number of every source it was quoted from
-(``cite_quotes``): an extractive answer cites too.
+(``cite_quotes``): an extractive answer cites too. Either way the answer streams through
+``prompts.citation_marks.normalised_citations``, so "Source 1.", "(Sources 1, 3)" or "[1][2]"
+reach the reader as ``[1]``, ``[1] [3]``, ``[1] [2]``, and a number above the sources is dropped.
 
 It differs from the plain ``QueryEngine`` in its sources only: the same retrieval and
 postprocessors run first, then the citation split, then the usual synthesis.
@@ -16,7 +18,7 @@ postprocessors run first, then the citation split, then the usual synthesis.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from typing import Iterable, Iterator, Sequence
 
 from ..chunking import SentenceSplitter
 from ..errors import ConfigError
@@ -24,6 +26,7 @@ from ..llms.base import LLM
 from ..llms.extractive.backend import LABEL, ExtractiveLLM
 from ..postprocess import NodePostprocessor
 from ..prompts.answer import CITATION_PROMPTS, SynthesisPrompts
+from ..prompts.citation_marks import normalised_citations
 from ..query import QueryEngine
 from ..retrieval import Retriever
 from ..synthesis import Response, ResponseMode, Synthesizer
@@ -36,9 +39,12 @@ DEFAULT_CITATION_CHUNK_OVERLAP = 20
 _WORD = re.compile(r"\w+")
 _MARKER = re.compile(r"\[\d+\]")
 # A quoted line: its bullet, the "Source N:" label a quote may start with (the sentence went on
-# after the label's line break), the quote, its final punctuation.
+# after the label's line break; "[N]" once citation marks were normalised), the quote, its final
+# punctuation.
+_LABEL = r"(?:Source \d+:|\[\d+\])"
 _QUOTE_LINE = re.compile(
-    r"^(?P<lead>\s*(?:[-*]\s+)?)(?:Source \d+:\s*)?(?P<quote>.*?)(?P<end>[.!?:;]?)\s*$")
+    rf"^(?P<lead>\s*(?:[-*]\s+)?)(?:{_LABEL}\s*)?(?P<quote>.*?)(?P<end>[.!?:;]?)\s*$")
+_LABELLED = re.compile(rf"^(\s*(?:[-*]\s+)?){_LABEL}", re.MULTILINE)
 MIN_QUOTE_WORDS = 3  # shorter lines ("Summary:") appear in many sources by chance
 
 
@@ -92,13 +98,19 @@ class CitationQueryEngine(QueryEngine):
         super().__init__(retriever, synthesizer, postprocessors=[*postprocessors, splitter])
 
     def query(self, question: str, *, trace: Trace | None = None) -> Response:
-        """The answer with ``[N]`` citations; ``source_nodes`` are the numbered sources."""
+        """The answer with ``[N]`` citations, however the model wrote them ("Source 1",
+        "(1)", "[1, 2]": ``normalised_citations``); ``source_nodes`` are the numbered sources."""
         response = super().query(question, trace=trace)
-        if getattr(self.synthesizer.llm, "model", "") != ExtractiveLLM.model:
-            return response
-        sources = [s.node.text for s in response.source_nodes]
-        return Response(lambda: (cite_quotes(response.text, sources),),
-                        source_nodes=response.source_nodes, trace=response.trace,
+        nodes = response.source_nodes
+        quoting = getattr(self.synthesizer.llm, "model", "") == ExtractiveLLM.model
+
+        def produce() -> Iterator[str]:
+            answer: Iterable[str] = response
+            if quoting:  # the offline answerer quotes whole lines: cite each one's sources
+                answer = (cite_quotes(response.text, [s.node.text for s in nodes]),)
+            return normalised_citations(answer, sources=len(nodes))
+
+        return Response(produce, source_nodes=nodes, trace=response.trace,
                         mode=response.mode, metadata=response.metadata)
 
 
@@ -106,9 +118,10 @@ def cite_quotes(answer: str, sources: Sequence[str]) -> str:
     """``answer`` with ``[N]`` after each quoted line, N every source that holds the quote.
 
     For answers that only quote (the extractive answerer's). A "Source N:" label quoted with
-    a sentence is dropped; an answer already citing, a label line and a line of fewer than
+    a sentence (or "[N]", the label with its citation marks normalised) is dropped; an answer
+    already citing after its quotes, a label line and a line of fewer than
     ``MIN_QUOTE_WORDS`` words are left as they are."""
-    if _MARKER.search(answer):
+    if _MARKER.search(_LABELLED.sub(r"\1", answer)):
         return answer
     texts = [_joined_words(s) for s in sources]
     return "\n".join(_cited_line(line, texts) for line in answer.split("\n"))

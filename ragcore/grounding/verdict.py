@@ -134,7 +134,8 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
     measure = _measure(embedder)
     if is_refusal(answer):
         return Verdict(REFUSED, measure=measure)
-    claims = claims_of(answer, split_items=list_items)
+    # A refusal inside an answer ("**150**. Not found in the documents.") claims nothing.
+    claims = [c for c in claims_of(answer, split_items=list_items) if not is_refusal(c.text)]
     if not claims:
         return Verdict(EMPTY, measure=measure)
     checks = check_claims(claims, passages, embedder=embedder, weights=weights)

@@ -30,6 +30,7 @@ from ..llms.base import LLM
 from ..prompt_budget import truncate_to_tokens
 from ..prompts import FIELD_MARGIN_TOKENS, PromptTemplate
 from ..prompts.answer import FORM_SLOTS, SynthesisPrompts
+from ..prompts.citation_marks import normalised_citations
 from ..streaming import or_empty_notice, without_phrases
 from ..tokens import count_tokens
 from ..trace import Trace
@@ -137,9 +138,13 @@ class Synthesizer:
                              passages=[n.node.text for n in nodes], metadata=metadata,
                              max_concurrency=limit, prefill=prefill)
         # A slot of the answer form that the model copied ("<support>") is never shown.
+        # Citation markers in one format ("Source 1" -> "[1]"), numbers above the passages
+        # dropped (``prompts.citation_marks``).
         return Response(
-            lambda: or_empty_notice(without_phrases(answer(), FORM_SLOTS), trace.notes), **kwargs
-        )
+            lambda: or_empty_notice(
+                normalised_citations(without_phrases(answer(), FORM_SLOTS), sources=len(nodes)),
+                trace.notes),
+            **kwargs)
 
     def _first_template(self, prompts: SynthesisPrompts) -> PromptTemplate:
         """The template of a gated mode's first call (the one the gate judges)."""

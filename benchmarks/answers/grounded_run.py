@@ -1,0 +1,126 @@
+"""Run the grounded question set (``grounded_questions.jsonl``) through the default engine and
+show what a person would be shown: the answer as its grounding verdict allows it.
+
+    python -m benchmarks.answers.grounded_run --file NIST.SP.800-218.pdf [--llm local] [--limit N]
+
+For the questions over one corpus file (and the unanswerable ones of its collection that name
+it or its subject), it indexes the file (cached in ``benchmarks/.cache/grounded/``), asks each
+question with the query engine (compact mode), cites the answer against its sources as the app
+and CLI do (``present.sources.answer_sources`` then ``present.markers.mark_listing``), and
+records per question: the kind decided, the verdict, whether the first sentence refuses, the
+gold items found in what is shown, where a miss came from (``grounded_set.diagnose``: not
+retrieved, or cut before the model read it) and the seconds. Rows go to
+``benchmarks/results/grounded-<file>.jsonl``; the table goes to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from benchmarks.answers.grounded_set import (
+    diagnose,
+    items_found,
+    load_questions,
+    refused_first,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT.parent / "shared" / "corpus"
+CACHE = ROOT / "benchmarks" / ".cache" / "grounded"
+RESULTS = ROOT / "benchmarks" / "results"
+
+
+def chosen(file: str) -> list:
+    questions = load_questions()
+    own = [q for q in questions if file in q.files]
+    collection = {q.collection for q in own}
+    subject = ("SSDF", "NIST", "800-218") if "800-218" in file else (Path(file).stem,)
+    unanswerable = [q for q in questions if q.kind == "unanswerable"
+                    and q.collection in collection and any(s in q.question for s in subject)]
+    return own + unanswerable
+
+
+def index_of(file: Path):
+    from ragcore import VectorStoreIndex, load_file
+
+    folder = CACHE / file.stem
+    if (folder / "manifest.json").exists():
+        return VectorStoreIndex.load(folder)
+    index = VectorStoreIndex.from_documents(load_file(file))
+    index.persist(folder)
+    return index
+
+
+def run(file: str, llm_spec: str, limit: int | None) -> list[dict]:
+    from ragcore.llms.resolve import resolve_llm
+    from ragcore.present.markers import mark_listing
+    from ragcore.present.sources import answer_sources
+    from ragcore.trace import Trace
+
+    questions = chosen(file)[:limit]
+    path = next(CORPUS.rglob(file))
+    index = index_of(path)
+    llm = resolve_llm(llm_spec)
+    engine = index.as_query_engine(llm=llm)
+    rows = []
+    for question in questions:
+        trace = Trace()
+        started = time.perf_counter()
+        response = engine.query(question.question, trace=trace)
+        answer = response.text
+        listing = answer_sources(answer, response.source_nodes, retrieval_mode="hybrid",
+                                 extractive=False, embedder=index.embedder,
+                                 question=question.question)
+        shown, _ = mark_listing(answer, listing)
+        seconds = time.perf_counter() - started
+        read = [call.messages[-1].content if call.messages else "" for call in trace.llm_calls]
+        retrieved = engine.retriever.retrieve(question.question)
+        rows.append({
+            "id": question.id, "kind": question.kind, "question": question.question,
+            "decided_kind": trace.notes.get("question_kind"),
+            "verdict": None if listing.verdict is None else listing.verdict.label,
+            "answer": answer, "shown": shown, "refused_first": refused_first(shown),
+            "found": items_found(question, shown), "seconds": round(seconds, 2),
+            "diagnosis": diagnose(question, [n.node.text for n in retrieved],
+                                  [str(m) for m in read]),
+        })
+        print(json.dumps(rows[-1], ensure_ascii=False)[:400], flush=True)
+    return rows
+
+
+def table(rows: list[dict]) -> str:
+    answerable = [r for r in rows if r["kind"] in ("factoid", "list")]
+    unanswerable = [r for r in rows if r["kind"] == "unanswerable"]
+    overview = [r for r in rows if r["kind"] == "summary"]
+    every = sum(all(r["found"]) for r in answerable)
+    lines = [
+        f"answerable with every gold item shown: {every}/{len(answerable)}",
+        f"unanswerable refused in the first sentence: "
+        f"{sum(r['refused_first'] for r in unanswerable)}/{len(unanswerable)}",
+        f"summary or list requests refused: "
+        f"{sum(r['refused_first'] for r in overview + [r for r in answerable if r['kind'] == 'list'])}",
+        f"answerable refused: {sum(r['refused_first'] for r in answerable)}/{len(answerable)}",
+        f"median seconds: {sorted(r['seconds'] for r in rows)[len(rows) // 2]:.1f}",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--file", default="NIST.SP.800-218.pdf")
+    parser.add_argument("--llm", default="local")
+    parser.add_argument("--limit", type=int, default=None)
+    args = parser.parse_args()
+    rows = run(args.file, args.llm, args.limit)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    out = RESULTS / f"grounded-{Path(args.file).stem}-{args.llm.replace(':', '_')}.jsonl"
+    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                   encoding="utf-8")
+    print(table(rows))
+
+
+if __name__ == "__main__":
+    main()
