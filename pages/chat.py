@@ -3,7 +3,7 @@ retriever); chats are saved and reopened."""
 
 import streamlit as st
 
-from ragcore.present import format as fmt, friendly_date, trace_view
+from ragcore.present import format as fmt, friendly_date, trace_view, unobserved
 from ragcore.workspace.names import display_name
 from webapp import chat_list, shell, state, team_state
 from webapp.advanced import advanced_toggle
@@ -156,7 +156,8 @@ def marked_reply(message, lookup, *, embedder, key: str, question: str = ""):
     ``question`` it was asked, the text follows ragcore's grounding verdict."""
     text = message.content
     if not message.sources:
-        return text, None
+        agent = (message.trace or {}).get("chat_mode") in AGENT_MODES
+        return (unobserved(text) if agent else text), None
     return marked_listing(
         text, [source_passage(s, lookup) for s in message.sources],
         trace=message.trace, retrieval_mode=turn_retrieval_mode(message), embedder=embedder,

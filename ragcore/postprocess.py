@@ -218,7 +218,7 @@ class ListContinuation(Postprocessor):
     def _completed(self, scored: ScoredNode) -> ScoredNode:
         node = scored.node
         lines = node.text.rstrip().splitlines()
-        if not lines or not LIST_ITEM.match(lines[-1]) or node.next_id is None \
+        if not lines or not _ends_in_list(lines) or node.next_id is None \
                 or node.end_char is None:
             return scored
         try:
@@ -228,25 +228,64 @@ class ListContinuation(Postprocessor):
         if after.start_char is None or not after.start_char <= node.end_char <= \
                 after.start_char + len(after.text) or after.ref_doc_id != node.ref_doc_id:
             return scored
-        rest = _list_rest(after.text[node.end_char - after.start_char:])
+        rest = _list_rest(after.text[node.end_char - after.start_char:],
+                          _next_number(lines))
         if not rest:
             return scored
         grown = dataclasses.replace(node, text=node.text + rest, end_char=node.end_char + len(rest))
         return dataclasses.replace(scored, node=grown)
 
 
-def _list_rest(text: str) -> str:
+_BARE_NUMBER = re.compile(r"^\s*\(?(\d{1,2})[.)]\s*$")  # "2." alone: the next item's text follows
+_NUMBER = re.compile(r"^\s*\(?(\d{1,2})[.)](?:\s|$)")
+_ANNOUNCES = re.compile(r"(?::|\bfollowing|\bas follows)\s*$", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?][\"')\]\u201d\u2019]*\s*$")
+
+
+def _ends_in_list(lines: list[str]) -> bool:
+    """A node's last line is an item, a bare item number, or announces a list; or it wraps a
+    numbered item that starts at most ``WRAPPED_LINES`` lines up (a PDF's item lines)."""
+    line = lines[-1]
+    if LIST_ITEM.match(line) or _BARE_NUMBER.match(line) or _ANNOUNCES.search(line):
+        return True
+    return any(_NUMBER.match(up) for up in lines[-1 - WRAPPED_LINES:-1])
+
+
+WRAPPED_LINES = 3
+
+
+def _next_number(lines: list[str]) -> int | None:
+    """The number the list's next item will carry, when the node's list is numbered ("1." to
+    "2." seen, "2." alone at the end too: 3; an announcement with no item yet: 1)."""
+    for line in reversed(lines[-1 - WRAPPED_LINES:]):
+        match = _NUMBER.match(line)
+        if match:
+            return int(match.group(1)) + 1
+    return 1 if _ANNOUNCES.search(lines[-1]) else None
+
+
+def _list_rest(text: str, expect: int | None = None) -> str:
     """The start of ``text`` up to the end of the list it continues: the rest of the item it
-    starts in, then item lines and the lines indented under them, no blank line before a line
-    that is no item."""
+    starts in, then item lines and the lines under them (indented, or wrapped lines of a PDF),
+    no blank line before a line that is no item. A numbered list ends after the item whose
+    sentence ends where no item numbered next follows."""
     end, pos = 0, 0
-    for k, line in enumerate(text[:MAX_CONTINUATION].splitlines(keepends=True)):
+    lines = text[:MAX_CONTINUATION].splitlines(keepends=True)
+    for k, line in enumerate(lines):
         pos += len(line)
         if not line.strip():
             continue
-        if not (LIST_ITEM.match(line) or line[:1].isspace() or k == 0) or pos > MAX_CONTINUATION:
+        numbered = _NUMBER.match(line)
+        if expect is not None and numbered and int(numbered.group(1)) == expect:
+            expect += 1
+        elif not (LIST_ITEM.match(line) or line[:1].isspace() or k == 0 or
+                  (expect is not None and end == pos - len(line))) or pos > MAX_CONTINUATION:
             break
         end = pos
+        following = next((x for x in lines[k + 1:] if x.strip()), "")
+        if expect is not None and _SENTENCE_END.search(line) and not (
+                (m := _NUMBER.match(following)) and int(m.group(1)) == expect):
+            break
     return text[:end].rstrip()
 
 

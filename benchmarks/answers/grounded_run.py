@@ -76,7 +76,7 @@ def run(file: str, llm_spec: str, limit: int | None) -> list[dict]:
                                  question=question.question)
         shown, _ = mark_listing(answer, listing)
         seconds = time.perf_counter() - started
-        read = [call.messages[-1].content if call.messages else "" for call in trace.llm_calls]
+        read = ["\n".join(m.content for m in call.messages) for call in trace.llm_calls]
         retrieved = engine.retriever.retrieve(question.question)
         rows.append({
             "id": question.id, "kind": question.kind, "question": question.question,

@@ -62,7 +62,8 @@ class Facts:
 def fold(text: str) -> str:
     """``text`` for comparison: compatibility characters unfolded (ligatures, curly quotes,
     dashes), ``[n]`` markers and Markdown emphasis removed, case folded, whitespace collapsed."""
-    text = unicodedata.normalize("NFKC", text)
+    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text))
+    text = "".join(c for c in text if not unicodedata.combining(c))  # Beyoncé = Beyonce
     text = text.translate(_PLAIN)
     text = _MARKER.sub("", text).replace("**", "").replace("__", "")
     return " ".join(text.casefold().split())
@@ -127,12 +128,37 @@ def missing_facts(facts: Facts, passage_text: str) -> list[str]:
     stems = {stem(w) for w in words}
     stated = numbers_in(folded)
     missing = [f"the number {_shown(n)}" for n in sorted(facts.numbers) if n not in stated]
+    initials = _initials(passage_text) if facts.names else set()
     missing += [f"the name {name}" for name in sorted(facts.names)
-                if name not in words and stem(name) not in stems]
+                if name not in words and stem(name) not in stems and name not in initials]
     for written, phrase in facts.quoted:
         if not all(s in stems or s in words for s in phrase):
             missing.append(f"\u201c{written}\u201d")
     return missing
+
+
+def _initials(text: str) -> set[str]:
+    """The acronyms a text spells out: the initials of its runs of two to six capitalised
+    words ("New York City" -> "nyc"), small words inside a run skipped ("Department of
+    Commerce" -> "doc")."""
+    found = set()
+    for run in re.finditer(r"(?:[A-Z][\w'-]*(?:\s+(?:of|and|for|the|de)\s+|\s+)){1,5}[A-Z][\w'-]*",
+                           unicodedata.normalize("NFKC", text)):
+        words = run.group(0).split()
+        capitals = [w for w in words if w[0].isupper()]
+        for size in range(2, len(capitals) + 1):
+            for start in range(0, len(capitals) - size + 1):
+                found.add("".join(w[0] for w in capitals[start:start + size]).casefold())
+    return found
+
+
+def each_fact(facts: Facts) -> list[tuple[Facts, frozenset[str]]]:
+    """Every fact of ``facts`` on its own, with the words it is made of (to tell them apart
+    from the rest of the claim)."""
+    single = [(Facts(numbers=frozenset({n})), frozenset({_shown(n)})) for n in facts.numbers]
+    single += [(Facts(names=frozenset({n})), frozenset({stem(n)})) for n in facts.names]
+    single += [(Facts(quoted=(q,)), frozenset(q[1])) for q in facts.quoted]
+    return single
 
 
 def _names(text: str) -> set[str]:

@@ -12,7 +12,7 @@ Whatever wrote the answer (the packaged model, a server, the extractive answerer
     cosine     similarity of meaning to the window's best sentence, by   +
                the index's embedding model (when one is given)
 
-Their logistic combination (``Weights``, fitted on the labelled claims of
+Their logistic combination (``Weights``: one for each path, with and without the embedder, fitted on the labelled claims of
 ``benchmarks/grounding``: its fit half; the judge half measures it) is the chance that the claim
 is supported; a claim is supported from ``Weights.threshold``, set for a precision of "supported"
 of at least 95 % there. The answer's verdict follows its claims: ``supported`` when every claim
@@ -32,7 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .claims import Claim, Span, claims_of, sentence_spans
-from .facts import content_stems, fold, missing_facts
+from .facts import content_stems, each_fact, fold, missing_facts
 
 SUPPORTED, PARTLY, UNSUPPORTED, REFUSED, EMPTY = (
     "supported", "partly", "unsupported", "refused", "empty")
@@ -46,28 +46,29 @@ _REFUSAL = re.compile(r"^\W*(?:not found in the documents|the (?:documents|passa
 # A claim of this many content words or fewer ("**80 bytes**.", a list item) states nothing
 # but its words: each one the window lacks counts as a missing fact.
 SHORT_CLAIM_STEMS = 4
+FEATURES = ("coverage", "missing", "elsewhere", "negation", "binding", "cosine")
 
 
 @dataclass(frozen=True, slots=True)
 class Weights:
-    """The logistic model of "supported": bias, then coverage, missing, elsewhere, negation,
-    cosine; ``threshold`` on its chance. ``cosine`` weighs only when an embedder is given:
-    without one the bias ``bias_lexical`` replaces ``bias``."""
+    """Two logistic models of "supported", one per path: ``lexical`` (bias, coverage, missing,
+    elsewhere, negation) when no embedder is given, ``meaning`` (the same, then cosine) with
+    one; each with the threshold on its chance from which a claim is supported."""
 
-    bias: float
-    coverage: float
-    missing: float
-    elsewhere: float
-    negation: float
-    cosine: float
-    bias_lexical: float
-    threshold: float
+    lexical: tuple[float, ...]
+    meaning: tuple[float, ...]
+    lexical_threshold: float
+    meaning_threshold: float
+
+    def threshold(self, with_meaning: bool) -> float:
+        return self.meaning_threshold if with_meaning else self.lexical_threshold
 
 
 # Set by benchmarks/grounding/fit.py on the fit half of the labelled claims (see that folder's
 # README for the run and the curve on the judge half).
-WEIGHTS = Weights(bias=-9.0, coverage=9.0, missing=-4.0, elsewhere=-2.0, negation=-2.5,
-                  cosine=5.0, bias_lexical=-5.5, threshold=0.5)
+WEIGHTS = Weights(lexical=(-7.5, 9.0, -4.0, -2.0, -2.5, 2.0),
+                  meaning=(-11.0, 9.0, -4.0, -2.0, -2.5, 2.0, 5.0),
+                  lexical_threshold=0.5, meaning_threshold=0.5)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +118,8 @@ class _Window:
     text: str  # the centre sentence with its neighbours
     stems: frozenset[str]
     negated: bool
+    sentence: str = ""  # the centre sentence alone
+    sentence_stems: frozenset[str] = frozenset()
 
 
 def is_refusal(answer: str) -> bool:
@@ -125,7 +128,8 @@ def is_refusal(answer: str) -> bool:
 
 
 def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = False,
-                 embedder: Any = None, weights: Weights = WEIGHTS) -> Verdict:
+                 embedder: Any = None, weights: Weights = WEIGHTS,
+                 question: str = "") -> Verdict:
     """The verdict on ``answer`` against ``passages`` (texts, in the order they are cited).
 
     ``list_items`` (a list question) checks each item of a listing sentence on its own;
@@ -138,23 +142,27 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
     claims = [c for c in claims_of(answer, split_items=list_items) if not is_refusal(c.text)]
     if not claims:
         return Verdict(EMPTY, measure=measure)
-    checks = check_claims(claims, passages, embedder=embedder, weights=weights)
+    checks = check_claims(claims, passages, embedder=embedder, weights=weights,
+                          question=question)
     return Verdict(_label(checks), tuple(checks), measure)
 
 
 def check_claims(claims: Sequence[Claim], passages: Sequence[str], *, embedder: Any = None,
-                 weights: Weights = WEIGHTS) -> list[ClaimCheck]:
-    """Each claim's check against the sentence windows of ``passages``."""
+                 weights: Weights = WEIGHTS, question: str = "") -> list[ClaimCheck]:
+    """Each claim's check against the sentence windows of ``passages`` (``question``: what the
+    claims answer, the context of a short answer's facts)."""
     windows = _windows(passages)
     everything = "\n".join(passages)
     cosines = _cosines(claims, windows, embedder)
-    return [_check(claim, windows, everything, None if cosines is None else cosines[i], weights)
-            for i, claim in enumerate(claims)]
+    asked = content_stems(question)
+    return [_check(claim, windows, everything, None if cosines is None else cosines[i], weights,
+                   asked) for i, claim in enumerate(claims)]
 
 
 def claim_features(claim: Claim, window: _Window, everything: str,
-                   cosine: float | None) -> dict[str, float]:
-    """The features of ``claim`` against one window (see the module docstring)."""
+                   cosine: float | None, binding: float = 1.0) -> dict[str, float]:
+    """The features of ``claim`` against one window (see the module docstring); ``binding``
+    is the claim's (``fact_binding``)."""
     stems = set(claim.stems)
     coverage = len(stems & window.stems) / len(stems) if stems else 1.0
     missing = missing_facts(claim.facts, window.text)
@@ -163,35 +171,57 @@ def claim_features(claim: Claim, window: _Window, everything: str,
     elsewhere = missing_facts(claim.facts, everything) if missing else []
     negated = bool(_NEGATION.search(fold(claim.text)))
     features = {"coverage": coverage, "missing": float(len(missing)),
-                "elsewhere": float(len(elsewhere)), "negation": float(negated != window.negated)}
+                "elsewhere": float(len(elsewhere)), "negation": float(negated != window.negated),
+                "binding": binding}
     if cosine is not None:
         features["cosine"] = cosine
     return features
 
 
+def fact_binding(claim: Claim, sentences: Sequence[tuple[str, frozenset[str]]],
+                 asked: Sequence[str] = ()) -> float:
+    """How well the claim's facts stand where the rest of the claim is: for each fact, the best
+    share of the claim's other words in one sentence stating that fact; the lowest over facts
+    (1 with no facts, 0 for a fact no sentence states). A number taken from the sentence next
+    door ("80" where the claim's sentence says 40) stands among other words. A short claim
+    ("**Dvořák**") has few other words: the question's (``asked``) stand in for them."""
+    lowest = 1.0
+    short = claim.item or len(claim.stems) <= SHORT_CLAIM_STEMS
+    for fact, own in each_fact(claim.facts):
+        others = (set(asked) if short and asked else set(claim.stems)) - own
+        best = 0.0
+        for sentence, stems in sentences:
+            if missing_facts(fact, sentence):
+                continue
+            best = max(best, len(others & stems) / len(others) if others else 1.0)
+        lowest = min(lowest, best)
+    return lowest
+
+
 def support_chance(features: dict[str, float], weights: Weights = WEIGHTS) -> float:
     """The logistic chance that a claim with ``features`` is supported."""
-    has_cosine = "cosine" in features
-    z = (weights.bias if has_cosine else weights.bias_lexical)
-    z += weights.coverage * features["coverage"] + weights.missing * features["missing"]
-    z += weights.elsewhere * features["elsewhere"] + weights.negation * features["negation"]
-    z += weights.cosine * features["cosine"] if has_cosine else 0.0
+    with_meaning = "cosine" in features
+    bias, *w = weights.meaning if with_meaning else weights.lexical
+    names = FEATURES if with_meaning else FEATURES[:-1]
+    z = bias + sum(wi * features[name] for wi, name in zip(w, names))
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
 def _check(claim: Claim, windows: list[_Window], everything: str, cosines: Any,
-           weights: Weights) -> ClaimCheck:
+           weights: Weights, asked: Sequence[str] = ()) -> ClaimCheck:
     if not windows:
         return ClaimCheck(claim, False, 0.0, missing=tuple(missing_facts(claim.facts, "")))
+    binding = fact_binding(claim, [(w.sentence, w.sentence_stems) for w in windows], asked)
     scored = []
     for position, window in enumerate(windows):
         cosine = None if cosines is None else float(cosines[position])
-        features = claim_features(claim, window, everything, cosine)
+        features = claim_features(claim, window, everything, cosine, binding)
         scored.append((support_chance(features, weights), position, features))
     best, _, features = max(scored, key=lambda s: s[0])
-    supported = best >= weights.threshold
+    threshold = weights.threshold(cosines is not None)
+    supported = best >= threshold
     support = tuple((windows[p].passage, windows[p].span) for score, p, _ in scored
-                    if supported and score >= max(weights.threshold, best - 0.05))
+                    if supported and score >= max(threshold, best - 0.05))
     missing = tuple(missing_facts(claim.facts, everything))
     return ClaimCheck(claim, supported, best, support, missing, features)
 
@@ -214,8 +244,10 @@ def _windows(passages: Sequence[str]) -> list[_Window]:
             start = spans[max(0, i - 1)][0]
             end = spans[min(len(spans) - 1, i + 1)][1]
             joined = text[start:end]
+            centre = text[span[0]:span[1]]
             windows.append(_Window(position, span, joined, frozenset(content_stems(joined)),
-                                   bool(_NEGATION.search(fold(text[span[0]:span[1]])))))
+                                   bool(_NEGATION.search(fold(centre))), centre,
+                                   frozenset(content_stems(centre))))
     return windows
 
 

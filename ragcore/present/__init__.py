@@ -43,6 +43,8 @@ _EXPORTS: dict[str, str] = {
     "metric_line": ".leaderboard",
     "question_choices": ".leaderboard",
     "mark_listing": ".markers",
+    "unobserved": ".grounded",
+    "UNSUPPORTED_MARK": ".grounded",
     "outside_fence": ".passage.fences",
     "markup_of": ".passage.markup",
     "render_segments": ".passage.markup",

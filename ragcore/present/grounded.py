@@ -25,6 +25,9 @@ from .sources import ListedSource, SourceListing
 from .support import NEAREST
 
 UNSUPPORTED_MARK = "**(not in the documents)**"
+# An agent's reply when no tool showed it a passage: its answer is the model's own.
+UNOBSERVED = ("**Not from the documents:** the agent's tools showed it no passage, so this "
+              "answer is the model's own.")
 NEAREST_LEAD = "What they say nearest to it:"
 
 
@@ -41,6 +44,11 @@ def grounded_text(answer: str, listing: SourceListing, listed: Sequence[ListedSo
     if verdict.label == REFUSED:
         return _refusal(text, listing.question), ()
     return _marked(text, verdict.claims, marker)
+
+
+def unobserved(text: str) -> str:
+    """An agent's reply that no tool observation backs, said so first."""
+    return f"{UNOBSERVED}\n\n{text}" if text.strip() else text
 
 
 def _not_said(listing: SourceListing, listed: Sequence[ListedSource],

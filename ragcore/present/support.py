@@ -151,7 +151,7 @@ def grounded_citations(answer: str, passages: Sequence[str], *, question: str,
     text = without_markers(answer)
     kind = question_kind(question)
     verdict = check_answer(text, passages, list_items=kind is QuestionKind.LIST,
-                           embedder=embedder)
+                           embedder=embedder, question=question)
     found: list[list[Span]] = [[] for _ in passages]
     if verdict.label == UNSUPPORTED:
         nearest, where = closest_with_position(question, passages)

@@ -213,3 +213,31 @@ def test_a_node_that_ends_after_its_list_or_outside_one_is_left_as_it_is():
         index = SplitIndex(border)
         hit = [ScoredNode(index.nodes["a"], 0.9)]
         assert ListContinuation(index).postprocess(hit, "q")[0].node is index.nodes["a"]
+
+
+GROUPS = ("The practices are organized into four groups:\n1. Prepare the Organization (PO): "
+          "Organizations should ensure that their people,\nprocesses, and technology are "
+          "prepared.\n2. Protect the Software (PS): Organizations should protect all components "
+          "of their\nsoftware from tampering.\n3. Produce Well-Secured Software (PW): "
+          "Organizations should produce\nsoftware with few vulnerabilities.\n4. Respond to "
+          "Vulnerabilities (RV): Organizations should identify residual\nvulnerabilities.\n"
+          "The Introduction explains the background of the SSDF.")
+
+
+class PdfSplit(SplitIndex):
+    def __init__(self, border: int) -> None:
+        self.nodes = {"a": Node(GROUPS[:border], node_id="a", ref_doc_id="d", start_char=0,
+                                end_char=border, next_id="b"),
+                      "b": Node(GROUPS[border:], node_id="b", ref_doc_id="d",
+                                start_char=border, end_char=len(GROUPS), prev_id="a")}
+
+
+@pytest.mark.parametrize("border", [
+    GROUPS.index("2.") + 2,  # "... 2." : the item's number ends the node, its text the next
+    GROUPS.index("1.") - 1,  # "... into four groups:" : the announcement ends the node
+    GROUPS.index("\n3."),  # after a wrapped item
+])
+def test_a_pdf_list_with_wrapped_numbered_items_is_completed_to_its_last_item(border):
+    index = PdfSplit(border)
+    out = ListContinuation(index).postprocess([ScoredNode(index.nodes["a"], 0.9)], "q")
+    assert out[0].node.text == GROUPS[:GROUPS.index("\nThe Introduction")]
