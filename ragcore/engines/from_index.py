@@ -44,6 +44,7 @@ from ..postprocess import ListContinuation, NodePostprocessor
 from ..prompts.answer import SynthesisPrompts
 from ..prompts.chat import INDEX_AGENT_PROMPT
 from ..query import QueryEngine
+from ..retrieval.cards import DocumentCards
 from ..retrieval.optimizer import SentenceEmbeddingOptimizer
 from ..retrieval.retrievers import RetrievalMode, Retriever, SearchableIndex
 from ..stores.filters import MetadataFilters
@@ -93,13 +94,15 @@ def reading_postprocessors(index: EngineIndex, postprocessors: Sequence[NodePost
     look its nodes up, lists completed across a chunk border (``ListContinuation``); last, for
     an LLM that reads only ``reading_tokens`` fast (the packaged model), the question's closest
     sentences up to that many tokens (``SentenceEmbeddingOptimizer``; by shared words in
-    keyword mode, which never loads the embedding model)."""
+    keyword mode, which never loads the embedding model); after all, for a question about a
+    document itself, its card (``DocumentCards``: title, authors, date, abstract)."""
     first = [ListContinuation(index)] if hasattr(index, "get_node") else []
     budget = getattr(llm, "reading_tokens", None)
     embedder = None if retrieval_mode == "keyword" else _IndexEmbedder(index)
     last = ([SentenceEmbeddingOptimizer(embedder, token_budget=budget, by_kind=True)]
             if budget else [])
-    return [*first, *postprocessors, *last]
+    # Last: a question about a document itself reads its card whole, whatever the budget.
+    return [*first, *postprocessors, *last, DocumentCards()]
 
 
 def chat_engine_from_index(

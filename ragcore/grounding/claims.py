@@ -64,7 +64,9 @@ def claims_of(answer: str, *, split_items: bool = False, min_terms: int = 1) -> 
         if items:
             claims += [_claim(answer, start + a, start + b, item=True) for a, b in items]
             continue
-        claims.append(_claim(answer, start, end))
+        # In an answer to a list question, a bulleted line is one item of the list.
+        claims.append(_claim(answer, start, end,
+                             item=split_items and bool(_BULLET.match(sentence))))
     return [c for c in claims if len(c.stems) >= min_terms or c.facts]
 
 

@@ -12,7 +12,8 @@
     document    the document itself: who wrote it, when,   answered from the document's card
                 what it is                                 (``ragcore.cards``), never refused
 
-No model and no I/O: a few patterns over the question's words, so the kind can be shown in the
+No model and no I/O: a few patterns over the question's words (a document question is
+``ragcore.cards.asks_about_document``'s to tell), so the kind can be shown in the
 trace before anything is read, and the same question always takes the same path. The reading
 budget of each kind is a share of the model's base budget (``KindProfile.reading_share``): a
 four-item list under four headings does not fit the ~200 tokens a fact needs.
@@ -23,6 +24,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
+
+from ..cards import asks_about_document
 
 
 class QuestionKind(str, Enum):
@@ -74,24 +77,15 @@ _COMPARISON = re.compile(
     r"\b(?:compare|comparison|contrast|differ(?:s|ence|ences)?|distinguish|versus|vs\.?|"
     r"similarit(?:y|ies)|in common)\b|\bhow (?:is|are|does|do) .{2,60}? (?:different|similar)\b",
     re.IGNORECASE)
-_DOCUMENT_WORDS = (r"(?:this|the|that) (?:document|paper|report|publication|file|article|book|"
-                   r"text|guide|standard|pep|rfc|framework|speech|story|publication)")
-_DOCUMENT = re.compile(
-    rf"\b(?:who (?:wrote|authored|published|issued|edited)|who (?:is|are|was|were) the "
-    rf"(?:authors?|editors?|publishers?)|(?:authors?|editors?|title|publication date|publisher)"
-    rf" of|when (?:was|were|is) .{{0,40}}(?:published|written|released|issued)|what is "
-    rf"{_DOCUMENT_WORDS}\b\s*\??$|what (?:kind|type) of (?:document|paper|file)|"
-    rf"who (?:is|are) {_DOCUMENT_WORDS} by)", re.IGNORECASE)
-_DOCUMENT_HINT = re.compile(rf"{_DOCUMENT_WORDS}|\b(?:it|this)\b|\b(?:pep|rfc|nist|sp)\b"
-                            r"[\s-]*\d|\.pdf\b|\.rst\b|\.txt\b", re.IGNORECASE)
-
 
 def question_kind(question: str) -> QuestionKind:
     """The kind of ``question`` (see the module docstring); factoid when nothing else fits."""
     text = " ".join(question.split())
     if not _WORD.search(text):
         return QuestionKind.SUMMARY  # "?" or "..." asks for nothing in particular
-    if _DOCUMENT.search(text) and _DOCUMENT_HINT.search(text):
+    if _SUMMARY_START.search(text):  # "Summarise the document" asks for its contents
+        return QuestionKind.SUMMARY
+    if asks_about_document(text):
         return QuestionKind.DOCUMENT
     if _COMPARISON.search(text):
         return QuestionKind.COMPARISON

@@ -8,7 +8,9 @@ into a ``Document``:
 file metadata (path, name, MIME type, size, creation and modification dates, never the
 last-accessed date, which changes on every read and would defeat change detection) plus the
 part's own metadata, and a stable id: the resolved path (or ``doc_id_base``) plus the part's
-suffix, e.g. ``/data/report.pdf#page=3``.
+suffix, e.g. ``/data/report.pdf#page=3``. Every document of the file also carries the file's
+card (title, authors, date, abstract: ``ragcore.cards``), in metadata the embedder and the LLM
+header do not see.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
+from ragcore.cards import attach_card
 from ragcore.errors import ReaderError
 from ragcore.readers.email_message import read_email
 from ragcore.readers.office.epub import read_epub
@@ -119,8 +122,14 @@ def load_file(path: str | Path, *, doc_id_base: str | None = None,
 def iter_documents(path: Path, parts: Iterable[Part], *,
                    doc_id_base: str | None = None) -> Iterator[Document]:
     """The Documents of ``parts`` of the file ``path``, made one at a time as ``parts`` yields
-    them (a reader reading a big file a part at a time never holds it whole); raises
-    ReaderError as ``load_file`` does, for a part when it comes."""
+    them (a reader reading a big file a part at a time never holds it whole), each with the
+    file's card (``ragcore.cards.attach_card``: made from the first parts, which it holds
+    until it has read them); raises ReaderError as ``load_file`` does, for a part when it
+    comes."""
+    return attach_card(_documents(path, parts, doc_id_base))
+
+
+def _documents(path: Path, parts: Iterable[Part], doc_id_base: str | None) -> Iterator[Document]:
     metadata = file_metadata(path)
     base = doc_id_base if doc_id_base is not None else metadata["file_path"]
     empty = True

@@ -5,7 +5,9 @@ from the PDF's page-label tree, e.g. "iv" in a preface) next to its 1-based posi
 headers and footers that repeat on most pages (titles, URLs, page numbers) are removed, so they do
 not crowd every chunk. A page without a text layer (a scan) is read by OCR when Tesseract is
 installed (``ocr.py``; such pages carry ``ocr: True``); otherwise, or when OCR finds nothing, it
-is skipped, and a PDF with no text at all is reported as probably scanned.
+is skipped, and a PDF with no text at all is reported as probably scanned. The PDF's document
+info (``title``, ``author``, ``subject``, ``created`` as an ISO date) goes into the first
+page's metadata, kept out of the embedded and LLM text: the document card is made from it.
 
 Why PDFium (Chrome's PDF engine) and not pypdf: pypdf splits words whose letters are kerned
 apart ("Create a ne w archive", "e xclusion" in groff-made manual pages) and is an order of
@@ -39,6 +41,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Callable
 
+from ragcore.cards.dates import pdf_date
 from ragcore.errors import ReaderError
 from ragcore.readers.decoding import read_bytes
 from ragcore.readers.pdf.english_words import english_lexicon
@@ -50,8 +53,11 @@ from ragcore.readers.text import strip_running_lines
 logger = logging.getLogger(__name__)
 
 # The page position is for code (sorting, links); the label is what a reader sees and cites.
-_PAGE_EXCLUDED_EMBED = ("page", "page_label", "ocr")
-_PAGE_EXCLUDED_LLM = ("page", "ocr")
+# The PDF's document info (on the first page's part) is read by the document card
+# (``ragcore.cards``), which shows it to the LLM as its own passage when asked about the document.
+_INFO_KEYS = {"Title": "title", "Author": "author", "Subject": "subject"}
+_PAGE_EXCLUDED_EMBED = ("page", "page_label", "ocr", *_INFO_KEYS.values(), "created")
+_PAGE_EXCLUDED_LLM = ("page", "ocr", *_INFO_KEYS.values(), "created")
 _UNLOCK_HINT = (
     "remove the password (save an unprotected copy from your PDF viewer, "
     "or run `qpdf --decrypt in.pdf out.pdf`) and upload again"
@@ -138,10 +144,13 @@ def _read(path: Path, ocr_progress: OcrProgress | None) -> list[Part]:
     texts = rejoin_split_words(texts, lexicon=english_lexicon())
     pages = strip_running_lines([text.split("\n") for text in texts])
     parts = []
+    info = _document_info(data, path)
     for index, lines in enumerate(pages):
         if not lines:
             continue
         metadata: dict[str, Any] = {"page_label": labels[index], "page": index + 1}
+        if not parts:
+            metadata.update(info)
         if index in ocr_pages:
             metadata["ocr"] = True
         parts.append(Part("\n".join(lines), metadata, f"#page={index + 1}",
@@ -149,6 +158,25 @@ def _read(path: Path, ocr_progress: OcrProgress | None) -> list[Part]:
     if not parts:
         raise _no_text(path, len(texts))
     return parts
+
+
+def _document_info(data: bytes, path: Path) -> dict[str, str]:
+    """The PDF's title, author, subject and creation date ("created", ISO), those it sets."""
+    import pypdfium2 as pdfium
+
+    try:
+        with PDFIUM_LOCK:
+            document = pdfium.PdfDocument(data)
+            try:
+                raw = document.get_metadata_dict()
+            finally:
+                document.close()
+    except Exception as exc:  # noqa: BLE001 - the pages were read; a broken info dict is no loss
+        logger.debug("%s: document info unreadable (%s)", path, exc)
+        return {}
+    info = {key: " ".join(str(raw.get(name) or "").split()) for name, key in _INFO_KEYS.items()}
+    info["created"] = pdf_date(str(raw.get("CreationDate") or ""))
+    return {key: value for key, value in info.items() if value}
 
 
 def _no_text(path: Path, pages: int) -> ReaderError:
