@@ -4,8 +4,10 @@
     supported     the answer, markers [n] placed by ragcore after each claim (sentence, line or
                   list item) on the passages that state it; the model's own markers removed
     partly        the same, and after each claim no passage states, ``UNSUPPORTED_MARK``
-    unsupported   not the answer: "The documents don't say <what was asked>." first, then what
-                  the passage nearest to the question says, cited
+    unsupported   for a factoid, not the answer: "The documents don't say <what was asked>."
+                  first, then what the passage nearest to the question says, cited; a summary,
+                  list or comparison is never refused: ``NOT_STATED`` first, each sentence
+                  marked
     refused       the refusal, its first sentence worded for the question ("The documents don't
                   say how many employees NIST has.")
 
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from ..grounding import REFUSED, UNSUPPORTED, ClaimCheck, not_said
+from ..grounding import REFUSED, UNSUPPORTED, ClaimCheck, QuestionKind, not_said, question_kind
 from ..grounding.facts import without_markers
 from ..prompts.answer import NOT_FOUND_SENTENCE
 from .sources import ListedSource, SourceListing
@@ -29,6 +31,8 @@ UNSUPPORTED_MARK = "**(not in the documents)**"
 UNOBSERVED = ("**Not from the documents:** the agent's tools showed it no passage, so this "
               "answer is the model's own.")
 NEAREST_LEAD = "What they say nearest to it:"
+NOT_STATED = ("**The documents do not state this answer as written:** each sentence marked below "
+              "is the model's own wording, not found in the passages.")
 
 
 def grounded_text(answer: str, listing: SourceListing, listed: Sequence[ListedSource],
@@ -39,8 +43,11 @@ def grounded_text(answer: str, listing: SourceListing, listed: Sequence[ListedSo
     text = without_markers(answer)
     if verdict is None:
         return text, ()
-    if verdict.label == UNSUPPORTED:
+    if verdict.label == UNSUPPORTED and question_kind(listing.question) is QuestionKind.FACTOID:
         return _not_said(listing, listed, marker)
+    if verdict.label == UNSUPPORTED:  # a summary or a list is never refused: its sentences marked
+        text, order = _marked(text, verdict.claims, marker)
+        return f"{NOT_STATED}\n\n{text}", order
     if verdict.label == REFUSED:
         return _refusal(text, listing.question), ()
     return _marked(text, verdict.claims, marker)

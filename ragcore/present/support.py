@@ -153,7 +153,7 @@ def grounded_citations(answer: str, passages: Sequence[str], *, question: str,
     verdict = check_answer(text, passages, list_items=kind is QuestionKind.LIST,
                            embedder=embedder, question=question)
     found: list[list[Span]] = [[] for _ in passages]
-    if verdict.label == UNSUPPORTED:
+    if verdict.label == UNSUPPORTED and kind is QuestionKind.FACTOID:
         nearest, where = closest_with_position(question, passages)
         uses = [SourceUse(tuple(_sentence_of(passages[p], nearest)), NEAREST)
                 if p == where and nearest else SourceUse((), NO_SUPPORT)

@@ -76,3 +76,18 @@ def test_the_cli_writes_the_checked_answer_never_the_draft():
     written = out.getvalue()
     assert written.startswith("The documents don't say how many employees NIST has.")
     assert "1,000" not in written and "supports the answer" not in written
+
+
+def test_an_agent_answer_no_tool_showed_says_so_first():
+    from ragcore.present import unobserved
+    from ragcore.present.grounded import UNOBSERVED
+
+    assert unobserved("Paris.").startswith(UNOBSERVED) and unobserved("Paris.").endswith("Paris.")
+
+
+def test_a_summary_nothing_supports_is_marked_not_refused():
+    from ragcore.present.grounded import NOT_STATED
+
+    text, _ = shown("The agency sells telescopes to farmers in Peru.", "Summarise.")
+    assert text.startswith(NOT_STATED) and text.endswith(UNSUPPORTED_MARK)
+    assert not text.startswith("The documents don't say")

@@ -152,7 +152,8 @@ def test_the_cli_lists_it_and_answers_through_it(echo, cli, capsys):
                          "--llm", "echo:whatever")
     assert code == 0, err
     assert "Answering with Echo (test) whatever" in err
-    assert out.startswith("echo (whatever, temperature None)")
+    # the echo is no answer the passages state: the CLI shows the grounding verdict instead
+    assert out.startswith("The documents don't say what tomatoes need.")
     assert "What do tomatoes need?" in built[-1].calls[0][-1].content  # the prompt reached it
     code, _, err = cli("chat", "--index", "notes", "--llm", "nonsense:x")
     assert code == 1 and "'echo:MODEL'" in err  # the accepted forms, from the registry
