@@ -155,9 +155,9 @@ def marked_reply(message, lookup, *, embedder, key: str, question: str = ""):
     listing of those sources numbered to match (None for a reply without sources); with the
     ``question`` it was asked, the text follows ragcore's grounding verdict."""
     text = message.content
-    if not message.sources:
-        agent = (message.trace or {}).get("chat_mode") in AGENT_MODES
-        return (unobserved(text) if agent else text), None
+    if not message.sources:  # an agent's answer no tool backed says so first
+        judged = ((message.trace or {}).get("notes") or {}).get("agent_verdict") or {}
+        return (unobserved(text) if judged.get("label") == "unobserved" else text), None
     return marked_listing(
         text, [source_passage(s, lookup) for s in message.sources],
         trace=message.trace, retrieval_mode=turn_retrieval_mode(message), embedder=embedder,

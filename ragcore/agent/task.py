@@ -19,6 +19,7 @@ from ..llms.base import LLM
 from ..memory import ChatMemory
 from ..prompt_budget import (SCRATCHPAD_SHARE, PromptBudget, fit_steps, tokens_of,
                              truncate_to_tokens)
+from ..grounding import check_answer
 from ..tools import Tool, ToolOutput
 from ..trace import Trace
 from ..types import Message, ScoredNode
@@ -86,8 +87,24 @@ class Task:
         if step.answer is not None:
             self.answer = step.answer
 
+    def observed(self) -> list[str]:
+        """What the tools showed: every observation, and the passages behind them."""
+        seen = [step.observation for step in self.steps if step.observation]
+        return seen + [scored.node.text for scored in self.source_nodes]
+
+    def judge(self) -> None:
+        """The grounding verdict on the answer against what the tools showed, in the trace
+        notes (``agent_verdict``): "unobserved" when no tool showed anything."""
+        if self.answer is None or "agent_verdict" in self.trace.notes:
+            return
+        seen = self.observed()
+        self.trace.notes["agent_verdict"] = (
+            check_answer(self.answer, seen, question=self.input).as_dict() if seen
+            else {"label": "unobserved", "claims": []})
+
     def remember(self) -> None:
         """Put the final answer into the memory (once)."""
+        self.judge()
         if self.answer is not None and not self.remembered:
             self.memory.put(Message("assistant", self.answer))
             self.remembered = True

@@ -54,6 +54,8 @@ def write_reply(out: TextIO, response: Any, *, retrieval_mode: str = "similarity
     query ``Response`` or a ``ChatResponse``. With the ``question`` it answers, a generated
     answer is written as ragcore's grounding verdict allows (``present.grounded``): once it is
     whole and checked, never the unchecked draft."""
+    if not getattr(response, "source_nodes", None):
+        question = ""  # no passages (simple chat, generation): nothing to check against
     listing = write_answer(
         out, response, ranked_with=ranked_with, checked=bool(question.strip()),
         cite=lambda text: _listing(text, response, retrieval_mode, embedder, question))
