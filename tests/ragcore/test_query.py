@@ -61,6 +61,7 @@ def test_query_retrieves_postprocesses_and_synthesizes_with_a_trace():
         "retrieve",
         "postprocess: SimilarityPostprocessor",
         "postprocess: KeywordNodePostprocessor",
+        "postprocess: DocumentCards",  # a question about a document itself reads its card
         "pack context",
         "llm: qa",
     ]
