@@ -61,7 +61,6 @@ def test_query_retrieves_postprocesses_and_synthesizes_with_a_trace():
         "retrieve",
         "postprocess: SimilarityPostprocessor",
         "postprocess: KeywordNodePostprocessor",
-        "postprocess: DocumentCards",  # a question about a document itself reads its card
         "pack context",
         "llm: qa",
     ]
@@ -183,6 +182,7 @@ def test_from_index_wires_the_vector_retriever_filters_and_postprocessors(fake_e
         "retrieve",
         "postprocess: ListContinuation",
         "postprocess: KeywordNodePostprocessor",
+        "postprocess: DocumentCards",  # a question about a document itself reads its card
         "pack context",
         "llm: qa",
     ]
