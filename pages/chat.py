@@ -161,7 +161,7 @@ def marked_reply(message, lookup, *, embedder, key: str, question: str = ""):
     return marked_listing(
         text, [source_passage(s, lookup) for s in message.sources],
         trace=message.trace, retrieval_mode=turn_retrieval_mode(message), embedder=embedder,
-        anchors=key, question=question,
+        anchors=key, question=question, judge=state.current_llm(),
     )
 
 

@@ -106,7 +106,7 @@ def ask(name: str, question: str, options: QueryOptions, box) -> None:
     marked, listing = marked_listing(
         text, response.source_nodes, trace=trace,
         retrieval_mode=options.retrieval_mode, response_mode=options.response_mode,
-        embedder=index.embedder, anchors="query", question=question,
+        embedder=index.embedder, anchors="query", question=question, judge=llm,
     )
     box.markdown(fmt.markdown_text(marked) or NO_TEXT)  # the streamed text, now with [1] [2]
     shell.fallback_note()

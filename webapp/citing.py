@@ -48,6 +48,7 @@ def source_listing(
     response_mode: str | None = None,
     embedder: Any = None,
     question: str = "",
+    judge: Any = None,
 ) -> SourceListing:
     """The listing of an answer's sources; the citation work is cached per answer. With the
     ``question``, a generated answer is judged by ragcore's grounding verdict."""
@@ -61,6 +62,7 @@ def source_listing(
             getattr(embedder, "model_name", None),
             embedder,
             question,
+            judge,
         )
     return list_sources(nodes, citations, retrieval_mode=retrieval_mode,
                         response_mode=response_mode, question=question)
@@ -68,7 +70,7 @@ def source_listing(
 
 def marked_listing(answer: str, nodes: Sequence[ScoredNode], *, trace: Any, retrieval_mode: str,
                    response_mode: str | None = None, embedder: Any = None, anchors: str = "",
-                   question: str = "") -> tuple[str, SourceListing]:
+                   question: str = "", judge: Any = None) -> tuple[str, SourceListing]:
     """``answer`` with [1] [2] markers after the sentences its sources support, and the listing
     of those sources numbered to match (``source_listing``, then ``markers.mark_listing``).
 
@@ -76,7 +78,8 @@ def marked_listing(answer: str, nodes: Sequence[ScoredNode], *, trace: Any, retr
     its source, where ``source_anchor(anchors, number)`` placed an anchor.
     """
     listing = source_listing(answer, nodes, trace=trace, retrieval_mode=retrieval_mode,
-                             response_mode=response_mode, embedder=embedder, question=question)
+                             response_mode=response_mode, embedder=embedder, question=question,
+                             judge=judge)
     if not anchors:
         return mark_listing(answer, listing)
     return mark_listing(answer, listing,
@@ -120,10 +123,11 @@ def source_body(source: ListedSource, lookup: Any, index_name: str, *, key: str)
 @st.cache_data(max_entries=256, show_spinner=False)
 def _cached_citations(
     answer: str, passages: tuple[str, ...], extractive: bool, model: str | None, _embedder: Any,
-    question: str = "",
+    question: str = "", _judge: Any = None,
 ) -> Citations:
-    # ``model`` keys the cache; the leading underscore keeps the embedder out of the key.
-    return cite(answer, passages, extractive=extractive, embedder=_embedder, question=question)
+    # ``model`` keys the cache; the leading underscores keep the embedder and judge out of it.
+    return cite(answer, passages, extractive=extractive, embedder=_embedder, question=question,
+                judge=_judge)
 
 
 def render_listing(listing: SourceListing, draw: DrawSource, *, toggle_key: str) -> None:

@@ -1,17 +1,18 @@
 """Fit the grounding verdict's weights on the labelled claims' fit half; judge on the other half.
 
-    python -m benchmarks.grounding.fit            # fit, then print the judge half's curve
+    python -m benchmarks.grounding.fit            # fit, then print the judge half's figures
     python -m benchmarks.grounding.fit --judge    # judge the shipped weights only
 
 Each claim (``claims.jsonl``) is checked against its passage by ``ragcore.grounding``: its
 sentences' features against every sentence window of the passage (``verdict.claim_features``),
 the window the current weights like best, the claim's score the lowest of its sentences'. A
 logistic regression (scipy L-BFGS, a little L2) over those features is fitted twice, with the
-index's default embedding model (cosine) and without one (the lexical path), and each threshold
-is the lowest at which at least ``RECALL`` of the not-supported claims of the fit half are
-caught (precision of "supported" at 95 % would leave a fifth of right claims supported).
-The judge half, which the fit never saw, gives the figures the README and the closing note
-report; ``--judge`` prints them for the weights shipped in ``ragcore/grounding/verdict.py``.
+index's default embedding model (cosine) and without one (the lexical path). Two thresholds
+follow, on the fit half: a claim is vouched for from the lowest chance at which "supported" is
+right at least ``PRECISION`` of the time; it is refuted (taken for invented) when it states a
+fact no passage states or its chance is below the highest threshold that refutes at most
+``FALSE_REFUTED`` of the right claims. Between the two it is unverified. The judge half, which
+the fit never saw, gives the figures the README and the closing note report.
 """
 
 from __future__ import annotations
@@ -22,36 +23,56 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from benchmarks.grounding.claims_set import Claim, curve, load_claims, split, summary_at
+from benchmarks.grounding.claims_set import Claim, auc, curve, load_claims, split
 from ragcore.grounding import WEIGHTS, Weights, check_claims, claims_of
-from ragcore.grounding.verdict import FEATURES
+from ragcore.grounding.verdict import FEATURES, _logit
 
-RECALL = 0.90  # of invented or contradicted claims caught: the issue's target
+JUDGE_ROWS = __import__("pathlib").Path(__file__).with_name("judge_llm_rows.jsonl")
+
+PRECISION = 0.95  # of what is vouched for: the issue's target
+FALSE_REFUTED = 0.05  # of right claims taken for invented, at most
 
 
-def scored(claims: Sequence[Claim], weights: Weights, embedder: Any) -> tuple[list, list]:
-    """Per claim: its score under ``weights`` and the features of its weakest sentence."""
-    scores, rows = [], []
+def scored(claims: Sequence[Claim], weights: Weights, embedder: Any) -> list[tuple]:
+    """Per claim: (score, features, refuted) of its weakest sentence under ``weights``."""
+    rows = []
     for claim in claims:
         parts = claims_of(claim.claim) or claims_of(claim.claim, min_terms=0)
         checks = check_claims(parts, [claim.passage], embedder=embedder, weights=weights,
                               question=claim.question)
         weakest = min(checks, key=lambda c: c.score)
-        scores.append(weakest.score)
-        rows.append(weakest.features)
-    return scores, rows
+        rows.append((weakest.score, weakest.features, any(c.missing for c in checks)))
+    return rows
 
 
-def fit(rows: list[dict], labels: list[str], with_cosine: bool) -> np.ndarray:
+def judged_rows(rows: list[tuple], claims: Sequence[Claim], p_yes: dict[str, float]
+                ) -> list[tuple]:
+    """``rows`` (lexical) with the judge's "Yes" (``judge_llm.py``) as the feature "judge", and
+    the judged model's score under ``WEIGHTS`` left to ``rescore``."""
+    out = []
+    for (score, features, missing), claim in zip(rows, claims):
+        judged = {k: v for k, v in features.items() if k != "cosine"}
+        judged["judge"] = _logit(p_yes[claim.id])
+        out.append((score, judged, missing))
+    return out
+
+
+def rescore(rows: list[tuple], weights: Weights) -> list[tuple]:
+    from ragcore.grounding.verdict import support_chance
+
+    return [(support_chance(f, weights), f, m) for _, f, m in rows]
+
+
+def fit(rows: list[dict], labels: list[str], with_cosine: bool,
+        names: Sequence[str] | None = None) -> np.ndarray:
     from scipy.optimize import minimize
 
-    names = FEATURES if with_cosine else FEATURES[:-1]
+    names = names or (FEATURES if with_cosine else FEATURES[:-1])
     x = np.array([[1.0, *(r.get(n, 0.0) for n in names)] for r in rows])
     y = np.array([label == "supported" for label in labels], dtype=float)
 
     def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
-        z = np.clip(x @ w, -30, 30)
-        p = 1 / (1 + np.exp(-z))
+        p = 1 / (1 + np.exp(-np.clip(x @ w, -30, 30)))
         value = -np.mean(y * np.log(p + 1e-9) + (1 - y) * np.log(1 - p + 1e-9))
         value += 0.0005 * float(w[1:] @ w[1:])
         grad = x.T @ (p - y) / len(y) + 0.001 * np.r_[0.0, w[1:]]
@@ -60,25 +81,49 @@ def fit(rows: list[dict], labels: list[str], with_cosine: bool) -> np.ndarray:
     return minimize(loss, np.zeros(x.shape[1]), jac=True, method="L-BFGS-B").x
 
 
-def threshold_for(scores: list[float], labels: list[str]) -> float:
-    """The lowest threshold whose recall of not-supported claims is at least ``RECALL``
-    (precision of "supported" then as high as these features allow: the judge half says)."""
+def vouch_threshold(scores: list[float], labels: list[str]) -> float:
+    """The lowest threshold at which "supported" is right at least ``PRECISION`` of the time,
+    every higher one too."""
     chosen = 1.0
-    for t, _, _, recall_unsupported in curve(scores, labels):
-        if recall_unsupported < RECALL:
+    for t, precision, _, _ in curve(scores, labels):  # highest threshold first
+        if precision < PRECISION:
             break
         chosen = t
     return chosen
 
 
-def report(name: str, scores: list[float], labels: list[str], errors: list[str],
-           threshold: float) -> None:
-    summary = summary_at(threshold, scores, labels, errors)
-    print(f"{name}: threshold {threshold:.3f}, precision of supported "
-          f"{summary.precision_supported:.3f}, recall of supported {summary.recall_supported:.3f}"
-          f", recall of not supported {summary.recall_unsupported:.3f}, AUC {summary.auc:.3f}")
-    print("  right, by label: " + ", ".join(f"{k} {v:.2f}" for k, v in summary.by_label.items()))
-    print("  right, by error: " + ", ".join(f"{k} {v:.2f}" for k, v in summary.by_error.items()))
+def refute_threshold(rows: list[tuple], labels: list[str]) -> float:
+    """The highest threshold that refutes at most ``FALSE_REFUTED`` of the right claims."""
+    right = [(score, missing) for (score, _, missing), label in zip(rows, labels)
+             if label == "supported"]
+    best = 0.0
+    for t in sorted({round(s, 3) for s, _ in right}):
+        refuted = sum(missing or score < t for score, missing in right)
+        if refuted / len(right) > FALSE_REFUTED:
+            break
+        best = t
+    return best
+
+
+def report(name: str, rows: list[tuple], claims: list[Claim], weights: Weights,
+           with_meaning: bool) -> None:
+    vouch = weights.threshold(with_meaning)
+    said = [(s >= vouch, not s >= vouch and (m or s < weights.refute_threshold))
+            for s, _, m in rows]
+    labels = [c.label for c in claims]
+
+    def share(label: str, which: int) -> float:
+        picked = [said[i][which] for i, lab in enumerate(labels) if lab == label]
+        return sum(picked) / max(1, len(picked))
+
+    vouched = [lab for (yes, _), lab in zip(said, labels) if yes]
+    precision = sum(lab == "supported" for lab in vouched) / max(1, len(vouched))
+    print(f"{name}: vouched from {vouch:.3f}, refuted below {weights.refute_threshold:.3f} or "
+          f"with a fact no passage states")
+    print(f"  precision of vouched-for {precision:.3f} ({len(vouched)} claims); right claims "
+          f"vouched for {share('supported', 0):.1%}, refuted {share('supported', 1):.1%}")
+    print(f"  refuted: invented (unsupported) {share('unsupported', 1):.1%}, contradicted "
+          f"{share('contradicted', 1):.1%}; AUC {auc([r[0] for r in rows], labels):.3f}")
 
 
 def main() -> None:
@@ -89,32 +134,51 @@ def main() -> None:
 
     embedder = default_embedder()
     fitting, judging = split(load_claims())
-    judged = [c.label for c in judging]
-    errors = [c.error for c in judging]
     weights = WEIGHTS
     if not args.judge:
         labels = [c.label for c in fitting]
         for _ in range(2):  # the best window depends on the weights: refit once on the new pick
-            _, lexical_rows = scored(fitting, weights, None)
-            _, meaning_rows = scored(fitting, weights, embedder)
-            lexical, meaning = fit(lexical_rows, labels, False), fit(meaning_rows, labels, True)
-            weights = dataclasses.replace(weights, lexical=tuple(np.round(lexical, 3)),
-                                          meaning=tuple(np.round(meaning, 3)))
-        lexical_scores, _ = scored(fitting, weights, None)
-        meaning_scores, _ = scored(fitting, weights, embedder)
+            lexical = fit([r[1] for r in scored(fitting, weights, None)], labels, False)
+            meaning = fit([r[1] for r in scored(fitting, weights, embedder)], labels, True)
+            weights = dataclasses.replace(weights, lexical=tuple(np.round(lexical, 3).tolist()),
+                                          meaning=tuple(np.round(meaning, 3).tolist()))
+        lexical_rows = scored(fitting, weights, None)
+        meaning_rows = scored(fitting, weights, embedder)
         weights = dataclasses.replace(
-            weights, lexical_threshold=round(threshold_for(lexical_scores, labels), 3),
-            meaning_threshold=round(threshold_for(meaning_scores, labels), 3))
+            weights,
+            lexical_threshold=round(vouch_threshold([r[0] for r in lexical_rows], labels), 3),
+            meaning_threshold=round(vouch_threshold([r[0] for r in meaning_rows], labels), 3),
+            refute_threshold=round(min(refute_threshold(lexical_rows, labels),
+                                       refute_threshold(meaning_rows, labels)), 3))
+        p_yes = _p_yes()
+        if p_yes and all(c.id in p_yes for c in fitting):
+            judged = judged_rows(lexical_rows, fitting, p_yes)
+            names = (*FEATURES[:-1], "judge")
+            coefficients = fit([r[1] for r in judged], labels, False, names)
+            weights = dataclasses.replace(weights, judged=tuple(np.round(coefficients, 3).tolist()))
+            judged = rescore(judged, weights)
+            weights = dataclasses.replace(
+                weights, judged_threshold=round(vouch_threshold([r[0] for r in judged], labels), 3),
+                judged_refute=round(refute_threshold(judged, labels), 3))
         print(f"fitted on {len(fitting)} claims: {weights}")
-    scores, _ = scored(judging, weights, embedder)
-    report("judge half, with the embedding model", scores, judged, errors,
-           weights.meaning_threshold)
-    lexical_scores, _ = scored(judging, weights, None)
-    report("judge half, lexical only", lexical_scores, judged, errors, weights.lexical_threshold)
-    print("curve (judge half, with the model): threshold precision recall_supported "
-          "recall_unsupported")
-    for t, precision, recall_s, recall_u in curve(scores, judged)[:: max(1, len(judged) // 20)]:
-        print(f"  {t:.3f} {precision:.3f} {recall_s:.3f} {recall_u:.3f}")
+    report("judge half, with the embedding model", scored(judging, weights, embedder), judging,
+           weights, True)
+    lexical = scored(judging, weights, None)
+    report("judge half, lexical only", lexical, judging, weights, False)
+    p_yes = _p_yes()
+    if weights.judged and all(c.id in p_yes for c in judging):
+        judged = rescore(judged_rows(lexical, judging, p_yes), weights)
+        report("judge half, with the packaged model as judge", judged, judging,
+               dataclasses.replace(weights, lexical_threshold=weights.judged_threshold,
+                                   refute_threshold=weights.judged_refute), False)
+
+
+def _p_yes() -> dict[str, float]:
+    import json
+
+    if not JUDGE_ROWS.exists():
+        return {}
+    return {r["id"]: r["p_yes"] for r in map(json.loads, JUDGE_ROWS.read_text().splitlines())}
 
 
 if __name__ == "__main__":

@@ -141,7 +141,7 @@ def answer_turn(message: str, session: ChatSession, *, show_trace: bool) -> None
                     embedder=talk.index.embedder,
                     ranked_with=ranked_with(talk.index.embed_model_name,
                                             session.settings.retrieval_mode),
-                    question=message)
+                    question=message, judge=talk.llm)
     except RagcoreError as exc:
         talk.forget_unrecorded()
         sys.stdout.write("\n")

@@ -102,7 +102,7 @@ def run_query(args: argparse.Namespace, context: CliContext) -> int:
     response = engine.query(args.question, trace=trace)
     write_reply(sys.stdout, response, retrieval_mode=args.retrieval, embedder=index.embedder,
                 ranked_with=ranked_with(index.embed_model_name, args.retrieval),
-                question=args.question)
+                question=args.question, judge=llm)
     if args.trace:
         write_trace(sys.stdout, trace)
     return 0

@@ -49,7 +49,7 @@ BOLD, PLAIN = "\033[1m", "\033[0m"
 
 def write_reply(out: TextIO, response: Any, *, retrieval_mode: str = "similarity",
                 embedder: Any = None, ranked_with: str | None = None,
-                question: str = "") -> None:
+                question: str = "", judge: Any = None) -> None:
     """The answer, its score and its sources (see the module docstring); ``response`` is a
     query ``Response`` or a ``ChatResponse``. With the ``question`` it answers, a generated
     answer is written as ragcore's grounding verdict allows (``present.grounded``): once it is
@@ -58,7 +58,7 @@ def write_reply(out: TextIO, response: Any, *, retrieval_mode: str = "similarity
         question = ""  # no passages (simple chat, generation): nothing to check against
     listing = write_answer(
         out, response, ranked_with=ranked_with, checked=bool(question.strip()),
-        cite=lambda text: _listing(text, response, retrieval_mode, embedder, question))
+        cite=lambda text: _listing(text, response, retrieval_mode, embedder, question, judge))
     write_sources(out, response, retrieval_mode=retrieval_mode, embedder=embedder,
                   listing=listing)
 
@@ -105,11 +105,11 @@ def _opening(chunks: Iterator[str]) -> str:
 
 
 def _listing(text: str, response: Any, retrieval_mode: str, embedder: Any,
-             question: str = "") -> SourceListing:
+             question: str = "", judge: Any = None) -> SourceListing:
     mode = response.mode.value if isinstance(response.mode, ResponseMode) else None
     return answer_sources(text, response.source_nodes, retrieval_mode=retrieval_mode,
                           extractive=is_extractive(response.trace), response_mode=mode,
-                          embedder=embedder, question=question)
+                          embedder=embedder, question=question, judge=judge)
 
 
 def terminal_bold(chunks: Iterable[str]) -> Iterator[str]:

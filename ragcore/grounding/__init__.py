@@ -18,6 +18,7 @@ from .verdict import (
     REFUSED,
     SUPPORTED,
     UNSUPPORTED,
+    UNVERIFIED,
     WEIGHTS,
     ClaimCheck,
     Verdict,
@@ -29,7 +30,7 @@ from .verdict import (
 
 __all__ = [
     "Claim", "ClaimCheck", "EMPTY", "Facts", "KindProfile", "PARTLY", "PROFILES", "QuestionKind",
-    "REFUSED", "SUPPORTED", "UNSUPPORTED", "Verdict", "WEIGHTS", "Weights", "check_answer",
+    "REFUSED", "SUPPORTED", "UNSUPPORTED", "UNVERIFIED", "Verdict", "WEIGHTS", "Weights", "check_answer",
     "check_claims", "claims_of", "closest_sentence", "closest_with_position", "facts_of",
     "is_refusal", "missing_facts", "not_said", "profile", "question_kind", "sentence_spans",
 ]

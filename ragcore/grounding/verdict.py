@@ -15,12 +15,15 @@ Whatever wrote the answer (the packaged model, a server, the extractive answerer
     cosine     similarity of meaning to the window's best sentence, by   +
                the index's embedding model (when one is given)
 
-Their logistic combination (``Weights``: one for each path, with and without the embedder, fitted on the labelled claims of
-``benchmarks/grounding``: its fit half; the judge half measures it) is the chance that the claim
-is supported; a claim is supported from ``Weights.threshold``, set for a precision of "supported"
-of at least 95 % there. The answer's verdict follows its claims: ``supported`` when every claim
-is, ``unsupported`` when none is or its first claim (the short answer) is not, ``partly``
-otherwise; ``refused`` for an answer that says the documents do not hold it; ``empty`` when
+Their logistic combination (``Weights``: one for each path, with and without the embedder,
+fitted on the fit half of the labelled claims of ``benchmarks/grounding``; its judge half
+measures it) is the chance that the claim is supported. A claim is vouched for (supported) from ``Weights.threshold``, set for a precision of
+"supported" of at least 95 % there; it is taken for invented (refuted) when it states a fact no
+passage states, or its chance is below ``refute_threshold``; else it is unverified: neither
+vouched for nor refused, since these features cannot tell (right paraphrases and wrong entities
+of the same passage score alike). The answer's verdict follows its claims: ``supported`` when
+every claim is, ``unsupported`` when all are refuted or its first claim (the short answer) is,
+``partly`` when some are vouched for or refuted, ``unverified`` when none is either; ``refused`` for an answer that says the documents do not hold it; ``empty`` when
 nothing in it makes a claim. Similarity cannot tell agreement from contradiction, which is why
 facts weigh most: a claim about the right sentence with the wrong number is not supported.
 """
@@ -37,9 +40,10 @@ import numpy as np
 from .agreement import NOTHING, Expected, agreement, expected_phrase
 from .claims import Claim, Span, claims_of, sentence_spans
 from .facts import content_stems, each_fact, fold, missing_facts
+from .judge import can_judge, yes_share
 
-SUPPORTED, PARTLY, UNSUPPORTED, REFUSED, EMPTY = (
-    "supported", "partly", "unsupported", "refused", "empty")
+SUPPORTED, PARTLY, UNVERIFIED, UNSUPPORTED, REFUSED, EMPTY = (
+    "supported", "partly", "unverified", "unsupported", "refused", "empty")
 _NEGATION = re.compile(r"\b(?:not|no|never|none|neither|nor|cannot|can't|don't|doesn't|didn't|"
                        r"isn't|aren't|wasn't|weren't|without|unless)\b|n't\b")
 _REFUSAL = re.compile(r"^\W*(?:not found in the documents|the (?:documents|passages|context) "
@@ -50,6 +54,7 @@ _REFUSAL = re.compile(r"^\W*(?:not found in the documents|the (?:documents|passa
 # A claim of this many content words or fewer ("**80 bytes**.", a list item) states nothing
 # but its words: each one the window lacks counts as a missing fact.
 SHORT_CLAIM_STEMS = 4
+MAX_JUDGED = 3  # claims of one answer the judge reads (each ~0.6-2.5 s on two cores)
 FEATURES = ("coverage", "missing", "elsewhere", "negation", "binding", "agrees", "cosine")
 
 
@@ -63,6 +68,13 @@ class Weights:
     meaning: tuple[float, ...]
     lexical_threshold: float
     meaning_threshold: float
+    refute_threshold: float = 0.05  # below it (either path) a claim is taken for invented
+    # With the packaged model as judge (``judge.py``): bias, the lexical features, then the
+    # log-odds of its "Yes"; a claim is vouched for from ``judged_threshold``, refuted below
+    # ``judged_refute``.
+    judged: tuple[float, ...] = ()
+    judged_threshold: float = 1.0
+    judged_refute: float = 0.0
 
     def threshold(self, with_meaning: bool) -> float:
         return self.meaning_threshold if with_meaning else self.lexical_threshold
@@ -84,11 +96,12 @@ class ClaimCheck:
     (passage position, span of that passage's text), and the facts no passage states."""
 
     claim: Claim
-    supported: bool
+    supported: bool  # vouched for: the passages state it
     score: float
     support: tuple[tuple[int, Span], ...] = ()
     missing: tuple[str, ...] = ()
     features: dict[str, float] = field(default_factory=dict)
+    refuted: bool = False  # taken for invented: facts no passage states, or a chance near 0
 
     @property
     def text(self) -> str:
@@ -109,12 +122,14 @@ class Verdict:
 
     @property
     def unsupported_claims(self) -> tuple[ClaimCheck, ...]:
-        return tuple(c for c in self.claims if not c.supported)
+        """The claims taken for invented (unverified ones are neither vouched for nor these)."""
+        return tuple(c for c in self.claims if c.refuted)
 
     def as_dict(self) -> dict[str, Any]:
         """What the trace notes keep: the label and each claim's text, verdict and score."""
         return {"label": self.label, "measure": self.measure, "claims": [
-            {"text": c.text, "supported": c.supported, "score": round(c.score, 3),
+            {"text": c.text, "supported": c.supported, "refuted": c.refuted,
+             "score": round(c.score, 3),
              "missing": list(c.missing)} for c in self.claims]}
 
 
@@ -136,7 +151,7 @@ def is_refusal(answer: str) -> bool:
 
 def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = False,
                  embedder: Any = None, weights: Weights = WEIGHTS,
-                 question: str = "") -> Verdict:
+                 question: str = "", judge: Any = None) -> Verdict:
     """The verdict on ``answer`` against ``passages`` (texts, in the order they are cited).
 
     ``list_items`` (a list question) checks each item of a listing sentence on its own;
@@ -150,14 +165,20 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
     if not claims:
         return Verdict(EMPTY, measure=measure)
     checks = check_claims(claims, passages, embedder=embedder, weights=weights,
-                          question=question)
+                          question=question, judge=judge)
+    if judge is not None and can_judge(judge):
+        measure += f", and {getattr(judge, 'model', 'the model')} asked whether each passage " \
+                   "states it"
     return Verdict(_label(checks), tuple(checks), measure)
 
 
 def check_claims(claims: Sequence[Claim], passages: Sequence[str], *, embedder: Any = None,
-                 weights: Weights = WEIGHTS, question: str = "") -> list[ClaimCheck]:
+                 weights: Weights = WEIGHTS, question: str = "", judge: Any = None,
+                 max_judged: int = MAX_JUDGED) -> list[ClaimCheck]:
     """Each claim's check against the sentence windows of ``passages`` (``question``: what the
-    claims answer, the context of a short answer's facts)."""
+    claims answer, the context of a short answer's facts); with ``judge`` (an LLM that can,
+    ``judge.can_judge``) the first ``max_judged`` claims are also judged by it."""
+    judge = judge if judge is not None and can_judge(judge) else None
     windows = _windows(passages)
     everything = "\n".join(passages)
     cosines = _cosines(claims, windows, embedder)
@@ -165,7 +186,8 @@ def check_claims(claims: Sequence[Claim], passages: Sequence[str], *, embedder: 
     expected = (expected_phrase(passages, question, embedder=embedder) if question.strip()
                 else NOTHING)
     return [_check(claim, windows, everything, None if cosines is None else cosines[i], weights,
-                   asked, _agrees(claim, i, expected)) for i, claim in enumerate(claims)]
+                   asked, _agrees(claim, i, expected), judge if i < max_judged else None,
+                   passages) for i, claim in enumerate(claims)]
 
 
 def _agrees(claim: Claim, position: int, expected: Expected) -> float:
@@ -221,14 +243,19 @@ def fact_binding(claim: Claim, sentences: Sequence[tuple[str, frozenset[str]]],
 def support_chance(features: dict[str, float], weights: Weights = WEIGHTS) -> float:
     """The logistic chance that a claim with ``features`` is supported."""
     with_meaning = "cosine" in features
-    bias, *w = weights.meaning if with_meaning else weights.lexical
-    names = FEATURES if with_meaning else FEATURES[:-1]
+    if "judge" in features and weights.judged:
+        bias, *w = weights.judged
+        names = (*FEATURES[:-1], "judge")
+    else:
+        bias, *w = weights.meaning if with_meaning else weights.lexical
+        names = FEATURES if with_meaning else FEATURES[:-1]
     z = bias + sum(wi * features[name] for wi, name in zip(w, names))
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
 def _check(claim: Claim, windows: list[_Window], everything: str, cosines: Any,
-           weights: Weights, asked: Sequence[str] = (), agrees: float = 0.0) -> ClaimCheck:
+           weights: Weights, asked: Sequence[str] = (), agrees: float = 0.0,
+           judge: Any = None, passages: Sequence[str] = ()) -> ClaimCheck:
     if not windows:
         return ClaimCheck(claim, False, 0.0, missing=tuple(missing_facts(claim.facts, "")))
     binding = fact_binding(claim, [(w.sentence, w.sentence_stems) for w in windows], asked)
@@ -237,22 +264,47 @@ def _check(claim: Claim, windows: list[_Window], everything: str, cosines: Any,
         cosine = None if cosines is None else float(cosines[position])
         features = claim_features(claim, window, everything, cosine, binding, agrees)
         scored.append((support_chance(features, weights), position, features))
-    best, _, features = max(scored, key=lambda s: s[0])
-    threshold = weights.threshold(cosines is not None)
+    best, at, features = max(scored, key=lambda s: s[0])
+    threshold, refute = weights.threshold(cosines is not None), weights.refute_threshold
+    missing = tuple(missing_facts(claim.facts, everything))
+    if judge is not None and weights.judged and not missing:
+        features = {k: v for k, v in features.items() if k != "cosine"}
+        features["judge"] = _logit(yes_share(judge, _around(passages, windows[at]), claim.text))
+        best, threshold, refute = (support_chance(features, weights), weights.judged_threshold,
+                                   weights.judged_refute)
+        scored = [(best, at, features)]
     supported = best >= threshold
     support = tuple((windows[p].passage, windows[p].span) for score, p, _ in scored
                     if supported and score >= max(threshold, best - 0.05))
-    missing = tuple(missing_facts(claim.facts, everything))
-    return ClaimCheck(claim, supported, best, support, missing, features)
+    refuted = not supported and (bool(missing) or best < refute)
+    return ClaimCheck(claim, supported, best, support, missing, features, refuted)
+
+
+JUDGED_SENTENCES = 2  # the judge reads the claim's sentence with this many on each side
+
+
+def _around(passages: Sequence[str], window: _Window) -> str:
+    """The text the judge reads: the window's centre sentence and its neighbours."""
+    text = passages[window.passage]
+    spans = sentence_spans(text)
+    at = next((i for i, span in enumerate(spans) if span == window.span), 0)
+    first = spans[max(0, at - JUDGED_SENTENCES)][0]
+    last = spans[min(len(spans) - 1, at + JUDGED_SENTENCES)][1]
+    return text[first:last]
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p))
 
 
 def _label(checks: Sequence[ClaimCheck]) -> str:
     if all(c.supported for c in checks):
         return SUPPORTED
     lead = checks[0]
-    if not any(c.supported for c in checks) or (not lead.supported and not lead.claim.item):
+    if all(c.refuted for c in checks) or (lead.refuted and not lead.claim.item):
         return UNSUPPORTED
-    return PARTLY
+    return PARTLY if any(c.supported or c.refuted for c in checks) else UNVERIFIED
 
 
 def _windows(passages: Sequence[str]) -> list[_Window]:

@@ -3,7 +3,9 @@
     verdict       shown
     supported     the answer, markers [n] placed by ragcore after each claim (sentence, line or
                   list item) on the passages that state it; the model's own markers removed
-    partly        the same, and after each claim no passage states, ``UNSUPPORTED_MARK``
+    partly        the same, and after each claim taken for invented (a fact no passage states),
+                  ``UNSUPPORTED_MARK``; a claim neither vouched for nor refuted stays unmarked
+    unverified    ``NOT_CONFIRMED`` first, then the answer (its invented claims marked)
     unsupported   for a factoid, not the answer: "The documents don't say <what was asked>."
                   first, then what the passage nearest to the question says, cited; a summary,
                   list or comparison is never refused: ``NOT_STATED`` first, each sentence
@@ -20,7 +22,15 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from ..grounding import REFUSED, UNSUPPORTED, ClaimCheck, QuestionKind, not_said, question_kind
+from ..grounding import (
+    REFUSED,
+    UNSUPPORTED,
+    UNVERIFIED,
+    ClaimCheck,
+    QuestionKind,
+    not_said,
+    question_kind,
+)
 from ..grounding.facts import without_markers
 from ..prompts.answer import NOT_FOUND_SENTENCE
 from .sources import ListedSource, SourceListing
@@ -31,6 +41,8 @@ UNSUPPORTED_MARK = "**(not in the documents)**"
 UNOBSERVED = ("**Not from the documents:** the agent's tools showed it no passage, so this "
               "answer is the model's own.")
 NEAREST_LEAD = "What they say nearest to it:"
+NOT_CONFIRMED = ("**Not confirmed by the passages:** ragcore could not match this answer to what "
+                 "they say; check it against the sources below.")
 NOT_STATED = ("**The documents do not state this answer as written:** each sentence marked below "
               "is the model's own wording, not found in the passages.")
 
@@ -50,7 +62,10 @@ def grounded_text(answer: str, listing: SourceListing, listed: Sequence[ListedSo
         return f"{NOT_STATED}\n\n{text}", order
     if verdict.label == REFUSED:
         return _refusal(text, listing.question), ()
-    return _marked(text, verdict.claims, marker)
+    text, order = _marked(text, verdict.claims, marker)
+    if verdict.label == UNVERIFIED:  # said first, plainly: nothing here is vouched for
+        return f"{NOT_CONFIRMED}\n\n{text}", order
+    return text, order
 
 
 def unobserved(text: str) -> str:
@@ -86,8 +101,9 @@ def _marked(text: str, checks: Sequence[ClaimCheck], marker: Callable[[int], str
     ordered = sorted(checks, key=lambda c: c.claim.span)
     for i, check in enumerate(ordered):
         end = check.claim.span[1]
-        if not check.supported:
+        if check.refuted:
             inserts.append((end, f" {UNSUPPORTED_MARK}"))
+        if not check.supported:
             continue
         origins = sorted({p for p, _ in check.support})
         following = ordered[i + 1] if i + 1 < len(ordered) else None

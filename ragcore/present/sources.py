@@ -118,15 +118,17 @@ def answer_sources(
     response_mode: str | None = None,
     embedder: Any = None,
     question: str = "",
+    judge: Any = None,
 ) -> SourceListing:
     """Cite ``answer`` against ``nodes`` and list them: ``cite`` then ``list_sources``; with
-    ``question``, a generated answer is judged by the grounding verdict."""
+    ``question``, a generated answer is judged by the grounding verdict (``judge``: the LLM
+    asked whether a passage states each claim, when it can)."""
     citations = Citations(())
     if uses_passages(response_mode):
         passages = [n.node.text for n in nodes]
         embedder = support_embedder(embedder, retrieval_mode)
         citations = cite(answer, passages, extractive=extractive, embedder=embedder,
-                         question=question)
+                         question=question, judge=judge)
     return list_sources(nodes, citations, retrieval_mode=retrieval_mode,
                         response_mode=response_mode, question=question)
 

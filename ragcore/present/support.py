@@ -107,7 +107,7 @@ class Citations:
 
 def cite(
     answer: str, passages: Sequence[str], *, extractive: bool, embedder: Any = None,
-    question: str = "",
+    question: str = "", judge: Any = None,
 ) -> Citations:
     """What ``answer`` used of each of ``passages`` (texts, in the order the sources are shown).
 
@@ -122,7 +122,8 @@ def cite(
             SourceUse(tuple(q), QUOTED if q else NOT_QUOTED, tuple(answer_spans(p, short, q)))
             for p, q in zip(passages, quoted)))
     if question.strip():
-        return grounded_citations(answer, passages, question=question, embedder=embedder)
+        return grounded_citations(answer, passages, question=question, embedder=embedder,
+                                  judge=judge)
     claims = [s for s in split_sentences(answer) if len(terms(s)) >= MIN_CLAIM_TERMS]
     if not claims:  # no answer text (no_text mode) or nothing checkable: nothing to support
         return Citations(tuple(SourceUse(tuple(q)) for q in quoted))
@@ -145,13 +146,14 @@ def cite(
 
 
 def grounded_citations(answer: str, passages: Sequence[str], *, question: str,
-                       embedder: Any = None) -> Citations:
+                       embedder: Any = None, judge: Any = None) -> Citations:
     """What ``answer`` (a generated answer to ``question``) used of each passage, by the
-    grounding verdict (see the module docstring)."""
+    grounding verdict (see the module docstring); ``judge``: the packaged model, asked whether
+    a passage states each claim (``grounding.judge``)."""
     text = without_markers(answer)
     kind = question_kind(question)
     verdict = check_answer(text, passages, list_items=kind is QuestionKind.LIST,
-                           embedder=embedder, question=question)
+                           embedder=embedder, question=question, judge=judge)
     found: list[list[Span]] = [[] for _ in passages]
     if verdict.label == UNSUPPORTED and kind is QuestionKind.FACTOID:
         nearest, where = closest_with_position(question, passages)

@@ -38,3 +38,12 @@ DEFAULT_QA_GENERATE_PROMPT = (
     "documents. Each question must be answerable from the passage alone and must not mention "
     "'the passage' or 'the text'. Write one question a line, with nothing else."
 )
+
+# The grounding verdict's judge (``grounding.judge``): one claim against one passage, answered by
+# the first token's Yes/No chances. Narrower than answering, and short: a claim's window of the
+# passage, not the whole context.
+CLAIM_CHECK_SYSTEM = "You check whether a passage states a claim. Reply Yes or No."
+CLAIM_CHECK = (
+    "Passage:\n{passage}\n\nClaim: {claim}\n\nDoes the passage state this claim, as written? "
+    "Reply Yes or No."
+)

@@ -1,0 +1,85 @@
+"""The grounding verdict as a second refusal, offline, on recorded SQuAD rows: its trade-off curve.
+
+``squad_local.py`` records the packaged model's unrefused answer, the passages it read and the
+not-found gate's signals for each held-out question. Here each row is shown as the app shows it:
+refused by the shipped gate, else checked by ``ragcore.grounding`` (the index's embedding model,
+the question, the passages) and, for a factoid whose first claim the verdict does not support,
+replaced by "The documents don't say ...". Nothing is fitted on these rows: the verdict's weights
+come from the labelled claims (``benchmarks/grounding``), the gate's from training questions.
+
+    python -m benchmarks.answers.verdict_sweep benchmarks/answers/squad_local_rows/heldout-...jsonl
+
+Prints, at the shipped threshold and along the curve (refuse when the first claim's chance is
+below t), the refusal of unanswerable questions, false "not found" on answerable ones, the
+short-answer F1 over answerable ones (a refusal scores 0) and the verdict's time per answer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+from benchmarks.answers.answer_measures import says_not_found, short_answer
+from benchmarks.answers.gate_sweep import read_rows, signals_of
+from benchmarks.answers.squad import token_f1
+from ragcore.grounding import WEIGHTS, QuestionKind, check_answer, question_kind
+from ragcore.synthesis.not_found import NotFoundGate
+
+
+def judged(rows: list[dict], embedder) -> list[dict]:
+    """Per row: answerable, gate refusal, first-claim chance (1 when nothing to check), F1 of
+    the answer as written, and the verdict's seconds."""
+    gate = NotFoundGate()
+    out = []
+    for row in rows:
+        answerable = bool(row["golds"])
+        refused = gate.refuses_for(signals_of(row)) or says_not_found(row["answer"])
+        started = time.perf_counter()
+        verdict = check_answer(row["answer"], row["passages"], question=row["question"],
+                               embedder=embedder)
+        seconds = time.perf_counter() - started
+        factoid = question_kind(row["question"]) is QuestionKind.FACTOID
+        chance = verdict.claims[0].score if verdict.claims and factoid else 1.0
+        out.append({"answerable": answerable, "gate": refused, "chance": chance,
+                    "f1": token_f1(short_answer(row["answer"]), row["golds"]) if answerable
+                    else 0.0, "seconds": seconds, "label": verdict.label})
+    return out
+
+
+def at(items: list[dict], threshold: float) -> tuple[float, float, float]:
+    """(refusal of unanswerable, false not-found, F1 of answerable) refusing below threshold."""
+    refuse = [i["gate"] or i["chance"] < threshold for i in items]
+    unanswerable = [r for r, i in zip(refuse, items) if not i["answerable"]]
+    answerable = [(r, i) for r, i in zip(refuse, items) if i["answerable"]]
+    return (sum(unanswerable) / max(1, len(unanswerable)),
+            sum(r for r, _ in answerable) / max(1, len(answerable)),
+            100 * statistics.mean(0.0 if r else i["f1"] for r, i in answerable))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("rows", type=Path)
+    args = parser.parse_args()
+    from ragcore.embeddings.packaged import default_embedder
+
+    items = judged(read_rows(args.rows), default_embedder())
+    print(f"{len(items)} rows; verdict seconds median "
+          f"{statistics.median(i['seconds'] for i in items):.3f}, max "
+          f"{max(i['seconds'] for i in items):.3f}")
+    gate_only = at(items, 0.0)
+    shipped = at(items, WEIGHTS.meaning_threshold)
+    print("                           refusal  false-nf  F1")
+    print(f"gate alone                  {gate_only[0]:6.1%}  {gate_only[1]:6.1%}  "
+          f"{gate_only[2]:5.1f}")
+    print(f"gate + verdict (t={WEIGHTS.meaning_threshold}) {shipped[0]:6.1%}  {shipped[1]:6.1%}  "
+          f"{shipped[2]:5.1f}")
+    print("curve (t: refusal, false not-found, F1):")
+    for threshold in sorted({round(i["chance"], 2) for i in items} | {0.0}):
+        refusal, false_nf, f1 = at(items, threshold)
+        print(f"  {threshold:.2f}: {refusal:6.1%} {false_nf:6.1%} {f1:5.1f}")
+
+
+if __name__ == "__main__":
+    main()
