@@ -54,7 +54,7 @@ def index_of(file: Path):
     return index
 
 
-def run(file: str, llm_spec: str, limit: int | None) -> list[dict]:
+def run(file: str, llm_spec: str, limit: int | None, judge: bool = True) -> list[dict]:
     from ragcore.llms.resolve import resolve_llm
     from ragcore.present.markers import mark_listing
     from ragcore.present.sources import answer_sources
@@ -71,11 +71,13 @@ def run(file: str, llm_spec: str, limit: int | None) -> list[dict]:
         started = time.perf_counter()
         response = engine.query(question.question, trace=trace)
         answer = response.text
+        answered = time.perf_counter()
         listing = answer_sources(answer, response.source_nodes, retrieval_mode="hybrid",
                                  extractive=False, embedder=index.embedder,
-                                 question=question.question)
+                                 question=question.question, judge=judge and llm)
         shown, _ = mark_listing(answer, listing)
         seconds = time.perf_counter() - started
+        checking = time.perf_counter() - answered
         read = ["\n".join(m.content for m in call.messages) for call in trace.llm_calls]
         retrieved = engine.retriever.retrieve(question.question)
         rows.append({
@@ -84,6 +86,7 @@ def run(file: str, llm_spec: str, limit: int | None) -> list[dict]:
             "verdict": None if listing.verdict is None else listing.verdict.label,
             "answer": answer, "shown": shown, "refused_first": refused_first(shown),
             "found": items_found(question, shown), "seconds": round(seconds, 2),
+            "verdict_seconds": round(checking, 2),
             "diagnosis": diagnose(question, [n.node.text for n in retrieved],
                                   [str(m) for m in read]),
         })
@@ -103,7 +106,10 @@ def table(rows: list[dict]) -> str:
         f"summary or list requests refused: "
         f"{sum(r['refused_first'] for r in overview + [r for r in answerable if r['kind'] == 'list'])}",
         f"answerable refused: {sum(r['refused_first'] for r in answerable)}/{len(answerable)}",
-        f"median seconds: {sorted(r['seconds'] for r in rows)[len(rows) // 2]:.1f}",
+        f"median seconds: {sorted(r['seconds'] for r in rows)[len(rows) // 2]:.1f}, of which "
+        f"the verdict {sorted(r['verdict_seconds'] for r in rows)[len(rows) // 2]:.2f}",
+        "verdicts: " + ", ".join(f"{v} {sum(r['verdict'] == v for r in rows)}"
+                                 for v in sorted({str(r['verdict']) for r in rows})),
     ]
     return "\n".join(lines)
 
@@ -113,8 +119,9 @@ def main() -> None:
     parser.add_argument("--file", default="NIST.SP.800-218.pdf")
     parser.add_argument("--llm", default="local")
     parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--no-judge", action="store_true", help="check without the model")
     args = parser.parse_args()
-    rows = run(args.file, args.llm, args.limit)
+    rows = run(args.file, args.llm, args.limit, judge=not args.no_judge)
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / f"grounded-{Path(args.file).stem}-{args.llm.replace(':', '_')}.jsonl"
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),

@@ -24,13 +24,13 @@ from pathlib import Path
 from benchmarks.answers.answer_measures import says_not_found, short_answer
 from benchmarks.answers.gate_sweep import read_rows, signals_of
 from benchmarks.answers.squad import token_f1
-from ragcore.grounding import WEIGHTS, QuestionKind, check_answer, question_kind
+from ragcore.grounding import QuestionKind, check_answer, question_kind
 from ragcore.synthesis.not_found import NotFoundGate
 
 
-def judged(rows: list[dict], embedder) -> list[dict]:
-    """Per row: answerable, gate refusal, first-claim chance (1 when nothing to check), F1 of
-    the answer as written, and the verdict's seconds."""
+def judged(rows: list[dict], embedder, judge=None) -> list[dict]:
+    """Per row: answerable, gate refusal, first-claim chance (1 when nothing to check), whether
+    it states a fact no passage holds, F1 of the answer as written, the verdict's seconds."""
     gate = NotFoundGate()
     out = []
     for row in rows:
@@ -38,11 +38,14 @@ def judged(rows: list[dict], embedder) -> list[dict]:
         refused = gate.refuses_for(signals_of(row)) or says_not_found(row["answer"])
         started = time.perf_counter()
         verdict = check_answer(row["answer"], row["passages"], question=row["question"],
-                               embedder=embedder)
+                               embedder=embedder, judge=judge)
         seconds = time.perf_counter() - started
         factoid = question_kind(row["question"]) is QuestionKind.FACTOID
-        chance = verdict.claims[0].score if verdict.claims and factoid else 1.0
+        lead = verdict.claims[0] if verdict.claims and factoid else None
+        chance = lead.score if lead is not None else 1.0
         out.append({"answerable": answerable, "gate": refused, "chance": chance,
+                    "missing": bool(lead is not None and lead.missing),
+                    "shipped": verdict.label == "unsupported" and factoid,
                     "f1": token_f1(short_answer(row["answer"]), row["golds"]) if answerable
                     else 0.0, "seconds": seconds, "label": verdict.label})
     return out
@@ -50,7 +53,7 @@ def judged(rows: list[dict], embedder) -> list[dict]:
 
 def at(items: list[dict], threshold: float) -> tuple[float, float, float]:
     """(refusal of unanswerable, false not-found, F1 of answerable) refusing below threshold."""
-    refuse = [i["gate"] or i["chance"] < threshold for i in items]
+    refuse = [i["gate"] or i["missing"] or i["chance"] < threshold for i in items]
     unanswerable = [r for r, i in zip(refuse, items) if not i["answerable"]]
     answerable = [(r, i) for r, i in zip(refuse, items) if i["answerable"]]
     return (sum(unanswerable) / max(1, len(unanswerable)),
@@ -61,24 +64,32 @@ def at(items: list[dict], threshold: float) -> tuple[float, float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("rows", type=Path)
+    parser.add_argument("--judge", action="store_true", help="the packaged model judges too")
     args = parser.parse_args()
     from ragcore.embeddings.packaged import default_embedder
+    from ragcore.llms.resolve import resolve_llm
 
-    items = judged(read_rows(args.rows), default_embedder())
+    judge = resolve_llm("local") if args.judge else None
+    items = judged(read_rows(args.rows), default_embedder(), judge)
     print(f"{len(items)} rows; verdict seconds median "
           f"{statistics.median(i['seconds'] for i in items):.3f}, max "
           f"{max(i['seconds'] for i in items):.3f}")
-    gate_only = at(items, 0.0)
-    shipped = at(items, WEIGHTS.meaning_threshold)
+    gate_only = at([dict(i, missing=False) for i in items], 0.0)
+    shipped = _shipped(items)
     print("                           refusal  false-nf  F1")
     print(f"gate alone                  {gate_only[0]:6.1%}  {gate_only[1]:6.1%}  "
           f"{gate_only[2]:5.1f}")
-    print(f"gate + verdict (t={WEIGHTS.meaning_threshold}) {shipped[0]:6.1%}  {shipped[1]:6.1%}  "
-          f"{shipped[2]:5.1f}")
-    print("curve (t: refusal, false not-found, F1):")
+    print(f"gate + shipped verdict      {shipped[0]:6.1%}  {shipped[1]:6.1%}  {shipped[2]:5.1f}")
+    print("curve (refuse a factoid whose first claim states a fact no passage holds or whose "
+          "chance is below t: refusal, false not-found, F1):")
     for threshold in sorted({round(i["chance"], 2) for i in items} | {0.0}):
         refusal, false_nf, f1 = at(items, threshold)
         print(f"  {threshold:.2f}: {refusal:6.1%} {false_nf:6.1%} {f1:5.1f}")
+
+
+def _shipped(items: list[dict]) -> tuple[float, float, float]:
+    """The figures of what the app shows: refused by the gate, or replaced by the verdict."""
+    return at([dict(i, missing=i["shipped"], chance=1.0) for i in items], 0.0)
 
 
 if __name__ == "__main__":

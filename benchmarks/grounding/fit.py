@@ -11,7 +11,7 @@ index's default embedding model (cosine) and without one (the lexical path). Two
 follow, on the fit half: a claim is vouched for from the lowest chance at which "supported" is
 right at least ``PRECISION`` of the time; it is refuted (taken for invented) when it states a
 fact no passage states or its chance is below the highest threshold that refutes at most
-``FALSE_REFUTED`` of the right claims. Between the two it is unverified. The judge half, which
+``FALSE_REFUTED`` more of the right claims. Between the two it is unverified. The judge half, which
 the fit never saw, gives the figures the README and the closing note report.
 """
 
@@ -30,7 +30,7 @@ from ragcore.grounding.verdict import FEATURES, _logit
 JUDGE_ROWS = __import__("pathlib").Path(__file__).with_name("judge_llm_rows.jsonl")
 
 PRECISION = 0.95  # of what is vouched for: the issue's target
-FALSE_REFUTED = 0.05  # of right claims taken for invented, at most
+FALSE_REFUTED = 0.02  # of right claims taken for invented by their chance alone, at most
 
 
 def scored(claims: Sequence[Claim], weights: Weights, embedder: Any) -> list[tuple]:
@@ -93,13 +93,14 @@ def vouch_threshold(scores: list[float], labels: list[str]) -> float:
 
 
 def refute_threshold(rows: list[tuple], labels: list[str]) -> float:
-    """The highest threshold that refutes at most ``FALSE_REFUTED`` of the right claims."""
-    right = [(score, missing) for (score, _, missing), label in zip(rows, labels)
-             if label == "supported"]
+    """The highest threshold below which at most ``FALSE_REFUTED`` of the right claims fall,
+    beyond those a fact no passage states refutes anyway."""
+    right = [score for (score, _, missing), label in zip(rows, labels)
+             if label == "supported" and not missing]
+    total = sum(label == "supported" for label in labels)
     best = 0.0
-    for t in sorted({round(s, 3) for s, _ in right}):
-        refuted = sum(missing or score < t for score, missing in right)
-        if refuted / len(right) > FALSE_REFUTED:
+    for t in sorted({round(s, 3) for s in right}):
+        if sum(score < t for score in right) / total > FALSE_REFUTED:
             break
         best = t
     return best

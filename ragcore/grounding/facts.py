@@ -132,7 +132,7 @@ def missing_facts(facts: Facts, passage_text: str) -> list[str]:
     missing += [f"the name {name}" for name in sorted(facts.names)
                 if name not in words and stem(name) not in stems and name not in initials]
     for written, phrase in facts.quoted:
-        if not all(s in stems or s in words for s in phrase):
+        if not all(s in stems or s in words or _stated_number(s, stated) for s in phrase):
             missing.append(f"\u201c{written}\u201d")
     return missing
 
@@ -159,6 +159,17 @@ def each_fact(facts: Facts) -> list[tuple[Facts, frozenset[str]]]:
     single += [(Facts(names=frozenset({n})), frozenset({stem(n)})) for n in facts.names]
     single += [(Facts(quoted=(q,)), frozenset(q[1])) for q in facts.quoted]
     return single
+
+
+def _stated_number(word: str, stated: set[float]) -> bool:
+    """Whether ``word`` is a number the text states (in digits or in words)."""
+    value = NUMBER_WORDS.get(word)
+    if value is None:
+        try:
+            value = float(word.replace(",", ""))
+        except ValueError:
+            return False
+    return float(value) in stated
 
 
 def _names(text: str) -> set[str]:

@@ -120,3 +120,7 @@ def test_a_numbered_item_is_one_claim_not_two():
     claims = claims_of("- 3. Secure Software Development (SSD). It is new.\n(a) one thing")
     assert [c.text for c in claims] == ["- 3. Secure Software Development (SSD).", "It is new.",
                                         "(a) one thing"]
+
+
+def test_a_bold_number_stated_in_words_is_found():
+    assert missing_facts(facts_of("**8**."), "Eight cars were made for the film.") == []
