@@ -71,7 +71,10 @@ _LIST_ANY = re.compile(
     r"\b(?:what|which) (?:\w+ )?(?:steps|stages|phases|groups|categories|types|kinds|parts|"
     r"components|elements|principles|functions|tiers|practices|requirements|methods|"
     r"properties|rules|items|members|countries|examples)\b|\bhow many \w+ and what\b|"
-    r"\b(?:the|its|their) (?:two|three|four|five|six|seven|eight|nine|ten|\d+) \w+",
+    r"\b(?:the|its|their) (?:two|three|four|five|six|seven|eight|nine|ten|\d{1,2}) \w+s\b|"
+    # "Which references were added ...", "What tools do ...": a plural asked for
+    r"^\s*(?:what|which)\s+(?:[a-z-]+\s+)?[a-z]{3,}(?:ies|[^su]s)\s+(?:are|were|do|does|did|have|"
+    r"has|had|belong|make|made|should|must|can|will|would|appear)\b",
     re.IGNORECASE)
 _COMPARISON = re.compile(
     r"\b(?:compare|comparison|contrast|differ(?:s|ence|ences)?|distinguish|versus|vs\.?|"

@@ -20,6 +20,7 @@ calls it).
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Sequence
 
 from ..grounding import (
@@ -41,6 +42,8 @@ UNSUPPORTED_MARK = "**(not in the documents)**"
 UNOBSERVED = ("**Not from the documents:** the agent's tools showed it no passage, so this "
               "answer is the model's own.")
 NEAREST_LEAD = "What they say nearest to it:"
+_TRAILING_REFUSAL = re.compile(r"(?<=\S)[ \t]*\**" + re.escape(NOT_FOUND_SENTENCE.rstrip(".")) +
+                               r"\.?\**[ \t]*$")
 NOT_CONFIRMED = ("**Not confirmed by the passages:** ragcore could not match this answer to what "
                  "they say; check it against the sources below.")
 NOT_STATED = ("**The documents do not state this answer as written:** each sentence marked below "
@@ -55,6 +58,8 @@ def grounded_text(answer: str, listing: SourceListing, listed: Sequence[ListedSo
     text = without_markers(answer)
     if verdict is None:
         return text, ()
+    if verdict.label != REFUSED:  # "**150**. Not found in the documents.": the model's slip
+        text = _TRAILING_REFUSAL.sub("", text)
     if verdict.label == UNSUPPORTED and question_kind(listing.question) is QuestionKind.FACTOID:
         return _not_said(listing, listed, marker)
     if verdict.label == UNSUPPORTED:  # a summary or a list is never refused: its sentences marked

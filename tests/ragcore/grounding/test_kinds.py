@@ -44,3 +44,9 @@ def test_only_factoids_are_gated_and_lists_read_more():
 ])
 def test_not_said_reads_the_question_back(question, said):
     assert not_said(question) == said
+
+
+@pytest.mark.parametrize("question", ["Which references were added in the 2022 version?",
+                                      "What tools does the agency publish?"])
+def test_a_plural_asked_for_is_a_list(question):
+    assert question_kind(question) is QuestionKind.LIST

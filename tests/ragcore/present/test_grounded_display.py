@@ -91,3 +91,8 @@ def test_a_summary_nothing_supports_is_marked_not_refused():
     text, _ = shown("The agency sells telescopes to farmers in Peru.", "Summarise.")
     assert text.startswith(NOT_STATED) and text.endswith(UNSUPPORTED_MARK)
     assert not text.startswith("The documents don't say")
+
+
+def test_a_refusal_the_model_wrote_after_its_answer_is_left_out():
+    text, _ = shown("**80 bytes**. Not found in the documents.", "How long is a record header?")
+    assert "Not found" not in text and text.startswith("**80 bytes**.")
