@@ -2,9 +2,11 @@
 show what a person would be shown: the answer as its grounding verdict allows it.
 
     python -m benchmarks.answers.grounded_run --file NIST.SP.800-218.pdf [--llm local] [--limit N]
+    python -m benchmarks.answers.grounded_run --collection rfcs
 
 For the questions over one corpus file (and the unanswerable ones of its collection that name
-it or its subject), it indexes the file (cached in ``benchmarks/.cache/grounded/``), asks each
+it or its subject), or over one collection (the files its questions name, and all its
+unanswerable questions), it indexes the files (cached in ``benchmarks/.cache/grounded/``), asks each
 question with the query engine (compact mode), cites the answer against its sources as the app
 and CLI do (``present.sources.answer_sources`` then ``present.markers.mark_listing``), and
 records per question: the kind decided, the verdict, whether the first sentence refuses, the
@@ -43,26 +45,38 @@ def chosen(file: str) -> list:
     return own + unanswerable
 
 
-def index_of(file: Path):
+def in_collection(collection: str) -> tuple[list, list[Path]]:
+    """A collection's questions and the files they name."""
+    questions = [q for q in load_questions() if q.collection == collection]
+    files = sorted({CORPUS / collection / f for q in questions for f in q.files})
+    return questions, files
+
+
+def index_of(files: list[Path], name: str):
     from ragcore import VectorStoreIndex, load_file
 
-    folder = CACHE / file.stem
+    folder = CACHE / name
     if (folder / "manifest.json").exists():
         return VectorStoreIndex.load(folder)
-    index = VectorStoreIndex.from_documents(load_file(file))
+    index = VectorStoreIndex.from_documents(d for f in files for d in load_file(f))
     index.persist(folder)
     return index
 
 
-def run(file: str, llm_spec: str, limit: int | None, judge: bool = True) -> list[dict]:
+def run(file: str, llm_spec: str, limit: int | None, judge: bool = True,
+        collection: str = "") -> list[dict]:
     from ragcore.llms.resolve import resolve_llm
     from ragcore.present.markers import mark_listing
     from ragcore.present.sources import answer_sources
     from ragcore.trace import Trace
 
-    questions = chosen(file)[:limit]
-    path = next(CORPUS.rglob(file))
-    index = index_of(path)
+    if collection:
+        questions, files = in_collection(collection)
+        index = index_of(files, collection)
+    else:
+        questions, path = chosen(file), next(CORPUS.rglob(file))
+        index = index_of([path], path.stem)
+    questions = questions[:limit]
     llm = resolve_llm(llm_spec)
     engine = index.as_query_engine(llm=llm)
     rows = []
@@ -117,13 +131,16 @@ def table(rows: list[dict]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--file", default="NIST.SP.800-218.pdf")
+    parser.add_argument("--collection", default="", help="every question of a collection")
     parser.add_argument("--llm", default="local")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--no-judge", action="store_true", help="check without the model")
     args = parser.parse_args()
-    rows = run(args.file, args.llm, args.limit, judge=not args.no_judge)
+    rows = run(args.file, args.llm, args.limit, judge=not args.no_judge,
+               collection=args.collection)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    out = RESULTS / f"grounded-{Path(args.file).stem}-{args.llm.replace(':', '_')}.jsonl"
+    name = args.collection or Path(args.file).stem
+    out = RESULTS / f"grounded-{name}-{args.llm.replace(':', '_')}.jsonl"
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
                    encoding="utf-8")
     print(table(rows))

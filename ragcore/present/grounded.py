@@ -46,8 +46,8 @@ _TRAILING_REFUSAL = re.compile(r"(?<=\S)[ \t]*\**" + re.escape(NOT_FOUND_SENTENC
                                r"\.?\**[ \t]*$")
 NOT_CONFIRMED = ("**Not confirmed by the passages:** ragcore could not match this answer to what "
                  "they say; check it against the sources below.")
-NOT_STATED = ("**The documents do not state this answer as written:** each sentence marked below "
-              "is the model's own wording, not found in the passages.")
+NOT_STATED = ("**Check this answer against the sources:** none of its sentences could be matched "
+              "to the passages; the ones stating what no passage holds are marked.")
 
 
 def grounded_text(answer: str, listing: SourceListing, listed: Sequence[ListedSource],
