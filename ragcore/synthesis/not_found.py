@@ -38,13 +38,13 @@ response's metadata and the trace notes (``not_found_gate``), never into the ans
 from __future__ import annotations
 
 import math
-import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Iterator, Protocol, Sequence
 
 from ..errors import ConfigError
+from ..grounding.nearest import closest_sentence
 from ..llms.extractive.answer import answerability
 from ..prompts.answer import ANSWER_NUDGE, CHECK_QUESTION, NOT_FOUND_SENTENCE
 from ..trace import Trace
@@ -220,24 +220,6 @@ def refusal(question: str, passages: Sequence[str]) -> str:
     if not closest:
         return NOT_FOUND_SENTENCE
     return f"{NOT_FOUND_SENTENCE}\n\nThe closest passage says: \u201c{closest}\u201d"
-
-
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n\s*\n")
-_WORD = re.compile(r"[^\W_]{3,}")
-MAX_QUOTE_WORDS = 40
-
-
-def closest_sentence(question: str, passages: Sequence[str]) -> str:
-    """The passages' sentence sharing the most words (3+ letters) with ``question``, the
-    earliest on ties, cut to ``MAX_QUOTE_WORDS``; "" when there is none."""
-    asked = {w.casefold() for w in _WORD.findall(question)}
-    best, best_shared = "", 0
-    for sentence in (s for p in passages for s in _SENTENCE.split(p) if s.strip()):
-        shared = len(asked & {w.casefold() for w in _WORD.findall(sentence)})
-        if shared > best_shared:
-            best, best_shared = " ".join(sentence.split()), shared
-    words = best.split()
-    return best if len(words) <= MAX_QUOTE_WORDS else " ".join(words[:MAX_QUOTE_WORDS]) + " \u2026"
 
 
 def gated(decision: GateDecision, answer: Iterator[str], question: str,
