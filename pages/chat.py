@@ -150,10 +150,11 @@ def saved_chats(ws, chat) -> None:
                           on_delete_all=lambda: ask_to_delete("all"))
 
 
-def marked_reply(message, lookup, *, embedder, key: str, question: str = ""):
+def marked_reply(message, lookup, *, embedder, key: str, question: str = "", judge=None):
     """The reply's text with [1] [2] markers after the sentences its sources support, and the
     listing of those sources numbered to match (None for a reply without sources); with the
-    ``question`` it was asked, the text follows ragcore's grounding verdict."""
+    ``question`` it was asked, the text follows ragcore's grounding verdict (``judge``: the LLM
+    asked whether a passage states the first claim)."""
     text = message.content
     if not message.sources:  # an agent's answer no tool backed says so first
         judged = ((message.trace or {}).get("notes") or {}).get("agent_verdict") or {}
@@ -161,7 +162,7 @@ def marked_reply(message, lookup, *, embedder, key: str, question: str = ""):
     return marked_listing(
         text, [source_passage(s, lookup) for s in message.sources],
         trace=message.trace, retrieval_mode=turn_retrieval_mode(message), embedder=embedder,
-        anchors=key, question=question, judge=state.current_llm(),
+        anchors=key, question=question, judge=judge,
     )
 
 
@@ -331,8 +332,11 @@ def stream_reply(chunks, trace: Trace, mode: str):
 def show_recorded(chat, message, reply_box, lookup, index, advanced: bool) -> None:
     """The recorded reply with its [1] [2] markers, notes, sources and actions."""
     key = f"{chat.id}_{len(chat.messages) - 1}"
+    # The model judges the new reply's first claim once (~1-4 s); the checked text is cached,
+    # so older replies are drawn from the cache, or checked without the model.
     text, listing = marked_reply(message, lookup, embedder=index.embedder, key=key,
-                                 question=asked_before(chat, len(chat.messages) - 1))
+                                 question=asked_before(chat, len(chat.messages) - 1),
+                                 judge=state.current_llm())
     reply_box.markdown(fmt.markdown_text(text))
     controls.reply_notes(message)
     shell.fallback_note()
