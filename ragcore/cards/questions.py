@@ -80,7 +80,10 @@ def _pattern(titles: tuple[str, ...]) -> re.Pattern[str]:
     named = "|".join([_NAMED, *(_title_forms(t) for t in titles)])
     modifiers = rf"(?:{_NOT_MODIFIER}[\w.-]+\s+){{0,3}}?"
     subject = rf"(?:{_DETERMINER}{modifiers}{_DOC_WORDS}\b|(?:the\s+)?(?:{named})|{_BARE})"
-    forms = [p.format(P=subject, N=_AUTHOR_NOUN, M=_MADE, D=_DOC_WORDS, X=named)
+    # "What is RFC 2616?" asks what a document is; "What is zero trust architecture?" names a
+    # title that is also the topic, and asks about the topic: a bare "What is X?" takes only
+    # names a document alone carries (numbers, file names, quoted titles).
+    forms = [p.format(P=subject, N=_AUTHOR_NOUN, M=_MADE, D=_DOC_WORDS, X=_NAMED)
              for p in _PREDICATES]
     return re.compile("|".join(f"(?:{f})" for f in forms), re.IGNORECASE)
 

@@ -62,3 +62,11 @@ def test_a_title_at_hand_names_a_document():
             "Mitigating the Risk of Software Vulnerabilities")
     assert asks_about_document("When was the Secure Software Development Framework published?",
                                titles=[ssdf])
+
+
+def test_a_title_that_is_also_the_topic_asks_about_the_topic():
+    from ragcore.cards import asks_about_document
+
+    title = ["Zero Trust Architecture"]
+    assert not asks_about_document("What is zero trust architecture?", titles=title)
+    assert asks_about_document("Who wrote Zero Trust Architecture?", titles=title)
