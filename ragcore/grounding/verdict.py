@@ -54,6 +54,9 @@ _REFUSAL = re.compile(r"^\W*(?:not found in the documents|the (?:documents|passa
 # A claim of this many content words or fewer ("**80 bytes**.", a list item) states nothing
 # but its words: each one the window lacks counts as a missing fact.
 SHORT_CLAIM_STEMS = 4
+# A chance the judge is not asked to confirm: on the labelled claims every claim scored this
+# high with the embedder was right (11 of 11 on the fit half, 16 of 16 on the judge half).
+SURE_WITHOUT_JUDGE = 0.95
 MAX_JUDGED = 1  # claims of one answer the judge reads: the first (each ~1-4 s on two cores)
 FEATURES = ("coverage", "missing", "elsewhere", "negation", "binding", "agrees", "cosine")
 
@@ -271,7 +274,7 @@ def _check(claim: Claim, windows: list[_Window], everything: str, cosines: Any,
     best, at, features = max(scored, key=lambda s: s[0])
     threshold, refute = weights.threshold(cosines is not None), weights.refute_threshold
     missing = tuple(missing_facts(claim.facts, everything))
-    if judge is not None and weights.judged and not missing:
+    if judge is not None and weights.judged and not missing and best < SURE_WITHOUT_JUDGE:
         features = {k: v for k, v in features.items() if k != "cosine"}
         features["judge"] = _logit(yes_share(judge, _around(passages, windows[at]), claim.text))
         best, threshold, refute = (support_chance(features, weights), weights.judged_threshold,

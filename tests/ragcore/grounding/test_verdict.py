@@ -124,3 +124,38 @@ def test_a_numbered_item_is_one_claim_not_two():
 
 def test_a_bold_number_stated_in_words_is_found():
     assert missing_facts(facts_of("**8**."), "Eight cars were made for the film.") == []
+
+
+class Judge:
+    """A model that tells first-token chances: "Yes" with ``yes`` of the mass; records asks."""
+
+    model = "judge"
+
+    def __init__(self, yes: float) -> None:
+        self.yes, self.asked = yes, []
+
+    def first_token_logprobs(self, messages, *, top=10):
+        import math
+
+        self.asked.append(messages[-1].content)
+        return {"Yes": math.log(self.yes), "No": math.log(1 - self.yes)}
+
+
+def test_the_judge_decides_what_its_features_cannot():
+    claim = "The agency was founded long ago."
+    doubting, sure = Judge(0.02), Judge(0.98)
+    said_no = check_answer(claim, [NIST], judge=doubting).claims[0]
+    said_yes = check_answer(claim, [NIST], judge=sure).claims[0]
+    assert said_yes.score > said_no.score and "judge" in said_yes.features
+    assert said_no.refuted and not said_no.supported
+    assert doubting.asked and claim in doubting.asked[0] and "founded in 1901" in doubting.asked[0]
+
+
+def test_the_judge_reads_only_the_first_claim_and_never_a_refuted_one():
+    judge = Judge(0.9)
+    check_answer("**80 bytes**. A record header is 80 bytes long. It was founded in 1901.",
+                 [NIST], judge=judge)
+    assert len(judge.asked) == 1
+    judge = Judge(0.9)
+    verdict = check_answer("NIST has about 1,000 employees.", [NIST], judge=judge)
+    assert judge.asked == [] and verdict.label == UNSUPPORTED
