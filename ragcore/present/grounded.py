@@ -2,7 +2,8 @@
 
     verdict       shown
     supported     the answer, markers [n] placed by ragcore after each claim (sentence, line or
-                  list item) on the passages that state it; the model's own markers removed
+                  list item) on the passages that state it; the model's own markers removed; a
+                  bare short answer ("**Alabama**.") shown with the sentence that states it
     partly        the same, and after each claim taken for invented (a fact no passage states),
                   ``UNSUPPORTED_MARK``; a claim neither vouched for nor refuted stays unmarked
     unverified    ``NOT_CONFIRMED`` first, then the answer (its invented claims marked)
@@ -25,6 +26,7 @@ from typing import Callable, Sequence
 
 from ..grounding import (
     REFUSED,
+    SUPPORTED,
     UNSUPPORTED,
     UNVERIFIED,
     ClaimCheck,
@@ -32,7 +34,8 @@ from ..grounding import (
     not_said,
     question_kind,
 )
-from ..grounding.facts import without_markers
+from ..grounding.facts import content_stems, without_markers
+from ..grounding.verdict import SHORT_CLAIM_STEMS
 from ..prompts.answer import NOT_FOUND_SENTENCE
 from .sources import ListedSource, SourceListing
 from .support import NEAREST
@@ -67,10 +70,39 @@ def grounded_text(answer: str, listing: SourceListing, listed: Sequence[ListedSo
         return f"{NOT_STATED}\n\n{text}", order
     if verdict.label == REFUSED:
         return _refusal(text, listing.question), ()
+    if verdict.label == SUPPORTED and len(verdict.claims) == 1:
+        shown = _with_its_sentence(verdict.claims[0], listed, marker)
+        if shown is not None:
+            return shown
     text, order = _marked(text, verdict.claims, marker)
     if verdict.label == UNVERIFIED:  # said first, plainly: nothing here is vouched for
         return f"{NOT_CONFIRMED}\n\n{text}", order
     return text, order
+
+
+QUOTED_WORDS = 60  # of the sentence a bare short answer is shown with
+
+
+def _with_its_sentence(check: ClaimCheck, listed: Sequence[ListedSource],
+                       marker: Callable[[int], str]) -> tuple[str, tuple[int, ...]] | None:
+    """A bare short answer ("**Alabama**.") with the passage sentence that states it, quoted
+    and cited: a factoid is shown with its sentence. None for an answer that is a sentence."""
+    if len(check.claim.stems) > SHORT_CLAIM_STEMS or not check.support:
+        return None
+    stems = set(check.claim.stems)
+
+    def states(support: tuple[int, tuple[int, int]]) -> int:  # the claim's words it holds
+        position, (start, end) = support
+        if position >= len(listed):
+            return -1
+        return len(stems & set(content_stems(listed[position].scored.node.text[start:end])))
+
+    position, (start, end) = max(check.support, key=states)
+    if position >= len(listed):
+        return None
+    words = listed[position].scored.node.text[start:end].split()
+    sentence = " ".join(words[:QUOTED_WORDS]) + (" \u2026" if len(words) > QUOTED_WORDS else "")
+    return f"{check.claim.text} \u201c{sentence}\u201d {marker(1)}", (position,)
 
 
 def unobserved(text: str) -> str:

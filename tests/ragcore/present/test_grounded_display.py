@@ -96,3 +96,9 @@ def test_a_summary_nothing_supports_is_marked_not_refused():
 def test_a_refusal_the_model_wrote_after_its_answer_is_left_out():
     text, _ = shown("**80 bytes**. Not found in the documents.", "How long is a record header?")
     assert "Not found" not in text and text.startswith("**80 bytes**.")
+
+
+def test_a_bare_short_answer_is_shown_with_the_sentence_that_states_it():
+    text, listing = shown("**80 bytes**.", "How long is a record header?")
+    assert text == "**80 bytes**. \u201cA record header is 80 bytes long.\u201d [1]"
+    assert listing.shown[0].scored.node.node_id == "n1"
