@@ -49,7 +49,7 @@ from ..llms.extractive.answer import answerability
 from ..prompts.answer import ANSWER_NUDGE, CHECK_QUESTION, NOT_FOUND_SENTENCE
 from ..trace import Trace
 from ..types import Message
-from .steps import Batch, Plan, run_plan
+from .steps import Plan, replayed, run_plan
 
 SIGNALS = ("p_not_found", "p_no", "p_answered")
 # The models the calibrations were fitted for: another model's first-token chances mean otherwise.
@@ -282,16 +282,5 @@ def run_gated(plan: Plan, llm: Any, trace: Trace, *, gate: NotFoundGate, questio
         if decision.signals.model_refuses:  # the gate found an answer the model would refuse
             call = replace(call, messages=nudged(call.messages))
         first = replace(first, calls=(call.prefilled(prefill), *rest))
-    answer = run_plan(_replayed(first, plan), llm, trace, max_concurrency=max_concurrency)
+    answer = run_plan(replayed(first, plan), llm, trace, max_concurrency=max_concurrency)
     yield from gated(decision, answer, question, passages)
-
-
-def _replayed(first: Batch, plan: Plan) -> Plan:
-    """``plan`` with its first batch, already taken, offered again."""
-    batch = first
-    while True:
-        replies = yield batch
-        try:
-            batch = plan.send(replies)
-        except StopIteration:
-            return

@@ -137,7 +137,12 @@ def _first_prefilled(plan: Plan, prefill: str) -> Plan:
     if first is None:
         return
     call, *rest = first.calls
-    batch = dataclasses.replace(first, calls=(call.prefilled(prefill), *rest))
+    yield from replayed(dataclasses.replace(first, calls=(call.prefilled(prefill), *rest)), plan)
+
+
+def replayed(first: Batch, plan: Plan) -> Plan:
+    """``plan`` with its first batch, already taken (and perhaps changed), offered again."""
+    batch = first
     while True:
         replies = yield batch
         try:
