@@ -8,29 +8,38 @@ index's embedding model, when given, adds similarity of meaning. Presentation (m
 unsupported sentences) is ``ragcore.present``'s.
 """
 
-from .claims import Claim, claims_of, sentence_spans
-from .facts import Facts, facts_of, missing_facts
-from .kinds import PROFILES, KindProfile, QuestionKind, profile, question_kind
-from .nearest import closest_sentence, closest_with_position, not_said
-from .verdict import (
-    EMPTY,
-    PARTLY,
-    REFUSED,
-    SUPPORTED,
-    UNSUPPORTED,
-    UNVERIFIED,
-    WEIGHTS,
-    ClaimCheck,
-    Verdict,
-    Weights,
-    check_answer,
-    check_claims,
-    is_refusal,
-)
+from ..lazy_exports import lazy_exports
 
-__all__ = [
-    "Claim", "ClaimCheck", "EMPTY", "Facts", "KindProfile", "PARTLY", "PROFILES", "QuestionKind",
-    "REFUSED", "SUPPORTED", "UNSUPPORTED", "UNVERIFIED", "Verdict", "WEIGHTS", "Weights", "check_answer",
-    "check_claims", "claims_of", "closest_sentence", "closest_with_position", "facts_of",
-    "is_refusal", "missing_facts", "not_said", "profile", "question_kind", "sentence_spans",
-]
+# Names load from their module on first use: the synthesizer needs only ``kinds`` at import,
+# not the verdict's extractive reader and numpy.
+_EXPORTS: dict[str, str] = {
+    "Claim": ".claims",
+    "claims_of": ".claims",
+    "sentence_spans": ".claims",
+    "Facts": ".facts",
+    "facts_of": ".facts",
+    "missing_facts": ".facts",
+    "PROFILES": ".kinds",
+    "KindProfile": ".kinds",
+    "QuestionKind": ".kinds",
+    "profile": ".kinds",
+    "question_kind": ".kinds",
+    "closest_sentence": ".nearest",
+    "closest_with_position": ".nearest",
+    "not_said": ".nearest",
+    "EMPTY": ".verdict",
+    "PARTLY": ".verdict",
+    "REFUSED": ".verdict",
+    "SUPPORTED": ".verdict",
+    "UNSUPPORTED": ".verdict",
+    "UNVERIFIED": ".verdict",
+    "WEIGHTS": ".verdict",
+    "ClaimCheck": ".verdict",
+    "Verdict": ".verdict",
+    "Weights": ".verdict",
+    "check_answer": ".verdict",
+    "check_claims": ".verdict",
+    "is_refusal": ".verdict",
+}
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), __all__)
