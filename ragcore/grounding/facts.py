@@ -23,6 +23,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from ..prompts.citation_marks import normalise_citations
 from ..search.lexical import STOPWORDS, stem
 
 NUMBER_WORDS = {
@@ -74,18 +75,11 @@ _PLAIN = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '
                         "\u00a0": " "})
 
 
-# Citation markers a model writes: "[1]", "[1, 2]", "[Source 1]", "(Source 1)", "Source 1."
-_MODEL_MARKERS = re.compile(
-    r"\s*(?:\[(?:sources?\s*:?\s*)?\d+(?:\s*[,\u2013-]\s*\d+)*\]|\((?:sources?\s*:?\s*)\d+"
-    r"(?:\s*[,\u2013-]\s*\d+)*\)|\bSources?\s+\d+(?:\s*(?:,|and)\s*\d+)*(?=\s*[.,;]?\s*$|"
-    r"\s*[.,;]\s))", re.IGNORECASE | re.MULTILINE)
-
-
 def without_markers(text: str) -> str:
-    """``text`` without the citation markers a model wrote (ragcore places its own)."""
-    cleaned = _MODEL_MARKERS.sub("", text)
-    cleaned = re.sub(r"[ \t]+([.,;:!?])", r"\1", cleaned)
-    return re.sub(r"(?<![.])([.!?])[ \t]*\.(?![.])", r"\1", cleaned).strip()
+    """``text`` without the citation markers a model wrote, in whatever format (read by
+    ``prompts.citation_marks``, the one reader of them): ragcore places its own."""
+    cleaned = _MARKER.sub("", normalise_citations(text))
+    return re.sub(r"[ \t]+([.,;:!?])", r"\1", cleaned).strip()
 
 
 def tokens(text: str) -> list[str]:
