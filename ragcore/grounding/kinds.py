@@ -13,7 +13,8 @@
                 what it is                                 (``ragcore.cards``), never refused
 
 No model and no I/O: a few patterns over the question's words (a document question is
-``ragcore.cards.asks_about_document``'s to tell), so the kind can be shown in the
+``ragcore.cards.asks_about_document``'s to tell, a list question the extractive answerer's
+``asks_for_list``: one detector each, shared with what reads them), so the kind can be shown in the
 trace before anything is read, and the same question always takes the same path. The reading
 budget of each kind is a share of the model's base budget (``KindProfile.reading_share``): a
 four-item list under four headings does not fit the ~200 tokens a fact needs.
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from ..cards import asks_about_document
+from ..llms.extractive.question import asks_for_list
 
 
 class QuestionKind(str, Enum):
@@ -63,19 +65,6 @@ _SUMMARY_ANY = re.compile(
     r"\b(?:summary|summari[sz]e|overview|gist|main (?:points|ideas|topics)|key (?:points|ideas|"
     r"takeaways)|what (?:does|do|did) .{2,80}? (?:say|said|state|recommend|suggest|cover|"
     r"describe|propose) (?:about|on|regarding|for)\b|what is .{2,60}? about\b)", re.IGNORECASE)
-_LIST_START = re.compile(
-    r"^\s*(?:please\s+)?(?:list|enumerate|name (?:all|the|every|each)|give (?:me )?(?:a list|"
-    r"all|the)\b.*\b(?:s|es)\b)", re.IGNORECASE)
-_LIST_ANY = re.compile(
-    r"\b(?:what|which) (?:are|were) (?:the|all the|its|their)\b|\b(?:list|lists|enumerate)\b|"
-    r"\b(?:what|which) (?:\w+ )?(?:steps|stages|phases|groups|categories|types|kinds|parts|"
-    r"components|elements|principles|functions|tiers|practices|requirements|methods|"
-    r"properties|rules|items|members|countries|examples)\b|\bhow many \w+ and what\b|"
-    r"\b(?:the|its|their) (?:two|three|four|five|six|seven|eight|nine|ten|\d{1,2}) \w+s\b|"
-    # "Which references were added ...", "What tools do ...": a plural asked for
-    r"^\s*(?:what|which)\s+(?:[a-z-]+\s+)?[a-z]{3,}(?:ies|[^su]s)\s+(?:are|were|do|does|did|have|"
-    r"has|had|belong|make|made|should|must|can|will|would|appear)\b",
-    re.IGNORECASE)
 _COMPARISON = re.compile(
     r"\b(?:compare|comparison|contrast|differ(?:s|ence|ences)?|distinguish|versus|vs\.?|"
     r"similarit(?:y|ies)|in common)\b|\bhow (?:is|are|does|do) .{2,60}? (?:different|similar)\b",
@@ -92,7 +81,7 @@ def question_kind(question: str) -> QuestionKind:
         return QuestionKind.DOCUMENT
     if _COMPARISON.search(text):
         return QuestionKind.COMPARISON
-    if _LIST_START.search(text) or _LIST_ANY.search(text):
+    if asks_for_list(text):
         return QuestionKind.LIST
     if _SUMMARY_START.search(text) or _SUMMARY_ANY.search(text) or _is_bare_instruction(text):
         return QuestionKind.SUMMARY

@@ -38,8 +38,9 @@ _DEFINITION_QUESTION = re.compile(
 _MANNER_QUESTION = re.compile(
     r"^\s*how (?:is|are|was|were) (?:an? |the )?(?P<subject>.+?) \w+(?:ed|en)\b", re.I
 )
-_COUNT = r"(?:two|three|four|five|six|seven|eight|nine|ten|several|\d+)"
-_PLURAL = r"\w{2,}s(?<!ss)(?<!us)(?<!is)"  # "methods", not "process", "status" or "basis"
+_COUNT = r"(?:two|three|four|five|six|seven|eight|nine|ten|several|\d{1,2})"  # not a year
+# "methods", not "process", "status" or "basis"; lower case: "James" (Bond) names one thing
+_PLURAL = r"(?-i:[a-z]\w+s)(?<!ss)(?<!us)(?<!is)"
 _LIST_QUESTION = re.compile(
     r"^\s*(?:what|which) (?:are|were)\b|^\s*what (?:kinds|types|sorts) of\b|"
     r"^\s*(?:list|name|enumerate)\b|"
@@ -47,6 +48,8 @@ _LIST_QUESTION = re.compile(
     # the word in -s is the verb of a one-thing question
     rf"\bwhich {_PLURAL}\b|\bwhich \w+ {_PLURAL} (?:are|were|have|had|do|did|can|could|will|"
     r"would|should|may|might|must|does)\b|"
+    # "What tools does the agency publish?": a plural "what" asks about, before its verb
+    rf"^\s*what {_PLURAL} (?:are|were|have|had|do|did|does|can|will|should|must)\b|"
     # a count the question asks for ("What two forms ...", "Who were three visitors ...",
     # "which 3 musicians"), not one it mentions ("held every two years", "direct two films")
     rf"\b(?:what|which|were|are|name|list)\s+(?:the\s+)?{_COUNT}\s+(?:\w+\s+)?\w+s\b", re.I
