@@ -121,7 +121,7 @@ def cite(
         return Citations(tuple(
             SourceUse(tuple(q), QUOTED if q else NOT_QUOTED, tuple(answer_spans(p, short, q)))
             for p, q in zip(passages, quoted)))
-    if question.strip():
+    if question.strip() and passages:  # no passages (a chat without search): nothing to check
         return grounded_citations(answer, passages, question=question, embedder=embedder,
                                   judge=judge)
     claims = [s for s in split_sentences(answer) if len(terms(s)) >= MIN_CLAIM_TERMS]

@@ -90,12 +90,17 @@ class SentenceEmbeddingOptimizer(Postprocessor):
     def postprocess_traced(self, nodes: list[ScoredNode], query: str, trace: Any
                            ) -> list[ScoredNode]:
         """``postprocess``, the question's kind and the budget it set noted in ``trace``."""
-        if self.by_kind and self.token_budget is not None:
+        budget = self.budget_for(query)
+        if self.by_kind and budget is not None:
             trace.notes["question_kind"] = question_kind(query).value
-            trace.notes["reading_budget"] = self.budget_for(query)
-        return self.postprocess(nodes, query)
+            trace.notes["reading_budget"] = budget
+        return self._kept(nodes, query, budget)
 
     def postprocess(self, nodes: list[ScoredNode], query: str) -> list[ScoredNode]:
+        return self._kept(nodes, query, self.budget_for(query))
+
+    def _kept(self, nodes: list[ScoredNode], query: str, budget: int | None
+              ) -> list[ScoredNode]:
         split = [sentences(scored.node.text) for scored in nodes]
         flat = [(i, j) for i, parts in enumerate(split) for j in range(len(parts))]
         if not flat or not query.strip():
@@ -106,7 +111,7 @@ class SentenceEmbeddingOptimizer(Postprocessor):
         else:
             vectors = self.embed_model.embed_batch(texts)
             similarity = np.asarray(vectors) @ embed_query(self.embed_model, query)
-        kept = self._chosen(flat, similarity, split, self.budget_for(query))
+        kept = self._chosen(flat, similarity, split, budget)
         return [trimmed for i, scored in enumerate(nodes)
                 if (trimmed := _trimmed(scored, split[i], sorted(kept.get(i, ())))) is not None]
 

@@ -102,3 +102,10 @@ def test_a_bare_short_answer_is_shown_with_the_sentence_that_states_it():
     text, listing = shown("**80 bytes**.", "How long is a record header?")
     assert text == "**80 bytes**. \u201cA record header is 80 bytes long.\u201d [1]"
     assert listing.shown[0].scored.node.node_id == "n1"
+
+
+def test_a_reply_without_passages_is_not_checked_against_nothing():
+    listing = answer_sources("Hello! Paris is lovely.", [], retrieval_mode="similarity",
+                             extractive=False, question="Where should I travel?")
+    assert listing.verdict is None
+    assert mark_listing("Hello! Paris is lovely.", listing)[0] == "Hello! Paris is lovely."
