@@ -45,15 +45,14 @@ class KindProfile:
 
     gated: bool
     reading_share: float
-    description: str
 
 
 PROFILES = {
-    QuestionKind.FACTOID: KindProfile(True, 1.0, "one fact: the short answer and its sentence"),
-    QuestionKind.LIST: KindProfile(False, 2.5, "an enumeration: every item, as stated"),
-    QuestionKind.SUMMARY: KindProfile(False, 2.5, "an overview or an instruction"),
-    QuestionKind.COMPARISON: KindProfile(False, 2.5, "a comparison of two things"),
-    QuestionKind.DOCUMENT: KindProfile(False, 1.0, "the document itself, from its card"),
+    QuestionKind.FACTOID: KindProfile(True, 1.0),
+    QuestionKind.LIST: KindProfile(False, 2.5),
+    QuestionKind.SUMMARY: KindProfile(False, 2.5),
+    QuestionKind.COMPARISON: KindProfile(False, 2.5),
+    QuestionKind.DOCUMENT: KindProfile(False, 1.0),
 }
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['’][a-z]+)?")

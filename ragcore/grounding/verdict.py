@@ -124,10 +124,6 @@ class Verdict:
     measure: str = ""
 
     @property
-    def supported(self) -> bool:
-        return self.label == SUPPORTED
-
-    @property
     def unsupported_claims(self) -> tuple[ClaimCheck, ...]:
         """The claims taken for invented (unverified ones are neither vouched for nor these)."""
         return tuple(c for c in self.claims if c.refuted)
