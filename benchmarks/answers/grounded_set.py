@@ -28,11 +28,12 @@ files.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
+
+from benchmarks.answers.question_set import read_questions
 
 KINDS = ("factoid", "list", "unanswerable", "summary")
 QUESTIONS_FILE = Path(__file__).with_name("grounded_questions.jsonl")
@@ -167,25 +168,9 @@ def diagnose(question: GroundedQuestion, retrieved_texts: Iterable[str],
 
 
 def load_questions(path: Path = QUESTIONS_FILE) -> list[GroundedQuestion]:
-    """The questions of ``path``; ValueError naming the line and the problem if one is malformed."""
-    questions: list[GroundedQuestion] = []
-    seen: set[str] = set()
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{where}: not JSON ({exc.msg}): fix the line") from exc
-        question = _question(record, where)
-        if question.id in seen:
-            raise ValueError(f"{where}: id {question.id!r} is used twice: give it a new id")
-        seen.add(question.id)
-        questions.append(question)
-    if not questions:
-        raise ValueError(f"{path} holds no questions: add one JSON object a line")
-    return questions
+    """The questions of ``path``; ValueError naming the line and the problem if one is malformed
+    (read as ``question_set`` reads its own)."""
+    return read_questions(path, _question)
 
 
 def _question(record: object, where: str) -> GroundedQuestion:

@@ -21,7 +21,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Callable, Iterable, TypeVar
+
+T = TypeVar("T", bound=Any)
 
 KINDS = ("single", "multi", "list", "none")
 QUESTIONS_FILE = Path(__file__).with_name("questions.jsonl")
@@ -62,7 +64,13 @@ def gold_found(golds: Iterable[str], text: str) -> list[bool]:
 
 def load_questions(path: Path = QUESTIONS_FILE) -> list[Question]:
     """The questions of ``path``; ValueError naming the line and the problem if one is malformed."""
-    questions: list[Question] = []
+    return read_questions(path, _question)
+
+
+def read_questions(path: Path, make: Callable[[object, str], T]) -> list[T]:
+    """Each JSON line of ``path`` made into a question by ``make(record, "file:line")`` (which
+    raises ValueError for a malformed one); ids must be unique, the file must hold one."""
+    questions: list[T] = []
     seen: set[str] = set()
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
@@ -72,13 +80,13 @@ def load_questions(path: Path = QUESTIONS_FILE) -> list[Question]:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{where}: not JSON ({exc.msg}): fix the line") from exc
-        question = _question(record, where)
+        question = make(record, where)
         if question.id in seen:
             raise ValueError(f"{where}: id {question.id!r} is used twice: give it a new id")
         seen.add(question.id)
         questions.append(question)
     if not questions:
-        raise ValueError(f"{path} holds no questions")
+        raise ValueError(f"{path} holds no questions: add one JSON object a line")
     return questions
 
 
