@@ -4,11 +4,12 @@ Run with `make run` (that is `streamlit run app.py`). This file only sets up the
 (the page list is ``webapp.shell.PAGES``) behind the sign-in gate: in single-user mode (no
 ``RAGCORE_AUTH``) the gate asks nobody and shows nothing; in team mode it shows the set-up or
 sign-in form until someone is signed in, and the pages ask the policy through
-``webapp.team_state`` (docs/teams.md). Each page lives in pages/ and every behaviour in the
+``webapp.team.team_state`` (docs/teams.md). Each page lives in pages/ and every behaviour in the
 ragcore package.
 """
 
-from webapp import sign_in, state, team_state
+from webapp import state
+from webapp.team import sign_in, team_state
 from webapp.shell import friendly_errors, navigation, page_config
 from webapp.state import warm_up_embedder
 

@@ -5,17 +5,19 @@ import streamlit as st
 
 from ragcore.present import format as fmt, friendly_date, trace_view, unobserved
 from ragcore.workspace.names import display_name
-from webapp import chat_list, shell, state, team_state
-from webapp.advanced import advanced_toggle
-from webapp.agent_steps import stream_with_steps
-from webapp import chat_controls as controls
-from webapp.chat_files import drop_files, drops_at, indexing, render_drop
-from webapp.chat_scope import file_names, scope_select, scoped
-from webapp.index_names import shown_name
-from webapp.citing import draw_sources, marked_listing
-from webapp.chat_turns import route_caption, source_passage, turn_retrieval_mode, turn_score
+from webapp import shell, state
+from webapp.chat import chat_list
+from webapp.team import team_state
+from webapp.settings.advanced import advanced_toggle
+from webapp.chat.agent_steps import stream_with_steps
+from webapp.chat import chat_controls as controls
+from webapp.chat.chat_files import drop_files, drops_at, indexing, render_drop
+from webapp.chat.chat_scope import file_names, scope_select, scoped
+from webapp.indexes.index_names import shown_name
+from webapp.answers.citing import draw_sources, marked_listing
+from webapp.chat.chat_turns import route_caption, source_passage, turn_retrieval_mode, turn_score
 from ragcore.chat import CHAT_MODE_DESCRIPTIONS, ChatMode
-from webapp.retriever_view import render_notes, retriever_select
+from webapp.answers.retriever_view import render_notes, retriever_select
 from webapp.session import Session, Widget, session
 from ragcore import Trace
 from ragcore.workspace.conversation import Conversation, TurnSettings, clear_chat, start_chat
@@ -145,7 +147,7 @@ def confirm_delete(ws, chat) -> None:
 
 
 def saved_chats(ws, chat) -> None:
-    """The saved chats, grouped by day with pinned ones first (``webapp.chat_list``)."""
+    """The saved chats, grouped by day with pinned ones first (``webapp.chat.chat_list``)."""
     chat_list.saved_chats(ws, chat, on_open=open_chat_by_id,
                           on_delete_all=lambda: ask_to_delete("all"))
 

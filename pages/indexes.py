@@ -15,9 +15,11 @@ from ragcore.workspace.names import (
     rename_index,
     rename_problem,
 )
-from webapp.index_sharing import sharing_panel
-from webapp.summaries import summarise_document, summarise_index
-from webapp import chunk_view, jobs_view, pictures, shell, state, team_state
+from webapp.indexes.index_sharing import sharing_panel
+from webapp.indexes.summaries import summarise_document, summarise_index
+from webapp import shell, state
+from webapp.indexes import chunk_view, jobs_view, pictures
+from webapp.team import team_state
 from webapp.session import Session, session
 
 MANAGE = "Rename or delete"

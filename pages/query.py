@@ -8,11 +8,11 @@ from ragcore.present import format as fmt, how_made, trace_view
 from ragcore.present import ranked_with, score_note, stated_score
 from webapp import shell, state
 from webapp.session import Session, Widget, session
-from webapp.advanced import advanced_toggle
-from webapp.chat_turns import route_caption
-from webapp.index_names import shown_name
-from webapp.citing import draw_sources, marked_listing
-from webapp.evaluate_view import evaluate_tab
+from webapp.settings.advanced import advanced_toggle
+from webapp.chat.chat_turns import route_caption
+from webapp.indexes.index_names import shown_name
+from webapp.answers.citing import draw_sources, marked_listing
+from webapp.answers.evaluate_view import evaluate_tab
 from webapp.query_options import POSTPROCESSOR_DESCRIPTIONS, QueryOptions, parse_keywords
 from ragcore.query import iter_compare_modes
 from ragcore.workspace.conversation import summary_answer
@@ -20,7 +20,7 @@ from ragcore.engines import (
     CHOICES, build_engine, build_retriever, iter_compare_retrievers, llm_with_index_embedder,
     reading_postprocessors,
 )
-from webapp.retriever_view import (
+from webapp.answers.retriever_view import (
     offered, render_notes, render_retriever_comparison, retriever_select,
 )
 from ragcore.synthesis import MODE_DESCRIPTIONS, ResponseMode

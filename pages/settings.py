@@ -1,6 +1,6 @@
 """Settings: the answering backend, the embedding model for new indexes, the workspace folder.
 
-The backends offered and their fields come from the registries (``webapp.settings_form``).
+The backends offered and their fields come from the registries (``webapp.settings.settings_form``).
 """
 
 import os
@@ -12,10 +12,10 @@ from ragcore.embeddings import embedding_backends
 from ragcore.llms import DEFAULT_OLLAMA_URL, llm_backends
 from ragcore.present import format as fmt
 from ragcore.workspace.settings import AUTO
-from webapp import team_state
-from webapp import model_setup as setup
-from webapp import packaged_models as packaged
-from webapp import settings_form as form
+from webapp.team import team_state
+from webapp.settings import model_setup as setup
+from webapp.settings import packaged_models as packaged
+from webapp.settings import settings_form as form
 from webapp import shell, state
 from webapp.session import Widget, session
 

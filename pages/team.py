@@ -4,8 +4,9 @@ role, delete) and the audit log. The page is listed only for admins; reached any
 
 import streamlit as st
 
-from webapp import shell, team_state
-from webapp.team_admin import accounts_panel, audit_panel
+from webapp import shell
+from webapp.team import team_state
+from webapp.team.team_admin import accounts_panel, audit_panel
 
 
 def main() -> None:

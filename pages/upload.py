@@ -8,8 +8,10 @@ import streamlit as st
 
 from ragcore.stores.locations import parse_location
 from ragcore.workspace import permitted
-from webapp import jobs_view, shell, state, store_choice, team_state
-from webapp import index_names
+from webapp import shell, state
+from webapp.indexes import jobs_view, store_choice
+from webapp.team import team_state
+from webapp.indexes import index_names
 from webapp.session import session
 from ragcore.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 

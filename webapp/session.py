@@ -79,7 +79,7 @@ class Session:
     current_index: Slot[str | None] = Slot(None)  # the index this session works on
     session_jobs: Slot[list[str]] = _made(list)  # ids of the jobs it started, oldest first
 
-    # -- the open chat (webapp.state, webapp.chat_controls, pages/chat.py) ---------------------
+    # -- the open chat (webapp.state, webapp.chat.chat_controls, pages/chat.py) ---------------------
     open_chat: Slot[SavedChat | None] = Slot(None)
     chat_memory: Slot[ChatMemory | None] = Slot(None)  # None: rebuilt from the chat's turns
     failed_turn: Slot[dict[str, Any] | None] = Slot(None)  # {"question", "error"} to retry

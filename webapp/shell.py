@@ -14,7 +14,8 @@ from typing import Any, Iterator
 
 import streamlit as st
 
-from webapp import jobs_view, state
+from webapp import state
+from webapp.indexes import jobs_view
 from ragcore.present import describe_backend, explain_error
 from webapp.query_options import SEARCH_BY
 from webapp.session import session
@@ -88,7 +89,7 @@ def page_setup() -> None:
 
 def sidebar_status() -> None:
     """The active backend, the workspace folder and the background jobs, in the sidebar of
-    every page (the jobs redraw themselves while one runs: ``webapp.jobs_view``)."""
+    every page (the jobs redraw themselves while one runs: ``webapp.indexes.jobs_view``)."""
     with st.sidebar:
         try:
             st.caption(f"Answering: {describe_backend(state.current_llm())}")

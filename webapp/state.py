@@ -36,7 +36,7 @@ from ragcore.workspace.backends import embedder_from_settings
 from ragcore.workspace.names import index_gone
 from ragcore.workspace.settings import Settings
 from ragcore.present import explain_error
-from webapp import team_state
+from webapp.team import team_state
 from webapp.session import Session, Widget, session
 
 logger = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ index, with the engine memory rebuilt from it. A turn is three steps:
   signed in, the CLI with ``--save``.
 
 A failed turn leaves nothing half-finished: the memory is rebuilt from the saved chat
-(``forget_unrecorded``). How the pages show a saved turn is ``webapp.chat_turns``.
+(``forget_unrecorded``). How the pages show a saved turn is ``webapp.chat.chat_turns``.
 """
 
 from __future__ import annotations

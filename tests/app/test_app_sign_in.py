@@ -1,4 +1,4 @@
-"""The sign-in gate (webapp/sign_in.py), headless with AppTest on a one-line page: nothing to
+"""The sign-in gate (webapp/team/sign_in.py), headless with AppTest on a one-line page: nothing to
 do in single-user mode; in team mode the one-time set-up, sign-in, the lockout after 10 wrong
 passwords, and log out."""
 
@@ -20,7 +20,7 @@ def page():
 
     import streamlit as st
 
-    from webapp.sign_in import account_menu, gate
+    from webapp.team.sign_in import account_menu, gate
 
     team, user = gate(Path(os.environ["RAGCORE_WORKSPACE"]))
     account_menu(team, user)
@@ -89,7 +89,7 @@ def test_sign_in_lock_out_and_log_out(workspace, monkeypatch):
 def address_page():
     import streamlit as st
 
-    from webapp.sign_in import check_address
+    from webapp.team.sign_in import check_address
 
     check_address()
     st.write("serving")
@@ -151,7 +151,7 @@ def password_page():
 
     import streamlit as st
 
-    from webapp.sign_in import gate, password_form
+    from webapp.team.sign_in import gate, password_form
 
     team, user = gate(Path(os.environ["RAGCORE_WORKSPACE"]))
     st.write(f"hello {user.name}")
@@ -190,7 +190,7 @@ def cookie_scripts(at: AppTest) -> list[str]:
 
 
 def test_the_cookie_keeps_a_sign_in_until_its_session_ends(workspace, monkeypatch):
-    from webapp import session_cookie
+    from webapp.team import session_cookie
 
     monkeypatch.setenv("RAGCORE_AUTH", "local")
     with Team.open(workspace, hasher=fast_hasher()) as team:
@@ -226,7 +226,7 @@ def test_log_out_clears_the_cookie_and_everything_the_session_held(workspace, mo
 def test_the_throttle_counts_the_proxy_s_address_only_when_it_is_trusted(monkeypatch):
     import streamlit as st
 
-    from webapp import sign_in as gate_module
+    from webapp.team import sign_in as gate_module
 
     class Context:
         ip_address = "10.0.0.5"  # the proxy

@@ -198,7 +198,7 @@ def test_the_app_shows_no_emoji_that_needs_an_emoji_font():
     emoji = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F]")
     root = Path(__file__).resolve().parents[2]
     sources = [root / "app.py", *sorted((root / "pages").glob("*.py")),
-               *sorted((root / "webapp").glob("*.py"))]
+               *sorted((root / "webapp").rglob("*.py"))]
     found = [f"{path.name}:{number}: {line.strip()}" for path in sources
              for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if emoji.search(line)]

@@ -1,5 +1,5 @@
-"""The admins' accounts and audit panels and an index's sharing panel (webapp/team_admin.py,
-webapp/index_sharing.py), headless with AppTest on one-page scripts, acting as a chosen person."""
+"""The admins' accounts and audit panels and an index's sharing panel (webapp/team/team_admin.py,
+webapp/indexes/index_sharing.py), headless with AppTest on one-page scripts, acting as a chosen person."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def admin_page():
 
     from ragcore.workspace.team.passwords import fast_hasher
     from ragcore.workspace.team.team import Team
-    from webapp.team_admin import accounts_panel, audit_panel
+    from webapp.team.team_admin import accounts_panel, audit_panel
 
     with Team.open(os.environ["RAGCORE_WORKSPACE"], hasher=fast_hasher()) as team:
         person = team.accounts.find(os.environ["TEAM_PERSON"])
@@ -31,7 +31,7 @@ def sharing_page():
 
     from ragcore.workspace.team.passwords import fast_hasher
     from ragcore.workspace.team.team import Team
-    from webapp.index_sharing import sharing_panel
+    from webapp.indexes.index_sharing import sharing_panel
 
     with Team.open(os.environ["RAGCORE_WORKSPACE"], hasher=fast_hasher()) as team:
         sharing_panel(team, team.accounts.find(os.environ["TEAM_PERSON"]), "uid-reports",

@@ -14,7 +14,7 @@ import pytest
 from webapp.session import SLOTS, WIDGETS, Session, Widget
 
 ROOT = Path(__file__).resolve().parents[2]
-APP_FILES = sorted([ROOT / "app.py", *ROOT.glob("pages/*.py"), *ROOT.glob("webapp/*.py")])
+APP_FILES = sorted([ROOT / "app.py", *ROOT.glob("pages/*.py"), *ROOT.glob("webapp/**/*.py")])
 ACCESSOR = ROOT / "webapp" / "session.py"
 # Being rewritten beside this change (ragcore/workspace/conversation.py); it moves to the
 # accessor next, and then leaves this set.

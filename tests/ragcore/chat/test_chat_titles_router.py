@@ -13,7 +13,7 @@ from ragcore.llms.extractive.backend import ExtractiveLLM
 from ragcore.llms.fake import FakeLLM
 from ragcore.summaries.router import SUMMARY, route_question
 from ragcore.workspace.chats import ChatStore, SavedChat
-from webapp.chat_list import EARLIER, PINNED, TODAY, YESTERDAY, group_chats
+from webapp.chat.chat_list import EARLIER, PINNED, TODAY, YESTERDAY, group_chats
 
 
 @pytest.mark.parametrize("question, title", [

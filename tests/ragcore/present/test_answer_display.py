@@ -212,7 +212,7 @@ def test_the_cli_prints_the_answer_then_the_score_of_the_trace_on_its_own_line(m
 
 
 def test_open_in_document_shows_the_short_answer_bold_inside_the_quoted_sentence():
-    from webapp.document_view import document_segments
+    from webapp.indexes.document_view import document_segments
 
     document = "Chapter I.\n\n" + HOLMES + "\n\nChapter II."
     node = Node(HOLMES, start_char=document.index(HOLMES))
@@ -227,7 +227,7 @@ def test_a_pdf_page_tints_the_short_answer_deeper_than_its_sentence():
     from PIL import Image
 
     from ragcore.present.passage.page_boxes import Rect
-    from webapp.document_view import highlighted
+    from webapp.indexes.document_view import highlighted
 
     page = Image.new("RGB", (100, 40), "white")
     sentence, answer = Rect(0, 10, 100, 20), Rect(60, 10, 90, 20)

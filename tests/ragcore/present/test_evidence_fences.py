@@ -8,7 +8,7 @@ from pathlib import Path
 from ragcore.present.citations import Segment
 from ragcore.present.passage.fences import balance_fences, outside_fence
 from ragcore.present.passage.markup import render_segments
-from webapp.document_view import document_segments
+from webapp.indexes.document_view import document_segments
 
 CHAPTER = "rust_book/src/ch02-00-guessing-game-tutorial.md"
 
@@ -56,7 +56,7 @@ class _Node:
 
 
 def test_the_document_view_window_starts_outside_a_code_block(corpus_dir, monkeypatch):
-    import webapp.document_view as view
+    import webapp.indexes.document_view as view
 
     text = _chapter(corpus_dir)
     start = text.index("At this point, the first part")

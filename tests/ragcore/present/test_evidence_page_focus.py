@@ -25,7 +25,7 @@ def _show_page() -> None:
     from pathlib import Path
 
     from ragcore.readers import load_file
-    from webapp.document_view import show_pdf_page
+    from webapp.indexes.document_view import show_pdf_page
 
     pdf = Path(__import__("os").environ["EVIDENCE_PDF"])
     text = next(d.text for d in load_file(pdf) if d.metadata["page"] == 13)

@@ -12,7 +12,7 @@ from ragcore.present.sources import list_sources
 from ragcore.present.support import cite
 from ragcore.readers import load_file
 from ragcore.types import Node, ScoredNode
-from webapp.citing import passage_html
+from webapp.answers.citing import passage_html
 
 ZTA = "nist_pdfs/NIST.SP.800-207-ZeroTrustArchitecture.pdf"
 

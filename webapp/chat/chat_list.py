@@ -14,7 +14,8 @@ import streamlit as st
 
 from ragcore.present import friendly_date, parse_iso
 from ragcore.workspace.names import display_name
-from webapp import state, team_state
+from webapp import state
+from webapp.team import team_state
 
 SHOWN_CHATS = 30
 PINNED, TODAY, YESTERDAY, EARLIER = "Pinned", "Today", "Yesterday", "Earlier"

@@ -25,7 +25,7 @@ from ragcore.llms import (
     pull_ollama_model, try_model,
 )
 from ragcore.present import format as fmt
-from webapp import settings_form as form
+from webapp.settings import settings_form as form
 from webapp import shell, state
 from webapp.session import Session, Widget, session
 

@@ -33,7 +33,7 @@ from ragcore.present import (
     support_embedder,
     uses_passages,
 )
-from webapp.document_view import open_in_document_button
+from webapp.indexes.document_view import open_in_document_button
 
 # Draws one listed source: (source, whether it starts open).
 DrawSource = Callable[[ListedSource, bool], None]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragcore.workspace.ingest import files_of
-from webapp import team_state
+from webapp.team import team_state
 from webapp.session import Widget, session
 
 SCOPE_SETTING = "files"

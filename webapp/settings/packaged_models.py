@@ -26,7 +26,7 @@ from ragcore.llms import (
 from ragcore.present import format as fmt
 from ragcore.tokens import count_tokens
 from webapp import preferences, shell, state
-from webapp import settings_form as form
+from webapp.settings import settings_form as form
 from webapp.session import Session, Widget, session
 
 SPEEDS = "model_speeds"  # app preferences: model name -> the last speed measured

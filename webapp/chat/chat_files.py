@@ -15,8 +15,9 @@ from typing import Any
 
 import streamlit as st
 
-from webapp import state, team_state
-from webapp.jobs_view import short_outcome
+from webapp import state
+from webapp.team import team_state
+from webapp.indexes.jobs_view import short_outcome
 
 DROPS_SETTING = "dropped_files"
 POLL_SECONDS = 1.5

@@ -16,7 +16,8 @@ import streamlit as st
 
 from ragcore.present import format as fmt
 from ragcore.workspace.conversation import record_stopped_turn
-from webapp import state, team_state
+from webapp import state
+from webapp.team import team_state
 from webapp.session import Session, Widget, session
 
 STOPPED_NOTE = "Stopped: the reply was cut short when you pressed Stop."

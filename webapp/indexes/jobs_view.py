@@ -21,7 +21,8 @@ from ragcore.workspace import permitted
 from ragcore.workspace.team import job_resource
 from ragcore.workspace.handle import saved
 from ragcore.workspace.names import display_name
-from webapp import state, team_state
+from webapp import state
+from webapp.team import team_state
 
 POLL_SECONDS = 2.0
 IDLE_POLL_SECONDS = 10.0  # how soon a job started by another process shows up

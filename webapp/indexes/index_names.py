@@ -20,7 +20,7 @@ from ragcore.workspace.names import (
     set_display_name,
     shown_names,
 )
-from webapp import team_state
+from webapp.team import team_state
 from webapp.session import Widget, session
 
 

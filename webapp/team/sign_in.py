@@ -5,11 +5,11 @@
 before. With ``RAGCORE_AUTH=local`` it opens the workspace's ``Team`` (once per process) and
 returns the signed-in account; otherwise it shows the one-time set-up form (no admin yet: the
 first account becomes the admin) or the sign-in form, and stops the script. The session token
-lives in ``st.session_state`` and in a cookie (``webapp.session_cookie``), so a reload keeps
+lives in ``st.session_state`` and in a cookie (``webapp.team.session_cookie``), so a reload keeps
 the sign-in; only its hash is in the team database. A sign-in is throttled per name and per
 client address (``throttle``; behind a proxy trusted by ``RAGCORE_TRUSTED_PROXY=1``, the
 address it forwarded). Signing in or out forgets everything the browser session held. With
-``RAGCORE_AUTH=oidc`` the organisation's provider signs people in (``webapp.sign_in_oidc``).
+``RAGCORE_AUTH=oidc`` the organisation's provider signs people in (``webapp.team.sign_in_oidc``).
 ``account_menu`` is the sidebar's "signed in as", log out, log out everywhere and "My account"
 (``password_form``); ``check_address`` refuses single-user mode on a network address
 (``access.check_listen_address``) with the reason on the page.
@@ -24,9 +24,9 @@ import streamlit as st
 
 from ragcore.errors import AccessDenied, ConfigError, LoginRefused, WorkspaceError
 from ragcore.workspace.team import LOCAL_ADMIN, Team, User, auth_mode, check_listen_address
-from webapp import session_cookie
+from webapp.team import session_cookie
 from webapp.session import Session, session
-from webapp.sign_in_oidc import oidc_gate
+from webapp.team.sign_in_oidc import oidc_gate
 
 TRUSTED_PROXY_ENV = "RAGCORE_TRUSTED_PROXY"
 # the sign-in screen runs before the navigation, so Streamlit would list pages/ in the sidebar

@@ -5,7 +5,7 @@ CSV / JSON lines file of your own), choose the response modes and retrievers, an
 evaluation as a background job (``ragcore.evaluation.start_evaluation``): the job lives in this
 session, its progress bar and Cancel button are a fragment redrawn every ``POLL_SECONDS``, and
 the page is shown anew when it ends. Results, saved in the workspace, are drawn by
-``webapp.evaluate_results``.
+``webapp.answers.evaluate_results``.
 """
 
 from __future__ import annotations
@@ -26,8 +26,10 @@ from ragcore.present import format as fmt
 from ragcore.engines import CHOICES
 from ragcore.synthesis import ResponseMode
 from ragcore.workspace.evaluations import EvaluationStore
-from webapp import evaluate_results, state, team_state
-from webapp.retriever_view import offered
+from webapp import state
+from webapp.answers import evaluate_results
+from webapp.team import team_state
+from webapp.answers.retriever_view import offered
 from webapp.session import session
 
 POLL_SECONDS = 1.0
