@@ -13,7 +13,8 @@ records were made from one another, and that is what is compared here:
   by the splitter the manifest names): a node holding the offsets another node's id is made
   of has had its id swapped; and its prev/next links name neighbours that name it back;
 - every vector row is a node's, and every node has a row;
-- with an embedder, each node's vector is what the model makes of its text again.
+- with the index's model, each node's vector is what the model makes of its text again (every
+  node's, or a sample's: ``vector_sample``).
 
 A document's SHA-256 (``docs.json``) covers its whole text, but its nodes leave the
 whitespace between them out, so the text cannot be rebuilt to check it. Each mismatch is a
@@ -26,7 +27,7 @@ import hashlib
 import json
 import zlib
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -41,9 +42,10 @@ SAME_VECTOR = 0.98  # cosine of a node's stored vector and its text embedded aga
 _BATCH = 256  # nodes embedded again per call
 
 
-def record_problems(data: Path, manifest: dict[str, Any], docstore: DocStore, store: Any, *,
-                    embedder: Any = None) -> list[str]:
-    """Every disagreement between the records of the generation in ``data``, one line each."""
+def record_problems(data: Path, manifest: dict[str, Any], docstore: DocStore,
+                    store: Any) -> list[str]:
+    """Every disagreement between the records of the generation in ``data``, one line each
+    (vectors against their texts: ``vector_problems``, which needs the index's model)."""
     salt = _splitter_salt(manifest)
     known = set(docstore.node_ids())
     problems: list[str] = []
@@ -51,10 +53,7 @@ def record_problems(data: Path, manifest: dict[str, Any], docstore: DocStore, st
         nodes = [docstore.get(i, keep=False) for i in docstore.doc_node_ids(doc_id)]
         problems += node_problems(doc_id, nodes, salt=salt, known=known)
     problems += postings_problems(data)
-    problems += row_problems(known, store)
-    if embedder is not None:
-        problems += vector_problems(docstore, store, embedder)
-    return problems
+    return problems + row_problems(known, store)
 
 
 def node_problems(doc_id: str, nodes: list[Node], *, salt: str | None,
@@ -161,18 +160,20 @@ def row_problems(known: set[str], store: Any) -> list[str]:
             for node_id in ids() if node_id not in known]
 
 
-def vector_problems(docstore: DocStore, store: Any, embedder: Any) -> list[str]:
-    """Each node's text embedded again against its stored vector (the model must be the
-    index's): a row whose vector is another text's has had its id swapped or shifted."""
+def vector_problems(docstore: DocStore, store: Any, embedder: Any, *,
+                    ids: Sequence[str] | None = None) -> list[str]:
+    """Each node's text (every node, or those of ``ids``) embedded again against its stored
+    vector (the model must be the index's): a row whose vector is another text's has had its
+    id swapped or shifted."""
     from ...embeddings.base import embed_nodes
 
     problems = []
-    ids = docstore.node_ids()
+    ids = docstore.node_ids() if ids is None else list(ids)
     for start in range(0, len(ids), _BATCH):
         batch = ids[start : start + _BATCH]
         nodes = [docstore.get(i, keep=False) for i in batch]
-        fresh = _unit(embed_nodes(embedder, nodes))
-        stored = _unit(store.get_vectors(batch))
+        fresh = unit_rows(embed_nodes(embedder, nodes))
+        stored = unit_rows(store.get_vectors(batch))
         for node, cosine in zip(nodes, (fresh * stored).sum(axis=1).tolist()):
             if cosine < SAME_VECTOR:
                 problems.append(f"node {node.node_id!r} of document {node.ref_doc_id!r}: its "
@@ -182,7 +183,8 @@ def vector_problems(docstore: DocStore, store: Any, embedder: Any) -> list[str]:
     return problems
 
 
-def _unit(vectors: Any) -> np.ndarray:
+def unit_rows(vectors: Any) -> np.ndarray:
+    """Each row scaled to length 1 (a zero row stays zero)."""
     vectors = np.asarray(vectors, dtype=np.float64)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return vectors / np.where(norms > 0, norms, 1.0)

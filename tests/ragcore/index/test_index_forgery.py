@@ -20,7 +20,7 @@ from ragcore.embeddings import FakeEmbedder
 from ragcore.errors import IndexFormatError
 from ragcore.index import VectorStoreIndex
 from ragcore.index.disk import checksums
-from ragcore.index.disk.folder import current_data
+from ragcore.index.disk.folder import current_data, open_index_folder
 from ragcore.index.disk.verify import verify_index
 from ragcore.stores.simple.persist import ids_digest
 from ragcore.types import Document
@@ -150,3 +150,93 @@ def test_forged_vector_rows_are_reported_by_verify_with_the_model(index_path, ca
     assert node_id in str(caught.value)
     assert main(["verify", str(index_path), "--embeddings"], embedder=FakeEmbedder()) == 1
     assert "vector rows were swapped or shifted" in capsys.readouterr().err
+
+
+# -- plain verify: a bounded sample of vectors against their texts (index.disk.vector_sample) --
+
+
+class CountingEmbedder(FakeEmbedder):
+    """The fake embedder, counting the texts it embeds."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts = 0
+
+    def embed_batch(self, texts):
+        self.texts += len(texts)
+        return super().embed_batch(texts)
+
+
+def _topic_index(folder: Path, documents: int) -> Path:
+    """An index of ``documents`` documents of 4-5 nodes each, each document its own words."""
+    docs = [Document(text=" ".join(f"Topic{d} word{d}x{w} goes here." for w in range(60)),
+                     doc_id=f"doc{d}") for d in range(documents)]
+    index = VectorStoreIndex.from_documents(
+        docs, embedder=FakeEmbedder(), splitter=SentenceSplitter(chunk_size=80, chunk_overlap=20))
+    index.persist(folder)
+    return folder
+
+
+def _move_vectors(data: Path, first: str, second: str) -> None:
+    """The stored vectors of two nodes exchanged in vectors.npy (ids and documents kept)."""
+    ids = json.loads((data / "vector_ids.json").read_text())
+    vectors = np.load(data / "vectors.npy")
+    i, j = ids.index(first), ids.index(second)
+    vectors[[i, j]] = vectors[[j, i]]
+    np.save(data / "vectors.npy", vectors)
+
+
+@pytest.mark.parametrize("case", list(FORGED_VECTORS))
+def test_vectors_moved_between_nodes_are_reported_by_plain_verify(index_path, case, capsys):
+    node_id = FORGED_VECTORS[case](current_data(index_path))
+    _reseal(index_path)
+    with pytest.raises(IndexFormatError, match=r"its vector is not its text's") as caught:
+        verify_index(index_path, embedder=FakeEmbedder(), sample=True)
+    assert node_id in str(caught.value)
+    assert main(["verify", str(index_path)], embedder=FakeEmbedder()) == 1
+    assert node_id in capsys.readouterr().err
+
+
+def test_plain_verify_finds_a_vector_moved_between_documents_of_a_larger_index(tmp_path, capsys):
+    path = _topic_index(tmp_path / "index", documents=20)
+    docstore = open_index_folder(path).docstore
+    first, second = docstore.doc_node_ids("doc3")[2], docstore.doc_node_ids("doc11")[1]
+    _move_vectors(current_data(path), first, second)
+    _reseal(path)
+    counting = CountingEmbedder()
+    assert main(["verify", str(path)], embedder=counting) == 1
+    err = capsys.readouterr().err
+    assert first in err and second in err and "--embeddings" in err
+    assert counting.texts == 16 < len(docstore)  # a sample, not every node
+
+
+def test_a_sound_index_passes_plain_verify_and_says_what_it_embedded(tmp_path, capsys):
+    path = _topic_index(tmp_path / "index", documents=20)
+    assert main(["verify", str(path)], embedder=FakeEmbedder()) == 0
+    out = capsys.readouterr().out
+    nodes = verify_index(path).nodes
+    assert (f"re-embedded 16 of {nodes} nodes (12 least like their neighbours, 4 at random; "
+            in out and "with fake-embedder): each is its vector" in out)
+    assert f"for every node: `ragcore verify {path} --embeddings`" in out
+
+
+@pytest.mark.parametrize("documents", [20, 120])
+def test_plain_verify_embeds_a_bounded_number_of_nodes_whatever_the_index_size(tmp_path,
+                                                                             documents):
+    path = _topic_index(tmp_path / "index", documents=documents)
+    counting = CountingEmbedder()
+    report = verify_index(path, embedder=counting, sample=True)
+    assert report.nodes >= documents * 4
+    assert counting.texts == report.vectors.embedded == 16
+    assert report.vectors.suspects == 12
+
+
+def test_plain_verify_says_which_vector_check_it_could_not_make(index_path, capsys):
+    # a folder names no way to load a model that is not the packaged one
+    assert main(["verify", str(index_path)]) == 0
+    out = capsys.readouterr().out
+    assert ("vectors: not compared with their texts: the index was built with 'fake-embedder', "
+            "which a folder does not say how to load" in out)
+    # another model than the index's: its vectors could not be compared, so none are
+    report = verify_index(index_path, embedder=FakeEmbedder(model_name="other"), sample=True)
+    assert report.vectors.embedded == 0 and "'fake-embedder', not 'other'" in report.vectors.skipped
