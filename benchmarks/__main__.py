@@ -38,23 +38,23 @@ import traceback
 
 from benchmarks.harness import Row, corpus_dir, format_table, machine_load, peak_memory_mb, write_results
 
-# (group shown in the table, module under benchmarks/, required?)
+# (group shown in the table, module under benchmarks/ by its wing, required?)
 BENCHMARKS = (
-    ("pipeline", "bench_pipeline", True),
-    ("search", "bench_search", True),
-    ("query", "bench_query", False),
-    ("app", "bench_app", False),
-    ("answers", "bench_answers", False),
-    ("retrieval", "bench_retrieval", False),
-    ("stores", "bench_stores", False),
-    ("embedders", "embedders", False),
-    ("pdf_text", "bench_pdf_text", False),
-    ("ingest_memory", "bench_memory", False),
-    ("scale", "bench_scale", False),
-    ("ingest_ratio", "bench_ingest_ratio", False),
-    ("local_llm", "bench_local_llm", False),
-    ("pg_index", "bench_pg_index", False),
-    ("workers", "bench_workers", False),
+    ("pipeline", "pipeline.bench_pipeline", True),
+    ("search", "stores.bench_search", True),
+    ("query", "pipeline.bench_query", False),
+    ("app", "pipeline.bench_app", False),
+    ("answers", "llm.bench_answers", False),
+    ("retrieval", "retrieval.bench_retrieval", False),
+    ("stores", "stores.bench_stores", False),
+    ("embedders", "embedding.embedders", False),
+    ("pdf_text", "ingest.bench_pdf_text", False),
+    ("ingest_memory", "ingest.bench_memory", False),
+    ("scale", "index.bench_scale", False),
+    ("ingest_ratio", "ingest.bench_ingest_ratio", False),
+    ("local_llm", "llm.bench_local_llm", False),
+    ("pg_index", "stores.bench_pg_index", False),
+    ("workers", "ingest.bench_workers", False),
 )
 
 

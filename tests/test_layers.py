@@ -1,12 +1,14 @@
 """The package's shape: data flows one way, no import cycles, no module grows past ~400 lines,
-no folder past 16 modules, and the app reaches the library through a few doors.
+no folder past 16 modules, and the app reaches the library through a few doors. The app's
+support code (``webapp/``) and the benchmarks (``benchmarks/``) keep the same folder size and the
+same freedom from cycles, and the app's wings have their own layers.
 
 The layers are declared once, in pyproject.toml's ``[tool.importlinter]`` (import-linter runs
 them here, so a violation fails the suite with import-linter's own report). The cycle check
 covers what layers cannot: two modules of one package importing each other, at any depth,
 including imports inside functions (only ``if TYPE_CHECKING:`` imports are exempt), and between
 packages: within any package, its sub-packages (and, at the top, every module and package of
-``ragcore``) never import each other in a circle.
+``ragcore``, ``webapp`` and ``benchmarks``) never import each other in a circle.
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ MAX_MODULES = 16  # per folder of ragcore/, __init__.py included: more, and it w
 # compat/core mirrors llama_index.core module for module (``from llama_index.core.X import``
 # becomes ``from ragcore.compat.core.X import``): its names are LlamaIndex's, not ours to group.
 MIRRORS = {PACKAGE / "compat" / "core"}
+# webapp/ and benchmarks/ are folders of the checkout beside ragcore, not installed packages.
+HOUSES = ("ragcore", "webapp", "benchmarks")
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 MAX_APP_IMPORTS = 40  # distinct ragcore modules app.py, pages/ and webapp/ import
 MAX_TEST_FILES = 40  # test modules directly in tests/; the rest mirror what they test
 
@@ -91,7 +97,7 @@ def test_cycle_finder_finds_a_cycle():
 @pytest.mark.parametrize("type_only", [False, True], ids=["runtime", "with-type-only"])
 def test_no_module_imports_itself_back_through_others(type_only: bool):
     # Type-only imports count too: a type-only cycle is broken with a narrow Protocol.
-    graph = grimp.build_graph("ragcore", exclude_type_checking_imports=not type_only,
+    graph = grimp.build_graph(*HOUSES, exclude_type_checking_imports=not type_only,
                               cache_dir=None)
     edges = {m: set(graph.find_modules_directly_imported_by(m)) for m in graph.modules}
     # A package's __init__ re-exporting its submodules is not a cycle with them.
@@ -102,15 +108,16 @@ def test_no_module_imports_itself_back_through_others(type_only: bool):
 
 
 def package_cycles(graph) -> dict[str, list[list[str]]]:
-    """For every package: the groups of its sub-packages (at the top: of its modules and
-    packages) that import each other in a circle, modules collapsed into their sub-package."""
+    """For every package: the groups of its sub-packages (at the top of each house: of its
+    modules and packages) that import each other in a circle, modules collapsed into their
+    sub-package."""
     packages = {m for m in graph.modules if (ROOT / m.replace(".", "/") / "__init__.py").exists()}
     found = {}
     for parent in sorted(packages):
         depth = parent.count(".") + 2
         children = {m for m in graph.modules
                     if m.startswith(parent + ".") and m.count(".") == depth - 1}
-        nodes = children if parent == "ragcore" else children & packages
+        nodes = children if "." not in parent else children & packages
         edges: dict[str, set[str]] = {node: set() for node in nodes}
         for module in graph.modules:
             source = ".".join(module.split(".")[:depth])
@@ -140,7 +147,7 @@ def test_package_cycle_finder_collapses_modules_into_packages():
 
 @pytest.mark.parametrize("type_only", [False, True], ids=["runtime", "with-type-only"])
 def test_no_package_imports_itself_back_through_others(type_only: bool):
-    graph = grimp.build_graph("ragcore", exclude_type_checking_imports=not type_only,
+    graph = grimp.build_graph(*HOUSES, exclude_type_checking_imports=not type_only,
                               cache_dir=None)
     cycles = package_cycles(graph)
     assert not cycles, "package cycles: " + "; ".join(
@@ -148,7 +155,8 @@ def test_no_package_imports_itself_back_through_others(type_only: bool):
         for group in groups)
 
 
-@pytest.mark.parametrize("folder", sorted({p.parent for p in PACKAGE.rglob("*.py")} - MIRRORS),
+@pytest.mark.parametrize("folder", sorted({p.parent for house in HOUSES
+                                           for p in (ROOT / house).rglob("*.py")} - MIRRORS),
                          ids=lambda p: str(p.relative_to(ROOT)))
 def test_folders_stay_small(folder: Path):
     modules = sorted(p.name for p in folder.glob("*.py"))
@@ -160,7 +168,7 @@ def app_imports() -> set[str]:
     """The distinct ragcore modules the app's files import (``from ragcore.x import y`` counts
     ``ragcore.x``)."""
     modules = set()
-    for path in [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "webapp").glob("*.py")]:
+    for path in [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "webapp").rglob("*.py")]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and not node.level and node.module:
                 names = [node.module]
@@ -210,11 +218,14 @@ def test_every_module_has_a_layer():
     import tomllib
 
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    layers = config["tool"]["importlinter"]["contracts"][0]["layers"]
-    named = {m.strip() for layer in layers for m in layer.replace("|", ":").split(":")}
-    tops = {f"ragcore.{p.stem if p.is_file() else p.name}" for p in PACKAGE.iterdir()
-            if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").exists()}
-    assert tops - named == set(), "add these modules to [tool.importlinter] layers"
+    contracts = {c["id"]: c for c in config["tool"]["importlinter"]["contracts"]}
+    # ragcore's layers name whole modules; the app's are relative to its container, webapp.
+    for contract, package, prefix in (("layers", "ragcore", "ragcore."), ("webapp", "webapp", "")):
+        layers = contracts[contract]["layers"]
+        named = {m.strip() for layer in layers for m in layer.replace("|", ":").split(":")}
+        tops = {f"{prefix}{p.stem if p.is_file() else p.name}" for p in (ROOT / package).iterdir()
+                if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").exists()}
+        assert tops - named == set(), f"add these modules to the {contract!r} contract's layers"
 
 
 MAX_TOP_LEVEL_MODULES = 18  # one family of modules is one subpackage (search, retrieval, http, ...)

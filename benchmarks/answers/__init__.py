@@ -2,5 +2,6 @@
 
 ``question_set`` reads the questions and decides when a gold string is found in a text;
 ``corpus_index`` builds (once) and reloads the index of the files the questions name.
-``benchmarks/bench_answers.py`` and ``benchmarks/bench_retrieval.py`` measure with both.
+``benchmarks/llm/bench_answers.py`` and ``benchmarks/retrieval/bench_retrieval.py`` measure with
+both.
 """

@@ -3,8 +3,8 @@
 A ranking is judged first (``relevance.py``): for each retrieved item, which of the question's
 expected items it holds. The metrics are then arithmetic on that judgement, so the same code
 scores node ids (a generated question set), expected sources (an imported one) and gold strings
-(``benchmarks/bench_retrieval.py``). A metric name may carry its cut-off: "ndcg@10", "recall@4";
-without one the whole ranking counts.
+(``benchmarks/retrieval/bench_retrieval.py``). A metric name may carry its cut-off: "ndcg@10",
+"recall@4"; without one the whole ranking counts.
 
 - hit_rate: 1 when any of the first k items is relevant, else 0;
 - mrr: 1 / the rank of the first relevant item among the first k, 0 if none;

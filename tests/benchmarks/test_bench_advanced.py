@@ -10,7 +10,7 @@ from ragcore.embeddings.fake import FakeEmbedder
 
 def test_each_advanced_retriever_is_scored_or_says_why_not(corpus_dir):
     from benchmarks.answers.question_set import load_questions
-    from benchmarks.bench_retrieval import advanced_rows
+    from benchmarks.retrieval.bench_retrieval import advanced_rows
 
     text = (corpus_dir / "state_of_the_union" / "state_of_the_union.txt").read_text()
     index = VectorStoreIndex.from_documents([Document(text, doc_id="sotu")],
@@ -30,7 +30,7 @@ def test_each_advanced_retriever_is_scored_or_says_why_not(corpus_dir):
 
 
 def test_overlapping_windows_holding_one_gold_string_do_not_score_above_one():
-    from benchmarks.bench_retrieval import score_derived
+    from benchmarks.retrieval.bench_retrieval import score_derived
 
     windows = ["the gold sentence and more", "before: the gold sentence", "other text",
                "the gold sentence, after"]

@@ -1,4 +1,5 @@
-"""What ``benchmarks/bench_app``'s browser walk waits for is what the Chat page really shows.
+"""What ``benchmarks/pipeline/bench_app``'s browser walk waits for is what the Chat page really
+shows.
 
 The walk once waited for "How this answer was made", which the page shows only under Advanced,
 so the whole app group timed out into one "failed" row. The browser walk itself runs in
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.bench_app import TURN_DONE
+from benchmarks.pipeline.bench_app import TURN_DONE
 
 
 def test_the_simple_chat_page_ends_a_turn_with_the_caption_the_benchmark_waits_for(

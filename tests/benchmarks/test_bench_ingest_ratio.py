@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarks import bench_ingest_ratio
+from benchmarks.ingest import bench_ingest_ratio
 
 
 def test_the_ingest_ratio_benchmark_reports_its_figures():

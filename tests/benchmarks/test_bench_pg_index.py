@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks import bench_pg_index, pg_fulltext
+from benchmarks.stores import bench_pg_index, pg_fulltext
 
 
 @pytest.fixture(scope="module")

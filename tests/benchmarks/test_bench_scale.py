@@ -3,7 +3,7 @@ belong in the benchmark, not in tests)."""
 
 from __future__ import annotations
 
-from benchmarks import bench_scale
+from benchmarks.index import bench_scale
 
 
 def test_the_scale_benchmark_reports_every_figure_for_a_small_index():

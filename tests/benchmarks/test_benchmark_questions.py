@@ -120,14 +120,14 @@ def _answer(question: str, passages: list[str]) -> str:
 
 
 def test_the_answerers_own_ways_of_not_knowing_count_as_saying_so():
-    from benchmarks.bench_answers import says_unknown
+    from benchmarks.llm.bench_answers import says_unknown
 
     assert says_unknown(_answer("What is the walrus operator?", []))  # nothing retrieved
     assert says_unknown(_answer("What is the walrus operator?", ["Tides follow the moon."]))
 
 
 def test_a_quoted_answer_is_not_read_as_not_knowing_even_when_the_quote_says_so():
-    from benchmarks.bench_answers import says_unknown
+    from benchmarks.llm.bench_answers import says_unknown
 
     answer = _answer("What does a 404 reply mean?",
                      ["A 404 reply means the server found nothing matching the Request-URI."])
@@ -136,7 +136,7 @@ def test_a_quoted_answer_is_not_read_as_not_knowing_even_when_the_quote_says_so(
 
 
 def test_ranking_scores_follow_their_definitions():
-    from benchmarks.bench_retrieval import score_ranking
+    from benchmarks.retrieval.bench_retrieval import score_ranking
 
     golds = ("alpha beta", "gamma")
     chunks = ["nothing here", "x Alpha  Beta y", "more", "gamma and alpha beta"]

@@ -1,7 +1,7 @@
 """A reader keeps what it loaded while a writer commits and removes old generations.
 
-``benchmarks/drill_readers.py`` does the work (``python -m benchmarks.drill_readers --minutes 10``
-is the long version): a writer process commits 300 small batches while two reader processes
+``benchmarks/index/drill_readers.py`` does the work (``python -m benchmarks.index.drill_readers
+--minutes 10`` is the long version): a writer process commits 300 small batches while two reader processes
 load the index, check it is one commit's whole state, wait a moment and search it by keyword
 and hybrid queries. Before readers mapped each segment's keyword postings at load, the first
 keyword query after the writer removed the loaded generation failed (36 queries in this test)
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import drill_readers
+from benchmarks.index import drill_readers
 from ragcore.chunking.sentence import SentenceSplitter
 from ragcore.embeddings import FakeEmbedder
 from ragcore.index import VectorStoreIndex

@@ -11,8 +11,8 @@ padding at all; see ``__init__``). ``fused=False`` runs the graph as torch expor
 comparison, and for models that are not BERT-shaped, which are never fused).
 
 Vectors carry the embedder's identity in ``model_name``: float32 gives the sentence-transformers
-vectors (cosine > 0.9999 with torch's, measured in ``benchmarks/embedders.py``), so it shares
-their name and reads indexes built with torch; int8 vectors differ a little (cosine ~0.997), so
+vectors (cosine > 0.9999 with torch's, measured in ``benchmarks/embedding/embedders.py``), so it
+shares their name and reads indexes built with torch; int8 vectors differ a little (cosine ~0.997), so
 their name says so (``-onnx-int8``) and an index records which one it holds.
 """
 

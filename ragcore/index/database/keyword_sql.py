@@ -10,7 +10,7 @@ same formula, the same statistics (all live nodes; filters only narrow the candi
 top-k equals the embedded index's on the same nodes (ties aside: scores here are float64).
 
 Postgres full text was the other way the issue offered; measured on the same 100k chunks and
-questions (``benchmarks/pg_fulltext.py``, docs/scale.md): ``ts_rank_cd`` shares 8 % of the
+questions (``benchmarks/stores/pg_fulltext.py``, docs/scale.md): ``ts_rank_cd`` shares 8 % of the
 embedded index's top-5, ``ts_rank`` 62 %, and BM25 computed from the tsvectors 89 % (identical
 lists 26 %: Postgres splits words its own way, hyphens and numbers apart) at 4.7x the postings'
 time; postings keep one meaning of "keyword search" across both homes of an index.

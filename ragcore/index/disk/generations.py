@@ -16,7 +16,7 @@ generation it names (``reading``) and opens its files, which it then holds in me
 memory maps or open descriptors (node records, keyword postings, vectors, approximate indexes:
 nothing is opened by name after the lock is let go), so a later deletion cannot touch what it
 loaded, and the kernel frees a deleted file's space when its last reader lets go
-(``benchmarks/drill_readers.py`` is the drill). ``collect_garbage`` (under the
+(``benchmarks/index/drill_readers.py`` is the drill). ``collect_garbage`` (under the
 writer lock) deletes what is not the current generation and not locked by a reader: superseded
 generations, the unpublished ones of writers that died, half-deleted ``.trash-*`` folders,
 manifest temp files, the ``merge-*`` folders of mergers that died (``merge_folder``: a live

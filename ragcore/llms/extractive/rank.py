@@ -51,7 +51,7 @@ RELATIVE_FLOOR = 0.8
 # with. all-MiniLM-L6-v2, on the 77 questions of benchmarks/answers with the default (hybrid)
 # retrieval of 4 chunks: the 12 questions the corpus cannot answer scored 0.28-0.49; of the
 # answerable ones whose passages hold the answer, all but one scored 0.52 or more.
-# Its int8 variant (cosine ~0.99 with it, benchmarks/embedders.py) shares the floor.
+# Its int8 variant (cosine ~0.99 with it, benchmarks/embedding/embedders.py) shares the floor.
 SEMANTIC_FLOORS = {"all-MiniLM-L6-v2": 0.5, "all-MiniLM-L6-v2-onnx-int8": 0.5}
 # Without such a model: the share of the question's words one sentence (in context) must hold.
 LEXICAL_FLOOR = 0.34

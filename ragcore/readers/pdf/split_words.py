@@ -18,8 +18,8 @@ the words of the same line), but the words can. Two adjacent tokens of one line 
   word has four letters or more, and the second half starts in lower case unless both are
   capitals ("Top Layer" is a name, "DEFLA TE" is "DEFLATE", "POSIX compliant" two words).
 
-Measured by ``benchmarks/bench_pdf_text.py``: every split word of the man-page PDFs joined, none
-on the NIST PDFs, and 1 join in 285 clean text files (9.8 million characters) of the corpus, an
+Measured by ``benchmarks/ingest/bench_pdf_text.py``: every split word of the man-page PDFs joined,
+none on the NIST PDFs, and 1 join in 285 clean text files (9.8 million characters) of the corpus, an
 old spelling ("SPERMA CETI"). No model and no I/O; a page without a candidate pair costs a set
 lookup per token pair.
 """

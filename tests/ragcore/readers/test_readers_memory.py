@@ -1,6 +1,6 @@
 """Readers hold no whole copy of a big input beyond what they return (issue 20): a text with a
 character above U+00FF is four bytes per character, so one extra copy is a lot. Bounds are
-generous and inputs small; the big figures are in benchmarks/bench_memory.py."""
+generous and inputs small; the big figures are in benchmarks/ingest/bench_memory.py."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from support.team_backends import drop_database, fresh_database
 
-from benchmarks.bench_workers import SECONDS_ENV, start_workers
+from benchmarks.ingest.bench_workers import SECONDS_ENV, start_workers
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.workspace import Workspace
 from ragcore.workspace.jobs.queued_ingest import job_progress, queue_ingest, wait_for

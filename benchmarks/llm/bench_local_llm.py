@@ -29,7 +29,7 @@ from pathlib import Path
 from benchmarks.harness import Row
 
 GROUP = "local_llm"
-QUESTIONS = Path(__file__).resolve().parent / "answers" / "questions.jsonl"
+QUESTIONS = Path(__file__).resolve().parents[1] / "answers" / "questions.jsonl"
 _FRESH = r"""
 import json, resource, sys, time
 started = time.perf_counter()

@@ -22,7 +22,7 @@ Measured 2026-11-22 (31 questions, 20 files, ONNX int8 all-MiniLM-L6-v2, a loade
 machine): gold in context 0.64 plain, 0.67 auto-merging, 0.85 sentence window, for about the
 same context (2,600 / 2,200 / 2,750 characters); 19 / 43 / 55 ms per query.
 
-    python -m benchmarks.bench_advanced_retrieval
+    python -m benchmarks.retrieval.bench_advanced_retrieval
 
 ``advanced_vs_plain`` is the second comparison, run by ``bench_retrieval`` (``python -m
 benchmarks --only retrieval``): every advanced retriever of ``ragcore.engines.by_name``, as the

@@ -7,8 +7,8 @@ machine has: a small machine shows the scaling a larger one gets from real embed
 queues the same files into a new index, starts N worker processes, and times until the job's
 last batch is committed. Target: >= 3.5x the one-worker throughput at 4 workers.
 
-    python -m benchmarks.bench_workers [--files 32] [--seconds-per-batch 0.5]
-    python -m benchmarks.bench_workers --worker ROOT   # one worker (what the runs start)
+    python -m benchmarks.ingest.bench_workers [--files 32] [--seconds-per-batch 0.5]
+    python -m benchmarks.ingest.bench_workers --worker ROOT   # one worker (what the runs start)
 """
 
 from __future__ import annotations
@@ -58,13 +58,13 @@ def start_workers(count: int, url: str, *, seconds: float, lease: float = 5.0,
                   until_empty: bool = True) -> list[Any]:
     """``count`` worker processes, each with a workspace folder of its own (``.root``)."""
     env = {**os.environ, "RAGCORE_DATABASE_URL": url, SECONDS_ENV: str(seconds),
-           "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     processes = []
     for _ in range(count):
         root = tempfile.mkdtemp(prefix="ragcore-worker-")
-        command = [sys.executable, "-m", "benchmarks.bench_workers", "--worker", root,
+        command = [sys.executable, "-m", "benchmarks.ingest.bench_workers", "--worker", root,
                    "--lease", str(lease)] + ([] if until_empty else ["--wait-for-more"])
-        process = subprocess.Popen(command, env=env, cwd=Path(__file__).resolve().parent.parent)
+        process = subprocess.Popen(command, env=env, cwd=Path(__file__).resolve().parents[2])
         process.root = root  # type: ignore[attr-defined]
         processes.append(process)
     return processes

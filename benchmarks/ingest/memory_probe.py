@@ -1,6 +1,6 @@
 """Peak memory of ingesting one big file, measured in a fresh process (run by bench_memory).
 
-    python -m benchmarks.memory_probe SIZE_MB WORKDIR [--embedder packaged|fake]
+    python -m benchmarks.ingest.memory_probe SIZE_MB WORKDIR [--embedder packaged|fake]
         [--kind text|wide|csv|eml]
 
 Writes WORKDIR/big.<ext> of SIZE_MB megabytes (``inputs``): ``text`` the corpus' text files,

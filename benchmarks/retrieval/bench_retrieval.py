@@ -36,10 +36,10 @@ from statistics import fmean
 
 from benchmarks.answers.corpus_index import load_or_build
 from benchmarks.answers.report import cell, format_matrix
-from benchmarks.bench_advanced_retrieval import advanced_vs_plain
+from benchmarks.retrieval.bench_advanced_retrieval import advanced_vs_plain
 from benchmarks.answers.question_set import Question, load_questions, normalize
 from benchmarks.harness import Row, corpus_dir
-from benchmarks.retrieval_variants import rank_variants, summarize, variant_table
+from benchmarks.retrieval.retrieval_variants import rank_variants, summarize, variant_table
 from ragcore.evaluation import RetrieverEvaluator
 
 MODES = ("similarity", "keyword", "hybrid", "mmr")

@@ -5,10 +5,10 @@ measured is the commit's alone) and is persisted to one folder; at each size in 
 more batch of ``BATCH`` chunks is upserted and persisted, timed. Bytes written are the sizes of
 the files that commit created (files hard-linked from the previous generation are not written
 again), so a format that rewrites the whole index shows its size here, and an append-only one
-the batch's. Run: ``python -m benchmarks.bench_commit [max_chunks]`` (default 200,000; up to 1M), or
-``python -m benchmarks.bench_commit steady [max_chunks]`` to commit 2k chunks at a time all the
-way (merges included), reported per window of 10 commits, or
-``python -m benchmarks.bench_commit ratio [max_chunks]`` for the time of a commit at each size
+the batch's. Run: ``python -m benchmarks.index.bench_commit [max_chunks]`` (default 200,000;
+up to 1M), or ``python -m benchmarks.index.bench_commit steady [max_chunks]`` to commit 2k chunks
+at a time all the way (merges included), reported per window of 10 commits, or
+``python -m benchmarks.index.bench_commit ratio [max_chunks]`` for the time of a commit at each size
 against one into a 2k-chunk index (``interleaved_commits``: the goal is at most ``GOAL``, a
 commit's work following its batch; ``bench_scale`` reports it too). ``BENCH_DOC_CHUNKS`` sets
 the chunks per document (default 100; 1 makes every chunk a document, the most records).

@@ -32,8 +32,8 @@ from typing import Any, Callable
 
 from psycopg import sql
 
-from benchmarks.bench_pg_index import GROUP, interleaved, p
 from benchmarks.harness import Row
+from benchmarks.stores.pg_sides import GROUP, interleaved, p
 from ragcore.types import MetadataMode, Node
 
 TOP = 10

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.bench_commit import inodes, new_bytes, ratio_rows
+from benchmarks.index.bench_commit import inodes, new_bytes, ratio_rows
 from benchmarks.harness import Row, peak_memory_mb, timed
 from ragcore.embeddings import FakeEmbedder
 from ragcore.index import VectorStoreIndex
@@ -157,7 +157,7 @@ def corpus_vectors(held_out: int = 300) -> tuple[np.ndarray, np.ndarray]:
     splitter = SentenceSplitter(chunk_size=256, chunk_overlap=20)
     chunks = [c for f in files for c in splitter.split_text(f.read_text(errors="replace"))]
     digest = hashlib.blake2b("\0".join(chunks).encode(), digest_size=8).hexdigest()
-    cache = Path(__file__).resolve().parent / ".cache" / f"ann-recall-vectors-{digest}.npy"
+    cache = Path(__file__).resolve().parents[1] / ".cache" / f"ann-recall-vectors-{digest}.npy"
     if cache.exists():
         vectors = np.load(cache, allow_pickle=False)
     else:

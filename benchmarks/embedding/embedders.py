@@ -31,13 +31,13 @@ from statistics import fmean
 import numpy as np
 
 from benchmarks.answers.report import cell, format_matrix
-from benchmarks.embedder_speed import cpu_seconds_interleaved, token_chunks
+from benchmarks.embedding.embedder_speed import cpu_seconds_interleaved, token_chunks
 from benchmarks.harness import Row, corpus_dir
 from ragcore.embeddings.onnx.derived import DERIVED_VERSION
 from ragcore.embeddings.onnx.export import EXPORT_VERSION
 
 GROUP = "embedders"
-VECTOR_CACHE = Path(__file__).resolve().parent / ".cache" / "embedders"
+VECTOR_CACHE = Path(__file__).resolve().parents[1] / ".cache" / "embedders"
 TORCH = "torch float32"
 # label -> OnnxEmbedder options (torch has none)
 VARIANTS: dict[str, dict | None] = {
@@ -99,7 +99,7 @@ def node_vectors(variant: str, embedder, nodes, *, compute: bool) -> np.ndarray 
 
 def ndcg(embedder, nodes, vectors, questions) -> dict[str, float]:
     """nDCG@10 of similarity and hybrid retrieval over an in-memory index of these vectors."""
-    from benchmarks.bench_retrieval import relevant_totals, score_mode
+    from benchmarks.retrieval.bench_retrieval import relevant_totals, score_mode
     from ragcore import VectorStoreIndex
     from ragcore.stores.simple.store import SimpleVectorStore
 
@@ -119,11 +119,11 @@ def ndcg(embedder, nodes, vectors, questions) -> dict[str, float]:
 def cold_start(variant: str) -> float:
     """Seconds for a fresh process to import ragcore and embed one question."""
     code = ("import time; t = time.perf_counter();"
-            "from benchmarks.embedders import make_embedder;"
+            "from benchmarks.embedding.embedders import make_embedder;"
             f"make_embedder({variant!r}).embed_batch(['How do I open a file?']);"
             "print(time.perf_counter() - t)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, cwd=Path(__file__).resolve().parents[1])
+                         check=True, cwd=Path(__file__).resolve().parents[2])
     return float(out.stdout.strip().splitlines()[-1])
 
 

@@ -1,6 +1,6 @@
 """Which approximate-search library: faiss-cpu (HNSW, IVF), hnswlib and usearch side by side.
 
-    python -m benchmarks.ann_libraries [ROWS]      # default 100,000
+    python -m benchmarks.stores.ann_libraries [ROWS]      # default 100,000
 
 On clustered 384-d vectors (``ragcore.testing.clustered``), inner product: build seconds (two
 threads), memory added by the index (RSS before and after), top-10 latency p50/p95 one query

@@ -1,7 +1,7 @@
 """PgIndex (an index wholly in Postgres) against the embedded VectorStoreIndex, same data, one run.
 
     python -m benchmarks --only pg_index [--quick]      # 100k chunks (--quick: 10k)
-    python -m benchmarks.bench_pg_index [--rows N]
+    python -m benchmarks.stores.bench_pg_index [--rows N]
 
 Chunks are real prose: the Gutenberg novels, the Python PEPs and the RFCs cut into ~100-word
 chunks (about 14k of them); past that, the corpus's sentences are shuffled with another seed and
@@ -33,15 +33,16 @@ import tempfile
 import time
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from benchmarks.harness import Row, corpus_dir, format_table, machine_load
+from benchmarks.stores.pg_fulltext import fulltext_rows
+from benchmarks.stores.pg_sides import GROUP, interleaved, p
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.types import Node
 
-GROUP = "pg_index"
 DIM = 384
 CHUNK_WORDS = 100
 BATCH = 10_000
@@ -137,25 +138,6 @@ def load_embedded(folder: Path, nodes: list[Node], vectors: np.ndarray) -> tuple
 
 
 # -- querying ----------------------------------------------------------------------------------
-
-def interleaved(sides: dict[str, Callable[[str], list[str]]],
-                questions: list[str]) -> dict[str, tuple[list[float], list[list[str]]]]:
-    """Each side's seconds and top ids per question, the sides taking turns to go first."""
-    out: dict[str, tuple[list[float], list[list[str]]]] = {k: ([], []) for k in sides}
-    names = list(sides)
-    for n, question in enumerate(questions):
-        for name in names if n % 2 == 0 else names[::-1]:
-            started = time.perf_counter()
-            ids = sides[name](question)
-            out[name][0].append(time.perf_counter() - started)
-            out[name][1].append(ids)
-    return out
-
-
-def p(samples: list[float], q: float) -> float:
-    """The ``q`` quantile of ``samples`` in ms."""
-    return 1000 * float(np.quantile(samples, q))
-
 
 def agreement(a: list[list[str]], b: list[list[str]]) -> tuple[float, float]:
     """(fraction of identical ordered top-k lists, mean overlap of the sets)."""
@@ -284,8 +266,6 @@ def measure(url: str, rows: int, corpus: Path) -> list[Row]:
             out += query_rows("hybrid", pg, local, questions)
             out += query_rows("keyword", pg, local, questions)
             out += plan_rows(pg, embedder.embed_batch(questions))
-            from benchmarks.pg_fulltext import fulltext_rows  # imports this module
-
             out += fulltext_rows(pg, local, nodes, questions)
         finally:
             from ragcore.index.database import catalog
@@ -318,7 +298,7 @@ def run(quick: bool = False, corpus: Path | None = None, *, rows: int | None = N
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_pg_index",
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.stores.bench_pg_index",
                                      description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=100_000, help="chunks (default 100,000)")

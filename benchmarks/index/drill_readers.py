@@ -1,7 +1,7 @@
 """Drill: readers load, check and search an index while a writer keeps committing to it.
 
-    python -m benchmarks.drill_readers --minutes 10
-    python -m benchmarks.drill_readers --persists 300
+    python -m benchmarks.index.drill_readers --minutes 10
+    python -m benchmarks.index.drill_readers --persists 300
 
 One writer process commits small changes again and again (each commit adds a batch of
 ``BATCH`` documents and deletes the batch ``KEEP`` commits back; every ``MERGE_EVERY`` commits it
@@ -44,7 +44,7 @@ BATCH = 4  # documents a commit adds
 KEEP = 6  # batches the index holds: commit k deletes batch k - KEEP
 MERGE_EVERY = 5
 READERS = 2
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class Mixed(Exception):
@@ -230,7 +230,7 @@ def run(path: Path, *, persists: int = 0, seconds: float = 0, pause: float = 0.0
 
 
 def _start(args: list[str]) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "benchmarks.drill_readers", *args],
+    return subprocess.Popen([sys.executable, "-m", "benchmarks.index.drill_readers", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
 
 

@@ -34,9 +34,9 @@ def probe(size: float, embedder: str, *options: str) -> dict:
     """One fresh process ingesting a ``size`` MB file (see ``memory_probe``)."""
     with tempfile.TemporaryDirectory(prefix="ragcore-memory-") as work:
         done = subprocess.run(
-            [sys.executable, "-m", "benchmarks.memory_probe", str(size), work,
+            [sys.executable, "-m", "benchmarks.ingest.memory_probe", str(size), work,
              "--embedder", embedder, *options],
-            capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1],
+            capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2],
             check=False,
         )
     if done.returncode != 0:

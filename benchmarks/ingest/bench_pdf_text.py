@@ -24,7 +24,7 @@ from pathlib import Path
 
 from benchmarks.harness import Row, corpus_dir
 
-DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
+DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
 MANPAGES = sorted(DATA.glob("*-manpage.pdf"))
 _WORD = re.compile(r"[A-Za-z]+")
 _TEXT_FOLDERS = ("gutenberg_books", "python_peps", "rust_book", "rfcs")

@@ -23,7 +23,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from benchmarks.harness import Row
-from benchmarks.memory_probe import write_text
+from benchmarks.ingest.memory_probe import write_text
 
 GOAL = 1.05
 BYTES_PER_CHUNK = 650  # the default splitter on the corpus' text

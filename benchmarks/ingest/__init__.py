@@ -1,0 +1,2 @@
+"""Ingestion: time against the embedder's bare encode, peak memory in a fresh process, queued
+workers, and PDF text extractors."""
