@@ -2,7 +2,7 @@
 
 The bar shows the same states as the app's job list (reading, splitting, embedding n/N,
 saving); once it follows a job (``follow``), the job's chunks done of all its files and its
-time left (``Job.remaining_seconds``: the one estimate the app shows too). Without a terminal
+time left (``Job.time_left``: the one estimate the app shows too). Without a terminal
 (a pipe, a log file), it writes a line when a file is finished or the index is saved, and at
 most every ``LINE_EVERY`` seconds while a big file is embedded.
 """
@@ -15,7 +15,6 @@ import threading
 import time
 from typing import TextIO
 
-from ..workspace.jobs.estimate import human_duration
 from ..workspace.jobs.journal import Job
 from ..workspace.ingest.report import IngestProgress
 
@@ -60,9 +59,9 @@ class ProgressBar:
         elif stage == "reading" and event.ocr_total:
             stage = f"reading scanned pages (OCR) {event.ocr_done} of {event.ocr_total}"
         line = f"[{bar}] {fraction:4.0%} {counter} {stage:<9} {name}"
-        left = job.remaining_seconds() if job is not None else None
+        left = job.time_left() if job is not None else None
         if left is not None and fraction < 1:
-            line += f" (about {human_duration(left)} left)"
+            line += f" ({left.describe()})"
         return line
 
     def follow(self, job: Job) -> None:

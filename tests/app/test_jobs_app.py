@@ -188,3 +188,18 @@ def test_the_cli_lists_jobs_and_cancels_one_running_elsewhere(ws_root, other_pro
     assert main(["cancel-job", done.id, "--workspace", str(ws_root)]) == 1
     assert "is not running (done)" in capsys.readouterr().err
     assert main(["cancel-job", "no-such-job", "--workspace", str(ws_root)]) == 1
+
+
+def test_a_scan_mid_ocr_in_a_fresh_workspace_shows_its_time_left_in_the_sidebar(
+        ws_root, other_process):
+    """Issue 42: no embedding rate kept yet, two pages of 300 read at 4 s a page: the sidebar
+    says OCR's time (the job's estimate, ``Job.status``) and that embedding is not in it."""
+    JobJournal(ws_root / "jobs").save(Job(
+        "ingest", "scans", files=[str(ws_root / "scan.pdf")], state="reading",
+        origin="command line", file_count=1, file_number=1, work_total=1800, ocr_done=2,
+        ocr_total=300, ocr_left=298, ocr_page_seconds=4.0, pid=other_process.pid,
+        pid_started=process_started(other_process.pid)))
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    assert not at.exception
+    assert ("Ingest scan.pdf into “scans”: reading scanned pages (OCR) 2 of 300 · "
+            "OCR: about 20 min left; embedding not measured yet") in _sidebar_text(at)

@@ -12,7 +12,10 @@ their type. The bar is chunks done over chunks in all, across every file.
 at first, the job's own rate more and more as it runs (all of it after ``TRUST_SECONDS``, and
 then its rate over the last ``TRUST_SECONDS``: other work on the computer changes it). A
 scanned PDF's pages to OCR are work too (``ocr_work``): counted at the start, their time is
-added to the time left, and the seconds spent in OCR are left out of the embedding rate.
+added to the time left, the seconds spent in OCR are left out of the embedding rate, its
+chunks are counted from its pages (its bytes are pictures), and with no rate kept the embedder
+is timed before OCR starts. ``job_time_left`` is what the app, the CLI's bar and ``ragcore
+jobs`` show: with no embedding rate at all, OCR's time alone, said to be partial.
 """
 
 from __future__ import annotations
@@ -41,6 +44,9 @@ MIN_OBSERVED = 1.0  # seconds of embedding before the job's own rate says anythi
 BYTES_PER_CHUNK = {".pdf": 3000, ".docx": 1500, ".pptx": 4000, ".xlsx": 1200, ".epub": 1000,
                    ".odt": 1500, ".doc": 1500, ".xls": 1200, ".ppt": 4000}
 MEASURED_AT = 180  # chunk_size - chunk_overlap of those measurements
+# Chunks a page read by OCR makes (24 pages of NIST SP 800-218 scanned at 200 dpi: 144 chunks;
+# a scan's 12 MB would have counted 4,000 at BYTES_PER_CHUNK).
+CHUNKS_PER_SCANNED_PAGE = 6
 FINAL_STAGES = ("done", "failed", "unchanged")
 
 
@@ -73,6 +79,13 @@ def chunk_estimate(name: str, size: int, head: bytes, splitter: Any, *, path: st
     if whole or not sample:
         return max(chunks, 1)
     return max(1, round(chunks * size / len(sample)))
+
+
+def scan_chunks(pages: int, splitter: Any) -> int:
+    """The chunks of ``pages`` pages OCR will read. A PDF with some is counted so alone: its
+    bytes are mostly pictures; the text pages of a mixed one are counted once it is split."""
+    step = max(splitter.chunk_size - splitter.chunk_overlap, 1)
+    return max(1, round(pages * CHUNKS_PER_SCANNED_PAGE * MEASURED_AT / step))
 
 
 def file_chunks(path: Path, splitter: Any) -> int:
@@ -124,6 +137,42 @@ def time_left(done: int, total: int, *, prior_rate: float, observed_done: int,
     weight = 1.0 if prior_rate <= 0 else min(1.0, observed_seconds / trust)
     per_chunk = weight / own + (1 - weight) / (prior_rate if prior_rate > 0 else own)
     return left * per_chunk
+
+
+@dataclass(slots=True, frozen=True)
+class TimeLeft:
+    """A running job's time left; ``partial``: OCR's alone, no embedding rate known yet."""
+
+    seconds: float
+    partial: bool = False
+
+    def describe(self) -> str:
+        """'about 4 min left', or 'OCR: about 4 min left; embedding not measured yet'."""
+        if self.partial:
+            return f"OCR: about {human_duration(self.seconds)} left; embedding not measured yet"
+        return f"about {human_duration(self.seconds)} left"
+
+
+def job_time_left(job: Any, now: float | None = None) -> TimeLeft | None:
+    """A ``Job``'s time left: its chunks left at this computer's rate blended with its own
+    (``time_left``), plus its scanned pages left to OCR. With no embedding rate at all yet,
+    OCR's time alone, marked partial. None before the work is counted or once it is embedded."""
+    if not job.active or job.state in ("queued", "summarising"):
+        return None
+    ocr = job.ocr_left * job.ocr_page_seconds
+    observed = job.work_updated_at - job.rate_since if job.rate_since else 0.0
+    left = time_left(job.work_done, job.work_total, prior_rate=job.rate,
+                     observed_done=job.work_done - job.rate_base,
+                     observed_seconds=observed) if job.work_total else None
+    if left is None:  # minutes of OCR are worth saying before the embedder is timed
+        return TimeLeft(ocr, partial=True) if ocr > 0 else None
+    # Chunks are counted a slice (seconds of work) at a time: while embedding, the time
+    # since the count last grew is time spent on the next slice. While a file is read
+    # (OCR of a scan: minutes) it is not, and the pages left say how long that takes.
+    since = (now or time.time()) - job.work_updated_at if job.work_updated_at else 0.0
+    if job.state not in ("embedding", "writing"):
+        since = 0.0
+    return TimeLeft(max(left - since, 0.0) + ocr)
 
 
 class JobWork:
@@ -272,17 +321,22 @@ class _Target:
 
 def start_work(ws: Workspace, job: Any) -> JobWork:
     """Count a job's files and look up this computer's rate for its model; sets the job's
-    ``work_total``, ``rate`` and ``estimated_seconds``. It never calibrates (the job's first
-    slice measures the rate soon enough): the Upload page and the CLI do, before a job starts."""
+    ``work_total``, ``rate`` and ``estimated_seconds``. It calibrates only for a job with pages
+    to OCR and no rate kept (a job's first slice measures the rate soon enough, but a scan's
+    comes after minutes of OCR); the Upload page and the CLI calibrate before a job starts."""
     from .rates import RateBook
 
     paths = [Path(f) for f in job.files]
     try:
         splitter = splitter_for(*_chunking(ws, job))
-        work = JobWork([file_chunks(p, splitter) for p in paths], [p.name for p in paths],
-                       count_ocr_pages(paths))
+        pages = count_ocr_pages(paths)
+        counts = [scan_chunks(n, splitter) if n else file_chunks(p, splitter)
+                  for p, n in zip(paths, pages)]
+        work = JobWork(counts, [p.name for p in paths], pages)
         embedder = job_embedder(ws, job.index)
         job.rate = RateBook(ws.root).rate(embedder.model_name) or 0.0
+        if not job.rate and any(pages):
+            job.rate = _calibrated_rate(ws, embedder, job)
         if not getattr(embedder, "loaded", True):  # load the model before the job's clock
             embedder.embed_batch(["warm up"])  # starts: its own rate is of embedding alone
     except Exception as exc:  # noqa: BLE001 - an estimate must never stop an ingest
@@ -293,6 +347,18 @@ def start_work(ws: Workspace, job: Any) -> JobWork:
     job.estimated_seconds = (job.work_total / job.rate if job.rate > 0 else 0.0) \
         + work.ocr.total_seconds()
     return work
+
+
+def _calibrated_rate(ws: Workspace, embedder: Any, job: Any) -> float:
+    """``rates.machine_rate`` (a second or two, kept for later jobs); 0 if the embedder fails:
+    the job then says its time left is OCR's alone."""
+    from .rates import machine_rate
+
+    try:
+        return machine_rate(ws.root, embedder)
+    except Exception as exc:  # noqa: BLE001 - the ingest says what is wrong with the embedder
+        logger.warning("could not time the embedder for job %s: %s", job.id, exc)
+        return 0.0
 
 
 def record_rate(ws: Workspace, job: Any) -> None:

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..chats import now_iso
-from .estimate import human_duration, time_left
+from .estimate import TimeLeft, job_time_left
 from ..files import process_exists
 
 ACTIVE = ("queued", "reading", "splitting", "embedding", "writing", "summarising")
@@ -116,24 +116,14 @@ class Job:
         """Whether the process that runs this job is still there (not one that reused its pid)."""
         return pid_alive(self.pid, self.pid_started)
 
+    def time_left(self, now: float | None = None) -> TimeLeft | None:
+        """Its time left (``estimate.job_time_left``: the one estimate the app and CLI show)."""
+        return job_time_left(self, now)
+
     def remaining_seconds(self, now: float | None = None) -> float | None:
-        """Time left: the chunks left at this computer's rate, blended with the job's own
-        (``estimate.time_left``), plus the scanned pages left to OCR; None before the work is
-        counted or once it is embedded."""
-        if not self.active or self.state in ("queued", "summarising") or not self.work_total:
-            return None
-        observed = self.work_updated_at - self.rate_since if self.rate_since else 0.0
-        left = time_left(self.work_done, self.work_total, prior_rate=self.rate,
-                         observed_done=self.work_done - self.rate_base, observed_seconds=observed)
-        if left is None:
-            return None
-        # Chunks are counted a slice (seconds of work) at a time: while embedding, the time
-        # since the count last grew is time spent on the next slice. While a file is read
-        # (OCR of a scan: minutes) it is not, and the pages left say how long that takes.
-        since = (now or time.time()) - self.work_updated_at if self.work_updated_at else 0.0
-        if self.state not in ("embedding", "writing"):
-            since = 0.0
-        return max(left - since, 0.0) + self.ocr_left * self.ocr_page_seconds
+        """``time_left`` in seconds (OCR's alone while no embedding rate is known)."""
+        left = job_time_left(self, now)
+        return None if left is None else left.seconds
 
     def status(self) -> str:
         """The state in words: 'embedding 120/900 chunks · file 1 of 2 · about 3 min left'
@@ -158,9 +148,9 @@ class Job:
             words += " (stopping after this batch)"
         if self.active and self.file_count > 1 and self.file_number and self.state != "summarising":
             words += f" · file {self.file_number} of {self.file_count}"
-        left = self.remaining_seconds()
+        left = self.time_left()
         if left is not None:
-            words += f" · about {human_duration(left)} left"
+            words += f" · {left.describe()}"
         return words
 
     def to_dict(self) -> dict[str, Any]:

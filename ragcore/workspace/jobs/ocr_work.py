@@ -6,8 +6,9 @@ counted when the job starts (``readers.pdf.pages_to_ocr``, at most its ``MAX_OCR
 and ``OcrWork`` follows the reader's OCR progress events: the pages left (of the file under
 way as the reader counted them, and of the files to come as counted at the start) times the
 seconds a page takes. That is ``OCR_SECONDS_PER_PAGE`` over the cores at first, then the job's
-own measure once ``MIN_TIMED_PAGES`` pages are read. The seconds spent in OCR are also what
-``JobWork`` leaves out of the job's embedding rate.
+own measure from its first pages read (a core's worth at a time): the prior can be off
+fourfold. The seconds spent in OCR are also what ``JobWork`` leaves out of the job's embedding
+rate.
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ from pathlib import Path
 # Tesseract on a 300-dpi A4 page, one thread: about 2 s on this project's 2-core machine
 # (the drill of issue 33: 300 scanned pages took over 300 s, one page per core at a time).
 OCR_SECONDS_PER_PAGE = 2.0
-MIN_TIMED_PAGES = 4  # pages read before the job's own time per page replaces the prior one
+# Pages read before the job's own time per page replaces the prior one: the first batch.
+# Dense NIST pages took 4 s each here, two at a time, where the prior says 1; waiting for a
+# second batch kept that wrong number on screen as long again.
+MIN_TIMED_PAGES = 1
 
 
 def count_ocr_pages(paths: list[Path]) -> list[int]:

@@ -10,15 +10,20 @@ page), so Tesseract need not be installed.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import time
 from pathlib import Path
 
 import pytest
 
+from ragcore.cli import main
+from ragcore.cli.progress import ProgressBar
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.readers.pdf import reader as pdf
 from ragcore.workspace import Workspace
-from ragcore.workspace.jobs.estimate import JobWork
+from ragcore.workspace.jobs import estimate, runner as job_runner
+from ragcore.workspace.jobs.estimate import JobWork, scan_chunks, splitter_for
 from ragcore.workspace.jobs.journal import Job
 from ragcore.workspace.jobs.runner import JobRunner
 from ragcore.workspace.jobs.ocr_work import OCR_SECONDS_PER_PAGE
@@ -127,3 +132,104 @@ def test_time_in_ocr_is_not_counted_as_embedding_time():
     left = job.remaining_seconds(now=1340.0)
     assert left == pytest.approx((900 - 400) / 10, rel=0.1)  # not 500 / (400 / 340 s)
     assert 1340.0 - job.work_started_at == pytest.approx(40, abs=1)  # what record_rate times
+
+
+# -- issue 42: a fresh workspace (no embedding rate kept) says its time left from the first pages
+
+
+def test_with_no_embedding_rate_mid_ocr_the_time_left_is_ocrs_and_says_so(tmp_path):
+    """A fresh rates store: no rate for the model. OCR's time is still a number, from the job's
+    first pages (4 s a page, not the 1 s prior), and the words say embedding is not in it."""
+    rate = RateBook(tmp_path).rate("fake-embedder") or 0.0  # fresh: nothing measured
+    work = JobWork([scan_chunks(300, splitter_for(None, None))], ["scan.pdf"], [300])
+    job = Job("ingest", "scans", files=["scan.pdf"], state="reading", rate=rate,
+              work_total=work.totals()[1])
+    _apply(job, work.observe(_ocr_event(0, 300), now=1000.0))
+    _apply(job, work.observe(_ocr_event(2, 300), now=1008.0))  # the first two pages: 8 s
+    assert job.remaining_seconds(now=1008.0) == pytest.approx(298 * 4.0)
+    left = job.time_left(now=1008.0)
+    assert left.partial and left.describe() == \
+        "OCR: about 20 min left; embedding not measured yet"
+    assert job.status() == ("reading scanned pages (OCR) 2 of 300 · OCR: about 20 min left; "
+                            "embedding not measured yet")
+    bar = ProgressBar(io.StringIO())
+    bar.follow(job)
+    assert bar._line(_ocr_event(2, 300)).endswith(
+        "(OCR: about 20 min left; embedding not measured yet)")
+    job.rate = 25.0  # once a rate is known the words say the whole of it: 1,800 chunks more
+    assert job.remaining_seconds(now=1008.0) == pytest.approx(298 * 4.0 + 1800 / 25.0)
+    assert job.time_left(now=1008.0).describe() == "about 21 min left"
+
+
+def test_a_scan_is_counted_in_chunks_from_its_pages_not_its_bytes(tmp_path, monkeypatch):
+    """A scan's bytes are pictures: 24 pages of 12 MB made 144 chunks, not 4,000."""
+    monkeypatch.setattr(pdf, "ocr_available", lambda: True)
+    ws = Workspace(tmp_path / "ws", embedder=FakeEmbedder())
+    scan = blank_pdf(tmp_path / "scan.pdf", PAGES)
+    job = Job("ingest", "scans", files=[str(scan)])
+    estimate.start_work(ws, job)
+    assert job.work_total == PAGES * estimate.CHUNKS_PER_SCANNED_PAGE
+    assert job.ocr_left == PAGES
+
+
+def _jobs_listing(root: Path) -> str:
+    """What `ragcore jobs` prints for the workspace at ``root``."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["--workspace", str(root), "jobs"], embedder=FakeEmbedder()) == 0
+    return out.getvalue()
+
+
+@pytest.fixture
+def listed_mid_ocr(monkeypatch):
+    """OCR that takes PAGE_SECONDS a page; once pages are read, each call keeps what
+    `ragcore jobs` prints then (the journal written at every change)."""
+    seen: list[tuple[int, str]] = []
+    root: list[Path] = []
+    read = [0]
+
+    def ocr_images(images):
+        if read[0]:
+            seen.append((read[0], _jobs_listing(root[0])))
+        time.sleep(PAGE_SECONDS * len(images))
+        read[0] += len(images)
+        return [f"Scanned page {read[0] - i} about budgets." for i in range(len(images))]
+
+    monkeypatch.setattr(pdf, "ocr_available", lambda: True)
+    monkeypatch.setattr(pdf, "ocr_images", ocr_images)
+    monkeypatch.setattr(job_runner, "SAVE_EVERY", 0.0)
+    return seen, root
+
+
+def _ingest_scan(tmp_path: Path, root: list[Path]) -> Workspace:
+    ws = Workspace(tmp_path / "ws", embedder=FakeEmbedder())
+    root.append(ws.root)
+    runner = JobRunner(ws.root)
+    job = runner.ingest(ws, "scans", [blank_pdf(tmp_path / "scan.pdf", PAGES)])
+    runner.wait(job.id, timeout=60)
+    assert job.state == "done", job.summary
+    return ws
+
+
+def test_ragcore_jobs_shows_a_scans_time_left_mid_ocr_in_a_fresh_workspace(tmp_path,
+                                                                           listed_mid_ocr):
+    """No rate kept yet: the job times the embedder before OCR starts (its own embedding
+    would come after every page), so the time left is whole from the first pages."""
+    seen, root = listed_mid_ocr
+    ws = _ingest_scan(tmp_path, root)
+    assert RateBook(ws.root).rate("fake-embedder") is not None  # timed, kept for later jobs
+    read, listing = seen[0]
+    assert read <= 2
+    assert f"reading scanned pages (OCR) {read} of {PAGES} · about " in listing
+    assert "not measured" not in listing
+
+
+def test_ragcore_jobs_says_ocrs_time_alone_when_the_embedder_could_not_be_timed(
+        tmp_path, listed_mid_ocr, monkeypatch):
+    seen, root = listed_mid_ocr
+    monkeypatch.setattr(estimate, "_calibrated_rate", lambda ws, embedder, job: 0.0)
+    _ingest_scan(tmp_path, root)
+    read, listing = seen[0]
+    assert read <= 2
+    assert f"reading scanned pages (OCR) {read} of {PAGES} · OCR: about " in listing
+    assert "left; embedding not measured yet" in listing
