@@ -21,7 +21,9 @@ its first token, memory, Stop; ``bench_local_llm``) and pg_index (an index wholl
 against the embedded index on the same 100k prose chunks: hybrid and keyword p50/p90 and their
 ratios, load rate, bytes on the server, top-5 agreement; ``bench_pg_index``) and workers
 (queued ingestion with 1, 2 and 4 ``ragcore worker`` processes against an embedder throttled to
-a fixed time per batch: files/s and the speed-up; ``bench_workers``).
+a fixed time per batch: files/s and the speed-up; ``bench_workers``) and sessions (four
+sessions asking at once through one shared two-slot packaged model: all answered, the place
+each waiter was shown, whole-answer p50/max, first token per session; ``bench_sessions``).
 A group that fails (e.g. no Chromium for the app's browser figures) becomes a row saying why,
 and the others still run.
 """
@@ -55,6 +57,7 @@ BENCHMARKS = (
     ("local_llm", "llm.bench_local_llm", False),
     ("pg_index", "stores.bench_pg_index", False),
     ("workers", "ingest.bench_workers", False),
+    ("sessions", "llm.bench_sessions", False),
 )
 
 

@@ -19,6 +19,7 @@ from webapp.chat.chat_turns import route_caption, source_passage, turn_retrieval
 from ragcore.chat import CHAT_MODE_DESCRIPTIONS, ChatMode
 from webapp.answers.retriever_view import render_notes, retriever_select
 from webapp.session import Session, Widget, session
+from webapp.waiting import waiting_notice
 from ragcore import Trace
 from ragcore.workspace.conversation import Conversation, TurnSettings, clear_chat, start_chat
 from ragcore.workspace.chats import ChatMessage, export_json, export_markdown
@@ -285,9 +286,11 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool) -> 
         stop = controls.stop_button()
         kept = controls.begin_reply(chat, question, settings.to_dict())
         try:
-            response = talk.ask(question, settings, search=scoped(index, list(settings.files)))
-            reply_box = stream_reply(controls.kept_stream(kept, response), response.trace,
-                                     settings.chat_mode)
+            with waiting_notice():  # its place in line while the model answers others
+                response = talk.ask(question, settings,
+                                    search=scoped(index, list(settings.files)))
+                reply_box = stream_reply(controls.kept_stream(kept, response), response.trace,
+                                         settings.chat_mode)
         except Exception as exc:  # noqa: BLE001 - shown with a retry; history stays intact
             offer_retry(talk, question, exc)
         stop.empty()

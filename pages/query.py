@@ -8,6 +8,7 @@ from ragcore.present import format as fmt, how_made, trace_view
 from ragcore.present import ranked_with, score_note, stated_score
 from webapp import shell, state
 from webapp.session import Session, Widget, session
+from webapp.waiting import waiting_notice
 from webapp.settings.advanced import advanced_toggle
 from webapp.chat.chat_turns import route_caption
 from webapp.indexes.index_names import shown_name
@@ -208,7 +209,8 @@ def answer_tab(name: str, question: str, choices: dict, advanced: bool) -> None:
             if options is not None:
                 with shell.friendly_errors():
                     if not summarise(name, question):
-                        ask(name, question, options, box)
+                        with waiting_notice():  # its place in line while the model is busy
+                            ask(name, question, options, box)
                         streamed = True
         result = session.query_answer
         if not result:

@@ -6,6 +6,7 @@
     session.py        the typed session-state accessor: every key named once, with its type
     preferences.py    what the workspace remembers of the app's choices between runs
     query_options.py  the Query page's choices, validated and turned into pipeline parts
+    waiting.py        the place in line shown while an answer waits for the shared model
     launch.py         ``make run``: a free port, the app started, where it is and how to stop it
 
     chat/             the Chat page's parts; chat_turns.py a saved turn as the pages show it
@@ -18,7 +19,7 @@
 
 The wings import downwards only (pyproject.toml's ``[tool.importlinter]``, the "webapp" contract):
 chat, answers, settings above shell, above indexes, above state, above team, above session,
-preferences and query_options.
+preferences, query_options and waiting.
 
 ``pages/`` only render and collect input; the behaviour lives here and in ragcore. How things
 are worded (labels, errors, citations, trace tables, corpus pictures) is UI-neutral and lives in

@@ -1,7 +1,8 @@
 """Language-model backends behind one protocol (see ``base``).
 
 ``ollama`` and ``openai`` talk to servers over the shared ``http`` layer; ``local`` runs a
-packaged GGUF model in this process (the default when no server is configured);
+packaged GGUF model in this process (the default when no server is configured), its requests
+admitted to the engine's slots in arrival order by ``slots`` (which tells each waiter its place);
 ``extractive/`` is the model-free fallback; ``fake`` is for tests. ``registry`` lists the backends by name (with
 their settings, factories, model listings and connection tests) and ``resolve`` picks the default
 at the edge from it. The backends are imported on first use, so engines importing
@@ -31,6 +32,7 @@ _LAZY = {
     "list_ollama_models": ".ollama",
     "list_ollama_models_detailed": ".ollama_models",
     "list_openai_models": ".openai",
+    "loaded_engines": ".local",
     "llm_backends": ".registry",
     "PACKAGED_MODELS": ".local_models",
     "PackagedModel": ".local_models",
@@ -40,6 +42,7 @@ _LAZY = {
     "register_llm_backend": ".registry",
     "resolve_llm": ".resolve",
     "try_model": ".presets",
+    "waiting_reporter": ".slots",
 }
 
 __all__ = ["LLM", "ToolCallingLLM", "FakeLLM", "chat", "complete", "complete_traced", "stream_chat",

@@ -6,6 +6,8 @@ speed on this machine, measured on request (``measure_speed``: one short generat
 reading and writing in tokens per second) and kept in the workspace's app preferences, since a
 speed belongs to the machine and its thread setting, not to a session. "Use" chooses a model the
 way the backend form does: it saves ``llm_backend = "local"`` with that model (``local:NAME``).
+Below, each model this process has loaded shows how many questions it answers now and how many
+wait for one of its slots (``ragcore.llms.slots``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import streamlit as st
 from ragcore.errors import LLMResponseError
 from ragcore import Message
 from ragcore.llms import (
-    PACKAGED_MODELS, LLMOptions, PackagedModel, build_llm, installed_models,
+    PACKAGED_MODELS, LLMOptions, PackagedModel, build_llm, installed_models, loaded_engines,
 )
 from ragcore.present import format as fmt
 from ragcore.tokens import count_tokens
@@ -124,6 +126,15 @@ def packaged_models_panel() -> None:
                           disabled=model.name == used, on_click=use_model, args=(model.name,))
         if columns[2].button("Measure speed", key=f"packaged.speed.{model.name}"):
             measure(model)
+    queues_caption()
+
+
+def queues_caption() -> None:
+    """Each loaded model's slots in this process: questions answered now, questions waiting."""
+    for engine in loaded_engines():
+        now = engine.queue_state()
+        st.caption(f"{engine.config.path.stem} (loaded): {now.running} of {now.slots} "
+                   f"{'slot' if now.slots == 1 else 'slots'} answering, {now.waiting} waiting.")
 
 
 def use_model(name: str) -> None:

@@ -1,0 +1,187 @@
+"""Admission to a shared engine's slots: first come, first served, each waiter told its place.
+
+llama.cpp decodes ``parallel`` replies at once and queues the rest inside itself, where nobody
+can see how long they will wait. ``SlotQueue`` admits at most ``slots`` requests at a time and
+keeps the others in arrival order, so a waiting request knows how many wait before it
+(``Ticket.ahead``) and can say so while it waits.
+
+A request ``enter``s the queue and gets a ``Ticket``; ``wait`` blocks until the ticket holds a
+slot; closing the ticket (it is a context manager) gives the slot, or the place in line, back at
+once, and the next waiter runs. While it waits, the ticket calls the reporter the caller set with
+``waiting_reporter`` (a context variable, so the app can show the place without threading a
+callback through the query engine): with the number waiting ahead whenever that changes and
+about every ``REPORT_SECONDS``. An exception the reporter raises (Streamlit stops a script that
+way when its user presses Stop or leaves) ends the wait, frees the ticket and propagates.
+
+A caller holds at most one ticket at a time: calls that wait for one another (a pool of
+independent calls, one question's gate pass then its answer) each take their own ticket in
+turn, so no slot is ever held while waiting for another.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+import time
+from collections import deque
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+from ..errors import ConfigError, LLMError
+
+REPORT_SECONDS = 0.5  # how often a waiter's place is told again when it has not changed
+
+
+@dataclass(slots=True, frozen=True)
+class Reporter:
+    """What a waiting request tells its caller: ``report(ahead)`` while it waits, then
+    ``started()`` once it holds a slot (only if it had to wait)."""
+
+    report: Callable[[int], object]
+    started: Callable[[], object] | None = None
+
+
+_REPORTER: contextvars.ContextVar[Reporter | None] = contextvars.ContextVar(
+    "ragcore_waiting_reporter", default=None)
+
+
+@contextmanager
+def waiting_reporter(report: Callable[[int], object], *,
+                     started: Callable[[], object] | None = None) -> Iterator[None]:
+    """Within the block, a request of this thread that has to wait for a slot calls
+    ``report(ahead)`` as it waits and ``started()`` when its turn comes."""
+    token = _REPORTER.set(Reporter(report, started))
+    try:
+        yield
+    finally:
+        _REPORTER.reset(token)
+
+
+@dataclass(slots=True, frozen=True)
+class QueueState:
+    """A queue at one moment: requests holding a slot, requests waiting for one."""
+
+    slots: int
+    running: int
+    waiting: int
+
+
+class SlotQueue:
+    """At most ``slots`` requests at once; the others wait in arrival order."""
+
+    def __init__(self, slots: int) -> None:
+        if slots < 1:
+            raise ConfigError(f"slots ({slots}) must be at least 1: the engine's parallel slots")
+        self.slots = slots
+        self._changed = threading.Condition()
+        self._waiting: deque[Ticket] = deque()
+        self._running = 0
+
+    def enter(self) -> Ticket:
+        """A ticket in line (holding a slot at once if one is free and nobody waits)."""
+        ticket = Ticket(self)
+        with self._changed:
+            self._waiting.append(ticket)
+            self._admit()
+        return ticket
+
+    def state(self) -> QueueState:
+        with self._changed:
+            return QueueState(self.slots, self._running, len(self._waiting))
+
+    def _admit(self) -> None:  # holding the lock
+        while self._waiting and self._running < self.slots:
+            self._waiting.popleft()._running = True
+            self._running += 1
+        self._changed.notify_all()
+
+    def _ahead(self, ticket: Ticket) -> int:  # holding the lock
+        return self._waiting.index(ticket) if ticket._waits else 0
+
+    def _release(self, ticket: Ticket) -> None:
+        with self._changed:
+            if ticket._closed:
+                return
+            ticket._closed = True
+            if ticket._running:
+                ticket._running = False
+                self._running -= 1
+            else:
+                self._waiting.remove(ticket)
+            self._admit()
+
+
+class Ticket:
+    """One request's place in a ``SlotQueue``: ``wait`` for the slot, ``close`` when done."""
+
+    def __init__(self, queue: SlotQueue) -> None:
+        self._queue = queue
+        self._running = False
+        self._closed = False
+
+    @property
+    def _waits(self) -> bool:
+        return not (self._running or self._closed)
+
+    @property
+    def ahead(self) -> int:
+        """How many requests wait before this one (0 once it runs, or is next)."""
+        with self._queue._changed:
+            return self._queue._ahead(self)
+
+    @property
+    def running(self) -> bool:
+        """Whether this ticket holds a slot."""
+        with self._queue._changed:
+            return self._running
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until this ticket holds a slot (True) or ``timeout`` seconds pass (False),
+        telling the context's reporter the place meanwhile. Any exception, the reporter's
+        included, closes the ticket and propagates."""
+        reporter = _REPORTER.get()
+        try:
+            if self._wait(reporter, timeout):
+                return True
+        except BaseException:
+            self.close()
+            raise
+        return False
+
+    def _wait(self, reporter: Reporter | None, timeout: float | None) -> bool:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        told: int | None = None  # the place last reported (None: not yet)
+        told_at = 0.0
+        changed = self._queue._changed
+        while True:
+            with changed:
+                if self._closed:
+                    raise LLMError("this request was cancelled while it waited for the model: "
+                                   "ask again")
+                if self._running:
+                    break
+                ahead, now = self._queue._ahead(self), time.monotonic()
+                if reporter is None or (ahead == told and now - told_at < REPORT_SECONDS):
+                    if deadline is not None and now >= deadline:
+                        return False
+                    retell = told_at + REPORT_SECONDS if reporter is not None else None
+                    wake = [t for t in (deadline, retell) if t is not None]
+                    changed.wait(min(wake) - now if wake else None)
+                    continue
+            told, told_at = ahead, now
+            reporter.report(ahead)  # outside the lock: it may be slow, or raise
+        if told is not None and reporter is not None and reporter.started is not None:
+            reporter.started()
+        return True
+
+    def close(self) -> None:
+        """Give the slot, or the place in line, back; the next waiter runs. Idempotent."""
+        self._queue._release(self)
+
+    def __enter__(self) -> Ticket:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+

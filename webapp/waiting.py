@@ -1,0 +1,53 @@
+"""The wait for the shared model, shown: "Waiting for the model: 2 questions ahead of yours".
+
+The packaged model answers a few questions at once (its slots) for every browser session of the
+process; the others wait in line (``ragcore.llms.slots``). The Query and Chat pages start an
+answer inside ``waiting_notice()``: while one of its model calls waits, a placeholder shows the
+place in line with Cancel, and it is cleared when the call starts. Cancel needs no handler: any
+click reruns the script, Streamlit raises inside the next redraw of the notice (at most half a
+second later), and that exception frees the question's place as it ends the run. Closing the
+tab stops the run the same way.
+"""
+
+from __future__ import annotations
+
+import itertools
+from contextlib import contextmanager
+from typing import Iterator
+
+import streamlit as st
+
+from ragcore.llms import waiting_reporter
+
+_DRAWN = itertools.count()  # a fresh key for each Cancel drawn: one run may wait more than once
+
+
+def waiting_text(ahead: int) -> str:
+    """What a waiting person reads (``ahead``: questions in line before theirs)."""
+    if ahead == 0:
+        return "Waiting for the model: yours is next."
+    noun = "question" if ahead == 1 else "questions"
+    return f"Waiting for the model: {ahead} {noun} ahead of yours."
+
+
+@contextmanager
+def waiting_notice() -> Iterator[None]:
+    """Within the block, a model call that waits for a free slot shows its place and Cancel
+    here (where the notice was opened) until its turn comes."""
+    notice = st.empty()
+    lines: list = []  # the notice's text line, while it is shown
+
+    def report(ahead: int) -> None:
+        if not lines:
+            with notice.container():
+                lines.append(st.empty())
+                st.button("Cancel", key=f"waiting_cancel_{next(_DRAWN)}",
+                          help="Stop waiting: your question is taken out of the line.")
+        lines[0].info(waiting_text(ahead), icon=":material/hourglass_top:")
+
+    def started() -> None:
+        lines.clear()
+        notice.empty()
+
+    with waiting_reporter(report, started=started):
+        yield
