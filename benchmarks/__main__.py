@@ -58,6 +58,7 @@ BENCHMARKS = (
     ("pg_index", "stores.bench_pg_index", False),
     ("workers", "ingest.bench_workers", False),
     ("sessions", "llm.bench_sessions", False),
+    ("busy", "llm.bench_busy", False),
 )
 
 

@@ -35,7 +35,7 @@ FALSE_REFUSAL_TARGET = 0.04  # on the calibration answerable questions: 5 % leav
 # The signal sets fitted and compared: all three; without the check pass (it costs a request
 # before the first token); the model's own two (no embedding model: ``MODEL_ONLY``).
 SIGNAL_SETS = (("p_not_found", "p_no", "p_answered"), ("p_not_found", "p_answered"),
-               MODEL_ONLY.signals)
+               MODEL_ONLY.signals, ("p_no", "p_answered"), ("p_no",))
 
 
 def read_rows(path: Path) -> list[dict]:

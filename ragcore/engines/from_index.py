@@ -98,8 +98,11 @@ def reading_postprocessors(index: EngineIndex, postprocessors: Sequence[NodePost
     document itself, its card (``DocumentCards``: title, authors, date, abstract)."""
     first = [ListContinuation(index)] if hasattr(index, "get_node") else []
     budget = getattr(llm, "reading_tokens", None)
+    # An LLM that measures its reading speed (the packaged model) sets the budget per query.
+    reader = llm if callable(getattr(llm, "reading_budget", None)) else None
     embedder = None if retrieval_mode == "keyword" else _IndexEmbedder(index)
-    last = ([SentenceEmbeddingOptimizer(embedder, token_budget=budget, by_kind=True)]
+    last = ([SentenceEmbeddingOptimizer(embedder, token_budget=budget, by_kind=True,
+                                        reader=reader)]
             if budget else [])
     # Last: a question about a document itself reads its card whole, whatever the budget.
     return [*first, *postprocessors, *last, DocumentCards()]

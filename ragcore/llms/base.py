@@ -122,8 +122,13 @@ def stream_chat(llm: LLM, messages: Sequence[Message]) -> Iterator[Message]:
 def stream_traced(
     llm: LLM, messages: Sequence[Message], trace: Trace | None, purpose: str
 ) -> Iterator[str]:
-    """``llm.stream`` recorded in ``trace`` as one LLM call (the way every engine calls an LLM)."""
+    """``llm.stream`` recorded in ``trace`` as one LLM call (the way every engine calls an LLM).
+    An LLM that fits itself to the machine (the packaged model: ``pace_note``) says in the
+    trace's notes, once, what it chose and why (``model_pace``: threads, reading budget)."""
     messages = list(messages)
+    note = getattr(llm, "pace_note", None)
+    if trace is not None and callable(note) and "model_pace" not in trace.notes:
+        trace.notes["model_pace"] = note()
     return traced_stream(llm.stream(messages), messages, trace, purpose, llm.model)
 
 

@@ -103,12 +103,17 @@ class LocalSettings(BaseModel):
     model: str = Field("", title="Model",
                        description="A packaged model's name; empty: the first one installed.")
     threads: int = Field(0, ge=0, title="CPU threads",
-                         description="How many cores the model may use; 0: all of them.")
+                         description="How many cores the model may use; 0: fitted to the "
+                                     "machine, one per core other programs leave free.")
     num_output: ReplyCap = 384
+    fit_reading: bool = Field(True, title="Fit passage tokens to this machine",
+                              description="Give the model what it reads in about 5 s at its "
+                                          "measured speed (a list or summary 2.5x that); off: "
+                                          "'Passage tokens read' below.")
     reading_tokens: int = Field(200, ge=0, title="Passage tokens read",
-                                description="A query gives the model the question's closest "
-                                            "sentences up to this many tokens (fewer: a faster "
-                                            "first word); 0: whole passages.")
+                                description="With fitting off, a query gives the model the "
+                                            "question's closest sentences up to this many tokens "
+                                            "(fewer: a faster first word); 0: whole passages.")
 
 
 def _timeout(options: LLMOptions) -> dict[str, float]:
@@ -129,7 +134,8 @@ def _build_local(settings: LocalSettings, options: LLMOptions) -> LLM:
         extra["temperature"] = options.temperature
     return LocalLLM(settings.model or None, context_window=options.context_window,
                     num_output=settings.num_output, threads=settings.threads or None,
-                    reading_tokens=settings.reading_tokens or None, **extra)
+                    reading_tokens="fitted" if settings.fit_reading else (
+                        settings.reading_tokens or None), **extra)
 
 
 def _local_models(settings: LocalSettings) -> list[str]:
@@ -149,7 +155,9 @@ def _test_local(settings: LocalSettings) -> str:
 
 
 def _describe_local(llm: Any) -> str:
-    return f"Packaged model {llm.name} on this computer's CPU ({llm.threads} threads)"
+    choice = llm.thread_choice()
+    return (f"Packaged model {llm.name} on this computer's CPU ({choice.threads} "
+            f"thread{'' if choice.threads == 1 else 's'}: {choice.reason})")
 
 
 def _build_ollama(settings: OllamaSettings, options: LLMOptions) -> LLM:

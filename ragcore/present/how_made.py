@@ -72,6 +72,8 @@ def gate_note(trace: TraceLike | None) -> str | None:
     gate = trace_dict(trace).get("notes", {}).get("not_found_gate")
     if not gate:
         return None
+    if "skipped" in gate:  # a list, summary or comparison: never refused by the factoid gate
+        return f"The not-found gate did not run: {gate['skipped']}."
     signals = gate.get("signals") or {}
     read = "; ".join(f"{words} {signals[name]:.0%}" for name, words in _SIGNAL_WORDS
                      if signals.get(name) is not None)

@@ -61,6 +61,7 @@ class SentenceEmbeddingOptimizer(Postprocessor):
         context_before: int = 0,
         context_after: int = 0,
         by_kind: bool = False,
+        reader: Any = None,
     ) -> None:
         if token_budget is None and percentile_cutoff is None and threshold_cutoff is None:
             raise ConfigError("SentenceEmbeddingOptimizer needs token_budget, percentile_cutoff "
@@ -79,13 +80,23 @@ class SentenceEmbeddingOptimizer(Postprocessor):
         self.context_before = context_before
         self.context_after = context_after
         self.by_kind = by_kind
+        self.reader = reader
 
     def budget_for(self, query: str) -> int | None:
         """The token budget for ``query``: the base one, times its kind's share with
         ``by_kind``."""
-        if self.token_budget is None or not self.by_kind:
-            return self.token_budget
-        return round(self.token_budget * profile(question_kind(query)).reading_share)
+        base = self._base_budget()[0]
+        if base is None or not self.by_kind:
+            return base
+        return round(base * profile(question_kind(query)).reading_share)
+
+    def _base_budget(self) -> tuple[int | None, str]:
+        """The base budget now, and why: the reader's (fitted to its measured reading speed)
+        when one is given, else ``token_budget``."""
+        fitted = self.reader.reading_budget() if self.reader is not None else None
+        if fitted is not None:
+            return fitted.tokens, fitted.reason
+        return self.token_budget, "set"
 
     def postprocess_traced(self, nodes: list[ScoredNode], query: str, trace: Any
                            ) -> list[ScoredNode]:
@@ -94,6 +105,8 @@ class SentenceEmbeddingOptimizer(Postprocessor):
         if self.by_kind and budget is not None:
             trace.notes["question_kind"] = question_kind(query).value
             trace.notes["reading_budget"] = budget
+            trace.notes["reading_budget_base"] = dict(zip(("tokens", "reason"),
+                                                          self._base_budget()))
         return self._kept(nodes, query, budget)
 
     def postprocess(self, nodes: list[ScoredNode], query: str) -> list[ScoredNode]:

@@ -6,25 +6,32 @@ cheap signals about the prompt it is about to answer and refuses for it when the
 says so:
 
     signal          how                                                   cost
-    p_not_found     the answer prompt's first-token probabilities: the   the prompt (read once;
-                    chance the reply opens with "Not" (found ...)        the answer reuses it)
-    p_no            a check pass: the same prompt asking "Do the          ~20 new tokens: it
-                    passages contain the answer? Yes or No", P(No)        shares the prompt's
-                                                                          prefix (KV cache)
+    p_no            the one pass: the answer prompt, its cue ("Answer:")  the prompt, read once:
+                    replaced by "Do the passages contain the answer?      the answer then reads
+                    Yes or No", P(No)                                     only its own cue
     p_answered      the extractive answerer's answerability model on the  ~0.1-0.2 s, run while
                     question and the passages (``answerability``), with   the model reads the
                     the index's embedding model                           prompt
+    p_not_found     the answer prompt's first-token chance of "Not"       a second pass: only
+                    (found ...); read by older calibrations and recorded  when a calibration
+                    by benchmarks, no longer by the shipped ones          reads it
+
+The gate's one pass reads the whole prompt, which the answer reuses (the slot's KV cache keeps
+it): the gate's own cost is the check question's ~20 tokens and one token written, about a
+tenth of the answer's time (``benchmarks/llm/bench_busy.py``).
 
 The score is a logistic combination of the signals' log-odds (a ``Calibration``: its weights
 and threshold set on SQuAD training questions no model here is judged on,
-``benchmarks/answers/squad_local.py --calibrate``; never on the held-out questions). p_answered
+``benchmarks/answers/squad_local.py --calibrate``, fitted by ``gate_sweep --fit``; never on the
+held-out questions). p_answered
 needs the index's embedding model, which the engines hand to an LLM offering ``with_embedder``
 (``LocalLLM`` keeps it for this): without one (keyword-only retrieval, or a synthesizer built by
 hand) the gate uses the calibration of the model's own signals (``MODEL_ONLY``). The gate alone
-decides: when it lets through a prompt whose likeliest first token is "Not", the model is told
-after the question that the passages contain the answer (``ANSWER_NUDGE``), since its own
-refusals are wrong too often, and every answer the gate lets through is begun with the answer
-prompt's ``prefill`` ("**", the bold short answer) for the model to continue. The check question
+decides: when it lets an answer through and the model opens it with "Not found" all the same, the
+answer is asked again with the model told after the question that the passages contain the
+answer (``ANSWER_NUDGE``), since its own refusals are wrong too often (the retry reads only the
+nudge: the rest of the prompt is cached); every answer the gate lets through is begun with the
+answer prompt's ``prefill`` ("**", the bold short answer) for the model to continue. The check question
 and the nudge are worded in ``ragcore.prompts.answer``, beside the answer prompts they are added
 to.
 
@@ -68,9 +75,9 @@ class LogprobLLM(Protocol):
 class GateSignals:
     """What the model (and the answerability model) said about one prompt before answering."""
 
-    p_not_found: float  # chance the answer opens with "Not"
-    model_refuses: bool  # "Not" is its likeliest first token: the greedy reply refuses itself
-    p_no: float | None  # check pass: P(No) / (P(Yes) + P(No)); None: not asked
+    p_not_found: float | None = None  # chance the answer opens with "Not"; None: not asked
+    model_refuses: bool | None = None  # "Not" is its likeliest first token; None: not asked
+    p_no: float | None = None  # check pass: P(No) / (P(Yes) + P(No)); None: not asked
     p_answered: float | None = None  # answerability of the passages; None: not measured
 
 
@@ -109,11 +116,12 @@ class Calibration:
 
 # Fitted on 60 + 60 questions of a SQuAD 2.0 training article (benchmarks/answers/squad_local.py
 # --calibrate, 2026-11-25, rows in squad_local_rows/calibration-2026-11-25-run2.jsonl): logistic
-# regression, then the lowest threshold whose false "not found" there is <= 4 %. AUC there: all
-# three 77 %, the model's two 76 % (the first token adds little once the check pass is known).
-CALIBRATED = Calibration(("p_not_found", "p_no", "p_answered"), (1.948, 0.031, 1.283, 0.129),
-                         0.88)
-MODEL_ONLY = Calibration(("p_not_found", "p_no"), (2.066, 0.047, 1.451), 0.76)
+# regression, then the lowest threshold whose false "not found" there is <= 4 %. The answer
+# prompt's first token weighed 0.03-0.05 beside the check pass's 1.3-1.5 and is left out (one
+# pass, not two); on the held-out rows (heldout-2026-11-25-run5) the gate without it refuses as
+# the gate with it did (5 % of unanswerable, 0 % of answerable; AUC 83.4 % either way).
+CALIBRATED = Calibration(("p_no", "p_answered"), (1.942, 1.338, 0.13), 0.88)
+MODEL_ONLY = Calibration(("p_no",), (2.058, 1.538), 0.76)
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,14 +184,17 @@ class NotFoundGate:
         with ThreadPoolExecutor(1, thread_name_prefix="ragcore-answerability") as pool:
             measured = None if embedder is None else pool.submit(
                 answerability, passages, question, embedder=embedder)
-            first = llm.first_token_logprobs(messages, top=10)
             reads = (self.model_only if measured is None else self.calibration).signals
-            needs_check = "p_no" in reads or not self.refuses  # a recording gate records all
+            recording = not self.refuses  # a recording gate records every signal
+            # The check first: it reads the whole prompt, which the answer then reuses.
             check = (llm.first_token_logprobs(check_messages(messages), top=10)
-                     if needs_check else None)
+                     if "p_no" in reads or recording else None)
+            first = (llm.first_token_logprobs(messages, top=10)
+                     if "p_not_found" in reads or recording else None)
             signals = GateSignals(
-                p_not_found=_mass(first, ("not",)),
-                model_refuses=bool(first) and _top(first).strip().casefold().startswith("not"),
+                p_not_found=None if first is None else _mass(first, ("not",)),
+                model_refuses=None if first is None else (
+                    bool(first) and _top(first).strip().casefold().startswith("not")),
                 p_no=None if check is None else _share_no(check),
                 p_answered=None if measured is None else measured.result(),
             )
@@ -220,15 +231,6 @@ def refusal(question: str, passages: Sequence[str]) -> str:
     if not closest:
         return NOT_FOUND_SENTENCE
     return f"{NOT_FOUND_SENTENCE}\n\nThe closest passage says: \u201c{closest}\u201d"
-
-
-def gated(decision: GateDecision, answer: Iterator[str], question: str,
-          passages: Sequence[str]) -> Iterator[str]:
-    """The reply: ``refusal`` when the gate refuses, else the model's answer as it streams."""
-    if decision.refuse:
-        yield refusal(question, passages)
-        return
-    yield from answer
 
 
 def _mass(logprobs: dict[str, float], starts: tuple[str, ...]) -> float:
@@ -277,10 +279,41 @@ def run_gated(plan: Plan, llm: Any, trace: Trace, *, gate: NotFoundGate, questio
     metadata["not_found_gate"] = trace.notes["not_found_gate"] = decision.as_dict()
     if decision.refuse:
         plan.close()
-    else:
-        call, *rest = first.calls
-        if decision.signals.model_refuses:  # the gate found an answer the model would refuse
-            call = replace(call, messages=nudged(call.messages))
-        first = replace(first, calls=(call.prefilled(prefill), *rest))
-    answer = run_plan(replayed(first, plan), llm, trace, max_concurrency=max_concurrency)
-    yield from gated(decision, answer, question, passages)
+        yield refusal(question, passages)
+        return
+    call, *rest = first.calls
+    if decision.signals.model_refuses:  # the gate found an answer the model would refuse
+        call = replace(call, messages=nudged(call.messages))
+    answer = run_plan(replayed(replace(first, calls=(call.prefilled(prefill), *rest)), plan),
+                      llm, trace, max_concurrency=max_concurrency)
+    if decision.signals.model_refuses is not None or not first.final:
+        yield from answer
+        return
+    # The model's first token was not asked: an answer that opens with "Not found" all the same
+    # is asked again, nudged (the first batch is the final one, so nothing was sent to the plan).
+    head, refused = _opening(answer, prefill)
+    if not refused:
+        yield head
+        yield from answer
+        return
+    answer.close()
+    trace.notes["not_found_gate"] = {**trace.notes["not_found_gate"], "nudged": True}
+    call = replace(call, messages=nudged(call.messages))
+    yield from run_plan(replayed(replace(first, calls=(call.prefilled(prefill), *rest)), plan),
+                        llm, trace, max_concurrency=max_concurrency)
+
+
+_REFUSAL_OPENING = "not found"
+
+
+def _opening(answer: Iterator[str], prefill: str) -> tuple[str, bool]:
+    """The answer's first chunks, up to the length of "not found" past ``prefill`` and the
+    formatting around it, and whether they say it."""
+    head = ""
+    for chunk in answer:
+        head += chunk
+        words = head.removeprefix(prefill).lstrip(" *_\n").casefold()
+        if len(words) >= len(_REFUSAL_OPENING):
+            return head, words.startswith(_REFUSAL_OPENING)
+    words = head.removeprefix(prefill).lstrip(" *_\n").casefold()
+    return head, bool(words) and words.startswith(_REFUSAL_OPENING)

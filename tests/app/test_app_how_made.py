@@ -84,3 +84,11 @@ def test_the_gates_decision_and_its_signals_are_told_in_words():
     notes["not_found_gate"]["refuse"] = False
     assert "the model answered" in gate_note({"notes": notes})
     assert gate_note({"notes": {}}) is None and gate_note(None) is None
+
+
+def test_a_question_the_gate_skipped_says_why():
+    from ragcore.present.how_made import gate_note
+
+    skipped = {"skipped": "a summary question is not refused by the factoid gate"}
+    assert gate_note({"notes": {"not_found_gate": skipped}}) == (
+        "The not-found gate did not run: a summary question is not refused by the factoid gate.")

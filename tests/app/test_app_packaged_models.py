@@ -84,3 +84,7 @@ def test_use_chooses_local_name_and_measure_speed_is_kept_for_the_workspace(docs
     assert table.loc["smollm2-135m", "speed here"].startswith("reads ")
     kept = json.loads((docs_ws / "app-preferences.json").read_text())[SPEEDS]["smollm2-135m"]
     assert kept["decode_per_second"] > 0 and kept["prompt_per_second"] > 0
+    # What the loaded model was fitted to: its threads and the passage tokens a query reads.
+    captions = " ".join(c.value for c in at.caption)
+    assert "(loaded)" in captions and "Threads: " in captions
+    assert "Passage tokens a query reads: " in captions

@@ -130,11 +130,20 @@ def packaged_models_panel() -> None:
 
 
 def queues_caption() -> None:
-    """Each loaded model's slots in this process: questions answered now, questions waiting."""
+    """Each loaded model in this process: its slots (questions answered now, questions waiting)
+    and the threads it runs with, and why; then the passage tokens a query gives the model
+    answering now, and why."""
     for engine in loaded_engines():
         now = engine.queue_state()
+        choice = engine.fit()
         st.caption(f"{engine.config.path.stem} (loaded): {now.running} of {now.slots} "
-                   f"{'slot' if now.slots == 1 else 'slots'} answering, {now.waiting} waiting.")
+                   f"{'slot' if now.slots == 1 else 'slots'} answering, {now.waiting} waiting. "
+                   f"Threads: {choice.threads} ({choice.reason}).")
+    reading = getattr(_current_llm(), "reading_budget", None)
+    budget = reading() if callable(reading) else None
+    if budget is not None:
+        st.caption(f"Passage tokens a query reads: {budget.tokens} ({budget.reason}; a list or "
+                   "a summary reads 2.5 times that).")
 
 
 def use_model(name: str) -> None:

@@ -15,7 +15,7 @@ from ragcore.errors import ConfigError, LLMError
 from ragcore.llms import local_models, resolve
 from ragcore.llms.base import complete
 from ragcore.llms.gguf_info import read_gguf_info
-from ragcore.llms.local import LocalLLM, local_chat_body
+from ragcore.llms.local import LocalLLM, default_threads, local_chat_body
 from ragcore.llms.local_models import PackagedModel, SMOLLM2_135M, model_file
 from ragcore.testing.llm import ASK, LLMContract
 from ragcore.types import Message
@@ -130,6 +130,21 @@ def test_every_instance_shares_one_loaded_engine():
     first, second = LocalLLM("smollm2-135m"), LocalLLM("smollm2-135m", num_output=32)
     assert first._engine is second._engine
     assert LocalLLM("smollm2-135m", threads=1)._engine is not first._engine
+
+
+@pytest.mark.slow
+@needs_models
+def test_the_model_says_what_it_fitted_to_this_machine_and_why():
+    llm = LocalLLM("smollm2-135m", num_output=24)
+    complete(llm, "Write three sentences about the sea, the sky and the wind, one each.")
+    note = llm.pace_note()
+    assert 1 <= note["threads"]["threads"] <= default_threads() and note["threads"]["reason"]
+    assert note["reads_per_second"] and note["writes_per_second"]
+    # The reading budget is what the measured speed reads in the aimed seconds.
+    assert "tokens/s" in note["reading_budget"]["reason"]
+    assert note["reading_budget"]["tokens"] == llm.reading_tokens
+    assert LocalLLM("smollm2-135m", reading_tokens=180).reading_tokens == 180
+    assert LocalLLM("smollm2-135m", reading_tokens=None).reading_tokens is None
 
 
 @pytest.mark.slow

@@ -39,3 +39,43 @@ def test_a_list_question_reads_more_than_a_factoid_and_the_trace_says_so():
     optimizer.postprocess_traced([ScoredNode(Node(text=PASSAGE), 0.5)], "List the groups.",
                                  trace)
     assert trace.notes["question_kind"] == "list" and trace.notes["reading_budget"] == 500
+
+
+class MeasuredReader:
+    """An LLM that sets the base budget from its measured reading speed (as LocalLLM does)."""
+
+    def __init__(self, tokens: int) -> None:
+        self.tokens = tokens
+
+    def reading_budget(self):
+        from ragcore.llms.local.pace import ReadingBudget
+
+        return ReadingBudget(self.tokens, f"reads {self.tokens // 5} tokens/s")
+
+
+def test_a_reader_that_measures_its_speed_sets_the_budget_at_each_question():
+    reader = MeasuredReader(300)
+    optimizer = SentenceEmbeddingOptimizer(None, token_budget=200, by_kind=True, reader=reader)
+    assert optimizer.budget_for("When was it published?") == 300
+    reader.tokens = 160  # the machine got busy: the next question reads less
+    trace = Trace()
+    optimizer.postprocess_traced([ScoredNode(Node(text=PASSAGE), 0.5)], "List the groups.",
+                                 trace)
+    assert trace.notes["reading_budget"] == 400  # a list: 2.5x the measured base
+    assert trace.notes["reading_budget_base"] == {"tokens": 160, "reason": "reads 32 tokens/s"}
+
+
+def test_engines_give_the_optimizer_an_llm_that_measures_its_reading():
+    from ragcore.engines.from_index import reading_postprocessors
+    from ragcore.llms.fake import FakeLLM
+
+    class Measuring(FakeLLM):
+        reading_tokens = 250
+
+        def reading_budget(self):
+            return MeasuredReader(250).reading_budget()
+
+    llm = Measuring()
+    optimizer = [p for p in reading_postprocessors(object(), [], llm, "keyword")
+                 if isinstance(p, SentenceEmbeddingOptimizer)][0]
+    assert optimizer.reader is llm

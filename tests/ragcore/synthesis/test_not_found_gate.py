@@ -84,8 +84,8 @@ def test_a_question_they_do_not_answer_is_refused_in_the_first_sentence():
 def test_the_check_pass_shares_the_answer_prompts_prefix():
     llm = LogprobFakeLLM()
     Synthesizer(llm, not_found_gate=GATE).synthesize("When was high tide on Monday?", nodes(TIDE)).text
-    answer_prompt, check = llm.logprob_calls
-    assert llm.calls[0][:-1] == answer_prompt  # the answer reuses the prompt the gate read
+    check, answer_prompt = llm.logprob_calls  # the check first: the answer reuses what it read
+    assert llm.calls[0][:-1] == answer_prompt
     shared = answer_prompt[-1].content.rsplit("\n", 1)[0]
     assert check[-1].content == f"{shared}\n{CHECK_QUESTION}"
     assert check[0] == answer_prompt[0]
@@ -276,3 +276,48 @@ def test_a_slot_of_the_answer_form_the_model_copied_is_never_shown(size):
     plain = Synthesizer(FakeLLM(replies=["<short answer> is 6:12 <sup"], chunk_size=size),
                         not_found_gate=None).synthesize("When?", nodes(TIDE))
     assert plain.text == " is 6:12 <sup"  # a tail that only began a slot is kept
+
+
+SHIPPED = NotFoundGate(models=None)  # the shipped calibrations, for any LLM telling chances
+
+
+def test_the_shipped_gate_reads_the_prompt_once():
+    # One pass: the check question in place of the answer's cue; the answer then shares every
+    # token before the cue (the slot's cache), so the gate's own cost is the check question.
+    llm = LogprobFakeLLM()
+    response = Synthesizer(llm, not_found_gate=SHIPPED).synthesize(
+        "When was high tide on Monday?", nodes(TIDE))
+    assert response.text.startswith("**6:12**")
+    [check] = llm.logprob_calls
+    assert check[-1].content.endswith(CHECK_QUESTION)
+    shared = check[-1].content.removesuffix(CHECK_QUESTION)
+    assert llm.calls[0][-2].content.startswith(shared)
+    signals = response.metadata["not_found_gate"]["signals"]
+    assert signals["p_not_found"] is None and signals["model_refuses"] is None
+
+
+def test_an_answer_that_refuses_what_the_gate_found_is_asked_again_nudged():
+    def reply(messages):
+        return "6:12**." if ANSWER_NUDGE in messages[-2].content else "Not found in the documents."
+
+    class Sure(LogprobFakeLLM):
+        def first_token_logprobs(self, messages, *, top=10):
+            self.logprob_calls.append(list(messages))
+            return {"Yes": math.log(0.95), "No": math.log(0.05)}
+
+    llm = Sure(replies=[reply, reply])
+    trace = Trace()
+    response = Synthesizer(llm, not_found_gate=SHIPPED).synthesize(
+        "When was high tide on Monday?", nodes(TIDE), trace=trace)
+    assert response.text == "**6:12**."
+    assert len(llm.calls) == 2 and ANSWER_NUDGE not in llm.calls[0][-2].content
+    assert trace.notes["not_found_gate"]["nudged"] is True
+
+
+def test_an_answer_the_model_gives_is_not_asked_again():
+    llm = LogprobFakeLLM(replies=["6:12**. High tide came at 6:12 on Monday."])
+    trace = Trace()
+    response = Synthesizer(llm, not_found_gate=SHIPPED).synthesize(
+        "When was high tide on Monday?", nodes(TIDE), trace=trace)
+    assert response.text == "**6:12**. High tide came at 6:12 on Monday."
+    assert len(llm.calls) == 1 and "nudged" not in trace.notes["not_found_gate"]

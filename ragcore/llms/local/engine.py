@@ -1,0 +1,292 @@
+"""The loaded model: llama.cpp's server engine, shared by every ``LocalLLM`` of a process.
+
+The engine (weights, KV cache, threads) is heavy, so it loads once per process and is shared:
+every ``LocalLLM`` with the same file, window, thread setting and slots uses one ``LocalEngine``
+from ``shared_engine``, whichever browser session built it. The engine has ``parallel`` slots
+(two by default): two questions at once are decoded together. A slot keeps the prompt it last
+read, so a prompt that starts like the previous one (the same system prompt) only reads what is
+new. Stopping a reply (closing its stream) ends its decoding at the next token. Its threads
+follow the machine unless set (``machine``), and every reply's speed is kept (``pace``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import queue
+import secrets
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from ...errors import LLMError, LLMResponseError
+from .machine import MachineLoad, ThreadChoice, allowed_cores, choose_threads, machine_now
+from .pace import Pace
+from ..slots import QueueState, SlotQueue
+
+logger = logging.getLogger(__name__)
+
+
+def default_threads() -> int:
+    """The cores this process may use (the most threads the model is given)."""
+    return allowed_cores()
+
+
+@dataclass(slots=True, frozen=True)
+class EngineConfig:
+    """What decides whether two LocalLLMs can share one loaded engine."""
+
+    path: Path
+    window: int  # tokens per slot
+    threads: int  # 0: fitted to the machine as it is (``machine.choose_threads``)
+    parallel: int
+
+
+# A fitted engine reloads with other threads only while no reply runs, and at most this often:
+# loading takes a few seconds (4-6 s on 2 busy cores), a load that changes for a moment should
+# not cost them.
+REFIT_SECONDS = 30.0
+
+
+class LocalEngine:
+    """One loaded model: llama.cpp's server engine, thread-safe, ``parallel`` slots.
+
+    With ``config.threads`` 0 its threads follow the machine: chosen at load from how busy other
+    programs keep the cores (``machine.choose_threads``), and chosen again before a request when
+    no reply runs; a different choice reloads the weights with it (llama.cpp fixes a context's
+    threads when it is made). Every finished reply's speed goes to ``pace``."""
+
+    def __init__(self, config: EngineConfig, *, watch: Callable[[], MachineLoad] = machine_now
+                 ) -> None:
+        self.config = config
+        self.pace = Pace()
+        self._watch = watch
+        self._lock = threading.Lock()
+        self._calls = 0  # requests running now (a reload waits for none)
+        self.choice = choose_threads(watch(), config.threads or None)
+        self._server = _load_server(config, self.choice.threads)
+        self._loaded_at = time.monotonic()
+
+    @property
+    def threads(self) -> int:
+        return self.choice.threads
+
+    def fit(self) -> ThreadChoice:
+        """The threads for the machine as it is now; reloads with them when they differ from the
+        loaded ones, no reply runs and the last load is ``REFIT_SECONDS`` old."""
+        with self._lock:
+            self._refit()
+            return self.choice
+
+    def _refit(self) -> None:
+        if self.config.threads or self._calls:
+            return
+        if time.monotonic() - self._loaded_at < REFIT_SECONDS:
+            return
+        choice = choose_threads(self._watch())
+        if choice.threads != self.choice.threads:
+            logger.info("reloading %s with %d threads: %s", self.config.path.name,
+                        choice.threads, choice.reason)
+            self._server = None  # the old weights go before the new ones come
+            self._server = _load_server(self.config, choice.threads)
+            self._loaded_at = time.monotonic()
+        self.choice = choice
+
+    def _begin(self) -> tuple[Any, int]:
+        """The server for one request (fitted first) and its threads; running until ``_end``."""
+        with self._lock:
+            self._refit()
+            self._calls += 1
+            return self._server, self.choice.threads
+
+    def _end(self) -> None:
+        with self._lock:
+            self._calls -= 1
+
+    @contextmanager
+    def _serving(self) -> Iterator[tuple[Any, int]]:
+        server, threads = self._begin()
+        try:
+            yield server, threads
+        finally:
+            self._end()
+
+    _slots_lock = threading.Lock()
+    _slots: SlotQueue | None = None
+
+    @property
+    def slots(self) -> SlotQueue:
+        """Admission to the engine's ``parallel`` slots in arrival order (made on first use)."""
+        with self._slots_lock:
+            if self._slots is None:
+                self._slots = SlotQueue(self.config.parallel)
+            return self._slots
+
+    def queue_state(self) -> QueueState:
+        """Requests decoding now and requests waiting for a slot (Settings, benchmarks)."""
+        return self.slots.state()
+
+    @contextmanager
+    def _admitted(self) -> Iterator[None]:
+        """One slot held for one request, waited for in the caller's thread: the wait tells
+        ``slots.waiting_reporter``'s reporter its place; an exception frees the place."""
+        with self.slots.enter() as ticket:
+            ticket.wait()
+            yield
+
+    def stream(self, body: dict[str, Any]) -> Iterator[str]:
+        """The reply to an OpenAI chat ``body``, as text chunks, once a slot is free; closing
+        the iterator stops it and frees the slot for the next request in line."""
+        with self._admitted():  # on the first next(), before any decoding starts
+            yield from self._decoded(body)
+
+    def _decoded(self, body: dict[str, Any]) -> Iterator[str]:
+        """The reply's chunks as llama.cpp decodes them in a worker thread."""
+        chunks: queue.Queue[Any] = queue.Queue()
+        stop = threading.Event()
+        done = object()
+
+        def take(chunk: Any) -> bool:
+            chunks.put(chunk)
+            return stop.is_set()  # True tells llama.cpp to stop decoding this reply
+
+        def run(server: Any) -> None:
+            try:
+                server.handle_chat_completions({**body, "stream": True}, take)
+            except BaseException as exc:  # handed to the reader, who raises it
+                chunks.put(exc)
+            finally:
+                self._end()  # when decoding ends, not when the reader stops: a reload waits
+                chunks.put(done)
+
+        server, threads = self._begin()
+        worker = threading.Thread(target=run, args=(server,), name="ragcore-local-llm",
+                                  daemon=True)
+        running = (stop, worker)
+        with _RUNNING_LOCK:
+            _RUNNING.add(running)
+        worker.start()
+        try:
+            while (chunk := chunks.get()) is not done:
+                if isinstance(chunk, BaseException):
+                    raise LLMError(f"the local model failed: {chunk}") from chunk
+                text = chunk_text(chunk)
+                self._timed(chunk, threads)
+                if text:
+                    yield text
+        finally:
+            stop.set()
+            with _RUNNING_LOCK:
+                _RUNNING.discard(running)
+
+    def complete(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The whole (non-streamed) reply object, e.g. with ``logprobs`` asked for, once a slot
+        is free (the not-found gate's and the claim judge's short calls wait their turn too)."""
+        with self._admitted():
+            return self._completed(body)
+
+    def _completed(self, body: dict[str, Any]) -> dict[str, Any]:
+        with self._serving() as (server, threads):
+            reply = server.handle_chat_completions({**body, "stream": False})
+        _raise_error(reply)
+        self._timed(reply, threads)
+        return reply
+
+    def _timed(self, chunk: Any, threads: int) -> None:
+        """Keep the speed llama.cpp reports with a reply's last chunk (``timings``)."""
+        if isinstance(chunk, dict) and isinstance(chunk.get("timings"), dict):
+            self.pace.record(chunk["timings"], threads)
+
+
+def chunk_text(chunk: Any) -> str:
+    """The text of one streamed chunk; an ``{"error": ...}`` chunk raises."""
+    _raise_error(chunk)
+    choices = chunk.get("choices") if isinstance(chunk, dict) else None
+    if not choices:
+        return ""
+    delta = choices[0].get("delta") or {}
+    return delta.get("content") or ""
+
+
+def _raise_error(reply: Any) -> None:
+    if isinstance(reply, dict) and isinstance(reply.get("error"), dict):
+        error = reply["error"]
+        message = error.get("message", "unknown error")
+        if error.get("type") == "exceed_context_size_error":
+            raise LLMResponseError(
+                f"the local model's window is too small for this prompt ({message}): raise "
+                "context_window (Settings, 'Context window') or retrieve fewer passages")
+        raise LLMResponseError(f"the local model refused the request: {message}")
+
+
+def _load_server(config: EngineConfig, threads: int) -> Any:
+    """llama.cpp's server engine for ``config``, decoding with ``threads``."""
+    try:
+        import xllamacpp
+    except ImportError as exc:
+        raise LLMError("the local backend needs the llama.cpp bindings: pip install "
+                       "xllamacpp (or run `make install`)") from exc
+    params = xllamacpp.CommonParams()
+    params.model.path = str(config.path)
+    params.n_ctx = config.window * config.parallel  # llama.cpp splits it between slots
+    params.n_parallel = config.parallel
+    params.cpuparams.n_threads = threads
+    params.cpuparams_batch.n_threads = threads
+    # No host-memory copies of idle slots' prompts (llama.cpp keeps up to 8 GiB of them by
+    # default: the model then added 1.9x its file to the process); each slot still reuses its
+    # own last prompt (``cache_prompt``).
+    params.cache_ram_mib = 0
+    # Read the weights, not mapped: llama.cpp repacks them for the CPU's vector units, and with
+    # a mapping the file's pages stayed resident beside the repacked copy (2.08 GB added for a
+    # 1.12 GB file; read, 1.46 GB; with 2,048-token slots, about 1.3 GB).
+    params.load_mode = xllamacpp.llama_load_mode.LLAMA_LOAD_MODE_NONE
+    params.verbosity = -1  # llama.cpp's own log would go to stderr line by line
+    params.use_jinja = True  # the GGUF's own chat template, tools and tool results included
+    # The engine also listens on a loopback port; a random key keeps other programs out.
+    params.api_keys = [secrets.token_hex(16)]
+    try:
+        return xllamacpp.Server(params)
+    except Exception as exc:  # the bindings raise plain RuntimeError/ValueError
+        raise LLMError(f"llama.cpp could not load {config.path}: {exc}. Check that the file is "
+                       "a GGUF model (reinstall it with `make install`)") from exc
+
+
+# Replies being decoded: a process that exits mid-reply stops them first (``_stop_running``);
+# llama.cpp decoding while the interpreter tears the engine down crashed it (1 exit in 3).
+_RUNNING: set[tuple[threading.Event, threading.Thread]] = set()
+_RUNNING_LOCK = threading.Lock()
+EXIT_WAIT_SECONDS = 10.0  # a reply stops at its next token; reading a long prompt takes longer
+
+
+@atexit.register
+def _stop_running() -> None:
+    with _RUNNING_LOCK:
+        running = list(_RUNNING)
+    for stop, _ in running:
+        stop.set()
+    for _, worker in running:
+        worker.join(EXIT_WAIT_SECONDS)
+
+
+_ENGINES: dict[EngineConfig, LocalEngine] = {}
+_ENGINES_LOCK = threading.Lock()
+
+
+def shared_engine(config: EngineConfig) -> LocalEngine:
+    """The process's engine for ``config``, loaded on first use (once, whoever asks first)."""
+    with _ENGINES_LOCK:
+        engine = _ENGINES.get(config)
+        if engine is None:
+            engine = _ENGINES[config] = LocalEngine(config)
+            logger.info("loaded %s (%d threads: %s; %d slots of %d tokens)", config.path.name,
+                        engine.threads, engine.choice.reason, config.parallel, config.window)
+        return engine
+
+
+def loaded_engines() -> list[LocalEngine]:
+    """What this process has loaded (for the Settings page)."""
+    with _ENGINES_LOCK:
+        return list(_ENGINES.values())

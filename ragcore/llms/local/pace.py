@@ -1,0 +1,89 @@
+"""The packaged model's measured pace on this machine, and the reading budget it sets.
+
+Every reply llama.cpp finishes reports how fast it read the prompt's new tokens and wrote its
+own (``timings``); ``Pace`` keeps a moving average of both for each thread count, so a change of
+threads (``machine.choose_threads``) starts from what that count did before. The reading budget
+of a query (how many passage tokens the model is given: ``engines.from_index`` keeps the
+question's closest sentences up to it) is what the model reads in ``READING_SECONDS`` at the
+measured speed: a laptop reading four times faster reads four times as much in the same wait.
+The question's kind then scales it (``grounding.kinds``: a list or a summary reads 2.5x more).
+Until a reply has been measured, and for a budget fixed in the settings, the budget is fixed.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+READING_SECONDS = 5.0  # of the first token's wait spent reading passages (4-6 s is the aim)
+MIN_READING_TOKENS = 160  # below this the answer's sentence loses its neighbours
+MIN_TIMED_READ = 32  # tokens: shorter reads (a cached prompt's tail) time the overhead
+SMOOTHING = 0.5  # weight of the newest reply in the moving average
+
+
+@dataclass(frozen=True, slots=True)
+class Speeds:
+    """Tokens a second, as last measured for one thread count (None: not measured yet)."""
+
+    reading: float | None = None
+    writing: float | None = None
+    replies: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ReadingBudget:
+    """The passage tokens a query's model reads, and why (for the Settings page and trace)."""
+
+    tokens: int
+    reason: str
+
+    def as_dict(self) -> dict[str, object]:
+        return {"tokens": self.tokens, "reason": self.reason}
+
+
+class Pace:
+    """The model's measured reading and writing speed per thread count (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._speeds: dict[int, Speeds] = {}
+
+    def record(self, timings: dict, threads: int) -> None:
+        """Fold llama.cpp's ``timings`` of one finished reply into the average for ``threads``."""
+        reading = _rate(timings, "prompt_n", "prompt_per_second", MIN_TIMED_READ)
+        writing = _rate(timings, "predicted_n", "predicted_per_second", 2)
+        if reading is None and writing is None:
+            return
+        with self._lock:
+            old = self._speeds.get(threads, Speeds())
+            self._speeds[threads] = Speeds(_average(old.reading, reading),
+                                           _average(old.writing, writing), old.replies + 1)
+
+    def speeds(self, threads: int) -> Speeds:
+        with self._lock:
+            return self._speeds.get(threads, Speeds())
+
+    def reading_budget(self, threads: int, *, default: int, ceiling: int) -> ReadingBudget:
+        """What the model reads in ``READING_SECONDS`` at ``threads``' measured speed, between
+        ``MIN_READING_TOKENS`` and ``ceiling``; ``default`` until a prompt has been measured."""
+        reading = self.speeds(threads).reading
+        if reading is None:
+            return ReadingBudget(default, f"{default} tokens until a reply has been timed")
+        tokens = max(MIN_READING_TOKENS, min(ceiling, int(round(reading * READING_SECONDS, -1))))
+        return ReadingBudget(tokens, f"reads {reading:.0f} tokens/s on {threads} "
+                                     f"thread{'' if threads == 1 else 's'}: {tokens} tokens in "
+                                     f"about {READING_SECONDS:.0f} s")
+
+
+def _rate(timings: dict, count: str, speed: str, least: int) -> float | None:
+    try:
+        n, rate = float(timings.get(count, 0)), float(timings.get(speed, 0))
+    except (TypeError, ValueError):
+        return None
+    return rate if n >= least and rate > 0 else None
+
+
+def _average(old: float | None, new: float | None) -> float | None:
+    if new is None:
+        return old
+    return new if old is None else SMOOTHING * new + (1 - SMOOTHING) * old
