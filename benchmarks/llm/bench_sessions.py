@@ -7,7 +7,8 @@ pages do, so a session that has to wait records the place it was shown first. Ro
 
 - answered: how many of the four got a non-empty answer (target: all 4);
 - shown its place: per session, the first place in line reported (a session that found a free
-  slot waited for nothing and is told nothing); with two slots, two of four should wait;
+  slot for every call waited for nothing and is told nothing); with two slots, at least two of
+  four wait (more: each of a question's calls, gate then answer, queues on its own);
 - whole answer p50 and max: seconds from the question to the answer's last chunk;
 - first token, per session: seconds from the question to the first chunk of the answer.
 
@@ -77,8 +78,10 @@ def run(quick: bool = False, corpus: Path | None = None) -> list[Row]:
         place = r.get("shown")
         rows.append(Row(GROUP, f"session {n}: place first shown", place, "ahead",
                         note="found a free slot: nothing shown" if place is None else ""))
+    # A question makes several calls (the not-found gate's, then the answer's), each queued on
+    # its own: one that ran its first call at once may wait for its next, so more can wait.
     rows.append(Row(GROUP, "sessions shown their place", len(waited), "",
-                    f"= {SESSIONS - slots}", len(waited) == SESSIONS - slots))
+                    f">= {SESSIONS - slots}", len(waited) >= SESSIONS - slots))
     wholes = [r["whole"] for r in results if "whole" in r]
     if wholes:
         rows += [Row(GROUP, "whole answer p50", statistics.median(wholes), "s"),

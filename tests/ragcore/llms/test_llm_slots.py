@@ -293,8 +293,11 @@ def test_three_questions_on_one_slot_are_answered_in_turn():
 
     threading.Thread(target=read, args=("second", second, lambda ahead: None),
                      daemon=True).start()
-    while engine.queue_state().waiting < 1:  # the second is in line before the third comes
+    for _ in range(SETTLE * 100):  # the second is in line before the third comes
+        if engine.queue_state().waiting == 1:
+            break
         threading.Event().wait(0.01)
+    assert engine.queue_state() == QueueState(1, 1, 1)
     threading.Thread(target=read, args=("third", third, reports.put), daemon=True).start()
     assert reports.get(timeout=SETTLE) == 1
     assert engine.queue_state() == QueueState(1, 1, 2)
