@@ -2,8 +2,9 @@
 
 The packaged model answers a few questions at once (its slots) for every browser session of the
 process; the others wait in line (``ragcore.llms.slots``). The Query and Chat pages start an
-answer inside ``waiting_notice()``: while one of its model calls waits, a placeholder shows the
-place in line with Cancel, and it is cleared when the call starts. Cancel needs no handler: any
+answer inside ``waiting_notice()``, which is one turn at the model (``one_turn``: the question's
+calls share one slot, taken by the first and freed at the end): while it waits, a placeholder
+shows the place in line with Cancel, and it is cleared when the model starts. Cancel needs no handler: any
 click reruns the script, Streamlit raises inside the next redraw of the notice (at most half a
 second later), and that exception frees the question's place as it ends the run. Closing the
 tab stops the run the same way.
@@ -17,7 +18,7 @@ from typing import Iterator
 
 import streamlit as st
 
-from ragcore.llms import waiting_reporter
+from ragcore.llms import one_turn, waiting_reporter
 
 _DRAWN = itertools.count()  # a fresh key for each Cancel drawn: one run may wait more than once
 
@@ -49,5 +50,6 @@ def waiting_notice() -> Iterator[None]:
         lines.clear()
         notice.empty()
 
-    with waiting_reporter(report, started=started):
+    # One question, one place in line: its gate pass, answer and check share one slot.
+    with waiting_reporter(report, started=started), one_turn():
         yield

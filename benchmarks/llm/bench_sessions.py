@@ -2,13 +2,14 @@
 
 Four threads, each a browser session in miniature, run the default query engine with the
 default packaged model (``LocalLLM()``: two slots) over the State of the Union index of
-``bench_local_llm``, all released together. Each sets a ``waiting_reporter`` the way the app's
-pages do, so a session that has to wait records the place it was shown first. Rows:
+``bench_local_llm``, all released together. Each asks inside one turn with a
+``waiting_reporter``, the way the app's pages do (``webapp.waiting``), so a session that has to
+wait records the place it was shown first. Rows:
 
 - answered: how many of the four got a non-empty answer (target: all 4);
 - shown its place: per session, the first place in line reported (a session that found a free
-  slot for every call waited for nothing and is told nothing); with two slots, at least two of
-  four wait (more: each of a question's calls, gate then answer, queues on its own);
+  slot waited for nothing and is told nothing); with two slots, two of four wait: a question's
+  calls (the gate's pass, the answer) share its one place (``one_turn``);
 - whole answer p50 and max: seconds from the question to the answer's last chunk;
 - first token, per session: seconds from the question to the first chunk of the answer.
 
@@ -31,13 +32,13 @@ SESSIONS = 4
 
 def _session(engine, question: str, start: threading.Barrier, out: dict) -> None:
     """One person asking: the place first shown, time to first token, to the whole answer."""
-    from ragcore.llms import waiting_reporter
+    from ragcore.llms import one_turn, waiting_reporter
 
     shown: list[int] = []
     start.wait()
     began = time.perf_counter()
     try:
-        with waiting_reporter(shown.append):
+        with waiting_reporter(shown.append), one_turn():
             response = engine.query(question)
             chunks = iter(response)
             first = next(chunks, "")
@@ -78,8 +79,7 @@ def run(quick: bool = False, corpus: Path | None = None) -> list[Row]:
         place = r.get("shown")
         rows.append(Row(GROUP, f"session {n}: place first shown", place, "ahead",
                         note="found a free slot: nothing shown" if place is None else ""))
-    # A question makes several calls (the not-found gate's, then the answer's), each queued on
-    # its own: one that ran its first call at once may wait for its next, so more can wait.
+    # A question's calls share its turn: the first two run at once, the other two wait.
     rows.append(Row(GROUP, "sessions shown their place", len(waited), "",
                     f">= {SESSIONS - slots}", len(waited) >= SESSIONS - slots))
     wholes = [r["whole"] for r in results if "whole" in r]

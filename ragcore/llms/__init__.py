@@ -43,6 +43,7 @@ _LAZY = {
     "resolve_llm": ".resolve",
     "try_model": ".presets",
     "waiting_reporter": ".slots",
+    "one_turn": ".slots",
 }
 
 __all__ = ["LLM", "ToolCallingLLM", "FakeLLM", "chat", "complete", "complete_traced", "stream_chat",

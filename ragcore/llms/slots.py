@@ -13,9 +13,13 @@ callback through the query engine): with the number waiting ahead whenever that 
 about every ``REPORT_SECONDS``. An exception the reporter raises (Streamlit stops a script that
 way when its user presses Stop or leaves) ends the wait, frees the ticket and propagates.
 
-A caller holds at most one ticket at a time: calls that wait for one another (a pool of
-independent calls, one question's gate pass then its answer) each take their own ticket in
-turn, so no slot is ever held while waiting for another.
+One question makes several calls (the not-found gate's pass, the answer, the claim judge's
+check). Inside ``one_turn()`` they share one place: the first call waits for a slot and the
+others use it without queueing again, so two people asking at once are answered one after the
+other, not call by call in turns, and the slot is freed when the question's block ends. Calls a
+thread pool makes inside the block share it too when the pool runs them in a copy of the
+caller's context (``synthesis.steps`` does), so no slot is held while waiting for another.
+Outside a turn each call takes its own ticket and gives it back when it ends.
 """
 
 from __future__ import annotations
@@ -56,6 +60,50 @@ def waiting_reporter(report: Callable[[int], object], *,
         yield
     finally:
         _REPORTER.reset(token)
+
+
+class Turn:
+    """One question's places: a ticket per queue, taken by its first call, freed at the end."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._held: dict[int, Ticket] = {}
+
+    def admitted(self, queue: SlotQueue) -> None:
+        """Hold a slot of ``queue`` for this question (waiting for it the first time)."""
+        with self._lock:  # a second thread of the question waits for the same slot here
+            if id(queue) in self._held:
+                return
+            ticket = queue.enter()
+            ticket.wait()  # closes the ticket if it raises
+            self._held[id(queue)] = ticket
+
+    def close(self) -> None:
+        with self._lock:
+            held, self._held = list(self._held.values()), {}
+        for ticket in held:
+            ticket.close()
+
+
+_TURN: contextvars.ContextVar[Turn | None] = contextvars.ContextVar("ragcore_turn", default=None)
+
+
+@contextmanager
+def one_turn() -> Iterator[Turn]:
+    """Within the block, every call to an engine shares one place in its line (see the module's
+    docstring); the slot is given back when the block ends, however it ends."""
+    turn = Turn()
+    token = _TURN.set(turn)
+    try:
+        yield turn
+    finally:
+        _TURN.reset(token)
+        turn.close()
+
+
+def current_turn() -> Turn | None:
+    """The question's turn this call belongs to (None: outside ``one_turn``)."""
+    return _TURN.get()
 
 
 @dataclass(slots=True, frozen=True)

@@ -15,8 +15,9 @@ messages were formatted from (``AnswerRequest``), handed to a backend that answe
 
 from __future__ import annotations
 
-from concurrent.futures import Future, ThreadPoolExecutor
+import contextvars
 import dataclasses
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Generator, Iterator, Sequence
 
@@ -89,7 +90,9 @@ def _complete_all(
     if workers <= 1:
         return [run(call) for call in calls]
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragcore-llm") as pool:
-        return list(pool.map(run, calls))
+        # In the caller's context: the question's turn at a shared model (``llms.slots``).
+        futures = [pool.submit(contextvars.copy_context().run, run, call) for call in calls]
+        return [future.result() for future in futures]
 
 
 def _stream_final(
@@ -110,7 +113,8 @@ def _stream_final(
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragcore-llm")
     try:
         rest: list[Future[str]] = [
-            pool.submit(complete_traced, answering(llm, c.request), c.messages, trace, c.purpose)
+            pool.submit(contextvars.copy_context().run, complete_traced,
+                        answering(llm, c.request), c.messages, trace, c.purpose)
             for c in calls[1:]
         ]
         first = calls[0]

@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterator
 from ...errors import LLMError, LLMResponseError
 from .machine import MachineLoad, ThreadChoice, allowed_cores, choose_threads, machine_now
 from .pace import Pace
-from ..slots import QueueState, SlotQueue
+from ..slots import QueueState, SlotQueue, current_turn
 
 logger = logging.getLogger(__name__)
 
@@ -132,7 +132,13 @@ class LocalEngine:
     @contextmanager
     def _admitted(self) -> Iterator[None]:
         """One slot held for one request, waited for in the caller's thread: the wait tells
-        ``slots.waiting_reporter``'s reporter its place; an exception frees the place."""
+        ``slots.waiting_reporter``'s reporter its place; an exception frees the place. Inside
+        ``slots.one_turn`` the question's slot is held from its first call to its end."""
+        turn = current_turn()
+        if turn is not None:
+            turn.admitted(self.slots)
+            yield
+            return
         with self.slots.enter() as ticket:
             ticket.wait()
             yield

@@ -271,6 +271,55 @@ def test_complete_waits_its_turn_behind_a_running_stream(engine):
     assert engine.queue_state() == QueueState(1, 0, 0)
 
 
+def test_one_questions_calls_share_its_place_in_line(engine):
+    from ragcore.llms import one_turn
+
+    with one_turn():
+        assert engine.complete({})  # the gate's pass takes the question's slot
+        other: queue.Queue = queue.Queue()
+        threading.Thread(target=lambda: other.put(engine.complete({})), daemon=True).start()
+        for _ in range(SETTLE * 100):  # another person's question is now in line
+            if engine.queue_state().waiting == 1:
+                break
+            threading.Event().wait(0.01)
+        assert engine.queue_state() == QueueState(1, 1, 1)
+        stream = engine.stream({})
+        assert next(stream) == "0 "  # the answer does not queue behind them: same turn
+        stream.close()
+        assert engine.queue_state() == QueueState(1, 1, 1) and other.empty()
+    # The question's block ended: its slot goes to the next in line.
+    assert other.get(timeout=SETTLE)["choices"][0]["message"]["content"] == "whole"
+    assert engine.queue_state() == QueueState(1, 0, 0)
+
+
+def test_calls_of_a_pool_inside_a_turn_share_it_without_deadlock(engine):
+    # refine/tree modes complete several prompts in a thread pool (``synthesis.steps``): on a
+    # one-slot engine, two questions doing so at once must both finish.
+    from ragcore.llms import one_turn
+    from ragcore.synthesis.steps import _complete_all
+    from ragcore.synthesis.steps import Call
+
+    class EngineLLM:
+        model = "scripted"
+
+        def stream(self, messages):
+            yield engine.complete({})["choices"][0]["message"]["content"]
+
+    calls = [Call("qa", [Message("user", f"part {n}")]) for n in range(3)]
+    done: queue.Queue = queue.Queue()
+
+    def question() -> None:
+        with one_turn():
+            engine.complete({})  # the gate's pass: the question holds the one slot from here
+            done.put(_complete_all(calls, EngineLLM(), None, max_concurrency=3))
+
+    threads = [threading.Thread(target=question, daemon=True) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    assert [done.get(timeout=SETTLE * 4) for _ in threads] == [["whole"] * 3] * 2
+    assert engine.queue_state() == QueueState(1, 0, 0)
+
+
 # -- the real packaged model --------------------------------------------------------------------
 
 @pytest.mark.slow
