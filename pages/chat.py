@@ -232,7 +232,7 @@ def render_history(chat, lookup, embedder, advanced: bool, *, answering: bool) -
             controls.render_reply(message, text=text)
             render_reply_extras(message, listing, lookup, index_name=chat.index, key=key,
                                 advanced=advanced)
-            controls.reply_actions(message, number, last=number == last)
+            controls.reply_actions(message, number, last=number == last, shown=text)
     for drop in drops_at(chat, len(chat.messages)):
         render_drop(drop)
 
@@ -348,7 +348,7 @@ def show_recorded(chat, message, reply_box, lookup, index, advanced: bool) -> No
     st.query_params["chat"] = chat.id
     render_reply_extras(message, listing, lookup, index_name=chat.index, key=key,
                         advanced=advanced)
-    controls.reply_actions(message, len(chat.messages) - 1, last=True)
+    controls.reply_actions(message, len(chat.messages) - 1, last=True, shown=text)
 
 
 def chat_caption(chat) -> str:

@@ -64,7 +64,7 @@ def index_of(files: list[Path], name: str):
 
 
 def run(file: str, llm_spec: str, limit: int | None, judge: bool = True,
-        collection: str = "") -> list[dict]:
+        collection: str = "", reading: int | None = None) -> list[dict]:
     from ragcore.llms.resolve import resolve_llm
     from ragcore.present.markers import mark_listing
     from ragcore.present.sources import answer_sources
@@ -78,6 +78,10 @@ def run(file: str, llm_spec: str, limit: int | None, judge: bool = True,
         index = index_of([path], path.stem)
     questions = questions[:limit]
     llm = resolve_llm(llm_spec)
+    if reading is not None:  # a fixed reading budget in place of the measured one
+        from ragcore.llms.local import LocalLLM
+
+        llm = LocalLLM(llm.name, reading_tokens=reading)
     engine = index.as_query_engine(llm=llm)
     rows = []
     for question in questions:
@@ -135,12 +139,15 @@ def main() -> None:
     parser.add_argument("--llm", default="local")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--no-judge", action="store_true", help="check without the model")
+    parser.add_argument("--reading", type=int, default=None,
+                        help="passage tokens the packaged model reads (default: fitted)")
     args = parser.parse_args()
     rows = run(args.file, args.llm, args.limit, judge=not args.no_judge,
-               collection=args.collection)
+               collection=args.collection, reading=args.reading)
     RESULTS.mkdir(parents=True, exist_ok=True)
     name = args.collection or Path(args.file).stem
-    out = RESULTS / f"grounded-{name}-{args.llm.replace(':', '_')}.jsonl"
+    budget = "" if args.reading is None else f"-reading{args.reading}"
+    out = RESULTS / f"grounded-{name}-{args.llm.replace(':', '_')}{budget}.jsonl"
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
                    encoding="utf-8")
     print(table(rows))

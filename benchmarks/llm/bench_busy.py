@@ -68,10 +68,11 @@ class Busy:
 
 def _answer(index, llm, question: str, *, gate: bool) -> dict[str, float]:
     """One answer read whole: first token, whole time, gate stage; a fresh nonce first."""
+    from ragcore.engines.from_index import query_engine_from_index
     from ragcore.prompts.answer import SynthesisPrompts
 
     prompts = SynthesisPrompts().with_system_prompt(f"Session {secrets.token_hex(4)}.")
-    engine = index.as_query_engine(llm=llm, prompts=prompts)
+    engine = query_engine_from_index(index, llm=llm, prompts=prompts)
     if not gate:
         engine.synthesizer.not_found_gate = None
     started = time.perf_counter()

@@ -117,10 +117,12 @@ def test_a_stopped_reply_is_kept_and_marked_stopped(docs_ws):
     assert any(c.value == STOPPED_NOTE for c in at.chat_message[3].caption)
 
 
-def test_a_reply_can_be_copied_from_a_code_box(docs_ws):
+def test_a_reply_is_copied_as_shown_checked_and_cited_not_as_drafted(docs_ws):
     at = ask(open_page("chat"), UKRAINE)
     reply = saved(docs_ws, at)["messages"][1]["content"]
-    assert any(code.value == reply for code in at.code)
+    [copied] = [code.value for code in at.code]
+    assert copied != reply and "[1]" in copied  # ragcore's markers, placed by the check
+    assert copied.split("[")[0].strip()[:30] in reply
 
 
 def test_files_dropped_into_the_chat_are_indexed_with_progress_in_the_conversation(docs_ws):

@@ -148,12 +148,15 @@ def reply_notes(message: Any) -> None:
         st.caption(f"Used only {chosen} (Documents to use).")
 
 
-def reply_actions(message: Any, position: int, *, last: bool) -> None:
-    """Copy (a code box with a copy icon) and, under the last reply, Regenerate."""
+def reply_actions(message: Any, position: int, *, last: bool, shown: str | None = None
+                  ) -> None:
+    """Copy (a code box with a copy icon) and, under the last reply, Regenerate. Copy gives
+    the reply as shown (``shown``: checked against its passages, ragcore's [n] markers), not
+    the model's draft."""
     copy, again, _ = st.columns([1, 1, 3])
     with copy.popover("Copy", icon=":material/content_copy:"):
         st.caption("Press the copy icon at the box's top right.")
-        st.code(message.content, language=None, wrap_lines=True)
+        st.code(message.content if shown is None else shown, language=None, wrap_lines=True)
     if last:
         again.button("Regenerate", key=f"regenerate_{position}", icon=":material/refresh:",
                      on_click=regenerate,
