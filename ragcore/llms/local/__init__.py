@@ -37,10 +37,11 @@ DEFAULT_LOCAL_WINDOW = 2048
 DEFAULT_LOCAL_OUTPUT = 384
 DEFAULT_PARALLEL = 2
 # The passages' tokens a query gives the model (``engines.from_index`` keeps the question's closest
-# sentences up to it): on 2 cores the model reads ~50 tokens a second, and a first token within
-# ~4 s leaves it a few hundred tokens to read. None: every passage whole.
+# sentences up to it): with ``FITTED`` (the default) what the model reads in about 5 s at its
+# measured speed (``pace``: ~370 on these 2 idle cores, 160 on one busy one), and this many until
+# a reply has been timed; a number fixes it; None: every passage whole.
 DEFAULT_READING_TOKENS = 200
-FITTED = "fitted"  # reading_tokens: set by the measured reading speed (``pace``)
+FITTED = "fitted"
 
 
 def local_chat_body(

@@ -66,6 +66,7 @@ class LocalEngine:
         self._watch = watch
         self._lock = threading.Lock()
         self._calls = 0  # requests running now (a reload waits for none)
+        self.slots = SlotQueue(config.parallel)  # admission to the slots in arrival order
         self.choice = choose_threads(watch(), config.threads or None)
         self._server = _load_server(config, self.choice.threads)
         self._loaded_at = time.monotonic()
@@ -113,17 +114,6 @@ class LocalEngine:
             yield server, threads
         finally:
             self._end()
-
-    _slots_lock = threading.Lock()
-    _slots: SlotQueue | None = None
-
-    @property
-    def slots(self) -> SlotQueue:
-        """Admission to the engine's ``parallel`` slots in arrival order (made on first use)."""
-        with self._slots_lock:
-            if self._slots is None:
-                self._slots = SlotQueue(self.config.parallel)
-            return self._slots
 
     def queue_state(self) -> QueueState:
         """Requests decoding now and requests waiting for a slot (Settings, benchmarks)."""
