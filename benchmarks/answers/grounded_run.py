@@ -3,6 +3,7 @@ show what a person would be shown: the answer as its grounding verdict allows it
 
     python -m benchmarks.answers.grounded_run --file NIST.SP.800-218.pdf [--llm local] [--limit N]
     python -m benchmarks.answers.grounded_run --collection rfcs
+    python -m benchmarks.answers.grounded_run --collection rfcs --span-choice
 
 For the questions over one corpus file (and the unanswerable ones of its collection that name
 it or its subject), or over one collection (the files its questions name, and all its
@@ -11,13 +12,17 @@ question with the query engine (compact mode), cites the answer against its sour
 and CLI do (``present.sources.answer_sources`` then ``present.markers.mark_listing``), and
 records per question: the kind decided, the verdict, whether the first sentence refuses, the
 gold items found in what is shown, where a miss came from (``grounded_set.diagnose``: not
-retrieved, or cut before the model read it) and the seconds. Rows go to
+retrieved, or cut before the model read it) and the seconds. With ``--span-choice`` each
+question is also asked with factoid answers chosen among the passages' phrases
+(``synthesis.span_choice``), the two arms taking turns to go first, and a table is printed for
+each. Rows go to
 ``benchmarks/results/grounded-<file>.jsonl``; the table goes to stdout.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import time
 from pathlib import Path
@@ -64,11 +69,10 @@ def index_of(files: list[Path], name: str):
 
 
 def run(file: str, llm_spec: str, limit: int | None, judge: bool = True,
-        collection: str = "", reading: int | None = None) -> list[dict]:
+        collection: str = "", reading: int | None = None, span_choice: bool = False
+        ) -> list[dict]:
     from ragcore.llms.resolve import resolve_llm
-    from ragcore.present.markers import mark_listing
-    from ragcore.present.sources import answer_sources
-    from ragcore.trace import Trace
+    from ragcore.synthesis import Synthesizer
 
     if collection:
         questions, files = in_collection(collection)
@@ -83,33 +87,51 @@ def run(file: str, llm_spec: str, limit: int | None, judge: bool = True,
 
         llm = LocalLLM(llm.name, reading_tokens=reading)
     engine = index.as_query_engine(llm=llm)
+    arms = {"written": engine}
+    if span_choice:  # the same engine, its synthesizer choosing factoid answers among spans
+        chooser = copy.copy(engine)
+        chooser.synthesizer = Synthesizer(engine.synthesizer.llm, span_choice=True)
+        arms["span_choice"] = chooser
     rows = []
-    for question in questions:
-        trace = Trace()
-        started = time.perf_counter()
-        response = engine.query(question.question, trace=trace)
-        answer = response.text
-        answered = time.perf_counter()
-        listing = answer_sources(answer, response.source_nodes, retrieval_mode="hybrid",
-                                 extractive=False, embedder=index.embedder,
-                                 question=question.question, judge=judge and llm)
-        shown, _ = mark_listing(answer, listing)
-        seconds = time.perf_counter() - started
-        checking = time.perf_counter() - answered
-        read = ["\n".join(m.content for m in call.messages) for call in trace.llm_calls]
-        retrieved = engine.retriever.retrieve(question.question)
-        rows.append({
-            "id": question.id, "kind": question.kind, "question": question.question,
-            "decided_kind": trace.notes.get("question_kind"),
-            "verdict": None if listing.verdict is None else listing.verdict.label,
-            "answer": answer, "shown": shown, "refused_first": refused_first(shown),
-            "found": items_found(question, shown), "seconds": round(seconds, 2),
-            "verdict_seconds": round(checking, 2),
-            "diagnosis": diagnose(question, [n.node.text for n in retrieved],
-                                  [str(m) for m in read]),
-        })
-        print(json.dumps(rows[-1], ensure_ascii=False)[:400], flush=True)
+    for number, question in enumerate(questions):
+        # The arms take turns going first: the machine's load falls on both alike.
+        order = list(arms) if number % 2 == 0 else list(reversed(arms))
+        for arm in order:
+            rows.append({**ask(arms[arm], question, index, llm, judge), "arm": arm})
+            print(json.dumps(rows[-1], ensure_ascii=False)[:400], flush=True)
     return rows
+
+
+def ask(engine, question, index, llm, judge: bool) -> dict:
+    """One question through ``engine``: what is shown, its verdict, the gold items found."""
+    from ragcore.present.markers import mark_listing
+    from ragcore.present.sources import answer_sources
+    from ragcore.trace import Trace
+
+    trace = Trace()
+    started = time.perf_counter()
+    response = engine.query(question.question, trace=trace)
+    answer = response.text
+    answered = time.perf_counter()
+    listing = answer_sources(answer, response.source_nodes, retrieval_mode="hybrid",
+                             extractive=False, embedder=index.embedder,
+                             question=question.question, judge=judge and llm)
+    shown, _ = mark_listing(answer, listing)
+    seconds = time.perf_counter() - started
+    checking = time.perf_counter() - answered
+    read = ["\n".join(m.content for m in call.messages) for call in trace.llm_calls]
+    retrieved = engine.retriever.retrieve(question.question)
+    return {
+        "id": question.id, "kind": question.kind, "question": question.question,
+        "decided_kind": trace.notes.get("question_kind"),
+        "verdict": None if listing.verdict is None else listing.verdict.label,
+        "answer": answer, "shown": shown, "refused_first": refused_first(shown),
+        "found": items_found(question, shown), "seconds": round(seconds, 2),
+        "verdict_seconds": round(checking, 2),
+        "diagnosis": diagnose(question, [n.node.text for n in retrieved],
+                              [str(m) for m in read]),
+        "span_choice": trace.notes.get("span_choice"),
+    }
 
 
 def table(rows: list[dict]) -> str:
@@ -141,16 +163,21 @@ def main() -> None:
     parser.add_argument("--no-judge", action="store_true", help="check without the model")
     parser.add_argument("--reading", type=int, default=None,
                         help="passage tokens the packaged model reads (default: fitted)")
+    parser.add_argument("--span-choice", action="store_true",
+                        help="also ask each question with factoid answers chosen among the "
+                             "passages' phrases (the arms alternate; a table for each)")
     args = parser.parse_args()
     rows = run(args.file, args.llm, args.limit, judge=not args.no_judge,
-               collection=args.collection, reading=args.reading)
+               collection=args.collection, reading=args.reading, span_choice=args.span_choice)
     RESULTS.mkdir(parents=True, exist_ok=True)
     name = args.collection or Path(args.file).stem
     budget = "" if args.reading is None else f"-reading{args.reading}"
+    budget += "-spanchoice" if args.span_choice else ""
     out = RESULTS / f"grounded-{name}-{args.llm.replace(':', '_')}{budget}.jsonl"
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
                    encoding="utf-8")
-    print(table(rows))
+    for arm in dict.fromkeys(r["arm"] for r in rows):
+        print(f"-- {arm}\n{table([r for r in rows if r['arm'] == arm])}")
 
 
 if __name__ == "__main__":

@@ -98,10 +98,12 @@ def calibration_index(paragraphs: list[dict]):
     return index
 
 
-def gate_engine(index, llm, top_k: int | None = None, *, prefill: bool = True):
+def gate_engine(index, llm, top_k: int | None = None, *, prefill: bool = True,
+                span_choice: bool = False):
     """The default query engine of ``index`` for ``llm`` (``top_k`` passages, else the default),
     its gate recording but never refusing; ``prefill=False``: the model's reply is not begun
-    with the answer prompt's "**" (as before 2026-11-25, run 5)."""
+    with the answer prompt's "**" (as before 2026-11-25, run 5); ``span_choice``: factoid answers
+    are chosen among the passages' phrases (``synthesis.span_choice``)."""
     import dataclasses
 
     from ragcore.prompts.answer import QA, SynthesisPrompts
@@ -112,7 +114,7 @@ def gate_engine(index, llm, top_k: int | None = None, *, prefill: bool = True):
     default = index.as_query_engine(llm=llm, **({"similarity_top_k": top_k} if top_k else {}))
     prompts = SynthesisPrompts(qa=QA if prefill else dataclasses.replace(QA, prefill=""))
     synthesizer = Synthesizer(default.synthesizer.llm, not_found_gate=NotFoundGate(refuses=False),
-                              prompts=prompts)
+                              prompts=prompts, span_choice=span_choice)
     return QueryEngine(default.retriever, synthesizer, postprocessors=default.postprocessors)
 
 
@@ -138,6 +140,7 @@ def ask_local(engine, q: HeldOutQuestion, *, whole: bool) -> dict:
         "signals": gate.get("signals"), "gate_seconds": gate.get("seconds"),
         "top_score": max(scores) if scores else None,
         "ttft": ttft, "seconds": seconds,
+        "span_choice": response.trace.notes.get("span_choice"),
     }
 
 
@@ -153,12 +156,13 @@ def ask_extractive(engine, q: HeldOutQuestion) -> dict:
 
 
 def run(questions: Sequence[HeldOutQuestion], index, out: Path, *, whole: bool,
-        top_k: int | None = None, prefill: bool = True) -> list[dict]:
+        top_k: int | None = None, prefill: bool = True, span_choice: bool = False
+        ) -> list[dict]:
     """Ask every question, writing each row to ``out`` as soon as it is measured."""
     from ragcore import ExtractiveLLM
     from ragcore.llms.local import LocalLLM
 
-    local = gate_engine(index, LocalLLM(), top_k, prefill=prefill)
+    local = gate_engine(index, LocalLLM(), top_k, prefill=prefill, span_choice=span_choice)
     plain = index.as_query_engine(llm=ExtractiveLLM())
     plain.query("What is solar energy?").text  # loads the embedding model: not a question's cost
     rows = []
@@ -232,18 +236,22 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "answers: for trying an answer change before the held-out run")
     parser.add_argument("--no-prefill", action="store_true",
                         help="do not begin the model's reply with '**' (the answer before run 5)")
+    parser.add_argument("--span-choice", action="store_true",
+                        help="factoid answers chosen among the passages' phrases, not written")
     args = parser.parse_args(argv)
     which = "calibration" if args.calibrate else "dev" if args.dev else "heldout"
     if args.top_k:
         which += f"-top{args.top_k}"
     if args.no_prefill:
         which += "-no-prefill"
+    if args.span_choice:
+        which += "-spanchoice"
     out = RESULTS_DIR / f"squad-local-{which}-latest.jsonl"
     if args.dev:
         if not args.report_only:
             paragraphs, questions = calibration_set()
             run(sample(questions, (DEV_SIZE, 0)), calibration_index(paragraphs), out, whole=True,
-                top_k=args.top_k, prefill=not args.no_prefill)
+                top_k=args.top_k, prefill=not args.no_prefill, span_choice=args.span_choice)
         from ragcore.synthesis.not_found import NotFoundGate
 
         from .gate_sweep import read_rows, records
@@ -266,7 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         index, _, _ = load_or_build_index()
         run(sample(heldout_questions(), HELDOUT_SIZES), index, out, whole=True, top_k=args.top_k,
-            prefill=not args.no_prefill)
+            prefill=not args.no_prefill, span_choice=args.span_choice)
     from .gate_sweep import read_rows
 
     print(report(read_rows(out)))

@@ -56,6 +56,7 @@ from ..llms.extractive.answer import answerability
 from ..prompts.answer import ANSWER_NUDGE, CHECK_QUESTION, NOT_FOUND_SENTENCE
 from ..trace import Trace
 from ..types import Message
+from .span_choice import can_choose, chosen_answer
 from .steps import Plan, replayed, run_plan
 
 SIGNALS = ("p_not_found", "p_no", "p_answered")
@@ -263,12 +264,14 @@ def _logit(p: float) -> float:
 
 def run_gated(plan: Plan, llm: Any, trace: Trace, *, gate: NotFoundGate, question: str,
               passages: Sequence[str], metadata: dict, max_concurrency: int,
-              prefill: str = "") -> Iterator[str]:
+              prefill: str = "", span_choice: bool = False) -> Iterator[str]:
     """Drive ``plan`` as ``run_plan`` does, after the gate has judged its first prompt; the
     decision goes to ``metadata`` and ``trace.notes`` before the first chunk. The passages'
     answerability is measured with ``llm``'s embedder (the index's), when it carries one. An
     answer the gate lets through is begun with ``prefill`` (the first prompt template's: "**",
-    the bold short answer), which the model continues: it cannot refuse what the gate found."""
+    the bold short answer), which the model continues: it cannot refuse what the gate found.
+    With ``span_choice`` a one-prompt answer is first chosen among the passages' phrases
+    (``span_choice``) by an LLM that can choose; the model writes it when nothing was chosen."""
     first = next(plan, None)
     if first is None:
         return
@@ -282,6 +285,13 @@ def run_gated(plan: Plan, llm: Any, trace: Trace, *, gate: NotFoundGate, questio
         yield refusal(question, passages)
         return
     call, *rest = first.calls
+    if span_choice and first.final and not rest and can_choose(llm):
+        chosen = chosen_answer(llm, call.prefilled(prefill).messages, trace, question=question,
+                               passages=passages, embedder=getattr(llm, "embedder", None))
+        if chosen is not None:
+            plan.close()
+            yield chosen
+            return
     if decision.signals.model_refuses:  # the gate found an answer the model would refuse
         call = replace(call, messages=nudged(call.messages))
     answer = run_plan(replayed(replace(first, calls=(call.prefilled(prefill), *rest)), plan),

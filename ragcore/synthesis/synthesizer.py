@@ -15,8 +15,11 @@ An LLM that offers ``first_token_logprobs`` (the packaged local model) answering
 gives one answer passes the not-found gate first (``not_found``): it may refuse with
 "Not found in the documents." before anything streams, and an answer it lets through is begun
 with the first prompt's ``prefill`` ("**": the bold short answer) for the model to continue.
-``not_found_gate=None`` turns it off. A slot of the answer form the model copied into its reply
-(``prompts.answer.FORM_SLOTS``: "<support>") is taken out of every answer as it streams.
+``not_found_gate=None`` turns it off. With ``span_choice`` a factoid answer the gate lets
+through is chosen by a model that can choose (the packaged model) among the passages' phrases
+instead of written (``span_choice``); off by default. A slot of the answer form the model
+copied into its reply (``prompts.answer.FORM_SLOTS``: "<support>") is taken out of every
+answer as it streams.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from functools import partial
 from typing import Sequence
 
 from ..errors import ConfigError
-from ..grounding.kinds import profile, question_kind
+from ..grounding.kinds import QuestionKind, profile, question_kind
 from ..llms.base import LLM
 from ..prompt_budget import truncate_to_tokens
 from ..prompts import FIELD_MARGIN_TOKENS, PromptTemplate
@@ -74,6 +77,7 @@ class Synthesizer:
         max_concurrency: int = 4,
         prompts: SynthesisPrompts = SynthesisPrompts(),
         not_found_gate: NotFoundGate | None = NotFoundGate(),
+        span_choice: bool = False,
     ) -> None:
         _check_llm(llm)
         if not_found_gate is not None and not callable(getattr(not_found_gate, "decide", None)):
@@ -87,7 +91,10 @@ class Synthesizer:
         self.response_mode = ResponseMode.parse(response_mode)
         self.max_concurrency = max_concurrency
         self.prompts = prompts
+        if not isinstance(span_choice, bool):
+            raise ConfigError(f"span_choice ({span_choice!r}) must be True or False")
         self.not_found_gate = not_found_gate
+        self.span_choice = span_choice
 
     def with_system_prompt(self, system_prompt: str) -> Synthesizer:
         """The same synthesizer whose every prompt starts with ``system_prompt``."""
@@ -97,6 +104,7 @@ class Synthesizer:
             max_concurrency=self.max_concurrency,
             prompts=self.prompts.with_system_prompt(system_prompt),
             not_found_gate=self.not_found_gate,
+            span_choice=self.span_choice,
         )
 
     def synthesize(
@@ -136,7 +144,8 @@ class Synthesizer:
         else:
             answer = partial(run_gated, plan, llm, trace, gate=gate, question=query,
                              passages=[n.node.text for n in nodes], metadata=metadata,
-                             max_concurrency=limit, prefill=prefill)
+                             max_concurrency=limit, prefill=prefill,
+                             span_choice=self.span_choice and kind is QuestionKind.FACTOID)
         # A slot of the answer form that the model copied ("<support>") is never shown.
         # Citation markers in one format ("Source 1" -> "[1]"), numbers above the passages
         # dropped (``prompts.citation_marks``).

@@ -9,6 +9,7 @@ receives each call's structured request (``types.AnswerRequest``), never our pro
     text.py       the sentences it may quote (passages cut into sentences, debris left out)
     debris.py     what reads as a sentence but is never quoted (filler, table rows, references)
     span.py       the short answer: the phrase of a sentence that answers a factoid question
+    phrases.py    the best few such phrases, for a language model to choose among
     model.py      the learned span and answerability models (``weights.json``, no pickle)
     question.py   what a question asks, from its words alone
     condense.py   follow-up questions made standalone without a model

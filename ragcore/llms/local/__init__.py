@@ -3,7 +3,8 @@
 ``LocalLLM`` speaks to llama.cpp's own server engine through the ``xllamacpp`` bindings
 (prebuilt CPU wheels; no compiler, no server process, no network): the request is an OpenAI
 chat body, the chat template is the one inside the GGUF file, and the reply streams token by
-token. Like the HTTP backends it caps every reply (``num_output``), accepts stop strings
+token; ``choose`` confines a reply to one of some texts by llama.cpp's grammar (``grammar``).
+Like the HTTP backends it caps every reply (``num_output``), accepts stop strings
 (``with_stop``) and says what to do when something fails.
 
 The engine (``engine``) loads once per process and is shared by every ``LocalLLM`` of the same
@@ -24,6 +25,7 @@ from ..local_models import PackagedModel, default_model, model_file, packaged_mo
 from ..local_tools import fresh_ids, repeats_calls, tool_calls_in_text
 from .engine import EngineConfig, LocalEngine, chunk_text, default_threads, loaded_engines, \
     shared_engine
+from .grammar import one_of
 from .machine import ThreadChoice
 from .pace import ReadingBudget
 
@@ -190,6 +192,18 @@ class LocalLLM:
             return Message("assistant", "".join(self.stream(messages)))
         content = "" if calls and not reply.tool_calls else reply.content
         return Message("assistant", content, tool_calls=fresh_ids(calls, messages))
+
+    def choose(self, messages: Sequence[Message], options: Sequence[str]) -> str:
+        """The reply to ``messages`` that llama.cpp's grammar (``grammar.one_of``) confines to
+        one of ``options``: the model chooses among them, word for word. A last assistant
+        message is continued, and (unlike a streamed reply) not repeated in the choice."""
+        reply = self._engine.complete({**self._body(messages), "grammar": one_of(options)})
+        try:
+            content = reply["choices"][0]["message"].get("content") or ""
+        except (KeyError, IndexError, TypeError, AttributeError) as exc:
+            raise LLMResponseError(f"the local model gave no choice: {exc}") from exc
+        begun = messages[-1].content if messages and messages[-1].role == "assistant" else ""
+        return content.removeprefix(begun)
 
     def first_token_logprobs(self, messages: Sequence[Message], *, top: int = 10
                              ) -> dict[str, float]:
