@@ -11,6 +11,12 @@ from hypothesis import HealthCheck, settings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# The packaged model's greedy replies must not vary with how busy the machine is while the suite
+# runs: every core this process may use, as before threads were fitted to the load (the tests of
+# the fitting give their engines a load of their own). Apps the tests start inherit it.
+os.environ.setdefault("RAGCORE_LLM_THREADS", str(len(os.sched_getaffinity(0))
+                                                 if hasattr(os, "sched_getaffinity")
+                                                 else os.cpu_count() or 1))
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -1,7 +1,7 @@
 """One conversation in a real Chromium (issue 18): a file dropped into the chat with its progress
 inline, a question scoped to one file, Stop on a streaming reply, Regenerate, Edit and resend,
-Copy (the code box's copy icon fills the clipboard), and titled chats grouped by day with one
-pinned.
+Copy (the code box's copy icon fills the clipboard with the reply as shown, checked), and
+titled chats grouped by day with one pinned.
 
 The answers come from the loopback Ollama server of tests/support/loopback.py, streaming a word every
 ``WORD_SECONDS`` (slow enough to press Stop mid-reply); the embedder is the fake one, so the
@@ -171,7 +171,9 @@ def _walk(page, url: str, root: Path, corpus_dir: Path, expect) -> None:
     code = page.get_by_test_id("stCode").last
     code.hover()
     code.get_by_role("button").click()
-    assert page.evaluate("navigator.clipboard.readText()") == REPLY
+    copied = page.evaluate("navigator.clipboard.readText()")  # the reply as shown: checked
+    assert copied.startswith("**Check this answer against the sources:**")
+    assert REPLY.split(". ")[0] in copied and "**(not in the documents)**" in copied
     _shot(page, "chat-7-copied")
     page.keyboard.press("Escape")
 

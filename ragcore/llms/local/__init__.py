@@ -15,6 +15,7 @@ tokens a query gives the model (``pace``; ``reading_tokens="fitted"``, the defau
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Iterator, Literal, Sequence
 
@@ -31,7 +32,8 @@ from .pace import ReadingBudget
 
 __all__ = ["DEFAULT_LOCAL_OUTPUT", "DEFAULT_LOCAL_WINDOW", "DEFAULT_PARALLEL",
            "DEFAULT_READING_TOKENS", "FITTED", "EngineConfig", "LocalEngine", "LocalLLM",
-           "chunk_text", "default_threads", "loaded_engines", "local_chat_body", "shared_engine"]
+           "THREADS_ENV", "chunk_text", "default_threads", "loaded_engines", "local_chat_body",
+           "shared_engine", "threads_from_env"]
 
 # Tokens per slot: a query's prompt is ~400 tokens (``DEFAULT_READING_TOKENS`` of passages),
 # its reply at most ``DEFAULT_LOCAL_OUTPUT``; a chat keeps what history fits (the budget rule).
@@ -44,6 +46,10 @@ DEFAULT_PARALLEL = 2
 # a reply has been timed; a number fixes it; None: every passage whole.
 DEFAULT_READING_TOKENS = 200
 FITTED = "fitted"
+# Fixes the threads of every LocalLLM not given them (as OMP_NUM_THREADS does for OpenMP): for a
+# machine shared on purpose, or a run whose greedy replies must not vary with the load (the
+# thread count changes llama.cpp's sums in their last bits, and a greedy reply may follow).
+THREADS_ENV = "RAGCORE_LLM_THREADS"
 
 
 def local_chat_body(
@@ -98,6 +104,7 @@ class LocalLLM:
         if not 0 < num_output < window:
             raise ConfigError(f"num_output ({num_output}) must be positive and smaller than the "
                               f"context window ({window})")
+        threads = threads_from_env() if threads is None else threads
         if (threads is not None and threads < 1) or parallel < 1:
             raise ConfigError(f"threads ({threads}) and parallel ({parallel}) must be at least 1 "
                               "(threads None: fitted to the machine)")
@@ -224,6 +231,17 @@ class LocalLLM:
     def __repr__(self) -> str:
         return (f"LocalLLM(model={self.name!r}, context_window={self.context_window}, "
                 f"threads={self.threads})")
+
+
+def threads_from_env() -> int | None:
+    """``$RAGCORE_LLM_THREADS`` as a thread count (None: unset, fitted to the machine)."""
+    value = os.environ.get(THREADS_ENV, "").strip()
+    if not value:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise ConfigError(f"${THREADS_ENV} ({value!r}) must be a whole number of threads, at "
+                          "least 1; unset it to fit the threads to the machine")
+    return int(value)
 
 
 def _entry(model: str | PackagedModel | None) -> PackagedModel:

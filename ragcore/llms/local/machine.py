@@ -80,7 +80,8 @@ def choose_threads(load: MachineLoad, fixed: int | None = None) -> ThreadChoice:
     """``fixed`` threads when a setting says so; otherwise one per core other programs leave
     free (at least one)."""
     if fixed:
-        return ThreadChoice(fixed, f"{fixed} set by hand (Settings, 'CPU threads')", fixed=True)
+        return ThreadChoice(fixed, f"{fixed} set by hand (Settings 'CPU threads', or "
+                                   "$RAGCORE_LLM_THREADS)", fixed=True)
     cores = load.cores
     if not load.measured:
         return ThreadChoice(cores, f"{_cores(cores)} this process may use; not measured yet")

@@ -144,3 +144,16 @@ def test_threads_set_by_hand_are_never_refitted(loads, tmp_path):
     watch = _Watch(2.0)
     engine = LocalEngine(EngineConfig(tmp_path / "m.gguf", 512, 2, 2), watch=watch)
     assert engine.fit().threads == 2 and engine.fit().fixed and loads == [2]
+
+
+def test_the_environment_can_fix_the_threads(monkeypatch):
+    from ragcore.errors import ConfigError
+    from ragcore.llms.local import THREADS_ENV, threads_from_env
+
+    monkeypatch.setenv(THREADS_ENV, "3")
+    assert threads_from_env() == 3
+    monkeypatch.setenv(THREADS_ENV, "")
+    assert threads_from_env() is None  # fitted to the machine
+    monkeypatch.setenv(THREADS_ENV, "two")
+    with pytest.raises(ConfigError, match="whole number of threads"):
+        threads_from_env()
