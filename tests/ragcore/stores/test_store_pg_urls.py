@@ -15,7 +15,7 @@ pytest.importorskip("psycopg", reason="Postgres URLs are read by psycopg: pip in
 
 from psycopg.conninfo import conninfo_to_dict  # noqa: E402
 
-from ragcore.cli import main  # noqa: E402
+from test_cli import run  # noqa: E402,F401 (fixture: ragcore's CLI in a tmp workspace)
 from ragcore.errors import ConfigError  # noqa: E402
 from ragcore.stores.locations import parse_location  # noqa: E402
 from ragcore.stores.postgres import connect as pg  # noqa: E402
@@ -126,16 +126,6 @@ def socket_url(postgres_url):
     with psycopg.connect(url, password=PG_PASSWORD) as conn:  # no TCP: no server address
         assert conn.execute("SELECT inet_server_addr()").fetchone()[0] is None
     return lambda db="postgres": url.replace("/postgres?", f"/{db}?")
-
-
-@pytest.fixture
-def run(tmp_path, fake_embedder, capsys):
-    def call(*argv: str):
-        code = main(["--workspace", str(tmp_path / "ws"), *argv], embedder=fake_embedder)
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-
-    return call
 
 
 @pytest.fixture
