@@ -67,16 +67,16 @@ class Turn:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._held: dict[int, Ticket] = {}
+        self._held: dict[SlotQueue, Ticket] = {}
 
     def admitted(self, queue: SlotQueue) -> None:
         """Hold a slot of ``queue`` for this question (waiting for it the first time)."""
         with self._lock:  # a second thread of the question waits for the same slot here
-            if id(queue) in self._held:
+            if queue in self._held:
                 return
             ticket = queue.enter()
             ticket.wait()  # closes the ticket if it raises
-            self._held[id(queue)] = ticket
+            self._held[queue] = ticket
 
     def close(self) -> None:
         with self._lock:

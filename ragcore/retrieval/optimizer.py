@@ -85,7 +85,9 @@ class SentenceEmbeddingOptimizer(Postprocessor):
     def budget_for(self, query: str) -> int | None:
         """The token budget for ``query``: the base one, times its kind's share with
         ``by_kind``."""
-        base = self._base_budget()[0]
+        return self._scaled(self._base_budget()[0], query)
+
+    def _scaled(self, base: int | None, query: str) -> int | None:
         if base is None or not self.by_kind:
             return base
         return round(base * profile(question_kind(query)).reading_share)
@@ -101,12 +103,12 @@ class SentenceEmbeddingOptimizer(Postprocessor):
     def postprocess_traced(self, nodes: list[ScoredNode], query: str, trace: Any
                            ) -> list[ScoredNode]:
         """``postprocess``, the question's kind and the budget it set noted in ``trace``."""
-        budget = self.budget_for(query)
+        base, reason = self._base_budget()  # the reader is asked once a query
+        budget = self._scaled(base, query)
         if self.by_kind and budget is not None:
             trace.notes["question_kind"] = question_kind(query).value
             trace.notes["reading_budget"] = budget
-            trace.notes["reading_budget_base"] = dict(zip(("tokens", "reason"),
-                                                          self._base_budget()))
+            trace.notes["reading_budget_base"] = {"tokens": base, "reason": reason}
         return self._kept(nodes, query, budget)
 
     def postprocess(self, nodes: list[ScoredNode], query: str) -> list[ScoredNode]:

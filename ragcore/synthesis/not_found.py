@@ -319,11 +319,10 @@ _REFUSAL_OPENING = "not found"
 def _opening(answer: Iterator[str], prefill: str) -> tuple[str, bool]:
     """The answer's first chunks, up to the length of "not found" past ``prefill`` and the
     formatting around it, and whether they say it."""
-    head = ""
+    head = words = ""
     for chunk in answer:
         head += chunk
         words = head.removeprefix(prefill).lstrip(" *_\n").casefold()
         if len(words) >= len(_REFUSAL_OPENING):
-            return head, words.startswith(_REFUSAL_OPENING)
-    words = head.removeprefix(prefill).lstrip(" *_\n").casefold()
-    return head, bool(words) and words.startswith(_REFUSAL_OPENING)
+            break
+    return head, words.startswith(_REFUSAL_OPENING)

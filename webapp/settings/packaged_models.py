@@ -135,7 +135,7 @@ def queues_caption() -> None:
     answering now, and why."""
     for engine in loaded_engines():
         now = engine.queue_state()
-        choice = engine.fit()
+        choice = engine.choice  # as loaded: drawing the page never reloads the model
         st.caption(f"{engine.config.path.stem} (loaded): {now.running} of {now.slots} "
                    f"{'slot' if now.slots == 1 else 'slots'} answering, {now.waiting} waiting. "
                    f"Threads: {choice.threads} ({choice.reason}).")

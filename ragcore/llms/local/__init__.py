@@ -128,8 +128,8 @@ class LocalLLM:
         return self._engine.threads
 
     def thread_choice(self) -> ThreadChoice:
-        """The threads for the machine as it is now, and why (the engine refits first)."""
-        return self._engine.fit()
+        """The threads the model runs with now, and why (as last chosen: no reload here)."""
+        return self._engine.choice
 
     @property
     def reading_tokens(self) -> int | None:
@@ -149,8 +149,9 @@ class LocalLLM:
                                                 default=DEFAULT_READING_TOKENS, ceiling=ceiling)
 
     def pace_note(self) -> dict[str, Any]:
-        """What the trace says about this model's pace: threads and reading budget, and why."""
-        choice = self.thread_choice()
+        """What the trace says about this model's pace: threads and reading budget, and why
+        (asked just before a request, so the engine fits its threads first)."""
+        choice = self._engine.fit()
         budget = self.reading_budget()
         speeds = self._engine.pace.speeds(choice.threads)
         return {"threads": choice.as_dict(),
