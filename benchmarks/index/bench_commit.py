@@ -55,15 +55,25 @@ def batch(first_doc: int, chunks: int, rng: np.random.Generator):
 
 def new_bytes(path: Path, before: set[int]) -> int:
     """Bytes of the files under ``path`` whose inodes were not there before."""
-    total = 0
-    for child in path.rglob("*"):
-        if child.is_file() and (stat := child.stat()).st_ino not in before:
-            total += stat.st_size
-    return total
+    return sum(size for inode, size in files(path) if inode not in before)
 
 
 def inodes(path: Path) -> set[int]:
-    return {c.stat().st_ino for c in path.rglob("*") if c.is_file()}
+    return {inode for inode, _ in files(path)}
+
+
+def files(path: Path) -> list[tuple[int, int]]:
+    """(inode, size) of every file under ``path``; a background merge may remove an older
+    generation while this walks, so what vanishes on the way is skipped."""
+    found = []
+    for root, _, names in os.walk(path):
+        for name in names:
+            try:
+                stat = os.stat(os.path.join(root, name))
+            except FileNotFoundError:
+                continue
+            found.append((stat.st_ino, stat.st_size))
+    return found
 
 
 def measure(max_chunks: int) -> list[tuple[int, int, float]]:

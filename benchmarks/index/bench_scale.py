@@ -208,10 +208,12 @@ def merge_rows(index: VectorStoreIndex, path: Path, label: str, *, whole: bool) 
         before = len(index.store._segments)
         merger = BackgroundMerger(index, path)
         merger.start()
-        time.sleep(0.05)  # the merger has planned (under the lock) and is writing
-        busy = merger.running()
-        _, during_s, _ = commit_batch(index, path)
-        merger.wait()
+        try:
+            time.sleep(0.05)  # the merger has planned (under the lock) and is writing
+            busy = merger.running()
+            _, during_s, _ = commit_batch(index, path)
+        finally:
+            merger.wait()  # never leave it writing into a folder being removed
     finally:
         segments.FACTOR, segments.tier = factor, tier
     what = "the whole index" if whole else "a tier of 2k segments"
