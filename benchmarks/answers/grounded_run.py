@@ -60,12 +60,22 @@ def in_collection(collection: str) -> tuple[list, list[Path]]:
 def index_of(files: list[Path], name: str):
     from ragcore import VectorStoreIndex, load_file
 
-    folder = CACHE / name
+    folder = CACHE / f"{name}-{_cards_digest()}"  # what a card holds changes: index again
     if (folder / "manifest.json").exists():
         return VectorStoreIndex.load(folder)
     index = VectorStoreIndex.from_documents(d for f in files for d in load_file(f))
     index.persist(folder)
     return index
+
+
+def _cards_digest() -> str:
+    import hashlib
+
+    cards = ROOT / "ragcore" / "cards"
+    digest = hashlib.sha256()
+    for path in sorted(cards.glob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:10]
 
 
 def run(file: str, llm_spec: str, limit: int | None, judge: bool = True,

@@ -1,4 +1,5 @@
-"""Document cards: what a document says about itself (title, authors, date, kind, abstract).
+"""Document cards: what a document says about itself (title, authors, date, kind, abstract,
+relations to other documents of its series).
 
 LlamaIndex's metadata extractors ask an LLM for a title or a summary at ingest; a card is read
 off the document instead (its header fields, its title page, its "Abstract", a PDF's document
@@ -11,6 +12,7 @@ paper?") are then answered from its card, not from sentences that happen to name
     fields.py      "Title:" / "Author:" / "Created:" header fields (PEPs, Gutenberg, reST)
     front_page.py  a title page's title lines and the names under them; an RFC's header
     abstract.py    the text under "Abstract"; a reST or Markdown heading as title
+    relations.py   an RFC's or PEP's "Obsoletes:" / "Updates:" / "Superseded-By:" / status fields
     names.py       splitting author lists; a person's name told from a title or an organization
     dates.py       date lines, header-field dates, PDF dates
     attach.py      attach_card(documents): the file's card on each of its documents (readers

@@ -13,13 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-TITLE, AUTHORS, DATE, KIND, ABSTRACT = (
-    "card_title", "card_authors", "card_date", "card_kind", "card_abstract",
+TITLE, AUTHORS, DATE, KIND, ABSTRACT, RELATIONS = (
+    "card_title", "card_authors", "card_date", "card_kind", "card_abstract", "card_relations",
 )
 # The metadata keys of a card. Kept out of the embedded text and the LLM's metadata header
 # (``attach``): the card reaches the LLM only as its own passage, so chunks, vectors and token
 # budgets stay as they were.
-CARD_KEYS = (TITLE, AUTHORS, DATE, KIND, ABSTRACT)
+CARD_KEYS = (TITLE, AUTHORS, DATE, KIND, ABSTRACT, RELATIONS)
 # Every node of a document copies its metadata, so the abstract kept there is its opening:
 # enough to say what the document is about without repeating a page in every node.
 ABSTRACT_CHARS = 300
@@ -27,19 +27,23 @@ ABSTRACT_CHARS = 300
 
 @dataclass(frozen=True, slots=True)
 class DocumentCard:
-    """A document's title, authors, date, kind and abstract, as the document gives them."""
+    """A document's title, authors, date, kind and abstract, as the document gives them, and
+    its ``relations`` to others ("obsoletes RFC 2068", "has the status Active": ``relations``)."""
 
     title: str = ""
     authors: tuple[str, ...] = ()
     date: str = ""
     abstract: str = ""
     kind: str = ""
+    relations: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "authors", tuple(self.authors))
+        object.__setattr__(self, "relations", tuple(self.relations))
 
     def __bool__(self) -> bool:
-        return bool(self.title or self.authors or self.date or self.abstract or self.kind)
+        return bool(self.title or self.authors or self.date or self.abstract or self.kind
+                    or self.relations)
 
 
 def card_metadata(card: DocumentCard) -> dict[str, Any]:
@@ -55,23 +59,30 @@ def card_metadata(card: DocumentCard) -> dict[str, Any]:
         found[KIND] = card.kind
     if card.abstract:
         found[ABSTRACT] = opening(card.abstract, ABSTRACT_CHARS)
+    if card.relations:
+        found[RELATIONS] = list(card.relations)
     return found
 
 
 def card_from_metadata(metadata: Mapping[str, Any]) -> DocumentCard | None:
     """The card a node's metadata carries, or None (a node indexed before cards, or of a
     document where none was found)."""
-    authors = metadata.get(AUTHORS) or ()
-    if isinstance(authors, str):  # a store that keeps only scalars
-        authors = (authors,)
+    authors, relations = (_strings(metadata.get(key)) for key in (AUTHORS, RELATIONS))
     card = DocumentCard(
         title=str(metadata.get(TITLE) or ""),
-        authors=tuple(str(a) for a in authors),
+        authors=authors,
         date=str(metadata.get(DATE) or ""),
         abstract=str(metadata.get(ABSTRACT) or ""),
         kind=str(metadata.get(KIND) or ""),
+        relations=relations,
     )
     return card or None
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):  # a store that keeps only scalars
+        return (value,)
+    return tuple(str(v) for v in value or ())
 
 
 def card_text(card: DocumentCard) -> str:
@@ -93,6 +104,7 @@ def card_text(card: DocumentCard) -> str:
         lines.append(f"Date of {name}, when it was published: {_sentence(card.date)}")
     if card.abstract:
         lines.append(f"Abstract of {name}, what it is about: {card.abstract}")
+    lines += [_sentence(f"{name[0].upper()}{name[1:]} {clause}") for clause in card.relations]
     return "\n".join(lines)
 
 

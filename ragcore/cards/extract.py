@@ -12,6 +12,8 @@ Each field is taken from the most explicit source that has it, in this order:
               ("February 2022"); the PDF's creation date
     kind      "PEP 8" from its header, "RFC 2616", a printed series ("NIST Special
               Publication 800-218")
+    relations an RFC's or a PEP's header fields naming other documents of its series
+              ("Obsoletes: 2068") or its status (``relations``)
     abstract  an "Abstract:" field; the text under an "Abstract" heading; a PDF's /Subject when
               it is prose (NIST's PDFs keep their abstract there)
 
@@ -30,6 +32,7 @@ from .card import DocumentCard
 from .dates import field_date, first_date_line
 from .fields import header_fields
 from .front_page import TitleBlock, by_line, rfc_header, title_block
+from .relations import relations_of
 from .names import is_organization, is_person_name, split_names
 
 HEAD_CHARS = 8000  # the abstract of a NIST publication starts about 5000 characters in
@@ -51,12 +54,14 @@ def card_of(text: str, metadata: Mapping[str, Any] | None = None) -> DocumentCar
     fields = header_fields(head)
     rfc = rfc_header(lines)
     page = title_block(lines) if not rfc.kind else TitleBlock()
+    kind = _kind(fields, rfc, page)
     return DocumentCard(
         title=_title(fields, metadata, rfc, page, lines),
         authors=_authors(fields, metadata, rfc, page, lines),
         date=_date(fields, metadata, head),
         abstract=_abstract(fields, metadata, lines),
-        kind=_kind(fields, rfc, page),
+        kind=kind,
+        relations=relations_of(lines, kind.split(" ")[0] if kind[:4] in ("RFC ", "PEP ") else ""),
     )
 
 

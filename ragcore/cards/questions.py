@@ -34,12 +34,20 @@ _NAMED_ALONE = re.compile(_NAMED, re.IGNORECASE)
 _DETERMINER = r"(?:this|that|the|these|those|your|our|my|its)\s+"
 _BARE = r"(?:this|it)(?=\s*(?:[?.!,]|$|\s(?:about|published|written|released|dated|come|came)))"
 _AUTHOR_NOUN = r"(?:author|authors|writer|writers|editor|editors|publisher|creator|creators)"
+_RELATE = r"(?:obsolete|update|replace|supersede|require)"
 _MADE = r"(?:written|authored|published|prepared|edited|compiled|created|issued|released|produced)"
 _PREDICATES = (
     r"\bwho\s+(?:wrote|authored|penned|writes|published|prepared|edited|compiled|issued"
     r"|created|produced|developed)\s+{P}",
     r"\b{N}\s+of\s+{P}",  # "the authors of NIST SP 800-218"
-    r"{P}'s\s+(?:authors?|writers?|editors?|title|date|publication\s+date|abstract|summary)\b",
+    r"{P}'s\s+(?:authors?|writers?|editors?|title|date|publication\s+date|abstract|summary"
+    r"|status|category)\b",
+    # what the document declares of its place among others (``relations``)
+    r"\b(?:which|what)\s+(?:[\w-]+\s+){{0,2}}(?:does|did|do)\s+{P}\s+{R}\b",
+    r"\bdoes\s+{P}\s+{R}\b",
+    r"\b(?:obsoleted|updated|replaced|superseded|required)\s+by\s+{P}",
+    r"\b(?:what|which)\s+(?:[\w-]+\s+){{0,2}}(?:obsoletes|updates|replaces|supersedes)\s+{P}",
+    r"\b(?:status|category)\s+of\s+{P}",
     r"\b(?:by\s+whom|who)\s+(?:was|is|were)\s+{P}\s+{M}",
     r"\b(?:was|is|were)\s+{P}\s+{M}\s+by\s+(?:whom|who)\b",
     r"\b(?:when|what\s+year|which\s+year|what\s+date)\s+(?:was|is|were|did)\s+{P}\s+"
@@ -83,7 +91,7 @@ def _pattern(titles: tuple[str, ...]) -> re.Pattern[str]:
     # "What is RFC 2616?" asks what a document is; "What is zero trust architecture?" names a
     # title that is also the topic, and asks about the topic: a bare "What is X?" takes only
     # names a document alone carries (numbers, file names, quoted titles).
-    forms = [p.format(P=subject, N=_AUTHOR_NOUN, M=_MADE, D=_DOC_WORDS, X=_NAMED)
+    forms = [p.format(P=subject, N=_AUTHOR_NOUN, M=_MADE, D=_DOC_WORDS, X=_NAMED, R=_RELATE)
              for p in _PREDICATES]
     return re.compile("|".join(f"(?:{f})" for f in forms), re.IGNORECASE)
 

@@ -23,6 +23,14 @@ _BULLET = re.compile(r"^\s*(?:(?:[-*\u2022]\s+)?(?:\(?\d{1,2}[.)]|\(?[a-z][.)])|
 _ITEM_SPLIT = re.compile(r"\s*(?:,|;)\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
 _LEAD = re.compile(r"^.*?\b(?:are|were|include|includes|included|is|was|as follows|"
                    r"following)\s*:?\s+|^[^:]{0,80}:\s+", re.IGNORECASE)
+# The model's attribution of a claim to its passages ("The passage states that ...",
+# "According to the documents, ..."): the words claim nothing the passages could state.
+_ATTRIBUTION = re.compile(
+    r"^\W*(?:(?:the|this|that) (?:passages?|documents?|context|text|sources?)|it) "
+    r"(?:states?|says?|mentions?|notes?|explains?|reads?|indicates?)(?: that)?\s*:?\s*|"
+    r"^\W*(?:according to|as stated in|as (?:the|this) \w+ (?:states|says),?) "
+    r"(?:the|this) (?:passages?|documents?|context|text|sources?)\s*,?\s*",
+    re.IGNORECASE)
 MIN_ITEMS = 3  # "A and B" is a pair; lists are split from three items on
 
 
@@ -72,7 +80,7 @@ def claims_of(answer: str, *, split_items: bool = False, min_terms: int = 1) -> 
 
 def _claim(answer: str, start: int, end: int, *, item: bool = False) -> Claim:
     text = answer[start:end]
-    body = _BULLET.sub("", text)
+    body = _ATTRIBUTION.sub("", _BULLET.sub("", text))
     return Claim(text, (start, end), tuple(content_stems(body)), facts_of(body), item)
 
 

@@ -32,11 +32,12 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 import numpy as np
 
+from .answer_type import mismatch
 from .agreement import NOTHING, Expected, agreement, expected_phrase
 from .claims import Claim, Span, claims_of, sentence_spans
 from .facts import content_stems, each_fact, fold, missing_facts
@@ -109,6 +110,9 @@ class ClaimCheck:
     missing: tuple[str, ...] = ()
     features: dict[str, float] = field(default_factory=dict)
     refuted: bool = False  # taken for invented: facts no passage states, or a chance near 0
+    # What the question asks for, when this short answer holds nothing of the kind ("a number"
+    # for a "how many" answered "**245th year**"): not an answer, wherever it stands.
+    off_question: str = ""
 
     @property
     def text(self) -> str:
@@ -132,8 +136,9 @@ class Verdict:
         """What the trace notes keep: the label and each claim's text, verdict and score."""
         return {"label": self.label, "measure": self.measure, "claims": [
             {"text": c.text, "supported": c.supported, "refuted": c.refuted,
-             "score": round(c.score, 3),
-             "missing": list(c.missing)} for c in self.claims]}
+             "score": round(c.score, 3), "missing": list(c.missing),
+             **({"off_question": c.off_question} if c.off_question else {})}
+            for c in self.claims]}
 
 
 @dataclass(slots=True)
@@ -169,6 +174,7 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
         return Verdict(EMPTY, measure=measure)
     checks = check_claims(claims, passages, embedder=embedder, weights=weights,
                           question=question, judge=judge)
+    checks[0] = _answers_question(checks[0], question)
     if judge is not None and can_judge(judge):
         measure += f", and {getattr(judge, 'model', 'the model')} asked whether each passage " \
                    "states it"
@@ -191,6 +197,18 @@ def check_claims(claims: Sequence[Claim], passages: Sequence[str], *, embedder: 
     return [_check(claim, windows, everything, None if cosines is None else cosines[i], weights,
                    asked, _agrees(claim, i, expected), judge if i < max_judged else None,
                    passages) for i, claim in enumerate(claims)]
+
+
+def _answers_question(lead: ClaimCheck, question: str) -> ClaimCheck:
+    """The answer's first claim, refuted when it is a short answer of another kind than the
+    question asks for (``answer_type``): the nearest phrase of the passages, not an answer."""
+    claim = lead.claim
+    if not question.strip() or claim.item or len(claim.stems) > SHORT_CLAIM_STEMS:
+        return lead
+    wanted = mismatch(question, claim.text)
+    if not wanted:
+        return lead
+    return replace(lead, supported=False, refuted=True, support=(), off_question=wanted)
 
 
 def _agrees(claim: Claim, position: int, expected: Expected) -> float:

@@ -155,13 +155,16 @@ def _binary(path: Path, problem: str) -> ReaderError:
 
 def _utf16_behind_utf32_bom(data: bytes, encoding: str) -> bool:
     """UTF-16 text starting with NUL begins like a UTF-32 BOM; UTF-32 must then decode cleanly
-    to something, or the UTF-16 reading wins."""
+    to text, or the UTF-16 reading wins. Text in UTF-32 keeps to the planes that hold
+    characters (0-3, and 14's tags): UTF-16 read as UTF-32 lands in the private-use planes
+    ("\x00" + "0" in UTF-16 LE reads as U+100030)."""
     if encoding != "utf-32":
         return False
     try:
-        return not data.decode("utf-32")
+        text = data.decode("utf-32")
     except UnicodeDecodeError:
         return True
+    return not text or any(ord(c) > 0x3FFFF and not 0xE0000 <= ord(c) <= 0xE0FFF for c in text)
 
 
 def _decode_known(data: bytes, declared: str | None) -> str | None:

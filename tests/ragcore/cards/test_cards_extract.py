@@ -86,7 +86,7 @@ def test_pep_style_header_fields_continue_on_indented_lines():
     assert card == DocumentCard(title="Owls in the Standard Library",
                                 authors=("Jane Doe", "John Roe"), date="01-Apr-2031",
                                 abstract="This PEP proposes an owl module. It counts owls.",
-                                kind="PEP 9999")
+                                kind="PEP 9999", relations=("has the status Draft",))
 
 
 def test_yaml_front_matter_lists_authors():
@@ -165,4 +165,5 @@ def test_an_rfc_header_whose_date_shares_a_line_with_its_category():
         title="Key words for use in RFCs to Indicate Requirement Levels",
         authors=("S. Bradner",), date="March 1997", kind="RFC 2119",
         abstract="In many standards track documents several words are used to signify the "
-                 "requirements in the specification.")
+                 "requirements in the specification.",
+        relations=("is in the category Best Current Practice",))

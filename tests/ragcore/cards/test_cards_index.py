@@ -75,6 +75,21 @@ def test_an_answer_about_the_document_quotes_its_card(corpus_dir, question, answ
     assert answer in str(engine.query(question)).split("\n")[1]  # the first quote
 
 
+@pytest.mark.parametrize("question, answer", [
+    ("Which RFC does RFC 2616 obsolete?", "RFC 2068"),
+    ("Which RFC does RFC 3986 update?", "RFC 1738"),
+])
+def test_what_an_rfc_obsoletes_or_updates_is_read_from_its_own_card(corpus_dir, question, answer):
+    documents = [d for name in ("rfc2616.txt", "rfc3986.txt")
+                 for d in load_file(corpus_dir / "rfcs" / name)]
+    index = VectorStoreIndex.from_documents(documents, embedder=FakeEmbedder())
+    engine = index.as_query_engine(llm=ExtractiveLLM())
+    response = engine.query(question)
+    assert response.source_nodes[0].node.node_id.endswith("#card")
+    assert answer in response.source_nodes[0].node.text
+    assert answer in str(response)
+
+
 @pytest.mark.parametrize("folder", ["index_v1", "index_v3"])
 def test_an_index_written_before_cards_loads_and_answers_without_one(folder, tmp_path):
     shutil.copytree(DATA / folder, tmp_path / folder)

@@ -1,0 +1,81 @@
+"""Whether a short answer is the kind of thing its question asks for.
+
+A model that finds no answer in its passages often writes the nearest phrase they hold:
+"**475 Million vaccine doses**" when asked how much money the President asked for, "**245th
+year**" when asked how long the speech lasted. The phrase is in a passage, so support alone
+passes it; it is simply not an answer. A question that asks for a sum of money, a count, a
+length of time, a year or a percentage says so in its words, and an answer of that kind shows
+it in its own (a currency, a cardinal number, a year): ``mismatch`` names what was asked for
+when the answer holds nothing of the kind. Questions whose answers take any form ("what",
+"who", a bare "when") are never judged here, so an answer is refused on this ground only
+where its form alone shows it answers something else.
+"""
+
+from __future__ import annotations
+
+import re
+
+_NUMBER_WORDS = (r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
+                 r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|"
+                 r"fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|billions?|"
+                 r"trillions?|dozens?|half|a few|several|no|none|zero|once|twice")
+# A cardinal number: digits that are not an ordinal ("245th") or a figure's label ("Figure 2"
+# is still a number: the form alone cannot tell), or a number word.
+_CARDINAL = re.compile(rf"(?<![\w.])\d[\d,.]*(?!\d)(?!(?:st|nd|rd|th)\b)|\b(?:{_NUMBER_WORDS})\b",
+                       re.IGNORECASE)
+_MONEY = re.compile(r"[$€£¥₹]|\b(?:dollars?|cents?|euros?|pounds sterling|usd|eur|gbp|yen|"
+                    r"rupees?|francs?|free|nothing)\b", re.IGNORECASE)
+_YEAR = re.compile(r"(?<!\d)(?:1\d|20)\d\d(?!\d)|\b\d{1,3}\s*(?:BC|BCE|AD|CE)\b|"
+                   r"\b(?:\d+(?:st|nd|rd|th)|[a-z]+(?:teenth|tieth|th|st|nd|rd))\s+century\b",
+                   re.IGNORECASE)
+_SPAN_OF_TIME = re.compile(r"\b(?:a|an|one|half an?)\s+(?:\w+\s+)?(?:second|minute|hour|day|"
+                           r"week|fortnight|month|season|year|decade|century|lifetime)s?\b|"
+                           r"\b(?:seconds|minutes|hours|days|weeks|months|years|decades|"
+                           r"centuries|ages)\b", re.IGNORECASE)
+_PERCENT = re.compile(r"%|\bper ?cent\b|\bpercentage points?\b|\bhalf\b|\bquarter\b|\bthird\b",
+                      re.IGNORECASE)
+
+# What a question asks for, by its words: (the name said to a person, its pattern).
+_ASKS = (
+    ("a sum of money", re.compile(
+        r"\bhow much (?:money|funding|cash)\b|"
+        r"\bhow much (?:does|did|do|will|would|is|was|could|should)\b[^?]*?"
+        r"\b(?:cost|costs|charge|charges|pay|paid|spend|spent|earn|earned|raise|raised|"
+        r"invest|invested|fine|fined|price|priced)\b|"
+        r"\b(?:what|which) (?:is|was|are|were) the (?:price|cost|fee|salary|budget|fine)\b",
+        re.IGNORECASE), _MONEY),
+    ("a number", re.compile(r"\bhow many\b|\bwhat (?:is|was) the number of\b", re.IGNORECASE),
+     _CARDINAL),
+    ("a length of time", re.compile(r"^\s*(?:for )?how long\b[^?]*\b(?:last|lasted|take|took|"
+                                    r"takes|run|ran|stay|stayed|live|lived|spend|spent|wait|"
+                                    r"waited|keep|kept|go on|went on|serve|served)\b",
+                                    re.IGNORECASE), None),
+    ("a year", re.compile(r"\b(?:in )?(?:what|which) year\b", re.IGNORECASE), _YEAR),
+    ("a percentage", re.compile(r"\bwhat (?:percent|percentage|share|proportion)\b",
+                                re.IGNORECASE), None),
+)
+
+
+def asked_for(question: str) -> str:
+    """What ``question`` asks for when its words say ("a sum of money", "a number", "a length of
+    time", "a year", "a percentage"); "" for any other question."""
+    text = " ".join(question.split())
+    return next((name for name, pattern, _ in _ASKS if pattern.search(text)), "")
+
+
+def mismatch(question: str, answer: str) -> str:
+    """What ``question`` asks for, when the short ``answer`` holds nothing of that kind (a
+    "how many" answered with no number); "" when it fits or the question does not say."""
+    wanted = asked_for(question)
+    if not wanted or _fits(wanted, answer):
+        return ""
+    return wanted
+
+
+def _fits(wanted: str, answer: str) -> bool:
+    if wanted == "a length of time":
+        return bool(_CARDINAL.search(answer) or _SPAN_OF_TIME.search(answer))
+    if wanted == "a percentage":
+        return bool(_PERCENT.search(answer) or _CARDINAL.search(answer))
+    pattern = next(fits for name, _, fits in _ASKS if name == wanted)
+    return bool(pattern.search(answer))

@@ -1,0 +1,82 @@
+"""A short answer of another kind than its question asks for is not an answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragcore.grounding import check_answer
+from ragcore.grounding.answer_type import asked_for, mismatch
+from ragcore.grounding.claims import claims_of
+
+SPEECH = ("We’ve sent 475 Million vaccine doses to 112 countries, more than any other nation. "
+          "And we won’t stop. Insulin costs about $10 a vial to make. This is the 245th year "
+          "of our nation.")
+
+
+@pytest.mark.parametrize("question, answer, wanted", [
+    ("How much money did the President ask Congress for to keep fighting COVID?",
+     "**475 Million vaccine doses**.", "a sum of money"),
+    ("How long did the State of the Union speech last?", "**245th year**.", "a length of time"),
+    ("How many prosecutors are on the task force?", "**the Justice Department**.", "a number"),
+    ("In what year was the bridge opened?", "**the old town**.", "a year"),
+])
+def test_an_answer_of_another_kind_is_named(question, answer, wanted):
+    assert mismatch(question, answer) == wanted
+
+
+@pytest.mark.parametrize("question, answer", [
+    ("How much does insulin cost to make?", "**$10**."),
+    ("How many miles of highway will be fixed this year?", "**65,000 miles**."),
+    ("How many employees does NIST have?", "**about a thousand**."),
+    ("How many position papers did NIST get?", "**over 150**."),
+    ("How long did the war last?", "**a decade**."),
+    ("How long did the siege last?", "**11 months**."),
+    ("In what year was the bridge opened?", "**1867**."),
+    ("In which year did the dynasty fall?", "**the 17th century**."),
+    ("What percentage of the vote did he win?", "**52%**."),
+    ("How many times did he call?", "**twice**."),
+    # questions whose answers take any form are never judged by their form
+    ("How much of its value has the Russian stock market lost?", "**most of it**."),
+    ("When was the treaty signed?", "**after the war**."),
+    ("Who did Biden nominate to the Supreme Court?", "**Judge Ketanji Brown Jackson**."),
+    ("How long is an IPv4 address?", "**long enough**."),
+])
+def test_an_answer_of_the_asked_kind_or_a_question_that_does_not_say_passes(question, answer):
+    assert mismatch(question, answer) == ""
+
+
+def test_asked_for_reads_the_question_alone():
+    assert asked_for("How much money did the President ask for?") == "a sum of money"
+    assert asked_for("What is ARPA-H?") == ""
+
+
+def test_the_verdict_refuses_an_answer_of_another_kind_though_a_passage_holds_it():
+    question = "How much money did the President ask Congress for to keep fighting COVID?"
+    answer = "**475 Million vaccine doses**. We’ve sent 475 Million vaccine doses to 112 countries."
+    verdict = check_answer(answer, [SPEECH], question=question)
+    lead = verdict.claims[0]
+    assert verdict.label == "unsupported"
+    assert lead.refuted and not lead.supported and lead.off_question == "a sum of money"
+    assert verdict.as_dict()["claims"][0]["off_question"] == "a sum of money"
+    # the same answer to the question it does answer stands
+    asked = "How many vaccine doses has the US sent to other countries?"
+    assert check_answer(answer, [SPEECH], question=asked).label == "supported"
+
+
+def test_only_a_short_lead_answer_is_judged_by_its_form():
+    question = "How long did the speech last?"
+    sentence = ("The speech marked the 245th year of the nation, the President told Congress "
+                "and the Cabinet.")
+    verdict = check_answer(sentence, [SPEECH], question=question)
+    assert not verdict.claims[0].off_question
+
+
+def test_an_attribution_to_the_passages_claims_nothing_itself():
+    quoted = claims_of('The passage states: "Insulin costs about $10 a vial to make."')[0]
+    plain = claims_of("Insulin costs about $10 a vial to make.")[0]
+    assert set(quoted.stems) == set(plain.stems)
+    according = claims_of("According to the documents, insulin costs about $10 a vial.")[0]
+    assert "document" not in " ".join(according.stems)
+    answer = '**$10**. The passage states: "Insulin costs about $10 a vial to make."'
+    assert check_answer(answer, [SPEECH], question="How much does insulin cost to make?"
+                        ).label == "supported"
