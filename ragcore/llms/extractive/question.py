@@ -46,8 +46,10 @@ _LIST_QUESTION = re.compile(
     r"^\s*(?:list|name|enumerate)\b|"
     # "Which countries ...", "Which HTTP methods are ...": not "Which actor plays ...", where
     # the word in -s is the verb of a one-thing question
-    rf"\bwhich {_PLURAL}\b|\bwhich \w+ {_PLURAL} (?:are|were|have|had|do|did|can|could|will|"
-    r"would|should|may|might|must|does)\b|"
+    rf"\bwhich {_PLURAL}\b|\bwhich (?:[\w-]+ ){{1,3}}{_PLURAL} (?:are|were|have|had|do|did|can|"
+    r"could|will|would|should|may|might|must|does)\b|"
+    # an order asks for the things in it ("In what order should imports be grouped?")
+    r"\b(?:in )?(?:what|which) order\b|"
     # "What tools does the agency publish?": a plural "what" asks about, before its verb
     rf"^\s*what {_PLURAL} (?:are|were|have|had|do|did|does|can|will|should|must)\b|"
     # a count the question asks for ("What two forms ...", "Who were three visitors ...",

@@ -47,6 +47,15 @@ def test_not_said_reads_the_question_back(question, said):
 
 
 @pytest.mark.parametrize("question", ["Which references were added in the 2022 version?",
-                                      "What tools does the agency publish?"])
+                                      "What tools does the agency publish?",
+                                      "Which single-character variable names should never be used?",
+                                      "In what order should imports be grouped?"])
 def test_a_plural_asked_for_is_a_list(question):
     assert question_kind(question) is QuestionKind.LIST
+
+
+@pytest.mark.parametrize("question", ["Which film did Mendes direct?",
+                                      "Which version of Python does the PEP target?",
+                                      "Which actor plays Bond?"])
+def test_one_thing_asked_for_with_which_is_no_list(question):
+    assert question_kind(question) is not QuestionKind.LIST
