@@ -7,13 +7,18 @@ passes it; it is simply not an answer. A question that asks for a sum of money, 
 length of time, a year or a percentage says so in its words, and an answer of that kind shows
 it in its own (a currency, a cardinal number, a year): ``mismatch`` names what was asked for
 when the answer holds nothing of the kind. Questions whose answers take any form ("what",
-"who", a bare "when") are never judged here, so an answer is refused on this ground only
-where its form alone shows it answers something else.
+"who", a bare "when") are judged by their form only in one way: an answer made of the
+question's own words ("**Holmes**" for the name of Holmes's brother, "**King of Bohemia**"
+for the name the King of Bohemia used) says nothing the question did not, except where the
+question offers it a choice ("before or after ...?") or asks yes or no.
 """
 
 from __future__ import annotations
 
 import re
+
+from ..llms.extractive.question import subject_of
+from .facts import content_stems
 
 _NUMBER_WORDS = (r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
                  r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|"
@@ -63,13 +68,43 @@ def asked_for(question: str) -> str:
     return next((name for name, pattern, _ in _ASKS if pattern.search(text)), "")
 
 
+REPEATS = "more than the question's own words"
+_WH = re.compile(r"\b(?:what|who|whom|whose|which|where|when|why|how)\b", re.IGNORECASE)
+_YES_NO = re.compile(r"^\s*(?:is|are|was|were|do|does|did|can|could|should|would|will|has|have|"
+                     r"had|may|must)\b", re.IGNORECASE)
+_POSSESSIVE = re.compile(r"['\u2019]s?\b(?!\w)")
+_NAMING = re.compile(r"(?:the\s+|his\s+|her\s+|its\s+|their\s+)?(?:\w+\s+)?(?:name|title|"
+                     r"number|year|date|price|cost|age|size|length|amount)\b", re.IGNORECASE)
+_CHOICE = re.compile(r"\bor\b|\bwhether\b|\beither\b", re.IGNORECASE)
+
+
 def mismatch(question: str, answer: str) -> str:
     """What ``question`` asks for, when the short ``answer`` holds nothing of that kind (a
-    "how many" answered with no number); "" when it fits or the question does not say."""
+    "how many" answered with no number; ``REPEATS`` for an answer of the question's own
+    words); "" when it fits or the question does not say."""
+    if repeats(question, answer):
+        return REPEATS
     wanted = asked_for(question)
     if not wanted or _fits(wanted, answer):
         return ""
     return wanted
+
+
+def _defines(question: str) -> bool:
+    """A "What is X?" asking what X is, not "What is the name of X?" (which asks for a name)."""
+    subject = subject_of(question)
+    return bool(subject) and not _NAMING.match(subject)
+
+
+def repeats(question: str, answer: str) -> bool:
+    """Whether ``answer`` is made of words of ``question`` alone, which asks with a wh-word and
+    offers no choice ("or", "whether"), no yes or no, and is no "What is X?" (whose short
+    answer names X before its sentence defines it)."""
+    said = set(content_stems(_POSSESSIVE.sub("", answer)))
+    if (not said or not _WH.search(question) or _YES_NO.match(question)
+            or _CHOICE.search(question) or _defines(question)):
+        return False
+    return said <= set(content_stems(_POSSESSIVE.sub("", question)))
 
 
 def _fits(wanted: str, answer: str) -> bool:

@@ -1,29 +1,64 @@
-"""The packaged model as a judge of one claim against one passage: the chance it says "Yes".
+"""The packaged model as a judge of one claim: the chance it says "Yes, the passages state it".
 
 "Does this passage state that ...?" is a narrower task than answering, and the model's
-first-token chances say how sure it is, so no reply is generated: one prompt read, ~80-300
-tokens. Only an LLM offering ``first_token_logprobs`` (the packaged model) can judge; the verdict
-asks it only where its other features leave a claim unverified.
+first-token chances say how sure it is, so no reply is generated: one prompt read. Two ways:
+
+    follow-up  the answer was written by this model a moment ago (``LocalLLM.follow_up``): the
+               question is the next turn of that exchange, so the slot that holds it reads only
+               the question (~40 tokens), and the model judges with the passages and the
+               question it answered before it
+    window     otherwise: the claim and its passage window asked afresh (~80-300 tokens)
+
+Each way has its own weights in the verdict (``Weights.followed``, ``Weights.judged``): the two
+prompts give "Yes" different chances. Only an LLM offering ``first_token_logprobs`` (the
+packaged model) can judge; the verdict asks it only where its other features leave a claim
+unverified.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
-from ..prompts.judge import CLAIM_CHECK, CLAIM_CHECK_SYSTEM
+from ..prompts.judge import CLAIM_CHECK, CLAIM_CHECK_SYSTEM, CLAIM_FOLLOW_UP
 from ..types import Message
+
+FOLLOW_UP, WINDOW = "follow-up", "window"
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """The judge's share of "Yes", and which way it was asked (``FOLLOW_UP`` or ``WINDOW``)."""
+
+    share: float
+    way: str
 
 
 def can_judge(llm: Any) -> bool:
     return callable(getattr(llm, "first_token_logprobs", None))
 
 
+def judge_claim(llm: Any, passage: str, claim: str, *, answer: str = "") -> Judged:
+    """``llm``'s share of "Yes" that the passages state ``claim``: as the next turn of the
+    exchange that wrote ``answer`` when the model still has it, else against ``passage``."""
+    follow_up = getattr(llm, "follow_up", None)
+    if answer.strip() and callable(follow_up):
+        messages = follow_up(answer, CLAIM_FOLLOW_UP.format(claim=claim.strip()))
+        if messages is not None:
+            return Judged(_yes(llm, messages), FOLLOW_UP)
+    return Judged(yes_share(llm, passage, claim), WINDOW)
+
+
 def yes_share(llm: Any, passage: str, claim: str) -> float:
     """P(Yes) / (P(Yes) + P(No)) of ``llm``'s first token when asked whether ``passage`` states
     ``claim``; 0.5 when it offers neither."""
-    messages = [Message("system", CLAIM_CHECK_SYSTEM),
-                Message("user", CLAIM_CHECK.format(passage=passage.strip(), claim=claim.strip()))]
+    return _yes(llm, [Message("system", CLAIM_CHECK_SYSTEM),
+                      Message("user", CLAIM_CHECK.format(passage=passage.strip(),
+                                                         claim=claim.strip()))])
+
+
+def _yes(llm: Any, messages: list[Message]) -> float:
     chances = llm.first_token_logprobs(messages, top=10)
     yes = _mass(chances, "yes")
     no = _mass(chances, "no")

@@ -41,7 +41,7 @@ from .answer_type import mismatch
 from .agreement import NOTHING, Expected, agreement, expected_phrase
 from .claims import Claim, Span, claims_of, sentence_spans
 from .facts import content_stems, each_fact, fold, missing_facts
-from .judge import can_judge, yes_share
+from .judge import FOLLOW_UP, can_judge, judge_claim
 
 SUPPORTED, PARTLY, UNVERIFIED, UNSUPPORTED, REFUSED, EMPTY = (
     "supported", "partly", "unverified", "unsupported", "refused", "empty")
@@ -79,6 +79,11 @@ class Weights:
     judged: tuple[float, ...] = ()
     judged_threshold: float = 1.0
     judged_refute: float = 0.0
+    # The same with the judge asked as the next turn of the exchange that wrote the answer
+    # (``judge.FOLLOW_UP``); empty: its "Yes" is weighed as the window judge's.
+    followed: tuple[float, ...] = ()
+    followed_threshold: float = 1.0
+    followed_refute: float = 0.0
 
     def threshold(self, with_meaning: bool) -> float:
         return self.meaning_threshold if with_meaning else self.lexical_threshold
@@ -173,7 +178,7 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
     if not claims:
         return Verdict(EMPTY, measure=measure)
     checks = check_claims(claims, passages, embedder=embedder, weights=weights,
-                          question=question, judge=judge)
+                          question=question, judge=judge, answer=answer)
     checks[0] = _answers_question(checks[0], question)
     if judge is not None and can_judge(judge):
         measure += f", and {getattr(judge, 'model', 'the model')} asked whether each passage " \
@@ -183,10 +188,11 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
 
 def check_claims(claims: Sequence[Claim], passages: Sequence[str], *, embedder: Any = None,
                  weights: Weights = WEIGHTS, question: str = "", judge: Any = None,
-                 max_judged: int = MAX_JUDGED) -> list[ClaimCheck]:
+                 max_judged: int = MAX_JUDGED, answer: str = "") -> list[ClaimCheck]:
     """Each claim's check against the sentence windows of ``passages`` (``question``: what the
     claims answer, the context of a short answer's facts); with ``judge`` (an LLM that can,
-    ``judge.can_judge``) the first ``max_judged`` claims are also judged by it."""
+    ``judge.can_judge``) the first ``max_judged`` claims are also judged by it, as a follow-up
+    of the exchange that wrote ``answer`` when it still has it."""
     judge = judge if judge is not None and can_judge(judge) else None
     windows = _windows(passages)
     everything = "\n".join(passages)
@@ -196,7 +202,7 @@ def check_claims(claims: Sequence[Claim], passages: Sequence[str], *, embedder: 
                 else NOTHING)
     return [_check(claim, windows, everything, None if cosines is None else cosines[i], weights,
                    asked, _agrees(claim, i, expected), judge if i < max_judged else None,
-                   passages) for i, claim in enumerate(claims)]
+                   passages, answer) for i, claim in enumerate(claims)]
 
 
 def _answers_question(lead: ClaimCheck, question: str) -> ClaimCheck:
@@ -264,7 +270,10 @@ def fact_binding(claim: Claim, sentences: Sequence[tuple[str, frozenset[str]]],
 def support_chance(features: dict[str, float], weights: Weights = WEIGHTS) -> float:
     """The logistic chance that a claim with ``features`` is supported."""
     with_meaning = "cosine" in features
-    if "judge" in features and weights.judged:
+    if "followed" in features and weights.followed:
+        bias, *w = weights.followed
+        names = (*FEATURES[:-1], "followed")
+    elif "judge" in features and weights.judged:
         bias, *w = weights.judged
         names = (*FEATURES[:-1], "judge")
     else:
@@ -276,7 +285,7 @@ def support_chance(features: dict[str, float], weights: Weights = WEIGHTS) -> fl
 
 def _check(claim: Claim, windows: list[_Window], everything: str, cosines: Any,
            weights: Weights, asked: Sequence[str] = (), agrees: float = 0.0,
-           judge: Any = None, passages: Sequence[str] = ()) -> ClaimCheck:
+           judge: Any = None, passages: Sequence[str] = (), answer: str = "") -> ClaimCheck:
     if not windows:
         return ClaimCheck(claim, False, 0.0, missing=tuple(missing_facts(claim.facts, "")))
     binding = fact_binding(claim, [(w.sentence, w.sentence_stems) for w in windows], asked)
@@ -289,10 +298,15 @@ def _check(claim: Claim, windows: list[_Window], everything: str, cosines: Any,
     threshold, refute = weights.threshold(cosines is not None), weights.refute_threshold
     missing = tuple(missing_facts(claim.facts, everything))
     if judge is not None and weights.judged and not missing and best < SURE_WITHOUT_JUDGE:
+        judged = judge_claim(judge, _around(passages, windows[at]), claim.text, answer=answer)
         features = {k: v for k, v in features.items() if k != "cosine"}
-        features["judge"] = _logit(yes_share(judge, _around(passages, windows[at]), claim.text))
-        best, threshold, refute = (support_chance(features, weights), weights.judged_threshold,
-                                   weights.judged_refute)
+        if judged.way == FOLLOW_UP and weights.followed:
+            features["followed"] = _logit(judged.share)
+            threshold, refute = weights.followed_threshold, weights.followed_refute
+        else:
+            features["judge"] = _logit(judged.share)
+            threshold, refute = weights.judged_threshold, weights.judged_refute
+        best = support_chance(features, weights)
         scored = [(best, at, features)]
     supported = best >= threshold
     support = tuple((windows[p].passage, windows[p].span) for score, p, _ in scored

@@ -47,3 +47,9 @@ CLAIM_CHECK = (
     "Passage:\n{passage}\n\nClaim: {claim}\n\nDoes the passage state this claim, as written? "
     "Reply Yes or No."
 )
+# The same question as the next turn of the exchange that wrote the answer (``judge.FOLLOW_UP``):
+# the passages and the question are already before the model.
+CLAIM_FOLLOW_UP = (
+    "Check your answer. Do the passages above state this, as written: \"{claim}\"? "
+    "Reply Yes or No."
+)

@@ -160,7 +160,21 @@ class LocalLLM:
                 "writes_per_second": _rounded(speeds.writing)}
 
     def stream(self, messages: Sequence[Message]) -> Iterator[str]:
-        return self._engine.stream(self._body(messages))
+        return self._kept(messages, self._engine.stream(self._body(messages)))
+
+    def _kept(self, messages: Sequence[Message], chunks: Iterator[str]) -> Iterator[str]:
+        """``chunks`` as they come; a reply streamed to its end is kept for ``follow_up``."""
+        parts = []
+        for chunk in chunks:
+            parts.append(chunk)
+            yield chunk
+        self._engine.exchanges.keep(messages, "".join(parts))
+
+    def follow_up(self, answer: str, question: str) -> list[Message] | None:
+        """The messages that wrote ``answer`` here lately, its reply, then ``question``: a
+        request the slot reads only the question of (``exchanges``); None when this model did
+        not write ``answer`` (ask afresh)."""
+        return self._engine.exchanges.follow_up(answer, question)
 
     def with_stop(self, stop: Sequence[str]) -> LocalLLM:
         """The same model (same engine) ending its replies at any of ``stop``."""

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ...errors import LLMError, LLMResponseError
+from .exchanges import Exchanges
 from .machine import MachineLoad, ThreadChoice, allowed_cores, choose_threads, machine_now
 from .pace import Pace
 from ..slots import QueueState, SlotQueue, current_turn
@@ -63,6 +64,7 @@ class LocalEngine:
                  ) -> None:
         self.config = config
         self.pace = Pace()
+        self.exchanges = Exchanges()  # the last replies, for a follow-up that reads only itself
         self._watch = watch
         self._lock = threading.Lock()
         self._calls = 0  # requests running now (a reload waits for none)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ragcore.grounding import check_answer
-from ragcore.grounding.answer_type import asked_for, mismatch
+from ragcore.grounding.answer_type import REPEATS, asked_for, mismatch
 from ragcore.grounding.claims import claims_of
 
 SPEECH = ("We’ve sent 475 Million vaccine doses to 112 countries, more than any other nation. "
@@ -80,3 +80,33 @@ def test_an_attribution_to_the_passages_claims_nothing_itself():
     answer = '**$10**. The passage states: "Insulin costs about $10 a vial to make."'
     assert check_answer(answer, [SPEECH], question="How much does insulin cost to make?"
                         ).label == "supported"
+
+
+@pytest.mark.parametrize("question, answer", [
+    ("What is the name of Sherlock Holmes's older brother?", "**Holmes**."),
+    ("What name did the King of Bohemia use when he first came to Holmes?",
+     "**King of Bohemia**."),
+    ("Who was Hosmer Angel really?", "**Hosmer Angel**."),
+    ("What is the first name of Dr. Watson\u2019s wife?", "**Watson**."),
+    ("Whose son is abducted by Hinx?", "**Hinx**."),
+])
+def test_an_answer_made_of_the_questions_own_words_says_nothing(question, answer):
+    assert mismatch(question, answer) == REPEATS
+
+
+@pytest.mark.parametrize("question, answer", [
+    ("Should new code break lines before or after binary operators?", "**before**."),
+    ("Is PEP 8 a style guide?", "**PEP 8**."),
+    ("What is ARPA-H?", "**ARPA-H**."),  # named first, its sentence defines it
+    ("What is the title of PEP 8?", "**Style Guide for Python Code**."),
+    ("Who wrote the Zen of Python?", "**Tim Peters**."),
+])
+def test_a_choice_a_yes_or_no_a_definition_or_a_new_word_is_no_repetition(question, answer):
+    assert mismatch(question, answer) == ""
+
+
+def test_the_verdict_refuses_a_repetition_though_the_passage_holds_it():
+    passage = "Holmes stopped in front of it with his head on one side and looked it all over."
+    verdict = check_answer("**Holmes**. Holmes stopped in front of it.", [passage],
+                           question="What is the name of Sherlock Holmes's older brother?")
+    assert verdict.label == "unsupported" and verdict.claims[0].off_question == REPEATS

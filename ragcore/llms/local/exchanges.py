@@ -1,0 +1,69 @@
+"""The packaged model's latest exchanges, so a question about an answer reads only itself.
+
+A slot keeps the tokens of the prompt it read last and the reply it wrote (``cache_prompt``),
+and reuses them for the next prompt as far as it agrees. A question about the answer just
+written (the grounding verdict's "Do the passages state that ...?") sent as the next turn of
+that very exchange (its messages, the reply as the assistant's, then the question) agrees with
+all of it: the slot reads only the question, ~40 tokens, where the question asked afresh with
+a passage reads ~300 (1-4 s on two busy cores). ``Exchanges`` keeps the last few exchanges of
+an engine and gives that follow-up for an answer it wrote; an answer it did not write (another
+model's, an evicted one, one from before a restart) gets None, and the caller asks afresh.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Sequence
+
+from ...types import Message
+
+KEPT = 16  # exchanges remembered per engine: a few people's last answers
+MATCHED_CHARS = 120  # an answer is its exchange's when their first characters agree this far
+
+
+class Exchanges:
+    """The last ``KEPT`` exchanges (messages, reply) of one engine, by the reply they wrote."""
+
+    def __init__(self, kept: int = KEPT) -> None:
+        self._kept = kept
+        self._lock = threading.Lock()
+        self._by_reply: OrderedDict[str, tuple[tuple[Message, ...], str]] = OrderedDict()
+
+    def keep(self, messages: Sequence[Message], reply: str) -> None:
+        """Remember that ``messages`` were answered with ``reply`` (continuing the assistant's
+        prefill when the messages end with one)."""
+        whole = _with_reply(messages, reply)
+        key = _key(whole[-1].content)
+        if not key:
+            return
+        with self._lock:
+            self._by_reply.pop(key, None)
+            self._by_reply[key] = (tuple(messages), reply)
+            while len(self._by_reply) > self._kept:
+                self._by_reply.popitem(last=False)
+
+    def follow_up(self, answer: str, question: str) -> list[Message] | None:
+        """The exchange that wrote ``answer`` with ``question`` as the next user turn, or None
+        when none of the kept exchanges wrote it. The answer as shown may have lost the reply's
+        emphasis or spacing; its first ``MATCHED_CHARS`` characters, so normalised, must agree."""
+        key = _key(answer)
+        if not key:
+            return None
+        with self._lock:
+            found = self._by_reply.get(key)
+        if found is None:
+            return None
+        messages, reply = found
+        return [*_with_reply(messages, reply), Message("user", question)]
+
+
+def _with_reply(messages: Sequence[Message], reply: str) -> list[Message]:
+    """The messages with the reply as the assistant's turn (after its prefill, if any)."""
+    if messages and messages[-1].role == "assistant":
+        return [*messages[:-1], Message("assistant", messages[-1].content + reply)]
+    return [*messages, Message("assistant", reply)]
+
+
+def _key(text: str) -> str:
+    return " ".join(text.replace("*", "").split())[:MATCHED_CHARS]
