@@ -37,6 +37,11 @@ _SPAN_OF_TIME = re.compile(r"\b(?:a|an|one|half an?)\s+(?:\w+\s+)?(?:second|minu
                            r"week|fortnight|month|season|year|decade|century|lifetime)s?\b|"
                            r"\b(?:seconds|minutes|hours|days|weeks|months|years|decades|"
                            r"centuries|ages)\b", re.IGNORECASE)
+_DAY = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s|"
+                  r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|"
+                  r"yesterday|tomorrow)\b|\b\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}\b|"
+                  r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|"
+                  r"oct|nov|dec)", re.IGNORECASE)
 _PERCENT = re.compile(r"%|\bper ?cent\b|\bpercentage points?\b|\bhalf\b|\bquarter\b|\bthird\b",
                       re.IGNORECASE)
 
@@ -56,6 +61,8 @@ _ASKS = (
                                     r"waited|keep|kept|go on|went on|serve|served)\b",
                                     re.IGNORECASE), None),
     ("a year", re.compile(r"\b(?:in )?(?:what|which) year\b", re.IGNORECASE), _YEAR),
+    ("a date", re.compile(r"\b(?:on )?(?:what|which) (?:date|day)\b|\bwhat (?:is|was) the date\b",
+                          re.IGNORECASE), None),
     ("a percentage", re.compile(r"\bwhat (?:percent|percentage|share|proportion)\b",
                                 re.IGNORECASE), None),
 )
@@ -63,7 +70,7 @@ _ASKS = (
 
 def asked_for(question: str) -> str:
     """What ``question`` asks for when its words say ("a sum of money", "a number", "a length of
-    time", "a year", "a percentage"); "" for any other question."""
+    time", "a year", "a date", "a percentage"); "" for any other question."""
     text = " ".join(question.split())
     return next((name for name, pattern, _ in _ASKS if pattern.search(text)), "")
 
@@ -110,6 +117,8 @@ def repeats(question: str, answer: str) -> bool:
 def _fits(wanted: str, answer: str) -> bool:
     if wanted == "a length of time":
         return bool(_CARDINAL.search(answer) or _SPAN_OF_TIME.search(answer))
+    if wanted == "a date":  # a day: a month's name or a numeric date, not a year alone
+        return bool(_DAY.search(answer))
     if wanted == "a percentage":
         return bool(_PERCENT.search(answer) or _CARDINAL.search(answer))
     pattern = next(fits for name, _, fits in _ASKS if name == wanted)

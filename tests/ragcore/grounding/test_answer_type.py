@@ -19,6 +19,7 @@ SPEECH = ("We’ve sent 475 Million vaccine doses to 112 countries, more than an
     ("How long did the State of the Union speech last?", "**245th year**.", "a length of time"),
     ("How many prosecutors are on the task force?", "**the Justice Department**.", "a number"),
     ("In what year was the bridge opened?", "**the old town**.", "a year"),
+    ("On what date was Executive Order 14028 issued?", "**2021**.", "a date"),
 ])
 def test_an_answer_of_another_kind_is_named(question, answer, wanted):
     assert mismatch(question, answer) == wanted
@@ -35,6 +36,8 @@ def test_an_answer_of_another_kind_is_named(question, answer, wanted):
     ("In which year did the dynasty fall?", "**the 17th century**."),
     ("What percentage of the vote did he win?", "**52%**."),
     ("How many times did he call?", "**twice**."),
+    ("On what date was Executive Order 14028 issued?", "**May 12, 2021**."),
+    ("On which day did he arrive?", "**the 22nd of December**."),
     # questions whose answers take any form are never judged by their form
     ("How much of its value has the Russian stock market lost?", "**most of it**."),
     ("When was the treaty signed?", "**after the war**."),
