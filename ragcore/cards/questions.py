@@ -87,7 +87,9 @@ def named_documents(question: str) -> tuple[str, ...]:
 def _pattern(titles: tuple[str, ...]) -> re.Pattern[str]:
     named = "|".join([_NAMED, *(_title_forms(t) for t in titles)])
     modifiers = rf"(?:{_NOT_MODIFIER}[\w.-]+\s+){{0,3}}?"
-    subject = rf"(?:{_DETERMINER}{modifiers}{_DOC_WORDS}\b|(?:the\s+)?(?:{named})|{_BARE})"
+    # A named document may be followed by what it also is: "SP 800-218 (SSDF version 1.1)".
+    subject = (rf"(?:{_DETERMINER}{modifiers}{_DOC_WORDS}\b|(?:the\s+)?(?:{named})"
+               rf"(?:\s*\([^()]{{1,60}}\))?|{_BARE})")
     # "What is RFC 2616?" asks what a document is; "What is zero trust architecture?" names a
     # title that is also the topic, and asks about the topic: a bare "What is X?" takes only
     # names a document alone carries (numbers, file names, quoted titles).
@@ -98,9 +100,12 @@ def _pattern(titles: tuple[str, ...]) -> re.Pattern[str]:
 
 def _title_forms(title: str) -> str:
     """A title as the question may name it: whole, or its main title before a colon (also
-    without its parentheses and version: "Secure Software Development Framework")."""
+    without its parentheses and version: "Secure Software Development Framework"), or the
+    acronym it gives itself in parentheses ("SSDF")."""
     main = title.split(":")[0]
     short = re.sub(r"\([^)]*\)|\bversion\s+[\d.]+", " ", main, flags=re.IGNORECASE)
     forms = {title.strip(), *(f.strip() for f in (main, short) if len(f.split()) >= 2)}
+    # The short name a title gives itself: "Secure Software Development Framework (SSDF)".
+    forms.update(re.findall(r"\(([A-Z][A-Z0-9&-]{1,9})\)", main))
     return "|".join(r"\s+".join(map(re.escape, f.split())) for f in sorted(forms, key=len,
                                                                             reverse=True))

@@ -70,3 +70,13 @@ def test_a_title_that_is_also_the_topic_asks_about_the_topic():
     title = ["Zero Trust Architecture"]
     assert not asks_about_document("What is zero trust architecture?", titles=title)
     assert asks_about_document("Who wrote Zero Trust Architecture?", titles=title)
+
+
+def test_a_titles_own_acronym_and_a_name_followed_by_what_it_also_is_name_the_document():
+    titles = ["Secure Software Development Framework (SSDF) Version 1.1: Recommendations for "
+              "Mitigating the Risk of Software Vulnerabilities"]
+    assert asks_about_document("When was the SSDF published?", titles=titles)
+    assert asks_about_document("When was SP 800-218 (SSDF version 1.1) published?")
+    assert not asks_about_document("What are the four groups of practices in the SSDF?",
+                                   titles=titles)
+    assert not asks_about_document("When was the SSDF published?")  # no title at hand says so
