@@ -44,6 +44,7 @@ from ..postprocess import ListContinuation, NodePostprocessor
 from ..prompts.answer import SynthesisPrompts
 from ..prompts.chat import INDEX_AGENT_PROMPT
 from ..query import QueryEngine
+from ..retrieval.acronyms import AcronymExpansions
 from ..retrieval.cards import DocumentCards
 from ..retrieval.optimizer import SentenceEmbeddingOptimizer
 from ..retrieval.retrievers import RetrievalMode, Retriever, SearchableIndex
@@ -95,7 +96,8 @@ def reading_postprocessors(index: EngineIndex, postprocessors: Sequence[NodePost
     an LLM that reads only ``reading_tokens`` fast (the packaged model), the question's closest
     sentences up to that many tokens (``SentenceEmbeddingOptimizer``; by shared words in
     keyword mode, which never loads the embedding model); after all, for a question about a
-    document itself, its card (``DocumentCards``: title, authors, date, abstract)."""
+    document itself, its card (``DocumentCards``: title, authors, date, abstract); before it,
+    for "What does SDLC stand for?", the sentence that spells it out (``AcronymExpansions``)."""
     first = [ListContinuation(index)] if hasattr(index, "get_node") else []
     budget = getattr(llm, "reading_tokens", None)
     # An LLM that measures its reading speed (the packaged model) sets the budget per query.
@@ -104,8 +106,10 @@ def reading_postprocessors(index: EngineIndex, postprocessors: Sequence[NodePost
     last = ([SentenceEmbeddingOptimizer(embedder, token_budget=budget, by_kind=True,
                                         reader=reader)]
             if budget else [])
-    # Last: a question about a document itself reads its card whole, whatever the budget.
-    return [*first, *postprocessors, *last, DocumentCards()]
+    # Past the budget: what an asked acronym stands for, where the documents spell it out, and
+    # for a question about a document itself, its card whole.
+    expansions = [AcronymExpansions(index)] if hasattr(index, "keyword_search") else []
+    return [*first, *postprocessors, *last, *expansions, DocumentCards()]
 
 
 def chat_engine_from_index(
