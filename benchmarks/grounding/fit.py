@@ -28,6 +28,8 @@ from ragcore.grounding import WEIGHTS, Weights, check_claims, claims_of
 from ragcore.grounding.verdict import FEATURES, _logit
 
 JUDGE_ROWS = __import__("pathlib").Path(__file__).with_name("judge_llm_rows.jsonl")
+# The judge asked as the next turn of the answer's exchange (``judge_llm.py --follow-up``).
+FOLLOW_UP_ROWS = JUDGE_ROWS.with_name("judge_llm_followup_rows.jsonl")
 
 PRECISION = 0.95  # of what is vouched for: the issue's target
 FALSE_REFUTED = 0.02  # of right claims taken for invented by their chance alone, at most
@@ -45,14 +47,15 @@ def scored(claims: Sequence[Claim], weights: Weights, embedder: Any) -> list[tup
     return rows
 
 
-def judged_rows(rows: list[tuple], claims: Sequence[Claim], p_yes: dict[str, float]
-                ) -> list[tuple]:
-    """``rows`` (lexical) with the judge's "Yes" (``judge_llm.py``) as the feature "judge", and
-    the judged model's score under ``WEIGHTS`` left to ``rescore``."""
+def judged_rows(rows: list[tuple], claims: Sequence[Claim], p_yes: dict[str, float],
+                feature: str = "judge") -> list[tuple]:
+    """``rows`` (lexical) with the judge's "Yes" (``judge_llm.py``) as the feature ``feature``
+    ("judge", or "followed" for the follow-up way), and the judged model's score under
+    ``WEIGHTS`` left to ``rescore``."""
     out = []
     for (score, features, missing), claim in zip(rows, claims):
         judged = {k: v for k, v in features.items() if k != "cosine"}
-        judged["judge"] = _logit(p_yes[claim.id])
+        judged[feature] = _logit(p_yes[claim.id])
         out.append((score, judged, missing))
     return out
 
@@ -161,6 +164,17 @@ def main() -> None:
             weights = dataclasses.replace(
                 weights, judged_threshold=round(vouch_threshold([r[0] for r in judged], labels), 3),
                 judged_refute=round(refute_threshold(judged, labels), 3))
+        followed = _p_yes(FOLLOW_UP_ROWS)
+        if followed and all(c.id in followed for c in fitting):
+            rows = judged_rows(lexical_rows, fitting, followed, "followed")
+            names = (*FEATURES[:-1], "followed")
+            coefficients = fit([r[1] for r in rows], labels, False, names)
+            weights = dataclasses.replace(weights,
+                                          followed=tuple(np.round(coefficients, 3).tolist()))
+            rows = rescore(rows, weights)
+            weights = dataclasses.replace(
+                weights, followed_threshold=round(vouch_threshold([r[0] for r in rows], labels), 3),
+                followed_refute=round(refute_threshold(rows, labels), 3))
         print(f"fitted on {len(fitting)} claims: {weights}")
     report("judge half, with the embedding model", scored(judging, weights, embedder), judging,
            weights, True)
@@ -172,14 +186,20 @@ def main() -> None:
         report("judge half, with the packaged model as judge", judged, judging,
                dataclasses.replace(weights, lexical_threshold=weights.judged_threshold,
                                    refute_threshold=weights.judged_refute), False)
+    followed = _p_yes(FOLLOW_UP_ROWS)
+    if weights.followed and all(c.id in followed for c in judging):
+        rows = rescore(judged_rows(lexical, judging, followed, "followed"), weights)
+        report("judge half, the packaged model judging as a follow-up of its answer", rows,
+               judging, dataclasses.replace(weights, lexical_threshold=weights.followed_threshold,
+                                            refute_threshold=weights.followed_refute), False)
 
 
-def _p_yes() -> dict[str, float]:
+def _p_yes(rows=JUDGE_ROWS) -> dict[str, float]:
     import json
 
-    if not JUDGE_ROWS.exists():
+    if not rows.exists():
         return {}
-    return {r["id"]: r["p_yes"] for r in map(json.loads, JUDGE_ROWS.read_text().splitlines())}
+    return {r["id"]: r["p_yes"] for r in map(json.loads, rows.read_text().splitlines())}
 
 
 if __name__ == "__main__":

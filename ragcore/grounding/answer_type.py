@@ -61,7 +61,8 @@ _ASKS = (
                                     r"waited|keep|kept|go on|went on|serve|served)\b",
                                     re.IGNORECASE), None),
     ("a year", re.compile(r"\b(?:in )?(?:what|which) year\b", re.IGNORECASE), _YEAR),
-    ("a date", re.compile(r"\b(?:on )?(?:what|which) (?:date|day)\b|\bwhat (?:is|was) the date\b",
+    ("a date", re.compile(r"\b(?:on )?(?:what|which) (?:date|day)(?=\s+(?:is|was|were|did|does|"
+                          r"do|will|has|had)\b|\s*\?)|\bwhat (?:is|was) the date\b",
                           re.IGNORECASE), None),
     ("a percentage", re.compile(r"\bwhat (?:percent|percentage|share|proportion)\b",
                                 re.IGNORECASE), None),

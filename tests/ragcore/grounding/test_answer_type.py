@@ -43,6 +43,7 @@ def test_an_answer_of_another_kind_is_named(question, answer, wanted):
     ("When was the treaty signed?", "**after the war**."),
     ("Who did Biden nominate to the Supreme Court?", "**Judge Ketanji Brown Jackson**."),
     ("How long is an IPv4 address?", "**long enough**."),
+    ("Which date format must HTTP/1.1 generate?", "**The RFC 1123 format.**"),
 ])
 def test_an_answer_of_the_asked_kind_or_a_question_that_does_not_say_passes(question, answer):
     assert mismatch(question, answer) == ""
