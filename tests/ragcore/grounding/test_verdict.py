@@ -159,3 +159,30 @@ def test_the_judge_reads_only_the_first_claim_and_never_a_refuted_one():
     judge = Judge(0.9)
     verdict = check_answer("NIST has about 1,000 employees.", [NIST], judge=judge)
     assert judge.asked == [] and verdict.label == UNSUPPORTED
+
+
+class RememberingJudge(Judge):
+    """A judge that wrote the answer itself: it is asked as the next turn of that exchange."""
+
+    def follow_up(self, answer, question):
+        from ragcore.types import Message
+
+        return [Message("user", "Passages ... Question ..."), Message("assistant", answer),
+                Message("user", question)]
+
+
+def test_a_judge_that_wrote_the_answer_is_weighed_by_its_own_weights():
+    import dataclasses
+
+    from ragcore.grounding.verdict import WEIGHTS
+
+    claim = "The agency was founded long ago."
+    judge = RememberingJudge(0.98)
+    own = dataclasses.replace(WEIGHTS, followed=WEIGHTS.judged, followed_threshold=0.8)
+    checked = check_answer(claim, [NIST], judge=judge, weights=own).claims[0]
+    assert "followed" in checked.features and "judge" not in checked.features
+    assert "founded in 1901" not in judge.asked[0]  # it reads the question alone
+    # with no weights of its own the follow-up's "Yes" is weighed as the window judge's
+    plain = dataclasses.replace(WEIGHTS, followed=())
+    assert "judge" in check_answer(claim, [NIST], judge=RememberingJudge(0.98),
+                                   weights=plain).claims[0].features
