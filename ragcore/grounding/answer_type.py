@@ -45,7 +45,8 @@ _DAY = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a
 _PERCENT = re.compile(r"%|\bper ?cent\b|\bpercentage points?\b|\bhalf\b|\bquarter\b|\bthird\b",
                       re.IGNORECASE)
 
-# What a question asks for, by its words: (the name said to a person, its pattern).
+# What a question asks for, by its words: (the name said to a person, its pattern, the forms an
+# answer of that kind shows one of).
 _ASKS = (
     ("a sum of money", re.compile(
         r"\bhow much (?:money|funding|cash)\b|"
@@ -53,19 +54,19 @@ _ASKS = (
         r"\b(?:cost|costs|charge|charges|pay|paid|spend|spent|earn|earned|raise|raised|"
         r"invest|invested|fine|fined|price|priced)\b|"
         r"\b(?:what|which) (?:is|was|are|were) the (?:price|cost|fee|salary|budget|fine)\b",
-        re.IGNORECASE), _MONEY),
+        re.IGNORECASE), (_MONEY,)),
     ("a number", re.compile(r"\bhow many\b|\bwhat (?:is|was) the number of\b", re.IGNORECASE),
-     _CARDINAL),
+     (_CARDINAL,)),
     ("a length of time", re.compile(r"^\s*(?:for )?how long\b[^?]*\b(?:last|lasted|take|took|"
                                     r"takes|run|ran|stay|stayed|live|lived|spend|spent|wait|"
                                     r"waited|keep|kept|go on|went on|serve|served)\b",
-                                    re.IGNORECASE), None),
-    ("a year", re.compile(r"\b(?:in )?(?:what|which) year\b", re.IGNORECASE), _YEAR),
+                                    re.IGNORECASE), (_CARDINAL, _SPAN_OF_TIME)),
+    ("a year", re.compile(r"\b(?:in )?(?:what|which) year\b", re.IGNORECASE), (_YEAR,)),
     ("a date", re.compile(r"\b(?:on )?(?:what|which) (?:date|day)(?=\s+(?:is|was|were|did|does|"
                           r"do|will|has|had)\b|\s*\?)|\bwhat (?:is|was) the date\b",
-                          re.IGNORECASE), None),
+                          re.IGNORECASE), (_DAY,)),  # a year alone is no day
     ("a percentage", re.compile(r"\bwhat (?:percent|percentage|share|proportion)\b",
-                                re.IGNORECASE), None),
+                                re.IGNORECASE), (_PERCENT, _CARDINAL)),
 )
 
 
@@ -92,10 +93,11 @@ def mismatch(question: str, answer: str) -> str:
     words); "" when it fits or the question does not say."""
     if repeats(question, answer):
         return REPEATS
-    wanted = asked_for(question)
-    if not wanted or _fits(wanted, answer):
-        return ""
-    return wanted
+    text = " ".join(question.split())
+    for name, pattern, forms in _ASKS:
+        if pattern.search(text):
+            return "" if any(form.search(answer) for form in forms) else name
+    return ""
 
 
 def _defines(question: str) -> bool:
@@ -113,14 +115,3 @@ def repeats(question: str, answer: str) -> bool:
             or _CHOICE.search(question) or _defines(question)):
         return False
     return said <= set(content_stems(_POSSESSIVE.sub("", question)))
-
-
-def _fits(wanted: str, answer: str) -> bool:
-    if wanted == "a length of time":
-        return bool(_CARDINAL.search(answer) or _SPAN_OF_TIME.search(answer))
-    if wanted == "a date":  # a day: a month's name or a numeric date, not a year alone
-        return bool(_DAY.search(answer))
-    if wanted == "a percentage":
-        return bool(_PERCENT.search(answer) or _CARDINAL.search(answer))
-    pattern = next(fits for name, _, fits in _ASKS if name == wanted)
-    return bool(pattern.search(answer))
