@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import LLMError
 from ..prompts.judge import CLAIM_CHECK, CLAIM_CHECK_SYSTEM, CLAIM_FOLLOW_UP
 from ..types import Message
 
@@ -46,7 +47,10 @@ def judge_claim(llm: Any, passage: str, claim: str, *, answer: str = "") -> Judg
     if answer.strip() and callable(follow_up):
         messages = follow_up(answer, CLAIM_FOLLOW_UP.format(claim=claim.strip()))
         if messages is not None:
-            return Judged(_yes(llm, messages), FOLLOW_UP)
+            try:
+                return Judged(_yes(llm, messages), FOLLOW_UP)
+            except LLMError:  # the model's own count of the exchange overflowed: ask afresh
+                pass
     return Judged(yes_share(llm, passage, claim), WINDOW)
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Iterator, Literal, Sequence
 
 from ...errors import ConfigError, LLMResponseError
+from ...tokens import count_tokens
 from ...types import Message
 from ..gguf_info import read_gguf_info
 from ..local_models import PackagedModel, default_model, model_file, packaged_model
@@ -50,6 +51,7 @@ FITTED = "fitted"
 # machine shared on purpose, or a run whose greedy replies must not vary with the load (the
 # thread count changes llama.cpp's sums in their last bits, and a greedy reply may follow).
 THREADS_ENV = "RAGCORE_LLM_THREADS"
+FOLLOW_UP_MARKUP = 8  # a chat template's tokens around each message
 
 
 def local_chat_body(
@@ -173,8 +175,14 @@ class LocalLLM:
     def follow_up(self, answer: str, question: str) -> list[Message] | None:
         """The messages that wrote ``answer`` here lately, its reply, then ``question``: a
         request the slot reads only the question of (``exchanges``); None when this model did
-        not write ``answer`` (ask afresh)."""
-        return self._engine.exchanges.follow_up(answer, question)
+        not write ``answer``, or the exchange and the question would overflow the window (ask
+        afresh)."""
+        messages = self._engine.exchanges.follow_up(answer, question)
+        if messages is None:
+            return None
+        # Counted with ragcore's tokenizer, not the model's: a fifth to spare for the difference.
+        used = sum(count_tokens(m.content) + FOLLOW_UP_MARKUP for m in messages)
+        return messages if used * 1.2 + 1 < self.context_window else None
 
     def with_stop(self, stop: Sequence[str]) -> LocalLLM:
         """The same model (same engine) ending its replies at any of ``stop``."""

@@ -88,3 +88,14 @@ def test_the_packaged_model_judges_its_own_answer_as_the_next_turn():
     followed = judge_claim(llm, messages[1].content, claim, answer=answer)
     assert followed.way == FOLLOW_UP and followed.share > 0.5
     # (what it saves, the passage read again, is measured by benchmarks/grounding/judge_llm)
+
+
+@pytest.mark.slow
+@needs_models
+def test_a_follow_up_that_would_overflow_the_window_is_asked_afresh():
+    llm = LocalLLM("smollm2-135m", context_window=256, num_output=32)
+    long_reply = "The bridge opened to carts and walkers in 1867. " * 40
+    llm._engine.exchanges.keep(ASKED, long_reply)
+    assert llm.follow_up("**" + long_reply, "Is that stated?") is None
+    llm._engine.exchanges.keep(ASKED, "1867**. It opened in 1867.")
+    assert llm.follow_up("**1867**. It opened in 1867.", "Is that stated?") is not None
