@@ -28,8 +28,8 @@ from ragcore.grounding import WEIGHTS, Weights, check_claims, claims_of
 from ragcore.grounding.verdict import FEATURES, _logit
 
 JUDGE_ROWS = __import__("pathlib").Path(__file__).with_name("judge_llm_rows.jsonl")
-# The judge asked as the next turn of the answer's exchange (``judge_llm.py --follow-up``).
-FOLLOW_UP_ROWS = JUDGE_ROWS.with_name("judge_llm_followup_rows.jsonl")
+# The judge asked in the answer's own prompt (``judge_llm.py --in-prompt``).
+IN_PROMPT_ROWS = JUDGE_ROWS.with_name("judge_llm_in_prompt_rows.jsonl")
 
 PRECISION = 0.95  # of what is vouched for: the issue's target
 FALSE_REFUTED = 0.02  # of right claims taken for invented by their chance alone, at most
@@ -50,7 +50,7 @@ def scored(claims: Sequence[Claim], weights: Weights, embedder: Any) -> list[tup
 def judged_rows(rows: list[tuple], claims: Sequence[Claim], p_yes: dict[str, float],
                 feature: str = "judge") -> list[tuple]:
     """``rows`` (lexical) with the judge's "Yes" (``judge_llm.py``) as the feature ``feature``
-    ("judge", or "followed" for the follow-up way), and the judged model's score under
+    ("judge", or "in_prompt" for the judge asked in the answer's prompt), and the judged model's score under
     ``WEIGHTS`` left to ``rescore``."""
     out = []
     for (score, features, missing), claim in zip(rows, claims):
@@ -164,17 +164,18 @@ def main() -> None:
             weights = dataclasses.replace(
                 weights, judged_threshold=round(vouch_threshold([r[0] for r in judged], labels), 3),
                 judged_refute=round(refute_threshold(judged, labels), 3))
-        followed = _p_yes(FOLLOW_UP_ROWS)
-        if followed and all(c.id in followed for c in fitting):
-            rows = judged_rows(lexical_rows, fitting, followed, "followed")
-            names = (*FEATURES[:-1], "followed")
+        in_prompt = _p_yes(IN_PROMPT_ROWS)
+        if in_prompt and all(c.id in in_prompt for c in fitting):
+            rows = judged_rows(lexical_rows, fitting, in_prompt, "in_prompt")
+            names = (*FEATURES[:-1], "in_prompt")
             coefficients = fit([r[1] for r in rows], labels, False, names)
             weights = dataclasses.replace(weights,
-                                          followed=tuple(np.round(coefficients, 3).tolist()))
+                                          in_prompt=tuple(np.round(coefficients, 3).tolist()))
             rows = rescore(rows, weights)
             weights = dataclasses.replace(
-                weights, followed_threshold=round(vouch_threshold([r[0] for r in rows], labels), 3),
-                followed_refute=round(refute_threshold(rows, labels), 3))
+                weights,
+                in_prompt_threshold=round(vouch_threshold([r[0] for r in rows], labels), 3),
+                in_prompt_refute=round(refute_threshold(rows, labels), 3))
         print(f"fitted on {len(fitting)} claims: {weights}")
     report("judge half, with the embedding model", scored(judging, weights, embedder), judging,
            weights, True)
@@ -186,12 +187,12 @@ def main() -> None:
         report("judge half, with the packaged model as judge", judged, judging,
                dataclasses.replace(weights, lexical_threshold=weights.judged_threshold,
                                    refute_threshold=weights.judged_refute), False)
-    followed = _p_yes(FOLLOW_UP_ROWS)
-    if weights.followed and all(c.id in followed for c in judging):
-        rows = rescore(judged_rows(lexical, judging, followed, "followed"), weights)
-        report("judge half, the packaged model judging as a follow-up of its answer", rows,
-               judging, dataclasses.replace(weights, lexical_threshold=weights.followed_threshold,
-                                            refute_threshold=weights.followed_refute), False)
+    in_prompt = _p_yes(IN_PROMPT_ROWS)
+    if weights.in_prompt and all(c.id in in_prompt for c in judging):
+        rows = rescore(judged_rows(lexical, judging, in_prompt, "in_prompt"), weights)
+        report("judge half, the packaged model judging in the answer's prompt", rows,
+               judging, dataclasses.replace(weights, lexical_threshold=weights.in_prompt_threshold,
+                                            refute_threshold=weights.in_prompt_refute), False)
 
 
 def _p_yes(rows=JUDGE_ROWS) -> dict[str, float]:

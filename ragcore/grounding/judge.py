@@ -3,13 +3,14 @@
 "Does this passage state that ...?" is a narrower task than answering, and the model's
 first-token chances say how sure it is, so no reply is generated: one prompt read. Two ways:
 
-    follow-up  the answer was written by this model a moment ago (``LocalLLM.follow_up``): the
-               question is the next turn of that exchange, so the slot that holds it reads only
-               the question (~40 tokens), and the model judges with the passages and the
-               question it answered before it
+    in prompt  the answer was written by this model a moment ago (``LocalLLM.prompt_of``): the
+               question replaces the cue line of that answer's own prompt, so the slot that
+               read it reads only the question (~40 tokens), with all the passages and the
+               question the answer was for before it (not the answer itself: shown its own
+               answer, the model agrees with it)
     window     otherwise: the claim and its passage window asked afresh (~80-300 tokens)
 
-Each way has its own weights in the verdict (``Weights.followed``, ``Weights.judged``): the two
+Each way has its own weights in the verdict (``Weights.in_prompt``, ``Weights.judged``): the two
 prompts give "Yes" different chances. Only an LLM offering ``first_token_logprobs`` (the
 packaged model) can judge; the verdict asks it only where its other features leave a claim
 unverified.
@@ -22,15 +23,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import LLMError
-from ..prompts.judge import CLAIM_CHECK, CLAIM_CHECK_SYSTEM, CLAIM_FOLLOW_UP
+from ..prompts.answer import asked_instead
+from ..prompts.judge import CLAIM_CHECK, CLAIM_CHECK_SYSTEM, CLAIM_IN_PROMPT
 from ..types import Message
 
-FOLLOW_UP, WINDOW = "follow-up", "window"
+IN_PROMPT, WINDOW = "in prompt", "window"
 
 
 @dataclass(frozen=True, slots=True)
 class Judged:
-    """The judge's share of "Yes", and which way it was asked (``FOLLOW_UP`` or ``WINDOW``)."""
+    """The judge's share of "Yes", and which way it was asked (``IN_PROMPT`` or ``WINDOW``)."""
 
     share: float
     way: str
@@ -41,16 +43,16 @@ def can_judge(llm: Any) -> bool:
 
 
 def judge_claim(llm: Any, passage: str, claim: str, *, answer: str = "") -> Judged:
-    """``llm``'s share of "Yes" that the passages state ``claim``: as the next turn of the
-    exchange that wrote ``answer`` when the model still has it, else against ``passage``."""
-    follow_up = getattr(llm, "follow_up", None)
-    if answer.strip() and callable(follow_up):
-        messages = follow_up(answer, CLAIM_FOLLOW_UP.format(claim=claim.strip()))
-        if messages is not None:
-            try:
-                return Judged(_yes(llm, messages), FOLLOW_UP)
-            except LLMError:  # the model's own count of the exchange overflowed: ask afresh
-                pass
+    """``llm``'s share of "Yes" that the passages state ``claim``: in the prompt that wrote
+    ``answer`` when the model still has it, else against ``passage``."""
+    prompt_of = getattr(llm, "prompt_of", None)
+    prompt = prompt_of(answer) if answer.strip() and callable(prompt_of) else None
+    if prompt:
+        try:
+            return Judged(_yes(llm, asked_instead(prompt, CLAIM_IN_PROMPT.format(
+                claim=claim.strip()))), IN_PROMPT)
+        except LLMError:  # the model would not read it (a window it overflows): ask afresh
+            pass
     return Judged(yes_share(llm, passage, claim), WINDOW)
 
 

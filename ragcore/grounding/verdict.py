@@ -41,7 +41,7 @@ from .answer_type import mismatch
 from .agreement import NOTHING, Expected, agreement, expected_phrase
 from .claims import Claim, Span, claims_of, sentence_spans
 from .facts import content_stems, each_fact, fold, missing_facts
-from .judge import FOLLOW_UP, can_judge, judge_claim
+from .judge import IN_PROMPT, can_judge, judge_claim
 
 SUPPORTED, PARTLY, UNVERIFIED, UNSUPPORTED, REFUSED, EMPTY = (
     "supported", "partly", "unverified", "unsupported", "refused", "empty")
@@ -79,11 +79,11 @@ class Weights:
     judged: tuple[float, ...] = ()
     judged_threshold: float = 1.0
     judged_refute: float = 0.0
-    # The same with the judge asked as the next turn of the exchange that wrote the answer
-    # (``judge.FOLLOW_UP``); empty: its "Yes" is weighed as the window judge's.
-    followed: tuple[float, ...] = ()
-    followed_threshold: float = 1.0
-    followed_refute: float = 0.0
+    # The same with the judge asked in the prompt that wrote the answer (``judge.IN_PROMPT``);
+    # empty: its "Yes" is weighed as the window judge's.
+    in_prompt: tuple[float, ...] = ()
+    in_prompt_threshold: float = 1.0
+    in_prompt_refute: float = 0.0
 
     def threshold(self, with_meaning: bool) -> float:
         return self.meaning_threshold if with_meaning else self.lexical_threshold
@@ -191,8 +191,8 @@ def check_claims(claims: Sequence[Claim], passages: Sequence[str], *, embedder: 
                  max_judged: int = MAX_JUDGED, answer: str = "") -> list[ClaimCheck]:
     """Each claim's check against the sentence windows of ``passages`` (``question``: what the
     claims answer, the context of a short answer's facts); with ``judge`` (an LLM that can,
-    ``judge.can_judge``) the first ``max_judged`` claims are also judged by it, as a follow-up
-    of the exchange that wrote ``answer`` when it still has it."""
+    ``judge.can_judge``) the first ``max_judged`` claims are also judged by it, in the prompt
+    that wrote ``answer`` when it still has it."""
     judge = judge if judge is not None and can_judge(judge) else None
     windows = _windows(passages)
     everything = "\n".join(passages)
@@ -270,9 +270,9 @@ def fact_binding(claim: Claim, sentences: Sequence[tuple[str, frozenset[str]]],
 def support_chance(features: dict[str, float], weights: Weights = WEIGHTS) -> float:
     """The logistic chance that a claim with ``features`` is supported."""
     with_meaning = "cosine" in features
-    if "followed" in features and weights.followed:
-        bias, *w = weights.followed
-        names = (*FEATURES[:-1], "followed")
+    if "in_prompt" in features and weights.in_prompt:
+        bias, *w = weights.in_prompt
+        names = (*FEATURES[:-1], "in_prompt")
     elif "judge" in features and weights.judged:
         bias, *w = weights.judged
         names = (*FEATURES[:-1], "judge")
@@ -300,9 +300,9 @@ def _check(claim: Claim, windows: list[_Window], everything: str, cosines: Any,
     if judge is not None and weights.judged and not missing and best < SURE_WITHOUT_JUDGE:
         judged = judge_claim(judge, _around(passages, windows[at]), claim.text, answer=answer)
         features = {k: v for k, v in features.items() if k != "cosine"}
-        if judged.way == FOLLOW_UP and weights.followed:
-            features["followed"] = _logit(judged.share)
-            threshold, refute = weights.followed_threshold, weights.followed_refute
+        if judged.way == IN_PROMPT and weights.in_prompt:
+            features["in_prompt"] = _logit(judged.share)
+            threshold, refute = weights.in_prompt_threshold, weights.in_prompt_refute
         else:
             features["judge"] = _logit(judged.share)
             threshold, refute = weights.judged_threshold, weights.judged_refute

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Sequence
 
 from ..errors import ConfigError
+from ..types import Message
 from . import (
     ANSWER,
     CONTEXT,
@@ -215,6 +217,18 @@ CITATION_RULES = (
     "is wet.', the question 'When is the sky red?' is answered 'In the evening [1].'"
 )
 CITATION_PROMPTS = SynthesisPrompts().with_system_prompt(CITATION_RULES)
+
+def asked_instead(messages: Sequence[Message], line: str) -> list[Message]:
+    """The answer prompt ``messages`` (no prefill) with its cue line ("Answer:") replaced by
+    ``line``: every token before the cue is shared, so a model that caches prompts reads only
+    ``line`` (the not-found gate's check, the grounding judge's question)."""
+    *head, last = messages
+    body = last.content
+    cut = body.rfind("\n")
+    if cut >= 0 and body[cut + 1:].rstrip().endswith(":"):
+        body = body[:cut]
+    return [*head, Message(last.role, f"{body}\n{line}")]
+
 
 # The not-found gate's check pass: the answer prompt with its cue line replaced by this.
 CHECK_QUESTION = "Do the passages contain the answer to this question? Reply Yes or No."

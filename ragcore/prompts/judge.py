@@ -47,9 +47,6 @@ CLAIM_CHECK = (
     "Passage:\n{passage}\n\nClaim: {claim}\n\nDoes the passage state this claim, as written? "
     "Reply Yes or No."
 )
-# The same question as the next turn of the exchange that wrote the answer (``judge.FOLLOW_UP``):
+# The same question in the answer's own prompt, in place of its cue line (``judge.IN_PROMPT``):
 # the passages and the question are already before the model.
-CLAIM_FOLLOW_UP = (
-    "Check your answer. Do the passages above state this, as written: \"{claim}\"? "
-    "Reply Yes or No."
-)
+CLAIM_IN_PROMPT = "Claim: {claim}\nDo the passages state this claim, as written? Reply Yes or No."

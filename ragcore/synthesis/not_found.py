@@ -53,7 +53,7 @@ from typing import Any, Iterator, Protocol, Sequence
 from ..errors import ConfigError
 from ..grounding.nearest import closest_sentence
 from ..llms.extractive.answer import answerability
-from ..prompts.answer import ANSWER_NUDGE, CHECK_QUESTION, NOT_FOUND_SENTENCE
+from ..prompts.answer import ANSWER_NUDGE, CHECK_QUESTION, NOT_FOUND_SENTENCE, asked_instead
 from ..trace import Trace
 from ..types import Message
 from .span_choice import can_choose, chosen_answer
@@ -206,14 +206,8 @@ class NotFoundGate:
 
 
 def check_messages(messages: Sequence[Message]) -> list[Message]:
-    """The answer prompt with its cue line ("Answer:") replaced by ``CHECK_QUESTION``: every
-    token before the cue is shared, so a model that caches prompts reads only the question."""
-    *head, last = messages
-    body = last.content
-    cut = body.rfind("\n")
-    if cut >= 0 and body[cut + 1:].rstrip().endswith(":"):
-        body = body[:cut]
-    return [*head, Message(last.role, f"{body}\n{CHECK_QUESTION}")]
+    """The answer prompt with its cue line ("Answer:") replaced by ``CHECK_QUESTION``."""
+    return asked_instead(messages, CHECK_QUESTION)
 
 
 def nudged(messages: Sequence[Message]) -> list[Message]:

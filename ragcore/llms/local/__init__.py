@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any, Iterator, Literal, Sequence
 
 from ...errors import ConfigError, LLMResponseError
-from ...tokens import count_tokens
 from ...types import Message
 from ..gguf_info import read_gguf_info
 from ..local_models import PackagedModel, default_model, model_file, packaged_model
@@ -51,7 +50,6 @@ FITTED = "fitted"
 # machine shared on purpose, or a run whose greedy replies must not vary with the load (the
 # thread count changes llama.cpp's sums in their last bits, and a greedy reply may follow).
 THREADS_ENV = "RAGCORE_LLM_THREADS"
-FOLLOW_UP_MARKUP = 8  # a chat template's tokens around each message
 
 
 def local_chat_body(
@@ -165,24 +163,17 @@ class LocalLLM:
         return self._kept(messages, self._engine.stream(self._body(messages)))
 
     def _kept(self, messages: Sequence[Message], chunks: Iterator[str]) -> Iterator[str]:
-        """``chunks`` as they come; a reply streamed to its end is kept for ``follow_up``."""
+        """``chunks`` as they come; a reply streamed to its end is kept for ``prompt_of``."""
         parts = []
         for chunk in chunks:
             parts.append(chunk)
             yield chunk
         self._engine.exchanges.keep(messages, "".join(parts))
 
-    def follow_up(self, answer: str, question: str) -> list[Message] | None:
-        """The messages that wrote ``answer`` here lately, its reply, then ``question``: a
-        request the slot reads only the question of (``exchanges``); None when this model did
-        not write ``answer``, or the exchange and the question would overflow the window (ask
-        afresh)."""
-        messages = self._engine.exchanges.follow_up(answer, question)
-        if messages is None:
-            return None
-        # Counted with ragcore's tokenizer, not the model's: a fifth to spare for the difference.
-        used = sum(count_tokens(m.content) + FOLLOW_UP_MARKUP for m in messages)
-        return messages if used * 1.2 + 1 < self.context_window else None
+    def prompt_of(self, answer: str) -> list[Message] | None:
+        """The messages this model answered with ``answer`` lately (``exchanges``): a question
+        asked in them instead of their cue reads only itself; None when it did not write it."""
+        return self._engine.exchanges.prompt_of(answer)
 
     def with_stop(self, stop: Sequence[str]) -> LocalLLM:
         """The same model (same engine) ending its replies at any of ``stop``."""

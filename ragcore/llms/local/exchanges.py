@@ -1,13 +1,15 @@
 """The packaged model's latest exchanges, so a question about an answer reads only itself.
 
-A slot keeps the tokens of the prompt it read last and the reply it wrote (``cache_prompt``),
-and reuses them for the next prompt as far as it agrees. A question about the answer just
-written (the grounding verdict's "Do the passages state that ...?") sent as the next turn of
-that very exchange (its messages, the reply as the assistant's, then the question) agrees with
-all of it: the slot reads only the question, ~40 tokens, where the question asked afresh with
-a passage reads ~300 (1-4 s on two busy cores). ``Exchanges`` keeps the last few exchanges of
-an engine and gives that follow-up for an answer it wrote; an answer it did not write (another
-model's, an evicted one, one from before a restart) gets None, and the caller asks afresh.
+A slot keeps the tokens of the prompt it read last (``cache_prompt``) and reuses them for the
+next prompt as far as it agrees. A question about the answer just written (the grounding
+verdict's "Do the passages state this claim?") asked in that answer's own prompt, its cue line
+replaced (``prompts.answer.asked_instead``), agrees with all of it but the last line: the slot
+reads ~40 tokens, where the question asked afresh with a passage reads ~300 (1-4 s on two busy
+cores). ``Exchanges`` keeps the prompts of an engine's last few replies, by the reply; an
+answer it did not write (another model's, an evicted one, one from before a restart) gets None,
+and the caller asks afresh. The reply itself is not shown again: asked as the next turn after
+its own answer, the model agreed with it (on the labelled claims, "Yes" weighed a third as much,
+and 83 % of what it vouched for was right, against 91 % asked afresh).
 """
 
 from __future__ import annotations
@@ -43,10 +45,11 @@ class Exchanges:
             while len(self._by_reply) > self._kept:
                 self._by_reply.popitem(last=False)
 
-    def follow_up(self, answer: str, question: str) -> list[Message] | None:
-        """The exchange that wrote ``answer`` with ``question`` as the next user turn, or None
-        when none of the kept exchanges wrote it. The answer as shown may have lost the reply's
-        emphasis or spacing; its first ``MATCHED_CHARS`` characters, so normalised, must agree."""
+    def prompt_of(self, answer: str) -> list[Message] | None:
+        """The messages that were answered with ``answer`` (without an assistant prefill), or
+        None when none of the kept exchanges wrote it. The answer as shown may have lost the
+        reply's emphasis or spacing; its first ``MATCHED_CHARS`` characters, so normalised,
+        must agree."""
         key = _key(answer)
         if not key:
             return None
@@ -54,8 +57,8 @@ class Exchanges:
             found = self._by_reply.get(key)
         if found is None:
             return None
-        messages, reply = found
-        return [*_with_reply(messages, reply), Message("user", question)]
+        messages, _ = found
+        return list(messages[:-1] if messages and messages[-1].role == "assistant" else messages)
 
 
 def _with_reply(messages: Sequence[Message], reply: str) -> list[Message]:

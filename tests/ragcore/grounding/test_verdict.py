@@ -162,13 +162,12 @@ def test_the_judge_reads_only_the_first_claim_and_never_a_refuted_one():
 
 
 class RememberingJudge(Judge):
-    """A judge that wrote the answer itself: it is asked as the next turn of that exchange."""
+    """A judge that wrote the answer itself: it is asked in that answer's prompt."""
 
-    def follow_up(self, answer, question):
+    def prompt_of(self, answer):
         from ragcore.types import Message
 
-        return [Message("user", "Passages ... Question ..."), Message("assistant", answer),
-                Message("user", question)]
+        return [Message("user", "Passages ... Question ...\nAnswer:")]
 
 
 def test_a_judge_that_wrote_the_answer_is_weighed_by_its_own_weights():
@@ -178,11 +177,11 @@ def test_a_judge_that_wrote_the_answer_is_weighed_by_its_own_weights():
 
     claim = "The agency was founded long ago."
     judge = RememberingJudge(0.98)
-    own = dataclasses.replace(WEIGHTS, followed=WEIGHTS.judged, followed_threshold=0.8)
+    own = dataclasses.replace(WEIGHTS, in_prompt=WEIGHTS.judged, in_prompt_threshold=0.8)
     checked = check_answer(claim, [NIST], judge=judge, weights=own).claims[0]
-    assert "followed" in checked.features and "judge" not in checked.features
-    assert "founded in 1901" not in judge.asked[0]  # it reads the question alone
-    # with no weights of its own the follow-up's "Yes" is weighed as the window judge's
-    plain = dataclasses.replace(WEIGHTS, followed=())
+    assert "in_prompt" in checked.features and "judge" not in checked.features
+    assert "founded in 1901" not in judge.asked[0]  # the answer's prompt, not the window
+    # with no weights of its own its "Yes" is weighed as the window judge's
+    plain = dataclasses.replace(WEIGHTS, in_prompt=())
     assert "judge" in check_answer(claim, [NIST], judge=RememberingJudge(0.98),
                                    weights=plain).claims[0].features
