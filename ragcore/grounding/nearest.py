@@ -23,6 +23,7 @@ _DO = re.compile(rf"^{_WH}\s+(?P<aux>does|do)\s+(?P<subject>.+?)\s+(?P<verb>[a-z
 _DIRECT = re.compile(rf"^{_WH}\s+(?P<rest>(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b).+?)\??$",
                      re.IGNORECASE)
 _BE = ("is", "are", "was", "were")
+_MODAL = ("can", "could", "will", "would", "should", "must", "may", "might")
 _PARTICIPLE = re.compile(r"^(?:\w+ed|written|made|built|given|known|held|born|done|seen|taken|"
                          r"found|run|begun|chosen|drawn|shown|sold|spent|told|won|paid|set)$")
 _ARTICLE = re.compile(r"^(?:the|a|an|this|that|these|those|its|their|his|her|our|[A-Z][\w.-]*)\b")
@@ -52,6 +53,10 @@ def _indirect(text: str) -> str:
         # "when was the SSDF published" -> "when the SSDF was published"
         if len(rest) >= 2 and aux in _BE and _PARTICIPLE.match(rest[-1]):
             return f"{match['wh'].lower()} {' '.join(rest[:-1])} {aux} {rest[-1]}"
+        if aux in _MODAL:  # "how can I print X" -> "how to print X"; a modal's subject
+            if len(rest) >= 2 and rest[0].lower() in ("i", "we", "you", "one"):  # ends anywhere
+                return f"{match['wh'].lower()} to {' '.join(rest[1:])}"
+            return ""
         # "what is the capital of France" -> "what the capital of France is"
         if rest and _ARTICLE.match(rest[0]):
             return f"{match['wh'].lower()} {' '.join(rest)} {match['aux'].lower()}"

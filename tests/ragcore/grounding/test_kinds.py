@@ -41,6 +41,10 @@ def test_only_factoids_are_gated_and_lists_read_more():
     ("Where do herons nest?", "The documents don't say where herons nest."),
     ("Who wrote the letter?", "The documents don't say who wrote the letter."),
     ("Tabs?", "The documents don't answer this: \u201cTabs?\u201d"),
+    ("How can I print the Zen of Python in the interpreter?",
+     "The documents don't say how to print the Zen of Python in the interpreter."),
+    ("How should the server respond?",
+     "The documents don't answer this: \u201cHow should the server respond?\u201d"),
 ])
 def test_not_said_reads_the_question_back(question, said):
     assert not_said(question) == said
