@@ -23,6 +23,8 @@ _DO = re.compile(rf"^{_WH}\s+(?P<aux>does|do)\s+(?P<subject>.+?)\s+(?P<verb>[a-z
 _DIRECT = re.compile(rf"^{_WH}\s+(?P<rest>(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b).+?)\??$",
                      re.IGNORECASE)
 _BE = ("is", "are", "was", "were")
+_AUX = re.compile(r"did|does|do|is|are|was|were|can|could|will|would|should|has|have|had|must|"
+                  r"may|might")
 _MODAL = ("can", "could", "will", "would", "should", "must", "may", "might")
 _PARTICIPLE = re.compile(r"^(?:\w+ed|written|made|built|given|known|held|born|done|seen|taken|"
                          r"found|run|begun|chosen|drawn|shown|sold|spent|told|won|paid|set)$")
@@ -63,6 +65,10 @@ def _indirect(text: str) -> str:
         return ""
     match = _DIRECT.match(text)
     if match and match["wh"].lower().split()[0] in ("who", "what", "which"):
+        # "what name did X use": an auxiliary after the wh-phrase inverts it (a past tense to
+        # make of "use" is beyond a pattern): quoted instead
+        if any(_AUX.fullmatch(w) for w in match["rest"].lower().split()[:2]):
+            return ""
         return f"{match['wh'].lower()} {match['rest']}"
     return ""
 

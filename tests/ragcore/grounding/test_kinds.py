@@ -43,6 +43,8 @@ def test_only_factoids_are_gated_and_lists_read_more():
     ("Tabs?", "The documents don't answer this: \u201cTabs?\u201d"),
     ("How can I print the Zen of Python in the interpreter?",
      "The documents don't say how to print the Zen of Python in the interpreter."),
+    ("What name did the King of Bohemia use?",
+     "The documents don't answer this: \u201cWhat name did the King of Bohemia use?\u201d"),
     ("How should the server respond?",
      "The documents don't answer this: \u201cHow should the server respond?\u201d"),
 ])
