@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from ..llms.extractive.question import subject_of
+from ..llms.extractive.question import asked_acronym, subject_of
 from .facts import content_stems
 
 _NUMBER_WORDS = (r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
@@ -101,15 +101,18 @@ def mismatch(question: str, answer: str) -> str:
 
 
 def _defines(question: str) -> bool:
-    """A "What is X?" asking what X is, not "What is the name of X?" (which asks for a name)."""
+    """A "What is X?" asking what X is, not "What is the name of X?" (which asks for a name),
+    or a "What does X stand for?"."""
+    if asked_acronym(question):
+        return True
     subject = subject_of(question)
     return bool(subject) and not _NAMING.match(subject)
 
 
 def repeats(question: str, answer: str) -> bool:
     """Whether ``answer`` is made of words of ``question`` alone, which asks with a wh-word and
-    offers no choice ("or", "whether"), no yes or no, and is no "What is X?" (whose short
-    answer names X before its sentence defines it)."""
+    offers no choice ("or", "whether"), no yes or no, and is no "What is X?" or "What does X
+    stand for?" (whose short answer names X before its sentence defines it)."""
     said = set(content_stems(_POSSESSIVE.sub("", answer)))
     if (not said or not _WH.search(question) or _YES_NO.match(question)
             or _CHOICE.search(question) or _defines(question)):

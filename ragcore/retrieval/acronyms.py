@@ -17,22 +17,12 @@ import re
 from typing import Protocol, Sequence
 
 from ..chunking import sentences
+from ..llms.extractive.question import asked_acronym
 from ..postprocess import Postprocessor
 from ..types import Node, ScoredNode
 
 ACRONYM_SUFFIX = "#acronym"
 SEARCHED = 50  # nodes holding the acronym read for its expansion (keyword search, best first)
-_ACRONYM = r"(?P<acronym>[A-Z][A-Za-z0-9&]*[A-Z0-9][A-Za-z0-9&]*)"
-_ASKS = (
-    rf"\bwhat\s+(?:does|do|did)\s+(?:the\s+)?(?:acronym\s+|abbreviation\s+)?\W?{_ACRONYM}\W?\s+"
-    r"(?:stand|stands)\s+for\b",
-    rf"\bwhat\s+(?:does|do)\s+(?:the\s+)?(?:acronym|abbreviation)\s+\W?{_ACRONYM}\W?\s+mean\b",
-    rf"\bwhat\s+is\s+\W?{_ACRONYM}\W?\s+(?:short|an?\s+(?:acronym|abbreviation))\s+for\b",
-    rf"\b(?:what\s+is\s+)?the\s+(?:full\s+(?:form|name)|expansion|long\s+form)\s+of\s+"
-    rf"(?:the\s+)?(?:acronym\s+)?\W?{_ACRONYM}\b",
-    rf"^\s*(?:expand|spell\s+out)\s+(?:the\s+)?(?:acronym\s+)?\W?{_ACRONYM}\b",
-)
-_ASKED = [re.compile(p, re.IGNORECASE) for p in _ASKS]
 # Words an acronym's letters skip: "Department of Defense (DoD)", "Research and Development".
 _SMALL = frozenset("of and the for to in on at by a an with from &".split())
 _WORD = re.compile(r"[A-Za-z][\w'’-]*|&")
@@ -40,16 +30,6 @@ _WORD = re.compile(r"[A-Za-z][\w'’-]*|&")
 
 class KeywordIndex(Protocol):
     def keyword_search(self, query: str, *, top_k: int = 4) -> list[ScoredNode]: ...
-
-
-def asked_acronym(question: str) -> str | None:
-    """The acronym ``question`` asks the meaning of ("What does SDLC stand for?" -> "SDLC"),
-    or None. The acronym is a word of two or more letters, at least two of them capitals."""
-    for pattern in _ASKED:
-        match = pattern.search(question)
-        if match and sum(c.isupper() for c in match.group("acronym")) >= 2:
-            return match.group("acronym")
-    return None
 
 
 def expansion_in(text: str, acronym: str) -> str | None:

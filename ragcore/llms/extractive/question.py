@@ -233,3 +233,28 @@ def defines(sentence: str, subject: str) -> bool:
     if not subject_terms or not verb:
         return False
     return subject_terms <= set(terms(sentence[: verb.start()]))
+
+
+# "What does SDLC stand for?": the acronym asked about (``retrieval.acronyms`` finds where the
+# documents spell it out; the grounding verdict lets its short answer name it).
+_ACRONYM = r"(?P<acronym>[A-Z][A-Za-z0-9&]*[A-Z0-9][A-Za-z0-9&]*)"
+_ACRONYM_ASKS = (
+    rf"\bwhat\s+(?:does|do|did)\s+(?:the\s+)?(?:acronym\s+|abbreviation\s+)?\W?{_ACRONYM}\W?\s+"
+    r"(?:stand|stands)\s+for\b",
+    rf"\bwhat\s+(?:does|do)\s+(?:the\s+)?(?:acronym|abbreviation)\s+\W?{_ACRONYM}\W?\s+mean\b",
+    rf"\bwhat\s+is\s+\W?{_ACRONYM}\W?\s+(?:short|an?\s+(?:acronym|abbreviation))\s+for\b",
+    rf"\b(?:what\s+is\s+)?the\s+(?:full\s+(?:form|name)|expansion|long\s+form)\s+of\s+"
+    rf"(?:the\s+)?(?:acronym\s+)?\W?{_ACRONYM}\b",
+    rf"^\s*(?:expand|spell\s+out)\s+(?:the\s+)?(?:acronym\s+)?\W?{_ACRONYM}\b",
+)
+_ACRONYM_ASKED = [re.compile(p, re.IGNORECASE) for p in _ACRONYM_ASKS]
+
+
+def asked_acronym(question: str) -> str | None:
+    """The acronym ``question`` asks the meaning of ("What does SDLC stand for?" -> "SDLC"),
+    or None. The acronym is a word of two or more letters, at least two of them capitals."""
+    for pattern in _ACRONYM_ASKED:
+        match = pattern.search(question)
+        if match and sum(c.isupper() for c in match.group("acronym")) >= 2:
+            return match.group("acronym")
+    return None

@@ -102,6 +102,7 @@ def test_an_answer_made_of_the_questions_own_words_says_nothing(question, answer
     ("Should new code break lines before or after binary operators?", "**before**."),
     ("Is PEP 8 a style guide?", "**PEP 8**."),
     ("What is ARPA-H?", "**ARPA-H**."),  # named first, its sentence defines it
+    ("What does SDLC stand for in the SSDF document?", "**SDLC**."),
     ("What is the title of PEP 8?", "**Style Guide for Python Code**."),
     ("Who wrote the Zen of Python?", "**Tim Peters**."),
 ])
