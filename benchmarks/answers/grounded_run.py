@@ -4,6 +4,7 @@ show what a person would be shown: the answer as its grounding verdict allows it
     python -m benchmarks.answers.grounded_run --file NIST.SP.800-218.pdf [--llm local] [--limit N]
     python -m benchmarks.answers.grounded_run --collection rfcs
     python -m benchmarks.answers.grounded_run --collection rfcs --span-choice
+    python -m benchmarks.answers.grounded_run --collection rfcs --judge-both
 
 For the questions over one corpus file (and the unanswerable ones of its collection that name
 it or its subject), or over one collection (the files its questions name, and all its
@@ -15,7 +16,10 @@ gold items found in what is shown, where a miss came from (``grounded_set.diagno
 retrieved, or cut before the model read it) and the seconds. With ``--span-choice`` each
 question is also asked with factoid answers chosen among the passages' phrases
 (``synthesis.span_choice``), the two arms taking turns to go first, and a table is printed for
-each. Rows go to
+each. With ``--judge-both`` each answer's verdict is also computed with the judge asked afresh
+(the claim's window, as for an answer another model wrote) besides the shipped way (in the
+answer's own prompt), the two taking turns to go first, and both times are recorded
+(``verdict_seconds``, ``verdict_seconds_afresh``): their ratio, measured in one run. Rows go to
 ``benchmarks/results/grounded-<file>.jsonl``; the table goes to stdout.
 """
 
@@ -79,8 +83,8 @@ def _cards_digest() -> str:
 
 
 def run(file: str, llm_spec: str, limit: int | None, judge: bool = True,
-        collection: str = "", reading: int | None = None, span_choice: bool = False
-        ) -> list[dict]:
+        collection: str = "", reading: int | None = None, span_choice: bool = False,
+        both: bool = False) -> list[dict]:
     from ragcore.llms.resolve import resolve_llm
     from ragcore.synthesis import Synthesizer
 
@@ -107,12 +111,26 @@ def run(file: str, llm_spec: str, limit: int | None, judge: bool = True,
         # The arms take turns going first: the machine's load falls on both alike.
         order = list(arms) if number % 2 == 0 else list(reversed(arms))
         for arm in order:
-            rows.append({**ask(arms[arm], question, index, llm, judge), "arm": arm})
+            rows.append({**ask(arms[arm], question, index, llm, judge, both, number),
+                         "arm": arm})
             print(json.dumps(rows[-1], ensure_ascii=False)[:400], flush=True)
     return rows
 
 
-def ask(engine, question, index, llm, judge: bool) -> dict:
+class Afresh:
+    """The packaged model as a judge that does not remember writing the answer (no
+    ``prompt_of``): the verdict asks it afresh, with the claim's window."""
+
+    def __init__(self, llm) -> None:
+        self.llm = llm
+        self.model = getattr(llm, "model", "")
+
+    def first_token_logprobs(self, messages, *, top: int = 10):
+        return self.llm.first_token_logprobs(messages, top=top)
+
+
+def ask(engine, question, index, llm, judge: bool, both: bool = False,
+        number: int = 0) -> dict:
     """One question through ``engine``: what is shown, its verdict, the gold items found."""
     from ragcore.present.markers import mark_listing
     from ragcore.present.sources import answer_sources
@@ -123,12 +141,21 @@ def ask(engine, question, index, llm, judge: bool) -> dict:
     response = engine.query(question.question, trace=trace)
     answer = response.text
     answered = time.perf_counter()
-    listing = answer_sources(answer, response.source_nodes, retrieval_mode="hybrid",
-                             extractive=False, embedder=index.embedder,
-                             question=question.question, judge=judge and llm)
+    def verdict(judged):
+        began = time.perf_counter()
+        listing = answer_sources(answer, response.source_nodes, retrieval_mode="hybrid",
+                                 extractive=False, embedder=index.embedder,
+                                 question=question.question, judge=judged)
+        return listing, time.perf_counter() - began
+
+    afresh_s = None
+    if both and judge and number % 2 == 1:  # the arms take turns going first
+        _, afresh_s = verdict(Afresh(llm))
+    listing, checking = verdict(judge and llm)
+    if both and judge and number % 2 == 0:
+        _, afresh_s = verdict(Afresh(llm))
     shown, _ = mark_listing(answer, listing)
-    seconds = time.perf_counter() - started
-    checking = time.perf_counter() - answered
+    seconds = answered - started + checking
     read = ["\n".join(m.content for m in call.messages) for call in trace.llm_calls]
     retrieved = engine.retriever.retrieve(question.question)
     return {
@@ -138,6 +165,7 @@ def ask(engine, question, index, llm, judge: bool) -> dict:
         "answer": answer, "shown": shown, "refused_first": refused_first(shown),
         "found": items_found(question, shown), "seconds": round(seconds, 2),
         "verdict_seconds": round(checking, 2),
+        **({} if afresh_s is None else {"verdict_seconds_afresh": round(afresh_s, 2)}),
         "diagnosis": diagnose(question, [n.node.text for n in retrieved],
                               [str(m) for m in read]),
         "span_choice": trace.notes.get("span_choice"),
@@ -158,6 +186,10 @@ def table(rows: list[dict]) -> str:
         f"answerable refused: {sum(r['refused_first'] for r in answerable)}/{len(answerable)}",
         f"median seconds: {sorted(r['seconds'] for r in rows)[len(rows) // 2]:.1f}, of which "
         f"the verdict {sorted(r['verdict_seconds'] for r in rows)[len(rows) // 2]:.2f}",
+        *([f"verdict seconds, median: in the answer's prompt "
+           f"{sorted(r['verdict_seconds'] for r in timed)[len(timed) // 2]:.2f}, afresh "
+           f"{sorted(r['verdict_seconds_afresh'] for r in timed)[len(timed) // 2]:.2f}"]
+          if (timed := [r for r in rows if "verdict_seconds_afresh" in r]) else []),
         "verdicts: " + ", ".join(f"{v} {sum(r['verdict'] == v for r in rows)}"
                                  for v in sorted({str(r['verdict']) for r in rows})),
     ]
@@ -173,16 +205,20 @@ def main() -> None:
     parser.add_argument("--no-judge", action="store_true", help="check without the model")
     parser.add_argument("--reading", type=int, default=None,
                         help="passage tokens the packaged model reads (default: fitted)")
+    parser.add_argument("--judge-both", action="store_true",
+                        help="also time each verdict with the judge asked afresh (a ratio)")
     parser.add_argument("--span-choice", action="store_true",
                         help="also ask each question with factoid answers chosen among the "
                              "passages' phrases (the arms alternate; a table for each)")
     args = parser.parse_args()
     rows = run(args.file, args.llm, args.limit, judge=not args.no_judge,
-               collection=args.collection, reading=args.reading, span_choice=args.span_choice)
+               collection=args.collection, reading=args.reading, span_choice=args.span_choice,
+               both=args.judge_both)
     RESULTS.mkdir(parents=True, exist_ok=True)
     name = args.collection or Path(args.file).stem
     budget = "" if args.reading is None else f"-reading{args.reading}"
     budget += "-spanchoice" if args.span_choice else ""
+    budget += "-judgeboth" if args.judge_both else ""
     out = RESULTS / f"grounded-{name}-{args.llm.replace(':', '_')}{budget}.jsonl"
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
                    encoding="utf-8")

@@ -2,7 +2,9 @@
 
 ``retrievers`` holds the vector, keyword and hybrid retrievers; around them the seeds' advanced
 retrievers (``auto_merging``, ``sentence_window``, ``query_fusion``, ``hyde``), rerankers
-(``rerank``) and the sentence cut for a model that reads little (``optimizer``). The engines
+(``rerank``), the sentence cut for a model that reads little (``optimizer``), and what a
+question of one form reads beyond it: a document's card (``cards``), the sentence spelling out
+an asked acronym (``acronyms``). The engines
 that pick or split a question over several sources, and the one that builds a retriever by
 name, live a floor up in ``ragcore.engines``.
 """

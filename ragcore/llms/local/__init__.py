@@ -10,7 +10,9 @@ Like the HTTP backends it caps every reply (``num_output``), accepts stop string
 The engine (``engine``) loads once per process and is shared by every ``LocalLLM`` of the same
 file, window, thread setting and slots. Its threads follow the machine as it is (``machine``:
 only the cores other programs leave free), and its measured reading speed sets how many passage
-tokens a query gives the model (``pace``; ``reading_tokens="fitted"``, the default).
+tokens a query gives the model (``pace``; ``reading_tokens="fitted"``, the default). It keeps
+the prompts of its last replies (``exchanges``), so a question about an answer it wrote is asked
+in that answer's prompt and reads only itself (``prompt_of``: the grounding verdict's judge).
 """
 
 from __future__ import annotations
