@@ -167,9 +167,14 @@ class LocalLLM:
     def _kept(self, messages: Sequence[Message], chunks: Iterator[str]) -> Iterator[str]:
         """``chunks`` as they come; a reply streamed to its end is kept for ``prompt_of``."""
         parts = []
-        for chunk in chunks:
-            parts.append(chunk)
-            yield chunk
+        try:
+            for chunk in chunks:
+                parts.append(chunk)
+                yield chunk
+        finally:  # a reader that stops early (Stop, a closed tab) stops the decoding at once
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()
         self._engine.exchanges.keep(messages, "".join(parts))
 
     def prompt_of(self, answer: str) -> list[Message] | None:
