@@ -18,8 +18,7 @@ _WH = r"(?P<wh>how (?:many|much|long|often|old|far|big|large)(?: [\w-]+)??|what(
       r"which(?: [\w-]+)??|who|whom|whose(?: [\w-]+)?|when|where|why|how)"
 _INVERTED = re.compile(rf"^{_WH}\s+(?P<aux>is|are|was|were|can|could|will|would|should|has|have"
                        rf"|had|must|may|might)\s+(?P<rest>.+?)\??$", re.IGNORECASE)
-_DO = re.compile(rf"^{_WH}\s+(?P<aux>does|do)\s+(?P<subject>.+?)\s+(?P<verb>[a-z]+)"
-                 rf"(?P<tail>(?:\s+.*)?)\??$", re.IGNORECASE)
+_DO = re.compile(rf"^{_WH}\s+(?P<aux>does|do)\s+(?P<rest>\S.*?)\??$", re.IGNORECASE)
 _DIRECT = re.compile(rf"^{_WH}\s+(?P<rest>(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b).+?)\??$",
                      re.IGNORECASE)
 _BE = ("is", "are", "was", "were")
@@ -44,10 +43,12 @@ def _indirect(text: str) -> str:
     """``text`` (a question) as an indirect question, or "" when its shape is unknown."""
     match = _DO.match(text)
     if match:
-        verb = match["verb"]
-        if match["aux"].lower() == "does":
-            verb = _third_person(verb)
-        return f"{match['wh'].lower()} {match['subject']} {verb}{match['tail']}".rstrip()
+        words = match["rest"].split()
+        at = _verb_at(words)
+        if at is None:
+            return ""
+        verb = _third_person(words[at]) if match["aux"].lower() == "does" else words[at]
+        return " ".join([match["wh"].lower(), *words[:at], verb, *words[at + 1:]])
     match = _INVERTED.match(text)
     if match:
         rest = match["rest"].split()
@@ -71,6 +72,25 @@ def _indirect(text: str) -> str:
             return ""
         return f"{match['wh'].lower()} {match['rest']}"
     return ""
+
+
+# Words a verb is not, and that no verb follows in a subject ("the man in the story"): after
+# "does <subject>", the verb is the first word preceded by none of these and followed by one of
+# them or by nothing ("how much does a record header cost" -> "cost").
+_FUNCTION = frozenset("the a an this that these those his her its their my our your of in on at "
+                      "for to from by with about into over under after before than as if when "
+                      "and or".split())
+
+
+def _verb_at(words: list[str]) -> int | None:
+    for at in range(1, len(words)):
+        before, word = words[at - 1].lower(), words[at].lower()
+        after = words[at + 1].lower() if at + 1 < len(words) else None
+        if word in _FUNCTION or before in _FUNCTION or not word.isalpha():
+            continue
+        if after is None or after in _FUNCTION:
+            return at
+    return None
 
 
 def _third_person(verb: str) -> str:

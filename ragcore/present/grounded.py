@@ -8,7 +8,8 @@
                   ``UNSUPPORTED_MARK``; a claim neither vouched for nor refuted stays unmarked
     unverified    ``NOT_CONFIRMED`` first, then the answer (its invented claims marked)
     unsupported   for a factoid, not the answer: "The documents don't say <what was asked>."
-                  first, then what the passage nearest to the question says, cited; a summary,
+                  first (and, for a short answer of another kind than asked for, that it is
+                  not one), then what the passage nearest to the question says, cited; a summary,
                   list or comparison is never refused: ``NOT_STATED`` first, each sentence
                   marked
     refused       the refusal, its first sentence worded for the question ("The documents don't
@@ -34,6 +35,7 @@ from ..grounding import (
     not_said,
     question_kind,
 )
+from ..grounding.answer_type import REPEATS
 from ..grounding.facts import content_stems, without_markers
 from ..grounding.verdict import SHORT_CLAIM_STEMS
 from ..prompts.answer import NOT_FOUND_SENTENCE
@@ -113,12 +115,24 @@ def unobserved(text: str) -> str:
 def _not_said(listing: SourceListing, listed: Sequence[ListedSource],
               marker: Callable[[int], str]) -> tuple[str, tuple[int, ...]]:
     first = not_said(listing.question) if listing.question else NOT_FOUND_SENTENCE
+    first += _why_not(listing.verdict.claims[0] if listing.verdict and listing.verdict.claims
+                      else None)
     for position, source in enumerate(listed):
         if source.use.note == NEAREST and source.use.spans:
             start, end = source.use.spans[0]
             quote = " ".join(source.scored.node.text[start:end].split())
             return f"{first}\n\n{NEAREST_LEAD} \u201c{quote}\u201d {marker(1)}", (position,)
     return first, ()
+
+
+def _why_not(lead: ClaimCheck | None) -> str:
+    """Why a short answer the passages hold was not shown: it is not what was asked for."""
+    if lead is None or not lead.off_question:
+        return ""
+    written = " ".join(without_markers(lead.text).replace("*", "").split()).rstrip(". ")
+    if lead.off_question == REPEATS:
+        return f" The answer written, \u201c{written}\u201d, only repeats the question."
+    return f" The answer written, \u201c{written}\u201d, is not {lead.off_question}."
 
 
 def _refusal(text: str, question: str) -> str:

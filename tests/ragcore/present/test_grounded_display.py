@@ -109,3 +109,19 @@ def test_a_reply_without_passages_is_not_checked_against_nothing():
                              extractive=False, question="Where should I travel?")
     assert listing.verdict is None
     assert mark_listing("Hello! Paris is lovely.", listing)[0] == "Hello! Paris is lovely."
+
+
+def test_a_short_answer_repeating_the_question_is_refused_and_the_refusal_says_why():
+    text, _ = shown("**NIST**. NIST is a non-regulatory agency.",
+                    "What is the name of the agency that NIST belongs to?")
+    first, _, rest = text.partition("\n\n")
+    assert first.endswith("The answer written, \u201cNIST\u201d, only repeats the question.")
+    assert first.startswith("The documents don't say") and rest.startswith(NEAREST_LEAD)
+
+
+def test_a_money_question_answered_without_money_says_what_was_missing():
+    text, _ = shown("**80 bytes**. A record header is 80 bytes long.",
+                    "How much does a record header cost?")
+    first = text.partition("\n\n")[0]
+    assert first == ("The documents don't say how much a record header costs. The answer "
+                     "written, \u201c80 bytes\u201d, is not a sum of money.")
