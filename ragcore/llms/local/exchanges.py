@@ -25,23 +25,23 @@ MATCHED_CHARS = 120  # an answer is its exchange's when their first characters a
 
 
 class Exchanges:
-    """The last ``KEPT`` exchanges (messages, reply) of one engine, by the reply they wrote."""
+    """The prompts of one engine's last ``KEPT`` replies, by the reply they wrote."""
 
     def __init__(self, kept: int = KEPT) -> None:
         self._kept = kept
         self._lock = threading.Lock()
-        self._by_reply: OrderedDict[str, tuple[tuple[Message, ...], str]] = OrderedDict()
+        self._by_reply: OrderedDict[str, tuple[Message, ...]] = OrderedDict()
 
     def keep(self, messages: Sequence[Message], reply: str) -> None:
         """Remember that ``messages`` were answered with ``reply`` (continuing the assistant's
         prefill when the messages end with one)."""
-        whole = _with_reply(messages, reply)
-        key = _key(whole[-1].content)
+        prefill = messages[-1].content if messages and messages[-1].role == "assistant" else ""
+        key = _key(prefill + reply)
         if not key:
             return
         with self._lock:
             self._by_reply.pop(key, None)
-            self._by_reply[key] = (tuple(messages), reply)
+            self._by_reply[key] = tuple(messages)
             while len(self._by_reply) > self._kept:
                 self._by_reply.popitem(last=False)
 
@@ -54,18 +54,10 @@ class Exchanges:
         if not key:
             return None
         with self._lock:
-            found = self._by_reply.get(key)
-        if found is None:
+            messages = self._by_reply.get(key)
+        if messages is None:
             return None
-        messages, _ = found
         return list(messages[:-1] if messages and messages[-1].role == "assistant" else messages)
-
-
-def _with_reply(messages: Sequence[Message], reply: str) -> list[Message]:
-    """The messages with the reply as the assistant's turn (after its prefill, if any)."""
-    if messages and messages[-1].role == "assistant":
-        return [*messages[:-1], Message("assistant", messages[-1].content + reply)]
-    return [*messages, Message("assistant", reply)]
 
 
 def _key(text: str) -> str:
