@@ -28,6 +28,10 @@ _NUMBER_WORDS = (r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelv
 # is still a number: the form alone cannot tell), or a number word.
 _CARDINAL = re.compile(rf"(?<![\w.])\d[\d,.]*(?!\d)(?!(?:st|nd|rd|th)\b)|\b(?:{_NUMBER_WORDS})\b",
                        re.IGNORECASE)
+# A count: a cardinal that is not the start of a name or an address ("100 Bureau Drive",
+# "7 World Trade Center"): no capitalized word but a number's own follows it.
+_COUNT = re.compile(rf"(?i:{_CARDINAL.pattern})(?!\s+(?!(?i:million|billion|trillion|thousand|"
+                    r"hundred|dozen)s?\b)[A-Z][a-z])")
 _MONEY = re.compile(r"[$€£¥₹]|\b(?:dollars?|cents?|euros?|pounds sterling|usd|eur|gbp|yen|"
                     r"rupees?|francs?|free|nothing)\b", re.IGNORECASE)
 _YEAR = re.compile(r"(?<!\d)(?:1\d|20)\d\d(?!\d)|\b\d{1,3}\s*(?:BC|BCE|AD|CE)\b|"
@@ -55,8 +59,8 @@ _ASKS = (
         r"invest|invested|fine|fined|price|priced)\b|"
         r"\b(?:what|which) (?:is|was|are|were) the (?:price|cost|fee|salary|budget|fine)\b",
         re.IGNORECASE), (_MONEY,)),
-    ("a number", re.compile(r"\bhow many\b|\bwhat (?:is|was) the number of\b", re.IGNORECASE),
-     (_CARDINAL,)),
+    ("a count", re.compile(r"\bhow many\b|\bwhat (?:is|was) the number of\b", re.IGNORECASE),
+     (_COUNT,)),
     ("a length of time", re.compile(r"^\s*(?:for )?how long\b[^?]*\b(?:last|lasted|take|took|"
                                     r"takes|run|ran|stay|stayed|live|lived|spend|spent|wait|"
                                     r"waited|keep|kept|go on|went on|serve|served)\b",
@@ -71,7 +75,7 @@ _ASKS = (
 
 
 def asked_for(question: str) -> str:
-    """What ``question`` asks for when its words say ("a sum of money", "a number", "a length of
+    """What ``question`` asks for when its words say ("a sum of money", "a count", "a length of
     time", "a year", "a date", "a percentage"); "" for any other question."""
     text = " ".join(question.split())
     return next((name for name, pattern, _ in _ASKS if pattern.search(text)), "")
@@ -89,7 +93,7 @@ _CHOICE = re.compile(r"\bor\b|\bwhether\b|\beither\b", re.IGNORECASE)
 
 def mismatch(question: str, answer: str) -> str:
     """What ``question`` asks for, when the short ``answer`` holds nothing of that kind (a
-    "how many" answered with no number; ``REPEATS`` for an answer of the question's own
+    "how many" answered with no count; ``REPEATS`` for an answer of the question's own
     words); "" when it fits or the question does not say."""
     if repeats(question, answer):
         return REPEATS

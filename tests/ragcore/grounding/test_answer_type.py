@@ -17,7 +17,8 @@ SPEECH = ("We’ve sent 475 Million vaccine doses to 112 countries, more than an
     ("How much money did the President ask Congress for to keep fighting COVID?",
      "**475 Million vaccine doses**.", "a sum of money"),
     ("How long did the State of the Union speech last?", "**245th year**.", "a length of time"),
-    ("How many prosecutors are on the task force?", "**the Justice Department**.", "a number"),
+    ("How many prosecutors are on the task force?", "**the Justice Department**.", "a count"),
+    ("How many employees does NIST have?", "**100 Bureau Drive**.", "a count"),
     ("In what year was the bridge opened?", "**the old town**.", "a year"),
     ("On what date was Executive Order 14028 issued?", "**2021**.", "a date"),
 ])
@@ -36,6 +37,8 @@ def test_an_answer_of_another_kind_is_named(question, answer, wanted):
     ("In which year did the dynasty fall?", "**the 17th century**."),
     ("What percentage of the vote did he win?", "**52%**."),
     ("How many times did he call?", "**twice**."),
+    ("How many vaccine doses has the US sent?", "**475 Million**."),
+    ("How many countries agreed?", "**30 other countries**."),
     ("On what date was Executive Order 14028 issued?", "**May 12, 2021**."),
     ("On which day did he arrive?", "**the 22nd of December**."),
     # questions whose answers take any form are never judged by their form
