@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from .card import join_names
+
 HEAD_LINES = 40
 _FIELD = re.compile(r"^([A-Z][A-Za-z-]{1,20}):\s+(\S.*?)(?:\s{3,}\S.*)?$")
 _NUMBERS = re.compile(r"\d+")
@@ -47,10 +49,6 @@ def relations_of(lines: list[str], series: str) -> tuple[str, ...]:
             numbers = _NUMBERS.findall(value)
             if not numbers:
                 continue
-            value = _joined([f"{series} {int(n)}" for n in numbers])
+            value = join_names([f"{series} {int(n)}" for n in numbers])
         found.append(f"{verb} {value}")
     return tuple(dict.fromkeys(found))
-
-
-def _joined(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"

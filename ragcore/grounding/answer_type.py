@@ -77,8 +77,14 @@ _ASKS = (
 def asked_for(question: str) -> str:
     """What ``question`` asks for when its words say ("a sum of money", "a count", "a length of
     time", "a year", "a date", "a percentage"); "" for any other question."""
+    asked = _asked(question)
+    return asked[0] if asked else ""
+
+
+def _asked(question: str) -> tuple[str, tuple[re.Pattern[str], ...]] | None:
+    """What ``question`` asks for and the forms an answer of it shows, or None."""
     text = " ".join(question.split())
-    return next((name for name, pattern, _ in _ASKS if pattern.search(text)), "")
+    return next(((name, forms) for name, pattern, forms in _ASKS if pattern.search(text)), None)
 
 
 REPEATS = "more than the question's own words"
@@ -97,11 +103,10 @@ def mismatch(question: str, answer: str) -> str:
     words); "" when it fits or the question does not say."""
     if repeats(question, answer):
         return REPEATS
-    text = " ".join(question.split())
-    for name, pattern, forms in _ASKS:
-        if pattern.search(text):
-            return "" if any(form.search(answer) for form in forms) else name
-    return ""
+    asked = _asked(question)
+    if asked is None or any(form.search(answer) for form in asked[1]):
+        return ""
+    return asked[0]
 
 
 def _defines(question: str) -> bool:

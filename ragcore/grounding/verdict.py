@@ -119,8 +119,8 @@ class ClaimCheck:
     missing: tuple[str, ...] = ()
     features: dict[str, float] = field(default_factory=dict)
     refuted: bool = False  # taken for invented: facts no passage states, or a chance near 0
-    # What the question asks for, when this short answer holds nothing of the kind ("a count"
-    # for a "how many" answered "**245th year**"): not an answer, wherever it stands.
+    # What the question asks for, when this short answer holds nothing of the kind ("a length
+    # of time" for a "how long" answered "**245th year**"): not an answer, wherever it stands.
     off_question: str = ""
 
     @property

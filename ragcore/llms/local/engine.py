@@ -64,7 +64,7 @@ class LocalEngine:
                  ) -> None:
         self.config = config
         self.pace = Pace()
-        self.exchanges = Exchanges()  # the last replies, for a follow-up that reads only itself
+        self.exchanges = Exchanges()  # its last replies' prompts: a judge asks in them
         self._watch = watch
         self._lock = threading.Lock()
         self._calls = 0  # requests running now (a reload waits for none)
