@@ -181,9 +181,13 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
     claims = [c for c in claims_of(answer, split_items=list_items) if not is_refusal(c.text)]
     if not claims:
         return Verdict(EMPTY, measure=measure)
+    off = _off_question(claims[0], question)
+    # A lead of another kind than asked is refused whatever a judge says: none is asked.
     checks = check_claims(claims, passages, embedder=embedder, weights=weights,
-                          question=question, judge=judge, answer=answer)
-    checks[0] = _answers_question(checks[0], question)
+                          question=question, judge=None if off else judge, answer=answer)
+    if off:
+        checks[0] = replace(checks[0], supported=False, refuted=True, support=(),
+                            off_question=off)
     if judge is not None and can_judge(judge):
         measure += f", and {getattr(judge, 'model', 'the model')} asked whether each passage " \
                    "states it"
@@ -209,16 +213,12 @@ def check_claims(claims: Sequence[Claim], passages: Sequence[str], *, embedder: 
                    passages, answer) for i, claim in enumerate(claims)]
 
 
-def _answers_question(lead: ClaimCheck, question: str) -> ClaimCheck:
-    """The answer's first claim, refuted when it is a short answer of another kind than the
-    question asks for (``answer_type``): the nearest phrase of the passages, not an answer."""
-    claim = lead.claim
-    if not question.strip() or claim.item or len(claim.stems) > SHORT_CLAIM_STEMS:
-        return lead
-    wanted = mismatch(question, claim.text)
-    if not wanted:
-        return lead
-    return replace(lead, supported=False, refuted=True, support=(), off_question=wanted)
+def _off_question(lead: Claim, question: str) -> str:
+    """What ``question`` asks for, when the answer's first claim is a short answer of another
+    kind (``answer_type``): the nearest phrase of the passages, not an answer; else ""."""
+    if not question.strip() or lead.item or len(lead.stems) > SHORT_CLAIM_STEMS:
+        return ""
+    return mismatch(question, lead.text)
 
 
 def _agrees(claim: Claim, position: int, expected: Expected) -> float:

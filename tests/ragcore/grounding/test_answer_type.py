@@ -118,3 +118,23 @@ def test_the_verdict_refuses_a_repetition_though_the_passage_holds_it():
     verdict = check_answer("**Holmes**. Holmes stopped in front of it.", [passage],
                            question="What is the name of Sherlock Holmes's older brother?")
     assert verdict.label == "unsupported" and verdict.claims[0].off_question == REPEATS
+
+
+def test_no_judge_is_asked_about_a_lead_of_another_kind():
+    class Judge:
+        model = "judge"
+
+        def __init__(self):
+            self.asked = []
+
+        def first_token_logprobs(self, messages, *, top=10):
+            self.asked.append(messages)
+            return {"Yes": -0.05, "No": -3.0}
+
+    judge = Judge()
+    verdict = check_answer("**245th year**. This is the 245th year of our nation.", [SPEECH],
+                           question="How long did the speech last?", judge=judge)
+    assert verdict.claims[0].off_question == "a length of time" and judge.asked == []
+    check_answer("**$10**. Insulin costs about $10 a vial to make.", [SPEECH],
+                 question="How much does insulin cost to make?", judge=judge)
+    assert judge.asked  # a lead of the asked kind may still be judged
