@@ -223,11 +223,25 @@ def asked_instead(messages: Sequence[Message], line: str) -> list[Message]:
     ``line``: every token before the cue is shared, so a model that caches prompts reads only
     ``line`` (the not-found gate's check, the grounding judge's question)."""
     *head, last = messages
-    body = last.content
+    body, _ = _cue_split(last.content)
+    return [*head, Message(last.role, f"{body}\n{line}")]
+
+
+def said_before_cue(messages: Sequence[Message], line: str) -> list[Message]:
+    """The answer prompt with ``line`` on the line before its cue (the gate's nudge), or last
+    when it has no cue."""
+    *head, last = messages
+    body, cue = _cue_split(last.content)
+    return [*head, Message(last.role, f"{body}\n{line}{cue}")]
+
+
+def _cue_split(body: str) -> tuple[str, str]:
+    """``body`` before its last line when that line is a cue ("Answer:"), and the cue with its
+    line break ("" when there is none)."""
     cut = body.rfind("\n")
     if cut >= 0 and body[cut + 1:].rstrip().endswith(":"):
-        body = body[:cut]
-    return [*head, Message(last.role, f"{body}\n{line}")]
+        return body[:cut], body[cut:]
+    return body, ""
 
 
 # The not-found gate's check pass: the answer prompt with its cue line replaced by this.

@@ -53,7 +53,13 @@ from typing import Any, Iterator, Protocol, Sequence
 from ..errors import ConfigError
 from ..grounding.nearest import closest_sentence
 from ..llms.extractive.answer import answerability
-from ..prompts.answer import ANSWER_NUDGE, CHECK_QUESTION, NOT_FOUND_SENTENCE, asked_instead
+from ..prompts.answer import (
+    ANSWER_NUDGE,
+    CHECK_QUESTION,
+    NOT_FOUND_SENTENCE,
+    asked_instead,
+    said_before_cue,
+)
 from ..trace import Trace
 from ..types import Message
 from .span_choice import can_choose, chosen_answer
@@ -212,12 +218,7 @@ def check_messages(messages: Sequence[Message]) -> list[Message]:
 
 def nudged(messages: Sequence[Message]) -> list[Message]:
     """The answer prompt with ``ANSWER_NUDGE`` on the line before its cue ("Answer:")."""
-    *head, last = messages
-    body = last.content
-    cut = body.rfind("\n")
-    if cut < 0 or not body[cut + 1:].rstrip().endswith(":"):
-        return [*head, Message(last.role, f"{body}\n{ANSWER_NUDGE}")]
-    return [*head, Message(last.role, f"{body[:cut]}\n{ANSWER_NUDGE}{body[cut:]}")]
+    return said_before_cue(messages, ANSWER_NUDGE)
 
 
 def refusal(question: str, passages: Sequence[str]) -> str:
