@@ -14,9 +14,10 @@ through unchanged. No model: the expansion is the document's own words, found by
 from __future__ import annotations
 
 import re
-from typing import Protocol, Sequence
+from typing import Iterator, Protocol, Sequence
 
 from ..chunking import sentences
+from ..errors import StoreError
 from ..llms.extractive.question import asked_acronym
 from ..postprocess import Postprocessor
 from ..types import Node, ScoredNode
@@ -102,14 +103,16 @@ class AcronymExpansions(Postprocessor):
                 return [ScoredNode(_passage(scored.node, sentence), best), *nodes]
         return nodes
 
-    def _holding(self, acronym: str, nodes: Sequence[ScoredNode]) -> list[ScoredNode]:
-        """The retrieved nodes first, then the ones the keyword search finds for the acronym."""
+    def _holding(self, acronym: str, nodes: Sequence[ScoredNode]) -> Iterator[ScoredNode]:
+        """The retrieved nodes, then (only if none of them spells it out) the ones the keyword
+        search finds for the acronym."""
+        yield from nodes
+        seen = {n.node.node_id for n in nodes}
         try:
             found = self.index.keyword_search(acronym, top_k=self.searched)
-        except Exception:  # noqa: BLE001 - an index without keywords: the retrieved nodes only
-            found = []
-        seen = {n.node.node_id for n in nodes}
-        return [*nodes, *(n for n in found if n.node.node_id not in seen)]
+        except StoreError:  # an index whose keywords cannot be read: the retrieved nodes only
+            return
+        yield from (n for n in found if n.node.node_id not in seen)
 
 
 def _passage(source: Node, sentence: str) -> Node:

@@ -86,3 +86,21 @@ def test_the_engines_read_the_expansion_first():
     assert not any("life cycle" in n.node.text for n in plain.source_nodes)
     read = index.as_query_engine(llm=ExtractiveLLM()).query(question).source_nodes
     assert "software development life cycle (SDLC)" in read[0].node.text
+
+
+def test_the_keyword_search_runs_only_when_the_retrieved_nodes_do_not_spell_it_out():
+    index = _index()
+    searched = []
+
+    class Counting:
+        def keyword_search(self, query, *, top_k=4):
+            searched.append(query)
+            return index.keyword_search(query, top_k=top_k)
+
+    question = "What does SDLC stand for?"
+    spelled = [n for n in index.keyword_search("SDLC", top_k=50) if "life cycle" in n.node.text]
+    passages = AcronymExpansions(Counting()).postprocess(spelled, question)
+    assert "software development life cycle" in passages[0].node.text and searched == []
+    missed = index.as_retriever(similarity_top_k=2).retrieve(question)
+    AcronymExpansions(Counting()).postprocess(missed, question)
+    assert searched == ["SDLC"]
