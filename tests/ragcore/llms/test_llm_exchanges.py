@@ -92,3 +92,27 @@ def test_the_packaged_model_judges_its_own_answer_in_its_prompt():
     judged = judge_claim(llm, messages[1].content, claim, answer=answer)
     assert judged.way == IN_PROMPT and judged.share > 0.5
     # (what it saves, the passage read again, is measured by benchmarks/grounding/judge_llm)
+
+
+def test_a_reply_read_to_its_end_is_kept_and_one_stopped_early_is_not():
+    closed = []
+
+    class Engine:
+        exchanges = Exchanges()
+
+        def stream(self, body):
+            try:
+                yield from ("1867", "**. It opened", " in 1867.")
+            finally:
+                closed.append(True)
+
+    llm = object.__new__(LocalLLM)  # the stream path alone: no model loaded
+    llm._engine = Engine()
+    llm.num_output, llm.temperature, llm.stop = 24, 0.0, ()
+    assert "".join(llm.stream(ASKED)) == "1867**. It opened in 1867."
+    assert llm.prompt_of("**1867**. It opened in 1867.") == ASKED[:2]
+    stopped = llm.stream([*ASKED[:1], Message("user", "Another question"), ASKED[2]])
+    assert next(stopped) == "1867"
+    stopped.close()  # Stop: the engine's stream is closed at once, the reply not kept
+    assert closed == [True, True]
+    assert len(llm._engine.exchanges._by_reply) == 1
