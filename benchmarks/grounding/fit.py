@@ -30,6 +30,12 @@ from ragcore.grounding.verdict import FEATURES, _logit
 JUDGE_ROWS = __import__("pathlib").Path(__file__).with_name("judge_llm_rows.jsonl")
 # The judge asked in the answer's own prompt (``judge_llm.py --in-prompt``).
 IN_PROMPT_ROWS = JUDGE_ROWS.with_name("judge_llm_in_prompt_rows.jsonl")
+# Each way the packaged model judges: its feature, its rows, its ``Weights`` field (thresholds
+# ``<field>_threshold`` and ``<field>_refute``) and how the report names it.
+JUDGES = (
+    ("judge", JUDGE_ROWS, "judged", "with the packaged model as judge"),
+    ("in_prompt", IN_PROMPT_ROWS, "in_prompt", "the packaged model judging in the answer's prompt"),
+)
 
 PRECISION = 0.95  # of what is vouched for: the issue's target
 FALSE_REFUTED = 0.02  # of right claims taken for invented by their chance alone, at most
@@ -154,45 +160,37 @@ def main() -> None:
             meaning_threshold=round(vouch_threshold([r[0] for r in meaning_rows], labels), 3),
             refute_threshold=round(min(refute_threshold(lexical_rows, labels),
                                        refute_threshold(meaning_rows, labels)), 3))
-        p_yes = _p_yes()
-        if p_yes and all(c.id in p_yes for c in fitting):
-            judged = judged_rows(lexical_rows, fitting, p_yes)
-            names = (*FEATURES[:-1], "judge")
-            coefficients = fit([r[1] for r in judged], labels, False, names)
-            weights = dataclasses.replace(weights, judged=tuple(np.round(coefficients, 3).tolist()))
-            judged = rescore(judged, weights)
-            weights = dataclasses.replace(
-                weights, judged_threshold=round(vouch_threshold([r[0] for r in judged], labels), 3),
-                judged_refute=round(refute_threshold(judged, labels), 3))
-        in_prompt = _p_yes(IN_PROMPT_ROWS)
-        if in_prompt and all(c.id in in_prompt for c in fitting):
-            rows = judged_rows(lexical_rows, fitting, in_prompt, "in_prompt")
-            names = (*FEATURES[:-1], "in_prompt")
-            coefficients = fit([r[1] for r in rows], labels, False, names)
-            weights = dataclasses.replace(weights,
-                                          in_prompt=tuple(np.round(coefficients, 3).tolist()))
-            rows = rescore(rows, weights)
-            weights = dataclasses.replace(
-                weights,
-                in_prompt_threshold=round(vouch_threshold([r[0] for r in rows], labels), 3),
-                in_prompt_refute=round(refute_threshold(rows, labels), 3))
+        for feature, rows_file, field, _ in JUDGES:
+            weights = _fitted_judge(weights, lexical_rows, fitting, labels, feature,
+                                    _p_yes(rows_file), field)
         print(f"fitted on {len(fitting)} claims: {weights}")
     report("judge half, with the embedding model", scored(judging, weights, embedder), judging,
            weights, True)
     lexical = scored(judging, weights, None)
     report("judge half, lexical only", lexical, judging, weights, False)
-    p_yes = _p_yes()
-    if weights.judged and all(c.id in p_yes for c in judging):
-        judged = rescore(judged_rows(lexical, judging, p_yes), weights)
-        report("judge half, with the packaged model as judge", judged, judging,
-               dataclasses.replace(weights, lexical_threshold=weights.judged_threshold,
-                                   refute_threshold=weights.judged_refute), False)
-    in_prompt = _p_yes(IN_PROMPT_ROWS)
-    if weights.in_prompt and all(c.id in in_prompt for c in judging):
-        rows = rescore(judged_rows(lexical, judging, in_prompt, "in_prompt"), weights)
-        report("judge half, the packaged model judging in the answer's prompt", rows,
-               judging, dataclasses.replace(weights, lexical_threshold=weights.in_prompt_threshold,
-                                            refute_threshold=weights.in_prompt_refute), False)
+    for feature, rows_file, field, name in JUDGES:
+        p_yes = _p_yes(rows_file)
+        if getattr(weights, field) and all(c.id in p_yes for c in judging):
+            rows = rescore(judged_rows(lexical, judging, p_yes, feature), weights)
+            report(f"judge half, {name}", rows, judging, dataclasses.replace(
+                weights, lexical_threshold=getattr(weights, f"{field}_threshold"),
+                refute_threshold=getattr(weights, f"{field}_refute")), False)
+
+
+def _fitted_judge(weights: Weights, lexical_rows: list[tuple], fitting: Sequence[Claim],
+                  labels: list[str], feature: str, p_yes: dict[str, float],
+                  field: str) -> Weights:
+    """``weights`` with one judge's weights fitted (its "Yes" as ``feature``, beside the lexical
+    features), and its thresholds by the same rules; unchanged without its rows."""
+    if not p_yes or not all(c.id in p_yes for c in fitting):
+        return weights
+    rows = judged_rows(lexical_rows, fitting, p_yes, feature)
+    coefficients = fit([r[1] for r in rows], labels, False, (*FEATURES[:-1], feature))
+    weights = dataclasses.replace(weights, **{field: tuple(np.round(coefficients, 3).tolist())})
+    rows = rescore(rows, weights)
+    return dataclasses.replace(weights, **{
+        f"{field}_threshold": round(vouch_threshold([r[0] for r in rows], labels), 3),
+        f"{field}_refute": round(refute_threshold(rows, labels), 3)})
 
 
 def _p_yes(rows=JUDGE_ROWS) -> dict[str, float]:
