@@ -33,7 +33,7 @@ _CARDINAL = re.compile(rf"(?<![\w.])\d[\d,.]*(?!\d)(?!(?:st|nd|rd|th)\b)|\b(?:{_
 _COUNT = re.compile(rf"(?i:{_CARDINAL.pattern})(?!\s+(?!(?i:million|billion|trillion|thousand|"
                     r"hundred|dozen)s?\b)[A-Z][a-z])")
 _MONEY = re.compile(r"[$€£¥₹]|\b(?:dollars?|cents?|euros?|pounds sterling|usd|eur|gbp|yen|"
-                    r"rupees?|francs?|free|nothing)\b", re.IGNORECASE)
+                    r"rupees?|francs?|guineas?|shillings?|pence|sovereigns?|free|nothing)\b", re.IGNORECASE)
 _YEAR = re.compile(r"(?<!\d)(?:1\d|20)\d\d(?!\d)|\b\d{1,3}\s*(?:BC|BCE|AD|CE)\b|"
                    r"\b(?:\d+(?:st|nd|rd|th)|[a-z]+(?:teenth|tieth|th|st|nd|rd))\s+century\b",
                    re.IGNORECASE)
@@ -56,7 +56,7 @@ _ASKS = (
         r"\bhow much (?:money|funding|cash)\b|"
         r"\bhow much (?:does|did|do|will|would|is|was|could|should)\b[^?]*?"
         r"\b(?:cost|costs|charge|charges|pay|paid|spend|spent|earn|earned|raise|raised|"
-        r"invest|invested|fine|fined|price|priced)\b|"
+        r"invest|invested|fine|fined|price|priced|offer|offered)\b|"
         r"\b(?:what|which) (?:is|was|are|were) the (?:price|cost|fee|salary|budget|fine)\b",
         re.IGNORECASE), (_MONEY,)),
     ("a count", re.compile(r"\bhow many\b|\bwhat (?:is|was) the number of\b", re.IGNORECASE),
@@ -95,6 +95,12 @@ _POSSESSIVE = re.compile(r"['\u2019]s?\b(?!\w)")
 _NAMING = re.compile(r"(?:the\s+|his\s+|her\s+|its\s+|their\s+)?(?:\w+\s+)?(?:name|title|"
                      r"number|year|date|price|cost|age|size|length|amount)\b", re.IGNORECASE)
 _CHOICE = re.compile(r"\bor\b|\bwhether\b|\beither\b", re.IGNORECASE)
+# A title says nothing of who a person is: "Mr. Angel" for "Who was Hosmer Angel really?".
+_HONORIFIC = re.compile(r"\b(?:mr|mrs|ms|miss|mister|dr|doctor|sir|lord|lady|madam|professor|"
+                        r"prof|captain|colonel)\b\.?", re.IGNORECASE)
+_ASKS_NAME = re.compile(r"\bwho\b|\bwhom\b|\bname\b", re.IGNORECASE)
+# Where a role's complement starts: "Ukrainian Ambassador | to the United States".
+_COMPLEMENT = re.compile(r"\s(?:to|of|for|from|at|in|on)\s", re.IGNORECASE)
 
 
 def mismatch(question: str, answer: str) -> str:
@@ -119,11 +125,22 @@ def _defines(question: str) -> bool:
 
 
 def repeats(question: str, answer: str) -> bool:
-    """Whether ``answer`` is made of words of ``question`` alone, which asks with a wh-word and
-    offers no choice ("or", "whether"), no yes or no, and is no "What is X?" or "What does X
-    stand for?" (whose short answer names X before its sentence defines it)."""
-    said = set(content_stems(_POSSESSIVE.sub("", answer)))
+    """Whether ``answer`` is made of words of ``question`` alone, titles ("Mr.") aside, which
+    asks with a wh-word and offers no choice ("or", "whether"), no yes or no, and is no "What
+    is X?" or "What does X stand for?" (whose short answer names X before its sentence defines
+    it). Asked for a name, an answer that is the question's role with its complement ("the
+    Ukrainian Ambassador to the United States") repeats it too: a role is no name."""
+    said = _stems(answer)
     if (not said or not _WH.search(question) or _YES_NO.match(question)
             or _CHOICE.search(question) or _defines(question)):
         return False
-    return said <= set(content_stems(_POSSESSIVE.sub("", question)))
+    asked = _stems(question)
+    if said <= asked:
+        return True
+    role = _stems(_COMPLEMENT.split(answer, maxsplit=1)[0])
+    return bool(_ASKS_NAME.search(question)) and len(role) >= 2 and role <= asked
+
+
+def _stems(text: str) -> set[str]:
+    """The content stems of ``text``, possessives and titles left out."""
+    return set(content_stems(_HONORIFIC.sub(" ", _POSSESSIVE.sub("", text))))

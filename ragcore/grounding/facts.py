@@ -6,8 +6,9 @@ gives. Similarity of wording cannot see that (the sentence about the right topic
 so every specific the claim states has to occur in a passage, after normalising both texts:
 
     fact     what it is                                  found when
-    number   digits (1,000 = 1000; 15% = 15 percent),    the same value occurs (as digits or,
-             or a number word ("four")                   for one to twenty, as a word)
+    number   digits (1,000 = 1000; 15% = 15 percent),    the same value occurs (as digits or
+             or a number word ("four")                   in words: "thirty-nine", "three
+                                                         hundred", "one hundred and twenty")
     name     a capitalised word not opening the sentence the same word occurs (case folded)
              or a run of them; an acronym ("SSDF")
     quoted   text in quotes or in **bold** (the short    all its content words occur within one
@@ -34,6 +35,11 @@ NUMBER_WORDS = {
     "eighth": 8, "ninth": 9, "tenth": 10, "hundred": 100, "thousand": 1000, "million": 10**6,
     "billion": 10**9, "half": 0.5, "once": 1, "twice": 2,
 }
+TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+        "eighty": 80, "ninety": 90}
+_SCALES = {"thousand": 1000, "million": 10**6, "billion": 10**9}
+_UNITS = {word: NUMBER_WORDS[word] for word in """one two three four five six seven eight nine
+    ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen""".split()}
 _NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\w)|(?<![\w.])\d+(?:\.\d+)?")
 _TOKEN = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
 _QUOTED = re.compile(r"\*\*(.+?)\*\*|[\"\u201c](.{2,120}?)[\"\u201d]")
@@ -101,7 +107,38 @@ def numbers_in(text: str) -> set[float]:
     """Every number ``text`` states, in digits or as a number word."""
     folded = fold(text)
     values = {_value(m.group(0)) for m in _NUMBER.finditer(folded)}
-    values |= {float(NUMBER_WORDS[t]) for t in _TOKEN.findall(folded) if t in NUMBER_WORDS}
+    words = [part for token in _TOKEN.findall(folded) for part in token.split("-")]
+    values |= {float(NUMBER_WORDS.get(w) or TENS[w]) for w in words
+               if w in NUMBER_WORDS or w in TENS}
+    return values | _spelled_numbers(words)
+
+
+def _spelled_numbers(words: list[str]) -> set[float]:
+    """The values of runs of number words ("thirty nine" = 39, "three hundred" = 300, "a
+    hundred and fifty" = 150, "two thousand five hundred" = 2500); ``words`` are folded,
+    hyphenated words already split. "and" joins only after "hundred" or a scale word."""
+    values: set[float] = set()
+    total = current = run = 0
+    joins = False  # the last word was "hundred" or a scale: an "and" may follow
+    for word in [*words, ""]:
+        small = TENS.get(word) or _UNITS.get(word)
+        if small is not None:
+            current += small
+        elif word == "hundred":  # "a hundred and fifty" starts at "hundred"
+            current = (current or 1) * 100
+        elif word in _SCALES:
+            total, current = total + (current or 1) * _SCALES[word], 0
+        elif word == "and" and joins:
+            joins = False
+            continue
+        else:
+            if run > 1:
+                values.add(float(total + current))
+            total = current = run = 0
+            joins = False
+            continue
+        run += 1
+        joins = word == "hundred" or word in _SCALES
     return values
 
 

@@ -96,6 +96,9 @@ def test_an_attribution_to_the_passages_claims_nothing_itself():
     ("Who was Hosmer Angel really?", "**Hosmer Angel**."),
     ("What is the first name of Dr. Watson\u2019s wife?", "**Watson**."),
     ("Whose son is abducted by Hinx?", "**Hinx**."),
+    ("Who was Hosmer Angel really?", "**Mr. Angel**."),  # a title adds nothing
+    ("What is the name of the Ukrainian Ambassador who attended the speech?",
+     "**Ukrainian Ambassador to the United States**."),  # a role is no name
 ])
 def test_an_answer_made_of_the_questions_own_words_says_nothing(question, answer):
     assert mismatch(question, answer) == REPEATS
@@ -108,6 +111,9 @@ def test_an_answer_made_of_the_questions_own_words_says_nothing(question, answer
     ("What does SDLC stand for in the SSDF document?", "**SDLC**."),
     ("What is the title of PEP 8?", "**Style Guide for Python Code**."),
     ("Who wrote the Zen of Python?", "**Tim Peters**."),
+    ("Who was Hosmer Angel really?", "**Mr. Windibank**."),
+    ("Who is the President of France?", "**President of the Republic**."),
+    ("What is the name of the city that hosts the games?", "**City of London**."),
 ])
 def test_a_choice_a_yes_or_no_a_definition_or_a_new_word_is_no_repetition(question, answer):
     assert mismatch(question, answer) == ""

@@ -126,6 +126,21 @@ def test_a_bold_number_stated_in_words_is_found():
     assert missing_facts(facts_of("**8**."), "Eight cars were made for the film.") == []
 
 
+@pytest.mark.parametrize("digits, words", [
+    ("39", "There are thirty-nine enormous beryls"),
+    ("300", "There are three hundred pounds in gold"),
+    ("150", "He paid a hundred and fifty guineas."),
+    ("2500", "two thousand five hundred men"),
+])
+def test_a_number_spelled_in_several_words_is_found(digits, words):
+    assert missing_facts(facts_of(f"**{digits}**."), words) == []
+
+
+def test_number_words_side_by_side_are_not_added_up():
+    assert "the number 3" in missing_facts(facts_of("It is 3."), "one and two")
+    assert "the number 39" in missing_facts(facts_of("It is 39."), "thirty nights, nine days")
+
+
 class Judge:
     """A model that tells first-token chances: "Yes" with ``yes`` of the mass; records asks."""
 
