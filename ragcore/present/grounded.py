@@ -5,7 +5,9 @@
                   list item) on the passages that state it; the model's own markers removed; a
                   bare short answer ("**Alabama**.") shown with the sentence that states it
     partly        the same, and after each claim taken for invented (a fact no passage states),
-                  ``UNSUPPORTED_MARK``; a claim neither vouched for nor refuted stays unmarked
+                  ``UNSUPPORTED_MARK``; a claim neither vouched for nor refuted stays unmarked;
+                  but a factoid whose short answer is vouched for and whose other sentences are
+                  only unconfirmed: that answer with the passage sentence stating it
     unverified    ``NOT_CONFIRMED`` first, then the answer (its invented claims marked)
     unsupported   for a factoid, not the answer: "The documents don't say <what was asked>."
                   first (and, for a short answer of another kind than asked for, that it is
@@ -36,7 +38,8 @@ from ..grounding import (
     question_kind,
 )
 from ..grounding.answer_type import REPEATS
-from ..grounding.facts import content_stems, without_markers
+from ..grounding.claims import sentence_spans
+from ..grounding.facts import content_stems, missing_facts, without_markers
 from ..grounding.verdict import SHORT_CLAIM_STEMS
 from ..prompts.answer import NOT_FOUND_SENTENCE
 from .sources import ListedSource, SourceListing
@@ -72,8 +75,14 @@ def grounded_text(answer: str, listing: SourceListing, listed: Sequence[ListedSo
         return f"{NOT_STATED}\n\n{text}", order
     if verdict.label == REFUSED:
         return _refusal(text, listing.question), ()
-    if verdict.label == SUPPORTED and len(verdict.claims) == 1:
-        shown = _with_its_sentence(verdict.claims[0], listed, marker)
+    # A short answer alone, or one the model wrote around with sentences ragcore could not
+    # confirm (none invented: those are shown, marked): shown with the sentence stating it.
+    lead = verdict.claims[0]
+    if lead.supported and (len(verdict.claims) == 1 or (
+            verdict.label != SUPPORTED and not lead.claim.item
+            and not any(c.refuted for c in verdict.claims)
+            and question_kind(listing.question) is QuestionKind.FACTOID)):
+        shown = _with_its_sentence(lead, listed, marker, listing.question)
         if shown is not None:
             return shown
     text, order = _marked(text, verdict.claims, marker)
@@ -86,25 +95,39 @@ QUOTED_WORDS = 60  # of the sentence a bare short answer is shown with
 
 
 def _with_its_sentence(check: ClaimCheck, listed: Sequence[ListedSource],
-                       marker: Callable[[int], str]) -> tuple[str, tuple[int, ...]] | None:
-    """A bare short answer ("**Alabama**.") with the passage sentence that states it, quoted
-    and cited: a factoid is shown with its sentence. None for an answer that is a sentence."""
+                       marker: Callable[[int], str], question: str = ""
+                       ) -> tuple[str, tuple[int, ...]] | None:
+    """A short answer ("**Alabama**.") with the passage sentence that states it, quoted and
+    cited, in place of whatever the model wrote around it: a factoid is shown with its
+    sentence. The sentence is the one, in or beside the windows the verdict found, that
+    states the answer's facts and holds most of its words, then of the question's. None for
+    an answer that is a sentence, or when no passage sentence states it."""
     if len(check.claim.stems) > SHORT_CLAIM_STEMS or not check.support:
         return None
-    stems = set(check.claim.stems)
-
-    def states(support: tuple[int, tuple[int, int]]) -> int:  # the claim's words it holds
-        position, (start, end) = support
+    stems, asked = set(check.claim.stems), set(content_stems(question))
+    best: tuple[tuple[int, int, int], int, str] | None = None
+    for position, span in check.support:
         if position >= len(listed):
-            return -1
-        return len(stems & set(content_stems(listed[position].scored.node.text[start:end])))
-
-    position, (start, end) = max(check.support, key=states)
-    if position >= len(listed):
+            continue
+        text = listed[position].scored.node.text
+        spans = sentence_spans(text)
+        at = spans.index(span) if span in spans else -1
+        for i in range(max(0, at - 1), at + 2) if at >= 0 else ():
+            if i >= len(spans):
+                continue
+            sentence = text[spans[i][0]:spans[i][1]]
+            if missing_facts(check.claim.facts, sentence):
+                continue
+            held = set(content_stems(sentence))
+            rank = (len(stems & held), len(asked & held), -abs(i - at))
+            if best is None or rank > best[0]:
+                best = (rank, position, sentence)
+    if best is None or best[0][0] == 0:
         return None
-    words = listed[position].scored.node.text[start:end].split()
-    sentence = " ".join(words[:QUOTED_WORDS]) + (" \u2026" if len(words) > QUOTED_WORDS else "")
-    return f"{check.claim.text} \u201c{sentence}\u201d {marker(1)}", (position,)
+    _, position, sentence = best
+    words = sentence.split()
+    quote = " ".join(words[:QUOTED_WORDS]) + (" \u2026" if len(words) > QUOTED_WORDS else "")
+    return f"{check.claim.text} \u201c{quote}\u201d {marker(1)}", (position,)
 
 
 def unobserved(text: str) -> str:

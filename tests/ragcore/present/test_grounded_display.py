@@ -125,3 +125,48 @@ def test_a_money_question_answered_without_money_says_what_was_missing():
     first = text.partition("\n\n")[0]
     assert first == ("The documents don't say how much a record header costs. The answer "
                      "written, \u201c80 bytes\u201d, is not a sum of money.")
+
+
+WORKSHOP = ("In response to Section 4 of Executive Order (EO) 14028 on \u201cImproving the "
+            "Nation\u2019s Cybersecurity,\u201d NIST held a workshop. NIST held a June 2021 "
+            "workshop and received over 150 position papers. Many suggested practices.")
+
+
+def shown_over(passages: list[str], answer: str, question: str):
+    nodes = [ScoredNode(Node(text=t, node_id=f"n{i}"), 0.7) for i, t in enumerate(passages)]
+    listing = answer_sources(answer, nodes, retrieval_mode="similarity", extractive=False,
+                             question=question)
+    return mark_listing(answer, listing)
+
+
+def test_a_short_answer_is_quoted_with_the_sentence_that_states_it():
+    text, _ = shown_over([WORKSHOP], "**150**. Not found in the documents.",
+                         "How many position papers did NIST get for its workshop?")
+    assert text == ("**150**. \u201cNIST held a June 2021 workshop and received over 150 "
+                    "position papers.\u201d [1]")
+
+
+def test_a_factoid_written_around_with_unconfirmed_words_shows_its_sentence_instead():
+    text, listing = shown_over(
+        [WORKSHOP], "**150**. The papers came from many organizations around the world.",
+        "How many position papers did NIST get for its workshop?")
+    assert [(c.supported, c.refuted) for c in listing.verdict.claims] == [(True, False),
+                                                                         (False, False)]
+    assert text.startswith("**150**. \u201cNIST held a June 2021 workshop")
+    assert "around the world" not in text
+
+
+def test_the_quoted_sentence_is_the_one_stating_the_answer_beside_the_window_found():
+    from ragcore.grounding.claims import claims_of, sentence_spans
+    from ragcore.grounding.verdict import ClaimCheck
+    from ragcore.present.grounded import _with_its_sentence
+    from ragcore.present.sources import ListedSource
+
+    claim = claims_of("**150**.")[0]
+    first = sentence_spans(WORKSHOP)[0]  # the window's centre: its neighbour states 150
+    listing = answer_sources("**150**.", [ScoredNode(Node(text=WORKSHOP, node_id="n0"), 0.7)],
+                             retrieval_mode="similarity", extractive=False, question="")
+    listed: list[ListedSource] = [*listing.shown, *listing.hidden]
+    shown_text, order = _with_its_sentence(ClaimCheck(claim, True, 0.9, ((0, first),)), listed,
+                                           lambda n: f"[{n}]", "How many position papers?")
+    assert "received over 150 position papers" in shown_text and order == (0,)
