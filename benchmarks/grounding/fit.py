@@ -118,8 +118,10 @@ def refute_threshold(rows: list[tuple], labels: list[str]) -> float:
 def report(name: str, rows: list[tuple], claims: list[Claim], weights: Weights,
            with_meaning: bool) -> None:
     vouch = weights.threshold(with_meaning)
-    said = [(s >= vouch, not s >= vouch and (m or s < weights.refute_threshold))
-            for s, _, m in rows]
+    # A claim stating a fact no passage states is never vouched for (``verdict._check``).
+    vouched_for = [s >= vouch and not m for s, _, m in rows]
+    said = [(v, not v and (m or s < weights.refute_threshold))
+            for v, (s, _, m) in zip(vouched_for, rows)]
     labels = [c.label for c in claims]
 
     def share(label: str, which: int) -> float:

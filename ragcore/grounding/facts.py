@@ -7,8 +7,8 @@ so every specific the claim states has to occur in a passage, after normalising 
 
     fact     what it is                                  found when
     number   digits (1,000 = 1000; 15% = 15 percent),    the same value occurs (as digits or
-             or a number word ("four")                   in words: "thirty-nine", "three
-                                                         hundred", "one hundred and twenty")
+             or number words ("four", "thirty-nine",     in words: "thirty-nine", "three
+             "three hundred"; not "one")                 hundred", "one hundred and twenty")
     name     a capitalised word not opening the sentence the same word occurs (case folded)
              or a run of them; an acronym ("SSDF")
     quoted   text in quotes or in **bold** (the short    all its content words occur within one
@@ -113,10 +113,11 @@ def numbers_in(text: str) -> set[float]:
     return values | _spelled_numbers(words)
 
 
-def _spelled_numbers(words: list[str]) -> set[float]:
+def _spelled_numbers(words: list[str], least: int = 2) -> set[float]:
     """The values of runs of number words ("thirty nine" = 39, "three hundred" = 300, "a
     hundred and fifty" = 150, "two thousand five hundred" = 2500); ``words`` are folded,
-    hyphenated words already split. "and" joins only after "hundred" or a scale word."""
+    hyphenated words already split; runs of at least ``least`` words. "and" joins only after
+    "hundred" or a scale word."""
     values: set[float] = set()
     total = current = run = 0
     joins = False  # the last word was "hundred" or a scale: an "and" may follow
@@ -132,7 +133,7 @@ def _spelled_numbers(words: list[str]) -> set[float]:
             joins = False
             continue
         else:
-            if run > 1:
+            if run >= least:
                 values.add(float(total + current))
             total = current = run = 0
             joins = False
@@ -145,7 +146,11 @@ def _spelled_numbers(words: list[str]) -> set[float]:
 def facts_of(claim: str) -> Facts:
     """The numbers, names and quoted phrases ``claim`` states (see the module docstring)."""
     plain = _MARKER.sub("", claim)
-    digits = {_value(m.group(0)) for m in _NUMBER.finditer(fold(plain))}
+    folded = fold(plain)
+    digits = {_value(m.group(0)) for m in _NUMBER.finditer(folded)}
+    # A count in words is a fact too ("over twenty years"), but not "one" (a pronoun as often).
+    words = [part for token in _TOKEN.findall(folded) for part in token.split("-")]
+    digits |= _spelled_numbers(words, least=1) - {1.0}
     phrases = [" ".join((a or b).split()) for a, b in _QUOTED.findall(plain)]
     quoted = tuple((p, tuple(content_stems(p))) for p in phrases if content_stems(p))
     return Facts(frozenset(digits), frozenset(_names(plain)), quoted)

@@ -312,7 +312,7 @@ def _check(claim: Claim, windows: list[_Window], everything: str, cosines: Any,
             threshold, refute = weights.judged_threshold, weights.judged_refute
         best = support_chance(features, weights)
         scored = [(best, at, features)]
-    supported = best >= threshold
+    supported = best >= threshold and not missing  # a fact no passage states: never vouched
     support = tuple((windows[p].passage, windows[p].span) for score, p, _ in scored
                     if supported and score >= max(threshold, best - 0.05))
     refuted = not supported and (bool(missing) or best < refute)

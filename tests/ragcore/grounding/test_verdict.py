@@ -200,3 +200,25 @@ def test_a_judge_that_wrote_the_answer_is_weighed_by_its_own_weights():
     plain = dataclasses.replace(WEIGHTS, in_prompt=())
     assert "judge" in check_answer(claim, [NIST], judge=RememberingJudge(0.98),
                                    weights=plain).claims[0].features
+
+
+def test_a_count_in_words_the_passage_does_not_state_is_never_vouched_for():
+    passage = ("Network-based IDPS and some forms of host-based IDPS have been commercially "
+               "available for over ten years.")
+    claim = "Network-based IDPS products have been commercially available for over twenty years."
+    assert missing_facts(facts_of(claim), passage) == ["the number 20"]
+    verdict = check_answer(claim, [passage])
+    assert not verdict.claims[0].supported and verdict.claims[0].refuted
+    assert 1.0 not in facts_of("It is one of the groups.").numbers  # "one": a pronoun too
+
+
+def test_however_high_its_chance_a_claim_with_a_fact_no_passage_states_is_not_vouched_for():
+    from ragcore.grounding import Weights
+
+    eager = Weights(lexical=(10.0, 0, 0, 0, 0, 0, 0), meaning=(10.0, 0, 0, 0, 0, 0, 0, 0),
+                    lexical_threshold=0.5, meaning_threshold=0.5)
+    verdict = check_answer("A record header is 40 bytes long.", [NIST], weights=eager)
+    assert verdict.claims[0].score > 0.99
+    assert not verdict.claims[0].supported and verdict.claims[0].refuted
+    assert check_answer("A record header is 80 bytes long.", [NIST], weights=eager
+                        ).claims[0].supported
