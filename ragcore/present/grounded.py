@@ -77,8 +77,8 @@ def grounded_text(answer: str, listing: SourceListing, listed: Sequence[ListedSo
         return _refusal(text, listing.question), ()
     # A short answer alone, or one the model wrote around with sentences ragcore could not
     # confirm (none invented: those are shown, marked): shown with the sentence stating it.
-    lead = verdict.claims[0]
-    if lead.supported and (len(verdict.claims) == 1 or (
+    lead = verdict.claims[0] if verdict.claims else None
+    if lead is not None and lead.supported and (len(verdict.claims) == 1 or (
             verdict.label != SUPPORTED and not lead.claim.item
             and not any(c.refuted for c in verdict.claims)
             and question_kind(listing.question) is QuestionKind.FACTOID)):
