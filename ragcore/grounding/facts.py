@@ -89,12 +89,15 @@ def without_markers(text: str) -> str:
 
 
 def tokens(text: str) -> list[str]:
-    """The folded word tokens of ``text`` (hyphenated words kept whole and also split)."""
+    """The folded word tokens of ``text`` (hyphenated words kept whole and also split; a
+    possessive kept whole and also without its "'s": "Azkaban's" states "Azkaban")."""
     found = []
     for token in _TOKEN.findall(fold(text)):
         found.append(token)
         if "-" in token:
             found += token.split("-")
+        if token.endswith("'s") and len(token) > 2:
+            found.append(token[:-2])
     return found
 
 

@@ -222,3 +222,8 @@ def test_however_high_its_chance_a_claim_with_a_fact_no_passage_states_is_not_vo
     assert not verdict.claims[0].supported and verdict.claims[0].refuted
     assert check_answer("A record header is 80 bytes long.", [NIST], weights=eager
                         ).claims[0].supported
+
+
+def test_a_possessive_states_the_name_it_is_made_of():
+    passage = "Harry Potter and the Prisoner of Azkaban's \u00a323.88 million was the record."
+    assert missing_facts(facts_of("**Harry Potter and the Prisoner of Azkaban**."), passage) == []
