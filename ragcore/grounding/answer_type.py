@@ -141,6 +141,18 @@ def repeats(question: str, answer: str) -> bool:
     return bool(_ASKS_NAME.search(question)) and len(role) >= 2 and role <= asked
 
 
+_STATEMENT = re.compile(r"^\s*(?:why\b|how\b(?!\s+(?:many|much|long|old|often|far|big|large|"
+                        r"tall|soon)\b)|what\b)", re.IGNORECASE)
+
+
+def wants_a_statement(question: str) -> bool:
+    """Whether ``question`` is answered by a statement rather than a name or a value: a "why",
+    a "how" (not "how many", "how long" ...), or a "what" asking for no name and no value
+    ("What was one of the first uses of a greenhouse?")."""
+    return bool(_STATEMENT.match(question)) and not _ASKS_NAME.search(question) and (
+        not asked_for(question))
+
+
 def _stems(text: str) -> set[str]:
     """The content stems of ``text``, possessives and titles left out."""
     return set(content_stems(_HONORIFIC.sub(" ", _POSSESSIVE.sub("", text))))

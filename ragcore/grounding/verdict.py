@@ -37,7 +37,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .answer_type import mismatch
+from .answer_type import REPEATS, mismatch, wants_a_statement
 from .agreement import NOTHING, Expected, agreement, expected_phrase
 from .claims import Claim, Span, claims_of, sentence_spans
 from .facts import content_stems, each_fact, fold, missing_facts
@@ -182,6 +182,10 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
     if not claims:
         return Verdict(EMPTY, measure=measure)
     off = _off_question(claims[0], question)
+    if off == REPEATS and len(claims) > 1 and wants_a_statement(question):
+        # "**Greenhouses**. Greenhouses were first used to ...": the lead only restates what
+        # was asked; the sentence after it answers, and is what is checked.
+        claims, off = claims[1:], ""
     # A lead of another kind than asked is refused whatever a judge says: none is asked.
     checks = check_claims(claims, passages, embedder=embedder, weights=weights,
                           question=question, judge=None if off else judge, answer=answer)

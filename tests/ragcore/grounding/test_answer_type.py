@@ -144,3 +144,24 @@ def test_no_judge_is_asked_about_a_lead_of_another_kind():
     check_answer("**$10**. Insulin costs about $10 a vial to make.", [SPEECH],
                  question="How much does insulin cost to make?", judge=judge)
     assert judge.asked  # a lead of the asked kind may still be judged
+
+
+GREENHOUSE = ("Greenhouses were first used during Roman times to produce cucumbers year-round "
+              "for the Roman emperor Tiberius.")
+
+
+def test_a_lead_restating_a_why_or_what_question_gives_way_to_the_sentence_after_it():
+    answer = ("**Greenhouses**. Greenhouses were first used during Roman times to produce "
+              "cucumbers year-round for the emperor Tiberius.")
+    verdict = check_answer(answer, [GREENHOUSE],
+                           question="What was one of the first uses of a greenhouse?")
+    assert verdict.label == "supported"
+    assert [c.text for c in verdict.claims] == [answer.split(". ", 1)[1]]
+
+
+def test_a_lead_restating_a_name_question_is_still_refused_whatever_follows():
+    speech = "The Ukrainian Ambassador to the United States is here tonight."
+    verdict = check_answer("**Ukrainian Ambassador to the United States**. " + speech, [speech],
+                           question="What is the name of the Ukrainian Ambassador who attended "
+                                    "the speech?")
+    assert verdict.label == "unsupported" and verdict.claims[0].off_question == REPEATS
