@@ -226,7 +226,7 @@ def _names(text: str) -> set[str]:
             acronym = len(word) >= 2 and word.isupper()
             opening = match.start() in starts or line[:match.start()].strip() in ("", "**")
             if acronym or not opening:
-                names.add(fold(word))
+                names.add(fold(word).removesuffix("'s"))  # Wilson's: the name Wilson
     return names
 
 

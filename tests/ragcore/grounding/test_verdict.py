@@ -227,3 +227,8 @@ def test_however_high_its_chance_a_claim_with_a_fact_no_passage_states_is_not_vo
 def test_a_possessive_states_the_name_it_is_made_of():
     passage = "Harry Potter and the Prisoner of Azkaban's \u00a323.88 million was the record."
     assert missing_facts(facts_of("**Harry Potter and the Prisoner of Azkaban**."), passage) == []
+
+
+def test_a_name_written_possessive_is_the_name():
+    assert facts_of("It was Wilson's job.").names == {"wilson"}
+    assert missing_facts(facts_of("It was Wilson's job."), "Wilson copied it out.") == []
