@@ -54,7 +54,8 @@ def _indirect(text: str) -> str:
         rest = match["rest"].split()
         aux = match["aux"].lower()
         # "when was the SSDF published" -> "when the SSDF was published"
-        if len(rest) >= 2 and aux in _BE and _PARTICIPLE.match(rest[-1]):
+        if (len(rest) >= 2 and aux in _BE and _PARTICIPLE.match(rest[-1])
+                and not _relative_clause(rest)):
             return f"{match['wh'].lower()} {' '.join(rest[:-1])} {aux} {rest[-1]}"
         if aux in _MODAL:  # "how can I print X" -> "how to print X"; a modal's subject
             if len(rest) >= 2 and rest[0].lower() in ("i", "we", "you", "one"):  # ends anywhere
@@ -80,6 +81,17 @@ def _indirect(text: str) -> str:
 _FUNCTION = frozenset("the a an this that these those his her its their my our your of in on at "
                       "for to from by with about into over under after before than as if when "
                       "and or".split())
+
+
+_DETERMINERS = frozenset("the a an this that these those his her its their".split())
+
+
+def _relative_clause(words: list[str]) -> bool:
+    """Whether a second noun phrase starts inside ``words`` after a word that cannot lead
+    into it (no preposition or article): "the Speaker of the House | the President greeted"
+    ends in a relative clause, whose verb is not the question's."""
+    return any(word.lower() in _DETERMINERS and words[at - 1].lower() not in _FUNCTION
+               for at, word in enumerate(words) if at > 0)
 
 
 def _verb_at(words: list[str]) -> int | None:

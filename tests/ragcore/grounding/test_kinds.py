@@ -53,6 +53,10 @@ def test_only_factoids_are_gated_and_lists_read_more():
      "The documents don't answer this: \u201cWhat name did the King of Bohemia use?\u201d"),
     ("How should the server respond?",
      "The documents don't answer this: \u201cHow should the server respond?\u201d"),
+    ("What is the name of the Speaker of the House the President greeted?",  # not "is greeted"
+     "The documents don't say what the name of the Speaker of the House the President greeted "
+     "is."),
+    ("What was the book called?", "The documents don't say what the book was called."),
 ])
 def test_not_said_reads_the_question_back(question, said):
     assert not_said(question) == said
