@@ -33,7 +33,8 @@ _CARDINAL = re.compile(rf"(?<![\w.])\d[\d,.]*(?!\d)(?!(?:st|nd|rd|th)\b)|\b(?:{_
 _COUNT = re.compile(rf"(?i:{_CARDINAL.pattern})(?!\s+(?!(?i:million|billion|trillion|thousand|"
                     r"hundred|dozen)s?\b)[A-Z][a-z])")
 _MONEY = re.compile(r"[$€£¥₹]|\b(?:dollars?|cents?|euros?|pounds sterling|usd|eur|gbp|yen|"
-                    r"rupees?|francs?|guineas?|shillings?|pence|sovereigns?|free|nothing)\b", re.IGNORECASE)
+                    r"rupees?|francs?|guineas?|shillings?|pence|sovereigns?|free|nothing)\b",
+                    re.IGNORECASE)
 _YEAR = re.compile(r"(?<!\d)(?:1\d|20)\d\d(?!\d)|\b\d{1,3}\s*(?:BC|BCE|AD|CE)\b|"
                    r"\b(?:\d+(?:st|nd|rd|th)|[a-z]+(?:teenth|tieth|th|st|nd|rd))\s+century\b",
                    re.IGNORECASE)

@@ -170,3 +170,12 @@ def test_the_quoted_sentence_is_the_one_stating_the_answer_beside_the_window_fou
     shown_text, order = _with_its_sentence(ClaimCheck(claim, True, 0.9, ((0, first),)), listed,
                                            lambda n: f"[{n}]", "How many position papers?")
     assert "received over 150 position papers" in shown_text and order == (0,)
+
+
+def test_a_number_in_digits_is_quoted_with_the_sentence_spelling_it():
+    pep = ("Blank Lines. Surround top-level function and class definitions with two blank "
+           "lines. Method definitions inside a class are surrounded by a single blank line.")
+    text, _ = shown_over([pep], "**2**.", "How many blank lines should surround top-level "
+                                          "function and class definitions?")
+    assert text == ("**2**. \u201cSurround top-level function and class definitions with two "
+                    "blank lines.\u201d [1]")
