@@ -89,12 +89,13 @@ def without_markers(text: str) -> str:
 
 
 def tokens(text: str) -> list[str]:
-    """The folded word tokens of ``text`` (hyphenated words kept whole and also split; a
-    possessive kept whole and also without its "'s": "Azkaban's" states "Azkaban")."""
+    """The folded word tokens of ``text``: hyphenated words kept whole and also split (but a
+    number in words, "thirty-nine"), a possessive kept whole and also without its "'s"
+    ("Azkaban's" states "Azkaban")."""
     found = []
     for token in _TOKEN.findall(fold(text)):
         found.append(token)
-        if "-" in token:
+        if "-" in token and not _as_digits(token):  # "thirty-nine" is one number
             found += token.split("-")
         if token.endswith("'s") and len(token) > 2:
             found.append(token[:-2])
@@ -102,8 +103,20 @@ def tokens(text: str) -> list[str]:
 
 
 def content_stems(text: str) -> list[str]:
-    """The stemmed content words of ``text``: no stopwords, numbers kept as written."""
-    return [stem(t) for t in tokens(text) if t not in STOPWORDS and (len(t) > 1 or t.isdigit())]
+    """The stemmed content words of ``text``: no stopwords, numbers in digits ("two" and
+    "thirty-nine" as "2" and "39": the same word as the digits)."""
+    return [_as_digits(t) or stem(t) for t in tokens(text)
+            if t not in STOPWORDS and (len(t) > 1 or t.isdigit())]
+
+
+def _as_digits(token: str) -> str:
+    """A number word ("two", "thirty-nine") in digits; "" for any other token."""
+    value = _UNITS.get(token) or TENS.get(token)
+    if value is None and "-" in token:
+        parts = token.split("-")
+        if all(part in _UNITS or part in TENS for part in parts):
+            value = next(iter(_spelled_numbers(parts, least=len(parts))), None)
+    return "" if value is None else _shown(float(value))
 
 
 def numbers_in(text: str) -> set[float]:

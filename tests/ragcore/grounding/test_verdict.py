@@ -232,3 +232,10 @@ def test_a_possessive_states_the_name_it_is_made_of():
 def test_a_name_written_possessive_is_the_name():
     assert facts_of("It was Wilson's job.").names == {"wilson"}
     assert missing_facts(facts_of("It was Wilson's job."), "Wilson copied it out.") == []
+
+
+def test_a_short_answer_in_digits_is_supported_by_the_number_in_words():
+    pep = "Surround top-level function and class definitions with two blank lines."
+    verdict = check_answer("**2**.", [pep], question="How many blank lines should surround "
+                                                     "top-level function definitions?")
+    assert verdict.label == SUPPORTED
