@@ -17,7 +17,10 @@ With ``by_kind`` (what the engines use) the budget is the base budget times the 
 share (``ragcore.grounding.kinds``: a list needs its items, a summary more than a fact), noted
 in the trace with the kind. A kept sentence that announces what follows ("... into four groups:
 1.", "the following:") keeps the sentences after it in its passage, up to ``ANNOUNCED_TOKENS``
-more, whatever the budget: a list cut off after its announcement is the answer lost.
+more, whatever the budget: a list cut off after its announcement is the answer lost. Likewise
+under a budget, a sentence that points back ("This principle, known as shifting left, ...") is
+read with the one before it: the next sentence of a kept one when it points back to it, the
+sentence before a kept one that points back (each up to ``REFERRING_TOKENS``).
 
 A kept passage is a copy with the kept sentences in document order: where they are one run of
 the original text its offsets still point at it (the app opens it in the document); gaps are
@@ -44,6 +47,9 @@ from ..types import ScoredNode
 
 GAP = " … "
 ANNOUNCED_TOKENS = 320  # what follows an announcing sentence, kept beyond the budget
+REFERRING_TOKENS = 80  # a sentence read with its neighbour that it refers to, or refers back to
+_REFERS_BACK = re.compile(r"^\W*(?:this|these|those|such|that|it|they|its|their|here)\b",
+                          re.IGNORECASE)
 _ANNOUNCES = re.compile(r"(?::|\b(?:following|as follows|these|below))\s*(?:\(?\d{1,2}[.)]|[-*\u2022])?"
                         r"\s*$", re.IGNORECASE)
 
@@ -153,6 +159,8 @@ class SentenceEmbeddingOptimizer(Postprocessor):
             kept.setdefault(i, set()).update(around)
         for i, chosen in kept.items():
             chosen.update(_announced(split[i], sorted(chosen)))
+            if budget is not None:  # ragcore's reading: LlamaIndex's cutoffs keep their own
+                chosen.update(_referring(split[i], sorted(chosen)))
         return kept
 
 
@@ -169,6 +177,19 @@ def _announced(parts: list[str], kept: list[int]) -> set[int]:
             if spent > ANNOUNCED_TOKENS:
                 break
             more.add(j)
+    return more
+
+
+def _referring(parts: list[str], kept: list[int]) -> set[int]:
+    """The sentences a kept one is read with because one refers to the other: the next one
+    when it opens by pointing back ("This principle, known as shifting left, ..."), the one
+    before a kept sentence that does so, each up to ``REFERRING_TOKENS``."""
+    more: set[int] = set()
+    for k in kept:
+        for j, pointer in ((k + 1, k + 1), (k - 1, k)):
+            if (0 <= j < len(parts) and j not in kept and _REFERS_BACK.match(parts[pointer])
+                    and count_tokens(parts[j]) <= REFERRING_TOKENS):
+                more.add(j)
     return more
 
 

@@ -79,3 +79,17 @@ def test_engines_give_the_optimizer_an_llm_that_measures_its_reading():
     optimizer = [p for p in reading_postprocessors(object(), [], llm, "keyword")
                  if isinstance(p, SentenceEmbeddingOptimizer)][0]
     assert optimizer.reader is llm
+
+
+SHIFT = ("Security is addressed as early as possible in the SDLC. This principle, known as "
+         "shifting left, is critically important. Budgets are set yearly by the board.")
+
+
+def test_a_sentence_pointing_back_is_read_with_the_one_it_points_to():
+    optimizer = SentenceEmbeddingOptimizer(None, token_budget=12, by_kind=True)
+    [after] = optimizer.postprocess([ScoredNode(Node(text=SHIFT), 0.5)],
+                                    "When is security addressed as early as possible?")
+    assert "shifting left" in after.node.text and "Budgets" not in after.node.text
+    [before] = optimizer.postprocess([ScoredNode(Node(text=SHIFT), 0.5)],
+                                     "What principle is known as shifting left?")
+    assert before.node.text.startswith("Security is addressed")
