@@ -32,7 +32,7 @@ _CARDINAL = re.compile(rf"(?<![\w.])\d[\d,.]*(?!\d)(?!(?:st|nd|rd|th)\b)|\b(?:{_
 # "7 World Trade Center"): no capitalized word but a number's own follows it.
 _COUNT = re.compile(rf"(?i:{_CARDINAL.pattern})(?!\s+(?!(?i:million|billion|trillion|thousand|"
                     r"hundred|dozen)s?\b)[A-Z][a-z])")
-_MONEY = re.compile(r"[$€£¥₹]|\b(?:dollars?|cents?|euros?|pounds sterling|usd|eur|gbp|yen|"
+_MONEY = re.compile(r"[$€£¥₹]|\b(?:dollars?|cents?|euros?|pounds?|usd|eur|gbp|yen|"
                     r"rupees?|francs?|guineas?|shillings?|pence|sovereigns?|free|nothing)\b",
                     re.IGNORECASE)
 _YEAR = re.compile(r"(?<!\d)(?:1\d|20)\d\d(?!\d)|\b\d{1,3}\s*(?:BC|BCE|AD|CE)\b|"

@@ -53,10 +53,15 @@ def _indirect(text: str) -> str:
     if match:
         rest = match["rest"].split()
         aux = match["aux"].lower()
-        # "when was the SSDF published" -> "when the SSDF was published"
-        if (len(rest) >= 2 and aux in _BE and _PARTICIPLE.match(rest[-1])
-                and not _relative_clause(rest)):
-            return f"{match['wh'].lower()} {' '.join(rest[:-1])} {aux} {rest[-1]}"
+        # "how old was Julia when she died" -> "how old Julia was when she died"
+        at = next((i for i, w in enumerate(rest) if i and w.lower() in _SUBORDINATORS), None)
+        if at is not None and aux in _BE and _ARTICLE.match(rest[0]):
+            return f"{match['wh'].lower()} {' '.join(rest[:at])} {aux} {' '.join(rest[at:])}"
+        # "when was the SSDF published" -> "when the SSDF was published", "how much was X
+        # offered for Y" -> "how much X was offered for Y"
+        at = _passive_at(rest) if aux in _BE else None
+        if at is not None:
+            return f"{match['wh'].lower()} {' '.join(rest[:at])} {aux} {' '.join(rest[at:])}"
         if aux in _MODAL:  # "how can I print X" -> "how to print X"; a modal's subject
             if len(rest) >= 2 and rest[0].lower() in ("i", "we", "you", "one"):  # ends anywhere
                 return f"{match['wh'].lower()} to {' '.join(rest[1:])}"
@@ -83,7 +88,20 @@ _FUNCTION = frozenset("the a an this that these those his her its their my our y
                       "and or".split())
 
 
+_SUBORDINATORS = frozenset("when while after before because if since until unless".split())
 _DETERMINERS = frozenset("the a an this that these those his her its their".split())
+
+
+def _passive_at(words: list[str]) -> int | None:
+    """Where the participle of a passive question's verb stands ("the SSDF | published", "X |
+    offered for Y"): a participle after the subject, ending the question or followed by a
+    function word, and not the verb of a relative clause; None when there is none."""
+    for at in range(1, len(words)):
+        after = words[at + 1].lower() if at + 1 < len(words) else None
+        if (_PARTICIPLE.match(words[at]) and (after is None or after in _FUNCTION)
+                and not _relative_clause(words[:at + 1])):
+            return at
+    return None
 
 
 def _relative_clause(words: list[str]) -> bool:

@@ -41,6 +41,8 @@ def test_an_answer_of_another_kind_is_named(question, answer, wanted):
     ("How many countries agreed?", "**30 other countries**."),
     ("On what date was Executive Order 14028 issued?", "**May 12, 2021**."),
     ("On which day did he arrive?", "**the 22nd of December**."),
+    ("How much money did the King give Holmes for expenses?", "**300 pounds**."),
+    ("How much was Victor Hatherley offered for one night's work?", "**fifty guineas**."),
     # questions whose answers take any form are never judged by their form
     ("How much of its value has the Russian stock market lost?", "**most of it**."),
     ("When was the treaty signed?", "**after the war**."),

@@ -57,6 +57,11 @@ def test_only_factoids_are_gated_and_lists_read_more():
      "The documents don't say what the name of the Speaker of the House the President greeted "
      "is."),
     ("What was the book called?", "The documents don't say what the book was called."),
+    ("How old was Helen Stoner's sister Julia when she died?",
+     "The documents don't say how old Helen Stoner's sister Julia was when she died."),
+    ("How much was Victor Hatherley offered for one night's work?",
+     "The documents don't say how much Victor Hatherley was offered for one night's work."),
+    ("What was the speed limit?", "The documents don't say what the speed limit was."),
 ])
 def test_not_said_reads_the_question_back(question, said):
     assert not_said(question) == said
