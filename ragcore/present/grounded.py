@@ -6,8 +6,8 @@
                   bare short answer ("**Alabama**.") shown with the sentence that states it
     partly        the same, and after each claim taken for invented (a fact no passage states),
                   ``UNSUPPORTED_MARK``; a claim neither vouched for nor refuted stays unmarked;
-                  but a factoid whose short answer is vouched for and whose other sentences are
-                  only unconfirmed: that answer with the passage sentence stating it
+                  but for a factoid whose short answer is vouched for: that answer with the
+                  passage sentence stating it, then the model's invented sentences, marked
     unverified    ``NOT_CONFIRMED`` first, then the answer (its invented claims marked)
     unsupported   for a factoid, not the answer: "The documents don't say <what was asked>."
                   first (and, for a short answer of another kind than asked for, that it is
@@ -75,16 +75,16 @@ def grounded_text(answer: str, listing: SourceListing, listed: Sequence[ListedSo
         return f"{NOT_STATED}\n\n{text}", order
     if verdict.label == REFUSED:
         return _refusal(text, listing.question), ()
-    # A short answer alone, or one the model wrote around with sentences ragcore could not
-    # confirm (none invented: those are shown, marked): shown with the sentence stating it.
+    # A short answer alone, or one the model wrote more around than the passages confirm:
+    # shown with the sentence stating it, then what the model invented, marked.
     lead = verdict.claims[0] if verdict.claims else None
     if lead is not None and lead.supported and (len(verdict.claims) == 1 or (
             verdict.label != SUPPORTED and not lead.claim.item
-            and not any(c.refuted for c in verdict.claims)
             and question_kind(listing.question) is QuestionKind.FACTOID)):
         shown = _with_its_sentence(lead, listed, marker, listing.question)
         if shown is not None:
-            return shown
+            invented = [f"{c.text} {UNSUPPORTED_MARK}" for c in verdict.claims[1:] if c.refuted]
+            return " ".join([shown[0], *invented]), shown[1]
     text, order = _marked(text, verdict.claims, marker)
     if verdict.label == UNVERIFIED:  # said first, plainly: nothing here is vouched for
         return f"{NOT_CONFIRMED}\n\n{text}", order

@@ -47,8 +47,8 @@ def test_an_invented_head_count_is_not_shown_as_an_answer():
 def test_a_partly_supported_answer_marks_the_invented_sentence_visibly():
     text, _ = shown("**1901**. The agency was founded in 1901 by Theodore Roosevelt.",
                     "When was the agency founded?")
-    assert text == f"**1901**. [1] The agency was founded in 1901 by Theodore Roosevelt. " \
-                   f"{UNSUPPORTED_MARK}"
+    assert text == ("**1901**. \u201cThe agency was founded in 1901.\u201d [1] The agency was "
+                    f"founded in 1901 by Theodore Roosevelt. {UNSUPPORTED_MARK}")
 
 
 def test_each_list_item_is_cited_and_invented_items_are_marked():
