@@ -96,7 +96,8 @@ def reading_postprocessors(index: EngineIndex, postprocessors: Sequence[NodePost
     an LLM that reads only ``reading_tokens`` fast (the packaged model), the question's closest
     sentences up to that many tokens (``SentenceEmbeddingOptimizer``; by shared words in
     keyword mode, which never loads the embedding model); after all, for a question about a
-    document itself, its card (``DocumentCards``: title, authors, date, abstract); before it,
+    document itself, its card (``DocumentCards``: title, authors, date, abstract; a document
+    the question names that no retrieved node is from is searched for by name); before it,
     for "What does SDLC stand for?", the sentence that spells it out (``AcronymExpansions``)."""
     first = [ListContinuation(index)] if hasattr(index, "get_node") else []
     budget = getattr(llm, "reading_tokens", None)
@@ -108,8 +109,10 @@ def reading_postprocessors(index: EngineIndex, postprocessors: Sequence[NodePost
             if budget else [])
     # Past the budget: what an asked acronym stands for, where the documents spell it out, and
     # for a question about a document itself, its card whole.
-    expansions = [AcronymExpansions(index)] if hasattr(index, "keyword_search") else []
-    return [*first, *postprocessors, *last, *expansions, DocumentCards()]
+    searchable = hasattr(index, "keyword_search")
+    expansions = [AcronymExpansions(index)] if searchable else []
+    return [*first, *postprocessors, *last, *expansions,
+            DocumentCards(index if searchable else None)]
 
 
 def chat_engine_from_index(

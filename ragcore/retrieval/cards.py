@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from ..cards import DocumentCard, asks_about_document, card_from_metadata, card_text
 from ..cards.questions import named_documents
-from ..errors import ConfigError
+from ..errors import ConfigError, StoreError
 from ..postprocess import Postprocessor
 from ..types import Node, ScoredNode
 
@@ -43,28 +44,59 @@ class _Found:
     file_name: str = field(default="")
 
 
-class DocumentCards(Postprocessor):
-    """Puts the retrieved documents' cards first when the question asks about a document."""
+class KeywordIndex(Protocol):
+    def keyword_search(self, query: str, *, top_k: int = 4) -> list[ScoredNode]: ...
 
-    def __init__(self, *, max_cards: int = 2) -> None:
+
+SEARCHED = 8  # nodes the keyword search reads for a named document none retrieved is from
+
+
+class DocumentCards(Postprocessor):
+    """Puts the retrieved documents' cards first when the question asks about a document.
+
+    With ``index`` (one offering ``keyword_search``), a question naming a document that no
+    retrieved node is from ("When was RFC 3986 published?" answered from RFC 2616's reference
+    list) finds it by its name among the index's words, and reads its card.
+    """
+
+    def __init__(self, index: KeywordIndex | None = None, *, max_cards: int = 2) -> None:
         if not isinstance(max_cards, int) or isinstance(max_cards, bool) or max_cards < 1:
             raise ConfigError(f"max_cards ({max_cards!r}) must be a whole number of at least 1, "
                               "e.g. 2")
+        self.index = index
         self.max_cards = max_cards
 
     def postprocess(self, nodes: list[ScoredNode], query: str) -> list[ScoredNode]:
         found = _documents(nodes)
         titles = [f.card.title for f in found.values() if f.card.title]
-        if not found or not asks_about_document(query, titles=titles):
+        asked = named_documents(query)
+        if not (found or asked) or not asks_about_document(query, titles=titles):
             return nodes
         named = {doc_id: f for doc_id, f in found.items() if _named(f, query)}
-        if not named and named_documents(query):
-            return nodes  # it asks about a document that none retrieved is
+        if not named and asked:  # a document none retrieved is from: search for its name
+            named = {doc_id: f for doc_id, f in _documents(self._searched(asked, nodes)).items()
+                     if _named(f, query)}
+            if not named:
+                return nodes
         order = sorted((named or found).items(), key=lambda item: (-item[1].count, item[1].rank))
         scores = [n.score for n in nodes if n.score is not None]
         best = max(scores) if scores else None
         cards = [_card_node(doc_id, f, best) for doc_id, f in order[: self.max_cards]]
         return [*cards, *nodes]
+
+
+    def _searched(self, names: tuple[str, ...], nodes: list[ScoredNode]) -> list[ScoredNode]:
+        """The nodes the index's keyword search finds for the named documents, scored as the
+        best retrieved node (their cards stand first, as any card does)."""
+        if self.index is None:
+            return []
+        try:
+            hits = self.index.keyword_search(" ".join(names), top_k=SEARCHED)
+        except StoreError:  # an index whose keywords cannot be read: no card
+            return []
+        scores = [n.score for n in nodes if n.score is not None]
+        best = max(scores) if scores else None
+        return [ScoredNode(hit.node, best) for hit in hits]
 
 
 def _documents(nodes: list[ScoredNode]) -> dict[str, _Found]:

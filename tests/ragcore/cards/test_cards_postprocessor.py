@@ -89,3 +89,42 @@ def test_llamaindex_spelling_and_option_check():
     for bad in (0, 1.5, True, "2"):
         with pytest.raises(ConfigError, match="max_cards"):
             DocumentCards(max_cards=bad)
+
+
+CONTROLS = DocumentCard(title="Security and Privacy Controls", date="September 2020",
+                        kind="NIST Special Publication 800-53")
+
+
+class Keywords:
+    """An index's keyword search: the nodes holding a word of the query; records queries."""
+
+    def __init__(self, nodes: list[ScoredNode], fails: bool = False) -> None:
+        self.nodes, self.fails, self.asked = nodes, fails, []
+
+    def keyword_search(self, query: str, *, top_k: int = 4) -> list[ScoredNode]:
+        from ragcore.errors import StoreError
+
+        self.asked.append(query)
+        if self.fails:
+            raise StoreError("the keyword postings cannot be read")
+        words = query.lower().split()
+        return [n for n in self.nodes if any(w in n.node.text.lower() for w in words)][:top_k]
+
+
+def test_a_named_document_none_retrieved_is_from_is_found_by_its_name():
+    controls = _hit("/d/controls.pdf", 2, "NIST SP 800-53 Revision 5 begins.", 0.2, CONTROLS)
+    index = Keywords([controls])
+    asked = "When was NIST SP 800-53 published?"
+    out = DocumentCards(index).postprocess(_hits(), asked)
+    assert out[0].node.node_id == "/d/controls.pdf#card" and out[0].score == 0.61
+    assert "September 2020" in out[0].node.text and out[1:] == _hits()
+    assert index.asked == ["NIST SP 800-53"]  # searched: no retrieved node is from it
+    # without an index, or when the search fails, the nodes pass unchanged
+    assert DocumentCards().postprocess(_hits(), asked) == _hits()
+    assert DocumentCards(Keywords([controls], fails=True)).postprocess(_hits(), asked) == _hits()
+
+
+def test_no_search_when_a_retrieved_node_is_from_the_named_document():
+    index = Keywords([])
+    DocumentCards(index).postprocess(_hits(), "Who are the authors of NIST SP 800-207?")
+    assert index.asked == []
