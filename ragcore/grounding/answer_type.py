@@ -99,6 +99,7 @@ _CHOICE = re.compile(r"\bor\b|\bwhether\b|\beither\b", re.IGNORECASE)
 # A title says nothing of who a person is: "Mr. Angel" for "Who was Hosmer Angel really?".
 _HONORIFIC = re.compile(r"\b(?:mr|mrs|ms|miss|mister|dr|doctor|sir|lord|lady|madam|professor|"
                         r"prof|captain|colonel)\b\.?", re.IGNORECASE)
+_FORMS = re.compile(r"[^\s*`\"'\u201c\u201d]*[\w][/.:_@#\\][^\s*`\"'\u201c\u201d]*[\w/]")
 _ASKS_NAME = re.compile(r"\bwho\b|\bwhom\b|\bname\b", re.IGNORECASE)
 # Where a role's complement starts: "Ukrainian Ambassador | to the United States".
 _COMPLEMENT = re.compile(r"\s(?:to|of|for|from|at|in|on)\s", re.IGNORECASE)
@@ -137,7 +138,8 @@ def repeats(question: str, answer: str) -> bool:
         return False
     asked = _stems(question)
     if said <= asked:
-        return True
+        # a written form the question lacks ("http://a/g", "os.path") is no repetition
+        return not any(token not in question for token in _FORMS.findall(answer))
     role = _stems(_COMPLEMENT.split(answer, maxsplit=1)[0])
     return bool(_ASKS_NAME.search(question)) and len(role) >= 2 and role <= asked
 
