@@ -45,21 +45,50 @@ class Claim:
     item: bool = False  # one item of a list
 
 
-def sentence_spans(text: str) -> list[Span]:
-    """The sentences and list lines of ``text`` as (start, end) spans, trimmed of whitespace."""
+def sentence_spans(text: str, *, wrapped: bool = False) -> list[Span]:
+    """The sentences and list lines of ``text`` as (start, end) spans, trimmed of whitespace.
+    ``wrapped`` (a passage of a document, whose prose may be hard-wrapped: an RFC, Markdown
+    source, a PDF page) joins a line with the next one where no sentence ends between them."""
     spans = []
-    for line in re.finditer(r"[^\n]+", text):
-        start = line.start()
-        for cut in _SENTENCE_END.finditer(line.group(0)):
-            before = line.group(0)[: cut.start()]
+    for first, last in (_wrapped_lines(text) if wrapped else _lines(text)):
+        line = text[first:last]
+        start = first
+        for cut in _SENTENCE_END.finditer(line):
+            before = line[: cut.start()]
             if _ABBREVIATION.search(before.rstrip("\"')]*\u201d\u2019")):
                 continue
-            if _BULLET.fullmatch(line.group(0)[start - line.start(): cut.end()]):
+            if _BULLET.fullmatch(line[start - first: cut.end()]):
                 continue  # "- 3. Secure ...": the item's number opens it, it ends nothing
-            spans.append((start, line.start() + cut.start()))
-            start = line.start() + cut.end()
-        spans.append((start, line.end()))
+            spans.append((start, first + cut.start()))
+            start = first + cut.end()
+        spans.append((start, last))
     return [_trim(text, a, b) for a, b in spans if text[a:b].strip()]
+
+
+def _lines(text: str) -> list[Span]:
+    return [line.span() for line in re.finditer(r"[^\n]+", text)]
+
+
+# A line that ends a run of prose: a sentence's or a lead's end, or nothing but markup.
+_LINE_ENDS = re.compile(r"[.!?:;][\"'\u201d\u2019)\]*]*\s*$|^\s*(?:[=\-~^#*`|+]{3,}.*|\|.*|#.*)$")
+# A line that starts something of its own: a list item, a heading, a table row, an underline.
+_LINE_OPENS = re.compile(r"^\s*(?:[-*\u2022+]\s|\(?\d{1,2}[.)]\s|\(?[a-z][.)]\s|#|\||[=\-~^`]{3,})")
+
+
+def _wrapped_lines(text: str) -> list[Span]:
+    """The lines of ``text``, a line joined with the next when it ends no sentence (nor is a
+    heading, a table row or an underline) and the next starts nothing of its own."""
+    runs: list[Span] = []
+    joins = False
+    for start, end in _lines(text):
+        line = text[start:end]
+        if (joins and line.strip() and not _LINE_OPENS.match(line)
+                and text.count("\n", runs[-1][1], start) == 1):  # a blank line ends a paragraph
+            runs[-1] = (runs[-1][0], end)
+        else:
+            runs.append((start, end))
+        joins = bool(line.strip()) and not _LINE_ENDS.search(line)
+    return runs
 
 
 def claims_of(answer: str, *, split_items: bool = False, min_terms: int = 1) -> list[Claim]:

@@ -329,7 +329,7 @@ JUDGED_SENTENCES = 2  # the judge reads the claim's sentence with this many on e
 def _around(passages: Sequence[str], window: _Window) -> str:
     """The text the judge reads: the window's centre sentence and its neighbours."""
     text = passages[window.passage]
-    spans = sentence_spans(text)
+    spans = sentence_spans(text, wrapped=True)
     at = next((i for i, span in enumerate(spans) if span == window.span), 0)
     first = spans[max(0, at - JUDGED_SENTENCES)][0]
     last = spans[min(len(spans) - 1, at + JUDGED_SENTENCES)][1]
@@ -354,7 +354,7 @@ def _windows(passages: Sequence[str]) -> list[_Window]:
     """Every passage sentence with the sentence before and after it."""
     windows = []
     for position, text in enumerate(passages):
-        spans = sentence_spans(text)
+        spans = sentence_spans(text, wrapped=True)
         for i, span in enumerate(spans):
             start = spans[max(0, i - 1)][0]
             end = spans[min(len(spans) - 1, i + 1)][1]

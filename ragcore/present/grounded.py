@@ -110,7 +110,7 @@ def _with_its_sentence(check: ClaimCheck, listed: Sequence[ListedSource],
         if position >= len(listed):
             continue
         text = listed[position].scored.node.text
-        spans = sentence_spans(text)
+        spans = sentence_spans(text, wrapped=True)
         if span not in spans:
             continue
         at = spans.index(span)

@@ -239,3 +239,21 @@ def test_a_short_answer_in_digits_is_supported_by_the_number_in_words():
     verdict = check_answer("**2**.", [pep], question="How many blank lines should surround "
                                                      "top-level function definitions?")
     assert verdict.label == SUPPORTED
+
+
+WRAPPED = ("Note that we specify `char` literals with single quotation marks.  Rust's `char` "
+           "type is 4\nbytes in size and represents a Unicode scalar value.\n\n"
+           "# Compound Types\n- 1xx: Informational - Request received,\n    continuing process\n"
+           "- 2xx: Success")
+
+
+def test_a_passage_hard_wrapped_reads_as_its_sentences():
+    from ragcore.grounding import sentence_spans
+
+    spans = [WRAPPED[a:b] for a, b in sentence_spans(WRAPPED, wrapped=True)]
+    assert spans == ["Note that we specify `char` literals with single quotation marks.",
+                     "Rust's `char` type is 4\nbytes in size and represents a Unicode scalar "
+                     "value.", "# Compound Types",
+                     "- 1xx: Informational - Request received,\n    continuing process",
+                     "- 2xx: Success"]
+    assert "Rust's `char` type is 4" in [WRAPPED[a:b] for a, b in sentence_spans(WRAPPED)]

@@ -179,3 +179,11 @@ def test_a_number_in_digits_is_quoted_with_the_sentence_spelling_it():
                                           "function and class definitions?")
     assert text == ("**2**. \u201cSurround top-level function and class definitions with two "
                     "blank lines.\u201d [1]")
+
+
+def test_the_sentence_quoted_is_whole_across_a_wrapped_line():
+    book = ("Note that we specify `char` literals with single quotation marks. Rust's `char` "
+            "type is 4\nbytes in size and represents a Unicode scalar value.")
+    text, _ = shown_over([book], "**4**.", "How big is a char in Rust?")
+    assert text == ("**4**. \u201cRust's `char` type is 4 bytes in size and represents a "
+                    "Unicode scalar value.\u201d [1]")
