@@ -92,12 +92,14 @@ class Weights:
 # Fitted by benchmarks/grounding/fit.py on the fit half of the labelled claims (211 of 440): a
 # claim is vouched for from the chance at which "supported" was right 95 % of the time there,
 # refuted below the chance under which at most 2 % more right claims fall. On the judge half
-# (229 claims), with the packaged model as judge in the answer's prompt (``in_prompt``, the way
-# the app asks after its own model's answer): 87 % of vouched-for claims right, 72 % of right
-# claims vouched for, 78 % of invented and 40 % of contradicted ones refuted, 5.7 % of right
-# claims refuted, AUC 0.92; asked afresh with the claim's window (``judged``): 91 %, 58 %,
-# 83 %, 45 %, 5.7 %, AUC 0.92; with the embedder alone: 79 %, 64 %, 75 %, 23 %, 4.8 %, AUC
-# 0.87; lexical alone: 83 %, 54 %, 70 %, 26 %, 5.7 %, AUC 0.86 (benchmarks/grounding/README.md).
+# (229 claims), with passages read as sentences across wrapped lines and facts in words (the
+# weights unchanged since), with the packaged model as judge in the answer's prompt
+# (``in_prompt``, the way the app asks after its own model's answer): 89 % of vouched-for
+# claims right, 76 % of right claims vouched for, 82 % of invented and 40 % of contradicted
+# ones refuted, 4.8 % of right claims refuted, AUC 0.93; asked afresh with the claim's window
+# (``judged``): 93 %, 66 %, 84 %, 45 %, 4.8 %, AUC 0.93; with the embedder alone: 81 %, 70 %,
+# 77 %, 28 %, 3.8 %, AUC 0.88; lexical alone: 85 %, 66 %, 74 %, 28 %, 4.8 %, AUC 0.88
+# (benchmarks/grounding/README.md).
 WEIGHTS = Weights(lexical=(-4.066, 4.513, -0.465, 0.221, -1.148, 1.526, 0.697),
                   meaning=(-4.988, 4.605, -0.253, -0.124, -1.135, 1.399, 0.848, 1.47),
                   lexical_threshold=0.771, meaning_threshold=0.709, refute_threshold=0.092,
