@@ -16,7 +16,9 @@ from .facts import content_stems, facts_of, Facts
 
 Span = tuple[int, int]
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)\]*]*\s+(?=[\"'\u201c\u2018(\[*]*[A-Z0-9])")
+# A sentence's end, or the gap " … " the sentence reader joins the sentences it keeps with.
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)\]*]*\s+(?=[\"'\u201c\u2018(\[*]*[A-Z0-9])|"
+                           r"\s+\u2026\s+")
 _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|al|Dr|Mr|Mrs|Ms|Prof|Fig|No|Vol|pp|Sec|"
                            r"St|Jr|Sr|Inc|Ltd|Co)|\b[A-Z])\.$")
 _BULLET = re.compile(r"^\s*(?:(?:[-*\u2022]\s+)?(?:\(?\d{1,2}[.)]|\(?[a-z][.)])|[-*\u2022])\s+")

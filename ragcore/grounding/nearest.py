@@ -59,7 +59,7 @@ def _indirect(text: str) -> str:
             return f"{match['wh'].lower()} {' '.join(rest[:at])} {aux} {' '.join(rest[at:])}"
         # "when was the SSDF published" -> "when the SSDF was published", "how much was X
         # offered for Y" -> "how much X was offered for Y"
-        at = _passive_at(rest) if aux in _BE else None
+        at = _passive_at(rest, match["wh"]) if aux in _BE else None
         if at is not None:
             return f"{match['wh'].lower()} {' '.join(rest[:at])} {aux} {' '.join(rest[at:])}"
         if aux in _MODAL:  # "how can I print X" -> "how to print X"; a modal's subject
@@ -89,27 +89,31 @@ _FUNCTION = frozenset("the a an this that these those his her its their my our y
 
 
 _SUBORDINATORS = frozenset("when while after before because if since until unless".split())
+_RELATIVES = frozenset("who whom whose which that".split())
 _DETERMINERS = frozenset("the a an this that these those his her its their".split())
 
 
-def _passive_at(words: list[str]) -> int | None:
+def _passive_at(words: list[str], wh: str) -> int | None:
     """Where the participle of a passive question's verb stands ("the SSDF | published", "X |
     offered for Y"): a participle after the subject, ending the question or followed by a
-    function word, and not the verb of a relative clause; None when there is none."""
-    for at in range(1, len(words)):
+    function word, and not the verb of a relative clause; None when there is none. After
+    "what", "which" or "who" the subject may carry a participle of its own ("the Secretary of
+    State mentioned in the speech"): only a last word is the question's ("the book | called")."""
+    last_only = wh.split()[0].lower() in ("what", "which", "who", "whose")
+    for at in range(len(words) - 1 if last_only else 1, len(words)):
         after = words[at + 1].lower() if at + 1 < len(words) else None
-        if (_PARTICIPLE.match(words[at]) and (after is None or after in _FUNCTION)
+        if (at and _PARTICIPLE.match(words[at]) and (after is None or after in _FUNCTION)
                 and not _relative_clause(words[:at + 1])):
             return at
     return None
 
 
 def _relative_clause(words: list[str]) -> bool:
-    """Whether a second noun phrase starts inside ``words`` after a word that cannot lead
-    into it (no preposition or article): "the Speaker of the House | the President greeted"
-    ends in a relative clause, whose verb is not the question's."""
-    return any(word.lower() in _DETERMINERS and words[at - 1].lower() not in _FUNCTION
-               for at, word in enumerate(words) if at > 0)
+    """Whether ``words`` hold a relative clause, whose verb is not the question's: a relative
+    pronoun ("the Ambassador who attended"), or a second noun phrase after a word that cannot
+    lead into it ("the Speaker of the House | the President greeted")."""
+    return any((word.lower() in _DETERMINERS and words[at - 1].lower() not in _FUNCTION)
+               or word.lower() in _RELATIVES for at, word in enumerate(words) if at > 0)
 
 
 def _verb_at(words: list[str]) -> int | None:

@@ -102,9 +102,9 @@ def _with_its_sentence(check: ClaimCheck, listed: Sequence[ListedSource],
     sentence. The sentence is the one, in or beside the windows the verdict found, that
     states the answer's facts and holds most of its words, then of the question's. None for
     an answer that is a sentence, or when no passage sentence states it."""
-    if len(check.claim.stems) > SHORT_CLAIM_STEMS or not check.support:
-        return None
     stems, asked = set(check.claim.stems), set(content_stems(question))
+    if len(stems) > SHORT_CLAIM_STEMS or not check.support or (stems and stems <= asked):
+        return None  # a sentence, or the question's own subject ("**ARPA-H**." to "What is ...")
     best: tuple[tuple[int, int, int], int, str] | None = None
     for position, span in check.support:
         if position >= len(listed):

@@ -62,6 +62,12 @@ def test_only_factoids_are_gated_and_lists_read_more():
     ("How much was Victor Hatherley offered for one night's work?",
      "The documents don't say how much Victor Hatherley was offered for one night's work."),
     ("What was the speed limit?", "The documents don't say what the speed limit was."),
+    ("What is the name of the Ukrainian Ambassador who attended the speech?",
+     "The documents don't say what the name of the Ukrainian Ambassador who attended the speech "
+     "is."),
+    ("What is the name of the Secretary of State mentioned in the speech?",
+     "The documents don't say what the name of the Secretary of State mentioned in the speech "
+     "is."),
 ])
 def test_not_said_reads_the_question_back(question, said):
     assert not_said(question) == said

@@ -257,3 +257,11 @@ def test_a_passage_hard_wrapped_reads_as_its_sentences():
                      "- 1xx: Informational - Request received,\n    continuing process",
                      "- 2xx: Success"]
     assert "Rust's `char` type is 4" in [WRAPPED[a:b] for a, b in sentence_spans(WRAPPED)]
+
+
+def test_the_gap_the_sentence_reader_leaves_ends_a_sentence():
+    from ragcore.grounding import sentence_spans
+
+    text = "It has a purpose. \u2026 Our test of resolve. \u2026 It is here"
+    assert [text[a:b] for a, b in sentence_spans(text, wrapped=True)] == [
+        "It has a purpose.", "Our test of resolve.", "It is here"]

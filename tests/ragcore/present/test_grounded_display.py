@@ -187,3 +187,11 @@ def test_the_sentence_quoted_is_whole_across_a_wrapped_line():
     text, _ = shown_over([book], "**4**.", "How big is a char in Rust?")
     assert text == ("**4**. \u201cRust's `char` type is 4 bytes in size and represents a "
                     "Unicode scalar value.\u201d [1]")
+
+
+def test_a_short_answer_naming_what_was_asked_about_is_not_quoted_for():
+    agency = ("ARPA-H will have a singular purpose. \u2026 ARPA-H is the Advanced Research "
+              "Projects Agency for Health.")
+    text, _ = shown_over([agency], "**ARPA-H**. ARPA-H is the Advanced Research Projects Agency "
+                                   "for Health.", "What is ARPA-H?")
+    assert "singular purpose" not in text and "Advanced Research Projects Agency" in text
