@@ -192,6 +192,6 @@ def test_the_sentence_quoted_is_whole_across_a_wrapped_line():
 def test_a_short_answer_naming_what_was_asked_about_is_not_quoted_for():
     agency = ("ARPA-H will have a singular purpose. \u2026 ARPA-H is the Advanced Research "
               "Projects Agency for Health.")
-    text, _ = shown_over([agency], "**ARPA-H**. ARPA-H is the Advanced Research Projects Agency "
-                                   "for Health.", "What is ARPA-H?")
+    text, _ = shown_over([agency], "**ARPA-H**. ARPA-H is a new government agency that drives "
+                                   "research.", "What is ARPA-H?")
     assert "\u201c" not in text and "singular purpose" not in text  # the answer, not a quote
