@@ -8,7 +8,8 @@
                   ``UNSUPPORTED_MARK``; a claim neither vouched for nor refuted stays unmarked;
                   but for a factoid whose short answer is vouched for: that answer with the
                   passage sentence stating it, then the model's invented sentences, marked
-    unverified    ``NOT_CONFIRMED`` first, then the answer (its invented claims marked)
+    unverified    ``NOT_CONFIRMED`` first, then the answer (its invented claims marked); so too
+                  a partly supported factoid whose short answer is not vouched for
     unsupported   for a factoid, not the answer: "The documents don't say <what was asked>."
                   first (and, for a short answer of another kind than asked for, that it is
                   not one), then what the passage nearest to the question says, cited; a summary,
@@ -86,9 +87,19 @@ def grounded_text(answer: str, listing: SourceListing, listed: Sequence[ListedSo
             invented = [f"{c.text} {UNSUPPORTED_MARK}" for c in verdict.claims[1:] if c.refuted]
             return " ".join([shown[0], *invented]), shown[1]
     text, order = _marked(text, verdict.claims, marker)
-    if verdict.label == UNVERIFIED:  # said first, plainly: nothing here is vouched for
+    if verdict.label == UNVERIFIED or _unconfirmed_answer(lead, listing.question):
+        # said first, plainly: nothing here is vouched for, or not the short answer itself
         return f"{NOT_CONFIRMED}\n\n{text}", order
     return text, order
+
+
+def _unconfirmed_answer(lead: ClaimCheck | None, question: str) -> bool:
+    """A factoid's short answer neither vouched for nor refuted ("**1234**. The HTTP protocol
+    does not place any a priori limit on the length of a URI. [1]"): the sentence after it may
+    be the passages', the answer is not."""
+    return (lead is not None and not lead.supported and not lead.refuted
+            and not lead.claim.item and len(lead.claim.stems) <= SHORT_CLAIM_STEMS
+            and question_kind(question) is QuestionKind.FACTOID)
 
 
 QUOTED_WORDS = 60  # of the sentence a bare short answer is shown with

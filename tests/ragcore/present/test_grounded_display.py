@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import io
 
-from ragcore.present.grounded import NEAREST_LEAD, UNSUPPORTED_MARK
+from ragcore.present.grounded import NEAREST_LEAD, NOT_CONFIRMED, UNSUPPORTED_MARK
 from ragcore.present.markers import mark_listing
 from ragcore.present.sources import answer_sources
 from ragcore.present.support import NEAREST, NO_SUPPORT, SUPPORTS
@@ -195,3 +195,25 @@ def test_a_short_answer_naming_what_was_asked_about_is_not_quoted_for():
     text, _ = shown_over([agency], "**ARPA-H**. ARPA-H is a new government agency that drives "
                                    "research.", "What is ARPA-H?")
     assert "\u201c" not in text and "singular purpose" not in text  # the answer, not a quote
+
+
+def test_a_factoid_whose_short_answer_is_unconfirmed_says_so_first():
+    from ragcore.grounding.claims import claims_of
+    from ragcore.grounding.verdict import PARTLY, ClaimCheck, Verdict
+    from ragcore.present.grounded import grounded_text
+
+    answer = ("**1234**. The HTTP protocol does not place any a priori limit on the length of "
+              "a URI.")
+    lead, rest = claims_of(answer)
+    rfc = "The HTTP protocol does not place any a priori limit on the length of a URI."
+    _, listing = shown_over([rfc], answer, "What is the maximum total length of a URI?")
+    from dataclasses import replace
+
+    listing = replace(listing, verdict=Verdict(PARTLY, (
+        ClaimCheck(lead, False, 0.5), ClaimCheck(rest, True, 0.9, ((0, (0, len(rfc))),)))))
+    listed = [*listing.shown, *listing.hidden]
+    text, _ = grounded_text(answer, listing, listed, lambda n: f"[{n}]")
+    assert text.startswith(NOT_CONFIRMED) and text.endswith("a URI. [1]")
+    summary = replace(listing, question="Summarise the limits on URIs.")  # no banner
+    assert not grounded_text(answer, summary, listed, lambda n: f"[{n}]")[0].startswith(
+        NOT_CONFIRMED)
