@@ -50,8 +50,10 @@ _LIST_QUESTION = re.compile(
     r"could|will|would|should|may|might|must|does)\b|"
     # an order asks for the things in it ("In what order should imports be grouped?")
     r"\b(?:in )?(?:what|which) order\b|"
-    # "What tools does the agency publish?": a plural "what" asks about, before its verb
-    rf"^\s*what {_PLURAL} (?:are|were|have|had|do|did|does|can|will|should|must)\b|"
+    # "What tools does the agency publish?", "What odd things did he ask?": a plural "what"
+    # asks about (a modifier or two before it), before its verb
+    rf"^\s*what (?:[\w-]+ ){{0,2}}{_PLURAL} (?:are|were|have|had|do|did|does|can|will|should|"
+    r"must)\b|"
     # a count the question asks for ("What two forms ...", "Who were three visitors ...",
     # "which 3 musicians"), not one it mentions ("held every two years", "direct two films")
     rf"\b(?:what|which|were|are|name|list)\s+(?:the\s+)?{_COUNT}\s+(?:\w+\s+)?\w+s\b", re.I

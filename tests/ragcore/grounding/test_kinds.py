@@ -76,9 +76,17 @@ def test_not_said_reads_the_question_back(question, said):
 @pytest.mark.parametrize("question", ["Which references were added in the 2022 version?",
                                       "What tools does the agency publish?",
                                       "Which single-character variable names should never be used?",
-                                      "In what order should imports be grouped?"])
+                                      "In what order should imports be grouped?",
+                                      "What odd things did Mr. Rucastle ask her to agree to?"])
 def test_a_plural_asked_for_is_a_list(question):
     assert question_kind(question) is QuestionKind.LIST
+
+
+@pytest.mark.parametrize("question", ["What Rust type is an unsigned 128-bit integer?",
+                                      "What prison sentence did John Clay get?",
+                                      "What does PEP 8 say about tabs?"])
+def test_a_singular_what_is_no_list(question):
+    assert question_kind(question) is not QuestionKind.LIST
 
 
 @pytest.mark.parametrize("question", ["Which film did Mendes direct?",
