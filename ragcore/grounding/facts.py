@@ -104,9 +104,12 @@ def tokens(text: str) -> list[str]:
 
 def content_stems(text: str) -> list[str]:
     """The stemmed content words of ``text``: no stopwords, numbers in digits ("two" and
-    "thirty-nine" as "2" and "39": the same word as the digits)."""
-    return [_as_digits(t) or stem(t) for t in tokens(text)
-            if t not in STOPWORDS and (len(t) > 1 or t.isdigit())]
+    "thirty-nine" as "2" and "39": the same word as the digits; "three hundred" also as
+    "300")."""
+    words = tokens(text)
+    stems = [_as_digits(t) or stem(t) for t in words
+             if t not in STOPWORDS and (len(t) > 1 or t.isdigit())]
+    return stems + [_shown(v) for v in sorted(_spelled_numbers(words)) if v >= 100]
 
 
 def _as_digits(token: str) -> str:
