@@ -73,30 +73,31 @@ class DocumentCards(Postprocessor):
         if not (found or asked) or not asks_about_document(query, titles=titles):
             return nodes
         named = {doc_id: f for doc_id, f in found.items() if _named(f, query)}
+        best = _best_score(nodes)
         if not named and asked:  # a document none retrieved is from: search for its name
-            named = {doc_id: f for doc_id, f in _documents(self._searched(asked, nodes)).items()
+            named = {doc_id: f for doc_id, f in _documents(self._searched(asked, best)).items()
                      if _named(f, query)}
             if not named:
                 return nodes
         order = sorted((named or found).items(), key=lambda item: (-item[1].count, item[1].rank))
-        scores = [n.score for n in nodes if n.score is not None]
-        best = max(scores) if scores else None
         cards = [_card_node(doc_id, f, best) for doc_id, f in order[: self.max_cards]]
         return [*cards, *nodes]
 
-
-    def _searched(self, names: tuple[str, ...], nodes: list[ScoredNode]) -> list[ScoredNode]:
-        """The nodes the index's keyword search finds for the named documents, scored as the
-        best retrieved node (their cards stand first, as any card does)."""
+    def _searched(self, names: tuple[str, ...], best: float | None) -> list[ScoredNode]:
+        """The nodes the index's keyword search finds for the named documents, scored ``best``
+        (the best retrieved score, as any card is)."""
         if self.index is None:
             return []
         try:
             hits = self.index.keyword_search(" ".join(names), top_k=SEARCHED)
         except StoreError:  # an index whose keywords cannot be read: no card
             return []
-        scores = [n.score for n in nodes if n.score is not None]
-        best = max(scores) if scores else None
         return [ScoredNode(hit.node, best) for hit in hits]
+
+
+def _best_score(nodes: list[ScoredNode]) -> float | None:
+    scores = [n.score for n in nodes if n.score is not None]
+    return max(scores) if scores else None
 
 
 def _documents(nodes: list[ScoredNode]) -> dict[str, _Found]:
