@@ -16,9 +16,11 @@ question offers it a choice ("before or after ...?") or asks yes or no.
 from __future__ import annotations
 
 import re
+from typing import Sequence
 
 from ..llms.extractive.question import asked_acronym, subject_of
-from .facts import content_stems
+from .claims import sentence_spans
+from .facts import content_stems, facts_of, numbers_in
 
 _NUMBER_WORDS = (r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
                  r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|"
@@ -89,6 +91,7 @@ def _asked(question: str) -> tuple[str, tuple[re.Pattern[str], ...]] | None:
 
 
 REPEATS = "more than the question's own words"
+MONEY_UNSTATED = "a sum of money the documents state"
 _WH = re.compile(r"\b(?:what|who|whom|whose|which|where|when|why|how)\b", re.IGNORECASE)
 _YES_NO = re.compile(r"^\s*(?:is|are|was|were|do|does|did|can|could|should|would|will|has|have|"
                      r"had|may|must)\b", re.IGNORECASE)
@@ -159,3 +162,19 @@ def wants_a_statement(question: str) -> bool:
 def _stems(text: str) -> set[str]:
     """The content stems of ``text``, possessives and titles left out."""
     return set(content_stems(_HONORIFIC.sub(" ", _POSSESSIVE.sub("", text))))
+
+
+def money_unstated(question: str, answer: str, passages: Sequence[str]) -> str:
+    """``MONEY_UNSTATED`` when ``question`` asks for a sum of money, the short ``answer`` gives
+    one, and no passage sentence states its number as money ("**$475 million**" where the
+    passages say "475 Million vaccine doses"); "" otherwise."""
+    asked = _asked(question)
+    numbers = facts_of(answer).numbers
+    if asked is None or asked[0] != "a sum of money" or not numbers or not _MONEY.search(answer):
+        return ""
+    for text in passages:
+        for start, end in sentence_spans(text, wrapped=True):
+            sentence = text[start:end]
+            if numbers & numbers_in(sentence) and _MONEY.search(sentence):
+                return ""
+    return MONEY_UNSTATED

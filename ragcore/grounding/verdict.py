@@ -37,7 +37,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .answer_type import REPEATS, mismatch, wants_a_statement
+from .answer_type import REPEATS, mismatch, money_unstated, wants_a_statement
 from .agreement import NOTHING, Expected, agreement, expected_phrase
 from .claims import Claim, Span, claims_of, sentence_spans
 from .facts import content_stems, each_fact, fold, missing_facts
@@ -188,6 +188,8 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
         # "**Greenhouses**. Greenhouses were first used to ...": the lead only restates what
         # was asked; the sentence after it answers, and is what is checked.
         claims, off = claims[1:], ""
+    if not off and _short_lead(claims[0]):  # a sum no passage gives as money is none
+        off = money_unstated(question, claims[0].text, passages)
     # A lead of another kind than asked is refused whatever a judge says: none is asked.
     checks = check_claims(claims, passages, embedder=embedder, weights=weights,
                           question=question, judge=None if off else judge, answer=answer)
@@ -222,9 +224,13 @@ def check_claims(claims: Sequence[Claim], passages: Sequence[str], *, embedder: 
 def _off_question(lead: Claim, question: str) -> str:
     """What ``question`` asks for, when the answer's first claim is a short answer of another
     kind (``answer_type``): the nearest phrase of the passages, not an answer; else ""."""
-    if not question.strip() or lead.item or len(lead.stems) > SHORT_CLAIM_STEMS:
+    if not question.strip() or not _short_lead(lead):
         return ""
     return mismatch(question, lead.text)
+
+
+def _short_lead(lead: Claim) -> bool:
+    return not lead.item and len(lead.stems) <= SHORT_CLAIM_STEMS
 
 
 def _agrees(claim: Claim, position: int, expected: Expected) -> float:

@@ -168,3 +168,15 @@ def test_a_lead_restating_a_name_question_is_still_refused_whatever_follows():
                            question="What is the name of the Ukrainian Ambassador who attended "
                                     "the speech?")
     assert verdict.label == "unsupported" and verdict.claims[0].off_question == REPEATS
+
+
+def test_a_sum_of_money_no_passage_gives_as_money_is_refused():
+    from ragcore.grounding.answer_type import MONEY_UNSTATED
+
+    doses = "We've sent 475 Million vaccine doses to 112 countries, more than any other nation."
+    question = "How much money did the President ask Congress for to keep funding COVID-19 tests?"
+    verdict = check_answer("**$475 million**.", [doses], question=question)
+    assert verdict.label == "unsupported" and verdict.claims[0].off_question == MONEY_UNSTATED
+    priced = "Insulin costs about $10 a vial to make. It is sold for 30 times more."
+    assert check_answer("**$10**.", [priced], question="How much does insulin cost to make?"
+                        ).claims[0].off_question == ""
