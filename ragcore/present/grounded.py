@@ -138,6 +138,8 @@ def _with_its_sentence(check: ClaimCheck, listed: Sequence[ListedSource],
     if best is None:
         return None
     _, position, sentence = best
+    if sentence[:1] in "\u201c\"" and sentence.rstrip()[-1:] in "\u201d\"":
+        sentence = sentence[1:].rstrip()[:-1]  # a quoted line of dialogue: quoted once
     words = sentence.split()
     quote = " ".join(words[:QUOTED_WORDS]) + (" \u2026" if len(words) > QUOTED_WORDS else "")
     return f"{check.claim.text} \u201c{quote}\u201d {marker(1)}", (position,)

@@ -217,3 +217,12 @@ def test_a_factoid_whose_short_answer_is_unconfirmed_says_so_first():
     summary = replace(listing, question="Summarise the limits on URIs.")  # no banner
     assert not grounded_text(answer, summary, listed, lambda n: f"[{n}]")[0].startswith(
         NOT_CONFIRMED)
+
+
+def test_a_line_of_dialogue_is_quoted_once():
+    story = ("The inspector laughed. \u201cWell, I have been twenty-seven years in the force, but "
+             "this really takes the cake.\u201d")
+    text, _ = shown_over([story], "**27 years**.", "How many years had the inspector been in "
+                                                   "the force?")
+    assert text == ("**27 years**. \u201cWell, I have been twenty-seven years in the force, but "
+                    "this really takes the cake.\u201d [1]")
