@@ -10,7 +10,9 @@ when the answer holds nothing of the kind. Questions whose answers take any form
 "who", a bare "when") are judged by their form only in one way: an answer made of the
 question's own words ("**Holmes**" for the name of Holmes's brother, "**King of Bohemia**"
 for the name the King of Bohemia used) says nothing the question did not, except where the
-question offers it a choice ("before or after ...?") or asks yes or no.
+question offers it a choice ("before or after ...?") or asks yes or no. A sum of money is
+also no answer when no passage sentence gives its number as money (``money_unstated``:
+"**$475 million**" where the passages say "475 Million vaccine doses").
 """
 
 from __future__ import annotations
@@ -102,6 +104,7 @@ _CHOICE = re.compile(r"\bor\b|\bwhether\b|\beither\b", re.IGNORECASE)
 # A title says nothing of who a person is: "Mr. Angel" for "Who was Hosmer Angel really?".
 _HONORIFIC = re.compile(r"\b(?:mr|mrs|ms|miss|mister|dr|doctor|sir|lord|lady|madam|professor|"
                         r"prof|captain|colonel)\b\.?", re.IGNORECASE)
+# A written form (a URL, a path, a dotted name): "http://a/g" is not the words "http", "a", "g".
 _FORMS = re.compile(r"[^\s*`\"'\u201c\u201d]*[\w][/.:_@#\\][^\s*`\"'\u201c\u201d]*[\w/]")
 _ASKS_NAME = re.compile(r"\bwho\b|\bwhom\b|\bname\b", re.IGNORECASE)
 # Where a role's complement starts: "Ukrainian Ambassador | to the United States".
