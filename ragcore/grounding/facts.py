@@ -126,10 +126,15 @@ def numbers_in(text: str) -> set[float]:
     """Every number ``text`` states, in digits or as a number word."""
     folded = fold(text)
     values = {_value(m.group(0)) for m in _NUMBER.finditer(folded)}
-    words = [part for token in _TOKEN.findall(folded) for part in token.split("-")]
+    words = _words_split(folded)
     values |= {float(NUMBER_WORDS.get(w) or TENS[w]) for w in words
                if w in NUMBER_WORDS or w in TENS}
     return values | _spelled_numbers(words)
+
+
+def _words_split(folded: str) -> list[str]:
+    """The words of ``folded`` text, hyphenated ones split ("thirty-nine": "thirty", "nine")."""
+    return [part for token in _TOKEN.findall(folded) for part in token.split("-")]
 
 
 def _spelled_numbers(words: list[str], least: int = 2) -> set[float]:
@@ -168,8 +173,7 @@ def facts_of(claim: str) -> Facts:
     folded = fold(plain)
     digits = {_value(m.group(0)) for m in _NUMBER.finditer(folded)}
     # A count in words is a fact too ("over twenty years"), but not "one" (a pronoun as often).
-    words = [part for token in _TOKEN.findall(folded) for part in token.split("-")]
-    digits |= _spelled_numbers(words, least=1) - {1.0}
+    digits |= _spelled_numbers(_words_split(folded), least=1) - {1.0}
     phrases = [" ".join((a or b).split()) for a, b in _QUOTED.findall(plain)]
     quoted = tuple((p, tuple(content_stems(p))) for p in phrases if content_stems(p))
     return Facts(frozenset(digits), frozenset(_names(plain)), quoted)

@@ -188,7 +188,7 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
         # "**Greenhouses**. Greenhouses were first used to ...": the lead only restates what
         # was asked; the sentence after it answers, and is what is checked.
         claims, off = claims[1:], ""
-    if not off and _short_lead(claims[0]):  # a sum no passage gives as money is none
+    if not off and short_answer(claims[0]):  # a sum no passage gives as money is none
         off = money_unstated(question, claims[0].text, passages)
     # A lead of another kind than asked is refused whatever a judge says: none is asked.
     checks = check_claims(claims, passages, embedder=embedder, weights=weights,
@@ -224,13 +224,14 @@ def check_claims(claims: Sequence[Claim], passages: Sequence[str], *, embedder: 
 def _off_question(lead: Claim, question: str) -> str:
     """What ``question`` asks for, when the answer's first claim is a short answer of another
     kind (``answer_type``): the nearest phrase of the passages, not an answer; else ""."""
-    if not question.strip() or not _short_lead(lead):
+    if not question.strip() or not short_answer(lead):
         return ""
     return mismatch(question, lead.text)
 
 
-def _short_lead(lead: Claim) -> bool:
-    return not lead.item and len(lead.stems) <= SHORT_CLAIM_STEMS
+def short_answer(claim: Claim) -> bool:
+    """Whether ``claim`` is a short answer ("**80 bytes**."): a few words, not a list item."""
+    return not claim.item and len(claim.stems) <= SHORT_CLAIM_STEMS
 
 
 def _agrees(claim: Claim, position: int, expected: Expected) -> float:

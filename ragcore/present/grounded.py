@@ -41,7 +41,7 @@ from ..grounding import (
 from ..grounding.answer_type import REPEATS
 from ..grounding.claims import sentence_spans
 from ..grounding.facts import content_stems, missing_facts, without_markers
-from ..grounding.verdict import SHORT_CLAIM_STEMS
+from ..grounding.verdict import SHORT_CLAIM_STEMS, short_answer
 from ..prompts.answer import NOT_FOUND_SENTENCE
 from .sources import ListedSource, SourceListing
 from .support import NEAREST
@@ -98,8 +98,7 @@ def _unconfirmed_answer(lead: ClaimCheck | None, question: str) -> bool:
     does not place any a priori limit on the length of a URI. [1]"): the sentence after it may
     be the passages', the answer is not."""
     return (lead is not None and not lead.supported and not lead.refuted
-            and not lead.claim.item and len(lead.claim.stems) <= SHORT_CLAIM_STEMS
-            and question_kind(question) is QuestionKind.FACTOID)
+            and short_answer(lead.claim) and question_kind(question) is QuestionKind.FACTOID)
 
 
 QUOTED_WORDS = 60  # of the sentence a bare short answer is shown with
