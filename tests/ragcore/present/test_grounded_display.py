@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from ragcore.present.grounded import NEAREST_LEAD, NOT_CONFIRMED, UNSUPPORTED_MARK
 from ragcore.present.markers import mark_listing
 from ragcore.present.sources import answer_sources
@@ -19,11 +21,15 @@ NIST = ("NIST is a non-regulatory agency of the U.S. Department of Commerce. A r
         "80 bytes long. The agency was founded in 1901.")
 
 
-def shown(answer: str, question: str):
-    nodes = [ScoredNode(Node(text=t, node_id=f"n{i}"), 0.7) for i, t in enumerate([SSDF, NIST])]
+def shown_over(passages: list[str], answer: str, question: str):
+    nodes = [ScoredNode(Node(text=t, node_id=f"n{i}"), 0.7) for i, t in enumerate(passages)]
     listing = answer_sources(answer, nodes, retrieval_mode="similarity", extractive=False,
                              question=question)
     return mark_listing(answer, listing)
+
+
+def shown(answer: str, question: str):
+    return shown_over([SSDF, NIST], answer, question)
 
 
 def test_a_supported_answer_gets_ragcores_markers_not_the_models():
@@ -132,13 +138,6 @@ WORKSHOP = ("In response to Section 4 of Executive Order (EO) 14028 on \u201cImp
             "workshop and received over 150 position papers. Many suggested practices.")
 
 
-def shown_over(passages: list[str], answer: str, question: str):
-    nodes = [ScoredNode(Node(text=t, node_id=f"n{i}"), 0.7) for i, t in enumerate(passages)]
-    listing = answer_sources(answer, nodes, retrieval_mode="similarity", extractive=False,
-                             question=question)
-    return mark_listing(answer, listing)
-
-
 def test_a_short_answer_is_quoted_with_the_sentence_that_states_it():
     text, _ = shown_over([WORKSHOP], "**150**. Not found in the documents.",
                          "How many position papers did NIST get for its workshop?")
@@ -172,23 +171,6 @@ def test_the_quoted_sentence_is_the_one_stating_the_answer_beside_the_window_fou
     assert "received over 150 position papers" in shown_text and order == (0,)
 
 
-def test_a_number_in_digits_is_quoted_with_the_sentence_spelling_it():
-    pep = ("Blank Lines. Surround top-level function and class definitions with two blank "
-           "lines. Method definitions inside a class are surrounded by a single blank line.")
-    text, _ = shown_over([pep], "**2**.", "How many blank lines should surround top-level "
-                                          "function and class definitions?")
-    assert text == ("**2**. \u201cSurround top-level function and class definitions with two "
-                    "blank lines.\u201d [1]")
-
-
-def test_the_sentence_quoted_is_whole_across_a_wrapped_line():
-    book = ("Note that we specify `char` literals with single quotation marks. Rust's `char` "
-            "type is 4\nbytes in size and represents a Unicode scalar value.")
-    text, _ = shown_over([book], "**4**.", "How big is a char in Rust?")
-    assert text == ("**4**. \u201cRust's `char` type is 4 bytes in size and represents a "
-                    "Unicode scalar value.\u201d [1]")
-
-
 def test_a_short_answer_naming_what_was_asked_about_is_not_quoted_for():
     agency = ("ARPA-H will have a singular purpose. \u2026 ARPA-H is the Advanced Research "
               "Projects Agency for Health.")
@@ -198,6 +180,8 @@ def test_a_short_answer_naming_what_was_asked_about_is_not_quoted_for():
 
 
 def test_a_factoid_whose_short_answer_is_unconfirmed_says_so_first():
+    from dataclasses import replace
+
     from ragcore.grounding.claims import claims_of
     from ragcore.grounding.verdict import PARTLY, ClaimCheck, Verdict
     from ragcore.present.grounded import grounded_text
@@ -207,8 +191,6 @@ def test_a_factoid_whose_short_answer_is_unconfirmed_says_so_first():
     lead, rest = claims_of(answer)
     rfc = "The HTTP protocol does not place any a priori limit on the length of a URI."
     _, listing = shown_over([rfc], answer, "What is the maximum total length of a URI?")
-    from dataclasses import replace
-
     listing = replace(listing, verdict=Verdict(PARTLY, (
         ClaimCheck(lead, False, 0.5), ClaimCheck(rest, True, 0.9, ((0, (0, len(rfc))),)))))
     listed = [*listing.shown, *listing.hidden]
@@ -219,10 +201,26 @@ def test_a_factoid_whose_short_answer_is_unconfirmed_says_so_first():
         NOT_CONFIRMED)
 
 
-def test_a_line_of_dialogue_is_quoted_once():
-    story = ("The inspector laughed. \u201cWell, I have been twenty-seven years in the force, but "
-             "this really takes the cake.\u201d")
-    text, _ = shown_over([story], "**27 years**.", "How many years had the inspector been in "
-                                                   "the force?")
-    assert text == ("**27 years**. \u201cWell, I have been twenty-seven years in the force, but "
-                    "this really takes the cake.\u201d [1]")
+@pytest.mark.parametrize("passage, answer, question, wanted", [
+    # a number in digits, quoted with the sentence spelling it
+    ("Blank Lines. Surround top-level function and class definitions with two blank lines. "
+     "Method definitions inside a class are surrounded by a single blank line.", "**2**.",
+     "How many blank lines should surround top-level function and class definitions?",
+     "**2**. \u201cSurround top-level function and class definitions with two blank "
+     "lines.\u201d [1]"),
+    # the sentence whole across a wrapped line
+    ("Note that we specify `char` literals with single quotation marks. Rust's `char` type is "
+     "4\nbytes in size and represents a Unicode scalar value.", "**4**.",
+     "How big is a char in Rust?",
+     "**4**. \u201cRust's `char` type is 4 bytes in size and represents a Unicode scalar "
+     "value.\u201d [1]"),
+    # a line of dialogue quoted once
+    ("The inspector laughed. \u201cWell, I have been twenty-seven years in the force, but this "
+     "really takes the cake.\u201d", "**27 years**.",
+     "How many years had the inspector been in the force?",
+     "**27 years**. \u201cWell, I have been twenty-seven years in the force, but this really "
+     "takes the cake.\u201d [1]"),
+], ids=["number-in-words", "wrapped-line", "dialogue"])
+def test_a_short_answer_is_shown_with_its_whole_sentence_quoted_once(passage, answer, question,
+                                                                      wanted):
+    assert shown_over([passage], answer, question)[0] == wanted
