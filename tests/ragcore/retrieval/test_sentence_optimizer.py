@@ -108,3 +108,48 @@ def test_keyword_mode_cuts_passages_without_calling_the_embedding_model():
     assert [s.node.text for s in response.source_nodes] == [
         "Pelicans nest in the east tower every spring."]
     assert CountingEmbedder.calls == 0
+
+
+class MeaningOf:
+    """An embedder whose similarity to the question is set per sentence (the question is the
+    first axis; a sentence's vector leans on it by its given share)."""
+
+    def __init__(self, shares: dict[str, float]) -> None:
+        self.shares = shares
+
+    def embed_batch(self, texts):
+        import numpy as np
+
+        rows = []
+        for text in texts:
+            share = self.shares.get(text.strip(), 1.0)
+            rows.append([share, (1 - share * share) ** 0.5])
+        return np.array(rows)
+
+
+def test_under_a_budget_the_questions_rare_words_weigh_with_its_meaning():
+    # A table row shares the question's rarest word and little of its meaning; the sentence
+    # closest in meaning names neither. Meaning alone read the wrong one.
+    near = "Network products of this kind are sold by several large companies."
+    row = "Snort  Sourcefire  http://www.snort.org/"
+    other = "Installing one takes about an hour."
+    shares = {near: 0.9, row: 0.3, other: 0.1}
+    passage = scored(f"{near}\n{other}\n{row}", start=None)
+    budget = SentenceEmbeddingOptimizer(MeaningOf(shares), token_budget=count_tokens(row))
+    [kept] = budget.postprocess([passage], "Who is the vendor of Snort?")
+    assert kept.node.text == row
+    # LlamaIndex's cutoffs keep their meaning: the percentile keeps the closest sentence.
+    percentile = SentenceEmbeddingOptimizer(MeaningOf(shares), percentile_cutoff=0.3)
+    [kept] = percentile.postprocess([passage], "Who is the vendor of Snort?")
+    assert kept.node.text == near
+
+
+def test_a_word_every_sentence_shares_counts_for_less_than_a_rare_one():
+    lines = ["RFC 3986 defines the generic URI syntax.", "RFC 3986 obsoletes RFC 2396.",
+             "RFC 3986 names the URI scheme first.", "RFC 3986 allows percent-encoding.",
+             "RFC 3986 reserves some characters.", "RFC 3986 resolves relative references.",
+             "Updates: 1738"]
+    optimizer = SentenceEmbeddingOptimizer(None, token_budget=count_tokens("Updates: 1738"))
+    [kept] = optimizer.postprocess([scored("\n".join(lines), start=None)],
+                                   "Which RFC does RFC 3986 update?")
+    assert kept.node.text == "Updates: 1738"
