@@ -49,7 +49,7 @@ def scored(claims: Sequence[Claim], weights: Weights, embedder: Any) -> list[tup
         checks = check_claims(parts, [claim.passage], embedder=embedder, weights=weights,
                               question=claim.question)
         weakest = min(checks, key=lambda c: c.score)
-        rows.append((weakest.score, weakest.features, any(c.missing for c in checks)))
+        rows.append((weakest.score, weakest.features, any(c.missing or c.displaced for c in checks)))
     return rows
 
 

@@ -102,13 +102,15 @@ def tokens(text: str) -> list[str]:
     return found
 
 
-def content_stems(text: str) -> list[str]:
-    """The stemmed content words of ``text``: no stopwords, numbers in digits ("two" and
-    "thirty-nine" as "2" and "39": the same word as the digits; "three hundred" also as
-    "300")."""
+def content_stems(text: str, compounds: bool = True) -> list[str]:
+    """The stemmed content words of ``text`` in order: no stopwords, numbers in digits ("two"
+    and "thirty-nine" as "2" and "39": the same word as the digits; "three hundred" also as
+    "300", after the rest, unless not ``compounds``)."""
     words = tokens(text)
     stems = [_as_digits(t) or stem(t) for t in words
              if t not in STOPWORDS and (len(t) > 1 or t.isdigit())]
+    if not compounds:
+        return stems
     return stems + [_shown(v) for v in sorted(_spelled_numbers(words)) if v >= 100]
 
 
