@@ -51,6 +51,7 @@ UNSUPPORTED_MARK = "**(not in the documents)**"
 UNOBSERVED = ("**Not from the documents:** the agent's tools showed it no passage, so this "
               "answer is the model's own.")
 NEAREST_LEAD = "What they say nearest to it:"
+LOCATED_LEAD = "Where the passages mention it:"
 _TRAILING_REFUSAL = re.compile(r"(?<=\S)[ \t]*\**" + re.escape(NOT_FOUND_SENTENCE.rstrip(".")) +
                                r"\.?\**[ \t]*$")
 NOT_CONFIRMED = ("**Not confirmed by the passages:** ragcore could not match this answer to what "
@@ -87,8 +88,11 @@ def grounded_text(answer: str, listing: SourceListing, listed: Sequence[ListedSo
             invented = [f"{c.text} {UNSUPPORTED_MARK}" for c in verdict.claims[1:] if c.refuted]
             return " ".join([shown[0], *invented]), shown[1]
     text, order = _marked(text, verdict.claims, marker)
-    if verdict.label == UNVERIFIED or _unconfirmed_answer(lead, listing.question):
-        # said first, plainly: nothing here is vouched for, or not the short answer itself
+    if _unconfirmed_answer(lead, listing.question):
+        # said first, plainly: not the short answer itself; then where the passages mention it
+        text, order = _located(lead, listed, listing.question, text, order, marker)
+        return f"{NOT_CONFIRMED}\n\n{text}", order
+    if verdict.label == UNVERIFIED:  # nothing here is vouched for
         return f"{NOT_CONFIRMED}\n\n{text}", order
     return text, order
 
@@ -112,26 +116,61 @@ def _with_its_sentence(check: ClaimCheck, listed: Sequence[ListedSource],
     sentence. The sentence is the one, in or beside the windows the verdict found, that
     states the answer's facts and holds most of its words, then of the question's. None for
     an answer that is a sentence, or when no passage sentence states it."""
+    if not check.support:
+        return None
+    found = _stating_sentence(check, listed, question, [
+        (position, range(at - 1, at + 2)) for position, span in check.support
+        if position < len(listed)
+        and span in (spans := sentence_spans(listed[position].scored.node.text, wrapped=True))
+        for at in [spans.index(span)]])
+    if found is None:
+        return None
+    position, quote = found
+    return f"{check.claim.text} \u201c{quote}\u201d {marker(1)}", (position,)
+
+
+def _located(lead: ClaimCheck, listed: Sequence[ListedSource], question: str,
+             text: str, order: tuple[int, ...], marker: Callable[[int], str]
+             ) -> tuple[str, tuple[int, ...]]:
+    """An unconfirmed short answer with the passage sentence that mentions it (its facts or
+    words, and the question's), for the reader to check it against; ``text`` unchanged when
+    no passage sentence does."""
+    found = _stating_sentence(lead, listed, question,
+                              [(position, None) for position in range(len(listed))],
+                              asked_too=True)
+    if found is None:
+        return text, order
+    position, quote = found
+    order = order if position in order else (*order, position)
+    return (f"{text}\n\n{LOCATED_LEAD} \u201c{quote}\u201d {marker(order.index(position) + 1)}",
+            order)
+
+
+def _stating_sentence(check: ClaimCheck, listed: Sequence[ListedSource], question: str,
+                      where: Sequence[tuple[int, range | None]], asked_too: bool = False
+                      ) -> tuple[int, str] | None:
+    """The sentence (of the listed passages at ``where``'s positions, its sentence indexes or
+    all) stating the short answer ``check``: its facts ("**2**": "two blank lines"), else its
+    words; the one holding most of its words, then of the question's (one at least, with
+    ``asked_too``), nearest the first index. None for an answer that is a sentence, names the
+    question's own subject ("**ARPA-H**." to "What is ARPA-H?") or no sentence states."""
     stems, asked = set(check.claim.stems), set(content_stems(question))
-    if len(stems) > SHORT_CLAIM_STEMS or not check.support or (stems and stems <= asked):
-        return None  # a sentence, or the question's own subject ("**ARPA-H**." to "What is ...")
+    if len(stems) > SHORT_CLAIM_STEMS or (stems and stems <= asked):
+        return None
     best: tuple[tuple[int, int, int], int, str] | None = None
-    for position, span in check.support:
-        if position >= len(listed):
-            continue
+    for position, indexes in where:
         text = listed[position].scored.node.text
         spans = sentence_spans(text, wrapped=True)
-        if span not in spans:
-            continue
-        at = spans.index(span)
-        for i in range(max(0, at - 1), min(len(spans), at + 2)):
+        centre = indexes[1] if indexes is not None and len(indexes) > 1 else 0
+        for i in (indexes if indexes is not None else range(len(spans))):
+            if not 0 <= i < len(spans):
+                continue
             sentence = text[spans[i][0]:spans[i][1]]
             held = set(content_stems(sentence))
-            # It states the answer: its facts ("**2**": "two blank lines"), else its words.
             if (missing_facts(check.claim.facts, sentence) if check.claim.facts
-                    else not stems & held):
+                    else not stems & held) or (asked_too and not asked & held):
                 continue
-            rank = (len(stems & held), len(asked & held), -abs(i - at))
+            rank = (len(stems & held), len(asked & held), -abs(i - centre))
             if best is None or rank > best[0]:
                 best = (rank, position, sentence)
     if best is None:
@@ -140,8 +179,8 @@ def _with_its_sentence(check: ClaimCheck, listed: Sequence[ListedSource],
     if sentence[:1] in "\u201c\"" and sentence.rstrip()[-1:] in "\u201d\"":
         sentence = sentence[1:].rstrip()[:-1]  # a quoted line of dialogue: quoted once
     words = sentence.split()
-    quote = " ".join(words[:QUOTED_WORDS]) + (" \u2026" if len(words) > QUOTED_WORDS else "")
-    return f"{check.claim.text} \u201c{quote}\u201d {marker(1)}", (position,)
+    return position, " ".join(words[:QUOTED_WORDS]) + (" \u2026" if len(words) > QUOTED_WORDS
+                                                       else "")
 
 
 def unobserved(text: str) -> str:

@@ -201,6 +201,40 @@ def test_a_factoid_whose_short_answer_is_unconfirmed_says_so_first():
         NOT_CONFIRMED)
 
 
+def test_an_unconfirmed_short_answer_is_shown_with_the_sentence_mentioning_it():
+    from dataclasses import replace
+
+    from ragcore.grounding.claims import claims_of
+    from ragcore.grounding.verdict import PARTLY, UNVERIFIED, ClaimCheck, Verdict
+    from ragcore.present.grounded import LOCATED_LEAD, grounded_text
+
+    pep = ("Blank Lines. Surround top-level function and class definitions with two blank "
+           "lines. Method definitions inside a class are surrounded by a single blank line.")
+    other = "Two spaces follow a sentence-ending period in comments."
+    question = "How many blank lines should surround top-level function and class definitions?"
+    answer = "**2**. **Blank Lines**."
+    lead, rest = claims_of(answer)
+    _, listing = shown_over([other, pep], answer, question)
+    listed = [*listing.shown, *listing.hidden]
+    at = next(i for i, s in enumerate(listed) if s.scored.node.text == pep)
+    for verdict in (Verdict(UNVERIFIED, (ClaimCheck(lead, False, 0.5),
+                                         ClaimCheck(rest, False, 0.5))),
+                    Verdict(PARTLY, (ClaimCheck(lead, False, 0.5),
+                                     ClaimCheck(rest, True, 0.9, ((at, (0, 12)),))))):
+        text, order = grounded_text(answer, replace(listing, verdict=verdict), listed,
+                                    lambda n: f"[{n}]")
+        assert text.startswith(NOT_CONFIRMED)  # not vouched for: said first, still
+        assert text.endswith(f"{LOCATED_LEAD} \u201cSurround top-level function and class "
+                             f"definitions with two blank lines.\u201d [1]")
+        assert order == (at,)
+    # a sentence holding the answer but none of the question's words is no place to check it
+    _, listing = shown_over([other], answer, question)
+    text, _ = grounded_text(answer, replace(listing, verdict=Verdict(UNVERIFIED, (
+        ClaimCheck(lead, False, 0.5), ClaimCheck(rest, False, 0.5)))),
+        [*listing.shown, *listing.hidden], lambda n: f"[{n}]")
+    assert LOCATED_LEAD not in text
+
+
 @pytest.mark.parametrize("passage, answer, question, wanted", [
     # a number in digits, quoted with the sentence spelling it
     ("Blank Lines. Surround top-level function and class definitions with two blank lines. "
