@@ -43,6 +43,11 @@ def test_a_number_standing_where_the_passage_puts_another_is_displaced(claim, pa
     # two numbers of one expression share their words
     ("Investment could grow to $100 billion.",
      "Intel is ready to increase its investment from $20 billion to $100 billion."),
+    # in columns the word beside a number is the next column's
+    ("RFC 3986 updates RFC 1738.",
+     "Request for Comments: 3986                                     W3C/MIT\n"
+     "STD: 66                                                      R. Fielding\n"
+     "Updates: 1738                                               Day Software"),
     # a year is not in the place of a count
     ("109 million travelers used JFK, LaGuardia and Newark Liberty in 2012.",
      "The three busiest airports are JFK, Newark Liberty and LaGuardia; 109 million "
