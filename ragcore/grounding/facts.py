@@ -1,4 +1,4 @@
-"""The facts a claim states that a passage must state too: numbers, names, quoted words.
+"""The facts a claim states that a passage must state too: numbers, names, quoted words, code.
 
 A small model that misreads a passage gets the specifics wrong and the phrasing right: "40
 bytes" where the passage says 80, an author from the reference list, a year the passage never
@@ -13,6 +13,8 @@ so every specific the claim states has to occur in a passage, after normalising 
              or a run of them; an acronym ("SSDF")
     quoted   text in quotes or in **bold** (the short    all its content words occur within one
              answer a gated reply opens with)            passage sentence and its neighbours
+    code     each identifier of a `code span`            a passage identifier starts with it
+             ("__close__", "f64", "release")             (case folded): code is literal
 
 No model: plain functions over text, also used to find which passage sentence a claim came
 from (``locate``).
@@ -43,6 +45,8 @@ _UNITS = {word: NUMBER_WORDS[word] for word in """one two three four five six se
 _NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\w)|(?<![\w.])\d+(?:\.\d+)?")
 _TOKEN = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
 _QUOTED = re.compile(r"\*\*(.+?)\*\*|[\"\u201c](.{2,120}?)[\"\u201d]")
+_CODE = re.compile(r"`([^`\n]+)`")
+_IDENTIFIER = re.compile(r"\w+")
 _MARKER = re.compile(r"\s*\[\d+(?:\s*[,\u2013-]\s*\d+)*\]")
 # Capitalised words that open phrases or name nothing in particular.
 _COMMON_CAPS = frozenset("""i a an the this that these those it its he she they we you there
@@ -61,9 +65,10 @@ class Facts:
     numbers: frozenset[float] = frozenset()
     names: frozenset[str] = frozenset()
     quoted: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (as written, its content stems)
+    code: frozenset[str] = frozenset()  # identifiers of the claim's code spans, folded
 
     def __bool__(self) -> bool:
-        return bool(self.numbers or self.names or self.quoted)
+        return bool(self.numbers or self.names or self.quoted or self.code)
 
 
 def fold(text: str) -> str:
@@ -178,7 +183,9 @@ def facts_of(claim: str) -> Facts:
     digits |= _spelled_numbers(_words_split(folded), least=1) - {1.0}
     phrases = [" ".join((a or b).split()) for a, b in _QUOTED.findall(plain)]
     quoted = tuple((p, tuple(content_stems(p))) for p in phrases if content_stems(p))
-    return Facts(frozenset(digits), frozenset(_names(plain)), quoted)
+    code = frozenset(w.lower() for span in _CODE.findall(plain) for w in _IDENTIFIER.findall(span)
+                     if not w.isdigit())
+    return Facts(frozenset(digits), frozenset(_names(plain)), quoted, code)
 
 
 def missing_facts(facts: Facts, passage_text: str) -> list[str]:
@@ -195,6 +202,10 @@ def missing_facts(facts: Facts, passage_text: str) -> list[str]:
     for written, phrase in facts.quoted:
         if not all(s in stems or s in words or _stated_number(s, stated) for s in phrase):
             missing.append(f"\u201c{written}\u201d")
+    if facts.code:  # "0o" is stated by "0o77": a prefix, as code is read
+        identifiers = {w.lower() for w in _IDENTIFIER.findall(passage_text)}
+        missing += [f"`{word}`" for word in sorted(facts.code)
+                    if not any(i.startswith(word) for i in identifiers)]
     return missing
 
 
@@ -219,6 +230,7 @@ def each_fact(facts: Facts) -> list[tuple[Facts, frozenset[str]]]:
     single = [(Facts(numbers=frozenset({n})), frozenset({_shown(n)})) for n in facts.numbers]
     single += [(Facts(names=frozenset({n})), frozenset({stem(n)})) for n in facts.names]
     single += [(Facts(quoted=(q,)), frozenset(q[1])) for q in facts.quoted]
+    single += [(Facts(code=frozenset({w})), frozenset(content_stems(w))) for w in facts.code]
     return single
 
 

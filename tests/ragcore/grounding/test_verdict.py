@@ -272,3 +272,14 @@ def test_a_short_answer_in_digits_covers_a_number_in_several_words():
                "he said.")
     verdict = check_answer("**300 pounds**.", [passage], question="How much money was there?")
     assert verdict.claims[0].features["coverage"] == 1.0 and not verdict.claims[0].refuted
+
+
+def test_code_in_backticks_is_a_fact_read_literally():
+    python = "Context managers provide `__enter__()` and `__exit__()` methods; close the file."
+    invented = check_answer("Context managers provide `__enter__()`, `__exit__()` and "
+                            "`__close__()` methods.", [python])
+    assert invented.claims[0].missing == ("`__close__`",) and invented.claims[0].refuted
+    rust = "| Octal            | `0o77`        |\n| Binary           | `0b1111_0000` |"
+    prefix = facts_of("Octal literals use the `0o` prefix, as in `0o77`.")
+    assert prefix.code == {"0o", "0o77"} and missing_facts(prefix, rust) == []
+    assert missing_facts(facts_of("Floats default to `f64`."), rust) == ["`f64`"]
