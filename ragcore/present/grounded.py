@@ -119,10 +119,9 @@ def _with_its_sentence(check: ClaimCheck, listed: Sequence[ListedSource],
     if not check.support:
         return None
     found = _stating_sentence(check, listed, question, [
-        (position, range(at - 1, at + 2)) for position, span in check.support
+        (position, spans.index(span)) for position, span in check.support
         if position < len(listed)
-        and span in (spans := sentence_spans(listed[position].scored.node.text, wrapped=True))
-        for at in [spans.index(span)]])
+        and span in (spans := sentence_spans(listed[position].scored.node.text, wrapped=True))])
     if found is None:
         return None
     position, quote = found
@@ -147,24 +146,25 @@ def _located(lead: ClaimCheck, listed: Sequence[ListedSource], question: str,
 
 
 def _stating_sentence(check: ClaimCheck, listed: Sequence[ListedSource], question: str,
-                      where: Sequence[tuple[int, range | None]], asked_too: bool = False
+                      where: Sequence[tuple[int, int | None]], asked_too: bool = False
                       ) -> tuple[int, str] | None:
-    """The sentence (of the listed passages at ``where``'s positions, its sentence indexes or
-    all) stating the short answer ``check``: its facts ("**2**": "two blank lines"), else its
-    words; the one holding most of its words, then of the question's (one at least, with
-    ``asked_too``), nearest the first index. None for an answer that is a sentence, names the
-    question's own subject ("**ARPA-H**." to "What is ARPA-H?") or no sentence states."""
+    """The sentence stating the short answer ``check`` (its facts, "**2**": "two blank lines";
+    else its words), among the listed passages at ``where``'s positions: in or beside the
+    sentence of the index given, or any. The one holding most of its words, then of the
+    question's (one at least, with ``asked_too``), then nearest that sentence. None for an
+    answer that is a sentence, names the question's own subject ("**ARPA-H**." to "What is
+    ARPA-H?") or that no sentence states."""
     stems, asked = set(check.claim.stems), set(content_stems(question))
     if len(stems) > SHORT_CLAIM_STEMS or (stems and stems <= asked):
         return None
     best: tuple[tuple[int, int, int], int, str] | None = None
-    for position, indexes in where:
+    for position, at in where:
         text = listed[position].scored.node.text
         spans = sentence_spans(text, wrapped=True)
-        centre = indexes[1] if indexes is not None and len(indexes) > 1 else 0
-        for i in (indexes if indexes is not None else range(len(spans))):
-            if not 0 <= i < len(spans):
-                continue
+        centre = 0 if at is None else at
+        around = range(len(spans)) if at is None else range(max(0, at - 1),
+                                                            min(len(spans), at + 2))
+        for i in around:
             sentence = text[spans[i][0]:spans[i][1]]
             held = set(content_stems(sentence))
             if (missing_facts(check.claim.facts, sentence) if check.claim.facts
