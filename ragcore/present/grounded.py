@@ -9,7 +9,9 @@
                   but for a factoid whose short answer is vouched for: that answer with the
                   passage sentence stating it, then the model's invented sentences, marked
     unverified    ``NOT_CONFIRMED`` first, then the answer (its invented claims marked); so too
-                  a partly supported factoid whose short answer is not vouched for
+                  a partly supported factoid whose short answer is not vouched for, and after
+                  a factoid's short answer the passage sentence mentioning it (its facts and
+                  some of the question's words), cited, to check it against
     unsupported   for a factoid, not the answer: "The documents don't say <what was asked>."
                   first (and, for a short answer of another kind than asked for, that it is
                   not one), then what the passage nearest to the question says, cited; a summary,
