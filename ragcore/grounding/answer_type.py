@@ -12,7 +12,9 @@ question's own words ("**Holmes**" for the name of Holmes's brother, "**King of 
 for the name the King of Bohemia used) says nothing the question did not, except where the
 question offers it a choice ("before or after ...?") or asks yes or no. A sum of money is
 also no answer when no passage sentence gives its number as money (``money_unstated``:
-"**$475 million**" where the passages say "475 Million vaccine doses").
+"**$475 million**" where the passages say "475 Million vaccine doses"), nor is a heading of
+the documents, unless a section was asked for (``heading_only``: "**4.5 General Header
+Fields**" for the most header fields a request may have).
 """
 
 from __future__ import annotations
@@ -94,6 +96,12 @@ def _asked(question: str) -> tuple[str, tuple[re.Pattern[str], ...]] | None:
 
 REPEATS = "more than the question's own words"
 MONEY_UNSTATED = "a sum of money the documents state"
+HEADING = "an answer but a heading of the documents"
+# A heading line: numbered ("4.5 General Header Fields", "A.2 Examples"), or Markdown's.
+_HEADING_LINE = re.compile(r"^\s*(?:#{1,6}\s+|(?:\d+|[A-Z])(?:\.\d+)*\.?\s+(?=[A-Z]))")
+_UNDERLINE = re.compile(r"^\s*([=\-~^*#])\1{2,}\s*$")
+_ASKS_SECTION = re.compile(r"\b(?:section|chapter|heading|title|part|appendix)s?\b",
+                           re.IGNORECASE)
 _WH = re.compile(r"\b(?:what|who|whom|whose|which|where|when|why|how)\b", re.IGNORECASE)
 _YES_NO = re.compile(r"^\s*(?:is|are|was|were|do|does|did|can|could|should|would|will|has|have|"
                      r"had|may|must)\b", re.IGNORECASE)
@@ -181,3 +189,26 @@ def money_unstated(question: str, answer: str, passages: Sequence[str]) -> str:
             if numbers & numbers_in(sentence) and _MONEY.search(sentence):
                 return ""
     return MONEY_UNSTATED
+
+
+def heading_only(question: str, answer: str, passages: Sequence[str]) -> str:
+    """``HEADING`` when the short ``answer`` is a heading line of a passage (numbered, in
+    Markdown, or underlined; with or without its number) and ``question`` asks for no section
+    or title; "" otherwise."""
+    written = _flat(answer.replace("*", ""))
+    if not written or _ASKS_SECTION.search(question):
+        return ""
+    for text in passages:
+        lines = text.splitlines()
+        for i, line in enumerate(lines):
+            underlined = i + 1 < len(lines) and bool(_UNDERLINE.match(lines[i + 1]))
+            if not (_HEADING_LINE.match(line) or underlined):
+                continue
+            if written in (_flat(line), _flat(_HEADING_LINE.sub("", line))):
+                return HEADING
+    return ""
+
+
+def _flat(text: str) -> str:
+    """``text`` folded for comparing a line: lower case, single spaces, no end punctuation."""
+    return " ".join(text.lower().split()).strip(" .:")

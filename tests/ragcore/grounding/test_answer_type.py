@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ragcore.grounding import check_answer
-from ragcore.grounding.answer_type import REPEATS, asked_for, mismatch
+from ragcore.grounding.answer_type import HEADING, REPEATS, asked_for, heading_only, mismatch
 from ragcore.grounding.claims import claims_of
 
 SPEECH = ("We’ve sent 475 Million vaccine doses to 112 countries, more than any other nation. "
@@ -180,3 +180,22 @@ def test_a_sum_of_money_no_passage_gives_as_money_is_refused():
     priced = "Insulin costs about $10 a vial to make. It is sold for 30 times more."
     assert check_answer("**$10**.", [priced], question="How much does insulin cost to make?"
                         ).claims[0].off_question == ""
+
+
+RFC_SECTION = ("   4.5 General Header Fields\n\n   There are a few header fields which have general "
+               "applicability for both request and\n   response messages.")
+
+
+def test_a_heading_of_the_documents_is_no_answer_unless_a_section_was_asked_for():
+    question = "What is the maximum number of header fields allowed in an HTTP/1.1 request?"
+    answer = ("**4.5 General Header Fields**. HTTP/1.1 applications MUST NOT generate more than "
+              "three digits.")
+    verdict = check_answer(answer, [RFC_SECTION], question=question)
+    assert verdict.label == "unsupported" and verdict.claims[0].off_question == HEADING
+    assert heading_only(question, "General Header Fields", [RFC_SECTION]) == HEADING
+    assert heading_only(question, "## Blank Lines", ["## Blank Lines\n\nTwo of them."]) == HEADING
+    assert heading_only(question, "Blank Lines", ["Blank Lines\n===========\n"]) == HEADING
+    # asked for a section, or a line that is no heading: an answer like any other
+    assert heading_only("Which section covers general header fields?",
+                        "4.5 General Header Fields", [RFC_SECTION]) == ""
+    assert heading_only(question, "There are a few header fields", [RFC_SECTION]) == ""
