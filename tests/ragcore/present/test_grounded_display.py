@@ -254,7 +254,14 @@ def test_an_unconfirmed_short_answer_is_shown_with_the_sentence_mentioning_it():
      "How many years had the inspector been in the force?",
      "**27 years**. \u201cWell, I have been twenty-seven years in the force, but this really "
      "takes the cake.\u201d [1]"),
-], ids=["number-in-words", "wrapped-line", "dialogue"])
+    # the sentence reader's gap joins a sentence to the underline before it: still whole
+    ("Blank Lines\n----------- \u2026 Surround top-level function and class definitions with "
+     "two blank\nlines. \u2026 Method definitions inside a class are surrounded by a single "
+     "blank\nline.", "**2**.",
+     "How many blank lines should surround top-level function and class definitions?",
+     "**2**. \u201cSurround top-level function and class definitions with two blank "
+     "lines.\u201d [1]"),
+], ids=["number-in-words", "wrapped-line", "dialogue", "after-a-gap"])
 def test_a_short_answer_is_shown_with_its_whole_sentence_quoted_once(passage, answer, question,
                                                                       wanted):
     assert shown_over([passage], answer, question)[0] == wanted
