@@ -192,9 +192,9 @@ def money_unstated(question: str, answer: str, passages: Sequence[str]) -> str:
 
 
 def heading_only(question: str, answer: str, passages: Sequence[str]) -> str:
-    """``HEADING`` when the short ``answer`` is a heading line of a passage (numbered, in
-    Markdown, or underlined; with or without its number) and ``question`` asks for no section
-    or title; "" otherwise."""
+    """``HEADING`` when ``answer`` (an answer's lead, however long) is a heading line of a
+    passage (numbered, in Markdown, or underlined; with or without its number) and
+    ``question`` asks for no section or title; "" otherwise."""
     written = _flat(answer.replace("*", ""))
     if not written or _ASKS_SECTION.search(question):
         return ""
