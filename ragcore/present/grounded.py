@@ -8,9 +8,10 @@
                   ``UNSUPPORTED_MARK``; a claim neither vouched for nor refuted stays unmarked;
                   but for a factoid whose short answer is vouched for: that answer with the
                   passage sentence stating it, then the model's invented sentences, marked
-    unverified    ``NOT_CONFIRMED`` first, then the answer (its invented claims marked); so too
-                  a partly supported factoid whose short answer is not vouched for, and after
-                  a factoid's short answer the passage sentence mentioning it (its facts and
+    unverified    ``NOT_CONFIRMED`` first, then the answer (its invented claims marked); so
+    or empty      too a partly supported factoid whose short answer is not vouched for, and an
+                  answer with nothing in it to check ("- l - O - I", "Yes."); after a
+                  factoid's short answer, the passage sentence mentioning it (its facts and
                   some of the question's words), cited, to check it against
     unsupported   for a factoid, not the answer: "The documents don't say <what was asked>."
                   first (and, for a short answer of another kind than asked for, that it is
@@ -31,6 +32,7 @@ import re
 from typing import Callable, Sequence
 
 from ..grounding import (
+    EMPTY,
     REFUSED,
     SUPPORTED,
     UNSUPPORTED,
@@ -94,7 +96,8 @@ def grounded_text(answer: str, listing: SourceListing, listed: Sequence[ListedSo
         # said first, plainly: not the short answer itself; then where the passages mention it
         text, order = _located(lead, listed, listing.question, text, order, marker)
         return f"{NOT_CONFIRMED}\n\n{text}", order
-    if verdict.label == UNVERIFIED:  # nothing here is vouched for
+    if verdict.label in (UNVERIFIED, EMPTY) and text.strip():
+        # nothing here is vouched for, or nothing in it could be checked ("- l - O - I")
         return f"{NOT_CONFIRMED}\n\n{text}", order
     return text, order
 

@@ -201,6 +201,15 @@ def test_a_factoid_whose_short_answer_is_unconfirmed_says_so_first():
         NOT_CONFIRMED)
 
 
+def test_an_answer_with_nothing_to_check_is_not_shown_as_checked():
+    pep = ("Never use the characters 'l' (lowercase letter el), 'O' (uppercase letter oh), or "
+           "'I' (uppercase letter eye) as single character variable names.")
+    text, listing = shown_over([pep], "- l\n- O\n- I",
+                               "Which single-character variable names should never be used?")
+    assert listing.verdict.label == "empty"
+    assert text == f"{NOT_CONFIRMED}\n\n- l\n- O\n- I"
+
+
 def test_an_unconfirmed_short_answer_is_shown_with_the_sentence_mentioning_it():
     from dataclasses import replace
 
