@@ -23,7 +23,7 @@ import re
 from typing import Sequence
 
 from ..llms.extractive.question import asked_acronym, subject_of
-from .claims import sentence_spans
+from .claims import READER_GAP, sentence_spans
 from .facts import content_stems, facts_of, numbers_in
 
 _NUMBER_WORDS = (r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
@@ -199,7 +199,9 @@ def heading_only(question: str, answer: str, passages: Sequence[str]) -> str:
     if not written or _ASKS_SECTION.search(question):
         return ""
     for text in passages:
-        lines = text.splitlines()
+        # a line, or a piece of one between the sentence reader's gaps ("… 4.5 General
+        # Header Fields … There are a few header fields ...")
+        lines = [piece for line in text.splitlines() for piece in READER_GAP.split(line)]
         for i, line in enumerate(lines):
             underlined = i + 1 < len(lines) and bool(_UNDERLINE.match(lines[i + 1]))
             if not (_HEADING_LINE.match(line) or underlined):

@@ -73,7 +73,7 @@ def _lines(text: str) -> list[Span]:
 
 # A line that ends a run of prose: a sentence's or a lead's end, or nothing but markup.
 _LINE_ENDS = re.compile(r"[.!?:;][\"'\u201d\u2019)\]*]*\s*$|^\s*(?:[=\-~^#*`|+]{3,}.*|\|.*|#.*)$")
-_AFTER_GAP = re.compile(r"\s\u2026\s")
+READER_GAP = re.compile(r"\s\u2026\s")  # the sentence reader's gap between kept sentences
 # A line that starts something of its own: a list item, a heading, a table row, an underline.
 _LINE_OPENS = re.compile(r"^\s*(?:[-*\u2022+]\s|\(?\d{1,2}[.)]\s|\(?[a-z][.)]\s|#|\||[=\-~^`]{3,})")
 
@@ -92,7 +92,7 @@ def _wrapped_lines(text: str) -> list[Span]:
             runs.append((start, end))
         # After a gap (" … ", the sentence reader's) the line is that sentence's, not the
         # heading or underline it was joined to ("----------- … Surround ... with two blank").
-        joins = bool(line.strip()) and not _LINE_ENDS.search(_AFTER_GAP.split(line)[-1])
+        joins = bool(line.strip()) and not _LINE_ENDS.search(READER_GAP.split(line)[-1])
     return runs
 
 

@@ -193,6 +193,9 @@ def test_a_heading_of_the_documents_is_no_answer_unless_a_section_was_asked_for(
     verdict = check_answer(answer, [RFC_SECTION], question=question)
     assert verdict.label == "unsupported" and verdict.claims[0].off_question == HEADING
     assert heading_only(question, "General Header Fields", [RFC_SECTION]) == HEADING
+    read = ("its field value MUST exactly match the number of OCTETs in\n   the message-body. "
+            "\u2026 4.5 General Header Fields \u2026 There are a few header fields")
+    assert heading_only(question, "4.5 General Header Fields", [read]) == HEADING
     assert heading_only(question, "## Blank Lines", ["## Blank Lines\n\nTwo of them."]) == HEADING
     assert heading_only(question, "Blank Lines", ["Blank Lines\n===========\n"]) == HEADING
     # asked for a section, or a line that is no heading: an answer like any other
