@@ -12,7 +12,8 @@ question's own words ("**Holmes**" for the name of Holmes's brother, "**King of 
 for the name the King of Bohemia used) says nothing the question did not, except where the
 question offers it a choice ("before or after ...?") or asks yes or no. A sum of money is
 also no answer when no passage sentence gives its number as money (``money_unstated``:
-"**$475 million**" where the passages say "475 Million vaccine doses"), nor is a heading of
+"**$475 million**" where the passages say "475 Million vaccine doses"), nor a count whose
+number the passages give only as money or a share (``count_unstated``), nor is a heading of
 the documents, unless a section was asked for (``heading_only``: "**4.5 General Header
 Fields**" for the most header fields a request may have).
 """
@@ -96,6 +97,10 @@ def _asked(question: str) -> tuple[str, tuple[re.Pattern[str], ...]] | None:
 
 REPEATS = "more than the question's own words"
 MONEY_UNSTATED = "a sum of money the documents state"
+COUNT_UNSTATED = "a count the documents state"
+# A number that is a sum of money or a share, not a count ("$2 Trillion", "the top 1%").
+_NOT_A_COUNT = re.compile(r"[$€£¥₹]\s?\d[\d,.]*(?:\s*(?:thousand|million|billion|trillion)s?\b)?|"
+                          r"\d[\d,.]*\s?(?:%|per ?cent\b)", re.IGNORECASE)
 HEADING = "an answer but a heading of the documents"
 # A heading line: numbered ("4.5 General Header Fields", "A.2 Examples"), or Markdown's.
 _HEADING_LINE = re.compile(r"^\s*(?:#{1,6}\s+|(?:\d+|[A-Z])(?:\.\d+)*\.?\s+(?=[A-Z]))")
@@ -189,6 +194,23 @@ def money_unstated(question: str, answer: str, passages: Sequence[str]) -> str:
             if numbers & numbers_in(sentence) and _MONEY.search(sentence):
                 return ""
     return MONEY_UNSTATED
+
+
+def count_unstated(question: str, answer: str, passages: Sequence[str]) -> str:
+    """``COUNT_UNSTATED`` when ``question`` asks how many, the short ``answer`` gives a number
+    and no passage states that number but as a sum of money or a share ("**2**" for how many
+    people were in the Chamber, where the passages say "$2 Trillion" and "the top 1%"); ""
+    otherwise (a number no passage states at all is the verdict's missing fact)."""
+    asked = _asked(question)
+    numbers = facts_of(answer).numbers
+    if asked is None or asked[0] != "a count" or not numbers or _MONEY.search(answer):
+        return ""
+    anywhere = set().union(*(numbers_in(text) for text in passages)) if passages else set()
+    counted = set().union(*(numbers_in(_NOT_A_COUNT.sub(" ", text)) for text in passages)) \
+        if passages else set()
+    if numbers & anywhere and not numbers & counted:
+        return COUNT_UNSTATED
+    return ""
 
 
 def heading_only(question: str, answer: str, passages: Sequence[str]) -> str:

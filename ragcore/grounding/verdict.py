@@ -40,7 +40,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .answer_type import REPEATS, heading_only, mismatch, money_unstated, wants_a_statement
+from .answer_type import (REPEATS, count_unstated, heading_only, mismatch, money_unstated,
+                          wants_a_statement)
 from .agreement import NOTHING, Expected, agreement, expected_phrase
 from .claims import Claim, Span, claims_of, sentence_spans
 from .facts import content_stems, each_fact, fold, missing_facts
@@ -198,7 +199,8 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
         # was asked; the sentence after it answers, and is what is checked.
         claims, off = claims[1:], ""
     if not off and short_answer(claims[0]):  # a sum no passage gives as money is none
-        off = money_unstated(question, claims[0].text, passages)
+        off = (money_unstated(question, claims[0].text, passages)
+               or count_unstated(question, claims[0].text, passages))
     if not off and not claims[0].item and question_kind(question) is QuestionKind.FACTOID:
         off = heading_only(question, claims[0].text, passages)  # a section's title is none
     # A lead of another kind than asked is refused whatever a judge says: none is asked.

@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from ragcore.grounding import check_answer
-from ragcore.grounding.answer_type import HEADING, REPEATS, asked_for, heading_only, mismatch
+from ragcore.grounding.answer_type import (
+    COUNT_UNSTATED,
+    HEADING,
+    REPEATS,
+    asked_for,
+    count_unstated,
+    heading_only,
+    mismatch,
+)
 from ragcore.grounding.claims import claims_of
 
 SPEECH = ("We’ve sent 475 Million vaccine doses to 112 countries, more than any other nation. "
@@ -202,3 +210,16 @@ def test_a_heading_of_the_documents_is_no_answer_unless_a_section_was_asked_for(
     assert heading_only("Which section covers general header fields?",
                         "4.5 General Header Fields", [RFC_SECTION]) == ""
     assert heading_only(question, "There are a few header fields", [RFC_SECTION]) == ""
+
+
+def test_a_count_the_passages_give_only_as_money_or_a_share_is_none():
+    speech = ["And unlike the $2 Trillion tax cut that benefitted the top 1% of Americans, the "
+              "plan helped working people.", "Let each of us here tonight in this Chamber send "
+              "an unmistakable signal."]
+    question = "How many people were in the Chamber for the speech?"
+    verdict = check_answer("**2**. Members of Congress and the Cabinet.", speech,
+                           question=question)
+    assert verdict.label == "unsupported" and verdict.claims[0].off_question == COUNT_UNSTATED
+    assert count_unstated(question, "**2**.", [*speech, "Two people spoke first."]) == ""
+    assert count_unstated("How much did the cut cost?", "**2**.", speech) == ""  # no count asked
+    assert count_unstated(question, "**40**.", speech) == ""  # unstated: the verdict's missing
