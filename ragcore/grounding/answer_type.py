@@ -180,6 +180,19 @@ def _stems(text: str) -> set[str]:
     return set(content_stems(_HONORIFIC.sub(" ", _POSSESSIVE.sub("", text))))
 
 
+def unstated_kind(question: str, answer: str, passages: Sequence[str], *, short: bool,
+                  factoid: bool) -> str:
+    """What the lead ``answer`` is not, though the passages hold it: for a ``short`` one, a
+    sum of money or a count they give as one (``money_unstated``, ``count_unstated``); for a
+    ``factoid``'s, an answer rather than a heading (``heading_only``); "" when none applies."""
+    if short:
+        off = money_unstated(question, answer, passages) or count_unstated(question, answer,
+                                                                           passages)
+        if off:
+            return off
+    return heading_only(question, answer, passages) if factoid else ""
+
+
 def money_unstated(question: str, answer: str, passages: Sequence[str]) -> str:
     """``MONEY_UNSTATED`` when ``question`` asks for a sum of money, the short ``answer`` gives
     one, and no passage sentence states its number as money ("**$475 million**" where the

@@ -40,8 +40,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .answer_type import (REPEATS, count_unstated, heading_only, mismatch, money_unstated,
-                          wants_a_statement)
+from .answer_type import REPEATS, mismatch, unstated_kind, wants_a_statement
 from .agreement import NOTHING, Expected, agreement, expected_phrase
 from .claims import Claim, Span, claims_of, sentence_spans
 from .facts import content_stems, each_fact, fold, missing_facts
@@ -97,15 +96,10 @@ class Weights:
 
 # Fitted by benchmarks/grounding/fit.py on the fit half of the labelled claims (211 of 440): a
 # claim is vouched for from the chance at which "supported" was right 95 % of the time there,
-# refuted below the chance under which at most 2 % more right claims fall. On the judge half
-# (229 claims), with passages read as sentences across wrapped lines, facts in words and
-# displaced numbers never vouched for (the weights unchanged since), with the packaged model
-# as judge in the answer's prompt (``in_prompt``, the way the app asks after its own model's
-# answer): 92 % of vouched-for claims right, 75 % of right claims vouched for, 82 % of
-# invented and 53 % of contradicted ones refuted, 5.7 % of right claims refuted, AUC 0.93;
-# asked afresh with the claim's window (``judged``): 96 %, 66 %, 84 %, 57 %, 5.7 %, AUC 0.93;
-# with the embedder alone: 86 %, 70 %, 77 %, 40 %, 4.8 %, AUC 0.89; lexical alone: 90 %,
-# 66 %, 74 %, 40 %, 5.7 %, AUC 0.88 (benchmarks/grounding/README.md).
+# refuted below the chance under which at most 2 % more right claims fall. What each path does
+# on the judge half, as claims are read today (the weights unchanged since their fit), is in
+# benchmarks/grounding/README.md: in the answer's prompt 92 % of vouched-for claims are right,
+# asked afresh 96 %.
 WEIGHTS = Weights(lexical=(-4.066, 4.513, -0.465, 0.221, -1.148, 1.526, 0.697),
                   meaning=(-4.988, 4.605, -0.253, -0.124, -1.135, 1.399, 0.848, 1.47),
                   lexical_threshold=0.771, meaning_threshold=0.709, refute_threshold=0.092,
@@ -198,11 +192,10 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
         # "**Greenhouses**. Greenhouses were first used to ...": the lead only restates what
         # was asked; the sentence after it answers, and is what is checked.
         claims, off = claims[1:], ""
-    if not off and short_answer(claims[0]):  # a sum no passage gives as money is none
-        off = (money_unstated(question, claims[0].text, passages)
-               or count_unstated(question, claims[0].text, passages))
-    if not off and not claims[0].item and question_kind(question) is QuestionKind.FACTOID:
-        off = heading_only(question, claims[0].text, passages)  # a section's title is none
+    if not off:  # money or a count the passages do not give as one, a heading
+        off = unstated_kind(question, claims[0].text, passages, short=short_answer(claims[0]),
+                            factoid=not claims[0].item
+                            and question_kind(question) is QuestionKind.FACTOID)
     # A lead of another kind than asked is refused whatever a judge says: none is asked.
     checks = check_claims(claims, passages, embedder=embedder, weights=weights,
                           question=question, judge=None if off else judge, answer=answer)
