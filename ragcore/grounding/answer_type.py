@@ -10,12 +10,12 @@ when the answer holds nothing of the kind. Questions whose answers take any form
 "who", a bare "when") are judged by their form only in one way: an answer made of the
 question's own words ("**Holmes**" for the name of Holmes's brother, "**King of Bohemia**"
 for the name the King of Bohemia used) says nothing the question did not, except where the
-question offers it a choice ("before or after ...?") or asks yes or no. A sum of money is
-also no answer when no passage sentence gives its number as money (``money_unstated``:
-"**$475 million**" where the passages say "475 Million vaccine doses"), nor a count whose
-number the passages give only as money or a share (``count_unstated``), nor is a heading of
-the documents, unless a section was asked for (``heading_only``: "**4.5 General Header
-Fields**" for the most header fields a request may have).
+question offers it a choice ("before or after ...?") or asks yes or no. What the passages
+hold can still be of another kind (``unstated_kind``): a sum of money no passage sentence
+gives as money ("**$475 million**" where they say "475 Million vaccine doses"), a count they
+give only as money or a share ("**2**" where they say "$2 Trillion"), or, for a factoid, a
+heading of the documents unless a section was asked for ("**4.5 General Header Fields**" for
+the most header fields a request may have).
 """
 
 from __future__ import annotations
