@@ -248,17 +248,18 @@ def _agrees(claim: Claim, position: int, expected: Expected) -> float:
     return 0.0
 
 
-def claim_features(claim: Claim, window: _Window, everything: str,
+def claim_features(claim: Claim, window: _Window, nowhere: Sequence[str],
                    cosine: float | None, binding: float = 1.0,
                    agrees: float = 0.0) -> dict[str, float]:
-    """The features of ``claim`` against one window (see the module docstring); ``binding``
-    (``fact_binding``) and ``agrees`` (``agreement.agreement``) are the claim's."""
+    """The features of ``claim`` against one window (see the module docstring); ``nowhere``
+    (its facts no passage states), ``binding`` (``fact_binding``) and ``agrees``
+    (``agreement.agreement``) are the claim's."""
     stems = set(claim.stems)
     coverage = len(stems & window.stems) / len(stems) if stems else 1.0
     missing = missing_facts(claim.facts, window.text)
     if claim.item or len(stems) <= SHORT_CLAIM_STEMS:  # a short claim is all facts: every word
         missing += sorted(stems - window.stems)
-    elsewhere = missing_facts(claim.facts, everything) if missing else []
+    elsewhere = list(nowhere) if missing else []
     negated = bool(_NEGATION.search(fold(claim.text)))
     features = {"coverage": coverage, "missing": float(len(missing)),
                 "elsewhere": float(len(elsewhere)), "negation": float(negated != window.negated),
@@ -312,14 +313,14 @@ def _check(claim: Claim, windows: list[_Window], everything: str, cosines: Any,
     if not windows:
         return ClaimCheck(claim, False, 0.0, missing=tuple(missing_facts(claim.facts, "")))
     binding = fact_binding(claim, [(w.sentence, w.sentence_stems) for w in windows], asked)
+    missing = tuple(missing_facts(claim.facts, everything))  # stated by no passage
     scored = []
     for position, window in enumerate(windows):
         cosine = None if cosines is None else float(cosines[position])
-        features = claim_features(claim, window, everything, cosine, binding, agrees)
+        features = claim_features(claim, window, missing, cosine, binding, agrees)
         scored.append((support_chance(features, weights), position, features))
     best, at, features = max(scored, key=lambda s: s[0])
     threshold, refute = weights.threshold(cosines is not None), weights.refute_threshold
-    missing = tuple(missing_facts(claim.facts, everything))
     displaced = tuple(displaced_numbers(claim.text, claim.facts, [w.sentence for w in windows])
                       if claim.facts.numbers and not missing else ())
     if (judge is not None and weights.judged and not missing and not displaced
