@@ -17,7 +17,8 @@ sentences are ranked as hybrid retrieval ranks passages: meaning and words, each
 by how rare they are among the sentences. A table row ("Snort  Sourcefire
 http://www.snort.org/") or a header line ("Updates: 1738") shares the question's rarest word
 and little of its meaning; the words bring it in (on the grounded set's 78 answerable
-questions the gold sentence is read for 4 more at 160 tokens, 2 more at 300, none fewer).
+questions the gold sentence is read for 4 more at 160 tokens, 6 gained and 2 lost; 2 more at
+300).
 
 With ``by_kind`` (what the engines use) the budget is the base budget times the question's kind's
 share (``ragcore.grounding.kinds``: a list needs its items, a summary more than a fact), noted
