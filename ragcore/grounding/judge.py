@@ -26,6 +26,7 @@ from ..errors import LLMError
 from ..prompts.answer import asked_instead
 from ..prompts.judge import CLAIM_CHECK, CLAIM_CHECK_SYSTEM, CLAIM_IN_PROMPT
 from ..types import Message
+from .claims import Span, sentence_spans
 
 IN_PROMPT, WINDOW = "in prompt", "window"
 
@@ -74,3 +75,16 @@ def _yes(llm: Any, messages: list[Message]) -> float:
 def _mass(logprobs: dict[str, float], word: str) -> float:
     return sum(math.exp(lp) for token, lp in logprobs.items()
                if token.strip().casefold().startswith(word) and token.strip())
+
+
+JUDGED_SENTENCES = 2  # the judge reads the claim's sentence with this many on each side
+
+
+def judged_text(text: str, span: Span) -> str:
+    """What the judge reads of a passage ``text``: the sentence at ``span`` (the verdict's
+    window centre) and ``JUDGED_SENTENCES`` on each side."""
+    spans = sentence_spans(text, wrapped=True)
+    at = next((i for i, found in enumerate(spans) if found == span), 0)
+    first = spans[max(0, at - JUDGED_SENTENCES)][0]
+    last = spans[min(len(spans) - 1, at + JUDGED_SENTENCES)][1]
+    return text[first:last]

@@ -44,7 +44,7 @@ from .answer_type import REPEATS, mismatch, unstated_kind, wants_a_statement
 from .agreement import NOTHING, Expected, agreement, expected_phrase
 from .claims import Claim, Span, claims_of, sentence_spans
 from .facts import content_stems, each_fact, fold, missing_facts
-from .judge import IN_PROMPT, can_judge, judge_claim
+from .judge import IN_PROMPT, can_judge, judge_claim, judged_text
 from .kinds import QuestionKind, question_kind
 from .placement import displaced_numbers
 
@@ -325,7 +325,9 @@ def _check(claim: Claim, windows: list[_Window], everything: str, cosines: Any,
                       if claim.facts.numbers and not missing else ())
     if (judge is not None and weights.judged and not missing and not displaced
             and best < SURE_WITHOUT_JUDGE):
-        judged = judge_claim(judge, _around(passages, windows[at]), claim.text, answer=answer)
+        window = windows[at]
+        judged = judge_claim(judge, judged_text(passages[window.passage], window.span),
+                             claim.text, answer=answer)
         features = {k: v for k, v in features.items() if k != "cosine"}
         if judged.way == IN_PROMPT and weights.in_prompt:
             features["in_prompt"] = _logit(judged.share)
@@ -342,19 +344,6 @@ def _check(claim: Claim, windows: list[_Window], everything: str, cosines: Any,
     refuted = not supported and (bool(missing) or bool(displaced) or best < refute)
     return ClaimCheck(claim, supported, best, support, missing, features, refuted,
                       displaced=displaced)
-
-
-JUDGED_SENTENCES = 2  # the judge reads the claim's sentence with this many on each side
-
-
-def _around(passages: Sequence[str], window: _Window) -> str:
-    """The text the judge reads: the window's centre sentence and its neighbours."""
-    text = passages[window.passage]
-    spans = sentence_spans(text, wrapped=True)
-    at = next((i for i, span in enumerate(spans) if span == window.span), 0)
-    first = spans[max(0, at - JUDGED_SENTENCES)][0]
-    last = spans[min(len(spans) - 1, at + JUDGED_SENTENCES)][1]
-    return text[first:last]
 
 
 def _logit(p: float) -> float:

@@ -283,3 +283,14 @@ def test_code_in_backticks_is_a_fact_read_literally():
     prefix = facts_of("Octal literals use the `0o` prefix, as in `0o77`.")
     assert prefix.code == {"0o", "0o77"} and missing_facts(prefix, rust) == []
     assert missing_facts(facts_of("Floats default to `f64`."), rust) == ["`f64`"]
+
+
+def test_the_judge_reads_the_claims_sentence_with_two_on_each_side():
+    from ragcore.grounding.claims import sentence_spans
+    from ragcore.grounding.judge import judged_text
+
+    text = " ".join(f"Sentence {n} is here." for n in range(1, 8))
+    spans = sentence_spans(text, wrapped=True)
+    assert judged_text(text, spans[3]) == ("Sentence 2 is here. Sentence 3 is here. Sentence 4 "
+                                           "is here. Sentence 5 is here. Sentence 6 is here.")
+    assert judged_text(text, spans[0]).endswith("Sentence 3 is here.")  # clipped at the start
