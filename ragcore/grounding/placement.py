@@ -23,6 +23,7 @@ exceptions above were added after reading the false ones of both halves.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Sequence
 
 from .facts import Facts, content_stems, each_fact
@@ -99,7 +100,8 @@ def _kind(number: str) -> str:
     return "year" if _YEAR.match(number) else "amount"
 
 
-def _stems(text: str) -> list[str]:
+@lru_cache(maxsize=1024)  # every claim stating numbers reads the same window sentences
+def _stems(text: str) -> tuple[str, ...]:
     """``text``'s content stems where they stand, a number written with separators one stem
     (one in several words, "three hundred", stands nowhere: it is never displaced)."""
-    return content_stems(_DECIMAL.sub("p", _GROUPED.sub("", text)), compounds=False)
+    return tuple(content_stems(_DECIMAL.sub("p", _GROUPED.sub("", text)), compounds=False))
