@@ -218,12 +218,9 @@ def count_unstated(question: str, answer: str, passages: Sequence[str]) -> str:
     numbers = facts_of(answer).numbers
     if asked is None or asked[0] != "a count" or not numbers or _MONEY.search(answer):
         return ""
-    anywhere = set().union(*(numbers_in(text) for text in passages)) if passages else set()
-    counted = set().union(*(numbers_in(_NOT_A_COUNT.sub(" ", text)) for text in passages)) \
-        if passages else set()
-    if numbers & anywhere and not numbers & counted:
-        return COUNT_UNSTATED
-    return ""
+    everything = "\n".join(passages)
+    stated, counted = numbers_in(everything), numbers_in(_NOT_A_COUNT.sub(" ", everything))
+    return COUNT_UNSTATED if numbers & stated and not numbers & counted else ""
 
 
 def heading_only(question: str, answer: str, passages: Sequence[str]) -> str:
