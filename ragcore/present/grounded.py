@@ -2,12 +2,13 @@
 
     verdict       shown
     supported     the answer, markers [n] placed by ragcore after each claim (sentence, line or
-                  list item) on the passages that state it; the model's own markers removed; a
-                  bare short answer ("**Alabama**.") shown with the sentence that states it
+                  list item) on the passages that state it; the model's own markers removed;
+                  but a factoid's short answer ("**Alabama**.") or a bare one is shown with the
+                  passage sentence stating it, quoted, then the model's sentences saying more
+                  than the quote, cited (its words for what the quote says are left out)
     partly        the same, and after each claim taken for invented (a fact no passage states),
-                  ``UNSUPPORTED_MARK``; a claim neither vouched for nor refuted stays unmarked;
-                  but for a factoid whose short answer is vouched for: that answer with the
-                  passage sentence stating it, then the model's invented sentences, marked
+                  ``UNSUPPORTED_MARK``; a claim neither vouched for nor refuted stays unmarked
+                  (left out after a factoid's quoted sentence)
     unverified    ``NOT_CONFIRMED`` first, then the answer (its invented claims marked); so
     or empty      too a partly supported factoid whose short answer is not vouched for, and an
                   answer with nothing in it to check ("- l - O - I", "Yes."); after a
@@ -34,7 +35,6 @@ from typing import Callable, Sequence
 from ..grounding import (
     EMPTY,
     REFUSED,
-    SUPPORTED,
     UNSUPPORTED,
     UNVERIFIED,
     ClaimCheck,
@@ -81,16 +81,15 @@ def grounded_text(answer: str, listing: SourceListing, listed: Sequence[ListedSo
         return f"{NOT_STATED}\n\n{text}", order
     if verdict.label == REFUSED:
         return _refusal(text, listing.question), ()
-    # A short answer alone, or one the model wrote more around than the passages confirm:
-    # shown with the sentence stating it, then what the model invented, marked.
+    # A short answer alone, or a factoid's short answer whatever the model wrote around it:
+    # shown with the sentence stating it, then what the model added, cited or marked.
     lead = verdict.claims[0] if verdict.claims else None
     if lead is not None and lead.supported and (len(verdict.claims) == 1 or (
-            verdict.label != SUPPORTED and not lead.claim.item
+            short_answer(lead.claim)
             and question_kind(listing.question) is QuestionKind.FACTOID)):
         shown = _with_its_sentence(lead, listed, marker, listing.question)
         if shown is not None:
-            invented = [f"{c.text} {UNSUPPORTED_MARK}" for c in verdict.claims[1:] if c.refuted]
-            return " ".join([shown[0], *invented]), shown[1]
+            return _after_its_sentence(shown, verdict.claims[1:], marker)
     text, order = _marked(text, verdict.claims, marker)
     if _unconfirmed_answer(lead, listing.question):
         # said first, plainly: not the short answer itself; then where the passages mention it
@@ -131,6 +130,25 @@ def _with_its_sentence(check: ClaimCheck, listed: Sequence[ListedSource],
         return None
     position, quote = found
     return f"{check.claim.text} \u201c{quote}\u201d {marker(1)}", (position,)
+
+
+def _after_its_sentence(shown: tuple[str, tuple[int, ...]], rest: Sequence[ClaimCheck],
+                        marker: Callable[[int], str]) -> tuple[str, tuple[int, ...]]:
+    """A short answer quoted with its sentence (``shown``), then the model's other claims: the
+    ones taken for invented, marked; the supported ones saying more than the quote, cited; the
+    rest (the model's words for what the quote says, or what nothing confirms) left out."""
+    text, order = shown[0], list(shown[1])
+    quoted = set(content_stems(text))
+    parts = [text]
+    for check in rest:
+        if check.refuted:
+            parts.append(f"{check.text} {UNSUPPORTED_MARK}")
+        elif check.supported and not set(check.claim.stems) <= quoted:
+            origins = sorted({p for p, _ in check.support})
+            order += [o for o in origins if o not in order]
+            numbers = sorted(order.index(o) + 1 for o in origins)
+            parts.append(check.text + "".join(f" {marker(n)}" for n in numbers))
+    return " ".join(parts), tuple(order)
 
 
 def _located(lead: ClaimCheck, listed: Sequence[ListedSource], question: str,

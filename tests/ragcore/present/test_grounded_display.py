@@ -35,8 +35,19 @@ def shown(answer: str, question: str):
 def test_a_supported_answer_gets_ragcores_markers_not_the_models():
     text, listing = shown("**80 bytes**. A record header is 80 bytes long. Source 1.",
                           "How long is a record header?")
-    assert text == "**80 bytes**. A record header is 80 bytes long. [1]"
+    assert text == "**80 bytes**. \u201cA record header is 80 bytes long.\u201d [1]"
     assert listing.shown[0].scored.node.node_id == "n1" and listing.shown[0].use.note == SUPPORTS
+
+
+def test_a_factoid_is_shown_with_its_sentence_and_what_the_model_said_beyond_it_cited():
+    # the model's words for the quote are left out; its supported sentence saying more stays,
+    # cited on its own passage
+    text, listing = shown("**80 bytes**. A record header is eighty bytes long. NIST is a "
+                          "non-regulatory agency of the Department of Commerce.",
+                          "How long is a record header?")
+    assert listing.verdict.label == "supported"
+    assert text == ("**80 bytes**. \u201cA record header is 80 bytes long.\u201d [1] NIST is a "
+                    "non-regulatory agency of the Department of Commerce. [1]")
 
 
 def test_an_invented_head_count_is_not_shown_as_an_answer():
