@@ -19,7 +19,7 @@ from ragcore.query import iter_compare_modes
 from ragcore.workspace.conversation import summary_answer
 from ragcore.engines import (
     CHOICES, build_engine, build_retriever, iter_compare_retrievers, llm_with_index_embedder,
-    reading_postprocessors,
+    reading_pool, reading_postprocessors,
 )
 from webapp.answers.retriever_view import (
     offered, render_notes, render_retriever_comparison, retriever_select,
@@ -244,16 +244,19 @@ def compare(name: str, question: str, options: QueryOptions, modes: list[str]) -
     bar = st.progress(0.0, text="Retrieving passages…")
     results = []
     llm = llm_with_index_embedder(state.current_llm(), index, options.retrieval_mode)
-    retriever = index.as_retriever(similarity_top_k=options.top_k, mode=options.retrieval_mode)
+    retriever = index.as_retriever(similarity_top_k=reading_pool(llm, options.top_k),
+                                   mode=options.retrieval_mode)
+    passages: int | None = options.top_k  # read of the pool retrieved
     if not CHOICES[options.retriever].answers and options.retriever != "standard":
         retriever = build_retriever(options.retriever, index, llm=llm, top_k=options.top_k,
                                     mode=options.retrieval_mode,
                                     cross_encoder=options.cross_encoder)
+        passages = None
     for result in iter_compare_modes(
         question, llm=llm, modes=modes,
         retriever=retriever,
         postprocessors=reading_postprocessors(index, options.build_postprocessors(index), llm,
-                                              options.retrieval_mode),
+                                              options.retrieval_mode, passages),
     ):
         results.append(result)
         bar.progress(len(results) / len(modes),

@@ -21,6 +21,7 @@ from ..lazy_exports import lazy_exports
 _EXPORTS: dict[str, str] = {
     "chat_engine_from_index": ".from_index",
     "llm_with_index_embedder": ".from_index",
+    "reading_pool": ".from_index",
     "reading_postprocessors": ".from_index",
     "CHOICES": ".by_name",
     "RetrieverResult": ".by_name",

@@ -79,33 +79,49 @@ def query_engine_from_index(
     postprocess in order, and answer with ``llm`` (None: the default) in ``response_mode``."""
     llm = llm_with_index_embedder(default_llm(llm, "a query engine"), index, retrieval_mode)
     retriever = index.as_retriever(
-        similarity_top_k=similarity_top_k, filters=filters, doc_ids=doc_ids, mode=retrieval_mode
+        similarity_top_k=reading_pool(llm, similarity_top_k), filters=filters, doc_ids=doc_ids,
+        mode=retrieval_mode,
     )
     synthesizer = Synthesizer(
         llm, response_mode=response_mode, max_concurrency=max_concurrency,
         prompts=prompts if prompts is not None else SynthesisPrompts(),
     )
-    reading = reading_postprocessors(index, node_postprocessors, llm, retrieval_mode)
+    reading = reading_postprocessors(index, node_postprocessors, llm, retrieval_mode,
+                                     passages=similarity_top_k)
     return QueryEngine(retriever, synthesizer, postprocessors=reading)
 
 
+READING_POOL = 12  # passages a reader with a budget picks its sentences among, at least
+
+
+def reading_pool(llm: LLM, top_k: int) -> int:
+    """How many passages to retrieve for ``top_k`` read: for an LLM that reads a budget of
+    sentences (the packaged model), at least ``READING_POOL``, of which it reads the best
+    sentences of ``top_k`` (``reading_postprocessors(passages=top_k)``): the sentence stating
+    an answer often sits in a passage ranked below the first few ("Clair is now thirty-seven
+    years of age" for "How old is Neville St. Clair?"). Others read ``top_k`` whole."""
+    return max(top_k, READING_POOL) if getattr(llm, "reading_tokens", None) else top_k
+
+
 def reading_postprocessors(index: EngineIndex, postprocessors: Sequence[NodePostprocessor],
-                           llm: LLM, retrieval_mode: str = "hybrid") -> list[NodePostprocessor]:
+                           llm: LLM, retrieval_mode: str = "hybrid",
+                           passages: int | None = None) -> list[NodePostprocessor]:
     """``postprocessors`` between the ones every engine reads with: first, for an index that can
     look its nodes up, lists completed across a chunk border (``ListContinuation``); last, for
     an LLM that reads only ``reading_tokens`` fast (the packaged model), the question's closest
-    sentences up to that many tokens (``SentenceEmbeddingOptimizer``; by shared words in
-    keyword mode, which never loads the embedding model); after all, for a question about a
-    document itself, its card (``DocumentCards``: title, authors, date, abstract; a document
-    the question names that no retrieved node is from is searched for by name); before it,
-    for "What does SDLC stand for?", the sentence that spells it out (``AcronymExpansions``)."""
+    sentences up to that many tokens, from at most ``passages`` passages (None: any; see
+    ``reading_pool``) (``SentenceEmbeddingOptimizer``; by shared words in keyword mode, which
+    never loads the embedding model); after all, for a question about a document itself, its
+    card (``DocumentCards``: title, authors, date, abstract; a document the question names that
+    no retrieved node is from is searched for by name); before it, for "What does SDLC stand
+    for?", the sentence that spells it out (``AcronymExpansions``)."""
     first = [ListContinuation(index)] if hasattr(index, "get_node") else []
     budget = getattr(llm, "reading_tokens", None)
     # An LLM that measures its reading speed (the packaged model) sets the budget per query.
     reader = llm if callable(getattr(llm, "reading_budget", None)) else None
     embedder = None if retrieval_mode == "keyword" else _IndexEmbedder(index)
     last = ([SentenceEmbeddingOptimizer(embedder, token_budget=budget, by_kind=True,
-                                        reader=reader)]
+                                        reader=reader, max_passages=passages)]
             if budget else [])
     # Past the budget: what an asked acronym stands for, where the documents spell it out, and
     # for a question about a document itself, its card whole.
@@ -139,8 +155,11 @@ def chat_engine_from_index(
             f"tools are only used by agents, not by chat_mode {mode.value!r}: "
             "use chat_mode='react' (or 'best')"
         )
+    passages = None  # a caller's retriever is read as it retrieves
     if retriever is None:
-        retriever = index.as_retriever(similarity_top_k=similarity_top_k, mode=retrieval_mode)
+        retriever = index.as_retriever(similarity_top_k=reading_pool(llm, similarity_top_k),
+                                       mode=retrieval_mode)
+        passages = similarity_top_k
     if kind == ChatMode.SIMPLE.value:
         return SimpleChatEngine(llm, system_prompt=system_prompt)
     if kind in (ChatMode.CONTEXT.value, ChatMode.CONDENSE_PLUS_CONTEXT.value):
@@ -150,9 +169,9 @@ def chat_engine_from_index(
         return engine(
             retriever, llm=llm, system_prompt=system_prompt,
             node_postprocessors=reading_postprocessors(index, node_postprocessors, llm,
-                                                       retrieval_mode),
+                                                       retrieval_mode, passages),
         )
-    reading = reading_postprocessors(index, node_postprocessors, llm, retrieval_mode)
+    reading = reading_postprocessors(index, node_postprocessors, llm, retrieval_mode, passages)
     query_engine = _query_engine(retriever, llm, response_mode, reading)
     if kind == ChatMode.CONDENSE_QUESTION.value:
         return CondenseQuestionChatEngine(query_engine, llm=llm, system_prompt=system_prompt)

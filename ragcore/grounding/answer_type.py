@@ -73,6 +73,7 @@ _ASKS = (
                                     r"takes|run|ran|stay|stayed|live|lived|spend|spent|wait|"
                                     r"waited|keep|kept|go on|went on|serve|served)\b",
                                     re.IGNORECASE), (_CARDINAL, _SPAN_OF_TIME)),
+    ("an age", re.compile(r"\bhow old\b|\b(?:at )?what age\b", re.IGNORECASE), (_CARDINAL,)),
     ("a year", re.compile(r"\b(?:in )?(?:what|which) year\b", re.IGNORECASE), (_YEAR,)),
     ("a date", re.compile(r"\b(?:on )?(?:what|which) (?:date|day)(?=\s+(?:is|was|were|did|does|"
                           r"do|will|has|had)\b|\s*\?)|\bwhat (?:is|was) the date\b",
@@ -87,6 +88,13 @@ def asked_for(question: str) -> str:
     time", "a year", "a date", "a percentage"); "" for any other question."""
     asked = _asked(question)
     return asked[0] if asked else ""
+
+
+def shows_asked_form(question: str, text: str) -> bool:
+    """Whether ``text`` shows a form of what ``question`` asks for (a currency for "how much
+    money", a cardinal for "how old"); False for a question that asks for no form."""
+    asked = _asked(question)
+    return asked is not None and any(form.search(text) for form in asked[1])
 
 
 def _asked(question: str) -> tuple[str, tuple[re.Pattern[str], ...]] | None:

@@ -46,6 +46,7 @@ import numpy as np
 from ..chunking import sentences
 from ..embeddings.base import Embedder, embed_query
 from ..errors import ConfigError
+from ..grounding.answer_type import shows_asked_form
 from ..grounding.kinds import profile, question_kind
 from ..postprocess import Postprocessor
 from ..search.lexical import terms
@@ -56,6 +57,7 @@ GAP = " … "
 ANNOUNCED_TOKENS = 320  # what follows an announcing sentence, kept beyond the budget
 REFERRING_TOKENS = 80  # a sentence read with its neighbour that it refers to, or refers back to
 WORDS_WEIGHT = 0.5  # of the question's words against its meaning, ranking sentences to read
+FORM_WEIGHT = 0.15  # added for a sentence showing the form of what is asked (a sum, an age)
 _REFERS_BACK = re.compile(r"^\W*(?:this|these|those|such|that|it|they|its|their|here)\b",
                           re.IGNORECASE)
 _ANNOUNCES = re.compile(r"(?::|\b(?:following|as follows|these|below))\s*(?:\(?\d{1,2}[.)]|[-*\u2022])?"
@@ -76,6 +78,7 @@ class SentenceEmbeddingOptimizer(Postprocessor):
         context_after: int = 0,
         by_kind: bool = False,
         reader: Any = None,
+        max_passages: int | None = None,
     ) -> None:
         if token_budget is None and percentile_cutoff is None and threshold_cutoff is None:
             raise ConfigError("SentenceEmbeddingOptimizer needs token_budget, percentile_cutoff "
@@ -95,6 +98,7 @@ class SentenceEmbeddingOptimizer(Postprocessor):
         self.context_after = context_after
         self.by_kind = by_kind
         self.reader = reader
+        self.max_passages = max_passages
 
     def budget_for(self, query: str) -> int | None:
         """The token budget for ``query``: the base one, times its kind's share with
@@ -142,7 +146,8 @@ class SentenceEmbeddingOptimizer(Postprocessor):
             similarity = ranking = np.asarray(vectors) @ embed_query(self.embed_model, query)
             if budget is not None:  # ragcore's reading: meaning and words, as retrieval
                 ranking = ((1 - WORDS_WEIGHT) * _scaled(similarity)
-                           + WORDS_WEIGHT * _scaled(_shared_words(texts, query)))
+                           + WORDS_WEIGHT * _scaled(_shared_words(texts, query))
+                           + FORM_WEIGHT * np.array([shows_asked_form(query, t) for t in texts]))
         kept = self._chosen(flat, similarity, ranking, split, budget)
         return [trimmed for i, scored in enumerate(nodes)
                 if (trimmed := _trimmed(scored, split[i], sorted(kept.get(i, ())))) is not None]
@@ -162,6 +167,8 @@ class SentenceEmbeddingOptimizer(Postprocessor):
         order = [r for r in np.argsort(-ranking, kind="stable") if passes[r]]
         if budget is not None:
             order = order or [int(np.argmax(ranking))]
+            if self.max_passages is not None:
+                order = _from_first_passages(order, flat, self.max_passages)
             order = _within(order, [split[i][j] for i, j in flat], budget)
         kept: dict[int, set[int]] = {}
         for r in order:
@@ -219,6 +226,16 @@ def _scaled(scores: np.ndarray) -> np.ndarray:
     """``scores`` min-max scaled to 0..1 (all 0 when they are equal)."""
     low, high = float(scores.min()), float(scores.max())
     return (scores - low) / (high - low) if high > low else np.zeros_like(scores)
+
+
+def _from_first_passages(order: Sequence[int], flat: Sequence[tuple[int, int]], most: int
+                         ) -> list[int]:
+    """The sentences of ``order`` from the first ``most`` passages it reaches."""
+    passages: list[int] = []
+    for r in order:
+        if flat[r][0] not in passages and len(passages) < most:
+            passages.append(flat[r][0])
+    return [r for r in order if flat[r][0] in passages]
 
 
 def _within(order: Sequence[int], texts: Sequence[str], budget: int) -> list[int]:
