@@ -29,6 +29,13 @@ under a budget, a sentence that points back ("This principle, known as shifting 
 read with the one before it: the next sentence of a kept one when it points back to it, the
 sentence before a kept one that points back (each up to ``REFERRING_TOKENS``).
 
+Under a budget a sentence showing the form of what the question asks for (a currency for "how
+much money", a cardinal for "how old": ``answer_type.shows_asked_form``) ranks ``FORM_WEIGHT``
+higher: "She was but thirty at the time of her death" shares no word with "How old was Julia
+when she died?". And with ``max_passages`` (the engines' top-k, when they retrieve a wider
+pool for the reader: ``engines.from_index.reading_pool``) the budget's sentences come from
+the first that many passages its order reaches.
+
 A kept passage is a copy with the kept sentences in document order: where they are one run of
 the original text its offsets still point at it (the app opens it in the document); gaps are
 joined with " … " and the offsets cleared. Passages that keep nothing are dropped, and the
@@ -146,8 +153,10 @@ class SentenceEmbeddingOptimizer(Postprocessor):
             similarity = ranking = np.asarray(vectors) @ embed_query(self.embed_model, query)
             if budget is not None:  # ragcore's reading: meaning and words, as retrieval
                 ranking = ((1 - WORDS_WEIGHT) * _scaled(similarity)
-                           + WORDS_WEIGHT * _scaled(_shared_words(texts, query))
-                           + FORM_WEIGHT * np.array([shows_asked_form(query, t) for t in texts]))
+                           + WORDS_WEIGHT * _scaled(_shared_words(texts, query)))
+        if budget is not None:  # and the form of what is asked: "thirty" for "how old"
+            ranking = _scaled(ranking) + FORM_WEIGHT * np.array(
+                [shows_asked_form(query, text) for text in texts], dtype=float)
         kept = self._chosen(flat, similarity, ranking, split, budget)
         return [trimmed for i, scored in enumerate(nodes)
                 if (trimmed := _trimmed(scored, split[i], sorted(kept.get(i, ())))) is not None]

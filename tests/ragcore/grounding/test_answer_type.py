@@ -65,6 +65,12 @@ def test_an_answer_of_the_asked_kind_or_a_question_that_does_not_say_passes(ques
 def test_asked_for_reads_the_question_alone():
     assert asked_for("How much money did the President ask for?") == "a sum of money"
     assert asked_for("What is ARPA-H?") == ""
+    assert asked_for("How old was Julia when she died?") == "an age"
+
+
+def test_an_age_asked_for_is_answered_with_a_number():
+    assert mismatch("How old is Neville St. Clair?", "**A man of temperate habits**.") == "an age"
+    assert mismatch("How old is Neville St. Clair?", "**thirty-seven**.") == ""
 
 
 def test_the_verdict_refuses_an_answer_of_another_kind_though_a_passage_holds_it():
