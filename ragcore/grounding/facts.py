@@ -15,6 +15,16 @@ so every specific the claim states has to occur in a passage, after normalising 
              answer a gated reply opens with)            passage sentence and its neighbours
     code     each identifier of a `code span`            a passage identifier starts with it
              ("__close__", "f64", "release")             (case folded): code is literal
+    degree   a superlative or exclusive word: "the       the word or one of its group
+             leading cause", "only passengers", "the     ("biggest" for "largest", "sole"
+             main weapon" (not "not only")               for "only", "primary" for "main")
+                                                         in any passage (``Facts.placed``:
+                                                         not necessarily the claim's sentence)
+
+A degree is what a model adds to a claim whose words the passage otherwise holds: "Cancer is
+the leading cause of death" where it says "the #2 cause", "the three main activities" where it
+lists three; "first", "last", "most" and "best" are not among them (paraphrases say "the first
+time" or "most iPods" as often as the passages do).
 
 No model: plain functions over text, also used to find which passage sentence a claim came
 from (``locate``).
@@ -22,6 +32,7 @@ from (``locate``).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -48,6 +59,13 @@ _QUOTED = re.compile(r"\*\*(.+?)\*\*|[\"\u201c](.{2,120}?)[\"\u201d]")
 _CODE = re.compile(r"`([^`\n]+)`")
 _IDENTIFIER = re.compile(r"\w+")
 _MARKER = re.compile(r"\s*\[\d+(?:\s*[,\u2013-]\s*\d+)*\]")
+# Superlatives and exclusives, each word to its group's first (the group says the same).
+_DEGREES = {word: group[0] for group in (
+    ("largest", "biggest", "greatest"), ("main", "primary", "principal"),
+    ("only", "sole", "solely", "exclusively"), ("leading", "foremost"), ("highest",),
+    ("lowest",), ("smallest",), ("oldest",), ("youngest",), ("earliest",), ("newest",),
+    ("longest",), ("shortest",), ("fastest",), ("slowest",)) for word in group}
+_NOT_A_DEGREE = re.compile(r"\b(?:not|if) only\b")
 # Capitalised words that open phrases or name nothing in particular.
 _COMMON_CAPS = frozenset("""i a an the this that these those it its he she they we you there
     here in on at by for of to from with and or but not no yes if when where what which who
@@ -66,9 +84,15 @@ class Facts:
     names: frozenset[str] = frozenset()
     quoted: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (as written, its content stems)
     code: frozenset[str] = frozenset()  # identifiers of the claim's code spans, folded
+    degrees: frozenset[str] = frozenset()  # its superlatives and exclusives, by group
 
     def __bool__(self) -> bool:
-        return bool(self.numbers or self.names or self.quoted or self.code)
+        return bool(self.numbers or self.names or self.quoted or self.code or self.degrees)
+
+    def placed(self) -> Facts:
+        """The facts a claim's sentence must hold itself: all but its degrees, which may stand
+        in the next ("ten to two. ... only four hours a day")."""
+        return dataclasses.replace(self, degrees=frozenset())
 
 
 def fold(text: str) -> str:
@@ -185,7 +209,12 @@ def facts_of(claim: str) -> Facts:
     quoted = tuple((p, tuple(content_stems(p))) for p in phrases if content_stems(p))
     code = frozenset(w.lower() for span in _CODE.findall(plain) for w in _IDENTIFIER.findall(span)
                      if not w.isdigit())
-    return Facts(frozenset(digits), frozenset(_names(plain)), quoted, code)
+    return Facts(frozenset(digits), frozenset(_names(plain)), quoted, code, _degrees(folded))
+
+
+def _degrees(folded: str) -> frozenset[str]:
+    """The degree groups ``folded`` text says (see the module docstring)."""
+    return frozenset(_DEGREES[t] for t in tokens(_NOT_A_DEGREE.sub(" ", folded)) if t in _DEGREES)
 
 
 def missing_facts(facts: Facts, passage_text: str) -> list[str]:
@@ -202,6 +231,9 @@ def missing_facts(facts: Facts, passage_text: str) -> list[str]:
     for written, phrase in facts.quoted:
         if not all(s in stems or s in words or _stated_number(s, stated) for s in phrase):
             missing.append(f"\u201c{written}\u201d")
+    if facts.degrees:
+        said = _degrees(folded)
+        missing += [f"the word \u201c{word}\u201d" for word in sorted(facts.degrees - said)]
     if facts.code:  # "0o" is stated by "0o77": a prefix, as code is read
         identifiers = {w.lower() for w in _IDENTIFIER.findall(passage_text)}
         missing += [f"`{word}`" for word in sorted(facts.code)

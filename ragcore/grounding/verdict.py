@@ -256,7 +256,7 @@ def claim_features(claim: Claim, window: _Window, nowhere: Sequence[str],
     (``agreement.agreement``) are the claim's."""
     stems = set(claim.stems)
     coverage = len(stems & window.stems) / len(stems) if stems else 1.0
-    missing = missing_facts(claim.facts, window.text)
+    missing = missing_facts(claim.facts.placed(), window.text)
     if claim.item or len(stems) <= SHORT_CLAIM_STEMS:  # a short claim is all facts: every word
         missing += sorted(stems - window.stems)
     elsewhere = list(nowhere) if missing else []

@@ -294,3 +294,26 @@ def test_the_judge_reads_the_claims_sentence_with_two_on_each_side():
     assert judged_text(text, spans[3]) == ("Sentence 2 is here. Sentence 3 is here. Sentence 4 "
                                            "is here. Sentence 5 is here. Sentence 6 is here.")
     assert judged_text(text, spans[0]).endswith("Sentence 3 is here.")  # clipped at the start
+
+
+SPEECH = ("Cancer is the #2 cause of death in America, second only to heart disease. The hours "
+          "were ten to two. That left only four hours a day.")
+
+
+def test_a_superlative_or_exclusive_no_passage_says_is_taken_for_invented():
+    verdict = check_answer("Cancer is the leading cause of death in America.", [SPEECH])
+    assert verdict.claims[0].missing == ("the word \u201cleading\u201d",)
+    assert verdict.claims[0].refuted and verdict.label == UNSUPPORTED
+    # a word of the same group says it; "not only" says no degree
+    assert missing_facts(facts_of("Its biggest cost is rent."), "The largest cost: rent.") == []
+    assert facts_of("It is not only fast but also safe.").degrees == frozenset()
+
+
+def test_a_degree_may_stand_in_another_sentence_of_the_passages():
+    office = ("The office opened its doors to the clerks at ten every weekday morning. It closed "
+              "at two. The work was copying the encyclopaedia. Nothing else was asked of them; "
+              "copying was the only task.")
+    verdict = check_answer("The office opened its doors to the clerks at ten every weekday "
+                           "morning, and copying was their only task.", [office])
+    assert not verdict.claims[0].missing and not verdict.claims[0].refuted
+    assert verdict.claims[0].features["missing"] == 0.0  # not counted against the window
