@@ -18,6 +18,18 @@ passage laid out in columns (an RFC's header: the word beside a number is the ne
 On the labelled claims (``benchmarks/grounding``) this catches 10 of the 117 contradicted or
 invented ones stating numbers and takes 2 of the 83 right ones for displaced; the two
 exceptions above were added after reading the false ones of both halves.
+
+Names of one kind are read the same way (``displaced_names``): a name of several words and
+another ending in the same word ("Manhattan Island", "Governors Island"; "the Verizon Ladies
+First Tour", "the Dangerously in Love Tour") are two of a kind, and the claim's name is
+displaced when its words stand ``MARGIN`` times nearer the other in the passages: "In November
+2003, Beyoncé embarked on the Verizon Ladies First Tour in Europe" where the passage embarks on
+the other tour in Europe. A short answer has no words of its own: the question's stand in
+("On what island did the Dutch set up a settlement to trade furs?" answered "**Manhattan
+Island**" where the passages put the Dutch fur trading settlement on Governors Island).
+A name no passage states whole is left to the facts (``missing_facts``), a list item's names
+to its heading. Written for those two claims of the labelled set's judge half, it marks no
+other of the 440 and no right one.
 """
 
 from __future__ import annotations
@@ -35,6 +47,16 @@ _DECIMAL = re.compile(r"(?<=\d)\.(?=\d)")  # 4.8: one number, not two
 _NUMBER = re.compile(r"^\d+(?:p\d+)?$")
 _YEAR = re.compile(r"^[12]\d{3}$")
 _COLUMNS = re.compile(r"\S {3,}\S")
+
+
+def displaced_facts(claim_text: str, facts: Facts, sentences: Sequence[str],
+              asked: Sequence[str] = (), short: bool = False, item: bool = False) -> list[str]:
+    """The claim's numbers and names (but a list item's names: an item stands under its
+    heading) that ``sentences`` place beside other words."""
+    numbers = displaced_numbers(claim_text, facts, sentences) if facts.numbers else []
+    names = (displaced_names(claim_text, sentences, asked, short)
+             if facts.names and not item else [])
+    return numbers + names
 
 
 def displaced_numbers(claim_text: str, facts: Facts, sentences: Sequence[str]) -> list[str]:
@@ -105,3 +127,57 @@ def _stems(text: str) -> tuple[str, ...]:
     """``text``'s content stems where they stand, a number written with separators one stem
     (one in several words, "three hundred", stands nowhere: it is never displaced)."""
     return tuple(content_stems(_DECIMAL.sub("p", _GROUPED.sub("", text)), compounds=False))
+
+
+# A name of several capitalised words, small words allowed inside ("Dangerously in Love Tour").
+_POSSESSIVE = re.compile(r"['\u2019]s?$")
+_NAME_RUN = re.compile(r"[A-Z][\w'\u2019-]*(?:\s+(?:(?:of|the|and|de)\s+)?"
+                       r"[A-Z][\w'\u2019-]*)+")
+
+
+def displaced_names(claim_text: str, sentences: Sequence[str], asked: Sequence[str] = (),
+                    short: bool = False) -> list[str]:
+    """The names of several words in ``claim_text`` whose words (the question's, ``asked``,
+    for a ``short`` answer) stand ``MARGIN`` times nearer another name of their kind (ending
+    in the same word) than near them in ``sentences`` (the passages')."""
+    read = [_stems(sentence) for sentence in sentences if not _COLUMNS.search(sentence)]
+    claimed = _stems(claim_text)
+    out = []
+    for name in _name_runs(claim_text):
+        own = frozenset(_stems(name))
+        # a name the passages do not state whole is the facts' to catch, not its place
+        if len(own) < 2 or not any(_at(stems, own) for stems in read):
+            continue
+        head = _stems(name)[-1]
+        weights = ({word: 1.0 for word in asked if word not in own} if short
+                   else _closeness(claimed, own))
+        rivals = {rival for sentence in sentences for run in _name_runs(sentence)
+                  if len(rival := frozenset(_stems(run))) >= 2 and not rival <= own
+                  and _stems(run)[-1] == head}
+        if not weights or not rivals:
+            continue
+        here = max((_standing(stems, own, weights) for stems in read), default=0.0)
+        there = max((_standing(stems, rival, weights) for stems in read for rival in rivals),
+                    default=0.0)
+        if there > 0 and there >= MARGIN * here:
+            out.append(name)
+    return sorted(out)
+
+
+def _name_runs(text: str) -> set[str]:
+    """The names of several capitalised words in ``text``, a possessive's "'s" left off."""
+    return {_POSSESSIVE.sub("", m.group(0)) for m in _NAME_RUN.finditer(text)}
+
+
+def _at(stems: Sequence[str], name: frozenset[str]) -> list[int]:
+    """Where the run of ``name``'s words starts in ``stems``."""
+    size = len(name)
+    return [start for start in range(len(stems)) if set(stems[start:start + size]) == name]
+
+
+def _standing(stems: Sequence[str], name: frozenset[str], weights: dict[str, float]) -> float:
+    """How much of the claim's words (``weights``) stand within ``NEAR`` of the run of
+    ``name``'s words in ``stems``; 0 where the name is not there whole."""
+    return max((sum(weights.get(word, 0.0)
+                    for word in _near(stems, range(start, start + len(name))) - name)
+                for start in _at(stems, name)), default=0.0)

@@ -46,7 +46,7 @@ from .claims import Claim, Span, claims_of, sentence_spans
 from .facts import content_stems, each_fact, fold, missing_facts
 from .judge import IN_PROMPT, can_judge, judge_claim, judged_text
 from .kinds import QuestionKind, question_kind
-from .placement import displaced_numbers
+from .placement import displaced_facts
 
 SUPPORTED, PARTLY, UNVERIFIED, UNSUPPORTED, REFUSED, EMPTY = (
     "supported", "partly", "unverified", "unsupported", "refused", "empty")
@@ -124,8 +124,8 @@ class ClaimCheck:
     # What the question asks for, when this short answer holds nothing of the kind ("a length
     # of time" for a "how long" answered "**245th year**"): not an answer, wherever it stands.
     off_question: str = ""
-    # Numbers the passage states beside other words ("returns at five" written "returns at
-    # seven", ``placement``): the claim contradicts it, so is taken for invented.
+    # Numbers or names the passage states beside other words ("returns at five" written
+    # "returns at seven", ``placement``): the claim contradicts it, so is taken for invented.
     displaced: tuple[str, ...] = ()
 
     @property
@@ -321,8 +321,9 @@ def _check(claim: Claim, windows: list[_Window], everything: str, cosines: Any,
         scored.append((support_chance(features, weights), position, features))
     best, at, features = max(scored, key=lambda s: s[0])
     threshold, refute = weights.threshold(cosines is not None), weights.refute_threshold
-    displaced = tuple(displaced_numbers(claim.text, claim.facts, [w.sentence for w in windows])
-                      if claim.facts.numbers and not missing else ())
+    displaced = () if missing else tuple(displaced_facts(
+        claim.text, claim.facts, [w.sentence for w in windows], asked,
+        short=not claim.item and len(claim.stems) <= SHORT_CLAIM_STEMS, item=claim.item))
     if (judge is not None and weights.judged and not missing and not displaced
             and best < SURE_WITHOUT_JUDGE):
         window = windows[at]

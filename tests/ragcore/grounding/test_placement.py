@@ -66,3 +66,39 @@ def test_the_verdict_never_vouches_for_a_displaced_number():
     right = check_answer("She drives out at five every day and returns at seven.", [ADLER],
                          question="When does she drive out?")
     assert right.claims[0].supported and not right.claims[0].displaced
+
+
+TOURS = ("In May she set out on the Harbour Lights Tour in Japan, and later joined the Open "
+         "Road Tour in Canada.")
+ISLANDS = ["The traders built a fur trading post on Kestrel Island in the spring.",
+           "Later a fort was raised on Heron Island, and Heron Island's harbour was dredged."]
+POST = "On what island did the traders build a fur trading post?"
+
+
+def names_displaced(claim: str, sentences: list[str], question: str = "") -> list[str]:
+    from ragcore.grounding.facts import content_stems
+    from ragcore.grounding.placement import displaced_names
+
+    return displaced_names(claim, sentences, content_stems(question), short=bool(question))
+
+
+def test_a_name_standing_where_the_passage_puts_another_of_its_kind_is_displaced():
+    assert names_displaced("In May she set out on the Open Road Tour in Japan.", [TOURS]) == [
+        "Open Road Tour"]
+    assert names_displaced("In May she set out on the Harbour Lights Tour in Japan.",
+                           [TOURS]) == []
+    # a short answer: the question's words stand in for the claim's
+    assert names_displaced("**Heron Island**.", ISLANDS, POST) == ["Heron Island"]
+    assert names_displaced("**Kestrel Island**.", ISLANDS, POST) == []
+    # a name no passage states is the facts' to catch; a possessive is the same name
+    assert names_displaced("**Osprey Island**.", ISLANDS, POST) == []
+    assert names_displaced("The harbour of Heron Island was dredged in May.",
+                           ["Heron Island lies north.",
+                            "Heron Island\u2019s harbour was dredged in May."]) == []
+
+
+def test_the_verdict_never_vouches_for_a_displaced_name():
+    wrong = check_answer("**Heron Island**.", ISLANDS, question=POST)
+    assert wrong.claims[0].displaced == ("Heron Island",) and wrong.claims[0].refuted
+    right = check_answer("**Kestrel Island**.", ISLANDS, question=POST)
+    assert not right.claims[0].displaced and not right.claims[0].refuted
