@@ -25,7 +25,8 @@ from typing import Sequence
 
 from ..llms.extractive.question import asked_acronym, subject_of
 from .claims import READER_GAP, sentence_spans
-from .facts import content_stems, facts_of, numbers_in
+from ..search.lexical import STOPWORDS
+from .facts import content_stems, facts_of, fold, numbers_in
 
 _NUMBER_WORDS = (r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
                  r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|"
@@ -220,15 +221,64 @@ def money_unstated(question: str, answer: str, passages: Sequence[str]) -> str:
 def count_unstated(question: str, answer: str, passages: Sequence[str]) -> str:
     """``COUNT_UNSTATED`` when ``question`` asks how many, the short ``answer`` gives a number
     and no passage states that number but as a sum of money or a share ("**2**" for how many
-    people were in the Chamber, where the passages say "$2 Trillion" and "the top 1%"); ""
-    otherwise (a number no passage states at all is the verdict's missing fact)."""
+    people were in the Chamber, where the passages say "$2 Trillion" and "the top 1%"), or as
+    a count of another thing than asked, wherever it stands ("**150**" for how many
+    organizations adopted the SSDF, where they say "150 position papers"; "**1**" for how many
+    agencies, where they say "CHAPTER 1 PAGE 2"): that is "a count of organizations the
+    documents state"; "" otherwise (a number no passage states at all is the verdict's missing
+    fact)."""
     asked = _asked(question)
     numbers = facts_of(answer).numbers
     if asked is None or asked[0] != "a count" or not numbers or _MONEY.search(answer):
         return ""
     everything = "\n".join(passages)
     stated, counted = numbers_in(everything), numbers_in(_NOT_A_COUNT.sub(" ", everything))
-    return COUNT_UNSTATED if numbers & stated and not numbers & counted else ""
+    if numbers & stated and not numbers & counted:
+        return COUNT_UNSTATED
+    thing = _counted_thing(question)
+    if thing and numbers & stated and _counts_other_things(numbers, thing[1], everything):
+        return f"a count of {thing[0]} the documents state"
+    return ""
+
+
+# "How many federal agencies ...": the thing counted, its first two words at most.
+_HOW_MANY = re.compile(r"\bhow many\s+((?:[\w-]+\s+){0,1}[\w-]+)", re.IGNORECASE)
+_NUMBER_TOKEN = re.compile(r"[^\W_]+(?:[.,'\u2019-][^\W_]+)*")
+_SCALE = frozenset("hundred hundreds thousand thousands million millions billion billions "
+                   "trillion trillions dozen dozens".split())
+
+
+def _counted_thing(question: str) -> tuple[str, frozenset[str]] | None:
+    """What "how many" asks to count, as written and as stems ("federal agencies"); None when
+    no noun follows ("how many did ...")."""
+    match = _HOW_MANY.search(question)
+    if match is None:
+        return None
+    words = match.group(1).split()
+    if words[0].lower() in STOPWORDS:
+        return None
+    if len(words) > 1 and words[1].lower() in STOPWORDS:
+        words = words[:1]
+    return " ".join(words), frozenset(content_stems(" ".join(words)))
+
+
+def _counts_other_things(numbers: frozenset[float], thing: frozenset[str], text: str) -> bool:
+    """Whether every place ``text`` states one of ``numbers`` (as one token: "150", "twenty-
+    seven") it counts another thing than ``thing``: a word follows it (past "million" and the
+    like) and neither it nor the next is the thing. A number followed by a small word ("69,197
+    were confirmed dead") may count anything: then False, as when no place is found."""
+    found = [t for t in _NUMBER_TOKEN.findall(fold(text))]
+    places = 0
+    for i, token in enumerate(found):
+        if not numbers & numbers_in(token):
+            continue
+        after = [t for t in found[i + 1:i + 4] if t not in _SCALE][:2]
+        if not after or after[0] in STOPWORDS or _CARDINAL.fullmatch(after[0]):
+            return False
+        if thing & set(content_stems(" ".join(after))):
+            return False
+        places += 1
+    return places > 0
 
 
 def heading_only(question: str, answer: str, passages: Sequence[str]) -> str:

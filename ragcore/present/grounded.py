@@ -14,7 +14,9 @@
                   answer with nothing in it to check ("- l - O - I", "Yes."); after a
                   factoid's short answer, the passage sentence mentioning it (its facts and
                   some of the question's words), cited, to check it against
-    unsupported   for a factoid, not the answer: "The documents don't say <what was asked>."
+    unsupported   for a factoid (and a factoid's short answer the model itself followed with
+                  "Not found in the documents." that the passages do not confirm), not the
+                  answer: "The documents don't say <what was asked>."
                   first (and, for a short answer of another kind than asked for, that it is
                   not one), then what the passage nearest to the question says, cited; a summary,
                   list or comparison is never refused: ``NOT_STATED`` first, each sentence
@@ -72,9 +74,16 @@ def grounded_text(answer: str, listing: SourceListing, listed: Sequence[ListedSo
     text = without_markers(answer)
     if verdict is None:
         return text, ()
-    if verdict.label != REFUSED:  # "**150**. Not found in the documents.": the model's slip
+    factoid = question_kind(listing.question) is QuestionKind.FACTOID
+    lead = verdict.claims[0] if verdict.claims else None
+    if verdict.label != REFUSED and _TRAILING_REFUSAL.search(text):
+        # "**150**. Not found in the documents.": the model's slip when the passages state its
+        # answer; a guess it disowned, and nothing confirms, when they do not ("**1**. Not
+        # found in the documents." for how many agencies use SP 800-30)
+        if factoid and (lead is None or not lead.supported):
+            return _not_said(listing, listed, marker)
         text = _TRAILING_REFUSAL.sub("", text)
-    if verdict.label == UNSUPPORTED and question_kind(listing.question) is QuestionKind.FACTOID:
+    if verdict.label == UNSUPPORTED and factoid:
         return _not_said(listing, listed, marker)
     if verdict.label == UNSUPPORTED:  # a summary or a list is never refused: its sentences marked
         text, order = _marked(text, verdict.claims, marker)
@@ -83,10 +92,8 @@ def grounded_text(answer: str, listing: SourceListing, listed: Sequence[ListedSo
         return _refusal(text, listing.question), ()
     # A short answer alone, or a factoid's short answer whatever the model wrote around it:
     # shown with the sentence stating it, then what the model added, cited or marked.
-    lead = verdict.claims[0] if verdict.claims else None
     if lead is not None and lead.supported and (len(verdict.claims) == 1 or (
-            short_answer(lead.claim)
-            and question_kind(listing.question) is QuestionKind.FACTOID)):
+            short_answer(lead.claim) and factoid)):
         shown = _with_its_sentence(lead, listed, marker, listing.question)
         if shown is not None:
             return _after_its_sentence(shown, verdict.claims[1:], marker)

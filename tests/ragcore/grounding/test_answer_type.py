@@ -229,3 +229,26 @@ def test_a_count_the_passages_give_only_as_money_or_a_share_is_none():
     assert count_unstated(question, "**2**.", [*speech, "Two people spoke first."]) == ""
     assert count_unstated("How much did the cut cost?", "**2**.", speech) == ""  # no count asked
     assert count_unstated(question, "**40**.", speech) == ""  # unstated: the verdict's missing
+
+
+SSDF_PAPERS = ("NIST held a June 2021 workshop and received over 150 position papers. "
+               "Organizations adopting the SSDF benefit from its practices.")
+RISK = ("CHAPTER 1 PAGE 2 1.1 PURPOSE AND APPLICABILITY The purpose of Special Publication "
+        "800-30 is to provide guidance. Tier 1 (organization level) frames risk.")
+
+
+@pytest.mark.parametrize("question, answer, passage, off", [
+    ("How many organizations have adopted the SSDF so far?", "**150**.", SSDF_PAPERS,
+     "a count of organizations the documents state"),
+    ("How many federal agencies use SP 800-30?", "**1**.", RISK,
+     "a count of federal agencies the documents state"),
+    ("How many position papers did NIST get for its workshop?", "**150**.", SSDF_PAPERS, ""),
+    ("How many members of the European Union stood with us?", "**27**.",
+     "Along with twenty-seven members of the European Union including France.", ""),
+    ("How many people died?", "**69,197**.", "Figures stated that 69,197 were confirmed dead.",
+     ""),  # a small word after the number: it may count anything
+    ("How many did NIST receive?", "**150**.", SSDF_PAPERS, ""),  # no thing asked
+])
+def test_a_count_the_passages_give_only_of_another_thing_is_not_the_count_asked(
+        question, answer, passage, off):
+    assert count_unstated(question, answer, [passage]) == off
