@@ -45,10 +45,14 @@ class KindProfile:
 
     gated: bool
     reading_share: float
+    # Whether its sentences are read from the whole pool retrieved for a budgeted reader (a
+    # fact stands in one sentence, wherever it ranks) or from the top-k passages alone (a list
+    # or a summary is read from the passages ranked first, whole).
+    pooled: bool = False
 
 
 PROFILES = {
-    QuestionKind.FACTOID: KindProfile(True, 1.0),
+    QuestionKind.FACTOID: KindProfile(True, 1.0, pooled=True),
     QuestionKind.LIST: KindProfile(False, 2.5),
     QuestionKind.SUMMARY: KindProfile(False, 2.5),
     QuestionKind.COMPARISON: KindProfile(False, 2.5),

@@ -76,3 +76,14 @@ def test_chat_engines_read_the_pool_too_unless_given_a_retriever():
     optimizer = next(p for p in engine.node_postprocessors
                      if isinstance(p, SentenceEmbeddingOptimizer))
     assert optimizer.max_passages == 2
+
+
+def test_a_list_is_read_from_the_passages_ranked_first_a_fact_from_the_whole_pool():
+    nodes = [passage("The castle has three towers: the east tower, the west tower and the keep.",
+                     "first"),
+             passage("Pelicans nest in the east tower of the castle every spring.", "pooled")]
+    optimizer = SentenceEmbeddingOptimizer(None, token_budget=20, by_kind=True, max_passages=1)
+    [fact] = optimizer.postprocess(nodes, "Where do pelicans nest in the castle?")
+    assert fact.node.node_id == "pooled"
+    [listed] = optimizer.postprocess(nodes, "List the towers where pelicans nest in the castle.")
+    assert listed.node.node_id == "first"
