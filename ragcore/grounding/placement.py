@@ -142,8 +142,9 @@ def displaced_names(claim_text: str, sentences: Sequence[str], asked: Sequence[s
     in the same word) than near them in ``sentences`` (the passages')."""
     read = [_stems(sentence) for sentence in sentences if not _COLUMNS.search(sentence)]
     claimed = _stems(claim_text)
+    named = {run for sentence in sentences for run in _name_runs(sentence)}
     out = []
-    for name in _name_runs(claim_text):
+    for name in sorted(_name_runs(claim_text)):
         own = frozenset(_stems(name))
         # a name the passages do not state whole is the facts' to catch, not its place
         if len(own) < 2 or not any(_at(stems, own) for stems in read):
@@ -151,9 +152,8 @@ def displaced_names(claim_text: str, sentences: Sequence[str], asked: Sequence[s
         head = _stems(name)[-1]
         weights = ({word: 1.0 for word in asked if word not in own} if short
                    else _closeness(claimed, own))
-        rivals = {rival for sentence in sentences for run in _name_runs(sentence)
-                  if len(rival := frozenset(_stems(run))) >= 2 and not rival <= own
-                  and _stems(run)[-1] == head}
+        rivals = {rival for run in named if len(rival := frozenset(_stems(run))) >= 2
+                  and not rival <= own and _stems(run)[-1] == head}
         if not weights or not rivals:
             continue
         here = max((_standing(stems, own, weights) for stems in read), default=0.0)
@@ -164,9 +164,10 @@ def displaced_names(claim_text: str, sentences: Sequence[str], asked: Sequence[s
     return sorted(out)
 
 
-def _name_runs(text: str) -> set[str]:
+@lru_cache(maxsize=1024)  # every claim naming something reads the same window sentences
+def _name_runs(text: str) -> frozenset[str]:
     """The names of several capitalised words in ``text``, a possessive's "'s" left off."""
-    return {_POSSESSIVE.sub("", m.group(0)) for m in _NAME_RUN.finditer(text)}
+    return frozenset(_POSSESSIVE.sub("", m.group(0)) for m in _NAME_RUN.finditer(text))
 
 
 def _at(stems: Sequence[str], name: frozenset[str]) -> list[int]:
