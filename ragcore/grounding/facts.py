@@ -164,8 +164,13 @@ def numbers_in(text: str) -> set[float]:
 
 
 def _words_split(folded: str) -> list[str]:
-    """The words of ``folded`` text, hyphenated ones split ("thirty-nine": "thirty", "nine")."""
-    return [part for token in _TOKEN.findall(folded) for part in token.split("-")]
+    """The words of ``folded`` text, hyphenated ones split ("thirty-nine": "thirty", "nine"),
+    identifiers left out ("var_two" states no number, as "var_2" does not)."""
+    plain = _JOINED.sub(" ", folded)
+    return [part for token in _TOKEN.findall(plain) for part in token.split("-")]
+
+
+_JOINED = re.compile(r"\w*_\w*")
 
 
 def _spelled_numbers(words: list[str], least: int = 2) -> set[float]:

@@ -14,9 +14,7 @@
                   answer with nothing in it to check ("- l - O - I", "Yes."); after a
                   factoid's short answer, the passage sentence mentioning it (its facts and
                   some of the question's words), cited, to check it against
-    unsupported   for a factoid (and a factoid's short answer the model itself followed with
-                  "Not found in the documents." that the passages do not confirm), not the
-                  answer: "The documents don't say <what was asked>."
+    unsupported   for a factoid, not the answer: "The documents don't say <what was asked>."
                   first (and, for a short answer of another kind than asked for, that it is
                   not one), then what the passage nearest to the question says, cited; a summary,
                   list or comparison is never refused: ``NOT_STATED`` first, each sentence
@@ -76,12 +74,7 @@ def grounded_text(answer: str, listing: SourceListing, listed: Sequence[ListedSo
         return text, ()
     factoid = question_kind(listing.question) is QuestionKind.FACTOID
     lead = verdict.claims[0] if verdict.claims else None
-    if verdict.label != REFUSED and _TRAILING_REFUSAL.search(text):
-        # "**150**. Not found in the documents.": the model's slip when the passages state its
-        # answer; a guess it disowned, and nothing confirms, when they do not ("**1**. Not
-        # found in the documents." for how many agencies use SP 800-30)
-        if factoid and (lead is None or not lead.supported):
-            return _not_said(listing, listed, marker)
+    if verdict.label != REFUSED:  # "**150**. Not found in the documents.": the model's slip
         text = _TRAILING_REFUSAL.sub("", text)
     if verdict.label == UNSUPPORTED and factoid:
         return _not_said(listing, listed, marker)

@@ -317,3 +317,11 @@ def test_a_degree_may_stand_in_another_sentence_of_the_passages():
                            "morning, and copying was their only task.", [office])
     assert not verdict.claims[0].missing and not verdict.claims[0].refuted
     assert verdict.claims[0].features["missing"] == 0.0  # not counted against the window
+
+
+def test_a_number_word_inside_an_identifier_states_no_number():
+    code = "def long_function_name(var_one, var_two, var_three):"
+    assert "the number 2" in missing_facts(facts_of("**2**."), code)
+    verdict = check_answer("**2**.", [code, "Surround class definitions with two blank lines."],
+                           question="How many blank lines surround class definitions?")
+    assert {position for position, _ in verdict.claims[0].support} == {1}

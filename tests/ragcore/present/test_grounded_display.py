@@ -286,11 +286,3 @@ def test_a_short_answer_is_shown_with_its_whole_sentence_quoted_once(passage, an
                                                                       wanted):
     assert shown_over([passage], answer, question)[0] == wanted
 
-
-def test_a_guess_the_model_disowned_and_nothing_confirms_is_not_shown_as_an_answer():
-    risk = ("CHAPTER 1 PAGE 2 The purpose of Special Publication 800-30 is to provide "
-            "guidance for conducting risk assessments.")
-    text, listing = shown_over([risk], "**2**. Not found in the documents.",
-                               "What is the agency's headcount?")
-    assert listing.verdict.label != "unsupported"  # the verdict alone would show the answer
-    assert text.startswith("The documents don't") and "**2**" not in text
