@@ -17,7 +17,7 @@ from webapp.indexes.index_names import shown_name
 from webapp.answers.citing import draw_sources, marked_listing
 from webapp.chat.chat_turns import route_caption, source_passage, turn_retrieval_mode, turn_score
 from ragcore.chat import CHAT_MODE_DESCRIPTIONS, ChatMode
-from webapp.answers.retriever_view import render_notes, retriever_select
+from webapp.answers.retriever_view import TOP_K_HELP, render_notes, retriever_select
 from webapp.session import Session, Widget, session
 from webapp.waiting import waiting_notice
 from ragcore import Trace
@@ -108,7 +108,8 @@ def sidebar(chat, advanced: bool) -> dict:
     mode = st.selectbox("Chat mode", MODES, key=Widget.CHAT_MODE)
     st.caption(CHAT_MODE_DESCRIPTIONS[ChatMode(mode)])
     retrieval_mode = shell.search_by(key=Widget.CHAT_SEARCH_BY)
-    top_k = st.slider("Passages to retrieve (top-k)", 1, 20, DEFAULT_TOP_K, key="chat_top_k")
+    top_k = st.slider("Passages to retrieve (top-k)", 1, 20, DEFAULT_TOP_K, key="chat_top_k",
+                      help=TOP_K_HELP)
     picked = retriever_select(state.current_llm(), page="chat", answers=False)
     return {"mode": mode, "top_k": int(top_k), "retrieval_mode": retrieval_mode, **picked}
 

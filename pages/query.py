@@ -22,7 +22,7 @@ from ragcore.engines import (
     reading_pool, reading_postprocessors,
 )
 from webapp.answers.retriever_view import (
-    offered, render_notes, render_retriever_comparison, retriever_select,
+    TOP_K_HELP, offered, render_notes, render_retriever_comparison, retriever_select,
 )
 from ragcore.synthesis import MODE_DESCRIPTIONS, ResponseMode
 from ragcore.errors import ConfigError
@@ -50,7 +50,7 @@ def retrieval_choices() -> dict:
     """The sidebar's retrieval options, as keyword arguments of QueryOptions (minus the mode)."""
     st.subheader("Retrieval")
     retrieval_mode = shell.search_by(key="query_search_by")
-    top_k = st.slider("Passages to retrieve (top-k)", 1, 20, 4)
+    top_k = st.slider("Passages to retrieve (top-k)", 1, 20, 4, help=TOP_K_HELP)
     offered = [p for p in POSTPROCESSOR_DESCRIPTIONS
                if p != "similarity_cutoff" or retrieval_mode == "similarity"]
     chosen = st.multiselect(

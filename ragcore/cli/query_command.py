@@ -30,7 +30,8 @@ def add_llm_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base-url", metavar="URL",
                         help="server URL for --llm (Ollama or an OpenAI-compatible /v1 URL)")
     parser.add_argument("--top-k", type=int, default=4, metavar="N",
-                        help="how many chunks to retrieve (default 4)")
+                        help="how many chunks the answer reads (default 4; the packaged "
+                             "model picks their sentences among at least 12 retrieved)")
     add_retrieval_option(parser)
     parser.add_argument("--trace", action="store_true",
                         help="show stages, timings and every LLM call after the answer")

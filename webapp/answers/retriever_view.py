@@ -20,6 +20,9 @@ from webapp.session import Widget, session
 from webapp.shell import in_columns
 
 CROSS_ENV = "RAGCORE_CROSS_ENCODER"
+TOP_K_HELP = ("How many passages the answer reads and cites. The packaged model reads a budget "
+              "of sentences: for a fact it picks them among at least 12 passages retrieved, "
+              "from this many.")
 NO_TEXT = "_(no answer text)_"
 
 
