@@ -117,15 +117,18 @@ def _with_its_sentence(check: ClaimCheck, listed: Sequence[ListedSource],
                        ) -> tuple[str, tuple[int, ...]] | None:
     """A short answer ("**Alabama**.") with the passage sentence that states it, quoted and
     cited, in place of whatever the model wrote around it: a factoid is shown with its
-    sentence. The sentence is the one, in or beside the windows the verdict found, that
-    states the answer's facts and holds most of its words, then of the question's. None for
+    sentence. The sentence is the one that states the answer's facts and holds most of its
+    words, then of the question's, then in or beside the windows the verdict found. None for
     an answer that is a sentence, or when no passage sentence states it."""
     if not check.support:
         return None
     found = _stating_sentence(check, listed, question, [
-        (position, spans.index(span)) for position, span in check.support
-        if position < len(listed)
-        and span in (spans := sentence_spans(listed[position].scored.node.text, wrapped=True))])
+        *((position, spans.index(span)) for position, span in check.support
+          if position < len(listed)
+          and span in (spans := sentence_spans(listed[position].scored.node.text, wrapped=True))),
+        # any sentence stating it with more of the question's words: "**2**." is quoted with
+        # "... two blank lines." rather than "... a two character keyword ..."
+        *((position, None) for position in range(len(listed)))])
     if found is None:
         return None
     position, quote = found
@@ -174,13 +177,13 @@ def _stating_sentence(check: ClaimCheck, listed: Sequence[ListedSource], questio
     """The sentence stating the short answer ``check`` (its facts, "**2**": "two blank lines";
     else its words), among the listed passages at ``where``'s positions: in or beside the
     sentence of the index given, or any. The one holding most of its words, then of the
-    question's (one at least, with ``asked_too``), then nearest that sentence. None for an
+    question's (one at least, with ``asked_too``), then one beside an index given, nearest it. None for an
     answer that is a sentence, names the question's own subject ("**ARPA-H**." to "What is
     ARPA-H?") or that no sentence states."""
     stems, asked = set(check.claim.stems), set(content_stems(question))
     if len(stems) > SHORT_CLAIM_STEMS or (stems and stems <= asked):
         return None
-    best: tuple[tuple[int, int, int], int, str] | None = None
+    best: tuple[tuple[int, int, bool, int], int, str] | None = None
     for position, at in where:
         text = listed[position].scored.node.text
         spans = sentence_spans(text, wrapped=True)
@@ -193,7 +196,7 @@ def _stating_sentence(check: ClaimCheck, listed: Sequence[ListedSource], questio
             if (missing_facts(check.claim.facts, sentence) if check.claim.facts
                     else not stems & held) or (asked_too and not asked & held):
                 continue
-            rank = (len(stems & held), len(asked & held), -abs(i - centre))
+            rank = (len(stems & held), len(asked & held), at is not None, -abs(i - centre))
             if best is None or rank > best[0]:
                 best = (rank, position, sentence)
     if best is None:

@@ -286,3 +286,25 @@ def test_a_short_answer_is_shown_with_its_whole_sentence_quoted_once(passage, an
                                                                       wanted):
     assert shown_over([passage], answer, question)[0] == wanted
 
+
+
+def test_a_short_answer_is_quoted_with_the_sentence_holding_most_of_the_question():
+    keyword = ("When a conditional is long, a two character keyword plus a single space plus "
+               "an opening parenthesis makes a natural indent.")
+    blank = "Surround top-level function and class definitions with two blank lines."
+    question = "How many blank lines should surround top-level function and class definitions?"
+    from ragcore.grounding.claims import claims_of
+    from ragcore.grounding.verdict import ClaimCheck
+    from ragcore.present.grounded import _with_its_sentence
+
+    nodes = [ScoredNode(Node(text=t, node_id=f"n{i}"), 0.7) for i, t in enumerate([keyword,
+                                                                                    blank])]
+    listing = answer_sources("**2**.", nodes, retrieval_mode="similarity", extractive=False,
+                             question=question)
+    listed = [*listing.shown, *listing.hidden]
+    at = next(i for i, s in enumerate(listed) if s.scored.node.text == keyword)
+    # the verdict found the number in the keyword's sentence only (its cosine ranked it first)
+    check = ClaimCheck(claims_of("**2**.")[0], True, 0.9, ((at, (0, len(keyword))),))
+    shown_text, order = _with_its_sentence(check, listed, lambda n: f"[{n}]", question)
+    assert shown_text == f"**2**. \u201c{blank}\u201d [1]"
+    assert listed[order[0]].scored.node.text == blank
