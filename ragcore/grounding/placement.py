@@ -50,7 +50,8 @@ _COLUMNS = re.compile(r"\S {3,}\S")
 
 
 def displaced_facts(claim_text: str, facts: Facts, sentences: Sequence[str],
-              asked: Sequence[str] = (), short: bool = False, item: bool = False) -> list[str]:
+                    asked: Sequence[str] = (), short: bool = False, item: bool = False
+                    ) -> list[str]:
     """The claim's numbers and names (but a list item's names: an item stands under its
     heading) that ``sentences`` place beside other words."""
     numbers = displaced_numbers(claim_text, facts, sentences) if facts.numbers else []
@@ -129,7 +130,7 @@ def _stems(text: str) -> tuple[str, ...]:
     return tuple(content_stems(_DECIMAL.sub("p", _GROUPED.sub("", text)), compounds=False))
 
 
-# A name of several capitalised words, small words allowed inside ("Dangerously in Love Tour").
+# A name of several capitalised words, a few small words allowed inside ("Bank of England").
 _POSSESSIVE = re.compile(r"['\u2019]s?$")
 _NAME_RUN = re.compile(r"[A-Z][\w'\u2019-]*(?:\s+(?:(?:of|the|and|de)\s+)?"
                        r"[A-Z][\w'\u2019-]*)+")

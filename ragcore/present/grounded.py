@@ -177,9 +177,9 @@ def _stating_sentence(check: ClaimCheck, listed: Sequence[ListedSource], questio
     """The sentence stating the short answer ``check`` (its facts, "**2**": "two blank lines";
     else its words), among the listed passages at ``where``'s positions: in or beside the
     sentence of the index given, or any. The one holding most of its words, then of the
-    question's (one at least, with ``asked_too``), then one beside an index given, nearest it. None for an
-    answer that is a sentence, names the question's own subject ("**ARPA-H**." to "What is
-    ARPA-H?") or that no sentence states."""
+    question's (one at least, with ``asked_too``), then one beside an index given, nearest
+    it. None for an answer that is a sentence, names the question's own subject ("**ARPA-H**."
+    to "What is ARPA-H?") or that no sentence states."""
     stems, asked = set(check.claim.stems), set(content_stems(question))
     if len(stems) > SHORT_CLAIM_STEMS or (stems and stems <= asked):
         return None
