@@ -24,8 +24,8 @@ import re
 from typing import Sequence
 
 from ..llms.extractive.question import asked_acronym, subject_of
-from .claims import READER_GAP, sentence_spans
 from ..search.lexical import STOPWORDS
+from .claims import READER_GAP, sentence_spans
 from .facts import content_stems, facts_of, fold, numbers_in
 
 _NUMBER_WORDS = (r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
@@ -242,7 +242,7 @@ def count_unstated(question: str, answer: str, passages: Sequence[str]) -> str:
 
 
 # "How many federal agencies ...": the thing counted, its first two words at most.
-_HOW_MANY = re.compile(r"\bhow many\s+((?:[\w-]+\s+){0,1}[\w-]+)", re.IGNORECASE)
+_HOW_MANY = re.compile(r"\bhow many\s+((?:[\w-]+\s+)?[\w-]+)", re.IGNORECASE)
 _NUMBER_TOKEN = re.compile(r"[^\W_]+(?:[.,'\u2019-][^\W_]+)*")
 _SCALE = frozenset("hundred hundreds thousand thousands million millions billion billions "
                    "trillion trillions dozen dozens".split())
@@ -267,7 +267,7 @@ def _counts_other_things(numbers: frozenset[float], thing: frozenset[str], text:
     seven") it counts another thing than ``thing``: a word follows it (past "million" and the
     like) and neither it nor the next is the thing. A number followed by a small word ("69,197
     were confirmed dead") may count anything: then False, as when no place is found."""
-    found = [t for t in _NUMBER_TOKEN.findall(fold(text))]
+    found = _NUMBER_TOKEN.findall(fold(text))
     places = 0
     for i, token in enumerate(found):
         if not numbers & numbers_in(token):
