@@ -91,11 +91,11 @@ def asked_for(question: str) -> str:
     return asked[0] if asked else ""
 
 
-def shows_asked_form(question: str, text: str) -> bool:
-    """Whether ``text`` shows a form of what ``question`` asks for (a currency for "how much
-    money", a cardinal for "how old"); False for a question that asks for no form."""
+def asked_forms(question: str) -> tuple[re.Pattern[str], ...]:
+    """The forms an answer to ``question`` shows one of (a currency for "how much money", a
+    cardinal for "how old"); none for a question that asks for no form."""
     asked = _asked(question)
-    return asked is not None and any(form.search(text) for form in asked[1])
+    return asked[1] if asked is not None else ()
 
 
 def _asked(question: str) -> tuple[str, tuple[re.Pattern[str], ...]] | None:

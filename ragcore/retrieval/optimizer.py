@@ -30,7 +30,7 @@ read with the one before it: the next sentence of a kept one when it points back
 sentence before a kept one that points back (each up to ``REFERRING_TOKENS``).
 
 Under a budget a sentence showing the form of what the question asks for (a currency for "how
-much money", a cardinal for "how old": ``answer_type.shows_asked_form``) ranks ``FORM_WEIGHT``
+much money", a cardinal for "how old": ``answer_type.asked_forms``) ranks ``FORM_WEIGHT``
 higher: "She was but thirty at the time of her death" shares no word with "How old was Julia
 when she died?". And with ``max_passages`` (the engines' top-k, when they retrieve a wider
 pool for the reader: ``engines.from_index.reading_pool``) a factoid's sentences come from the
@@ -56,7 +56,7 @@ import numpy as np
 from ..chunking import sentences
 from ..embeddings.base import Embedder, embed_query
 from ..errors import ConfigError
-from ..grounding.answer_type import shows_asked_form
+from ..grounding.answer_type import asked_forms
 from ..grounding.kinds import profile, question_kind
 from ..postprocess import Postprocessor
 from ..search.lexical import terms
@@ -160,8 +160,9 @@ class SentenceEmbeddingOptimizer(Postprocessor):
                 ranking = ((1 - WORDS_WEIGHT) * _scaled(similarity)
                            + WORDS_WEIGHT * _scaled(_shared_words(texts, query)))
         if budget is not None:  # and the form of what is asked: "thirty" for "how old"
+            forms = asked_forms(query)
             ranking = _scaled(ranking) + FORM_WEIGHT * np.array(
-                [shows_asked_form(query, text) for text in texts], dtype=float)
+                [any(form.search(text) for form in forms) for text in texts], dtype=float)
         kept = self._chosen(flat, similarity, ranking, split, budget)
         return [trimmed for i, scored in enumerate(nodes)
                 if (trimmed := _trimmed(scored, split[i], sorted(kept.get(i, ())))) is not None]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ragcore import Document, VectorStoreIndex
 from ragcore.embeddings.fake import FakeEmbedder
-from ragcore.engines.from_index import READING_POOL, reading_pool
+from ragcore.engines.from_index import READING_POOL, chat_engine_from_index, reading_pool
 from ragcore.llms.fake import FakeLLM
 from ragcore.retrieval.optimizer import SentenceEmbeddingOptimizer
 from ragcore.tokens import count_tokens
@@ -76,6 +76,13 @@ def test_chat_engines_read_the_pool_too_unless_given_a_retriever():
     optimizer = next(p for p in engine.node_postprocessors
                      if isinstance(p, SentenceEmbeddingOptimizer))
     assert optimizer.max_passages == 2
+    # a caller's own retriever is read as it retrieves: no pool, no limit
+    own = index.as_retriever(similarity_top_k=3, mode="similarity")
+    given = chat_engine_from_index(index, llm=FewTokensLLM(), chat_mode="context",
+                                   similarity_top_k=2, retrieval_mode="similarity", retriever=own)
+    assert given.retriever is own and own.similarity_top_k == 3
+    assert next(p for p in given.node_postprocessors
+                if isinstance(p, SentenceEmbeddingOptimizer)).max_passages is None
 
 
 def test_a_list_is_read_from_the_passages_ranked_first_a_fact_from_the_whole_pool():
