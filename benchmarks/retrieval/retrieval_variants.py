@@ -4,7 +4,8 @@
 behind the default "hybrid" mode, so the choice can be checked and re-made. Each question is
 embedded once (one batch) and each side's candidates are fetched once, 100 deep; a variant is
 then pure arithmetic over those lists: keyword rankings with another analyzer or other k1/b,
-fusion by another method, weight or candidate depth, or a per-document cap on the fused list.
+fusion by another method, weight or candidate depth, with or without each side's best nodes kept
+in the top 10 (``side_heads``), or a per-document cap on the fused list.
 The rankings go through the same ``KeywordIndex``, ``VectorStoreIndex.search`` and
 ``ragcore.search.fusion`` code the retrievers use, so the default variant's row matches the "hybrid"
 mode's (up to batch-versus-single embedding rounding).
@@ -27,7 +28,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ragcore.search import analysis, lexical
-from ragcore.search.fusion import fuse
+from ragcore.retrieval.retrievers import HYBRID_HEAD_SHARE
+from ragcore.search.fusion import fuse, with_side_heads
 from ragcore.index.keyword import KeywordIndex
 from ragcore.types import ScoredNode
 
@@ -54,6 +56,7 @@ class Variant:
     alpha: float = 0.5
     candidates: int = 50
     per_document: int | None = None  # keep at most this many chunks of one document
+    side_heads: int = K // HYBRID_HEAD_SHARE  # each side's best kept in the top K (the default)
 
 
 def _with_stopwords(stopwords: frozenset[str], stem: Callable[[str], str]) -> Callable:
@@ -90,6 +93,7 @@ VARIANTS = (
     Variant("relative a0.5, 10/side", candidates=10),
     Variant("relative a0.5, 20/side", candidates=20),
     Variant("relative a0.5, 50/side (default)"),
+    Variant("relative a0.5, 50/side, no side heads", side_heads=0),
     Variant("relative a0.5, 100/side", candidates=100),
     Variant("relative a0.5, 50/side, light BM25", analyzer="light", k1=1.5),
     Variant("relative a0.3 (words 0.7), 50/side", alpha=0.3),
@@ -131,11 +135,11 @@ def _rank(variant: Variant, dense: list, keyword: list) -> list[ScoredNode]:
     if variant.side == "keyword":
         return keyword[:K]
     c = variant.candidates
-    fused = fuse([dense[:c], keyword[:c]], method=variant.fusion,
-                 weights=(variant.alpha, 1 - variant.alpha))
+    sides = [dense[:c], keyword[:c]]
+    fused = fuse(sides, method=variant.fusion, weights=(variant.alpha, 1 - variant.alpha))
     if variant.per_document is not None:
         fused = _cap_per_document(fused, variant.per_document)
-    return fused[:K]
+    return with_side_heads(fused, sides, heads=variant.side_heads, top_k=K)
 
 
 def _cap_per_document(ranking: list[ScoredNode], cap: int) -> list[ScoredNode]:

@@ -15,6 +15,10 @@ LlamaIndex's ``QueryFusionRetriever`` modes:
 - ``reciprocal_rank``: ``sum(1 / (rrf_k + rank))`` over the rankings a node is in (rank 1 is
   best), ignoring scores (Cormack, Clarke and Buettcher 2009, ``rrf_k`` = 60).
 
+``with_side_heads`` then keeps each ranking's first few nodes in the fused top k: score fusion
+favours a node both rankings hold, so a node only BM25 finds (the one chunk holding a rare
+name, which meaning ranks 250th) can fall from second to fortieth.
+
 Unlike its sibling ``ragcore.search.mmr``, which reorders one ranking for diversity, fusion merges
 several. Every method keeps the first-seen order for ties (earlier rankings first), so results
 are deterministic.
@@ -74,6 +78,26 @@ def score_fusion(
         for ranking, w in zip(rankings, weights)
     ]
     return _merge(rankings, parts)
+
+
+def with_side_heads(
+    fused: Sequence[ScoredNode], rankings: Sequence[Sequence[ScoredNode]], *, heads: int,
+    top_k: int,
+) -> list[ScoredNode]:
+    """The first ``top_k`` of ``fused`` with each ranking's first ``heads`` nodes among them.
+
+    A head the fused top k lacks takes the place of its last node; heads keep their fused
+    scores and order, so the list stays best first. ``heads`` of 0 is plain truncation.
+    """
+    top = list(fused[:top_k])
+    if heads <= 0:
+        return top
+    held = {scored.node.node_id for scored in top}
+    wanted = {scored.node.node_id for ranking in rankings for scored in ranking[:heads]}
+    missing = [scored for scored in fused[top_k:] if scored.node.node_id in wanted - held]
+    if not missing:
+        return top
+    return top[: max(0, top_k - len(missing))] + missing[:top_k]
 
 
 def scaled(scores: Sequence[float], *, dist_based: bool = False) -> list[float]:

@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from ragcore.errors import ConfigError
-from ragcore.search.fusion import fuse, reciprocal_rank_fusion, scaled, score_fusion
+from ragcore.search.fusion import (
+    fuse,
+    reciprocal_rank_fusion,
+    scaled,
+    score_fusion,
+    with_side_heads,
+)
 from ragcore.index import VectorStoreIndex
 from ragcore.llms.extractive.backend import ExtractiveLLM
 from ragcore.query import QueryEngine
@@ -24,6 +30,7 @@ from ragcore.trace import Trace
 from ragcore.types import Document, Node, ScoredNode
 
 NIST = Path("/work/shared/corpus/nist_pdfs")
+SHERLOCK = Path("/work/shared/corpus/sherlock_holmes_xhtml")
 
 
 def ranking(*ids: str) -> list[ScoredNode]:
@@ -110,6 +117,21 @@ def test_fusion_ties_keep_first_seen_order_and_k_changes_the_balance():
     assert reciprocal_rank_fusion(lists, rrf_k=60)[0].node.node_id == "both"
 
 
+def test_side_heads_keep_each_rankings_best_in_the_top_k():
+    # Both rankings hold m1..m4; only the words find "rare", and rank it first.
+    meaning = scored(("m1", 0.9), ("m2", 0.8), ("m3", 0.7), ("m4", 0.6), ("x", 0.1))
+    words = scored(("rare", 12.0), ("m1", 11.0), ("m2", 10.5), ("m3", 10.0), ("m4", 6.0))
+    fused = fuse([meaning, words])
+    assert "rare" not in ids(fused[:3])  # 0.5 from the words alone, m1..m3 more from both
+    kept = with_side_heads(fused, [meaning, words], heads=1, top_k=3)
+    assert ids(kept) == ["m1", "m2", "rare"]  # it takes the last place, scores stay ordered
+    assert [s.score for s in kept] == sorted((s.score for s in kept), reverse=True)
+    assert ids(with_side_heads(fused, [meaning, words], heads=0, top_k=3)) == ids(fused[:3])
+    # Heads already in the top k change nothing; a short list is returned whole.
+    assert ids(with_side_heads(fused, [meaning, words], heads=1, top_k=6)) == ids(fused)
+    assert ids(with_side_heads(fused[:2], [meaning[:1]], heads=2, top_k=4)) == ids(fused[:2])
+
+
 @pytest.fixture
 def index(fake_embedder):
     texts = [
@@ -186,6 +208,23 @@ def test_hybrid_respects_filters_and_doc_ids(index):
     assert {r.node.ref_doc_id for r in some.retrieve("policy PDP kittens")} == {"d0", "d1"}
 
 
+def test_hybrid_keeps_a_quarter_of_top_k_of_each_sides_best(index):
+    assert HybridRetriever(index, similarity_top_k=3).side_heads == 0
+    assert HybridRetriever(index, similarity_top_k=4).side_heads == 1
+    assert HybridRetriever(index, similarity_top_k=12).side_heads == 3
+    assert HybridRetriever(index, similarity_top_k=12, side_heads=0).side_heads == 0
+    trace = Trace()
+    question = "What does the PDP decide?"
+    results = HybridRetriever(index, similarity_top_k=2, side_heads=1).retrieve(
+        question, trace=trace)
+    assert trace.stages[-1].detail["side_heads"] == 1
+    vector = VectorRetriever(index, similarity_top_k=20).retrieve(question)
+    words = KeywordRetriever(index, similarity_top_k=20).retrieve(question)
+    assert ids(results) == ids(with_side_heads(fuse([vector, words]), [vector, words],
+                                               heads=1, top_k=2))
+    assert {vector[0].node.node_id, words[0].node.node_id} <= set(ids(results))
+
+
 def test_hybrid_candidates_default_to_five_per_result_and_at_least_twenty():
     index = VectorStoreIndex()
     assert HybridRetriever(index, similarity_top_k=3).vector.similarity_top_k == 20
@@ -206,6 +245,8 @@ def test_hybrid_candidates_default_to_five_per_result_and_at_least_twenty():
         ({"k1": -1}, "k1"),
         ({"similarity_top_k": 0}, "similarity_top_k"),
         ({"doc_ids": "d0"}, "doc_ids"),
+        ({"side_heads": -1}, "side_heads \\(-1\\) must be a whole number"),
+        ({"side_heads": 1.5}, "side_heads"),
     ],
 )
 def test_bad_options_are_explained(index, options, message):
@@ -267,3 +308,23 @@ def test_hybrid_finds_the_policy_decision_point_that_vectors_miss(real_embedder)
     assert any(defines_pdp(s) for s in hybrid[:3])
     by_words = index.as_retriever(mode="keyword", similarity_top_k=4).retrieve(question)
     assert defines_pdp(by_words[0])
+
+
+@pytest.mark.slow
+def test_the_one_passage_naming_a_rare_name_reaches_the_reading_pool(real_embedder):
+    # Three stories; only "The Engineer's Thumb" names Victor Hatherley. Meaning ranks its
+    # "fifty guineas for a night's work" passage far down, BM25 near the top: fused alone
+    # it misses the top 12 the packaged model's reading pool retrieves.
+    from ragcore.readers import load_file
+
+    stories = ("the-adventure-of-the-engineers-thumb.xhtml", "the-redheaded-league.xhtml",
+               "the-adventure-of-the-copper-beeches.xhtml")
+    docs = [doc for name in stories for doc in load_file(SHERLOCK / name)]
+    index = VectorStoreIndex.from_documents(docs, embedder=real_embedder)
+    question = "How much was Victor Hatherley offered for one night's work?"
+
+    def offers(results: list[ScoredNode]) -> bool:
+        return any("fifty guineas for a night" in s.node.text for s in results)
+
+    assert not offers(HybridRetriever(index, similarity_top_k=12, side_heads=0).retrieve(question))
+    assert offers(index.as_retriever(mode="hybrid", similarity_top_k=12).retrieve(question))
