@@ -41,6 +41,8 @@ _MANNER_QUESTION = re.compile(
 _COUNT = r"(?:two|three|four|five|six|seven|eight|nine|ten|several|\d{1,2})"  # not a year
 # "methods", not "process", "status" or "basis"; lower case: "James" (Bond) names one thing
 _PLURAL = r"(?-i:[a-z]\w+s)(?<!ss)(?<!us)(?<!is)"
+# a word before the plural a question asks about: not "of" ("What percentage of voters ...")
+_MODIFIER = r"(?!(?:of|for|in|on|to|from|about|with|by|at)\b)[\w-]+"
 _LIST_QUESTION = re.compile(
     r"^\s*(?:what|which) (?:are|were)\b|^\s*what (?:kinds|types|sorts) of\b|"
     r"^\s*(?:list|name|enumerate)\b|"
@@ -52,7 +54,12 @@ _LIST_QUESTION = re.compile(
     r"\b(?:in )?(?:what|which) order\b|"
     # "What tools does the agency publish?", "What odd things did he ask?": a plural "what"
     # asks about (a modifier or two before it), before its verb
-    rf"^\s*what (?:[\w-]+ ){{0,2}}{_PLURAL} (?:are|were|have|had|do|did|does|can|will|should|"
+    rf"^\s*what (?:{_MODIFIER} ){{0,2}}{_PLURAL} (?:are|were|have|had|do|did|does|can|will|"
+    r"should|must)\b|"
+    # ... with what the plural is of or for ("What measures against gun violence did ...?",
+    # "What assets of the oligarchs will be seized?")
+    rf"^\s*what (?:{_MODIFIER} ){{0,2}}{_PLURAL} (?:of|for|against|in|on|to|from|about|with|by|at|"
+    r"between|under) (?:[\w'’-]+ ){1,4}(?:are|were|have|had|do|did|does|can|will|should|"
     r"must)\b|"
     # a count the question asks for ("What two forms ...", "Who were three visitors ...",
     # "which 3 musicians"), not one it mentions ("held every two years", "direct two films")

@@ -77,14 +77,20 @@ def test_not_said_reads_the_question_back(question, said):
                                       "What tools does the agency publish?",
                                       "Which single-character variable names should never be used?",
                                       "In what order should imports be grouped?",
-                                      "What odd things did Mr. Rucastle ask her to agree to?"])
+                                      "What odd things did Mr. Rucastle ask her to agree to?",
+                                      "What measures against gun violence did the President "
+                                      "ask Congress to pass?",
+                                      "What assets of the oligarchs will be seized?"])
 def test_a_plural_asked_for_is_a_list(question):
     assert question_kind(question) is QuestionKind.LIST
 
 
 @pytest.mark.parametrize("question", ["What Rust type is an unsigned 128-bit integer?",
                                       "What prison sentence did John Clay get?",
-                                      "What does PEP 8 say about tabs?"])
+                                      "What does PEP 8 say about tabs?",
+                                      # the plural is what the singular is of
+                                      "What percentage of voters did he win?",
+                                      "What range of numbers can a u8 store?"])
 def test_a_singular_what_is_no_list(question):
     assert question_kind(question) is not QuestionKind.LIST
 
