@@ -13,7 +13,9 @@
     or empty      too a partly supported factoid whose short answer is not vouched for, and an
                   answer with nothing in it to check ("- l - O - I", "Yes."); after a
                   factoid's short answer, the passage sentence mentioning it (its facts and
-                  some of the question's words), cited, to check it against
+                  some of the question's words), cited, to check it against; after a list of
+                  items too short to check ("- l - O - I"), the passage sentence holding
+                  every item and some of the question's words, cited
     unsupported   for a factoid, not the answer: "The documents don't say <what was asked>."
                   first (and, for a short answer of another kind than asked for, that it is
                   not one), then what the passage nearest to the question says, cited; a summary,
@@ -56,6 +58,7 @@ UNOBSERVED = ("**Not from the documents:** the agent's tools showed it no passag
               "answer is the model's own.")
 NEAREST_LEAD = "What they say nearest to it:"
 LOCATED_LEAD = "Where the passages mention it:"
+LISTED_LEAD = "Where the passages list them:"
 _TRAILING_REFUSAL = re.compile(r"(?<=\S)[ \t]*\**" + re.escape(NOT_FOUND_SENTENCE.rstrip(".")) +
                                r"\.?\**[ \t]*$")
 NOT_CONFIRMED = ("**Not confirmed by the passages:** ragcore could not match this answer to what "
@@ -95,6 +98,8 @@ def grounded_text(answer: str, listing: SourceListing, listed: Sequence[ListedSo
         # said first, plainly: not the short answer itself; then where the passages mention it
         text, order = _located(lead, listed, listing.question, text, order, marker)
         return f"{NOT_CONFIRMED}\n\n{text}", order
+    if verdict.label == EMPTY and question_kind(listing.question) is QuestionKind.LIST:
+        text, order = _listed_together(text, listed, listing.question, order, marker)
     if verdict.label in (UNVERIFIED, EMPTY) and text.strip():
         # nothing here is vouched for, or nothing in it could be checked ("- l - O - I")
         return f"{NOT_CONFIRMED}\n\n{text}", order
@@ -169,6 +174,43 @@ def _located(lead: ClaimCheck, listed: Sequence[ListedSource], question: str,
     order = order if position in order else (*order, position)
     return (f"{text}\n\n{LOCATED_LEAD} \u201c{quote}\u201d {marker(order.index(position) + 1)}",
             order)
+
+
+def _listed_together(text: str, listed: Sequence[ListedSource], question: str,
+                     order: tuple[int, ...], marker: Callable[[int], str]
+                     ) -> tuple[str, tuple[int, ...]]:
+    """A list of items too short to check ("- l - O - I") with the passage sentence holding
+    every item as a word of its own, written as the answer writes it, and the most of the
+    question's words (one at least); ``text`` unchanged for fewer than two items or when no
+    sentence holds them all."""
+    items = [_ITEM_MARKUP.sub("", _BULLET_LINE.sub("", line)).strip()
+             for line in text.splitlines() if _BULLET_LINE.match(line)]
+    if len(items) < 2 or not all(items):
+        return text, order
+    words = [re.compile(rf"(?<![\w-]){re.escape(item)}(?![\w-])") for item in items]
+    asked = set(content_stems(question))
+    best: tuple[int, int, str] | None = None
+    for position, source in enumerate(listed):
+        node_text = source.scored.node.text
+        for start, end in sentence_spans(node_text, wrapped=True):
+            sentence = node_text[start:end]
+            held = len(asked & set(content_stems(sentence)))
+            if held and all(w.search(sentence) for w in words) and (
+                    best is None or held > best[0]):
+                best = (held, position, " ".join(sentence.split()))
+    if best is None:
+        return text, order
+    _, position, sentence = best
+    order = order if position in order else (*order, position)
+    words_of = sentence.split()
+    quote = " ".join(words_of[:QUOTED_WORDS]) + (" \u2026" if len(words_of) > QUOTED_WORDS
+                                                 else "")
+    return (f"{text}\n\n{LISTED_LEAD} \u201c{quote}\u201d {marker(order.index(position) + 1)}",
+            order)
+
+
+_BULLET_LINE = re.compile(r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s+")
+_ITEM_MARKUP = re.compile(r"[*`\"'\u2018\u2019\u201c\u201d]|[.;,]$")
 
 
 def _stating_sentence(check: ClaimCheck, listed: Sequence[ListedSource], question: str,

@@ -8,7 +8,7 @@ import io
 
 import pytest
 
-from ragcore.present.grounded import NEAREST_LEAD, NOT_CONFIRMED, UNSUPPORTED_MARK
+from ragcore.present.grounded import LISTED_LEAD, NEAREST_LEAD, NOT_CONFIRMED, UNSUPPORTED_MARK
 from ragcore.present.markers import mark_listing
 from ragcore.present.sources import answer_sources
 from ragcore.present.support import NEAREST, NO_SUPPORT, SUPPORTS
@@ -218,7 +218,15 @@ def test_an_answer_with_nothing_to_check_is_not_shown_as_checked():
     text, listing = shown_over([pep], "- l\n- O\n- I",
                                "Which single-character variable names should never be used?")
     assert listing.verdict.label == "empty"
-    assert text == f"{NOT_CONFIRMED}\n\n- l\n- O\n- I"
+    # not vouched for; shown with the documents' own words for the items, cited
+    assert text == f"{NOT_CONFIRMED}\n\n- l\n- O\n- I\n\n{LISTED_LEAD} \u201c{pep}\u201d [1]"
+    # items no one sentence holds, or a sentence without the question's words: no quote
+    other = "Use 'l' sparingly. Avoid 'O' and 'I' in fonts where they look like digits."
+    assert shown_over([other], "- l\n- O\n- I",
+                      "Which single-character variable names should never be used?")[0] == (
+        f"{NOT_CONFIRMED}\n\n- l\n- O\n- I")
+    assert shown_over([pep], "- l\n- O\n- I", "Which symbols are banned?")[0] == (
+        f"{NOT_CONFIRMED}\n\n- l\n- O\n- I")
 
 
 def test_an_unconfirmed_short_answer_is_shown_with_the_sentence_mentioning_it():
