@@ -22,7 +22,9 @@
                   list or comparison is never refused: ``NOT_STATED`` first, each sentence
                   marked
     refused       the refusal, its first sentence worded for the question ("The documents don't
-                  say how many employees NIST has.")
+                  say how many employees NIST has."); so too a factoid's short answer the model
+                  itself followed with "Not found in the documents." and that is not vouched
+                  for ("**47**. Not found in the documents."), said to be the model's guess
 
 The verdict itself is ``ragcore.grounding``'s, computed in ``support.cite``; this module only
 writes the text, for the app's Query and Chat pages and the CLI alike (``markers.mark_listing``
@@ -77,10 +79,10 @@ def grounded_text(answer: str, listing: SourceListing, listed: Sequence[ListedSo
         return text, ()
     factoid = question_kind(listing.question) is QuestionKind.FACTOID
     lead = verdict.claims[0] if verdict.claims else None
+    if (verdict.label == UNSUPPORTED or _disowned(lead, text)) and factoid:
+        return _not_said(listing, listed, marker, guessed=verdict.label != UNSUPPORTED)
     if verdict.label != REFUSED:  # "**150**. Not found in the documents.": the model's slip
         text = _TRAILING_REFUSAL.sub("", text)
-    if verdict.label == UNSUPPORTED and factoid:
-        return _not_said(listing, listed, marker)
     if verdict.label == UNSUPPORTED:  # a summary or a list is never refused: its sentences marked
         text, order = _marked(text, verdict.claims, marker)
         return f"{NOT_STATED}\n\n{text}", order
@@ -104,6 +106,13 @@ def grounded_text(answer: str, listing: SourceListing, listed: Sequence[ListedSo
         # nothing here is vouched for, or nothing in it could be checked ("- l - O - I")
         return f"{NOT_CONFIRMED}\n\n{text}", order
     return text, order
+
+
+def _disowned(lead: ClaimCheck | None, text: str) -> bool:
+    """A short answer the model itself followed with "Not found in the documents." and that
+    nothing in the passages confirms ("**47**. Not found in the documents."): its guess."""
+    return (lead is not None and not lead.supported and short_answer(lead.claim)
+            and bool(_TRAILING_REFUSAL.search(text)))
 
 
 def _unconfirmed_answer(lead: ClaimCheck | None, question: str) -> bool:
@@ -257,10 +266,11 @@ def unobserved(text: str) -> str:
 
 
 def _not_said(listing: SourceListing, listed: Sequence[ListedSource],
-              marker: Callable[[int], str]) -> tuple[str, tuple[int, ...]]:
+              marker: Callable[[int], str], guessed: bool = False
+              ) -> tuple[str, tuple[int, ...]]:
     first = not_said(listing.question) if listing.question else NOT_FOUND_SENTENCE
     first += _why_not(listing.verdict.claims[0] if listing.verdict and listing.verdict.claims
-                      else None)
+                      else None, guessed)
     for position, source in enumerate(listed):
         if source.use.note == NEAREST and source.use.spans:
             start, end = source.use.spans[0]
@@ -269,11 +279,17 @@ def _not_said(listing: SourceListing, listed: Sequence[ListedSource],
     return first, ()
 
 
-def _why_not(lead: ClaimCheck | None) -> str:
-    """Why a short answer the passages hold was not shown: it is not what was asked for."""
-    if lead is None or not lead.off_question:
+def _why_not(lead: ClaimCheck | None, guessed: bool = False) -> str:
+    """Why a short answer was not shown: it is not what was asked for, or the model's guess
+    that it said is not in the documents."""
+    if lead is None:
         return ""
     written = " ".join(without_markers(lead.text).replace("*", "").split()).rstrip(". ")
+    if guessed:
+        return (f" The answer written, \u201c{written}\u201d, is the model's guess: it wrote "
+                "that the documents do not say, and no passage confirms it.")
+    if not lead.off_question:
+        return ""
     if lead.off_question == REPEATS:
         return f" The answer written, \u201c{written}\u201d, only repeats the question."
     return f" The answer written, \u201c{written}\u201d, is not {lead.off_question}."

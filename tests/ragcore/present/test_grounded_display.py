@@ -316,3 +316,19 @@ def test_a_short_answer_is_quoted_with_the_sentence_holding_most_of_the_question
     shown_text, order = _with_its_sentence(check, listed, lambda n: f"[{n}]", question)
     assert shown_text == f"**2**. \u201c{blank}\u201d [1]"
     assert listed[order[0]].scored.node.text == blank
+
+
+def test_a_guess_the_model_itself_disowned_is_not_shown_as_an_answer():
+    toc = ("A URI can be represented in a variety of ways. 47 A. Collected ABNF for URI. "
+           "48 B. Parsing a URI Reference with a Regular Expression.")
+    question = "What is the maximum total length of a URI?"
+    text, listing = shown_over([toc], "**47**. Not found in the documents.", question)
+    assert listing.verdict.label not in ("supported", "unsupported", "refused")
+    assert text.startswith("The documents don't say what the maximum total length of a URI is. "
+                           "The answer written, \u201c47\u201d, is the model's guess")
+    assert "**47**" not in text and NOT_CONFIRMED not in text
+    # a short answer the passages state stays the answer, the model's slip dropped
+    text, listing = shown("**80 bytes**. Not found in the documents.",
+                          "How long is a record header?")
+    assert listing.verdict.label == "supported"
+    assert text == "**80 bytes**. \u201cA record header is 80 bytes long.\u201d [1]"
