@@ -145,6 +145,22 @@ class Node:
         """LlamaIndex's name for ``text``."""
         return self.text
 
+    def quoting(self, sentence: str, suffix: str) -> Node:
+        """A node of one ``sentence`` of this node's text, as a passage of its own citing this
+        one (its file and place); its id is this node's with ``suffix``."""
+        start = self.text.find(sentence)
+        offset = self.start_char if self.start_char is not None and start >= 0 else None
+        return Node(
+            text=sentence,
+            node_id=self.node_id + suffix,
+            ref_doc_id=self.ref_doc_id,
+            metadata=dict(self.metadata),
+            excluded_embed_metadata_keys=list(self.excluded_embed_metadata_keys),
+            excluded_llm_metadata_keys=list(self.excluded_llm_metadata_keys),
+            start_char=None if offset is None else offset + start,
+            end_char=None if offset is None else offset + start + len(sentence),
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "text": self.text,

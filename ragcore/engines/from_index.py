@@ -47,6 +47,7 @@ from ..query import QueryEngine
 from ..retrieval.acronyms import AcronymExpansions
 from ..retrieval.cards import DocumentCards
 from ..retrieval.optimizer import SentenceEmbeddingOptimizer
+from ..retrieval.ordinals import OrdinalItems
 from ..retrieval.retrievers import RetrievalMode, Retriever, SearchableIndex
 from ..stores.filters import MetadataFilters
 from ..synthesis import ResponseMode, Synthesizer
@@ -114,8 +115,10 @@ def reading_postprocessors(index: EngineIndex, postprocessors: Sequence[NodePost
     never loads the embedding model); after all, for a question about a document itself, its
     card (``DocumentCards``: title, authors, date, abstract; a document the question names that
     no retrieved node is from is searched for by name); before it, for "What does SDLC stand
-    for?", the sentence that spells it out (``AcronymExpansions``)."""
-    first = [ListContinuation(index)] if hasattr(index, "get_node") else []
+    for?", the sentence that spells it out (``AcronymExpansions``), and for a list question,
+    a prose list's later items after the passage holding its first (``OrdinalItems``)."""
+    linked = hasattr(index, "get_node")
+    first = [ListContinuation(index)] if linked else []
     budget = getattr(llm, "reading_tokens", None)
     # An LLM that measures its reading speed (the packaged model) sets the budget per query.
     reader = llm if callable(getattr(llm, "reading_budget", None)) else None
@@ -127,7 +130,8 @@ def reading_postprocessors(index: EngineIndex, postprocessors: Sequence[NodePost
     # for a question about a document itself, its card whole.
     searchable = hasattr(index, "keyword_search")
     expansions = [AcronymExpansions(index)] if searchable else []
-    return [*first, *postprocessors, *last, *expansions,
+    later_items = [OrdinalItems(index)] if linked else []
+    return [*first, *postprocessors, *last, *later_items, *expansions,
             DocumentCards(index if searchable else None)]
 
 

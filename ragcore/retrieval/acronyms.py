@@ -20,7 +20,7 @@ from ..chunking import sentences
 from ..errors import StoreError
 from ..llms.extractive.question import asked_acronym
 from ..postprocess import Postprocessor
-from ..types import Node, ScoredNode
+from ..types import ScoredNode
 
 ACRONYM_SUFFIX = "#acronym"
 SEARCHED = 50  # nodes holding the acronym read for its expansion (keyword search, best first)
@@ -100,7 +100,7 @@ class AcronymExpansions(Postprocessor):
             sentence = expansion_in(scored.node.text, acronym)
             if sentence is not None:
                 best = max((n.score for n in nodes if n.score is not None), default=None)
-                return [ScoredNode(_passage(scored.node, sentence), best), *nodes]
+                return [ScoredNode(scored.node.quoting(sentence, ACRONYM_SUFFIX), best), *nodes]
         return nodes
 
     def _holding(self, acronym: str, nodes: Sequence[ScoredNode]) -> Iterator[ScoredNode]:
@@ -113,19 +113,3 @@ class AcronymExpansions(Postprocessor):
         except StoreError:  # an index whose keywords cannot be read: the retrieved nodes only
             return
         yield from (n for n in found if n.node.node_id not in seen)
-
-
-def _passage(source: Node, sentence: str) -> Node:
-    """The expansion sentence as a node citing the node it comes from (its file and place)."""
-    start = source.text.find(sentence)
-    offset = source.start_char if source.start_char is not None and start >= 0 else None
-    return Node(
-        text=sentence,
-        node_id=source.node_id + ACRONYM_SUFFIX,
-        ref_doc_id=source.ref_doc_id,
-        metadata=dict(source.metadata),
-        excluded_embed_metadata_keys=list(source.excluded_embed_metadata_keys),
-        excluded_llm_metadata_keys=list(source.excluded_llm_metadata_keys),
-        start_char=None if offset is None else offset + start,
-        end_char=None if offset is None else offset + start + len(sentence),
-    )
