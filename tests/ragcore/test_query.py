@@ -182,6 +182,7 @@ def test_from_index_wires_the_vector_retriever_filters_and_postprocessors(fake_e
         "retrieve",
         "postprocess: ListContinuation",
         "postprocess: KeywordNodePostprocessor",
+        "postprocess: OrdinalItems",  # a list told in prose ("First, ...") is read whole
         "postprocess: AcronymExpansions",  # "What does SDLC stand for?" reads where it is said
         "postprocess: DocumentCards",  # a question about a document itself reads its card
         "pack context",
