@@ -26,6 +26,9 @@
                   itself followed with "Not found in the documents." and that is not vouched
                   for ("**47**. Not found in the documents."), said to be the model's guess
 
+Whatever the verdict, an answer to "What does SDLC stand for?" that is not refused and lacks the
+words a passage spells the acronym out with is followed by that passage's sentence, cited.
+
 The verdict itself is ``ragcore.grounding``'s, computed in ``support.cite``; this module only
 writes the text, for the app's Query and Chat pages and the CLI alike (``markers.mark_listing``
 calls it).
@@ -48,9 +51,11 @@ from ..grounding import (
 )
 from ..grounding.answer_type import REPEATS
 from ..grounding.claims import sentence_spans
-from ..grounding.facts import content_stems, missing_facts, without_markers
+from ..grounding.facts import content_stems, fold, missing_facts, without_markers
 from ..grounding.verdict import SHORT_CLAIM_STEMS, short_answer
+from ..llms.extractive.question import asked_acronym
 from ..prompts.answer import NOT_FOUND_SENTENCE
+from ..retrieval.acronyms import expanded, expansion_in
 from .sources import ListedSource, SourceListing
 from .support import NEAREST
 
@@ -61,6 +66,7 @@ UNOBSERVED = ("**Not from the documents:** the agent's tools showed it no passag
 NEAREST_LEAD = "What they say nearest to it:"
 LOCATED_LEAD = "Where the passages mention it:"
 LISTED_LEAD = "Where the passages list them:"
+SPELLED_LEAD = "Where the passages spell it out:"
 _TRAILING_REFUSAL = re.compile(r"(?<=\S)[ \t]*\**" + re.escape(NOT_FOUND_SENTENCE.rstrip(".")) +
                                r"\.?\**[ \t]*$")
 NOT_CONFIRMED = ("**Not confirmed by the passages:** ragcore could not match this answer to what "
@@ -73,6 +79,16 @@ def grounded_text(answer: str, listing: SourceListing, listed: Sequence[ListedSo
                   marker: Callable[[int], str]) -> tuple[str, tuple[int, ...]]:
     """The answer as shown, and the cited sources in marker order (0-based positions in
     ``listed``, the listing's sources sorted by number)."""
+    text, order = _shown(answer, listing, listed, marker)
+    question = listing.question
+    if listing.verdict is not None and question.strip() and not text.startswith(
+            (not_said(question), NOT_FOUND_SENTENCE)):
+        text, order = _spelled_out(text, listed, question, order, marker)
+    return text, order
+
+
+def _shown(answer: str, listing: SourceListing, listed: Sequence[ListedSource],
+           marker: Callable[[int], str]) -> tuple[str, tuple[int, ...]]:
     verdict = listing.verdict
     text = without_markers(answer)
     if verdict is None:
@@ -220,6 +236,29 @@ def _listed_together(text: str, listed: Sequence[ListedSource], question: str,
 
 _BULLET_LINE = re.compile(r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s+")
 _ITEM_MARKUP = re.compile(r"[*`\"'\u2018\u2019\u201c\u201d]|[.;,]$")
+
+
+def _spelled_out(text: str, listed: Sequence[ListedSource], question: str,
+                 order: tuple[int, ...], marker: Callable[[int], str]
+                 ) -> tuple[str, tuple[int, ...]]:
+    """For "What does SDLC stand for?", an answer lacking the words a passage spells the
+    acronym out with ("**SDLC**. SDLC is also widely used for “system development life
+    cycle.”") followed by that passage's sentence, cited; ``text`` unchanged otherwise."""
+    acronym = asked_acronym(question)
+    if acronym is None:
+        return text, order
+    for position, source in enumerate(listed):
+        sentence = expansion_in(source.scored.node.text, acronym)
+        words = None if sentence is None else expanded(sentence, acronym)
+        if words is None:
+            continue
+        if fold(words) in fold(text):
+            return text, order
+        order = order if position in order else (*order, position)
+        quote = " ".join(sentence.split()[:QUOTED_WORDS])
+        return (f"{text}\n\n{SPELLED_LEAD} \u201c{quote}\u201d "
+                f"{marker(order.index(position) + 1)}", order)
+    return text, order
 
 
 def _stating_sentence(check: ClaimCheck, listed: Sequence[ListedSource], question: str,

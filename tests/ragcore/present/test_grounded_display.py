@@ -332,3 +332,22 @@ def test_a_guess_the_model_itself_disowned_is_not_shown_as_an_answer():
                           "How long is a record header?")
     assert listing.verdict.label == "supported"
     assert text == "**80 bytes**. \u201cA record header is 80 bytes long.\u201d [1]"
+
+
+def test_an_acronym_the_answer_does_not_expand_as_the_documents_do_is_spelled_out_below():
+    from ragcore.present.grounded import SPELLED_LEAD
+
+    footnote = ("1 SDLC is also widely used for \u201csystem development life cycle.\u201d All "
+                "usage of \u201cSDLC\u201d in this document is referencing software.")
+    defined = ("A software development life cycle (SDLC)1 is a formal or informal methodology "
+               "for designing, creating, and maintaining software.")
+    question = "What does SDLC stand for in the SSDF document?"
+    answer = "**SDLC**. SDLC is also widely used for \u201csystem development life cycle.\u201d"
+    text, listing = shown_over([footnote, defined], answer, question)
+    assert text.endswith(f"\n\n{SPELLED_LEAD} \u201c{defined}\u201d [2]")
+    assert [s.scored.node.node_id for s in listing.shown][:2] == ["n0", "n1"]
+    right = "**software development life cycle**. The SDLC is a methodology."
+    assert SPELLED_LEAD not in shown_over([footnote, defined], right, question)[0]
+    # another question, or passages that never spell it out: nothing added
+    assert SPELLED_LEAD not in shown_over([footnote, defined], answer, "What is the SDLC?")[0]
+    assert SPELLED_LEAD not in shown_over([footnote], answer, question)[0]
