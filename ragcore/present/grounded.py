@@ -196,9 +196,21 @@ def _located(lead: ClaimCheck, listed: Sequence[ListedSource], question: str,
     if found is None:
         return text, order
     position, quote = found
+    return _followed_by(text, LOCATED_LEAD, quote, position, order, marker)
+
+
+def _followed_by(text: str, lead: str, quote: str, position: int, order: tuple[int, ...],
+                 marker: Callable[[int], str]) -> tuple[str, tuple[int, ...]]:
+    """``text``, then ``lead`` and the passage sentence ``quote`` of the listed source at
+    ``position``, cited (the source added to the cited ``order`` if new)."""
     order = order if position in order else (*order, position)
-    return (f"{text}\n\n{LOCATED_LEAD} \u201c{quote}\u201d {marker(order.index(position) + 1)}",
-            order)
+    return f"{text}\n\n{lead} \u201c{quote}\u201d {marker(order.index(position) + 1)}", order
+
+
+def _quoted(sentence: str) -> str:
+    """``sentence`` as quoted: its whitespace collapsed, cut after ``QUOTED_WORDS`` words."""
+    words = sentence.split()
+    return " ".join(words[:QUOTED_WORDS]) + (" \u2026" if len(words) > QUOTED_WORDS else "")
 
 
 def _listed_together(text: str, listed: Sequence[ListedSource], question: str,
@@ -222,16 +234,11 @@ def _listed_together(text: str, listed: Sequence[ListedSource], question: str,
             held = len(asked & set(content_stems(sentence)))
             if held and all(w.search(sentence) for w in words) and (
                     best is None or held > best[0]):
-                best = (held, position, " ".join(sentence.split()))
+                best = (held, position, sentence)
     if best is None:
         return text, order
     _, position, sentence = best
-    order = order if position in order else (*order, position)
-    words_of = sentence.split()
-    quote = " ".join(words_of[:QUOTED_WORDS]) + (" \u2026" if len(words_of) > QUOTED_WORDS
-                                                 else "")
-    return (f"{text}\n\n{LISTED_LEAD} \u201c{quote}\u201d {marker(order.index(position) + 1)}",
-            order)
+    return _followed_by(text, LISTED_LEAD, _quoted(sentence), position, order, marker)
 
 
 _BULLET_LINE = re.compile(r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s+")
@@ -254,10 +261,7 @@ def _spelled_out(text: str, listed: Sequence[ListedSource], question: str,
             continue
         if fold(words) in fold(text):
             return text, order
-        order = order if position in order else (*order, position)
-        quote = " ".join(sentence.split()[:QUOTED_WORDS])
-        return (f"{text}\n\n{SPELLED_LEAD} \u201c{quote}\u201d "
-                f"{marker(order.index(position) + 1)}", order)
+        return _followed_by(text, SPELLED_LEAD, _quoted(sentence), position, order, marker)
     return text, order
 
 
@@ -294,9 +298,7 @@ def _stating_sentence(check: ClaimCheck, listed: Sequence[ListedSource], questio
     _, position, sentence = best
     if sentence[:1] in "\u201c\"" and sentence.rstrip()[-1:] in "\u201d\"":
         sentence = sentence[1:].rstrip()[:-1]  # a quoted line of dialogue: quoted once
-    words = sentence.split()
-    return position, " ".join(words[:QUOTED_WORDS]) + (" \u2026" if len(words) > QUOTED_WORDS
-                                                       else "")
+    return position, _quoted(sentence)
 
 
 def unobserved(text: str) -> str:
