@@ -8,13 +8,13 @@ items share none of the question's words, and a reader model lists the first ite
 neighbouring sentences as the other three.
 
 For a list question (``grounding.kinds``), each passage read that holds a sentence opening
-with "First" (an ordinal and a comma, dash or colon: not "First Lady") and none with the next
-ordinal is followed by the sentences opening with the next ordinals ("And fourth, ..." too),
-found by walking the document's next chunks, at most ``WALKED_CHARS`` characters (a quarter
-of that when no count is announced), until the count announced ("four ... steps") is reached. Each is a passage of its own citing
-the chunk it comes from, past any reading budget, as the sentence spelling out an acronym is
-(``acronyms``). Any other question passes through unchanged. No model: the items are the
-document's own sentences, found by their form.
+with "First" (an ordinal and a comma, dash or colon: not "First Lady") is followed by the
+sentences opening with the next ordinals ("And fourth, ..." too) that it lacks, from the rest
+of its chunk and the chunks after it, at most ``WALKED_CHARS`` characters (a quarter of that
+when no count is announced), until the count announced ("four ... steps") is reached. Each is a
+passage of its own citing the chunk it comes from, past any reading budget, as the sentence
+spelling out an acronym is (``acronyms``). Any other question passes through unchanged. No
+model: the items are the document's own sentences, found by their form.
 """
 
 from __future__ import annotations
