@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n\s*\n")
+from .claims import sentence_spans
+
 _WORD = re.compile(r"[^\W_]{3,}")
 MAX_QUOTE_WORDS = 40
 _WH = r"(?P<wh>how (?:many|much|long|often|old|far|big|large)(?: [\w-]+)??|what(?: [\w-]+)??|" \
@@ -150,7 +151,8 @@ def closest_with_position(question: str, passages: Sequence[str]) -> tuple[str, 
     asked = {w.casefold() for w in _WORD.findall(question)}
     best, best_shared, where = "", 0, -1
     for position, passage in enumerate(passages):
-        for sentence in (s for s in _SENTENCE.split(passage) if s.strip()):
+        # sentences as the verdict reads them: "Neville St. Clair" is not cut at "St."
+        for sentence in (passage[a:b] for a, b in sentence_spans(passage, wrapped=True)):
             shared = len(asked & {w.casefold() for w in _WORD.findall(sentence)})
             if shared > best_shared:
                 best, best_shared, where = " ".join(sentence.split()), shared, position

@@ -195,6 +195,11 @@ def test_the_closest_sentence_shares_most_question_words_and_is_cut_short():
     long = "Brest lighthouse " + "word " * 60
     assert closest_sentence("Brest lighthouse?", [long]).endswith("\u2026")
     assert closest_sentence("Zebras?", passages) == ""
+    # a title's period ends no sentence: the quote is the whole sentence, not "... Neville St."
+    story = ("It was Neville St.\u00a0Clair\u2019s coat, and not Neville St.\u00a0Clair, which "
+             "lay uncovered as the tide receded. Mr. Holmes smoked.")
+    assert closest_sentence("How old is Neville St. Clair?", [story]).endswith(
+        "as the tide receded.")
 
 
 def test_only_the_models_the_gate_was_calibrated_for_are_gated():
