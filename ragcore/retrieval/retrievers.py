@@ -223,14 +223,8 @@ class KeywordRetriever:
         doc_ids: Sequence[str] | None = None,
         k1: float = K1,
         b: float = B,
-        side_heads: int | None = None,
     ) -> None:
         _check_top_k("similarity_top_k", similarity_top_k)
-        if side_heads is None:
-            side_heads = similarity_top_k // HYBRID_HEAD_SHARE
-        if isinstance(side_heads, bool) or not isinstance(side_heads, int) or side_heads < 0:
-            raise ConfigError(
-                f"side_heads ({side_heads!r}) must be a whole number >= 0 (0 keeps none)")
         _check_doc_ids(doc_ids)
         check_bm25(k1, b)
         self.index = index
