@@ -37,6 +37,7 @@ from ..grounding import (
     closest_with_position,
     question_kind,
 )
+from ..grounding.claims import sentence_spans as verdict_sentences
 from ..grounding.facts import without_markers
 from .quotes import (
     Span,
@@ -172,9 +173,10 @@ def grounded_citations(answer: str, passages: Sequence[str], *, question: str,
 
 
 def _sentence_of(passage: str, sentence: str) -> list[Span]:
-    """The span of ``sentence`` (as ``closest_sentence`` gave it) in ``passage``."""
+    """The span of ``sentence`` (as ``closest_sentence`` gave it, split as the verdict splits)
+    in ``passage``."""
     words = sentence.rstrip(" \u2026").split()
-    for start, end in sentence_spans(passage):
+    for start, end in verdict_sentences(passage, wrapped=True):
         if words and " ".join(passage[start:end].split()).startswith(" ".join(words[:6])):
             return [(start, end)]
     return []

@@ -351,3 +351,15 @@ def test_an_acronym_the_answer_does_not_expand_as_the_documents_do_is_spelled_ou
     # another question, or passages that never spell it out: nothing added
     assert SPELLED_LEAD not in shown_over([footnote, defined], answer, "What is the SDLC?")[0]
     assert SPELLED_LEAD not in shown_over([footnote], answer, question)[0]
+
+
+def test_the_nearest_sentence_of_a_hard_wrapped_passage_is_quoted_whole():
+    # sentences kept by a reading budget, joined by " \u2026 ", over hard-wrapped lines
+    pep = ("Please see the\ncompanion informational PEP describing style guidelines for the C "
+           "code. \u2026 This document and PEP 257 were adapted from\nGuido's original Python "
+           "Style Guide essay, with some additions from\nBarry's style guide.")
+    text, _ = shown_over([pep], "**2001**. Guido wrote the essay in 2001.",
+                         "In what year was Guido's original style guide essay written?")
+    assert text.endswith(f"\n\n{NEAREST_LEAD} \u201cThis document and PEP 257 were adapted from "
+                         "Guido's original Python Style Guide essay, with some additions from "
+                         "Barry's style guide.\u201d [1]")
