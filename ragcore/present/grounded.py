@@ -54,6 +54,7 @@ from ..grounding.claims import sentence_spans
 from ..grounding.facts import content_stems, fold, missing_facts, without_markers
 from ..grounding.verdict import SHORT_CLAIM_STEMS, short_answer
 from ..llms.extractive.question import asked_acronym
+from ..llms.extractive.text import LIST_ITEM
 from ..prompts.answer import NOT_FOUND_SENTENCE
 from ..retrieval.acronyms import expanded, expansion_in
 from .sources import ListedSource, SourceListing
@@ -220,8 +221,8 @@ def _listed_together(text: str, listed: Sequence[ListedSource], question: str,
     every item as a word of its own, written as the answer writes it, and the most of the
     question's words (one at least); ``text`` unchanged for fewer than two items or when no
     sentence holds them all."""
-    items = [_ITEM_MARKUP.sub("", _BULLET_LINE.sub("", line)).strip()
-             for line in text.splitlines() if _BULLET_LINE.match(line)]
+    items = [_ITEM_MARKUP.sub("", LIST_ITEM.sub("", line)).strip()
+             for line in text.splitlines() if LIST_ITEM.match(line)]
     if len(items) < 2 or not all(items):
         return text, order
     words = [re.compile(rf"(?<![\w-]){re.escape(item)}(?![\w-])") for item in items]
@@ -241,7 +242,6 @@ def _listed_together(text: str, listed: Sequence[ListedSource], question: str,
     return _followed_by(text, LISTED_LEAD, _quoted(sentence), position, order, marker)
 
 
-_BULLET_LINE = re.compile(r"^\s*(?:[-*\u2022]|\d{1,2}[.)])\s+")
 _ITEM_MARKUP = re.compile(r"[*`\"'\u2018\u2019\u201c\u201d]|[.;,]$")
 
 

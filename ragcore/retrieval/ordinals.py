@@ -24,14 +24,14 @@ from typing import Protocol
 
 from ..chunking import sentences
 from ..errors import StoreError
+from ..grounding.facts import NUMBER_WORDS
 from ..grounding.kinds import QuestionKind, question_kind
 from ..postprocess import Postprocessor
 from ..types import Node, ScoredNode
 
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
             "ninth", "tenth")
-COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-          "nine": 9, "ten": 10}
+COUNTS = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 WALKED_CHARS = 12_000  # of the chunks after a list's first item searched for its others
 ORDINAL_SUFFIX = "#ordinal-"
 _OPENS = re.compile(r"^\W*(?:and\s+|finally\s*,?\s*)?(" + "|".join(ORDINALS) +
@@ -49,7 +49,7 @@ def ordinal(sentence: str) -> int | None:
     """The place a sentence opening with an ordinal gives ("Second – we must ..." 2), else
     None."""
     match = _OPENS.match(sentence)
-    return ORDINALS.index(match.group(1).lower()) + 1 if match else None
+    return int(NUMBER_WORDS[match.group(1).lower()]) if match else None
 
 
 class OrdinalItems(Postprocessor):
@@ -117,4 +117,4 @@ def _announced_count(parts: list[str]) -> int | None:
     if not counts:
         return None
     said = counts[-1]
-    return COUNTS.get(said) or int(said)
+    return int(NUMBER_WORDS.get(said) or said)
