@@ -206,8 +206,10 @@ class ListContinuation(Postprocessor):
     rest of that list from the node after it: the items up to the list's end, within
     ``MAX_CONTINUATION`` characters. A chunk border inside the rules of a list ("Each value
     has an owner. / There can only be one owner. / [border] When the owner goes out of
-    scope ...") would otherwise show the reader, or the LLM, two rules of three. The completed
-    node is a copy whose ``end_char`` covers what was added."""
+    scope ...") would otherwise show the reader, or the LLM, two rules of three. The next node
+    may overlap this one or start after the blank lines the chunker left out (``MAX_GAP``:
+    then only for a node ending in an item, joined with a blank line). The completed node is
+    a copy whose ``end_char`` covers what was added."""
 
     def __init__(self, index: NodeLookup) -> None:
         self.index = index
@@ -225,14 +227,21 @@ class ListContinuation(Postprocessor):
             after = self.index.get_node(node.next_id)
         except StoreError:
             return scored
-        if after.start_char is None or not after.start_char <= node.end_char <= \
-                after.start_char + len(after.text) or after.ref_doc_id != node.ref_doc_id:
+        if after.start_char is None or after.ref_doc_id != node.ref_doc_id or not \
+                node.end_char - len(after.text) <= after.start_char <= node.end_char + MAX_GAP:
             return scored
-        rest = _list_rest(after.text[node.end_char - after.start_char:],
-                          _next_number(lines))
+        # The next node overlaps this one, or starts after the blank lines the chunker cut
+        # (when this one ends in an item: an announcement alone may precede anything).
+        gap = after.start_char - node.end_char
+        indent = _item_indent(lines)
+        if gap > 0 and indent is None:
+            return scored
+        rest = _list_rest(after.text[max(0, -gap):], _next_number(lines), indent)
         if not rest:
             return scored
-        grown = dataclasses.replace(node, text=node.text + rest, end_char=node.end_char + len(rest))
+        joint = "\n\n" if gap > 0 else ""
+        grown = dataclasses.replace(node, text=node.text + joint + rest,
+                                    end_char=max(node.end_char, after.start_char) + len(rest))
         return dataclasses.replace(scored, node=grown)
 
 
@@ -243,15 +252,28 @@ _SENTENCE_END = re.compile(r"[.!?][\"')\]\u201d\u2019]*\s*$")
 
 
 def _ends_in_list(lines: list[str]) -> bool:
-    """A node's last line is an item, a bare item number, or announces a list; or it wraps a
-    numbered item that starts at most ``WRAPPED_LINES`` lines up (a PDF's item lines)."""
+    """A node's last line is an item, a bare item number, or announces a list; or it wraps an
+    item that starts at most ``WRAPPED_LINES`` lines up: a numbered one (a PDF's item lines),
+    or any item whose lines after it are indented past its marker (a plain-text RFC's)."""
     line = lines[-1]
     if LIST_ITEM.match(line) or _BARE_NUMBER.match(line) or _ANNOUNCES.search(line):
         return True
-    return any(_NUMBER.match(up) for up in lines[-1 - WRAPPED_LINES:-1])
+    above = lines[-1 - WRAPPED_LINES:-1]
+    for k, up in enumerate(above):
+        if _NUMBER.match(up):
+            return True
+        item = LIST_ITEM.match(up)
+        if item and all(_indent(x) > _indent(up) for x in [*above[k + 1:], line] if x.strip()):
+            return True
+    return False
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
 
 
 WRAPPED_LINES = 3
+MAX_GAP = 16  # characters between two nodes (blank lines and indents the chunker left out)
 
 
 def _next_number(lines: list[str]) -> int | None:
@@ -264,22 +286,37 @@ def _next_number(lines: list[str]) -> int | None:
     return 1 if _ANNOUNCES.search(lines[-1]) else None
 
 
-def _list_rest(text: str, expect: int | None = None) -> str:
+def _item_indent(lines: list[str]) -> int | None:
+    """The indent of the last item among a node's last lines (None: no item there)."""
+    for line in reversed(lines[-1 - WRAPPED_LINES:]):
+        if LIST_ITEM.match(line):
+            return _indent(line)
+    return None
+
+
+def _list_rest(text: str, expect: int | None = None, indent: int | None = None) -> str:
     """The start of ``text`` up to the end of the list it continues: the rest of the item it
     starts in, then item lines and the lines under them (indented, or wrapped lines of a PDF),
-    no blank line before a line that is no item. A numbered list ends after the item whose
-    sentence ends where no item numbered next follows."""
+    no blank line before a line that is no item, nor before one indented no deeper than the
+    list's items (``indent``: a plain-text RFC indents its prose too). A numbered list ends
+    after the item whose sentence ends where no item numbered next follows."""
     end, pos = 0, 0
     lines = text[:MAX_CONTINUATION].splitlines(keepends=True)
+    after_blank = False
     for k, line in enumerate(lines):
         pos += len(line)
         if not line.strip():
+            after_blank = True
             continue
         numbered = _NUMBER.match(line)
+        shallow = (after_blank and indent is not None and not LIST_ITEM.match(line)
+                   and _indent(line) <= indent)
+        after_blank = False
         if expect is not None and numbered and int(numbered.group(1)) == expect:
             expect += 1
-        elif not (LIST_ITEM.match(line) or line[:1].isspace() or k == 0 or
-                  (expect is not None and end == pos - len(line))) or pos > MAX_CONTINUATION:
+        elif shallow or not (LIST_ITEM.match(line) or line[:1].isspace() or k == 0 or
+                             (expect is not None and end == pos - len(line))) \
+                or pos > MAX_CONTINUATION:
             break
         end = pos
         following = next((x for x in lines[k + 1:] if x.strip()), "")

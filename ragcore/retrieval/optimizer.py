@@ -37,7 +37,12 @@ pool for the reader: ``engines.from_index.reading_pool``) a factoid's sentences 
 first that many passages its order reaches, a list's, summary's or comparison's from the first
 that many passages retrieved (``KindProfile.pooled``: a list is read from its passages whole).
 On the grounded set's 78 answerable questions (gold read, offline) the pool of 12 read 4 gained
-3, 5 and 2 more at 160, 250 and 400 tokens.
+3, 5 and 2 more at 160, 250 and 400 tokens. A list also reads the ``REACHED_PASSAGES`` other
+passages of the pool its best sentences reach first ("There are 5 values for the first digit:"
+ranked 7th for "What are the classes of HTTP status codes?"), and a kept sentence that is an
+item of a list brings the run of items it stands in and the sentence announcing them. A
+sentence two passages hold (a passage grown by the rest of its list holds the next one's first
+sentences) is read once.
 
 A kept passage is a copy with the kept sentences in document order: where they are one run of
 the original text its offsets still point at it (the app opens it in the document); gaps are
@@ -57,7 +62,8 @@ from ..chunking import sentences
 from ..embeddings.base import Embedder, embed_query
 from ..errors import ConfigError
 from ..grounding.answer_type import asked_forms
-from ..grounding.kinds import profile, question_kind
+from ..grounding.kinds import QuestionKind, profile, question_kind
+from ..llms.extractive.text import LIST_ITEM
 from ..postprocess import Postprocessor
 from ..search.lexical import terms
 from ..tokens import count_tokens
@@ -65,6 +71,7 @@ from ..types import ScoredNode
 
 GAP = " … "
 ANNOUNCED_TOKENS = 320  # what follows an announcing sentence, kept beyond the budget
+REACHED_PASSAGES = 2  # a list's passages read beyond its top-k: those its best sentences reach
 REFERRING_TOKENS = 80  # a sentence read with its neighbour that it refers to, or refers back to
 WORDS_WEIGHT = 0.5  # of the question's words against its meaning, ranking sentences to read
 FORM_WEIGHT = 0.15  # added for a sentence showing the form of what is asked (a sum, an age)
@@ -144,7 +151,8 @@ class SentenceEmbeddingOptimizer(Postprocessor):
 
     def _kept(self, nodes: list[ScoredNode], query: str, budget: int | None
               ) -> list[ScoredNode]:
-        if self.max_passages is not None and not profile(question_kind(query)).pooled:
+        kind = question_kind(query)
+        if budget is None and self.max_passages is not None and not profile(kind).pooled:
             nodes = nodes[: self.max_passages]  # a list or summary: the passages ranked first
         split = [sentences(scored.node.text) for scored in nodes]
         flat = [(i, j) for i, parts in enumerate(split) for j in range(len(parts))]
@@ -163,12 +171,13 @@ class SentenceEmbeddingOptimizer(Postprocessor):
             forms = asked_forms(query)
             ranking = _scaled(ranking) + FORM_WEIGHT * np.array(
                 [any(form.search(text) for form in forms) for text in texts], dtype=float)
-        kept = self._chosen(flat, similarity, ranking, split, budget)
+        kept = self._chosen(flat, similarity, ranking, split, budget, kind)
         return [trimmed for i, scored in enumerate(nodes)
                 if (trimmed := _trimmed(scored, split[i], sorted(kept.get(i, ())))) is not None]
 
     def _chosen(self, flat: list[tuple[int, int]], similarity: np.ndarray, ranking: np.ndarray,
-                split: list[list[str]], budget: int | None) -> dict[int, set[int]]:
+                split: list[list[str]], budget: int | None, kind: QuestionKind
+                ) -> dict[int, set[int]]:
         """Passage index -> the indexes of its sentences kept (before the context): the
         cutoffs on ``similarity``, the budget's order by ``ranking``."""
         passes = np.ones(len(flat), dtype=bool)
@@ -181,9 +190,13 @@ class SentenceEmbeddingOptimizer(Postprocessor):
                 passes[sorted(rows, key=lambda r: -similarity[r])[keep:]] = False
         order = [r for r in np.argsort(-ranking, kind="stable") if passes[r]]
         if budget is not None:
-            order = order or [int(np.argmax(ranking))]
+            order = _distinct(order or [int(np.argmax(ranking))],
+                              [split[i][j] for i, j in flat])
             if self.max_passages is not None:
-                order = _from_first_passages(order, flat, self.max_passages)
+                order = _from_first_passages(order, flat, self.max_passages,
+                                             ranked_first=not profile(kind).pooled,
+                                             reached=REACHED_PASSAGES
+                                             if kind is QuestionKind.LIST else 0)
             order = _within(order, [split[i][j] for i, j in flat], budget)
         kept: dict[int, set[int]] = {}
         for r in order:
@@ -192,6 +205,8 @@ class SentenceEmbeddingOptimizer(Postprocessor):
                            min(len(split[i]), j + self.context_after + 1))
             kept.setdefault(i, set()).update(around)
         for i, chosen in kept.items():
+            if kind is QuestionKind.LIST:
+                chosen.update(_list_of(split[i], sorted(chosen)))
             chosen.update(_announced(split[i], sorted(chosen)))
             if budget is not None:  # ragcore's reading: LlamaIndex's cutoffs keep their own
                 chosen.update(_referring(split[i], sorted(chosen)))
@@ -211,6 +226,29 @@ def _announced(parts: list[str], kept: list[int]) -> set[int]:
             if spent > ANNOUNCED_TOKENS:
                 break
             more.add(j)
+    return more
+
+
+def _list_of(parts: list[str], kept: list[int]) -> set[int]:
+    """For a list question, the items around each kept sentence that is a list item (the
+    run of items it stands in) and the sentence before the run, up to ``ANNOUNCED_TOKENS``
+    each: "- 2xx: Success" read without "- 3xx: Redirection" is half the answer."""
+    more: set[int] = set()
+    for k in kept:
+        if not LIST_ITEM.match(parts[k]):
+            continue
+        spent = 0
+        for step in (-1, 1):
+            j = k + step
+            while 0 <= j < len(parts) and LIST_ITEM.match(parts[j]):
+                spent += count_tokens(parts[j])
+                if spent > ANNOUNCED_TOKENS:
+                    break
+                more.add(j)
+                j += step
+            else:
+                if step < 0 and j >= 0 and count_tokens(parts[j]) <= REFERRING_TOKENS:
+                    more.add(j)  # what announces the run ("There are 5 values ...:")
     return more
 
 
@@ -243,14 +281,35 @@ def _scaled(scores: np.ndarray) -> np.ndarray:
     return (scores - low) / (high - low) if high > low else np.zeros_like(scores)
 
 
-def _from_first_passages(order: Sequence[int], flat: Sequence[tuple[int, int]], most: int
-                         ) -> list[int]:
-    """The sentences of ``order`` from the first ``most`` passages it reaches."""
-    passages: list[int] = []
+def _from_first_passages(order: Sequence[int], flat: Sequence[tuple[int, int]], most: int,
+                         ranked_first: bool = False, reached: int = 0) -> list[int]:
+    """The sentences of ``order`` from the first ``most`` passages it reaches; with
+    ``ranked_first``, from the first ``most`` passages retrieved and the first ``reached``
+    others it reaches."""
+    passages = list(range(most)) if ranked_first else []
     for r in order:
-        if flat[r][0] not in passages and len(passages) < most:
-            passages.append(flat[r][0])
+        i = flat[r][0]
+        if i in passages:
+            continue
+        if ranked_first and reached > 0:
+            passages.append(i)
+            reached -= 1
+        elif not ranked_first and len(passages) < most:
+            passages.append(i)
     return [r for r in order if flat[r][0] in passages]
+
+
+def _distinct(order: Sequence[int], texts: Sequence[str]) -> list[int]:
+    """``order`` without the sentences it already holds (a passage grown by the rest of its
+    list holds the next passage's first sentences too): read once, paid once."""
+    seen: set[str] = set()
+    kept = []
+    for r in order:
+        key = " ".join(texts[r].split())
+        if key not in seen:
+            seen.add(key)
+            kept.append(r)
+    return kept
 
 
 def _within(order: Sequence[int], texts: Sequence[str], budget: int) -> list[int]:

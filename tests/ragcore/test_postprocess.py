@@ -241,3 +241,44 @@ def test_a_pdf_list_with_wrapped_numbered_items_is_completed_to_its_last_item(bo
     index = PdfSplit(border)
     out = ListContinuation(index).postprocess([ScoredNode(index.nodes["a"], 0.9)], "q")
     assert out[0].node.text == GROUPS[:GROUPS.index("\nThe Introduction")]
+
+
+CLASSES = ("   The first digit of the Status-Code defines the class of response. There are 5\n"
+           "   values for the first digit:\n\n"
+           "      - 1xx: Informational - Request received, continuing process\n\n"
+           "      - 2xx: Success - The action was successfully received,\n"
+           "        understood, and accepted\n\n"
+           "      - 4xx: Client Error - The request contains bad syntax or cannot\n"
+           "        be fulfilled\n\n"
+           "      - 5xx: Server Error - The server failed to fulfill an apparently\n"
+           "        valid request\n\n"
+           "   The individual values of the numeric status codes are presented below.")
+
+
+class GapSplit(SplitIndex):
+    """``CLASSES`` cut at ``border``, the blank lines and indent after it left out of both
+    nodes (as the chunker strips a node's edges)."""
+
+    def __init__(self, border: int) -> None:
+        start = border + len(CLASSES[border:]) - len(CLASSES[border:].lstrip())
+        self.nodes = {"a": Node(CLASSES[:border], node_id="a", ref_doc_id="d", start_char=0,
+                                end_char=border, next_id="b"),
+                      "b": Node(CLASSES[start:], node_id="b", ref_doc_id="d", start_char=start,
+                                end_char=len(CLASSES), prev_id="a")}
+
+
+def test_a_plain_text_list_is_completed_across_the_blank_lines_between_two_nodes():
+    index = GapSplit(CLASSES.index("be fulfilled") + len("be fulfilled"))
+    out = ListContinuation(index).postprocess([ScoredNode(index.nodes["a"], 0.9)], "q")
+    text = out[0].node.text
+    # the wrapped bulleted item ends the node: the next item is added, not the prose after
+    assert text.endswith("- 5xx: Server Error - The server failed to fulfill an apparently\n"
+                         "        valid request")
+    assert "individual values" not in text and out[0].node.end_char == \
+        CLASSES.index("valid request") + len("valid request")
+
+
+def test_an_announcement_alone_is_not_completed_across_a_gap():
+    index = GapSplit(CLASSES.index("first digit:") + len("first digit:"))
+    hit = [ScoredNode(index.nodes["a"], 0.9)]
+    assert ListContinuation(index).postprocess(hit, "q")[0].node is index.nodes["a"]

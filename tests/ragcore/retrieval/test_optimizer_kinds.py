@@ -93,3 +93,37 @@ def test_a_sentence_pointing_back_is_read_with_the_one_it_points_to():
     [before] = optimizer.postprocess([ScoredNode(Node(text=SHIFT), 0.5)],
                                      "What principle is known as shifting left?")
     assert before.node.text.startswith("Security is addressed")
+
+
+CLASSES = ("The first digit of the status code defines the class of response. The last two "
+           "digits have no role. There are 5 values for the first digit:\n\n"
+           "- 1xx: Informational - Request received, continuing process\n\n"
+           "- 2xx: Success - The action was successfully received\n\n"
+           "- 3xx: Redirection - Further action must be taken\n\n"
+           "- 4xx: Client Error - The request contains bad syntax\n\n"
+           "- 5xx: Server Error - The server failed to fulfill a valid request\n\n"
+           "Unknown codes are treated as the x00 code of their class. Caches store 200 replies.")
+
+
+def test_a_list_question_reads_every_item_of_a_list_one_of_its_items_was_kept_from():
+    optimizer = SentenceEmbeddingOptimizer(None, token_budget=6, by_kind=True)
+    [listed] = optimizer.postprocess([ScoredNode(Node(text=CLASSES), 0.5)],
+                                     "List the status classes, informational for a request "
+                                     "received and the rest.")
+    assert all(item in listed.node.text for item in ("There are 5 values", "Informational",
+                                                     "Success", "Server Error"))
+    [fact] = optimizer.postprocess([ScoredNode(Node(text=CLASSES), 0.5)],
+                                   "Which status means the request was received, continuing "
+                                   "process?")
+    assert fact.node.text == "- 1xx: Informational - Request received, continuing process"
+
+
+def test_a_sentence_held_by_two_passages_is_read_once():
+    nodes = [ScoredNode(Node(text="Herons nest in tall trees. Owls hunt at night.",
+                             node_id="grown"), 0.6),
+             ScoredNode(Node(text="Herons nest in tall trees. Herons eat fish.", node_id="next"),
+                        0.5)]
+    optimizer = SentenceEmbeddingOptimizer(None, token_budget=30)  # all four, were one not twice
+    kept = optimizer.postprocess(nodes, "Where do herons nest and what do they eat?")
+    text = " ".join(n.node.text for n in kept)
+    assert text.count("Herons nest in tall trees.") == 1 and "Herons eat fish." in text

@@ -8,7 +8,7 @@ from ragcore import Document, VectorStoreIndex
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.engines.from_index import READING_POOL, chat_engine_from_index, reading_pool
 from ragcore.llms.fake import FakeLLM
-from ragcore.retrieval.optimizer import SentenceEmbeddingOptimizer
+from ragcore.retrieval.optimizer import REACHED_PASSAGES, SentenceEmbeddingOptimizer
 from ragcore.tokens import count_tokens
 from ragcore.types import Node, ScoredNode
 
@@ -88,9 +88,14 @@ def test_chat_engines_read_the_pool_too_unless_given_a_retriever():
 def test_a_list_is_read_from_the_passages_ranked_first_a_fact_from_the_whole_pool():
     nodes = [passage("The castle has three towers: the east tower, the west tower and the keep.",
                      "first"),
-             passage("Pelicans nest in the east tower of the castle every spring.", "pooled")]
+             passage("Pelicans nest in the east tower of the castle every spring.", "pooled"),
+             passage("Herons nest in the west tower of the castle.", "herons"),
+             passage("Swallows nest in the keep of the castle.", "swallows"),
+             passage("The castle moat was filled in 1820.", "moat")]
     optimizer = SentenceEmbeddingOptimizer(None, token_budget=20, by_kind=True, max_passages=1)
     [fact] = optimizer.postprocess(nodes, "Where do pelicans nest in the castle?")
     assert fact.node.node_id == "pooled"
-    [listed] = optimizer.postprocess(nodes, "List the towers where pelicans nest in the castle.")
-    assert listed.node.node_id == "first"
+    # a list: its top-k passages (here 1) and the REACHED_PASSAGES (2) its best sentences reach
+    listed = optimizer.postprocess(nodes, "List the towers where birds nest in the castle.")
+    assert REACHED_PASSAGES == 2
+    assert [n.node.node_id for n in listed] == ["first", "pooled", "herons"]
