@@ -27,7 +27,8 @@ in the trace with the kind. A kept sentence that announces what follows ("... in
 more, whatever the budget: a list cut off after its announcement is the answer lost. Likewise
 under a budget, a sentence that points back ("This principle, known as shifting left, ...") is
 read with the one before it: the next sentence of a kept one when it points back to it, the
-sentence before a kept one that points back (each up to ``REFERRING_TOKENS``).
+sentence before a kept one that points back (each up to ``REFERRING_TOKENS``), also across a
+chunk border when both passages were retrieved (``_read_across``).
 
 Under a budget a sentence showing the form of what the question asks for (a currency for "how
 much money", a cardinal for "how old": ``answer_type.asked_forms``) ranks ``FORM_WEIGHT``
@@ -172,6 +173,8 @@ class SentenceEmbeddingOptimizer(Postprocessor):
             ranking = _scaled(ranking) + FORM_WEIGHT * np.array(
                 [any(form.search(text) for form in forms) for text in texts], dtype=float)
         kept = self._chosen(flat, similarity, ranking, split, budget, kind)
+        if budget is not None:
+            _read_across(kept, split, _following(nodes))
         return [trimmed for i, scored in enumerate(nodes)
                 if (trimmed := _trimmed(scored, split[i], sorted(kept.get(i, ())))) is not None]
 
@@ -263,6 +266,32 @@ def _referring(parts: list[str], kept: list[int]) -> set[int]:
                     and count_tokens(parts[j]) <= REFERRING_TOKENS):
                 more.add(j)
     return more
+
+
+def _following(nodes: Sequence[ScoredNode]) -> dict[int, int]:
+    """Passage index -> the index of the passage that continues it in its document."""
+    where = {scored.node.node_id: i for i, scored in enumerate(nodes)}
+    return {where[scored.node.prev_id]: i for i, scored in enumerate(nodes)
+            if scored.node.prev_id in where}
+
+
+def _read_across(kept: dict[int, set[int]], split: list[list[str]], following: dict[int, int]
+                 ) -> None:
+    """``_referring`` across a chunk border: a passage's last sentence kept, and the first
+    sentence of the passage after it (past what the two share) points back to it ("the
+    earlier in the SDLC that security is addressed, the less effort ... / This principle,
+    known as shifting left, ..."), or the other way round: each is read with the other."""
+    for i, after in following.items():
+        shared = {" ".join(p.split()) for p in split[i]}
+        first = next((j for j, p in enumerate(split[after]) if " ".join(p.split()) not in shared),
+                     None)
+        last = len(split[i]) - 1
+        if first is None or last < 0 or not _REFERS_BACK.match(split[after][first]):
+            continue
+        if last in kept.get(i, ()) and count_tokens(split[after][first]) <= REFERRING_TOKENS:
+            kept.setdefault(after, set()).add(first)
+        elif first in kept.get(after, ()) and count_tokens(split[i][last]) <= REFERRING_TOKENS:
+            kept.setdefault(i, set()).add(last)
 
 
 def _shared_words(texts: Sequence[str], query: str) -> np.ndarray:

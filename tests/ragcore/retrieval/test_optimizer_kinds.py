@@ -127,3 +127,23 @@ def test_a_sentence_held_by_two_passages_is_read_once():
     kept = optimizer.postprocess(nodes, "Where do herons nest and what do they eat?")
     text = " ".join(n.node.text for n in kept)
     assert text.count("Herons nest in tall trees.") == 1 and "Herons eat fish." in text
+
+
+def test_a_sentence_pointing_back_across_a_chunk_border_is_read_with_the_one_before_it():
+    before = Node(text="Teams plan releases. Security is addressed as early as possible in the "
+                       "SDLC.", node_id="a", next_id="b")
+    after = Node(text="Security is addressed as early as possible in the SDLC. This principle, "
+                      "known as shifting left, is critically important. Budgets are set yearly.",
+                 node_id="b", prev_id="a")  # starts with the sentence the two overlap on
+    optimizer = SentenceEmbeddingOptimizer(None, token_budget=14, by_kind=True)
+    nodes = [ScoredNode(before, 0.6), ScoredNode(after, 0.5)]
+    kept = optimizer.postprocess(nodes, "When is security addressed as early as possible?")
+    text = " ".join(n.node.text for n in kept)
+    assert "shifting left" in text and "Budgets" not in text and "Teams" not in text
+    after = Node(text="This principle, known as shifting left, is critically important. "
+                      "Budgets are set yearly.", node_id="b", prev_id="a")  # no overlap
+    kept = optimizer.postprocess([ScoredNode(after, 0.6), ScoredNode(before, 0.5)],
+                                 "What is shifting left known as?")
+    assert [n.node.text for n in kept] == [
+        "This principle, known as shifting left, is critically important.",
+        "Security is addressed as early as possible in the SDLC."]
