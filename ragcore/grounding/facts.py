@@ -11,6 +11,8 @@ so every specific the claim states has to occur in a passage, after normalising 
              "three hundred"; not "one")                 hundred", "one hundred and twenty")
     name     a capitalised word not opening the sentence the same word occurs (case folded)
              or a run of them; an acronym ("SSDF")
+    whole    a name of several capitalised words         its words occur in that order
+             ("Twilight Kondo"; "and" joins two names)   (a possessive, "of", "the" aside)
     quoted   text in quotes or in **bold** (the short    all its content words occur within one
              answer a gated reply opens with)            passage sentence and its neighbours
     code     each identifier of a `code span`            a passage identifier starts with it
@@ -20,6 +22,12 @@ so every specific the claim states has to occur in a passage, after normalising 
              main weapon" (not "not only")               for "only", "primary" for "main")
                                                          in any passage (``Facts.placed``:
                                                          not necessarily the claim's sentence)
+
+A whole name catches the name a model (or a false premise) makes of two true ones: "Toru
+Minegishi and Asuka Ohta wrote the music for Twilight Kondo" where the passage names Koji Kondo
+and Twilight Princess. On the labelled claims' judge half it refutes two more invented claims
+(83.1% to 85.7% in the answer's prompt) and one right claim whose name only the question
+states ("Twilight Princess", the article's title); written after reading both halves' claims.
 
 A degree is what a model adds to a claim whose words the passage otherwise holds: "Cancer is
 the leading cause of death" where it says "the #2 cause", "the three main activities" where it
@@ -85,9 +93,11 @@ class Facts:
     quoted: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (as written, its content stems)
     code: frozenset[str] = frozenset()  # identifiers of the claim's code spans, folded
     degrees: frozenset[str] = frozenset()  # its superlatives and exclusives, by group
+    whole: frozenset[tuple[str, ...]] = frozenset()  # names of several words, as content stems
 
     def __bool__(self) -> bool:
-        return bool(self.numbers or self.names or self.quoted or self.code or self.degrees)
+        return bool(self.numbers or self.names or self.quoted or self.code or self.degrees
+                    or self.whole)
 
     def placed(self) -> Facts:
         """The facts a claim's sentence must hold itself: all but its degrees, which may stand
@@ -214,7 +224,47 @@ def facts_of(claim: str) -> Facts:
     quoted = tuple((p, tuple(content_stems(p))) for p in phrases if content_stems(p))
     code = frozenset(w.lower() for span in _CODE.findall(plain) for w in _IDENTIFIER.findall(span)
                      if not w.isdigit())
-    return Facts(frozenset(digits), frozenset(_names(plain)), quoted, code, _degrees(folded))
+    return Facts(frozenset(digits), frozenset(_names(plain)), quoted, code, _degrees(folded),
+                 _whole_names(plain))
+
+
+# A name of several capitalised words ("Twilight Kondo", "Bank of England"), whole; "and"
+# joins two names ("Cisco and Juniper"), not one.
+_WHOLE_NAME = re.compile(r"(?<![\w'\u2019-])[A-Z][\w'\u2019-]*"
+                         r"(?:[ \t]+(?:(?:of|the|de)[ \t]+)?[A-Z][\w'\u2019-]*)+")
+_INSIDE_NAME = frozenset({"of", "the", "de"})
+
+
+def _whole_names(text: str) -> frozenset[tuple[str, ...]]:
+    """The names of several capitalised words of ``text`` (not counting a line's or
+    sentence's opening word, nor common capitalised words), each as its words' stems."""
+    found = set()
+    for line in text.replace("**", "").splitlines():
+        starts = {m.end() for m in re.finditer(r"[.!?:;]\s+|^\s*(?:[-*\u2022]|\d+[.)])?\s*",
+                                                line)}
+        for match in _WHOLE_NAME.finditer(line):
+            words = match.group(0).split()
+            if match.start() in starts:
+                words = words[1:]
+            while words and (words[0].casefold() in _COMMON_CAPS
+                             or words[0].casefold() in _INSIDE_NAME):
+                words = words[1:]
+            stems = _name_stems(" ".join(words))
+            if len(stems) >= 2:
+                found.add(stems)
+    return frozenset(found)
+
+
+def _name_stems(text: str) -> tuple[str, ...]:
+    """``text``'s words as a name is compared: folded, a possessive's "'s" left off, hyphens
+    split, "of", "the" and "de" left out, stemmed."""
+    plain = re.sub(r"'s\b", "", fold(text))
+    return tuple(stem(w) for w in re.findall(r"[^\W_]+", plain) if w not in _INSIDE_NAME)
+
+
+def _stated_whole(name: tuple[str, ...], stems: tuple[str, ...]) -> bool:
+    size = len(name)
+    return any(stems[i:i + size] == name for i in range(len(stems) - size + 1))
 
 
 def _degrees(folded: str) -> frozenset[str]:
@@ -236,6 +286,10 @@ def missing_facts(facts: Facts, passage_text: str) -> list[str]:
     for written, phrase in facts.quoted:
         if not all(s in stems or s in words or _stated_number(s, stated) for s in phrase):
             missing.append(f"\u201c{written}\u201d")
+    if facts.whole:
+        read = _name_stems(passage_text)
+        missing += [f"the name {' '.join(name)}" for name in sorted(facts.whole)
+                    if not _stated_whole(name, read)]
     if facts.degrees:
         said = _degrees(folded)
         missing += [f"the word \u201c{word}\u201d" for word in sorted(facts.degrees - said)]
@@ -268,6 +322,7 @@ def each_fact(facts: Facts) -> list[tuple[Facts, frozenset[str]]]:
     single += [(Facts(names=frozenset({n})), frozenset({stem(n)})) for n in facts.names]
     single += [(Facts(quoted=(q,)), frozenset(q[1])) for q in facts.quoted]
     single += [(Facts(code=frozenset({w})), frozenset(content_stems(w))) for w in facts.code]
+    single += [(Facts(whole=frozenset({n})), frozenset(n)) for n in facts.whole]
     return single
 
 

@@ -325,3 +325,15 @@ def test_a_number_word_inside_an_identifier_states_no_number():
     verdict = check_answer("**2**.", [code, "Surround class definitions with two blank lines."],
                            question="How many blank lines surround class definitions?")
     assert {position for position, _ in verdict.claims[0].support} == {1}
+
+
+def test_a_name_of_several_words_must_be_stated_whole():
+    passage = ("Koji Kondo wrote the theme. Toru Minegishi and Asuka Ohta wrote the music for "
+               "The Legend of Zelda: Twilight Princess, as Destiny's Child sang elsewhere.")
+    invented = facts_of("Toru Minegishi and Asuka Ohta wrote the music for Twilight Kondo.")
+    assert missing_facts(invented, passage) == ["the name twilight kondo"]
+    # "and" joins two names; a possessive, "of" and "the" read as the passage writes them
+    for claim in ("Toru Minegishi and Asuka Ohta wrote it.", "It is Zelda's Twilight Princess.",
+                  "They wrote music for The Legend of Zelda.", "It was Destiny's Child's song.",
+                  "Wireless Kondo wrote the theme."):  # a sentence's opening word is no name
+        assert missing_facts(facts_of(claim), passage) == [], claim
