@@ -38,10 +38,13 @@ pool for the reader: ``engines.from_index.reading_pool``) a factoid's sentences 
 first that many passages its order reaches, a list's, summary's or comparison's from the first
 that many passages retrieved (``KindProfile.pooled``: a list is read from its passages whole).
 On the grounded set's 78 answerable questions (gold read, offline) the pool of 12 read 4 gained
-3, 5 and 2 more at 160, 250 and 400 tokens. A list also reads the ``REACHED_PASSAGES`` other
-passages of the pool its best sentences reach first ("There are 5 values for the first digit:"
-ranked 7th for "What are the classes of HTTP status codes?"), and a kept sentence that is an
-item of a list brings the run of items it stands in and the sentence announcing them. A
+3, 5 and 2 more at 160, 250 and 400 tokens. A list also reads up to ``REACHED_PASSAGES``
+other passages of the pool that its ``REACHING_RANK`` best sentences stand in ("The first digit
+of the Status-Code defines the class of response", in the 7th passage retrieved for "What are
+the classes of HTTP status codes?"; further down, a speech's other requests of Congress
+distracted the model from the gun-violence ones it was asked for); a kept sentence that is an
+item of a list brings the run of items it stands in and the sentence announcing them, one at
+most ``LEAD_IN`` sentences before an announcement the sentences up to it. A
 sentence two passages hold (a passage grown by the rest of its list holds the next one's first
 sentences) is read once.
 
@@ -73,6 +76,8 @@ from ..types import ScoredNode
 GAP = " … "
 ANNOUNCED_TOKENS = 320  # what follows an announcing sentence, kept beyond the budget
 REACHED_PASSAGES = 2  # a list's passages read beyond its top-k: those its best sentences reach
+LEAD_IN = 2  # sentences after a kept one a list question looks for its list's announcement in
+REACHING_RANK = 3  # how high a sentence must rank to bring its passage to a list's reading
 REFERRING_TOKENS = 80  # a sentence read with its neighbour that it refers to, or refers back to
 WORDS_WEIGHT = 0.5  # of the question's words against its meaning, ranking sentences to read
 FORM_WEIGHT = 0.15  # added for a sentence showing the form of what is asked (a sum, an age)
@@ -235,9 +240,16 @@ def _announced(parts: list[str], kept: list[int]) -> set[int]:
 def _list_of(parts: list[str], kept: list[int]) -> set[int]:
     """For a list question, the items around each kept sentence that is a list item (the
     run of items it stands in) and the sentence before the run, up to ``ANNOUNCED_TOKENS``
-    each: "- 2xx: Success" read without "- 3xx: Redirection" is half the answer."""
+    each: "- 2xx: Success" read without "- 3xx: Redirection" is half the answer; and the
+    sentences up to an announcement at most ``LEAD_IN`` after a kept one."""
     more: set[int] = set()
     for k in kept:
+        # a sentence a few before an announcement leads into the list ("The first digit
+        # defines the class of response. ... There are 5 values for the first digit:")
+        lead = next((j for j in range(k + 1, min(len(parts), k + 1 + LEAD_IN))
+                     if _ANNOUNCES.search(parts[j].strip())), None)
+        if lead is not None and count_tokens("".join(parts[k + 1:lead + 1])) <= REFERRING_TOKENS:
+            more.update(range(k + 1, lead + 1))
         if not LIST_ITEM.match(parts[k]):
             continue
         spent = 0
@@ -316,11 +328,11 @@ def _from_first_passages(order: Sequence[int], flat: Sequence[tuple[int, int]], 
     ``ranked_first``, from the first ``most`` passages retrieved and the first ``reached``
     others it reaches."""
     passages = list(range(most)) if ranked_first else []
-    for r in order:
+    for rank, r in enumerate(order):
         i = flat[r][0]
         if i in passages:
             continue
-        if ranked_first and reached > 0:
+        if ranked_first and reached > 0 and rank < REACHING_RANK:
             passages.append(i)
             reached -= 1
         elif not ranked_first and len(passages) < most:

@@ -147,3 +147,15 @@ def test_a_sentence_pointing_back_across_a_chunk_border_is_read_with_the_one_bef
     assert [n.node.text for n in kept] == [
         "This principle, known as shifting left, is critically important.",
         "Security is addressed as early as possible in the SDLC."]
+
+
+def test_a_list_question_reads_on_to_the_announcement_a_kept_sentence_leads_into():
+    optimizer = SentenceEmbeddingOptimizer(None, token_budget=5, by_kind=True)
+    [listed] = optimizer.postprocess([ScoredNode(Node(text=CLASSES), 0.5)],
+                                     "What are the classes of response the first digit defines?")
+    assert listed.node.text.startswith("The first digit of the status code defines the class")
+    assert all(item in listed.node.text for item in ("There are 5 values", "Informational",
+                                                     "Server Error"))
+    [fact] = optimizer.postprocess([ScoredNode(Node(text=CLASSES), 0.5)],
+                                   "What does the first digit of a status code define?")
+    assert "There are 5 values" not in fact.node.text

@@ -8,7 +8,8 @@ from ragcore import Document, VectorStoreIndex
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.engines.from_index import READING_POOL, chat_engine_from_index, reading_pool
 from ragcore.llms.fake import FakeLLM
-from ragcore.retrieval.optimizer import REACHED_PASSAGES, SentenceEmbeddingOptimizer
+from ragcore.retrieval.optimizer import (REACHED_PASSAGES, REACHING_RANK,
+                                        SentenceEmbeddingOptimizer)
 from ragcore.tokens import count_tokens
 from ragcore.types import Node, ScoredNode
 
@@ -99,3 +100,13 @@ def test_a_list_is_read_from_the_passages_ranked_first_a_fact_from_the_whole_poo
     listed = optimizer.postprocess(nodes, "List the towers where birds nest in the castle.")
     assert REACHED_PASSAGES == 2
     assert [n.node.node_id for n in listed] == ["first", "pooled", "herons"]
+
+
+def test_a_list_reaches_past_its_top_k_only_for_a_sentence_ranked_among_the_first():
+    nodes = [passage("Pelicans nest in the east tower. Pelicans nest in the west tower. "
+                     "Pelicans nest in the keep.", "first"),
+             passage("Ravens nest by the moat.", "far")]
+    optimizer = SentenceEmbeddingOptimizer(None, token_budget=40, by_kind=True, max_passages=1)
+    listed = optimizer.postprocess(nodes, "List the towers where pelicans nest in the castle.")
+    assert REACHING_RANK == 3  # the three pelican sentences rank first: no passage is reached
+    assert [n.node.node_id for n in listed] == ["first"]
