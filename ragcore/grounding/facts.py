@@ -44,6 +44,7 @@ import dataclasses
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..prompts.citation_marks import normalise_citations
 from ..search.lexical import STOPWORDS, stem
@@ -105,6 +106,7 @@ class Facts:
         return dataclasses.replace(self, degrees=frozenset())
 
 
+@lru_cache(maxsize=8192)  # a verdict folds each passage sentence once per fact of each claim
 def fold(text: str) -> str:
     """``text`` for comparison: compatibility characters unfolded (ligatures, curly quotes,
     dashes), ``[n]`` markers and Markdown emphasis removed, case folded, whitespace collapsed."""
@@ -163,14 +165,15 @@ def _as_digits(token: str) -> str:
     return "" if value is None else _shown(float(value))
 
 
-def numbers_in(text: str) -> set[float]:
+@lru_cache(maxsize=8192)
+def numbers_in(text: str) -> frozenset[float]:
     """Every number ``text`` states, in digits or as a number word."""
     folded = fold(text)
     values = {_value(m.group(0)) for m in _NUMBER.finditer(folded)}
     words = _words_split(folded)
     values |= {float(NUMBER_WORDS.get(w) or TENS[w]) for w in words
                if w in NUMBER_WORDS or w in TENS}
-    return values | _spelled_numbers(words)
+    return frozenset(values | _spelled_numbers(words))
 
 
 def _words_split(folded: str) -> list[str]:
@@ -255,6 +258,7 @@ def _whole_names(text: str) -> frozenset[tuple[str, ...]]:
     return frozenset(found)
 
 
+@lru_cache(maxsize=4096)  # a verdict reads the same windows and sentences for every claim
 def _name_stems(text: str) -> tuple[str, ...]:
     """``text``'s words as a name is compared: folded, a possessive's "'s" left off, hyphens
     split, "of", "the" and "de" left out, stemmed."""
