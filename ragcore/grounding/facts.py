@@ -94,7 +94,8 @@ class Facts:
     quoted: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (as written, its content stems)
     code: frozenset[str] = frozenset()  # identifiers of the claim's code spans, folded
     degrees: frozenset[str] = frozenset()  # its superlatives and exclusives, by group
-    whole: frozenset[tuple[str, ...]] = frozenset()  # names of several words, as content stems
+    # names of several words: (as written, its words as a name is compared, ``_name_stems``)
+    whole: frozenset[tuple[str, tuple[str, ...]]] = frozenset()
 
     def __bool__(self) -> bool:
         return bool(self.numbers or self.names or self.quoted or self.code or self.degrees
@@ -238,9 +239,10 @@ _WHOLE_NAME = re.compile(r"(?<![\w'\u2019-])[A-Z][\w'\u2019-]*"
 _INSIDE_NAME = frozenset({"of", "the", "de"})
 
 
-def _whole_names(text: str) -> frozenset[tuple[str, ...]]:
+def _whole_names(text: str) -> frozenset[tuple[str, tuple[str, ...]]]:
     """The names of several capitalised words of ``text`` (not counting a line's or
-    sentence's opening word, nor common capitalised words), each as its words' stems."""
+    sentence's opening word, nor common capitalised words), each as written and as its
+    words' stems."""
     found = set()
     for line in text.replace("**", "").splitlines():
         starts = {m.end() for m in re.finditer(r"[.!?:;]\s+|^\s*(?:[-*\u2022]|\d+[.)])?\s*",
@@ -252,9 +254,10 @@ def _whole_names(text: str) -> frozenset[tuple[str, ...]]:
             while words and (words[0].casefold() in _COMMON_CAPS
                              or words[0].casefold() in _INSIDE_NAME):
                 words = words[1:]
-            stems = _name_stems(" ".join(words))
+            written = " ".join(words)
+            stems = _name_stems(written)
             if len(stems) >= 2:
-                found.add(stems)
+                found.add((written, stems))
     return frozenset(found)
 
 
@@ -292,7 +295,7 @@ def missing_facts(facts: Facts, passage_text: str) -> list[str]:
             missing.append(f"\u201c{written}\u201d")
     if facts.whole:
         read = _name_stems(passage_text)
-        missing += [f"the name {' '.join(name)}" for name in sorted(facts.whole)
+        missing += [f"the name {written}" for written, name in sorted(facts.whole)
                     if not _stated_whole(name, read)]
     if facts.degrees:
         said = _degrees(folded)
@@ -326,7 +329,7 @@ def each_fact(facts: Facts) -> list[tuple[Facts, frozenset[str]]]:
     single += [(Facts(names=frozenset({n})), frozenset({stem(n)})) for n in facts.names]
     single += [(Facts(quoted=(q,)), frozenset(q[1])) for q in facts.quoted]
     single += [(Facts(code=frozenset({w})), frozenset(content_stems(w))) for w in facts.code]
-    single += [(Facts(whole=frozenset({n})), frozenset(n)) for n in facts.whole]
+    single += [(Facts(whole=frozenset({n})), frozenset(n[1])) for n in facts.whole]
     return single
 
 

@@ -331,7 +331,7 @@ def test_a_name_of_several_words_must_be_stated_whole():
     passage = ("Koji Kondo wrote the theme. Toru Minegishi and Asuka Ohta wrote the music for "
                "The Legend of Zelda: Twilight Princess, as Destiny's Child sang elsewhere.")
     invented = facts_of("Toru Minegishi and Asuka Ohta wrote the music for Twilight Kondo.")
-    assert missing_facts(invented, passage) == ["the name twilight kondo"]
+    assert missing_facts(invented, passage) == ["the name Twilight Kondo"]
     # "and" joins two names; a possessive, "of" and "the" read as the passage writes them
     for claim in ("Toru Minegishi and Asuka Ohta wrote it.", "It is Zelda's Twilight Princess.",
                   "They wrote music for The Legend of Zelda.", "It was Destiny's Child's song.",
