@@ -232,32 +232,31 @@ def facts_of(claim: str) -> Facts:
                  _whole_names(plain))
 
 
-# A name of several capitalised words ("Twilight Kondo", "Bank of England"), whole; "and"
-# joins two names ("Cisco and Juniper"), not one.
-_WHOLE_NAME = re.compile(r"(?<![\w'\u2019-])[A-Z][\w'\u2019-]*"
-                         r"(?:[ \t]+(?:(?:of|the|de)[ \t]+)?[A-Z][\w'\u2019-]*)+")
+# A name of several capitalised words, a few small words allowed inside ("Bank of England",
+# "Harry Potter and the Prisoner of Azkaban"), never starting inside a word ("iPod Hi-Fi").
+NAME_RUN = re.compile(r"(?<![\w'\u2019-])[A-Z][\w'\u2019-]*(?:\s+(?:(?:of|the|and|de)\s+)?"
+                      r"[A-Z][\w'\u2019-]*)+")
 _INSIDE_NAME = frozenset({"of", "the", "de"})
 
 
 def _whole_names(text: str) -> frozenset[tuple[str, tuple[str, ...]]]:
-    """The names of several capitalised words of ``text`` (not counting a line's or
-    sentence's opening word, nor common capitalised words), each as written and as its
-    words' stems."""
+    """The names of several capitalised words of ``text`` (``NAME_RUN``; "and" joins two names
+    here, "Cisco and Juniper"; a sentence's opening word and common capitalised words left
+    off), each as written and as its words' stems."""
     found = set()
-    for line in text.replace("**", "").splitlines():
-        starts = {m.end() for m in re.finditer(r"[.!?:;]\s+|^\s*(?:[-*\u2022]|\d+[.)])?\s*",
-                                                line)}
-        for match in _WHOLE_NAME.finditer(line):
-            words = match.group(0).split()
-            if match.start() in starts:
-                words = words[1:]
-            while words and (words[0].casefold() in _COMMON_CAPS
-                             or words[0].casefold() in _INSIDE_NAME):
-                words = words[1:]
-            written = " ".join(words)
-            stems = _name_stems(written)
-            if len(stems) >= 2:
-                found.add((written, stems))
+    for line in text.splitlines():
+        for match in NAME_RUN.finditer(line):
+            for k, part in enumerate(re.split(r"\s+and\s+", match.group(0))):
+                words = part.split()
+                if k == 0 and _opens(line, match.start()):
+                    words = words[1:]
+                while words and (words[0].casefold() in _COMMON_CAPS
+                                 or words[0].casefold() in _INSIDE_NAME):
+                    words = words[1:]
+                written = " ".join(words)
+                stems = _name_stems(written)
+                if len(stems) >= 2:
+                    found.add((written, stems))
     return frozenset(found)
 
 
@@ -349,18 +348,25 @@ def _names(text: str) -> set[str]:
     anywhere; common capitalised words left out."""
     names = set()
     for line in text.splitlines():
-        starts = {0} | {m.end() for m in re.finditer(r"[.!?:;]\s+|^\s*(?:[-*\u2022]|\d+[.)])\s+|\*\*",
-                                                      line)}
         for match in _TOKEN.finditer(line):
             word = match.group(0)
             folded = word.casefold()
             if folded in _COMMON_CAPS or not word[0].isupper():
                 continue
             acronym = len(word) >= 2 and word.isupper()
-            opening = match.start() in starts or line[:match.start()].strip() in ("", "**")
-            if acronym or not opening:
+            if acronym or not _opens(line, match.start()):
                 names.add(fold(word).removesuffix("'s"))  # Wilson's: the name Wilson
     return names
+
+
+_OPENING = re.compile(r"[.!?:;]\s+|^\s*(?:[-*\u2022]|\d+[.)])\s+|\*\*")
+
+
+def _opens(line: str, start: int) -> bool:
+    """Whether a word at ``start`` of ``line`` opens a sentence, the line, an item or a bold
+    phrase (its capital says nothing of a name)."""
+    return (line[:start].strip() in ("", "**")
+            or any(m.end() == start for m in _OPENING.finditer(line)))
 
 
 def _value(number: str) -> float:

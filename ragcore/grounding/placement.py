@@ -38,7 +38,7 @@ import re
 from functools import lru_cache
 from typing import Sequence
 
-from .facts import Facts, content_stems, each_fact
+from .facts import NAME_RUN, Facts, content_stems, each_fact
 
 NEAR = 2  # content words on each side of a number that it stands with
 MARGIN = 1.5  # how much nearer the claim's words must stand to another number
@@ -130,10 +130,7 @@ def _stems(text: str) -> tuple[str, ...]:
     return tuple(content_stems(_DECIMAL.sub("p", _GROUPED.sub("", text)), compounds=False))
 
 
-# A name of several capitalised words, a few small words allowed inside ("Bank of England").
 _POSSESSIVE = re.compile(r"['\u2019]s?$")
-_NAME_RUN = re.compile(r"[A-Z][\w'\u2019-]*(?:\s+(?:(?:of|the|and|de)\s+)?"
-                       r"[A-Z][\w'\u2019-]*)+")
 
 
 def displaced_names(claim_text: str, sentences: Sequence[str], asked: Sequence[str] = (),
@@ -168,7 +165,7 @@ def displaced_names(claim_text: str, sentences: Sequence[str], asked: Sequence[s
 @lru_cache(maxsize=1024)  # every claim naming something reads the same window sentences
 def _name_runs(text: str) -> frozenset[str]:
     """The names of several capitalised words in ``text``, a possessive's "'s" left off."""
-    return frozenset(_POSSESSIVE.sub("", m.group(0)) for m in _NAME_RUN.finditer(text))
+    return frozenset(_POSSESSIVE.sub("", m.group(0)) for m in NAME_RUN.finditer(text))
 
 
 def _at(stems: Sequence[str], name: frozenset[str]) -> list[int]:
