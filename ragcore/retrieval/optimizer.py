@@ -252,7 +252,7 @@ def _list_of(parts: list[str], kept: list[int]) -> set[int]:
             more.update(range(k + 1, lead + 1))
         if not LIST_ITEM.match(parts[k]):
             continue
-        spent = 0
+        spent, before = 0, k - 1
         for step in (-1, 1):
             j = k + step
             while 0 <= j < len(parts) and LIST_ITEM.match(parts[j]):
@@ -261,9 +261,12 @@ def _list_of(parts: list[str], kept: list[int]) -> set[int]:
                     break
                 more.add(j)
                 j += step
-            else:
-                if step < 0 and j >= 0 and count_tokens(parts[j]) <= REFERRING_TOKENS:
-                    more.add(j)  # what announces the run ("There are 5 values ...:")
+            if step < 0:
+                before = j
+        # what announces the run ("There are 5 values ...:"), unless the run was cut first
+        if before >= 0 and not LIST_ITEM.match(parts[before]) \
+                and count_tokens(parts[before]) <= REFERRING_TOKENS:
+            more.add(before)
     return more
 
 
