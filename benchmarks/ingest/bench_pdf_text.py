@@ -77,7 +77,7 @@ def pdfium(path: Path) -> list[str]:
 
 def reader(path: Path) -> list[str]:
     """What ragcore's PDF reader extracts before it drops running headers: PDFium + rejoin."""
-    from ragcore.readers.pdf.english_words import english_lexicon
+    from ragcore.search.english_words import english_lexicon
     from ragcore.readers.pdf.split_words import rejoin_split_words
 
     return rejoin_split_words(pdfium(path), lexicon=english_lexicon())
@@ -98,7 +98,7 @@ def _best_seconds(extract, paths: list[Path], runs: int) -> tuple[float, list[st
 
 def _wrong_joins(paths: list[Path], known: set[str]) -> tuple[int, list[str]]:
     """Joins on the PDFs whose halves are both dictionary words."""
-    from ragcore.readers.pdf.english_words import english_lexicon
+    from ragcore.search.english_words import english_lexicon
     from ragcore.readers.pdf.split_words import split_pairs
 
     pairs = [pair for path in paths for pair in split_pairs(pdfium(path), lexicon=english_lexicon())]
@@ -108,7 +108,7 @@ def _wrong_joins(paths: list[Path], known: set[str]) -> tuple[int, list[str]]:
 
 def _clean_text_joins(corpus: Path) -> tuple[int, int, list[str]]:
     """Files, characters and the joins made on the corpus's plain text (all wrong)."""
-    from ragcore.readers.pdf.english_words import english_lexicon
+    from ragcore.search.english_words import english_lexicon
     from ragcore.readers.pdf.split_words import split_pairs
 
     files = chars = 0

@@ -24,7 +24,7 @@ from typing import Protocol
 
 from ..chunking import sentences
 from ..errors import StoreError
-from ..grounding.facts import NUMBER_WORDS
+from ..grounding.numbers import NUMBER_WORDS
 from ..grounding.kinds import QuestionKind, question_kind
 from ..postprocess import Postprocessor
 from ..types import Node, ScoredNode

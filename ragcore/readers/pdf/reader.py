@@ -44,7 +44,7 @@ from typing import Any, Callable
 from ragcore.cards.dates import pdf_date
 from ragcore.errors import ReaderError
 from ragcore.readers.decoding import read_bytes
-from ragcore.readers.pdf.english_words import english_lexicon
+from ragcore.search.english_words import english_lexicon
 from ragcore.readers.pdf.ocr import ocr_available, ocr_images
 from ragcore.readers.part import Part
 from ragcore.readers.pdf.split_words import rejoin_split_words

@@ -7,7 +7,7 @@ the words of the same line), but the words can. Two adjacent tokens of one line 
 
 * the joined word is known: written whole elsewhere in the document (its own word list, in any
   language; not a CamelCase name such as "AssertionError"), or, in an English document, a word
-  of the English lexicon (``english_words``);
+  of the English lexicon (``search.english_words``);
 * a half is not a word: nowhere a token of its own in the document (apart from places where it
   is itself a candidate half) and, in English, not a common word. A single letter is a word
   ("e"): beside one, the other half must be unknown ("xtension", "preserv");
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from itertools import accumulate, chain, compress, count
 
 from ragcore.search.analysis import STOPWORDS
-from ragcore.readers.pdf.english_words import Lexicon
+from ragcore.search.english_words import Lexicon
 
 _SPACE = re.compile(r"(\s+)")
 _PUNCT = string.punctuation + "\u2018\u2019\u201c\u201d\u00ab\u00bb\u2026\u2013\u2014"

@@ -337,3 +337,29 @@ def test_a_name_of_several_words_must_be_stated_whole():
                   "They wrote music for The Legend of Zelda.", "It was Destiny's Child's song.",
                   "Wireless Kondo wrote the theme."):  # a sentence's opening word is no name
         assert missing_facts(facts_of(claim), passage) == [], claim
+
+
+def test_an_item_a_list_adds_is_taken_for_invented():
+    passage = ("He told me to bring my own ink, pens, and blotting-paper, while they provided "
+               "this table and chair. I was to copy out the Encyclopaedia Britannica.")
+    verdict = check_answer("Wilson had to bring his own ink, pens, blotting-paper, and a lamp.",
+                           [passage])
+    assert verdict.claims[0].missing == ("the item \u201ca lamp\u201d",)
+    assert verdict.claims[0].refuted and verdict.label == UNSUPPORTED
+    # the items the passage states, in any order and form; "such as" and the words before
+    # the first item are the sentence's, not an item's
+    for claim in ("He brought blotting-paper, pens and ink.",
+                  "They gave him everything, such as a table, a chair, and ink."):
+        assert missing_facts(facts_of(claim), passage) == [], claim
+
+
+def test_a_word_no_english_word_list_holds_must_be_in_a_passage():
+    passage = ("One-liners are for really obvious cases. Triple quotes are used even though the "
+               "string fits on one line. The docstring is a phrase ending in a period.")
+    invented = facts_of("The pydocstyle tool checks these one-line docstring rules.")
+    assert missing_facts(invented, passage) == ["the word pydocstyle"]
+    # a word the list holds, in British spelling or with an accent, is English: no term;
+    # a capitalised word is a name (the names' rules)
+    assert facts_of("The colour of the organisation's catalogue, said her fiancé.").terms == \
+        frozenset()
+    assert facts_of("Pydocstyle is a tool.").terms == frozenset()

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ragcore.readers import load_file
-from ragcore.readers.pdf.english_words import english_lexicon
+from ragcore.search.english_words import english_lexicon
 from ragcore.readers.pdf.split_words import rejoin_split_words, split_pairs
 
 DATA = Path(__file__).resolve().parents[2] / "data"

@@ -2,7 +2,8 @@
 
 The list is pyspellchecker's English word frequencies (160,000 words counted in subtitles and
 web text; its rarest words are counted 50), read once per process on first use (0.1 s), never
-at ``import ragcore``. Only ``split_words`` uses it, to rejoin words a PDF's layout split apart.
+at ``import ragcore``. The PDF reader's ``split_words`` rejoins words a PDF's layout split
+apart with it; the grounding verdict takes a word it lacks for a term a passage must state.
 """
 
 from __future__ import annotations
