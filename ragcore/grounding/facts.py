@@ -254,14 +254,14 @@ _INSIDE_NAME = frozenset({"of", "the", "de"})
 
 def _whole_names(text: str) -> frozenset[tuple[str, tuple[str, ...]]]:
     """The names of several capitalised words of ``text`` (``NAME_RUN``; "and" joins two names
-    here, "Cisco and Juniper"; a sentence's opening word and common capitalised words left
-    off), each as written and as its words' stems."""
+    here, "Cisco and Juniper"; a sentence's opening word when it is a common word, and common
+    capitalised words, left off), each as written and as its words' stems."""
     found = set()
     for line in text.splitlines():
         for match in NAME_RUN.finditer(line):
             for k, part in enumerate(re.split(r"\s+and\s+", match.group(0))):
                 words = part.split()
-                if k == 0 and _opens(line, match.start()):
+                if k == 0 and _opens(line, match.start()) and _common(words[0]):
                     words = words[1:]
                 while words and (words[0].casefold() in _COMMON_CAPS
                                  or words[0].casefold() in _INSIDE_NAME):
@@ -273,15 +273,35 @@ def _whole_names(text: str) -> frozenset[tuple[str, tuple[str, ...]]]:
     return frozenset(found)
 
 
+RARE = 1000  # a word the English word list counts fewer times is a name's, opening a sentence too
+
+
+def _common(word: str) -> bool:
+    """Whether a capitalised ``word`` opening a sentence may be a common word ("Later Holmes
+    found", "Wireless Kondo"), not a name's first ("Australia Twilight", "Neville St. Clair")."""
+    return english_lexicon().count(fold(word).removesuffix("'s")) >= RARE
+
+
 @lru_cache(maxsize=4096)  # a verdict reads the same windows and sentences for every claim
-def _name_stems(text: str) -> tuple[str, ...]:
+def _name_stems(text: str, joined: bool = False) -> tuple[str, ...]:
     """``text``'s words as a name is compared: folded, a possessive's "'s" left off, hyphens
-    split, "of", "the" and "de" left out, stemmed."""
+    split (or, ``joined``, left out: "Red-Headed" is "Redheaded"), "of", "the" and "de" left
+    out, stemmed."""
     plain = re.sub(r"'s\b", "", fold(text))
+    if joined:
+        plain = re.sub(r"(?<=[^\W\d_])-(?=[^\W\d_])", "", plain)
     return tuple(stem(w) for w in re.findall(r"[^\W_]+", plain) if w not in _INSIDE_NAME)
 
 
-def _stated_whole(name: tuple[str, ...], stems: tuple[str, ...]) -> bool:
+def _stated_whole(written: str, name: tuple[str, ...], passage_text: str) -> bool:
+    """Whether ``passage_text`` states the name ``written`` (its stems ``name``) whole: its
+    words in that order, with or without hyphens ("Red-Headed League", "Redheaded League")."""
+    if _in_order(name, _name_stems(passage_text)):
+        return True
+    return _in_order(_name_stems(written, joined=True), _name_stems(passage_text, joined=True))
+
+
+def _in_order(name: tuple[str, ...], stems: tuple[str, ...]) -> bool:
     size = len(name)
     return any(stems[i:i + size] == name for i in range(len(stems) - size + 1))
 
@@ -300,15 +320,15 @@ def missing_facts(facts: Facts, passage_text: str) -> list[str]:
     stated = numbers_in(folded)
     missing = [f"the number {shown(n)}" for n in sorted(facts.numbers) if n not in stated]
     initials = _initials(passage_text) if facts.names else set()
+    joined = {w.replace("-", "") for w in words} if facts.names else set()
     missing += [f"the name {name}" for name in sorted(facts.names)
-                if name not in words and stem(name) not in stems and name not in initials]
+                if name not in words and stem(name) not in stems and name not in initials
+                and name.replace("-", "") not in joined]
     for written, phrase in facts.quoted:
         if not all(s in stems or s in words or stated_number(s, stated) for s in phrase):
             missing.append(f"\u201c{written}\u201d")
-    if facts.whole:
-        read = _name_stems(passage_text)
-        missing += [f"the name {written}" for written, name in sorted(facts.whole)
-                    if not _stated_whole(name, read)]
+    missing += [f"the name {written}" for written, name in sorted(facts.whole)
+                if not _stated_whole(written, name, passage_text)]
     if facts.degrees:
         said = _degrees(folded)
         missing += [f"the word \u201c{word}\u201d" for word in sorted(facts.degrees - said)]

@@ -332,10 +332,15 @@ def test_a_name_of_several_words_must_be_stated_whole():
                "The Legend of Zelda: Twilight Princess, as Destiny's Child sang elsewhere.")
     invented = facts_of("Toru Minegishi and Asuka Ohta wrote the music for Twilight Kondo.")
     assert missing_facts(invented, passage) == ["the name Twilight Kondo"]
+    # a rare word opening a sentence or following a colon opens a name too
+    for claim, name in (("Asuka Kondo wrote the theme.", "Asuka Kondo"),
+                        ("It is The Legend of Zelda: Clawshot Princess.", "Clawshot Princess")):
+        assert missing_facts(facts_of(claim), passage) == [f"the name {name}"], claim
     # "and" joins two names; a possessive, "of" and "the" read as the passage writes them
     for claim in ("Toru Minegishi and Asuka Ohta wrote it.", "It is Zelda's Twilight Princess.",
                   "They wrote music for The Legend of Zelda.", "It was Destiny's Child's song.",
-                  "Wireless Kondo wrote the theme."):  # a sentence's opening word is no name
+                  "Wireless Kondo wrote the theme.",  # a sentence's opening word is no name
+                  "The Legend of Zel-da was scored."):  # a hyphen the passage does not write
         assert missing_facts(facts_of(claim), passage) == [], claim
 
 
