@@ -231,14 +231,17 @@ _EXAMPLES = re.compile(r"^(?:for example|for instance|such as|including|like|e\.
 def _listed(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """The items of the runs of three or more ``text`` lists, each as written and as its
     content stems (numbers aside: the numbers' rule); of the first item, its last word only
-    (the run's pattern takes the words before it too); "such as", "for example" are no
-    item's words."""
+    (the run's pattern takes the words before it too); after "such as" or "for example", the
+    items it introduces only."""
     found = []
     for run in _RUN.finditer(text):
-        for k, item in enumerate(_RUN_SPLIT.split(run.group(0))):
+        items = _RUN_SPLIT.split(run.group(0))
+        # "a longer line, such as Black, flake8 and pycodestyle": the items follow "such as"
+        first = max((k for k, item in enumerate(items) if _EXAMPLES.match(item)), default=0)
+        for k, item in enumerate(items[first:]):
             item = _EXAMPLES.sub("", item)
             stems = tuple(s for s in content_stems(item, compounds=False) if not s.isdigit())
-            if k == 0:
+            if k == 0 and not first:
                 item, stems = item.split()[-1], stems[-1:]
             if stems:
                 found.append((item, stems))
@@ -314,13 +317,13 @@ def _degrees(folded: str) -> frozenset[str]:
 def missing_facts(facts: Facts, passage_text: str) -> list[str]:
     """The facts of a claim that ``passage_text`` (one passage, or several joined) lacks, in
     words ("the number 40", "the name Oslo", "“80 bytes”")."""
+    if not facts:
+        return []
     folded = fold(passage_text)
-    words = set(tokens(folded))
-    stems = {stem(w) for w in words}
+    words, stems, joined = _vocabulary(folded)
     stated = numbers_in(folded)
     missing = [f"the number {shown(n)}" for n in sorted(facts.numbers) if n not in stated]
-    initials = _initials(passage_text) if facts.names else set()
-    joined = {w.replace("-", "") for w in words} if facts.names else set()
+    initials = _initials(passage_text) if facts.names else frozenset()
     missing += [f"the name {name}" for name in sorted(facts.names)
                 if name not in words and stem(name) not in stems and name not in initials
                 and name.replace("-", "") not in joined]
@@ -344,7 +347,17 @@ def missing_facts(facts: Facts, passage_text: str) -> list[str]:
     return missing
 
 
-def _initials(text: str) -> set[str]:
+@lru_cache(maxsize=8192)  # a verdict checks each passage sentence for every claim's facts
+def _vocabulary(folded: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """The words of ``folded`` text (``tokens``), their stems, and the words without their
+    hyphens ("red-headed" as "redheaded")."""
+    words = frozenset(tokens(folded))
+    return (words, frozenset(stem(w) for w in words),
+            frozenset(w.replace("-", "") for w in words))
+
+
+@lru_cache(maxsize=8192)
+def _initials(text: str) -> frozenset[str]:
     """The acronyms a text spells out: the initials of its runs of two to six capitalised
     words ("New York City" -> "nyc"), small words inside a run skipped ("Department of
     Commerce" -> "doc")."""
@@ -356,7 +369,7 @@ def _initials(text: str) -> set[str]:
         for size in range(2, len(capitals) + 1):
             for start in range(0, len(capitals) - size + 1):
                 found.add("".join(w[0] for w in capitals[start:start + size]).casefold())
-    return found
+    return frozenset(found)
 
 
 def each_fact(facts: Facts) -> list[tuple[Facts, frozenset[str]]]:

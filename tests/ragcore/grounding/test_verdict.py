@@ -354,7 +354,8 @@ def test_an_item_a_list_adds_is_taken_for_invented():
     # the items the passage states, in any order and form; "such as" and the words before
     # the first item are the sentence's, not an item's
     for claim in ("He brought blotting-paper, pens and ink.",
-                  "They gave him everything, such as a table, a chair, and ink."):
+                  "They gave him everything, such as a table, a chair, and ink.",
+                  "He brought his lunch box, for example ink, pens and blotting-paper."):
         assert missing_facts(facts_of(claim), passage) == [], claim
 
 
