@@ -202,10 +202,29 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
     if off:
         checks[0] = replace(checks[0], supported=False, refuted=True, support=(),
                             off_question=off)
+    else:
+        checks[0] = restated(checks, question)
     if judge is not None and can_judge(judge):
         measure += f", and {getattr(judge, 'model', 'the model')} asked whether each passage " \
                    "states it"
     return Verdict(_label(checks), tuple(checks), measure)
+
+
+def restated(checks: Sequence[ClaimCheck], question: str) -> ClaimCheck:
+    """The first check, vouched for when it is a short answer left unverified ("**39**.") that
+    a later claim the passages state restates with the question ("There are thirty-nine
+    enormous beryls in the beryl coronet."): that claim's words hold the answer's and the
+    question's, so its support is the answer's. A restatement missing a word of the question
+    ("Craig has signed on for two more films" for "Who has signed on for three more films?")
+    vouches for nothing."""
+    lead = checks[0]
+    if lead.supported or lead.refuted or not short_answer(lead.claim):
+        return lead
+    wanted = set(lead.claim.stems) | set(content_stems(question))
+    for check in checks[1:]:
+        if check.supported and wanted <= set(check.claim.stems):
+            return replace(lead, supported=True, support=check.support)
+    return lead
 
 
 def check_claims(claims: Sequence[Claim], passages: Sequence[str], *, embedder: Any = None,

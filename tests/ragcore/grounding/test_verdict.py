@@ -369,3 +369,22 @@ def test_a_word_no_english_word_list_holds_must_be_in_a_passage():
     assert facts_of("The colour of the organisation's catalogue, said her fiancé.").terms == \
         frozenset()
     assert facts_of("Pydocstyle is a tool.").terms == frozenset()
+
+
+def test_a_short_answer_a_stated_sentence_restates_with_the_question_is_vouched_for():
+    coronet = ("He opened the case and showed me the beryl coronet. \u2018There are thirty-nine "
+               "enormous beryls,\u2019 said he, \u2018and the price of the gold chasing is "
+               "incalculable.\u2019 The lowest estimate would put the worth of the coronet at "
+               "double the sum which I have asked.")
+    question = "How many beryls were in the beryl coronet?"
+    alone = check_answer("**39**.", [coronet], question=question)
+    restated = check_answer("**39**. There are thirty-nine enormous beryls in the beryl "
+                            "coronet.", [coronet], question=question)
+    assert not alone.claims[0].supported
+    assert restated.claims[1].supported and restated.claims[0].supported
+    assert restated.claims[0].support == restated.claims[1].support
+    assert restated.label == SUPPORTED
+    # a restatement without the question's words may answer another question: not vouched
+    other = check_answer("**39**. There are thirty-nine enormous beryls in the beryl coronet.",
+                         [coronet], question="How many beryls were in the Bohemian coronet?")
+    assert other.claims[1].supported and not other.claims[0].supported
