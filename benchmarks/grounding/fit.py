@@ -25,7 +25,7 @@ import numpy as np
 
 from benchmarks.grounding.claims_set import Claim, auc, curve, load_claims, split
 from ragcore.grounding import WEIGHTS, Weights, check_claims, claims_of
-from ragcore.grounding.verdict import FEATURES, _logit
+from ragcore.grounding.weights import FEATURES, logit
 
 JUDGE_ROWS = __import__("pathlib").Path(__file__).with_name("judge_llm_rows.jsonl")
 # The judge asked in the answer's own prompt (``judge_llm.py --in-prompt``).
@@ -61,13 +61,13 @@ def judged_rows(rows: list[tuple], claims: Sequence[Claim], p_yes: dict[str, flo
     out = []
     for (score, features, missing), claim in zip(rows, claims):
         judged = {k: v for k, v in features.items() if k != "cosine"}
-        judged[feature] = _logit(p_yes[claim.id])
+        judged[feature] = logit(p_yes[claim.id])
         out.append((score, judged, missing))
     return out
 
 
 def rescore(rows: list[tuple], weights: Weights) -> list[tuple]:
-    from ragcore.grounding.verdict import support_chance
+    from ragcore.grounding.weights import support_chance
 
     return [(support_chance(f, weights), f, m) for _, f, m in rows]
 

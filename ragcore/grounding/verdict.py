@@ -15,7 +15,7 @@ Whatever wrote the answer (the packaged model, a server, the extractive answerer
     cosine     similarity of meaning to the window's best sentence, by   +
                the index's embedding model (when one is given)
 
-Their logistic combination (``Weights``: one for each path, with and without the embedder,
+Their logistic combination (``weights.Weights``: one for each path, with and without the embedder,
 fitted on the fit half of the labelled claims of ``benchmarks/grounding``; its judge half
 measures it) is the chance that the claim is supported. A claim is vouched for (supported)
 from ``Weights.threshold``, set for a precision of "supported" of at least 95 % there; it is
@@ -33,7 +33,6 @@ about the right sentence with the wrong number is not supported.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
@@ -47,6 +46,7 @@ from .facts import content_stems, each_fact, fold, missing_facts
 from .judge import IN_PROMPT, can_judge, judge_claim, judged_text
 from .kinds import QuestionKind, question_kind
 from .placement import displaced_facts
+from .weights import WEIGHTS, Weights, logit, support_chance
 
 SUPPORTED, PARTLY, UNVERIFIED, UNSUPPORTED, REFUSED, EMPTY = (
     "supported", "partly", "unverified", "unsupported", "refused", "empty")
@@ -64,51 +64,6 @@ SHORT_CLAIM_STEMS = 4
 # high with the embedder was right (11 of 11 on the fit half, 16 of 16 on the judge half).
 SURE_WITHOUT_JUDGE = 0.95
 MAX_JUDGED = 1  # claims of one answer the judge reads: the first (each ~1-4 s on two cores)
-FEATURES = ("coverage", "missing", "elsewhere", "negation", "binding", "agrees", "cosine")
-
-
-@dataclass(frozen=True, slots=True)
-class Weights:
-    """Two logistic models of "supported", one per path: ``lexical`` (bias, coverage, missing,
-    elsewhere, negation) when no embedder is given, ``meaning`` (the same, then cosine) with
-    one; each with the threshold on its chance from which a claim is supported."""
-
-    lexical: tuple[float, ...]
-    meaning: tuple[float, ...]
-    lexical_threshold: float
-    meaning_threshold: float
-    refute_threshold: float = 0.05  # below it (either path) a claim is taken for invented
-    # With the packaged model as judge (``judge.py``): bias, the lexical features, then the
-    # log-odds of its "Yes"; a claim is vouched for from ``judged_threshold``, refuted below
-    # ``judged_refute``.
-    judged: tuple[float, ...] = ()
-    judged_threshold: float = 1.0
-    judged_refute: float = 0.0
-    # The same with the judge asked in the prompt that wrote the answer (``judge.IN_PROMPT``);
-    # empty: its "Yes" is weighed as the window judge's.
-    in_prompt: tuple[float, ...] = ()
-    in_prompt_threshold: float = 1.0
-    in_prompt_refute: float = 0.0
-
-    def threshold(self, with_meaning: bool) -> float:
-        return self.meaning_threshold if with_meaning else self.lexical_threshold
-
-
-# Fitted by benchmarks/grounding/fit.py on the fit half of the labelled claims (211 of 440): a
-# claim is vouched for from the chance at which "supported" was right 95 % of the time there,
-# refuted below the chance under which at most 2 % more right claims fall. What each path does
-# on the judge half, as claims are read today (the weights unchanged since their fit), is in
-# benchmarks/grounding/README.md: in the answer's prompt 92 % of vouched-for claims are right,
-# asked afresh 96 %.
-WEIGHTS = Weights(lexical=(-4.066, 4.513, -0.465, 0.221, -1.148, 1.526, 0.697),
-                  meaning=(-4.988, 4.605, -0.253, -0.124, -1.135, 1.399, 0.848, 1.47),
-                  lexical_threshold=0.771, meaning_threshold=0.709, refute_threshold=0.092,
-                  judged=(-4.321, 3.182, -0.843, 1.055, -0.209, 1.678, 0.738, 1.11),
-                  judged_threshold=0.815, judged_refute=0.191,
-                  in_prompt=(-3.857, 4.161, -0.768, 0.85, -0.604, 1.628, 0.582, 1.865),
-                  in_prompt_threshold=0.793, in_prompt_refute=0.133)
-
-
 @dataclass(frozen=True, slots=True)
 class ClaimCheck:
     """One claim's verdict: the chance it is supported, the passage sentences supporting it
@@ -310,22 +265,6 @@ def fact_binding(claim: Claim, sentences: Sequence[tuple[str, frozenset[str]]],
     return lowest
 
 
-def support_chance(features: dict[str, float], weights: Weights = WEIGHTS) -> float:
-    """The logistic chance that a claim with ``features`` is supported."""
-    with_meaning = "cosine" in features
-    if "in_prompt" in features and weights.in_prompt:
-        bias, *w = weights.in_prompt
-        names = (*FEATURES[:-1], "in_prompt")
-    elif "judge" in features and weights.judged:
-        bias, *w = weights.judged
-        names = (*FEATURES[:-1], "judge")
-    else:
-        bias, *w = weights.meaning if with_meaning else weights.lexical
-        names = FEATURES if with_meaning else FEATURES[:-1]
-    z = bias + sum(wi * features[name] for wi, name in zip(w, names))
-    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
-
-
 def _check(claim: Claim, windows: list[_Window], everything: str, cosines: Any,
            weights: Weights, asked: Sequence[str] = (), agrees: float = 0.0,
            judge: Any = None, passages: Sequence[str] = (), answer: str = "") -> ClaimCheck:
@@ -350,10 +289,10 @@ def _check(claim: Claim, windows: list[_Window], everything: str, cosines: Any,
                              claim.text, answer=answer)
         features = {k: v for k, v in features.items() if k != "cosine"}
         if judged.way == IN_PROMPT and weights.in_prompt:
-            features["in_prompt"] = _logit(judged.share)
+            features["in_prompt"] = logit(judged.share)
             threshold, refute = weights.in_prompt_threshold, weights.in_prompt_refute
         else:
-            features["judge"] = _logit(judged.share)
+            features["judge"] = logit(judged.share)
             threshold, refute = weights.judged_threshold, weights.judged_refute
         best = support_chance(features, weights)
         scored = [(best, at, features)]
@@ -364,11 +303,6 @@ def _check(claim: Claim, windows: list[_Window], everything: str, cosines: Any,
     refuted = not supported and (bool(missing) or bool(displaced) or best < refute)
     return ClaimCheck(claim, supported, best, support, missing, features, refuted,
                       displaced=displaced)
-
-
-def _logit(p: float) -> float:
-    p = min(max(p, 1e-4), 1 - 1e-4)
-    return math.log(p / (1 - p))
 
 
 def _label(checks: Sequence[ClaimCheck]) -> str:

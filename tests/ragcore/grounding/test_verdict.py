@@ -188,7 +188,7 @@ class RememberingJudge(Judge):
 def test_a_judge_that_wrote_the_answer_is_weighed_by_its_own_weights():
     import dataclasses
 
-    from ragcore.grounding.verdict import WEIGHTS
+    from ragcore.grounding.weights import WEIGHTS
 
     claim = "The agency was founded long ago."
     judge = RememberingJudge(0.98)
