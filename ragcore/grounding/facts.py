@@ -12,7 +12,9 @@ so every specific the claim states has to occur in a passage, after normalising 
     name     a capitalised word not opening the sentence the same word occurs (case folded)
              or a run of them; an acronym ("SSDF")
     whole    a name of several capitalised words         its words occur in that order
-             ("Twilight Kondo"; "and" joins two names)   (a possessive, "of", "the" aside)
+             ("Twilight Kondo"; "and" joins two names;   (a possessive, "of", "the" aside;
+             a rare word opening the sentence opens it:  with or without hyphens:
+             "Australia Twilight")                       "Redheaded" is "Red-Headed")
     quoted   text in quotes or in **bold** (the short    all its content words occur within one
              answer a gated reply opens with)            passage sentence and its neighbours
     code     each identifier of a `code span`            a passage identifier starts with it
