@@ -2,12 +2,12 @@
 
 Two questions, one package: what kind of question was asked (``kinds``: factoid, list, summary,
 comparison, document), which decides the path to an answer; and which claims of the answer the
-passages state (``verdict``, built on ``claims`` and ``facts``, numbers read by ``numbers``,
-its features weighed by ``weights``; ``answer_type`` refuses a short answer of another kind
-than asked for; ``judge`` asks the packaged model), which decides what a person is shown.
-``nearest`` words the reply when the documents do not say it. No model is needed; the index's
-embedding model, when given, adds similarity of meaning. Presentation (markers, marks on
-unsupported sentences) is ``ragcore.present``'s.
+passages state (``verdict``, built on ``claims`` and ``facts``, text compared as ``text``
+folds it, numbers read by ``numbers``, features weighed by ``weights``; ``answer_type``
+refuses a short answer of another kind than asked for; ``judge`` asks the packaged model),
+which decides what a person is shown. ``nearest`` words the reply when the documents do not
+say it. No model is needed; the index's embedding model, when given, adds similarity of
+meaning. Presentation (markers, marks on unsupported sentences) is ``ragcore.present``'s.
 """
 
 from ..lazy_exports import lazy_exports

@@ -17,7 +17,7 @@ from ..llms.extractive.model import assess
 from ..llms.extractive.question import without_source_words
 from ..llms.extractive.rank import Scorer, rank
 from ..llms.extractive.text import candidates
-from .facts import content_stems
+from .text import content_stems
 
 SURE = 0.5  # the span model's chance that the passages answer, from which its phrase counts
 

@@ -26,7 +26,8 @@ from typing import Sequence
 from ..llms.extractive.question import asked_acronym, subject_of
 from ..search.lexical import STOPWORDS
 from .claims import READER_GAP, sentence_spans
-from .facts import content_stems, facts_of, fold, numbers_in
+from .facts import facts_of, numbers_in
+from .text import content_stems, fold
 
 _NUMBER_WORDS = (r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
                  r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|"

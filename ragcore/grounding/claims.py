@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .facts import content_stems, facts_of, Facts
+from .facts import Facts, facts_of
+from .text import content_stems
 
 Span = tuple[int, int]
 

@@ -51,8 +51,7 @@ the leading cause of death" where it says "the #2 cause", "the three main activi
 lists three; "first", "last", "most" and "best" are not among them (paraphrases say "the first
 time" or "most iPods" as often as the passages do).
 
-No model: plain functions over text, also used to find which passage sentence a claim came
-from (``locate``).
+No model: plain functions over text as ``text`` folds it.
 """
 
 from __future__ import annotations
@@ -63,17 +62,14 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..prompts.citation_marks import normalise_citations
 from ..search.english_words import english_lexicon
 from ..search.lexical import STOPWORDS, stem
-from .numbers import (NUMBER, NUMBER_WORDS, TENS, as_digits, shown, spelled_numbers,
-                      stated_number, value_of)
+from .numbers import NUMBER, NUMBER_WORDS, TENS, shown, spelled_numbers, stated_number, value_of
+from .text import MARKER, TOKEN, content_stems, fold, tokens
 
-_TOKEN = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
 _QUOTED = re.compile(r"\*\*(.+?)\*\*|[\"\u201c](.{2,120}?)[\"\u201d]")
 _CODE = re.compile(r"`([^`\n]+)`")
 _IDENTIFIER = re.compile(r"\w+")
-_MARKER = re.compile(r"\s*\[\d+(?:\s*[,\u2013-]\s*\d+)*\]")
 # Superlatives and exclusives, each word to its group's first (the group says the same).
 _DEGREES = {word: group[0] for group in (
     ("largest", "biggest", "greatest"), ("main", "primary", "principal"),
@@ -115,55 +111,6 @@ class Facts:
         return dataclasses.replace(self, degrees=frozenset())
 
 
-@lru_cache(maxsize=8192)  # a verdict folds each passage sentence once per fact of each claim
-def fold(text: str) -> str:
-    """``text`` for comparison: compatibility characters unfolded (ligatures, curly quotes,
-    dashes), ``[n]`` markers and Markdown emphasis removed, case folded, whitespace collapsed."""
-    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text))
-    text = "".join(c for c in text if not unicodedata.combining(c))  # Beyoncé = Beyonce
-    text = text.translate(_PLAIN)
-    text = _MARKER.sub("", text).replace("**", "").replace("__", "")
-    return " ".join(text.casefold().split())
-
-
-_PLAIN = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
-                        "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00ad": "",
-                        "\u00a0": " "})
-
-
-def without_markers(text: str) -> str:
-    """``text`` without the citation markers a model wrote, in whatever format (read by
-    ``prompts.citation_marks``, the one reader of them): ragcore places its own."""
-    cleaned = _MARKER.sub("", normalise_citations(text))
-    return re.sub(r"[ \t]+([.,;:!?])", r"\1", cleaned).strip()
-
-
-def tokens(text: str) -> list[str]:
-    """The folded word tokens of ``text``: hyphenated words kept whole and also split (but a
-    number in words, "thirty-nine"), a possessive kept whole and also without its "'s"
-    ("Azkaban's" states "Azkaban")."""
-    found = []
-    for token in _TOKEN.findall(fold(text)):
-        found.append(token)
-        if "-" in token and not as_digits(token):  # "thirty-nine" is one number
-            found += token.split("-")
-        if token.endswith("'s") and len(token) > 2:
-            found.append(token[:-2])
-    return found
-
-
-def content_stems(text: str, compounds: bool = True) -> list[str]:
-    """The stemmed content words of ``text`` in order: no stopwords, numbers in digits ("two"
-    and "thirty-nine" as "2" and "39": the same word as the digits; "three hundred" also as
-    "300", after the rest, unless not ``compounds``)."""
-    words = tokens(text)
-    stems = [as_digits(t) or stem(t) for t in words
-             if t not in STOPWORDS and (len(t) > 1 or t.isdigit())]
-    if not compounds:
-        return stems
-    return stems + [shown(v) for v in sorted(spelled_numbers(words)) if v >= 100]
-
-
 @lru_cache(maxsize=8192)
 def numbers_in(text: str) -> frozenset[float]:
     """Every number ``text`` states, in digits or as a number word."""
@@ -179,7 +126,7 @@ def _words_split(folded: str) -> list[str]:
     """The words of ``folded`` text, hyphenated ones split ("thirty-nine": "thirty", "nine"),
     identifiers left out ("var_two" states no number, as "var_2" does not)."""
     plain = _JOINED.sub(" ", folded)
-    return [part for token in _TOKEN.findall(plain) for part in token.split("-")]
+    return [part for token in TOKEN.findall(plain) for part in token.split("-")]
 
 
 _JOINED = re.compile(r"\w*_\w*")
@@ -187,7 +134,7 @@ _JOINED = re.compile(r"\w*_\w*")
 
 def facts_of(claim: str) -> Facts:
     """The numbers, names and quoted phrases ``claim`` states (see the module docstring)."""
-    plain = _MARKER.sub("", claim)
+    plain = MARKER.sub("", claim)
     folded = fold(plain)
     digits = {value_of(m.group(0)) for m in NUMBER.finditer(folded)}
     # A count in words is a fact too ("over twenty years"), but not "one" (a pronoun as often).
@@ -392,7 +339,7 @@ def _names(text: str) -> set[str]:
     anywhere; common capitalised words left out."""
     names = set()
     for line in text.splitlines():
-        for match in _TOKEN.finditer(line):
+        for match in TOKEN.finditer(line):
             word = match.group(0)
             folded = word.casefold()
             if folded in _COMMON_CAPS or not word[0].isupper():

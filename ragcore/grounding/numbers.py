@@ -3,7 +3,7 @@
 
 The grounding facts (``facts``) compare a claim's numbers with a passage's by value, so "two"
 states 2 and "three hundred" states 300; the list reader (``retrieval.ordinals``) reads
-"first" and "second" with ``NUMBER_WORDS``. Plain functions over folded text (``facts.fold``).
+"first" and "second" with ``NUMBER_WORDS``. Plain functions over folded text (``text.fold``).
 """
 
 from __future__ import annotations

@@ -38,7 +38,8 @@ import re
 from functools import lru_cache
 from typing import Sequence
 
-from .facts import NAME_RUN, Facts, content_stems, each_fact
+from .facts import NAME_RUN, Facts, each_fact
+from .text import content_stems
 
 NEAR = 2  # content words on each side of a number that it stands with
 MARGIN = 1.5  # how much nearer the claim's words must stand to another number

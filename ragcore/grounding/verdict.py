@@ -42,10 +42,11 @@ import numpy as np
 from .answer_type import REPEATS, mismatch, unstated_kind, wants_a_statement
 from .agreement import NOTHING, Expected, agreement, expected_phrase
 from .claims import Claim, Span, claims_of, sentence_spans
-from .facts import content_stems, each_fact, fold, missing_facts
+from .facts import each_fact, missing_facts
 from .judge import IN_PROMPT, can_judge, judge_claim, judged_text
 from .kinds import QuestionKind, question_kind
 from .placement import displaced_facts
+from .text import content_stems, fold
 from .weights import WEIGHTS, Weights, logit, support_chance
 
 SUPPORTED, PARTLY, UNVERIFIED, UNSUPPORTED, REFUSED, EMPTY = (

@@ -51,7 +51,8 @@ from ..grounding import (
 )
 from ..grounding.answer_type import REPEATS
 from ..grounding.claims import sentence_spans
-from ..grounding.facts import content_stems, fold, missing_facts, without_markers
+from ..grounding.facts import missing_facts
+from ..grounding.text import content_stems, fold, without_markers
 from ..grounding.verdict import SHORT_CLAIM_STEMS, short_answer
 from ..llms.extractive.question import asked_acronym
 from ..llms.extractive.text import LIST_ITEM

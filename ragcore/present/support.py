@@ -38,7 +38,7 @@ from ..grounding import (
     question_kind,
 )
 from ..grounding.claims import sentence_spans as verdict_sentences
-from ..grounding.facts import without_markers
+from ..grounding.text import without_markers
 from .quotes import (
     Span,
     answer_spans,

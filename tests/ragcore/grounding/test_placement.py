@@ -76,7 +76,7 @@ POST = "On what island did the traders build a fur trading post?"
 
 
 def names_displaced(claim: str, sentences: list[str], question: str = "") -> list[str]:
-    from ragcore.grounding.facts import content_stems
+    from ragcore.grounding.text import content_stems
     from ragcore.grounding.placement import displaced_names
 
     return displaced_names(claim, sentences, content_stems(question), short=bool(question))

@@ -16,7 +16,7 @@ from ragcore.grounding import (
     facts_of,
     missing_facts,
 )
-from ragcore.grounding.facts import without_markers
+from ragcore.grounding.text import without_markers
 
 SSDF = ("The practices are organized into four groups: Prepare the Organization (PO): "
         "Organizations should ensure that the organization's people are prepared. Protect the "

@@ -1,0 +1,69 @@
+"""Text as the grounding checks compare it: folded (compatibility characters, quotes, dashes,
+case and whitespace made one; ``[n]`` markers and emphasis gone), its word tokens, and its
+content stems (stop words out, numbers in words as digits: "two" is "2").
+
+The facts (``facts``), the claims (``claims``), the verdict and the presentation read answers
+and passages through these, so a claim and a passage are compared the same way.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from ..prompts.citation_marks import normalise_citations
+from ..search.lexical import STOPWORDS, stem
+from .numbers import as_digits, shown, spelled_numbers
+
+TOKEN = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
+MARKER = re.compile(r"\s*\[\d+(?:\s*[,\u2013-]\s*\d+)*\]")
+
+
+@lru_cache(maxsize=8192)  # a verdict folds each passage sentence once per fact of each claim
+def fold(text: str) -> str:
+    """``text`` for comparison: compatibility characters unfolded (ligatures, curly quotes,
+    dashes), ``[n]`` markers and Markdown emphasis removed, case folded, whitespace collapsed."""
+    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text))
+    text = "".join(c for c in text if not unicodedata.combining(c))  # Beyoncé = Beyonce
+    text = text.translate(_PLAIN)
+    text = MARKER.sub("", text).replace("**", "").replace("__", "")
+    return " ".join(text.casefold().split())
+
+
+_PLAIN = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
+                        "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00ad": "",
+                        "\u00a0": " "})
+
+
+def without_markers(text: str) -> str:
+    """``text`` without the citation markers a model wrote, in whatever format (read by
+    ``prompts.citation_marks``, the one reader of them): ragcore places its own."""
+    cleaned = MARKER.sub("", normalise_citations(text))
+    return re.sub(r"[ \t]+([.,;:!?])", r"\1", cleaned).strip()
+
+
+def tokens(text: str) -> list[str]:
+    """The folded word tokens of ``text``: hyphenated words kept whole and also split (but a
+    number in words, "thirty-nine"), a possessive kept whole and also without its "'s"
+    ("Azkaban's" states "Azkaban")."""
+    found = []
+    for token in TOKEN.findall(fold(text)):
+        found.append(token)
+        if "-" in token and not as_digits(token):  # "thirty-nine" is one number
+            found += token.split("-")
+        if token.endswith("'s") and len(token) > 2:
+            found.append(token[:-2])
+    return found
+
+
+def content_stems(text: str, compounds: bool = True) -> list[str]:
+    """The stemmed content words of ``text`` in order: no stopwords, numbers in digits ("two"
+    and "thirty-nine" as "2" and "39": the same word as the digits; "three hundred" also as
+    "300", after the rest, unless not ``compounds``)."""
+    words = tokens(text)
+    stems = [as_digits(t) or stem(t) for t in words
+             if t not in STOPWORDS and (len(t) > 1 or t.isdigit())]
+    if not compounds:
+        return stems
+    return stems + [shown(v) for v in sorted(spelled_numbers(words)) if v >= 100]
