@@ -147,7 +147,6 @@ def facts_of(claim: str) -> Facts:
                  _whole_names(plain), _terms(plain), _listed(plain))
 
 
-_WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")
 # British spellings the word list (American) lacks, to the American: "colour", "organise".
 _AMERICAN = ((re.compile(r"our(s?)$"), r"or\1"), (re.compile(r"is(e|es|ed|ing|ation)$"), r"iz\1"),
              (re.compile(r"ys(e|es|ed|ing)$"), r"yz\1"), (re.compile(r"tre(s?)$"), r"ter\1"),
@@ -157,13 +156,14 @@ _AMERICAN = ((re.compile(r"our(s?)$"), r"or\1"), (re.compile(r"is(e|es|ed|ing|at
 def _terms(text: str) -> frozenset[str]:
     """The words of ``text`` written in lower case (a hyphenated word's parts each) that the
     English word list lacks (in British spelling too), folded; of three letters or more; not
-    in a `code span` (the code's rule)."""
+    in a `code span` (the code's rule), nor holding a digit ("flake8": a token as written)."""
     words = english_lexicon().words
     found = set()
-    for token in _WORD.findall(unicodedata.normalize("NFKC", _CODE.sub(" ", text))):
-        if token[0].isupper():
-            continue  # a name, or a sentence's first word: the names' rules
-        word = re.sub(r"['\u2019]s$", "", token.lower())
+    plain = unicodedata.normalize("NFKC", _CODE.sub(" ", text)).replace("\u2019", "'")
+    for part in (part for token in TOKEN.findall(plain) for part in token.split("-")):
+        if not part or part[0].isupper() or any(c.isdigit() for c in part):
+            continue  # a name or a sentence's first word (the names' rules), a code or a number
+        word = part.lower().removesuffix("'s")
         if (len(word) > 2 and word not in words and word not in STOPWORDS
                 and not any(rule.sub(to, word) in words for rule, to in _AMERICAN)):
             found.add(fold(word))

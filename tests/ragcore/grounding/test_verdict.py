@@ -369,6 +369,10 @@ def test_a_word_no_english_word_list_holds_must_be_in_a_passage():
     assert facts_of("The colour of the organisation's catalogue, said her fiancé.").terms == \
         frozenset()
     assert facts_of("Pydocstyle is a tool.").terms == frozenset()
+    # a word holding a digit is a token as written, not letters to look up ("utf" of utf8mb4)
+    assert facts_of("Run flake8 on utf8mb4 tables.").terms == frozenset()
+    assert missing_facts(facts_of("Run flake8 on utf8mb4 tables."),
+                         "Use utf8mb4 and flake8.") == []
 
 
 def test_a_short_answer_a_stated_sentence_restates_with_the_question_is_vouched_for():
