@@ -66,6 +66,23 @@ def judged_rows(rows: list[tuple], claims: Sequence[Claim], p_yes: dict[str, flo
     return out
 
 
+def asked_as_shipped(judged: list[tuple], meaning: list[tuple], weights: Weights
+                     ) -> list[tuple]:
+    """``judged`` rows where the verdict asks the judge; elsewhere the embedder's decision: a
+    claim it scores ``SURE_WITHOUT_JUDGE`` or more is vouched for (score 1), one below the
+    refute threshold refuted (score 0), as ``verdict._check`` does."""
+    from ragcore.grounding.verdict import SURE_WITHOUT_JUDGE
+
+    out = []
+    for row, (score, _, missing) in zip(judged, meaning):
+        if not missing and score >= SURE_WITHOUT_JUDGE:
+            row = (1.0, row[1], row[2])
+        elif not missing and score < weights.refute_threshold:
+            row = (0.0, row[1], row[2])
+        out.append(row)
+    return out
+
+
 def rescore(rows: list[tuple], weights: Weights) -> list[tuple]:
     from ragcore.grounding.weights import support_chance
 
@@ -170,10 +187,12 @@ def main() -> None:
            weights, True)
     lexical = scored(judging, weights, None)
     report("judge half, lexical only", lexical, judging, weights, False)
+    meaning = scored(judging, weights, embedder)
     for feature, rows_file, field, name in JUDGES:
         p_yes = _p_yes(rows_file)
         if getattr(weights, field) and all(c.id in p_yes for c in judging):
-            rows = rescore(judged_rows(lexical, judging, p_yes, feature), weights)
+            rows = asked_as_shipped(rescore(judged_rows(lexical, judging, p_yes, feature),
+                                            weights), meaning, weights)
             report(f"judge half, {name}", rows, judging, dataclasses.replace(
                 weights, lexical_threshold=getattr(weights, f"{field}_threshold"),
                 refute_threshold=getattr(weights, f"{field}_refute")), False)

@@ -176,6 +176,15 @@ def test_the_judge_reads_only_the_first_claim_and_never_a_refuted_one():
     assert judge.asked == [] and verdict.label == UNSUPPORTED
 
 
+def test_the_judge_is_not_asked_about_a_claim_its_features_take_for_invented():
+    # no fact to miss, but nothing of it in the passage: refuted by its chance, whatever the
+    # model that wrote it would say of it
+    judge = Judge(0.99)
+    checked = check_answer("The weather was pleasant in the spring.", [NIST],
+                           judge=judge).claims[0]
+    assert judge.asked == [] and checked.refuted and not checked.missing
+
+
 class RememberingJudge(Judge):
     """A judge that wrote the answer itself: it is asked in that answer's prompt."""
 
