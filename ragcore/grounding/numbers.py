@@ -83,3 +83,54 @@ def value_of(number: str) -> float:
 
 def shown(value: float) -> str:
     return str(int(value)) if value == int(value) else str(value)
+
+
+_SMALL = {value: word for word, value in UNITS.items()} | {value: word for word, value in
+                                                            TENS.items()}
+
+
+def in_words(value: float) -> tuple[str, ...]:
+    """The ways English spells a whole number below a million ("thirty-nine", "thirty nine";
+    "three hundred and fifty", "three hundred fifty"; "a hundred", "one hundred"); () for any
+    other value."""
+    if value != int(value) or not 0 < value < 10**6:
+        return ()
+    number = int(value)
+    if number >= 1000:
+        high, low = divmod(number, 1000)
+        heads = [f"{h} thousand" for h in in_words(high)] + (["a thousand"] if high == 1 else [])
+        if not low:
+            return tuple(heads)
+        tails = in_words(low)
+        joins = (" ", " and ") if low < 100 else (" ",)
+        return tuple(f"{h}{j}{t}" for h in heads for j in joins for t in tails)
+    if number >= 100:
+        high, low = divmod(number, 100)
+        heads = [f"{_SMALL[high]} hundred"] + (["a hundred"] if high == 1 else [])
+        if not low:
+            return tuple(heads)
+        return tuple(f"{h}{j}{t}" for h in heads for j in (" and ", " ") for t in in_words(low))
+    if number in _SMALL:
+        return (_SMALL[number],)
+    tens, unit = divmod(number, 10)
+    return (f"{_SMALL[tens * 10]}-{_SMALL[unit]}", f"{_SMALL[tens * 10]} {_SMALL[unit]}")
+
+
+def as_written_in(text: str, source: str) -> str:
+    """``text`` with each number in digits that ``source`` spells in words written as
+    ``source`` writes it ("300 pounds" -> "three hundred pounds"): a claim so worded can be
+    asked of a reader who compares words ("as written")."""
+    def written(match: re.Match[str]) -> str:
+        digits = match.group(0)
+        if re.search(rf"(?<![\w.,]){re.escape(digits)}(?![\w]|[.,]\d)", source):
+            return digits
+        for words in sorted(in_words(value_of(digits)), key=len, reverse=True):
+            found = re.search(rf"(?<![\w-]){re.escape(words)}(?![\w-])", source, re.IGNORECASE)
+            if found:
+                return found.group(0)
+        return digits
+    return _WHOLE.sub(written, text)
+
+
+# A whole number in digits ("300", "1,000"), not part of a decimal or a version ("1.0", "2.7.1").
+_WHOLE = re.compile(r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?![\w]|[.,]\d)")

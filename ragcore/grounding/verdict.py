@@ -45,6 +45,7 @@ from .claims import Claim, Span, claims_of, sentence_spans
 from .facts import each_fact, missing_facts
 from .judge import IN_PROMPT, can_judge, judge_claim, judged_text
 from .kinds import QuestionKind, question_kind
+from .numbers import as_written_in
 from .placement import displaced_facts
 from .text import content_stems, fold
 from .weights import WEIGHTS, Weights, logit, support_chance
@@ -290,8 +291,11 @@ def _check(claim: Claim, windows: list[_Window], everything: str, cosines: Any,
     if (judge is not None and weights.judged and not missing and not displaced
             and weights.refute_threshold <= best < SURE_WITHOUT_JUDGE):
         window = windows[at]
-        judged = judge_claim(judge, judged_text(passages[window.passage], window.span),
-                             claim.text, answer=answer)
+        # its numbers as the passage writes them: asked "as written", the model says No to
+        # "300 pounds" where the passage says "three hundred pounds"
+        passage = passages[window.passage]
+        judged = judge_claim(judge, judged_text(passage, window.span),
+                             as_written_in(claim.text, passage), answer=answer)
         features = {k: v for k, v in features.items() if k != "cosine"}
         if judged.way == IN_PROMPT and weights.in_prompt:
             features["in_prompt"] = logit(judged.share)

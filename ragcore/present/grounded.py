@@ -44,6 +44,7 @@ from ..grounding import (
     REFUSED,
     UNSUPPORTED,
     UNVERIFIED,
+    Claim,
     ClaimCheck,
     QuestionKind,
     not_said,
@@ -53,7 +54,8 @@ from ..grounding.answer_type import REPEATS
 from ..grounding.claims import sentence_spans
 from ..grounding.facts import missing_facts
 from ..grounding.text import content_stems, fold, without_markers
-from ..grounding.verdict import SHORT_CLAIM_STEMS, short_answer
+from ..grounding.numbers import NUMBER
+from ..grounding.verdict import SHORT_CLAIM_STEMS
 from ..llms.extractive.question import asked_acronym
 from ..llms.extractive.text import LIST_ITEM
 from ..prompts.answer import NOT_FOUND_SENTENCE
@@ -109,7 +111,7 @@ def _shown(answer: str, listing: SourceListing, listed: Sequence[ListedSource],
     # A short answer alone, or a factoid's short answer whatever the model wrote around it:
     # shown with the sentence stating it, then what the model added, cited or marked.
     if lead is not None and lead.supported and (len(verdict.claims) == 1 or (
-            short_answer(lead.claim) and factoid)):
+            _short(lead.claim) and factoid)):
         shown = _with_its_sentence(lead, listed, marker, listing.question)
         if shown is not None:
             return _after_its_sentence(shown, verdict.claims[1:], marker)
@@ -126,10 +128,17 @@ def _shown(answer: str, listing: SourceListing, listed: Sequence[ListedSource],
     return text, order
 
 
+def _short(claim: Claim) -> bool:
+    """Whether ``claim`` is a short answer as shown: a few words besides its numbers ("**300
+    pounds in gold and 700 in notes**", "**80 bytes**"), not a list item."""
+    return not claim.item and len([s for s in claim.stems if not NUMBER.fullmatch(s)]
+                                  ) <= SHORT_CLAIM_STEMS
+
+
 def _disowned(lead: ClaimCheck | None, text: str) -> bool:
     """A short answer the model itself followed with "Not found in the documents." and that
     nothing in the passages confirms ("**47**. Not found in the documents."): its guess."""
-    return (lead is not None and not lead.supported and short_answer(lead.claim)
+    return (lead is not None and not lead.supported and _short(lead.claim)
             and bool(_TRAILING_REFUSAL.search(text)))
 
 
@@ -138,7 +147,7 @@ def _unconfirmed_answer(lead: ClaimCheck | None, question: str) -> bool:
     does not place any a priori limit on the length of a URI. [1]"): the sentence after it may
     be the passages', the answer is not."""
     return (lead is not None and not lead.supported and not lead.refuted
-            and short_answer(lead.claim) and question_kind(question) is QuestionKind.FACTOID)
+            and _short(lead.claim) and question_kind(question) is QuestionKind.FACTOID)
 
 
 QUOTED_WORDS = 60  # of the sentence a bare short answer is shown with
@@ -276,7 +285,7 @@ def _stating_sentence(check: ClaimCheck, listed: Sequence[ListedSource], questio
     it. None for an answer that is a sentence, names the question's own subject ("**ARPA-H**."
     to "What is ARPA-H?") or that no sentence states."""
     stems, asked = set(check.claim.stems), set(content_stems(question))
-    if len(stems) > SHORT_CLAIM_STEMS or (stems and stems <= asked):
+    if not _short(check.claim) or (stems and stems <= asked):
         return None
     best: tuple[tuple[int, int, bool, int], int, str] | None = None
     for position, at in where:
@@ -299,6 +308,8 @@ def _stating_sentence(check: ClaimCheck, listed: Sequence[ListedSource], questio
     _, position, sentence = best
     if sentence[:1] in "\u201c\"" and sentence.rstrip()[-1:] in "\u201d\"":
         sentence = sentence[1:].rstrip()[:-1]  # a quoted line of dialogue: quoted once
+    else:  # a quotation inside the quote is nested in single marks
+        sentence = sentence.replace("\u201c", "\u2018").replace("\u201d", "\u2019")
     return position, _quoted(sentence)
 
 

@@ -185,6 +185,15 @@ def test_the_judge_is_not_asked_about_a_claim_its_features_take_for_invented():
     assert judge.asked == [] and checked.refuted and not checked.missing
 
 
+def test_the_judge_reads_a_claims_numbers_as_the_passage_writes_them():
+    passage = "\u201cThere are three hundred pounds in gold and seven hundred in notes,\u201d he said."
+    judge = Judge(0.9)
+    check_answer("**300 pounds in gold and 700 in notes**.", [passage], judge=judge,
+                 question="How much money did the King give Holmes for expenses?")
+    assert judge.asked and "Claim: **three hundred pounds in gold and seven hundred in notes**" \
+        in judge.asked[0]
+
+
 class RememberingJudge(Judge):
     """A judge that wrote the answer itself: it is asked in that answer's prompt."""
 
@@ -401,3 +410,15 @@ def test_a_short_answer_a_stated_sentence_restates_with_the_question_is_vouched_
     other = check_answer("**39**. There are thirty-nine enormous beryls in the beryl coronet.",
                          [coronet], question="How many beryls were in the Bohemian coronet?")
     assert other.claims[1].supported and not other.claims[0].supported
+
+
+def test_a_whole_number_is_spelled_every_way_english_writes_it():
+    from ragcore.grounding.numbers import as_written_in, in_words
+
+    assert in_words(39) == ("thirty-nine", "thirty nine")
+    assert "a hundred and fifty" in in_words(150) and in_words(300) == ("three hundred",)
+    assert in_words(2.5) == () and in_words(10**6) == ()
+    # a decimal or a version is never a count to respell; a number the source writes in
+    # digits stays in digits
+    assert as_written_in("Rust 1.0 has 3 parts and 80 bytes.", "one, three parts, 80 bytes") \
+        == "Rust 1.0 has three parts and 80 bytes."

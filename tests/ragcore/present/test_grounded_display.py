@@ -363,3 +363,16 @@ def test_the_nearest_sentence_of_a_hard_wrapped_passage_is_quoted_whole():
     assert text.endswith(f"\n\n{NEAREST_LEAD} \u201cThis document and PEP 257 were adapted from "
                          "Guido's original Python Style Guide essay, with some additions from "
                          "Barry's style guide.\u201d [1]")
+
+
+def test_a_short_answer_of_several_numbers_is_quoted_with_the_sentence_spelling_them():
+    # five words with its numbers, three without: a short answer still, quoted with the
+    # sentence that states it in words; the sentence's own quotation nested in single marks
+    passage = ("\u201cAnd for present expenses?\u201d The King took a heavy chamois leather bag "
+               "from under his cloak and laid it on the table. \u201cThere are three hundred "
+               "pounds in gold and seven hundred in notes,\u201d he said.")
+    text, _ = shown_over([passage], "**300 pounds in gold and 700 in notes**. The King laid a "
+                         "bag on the table.", "How much money did the King give for expenses?")
+    assert text.startswith(
+        "**300 pounds in gold and 700 in notes**. \u201c\u2018There are three hundred pounds in "
+        "gold and seven hundred in notes,\u2019 he said.\u201d [1]")
