@@ -28,7 +28,10 @@ is, ``unsupported`` when all are refuted or its first claim (the short answer) i
 when some are vouched for or refuted, ``unverified`` when none is either; ``refused`` for an
 answer that says the documents do not hold it; ``empty`` when nothing in it makes a claim.
 Similarity cannot tell agreement from contradiction, which is why facts weigh most: a claim
-about the right sentence with the wrong number is not supported.
+about the right sentence with the wrong number is not supported. With a judge (``judge.py``:
+the packaged model's "Yes"), the first claim is asked about when these features leave it
+undecided (a chance from the refute threshold to ``SURE_WITHOUT_JUDGE``, no fact missing or
+displaced), with its numbers as the passage writes them.
 """
 
 from __future__ import annotations
