@@ -26,13 +26,15 @@ an answer that judged the question states it there under ``SCORE_NOTE``.
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from typing import Any, Sequence
 
 import numpy as np
 
 from ...search.lexical import is_summary_request
 from .question import asks_for_list, asks_one_thing, without_source_words
-from .model import assess, load_weights, variant
+from .model import Assessment, assess, load_weights, variant
 from .rank import Ranking, Scorer, rank
 from .summary import overview_reply
 from .text import Candidate, candidates, quote_unit
@@ -172,11 +174,33 @@ def answerability(passages: Sequence[str], question: str, *, embedder: Any = Non
     score its answers state), from the question and the passages themselves; 0.0 when they hold
     no sentence to judge."""
     cands = candidates(strip_labels("\n\n".join(passages)))
-    if not cands:
-        return 0.0
-    scorer = Scorer(cands, embedder)
+    return float(assessed(cands, question, embedder).answered) if cands else 0.0
+
+
+_ASSESSED: OrderedDict[tuple, Assessment] = OrderedDict()
+_ASSESSED_LOCK = threading.Lock()
+ASSESSED_KEPT = 8  # questions over passages remembered: a few people's latest answers
+
+
+def assessed(cands: Sequence[Candidate], question: str, embedder: Any = None) -> Assessment:
+    """The answerer's phrase for ``question`` over ``cands`` and its chance that they answer
+    it (``rank``, then ``model.assess``), remembered for the last ``ASSESSED_KEPT``: one
+    answer's passages are read this way by the not-found gate (``answerability``) and again by
+    the grounding verdict (its reader's phrase), ~0.2 s of embedding each on two cores."""
+    key = (question, getattr(embedder, "model_name", None), tuple(map(repr, cands)))
+    with _ASSESSED_LOCK:
+        known = _ASSESSED.get(key)
+        if known is not None:
+            _ASSESSED.move_to_end(key)
+            return known
+    scorer = Scorer(list(cands), embedder)
     ranking = rank(scorer, question, limit=3, floor=False)
-    return float(assess(scorer, without_source_words(question), ranking.scores).answered)
+    judged = assess(scorer, without_source_words(question), ranking.scores)
+    with _ASSESSED_LOCK:
+        _ASSESSED[key] = judged
+        while len(_ASSESSED) > ASSESSED_KEPT:
+            _ASSESSED.popitem(last=False)
+    return judged
 
 
 def _several_answer(scorer: Scorer, ranking: Ranking) -> bool:

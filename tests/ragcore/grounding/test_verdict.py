@@ -422,3 +422,22 @@ def test_a_whole_number_is_spelled_every_way_english_writes_it():
     # digits stays in digits
     assert as_written_in("Rust 1.0 has 3 parts and 80 bytes.", "one, three parts, 80 bytes") \
         == "Rust 1.0 has three parts and 80 bytes."
+
+
+def test_the_verdicts_reader_reuses_the_not_found_gates_reading_of_the_same_passages(
+        monkeypatch):
+    # the gate (answerability) and the verdict's second reader (expected_phrase) read one
+    # answer's passages for one question: the span model runs once
+    from ragcore.grounding.agreement import expected_phrase
+    from ragcore.llms.extractive import answer
+
+    runs = []
+    real = answer.assess
+    monkeypatch.setattr(answer, "assess", lambda *a, **k: runs.append(1) or real(*a, **k))
+    monkeypatch.setattr(answer, "_ASSESSED", type(answer._ASSESSED)())
+    question = "How long is a record header?"
+    chance = answer.answerability([NIST], question)
+    expected = expected_phrase([NIST], question)
+    assert len(runs) == 1 and expected.answered == chance
+    expected_phrase([NIST], "When was the agency founded?")  # another question: read again
+    assert len(runs) == 2
