@@ -68,11 +68,15 @@ SHORT_CLAIM_STEMS = 4
 # A chance the judge is not asked to confirm: on the labelled claims every claim scored this
 # high with the embedder was right (11 of 11 on the fit half, 16 of 16 on the judge half).
 SURE_WITHOUT_JUDGE = 0.95
-# Nor is it asked about a claim its other features already take for invented (a chance below
-# ``Weights.refute_threshold``): in the answer's own prompt the model tends to confirm what it
-# wrote. On the labelled claims (in-prompt judge) invented claims refuted: fit half 78.1 ->
-# 80.8 %, judge half 89.6 -> 90.9 %; right claims refuted 5.4 % (unchanged), 6.7 -> 7.6 %.
+# Nor is the judge asked about a claim its other features already take for invented (a chance
+# below ``Weights.refute_threshold``): in the answer's own prompt the model tends to confirm
+# what it wrote. On the labelled claims (in-prompt judge) invented claims refuted: fit half
+# 78.1 -> 80.8 %, judge half 89.6 -> 90.9 %; right claims refuted 5.4 % (unchanged), 6.7 ->
+# 7.6 %.
+
 MAX_JUDGED = 1  # claims of one answer the judge reads: the first (each ~1-4 s on two cores)
+
+
 @dataclass(frozen=True, slots=True)
 class ClaimCheck:
     """One claim's verdict: the chance it is supported, the passage sentences supporting it
