@@ -183,11 +183,10 @@ def main() -> None:
             weights = _fitted_judge(weights, lexical_rows, fitting, labels, feature,
                                     _p_yes(rows_file), field)
         print(f"fitted on {len(fitting)} claims: {weights}")
-    report("judge half, with the embedding model", scored(judging, weights, embedder), judging,
-           weights, True)
+    meaning = scored(judging, weights, embedder)  # reported, and where the judge is not asked
+    report("judge half, with the embedding model", meaning, judging, weights, True)
     lexical = scored(judging, weights, None)
     report("judge half, lexical only", lexical, judging, weights, False)
-    meaning = scored(judging, weights, embedder)
     for feature, rows_file, field, name in JUDGES:
         p_yes = _p_yes(rows_file)
         if getattr(weights, field) and all(c.id in p_yes for c in judging):
