@@ -70,6 +70,7 @@ from ..grounding.kinds import QuestionKind, profile, question_kind
 from ..llms.extractive.text import LIST_ITEM
 from ..postprocess import Postprocessor
 from ..search.lexical import terms
+from .rows import names_table, rows_of_tables
 from ..tokens import count_tokens
 from ..types import ScoredNode
 
@@ -161,6 +162,8 @@ class SentenceEmbeddingOptimizer(Postprocessor):
         if budget is None and self.max_passages is not None and not profile(kind).pooled:
             nodes = nodes[: self.max_passages]  # a list or summary: the passages ranked first
         split = [sentences(scored.node.text) for scored in nodes]
+        if budget is not None:  # a table's rows, one by one (``rows``)
+            split = [rows_of_tables(parts) for parts in split]
         flat = [(i, j) for i, parts in enumerate(split) for j in range(len(parts))]
         if not flat or not query.strip():
             return nodes
@@ -226,7 +229,7 @@ def _announced(parts: list[str], kept: list[int]) -> set[int]:
     ``ANNOUNCED_TOKENS``."""
     more: set[int] = set()
     for k in kept:
-        if not _ANNOUNCES.search(parts[k].strip()):
+        if not (_ANNOUNCES.search(parts[k].strip()) or names_table(parts[k])):
             continue
         spent = 0
         for j in range(k + 1, len(parts)):

@@ -159,3 +159,38 @@ def test_a_list_question_reads_on_to_the_announcement_a_kept_sentence_leads_into
     [fact] = optimizer.postprocess([ScoredNode(Node(text=CLASSES), 0.5)],
                                    "What does the first digit of a status code define?")
     assert "There are 5 values" not in fact.node.text
+
+
+INTEGERS = ("Rust has several integer types. Table 3-1 shows the built-in integer types in "
+            "Rust.\n\n| Length  | Signed  | Unsigned |\n| ------- | ------- | -------- |\n"
+            "| 8-bit   | `i8`    | `u8`     |\n| 16-bit  | `i16`   | `u16`    |\n"
+            "| 32-bit  | `i32`   | `u32`    |\n| 64-bit  | `i64`   | `u64`    |\n"
+            "| 128-bit | `i128`  | `u128`   |\n| arch    | `isize` | `usize`  |\n\n"
+            "Each variant can be either signed or unsigned and has an explicit size.")
+
+
+def test_a_sentence_naming_a_table_brings_the_table():
+    optimizer = SentenceEmbeddingOptimizer(None, token_budget=12, by_kind=True)
+    [read] = optimizer.postprocess([ScoredNode(Node(text=INTEGERS), 0.5)],
+                                   "Which table shows the built-in integer types?")
+    assert read.node.text.startswith("Table 3-1 shows") and "| 128-bit | `i128`" in read.node.text
+
+
+def test_a_table_is_read_row_by_row_under_a_budget():
+    optimizer = SentenceEmbeddingOptimizer(None, token_budget=30, by_kind=True)
+    [read] = optimizer.postprocess([ScoredNode(Node(text=INTEGERS), 0.5)],
+                                   "Which type is a signed 128-bit integer, i128?")
+    assert "| 128-bit | `i128`  | `u128`   |" in read.node.text
+    assert "16-bit" not in read.node.text  # the row, not its whole table
+
+
+def test_prose_wrapped_over_lines_is_not_read_line_by_line():
+    wrapped = ("The storage engine keeps every page it writes in a journal until the\n"
+               "checkpoint has flushed it, so that a crash between the write and the\n"
+               "flush loses nothing that was acknowledged to the client, and recovery\n"
+               "replays the journal from the last checkpoint onwards, page by page, in the\n"
+               "order the pages were written. Other text.")
+    optimizer = SentenceEmbeddingOptimizer(None, token_budget=12, by_kind=True)
+    [read] = optimizer.postprocess([ScoredNode(Node(text=wrapped), 0.5)],
+                                   "What does recovery replay after a crash?")
+    assert read.node.text.startswith("The storage engine keeps") and "were written." in read.node.text
