@@ -185,6 +185,20 @@ def test_the_judge_is_not_asked_about_a_claim_its_features_take_for_invented():
     assert judge.asked == [] and checked.refuted and not checked.missing
 
 
+def test_a_claim_a_passage_holds_word_for_word_is_supported_without_the_judge():
+    doubting = Judge(0.01)
+    quoting = check_answer("A record header is 80 bytes long, as NIST says.",
+                           ["NIST says: a record header is 80 bytes long, as NIST says."],
+                           judge=doubting).claims[0]
+    assert doubting.asked == [] and quoting.supported and quoting.support
+    items = check_answer("- Prepare the Organization (PO)\n- Protect the Software (PS)", [SSDF],
+                         list_items=True, judge=doubting)
+    assert doubting.asked == [] and items.label == SUPPORTED
+    # a short answer is not a quotation, whatever passage holds its words: the judge is asked
+    check_answer("**four groups**.", [SSDF], judge=doubting, question=GROUPS)
+    assert doubting.asked
+
+
 def test_the_judge_reads_a_claims_numbers_as_the_passage_writes_them():
     passage = "\u201cThere are three hundred pounds in gold and seven hundred in notes,\u201d he said."
     judge = Judge(0.9)
