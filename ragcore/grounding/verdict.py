@@ -77,8 +77,8 @@ SURE_WITHOUT_JUDGE = 0.95
 # 78.1 -> 80.8 %, judge half 89.6 -> 90.9 %; right claims refuted 5.4 % (unchanged), 6.7 ->
 # 7.6 %.
 
-# A claim a passage holds word for word (``quoting_window``: at least this many words, and more than a
-# short answer's unless a list item) is stated by it: vouched for as sure, the judge not asked.
+# A claim a passage holds word for word (``quoting_window``: at least this many words, and more
+# than a short answer's unless a list item) is stated by it: vouched for as sure, no judge asked.
 QUOTED_WORDS = 3
 
 MAX_JUDGED = 1  # claims of one answer the judge reads: the first (each ~1-4 s on two cores)

@@ -70,9 +70,9 @@ from ..grounding.kinds import QuestionKind, profile, question_kind
 from ..llms.extractive.text import LIST_ITEM
 from ..postprocess import Postprocessor
 from ..search.lexical import terms
-from .rows import names_table, rows_of_tables
 from ..tokens import count_tokens
 from ..types import ScoredNode
+from .rows import names_table, rows_of_tables
 
 GAP = " … "
 ANNOUNCED_TOKENS = 320  # what follows an announcing sentence, kept beyond the budget

@@ -4,9 +4,9 @@ The sentence rule (``chunking.sentences``) finds no break inside a table: its ro
 Markdown's, come out as one unit of many lines, too long for a reading budget to keep, though
 the answer is one row ("| 128-bit | `i128` | `u128` |"). The sentence optimizer reads such a
 unit line by line (``rows_of_tables``); a unit whose lines continue one another in lower case
-is prose wrapped over lines, and stays whole. A sentence
-that names a table ("Table 3-1 shows the built-in integer types", a caption "TABLE G-3: ...")
-announces what follows, as a colon does (``names_table``).
+is prose wrapped over lines, and stays whole. A sentence that names a table ("Table 3-1 shows
+the built-in integer types", a caption "TABLE G-3: ...") announces what follows, as a colon
+does (``names_table``).
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ def rows_of_tables(parts: list[str]) -> list[str]:
             out.append(part)
             continue
         rows: list[str] = []
-        for line in lines:
-            if rows and not line.strip():
+        for line in lines:  # a blank line stays with the row before it (the first: after)
+            if rows and (not line.strip() or not rows[-1].strip()):
                 rows[-1] += line
             else:
                 rows.append(line)

@@ -193,4 +193,5 @@ def test_prose_wrapped_over_lines_is_not_read_line_by_line():
     optimizer = SentenceEmbeddingOptimizer(None, token_budget=12, by_kind=True)
     [read] = optimizer.postprocess([ScoredNode(Node(text=wrapped), 0.5)],
                                    "What does recovery replay after a crash?")
-    assert read.node.text.startswith("The storage engine keeps") and "were written." in read.node.text
+    assert read.node.text.startswith("The storage engine keeps")
+    assert "were written." in read.node.text
