@@ -185,6 +185,14 @@ def test_the_judge_is_not_asked_about_a_claim_its_features_take_for_invented():
     assert judge.asked == [] and checked.refuted and not checked.missing
 
 
+def test_a_bold_acronym_is_stated_by_the_words_it_stands_for():
+    passage = "NIST Special Publication 800-94 replaces NIST Special Publication 800-31."
+    assert missing_facts(facts_of("**SP 800-31**."), passage) == []
+    assert missing_facts(facts_of("**SP 800-53**."), passage) == ["the number 53",
+                                                                  "\u201cSP 800-53\u201d"]
+    assert "\u201cFIPS 800-31\u201d" in missing_facts(facts_of("**FIPS 800-31**."), passage)
+
+
 def test_a_claim_a_passage_holds_word_for_word_is_supported_without_the_judge():
     doubting = Judge(0.01)
     quoting = check_answer("A record header is 80 bytes long, as NIST says.",
