@@ -50,9 +50,20 @@ def signals_of(row: dict) -> GateSignals:
     return GateSignals(**signals)
 
 
+def gate_refuses(row: dict, gate: NotFoundGate) -> bool:
+    """Whether ``gate`` refuses the row's question; never one the gate was not asked about (no
+    signals: a list, summary or document question, whose kind the engine never gates)."""
+    return row.get("signals") is not None and gate.refuses_for(signals_of(row))
+
+
+def gated(rows: Sequence[dict]) -> list[dict]:
+    """The rows whose question the gate was asked about."""
+    return [row for row in rows if row.get("signals") is not None]
+
+
 def gated_answer(row: dict, gate: NotFoundGate) -> str:
     """The local model's reply as the engine gives it with ``gate``."""
-    if gate.refuses_for(signals_of(row)):
+    if gate_refuses(row, gate):
         return refusal(row["question"], row["passages"])
     return row["answer"]
 
@@ -60,7 +71,7 @@ def gated_answer(row: dict, gate: NotFoundGate) -> str:
 def refuses(row: dict, gate: NotFoundGate) -> bool:
     """Whether the reply says "not found": the gate's refusal, or (rarely, after the nudge) the
     model's own; rows without an answer (calibration: signals only) count the gate's alone."""
-    if gate.refuses_for(signals_of(row)):
+    if gate_refuses(row, gate):
         return True
     return row.get("answer") is not None and says_not_found(row["answer"])
 
@@ -104,6 +115,7 @@ def fit(rows: Sequence[dict], signals: Sequence[str], *, l2: float = 0.1,
     lowest threshold (step 0.01) whose false "not found" on the answerable rows stays within
     ``target``."""
     probe = Calibration(tuple(signals), (0.0,) * (len(signals) + 1), 1.0)
+    rows = gated(rows)
     x = np.array([[1.0, *probe.features(signals_of(r))] for r in rows])
     y = np.array([0.0 if r["golds"] else 1.0 for r in rows])
     w = np.zeros(x.shape[1])
@@ -129,7 +141,9 @@ def auc(rows: Sequence[dict], key) -> float:
 
 
 def signal_aucs(rows: Sequence[dict], gate: NotFoundGate) -> dict[str, float]:
-    """How well each signal alone, and the gate's score, tells unanswerable rows apart."""
+    """How well each signal alone, and the gate's score, tells unanswerable rows apart (of the
+    rows the gate was asked about)."""
+    rows = gated(rows)
     keys = {
         "p_not_found (first token 'Not')": lambda r: r["signals"]["p_not_found"],
         "p_no (check pass)": lambda r: r["signals"]["p_no"],
@@ -163,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             gates[", ".join(signals)] = gate_of(fitted)
             print(f"fitted on {len(calibration)} calibration rows: {fitted}")
     for name, gate in gates.items():
-        calibration = gate.chosen(signals_of(rows[0]))
+        calibration = gate.chosen(signals_of(gated(rows)[0]))
         print(f"\n{name}: {calibration}")
         points = trade_off(rows, calibration, sorted({*SWEEP, calibration.threshold}))
         print(curve_table(points, calibration.threshold))

@@ -184,7 +184,7 @@ def report(rows: list[dict]) -> str:
     """The issue's table for both answerers, the gate's trade-off curve and the signals' AUCs."""
     from ragcore.synthesis.not_found import NotFoundGate
 
-    from .gate_sweep import SWEEP, curve_table, records, signal_aucs, trade_off
+    from .gate_sweep import SWEEP, curve_table, gated, records, signal_aucs, trade_off
 
     gate = NotFoundGate()
     good = sum(bool(r["golds"]) for r in rows)
@@ -200,7 +200,7 @@ def report(rows: list[dict]) -> str:
     calibration = gate.calibration  # the engine's: the index's embedder measures answerability
     curve = curve_table(trade_off(rows, calibration, sorted({*SWEEP, calibration.threshold})),
                         calibration.threshold)
-    alone = {kind: 100 * statistics.mean(r["signals"]["model_refuses"] for r in rows
+    alone = {kind: 100 * statistics.mean(r["signals"]["model_refuses"] for r in gated(rows)
                                          if bool(r["golds"]) == kind) for kind in (False, True)}
     aucs = "\n".join(f"- AUC {k}: {v:.1f} %" for k, v in signal_aucs(rows, gate).items())
     return (f"{table}\n\nLocalLLM median time to first token: {ttft:.1f} s. Prompting "

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from benchmarks.answers.answer_measures import says_not_found, short_answer
-from benchmarks.answers.gate_sweep import read_rows, signals_of
+from benchmarks.answers.gate_sweep import gate_refuses, read_rows
 from benchmarks.answers.squad import token_f1
 from ragcore.grounding import QuestionKind, check_answer, question_kind
 from ragcore.synthesis.not_found import NotFoundGate
@@ -35,7 +35,7 @@ def judged(rows: list[dict], embedder, judge=None) -> list[dict]:
     out = []
     for row in rows:
         answerable = bool(row["golds"])
-        refused = gate.refuses_for(signals_of(row)) or says_not_found(row["answer"])
+        refused = gate_refuses(row, gate) or says_not_found(row["answer"])
         started = time.perf_counter()
         verdict = check_answer(row["answer"], row["passages"], question=row["question"],
                                embedder=embedder, judge=judge)
