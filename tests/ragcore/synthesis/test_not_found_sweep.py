@@ -7,7 +7,14 @@ import random
 
 from dataclasses import replace
 
-from benchmarks.answers.gate_sweep import fit, gate_of, gated_answer, refuses, trade_off
+from benchmarks.answers.gate_sweep import (
+    fit,
+    gate_of,
+    gated_answer,
+    refuses,
+    signal_aucs,
+    trade_off,
+)
 from ragcore.prompts.answer import NOT_FOUND_SENTENCE
 from ragcore.synthesis.not_found import Calibration
 
@@ -77,3 +84,12 @@ def test_a_models_short_answer_is_its_bold_phrase_else_its_first_sentence():
     assert short_answer("The animal is the grizzly bear. It was chosen.") == (
         "The animal is the grizzly bear.")
     assert short_answer(f"{NOT_FOUND_SENTENCE}\n\nThe closest passage says: \u201cx\u201d") == ""
+
+
+def test_a_question_the_gate_was_not_asked_about_is_not_refused_by_it():
+    # a list or a question about a document: the engine never gates it, so no signals
+    ungated = dict(row(True, 0.99, 0.99, answer="- water\n- stone"), signals=None)
+    gate = gate_of(replace(fit(rows(), MODEL_SIGNALS), threshold=0.01))
+    assert gated_answer(ungated, gate) == "- water\n- stone" and not refuses(ungated, gate)
+    assert signal_aucs([*rows(), ungated], gate) == signal_aucs(rows(), gate)
+    fit([*rows(), ungated], MODEL_SIGNALS)
