@@ -272,14 +272,14 @@ def missing_facts(facts: Facts, passage_text: str) -> list[str]:
     words, stems, joined = _vocabulary(folded)
     stated = numbers_in(folded)
     missing = [f"the number {shown(n)}" for n in sorted(facts.numbers) if n not in stated]
-    initials = _initials(passage_text) if facts.names or facts.quoted else frozenset()
+    initials = _initials(passage_text) if facts.names else frozenset()
     missing += [f"the name {name}" for name in sorted(facts.names)
                 if name not in words and stem(name) not in stems and name not in initials
                 and name.replace("-", "") not in joined]
+    # a name the passage spells out states it in a quoted phrase too: "**SP 800-31**" is
+    # stated by "Special Publication 800-31" (the phrase's acronyms are among its names)
+    spelled = initials & facts.names
     for written, phrase in facts.quoted:
-        # an acronym of the phrase is stated by the words it stands for: "**SP 800-31**" by
-        # "Special Publication 800-31", as a name is
-        spelled = initials & {w.casefold() for w in written.split() if len(w) > 1 and w.isupper()}
         if not all(s in stems or s in words or stated_number(s, stated) or s in spelled
                    for s in phrase):
             missing.append(f"\u201c{written}\u201d")

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any, Sequence
 
 import numpy as np
@@ -346,7 +347,9 @@ def quoting_window(claim: Claim, windows: Sequence[_Window]) -> int | None:
                 None)
 
 
+@lru_cache(maxsize=8192)  # every window is read once per claim of an answer
 def _words(text: str) -> str:
+    """``text``'s folded words, one space apart: what a quotation is matched on."""
     return " ".join(re.findall(r"\w+", fold(text)))
 
 

@@ -169,19 +169,32 @@ INTEGERS = ("Rust has several integer types. Table 3-1 shows the built-in intege
             "Each variant can be either signed or unsigned and has an explicit size.")
 
 
+def read_of(text: str, question: str, budget: int) -> str:
+    """What the model reads of one passage ``text`` for ``question`` under ``budget``."""
+    optimizer = SentenceEmbeddingOptimizer(None, token_budget=budget, by_kind=True)
+    [read] = optimizer.postprocess([ScoredNode(Node(text=text), 0.5)], question)
+    return read.node.text
+
+
 def test_a_sentence_naming_a_table_brings_the_table():
-    optimizer = SentenceEmbeddingOptimizer(None, token_budget=12, by_kind=True)
-    [read] = optimizer.postprocess([ScoredNode(Node(text=INTEGERS), 0.5)],
-                                   "Which table shows the built-in integer types?")
-    assert read.node.text.startswith("Table 3-1 shows") and "| 128-bit | `i128`" in read.node.text
+    read = read_of(INTEGERS, "Which table shows the built-in integer types?", 12)
+    assert read.startswith("Table 3-1 shows") and "| 128-bit | `i128`" in read
 
 
 def test_a_table_is_read_row_by_row_under_a_budget():
-    optimizer = SentenceEmbeddingOptimizer(None, token_budget=30, by_kind=True)
-    [read] = optimizer.postprocess([ScoredNode(Node(text=INTEGERS), 0.5)],
-                                   "Which type is a signed 128-bit integer, i128?")
-    assert "| 128-bit | `i128`  | `u128`   |" in read.node.text
-    assert "16-bit" not in read.node.text  # the row, not its whole table
+    read = read_of(INTEGERS, "Which type is a signed 128-bit integer, i128?", 30)
+    assert "| 128-bit | `i128`  | `u128`   |" in read
+    assert "16-bit" not in read  # the row, not its whole table
+
+
+def test_a_table_split_into_rows_still_joins_to_its_passage():
+    from ragcore.retrieval.rows import rows_of_tables
+
+    table = INTEGERS[INTEGERS.index("| Length"):INTEGERS.index("Each variant")]
+    spaced = "\n" + table.replace("|\n| 8-bit", "|\n\n| 8-bit")  # blank lines in and before it
+    rows = rows_of_tables([spaced])
+    assert len(rows) == 8 and "".join(rows) == spaced
+    assert all(row.strip() for row in rows)  # a blank line is never a row of its own
 
 
 def test_prose_wrapped_over_lines_is_not_read_line_by_line():
@@ -190,8 +203,6 @@ def test_prose_wrapped_over_lines_is_not_read_line_by_line():
                "flush loses nothing that was acknowledged to the client, and recovery\n"
                "replays the journal from the last checkpoint onwards, page by page, in the\n"
                "order the pages were written. Other text.")
-    optimizer = SentenceEmbeddingOptimizer(None, token_budget=12, by_kind=True)
-    [read] = optimizer.postprocess([ScoredNode(Node(text=wrapped), 0.5)],
-                                   "What does recovery replay after a crash?")
-    assert read.node.text.startswith("The storage engine keeps")
-    assert "were written." in read.node.text
+    read = read_of(wrapped, "What does recovery replay after a crash?", 12)
+    assert read.startswith("The storage engine keeps")
+    assert "were written." in read
