@@ -4,7 +4,11 @@
 not-found gate's signals for each held-out question. Here each row is shown as the app shows it:
 refused by the shipped gate, else checked by ``ragcore.grounding`` (the index's embedding model,
 the question, the passages) and, for a factoid whose first claim the verdict does not support,
-replaced by "The documents don't say ...". Nothing is fitted on these rows: the verdict's weights
+replaced by "The documents don't say ...". The figures of what a person is shown come from the
+app's own text (``present``: the gate, then the listing the verdict writes, refused when its first
+sentence says the documents do not hold the answer, as ``grounded_set`` scores its questions):
+"**Mr. Hinx**. Not found in the documents." is shown as a refusal though the verdict, which
+reads no claim in a refusal, vouches for the name. Nothing is fitted on these rows: the verdict's weights
 come from the labelled claims (``benchmarks/grounding``), the gate's from training questions.
 
     python -m benchmarks.answers.verdict_sweep benchmarks/answers/squad_local_rows/heldout-...jsonl
@@ -23,14 +27,19 @@ from pathlib import Path
 
 from benchmarks.answers.answer_measures import says_not_found, short_answer
 from benchmarks.answers.gate_sweep import gate_refuses, read_rows
+from benchmarks.answers.grounded_set import refused_first
 from benchmarks.answers.squad import token_f1
 from ragcore.grounding import QuestionKind, check_answer, question_kind
+from ragcore.present.markers import mark_listing
+from ragcore.present.sources import answer_sources
 from ragcore.synthesis.not_found import NotFoundGate
+from ragcore.types import Node, ScoredNode
 
 
 def judged(rows: list[dict], embedder, judge=None) -> list[dict]:
     """Per row: answerable, gate refusal, first-claim chance (1 when nothing to check), whether
-    it states a fact no passage holds, F1 of the answer as written, the verdict's seconds."""
+    it states a fact no passage holds, whether what the app shows refuses, F1 of the answer as
+    written, the verdict's seconds."""
     gate = NotFoundGate()
     out = []
     for row in rows:
@@ -46,9 +55,19 @@ def judged(rows: list[dict], embedder, judge=None) -> list[dict]:
         out.append({"answerable": answerable, "gate": refused, "chance": chance,
                     "missing": bool(lead is not None and lead.missing),
                     "shipped": verdict.label == "unsupported" and factoid,
+                    "shown": refused or shown_refuses(row, embedder, judge),
                     "f1": token_f1(short_answer(row["answer"]), row["golds"]) if answerable
                     else 0.0, "seconds": seconds, "label": verdict.label})
     return out
+
+
+def shown_refuses(row: dict, embedder, judge=None) -> bool:
+    """Whether the text the app shows for ``row``'s answer (its listing, as the Query page
+    writes it) says first that the documents do not hold the answer."""
+    nodes = [ScoredNode(Node(text=passage), 1.0) for passage in row["passages"]]
+    listing = answer_sources(row["answer"], nodes, retrieval_mode="hybrid", extractive=False,
+                             embedder=embedder, question=row["question"], judge=judge)
+    return refused_first(mark_listing(row["answer"], listing)[0])
 
 
 def at(items: list[dict], threshold: float) -> tuple[float, float, float]:
@@ -58,7 +77,8 @@ def at(items: list[dict], threshold: float) -> tuple[float, float, float]:
     answerable = [(r, i) for r, i in zip(refuse, items) if i["answerable"]]
     return (sum(unanswerable) / max(1, len(unanswerable)),
             sum(r for r, _ in answerable) / max(1, len(answerable)),
-            100 * statistics.mean(0.0 if r else i["f1"] for r, i in answerable))
+            100 * statistics.mean(0.0 if r else i["f1"] for r, i in answerable)
+            if answerable else 0.0)
 
 
 def main() -> None:
@@ -80,6 +100,8 @@ def main() -> None:
     print(f"gate alone                  {gate_only[0]:6.1%}  {gate_only[1]:6.1%}  "
           f"{gate_only[2]:5.1f}")
     print(f"gate + shipped verdict      {shipped[0]:6.1%}  {shipped[1]:6.1%}  {shipped[2]:5.1f}")
+    shown = _shown(items)
+    print(f"what the app shows          {shown[0]:6.1%}  {shown[1]:6.1%}  {shown[2]:5.1f}")
     print("curve (refuse a factoid whose first claim states a fact no passage holds or whose "
           "chance is below t: refusal, false not-found, F1):")
     for threshold in sorted({round(i["chance"], 2) for i in items} | {0.0}):
@@ -90,6 +112,11 @@ def main() -> None:
 def _shipped(items: list[dict]) -> tuple[float, float, float]:
     """The figures of what the app shows: refused by the gate, or replaced by the verdict."""
     return at([dict(i, missing=i["shipped"], chance=1.0) for i in items], 0.0)
+
+
+def _shown(items: list[dict]) -> tuple[float, float, float]:
+    """The figures of the text the app shows (a refusal scores F1 0)."""
+    return at([dict(i, gate=i["shown"], missing=False, chance=1.0) for i in items], 0.0)
 
 
 if __name__ == "__main__":

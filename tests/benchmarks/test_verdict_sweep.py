@@ -1,0 +1,38 @@
+"""The verdict sweep (benchmarks/answers/verdict_sweep.py) scores SQuAD rows by what the app
+shows: the gate, then the text the grounding verdict writes, refused in its first sentence."""
+
+from __future__ import annotations
+
+from benchmarks.answers.verdict_sweep import _shipped, _shown, judged, shown_refuses
+
+PASSAGES = ["The tower is in Paris. It was pursued by Hinx, a Spectre assassin, in 2015."]
+
+
+def row(answer: str, answerable: bool = True, question: str = "Who pursued the tower?") -> dict:
+    return {"id": "q", "question": question, "golds": ["Hinx"] if answerable
+            else [], "answer": answer, "passages": PASSAGES, "signals": None}
+
+
+def test_a_short_answer_the_model_itself_says_is_not_found_is_shown_as_a_refusal():
+    hedged = row("**Hinx**. Not found in the documents.", False, "Who built the tower?")
+    assert shown_refuses(hedged, None)
+    # the verdict reads no claim in the refusal and leaves the name unverified: not refused
+    items = judged([hedged], None)
+    assert _shipped(items)[0] == 0.0 and _shown(items)[0] == 1.0
+
+
+def test_what_the_passages_state_is_shown_and_scored_by_its_short_answer():
+    stated = row("**Hinx**. The tower was pursued by Hinx.")
+    assert not shown_refuses(stated, None)
+    refusal, false_not_found, f1 = _shown(judged([stated], None))
+    assert (refusal, false_not_found, f1) == (0.0, 0.0, 100.0)
+
+
+def test_an_invented_name_is_shown_as_the_documents_not_saying_it():
+    assert shown_refuses(row("**Oslo**. Oslo pursued the tower."), None)
+
+
+def test_a_question_the_gate_refuses_is_shown_refused_whatever_its_answer():
+    sure_not = {"p_not_found": 0.99, "model_refuses": True, "p_no": 0.99, "p_answered": 0.01}
+    gated = dict(row("**Hinx**. The tower was pursued by Hinx."), signals=sure_not)
+    assert _shown(judged([gated], None))[1] == 1.0  # a false "not found": the gate's
