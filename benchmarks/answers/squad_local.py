@@ -118,9 +118,9 @@ def gate_engine(index, llm, top_k: int | None = None, *, prefill: bool = True,
     return QueryEngine(default.retriever, synthesizer, postprocessors=default.postprocessors)
 
 
-def ask_local(engine, q: HeldOutQuestion, *, whole: bool) -> dict:
+def ask_local(engine, q: HeldOutQuestion, *, whole: bool, embedder=None) -> dict:
     """One question through the gated engine: signals, time to first token, and (``whole``)
-    the answer."""
+    the answer and what the app shows of it (``shown_of``)."""
     started = time.perf_counter()
     response = engine.query(q.question)
     chunks = iter(response)
@@ -141,7 +141,23 @@ def ask_local(engine, q: HeldOutQuestion, *, whole: bool) -> dict:
         "top_score": max(scores) if scores else None,
         "ttft": ttft, "seconds": seconds,
         "span_choice": response.trace.notes.get("span_choice"),
+        **(shown_of(engine, response, answer, q.question, embedder) if whole else {}),
     }
+
+
+def shown_of(engine, response, answer: str, question: str, embedder) -> dict:
+    """What the Query page shows of ``answer`` (the text its grounding verdict writes, the model
+    judging in the prompt that wrote it, as in the app), the verdict's label and seconds."""
+    from ragcore.present.markers import mark_listing
+    from ragcore.present.sources import answer_sources
+
+    started = time.perf_counter()
+    listing = answer_sources(answer, response.source_nodes, retrieval_mode="hybrid",
+                             extractive=False, embedder=embedder, question=question,
+                             judge=engine.synthesizer.llm)
+    shown, _ = mark_listing(answer, listing)
+    return {"shown": shown, "verdict": None if listing.verdict is None else listing.verdict.label,
+            "verdict_seconds": time.perf_counter() - started}
 
 
 def ask_extractive(engine, q: HeldOutQuestion) -> dict:
@@ -169,7 +185,7 @@ def run(questions: Sequence[HeldOutQuestion], index, out: Path, *, whole: bool,
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w") as file:
         for n, q in enumerate(questions, 1):
-            row = ask_local(local, q, whole=whole)
+            row = ask_local(local, q, whole=whole, embedder=index.embedder)
             if whole:
                 row.update(ask_extractive(plain, q))
             rows.append(row)

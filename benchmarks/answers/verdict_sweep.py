@@ -63,7 +63,11 @@ def judged(rows: list[dict], embedder, judge=None) -> list[dict]:
 
 def shown_refuses(row: dict, embedder, judge=None) -> bool:
     """Whether the text the app shows for ``row``'s answer (its listing, as the Query page
-    writes it) says first that the documents do not hold the answer."""
+    writes it) says first that the documents do not hold the answer: as recorded when the
+    answer was written (``squad_local.shown_of``, the judge asked in that answer's prompt),
+    else written now (the judge, if any, asked afresh)."""
+    if row.get("shown") is not None:
+        return refused_first(row["shown"])
     nodes = [ScoredNode(Node(text=passage), 1.0) for passage in row["passages"]]
     listing = answer_sources(row["answer"], nodes, retrieval_mode="hybrid", extractive=False,
                              embedder=embedder, question=row["question"], judge=judge)

@@ -36,3 +36,28 @@ def test_a_question_the_gate_refuses_is_shown_refused_whatever_its_answer():
     sure_not = {"p_not_found": 0.99, "model_refuses": True, "p_no": 0.99, "p_answered": 0.01}
     gated = dict(row("**Hinx**. The tower was pursued by Hinx."), signals=sure_not)
     assert _shown(judged([gated], None))[1] == 1.0  # a false "not found": the gate's
+
+
+def test_the_text_recorded_when_the_answer_was_written_is_what_is_scored():
+    # squad_local records what the app showed, judged in the prompt that wrote the answer
+    stated = row("**Hinx**. The tower was pursued by Hinx.")
+    assert not shown_refuses(stated, None)
+    recorded = dict(stated, shown="The documents don't say who pursued the tower.")
+    assert shown_refuses(recorded, None)
+
+
+def test_squad_local_records_the_text_the_query_page_shows():
+    from types import SimpleNamespace
+
+    from benchmarks.answers.squad_local import shown_of
+    from ragcore.types import Node, ScoredNode
+
+    engine = SimpleNamespace(synthesizer=SimpleNamespace(llm=None))  # no judge: the verdict alone
+    response = SimpleNamespace(source_nodes=[ScoredNode(Node(text=p), 1.0) for p in PASSAGES])
+    invented = shown_of(engine, response, "**Oslo**. Oslo pursued the tower.",
+                        "Who pursued the tower?", None)
+    assert invented["verdict"] == "unsupported"
+    assert invented["shown"].startswith("The documents don't say who pursued the tower")
+    stated = shown_of(engine, response, "**Hinx**. The tower was pursued by Hinx.",
+                      "Who pursued the tower?", None)
+    assert stated["verdict"] == "supported" and "Hinx" in stated["shown"]
