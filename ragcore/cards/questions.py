@@ -4,7 +4,9 @@
 published?", "What is this document about?" are answered from the document's card. "Who wrote
 the letter to Holmes?" is about what the story tells, so a question counts only when what it
 asks about is a document: a document word ("paper", "report", "PEP", "book" ...) after "this",
-"the" and the like, a bare "this" or "it" as the whole object ("Who wrote it?"), a named
+"the" and the like (not followed by a name other than a document's: "Who wrote the book Colonel
+Sun?" asks about a book the passages name), a bare "this" or "it" as the whole object ("Who
+wrote it?"), a named
 document ("RFC 2616", "NIST SP 800-218", "pep-0008.rst", a quoted title) or one of the
 ``titles`` of the documents at hand. A question with no such object is not about a document,
 except the few that can mean nothing else ("Who are the authors?", "What is the publication
@@ -87,8 +89,12 @@ def named_documents(question: str) -> tuple[str, ...]:
 def _pattern(titles: tuple[str, ...]) -> re.Pattern[str]:
     named = "|".join([_NAMED, *(_title_forms(t) for t in titles)])
     modifiers = rf"(?:{_NOT_MODIFIER}[\w.-]+\s+){{0,3}}?"
+    # "the book Colonel Sun" is the book a passage names, not a document at hand: a document
+    # word followed by a name counts only when that name is a document's ("the report NIST SP
+    # 800-218", a title at hand).
+    unnamed = rf"(?!\s+(?!(?:{named}))(?-i:[A-Z]))"
     # A named document may be followed by what it also is: "SP 800-218 (SSDF version 1.1)".
-    subject = (rf"(?:{_DETERMINER}{modifiers}{_DOC_WORDS}\b|(?:the\s+)?(?:{named})"
+    subject = (rf"(?:{_DETERMINER}{modifiers}{_DOC_WORDS}\b{unnamed}|(?:the\s+)?(?:{named})"
                rf"(?:\s*\([^()]{{1,60}}\))?|{_BARE})")
     # "What is RFC 2616?" asks what a document is; "What is zero trust architecture?" names a
     # title that is also the topic, and asks about the topic: a bare "What is X?" takes only

@@ -64,6 +64,16 @@ def test_a_title_at_hand_names_a_document():
                                titles=[ssdf])
 
 
+def test_a_document_word_naming_another_work_asks_about_the_contents():
+    # "the book Colonel Sun" is a book the passages mention, not one of the documents
+    assert not asks_about_document("Who wrote the book Colonel Sun?")
+    assert not asks_about_document("When was the novel Go Set a Watchman published?")
+    assert asks_about_document("Who wrote the book?")
+    assert asks_about_document("Who are the authors of the report NIST SP 800-218?")
+    assert asks_about_document("Who wrote the story A Scandal in Bohemia?",
+                               titles=["A Scandal in Bohemia"])
+
+
 def test_a_title_that_is_also_the_topic_asks_about_the_topic():
     from ragcore.cards import asks_about_document
 
