@@ -97,9 +97,12 @@ def answer_body(answer: str) -> str:
 
 
 def says_not_found(answer: str) -> bool:
-    """Whether the answerer's own words (its first line, after the label) say "not found"."""
+    """Whether the answerer's own words (its first line, after the label) say "not found";
+    in bold, only the refusal sentence itself ("**Not found in the documents.**", the packaged
+    model's reply begun with "**"): "**Not Found**." names HTTP's 404."""
     first = answer_body(answer).split("\n", 1)[0].strip().casefold()
-    return first.startswith("not found") or any(p in first for p in UNKNOWN_PHRASES)
+    return (first.startswith("not found") or any(p in first for p in UNKNOWN_PHRASES)
+            or first.lstrip("*").startswith("not found in the documents"))
 
 
 def short_answer(answer: str) -> str:

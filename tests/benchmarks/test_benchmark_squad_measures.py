@@ -40,6 +40,8 @@ def test_the_short_answer_is_the_bold_phrase_else_the_first_quote_else_nothing()
 
 @pytest.mark.parametrize(("answer", "unknown"), [
     (SHORT, False), (QUOTED, False), (NOT_FOUND, True), (OLD_UNKNOWN, True),
+    ("**Not found in the documents.**", True),  # the packaged model's reply, begun with "**"
+    ("**Not Found**. The 404 status code's reason phrase.", False),  # an answer
     (f"{LABEL}: quoted from the documents, best match first:\n- The server has not found "
      "anything matching the Request-URI. It does not know.", False),  # quotes are not its words
 ])
