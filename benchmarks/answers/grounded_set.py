@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable, Sequence
 
 from benchmarks.answers.question_set import read_questions
 
@@ -130,6 +130,19 @@ def refused_first(answer_text: str) -> bool:
     documents don't say ...", "Not found in the documents.", "... do not state ..."). Later
     sentences are not read: an answer that gives a fact and then hedges did answer."""
     return bool(_REFUSALS.search(_IGNORED.sub("", first_sentence(answer_text))))
+
+
+def shown_text(answer: str, nodes: Sequence[Any], *, question: str, embedder: Any = None,
+               judge: Any = None) -> tuple[str, Any]:
+    """What the Query page shows of ``answer`` over the retrieved ``nodes`` (the text its
+    grounding verdict writes, as the app and the CLI write it; ``judge``: the LLM asked about
+    the first claim), and the source listing it comes with."""
+    from ragcore.present.markers import mark_listing
+    from ragcore.present.sources import answer_sources
+
+    listing = answer_sources(answer, nodes, retrieval_mode="hybrid", extractive=False,
+                             embedder=embedder, question=question, judge=judge)
+    return mark_listing(answer, listing)[0], listing
 
 
 def diagnose(question: GroundedQuestion, retrieved_texts: Iterable[str],

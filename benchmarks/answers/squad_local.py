@@ -17,7 +17,7 @@ Each held-out question goes through the default ``index.as_query_engine`` twice 
 with ``LocalLLM()`` (the packaged Qwen2.5-Coder-1.5B-Instruct; its gate records its signals but
 never refuses, so one run serves every threshold) and with ``ExtractiveLLM()``. One jsonl row
 per question (answers, passages, the gate's signals, top passage score, seconds, time to first
-token) goes to
+token, and what the Query page shows of the answer with its verdict) goes to
 ``benchmarks/results/squad-local-{heldout,calibration}-latest.jsonl``; the tables apply the
 shipped gate to those rows (exactly what the engine does) and sweep its threshold. Calibration
 rows stop at the first answer token: the gate's signals are all they need.
@@ -146,16 +146,13 @@ def ask_local(engine, q: HeldOutQuestion, *, whole: bool, embedder=None) -> dict
 
 
 def shown_of(engine, response, answer: str, question: str, embedder) -> dict:
-    """What the Query page shows of ``answer`` (the text its grounding verdict writes, the model
-    judging in the prompt that wrote it, as in the app), the verdict's label and seconds."""
-    from ragcore.present.markers import mark_listing
-    from ragcore.present.sources import answer_sources
+    """What the Query page shows of ``answer`` (``grounded_set.shown_text``: the model judging
+    in the prompt that wrote it, as in the app), the verdict's label and seconds."""
+    from .grounded_set import shown_text
 
     started = time.perf_counter()
-    listing = answer_sources(answer, response.source_nodes, retrieval_mode="hybrid",
-                             extractive=False, embedder=embedder, question=question,
-                             judge=engine.synthesizer.llm)
-    shown, _ = mark_listing(answer, listing)
+    shown, listing = shown_text(answer, response.source_nodes, question=question,
+                                embedder=embedder, judge=engine.synthesizer.llm)
     return {"shown": shown, "verdict": None if listing.verdict is None else listing.verdict.label,
             "verdict_seconds": time.perf_counter() - started}
 

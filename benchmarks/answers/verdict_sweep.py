@@ -5,11 +5,12 @@ not-found gate's signals for each held-out question. Here each row is shown as t
 refused by the shipped gate, else checked by ``ragcore.grounding`` (the index's embedding model,
 the question, the passages) and, for a factoid whose first claim the verdict does not support,
 replaced by "The documents don't say ...". The figures of what a person is shown come from the
-app's own text (``present``: the gate, then the listing the verdict writes, refused when its first
-sentence says the documents do not hold the answer, as ``grounded_set`` scores its questions):
-"**Mr. Hinx**. Not found in the documents." is shown as a refusal though the verdict, which
-reads no claim in a refusal, vouches for the name. Nothing is fitted on these rows: the verdict's weights
-come from the labelled claims (``benchmarks/grounding``), the gate's from training questions.
+app's own text (``grounded_set.shown_text``: the gate, then the listing the verdict writes,
+refused when its first sentence says the documents do not hold the answer, as ``grounded_set``
+scores its questions): "**Quantum of Solace**. Not found in the documents." is shown as a
+refusal, though the verdict, which reads no claim in a refusal, leaves the name unverified and
+its label is not "unsupported". Nothing is fitted on these rows: the verdict's weights come from
+the labelled claims (``benchmarks/grounding``), the gate's from training questions.
 
     python -m benchmarks.answers.verdict_sweep benchmarks/answers/squad_local_rows/heldout-...jsonl
 
@@ -27,11 +28,9 @@ from pathlib import Path
 
 from benchmarks.answers.answer_measures import says_not_found, short_answer
 from benchmarks.answers.gate_sweep import gate_refuses, read_rows
-from benchmarks.answers.grounded_set import refused_first
+from benchmarks.answers.grounded_set import refused_first, shown_text
 from benchmarks.answers.squad import token_f1
 from ragcore.grounding import QuestionKind, check_answer, question_kind
-from ragcore.present.markers import mark_listing
-from ragcore.present.sources import answer_sources
 from ragcore.synthesis.not_found import NotFoundGate
 from ragcore.types import Node, ScoredNode
 
@@ -66,12 +65,11 @@ def shown_refuses(row: dict, embedder, judge=None) -> bool:
     writes it) says first that the documents do not hold the answer: as recorded when the
     answer was written (``squad_local.shown_of``, the judge asked in that answer's prompt),
     else written now (the judge, if any, asked afresh)."""
-    if row.get("shown") is not None:
-        return refused_first(row["shown"])
-    nodes = [ScoredNode(Node(text=passage), 1.0) for passage in row["passages"]]
-    listing = answer_sources(row["answer"], nodes, retrieval_mode="hybrid", extractive=False,
-                             embedder=embedder, question=row["question"], judge=judge)
-    return refused_first(mark_listing(row["answer"], listing)[0])
+    if row.get("shown") is None:
+        nodes = [ScoredNode(Node(text=passage), 1.0) for passage in row["passages"]]
+        row = dict(row, shown=shown_text(row["answer"], nodes, question=row["question"],
+                                         embedder=embedder, judge=judge)[0])
+    return refused_first(row["shown"])
 
 
 def at(items: list[dict], threshold: float) -> tuple[float, float, float]:

@@ -4,13 +4,12 @@
 published?", "What is this document about?" are answered from the document's card. "Who wrote
 the letter to Holmes?" is about what the story tells, so a question counts only when what it
 asks about is a document: a document word ("paper", "report", "PEP", "book" ...) after "this",
-"the" and the like (not followed by a name other than a document's: "Who wrote the book Colonel
-Sun?" asks about a book the passages name), a bare "this" or "it" as the whole object ("Who
-wrote it?"), a named
-document ("RFC 2616", "NIST SP 800-218", "pep-0008.rst", a quoted title) or one of the
-``titles`` of the documents at hand. A question with no such object is not about a document,
-except the few that can mean nothing else ("Who are the authors?", "What is the publication
-date?").
+"the" and the like, unless a name other than a document's follows it ("Who wrote the book
+Colonel Sun?" asks about a book the passages name); a bare "this" or "it" as the whole object
+("Who wrote it?"); a named document ("RFC 2616", "NIST SP 800-218", "pep-0008.rst", a quoted
+title); or one of the ``titles`` of the documents at hand. A question with no such object is
+not about a document, except the few that can mean nothing else ("Who are the authors?", "What
+is the publication date?").
 """
 
 from __future__ import annotations
