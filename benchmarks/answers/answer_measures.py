@@ -97,12 +97,16 @@ def answer_body(answer: str) -> str:
 
 
 def says_not_found(answer: str) -> bool:
-    """Whether the answerer's own words (its first line, after the label) say "not found";
-    in bold, only the refusal sentence itself ("**Not found in the documents.**", the packaged
-    model's reply begun with "**"): "**Not Found**." names HTTP's 404."""
-    first = answer_body(answer).split("\n", 1)[0].strip().casefold()
-    return (first.startswith("not found") or any(p in first for p in UNKNOWN_PHRASES)
-            or first.lstrip("*").startswith("not found in the documents"))
+    """Whether the answerer's own words (its first line, after the label) say "not found", or
+    open with a refusal as the grounding verdict reads one (``is_refusal``: "**Not found in the
+    documents.**", the packaged model's reply begun with "**"; not "**Not Found**.", HTTP's
+    404)."""
+    from ragcore.grounding import is_refusal
+
+    first = answer_body(answer).split("\n", 1)[0].strip()
+    folded = first.casefold()
+    return (folded.startswith("not found") or any(p in folded for p in UNKNOWN_PHRASES)
+            or is_refusal(first))
 
 
 def short_answer(answer: str) -> str:

@@ -36,6 +36,7 @@ from benchmarks.answers.grounded_set import (
     items_found,
     load_questions,
     refused_first,
+    shown_text,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -132,8 +133,6 @@ class Afresh:
 def ask(engine, question, index, llm, judge: bool, both: bool = False,
         number: int = 0) -> dict:
     """One question through ``engine``: what is shown, its verdict, the gold items found."""
-    from ragcore.present.markers import mark_listing
-    from ragcore.present.sources import answer_sources
     from ragcore.trace import Trace
 
     trace = Trace()
@@ -143,18 +142,16 @@ def ask(engine, question, index, llm, judge: bool, both: bool = False,
     answered = time.perf_counter()
     def verdict(judged):
         began = time.perf_counter()
-        listing = answer_sources(answer, response.source_nodes, retrieval_mode="hybrid",
-                                 extractive=False, embedder=index.embedder,
-                                 question=question.question, judge=judged)
-        return listing, time.perf_counter() - began
+        shown = shown_text(answer, response.source_nodes, question=question.question,
+                           embedder=index.embedder, judge=judged)
+        return shown, time.perf_counter() - began
 
     afresh_s = None
     if both and judge and number % 2 == 1:  # the arms take turns going first
         _, afresh_s = verdict(Afresh(llm))
-    listing, checking = verdict(judge and llm)
+    (shown, listing), checking = verdict(judge and llm)
     if both and judge and number % 2 == 0:
         _, afresh_s = verdict(Afresh(llm))
-    shown, _ = mark_listing(answer, listing)
     seconds = answered - started + checking
     read = ["\n".join(m.content for m in call.messages) for call in trace.llm_calls]
     retrieved = engine.retriever.retrieve(question.question)

@@ -30,7 +30,7 @@ from benchmarks.answers.answer_measures import says_not_found, short_answer
 from benchmarks.answers.gate_sweep import gate_refuses, read_rows
 from benchmarks.answers.grounded_set import refused_first, shown_text
 from benchmarks.answers.squad import token_f1
-from ragcore.grounding import QuestionKind, check_answer, question_kind
+from ragcore.grounding import QuestionKind, question_kind
 from ragcore.synthesis.not_found import NotFoundGate
 from ragcore.types import Node, ScoredNode
 
@@ -38,38 +38,33 @@ from ragcore.types import Node, ScoredNode
 def judged(rows: list[dict], embedder, judge=None) -> list[dict]:
     """Per row: answerable, gate refusal, first-claim chance (1 when nothing to check), whether
     it states a fact no passage holds, whether what the app shows refuses, F1 of the answer as
-    written, the verdict's seconds."""
+    written, the seconds the app's verdict and text take. The verdict is the app's own
+    (``grounded_set.shown_text``), computed once; the text scored is the one ``squad_local``
+    recorded when the answer was written (the judge asked in that answer's prompt), if any."""
     gate = NotFoundGate()
     out = []
     for row in rows:
         answerable = bool(row["golds"])
         refused = gate_refuses(row, gate) or says_not_found(row["answer"])
+        nodes = [ScoredNode(Node(text=passage), 1.0) for passage in row["passages"]]
         started = time.perf_counter()
-        verdict = check_answer(row["answer"], row["passages"], question=row["question"],
-                               embedder=embedder, judge=judge)
+        shown, listing = shown_text(row["answer"], nodes, question=row["question"],
+                                    embedder=embedder, judge=judge)
         seconds = time.perf_counter() - started
+        if row.get("shown") is not None:
+            shown = row["shown"]
+        verdict = listing.verdict
         factoid = question_kind(row["question"]) is QuestionKind.FACTOID
-        lead = verdict.claims[0] if verdict.claims and factoid else None
+        lead = verdict.claims[0] if verdict is not None and verdict.claims and factoid else None
         chance = lead.score if lead is not None else 1.0
+        label = verdict.label if verdict is not None else ""
         out.append({"answerable": answerable, "gate": refused, "chance": chance,
                     "missing": bool(lead is not None and lead.missing),
-                    "shipped": verdict.label == "unsupported" and factoid,
-                    "shown": refused or shown_refuses(row, embedder, judge),
+                    "shipped": label == "unsupported" and factoid,
+                    "shown": refused or refused_first(shown),
                     "f1": token_f1(short_answer(row["answer"]), row["golds"]) if answerable
-                    else 0.0, "seconds": seconds, "label": verdict.label})
+                    else 0.0, "seconds": seconds, "label": label})
     return out
-
-
-def shown_refuses(row: dict, embedder, judge=None) -> bool:
-    """Whether the text the app shows for ``row``'s answer (its listing, as the Query page
-    writes it) says first that the documents do not hold the answer: as recorded when the
-    answer was written (``squad_local.shown_of``, the judge asked in that answer's prompt),
-    else written now (the judge, if any, asked afresh)."""
-    if row.get("shown") is None:
-        nodes = [ScoredNode(Node(text=passage), 1.0) for passage in row["passages"]]
-        row = dict(row, shown=shown_text(row["answer"], nodes, question=row["question"],
-                                         embedder=embedder, judge=judge)[0])
-    return refused_first(row["shown"])
 
 
 def at(items: list[dict], threshold: float) -> tuple[float, float, float]:
