@@ -20,6 +20,7 @@ from .llms.base import LLM
 from .postprocess import NodePostprocessor
 from .retrieval.retrievers import Retriever, query_text
 from .synthesis import Response, ResponseMode, Synthesizer
+from .synthesis.response import AnswerCheck
 from .trace import Trace
 from .types import ScoredNode
 
@@ -35,6 +36,7 @@ class QueryEngine:
         synthesizer: Synthesizer,
         *,
         postprocessors: Sequence[NodePostprocessor] = (),
+        check: AnswerCheck | None = None,
     ) -> None:
         if not hasattr(retriever, "retrieve"):
             raise ConfigError(f"{retriever!r} has no retrieve(query, trace=): pass a retriever")
@@ -43,6 +45,9 @@ class QueryEngine:
         self.retriever = retriever
         self.synthesizer = synthesizer
         self.postprocessors = _checked_postprocessors(postprocessors)
+        if check is not None and not callable(check):
+            raise ConfigError(f"check ({check!r}) must be callable: pass an AnswerCheck")
+        self.check = check  # what a person is shown of each answer (Response.shown, .verdict)
 
     def retrieve(self, question: str, *, trace: Trace | None = None) -> list[ScoredNode]:
         """The nodes the synthesizer would see: retrieved, then postprocessed in order (the
@@ -57,7 +62,9 @@ class QueryEngine:
         question = _check_question(question)
         trace.notes.setdefault("question", question)
         nodes = self.retrieve(question, trace=trace)
-        return self.synthesizer.synthesize(question, nodes, trace=trace)
+        response = self.synthesizer.synthesize(question, nodes, trace=trace)
+        response.check, response.question = self.check, question
+        return response
 
     async def aquery(self, question: str, *, trace: Trace | None = None) -> Response:
         """``query`` for asyncio: the same plan run in a worker thread, read to the end (iterate

@@ -165,7 +165,8 @@ class FunctionTool:
 
 
 class QueryEngineTool:
-    """A query engine as a tool: content is the answer, raw_output the Response (sources)."""
+    """A query engine as a tool: content is the answer as checked (``Response.shown``),
+    raw_output the Response (sources)."""
 
     def __init__(
         self,
@@ -218,7 +219,11 @@ class QueryEngineTool:
                 f'{{"input": "your question"}}; got {json.dumps(raw_input, default=str)}'
             )
         response = self.query_engine.query(question.strip(), trace=trace)
-        return ToolOutput(str(response), self.metadata.name, raw_input, response)
+        # The agent reads what a person would be shown: the checked answer, where the engine
+        # checks ("**GONOSUMDB**. Not found in the documents." is read as its verdict writes it).
+        shown = getattr(response, "shown", None)
+        return ToolOutput(shown if isinstance(shown, str) else str(response), self.metadata.name,
+                          raw_input, response)
 
     def __repr__(self) -> str:
         return f"QueryEngineTool(name={self.metadata.name!r})"

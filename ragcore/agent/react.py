@@ -43,7 +43,7 @@ from .react_format import (
     react_system_prompt,
 )
 from .react_parser import ActionStep, AnswerScanner, AnswerStep, ParseError, parse_react_reply
-from .task import StepResult, Task, fit_prompt, prompt_observation
+from .task import REPEATED, StepResult, Task, earlier_call, fit_prompt, prompt_observation
 
 
 class ReActAgent(Agent):
@@ -161,6 +161,9 @@ class ReActAgent(Agent):
         return self._act(task, step, reply)
 
     def _act(self, task: Task, step: ActionStep, reply: str) -> StepResult:
+        earlier = earlier_call(task, step.action, step.action_input)
+        if earlier is not None:
+            return self._repeated(task, step, reply, *earlier)
         output = self._call(step, task.trace)
         observation = output.content
         task.scratchpad += [
@@ -175,6 +178,20 @@ class ReActAgent(Agent):
             observation=observation,
             tool_output=output,
         )
+
+    def _repeated(self, task: Task, step: ActionStep, reply: str, times: int,
+                  first: ToolOutput) -> StepResult:
+        """A call this task already made is not run again: the first time, the model is told
+        what it answered; after that, the turn ends with that answer (what the tool showed)."""
+        if times > 1:
+            return StepResult(reply=reply, thought=step.thought, answer=first.content)
+        observation = REPEATED.format(action=step.action, content=first.content)
+        task.scratchpad += [
+            Message("assistant", format_action(step.thought, step.action, step.action_input)),
+            Message("user", format_observation(prompt_observation(observation, self.llm))),
+        ]
+        return StepResult(reply=reply, thought=step.thought, action=step.action,
+                          action_input=step.action_input, observation=observation)
 
     def _call(self, step: ActionStep, trace: Trace) -> ToolOutput:
         arguments = bind_input(self.tools.get(step.action), step.action_input)

@@ -8,6 +8,7 @@ same way, and end the same way when the step limit is reached.
 
 from __future__ import annotations
 
+import json
 import sys
 import uuid
 from dataclasses import dataclass, field
@@ -185,6 +186,26 @@ def check_max_iterations(max_iterations: int) -> int:
     if not valid or max_iterations < 1:
         raise ConfigError(f"max_iterations ({max_iterations!r}) must be a positive integer")
     return max_iterations
+
+
+def earlier_call(task: Task, action: str, action_input: Any) -> tuple[int, ToolOutput] | None:
+    """How many times this task already made the call ``action(action_input)``, and its first
+    output: a small model asks the same search again and again, reading the same answer."""
+    key = _call_key(action, action_input)
+    same = [step for step in task.steps
+            if step.action is not None and _call_key(step.action, step.action_input) == key]
+    first = next((step.tool_output for step in same if step.tool_output is not None), None)
+    return (len(same), first) if first is not None else None
+
+
+def _call_key(action: str, action_input: Any) -> str:
+    text = action_input if isinstance(action_input, str) else json.dumps(
+        action_input, sort_keys=True, default=str)
+    return f"{action.strip().lower()}\x00{' '.join(text.lower().split())}"
+
+
+REPEATED = ("You already called {action} with this input, and it answered:\n{content}\n"
+            "Write the Answer from that now, or call a tool with a different input.")
 
 
 def limit_answer(task: Task, max_iterations: int) -> str:

@@ -12,7 +12,9 @@ concurrency by the synthesizer, chat mode and tools here.
 backend); a caller that already resolved one passes it. An LLM that reads only a few hundred
 tokens fast (``reading_tokens``: the packaged model) gets the question's closest sentences of
 the passages, not the whole passages (``reading_postprocessors``). ``prompts`` replaces the
-synthesizer's templates.
+synthesizer's templates. Every query engine built here checks its answers as the app and the CLI
+do (``answer_check``: ``Response.shown`` and ``.verdict``), so the Python API and an agent's
+search tool read the verdict's reply, not the model's words unchecked.
 
 ``best`` picks for the LLM (see ``ragcore.chat.modes.best_chat_mode``): the function-calling
 agent for a backend with native tool calls, else condense_plus_context (react when the caller
@@ -41,6 +43,7 @@ from ..chat.modes import FUNCTION_CALLING, ChatMode, best_chat_mode, parse_chat_
 from ..errors import ConfigError
 from ..llms.base import LLM
 from ..postprocess import ListContinuation, NodePostprocessor
+from ..present.markers import AnswerCheck
 from ..prompts.answer import SynthesisPrompts
 from ..prompts.chat import INDEX_AGENT_PROMPT
 from ..query import QueryEngine
@@ -89,7 +92,15 @@ def query_engine_from_index(
     )
     reading = reading_postprocessors(index, node_postprocessors, llm, retrieval_mode,
                                      passages=similarity_top_k)
-    return QueryEngine(retriever, synthesizer, postprocessors=reading)
+    return QueryEngine(retriever, synthesizer, postprocessors=reading,
+                       check=answer_check(index, llm, retrieval_mode))
+
+
+def answer_check(index: EngineIndex, llm: LLM, retrieval_mode: str) -> AnswerCheck:
+    """How the engines' answers are checked, as the app and the CLI check them: against the
+    passages with the index's embedder (none for a keyword search), ``llm`` the judge."""
+    embedder = None if retrieval_mode == "keyword" else _IndexEmbedder(index)
+    return AnswerCheck(embedder=embedder, judge=llm, retrieval_mode=retrieval_mode)
 
 
 READING_POOL = 12  # passages a reader with a budget picks its sentences among, at least
@@ -176,7 +187,8 @@ def chat_engine_from_index(
                                                        retrieval_mode, passages),
         )
     reading = reading_postprocessors(index, node_postprocessors, llm, retrieval_mode, passages)
-    query_engine = _query_engine(retriever, llm, response_mode, reading)
+    query_engine = _query_engine(retriever, llm, response_mode, reading,
+                                 answer_check(index, llm, retrieval_mode))
     if kind == ChatMode.CONDENSE_QUESTION.value:
         return CondenseQuestionChatEngine(query_engine, llm=llm, system_prompt=system_prompt)
     agent = ReActAgent if kind == ChatMode.REACT.value else FunctionCallingAgent
@@ -188,10 +200,10 @@ def chat_engine_from_index(
 
 def _query_engine(
     retriever: Retriever, llm: LLM, response_mode: ResponseMode | str,
-    postprocessors: Sequence[NodePostprocessor],
+    postprocessors: Sequence[NodePostprocessor], check: AnswerCheck,
 ) -> QueryEngine:
     synthesizer = Synthesizer(llm, response_mode=response_mode)
-    return QueryEngine(retriever, synthesizer, postprocessors=postprocessors)
+    return QueryEngine(retriever, synthesizer, postprocessors=postprocessors, check=check)
 
 
 def llm_with_index_embedder(llm: LLM, index: EngineIndex, retrieval_mode: str) -> LLM:

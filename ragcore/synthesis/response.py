@@ -5,12 +5,18 @@ Iterating a ``Response`` runs the synthesis and yields text chunks as the model 
 replays them, and a consumer that reads part of the stream and then asks for ``.text`` gets the
 whole answer. Nothing runs until the first read. The mechanism is the base class
 ``streaming.TextStream``, shared with the chat engines' ``ChatResponse``.
+
+A response from an engine that checks its answers (``check``: ``present.markers.AnswerCheck``,
+given by ``index.as_query_engine()``) also carries what a person is shown: ``checked`` is the
+answer as its grounding verdict allows it (``.text`` with markers [n], ``.verdict``,
+``.listing`` of the sources numbered to match), computed once, after the stream ends; ``shown``
+and ``verdict`` read it. ``.text`` stays the model's own words.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from ..streaming import TextStream
 from ..trace import Trace
@@ -46,6 +52,13 @@ def source_of(scored: ScoredNode) -> Source:
     )
 
 
+class AnswerCheck(Protocol):
+    """Writes what a person is shown of an answer over its passages (``present.markers``)."""
+
+    def __call__(self, answer: str, nodes: Sequence[ScoredNode], *, question: str,
+                 trace: Trace | None = None, response_mode: str | None = None) -> Any: ...
+
+
 @dataclass(eq=False)
 class Response(TextStream):
     """An answer: iterate for streamed chunks, or read ``.text``; plus sources and trace."""
@@ -55,10 +68,36 @@ class Response(TextStream):
     trace: Trace = field(default_factory=Trace)
     mode: ResponseMode = ResponseMode.COMPACT
     metadata: dict[str, Any] = field(default_factory=dict)
+    check: AnswerCheck | None = None
+    question: str = ""
 
     def __post_init__(self) -> None:
         # A failed synthesis raises on every read, after the chunks that arrived (see TextStream).
         TextStream.__init__(self, self.produce)
+        self._checked: Any = None
+
+    @property
+    def checked(self) -> Any:
+        """The answer as a person is shown it (``CheckedAnswer``: text, verdict, listing),
+        or None from an engine that does not check; reads the whole stream first."""
+        if self.check is None or not self.question.strip():
+            return None
+        if self._checked is None:
+            self._checked = self.check(self.text, self.source_nodes, question=self.question,
+                                       trace=self.trace, response_mode=self.mode.value)
+        return self._checked
+
+    @property
+    def shown(self) -> str:
+        """What a person is shown: the checked answer, else the model's text."""
+        checked = self.checked
+        return self.text if checked is None else checked.text
+
+    @property
+    def verdict(self) -> Any:
+        """The answer's grounding verdict (``ragcore.grounding.Verdict``), or None unchecked."""
+        checked = self.checked
+        return None if checked is None else checked.verdict
 
     @classmethod
     def from_text(cls, text: str, **kwargs: Any) -> Response:
