@@ -15,8 +15,10 @@ from webapp.chat.chat_files import drop_files, drops_at, indexing, render_drop
 from webapp.chat.chat_scope import file_names, scope_select, scoped
 from webapp.indexes.index_names import shown_name
 from webapp.answers.citing import draw_sources, marked_listing
-from webapp.chat.chat_turns import route_caption, source_passage, turn_retrieval_mode, turn_score
-from ragcore.chat import CHAT_MODE_DESCRIPTIONS, ChatMode
+from webapp.chat.chat_turns import (people_caption, route_caption, source_passage,
+                                    turn_retrieval_mode, turn_score)
+from ragcore.chat import ChatMode
+from webapp.chat.chat_modes import mode_name, mode_select
 from webapp.answers.retriever_view import TOP_K_HELP, render_notes, retriever_select
 from webapp.session import Session, Widget, session
 from webapp.waiting import waiting_notice
@@ -97,16 +99,16 @@ def delete_chats(what: str) -> None:
 
 
 def sidebar(chat, advanced: bool) -> dict:
-    """Chat mode, how to search and top-k under Advanced (defaults otherwise); the choices."""
+    """The chat mode (named for people); how to search and top-k under Advanced (defaults
+    otherwise); the choices."""
     if session.widget(Widget.CHAT_MODE) not in MODES:
         session.preset(Widget.CHAT_MODE, chat.chat_mode if chat.chat_mode in MODES
                        else DEFAULT_MODE)
+    mode = mode_select(session.widget(Widget.CHAT_MODE), advanced=advanced, key=Widget.CHAT_MODE)
     if not advanced:
-        return {"mode": session.widget(Widget.CHAT_MODE), "top_k": DEFAULT_TOP_K,
+        return {"mode": mode, "top_k": DEFAULT_TOP_K,
                 "retrieval_mode": session.widget(Widget.CHAT_SEARCH_BY, DEFAULT_SEARCH),
                 "retriever": "standard", "cross_encoder": ""}
-    mode = st.selectbox("Chat mode", MODES, key=Widget.CHAT_MODE)
-    st.caption(CHAT_MODE_DESCRIPTIONS[ChatMode(mode)])
     retrieval_mode = shell.search_by(key=Widget.CHAT_SEARCH_BY)
     top_k = st.slider("Passages to retrieve (top-k)", 1, 20, DEFAULT_TOP_K, key="chat_top_k",
                       help=TOP_K_HELP)
@@ -204,8 +206,8 @@ def render_details(message) -> None:
 
 def render_reply_extras(message, listing, lookup, *, index_name: str, key: str,
                         advanced: bool) -> None:
-    """Under an answer: where it was routed, its sources, and (Advanced) how it was made."""
-    routed = route_caption(message.trace)
+    """Under an answer: its sources; (Advanced) where it was routed and how it was made."""
+    routed = route_caption(message.trace) if advanced else people_caption(message.trace)
     if routed:
         st.caption(routed)
     render_sources(message, listing, lookup, index_name=index_name, key=key, advanced=advanced)
@@ -236,6 +238,23 @@ def render_history(chat, lookup, embedder, advanced: bool, *, answering: bool) -
             controls.reply_actions(message, number, last=number == last, shown=text)
     for drop in drops_at(chat, len(chat.messages)):
         render_drop(drop)
+
+
+def ask_again_offer(chat, mode: str) -> None:
+    """Under a reply made in another chat mode than the one chosen now: its question asked
+    again in the chosen mode, the two answers one under the other to compare."""
+    last = chat.messages[-1] if chat.messages else None
+    made_in = ((last.trace or {}).get("chat_mode") if last and last.role == "assistant"
+               else None)
+    if not made_in or made_in == mode:
+        return
+    question = asked_before(chat, len(chat.messages) - 1)
+    st.button(f"Ask again with “{mode_name(mode)}” to compare", icon=":material/compare_arrows:",
+              on_click=queue_question, args=(question,), key=f"ask_again_{chat.id}")
+
+
+def queue_question(question: str) -> None:
+    session.queued_question = question
 
 
 def asked_before(chat, number: int) -> str:
@@ -409,6 +428,8 @@ def main() -> None:
     if prompt and prompt.files:
         drop_files(ws, chat, prompt.files)  # shown in place by render_history
     render_history(chat, lookup, index.embedder, advanced, answering=bool(question))
+    if not question and not failed:
+        ask_again_offer(chat, choices["mode"])
     if failed:
         render_failure(failed)
     if question:

@@ -38,7 +38,7 @@ def main() -> None:
             st.subheader("Your indexes")
             st.dataframe(
                 [
-                    {"index": display_name(ws, i.name), "files": i.files, "chunks": i.nodes,
+                    {"index": display_name(ws, i.name), "files": i.files, "passages": i.nodes,
                      "updated": friendly_date(i.updated)}
                     for i in infos
                 ],

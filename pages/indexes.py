@@ -34,7 +34,7 @@ def rows_of(columns: dict, *keys: str) -> list[dict]:
 def overview(infos) -> None:
     st.dataframe(
         [{"index": display_name(state.workspace(), i.name), "files": i.files,
-          "documents": i.documents, "chunks": i.nodes,
+          "documents": i.documents, "passages": i.nodes,
           "size on disk": fmt.human_size(i.bytes_on_disk),
           "embedding model": i.embed_model, "vectors in": i.store or "index folder",
           "created": friendly_date(i.created), "updated": friendly_date(i.updated)}
@@ -53,13 +53,13 @@ def summary(info) -> None:
     overlap = "default" if info.chunk_overlap is None else info.chunk_overlap
     st.caption(f"Created {friendly_date(info.created) or '?'} · "
                f"updated {friendly_date(info.updated) or '?'} · "
-               f"chunk size {info.chunk_size or 'default'}, overlap {overlap} · "
+               f"passage size {info.chunk_size or 'default'}, overlap {overlap} · "
                f"vectors in {info.store or 'the index folder'}")
 
 
 def document_actions(name: str, key: str, row: dict) -> None:
     cols = st.columns(3)
-    show_chunks = cols[0].toggle("View its chunks")
+    show_chunks = cols[0].toggle("View its passages")
     reader = not team_state.can_index(state.workspace(), name, "ingest", kind="upload")
     if cols[1].button("Re-index", help="Read the file again and embed it anew.",
                       disabled=reader):
@@ -72,7 +72,7 @@ def document_actions(name: str, key: str, row: dict) -> None:
         session.confirm_delete_doc = key
     if session.confirm_delete_doc == key:
         shown = fmt.markdown_text(display_name(state.workspace(), name))
-        st.warning(f"Delete **{row['file']}** and its {row['chunks']} chunks from “{shown}”?")
+        st.warning(f"Delete **{row['file']}** and its {row['chunks']} passages from “{shown}”?")
         yes, no = st.columns(2)
         if yes.button("Yes, delete it", type="primary"):
             runner, (team, user) = state.jobs(), team_state.current()
@@ -101,13 +101,13 @@ def documents_tab(name: str) -> None:
         st.info("This index holds no documents yet.")
         return
     st.dataframe(
-        [{"file": r["file"], "documents": r["documents"], "chunks": r["chunks"],
+        [{"file": r["file"], "documents": r["documents"], "passages": r["chunks"],
           "characters": r["characters"], "indexed": friendly_date(r["indexed_at"]),
           "complete": not r.get("incomplete")} for r in rows],
         hide_index=True, width="stretch",
     )
     if any(r.get("incomplete") for r in rows):
-        st.caption("A file not complete holds the chunks saved before its indexing was "
+        st.caption("A file not complete holds the passages saved before its indexing was "
                    "cancelled or stopped; upload it again (or Resume its job) to complete it "
                    "from there, or Re-index it to start it over.")
     by_key = {r["id_base"]: r for r in rows}

@@ -17,7 +17,7 @@ from ..present.answer_score import score_note, stated_score
 from ..present.format import hidden_sources_label, human_size
 from ..present.markers import mark_listing
 from ..present.sources import ListedSource, SourceListing, answer_sources
-from ..present.support import NO_SUPPORT, is_extractive
+from ..present.support import NOT_STATED, is_extractive
 from ..synthesis import ResponseMode
 from ..trace import Trace
 from ..types import ScoredNode
@@ -155,7 +155,7 @@ def write_sources(
     if listing.verdict is not None:  # the answer's own marks say what is not in the documents
         return
     for sentence in listing.unsupported:
-        out.write(f"  {NO_SUPPORT.capitalize()} for: {sentence}\n")
+        out.write(f"  {NOT_STATED}: {sentence}\n")
 
 
 def _write_listed(out: TextIO, sources: Iterable[ListedSource]) -> None:

@@ -43,12 +43,12 @@ STAGE_WORDS = {
 
 
 def report_rows(report: Any) -> list[dict[str, Any]]:
-    """The ingest report as table rows: file, what happened, chunks, seconds."""
+    """The ingest report as table rows: file, what happened, passages, seconds."""
     return [
         {
             "file": outcome.file_name,
             "result": outcome.describe(),
-            "chunks": outcome.chunks,
+            "passages": outcome.chunks,
             "seconds": round(outcome.seconds, 2),
         }
         for outcome in report.files

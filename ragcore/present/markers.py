@@ -8,7 +8,7 @@ whose supporting sentences share the most of its wording. A sentence the support
 unsupported, or too short to make a claim, gets no marker, nor does the label line of an
 extractive answer (its short answer is marked where it is quoted: the quote line below it).
 Markers are numbered in order of first use, and ``renumber`` lists the sources under the answer
-with the same numbers, cited ones first.
+with the same numbers, cited ones first, each note agreeing with the markers (``agreeing_use``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,9 @@ from ..llms.extractive.answer import LABEL
 from .grounded import grounded_text
 from .quotes import MIN_QUOTE_WORDS, Span, quotes_in, sentence_spans, words_of
 from .sources import ListedSource, SourceListing
-from .support import SUPPORT_MARGIN, SourceUse, lexical_similarity
+from .support import (
+    NO_SUPPORT, NOT_QUOTED, QUOTED, SUPPORT_MARGIN, SUPPORTS, SourceUse, lexical_similarity,
+)
 
 _LABEL_LINES = re.compile(r"^" + re.escape(LABEL) + r".*$", re.MULTILINE)
 
@@ -114,10 +116,23 @@ def renumber(listing: SourceListing, order: Sequence[int]) -> SourceListing:
     cited = [listed[p] for p in order if p < len(listed)]
     rest = [s for s in listing.shown if s not in cited]
     hidden = [s for s in listing.hidden if s not in cited]
-    numbered = [dataclasses.replace(s, number=n) for n, s in enumerate([*cited, *rest, *hidden], 1)]
+    numbered = [dataclasses.replace(s, number=n, use=agreeing_use(s.use, cited=n <= len(cited)))
+                for n, s in enumerate([*cited, *rest, *hidden], 1)]
     shown_count = len(cited) + len(rest)
     return dataclasses.replace(listing, shown=tuple(numbered[:shown_count]),
                                hidden=tuple(numbered[shown_count:]))
+
+
+def agreeing_use(use: SourceUse, *, cited: bool) -> SourceUse:
+    """``use`` with a note agreeing with the shown answer: a source "states this" only when
+    the answer carries its marker (``cited``); one the verdict found stating a claim the answer
+    does not show (a refusal, a claim left out) was "found by the search, not used", nothing of
+    it marked; one cited for a passage sentence the answer quotes is "quoted in the answer"."""
+    if cited and use.note in ("", NO_SUPPORT, NOT_QUOTED):
+        return dataclasses.replace(use, note=QUOTED)
+    if not cited and use.note == SUPPORTS:
+        return SourceUse((), NO_SUPPORT)
+    return use
 
 
 def _by_number(listing: SourceListing) -> list[ListedSource]:

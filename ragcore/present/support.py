@@ -8,7 +8,7 @@ extractive quote, and every other one is compared with each sentence of every pa
 cosine of their embeddings when an embedder is given (the index's own model), else by a strict
 lexical measure. The passage sentences that match an answer sentence best, above a stated
 threshold, support it; an answer sentence with no such match is reported as unsupported, and a
-passage supporting nothing says "no supporting passage found". Rendering is ``citations.py``;
+passage supporting nothing says it was "found by the search, not used". Rendering is ``citations.py``;
 which sources are shown is ``sources.py``.
 
 Given the question, a generated answer's support is ``ragcore.grounding``'s verdict instead:
@@ -38,7 +38,9 @@ from ..grounding import (
     question_kind,
 )
 from ..grounding.claims import sentence_spans as verdict_sentences
-from ..grounding.text import without_markers
+from ..grounding.facts import missing_facts
+from ..grounding.text import content_stems, without_markers
+from ..grounding.verdict import ClaimCheck
 from .quotes import (
     Span,
     answer_spans,
@@ -49,12 +51,14 @@ from .quotes import (
     words_of,
 )
 
-# What each source's note says, by kind of answer and whether the answer used the source.
+# What each source's note says, in a person's words: what the source did for this answer.
 QUOTED = "quoted in the answer"
-NOT_QUOTED = "not quoted in the answer"
-SUPPORTS = "supports the answer"
-NO_SUPPORT = "no supporting passage found"
-NEAREST = "nearest to the question; it does not state the answer"
+NOT_QUOTED = "found by the search, not quoted"
+SUPPORTS = "states this"  # only where the shown answer carries the source's marker
+NO_SUPPORT = "found by the search, not used"
+NEAREST = "nearest to your question"
+# Before an answer sentence no passage states (the sentence follows, quoted).
+NOT_STATED = "No passage states"
 
 # all-MiniLM-L6-v2 cosine between an answer sentence and the source sentence it restates.
 # Measured against every sentence of PEP 8, RFC 2616 and the 2022 State of the Union speech
@@ -165,11 +169,33 @@ def grounded_citations(answer: str, passages: Sequence[str], *, question: str,
                          verdict.measure, verdict)
     for check in verdict.claims:
         for position, span in check.support:
-            found[position].append(span)
+            found[position].append(stated_span(check, passages[position], span))
     uses = tuple(SourceUse(tuple(merge_spans(spans)), SUPPORTS if spans else NO_SUPPORT)
                  for spans in found)
     return Citations(uses, tuple(c.text for c in verdict.unsupported_claims), verdict.measure,
                      verdict)
+
+
+def stated_span(check: ClaimCheck, passage: str, span: Span) -> Span:
+    """The sentence of ``passage`` stating ``check``'s claim: the verdict's supporting sentence
+    (``span``, the centre of the window it read) or a neighbour of it that holds the claim's
+    facts and more of its words (the window "It is free [23]. It is 2000 lines of C++." is
+    centred on the first sentence; the claim "2000 lines of C++" is the second's)."""
+    spans = verdict_sentences(passage, wrapped=True)
+    if span not in spans:
+        return span
+    at, stems = spans.index(span), set(check.claim.stems)
+
+    def held(candidate: Span) -> tuple[bool, int]:
+        sentence = passage[candidate[0]:candidate[1]]
+        facts_held = not missing_facts(check.claim.facts, sentence)
+        return facts_held, len(stems & set(content_stems(sentence)))
+
+    best = held(span)
+    for other in spans[max(0, at - 1):at + 2]:
+        if held(other) > best:
+            span, best = other, held(other)
+    return span
 
 
 def _sentence_of(passage: str, sentence: str) -> list[Span]:

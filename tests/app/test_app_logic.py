@@ -157,7 +157,7 @@ def test_report_rows_say_what_happened_to_each_file():
     rows = report_rows(report)
     assert [r["file"] for r in rows] == ["a.txt", "b.pdf", "c.md"]
     assert [r["result"] for r in rows] == [
-        "indexed with 3 chunks", "failed: the file is empty (upload it again)",
+        "indexed: 3 passages", "failed: the file is empty (upload it again)",
         "unchanged, skipped"]
 
 

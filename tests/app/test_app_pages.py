@@ -155,8 +155,8 @@ def test_upload_reports_each_file_and_reupload_updates(empty_ws, corpus_dir):
     finish_jobs(at, empty_ws)
     assert not at.exception
     table = at.dataframe[0].value.set_index("file")
-    assert table.loc["speech.txt", "result"].startswith("indexed with")
-    assert table.loc["speech.txt", "chunks"] > 5
+    assert table.loc["speech.txt", "result"].startswith("indexed: ")
+    assert table.loc["speech.txt", "passages"] > 5
     assert table.loc["broken.pdf", "result"].startswith("failed: ")
     assert "empty" in table.loc["broken.pdf", "result"]
     assert "1 failed" in at.warning[0].value

@@ -92,15 +92,19 @@ def test_a_new_user_sees_pick_documents_ask_and_advanced_is_remembered(docs_ws):
 
 def test_chat_routes_a_summary_request_to_the_documents_summary(docs_ws):
     at = open_page("chat")
-    assert not any(s.label == "Chat mode" for s in at.sidebar.selectbox)  # simple by default
+    modes = at.sidebar.selectbox(key="chat_mode_choice")  # shown to everyone, named for people
+    assert modes.value == "condense_plus_context"
+    assert modes.options == [
+        "Answer from the documents", "Follow the conversation",
+        "Let an agent search step by step", "Just the model, no documents"]
     chat(at, "Summarise the state of the union")
     reply = at.chat_message[1]
     assert reply.markdown[0].value.startswith("**Summary of state_of_the_union.txt**")
-    assert any("Answered from the document's summary" in c.value for c in reply.caption)
+    assert not any("Answered from" in c.value for c in reply.caption)  # the route: Advanced
     chat(at, "What did the speech say about Ukraine?")
     reply = at.chat_message[3]
     assert reply.markdown[0].value.startswith("Extractive answer")
-    assert any("Answered from a search of the passages" in c.value for c in reply.caption)
+    assert not any("Answered from" in c.value for c in reply.caption)
     chat(at, "summarise this index")
     assert at.chat_message[5].markdown[0].value.startswith("**Summary of the index “docs”")
 

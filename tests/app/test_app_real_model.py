@@ -33,7 +33,7 @@ def test_upload_and_query_with_the_packaged_model(real_ws, corpus_dir):
     assert runner_for(real_ws).wait_idle(timeout=300)  # ingestion runs as a background job
     at.run()
     assert not at.exception
-    assert at.dataframe[0].value["result"].iloc[0].startswith("indexed with")
+    assert at.dataframe[0].value["result"].iloc[0].startswith("indexed: ")
 
     at.switch_page("pages/indexes.py").run()
     assert any("Embedding model:** `all-MiniLM-L6-v2-onnx-int8`" in m.value for m in at.markdown)

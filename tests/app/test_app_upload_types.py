@@ -23,5 +23,5 @@ def test_upload_accepts_any_file_and_reports_each_result(empty_ws, tmp_path: Pat
     assert not at.exception
     results = at.dataframe[0].value.set_index("file")["result"]
     for path in files:
-        assert results[path.name].startswith("indexed with"), (path.name, results[path.name])
+        assert results[path.name].startswith("indexed: "), (path.name, results[path.name])
     assert "binary content" in results["photo.jpg"]

@@ -87,7 +87,7 @@ def test_a_new_user_summarises_asks_and_manages_chats(app_url, page, corpus_dir,
     expect(page.get_by_text(f"Result for index “{INDEX}”")).to_be_visible(timeout=WORK_TIMEOUT_MS)
     expect(page.get_by_test_id("stDataFrame").first).to_be_visible()  # a row per file
     expect(page.get_by_text(re.compile(rf"^{len(files)} file\(s\): {len(files)} indexed "
-                                       r"\(\d+ chunks\), 0 unchanged, 0 failed"))).to_be_visible()
+                                       r"\(\d+ passages\), 0 unchanged, 0 failed"))).to_be_visible()
     _shot(page, "people-2-uploaded")
 
     _go(page, "Indexes")
@@ -99,7 +99,7 @@ def test_a_new_user_summarises_asks_and_manages_chats(app_url, page, corpus_dir,
     expect(page.get_by_text(re.compile(r"^Summary of (state_of_the_union\.txt|pep)"))
            ).to_be_visible(timeout=WORK_TIMEOUT_MS)
     _shot(page, "people-3-summaries")
-    page.get_by_text("View its chunks", exact=True).click()  # readable chunks, placed
+    page.get_by_text("View its passages", exact=True).click()  # readable chunks, placed
     first_chunk = page.get_by_text(re.compile(r"^Chunk 1 of \d+ · characters 0–"))
     expect(first_chunk).to_be_visible()
     first_chunk.scroll_into_view_if_needed()

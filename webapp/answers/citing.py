@@ -16,8 +16,8 @@ import streamlit as st
 
 from ragcore import ScoredNode
 from ragcore.present import format as fmt, support
+from ragcore.present.support import NOT_STATED
 from ragcore.present import (
-    NO_SUPPORT,
     Citations,
     ListedSource,
     SourceListing,
@@ -37,6 +37,28 @@ from webapp.indexes.document_view import open_in_document_button
 
 # Draws one listed source: (source, whether it starts open).
 DrawSource = Callable[[ListedSource, bool], None]
+# A marker [n] links to its source's anchor; a click opens the source's expander (the element
+# after the anchor's) and scrolls it to the middle of the window, not under the page's top bar.
+MARKER_CLICKS = """<script>
+(() => {
+  if (window.rcMarkerClicks) return;
+  window.rcMarkerClicks = true;
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest && event.target.closest('a[href*="-source-"]');
+    const id = link && decodeURIComponent((link.getAttribute("href").split("#")[1]) || "");
+    const anchor = id && document.getElementById(id);
+    if (!anchor) return;
+    event.preventDefault();
+    event.stopPropagation();
+    const holder = anchor.closest('[data-testid="stElementContainer"]') || anchor;
+    let source = holder.nextElementSibling;
+    while (source && !source.querySelector("details")) source = source.nextElementSibling;
+    const details = source && source.querySelector("details");
+    if (details && !details.open) details.querySelector("summary").click();
+    setTimeout(() => (source || anchor).scrollIntoView({block: "center"}), 50);
+  }, true);
+})();
+</script>"""
 
 
 def source_listing(
@@ -93,20 +115,27 @@ def draw_sources(listing: SourceListing, lookup: Any, index_name: str, *, anchor
     with its strength word (the score under Advanced) after the anchor its [n] markers link to,
     holding its passage and "Open in document"."""
     strengths = listing_strengths(listing, retrieval_mode)
+    drawn: list[int] = []  # the first anchor carries the markers' click handler
 
     def draw(source: ListedSource, expanded: bool) -> None:
         title = source_title(source, strength=strengths.get(source.number, ""),
                              advanced=advanced)
-        source_anchor(anchors, source.number)
+        source_anchor(anchors, source.number, clicks=not drawn)
+        drawn.append(source.number)
         with st.expander(title, expanded=expanded and expand_first):
             source_body(source, lookup, index_name, key=f"{anchors}_open_{source.number}")
 
-    render_listing(listing, draw, toggle_key=toggle_key)
+    render_listing(listing, draw, toggle_key=toggle_key, advanced=advanced)
 
 
-def source_anchor(anchors: str, number: int) -> None:
-    """The place a marker [number] links to: call it right before drawing that source."""
-    st.html(f'<span id="{_anchor_id(anchors, number)}"></span>')
+def source_anchor(anchors: str, number: int, *, clicks: bool = False) -> None:
+    """The place a marker [number] links to: call it right before drawing that source; with
+    ``clicks``, the script making a marker open its source (``MARKER_CLICKS``) too."""
+    anchor = f'<span id="{_anchor_id(anchors, number)}"></span>'
+    if clicks:
+        st.html(anchor + MARKER_CLICKS, unsafe_allow_javascript=True)
+    else:
+        st.html(anchor)
 
 
 def _anchor_id(anchors: str, number: int) -> str:
@@ -130,8 +159,10 @@ def _cached_citations(
                 judge=_judge)
 
 
-def render_listing(listing: SourceListing, draw: DrawSource, *, toggle_key: str) -> None:
-    """Shown sources, then a toggle revealing the ones below the relevance floor."""
+def render_listing(listing: SourceListing, draw: DrawSource, *, toggle_key: str,
+                   advanced: bool = True) -> None:
+    """Shown sources, then a toggle revealing the ones below the relevance floor; how support
+    was judged (which models, which measure) only under ``advanced``."""
     if listing.without_sources:
         st.caption(listing.without_sources)
         return
@@ -141,8 +172,8 @@ def render_listing(listing: SourceListing, draw: DrawSource, *, toggle_key: str)
                    "**(not in the documents)** are the model's own, not what a passage says.")
     elif verdict is None:
         for sentence in listing.unsupported:
-            st.caption(f"{NO_SUPPORT.capitalize()} for: “{fmt.markdown_text(sentence)}”")
-    if listing.measure:
+            st.caption(f"{NOT_STATED}: “{fmt.markdown_text(sentence)}”")
+    if listing.measure and advanced:
         st.caption(f"Support judged by {listing.measure}.")
     for position, source in enumerate(listing.shown):
         draw(source, position == 0)

@@ -19,9 +19,8 @@ ROUTE_LABELS = {SUMMARY: "the document's summary", INDEX_SUMMARY: "the index's s
                 RETRIEVAL: "a search of the passages"}
 # The simple chat mode sends the conversation to the model without searching the documents.
 NO_SEARCH_MODES = frozenset({"simple"})
-NO_SEARCH_CAPTION = ("Answered from the conversation alone: the simple chat mode does not "
-                     "search your documents (choose another chat mode under Advanced to search "
-                     "them).")
+NO_SEARCH_CAPTION = ("Answered by the model alone: “Just the model, no documents” does not "
+                     "search your documents (choose another chat mode to search them).")
 
 
 def turn_score(message: ChatMessage) -> str:
@@ -45,6 +44,15 @@ def route_caption(trace: dict | None) -> str | None:
         return NO_SEARCH_CAPTION
     label = ROUTE_LABELS.get(route.get("kind"), route.get("kind"))
     return f"Answered from {label}: {route.get('reason', '')}."
+
+
+def people_caption(trace: dict | None) -> str | None:
+    """What a person needs to know of the route: only that the documents were not searched
+    (the route and its reason are the trace's, shown under Advanced)."""
+    route = ((trace or {}).get("notes") or {}).get(ROUTE_NOTE) or {}
+    if route.get("kind") == RETRIEVAL and (trace or {}).get("chat_mode") in NO_SEARCH_MODES:
+        return NO_SEARCH_CAPTION
+    return None
 
 
 def source_passage(source: ChatSource, lookup: Callable[[str], Node | None]) -> ScoredNode:

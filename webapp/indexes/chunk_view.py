@@ -36,14 +36,14 @@ def show_chunks(chunks: Sequence[Any], *, key: str) -> None:
     """Draw ``chunks`` (nodes in document order) in a scrollable box, a batch at a time."""
     total = len(chunks)
     if not total:
-        st.info("This document has no chunks.")
+        st.info("This document has no passages.")
         return
     spans = dict(batches(total))  # first chunk number -> last
     first = next(iter(spans))
     if len(spans) > 1:
         first = st.selectbox(f"Chunks to show ({total} in all)", list(spans),
                              key=f"chunk_batch_{key}",
-                             format_func=lambda start: f"chunks {start}–{spans[start]}")
+                             format_func=lambda start: f"passages {start}–{spans[start]}")
     last = spans[first]
     with st.container(height=BOX_HEIGHT if last - first > 2 else "content", border=True):
         for number in range(first, last + 1):

@@ -81,7 +81,7 @@ def _sidebar_body(watched: tuple[str, ...]) -> None:
                 left.caption("Its index was deleted: nothing to resume.")
             elif left.button("Resume", key=f"resume-{job.id}", disabled=not _may(job, "resume"),
                            help="Index the files this job had not saved completely; a file "
-                                "stopped mid-way goes on after its saved chunks."):
+                                "stopped mid-way goes on after its saved passages."):
                 try:
                     note = permitted.resume_job(team, user, runner, state.workspace(), job.id)
                 except (WorkspaceError, AccessDenied) as exc:  # its index was replaced: said
@@ -136,7 +136,7 @@ def _cancel(job_id: str) -> None:
 
 
 def short_outcome(job: Any) -> str:
-    """'done · 2 of 2 file(s), 340 chunks', 'cancelled · 1,200 chunks kept' ..."""
+    """'done · 2 of 2 file(s), 340 passages', 'cancelled · 1,200 passages kept' ..."""
     report = job.report or {}
     if job.state == "interrupted":
         return job.summary
@@ -146,7 +146,7 @@ def short_outcome(job: Any) -> str:
         return f"{job.state} · {job.summary}" if job.summary else job.state
     files = len(report.get("files", []))
     text = f"{job.state} · {report.get('indexed', 0)} of {files} file(s) new or changed, " \
-           f"{report.get('chunks', 0):,} chunks"
+           f"{report.get('chunks', 0):,} passages"
     if job.state == "cancelled":
         text += " kept"
     return text + (f", {report['failed']} failed" if report.get("failed") else "")

@@ -31,13 +31,13 @@ class FileOutcome:
         return self.path.replace("\\", "/").rsplit("/", 1)[-1]
 
     def describe(self) -> str:
-        """One plain-words line: 'indexed with 12 chunks', 'unchanged, skipped', 'failed: ...'."""
+        """One plain-words line: 'indexed: 12 passages', 'unchanged, skipped', 'failed: ...'."""
         if self.status == "indexed":
-            return f"indexed with {self.chunks} chunk{'s' if self.chunks != 1 else ''}"
+            return f"indexed: {self.chunks:,} passage{'s' if self.chunks != 1 else ''}"
         if self.status == "unchanged":
             return "unchanged, skipped"
         if self.status == "cancelled":
-            return (f"cancelled; {self.chunks} chunk{'s' if self.chunks != 1 else ''} "
+            return (f"cancelled; {self.chunks:,} passage{'s' if self.chunks != 1 else ''} "
                     "finished so far are kept (ingest it again to complete it)")
         return f"{self.status}: {self.reason}" + (f" ({self.hint})" if self.hint else "")
 
@@ -76,7 +76,7 @@ class IngestReport:
     def summary(self) -> str:
         """One line of totals."""
         line = (
-            f"{len(self.files)} file(s): {self.indexed} indexed ({self.chunks} chunks), "
+            f"{len(self.files)} file(s): {self.indexed} indexed ({self.chunks:,} passages), "
             f"{self.unchanged} unchanged, {self.failed} failed"
             + (f", {self._count('skipped')} skipped" if self._count("skipped") else "")
             + f" in {self.seconds:.1f} s"

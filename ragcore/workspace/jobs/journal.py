@@ -126,12 +126,13 @@ class Job:
         return None if left is None else left.seconds
 
     def status(self) -> str:
-        """The state in words: 'embedding 120/900 chunks · file 1 of 2 · about 3 min left'
-        (the chunks of the whole job, counted before it started and refined as it goes)."""
+        """The state in words: 'embedding 120 of about 900 passages · file 1 of 2 · about 3 min
+        left' (the passages of the whole job, counted before it started and refined as it goes:
+        the upload's estimate and the result count the same passages)."""
         if self.state == "embedding" and self.work_total:
-            words = f"embedding {self.work_done:,}/{self.work_total:,} chunks"
+            words = f"embedding {self.work_done:,} of about {self.work_total:,} passages"
         elif self.state == "embedding" and self.chunks_total:
-            words = f"embedding {self.chunks_done}/{self.chunks_total} chunks"
+            words = f"embedding {self.chunks_done:,} of about {self.chunks_total:,} passages"
         elif self.state == "reading" and self.ocr_total:
             words = f"reading scanned pages (OCR) {self.ocr_done} of {self.ocr_total}"
         elif self.state == "summarising":

@@ -41,8 +41,8 @@ def run(tmp_path, fake_embedder, capsys):
 def test_ingest_prints_a_report_and_progress(run, docs):
     code, out, err = run("ingest", str(docs), "--index", "notes")
     assert code == 0
-    assert "trust.txt: indexed with 1 chunk" in out
-    assert "garden.md: indexed with" in out
+    assert "trust.txt: indexed: 1 passage" in out
+    assert "garden.md: indexed: " in out
     assert "broken.pdf: failed:" in out
     assert "3 file(s): 2 indexed" in out and "1 failed" in out
     assert "100%" in err and "saving" in err  # the progress bar went to stderr
@@ -171,7 +171,7 @@ def test_ingest_of_a_folder_with_a_symlink_loop_reports_the_links_as_skipped(run
     (folder / "out.txt").symlink_to(tmp_path / "secret.txt")
     code, out, err = run("ingest", str(folder), "--index", "loops")
     assert code == 0 and "Traceback" not in err
-    assert "real.txt: indexed with 1 chunk" in out
+    assert "real.txt: indexed: 1 passage" in out
     assert "loop_a: skipped: is a symbolic link in a loop" in out and "loop_b: skipped" in out
     assert "out.txt: skipped: is a symbolic link to" in out and "outside the input folder" in out
     assert "4 file(s): 1 indexed" in out and "3 skipped" in out

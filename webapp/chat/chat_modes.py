@@ -1,0 +1,67 @@
+"""The chat modes as people choose them: named for what they do, each with its one line.
+
+The modes themselves (and their internal names, kept in the API, the trace and the docs) are
+``ragcore.chat.ChatMode``; this module only words them and draws the choice. Four are shown to
+everyone; ``context`` and ``best`` differ from those in ways only Advanced explains.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ragcore.chat import CHAT_MODE_DESCRIPTIONS, ChatMode
+
+# Shown to everyone, in this order; the first is the default.
+PEOPLE_MODES = (ChatMode.CONDENSE_PLUS_CONTEXT, ChatMode.CONDENSE_QUESTION, ChatMode.REACT,
+                ChatMode.SIMPLE)
+MODE_NAMES: dict[ChatMode, str] = {
+    ChatMode.CONDENSE_PLUS_CONTEXT: "Answer from the documents",
+    ChatMode.CONDENSE_QUESTION: "Follow the conversation",
+    ChatMode.REACT: "Let an agent search step by step",
+    ChatMode.SIMPLE: "Just the model, no documents",
+    ChatMode.CONTEXT: "Search with my exact words",
+    ChatMode.BEST: "Let the app choose for the model",
+}
+MODE_LINES: dict[ChatMode, str] = {
+    ChatMode.CONDENSE_PLUS_CONTEXT: "Searches your documents for every question, follow-ups "
+                                    "included, and answers from the passages found.",
+    ChatMode.CONDENSE_QUESTION: "Turns each follow-up into a full question, then answers it "
+                                "from your documents.",
+    ChatMode.REACT: "An assistant decides what to look up, searches as often as it needs and "
+                    "shows its steps; slower.",
+    ChatMode.SIMPLE: "Chats with the language model alone: your documents are not searched.",
+    ChatMode.CONTEXT: "Searches with your message exactly as written; follow-ups are not "
+                      "rewritten.",
+    ChatMode.BEST: "An agent for models that call tools themselves, else “Answer from the "
+                   "documents”.",
+}
+
+
+def mode_name(mode: str) -> str:
+    """The people's name of a chat mode's internal name (the name itself when unknown)."""
+    try:
+        return MODE_NAMES[ChatMode(mode)]
+    except ValueError:
+        return mode
+
+
+def mode_choices(current: str, *, advanced: bool) -> list[str]:
+    """The internal names offered: every mode under ``advanced``, else the four people's
+    modes (and the ``current`` one, so an opened chat keeps its mode)."""
+    if advanced:
+        return [m.value for m in ChatMode]
+    shown = [m.value for m in PEOPLE_MODES]
+    return shown + ([current] if current not in shown and current in MODE_NAMES else [])
+
+
+def mode_select(current: str, *, advanced: bool, key: str) -> str:
+    """The chat mode choice, named for people (the internal name too under ``advanced``), its
+    one line below it; returns the internal name."""
+    def label(mode: str) -> str:
+        return f"{mode_name(mode)} ({mode})" if advanced else mode_name(mode)
+
+    mode = st.selectbox("Chat mode", mode_choices(current, advanced=advanced), key=key,
+                        format_func=label)
+    line = MODE_LINES[ChatMode(mode)]
+    st.caption(f"{line} {CHAT_MODE_DESCRIPTIONS[ChatMode(mode)]}" if advanced else line)
+    return mode
