@@ -1,0 +1,164 @@
+"""Run one half of the unseen question set through the app's defaults and score each reply as a
+person reads it.
+
+    python -m benchmarks.unseen.run --half tune [--limit N] [--llm local] [--no-judge]
+
+Indexes the half's files (every collection the half asks about, one index, the default
+embedder; cached in ``benchmarks/.cache/unseen/``), then asks each question as
+``benchmarks/answers/grounded_run`` does: the default query engine over that index with the
+packaged local model, the text the app shows written by ``grounded_set.shown_text`` (the
+grounding verdict, the model as its judge). A follow-up is asked as the Chat page asks it: the
+question it follows, then the follow-up, through the app's chat engine
+(``workspace.conversation.chat_engine`` with the default ``TurnSettings``: condense_plus_context,
+hybrid search, top 4) with one memory; the follow-up's reply is shown the same way, checked
+against the message as typed (the Chat page's ``asked_before``), not the condensed question.
+Each reply is scored by ``scoring.score``; rows go to ``benchmarks/results/unseen-<half>.jsonl``
+and a table of outcomes per kind to stdout. Never run the test half while rules are being tuned.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import time
+from collections import Counter
+from pathlib import Path
+
+from benchmarks.answers.grounded_set import diagnose, shown_text
+from benchmarks.unseen.scoring import OUTCOMES, is_right, score
+from benchmarks.unseen.unseen_set import KINDS, UnseenQuestion, load_questions
+
+ROOT = Path(__file__).resolve().parents[2]
+CACHE = ROOT / "benchmarks" / ".cache" / "unseen"
+RESULTS = ROOT / "benchmarks" / "results"
+
+
+def index_of(files: list[Path]):
+    """The index of ``files``, built once per content of the files and of ragcore's cards."""
+    from ragcore import VectorStoreIndex, load_file
+
+    digest = hashlib.sha256()
+    for path in sorted(files) + sorted((ROOT / "ragcore" / "cards").glob("*.py")):
+        digest.update(path.name.encode() + path.read_bytes())
+    folder = CACHE / digest.hexdigest()[:12]
+    if (folder / "manifest.json").exists():
+        return VectorStoreIndex.load(folder)
+    index = VectorStoreIndex.from_documents(d for f in files for d in load_file(f))
+    index.persist(folder)
+    return index
+
+
+def shown_row(question: UnseenQuestion, asked: str, reply, index, judge, started: float,
+              trace, **extra) -> dict:
+    """The row of one reply: what the app shows of it, its verdict, its score, and where the
+    evidence got lost (not among the sources, or not in what the model read)."""
+    shown, listing = shown_text(reply.text, reply.source_nodes, question=asked,
+                                embedder=index.embedder, judge=judge)
+    passages = [n.node.text for n in reply.source_nodes]
+    scored = score(shown, question.gold, question.kind, passages)
+    return {
+        "id": question.id, "collection": question.collection, "kind": question.kind,
+        "answerable": question.answerable, "question": question.question, **extra,
+        "answer": reply.text, "shown": shown,
+        "verdict": None if listing.verdict is None else listing.verdict.label,
+        "outcome": scored.outcome, "right": is_right(scored.outcome, question.answerable),
+        "found": list(scored.found), "invented_cited": list(scored.invented),
+        "diagnosis": diagnose(question, passages, [
+            "\n".join(m.content for m in call.messages) for call in trace.llm_calls]),
+        "seconds": round(time.perf_counter() - started, 2),
+    }
+
+
+def ask(question: UnseenQuestion, engine, index, judge) -> dict:
+    """A question on its own, through the query engine."""
+    from ragcore.trace import Trace
+
+    started, trace = time.perf_counter(), Trace()
+    reply = engine.query(question.question, trace=trace)
+    return shown_row(question, question.question, reply, index, judge, started, trace,
+                     decided_kind=trace.notes.get("question_kind"))
+
+
+def ask_in_chat(first: UnseenQuestion, followup: UnseenQuestion, index, llm, judge) -> dict:
+    """``first`` then ``followup`` in one chat, as the Chat page asks them; the follow-up's row."""
+    from ragcore.memory import ChatMemory
+    from ragcore.trace import Trace
+    from ragcore.workspace.conversation import TurnSettings, chat_engine
+
+    engine, memory = chat_engine(index, TurnSettings(), llm), ChatMemory.from_llm(llm)
+    opening = engine.chat(first.question, memory)
+    opening_text = opening.text  # drained: the memory now holds the first exchange
+    started, trace = time.perf_counter(), Trace()
+    reply = engine.chat(followup.question, memory, trace=trace)
+    reply.text  # noqa: B018 - drain the stream before the verdict reads it
+    return shown_row(followup, followup.question, reply, index, judge, started, trace,
+                     first_question=first.question, first_reply=opening_text,
+                     condensed=trace.notes.get("condensed_question"),
+                     condense_note=trace.notes.get("condense_rejected")
+                     or trace.notes.get("condense_skipped"))
+
+
+def run(half: str, llm_spec: str, limit: int | None, judge: bool = True) -> list[dict]:
+    from ragcore.llms.resolve import resolve_llm
+
+    questions = load_questions(half=half)
+    files = sorted({p for q in questions for p in q.paths()})
+    by_id = {q.id: q for q in questions}
+    index, llm = index_of(files), resolve_llm(llm_spec)
+    engine = index.as_query_engine(llm=llm)
+    rows = []
+    for question in questions[:limit]:
+        if question.follows:
+            row = ask_in_chat(by_id[question.follows], question, index, llm, judge and llm)
+        else:
+            row = ask(question, engine, index, judge and llm)
+        rows.append(row)
+        print(json.dumps({k: row[k] for k in ("id", "kind", "outcome", "seconds")}),
+              flush=True)
+    return rows
+
+
+def table(rows: list[dict]) -> str:
+    """Outcomes per kind, counts and percentages; right = the answer, or a refusal when the
+    documents don't answer."""
+    head = f"{'kind':<14}{'n':>4}{'right':>11}" + "".join(f"{o:>18}" for o in OUTCOMES)
+    lines = [head, "-" * len(head)]
+    groups = [(k, [r for r in rows if r["kind"] == k]) for k in KINDS]
+    groups += [("answerable", [r for r in rows if r["answerable"]]),
+               ("not answered", [r for r in rows if not r["answerable"]]), ("all", rows)]
+    for name, group in groups:
+        if not group:
+            continue
+        counts = Counter(r["outcome"] for r in group)
+        right = sum(r["right"] for r in group)
+        lines.append(f"{name:<14}{len(group):>4}{_cell(right, len(group)):>11}" +
+                     "".join(f"{_cell(counts[o], len(group)):>18}" for o in OUTCOMES))
+    invented = sum(bool(r["invented_cited"]) for r in rows)
+    lines.append(f"replies with an invented list item cited: {invented}/{len(rows)}")
+    seconds = sorted(r["seconds"] for r in rows)
+    lines.append(f"median seconds a reply: {seconds[len(seconds) // 2]:.1f}" if seconds else "")
+    return "\n".join(lines)
+
+
+def _cell(count: int, total: int) -> str:
+    return f"{count} ({100 * count / total:.0f}%)"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--half", required=True, choices=("tune", "test"))
+    parser.add_argument("--llm", default="local")
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--no-judge", action="store_true", help="check without the model")
+    args = parser.parse_args()
+    rows = run(args.half, args.llm, args.limit, judge=not args.no_judge)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    out = RESULTS / f"unseen-{args.half}.jsonl"
+    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                   encoding="utf-8")
+    print(table(rows))
+
+
+if __name__ == "__main__":
+    main()
