@@ -52,6 +52,7 @@ from .claims import Claim, Span, claims_of, sentence_spans
 from .facts import each_fact, missing_facts
 from .judge import IN_PROMPT, can_judge, judge_claim, judged_text
 from .kinds import QuestionKind, question_kind
+from .located import decided
 from .numbers import as_written_in
 from .placement import displaced_facts
 from .text import content_stems, fold
@@ -178,8 +179,8 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
     if off:
         checks[0] = replace(checks[0], supported=False, refuted=True, support=(),
                             off_question=off)
-    else:
-        checks[0] = restated(checks, question)
+    else:  # a factoid's short answer still undecided is vouched for where located, or not
+        checks[0] = decided(restated(checks, question), passages, question)
     if judge is not None and can_judge(judge):
         measure += f", and {getattr(judge, 'model', 'the model')} asked whether each passage " \
                    "states it"

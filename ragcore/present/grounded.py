@@ -47,9 +47,11 @@ from ..grounding import (
     Claim,
     ClaimCheck,
     QuestionKind,
+    closest_with_position,
     not_said,
     question_kind,
 )
+from ..grounding.located import unmentioned
 from ..grounding.answer_type import REPEATS
 from ..grounding.claims import sentence_spans
 from ..grounding.facts import missing_facts
@@ -67,6 +69,8 @@ UNSUPPORTED_MARK = "**(not in the documents)**"
 # An agent's reply when no tool showed it a passage: its answer is the model's own.
 UNOBSERVED = ("**Not from the documents:** the agent's tools showed it no passage, so this "
               "answer is the model's own.")
+# A reply that read no passage: an answer from the conversation alone.
+UNREAD = "*From our conversation, not checked against your documents.*"
 NEAREST_LEAD = "What they say nearest to it:"
 LOCATED_LEAD = "Where the passages mention it:"
 LISTED_LEAD = "Where the passages list them:"
@@ -100,7 +104,7 @@ def _shown(answer: str, listing: SourceListing, listed: Sequence[ListedSource],
     factoid = question_kind(listing.question) is QuestionKind.FACTOID
     lead = verdict.claims[0] if verdict.claims else None
     if (verdict.label == UNSUPPORTED or _disowned(lead, text)) and factoid:
-        return _not_said(listing, listed, marker, guessed=verdict.label != UNSUPPORTED)
+        return _not_said(listing, listed, marker, guessed=_disowned(lead, text))
     if verdict.label != REFUSED:  # "**150**. Not found in the documents.": the model's slip
         text = _TRAILING_REFUSAL.sub("", text)
     if verdict.label == UNSUPPORTED:  # a summary or a list is never refused: its sentences marked
@@ -318,18 +322,35 @@ def unobserved(text: str) -> str:
     return f"{UNOBSERVED}\n\n{text}" if text.strip() else text
 
 
+def unread(text: str) -> str:
+    """A reply that read no passage (from the conversation's memory), said so first."""
+    return f"{UNREAD}\n\n{text}" if text.strip() else text
+
+
 def _not_said(listing: SourceListing, listed: Sequence[ListedSource],
               marker: Callable[[int], str], guessed: bool = False
               ) -> tuple[str, tuple[int, ...]]:
-    first = not_said(listing.question) if listing.question else NOT_FOUND_SENTENCE
-    first += _why_not(listing.verdict.claims[0] if listing.verdict and listing.verdict.claims
-                      else None, guessed)
+    passages = [source.scored.node.text for source in listed]
+    absent = unmentioned(listing.question, passages) if listing.question else []
+    if absent:  # what the question names, no passage mentions: said so, plainly
+        first = f"The documents don't mention {_joined(absent)}."
+    else:
+        first = not_said(listing.question) if listing.question else NOT_FOUND_SENTENCE
+        first += _why_not(listing.verdict.claims[0] if listing.verdict and listing.verdict.claims
+                          else None, guessed)
     for position, source in enumerate(listed):
         if source.use.note == NEAREST and source.use.spans:
             start, end = source.use.spans[0]
             quote = " ".join(source.scored.node.text[start:end].split())
             return f"{first}\n\n{NEAREST_LEAD} \u201c{quote}\u201d {marker(1)}", (position,)
+    quote, position = closest_with_position(listing.question, passages)
+    if quote:
+        return f"{first}\n\n{NEAREST_LEAD} \u201c{_quoted(quote)}\u201d {marker(1)}", (position,)
     return first, ()
+
+
+def _joined(words: Sequence[str]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
 
 
 def _why_not(lead: ClaimCheck | None, guessed: bool = False) -> str:

@@ -21,9 +21,10 @@ def row(answer: str, answerable: bool = True, question: str = "Who pursued the t
 def test_a_short_answer_the_model_itself_says_is_not_found_is_shown_as_a_refusal():
     hedged = row("**Hinx**. Not found in the documents.", False, "Who built the tower?")
     assert shown_refuses(hedged)
-    # the verdict reads no claim in the refusal and leaves the name unverified: not refused
+    # the verdict reads no claim in the refusal, and decides the name: no sentence holding it
+    # states the question (``grounding.located``), so it is refused by both rules
     items = judged([hedged], None)
-    assert _shipped(items)[0] == 0.0 and _shown(items)[0] == 1.0
+    assert _shipped(items)[0] == 1.0 and _shown(items)[0] == 1.0
 
 
 def test_what_the_passages_state_is_shown_and_scored_by_its_short_answer():

@@ -136,13 +136,14 @@ def test_plain_text_input_is_bound_to_a_one_parameter_tool():
 
 
 def test_step_limit_ends_with_the_best_answer_so_far_and_says_so():
-    agent, llm = agent_with([], max_iterations=3, default=action("multiply", '{"a": 3, "b": 5}'))
+    # (the second call is the same as the first: not run again, so it does not end the turn yet)
+    agent, llm = agent_with([], max_iterations=2, default=action("multiply", '{"a": 3, "b": 5}'))
     memory = ChatMemory()
     response = agent.chat("keep going", memory)
     text = response.text
-    assert len(llm.calls) == 3
-    assert "limit of 3 reasoning steps" in text and text.rstrip().endswith("15")
-    assert response.trace.notes["stopped"] == "reached max_iterations (3)"
+    assert len(llm.calls) == 2
+    assert "limit of 2 reasoning steps" in text and text.rstrip().endswith("15")
+    assert response.trace.notes["stopped"] == "reached max_iterations (2)"
     assert memory.messages[-1] == Message("assistant", text)
 
 

@@ -310,7 +310,8 @@ def test_the_gap_the_sentence_reader_leaves_ends_a_sentence():
 def test_a_short_answer_in_digits_covers_a_number_in_several_words():
     passage = ("\u201cThere are three hundred pounds in gold and seven hundred in notes,\u201d "
                "he said.")
-    verdict = check_answer("**300 pounds**.", [passage], question="How much money was there?")
+    verdict = check_answer("**300 pounds**.", [passage],
+                           question="How many pounds were there in gold?")
     assert verdict.claims[0].features["coverage"] == 1.0 and not verdict.claims[0].refuted
 
 

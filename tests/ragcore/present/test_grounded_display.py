@@ -323,7 +323,7 @@ def test_a_guess_the_model_itself_disowned_is_not_shown_as_an_answer():
            "48 B. Parsing a URI Reference with a Regular Expression.")
     question = "What is the maximum total length of a URI?"
     text, listing = shown_over([toc], "**47**. Not found in the documents.", question)
-    assert listing.verdict.label not in ("supported", "unsupported", "refused")
+    assert listing.verdict.label != "supported"
     assert text.startswith("The documents don't say what the maximum total length of a URI is. "
                            "The answer written, \u201c47\u201d, is the model's guess")
     assert "**47**" not in text and NOT_CONFIRMED not in text

@@ -1,0 +1,70 @@
+"""A factoid's short answer is decided, not hedged: vouched for by the sentence that holds it and
+states the question, refused otherwise, and refused when the question names what no passage
+mentions (``grounding.located``)."""
+
+from __future__ import annotations
+
+from ragcore.grounding import check_answer
+from ragcore.grounding.located import asked_share, unmentioned
+from ragcore.present.markers import AnswerCheck
+from ragcore.types import Node, ScoredNode
+
+LIGHTHOUSE = ("The keepers recommend lighting the lamp between 18:00 and 06:00 in winter. "
+              "The tower is 42 metres tall.")
+EXAMPLE = "Lamps are configured in the panel, for example LAMP_MODE=flash."
+
+
+def shown(answer: str, question: str) -> tuple[str, str]:
+    nodes = [ScoredNode(Node(LIGHTHOUSE), 0.8), ScoredNode(Node(EXAMPLE), 0.7)]
+    checked = AnswerCheck()(answer, nodes, question=question)
+    return checked.verdict.label, checked.text
+
+
+def test_the_questions_words_about_the_document_itself_do_not_count():
+    question = "What does the keepers' guide recommend lighting?"
+    assert asked_share(question, LIGHTHOUSE.split(". ")[0]) == 1.0
+
+
+def test_a_short_answer_in_a_sentence_stating_the_question_is_vouched_for():
+    label, text = shown("**18:00 and 06:00**.",
+                        "Between which hours do the keepers recommend lighting the lamp?")
+    assert label == "supported"
+    assert text.startswith("**18:00 and 06:00**. \u201cThe keepers recommend lighting")
+    assert text.endswith("[1]") and "Not confirmed" not in text
+
+
+def test_a_short_answer_standing_in_an_example_is_refused_not_hedged():
+    question = "What is the default LAMP_MODE the keepers use on winter nights?"
+    assert check_answer("**flash**.", [EXAMPLE], question="What is LAMP_MODE set to in the "
+                        "panel example?").label == "supported"  # the same words, asked of it
+    label, text = shown("**flash**.", question)
+    assert label == "unsupported"
+    assert text.startswith("The documents don't say what the default LAMP_MODE")
+    assert "**flash**" not in text and "Not confirmed" not in text
+
+
+def test_a_question_about_what_no_passage_mentions_is_refused_by_its_name():
+    label, text = shown("**18:00**.", "When does the Fastnet lighthouse light its lamp?")
+    assert label == "unsupported"
+    assert text.startswith("The documents don't mention Fastnet.")
+    assert "What they say nearest to it:" in text
+
+
+def test_a_document_named_in_the_question_is_not_a_premise():
+    assert unmentioned("What does the Fastnet guide say about lamps?", [LIGHTHOUSE]) == []
+    assert unmentioned("What does Fastnet say about lamps?", [LIGHTHOUSE]) == ["Fastnet"]
+    assert unmentioned("How tall is the etcd tower?", [LIGHTHOUSE]) == ["etcd"]
+
+
+def test_a_vouched_short_answer_in_a_sentence_stating_little_of_the_question_is_refused():
+    from ragcore.grounding.claims import claims_of, sentence_spans
+    from ragcore.grounding.located import decided
+    from ragcore.grounding.verdict import ClaimCheck
+
+    example = "For example, the lamp mode may be set to flash."
+    lead = ClaimCheck(claims_of("**flash**.")[0], supported=True, score=0.97,
+                      support=((0, sentence_spans(example)[0]),))  # as a judge vouched for it
+    asked = "What is the default lamp mode the keepers use on winter nights?"
+    assert decided(lead, [example], asked).refuted
+    stating = "What may the lamp mode be set to, for example?"
+    assert decided(lead, [example], stating).supported

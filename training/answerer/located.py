@@ -1,0 +1,69 @@
+"""Fit the located-answer rule: how much of a factoid question the sentence holding a short answer
+must state before the answer is vouched for without the rest of the verdict.
+
+    python -m training.answerer.located     # prints the curve and the chosen share
+
+On the training samples (``data/train_samples.json.gz``, SQuAD training questions only): a
+positive is a question with the sentence that holds its answer; its negative is the same
+question over the paragraph with that sentence removed, where the sentence a model would answer
+from is taken to be the one stating most of the question (an upper bound for a wrong answer's
+sentence: the rule must refuse it). The feature is ``asked_share``: the share of the question's
+content words (``grounding.text.content_stems``) its sentence holds. Each row is one question;
+questions whose paragraph has one sentence make no negative.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+from ragcore.grounding.claims import sentence_spans
+from ragcore.grounding.located import asked_share
+
+DATA = Path(__file__).resolve().parent / "data" / "train_samples.json.gz"
+
+
+def rows() -> tuple[list[float], list[float]]:
+    """The feature of every positive and every negative."""
+    data = json.load(gzip.open(DATA))["data"]
+    positives, negatives = [], []
+    for article in data:
+        for paragraph in article["paragraphs"]:
+            text = paragraph["context"]
+            spans = sentence_spans(text, wrapped=True)
+            for qa in paragraph["qas"]:
+                if not qa.get("answers"):
+                    continue
+                start = qa["answers"][0]["answer_start"]
+                holding = [s for s in spans if s[0] <= start < s[1]]
+                if not holding:
+                    continue
+                question = qa["question"]
+                positives.append(asked_share(question, text[holding[0][0]:holding[0][1]]))
+                others = [text[a:b] for a, b in spans if (a, b) != holding[0]]
+                if others:
+                    negatives.append(max(asked_share(question, s) for s in others))
+    return positives, negatives
+
+
+def curve(positives: list[float], negatives: list[float]) -> list[tuple[float, float, float]]:
+    """(share, positives vouched, negatives vouched) for shares 0.1 to 1.0."""
+    out = []
+    for tenth in range(1, 11):
+        share = tenth / 10
+        out.append((share, sum(p >= share for p in positives) / len(positives),
+                    sum(n >= share for n in negatives) / len(negatives)))
+    return out
+
+
+def main() -> None:
+    positives, negatives = rows()
+    print(f"{len(positives)} positives, {len(negatives)} negatives (answer sentence removed)")
+    print("share  positives vouched  negatives vouched")
+    for share, pos, neg in curve(positives, negatives):
+        print(f"{share:5.1f}  {pos:17.1%}  {neg:17.1%}")
+
+
+if __name__ == "__main__":
+    main()
