@@ -151,10 +151,11 @@ def main() -> None:
     parser.add_argument("--llm", default="local")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--no-judge", action="store_true", help="check without the model")
+    parser.add_argument("--tag", default="", help="rows to unseen-<half>-<tag>.jsonl")
     args = parser.parse_args()
     rows = run(args.half, args.llm, args.limit, judge=not args.no_judge)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    out = RESULTS / f"unseen-{args.half}.jsonl"
+    out = RESULTS / f"unseen-{args.half}{'-' + args.tag if args.tag else ''}.jsonl"
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
                    encoding="utf-8")
     print(table(rows))

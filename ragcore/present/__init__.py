@@ -44,6 +44,7 @@ _EXPORTS: dict[str, str] = {
     "question_choices": ".leaderboard",
     "mark_listing": ".markers",
     "unobserved": ".grounded",
+    "unread": ".grounded",
     "UNSUPPORTED_MARK": ".grounded",
     "outside_fence": ".passage.fences",
     "markup_of": ".passage.markup",

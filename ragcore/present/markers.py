@@ -9,6 +9,7 @@ unsupported, or too short to make a claim, gets no marker, nor does the label li
 extractive answer (its short answer is marked where it is quoted: the quote line below it).
 Markers are numbered in order of first use, and ``renumber`` lists the sources under the answer
 with the same numbers, cited ones first, each note agreeing with the markers (``agreeing_use``).
+``AnswerCheck`` does both for the engines: an answer cited, then written as a person is shown it.
 """
 
 from __future__ import annotations
@@ -16,14 +17,16 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 import re
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from ..llms.extractive.answer import LABEL
+from ..types import ScoredNode
 from .grounded import grounded_text
 from .quotes import MIN_QUOTE_WORDS, Span, quotes_in, sentence_spans, words_of
-from .sources import ListedSource, SourceListing
+from .sources import ListedSource, SourceListing, answer_sources
 from .support import (
-    NO_SUPPORT, NOT_QUOTED, QUOTED, SUPPORT_MARGIN, SUPPORTS, SourceUse, lexical_similarity,
+    NO_SUPPORT, NOT_QUOTED, QUOTED, SUPPORT_MARGIN, SUPPORTS, SourceUse, is_extractive,
+    lexical_similarity,
 )
 
 _LABEL_LINES = re.compile(r"^" + re.escape(LABEL) + r".*$", re.MULTILINE)
@@ -178,3 +181,37 @@ def _same_claim(words: list[str], claim: list[str]) -> bool:
         return False
     joined, other = f" {' '.join(words)} ", f" {' '.join(claim)} "
     return joined in other or other in joined
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedAnswer:
+    """An answer as a person is shown it: ``text`` as its grounding verdict allows it (markers
+    [n], a refusal or the quoted sentence in its place), and the sources numbered to match."""
+
+    text: str
+    listing: SourceListing
+
+    @property
+    def verdict(self) -> Any:
+        return self.listing.verdict
+
+
+class AnswerCheck:
+    """What the app and the CLI show of an answer, for the engines: cite it against its passages
+    (``sources.answer_sources``, the grounding verdict), then write it (``mark_listing``).
+
+    ``embedder``: the index's embedding model (similarity of meaning, resolved on first use);
+    ``judge``: the LLM asked whether a passage states the answer's first claim, when it can."""
+
+    def __init__(self, *, embedder: Any = None, judge: Any = None,
+                 retrieval_mode: str = "hybrid") -> None:
+        self.embedder = embedder
+        self.judge = judge
+        self.retrieval_mode = retrieval_mode
+
+    def __call__(self, answer: str, nodes: Sequence[ScoredNode], *, question: str,
+                 trace: Any = None, response_mode: str | None = None) -> CheckedAnswer:
+        listing = answer_sources(answer, nodes, retrieval_mode=self.retrieval_mode,
+                                 extractive=is_extractive(trace), response_mode=response_mode,
+                                 embedder=self.embedder, question=question, judge=self.judge)
+        return CheckedAnswer(*mark_listing(answer, listing))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ragcore.present.answer_score import THRESHOLD_KEY, TRACE_KEY, score_sentence
+from ragcore.present.grounded import unobserved, unread
 from ragcore.summaries.router import INDEX_SUMMARY, RETRIEVAL, SUMMARY
 from ragcore.types import Node, ScoredNode
 from ragcore.workspace.chats import ChatMessage, ChatSource
@@ -44,6 +45,19 @@ def route_caption(trace: dict | None) -> str | None:
         return NO_SEARCH_CAPTION
     label = ROUTE_LABELS.get(route.get("kind"), route.get("kind"))
     return f"Answered from {label}: {route.get('reason', '')}."
+
+
+def sourceless_reply(text: str, trace: dict | None) -> str:
+    """A reply without sources as shown: an agent's answer no tool backed, and a reply that read
+    no passage (from the conversation's memory), each said so first; a summary's reply and the
+    model-alone mode (its caption says so) as written."""
+    notes = (trace or {}).get("notes") or {}
+    if (notes.get("agent_verdict") or {}).get("label") == "unobserved":
+        return unobserved(text)
+    kind = (notes.get(ROUTE_NOTE) or {}).get("kind")
+    if kind in (SUMMARY, INDEX_SUMMARY) or (trace or {}).get("chat_mode") in NO_SEARCH_MODES:
+        return text
+    return unread(text)
 
 
 def people_caption(trace: dict | None) -> str | None:

@@ -1,0 +1,23 @@
+"""A chat reply that read no passage says so first; an agent's answer no tool backed says that;
+a summary's reply and the model-alone mode (whose caption says so) stand as written."""
+
+from __future__ import annotations
+
+from ragcore.present.grounded import UNOBSERVED, UNREAD
+from webapp.chat.chat_turns import sourceless_reply
+
+
+def test_a_reply_from_the_conversation_alone_says_it_was_not_checked():
+    shown = sourceless_reply("You asked about owls.", {"chat_mode": "condense_plus_context"})
+    assert shown.startswith(UNREAD) and shown.endswith("You asked about owls.")
+
+
+def test_an_agent_answer_no_tool_backed_says_so():
+    trace = {"chat_mode": "react", "notes": {"agent_verdict": {"label": "unobserved"}}}
+    assert sourceless_reply("42.", trace).startswith(UNOBSERVED)
+
+
+def test_summaries_and_the_model_alone_stand_as_written():
+    assert sourceless_reply("A summary.", {"notes": {"route": {"kind": "summary"}}}) == "A summary."
+    assert sourceless_reply("Hi.", {"chat_mode": "simple"}) == "Hi."
+    assert sourceless_reply("", {"chat_mode": "context"}) == ""
