@@ -136,3 +136,16 @@ def _holds(lead: ClaimCheck, stems: set[str], sentence: str) -> bool:
     if lead.claim.facts and missing_facts(lead.claim.facts, sentence):
         return False
     return stems <= set(content_stems(sentence))
+
+
+def listed(check: ClaimCheck, passages: Sequence[str], question: str) -> ClaimCheck:
+    """An item of a list answer vouched for only by a passage about something else ("Google"
+    for "Which companies use Raft?", cited to a passage naming Google for another reason): its
+    support dropped, so it carries no marker; neither is it taken for invented (the passages
+    do name it)."""
+    if not check.supported or not check.claim.item or not asked_stems(question):
+        return check
+    if any(asked_share(question, passages[p]) >= VETO_SHARE for p, _ in check.support
+           if p < len(passages)):
+        return check
+    return replace(check, supported=False, support=(), score=min(check.score, 0.5))

@@ -52,7 +52,7 @@ from .claims import Claim, Span, claims_of, sentence_spans
 from .facts import each_fact, missing_facts
 from .judge import IN_PROMPT, can_judge, judge_claim, judged_text
 from .kinds import QuestionKind, question_kind
-from .located import decided
+from .located import decided, listed
 from .numbers import as_written_in
 from .placement import displaced_facts
 from .text import content_stems, fold
@@ -181,6 +181,8 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
                             off_question=off)
     else:  # a factoid's short answer still undecided is vouched for where located, or not
         checks[0] = decided(restated(checks, question), passages, question)
+    if question.strip() and question_kind(question) is QuestionKind.LIST:
+        checks = [listed(check, passages, question) for check in checks]
     if judge is not None and can_judge(judge):
         measure += f", and {getattr(judge, 'model', 'the model')} asked whether each passage " \
                    "states it"

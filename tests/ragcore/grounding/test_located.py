@@ -68,3 +68,17 @@ def test_a_vouched_short_answer_in_a_sentence_stating_little_of_the_question_is_
     assert decided(lead, [example], asked).refuted
     stating = "What may the lamp mode be set to, for example?"
     assert decided(lead, [example], stating).supported
+
+
+def test_a_list_item_named_by_a_passage_about_something_else_carries_no_marker():
+    go = "The Go team at Google will run the checksum database for the module ecosystem."
+    raft = "Raft is used in production by several storage systems, among them LogCabin."
+    question = "Which companies use Raft in production?"
+    verdict = check_answer("- LogCabin\n- Google", [raft, go], question=question,
+                           list_items=True)
+    by_text = {c.text.strip("- "): c for c in verdict.claims}
+    assert by_text["LogCabin"].supported
+    assert not by_text["Google"].supported and not by_text["Google"].refuted
+    checked = AnswerCheck()("- LogCabin\n- Google", [ScoredNode(Node(raft), 0.9),
+                                                   ScoredNode(Node(go), 0.8)], question=question)
+    assert "Google [" not in checked.text and "LogCabin [1]" in checked.text
