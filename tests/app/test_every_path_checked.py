@@ -1,0 +1,95 @@
+"""Every path a reply is shown by carries a verdict, or says it read no passage: each chat mode,
+first question and follow-up, through the app's own turn (``workspace.conversation``) and the
+Chat page's display (``citing.marked_listing`` for a reply with sources, ``sourceless_reply``
+without); the Query page and the Python API (``Response.shown``); the CLI's answer writer. The
+test fails if any reply would be shown unchecked."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from ragcore.chat import ChatMode
+from ragcore.embeddings.fake import FakeEmbedder
+from ragcore.llms.fake import FakeLLM
+from ragcore.present.grounded import UNOBSERVED, UNREAD
+from ragcore.workspace import Workspace
+from ragcore.workspace.conversation import Conversation, TurnSettings, start_chat
+from webapp.answers.citing import marked_listing
+from webapp.chat.chat_turns import sourceless_reply, source_passage
+
+TEXT = ("The harbour bridge was opened to traffic in 1932 after eight years of building. "
+        "Its arch spans 503 metres between the two pylons.")
+FIRST, FOLLOW_UP = "When was the harbour bridge opened?", "And how long is its arch?"
+REPLIES = ["**1932**.", "**503 metres**."]
+# an agent searches (the tool's query engine answers), then answers
+AGENT = ['Thought: search\nAction: search_documents\nAction Input: {"input": "%s"}',
+         "**1932**.", "Thought: done\nAnswer: The bridge opened in 1932."]
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    notes = tmp_path / "bridge.txt"
+    notes.write_text(TEXT, encoding="utf-8")
+    ws = Workspace(tmp_path / "ws", embedder=FakeEmbedder())
+    ws.ingest("docs", [notes])
+    return ws
+
+
+def shown(message, question: str, index) -> tuple[str, bool]:
+    """What the Chat page shows of a recorded reply, and whether a verdict decided it."""
+    if not message.sources:
+        return sourceless_reply(message.content, message.trace), False
+    text, listing = marked_listing(
+        message.content, [source_passage(s, index.get_node) for s in message.sources],
+        trace=message.trace, retrieval_mode="hybrid", question=question)
+    return text, listing.verdict is not None
+
+
+def replies_for(mode: str) -> list[str]:
+    if mode in (ChatMode.REACT.value, ChatMode.BEST.value):
+        first = [AGENT[0] % FIRST, *AGENT[1:]]
+        return first + [AGENT[0] % FOLLOW_UP, "**503 metres**.",
+                        "Thought: done\nAnswer: The arch spans 503 metres."]
+    if mode == ChatMode.CONDENSE_QUESTION.value:  # the follow-up is condensed first
+        return [REPLIES[0], "How long is the harbour bridge's arch?", REPLIES[1]]
+    if mode == ChatMode.CONDENSE_PLUS_CONTEXT.value:
+        return [REPLIES[0], "How long is the harbour bridge's arch?", REPLIES[1]]
+    return list(REPLIES)
+
+
+@pytest.mark.parametrize("mode", [m.value for m in ChatMode])
+def test_every_chat_mode_first_and_follow_up_is_shown_checked(workspace, mode):
+    index = workspace.load_index("docs")
+    llm = FakeLLM(replies=replies_for(mode), default="**1932**.")
+    talk = Conversation(workspace, start_chat("docs", mode), index, llm)
+    for question in (FIRST, FOLLOW_UP):
+        settings = TurnSettings(chat_mode=mode, retrieval_mode="hybrid")
+        response = talk.ask(question, settings)
+        response.text  # noqa: B018 - streamed to the end, as the page does
+        message = talk.record(question, response, settings)
+        text, decided = shown(message, question, index)
+        if mode == ChatMode.SIMPLE.value:  # no documents: its caption says so
+            assert not decided and text == message.content
+            continue
+        assert decided or text.startswith((UNREAD, UNOBSERVED)), (mode, question, text)
+
+
+def test_the_query_page_and_the_python_api_show_the_checked_answer(workspace):
+    index = workspace.load_index("docs")
+    response = index.as_query_engine(llm=FakeLLM(replies=["**1930**."])).query(FIRST)
+    assert response.verdict is not None
+    assert response.shown.startswith("The documents don't say")
+
+
+def test_the_cli_writes_the_checked_answer(workspace):
+    from ragcore.cli.render import write_answer
+
+    index = workspace.load_index("docs")
+    response = index.as_query_engine(llm=FakeLLM(replies=["**1930**."])).query(FIRST)
+    out = io.StringIO()
+    listing = write_answer(out, response, checked=True,
+                           cite=lambda text: response.checked.listing)
+    assert listing is not None and listing.verdict is not None
+    assert out.getvalue().startswith("The documents don't say")
