@@ -414,6 +414,7 @@ def main() -> None:
     failed = session.failed_turn
     with intro.container():
         st.caption(chat_caption(chat))
+        shell.looking_notice()  # the model is looked for behind the page
         if not chat.messages and not failed:
             st.info("Ask a question about the documents of this index below, or ask for a "
                     "summary (“summarise the index”, “summarise <a file's name>”). Follow-up "

@@ -16,9 +16,13 @@ def main() -> None:
     )
 
     with shell.friendly_errors():
-        kind, text = fmt.backend_notice(state.current_llm())
-        (st.info if kind == "info" else st.success)(text)
-        shell.fallback_note()
+        llm = state.ready_llm(wait=1.0)  # looked for behind the page; it redraws once found
+        if llm is None:
+            st.info(f"{state.LOOKING} The pages work meanwhile; answers start once it is found.")
+        else:
+            kind, text = fmt.backend_notice(llm)
+            (st.info if kind == "info" else st.success)(text)
+            shell.fallback_note()
 
     with shell.friendly_errors():
         infos, ws = state.list_indexes(), state.workspace()

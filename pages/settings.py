@@ -65,7 +65,8 @@ def server_form(saved, backend: str) -> dict:
         setup.before_fields(backend, url, key)
     if backend == "local":
         packaged.offer_installed()
-    chosen = form.backend_fields("llms", llm_backends.get(backend), values)
+    now = packaged.in_use_notes(packaged.current_or_none()) if backend == "local" else {}
+    chosen = form.backend_fields("llms", llm_backends.get(backend), values, in_use=now)
     if server:
         setup.server_panel(backend, chosen)
     return chosen

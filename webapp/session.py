@@ -112,6 +112,7 @@ class Session:
     ollama_pulling: Slot[str | None] = Slot(None)  # a download running (left set if stopped)
     ollama_downloaded: Slot[str | None] = Slot(None)  # the model just downloaded, told once
     packaged_model_told: Slot[str | None] = Slot(None)  # what a click did, told after rerun
+    packaged_model_measured: Slot[tuple[str, str] | None] = Slot(None)  # (model, its speed)
 
     # -- evaluation ----------------------------------------------------------------------------
     evaluate_job: Slot[EvaluationJob | None] = Slot(None)  # running or last run

@@ -92,14 +92,33 @@ def sidebar_status() -> None:
     every page (the jobs redraw themselves while one runs: ``webapp.indexes.jobs_view``)."""
     with st.sidebar:
         try:
-            st.caption(f"Answering: {describe_backend(state.current_llm())}")
+            llm = state.ready_llm()  # never waits: the page draws while the model is looked for
+            st.caption(f"Answering: {describe_backend(llm)}" if llm is not None
+                       else f"Answering: {state.LOOKING[0].lower()}{state.LOOKING[1:]}")
         except Exception as exc:  # noqa: BLE001 - the page itself shows the full explanation
             st.caption(f"Answering backend not available: {explain_error(exc).message}")
+        if not state.llm_found():
+            redraw_when_llm_found()
         st.caption(f"Workspace: `{state.workspace_root()}`")
         try:
             jobs_view.sidebar_jobs()
         except Exception as exc:  # noqa: BLE001 - a broken journal must not hide the page
             st.caption(f"Jobs cannot be listed: {explain_error(exc).message}")
+
+
+@st.fragment(run_every=1.0)
+def redraw_when_llm_found() -> None:
+    """While the language model is looked for in the background: check every second, and draw
+    the page again once it is found (the notices that name it follow)."""
+    if state.llm_found():
+        st.rerun(scope="app")
+
+
+def looking_notice() -> None:
+    """Where answers will come, while the language model is still looked for: that a question
+    can be asked already, and its answer waits for the model."""
+    if not state.llm_found():
+        st.caption(f"{state.LOOKING} You can ask already: the answer starts once it is found.")
 
 
 def fallback_note() -> None:

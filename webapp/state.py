@@ -24,6 +24,7 @@ import json
 import logging
 import os
 import threading
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -131,26 +132,74 @@ def _embedder_override() -> Any:
 # -- the answering backend -------------------------------------------------------------------
 
 
+# The LLMs looked for, by settings: each found once, in a background thread, so a page draws at
+# once and only what needs the model waits for it (``current_llm``; ``ready_llm`` never waits).
+_LLM_LOOKUPS: dict[tuple[str, str, str], Future] = {}
+_LLM_LOCK = threading.Lock()
+MAX_LLMS = 8
+LOOKING = "Looking for a language model…"
+
+
 def current_llm() -> Any:
-    """The LLM the settings choose (auto-detection of a local Ollama is cached)."""
+    """The LLM the settings choose (auto-detection of a local Ollama is cached); waits for the
+    lookup, saying so, when it is still under way."""
+    lookup = _llm_lookup(retry=True)
+    if lookup.done():
+        return lookup.result()
+    with st.spinner(LOOKING):
+        return lookup.result()
+
+
+def ready_llm(*, wait: float = 0.0) -> Any | None:
+    """The LLM the settings choose when it has been found, else None (its lookup started in
+    the background), after ``wait`` seconds at most: for what a page shows while it draws (a
+    caption, a notice). A lookup that failed raises its error again."""
+    lookup = _llm_lookup(retry=False)
+    try:
+        return lookup.result(timeout=wait)  # a quick lookup (a setting, no Ollama) is not shown
+    except TimeoutError:
+        return None
+
+
+def llm_found() -> bool:
+    """Whether the lookup of the LLM the settings choose has ended (found, or failed)."""
+    return _llm_lookup(retry=False).done()
+
+
+def _llm_lookup(*, retry: bool) -> Future:
+    """The lookup of the LLM the settings choose, started if none is (again after a failed one
+    when ``retry``: an Ollama started since may answer now)."""
     settings = current_settings()
     environment = os.environ.get("RAGCORE_LLM", "")  # resolve_llm reads it for 'auto'
     secrets = json.dumps(settings.secrets(), sort_keys=True)  # never in model_dump_json
-    return _cached_llm(settings.model_dump_json(), secrets, environment)
+    key = (settings.model_dump_json(), secrets, environment)
+    with _LLM_LOCK:
+        lookup = _LLM_LOOKUPS.get(key)
+        if lookup is None or (retry and lookup.done() and lookup.exception() is not None):
+            lookup = Future()
+            _LLM_LOOKUPS[key] = lookup
+            while len(_LLM_LOOKUPS) > MAX_LLMS:
+                del _LLM_LOOKUPS[next(iter(_LLM_LOOKUPS))]
+            threading.Thread(target=_find_llm, args=(lookup, *key), daemon=True,
+                             name="ragcore-llm-lookup").start()
+    return lookup
 
 
-@st.cache_resource(show_spinner="Looking for a language model…", max_entries=8)
-def _cached_llm(settings_json: str, secrets: str, environment: str) -> Any:
+def _find_llm(lookup: Future, settings_json: str, secrets: str, environment: str) -> None:
     from ragcore.workspace.backends import llm_from_settings
     from ragcore.workspace.settings import parse_settings
 
-    settings = parse_settings(json.loads(settings_json)).with_secrets(json.loads(secrets))
-    return llm_from_settings(settings)
+    try:
+        settings = parse_settings(json.loads(settings_json)).with_secrets(json.loads(secrets))
+        lookup.set_result(llm_from_settings(settings))
+    except BaseException as exc:  # noqa: BLE001 - raised again where the LLM is asked for
+        lookup.set_exception(exc)
 
 
 def forget_llm() -> None:
     """Drop cached LLMs so the next call detects or connects again."""
-    _cached_llm.clear()
+    with _LLM_LOCK:
+        _LLM_LOOKUPS.clear()
 
 
 # -- indexes ---------------------------------------------------------------------------------
@@ -351,20 +400,21 @@ def open_saved_chat(chat: Any) -> None:
 
 
 def restore_chat(ws: Workspace) -> None:
-    """After a browser refresh or restart: reopen the chat named in the URL, else the latest."""
+    """After a browser refresh or restart: reopen the chat named in the URL. A session without
+    one starts a chat of its own (the saved chats are listed to open): opening the latest chat
+    put a second person's questions into the conversation a first one had open."""
     if open_chat() is not None:
         return
     wanted = st.query_params.get("chat")
     if wanted:
         try:
             team, user = team_state.current()
-            open_saved_chat(permitted.open_chat(team, user, ws, wanted))
-            return
-        except Exception as exc:  # noqa: BLE001 - a stale link falls back to the latest chat
+            chat = permitted.open_chat(team, user, ws, wanted)
+        except Exception as exc:  # noqa: BLE001 - a stale link: a new chat, and why
             st.warning(f"The chat in this link could not be opened: {explain_error(exc)}")
-    team, user = team_state.current()  # the latest of their chats whose index is still there
-    for summary in permitted.chats_for(team, user, ws):
-        chat = ws.load_chat(summary.id)
-        if not index_gone(ws, chat.index, chat.index_uid):
-            open_saved_chat(chat)
             return
+        if index_gone(ws, chat.index, chat.index_uid):  # a new index now has its folder
+            st.warning("The chat in this link was about an index that has since been deleted: "
+                       "starting a new chat.")
+            return
+        open_saved_chat(chat)

@@ -114,7 +114,7 @@ def test_saved_chats_show_dates_modes_and_can_be_renamed_searched_and_deleted(do
     first = at.query_params["chat"]
     entry = button(at, "Speech, Ukraine")  # titled by the question's key phrases
     assert entry.proto.type == "primary"  # the open chat is highlighted
-    assert any(c.value.startswith("today ") and "condense_plus_context · docs" in c.value
+    assert any(c.value.startswith("today ") and "Answer from the documents · docs" in c.value
                for c in at.sidebar.caption)
     at.sidebar.text_input(key=f"title_{first}").set_value("Ukraine questions")
     button(at, "Save title").click().run()

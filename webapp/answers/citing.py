@@ -16,7 +16,6 @@ import streamlit as st
 
 from ragcore import ScoredNode
 from ragcore.present import format as fmt, support
-from ragcore.present.support import NOT_STATED
 from ragcore.present import (
     Citations,
     ListedSource,
@@ -172,7 +171,7 @@ def render_listing(listing: SourceListing, draw: DrawSource, *, toggle_key: str,
                    "**(not in the documents)** are the model's own, not what a passage says.")
     elif verdict is None:
         for sentence in listing.unsupported:
-            st.caption(f"{NOT_STATED}: “{fmt.markdown_text(sentence)}”")
+            st.caption(f"{support.NOT_STATED}: “{fmt.markdown_text(sentence)}”")
     if listing.measure and advanced:
         st.caption(f"Support judged by {listing.measure}.")
     for position, source in enumerate(listing.shown):

@@ -15,6 +15,7 @@ import streamlit as st
 from ragcore.present import friendly_date, parse_iso
 from ragcore.workspace.names import display_name
 from webapp import state
+from webapp.chat.chat_modes import mode_name
 from webapp.team import team_state
 
 SHOWN_CHATS = 30
@@ -90,4 +91,5 @@ def _chat_row(summary: Any, is_open: bool, index_shown: str, on_open: Callable) 
                args=(summary.id, not summary.pinned),
                icon=":material/keep_off:" if summary.pinned else ":material/keep:",
                help="Unpin this chat" if summary.pinned else "Pin this chat (listed first)")
-    st.caption(f"{friendly_date(summary.updated)} · {summary.chat_mode} · {index_shown}")
+    st.caption(f"{friendly_date(summary.updated)} · {mode_name(summary.chat_mode)} · "
+               f"{index_shown}")

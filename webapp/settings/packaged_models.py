@@ -108,11 +108,30 @@ def model_rows(used: str | None, speeds: dict[str, dict]) -> list[dict[str, str]
     return rows
 
 
+def in_use_notes(llm: Any) -> dict[str, str]:
+    """What the packaged model answering now (``llm``) really uses, by settings field: the
+    threads (a setting of 0 fits them to the machine) and the passage tokens a query reads; {}
+    for another backend."""
+    if in_use(llm) is None:
+        return {}
+    choice = llm.thread_choice()
+    notes = {"threads": f"In use now: {choice.threads} "
+                        f"{'thread' if choice.threads == 1 else 'threads'} ({choice.reason})."}
+    budget = llm.reading_budget()
+    notes["reading_tokens"] = (
+        "In use now: whole passages." if budget is None else
+        f"In use now: a query reads {budget.tokens} passage tokens ({budget.reason}; a list or "
+        "a summary reads 2.5 times that).")
+    return notes
+
+
 def packaged_models_panel() -> None:
-    """The table, then per installed model: Use it, Measure its speed."""
-    used = in_use(_current_llm())
+    """The table, then per installed model: Use it, Measure its speed (its result beside the
+    button)."""
+    used = in_use(current_or_none())
     speeds = preferences.load(state.workspace_root()).get(SPEEDS) or {}
     told = session.take(Session.packaged_model_told)
+    measured = session.take(Session.packaged_model_measured)
     if told:
         st.success(told)
     st.dataframe(model_rows(used, speeds), hide_index=True, width="stretch")
@@ -126,6 +145,8 @@ def packaged_models_panel() -> None:
                           disabled=model.name == used, on_click=use_model, args=(model.name,))
         if columns[2].button("Measure speed", key=f"packaged.speed.{model.name}"):
             measure(model)
+        if measured and measured[0] == model.name:
+            st.success(measured[1], icon=":material/speed:")
     queues_caption()
 
 
@@ -139,7 +160,7 @@ def queues_caption() -> None:
         st.caption(f"{engine.config.path.stem} (loaded): {now.running} of {now.slots} "
                    f"{'slot' if now.slots == 1 else 'slots'} answering, {now.waiting} waiting. "
                    f"Threads: {choice.threads} ({choice.reason}).")
-    reading = getattr(_current_llm(), "reading_budget", None)
+    reading = getattr(current_or_none(), "reading_budget", None)
     budget = reading() if callable(reading) else None
     if budget is not None:
         st.caption(f"Passage tokens a query reads: {budget.tokens} ({budget.reason}; a list or "
@@ -170,9 +191,10 @@ def measure(model: PackagedModel) -> None:
         root = state.workspace_root()
         speeds = {**(preferences.load(root).get(SPEEDS) or {}), model.name: asdict(speed)}
         preferences.save(root, **{SPEEDS: speeds})
-        session.packaged_model_told = (f"{model.name} {speed.describe()}; its first word "
-                                       f"came after {speed.first_token_seconds:.1f} s.")
-        st.rerun()  # the table above shows it
+        session.packaged_model_measured = (model.name, f"{model.name} {speed.describe()}; its "
+                                           f"first word came after "
+                                           f"{speed.first_token_seconds:.1f} s.")
+        st.rerun()  # shown under its button, and in the table above
 
 
 def _described(kept: Any) -> str:
@@ -182,7 +204,8 @@ def _described(kept: Any) -> str:
         return "not measured"
 
 
-def _current_llm() -> Any:
+def current_or_none() -> Any:
+    """The LLM answering now, or None when it cannot be made (the form explains why)."""
     try:
         return state.current_llm()
     except Exception:  # noqa: BLE001 - the backend form above explains a backend that fails

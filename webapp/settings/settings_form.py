@@ -32,14 +32,21 @@ def choose_backend(label: str, registry: Registry[Backend[Any]], current: str, *
                     captions=[caption for _, caption in offered.values()], key=key)
 
 
-def backend_fields(section: str, backend: Backend[Any], saved: BaseModel) -> dict[str, Any]:
-    """The person's values for one backend's settings (validated when saved)."""
+def backend_fields(section: str, backend: Backend[Any], saved: BaseModel, *,
+                   in_use: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The person's values for one backend's settings (validated when saved); ``in_use``: what
+    the backend really uses now, by field, said under the field ("0: fitted" shows the count)."""
     prefix = f"{section}.{backend.name}"
     fields = backend.settings.model_fields
     picker = "model" in fields and backend.list_models is not None
-    values = {name: field_input(Widget.setting(section, backend.name, name), name, info,
-                                getattr(saved, name))
-              for name, info in fields.items() if not (picker and name == "model")}
+    values = {}
+    for name, info in fields.items():
+        if picker and name == "model":
+            continue
+        values[name] = field_input(Widget.setting(section, backend.name, name), name, info,
+                                   getattr(saved, name))
+        if name in (in_use or {}):
+            st.caption(in_use[name])
     if backend.test_connection is not None and st.button("Test connection", key=f"{prefix}.test"):
         run_connection_test(prefix, backend, values)
     if picker:

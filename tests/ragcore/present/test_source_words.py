@@ -1,0 +1,81 @@
+"""What a source under an answer says it did, in a person's words (issue 57): "states this" only
+where the shown answer carries its marker, and the sentence marked in it is the one stating the
+claim, not the one the verdict's window was centred on."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from ragcore.present.markers import agreeing_use, mark_listing, renumber
+from ragcore.present.sources import ListedSource, SourceListing, answer_sources
+from ragcore.present.support import (
+    NEAREST, NO_SUPPORT, NOT_QUOTED, QUOTED, SUPPORTS, SourceUse, cite,
+)
+from ragcore.types import Node, ScoredNode
+
+FREE = "The source code is freely available [23]."
+LINES = "The program is about 2000 lines of C++ and builds in under a minute."
+PROGRAM = (f"The project began in 1994 at a small university lab in Helsinki. {FREE} {LINES} "
+           "It runs on Linux, BSD and macOS without changes.")
+NIST = ("NIST is a non-regulatory agency of the U.S. Department of Commerce. A record header is "
+        "80 bytes long. The agency was founded in 1901.")
+TRACE_WORDS = ("Support judged by", "Answered from", "MiniLM", "qwen", "supports the answer",
+               "no supporting passage found")
+
+
+def test_the_notes_are_a_persons_words():
+    assert (SUPPORTS, NEAREST, NO_SUPPORT) == (
+        "states this", "nearest to your question", "found by the search, not used")
+    for note in (SUPPORTS, NEAREST, NO_SUPPORT, QUOTED, NOT_QUOTED):
+        assert not any(word in note for word in TRACE_WORDS)
+
+
+def test_the_marked_sentence_is_the_one_stating_the_claim():
+    # The verdict reads each sentence with its neighbours: the window centred on FREE holds
+    # LINES too, and both windows vouch for the claim. Only LINES states it.
+    citations = cite("The program is about 2000 lines of C++.", [PROGRAM], extractive=False,
+                     question="How many lines of C++ is the program?")
+    (use,) = citations.sources
+    assert use.note == SUPPORTS
+    assert [PROGRAM[a:b] for a, b in use.spans] == [LINES]
+
+
+def _listed(number: int, note: str, text: str = NIST) -> ListedSource:
+    return ListedSource(number, ScoredNode(Node(text=text, node_id=f"n{number}"), 0.7),
+                        SourceUse(((0, 20),) if note == SUPPORTS else (), note))
+
+
+def test_a_source_the_answer_does_not_mark_never_says_it_states_this():
+    listing = SourceListing((_listed(1, SUPPORTS), _listed(2, SUPPORTS)))
+    cited_second = renumber(listing, [1])  # only the second source's marker is in the answer
+    assert [(s.scored.node.node_id, s.use.note) for s in cited_second.shown] == [
+        ("n2", SUPPORTS), ("n1", NO_SUPPORT)]
+    assert cited_second.shown[1].use.spans == ()  # nothing of it tinted as used
+
+
+@pytest.mark.parametrize("note", [NO_SUPPORT, NOT_QUOTED, ""])
+def test_a_source_cited_for_a_sentence_the_answer_quotes_says_so(note):
+    assert agreeing_use(SourceUse((), note), cited=True).note == QUOTED
+    assert agreeing_use(SourceUse((), NEAREST), cited=True).note == NEAREST
+
+
+@pytest.mark.parametrize("answer, question", [
+    ("**80 bytes**. A record header is 80 bytes long.", "How long is a record header?"),
+    ("NIST has about 1,000 employees [1].", "How many employees does NIST have?"),
+    ("Not found in the documents. A record header is 80 bytes long.",
+     "How many employees does NIST have?"),
+    ("**1901**. A record header is 80 bytes long.", "When was the agency founded?"),
+    ("The program is about 2000 lines of C++.", "How many lines of C++ is the program?"),
+])
+def test_the_answer_and_its_sources_agree(answer, question):
+    nodes = [ScoredNode(Node(text=t, node_id=f"n{i}"), 0.7) for i, t in enumerate([NIST, PROGRAM])]
+    text, listing = mark_listing(answer, answer_sources(
+        answer, nodes, retrieval_mode="similarity", extractive=False, question=question))
+    marked = {int(n) for n in re.findall(r"\[(\d+)\]", text)}
+    for source in (*listing.shown, *listing.hidden):
+        if source.use.note == SUPPORTS:
+            assert source.number in marked, (text, source)
+        if source.number in marked:
+            assert source.use.note in (SUPPORTS, QUOTED, NEAREST), (text, source)
