@@ -11,7 +11,7 @@ grounding verdict, the model as its judge). A follow-up is asked as the Chat pag
 question it follows, then the follow-up, through the app's chat engine
 (``workspace.conversation.chat_engine`` with the default ``TurnSettings``: condense_plus_context,
 hybrid search, top 4) with one memory; the follow-up's reply is shown the same way, checked
-against the message as typed (the Chat page's ``asked_before``), not the condensed question.
+against the standalone question it was rewritten to, if it was (the Chat page's ``asked_before``).
 Each reply is scored by ``scoring.score``; rows go to ``benchmarks/results/unseen-<half>.jsonl``
 and a table of outcomes per kind to stdout. Never run the test half while rules are being tuned.
 """
@@ -92,7 +92,9 @@ def ask_in_chat(first: UnseenQuestion, followup: UnseenQuestion, index, llm, jud
     started, trace = time.perf_counter(), Trace()
     reply = engine.chat(followup.question, memory, trace=trace)
     reply.text  # noqa: B018 - drain the stream before the verdict reads it
-    return shown_row(followup, followup.question, reply, index, judge, started, trace,
+    # checked as the Chat page checks it: as the standalone question it was rewritten to
+    asked = trace.notes.get("condensed_question") or followup.question
+    return shown_row(followup, asked, reply, index, judge, started, trace,
                      first_question=first.question, first_reply=opening_text,
                      condensed=trace.notes.get("condensed_question"),
                      condense_note=trace.notes.get("condense_rejected")

@@ -21,3 +21,11 @@ def test_summaries_and_the_model_alone_stand_as_written():
     assert sourceless_reply("A summary.", {"notes": {"route": {"kind": "summary"}}}) == "A summary."
     assert sourceless_reply("Hi.", {"chat_mode": "simple"}) == "Hi."
     assert sourceless_reply("", {"chat_mode": "context"}) == ""
+
+
+def test_a_follow_up_is_checked_as_the_question_it_was_rewritten_to():
+    from webapp.chat.chat_turns import condensed_question
+
+    trace = {"notes": {"condensed_question": "How many blocks are needed if q is 0.40?"}}
+    assert condensed_question(trace) == "How many blocks are needed if q is 0.40?"
+    assert condensed_question({"notes": {}}) == "" and condensed_question(None) == ""

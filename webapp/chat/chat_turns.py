@@ -47,6 +47,11 @@ def route_caption(trace: dict | None) -> str | None:
     return f"Answered from {label}: {route.get('reason', '')}."
 
 
+def condensed_question(trace: dict | None) -> str:
+    """The standalone question a follow-up was rewritten to for the search ("" if none)."""
+    return str(((trace or {}).get("notes") or {}).get("condensed_question") or "")
+
+
 def sourceless_reply(text: str, trace: dict | None) -> str:
     """A reply without sources as shown: an agent's answer no tool backed, and a reply that read
     no passage (from the conversation's memory), each said so first; a summary's reply and the
