@@ -9,7 +9,6 @@ from webapp import shell, state
 from webapp.chat import chat_list
 from webapp.team import team_state
 from webapp.settings.advanced import advanced_toggle
-from webapp.chat.agent_steps import stream_with_steps
 from webapp.chat import chat_controls as controls
 from webapp.chat.chat_files import drop_files, drops_at, indexing, render_drop
 from webapp.chat.chat_scope import file_names, scope_select, scoped
@@ -22,7 +21,7 @@ from webapp.chat.chat_modes import mode_name, mode_select
 from webapp.answers.retriever_view import TOP_K_HELP, render_notes, retriever_select
 from webapp.session import Session, Widget, session
 from webapp.waiting import waiting_notice
-from ragcore import Trace
+from webapp.chat import turn_view
 from ragcore.workspace.conversation import Conversation, TurnSettings, clear_chat, start_chat
 from ragcore.workspace.chats import ChatMessage, export_json, export_markdown
 
@@ -218,10 +217,12 @@ def render_reply_extras(message, listing, lookup, *, index_name: str, key: str,
         st.info(notice)  # what went unusually (an empty reply ...) matters in the simple view too
 
 
-def render_history(chat, lookup, embedder, advanced: bool, *, answering: bool) -> None:
-    """The conversation: questions (with Edit), replies (with Copy, Regenerate), dropped files.
-    While a new question is ``answering``, no earlier reply offers Regenerate."""
-    last = -1 if answering else len(chat.messages) - 1
+def render_history(chat, lookup, embedder, advanced: bool):
+    """The conversation: questions (with Edit), replies (with Copy, Regenerate), dropped files;
+    the last reply's Regenerate slot (None: no reply). It keeps Regenerate while a new question
+    is answered, drawn as in the run before (else it stays there greyed) until that answer's
+    reply takes it over."""
+    last, regenerate = len(chat.messages) - 1, None
     for number, message in enumerate(chat.messages):
         for drop in drops_at(chat, number):
             render_drop(drop)
@@ -229,15 +230,27 @@ def render_history(chat, lookup, embedder, advanced: bool, *, answering: bool) -
             if message.role != "assistant":
                 controls.render_question(message, number)
                 continue
-            key = f"{chat.id}_{number}"
-            text, listing = marked_reply(message, lookup, embedder=embedder, key=key,
+            text, listing = marked_reply(message, lookup, embedder=embedder,
+                                         key=f"{chat.id}_{number}",
                                          question=asked_before(chat, number))
-            controls.render_reply(message, text=text)
-            render_reply_extras(message, listing, lookup, index_name=chat.index, key=key,
-                                advanced=advanced)
-            controls.reply_actions(message, number, last=number == last, shown=text)
+            with st.container():  # as a reply just made is drawn (``turn_view``)
+                regenerate = draw_reply(chat, number, message, text, listing, lookup,
+                                        advanced=advanced, last=number == last)
     for drop in drops_at(chat, len(chat.messages)):
         render_drop(drop)
+    return regenerate
+
+
+def draw_reply(chat, number: int, message, text: str, listing, lookup, *, advanced: bool,
+               last: bool):
+    """A reply as shown, in the history and just made alike: its checked ``text`` with its
+    notes, what is under it, Copy (and Regenerate when ``last``: its slot is returned)."""
+    key = f"{chat.id}_{number}"
+    turn_view.saved_steps(message.trace)  # an agent's, folded above its answer
+    controls.render_reply(message, text=text)
+    render_reply_extras(message, listing, lookup, index_name=chat.index, key=key,
+                        advanced=advanced)
+    return controls.reply_actions(message, number, last=last, shown=text)
 
 
 def ask_again_offer(chat, mode: str) -> None:
@@ -275,49 +288,46 @@ def render_failure(failed: dict) -> None:
     cols[1].button("Discard", on_click=discard_failed)
 
 
-def live_steps(chunks, trace: Trace, slot):
-    """The agent's reply, its thoughts, tool calls and observations shown as each step ends
-    (in ``slot``, above the reply, once there is a step: 'best' may answer without one)."""
-    boxes = []
-
-    def show(number: int, step: dict) -> None:
-        if not boxes:
-            boxes.append(slot.status("Working on it…", expanded=True))
-        boxes[0].text(trace_view.format_step(number, step))
-        boxes[0].update(label=f"Step {number}: {step.get('action') or 'thinking'}…")
-
-    yield from stream_with_steps(chunks, trace.notes, show)
-    if boxes:
-        steps = len(trace.notes.get("reasoning") or [])
-        boxes[0].update(label=f"Reasoned in {steps} {'step' if steps == 1 else 'steps'}",
-                        state="complete", expanded=False)
-
-
-def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool) -> None:
-    """Stream the answer and save the turn, or keep the history and offer a retry."""
-    index, llm, settings = state.load_index(chat.index), state.current_llm(), turn_settings(choices)
-    state.ensure_embedder_loaded(index.embedder)
-    talk = Conversation(ws, chat, index, llm, memory=state.chat_memory())
-    state.set_open_chat(chat, talk.memory)
+def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool,
+             regenerate=None) -> None:
+    """The passages it reads, its draft and its check as they come, then the checked reply,
+    saved (taking over Regenerate from the reply before: ``regenerate``, its slot); or the
+    history kept and a retry offered."""
     with st.chat_message("user"):  # with Edit at once: the question's place once recorded
         controls.render_question(ChatMessage("user", question), len(chat.messages))
     with st.chat_message("assistant"):
-        marks = turn_marks(chat, index, settings.files)
-        stop = controls.stop_button()
-        kept = controls.begin_reply(chat, question, settings.to_dict())
-        try:
-            with waiting_notice():  # its place in line while the model answers others
-                response = talk.ask(question, settings,
-                                    search=scoped(index, list(settings.files)))
-                reply_box = stream_reply(controls.kept_stream(kept, response), response.trace,
-                                         settings.chat_mode)
-        except Exception as exc:  # noqa: BLE001 - shown with a retry; history stays intact
-            offer_retry(talk, question, exc)
-        stop.empty()
+        turn = turn_view.open_live_turn()  # at once: Stop, and that the search began
+    settings = turn_settings(choices)
+    kept = controls.begin_reply(chat, question, settings.to_dict())
+    index, llm = state.load_index(chat.index), state.current_llm()
+    state.ensure_embedder_loaded(index.embedder)
+    talk = Conversation(ws, chat, index, llm, memory=state.chat_memory())
+    state.set_open_chat(chat, talk.memory)
+    marks = turn_marks(chat, index, settings.files)
+
+    def record_and_check(text: str):
+        """The whole reply recorded and saved, then checked against its passages (the model
+        judges its first claim once, ~1-4 s; the checked text is cached for later runs)."""
         message = talk.record(question, response, settings, marks=marks)
         team_state.save_chat(ws, chat)
         controls.stream_finished()
-        show_recorded(chat, message, reply_box, lookup, index, advanced)
+        number = len(chat.messages) - 1  # as the history will check it, from the cache
+        return message, marked_reply(message, lookup, embedder=index.embedder,
+                                     key=f"{chat.id}_{number}",
+                                     question=asked_before(chat, number), judge=llm)
+
+    try:
+        with turn.notice, waiting_notice():  # its place in line while the model answers others
+            response = talk.ask(question, settings, search=scoped(index, list(settings.files)))
+            checked = turn_view.follow_reply(
+                turn, response, controls.kept_stream(kept, response),
+                agent=settings.chat_mode in AGENT_MODES, llm=llm, check=record_and_check)
+    except Exception as exc:  # noqa: BLE001 - shown with a retry; history stays intact
+        offer_retry(talk, question, exc)
+    message, (text, listing) = checked.result
+    if regenerate is not None:
+        regenerate.empty()
+    show_recorded(chat, message, text, listing, turn, lookup, advanced)
 
 
 def offer_retry(talk, question: str, exc: Exception) -> None:
@@ -344,31 +354,16 @@ def turn_marks(chat, index, files) -> dict:
     return marks
 
 
-def stream_reply(chunks, trace: Trace, mode: str):
-    """Write the reply as it streams (an agent's steps above it); its box, for the final text."""
-    if mode in AGENT_MODES:  # steps before the answer yield no text
-        chunks = live_steps(chunks, trace, st.empty())
-    reply_box = st.empty()  # the streamed text, then the same with [1] [2] markers
-    with reply_box:
-        st.write_stream(fmt.markdown_stream(chunks))
-    return reply_box
-
-
-def show_recorded(chat, message, reply_box, lookup, index, advanced: bool) -> None:
-    """The recorded reply with its [1] [2] markers, notes, sources and actions."""
-    key = f"{chat.id}_{len(chat.messages) - 1}"
-    # The model judges the new reply's first claim once (~1-4 s); the checked text is cached,
-    # so older replies are drawn from the cache, or checked without the model.
-    text, listing = marked_reply(message, lookup, embedder=index.embedder, key=key,
-                                 question=asked_before(chat, len(chat.messages) - 1),
-                                 judge=state.current_llm())
-    reply_box.markdown(fmt.markdown_text(text))
-    controls.reply_notes(message)
-    shell.fallback_note()
+def show_recorded(chat, message, text: str, listing, turn, lookup, advanced: bool) -> None:
+    """The checked reply in place of everything shown while it was made, drawn as the
+    history draws it, so the next run leaves nothing of this one greyed on screen."""
+    turn_view.end_live_turn(turn)
+    with turn.body.container():
+        draw_reply(chat, len(chat.messages) - 1, message, text, listing, lookup,
+                   advanced=advanced, last=True)
+    with turn.live.container():
+        shell.fallback_note()
     st.query_params["chat"] = chat.id
-    render_reply_extras(message, listing, lookup, index_name=chat.index, key=key,
-                        advanced=advanced)
-    controls.reply_actions(message, len(chat.messages) - 1, last=True, shown=text)
 
 
 def chat_caption(chat) -> str:
@@ -428,14 +423,14 @@ def main() -> None:
     question = (prompt.text if prompt else "") or session.take(Session.queued_question)
     if prompt and prompt.files:
         drop_files(ws, chat, prompt.files)  # shown in place by render_history
-    render_history(chat, lookup, index.embedder, advanced, answering=bool(question))
+    regenerate = render_history(chat, lookup, index.embedder, advanced)
     if not question and not failed:
         ask_again_offer(chat, choices["mode"])
     if failed:
         render_failure(failed)
     if question:
         del session.failed_turn
-        run_turn(ws, chat, question, choices, lookup, advanced)
+        run_turn(ws, chat, question, choices, lookup, advanced, regenerate)
         intro.caption(chat_caption(chat))
     with later:
         chat_actions(ws, chat)

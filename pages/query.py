@@ -13,6 +13,7 @@ from webapp.settings.advanced import advanced_toggle
 from webapp.chat.chat_turns import route_caption
 from webapp.indexes.index_names import shown_name
 from webapp.answers.citing import draw_sources, marked_listing
+from webapp.chat.evidence import render_passages_found
 from webapp.answers.evaluate_view import evaluate_tab
 from webapp.query_options import POSTPROCESSOR_DESCRIPTIONS, QueryOptions, parse_keywords
 from ragcore.query import iter_compare_modes
@@ -119,21 +120,6 @@ def ask(name: str, question: str, options: QueryOptions, box) -> None:
         "retrieval_mode": options.retrieval_mode,
         "backend": fmt.describe_backend(llm), "retriever": CHOICES[options.retriever].label,
     }
-
-
-PREVIEW_CHARS = 300
-
-
-def render_passages_found(sources: list) -> None:
-    """The retrieved passages as soon as they are found, before the answer: evidence first."""
-    if not sources:
-        return
-    st.markdown(f"**Passages found ({len(sources)})**, being read by the model:")
-    for number, scored in enumerate(sources, 1):
-        text = " ".join(scored.node.text.split())
-        preview = text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS].rsplit(" ", 1)[0] + " …"
-        st.caption(fmt.source_label(number, scored))
-        st.markdown(f"> {fmt.markdown_text(preview)}")
 
 
 def render_sources(result: dict, advanced: bool) -> None:

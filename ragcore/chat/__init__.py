@@ -12,7 +12,9 @@ caller owns the ``ChatMemory`` and passes it in, so engines are stateless and sh
 
 ``ragcore.engines.from_index.chat_engine_from_index`` builds the engine of a mode over an index.
 ``ChatSession`` wraps any of them with a memory of its own (LlamaIndex's stateful shape:
-``chat(message)``, ``stream_chat``, ``reset``, ``chat_history``).
+``chat(message)``, ``stream_chat``, ``reset``, ``chat_history``). ``progress`` says what a
+person is told while a reply is made: the passages' reading, the draft, its check
+(``turn_states``).
 """
 
 from .condense import CondenseQuestionChatEngine, condense_question
@@ -23,12 +25,34 @@ from .modes import (
     best_chat_mode,
     parse_chat_mode,
 )
+from .progress import (
+    CHECKING_LABEL,
+    DRAFT_LABEL,
+    SEARCHING_LABEL,
+    TICK_SECONDS,
+    Checked,
+    Checking,
+    Draft,
+    Reading,
+    reading_rate,
+    turn_states,
+)
 from .response import ChatEngine, ChatResponse
 from .session import ChatSession
 from .simple import SimpleChatEngine
 
 __all__ = [
     "CHAT_MODE_DESCRIPTIONS",
+    "CHECKING_LABEL",
+    "DRAFT_LABEL",
+    "SEARCHING_LABEL",
+    "TICK_SECONDS",
+    "Checked",
+    "Checking",
+    "Draft",
+    "Reading",
+    "reading_rate",
+    "turn_states",
     "ChatEngine",
     "ChatMode",
     "ChatResponse",

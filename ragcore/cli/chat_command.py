@@ -131,12 +131,15 @@ def answer_turn(message: str, session: ChatSession, *, show_trace: bool) -> None
     as the app does; an error is shown and the REPL goes on."""
     from ..present.answer_score import ranked_with
     from ..trace import Trace
+    from .progress import follow_turn
 
     talk, trace = session.conversation, Trace()
     session.last_trace = trace
-    sys.stdout.write("assistant> ")
     try:
         response = talk.ask(message, session.settings, trace=trace)
+        if response.source_nodes:  # checked before it is written: meanwhile, how far it got
+            follow_turn(response, talk.llm)
+        sys.stdout.write("assistant> ")
         write_reply(sys.stdout, response, retrieval_mode=session.settings.retrieval_mode,
                     embedder=talk.index.embedder,
                     ranked_with=ranked_with(talk.index.embed_model_name,

@@ -1,10 +1,14 @@
-"""Ingestion progress on stderr: a redrawn bar on a terminal, plain lines otherwise.
+"""Progress on stderr: a redrawn bar on a terminal, plain lines otherwise.
 
 The bar shows the same states as the app's job list (reading, splitting, embedding n/N,
 saving); once it follows a job (``follow``), the job's chunks done of all its files and its
 time left (``Job.time_left``: the one estimate the app shows too). Without a terminal
 (a pipe, a log file), it writes a line when a file is finished or the index is saved, and at
 most every ``LINE_EVERY`` seconds while a big file is embedded.
+
+A chat turn's answer is checked against its passages before it is written; meanwhile
+``follow_turn`` tells the same states the app's Chat page shows (passages found, reading,
+draft, checking) on one line, redrawn the same way.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import shutil
 import sys
 import threading
 import time
-from typing import TextIO
+from typing import Any, TextIO
 
 from ..workspace.jobs.journal import Job
 from ..workspace.ingest.report import IngestProgress
@@ -89,3 +93,65 @@ class ProgressBar:
                 self.stream.write("\n")
                 self.stream.flush()
                 self._drawn = False
+
+
+def follow_turn(response: Any, llm: Any, stream: TextIO | None = None, *,
+                tick: float = 0.5) -> None:
+    """Read a chat reply that is checked before it is written (it has passages), telling on
+    ``stream`` (stderr) what the app shows meanwhile: the passages found, how far the model has
+    read them, that it writes a draft, then that the draft is checked (``chat.progress``).
+    The reply replays from its start when it is then written."""
+    from ..chat.progress import CHECKING_LABEL, Checking, Draft, Reading, reading_rate, turn_states
+
+    line = _Line(stream if stream is not None else sys.stderr)
+    line.note(f"Passages found ({len(response.source_nodes)}), being read by the model.")
+    drafting = False
+    for state in turn_states(response, lambda text: text, sources=response.source_nodes,
+                             rate=lambda: reading_rate(llm), tick=tick):
+        if isinstance(state, Reading):
+            line.redraw(state.line())
+        elif isinstance(state, Draft) and not drafting:
+            drafting = True
+            line.say("Writing the answer: a draft, checked before it is shown.")
+        elif isinstance(state, Checking):
+            line.say(CHECKING_LABEL)
+    line.close()
+
+
+class _Line:
+    """One progress line: redrawn in place on a terminal, else a plain line when it says
+    something new, and for a line redrawn often at most every ``LINE_EVERY`` seconds."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.interactive = bool(getattr(stream, "isatty", lambda: False)())
+        self._drawn = 0  # characters of the line drawn in place (terminal)
+        self._last = float("-inf")
+
+    def note(self, text: str) -> None:
+        """A line that stays, on a terminal too."""
+        self.close()
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def say(self, text: str) -> None:
+        self._write(text, redrawn=False)
+
+    def redraw(self, text: str) -> None:
+        self._write(text, redrawn=True)
+
+    def _write(self, text: str, *, redrawn: bool) -> None:
+        if self.interactive:
+            self.stream.write("\r" + text.ljust(self._drawn))
+            self._drawn = len(text)
+        elif not redrawn or time.monotonic() - self._last >= LINE_EVERY:
+            self._last = time.monotonic() if redrawn else self._last
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        """Clear the line drawn in place, so the answer starts on an empty one."""
+        if self.interactive and self._drawn:
+            self.stream.write("\r" + " " * self._drawn + "\r")
+            self.stream.flush()
+            self._drawn = 0

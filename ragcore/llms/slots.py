@@ -62,6 +62,11 @@ def waiting_reporter(report: Callable[[int], object], *,
         _REPORTER.reset(token)
 
 
+def current_reporter() -> Reporter | None:
+    """The reporter set by ``waiting_reporter`` in this context (None: nobody listens)."""
+    return _REPORTER.get()
+
+
 class Turn:
     """One question's places: a ticket per queue, taken by its first call, freed at the end."""
 

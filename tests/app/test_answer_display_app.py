@@ -154,7 +154,11 @@ def test_a_chat_saved_with_the_score_in_its_text_opens_without_it(advanced_ws):
         reply["trace"].pop(key)
     reply["trace"]["notes"].pop("answer_score")
     path.write_text(json.dumps(saved))
-    at = open_page("chat")  # a new session reopens the latest chat
+    reopened = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    reopened.query_params["chat"] = at.query_params["chat"]  # a refresh keeps the URL
+    reopened.run()
+    reopened.switch_page("pages/chat.py").run()
+    at = reopened
     assert at.chat_message[1].markdown[0].value.split("\n")[0] == FIRST_LINE
     details = next(e for e in at.chat_message[1].expander
                    if e.label == "How this answer was made")

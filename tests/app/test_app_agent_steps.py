@@ -80,8 +80,8 @@ def test_the_chat_page_shows_a_react_turns_steps(docs_ws, monkeypatch):
     at.chat_input[0].set_value("What did the speech say about Ukraine?").run()
     assert not at.exception, [e.value for e in at.exception]
     assert "The speech stood with Ukraine." in at.chat_message[1].markdown[0].value
-    reply = at.chat_message[1].children.values()
-    steps = [c for c in reply if getattr(c, "type", "") == "status"]
+    body = next(iter(at.chat_message[1].children.values()))  # the reply as the history draws it
+    steps = [c for c in body.children.values() if getattr(c, "type", "") == "status"]
     assert [c.label for c in steps] == ["Reasoned in 2 steps"]  # drawn above the answer
     shown = [t.value for t in steps[0].text]
     assert len(shown) == 1 and shown[0].startswith("Step 1\nThought: I should search")

@@ -461,20 +461,37 @@ def test_chat_answers_with_sources_and_is_saved_and_restored(docs_ws):
     open_page("chat", reopened)
     assert [m.name for m in reopened.chat_message] == ["user", "assistant"]
     assert f"[[1]](#{chat_id}_1-source-1)" in reopened.chat_message[1].markdown[0].value
-    restarted = open_page("chat")  # no URL: the latest chat is reopened
-    assert len(restarted.chat_message) == 2
+    other = open_page("chat")  # another browser session, no link: a chat of its own
+    assert len(other.chat_message) == 0 and "chat" not in other.query_params
+    saved = [b for b in other.sidebar.button if b.key == f"open_{chat_id}"]
+    assert len(saved) == 1  # the saved chat is listed, to open
+    saved[0].click().run()
+    assert [m.name for m in other.chat_message] == ["user", "assistant"]
 
 
-def test_a_stale_chat_link_is_explained_and_the_latest_chat_opens(docs_ws):
+def test_a_new_session_never_writes_into_a_chat_another_session_has_open(docs_ws):
     first = chat(open_page("chat"), "What did the speech say about Ukraine?")
+    second = chat(open_page("chat"), "What does the Zen of Python say about beauty?")
+    assert second.query_params["chat"] != first.query_params["chat"]
+    chats = {p.stem: json.loads(p.read_text()) for p in (docs_ws / "chats").glob("*.json")}
+    questions = {i: [m["content"] for m in c["messages"] if m["role"] == "user"]
+                 for i, c in chats.items()}
+    assert questions == {first.query_params["chat"]: ["What did the speech say about Ukraine?"],
+                         second.query_params["chat"]: [
+                             "What does the Zen of Python say about beauty?"]}
+    chat(first, "And about its people?")  # the first session's chat goes on where it was
+    assert [m.name for m in first.chat_message] == ["user", "assistant"] * 2
+
+
+def test_a_stale_chat_link_is_explained_and_a_new_chat_opens(docs_ws):
+    chat(open_page("chat"), "What did the speech say about Ukraine?")
     stale = AppTest.from_file(APP, default_timeout=TIMEOUT)
     stale.query_params["chat"] = "20200101-000000-abcdef"
     stale.run()
     open_page("chat", stale)
     assert "could not be opened" in stale.warning[0].value
     assert "no saved chat" in stale.warning[0].value.lower()
-    assert stale.query_params["chat"] == first.query_params["chat"]
-    assert len(stale.chat_message) == 2
+    assert len(stale.chat_message) == 0
 
 
 def test_chat_mode_explained_and_condensed_question_shown(docs_ws):

@@ -43,8 +43,12 @@ def _index_with_a_chat(root: Path, folder: str = "docs", typed: str = "") -> Wor
     return ws
 
 
-def _open(page: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+def _open(page: str, chat_id: str = "") -> AppTest:
+    """A new browser session on ``page`` (its URL naming the saved chat ``chat_id``)."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    if chat_id:
+        at.query_params["chat"] = chat_id
+    at.run()
     at.switch_page(f"pages/{page}.py").run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -57,7 +61,7 @@ def _button(at: AppTest, label: str):
 def test_a_renamed_index_keeps_its_chats(root):
     ws = _index_with_a_chat(root)
     rename_index(ws, "docs", "Contrats été")
-    at = _open("chat")
+    at = _open("chat", ws.list_chats()[0].id)
     assert not [w.value for w in at.warning if "no longer exists" in w.value]
     shown = " ".join(str(m.value) for m in at.markdown) + " ".join(c.value for c in at.caption)
     assert "Contrats été" in shown and "What do owls do?" in shown
@@ -139,7 +143,7 @@ def test_a_workspace_from_before_uids_keeps_working(root):
     old = Job("ingest", "docs", files=[str(upload)], state="interrupted")
     JobJournal(root / "jobs").save(old)
 
-    at = _open("chat")  # the old chat opens on its index
+    at = _open("chat", ws.list_chats()[0].id)  # the old chat opens on its index
     assert not at.warning and "What do owls do?" in " ".join(str(m.value) for m in at.markdown)
     rename_index(ws, "docs", "Old docs")
     assert [c.index for c in ws.list_chats()] == ["docs"]
@@ -156,6 +160,7 @@ def test_a_chat_of_a_deleted_index_is_not_reopened_on_a_new_index_in_its_folder(
     stale.add_message("user", "A question about the deleted index")
     stale.updated = "2099-01-01T00:00:00+00:00"  # the latest chat
     ws.save_chat(stale)  # left by a process that had not heard of the delete
-    at = _open("chat")
+    at = _open("chat", stale.id)  # a link to it, kept from before the delete
     shown = " ".join(str(m.value) for m in at.markdown)
-    assert "A question about the deleted index" not in shown and "What do owls do?" in shown
+    assert "A question about the deleted index" not in shown
+    assert any("since been deleted" in w.value for w in at.warning)

@@ -88,11 +88,14 @@ def ask_again(position: int, question: str) -> None:
     session.queued_question = question
 
 
-def regenerate() -> None:
-    """Ask the last question again (its reply is replaced)."""
+def regenerate(reply: int | None = None) -> None:
+    """Ask again the question of the reply at position ``reply`` (default: the last question);
+    that reply and all after it are replaced. Pressed while the next question is answered, it
+    ends that answer (kept, then cut with the rest)."""
     keep_stopped_reply(state.workspace())
     chat = state.open_chat()
-    position = max(i for i, m in enumerate(chat.messages) if m.role == "user")
+    end = len(chat.messages) if reply is None else reply
+    position = max(i for i, m in enumerate(chat.messages[:end]) if m.role == "user")
     ask_again(position, chat.messages[position].content)
 
 
@@ -149,15 +152,18 @@ def reply_notes(message: Any) -> None:
 
 
 def reply_actions(message: Any, position: int, *, last: bool, shown: str | None = None
-                  ) -> None:
-    """Copy (a code box with a copy icon) and, under the last reply, Regenerate. Copy gives
-    the reply as shown (``shown``: checked against its passages, ragcore's [n] markers), not
-    the model's draft."""
+                  ) -> Any:
+    """Copy (a code box with a copy icon) and, under the last saved reply, Regenerate (in the
+    slot returned: a reply made after it empties it). Copy gives the reply as shown
+    (``shown``: checked against its passages, ragcore's [n] markers), not the model's draft."""
     copy, again, _ = st.columns([1, 1, 3])
     with copy.popover("Copy", icon=":material/content_copy:"):
         st.caption("Press the copy icon at the box's top right.")
         st.code(message.content if shown is None else shown, language=None, wrap_lines=True)
-    if last:
-        again.button("Regenerate", key=f"regenerate_{position}", icon=":material/refresh:",
-                     on_click=regenerate,
-                     help="Ask the last question again for a new reply.")
+    if not last:
+        return None
+    slot = again.empty()
+    slot.button("Regenerate", key=f"regenerate_{position}", icon=":material/refresh:",
+                on_click=regenerate, args=(position,),
+                help="Ask this reply's question again for a new reply.")
+    return slot

@@ -161,6 +161,14 @@ class LocalLLM:
                 "reads_per_second": _rounded(speeds.reading),
                 "writes_per_second": _rounded(speeds.writing)}
 
+    def reading_rate(self) -> float | None:
+        """Prompt tokens a second a request reads now: the measured speed shared by the
+        requests decoding at once (None until a reply has been timed)."""
+        reading = self._engine.pace.speeds(self._engine.threads).reading
+        if reading is None:
+            return None
+        return reading / max(1, self._engine.queue_state().running)
+
     def stream(self, messages: Sequence[Message]) -> Iterator[str]:
         return self._kept(messages, self._engine.stream(self._body(messages)))
 

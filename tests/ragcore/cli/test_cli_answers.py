@@ -163,3 +163,14 @@ def test_hybrid_is_the_default_retrieval_of_query_and_chat(run, tmp_path):
     assert code == 0 and "fuse" in out
     [saved] = (tmp_path / "ws" / "chats").glob("*.json")
     assert json.loads(saved.read_text())["settings"]["retrieval_mode"] == "hybrid"
+
+
+def test_chat_tells_on_stderr_what_it_reads_and_that_it_checks(run):
+    code, out, err = run("chat", "--index", "notes", "--llm", "extractive",
+                         stdin="What does the policy engine grant?\n")
+    assert code == 0
+    lines = err.splitlines()
+    found = next(i for i, line in enumerate(lines) if line.startswith("Passages found ("))
+    assert "being read by the model" in lines[found]
+    assert lines.index("Checking the answer against the passages…") > found
+    assert "Checking" not in out and "policy engine" in out.split("assistant> ")[1].lower()

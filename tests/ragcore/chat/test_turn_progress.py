@@ -1,0 +1,146 @@
+"""What a person is told while a chat turn is made (``ragcore.chat.progress``): the passages'
+reading, then the draft, then the check, then the checked answer; nothing shown as the answer
+before it is checked; a wait in line told in the reader's own thread, and a withdrawn question
+frees its place."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from ragcore.chat.progress import (
+    Checked, Checking, Draft, Reading, passage_words, reading_rate, turn_states,
+)
+from ragcore.errors import LLMError
+from ragcore.llms.slots import SlotQueue, waiting_reporter
+from ragcore.types import Node, ScoredNode
+
+PASSAGES = [ScoredNode(Node(text="The election timeout defaults to 1000 milliseconds in etcd."),
+                       score=0.8),
+            ScoredNode(Node(text="Heartbeat interval is 100 ms."), score=0.5)]
+REFUSAL = "The documents don't say what the default election timeout is."
+
+
+def slow_model(text: str, *, reads: float = 0.6, per_chunk: float = 0.02):
+    """A model that reads its prompt for ``reads`` seconds, then writes a word at a time."""
+    time.sleep(reads)
+    for word in text.split(" "):
+        time.sleep(per_chunk)
+        yield word + " "
+
+
+def kinds(states) -> list[str]:
+    """The run of state kinds, repeats folded: ['Reading', 'Draft', 'Checking', 'Checked']."""
+    run: list[str] = []
+    for state in states:
+        if not run or run[-1] != type(state).__name__:
+            run.append(type(state).__name__)
+    return run
+
+
+def test_a_turn_is_read_then_drafted_then_checked_in_that_order():
+    states = list(turn_states(slow_model("It is 1000 milliseconds."), lambda text: REFUSAL,
+                              sources=PASSAGES, rate=lambda: 40.0, tick=0.1))
+    assert kinds(states) == ["Reading", "Draft", "Checking", "Checked"]
+    readings = [s for s in states if isinstance(s, Reading)]
+    assert len(readings) >= 3  # told again while the model is silent
+    assert readings[0].words == passage_words(PASSAGES) == 14
+    assert [r.read for r in readings] == sorted(r.read for r in readings)  # it only advances
+    assert readings[-1].read == 14  # 40 words a second: all 14 read within 0.6 s
+    assert readings[-1].line().startswith("Reading the passages: 14 of 14 words")
+    assert states[-1] == Checked("It is 1000 milliseconds. ", REFUSAL)
+
+
+def test_no_shown_answer_is_later_taken_back_by_a_refusal():
+    """Count the texts a page shows as the answer (not as a draft) that a later state replaces
+    by a refusal: the model's confident wrong sentence is only ever a draft."""
+    wrong = "The default election timeout in etcd is 1000 milliseconds (1 second)."
+    states = list(turn_states(slow_model(wrong, reads=0.2), lambda text: REFUSAL,
+                              sources=PASSAGES, tick=0.05))
+    shown_as_answer = [s.result for s in states if isinstance(s, Checked)]
+    drafts = [s.text for s in states if isinstance(s, (Draft, Checking))]
+    assert drafts[-1].strip() == wrong  # the model's words were shown, as a draft
+    assert shown_as_answer == [REFUSAL]  # and nothing but the verdict as the answer
+    taken_back = [t for t in shown_as_answer[:-1] if t != shown_as_answer[-1]]
+    assert taken_back == []
+
+
+def test_without_a_measured_rate_the_seconds_spent_reading_are_told():
+    states = turn_states(slow_model("Yes.", reads=0.3), str, sources=PASSAGES, tick=0.1)
+    first = next(states)
+    assert first.read is None
+    assert first.line() == "Reading the passages (14 words): 0 s so far."
+    assert kinds(states) == ["Reading", "Draft", "Checking", "Checked"]
+
+
+def test_without_passages_nothing_is_checked_and_no_tick_reads_in_this_thread():
+    seen = []
+
+    def model():
+        seen.append(threading.current_thread())
+        yield "Hello."
+
+    assert kinds(turn_states(model(), str, tick=None)) == ["Draft", "Checked"]
+    assert seen == [threading.current_thread()]
+
+
+def test_a_model_error_reaches_the_reader():
+    def broken():
+        yield "Half"
+        raise LLMError("the local model failed: out of memory")
+
+    with pytest.raises(LLMError, match="out of memory"):
+        list(turn_states(broken(), str, sources=PASSAGES, tick=0.05))
+
+
+def in_line(slots: SlotQueue, text: str):
+    """A model call that waits for the engine's one slot (as ``LocalEngine.stream`` does)."""
+    with slots.enter() as ticket:
+        ticket.wait()
+        yield text
+
+
+def test_a_wait_in_line_is_told_in_the_readers_thread_then_reading_begins():
+    slots = SlotQueue(1)
+    other = slots.enter()  # someone else's question holds the slot
+    told, where = [], []
+
+    def report(ahead: int) -> None:
+        told.append(ahead)
+        where.append(threading.current_thread())
+
+    threading.Timer(0.5, other.close).start()
+    with waiting_reporter(report, started=lambda: told.append("started")):
+        states = list(turn_states(in_line(slots, "Yes."), str, sources=PASSAGES, tick=0.05))
+    assert told[0] == 0 and told[-1] == "started"
+    assert set(where) == {threading.current_thread()}  # a page may draw it
+    waiting = [s for s in states if isinstance(s, Reading) and s.waiting]
+    assert waiting and "when your turn comes" in waiting[0].line()
+    assert slots.state().running == 0 and slots.state().waiting == 0
+
+
+def test_a_question_withdrawn_in_line_gives_its_place_back():
+    slots = SlotQueue(1)
+    other = slots.enter()
+
+    def report(ahead: int) -> None:
+        raise KeyboardInterrupt  # as Streamlit's Stop ends a run inside a redraw
+
+    with waiting_reporter(report), pytest.raises(KeyboardInterrupt):
+        list(turn_states(in_line(slots, "Yes."), str, sources=PASSAGES, tick=0.05))
+    deadline = time.monotonic() + 3
+    while slots.state().waiting and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert slots.state().waiting == 0  # the worker's next report raised: its place is free
+    other.close()
+
+
+def test_the_reading_rate_is_the_backends_measure_in_words():
+    class Measured:
+        def reading_rate(self):
+            return 100.0  # tokens a second
+
+    assert reading_rate(Measured()) == 75.0
+    assert reading_rate(object()) is None

@@ -1,0 +1,28 @@
+"""The passages found for a question, shown before its answer: evidence first.
+
+The Query page and the Chat page show them the moment the search ends, while the model still
+reads them (tens of seconds with the packaged model on a busy machine); the numbered sources
+under the finished answer replace them (``webapp.answers.citing``).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import streamlit as st
+
+from ragcore.present import format as fmt
+
+PREVIEW_CHARS = 300
+
+
+def render_passages_found(sources: Sequence) -> None:
+    """The retrieved passages as soon as they are found, before the answer."""
+    if not sources:
+        return
+    st.markdown(f"**Passages found ({len(sources)})**, being read by the model:")
+    for number, scored in enumerate(sources, 1):
+        text = " ".join(scored.node.text.split())
+        preview = text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS].rsplit(" ", 1)[0] + " …"
+        st.caption(fmt.source_label(number, scored))
+        st.markdown(f"> {fmt.markdown_text(preview)}")

@@ -1,0 +1,145 @@
+"""A chat turn while it is made, drawn in place in the reply's bubble: what the model reads and
+how far it has read, the draft (grey, under a label saying it is being checked), the check;
+then the checked reply takes their place. What each state is, and their order, is
+``ragcore.chat.progress``; this module only draws them.
+
+The bubble of a reply being made holds two children: ``body``, empty until the checked reply is
+drawn in it exactly as the history draws a saved reply, and ``live``, everything shown
+meanwhile (Stop, the place in line, the passages, the reading, the draft), emptied at the end.
+So the next run, which draws this reply from the history, finds the same elements in the same
+places and leaves nothing of the live turn greyed on screen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
+
+import streamlit as st
+
+from ragcore.chat import (
+    CHECKING_LABEL, DRAFT_LABEL, SEARCHING_LABEL, TICK_SECONDS, Checked, Checking, Draft, Reading,
+    reading_rate, turn_states,
+)
+from ragcore.present import format as fmt, trace_view
+from webapp.chat.evidence import render_passages_found
+from webapp.chat.agent_steps import stream_with_steps
+from webapp.chat.chat_controls import stop_button
+
+
+@dataclass(slots=True)
+class LiveTurn:
+    """The places a turn being made is drawn in (see the module's docstring)."""
+
+    body: Any  # the checked reply, drawn at the end as the history draws it
+    live: Any  # an st.empty holding everything below, emptied at the end
+    notice: Any = None  # a container: the place in line is drawn in it (``waiting_notice``)
+    evidence: Any = None
+    reading: Any = None
+    steps: Any = None
+    draft: Any = None
+    _draft_parts: list = field(default_factory=list)  # the draft's label and text, once drawn
+
+
+def open_live_turn() -> LiveTurn:
+    """Inside the reply's bubble: its two places, and at once a word that the search began."""
+    # body: an element until the reply is drawn in it, so a reply it replaces (Regenerate, Edit)
+    # leaves nothing behind: a container there would keep the old reply's sources on screen
+    # until the run ends (Streamlit keeps a same-type block's children).
+    turn = LiveTurn(body=st.empty(), live=st.empty())
+    with turn.live.container(key="live_turn"):  # the key: a class the browser tests find
+        stop_button()
+        turn.notice = st.container()
+        turn.evidence = st.empty()
+        turn.reading = st.empty()
+        turn.steps = st.empty()
+        turn.draft = st.empty()
+    turn.evidence.caption(f":material/search: {SEARCHING_LABEL}")
+    return turn
+
+
+def show_passages(turn: LiveTurn, sources: list) -> None:
+    """The passages the model is about to read, as the Query page shows them."""
+    if not sources:
+        turn.evidence.empty()
+        return
+    with turn.evidence.container():
+        render_passages_found(sources)
+
+
+def follow(turn: LiveTurn, states: Iterable[Any]) -> Checked:
+    """Draw each state of the turn as it comes; the ``Checked`` one is returned, not drawn."""
+    for state in states:
+        if isinstance(state, Reading):
+            turn.reading.caption(f":material/menu_book: {state.line()}")
+        elif isinstance(state, Draft):
+            turn.reading.empty()
+            _draft(turn, DRAFT_LABEL, state.text)
+        elif isinstance(state, Checking):
+            _draft(turn, f":material/fact_check: {CHECKING_LABEL}", state.text)
+        elif isinstance(state, Checked):
+            return state
+    raise RuntimeError("a turn's states end with Checked")  # turn_states always yields one
+
+
+def _draft(turn: LiveTurn, label: str, text: str) -> None:
+    """The streamed text in a bordered box, grey, under a label: never read as the answer."""
+    if not turn._draft_parts:
+        with turn.draft.container(border=True, key="reply_draft"):
+            turn._draft_parts.extend([st.empty(), st.empty()])
+    heading, body = turn._draft_parts
+    heading.markdown(f"**{label}**")
+    body.caption(fmt.markdown_text(text))
+
+
+def end_live_turn(turn: LiveTurn) -> None:
+    """Take everything shown meanwhile off the screen (the checked reply follows at once)."""
+    turn.live.empty()
+
+
+def live_steps(chunks: Iterable[str], trace: Any, turn: LiveTurn) -> Iterator[str]:
+    """An agent's reply, its thoughts, tool calls and observations shown as each step ends
+    (above the draft, once there is a step: 'best' may answer without one)."""
+    boxes = []
+
+    def show(number: int, step: dict) -> None:
+        if not boxes:
+            boxes.append(turn.steps.status("Working on it…", expanded=True))
+        boxes[0].text(trace_view.format_step(number, step))
+        boxes[0].update(label=f"Step {number}: {step.get('action') or 'thinking'}…")
+
+    yield from stream_with_steps(chunks, trace.notes, show)
+    if boxes:
+        boxes[0].update(label=reasoned(len(trace.notes.get("reasoning") or [])),
+                        state="complete", expanded=False)
+
+
+def reasoned(steps: int) -> str:
+    return f"Reasoned in {steps} {'step' if steps == 1 else 'steps'}"
+
+
+def saved_steps(trace: dict | None) -> None:
+    """Above an agent's saved reply: the steps it took, folded as they were once it answered
+    (the live ones go with the rest of the turn being made)."""
+    steps = trace_view.turn_details(trace).get("reasoning") or []
+    if not any("answer" not in step for step in steps):
+        return  # it answered at once ('best' may): nothing to show
+    with st.status(reasoned(len(steps)), state="complete", expanded=False):
+        for number, step in enumerate(steps, 1):
+            if "answer" not in step:  # the answer's step is the reply itself
+                st.text(trace_view.format_step(number, step))
+
+
+def follow_reply(turn: LiveTurn, response: Any, chunks: Iterable[str], *, agent: bool, llm: Any,
+                 check: Callable[[str], Any]) -> Checked:
+    """The reply to one turn shown as it is made (``chunks``: the ``response``'s text, as the
+    page reads it): the passages it reads and how far, its draft, its check (``check``: the
+    whole text -> what is shown instead); an agent's steps in place of the passages."""
+    if agent:  # it searches with tools, step by step: its passages are found as it works
+        turn.evidence.empty()
+        chunks = live_steps(chunks, response.trace, turn)
+    else:
+        show_passages(turn, response.source_nodes)
+    states = turn_states(chunks, check, sources=response.source_nodes,
+                         rate=lambda: reading_rate(llm), tick=None if agent else TICK_SECONDS)
+    return follow(turn, states)
