@@ -3,7 +3,7 @@ retriever); chats are saved and reopened."""
 
 import streamlit as st
 
-from ragcore.present import format as fmt, friendly_date, trace_view, unobserved
+from ragcore.present import format as fmt, friendly_date, trace_view
 from ragcore.workspace.names import display_name
 from webapp import shell, state
 from webapp.chat import chat_list
@@ -14,8 +14,9 @@ from webapp.chat.chat_files import drop_files, drops_at, indexing, render_drop
 from webapp.chat.chat_scope import file_names, scope_select, scoped
 from webapp.indexes.index_names import shown_name
 from webapp.answers.citing import draw_sources, marked_listing
-from webapp.chat.chat_turns import (people_caption, route_caption, source_passage,
-                                    turn_retrieval_mode, turn_score)
+from webapp.chat.chat_turns import (condensed_question, people_caption, route_caption,
+                                    source_passage, sourceless_reply, turn_retrieval_mode,
+                                    turn_score)
 from ragcore.chat import ChatMode
 from webapp.chat.chat_modes import mode_name, mode_select
 from webapp.answers.retriever_view import TOP_K_HELP, render_notes, retriever_select
@@ -161,9 +162,8 @@ def marked_reply(message, lookup, *, embedder, key: str, question: str = "", jud
     ``question`` it was asked, the text follows ragcore's grounding verdict (``judge``: the LLM
     asked whether a passage states the first claim)."""
     text = message.content
-    if not message.sources:  # an agent's answer no tool backed says so first
-        judged = ((message.trace or {}).get("notes") or {}).get("agent_verdict") or {}
-        return (unobserved(text) if judged.get("label") == "unobserved" else text), None
+    if not message.sources:  # a reply that read no passage says so first
+        return sourceless_reply(text, message.trace), None
     return marked_listing(
         text, [source_passage(s, lookup) for s in message.sources],
         trace=message.trace, retrieval_mode=turn_retrieval_mode(message), embedder=embedder,
@@ -232,7 +232,7 @@ def render_history(chat, lookup, embedder, advanced: bool):
                 continue
             text, listing = marked_reply(message, lookup, embedder=embedder,
                                          key=f"{chat.id}_{number}",
-                                         question=asked_before(chat, number))
+                                         question=checked_against(chat, number))
             with st.container():  # as a reply just made is drawn (``turn_view``)
                 regenerate = draw_reply(chat, number, message, text, listing, lookup,
                                         advanced=advanced, last=number == last)
@@ -278,6 +278,14 @@ def asked_before(chat, number: int) -> str:
     return ""
 
 
+def checked_against(chat, number: int) -> str:
+    """The question the reply at ``number`` is checked against: the standalone question a
+    follow-up was rewritten to, if it was ("And if q is 0.40?" stands for one), else as asked."""
+    reply = chat.messages[number] if number < len(chat.messages) else None
+    return (condensed_question(reply.trace) if reply is not None else "") or asked_before(
+        chat, number)
+
+
 def render_failure(failed: dict) -> None:
     with st.chat_message("user"):
         st.markdown(fmt.markdown_text(failed["question"]))
@@ -314,7 +322,7 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool,
         number = len(chat.messages) - 1  # as the history will check it, from the cache
         return message, marked_reply(message, lookup, embedder=index.embedder,
                                      key=f"{chat.id}_{number}",
-                                     question=asked_before(chat, number), judge=llm)
+                                     question=checked_against(chat, number), judge=llm)
 
     try:
         with turn.notice, waiting_notice():  # its place in line while the model answers others
