@@ -155,9 +155,8 @@ def _test_local(settings: LocalSettings) -> str:
 
 
 def _describe_local(llm: Any) -> str:
-    choice = llm.thread_choice()
-    return (f"Packaged model {llm.name} on this computer's CPU ({choice.threads} "
-            f"thread{'' if choice.threads == 1 else 's'}: {choice.reason})")
+    # The threads it runs with, and why, are the Settings page's and the trace's to say.
+    return f"Packaged model {llm.name} on this computer"
 
 
 def _build_ollama(settings: OllamaSettings, options: LLMOptions) -> LLM:
