@@ -28,15 +28,26 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Sequence
+from typing import Protocol, Sequence, TypeVar
 
-from .claims import Span, sentence_spans
+from .claims import Claim, Span, sentence_spans
 from .facts import Facts, facts_of, missing_facts
 from .kinds import QuestionKind, question_kind
 from .text import content_stems
 
-if TYPE_CHECKING:
-    from .verdict import ClaimCheck
+
+
+class _Check(Protocol):
+    """What these rules read of a claim's check (``verdict.ClaimCheck``, a frozen dataclass)."""
+
+    claim: Claim
+    supported: bool
+    refuted: bool
+    score: float
+    support: tuple[tuple[int, Span], ...]
+
+
+ClaimCheck = TypeVar("ClaimCheck", bound=_Check)
 
 LOCATED_SHARE = 0.6
 # "in the SSDF document", "the Raft paper": a name of the document, not of what it speaks of.
@@ -130,7 +141,7 @@ def decided(lead: ClaimCheck, passages: Sequence[str], question: str) -> ClaimCh
                    score=max(lead.score, 0.5))
 
 
-def _stating_share(lead: ClaimCheck, stems: set[str], passage: str, centre: Span,
+def _stating_share(lead: _Check, stems: set[str], passage: str, centre: Span,
                    question: str) -> float:
     """How much of the question the sentence stating a vouched answer holds: the sentence of
     the verdict's window (its centre and neighbours) that holds the answer, the best of the
@@ -144,7 +155,7 @@ def _stating_share(lead: ClaimCheck, stems: set[str], passage: str, centre: Span
     return max((asked_share(question, s) for s in holding), default=0.0)
 
 
-def _holds(lead: ClaimCheck, stems: set[str], sentence: str) -> bool:
+def _holds(lead: _Check, stems: set[str], sentence: str) -> bool:
     """Whether ``sentence`` holds the short answer: its facts, and every content word."""
     if lead.claim.facts and missing_facts(lead.claim.facts, sentence):
         return False
