@@ -237,3 +237,35 @@ def test_the_estimate_the_bar_and_the_result_count_the_same_passages(
         assert abs(estimated - made) <= 0.5 * made, (estimated, total, made)
     finally:
         stop_app(proc)
+
+
+def test_regenerate_replaces_the_reply_in_place(tmp_path, corpus_dir, page):  # noqa: F811
+    """With the slow one-slot model of tests/support/slow_model.py: while the new reply is made,
+    nothing of the old one (its text, its "Sources (n)") stays on screen, greyed or not."""
+    from support.slow_model import sitecustomize_dir
+    from test_browser_chat_progress import (
+        QUESTIONS, SUPPORT, open_chat, record_since, send, wait_answered,
+    )
+
+    root = tmp_path / "ws"
+    Workspace(root, embedder=FakeEmbedder()).ingest(
+        "docs", [corpus_dir / "python_peps" / "pep-0020.rst"])
+    hook = sitecustomize_dir(tmp_path / "hook")
+    proc, url = start_app(root, tmp_path / "streamlit.log", RAGCORE_EMBEDDER="fake",
+                          RAGCORE_LLM="slowmodel", PYTHONPATH=f"{hook}:{SUPPORT}")
+    try:
+        open_chat(page, url)
+        send(page, QUESTIONS[0])
+        wait_answered(page, 2)
+        clicked = page.evaluate("performance.now()")
+        page.get_by_role("button", name="Regenerate").click()
+        wait_answered(page, 2)
+        _shot(page, "words-7-regenerated")
+        making = [r for r in record_since(page, clicked) if r["live"]]
+        assert making, "the new reply was never seen being made"
+        assert not [r["stale"] for r in making if r["stale"]], making[-1]
+        old = page.evaluate("""() => [...document.querySelectorAll('[data-testid="stChatMessage"]')]
+            .map(b => b.innerText)""")
+        assert sum(text.count("Sources (") for text in old) == 1, old
+    finally:
+        stop_app(proc)
