@@ -203,19 +203,20 @@ def answer_tab(name: str, question: str, choices: dict, advanced: bool) -> None:
             return
         if "route" in result:  # a summary request: the summary is the answer
             box.markdown(fmt.markdown_text(result["text"]))
-            st.caption(result["route"])
+            if advanced:  # how it was routed: the trace's words
+                st.caption(result["route"])
             return
         if not streamed:
             box.markdown(fmt.markdown_text(result.get("marked", result["text"])) or NO_TEXT)
+        if not advanced:  # the path taken and the models: under Advanced
+            st.markdown(f"**Sources ({result['listing'].total})**")
+            render_sources(result, advanced)
+            return
         retriever = result.get("retriever", "Standard")
         st.caption(f"Mode **{result['mode']}** · retriever **{retriever}** · "
                    f"{result['backend']} · question: {result['question']}")
         if gate := how_made.gate_note(result["trace"]):
             st.caption(gate)
-        if not advanced:
-            st.markdown(f"**Sources ({result['listing'].total})**")
-            render_sources(result, advanced)
-            return
         sources_tab, trace_tab = st.tabs([f"Sources ({result['listing'].total})", "Trace"])
         with sources_tab:
             render_sources(result, advanced)

@@ -399,7 +399,7 @@ def test_query_hides_sources_below_the_relevance_floor_until_asked(docs_ws):
     assert 1 <= len(shown) < total and len(passage_blocks(at)) == len(shown)
     hidden = total - len(shown)
     assert [t.label for t in at.main.toggle] == [
-        f"Show {hidden} more source{'' if hidden == 1 else 's'} below the relevance floor"]
+        f"Show {hidden} more source{'' if hidden == 1 else 's'} the search found (weaker matches)"]
     at.main.toggle[0].set_value(True).run()
     everything = source_expanders(at)
     assert everything[: len(shown)] == shown

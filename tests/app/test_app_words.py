@@ -68,6 +68,18 @@ def test_an_answer_reads_like_an_answer_and_the_trace_waits_under_advanced(gener
     assert any(t.startswith("Answered from a search of the passages") for t in shown), shown
 
 
+def test_the_query_page_keeps_the_path_and_the_models_under_advanced(generated):
+    at = open_page("query")
+    at.text_input[0].set_value(QUESTION).run()
+    button(at, "Ask").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = under_answer(at)
+    assert any(t.startswith("We are giving more than") for t in shown), shown
+    assert not [t for t in shown if any(word in t for word in (*TRACE_WORDS, "Mode **"))], shown
+    at.sidebar.toggle[0].set_value(True).run()
+    assert any(t.startswith("Mode **") for t in under_answer(at))
+
+
 def test_the_chat_modes_are_named_for_people_and_compared_on_the_same_question(generated):
     at = chat(open_page("chat"), QUESTION)
     modes = at.sidebar.selectbox(key="chat_mode_choice")

@@ -177,7 +177,8 @@ def render_listing(listing: SourceListing, draw: DrawSource, *, toggle_key: str,
     for position, source in enumerate(listing.shown):
         draw(source, position == 0)
     if listing.hidden:
-        label = f"Show {fmt.hidden_sources_label(len(listing.hidden))} below the relevance floor"
+        label = (f"Show {fmt.hidden_sources_label(len(listing.hidden))} the search found "
+                 "(weaker matches)")
         if st.toggle(label, key=toggle_key):
             for source in listing.hidden:
                 draw(source, False)
