@@ -8,8 +8,9 @@ extractive quote, and every other one is compared with each sentence of every pa
 cosine of their embeddings when an embedder is given (the index's own model), else by a strict
 lexical measure. The passage sentences that match an answer sentence best, above a stated
 threshold, support it; an answer sentence with no such match is reported as unsupported, and a
-passage supporting nothing says it was "found by the search, not used". Rendering is ``citations.py``;
-which sources are shown is ``sources.py``.
+passage supporting nothing says it was "found by the search, not used". Rendering is
+``citations.py``; which sources are shown is ``sources.py``. A supporting passage's note says
+"states this" only where the shown answer carries its marker (``markers.agreeing_use``).
 
 Given the question, a generated answer's support is ``ragcore.grounding``'s verdict instead:
 each claim (sentence, list line, list item) is supported only where a passage states its facts
