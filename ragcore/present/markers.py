@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 
 from ..llms.extractive.answer import LABEL
 from ..types import ScoredNode
-from .grounded import grounded_text
+from .grounded import NOT_CONFIRMED, NOT_STATED, grounded_text
 from .quotes import MIN_QUOTE_WORDS, Span, quotes_in, sentence_spans, words_of
 from .sources import ListedSource, SourceListing, answer_sources
 from .support import (
@@ -103,7 +103,10 @@ def mark_listing(answer: str, listing: SourceListing, *,
     listed = _by_number(listing)
     if listing.verdict is not None:  # ragcore's grounding verdict decides what is shown
         text, order = grounded_text(answer, listing, listed, marker)
-        return text, renumber(listing, order)
+        numbered = renumber(listing, order)
+        if text.startswith((NOT_CONFIRMED, NOT_STATED)):  # the reader is asked to check it
+            numbered = _to_check(numbered)
+        return text, numbered
     marked = mark_answer(answer, [s.scored.node.text for s in listed], [s.use for s in listed],
                          unsupported=listing.unsupported, marker=marker)
     return marked.text, renumber(listing, marked.order)
@@ -124,6 +127,20 @@ def renumber(listing: SourceListing, order: Sequence[int]) -> SourceListing:
     shown_count = len(cited) + len(rest)
     return dataclasses.replace(listing, shown=tuple(numbered[:shown_count]),
                                hidden=tuple(numbered[shown_count:]))
+
+
+def _to_check(listing: SourceListing) -> SourceListing:
+    """Under an answer the check could not decide ("check it against the sources below"): a
+    source it did not cite is one to check it against, not one "not used"."""
+    def noted(source: ListedSource) -> ListedSource:
+        if source.use.note != NO_SUPPORT:
+            return source
+        return dataclasses.replace(source, use=dataclasses.replace(source.use, note=TO_CHECK))
+    return dataclasses.replace(listing, shown=tuple(map(noted, listing.shown)),
+                               hidden=tuple(map(noted, listing.hidden)))
+
+
+TO_CHECK = "check the answer against it"
 
 
 def agreeing_use(use: SourceUse, *, cited: bool) -> SourceUse:

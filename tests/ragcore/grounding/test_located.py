@@ -82,3 +82,18 @@ def test_a_list_item_named_by_a_passage_about_something_else_carries_no_marker()
     checked = AnswerCheck()("- LogCabin\n- Google", [ScoredNode(Node(raft), 0.9),
                                                    ScoredNode(Node(go), 0.8)], question=question)
     assert "Google [" not in checked.text and "LogCabin [1]" in checked.text
+
+
+def test_sources_under_an_answer_left_to_check_say_to_check_it_not_unused():
+    from ragcore.present.grounded import NOT_CONFIRMED
+    from ragcore.present.markers import TO_CHECK
+
+    code = ("Integers\n\n# hexadecimal with prefix `0x`\nhex1 = 0xDEADBEEF\n"
+            "# octal with prefix `0o`\noct1 = 0o01234567")
+    nodes = [ScoredNode(Node(code), 0.9),
+             ScoredNode(Node("TOML aims to be a minimal configuration file format."), 0.5)]
+    checked = AnswerCheck()("In TOML, octal integers use the prefix `0o`.", nodes,
+                            question="What prefix do octal integers use in TOML?")
+    assert checked.text.startswith(NOT_CONFIRMED)
+    notes = {s.use.note for s in (*checked.listing.shown, *checked.listing.hidden)}
+    assert notes == {TO_CHECK}
