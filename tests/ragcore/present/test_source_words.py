@@ -42,6 +42,18 @@ def test_the_marked_sentence_is_the_one_stating_the_claim():
     assert [PROGRAM[a:b] for a, b in use.spans] == [LINES]
 
 
+def test_a_markdown_heading_is_not_marked_for_the_sentence_under_it():
+    passage = ("## Checksum Database\n\nThe checksum database is served at sum.golang.org, an "
+               "address the go command asks for every module it downloads. Modules it has not "
+               "seen are fetched from their origin.")
+    citations = cite("The checksum database is served at sum.golang.org.", [passage],
+                     extractive=False, question="What is the address of the checksum database?")
+    (use,) = citations.sources
+    assert [passage[a:b] for a, b in use.spans] == [
+        "The checksum database is served at sum.golang.org, an address the go command asks for "
+        "every module it downloads."]
+
+
 def _listed(number: int, note: str, text: str = NIST) -> ListedSource:
     return ListedSource(number, ScoredNode(Node(text=text, node_id=f"n{number}"), 0.7),
                         SourceUse(((0, 20),) if note == SUPPORTS else (), note))
