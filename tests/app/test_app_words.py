@@ -153,3 +153,50 @@ def test_the_first_screen_is_drawn_while_the_model_is_looked_for(docs_ws, monkey
     finally:
         found.set()
         state.forget_llm()
+
+
+def _in_order(node) -> list:
+    """The elements under ``node`` in the order the page draws them."""
+    children = getattr(node, "children", None)
+    if not children:
+        return [node]
+    return [leaf for key in sorted(children) for leaf in _in_order(children[key])]
+
+
+@pytest.fixture
+def local_model_ws(docs_ws, monkeypatch):
+    """The docs workspace set to answer with the packaged model, found as ``_LocalModel``; its
+    speed measured on a ``TimedLLM`` (no model is loaded)."""
+    import ragcore.workspace.backends as backends
+    import webapp.settings.packaged_models as packaged
+    from test_app_packaged_models import TimedLLM
+
+    from ragcore.workspace.settings import Settings
+
+    model = _LocalModel()
+    model.name = "qwen2.5-coder-1.5b"
+    Workspace(docs_ws).save_settings(Settings(
+        llm_backend="local", llms={"local": {"model": "qwen2.5-coder-1.5b"}}))
+    monkeypatch.setattr(backends, "llm_from_settings", lambda settings: model)
+    monkeypatch.setattr(packaged, "build_llm",
+                        lambda *args, **kwargs: TimedLLM(reading=0.05, per_token=0.001))
+    state.forget_llm()
+    yield docs_ws
+    state.forget_llm()
+
+
+def test_settings_agree_with_themselves_and_measure_speed_answers_beside_its_button(
+        local_model_ws):
+    at = open_page("settings")
+    captions = [c.value for c in at.main.caption]
+    assert "In use now: 2 threads (2 cores free (other programs use 0.1))." in captions
+    assert any(c.startswith("In use now: a query reads 160 passage tokens") for c in captions)
+    [b for b in at.button if b.key == "packaged.speed.qwen2.5-coder-1.5b"][0].click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    drawn = _in_order(at.main)
+    said = [i for i, e in enumerate(drawn) if e.type == "success" and "tokens/s" in e.value]
+    table = [i for i, e in enumerate(drawn) if e.type == "dataframe"]
+    assert said and table and said[0] > table[0]  # not above the table, out of view
+    row = [e for e in drawn[table[0]:said[0]] if e.type == "markdown"][-1]
+    assert row.value.startswith("**qwen2.5-coder-1.5b**")  # under its own row's button
+    assert [e.type for e in drawn[said[0] - 2:said[0]]] == ["button", "button"]
