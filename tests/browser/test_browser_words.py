@@ -242,6 +242,7 @@ def test_the_estimate_the_bar_and_the_result_count_the_same_passages(
 def test_regenerate_replaces_the_reply_in_place(tmp_path, corpus_dir, page):  # noqa: F811
     """With the slow one-slot model of tests/support/slow_model.py: while the new reply is made,
     nothing of the old one (its text, its "Sources (n)") stays on screen, greyed or not."""
+    from playwright.sync_api import expect
     from support.slow_model import sitecustomize_dir
     from test_browser_chat_progress import (
         QUESTIONS, SUPPORT, open_chat, record_since, send, wait_answered,
@@ -259,6 +260,7 @@ def test_regenerate_replaces_the_reply_in_place(tmp_path, corpus_dir, page):  # 
         wait_answered(page, 2)
         clicked = page.evaluate("performance.now()")
         page.get_by_role("button", name="Regenerate").click()
+        expect(page.locator(".st-key-live_turn")).to_have_count(1, timeout=30_000)  # begun
         wait_answered(page, 2)
         _shot(page, "words-7-regenerated")
         making = [r for r in record_since(page, clicked) if r["live"]]
