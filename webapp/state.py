@@ -133,7 +133,8 @@ def _embedder_override() -> Any:
 
 
 # The LLMs looked for, by settings: each found once, in a background thread, so a page draws at
-# once and only what needs the model waits for it (``current_llm``; ``ready_llm`` never waits).
+# once and only what needs the model waits for it (``current_llm``; ``ready_llm`` at most a
+# moment).
 _LLM_LOOKUPS: dict[tuple[str, str, str], Future] = {}
 _LLM_LOCK = threading.Lock()
 MAX_LLMS = 8
