@@ -30,6 +30,7 @@ MODES = [m.value for m in ChatMode]
 DEFAULT_MODE = ChatMode.CONDENSE_PLUS_CONTEXT.value
 DEFAULT_SEARCH, DEFAULT_TOP_K = "hybrid", 4
 AGENT_MODES = (ChatMode.REACT.value, ChatMode.BEST.value)  # they search with tools, step by step
+REWRITING_MODES = (ChatMode.CONDENSE_QUESTION.value, ChatMode.CONDENSE_PLUS_CONTEXT.value)
 
 
 # -- callbacks (run before the page, on a button press) --------------------------------------
@@ -233,7 +234,7 @@ def render_history(chat, lookup, embedder, advanced: bool):
             text, listing = marked_reply(message, lookup, embedder=embedder,
                                          key=f"{chat.id}_{number}",
                                          question=checked_against(chat, number))
-            with st.container():  # as a reply just made is drawn (``turn_view``)
+            with turn_view.reply_body(number):  # as a reply just made is drawn
                 regenerate = draw_reply(chat, number, message, text, listing, lookup,
                                         advanced=advanced, last=number == last)
     for drop in drops_at(chat, len(chat.messages)):
@@ -303,9 +304,10 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool,
     history kept and a retry offered."""
     with st.chat_message("user"):  # with Edit at once: the question's place once recorded
         controls.render_question(ChatMessage("user", question), len(chat.messages))
-    with st.chat_message("assistant"):
-        turn = turn_view.open_live_turn()  # at once: Stop, and that the search began
-    settings = turn_settings(choices)
+    settings, untitled = turn_settings(choices), not chat.title
+    with st.chat_message("assistant"):  # at once: Stop, and that the search began
+        turn = turn_view.open_live_turn(
+            follow_up=bool(chat.messages) and settings.chat_mode in REWRITING_MODES)
     kept = controls.begin_reply(chat, question, settings.to_dict())
     index, llm = state.load_index(chat.index), state.current_llm()
     state.ensure_embedder_loaded(index.embedder)
@@ -316,7 +318,7 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool,
     def record_and_check(text: str):
         """The whole reply recorded and saved, then checked against its passages (the model
         judges its first claim once, ~1-4 s; the checked text is cached for later runs)."""
-        message = talk.record(question, response, settings, marks=marks)
+        message = talk.record(question, response, settings, marks=marks, title=False)
         team_state.save_chat(ws, chat)
         controls.stream_finished()
         number = len(chat.messages) - 1  # as the history will check it, from the cache
@@ -336,6 +338,10 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool,
     if regenerate is not None:
         regenerate.empty()
     show_recorded(chat, message, text, listing, turn, lookup, advanced)
+    if untitled:  # named once its first reply is on screen: the model takes seconds
+        with waiting_notice():
+            talk.title_chat(question, message.content)
+        team_state.save_chat(ws, chat)
 
 
 def offer_retry(talk, question: str, exc: Exception) -> None:
@@ -366,9 +372,9 @@ def show_recorded(chat, message, text: str, listing, turn, lookup, advanced: boo
     """The checked reply in place of everything shown while it was made, drawn as the
     history draws it, so the next run leaves nothing of this one greyed on screen."""
     turn_view.end_live_turn(turn)
-    with turn.body.container():
-        draw_reply(chat, len(chat.messages) - 1, message, text, listing, lookup,
-                   advanced=advanced, last=True)
+    number = len(chat.messages) - 1
+    with turn_view.reply_body(number, turn.body):
+        draw_reply(chat, number, message, text, listing, lookup, advanced=advanced, last=True)
     with turn.live.container():
         shell.fallback_note()
     st.query_params["chat"] = chat.id

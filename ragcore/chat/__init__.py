@@ -28,6 +28,7 @@ from .modes import (
 from .progress import (
     CHECKING_LABEL,
     DRAFT_LABEL,
+    FOLLOW_UP_LABEL,
     SEARCHING_LABEL,
     TICK_SECONDS,
     Checked,
@@ -45,6 +46,7 @@ __all__ = [
     "CHAT_MODE_DESCRIPTIONS",
     "CHECKING_LABEL",
     "DRAFT_LABEL",
+    "FOLLOW_UP_LABEL",
     "SEARCHING_LABEL",
     "TICK_SECONDS",
     "Checked",

@@ -38,6 +38,8 @@ WORDS_PER_TOKEN = 0.75  # English prose: the model's reading rate is in tokens, 
 DRAFT_LABEL = "Draft, being checked against the passages"
 CHECKING_LABEL = "Checking the answer against the passages…"
 SEARCHING_LABEL = "Looking for passages in the documents…"
+FOLLOW_UP_LABEL = ("Looking for passages in the documents: the model first rewrites your "
+                   "follow-up to stand on its own…")
 
 
 @dataclass(frozen=True, slots=True)

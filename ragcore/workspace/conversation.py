@@ -119,9 +119,10 @@ class Conversation:
             on_complete=lambda whole: self.memory.put(Message("assistant", whole)))
 
     def record(self, question: str, response: ChatResponse, settings: TurnSettings, *,
-               marks: dict[str, Any] | None = None) -> ChatMessage:
+               marks: dict[str, Any] | None = None, title: bool = True) -> ChatMessage:
         """Append the question and the finished reply, with its sources, a compact trace (and
-        ``marks``: notes of the caller's) and the settings; a first exchange titles the chat."""
+        ``marks``: notes of the caller's) and the settings; a first exchange titles the chat
+        (``title`` False: the caller does it later, with ``title_chat``)."""
         if not getattr(response, "done", True):
             raise ValueError("record needs a reply that has streamed to the end: read it first")
         label = describe_llm(self.llm)
@@ -136,9 +137,14 @@ class Conversation:
         chat.add_message("user", question)
         message = chat.add_message("assistant", response.text, sources=response.source_nodes,
                                    trace=trace)
-        if untitled:  # the first exchange names the chat: its key phrases, or the model's words
-            chat.title = chat_title(question, message.content, self.llm)
+        if untitled and title:
+            self.title_chat(question, message.content)
         return message
+
+    def title_chat(self, question: str, answer: str) -> None:
+        """Name the chat after its first exchange: its key phrases, or the model's words (a
+        model call of seconds: the app makes it once the reply is on screen)."""
+        self.chat.title = chat_title(question, answer, self.llm)
 
     def forget_unrecorded(self) -> None:
         """After a failed turn: the memory holds the saved chat's messages again, and no more."""

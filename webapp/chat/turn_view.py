@@ -18,8 +18,8 @@ from typing import Any, Callable, Iterable, Iterator
 import streamlit as st
 
 from ragcore.chat import (
-    CHECKING_LABEL, DRAFT_LABEL, SEARCHING_LABEL, TICK_SECONDS, Checked, Checking, Draft, Reading,
-    reading_rate, turn_states,
+    CHECKING_LABEL, DRAFT_LABEL, FOLLOW_UP_LABEL, SEARCHING_LABEL, TICK_SECONDS, Checked,
+    Checking, Draft, Reading, reading_rate, turn_states,
 )
 from ragcore.present import format as fmt, trace_view
 from webapp.chat.evidence import render_passages_found
@@ -41,8 +41,9 @@ class LiveTurn:
     _draft_parts: list = field(default_factory=list)  # the draft's label and text, once drawn
 
 
-def open_live_turn() -> LiveTurn:
-    """Inside the reply's bubble: its two places, and at once a word that the search began."""
+def open_live_turn(*, follow_up: bool = False) -> LiveTurn:
+    """Inside the reply's bubble: its two places, and at once a word that the search began
+    (``follow_up``: a question the chat mode has the model rewrite first, for seconds)."""
     # body: an element until the reply is drawn in it, so a reply it replaces (Regenerate, Edit)
     # leaves nothing behind: a container there would keep the old reply's sources on screen
     # until the run ends (Streamlit keeps a same-type block's children).
@@ -54,8 +55,15 @@ def open_live_turn() -> LiveTurn:
         turn.reading = st.empty()
         turn.steps = st.empty()
         turn.draft = st.empty()
-    turn.evidence.caption(f":material/search: {SEARCHING_LABEL}")
+    label = FOLLOW_UP_LABEL if follow_up else SEARCHING_LABEL
+    turn.evidence.caption(f":material/search: {label}")
     return turn
+
+
+def reply_body(number: int, slot: Any = None) -> Any:
+    """The container the reply at ``number`` is drawn in, in the history and just made alike
+    (in ``slot``, a turn's ``body``); its key names it for the browser tests."""
+    return (slot if slot is not None else st).container(key=f"answer_{number}")
 
 
 def show_passages(turn: LiveTurn, sources: list) -> None:
