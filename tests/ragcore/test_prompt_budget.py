@@ -197,8 +197,9 @@ def dump(topic: str) -> str:
 
 
 def test_react_with_big_tool_outputs_stays_in_the_window_at_every_step():
-    action = 'Thought: more\nAction: dump\nAction Input: {"topic": "x"}'
-    llm = FakeLLM([action] * 5 + ["Thought: done\nAnswer: it is big"],
+    # five different calls: the same call twice is not run again (``agent.task.earlier_call``)
+    actions = [f'Thought: more\nAction: dump\nAction Input: {{"topic": "x{n}"}}' for n in range(5)]
+    llm = FakeLLM(actions + ["Thought: done\nAnswer: it is big"],
                   context_window=4096, num_output=512)
     agent = ReActAgent.from_tools([FunctionTool.from_defaults(dump)], llm=llm)
     trace = Trace()
