@@ -33,6 +33,7 @@ class LiveTurn:
 
     body: Any  # the checked reply, drawn at the end as the history draws it
     live: Any  # an st.empty holding everything below, emptied at the end
+    stop: Any = None  # Stop, while the reply streams
     notice: Any = None  # a container: the place in line is drawn in it (``waiting_notice``)
     evidence: Any = None
     reading: Any = None
@@ -49,7 +50,7 @@ def open_live_turn(*, follow_up: bool = False) -> LiveTurn:
     # until the run ends (Streamlit keeps a same-type block's children).
     turn = LiveTurn(body=st.empty(), live=st.empty())
     with turn.live.container(key="live_turn"):  # the key: a class the browser tests find
-        stop_button()
+        turn.stop = stop_button()
         turn.notice = st.container()
         turn.evidence = st.empty()
         turn.reading = st.empty()
@@ -84,6 +85,7 @@ def follow(turn: LiveTurn, states: Iterable[Any]) -> Checked:
             turn.reading.empty()
             _draft(turn, DRAFT_LABEL, state.text)
         elif isinstance(state, Checking):
+            turn.stop.empty()  # the reply is whole (and saved): nothing left to stop
             _draft(turn, f":material/fact_check: {CHECKING_LABEL}", state.text)
         elif isinstance(state, Checked):
             return state
