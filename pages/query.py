@@ -13,10 +13,11 @@ from webapp.settings.advanced import advanced_toggle
 from webapp.chat.chat_turns import route_caption
 from webapp.indexes.index_names import shown_name
 from webapp.answers.citing import draw_sources, marked_listing
-from webapp.chat.evidence import render_passages_found
+from webapp.chat import turn_view
 from webapp.answers.evaluate_view import evaluate_tab
 from webapp.query_options import POSTPROCESSOR_DESCRIPTIONS, QueryOptions, parse_keywords
 from ragcore.query import iter_compare_modes
+from ragcore.chat import reading_rate, turn_states
 from ragcore.workspace.conversation import summary_answer
 from ragcore.engines import (
     CHOICES, build_engine, build_retriever, iter_compare_retrievers, llm_with_index_embedder,
@@ -98,19 +99,18 @@ def ask(name: str, question: str, options: QueryOptions, box) -> None:
     engine = engine_for(index, options, llm, options.response_mode)
     trace = Trace()
     response = engine.query(question, trace=trace)  # retrieved; the answer streams when read
-    early = st.empty()  # the passages, on screen while the model reads them and writes
-    with early.container():
-        render_passages_found(response.source_nodes)
-    with box:  # the answerer's score is in the trace, not the answer (Advanced states it)
-        st.write_stream(fmt.markdown_stream(response))
-    early.empty()  # the numbered sources below replace it, markers and support included
-    text = response.text
+    with box.container():  # the passages, how far the model read them, its draft, its check
+        turn = turn_view.open_live_turn(stop=False)
+    turn_view.show_passages(turn, response.source_nodes)
+    text = turn_view.follow(turn, turn_states(
+        response, lambda whole: whole, sources=response.source_nodes,
+        rate=lambda: reading_rate(llm))).text  # never shown as the answer before its check
     marked, listing = marked_listing(
         text, response.source_nodes, trace=trace,
         retrieval_mode=options.retrieval_mode, response_mode=options.response_mode,
         embedder=index.embedder, anchors="query", question=question, judge=llm,
     )
-    box.markdown(fmt.markdown_text(marked) or NO_TEXT)  # the streamed text, now with [1] [2]
+    box.markdown(fmt.markdown_text(marked) or NO_TEXT)  # in their place: checked, with [1] [2]
     shell.fallback_note()
     session.query_answer = {
         "question": question, "index": name, "mode": options.response_mode,

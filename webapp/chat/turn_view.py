@@ -42,15 +42,16 @@ class LiveTurn:
     _draft_parts: list = field(default_factory=list)  # the draft's label and text, once drawn
 
 
-def open_live_turn(*, follow_up: bool = False) -> LiveTurn:
+def open_live_turn(*, follow_up: bool = False, stop: bool = True) -> LiveTurn:
     """Inside the reply's bubble: its two places, and at once a word that the search began
-    (``follow_up``: a question the chat mode has the model rewrite first, for seconds)."""
+    (``follow_up``: a question the chat mode has the model rewrite first, for seconds); with
+    Stop unless ``stop`` is False (the Query page's answer is not kept when stopped)."""
     # body: an element until the reply is drawn in it, so a reply it replaces (Regenerate, Edit)
     # leaves nothing behind: a container there would keep the old reply's sources on screen
     # until the run ends (Streamlit keeps a same-type block's children).
     turn = LiveTurn(body=st.empty(), live=st.empty())
     with turn.live.container(key="live_turn"):  # the key: a class the browser tests find
-        turn.stop = stop_button()
+        turn.stop = stop_button() if stop else st.empty()
         turn.notice = st.container()
         turn.evidence = st.empty()
         turn.reading = st.empty()
