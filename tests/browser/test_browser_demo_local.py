@@ -120,6 +120,22 @@ def compare_every_mode(page, expect) -> dict[str, str]:
     return answers
 
 
+def _choose(page, combobox, name, tries: int = 4) -> None:
+    """Pick the option ``name`` of ``combobox``, opening its list again when a page run closed it
+    (the page redraws once the packaged model is found, which can fold an open list)."""
+    for _ in range(tries - 1):
+        combobox.click()
+        option = page.get_by_role("option", name=name)
+        try:
+            option.click(timeout=15_000)
+            return
+        except Exception:  # the list closed before the option was clicked: open it again
+            page.keyboard.press("Escape")
+            _wait_idle(page)
+    combobox.click()
+    page.get_by_role("option", name=name).click()
+
+
 def chat_in_each_mode(page, root: Path, expect) -> None:
     """The question in a new chat per chat mode (a small model given an earlier answer to the
     same question copies it); each saved reply was written by the model."""
@@ -130,9 +146,9 @@ def chat_in_each_mode(page, root: Path, expect) -> None:
         _wait_idle(page)
         sidebar.get_by_role("button", name="New chat").click()
         _wait_idle(page)
-        sidebar.get_by_role("combobox", name="Chat mode").click()
         # under Advanced each mode is named for people, its internal name after it
-        page.get_by_role("option", name=re.compile(rf"\({mode}\)$")).click()
+        _choose(page, sidebar.get_by_role("combobox", name="Chat mode"),
+                re.compile(rf"\({mode}\)$"))
         _wait_idle(page)
         box = page.get_by_test_id("stChatInputTextArea")
         box.fill(QUESTION)
