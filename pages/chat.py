@@ -14,9 +14,9 @@ from webapp.chat.chat_files import drop_files, drops_at, indexing, render_drop
 from webapp.chat.chat_scope import file_names, scope_select, scoped
 from webapp.indexes.index_names import shown_name
 from webapp.answers.citing import draw_sources, marked_listing
-from webapp.chat.chat_turns import (condensed_question, people_caption, route_caption,
-                                    source_passage, sourceless_reply, turn_retrieval_mode,
-                                    turn_score)
+from webapp.chat.chat_turns import (asked_before, checked_against, people_caption,
+                                    route_caption, source_passage, sourceless_reply,
+                                    turn_retrieval_mode, turn_score)
 from ragcore.chat import ChatMode
 from webapp.chat.chat_modes import mode_name, mode_select
 from webapp.answers.retriever_view import TOP_K_HELP, render_notes, retriever_select
@@ -269,22 +269,6 @@ def ask_again_offer(chat, mode: str) -> None:
 
 def queue_question(question: str) -> None:
     session.queued_question = question
-
-
-def asked_before(chat, number: int) -> str:
-    """The question the reply at ``number`` answers: the user message before it."""
-    for message in reversed(chat.messages[:number]):
-        if message.role == "user":
-            return message.content
-    return ""
-
-
-def checked_against(chat, number: int) -> str:
-    """The question the reply at ``number`` is checked against: the standalone question a
-    follow-up was rewritten to, if it was ("And if q is 0.40?" stands for one), else as asked."""
-    reply = chat.messages[number] if number < len(chat.messages) else None
-    return (condensed_question(reply.trace) if reply is not None else "") or asked_before(
-        chat, number)
 
 
 def render_failure(failed: dict) -> None:

@@ -137,12 +137,10 @@ def shown_text(answer: str, nodes: Sequence[Any], *, question: str, embedder: An
     """What the Query page shows of ``answer`` over the retrieved ``nodes`` (the text its
     grounding verdict writes, as the app and the CLI write it; ``judge``: the LLM asked about
     the first claim), and the source listing it comes with."""
-    from ragcore.present.markers import mark_listing
-    from ragcore.present.sources import answer_sources
+    from ragcore.present.markers import AnswerCheck
 
-    listing = answer_sources(answer, nodes, retrieval_mode="hybrid", extractive=False,
-                             embedder=embedder, question=question, judge=judge)
-    return mark_listing(answer, listing)[0], listing
+    checked = AnswerCheck(embedder=embedder, judge=judge)(answer, nodes, question=question)
+    return checked.text, checked.listing
 
 
 def diagnose(question: GroundedQuestion, retrieved_texts: Iterable[str],

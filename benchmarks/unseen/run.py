@@ -11,7 +11,8 @@ grounding verdict, the model as its judge). A follow-up is asked as the Chat pag
 question it follows, then the follow-up, through the app's chat engine
 (``workspace.conversation.chat_engine`` with the default ``TurnSettings``: condense_plus_context,
 hybrid search, top 4) with one memory; the follow-up's reply is shown the same way, checked
-against the standalone question it was rewritten to, if it was (the Chat page's ``asked_before``).
+against the standalone question it was rewritten to, if it was (as the Chat page's
+``checked_against``).
 Each reply is scored by ``scoring.score``; rows go to ``benchmarks/results/unseen-<half>.jsonl``
 and a table of outcomes per kind to stdout. Never run the test half while rules are being tuned.
 """

@@ -15,9 +15,9 @@ from typing import Any, Callable, Iterable, Iterator, TextIO
 from ..llms.extractive.answer import LABEL
 from ..present.answer_score import score_note, stated_score
 from ..present.format import hidden_sources_label, human_size
-from ..present.markers import mark_listing
-from ..present.sources import ListedSource, SourceListing, answer_sources
-from ..present.support import NOT_STATED, is_extractive
+from ..present.markers import AnswerCheck, mark_listing
+from ..present.sources import ListedSource, SourceListing
+from ..present.support import NOT_STATED
 from ..synthesis import ResponseMode
 from ..trace import Trace
 from ..types import ScoredNode
@@ -107,9 +107,9 @@ def _opening(chunks: Iterator[str]) -> str:
 def _listing(text: str, response: Any, retrieval_mode: str, embedder: Any,
              question: str = "", judge: Any = None) -> SourceListing:
     mode = response.mode.value if isinstance(response.mode, ResponseMode) else None
-    return answer_sources(text, response.source_nodes, retrieval_mode=retrieval_mode,
-                          extractive=is_extractive(response.trace), response_mode=mode,
-                          embedder=embedder, question=question, judge=judge)
+    check = AnswerCheck(embedder=embedder, judge=judge, retrieval_mode=retrieval_mode)
+    return check.listing(text, response.source_nodes, question=question,
+                         trace=response.trace, response_mode=mode)
 
 
 def terminal_bold(chunks: Iterable[str]) -> Iterator[str]:

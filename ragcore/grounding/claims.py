@@ -48,6 +48,16 @@ class Claim:
     item: bool = False  # one item of a list
 
 
+# A claim of this many content words or fewer ("**80 bytes**.", a list item) states nothing
+# but its words: each one the window lacks counts as a missing fact.
+SHORT_CLAIM_STEMS = 4
+
+
+def short_answer(claim: Claim) -> bool:
+    """Whether ``claim`` is a short answer ("**80 bytes**."): a few words, not a list item."""
+    return not claim.item and len(claim.stems) <= SHORT_CLAIM_STEMS
+
+
 def sentence_spans(text: str, *, wrapped: bool = False) -> list[Span]:
     """The sentences and list lines of ``text`` as (start, end) spans, trimmed of whitespace.
     ``wrapped`` (a passage of a document, whose prose may be hard-wrapped: an RFC, Markdown

@@ -30,7 +30,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Protocol, Sequence, TypeVar
 
-from .claims import Claim, Span, sentence_spans
+from .claims import Claim, Span, sentence_spans, short_answer
 from .facts import Facts, facts_of, missing_facts
 from .kinds import QuestionKind, question_kind
 from .text import content_stems
@@ -59,7 +59,6 @@ _NAMED_DOCUMENT = re.compile(r"\b[\w.-]+(?=\s+(?:document|paper|guide|manual|spe
 # it is an example's value or a neighbour's fact ("GOPROXY=https://proxy.site/path" for "the
 # default GOPROXY").
 VETO_SHARE = 0.4
-SHORT_STEMS = 4  # a short answer's content words at most (``verdict.SHORT_CLAIM_STEMS``)
 # A question's words about the document itself: "the paper", "according to the guide".
 _DOCUMENT_WORDS = frozenset(content_stems(
     "paper papers document documents article chapter guide manual specification spec report "
@@ -79,11 +78,6 @@ def asked_share(question: str, sentence: str) -> float:
     if not asked:
         return 0.0
     return len(asked & set(content_stems(sentence))) / len(asked)
-
-
-def located(question: str, sentence: str) -> bool:
-    """Whether a sentence holding a short answer states enough of the question to vouch for it."""
-    return asked_share(question, sentence) >= LOCATED_SHARE
 
 
 def unmentioned(question: str, passages: Sequence[str]) -> list[str]:
@@ -108,14 +102,14 @@ def _as_written(missing: str, question: str) -> str:
 
 def decided(lead: ClaimCheck, passages: Sequence[str], question: str) -> ClaimCheck:
     """A factoid's short answer the verdict's features left undecided, decided: vouched for by
-    the passage sentence that holds all of it and states enough of the question (``located``),
+    the passage sentence that holds all of it and states ``LOCATED_SHARE`` of the question,
     taken for invented otherwise ("The documents don't say ..." is shown, not a hedge). One the
     features vouch for is taken for invented when its sentence states little of the question
     (``VETO_SHARE``), or when the question names what no passage mentions ("the default
     election timeout in etcd") and the sentence does not state the question."""
     stems = set(lead.claim.stems)
-    if (lead.refuted or lead.claim.item or not question.strip() or not stems
-            or len(stems) > SHORT_STEMS or question_kind(question) is not QuestionKind.FACTOID
+    if (lead.refuted or not short_answer(lead.claim) or not stems or not question.strip()
+            or question_kind(question) is not QuestionKind.FACTOID
             or stems <= set(content_stems(question))):  # "**SDLC**." only repeats the question
         return lead
     absent = bool(unmentioned(question, passages))

@@ -48,7 +48,7 @@ import numpy as np
 
 from .answer_type import REPEATS, mismatch, unstated_kind, wants_a_statement
 from .agreement import NOTHING, Expected, agreement, expected_phrase
-from .claims import Claim, Span, claims_of, sentence_spans
+from .claims import SHORT_CLAIM_STEMS, Claim, Span, claims_of, sentence_spans, short_answer
 from .facts import each_fact, missing_facts
 from .judge import IN_PROMPT, can_judge, judge_claim, judged_text
 from .kinds import QuestionKind, question_kind
@@ -67,9 +67,6 @@ _REFUSAL = re.compile(r"^\W*(?:not found in the documents|the (?:documents|passa
                       r"(?:i|we) (?:could not|couldn't|cannot|can't) find)", re.IGNORECASE)
 
 
-# A claim of this many content words or fewer ("**80 bytes**.", a list item) states nothing
-# but its words: each one the window lacks counts as a missing fact.
-SHORT_CLAIM_STEMS = 4
 # A chance the judge is not asked to confirm: on the labelled claims every claim scored this
 # high with the embedder was right (11 of 11 on the fit half, 16 of 16 on the judge half).
 SURE_WITHOUT_JUDGE = 0.95
@@ -231,11 +228,6 @@ def _off_question(lead: Claim, question: str) -> str:
     if not question.strip() or not short_answer(lead):
         return ""
     return mismatch(question, lead.text)
-
-
-def short_answer(claim: Claim) -> bool:
-    """Whether ``claim`` is a short answer ("**80 bytes**."): a few words, not a list item."""
-    return not claim.item and len(claim.stems) <= SHORT_CLAIM_STEMS
 
 
 def _agrees(claim: Claim, position: int, expected: Expected) -> float:

@@ -25,7 +25,7 @@ from .grounded import NOT_CONFIRMED, NOT_STATED, grounded_text
 from .quotes import MIN_QUOTE_WORDS, Span, quotes_in, sentence_spans, words_of
 from .sources import ListedSource, SourceListing, answer_sources
 from .support import (
-    NO_SUPPORT, NOT_QUOTED, QUOTED, SUPPORT_MARGIN, SUPPORTS, SourceUse, is_extractive,
+    NO_SUPPORT, NOT_QUOTED, QUOTED, SUPPORT_MARGIN, SUPPORTS, TO_CHECK, SourceUse, is_extractive,
     lexical_similarity,
 )
 
@@ -140,9 +140,6 @@ def _to_check(listing: SourceListing) -> SourceListing:
                                hidden=tuple(map(noted, listing.hidden)))
 
 
-TO_CHECK = "check the answer against it"
-
-
 def agreeing_use(use: SourceUse, *, cited: bool) -> SourceUse:
     """``use`` with a note agreeing with the shown answer: a source "states this" only when
     the answer carries its marker (``cited``); one the verdict found stating a claim the answer
@@ -228,7 +225,13 @@ class AnswerCheck:
 
     def __call__(self, answer: str, nodes: Sequence[ScoredNode], *, question: str,
                  trace: Any = None, response_mode: str | None = None) -> CheckedAnswer:
-        listing = answer_sources(answer, nodes, retrieval_mode=self.retrieval_mode,
-                                 extractive=is_extractive(trace), response_mode=response_mode,
-                                 embedder=self.embedder, question=question, judge=self.judge)
+        listing = self.listing(answer, nodes, question=question, trace=trace,
+                               response_mode=response_mode)
         return CheckedAnswer(*mark_listing(answer, listing))
+
+    def listing(self, answer: str, nodes: Sequence[ScoredNode], *, question: str = "",
+                trace: Any = None, response_mode: str | None = None) -> SourceListing:
+        """The sources of ``answer`` with their verdict, not yet numbered like markers."""
+        return answer_sources(answer, nodes, retrieval_mode=self.retrieval_mode,
+                              extractive=is_extractive(trace), response_mode=response_mode,
+                              embedder=self.embedder, question=question, judge=self.judge)

@@ -58,6 +58,7 @@ NOT_QUOTED = "found by the search, not quoted"
 SUPPORTS = "states this"  # only where the shown answer carries the source's marker
 NO_SUPPORT = "found by the search, not used"
 NEAREST = "nearest to your question"
+TO_CHECK = "check the answer against it"  # under an answer the check could not decide
 # Before an answer sentence no passage states (the sentence follows, quoted).
 NOT_STATED = "No passage states"
 

@@ -84,12 +84,11 @@ def test_the_query_page_and_the_python_api_show_the_checked_answer(workspace):
 
 
 def test_the_cli_writes_the_checked_answer(workspace):
-    from ragcore.cli.render import write_answer
+    from ragcore.cli.render import write_reply
 
     index = workspace.load_index("docs")
     response = index.as_query_engine(llm=FakeLLM(replies=["**1930**."])).query(FIRST)
     out = io.StringIO()
-    listing = write_answer(out, response, checked=True,
-                           cite=lambda text: response.checked.listing)
-    assert listing is not None and listing.verdict is not None
+    write_reply(out, response, retrieval_mode="hybrid", question=FIRST)
     assert out.getvalue().startswith("The documents don't say")
+    assert "**1930**" not in out.getvalue().split("\n\n")[0]

@@ -24,8 +24,16 @@ def test_summaries_and_the_model_alone_stand_as_written():
 
 
 def test_a_follow_up_is_checked_as_the_question_it_was_rewritten_to():
-    from webapp.chat.chat_turns import condensed_question
+    from ragcore.workspace.chats import SavedChat
+    from webapp.chat.chat_turns import asked_before, checked_against, condensed_question
 
-    trace = {"notes": {"condensed_question": "How many blocks are needed if q is 0.40?"}}
-    assert condensed_question(trace) == "How many blocks are needed if q is 0.40?"
+    rewritten = "How many blocks are needed if q is 0.40?"
+    chat = SavedChat(index="docs", chat_mode="condense_plus_context")
+    chat.add_message("user", "How many blocks for q = 0.45?")
+    chat.add_message("assistant", "**340**.")
+    chat.add_message("user", "And if q is 0.40?")
+    chat.add_message("assistant", "**89**.", trace={"notes": {"condensed_question": rewritten}})
+    assert checked_against(chat, 3) == rewritten  # what the verdict reads
+    assert asked_before(chat, 3) == "And if q is 0.40?"  # what Ask again asks
+    assert checked_against(chat, 1) == "How many blocks for q = 0.45?"  # not rewritten
     assert condensed_question({"notes": {}}) == "" and condensed_question(None) == ""

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from support.loopback import LoopbackServer, Reply
+from test_browser_chat_progress import slow_app  # noqa: F401 (the slow one-slot app)
 from test_browser import (  # noqa: F401 (the page fixture)
     WORK_TIMEOUT_MS, _go, _require_browser, _shot, _upload, _wait_idle, page, start_app,
     stop_app,
@@ -239,35 +240,23 @@ def test_the_estimate_the_bar_and_the_result_count_the_same_passages(
         stop_app(proc)
 
 
-def test_regenerate_replaces_the_reply_in_place(tmp_path, corpus_dir, page):  # noqa: F811
+def test_regenerate_replaces_the_reply_in_place(slow_app, page):  # noqa: F811
     """With the slow one-slot model of tests/support/slow_model.py: while the new reply is made,
     nothing of the old one (its text, its "Sources (n)") stays on screen, greyed or not."""
     from playwright.sync_api import expect
-    from support.slow_model import sitecustomize_dir
-    from test_browser_chat_progress import (
-        QUESTIONS, SUPPORT, open_chat, record_since, send, wait_answered,
-    )
+    from test_browser_chat_progress import QUESTIONS, open_chat, record_since, send, wait_answered
 
-    root = tmp_path / "ws"
-    Workspace(root, embedder=FakeEmbedder()).ingest(
-        "docs", [corpus_dir / "python_peps" / "pep-0020.rst"])
-    hook = sitecustomize_dir(tmp_path / "hook")
-    proc, url = start_app(root, tmp_path / "streamlit.log", RAGCORE_EMBEDDER="fake",
-                          RAGCORE_LLM="slowmodel", PYTHONPATH=f"{hook}:{SUPPORT}")
-    try:
-        open_chat(page, url)
-        send(page, QUESTIONS[0])
-        wait_answered(page, 2)
-        clicked = page.evaluate("performance.now()")
-        page.get_by_role("button", name="Regenerate").click()
-        expect(page.locator(".st-key-live_turn")).to_have_count(1, timeout=30_000)  # begun
-        wait_answered(page, 2)
-        _shot(page, "words-7-regenerated")
-        making = [r for r in record_since(page, clicked) if r["live"]]
-        assert making, "the new reply was never seen being made"
-        assert not [r["stale"] for r in making if r["stale"]], making[-1]
-        old = page.evaluate("""() => [...document.querySelectorAll('[data-testid="stChatMessage"]')]
-            .map(b => b.innerText)""")
-        assert sum(text.count("Sources (") for text in old) == 1, old
-    finally:
-        stop_app(proc)
+    open_chat(page, slow_app)
+    send(page, QUESTIONS[0])
+    wait_answered(page, 2)
+    clicked = page.evaluate("performance.now()")
+    page.get_by_role("button", name="Regenerate").click()
+    expect(page.locator(".st-key-live_turn")).to_have_count(1, timeout=30_000)  # begun
+    wait_answered(page, 2)
+    _shot(page, "words-7-regenerated")
+    making = [r for r in record_since(page, clicked) if r["live"]]
+    assert making, "the new reply was never seen being made"
+    assert not [r["stale"] for r in making if r["stale"]], making[-1]
+    old = page.evaluate("""() => [...document.querySelectorAll('[data-testid="stChatMessage"]')]
+        .map(b => b.innerText)""")
+    assert sum(text.count("Sources (") for text in old) == 1, old

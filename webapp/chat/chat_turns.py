@@ -47,6 +47,22 @@ def route_caption(trace: dict | None) -> str | None:
     return f"Answered from {label}: {route.get('reason', '')}."
 
 
+def asked_before(chat, number: int) -> str:
+    """The question the reply at ``number`` answers: the user message before it."""
+    for message in reversed(chat.messages[:number]):
+        if message.role == "user":
+            return message.content
+    return ""
+
+
+def checked_against(chat, number: int) -> str:
+    """The question the reply at ``number`` is checked against: the standalone question a
+    follow-up was rewritten to, if it was ("And if q is 0.40?" stands for one), else as asked."""
+    reply = chat.messages[number] if number < len(chat.messages) else None
+    return (condensed_question(reply.trace) if reply is not None else "") or asked_before(
+        chat, number)
+
+
 def condensed_question(trace: dict | None) -> str:
     """The standalone question a follow-up was rewritten to for the search ("" if none)."""
     return str(((trace or {}).get("notes") or {}).get("condensed_question") or "")

@@ -86,7 +86,7 @@ def test_a_list_item_named_by_a_passage_about_something_else_carries_no_marker()
 
 def test_sources_under_an_answer_left_to_check_say_to_check_it_not_unused():
     from ragcore.present.grounded import NOT_CONFIRMED
-    from ragcore.present.markers import TO_CHECK
+    from ragcore.present.support import TO_CHECK
 
     code = ("Integers\n\n# hexadecimal with prefix `0x`\nhex1 = 0xDEADBEEF\n"
             "# octal with prefix `0o`\noct1 = 0o01234567")
