@@ -118,6 +118,9 @@ _UNDERLINE = re.compile(r"^\s*([=\-~^*#])\1{2,}\s*$")
 _ASKS_SECTION = re.compile(r"\b(?:section|chapter|heading|title|part|appendix)s?\b",
                            re.IGNORECASE)
 _WH = re.compile(r"\b(?:what|who|whom|whose|which|where|when|why|how)\b", re.IGNORECASE)
+# Where a question asks a second thing: ", and in what year?", "and who ...".
+_SECOND_ASK = re.compile(r",?\s+and\s+(?=(?:(?:in|on|at|by|for|from)\s+)?(?:what|who|whom|whose|"
+                         r"which|where|when|why|how)\b)", re.IGNORECASE)
 _YES_NO = re.compile(r"^\s*(?:is|are|was|were|do|does|did|can|could|should|would|will|has|have|"
                      r"had|may|must)\b", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"['\u2019]s?\b(?!\w)")
@@ -140,10 +143,11 @@ def mismatch(question: str, answer: str) -> str:
     words); "" when it fits or the question does not say."""
     if repeats(question, answer):
         return REPEATS
-    asked = _asked(question)
-    if asked is None or any(form.search(answer) for form in asked[1]):
+    # "Who coined the term C10K, and in what year?": the short answer may answer either part.
+    parts = [_asked(part) for part in _SECOND_ASK.split(question)]
+    if any(asked is None or any(form.search(answer) for form in asked[1]) for asked in parts):
         return ""
-    return asked[0]
+    return parts[0][0]
 
 
 def _defines(question: str) -> bool:

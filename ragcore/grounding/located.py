@@ -59,6 +59,7 @@ _NAMED_DOCUMENT = re.compile(r"\b[\w.-]+(?=\s+(?:document|paper|guide|manual|spe
 # it is an example's value or a neighbour's fact ("GOPROXY=https://proxy.site/path" for "the
 # default GOPROXY").
 VETO_SHARE = 0.4
+_POSSESSIVE = re.compile(r"['\u2019]s\b")
 # A question's words about the document itself: "the paper", "according to the guide".
 _DOCUMENT_WORDS = frozenset(content_stems(
     "paper papers document documents article chapter guide manual specification spec report "
@@ -68,7 +69,10 @@ _DOCUMENT_WORDS = frozenset(content_stems(
 @lru_cache(maxsize=256)
 def asked_stems(question: str) -> frozenset[str]:
     """The question's content words (stems) a sentence answering it would state."""
-    return frozenset(content_stems(question)) - _DOCUMENT_WORDS
+    # each word once: "Dai's" as "Dai", "date-times" as "date" and "times" (a sentence writing
+    # "W. Dai," or "date and time" states them)
+    stems = content_stems(_POSSESSIVE.sub("", question))
+    return frozenset(s for s in stems if "-" not in s) - _DOCUMENT_WORDS
 
 
 def asked_share(question: str, sentence: str) -> float:

@@ -62,6 +62,17 @@ def test_an_answer_of_the_asked_kind_or_a_question_that_does_not_say_passes(ques
     assert mismatch(question, answer) == ""
 
 
+def test_a_question_asking_two_things_takes_a_short_answer_to_either():
+    question = "Who coined the term C10K, and in what year?"
+    assert mismatch(question, "**Kegel**.") == ""
+    assert mismatch(question, "**1999**.") == ""
+    assert mismatch("In what year, and in which city, was the bridge opened?",
+                    "**the old town**.") == ""
+    # one question asked once is still judged by its kind
+    assert mismatch("In what year did Kegel and his team open the bridge?",
+                    "**the old town**.") == "a year"
+
+
 def test_asked_for_reads_the_question_alone():
     assert asked_for("How much money did the President ask for?") == "a sum of money"
     assert asked_for("What is ARPA-H?") == ""

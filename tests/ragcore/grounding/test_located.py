@@ -25,6 +25,14 @@ def test_the_questions_words_about_the_document_itself_do_not_count():
     assert asked_share(question, LIGHTHOUSE.split(". ")[0]) == 1.0
 
 
+def test_a_possessive_or_a_hyphenated_word_of_the_question_counts_once():
+    # "Dai's" is stated by "W. Dai,", "date-times" by "date" and "times" alike
+    assert asked_share("In what year is W. Dai's reference dated?",
+                       "[1] W. Dai, reference dated the year 1998.") == 1.0
+    assert asked_share("What precision do offset date-times need?",
+                       "Offset date and times need millisecond precision.") == 1.0
+
+
 def test_a_short_answer_in_a_sentence_stating_the_question_is_vouched_for():
     label, text = shown("**18:00 and 06:00**.",
                         "Between which hours do the keepers recommend lighting the lamp?")
