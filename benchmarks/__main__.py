@@ -23,7 +23,10 @@ ratios, load rate, bytes on the server, top-5 agreement; ``bench_pg_index``) and
 (queued ingestion with 1, 2 and 4 ``ragcore worker`` processes against an embedder throttled to
 a fixed time per batch: files/s and the speed-up; ``bench_workers``) and sessions (four
 sessions asking at once through one shared two-slot packaged model: all answered, the place
-each waiter was shown, whole-answer p50/max, first token per session; ``bench_sessions``).
+each waiter was shown, whole-answer p50/max, first token per session; ``bench_sessions``) and
+wait (what a person waits for, idle, beside two spinning programs and beside a second ragcore:
+first content, first token and checked answer p50/p90, ragcore's own share, prompt tokens per
+kind of question; ``bench_wait``).
 A group that fails (e.g. no Chromium for the app's browser figures) becomes a row saying why,
 and the others still run.
 """
@@ -59,6 +62,7 @@ BENCHMARKS = (
     ("workers", "ingest.bench_workers", False),
     ("sessions", "llm.bench_sessions", False),
     ("busy", "llm.bench_busy", False),
+    ("wait", "llm.bench_wait", False),
 )
 
 
