@@ -22,7 +22,7 @@ from webapp.chat.chat_modes import mode_name, mode_select
 from webapp.answers.retriever_view import TOP_K_HELP, render_notes, retriever_select
 from webapp.session import Session, Widget, session
 from webapp.waiting import waiting_notice
-from webapp.chat import turn_view
+from webapp.chat import summary_view, turn_view
 from ragcore.workspace.conversation import Conversation, TurnSettings, clear_chat, start_chat
 from ragcore.workspace.chats import ChatMessage, export_json, export_markdown
 
@@ -251,6 +251,8 @@ def draw_reply(chat, number: int, message, text: str, listing, lookup, *, advanc
     controls.render_reply(message, text=text)
     render_reply_extras(message, listing, lookup, index_name=chat.index, key=key,
                         advanced=advanced)
+    if last:
+        summary_view.offer_fresh(message, key)
     return controls.reply_actions(message, number, last=last, shown=text)
 
 
@@ -313,9 +315,13 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool,
     try:
         with turn.notice, waiting_notice():  # its place in line while the model answers others
             response = talk.ask(question, settings, search=scoped(index, list(settings.files)))
-            checked = turn_view.follow_reply(
-                turn, response, controls.kept_stream(kept, response),
-                agent=settings.chat_mode in AGENT_MODES, llm=llm, check=record_and_check)
+            if summary_view.is_summary(response):  # at once, or part by part: no check
+                checked = summary_view.follow_summary(
+                    turn, response, controls.kept_stream(kept, response), check=record_and_check)
+            else:
+                checked = turn_view.follow_reply(
+                    turn, response, controls.kept_stream(kept, response),
+                    agent=settings.chat_mode in AGENT_MODES, llm=llm, check=record_and_check)
     except Exception as exc:  # noqa: BLE001 - shown with a retry; history stays intact
         offer_retry(talk, question, exc)
     message, (text, listing) = checked.result

@@ -131,6 +131,15 @@ class TextStream:
         if chunk:
             self._parts.append(chunk)
 
+    def close(self) -> None:
+        """Stop reading: the producer is closed, so what it has not made yet (a summary's
+        remaining model calls, the rest of a model's reply) is never made; the text so far
+        stays, and the stream reads as finished."""
+        close = getattr(self._stream, "close", None)
+        if close is not None and not self._done:
+            close()
+        self._done = True
+
     @property
     def text(self) -> str:
         """The whole text (runs the rest of the producer if needed)."""

@@ -35,6 +35,7 @@ from .progress import (
     Checking,
     Draft,
     Reading,
+    pulled,
     reading_rate,
     turn_states,
 )
@@ -53,6 +54,7 @@ __all__ = [
     "Checking",
     "Draft",
     "Reading",
+    "pulled",
     "reading_rate",
     "turn_states",
     "ChatEngine",

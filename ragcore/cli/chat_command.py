@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 
 from ..errors import RagcoreError
 from .index_commands import add_index_option, note_model_load
-from .query_command import RESPONSE_MODES, add_llm_options, check_top_k, choose_llm, describe
+from .query_command import (RESPONSE_MODES, add_llm_options, check_top_k, choose_llm,
+                            describe, write_fresh_hint)
 from .render import write_reply, write_trace
 
 if TYPE_CHECKING:
@@ -150,9 +151,11 @@ def answer_turn(message: str, session: ChatSession, *, show_trace: bool) -> None
         sys.stdout.write("\n")
         sys.stderr.write(f"error: {exc}\n")
         return
+    write_fresh_hint(sys.stderr, trace)
     if show_trace:
         write_trace(sys.stdout, trace)
     talk.record(message, response, session.settings)
     if session.save:
         path = talk.workspace.save_chat(talk.chat)
         sys.stderr.write(f"(saved to {path})\n")
+

@@ -96,6 +96,8 @@ def run_query(args: argparse.Namespace, context: CliContext) -> int:
     llm = choose_llm(args, context)
     sys.stderr.write(f"Answering with {describe(llm)}, mode {args.mode}, "
                      f"index {args.index!r}, retrieval {args.retrieval}\n")
+    if answer_summary(args, context, index, llm):
+        return 0
     engine = index.as_query_engine(llm=llm, response_mode=args.mode,
                                    similarity_top_k=args.top_k, retrieval_mode=args.retrieval)
     note_model_load(index, args.retrieval)
@@ -107,3 +109,39 @@ def run_query(args: argparse.Namespace, context: CliContext) -> int:
     if args.trace:
         write_trace(sys.stdout, trace)
     return 0
+
+
+def answer_summary(args: argparse.Namespace, context: CliContext, index, llm: LLM) -> bool:
+    """A request for a summary ("summarise X") answered as the Chat page answers it: at once
+    from what is kept, or written part by part when asked for fresh; False: not one."""
+    from ..trace import Trace
+    from ..workspace.conversation import route_for
+    from ..workspace.conversation.summary_reply import summary_reply
+
+    trace = Trace()
+    route = route_for(index, args.question)
+    reply = summary_reply(context.workspace(), args.index, index, llm, args.question, trace,
+                          route)
+    if reply is None:
+        return False
+    sys.stderr.write(f"Answered from the {'index' if route.document is None else 'file'}'s "
+                     f"summary: {route.reason}\n")
+    for chunk in reply.chunks:
+        sys.stdout.write(chunk)
+        sys.stdout.flush()
+    sys.stdout.write("\n")
+    write_fresh_hint(sys.stderr, trace)
+    if args.trace:
+        write_trace(sys.stdout, trace)
+    return True
+
+
+def write_fresh_hint(out, trace) -> None:
+    """Under a summary given at once (the abstract, one kept from before): how to ask the model
+    for a fresh one."""
+    from ..summaries.parts import READ_NOTE
+    from ..workspace.conversation.summary_reply import OFFER_NOTE
+
+    offer = trace.notes.get(OFFER_NOTE)
+    if offer and READ_NOTE not in trace.notes:
+        out.write(f"(for a summary the model writes now, part by part, ask: {offer})\n")

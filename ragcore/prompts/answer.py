@@ -104,6 +104,18 @@ SIMPLE_SUMMARIZE = PromptTemplate(
     prefill=ANSWER_OPENING,
 )
 
+# One part of a document summarised on request (``summaries.parts``): the parts stream one
+# after another, each headed by where it is in the document, so the reply needs no preamble.
+PART_SUMMARY = PromptTemplate(
+    name="part_summary",
+    system=(
+        "You summarise one part of a longer document for someone who has not read it: two or "
+        "three plain sentences on what this part says, using only the passages. No preamble, "
+        "no heading."
+    ),
+    user=f"Document: {{title}} ({{part}})\n{CONTEXT}\n{{context}}\n\nSummary of this part:",
+)
+
 # The answer templates of the kinds of question that are not one fact (``grounding.kinds``): a
 # list is answered item by item in the passages' words, an overview in a few sentences; neither
 # is forced into the factoid's bold short answer.

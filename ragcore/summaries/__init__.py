@@ -1,6 +1,7 @@
 """Summaries: of a document from its chunks (``summarize``, extractive, with the embedding
-model), the summary index and per-document summaries (``index``), and the router that tells a
-request for a summary from a search (``router``).
+model), the summary index and per-document summaries (``index``), the router that tells a
+request for a summary from a search (``router``), what ingest keeps that answers one at once
+(``kept``: the document's own abstract) and a fresh one by the model, part by part (``parts``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,11 @@ _EXPORTS = {
     "ExtractiveSummary": ".summarize",
     "route_question": ".router",
     "Route": ".router",
+    "SUMMARY": ".router",
+    "INDEX_SUMMARY": ".router",
+    "RETRIEVAL": ".router",
+    "READ_NOTE": ".parts",
+    "reading_line": ".parts",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -12,6 +12,7 @@ documents. Both read chunks through ``ChunkSource``, which ``VectorStoreIndex`` 
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Protocol, Sequence
 
@@ -73,22 +74,25 @@ class SummaryIndex:
 
 @dataclass(frozen=True, slots=True)
 class DocumentSummary:
-    """One document's summary and how it was made ("extractive" or the model's name)."""
+    """One document's summary, how it was made ("extractive" or the model's name) and when
+    (``made``: a date such as "27 November 2026"; "" for summaries kept before dates were)."""
 
     key: str
     title: str
     text: str
     method: str
     doc_ids: tuple[str, ...]
+    made: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {"key": self.key, "title": self.title, "text": self.text,
-                "method": self.method, "doc_ids": list(self.doc_ids)}
+                "method": self.method, "doc_ids": list(self.doc_ids), "made": self.made}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> DocumentSummary:
         return cls(str(data["key"]), str(data.get("title", "")), str(data["text"]),
-                   str(data.get("method", "")), tuple(data.get("doc_ids", ())))
+                   str(data.get("method", "")), tuple(data.get("doc_ids", ())),
+                   str(data.get("made", "")))
 
 
 def is_offline(llm: LLM | None) -> bool:
@@ -136,7 +140,13 @@ def summarize_document(
     """The summary of one document (all of ``doc_ids``: a PDF's pages are one document)."""
     nodes = SummaryIndex.from_index(index, doc_ids).nodes
     text, method = summarize_nodes(index, nodes, llm=llm, trace=trace, lines=True)
-    return DocumentSummary(key, title or key, text, method, tuple(doc_ids))
+    return DocumentSummary(key, title or key, text, method, tuple(doc_ids), made=today())
+
+
+def today() -> str:
+    """The date a summary is made, as a person reads it ("27 November 2026")."""
+    day = datetime.date.today()
+    return f"{day.day} {day:%B %Y}"
 
 
 class DocumentSummaryIndex:

@@ -29,8 +29,12 @@ _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _FILLER = frozenset(
     "a an the this that these those of for me please can could you give write make short brief "
     "quick in on about document doc file text it its what is are whole all s say says said "
-    "tell explain spreadsheet workbook presentation slides deck pdf book paper".split()
+    "tell explain spreadsheet workbook presentation slides deck pdf book paper fresh new "
+    "again anew rewrite redo".split()
 )
+# A request for a summary written now by the model, not the abstract or one kept from before.
+_FRESH = re.compile(r"\b(?:fresh|new|anew|again|re-?write|redo|re-?summari[sz]e)\b",
+                    re.IGNORECASE)
 _INDEX_WORDS = frozenset(
     "index corpus collection everything them library".split()
 )
@@ -64,6 +68,18 @@ class Route:
     def to_dict(self) -> dict:
         return {"kind": self.kind, "reason": self.reason, "document": self.document,
                 "score": round(self.score, 3)}
+
+
+def wants_fresh(question: str) -> bool:
+    """Whether ``question`` asks the model to write a summary now ("write a fresh summary of
+    …"), rather than for the document's abstract or a summary kept from before."""
+    return _FRESH.search(question) is not None
+
+
+def fresh_question(name: str) -> str:
+    """The request that asks for a fresh summary of the file ``name`` (offered under a kept
+    one: a button in the app, a hint in the terminal)."""
+    return f"Write a fresh summary of {name}"
 
 
 def name_words(name: str) -> set[str]:

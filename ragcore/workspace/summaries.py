@@ -6,7 +6,9 @@ under the content hashes of its documents and the method that made it ("extracti
 model's name): it stays valid until the file changes or another model is asked, however the
 rest of the index changes. The index's own summary is cached under the index revision. With a
 model, the index summary is a tree_summarize over the files' summaries (LlamaIndex's document
-summaries one level up); offline it is the extractive summary of all the chunks.
+summaries one level up); offline it is the extractive summary of all the chunks. How a request
+for a summary is answered (at once from what is kept, or fresh part by part) is
+``conversation.summary_reply``.
 """
 
 from __future__ import annotations
@@ -37,6 +39,11 @@ CACHE_FORMAT = "ragcore-summaries"
 INDEX_SUMMARY_FILES = 12  # files described in an offline index summary
 FILE_LINE_CHARS = 320  # characters of each file's line there
 _PUT_LOCK = threading.Lock()
+EXTRACTIVE_NOTE = (
+    "An extractive summary: the sentences that best represent the text, quoted in their order "
+    "and chosen with the embedding model. Set up a language model in Settings for a written "
+    "summary."
+)
 
 
 def method_of(llm: LLM | None) -> str:
@@ -224,3 +231,10 @@ def _made_by(llm: LLM | None) -> str:
 
 def _fingerprint(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
+
+
+def how_made(summary: Any) -> str:
+    """How a summary was made, in a sentence."""
+    if summary.method == "extractive":
+        return EXTRACTIVE_NOTE
+    return f"Written by the language model {summary.method}."

@@ -182,7 +182,7 @@ def test_a_summary_request_in_a_scoped_chat_stays_within_the_chosen_file(docs_ws
     assert not at.chat_message[1].markdown[0].value.startswith("**Summary of")
     assert source_files(saved(docs_ws, at)) <= {"pep-0020.rst"}
     ask(at, "Summarise the documents")
-    assert at.chat_message[3].markdown[0].value.startswith("**Summary of pep-0020.rst**")
+    assert at.chat_message[3].markdown[0].value.startswith("**The abstract of “The Zen of Python” (pep-0020.rst)**")
 
 
 def test_a_reply_cut_short_by_opening_another_chat_is_kept_in_its_own_chat(docs_ws):

@@ -172,7 +172,7 @@ def test_the_query_page_answers_a_summary_request_with_the_summary(docs_ws):
     at.text_input[0].set_value("Give me a summary of pep 20").run()
     button(at, "Ask").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    assert at.markdown[0].value.startswith("**Summary of pep-0020.rst**")
+    assert at.markdown[0].value.startswith("**The abstract of “The Zen of Python” (pep-0020.rst)**")  # its own words, at once
     assert not any("Answered from" in c.value for c in at.caption)  # the route: Advanced
 
 

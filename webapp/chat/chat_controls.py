@@ -39,11 +39,17 @@ def begin_reply(chat: Any, question: str, settings: dict) -> dict:
 
 
 def kept_stream(kept: dict, response: Iterable[str]) -> Iterator[str]:
-    """The reply's chunks as they come, each also added to the session's copy of it."""
+    """The reply's chunks as they come, each also added to the session's copy of it; when
+    they are no longer read (Stop), the reply is closed."""
     kept["response"] = response
-    for chunk in response:
-        kept["text"] += chunk
-        yield chunk
+    try:
+        for chunk in response:
+            kept["text"] += chunk
+            yield chunk
+    finally:  # stopped before its end (Stop): the reply's remaining work is not run
+        close = getattr(response, "close", None)
+        if close is not None:
+            close()
 
 
 def stream_finished() -> None:

@@ -11,7 +11,7 @@ from typing import Callable
 
 from ragcore.present.answer_score import THRESHOLD_KEY, TRACE_KEY, score_sentence
 from ragcore.present.grounded import unobserved, unread
-from ragcore.summaries.router import INDEX_SUMMARY, RETRIEVAL, SUMMARY
+from ragcore.summaries import INDEX_SUMMARY, RETRIEVAL, SUMMARY
 from ragcore.types import Node, ScoredNode
 from ragcore.workspace.chats import ChatMessage, ChatSource
 from ragcore.workspace.conversation import DEFAULT_RETRIEVAL_MODE, ROUTE_NOTE

@@ -12,7 +12,7 @@ from typing import Any
 import streamlit as st
 
 from ragcore.present import format as fmt
-from ragcore.summaries.index import DocumentSummary
+from ragcore.summaries import DocumentSummary
 from ragcore.workspace.names import display_name
 from ragcore.workspace.summaries import (
     PgSummaryCache,

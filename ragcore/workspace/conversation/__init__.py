@@ -4,8 +4,9 @@
 index, with the engine memory rebuilt from it. A turn is three steps:
 
 - **route**: a question asking for a summary ("summarise the relocation memo") is answered
-  with the file's or the index's summary (``summaries``: cached, extractive offline) instead of
-  a top-k search (``ragcore.summaries.router`` decides; the choice goes into the trace);
+  with the file's or the index's summary (``summary_reply``: at once from what is kept, or
+  written fresh part by part when asked) instead of a top-k search
+  (``ragcore.summaries.router`` decides; the choice goes into the trace);
 - **answer** (``ask``): the summary as a reply, or the chat engine's streamed reply;
 - **record**: once the reply has streamed to the end, the question and the reply, with its
   sources, a compact trace and the settings used, are appended to the saved chat (and a first
@@ -21,36 +22,25 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
-from ..chat.response import ChatResponse
-from ..chat.titles import chat_title, key_phrase_title
-from ..engines.by_name import build_retriever
-from ..engines.from_index import chat_engine_from_index, llm_with_index_embedder
-from ..llms.extractive import answer as extractive_answer
-from ..llms.resolve import describe_llm
-from ..memory import ChatMemory
-from ..summaries.router import INDEX_SUMMARY, RETRIEVAL, SUMMARY, Route, route_question
-from ..trace import Trace
-from ..types import Message
-from .chats import ChatMessage, SavedChat
-from .ingest.index_files import files_of
-from .names import display_name
-from .summaries import (
-    open_summary_cache,
-    document_names,
-    method_of,
-    summarize_file,
-    summarize_whole_index,
-)
+from ...chat.response import ChatResponse
+from ...chat.titles import chat_title, key_phrase_title
+from ...engines.by_name import build_retriever
+from ...engines.from_index import chat_engine_from_index, llm_with_index_embedder
+from ...llms.extractive import answer as extractive_answer
+from ...llms.resolve import describe_llm
+from ...memory import ChatMemory
+from ...summaries.router import INDEX_SUMMARY, RETRIEVAL, SUMMARY, Route, route_question
+from ...trace import Trace
+from ...types import Message
+from ..chats import ChatMessage, SavedChat
+from ..ingest.index_files import files_of
+from ..summaries import EXTRACTIVE_NOTE, document_names, how_made  # noqa: F401 - theirs too
+from .summary_reply import OFFER_NOTE, summary_reply, summary_text  # noqa: F401
 
 ROUTE_NOTE = "route"  # in a turn's trace notes: where its question went, and why
 SCORE_KEY = extractive_answer.SCORE_NOTE  # a saved reply keeps its stated score as the notes do
 THRESHOLD_KEY = extractive_answer.THRESHOLD_NOTE  # beside it: where "not found" begins
 DEFAULT_RETRIEVAL_MODE = "similarity"  # how chats saved before the choice were searched
-EXTRACTIVE_NOTE = (
-    "An extractive summary: the sentences that best represent the text, quoted in their order "
-    "and chosen with the embedding model. Set up a language model in Settings for a written "
-    "summary."
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,14 +98,16 @@ class Conversation:
         """The reply to ``question``, not yet streamed: a summary if it asks for one, else the
         chat engine's; ``search``: the index to search (default the conversation's)."""
         trace = trace if trace is not None else Trace()
-        summary = summary_answer(self.workspace, self.chat.index, self.index, self.llm,
-                                 question, trace, settings.files)
+        summary = summary_reply(self.workspace, self.chat.index, self.index, self.llm, question,
+                                trace, _routed(self.index, question, trace, settings.files))
         if summary is None:
             engine = chat_engine(search if search is not None else self.index, settings, self.llm)
             return engine.chat(question, self.memory, trace=trace)
         self.memory.put_user_message(question)
-        return ChatResponse.from_text(
-            summary, trace=trace, mode="summary",
+        # A kept summary is one chunk, at once; a fresh one streams part by part, and closing
+        # the reply (Stop) runs none of its remaining model calls.
+        return ChatResponse(
+            lambda: summary.chunks, trace=trace, mode="summary",
             on_complete=lambda whole: self.memory.put(Message("assistant", whole)))
 
     def record(self, question: str, response: ChatResponse, settings: TurnSettings, *,
@@ -245,31 +237,13 @@ def document_titles(index: Any) -> dict[str, str]:
 
 def summary_answer(workspace: Any, name: str, index: Any, llm: Any, question: str,
                    trace: Trace, files: Sequence[str] = ()) -> str | None:
-    """The summary ``question`` asks for, as Markdown (None: it asks for a search); where it
-    was routed goes into ``trace.notes[ROUTE_NOTE]``."""
+    """The summary ``question`` asks for, as Markdown, whole (None: it asks for a search);
+    where it was routed goes into ``trace.notes[ROUTE_NOTE]``."""
+    return summary_text(workspace, name, index, llm, question, trace,
+                        _routed(index, question, trace, files))
+
+
+def _routed(index: Any, question: str, trace: Trace, files: Sequence[str]) -> Route:
     route = route_for(index, question, files)
     trace.notes[ROUTE_NOTE] = route.to_dict()
-    if route.kind == RETRIEVAL:
-        return None
-    cache, uid = open_summary_cache(workspace.root), workspace.record(name).uid
-    written_by = None if method_of(llm) == "extractive" else llm
-    with trace.stage("summary", route=route.kind) as detail:
-        if route.kind == SUMMARY and route.document is not None:
-            summary = summarize_file(cache, uid, index, route.document, llm=written_by,
-                                     trace=trace)
-            heading = f"Summary of {summary.title}"
-        else:
-            revision = workspace.index_version(name).revision
-            summary = summarize_whole_index(cache, uid, revision, index, llm=written_by,
-                                            trace=trace)
-            heading = f"Summary of the index “{display_name(workspace, name)}” ({summary.title})"
-        detail["method"] = summary.method
-    body = summary.text.strip() or "There is no text to summarise."
-    return f"**{heading}**\n\n{body}\n\n_{how_made(summary)}_"
-
-
-def how_made(summary: Any) -> str:
-    """How a summary was made, in a sentence."""
-    if summary.method == "extractive":
-        return EXTRACTIVE_NOTE
-    return f"Written by the language model {summary.method}."
+    return route
