@@ -26,6 +26,7 @@ _EXPORTS: dict[str, str] = {
     "QuestionKind": ".kinds",
     "profile": ".kinds",
     "question_kind": ".kinds",
+    "asks_one_fact": ".kinds",
     "closest_sentence": ".nearest",
     "closest_with_position": ".nearest",
     "not_said": ".nearest",

@@ -181,6 +181,16 @@ _STATEMENT = re.compile(r"^\s*(?:why\b|how\b(?!\s+(?:many|much|long|old|often|fa
                         r"tall|soon)\b)|what\b)", re.IGNORECASE)
 
 
+_EXPLAINS = re.compile(r"^\s*(?:why\b|how\b(?!\s+(?:many|much|long|old|often|far|big|large|"
+                       r"tall|soon)\b))", re.IGNORECASE)
+
+
+def wants_an_explanation(question: str) -> bool:
+    """Whether ``question`` asks why or how (not "how many", "how long" ...): its answer is an
+    explanation in the model's words, not one fact a sentence states."""
+    return bool(_EXPLAINS.match(question))
+
+
 def wants_a_statement(question: str) -> bool:
     """Whether ``question`` is answered by a statement rather than a name or a value: a "why",
     a "how" (not "how many", "how long" ...), or a "what" asking for no name and no value

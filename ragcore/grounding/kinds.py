@@ -91,6 +91,13 @@ def question_kind(question: str) -> QuestionKind:
     return QuestionKind.FACTOID
 
 
+def asks_one_fact(question: str) -> bool:
+    """Whether ``question`` is answered by one fact: a factoid, or what a document says of
+    itself ("Who wrote PEP 492?"), stated in one sentence of a passage or of a card. Its answer
+    is decided (vouched for, or "The documents don't say ..."), never left to check."""
+    return question_kind(question) in (QuestionKind.FACTOID, QuestionKind.DOCUMENT)
+
+
 def profile(kind: QuestionKind) -> KindProfile:
     return PROFILES[kind]
 

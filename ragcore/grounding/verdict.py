@@ -148,12 +148,15 @@ def is_refusal(answer: str) -> bool:
 
 def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = False,
                  embedder: Any = None, weights: Weights = WEIGHTS,
-                 question: str = "", judge: Any = None) -> Verdict:
+                 question: str = "", judge: Any = None,
+                 subjects: Sequence[str] = ()) -> Verdict:
     """The verdict on ``answer`` against ``passages`` (texts, in the order they are cited).
 
     ``list_items`` (a list question) checks each item of a listing sentence on its own;
-    ``embedder`` (anything with ``embed_batch``: the index's model) adds similarity of meaning.
+    ``embedder`` (anything with ``embed_batch``: the index's model) adds similarity of meaning;
+    ``subjects`` (the passages' documents' titles) name what the documents are about.
     """
+    subjects = tuple(sorted(set(subjects)))
     measure = _measure(embedder)
     if is_refusal(answer):
         return Verdict(REFUSED, measure=measure)
@@ -177,9 +180,9 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
         checks[0] = replace(checks[0], supported=False, refuted=True, support=(),
                             off_question=off)
     else:  # a factoid's short answer still undecided is vouched for where located, or not
-        checks[0] = decided(restated(checks, question), passages, question)
+        checks[0] = decided(restated(checks, question), passages, question, subjects)
     if question.strip() and question_kind(question) is QuestionKind.LIST:
-        checks = [listed(check, passages, question) for check in checks]
+        checks = [listed(check, passages, question, subjects) for check in checks]
     if judge is not None and can_judge(judge):
         measure += f", and {getattr(judge, 'model', 'the model')} asked whether each passage " \
                    "states it"

@@ -47,6 +47,7 @@ from ..grounding import (
     Claim,
     ClaimCheck,
     QuestionKind,
+    asks_one_fact,
     closest_with_position,
     not_said,
     question_kind,
@@ -62,7 +63,7 @@ from ..llms.extractive.question import asked_acronym
 from ..llms.extractive.text import LIST_ITEM
 from ..prompts.answer import NOT_FOUND_SENTENCE
 from ..retrieval.acronyms import expanded, expansion_in
-from .sources import ListedSource, SourceListing
+from .sources import ListedSource, SourceListing, document_subjects
 from .support import NEAREST
 
 UNSUPPORTED_MARK = "**(not in the documents)**"
@@ -101,7 +102,7 @@ def _shown(answer: str, listing: SourceListing, listed: Sequence[ListedSource],
     text = without_markers(answer)
     if verdict is None:
         return text, ()
-    factoid = question_kind(listing.question) is QuestionKind.FACTOID
+    factoid = asks_one_fact(listing.question)
     lead = verdict.claims[0] if verdict.claims else None
     if (verdict.label == UNSUPPORTED or _disowned(lead, text)) and factoid:
         return _not_said(listing, listed, marker, guessed=_disowned(lead, text))
@@ -331,7 +332,8 @@ def _not_said(listing: SourceListing, listed: Sequence[ListedSource],
               marker: Callable[[int], str], guessed: bool = False
               ) -> tuple[str, tuple[int, ...]]:
     passages = [source.scored.node.text for source in listed]
-    absent = unmentioned(listing.question, passages) if listing.question else []
+    subjects = document_subjects([source.scored for source in listed])
+    absent = unmentioned(listing.question, passages, subjects) if listing.question else []
     if absent:  # what the question names, no passage mentions: said so, plainly
         first = f"The documents don't mention {_joined(absent)}."
     else:

@@ -128,9 +128,21 @@ def answer_sources(
         passages = [n.node.text for n in nodes]
         embedder = support_embedder(embedder, retrieval_mode)
         citations = cite(answer, passages, extractive=extractive, embedder=embedder,
-                         question=question, judge=judge)
+                         question=question, judge=judge, subjects=document_subjects(nodes))
     return list_sources(nodes, citations, retrieval_mode=retrieval_mode,
                         response_mode=response_mode, question=question)
+
+
+def document_subjects(nodes: Sequence[ScoredNode]) -> tuple[str, ...]:
+    """What the passages' documents are about, by name: their titles and file names ("TOML",
+    "toml.md"), for the verdict to know a sentence of them need not restate it."""
+    names = set()
+    for scored in nodes:
+        metadata = scored.node.metadata
+        names.update(str(metadata[key]) for key in ("title", "card_title") if metadata.get(key))
+        if metadata.get("file_name"):
+            names.add(str(metadata["file_name"]).rsplit(".", 1)[0])
+    return tuple(sorted(names))
 
 
 def uses_passages(response_mode: str | None) -> bool:

@@ -22,13 +22,19 @@ from ragcore.grounding.claims import sentence_spans
 from ragcore.grounding.located import asked_share
 
 DATA = Path(__file__).resolve().parent / "data" / "train_samples.json.gz"
+# The seven titled articles of the training split (the samples above carry no titles): with
+# their titles as the documents' subjects, the rule's share with and without them.
+TITLED = Path(__file__).resolve().parent / "data" / "train.json"
 
 
-def rows() -> tuple[list[float], list[float]]:
-    """The feature of every positive and every negative."""
-    data = json.load(gzip.open(DATA))["data"]
+def rows(path: Path = DATA, titles: bool = False) -> tuple[list[float], list[float]]:
+    """The feature of every positive and every negative; with ``titles``, each article's
+    title (underscores as spaces) is the subject of its questions (``located.asked_stems``)."""
+    opened = gzip.open(path) if path.suffix == ".gz" else path.open(encoding="utf-8")
+    data = json.load(opened)["data"]
     positives, negatives = [], []
     for article in data:
+        subjects = (article.get("title", "").replace("_", " "),) if titles else ()
         for paragraph in article["paragraphs"]:
             text = paragraph["context"]
             spans = sentence_spans(text, wrapped=True)
@@ -40,10 +46,11 @@ def rows() -> tuple[list[float], list[float]]:
                 if not holding:
                     continue
                 question = qa["question"]
-                positives.append(asked_share(question, text[holding[0][0]:holding[0][1]]))
+                positives.append(asked_share(question, text[holding[0][0]:holding[0][1]],
+                                             subjects))
                 others = [text[a:b] for a, b in spans if (a, b) != holding[0]]
                 if others:
-                    negatives.append(max(asked_share(question, s) for s in others))
+                    negatives.append(max(asked_share(question, s, subjects) for s in others))
     return positives, negatives
 
 
@@ -58,11 +65,14 @@ def curve(positives: list[float], negatives: list[float]) -> list[tuple[float, f
 
 
 def main() -> None:
-    positives, negatives = rows()
-    print(f"{len(positives)} positives, {len(negatives)} negatives (answer sentence removed)")
-    print("share  positives vouched  negatives vouched")
-    for share, pos, neg in curve(positives, negatives):
-        print(f"{share:5.1f}  {pos:17.1%}  {neg:17.1%}")
+    for name, path, titles in (("samples", DATA, False), ("titled, no subjects", TITLED, False),
+                               ("titled, titles as subjects", TITLED, True)):
+        positives, negatives = rows(path, titles)
+        print(f"\n{name}: {len(positives)} positives, {len(negatives)} negatives (answer "
+              "sentence removed)")
+        print("share  positives vouched  negatives vouched")
+        for share, pos, neg in curve(positives, negatives):
+            print(f"{share:5.1f}  {pos:17.1%}  {neg:17.1%}")
 
 
 if __name__ == "__main__":

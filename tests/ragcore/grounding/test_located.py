@@ -100,8 +100,58 @@ def test_sources_under_an_answer_left_to_check_say_to_check_it_not_unused():
             "# octal with prefix `0o`\noct1 = 0o01234567")
     nodes = [ScoredNode(Node(code), 0.9),
              ScoredNode(Node("TOML aims to be a minimal configuration file format."), 0.5)]
-    checked = AnswerCheck()("In TOML, octal integers use the prefix `0o`.", nodes,
-                            question="What prefix do octal integers use in TOML?")
+    # an explanation in the model's words: neither vouched for nor taken for invented
+    checked = AnswerCheck()("Prefixes let a reader tell the base of an integer at a glance.",
+                            nodes, question="Why do integers have prefixes in TOML?")
     assert checked.text.startswith(NOT_CONFIRMED)
     notes = {s.use.note for s in (*checked.listing.shown, *checked.listing.hidden)}
     assert notes == {TO_CHECK}
+
+
+TOML_CODE = ("Integers\n\n# hexadecimal with prefix `0x`\nhex1 = 0xDEADBEEF\n"
+             "# octal with prefix `0o`\noct1 = 0o01234567")
+
+
+def toml_checked(answer: str, question: str, title: str = "") -> tuple[str, str]:
+    nodes = [ScoredNode(Node(TOML_CODE, metadata={"title": title} if title else {}), 0.9),
+             ScoredNode(Node("TOML aims to be a minimal configuration file format."), 0.5)]
+    checked = AnswerCheck()(answer, nodes, question=question)
+    return checked.verdict.label, checked.text
+
+
+def test_the_name_of_what_the_documents_are_about_need_not_be_restated():
+    question = "What prefix do octal integers have in TOML?"
+    assert toml_checked("**0o**.", question, title="TOML")[0] == "supported"
+    # the same sentence, the document untitled: "TOML" is a word of the question it lacks
+    label, text = toml_checked("**0o**.", question)
+    assert label == "unsupported" and text.startswith("The documents don't say")
+
+
+def test_a_sentence_answer_is_decided_by_what_it_adds_to_the_question():
+    question = "What is the short form of the flag that searches binary files?"
+    nodes = [ScoredNode(Node("Binary files can be searched via the `--text` (`-a` for short) "
+                             "flag. Symlinks are followed with `--follow`."), 0.9)]
+    # what it adds ("`-a`", "`--text`") stands in a sentence stating the question: vouched for
+    checked = AnswerCheck()("The short form of the `--text` (`-a` for short) flag is `-a`.",
+                            nodes, question=question)
+    assert checked.verdict.label == "supported" and "Not confirmed" not in checked.text
+    # what it adds ("since 2019") no sentence states: "The documents don't say ...", not a hedge
+    checked = AnswerCheck()("The short form of the `--text` flag has been `-a` since 2019.",
+                            nodes, question=question)
+    assert checked.verdict.label == "unsupported"
+    assert checked.text.startswith("The documents don't say")
+
+
+def test_who_wrote_a_document_is_decided_too():
+    nodes = [ScoredNode(Node("PEP 492 added native coroutines to Python 3.5."), 0.9)]
+    checked = AnswerCheck()("PEP 492 was written by Guido van Rossum in 2015.", nodes,
+                            question="Who wrote PEP 492?")
+    assert checked.verdict.label == "unsupported"
+    assert checked.text.startswith("The documents don't say who wrote PEP 492")
+
+
+def test_what_the_documents_are_about_is_no_absent_premise():
+    question = "What prefix do octal integers use in TOML?"
+    assert unmentioned(question, [TOML_CODE]) == ["TOML"]
+    assert unmentioned(question, [TOML_CODE], ("TOML",)) == []
+    assert unmentioned("What is the election timeout in etcd?", [TOML_CODE], ("TOML",)) == ["etcd"]
