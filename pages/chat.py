@@ -218,11 +218,12 @@ def render_reply_extras(message, listing, lookup, *, index_name: str, key: str,
         st.info(notice)  # what went unusually (an empty reply ...) matters in the simple view too
 
 
-def render_history(chat, lookup, embedder, advanced: bool):
+def render_history(chat, lookup, embedder, advanced: bool, *, asking: bool = False):
     """The conversation: questions (with Edit), replies (with Copy, Regenerate), dropped files;
     the last reply's Regenerate slot (None: no reply). It keeps Regenerate while a new question
     is answered, drawn as in the run before (else it stays there greyed) until that answer's
-    reply takes it over."""
+    reply takes it over; ``asking``: a question is answered in this run (the last reply's
+    offer of a fresh summary is not drawn: it would be left greyed under the new turn)."""
     last, regenerate = len(chat.messages) - 1, None
     for number, message in enumerate(chat.messages):
         for drop in drops_at(chat, number):
@@ -236,14 +237,15 @@ def render_history(chat, lookup, embedder, advanced: bool):
                                          question=checked_against(chat, number))
             with turn_view.reply_body(number):  # as a reply just made is drawn
                 regenerate = draw_reply(chat, number, message, text, listing, lookup,
-                                        advanced=advanced, last=number == last)
+                                        advanced=advanced, last=number == last,
+                                        offer=number == last and not asking)
     for drop in drops_at(chat, len(chat.messages)):
         render_drop(drop)
     return regenerate
 
 
 def draw_reply(chat, number: int, message, text: str, listing, lookup, *, advanced: bool,
-               last: bool):
+               last: bool, offer: bool = True):
     """A reply as shown, in the history and just made alike: its checked ``text`` with its
     notes, what is under it, Copy (and Regenerate when ``last``: its slot is returned)."""
     key = f"{chat.id}_{number}"
@@ -251,7 +253,7 @@ def draw_reply(chat, number: int, message, text: str, listing, lookup, *, advanc
     controls.render_reply(message, text=text)
     render_reply_extras(message, listing, lookup, index_name=chat.index, key=key,
                         advanced=advanced)
-    if last:
+    if last and offer:  # under a kept summary: Write a fresh summary
         summary_view.offer_fresh(message, key)
     return controls.reply_actions(message, number, last=last, shown=text)
 
@@ -427,7 +429,7 @@ def main() -> None:
     question = (prompt.text if prompt else "") or session.take(Session.queued_question)
     if prompt and prompt.files:
         drop_files(ws, chat, prompt.files)  # shown in place by render_history
-    regenerate = render_history(chat, lookup, index.embedder, advanced)
+    regenerate = render_history(chat, lookup, index.embedder, advanced, asking=bool(question))
     if not question and not failed:
         ask_again_offer(chat, choices["mode"])
     if failed:

@@ -110,8 +110,8 @@ PART_SUMMARY = PromptTemplate(
     name="part_summary",
     system=(
         "You summarise one part of a longer document for someone who has not read it: two or "
-        "three plain sentences on what this part says, using only the passages. No preamble, "
-        "no heading."
+        "three plain sentences on what this part says, using only the passages. Do not repeat "
+        "the document's title or say what the whole document is; no preamble, no heading."
     ),
     user=f"Document: {{title}} ({{part}})\n{CONTEXT}\n{{context}}\n\nSummary of this part:",
 )
