@@ -125,6 +125,13 @@ def turn_states(chunks: Iterable[str], check: Callable[[str], T], *,
     yield Checked(text, check(text))
 
 
+def pulled(chunks: Iterable[str], *, every: float = TICK_SECONDS) -> Iterator[str | None]:
+    """``chunks`` read in a worker thread: each chunk, or None every ``every`` seconds none
+    came (so a page can redraw, and its Stop act, while the model is silent); stopping the
+    iteration closes ``chunks`` once the chunk being made arrives."""
+    return iter(_Puller(chunks, every=every))
+
+
 def _reading(sources: Sequence[Any], rate: Callable[[], float | None], seconds: float, *,
              waiting: bool) -> Reading:
     words, speed = passage_words(sources), rate()
