@@ -52,11 +52,11 @@ KIND_QUESTIONS = {  # one of each kind, about the State of the Union speech
     "summary": "Summarise the State of the Union speech.",
 }
 FOLLOW_UP = ("How much is Ford investing to build electric vehicles?", "And GM?")
-# The kinds' prompt tokens at 203ce6a (the commit before issue 56's changes), measured idle by
-# this benchmark (benchmarks/llm/README.md); None until measured.
-BEFORE_TOKENS: dict[str, int | None] = {
-    "factoid": None, "list": None, "why/how": None, "summary": None, "follow-up": None,
-}
+# The kinds' prompt tokens at 203ce6a (before issue 56's changes), measured by ``prompt_tokens``
+# in a worktree of it on 2026-11-27 at load 4.4-6.2, base reading budget 160 tokens (1 thread);
+# the budget follows the machine's measured speed, so compare figures read at the same budget.
+BEFORE_TOKENS = {"factoid": 248, "list": 534, "why/how": 315, "summary": 514, "follow-up": 316}
+BEFORE_BUDGET = 160
 _SECOND = r"""
 import secrets, sys
 from pathlib import Path
@@ -196,9 +196,9 @@ def prompt_tokens(index: Any, llm: Any) -> dict[str, dict[str, Any]]:
 
 
 def _tokens(trace: Any) -> dict[str, Any]:
-    budget = trace.notes.get("reading_budget")
+    base = trace.notes.get("reading_budget_base") or {}
     return {"tokens": trace.total_tokens_in, "kind": trace.notes.get("question_kind"),
-            "budget": budget.get("tokens") if isinstance(budget, dict) else budget,
+            "budget": trace.notes.get("reading_budget"), "base": base.get("tokens"),
             "calls": [c.purpose for c in trace.llm_calls]}
 
 
@@ -278,7 +278,7 @@ def kind_rows(kinds: dict[str, dict[str, Any]]) -> list[Row]:
         extra = f"; first turn {facts['first turn']}" if "first turn" in facts else ""
         rows.append(Row(
             GROUP, f"prompt tokens: {kind}", facts["tokens"], "tokens",
-            note=f"before (203ce6a): {before if before is not None else 'not measured'}; "
-                 f"read as {facts['kind']}, budget {facts['budget']}; calls "
-                 f"{', '.join(facts['calls'])}{extra}"))
+            note=f"before (203ce6a, base budget {BEFORE_BUDGET}): {before}; "
+                 f"read as {facts['kind']}, budget {facts['budget']} (base {facts['base']}); "
+                 f"calls {', '.join(facts['calls'])}{extra}"))
     return rows

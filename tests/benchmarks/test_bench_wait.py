@@ -49,3 +49,19 @@ def test_pooled_share_weighs_each_answer_by_its_time_and_names_the_largest_stage
     assert largest_stages([short], 2) == [
         ("between stages", pytest.approx(0.9)),  # 3 s less the 2.1 s the stages account for
         ("postprocess: SentenceEmbeddingOptimizer", pytest.approx(0.7))]
+
+
+def test_a_conditions_rows_judge_its_targets_and_show_its_load():
+    from benchmarks.llm.bench_wait import condition_rows, kind_rows
+
+    facts = {"waits": [_wait(), Wait(0.4, 2.0, 3.0, 3.5)], "threads": 1,
+             "load": ([4.5, 4.0, 3.0], [5.1, 4.2, 3.1])}
+    rows = {row.metric: row for row in condition_rows("idle", facts)}
+    assert "load 4.5->5.1" in rows["idle: answers"].note
+    assert rows["idle: first content p90"].ok is True  # 0.94 s
+    assert rows["idle: whole answer p50"].value == pytest.approx(7.25)  # of 11 s and 3.5 s
+    assert rows["idle: whole answer p50"].ok is True
+    assert rows["idle: ragcore's own share"].ok is False  # 3 s + 3.5 s (no model pass) of 14.5
+    (tokens,) = kind_rows({"list": {"tokens": 500, "kind": "list", "budget": 400, "base": 160,
+                                    "calls": ["qa"]}})
+    assert tokens.value == 500 and "before (203ce6a, base budget 160): 534" in tokens.note
