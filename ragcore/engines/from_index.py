@@ -49,6 +49,7 @@ from ..prompts.chat import INDEX_AGENT_PROMPT
 from ..query import QueryEngine
 from ..retrieval.acronyms import AcronymExpansions
 from ..retrieval.cards import DocumentCards
+from ..retrieval.figures import FigureBodies
 from ..retrieval.optimizer import SentenceEmbeddingOptimizer
 from ..retrieval.ordinals import OrdinalItems
 from ..retrieval.retrievers import RetrievalMode, Retriever, SearchableIndex
@@ -119,7 +120,8 @@ def reading_postprocessors(index: EngineIndex, postprocessors: Sequence[NodePost
                            llm: LLM, retrieval_mode: str = "hybrid",
                            passages: int | None = None) -> list[NodePostprocessor]:
     """``postprocessors`` between the ones every engine reads with: first, for an index that can
-    look its nodes up, lists completed across a chunk border (``ListContinuation``); last, for
+    look its nodes up, lists completed across a chunk border (``ListContinuation``) and a
+    caption read with its figure's body before it (``FigureBodies``); last, for
     an LLM that reads only ``reading_tokens`` fast (the packaged model), the question's closest
     sentences up to that many tokens, from at most ``passages`` passages (None: any; see
     ``reading_pool``) (``SentenceEmbeddingOptimizer``; by shared words in keyword mode, which
@@ -129,7 +131,7 @@ def reading_postprocessors(index: EngineIndex, postprocessors: Sequence[NodePost
     for?", the sentence that spells it out (``AcronymExpansions``), and for a list question,
     a prose list's later items after the passage holding its first (``OrdinalItems``)."""
     linked = hasattr(index, "get_node")
-    first = [ListContinuation(index)] if linked else []
+    first = [ListContinuation(index), FigureBodies(index)] if linked else []
     budget = getattr(llm, "reading_tokens", None)
     # An LLM that measures its reading speed (the packaged model) sets the budget per query.
     reader = llm if callable(getattr(llm, "reading_budget", None)) else None

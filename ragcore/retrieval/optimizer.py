@@ -24,7 +24,8 @@ With ``by_kind`` (what the engines use) the budget is the base budget times the 
 share (``ragcore.grounding.kinds``: a list needs its items, a summary more than a fact), noted
 in the trace with the kind. A kept sentence that announces what follows ("... into four groups:
 1.", "the following:") keeps the sentences after it in its passage, up to ``ANNOUNCED_TOKENS``
-more, whatever the budget: a list cut off after its announcement is the answer lost. Likewise
+more, whatever the budget: a list cut off after its announcement is the answer lost (and a
+caption under its figure, the figure's text before it: ``figures``). Likewise
 under a budget, a sentence that points back ("This principle, known as shifting left, ...") is
 read with the one before it: the next sentence of a kept one when it points back to it, the
 sentence before a kept one that points back (each up to ``REFERRING_TOKENS``), also across a
@@ -72,6 +73,7 @@ from ..postprocess import Postprocessor
 from ..search.lexical import terms
 from ..tokens import count_tokens
 from ..types import ScoredNode
+from .figures import CAPTION, opens_with_caption
 from .rows import names_table, rows_of_tables
 
 GAP = " … "
@@ -219,6 +221,7 @@ class SentenceEmbeddingOptimizer(Postprocessor):
             if kind is QuestionKind.LIST:
                 chosen.update(_list_of(split[i], sorted(chosen)))
             chosen.update(_announced(split[i], sorted(chosen)))
+            chosen.update(_captioned(split[i], sorted(chosen)))
             if budget is not None:  # ragcore's reading: LlamaIndex's cutoffs keep their own
                 chosen.update(_referring(split[i], sorted(chosen)))
         return kept
@@ -235,6 +238,23 @@ def _announced(parts: list[str], kept: list[int]) -> set[int]:
         for j in range(k + 1, len(parts)):
             spent += count_tokens(parts[j])
             if spent > ANNOUNCED_TOKENS:
+                break
+            more.add(j)
+    return more
+
+
+def _captioned(parts: list[str], kept: list[int]) -> set[int]:
+    """The sentences before each kept caption that follows its figure ("Figure 3: Raft
+    guarantees that each of these properties is true at all times.": ``figures``): the
+    figure's body, up to ``ANNOUNCED_TOKENS`` and the caption before it."""
+    more: set[int] = set()
+    for k in kept:
+        if not opens_with_caption(parts[k]):
+            continue
+        spent = 0
+        for j in range(k - 1, -1, -1):
+            spent += count_tokens(parts[j])
+            if spent > ANNOUNCED_TOKENS or CAPTION.search(parts[j]):
                 break
             more.add(j)
     return more
