@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Generic, Iterable, Iterator, Sequence, TypeVar
 
 from ..errors import LLMError
-from ..llms.slots import current_reporter, waiting_reporter
+from ..llms.slots import current_reporter, stopped_by, waiting_reporter
 
 T = TypeVar("T")
 TICK_SECONDS = 0.25  # how often the reading is told again while the model is silent
@@ -128,7 +128,7 @@ def turn_states(chunks: Iterable[str], check: Callable[[str], T], *,
 def pulled(chunks: Iterable[str], *, every: float = TICK_SECONDS) -> Iterator[str | None]:
     """``chunks`` read in a worker thread: each chunk, or None every ``every`` seconds none
     came (so a page can redraw, and its Stop act, while the model is silent); stopping the
-    iteration closes ``chunks`` once the chunk being made arrives."""
+    iteration stops the model's work at once (``slots.stopped_by``) and closes ``chunks``."""
     return iter(_Puller(chunks, every=every))
 
 
@@ -194,7 +194,9 @@ class _Puller:
     def _work(self) -> None:
         chunks = iter(self._chunks)
         try:
-            with waiting_reporter(self._report, started=lambda: self._places.put(None)):
+            # A caller that stops reading stops the model too, even while it reads the prompt.
+            with waiting_reporter(self._report, started=lambda: self._places.put(None)), \
+                    stopped_by(self._cancelled):
                 for chunk in chunks:
                     self._box.put(("chunk", chunk))
                     if self._cancelled.is_set():

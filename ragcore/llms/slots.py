@@ -20,6 +20,12 @@ other, not call by call in turns, and the slot is freed when the question's bloc
 thread pool makes inside the block share it too when the pool runs them in a copy of the
 caller's context (``synthesis.steps`` does), so no slot is held while waiting for another.
 Outside a turn each call takes its own ticket and gives it back when it ends.
+
+A slot given back is free for the next question at once; the work in it stops too. A call made
+inside ``stopped_by(event)`` (``one_turn`` is one: its end is the event) asks ``stop_signal()``
+for a check it can make from any thread, and the engine stops decoding, and reading the prompt,
+once the check says so (``llms.local.engine``: at its next batch of prompt tokens or its next
+token).
 """
 
 from __future__ import annotations
@@ -73,6 +79,7 @@ class Turn:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._held: dict[SlotQueue, Ticket] = {}
+        self.ended = threading.Event()  # set by ``close``: its calls still running stop
 
     def admitted(self, queue: SlotQueue) -> None:
         """Hold a slot of ``queue`` for this question (waiting for it the first time)."""
@@ -84,6 +91,7 @@ class Turn:
             self._held[queue] = ticket
 
     def close(self) -> None:
+        self.ended.set()
         with self._lock:
             held, self._held = list(self._held.values()), {}
         for ticket in held:
@@ -100,10 +108,33 @@ def one_turn() -> Iterator[Turn]:
     turn = Turn()
     token = _TURN.set(turn)
     try:
-        yield turn
+        with stopped_by(turn.ended):
+            yield turn
     finally:
         _TURN.reset(token)
         turn.close()
+
+
+_STOPS: contextvars.ContextVar[tuple[threading.Event, ...]] = contextvars.ContextVar(
+    "ragcore_stops", default=())
+
+
+@contextmanager
+def stopped_by(event: threading.Event) -> Iterator[None]:
+    """Within the block, a model call stops its work once ``event`` is set (and once any event
+    of an enclosing block is)."""
+    token = _STOPS.set((*_STOPS.get(), event))
+    try:
+        yield
+    finally:
+        _STOPS.reset(token)
+
+
+def stop_signal() -> Callable[[], bool]:
+    """Whether the work of this context was stopped: a check taken here and asked from any
+    thread (llama.cpp's callback runs in the engine's own)."""
+    events = _STOPS.get()
+    return lambda: any(event.is_set() for event in events)
 
 
 def current_turn() -> Turn | None:

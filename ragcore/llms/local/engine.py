@@ -5,7 +5,8 @@ every ``LocalLLM`` with the same file, window, thread setting and slots uses one
 from ``shared_engine``, whichever browser session built it. The engine has ``parallel`` slots
 (two by default): two questions at once are decoded together. A slot keeps the prompt it last
 read, so a prompt that starts like the previous one (the same system prompt) only reads what is
-new. Stopping a reply (closing its stream) ends its decoding at the next token. Its threads
+new. Stopping a reply (closing its stream, or ending its turn: ``slots.stopped_by``) ends its
+work at the next token, or at the next batch of prompt tokens while it still reads. Its threads
 follow the machine unless set (``machine``), and every reply's speed is kept (``pace``).
 """
 
@@ -22,11 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from ...errors import LLMError, LLMResponseError
+from ...errors import LLMError
+from .chunks import chunk_text, is_last, raise_error, whole_reply
 from .exchanges import Exchanges
 from .machine import MachineLoad, ThreadChoice, allowed_cores, choose_threads, machine_now
 from .pace import Pace
-from ..slots import QueueState, SlotQueue, current_turn
+from ..slots import QueueState, SlotQueue, current_turn, stop_signal
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +47,12 @@ class EngineConfig:
     threads: int  # 0: fitted to the machine as it is (``machine.choose_threads``)
     parallel: int
 
+
+# Prompt tokens read per batch: a Stop takes effect after the batch being read. Measured on
+# these 2 cores (1 thread, 613-token prompt, load 4-8, CPU seconds): 16 tokens 16.0-16.3, 32:
+# 15.0-15.8, 64: 13.7-13.8, 512: 13.5-13.6. 64 costs ~1 % and stops within 64 tokens' time
+# (about 1 s idle, 4 s on one busy core).
+READ_BATCH = 64
 
 # A fitted engine reloads with other threads only while no reply runs, and at most this often:
 # loading takes a few seconds (4-6 s on 2 busy cores), a load that changes for a moment should
@@ -109,14 +117,6 @@ class LocalEngine:
         with self._lock:
             self._calls -= 1
 
-    @contextmanager
-    def _serving(self) -> Iterator[tuple[Any, int]]:
-        server, threads = self._begin()
-        try:
-            yield server, threads
-        finally:
-            self._end()
-
     def queue_state(self) -> QueueState:
         """Requests decoding now and requests waiting for a slot (Settings, benchmarks)."""
         return self.slots.state()
@@ -139,21 +139,34 @@ class LocalEngine:
         """The reply to an OpenAI chat ``body``, as text chunks, once a slot is free; closing
         the iterator stops it and frees the slot for the next request in line."""
         with self._admitted():  # on the first next(), before any decoding starts
-            yield from self._decoded(body)
+            for chunk in self._chunks(body):
+                if text := chunk_text(chunk):
+                    yield text
 
-    def _decoded(self, body: dict[str, Any]) -> Iterator[str]:
-        """The reply's chunks as llama.cpp decodes them in a worker thread."""
+    def complete(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The whole (non-streamed) reply object, e.g. with ``logprobs`` asked for, once a slot
+        is free (the not-found gate's and the claim judge's short calls wait their turn too).
+        It is streamed underneath, so that a stopped turn stops it too (``chunks``)."""
+        with self._admitted():
+            return whole_reply(self._chunks(body))
+
+    def _chunks(self, body: dict[str, Any]) -> Iterator[Any]:
+        """llama.cpp's chunks of the reply as it reads and decodes in a worker thread: one per
+        batch of prompt tokens read (``prompt_progress``), then one per token. After each, the
+        work goes on only while the reader reads on and the caller's turn has not been stopped
+        (``slots.stop_signal``); a reply stopped that way raises instead of ending short."""
         chunks: queue.Queue[Any] = queue.Queue()
-        stop = threading.Event()
+        stop, stopped = threading.Event(), stop_signal()
         done = object()
 
         def take(chunk: Any) -> bool:
             chunks.put(chunk)
-            return stop.is_set()  # True tells llama.cpp to stop decoding this reply
+            return stop.is_set() or stopped()  # True tells llama.cpp to stop this reply
 
         def run(server: Any) -> None:
             try:
-                server.handle_chat_completions({**body, "stream": True}, take)
+                server.handle_chat_completions(
+                    {**body, "stream": True, "return_progress": True}, take)
             except BaseException as exc:  # handed to the reader, who raises it
                 chunks.put(exc)
             finally:
@@ -167,57 +180,27 @@ class LocalEngine:
         with _RUNNING_LOCK:
             _RUNNING.add(running)
         worker.start()
+        whole = False
         try:
             while (chunk := chunks.get()) is not done:
                 if isinstance(chunk, BaseException):
                     raise LLMError(f"the local model failed: {chunk}") from chunk
-                text = chunk_text(chunk)
+                raise_error(chunk)
                 self._timed(chunk, threads)
-                if text:
-                    yield text
+                whole = whole or is_last(chunk)
+                yield chunk
+            if not whole and stopped():
+                raise LLMError("the local model was stopped before its reply was whole: its "
+                               "question was stopped or withdrawn")
         finally:
             stop.set()
             with _RUNNING_LOCK:
                 _RUNNING.discard(running)
 
-    def complete(self, body: dict[str, Any]) -> dict[str, Any]:
-        """The whole (non-streamed) reply object, e.g. with ``logprobs`` asked for, once a slot
-        is free (the not-found gate's and the claim judge's short calls wait their turn too)."""
-        with self._admitted():
-            return self._completed(body)
-
-    def _completed(self, body: dict[str, Any]) -> dict[str, Any]:
-        with self._serving() as (server, threads):
-            reply = server.handle_chat_completions({**body, "stream": False})
-        _raise_error(reply)
-        self._timed(reply, threads)
-        return reply
-
     def _timed(self, chunk: Any, threads: int) -> None:
         """Keep the speed llama.cpp reports with a reply's last chunk (``timings``)."""
         if isinstance(chunk, dict) and isinstance(chunk.get("timings"), dict):
             self.pace.record(chunk["timings"], threads)
-
-
-def chunk_text(chunk: Any) -> str:
-    """The text of one streamed chunk; an ``{"error": ...}`` chunk raises."""
-    _raise_error(chunk)
-    choices = chunk.get("choices") if isinstance(chunk, dict) else None
-    if not choices:
-        return ""
-    delta = choices[0].get("delta") or {}
-    return delta.get("content") or ""
-
-
-def _raise_error(reply: Any) -> None:
-    if isinstance(reply, dict) and isinstance(reply.get("error"), dict):
-        error = reply["error"]
-        message = error.get("message", "unknown error")
-        if error.get("type") == "exceed_context_size_error":
-            raise LLMResponseError(
-                f"the local model's window is too small for this prompt ({message}): raise "
-                "context_window (Settings, 'Context window') or retrieve fewer passages")
-        raise LLMResponseError(f"the local model refused the request: {message}")
 
 
 def _load_server(config: EngineConfig, threads: int) -> Any:
@@ -233,6 +216,10 @@ def _load_server(config: EngineConfig, threads: int) -> Any:
     params.n_parallel = config.parallel
     params.cpuparams.n_threads = threads
     params.cpuparams_batch.n_threads = threads
+    # The prompt is read in batches of READ_BATCH tokens, and a reply can be stopped only
+    # between them (``LocalEngine._chunks``): with llama.cpp's 2,048 a stopped question read on
+    # for up to 89 s on a busy machine. See READ_BATCH for the cost.
+    params.n_batch = params.n_ubatch = READ_BATCH
     # No host-memory copies of idle slots' prompts (llama.cpp keeps up to 8 GiB of them by
     # default: the model then added 1.9x its file to the process); each slot still reuses its
     # own last prompt (``cache_prompt``).
@@ -256,7 +243,7 @@ def _load_server(config: EngineConfig, threads: int) -> Any:
 # llama.cpp decoding while the interpreter tears the engine down crashed it (1 exit in 3).
 _RUNNING: set[tuple[threading.Event, threading.Thread]] = set()
 _RUNNING_LOCK = threading.Lock()
-EXIT_WAIT_SECONDS = 10.0  # a reply stops at its next token; reading a long prompt takes longer
+EXIT_WAIT_SECONDS = 10.0  # a reply stops at its next token or batch of prompt tokens
 
 
 @atexit.register

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import queue
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -194,16 +195,32 @@ def test_no_slots_is_refused_with_the_fix():
 # -- through the engine (a scripted llama.cpp server) ------------------------------------------
 
 class ScriptedServer:
-    """llama.cpp's server engine as ``LocalEngine`` calls it: a streamed reply of numbered
-    chunks that goes on until told to stop, and a whole reply for ``complete``."""
+    """llama.cpp's server engine as ``LocalEngine`` calls it (always streamed, with progress):
+    ``body["batches"]`` progress chunks while it reads the prompt (0: none), then the tokens of
+    ``body["reply"]`` and a last chunk saying why it finished, or numbered tokens until told to
+    stop. ``stopped`` is set when a call back told it to stop; ``batches_read`` counts."""
 
-    def handle_chat_completions(self, body, take=None):
-        if take is None:
-            return {"choices": [{"message": {"role": "assistant", "content": "whole"}}]}
-        for n in range(100_000):
-            if take({"choices": [{"delta": {"content": f"{n} "}}]}):
-                return None
+    def __init__(self) -> None:
+        self.stopped = threading.Event()
+        self.batches_read = 0
+
+    def handle_chat_completions(self, body, take):
+        assert body["stream"] and body["return_progress"]
+        for n in range(body.get("batches", 0)):
+            self.batches_read += 1
+            time.sleep(0.002)  # a batch of prompt tokens read
+            if take({"choices": [{"delta": {}}], "prompt_progress": {"processed": n}}):
+                return self.stopped.set()
+        tokens = body.get("reply") or (f"{n} " for n in range(100_000))
+        for token in tokens:
+            if take({"choices": [{"delta": {"content": token}}]}):
+                return self.stopped.set()
+        take({"choices": [{"delta": {}, "finish_reason": "stop"}]})
         return None
+
+
+WHOLE = {"reply": ["who", "le"]}  # a short reply, streamed to its end
+LONG_READ = {"batches": 10**6}  # a prompt read for minutes
 
 
 @pytest.fixture
@@ -244,7 +261,7 @@ def test_a_dropped_or_failed_stream_leaks_no_slot(engine, monkeypatch):
     gc.collect()
     assert engine.queue_state() == QueueState(1, 0, 0)
 
-    def refuse(body, take=None):
+    def refuse(body, take):
         raise RuntimeError("slot crashed")
 
     monkeypatch.setattr(engine._server, "handle_chat_completions", refuse)
@@ -261,7 +278,7 @@ def test_complete_waits_its_turn_behind_a_running_stream(engine):
 
     def ask() -> None:
         with waiting_reporter(reports.put):
-            replies.put(engine.complete({}))
+            replies.put(engine.complete(WHOLE))
 
     threading.Thread(target=ask, daemon=True).start()
     reports.get(timeout=SETTLE)
@@ -275,9 +292,9 @@ def test_one_questions_calls_share_its_place_in_line(engine):
     from ragcore.llms import one_turn
 
     with one_turn():
-        assert engine.complete({})  # the gate's pass takes the question's slot
+        assert engine.complete(WHOLE)  # the gate's pass takes the question's slot
         other: queue.Queue = queue.Queue()
-        threading.Thread(target=lambda: other.put(engine.complete({})), daemon=True).start()
+        threading.Thread(target=lambda: other.put(engine.complete(WHOLE)), daemon=True).start()
         for _ in range(SETTLE * 100):  # another person's question is now in line
             if engine.queue_state().waiting == 1:
                 break
@@ -303,14 +320,14 @@ def test_calls_of_a_pool_inside_a_turn_share_it_without_deadlock(engine):
         model = "scripted"
 
         def stream(self, messages):
-            yield engine.complete({})["choices"][0]["message"]["content"]
+            yield engine.complete(WHOLE)["choices"][0]["message"]["content"]
 
     calls = [Call("qa", [Message("user", f"part {n}")]) for n in range(3)]
     done: queue.Queue = queue.Queue()
 
     def question() -> None:
         with one_turn():
-            engine.complete({})  # the gate's pass: the question holds the one slot from here
+            engine.complete(WHOLE)  # the gate's pass: the question holds the one slot from here
             done.put(_complete_all(calls, EngineLLM(), None, max_concurrency=3))
 
     threads = [threading.Thread(target=question, daemon=True) for _ in range(2)]
@@ -318,6 +335,51 @@ def test_calls_of_a_pool_inside_a_turn_share_it_without_deadlock(engine):
         thread.start()
     assert [done.get(timeout=SETTLE * 4) for _ in threads] == [["whole"] * 3] * 2
     assert engine.queue_state() == QueueState(1, 0, 0)
+
+
+def test_a_turn_ended_while_the_prompt_is_read_stops_the_reading(engine):
+    """Stop (or Cancel, or a closed tab) ends the question's turn while llama.cpp still reads
+    its prompt: the reading stops at its next batch, not at the first token minutes later."""
+    from ragcore.llms import one_turn
+
+    turns: queue.Queue = queue.Queue()
+    outcome: queue.Queue = queue.Queue()
+
+    def question() -> None:
+        with one_turn() as turn:
+            turns.put(turn)
+            try:
+                outcome.put(list(engine.stream(LONG_READ)))
+            except LLMError as exc:
+                outcome.put(exc)
+
+    threading.Thread(target=question, daemon=True).start()
+    turn = turns.get(timeout=SETTLE)
+    while engine._server.batches_read < 3:
+        time.sleep(0.01)
+    turn.close()  # what the page's run ending does, from another thread
+    assert engine._server.stopped.wait(SETTLE)
+    assert isinstance(outcome.get(timeout=SETTLE), LLMError)  # never a short reply as whole
+    read = engine._server.batches_read
+    time.sleep(0.1)
+    assert engine._server.batches_read == read < 10**6
+
+
+def test_a_reader_that_stops_reading_stops_the_prompt_reading(engine):
+    from ragcore.chat.progress import pulled
+
+    reading = pulled(engine.stream(LONG_READ), every=0.01)
+    assert next(reading) is None  # silent: the model reads
+    while engine._server.batches_read < 3:
+        time.sleep(0.01)
+    reading.close()  # the page stopped reading (Stop): no chunk will ever come to close it
+    assert engine._server.stopped.wait(SETTLE)
+
+
+def test_a_whole_reply_is_read_from_the_stream(engine):
+    reply = engine.complete({**WHOLE, "batches": 3})
+    assert reply["choices"][0]["message"]["content"] == "whole"
+    assert reply["choices"][0]["finish_reason"] == "stop" and not engine._server.stopped.is_set()
 
 
 # -- the real packaged model --------------------------------------------------------------------
