@@ -40,6 +40,7 @@ from ..chat import (
     SimpleChatEngine,
 )
 from ..chat.modes import FUNCTION_CALLING, ChatMode, best_chat_mode, parse_chat_mode
+from ..embeddings.kept_vectors import KEPT
 from ..errors import ConfigError
 from ..llms.base import LLM
 from ..postprocess import ListContinuation, NodePostprocessor
@@ -218,7 +219,8 @@ def llm_with_index_embedder(llm: LLM, index: EngineIndex, retrieval_mode: str) -
 
 
 class _IndexEmbedder:
-    """The index's embedder, looked up when first used: building an engine loads no model."""
+    """The index's embedder, looked up when first used: building an engine loads no model; what
+    it embedded for one question is not embedded again for the next (``KeptVectors``)."""
 
     def __init__(self, index: EngineIndex) -> None:
         self._index = index
@@ -232,7 +234,7 @@ class _IndexEmbedder:
         return self._index.embedder.max_input_tokens
 
     def embed_batch(self, texts: Sequence[str]) -> Any:
-        return self._index.embedder.embed_batch(texts)
+        return KEPT.embed_batch(self.model_name, texts, self._index.embedder.embed_batch)
 
 
 def default_llm(llm: LLM | None, what: str) -> LLM:
