@@ -7,6 +7,7 @@ from ragcore.present import format as fmt, friendly_date, trace_view
 from ragcore.workspace.names import display_name
 from webapp import shell, state
 from webapp.chat import chat_list
+from webapp.chat.chat_elsewhere import chat_elsewhere
 from webapp.team import team_state
 from webapp.settings.advanced import advanced_toggle
 from webapp.chat import chat_controls as controls
@@ -218,13 +219,12 @@ def render_reply_extras(message, listing, lookup, *, index_name: str, key: str,
         st.info(notice)  # what went unusually (an empty reply ...) matters in the simple view too
 
 
-def render_history(chat, lookup, embedder, advanced: bool, *, asking: bool = False):
+def render_history(chat, lookup, embedder, advanced: bool):
     """The conversation: questions (with Edit), replies (with Copy, Regenerate), dropped files;
-    the last reply's Regenerate slot (None: no reply). It keeps Regenerate while a new question
-    is answered, drawn as in the run before (else it stays there greyed) until that answer's
-    reply takes it over; ``asking``: a question is answered in this run (the last reply's
-    offer of a fresh summary is not drawn: it would be left greyed under the new turn)."""
-    last, regenerate = len(chat.messages) - 1, None
+    the last reply's slots of Regenerate and Write a fresh summary (none: no reply). It keeps
+    them while a new question is answered, drawn as in the run before (else they stay there
+    greyed) until that answer's reply takes them over."""
+    last, regenerate = len(chat.messages) - 1, []
     for number, message in enumerate(chat.messages):
         for drop in drops_at(chat, number):
             render_drop(drop)
@@ -237,25 +237,25 @@ def render_history(chat, lookup, embedder, advanced: bool, *, asking: bool = Fal
                                          question=checked_against(chat, number))
             with turn_view.reply_body(number):  # as a reply just made is drawn
                 regenerate = draw_reply(chat, number, message, text, listing, lookup,
-                                        advanced=advanced, last=number == last,
-                                        offer=number == last and not asking)
+                                        advanced=advanced, last=number == last)
     for drop in drops_at(chat, len(chat.messages)):
         render_drop(drop)
     return regenerate
 
 
 def draw_reply(chat, number: int, message, text: str, listing, lookup, *, advanced: bool,
-               last: bool, offer: bool = True):
+               last: bool):
     """A reply as shown, in the history and just made alike: its checked ``text`` with its
-    notes, what is under it, Copy (and Regenerate when ``last``: its slot is returned)."""
+    notes, what is under it, Copy (and when ``last``, Write a fresh summary under a kept
+    summary and Regenerate: their slots are returned)."""
     key = f"{chat.id}_{number}"
     turn_view.saved_steps(message.trace)  # an agent's, folded above its answer
     controls.render_reply(message, text=text)
     render_reply_extras(message, listing, lookup, index_name=chat.index, key=key,
                         advanced=advanced)
-    if last and offer:  # under a kept summary: Write a fresh summary
-        summary_view.offer_fresh(message, key)
-    return controls.reply_actions(message, number, last=last, shown=text)
+    offer = summary_view.offer_fresh(message, key, shown=last)
+    again = controls.reply_actions(message, number, last=last, shown=text)
+    return [slot for slot in (offer, again) if slot is not None]
 
 
 def ask_again_offer(chat, mode: str) -> None:
@@ -288,7 +288,7 @@ def render_failure(failed: dict) -> None:
 def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool,
              regenerate=None) -> None:
     """The passages it reads, its draft and its check as they come, then the checked reply,
-    saved (taking over Regenerate from the reply before: ``regenerate``, its slot); or the
+    saved (taking over Regenerate from the reply before: ``regenerate``, its slots); or the
     history kept and a retry offered."""
     with st.chat_message("user"):  # with Edit at once: the question's place once recorded
         controls.render_question(ChatMessage("user", question), len(chat.messages))
@@ -327,8 +327,8 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool,
     except Exception as exc:  # noqa: BLE001 - shown with a retry; history stays intact
         offer_retry(talk, question, exc)
     message, (text, listing) = checked.result
-    if regenerate is not None:
-        regenerate.empty()
+    for slot in regenerate or ():
+        slot.empty()
     show_recorded(chat, message, text, listing, turn, lookup, advanced)
     if untitled:  # named once its first reply is on screen: the model takes seconds
         with waiting_notice():
@@ -401,6 +401,8 @@ def main() -> None:
         return
     controls.keep_stopped_reply(ws)  # a reply stopped in the last run stays, marked
     chat = current_chat(ws, names)
+    if chat_elsewhere(ws):  # a chat open in another tab, shown here read-only instead
+        return
     with st.sidebar:
         picked = st.selectbox("Index", names, index=names.index(chat.index),
                               format_func=shown_name(ws))
@@ -429,7 +431,7 @@ def main() -> None:
     question = (prompt.text if prompt else "") or session.take(Session.queued_question)
     if prompt and prompt.files:
         drop_files(ws, chat, prompt.files)  # shown in place by render_history
-    regenerate = render_history(chat, lookup, index.embedder, advanced, asking=bool(question))
+    regenerate = render_history(chat, lookup, index.embedder, advanced)
     if not question and not failed:
         ask_again_offer(chat, choices["mode"])
     if failed:

@@ -45,15 +45,19 @@ def follow_summary(turn: Any, response: Any, chunks: Iterable[str], *,
     return Checked(text, check(text))
 
 
-def offer_fresh(message: Any, key: str) -> None:
+def offer_fresh(message: Any, key: str, *, shown: bool = True) -> Any:
     """Under a kept summary: a button asking the model for a fresh one (none under a fresh one,
-    or when no model can write one)."""
+    or when no model can write one; none unless ``shown``), in the slot returned (a reply made
+    after it empties it). The slot is there either way, so what follows it is drawn where it
+    was in the run before (else left there greyed)."""
+    slot = st.empty()
     notes = (message.trace or {}).get("notes") or {}
     offer = notes.get(OFFER_NOTE)
-    if not offer or READ_NOTE in notes:
-        return
-    st.button(FRESH_LABEL, key=f"fresh_{key}", icon=":material/edit_note:", help=FRESH_HELP,
+    if not shown or not offer or READ_NOTE in notes:
+        return slot
+    slot.button(FRESH_LABEL, key=f"fresh_{key}", icon=":material/edit_note:", help=FRESH_HELP,
               on_click=_queue, args=(offer,))
+    return slot
 
 
 def _queue(question: str) -> None:

@@ -225,10 +225,12 @@ def route_for(index: Any, question: str, files: Sequence[str] = ()) -> Route:
 
 
 def document_titles(index: Any) -> dict[str, str]:
-    """The titles the index's files carry (an HTML page's, a Word file's ...), by file key."""
+    """The titles the index's files carry (an HTML page's, a Word file's ...; else the title
+    printed at its head, its card's: "The Zen of Python" for pep-0020.rst), by file key."""
     titles = {}
     for row in files_of(index):
-        found = (index.doc_info(d).metadata.get("title") for d in row["doc_ids"])
+        found = (index.doc_info(d).metadata.get(key) for d in row["doc_ids"]
+                 for key in ("title", "card_title"))
         title = next((str(t) for t in found if t), "")
         if title:
             titles[row["id_base"]] = title

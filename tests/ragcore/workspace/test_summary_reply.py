@@ -131,3 +131,9 @@ def test_the_index_summary_comes_at_once_without_the_model(ws):
     _, reply = ask(ws, llm, "Summarise the index")
     assert reply.text.startswith("**Summary of the index") and llm.calls == []
     assert not trace.notes.get(OFFER_NOTE)
+
+
+def test_a_document_is_named_by_the_title_printed_at_its_head(ws):
+    """PEP 8's file name says nothing of style: its card's title does."""
+    _, reply = ask(ws, writer(), "Summarise the Style Guide for Python Code")
+    assert reply.text.startswith(f"**Summary of {PEP}**")
