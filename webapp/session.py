@@ -87,6 +87,8 @@ class Session:
     streaming_reply: Slot[dict[str, Any] | None] = Slot(None)  # chat, question, text so far
     editing_question: Slot[int | None] = Slot(None)  # the position of the question edited
     confirm_chat_delete: Slot[str | None] = Slot(None)  # "open" (this chat) or "all"
+    chat_elsewhere: Slot[str | None] = Slot(None)  # a chat asked for, open in another tab
+    viewing_chat: Slot[str | None] = Slot(None)  # that chat, shown read-only instead
 
     # -- the Query page ------------------------------------------------------------------------
     query_answer: Slot[dict[str, Any] | None] = Slot(None)  # the last answer, drawn again

@@ -37,6 +37,7 @@ from ragcore.workspace.backends import embedder_from_settings
 from ragcore.workspace.names import index_gone
 from ragcore.workspace.settings import Settings
 from ragcore.present import explain_error
+from webapp import open_chats
 from webapp.team import team_state
 from webapp.session import Session, Widget, session
 
@@ -313,6 +314,7 @@ def open_chat() -> Any:
 
 
 def set_open_chat(chat: Any, memory: Any) -> None:
+    open_chats.hold(getattr(chat, "id", None))  # other tabs must not open it to write (too)
     session.open_chat = chat
     session.chat_memory = memory
     del session.failed_turn
@@ -389,15 +391,21 @@ def node_lookup(index: Any) -> Any:
     return lookup
 
 
-def open_saved_chat(chat: Any) -> None:
-    """Make ``chat`` this session's open chat, with memory rebuilt and its id in the URL."""
+def open_saved_chat(chat: Any) -> bool:
+    """Make ``chat`` this session's open chat, with memory rebuilt and its id in the URL; not
+    when another tab or person has it open (False: ``session.chat_elsewhere`` names it)."""
     from ragcore.workspace.conversation import memory_for_chat
+
+    if open_chats.held_elsewhere(chat.id):
+        session.chat_elsewhere = chat.id
+        return False
 
     set_open_chat(chat, memory_for_chat(chat, current_llm()))
     select_index(chat.index)
     session.preset(Widget.CHAT_MODE, chat.chat_mode)
     if chat.messages:
         st.query_params["chat"] = chat.id
+    return True
 
 
 def restore_chat(ws: Workspace) -> None:
