@@ -54,8 +54,11 @@ def shown_row(question: UnseenQuestion, asked: str, reply, index, judge, started
               trace, **extra) -> dict:
     """The row of one reply: what the app shows of it, its verdict, its score, and where the
     evidence got lost (not among the sources, or not in what the model read)."""
+    reply.text  # noqa: B018 - the model writes while the stream is read: not the check's time
+    answered = time.perf_counter()
     shown, listing = shown_text(reply.text, reply.source_nodes, question=asked,
                                 embedder=index.embedder, judge=judge)
+    checked = time.perf_counter()
     passages = [n.node.text for n in reply.source_nodes]
     scored = score(shown, question.gold, question.kind, passages)
     return {
@@ -67,7 +70,8 @@ def shown_row(question: UnseenQuestion, asked: str, reply, index, judge, started
         "found": list(scored.found), "invented_cited": list(scored.invented),
         "diagnosis": diagnose(question, passages, [
             "\n".join(m.content for m in call.messages) for call in trace.llm_calls]),
-        "seconds": round(time.perf_counter() - started, 2),
+        "seconds": round(checked - started, 2),
+        "check_seconds": round(checked - answered, 2),  # the verdict and its text, judge too
     }
 
 
@@ -141,6 +145,10 @@ def table(rows: list[dict]) -> str:
     lines.append(f"replies with an invented list item cited: {invented}/{len(rows)}")
     seconds = sorted(r["seconds"] for r in rows)
     lines.append(f"median seconds a reply: {seconds[len(seconds) // 2]:.1f}" if seconds else "")
+    checks = sorted(r["check_seconds"] for r in rows if "check_seconds" in r)
+    if checks:
+        lines.append(f"median seconds the check adds: {checks[len(checks) // 2]:.2f} "
+                     f"(max {checks[-1]:.2f})")
     return "\n".join(lines)
 
 

@@ -31,7 +31,8 @@ Similarity cannot tell agreement from contradiction, which is why facts weigh mo
 about the right sentence with the wrong number is not supported. With a judge (``judge.py``:
 the packaged model's "Yes"), the first claim is asked about when these features leave it
 undecided (a chance from the refute threshold to ``SURE_WITHOUT_JUDGE``, no fact missing or
-displaced), with its numbers as the passage writes them. A claim a passage holds word for word
+displaced; not when ``located`` vouches for it by the sentence holding it), with its numbers
+as the passage writes them. A claim a passage holds word for word
 (``quoting_window``: a list item, or more than a short answer) is stated by it: sure, and the
 judge is not asked (on the labelled claims no figure moves; on run 23's answers 15 of the 71
 whose first claim went to the judge quote it: 10 lists, 4 factoids, 1 summary).
@@ -174,13 +175,23 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
                             factoid=not claims[0].item
                             and question_kind(question) is QuestionKind.FACTOID)
     # A lead of another kind than asked is refused whatever a judge says: none is asked.
+    judging = judge if not off and judge is not None and can_judge(judge) else None
     checks = check_claims(claims, passages, embedder=embedder, weights=weights,
-                          question=question, judge=None if off else judge, answer=answer)
+                          question=question, answer=answer)
     if off:
         checks[0] = replace(checks[0], supported=False, refuted=True, support=(),
                             off_question=off)
     else:  # a factoid's short answer still undecided is vouched for where located, or not
-        checks[0] = decided(restated(checks, question), passages, question, subjects)
+        lead = restated(checks, question)
+        located = decided(lead, passages, question, subjects)
+        if judging is not None and not (located.supported and not lead.supported):
+            # the judge is asked as before, but not about an answer the sentence holding it
+            # already vouches for (a call of 1.7-3.2 s on two busy cores)
+            lead = restated([*check_claims(claims[:1], passages, embedder=embedder,
+                                           weights=weights, question=question, judge=judging,
+                                           answer=answer), *checks[1:]], question)
+            located = decided(lead, passages, question, subjects)
+        checks[0] = located
     if question.strip() and question_kind(question) is QuestionKind.LIST:
         checks = [listed(check, passages, question, subjects) for check in checks]
     if judge is not None and can_judge(judge):

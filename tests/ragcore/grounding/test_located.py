@@ -155,3 +155,19 @@ def test_what_the_documents_are_about_is_no_absent_premise():
     assert unmentioned(question, [TOML_CODE]) == ["TOML"]
     assert unmentioned(question, [TOML_CODE], ("TOML",)) == []
     assert unmentioned("What is the election timeout in etcd?", [TOML_CODE], ("TOML",)) == ["etcd"]
+
+
+def test_the_judge_is_not_asked_about_an_answer_its_sentence_vouches_for():
+    from tests.ragcore.grounding.test_verdict import Judge
+
+    question = "What is the short form of the flag that searches binary files?"
+    passage = ("Binary files can be searched via the `--text` (`-a` for short) flag. Symlinks "
+               "are followed with `--follow`.")
+    doubting = Judge(yes=0.05)
+    located = check_answer("The short form of the `--text` (`-a` for short) flag is `-a`.",
+                           [passage], question=question, judge=doubting)
+    assert located.label == "supported" and doubting.asked == []
+    # one the located rule would refuse is still the judge's to decide
+    sure = Judge(yes=0.97)
+    check_answer("**the `--follow` flag**.", [passage], question=question, judge=sure)
+    assert len(sure.asked) == 1
