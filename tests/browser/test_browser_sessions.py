@@ -129,6 +129,8 @@ def test_two_tabs_on_one_chat_link_never_write_into_one_conversation(
     # The second tab may read the first's chat, read-only: no question box there.
     tab.get_by_role("button", name="View that chat (read-only)").click()
     expect(tab.get_by_text(READ_ONLY_TEXT)).to_be_visible(timeout=60_000)
+    expect(tab.get_by_test_id("stChatMessage")).to_have_count(2, timeout=60_000)
+    expect(tab.get_by_test_id("stChatMessage").first).to_contain_text(QUESTIONS[0])
     _wait_idle(tab)
     _shot(tab, "sessions-link-read-only")
     assert QUESTIONS[0] in shown(tab) and QUESTIONS[3] not in shown(tab)
@@ -136,6 +138,7 @@ def test_two_tabs_on_one_chat_link_never_write_into_one_conversation(
     assert tab.get_by_role("button", name="Continue it here").count() == 0  # still held
     tab.get_by_role("button", name="Back to my chat").click()
     expect(tab.get_by_test_id("stChatInputTextArea")).to_be_visible(timeout=60_000)
+    expect(tab.get_by_test_id("stChatMessage").first).to_contain_text(QUESTIONS[3])
     _wait_idle(tab)
     assert QUESTIONS[3] in shown(tab) and QUESTIONS[0] not in shown(tab)
     # Once the first tab is closed, its chat opens by its link again, to be continued.

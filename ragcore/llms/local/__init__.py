@@ -30,7 +30,7 @@ from .engine import EngineConfig, LocalEngine, chunk_text, default_threads, load
     shared_engine
 from .grammar import one_of
 from .machine import ThreadChoice
-from .pace import ReadingBudget
+from .pace import ReadingBudget, cut_short_note
 
 __all__ = ["DEFAULT_LOCAL_OUTPUT", "DEFAULT_LOCAL_WINDOW", "DEFAULT_PARALLEL",
            "DEFAULT_READING_TOKENS", "FITTED", "EngineConfig", "LocalEngine", "LocalLLM",
@@ -158,6 +158,8 @@ class LocalLLM:
         speeds = self._engine.pace.speeds(choice.threads)
         return {"threads": choice.as_dict(),
                 "reading_budget": None if budget is None else budget.as_dict(),
+                "writing_cap": self._engine.pace.writing_cap(choice.threads,
+                                                             ceiling=self.num_output),
                 "reads_per_second": _rounded(speeds.reading),
                 "writes_per_second": _rounded(speeds.writing)}
 
@@ -170,10 +172,19 @@ class LocalLLM:
         return reading / max(1, self._engine.queue_state().running)
 
     def stream(self, messages: Sequence[Message]) -> Iterator[str]:
-        return self._kept(messages, self._engine.stream(self._body(messages)))
+        """The reply, capped by ``num_output`` and by what the model writes here in the time
+        a person waits (``pace.writing_cap``); a reply that cap stopped says so at its end."""
+        cap = self._engine.pace.writing_cap(self._engine.threads, ceiling=self.num_output)
+        body = self._body(messages)
+        ended: list[str] = []
+        chunks = self._engine.stream(body if cap is None else {**body, "max_tokens": cap},
+                                     finished=ended.append)
+        return self._kept(messages, chunks, ended, cap)
 
-    def _kept(self, messages: Sequence[Message], chunks: Iterator[str]) -> Iterator[str]:
-        """``chunks`` as they come; a reply streamed to its end is kept for ``prompt_of``."""
+    def _kept(self, messages: Sequence[Message], chunks: Iterator[str], ended: list[str],
+              cap: int | None) -> Iterator[str]:
+        """``chunks`` as they come, and the note of a reply the writing cap stopped; a reply
+        streamed to its end is kept for ``prompt_of``."""
         parts = []
         try:
             for chunk in chunks:
@@ -183,6 +194,9 @@ class LocalLLM:
             close = getattr(chunks, "close", None)
             if close is not None:
                 close()
+        if cap is not None and ended == ["length"]:
+            parts.append(cut_short_note(cap))
+            yield parts[-1]
         self._engine.exchanges.keep(messages, "".join(parts))
 
     def prompt_of(self, answer: str) -> list[Message] | None:

@@ -22,9 +22,14 @@ def chunk_text(chunk: Any) -> str:
     return delta.get("content") or ""
 
 
+def finish_reason(chunk: Any) -> str | None:
+    """Why llama.cpp ended the reply ``chunk`` ends ("stop", "length": its cap), else None."""
+    return _choice(chunk).get("finish_reason") or None
+
+
 def is_last(chunk: Any) -> bool:
     """Whether ``chunk`` ends a reply llama.cpp wrote to its end (it says why it finished)."""
-    return bool(_choice(chunk).get("finish_reason"))
+    return finish_reason(chunk) is not None
 
 
 def whole_reply(chunks: Iterable[Any]) -> dict[str, Any]:

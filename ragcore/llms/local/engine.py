@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ...errors import LLMError
-from .chunks import chunk_text, is_last, raise_error, whole_reply
+from .chunks import chunk_text, finish_reason, is_last, raise_error, whole_reply
 from .exchanges import Exchanges
 from .machine import MachineLoad, ThreadChoice, allowed_cores, choose_threads, machine_now
 from .pace import Pace
@@ -135,13 +135,17 @@ class LocalEngine:
             ticket.wait()
             yield
 
-    def stream(self, body: dict[str, Any]) -> Iterator[str]:
+    def stream(self, body: dict[str, Any], *,
+               finished: Callable[[str], object] | None = None) -> Iterator[str]:
         """The reply to an OpenAI chat ``body``, as text chunks, once a slot is free; closing
-        the iterator stops it and frees the slot for the next request in line."""
+        the iterator stops it and frees the slot for the next request in line. ``finished``
+        hears why a reply written to its end ended ("stop", "length")."""
         with self._admitted():  # on the first next(), before any decoding starts
             for chunk in self._chunks(body):
                 if text := chunk_text(chunk):
                     yield text
+                if finished is not None and (reason := finish_reason(chunk)):
+                    finished(reason)
 
     def complete(self, body: dict[str, Any]) -> dict[str, Any]:
         """The whole (non-streamed) reply object, e.g. with ``logprobs`` asked for, once a slot

@@ -8,6 +8,11 @@ question's closest sentences up to it) is what the model reads in ``READING_SECO
 measured speed: a laptop reading four times faster reads four times as much in the same wait.
 The question's kind then scales it (``grounding.kinds``: a list or a summary reads 2.5x more).
 Until a reply has been measured, and for a budget fixed in the settings, the budget is fixed.
+
+The measured writing speed caps a reply the same way (``writing_cap``): no longer than what the
+model writes in ``WRITING_SECONDS``, the wait a person gives an answer once it has begun, so on
+a busy machine a long reply stops early (and says so: ``cut_short_note``) instead of writing
+on for minutes. Until a reply has been timed, only the reply's own cap (``num_output``) holds.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ READING_SECONDS = 5.0  # of the first token's wait spent reading passages (4-6 s
 MIN_READING_TOKENS = 160  # below this the answer's sentence loses its neighbours
 MIN_TIMED_READ = 32  # tokens: shorter reads (a cached prompt's tail) time the overhead
 SMOOTHING = 0.5  # weight of the newest reply in the moving average
+WRITING_SECONDS = 30.0  # of writing a person waits for once the answer has begun
+MIN_WRITING_TOKENS = 64  # a reply shorter than this cannot say much: never cut below it
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +80,22 @@ class Pace:
         return ReadingBudget(tokens, f"reads {reading:.0f} tokens/s on {threads} "
                                      f"thread{'' if threads == 1 else 's'}: {tokens} tokens in "
                                      f"about {READING_SECONDS:.0f} s")
+
+    def writing_cap(self, threads: int, *, ceiling: int) -> int | None:
+        """The tokens the model writes in ``WRITING_SECONDS`` at ``threads``' measured speed
+        (at least ``MIN_WRITING_TOKENS``), when that is fewer than ``ceiling``; else None (and
+        None until a reply has been timed)."""
+        writing = self.speeds(threads).writing
+        if writing is None:
+            return None
+        tokens = max(MIN_WRITING_TOKENS, int(writing * WRITING_SECONDS))
+        return tokens if tokens < ceiling else None
+
+
+def cut_short_note(tokens: int) -> str:
+    """What a reply stopped by ``writing_cap`` ends with, so that nobody takes it as whole."""
+    return (f"\n\n(Stopped early: this is what the model writes on this machine in about "
+            f"{WRITING_SECONDS:.0f} s, {tokens} tokens. Ask for less, or a part at a time.)")
 
 
 def _rate(timings: dict, count: str, speed: str, least: int) -> float | None:

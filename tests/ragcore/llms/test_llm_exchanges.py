@@ -10,6 +10,7 @@ from ragcore.llms import local_models
 from ragcore.llms.base import complete
 from ragcore.llms.local import LocalLLM
 from ragcore.llms.local.exchanges import Exchanges
+from ragcore.llms.local.pace import Pace
 from ragcore.prompts.answer import asked_instead
 from ragcore.types import Message
 
@@ -99,8 +100,9 @@ def test_a_reply_read_to_its_end_is_kept_and_one_stopped_early_is_not():
 
     class Engine:
         exchanges = Exchanges()
+        pace, threads = Pace(), 1  # not timed: only num_output caps the reply
 
-        def stream(self, body):
+        def stream(self, body, finished=None):
             try:
                 yield from ("1867", "**. It opened", " in 1867.")
             finally:

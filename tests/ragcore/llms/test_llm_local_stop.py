@@ -133,3 +133,42 @@ def test_a_whole_reply_is_the_one_llama_cpp_gives_unstreamed():
         assert ours["message"]["content"] == theirs["message"]["content"]
         assert ours.get("logprobs") == theirs.get("logprobs")
     assert llm.choose(ask, ["Paris", "Rome"]) in ("Paris", "Rome")
+
+
+# -- a reply capped by what the machine writes in the time a person waits -----------------------
+
+def test_the_writing_cap_is_what_the_measured_speed_writes_in_the_wait():
+    from ragcore.llms.local.pace import MIN_WRITING_TOKENS, WRITING_SECONDS, Pace
+
+    pace = Pace()
+    assert pace.writing_cap(2, ceiling=384) is None  # not timed yet: only num_output holds
+    pace.record({"predicted_n": 40, "predicted_per_second": 4.0}, 2)
+    assert pace.writing_cap(2, ceiling=384) == int(4.0 * WRITING_SECONDS)
+    assert pace.writing_cap(2, ceiling=100) is None  # num_output is the smaller cap
+    assert pace.writing_cap(1, ceiling=384) is None  # another thread count: not timed
+    pace.record({"predicted_n": 40, "predicted_per_second": 0.5}, 1)
+    assert pace.writing_cap(1, ceiling=384) == MIN_WRITING_TOKENS
+
+
+@pytest.mark.slow
+@needs_model
+def test_a_reply_longer_than_the_wait_stops_early_and_says_so():
+    from ragcore.llms.local import LocalLLM
+    from ragcore.llms.local.pace import WRITING_SECONDS
+
+    # An engine of its own (a window no other test uses), timed as a slow machine writes.
+    llm = LocalLLM("smollm2-135m", num_output=384, context_window=1536, parallel=1)
+    llm._engine.pace.record({"predicted_n": 40, "predicted_per_second": 2.5}, llm.threads)
+    cap = int(2.5 * WRITING_SECONDS)
+    assert llm.pace_note()["writing_cap"] == cap
+    ask = [Message("user", "Write a long essay, in many paragraphs, on the history of the sea.")]
+    started = time.perf_counter()
+    reply = "".join(llm.stream(ask))
+    seconds = time.perf_counter() - started
+    assert reply.endswith(f"about {WRITING_SECONDS:.0f} s, {cap} tokens. Ask for less, or a "
+                          "part at a time.)"), reply[-200:]
+    words = len(reply.split("\n\n(Stopped early")[0].split())
+    print(f"stopped early after {seconds:.1f} s, {words} words: {reply[-160:]!r}")
+    assert words < cap  # the cap's tokens and the note, not num_output's 384 tokens
+    short = "".join(llm.stream([Message("user", "Say yes.")]))
+    assert "Stopped early" not in short  # a reply that ends by itself says nothing
