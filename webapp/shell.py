@@ -14,7 +14,7 @@ from typing import Any, Iterator
 
 import streamlit as st
 
-from webapp import state
+from webapp import idle_writer, state
 from webapp.indexes import jobs_view
 from ragcore.present import describe_backend, explain_error
 from webapp.query_options import SEARCH_BY
@@ -95,6 +95,7 @@ def sidebar_status() -> None:
             llm = state.ready_llm()  # never waits: the page draws while the model is looked for
             st.caption(f"Answering: {describe_backend(llm)}" if llm is not None
                        else f"Answering: {state.LOOKING[0].lower()}{state.LOOKING[1:]}")
+            idle_writer.keep_writing(state.workspace_root(), llm)  # summaries while idle
         except Exception as exc:  # noqa: BLE001 - the page itself shows the full explanation
             st.caption(f"Answering backend not available: {explain_error(exc).message}")
         if not state.llm_found():

@@ -81,3 +81,29 @@ def test_stop_while_the_model_writes_a_part_closes_its_reply_and_runs_no_other(d
     while not llm.closed and time.monotonic() < deadline:
         time.sleep(0.02)
     assert llm.closed == [1] and llm.calls == 1  # the part's reply stopped, no other begun
+
+
+def test_the_app_writes_summaries_while_idle_only_with_the_packaged_model(docs_ws, monkeypatch):
+    from ragcore.embeddings.fake import FakeEmbedder
+    from ragcore.llms import FakeLLM
+    from ragcore.workspace import Workspace
+    from ragcore.workspace.summaries import open_summary_cache, unsummarized_files
+    from webapp import idle_writer
+
+    started = []
+    monkeypatch.setattr(idle_writer, "_writer", lambda root, model, llm: started.append(model))
+    idle_writer.keep_writing(docs_ws, FakeLLM(model="fake-writer"))
+    idle_writer.keep_writing(docs_ws, None)
+    assert started == []  # a server model writes at ingest; a scripted one writes none
+    packaged = FakeLLM(default="A part.", model="local:qwen2.5-coder-1.5b")
+    packaged.name = "qwen2.5-coder-1.5b"  # as the packaged model names itself
+    idle_writer.keep_writing(docs_ws, packaged)
+    assert started == ["local:qwen2.5-coder-1.5b"]
+    ws = Workspace(docs_ws, embedder=FakeEmbedder())
+    index, uid, cache = ws.load_index("docs"), ws.record("docs").uid, open_summary_cache(docs_ws)
+    monkeypatch.setattr(idle_writer, "machine_idle", lambda llm=None: True)
+    idle_writer._one_file(ws, packaged)  # one idle moment: one file
+    assert len(unsummarized_files(cache, uid, index, packaged)) == 1
+    monkeypatch.setattr(idle_writer, "machine_idle", lambda llm=None: False)
+    idle_writer._one_file(ws, packaged)  # busy: nothing more
+    assert len(unsummarized_files(cache, uid, index, packaged)) == 1

@@ -66,7 +66,7 @@ def summary_reply(workspace: Any, name: str, index: Any, llm: Any, question: str
     offer = fresh_question(row["file"]) if writes else ""
     trace.notes[OFFER_NOTE] = offer
     if writes and wants_fresh(question):
-        return SummaryReply(route, _fresh(cache, uid, index, row, llm, trace), fresh=True)
+        return SummaryReply(route, fresh_summary(cache, uid, index, row, llm, trace), fresh=True)
     with trace.stage("summary", route=route.kind, method="kept") as detail:
         text, detail["method"] = _kept(cache, uid, index, row, llm, trace)
     return SummaryReply(route, iter([text]), offer=offer)
@@ -92,9 +92,10 @@ def _kept(cache: Any, uid: str, index: Any, row: dict, llm: Any, trace: Trace
     return "\n\n".join(parts), " and ".join(kinds)
 
 
-def _fresh(cache: Any, uid: str, index: Any, row: dict, llm: Any, trace: Trace
-           ) -> Iterator[str]:
-    """A summary the model writes now, part by part; kept once whole."""
+def fresh_summary(cache: Any, uid: str, index: Any, row: dict, llm: Any, trace: Trace
+                  ) -> Iterator[str]:
+    """A summary of the file ``row`` the model writes now, part by part (how far it has read:
+    ``trace.notes[READ_NOTE]``); kept once whole, not when closed before its end."""
     nodes = SummaryIndex.from_index(index, row["doc_ids"]).nodes
     parts = plan_parts(nodes, index.get_vectors([n.node_id for n in nodes]))
     read = trace.notes.setdefault(READ_NOTE, {})

@@ -137,3 +137,56 @@ def test_a_document_is_named_by_the_title_printed_at_its_head(ws):
     """PEP 8's file name says nothing of style: its card's title does."""
     _, reply = ask(ws, writer(), "Summarise the Style Guide for Python Code")
     assert reply.text.startswith(f"**Summary of {PEP}**")
+
+
+# -- written in the background while the machine is idle --------------------------------------
+
+
+def test_a_summary_written_while_idle_is_shown_at_once_said_to_be_the_models_and_dated(ws):
+    from ragcore.workspace.conversation.idle_summaries import summarise_while_idle
+
+    llm = writer()
+    assert summarise_while_idle(ws, "papers", llm, idle=lambda: True) == ZTA
+    assert len(llm.calls) == 6  # its parts, one call each
+    again = writer()
+    _, reply = ask(ws, again, "Summarise the zero trust architecture paper.")
+    assert f"> {OPENS}" in reply.text and f"written by fake-writer on {today()}" in reply.text
+    assert again.calls == []  # shown at once: the model wrote it before
+    assert summarise_while_idle(ws, "papers", llm, idle=lambda: True) == PEP  # the next file
+    assert summarise_while_idle(ws, "papers", llm, idle=lambda: True) is None  # none missing
+
+
+def test_a_background_summary_stops_before_the_next_part_when_the_machine_gets_busy(ws):
+    from ragcore.workspace.conversation.idle_summaries import summarise_while_idle
+
+    llm, looks = writer(), []
+
+    def idle() -> bool:
+        looks.append(len(llm.calls))
+        return len(llm.calls) < 1  # busy once the first part is written
+
+    assert summarise_while_idle(ws, "papers", llm, idle=idle) is None
+    assert len(llm.calls) == 1 and looks == [0, 0, 1]  # asked before each part it began
+    _, reply = ask(ws, writer(), "Summarise the zero trust architecture paper.")
+    assert "written by" not in reply.text  # a summary cut short is not kept
+
+
+def test_the_machine_is_idle_when_its_load_is_low_and_the_model_answers_nobody():
+    from ragcore.llms.slots import QueueState
+    from ragcore.workspace.conversation.idle_summaries import machine_idle
+
+    class Engine:
+        def __init__(self, running: int) -> None:
+            self.state = QueueState(2, running, 0)
+
+        def queue_state(self) -> QueueState:
+            return self.state
+
+    class Model:
+        def __init__(self, running: int) -> None:
+            self._engine = Engine(running)
+
+    assert machine_idle(Model(0), load=lambda: 0.3, cores=2)
+    assert not machine_idle(Model(0), load=lambda: 1.5, cores=2)  # other programs run
+    assert not machine_idle(Model(1), load=lambda: 0.3, cores=2)  # a person is answered
+    assert machine_idle(writer(), load=lambda: 0.3, cores=2)  # no engine to ask
