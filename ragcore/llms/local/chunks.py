@@ -56,7 +56,18 @@ def whole_reply(chunks: Iterable[Any]) -> dict[str, Any]:
     choice = {"index": 0, "finish_reason": finish, "message": message}
     if logprobs:
         choice["logprobs"] = {"content": logprobs}
+    if "usage" not in reply and isinstance(reply.get("timings"), dict):
+        reply["usage"] = _usage(reply["timings"])
     return {**reply, "object": "chat.completion", "choices": [choice]}
+
+
+def _usage(timings: dict[str, Any]) -> dict[str, Any]:
+    """The token counts a whole reply states (``usage``), from a streamed one's ``timings``."""
+    cached, read = int(timings.get("cache_n", 0)), int(timings.get("prompt_n", 0))
+    written = int(timings.get("predicted_n", 0))
+    return {"completion_tokens": written, "prompt_tokens": cached + read,
+            "total_tokens": cached + read + written,
+            "prompt_tokens_details": {"cached_tokens": cached}}
 
 
 def _merge_call(whole: dict[str, Any], delta: dict[str, Any]) -> None:

@@ -36,7 +36,8 @@ def test_a_streamed_reply_reads_back_whole_with_its_calls_and_chances():
         _delta(tool_calls=[{"index": 0, "id": "c1", "type": "function",
                             "function": {"name": "weather", "arguments": '{"ci'}}]),
         _delta(tool_calls=[{"index": 0, "function": {"arguments": 'ty": "Paris"}'}}]),
-        {"choices": [{"delta": {}, "finish_reason": "tool_calls"}], "timings": {"prompt_n": 3}},
+        {"choices": [{"delta": {}, "finish_reason": "tool_calls"}],
+         "timings": {"prompt_n": 3, "cache_n": 2, "predicted_n": 4}},
     ]
     reply = whole_reply(chunks)
     choice = reply["choices"][0]
@@ -44,7 +45,8 @@ def test_a_streamed_reply_reads_back_whole_with_its_calls_and_chances():
     assert choice["message"]["tool_calls"] == [{"id": "c1", "type": "function", "function": {
         "name": "weather", "arguments": '{"city": "Paris"}'}}]
     assert [t["token"] for t in choice["logprobs"]["content"]] == ["Par", "is"]
-    assert choice["finish_reason"] == "tool_calls" and reply["timings"] == {"prompt_n": 3}
+    assert choice["finish_reason"] == "tool_calls"
+    assert reply["usage"]["prompt_tokens"] == 5 and reply["usage"]["completion_tokens"] == 4
     assert [chunk_text(c) for c in chunks[:3]] == ["", "Par", "is"]
     assert [is_last(c) for c in chunks] == [False] * 5 + [True]
 
@@ -132,6 +134,9 @@ def test_a_whole_reply_is_the_one_llama_cpp_gives_unstreamed():
         theirs = theirs["choices"][0]
         assert ours["message"]["content"] == theirs["message"]["content"]
         assert ours.get("logprobs") == theirs.get("logprobs")
+        whole = llm._engine.complete(body)  # the token counts too (benchmarks read them)
+        assert whole["usage"] == llm._engine._server.handle_chat_completions(
+            {**body, "stream": False})["usage"]
     assert llm.choose(ask, ["Paris", "Rome"]) in ("Paris", "Rome")
 
 
