@@ -51,6 +51,15 @@ class Counting:
         self.calls += 1
         return self.llm.stream(messages)
 
+    def with_stop(self, stop: Any) -> Counting:
+        counted = Counting(self.llm.with_stop(stop))
+        counted.stream = lambda messages: self._count(counted.llm, messages)
+        return counted
+
+    def _count(self, llm: Any, messages: Any) -> Iterator[str]:
+        self.calls += 1
+        return llm.stream(messages)
+
 
 def read(reply: Any) -> Iterator[str]:
     """A reply's chunks, the reply closed when they are no longer read (the page's

@@ -110,10 +110,12 @@ PART_SUMMARY = PromptTemplate(
     name="part_summary",
     system=(
         "You summarise one part of a longer document for someone who has not read it: two or "
-        "three plain sentences on what this part says, using only the passages. Do not repeat "
-        "the document's title or say what the whole document is; no preamble, no heading."
+        "three plain sentences, one paragraph, on what this part says, using only the "
+        "passages. Do not repeat the document's title or say what the whole document is; no "
+        "preamble, no heading."
     ),
-    user=f"Document: {{title}} ({{part}})\n{CONTEXT}\n{{context}}\n\nSummary of this part:",
+    user=f"{CONTEXT}\n{{context}}\n\nThese passages are {{part}} of “{{title}}”. Summary of "
+         "this part:",
 )
 
 # The answer templates of the kinds of question that are not one fact (``grounding.kinds``): a

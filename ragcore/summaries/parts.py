@@ -13,12 +13,13 @@ parts runs none of the remaining calls.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from ..llms.base import LLM
+from ..llms.base import LLM, stopping_at
 from ..prompts.answer import PART_SUMMARY
 from ..types import Message, Node
 from .summarize import central_order, centroid_of
@@ -28,6 +29,11 @@ MAX_PARTS = 6
 # (70 tokens a second), so a Stop while it reads leaves it that little to finish.
 PART_TOKENS = 420
 TOKENS_PER_WORD = 1.35  # English prose: an estimate, so planning needs no tokenizer
+# Where a part's summary ends: the 1.5B model, asked for two or three sentences, went on to copy
+# the passages for 200 tokens after its first paragraph.
+PARAGRAPH_END = "\n\n"
+MAX_SENTENCES = 3  # and at most this many sentences: the model's reply is closed after them
+_SENTENCE_END = re.compile(r"[.!?][\"”’)\]]*\s+(?=[A-Z0-9“\"(])")
 READ_NOTE = "summary_read"  # in a reply's trace notes: how far a summary being written has read
 
 
@@ -114,12 +120,33 @@ def write_parts(llm: LLM, parts: Sequence[Part], title: str, *,
     read.update(part=0, parts=len(parts), words=sum(p.words for p in parts), words_read=0,
                 passages=sum(p.passages for p in parts),
                 passages_read=sum(len(p.texts) for p in parts))
+    writer = stopping_at(llm, [PARAGRAPH_END])  # a part's summary is one paragraph
     for part in parts:
         read.update(part=part.number, where=part.where)
         yield f"{chr(10) * 2 if part.number > 1 else ''}**{part.heading}**\n\n"
-        yield from llm.stream(part_prompt(part, title))
+        yield from first_sentences(writer.stream(part_prompt(part, title)), MAX_SENTENCES)
         read["words_read"] += part.words
     read["part"] = len(parts) + 1  # done
+
+
+def first_sentences(chunks: Iterator[str], limit: int) -> Iterator[str]:
+    """``chunks`` up to the end of their ``limit``-th sentence; the rest is never written
+    (``chunks`` is closed: the model stops)."""
+    text = ""
+    try:
+        for chunk in chunks:
+            start, text = len(text), text + chunk
+            ends = list(_SENTENCE_END.finditer(text))
+            if len(ends) >= limit:
+                cut = len(text[: ends[limit - 1].end()].rstrip())
+                if cut > start:
+                    yield text[start:cut]
+                return
+            yield chunk
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()
 
 
 def reading_line(read: dict[str, Any]) -> str:

@@ -8,7 +8,8 @@ import numpy as np
 
 from ragcore.llms.fake import FakeLLM
 from ragcore.summaries.parts import (
-    MAX_PARTS, PART_TOKENS, TOKENS_PER_WORD, plan_parts, reading_line, write_parts,
+    MAX_PARTS, PART_TOKENS, TOKENS_PER_WORD, first_sentences, plan_parts, reading_line,
+    write_parts,
 )
 from ragcore.types import Node
 
@@ -52,7 +53,7 @@ def test_each_heading_comes_before_its_part_is_read_and_the_words_read_are_count
                                   "words read so far.")
     text = "".join(stream)
     assert len(llm.calls) == 3 and "First part." in text and "**Part 3 of 3" in text
-    assert "A report (part 2 of 3" in llm.calls[1][-1].content  # each prompt names its part
+    assert "are part 2 of 3 · pages 4-7 of “A report”" in llm.calls[1][-1].content  # its part
     assert read["words_read"] == read["words"] and reading_line(read).startswith("Read all 3")
 
 
@@ -65,3 +66,34 @@ def test_stopping_after_the_first_part_runs_none_of_the_remaining_model_calls():
         seen += next(stream)
     stream.close()  # Stop: the page stops reading, the reply's generator is closed
     assert len(llm.calls) == 1
+
+
+def test_a_parts_summary_ends_with_its_first_paragraph():
+    """The model is asked to stop at a blank line: it went on copying the passages."""
+
+    class Stopping(FakeLLM):
+        def with_stop(self, stop):
+            self.stops = list(stop)
+            return self
+
+    nodes, vectors = document(6)
+    llm = Stopping(default="One paragraph.")
+    "".join(write_parts(llm, plan_parts(nodes, vectors), "A report", read={}))
+    assert llm.stops == ["\n\n"]
+
+
+def test_a_parts_summary_is_cut_after_three_sentences_and_the_model_stopped():
+    closed = []
+
+    def reply():
+        try:
+            yield from ["It opens. ", "Then “it ", "goes on.” And on. ", "And on", " again. ",
+                        "More."]
+        finally:
+            closed.append(True)
+
+    source = reply()  # held here: only closing it ends it (the model's stream is held so too)
+    cut = "".join(first_sentences(source, 3))
+    assert cut.rstrip() == "It opens. Then “it goes on.” And on."
+    assert closed == [True]
+    assert "".join(first_sentences(iter(["Only one."]), 3)) == "Only one."
