@@ -3,10 +3,11 @@
 ``summarize_nodes`` (``index``) hands every chunk to tree_summarize and says nothing until the
 last call ends: on the packaged model, a paper is tens of minutes of silence. Here a document
 is cut into at most ``MAX_PARTS`` consecutive parts (``plan_parts``); the model reads, of each,
-its most central passages up to ``PART_TOKENS`` (all of a short part) and writes two or three
-sentences on it. The reply is the parts' summaries in document order, each under a heading
-that says where it is ("Part 2 of 6 · pages 5-11"), yielded before the model reads the part:
-the first words come at once, and how far it has read is in the text. ``write_parts`` is the
+its most central passages up to ``PART_TOKENS`` (all of a short part) and writes one paragraph
+of at most ``MAX_SENTENCES`` sentences on it (its reply is closed there). The reply is the
+parts' summaries in document order, each under a heading that says where it is ("Part 2 of 6 ·
+pages 5-11"), yielded before the model reads the part: the first words come at once, and how
+far it has read is in the text. ``write_parts`` is the
 one driver; it calls the model once per part, lazily, so closing it (Stop) between or inside
 parts runs none of the remaining calls.
 """
