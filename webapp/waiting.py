@@ -7,12 +7,15 @@ calls share one slot, taken by the first and freed at the end): while it waits, 
 shows the place in line with Cancel, and it is cleared when the model starts. Cancel needs no handler: any
 click reruns the script, Streamlit raises inside the next redraw of the notice (at most half a
 second later), and that exception frees the question's place as it ends the run. Closing the
-tab stops the run the same way.
+tab stops the run the same way. A model call read in the page's own thread (a follow-up
+rewritten before the search) redraws the empty notice while the model reads in silence
+(``alive``), so Stop ends that call there too, and with it the model's work.
 """
 
 from __future__ import annotations
 
 import itertools
+import threading
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -50,6 +53,12 @@ def waiting_notice() -> Iterator[None]:
         lines.clear()
         notice.empty()
 
+    page = threading.current_thread()
+
+    def alive() -> None:  # the model reads in silence: Stop still ends the run (and the call)
+        if threading.current_thread() is page and not lines:
+            notice.empty()  # Streamlit raises here once Stop (any click) asked for a rerun
+
     # One question, one place in line: its gate pass, answer and check share one slot.
-    with waiting_reporter(report, started=started), one_turn():
+    with waiting_reporter(report, started=started, alive=alive), one_turn():
         yield

@@ -46,10 +46,13 @@ REPORT_SECONDS = 0.5  # how often a waiter's place is told again when it has not
 @dataclass(slots=True, frozen=True)
 class Reporter:
     """What a waiting request tells its caller: ``report(ahead)`` while it waits, then
-    ``started()`` once it holds a slot (only if it had to wait)."""
+    ``started()`` once it holds a slot (only if it had to wait); ``alive()`` every
+    ``REPORT_SECONDS`` a call read in the caller's thread stays silent (the model reading its
+    prompt): raising there ends the call and its work, as ``report`` raising ends a wait."""
 
     report: Callable[[int], object]
     started: Callable[[], object] | None = None
+    alive: Callable[[], object] | None = None
 
 
 _REPORTER: contextvars.ContextVar[Reporter | None] = contextvars.ContextVar(
@@ -58,10 +61,12 @@ _REPORTER: contextvars.ContextVar[Reporter | None] = contextvars.ContextVar(
 
 @contextmanager
 def waiting_reporter(report: Callable[[int], object], *,
-                     started: Callable[[], object] | None = None) -> Iterator[None]:
+                     started: Callable[[], object] | None = None,
+                     alive: Callable[[], object] | None = None) -> Iterator[None]:
     """Within the block, a request of this thread that has to wait for a slot calls
-    ``report(ahead)`` as it waits and ``started()`` when its turn comes."""
-    token = _REPORTER.set(Reporter(report, started))
+    ``report(ahead)`` as it waits and ``started()`` when its turn comes; a silent call,
+    ``alive()`` now and then (see ``Reporter``)."""
+    token = _REPORTER.set(Reporter(report, started, alive))
     try:
         yield
     finally:

@@ -28,7 +28,8 @@ from .chunks import chunk_text, finish_reason, is_last, raise_error, whole_reply
 from .exchanges import Exchanges
 from .machine import MachineLoad, ThreadChoice, allowed_cores, choose_threads, machine_now
 from .pace import Pace
-from ..slots import QueueState, SlotQueue, current_turn, stop_signal
+from ..slots import REPORT_SECONDS, QueueState, SlotQueue, current_reporter, current_turn, \
+    stop_signal
 
 logger = logging.getLogger(__name__)
 
@@ -177,6 +178,8 @@ class LocalEngine:
                 self._end()  # when decoding ends, not when the reader stops: a reload waits
                 chunks.put(done)
 
+        reporter = current_reporter()
+        alive = reporter.alive if reporter is not None else None
         server, threads = self._begin()
         worker = threading.Thread(target=run, args=(server,), name="ragcore-local-llm",
                                   daemon=True)
@@ -186,7 +189,7 @@ class LocalEngine:
         worker.start()
         whole = False
         try:
-            while (chunk := chunks.get()) is not done:
+            for chunk in _arrivals(chunks, done, alive):
                 if isinstance(chunk, BaseException):
                     raise LLMError(f"the local model failed: {chunk}") from chunk
                 raise_error(chunk)
@@ -205,6 +208,25 @@ class LocalEngine:
         """Keep the speed llama.cpp reports with a reply's last chunk (``timings``)."""
         if isinstance(chunk, dict) and isinstance(chunk.get("timings"), dict):
             self.pace.record(chunk["timings"], threads)
+
+
+def _arrivals(chunks: queue.Queue[Any], done: object,
+              alive: Callable[[], object] | None) -> Iterator[Any]:
+    """The chunks until ``done``; meanwhile ``alive()`` every ``REPORT_SECONDS`` (the page that
+    made the call may stop it there: Streamlit raises in its thread once Stop was pressed)."""
+    told = time.monotonic()
+    while True:
+        try:
+            chunk = chunks.get(timeout=None if alive is None else REPORT_SECONDS)
+        except queue.Empty:
+            chunk = None
+        if alive is not None and time.monotonic() - told >= REPORT_SECONDS:
+            alive()
+            told = time.monotonic()
+        if chunk is done:
+            return
+        if chunk is not None:
+            yield chunk
 
 
 def _load_server(config: EngineConfig, threads: int) -> Any:

@@ -376,6 +376,26 @@ def test_a_reader_that_stops_reading_stops_the_prompt_reading(engine):
     assert engine._server.stopped.wait(SETTLE)
 
 
+def test_a_page_stopped_while_the_model_reads_in_its_thread_stops_the_reading(engine):
+    """A call read in the page's own thread (a follow-up's rewrite): the page is asked if it is
+    still there while the model reads in silence; Streamlit raises there after Stop."""
+
+    class Stopped(BaseException):  # as Streamlit's StopException: not an Exception
+        pass
+
+    asked = []
+
+    def alive() -> None:
+        asked.append(engine._server.batches_read)
+        if len(asked) == 3:
+            raise Stopped
+
+    with waiting_reporter(lambda ahead: None, alive=alive), pytest.raises(Stopped):
+        engine.complete(LONG_READ)
+    assert engine._server.stopped.wait(SETTLE) and asked == sorted(asked)
+    assert engine.queue_state() == QueueState(1, 0, 0)
+
+
 def test_a_whole_reply_is_read_from_the_stream(engine):
     reply = engine.complete({**WHOLE, "batches": 3})
     assert reply["choices"][0]["message"]["content"] == "whole"
