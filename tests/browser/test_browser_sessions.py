@@ -12,13 +12,19 @@ the first's read-only).
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 import time
 
 import pytest
-from test_browser import _shot, _wait_idle, page  # noqa: F401
+from test_browser import (REPO, _free_port, _shot, _wait_healthy, _wait_idle, page,  # noqa: F401
+                          stop_app)
 from test_browser_chat_progress import (QUESTIONS, RECORDER, first, open_chat, record_since,
                                         send, slow_app, wait_answered)  # noqa: F401
+
+from pathlib import Path
 
 from webapp.chat.chat_elsewhere import ELSEWHERE_TEXT, READ_ONLY_TEXT
 
@@ -150,3 +156,31 @@ def test_two_tabs_on_one_chat_link_never_write_into_one_conversation(
     expect(again.get_by_test_id("stChatMessage").first).to_be_visible(timeout=120_000)
     _wait_idle(again)
     assert QUESTIONS[0] in shown(again) and again.get_by_text(ELSEWHERE_TEXT).count() == 0
+
+
+def test_stop_ends_a_model_call_the_page_makes_in_its_own_thread(tmp_path, page):  # noqa: F811
+    """A follow-up is rewritten by the model in the page's own thread, before the search;
+    Streamlit cannot stop that thread while it waits for the model. Stop pressed meanwhile
+    must still stop llama.cpp (here scripted, reading for minutes): it did not before the
+    engine asked the page now and then (``Reporter.alive``)."""
+    from playwright.sync_api import expect
+
+    script = Path(__file__).resolve().parents[1] / "support" / "page_thread_call.py"
+    port, log = _free_port(), tmp_path / "streamlit.log"
+    with log.open("a") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port),
+             "--server.headless", "true", "--server.address", "127.0.0.1",
+             "--browser.gatherUsageStats", "false"],
+            cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)), stdout=out,
+            stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, proc, log)
+        page.goto(url)
+        expect(page.get_by_text("The model reads.")).to_be_visible(timeout=120_000)
+        time.sleep(1.0)
+        page.get_by_role("button", name="Stop").click()
+        expect(page.get_by_text("stopped: True")).to_be_visible(timeout=30_000)
+    finally:
+        stop_app(proc)
