@@ -20,6 +20,7 @@ import re
 from typing import Any, Callable, Sequence
 
 from ..llms.extractive.answer import LABEL
+from ..llms.local.pace import split_cut_short
 from ..types import ScoredNode
 from .grounded import NOT_CONFIRMED, NOT_STATED, grounded_text
 from .quotes import MIN_QUOTE_WORDS, Span, quotes_in, sentence_spans, words_of
@@ -98,8 +99,15 @@ def mark_listing(answer: str, listing: SourceListing, *,
                  marker: Callable[[int], str] = plain_marker) -> tuple[str, SourceListing]:
     """``answer`` with markers for the sources of ``listing``, and the listing numbered to match
     (what the Query and Chat pages show)."""
+    answer, note = split_cut_short(answer)  # a reply stopped early says so, after its check
     if listing.without_sources:
-        return answer, listing
+        return answer + note, listing
+    text, numbered = _marked_listing(answer, listing, marker)
+    return text + note, numbered
+
+
+def _marked_listing(answer: str, listing: SourceListing, marker: Callable[[int], str]
+                    ) -> tuple[str, SourceListing]:
     listed = _by_number(listing)
     if listing.verdict is not None:  # ragcore's grounding verdict decides what is shown
         text, order = grounded_text(answer, listing, listed, marker)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from ..grounding import Verdict
+from ..llms.local.pace import split_cut_short
 from ..types import ScoredNode
 from .support import Citations, SourceUse, cite
 
@@ -124,6 +125,7 @@ def answer_sources(
     ``question``, a generated answer is judged by the grounding verdict (``judge``: the LLM
     asked whether a passage states each claim, when it can)."""
     citations = Citations(())
+    answer = split_cut_short(answer)[0]  # "(Stopped early: ...)" is ragcore's, not a claim
     if uses_passages(response_mode):
         passages = [n.node.text for n in nodes]
         embedder = support_embedder(embedder, retrieval_mode)

@@ -17,6 +17,7 @@ on for minutes. Until a reply has been timed, only the reply's own cap (``num_ou
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass
 
@@ -90,6 +91,17 @@ class Pace:
             return None
         tokens = max(MIN_WRITING_TOKENS, int(writing * WRITING_SECONDS))
         return tokens if tokens < ceiling else None
+
+
+# The note ``cut_short_note`` writes, at a reply's end: not a claim of the answer's to check.
+CUT_SHORT = re.compile(r"\s*\(Stopped early: [^()]*\)\s*$")
+
+
+def split_cut_short(text: str) -> tuple[str, str]:
+    """``text`` without the note a reply stopped by ``writing_cap`` ends with, and the note
+    ("" when it has none)."""
+    found = CUT_SHORT.search(text)
+    return (text, "") if found is None else (text[:found.start()], text[found.start():])
 
 
 def cut_short_note(tokens: int) -> str:
