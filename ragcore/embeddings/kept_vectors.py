@@ -29,6 +29,11 @@ class KeptVectors:
         self._vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
+    def clear(self) -> None:
+        """Forget every kept vector (a model's files replaced under its name)."""
+        with self._lock:
+            self._vectors.clear()
+
     def embed_batch(self, model: str, texts: Sequence[str],
                     embed: Callable[[Sequence[str]], Any]) -> np.ndarray:
         """The vectors of ``texts``, each embedded by ``embed`` (one batch of the ones not kept)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from ragcore.embeddings.kept_vectors import KEPT
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.index import VectorStoreIndex
 from ragcore.llms.extractive.backend import LABEL, ExtractiveLLM
@@ -201,6 +202,7 @@ def small_index():
 def test_a_query_engine_over_an_index_ranks_sentences_with_its_embedder(small_index):
     embedder = small_index.embedder
     engine = small_index.as_query_engine(llm=ExtractiveLLM(), similarity_top_k=3)
+    KEPT.clear()  # no sentence embedded by an earlier test is kept
     before = embedder.calls
     reply = engine.query(MOVE_QUESTION).text
     assert any(f"- {sentence}" in reply for _, text in SOURCES for sentence in
@@ -220,6 +222,7 @@ def test_keyword_retrieval_hands_no_embedder(small_index):
 def test_a_chat_engine_over_an_index_ranks_with_its_embedder(small_index):
     embedder = small_index.embedder
     engine = small_index.as_chat_engine(chat_mode="context", llm=ExtractiveLLM())
+    KEPT.clear()  # no sentence embedded by an earlier test is kept
     before = embedder.calls
     assert "servers" in engine.chat(MOVE_QUESTION, ChatMemory()).text
     assert embedder.calls - before == 3
