@@ -181,6 +181,7 @@ def test_from_index_wires_the_vector_retriever_filters_and_postprocessors(fake_e
         "embed query",
         "retrieve",
         "postprocess: ListContinuation",
+        "postprocess: FigureBodies",  # a caption under its figure is read with the figure
         "postprocess: KeywordNodePostprocessor",
         "postprocess: OrdinalItems",  # a list told in prose ("First, ...") is read whole
         "postprocess: AcronymExpansions",  # "What does SDLC stand for?" reads where it is said
