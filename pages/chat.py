@@ -367,7 +367,10 @@ def show_recorded(chat, message, text: str, listing, turn, lookup, advanced: boo
     number = len(chat.messages) - 1
     with turn_view.reply_body(number, turn.body):
         draw_reply(chat, number, message, text, listing, lookup, advanced=advanced, last=True)
-    with turn.live.container():
+    # An element in the live turn's place, never a block: Streamlit sends only the last of two
+    # deltas queued for one place, and a block drawn over the live turn's block keeps its
+    # children (the passages, the draft) on screen under the checked reply.
+    with turn.live:
         shell.fallback_note()
     st.query_params["chat"] = chat.id
 

@@ -10,6 +10,8 @@ sentences no passage supports.
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from typing import Any, Callable, Sequence
 
 import streamlit as st
@@ -148,14 +150,32 @@ def source_body(source: ListedSource, lookup: Any, index_name: str, *, key: str)
     open_in_document_button(source, index_name, key=key)
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
+# The citation work of the latest answers, for every session of the process. Not st.cache_data:
+# it replays what a cached call drew, and the check's judge, a model call read in the page's
+# thread, redraws the waiting notice (``webapp.waiting``), a block made outside the call, so the
+# next rerun's replay failed ("CacheReplayClosureError") and the Chat page showed an error.
+_CITATIONS: OrderedDict[tuple, Citations] = OrderedDict()
+_CITATIONS_LOCK = threading.Lock()
+CACHED_ANSWERS = 256
+
+
 def _cached_citations(
-    answer: str, passages: tuple[str, ...], extractive: bool, model: str | None, _embedder: Any,
-    question: str = "", _judge: Any = None,
+    answer: str, passages: tuple[str, ...], extractive: bool, model: str | None, embedder: Any,
+    question: str = "", judge: Any = None,
 ) -> Citations:
-    # ``model`` keys the cache; the leading underscores keep the embedder and judge out of it.
-    return cite(answer, passages, extractive=extractive, embedder=_embedder, question=question,
-                judge=_judge)
+    # ``model`` keys the cache; the embedder and the judge do not.
+    key = (answer, passages, extractive, model, question)
+    with _CITATIONS_LOCK:
+        if key in _CITATIONS:
+            _CITATIONS.move_to_end(key)
+            return _CITATIONS[key]
+    citations = cite(answer, passages, extractive=extractive, embedder=embedder,
+                     question=question, judge=judge)
+    with _CITATIONS_LOCK:
+        _CITATIONS[key] = citations
+        while len(_CITATIONS) > CACHED_ANSWERS:
+            _CITATIONS.popitem(last=False)
+    return citations
 
 
 def render_listing(listing: SourceListing, draw: DrawSource, *, toggle_key: str,
