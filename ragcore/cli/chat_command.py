@@ -145,7 +145,8 @@ def answer_turn(message: str, session: ChatSession, *, show_trace: bool) -> None
                     embedder=talk.index.embedder,
                     ranked_with=ranked_with(talk.index.embed_model_name,
                                             session.settings.retrieval_mode),
-                    question=message, judge=talk.llm)
+                    # a follow-up is checked as the standalone question it was rewritten to
+                    question=trace.notes.get("condensed_question") or message, judge=talk.llm)
     except RagcoreError as exc:
         talk.forget_unrecorded()
         sys.stdout.write("\n")

@@ -319,13 +319,13 @@ def _stating_sentence(check: ClaimCheck, listed: Sequence[ListedSource], questio
 
 
 def unobserved(text: str) -> str:
-    """An agent's reply that no tool observation backs, said so first."""
-    return f"{UNOBSERVED}\n\n{text}" if text.strip() else text
+    """An agent's reply no tool observation backs, said so first, its markers left out."""
+    return f"{UNOBSERVED}\n\n{without_markers(text)}" if text.strip() else text
 
 
 def unread(text: str) -> str:
-    """A reply that read no passage (from the conversation's memory), said so first."""
-    return f"{UNREAD}\n\n{text}" if text.strip() else text
+    """A reply that read no passage (from memory), said so first, its markers left out."""
+    return f"{UNREAD}\n\n{without_markers(text)}" if text.strip() else text
 
 
 def _not_said(listing: SourceListing, listed: Sequence[ListedSource],

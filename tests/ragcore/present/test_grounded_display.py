@@ -100,6 +100,14 @@ def test_an_agent_answer_no_tool_showed_says_so_first():
     from ragcore.present.grounded import UNOBSERVED
 
     assert unobserved("Paris.").startswith(UNOBSERVED) and unobserved("Paris.").endswith("Paris.")
+    # a marker of its own points at no source: left out
+    assert unobserved("Paris [2].").endswith("Paris.")
+
+
+def test_a_reply_that_read_no_passage_keeps_no_marker_of_its_own():
+    from ragcore.present.grounded import UNREAD, unread
+
+    assert unread("As we said, Paris [1].") == f"{UNREAD}\n\nAs we said, Paris."
 
 
 def test_a_summary_nothing_supports_is_marked_not_refused():

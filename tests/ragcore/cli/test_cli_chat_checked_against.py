@@ -1,0 +1,43 @@
+"""`ragcore chat` checks a follow-up's reply against the standalone question it was rewritten to,
+as the Chat page does (``webapp.chat.chat_turns.checked_against``): "And if q is 0.40?" asks
+nothing on its own."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from ragcore.cli import chat_command
+
+
+class Talk:
+    def __init__(self, condensed: str) -> None:
+        self.condensed = condensed
+        self.llm = None
+        self.index = SimpleNamespace(embedder=None, embed_model_name="fake")
+        self.recorded = []
+
+    def ask(self, message, settings, *, trace):
+        if self.condensed:
+            trace.notes["condensed_question"] = self.condensed
+        return SimpleNamespace(source_nodes=[], text="89 blocks.")
+
+    def record(self, message, response, settings):
+        self.recorded.append(message)
+
+
+def checked_question(monkeypatch, condensed: str) -> str:
+    asked = {}
+    monkeypatch.setattr(chat_command, "write_reply",
+                        lambda out, response, **kw: asked.update(kw))
+    session = chat_command.ChatSession(Talk(condensed), SimpleNamespace(retrieval_mode="hybrid"))
+    chat_command.answer_turn("And if q is 0.40?", session, show_trace=False)
+    return asked["question"]
+
+
+def test_a_follow_up_is_checked_as_the_question_it_was_rewritten_to(monkeypatch):
+    rewritten = "How many blocks are needed when the attacker's share q is 0.40?"
+    assert checked_question(monkeypatch, rewritten) == rewritten
+
+
+def test_a_question_not_rewritten_is_checked_as_asked(monkeypatch):
+    assert checked_question(monkeypatch, "") == "And if q is 0.40?"
