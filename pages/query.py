@@ -186,7 +186,7 @@ def answer_tab(name: str, question: str, choices: dict, advanced: bool) -> None:
     clicked = left.button("Ask", type="primary", disabled=not question.strip())
     clicked = clicked or entered(question)
     with right:
-        box = st.container(key="query_answer").empty()  # the key: for the browser tests
+        box = st.container(key=Widget.QUERY_ANSWER_BOX).empty()
         streamed = False
         if clicked:
             del session.query_answer

@@ -181,6 +181,7 @@ class Widget:
     CHAT_SEARCH_BY = "chat_search_by"  # the Chat page's "Search by"
     QUERY_QUESTION = "query_question"
     QUERY_MORE_SOURCES = "query_more_sources"  # the toggle showing an answer's weak sources
+    QUERY_ANSWER_BOX = "query_answer_box"  # the Query page's answer (the browser tests find it)
     COMPARE_MODES_BUTTON = "query_compare_button"
     COMPARE_RETRIEVERS_BUTTON = "query_compare_retrievers_button"
     NEW_INDEX_NAME = "new_index_typed_name"  # the Upload page's name of a new index

@@ -134,7 +134,7 @@ RECORDER = """() => {
       if (bubble.querySelector('[data-testid="stChatMessageAvatarAssistant"]'))
         answers['answer_' + number] = shownIn(bubble);
     });
-    const query = document.querySelector('.st-key-query_answer');
+    const query = document.querySelector('.st-key-query_answer_box');
     if (query) answers['query_answer'] = shownIn(query);
     window.__seen.push({t: performance.now(), answers: answers,
                         live: all('.st-key-live_turn'), draft: all('.st-key-reply_draft')});
@@ -313,7 +313,7 @@ def test_the_query_page_shows_the_checked_answer(app, page):  # noqa: F811
     box.press("Enter")
     walk.wait_made(sent)
     walk.made_once(sent, "query_answer", "query")
-    answer = page.locator(".st-key-query_answer")
+    answer = page.locator(".st-key-query_answer_box")
     shown = answer.get_by_test_id("stMarkdown").first
     verdict = verdict_shown(shown.inner_text().strip(),
                             shown.locator('a[href*="-source-"]').count())
