@@ -137,8 +137,9 @@ def _as_written(missing: str, question: str) -> str:
 
 def decided(lead: ClaimCheck, passages: Sequence[str], question: str,
             subjects: tuple[str, ...] = ()) -> ClaimCheck:
-    """A factoid's short answer the verdict's features left undecided, decided: vouched for by
-    the passage sentence that holds all of it and states ``LOCATED_SHARE`` of the question,
+    """An answer to one fact (``asks_one_fact``) the verdict's features left undecided, decided:
+    a short answer, or what a sentence answer adds to the question, vouched for by the passage
+    sentence that holds all of it and states ``LOCATED_SHARE`` of the question,
     taken for invented otherwise ("The documents don't say ..." is shown, not a hedge). One the
     features vouch for is taken for invented when its sentence states little of the question
     (``VETO_SHARE``), or when the question names what no passage mentions ("the default
@@ -146,8 +147,9 @@ def decided(lead: ClaimCheck, passages: Sequence[str], question: str,
     short, asked = short_answer(lead.claim), set(content_stems(question))
     # a sentence answer is located by what it adds to the question ("The short form of the
     # `--text` flag is `-a`." by "-a" where a sentence states the question)
-    stems = set(lead.claim.stems) - (set() if short else asked)
-    adds = bool(stems - asked) or bool(missing_facts(lead.claim.facts, question))
+    own = set(lead.claim.stems) - asked
+    stems = set(lead.claim.stems) if short else own
+    adds = bool(own) or bool(missing_facts(lead.claim.facts, question))
     if (lead.refuted or lead.claim.item or not adds or not asks_one_fact(question)
             or (not short and (lead.supported or wants_an_explanation(question)))):
         return lead  # "**SDLC**." only repeats the question; a "why" is explained, not located

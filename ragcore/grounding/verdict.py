@@ -181,10 +181,12 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
     if off:
         checks[0] = replace(checks[0], supported=False, refuted=True, support=(),
                             off_question=off)
-    else:  # a factoid's short answer still undecided is vouched for where located, or not
+    else:  # an answer to one fact still undecided is vouched for where located, or not
         lead = restated(checks, question)
         located = decided(lead, passages, question, subjects)
-        if judging is not None and not (located.supported and not lead.supported):
+        first = checks[0]
+        if (judging is not None and _judged(first.score, first.missing, first.displaced, weights)
+                and not (located.supported and not lead.supported)):
             # the judge is asked as before, but not about an answer the sentence holding it
             # already vouches for (a call of 1.7-3.2 s on two busy cores)
             lead = restated([*check_claims(claims[:1], passages, embedder=embedder,
@@ -317,8 +319,7 @@ def _check(claim: Claim, windows: list[_Window], everything: str, cosines: Any,
     if quoting is not None:  # a quotation is stated by what it quotes: sure, no judge asked
         best, at, features = SURE_WITHOUT_JUDGE, quoting, scored[quoting][2]
         scored = [(best, at, features)]
-    if (judge is not None and weights.judged and not missing and not displaced
-            and weights.refute_threshold <= best < SURE_WITHOUT_JUDGE):
+    if judge is not None and _judged(best, missing, displaced, weights):
         window = windows[at]
         # its numbers as the passage writes them: asked "as written", the model says No to
         # "300 pounds" where the passage says "three hundred pounds"
@@ -341,6 +342,14 @@ def _check(claim: Claim, windows: list[_Window], everything: str, cosines: Any,
     refuted = not supported and (bool(missing) or bool(displaced) or best < refute)
     return ClaimCheck(claim, supported, best, support, missing, features, refuted,
                       displaced=displaced)
+
+
+def _judged(score: float, missing: Sequence[str], displaced: Sequence[str],
+            weights: Weights) -> bool:
+    """Whether a judge is asked about a claim its features score ``score``: undecided between
+    the refute threshold and ``SURE_WITHOUT_JUDGE``, no fact missing or displaced."""
+    return (weights.judged and not missing and not displaced
+            and weights.refute_threshold <= score < SURE_WITHOUT_JUDGE)
 
 
 def quoting_window(claim: Claim, windows: Sequence[_Window]) -> int | None:

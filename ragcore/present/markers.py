@@ -20,7 +20,7 @@ import re
 from typing import Any, Callable, Sequence
 
 from ..llms.extractive.answer import LABEL
-from ..llms.local.pace import split_cut_short
+from ..llms.cut_short import split_cut_short
 from ..types import ScoredNode
 from .grounded import NOT_CONFIRMED, NOT_STATED, grounded_text
 from .quotes import MIN_QUOTE_WORDS, Span, quotes_in, sentence_spans, words_of

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from ..grounding import Verdict
-from ..llms.local.pace import split_cut_short
+from ..llms.cut_short import split_cut_short
 from ..types import ScoredNode
 from .support import Citations, SourceUse, cite
 

@@ -17,12 +17,11 @@ import dataclasses
 import re
 
 from ..errors import StoreError
-from ..postprocess import NodeLookup, Postprocessor
+from ..postprocess import MAX_GAP, NodeLookup, Postprocessor
 from ..types import ScoredNode
 
 CAPTION_LINES = 4  # a caption this near a passage's start: its figure's body is before it
 MAX_BODY = 2000  # characters of the figure's body put before its caption
-MAX_GAP = 16  # characters between two nodes (line breaks the chunker left out)
 # "Figure 3: ...", "Fig. 2. ...", "Table 1: ..." at a line's start.
 CAPTION = re.compile(r"^\s*(?:Figure|Fig\.|Table)\s+\d+[.:]\s", re.MULTILINE)
 

@@ -17,9 +17,10 @@ on for minutes. Until a reply has been timed, only the reply's own cap (``num_ou
 
 from __future__ import annotations
 
-import re
 import threading
 from dataclasses import dataclass
+
+from ..cut_short import cut_short_note as written_note
 
 READING_SECONDS = 5.0  # of the first token's wait spent reading passages (4-6 s is the aim)
 MIN_READING_TOKENS = 160  # below this the answer's sentence loses its neighbours
@@ -93,21 +94,9 @@ class Pace:
         return tokens if tokens < ceiling else None
 
 
-# The note ``cut_short_note`` writes, at a reply's end: not a claim of the answer's to check.
-CUT_SHORT = re.compile(r"\s*\(Stopped early: [^()]*\)\s*$")
-
-
-def split_cut_short(text: str) -> tuple[str, str]:
-    """``text`` without the note a reply stopped by ``writing_cap`` ends with, and the note
-    ("" when it has none)."""
-    found = CUT_SHORT.search(text)
-    return (text, "") if found is None else (text[:found.start()], text[found.start():])
-
-
 def cut_short_note(tokens: int) -> str:
-    """What a reply stopped by ``writing_cap`` ends with, so that nobody takes it as whole."""
-    return (f"\n\n(Stopped early: this is what the model writes on this machine in about "
-            f"{WRITING_SECONDS:.0f} s, {tokens} tokens. Ask for less, or a part at a time.)")
+    """What a reply stopped by ``writing_cap`` ends with (``llms.cut_short``)."""
+    return written_note(tokens, WRITING_SECONDS)
 
 
 def _rate(timings: dict, count: str, speed: str, least: int) -> float | None:

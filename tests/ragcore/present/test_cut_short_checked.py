@@ -3,7 +3,8 @@ checked without that note, and shown with it: the note is ragcore's, not a claim
 
 from __future__ import annotations
 
-from ragcore.llms.local.pace import cut_short_note, split_cut_short
+from ragcore.llms.cut_short import split_cut_short
+from ragcore.llms.local.pace import cut_short_note
 from ragcore.present.markers import AnswerCheck
 from ragcore.types import Node, ScoredNode
 
