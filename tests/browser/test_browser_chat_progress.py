@@ -57,11 +57,11 @@ RECORDER = """() => {
 }"""
 
 
-@pytest.fixture
-def slow_app(tmp_path, corpus_dir):
+def slow_model_app(tmp_path, peps):
+    """The app on the slow model over an index "docs" of the PEP files ``peps``: its URL, and
+    the app stopped after the test."""
     root = tmp_path / "ws"
-    Workspace(root, embedder=FakeEmbedder()).ingest(
-        "docs", [corpus_dir / "python_peps" / "pep-0020.rst"])
+    Workspace(root, embedder=FakeEmbedder()).ingest("docs", peps)
     hook = sitecustomize_dir(tmp_path / "hook")
     proc, url = start_app(root, tmp_path / "streamlit.log", RAGCORE_EMBEDDER="fake",
                           RAGCORE_LLM="slowmodel", PYTHONPATH=f"{hook}:{SUPPORT}")
@@ -69,6 +69,11 @@ def slow_app(tmp_path, corpus_dir):
         yield url
     finally:
         stop_app(proc)
+
+
+@pytest.fixture
+def slow_app(tmp_path, corpus_dir):
+    yield from slow_model_app(tmp_path, [corpus_dir / "python_peps" / "pep-0020.rst"])
 
 
 def open_chat(page, url: str):

@@ -9,28 +9,17 @@ once) and PEP 20 (its abstract). The page's clock is read at Enter and when the 
 from __future__ import annotations
 
 import pytest
-from support.slow_model import sitecustomize_dir
-from test_browser import CHROMIUM, CHROMIUM_ARGS, _shot, _wait_idle, page, start_app, stop_app  # noqa: F401
-from test_browser_chat_progress import SUPPORT, open_chat, send, wait_answered
+from test_browser import CHROMIUM, CHROMIUM_ARGS, _shot, _wait_idle, page  # noqa: F401
+from test_browser_chat_progress import open_chat, send, slow_model_app, wait_answered
 
-from ragcore.embeddings.fake import FakeEmbedder
-from ragcore.workspace import Workspace
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(900)]
 
 
 @pytest.fixture
 def peps_app(tmp_path, corpus_dir):
-    root = tmp_path / "ws"
-    Workspace(root, embedder=FakeEmbedder()).ingest(
-        "docs", [corpus_dir / "python_peps" / name for name in ("pep-0008.rst", "pep-0020.rst")])
-    hook = sitecustomize_dir(tmp_path / "hook")
-    proc, url = start_app(root, tmp_path / "streamlit.log", RAGCORE_EMBEDDER="fake",
-                          RAGCORE_LLM="slowmodel", PYTHONPATH=f"{hook}:{SUPPORT}")
-    try:
-        yield url
-    finally:
-        stop_app(proc)
+    yield from slow_model_app(tmp_path, [corpus_dir / "python_peps" / name
+                                         for name in ("pep-0008.rst", "pep-0020.rst")])
 
 
 def seconds_until(page, sent: float, locator) -> float:
