@@ -6,7 +6,8 @@ year**" when asked how long the speech lasted. The phrase is in a passage, so su
 passes it; it is simply not an answer. A question that asks for a sum of money, a count, a
 length of time, a year or a percentage says so in its words, and an answer of that kind shows
 it in its own (a currency, a cardinal number, a year): ``mismatch`` names what was asked for
-when the answer holds nothing of the kind. Questions whose answers take any form ("what",
+when the answer holds nothing of the kind, and ``unshown`` when an answer in sentences does not
+("NIST has many employees, including ..." for how many it has). Questions whose answers take any form ("what",
 "who", a bare "when") are judged by their form only in one way: an answer made of the
 question's own words ("**Holmes**" for the name of Holmes's brother, "**King of Bohemia**"
 for the name the King of Bohemia used) says nothing the question did not, except where the
@@ -143,9 +144,16 @@ def mismatch(question: str, answer: str) -> str:
     words); "" when it fits or the question does not say."""
     if repeats(question, answer):
         return REPEATS
-    # "Who coined the term C10K, and in what year?": the short answer may answer either part.
+    return unshown(question, answer)
+
+
+def unshown(question: str, text: str) -> str:
+    """What ``question`` asks for (a count, a sum of money, a year ...) when ``text`` shows
+    nothing of that kind ("NIST has many employees." for "How many employees does NIST
+    have?"); "" when it shows one or the question asks for no form."""
+    # "Who coined the term C10K, and in what year?": the answer may answer either part.
     parts = [_asked(part) for part in _SECOND_ASK.split(question)]
-    if any(asked is None or any(form.search(answer) for form in asked[1]) for asked in parts):
+    if any(asked is None or any(form.search(text) for form in asked[1]) for asked in parts):
         return ""
     return parts[0][0]
 

@@ -47,7 +47,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .answer_type import REPEATS, mismatch, unstated_kind, wants_a_statement
+from .answer_type import REPEATS, mismatch, unshown, unstated_kind, wants_a_statement
 from .agreement import NOTHING, Expected, agreement, expected_phrase
 from .claims import SHORT_CLAIM_STEMS, Claim, Span, claims_of, sentence_spans, short_answer
 from .facts import each_fact, missing_facts
@@ -165,7 +165,7 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
     claims = [c for c in claims_of(answer, split_items=list_items) if not is_refusal(c.text)]
     if not claims:
         return Verdict(EMPTY, measure=measure)
-    off = _off_question(claims[0], question)
+    off = _off_question(claims, question)
     if off == REPEATS and len(claims) > 1 and wants_a_statement(question):
         # "**Greenhouses**. Greenhouses were first used to ...": the lead only restates what
         # was asked; the sentence after it answers, and is what is checked.
@@ -238,12 +238,16 @@ def check_claims(claims: Sequence[Claim], passages: Sequence[str], *, embedder: 
                    passages, answer) for i, claim in enumerate(claims)]
 
 
-def _off_question(lead: Claim, question: str) -> str:
+def _off_question(claims: Sequence[Claim], question: str) -> str:
     """What ``question`` asks for, when the answer's first claim is a short answer of another
-    kind (``answer_type``): the nearest phrase of the passages, not an answer; else ""."""
-    if not question.strip() or not short_answer(lead):
+    kind (``answer_type``): the nearest phrase of the passages, not an answer; or when an
+    answer in sentences shows nothing of that kind ("NIST has many employees ..." for a count);
+    else ""."""
+    if not question.strip():
         return ""
-    return mismatch(question, lead.text)
+    if short_answer(claims[0]):
+        return mismatch(question, claims[0].text)
+    return unshown(question, " ".join(claim.text for claim in claims))
 
 
 def _agrees(claim: Claim, position: int, expected: Expected) -> float:

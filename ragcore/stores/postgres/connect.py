@@ -161,7 +161,12 @@ def connect(url: str) -> Any:
             f"the server runs and, if it asks for a password, set ${PASSWORD_ENV}"
         ) from exc
     try:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        try:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        except psycopg.errors.UniqueViolation:
+            # another connection created it in the same instant ("IF NOT EXISTS" does not
+            # serialize two creators): it exists now, which is all this asks
+            pass
         register_vector(conn)
     except psycopg.Error as exc:
         conn.close()

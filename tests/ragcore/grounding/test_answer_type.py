@@ -97,12 +97,22 @@ def test_the_verdict_refuses_an_answer_of_another_kind_though_a_passage_holds_it
     assert check_answer(answer, [SPEECH], question=asked).label == "supported"
 
 
-def test_only_a_short_lead_answer_is_judged_by_its_form():
+def test_an_answer_in_sentences_is_judged_by_its_form_too():
+    """A "how many" answered in sentences that hold no count has not answered (CI, Chat:
+    "NIST has many employees, including former NIST employees ..." vouched for)."""
     question = "How long did the speech last?"
     sentence = ("The speech marked the 245th year of the nation, the President told Congress "
                 "and the Cabinet.")
-    verdict = check_answer(sentence, [SPEECH], question=question)
-    assert not verdict.claims[0].off_question
+    assert check_answer(sentence, [SPEECH], question=question).claims[0].off_question == \
+        "a length of time"
+    staff = ["NIST employs about 3,400 people. Former NIST employees worked on this "
+             "publication while at NIST."]
+    count = "How many employees does NIST have?"
+    vague = check_answer("NIST has many employees, including former NIST employees who worked "
+                         "on this publication while at NIST.", staff, question=count)
+    assert vague.claims[0].off_question == "a count" and vague.claims[0].refuted
+    stated = check_answer("NIST employs about 3,400 people.", staff, question=count)
+    assert not stated.claims[0].off_question
 
 
 def test_an_attribution_to_the_passages_claims_nothing_itself():

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 
 import pytest
 
@@ -48,3 +49,28 @@ def test_describe_keeps_no_password(postgres_url):
         assert "secret" not in str(store.describe().settings) and "secret" not in repr(store)
     finally:
         store.close()
+
+
+def test_first_connections_to_a_new_database_race_to_create_pgvector(postgres_url):
+    """Workers opening a new team database at once each run CREATE EXTENSION IF NOT EXISTS;
+    Postgres lets two of them both try, and the loser must still get its connection."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import psycopg
+
+    from ragcore.stores.postgres.connect import connect
+
+    admin = psycopg.connect(postgres_url, autocommit=True, password=os.environ["RAGCORE_PG_PASSWORD"])
+    try:
+        for attempt in range(4):
+            name = f"race_{attempt}_{next(_tables)}"
+            admin.execute(f"CREATE DATABASE {name}")
+            url = postgres_url.rsplit("/", 1)[0] + f"/{name}"
+            with ThreadPoolExecutor(8) as pool:
+                opened = list(pool.map(lambda _: connect(url), range(8)))
+            for conn in opened:
+                assert conn.execute("SELECT '[1,2]'::vector").fetchone() is not None
+                conn.close()
+            admin.execute(f"DROP DATABASE {name}")
+    finally:
+        admin.close()
