@@ -14,6 +14,7 @@ from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Iterator, Self, Sequence
 
 from ..chat.response import ChatResponse
+from ..synthesis.response import AnswerCheck
 from ..errors import ConfigError
 from ..llms.base import LLM
 from ..memory import ChatMemory
@@ -28,6 +29,9 @@ class Agent(ABC):
     """The shared part of an agent; stateless, so one instance can serve many conversations."""
 
     mode: ClassVar[str] = ""  # the ChatResponse.mode and trace note of this agent's replies
+    # How its final answers are shown (ChatResponse.shown): checked against the passages its
+    # tools returned; set by ``index.as_chat_engine()`` (None: the answer as written).
+    check: AnswerCheck | None = None
 
     def __init__(
         self,
@@ -119,4 +123,6 @@ class Agent(ABC):
             "source_nodes": task.source_nodes,
             "tool_outputs": task.tool_outputs,
             "mode": self.mode,
+            "check": self.check,
+            "question": task.input,
         }

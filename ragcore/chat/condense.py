@@ -118,6 +118,8 @@ class CondenseQuestionChatEngine:
             source_nodes=list(response.source_nodes),
             on_complete=remember_reply(memory),
             mode=self.mode,
+            check=getattr(response, "check", None),  # the query engine's, as for its answers
+            question=question,
         )
 
 

@@ -30,6 +30,7 @@ from ..prompts.chat import CONTEXT_CHAT, NO_PASSAGES
 from ..query import Retriever, apply_postprocessors
 from ..streaming import or_empty_notice
 from ..synthesis.budget import SEPARATOR, SEPARATOR_TOKENS, count_each
+from ..synthesis.response import AnswerCheck
 from ..trace import Trace
 from ..types import AnswerRequest, Message, MetadataMode, ScoredNode
 from .condense import condense_question
@@ -50,6 +51,7 @@ class ContextChatEngine:
         system_prompt: str | None = None,
         node_postprocessors: Sequence[NodePostprocessor] = (),
         context_share: float = 0.5,
+        check: AnswerCheck | None = None,
     ) -> None:
         if not callable(getattr(retriever, "retrieve", None)):
             raise ConfigError(
@@ -65,6 +67,7 @@ class ContextChatEngine:
         self.system_prompt = system_prompt
         self.node_postprocessors = tuple(node_postprocessors)
         self.context_share = context_share
+        self.check = check  # what a person is shown of each reply (ChatResponse.shown)
 
     def chat(self, message: str, memory: ChatMemory, *, trace: Trace | None = None) -> ChatResponse:
         trace = Trace() if trace is None else trace
@@ -81,6 +84,8 @@ class ContextChatEngine:
             source_nodes=used,
             on_complete=remember_reply(memory),
             mode=self.mode,
+            check=self.check,
+            question=query,
         )
 
     def _search_query(self, message: str, memory: ChatMemory, trace: Trace) -> str:

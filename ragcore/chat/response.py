@@ -17,7 +17,9 @@ from __future__ import annotations
 from typing import Callable, Iterable, Protocol, runtime_checkable
 
 from ..memory import ChatMemory
+from ..present.grounded import unobserved, unread
 from ..streaming import TextStream
+from ..synthesis.response import AnswerCheck, CheckedReply, source_of
 from ..trace import Trace
 from ..types import Message, ScoredNode
 
@@ -33,8 +35,14 @@ class ChatEngine(Protocol):
         ...
 
 
-class ChatResponse(TextStream):
-    """An assistant reply: iterate for streamed chunks, or read ``.text``; sources and trace."""
+class ChatResponse(CheckedReply, TextStream):
+    """An assistant reply: iterate for streamed chunks, or read ``.text``; sources and trace.
+
+    From an engine that checks its answers (``check``, given by ``index.as_chat_engine()``),
+    ``shown`` and ``verdict`` are what a person is shown, as for a query's ``Response``: the
+    reply checked against its passages and ``question`` (the standalone question a follow-up
+    was rewritten to); a reply that read no passage says so first ("From our conversation, not
+    checked against your documents"), an agent's that no tool showed anything, likewise."""
 
     def __init__(
         self,
@@ -45,14 +53,30 @@ class ChatResponse(TextStream):
         tool_outputs: list | None = None,
         on_complete: Callable[[str], None] | None = None,
         mode: str = "",
+        check: AnswerCheck | None = None,
+        question: str = "",
     ) -> None:
         self.trace = trace
+        self.check = check
+        self.question = question
+        self._checked = None
         self.source_nodes: list[ScoredNode] = source_nodes if source_nodes is not None else []
         self.tool_outputs: list = tool_outputs if tool_outputs is not None else []
         self.mode = mode  # the chat mode (or agent) that made this reply
         if mode:
             trace.notes.setdefault("chat_mode", mode)  # shows what "best" resolved to
         super().__init__(produce, on_complete=on_complete)
+
+    def checkable(self) -> bool:
+        return bool(self.source_nodes)
+
+    def unchecked(self) -> str:
+        text = self.text  # drained first: an agent judges its answer when the stream ends
+        if self.check is None:
+            return text  # an engine that does not check: the model's words
+        if (self.trace.notes.get("agent_verdict") or {}).get("label") == "unobserved":
+            return unobserved(text)
+        return unread(text)
 
     @classmethod
     def from_text(cls, text: str, *, trace: Trace, **kwargs) -> ChatResponse:
@@ -61,8 +85,6 @@ class ChatResponse(TextStream):
 
     def sources(self) -> list:
         """The source nodes as file, page, score, offsets and passage (``Source``), best first."""
-        from ..synthesis.response import source_of
-
         return [source_of(s) for s in self.source_nodes]
 
     def __repr__(self) -> str:

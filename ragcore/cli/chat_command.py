@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import RagcoreError
 from .index_commands import add_index_option, note_model_load
@@ -127,11 +127,23 @@ def _switch_mode(session: ChatSession, mode: str) -> None:
     sys.stdout.write(f"Chat mode is now {mode}; the conversation is kept.\n")
 
 
+def unread_reply(response: Any) -> bool:
+    """Whether a reply read no passage and is not a summary or the model alone's: drained to
+    know (an agent's passages come in while it runs), then shown as such."""
+    from ..workspace.conversation.sourceless import written_as_is
+
+    if response.source_nodes or written_as_is(response.trace.notes, response.mode):
+        return False
+    response.text  # noqa: B018 - read to its end
+    return not response.source_nodes
+
+
 def answer_turn(message: str, session: ChatSession, *, show_trace: bool) -> None:
     """Stream one answer (a summary, if it asks for one) with its sources, then record the turn
     as the app does; an error is shown and the REPL goes on."""
     from ..present.answer_score import ranked_with
     from ..trace import Trace
+    from ..workspace.conversation.sourceless import sourceless_reply
     from .progress import follow_turn
 
     talk, trace = session.conversation, Trace()
@@ -141,12 +153,16 @@ def answer_turn(message: str, session: ChatSession, *, show_trace: bool) -> None
         if response.source_nodes:  # checked before it is written: meanwhile, how far it got
             follow_turn(response, talk.llm)
         sys.stdout.write("assistant> ")
-        write_reply(sys.stdout, response, retrieval_mode=session.settings.retrieval_mode,
-                    embedder=talk.index.embedder,
-                    ranked_with=ranked_with(talk.index.embed_model_name,
-                                            session.settings.retrieval_mode),
-                    # a follow-up is checked as the standalone question it was rewritten to
-                    question=trace.notes.get("condensed_question") or message, judge=talk.llm)
+        if unread_reply(response):  # read no passage: said so first, as the Chat page says it
+            sys.stdout.write(sourceless_reply(response.text, trace.notes, response.mode) + "\n")
+        else:
+            write_reply(sys.stdout, response, retrieval_mode=session.settings.retrieval_mode,
+                        embedder=talk.index.embedder,
+                        ranked_with=ranked_with(talk.index.embed_model_name,
+                                                session.settings.retrieval_mode),
+                        # a follow-up is checked as the standalone question it was rewritten to
+                        question=trace.notes.get("condensed_question") or message,
+                        judge=talk.llm)
     except RagcoreError as exc:
         talk.forget_unrecorded()
         sys.stdout.write("\n")

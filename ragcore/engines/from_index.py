@@ -180,6 +180,7 @@ def chat_engine_from_index(
         passages = similarity_top_k
     if kind == ChatMode.SIMPLE.value:
         return SimpleChatEngine(llm, system_prompt=system_prompt)
+    check = answer_check(index, llm, retrieval_mode)  # every reply shown as the app shows it
     if kind in (ChatMode.CONTEXT.value, ChatMode.CONDENSE_PLUS_CONTEXT.value):
         engine = ContextChatEngine if kind == ChatMode.CONTEXT.value else (
             CondensePlusContextChatEngine
@@ -188,17 +189,19 @@ def chat_engine_from_index(
             retriever, llm=llm, system_prompt=system_prompt,
             node_postprocessors=reading_postprocessors(index, node_postprocessors, llm,
                                                        retrieval_mode, passages),
+            check=check,
         )
     reading = reading_postprocessors(index, node_postprocessors, llm, retrieval_mode, passages)
-    query_engine = _query_engine(retriever, llm, response_mode, reading,
-                                 answer_check(index, llm, retrieval_mode))
+    query_engine = _query_engine(retriever, llm, response_mode, reading, check)
     if kind == ChatMode.CONDENSE_QUESTION.value:
         return CondenseQuestionChatEngine(query_engine, llm=llm, system_prompt=system_prompt)
     agent = ReActAgent if kind == ChatMode.REACT.value else FunctionCallingAgent
-    return agent.from_tools(
+    made = agent.from_tools(
         [QueryEngineTool(query_engine), *tools], llm=llm,
         system_prompt=system_prompt or INDEX_AGENT_PROMPT,
     )
+    made.check = check
+    return made
 
 
 def _query_engine(

@@ -29,7 +29,8 @@ caption under its figure, the figure's text before it: ``figures``). Likewise
 under a budget, a sentence that points back ("This principle, known as shifting left, ...") is
 read with the one before it: the next sentence of a kept one when it points back to it, the
 sentence before a kept one that points back (each up to ``REFERRING_TOKENS``), also across a
-chunk border when both passages were retrieved (``_read_across``).
+chunk border when both passages were retrieved; a why's or how's best sentences, with the
+sentence after each, its reason (``neighbours``).
 
 Under a budget a sentence showing the form of what the question asks for (a currency for "how
 much money", a cardinal for "how old": ``answer_type.asked_forms``) ranks ``FORM_WEIGHT``
@@ -66,7 +67,7 @@ import numpy as np
 from ..chunking import sentences
 from ..embeddings.base import Embedder, embed_query
 from ..errors import ConfigError
-from ..grounding.answer_type import asked_forms
+from ..grounding.answer_type import asked_forms, wants_an_explanation
 from ..grounding.kinds import QuestionKind, profile, question_kind
 from ..llms.extractive.text import LIST_ITEM
 from ..postprocess import Postprocessor
@@ -74,6 +75,7 @@ from ..search.lexical import terms
 from ..tokens import count_tokens
 from ..types import ScoredNode
 from .figures import CAPTION, opens_with_caption
+from .neighbours import REFERRING_TOKENS, explained, following, read_across, referring
 from .rows import names_table, rows_of_tables
 
 GAP = " … "
@@ -81,11 +83,8 @@ ANNOUNCED_TOKENS = 320  # what follows an announcing sentence, kept beyond the b
 REACHED_PASSAGES = 2  # a list's passages read beyond its top-k: those its best sentences reach
 LEAD_IN = 2  # sentences after a kept one a list question looks for its list's announcement in
 REACHING_RANK = 3  # how high a sentence must rank to bring its passage to a list's reading
-REFERRING_TOKENS = 80  # a sentence read with its neighbour that it refers to, or refers back to
 WORDS_WEIGHT = 0.5  # of the question's words against its meaning, ranking sentences to read
 FORM_WEIGHT = 0.15  # added for a sentence showing the form of what is asked (a sum, an age)
-_REFERS_BACK = re.compile(r"^\W*(?:this|these|those|such|that|it|they|its|their|here)\b",
-                          re.IGNORECASE)
 _ANNOUNCES = re.compile(r"(?::|\b(?:following|as follows|these|below))\s*(?:\(?\d{1,2}[.)]|[-*\u2022])?"
                         r"\s*$", re.IGNORECASE)
 
@@ -183,8 +182,10 @@ class SentenceEmbeddingOptimizer(Postprocessor):
             ranking = _scaled(ranking) + FORM_WEIGHT * np.array(
                 [any(form.search(text) for form in forms) for text in texts], dtype=float)
         kept = self._chosen(flat, similarity, ranking, split, budget, kind)
+        if budget is not None and wants_an_explanation(query):
+            explained(kept, split, flat, ranking)
         if budget is not None:
-            _read_across(kept, split, _following(nodes))
+            read_across(kept, split, following(nodes))
         return [trimmed for i, scored in enumerate(nodes)
                 if (trimmed := _trimmed(scored, split[i], sorted(kept.get(i, ())))) is not None]
 
@@ -223,7 +224,7 @@ class SentenceEmbeddingOptimizer(Postprocessor):
             chosen.update(_announced(split[i], sorted(chosen)))
             chosen.update(_captioned(split[i], sorted(chosen)))
             if budget is not None:  # ragcore's reading: LlamaIndex's cutoffs keep their own
-                chosen.update(_referring(split[i], sorted(chosen)))
+                chosen.update(referring(split[i], sorted(chosen)))
         return kept
 
 
@@ -291,45 +292,6 @@ def _list_of(parts: list[str], kept: list[int]) -> set[int]:
                 and count_tokens(parts[before]) <= REFERRING_TOKENS:
             more.add(before)
     return more
-
-
-def _referring(parts: list[str], kept: list[int]) -> set[int]:
-    """The sentences a kept one is read with because one refers to the other: the next one
-    when it opens by pointing back ("This principle, known as shifting left, ..."), the one
-    before a kept sentence that does so, each up to ``REFERRING_TOKENS``."""
-    more: set[int] = set()
-    for k in kept:
-        for j, pointer in ((k + 1, k + 1), (k - 1, k)):
-            if (0 <= j < len(parts) and j not in kept and _REFERS_BACK.match(parts[pointer])
-                    and count_tokens(parts[j]) <= REFERRING_TOKENS):
-                more.add(j)
-    return more
-
-
-def _following(nodes: Sequence[ScoredNode]) -> dict[int, int]:
-    """Passage index -> the index of the passage that continues it in its document."""
-    where = {scored.node.node_id: i for i, scored in enumerate(nodes)}
-    return {where[scored.node.prev_id]: i for i, scored in enumerate(nodes)
-            if scored.node.prev_id in where}
-
-
-def _read_across(kept: dict[int, set[int]], split: list[list[str]], following: dict[int, int]
-                 ) -> None:
-    """``_referring`` across a chunk border: a passage's last sentence kept, and the first
-    sentence of the passage after it (past what the two share) points back to it ("the
-    earlier in the SDLC that security is addressed, the less effort ... / This principle,
-    known as shifting left, ..."), or the other way round: each is read with the other."""
-    for i, after in following.items():
-        shared = {" ".join(p.split()) for p in split[i]}
-        first = next((j for j, p in enumerate(split[after]) if " ".join(p.split()) not in shared),
-                     None)
-        last = len(split[i]) - 1
-        if first is None or last < 0 or not _REFERS_BACK.match(split[after][first]):
-            continue
-        if last in kept.get(i, ()) and count_tokens(split[after][first]) <= REFERRING_TOKENS:
-            kept.setdefault(after, set()).add(first)
-        elif first in kept.get(after, ()) and count_tokens(split[i][last]) <= REFERRING_TOKENS:
-            kept.setdefault(i, set()).add(last)
 
 
 def _shared_words(texts: Sequence[str], query: str) -> np.ndarray:

@@ -59,8 +59,57 @@ class AnswerCheck(Protocol):
                  trace: Trace | None = None, response_mode: str | None = None) -> Any: ...
 
 
+class CheckedReply:
+    """What a person is shown of a reply from an engine that checks its answers: ``check``
+    (``present.markers.AnswerCheck``) over its ``source_nodes`` against ``question``, computed
+    once after the stream ends. A subclass says what is shown of a reply it did not check
+    (``unchecked``) and which synthesis mode wrote it (``response_mode``)."""
+
+    check: AnswerCheck | None
+    question: str
+    source_nodes: list[ScoredNode]
+    trace: Trace
+    text: str
+    _checked: Any
+
+    @property
+    def response_mode(self) -> str | None:
+        return None
+
+    def unchecked(self) -> str:
+        """What is shown of an answer the check did not read: the model's text."""
+        return self.text
+
+    @property
+    def checked(self) -> Any:
+        """The answer as a person is shown it (``CheckedAnswer``: text, verdict, listing),
+        or None when it is not checked; reads the whole stream first."""
+        if self.check is None or not self.question.strip() or not self.checkable():
+            return None
+        if self._checked is None:
+            self._checked = self.check(self.text, self.source_nodes, question=self.question,
+                                       trace=self.trace, response_mode=self.response_mode)
+        return self._checked
+
+    def checkable(self) -> bool:
+        """Whether there is anything to check the answer against (a query's answer always)."""
+        return True
+
+    @property
+    def shown(self) -> str:
+        """What a person is shown: the checked answer, else ``unchecked``."""
+        checked = self.checked
+        return self.unchecked() if checked is None else checked.text
+
+    @property
+    def verdict(self) -> Any:
+        """The answer's grounding verdict (``ragcore.grounding.Verdict``), or None unchecked."""
+        checked = self.checked
+        return None if checked is None else checked.verdict
+
+
 @dataclass(eq=False)
-class Response(TextStream):
+class Response(CheckedReply, TextStream):
     """An answer: iterate for streamed chunks, or read ``.text``; plus sources and trace."""
 
     produce: Callable[[], Iterable[str]]
@@ -77,27 +126,8 @@ class Response(TextStream):
         self._checked: Any = None
 
     @property
-    def checked(self) -> Any:
-        """The answer as a person is shown it (``CheckedAnswer``: text, verdict, listing),
-        or None from an engine that does not check; reads the whole stream first."""
-        if self.check is None or not self.question.strip():
-            return None
-        if self._checked is None:
-            self._checked = self.check(self.text, self.source_nodes, question=self.question,
-                                       trace=self.trace, response_mode=self.mode.value)
-        return self._checked
-
-    @property
-    def shown(self) -> str:
-        """What a person is shown: the checked answer, else the model's text."""
-        checked = self.checked
-        return self.text if checked is None else checked.text
-
-    @property
-    def verdict(self) -> Any:
-        """The answer's grounding verdict (``ragcore.grounding.Verdict``), or None unchecked."""
-        checked = self.checked
-        return None if checked is None else checked.verdict
+    def response_mode(self) -> str | None:
+        return self.mode.value
 
     @classmethod
     def from_text(cls, text: str, **kwargs: Any) -> Response:

@@ -92,3 +92,41 @@ def test_the_cli_writes_the_checked_answer(workspace):
     write_reply(out, response, retrieval_mode="hybrid", question=FIRST)
     assert out.getvalue().startswith("The documents don't say")
     assert "**1930**" not in out.getvalue().split("\n\n")[0]
+
+
+@pytest.mark.parametrize("mode", [m.value for m in ChatMode if m is not ChatMode.SIMPLE])
+def test_the_python_api_chat_engines_show_the_checked_reply(workspace, mode):
+    """``index.as_chat_engine(mode).chat(...)`` carries what a person is shown, in every mode
+    that searches: a wrong first answer and follow-up replaced by the verdict's refusal."""
+    from ragcore.memory import ChatMemory
+
+    index = workspace.load_index("docs")
+    wrong = {"**1932**.": "**1930**.", "**503 metres**.": "**620 metres**.",
+             "Thought: done\nAnswer: The bridge opened in 1932.":
+             "Thought: done\nAnswer: The bridge opened in 1930.",
+             "Thought: done\nAnswer: The arch spans 503 metres.":
+             "Thought: done\nAnswer: The arch spans 620 metres."}
+    replies = [wrong.get(reply, reply) for reply in replies_for(mode)]
+    engine = index.as_chat_engine(chat_mode=mode, llm=FakeLLM(replies=replies,
+                                                              default="**1930**."))
+    memory = ChatMemory(token_limit=2000)
+    for question in (FIRST, FOLLOW_UP):
+        reply = engine.chat(question, memory)
+        assert reply.text  # the model's own words stay the text
+        if reply.source_nodes:
+            assert reply.verdict is not None, (mode, question)
+            assert reply.shown.startswith("The documents don't"), (mode, question, reply.shown)
+        else:
+            assert reply.shown.startswith((UNREAD, UNOBSERVED)), (mode, question, reply.shown)
+
+
+def test_a_python_api_chat_reply_that_read_no_passage_says_so(workspace):
+    from ragcore.chat.response import ChatResponse
+    from ragcore.present.markers import AnswerCheck
+    from ragcore.trace import Trace
+
+    reply = ChatResponse.from_text("It opened in 1932, as I said.", trace=Trace(),
+                                   check=AnswerCheck(), question=FIRST)
+    assert reply.shown.startswith(UNREAD) and reply.verdict is None
+    plain = ChatResponse.from_text("Hello.", trace=Trace())
+    assert plain.shown == "Hello."

@@ -10,16 +10,14 @@ from __future__ import annotations
 from typing import Callable
 
 from ragcore.present.answer_score import THRESHOLD_KEY, TRACE_KEY, score_sentence
-from ragcore.present.grounded import unobserved, unread
 from ragcore.summaries import INDEX_SUMMARY, RETRIEVAL, SUMMARY
 from ragcore.types import Node, ScoredNode
 from ragcore.workspace.chats import ChatMessage, ChatSource
-from ragcore.workspace.conversation import DEFAULT_RETRIEVAL_MODE, ROUTE_NOTE
+from ragcore.workspace.conversation import DEFAULT_RETRIEVAL_MODE, NO_SEARCH_MODES, ROUTE_NOTE
+from ragcore.workspace.conversation import sourceless_reply as shown_sourceless
 
 ROUTE_LABELS = {SUMMARY: "the document's summary", INDEX_SUMMARY: "the index's summary",
                 RETRIEVAL: "a search of the passages"}
-# The simple chat mode sends the conversation to the model without searching the documents.
-NO_SEARCH_MODES = frozenset({"simple"})
 NO_SEARCH_CAPTION = ("Answered by the model alone: “Just the model, no documents” does not "
                      "search your documents (choose another chat mode to search them).")
 
@@ -69,16 +67,8 @@ def condensed_question(trace: dict | None) -> str:
 
 
 def sourceless_reply(text: str, trace: dict | None) -> str:
-    """A reply without sources as shown: an agent's answer no tool backed, and a reply that read
-    no passage (from the conversation's memory), each said so first; a summary's reply and the
-    model-alone mode (its caption says so) as written."""
-    notes = (trace or {}).get("notes") or {}
-    if (notes.get("agent_verdict") or {}).get("label") == "unobserved":
-        return unobserved(text)
-    kind = (notes.get(ROUTE_NOTE) or {}).get("kind")
-    if kind in (SUMMARY, INDEX_SUMMARY) or (trace or {}).get("chat_mode") in NO_SEARCH_MODES:
-        return text
-    return unread(text)
+    """A saved reply without sources as shown (``conversation.sourceless_reply``)."""
+    return shown_sourceless(text, (trace or {}).get("notes") or {}, (trace or {}).get("chat_mode"))
 
 
 def people_caption(trace: dict | None) -> str | None:

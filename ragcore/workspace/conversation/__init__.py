@@ -35,9 +35,9 @@ from ...types import Message
 from ..chats import ChatMessage, SavedChat
 from ..ingest.index_files import files_of
 from ..summaries import EXTRACTIVE_NOTE, document_names, how_made  # noqa: F401 - theirs too
+from .sourceless import NO_SEARCH_MODES, ROUTE_NOTE, sourceless_reply  # noqa: F401
 from .summary_reply import OFFER_NOTE, summary_reply, summary_text  # noqa: F401
 
-ROUTE_NOTE = "route"  # in a turn's trace notes: where its question went, and why
 SCORE_KEY = extractive_answer.SCORE_NOTE  # a saved reply keeps its stated score as the notes do
 THRESHOLD_KEY = extractive_answer.THRESHOLD_NOTE  # beside it: where "not found" begins
 DEFAULT_RETRIEVAL_MODE = "similarity"  # how chats saved before the choice were searched

@@ -1,12 +1,14 @@
 """`ragcore chat` checks a follow-up's reply against the standalone question it was rewritten to,
 as the Chat page does (``webapp.chat.chat_turns.checked_against``): "And if q is 0.40?" asks
-nothing on its own."""
+nothing on its own; a reply that read no passage says so first, as the page does."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
-from ragcore.cli import chat_command
+from ragcore.chat.response import ChatResponse
+from ragcore.cli import chat_command, progress
+from ragcore.present.grounded import UNREAD
 
 
 class Talk:
@@ -19,7 +21,9 @@ class Talk:
     def ask(self, message, settings, *, trace):
         if self.condensed:
             trace.notes["condensed_question"] = self.condensed
-        return SimpleNamespace(source_nodes=[], text="89 blocks.")
+        if self.condensed is None:  # answered from the conversation: no passage read
+            return ChatResponse.from_text("89 blocks, as I said.", trace=trace, mode="context")
+        return SimpleNamespace(source_nodes=["a passage"], text="89 blocks.")
 
     def record(self, message, response, settings):
         self.recorded.append(message)
@@ -29,6 +33,7 @@ def checked_question(monkeypatch, condensed: str) -> str:
     asked = {}
     monkeypatch.setattr(chat_command, "write_reply",
                         lambda out, response, **kw: asked.update(kw))
+    monkeypatch.setattr(progress, "follow_turn", lambda response, llm: None)
     session = chat_command.ChatSession(Talk(condensed), SimpleNamespace(retrieval_mode="hybrid"))
     chat_command.answer_turn("And if q is 0.40?", session, show_trace=False)
     return asked["question"]
@@ -41,3 +46,9 @@ def test_a_follow_up_is_checked_as_the_question_it_was_rewritten_to(monkeypatch)
 
 def test_a_question_not_rewritten_is_checked_as_asked(monkeypatch):
     assert checked_question(monkeypatch, "") == "And if q is 0.40?"
+
+
+def test_a_reply_that_read_no_passage_says_so_first(capsys):
+    session = chat_command.ChatSession(Talk(None), SimpleNamespace(retrieval_mode="hybrid"))
+    chat_command.answer_turn("And if q is 0.40?", session, show_trace=False)
+    assert capsys.readouterr().out == f"assistant> {UNREAD}\n\n89 blocks, as I said.\n"

@@ -153,3 +153,19 @@ def test_a_word_every_sentence_shares_counts_for_less_than_a_rare_one():
     [kept] = optimizer.postprocess([scored("\n".join(lines), start=None)],
                                    "Which RFC does RFC 3986 update?")
     assert kept.node.text == "Updates: 1738"
+
+
+def test_a_why_question_reads_the_sentence_after_the_one_restating_it():
+    """The reason follows the sentence that restates a why (the unseen tune half's crawler:
+    "... we need no mutex around changes to shared data ... / There is no preemptive
+    multitasking, so ..."); a what question reads the restating sentence alone."""
+    text = ("The crawler adds links to seen_urls in its callbacks. With callbacks we need no "
+            "mutex around changes to seen_urls. There is no preemptive multitasking, so we "
+            "cannot be interrupted at arbitrary points. Visitors buy tickets at the gate.")
+    optimizer = SentenceEmbeddingOptimizer(FakeEmbedder(dim=256), token_budget=16)
+    [why] = optimizer.postprocess([scored(text)], "Why do callbacks need no mutex around "
+                                                  "changes to seen_urls?")
+    assert "preemptive multitasking" in why.node.text
+    [what] = optimizer.postprocess([scored(text)], "What do callbacks need no mutex around "
+                                                   "changes to?")
+    assert "preemptive" not in what.node.text

@@ -1,0 +1,30 @@
+"""What a person is shown of a chat reply without sources, wherever it is shown (the Chat page,
+``ragcore chat``): an agent's answer no tool backed, and a reply that read no passage (from the
+conversation's memory), each said so first; a summary's reply, and the model-alone mode (which
+says so where it is chosen), as written."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ...present.grounded import unobserved, unread
+from ...summaries import INDEX_SUMMARY, SUMMARY
+
+ROUTE_NOTE = "route"  # in a turn's trace notes: where its question went, and why
+# The simple chat mode sends the conversation to the model without searching the documents.
+NO_SEARCH_MODES = frozenset({"simple"})
+
+
+def sourceless_reply(text: str, notes: Mapping[str, Any], chat_mode: str | None) -> str:
+    """``text``, a reply with no sources, as shown: ``notes`` are its trace's notes,
+    ``chat_mode`` the mode that answered it."""
+    if (notes.get("agent_verdict") or {}).get("label") == "unobserved":
+        return unobserved(text)
+    return text if written_as_is(notes, chat_mode) else unread(text)
+
+
+def written_as_is(notes: Mapping[str, Any], chat_mode: str | None) -> bool:
+    """Whether a reply without sources is shown as written, known before it streams: a summary
+    (routed to one, ``notes``) or the model-alone mode."""
+    kind = (notes.get(ROUTE_NOTE) or {}).get("kind")
+    return kind in (SUMMARY, INDEX_SUMMARY) or chat_mode in NO_SEARCH_MODES
