@@ -316,7 +316,9 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool,
 
     try:
         with turn.notice, waiting_notice():  # its place in line while the model answers others
-            response = talk.ask(question, settings, search=scoped(index, list(settings.files)))
+            response = talk.ask(question, settings, search=scoped(index, list(settings.files)),
+                                trace=None if settings.chat_mode in AGENT_MODES
+                                else turn_view.found_trace(turn, settings.similarity_top_k))
             if summary_view.is_summary(response):  # at once, or part by part: no check
                 checked = summary_view.follow_summary(
                     turn, response, controls.kept_stream(kept, response), check=record_and_check)

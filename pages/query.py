@@ -97,10 +97,10 @@ def ask(name: str, question: str, options: QueryOptions, box) -> None:
         state.ensure_embedder_loaded(index.embedder)
     llm = state.current_llm()
     engine = engine_for(index, options, llm, options.response_mode)
-    trace = Trace()
-    response = engine.query(question, trace=trace)  # retrieved; the answer streams when read
     with box.container():  # the passages, how far the model read them, its draft, its check
         turn = turn_view.open_live_turn(stop=False)
+    trace = turn_view.found_trace(turn, options.top_k)  # the passages shown once found
+    response = engine.query(question, trace=trace)  # retrieved; the answer streams when read
     turn_view.show_passages(turn, response.source_nodes)
     text = turn_view.follow(turn, turn_states(
         response, lambda whole: whole, sources=response.source_nodes,

@@ -54,6 +54,8 @@ class QueryEngine:
         question as text, or as a ``QueryBundle``)."""
         question = _check_question(question)
         nodes = self.retriever.retrieve(question, trace=trace)
+        if trace is not None:
+            trace.tell_found(nodes)
         return apply_postprocessors(self.postprocessors, nodes, question, trace)
 
     def query(self, question: str, *, trace: Trace | None = None) -> Response:

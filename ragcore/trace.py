@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from .prompts import message_tokens
 from .tokens import count_tokens
@@ -46,6 +46,14 @@ class Trace:
     stages: list[Stage] = field(default_factory=list)
     llm_calls: list[LLMCall] = field(default_factory=list)
     notes: dict[str, Any] = field(default_factory=dict)  # e.g. condensed question, react steps
+    # Told the passages the moment a search returns them, before they are cut to what the
+    # model reads (a page shows them at once: the first thing a person sees); not saved.
+    found: Callable[[list[Any]], None] | None = field(default=None, repr=False, compare=False)
+
+    def tell_found(self, nodes: list[Any]) -> None:
+        """The passages a search just returned, to ``found`` if anyone listens."""
+        if self.found is not None:
+            self.found(list(nodes))
 
     @contextmanager
     def stage(self, name: str, **detail: Any) -> Iterator[dict[str, Any]]:

@@ -5,8 +5,9 @@ Over the State of the Union index (the real embedding model) and its corpus ques
 default query engine with ``LocalLLM()`` (the Query page's and ``ragcore query``'s path), each
 answer followed through ``chat.progress.turn_states`` as the CLI and the app follow it:
 
-- first content: from the question to the passages found, which the app and the CLI show at
-  once (target: <= 1 s; the "Looking for passages" label before them is not content); the first
+- first content: from the question to the passages found, which the app and the CLI show the
+  moment the search returns them (``Trace.found``), before the sentences the model reads are
+  chosen (target: <= 1 s; the "Looking for passages" label before them is not content); the first
   "Reading the passages" line comes ``TICK_SECONDS`` later, shown beside it;
 - first token and the whole answer (the draft written and checked: what is shown as the
   answer), p50 and p90 (targets: whole p50 <= 8 s idle; busy p50 <= 2x idle);
@@ -114,9 +115,14 @@ def ask(index: Any, llm: Any, clock: ModelClock, question: str) -> Wait:
 
     prompts = SynthesisPrompts().with_system_prompt(f"Session {secrets.token_hex(4)}.")
     engine = query_engine_from_index(index, llm=llm, prompts=prompts)
+    from ragcore.trace import Trace
+
     clock.restart()
-    response = engine.query(question)
-    seen: dict[str, float] = {"passages": time.perf_counter() - clock.started}
+    seen: dict[str, float] = {}
+    trace = Trace(found=lambda nodes: seen.setdefault("passages",
+                                                      time.perf_counter() - clock.started))
+    response = engine.query(question, trace=trace)
+    seen.setdefault("passages", time.perf_counter() - clock.started)  # none found: now
     names = {Reading: "reading", Draft: "first_token", Checking: "written", Checked: "whole"}
     for state in turn_states(response, lambda text: response.checked,
                              sources=response.source_nodes, rate=lambda: reading_rate(llm)):

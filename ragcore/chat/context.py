@@ -74,6 +74,7 @@ class ContextChatEngine:
         start_turn(memory, message)
         query = self._search_query(message, memory, trace)
         nodes = self.retriever.retrieve(query, trace=trace)
+        trace.tell_found(nodes)
         nodes = apply_postprocessors(self.node_postprocessors, nodes, query, trace)
         messages, request, used = self._prompt(nodes, message, memory, trace)
         llm = answering(noting(self.llm, trace.notes), request)

@@ -144,9 +144,9 @@ def answer_turn(message: str, session: ChatSession, *, show_trace: bool) -> None
     from ..present.answer_score import ranked_with
     from ..trace import Trace
     from ..workspace.conversation.sourceless import sourceless_reply
-    from .progress import follow_turn
+    from .progress import follow_turn, tell_found
 
-    talk, trace = session.conversation, Trace()
+    talk, trace = session.conversation, Trace(found=tell_found())
     session.last_trace = trace
     try:
         response = talk.ask(message, session.settings, trace=trace)

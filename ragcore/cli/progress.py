@@ -95,6 +95,16 @@ class ProgressBar:
                 self._drawn = False
 
 
+def tell_found(stream: TextIO | None = None) -> Any:
+    """What a trace tells of the passages the moment a search returns them (``Trace.found``):
+    a line on ``stream`` (stderr), before the sentences the model reads are chosen."""
+    def found(nodes: list) -> None:
+        out = stream if stream is not None else sys.stderr
+        out.write(f"Passages found ({len(nodes)}); choosing the sentences the model reads.\n")
+        out.flush()
+    return found
+
+
 def follow_turn(response: Any, llm: Any, stream: TextIO | None = None, *,
                 tick: float = 0.5) -> None:
     """Read a chat reply that is checked before it is written (it has passages), telling on

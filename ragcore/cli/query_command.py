@@ -90,6 +90,7 @@ def check_top_k(top_k: int) -> None:
 
 def run_query(args: argparse.Namespace, context: CliContext) -> int:
     from ..trace import Trace
+    from .progress import tell_found
 
     check_top_k(args.top_k)
     index = context.workspace().load_index(args.index)
@@ -101,7 +102,7 @@ def run_query(args: argparse.Namespace, context: CliContext) -> int:
     engine = index.as_query_engine(llm=llm, response_mode=args.mode,
                                    similarity_top_k=args.top_k, retrieval_mode=args.retrieval)
     note_model_load(index, args.retrieval)
-    trace = Trace()
+    trace = Trace(found=tell_found())
     response = engine.query(args.question, trace=trace)
     write_reply(sys.stdout, response, retrieval_mode=args.retrieval, embedder=index.embedder,
                 ranked_with=ranked_with(index.embed_model_name, args.retrieval),

@@ -203,3 +203,30 @@ def test_an_index_engine_without_llm_uses_the_default_resolver(monkeypatch, fake
     assert type(engine.synthesizer.llm).__name__ == "ExtractiveLLM"
     assert "Paris" in engine.query("Where is Paris?").text
     assert type(index.as_chat_engine(chat_mode="context").llm).__name__ == "ExtractiveLLM"
+
+
+def test_the_trace_is_told_the_passages_found_before_they_are_cut(fake_embedder):
+    """A page shows the passages the moment the search returns them (``Trace.found``), before
+    a postprocessor cuts them to what the model reads; the chat engines that search tell it
+    too."""
+    from ragcore import Document, VectorStoreIndex
+    from ragcore.llms.fake import FakeLLM
+    from ragcore.memory import ChatMemory
+    from ragcore.trace import Trace
+
+    texts = ["The harbour bridge opened in 1932.", "Its arch spans 503 metres."]
+    index = VectorStoreIndex.from_documents([Document(t) for t in texts], embedder=fake_embedder)
+    told: list[list] = []
+
+    class Cut:
+        def postprocess(self, nodes, query):
+            assert told, "the passages were not told before the postprocessor ran"
+            return nodes[:1]
+
+    engine = index.as_query_engine(llm=FakeLLM(replies=["**1932**."]), node_postprocessors=[Cut()])
+    response = engine.query("When did the bridge open?", trace=Trace(found=told.append))
+    assert len(told[0]) == 2 and len(response.source_nodes) == 1
+    chat = index.as_chat_engine(chat_mode="context", llm=FakeLLM(default="It opened in 1932."))
+    chat.chat("When did the bridge open?", ChatMemory(token_limit=500),
+              trace=Trace(found=told.append))
+    assert len(told) == 2 and Trace().to_dict().keys() == {"stages", "llm_calls", "notes"}

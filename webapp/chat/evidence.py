@@ -1,7 +1,7 @@
 """The passages found for a question, shown before its answer: evidence first.
 
-The Query page and the Chat page show them the moment the search ends, while the model still
-reads them (tens of seconds with the packaged model on a busy machine); the numbered sources
+The Query page and the Chat page show them the moment the search returns them (the best few,
+while the sentences the model reads are chosen), then the passages it reads while it reads them (tens of seconds with the packaged model on a busy machine); the numbered sources
 under the finished answer replace them (``webapp.answers.citing``).
 """
 
@@ -16,11 +16,16 @@ from ragcore.present import format as fmt
 PREVIEW_CHARS = 300
 
 
-def render_passages_found(sources: Sequence) -> None:
+READING = "being read by the model:"
+# Told while the sentences the model reads are chosen from them (a second or two, busy).
+CHOOSING = "choosing the sentences the model reads:"
+
+
+def render_passages_found(sources: Sequence, state: str = READING) -> None:
     """The retrieved passages as soon as they are found, before the answer."""
     if not sources:
         return
-    st.markdown(f"**Passages found ({len(sources)})**, being read by the model:")
+    st.markdown(f"**Passages found ({len(sources)})**, {state}")
     for number, scored in enumerate(sources, 1):
         text = " ".join(scored.node.text.split())
         preview = text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS].rsplit(" ", 1)[0] + " …"

@@ -22,7 +22,8 @@ from ragcore.chat import (
     Checking, Draft, Reading, reading_rate, turn_states,
 )
 from ragcore.present import format as fmt, trace_view
-from webapp.chat.evidence import render_passages_found
+from ragcore.trace import Trace
+from webapp.chat.evidence import CHOOSING, render_passages_found
 from webapp.chat.agent_steps import stream_with_steps
 from webapp.chat.chat_controls import stop_button
 
@@ -66,6 +67,16 @@ def reply_body(number: int, slot: Any = None) -> Any:
     """The container the reply at ``number`` is drawn in, in the history and just made alike
     (in ``slot``, a turn's ``body``); its key names it for the browser tests."""
     return (slot if slot is not None else st).container(key=f"answer_{number}")
+
+
+def found_trace(turn: LiveTurn, top_k: int) -> Trace:
+    """A turn's trace that shows its best ``top_k`` passages the moment the search returns
+    them, before the sentences the model reads are chosen from them (``Trace.found``)."""
+    def show(nodes: list) -> None:
+        if nodes:
+            with turn.evidence.container():
+                render_passages_found(nodes[:top_k], CHOOSING)
+    return Trace(found=show)
 
 
 def show_passages(turn: LiveTurn, sources: list) -> None:

@@ -171,6 +171,7 @@ def test_chat_tells_on_stderr_what_it_reads_and_that_it_checks(run):
     assert code == 0
     lines = err.splitlines()
     found = next(i for i, line in enumerate(lines) if line.startswith("Passages found ("))
-    assert "being read by the model" in lines[found]
-    assert lines.index("Checking the answer against the passages…") > found
+    assert "choosing the sentences the model reads" in lines[found]  # as the search returns
+    read = next(i for i, line in enumerate(lines) if "being read by the model" in line)
+    assert found < read < lines.index("Checking the answer against the passages…")
     assert "Checking" not in out and "policy engine" in out.split("assistant> ")[1].lower()
