@@ -7,11 +7,11 @@ passes it; it is simply not an answer. A question that asks for a sum of money, 
 length of time, a year or a percentage says so in its words, and an answer of that kind shows
 it in its own (a currency, a cardinal number, a year): ``mismatch`` names what was asked for
 when the answer holds nothing of the kind, and ``unshown`` when an answer in sentences does not
-("NIST has many employees, including ..." for how many it has). Questions whose answers take any form ("what",
-"who", a bare "when") are judged by their form only in one way: an answer made of the
-question's own words ("**Holmes**" for the name of Holmes's brother, "**King of Bohemia**"
-for the name the King of Bohemia used) says nothing the question did not, except where the
-question offers it a choice ("before or after ...?") or asks yes or no. What the passages
+("NIST has many employees, including ..." for how many it has). Questions whose answers take
+any form ("what", "who", a bare "when") are judged by their form only in one way: an answer
+made of the question's own words ("**Holmes**" for the name of Holmes's brother, "**King of
+Bohemia**" for the name the King of Bohemia used) says nothing the question did not, except
+where the question offers it a choice ("before or after ...?") or asks yes or no. What the passages
 hold can still be of another kind (``unstated_kind``): a sum of money no passage sentence
 gives as money ("**$475 million**" where they say "475 Million vaccine doses"), a count they
 give only as money or a share ("**2**" where they say "$2 Trillion"), or, for a factoid, a

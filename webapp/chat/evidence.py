@@ -1,8 +1,9 @@
 """The passages found for a question, shown before its answer: evidence first.
 
 The Query page and the Chat page show them the moment the search returns them (the best few,
-while the sentences the model reads are chosen), then the passages it reads while it reads them (tens of seconds with the packaged model on a busy machine); the numbered sources
-under the finished answer replace them (``webapp.answers.citing``).
+while the sentences the model reads are chosen), then the passages it reads while it reads them
+(tens of seconds with the packaged model on a busy machine); the numbered sources under the
+finished answer replace them (``webapp.answers.citing``).
 """
 
 from __future__ import annotations

@@ -60,7 +60,8 @@ def test_first_connections_to_a_new_database_race_to_create_pgvector(postgres_ur
 
     from ragcore.stores.postgres.connect import connect
 
-    admin = psycopg.connect(postgres_url, autocommit=True, password=os.environ["RAGCORE_PG_PASSWORD"])
+    admin = psycopg.connect(postgres_url, autocommit=True,
+                            password=os.environ["RAGCORE_PG_PASSWORD"])
     try:
         for attempt in range(4):
             name = f"race_{attempt}_{next(_tables)}"
