@@ -17,6 +17,8 @@ from ..tokens import count_tokens
 
 LINE_SPLIT_TOKENS = 60  # a unit of several lines this long is read line by line (a table)
 TABLE_CONTINUED = 0.2  # share of a table's lines that may start in lower case
+# A line going on with a sentence: a lower-case word, then a space or a mark of prose.
+_PROSE_GOES_ON = re.compile(r"[a-z][a-z'’-]*(?:[\s,;:.!?)]|$)")
 _NAMES_TABLE = re.compile(
     r"^\s*(?:<span[^>]*>\s*)?table\s+[A-Z]?-?\d+(?:[-.]\d+)*\s*[:.\u2013\u2014-]"
     r"|\btable\s+[A-Z]?-?\d+(?:[-.]\d+)*\s+(?:shows|lists|gives|summari[sz]es|presents)\b"
@@ -50,9 +52,10 @@ def rows_of_tables(parts: list[str]) -> list[str]:
 
 def _tabular(lines: list[str]) -> bool:
     """Whether ``lines`` read as rows (three or more, hardly any continuing the line before in
-    lower case, as a prose sentence wrapped over lines does)."""
+    lower case, as a prose sentence wrapped over lines does: with a lower-case word, not a
+    name set to a value, "q=0.10 z=5")."""
     rows = [line.strip() for line in lines if line.strip()]
     if len(rows) < 3:
         return False
-    continued = sum(row[0].islower() for row in rows[1:])
+    continued = sum(bool(_PROSE_GOES_ON.match(row)) for row in rows[1:])
     return continued <= TABLE_CONTINUED * (len(rows) - 1)

@@ -206,3 +206,16 @@ def test_prose_wrapped_over_lines_is_not_read_line_by_line():
     read = read_of(wrapped, "What does recovery replay after a crash?", 12)
     assert read.startswith("The storage engine keeps")
     assert "were written." in read
+
+
+def test_a_table_of_names_set_to_values_is_read_row_by_row():
+    """Rows starting in lower case ("q=0.45 z=340", a table of a PDF) are rows, not a sentence
+    wrapped over lines: the row asked about is read, not the table's first lines."""
+    from ragcore.retrieval.rows import rows_of_tables
+
+    rows = "".join(f"q={q / 100:.2f} z={z}\n" for q, z in
+                   ((10, 5), (15, 8), (20, 11), (25, 15), (30, 24), (35, 41), (40, 89), (45, 340)))
+    table = "Solving for P less than 0.1%...\nP < 0.001\n" + rows
+    assert len(rows_of_tables([table])) >= 8
+    read = read_of(table, "How many blocks z are needed when the attacker's share q is 0.45?", 12)
+    assert "q=0.45 z=340" in read
