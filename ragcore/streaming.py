@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from itertools import chain
 from typing import Any, AsyncIterator, Callable, Iterable, Iterator, MutableMapping, Sequence
 
 EMPTY_REPLY = "(the model returned an empty reply)"
@@ -43,15 +44,18 @@ def or_empty_notice(chunks: Iterable[str], notes: MutableMapping[str, Any]) -> I
 def without_phrases(chunks: Iterable[str], phrases: Sequence[str]) -> Iterator[str]:
     """The chunks with every occurrence of ``phrases`` taken out (the longest one where several
     start at one place), also where one is split across chunks: only text that may still grow
-    into one is held back."""
-    pending = ""
-    for chunk in chunks:
-        kept, pending = _cut_phrases(pending + chunk, phrases, final=False)
+    into one is held back. A phrase the text opens with takes the marks after it along
+    ("**<support>**. The crawler ..." is "The crawler ...", not ". The crawler ...")."""
+    pending, kept_any, cut_first = "", False, False
+    for chunk in chain(chunks, (None,)):  # None: the end, where nothing more is held back
+        text = pending + (chunk or "")
+        kept, pending = _cut_phrases(text, phrases, final=chunk is None)
+        if not kept_any:  # the reply's start: marks left by a phrase it opened with go too
+            cut_first = cut_first or text.startswith(tuple(phrases))
+            kept = kept.lstrip(" .,;:") if cut_first else kept
         if kept:
+            kept_any = True
             yield kept
-    kept, _ = _cut_phrases(pending, phrases, final=True)
-    if kept:
-        yield kept
 
 
 def _cut_phrases(text: str, phrases: Sequence[str], *, final: bool) -> tuple[str, str]:

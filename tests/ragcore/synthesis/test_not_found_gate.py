@@ -280,7 +280,14 @@ def test_a_slot_of_the_answer_form_the_model_copied_is_never_shown(size):
     assert response.text == "**6:12**. High tide came at 6:12 on Monday."
     plain = Synthesizer(FakeLLM(replies=["<short answer> is 6:12 <sup"], chunk_size=size),
                         not_found_gate=None).synthesize("When?", nodes(TIDE))
-    assert plain.text == " is 6:12 <sup"  # a tail that only began a slot is kept
+    assert plain.text == "is 6:12 <sup"  # a tail that only began a slot is kept
+    # The slot as the short answer: "**" continued with "<support>**. ..." (unseen tune half,
+    # u103); the marks it leaves at the start go with it.
+    empty = LogprobFakeLLM(replies=["<support>**. High tide came at 6:12 on Monday."],
+                           chunk_size=size)
+    response = Synthesizer(empty, not_found_gate=GATE).synthesize(
+        "When was high tide on Monday?", nodes(TIDE))
+    assert response.text == "High tide came at 6:12 on Monday."
 
 
 SHIPPED = NotFoundGate(models=None)  # the shipped calibrations, for any LLM telling chances
