@@ -5,7 +5,8 @@ own (``timings``); ``Pace`` keeps a moving average of both for each thread count
 threads (``machine.choose_threads``) starts from what that count did before. The reading budget
 of a query (how many passage tokens the model is given: ``engines.from_index`` keeps the
 question's closest sentences up to it) is what the model reads in ``READING_SECONDS`` at the
-measured speed: a laptop reading four times faster reads four times as much in the same wait.
+measured speed: a laptop reading faster reads more in the same wait, up to what an answer was
+measured to need (``MAX_READING_TOKENS``).
 The question's kind then scales it (``grounding.kinds``: a list or a summary reads 2.5x more).
 Until a reply has been measured, and for a budget fixed in the settings, the budget is fixed.
 
@@ -24,10 +25,15 @@ from ..cut_short import cut_short_note as written_note
 
 # Of the first token's wait spent reading passages. The prompt's other parts (instructions,
 # question, a card; ~200 tokens) are read on top: at 5 s the whole factoid answer took a median
-# 8.65 s on two idle cores (issue 56's target: 8 s), at 4 s the passages still hold 340 tokens
-# there, more than the 160-200 every quality run of the question sets read.
+# 8.65 s on two idle cores (issue 56's target: 8 s), at 4 s 7.70 s.
 READING_SECONDS = 4.0
 MIN_READING_TOKENS = 160  # below this the answer's sentence loses its neighbours
+# Above this a faster machine reads no more: the evidence read stopped growing at 250 tokens
+# (no model, fixed budgets 160/200/250/300/340/450: the unseen set's tune half 28/29/29/29/29/29
+# of 37 answerable, the grounded set 61/64/65/65/65/65 of 85), while the model given 350 on two
+# idle cores answered more questions from passages that do not answer them (tune half run 4:
+# 10 wrong answers vouched for, against 8 at 200 in run 3) and took longer.
+MAX_READING_TOKENS = 250
 MIN_TIMED_READ = 32  # tokens: shorter reads (a cached prompt's tail) time the overhead
 SMOOTHING = 0.5  # weight of the newest reply in the moving average
 WRITING_SECONDS = 30.0  # of writing a person waits for once the answer has begun
@@ -78,10 +84,12 @@ class Pace:
 
     def reading_budget(self, threads: int, *, default: int, ceiling: int) -> ReadingBudget:
         """What the model reads in ``READING_SECONDS`` at ``threads``' measured speed, between
-        ``MIN_READING_TOKENS`` and ``ceiling``; ``default`` until a prompt has been measured."""
+        ``MIN_READING_TOKENS`` and ``ceiling`` (at most ``MAX_READING_TOKENS``); ``default``
+        until a prompt has been measured."""
         reading = self.speeds(threads).reading
         if reading is None:
             return ReadingBudget(default, f"{default} tokens until a reply has been timed")
+        ceiling = min(ceiling, MAX_READING_TOKENS)
         tokens = max(MIN_READING_TOKENS, min(ceiling, int(round(reading * READING_SECONDS, -1))))
         return ReadingBudget(tokens, f"reads {reading:.0f} tokens/s on {threads} "
                                      f"thread{'' if threads == 1 else 's'}: {tokens} tokens in "

@@ -12,7 +12,9 @@ import pytest
 from ragcore.llms.local import engine as engine_module
 from ragcore.llms.local.engine import EngineConfig, LocalEngine
 from ragcore.llms.local.machine import MachineLoad, MachineWatch, choose_threads
-from ragcore.llms.local.pace import MIN_READING_TOKENS, READING_SECONDS, Pace
+from ragcore.llms.local.pace import (
+    MAX_READING_TOKENS, MIN_READING_TOKENS, READING_SECONDS, Pace,
+)
 
 
 @pytest.mark.parametrize("cores, others, threads", [
@@ -73,9 +75,11 @@ def test_the_reading_budget_is_what_the_model_reads_in_the_aimed_seconds():
     assert "60 tokens/s" in budget.reason
     # Another thread count starts from what it measured itself (here: nothing).
     assert pace.reading_budget(1, default=200, ceiling=500).tokens == 200
-    # A fast laptop is capped by the window's share; a crawling machine keeps a floor.
+    # A fast laptop reads no more than an answer was measured to need, nor than the window's
+    # share; a crawling machine keeps a floor.
     pace.record({"prompt_n": 300, "prompt_per_second": 1000.0}, threads=8)
-    assert pace.reading_budget(8, default=200, ceiling=500).tokens == 500
+    assert pace.reading_budget(8, default=200, ceiling=500).tokens == MAX_READING_TOKENS
+    assert pace.reading_budget(8, default=200, ceiling=180).tokens == 180
     pace.record({"prompt_n": 300, "prompt_per_second": 5.0}, threads=1)
     assert pace.reading_budget(1, default=200, ceiling=500).tokens == MIN_READING_TOKENS
 
