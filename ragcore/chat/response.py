@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, Protocol, runtime_checkable
 
 from ..memory import ChatMemory
-from ..present.grounded import unobserved, unread
+from .sourceless import sourceless_reply
 from ..streaming import TextStream
 from ..synthesis.response import AnswerCheck, CheckedReply, source_of
 from ..trace import Trace
@@ -74,9 +74,7 @@ class ChatResponse(CheckedReply, TextStream):
         text = self.text  # drained first: an agent judges its answer when the stream ends
         if self.check is None:
             return text  # an engine that does not check: the model's words
-        if (self.trace.notes.get("agent_verdict") or {}).get("label") == "unobserved":
-            return unobserved(text)
-        return unread(text)
+        return sourceless_reply(text, self.trace.notes, self.mode)
 
     @classmethod
     def from_text(cls, text: str, *, trace: Trace, **kwargs) -> ChatResponse:

@@ -130,7 +130,7 @@ def _switch_mode(session: ChatSession, mode: str) -> None:
 def unread_reply(response: Any) -> bool:
     """Whether a reply read no passage and is not a summary or the model alone's: drained to
     know (an agent's passages come in while it runs), then shown as such."""
-    from ..workspace.conversation.sourceless import written_as_is
+    from ..chat.sourceless import written_as_is
 
     if response.source_nodes or written_as_is(response.trace.notes, response.mode):
         return False
@@ -143,7 +143,7 @@ def answer_turn(message: str, session: ChatSession, *, show_trace: bool) -> None
     as the app does; an error is shown and the REPL goes on."""
     from ..present.answer_score import ranked_with
     from ..trace import Trace
-    from ..workspace.conversation.sourceless import sourceless_reply
+    from ..chat.sourceless import sourceless_reply
     from .progress import follow_turn, tell_found
 
     talk, trace = session.conversation, Trace(found=tell_found())

@@ -35,7 +35,7 @@ from ...types import Message
 from ..chats import ChatMessage, SavedChat
 from ..ingest.index_files import files_of
 from ..summaries import EXTRACTIVE_NOTE, document_names, how_made  # noqa: F401 - theirs too
-from .sourceless import NO_SEARCH_MODES, ROUTE_NOTE, sourceless_reply  # noqa: F401
+from ...chat.sourceless import NO_SEARCH_MODES, ROUTE_NOTE, sourceless_reply  # noqa: F401
 from .summary_reply import OFFER_NOTE, summary_reply, summary_text  # noqa: F401
 
 SCORE_KEY = extractive_answer.SCORE_NOTE  # a saved reply keeps its stated score as the notes do

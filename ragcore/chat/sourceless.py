@@ -1,14 +1,14 @@
 """What a person is shown of a chat reply without sources, wherever it is shown (the Chat page,
-``ragcore chat``): an agent's answer no tool backed, and a reply that read no passage (from the
-conversation's memory), each said so first; a summary's reply, and the model-alone mode (which
-says so where it is chosen), as written."""
+``ragcore chat``, a chat engine's ``ChatResponse.shown``): an agent's answer no tool backed, and a
+reply that read no passage (from the conversation's memory), each said so first; a summary's
+reply, and the model-alone mode (which says so where it is chosen), as written."""
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ...present.grounded import unobserved, unread
-from ...summaries import INDEX_SUMMARY, SUMMARY
+from ..present.grounded import unobserved, unread
+from ..summaries import INDEX_SUMMARY, SUMMARY
 
 ROUTE_NOTE = "route"  # in a turn's trace notes: where its question went, and why
 # The simple chat mode sends the conversation to the model without searching the documents.
