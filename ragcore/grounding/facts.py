@@ -16,7 +16,8 @@ so every specific the claim states has to occur in a passage, after normalising 
              a rare word opening the sentence opens it:  with or without hyphens:
              "Australia Twilight")                       "Redheaded" is "Red-Headed")
     quoted   text in quotes or in **bold** (the short    all its content words occur within one
-             answer a gated reply opens with)            passage sentence and its neighbours
+             answer a gated reply opens with)            passage sentence and its neighbours;
+             a token with no word to stem ("-a", "\\e")  the token as written, whole
     code     each identifier of a `code span`            a passage identifier starts with it
              ("__close__", "f64", "release")             (case folded): code is literal
     degree   a superlative or exclusive word: "the       the word or one of its group
@@ -69,6 +70,8 @@ from .text import MARKER, TOKEN, content_stems, fold, tokens
 
 _QUOTED = re.compile(r"\*\*(.+?)\*\*|[\"\u201c](.{2,120}?)[\"\u201d]")
 _CODE = re.compile(r"`([^`\n]+)`")
+# A token that holds a letter or digit but no word to stem: a flag, an escape ("-a", "\\e").
+_LITERAL = re.compile(r"[^\s\w]*\w{1,3}[^\s]*")
 _IDENTIFIER = re.compile(r"\w+")
 # Superlatives and exclusives, each word to its group's first (the group says the same).
 _DEGREES = {word: group[0] for group in (
@@ -140,7 +143,9 @@ def facts_of(claim: str) -> Facts:
     # A count in words is a fact too ("over twenty years"), but not "one" (a pronoun as often).
     digits |= spelled_numbers(_words_split(folded), least=1) - {1.0}
     phrases = [" ".join((a or b).split()) for a, b in _QUOTED.findall(plain)]
-    quoted = tuple((p, tuple(content_stems(p))) for p in phrases if content_stems(p))
+    # a quoted token with no word to stem ("**-a**", "**\\e**"): stated as written, exactly
+    quoted = tuple((p, tuple(content_stems(p))) for p in phrases
+                   if content_stems(p) or _LITERAL.fullmatch(p))
     code = frozenset(w.lower() for span in _CODE.findall(plain) for w in _IDENTIFIER.findall(span)
                      if not w.isdigit())
     return Facts(frozenset(digits), frozenset(_names(plain)), quoted, code, _degrees(folded),
@@ -280,8 +285,11 @@ def missing_facts(facts: Facts, passage_text: str) -> list[str]:
     # stated by "Special Publication 800-31" (the phrase's acronyms are among its names)
     spelled = initials & facts.names
     for written, phrase in facts.quoted:
-        if not all(s in stems or s in words or stated_number(s, stated) or s in spelled
-                   for s in phrase):
+        if not phrase:  # a literal ("-a", "\\e"): as written, not inside a longer token
+            if not re.search(rf"(?<![\w-]){re.escape(written)}(?!\w)", passage_text):
+                missing.append(f"\u201c{written}\u201d")
+        elif not all(s in stems or s in words or stated_number(s, stated) or s in spelled
+                     for s in phrase):
             missing.append(f"\u201c{written}\u201d")
     missing += [f"the name {written}" for written, name in sorted(facts.whole)
                 if not _stated_whole(written, name, passage_text)]

@@ -171,3 +171,18 @@ def test_the_judge_is_not_asked_about_an_answer_its_sentence_vouches_for():
     sure = Judge(yes=0.97)
     check_answer("**the `--follow` flag**.", [passage], question=question, judge=sure)
     assert len(sure.asked) == 1
+
+
+def test_a_short_answer_with_no_word_to_stem_is_checked_as_written():
+    """A flag or an escape ("**-a**.") has no content word: it was dropped from the claims,
+    and the sentence after it checked instead (unseen tune half u058's hedge). It is a fact
+    stated as written: "-a" by "(`-a` for short)", not "-t", nor "-a" inside "--all"."""
+    from ragcore.grounding.facts import facts_of, missing_facts
+
+    passages = ["Binary files can be searched via the `--text` (`-a` for short) flag."]
+    question = "What is the short form of the --text flag?"
+    right = check_answer("**-a**. It prints binary data too.", passages, question=question)
+    assert right.claims[0].claim.text == "**-a**." and right.claims[0].supported
+    wrong = check_answer("**-t**. It prints binary data too.", passages, question=question)
+    assert wrong.claims[0].claim.text == "**-t**." and not wrong.claims[0].supported
+    assert missing_facts(facts_of("**-a**."), "Use --all for that.") == ["\u201c-a\u201d"]
