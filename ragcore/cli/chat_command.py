@@ -143,7 +143,6 @@ def answer_turn(message: str, session: ChatSession, *, show_trace: bool) -> None
     as the app does; an error is shown and the REPL goes on."""
     from ..present.answer_score import ranked_with
     from ..trace import Trace
-    from ..chat.sourceless import sourceless_reply
     from .progress import follow_turn, tell_found
 
     talk, trace = session.conversation, Trace(found=tell_found())
@@ -154,7 +153,7 @@ def answer_turn(message: str, session: ChatSession, *, show_trace: bool) -> None
             follow_turn(response, talk.llm)
         sys.stdout.write("assistant> ")
         if unread_reply(response):  # read no passage: said so first, as the Chat page says it
-            sys.stdout.write(sourceless_reply(response.text, trace.notes, response.mode) + "\n")
+            sys.stdout.write(response.shown + "\n")
         else:
             write_reply(sys.stdout, response, retrieval_mode=session.settings.retrieval_mode,
                         embedder=talk.index.embedder,

@@ -30,7 +30,7 @@ class KeptVectors:
         self._lock = threading.Lock()
 
     def clear(self) -> None:
-        """Forget every kept vector (a model's files replaced under its name)."""
+        """Forget every kept vector (a test that counts embedder calls starts from none)."""
         with self._lock:
             self._vectors.clear()
 

@@ -84,10 +84,13 @@ class CheckedReply:
     def checked(self) -> Any:
         """The answer as a person is shown it (``CheckedAnswer``: text, verdict, listing),
         or None when it is not checked; reads the whole stream first."""
-        if self.check is None or not self.question.strip() or not self.checkable():
+        if self.check is None or not self.question.strip():
+            return None
+        text = self.text  # to its end first: an agent's passages come in while it runs
+        if not self.checkable():
             return None
         if self._checked is None:
-            self._checked = self.check(self.text, self.source_nodes, question=self.question,
+            self._checked = self.check(text, self.source_nodes, question=self.question,
                                        trace=self.trace, response_mode=self.response_mode)
         return self._checked
 

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 from ragcore.chat.response import ChatResponse
 from ragcore.cli import chat_command, progress
 from ragcore.present.grounded import UNREAD
+from ragcore.present.markers import AnswerCheck
 
 
 class Talk:
@@ -22,7 +23,8 @@ class Talk:
         if self.condensed:
             trace.notes["condensed_question"] = self.condensed
         if self.condensed is None:  # answered from the conversation: no passage read
-            return ChatResponse.from_text("89 blocks, as I said.", trace=trace, mode="context")
+            return ChatResponse.from_text("89 blocks, as I said.", trace=trace, mode="context",
+                                          check=AnswerCheck(), question=message)
         return SimpleNamespace(source_nodes=["a passage"], text="89 blocks.")
 
     def record(self, message, response, settings):
