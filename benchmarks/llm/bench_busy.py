@@ -12,8 +12,8 @@ query engine with ``LocalLLM()`` (threads and reading budget fitted to the machi
   answer then reuses;
 - for comparison, busy with the threads fixed at every core (what ragcore did before).
 
-Each answer's prompt starts with a new nonce, so no answer reuses another's cached prompt. The
-busy programs are plain spin loops in processes of their own. The engine may reload with other
+Each answer is a new question to the model's prompt cache (``visits``: a fresh nonce after the
+system message every answer prompt shares; until 2026-11-28 the nonce came first). The busy programs are plain spin loops in processes of their own. The engine may reload with other
 threads at once here (``REFIT_SECONDS`` 0): the app waits 30 s between reloads.
 
     python -m benchmarks --only busy
@@ -22,7 +22,6 @@ threads at once here (``REFIT_SECONDS`` 0): the app waits 30 s between reloads.
 from __future__ import annotations
 
 import multiprocessing
-import secrets
 import statistics
 import time
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import Any
 
 from benchmarks.harness import Row
 from benchmarks.llm.bench_local_llm import _index, _questions
+from benchmarks.llm.visits import Visits
 
 GROUP = "busy"
 BUSY_PROGRAMS = 2
@@ -67,22 +67,21 @@ class Busy:
 
 
 def _answer(index, llm, question: str, *, gate: bool) -> dict[str, float]:
-    """One answer read whole: first token, whole time, gate stage; a fresh nonce first."""
+    """One answer read whole: first token, whole time, gate stage; new to the prompt cache."""
     from ragcore.engines.from_index import query_engine_from_index
-    from ragcore.prompts.answer import SynthesisPrompts
 
-    prompts = SynthesisPrompts().with_system_prompt(f"Session {secrets.token_hex(4)}.")
-    engine = query_engine_from_index(index, llm=llm, prompts=prompts)
+    engine = query_engine_from_index(index, llm=llm)
     if not gate:
         engine.synthesizer.not_found_gate = None
-    started = time.perf_counter()
-    response = engine.query(question)
-    stream = iter(response)
-    next(stream, None)
-    first = time.perf_counter() - started
-    for _ in stream:
-        pass
-    whole = time.perf_counter() - started
+    with Visits(llm):
+        started = time.perf_counter()
+        response = engine.query(question)
+        stream = iter(response)
+        next(stream, None)
+        first = time.perf_counter() - started
+        for _ in stream:
+            pass
+        whole = time.perf_counter() - started
     stages = {s.name: s.seconds for s in response.trace.stages}
     return {"first": first, "whole": whole, "gate": stages.get("not-found gate", 0.0),
             "pace": response.trace.notes.get("model_pace")}

@@ -20,8 +20,10 @@ answer followed through ``chat.progress.turn_states`` as the CLI and the app fol
   not recorded calls), idle, with the reading budget the model was given then.
 
 "Idle" is this machine as it is: other people's programs run on it, so every condition's load
-average is shown beside its figures. Each answer's prompt starts with a new nonce, so no answer
-reuses another's cached prompt. The model's threads are fitted again when a condition begins
+average is shown beside its figures. Each answer is a new question to the model's prompt cache
+(``visits``: a fresh nonce after the system message every answer prompt shares, so the cache
+keeps what it keeps for a person's next question; until 2026-11-28 the nonce came first and
+nothing was kept). The model's threads are fitted again when a condition begins
 (as the app would within ``REFIT_SECONDS``), not during its answers.
 
     python -m benchmarks --only wait [--quick]
@@ -31,7 +33,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import subprocess
 import sys
 import tempfile
@@ -42,6 +43,7 @@ from typing import Any, Iterator
 from benchmarks.harness import REPO, Row, machine_load
 from benchmarks.llm.bench_busy import BUSY_PROGRAMS, SETTLE_SECONDS, Busy
 from benchmarks.llm.bench_local_llm import _index, _questions
+from benchmarks.llm.visits import Visits
 from benchmarks.llm.waits import (ModelPass, OwnTime, Wait, largest_stages, own_time,
                                   percentile, pooled_share)
 
@@ -59,31 +61,34 @@ FOLLOW_UP = ("How much is Ford investing to build electric vehicles?", "And GM?"
 BEFORE_TOKENS = {"factoid": 248, "list": 534, "why/how": 315, "summary": 514, "follow-up": 316}
 BEFORE_BUDGET = 160
 _SECOND = r"""
-import secrets, sys
+import sys
 from pathlib import Path
 from benchmarks.llm.bench_local_llm import _index, _questions
 from ragcore.engines.from_index import query_engine_from_index
 from ragcore.llms.local import LocalLLM
-from ragcore.prompts.answer import SynthesisPrompts
+from benchmarks.llm.visits import Visits
 
 corpus = Path(sys.argv[1])
 index, llm, questions = _index(corpus), LocalLLM(), _questions(corpus)
 print("ready", flush=True)
 asked = 0
-while True:
-    prompts = SynthesisPrompts().with_system_prompt(f"Visitor {secrets.token_hex(4)}.")
-    engine = query_engine_from_index(index, llm=llm, prompts=prompts)
-    engine.query(questions[asked % len(questions)]).checked
-    asked += 1
-    print("answered", asked, flush=True)
+with Visits(llm) as visits:
+    while True:
+        visits.renew()
+        engine = query_engine_from_index(index, llm=llm)
+        engine.query(questions[asked % len(questions)]).checked
+        asked += 1
+        print("answered", asked, flush=True)
 """
 
 
 class ModelClock:
-    """The model's passes as llama.cpp times them (``pace.record``'s timings), from ``start``."""
+    """The model's passes as llama.cpp times them (``pace.record``'s timings), from ``start``;
+    each answer new to the prompt cache (``visits.renew``)."""
 
     def __init__(self, llm: Any) -> None:
         self.pace = llm._engine.pace  # shared by the engines' copies of the LLM
+        self.visits = Visits(llm)
         self.passes: list[ModelPass] = []
         self.started = time.perf_counter()
 
@@ -98,23 +103,24 @@ class ModelClock:
             record(timings, threads)
 
         self.pace.record = timed
+        self.visits.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
         del self.pace.record  # the class's own method again
+        self.visits.__exit__()
 
     def restart(self) -> None:
         self.passes, self.started = [], time.perf_counter()
 
 
 def ask(index: Any, llm: Any, clock: ModelClock, question: str) -> Wait:
-    """One question, followed as the CLI follows it, with a fresh nonce first."""
+    """One question, followed as the CLI follows it, new to the prompt cache (``visits``)."""
     from ragcore.chat.progress import Checked, Checking, Draft, Reading, reading_rate, turn_states
     from ragcore.engines.from_index import query_engine_from_index
-    from ragcore.prompts.answer import SynthesisPrompts
 
-    prompts = SynthesisPrompts().with_system_prompt(f"Session {secrets.token_hex(4)}.")
-    engine = query_engine_from_index(index, llm=llm, prompts=prompts)
+    clock.visits.renew()
+    engine = query_engine_from_index(index, llm=llm)
     from ragcore.trace import Trace
 
     clock.restart()

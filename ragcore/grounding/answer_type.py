@@ -131,8 +131,10 @@ _CHOICE = re.compile(r"\bor\b|\bwhether\b|\beither\b", re.IGNORECASE)
 # A title says nothing of who a person is: "Mr. Angel" for "Who was Hosmer Angel really?".
 _HONORIFIC = re.compile(r"\b(?:mr|mrs|ms|miss|mister|dr|doctor|sir|lord|lady|madam|professor|"
                         r"prof|captain|colonel)\b\.?", re.IGNORECASE)
-# A written form (a URL, a path, a dotted name): "http://a/g" is not the words "http", "a", "g".
-_FORMS = re.compile(r"[^\s*`\"'\u201c\u201d]*[\w][/.:_@#\\][^\s*`\"'\u201c\u201d]*[\w/]")
+# A written form (a URL, a path, a dotted name, a command-line flag): "http://a/g" is not the
+# words "http", "a", "g", nor "--text" the word "text".
+_FORMS = re.compile(r"[^\s*`\"'\u201c\u201d]*[\w][/.:_@#\\][^\s*`\"'\u201c\u201d]*[\w/]"
+                    r"|(?<![\w-])--?[^\W\d_][\w-]*")
 _ASKS_NAME = re.compile(r"\bwho\b|\bwhom\b|\bname\b", re.IGNORECASE)
 # Where a role's complement starts: "Ukrainian Ambassador | to the United States".
 _COMPLEMENT = re.compile(r"\s(?:to|of|for|from|at|in|on)\s", re.IGNORECASE)

@@ -152,6 +152,8 @@ def test_an_answer_made_of_the_questions_own_words_says_nothing(question, answer
     ("Who is the President of France?", "**President of the Republic**."),
     ("What is the name of the city that hosts the games?", "**City of London**."),
     ('With the base URI http://a/b/c/d;p?q, what does "../g" resolve to?', "**http://a/g**."),
+    # a flag is a written form, not the question's word "text"
+    ("Which flag makes ripgrep search binary files as if they were plain text?", "**--text**."),
 ])
 def test_a_choice_a_yes_or_no_a_definition_or_a_new_word_is_no_repetition(question, answer):
     assert mismatch(question, answer) == ""
