@@ -160,6 +160,12 @@ def unshown(question: str, text: str) -> str:
     return parts[0][0]
 
 
+def written_forms(text: str) -> list[str]:
+    """The written forms in ``text`` that hold a letter: URLs, paths, dotted names, flags
+    ("--text"), each stated only as written."""
+    return [form for form in _FORMS.findall(text) if any(c.isalpha() for c in form)]
+
+
 def _defines(question: str) -> bool:
     """A "What is X?" asking what X is, not "What is the name of X?" (which asks for a name),
     or a "What does X stand for?"."""
@@ -182,7 +188,7 @@ def repeats(question: str, answer: str) -> bool:
     asked = _stems(question)
     if said <= asked:
         # a written form the question lacks ("http://a/g", "os.path") is no repetition
-        return not any(token not in question for token in _FORMS.findall(answer))
+        return not any(token not in question for token in written_forms(answer))
     role = _stems(_COMPLEMENT.split(answer, maxsplit=1)[0])
     return bool(_ASKS_NAME.search(question)) and len(role) >= 2 and role <= asked
 

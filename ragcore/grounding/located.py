@@ -38,7 +38,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Protocol, Sequence, TypeVar
 
-from .answer_type import wants_an_explanation
+from .answer_type import asked_for, unshown, wants_an_explanation, written_forms
 from .claims import Claim, Span, sentence_spans, short_answer
 from .facts import Facts, facts_of, missing_facts
 from .kinds import asks_one_fact
@@ -143,41 +143,97 @@ def decided(lead: ClaimCheck, passages: Sequence[str], question: str,
     taken for invented otherwise ("The documents don't say ..." is shown, not a hedge). One the
     features vouch for is taken for invented when its sentence states little of the question
     (``VETO_SHARE``), or when the question names what no passage mentions ("the default
-    election timeout in etcd") and the sentence does not state the question."""
-    short, asked = short_answer(lead.claim), set(content_stems(question))
-    # a sentence answer is located by what it adds to the question ("The short form of the
-    # `--text` flag is `-a`." by "-a" where a sentence states the question)
-    own = set(lead.claim.stems) - asked
-    stems = set(lead.claim.stems) if short else own
-    adds = bool(own) or bool(missing_facts(lead.claim.facts, question))
-    if (lead.refuted or lead.claim.item or not adds or not asks_one_fact(question)
-            or (not short and (lead.supported or wants_an_explanation(question)))):
+    election timeout in etcd") and the sentence does not state the question. A short answer
+    no such sentence holds whole, or with a fact no passage states, is narrowed to the most of
+    it one does hold (``_narrowed``: "**Kegel**." of "**Dan Kegel**."), and shown so."""
+    short = short_answer(lead.claim)
+    stems, forms = _what_locates(lead.claim, short, question)
+    own = set(lead.claim.stems) - set(content_stems(question))
+    adds = bool(own) or bool(missing_facts(lead.claim.facts, question)) or bool(forms)
+    if (lead.claim.item or not adds or not asks_one_fact(question)
+            or (not short and (lead.supported or lead.refuted
+                               or wants_an_explanation(question)))):
         return lead  # "**SDLC**." only repeats the question; a "why" is explained, not located
     absent = bool(unmentioned(question, passages, subjects))
-    if lead.supported:
-        share = max((_stating_share(lead, stems, passages[p], span, question, subjects)
+    if lead.supported and not lead.refuted:
+        share = max((_stating_share(lead, stems, forms, passages[p], span, question, subjects)
                      for p, span in lead.support if p < len(passages)), default=0.0)
-        if share < VETO_SHARE or (absent and share < LOCATED_SHARE):
-            return replace(lead, supported=False, refuted=True, support=(),
-                           score=min(lead.score, 0.5))
-        return lead
+        if share >= VETO_SHARE and not (absent and share < LOCATED_SHARE):
+            return lead
+    invented = lead if lead.refuted else replace(lead, supported=False, refuted=True,
+                                                 support=(), score=min(lead.score, 0.5))
+    if absent:
+        return invented
+    # the short answer as written (unless a fact of it is not the passages'), else the most of
+    # it a sentence stating the question holds ("**Kegel**." of "**Dan Kegel**.": "Dan Kegel
+    # outlines ...", then "Kegel coined ...")
+    whole = () if lead.refuted else (lead.claim,)
+    for claim in (*whole, *(_narrowed(lead.claim, question) if short else ())):
+        held = replace(lead, claim=claim)
+        best = _stating(held, *_what_locates(claim, short, question), passages, question,
+                        subjects)
+        if best is not None:
+            return replace(held, supported=True, refuted=False, support=(best,),
+                           score=max(lead.score, 0.5))
+    return invented
+
+
+def _what_locates(claim: Claim, short: bool, question: str) -> tuple[set[str], tuple[str, ...]]:
+    """What a sentence holds that states an answer: a short answer's every content word and
+    each written form the question lacks, stated as written ("--text" for "... as if they were
+    plain text?"); a sentence answer's words the question lacks ("The short form of the
+    `--text` flag is `-a`." is located by "-a" where a sentence states the question)."""
+    if not short:
+        return set(claim.stems) - set(content_stems(question)), ()
+    return set(claim.stems), tuple(f for f in written_forms(claim.text) if f not in question)
+
+
+def _stating(lead: _Check, stems: set[str], forms: Sequence[str], passages: Sequence[str],
+             question: str, subjects: tuple[str, ...]) -> tuple[int, Span] | None:
+    """The passage sentence that holds ``lead`` and states the most of the question, at least
+    ``LOCATED_SHARE`` of it; None when none does."""
     best: tuple[float, int, Span] | None = None
-    for position, passage in enumerate(() if absent else passages):
+    for position, passage in enumerate(passages):
         for span in sentence_spans(passage, wrapped=True):
             sentence = passage[span[0]:span[1]]
-            if not _holds(lead, stems, sentence):
+            if not _holds(lead, stems, forms, sentence):
                 continue
             share = asked_share(question, sentence, subjects)
             if share >= LOCATED_SHARE and (best is None or share > best[0]):
                 best = (share, position, span)
-    if best is None:
-        return replace(lead, refuted=True, score=min(lead.score, 0.5))
-    return replace(lead, supported=True, support=((best[1], best[2]),),
-                   score=max(lead.score, 0.5))
+    return None if best is None else (best[1], best[2])
 
 
-def _stating_share(lead: _Check, stems: set[str], passage: str, centre: Span,
-                   question: str, subjects: tuple[str, ...] = ()) -> float:
+_NEGATED = re.compile(r"\b(?:not|no|never|none|without|except)\b", re.IGNORECASE)
+
+
+def _narrowed(claim: Claim, question: str) -> list[Claim]:
+    """A short answer with words the passages do not state dropped from its edges, longest
+    first ("**Kegel**." of "**Dan Kegel**.", where the passage writes "Kegel coined ...";
+    "**millisecond precision**." of "**1 millisecond precision**."): each keeps at least half
+    of its content words, one the question lacks, and what the question asks for (a "how
+    long" keeps its number and shows a length of time); an answer with a negation is never
+    narrowed."""
+    words = claim.text.replace("*", " ").strip().rstrip(".").split()
+    if len(words) < 2 or _NEGATED.search(claim.text):
+        return []
+    asked, form = set(content_stems(question)), asked_for(question)
+    out = []
+    for size in range(len(words) - 1, 0, -1):
+        for start in range(len(words) - size + 1):
+            part = " ".join(words[start:start + size])
+            stems, text = tuple(content_stems(part)), f"**{part}**."
+            facts = facts_of(text)
+            if (2 * len(stems) < len(claim.stems) or not set(stems) - asked
+                    or unshown(question, part)
+                    or (form and not claim.facts.numbers <= facts.numbers)):
+                continue
+            out.append(Claim(text, claim.span, stems, facts, claim.item))
+    return out
+
+
+def _stating_share(lead: _Check, stems: set[str], forms: Sequence[str], passage: str,
+                   centre: Span, question: str, subjects: tuple[str, ...] = ()) -> float:
     """How much of the question the sentence stating a vouched answer holds: the sentence of
     the verdict's window (its centre and neighbours) that holds the answer, the best of the
     window's when none holds it whole ("... is called, mellifluously, PyEval_EvalFrameEx" beside
@@ -186,15 +242,16 @@ def _stating_share(lead: _Check, stems: set[str], passage: str, centre: Span,
     at = spans.index(centre) if centre in spans else None
     window = spans if at is None else spans[max(0, at - 1):at + 2]
     sentences = [passage[a:b] for a, b in window]
-    holding = [s for s in sentences if _holds(lead, stems, s)] or sentences
+    holding = [s for s in sentences if _holds(lead, stems, forms, s)] or sentences
     return max((asked_share(question, s, subjects) for s in holding), default=0.0)
 
 
-def _holds(lead: _Check, stems: set[str], sentence: str) -> bool:
-    """Whether ``sentence`` holds the short answer: its facts, and every content word."""
+def _holds(lead: _Check, stems: set[str], forms: Sequence[str], sentence: str) -> bool:
+    """Whether ``sentence`` holds the short answer: its facts, its written forms as written,
+    and every content word."""
     if lead.claim.facts and missing_facts(lead.claim.facts, sentence):
         return False
-    return stems <= set(content_stems(sentence))
+    return stems <= set(content_stems(sentence)) and all(f in sentence for f in forms)
 
 
 def listed(check: ClaimCheck, passages: Sequence[str], question: str,

@@ -186,3 +186,35 @@ def test_a_short_answer_with_no_word_to_stem_is_checked_as_written():
     wrong = check_answer("**-t**. It prints binary data too.", passages, question=question)
     assert wrong.claims[0].claim.text == "**-t**." and not wrong.claims[0].supported
     assert missing_facts(facts_of("**-a**."), "Use --all for that.") == ["\u201c-a\u201d"]
+
+
+def test_a_flag_answer_is_located_as_written_not_by_the_questions_word():
+    """"--text" for "... as if they were plain text?" adds a written form to the question, and
+    only a sentence writing it states it (unseen tune half u057: refused as a repetition)."""
+    passages = ["* `-a/--text`: Search binary files as if they were plain text, in every file "
+                "type that ripgrep makes.", "Plain text search is fast in ripgrep files."]
+    question = "Which flag makes ripgrep search binary files as if they were plain text?"
+    label, _ = verdict_of("**--text**.", passages, question)
+    assert label == "supported"
+    label, _ = verdict_of("**--plain**.", passages, question)
+    assert label == "unsupported"
+
+
+def verdict_of(answer: str, passages: list[str], question: str) -> tuple[str, str]:
+    nodes = [ScoredNode(Node(text), 0.8 - 0.1 * at) for at, text in enumerate(passages)]
+    checked = AnswerCheck()(answer, nodes, question=question)
+    return checked.verdict.label, checked.text
+
+
+def test_a_short_answer_with_a_word_no_passage_states_is_narrowed_to_what_one_does():
+    """"**Dan Kegel**." where the passages write "Kegel coined ..." is shown as "**Kegel**."
+    with that sentence (unseen tune half u089: refused); a count is never narrowed to its
+    unit."""
+    passages = ["Kegel coined the term \"C10K\" in 1999, writing about servers.",
+                "The keepers light the lamp for 9 hours in winter."]
+    label, text = verdict_of("**Dan Kegel**.", passages, "Who coined the term C10K?")
+    assert label == "supported"
+    assert text.startswith("**Kegel**. \u201cKegel coined the term")
+    label, _ = verdict_of("**12 hours**.", passages,
+                          "How many hours do the keepers light the lamp in winter?")
+    assert label == "unsupported"
