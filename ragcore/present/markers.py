@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import re
 from typing import Any, Callable, Sequence
 
+from ..grounding import SUPPORTED, asks_one_fact
+from ..grounding.answer_type import wants_an_explanation
 from ..llms.extractive.answer import LABEL
 from ..llms.cut_short import split_cut_short
 from ..types import ScoredNode
@@ -236,6 +238,18 @@ class AnswerCheck:
         listing = self.listing(answer, nodes, question=question, trace=trace,
                                response_mode=response_mode)
         return CheckedAnswer(*mark_listing(answer, listing))
+
+    def vouches_alone(self, lead: str, nodes: Sequence[ScoredNode], *, question: str) -> bool:
+        """Whether a factoid's short answer on its own (``lead``: "**60 Million barrels**.") is
+        shown vouched for, with the passage sentence stating it, before the judge is asked:
+        what the model writes after it would not be shown (``CheckedReply.settling``)."""
+        if not asks_one_fact(question) or wants_an_explanation(question):
+            return False  # a why or a how is answered by what the model writes after it
+        unjudged = AnswerCheck(embedder=self.embedder, retrieval_mode=self.retrieval_mode)
+        checked = unjudged(lead, nodes, question=question)
+        verdict = checked.verdict
+        return (verdict is not None and verdict.label == SUPPORTED and len(verdict.claims) == 1
+                and checked.text.startswith(f"{verdict.claims[0].claim.text} \u201c"))
 
     def listing(self, answer: str, nodes: Sequence[ScoredNode], *, question: str = "",
                 trace: Any = None, response_mode: str | None = None) -> SourceListing:

@@ -10,13 +10,16 @@ A response from an engine that checks its answers (``check``: ``present.markers.
 given by ``index.as_query_engine()``) also carries what a person is shown: ``checked`` is the
 answer as its grounding verdict allows it (``.text`` with markers [n], ``.verdict``,
 ``.listing`` of the sources numbered to match), computed once, after the stream ends; ``shown``
-and ``verdict`` read it. ``.text`` stays the model's own words.
+and ``verdict`` read it. ``.text`` stays the model's own words. A factoid's reply ends right after
+its short answer when the check vouches for that alone (``settling``): what is shown is the short
+answer with the passage sentence stating it, so the model's sentence of support is not written.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Protocol, Sequence
+from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence
 
 from ..streaming import TextStream
 from ..trace import Trace
@@ -59,6 +62,11 @@ class AnswerCheck(Protocol):
                  trace: Trace | None = None, response_mode: str | None = None) -> Any: ...
 
 
+# A reply's opening short answer, whole: "**60 Million barrels**." (the answer form's).
+_SHORT_ANSWER = re.compile(r"\s*\*\*[^*\n]{1,200}\*\*\s*\.")
+SETTLED_NOTE = "ended_after_short_answer"  # in a reply's trace notes
+
+
 class CheckedReply:
     """What a person is shown of a reply from an engine that checks its answers: ``check``
     (``present.markers.AnswerCheck``) over its ``source_nodes`` against ``question``, computed
@@ -98,6 +106,38 @@ class CheckedReply:
         """Whether there is anything to check the answer against (a query's answer always)."""
         return True
 
+    def settling(self, chunks: Iterable[str]) -> Iterator[str]:
+        """``chunks`` as they come, ended (the model stopped) right after the reply's opening
+        short answer when the check vouches for it alone (``AnswerCheck.vouches_alone``): it is
+        shown with the passage sentence stating it, and the model's sentence of support would
+        not be (a second or more of writing on a slow machine). Asked once, as the short
+        answer closes; the checked reply is then made as for any other."""
+        stream, text, asked = iter(chunks), "", False
+        try:
+            for chunk in stream:
+                yield chunk
+                text += chunk
+                lead = None if asked else _SHORT_ANSWER.match(text)
+                if lead is None:
+                    asked = asked or len(text) > 240 or not text.lstrip().startswith("**")
+                    continue
+                asked = True
+                if self._vouched_alone(lead.group(0)):
+                    self.trace.notes[SETTLED_NOTE] = (
+                        "the check vouched for the short answer on its own: the model was "
+                        "stopped after it")
+                    return
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()  # stops the model at its next token
+
+    def _vouched_alone(self, lead: str) -> bool:
+        vouches = getattr(self.check, "vouches_alone", None)
+        if vouches is None or not self.question.strip() or not self.source_nodes:
+            return False
+        return vouches(lead, self.source_nodes, question=self.question)
+
     @property
     def shown(self) -> str:
         """What a person is shown: the checked answer, else ``unchecked``."""
@@ -125,7 +165,7 @@ class Response(CheckedReply, TextStream):
 
     def __post_init__(self) -> None:
         # A failed synthesis raises on every read, after the chunks that arrived (see TextStream).
-        TextStream.__init__(self, self.produce)
+        TextStream.__init__(self, lambda: self.settling(self.produce()))
         self._checked: Any = None
 
     @property

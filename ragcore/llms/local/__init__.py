@@ -183,17 +183,21 @@ class LocalLLM:
 
     def _kept(self, messages: Sequence[Message], chunks: Iterator[str], ended: list[str],
               cap: int | None) -> Iterator[str]:
-        """``chunks`` as they come, and the note of a reply the writing cap stopped; a reply
-        streamed to its end is kept for ``prompt_of``."""
-        parts = []
+        """``chunks`` as they come, and the note of a reply the writing cap stopped; the reply
+        is kept for ``prompt_of``, as far as it was read (a reply ended after its short answer
+        is checked in its own prompt too: ``CheckedReply.settling``)."""
+        parts, whole = [], False
         try:
             for chunk in chunks:
                 parts.append(chunk)
                 yield chunk
+            whole = True
         finally:  # a reader that stops early (Stop, a closed tab) stops the decoding at once
             close = getattr(chunks, "close", None)
             if close is not None:
                 close()
+            if not whole and parts:
+                self._engine.exchanges.keep(messages, "".join(parts))
         if cap is not None and ended == ["length"]:
             parts.append(cut_short_note(cap))
             yield parts[-1]

@@ -55,6 +55,9 @@ class EngineConfig:
 # (about 1 s idle, 4 s on one busy core).
 READ_BATCH = 64
 
+# How long closing a reply waits for llama.cpp to let its slot go (``LocalEngine._chunks``).
+STOP_WAIT_SECONDS = 1.0
+
 # A fitted engine reloads with other threads only while no reply runs, and at most this often:
 # loading takes a few seconds (4-6 s on 2 busy cores), a load that changes for a moment should
 # not cost them.
@@ -201,6 +204,11 @@ class LocalEngine:
                                "question was stopped or withdrawn")
         finally:
             stop.set()
+            # a reply stopped while it writes ends at its next token: wait for that, so that
+            # the next request finds its slot free and the tokens it holds (a question about
+            # the answer, asked in its prompt, reads only itself); one stopped while it reads
+            # ends after its batch, which is not waited for long
+            worker.join(STOP_WAIT_SECONDS)
             with _RUNNING_LOCK:
                 _RUNNING.discard(running)
 

@@ -95,7 +95,7 @@ def test_the_packaged_model_judges_its_own_answer_in_its_prompt():
     # (what it saves, the passage read again, is measured by benchmarks/grounding/judge_llm)
 
 
-def test_a_reply_read_to_its_end_is_kept_and_one_stopped_early_is_not():
+def test_a_reply_is_kept_read_to_its_end_or_as_far_as_it_was_read():
     closed = []
 
     class Engine:
@@ -115,6 +115,7 @@ def test_a_reply_read_to_its_end_is_kept_and_one_stopped_early_is_not():
     assert llm.prompt_of("**1867**. It opened in 1867.") == ASKED[:2]
     stopped = llm.stream([*ASKED[:1], Message("user", "Another question"), ASKED[2]])
     assert next(stopped) == "1867"
-    stopped.close()  # Stop: the engine's stream is closed at once, the reply not kept
+    stopped.close()  # the engine's stream is closed at once; the reply kept as far as read
     assert closed == [True, True]
-    assert len(llm._engine.exchanges._by_reply) == 1
+    # a reply ended after its short answer is judged in its own prompt too
+    assert llm.prompt_of("**1867**") == [*ASKED[:1], Message("user", "Another question")]

@@ -203,6 +203,28 @@ def test_closing_the_stream_stops_the_decoding():
     print(f"decoding stopped {time.perf_counter() - started:.3f} s after the stream closed")
 
 
+@pytest.mark.slow
+@needs_models
+def test_a_stopped_reply_leaves_its_slot_free_with_its_tokens_for_the_next_request():
+    """Closing a reply returns once llama.cpp has let its slot go, so a question asked next
+    in the same prompt (the judge's, about a short answer the reply was ended after) goes to
+    that slot and reads only what is new; it had gone to the other slot and read it all."""
+    llm = LocalLLM("smollm2-135m", num_output=200)
+    prompt = " ".join(f"Line {n} of the passages says nothing new." for n in range(60))
+    messages = [Message("user", f"{prompt}\nWrite a long story about it.")]
+    stream = llm.stream(messages)
+    first = [next(stream) for _ in range(3)]
+    stream.close()
+    reads = []
+    record = llm._engine.pace.record
+    llm._engine.pace.record = lambda timings, threads: reads.append(timings)
+    try:
+        llm.first_token_logprobs([Message("user", f"{prompt}\nIs this true? Yes or No.")])
+    finally:
+        llm._engine.pace.record = record
+    assert first and reads and reads[-1]["cache_n"] > 300 and reads[-1]["prompt_n"] < 40
+
+
 _LEAVE_MID_REPLY = """
 from ragcore.llms.local import LocalLLM
 from ragcore.types import Message
