@@ -136,7 +136,8 @@ class CheckedReply:
         vouches = getattr(self.check, "vouches_alone", None)
         if vouches is None or not self.question.strip() or not self.source_nodes:
             return False
-        return vouches(lead, self.source_nodes, question=self.question)
+        with self.trace.stage("check: the short answer alone"):
+            return vouches(lead, self.source_nodes, question=self.question)
 
     @property
     def shown(self) -> str:

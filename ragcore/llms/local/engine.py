@@ -172,9 +172,10 @@ class LocalEngine:
             return stop.is_set() or stopped()  # True tells llama.cpp to stop this reply
 
         def run(server: Any) -> None:
-            try:
+            try:  # every chunk says how far the reply has read and written (``timings``)
                 server.handle_chat_completions(
-                    {**body, "stream": True, "return_progress": True}, take)
+                    {**body, "stream": True, "return_progress": True,
+                     "timings_per_token": True}, take)
             except BaseException as exc:  # handed to the reader, who raises it
                 chunks.put(exc)
             finally:
@@ -190,13 +191,13 @@ class LocalEngine:
         with _RUNNING_LOCK:
             _RUNNING.add(running)
         worker.start()
-        whole = False
+        whole, timings = False, None
         try:
             for chunk in _arrivals(chunks, done, alive):
                 if isinstance(chunk, BaseException):
                     raise LLMError(f"the local model failed: {chunk}") from chunk
                 raise_error(chunk)
-                self._timed(chunk, threads)
+                timings = _timings(chunk) or timings
                 whole = whole or is_last(chunk)
                 yield chunk
             if not whole and stopped():
@@ -211,11 +212,14 @@ class LocalEngine:
             worker.join(STOP_WAIT_SECONDS)
             with _RUNNING_LOCK:
                 _RUNNING.discard(running)
+            if timings is not None:  # the speed of every pass, one stopped early too
+                self.pace.record(timings, threads)
 
-    def _timed(self, chunk: Any, threads: int) -> None:
-        """Keep the speed llama.cpp reports with a reply's last chunk (``timings``)."""
-        if isinstance(chunk, dict) and isinstance(chunk.get("timings"), dict):
-            self.pace.record(chunk["timings"], threads)
+
+def _timings(chunk: Any) -> dict[str, Any] | None:
+    """What llama.cpp reports with a chunk of how far the reply has read and written."""
+    timings = chunk.get("timings") if isinstance(chunk, dict) else None
+    return timings if isinstance(timings, dict) else None
 
 
 def _arrivals(chunks: queue.Queue[Any], done: object,
