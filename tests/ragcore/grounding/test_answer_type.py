@@ -182,8 +182,8 @@ def test_no_judge_is_asked_about_a_lead_of_another_kind():
                            question="How long did the speech last?", judge=judge)
     assert verdict.claims[0].off_question == "a length of time" and judge.asked == []
     check_answer("**$10**. Insulin costs about $10 a vial to make.", [SPEECH],
-                 question="How much does insulin cost to make?", judge=judge)
-    assert judge.asked  # a lead of the asked kind may still be judged
+                 question="How much money does a diabetic spend on one dose?", judge=judge)
+    assert judge.asked  # a lead of the asked kind its sentence does not confirm is judged
 
 
 GREENHOUSE = ("Greenhouses were first used during Roman times to produce cucumbers year-round "

@@ -167,6 +167,12 @@ def test_the_judge_is_not_asked_about_an_answer_its_sentence_vouches_for():
     located = check_answer("The short form of the `--text` (`-a` for short) flag is `-a`.",
                            [passage], question=question, judge=doubting)
     assert located.label == "supported" and doubting.asked == []
+    # nor about a short answer the features vouch for and its sentence confirms (a call of
+    # 0.4 s idle, 1.2 s busy)
+    confirmed = check_answer("**1867**.", ["The lighthouse was built in 1867 by the harbour "
+                                           "board."],
+                             question="In what year was the lighthouse built?", judge=doubting)
+    assert confirmed.label == "supported" and doubting.asked == []
     # one the located rule would refuse is still the judge's to decide
     sure = Judge(yes=0.97)
     check_answer("**the `--follow` flag**.", [passage], question=question, judge=sure)
