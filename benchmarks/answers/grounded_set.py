@@ -133,13 +133,15 @@ def refused_first(answer_text: str) -> bool:
 
 
 def shown_text(answer: str, nodes: Sequence[Any], *, question: str, embedder: Any = None,
-               judge: Any = None) -> tuple[str, Any]:
+               judge: Any = None, held: Any = None) -> tuple[str, Any]:
     """What the Query page shows of ``answer`` over the retrieved ``nodes`` (the text its
     grounding verdict writes, as the app and the CLI write it; ``judge``: the LLM asked about
-    the first claim), and the source listing it comes with."""
+    the first claim; ``held``: whether the index holds a name beyond the passages), and the
+    source listing it comes with."""
     from ragcore.present.markers import AnswerCheck
 
-    checked = AnswerCheck(embedder=embedder, judge=judge)(answer, nodes, question=question)
+    checked = AnswerCheck(embedder=embedder, judge=judge, held=held)(answer, nodes,
+                                                                     question=question)
     return checked.text, checked.listing
 
 

@@ -43,7 +43,8 @@ def replay(rows: list[dict], judge: bool) -> list[dict]:
         started = time.perf_counter()
         nodes = engine.retrieve(asked)
         shown, listing = shown_text(row["answer"], nodes, question=asked,
-                                    embedder=index.embedder, judge=llm)
+                                    embedder=index.embedder, judge=llm,
+                                    held=lambda name: index.keyword_index().holds(name))
         scored = score(shown, question.gold, question.kind, [n.node.text for n in nodes])
         out.append({**row, "shown": shown,
                     "verdict": None if listing.verdict is None else listing.verdict.label,

@@ -29,7 +29,7 @@ model, so it hands none.
 
 from __future__ import annotations
 
-from typing import Any, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 from ..agent import FunctionCallingAgent, ReActAgent
 from ..chat import (
@@ -102,7 +102,17 @@ def answer_check(index: EngineIndex, llm: LLM, retrieval_mode: str) -> AnswerChe
     """How the engines' answers are checked, as the app and the CLI check them: against the
     passages with the index's embedder (none for a keyword search), ``llm`` the judge."""
     embedder = None if retrieval_mode == "keyword" else _IndexEmbedder(index)
-    return AnswerCheck(embedder=embedder, judge=llm, retrieval_mode=retrieval_mode)
+    return AnswerCheck(embedder=embedder, judge=llm, retrieval_mode=retrieval_mode,
+                       held=_index_words(index))
+
+
+def _index_words(index: EngineIndex) -> Callable[[str], bool] | None:
+    """Whether ``index`` holds a name anywhere, by its keyword postings (the hybrid search's,
+    built once); None for an index without them."""
+    keyword_index = getattr(index, "keyword_index", None)
+    if keyword_index is None:
+        return None
+    return lambda name: keyword_index().holds(name)
 
 
 READING_POOL = 12  # passages a reader with a budget picks its sentences among, at least

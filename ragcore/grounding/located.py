@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import lru_cache
-from typing import Protocol, Sequence, TypeVar
+from typing import Callable, Protocol, Sequence, TypeVar
 
 from .answer_type import asked_for, unshown, wants_an_explanation, written_forms
 from .claims import Claim, Span, sentence_spans, short_answer
@@ -108,11 +108,13 @@ def asked_share(question: str, sentence: str, subjects: tuple[str, ...] = ()) ->
     return len(asked & set(content_stems(sentence))) / len(asked)
 
 
-def unmentioned(question: str, passages: Sequence[str],
-                subjects: Sequence[str] = ()) -> list[str]:
+def unmentioned(question: str, passages: Sequence[str], subjects: Sequence[str] = (),
+                held: Callable[[str], bool] | None = None) -> list[str]:
     """The names, unlisted words and code of ``question`` that none of ``passages`` holds, as
     the question writes them ("etcd", "Consul"); [] when every one is there. A name of what
-    the documents are about (``subjects``, their titles: "TOML") is theirs wherever it stands."""
+    the documents are about (``subjects``, their titles: "TOML") is theirs wherever it stands,
+    and so is one the index holds beyond the passages (``held``: the index's words; "President"
+    in a question about a speech whose passages found never write it)."""
     facts = facts_of(_NAMED_DOCUMENT.sub("", question))
     theirs = subject_stems(question, tuple(subjects))
 
@@ -122,8 +124,8 @@ def unmentioned(question: str, passages: Sequence[str],
     premise = Facts(names=kept(facts.names), terms=kept(facts.terms), code=kept(facts.code))
     if not premise or not passages:
         return []
-    missing = missing_facts(premise, "\n\n".join(passages))
-    return [_as_written(m, question) for m in missing]
+    missing = [_as_written(m, question) for m in missing_facts(premise, "\n\n".join(passages))]
+    return [name for name in missing if held is None or not held(name)]
 
 
 def _as_written(missing: str, question: str) -> str:
@@ -135,15 +137,33 @@ def _as_written(missing: str, question: str) -> str:
     return word
 
 
+def restated(checks: Sequence[ClaimCheck], question: str) -> ClaimCheck:
+    """The first check, vouched for when it is a short answer left unverified ("**39**.") that
+    a later claim the passages state restates with the question ("There are thirty-nine
+    enormous beryls in the beryl coronet."): that claim's words hold the answer's and the
+    question's, so its support is the answer's. A restatement missing a word of the question
+    ("Craig has signed on for two more films" for "Who has signed on for three more films?")
+    vouches for nothing."""
+    lead = checks[0]
+    if lead.supported or lead.refuted or not short_answer(lead.claim):
+        return lead
+    wanted = set(lead.claim.stems) | set(content_stems(question))
+    for check in checks[1:]:
+        if check.supported and wanted <= set(check.claim.stems):
+            return replace(lead, supported=True, support=check.support)
+    return lead
+
+
 def decided(lead: ClaimCheck, passages: Sequence[str], question: str,
-            subjects: tuple[str, ...] = ()) -> ClaimCheck:
+            subjects: tuple[str, ...] = (), absent: bool = False) -> ClaimCheck:
     """An answer to one fact (``asks_one_fact``) the verdict's features left undecided, decided:
     a short answer, or what a sentence answer adds to the question, vouched for by the passage
     sentence that holds all of it and states ``LOCATED_SHARE`` of the question,
     taken for invented otherwise ("The documents don't say ..." is shown, not a hedge). One the
     features vouch for is taken for invented when its sentence states little of the question
-    (``VETO_SHARE``), or when the question names what no passage mentions ("the default
-    election timeout in etcd") and the sentence does not state the question. A short answer
+    (``VETO_SHARE``), or when the question names what the documents do not mention
+    (``absent``: "the default election timeout in etcd") and the sentence does not state the
+    question. A short answer
     no such sentence holds whole, or with a fact no passage states, is narrowed to the most of
     it one does hold (``_narrowed``: "**Kegel**." of "**Dan Kegel**."), and shown so."""
     short = short_answer(lead.claim)
@@ -154,7 +174,6 @@ def decided(lead: ClaimCheck, passages: Sequence[str], question: str,
             or (not short and (lead.supported or lead.refuted
                                or wants_an_explanation(question)))):
         return lead  # "**SDLC**." only repeats the question; a "why" is explained, not located
-    absent = bool(unmentioned(question, passages, subjects))
     if lead.supported and not lead.refuted:
         share = max((_stating_share(lead, stems, forms, passages[p], span, question, subjects)
                      for p, span in lead.support if p < len(passages)), default=0.0)

@@ -44,7 +44,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -54,7 +54,7 @@ from .claims import SHORT_CLAIM_STEMS, Claim, Span, claims_of, sentence_spans, s
 from .facts import each_fact, missing_facts
 from .judge import IN_PROMPT, can_judge, judge_claim, judged_text
 from .kinds import QuestionKind, asks_one_fact, question_kind
-from .located import decided, listed
+from .located import decided, listed, restated, unmentioned
 from .numbers import as_written_in
 from .placement import displaced_facts
 from .text import content_stems, fold
@@ -116,6 +116,7 @@ class Verdict:
     label: str
     claims: tuple[ClaimCheck, ...] = ()
     measure: str = ""
+    unmentioned: tuple[str, ...] = ()  # what the question names and the documents do not
 
     @property
     def unsupported_claims(self) -> tuple[ClaimCheck, ...]:
@@ -150,22 +151,24 @@ def is_refusal(answer: str) -> bool:
 
 def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = False,
                  embedder: Any = None, weights: Weights = WEIGHTS,
-                 question: str = "", judge: Any = None,
-                 subjects: Sequence[str] = ()) -> Verdict:
+                 question: str = "", judge: Any = None, subjects: Sequence[str] = (),
+                 held: Callable[[str], bool] | None = None) -> Verdict:
     """The verdict on ``answer`` against ``passages`` (texts, in the order they are cited).
 
     ``list_items`` (a list question) checks each item of a listing sentence on its own;
     ``embedder`` (anything with ``embed_batch``: the index's model) adds similarity of meaning;
-    ``subjects`` (the passages' documents' titles) name what the documents are about.
+    ``subjects`` (the passages' documents' titles) name what the documents are about; ``held``
+    says whether the index holds a name beyond the passages (``located.unmentioned``).
     """
     subjects = tuple(sorted(set(subjects)))
+    absent = tuple(unmentioned(question, passages, subjects, held)) if question.strip() else ()
     measure = _measure(embedder)
     if is_refusal(answer):
-        return Verdict(REFUSED, measure=measure)
+        return Verdict(REFUSED, measure=measure, unmentioned=absent)
     # A refusal inside an answer ("**150**. Not found in the documents.") claims nothing.
     claims = [c for c in claims_of(answer, split_items=list_items) if not is_refusal(c.text)]
     if not claims:
-        return Verdict(EMPTY, measure=measure)
+        return Verdict(EMPTY, measure=measure, unmentioned=absent)
     off = _off_question(claims, question)
     if off == REPEATS and len(claims) > 1 and wants_a_statement(question):
         # "**Greenhouses**. Greenhouses were first used to ...": the lead only restates what
@@ -184,7 +187,7 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
                             off_question=off)
     else:  # an answer to one fact still undecided is vouched for where located, or not
         lead = restated(checks, question)
-        located = decided(lead, passages, question, subjects)
+        located = decided(lead, passages, question, subjects, bool(absent))
         first = checks[0]
         if (judging is not None and _judged(first.score, first.missing, first.displaced, weights)
                 and not (located.supported and (not lead.supported or (
@@ -192,31 +195,14 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
             lead = restated([*check_claims(claims[:1], passages, embedder=embedder,
                                            weights=weights, question=question, judge=judging,
                                            answer=answer), *checks[1:]], question)
-            located = decided(lead, passages, question, subjects)
+            located = decided(lead, passages, question, subjects, bool(absent))
         checks[0] = located
     if question.strip() and question_kind(question) is QuestionKind.LIST:
         checks = [listed(check, passages, question, subjects) for check in checks]
     if judge is not None and can_judge(judge):
         measure += f", and {getattr(judge, 'model', 'the model')} asked whether each passage " \
                    "states it"
-    return Verdict(_label(checks), tuple(checks), measure)
-
-
-def restated(checks: Sequence[ClaimCheck], question: str) -> ClaimCheck:
-    """The first check, vouched for when it is a short answer left unverified ("**39**.") that
-    a later claim the passages state restates with the question ("There are thirty-nine
-    enormous beryls in the beryl coronet."): that claim's words hold the answer's and the
-    question's, so its support is the answer's. A restatement missing a word of the question
-    ("Craig has signed on for two more films" for "Who has signed on for three more films?")
-    vouches for nothing."""
-    lead = checks[0]
-    if lead.supported or lead.refuted or not short_answer(lead.claim):
-        return lead
-    wanted = set(lead.claim.stems) | set(content_stems(question))
-    for check in checks[1:]:
-        if check.supported and wanted <= set(check.claim.stems):
-            return replace(lead, supported=True, support=check.support)
-    return lead
+    return Verdict(_label(checks), tuple(checks), measure, absent)
 
 
 def check_claims(claims: Sequence[Claim], passages: Sequence[str], *, embedder: Any = None,

@@ -94,6 +94,12 @@ class KeywordIndex:
                 scores[rows] += term_scores(idf(n, rows.size), tf, norms[rows], k1=k1)
         return scores
 
+    def holds(self, text: str) -> bool:
+        """Whether every term of ``text`` (a name: "President", "Officer Mora") is in a live
+        row of the index, each anywhere; False for text with no term."""
+        found = [self._postings(t)[0].size > 0 for t in dict.fromkeys(terms(text, self.analyzer))]
+        return bool(found) and all(found)
+
     def _postings(self, word: str) -> tuple[np.ndarray, np.ndarray]:
         """The live rows (global) holding ``word`` and its frequencies there, as float32."""
         found = []

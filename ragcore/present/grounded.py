@@ -52,7 +52,6 @@ from ..grounding import (
     not_said,
     question_kind,
 )
-from ..grounding.located import unmentioned
 from ..grounding.answer_type import REPEATS
 from ..grounding.claims import sentence_spans
 from ..grounding.facts import missing_facts
@@ -63,7 +62,7 @@ from ..llms.extractive.question import asked_acronym
 from ..llms.extractive.text import LIST_ITEM
 from ..prompts.answer import NOT_FOUND_SENTENCE
 from ..retrieval.acronyms import expanded, expansion_in
-from .sources import ListedSource, SourceListing, document_subjects
+from .sources import ListedSource, SourceListing
 from .support import NEAREST
 
 UNSUPPORTED_MARK = "**(not in the documents)**"
@@ -332,8 +331,7 @@ def _not_said(listing: SourceListing, listed: Sequence[ListedSource],
               marker: Callable[[int], str], guessed: bool = False
               ) -> tuple[str, tuple[int, ...]]:
     passages = [source.scored.node.text for source in listed]
-    subjects = document_subjects([source.scored for source in listed])
-    absent = unmentioned(listing.question, passages, subjects) if listing.question else []
+    absent = listing.verdict.unmentioned if listing.verdict is not None else ()
     if absent:  # what the question names, no passage mentions: said so, plainly
         first = f"The documents don't mention {_joined(absent)}."
     else:

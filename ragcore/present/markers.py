@@ -225,13 +225,17 @@ class AnswerCheck:
     (``sources.answer_sources``, the grounding verdict), then write it (``mark_listing``).
 
     ``embedder``: the index's embedding model (similarity of meaning, resolved on first use);
-    ``judge``: the LLM asked whether a passage states the answer's first claim, when it can."""
+    ``judge``: the LLM asked whether a passage states the answer's first claim, when it can;
+    ``held``: whether the index holds a name anywhere (a question's name the passages found
+    lack is not said to be missing from the documents when it is)."""
 
     def __init__(self, *, embedder: Any = None, judge: Any = None,
-                 retrieval_mode: str = "hybrid") -> None:
+                 retrieval_mode: str = "hybrid", held: Callable[[str], bool] | None = None
+                 ) -> None:
         self.embedder = embedder
         self.judge = judge
         self.retrieval_mode = retrieval_mode
+        self.held = held
 
     def __call__(self, answer: str, nodes: Sequence[ScoredNode], *, question: str,
                  trace: Any = None, response_mode: str | None = None) -> CheckedAnswer:
@@ -245,7 +249,8 @@ class AnswerCheck:
         what the model writes after it would not be shown (``CheckedReply.settling``)."""
         if not asks_one_fact(question) or wants_an_explanation(question):
             return False  # a why or a how is answered by what the model writes after it
-        unjudged = AnswerCheck(embedder=self.embedder, retrieval_mode=self.retrieval_mode)
+        unjudged = AnswerCheck(embedder=self.embedder, retrieval_mode=self.retrieval_mode,
+                               held=self.held)
         checked = unjudged(lead, nodes, question=question)
         verdict = checked.verdict
         return (verdict is not None and verdict.label == SUPPORTED and len(verdict.claims) == 1
@@ -256,4 +261,5 @@ class AnswerCheck:
         """The sources of ``answer`` with their verdict, not yet numbered like markers."""
         return answer_sources(answer, nodes, retrieval_mode=self.retrieval_mode,
                               extractive=is_extractive(trace), response_mode=response_mode,
-                              embedder=self.embedder, question=question, judge=self.judge)
+                              embedder=self.embedder, question=question, judge=self.judge,
+                              held=self.held)

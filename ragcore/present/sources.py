@@ -10,7 +10,7 @@ and Chat pages and the CLI, so all three list the same sources.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ..grounding import Verdict
 from ..llms.cut_short import split_cut_short
@@ -120,6 +120,7 @@ def answer_sources(
     embedder: Any = None,
     question: str = "",
     judge: Any = None,
+    held: Callable[[str], bool] | None = None,
 ) -> SourceListing:
     """Cite ``answer`` against ``nodes`` and list them: ``cite`` then ``list_sources``; with
     ``question``, a generated answer is judged by the grounding verdict (``judge``: the LLM
@@ -130,7 +131,8 @@ def answer_sources(
         passages = [n.node.text for n in nodes]
         embedder = support_embedder(embedder, retrieval_mode)
         citations = cite(answer, passages, extractive=extractive, embedder=embedder,
-                         question=question, judge=judge, subjects=document_subjects(nodes))
+                         question=question, judge=judge, subjects=document_subjects(nodes),
+                         held=held)
     return list_sources(nodes, citations, retrieval_mode=retrieval_mode,
                         response_mode=response_mode, question=question)
 

@@ -116,6 +116,7 @@ class Citations:
 def cite(
     answer: str, passages: Sequence[str], *, extractive: bool, embedder: Any = None,
     question: str = "", judge: Any = None, subjects: Sequence[str] = (),
+    held: Callable[[str], bool] | None = None,
 ) -> Citations:
     """What ``answer`` used of each of ``passages`` (texts, in the order the sources are shown).
 
@@ -131,7 +132,7 @@ def cite(
             for p, q in zip(passages, quoted)))
     if question.strip() and passages:  # no passages (a chat without search): nothing to check
         return grounded_citations(answer, passages, question=question, embedder=embedder,
-                                  judge=judge, subjects=subjects)
+                                  judge=judge, subjects=subjects, held=held)
     claims = [s for s in split_sentences(answer) if len(terms(s)) >= MIN_CLAIM_TERMS]
     if not claims:  # no answer text (no_text mode) or nothing checkable: nothing to support
         return Citations(tuple(SourceUse(tuple(q)) for q in quoted))
@@ -155,16 +156,17 @@ def cite(
 
 def grounded_citations(answer: str, passages: Sequence[str], *, question: str,
                        embedder: Any = None, judge: Any = None,
-                       subjects: Sequence[str] = ()) -> Citations:
+                       subjects: Sequence[str] = (),
+                       held: Callable[[str], bool] | None = None) -> Citations:
     """What ``answer`` (a generated answer to ``question``) used of each passage, by the
     grounding verdict (see the module docstring); ``judge``: the packaged model, asked whether
     a passage states each claim (``grounding.judge``); ``subjects``: the passages' documents'
-    titles."""
+    titles; ``held``: whether the index holds a name beyond the passages."""
     text = without_markers(answer)
     kind = question_kind(question)
     verdict = check_answer(text, passages, list_items=kind is QuestionKind.LIST,
                            embedder=embedder, question=question, judge=judge,
-                           subjects=subjects)
+                           subjects=subjects, held=held)
     found: list[list[Span]] = [[] for _ in passages]
     if verdict.label == UNSUPPORTED and asks_one_fact(question):
         nearest, where = closest_with_position(question, passages)

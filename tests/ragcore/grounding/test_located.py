@@ -224,3 +224,18 @@ def test_a_short_answer_with_a_word_no_passage_states_is_narrowed_to_what_one_do
     label, _ = verdict_of("**12 hours**.", passages,
                           "How many hours do the keepers light the lamp in winter?")
     assert label == "unsupported"
+
+
+def test_a_name_the_index_holds_beyond_the_passages_is_not_said_to_be_missing():
+    """"The documents don't mention President." was shown for a question about a speech whose
+    passages found never wrote "President", though the speech does eight times elsewhere: the
+    premise check asks the index too (``held``), and says so only of what it lacks."""
+    question = "What did the President say about the lamp?"
+    assert unmentioned(question, [LIGHTHOUSE]) == ["President"]
+    assert unmentioned(question, [LIGHTHOUSE], held=lambda name: name == "President") == []
+    nodes = [ScoredNode(Node(LIGHTHOUSE), 0.8)]
+    said = AnswerCheck()("**etcd**.", nodes, question="What did the President use, etcd?")
+    assert said.text.startswith("The documents don't mention President or etcd.")
+    held = AnswerCheck(held=lambda name: name == "President")
+    said = held("**etcd**.", nodes, question="What did the President use, etcd?")
+    assert said.text.startswith("The documents don't mention etcd.")

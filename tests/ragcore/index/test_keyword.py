@@ -281,3 +281,12 @@ def test_loading_an_index_does_not_build_the_keyword_index(index, tmp_path):
         capture_output=True, text=True, check=True, timeout=120,
     ).stdout.split()
     assert out == ["0", "1", "0"]  # not at load; on the first keyword query; no model needed
+
+
+def test_the_index_says_whether_it_holds_a_name_anywhere():
+    """The premise check asks it of a question's name the passages found lack: "President" in
+    a speech whose retrieved passages never write it (``grounding.located.unmentioned``)."""
+    keywords = KeywordIndex.build(nodes_of(CORPUS))
+    assert keywords.holds("PDP") and keywords.holds("Zero Trust") and keywords.holds("kittens")
+    assert not keywords.holds("etcd") and not keywords.holds("Zero etcd")
+    assert not keywords.holds("the")  # no term: nothing to hold
