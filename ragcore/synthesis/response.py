@@ -112,16 +112,20 @@ class CheckedReply:
         shown with the passage sentence stating it, and the model's sentence of support would
         not be (a second or more of writing on a slow machine). Asked once, as the short
         answer closes; the checked reply is then made as for any other."""
-        stream, text, asked = iter(chunks), "", False
+        stream, opening = iter(chunks), ""  # None once the opening is decided
         try:
             for chunk in stream:
                 yield chunk
-                text += chunk
-                lead = None if asked else _SHORT_ANSWER.match(text)
-                if lead is None:
-                    asked = asked or len(text) > 240 or not text.lstrip().startswith("**")
+                if opening is None:
                     continue
-                asked = True
+                opening += chunk
+                lead, begun = _SHORT_ANSWER.match(opening), opening.lstrip()
+                if lead is None:
+                    if len(opening) > 240 or not (begun.startswith("**")
+                                                  or "**".startswith(begun)):
+                        opening = None  # no short answer opens this reply
+                    continue
+                opening = None
                 if self._vouched_alone(lead.group(0)):
                     self.trace.notes[SETTLED_NOTE] = (
                         "the check vouched for the short answer on its own: the model was "

@@ -39,10 +39,10 @@ def reply(model: Model, question: str, check=None) -> Response:
 
 
 def test_a_vouched_short_answer_ends_the_reply_and_stops_the_model():
-    model = Model(["**", "1867", "**", ".", " The", " lighthouse", " was", " built", " then", "."])
+    model = Model(["*", "*", "1867", "**", ".", " The", " lighthouse", " was", " built", "."])
     response = reply(model, "In what year was the lighthouse built?")
     assert response.text == "**1867**."
-    assert model.stopped and len(model.written) == 4
+    assert model.stopped and len(model.written) == 5
     assert SETTLED_NOTE in response.trace.notes
     assert response.shown.startswith("**1867**. \u201cThe lighthouse was built in 1867")
 
