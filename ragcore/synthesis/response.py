@@ -112,7 +112,8 @@ class CheckedReply:
         shown with the passage sentence stating it, and the model's sentence of support would
         not be (a second or more of writing on a slow machine). Asked once, as the short
         answer closes; the checked reply is then made as for any other."""
-        stream, opening = iter(chunks), ""  # None once the opening is decided
+        stream = iter(chunks)
+        opening: str | None = ""  # the reply so far, None once its opening is decided
         try:
             for chunk in stream:
                 yield chunk
