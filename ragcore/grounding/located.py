@@ -42,7 +42,7 @@ from .answer_type import asked_for, unshown, wants_an_explanation, written_forms
 from .claims import Claim, Span, sentence_spans, short_answer
 from .facts import Facts, facts_of, missing_facts
 from .kinds import asks_one_fact
-from .text import content_stems
+from .text import NEGATION, content_stems, fold
 
 
 
@@ -223,9 +223,6 @@ def _stating(lead: _Check, stems: set[str], forms: Sequence[str], passages: Sequ
     return None if best is None else (best[1], best[2])
 
 
-_NEGATED = re.compile(r"\b(?:not|no|never|none|without|except)\b", re.IGNORECASE)
-
-
 def _narrowed(claim: Claim, question: str) -> list[Claim]:
     """A short answer with words the passages do not state dropped from its edges, longest
     first ("**Kegel**." of "**Dan Kegel**.", where the passage writes "Kegel coined ...";
@@ -234,7 +231,7 @@ def _narrowed(claim: Claim, question: str) -> list[Claim]:
     long" keeps its number and shows a length of time); an answer with a negation is never
     narrowed."""
     words = claim.text.replace("*", " ").strip().rstrip(".").split()
-    if len(words) < 2 or _NEGATED.search(claim.text):
+    if len(words) < 2 or NEGATION.search(fold(claim.text)):
         return []
     asked, form = set(content_stems(question)), asked_for(question)
     out = []

@@ -17,6 +17,9 @@ from ..search.lexical import STOPWORDS, stem
 from .numbers import as_digits, shown, spelled_numbers
 
 TOKEN = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
+# A negation, in folded text: a claim and its passage window that differ here disagree.
+NEGATION = re.compile(r"\b(?:not|no|never|none|neither|nor|cannot|can't|don't|doesn't|didn't|"
+                      r"isn't|aren't|wasn't|weren't|without|unless)\b|n't\b")
 MARKER = re.compile(r"\s*\[\d+(?:\s*[,\u2013-]\s*\d+)*\]")
 
 

@@ -57,13 +57,11 @@ from .kinds import QuestionKind, asks_one_fact, question_kind
 from .located import decided, listed, restated, unmentioned
 from .numbers import as_written_in
 from .placement import displaced_facts
-from .text import content_stems, fold
+from .text import NEGATION, content_stems, fold
 from .weights import WEIGHTS, Weights, logit, support_chance
 
 SUPPORTED, PARTLY, UNVERIFIED, UNSUPPORTED, REFUSED, EMPTY = (
     "supported", "partly", "unverified", "unsupported", "refused", "empty")
-_NEGATION = re.compile(r"\b(?:not|no|never|none|neither|nor|cannot|can't|don't|doesn't|didn't|"
-                       r"isn't|aren't|wasn't|weren't|without|unless)\b|n't\b")
 _REFUSAL = re.compile(r"^\W*(?:not found in the documents|the (?:documents|passages|context) "
                       r"(?:do not|don't|does not|doesn't) (?:say|state|contain|mention|answer)|"
                       r"(?:i|we) (?:could not|couldn't|cannot|can't) find)", re.IGNORECASE)
@@ -161,7 +159,9 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
     says whether the index holds a name beyond the passages (``located.unmentioned``).
     """
     subjects = tuple(sorted(set(subjects)))
-    absent = tuple(unmentioned(question, passages, subjects, held)) if question.strip() else ()
+    # read by a one-fact answer's decision and its refusal's wording only
+    absent = (tuple(unmentioned(question, passages, subjects, held))
+              if question.strip() and asks_one_fact(question) else ())
     measure = _measure(embedder)
     if is_refusal(answer):
         return Verdict(REFUSED, measure=measure, unmentioned=absent)
@@ -256,7 +256,7 @@ def claim_features(claim: Claim, window: _Window, nowhere: Sequence[str],
     if claim.item or len(stems) <= SHORT_CLAIM_STEMS:  # a short claim is all facts: every word
         missing += sorted(stems - window.stems)
     elsewhere = list(nowhere) if missing else []
-    negated = bool(_NEGATION.search(fold(claim.text)))
+    negated = bool(NEGATION.search(fold(claim.text)))
     features = {"coverage": coverage, "missing": float(len(missing)),
                 "elsewhere": float(len(elsewhere)), "negation": float(negated != window.negated),
                 "binding": binding, "agrees": agrees}
@@ -381,7 +381,7 @@ def _windows(passages: Sequence[str]) -> list[_Window]:
             joined = text[start:end]
             centre = text[span[0]:span[1]]
             windows.append(_Window(position, span, joined, frozenset(content_stems(joined)),
-                                   bool(_NEGATION.search(fold(centre))), centre,
+                                   bool(NEGATION.search(fold(centre))), centre,
                                    frozenset(content_stems(centre))))
     return windows
 

@@ -243,18 +243,24 @@ class AnswerCheck:
                                response_mode=response_mode)
         return CheckedAnswer(*mark_listing(answer, listing))
 
-    def vouches_alone(self, lead: str, nodes: Sequence[ScoredNode], *, question: str) -> bool:
-        """Whether a factoid's short answer on its own (``lead``: "**60 Million barrels**.") is
-        shown vouched for, with the passage sentence stating it, before the judge is asked:
-        what the model writes after it would not be shown (``CheckedReply.settling``)."""
+    def settled(self, lead: str, nodes: Sequence[ScoredNode], *, question: str,
+                trace: Any = None, response_mode: str | None = None) -> CheckedAnswer | None:
+        """A factoid's short answer on its own (``lead``: "**60 Million barrels**."), checked,
+        when it is shown vouched for with the passage sentence stating it: what the model would
+        write after it would not be shown (``CheckedReply.settling``); else None. Checked
+        without the judge, which the verdict does not ask about such an answer either, so this
+        is the reply's check, made once."""
         if not asks_one_fact(question) or wants_an_explanation(question):
-            return False  # a why or a how is answered by what the model writes after it
+            return None  # a why or a how is answered by what the model writes after it
         unjudged = AnswerCheck(embedder=self.embedder, retrieval_mode=self.retrieval_mode,
                                held=self.held)
-        checked = unjudged(lead, nodes, question=question)
+        checked = unjudged(lead, nodes, question=question, trace=trace,
+                           response_mode=response_mode)
         verdict = checked.verdict
-        return (verdict is not None and verdict.label == SUPPORTED and len(verdict.claims) == 1
-                and checked.text.startswith(f"{verdict.claims[0].claim.text} \u201c"))
+        vouched = (verdict is not None and verdict.label == SUPPORTED
+                   and len(verdict.claims) == 1
+                   and checked.text.startswith(f"{verdict.claims[0].claim.text} \u201c"))
+        return checked if vouched else None
 
     def listing(self, answer: str, nodes: Sequence[ScoredNode], *, question: str = "",
                 trace: Any = None, response_mode: str | None = None) -> SourceListing:

@@ -108,10 +108,10 @@ class CheckedReply:
 
     def settling(self, chunks: Iterable[str]) -> Iterator[str]:
         """``chunks`` as they come, ended (the model stopped) right after the reply's opening
-        short answer when the check vouches for it alone (``AnswerCheck.vouches_alone``): it is
+        short answer when the check vouches for it alone (``AnswerCheck.settled``): it is
         shown with the passage sentence stating it, and the model's sentence of support would
         not be (a second or more of writing on a slow machine). Asked once, as the short
-        answer closes; the checked reply is then made as for any other."""
+        answer closes; that check is then the reply's (``checked``)."""
         stream = iter(chunks)
         opening: str | None = ""  # the reply so far, None once its opening is decided
         try:
@@ -127,7 +127,9 @@ class CheckedReply:
                         opening = None  # no short answer opens this reply
                     continue
                 opening = None
-                if self._vouched_alone(lead.group(0)):
+                settled = self._settled(lead.group(0))
+                if settled is not None:
+                    self._checked = settled
                     self.trace.notes[SETTLED_NOTE] = (
                         "the check vouched for the short answer on its own: the model was "
                         "stopped after it")
@@ -137,12 +139,13 @@ class CheckedReply:
             if close is not None:
                 close()  # stops the model at its next token
 
-    def _vouched_alone(self, lead: str) -> bool:
-        vouches = getattr(self.check, "vouches_alone", None)
-        if vouches is None or not self.question.strip() or not self.source_nodes:
-            return False
+    def _settled(self, lead: str) -> Any:
+        settle = getattr(self.check, "settled", None)
+        if settle is None or not self.question.strip() or not self.source_nodes:
+            return None
         with self.trace.stage("check: the short answer alone"):
-            return vouches(lead, self.source_nodes, question=self.question)
+            return settle(lead, self.source_nodes, question=self.question, trace=self.trace,
+                          response_mode=self.response_mode)
 
     @property
     def shown(self) -> str:

@@ -224,6 +224,13 @@ def test_a_short_answer_with_a_word_no_passage_states_is_narrowed_to_what_one_do
     label, _ = verdict_of("**12 hours**.", passages,
                           "How many hours do the keepers light the lamp in winter?")
     assert label == "unsupported"
+    # a negated answer is not narrowed to what it negates
+    label, _ = verdict_of("**not Dan Kegel**.", passages, "Who coined the term C10K?")
+    assert label != "supported"
+    # a range is not narrowed to the one end a passage states: a count keeps every number
+    label, _ = verdict_of("**3 to 9 hours**.", passages,
+                          "How many hours do the keepers light the lamp in winter?")
+    assert label == "unsupported"
 
 
 def test_a_name_the_index_holds_beyond_the_passages_is_not_said_to_be_missing():

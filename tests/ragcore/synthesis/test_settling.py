@@ -1,6 +1,6 @@
 """A factoid's reply ends after its short answer when the check vouches for it alone: the model
 is stopped there, since what is shown is the short answer with its passage sentence
-(``CheckedReply.settling``, ``AnswerCheck.vouches_alone``)."""
+(``CheckedReply.settling``, ``AnswerCheck.settled``)."""
 
 from __future__ import annotations
 
@@ -38,13 +38,25 @@ def reply(model: Model, question: str, check=None) -> Response:
     return response
 
 
+class Counting(AnswerCheck):
+    """The check, counting the answers it checks."""
+
+    checked = 0
+
+    def __call__(self, answer, nodes, **options):
+        Counting.checked += 1
+        return super().__call__(answer, nodes, **options)
+
+
 def test_a_vouched_short_answer_ends_the_reply_and_stops_the_model():
     model = Model(["*", "*", "1867", "**", ".", " The", " lighthouse", " was", " built", "."])
-    response = reply(model, "In what year was the lighthouse built?")
+    Counting.checked = 0
+    response = reply(model, "In what year was the lighthouse built?", Counting())
     assert response.text == "**1867**."
     assert model.stopped and len(model.written) == 5
     assert SETTLED_NOTE in response.trace.notes
     assert response.shown.startswith("**1867**. \u201cThe lighthouse was built in 1867")
+    assert Counting.checked == 0  # the short answer's own check is the reply's: made once
 
 
 def test_a_short_answer_not_vouched_for_is_written_whole():
@@ -56,18 +68,18 @@ def test_a_short_answer_not_vouched_for_is_written_whole():
 
 
 def test_a_reply_that_opens_with_no_short_answer_is_never_asked_about():
-    class Counting(AnswerCheck):
+    class Asked(AnswerCheck):
         asked = 0
 
-        def vouches_alone(self, lead, nodes, *, question):
-            Counting.asked += 1
-            return True
+        def settled(self, lead, nodes, **options):
+            Asked.asked += 1
+            return super().settled(lead, nodes, **options)
 
     chunks = ["The", " lamp", " is", " lit", " at", " **18:00**", "."]
-    response = reply(Model(chunks), "When is the lamp lit?", Counting())
-    assert response.text == "".join(chunks) and Counting.asked == 0
+    response = reply(Model(chunks), "When is the lamp lit?", Asked())
+    assert response.text == "".join(chunks) and Asked.asked == 0
     # a list or an explanation is not one fact: its short answer never ends it
     model = Model(["**", "1867", "**", ".", " Because", " the", " board", " paid", "."])
-    assert not AnswerCheck().vouches_alone("**1867**.", NODES,
-                                           question="Why was the lighthouse built?")
+    assert AnswerCheck().settled("**1867**.", NODES,
+                                 question="Why was the lighthouse built?") is None
     assert reply(model, "Why was the lighthouse built?").text.endswith("paid.")
