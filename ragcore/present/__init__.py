@@ -1,6 +1,6 @@
 """How ragcore words things for people, shared by the CLI and the app (no Streamlit here).
 
-    format.py      backend and source labels, sizes, ingest tables, safe Markdown streaming
+    format.py      backend and source labels, sizes, ingest tables, safe Markdown, dates
     quotes.py      where an answer quotes a passage word for word (and sentence spans)
     support.py     what an answer used of each passage: quotes, or sentences supporting it
     sources.py     which sources are listed: a relevance floor per retrieval mode
@@ -31,8 +31,8 @@ _EXPORTS: dict[str, str] = {
     "passage_segments": ".citations",
     "legend_colours": ".corpus_map",
     "picture_corpus": ".corpus_map",
-    "friendly_date": ".dates",
-    "parse_iso": ".dates",
+    "friendly_date": ".format",
+    "parse_iso": ".format",
     "explain_error": ".explain",
     "describe_backend": ".format",
     "chart_spec": ".leaderboard",

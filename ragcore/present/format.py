@@ -1,4 +1,6 @@
-"""How the app words things: backend labels, source labels, sizes, ingest tables, safe markdown.
+"""How the app words things: backend labels, source labels, sizes, ingest tables, safe markdown,
+dates ("today 14:05", "yesterday 09:12", "3 Nov", "3 Nov 2025": the workspace stores ISO-8601
+UTC timestamps, shown in the machine's local time, relative to now, without seconds or offsets).
 
 Pure functions with no Streamlit import, so they are tested like the rest of ragcore; the
 pages and ``webapp.state`` use them to turn ragcore objects into what people read.
@@ -6,6 +8,7 @@ pages and ``webapp.state`` use them to turn ragcore objects into what people rea
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
 from typing import Any, Iterator
 
 
@@ -132,3 +135,28 @@ def model_rows(models: Any) -> list[dict[str, Any]]:
 def gigabytes(size: int, digits: int) -> str:
     """Bytes as '4.7 GB' in powers of 1000, as Ollama and its model library show model sizes."""
     return f"{size / 1e9:.{digits}f} GB"
+
+
+def parse_iso(value: str) -> datetime | None:
+    """An aware datetime from an ISO-8601 string (naive ones are taken as UTC); None if bad."""
+    try:
+        moment = datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def friendly_date(value: str, *, now: datetime | None = None) -> str:
+    """``value`` (ISO-8601) as "today 14:05", "yesterday 09:12", "3 Nov" or "3 Nov 2025"."""
+    moment = parse_iso(value)
+    if moment is None:
+        return str(value or "")
+    now = (now or datetime.now(timezone.utc)).astimezone()
+    local = moment.astimezone(now.tzinfo)
+    if local.date() == now.date():
+        return f"today {local:%H:%M}"
+    if local.date() == (now - timedelta(days=1)).date():
+        return f"yesterday {local:%H:%M}"
+    if local.year == now.year:
+        return f"{local.day} {local:%b}"
+    return f"{local.day} {local:%b %Y}"

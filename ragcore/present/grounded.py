@@ -26,6 +26,11 @@
                   itself followed with "Not found in the documents." and that is not vouched
                   for ("**47**. Not found in the documents."), said to be the model's guess
 
+A why or how the model answered (any verdict but refused or empty) is shown with the passage
+sentences that explain it, when a sentence states most of the question and it names nothing the
+documents never mention (``answer_quotes.explanation``): "The passages explain it: “...” [1]",
+then the model's claims saying more about those sentences, cited, and its invented ones, marked.
+
 Whatever the verdict, an answer to "What does SDLC stand for?" that is not refused and lacks the
 words a passage spells the acronym out with is followed by that passage's sentence, cited.
 
@@ -44,7 +49,6 @@ from ..grounding import (
     REFUSED,
     UNSUPPORTED,
     UNVERIFIED,
-    Claim,
     ClaimCheck,
     QuestionKind,
     asks_one_fact,
@@ -54,14 +58,12 @@ from ..grounding import (
 )
 from ..grounding.answer_type import REPEATS
 from ..grounding.claims import sentence_spans
-from ..grounding.facts import missing_facts
 from ..grounding.text import content_stems, fold, without_markers
-from ..grounding.numbers import NUMBER
-from ..grounding.verdict import SHORT_CLAIM_STEMS
 from ..llms.extractive.question import asked_acronym
 from ..llms.extractive.text import LIST_ITEM
 from ..prompts.answer import NOT_FOUND_SENTENCE
 from ..retrieval.acronyms import expanded, expansion_in
+from .answer_quotes import about_it, explanation, quoted, short, stating_sentence
 from .sources import ListedSource, SourceListing
 from .support import NEAREST
 
@@ -73,6 +75,7 @@ UNOBSERVED = ("**Not from the documents:** the agent's tools showed it no passag
 UNREAD = "*From our conversation, not checked against your documents.*"
 NEAREST_LEAD = "What they say nearest to it:"
 LOCATED_LEAD = "Where the passages mention it:"
+EXPLAINED_LEAD = "The passages explain it:"
 LISTED_LEAD = "Where the passages list them:"
 SPELLED_LEAD = "Where the passages spell it out:"
 _TRAILING_REFUSAL = re.compile(r"(?<=\S)[ \t]*\**" + re.escape(NOT_FOUND_SENTENCE.rstrip(".")) +
@@ -103,6 +106,12 @@ def _shown(answer: str, listing: SourceListing, listed: Sequence[ListedSource],
         return text, ()
     factoid = asks_one_fact(listing.question)
     lead = verdict.claims[0] if verdict.claims else None
+    explained = (explanation(listing.question, verdict, listed)
+                 if verdict.label not in (REFUSED, EMPTY) and not _disowned(lead, text) else None)
+    if explained is not None:  # a why or how: the passage sentences explaining it, quoted
+        position, span, quote = explained
+        return _after_its_sentence((f"{EXPLAINED_LEAD} \u201c{quote}\u201d {marker(1)}",
+                                    (position,)), about_it(verdict.claims, position, span), marker)
     if (verdict.label == UNSUPPORTED or _disowned(lead, text)) and factoid:
         return _not_said(listing, listed, marker, guessed=_disowned(lead, text))
     if verdict.label != REFUSED:  # "**150**. Not found in the documents.": the model's slip
@@ -115,7 +124,7 @@ def _shown(answer: str, listing: SourceListing, listed: Sequence[ListedSource],
     # A short answer alone, or a factoid's short answer whatever the model wrote around it:
     # shown with the sentence stating it, then what the model added, cited or marked.
     if lead is not None and lead.supported and (len(verdict.claims) == 1 or (
-            _short(lead.claim) and factoid)):
+            short(lead.claim) and factoid)):
         shown = _with_its_sentence(lead, listed, marker, listing.question)
         if shown is not None:
             return _after_its_sentence(shown, verdict.claims[1:], marker)
@@ -132,17 +141,10 @@ def _shown(answer: str, listing: SourceListing, listed: Sequence[ListedSource],
     return text, order
 
 
-def _short(claim: Claim) -> bool:
-    """Whether ``claim`` is a short answer as shown: a few words besides its numbers ("**300
-    pounds in gold and 700 in notes**", "**80 bytes**"), not a list item."""
-    return not claim.item and len([s for s in claim.stems if not NUMBER.fullmatch(s)]
-                                  ) <= SHORT_CLAIM_STEMS
-
-
 def _disowned(lead: ClaimCheck | None, text: str) -> bool:
     """A short answer the model itself followed with "Not found in the documents." and that
     nothing in the passages confirms ("**47**. Not found in the documents."): its guess."""
-    return (lead is not None and not lead.supported and _short(lead.claim)
+    return (lead is not None and not lead.supported and short(lead.claim)
             and bool(_TRAILING_REFUSAL.search(text)))
 
 
@@ -151,10 +153,7 @@ def _unconfirmed_answer(lead: ClaimCheck | None, question: str) -> bool:
     does not place any a priori limit on the length of a URI. [1]"): the sentence after it may
     be the passages', the answer is not."""
     return (lead is not None and not lead.supported and not lead.refuted
-            and _short(lead.claim) and question_kind(question) is QuestionKind.FACTOID)
-
-
-QUOTED_WORDS = 60  # of the sentence a bare short answer is shown with
+            and short(lead.claim) and question_kind(question) is QuestionKind.FACTOID)
 
 
 def _with_its_sentence(check: ClaimCheck, listed: Sequence[ListedSource],
@@ -167,7 +166,7 @@ def _with_its_sentence(check: ClaimCheck, listed: Sequence[ListedSource],
     an answer that is a sentence, or when no passage sentence states it."""
     if not check.support:
         return None
-    found = _stating_sentence(check, listed, question, [
+    found = stating_sentence(check, listed, question, [
         *((position, spans.index(span)) for position, span in check.support
           if position < len(listed)
           and span in (spans := sentence_spans(listed[position].scored.node.text, wrapped=True))),
@@ -186,12 +185,12 @@ def _after_its_sentence(shown: tuple[str, tuple[int, ...]], rest: Sequence[Claim
     ones taken for invented, marked; the supported ones saying more than the quote, cited; the
     rest (the model's words for what the quote says, or what nothing confirms) left out."""
     text, order = shown[0], list(shown[1])
-    quoted = set(content_stems(text))
+    said = set(content_stems(text))
     parts = [text]
     for check in rest:
         if check.refuted:
             parts.append(f"{check.text} {UNSUPPORTED_MARK}")
-        elif check.supported and not set(check.claim.stems) <= quoted:
+        elif check.supported and not set(check.claim.stems) <= said:
             origins = sorted({p for p, _ in check.support})
             order += [o for o in origins if o not in order]
             numbers = sorted(order.index(o) + 1 for o in origins)
@@ -205,7 +204,7 @@ def _located(lead: ClaimCheck, listed: Sequence[ListedSource], question: str,
     """An unconfirmed short answer with the passage sentence that mentions it (its facts or
     words, and the question's), for the reader to check it against; ``text`` unchanged when
     no passage sentence does."""
-    found = _stating_sentence(lead, listed, question,
+    found = stating_sentence(lead, listed, question,
                               [(position, None) for position in range(len(listed))],
                               asked_too=True)
     if found is None:
@@ -220,12 +219,6 @@ def _followed_by(text: str, lead: str, quote: str, position: int, order: tuple[i
     ``position``, cited (the source added to the cited ``order`` if new)."""
     order = order if position in order else (*order, position)
     return f"{text}\n\n{lead} \u201c{quote}\u201d {marker(order.index(position) + 1)}", order
-
-
-def _quoted(sentence: str) -> str:
-    """``sentence`` as quoted: its whitespace collapsed, cut after ``QUOTED_WORDS`` words."""
-    words = sentence.split()
-    return " ".join(words[:QUOTED_WORDS]) + (" \u2026" if len(words) > QUOTED_WORDS else "")
 
 
 def _listed_together(text: str, listed: Sequence[ListedSource], question: str,
@@ -253,7 +246,7 @@ def _listed_together(text: str, listed: Sequence[ListedSource], question: str,
     if best is None:
         return text, order
     _, position, sentence = best
-    return _followed_by(text, LISTED_LEAD, _quoted(sentence), position, order, marker)
+    return _followed_by(text, LISTED_LEAD, quoted(sentence), position, order, marker)
 
 
 _ITEM_MARKUP = re.compile(r"[*`\"'\u2018\u2019\u201c\u201d]|[.;,]$")
@@ -275,46 +268,8 @@ def _spelled_out(text: str, listed: Sequence[ListedSource], question: str,
             continue
         if fold(words) in fold(text):
             return text, order
-        return _followed_by(text, SPELLED_LEAD, _quoted(sentence), position, order, marker)
+        return _followed_by(text, SPELLED_LEAD, quoted(sentence), position, order, marker)
     return text, order
-
-
-def _stating_sentence(check: ClaimCheck, listed: Sequence[ListedSource], question: str,
-                      where: Sequence[tuple[int, int | None]], asked_too: bool = False
-                      ) -> tuple[int, str] | None:
-    """The sentence stating the short answer ``check`` (its facts, "**2**": "two blank lines";
-    else its words), among the listed passages at ``where``'s positions: in or beside the
-    sentence of the index given, or any. The one holding most of its words, then of the
-    question's (one at least, with ``asked_too``), then one beside an index given, nearest
-    it. None for an answer that is a sentence, names the question's own subject ("**ARPA-H**."
-    to "What is ARPA-H?") or that no sentence states."""
-    stems, asked = set(check.claim.stems), set(content_stems(question))
-    if not _short(check.claim) or (stems and stems <= asked):
-        return None
-    best: tuple[tuple[int, int, bool, int], int, str] | None = None
-    for position, at in where:
-        text = listed[position].scored.node.text
-        spans = sentence_spans(text, wrapped=True)
-        centre = 0 if at is None else at
-        around = range(len(spans)) if at is None else range(max(0, at - 1),
-                                                            min(len(spans), at + 2))
-        for i in around:
-            sentence = text[spans[i][0]:spans[i][1]]
-            held = set(content_stems(sentence))
-            if (missing_facts(check.claim.facts, sentence) if check.claim.facts
-                    else not stems & held) or (asked_too and not asked & held):
-                continue
-            rank = (len(stems & held), len(asked & held), at is not None, -abs(i - centre))
-            if best is None or rank > best[0]:
-                best = (rank, position, sentence)
-    if best is None:
-        return None
-    _, position, sentence = best
-    if sentence[:1] in "\u201c\"" and sentence.rstrip()[-1:] in "\u201d\"":
-        sentence = sentence[1:].rstrip()[:-1]  # a quoted line of dialogue: quoted once
-    else:  # a quotation inside the quote is nested in single marks
-        sentence = sentence.replace("\u201c", "\u2018").replace("\u201d", "\u2019")
-    return position, _quoted(sentence)
 
 
 def unobserved(text: str) -> str:
@@ -345,7 +300,7 @@ def _not_said(listing: SourceListing, listed: Sequence[ListedSource],
             return f"{first}\n\n{NEAREST_LEAD} \u201c{quote}\u201d {marker(1)}", (position,)
     quote, position = closest_with_position(listing.question, passages)
     if quote:
-        return f"{first}\n\n{NEAREST_LEAD} \u201c{_quoted(quote)}\u201d {marker(1)}", (position,)
+        return f"{first}\n\n{NEAREST_LEAD} \u201c{quoted(quote)}\u201d {marker(1)}", (position,)
     return first, ()
 
 

@@ -26,6 +26,11 @@ _REFERS_BACK = re.compile(r"^\W*(?:this|these|those|such|that|it|they|its|their|
                           re.IGNORECASE)
 
 
+def refers_back(sentence: str) -> bool:
+    """Whether ``sentence`` opens by pointing back to the one before ("This means ...")."""
+    return bool(_REFERS_BACK.match(sentence))
+
+
 def referring(parts: list[str], kept: list[int]) -> set[int]:
     """The sentences a kept one is read with because one refers to the other: the next one
     when it opens by pointing back ("This principle, known as shifting left, ..."), the one
@@ -33,7 +38,7 @@ def referring(parts: list[str], kept: list[int]) -> set[int]:
     more: set[int] = set()
     for k in kept:
         for j, pointer in ((k + 1, k + 1), (k - 1, k)):
-            if (0 <= j < len(parts) and j not in kept and _REFERS_BACK.match(parts[pointer])
+            if (0 <= j < len(parts) and j not in kept and refers_back(parts[pointer])
                     and count_tokens(parts[j]) <= REFERRING_TOKENS):
                 more.add(j)
     return more

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 import pytest
 
 from ragcore.errors import WorkspaceError
-from ragcore.present.dates import friendly_date
+from ragcore.present.format import friendly_date
 from ragcore.workspace.chats import ChatStore, SavedChat
 
 

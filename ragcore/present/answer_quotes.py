@@ -1,0 +1,143 @@
+"""The passage sentences a reply is shown with, quoted: the one stating a short answer
+(``stating_sentence``), and the ones explaining a why or how (``explanation``).
+
+A factoid is shown with its sentence (``grounded``). A "why" or "how" is answered in the
+model's words, and the verdict can only say whether those words are the passages': a packaged
+model's explanation is often a true sentence of the wrong passage ("The receiver generates a new
+key pair ..." for why a new key pair is used for each transaction), or its restatement of the
+question, refused as unsupported while the passage holding the reason was found. Where the reason
+stands is the general signal, as for a short answer (``grounding.located``): beside the passage
+sentence that states the question (at least ``LOCATED_SHARE`` of its content words), which is
+followed by its reason ("... we need no mutex around changes to shared data ... / There is no
+preemptive multitasking, so ...": the sentence the budgeted reader reads with it,
+``retrieval.neighbours.explained``) or points back to it ("This means that whether a file is
+detected as binary ..."). That sentence, with the one before it when it points back and the one
+after, is the answer shown, quoted and cited; then the model's claims saying more about the same
+sentences, cited, and the ones taken for invented, marked (``grounded``). A question naming what
+the documents never mention, and a reply the model itself refused, are not explained.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..grounding import Claim, ClaimCheck, Verdict
+from ..grounding.answer_type import wants_an_explanation
+from ..grounding.claims import sentence_spans
+from ..grounding.facts import missing_facts
+from ..grounding.located import LOCATED_SHARE, asked_share
+from ..grounding.numbers import NUMBER
+from ..grounding.text import content_stems
+from ..grounding.verdict import SHORT_CLAIM_STEMS
+from ..retrieval.neighbours import REFERRING_TOKENS, refers_back
+from ..tokens import count_tokens
+from .sources import ListedSource, document_subjects
+
+QUOTED_WORDS = 60  # of each sentence a reply is shown with
+
+
+def quoted(sentence: str) -> str:
+    """``sentence`` as quoted: its whitespace collapsed, cut after ``QUOTED_WORDS`` words."""
+    words = sentence.split()
+    return " ".join(words[:QUOTED_WORDS]) + (" \u2026" if len(words) > QUOTED_WORDS else "")
+
+
+def stating_sentence(check: ClaimCheck, listed: Sequence[ListedSource], question: str,
+                     where: Sequence[tuple[int, int | None]], asked_too: bool = False
+                     ) -> tuple[int, str] | None:
+    """The sentence stating the short answer ``check`` (its facts, "**2**": "two blank lines";
+    else its words), among the listed passages at ``where``'s positions: in or beside the
+    sentence of the index given, or any. The one holding most of its words, then of the
+    question's (one at least, with ``asked_too``), then one beside an index given, nearest
+    it. None for an answer that is a sentence, names the question's own subject ("**ARPA-H**."
+    to "What is ARPA-H?") or that no sentence states."""
+    stems, asked = set(check.claim.stems), set(content_stems(question))
+    if not short(check.claim) or (stems and stems <= asked):
+        return None
+    best: tuple[tuple[int, int, bool, int], int, str] | None = None
+    for position, at in where:
+        text = listed[position].scored.node.text
+        spans = sentence_spans(text, wrapped=True)
+        centre = 0 if at is None else at
+        around = range(len(spans)) if at is None else range(max(0, at - 1),
+                                                            min(len(spans), at + 2))
+        for i in around:
+            sentence = text[spans[i][0]:spans[i][1]]
+            held = set(content_stems(sentence))
+            if (missing_facts(check.claim.facts, sentence) if check.claim.facts
+                    else not stems & held) or (asked_too and not asked & held):
+                continue
+            rank = (len(stems & held), len(asked & held), at is not None, -abs(i - centre))
+            if best is None or rank > best[0]:
+                best = (rank, position, sentence)
+    if best is None:
+        return None
+    _, position, sentence = best
+    if sentence[:1] in "\u201c\"" and sentence.rstrip()[-1:] in "\u201d\"":
+        sentence = sentence[1:].rstrip()[:-1]  # a quoted line of dialogue: quoted once
+    else:
+        sentence = _nested(sentence)
+    return position, quoted(sentence)
+
+
+def short(claim: Claim) -> bool:
+    """Whether ``claim`` is a short answer as shown: a few words besides its numbers ("**300
+    pounds in gold and 700 in notes**", "**80 bytes**"), not a list item."""
+    return not claim.item and len([s for s in claim.stems if not NUMBER.fullmatch(s)]
+                                  ) <= SHORT_CLAIM_STEMS
+
+
+def explanation(question: str, verdict: Verdict, listed: Sequence[ListedSource]
+                ) -> tuple[int, tuple[int, int], str] | None:
+    """For a why or how, the listed source (its position), the span of its text and the quoted
+    sentences that explain it: the sentence stating most of the question (the first listed of
+    equals), with the sentence before when it points back and the one after (not a heading).
+    None for another question, a question naming what the documents don't mention, or when no
+    sentence states ``LOCATED_SHARE`` of the question."""
+    if not wants_an_explanation(question) or verdict.unmentioned:
+        return None
+    subjects = tuple(sorted(set(document_subjects([source.scored for source in listed]))))
+    best: tuple[float, int, int] | None = None
+    for position, source in enumerate(listed):
+        text = source.scored.node.text
+        for i, (start, end) in enumerate(sentence_spans(text, wrapped=True)):
+            share = asked_share(question, text[start:end], subjects)
+            if share >= LOCATED_SHARE and (best is None or share > best[0]):
+                best = (share, position, i)
+    if best is None:
+        return None
+    _, position, i = best
+    text = listed[position].scored.node.text
+    spans = sentence_spans(text, wrapped=True)
+    first = last = i
+    if i > 0 and refers_back(text[spans[i][0]:spans[i][1]]) and _neighbour(text, spans[i - 1]):
+        first = i - 1
+    if i + 1 < len(spans) and _neighbour(text, spans[i + 1]):
+        last = i + 1
+    quote = " ".join(quoted(_nested(text[start:end])) for start, end in spans[first:last + 1])
+    return position, (spans[first][0], spans[last][1]), quote
+
+
+def about_it(checks: Sequence[ClaimCheck], position: int, span: tuple[int, int]
+             ) -> list[ClaimCheck]:
+    """The claims an explanation is shown with: the ones the passage at ``position`` supports
+    within ``span`` (the model's words about the same sentences), and the ones stating what no
+    passage does (to be marked), not a true sentence standing elsewhere."""
+    def within(check: ClaimCheck) -> bool:
+        return any(where == position and span[0] <= start < span[1]
+                   for where, (start, _) in check.support)
+
+    return [check for check in checks if (check.refuted and (check.missing or check.displaced))
+            or (check.supported and within(check))]
+
+
+def _neighbour(text: str, span: tuple[int, int]) -> bool:
+    """Whether a sentence may be quoted beside the one stating the question: not a heading,
+    and no longer than the budgeted reader reads beside a sentence (``REFERRING_TOKENS``)."""
+    sentence = text[span[0]:span[1]].strip()
+    return not sentence.startswith("#") and count_tokens(sentence) <= REFERRING_TOKENS
+
+
+def _nested(sentence: str) -> str:
+    """A quotation inside a quoted sentence, nested in single marks."""
+    return sentence.replace("\u201c", "\u2018").replace("\u201d", "\u2019")

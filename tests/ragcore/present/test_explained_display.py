@@ -1,0 +1,113 @@
+"""A why or how is shown with the passage sentences that explain it: the sentence stating the
+question, with the one after it and the one before when it points back, quoted and cited,
+whatever the model's explanation; not when the model refused, when the question names what no
+passage mentions, or when no sentence states enough of the question."""
+
+from __future__ import annotations
+
+from ragcore.present.grounded import EXPLAINED_LEAD, UNSUPPORTED_MARK
+from ragcore.present.markers import mark_listing
+from ragcore.present.sources import answer_sources
+from ragcore.types import Node, ScoredNode
+
+CALLBACKS = (
+    "We begin by describing how the crawler works with callbacks. Note a nice feature of async "
+    "programming with callbacks: we need no mutex around changes to shared data, such as when "
+    "we add links to seen_urls. There is no preemptive multitasking, so we cannot be "
+    "interrupted at arbitrary points in our code. The fetcher keeps its socket open until the "
+    "response is read.")
+BINARY = (
+    "When ripgrep uses memory maps, binary detection is only performed on the first few "
+    "kilobytes of the file. When ripgrep doesn't use memory maps, binary detection is "
+    "performed on all bytes searched. This means that whether a file is detected as binary or "
+    "not can change based on the search strategy used by ripgrep.")
+KEYS = ("The public key is shared with the payee. As an additional firewall, a new key pair "
+        "should be used for each transaction to keep them from being linked to a common owner.")
+
+
+def shown(answer: str, question: str, passages: tuple[str, ...] = (CALLBACKS, BINARY, KEYS)):
+    nodes = [ScoredNode(Node(text=t, node_id=f"n{i}"), 0.7) for i, t in enumerate(passages)]
+    listing = answer_sources(answer, nodes, retrieval_mode="similarity", extractive=False,
+                             question=question)
+    return mark_listing(answer, listing)
+
+
+def test_a_why_is_shown_with_the_sentence_stating_it_and_the_reason_after_it():
+    # the model restated the question and gave a reason of its own: not refused, explained
+    text, listing = shown("**The callback-based crawler needs no mutex around seen_urls**. This "
+                          "is because the fetcher keeps its socket open.",
+                          "Why does the callback-based crawler need no mutex around changes "
+                          "to seen_urls?")
+    assert text.startswith(f"{EXPLAINED_LEAD} \u201cNote a nice feature of async programming")
+    assert "There is no preemptive multitasking, so we cannot be interrupted at arbitrary " \
+           "points in our code.\u201d [1]" in text
+    assert "socket" not in text  # the model's reason stands on another sentence: left out
+    assert listing.shown[0].scored.node.node_id == "n0"
+
+
+def test_a_sentence_pointing_back_is_quoted_with_the_one_before_it():
+    text, _ = shown("Because the strategy differs.",
+                    "Why can the same file be detected as binary in one search and not in "
+                    "another?")
+    assert text == (f"{EXPLAINED_LEAD} \u201cWhen ripgrep doesn't use memory maps, binary "
+                    "detection is performed on all bytes searched. This means that whether a "
+                    "file is detected as binary or not can change based on the search strategy "
+                    "used by ripgrep.\u201d [1]")
+
+
+def test_an_explanation_from_the_wrong_passage_gives_way_to_the_one_stating_the_question():
+    text, _ = shown("The public key is shared with the payee.",
+                    "Why should a new key pair be used for each transaction?")
+    assert text.startswith(f"{EXPLAINED_LEAD} \u201cAs an additional firewall, a new key pair "
+                           "should be used for each transaction to keep them from being linked "
+                           "to a common owner.\u201d [1]")
+    assert "shared with the payee" not in text
+
+
+def test_the_models_invented_words_about_it_are_marked_after_the_quote():
+    text, _ = shown("There is no preemptive multitasking. The crawler was written by Guido van "
+                    "Rossum in 2014.",
+                    "Why does the callback-based crawler need no mutex around changes to "
+                    "seen_urls?")
+    assert text.startswith(EXPLAINED_LEAD)
+    assert text.endswith(UNSUPPORTED_MARK)
+
+
+def test_a_refusal_the_model_wrote_stays_a_refusal():
+    text, _ = shown("Not found in the documents.",
+                    "Why does the callback-based crawler need no mutex around changes to "
+                    "seen_urls?")
+    assert text.startswith("The documents don't say why")
+    assert EXPLAINED_LEAD not in text
+
+
+def test_a_question_naming_what_no_passage_mentions_is_not_explained():
+    text, _ = shown("Because of Kubernetes.",
+                    "Why does the callback-based crawler need no Kubernetes mutex around "
+                    "changes to seen_urls?")
+    assert not text.startswith(EXPLAINED_LEAD)
+    assert "Kubernetes" in text.split("\n\n")[0]
+
+
+def test_no_sentence_stating_enough_of_the_question_leaves_the_verdict_to_decide():
+    # "The fetcher keeps its socket open ..." states half of what is asked
+    text, _ = shown("Because of the event loop.",
+                    "Why does the fetcher keep its socket open after the whole crawl ends badly?")
+    assert EXPLAINED_LEAD not in text
+
+
+def test_a_factoid_is_not_explained():
+    text, _ = shown("**Its socket**.",
+                    "What does the fetcher keep open until the response is read?")
+    assert text.startswith("**Its socket**. \u201cThe fetcher keeps its socket open")
+
+
+def test_a_heading_after_the_sentence_is_not_quoted_as_its_reason():
+    guide = ("Finally, if you want to make absolutely sure that ripgrep isn't reading a "
+             "configuration file, then you can pass the `--no-config` flag.\n\n"
+             "### File encoding\n\nripgrep searches UTF-8 text by default.")
+    text, _ = shown("Pass the flag.", "How do I make sure ripgrep isn't reading a configuration "
+                    "file?", passages=(guide,))
+    assert text == (f"{EXPLAINED_LEAD} \u201cFinally, if you want to make absolutely sure that "
+                    "ripgrep isn't reading a configuration file, then you can pass the "
+                    "`--no-config` flag.\u201d [1]")
