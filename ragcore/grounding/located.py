@@ -165,7 +165,8 @@ def decided(lead: ClaimCheck, passages: Sequence[str], question: str,
     (``absent``: "the default election timeout in etcd") and the sentence does not state the
     question. A short answer
     no such sentence holds whole, or with a fact no passage states, is narrowed to the most of
-    it one does hold (``_narrowed``: "**Kegel**." of "**Dan Kegel**."), and shown so."""
+    it one does hold (``_narrowed``: "**Kegel**." of "**Dan Kegel**."), and shown so. A why or
+    how is explained, not located (``present.answer_quotes``)."""
     short = short_answer(lead.claim)
     stems, forms = _what_locates(lead.claim, short, question)
     own = set(lead.claim.stems) - set(content_stems(question))

@@ -15,6 +15,11 @@ detected as binary ..."). That sentence, with the one before it when it points b
 after, is the answer shown, quoted and cited; then the model's claims saying more about the same
 sentences, cited, and the ones taken for invented, marked (``grounded``). A question naming what
 the documents never mention, and a reply the model itself refused, are not explained.
+
+On SQuAD's training why and how questions (``training/answerer/located.py``), at the share the
+located rule uses (0.6; 0.5 / 0.7 beside): the quote holds the answer for 59.8 % of them (72.3 /
+40.6 %), and with the answer's sentence removed from the paragraph a quote is still found for
+19.6 % (37.1 / 6.9 %), where the model's own refusal is the remaining guard.
 """
 
 from __future__ import annotations
@@ -37,8 +42,9 @@ QUOTED_WORDS = 60  # of each sentence a reply is shown with
 
 
 def quoted(sentence: str) -> str:
-    """``sentence`` as quoted: its whitespace collapsed, cut after ``QUOTED_WORDS`` words."""
-    words = sentence.split()
+    """``sentence`` as quoted: its whitespace collapsed, its code fences' marks left out
+    ("... create a shell alias: ```"), cut after ``QUOTED_WORDS`` words."""
+    words = [word for word in sentence.split() if not word.startswith("```")]
     return " ".join(words[:QUOTED_WORDS]) + (" \u2026" if len(words) > QUOTED_WORDS else "")
 
 
@@ -109,26 +115,38 @@ def explanation(question: str, verdict: Verdict, listed: Sequence[ListedSource]
     _, position, i = best
     text = listed[position].scored.node.text
     spans = sentence_spans(text, wrapped=True)
+    first, last = explaining(text, spans, i)
+    quote = " ".join(quoted(_nested(text[start:end])) for start, end in spans[first:last + 1])
+    return position, (spans[first][0], spans[last][1]), quote
+
+
+def explaining(text: str, spans: Sequence[tuple[int, int]], i: int) -> tuple[int, int]:
+    """The first and last of ``text``'s sentences (``spans``) that explain what its sentence
+    ``i`` states: the one before when ``i`` points back to it, and the one after."""
     first = last = i
     if i > 0 and refers_back(text[spans[i][0]:spans[i][1]]) and _neighbour(text, spans[i - 1]):
         first = i - 1
     if i + 1 < len(spans) and _neighbour(text, spans[i + 1]):
         last = i + 1
-    quote = " ".join(quoted(_nested(text[start:end])) for start, end in spans[first:last + 1])
-    return position, (spans[first][0], spans[last][1]), quote
+    return first, last
 
 
-def about_it(checks: Sequence[ClaimCheck], position: int, span: tuple[int, int]
-             ) -> list[ClaimCheck]:
+def about_it(checks: Sequence[ClaimCheck], question: str, position: int,
+             span: tuple[int, int]) -> list[ClaimCheck]:
     """The claims an explanation is shown with: the ones the passage at ``position`` supports
     within ``span`` (the model's words about the same sentences), and the ones stating what no
-    passage does (to be marked), not a true sentence standing elsewhere."""
+    passage does (to be marked); not a true sentence standing elsewhere, nor the model's
+    restatement of the question ("**The crawler stops its workers once the crawl is
+    finished**.")."""
+    asked = set(content_stems(question))
+
     def within(check: ClaimCheck) -> bool:
         return any(where == position and span[0] <= start < span[1]
                    for where, (start, _) in check.support)
 
-    return [check for check in checks if (check.refuted and (check.missing or check.displaced))
-            or (check.supported and within(check))]
+    return [check for check in checks if not set(check.claim.stems) <= asked and (
+        (check.refuted and (check.missing or check.displaced))
+        or (check.supported and within(check)))]
 
 
 def _neighbour(text: str, span: tuple[int, int]) -> bool:

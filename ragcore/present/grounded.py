@@ -110,8 +110,9 @@ def _shown(answer: str, listing: SourceListing, listed: Sequence[ListedSource],
                  if verdict.label not in (REFUSED, EMPTY) and not _disowned(lead, text) else None)
     if explained is not None:  # a why or how: the passage sentences explaining it, quoted
         position, span, quote = explained
-        return _after_its_sentence((f"{EXPLAINED_LEAD} \u201c{quote}\u201d {marker(1)}",
-                                    (position,)), about_it(verdict.claims, position, span), marker)
+        shown = f"{EXPLAINED_LEAD} \u201c{quote}\u201d {marker(1)}", (position,)
+        return _after_its_sentence(shown, about_it(verdict.claims, listing.question, position,
+                                                   span), marker)
     if (verdict.label == UNSUPPORTED or _disowned(lead, text)) and factoid:
         return _not_said(listing, listed, marker, guessed=_disowned(lead, text))
     if verdict.label != REFUSED:  # "**150**. Not found in the documents.": the model's slip

@@ -54,6 +54,41 @@ def rows(path: Path = DATA, titles: bool = False) -> tuple[list[float], list[flo
     return positives, negatives
 
 
+def explained_rows(path: Path = DATA) -> tuple[list[float], list[float]]:
+    """The why and how questions' rows for the explanation rule (``present.answer_quotes``): a
+    positive is the share of the sentence stating most of the question when the sentences
+    explaining it (``answer_quotes.explaining``) hold the answer (0 when they do not); its
+    negative, the best share over the paragraph with the answer's sentence removed."""
+    from ragcore.grounding.answer_type import wants_an_explanation
+    from ragcore.present.answer_quotes import explaining
+
+    def best(text: str, question: str) -> tuple[float, int, list[tuple[int, int]]]:
+        spans = sentence_spans(text, wrapped=True)
+        shares = [asked_share(question, text[a:b]) for a, b in spans]
+        top = max(range(len(spans)), key=lambda k: shares[k], default=-1)
+        return (shares[top] if spans else 0.0), top, spans
+
+    data = json.load(gzip.open(path))["data"]
+    positives, negatives = [], []
+    for paragraph in (p for article in data for p in article["paragraphs"]):
+        text = paragraph["context"]
+        for qa in paragraph["qas"]:
+            if not qa.get("answers") or not wants_an_explanation(qa["question"]):
+                continue
+            start = qa["answers"][0]["answer_start"]
+            end = start + len(qa["answers"][0]["text"])
+            share, top, spans = best(text, qa["question"])
+            if top < 0:
+                continue
+            first, last = explaining(text, spans, top)
+            positives.append(share if spans[first][0] <= start and end <= spans[last][1] else 0)
+            holding = [s for s in spans if s[0] <= start < s[1]]
+            rest = " ".join(text[a:b] for a, b in spans if (a, b) not in holding[:1])
+            if len(spans) > 1:
+                negatives.append(best(rest, qa["question"])[0])
+    return positives, negatives
+
+
 def curve(positives: list[float], negatives: list[float]) -> list[tuple[float, float, float]]:
     """(share, positives vouched, negatives vouched) for shares 0.1 to 1.0."""
     out = []
@@ -73,6 +108,12 @@ def main() -> None:
         print("share  positives vouched  negatives vouched")
         for share, pos, neg in curve(positives, negatives):
             print(f"{share:5.1f}  {pos:17.1%}  {neg:17.1%}")
+    positives, negatives = explained_rows()
+    print(f"\nwhy and how questions, samples: {len(positives)} positives, {len(negatives)} "
+          "negatives (answer sentence removed)")
+    print("share  explained, answer in the quote  explained, answer sentence removed")
+    for share, pos, neg in curve(positives, negatives):
+        print(f"{share:5.1f}  {pos:31.1%}  {neg:34.1%}")
 
 
 if __name__ == "__main__":

@@ -111,3 +111,19 @@ def test_a_heading_after_the_sentence_is_not_quoted_as_its_reason():
     assert text == (f"{EXPLAINED_LEAD} \u201cFinally, if you want to make absolutely sure that "
                     "ripgrep isn't reading a configuration file, then you can pass the "
                     "`--no-config` flag.\u201d [1]")
+
+
+def test_the_models_restatement_of_the_question_is_left_out_not_marked():
+    text, _ = shown("**The callback-based crawler needs no mutex around changes to seen_urls**.",
+                    "Why does the callback-based crawler need no mutex around changes to "
+                    "seen_urls?")
+    assert text.startswith(EXPLAINED_LEAD) and text.endswith("code.\u201d [1]")
+
+
+def test_a_code_fence_after_the_sentence_is_not_quoted():
+    guide = ("If you want a type to be available in every ripgrep command, then you should "
+             "either create a shell alias:\n\n```\nalias rg=\"rg --type-add 'web:*.html'\"\n```")
+    text, _ = shown("Create an alias.", "How do I make a custom file type available in every "
+                    "ripgrep command?", passages=(guide,))
+    assert text.startswith(f"{EXPLAINED_LEAD} \u201cIf you want a type to be available")
+    assert "```" not in text
