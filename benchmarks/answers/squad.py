@@ -56,6 +56,19 @@ def heldout_paragraphs(folder: Path = FOLDER) -> list[dict]:
     return _jsonl(folder / "heldout_paragraphs.jsonl")
 
 
+def dev_questions(folder: Path = FOLDER) -> list[HeldOutQuestion]:
+    """Every question of ``dev.jsonl`` (SQuAD 2.0's official dev split, its first two
+    articles: ``squad/README.md``), in file order."""
+    return [HeldOutQuestion(r["id"], r["title"], r["question"], tuple(r["answers"]),
+                            r["paragraph"], bool(r["is_impossible"]))
+            for r in _jsonl(folder / "dev.jsonl")]
+
+
+def dev_paragraphs(folder: Path = FOLDER) -> list[dict]:
+    """Every paragraph of the dev articles: ``{"id", "title", "text"}``."""
+    return _jsonl(folder / "dev_paragraphs.jsonl")
+
+
 def normalize_answer(text: str) -> str:
     """Lower case, no punctuation, no articles, single spaces (the official normalization)."""
     text = "".join(ch for ch in text.lower() if ch not in _PUNCTUATION)

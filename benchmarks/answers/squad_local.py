@@ -46,13 +46,14 @@ from training.answerer.squad import training_articles  # the calibration article
 
 from .answer_measures import markdown_table, measures
 from .corpus_index import CACHE_DIR
-from .squad import HeldOutQuestion, heldout_questions
+from .squad import HeldOutQuestion, dev_paragraphs, dev_questions, heldout_questions
 
 SEED = 32
 HELDOUT_SIZES = (40, 20)  # answerable, unanswerable
 CALIBRATION_SIZES = (60, 60)
 CALIBRATION_ARTICLE = "The_Legend_of_Zelda:_Twilight_Princess"
 DEV_SIZE = 40  # --dev: answerable questions of the calibration article (a training article)
+OFFICIAL_DEV_SIZES = (200, 100)  # --official-dev: SQuAD 2.0's dev split (``squad/dev.jsonl``)
 
 
 def sample(questions: Sequence[HeldOutQuestion], sizes: tuple[int, int]) -> list[HeldOutQuestion]:
@@ -82,15 +83,16 @@ def calibration_set() -> tuple[list[dict], list[HeldOutQuestion]]:
     return paragraphs, questions
 
 
-def calibration_index(paragraphs: list[dict]):
-    """An index of the calibration paragraphs, cached under ``benchmarks/.cache/``."""
+def calibration_index(paragraphs: list[dict], name: str = "calibration"):
+    """An index of the calibration (or ``name``'s) paragraphs, cached under
+    ``benchmarks/.cache/``."""
     from ragcore import Document, VectorStoreIndex
 
     digest = hashlib.sha256(json.dumps(paragraphs, sort_keys=True).encode()).hexdigest()[:16]
-    folder = CACHE_DIR / f"squad-calibration-index-{digest}"
+    folder = CACHE_DIR / f"squad-{name}-index-{digest}"
     if folder.is_dir():
         return VectorStoreIndex.load(folder)
-    sys.stderr.write(f"  indexing {len(paragraphs)} calibration paragraphs (once; cached)\n")
+    sys.stderr.write(f"  indexing {len(paragraphs)} {name} paragraphs (once; cached)\n")
     index = VectorStoreIndex.from_documents(
         [Document(text=p["text"], doc_id=p["id"], metadata={"title": p["title"]})
          for p in paragraphs])
@@ -247,12 +249,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--dev", action="store_true",
                         help=f"{DEV_SIZE} answerable questions of the calibration article, whole "
                              "answers: for trying an answer change before the held-out run")
+    parser.add_argument("--official-dev", action="store_true",
+                        help=f"{OFFICIAL_DEV_SIZES[0]} answerable + {OFFICIAL_DEV_SIZES[1]} "
+                             "unanswerable questions of SQuAD 2.0's dev split, never tuned on")
     parser.add_argument("--no-prefill", action="store_true",
                         help="do not begin the model's reply with '**' (the answer before run 5)")
     parser.add_argument("--span-choice", action="store_true",
                         help="factoid answers chosen among the passages' phrases, not written")
     args = parser.parse_args(argv)
-    which = "calibration" if args.calibrate else "dev" if args.dev else "heldout"
+    which = ("calibration" if args.calibrate else "dev" if args.dev
+             else "official-dev" if args.official_dev else "heldout")
     if args.top_k:
         which += f"-top{args.top_k}"
     if args.no_prefill:
@@ -282,7 +288,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .gate_sweep import main as sweep
 
         return sweep([str(out), "--fit", str(out)])
-    if not args.report_only:
+    if not args.report_only and args.official_dev:
+        run(sample(dev_questions(), OFFICIAL_DEV_SIZES), calibration_index(dev_paragraphs(), "dev"),
+            out, whole=True, top_k=args.top_k, prefill=not args.no_prefill,
+            span_choice=args.span_choice)
+    elif not args.report_only:
         from .squad_heldout import load_or_build_index
 
         index, _, _ = load_or_build_index()

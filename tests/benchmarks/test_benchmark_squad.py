@@ -13,6 +13,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from benchmarks.answers.squad import (  # noqa: E402
     contains_gold,
+    dev_paragraphs,
+    dev_questions,
     exact_match,
     heldout_paragraphs,
     heldout_questions,
@@ -90,3 +92,17 @@ def test_no_sampled_training_paragraph_comes_from_a_held_out_article():
     assert len(samples) > 4000 and SHARED_WORDS <= 12
     assert not any(_runs(p["context"]) & held for p in samples)
     assert not any(qa["question"] in asked for p in samples for qa in p["qas"])
+
+
+def test_the_dev_questions_are_squads_dev_split_asked_of_no_training_text():
+    # three Rhine paragraphs are among the training samples other projects published (with the
+    # training split's): their questions are left out, their text stays in the index
+    questions, paragraphs = dev_questions(), dev_paragraphs()
+    assert (len(questions), sum(q.is_impossible for q in questions)) == (669, 306)
+    assert {q.title for q in questions} == {"Normans", "Rhine"} and len(paragraphs) == 83
+    assert all(bool(q.answers) != q.is_impossible for q in questions)
+    trained = set().union(*(_runs(p["context"]) for a in training_articles()
+                            for p in a["paragraphs"]))
+    asked = {q.paragraph for q in questions}
+    assert not any(_runs(p["text"]) & trained for p in paragraphs if p["id"] in asked)
+    assert not {a["title"] for a in training_articles()} & {"Normans", "Rhine"}

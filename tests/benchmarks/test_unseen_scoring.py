@@ -112,3 +112,16 @@ def test_the_chat_pages_linked_marker_counts_as_a_citation():
 @pytest.mark.parametrize("shown", ["", "Yes.", NOT_CONFIRMED, "- a [1]"])
 def test_every_reply_gets_exactly_one_known_outcome(shown):
     assert score(shown, ["x"], "list").outcome in OUTCOMES
+
+
+def test_the_existing_sets_rows_are_scored_as_the_unseen_sets():
+    from benchmarks.unseen.existing import scored
+
+    rows = scored([
+        {"id": "g03", "shown": "**February 2022**. \u201cSP 800-218 was published in February "
+                               "2022.\u201d [1]"},
+        {"id": "g16", "shown": "The documents don't say how many employees NIST has."},
+        {"id": "g03", "shown": "**Not confirmed by the passages:** ... **March 2021**."},
+    ])
+    assert [(r["outcome"], r["right"]) for r in rows] == [
+        ("right_vouched", True), ("refused", True), ("wrong_hedged", False)]
