@@ -24,7 +24,8 @@ from ..grounding.answer_type import wants_an_explanation
 from ..llms.extractive.answer import LABEL
 from ..llms.cut_short import split_cut_short
 from ..types import ScoredNode
-from .grounded import NOT_CONFIRMED, NOT_STATED, grounded_text
+from .answer_quotes import explanation
+from .grounded import EXPLAINED_LEAD, NOT_CONFIRMED, NOT_STATED, grounded_text
 from .quotes import MIN_QUOTE_WORDS, Span, quotes_in, sentence_spans, words_of
 from .sources import ListedSource, SourceListing, answer_sources
 from .support import (
@@ -116,6 +117,8 @@ def _marked_listing(answer: str, listing: SourceListing, marker: Callable[[int],
         numbered = renumber(listing, order)
         if text.startswith((NOT_CONFIRMED, NOT_STATED)):  # the reader is asked to check it
             numbered = _to_check(numbered)
+        if text.startswith(EXPLAINED_LEAD):  # the reply quotes a passage's explanation
+            numbered = _explained(numbered, listed)
         return text, numbered
     marked = mark_answer(answer, [s.scored.node.text for s in listed], [s.use for s in listed],
                          unsupported=listing.unsupported, marker=marker)
@@ -137,6 +140,24 @@ def renumber(listing: SourceListing, order: Sequence[int]) -> SourceListing:
     shown_count = len(cited) + len(rest)
     return dataclasses.replace(listing, shown=tuple(numbered[:shown_count]),
                                hidden=tuple(numbered[shown_count:]))
+
+
+def _explained(listing: SourceListing, listed: Sequence[ListedSource]) -> SourceListing:
+    """Under a why or how shown with the passage sentences explaining it: that source is
+    "quoted in the answer", those sentences marked (not "nearest to your question", which the
+    verdict on the model's own words may have said)."""
+    found = explanation(listing.question, listing.verdict, listed)
+    if found is None:
+        return listing
+    position, span, _ = found
+
+    def noted(source: ListedSource) -> ListedSource:
+        if source.scored is not listed[position].scored:
+            return source
+        return dataclasses.replace(source, use=SourceUse((span,), QUOTED))
+
+    return dataclasses.replace(listing, shown=tuple(map(noted, listing.shown)),
+                               hidden=tuple(map(noted, listing.hidden)))
 
 
 def _to_check(listing: SourceListing) -> SourceListing:

@@ -127,3 +127,16 @@ def test_a_code_fence_after_the_sentence_is_not_quoted():
                     "ripgrep command?", passages=(guide,))
     assert text.startswith(f"{EXPLAINED_LEAD} \u201cIf you want a type to be available")
     assert "```" not in text
+
+
+def test_the_source_an_explanation_quotes_is_quoted_in_the_answer_not_nearest():
+    from ragcore.present.support import QUOTED
+
+    text, listing = shown("Because the strategy differs.",
+                          "Why can the same file be detected as binary in one search and not in "
+                          "another?")
+    source = listing.shown[0]
+    assert source.number == 1 and source.use.note == QUOTED
+    (start, end), = source.use.spans
+    assert source.scored.node.text[start:end].startswith("When ripgrep doesn't use memory maps")
+    assert source.scored.node.text[start:end].endswith("used by ripgrep.")
