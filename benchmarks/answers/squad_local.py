@@ -1,7 +1,7 @@
 """The packaged language model (and the extractive answerer beside it) on SQuAD 2.0, as a user asks.
 
 Data: SQuAD 2.0's *training* split (Rajpurkar, Jia & Liang 2018, CC BY-SA 4.0; files and split
-in ``squad/README.md``), two disjoint parts of it:
+in ``squad/README.md``), two disjoint parts of it, and its dev split:
 
 - held-out (default): a fixed, seeded subsample of ``squad.heldout_questions()`` (the 3
   held-out articles no model is fitted or calibrated on), asked over the held-out index of
@@ -11,7 +11,11 @@ in ``squad/README.md``), two disjoint parts of it:
   paragraphs. Only these questions set the not-found gate's weights and threshold
   (``gate_sweep``). The extractive answerer's models were fitted on this article too, so its
   answerability (the gate's ``p_answered``) is surer there than on unseen text: the held-out
-  questions show what the gate fitted this way does.
+  questions show what the gate fitted this way does;
+- ``--calibrate-whole``: the same article's questions answered whole and checked (what the app
+  shows), rows for fitting the check's rules on training questions;
+- ``--official-dev``: a seeded sample of SQuAD 2.0's official *dev* split (its first two
+  articles, ``squad/dev.jsonl``), never tuned on: 200 answerable + 100 unanswerable.
 
 Each held-out question goes through the default ``index.as_query_engine`` twice in one run:
 with ``LocalLLM()`` (the packaged Qwen2.5-Coder-1.5B-Instruct; its gate records its signals but
@@ -23,6 +27,8 @@ shipped gate to those rows (exactly what the engine does) and sweep its threshol
 rows stop at the first answer token: the gate's signals are all they need.
 
     python -m benchmarks.answers.squad_local --calibrate    # 60 + 60 questions, signals only
+    python -m benchmarks.answers.squad_local --calibrate-whole  # 100 + 100, answered, checked
+    python -m benchmarks.answers.squad_local --official-dev # 200 + 100 of SQuAD's dev split
     python -m benchmarks.answers.squad_local                # 40 + 20 held-out questions
     python -m benchmarks.answers.squad_local --top-k 2      # the local model given 2 passages
 
@@ -54,6 +60,9 @@ CALIBRATION_SIZES = (60, 60)
 CALIBRATION_ARTICLE = "The_Legend_of_Zelda:_Twilight_Princess"
 DEV_SIZE = 40  # --dev: answerable questions of the calibration article (a training article)
 OFFICIAL_DEV_SIZES = (200, 100)  # --official-dev: SQuAD 2.0's dev split (``squad/dev.jsonl``)
+# --calibrate-whole: the calibration article's questions answered whole and checked, for fitting
+# the check's rules on training questions (the gate's calibration rows stop at the first token)
+WHOLE_CALIBRATION_SIZES = (100, 100)
 
 
 def sample(questions: Sequence[HeldOutQuestion], sizes: tuple[int, int]) -> list[HeldOutQuestion]:
@@ -249,6 +258,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--dev", action="store_true",
                         help=f"{DEV_SIZE} answerable questions of the calibration article, whole "
                              "answers: for trying an answer change before the held-out run")
+    parser.add_argument("--calibrate-whole", action="store_true",
+                        help=f"{WHOLE_CALIBRATION_SIZES[0]} + {WHOLE_CALIBRATION_SIZES[1]} "
+                             "questions of the calibration article answered whole and checked "
+                             "(rows for fitting the check on training questions)")
     parser.add_argument("--official-dev", action="store_true",
                         help=f"{OFFICIAL_DEV_SIZES[0]} answerable + {OFFICIAL_DEV_SIZES[1]} "
                              "unanswerable questions of SQuAD 2.0's dev split, never tuned on")
@@ -258,6 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="factoid answers chosen among the passages' phrases, not written")
     args = parser.parse_args(argv)
     which = ("calibration" if args.calibrate else "dev" if args.dev
+             else "calibration-whole" if args.calibrate_whole
              else "official-dev" if args.official_dev else "heldout")
     if args.top_k:
         which += f"-top{args.top_k}"
@@ -288,7 +302,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .gate_sweep import main as sweep
 
         return sweep([str(out), "--fit", str(out)])
-    if not args.report_only and args.official_dev:
+    if not args.report_only and args.calibrate_whole:
+        paragraphs, questions = calibration_set()
+        run(sample(questions, WHOLE_CALIBRATION_SIZES), calibration_index(paragraphs), out,
+            whole=True, top_k=args.top_k, prefill=not args.no_prefill,
+            span_choice=args.span_choice)
+    elif not args.report_only and args.official_dev:
         run(sample(dev_questions(), OFFICIAL_DEV_SIZES), calibration_index(dev_paragraphs(), "dev"),
             out, whole=True, top_k=args.top_k, prefill=not args.no_prefill,
             span_choice=args.span_choice)
