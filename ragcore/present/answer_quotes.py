@@ -24,6 +24,7 @@ located rule uses (0.6; 0.5 / 0.7 beside): the quote holds the answer for 59.8 %
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Sequence
 
 from ..grounding import Claim, ClaimCheck, Verdict
@@ -103,9 +104,16 @@ def explanation(question: str, verdict: Verdict, listed: Sequence[ListedSource]
     if not wants_an_explanation(question) or verdict.unmentioned:
         return None
     subjects = tuple(sorted(set(document_subjects([source.scored for source in listed]))))
+    return _explanation(question, tuple(source.scored.node.text for source in listed), subjects)
+
+
+@lru_cache(maxsize=64)
+def _explanation(question: str, texts: tuple[str, ...], subjects: tuple[str, ...]
+                 ) -> tuple[int, tuple[int, int], str] | None:
+    """``explanation`` over the passages' ``texts``: asked once for the reply's text and once
+    for its source's note (``markers``), found once."""
     best: tuple[float, int, int] | None = None
-    for position, source in enumerate(listed):
-        text = source.scored.node.text
+    for position, text in enumerate(texts):
         for i, (start, end) in enumerate(sentence_spans(text, wrapped=True)):
             share = asked_share(question, text[start:end], subjects)
             if share >= LOCATED_SHARE and (best is None or share > best[0]):
@@ -113,7 +121,7 @@ def explanation(question: str, verdict: Verdict, listed: Sequence[ListedSource]
     if best is None:
         return None
     _, position, i = best
-    text = listed[position].scored.node.text
+    text = texts[position]
     spans = sentence_spans(text, wrapped=True)
     first, last = explaining(text, spans, i)
     quote = " ".join(quoted(_nested(text[start:end])) for start, end in spans[first:last + 1])

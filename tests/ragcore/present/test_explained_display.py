@@ -140,3 +140,17 @@ def test_the_source_an_explanation_quotes_is_quoted_in_the_answer_not_nearest():
     (start, end), = source.use.spans
     assert source.scored.node.text[start:end].startswith("When ripgrep doesn't use memory maps")
     assert source.scored.node.text[start:end].endswith("used by ripgrep.")
+
+
+def test_the_explanation_is_searched_for_once_per_reply(monkeypatch):
+    # the reply's text and its source's note both need it: one search serves both
+    import ragcore.present.answer_quotes as answer_quotes
+
+    searched = []
+    real = answer_quotes.asked_share
+    monkeypatch.setattr(answer_quotes, "asked_share",
+                        lambda *args: searched.append(args[1]) or real(*args))
+    question = "Why is a new key pair used for each transaction to keep them apart?"
+    text, listing = shown("To keep them apart.", question, passages=(KEYS,))
+    assert text.startswith(EXPLAINED_LEAD) and listing.shown[0].use.spans
+    assert len(searched) == len(set(searched)) == 2  # KEYS's two sentences, each read once
