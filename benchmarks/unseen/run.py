@@ -27,7 +27,7 @@ from collections import Counter
 from pathlib import Path
 
 from benchmarks.answers.grounded_set import diagnose, shown_text
-from benchmarks.unseen.scoring import OUTCOMES, is_right, score
+from benchmarks.unseen.scoring import OUTCOMES, gold_found, is_right, score
 from benchmarks.unseen.unseen_set import KINDS, UnseenQuestion, load_questions
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,6 +67,9 @@ def shown_row(question: UnseenQuestion, asked: str, reply, index, judge, started
         "answer": reply.text, "shown": shown,
         "verdict": None if listing.verdict is None else listing.verdict.label,
         "outcome": scored.outcome, "right": is_right(scored.outcome, question.answerable),
+        # the answerer's own text holds every gold item: what no check can add to
+        "model_right": question.answerable and all(gold_found(reply.text, question.gold,
+                                                              question.kind) or [False]),
         "found": list(scored.found), "invented_cited": list(scored.invented),
         "diagnosis": diagnose(question, passages, [
             "\n".join(m.content for m in call.messages) for call in trace.llm_calls]),
@@ -141,6 +144,7 @@ def table(rows: list[dict]) -> str:
         right = sum(r["right"] for r in group)
         lines.append(f"{name:<14}{len(group):>4}{_cell(right, len(group)):>11}" +
                      "".join(f"{_cell(counts[o], len(group)):>18}" for o in OUTCOMES))
+    lines += ceiling(rows)
     invented = sum(bool(r["invented_cited"]) for r in rows)
     lines.append(f"replies with an invented list item cited: {invented}/{len(rows)}")
     seconds = sorted(r["seconds"] for r in rows)
@@ -150,6 +154,22 @@ def table(rows: list[dict]) -> str:
         lines.append(f"median seconds the check adds: {checks[len(checks) // 2]:.2f} "
                      f"(max {checks[-1]:.2f})")
     return "\n".join(lines)
+
+
+def ceiling(rows: list[dict]) -> list[str]:
+    """What the answerer gave the check to work with: the answerable replies whose model text
+    held every gold item (right and vouched can pass it only by quoting the passages), and
+    where the evidence of the others was lost (``diagnosis``). Rows made before the field
+    (``model_right``) give nothing."""
+    answerable = [r for r in rows if r["answerable"] and "model_right" in r]
+    if not answerable:
+        return []
+    own = sum(r["model_right"] for r in answerable)
+    lost = Counter(r["diagnosis"].get("missed_at") or "none (read, answered wrong)"
+                   for r in answerable if not r["model_right"])
+    where = ", ".join(f"{stage}: {count}" for stage, count in sorted(lost.items()))
+    return [f"answerable replies whose model text holds every gold item: "
+            f"{_cell(own, len(answerable))}; the others' evidence lost at {where or '-'}"]
 
 
 def _cell(count: int, total: int) -> str:

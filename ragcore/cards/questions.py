@@ -41,6 +41,9 @@ _PREDICATES = (
     r"\bwho\s+(?:wrote|authored|penned|writes|published|prepared|edited|compiled|issued"
     r"|created|produced|developed)\s+{P}",
     r"\b{N}\s+of\s+{P}",  # "the authors of NIST SP 800-218"
+    # "the authors named on the specification", "the editors listed in this report"
+    r"\b{N}\s+(?:(?:are|is|were|was)\s+)?(?:(?:named|listed|credited|given|shown)\s+)?"
+    r"(?:on|in)\s+{P}",
     r"{P}'s\s+(?:authors?|writers?|editors?|title|date|publication\s+date|abstract|summary"
     r"|status|category)\b",
     # what the document declares of its place among others (``relations``)

@@ -125,3 +125,18 @@ def test_the_existing_sets_rows_are_scored_as_the_unseen_sets():
     ])
     assert [(r["outcome"], r["right"]) for r in rows] == [
         ("right_vouched", True), ("refused", True), ("wrong_hedged", False)]
+
+
+def test_the_table_says_how_many_answers_the_model_itself_got_right_and_where_others_lost():
+    from benchmarks.unseen.run import ceiling
+
+    def row(answerable, model_right, missed=None):
+        return {"answerable": answerable, "model_right": model_right,
+                "diagnosis": {"missed_at": missed}}
+
+    lines = ceiling([row(True, True), row(True, False, "retrieval"), row(True, False),
+                     row(False, False), {"answerable": True, "diagnosis": {}}])
+    assert lines == ["answerable replies whose model text holds every gold item: 1 (33%); "
+                     "the others' evidence lost at none (read, answered wrong): 1, "
+                     "retrieval: 1"]
+    assert ceiling([{"answerable": True, "diagnosis": {}}]) == []  # rows before the field

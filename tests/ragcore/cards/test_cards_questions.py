@@ -11,6 +11,9 @@ from ragcore.cards import asks_about_document
 @pytest.mark.parametrize("question", [
     "Who wrote this paper?",
     "Who are the authors of NIST SP 800-218?",
+    "Who are the authors named on the specification?",
+    "Which editors are listed in this report?",
+    "Who are the authors on the paper?",
     "who authored the white paper",
     "List the authors of this paper.",
     "What's the paper's title?",
@@ -41,6 +44,8 @@ def test_questions_about_the_document(question):
     "Who wrote the letter to Holmes?",
     "Who wrote the letter in this story?",  # the letter is in the story; it is not the story
     "Who is the author of the letter?",
+    "Who is the author named in the letter?",  # a letter is not a document at hand
+    "Which authors are cited in the paper?",  # the paper's references, not its authors
     "Who wrote to Holmes?",
     "What does the paper say about supply chains?",
     "what are the authors' recommendations for secure development?",
