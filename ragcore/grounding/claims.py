@@ -54,8 +54,13 @@ SHORT_CLAIM_STEMS = 4
 
 
 def short_answer(claim: Claim) -> bool:
-    """Whether ``claim`` is a short answer ("**80 bytes**."): a few words, not a list item."""
-    return not claim.item and len(claim.stems) <= SHORT_CLAIM_STEMS
+    """Whether ``claim`` is a short answer ("**80 bytes**."): a few words, not a list item. One
+    written word is one, however many stems its punctuation splits it into
+    ("**1979-05-27T07:32:00**.", a URL, a version)."""
+    if claim.item:
+        return False
+    return (len(claim.stems) <= SHORT_CLAIM_STEMS
+            or len(claim.text.replace("*", " ").strip().rstrip(".").split()) == 1)
 
 
 def sentence_spans(text: str, *, wrapped: bool = False) -> list[Span]:

@@ -51,6 +51,17 @@ def test_a_short_answer_standing_in_an_example_is_refused_not_hedged():
     assert "**flash**" not in text and "Not confirmed" not in text
 
 
+def test_a_value_written_as_one_word_is_a_short_answer_however_many_stems_it_has():
+    # "1979-05-27T07:32:00" splits into six stems; it is still one value, taken from a code
+    # example, and decided as a short answer: refused for a question its line never states
+    code = "```toml\nldt1 = 1979-05-27T07:32:00\nldt2 = 1979-05-27T07:32:00.5\n```"
+    asked = "Which version number does this specification describe?"
+    assert check_answer("**1979-05-27T07:32:00**.", [code], question=asked).label == \
+        "unsupported"
+    assert check_answer("**1979-05-27T07:32:00**.", [code],
+                        question="What is ldt1 set to?").label == "supported"
+
+
 def test_a_question_about_what_no_passage_mentions_is_refused_by_its_name():
     label, text = shown("**18:00**.", "When does the Fastnet lighthouse light its lamp?")
     assert label == "unsupported"
