@@ -125,6 +125,10 @@ def test_the_existing_sets_rows_are_scored_as_the_unseen_sets():
     ])
     assert [(r["outcome"], r["right"]) for r in rows] == [
         ("right_vouched", True), ("refused", True), ("wrong_hedged", False)]
+    # the model's own text, before the check: rows made without it count it wrong
+    assert [r["model_right"] for r in rows] == [False, False, False]
+    rewritten = scored([{"id": "g03", "answer": "**February 2022**.", "shown": "..."}])
+    assert rewritten[0]["model_right"]
 
 
 def test_the_table_says_how_many_answers_the_model_itself_got_right_and_where_others_lost():
