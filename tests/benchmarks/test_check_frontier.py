@@ -1,9 +1,9 @@
-"""The check's frontier (benchmarks/answers/check_frontier.py): its variants change the located
+"""The check's frontier (benchmarks/answers/verdict_sweep.py --frontier): its variants change the located
 rule while they run and leave the shipped one after; what it counts is what the app shows."""
 
 from __future__ import annotations
 
-from benchmarks.answers.check_frontier import auc, counts, located_rules, shown
+from benchmarks.answers.verdict_sweep import auc, counts, located_rules, shown
 from ragcore.grounding import located
 
 # the sentence holding "Hinx" states two of the question's words: "pursued" and "tower"
