@@ -62,7 +62,8 @@ PROFILES = {
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['’][a-z]+)?")
 _SUMMARY_START = re.compile(
     r"^\s*(?:please\s+|can you\s+|could you\s+)?(?:summari[sz]e|sum up|give (?:me )?(?:an? )?"
-    r"(?:overview|summary|outline)|outline|describe|explain|tell me about|walk me through|"
+    r"(?:(?:short|brief|quick|concise|general|rough|high[- ]level)\s+)*(?:overview|summary|"
+    r"outline)|outline|describe|explain|tell me about|walk me through|"
     r"discuss|characteri[sz]e|review)\b", re.IGNORECASE)
 _SUMMARY_ANY = re.compile(
     r"\b(?:summary|summari[sz]e|overview|gist|main (?:points|ideas|topics)|key (?:points|ideas|"
@@ -94,8 +95,12 @@ def question_kind(question: str) -> QuestionKind:
 def asks_one_fact(question: str) -> bool:
     """Whether ``question`` is answered by one fact: a factoid, or what a document says of
     itself ("Who wrote PEP 492?"), stated in one sentence of a passage or of a card. Its answer
-    is decided (vouched for, or "The documents don't say ..."), never left to check."""
-    return question_kind(question) in (QuestionKind.FACTOID, QuestionKind.DOCUMENT)
+    is decided (vouched for, or "The documents don't say ..."), never left to check. What a
+    document is about, or its summary ("What is this paper about?", "the gist of PEP 20"), is
+    no one fact: it is checked claim by claim, never refused whole."""
+    kind = question_kind(question)
+    return kind is QuestionKind.FACTOID or (
+        kind is QuestionKind.DOCUMENT and not _SUMMARY_ANY.search(" ".join(question.split())))
 
 
 def profile(kind: QuestionKind) -> KindProfile:

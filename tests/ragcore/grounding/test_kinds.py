@@ -11,6 +11,8 @@ from ragcore.grounding import QuestionKind, not_said, profile, question_kind
 @pytest.mark.parametrize("question, kind", [
     ("Summarise.", "summary"),
     ("Summarize the document", "summary"),
+    ("Give me a short summary of the TOML specification.", "summary"),
+    ("Give me a brief overview of this paper", "summary"),
     ("What does PEP 8 say about tabs?", "summary"),
     ("Explain how the SSDF is organised.", "summary"),
     ("What are the four groups of practices in the SSDF?", "list"),
@@ -27,6 +29,17 @@ from ragcore.grounding import QuestionKind, not_said, profile, question_kind
 ])
 def test_kinds(question, kind):
     assert question_kind(question).value == kind
+
+
+def test_what_a_document_is_about_is_no_one_fact_but_who_wrote_it_is():
+    from ragcore.grounding import asks_one_fact
+
+    assert asks_one_fact("Who wrote this paper?")
+    assert asks_one_fact("When was RFC 2616 published?")
+    assert question_kind("What is this document about?") is QuestionKind.DOCUMENT
+    assert not asks_one_fact("What is this document about?")
+    assert not asks_one_fact("What's the gist of PEP 20?")
+    assert not asks_one_fact("Give me a short summary of the TOML specification.")
 
 
 def test_only_factoids_are_gated_and_lists_read_more():

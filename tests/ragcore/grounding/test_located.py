@@ -257,3 +257,15 @@ def test_a_name_the_index_holds_beyond_the_passages_is_not_said_to_be_missing():
     held = AnswerCheck(held=lambda name: name == "President")
     said = held("**etcd**.", nodes, question="What did the President use, etcd?")
     assert said.text.startswith("The documents don't mention etcd.")
+
+
+def test_a_documents_summary_is_checked_claim_by_claim_never_refused_whole():
+    # "What is this document about?" names the document: a card question, yet no one fact
+    # its first sentence is invented: a one fact's answer would be refused for it
+    answer = ("The tower was painted red in 1901. "
+              "The keepers light the lamp from 18:00 to 06:00 in winter.")
+    for question in ("What is this document about?",
+                     "Give me a short summary of the keepers' guide."):
+        _, text = shown(answer, question)
+        assert not text.startswith("The documents don't"), question
+        assert "18:00 to 06:00" in text
