@@ -43,6 +43,13 @@ answerable question from an unanswerable one. Nothing here changes a rule: the s
 stay unless a variant shows more right answers for fewer wrong ones shown.
 
     python -m benchmarks.answers.verdict_sweep --frontier [rows.jsonl]
+
+``--reask N``: what the answerer could do with better passages. Of the answerable rows whose
+passages held a gold answer and whose short answer was wrong, the first N are asked again by
+the packaged model (the synthesizer's defaults, the gate never refusing): once with the same
+passages (the model's own variance) and once with only the passage holding the gold.
+
+    python -m benchmarks.answers.verdict_sweep --reask 30 [rows.jsonl]
 """
 
 from __future__ import annotations
@@ -326,13 +333,43 @@ def frontier(path: Path) -> None:
         print(f"| {name} | {' | '.join(f'{c:.2f}' for c in cells)} |")
 
 
+def reask(path: Path, limit: int, llm: Any = None) -> dict[str, int]:
+    """How many wrong answers whose passages held the gold the model (``llm``; the packaged
+    one) gets right asked again, with the same passages and with the gold's passage alone."""
+    from ragcore.llms.resolve import resolve_llm
+    from ragcore.synthesis import Synthesizer
+
+    llm = resolve_llm("local") if llm is None else llm
+    synthesizer = Synthesizer(llm, not_found_gate=NotFoundGate(refuses=False))
+    rows = [r for r in read_rows(path) if r["golds"]
+            and any(g in p for g in r["golds"] for p in r["passages"])]
+    wrong = [r for r in rows if token_f1(short_answer(r["answer"]), r["golds"]) < 0.5][:limit]
+    right = {"the same passages": 0, "the gold's passage alone": 0}
+    for row in wrong:
+        holding = next(p for p in row["passages"] if any(g in p for g in row["golds"]))
+        for name, passages in zip(right, (row["passages"], [holding])):
+            nodes = [ScoredNode(Node(text=p), 1.0) for p in passages]
+            text = synthesizer.synthesize(row["question"], nodes).text
+            right[name] += token_f1(short_answer(text), row["golds"]) >= 0.5
+    print(f"{len(rows)} answerable rows held a gold answer in their passages; {len(wrong)} of "
+          "their wrong answers asked again:")
+    for name, count in right.items():
+        print(f"  with {name}: {count} right")
+    return right
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("rows", type=Path, nargs="?", default=None)
     parser.add_argument("--judge", action="store_true", help="the packaged model judges too")
     parser.add_argument("--frontier", action="store_true",
                         help="the located rule's variants (rows: the training article's)")
+    parser.add_argument("--reask", type=int, default=0,
+                        help="ask the model again N wrong answers whose passages held the gold")
     args = parser.parse_args()
+    if args.reask:
+        reask(args.rows or ROWS, args.reask)
+        return
     if args.frontier:
         frontier(args.rows or ROWS)
         return

@@ -42,3 +42,27 @@ def test_the_counts_split_answers_by_right_and_shown():
 
 def test_auc_counts_ties_as_half():
     assert auc([1.0, 0.5], [0.5, 0.0]) == 0.875
+
+
+def test_reask_asks_the_wrong_answers_again_with_the_same_passages_and_the_golds_alone(tmp_path):
+    import json
+
+    from benchmarks.answers.verdict_sweep import reask
+    from ragcore.llms.fake import FakeLLM
+
+    distractor = "The tower is in Paris."
+    rows = [
+        {"question": "Who pursued the tower?", "golds": ["Hinx"], "answer": "**Paris**.",
+         "passages": [distractor, PASSAGES[0].split(". ")[1]]},
+        {"question": "Who pursued the tower?", "golds": ["Hinx"], "answer": "**Hinx**.",
+         "passages": PASSAGES},  # right already: not asked again
+        {"question": "Who built it?", "golds": [], "answer": "**Eiffel**.", "passages": PASSAGES},
+    ]
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    def answer(messages):  # wrong while the distractor is in the prompt
+        return "**Paris**." if any(distractor in m.content for m in messages) else "**Hinx**."
+    llm = FakeLLM(default=answer)
+    assert reask(path, 5, llm) == {"the same passages": 0, "the gold's passage alone": 1}
+    assert len(llm.calls) == 2
