@@ -1,5 +1,6 @@
-"""The check's frontier (benchmarks/answers/verdict_sweep.py --frontier): its variants change the located
-rule while they run and leave the shipped one after; what it counts is what the app shows."""
+"""The check's frontier (``verdict_sweep --frontier``): its variants change the located rule
+while they run and leave the shipped one after; what it counts is what the app shows. And
+``--reask``: the wrong answers asked again."""
 
 from __future__ import annotations
 
