@@ -214,9 +214,6 @@ def located_rules(share: float, veto: float, best: float | None = None,
 def shown(rows: list[dict], embedder: Any) -> list[dict]:
     """Per row: answerable, right (the short answer's F1 >= 0.5), F1, and whether what the app
     shows refuses (the gate, the model's own refusal, or the verdict's text)."""
-    from ragcore.synthesis.not_found import NotFoundGate
-    from ragcore.types import Node, ScoredNode
-
     gate, out = NotFoundGate(), []
     for row in rows:
         refused = gate_refuses(row, gate) or says_not_found(row["answer"])
