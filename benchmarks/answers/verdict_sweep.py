@@ -134,15 +134,9 @@ def reader_mass(passages: list[str], question: str, answer: str, embedder: Any) 
     cands = candidates(strip_labels("\n\n".join(passages)))
     if not cands:
         return 0.0
-    scorer = Scorer(list(cands), embedder)
-    asked = without_source_words(question)
-    reading = model.read(scorer, asked, rank(scorer, question, limit=3, floor=False).scores)
-    weights, which = model.load_weights(), model.variant(embedder)
-    rows, span = reading.rows, weights["span"][which]
-    if rows and which in weights.get("span_typed", {}):
-        _, rows = model.typed_rows(rows, model.phrase_texts(reading, scorer.cands), span, asked,
-                                   reading.kind or "none", embedder.embed_batch)
-        span = weights["span_typed"][which]
+    scorer = Scorer(list(cands), embedder)  # scored as ``answer.assessed`` scores them
+    _, rows, span = model.phrase_rows(scorer, without_source_words(question),
+                                      rank(scorer, question, limit=3, floor=False).scores)
     if not rows:
         return 0.0
     scores = [model.linear(span, feats) for *_, feats in rows]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from benchmarks.answers.grounded_set import load_questions
 from benchmarks.unseen.run import table
-from benchmarks.unseen.scoring import gold_found, is_right, score
+from benchmarks.unseen.scoring import holds_gold, is_right, score
 
 
 def scored(rows: list[dict]) -> list[dict]:
@@ -27,8 +27,8 @@ def scored(rows: list[dict]) -> list[dict]:
         question = gold[row["id"]]
         answerable = question.kind != "unanswerable"
         outcome = score(row["shown"], question.gold, question.kind).outcome
-        model_right = answerable and all(gold_found(row.get("answer") or "", question.gold,
-                                                    question.kind) or [False])
+        model_right = answerable and holds_gold(row.get("answer") or "", question.gold,
+                                                question.kind)
         out.append({**row, "answerable": answerable, "outcome": outcome, "invented_cited": [],
                     "right": is_right(outcome, answerable), "model_right": model_right})
     return out

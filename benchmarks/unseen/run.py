@@ -27,7 +27,7 @@ from collections import Counter
 from pathlib import Path
 
 from benchmarks.answers.grounded_set import diagnose, shown_text
-from benchmarks.unseen.scoring import OUTCOMES, gold_found, is_right, score
+from benchmarks.unseen.scoring import OUTCOMES, holds_gold, is_right, score
 from benchmarks.unseen.unseen_set import KINDS, UnseenQuestion, load_questions
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,8 +68,8 @@ def shown_row(question: UnseenQuestion, asked: str, reply, index, judge, started
         "verdict": None if listing.verdict is None else listing.verdict.label,
         "outcome": scored.outcome, "right": is_right(scored.outcome, question.answerable),
         # the answerer's own text holds every gold item: what no check can add to
-        "model_right": question.answerable and all(gold_found(reply.text, question.gold,
-                                                              question.kind) or [False]),
+        "model_right": question.answerable and holds_gold(reply.text, question.gold,
+                                                          question.kind),
         "found": list(scored.found), "invented_cited": list(scored.invented),
         "diagnosis": diagnose(question, passages, [
             "\n".join(m.content for m in call.messages) for call in trace.llm_calls]),

@@ -90,6 +90,12 @@ def invented_items(shown: str, gold: Sequence[str], passages: Sequence[str]) -> 
     return tuple(invented)
 
 
+def holds_gold(text: str, gold: Sequence[str], kind: str) -> bool:
+    """Whether ``text`` says every gold item (any one spelling for a factoid); never for a
+    question with no gold."""
+    return all(gold_found(text, gold, kind) or [False])
+
+
 def score(shown: str, gold: Sequence[str], kind: str,
           passages: Sequence[str] = ()) -> Score:
     """The outcome of one shown reply to a question whose right answer says ``gold`` (empty:

@@ -59,8 +59,12 @@ def short_answer(claim: Claim) -> bool:
     ("**1979-05-27T07:32:00**.", a URL, a version)."""
     if claim.item:
         return False
-    return (len(claim.stems) <= SHORT_CLAIM_STEMS
-            or len(claim.text.replace("*", " ").strip().rstrip(".").split()) == 1)
+    return len(claim.stems) <= SHORT_CLAIM_STEMS or len(written_words(claim)) == 1
+
+
+def written_words(claim: Claim) -> list[str]:
+    """The claim's words as written, its bold marks and closing full stop left out."""
+    return claim.text.replace("*", " ").strip().rstrip(".").split()
 
 
 def sentence_spans(text: str, *, wrapped: bool = False) -> list[Span]:

@@ -39,7 +39,7 @@ from functools import lru_cache
 from typing import Callable, Protocol, Sequence, TypeVar
 
 from .answer_type import asked_for, unshown, wants_an_explanation, written_forms
-from .claims import Claim, Span, sentence_spans, short_answer
+from .claims import Claim, Span, sentence_spans, short_answer, written_words
 from .facts import Facts, facts_of, missing_facts
 from .kinds import asks_one_fact
 from .text import NEGATION, content_stems, fold
@@ -231,7 +231,7 @@ def _narrowed(claim: Claim, question: str) -> list[Claim]:
     of its content words, one the question lacks, and what the question asks for (a "how
     long" keeps its number and shows a length of time); an answer with a negation is never
     narrowed."""
-    words = claim.text.replace("*", " ").strip().rstrip(".").split()
+    words = written_words(claim)
     if len(words) < 2 or NEGATION.search(fold(claim.text)):
         return []
     asked, form = set(content_stems(question)), asked_for(question)

@@ -361,17 +361,25 @@ def _number(term: str) -> str:
     return term.lstrip("0") or term if term.isdigit() else term
 
 
-def assess(scorer: Any, question: str, scores: Sequence[float]) -> Assessment:
-    """The phrase that answers ``question`` (for questions that want one) and the probability
-    that the passages answer it at all, by the shipped weights for the scorer's model."""
-    weights = load_weights()
-    which = variant(scorer.embedder)
+def phrase_rows(scorer: Any, question: str, scores: Sequence[float]
+                ) -> tuple[Reading, list, dict[str, float]]:
+    """``question`` read over the scorer's candidates, its phrases' rows (with the second
+    stage's features when the weights have one) and the span weights that score them."""
+    weights, which = load_weights(), variant(scorer.embedder)
     reading = read(scorer, question, scores)
     rows, span_weights = reading.rows, weights["span"][which]
     if rows and which in weights.get("span_typed", {}):
         _, rows = typed_rows(rows, phrase_texts(reading, scorer.cands), span_weights, question,
                              reading.kind or "none", scorer.embedder.embed_batch)
         span_weights = weights["span_typed"][which]
+    return reading, rows, span_weights
+
+
+def assess(scorer: Any, question: str, scores: Sequence[float]) -> Assessment:
+    """The phrase that answers ``question`` (for questions that want one) and the probability
+    that the passages answer it at all, by the shipped weights for the scorer's model."""
+    reading, rows, span_weights = phrase_rows(scorer, question, scores)
+    which = variant(scorer.embedder)
     won = best_phrase(rows, span_weights)
     phrase = None
     if won is not None:
@@ -381,6 +389,6 @@ def assess(scorer: Any, question: str, scores: Sequence[float]) -> Assessment:
         sentence = reading.order[k]
         text = scorer.cands[sentence].text[first.start: last.end]
         phrase = Phrase(sentence, first.start, last.end, text, chance)
-    model = weights["found"][which]
+    model = load_weights()["found"][which]
     feats = answer_features(reading, None if won is None else won[1:])
     return Assessment(phrase, probability(model["weights"], feats), model["threshold"])

@@ -146,6 +146,7 @@ def test_the_explanation_is_searched_for_once_per_reply(monkeypatch):
     # the reply's text and its source's note both need it: one search serves both
     import ragcore.present.answer_quotes as answer_quotes
 
+    answer_quotes._explanation.cache_clear()  # another test's reply is no search of this one
     searched = []
     real = answer_quotes.asked_share
     monkeypatch.setattr(answer_quotes, "asked_share",
