@@ -5,6 +5,8 @@ of content words ("What did the speech say about Ukraine?" -> "Speech, Ukraine")
 person would scan a list for, not "Chat 3" or the whole question. With a model that writes,
 ``generated_title`` asks it once for a few words, reading at most ``TITLE_REPLY_CHARS`` of the
 reply, and falls back to the key phrases when the model fails or answers nothing usable.
+``distinct_title`` tells a title apart from those of the other chats: six chats about one paper
+are not all "Chubby Cell Replicas".
 """
 
 from __future__ import annotations
@@ -110,3 +112,22 @@ def chat_title(question: str, answer: str, llm: LLM | None) -> str:
     if llm is not None and writes_free_text(llm):
         return generated_title(llm, question, answer)
     return key_phrase_title(question, answer)
+
+
+def distinct_title(title: str, taken: set[str], question: str, answer: str = "") -> str:
+    """``title``, or when another chat has it (case ignored), the title with the first key
+    phrase of the question (then of the answer) it lacks that makes it unique ("Chubby Cell
+    Replicas: master election"); failing that, numbered ("Chubby Cell Replicas (2)")."""
+    used = {t.casefold() for t in taken}
+    if title.casefold() not in used:
+        return title
+    for phrase in key_phrases(question) + key_phrases(answer):
+        if phrase.casefold() in title.casefold():
+            continue
+        candidate = f"{title}: {phrase[:TITLE_CHARS]}".rstrip()
+        if candidate.casefold() not in used:
+            return candidate
+    number = 2
+    while f"{title} ({number})".casefold() in used:
+        number += 1
+    return f"{title} ({number})"

@@ -3,6 +3,11 @@
 ``SavedChat`` is plain data (what the app keeps and reopens); ``ChatStore`` files it under
 ``chats/<id>.json`` in the workspace; ``export_markdown``/``export_json`` give what a user
 downloads. Chat memory for the engines is rebuilt from the saved messages by the caller.
+
+``messages`` is the conversation as shown. Where a question was asked again (Regenerate, Edit)
+the message there keeps the other versions of the conversation from that point on
+(``ChatMessage.versions``; ``conversation.versions`` forks and switches them). Format version 2
+adds them; a chat without any is still written as version 1, which every ragcore reads.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from ..types import ScoredNode
 from .files import read_json, validate_name, write_json_atomic
 
 CHAT_FORMAT = "ragcore-chat"
-CHAT_VERSION = 1
+CHAT_VERSION = 2  # 2: messages may keep other versions of the conversation (``versions``)
 _ROLES = ("user", "assistant", "system")
 logger = logging.getLogger(__name__)
 
@@ -69,21 +74,40 @@ class ChatMessage:
     sources: list[ChatSource] = field(default_factory=list)
     created: str = field(default_factory=now_iso)
     trace: dict[str, Any] | None = None
+    # The other versions of the conversation from here on, each this position's message and
+    # every turn after it; ``version`` is this one's place among them all (0-based).
+    versions: list[list[ChatMessage]] = field(default_factory=list)
+    version: int = 0
 
     def __post_init__(self) -> None:
         if self.role not in _ROLES:
             raise WorkspaceError(f"chat message role {self.role!r} must be one of {_ROLES}")
+        if not 0 <= self.version <= len(self.versions):
+            raise WorkspaceError(f"chat message version {self.version} must be between 0 and "
+                                 f"{len(self.versions)} (its number of other versions)")
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {"role": self.role, "content": self.content,
+                "sources": [asdict(s) for s in self.sources], "created": self.created,
+                "trace": self.trace}
+        if self.versions:  # written only where a conversation forked
+            data["versions"] = [[m.to_dict() for m in tail] for tail in self.versions]
+            data["version"] = self.version
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ChatMessage:
         sources = [ChatSource(**s) for s in data.get("sources", [])]
         content, trace = _without_old_score(data.get("content", ""), data.get("trace"))
+        versions = [[cls.from_dict(m) for m in tail] for tail in data.get("versions", [])]
         return cls(
             role=data["role"],
             content=content,
             sources=sources,
             created=data.get("created") or now_iso(),
             trace=trace,
+            versions=versions,
+            version=int(data.get("version", 0)),
         )
 
 
@@ -117,6 +141,7 @@ class SavedChat:
     settings: dict[str, Any] = field(default_factory=dict)
     pinned: bool = False  # listed before the others
     index_uid: str = ""  # the index's record uid (``names.index_gone``); "" in older chats
+    renamed: bool = False  # titled by its user: an edit of the first question keeps the title
 
     def add_message(
         self,
@@ -127,17 +152,21 @@ class SavedChat:
         trace: dict[str, Any] | None = None,
     ) -> ChatMessage:
         """Append a turn (sources as retrieved nodes or saved sources) and bump ``updated``."""
-        saved = [s if isinstance(s, ChatSource) else ChatSource.from_scored(s) for s in sources]
-        message = ChatMessage(role=role, content=content, sources=saved, trace=trace)
+        message = new_message(role, content, sources=sources, trace=trace)
         self.messages.append(message)
         self.updated = message.created
         if not self.title and role == "user":
-            self.title = _title_from(content)
+            self.title = title_from(content)
         return message
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        return {"format": CHAT_FORMAT, "version": CHAT_VERSION, **data}
+        data = {f: getattr(self, f) for f in _CHAT_FIELDS}
+        data["settings"] = dict(self.settings)
+        data["messages"] = [m.to_dict() for m in self.messages]
+        # Version 1 while nothing forked: a server not yet upgraded (one database, several
+        # servers) still reads every chat that has no versions.
+        forked = any("versions" in m for m in data["messages"])
+        return {"format": CHAT_FORMAT, "version": CHAT_VERSION if forked else 1, **data}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SavedChat:
@@ -148,11 +177,20 @@ class SavedChat:
                 f"chat format version {data['version']} is newer than this ragcore "
                 f"understands ({CHAT_VERSION}): upgrade ragcore"
             )
-        fields = {k: data[k] for k in ("index", "chat_mode", "response_mode", "llm", "title", "id",
-                                       "created", "updated", "settings", "pinned", "index_uid")
-                  if k in data}
+        fields = {k: data[k] for k in _CHAT_FIELDS if k in data}
         messages = [ChatMessage.from_dict(m) for m in data.get("messages", [])]
         return cls(**fields, messages=messages)
+
+
+_CHAT_FIELDS = ("index", "chat_mode", "response_mode", "llm", "title", "id", "created", "updated",
+                "settings", "pinned", "index_uid", "renamed")
+
+
+def new_message(role: str, content: str, *, sources: Iterable[ScoredNode | ChatSource] = (),
+                trace: dict[str, Any] | None = None) -> ChatMessage:
+    """A message with its sources as saved sources (given as retrieved nodes or saved ones)."""
+    saved = [s if isinstance(s, ChatSource) else ChatSource.from_scored(s) for s in sources]
+    return ChatMessage(role=role, content=content, sources=saved, trace=trace)
 
 
 @dataclass(slots=True, frozen=True)
@@ -172,7 +210,8 @@ class ChatSummary:
 MAX_TITLE_CHARS = 120
 
 
-def _title_from(text: str, limit: int = 60) -> str:
+def title_from(text: str, limit: int = 60) -> str:
+    """A first title: the question on one line, cut to ``limit`` characters."""
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
@@ -215,7 +254,7 @@ class ChatStore:
         if not title:
             raise WorkspaceError("a chat title cannot be empty: type a few words")
         chat = self.load(chat_id)
-        chat.title = title[:MAX_TITLE_CHARS]
+        chat.title, chat.renamed = title[:MAX_TITLE_CHARS], True
         self.save(chat)
         return chat
 

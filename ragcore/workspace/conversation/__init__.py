@@ -13,6 +13,11 @@ index, with the engine memory rebuilt from it. A turn is three steps:
   exchange titles it). Saving the chat to disk is the caller's: the app saves it as the person
   signed in, the CLI with ``--save``.
 
+A question asked again (``at``: Regenerate, as written; Edit, changed) is answered with the
+history before it, and recorded as the newest version from there on: the turns it replaces
+are kept (``versions``). Titles tell chats apart (``titles.distinct_title``) and follow an
+edit of the first question, unless the person named the chat.
+
 A failed turn leaves nothing half-finished: the memory is rebuilt from the saved chat
 (``forget_unrecorded``). How the pages show a saved turn is ``webapp.chat.chat_turns``.
 """
@@ -23,7 +28,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
 from ...chat.response import ChatResponse
-from ...chat.titles import chat_title, key_phrase_title
+from ...chat.titles import chat_title, distinct_title, key_phrase_title
 from ...engines.by_name import build_retriever
 from ...engines.from_index import chat_engine_from_index, llm_with_index_embedder
 from ...llms.extractive import answer as extractive_answer
@@ -37,6 +42,7 @@ from ..ingest.index_files import files_of
 from ..summaries import EXTRACTIVE_NOTE, document_names, how_made  # noqa: F401 - theirs too
 from ...chat.sourceless import NO_SEARCH_MODES, ROUTE_NOTE, sourceless_reply  # noqa: F401
 from .summary_reply import OFFER_NOTE, summary_reply, summary_text  # noqa: F401
+from .versions import add_turn, before
 
 SCORE_KEY = extractive_answer.SCORE_NOTE  # a saved reply keeps its stated score as the notes do
 THRESHOLD_KEY = extractive_answer.THRESHOLD_NOTE  # beside it: where "not found" begins
@@ -69,10 +75,11 @@ def start_chat(index: str, chat_mode: str, *, llm_label: str = "",
     return SavedChat(index=index, chat_mode=chat_mode, llm=llm_label, settings=dict(settings or {}))
 
 
-def memory_for_chat(chat: SavedChat, llm: Any) -> ChatMemory:
-    """A fresh engine memory holding the chat's user and assistant messages, in order."""
+def memory_for_chat(chat: SavedChat, llm: Any, *, upto: int | None = None) -> ChatMemory:
+    """A fresh engine memory holding the chat's user and assistant messages, in order (those
+    before position ``upto`` only, when given)."""
     memory = ChatMemory.from_llm(llm)
-    for message in chat.messages:
+    for message in before(chat, upto):
         if message.role in ("user", "assistant"):
             memory.put(Message(message.role, message.content))
     return memory
@@ -92,11 +99,15 @@ class Conversation:
                  memory: ChatMemory | None = None) -> None:
         self.workspace, self.chat, self.index, self.llm = workspace, chat, index, llm
         self.memory = memory if memory is not None else memory_for_chat(chat, llm)
+        self.to_title = False  # set by ``record``: the chat wants a (new) title
 
     def ask(self, question: str, settings: TurnSettings, *, search: Any = None,
-            trace: Trace | None = None) -> ChatResponse:
+            trace: Trace | None = None, at: int | None = None) -> ChatResponse:
         """The reply to ``question``, not yet streamed: a summary if it asks for one, else the
-        chat engine's; ``search``: the index to search (default the conversation's)."""
+        chat engine's; ``search``: the index to search (default the conversation's); ``at``:
+        the position of a question asked again, answered with only the history before it."""
+        if at is not None:
+            self.memory = memory_for_chat(self.chat, self.llm, upto=at)
         trace = trace if trace is not None else Trace()
         summary = summary_reply(self.workspace, self.chat.index, self.index, self.llm, question,
                                 trace, _routed(self.index, question, trace, settings.files))
@@ -111,10 +122,13 @@ class Conversation:
             on_complete=lambda whole: self.memory.put(Message("assistant", whole)))
 
     def record(self, question: str, response: ChatResponse, settings: TurnSettings, *,
-               marks: dict[str, Any] | None = None, title: bool = True) -> ChatMessage:
+               marks: dict[str, Any] | None = None, title: bool = True,
+               at: int | None = None) -> ChatMessage:
         """Append the question and the finished reply, with its sources, a compact trace (and
-        ``marks``: notes of the caller's) and the settings; a first exchange titles the chat
-        (``title`` False: the caller does it later, with ``title_chat``)."""
+        ``marks``: notes of the caller's) and the settings (``at``: as the newest version of the
+        conversation from that question on); a first exchange, or an edited first question,
+        titles the chat (``title`` False: the caller does it later, with ``title_chat``, when
+        ``to_title`` says so)."""
         if not getattr(response, "done", True):
             raise ValueError("record needs a reply that has streamed to the end: read it first")
         label = describe_llm(self.llm)
@@ -122,21 +136,25 @@ class Conversation:
                  "chat_mode": settings.chat_mode, **(marks or {})}
         # The search that found this turn's sources: its scores decide which are shown.
         trace["retrieval_mode"] = settings.retrieval_mode
-        chat, untitled = self.chat, not self.chat.title
+        chat = self.chat
+        self.to_title = needs_title(chat, question, at)
         chat.chat_mode, chat.llm = settings.chat_mode, label
         chat.settings = {**chat.settings, **settings.to_dict(), "llm": label,  # dropped files stay
                          "embed_model": self.index.embed_model_name}
-        chat.add_message("user", question)
-        message = chat.add_message("assistant", response.text, sources=response.source_nodes,
-                                   trace=trace)
-        if untitled and title:
+        message = add_turn(chat, question, response.text, sources=response.source_nodes,
+                           trace=trace, at=at)
+        if self.to_title and title:
             self.title_chat(question, message.content)
         return message
 
     def title_chat(self, question: str, answer: str) -> None:
         """Name the chat after its first exchange: its key phrases, or the model's words (a
-        model call of seconds: the app makes it once the reply is on screen)."""
-        self.chat.title = chat_title(question, answer, self.llm)
+        model call of seconds: the app makes it once the reply is on screen), told apart from
+        the titles of the workspace's other chats."""
+        self.chat.title = distinct_title(chat_title(question, answer, self.llm),
+                                         titles_taken(self.workspace, self.chat.id),
+                                         question, answer)
+        self.to_title = False
 
     def forget_unrecorded(self) -> None:
         """After a failed turn: the memory holds the saved chat's messages again, and no more."""
@@ -168,23 +186,39 @@ def saved_trace(trace: Trace) -> dict[str, Any]:
     return data
 
 
+def needs_title(chat: SavedChat, question: str, at: int | None) -> bool:
+    """Whether recording ``question`` (``at``: asked again there) should (re)title the chat: its
+    first exchange, or its first question edited, unless its person named it."""
+    if not chat.title:
+        return True
+    edited_first = at == 0 and bool(chat.messages) and chat.messages[0].content != question
+    return edited_first and not chat.renamed
+
+
+def titles_taken(workspace: Any, chat_id: str) -> set[str]:
+    """The titles of the other saved chats of ``workspace`` (none without a chat store)."""
+    store = getattr(workspace, "chats", None)
+    return {s.title for s in store.list() if s.id != chat_id} if store is not None else set()
+
+
 def record_stopped_turn(chat: SavedChat, question: str, text: str, response: Any, *,
-                        settings: dict[str, Any]) -> ChatMessage:
+                        settings: dict[str, Any], at: int | None = None) -> ChatMessage:
     """Append the question and the part of its reply written before Stop was pressed
-    (``response`` None: stopped before the reply began); ``settings``: the turn's
-    (``TurnSettings.to_dict``, kept in the app's session while the reply streamed)."""
+    (``response`` None: stopped before the reply began; ``at``: a question asked again, kept
+    as the newest version from there on); ``settings``: the turn's (``TurnSettings.to_dict``,
+    kept in the app's session while the reply streamed)."""
     trace = saved_trace(response.trace) if response is not None else {}
     trace["chat_mode"] = settings.get("chat_mode", chat.chat_mode)
     trace["retrieval_mode"] = settings.get("retrieval_mode", DEFAULT_RETRIEVAL_MODE)
     trace["stopped_by_user"] = True
     chat.settings = {**chat.settings, **settings}
-    titled = bool(chat.title)
-    chat.add_message("user", question)
-    if not titled:  # as a finished first exchange is titled offline: its key phrases
-        chat.title = key_phrase_title(question, text)
+    retitle = needs_title(chat, question, at)
     sources = response.source_nodes if response is not None else []
-    return chat.add_message("assistant", text.rstrip() + " …" if text.strip() else "…",
-                            sources=sources, trace=trace)
+    message = add_turn(chat, question, text.rstrip() + " …" if text.strip() else "…",
+                       sources=sources, trace=trace, at=at)
+    if retitle:  # as a finished first exchange is titled offline: its key phrases
+        chat.title = key_phrase_title(question, text)
+    return message
 
 
 def chat_engine(index: Any, settings: TurnSettings, llm: Any) -> Any:
