@@ -23,6 +23,7 @@ from webapp.chat.chat_modes import mode_name, mode_select
 from webapp.answers.retriever_view import TOP_K_HELP, render_notes, retriever_select
 from webapp.session import Session, Widget, session
 from webapp.waiting import waiting_notice
+from webapp.chat.browser_actions import bring_into_view
 from webapp.chat import summary_view, turn_view
 from ragcore.workspace.conversation import Conversation, TurnSettings, clear_chat, start_chat
 from ragcore.workspace.chats import ChatMessage, export_json, export_markdown
@@ -51,7 +52,7 @@ def open_chat_by_id(chat_id: str) -> None:
 def queue_retry() -> None:
     failed = session.take(Session.failed_turn)
     if failed:
-        session.queued_question = failed["question"]
+        session.queued_question, session.queued_at = failed["question"], failed.get("at")
 
 
 def discard_failed() -> None:
@@ -72,7 +73,7 @@ def rename_open_chat(title_key: str) -> None:
     if ws.has_chat(current.id):
         current.title = ws.chats.rename(current.id, title).title
     elif title.strip():  # a chat not yet saved keeps the title for when it is
-        current.title = " ".join(title.split())
+        current.title, current.renamed = " ".join(title.split()), True
 
 
 def ask_to_delete(what: str) -> None:
@@ -219,18 +220,20 @@ def render_reply_extras(message, listing, lookup, *, index_name: str, key: str,
         st.info(notice)  # what went unusually (an empty reply ...) matters in the simple view too
 
 
-def render_history(chat, lookup, embedder, advanced: bool):
-    """The conversation: questions (with Edit), replies (with Copy, Regenerate), dropped files;
-    the last reply's slots of Regenerate and Write a fresh summary (none: no reply). It keeps
-    them while a new question is answered, drawn as in the run before (else they stay there
-    greyed) until that answer's reply takes them over."""
-    last, regenerate = len(chat.messages) - 1, []
-    for number, message in enumerate(chat.messages):
+def render_history(chat, lookup, embedder, advanced: bool, upto: int | None = None):
+    """The conversation (before ``upto``: a question asked again there): questions (with Edit),
+    replies (with Copy, Regenerate), versions, dropped files; the last reply's slots of
+    Regenerate and Write a fresh summary (none: no reply). It keeps them while a new question
+    is answered, drawn as in the run before (else they stay there greyed) until that answer's
+    reply takes them over."""
+    shown = chat.messages if upto is None else chat.messages[:upto]
+    last, regenerate = len(shown) - 1, []
+    for number, message in enumerate(shown):
         for drop in drops_at(chat, number):
             render_drop(drop)
         with st.chat_message(message.role):
             if message.role != "assistant":
-                controls.render_question(message, number)
+                controls.render_question(message, number, chat)
                 continue
             text, listing = marked_reply(message, lookup, embedder=embedder,
                                          key=f"{chat.id}_{number}",
@@ -238,7 +241,7 @@ def render_history(chat, lookup, embedder, advanced: bool):
             with turn_view.reply_body(number):  # as a reply just made is drawn
                 regenerate = draw_reply(chat, number, message, text, listing, lookup,
                                         advanced=advanced, last=number == last)
-    for drop in drops_at(chat, len(chat.messages)):
+    for drop in drops_at(chat, len(shown)):
         render_drop(drop)
     return regenerate
 
@@ -254,7 +257,8 @@ def draw_reply(chat, number: int, message, text: str, listing, lookup, *, advanc
     render_reply_extras(message, listing, lookup, index_name=chat.index, key=key,
                         advanced=advanced)
     offer = summary_view.offer_fresh(message, key, shown=last)
-    again = controls.reply_actions(message, number, last=last, shown=text)
+    again = controls.reply_actions(message, number, last=last, shown=text, listing=listing,
+                                   chat=chat)
     return [slot for slot in (offer, again) if slot is not None]
 
 
@@ -286,17 +290,20 @@ def render_failure(failed: dict) -> None:
 
 
 def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool,
-             regenerate=None) -> None:
+             regenerate=None, at: int | None = None) -> None:
     """The passages it reads, its draft and its check as they come, then the checked reply,
-    saved (taking over Regenerate from the reply before: ``regenerate``, its slots); or the
-    history kept and a retry offered."""
+    saved (taking over Regenerate from the reply before: ``regenerate``, its slots; ``at``: a
+    question asked again there, its reply the newest version); or the history kept and a retry
+    offered."""
     with st.chat_message("user"):  # with Edit at once: the question's place once recorded
-        controls.render_question(ChatMessage("user", question), len(chat.messages))
-    settings, untitled = turn_settings(choices), not chat.title
+        controls.render_question(ChatMessage("user", question),
+                                 len(chat.messages) if at is None else at)
+        bring_into_view()  # asked while scrolled up: the question and its reply in view
+    settings = turn_settings(choices)
     with st.chat_message("assistant"):  # at once: Stop, and that the search began
         turn = turn_view.open_live_turn(
             follow_up=bool(chat.messages) and settings.chat_mode in REWRITING_MODES)
-    kept = controls.begin_reply(chat, question, settings.to_dict())
+    kept = controls.begin_reply(chat, question, settings.to_dict(), at)
     index, llm = state.load_index(chat.index), state.current_llm()
     state.ensure_embedder_loaded(index.embedder)
     talk = Conversation(ws, chat, index, llm, memory=state.chat_memory())
@@ -306,7 +313,7 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool,
     def record_and_check(text: str):
         """The whole reply recorded and saved, then checked against its passages (the model
         judges its first claim once, ~1-4 s; the checked text is cached for later runs)."""
-        message = talk.record(question, response, settings, marks=marks, title=False)
+        message = talk.record(question, response, settings, marks=marks, title=False, at=at)
         team_state.save_chat(ws, chat)
         controls.stream_finished()
         number = len(chat.messages) - 1  # as the history will check it, from the cache
@@ -318,7 +325,8 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool,
         with turn.notice, waiting_notice():  # its place in line while the model answers others
             response = talk.ask(question, settings, search=scoped(index, list(settings.files)),
                                 trace=None if settings.chat_mode in AGENT_MODES
-                                else turn_view.found_trace(turn, settings.similarity_top_k))
+                                else turn_view.found_trace(turn, settings.similarity_top_k),
+                                at=at)
             if summary_view.is_summary(response):  # at once, or part by part: no check
                 checked = summary_view.follow_summary(
                     turn, response, controls.kept_stream(kept, response), check=record_and_check)
@@ -327,23 +335,23 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool,
                     turn, response, controls.kept_stream(kept, response),
                     agent=settings.chat_mode in AGENT_MODES, llm=llm, check=record_and_check)
     except Exception as exc:  # noqa: BLE001 - shown with a retry; history stays intact
-        offer_retry(talk, question, exc)
+        offer_retry(talk, question, exc, at)
     message, (text, listing) = checked.result
     for slot in regenerate or ():
         slot.empty()
     show_recorded(chat, message, text, listing, turn, lookup, advanced)
-    if untitled:  # named once its first reply is on screen: the model takes seconds
+    if talk.to_title:  # named once its reply is on screen (a first, or an edited first)
         with waiting_notice():
             talk.title_chat(question, message.content)
         team_state.save_chat(ws, chat)
 
 
-def offer_retry(talk, question: str, exc: Exception) -> None:
+def offer_retry(talk, question: str, exc: Exception, at: int | None = None) -> None:
     """After a failed turn: the chat as it was, the error and Retry shown on the next run."""
     controls.stream_finished()
     talk.forget_unrecorded()
     state.set_open_chat(talk.chat, talk.memory)
-    session.failed_turn = {"question": question, "error": exc}
+    session.failed_turn = {"question": question, "error": exc, "at": at}
     st.rerun()
 
 
@@ -434,16 +442,19 @@ def main() -> None:
     prompt = st.chat_input("Ask about your documents, or drop files to add them",
                            accept_file="multiple")  # drawn at the page's foot wherever called
     question = (prompt.text if prompt else "") or session.take(Session.queued_question)
+    queued_at = session.take(Session.queued_at)
+    at = None if prompt and prompt.text else queued_at  # typed: a new question, at the end
     if prompt and prompt.files:
         drop_files(ws, chat, prompt.files)  # shown in place by render_history
-    regenerate = render_history(chat, lookup, index.embedder, advanced)
+    regenerate = render_history(chat, lookup, index.embedder, advanced,
+                                upto=at if question else None)
     if not question and not failed:
         ask_again_offer(chat, choices["mode"])
     if failed:
         render_failure(failed)
     if question:
         del session.failed_turn
-        run_turn(ws, chat, question, choices, lookup, advanced, regenerate)
+        run_turn(ws, chat, question, choices, lookup, advanced, regenerate, at)
         intro.caption(chat_caption(chat))
     with later:
         chat_actions(ws, chat)

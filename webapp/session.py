@@ -84,6 +84,7 @@ class Session:
     chat_memory: Slot[ChatMemory | None] = Slot(None)  # None: rebuilt from the chat's turns
     failed_turn: Slot[dict[str, Any] | None] = Slot(None)  # {"question", "error"} to retry
     queued_question: Slot[str | None] = Slot(None)  # asked on the next run (Retry, Edit)
+    queued_at: Slot[int | None] = Slot(None)  # where it is asked again (Regenerate, Edit)
     streaming_reply: Slot[dict[str, Any] | None] = Slot(None)  # chat, question, text so far
     editing_question: Slot[int | None] = Slot(None)  # the position of the question edited
     confirm_chat_delete: Slot[str | None] = Slot(None)  # "open" (this chat) or "all"

@@ -31,6 +31,7 @@ _EXPORTS: dict[str, str] = {
     "passage_segments": ".citations",
     "legend_colours": ".corpus_map",
     "picture_corpus": ".corpus_map",
+    "copied_text": ".markers",
     "friendly_date": ".format",
     "parse_iso": ".format",
     "explain_error": ".explain",

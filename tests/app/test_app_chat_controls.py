@@ -3,6 +3,7 @@ resend, Copy, and files dropped into the chat. AppTest, fake embedder, extractiv
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -77,7 +78,7 @@ def test_a_question_scoped_to_one_file_never_gets_passages_of_another(docs_ws):
     assert again.sidebar.multiselect(key=f"scope_{chat['id']}").value == [pep]
 
 
-def test_regenerate_replaces_the_last_reply(docs_ws):
+def test_regenerate_keeps_the_reply_it_replaces_as_a_version(docs_ws):
     at = ask(open_page("chat"), UKRAINE)
     ask(at, "What did it say about jobs?")
     first_reply = saved(docs_ws, at)["messages"][3]
@@ -86,13 +87,18 @@ def test_regenerate_replaces_the_last_reply(docs_ws):
     messages = saved(docs_ws, at)["messages"]
     assert [m["content"] for m in messages[:3]][2] == "What did it say about jobs?"
     assert len(messages) == 4 and messages[3]["created"] >= first_reply["created"]
-    assert len(at.chat_message) == 4
+    assert messages[2]["versions"] == [[messages[2]["versions"][0][0], first_reply]]
+    assert len(at.chat_message) == 4 and any(m.value == "2/2" for m in at.markdown)
+    at.button(key="version_back_2").click().run()  # "<": the first reply again
+    assert saved(docs_ws, at)["messages"][3] == first_reply
+    assert any(m.value == "1/2" for m in at.markdown)
 
 
-def test_edit_and_resend_cuts_the_conversation_after_the_question(docs_ws):
+def test_edit_and_resend_keeps_the_conversation_after_the_question(docs_ws):
     at = ask(open_page("chat"), UKRAINE)
     ask(at, "What did it say about jobs?")
     assert at.button(key="edit_2")  # a question just asked can be edited at once
+    before = saved(docs_ws, at)["messages"]
     at.button(key="edit_0").click().run()
     at.text_area(key="edit_text_0").set_value("What did the speech say about inflation?")
     button(at, "Send edited question").click().run()
@@ -100,6 +106,8 @@ def test_edit_and_resend_cuts_the_conversation_after_the_question(docs_ws):
     messages = saved(docs_ws, at)["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant"]
     assert messages[0]["content"] == "What did the speech say about inflation?"
+    assert messages[0]["versions"] == [before]  # the turns that followed, kept
+    assert saved(docs_ws, at)["title"] == key_phrase_title(messages[0]["content"])
 
 
 def test_a_stopped_reply_is_kept_and_marked_stopped(docs_ws):
@@ -120,8 +128,11 @@ def test_a_stopped_reply_is_kept_and_marked_stopped(docs_ws):
 def test_a_reply_is_copied_as_shown_checked_and_cited_not_as_drafted(docs_ws):
     at = ask(open_page("chat"), UKRAINE)
     reply = saved(docs_ws, at)["messages"][1]["content"]
-    [copied] = [code.value for code in at.code]
+    copied = html.unescape(next(
+        h.proto.body.split('data-copy="')[1].split('"')[0] for h in at.get("html")
+        if "rc-copy-reply_1" in h.proto.body))
     assert copied != reply and "[1]" in copied  # ragcore's markers, placed by the check
+    assert "](#" not in copied and "\n\n[1] state_of_the_union.txt" in copied  # footnotes
     assert copied.split("[")[0].strip()[:30] in reply
 
 

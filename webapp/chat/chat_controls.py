@@ -1,11 +1,13 @@
 """What a person does to a chat's turns: Stop a reply while it streams, Regenerate the last reply,
-Edit and resend an earlier question, Copy a reply.
+Edit and resend an earlier question, browse the versions these keep, Copy a reply.
 
 A streaming reply is mirrored chunk by chunk into the session (``kept_stream``). Pressing Stop
 (or anything else) while it streams makes Streamlit end that run; the next run finds the
 mirror and keeps the partial reply in the chat, marked stopped (``keep_stopped_reply``).
-Regenerate and Edit cut the conversation before a question and queue the question (the same or
-edited) for the page to ask again; the engine's memory is rebuilt from what is left.
+Regenerate and Edit queue a question (the same, as written, or edited) to be asked again at its
+place; the reply is recorded as a new version there and the turns it replaces are kept
+(``ragcore.workspace.conversation.versions``), browsed with "< 2/3 >". Nothing is cut before the
+new reply is recorded, so a failed or stopped turn loses nothing either.
 """
 
 from __future__ import annotations
@@ -15,8 +17,11 @@ from typing import Any, Iterable, Iterator
 import streamlit as st
 
 from ragcore.present import format as fmt
-from ragcore.workspace.conversation import record_stopped_turn
+from ragcore.present import copied_text
+from ragcore.workspace.conversation import (edited_at, record_stopped_turn, show_version,
+                                            versions_at)
 from webapp import state
+from webapp.chat.browser_actions import copy_button
 from webapp.team import team_state
 from webapp.session import Session, Widget, session
 
@@ -30,10 +35,11 @@ SCOPE_MARK = "searched_files"  # in a reply's trace: the only files it could use
 # -- Stop ------------------------------------------------------------------------------------
 
 
-def begin_reply(chat: Any, question: str, settings: dict) -> dict:
-    """Note the question before anything can stop its run (Stop may come before a word)."""
+def begin_reply(chat: Any, question: str, settings: dict, at: int | None = None) -> dict:
+    """Note the question (``at``: asked again there) before anything can stop its run (Stop
+    may come before a word)."""
     kept = {"chat": chat, "question": question, "text": "", "response": None,
-            "settings": settings}
+            "settings": settings, "at": at}
     session.streaming_reply = kept
     return kept
 
@@ -65,7 +71,7 @@ def keep_stopped_reply(ws: Any) -> bool:
         return False
     chat = kept["chat"]
     record_stopped_turn(chat, kept["question"], kept["text"], kept["response"],
-                        settings=kept["settings"])
+                        settings=kept["settings"], at=kept.get("at"))
     team_state.save_chat(ws, chat)
     current = state.open_chat()
     if current is not None and current.id == chat.id:
@@ -85,24 +91,47 @@ def stop_button() -> Any:
 
 
 def ask_again(position: int, question: str) -> None:
-    """Cut the open chat before the message at ``position`` and queue ``question``."""
+    """Queue ``question`` to be asked at ``position`` (where the open chat's question is), its
+    reply the newest version from there on."""
     keep_stopped_reply(state.workspace())  # pressed while a reply streamed
-    chat = state.open_chat()
-    del chat.messages[position:]
     del session.editing_question
-    state.set_open_chat(chat, None)
-    session.queued_question = question
+    session.queued_question, session.queued_at = question, position
 
 
 def regenerate(reply: int | None = None) -> None:
-    """Ask again the question of the reply at position ``reply`` (default: the last question);
-    that reply and all after it are replaced. Pressed while the next question is answered, it
-    ends that answer (kept, then cut with the rest)."""
+    """Ask again, as written, the question of the reply at position ``reply`` (default: the
+    last question); that reply and the turns after it are kept as the earlier version. Pressed
+    while the next question is answered, it ends that answer (kept, in the earlier version)."""
     keep_stopped_reply(state.workspace())
     chat = state.open_chat()
     end = len(chat.messages) if reply is None else reply
     position = max(i for i, m in enumerate(chat.messages[:end]) if m.role == "user")
     ask_again(position, chat.messages[position].content)
+
+
+def switch_version(position: int, number: int) -> None:
+    """Show version ``number`` of the conversation forked at ``position``, saved as shown."""
+    keep_stopped_reply(state.workspace())
+    chat = state.open_chat()
+    show_version(chat, position, number)
+    team_state.save_chat(state.workspace(), chat)
+    state.set_open_chat(chat, None)  # the engine's memory follows the version shown
+
+
+def version_nav(chat: Any, position: int) -> None:
+    """"< 2/3 >" for the versions of the conversation forked at ``position`` (none: one)."""
+    shown, total = versions_at(chat, position)
+    if total < 2:
+        return
+    back, where, ahead = st.columns([1, 2, 1], vertical_alignment="center", width=180)
+    back.button("", key=f"version_back_{position}", icon=":material/chevron_left:",
+                type="tertiary", disabled=shown == 1, on_click=switch_version,
+                args=(position, shown - 1), help="The version before")
+    where.markdown(f"{shown}/{total}", help="Versions of this reply: Regenerate and Edit keep "
+                   "every one")
+    ahead.button("", key=f"version_next_{position}", icon=":material/chevron_right:",
+                 type="tertiary", disabled=shown == total, on_click=switch_version,
+                 args=(position, shown + 1), help="The version after")
 
 
 def start_edit(position: int) -> None:
@@ -114,26 +143,32 @@ def cancel_edit() -> None:
 
 
 def send_edited(position: int, text_key: str) -> None:
-    question = " ".join(str(session.widget(text_key, "")).split())
+    question = str(session.widget(text_key, "")).strip()  # asked as written
     if question:
         ask_again(position, question)
 
 
-def render_question(message: Any, position: int) -> None:
-    """A question of the history, with Edit (a text box and Send while editing)."""
+def render_question(message: Any, position: int, chat: Any = None) -> None:
+    """A question of the history, with Edit (a text box and Send while editing) and, where it
+    was edited, its versions (``chat``: the chat it is in)."""
     if session.editing_question == position:
         text_key = Widget.edited_question(position)
         st.text_area("Edit your question", value=message.content, key=text_key)
         send, cancel = st.columns(2)
         send.button("Send edited question", key=f"send_edit_{position}", type="primary",
                     on_click=send_edited, args=(position, text_key),
-                    help="The conversation after this question is replaced by the new answer.")
+                    help="The conversation from here is kept as the earlier version: "
+                         "browse back to it with < >.")
         cancel.button("Cancel", key=f"cancel_edit_{position}", on_click=cancel_edit)
         return
     st.markdown(fmt.markdown_text(message.content))
-    st.button("Edit", key=f"edit_{position}", icon=":material/edit:",
-              on_click=start_edit, args=(position,), type="tertiary",
-              help="Change this question and ask it again.")
+    edit, versions = st.columns([1, 3], vertical_alignment="center")
+    edit.button("Edit", key=f"edit_{position}", icon=":material/edit:",
+                on_click=start_edit, args=(position,), type="tertiary",
+                help="Change this question and ask it again.")
+    if chat is not None and edited_at(chat, position):
+        with versions:
+            version_nav(chat, position)
 
 
 # -- the reply -------------------------------------------------------------------------------
@@ -157,15 +192,19 @@ def reply_notes(message: Any) -> None:
         st.caption(f"Used only {chosen} (Documents to use).")
 
 
-def reply_actions(message: Any, position: int, *, last: bool, shown: str | None = None
-                  ) -> Any:
-    """Copy (a code box with a copy icon) and, under the last saved reply, Regenerate (in the
-    slot returned: a reply made after it empties it). Copy gives the reply as shown
-    (``shown``: checked against its passages, ragcore's [n] markers), not the model's draft."""
-    copy, again, _ = st.columns([1, 1, 3])
-    with copy.popover("Copy", icon=":material/content_copy:"):
-        st.caption("Press the copy icon at the box's top right.")
-        st.code(message.content if shown is None else shown, language=None, wrap_lines=True)
+def reply_actions(message: Any, position: int, *, last: bool, shown: str | None = None,
+                  listing: Any = None, chat: Any = None) -> Any:
+    """Copy, the versions of a regenerated reply (``chat``: the chat it is in) and, under the
+    last saved reply, Regenerate (in the slot returned: a reply made after it empties it).
+    Copy gives the reply as shown (``shown``: checked against its passages, ragcore's [n]
+    markers), in plain text with its sources (``listing``) as footnotes."""
+    copy, again, versions, _ = st.columns([1, 1, 1, 2], vertical_alignment="center")
+    with copy:
+        copy_button(copied_text(message.content if shown is None else shown, listing),
+                    key=f"reply_{position}")
+    if chat is not None and position > 0 and not edited_at(chat, position - 1):
+        with versions:
+            version_nav(chat, position - 1)
     if not last:
         return None
     slot = again.empty()

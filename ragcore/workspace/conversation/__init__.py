@@ -42,7 +42,7 @@ from ..ingest.index_files import files_of
 from ..summaries import EXTRACTIVE_NOTE, document_names, how_made  # noqa: F401 - theirs too
 from ...chat.sourceless import NO_SEARCH_MODES, ROUTE_NOTE, sourceless_reply  # noqa: F401
 from .summary_reply import OFFER_NOTE, summary_reply, summary_text  # noqa: F401
-from .versions import add_turn, before
+from .versions import add_turn, before, edited_at, show_version, versions_at  # noqa: F401
 
 SCORE_KEY = extractive_answer.SCORE_NOTE  # a saved reply keeps its stated score as the notes do
 THRESHOLD_KEY = extractive_answer.THRESHOLD_NOTE  # beside it: where "not found" begins

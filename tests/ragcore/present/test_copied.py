@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragcore.present.copied import copied_text, plain_reply
+from ragcore.present.markers import copied_text, plain_reply
 from ragcore.present.sources import ListedSource, SourceListing, SourceUse
 from ragcore.types import Node, ScoredNode
 
