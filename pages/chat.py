@@ -18,7 +18,7 @@ from webapp.answers.citing import draw_sources, marked_listing
 from webapp.chat.chat_turns import (asked_before, checked_against, people_caption,
                                     route_caption, source_passage, sourceless_reply,
                                     turn_retrieval_mode, turn_score)
-from ragcore.chat import ChatMode
+from ragcore.chat import ChatMode, refers_back
 from webapp.chat.chat_modes import mode_name, mode_select
 from webapp.answers.retriever_view import TOP_K_HELP, render_notes, retriever_select
 from webapp.session import Session, Widget, session
@@ -302,7 +302,8 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool,
     settings = turn_settings(choices)
     with st.chat_message("assistant"):  # at once: Stop, and that the search began
         turn = turn_view.open_live_turn(
-            follow_up=bool(chat.messages) and settings.chat_mode in REWRITING_MODES)
+            follow_up=bool(chat.messages) and settings.chat_mode in REWRITING_MODES
+            and bool(refers_back(question)))  # only a follow-up is rewritten first
     kept = controls.begin_reply(chat, question, settings.to_dict(), at)
     index, llm = state.load_index(chat.index), state.current_llm()
     state.ensure_embedder_loaded(index.embedder)

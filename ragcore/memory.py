@@ -15,6 +15,13 @@ came before it, within the room ``ragcore.prompt_budget`` leaves them: ``token_l
 conversation a prompt carries, never the passages or tool results beside it. ``get`` is the plain
 buffer view (everything newest first within the limit).
 
+The limit is fixed, not a share of the model's window: by default ``DEFAULT_TOKEN_LIMIT``, the
+latest turn or so, and ``from_llm`` goes below it only for a model whose window is smaller. What
+a prompt reads of the conversation then costs the same at the twentieth question as at the
+second (issue 65: with three quarters of the packaged model's window, each turn read ~85 tokens
+more than the last, up to ~1,200, and the 15th-18th answers took 2.8 times the 2nd-4th). A
+caller who wants a longer memory in every prompt passes ``token_limit``.
+
 Engines are stateless; the app keeps one ``ChatMemory`` per conversation (in session state) and
 saves it with ``to_json``.
 """
@@ -30,7 +37,10 @@ from .prompts import message_tokens
 from .tokens import count_tokens, get_tokenizer
 from .types import Message
 
-DEFAULT_TOKEN_LIMIT = 3000
+# The conversation one prompt carries, the user's latest message included: the latest turn
+# whole when its reply is short, its reply cut in the middle when long (a reply is at most the
+# model's num_output: 384 tokens for the packaged model).
+DEFAULT_TOKEN_LIMIT = 256
 MIN_KEPT_TOKENS = 16  # a truncated message keeps at least this much text
 NOTE_TOKENS = 24  # room for the truncation note
 MEMORY_FORMAT = "ragcore-chat-memory"
@@ -53,7 +63,8 @@ class ChatMemory:
 
     @classmethod
     def from_llm(cls, llm: Any, *, fraction: float = 0.75) -> ChatMemory:
-        """A memory sized to ``fraction`` of what the LLM can read besides its reply."""
+        """A memory of ``DEFAULT_TOKEN_LIMIT`` tokens, or of ``fraction`` of what the LLM can
+        read besides its reply when that is less."""
         if not 0 < fraction <= 1:
             raise ConfigError(f"fraction ({fraction}) must be in (0, 1]")
         available = int(llm.context_window) - int(llm.num_output)
@@ -62,7 +73,7 @@ class ChatMemory:
                 f"the LLM {getattr(llm, 'model', '?')!r} leaves {available} tokens for the "
                 "prompt (context_window - num_output); raise its context_window"
             )
-        return cls(token_limit=max(64, int(available * fraction)))
+        return cls(token_limit=max(64, min(DEFAULT_TOKEN_LIMIT, int(available * fraction))))
 
     @property
     def messages(self) -> list[Message]:

@@ -14,11 +14,13 @@ caller owns the ``ChatMemory`` and passes it in, so engines are stateless and sh
 ``ChatSession`` wraps any of them with a memory of its own (LlamaIndex's stateful shape:
 ``chat(message)``, ``stream_chat``, ``reset``, ``chat_history``). ``progress`` says what a
 person is told while a reply is made: the passages' reading, the draft, its check
-(``turn_states``).
+(``turn_states``). ``refers_back`` says whether a message leans on an earlier turn: only such a
+follow-up is rewritten before the search (``follow_up``).
 """
 
 from .condense import CondenseQuestionChatEngine, condense_question
 from .context import CondensePlusContextChatEngine, ContextChatEngine
+from .follow_up import refers_back
 from .modes import (
     CHAT_MODE_DESCRIPTIONS,
     ChatMode,
@@ -68,4 +70,5 @@ __all__ = [
     "best_chat_mode",
     "condense_question",
     "parse_chat_mode",
+    "refers_back",
 ]

@@ -1,12 +1,15 @@
 """Condense question: rewrite the latest message into a standalone question, then query.
 
-``condense_question`` is shared with condense_plus_context: it asks the LLM (the ``CONDENSE``
-prompt of ``ragcore.prompts.chat``) to turn a follow-up such as "and what about its page count?"
-into a question that makes sense alone, using the conversation so far (as much of it as fits beside
-the message: ``ragcore.prompt_budget``'s rule). With no earlier conversation the message is
-already standalone and no LLM call is made. A rewrite that is empty, repeats the prompt back, or
-is far longer than the message is not used: the message is, and
-``trace.notes["condense_rejected"]`` says why. The question used is always in
+``condense_question`` is shared with condense_plus_context. Only a message that refers back
+(``follow_up.refers_back``: "and what about its page count?") is rewritten: the LLM (the
+``CONDENSE`` prompt of ``ragcore.prompts.chat``) turns it into a question that makes sense alone,
+reading only the latest turn (``CONDENSE_HISTORY_TOKENS`` of it, newest first), so the rewrite
+costs the same at the twentieth question as at the second and lands on the latest turn's subject
+unless the message names another. A question that stands on its own, or the first of a
+conversation, is searched as written with no LLM call (``trace.notes["condense_skipped"]`` says
+why): nothing a person wrote is reworded, and Regenerate asks it again as it was. A rewrite that
+is empty, repeats the prompt back, or is far longer than the message is not used: the message
+is, and ``trace.notes["condense_rejected"]`` says why. The question used is always in
 ``trace.notes["condensed_question"]``.
 
 ``CondenseQuestionChatEngine`` then answers that question with a ``QueryEngine`` (any response
@@ -21,7 +24,7 @@ import re
 from typing import Any
 
 from ..errors import ConfigError
-from ..llms.base import LLM, answering, complete_traced
+from ..llms.base import LLM, answering, complete_traced, stopping_at
 from ..memory import ChatMemory
 from ..prompt_budget import PromptBudget
 from ..prompts import CONVERSATION, FOLLOW_UP, STANDALONE_QUESTION
@@ -29,7 +32,8 @@ from ..prompts.chat import CONDENSE, format_history
 from ..synthesis import Synthesizer
 from ..tokens import count_tokens
 from ..trace import Trace
-from ..types import AnswerRequest
+from ..types import AnswerRequest, Message
+from .follow_up import refers_back
 from .response import ChatResponse, remember_reply
 from .turn import close_prompt, start_turn
 
@@ -38,30 +42,46 @@ _CUE = re.compile(r"^\s*" + re.escape(STANDALONE_QUESTION) + r"\s*", re.IGNORECA
 # the message, but not by this much: beyond it the model is answering or rambling.
 MAX_GROWTH = 4
 MAX_GROWTH_SLACK = 48  # tokens always allowed beyond the message's own length
+# What the rewrite reads of the conversation: the latest turn (its question whole, its reply cut
+# in the middle when long), not the chat so far, which made the 19th rewrite of issue 65 read
+# ~1,200 tokens (69 s) and land on the first question's subject.
+CONDENSE_HISTORY_TOKENS = 160
 
 
 def condense_question(llm: LLM, memory: ChatMemory, message: str, *, trace: Trace | None) -> str:
-    """``message`` as a standalone question given the conversation before it in ``memory`` (no
-    call when there is none)."""
+    """``message`` as a standalone question given the latest turn in ``memory`` (no call when
+    there is none, or when the message does not refer back to it)."""
     room = PromptBudget.of(llm).room(
         {"condense prompt and message": CONDENSE.tokens_with(question=message)},
         prompt="the condense prompt",
     )
-    earlier = close_prompt(memory, message, room)[:-1]
-    history = [m for m in earlier if m.role in ("user", "assistant") and m.content]
-    if not history:
+    earlier = close_prompt(memory, message, room, most=CONDENSE_HISTORY_TOKENS)[:-1]
+    history = latest_turn([m for m in earlier if m.role in ("user", "assistant") and m.content])
+    reason = refers_back(message) if history else ""
+    if not reason:
         question = message
         if trace is not None:
-            trace.notes["condense_skipped"] = "first message of the conversation"
+            trace.notes["condense_skipped"] = ("the question stands on its own" if history
+                                               else "first message of the conversation")
     else:
         prompt = CONDENSE.format(history=format_history(history), question=message)
         request = AnswerRequest("condense", message, conversation=history)
         room.record(trace, "condense")
-        reply = complete_traced(answering(llm, request), prompt, trace, "condense")
+        if trace is not None:
+            trace.notes["follow_up"] = reason
+        # One line: a rewrite, never an answer that runs on.
+        rewriter = stopping_at(answering(llm, request), ["\n"])
+        reply = complete_traced(rewriter, prompt, trace, "condense")
         question = _checked(_clean(reply), message, trace)
     if trace is not None:
         trace.notes["condensed_question"] = question
     return question
+
+
+def latest_turn(messages: list[Message]) -> list[Message]:
+    """The last turn of ``messages``: from the last user message on."""
+    starts = [at for at, m in enumerate(messages) if m.role == "user"]
+    return messages[starts[-1]:] if starts else messages
 
 
 def _clean(reply: str) -> str:

@@ -34,13 +34,16 @@ def history_need(memory: ChatMemory, message: str) -> int:
     return max(0, min(memory.token_count(), memory.token_limit) - latest)
 
 
-def close_prompt(memory: ChatMemory, message: str, room: Room) -> list[Message]:
-    """The earlier conversation that fits what is left of ``room``, then the latest message.
+def close_prompt(memory: ChatMemory, message: str, room: Room, *,
+                 most: int | None = None) -> list[Message]:
+    """The earlier conversation that fits what is left of ``room`` (and ``most`` tokens), then
+    the latest message.
 
-    History is the last flexible part of a prompt: it takes what the others left, and a note in
-    ``room`` says how much of it had to stay out.
+    History is the last flexible part of a prompt: it takes what the others left, within the
+    memory's ``token_limit``, and a note in ``room`` says how much of it had to stay out.
     """
-    earlier = memory.earlier(message, budget=room.left)
+    budget = room.left if most is None else min(room.left, most)
+    earlier = memory.earlier(message, budget=budget)
     used = tokens_of(earlier)
     room.take(used)
     latest = Message("user", message)

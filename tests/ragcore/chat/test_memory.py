@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from ragcore.errors import ConfigError
 from ragcore.llms.fake import FakeLLM
-from ragcore.memory import ChatMemory
+from ragcore.memory import DEFAULT_TOKEN_LIMIT, ChatMemory
 from ragcore.tokens import count_tokens
 from ragcore.types import Message, ToolCall
 
@@ -133,9 +133,13 @@ def test_from_json_rejects_foreign_json_with_a_hint():
         ChatMemory.from_json("not json")
 
 
-def test_from_llm_derives_the_limit_from_the_window():
-    memory = ChatMemory.from_llm(FakeLLM(context_window=4096, num_output=256))
-    assert memory.token_limit == int((4096 - 256) * 0.75)
+def test_from_llm_keeps_the_fixed_limit_unless_the_window_is_smaller():
+    # A large window does not grow what every prompt reads of the conversation (issue 65).
+    for window in (2048, 4096, 128_000):
+        memory = ChatMemory.from_llm(FakeLLM(context_window=window, num_output=256))
+        assert memory.token_limit == DEFAULT_TOKEN_LIMIT
+    small = ChatMemory.from_llm(FakeLLM(context_window=400, num_output=200))
+    assert small.token_limit == int((400 - 200) * 0.75)
     with pytest.raises(ConfigError, match="context_window"):
         ChatMemory.from_llm(FakeLLM(context_window=100, num_output=90))
 
