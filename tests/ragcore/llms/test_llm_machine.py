@@ -84,6 +84,18 @@ def test_the_reading_budget_is_what_the_model_reads_in_the_aimed_seconds():
     assert pace.reading_budget(1, default=200, ceiling=500).tokens == MIN_READING_TOKENS
 
 
+def test_the_reading_budget_says_the_seconds_its_tokens_take_at_the_measured_rate():
+    # Issue 65: "reads 17 tokens/s on 1 thread: 160 tokens in about 4 s", which take 9.4 s.
+    pace = Pace()
+    pace.record({"prompt_n": 300, "prompt_per_second": 17.0}, threads=1)
+    budget = pace.reading_budget(1, default=200, ceiling=500)
+    assert budget.tokens == MIN_READING_TOKENS == 160
+    assert budget.reason == "reads 17 tokens/s on 1 thread: 160 tokens in about 9.4 s"
+    pace.record({"prompt_n": 300, "prompt_per_second": 60.0}, threads=2)
+    assert pace.reading_budget(2, default=200, ceiling=500).reason.endswith(
+        f"{round(60 * READING_SECONDS, -1):.0f} tokens in about 4 s")
+
+
 def test_a_short_read_does_not_time_the_reading():
     pace = Pace()
     pace.record({"prompt_n": 8, "prompt_per_second": 3.0, "predicted_n": 20,
