@@ -1,9 +1,15 @@
-"""``ragcore query``: answer one question from an index, streaming to the terminal."""
+"""``ragcore query``: answer one question from an index, streaming to the terminal.
+
+A fresh process loads the index, the language model and the embedding model before it can
+answer; it says how long that took on stderr, apart from the answer's own time, since each
+``ragcore query`` pays it again (``ragcore chat`` loads them once for many questions).
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 from typing import TYPE_CHECKING, TextIO
 
 from ..errors import ConfigError
@@ -93,15 +99,18 @@ def run_query(args: argparse.Namespace, context: CliContext) -> int:
     from .progress import tell_found
 
     check_top_k(args.top_k)
+    started = time.perf_counter()
     index = context.workspace().load_index(args.index)
     llm = choose_llm(args, context)
+    models = time.perf_counter()
     sys.stderr.write(f"Answering with {describe(llm)}, mode {args.mode}, "
                      f"index {args.index!r}, retrieval {args.retrieval}\n")
     if answer_summary(args, context, index, llm):
         return 0
     engine = index.as_query_engine(llm=llm, response_mode=args.mode,
                                    similarity_top_k=args.top_k, retrieval_mode=args.retrieval)
-    note_model_load(index, args.retrieval)
+    load_embedder(index, args.retrieval)
+    write_load_time(sys.stderr, models - started, time.perf_counter() - models)
     trace = Trace(found=tell_found())
     response = engine.query(args.question, trace=trace)
     write_reply(sys.stdout, response, retrieval_mode=args.retrieval, embedder=index.embedder,
@@ -110,6 +119,21 @@ def run_query(args: argparse.Namespace, context: CliContext) -> int:
     if args.trace:
         write_trace(sys.stdout, trace)
     return 0
+
+
+def load_embedder(index, retrieval: str) -> None:
+    """The embedding model loaded now (said on stderr), so that its seconds are told apart from
+    the answer's; nothing to load for a keyword search."""
+    note_model_load(index, retrieval)
+    if retrieval != "keyword" and getattr(index.embedder, "loaded", True) is False:
+        index.embedder.embed_batch(["warm up"])
+
+
+def write_load_time(out: TextIO, models: float, embedder: float) -> None:
+    """One line: what this process spent loading before it could answer."""
+    out.write(f"Loaded in {models + embedder:.1f} s (index and language model {models:.1f} s, "
+              f"embedding model {embedder:.1f} s); every `ragcore query` loads them again, "
+              "`ragcore chat` once for many questions\n")
 
 
 def answer_summary(args: argparse.Namespace, context: CliContext, index, llm: LLM) -> bool:

@@ -47,6 +47,16 @@ def test_query_answers_with_sources_in_each_mode(run, mode):
     assert "[1] trust.txt" in sources
 
 
+def test_query_says_how_long_loading_took_apart_from_the_answer(run):
+    # Issue 65: a fresh `ragcore query` pays the models' load every time; it says so.
+    code, _, err = run("query", "What does the policy engine grant?", "--index", "notes",
+                       "--llm", "extractive")
+    assert code == 0, err
+    line = next(ln for ln in err.splitlines() if ln.startswith("Loaded in "))
+    assert "index and language model" in line and "embedding model" in line
+    assert "`ragcore chat` once for many questions" in line
+
+
 def test_query_trace_lists_stages_and_llm_calls(run):
     code, out, _ = run("query", "What does the policy engine grant?", "--index", "notes",
                        "--llm", "extractive", "--trace", "--top-k", "1")
