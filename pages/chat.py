@@ -345,6 +345,8 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool,
         with waiting_notice():
             talk.title_chat(question, message.content)
         team_state.save_chat(ws, chat)
+    if at is not None:  # asked again: the history draws its versions ("< 2/2 >" by Edit)
+        st.rerun()
 
 
 def offer_retry(talk, question: str, exc: Exception, at: int | None = None) -> None:

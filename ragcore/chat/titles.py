@@ -121,7 +121,7 @@ def distinct_title(title: str, taken: set[str], question: str, answer: str = "")
     used = {t.casefold() for t in taken}
     if title.casefold() not in used:
         return title
-    for phrase in key_phrases(question) + key_phrases(answer):
+    for phrase in key_phrases(question) + key_phrases(_without_lead_in(answer)):
         if phrase.casefold() in title.casefold():
             continue
         candidate = f"{title}: {phrase[:TITLE_CHARS]}".rstrip()
@@ -131,3 +131,10 @@ def distinct_title(title: str, taken: set[str], question: str, answer: str = "")
     while f"{title} ({number})".casefold() in used:
         number += 1
     return f"{title} ({number})"
+
+
+def _without_lead_in(answer: str) -> str:
+    """The answer without a first line that only leads in to what follows ("Here is what the
+    documents say:", the extractive answerer's label): its words tell no chat apart."""
+    first, _, rest = answer.strip().partition("\n")
+    return rest if first.rstrip().endswith(":") and rest.strip() else answer

@@ -59,13 +59,18 @@ button.rc-copy { display: inline-flex; align-items: center; gap: .4rem; font: in
 button.rc-copy:hover { border-color: #ff4b4b; color: #ff4b4b; }
 </style>"""
 
+# The icon font of Streamlit's own buttons (loaded by the page's other icons): an inline SVG
+# would be stripped by st.html.
+_COPY_ICON = ('<span aria-hidden="true" translate="no" style="font-family: \'Material Symbols '
+              'Rounded\'; font-size: 1.1rem; line-height: 1">content_copy</span>')
+
 
 def copy_button(text: str, *, key: str, label: str = "Copy") -> None:
     """A button that puts ``text`` on the clipboard when clicked, and says so."""
     st.html(
         f'{_COPY_STYLE}<button class="rc-copy rc-copy-{html.escape(key)}" type="button" '
         f'data-label="{html.escape(label)}" data-copy="{html.escape(text, quote=True)}" '
-        f'title="Copy the reply with its sources"><span aria-hidden="true">⧉</span>'
+        f'title="Copy the reply with its sources">{_COPY_ICON}'
         f'<span class="rc-copy-label">{html.escape(label)}</span></button>{_COPY_CLICKS}',
         unsafe_allow_javascript=True)
 

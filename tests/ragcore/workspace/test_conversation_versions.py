@@ -91,6 +91,9 @@ def test_titles_are_told_apart_by_a_phrase_then_a_number():
     assert distinct_title("Chubby cell replicas", taken | {"chubby cell replicas: many replicas"},
                           question, "Five replicas elect a master."
                           ) == "Chubby cell replicas: Five replicas elect"
+    assert distinct_title("Chubby cell replicas", taken | {"chubby cell replicas: many replicas"},
+                          question, "Here is what they say:\n- Five replicas elect a master."
+                          ) == "Chubby cell replicas: Five replicas elect"  # not "Here"
     assert distinct_title("Chubby cell replicas", taken | {"chubby cell replicas: many replicas",
                                                            "chubby cell replicas: five replicas elect",
                                                            "Chubby cell replicas: master"},
