@@ -55,6 +55,10 @@ class EngineConfig:
 # (about 1 s idle, 4 s on one busy core).
 READ_BATCH = 64
 
+# The least share of a prompt an idle slot must already hold to be chosen for it (see
+# ``_load_server``).
+SLOT_SIMILARITY = 0.02
+
 # How long closing a reply waits for llama.cpp to let its slot go (``LocalEngine._chunks``).
 STOP_WAIT_SECONDS = 1.0
 
@@ -262,6 +266,12 @@ def _load_server(config: EngineConfig, threads: int) -> Any:
     # default: the model then added 1.9x its file to the process); each slot still reuses its
     # own last prompt (``cache_prompt``).
     params.cache_ram_mib = 0
+    # An idle slot is chosen for a prompt by the share of it that slot already holds, above
+    # this; else the one unused longest. llama.cpp's 0.1 missed a chat answer's slot: its
+    # shared instructions (~50 tokens) are under a tenth of a 500-token prompt, so the answer
+    # could land in the rewrite's slot and read them again. A tenth of that keeps the chat
+    # template's few shared tokens (~4) from counting.
+    params.slot_prompt_similarity = SLOT_SIMILARITY
     # Read the weights, not mapped: llama.cpp repacks them for the CPU's vector units, and with
     # a mapping the file's pages stayed resident beside the repacked copy (2.08 GB added for a
     # 1.12 GB file; read, 1.46 GB; with 2,048-token slots, about 1.3 GB).
