@@ -26,7 +26,9 @@ sessions asking at once through one shared two-slot packaged model: all answered
 each waiter was shown, whole-answer p50/max, first token per session; ``bench_sessions``) and
 wait (what a person waits for, idle, beside two spinning programs and beside a second ragcore:
 first content, first token and checked answer p50/p90, ragcore's own share, prompt tokens per
-kind of question; ``bench_wait``).
+kind of question; ``bench_wait``) and conversation (one 20-question chat through the app's chat
+turn with the packaged model: each turn's prompt tokens and whole answer against turn 2's;
+``bench_conversation``).
 A group that fails (e.g. no Chromium for the app's browser figures) becomes a row saying why,
 and the others still run.
 """
@@ -63,6 +65,7 @@ BENCHMARKS = (
     ("sessions", "llm.bench_sessions", False),
     ("busy", "llm.bench_busy", False),
     ("wait", "llm.bench_wait", False),
+    ("conversation", "llm.bench_conversation", False),
 )
 
 

@@ -1,0 +1,232 @@
+"""The twentieth question as fast as the second (issue 65): one 20-question chat through the app's
+chat turn, each turn's prompt tokens and whole-answer seconds against turn 2's.
+
+A fresh workspace ingests three documents of the corpus (the State of the Union speech, PEP 8 and
+PEP 20) with the packaged embedding model; one chat over them asks ``QUESTIONS`` in the default
+chat mode (``TurnSettings()``: condense_plus_context, hybrid search) with the packaged model
+(``LocalLLM()``), as the Chat page runs a turn: ``Conversation.ask``, the reply streamed and
+followed by ``chat.progress.turn_states``, checked (what is shown as the answer), recorded; the
+first exchange titles the chat (not timed). Twelve questions stand on their own and eight are
+follow-ups ("And GM?", "Why?", "Should they be on separate lines?"); turn 2 is a follow-up, the
+costliest kind (a rewrite, then the answer). Per turn:
+
+- prompt tokens: every recorded call's prompt (cl100k: the rewrite's and the answer's), and what
+  llama.cpp read of them anew and took from its cache (its own token counts, every pass: the
+  rewrite, the answer, the check's judge);
+- seconds: the model reading (llama.cpp's prompt time of every pass), first token and the whole
+  answer (written and checked), and the whole answer against turn 2's (target <= 1.2x).
+
+The turns' prompt tokens should be flat: what a prompt carries of the chat is bounded
+(``ragcore.memory``), and only a follow-up is rewritten, from the latest turn
+(``ragcore.chat.condense``). A reply's length still varies with its question (a "why" writes
+more than a "how many"), so the seconds vary with it; the reading seconds show what grows with
+the chat, if anything. The machine is as it is (load in the notes): run it idle to compare.
+
+    python -m benchmarks --only conversation [--quick]     # --quick: the first 8 turns
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmarks.harness import Row, corpus_dir, machine_load
+
+GROUP = "conversation"
+DOCUMENTS = ("state_of_the_union/state_of_the_union.txt", "python_peps/pep-0008.rst",
+             "python_peps/pep-0020.rst")
+QUESTIONS = (
+    "How much is Ford investing to build electric vehicles?",
+    "And GM?",
+    "How many electric vehicle charging stations will the infrastructure law build?",
+    "Where is Intel going to build its semiconductor mega site?",
+    "How many jobs will it create?",
+    "What does PEP 8 recommend for indentation?",
+    "And what is the maximum line length it recommends?",
+    "What does the Zen of Python say about errors?",
+    "What minimum tax rate for corporations did the President propose?",
+    "Why did he propose it?",
+    "At what monthly price did the President want to cap the cost of insulin?",
+    "And how much does it cost to make?",
+    "How old were Officer Wilbert Mora and Officer Jason Rivera?",
+    "What does PEP 8 say about naming constants?",
+    "What about class names?",
+    "How many barrels of oil did the United States and 30 other countries agree to release?",
+    "Why?",
+    "According to the Zen of Python, is flat better than nested?",
+    "What does PEP 8 say about imports?",
+    "Should they be on separate lines?",
+)
+QUICK_TURNS = 8
+TARGET = 1.2  # every turn's whole answer against turn 2's
+
+
+@dataclass(slots=True)
+class Turn:
+    """What one turn cost: prompts, the model's passes and the seconds a person waited."""
+
+    question: str
+    follow_up: str  # why it refers back ("" when it stands on its own)
+    searched: str  # the question the search used
+    prompt_tokens: dict[str, int]  # cl100k tokens of each recorded call's prompt, by purpose
+    read: int = 0  # prompt tokens llama.cpp read anew, every pass of the turn
+    cached: int = 0  # prompt tokens it took from the slot's cache
+    written: int = 0
+    reading_seconds: float = 0.0
+    first_token: float = 0.0
+    whole: float = 0.0
+    threads: int = 0
+    passes: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def tokens(self) -> int:
+        return sum(self.prompt_tokens.values())
+
+
+class Passes:
+    """llama.cpp's timings of every pass while the block runs (``pace.record`` listened to)."""
+
+    def __init__(self, llm: Any) -> None:
+        self.pace, self.taken = llm._engine.pace, []
+
+    def __enter__(self) -> Passes:
+        record = self.pace.record
+
+        def heard(timings: dict, threads: int) -> None:
+            self.taken.append({**timings, "threads": threads})
+            record(timings, threads)
+
+        self.pace.record = heard
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        del self.pace.record  # the class's own method again
+
+    def since(self, start: int) -> list[dict[str, Any]]:
+        return self.taken[start:]
+
+
+def build(root: Path, corpus: Path) -> tuple[Any, Any]:
+    """A workspace holding the index "docs" (the packaged embedder), and the packaged model."""
+    from ragcore.llms.local import LocalLLM
+    from ragcore.workspace import Workspace
+
+    workspace = Workspace(root / "ws")
+    report = workspace.ingest("docs", [corpus / name for name in DOCUMENTS])
+    if report.failed:
+        raise RuntimeError(f"{report.failed} of the documents could not be ingested")
+    return workspace, LocalLLM()
+
+
+def ask(talk: Any, llm: Any, passes: Passes, question: str) -> Turn:
+    """One turn as the Chat page runs it: asked, followed to its check, recorded."""
+    from ragcore.chat import refers_back
+    from ragcore.chat.progress import Checked, Draft, reading_rate, turn_states
+    from ragcore.workspace.conversation import TurnSettings
+
+    settings, start = TurnSettings(), len(passes.taken)
+    began = time.perf_counter()
+    response = talk.ask(question, settings)
+    first = None
+    for state in turn_states(response, lambda text: response.checked,
+                             sources=response.source_nodes, rate=lambda: reading_rate(llm)):
+        if isinstance(state, Draft) and first is None:
+            first = time.perf_counter() - began
+        if isinstance(state, Checked):
+            whole = time.perf_counter() - began
+    talk.record(question, response, settings, title=False)
+    trace, taken = response.trace, passes.since(start)
+    prompts: dict[str, int] = {}
+    for call in trace.llm_calls:
+        prompts[call.purpose] = prompts.get(call.purpose, 0) + call.tokens_in
+    return Turn(question, refers_back(question) if len(talk.chat.messages) > 2 else "",
+                str(trace.notes.get("condensed_question", question)), prompts,
+                read=sum(int(t.get("prompt_n", 0)) for t in taken),
+                cached=sum(int(t.get("cache_n", 0)) for t in taken),
+                written=sum(int(t.get("predicted_n", 0)) for t in taken),
+                reading_seconds=sum(float(t.get("prompt_ms", 0.0)) for t in taken) / 1000,
+                first_token=first if first is not None else whole, whole=whole,
+                threads=max((int(t["threads"]) for t in taken), default=0), passes=taken)
+
+
+def converse(corpus: Path, questions: tuple[str, ...]) -> tuple[list[Turn], list[Any]]:
+    """Every question of one chat, in order; and the load before and after."""
+    from ragcore.types import Message
+    from ragcore.workspace.conversation import Conversation, start_chat
+
+    with tempfile.TemporaryDirectory(prefix="ragcore-conversation-") as folder:
+        workspace, llm = build(Path(folder), corpus)
+        index = workspace.load_index("docs")
+        index.as_retriever(similarity_top_k=1).retrieve("warm-up: loads the embedding model")
+        llm.first_token_logprobs([Message("user", "Warm-up: loads the model.")])
+        talk = Conversation(workspace, start_chat("docs", "condense_plus_context"), index, llm)
+        loads, turns = [machine_load()], []
+        with Passes(llm) as passes:
+            for number, question in enumerate(questions, 1):
+                turns.append(ask(talk, llm, passes, question))
+                if number == 1:  # as the page does once the first reply is on screen
+                    talk.title_chat(question, talk.chat.messages[-1].content)
+        loads.append(machine_load())
+    return turns, loads
+
+
+def turn_rows(turns: list[Turn]) -> list[Row]:
+    second = turns[1]
+    rows = []
+    for number, turn in enumerate(turns, 1):
+        ratio = turn.whole / second.whole
+        kind = "follow-up" if turn.follow_up else "standalone"
+        prompts = ", ".join(f"{purpose} {tokens}" for purpose, tokens in turn.prompt_tokens.items())
+        rows.append(Row(GROUP, f"turn {number:2d} ({kind}) prompt tokens", turn.tokens, "tokens",
+                        note=f"{prompts}; llama.cpp read {turn.read} anew, {turn.cached} cached, "
+                             f"wrote {turn.written}; searched: {turn.searched!r}"))
+        rows.append(Row(GROUP, f"turn {number:2d} whole answer", turn.whole, "s",
+                        f"<= {TARGET}x turn 2" if number > 2 else "",
+                        ratio <= TARGET if number > 2 else None,
+                        note=f"{ratio:.2f}x turn 2; first token {turn.first_token:.1f} s; model "
+                             f"reading {turn.reading_seconds:.1f} s; {turn.threads} thread(s)"))
+    return rows
+
+
+def summary_rows(turns: list[Turn], loads: list[Any]) -> list[Row]:
+    second, later = turns[1], turns[2:]
+    load = "/".join(f"{x[0]:.1f}" for x in loads if x) or "n/a"
+    half = len(turns) // 2
+    early, late = turns[1:half], turns[half:]
+    worst = max(t.whole / second.whole for t in later)
+    follow_ups = [t for t in turns[1:] if t.follow_up]
+    most = max(t.tokens for t in follow_ups)
+    return [
+        Row(GROUP, "slowest later turn / turn 2 (whole answer)", worst, "x", f"<= {TARGET}",
+            worst <= TARGET, note=f"load {load} (1 min, start/end)"),
+        Row(GROUP, f"median whole answer, turns {half + 1}-{len(turns)} / turns 2-{half}",
+            statistics.median(t.whole for t in late) / statistics.median(t.whole for t in early),
+            "x", "~1 (no growth)"),
+        Row(GROUP, f"median model reading, turns {half + 1}-{len(turns)} / turns 2-{half}",
+            statistics.median(t.reading_seconds for t in late)
+            / max(1e-9, statistics.median(t.reading_seconds for t in early)), "x",
+            "~1 (no growth)"),
+        Row(GROUP, "largest follow-up's prompt tokens / turn 2's", most / second.tokens, "x",
+            "<= 1.2 (flat)", most / second.tokens <= TARGET,
+            note=f"{most} / {second.tokens} tokens; the rewrite and the answer"),
+        Row(GROUP, "rewrites: follow-ups rewritten / standalone questions rewritten",
+            sum(1 for t in follow_ups if "condense" in t.prompt_tokens), "",
+            note=f"of {len(follow_ups)} follow-ups; standalone rewritten: "
+                 f"{sum(1 for t in turns if not t.follow_up and 'condense' in t.prompt_tokens)}"),
+    ]
+
+
+def run(quick: bool = False, corpus: Path | None = None) -> list[Row]:
+    questions = QUESTIONS[:QUICK_TURNS] if quick else QUESTIONS
+    turns, loads = converse(corpus or corpus_dir(), questions)
+    return turn_rows(turns) + summary_rows(turns, loads)
+
+
+if __name__ == "__main__":
+    from benchmarks.harness import format_table
+
+    print(format_table(run()))
