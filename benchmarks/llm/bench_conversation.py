@@ -28,6 +28,7 @@ the chat, if anything. The machine is as it is (load in the notes): run it idle 
 from __future__ import annotations
 
 import statistics
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -167,7 +168,10 @@ def converse(corpus: Path, questions: tuple[str, ...]) -> tuple[list[Turn], list
         loads, turns = [machine_load()], []
         with Passes(llm) as passes:
             for number, question in enumerate(questions, 1):
-                turns.append(ask(talk, llm, passes, question))
+                turns.append(turn := ask(talk, llm, passes, question))
+                sys.stderr.write(f"[{GROUP}] turn {number}/{len(questions)}: {turn.whole:.1f} s, "
+                                 f"{turn.tokens} prompt tokens ({turn.read} read anew, "
+                                 f"{turn.cached} cached), searched {turn.searched!r}\n")
                 if number == 1:  # as the page does once the first reply is on screen
                     talk.title_chat(question, talk.chat.messages[-1].content)
         loads.append(machine_load())
