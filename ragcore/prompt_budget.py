@@ -15,7 +15,10 @@ the reply reserve). Its parts are of two kinds:
                                 ``SCRATCHPAD_SHARE``): newest steps whole, the next one's tool
                                 outputs clipped to their share, older steps summarised to their
                                 action and the start of their result, the oldest left out
-                 3. history     the earlier conversation, newest whole turns first
+                 3. history     the earlier conversation, newest whole turns first, within
+                                the memory's fixed ``token_limit`` (``ragcore.memory``; a
+                                follow-up's rewrite reads only the latest turn): what a turn
+                                reads does not grow with the chat
 
 Each flexible part is offered its share of the room plus whatever the parts after it do not need
 (``Room.offer``), uses what it can (``Room.take``), and the next part gets what is actually left.
