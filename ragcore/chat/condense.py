@@ -3,7 +3,7 @@
 ``condense_question`` is shared with condense_plus_context. Only a message that refers back
 (``follow_up.refers_back``: "and what about its page count?") is rewritten: the LLM (the
 ``CONDENSE`` prompt of ``ragcore.prompts.chat``) turns it into a question that makes sense alone,
-reading only the latest turn (``CONDENSE_HISTORY_TOKENS`` of it, newest first), so the rewrite
+reading only the latest turn (within ``CONDENSE_HISTORY_TOKENS``), so the rewrite
 costs the same at the twentieth question as at the second and lands on the latest turn's subject
 unless the message names another. A question that stands on its own, or the first of a
 conversation, is searched as written with no LLM call (``trace.notes["condense_skipped"]`` says
