@@ -12,7 +12,7 @@ def main() -> None:
     st.title("Your documents, answered")
     st.write(
         "Upload documents, then ask questions about them. Every answer shows the passages it came "
-        "from, and you can see each step the pipeline took."
+        "from, and you can see how each answer was made."
     )
 
     with shell.friendly_errors():

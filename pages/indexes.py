@@ -36,7 +36,7 @@ def overview(infos) -> None:
         [{"index": display_name(state.workspace(), i.name), "files": i.files,
           "documents": i.documents, "passages": i.nodes,
           "size on disk": fmt.human_size(i.bytes_on_disk),
-          "embedding model": i.embed_model, "vectors in": i.store or "index folder",
+          "embedding model": i.embed_model, "kept in": i.store or "index folder",
           "created": friendly_date(i.created), "updated": friendly_date(i.updated)}
          for i in infos],
         hide_index=True, width="stretch",
@@ -44,17 +44,23 @@ def overview(infos) -> None:
 
 
 def summary(info) -> None:
-    cols = st.columns(4)
+    """The index's counts; its tokens, passage size and store under Advanced."""
+    more = shell.advanced_on()
+    cols = st.columns(4 if more else 3)
     cols[0].metric("Files", info.files, help=f"{info.documents} documents (one per PDF page)")
-    cols[1].metric("Chunks", info.nodes)
-    cols[2].metric("Tokens", info.tokens or 0)
-    cols[3].metric("Size on disk", fmt.human_size(info.bytes_on_disk))
+    cols[1].metric("Passages", info.nodes)
+    if more:
+        cols[-2].metric("Tokens", info.tokens or 0)
+    cols[-1].metric("Size on disk", fmt.human_size(info.bytes_on_disk))
     st.markdown(f"**Embedding model:** `{info.embed_model or 'unknown'}`")
+    dates = (f"Created {friendly_date(info.created) or '?'} · "
+             f"updated {friendly_date(info.updated) or '?'}")
+    if not more:
+        st.caption(dates)
+        return
     overlap = "default" if info.chunk_overlap is None else info.chunk_overlap
-    st.caption(f"Created {friendly_date(info.created) or '?'} · "
-               f"updated {friendly_date(info.updated) or '?'} · "
-               f"passage size {info.chunk_size or 'default'}, overlap {overlap} · "
-               f"vectors in {info.store or 'the index folder'}")
+    st.caption(f"{dates} · passage size {info.chunk_size or 'default'} tokens, overlap "
+               f"{overlap} · vectors in {info.store or 'the index folder'}")
 
 
 def document_actions(name: str, key: str, row: dict) -> None:
@@ -130,21 +136,22 @@ def corpus_tab(name: str, chunks: int) -> None:
                    "being drawn in the background.")
     left, right = st.columns(2)
     with left:
-        st.markdown("**Chunk lengths** (tokens per chunk)")
+        st.markdown("**Passage sizes** (how many passages have each size)")
         data = alt.Data(values=rows_of(picture.histogram, "tokens", "chunks"))
         st.altair_chart(alt.Chart(data).mark_bar().encode(
-            x=alt.X("tokens:N", sort=None, title="tokens per chunk"),
-            y=alt.Y("chunks:Q", title="chunks")), width="stretch")
+            x=alt.X("tokens:N", sort=None, title="size of a passage"),
+            y=alt.Y("chunks:Q", title="passages")), width="stretch")
     with right:
-        st.markdown("**Documents by size** (tokens, largest 30)")
+        st.markdown("**Documents by size** (largest 30)")
         data = alt.Data(values=rows_of(picture.documents, "document", "tokens", "chunks")[:30])
         st.altair_chart(alt.Chart(data).mark_bar().encode(
-            y=alt.Y("document:N", sort="-x", title=None), x=alt.X("tokens:Q"),
-            tooltip=["document:N", "tokens:Q", "chunks:Q"]), width="stretch")
+            y=alt.Y("document:N", sort="-x", title=None), x=alt.X("tokens:Q", title="size"),
+            tooltip=["document:N", alt.Tooltip("chunks:Q", title="passages")]),
+            width="stretch")
     st.markdown(
-        f"**Map of the chunks** ({picture.mapped_count} of {picture.chunk_count}): each dot is a "
-        "chunk placed by its embedding (a 2-D projection), so chunks about similar things lie "
-        "close together. Colours show the file."
+        f"**Map of the passages** ({picture.mapped_count} of {picture.chunk_count}): each dot is "
+        "a passage placed by its meaning, so passages about similar things lie close together. "
+        "Colours show the file."
     )
     data = alt.Data(values=rows_of(picture.embedding_map, "x", "y", "document", "group",
                                    "preview"))
@@ -162,7 +169,7 @@ def jobs_tab(name: str) -> None:
     """Every job on this index the journal keeps: what happened, when, how long."""
     jobs = state.jobs().jobs(name)
     if not jobs:
-        st.info("No ingest, re-index or delete job has run on this index yet.")
+        st.info("No upload, re-index or delete has run on this index yet.")
         return
     st.table([{"job": j.title(), "state": j.state,
                "outcome": jobs_view.short_outcome(j) if not j.active else j.status(),
@@ -208,7 +215,7 @@ def manage_tab(name: str) -> None:
         return
     shown = display_name(state.workspace(), name)
     chats = len(chats_of(state.workspace(), name))
-    sure = st.checkbox(f"I understand that deleting “{shown}” removes its chunks, uploaded "
+    sure = st.checkbox(f"I understand that deleting “{shown}” removes its passages, uploaded "
                        f"files and {chats} saved chat(s) for good.")
     busy = state.jobs().active(name)
     if busy:  # deleting would wait for the job's write lock, the page frozen meanwhile

@@ -1,4 +1,5 @@
-"""Settings: the answering backend, the embedding model for new indexes, the workspace folder.
+"""Settings: the answering model, the embedding model for new indexes, the workspace folder
+(the folder, the context window and an index's embedding model under Advanced).
 
 The backends offered and their fields come from the registries (``webapp.settings.settings_form``).
 """
@@ -9,13 +10,14 @@ import streamlit as st
 
 from ragcore.backend import secret_value
 from ragcore.embeddings import embedding_backends
-from ragcore.llms import DEFAULT_OLLAMA_URL, llm_backends
+from ragcore.llms import llm_backends, ollama_url
 from ragcore.present import format as fmt
 from ragcore.workspace.settings import AUTO
 from webapp.team import team_state
 from webapp.settings import model_setup as setup
 from webapp.settings import packaged_models as packaged
 from webapp.settings import settings_form as form
+from webapp.settings.advanced import advanced_toggle
 from webapp import shell, state
 from webapp.session import Widget, session
 
@@ -25,27 +27,31 @@ CONTEXT_WINDOW_NOTE = ("How much text the model can read at once (a token is abo
                        "word): the question, the passages and the answer must fit in it.")
 LARGEST_FILE_NOTE = ("Bigger files are listed as not indexed, with their size, instead of "
                      "keeping the machine busy for hours (a 200 MB text takes hours to embed on "
-                     "a small machine). Uploads in the app are limited to 200 MB each.")
+                     "a small machine).")
 SERVER_BACKENDS = ("ollama", "openai")  # the model servers model_setup knows how to ask
 AUTOMATIC = {AUTO: ("Automatic", "A local Ollama if one is running, otherwise the packaged "
                                "model (extractive answers only if it cannot load).")}
 
 
-def backend_form(saved) -> dict:
-    """The answering-backend fields the person chose."""
-    backend = form.choose_backend("Backend", llm_backends, saved.llm_backend, extra=AUTOMATIC,
+def backend_form(saved, *, advanced: bool) -> dict:
+    """The answering model's fields the person chose (the context window under Advanced)."""
+    backend = form.choose_backend("Answers come from", llm_backends, saved.llm_backend,
+                                  extra=AUTOMATIC,
                                   key=Widget.LLM_BACKEND)
     changes = {"llm_backend": backend}
     if backend == AUTO:
         # where 'auto' looks (ragcore.llms.resolve): $RAGCORE_LLM_BASE_URL, else the usual place
-        setup.automatic_status(os.environ.get("RAGCORE_LLM_BASE_URL") or DEFAULT_OLLAMA_URL)
+        setup.automatic_status(os.environ.get("RAGCORE_LLM_BASE_URL") or ollama_url())
     else:
-        changes["llms"] = form.with_backend(saved.llms, backend, server_form(saved, backend))
+        changes["llms"] = form.with_backend(saved.llms, backend,
+                                            server_form(saved, backend, advanced=advanced))
     cols = st.columns(2)
     changes["temperature"] = cols[0].slider(
         "Temperature", 0.0, 2.0, float(saved.temperature), 0.05,
         help="Lower is more focused and repeatable; higher more varied.")
     cols[0].caption(TEMPERATURE_NOTE)
+    if not advanced:
+        return changes
     changes["context_window"] = int(cols[1].number_input(
         "Context window (tokens; 0 = the model's own)", min_value=0, max_value=2_000_000,
         value=saved.context_window or 0, step=1024)) or None
@@ -53,7 +59,7 @@ def backend_form(saved) -> dict:
     return changes
 
 
-def server_form(saved, backend: str) -> dict:
+def server_form(saved, backend: str, *, advanced: bool) -> dict:
     """One backend's fields; for a model server, its addresses, models, download and test."""
     values = saved.llm_settings(backend)
     server = backend in SERVER_BACKENDS
@@ -66,7 +72,8 @@ def server_form(saved, backend: str) -> dict:
     if backend == "local":
         packaged.offer_installed()
     now = packaged.in_use_notes(packaged.current_or_none()) if backend == "local" else {}
-    chosen = form.backend_fields("llms", llm_backends.get(backend), values, in_use=now)
+    chosen = form.backend_fields("llms", llm_backends.get(backend), values, in_use=now,
+                                 advanced=advanced)
     if server:
         setup.server_panel(backend, chosen)
     return chosen
@@ -77,14 +84,24 @@ def embedding_form(saved) -> dict:
                                   key="embedding_backend")
     values = form.backend_fields("embedders", embedding_backends.get(backend),
                                  saved.embedder_settings(backend))
-    st.caption("An index keeps the embedding model it was built with: vectors from different "
-               "models cannot be compared, so changing the model of an index that holds "
-               "documents needs re-indexing into a new index.")
+    st.caption("An index keeps the embedding model it was built with: what one model makes of "
+               "a passage's meaning cannot be compared with another's, so changing the model of "
+               "an index that holds documents needs re-indexing into a new index.")
     largest = int(st.number_input("Largest file (MB)", min_value=1, max_value=1_000_000,
                                   value=saved.max_file_mb, step=100))
-    st.caption(LARGEST_FILE_NOTE)
+    st.caption(f"{LARGEST_FILE_NOTE} {upload_limit_note(largest)}")
     return {"embedding_backend": backend, "max_file_mb": largest,
             "embedders": form.with_backend(saved.embedders, backend, values)}
+
+
+def upload_limit_note(largest: int) -> str:
+    """How the largest file indexed and the largest upload the app takes agree (the upload
+    limit is the server's ``server.maxUploadSize``, .streamlit/config.toml)."""
+    limit = int(st.get_option("server.maxUploadSize"))
+    if largest <= limit:
+        return f"Uploads in the app take files of up to {limit} MB, so this limit applies."
+    return (f"Uploads in the app take files of up to {limit} MB each: a larger limit here "
+            "applies only to folders indexed from the command line.")
 
 
 def save_keys_choice(saved, changes: dict) -> None:
@@ -132,10 +149,12 @@ def main() -> None:
     shell.page_setup()
     st.title("Settings")
     saved = state.current_settings()
-    st.subheader("Answering backend")
-    changes = backend_form(saved)
+    with st.sidebar:
+        advanced = advanced_toggle()
+    st.subheader("Answering model")
+    changes = backend_form(saved, advanced=advanced)
     st.subheader("Packaged language models")
-    packaged.packaged_models_panel()
+    packaged.packaged_models_panel(advanced=advanced)
     st.subheader("Embedding model for new indexes")
     changes.update(embedding_form(saved))
     save_keys_choice(saved, changes)
@@ -146,11 +165,12 @@ def main() -> None:
         with shell.friendly_errors():
             state.save_settings(state.settings_with(saved, changes))
             state.forget_llm()
-            st.success("Saved. Answering backend: "
+            st.success("Saved. Answering: "
                        f"{fmt.describe_backend(state.current_llm())}.")
-    change_index_embedding()
-    st.subheader("Workspace folder")
-    workspace_form()
+    if advanced:
+        change_index_embedding()
+        st.subheader("Workspace folder")
+        workspace_form()
     if changes["llm_backend"] == AUTO:
         st.button("Look for a local Ollama again", on_click=state.forget_llm)
 

@@ -42,11 +42,11 @@ def chunking_choices(record) -> tuple[int, int]:
         size = (record.chunk_size if record else None) or DEFAULT_CHUNK_SIZE
         overlap = record.chunk_overlap if record else None
         chunk_size = st.number_input(
-            "Chunk size (tokens per passage)", min_value=16, max_value=8192, value=size,
+            "Passage size (tokens per passage)", min_value=16, max_value=8192, value=size,
             help="Smaller passages give more precise sources; larger ones more context each.",
         )
         chunk_overlap = st.number_input(
-            "Chunk overlap (tokens shared by neighbouring passages)", min_value=0,
+            "Passage overlap (tokens shared by neighbouring passages)", min_value=0,
             max_value=4096, value=DEFAULT_CHUNK_OVERLAP if overlap is None else overlap,
         )
         if record is not None:

@@ -14,7 +14,7 @@ from typing import Any, Iterator
 
 import streamlit as st
 
-from webapp import idle_writer, state
+from webapp import idle_writer, preferences, state
 from webapp.indexes import jobs_view
 from ragcore.present import describe_backend, explain_error
 from webapp.query_options import SEARCH_BY
@@ -88,8 +88,9 @@ def page_setup() -> None:
 
 
 def sidebar_status() -> None:
-    """The active backend, the workspace folder and the background jobs, in the sidebar of
-    every page (the jobs redraw themselves while one runs: ``webapp.indexes.jobs_view``)."""
+    """The active answering model, the workspace folder (under Advanced) and the background
+    jobs, in the sidebar of every page (the jobs redraw themselves while one runs:
+    ``webapp.indexes.jobs_view``)."""
     with st.sidebar:
         try:
             llm = state.ready_llm()  # never waits: the page draws while the model is looked for
@@ -97,14 +98,24 @@ def sidebar_status() -> None:
                        else f"Answering: {state.LOOKING[0].lower()}{state.LOOKING[1:]}")
             idle_writer.keep_writing(state.workspace_root(), llm)  # summaries while idle
         except Exception as exc:  # noqa: BLE001 - the page itself shows the full explanation
-            st.caption(f"Answering backend not available: {explain_error(exc).message}")
+            st.caption(f"Answering: not available. {explain_error(exc).message}")
         if not state.llm_found():
             redraw_when_llm_found()
-        st.caption(f"Workspace: `{state.workspace_root()}`")
+        if advanced_on():  # a folder's path is no one's business but an operator's
+            st.caption(f"Workspace: `{state.workspace_root()}`")
         try:
             jobs_view.sidebar_jobs()
         except Exception as exc:  # noqa: BLE001 - a broken journal must not hide the page
             st.caption(f"Jobs cannot be listed: {explain_error(exc).message}")
+
+
+def advanced_on() -> bool:
+    """Whether Advanced is on in this session (the workspace's saved choice until the switch,
+    ``webapp.settings.advanced``, is used): every page's sidebar reads it before its switch."""
+    if session.advanced_choice is None:  # off for a new workspace or an unreadable file
+        saved = preferences.load(state.workspace_root()).get("advanced")
+        session.advanced_choice = bool(saved)
+    return bool(session.advanced_choice)
 
 
 @st.fragment(run_every=1.0)

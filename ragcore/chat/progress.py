@@ -54,16 +54,21 @@ class Reading:
     waiting: bool = False
 
     def line(self) -> str:
-        """What a person reads: "Reading the passages: 120 of 350 words"."""
+        """What a person reads, in passages and seconds whether a rate is measured or not:
+        "Reading the passages: 1 of 4 read, 6 s so far." (without one: "4 to read")."""
         if self.waiting:
-            return (f"The model reads the {self.passages} passages ({self.words} words) when "
-                    "your turn comes.")
+            return f"Waiting in line: the model reads the {self._count()} when your turn comes."
+        if self.read is not None and self.read >= self.words:
+            return (f"Reading the passages: all {self.passages} read; the answer should begin "
+                    "any moment.")
         if self.read is None:
-            return f"Reading the passages ({self.words} words): {self.seconds:.0f} s so far."
-        if self.read >= self.words:
-            return (f"Reading the passages: {self.words} of {self.words} words; the answer "
-                    "should begin any moment.")
-        return f"Reading the passages: {self.read} of {self.words} words."
+            done = f"{self.passages} to read"
+        else:  # the passages wholly read, as far as their words tell
+            done = f"{self.passages * self.read // max(self.words, 1)} of {self.passages} read"
+        return f"Reading the passages: {done}, {self.seconds:.0f} s so far."
+
+    def _count(self) -> str:
+        return "passage" if self.passages == 1 else f"{self.passages} passages"
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,10 +19,10 @@ from ..backend import Backend, NoSettings, ServerUrl, models_found, secret_value
 from ..errors import ConfigError
 from ..registry import Registry
 from ..http.servers import (
-    DEFAULT_OLLAMA_URL,
     DEFAULT_OPENAI_URL,
     list_ollama_models,
     list_openai_models,
+    ollama_url,
 )
 from .base import Embedder
 
@@ -57,7 +57,7 @@ class LocalModelSettings(BaseModel):
 class OllamaEmbeddingSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
-    url: ServerUrl = Field(DEFAULT_OLLAMA_URL, title="Ollama address")
+    url: ServerUrl = Field(default_factory=ollama_url, title="Ollama address")
     model: str = Field("", title="Embedding model", description="For example nomic-embed-text.")
 
 
@@ -129,7 +129,7 @@ def _test_openai(settings: OpenAIEmbeddingSettings) -> str:
 
 register_embedding_backend(Backend(
     name="packaged", label="Packaged all-MiniLM-L6-v2",
-    description="Ships with ragcore: works offline with nothing to set up (the default).",
+    description="Ships with the app: works offline with nothing to set up (the default).",
     settings=NoSettings, build=_build_packaged,
 ))
 register_embedding_backend(Backend(

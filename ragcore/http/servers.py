@@ -34,6 +34,15 @@ OPENAI_START_HINT = (
 LIST_TIMEOUT = 5.0
 
 
+def ollama_url() -> str:
+    """Where Ollama is when nothing else says: ``OLLAMA_HOST`` (as the ``ollama`` client and
+    server read it, "host:port" or a URL), else ``DEFAULT_OLLAMA_URL``."""
+    host = os.environ.get("OLLAMA_HOST", "").strip()
+    if not host:
+        return DEFAULT_OLLAMA_URL
+    return host if "://" in host else f"http://{host}"
+
+
 # -- Ollama -----------------------------------------------------------------------------------
 
 

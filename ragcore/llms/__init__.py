@@ -32,6 +32,7 @@ _LAZY = {
     "list_ollama_models": ".ollama",
     "list_ollama_models_detailed": ".ollama_models",
     "list_openai_models": ".openai",
+    "ollama_url": ".ollama",
     "loaded_engines": ".local",
     "llm_backends": ".registry",
     "PACKAGED_MODELS": ".local_models",

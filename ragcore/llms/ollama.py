@@ -31,6 +31,7 @@ from ..http.servers import (  # noqa: F401  (ollama_model_names is also imported
     list_ollama_models,
     ollama_connection,
     ollama_model_names,
+    ollama_url,
 )
 from ..types import Message
 from .base import DEFAULT_NUM_OUTPUT, slow_reply_hint

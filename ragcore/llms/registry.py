@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from ..backend import Backend, NoSettings, ServerUrl, models_found, secret_value
 from ..http.options import DEFAULT_REQUEST_TIMEOUT
 from ..registry import Registry
-from ..http.servers import DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_URL, list_openai_models
+from ..http.servers import DEFAULT_OPENAI_URL, list_openai_models, ollama_url
 from .base import DEFAULT_NUM_OUTPUT, LLM
 
 EXTRACTIVE_DESCRIPTION = "Extractive (offline, no language model)"
@@ -63,13 +63,15 @@ def describe_llm(llm: LLM) -> str:
 
 # -- the built-in backends --------------------------------------------------------------------
 
+# A field the app's Settings page shows only under Advanced (tokens, time limits, threads).
+ADVANCED = {"advanced": True}
 # The two limits every server backend's reply runs under, as a person sets them.
 ReplyCap = Annotated[int, Field(
-    ge=1, title="Reply cap (tokens)",
+    ge=1, title="Reply cap (tokens)", json_schema_extra=ADVANCED,
     description="The longest reply the model may write; this much of the context window is "
                 "kept free for it. Lower it if replies run too long.")]
 ReplyTimeLimit = Annotated[float, Field(
-    gt=0, title="Time limit per reply (seconds)",
+    gt=0, title="Time limit per reply (seconds)", json_schema_extra=ADVANCED,
     description="A reply still coming after this long is stopped with an error. Raise it "
                 "for a slow computer or a large model.")]
 
@@ -77,7 +79,7 @@ ReplyTimeLimit = Annotated[float, Field(
 class OllamaSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
-    url: ServerUrl = Field(DEFAULT_OLLAMA_URL, title="Ollama address")
+    url: ServerUrl = Field(default_factory=ollama_url, title="Ollama address")
     model: str = Field("", title="Model",
                        description="Leave empty to use the first chat model the server has.")
     num_output: ReplyCap = DEFAULT_NUM_OUTPUT
@@ -102,15 +104,16 @@ class LocalSettings(BaseModel):
 
     model: str = Field("", title="Model",
                        description="A packaged model's name; empty: the first one installed.")
-    threads: int = Field(0, ge=0, title="CPU threads",
+    threads: int = Field(0, ge=0, title="CPU threads", json_schema_extra=ADVANCED,
                          description="How many cores the model may use; 0: fitted to the "
                                      "machine, one per core other programs leave free.")
     num_output: ReplyCap = 384
     fit_reading: bool = Field(True, title="Fit passage tokens to this machine",
+                              json_schema_extra=ADVANCED,
                               description="Give the model what it reads in about 5 s at its "
                                           "measured speed (a list or summary 2.5x that); off: "
                                           "'Passage tokens read' below.")
-    reading_tokens: int = Field(200, ge=0, title="Passage tokens read",
+    reading_tokens: int = Field(200, ge=0, title="Passage tokens read", json_schema_extra=ADVANCED,
                                 description="With fitting off, a query gives the model the "
                                             "question's closest sentences up to this many tokens "
                                             "(fewer: a faster first word); 0: whole passages.")
@@ -210,7 +213,7 @@ def _describe_openai(llm: Any) -> str:
 
 register_llm_backend(Backend(
     name="local", label="Packaged model (this computer)",
-    description="A small instruct model installed with ragcore, run on this computer's CPU: "
+    description="A small instruct model installed with the app, run on this computer's CPU: "
                 "no server, no key, nothing leaves the machine.",
     settings=LocalSettings, build=_build_local, list_models=_local_models,
     test_connection=_test_local, describe=_describe_local,

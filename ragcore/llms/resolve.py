@@ -43,7 +43,7 @@ def server_url(backend: str, *, flag: str | None = None, saved: str | None = Non
     for value in (flag, os.environ.get(BASE_URL_VARIABLE), saved):
         if value and value.strip():
             return value.strip()
-    return fields["url"].default
+    return fields["url"].get_default(call_default_factory=True)
 
 
 def spec_forms() -> list[str]:

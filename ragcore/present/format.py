@@ -8,6 +8,7 @@ pages and ``webapp.state`` use them to turn ragcore objects into what people rea
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterator
 
@@ -28,11 +29,11 @@ def backend_notice(llm: Any) -> tuple[str, str]:
     label = describe_backend(llm)
     if is_extractive(llm):
         return "info", (
-            f"**Answering backend: {label}.** Answers quote the most relevant sentences of "
+            f"**Answering: {label}.** Answers quote the most relevant sentences of "
             "your documents word for word. For written answers, choose a packaged language "
             "model, Ollama or an OpenAI-compatible server on the Settings page."
         )
-    return "success", f"**Answering backend: {label}.** Answers are written by this model."
+    return "success", f"**Answering: {label}.** Answers are written by this model."
 
 
 STAGE_WORDS = {
@@ -67,6 +68,21 @@ def markdown_text(text: str) -> str:
     return text.replace("$", "\\$").replace("![", "!\\[")
 
 
+_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}(?=[ \t]|$)[ \t]*", re.MULTILINE)
+# What makes a line a block (a quote, a list item, a rule, a table, a code fence) in Markdown.
+_BLOCK_START = re.compile(r"^(\d*)([>*+|=`~.)-])")
+
+
+def passage_preview(text: str, limit: int) -> str:
+    """A passage as one run of text for st.markdown, cut at a word before ``limit`` characters:
+    its Markdown headings' marks dropped and its start never read as a block (a passage opening
+    with "# History" is drawn as text, not as a page-wide heading)."""
+    flat = " ".join(_HEADING.sub("", text).split())
+    if len(flat) > limit:
+        flat = flat[:limit].rsplit(" ", 1)[0] + " …"
+    return markdown_text(_BLOCK_START.sub(r"\1\\\2", flat, count=1))
+
+
 def markdown_stream(chunks: Any) -> Iterator[str]:
     """Streamed text escaped like ``markdown_text`` of the whole (for st.write_stream).
 
@@ -84,8 +100,9 @@ def markdown_stream(chunks: Any) -> Iterator[str]:
         yield markdown_text(held)
 
 
-def source_label(number: int, scored: Any, *, note: str = "") -> str:
-    """'1. zta.pdf · page 12 · score 0.812' (file, page and score when known), then ``note``.
+def source_label(number: int, scored: Any, *, note: str = "", advanced: bool = False) -> str:
+    """'1. zta.pdf · page 12' (file and page when known), the search's score under
+    ``advanced`` ('· score 0.812'), then ``note``.
 
     ``note`` says what the answer did with the source ("quoted in the answer", "no supporting
     passage found": ``SourceUse.note``).
@@ -93,7 +110,10 @@ def source_label(number: int, scored: Any, *, note: str = "") -> str:
     parts = [f"{number}. {scored.file_name or scored.node.ref_doc_id or 'unknown source'}"]
     if scored.page:
         parts.append(f"page {scored.page}")
-    parts.append("added as context" if scored.score is None else f"score {scored.score:.3f}")
+    if scored.score is None:
+        parts.append("added as context")
+    elif advanced:
+        parts.append(f"score {scored.score:.3f}")
     if note:
         parts.append(note)
     return " · ".join(parts)

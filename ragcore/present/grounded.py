@@ -42,6 +42,7 @@ calls it).
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Callable, Sequence
 
 from ..grounding import (
@@ -58,6 +59,7 @@ from ..grounding import (
 )
 from ..grounding.answer_type import REPEATS
 from ..grounding.claims import sentence_spans
+from ..grounding.located import holds_answer, stated_instead
 from ..grounding.text import content_stems, fold, without_markers
 from ..llms.extractive.question import asked_acronym
 from ..llms.extractive.text import LIST_ITEM
@@ -74,13 +76,15 @@ UNOBSERVED = ("**Not from the documents:** the agent's tools showed it no passag
 # A reply that read no passage: an answer from the conversation alone.
 UNREAD = "*From our conversation, not checked against your documents.*"
 NEAREST_LEAD = "What they say nearest to it:"
+STATED_LEAD = "**The documents say:**"
 LOCATED_LEAD = "Where the passages mention it:"
 EXPLAINED_LEAD = "The passages explain it:"
 LISTED_LEAD = "Where the passages list them:"
 SPELLED_LEAD = "Where the passages spell it out:"
 _TRAILING_REFUSAL = re.compile(r"(?<=\S)[ \t]*\**" + re.escape(NOT_FOUND_SENTENCE.rstrip(".")) +
                                r"\.?\**[ \t]*$")
-NOT_CONFIRMED = ("**Not confirmed by the passages:** ragcore could not match this answer to what "
+_WORD = re.compile(r"\w")
+NOT_CONFIRMED = ("**Not confirmed by the passages:** this answer could not be matched to what "
                  "they say; check it against the sources below.")
 NOT_STATED = ("**Check this answer against the sources:** none of its sentences could be matched "
               "to the passages; the ones stating what no passage holds are marked.")
@@ -102,7 +106,7 @@ def _shown(answer: str, listing: SourceListing, listed: Sequence[ListedSource],
            marker: Callable[[int], str]) -> tuple[str, tuple[int, ...]]:
     verdict = listing.verdict
     text = without_markers(answer)
-    if verdict is None:
+    if verdict is None or not _WORD.search(text):  # "…": stopped before a word, nothing to check
         return text, ()
     factoid = asks_one_fact(listing.question)
     lead = verdict.claims[0] if verdict.claims else None
@@ -113,6 +117,12 @@ def _shown(answer: str, listing: SourceListing, listed: Sequence[ListedSource],
         shown = f"{EXPLAINED_LEAD} \u201c{quote}\u201d {marker(1)}", (position,)
         return _after_its_sentence(shown, about_it(verdict.claims, listing.question, position,
                                                    span), marker)
+    if (verdict.label in (UNSUPPORTED, REFUSED) or _disowned(lead, text)) and factoid:
+        instead = stated_instead(listing.question, [s.scored.node.text for s in listed],
+                                 lead, absent=bool(verdict.unmentioned))
+        if instead is not None:  # the reader is sure a sentence states it: that, quoted
+            position, quote = instead
+            return _instead_of(text, lead, verdict.label == REFUSED, quote, marker), (position,)
     if (verdict.label == UNSUPPORTED or _disowned(lead, text)) and factoid:
         return _not_said(listing, listed, marker, guessed=_disowned(lead, text))
     if verdict.label != REFUSED:  # "**150**. Not found in the documents.": the model's slip
@@ -299,7 +309,10 @@ def _not_said(listing: SourceListing, listed: Sequence[ListedSource],
             start, end = source.use.spans[0]
             quote = " ".join(source.scored.node.text[start:end].split())
             return f"{first}\n\n{NEAREST_LEAD} \u201c{quote}\u201d {marker(1)}", (position,)
-    quote, position = closest_with_position(listing.question, passages)
+    lead = listing.verdict.claims[0] if listing.verdict and listing.verdict.claims else None
+    quote, position = closest_with_position(
+        listing.question, passages,
+        avoid=None if lead is None else partial(holds_answer, lead, listing.question))
     if quote:
         return f"{first}\n\n{NEAREST_LEAD} \u201c{quoted(quote)}\u201d {marker(1)}", (position,)
     return first, ()
@@ -323,6 +336,19 @@ def _why_not(lead: ClaimCheck | None, guessed: bool = False) -> str:
     if lead.off_question == REPEATS:
         return f" The answer written, \u201c{written}\u201d, only repeats the question."
     return f" The answer written, \u201c{written}\u201d, is not {lead.off_question}."
+
+
+def _instead_of(text: str, lead: ClaimCheck | None, refused: bool, quote: str,
+                marker: Callable[[int], str]) -> str:
+    """The sentence the reader is sure states the answer, quoted and cited first; then what
+    became of the model's answer: its refusal, or its short answer, which the sentence does
+    not hold."""
+    first = f"{STATED_LEAD} \u201c{quote}\u201d {marker(1)}"
+    if refused or lead is None:
+        return f"{first}\n\n*The model wrote that the documents do not say; this sentence does.*"
+    written = " ".join(without_markers(lead.text).replace("*", "").split()).rstrip(". ")
+    return (f"{first}\n\n*The model's answer, \u201c{written}\u201d, is not what this "
+            "sentence says, so it is not shown as the answer.*")
 
 
 def _refusal(text: str, question: str) -> str:

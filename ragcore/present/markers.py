@@ -27,7 +27,9 @@ from ..llms.extractive.answer import LABEL
 from ..llms.cut_short import split_cut_short
 from ..types import ScoredNode
 from .answer_quotes import explanation
-from .grounded import EXPLAINED_LEAD, NOT_CONFIRMED, NOT_STATED, grounded_text
+from .grounded import (
+    EXPLAINED_LEAD, NOT_CONFIRMED, NOT_STATED, UNSUPPORTED_MARK, grounded_text,
+)
 from .quotes import MIN_QUOTE_WORDS, Span, quotes_in, sentence_spans, words_of
 from .sources import ListedSource, SourceListing, answer_sources
 from .support import (
@@ -108,6 +110,7 @@ def mark_listing(answer: str, listing: SourceListing, *,
     if listing.without_sources:
         return answer + note, listing
     text, numbered = _marked_listing(answer, listing, marker)
+    numbered = dataclasses.replace(numbered, marked=UNSUPPORTED_MARK in text)
     return text + note, numbered
 
 

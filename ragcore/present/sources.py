@@ -57,6 +57,7 @@ class SourceListing:
     without_sources: str = ""  # set when the answer's mode uses no passages
     verdict: Verdict | None = None  # the grounding verdict, when the question was known
     question: str = ""
+    marked: bool = False  # a sentence of the answer as shown is marked (not in the documents)
 
     @property
     def total(self) -> int:

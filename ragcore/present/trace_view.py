@@ -155,18 +155,38 @@ def turn_details(trace: TraceLike | None) -> dict[str, Any]:
     return details
 
 
-def format_step(number: int, step: dict[str, Any]) -> str:
-    """A reasoning step as plain text: Thought / Action / Input / Observation or Answer."""
+# What an agent's tools do, in a person's words (their names are the model's and Advanced's).
+TOOL_DOINGS = {"search_documents": "searching the documents"}
+
+
+def step_doing(step: dict[str, Any], *, advanced: bool = True) -> str:
+    """What a step does: its tool's name under ``advanced``, else what the tool does."""
+    action = step.get("action") or "thinking"
+    if advanced:
+        return str(action)
+    return TOOL_DOINGS.get(str(action), "thinking" if action == "thinking" else "using a tool")
+
+
+def format_step(number: int, step: dict[str, Any], *, advanced: bool = True) -> str:
+    """A reasoning step as plain text: Thought / Action / Input / Observation or Answer; without
+    ``advanced``, the tool said by what it does ("Searching the documents for: ...")."""
     lines = [f"Step {number}"]
     if step.get("thought"):
         lines.append(f"Thought: {step['thought']}")
     if "answer" in step:
         lines.append(f"Answer: {step['answer']}")
         return "\n".join(lines)
-    lines.append(f"Action: {step.get('action')}")
-    lines.append(f"Action input: {_short(step.get('action_input'), 300)}")
+    asked = _short(step.get("action_input"), 300)
+    if advanced:
+        lines += [f"Action: {step.get('action')}", f"Action input: {asked}"]
+    else:
+        doing, given = step_doing(step, advanced=False), step.get("action_input")
+        if isinstance(given, dict):  # {'input': 'sky'}: the words, not the arguments' names
+            asked = _short(" ".join(str(v) for v in given.values()), 300)
+        lines.append(f"{doing[:1].upper()}{doing[1:]} for: {asked}")
     if step.get("observation") is not None:
-        lines.append(f"Observation: {_short(step['observation'], 600)}")
+        lines.append(f"{'Observation' if advanced else 'Found'}: "
+                     f"{_short(step['observation'], 600)}")
     return "\n".join(lines)
 
 

@@ -36,7 +36,7 @@ def test_another_servers_index_is_listed_answered_and_its_queue_shown(app_env, t
     root = app_env(tmp_path / "server_b")  # this server's own, empty folder
     at = open_page("indexes")
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Files"] == "1" and int(metrics["Chunks"]) > 10, metrics
+    assert metrics["Files"] == "1" and int(metrics["Passages"]) > 10, metrics
     assert any("Workers: speeches: 0 of 1 batches" in p.proto.text for p in at.get("progress"))
     at = ask(open_page("query"), "What did the speech say about Ukraine and Putin?")
     assert source_expanders(at)[0].startswith("[1] state_of_the_union.txt")
@@ -55,7 +55,7 @@ def test_the_upload_page_makes_an_index_in_the_database_when_asked(app_env, tmp_
     root = app_env(tmp_path / "server")
     at = open_page("upload")
     at.text_input[0].set_value("team_docs")
-    where = next(s for s in at.selectbox if s.label == "Where to keep the vectors")
+    where = next(s for s in at.selectbox if s.label == "Where to keep the index")
     assert "In the database" in where.options[-1]
     where.set_value(where.options[-1]).run()
     pep = corpus_dir / "python_peps" / "pep-0020.rst"

@@ -115,6 +115,10 @@ def test_trace_tables_and_details_read_live_and_saved_traces_alike():
         "Step 1", "Thought: I should search", "Action: search_documents",
         "Action input: {'input': 'sky'}", "Observation: Rayleigh scattering"]
     assert format_step(2, steps[1]).endswith("Answer: Because of scattering.")
+    # without Advanced, the tool by what it does, never its name (issue 66)
+    assert format_step(1, steps[0], advanced=False).splitlines() == [
+        "Step 1", "Thought: I should search", "Searching the documents for: sky",
+        "Found: Rayleigh scattering"]
     assert turn_details(None) == {} and totals(None)["llm_calls"] == 0
 
 
@@ -124,7 +128,8 @@ def test_trace_tables_and_details_read_live_and_saved_traces_alike():
 def test_labels_sizes_and_safe_markdown():
     scored = ScoredNode(Node("x", ref_doc_id="d", metadata={"file_name": "a.pdf", "page": 3}),
                         0.81234)
-    assert source_label(1, scored) == "1. a.pdf · page 3 · score 0.812"
+    assert source_label(1, scored) == "1. a.pdf · page 3"  # the score only under Advanced
+    assert source_label(1, scored, advanced=True) == "1. a.pdf · page 3 · score 0.812"
     neighbour = ScoredNode(Node("x", ref_doc_id="doc-7"), None)
     assert source_label(2, neighbour) == "2. doc-7 · added as context"
     assert human_size(512) == "512 bytes" and human_size(3 * 1024 * 1024) == "3.0 MB"
@@ -169,4 +174,4 @@ def test_a_saved_source_shows_the_live_node_else_its_saved_text():
     assert found.node is live and found.score == 0.5
     gone = source_passage(source, lambda node_id: None)
     assert gone.node.text == "The saved passage." and gone.node.ref_doc_id == "d"
-    assert source_label(1, gone) == "1. a.pdf · page 3 · score 0.500"
+    assert source_label(1, gone, advanced=True) == "1. a.pdf · page 3 · score 0.500"

@@ -187,7 +187,7 @@ def test_upload_refuses_a_bad_index_name_in_plain_words(empty_ws):
 def test_indexes_page_shows_stats_documents_chunks_and_pictures(docs_ws):
     at = open_page("indexes")
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Files"] == "2" and int(metrics["Chunks"]) > 10 and int(metrics["Tokens"]) > 1000
+    assert metrics["Files"] == "2" and int(metrics["Passages"]) > 10 and int(metrics["Tokens"]) > 1000
     assert any("Embedding model:** `fake-embedder`" in m.value for m in at.markdown)
     shown = [c.value for c in at.caption] + at.dataframe[0].value["created"].tolist()
     assert not [v for v in shown if re.search(r"\d{4}-\d\d-\d\dT", v)]  # no ISO stamps
@@ -197,13 +197,13 @@ def test_indexes_page_shows_stats_documents_chunks_and_pictures(docs_ws):
     at.toggle[0].set_value(True).run()
     texts = [t.value for t in at.text]
     assert texts[0].startswith("Madam Speaker") and len(texts[0]) > 200  # whole, not cut off
-    positions = [c.value for c in at.caption if c.value.startswith("Chunk ")]
+    positions = [c.value for c in at.caption if c.value.startswith("Passage ")]
     total = int(positions[0].split(" of ")[1].split(" ")[0])
-    assert total > 40 and positions[0].startswith(f"Chunk 1 of {total} · characters 0–")
+    assert total > 40 and positions[0].startswith(f"Passage 1 of {total} · characters 0–")
     assert len(positions) == 40  # a long document is shown a batch at a time
     at.selectbox[-1].set_value(41).run()
-    positions = [c.value for c in at.caption if c.value.startswith("Chunk ")]
-    assert positions[0].startswith(f"Chunk 41 of {total}") and len(positions) == total - 40
+    positions = [c.value for c in at.caption if c.value.startswith("Passage ")]
+    assert positions[0].startswith(f"Passage 41 of {total}") and len(positions) == total - 40
 
 
 def metrics(at: AppTest) -> dict[str, str]:

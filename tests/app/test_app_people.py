@@ -158,6 +158,9 @@ def test_settings_explain_temperature_and_context_window_in_plain_words(docs_ws)
     at = open_page("settings")
     captions = " ".join(c.value for c in at.caption)
     assert "same careful answer every time" in captions
+    assert "How much text the model can read at once" not in captions  # tokens: Advanced's
+    at.sidebar.toggle[0].set_value(True).run()
+    captions = " ".join(c.value for c in at.caption)
     assert "How much text the model can read at once" in captions
 
 

@@ -194,7 +194,7 @@ def test_settings_agree_with_themselves_and_measure_speed_answers_beside_its_but
     [b for b in at.button if b.key == "packaged.speed.qwen2.5-coder-1.5b"][0].click().run()
     assert not at.exception, [e.value for e in at.exception]
     drawn = _in_order(at.main)
-    said = [i for i, e in enumerate(drawn) if e.type == "success" and "tokens/s" in e.value]
+    said = [i for i, e in enumerate(drawn) if e.type == "success" and "words a second" in e.value]
     table = [i for i, e in enumerate(drawn) if e.type == "dataframe"]
     assert said and table and said[0] > table[0]  # not above the table, out of view
     row = [e for e in drawn[table[0]:said[0]] if e.type == "markdown"][-1]

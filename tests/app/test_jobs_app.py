@@ -59,7 +59,7 @@ def test_the_sidebar_lists_a_cli_job_cancels_it_and_shows_it_interrupted_when_it
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
     assert not at.exception
     text = _sidebar_text(at)
-    assert "Ingest big.txt into “Contrats été”: embedding 120 of about 900 passages" in text
+    assert "Index big.txt into “Contrats été”: embedding 120 of about 900 passages" in text
     assert f"Started from the command line (process {other_process.pid})" in text
     cancel = [b for b in at.sidebar.button if b.label == "Cancel"]
     assert len(cancel) == 1
@@ -108,12 +108,12 @@ def test_deleting_an_index_waits_for_its_running_job(ws_root, other_process, cap
     at.switch_page("pages/indexes.py").run()
     next(c for c in at.checkbox if c.label.startswith("I understand")).check().run()
     assert next(b for b in at.button if b.label == "Delete this index").disabled
-    assert any("Ingest big.txt into “docs” is running" in c.value for c in at.caption)
+    assert any("Index big.txt into “docs” is running" in c.value for c in at.caption)
     assert main(["delete-index", "docs", "--yes", "--workspace", str(ws_root)]) == 1
-    assert "Ingest big.txt into “docs” is running" in capsys.readouterr().err
+    assert "Index big.txt into “docs” is running" in capsys.readouterr().err
     assert Workspace(ws_root).has_index("docs")
     main(["delete-doc", "big.txt", "--index", "docs", "--workspace", str(ws_root)])
-    assert (f"Waiting for Ingest big.txt into “docs” (process {other_process.pid}) to finish"
+    assert (f"Waiting for Index big.txt into “docs” (process {other_process.pid}) to finish"
             in capsys.readouterr().err)  # the job's process holds the index (here it does not)
 
 
@@ -135,7 +135,7 @@ def test_a_job_waits_visibly_behind_another_process_job_on_the_same_index(
     waiting = runner.ingest(ws, "docs", [owls])
     elsewhere = runner.ingest(ws, "other", [owls])  # another index does not wait
     assert runner.wait(elsewhere.id, TIMEOUT).state == "done"
-    behind = f"queued behind Ingest big.txt into “docs” (process {other_process.pid})"
+    behind = f"queued behind Index big.txt into “docs” (process {other_process.pid})"
     deadline = time.monotonic() + TIMEOUT
     while waiting.status() != behind:
         assert time.monotonic() < deadline, waiting.status()
@@ -179,11 +179,11 @@ def test_the_cli_lists_jobs_and_cancels_one_running_elsewhere(ws_root, other_pro
     journal.save(done)
     assert main(["jobs", "--workspace", str(ws_root)]) == 0
     listed = capsys.readouterr().out
-    assert running.id in listed and "Ingest big.txt into “docs”" in listed
+    assert running.id in listed and "Index big.txt into “docs”" in listed
     assert "embedding 5 of about 50 passages" in listed and f"app (process {other_process.pid})" in listed
     assert "done: removed 1 document(s)" in listed
     assert main(["cancel-job", running.id, "--workspace", str(ws_root)]) == 0
-    assert "Asked Ingest big.txt into “docs”" in capsys.readouterr().out
+    assert "Asked Index big.txt into “docs”" in capsys.readouterr().out
     assert journal.cancel_requested(running.id)
     assert main(["cancel-job", done.id, "--workspace", str(ws_root)]) == 1
     assert "is not running (done)" in capsys.readouterr().err
@@ -201,5 +201,5 @@ def test_a_scan_mid_ocr_in_a_fresh_workspace_shows_its_time_left_in_the_sidebar(
         pid_started=process_started(other_process.pid)))
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
     assert not at.exception
-    assert ("Ingest scan.pdf into “scans”: reading scanned pages (OCR) 2 of 300 · "
+    assert ("Index scan.pdf into “scans”: reading scanned pages (OCR) 2 of 300 · "
             "OCR: about 20 min left; embedding not measured yet") in _sidebar_text(at)

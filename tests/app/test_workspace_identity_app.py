@@ -97,7 +97,7 @@ def test_resume_of_a_job_whose_index_was_deleted_is_refused_and_makes_nothing(ro
     delete_index(ws, "docs")
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
     captions = " ".join(c.value for c in at.sidebar.caption)
-    assert "Ingest owls.txt into the deleted index “docs”" in captions
+    assert "Index owls.txt into the deleted index “docs”" in captions
     assert "Its index was deleted: nothing to resume." in captions
     assert not [b for b in at.sidebar.button if b.label == "Resume"]
     assert ws.index_names() == []
@@ -124,7 +124,7 @@ def test_a_resumed_job_is_titled_with_the_typed_name_and_continues_on_the_same_i
     JobJournal(root / "jobs").save(old)
     runner = JobRunner(root)
     job = runner.wait(runner.resume(ws, old.id).id, TIMEOUT)
-    assert job.title() == "Ingest bats.txt into “Contrats été”" and job.state == "done"
+    assert job.title() == "Index bats.txt into “Contrats été”" and job.state == "done"
     assert job.index_uid == ws.record("Contrats-ete").uid
     assert sorted(r["file"] for r in ws.documents("Contrats-ete")) == ["bats.txt", "owls.txt"]
 

@@ -40,7 +40,7 @@ def test_a_factoid_question_shows_its_short_answer_its_quote_and_the_score_under
     _upload(page, corpus_dir / STORY)
     page.get_by_role("button", name="Index 1 file(s)").click()
     expect(page.get_by_test_id("stSidebar").get_by_text(
-        re.compile(r"Ingest a-scandal-in-bohemia\.xhtml into “holmes”: done"))).to_be_visible(
+        re.compile(r"Index a-scandal-in-bohemia\.xhtml into “holmes”: done"))).to_be_visible(
             timeout=WORK_TIMEOUT_MS)
 
     _go(page, "Query")

@@ -150,7 +150,7 @@ def test_a_chat_answer_shows_its_reading_draft_and_check_and_nothing_is_taken_ba
             assert shown_then_taken_back(record, 2 * number) == []
             reading = [r["live"] for r in new if "Reading the passages" in r["live"]]
             counts = [int(m.group(1)) for m in
-                      (re.search(r"Reading the passages: (\d+) of", text) for text in reading)
+                      (re.search(r"Reading the passages: (\d+) of \d+ read", text) for text in reading)
                       if m]
             assert len(set(counts)) >= 2, reading  # the reading moves on
             if number == 2:  # nothing of the first reply greyed while the second is made

@@ -42,7 +42,7 @@ def test_an_answer_marks_its_sources_and_opens_the_pdf_page(app_url, page, corpu
         page.get_by_role("button", name="Index 1 file(s)").click()
         name = re.escape(path.split("/")[-1])
         expect(page.get_by_test_id("stSidebar").get_by_text(
-            re.compile(rf"Ingest {name} into “nist”: done"))).to_be_visible(
+            re.compile(rf"Index {name} into “nist”: done"))).to_be_visible(
                 timeout=WORK_TIMEOUT_MS)
         _go(page, "Upload")  # a fresh picker for the next file
 

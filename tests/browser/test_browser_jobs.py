@@ -170,7 +170,7 @@ def _drive(app, page, tmp_path: Path, corpus_dir: Path) -> None:
     _new_index(page, "big")
     _upload(page, big)
     page.get_by_role("button", name="Index 1 file(s)").click()
-    big_title = "Ingest big.txt into “big”"
+    big_title = "Index big.txt into “big”"
     expect(sidebar.get_by_text(big_title)).to_be_visible(timeout=WORK_TIMEOUT_MS)
     _shot(page, "jobs-1-big-started")
 
@@ -239,7 +239,7 @@ def test_the_sidebar_cancels_an_ingest_running_in_a_terminal(app, page, tmp_path
     try:
         job = _cli_job(app.workspace, process)  # embedding, a batch saved
         sidebar = page.get_by_test_id("stSidebar")
-        expect(sidebar.get_by_text("Ingest big.txt into “big”:")).to_be_visible(
+        expect(sidebar.get_by_text("Index big.txt into “big”:")).to_be_visible(
             timeout=WORK_TIMEOUT_MS)  # started after the page showed: found by the idle look
         expect(sidebar.get_by_text(f"Started from the command line (process {process.pid})")
                ).to_be_visible()
@@ -250,8 +250,8 @@ def test_the_sidebar_cancels_an_ingest_running_in_a_terminal(app, page, tmp_path
         if process.poll() is None:
             process.kill()
     assert process.returncode == 130 and "Cancelled from another process" in err, err
-    expect(sidebar.get_by_text(re.compile("Ingest big.txt into “big”: cancelled"))
+    expect(sidebar.get_by_text(re.compile("Index big.txt into “big”: cancelled"))
            ).to_be_visible(timeout=WORK_TIMEOUT_MS)
-    finished = _journalled(app.workspace, "Ingest big.txt into “big”", "cancelled")
+    finished = _journalled(app.workspace, "Index big.txt into “big”", "cancelled")
     assert finished.id == job.id and 0 < _saved_chunks(app.workspace, "big")
     _shot(page, "jobs-cli-cancelled")

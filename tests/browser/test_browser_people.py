@@ -100,7 +100,7 @@ def test_a_new_user_summarises_asks_and_manages_chats(app_url, page, corpus_dir,
            ).to_be_visible(timeout=WORK_TIMEOUT_MS)
     _shot(page, "people-3-summaries")
     page.get_by_text("View its passages", exact=True).click()  # readable chunks, placed
-    first_chunk = page.get_by_text(re.compile(r"^Chunk 1 of \d+ · characters 0–"))
+    first_chunk = page.get_by_text(re.compile(r"^Passage 1 of \d+ · characters 0–"))
     expect(first_chunk).to_be_visible()
     first_chunk.scroll_into_view_if_needed()
     _shot(page, "people-3-chunks")

@@ -25,7 +25,7 @@ from support.team_backends import pg_team_url  # noqa: F401 - the fixture: a fre
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-TITLE = "Ingest big.txt into “big”"
+TITLE = "Index big.txt into “big”"
 
 
 def _journal_job(title: str):

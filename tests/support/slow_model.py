@@ -40,7 +40,7 @@ class SlowModel:
         self.reply = os.environ.get("RAGCORE_SLOW_REPLY", REPLY)
 
     def reading_rate(self) -> float:
-        return 60.0  # tokens a second: "Reading the passages: 45 of 180 words" moves visibly
+        return 60.0  # tokens a second: "Reading the passages: 1 of 3 read" moves visibly
 
     def stream(self, messages: Sequence) -> Iterator[str]:
         with admitted():

@@ -180,13 +180,14 @@ def _cached_citations(
 
 def render_listing(listing: SourceListing, draw: DrawSource, *, toggle_key: str,
                    advanced: bool = True) -> None:
-    """Shown sources, then a toggle revealing the ones below the relevance floor; how support
-    was judged (which models, which measure) only under ``advanced``."""
+    """Shown sources, then a toggle revealing the ones below the relevance floor; the warning
+    about sentences marked (not in the documents) when one is; how support was judged (which
+    models, which measure) only under ``advanced``."""
     if listing.without_sources:
         st.caption(listing.without_sources)
         return
     verdict = listing.verdict
-    if verdict is not None and verdict.label == "partly":
+    if verdict is not None and verdict.label == "partly" and listing.marked:
         st.warning("Some of this answer is not in the documents: the sentences marked "
                    "**(not in the documents)** are the model's own, not what a passage says.")
     elif verdict is None:
@@ -219,7 +220,8 @@ def source_title(source: ListedSource, *, strength: str = "", advanced: bool = T
     ``strength.listing_strengths``; the score added when ``advanced``), else the plain label
     '1. zta.pdf · page 12 · score 0.812 · quoted in the answer'."""
     if not strength:
-        return fmt.source_label(source.number, source.scored, note=source.use.note)
+        return fmt.source_label(source.number, source.scored, note=source.use.note,
+                                advanced=advanced)
     scored = source.scored
     parts = [f"[{source.number}] {scored.file_name or scored.node.ref_doc_id or 'unknown source'}"]
     if scored.page:

@@ -13,11 +13,16 @@ from typing import Sequence
 import streamlit as st
 
 from ragcore.present import format as fmt
+from webapp.session import session
 
 PREVIEW_CHARS = 300
 
 
 READING = "being read by the model:"
+# Told while the question waits in line for the model (another question is answered first).
+WAITING = "to be read by the model when your turn comes:"
+# Told before it is known whether the model reads them at once or after a wait in line.
+FOR_THE_MODEL = "for the model to read:"
 # Told while the sentences the model reads are chosen from them (a second or two, busy).
 CHOOSING = "choosing the sentences the model reads:"
 
@@ -28,7 +33,5 @@ def render_passages_found(sources: Sequence, state: str = READING) -> None:
         return
     st.markdown(f"**Passages found ({len(sources)})**, {state}")
     for number, scored in enumerate(sources, 1):
-        text = " ".join(scored.node.text.split())
-        preview = text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS].rsplit(" ", 1)[0] + " …"
-        st.caption(fmt.source_label(number, scored))
-        st.markdown(f"> {fmt.markdown_text(preview)}")
+        st.caption(fmt.source_label(number, scored, advanced=bool(session.advanced_choice)))
+        st.markdown(f"> {fmt.passage_preview(scored.node.text, PREVIEW_CHARS)}")

@@ -23,9 +23,12 @@ from ragcore.chat import (
 )
 from ragcore.present import format as fmt, trace_view
 from ragcore.trace import Trace
-from webapp.chat.evidence import CHOOSING, render_passages_found
+from webapp.chat.evidence import (
+    CHOOSING, FOR_THE_MODEL, READING, WAITING, render_passages_found,
+)
 from webapp.chat.agent_steps import stream_with_steps
 from webapp.chat.chat_controls import stop_button
+from webapp.session import session
 
 
 @dataclass(slots=True)
@@ -41,6 +44,8 @@ class LiveTurn:
     steps: Any = None
     draft: Any = None
     _draft_parts: list = field(default_factory=list)  # the draft's label and text, once drawn
+    _passages: list = field(default_factory=list)  # the passages the model reads, once found
+    _passages_said: str = ""  # what their heading says the model does with them
 
 
 def open_live_turn(*, follow_up: bool = False, stop: bool = True) -> LiveTurn:
@@ -74,24 +79,35 @@ def found_trace(turn: LiveTurn, top_k: int) -> Trace:
     them, before the sentences the model reads are chosen from them (``Trace.found``)."""
     def show(nodes: list) -> None:
         if nodes:
-            with turn.evidence.container():
-                render_passages_found(nodes[:top_k], CHOOSING)
+            _draw_passages(turn, nodes[:top_k], CHOOSING)
     return Trace(found=show)
 
 
-def show_passages(turn: LiveTurn, sources: list) -> None:
-    """The passages the model is about to read, as the Query page shows them."""
+def show_passages(turn: LiveTurn, sources: list, said: str = FOR_THE_MODEL) -> None:
+    """The passages the model is about to read, as the Query page shows them; their heading
+    says it reads them once their reading begins (``follow``), or waits for its turn."""
+    turn._passages, turn._passages_said = list(sources), said
     if not sources:
         turn.evidence.empty()
         return
+    _draw_passages(turn, sources, said)
+
+
+def _draw_passages(turn: LiveTurn, sources: list, said: str) -> None:
+    # Emptied first: a container drawn in the place of a longer one keeps the longer one's
+    # extra children on screen until the run ends (the best 4 found under "Passages found (2)").
+    turn.evidence.empty()
     with turn.evidence.container():
-        render_passages_found(sources)
+        render_passages_found(sources, said)
 
 
 def follow(turn: LiveTurn, states: Iterable[Any]) -> Checked:
     """Draw each state of the turn as it comes; the ``Checked`` one is returned, not drawn."""
     for state in states:
         if isinstance(state, Reading):
+            said = WAITING if state.waiting else READING
+            if turn._passages and said != turn._passages_said:
+                show_passages(turn, turn._passages, said)
             turn.reading.caption(f":material/menu_book: {state.line()}")
         elif isinstance(state, Draft):
             turn.reading.empty()
@@ -123,12 +139,14 @@ def live_steps(chunks: Iterable[str], trace: Any, turn: LiveTurn) -> Iterator[st
     """An agent's reply, its thoughts, tool calls and observations shown as each step ends
     (above the draft, once there is a step: 'best' may answer without one)."""
     boxes = []
+    advanced = bool(session.advanced_choice)  # the tools' names, or what they do
 
     def show(number: int, step: dict) -> None:
         if not boxes:
             boxes.append(turn.steps.status("Working on it…", expanded=True))
-        boxes[0].text(trace_view.format_step(number, step))
-        boxes[0].update(label=f"Step {number}: {step.get('action') or 'thinking'}…")
+        boxes[0].text(trace_view.format_step(number, step, advanced=advanced))
+        boxes[0].update(label=f"Step {number}: "
+                              f"{trace_view.step_doing(step, advanced=advanced)}…")
 
     yield from stream_with_steps(chunks, trace.notes, show)
     if boxes:
@@ -149,7 +167,8 @@ def saved_steps(trace: dict | None) -> None:
     with st.status(reasoned(len(steps)), state="complete", expanded=False):
         for number, step in enumerate(steps, 1):
             if "answer" not in step:  # the answer's step is the reply itself
-                st.text(trace_view.format_step(number, step))
+                st.text(trace_view.format_step(number, step,
+                                               advanced=bool(session.advanced_choice)))
 
 
 def follow_reply(turn: LiveTurn, response: Any, chunks: Iterable[str], *, agent: bool, llm: Any,

@@ -16,8 +16,9 @@ BOX_HEIGHT = 560  # pixels of the scrollable box
 
 
 def position(number: int, total: int, node: Any) -> str:
-    """Where a chunk sits: "Chunk 3 of 12 · page 2 · characters 1,200–2,310 · 1,110 characters"."""
-    parts = [f"Chunk {number} of {total}"]
+    """Where a passage sits: "Passage 3 of 12 · page 2 · characters 1,200–2,310 · 1,110
+    characters"."""
+    parts = [f"Passage {number} of {total}"]
     page = node.metadata.get("page_label", node.metadata.get("page"))
     if page not in (None, ""):
         parts.append(f"page {page}")
@@ -41,7 +42,7 @@ def show_chunks(chunks: Sequence[Any], *, key: str) -> None:
     spans = dict(batches(total))  # first chunk number -> last
     first = next(iter(spans))
     if len(spans) > 1:
-        first = st.selectbox(f"Chunks to show ({total} in all)", list(spans),
+        first = st.selectbox(f"Passages to show ({total} in all)", list(spans),
                              key=f"chunk_batch_{key}",
                              format_func=lambda start: f"passages {start}–{spans[start]}")
     last = spans[first]

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import streamlit as st
-import streamlit.components.v1 as components
 
 from ragcore.errors import ReaderError
 from ragcore.present import (
@@ -131,7 +130,8 @@ def show_text(path: Path, node: Any, spans: Any, answer: Any = ()) -> None:
     else:
         segments = document_segments(text, node, spans, answer)
     body = render_segments(segments, markup_of(path.name), anchor=ANCHOR)
-    components.html(body + SCROLL, height=560, scrolling=True)
+    # st.iframe: components.v1.html, which this replaced, is removed after 2026-06-01
+    st.iframe(body + SCROLL, height=560, alt="The document around the passage")
 
 
 def document_text(path: Path, node: Any) -> str | None:

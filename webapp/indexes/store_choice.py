@@ -32,9 +32,10 @@ def pick_store() -> str:
     if database_url():
         first = {IN_DATABASE: DATABASE} if default_store(None) == DATABASE else {}
         labels = first | labels | {IN_DATABASE: DATABASE}
-    choice = st.selectbox("Where to keep the vectors", list(labels),
-                          help="Chroma and Postgres keep the vectors outside the index folder, "
-                          "for corpora larger than one machine's memory.")
+    choice = st.selectbox("Where to keep the index", list(labels),
+                          help="Chroma and Postgres keep what the search reads (each "
+                          "passage's meaning as numbers) outside the index folder, for "
+                          "document collections larger than one machine's memory.")
     kind = labels[choice]
     if kind in ("", DATABASE):
         return kind

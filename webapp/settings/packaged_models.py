@@ -25,6 +25,7 @@ from ragcore import Message
 from ragcore.llms import (
     PACKAGED_MODELS, LLMOptions, PackagedModel, build_llm, installed_models, loaded_engines,
 )
+from ragcore.chat import WORDS_PER_TOKEN
 from ragcore.present import format as fmt
 from ragcore.tokens import count_tokens
 from webapp import preferences, shell, state
@@ -54,8 +55,9 @@ class Speed:
     threads: int
 
     def describe(self) -> str:
-        return (f"reads {self.prompt_per_second:,.0f} tokens/s, writes "
-                f"{self.decode_per_second:,.1f} tokens/s ({self.threads} threads)")
+        return (f"reads about {self.prompt_per_second * WORDS_PER_TOKEN:,.0f} words a second, "
+                f"writes about {self.decode_per_second * WORDS_PER_TOKEN:,.1f} "
+                f"({self.threads} threads)")
 
 
 def measure_speed(llm: Any, *, tokens: int = SPEED_TOKENS) -> Speed:
@@ -125,9 +127,9 @@ def in_use_notes(llm: Any) -> dict[str, str]:
     return notes
 
 
-def packaged_models_panel() -> None:
+def packaged_models_panel(*, advanced: bool = True) -> None:
     """The table, then per installed model: Use it, Measure its speed (its result beside the
-    button)."""
+    button); the loaded models' slots and threads under ``advanced``."""
     used = in_use(current_or_none())
     speeds = preferences.load(state.workspace_root()).get(SPEEDS) or {}
     told = session.take(Session.packaged_model_told)
@@ -135,8 +137,8 @@ def packaged_models_panel() -> None:
     if told:
         st.success(told)
     st.dataframe(model_rows(used, speeds), hide_index=True, width="stretch")
-    st.caption("Installed by `make install` with ragcore; nothing is downloaded when the app "
-               "runs. Each file's SHA-256 is checked against the digest recorded in ragcore "
+    st.caption("Installed by `make install` with the app; nothing is downloaded when the app "
+               "runs. Each file's SHA-256 is checked against the digest the app records for it "
                "before it loads.")
     for model in installed_models():
         columns = st.columns([2, 1, 1])
@@ -147,7 +149,8 @@ def packaged_models_panel() -> None:
             measure(model)
         if measured and measured[0] == model.name:
             st.success(measured[1], icon=":material/speed:")
-    queues_caption()
+    if advanced:
+        queues_caption()
 
 
 def queues_caption() -> None:

@@ -33,15 +33,20 @@ def choose_backend(label: str, registry: Registry[Backend[Any]], current: str, *
 
 
 def backend_fields(section: str, backend: Backend[Any], saved: BaseModel, *,
-                   in_use: Mapping[str, str] | None = None) -> dict[str, Any]:
+                   in_use: Mapping[str, str] | None = None, advanced: bool = True
+                   ) -> dict[str, Any]:
     """The person's values for one backend's settings (validated when saved); ``in_use``: what
-    the backend really uses now, by field, said under the field ("0: fitted" shows the count)."""
+    the backend really uses now, by field, said under the field ("0: fitted" shows the count).
+    A field marked ``{"advanced": True}`` is drawn only under ``advanced`` (else kept as saved)."""
     prefix = f"{section}.{backend.name}"
     fields = backend.settings.model_fields
     picker = "model" in fields and backend.list_models is not None
     values = {}
     for name, info in fields.items():
         if picker and name == "model":
+            continue
+        if not advanced and (info.json_schema_extra or {}).get("advanced"):
+            values[name] = getattr(saved, name)
             continue
         values[name] = field_input(Widget.setting(section, backend.name, name), name, info,
                                    getattr(saved, name))

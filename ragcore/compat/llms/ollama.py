@@ -7,11 +7,10 @@ server is ``OLLAMA_HOST`` when set (as the ``ollama`` client reads it), else rag
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from ...llms.ollama import OllamaLLM
-from ...http.servers import DEFAULT_OLLAMA_URL
+from ...http.servers import ollama_url
 from .. import llm_calls
 from ..refusals import refuse
 
@@ -40,7 +39,7 @@ class Ollama(OllamaLLM):
         refuse("Ollama", options, _HINTS)
         if request_timeout is not None:
             known["request_timeout"] = request_timeout
-        url = base_url or _host_url(os.environ.get("OLLAMA_HOST", "")) or DEFAULT_OLLAMA_URL
+        url = base_url or ollama_url()
         super().__init__(model=model, base_url=url, temperature=temperature,
                          context_window=context_window, **known)
 
@@ -49,9 +48,3 @@ class Ollama(OllamaLLM):
     chat = llm_calls.chat
     stream_chat = llm_calls.stream_chat
 
-
-def _host_url(host: str) -> str | None:
-    host = host.strip()
-    if not host:
-        return None
-    return host if "://" in host else f"http://{host}"

@@ -102,13 +102,13 @@ class Job:
         return self.state in ACTIVE
 
     def title(self) -> str:
-        """'Ingest 3 files into “Contrats été”', 'Re-index report.pdf in “docs”' ..."""
+        """'Index 3 files into “Contrats été”', 'Re-index report.pdf in “docs”' ..."""
         shown = f"“{self.index_display or self.index}”"
         if self.index_deleted:
             shown = "the deleted index " + shown
         if self.kind == "ingest":
             what = _name(self.files[0]) if len(self.files) == 1 else f"{len(self.files)} files"
-            return f"Ingest {what} into {shown}"
+            return f"Index {what} into {shown}"
         verb = "Re-index" if self.kind == "reindex" else "Delete"
         return f"{verb} {_name(self.target)} in {shown}"
 

@@ -167,3 +167,18 @@ def test_an_rfc_header_whose_date_shares_a_line_with_its_category():
         abstract="In many standards track documents several words are used to signify the "
                  "requirements in the specification.",
         relations=("is in the category Best Current Practice",))
+
+
+def test_an_abstract_ends_at_a_first_section_run_into_its_text():
+    """Issue 66: a two-column PDF's text layer puts "1 Introduction" and its first words on one
+    line; the abstract shown for "Summarise the MapReduce paper" ran on into them."""
+    from ragcore.cards.abstract import abstract_of
+
+    lines = ["MapReduce: Simplified Data Processing on Large Clusters",
+             "Jeffrey Dean and Sanjay Ghemawat", "Abstract",
+             "MapReduce is a programming model and an associated implementation for",
+             "processing and generating large data sets.",
+             "1 Introduction Over the past five years, the authors and many others at",
+             "Google have implemented hundreds of special-purpose computations."]
+    assert abstract_of(lines) == ("MapReduce is a programming model and an associated "
+                                  "implementation for processing and generating large data sets.")

@@ -5,6 +5,7 @@ frees its place."""
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 
@@ -49,7 +50,7 @@ def test_a_turn_is_read_then_drafted_then_checked_in_that_order():
     assert readings[0].words == passage_words(PASSAGES) == 14
     assert [r.read for r in readings] == sorted(r.read for r in readings)  # it only advances
     assert readings[-1].read == 14  # 40 words a second: all 14 read within 0.6 s
-    assert readings[-1].line().startswith("Reading the passages: 14 of 14 words")
+    assert readings[-1].line().startswith("Reading the passages: all 2 read")
     assert states[-1] == Checked("It is 1000 milliseconds. ", REFUSAL)
 
 
@@ -71,7 +72,8 @@ def test_without_a_measured_rate_the_seconds_spent_reading_are_told():
     states = turn_states(slow_model("Yes.", reads=0.3), str, sources=PASSAGES, tick=0.1)
     first = next(states)
     assert first.read is None
-    assert first.line() == "Reading the passages (14 words): 0 s so far."
+    # read alike with a rate or without one: passages and seconds, never words (issue 66)
+    assert first.line() == "Reading the passages: 2 to read, 0 s so far."
     assert kinds(states) == ["Reading", "Draft", "Checking", "Checked"]
 
 
@@ -144,3 +146,16 @@ def test_the_reading_rate_is_the_backends_measure_in_words():
 
     assert reading_rate(Measured()) == 75.0
     assert reading_rate(object()) is None
+
+
+def test_the_reading_reads_alike_with_a_rate_or_without_one_and_waiting_says_so():
+    """Issue 66: the first question (no rate measured yet) was told "Reading the passages (126
+    words): 29 s so far", later ones "N of M words"; a place in line claimed nothing."""
+    unmeasured = Reading(4, 126, None, 29.0).line()
+    measured = Reading(4, 126, 70, 12.0).line()
+    pattern = r"^Reading the passages: (4 to read|\d of 4 read), \d+ s so far\.$"
+    assert re.match(pattern, unmeasured) and re.match(pattern, measured), (unmeasured, measured)
+    assert measured == "Reading the passages: 2 of 4 read, 12 s so far."
+    assert "words" not in unmeasured + measured
+    waiting = Reading(4, 126, None, 3.0, waiting=True).line()
+    assert waiting.startswith("Waiting in line") and "Reading" not in waiting

@@ -188,7 +188,7 @@ def test_the_settings_page_offers_it_with_its_own_fields(echo, monkeypatch, tmp_
     at.number_input(key="embedders.hashing.dim").set_value(24).run()
     click(at, "Save settings")
     assert not at.exception and not at.error, [e.value for e in at.error]
-    assert at.success[-1].value == "Saved. Answering backend: Echo (test) m1."
+    assert at.success[-1].value == "Saved. Answering: Echo (test) m1."
     saved = json.loads((tmp_path / "ws" / "settings.json").read_text())
     assert saved["llm_backend"] == "echo" and saved["embedding_backend"] == "hashing"
     assert saved["llms"]["echo"] == {"model": "m1", "prefix": "hey", "loud": True}
@@ -219,4 +219,4 @@ def test_a_connection_test_fills_the_model_picker(monkeypatch, tmp_path):
         picker.set_value("gpt-4o-mini").run()
         click(at, "Save settings")
         assert at.success[-1].value == (
-            f"Saved. Answering backend: OpenAI-compatible gpt-4o-mini at {server.openai_url}.")
+            f"Saved. Answering: OpenAI-compatible gpt-4o-mini at {server.openai_url}.")

@@ -115,7 +115,7 @@ def test_a_job_and_a_share_made_on_one_server_apply_on_the_other_at_once(tmp_pat
         assert _read_line(server_a) == "shared"
         assert indexes_for(team, bob, workspace) == ["big"]  # at once: no cache, no restart
         [seen] = jobs_for(team, bob, runner.jobs())
-        assert seen.id == job_id and seen.active and seen.title() == "Ingest big.txt into “big”"
+        assert seen.id == job_id and seen.active and seen.title() == "Index big.txt into “big”"
         assert cancel_job(team, bob, runner, job_id)
         listed = {j.id: j for j in jobs_for(team, bob, runner.jobs())}
         assert listed[job_id].cancel_requested  # shown as stopping meanwhile

@@ -78,7 +78,7 @@ def test_another_process_cancels_a_cli_ingest_which_keeps_its_saved_batches(tmp_
     try:
         job = _cli_job(root, process)
         app = JobRunner(root)  # as the app's runner: it did not start the job
-        assert job.origin == "command line" and job.title() == "Ingest big.txt into “big”"
+        assert job.origin == "command line" and job.title() == "Index big.txt into “big”"
         assert app.cancel(job.id)
         listed = {j.id: j for j in app.jobs()}[job.id]
         assert listed.active and listed.cancel_requested  # shown as stopping meanwhile
@@ -144,6 +144,6 @@ def test_the_cli_says_which_job_of_another_process_it_waits_for(tmp_path):
     finally:
         owner.kill()
     assert process.returncode == 0, err
-    assert (f"Waiting for Ingest report.pdf into “big” (process {owner.pid}) to finish"
+    assert (f"Waiting for Index report.pdf into “big” (process {owner.pid}) to finish"
             in err)
     assert "1 indexed" in out

@@ -269,3 +269,33 @@ def test_the_cli_says_how_long_a_long_ingest_takes_before_it_starts(tmp_path, co
     main(["--workspace", str(root), "ingest", str(small), "--index", "books"],
          embedder=FakeEmbedder())
     assert "on this computer" not in capsys.readouterr().err  # a short one just runs
+
+
+# -- what is said (issue 66) -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["NIST.SP800-30r1-RiskAssessment.pdf", "NIST.CSWP.01162020.pdf"])
+def test_a_pdf_counted_from_its_size_is_said_to_be_rough_and_its_range_holds(corpus_dir, name):
+    """A 59-page paper was told "about 134 passages" and made 229: a count from a file's bytes
+    says so, and the range it gives holds what the file makes."""
+    pdf = corpus_dir / "nist_pdfs" / name
+    plan = estimate.Forecast(estimate.file_chunks(pdf, splitter_for(None, None)), 20.0,
+                             rough=True)
+    said = plan.describe()
+    low, high = (int(n.replace(",", "")) for n in
+                 re.search(r"anywhere from ([\d,]+) to ([\d,]+) passages", said).groups())
+    assert said.startswith("roughly ") and "counted from file sizes" in said
+    assert low <= real_chunks(pdf) <= high, (said, real_chunks(pdf))
+    assert estimate.Forecast(300, 20.0).describe() == (
+        "about 15 s on this computer (about 300 passages to embed)")  # a text's count: sampled
+
+
+def test_the_time_left_never_stays_at_one_second():
+    """"about 1 s left" stood for 6 s: while the last slice is embedded past its estimate it is
+    almost done, and once every passage is embedded (the index written) no time is told."""
+    job = Job("ingest", "docs", files=["a.pdf"], state="embedding", rate=10.0, work_total=100,
+              work_done=85, work_updated_at=1000.0)
+    assert job.time_left(now=1000.2).describe() == "about 1 s left"
+    assert job.time_left(now=1003.0).describe() == "almost done"
+    job.state, job.work_done = "writing", 100
+    assert job.time_left(now=1006.0) is None and "left" not in job.status()

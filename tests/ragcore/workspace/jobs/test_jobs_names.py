@@ -45,7 +45,7 @@ def test_rename_takes_a_typed_name_and_the_jobs_follow(tmp_path, owls):
     assert display_name(ws, folder) == "Contrats été 2024"
     assert [r["file"] for r in ws.documents(folder)] == ["owls.txt"]
     [job] = JobRunner(ws.root).jobs(folder)  # the finished job is titled with the new name
-    assert job.title() == "Ingest owls.txt into “Contrats été 2024”"
+    assert job.title() == "Index owls.txt into “Contrats été 2024”"
 
     assert rename_index(ws, folder, "CONTRATS été 2024") == folder
     assert display_name(ws, folder) == "CONTRATS été 2024"
@@ -93,7 +93,7 @@ def test_the_cli_ingests_and_renames_by_typed_names_and_titles_jobs_with_them(
     assert Workspace(root).index_names() == ["Contrats-ete"]
     out = capsys.readouterr().out
     assert "Index “Dossiers 2025” (folder Contrats-ete)" in out and "1 unchanged" in out
-    assert JobJournal(root / "jobs").all()[0].title() == "Ingest owls.txt into “Dossiers 2025”"
+    assert JobJournal(root / "jobs").all()[0].title() == "Index owls.txt into “Dossiers 2025”"
     assert main(["indexes", "--workspace", str(root)]) == 0
     assert "Dossiers 2025 (folder Contrats-ete)" in capsys.readouterr().out
     assert main(["retrieve", "owls", "--index", "Dossiers 2025", "--workspace", str(root)],
@@ -138,7 +138,7 @@ def test_the_indexes_page_renames_by_typed_name_and_says_why_it_waits(app_ws):
     shown = " ".join(str(getattr(e, "value", "")) for e in at.main.selectbox)
     assert at.selectbox[0].format_func(at.selectbox[0].value) == "Contrats été", shown
     jobs_text = "\n".join(c.value for c in at.sidebar.caption)
-    assert "Ingest owls.txt into “Contrats été”" in jobs_text
+    assert "Index owls.txt into “Contrats été”" in jobs_text
 
 
 def test_the_rename_button_waits_while_a_job_runs_on_the_index(app_ws):
@@ -151,7 +151,7 @@ def test_the_rename_button_waits_while_a_job_runs_on_the_index(app_ws):
         at.switch_page("pages/indexes.py").run()
         _rename_box(at).input("Contrats été").run()
         assert _rename_button(at).disabled
-        assert any("Ingest big.txt into “docs” is running" in c.value for c in at.caption)
+        assert any("Index big.txt into “docs” is running" in c.value for c in at.caption)
     finally:
         sleeper.kill()
         sleeper.wait()
@@ -170,6 +170,6 @@ def test_on_a_terminal_the_cli_names_the_job_by_its_display_name_and_redraws_a_b
                  str(tmp_path / "ws")], embedder=FakeEmbedder())
     assert code == 0
     shown = terminal.getvalue()
-    assert shown.startswith("Ingest owls.txt into “Contrats été”: Ctrl-C, or Cancel in the "
+    assert shown.startswith("Index owls.txt into “Contrats été”: Ctrl-C, or Cancel in the "
                             "app's sidebar, stops it")
     assert "\r[" in shown and "100%" in shown  # the bar redrawn in place

@@ -1,0 +1,114 @@
+"""Every label is true of what is on screen (issue 66), headless with AppTest and as plain
+functions: the passages waiting for the model are not said to be read; the warning about
+sentences marked (not in the documents) needs a marked sentence; a reply stopped before its
+first word is not said to be unconfirmed; a passage opening with a Markdown heading is drawn as
+text; no score without Advanced; Settings shows the Ollama address the app was started with,
+and its largest file agrees with the uploads the app takes.
+"""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+from test_app_pages import open_page
+from test_settings_setup import workspace  # noqa: F401 (fixture)
+
+from ragcore.present import format as fmt
+from ragcore.present.markers import AnswerCheck
+from ragcore.types import Node, ScoredNode
+
+PASSAGE = ("The keepers recommend lighting the lamp between 18:00 and 06:00 in winter. "
+           "The tower is 42 metres tall.")
+
+
+def _live_turn(states: list) -> None:
+    from ragcore.chat import Checked, Reading
+    from ragcore.types import Node, ScoredNode
+    from webapp.chat import turn_view
+
+    sources = [ScoredNode(Node("The tower is 42 metres tall.", metadata={"file_name": "a.txt"}),
+                           0.8), ScoredNode(Node("The lamp is lit at dusk."), 0.7)]
+    turn = turn_view.open_live_turn(stop=False)
+    turn_view.show_passages(turn, sources)
+    told = {"wait": Reading(2, 12, None, 1.0, waiting=True), "read": Reading(2, 12, None, 2.0)}
+    turn_view.follow(turn, [*(told[name] for name in states), Checked("", None)])
+
+
+def headings(at: AppTest) -> list[str]:
+    return [m.value for m in at.markdown if m.value.startswith("**Passages found")]
+
+
+def test_passages_waiting_in_line_are_not_said_to_be_read():
+    at = AppTest.from_function(_live_turn, args=(["wait"],), default_timeout=60).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert headings(at) == ["**Passages found (2)**, to be read by the model when your turn "
+                            "comes:"]
+    assert [c.value for c in at.caption if "Waiting in line" in c.value]
+    at = AppTest.from_function(_live_turn, args=(["wait", "read"],), default_timeout=60).run()
+    assert headings(at) == ["**Passages found (2)**, being read by the model:"]
+
+
+def _listing(marked: bool) -> None:
+    from types import SimpleNamespace
+
+    from ragcore.present.sources import SourceListing
+    from webapp.answers.citing import render_listing
+
+    listing = SourceListing(shown=(), verdict=SimpleNamespace(label="partly"), marked=marked)
+    render_listing(listing, lambda source, first: None, toggle_key="t", advanced=False)
+
+
+def test_the_warning_about_marked_sentences_needs_a_marked_sentence():
+    at = AppTest.from_function(_listing, args=(False,), default_timeout=60).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.warning  # a list, a "Follow the conversation" reply: nothing marked
+    at = AppTest.from_function(_listing, args=(True,), default_timeout=60).run()
+    assert at.warning[0].value.startswith("Some of this answer is not in the documents")
+
+
+def test_a_partly_supported_answer_says_whether_a_sentence_is_marked():
+    checked = AnswerCheck()(
+        "The keepers light the lamp between 18:00 and 06:00 in winter. The tower was painted "
+        "red in 1890.", [ScoredNode(Node(PASSAGE), 0.9)],
+        question="When do the keepers light the lamp?")
+    assert checked.listing.marked == ("(not in the documents)" in checked.text), checked.text
+
+
+def test_a_reply_stopped_before_its_first_word_is_not_said_to_be_unconfirmed():
+    for stopped in ("…", " …", ""):
+        checked = AnswerCheck()(stopped, [ScoredNode(Node(PASSAGE), 0.9)],
+                                question="When do the keepers light the lamp?")
+        assert "Not confirmed" not in checked.text and checked.text == stopped.strip(), stopped
+        assert not checked.listing.marked
+
+
+def test_a_passage_opening_with_a_heading_is_shown_as_text():
+    preview = fmt.passage_preview("# History of the program\n\nIt began in 1994.\n", 300)
+    assert preview == "History of the program It began in 1994."
+    assert fmt.passage_preview("1. First\n2. Second", 300) == "1\\. First 2. Second"
+    assert fmt.passage_preview("> quoted", 300).startswith("\\>")
+    assert fmt.passage_preview("word " * 100, 30).endswith(" …")
+
+
+def test_a_source_shows_its_score_only_under_advanced():
+    scored = ScoredNode(Node("x", metadata={"file_name": "a.pdf", "page": 3}), 0.81234)
+    assert fmt.source_label(1, scored) == "1. a.pdf · page 3"
+    assert fmt.source_label(1, scored, advanced=True) == "1. a.pdf · page 3 · score 0.812"
+
+
+def test_settings_show_the_ollama_the_app_was_started_with(workspace, monkeypatch):  # noqa: F811
+    monkeypatch.setenv("OLLAMA_HOST", "10.9.8.7:11500")
+    at = open_page("settings")
+    at.radio(key="llm_backend").set_value("ollama").run()
+    assert at.text_input(key="llms.ollama.url").value == "http://10.9.8.7:11500"
+
+
+def test_the_largest_file_agrees_with_the_uploads_the_app_takes(workspace):  # noqa: F811
+    at = open_page("settings")
+    largest = next(n for n in at.number_input if n.label == "Largest file (MB)")
+    said = " ".join(c.value for c in at.caption)
+    assert largest.value == 1024
+    assert "limited to 200 MB each." not in said  # beside 1024: which one holds?
+    assert "a larger limit here applies only to folders indexed from the command line" in said
+    largest.set_value(100).run()
+    said = " ".join(c.value for c in at.caption)
+    assert "up to 200 MB, so this limit applies" in said

@@ -1,0 +1,116 @@
+"""Every label is true (issue 66), in a real Chromium: with Advanced off, no page says a word a
+person does not use ("chunk", "token", "vector", "score", "backend", "ragcore", a mode's internal
+name, the workspace folder's path), read from each page's visible text
+(``document.body.innerText``), the passages being read included; the passages listed match
+their count, and a passage starting with a Markdown heading is drawn as text, not a heading.
+
+The answering model is the loopback Ollama server of tests/support/loopback.py (slowed, so the
+passages being read are seen) and the embedder the fake one.
+Set RAGCORE_SCREENSHOTS=<folder> to keep a screenshot per page.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from support.loopback import LoopbackServer, Reply
+from test_browser import (  # noqa: F401 (the page fixture)
+    _go, _require_browser, _shot, _wait_idle, page, start_app, stop_app,
+)
+from test_browser_words import write_pdf
+
+from ragcore.chat import ChatMode
+from ragcore.embeddings.fake import FakeEmbedder
+from ragcore.tools import DEFAULT_QUERY_TOOL_NAME
+from ragcore.workspace import Workspace
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+WORDS = ("ragcore", "chunk", "token", "vector", "ingest", "score", "backend", "pipeline")
+INTERNAL = [m.value for m in ChatMode if "_" in m.value] + [DEFAULT_QUERY_TOOL_NAME]
+LINES = ["Notes on the program",
+         "The project began in 1994 at a small university lab in Helsinki.",
+         "The program is about 2000 lines of C++ and builds in under a minute.",
+         "It runs on Linux, BSD and macOS without changes."]
+HEADED = ("# History of the program\n\nThe program was first written in 1994 by two students "
+          "at a university lab in Helsinki, and the lines of C++ grew every year after.\n")
+QUESTION = "How many lines of C++ is the program?"
+REPLY = "The program is about 2000 lines of C++."
+PAGES = ("Start", "Upload", "Indexes", "Query", "Chat", "Settings")
+
+
+def untrue_words(text: str, folder: str) -> list[str]:
+    """The lines of ``text`` holding a word people do not use, or the workspace's path."""
+    found = []
+    for line in text.splitlines():
+        low = line.lower()
+        if (any(word in low for word in WORDS) or folder in line
+                or any(re.search(rf"\b{name}\b", low) for name in INTERNAL)):
+            found.append(line)
+    return found
+
+
+def visible_text(page) -> str:
+    return page.evaluate("document.body.innerText")
+
+
+def test_no_page_says_a_word_people_do_not_use(page, tmp_path):  # noqa: F811
+    from playwright.sync_api import expect
+
+    _require_browser()
+    root = tmp_path / "ws"
+    notes = tmp_path / "history.md"
+    notes.write_text(HEADED, encoding="utf-8")
+    Workspace(root, embedder=FakeEmbedder()).ingest(
+        "notes", [write_pdf(tmp_path / "program.pdf", LINES), notes])
+    found: dict[str, list[str]] = {}
+    with LoopbackServer() as server:
+        server.queue(*[Reply(text=REPLY, delay=4.0) for _ in range(12)])
+        proc, url = start_app(root, tmp_path / "streamlit.log", RAGCORE_EMBEDDER="fake",
+                              RAGCORE_LLM="ollama:llama3.1",
+                              RAGCORE_LLM_BASE_URL=server.ollama_url)
+        try:
+            page.goto(url)
+            expect(page.get_by_text("Your documents, answered")).to_be_visible(timeout=120_000)
+            for name in PAGES:
+                _go(page, name)
+                _wait_idle(page)
+                if name == "Query":
+                    box = page.get_by_role("textbox").first
+                    box.fill(QUESTION)
+                    box.press("Enter")
+                    _wait_idle(page)
+                    page.get_by_role("button", name="Ask").click()
+                    expect(page.get_by_text(REPLY).first).to_be_visible(timeout=120_000)
+                    _wait_idle(page)
+                if name == "Chat":
+                    box = page.get_by_test_id("stChatInputTextArea")
+                    box.fill(QUESTION)
+                    box.press("Enter")
+                    being_read = page.get_by_text(re.compile(r"Passages found \(\d+\)"))
+                    expect(being_read.first).to_be_visible(timeout=120_000)
+                    page.wait_for_timeout(1500)  # the list drawn under its count
+                    _shot(page, "labels-chat-reading")
+                    found["Chat, while read"] = untrue_words(visible_text(page), str(root))
+                    live = page.locator(".st-key-live_turn")
+                    said = int(re.search(r"Passages found \((\d+)\)",
+                                         live.inner_text()).group(1))
+                    listed = live.locator("blockquote").count()  # each passage's text
+                    # the heading's words are drawn as a passage's text, not as a heading
+                    headings = live.locator("h1, h2, h3, h4").all_inner_texts()
+                    assert (said, headings) == (listed, []), live.inner_text()
+                    reply = page.get_by_test_id("stChatMessage").nth(1)
+                    expect(reply).to_contain_text("2000 lines", timeout=120_000)
+                    _wait_idle(page)
+                _shot(page, f"labels-{name.lower()}")
+                found[name] = untrue_words(visible_text(page), str(root))
+        except BaseException:
+            _shot(page, "labels-failed-here")
+            raise
+        finally:
+            stop_app(proc)
+    said = "\n".join(f"{name}: {line}" for name, lines in found.items() for line in lines)
+    assert not said, said
+    log = (tmp_path / "streamlit.log").read_text()
+    assert "deprecat" not in log.lower(), log[-3000:]
