@@ -56,7 +56,8 @@ def main() -> None:
             cols[2].page_link("pages/upload.py", label="Upload more documents",
                               icon=":material/upload_file:")
 
-    st.caption(f"Everything is stored in the workspace folder `{state.workspace_root()}`.")
+    if shell.advanced_on():  # a folder's path is an operator's business
+        st.caption(f"Everything is stored in the workspace folder `{state.workspace_root()}`.")
 
 
 with shell.friendly_errors():

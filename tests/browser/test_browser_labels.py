@@ -40,6 +40,29 @@ REPLY = "The program is about 2000 lines of C++."
 PAGES = ("Start", "Upload", "Indexes", "Query", "Chat", "Settings")
 
 
+def _tab(label: str):
+    return lambda page: page.get_by_role("tab", name=label).click()
+
+
+def _new_index(page) -> None:
+    page.get_by_role("main").get_by_role("combobox", name="Index").click()
+    page.get_by_role("option", name="New index…").click()
+
+
+def _packaged_model(page) -> None:
+    page.get_by_text("Packaged model (this computer)").click()
+
+
+# What else a page shows with a click, Advanced still off: Indexes' tabs, Upload's new index,
+# Settings with the packaged model (the default a person gets) chosen.
+OTHER_VIEWS = {
+    "Indexes": {"corpus": _tab("Corpus view"), "jobs": _tab("Jobs"),
+                "manage": _tab("Rename or delete")},
+    "Upload": {"new-index": _new_index},
+    "Settings": {"packaged-model": _packaged_model},
+}
+
+
 def untrue_words(text: str, folder: str) -> list[str]:
     """The lines of ``text`` holding a word people do not use, or the workspace's path."""
     found = []
@@ -105,6 +128,11 @@ def test_no_page_says_a_word_people_do_not_use(page, tmp_path):  # noqa: F811
                     _wait_idle(page)
                 _shot(page, f"labels-{name.lower()}")
                 found[name] = untrue_words(visible_text(page), str(root))
+                for more, shown in OTHER_VIEWS.get(name, {}).items():
+                    shown(page)
+                    _wait_idle(page)
+                    _shot(page, f"labels-{name.lower()}-{more}")
+                    found[f"{name}, {more}"] = untrue_words(visible_text(page), str(root))
         except BaseException:
             _shot(page, "labels-failed-here")
             raise
