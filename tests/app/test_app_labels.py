@@ -112,3 +112,23 @@ def test_the_largest_file_agrees_with_the_uploads_the_app_takes(workspace):  # n
     largest.set_value(100).run()
     said = " ".join(c.value for c in at.caption)
     assert "up to 200 MB, so this limit applies" in said
+
+
+def _agent_steps(advanced: bool) -> None:
+    from webapp.chat import turn_view
+    from webapp.session import session
+
+    session.advanced_choice = advanced
+    turn_view.saved_steps({"notes": {"reasoning": [
+        {"thought": "I should search.", "action": "search_documents",
+         "action_input": {"input": "tides"}, "observation": "The Moon raises tides."},
+        {"thought": "I know.", "answer": "The Moon."}]}})
+
+
+def test_an_agents_steps_say_what_its_tool_does_and_its_name_only_under_advanced():
+    at = AppTest.from_function(_agent_steps, args=(False,), default_timeout=60).run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = "\n".join(t.value for t in at.text)
+    assert "Searching the documents for: tides" in shown and "search_documents" not in shown
+    at = AppTest.from_function(_agent_steps, args=(True,), default_timeout=60).run()
+    assert "Action: search_documents" in "\n".join(t.value for t in at.text)
