@@ -74,6 +74,9 @@ class Turn:
     follow_up: str  # why it refers back ("" when it stands on its own)
     searched: str  # the question the search used
     prompt_tokens: dict[str, int]  # cl100k tokens of each recorded call's prompt, by purpose
+    history: int = 0  # of the answer's prompt: the earlier conversation it carries
+    reading_budget: int = 0  # passage tokens the question's kind was given (0: not told)
+    kind: str = ""  # the question's kind as the reading budget saw it (factoid, list, ...)
     read: int = 0  # prompt tokens llama.cpp read anew, every pass of the turn
     cached: int = 0  # prompt tokens it took from the slot's cache
     written: int = 0
@@ -127,6 +130,7 @@ def ask(talk: Any, llm: Any, passes: Passes, question: str) -> Turn:
     """One turn as the Chat page runs it: asked, followed to its check, recorded."""
     from ragcore.chat import refers_back
     from ragcore.chat.progress import Checked, Draft, reading_rate, turn_states
+    from ragcore.prompts import message_tokens
     from ragcore.workspace.conversation import TurnSettings
 
     settings, start = TurnSettings(), len(passes.taken)
@@ -144,6 +148,7 @@ def ask(talk: Any, llm: Any, passes: Passes, question: str) -> Turn:
     prompts: dict[str, int] = {}
     for call in trace.llm_calls:
         prompts[call.purpose] = prompts.get(call.purpose, 0) + call.tokens_in
+    answer = next((c.messages for c in trace.llm_calls if c.purpose == "context chat"), [])
     return Turn(question, refers_back(question) if len(talk.chat.messages) > 2 else "",
                 str(trace.notes.get("condensed_question", question)), prompts,
                 read=sum(int(t.get("prompt_n", 0)) for t in taken),
@@ -151,7 +156,10 @@ def ask(talk: Any, llm: Any, passes: Passes, question: str) -> Turn:
                 written=sum(int(t.get("predicted_n", 0)) for t in taken),
                 reading_seconds=sum(float(t.get("prompt_ms", 0.0)) for t in taken) / 1000,
                 first_token=first if first is not None else whole, whole=whole,
-                threads=max((int(t["threads"]) for t in taken), default=0), passes=taken)
+                threads=max((int(t["threads"]) for t in taken), default=0), passes=taken,
+                history=sum(map(message_tokens, answer[1:-1])),
+                reading_budget=int(trace.notes.get("reading_budget") or 0),
+                kind=str(trace.notes.get("question_kind", "")))
 
 
 def converse(corpus: Path, questions: tuple[str, ...]) -> tuple[list[Turn], list[Any]]:
@@ -170,8 +178,10 @@ def converse(corpus: Path, questions: tuple[str, ...]) -> tuple[list[Turn], list
             for number, question in enumerate(questions, 1):
                 turns.append(turn := ask(talk, llm, passes, question))
                 sys.stderr.write(f"[{GROUP}] turn {number}/{len(questions)}: {turn.whole:.1f} s, "
-                                 f"{turn.tokens} prompt tokens ({turn.read} read anew, "
-                                 f"{turn.cached} cached), searched {turn.searched!r}\n")
+                                 f"{turn.tokens} prompt tokens (history {turn.history}, "
+                                 f"passages up to {turn.reading_budget}: {turn.kind}; "
+                                 f"{turn.read} read anew, {turn.cached} cached), searched "
+                                 f"{turn.searched!r}\n")
                 if number == 1:  # as the page does once the first reply is on screen
                     talk.title_chat(question, talk.chat.messages[-1].content)
         loads.append(machine_load())
@@ -186,8 +196,10 @@ def turn_rows(turns: list[Turn]) -> list[Row]:
         kind = "follow-up" if turn.follow_up else "standalone"
         prompts = ", ".join(f"{purpose} {tokens}" for purpose, tokens in turn.prompt_tokens.items())
         rows.append(Row(GROUP, f"turn {number:2d} ({kind}) prompt tokens", turn.tokens, "tokens",
-                        note=f"{prompts}; llama.cpp read {turn.read} anew, {turn.cached} cached, "
-                             f"wrote {turn.written}; searched: {turn.searched!r}"))
+                        note=f"{prompts} (history {turn.history}, passages up to "
+                             f"{turn.reading_budget}: {turn.kind}); llama.cpp read {turn.read} "
+                             f"anew, {turn.cached} cached, wrote {turn.written}; searched: "
+                             f"{turn.searched!r}"))
         rows.append(Row(GROUP, f"turn {number:2d} whole answer", turn.whole, "s",
                         f"<= {TARGET}x turn 2" if number > 2 else "",
                         ratio <= TARGET if number > 2 else None,
@@ -217,6 +229,10 @@ def summary_rows(turns: list[Turn], loads: list[Any]) -> list[Row]:
         Row(GROUP, "largest follow-up's prompt tokens / turn 2's", most / second.tokens, "x",
             "<= 1.2 (flat)", most / second.tokens <= TARGET,
             note=f"{most} / {second.tokens} tokens; the rewrite and the answer"),
+        Row(GROUP, "largest history an answer carried, turns 3 on / turn 2's",
+            max(t.history for t in later) / max(1, second.history), "x",
+            note=f"{max(t.history for t in later)} / {second.history} tokens (the memory's "
+                 "limit: 256 with the question)"),
         Row(GROUP, "rewrites: follow-ups rewritten / standalone questions rewritten",
             sum(1 for t in follow_ups if "condense" in t.prompt_tokens), "",
             note=f"of {len(follow_ups)} follow-ups; standalone rewritten: "
