@@ -142,3 +142,36 @@ def test_no_page_says_a_word_people_do_not_use(page, tmp_path):  # noqa: F811
     assert not said, said
     log = (tmp_path / "streamlit.log").read_text()
     assert "deprecat" not in log.lower(), log[-3000:]
+
+
+def test_a_reply_stopped_before_its_first_word_says_it_was_stopped(page, tmp_path):  # noqa: F811
+    from playwright.sync_api import expect
+
+    _require_browser()
+    root = tmp_path / "ws"
+    Workspace(root, embedder=FakeEmbedder()).ingest(
+        "notes", [write_pdf(tmp_path / "program.pdf", LINES)])
+    with LoopbackServer() as server:
+        server.queue(*[Reply(text=REPLY, delay=20.0) for _ in range(4)])
+        proc, url = start_app(root, tmp_path / "streamlit.log", RAGCORE_EMBEDDER="fake",
+                              RAGCORE_LLM="ollama:llama3.1",
+                              RAGCORE_LLM_BASE_URL=server.ollama_url)
+        try:
+            page.goto(f"{url}/chat")
+            box = page.get_by_test_id("stChatInputTextArea")
+            expect(box).to_be_visible(timeout=120_000)
+            _wait_idle(page)
+            box.fill(QUESTION)
+            box.press("Enter")
+            expect(page.get_by_text(re.compile(r"Passages found \(\d+\)")).first).to_be_visible(
+                timeout=120_000)
+            page.get_by_role("button", name="Stop").click()
+            reply = page.get_by_test_id("stChatMessage").nth(1)
+            expect(reply.get_by_text("Stopped: the reply was cut short")).to_be_visible(
+                timeout=60_000)
+            expect(reply.get_by_text(re.compile(r"^Sources \(\d+\)"))).to_be_visible()
+            _wait_idle(page)
+            _shot(page, "labels-stopped")
+            assert "Not confirmed" not in reply.inner_text(), reply.inner_text()
+        finally:
+            stop_app(proc)
