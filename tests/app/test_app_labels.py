@@ -34,7 +34,8 @@ def _live_turn(states: list) -> None:
 
 
 def headings(at: AppTest) -> list[str]:
-    return [m.value for m in at.markdown if m.value.startswith("**Passages found")]
+    return [m.value.split("\n\n")[0] for m in at.markdown
+            if m.value.startswith("**Passages found")]
 
 
 def test_passages_waiting_in_line_are_not_said_to_be_read():

@@ -11,12 +11,16 @@ Set RAGCORE_SCREENSHOTS=<folder> to keep a screenshot per page.
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 from support.loopback import LoopbackServer, Reply
 from test_browser import (  # noqa: F401 (the page fixture)
-    _go, _require_browser, _shot, _wait_idle, page, start_app, stop_app,
+    REPO, _free_port, _go, _require_browser, _shot, _wait_healthy, _wait_idle, page, start_app,
+    stop_app,
 )
 from test_browser_words import write_pdf
 
@@ -175,3 +179,48 @@ def test_a_reply_stopped_before_its_first_word_says_it_was_stopped(page, tmp_pat
             assert "Not confirmed" not in reply.inner_text(), reply.inner_text()
         finally:
             stop_app(proc)
+
+
+# The best 4 passages found, then the 2 the model reads drawn in their place, as the Chat page
+# does (``turn_view.found_trace``, then ``show_passages``), the run going on meanwhile.
+FOUND_THEN_READ = """
+import time
+from ragcore.types import Node, ScoredNode
+from webapp.chat import turn_view
+
+found = [ScoredNode(Node(f"Passage {i} of the notes.", metadata={"file_name": f"n{i}.txt"}),
+                    0.5) for i in range(4)]
+turn = turn_view.open_live_turn(stop=False)
+turn_view.found_trace(turn, 4).found(found)
+time.sleep(1.5)
+turn_view.show_passages(turn, found[:2])
+time.sleep(60)
+"""
+
+
+def test_the_passages_listed_are_as_many_as_their_count(page, tmp_path):  # noqa: F811
+    """"Passages found (2)" stood above four passages: the 4 found first stayed under the 2
+    read, drawn in their place, until the run ended."""
+    from playwright.sync_api import expect
+
+    _require_browser()
+    script = tmp_path / "found_then_read.py"
+    script.write_text(FOUND_THEN_READ, encoding="utf-8")
+    port, log = _free_port(), tmp_path / "streamlit.log"
+    with log.open("a") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port),
+             "--server.headless", "true", "--server.address", "127.0.0.1",
+             "--browser.gatherUsageStats", "false"],
+            cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)), stdout=out,
+            stderr=subprocess.STDOUT)
+    try:
+        _wait_healthy(f"http://127.0.0.1:{port}", proc, log)
+        page.goto(f"http://127.0.0.1:{port}")
+        expect(page.get_by_text(re.compile(r"Passages found \(2\)"))).to_be_visible(
+            timeout=60_000)
+        page.wait_for_timeout(1000)
+        _shot(page, "labels-found-then-read")
+        assert page.locator("blockquote").count() == 2, visible_text(page)
+    finally:
+        stop_app(proc)

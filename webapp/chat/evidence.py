@@ -3,14 +3,13 @@
 The Query page and the Chat page show them the moment the search returns them (the best few,
 while the sentences the model reads are chosen), then the passages it reads while it reads them
 (tens of seconds with the packaged model on a busy machine); the numbered sources under the
-finished answer replace them (``webapp.answers.citing``).
+finished answer replace them (``webapp.answers.citing``). A list is one Markdown element
+(``passages_found``), so a shorter one drawn in the place of a longer one leaves nothing of it.
 """
 
 from __future__ import annotations
 
 from typing import Sequence
-
-import streamlit as st
 
 from ragcore.present import format as fmt
 from webapp.session import session
@@ -27,11 +26,21 @@ FOR_THE_MODEL = "for the model to read:"
 CHOOSING = "choosing the sentences the model reads:"
 
 
-def render_passages_found(sources: Sequence, state: str = READING) -> None:
-    """The retrieved passages as soon as they are found, before the answer."""
-    if not sources:
-        return
-    st.markdown(f"**Passages found ({len(sources)})**, {state}")
+def passages_found(sources: Sequence, state: str = READING) -> str:
+    """The retrieved passages as soon as they are found, before the answer, as one Markdown
+    text: "**Passages found (2)**, ``state``", then each one's file (its score under Advanced)
+    and the start of its text, quoted."""
+    advanced = bool(session.advanced_choice)
+    parts = [f"**Passages found ({len(sources)})**, {state}"]
     for number, scored in enumerate(sources, 1):
-        st.caption(fmt.source_label(number, scored, advanced=bool(session.advanced_choice)))
-        st.markdown(f"> {fmt.passage_preview(scored.node.text, PREVIEW_CHARS)}")
+        parts.append(_small(fmt.source_label(number, scored, advanced=advanced)))
+        parts.append(f"> {fmt.passage_preview(scored.node.text, PREVIEW_CHARS)}")
+    return "\n\n".join(parts)
+
+
+def _small(label: str) -> str:
+    """``label`` ("1. a.pdf · page 2") as small grey text: never a list, a link or a formula."""
+    for mark in ("\\", "[", "]", "$"):
+        label = label.replace(mark, "\\" + mark)
+    number, _, rest = label.partition(". ")  # "1\\. a.pdf": not an ordered list
+    return f":small[:gray[{number}\\. {rest}]]"

@@ -24,7 +24,7 @@ from ragcore.chat import (
 from ragcore.present import format as fmt, trace_view
 from ragcore.trace import Trace
 from webapp.chat.evidence import (
-    CHOOSING, FOR_THE_MODEL, READING, WAITING, render_passages_found,
+    CHOOSING, FOR_THE_MODEL, READING, WAITING, passages_found,
 )
 from webapp.chat.agent_steps import stream_with_steps
 from webapp.chat.chat_controls import stop_button
@@ -94,11 +94,10 @@ def show_passages(turn: LiveTurn, sources: list, said: str = FOR_THE_MODEL) -> N
 
 
 def _draw_passages(turn: LiveTurn, sources: list, said: str) -> None:
-    # Emptied first: a container drawn in the place of a longer one keeps the longer one's
-    # extra children on screen until the run ends (the best 4 found under "Passages found (2)").
-    turn.evidence.empty()
-    with turn.evidence.container():
-        render_passages_found(sources, said)
+    # One element, not a container: a container drawn in the place of a longer one keeps the
+    # longer one's extra children on screen until the run ends, emptied first or not (the best
+    # 4 found stayed under "Passages found (2)").
+    turn.evidence.markdown(passages_found(sources, said))
 
 
 def follow(turn: LiveTurn, states: Iterable[Any]) -> Checked:
