@@ -40,6 +40,8 @@ from benchmarks.harness import Row, corpus_dir, machine_load
 GROUP = "conversation"
 DOCUMENTS = ("state_of_the_union/state_of_the_union.txt", "python_peps/pep-0008.rst",
              "python_peps/pep-0020.rst")
+# The two halves ask alike (three PEP 8 questions, one of PEP 20, four follow-ups each), so a
+# later half costing more is the chat's length, not its topics.
 QUESTIONS = (
     "How much is Ford investing to build electric vehicles?",
     "And GM?",
@@ -49,18 +51,18 @@ QUESTIONS = (
     "What does PEP 8 recommend for indentation?",
     "And what is the maximum line length it recommends?",
     "What does the Zen of Python say about errors?",
-    "What minimum tax rate for corporations did the President propose?",
-    "Why did he propose it?",
+    "What does PEP 8 say about imports?",
+    "Should they be on separate lines?",
     "At what monthly price did the President want to cap the cost of insulin?",
     "And how much does it cost to make?",
     "How old were Officer Wilbert Mora and Officer Jason Rivera?",
-    "What does PEP 8 say about naming constants?",
-    "What about class names?",
     "How many barrels of oil did the United States and 30 other countries agree to release?",
     "Why?",
+    "What does PEP 8 say about naming constants?",
+    "What about class names?",
     "According to the Zen of Python, is flat better than nested?",
-    "What does PEP 8 say about imports?",
-    "Should they be on separate lines?",
+    "What minimum tax rate for corporations did the President propose?",
+    "Why did he propose it?",
 )
 QUICK_TURNS = 8
 TARGET = 1.2  # every turn's whole answer against turn 2's
@@ -212,17 +214,17 @@ def summary_rows(turns: list[Turn], loads: list[Any]) -> list[Row]:
     second, later = turns[1], turns[2:]
     load = "/".join(f"{x[0]:.1f}" for x in loads if x) or "n/a"
     half = len(turns) // 2
-    early, late = turns[1:half], turns[half:]
+    early, late = turns[1:half], turns[half + 1:]  # alike: each half less its first turn
     worst = max(t.whole / second.whole for t in later)
     follow_ups = [t for t in turns[1:] if t.follow_up]
     most = max(t.tokens for t in follow_ups)
     return [
         Row(GROUP, "slowest later turn / turn 2 (whole answer)", worst, "x", f"<= {TARGET}",
             worst <= TARGET, note=f"load {load} (1 min, start/end)"),
-        Row(GROUP, f"median whole answer, turns {half + 1}-{len(turns)} / turns 2-{half}",
+        Row(GROUP, f"median whole answer, turns {half + 2}-{len(turns)} / turns 2-{half}",
             statistics.median(t.whole for t in late) / statistics.median(t.whole for t in early),
             "x", "~1 (no growth)"),
-        Row(GROUP, f"median model reading, turns {half + 1}-{len(turns)} / turns 2-{half}",
+        Row(GROUP, f"median model reading, turns {half + 2}-{len(turns)} / turns 2-{half}",
             statistics.median(t.reading_seconds for t in late)
             / max(1e-9, statistics.median(t.reading_seconds for t in early)), "x",
             "~1 (no growth)"),
