@@ -34,7 +34,7 @@ logger = logging.getLogger(__name__)
 
 _OS_ERROR = re.compile(r"\[Errno -?\d+\]\s*")
 _SWITCH_BACKEND = (
-    "or choose the extractive backend on the Settings page to answer without a server."
+    "or choose Extractive (offline) on the Settings page to answer without a server."
 )
 
 
@@ -114,13 +114,13 @@ def _llm_status(exc: LLMStatusError) -> Explanation:
 def _llm_response(exc: LLMResponseError) -> Explanation:
     return Explanation(
         f"The answering server sent a reply that could not be understood ({exc}).",
-        "Check that the backend type on the Settings page matches the server (Ollama or "
+        "Check that the kind of server chosen on the Settings page matches it (Ollama or "
         f"OpenAI-compatible), {_SWITCH_BACKEND}",
     )
 
 
 def _llm_other(exc: LLMError) -> Explanation:
-    return Explanation(f"The answering backend failed ({exc}).", f"Retry, {_SWITCH_BACKEND}")
+    return Explanation(f"The answering model failed ({exc}).", f"Retry, {_SWITCH_BACKEND}")
 
 
 def _embedding(exc: EmbeddingError) -> Explanation:
@@ -146,8 +146,9 @@ def _persist(exc: PersistError) -> Explanation:
 
 def _chunking(exc: ChunkingError) -> Explanation:
     return Explanation(
-        f"The documents could not be split into chunks ({exc}).",
-        "Raise the chunk size under 'Advanced' on the Upload page and try again.",
+        f"The documents could not be split into passages ({exc}).",
+        "Raise the passage size under 'Advanced: how documents are split' on the Upload page "
+        "and try again.",
     )
 
 
@@ -161,7 +162,7 @@ def _workspace(exc: WorkspaceError) -> Explanation:
 
 def _store(exc: StoreError) -> Explanation:
     return Explanation(
-        f"The vector store rejected the operation ({exc}).",
+        f"The index's store rejected the operation ({exc}).",
         "Re-index the affected documents on the Indexes page.",
     )
 
