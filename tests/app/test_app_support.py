@@ -38,7 +38,7 @@ def test_unreachable_server_says_to_start_it_or_switch_backend():
     text = str(explain_error(exc))
     assert "could not be reached" in text
     assert "127.0.0.1:9" in text
-    assert "ollama serve" in text and "extractive" in text
+    assert "ollama serve" in text and "Extractive (offline)" in text
 
 
 def test_a_reply_past_its_time_limit_says_which_limits_to_change_not_to_start_the_server():
