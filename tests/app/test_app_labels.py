@@ -12,9 +12,11 @@ from streamlit.testing.v1 import AppTest
 from test_app_pages import open_page
 from test_settings_setup import workspace  # noqa: F401 (fixture)
 
+from ragcore.chat import CHAT_MODE_DESCRIPTIONS
 from ragcore.present import format as fmt
 from ragcore.present.markers import AnswerCheck
 from ragcore.types import Node, ScoredNode
+from webapp.chat.chat_modes import MODE_LINES
 
 PASSAGE = ("The keepers recommend lighting the lamp between 18:00 and 06:00 in winter. "
            "The tower is 42 metres tall.")
@@ -133,3 +135,19 @@ def test_an_agents_steps_say_what_its_tool_does_and_its_name_only_under_advanced
     assert "Searching the documents for: tides" in shown and "search_documents" not in shown
     at = AppTest.from_function(_agent_steps, args=(True,), default_timeout=60).run()
     assert "Action: search_documents" in "\n".join(t.value for t in at.text)
+
+
+def _mode_choice(advanced: bool) -> None:
+    from webapp.chat.chat_modes import mode_select
+
+    mode_select("condense_plus_context", advanced=advanced, key="mode")
+
+
+def test_a_chat_modes_description_says_it_once():
+    """With Advanced on, the people's line and the technical one were shown one after the
+    other, saying the same thing twice."""
+    for advanced in (False, True):
+        at = AppTest.from_function(_mode_choice, args=(advanced,), default_timeout=60).run()
+        said = [c.value for c in at.caption]
+        lines = {*MODE_LINES.values(), *CHAT_MODE_DESCRIPTIONS.values()}
+        assert len(said) == 1 and said[0] in lines, said

@@ -56,12 +56,13 @@ def mode_choices(current: str, *, advanced: bool) -> list[str]:
 
 def mode_select(current: str, *, advanced: bool, key: str) -> str:
     """The chat mode choice, named for people (the internal name too under ``advanced``), its
-    one line below it; returns the internal name."""
+    one line below it (the technical one under ``advanced``); returns the internal name."""
     def label(mode: str) -> str:
         return f"{mode_name(mode)} ({mode})" if advanced else mode_name(mode)
 
     mode = st.selectbox("Chat mode", mode_choices(current, advanced=advanced), key=key,
                         format_func=label)
-    line = MODE_LINES[ChatMode(mode)]
-    st.caption(f"{line} {CHAT_MODE_DESCRIPTIONS[ChatMode(mode)]}" if advanced else line)
+    # one line, not both: the people's line and the technical one say the same thing twice
+    line = (CHAT_MODE_DESCRIPTIONS if advanced else MODE_LINES)[ChatMode(mode)]
+    st.caption(line)
     return mode
