@@ -296,8 +296,11 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool,
     question asked again there, its reply the newest version); or the history kept and a retry
     offered."""
     with st.chat_message("user"):  # with Edit at once: the question's place once recorded
-        controls.render_question(ChatMessage("user", question),
-                                 len(chat.messages) if at is None else at)
+        # A block where an edit box was drawn (Edit, Send): none of it stays on screen greyed
+        # while the reply is made (Streamlit keeps a same-type element until the run ends).
+        with st.container(key="asked_question"):
+            controls.render_question(ChatMessage("user", question),
+                                     len(chat.messages) if at is None else at)
         bring_into_view()  # asked while scrolled up: the question and its reply in view
     settings = turn_settings(choices)
     with st.chat_message("assistant"):  # at once: Stop, and that the search began
