@@ -163,7 +163,9 @@ def _walk(page, url: str, root: Path, corpus_dir: Path, expect) -> None:
     expect(page.locator(".st-key-edit_2")).to_have_count(0, timeout=60_000)
     _until(lambda chat: [m["content"] for m in chat["messages"] if m["role"] == "user"] == [
         "What does the speech say about jobs?"] and len(chat["messages"]) == 2)
-    _wait_idle(page)  # an edited first question is titled again (a model call of seconds)
+    # an edited first question is titled again (a model call of seconds): the edit box leaves
+    # the screen when that run ends
+    expect(page.get_by_label("Edit your question")).to_have_count(0)
     _answered(page, "What does the speech say about jobs?", expect)
     _shot(page, "chat-6-edited-and-resent")
 

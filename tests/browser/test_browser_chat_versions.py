@@ -147,6 +147,7 @@ def _edit_keeps_the_turns_that_followed(page, root: Path, expect) -> None:
     page.get_by_role("button", name="Send edited question").click()
     expect(page.locator(".st-key-edit_2")).to_have_count(0)
     _answered(page, INFLATION, expect)
+    expect(page.get_by_label("Edit your question")).to_have_count(0)  # the edit box is gone
     chat = _newest(root)
     assert [m["content"] for m in chat["messages"]][0] == INFLATION
     assert [m["content"] for m in chat["messages"][0]["versions"][0]][::2] == [
