@@ -67,6 +67,16 @@ OTHER_VIEWS = {
 }
 
 
+# The font sizes (px) of the headings inside the sources' passages, and of the page's text.
+HEADING_SIZES = """() => {
+    const px = e => parseFloat(getComputedStyle(e).fontSize);
+    const heads = [...document.querySelectorAll(
+        '[data-testid="stExpander"] .rc-passage :is(h1,h2,h3)')];
+    const text = document.querySelector('[data-testid="stMarkdownContainer"] p');
+    return {heading: heads.map(px), text: px(text)};
+}"""
+
+
 def untrue_words(text: str, folder: str) -> list[str]:
     """The lines of ``text`` holding a word people do not use, or the workspace's path."""
     found = []
@@ -111,6 +121,13 @@ def test_no_page_says_a_word_people_do_not_use(page, tmp_path):  # noqa: F811
                     page.get_by_role("button", name="Ask").click()
                     expect(page.get_by_text(REPLY).first).to_be_visible(timeout=120_000)
                     _wait_idle(page)
+                    # the Markdown source's passage, opened: its heading as big as its text
+                    page.get_by_test_id("stExpander").filter(has_text="history.md").locator(
+                        "summary").click()
+                    page.wait_for_timeout(800)
+                    sizes = page.evaluate(HEADING_SIZES)
+                    assert sizes["heading"] and max(sizes["heading"]) <= 1.25 * sizes["text"], \
+                        sizes
                 if name == "Chat":
                     box = page.get_by_test_id("stChatInputTextArea")
                     box.fill(QUESTION)
