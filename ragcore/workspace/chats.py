@@ -278,7 +278,7 @@ class ChatStore:
         """Saved chats, most recently updated first (damaged files are skipped and logged).
 
         ``search`` keeps the chats whose title, index or messages contain all of its words
-        (case ignored).
+        (case ignored), in any version of the conversation.
         """
         words = search.lower().split()
         summaries = [
@@ -300,8 +300,17 @@ class ChatStore:
 def _contains(chat: SavedChat, words: list[str]) -> bool:
     if not words:
         return True
-    text = " ".join([chat.title, chat.index, *(m.content for m in chat.messages)]).lower()
-    return all(word in text for word in words)
+    text = " ".join([chat.title, chat.index, *(m.content for m in every_message(chat.messages))])
+    return all(word in text.lower() for word in words)
+
+
+def every_message(messages: Iterable[ChatMessage]) -> Iterable[ChatMessage]:
+    """Each message of a conversation and of every version kept in it, depth first (a chat
+    is found by the words of a reply it keeps, shown or not)."""
+    for message in messages:
+        yield message
+        for tail in message.versions:
+            yield from every_message(tail)
 
 
 def export_json(chat: SavedChat) -> str:

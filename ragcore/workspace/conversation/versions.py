@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ..chats import ChatMessage, SavedChat, new_message, title_from
+from ..chats import ChatMessage, SavedChat, every_message, new_message, title_from  # noqa: F401
 
 
 def versions_at(chat: SavedChat, position: int) -> tuple[int, int]:
@@ -77,14 +77,6 @@ def before(chat: SavedChat, position: int | None) -> list[ChatMessage]:
     """The messages shown before ``position`` (all of them for None): a question asked again
     there is answered with this history, not the turns it replaces."""
     return list(chat.messages if position is None else chat.messages[:position])
-
-
-def every_message(messages: Iterable[ChatMessage]) -> Iterable[ChatMessage]:
-    """Each message of the conversation and of every version kept in it, depth first."""
-    for message in messages:
-        yield message
-        for tail in message.versions:
-            yield from every_message(tail)
 
 
 def _every_version(chat: SavedChat, position: int) -> list[list[ChatMessage]]:

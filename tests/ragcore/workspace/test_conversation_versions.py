@@ -107,3 +107,13 @@ def test_a_chat_titled_like_another_gets_a_distinct_title():
         model="extractive"), memory=memory_for_chat(chat, FakeLLM()))
     talk.title_chat("Lease?", "A lease lasts twelve seconds.")
     assert chat.title == "Lease: lease lasts twelve seconds"
+
+
+def test_a_chat_is_found_by_the_words_of_a_version_not_shown(tmp_path):
+    from ragcore.workspace.chats import ChatStore
+
+    chat = _two_turns()
+    fork(chat, 2, [new_message("user", "Who renews it?"), new_message("assistant", "Nobody.")])
+    store = ChatStore(tmp_path)
+    store.save(chat)
+    assert [s.id for s in store.list(search="grace period")] == [chat.id]  # kept, not shown
