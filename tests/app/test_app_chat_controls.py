@@ -208,3 +208,17 @@ def test_a_reply_cut_short_by_opening_another_chat_is_kept_in_its_own_chat(docs_
     kept = json.loads((docs_ws / "chats" / f"{streaming.id}.json").read_text())
     assert [m["content"] for m in kept["messages"]] == ["What about jobs?", "Jobs …"]
     assert at.query_params["chat"] == first and len(at.chat_message) == 2
+
+
+def test_a_regenerated_reply_stopped_keeps_the_reply_it_was_to_replace(docs_ws):
+    at = ask(open_page("chat"), UKRAINE)
+    first = saved(docs_ws, at)["messages"][1]
+    at.session_state[STREAM_KEY] = {  # Stop pressed while Regenerate's reply streamed
+        "chat": at.session_state["open_chat"], "question": UKRAINE, "text": "The speech",
+        "response": None, "settings": {}, "at": 0}
+    at.run()
+    assert not at.exception
+    messages = saved(docs_ws, at)["messages"]
+    assert [m["content"] for m in messages] == [UKRAINE, "The speech …"]
+    assert messages[0]["versions"][0][1] == first  # the reply it was to replace, kept
+    assert any(m.value == "2/2" for m in at.markdown)
