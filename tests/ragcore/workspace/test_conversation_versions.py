@@ -22,7 +22,8 @@ SIMPLE = TurnSettings(chat_mode="simple")
 
 def _two_turns() -> SavedChat:
     chat = SavedChat(index="docs", chat_mode="simple")
-    for question, reply in (("How long is a lease?", "12 s."), ("And  the grace period?", "45 s.")):
+    turns = (("How long is a lease?", "12 s."), ("And  the grace period?", "45 s."))
+    for question, reply in turns:
         chat.add_message("user", question)
         chat.add_message("assistant", reply)
     return chat
@@ -94,9 +95,9 @@ def test_titles_are_told_apart_by_a_phrase_then_a_number():
     assert distinct_title("Chubby cell replicas", taken | {"chubby cell replicas: many replicas"},
                           question, "Here is what they say:\n- Five replicas elect a master."
                           ) == "Chubby cell replicas: Five replicas elect"  # not "Here"
-    assert distinct_title("Chubby cell replicas", taken | {"chubby cell replicas: many replicas",
-                                                           "chubby cell replicas: five replicas elect",
-                                                           "Chubby cell replicas: master"},
+    every = taken | {"chubby cell replicas: many replicas",
+                     "chubby cell replicas: five replicas elect", "Chubby cell replicas: master"}
+    assert distinct_title("Chubby cell replicas", every,
                           question, "Five replicas elect a master.") == "Chubby cell replicas (2)"
 
 
