@@ -18,9 +18,10 @@ _ATX = re.compile(r"^ {0,3}#{1,6}\s+(.+?)(?:\s+#+)?\s*$")
 # A line ending in one of these runs on: it is inside a paragraph, not a heading.
 _JOINING = frozenset("a an and as at by for from in into of on or the to with".split())
 _COLUMN_GAP = re.compile(r"\S\s{5,}\S")  # a page footer's columns: "Fielding, et al.   [Page 1]"
-# A paper's first section, its heading run into its text by a two-column PDF's text layer
-# ("1 Introduction Over the past five years, ..."): the abstract ended before it.
-_FIRST_SECTION = re.compile(r"^\s*1\.?\s+Introduction\b")
+# A paper's first section, its heading run into the lines around it by a two-column PDF's text
+# ("... clusters every day. 1 Introduction", "1 Introduction Over the past five years, ..."):
+# the abstract ends before it.
+_FIRST_SECTION = re.compile(r"(?:^|(?<=[.!?]))\s*1\.?\s+Introduction\b")
 
 
 def abstract_of(lines: list[str]) -> str:
@@ -44,6 +45,10 @@ def _paragraphs(lines: list[str], *, first: str) -> str:
         if not line.strip():
             blank = bool(parts)
             continue
+        section = _FIRST_SECTION.search(line)
+        if section:
+            parts.append(line[:section.start()].strip())
+            break
         margin = len(line) - len(line.lstrip())
         if _ends_abstract(line) or (blank and indent is not None and margin != indent):
             break
@@ -58,10 +63,9 @@ def _paragraphs(lines: list[str], *, first: str) -> str:
 
 
 def _ends_abstract(line: str) -> bool:
-    """A heading ("Keywords", "1. Introduction", even with its text after it on the line), a
-    reST underline or a page footer."""
+    """A heading ("Keywords", "1. Introduction"), a reST underline or a page footer."""
     text = line.strip()
-    if _UNDERLINE.match(line) or _COLUMN_GAP.search(text) or _FIRST_SECTION.match(text):
+    if _UNDERLINE.match(line) or _COLUMN_GAP.search(text):
         return True
     words = text.split()
     return (len(words) <= 6 and (text[0].isupper() or text[0].isdigit())

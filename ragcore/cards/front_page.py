@@ -88,16 +88,25 @@ def kind_line(lines: list[str]) -> str:
 
 
 def _split_names_off(run: list[str]) -> tuple[list[str], tuple[str, ...]]:
-    """The title lines of ``run`` (those before the first name line, at least one), and the
+    """The title lines of ``run`` (those before the first line of names, at least one), and the
     names after them (affiliation lines between names skipped)."""
     for index, line in enumerate(run[1:], start=1):
         last = run[index - 1].split()[-1].lower()
         if last in _FUNCTION_WORDS or last.endswith("ing"):
             continue  # "Guide for Conducting" / "Risk Assessments": the title goes on
-        if is_person_name(clean_name(line)):
-            names = [clean_name(n) for n in run[index:] if is_person_name(clean_name(n))]
+        if _names_of(line):
+            names = [name for n in run[index:] for name in _names_of(n)]
             return run[:index][:MAX_TITLE_LINES], tuple(dict.fromkeys(names))
     return run[:MAX_TITLE_LINES], ()
+
+
+def _names_of(line: str) -> tuple[str, ...]:
+    """The names a title page's line holds: one ("Donna Dodson*") or a list of them ("Jeffrey
+    Dean and Sanjay Ghemawat", which was read as the title's last line); () for none."""
+    if is_person_name(clean_name(line)):
+        return (clean_name(line),)
+    names = split_names(line)
+    return names if len(names) > 1 and all(map(is_person_name, names)) else ()
 
 
 def _title_like(text: str) -> bool:

@@ -169,16 +169,30 @@ def test_an_rfc_header_whose_date_shares_a_line_with_its_category():
         relations=("is in the category Best Current Practice",))
 
 
-def test_an_abstract_ends_at_a_first_section_run_into_its_text():
-    """Issue 66: a two-column PDF's text layer puts "1 Introduction" and its first words on one
-    line; the abstract shown for "Summarise the MapReduce paper" ran on into them."""
-    from ragcore.cards.abstract import abstract_of
 
-    lines = ["MapReduce: Simplified Data Processing on Large Clusters",
-             "Jeffrey Dean and Sanjay Ghemawat", "Abstract",
-             "MapReduce is a programming model and an associated implementation for",
-             "processing and generating large data sets.",
-             "1 Introduction Over the past five years, the authors and many others at",
-             "Google have implemented hundreds of special-purpose computations."]
-    assert abstract_of(lines) == ("MapReduce is a programming model and an associated "
-                                  "implementation for processing and generating large data sets.")
+# The first page of the MapReduce paper (OSDI 2004) as the app's PDF reader gives it: the
+# first section's heading run into the abstract's last line.
+MAPREDUCE = """MapReduce: Simplified Data Processing on Large Clusters
+Jeffrey Dean and Sanjay Ghemawat
+jeff@google.com, sanjay@google.com
+Google, Inc.
+Abstract
+MapReduce is a programming model and an associated implementation for processing and
+generating large data sets. Programmers find the system easy to use: hundreds of programs have been
+implemented and upwards of one thousand MapReduce jobs are executed on Google's clusters
+every day. 1 Introduction
+Over the past five years, the authors and many others at
+Google have implemented hundreds of special-purpose computations."""
+
+
+def test_a_papers_card_keeps_its_authors_off_its_title_and_its_introduction_off_its_abstract():
+    """Issue 66: "Summarise the MapReduce paper" showed the abstract of "MapReduce: Simplified
+    Data Processing on Large Clusters Jeffrey Dean and Sanjay Ghemawat", ending in "1
+    Introduction Over the past five years, the authors and many others at"."""
+    card = card_of(MAPREDUCE)
+    assert card.title == "MapReduce: Simplified Data Processing on Large Clusters"
+    assert card.authors == ("Jeffrey Dean", "Sanjay Ghemawat")
+    assert card.abstract.startswith("MapReduce is a programming model")
+    assert card.abstract.endswith("executed on Google's clusters every day."), card.abstract
+    ended = MAPREDUCE.replace("every day. 1 Introduction\n", "every day.\n1 Introduction ")
+    assert card_of(ended).abstract == card.abstract  # the heading at a line's start ends it too
