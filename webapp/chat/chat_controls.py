@@ -16,8 +16,7 @@ from typing import Any, Iterable, Iterator
 
 import streamlit as st
 
-from ragcore.present import format as fmt
-from ragcore.present import copied_text
+from ragcore.present import copied_text, format as fmt
 from ragcore.workspace.conversation import (edited_at, record_stopped_turn, show_version,
                                             versions_at)
 from webapp import state
@@ -126,12 +125,12 @@ def version_nav(chat: Any, position: int) -> None:
     back, where, ahead = st.columns([1, 2, 1], vertical_alignment="center", width=180)
     back.button("", key=f"version_back_{position}", icon=":material/chevron_left:",
                 type="tertiary", disabled=shown == 1, on_click=switch_version,
-                args=(position, shown - 1), help="The version before")
-    where.markdown(f"{shown}/{total}", help="Versions of this reply: Regenerate and Edit keep "
-                   "every one")
+                args=(position, shown - 1), help="The earlier version")
+    where.markdown(f"{shown}/{total}", help="Regenerate and Edit keep every version: nothing "
+                   "asked or answered here is lost")
     ahead.button("", key=f"version_next_{position}", icon=":material/chevron_right:",
                  type="tertiary", disabled=shown == total, on_click=switch_version,
-                 args=(position, shown + 1), help="The version after")
+                 args=(position, shown + 1), help="The later version")
 
 
 def start_edit(position: int) -> None:
