@@ -42,6 +42,7 @@ from .answer_type import asked_for, unshown, wants_an_explanation, written_forms
 from .claims import Claim, Span, sentence_spans, short_answer, written_words
 from .facts import Facts, facts_of, missing_facts
 from .kinds import asks_one_fact
+from . import stating
 from .text import NEGATION, content_stems, fold
 
 
@@ -175,10 +176,13 @@ def decided(lead: ClaimCheck, passages: Sequence[str], question: str,
             or (not short and (lead.supported or lead.refuted
                                or wants_an_explanation(question)))):
         return lead  # "**SDLC**." only repeats the question; a "why" is explained, not located
+    read = {(s.passage, s.span): s.chance for s in stating.stated(question, passages)}
     if lead.supported and not lead.refuted:
-        share = max((_stating_share(lead, stems, forms, passages[p], span, question, subjects)
-                     for p, span in lead.support if p < len(passages)), default=0.0)
-        if share >= VETO_SHARE and not (absent and share < LOCATED_SHARE):
+        found = [_stating_share(lead, stems, forms, passages[p], span, question, subjects,
+                                read, p) for p, span in lead.support if p < len(passages)]
+        share = max((f[0] for f in found), default=0.0)
+        chance = max((f[1] for f in found if f[1] is not None), default=None)
+        if kept(share, chance) and not (absent and not located(share, chance)):
             return lead
     invented = lead if lead.refuted else replace(lead, supported=False, refuted=True,
                                                  support=(), score=min(lead.score, 0.5))
@@ -191,11 +195,59 @@ def decided(lead: ClaimCheck, passages: Sequence[str], question: str,
     for claim in (*whole, *(_narrowed(lead.claim, question) if short else ())):
         held = replace(lead, claim=claim)
         best = _stating(held, *_what_locates(claim, short, question), passages, question,
-                        subjects)
+                        subjects, read)
         if best is not None:
             return replace(held, supported=True, refuted=False, support=(best,),
                            score=max(lead.score, 0.5))
     return invented
+
+
+def unanswered(lead: ClaimCheck, passages: Sequence[str], question: str) -> ClaimCheck:
+    """An answer to one fact taken for invented when no passage sentence states an answer to
+    the question (the reader's best chance under ``stating.ANSWERED``); a why or how, a list
+    item and an answer without the reader as they are."""
+    if (lead.refuted or lead.claim.item or not asks_one_fact(question)
+            or wants_an_explanation(question)):
+        return lead
+    best = stating.best_chance(question, passages)
+    if best is None or best >= stating.ANSWERED:
+        return lead
+    return replace(lead, supported=False, refuted=True, support=(), score=min(lead.score, 0.5))
+
+
+def stated_instead(question: str, passages: Sequence[str], lead: _Check | None, *,
+                   absent: bool = False) -> tuple[int, str] | None:
+    """The passage sentence the reader is sure states the answer to ``question``
+    (``stating.SURE``), when the model's answer (``lead``; None: it refused) is not what it
+    holds: (its passage's position, the sentence); None otherwise, and when the question names
+    what the documents do not mention (``absent``)."""
+    if absent or not asks_one_fact(question) or wants_an_explanation(question):
+        return None
+    found = stating.stated(question, passages)
+    if not found or found[0].chance < stating.SURE:
+        return None
+    best = found[0]
+    sentence = " ".join(passages[best.passage][slice(*best.span)].split())
+    if lead is not None and holds_answer(lead, question, sentence):
+        return None
+    return best.passage, sentence
+
+
+def located(share: float, chance: float | None) -> bool:
+    """Whether a sentence holding an answer states what was asked: the reader says so
+    (``stating.STATES``), or it repeats ``LOCATED_SHARE`` of the question and the reader, when
+    there is one, does not doubt it (``stating.DOUBTFUL``)."""
+    if chance is not None and chance >= stating.STATES:
+        return True
+    return share >= LOCATED_SHARE and (chance is None or chance >= stating.DOUBTFUL)
+
+
+def kept(share: float, chance: float | None) -> bool:
+    """Whether an answer the claim features vouch for stays vouched for where it stands: as
+    ``located``, with ``VETO_SHARE`` for the words' share."""
+    if chance is not None and chance >= stating.STATES:
+        return True
+    return share >= VETO_SHARE and (chance is None or chance >= stating.DOUBTFUL)
 
 
 def _what_locates(claim: Claim, short: bool, question: str) -> tuple[set[str], tuple[str, ...]]:
@@ -209,19 +261,30 @@ def _what_locates(claim: Claim, short: bool, question: str) -> tuple[set[str], t
 
 
 def _stating(lead: _Check, stems: set[str], forms: Sequence[str], passages: Sequence[str],
-             question: str, subjects: tuple[str, ...]) -> tuple[int, Span] | None:
-    """The passage sentence that holds ``lead`` and states the most of the question, at least
-    ``LOCATED_SHARE`` of it; None when none does."""
-    best: tuple[float, int, Span] | None = None
+             question: str, subjects: tuple[str, ...], read: dict[tuple[int, Span], float]
+             ) -> tuple[int, Span] | None:
+    """The passage sentence that holds ``lead`` and states what was asked (``located``), the
+    reader's likeliest first (``read``: its chance for each sentence), then the one repeating
+    the most of the question; None when none does. The sentence the reader finds likeliest of
+    all to state the answer locates an answer it holds whatever its chance: shown as what the
+    documents say nearest, it would otherwise quote the answer under a refusal; unless the
+    documents answer nothing (its chance under ``stating.ANSWERED``)."""
+    best: tuple[float, float, int, Span] | None = None
+    likeliest = max(read, key=read.__getitem__) if read else None
+    if likeliest is not None and read[likeliest] < stating.ANSWERED:
+        likeliest = None
     for position, passage in enumerate(passages):
         for span in sentence_spans(passage, wrapped=True):
             sentence = passage[span[0]:span[1]]
             if not _holds(lead, stems, forms, sentence):
                 continue
-            share = asked_share(question, sentence, subjects)
-            if share >= LOCATED_SHARE and (best is None or share > best[0]):
-                best = (share, position, span)
-    return None if best is None else (best[1], best[2])
+            share, chance = asked_share(question, sentence, subjects), read.get((position, span))
+            if not located(share, chance) and (position, span) != likeliest:
+                continue
+            key = (chance or 0.0, share, position, span)
+            if best is None or key[:2] > best[:2]:
+                best = key
+    return None if best is None else (best[2], best[3])
 
 
 def _narrowed(claim: Claim, question: str) -> list[Claim]:
@@ -250,17 +313,30 @@ def _narrowed(claim: Claim, question: str) -> list[Claim]:
 
 
 def _stating_share(lead: _Check, stems: set[str], forms: Sequence[str], passage: str,
-                   centre: Span, question: str, subjects: tuple[str, ...] = ()) -> float:
-    """How much of the question the sentence stating a vouched answer holds: the sentence of
-    the verdict's window (its centre and neighbours) that holds the answer, the best of the
-    window's when none holds it whole ("... is called, mellifluously, PyEval_EvalFrameEx" beside
-    the centre "The standard Python interpreter is written in C.")."""
+                   centre: Span, question: str, subjects: tuple[str, ...] = (),
+                   read: dict[tuple[int, Span], float] | None = None, position: int = -1
+                   ) -> tuple[float, float | None]:
+    """How much of the question the sentence stating a vouched answer holds, and the reader's
+    chance that it states the answer (None without the reader): the sentence of the verdict's
+    window (its centre and neighbours) that holds the answer, the best of the window's when
+    none holds it whole ("... is called, mellifluously, PyEval_EvalFrameEx" beside the centre
+    "The standard Python interpreter is written in C.")."""
     spans = sentence_spans(passage, wrapped=True)
     at = spans.index(centre) if centre in spans else None
     window = spans if at is None else spans[max(0, at - 1):at + 2]
-    sentences = [passage[a:b] for a, b in window]
-    holding = [s for s in sentences if _holds(lead, stems, forms, s)] or sentences
-    return max((asked_share(question, s, subjects) for s in holding), default=0.0)
+    holding = [s for s in window if _holds(lead, stems, forms, passage[s[0]:s[1]])] or window
+    share = max((asked_share(question, passage[a:b], subjects) for a, b in holding),
+                default=0.0)
+    chances = [read[(position, s)] for s in holding if read and (position, s) in read]
+    return share, (max(chances) if chances else None)
+
+
+def holds_answer(lead: _Check, question: str, sentence: str) -> bool:
+    """Whether ``sentence`` holds the answer ``lead`` gives to ``question``: a short answer's
+    facts and words, or what a sentence answer adds to the question."""
+    short = short_answer(lead.claim)
+    stems, forms = _what_locates(lead.claim, short, question)
+    return bool(stems or forms or lead.claim.facts) and _holds(lead, stems, forms, sentence)
 
 
 def _holds(lead: _Check, stems: set[str], forms: Sequence[str], sentence: str) -> bool:

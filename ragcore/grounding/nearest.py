@@ -3,15 +3,17 @@
 ``not_said(question)`` turns the question into the first sentence of the reply ("How many
 employees does NIST have?" -> "The documents don't say how many employees NIST has."), falling
 back to quoting the question when its shape is not one of the common ones. ``closest_sentence``
-finds the passages' sentence nearest to the question (most shared words), quoted under it.
+finds the passages' sentence nearest to the question (the reader's likeliest to state an
+answer, ``stating``; without it, the most shared words), quoted under it.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .claims import sentence_spans
+from .stating import stated
 
 _WORD = re.compile(r"[^\W_]{3,}")
 MAX_QUOTE_WORDS = 40
@@ -140,23 +142,37 @@ def _third_person(verb: str) -> str:
 
 
 def closest_sentence(question: str, passages: Sequence[str]) -> str:
-    """The passages' sentence sharing the most words (3+ letters) with ``question``, the
-    earliest on ties, cut to ``MAX_QUOTE_WORDS``; "" when there is none."""
+    """The passages' sentence nearest to ``question``, cut to ``MAX_QUOTE_WORDS``; "" when
+    there is none (``closest_with_position``)."""
     best, _ = closest_with_position(question, passages)
     return best
 
 
-def closest_with_position(question: str, passages: Sequence[str]) -> tuple[str, int]:
-    """``closest_sentence`` and the position of the passage holding it (-1: none)."""
+def closest_with_position(question: str, passages: Sequence[str],
+                          avoid: Callable[[str], bool] | None = None) -> tuple[str, int]:
+    """The passages' sentence nearest to ``question`` and the position of the passage holding
+    it (-1: none): the one the reader finds likeliest to state the answer (``stating``), else
+    the one sharing the most words (3+ letters) with it, the earliest on ties. A sentence
+    ``avoid`` is true of (one holding an answer the reply does not show) is passed over."""
+    for item in stated(question, passages):
+        sentence = " ".join(passages[item.passage][slice(*item.span)].split())
+        if avoid is None or not avoid(sentence):
+            return _cut(sentence), item.passage
+    if stated(question, passages):
+        return "", -1
     asked = {w.casefold() for w in _WORD.findall(question)}
     best, best_shared, where = "", 0, -1
     for position, passage in enumerate(passages):
         # sentences as the verdict reads them: "Neville St. Clair" is not cut at "St."
         for sentence in (passage[a:b] for a, b in sentence_spans(passage, wrapped=True)):
             shared = len(asked & {w.casefold() for w in _WORD.findall(sentence)})
-            if shared > best_shared:
+            if shared > best_shared and (avoid is None or not avoid(" ".join(sentence.split()))):
                 best, best_shared, where = " ".join(sentence.split()), shared, position
-    words = best.split()
+    return _cut(best), where
+
+
+def _cut(sentence: str) -> str:
+    words = sentence.split()
     if len(words) > MAX_QUOTE_WORDS:
-        best = " ".join(words[:MAX_QUOTE_WORDS]) + " \u2026"
-    return best, where
+        return " ".join(words[:MAX_QUOTE_WORDS]) + " \u2026"
+    return sentence

@@ -57,7 +57,18 @@ def tokens(text: str) -> list[str]:
             found += token.split("-")
         if token.endswith("'s") and len(token) > 2:
             found.append(token[:-2])
+        unit = _UNIT.fullmatch(token)
+        if unit and not (unit[2] == "s" and len(unit[1]) == 4):  # "45s", not the "1990s"
+            found += [unit[1], _UNITS[unit[2]]]
     return found
+
+
+# A number written with its unit's symbol ("45s", "150ms", "2GB") states the unit's word too:
+# "**45 seconds**" is what "the grace period, 45s by default" says.
+_UNITS = {"ms": "milliseconds", "s": "seconds", "sec": "seconds", "secs": "seconds",
+          "min": "minutes", "mins": "minutes", "h": "hours", "hr": "hours", "hrs": "hours",
+          "kb": "kilobytes", "mb": "megabytes", "gb": "gigabytes", "tb": "terabytes"}
+_UNIT = re.compile(r"(\d+(?:\.\d+)?)(" + "|".join(_UNITS) + ")")
 
 
 def content_stems(text: str, compounds: bool = True) -> list[str]:

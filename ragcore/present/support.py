@@ -23,6 +23,7 @@ passage nearest to the question says ``NEAREST``. Markers written by the model (
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -41,6 +42,7 @@ from ..grounding import (
 )
 from ..grounding.claims import sentence_spans as verdict_sentences
 from ..grounding.facts import missing_facts
+from ..grounding.located import holds_answer
 from ..grounding.text import content_stems, without_markers
 from ..grounding.verdict import ClaimCheck
 from .quotes import (
@@ -169,7 +171,10 @@ def grounded_citations(answer: str, passages: Sequence[str], *, question: str,
                            subjects=subjects, held=held)
     found: list[list[Span]] = [[] for _ in passages]
     if verdict.label == UNSUPPORTED and asks_one_fact(question):
-        nearest, where = closest_with_position(question, passages)
+        # a refusal never quotes the answer it did not show
+        lead = verdict.claims[0] if verdict.claims else None
+        nearest, where = closest_with_position(question, passages, avoid=None if lead is None
+                                               else partial(holds_answer, lead, question))
         uses = [SourceUse(tuple(_sentence_of(passages[p], nearest)), NEAREST)
                 if p == where and nearest else SourceUse((), NO_SUPPORT)
                 for p in range(len(passages))]

@@ -1,0 +1,74 @@
+"""A refusal never quotes the answer: when a passage sentence holds the short answer the model
+wrote and states what was asked, that is support, shown; "The documents don't say" is never
+followed by a sentence holding the draft's own answer (issue 64: the Chubby grace period)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from ragcore.grounding.stating import reader_available
+from ragcore.present.grounded import NEAREST_LEAD
+from ragcore.present.markers import mark_listing
+from ragcore.present.sources import answer_sources
+from ragcore.types import Node, ScoredNode
+
+CHUBBY = ("Chubby's client library keeps a lease with the master. If a client's local lease "
+          "timeout expires, it becomes unsure whether the master has terminated its session. "
+          "The client empties and disables its cache. The client waits a further interval "
+          "called the grace period, 45s by default. If the client and master manage to "
+          "exchange a KeepAlive before the end of the client's grace period, the client "
+          "enables its cache once more.")
+MAPREDUCE = ("The MapReduce library in the user program first splits the input files into M "
+             "pieces of typically 16 megabytes to 64 megabytes per piece.")
+ROWS = (Path(__file__).resolve().parents[3] / "benchmarks" / "answers" / "squad_local_rows"
+        / "calibration-whole-2026-11-28-run1.jsonl")
+pytestmark = pytest.mark.skipif(not reader_available(), reason="the reader's weights")
+
+
+def shown(passages: list[str], answer: str, question: str) -> str:
+    nodes = [ScoredNode(Node(text=t, node_id=f"n{i}"), 0.7) for i, t in enumerate(passages)]
+    listing = answer_sources(answer, nodes, retrieval_mode="similarity", extractive=False,
+                             question=question)
+    return mark_listing(answer, listing)[0]
+
+
+def quotes_its_own_answer(text: str, answer: str) -> bool:
+    """Whether ``text`` refuses and then quotes, as nearest, a sentence holding the bold
+    short answer of ``answer``."""
+    bold = re.search(r"\*\*(.+?)\*\*", answer)
+    if not text.startswith(("The documents don't", "Not found")) or NEAREST_LEAD not in text:
+        return False
+    quote = text.split(NEAREST_LEAD, 1)[1]
+    return bold is not None and _words(bold[1]) in _words(quote)
+
+
+def _words(text: str) -> str:
+    return " " + " ".join(re.findall(r"\w+", text.casefold())) + " "
+
+
+def test_the_grace_period_is_shown_with_the_sentence_that_states_it():
+    text = shown([MAPREDUCE, CHUBBY], "**45 seconds**.",
+                 "How long is the grace period of a Chubby client by default?")
+    assert not text.startswith("The documents don't")
+    assert text.startswith("**45 seconds**. \u201cThe client waits a further interval called "
+                           "the grace period, 45s by default.\u201d [1]")
+
+
+def test_an_answer_no_sentence_states_is_refused_without_quoting_it():
+    text = shown([MAPREDUCE, CHUBBY], "**16 megabytes**.",
+                 "What is the size of a Chubby client's cache?")
+    assert text.startswith("The documents don't say")
+    assert not quotes_its_own_answer(text, "**16 megabytes**.")
+
+
+@pytest.mark.slow
+def test_no_recorded_reply_refuses_while_quoting_its_own_answer():
+    rows = [json.loads(line) for line in ROWS.read_text().splitlines()[:60]]
+    offenders = [row["question"] for row in rows
+                 if quotes_its_own_answer(shown(row["passages"], row["answer"],
+                                                row["question"]), row["answer"])]
+    assert offenders == []

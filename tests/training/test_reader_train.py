@@ -1,0 +1,62 @@
+"""The reader's recipe rebuilds: its pairs are what the recipe says, and a slice of them trains
+and exports to a file the app's reader opens."""
+
+from __future__ import annotations
+
+import collections
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+# training/ is a folder of the checkout, not part of the installed package.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from training.reader.pairs import pairs_of  # noqa: E402
+
+ARTICLE = {"title": "Chubby", "paragraphs": [
+    {"context": "Chubby is a lock service. A client holds a session with the master. "
+                "The client waits a further interval called the grace period, 45s by default.",
+     "qas": [{"id": "q1", "question": "How long is the grace period by default?",
+              "answers": [{"text": "45s", "answer_start": 129}], "is_impossible": False},
+             {"id": "q2", "question": "What database does Chubby store its locks in?",
+              "answers": [], "is_impossible": True}]},
+    {"context": "Bigtable uses Chubby to keep track of tablet servers.",
+     "qas": [{"id": "q3", "question": "What does Bigtable use Chubby for?",
+              "answers": [{"text": "to keep track of tablet servers", "answer_start": 21}],
+              "is_impossible": False}]}]}
+
+
+def test_the_answer_sentence_is_the_one_positive_and_its_answer_removed_is_a_negative():
+    pairs = [p for p in pairs_of([ARTICLE]) if p.group == "q1"]
+    kinds = collections.Counter((p.kind, p.label) for p in pairs)
+    assert kinds[("answer", 1.0)] == 1 and sum(p.label for p in pairs) == 1.0
+    positive = next(p for p in pairs if p.label == 1.0)
+    # the sentence first, then its heading and the sentence before it
+    assert positive.text.startswith("The client waits a further interval called the grace "
+                                    "period, 45s by default.")
+    assert "Chubby" in positive.text and "A client holds a session" in positive.text
+    removed = next(p for p in pairs if p.kind == "answer removed")
+    assert "45s" not in removed.text and "period, by default." in removed.text
+    assert any(p.kind == "same paragraph" for p in pairs)
+    assert any(p.kind == "sibling" and "Bigtable" in p.text for p in pairs)
+
+
+def test_an_unanswerable_question_gives_only_negatives():
+    pairs = [p for p in pairs_of([ARTICLE]) if p.group == "q2"]
+    assert pairs and all(p.label == 0.0 and p.kind == "unanswerable" for p in pairs)
+
+
+@pytest.mark.slow
+def test_a_slice_trains_and_exports_a_file_the_reader_opens(tmp_path):
+    from ragcore.reading.model import MODEL_FILE, RECIPE_FILE, Reader
+    from training.reader.train import main
+
+    main(["--pairs", "64", "--checkpoint", str(tmp_path / "checkpoint"),
+          "--out", str(tmp_path / "out")])
+    recipe = json.loads((tmp_path / "out" / RECIPE_FILE).read_text())
+    assert recipe["steps"] == 2 and recipe["pairs"] == 64 and len(recipe["sha256"]) == 64
+    assert (tmp_path / "out" / MODEL_FILE).stat().st_size < 30e6
+    [chance] = Reader(folder=tmp_path / "out").score("When?", ["In 1990."])
+    assert 0.0 < chance < 1.0
