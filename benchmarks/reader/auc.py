@@ -1,6 +1,6 @@
 """The trained reader judged on SQuAD 2.0's official dev split (never trained or tuned on).
 
-    python -m benchmarks.answers.reader_auc [--weights FOLDER]
+    python -m benchmarks.reader.auc [--weights FOLDER]
 
 Each of the 669 dev questions (``squad/dev.jsonl``: Normans and Rhine) is read against the
 sentences of its own paragraph, as the app reads a passage (``grounding.stating``: the

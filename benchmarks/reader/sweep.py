@@ -1,6 +1,6 @@
 """The check with the trained reader, replayed on recorded SQuAD answers: its settings' curve.
 
-    python -m benchmarks.answers.reader_sweep [rows.jsonl] [--grid]
+    python -m benchmarks.reader.sweep [rows.jsonl] [--grid]
 
 ``squad_local`` records each question's answer by the packaged model and the passages it read.
 Here each answer is shown again as the app shows it (the not-found gate, then the check,
@@ -12,7 +12,7 @@ is the first two columns side by side.
 
 The default rows are the calibration article's (a *training* article: the thresholds of
 ``grounding.stating`` are chosen here); ``--grid`` moves each of them alone. The official
-dev rows (``squad_local_rows/official-dev-*.jsonl``) are measured with the shipped settings
+dev rows (``benchmarks/answers/squad_local_rows/official-dev-*.jsonl``) are measured with the shipped settings
 only, once. The last column is the check's median seconds per answer (the reader included);
 ``--busy`` measures it beside two programs spinning on both cores.
 """
@@ -32,7 +32,7 @@ from ragcore.grounding import stating
 from ragcore.synthesis.not_found import NotFoundGate
 from ragcore.types import Node, ScoredNode
 
-ROWS = (Path(__file__).resolve().parent / "squad_local_rows"
+ROWS = (Path(__file__).resolve().parents[1] / "answers" / "squad_local_rows"
         / "calibration-whole-2026-11-28-run1.jsonl")
 GRID = {"STATES": (0.3, 0.5, 0.7), "DOUBTFUL": (0.02, 0.05), "ANSWERED": (0.05, 0.1, 0.2),
         "SURE": (0.8, 0.9, 1.01)}
