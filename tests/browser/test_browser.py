@@ -175,7 +175,8 @@ def test_upload_chat_reload(app_url, page, corpus_dir):
     pdf = corpus_dir / "nist_pdfs" / "NIST.SP.800-207-ZeroTrustArchitecture.pdf"
     page.goto(app_url)
     expect(page.get_by_text("What to do next")).to_be_visible()
-    expect(page.get_by_text("Answering: Extractive")).to_be_visible()
+    expect(page.get_by_test_id("stAlertContentInfo").get_by_text("Answering: Extractive")
+           ).to_be_visible()
     _shot(page, "1-start")
 
     _go(page, "Upload")

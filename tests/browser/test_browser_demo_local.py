@@ -65,7 +65,7 @@ def test_every_mode_answers_with_the_packaged_model(app_url, page, corpus_dir): 
     url, root = app_url
     expect.set_options(timeout=WAIT_MS)
     page.goto(url)
-    expect(page.get_by_text(f"Answering: Packaged model {SMOLLM2_135M.name}")
+    expect(page.get_by_role("main").get_by_text(f"Answering: Packaged model {SMOLLM2_135M.name}")
            ).to_be_visible()
     try:
         index_document(page, corpus_dir.joinpath(*DOCUMENT), expect)
