@@ -191,11 +191,11 @@ def render_details(message) -> None:
                    f"{trace_view.work_summary(message.trace)}")
         if turn_score(message):
             st.markdown(turn_score(message))
-        if "condensed_question" in details:
+        if "condense_skipped" in details:  # searched as asked
+            st.caption(f"Question not rewritten: {details['condense_skipped']}.")
+        elif "condensed_question" in details:
             st.markdown("**Standalone question used for the search**")
             st.text(details["condensed_question"])
-        elif "condense_skipped" in details:
-            st.caption(f"Question not rewritten: {details['condense_skipped']}.")
         for number, step in enumerate(details.get("reasoning", []), 1):
             st.text(trace_view.format_step(number, step))
         if "stopped" in details:
