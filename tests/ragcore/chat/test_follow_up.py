@@ -124,3 +124,20 @@ def test_the_twentieth_turn_reads_no_more_than_the_second():
     for purpose in second:
         assert twentieth[purpose] <= second[purpose] + margin, (purpose, turns)
     assert max(sum(t.values()) for t in turns[1:]) <= sum(second.values()) + margin
+
+
+def test_every_answer_prompt_opens_with_the_same_instructions():
+    # The model's slot reuses a prompt's opening from its cache as far as it agrees with the
+    # last one: the instructions must come first and stay the same from turn to turn.
+    from ragcore.prompts.chat import CONTEXT_CHAT
+
+    llm = FakeLLM(default=rewrite_or_answer, context_window=2048, num_output=384)
+    engine = CondensePlusContextChatEngine(Passages(), llm=llm, system_prompt="Be brief.")
+    memory = ChatMemory.from_llm(llm)
+    for question in ("Who wrote the annual report?", "And how many pages does it have?",
+                     "What is the upper bound on the lock-delay?"):
+        engine.chat(question, memory).text
+    answers = [call for call in llm.calls if "rewrite" not in call[0].content]
+    instructions = "Be brief.\n\n" + CONTEXT_CHAT.system.split("{context}")[0]
+    assert len(answers) == 3
+    assert all(call[0].content.startswith(instructions) for call in answers)
