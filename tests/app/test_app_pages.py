@@ -525,13 +525,17 @@ def test_chat_hides_sources_below_the_relevance_floor_and_keeps_the_search_mode(
     def labels():
         return [e.label for e in at.expander if re.match(r"\[\d\] ", e.label)]
 
+    def source_html():  # not the reply's Copy button or the scroll to the new question
+        return [h for h in at.get("html")
+                if "rc-copy" not in h.proto.body and "rc-asked" not in h.proto.body]
+
     shown = labels()
     # each shown source: the anchor its marker links to, and its passage
-    assert 1 <= len(shown) < total and len(at.get("html")) == 2 * len(shown)
+    assert 1 <= len(shown) < total and len(source_html()) == 2 * len(shown)
     assert any("· quoted in the answer" in label for label in shown)
     assert at.toggle[0].label.startswith(f"Show {total - len(shown)} more source")
     at.toggle[0].set_value(True).run()
-    assert len(labels()) == total and len(at.get("html")) == 2 * total
+    assert len(labels()) == total and len(source_html()) == 2 * total
     saved = json.loads((docs_ws / "chats" / f"{at.query_params['chat']}.json").read_text())
     assert saved["messages"][1]["trace"]["retrieval_mode"] == "keyword"
 
