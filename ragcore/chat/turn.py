@@ -40,19 +40,26 @@ def close_prompt(memory: ChatMemory, message: str, room: Room, *,
     the latest message.
 
     History is the last flexible part of a prompt: it takes what the others left, within the
-    memory's ``token_limit``, and a note in ``room`` says how much of it had to stay out.
+    memory's ``token_limit``, and a note in ``room`` says how much of it the window kept out.
+    The bound itself (the limit, ``most``) is what a turn reads by design, not a trim: noting
+    it would tell a person under every reply of a long chat that the window was too small.
     """
-    budget = room.left if most is None else min(room.left, most)
-    earlier = memory.earlier(message, budget=budget)
+    bound = memory.token_limit if most is None else most
+    earlier = memory.earlier(message, budget=min(room.left, bound))
     used = tokens_of(earlier)
     room.take(used)
     latest = Message("user", message)
     stored, stored_tokens = len(memory), memory.token_count()
     if stored and memory.messages[-1] == latest:
         stored, stored_tokens = stored - 1, stored_tokens - message_tokens(latest)
-    if len(earlier) < stored or used < stored_tokens:
+    if room.left + used < bound and _cut(earlier, memory.earlier(message, budget=bound)):
         room.note(
             f"earlier conversation: {len(earlier)} of {stored} messages kept "
             f"({used:,} of {stored_tokens:,} tokens)"
         )
     return [*earlier, latest]
+
+
+def _cut(kept: list[Message], bounded: list[Message]) -> bool:
+    """Whether ``kept`` holds less than the memory's bound alone keeps (``bounded``)."""
+    return len(kept) < len(bounded) or tokens_of(kept) < tokens_of(bounded)

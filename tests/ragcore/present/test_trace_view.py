@@ -18,8 +18,8 @@ from ragcore.trace import Trace
 from ragcore.types import Message
 
 
-def long_conversation(turns: int) -> ChatMemory:
-    memory = ChatMemory()
+def long_conversation(turns: int, *, token_limit: int | None = None) -> ChatMemory:
+    memory = ChatMemory(token_limit=token_limit)
     for i in range(turns):
         memory.put(Message("user", f"question {i} " + "word " * 40))
         memory.put(Message("assistant", f"answer {i} " + "word " * 40))
@@ -27,11 +27,13 @@ def long_conversation(turns: int) -> ChatMemory:
 
 
 def test_trimmed_prompts_unused_rewrites_and_empty_replies_are_told_in_plain_words():
-    memory = long_conversation(12)
+    # A memory that would carry the whole conversation (a caller's longer token_limit), a
+    # window too small for it, and a model that says nothing.
+    memory = long_conversation(12, token_limit=3000)
     trace = Trace()
-    # A window too small for the whole conversation, and a model that says nothing.
     small = FakeLLM([""], context_window=700, num_output=100)
     assert SimpleChatEngine(small).chat("And now?", memory, trace=trace).text == EMPTY_REPLY
+    # The rewrite reads the latest turn by design (issue 65): not told as a trimmed prompt.
     assert condense_question(FakeLLM([""]), memory, "and then?", trace=trace) == "and then?"
 
     for form in (trace, trace.to_dict()):  # a live answer and a saved chat read alike
@@ -52,6 +54,16 @@ def test_an_answer_made_as_asked_has_no_notices():
     assert SimpleChatEngine(FakeLLM(["Fine."])).chat("Hi", memory, trace=trace).text == "Fine."
     assert notices(trace) == [] and "notices" not in turn_details(trace)
     assert notices(None) == []
+
+
+def test_a_long_chat_read_within_its_memory_bound_has_no_notices():
+    # The default memory carries the latest turn or so (issue 65): by design, not a trim, so
+    # the twelfth reply is not told its prompt was cut to fit the window.
+    trace, llm = Trace(), FakeLLM(["Fine."])
+    memory = long_conversation(12)
+    assert SimpleChatEngine(llm).chat("Hi", memory, trace=trace).text == "Fine."
+    assert len(llm.calls[-1]) < 24  # the prompt carried only the latest turns
+    assert notices(trace) == []
 
 
 def test_the_chat_page_shows_the_notices_of_an_answer(monkeypatch, tmp_path, loopback):
