@@ -117,6 +117,7 @@ class FunctionCallingAgent(Agent):
     def _run_call(self, task: Task, call: ToolCall, thought: str) -> StepResult:
         arguments = _arguments(call.arguments)
         if isinstance(arguments, dict):
+            task.act(call.name, arguments)
             output = invoke_tool(self.tools, call.name, arguments, trace=task.trace)
         else:
             content = (

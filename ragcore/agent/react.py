@@ -164,6 +164,7 @@ class ReActAgent(Agent):
         earlier = earlier_call(task, step.action, step.action_input)
         if earlier is not None:
             return self._repeated(task, step, reply, *earlier)
+        task.act(step.action, step.action_input)
         output = self._call(step, task.trace)
         observation = output.content
         task.scratchpad += [

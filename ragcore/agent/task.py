@@ -75,8 +75,14 @@ class Task:
     def done(self) -> bool:
         return self.answer is not None
 
+    def act(self, action: str, action_input: Any) -> None:
+        """Note the tool call under way (``trace.notes["acting"]``, until its step is recorded),
+        so a page can say what the agent does while the tool runs."""
+        self.trace.notes["acting"] = {"action": action, "action_input": action_input}
+
     def record(self, step: StepResult) -> None:
         """Keep the step, its tool output and sources, and note it in the trace."""
+        self.trace.notes.pop("acting", None)
         self.steps.append(step)
         self.trace.notes.setdefault("reasoning", []).append(step.to_note())
         if self.echo is not None:

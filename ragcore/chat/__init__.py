@@ -14,10 +14,12 @@ caller owns the ``ChatMemory`` and passes it in, so engines are stateless and sh
 ``ChatSession`` wraps any of them with a memory of its own (LlamaIndex's stateful shape:
 ``chat(message)``, ``stream_chat``, ``reset``, ``chat_history``). ``progress`` says what a
 person is told while a reply is made: the passages' reading, the draft, its check
-(``turn_states``). ``refers_back`` says whether a message leans on an earlier turn: only such a
-follow-up is rewritten before the search (``follow_up``).
+(``turn_states``); ``agent_progress``, the step an agent is on and its seconds, from the
+start (``agent_states``). ``refers_back`` says whether a message leans on an earlier turn: only
+such a follow-up is rewritten before the search (``follow_up``).
 """
 
+from .agent_progress import FIRST_STEP, AgentProgress, StepTaken, agent_states
 from .condense import CondenseQuestionChatEngine, condense_question
 from .context import CondensePlusContextChatEngine, ContextChatEngine
 from .follow_up import refers_back
@@ -47,6 +49,10 @@ from .session import ChatSession
 from .simple import SimpleChatEngine
 
 __all__ = [
+    "FIRST_STEP",
+    "AgentProgress",
+    "StepTaken",
+    "agent_states",
     "CHAT_MODE_DESCRIPTIONS",
     "CHECKING_LABEL",
     "DRAFT_LABEL",

@@ -86,3 +86,57 @@ def test_the_chat_page_shows_a_react_turns_steps(docs_ws, monkeypatch):
     shown = [t.value for t in steps[0].text]
     assert len(shown) == 1 and shown[0].startswith("Step 1\nThought: I should search")
     assert "Action: search_documents" in shown[0] and "Observation: " in shown[0]
+
+
+class _Box:
+    """A stand-in for st.status: its labels, with when each was drawn."""
+
+    def __init__(self, label: str, seen: list, began: float) -> None:
+        self.seen, self.began = seen, began
+        seen.append((time.monotonic() - began, label))
+
+    def update(self, *, label=None, state=None, expanded=None):
+        if label is not None:
+            self.seen.append((time.monotonic() - self.began, label))
+
+    def text(self, body: str) -> None:
+        self.seen.append((time.monotonic() - self.began, body))
+
+
+class _Steps:
+    def __init__(self, seen: list, began: float) -> None:
+        self.seen, self.began = seen, began
+
+    def status(self, label: str, expanded: bool = False) -> _Box:
+        return _Box(label, self.seen, self.began)
+
+    def empty(self) -> None:
+        self.seen.append((time.monotonic() - self.began, "(emptied)"))
+
+
+def test_the_first_step_is_on_screen_within_2_s_of_a_slow_model(monkeypatch):
+    """Issue 65: 38.7 s of a Stop button alone. Before the model's first token the box says
+    the step under way, and its line moves every second while the model is silent."""
+    from types import SimpleNamespace
+
+    from webapp.chat import turn_view
+
+    monkeypatch.setattr(turn_view, "session", SimpleNamespace(advanced_choice=False))
+    notes: dict = {}
+
+    def slow_agent():  # the model reads its tools' instructions for 3.5 s, then one step
+        time.sleep(3.5)
+        notes.setdefault("reasoning", []).append(SEARCH)
+        notes["reasoning"].append({"thought": "I know.", "answer": "The Moon."})
+        yield "The Moon."
+
+    seen: list = []
+    began = time.monotonic()
+    turn = SimpleNamespace(steps=_Steps(seen, began))
+    reply = "".join(turn_view.live_steps(slow_agent(), SimpleNamespace(notes=notes), turn))
+    assert reply == "The Moon."
+    first_at, first = seen[0]
+    assert first_at < 2 and first.startswith("Step 1: deciding what to search for")
+    silent = [t for t, label in seen if t < 3.5]
+    assert max(b - a for a, b in zip(silent, [*silent[1:], 3.5])) <= 1.5  # a moving line
+    assert seen[-1][1] == "Reasoned in 2 steps"

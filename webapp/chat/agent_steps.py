@@ -1,69 +1,33 @@
-"""An agent's thoughts, tool calls and observations shown while it works, before its answer.
+"""An agent's progress and its steps shown while it works, before its answer.
 
-An agent's reply streams only its final answer (``ragcore.agent``): the steps before it yield no
-text, so a page reading the reply would sit silent through every tool call. The agent records
-each step in the trace (``trace.notes["reasoning"]``) as it finishes; ``stream_with_steps``
-reads the reply in a worker thread and, while it waits for text, hands each newly recorded
-step to ``show`` in the page's own thread (Streamlit draws only there). The reply's chunks pass
-through unchanged; an error in the reply is raised where the chunks are read.
+An agent's reply streams only its final answer; ``ragcore.chat.agent_states`` reads it in a
+worker thread and tells, in the page's own thread (Streamlit draws only there), the step under
+way with its seconds from the start (before the model's first token) and each step as it ends.
+This module hands those to the page's callbacks: ``progress(line)`` when the line's text
+changes, ``show(number, step)`` for a step that ended. The reply's chunks pass through
+unchanged; an error in the reply is raised where the chunks are read.
 """
 
 from __future__ import annotations
 
-import queue
-import threading
 from typing import Any, Callable, Iterable, Iterator
 
-POLL_SECONDS = 0.2
-_END = object()
+from ragcore.chat import StepTaken, agent_states
 
 
 def stream_with_steps(
-    chunks: Iterable[str], notes: dict[str, Any], show: Callable[[int, dict[str, Any]], None]
+    chunks: Iterable[str], notes: dict[str, Any], show: Callable[[int, dict[str, Any]], None],
+    progress: Callable[[str], None] | None = None, *, advanced: bool = False,
 ) -> Iterator[str]:
-    """``chunks`` as they come; each reasoning step noted in ``notes`` meanwhile goes to
+    """``chunks`` as they come; meanwhile the progress line to ``progress(line)`` (at once,
+    then whenever it changes) and each reasoning step noted in ``notes`` to
     ``show(number, step)`` (the final answer's step is the reply itself and is not shown)."""
-    items: queue.Queue[Any] = queue.Queue()
-    stop = threading.Event()
-    threading.Thread(target=_read, args=(chunks, items, stop), daemon=True,
-                     name="ragcore-agent-reply").start()
-    shown = 0
-    try:
-        while True:
-            try:
-                item = items.get(timeout=POLL_SECONDS)
-            except queue.Empty:
-                item = None
-            shown = _show_new(notes.get("reasoning") or [], shown, show)
-            if item is _END:
-                return
-            if isinstance(item, BaseException):
-                raise item
-            if item is not None:
-                yield item
-    finally:
-        stop.set()  # a reader that stopped early (Stop pressed) ends the reply at its next chunk
-
-
-def _read(chunks: Iterable[str], items: queue.Queue, stop: threading.Event) -> None:
-    iterator = iter(chunks)
-    try:
-        for chunk in iterator:
-            items.put(chunk)
-            if stop.is_set():
-                break
-    except BaseException as exc:  # handed to the page's thread, which raises it
-        items.put(exc)
-    finally:
-        close = getattr(iterator, "close", None)
-        if close is not None:
-            close()
-        items.put(_END)
-
-
-def _show_new(steps: list[dict[str, Any]], shown: int,
-              show: Callable[[int, dict[str, Any]], None]) -> int:
-    for number in range(shown + 1, len(steps) + 1):
-        if "answer" not in steps[number - 1]:
-            show(number, steps[number - 1])
-    return len(steps)
+    said = ""
+    for item in agent_states(chunks, notes, advanced=advanced):
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, StepTaken):
+            show(item.number, item.step)
+        elif progress is not None and item.line() != said:
+            said = item.line()
+            progress(said)

@@ -18,8 +18,8 @@ from typing import Any, Callable, Iterable, Iterator
 import streamlit as st
 
 from ragcore.chat import (
-    CHECKING_LABEL, DRAFT_LABEL, FOLLOW_UP_LABEL, SEARCHING_LABEL, TICK_SECONDS, Checked,
-    Checking, Draft, Reading, reading_rate, turn_states,
+    CHECKING_LABEL, DRAFT_LABEL, FIRST_STEP, FOLLOW_UP_LABEL, SEARCHING_LABEL, TICK_SECONDS,
+    Checked, Checking, Draft, Reading, reading_rate, turn_states,
 )
 from ragcore.present import format as fmt, trace_view
 from ragcore.trace import Trace
@@ -135,22 +135,26 @@ def end_live_turn(turn: LiveTurn) -> None:
 
 
 def live_steps(chunks: Iterable[str], trace: Any, turn: LiveTurn) -> Iterator[str]:
-    """An agent's reply, its thoughts, tool calls and observations shown as each step ends
-    (above the draft, once there is a step: 'best' may answer without one)."""
-    boxes = []
+    """An agent's reply: at once a line saying the step under way and its seconds, moving while
+    the model is silent; its thoughts, tool calls and observations as each step ends (above the
+    draft); folded into "Reasoned in N steps" at the end (taken away if it took none)."""
     advanced = bool(session.advanced_choice)  # the tools' names, or what they do
+    box = turn.steps.status(f"Step 1: {FIRST_STEP}…", expanded=True)
+    took = []
 
     def show(number: int, step: dict) -> None:
-        if not boxes:
-            boxes.append(turn.steps.status("Working on it…", expanded=True))
-        boxes[0].text(trace_view.format_step(number, step, advanced=advanced))
-        boxes[0].update(label=f"Step {number}: "
-                              f"{trace_view.step_doing(step, advanced=advanced)}…")
+        took.append(number)
+        box.text(trace_view.format_step(number, step, advanced=advanced))
 
-    yield from stream_with_steps(chunks, trace.notes, show)
-    if boxes:
-        boxes[0].update(label=reasoned(len(trace.notes.get("reasoning") or [])),
-                        state="complete", expanded=False)
+    def progress(line: str) -> None:
+        box.update(label=line)
+
+    yield from stream_with_steps(chunks, trace.notes, show, progress, advanced=advanced)
+    if took:
+        box.update(label=reasoned(len(trace.notes.get("reasoning") or [])),
+                   state="complete", expanded=False)
+    else:
+        turn.steps.empty()  # it answered at once ('best' may): no steps to show
 
 
 def reasoned(steps: int) -> str:
