@@ -28,7 +28,8 @@ wait (what a person waits for, idle, beside two spinning programs and beside a s
 first content, first token and checked answer p50/p90, ragcore's own share, prompt tokens per
 kind of question; ``bench_wait``) and conversation (one 20-question chat through the app's chat
 turn with the packaged model: each turn's prompt tokens and whole answer against turn 2's;
-``bench_conversation``).
+``bench_conversation``) and two_at_once (two people's answers through the packaged model at
+once against one after the other: each one's whole answer and the sum; ``bench_two_at_once``).
 A group that fails (e.g. no Chromium for the app's browser figures) becomes a row saying why,
 and the others still run.
 """
@@ -66,6 +67,7 @@ BENCHMARKS = (
     ("busy", "llm.bench_busy", False),
     ("wait", "llm.bench_wait", False),
     ("conversation", "llm.bench_conversation", False),
+    ("two_at_once", "llm.bench_two_at_once", False),
 )
 
 

@@ -1,15 +1,15 @@
 """Several people, one model (issue 42): four sessions ask at once through one shared engine.
 
 Four threads, each a browser session in miniature, run the default query engine with the
-default packaged model (``LocalLLM()``: two slots) over the State of the Union index of
-``bench_local_llm``, all released together. Each asks inside one turn with a
+default packaged model (``LocalLLM()``: one question at a time) over the State of the Union
+index of ``bench_local_llm``, all released together. Each asks inside one turn with a
 ``waiting_reporter``, the way the app's pages do (``webapp.waiting``), so a session that has to
 wait records the place it was shown first. Rows:
 
 - answered: how many of the four got a non-empty answer (target: all 4);
 - shown its place: per session, the first place in line reported (a session that found a free
-  slot waited for nothing and is told nothing); with two slots, two of four wait: a question's
-  calls (the gate's pass, the answer) share its one place (``one_turn``);
+  slot waited for nothing and is told nothing); with one admitted at a time, three of four wait:
+  a question's calls (the gate's pass, the answer) share its one place (``one_turn``);
 - whole answer p50 and max: seconds from the question to the answer's last chunk;
 - first token, per session: seconds from the question to the first chunk of the answer.
 
@@ -57,7 +57,7 @@ def run(quick: bool = False, corpus: Path | None = None) -> list[Row]:
 
     corpus = corpus or corpus_dir()
     index = _index(corpus)
-    llm = LocalLLM()  # the app's default: one shared engine, two slots
+    llm = LocalLLM()  # the app's default: one shared engine, one question at a time
     engine = index.as_query_engine(llm=llm)
     engine.retrieve("warm-up: loads the embedding model, not a question's cost")
     questions = _questions(corpus)[:SESSIONS]
@@ -69,7 +69,7 @@ def run(quick: bool = False, corpus: Path | None = None) -> list[Row]:
         thread.start()
     for thread in threads:
         thread.join()
-    slots = llm._engine.config.parallel
+    slots = llm._engine.slots.slots  # questions admitted at once (one: QUESTIONS_AT_ONCE)
     answered = sum(bool(r.get("answered")) for r in results)
     errors = "; ".join(r["error"] for r in results if "error" in r)
     rows = [Row(GROUP, f"answered ({SESSIONS} sessions, {slots} slots)", answered, "",
@@ -79,7 +79,7 @@ def run(quick: bool = False, corpus: Path | None = None) -> list[Row]:
         place = r.get("shown")
         rows.append(Row(GROUP, f"session {n}: place first shown", place, "ahead",
                         note="found a free slot: nothing shown" if place is None else ""))
-    # A question's calls share its turn: the first two run at once, the other two wait.
+    # A question's calls share its turn: the first runs, the others wait.
     rows.append(Row(GROUP, "sessions shown their place", len(waited), "",
                     f">= {SESSIONS - slots}", len(waited) >= SESSIONS - slots))
     wholes = [r["whole"] for r in results if "whole" in r]

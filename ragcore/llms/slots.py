@@ -19,7 +19,8 @@ others use it without queueing again, so two people asking at once are answered 
 other, not call by call in turns, and the slot is freed when the question's block ends. Calls a
 thread pool makes inside the block share it too when the pool runs them in a copy of the
 caller's context (``synthesis.steps`` does), so no slot is held while waiting for another.
-Outside a turn each call takes its own ticket and gives it back when it ends.
+Outside a turn each call takes its own ticket and gives it back when it ends. The queue times
+each hold, so a waiter's place comes with an estimate (``expected_wait``, ``Turn.expected_wait``).
 
 A slot given back is free for the next question at once; the work in it stops too. A call made
 inside ``stopped_by(event)`` (``one_turn`` is one: its end is the event) asks ``stop_signal()``
@@ -85,12 +86,19 @@ class Turn:
         self._lock = threading.Lock()
         self._held: dict[SlotQueue, Ticket] = {}
         self.ended = threading.Event()  # set by ``close``: its calls still running stop
+        self.queue: SlotQueue | None = None  # the line it last entered (its wait's estimate)
+
+    def expected_wait(self, ahead: int) -> float | None:
+        """Seconds until this question's turn comes with ``ahead`` before it, by the measured
+        time of the last questions (``SlotQueue.expected_wait``); None before any."""
+        return None if self.queue is None else self.queue.expected_wait(ahead)
 
     def admitted(self, queue: SlotQueue) -> None:
         """Hold a slot of ``queue`` for this question (waiting for it the first time)."""
         with self._lock:  # a second thread of the question waits for the same slot here
             if queue in self._held:
                 return
+            self.queue = queue
             ticket = queue.enter()
             ticket.wait()  # closes the ticket if it raises
             self._held[queue] = ticket
@@ -157,15 +165,34 @@ class QueueState:
 
 
 class SlotQueue:
-    """At most ``slots`` requests at once; the others wait in arrival order."""
+    """At most ``slots`` requests at once; the others wait in arrival order. How long each
+    held its slot is kept (the last ``MEASURED``), so a waiter can be told an honest estimate."""
 
-    def __init__(self, slots: int) -> None:
+    MEASURED = 8
+
+    def __init__(self, slots: int, *, clock: Callable[[], float] = time.monotonic) -> None:
         if slots < 1:
             raise ConfigError(f"slots ({slots}) must be at least 1: the engine's parallel slots")
         self.slots = slots
         self._changed = threading.Condition()
         self._waiting: deque[Ticket] = deque()
         self._running = 0
+        self._clock = clock
+        self._since: dict[Ticket, float] = {}  # running tickets: when each took its slot
+        self._held: deque[float] = deque(maxlen=self.MEASURED)  # seconds the last ones held
+
+    def expected_wait(self, ahead: int) -> float | None:
+        """Seconds until a request with ``ahead`` waiting before it holds a slot: the soonest
+        running one's time left, then ``ahead`` more, at the median of the measured holds
+        spread over the slots; None until a hold was measured."""
+        with self._changed:
+            if not self._held:
+                return None
+            typical = sorted(self._held)[len(self._held) // 2]
+            now = self._clock()
+            left = min((max(typical - (now - t), 0.0) for t in self._since.values()),
+                       default=0.0)
+            return left + ahead * typical / self.slots
 
     def enter(self) -> Ticket:
         """A ticket in line (holding a slot at once if one is free and nobody waits)."""
@@ -181,7 +208,9 @@ class SlotQueue:
 
     def _admit(self) -> None:  # holding the lock
         while self._waiting and self._running < self.slots:
-            self._waiting.popleft()._running = True
+            ticket = self._waiting.popleft()
+            ticket._running = True
+            self._since[ticket] = self._clock()
             self._running += 1
         self._changed.notify_all()
 
@@ -196,6 +225,7 @@ class SlotQueue:
             if ticket._running:
                 ticket._running = False
                 self._running -= 1
+                self._held.append(self._clock() - self._since.pop(ticket))
             else:
                 self._waiting.remove(ticket)
             self._admit()

@@ -45,3 +45,42 @@ def test_the_wording_counts_the_questions_ahead():
     assert waiting_text(2) == "Waiting for the model: 2 questions ahead of yours."
     assert waiting_text(1) == "Waiting for the model: 1 question ahead of yours."
     assert waiting_text(0) == "Waiting for the model: yours is next."
+
+
+def test_the_wording_gives_the_wait_expected_from_the_last_questions_times():
+    said = "(by the time the last questions took)."
+    assert waiting_text(0, 42.0) == ("Waiting for the model: yours is next; your turn comes in "
+                                     f"about 40 s {said}")
+    assert waiting_text(2, 150.0) == ("Waiting for the model: 2 questions ahead of yours; your "
+                                      f"turn comes in about 2 min {said}")
+    assert waiting_text(0, 3.0).endswith(f"in about a few seconds {said}")
+    assert waiting_text(1, None) == "Waiting for the model: 1 question ahead of yours."
+
+
+
+def _second_person() -> None:
+    """A second person asks while the first one's question holds a one-question model."""
+    import streamlit as st
+
+    from ragcore.llms.slots import SlotQueue, current_turn
+    from webapp.waiting import waiting_notice
+
+    now = [1000.0]
+    line = SlotQueue(1, clock=lambda: now[0])
+    with line.enter() as earlier:  # a question timed before: it held the model 50 s
+        earlier.wait()
+        now[0] += 50.0
+    first = line.enter()
+    first.wait()
+    now[0] += 20.0  # the first person's question is 20 s in
+    with waiting_notice():
+        current_turn().queue = line  # the line its first call enters (as Turn.admitted sets)
+        if not line.enter().wait(timeout=0.2):
+            st.stop()  # the page ends here while still in line
+
+
+def test_a_waiting_person_sees_their_place_and_when_their_turn_comes():
+    at = AppTest.from_function(_second_person, default_timeout=30).run()
+    assert [i.value for i in at.info] == [
+        "Waiting for the model: yours is next; your turn comes in about 30 s (by the time the "
+        "last questions took)."]

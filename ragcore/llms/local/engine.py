@@ -1,13 +1,14 @@
 """The loaded model: llama.cpp's server engine, shared by every ``LocalLLM`` of a process.
 
-The engine (weights, KV cache, threads) is heavy, so it loads once per process and is shared:
-every ``LocalLLM`` with the same file, window, thread setting and slots uses one ``LocalEngine``
-from ``shared_engine``, whichever browser session built it. The engine has ``parallel`` slots
-(two by default): two questions at once are decoded together. A slot keeps the prompt it last
+The engine (weights, KV cache, threads) is heavy, so it loads once per process and is shared: every
+``LocalLLM`` with the same file, window, thread setting and slots uses one ``LocalEngine`` from
+``shared_engine``, whichever browser session built it. The engine has ``parallel`` slots (two by
+default), but admits one question at a time (``QUESTIONS_AT_ONCE``: measured faster for both of two
+people on two cores); the others wait in line, told their place. A slot keeps the prompt it last
 read, so a prompt that starts like the previous one (the same system prompt) only reads what is
-new. Stopping a reply (closing its stream, or ending its turn: ``slots.stopped_by``) ends its
-work at the next token, or at the next batch of prompt tokens while it still reads. Its threads
-follow the machine unless set (``machine``), and every reply's speed is kept (``pace``).
+new. Stopping a reply (closing its stream, or ending its turn: ``slots.stopped_by``) ends its work
+at the next token, or at the next batch of prompt tokens while it still reads. Its threads follow
+the machine unless set (``machine``), and every reply's speed is kept (``pace``).
 """
 
 from __future__ import annotations
@@ -62,6 +63,13 @@ SLOT_SIMILARITY = 0.02
 # How long closing a reply waits for llama.cpp to let its slot go (``LocalEngine._chunks``).
 STOP_WAIT_SECONDS = 1.0
 
+# Questions the engine answers at once, whatever its slots: one. Two at once on 2 busy cores
+# (benchmarks/llm/bench_two_at_once, 2026-11-28) wrote each answer at 0.5-1 word/s and gave
+# 71 s and 72 s for two people's whole answers (143 s together); one after the other gave 31 s
+# and 60 s (90 s). The slots stay: a question's own calls (its rewrite, its answer) keep their
+# prompts' openings in the slots' caches.
+QUESTIONS_AT_ONCE = 1
+
 # A fitted engine reloads with other threads only while no reply runs, and at most this often:
 # loading takes a few seconds (4-6 s on 2 busy cores), a load that changes for a moment should
 # not cost them.
@@ -84,7 +92,8 @@ class LocalEngine:
         self._watch = watch
         self._lock = threading.Lock()
         self._calls = 0  # requests running now (a reload waits for none)
-        self.slots = SlotQueue(config.parallel)  # admission to the slots in arrival order
+        # Admission in arrival order, one question at a time (``QUESTIONS_AT_ONCE``).
+        self.slots = SlotQueue(min(config.parallel, QUESTIONS_AT_ONCE))
         self.choice = choose_threads(watch(), config.threads or None)
         self._server = _load_server(config, self.choice.threads)
         self._loaded_at = time.monotonic()

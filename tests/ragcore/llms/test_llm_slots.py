@@ -440,3 +440,22 @@ def test_three_questions_on_one_slot_are_answered_in_turn():
     assert chunks["third"].get(timeout=SETTLE)
     third.close()
     assert engine.queue_state() == QueueState(1, 0, 0)
+
+
+def test_a_wait_is_estimated_from_the_measured_holds_and_the_running_ones_time_left():
+    now = [0.0]
+    line = SlotQueue(1, clock=lambda: now[0])
+    assert line.expected_wait(0) is None  # nothing timed yet: no estimate, rather than a guess
+    for seconds in (40.0, 60.0, 50.0):  # three questions timed: their median is 50 s
+        with line.enter() as ticket:
+            ticket.wait()
+            now[0] += seconds
+    running = line.enter()
+    running.wait()
+    now[0] += 20.0
+    assert line.expected_wait(0) == 30.0  # the running question's 30 s left
+    assert line.expected_wait(2) == 130.0  # and two whole questions ahead
+    now[0] += 45.0
+    assert line.expected_wait(0) == 0.0  # over its typical time: any moment, never negative
+    running.close()  # its 65 s are measured too: 40, 50, 60, 65
+    assert line.expected_wait(1) == 60.0
