@@ -166,8 +166,8 @@ def located_rules(share: float, veto: float, best: float | None = None,
     saved = located.LOCATED_SHARE, located.VETO_SHARE, located._stating, verdict.decided
     stating, decided = located._stating, verdict.decided
 
-    def best_stating(lead, stems, forms, passages, question, subjects):
-        found = stating(lead, stems, forms, passages, question, subjects)
+    def best_stating(lead, stems, forms, passages, question, subjects, read):
+        found = stating(lead, stems, forms, passages, question, subjects, read)
         if found is not None or best is None:
             return found
         shares = [(located.asked_share(question, p[a:b], subjects), k, (a, b))
