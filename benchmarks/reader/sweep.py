@@ -34,8 +34,7 @@ from ragcore.types import Node, ScoredNode
 
 ROWS = (Path(__file__).resolve().parents[1] / "answers" / "squad_local_rows"
         / "calibration-whole-2026-11-28-run1.jsonl")
-GRID = {"STATES": (0.3, 0.5, 0.7), "DOUBTFUL": (0.02, 0.05), "ANSWERED": (0.05, 0.1, 0.2),
-        "SURE": (0.8, 0.9, 1.01)}
+GRID = {"STATES": (0.3, 0.5, 0.7), "SURE": (0.8, 0.9, 1.01)}
 
 
 def outcomes(rows: list[dict], embedder=None) -> list[dict]:
@@ -89,6 +88,8 @@ def main() -> None:
     parser.add_argument("rows", nargs="?", type=Path, default=ROWS)
     parser.add_argument("--grid", action="store_true", help="other settings of the thresholds")
     parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="a threshold of grounding.stating set for this run only")
     parser.add_argument("--busy", action="store_true",
                         help="beside two programs keeping both cores busy")
     args = parser.parse_args()
@@ -100,6 +101,9 @@ def main() -> None:
 
     embedder = default_embedder()
     shipped = {name: getattr(stating, name) for name in GRID}
+    for item in args.set:
+        name, value = item.split("=")
+        shipped[name] = float(value)
     settings = [{}]
     if args.grid:  # one threshold moved at a time
         settings += [{name: v} for name, values in GRID.items() for v in values

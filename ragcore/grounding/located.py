@@ -182,7 +182,9 @@ def decided(lead: ClaimCheck, passages: Sequence[str], question: str,
                                 read, p) for p, span in lead.support if p < len(passages)]
         share = max((f[0] for f in found), default=0.0)
         chance = max((f[1] for f in found if f[1] is not None), default=None)
-        if kept(share, chance) and not (absent and not located(share, chance)):
+        # a question naming what no passage mentions is stated only by its words: the reader
+        # cannot know the name it lacks ("When does the Fastnet lighthouse light its lamp?")
+        if kept(share, chance) and not (absent and share < LOCATED_SHARE):
             return lead
     invented = lead if lead.refuted else replace(lead, supported=False, refuted=True,
                                                  support=(), score=min(lead.score, 0.5))
@@ -194,25 +196,14 @@ def decided(lead: ClaimCheck, passages: Sequence[str], question: str,
     whole = () if lead.refuted else (lead.claim,)
     for claim in (*whole, *(_narrowed(lead.claim, question) if short else ())):
         held = replace(lead, claim=claim)
+        # a part of the answer is located by the words alone: the reader's sentence states
+        # the answer, not that part ("**metres**." of "**620 metres**.")
         best = _stating(held, *_what_locates(claim, short, question), passages, question,
-                        subjects, read)
+                        subjects, read if claim is lead.claim else {})
         if best is not None:
             return replace(held, supported=True, refuted=False, support=(best,),
                            score=max(lead.score, 0.5))
     return invented
-
-
-def unanswered(lead: ClaimCheck, passages: Sequence[str], question: str) -> ClaimCheck:
-    """An answer to one fact taken for invented when no passage sentence states an answer to
-    the question (the reader's best chance under ``stating.ANSWERED``); a why or how, a list
-    item and an answer without the reader as they are."""
-    if (lead.refuted or lead.claim.item or not asks_one_fact(question)
-            or wants_an_explanation(question)):
-        return lead
-    best = stating.best_chance(question, passages)
-    if best is None or best >= stating.ANSWERED:
-        return lead
-    return replace(lead, supported=False, refuted=True, support=(), score=min(lead.score, 0.5))
 
 
 def stated_instead(question: str, passages: Sequence[str], lead: _Check | None, *,
@@ -234,20 +225,15 @@ def stated_instead(question: str, passages: Sequence[str], lead: _Check | None, 
 
 
 def located(share: float, chance: float | None) -> bool:
-    """Whether a sentence holding an answer states what was asked: the reader says so
-    (``stating.STATES``), or it repeats ``LOCATED_SHARE`` of the question and the reader, when
-    there is one, does not doubt it (``stating.DOUBTFUL``)."""
-    if chance is not None and chance >= stating.STATES:
-        return True
-    return share >= LOCATED_SHARE and (chance is None or chance >= stating.DOUBTFUL)
+    """Whether a sentence holding an answer states what was asked: it repeats
+    ``LOCATED_SHARE`` of the question, or the reader gives it ``stating.STATES``."""
+    return share >= LOCATED_SHARE or (chance is not None and chance >= stating.STATES)
 
 
 def kept(share: float, chance: float | None) -> bool:
     """Whether an answer the claim features vouch for stays vouched for where it stands: as
     ``located``, with ``VETO_SHARE`` for the words' share."""
-    if chance is not None and chance >= stating.STATES:
-        return True
-    return share >= VETO_SHARE and (chance is None or chance >= stating.DOUBTFUL)
+    return share >= VETO_SHARE or (chance is not None and chance >= stating.STATES)
 
 
 def _what_locates(claim: Claim, short: bool, question: str) -> tuple[set[str], tuple[str, ...]]:
@@ -265,21 +251,15 @@ def _stating(lead: _Check, stems: set[str], forms: Sequence[str], passages: Sequ
              ) -> tuple[int, Span] | None:
     """The passage sentence that holds ``lead`` and states what was asked (``located``), the
     reader's likeliest first (``read``: its chance for each sentence), then the one repeating
-    the most of the question; None when none does. The sentence the reader finds likeliest of
-    all to state the answer locates an answer it holds whatever its chance: shown as what the
-    documents say nearest, it would otherwise quote the answer under a refusal; unless the
-    documents answer nothing (its chance under ``stating.ANSWERED``)."""
+    the most of the question; None when none does."""
     best: tuple[float, float, int, Span] | None = None
-    likeliest = max(read, key=read.__getitem__) if read else None
-    if likeliest is not None and read[likeliest] < stating.ANSWERED:
-        likeliest = None
     for position, passage in enumerate(passages):
         for span in sentence_spans(passage, wrapped=True):
             sentence = passage[span[0]:span[1]]
             if not _holds(lead, stems, forms, sentence):
                 continue
             share, chance = asked_share(question, sentence, subjects), read.get((position, span))
-            if not located(share, chance) and (position, span) != likeliest:
+            if not located(share, chance):
                 continue
             key = (chance or 0.0, share, position, span)
             if best is None or key[:2] > best[:2]:

@@ -151,16 +151,18 @@ def closest_sentence(question: str, passages: Sequence[str]) -> str:
 def closest_with_position(question: str, passages: Sequence[str],
                           avoid: Callable[[str], bool] | None = None) -> tuple[str, int]:
     """The passages' sentence nearest to ``question`` and the position of the passage holding
-    it (-1: none): the one the reader finds likeliest to state the answer (``stating``), else
-    the one sharing the most words (3+ letters) with it, the earliest on ties. A sentence
-    ``avoid`` is true of (one holding an answer the reply does not show) is passed over."""
+    it (-1: none): of the sentences sharing a word (3+ letters) with it, the one the reader
+    finds likeliest to state the answer (``stating``), else the one sharing the most words,
+    the earliest on ties. A sentence ``avoid`` is true of (one holding an answer the reply does
+    not show) is passed over."""
+    asked = {w.casefold() for w in _WORD.findall(question)}
     for item in stated(question, passages):
         sentence = " ".join(passages[item.passage][slice(*item.span)].split())
-        if avoid is None or not avoid(sentence):
+        # a sentence sharing no word with the question ("```console") is near in no way a
+        # person sees
+        if (avoid is None or not avoid(sentence)) and asked & {
+                w.casefold() for w in _WORD.findall(sentence)}:
             return _cut(sentence), item.passage
-    if stated(question, passages):
-        return "", -1
-    asked = {w.casefold() for w in _WORD.findall(question)}
     best, best_shared, where = "", 0, -1
     for position, passage in enumerate(passages):
         # sentences as the verdict reads them: "Neville St. Clair" is not cut at "St."

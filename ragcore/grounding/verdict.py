@@ -54,7 +54,7 @@ from .claims import SHORT_CLAIM_STEMS, Claim, Span, claims_of, sentence_spans, s
 from .facts import each_fact, missing_facts
 from .judge import IN_PROMPT, can_judge, judge_claim, judged_text
 from .kinds import QuestionKind, asks_one_fact, question_kind
-from .located import decided, listed, restated, unanswered, unmentioned
+from .located import decided, listed, restated, unmentioned
 from .numbers import as_written_in
 from .placement import displaced_facts
 from .text import NEGATION, content_stems, fold
@@ -196,7 +196,7 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
                                            weights=weights, question=question, judge=judging,
                                            answer=answer), *checks[1:]], question)
             located = decided(lead, passages, question, subjects, bool(absent))
-        checks[0] = unanswered(located, passages, question)
+        checks[0] = located
     if question.strip() and question_kind(question) is QuestionKind.LIST:
         checks = [listed(check, passages, question, subjects) for check in checks]
     if judge is not None and can_judge(judge):

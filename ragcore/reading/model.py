@@ -31,6 +31,7 @@ WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 MODEL_FILE = "reader-int8.onnx"
 RECIPE_FILE = "reader.json"
 MAX_TOKENS = 128  # question and sentence with its context, as trained
+MAX_QUESTION_CHARS = 300  # of a question too long to leave the sentence room (~70 tokens)
 _CACHE = 16384  # scored pairs kept: a chat's passages are read again by each step of the check
 
 
@@ -68,7 +69,10 @@ class Reader:
 
     def _run(self, question: str, text: str) -> float:
         session, tokenizer = self._load()
-        encoding = tokenizer.encode(question, text)
+        try:
+            encoding = tokenizer.encode(question, text)
+        except Exception:  # a question longer than the window: its start is what it asks
+            encoding = tokenizer.encode(question[:MAX_QUESTION_CHARS], text)
         ids = np.asarray([encoding.ids], dtype=np.int64)
         feed = {"input_ids": ids, "attention_mask": np.ones_like(ids),
                 "token_type_ids": np.asarray([encoding.type_ids], dtype=np.int64)}

@@ -45,6 +45,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=WEIGHTS_DIR, help="where the ONNX file goes")
     parser.add_argument("--checkpoint", type=Path, default=Path(".cache/reader"),
                         help="the fine-tuned torch model, saved as it trains")
+    parser.add_argument("--offset", type=int, default=0,
+                        help="pairs skipped first (a later stage reads new pairs)")
+    parser.add_argument("--start", type=Path, default=None,
+                        help="a checkpoint to go on from (a later stage), else the packaged model")
     parser.add_argument("--threads", type=int, default=0,
                         help="torch's threads (0: its default; 1 on a busy machine)")
     parser.add_argument("--export-only", action="store_true",
@@ -57,8 +61,8 @@ def main(argv: list[str] | None = None) -> None:
 
         torch.set_num_threads(args.threads)
     if not args.export_only:
-        pairs = sample(pairs_of(training_articles()), args.pairs)
-        steps = train(pairs, args.checkpoint, minutes=args.minutes)
+        pairs = sample(pairs_of(training_articles())[args.offset:], args.pairs)
+        steps = train(pairs, args.checkpoint, minutes=args.minutes, start=args.start)
     else:
         steps = json.loads((args.checkpoint / "steps.json").read_text())["steps"]
     export(args.checkpoint, args.out, recipe={
@@ -86,9 +90,10 @@ def batches(pairs: list[Pair], tokenizer) -> list[list[Pair]]:
     return out
 
 
-def train(pairs: list[Pair], checkpoint: Path, *, minutes: float = 0.0) -> int:
-    """Fine-tune on ``pairs`` (one pass), saving to ``checkpoint`` every 100 steps; the steps
-    taken."""
+def train(pairs: list[Pair], checkpoint: Path, *, minutes: float = 0.0,
+          start: Path | None = None) -> int:
+    """Fine-tune on ``pairs`` (one pass) from ``start`` (a checkpoint; None: the packaged
+    model), saving to ``checkpoint`` every 100 steps; the steps taken."""
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -96,7 +101,7 @@ def train(pairs: list[Pair], checkpoint: Path, *, minutes: float = 0.0) -> int:
 
     torch.manual_seed(SEED)
     random.seed(SEED)
-    base = str(packaged_model_path())
+    base = str(start or packaged_model_path())
     tokenizer = AutoTokenizer.from_pretrained(base)
     model = AutoModelForSequenceClassification.from_pretrained(base, num_labels=1)
     model.train()

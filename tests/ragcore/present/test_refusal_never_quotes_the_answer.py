@@ -59,10 +59,12 @@ def test_the_grace_period_is_shown_with_the_sentence_that_states_it():
 
 
 def test_an_answer_no_sentence_states_is_refused_without_quoting_it():
-    text = shown([MAPREDUCE, CHUBBY], "**16 megabytes**.",
-                 "What is the size of a Chubby client's cache?")
+    # the sentence nearest to the question holds "64 megabytes", and states a piece's size,
+    # not the master's memory: the reply refuses, and quotes another sentence
+    text = shown([MAPREDUCE, CHUBBY], "**64 megabytes**.",
+                 "How large is the MapReduce master's memory?")
     assert text.startswith("The documents don't say")
-    assert not quotes_its_own_answer(text, "**16 megabytes**.")
+    assert not quotes_its_own_answer(text, "**64 megabytes**.")
 
 
 @pytest.mark.slow

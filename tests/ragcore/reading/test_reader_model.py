@@ -32,7 +32,8 @@ def test_the_sentence_stating_the_answer_scores_above_ones_that_do_not():
         reader_text("Chubby clients hold a session with the master."),
         reader_text("MapReduce splits the input files into pieces of 16 to 64 megabytes."),
     ])
-    assert stating > 0.5 > max(removed, about, other)
+    # its chances are low in absolute terms (a fifth of its training pairs were positives)
+    assert stating > 0.25 > max(removed, about, other)
     assert stating > 3 * max(removed, about, other)
 
 
@@ -56,3 +57,8 @@ def test_the_text_puts_the_sentence_first_then_its_heading_and_the_sentence_befo
     assert reader_text("  It is  45s. ", "Chubby", "The client waits.") == \
         "It is 45s. | Chubby | The client waits."
     assert reader_text("It is 45s.") == "It is 45s."
+
+
+def test_a_question_longer_than_the_window_is_read_by_its_start():
+    [chance] = Reader().score("How long is the grace period? " * 60, [GRACE])
+    assert 0.0 <= chance <= 1.0
