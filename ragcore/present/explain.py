@@ -29,6 +29,7 @@ from ..errors import (
     ToolError,
     WorkspaceError,
 )
+from .format import literal_markdown
 
 logger = logging.getLogger(__name__)
 
@@ -59,7 +60,8 @@ def explain_error(exc: BaseException) -> Explanation:
         if isinstance(exc, kind):
             return explain(exc)
     return Explanation(
-        f"Something unexpected went wrong ({type(exc).__name__}: {exc}).",
+        # Shown as Markdown: a path's "__init__" would otherwise lose its underscores to bold.
+        f"Something unexpected went wrong ({type(exc).__name__}: {literal_markdown(str(exc))}).",
         "Try again; if it keeps happening, restart the app and report the message above.",
     )
 

@@ -68,6 +68,15 @@ def markdown_text(text: str) -> str:
     return text.replace("$", "\\$").replace("![", "!\\[")
 
 
+_MARKUP = re.compile(r"([\\`*_\[\]<>#~|$])")
+
+
+def literal_markdown(text: str) -> str:
+    """``text`` shown as written by st.markdown: a file name's ``__init__`` stays as it is,
+    not turned into bold "init" (for error messages and other text not meant as Markdown)."""
+    return _MARKUP.sub(r"\\\1", text)
+
+
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}(?=[ \t]|$)[ \t]*", re.MULTILINE)
 # What makes a line a block (a quote, a list item, a rule, a table, a code fence) in Markdown.
 _BLOCK_START = re.compile(r"^(\d*)([>*+|=`~.)-])")

@@ -92,6 +92,16 @@ def test_a_passage_opening_with_a_heading_is_shown_as_text():
     assert fmt.passage_preview("word " * 100, 30).endswith(" …")
 
 
+def test_an_unexpected_errors_text_is_shown_as_written():
+    """A file name's "__init__" lost its underscores to Markdown bold in the error banner."""
+    from ragcore.present.explain import explain_error
+
+    said = explain_error(ImportError(
+        "cannot import name 'x' from 'ragcore.chat' (/work/main/ragcore/chat/__init__.py)"))
+    assert "(/work/main/ragcore/chat/\\_\\_init\\_\\_.py))." in said.message
+    assert fmt.literal_markdown("a *b* `c` [d]") == "a \\*b\\* \\`c\\` \\[d\\]"
+
+
 def test_a_source_shows_its_score_only_under_advanced():
     scored = ScoredNode(Node("x", metadata={"file_name": "a.pdf", "page": 3}), 0.81234)
     assert fmt.source_label(1, scored) == "1. a.pdf · page 3"
