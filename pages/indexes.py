@@ -32,32 +32,45 @@ def rows_of(columns: dict, *keys: str) -> list[dict]:
 
 
 def overview(infos) -> None:
+    """One row per index; the embedding model and where it is kept under Advanced."""
+    more = shell.advanced_on()
     st.dataframe(
         [{"index": display_name(state.workspace(), i.name), "files": i.files,
           "documents": i.documents, "passages": i.nodes,
           "size on disk": fmt.human_size(i.bytes_on_disk),
-          "embedding model": i.embed_model, "kept in": i.store or "index folder",
+          **({"embedding model": i.embed_model, "kept in": i.store or "index folder"}
+             if more else {}),
           "created": friendly_date(i.created), "updated": friendly_date(i.updated)}
          for i in infos],
         hide_index=True, width="stretch",
     )
 
 
+def saved_chats(count: int) -> str:
+    """'no saved chats', '1 saved chat', '3 saved chats'."""
+    if not count:
+        return "no saved chats"
+    return f"{count} saved chat{'' if count == 1 else 's'}"
+
+
 def summary(info) -> None:
-    """The index's counts; its tokens, passage size and store under Advanced."""
+    """The index's counts; its tokens, embedding model, passage size and store under Advanced."""
     more = shell.advanced_on()
     cols = st.columns(4 if more else 3)
-    cols[0].metric("Files", info.files, help=f"{info.documents} documents (one per PDF page)")
+    # More documents than files only when a PDF was split into its pages.
+    pages = (f"{info.documents} documents (one per PDF page)"
+             if info.documents > info.files else None)
+    cols[0].metric("Files", info.files, help=pages)
     cols[1].metric("Passages", info.nodes)
     if more:
         cols[-2].metric("Tokens", info.tokens or 0)
     cols[-1].metric("Size on disk", fmt.human_size(info.bytes_on_disk))
-    st.markdown(f"**Embedding model:** `{info.embed_model or 'unknown'}`")
     dates = (f"Created {friendly_date(info.created) or '?'} · "
              f"updated {friendly_date(info.updated) or '?'}")
     if not more:
         st.caption(dates)
         return
+    st.markdown(f"**Embedding model:** `{info.embed_model or 'unknown'}`")
     overlap = "default" if info.chunk_overlap is None else info.chunk_overlap
     st.caption(f"{dates} · passage size {info.chunk_size or 'default'} tokens, overlap "
                f"{overlap} · vectors in {info.store or 'the index folder'}")
@@ -157,8 +170,11 @@ def corpus_tab(name: str, chunks: int) -> None:
                                    "preview"))
     domain, colours = legend_colours(picture.embedding_map["group"])
     legend = alt.Legend(orient="bottom", columns=2, labelLimit=0, symbolLimit=0)
+    # The map's axes have no meaning of their own: named only for those who know the method.
+    axes = ("component 1", "component 2") if shell.advanced_on() else (None, None)
     st.altair_chart(alt.Chart(data).mark_circle(size=40, opacity=0.7).encode(
-        x=alt.X("x:Q", title="component 1"), y=alt.Y("y:Q", title="component 2"),
+        x=alt.X("x:Q", title=axes[0], axis=alt.Axis(labels=bool(axes[0]))),
+        y=alt.Y("y:Q", title=axes[1], axis=alt.Axis(labels=bool(axes[1]))),
         color=alt.Color("group:N", title="file", legend=legend,
                         scale=alt.Scale(domain=domain, range=colours)),
         tooltip=["document:N", "preview:N"],
@@ -173,7 +189,7 @@ def jobs_tab(name: str) -> None:
         return
     st.table([{"job": j.title(), "state": j.state,
                "outcome": jobs_view.short_outcome(j) if not j.active else j.status(),
-               "started": friendly_date(j.started or j.created), "seconds": round(j.seconds, 1)}
+               "started": friendly_date(j.started or j.created), "took": f"{j.seconds:.1f} s"}
               for j in jobs])
 
 
@@ -216,7 +232,7 @@ def manage_tab(name: str) -> None:
     shown = display_name(state.workspace(), name)
     chats = len(chats_of(state.workspace(), name))
     sure = st.checkbox(f"I understand that deleting “{shown}” removes its passages, uploaded "
-                       f"files and {chats} saved chat(s) for good.")
+                       f"files and {saved_chats(chats)} for good.")
     busy = state.jobs().active(name)
     if busy:  # deleting would wait for the job's write lock, the page frozen meanwhile
         st.caption(f":material/info: {busy[0].title()} is running: cancel it (in the sidebar) "
@@ -226,7 +242,7 @@ def manage_tab(name: str) -> None:
         chats = permitted.delete_index(team, user, state.workspace(), name)
         state.select_index(None)
         session.index_change_done = (f"Deleted the index “{fmt.markdown_text(shown)}”"
-                                     + (f" and its {chats} saved chat(s)." if chats else "."))
+                                     + (f" and its {saved_chats(chats)}." if chats else "."))
         st.rerun()
 
 
@@ -249,7 +265,7 @@ def main() -> None:
     summarise_index(name, info.nodes)
     if failed := session.take(Session.index_job_error):
         st.error(failed)
-    docs, corpus, jobs, manage = st.tabs(["Documents", "Corpus view", "Jobs",
+    docs, corpus, jobs, manage = st.tabs(["Documents", "Pictures", "Jobs",
                                           MANAGE if team_state.current()[0] is None
                                           else "Sharing, rename or delete"])
     with docs:

@@ -9,7 +9,7 @@ and its largest file agrees with the uploads the app takes.
 from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
-from test_app_pages import open_page
+from test_app_pages import app_env, built_workspace, docs_ws, open_page  # noqa: F401
 from test_settings_setup import workspace  # noqa: F401 (fixture)
 
 from ragcore.chat import CHAT_MODE_DESCRIPTIONS
@@ -161,3 +161,20 @@ def test_a_chat_modes_description_says_it_once():
         said = [c.value for c in at.caption]
         lines = {*MODE_LINES.values(), *CHAT_MODE_DESCRIPTIONS.values()}
         assert len(said) == 1 and said[0] in lines, said
+
+
+def test_the_indexes_page_says_in_a_persons_words_what_an_index_holds(docs_ws):  # noqa: F811
+    """With Advanced off: no embedding model's name, no "component 1", no PDF pages where there
+    is no PDF, "no saved chats" rather than "0 saved chat(s)", a job's time in seconds."""
+    (docs_ws / "app-preferences.json").write_text('{"advanced": false}', encoding="utf-8")
+    at = open_page("indexes")
+    said = " ".join([*(m.value for m in at.markdown), *(c.value for c in at.caption)])
+    assert "Embedding model" not in said and "fake-embedder" not in said
+    assert "embedding model" not in at.dataframe[0].value.columns
+    assert [t.label for t in at.tabs][:3] == ["Documents", "Pictures", "Jobs"]
+    files = next(m for m in at.metric if m.label == "Files")
+    assert not files.proto.help  # two text files: no "(one per PDF page)"
+    box = next(c for c in at.checkbox if c.label.startswith("I understand"))
+    assert "files and no saved chats for good" in box.label
+    charts = [c.proto.spec for c in at.get("vega_lite_chart")]
+    assert charts and not any("component 1" in spec for spec in charts)

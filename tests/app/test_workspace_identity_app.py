@@ -79,12 +79,12 @@ def test_the_indexes_page_names_the_index_as_typed_and_says_what_it_did(root):
     assert [s.value for s in at.success] == ["Deleted owls.txt from “Contrats été”."]
 
     box = next(c for c in at.checkbox if c.label.startswith("I understand"))
-    assert "and 1 saved chat(s) for good" in box.label
+    assert "and 1 saved chat for good" in box.label
     box.check().run()
     _button(at, "Delete this index").click().run()
     assert not at.exception
     assert [s.value for s in at.success] == [
-        "Deleted the index “Contrats été” and its 1 saved chat(s)."]
+        "Deleted the index “Contrats été” and its 1 saved chat."]
     assert ws.index_names() == [] and ws.list_chats() == [] and not summaries.exists()
 
 

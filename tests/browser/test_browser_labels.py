@@ -60,7 +60,7 @@ def _packaged_model(page) -> None:
 # What else a page shows with a click, Advanced still off: Indexes' tabs, Upload's new index,
 # Settings with the packaged model (the default a person gets) chosen.
 OTHER_VIEWS = {
-    "Indexes": {"corpus": _tab("Corpus view"), "jobs": _tab("Jobs"),
+    "Indexes": {"corpus": _tab("Pictures"), "jobs": _tab("Jobs"),
                 "manage": _tab("Rename or delete")},
     "Upload": {"new-index": _new_index},
     "Settings": {"packaged-model": _packaged_model},
