@@ -302,12 +302,29 @@ class AnswerCheck:
 _LINKED_MARKER = re.compile(r"\[\[(\d+)\]\]\([^)\s]*\)")  # [[1]](#chat-3-source-1)
 _COPIED_MARKER = re.compile(r"\[(\d+)\]")
 _STRONG = re.compile(r"\*\*(.+?)\*\*|__(.+?)__", re.DOTALL)
+# "[_The Rust Edition Guide_][edition-guide]" (a reference-style link; "[1][2]" are markers)
+_REFERENCE_LINK = re.compile(r"\[(?!\d+\])([^\]\n]+)\]\[[^\]\n]*\]")
+_INLINE_LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\(([^)\s]*)\)")
+_EMPHASIS = re.compile(r"(?<![\w\\])([*_])(?=\S)(.+?)(?<=\S)\1(?!\w)")
+_CODE = re.compile(r"`([^`\n]+)`")
+_FENCE = re.compile(r"^[ \t]*(```|~~~).*\n?", re.MULTILINE)
+_ESCAPED = re.compile(r"\\([\\`*_{}\[\]()<>#+\-.!|~$])")
 
 
 def plain_reply(shown: str) -> str:
-    """``shown`` without Markdown link syntax or bold: markers become ``[1]``."""
+    """``shown`` without Markdown: markers become ``[1]``, links their text (a web address
+    kept in brackets), code, bold and italics their words, escapes their character."""
     text = _LINKED_MARKER.sub(r"[\1]", shown)
-    return _STRONG.sub(lambda m: m.group(1) or m.group(2), text).strip()
+    text = _REFERENCE_LINK.sub(r"\1", text)
+    text = _INLINE_LINK.sub(lambda m: _link_text(m.group(1), m.group(2)), text)
+    text = _FENCE.sub("", _CODE.sub(r"\1", text))
+    text = _STRONG.sub(lambda m: m.group(1) or m.group(2), text)
+    return _ESCAPED.sub(r"\1", _EMPHASIS.sub(r"\2", text)).strip()
+
+
+def _link_text(words: str, target: str) -> str:
+    """A link's words, with its address when it leads out of the page (not "#source-1")."""
+    return f"{words} ({target})" if target.startswith(("http://", "https://")) else words
 
 
 def copied_text(shown: str, listing: SourceListing | None) -> str:

@@ -30,3 +30,16 @@ def test_a_reply_citing_nothing_lists_the_sources_shown_and_one_without_any_is_i
     listing = SourceListing(shown=(_listed(1, "chubby.pdf", "4"),))
     assert copied_text("It is **five**.", listing) == "It is five.\n\n[1] chubby.pdf, page 4"
     assert copied_text("Hello.", None) == plain_reply("Hello.") == "Hello."
+
+
+def test_copied_text_carries_no_markdown():
+    """The newcomer's clipboard held "The default `opt-level` ..." and a reference-style link."""
+    shown = ("The default `opt-level` is 3 for release builds, see "
+             "[_The Rust Edition Guide_][edition-guide] and [the book](https://doc.rust-lang.org"
+             "/book/) or [section 2](#ch02). It costs \\$5 per *month*; snake_case_name stays.")
+    assert plain_reply(shown) == (
+        "The default opt-level is 3 for release builds, see The Rust Edition Guide and the book "
+        "(https://doc.rust-lang.org/book/) or section 2. It costs $5 per month; "
+        "snake_case_name stays.")
+    assert plain_reply("```rust\nfn main() {}\n```") == "fn main() {}"
+    assert plain_reply("Both [1][2] say so.") == "Both [1][2] say so."
