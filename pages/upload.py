@@ -31,7 +31,8 @@ def pick_index(ws):
                           format_func=index_names.shown_name(ws))
     if choice == NEW_INDEX:
         name = index_names.new_index_name(ws)  # "" while the typed name cannot be used
-        session.new_index_store = store_choice.pick_store()
+        session.new_index_store = (store_choice.pick_store() if shell.advanced_on()
+                                   else store_choice.default_location())
         return name, None
     state.select_index(choice)
     return choice, ws.record(choice)
@@ -80,7 +81,8 @@ def forecast(name, files, chunk_size: int, chunk_overlap: int):
 
 def start_button(files, name, plan) -> bool:
     """The Index button; above ``CONFIRM_SECONDS`` of work it asks first ("Start anyway")."""
-    label = f"Index {len(files)} file(s)" if files else "Index"
+    count = len(files or ())
+    label = f"Index {count} file{'' if count == 1 else 's'}" if count else "Index"
     asked = session.upload_confirm
     if plan is not None and asked == (session.upload_forecast or (None,))[0]:
         st.warning(f"Indexing these files takes **{plan.describe()}**. It runs in the "

@@ -60,7 +60,7 @@ def test_the_upload_page_makes_an_index_in_the_database_when_asked(app_env, tmp_
     where.set_value(where.options[-1]).run()
     pep = corpus_dir / "python_peps" / "pep-0020.rst"
     at.file_uploader[0].set_value([("pep-0020.rst", pep.read_bytes(), "text/rst")]).run()
-    button(at, "Index 1 file(s)").click().run()
+    button(at, "Index 1 file").click().run()
     finish_jobs(at, root)
     assert not at.exception, [e.value for e in at.exception]
     elsewhere = Workspace(tmp_path / "another", embedder=FakeEmbedder())

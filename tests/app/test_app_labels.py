@@ -178,3 +178,16 @@ def test_the_indexes_page_says_in_a_persons_words_what_an_index_holds(docs_ws): 
     assert "files and no saved chats for good" in box.label
     charts = [c.proto.spec for c in at.get("vega_lite_chart")]
     assert charts and not any("component 1" in spec for spec in charts)
+
+
+def test_the_upload_page_keeps_where_the_index_is_kept_under_advanced(workspace):  # noqa: F811
+    """With Advanced off: no store choice, the folder a new index will have said in the future
+    tense (nothing is saved yet), and the button counts files as the job's title does."""
+    at = open_page("upload")
+    at.text_input[0].set_value("Notes été")
+    at.file_uploader[0].set_value(("a.txt", b"Some text about owls.", "text/plain")).run()
+    assert "Where to keep the index" not in [s.label for s in at.selectbox]
+    said = " ".join(c.value for c in at.caption)
+    assert "It will be saved in the folder “Notes-ete”." in said, said
+    assert "passages to embed" not in said and "Saved in" not in said
+    assert [b.label for b in at.button if b.label.startswith("Index")] == ["Index 1 file"]

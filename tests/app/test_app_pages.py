@@ -151,7 +151,7 @@ def test_upload_reports_each_file_and_reupload_updates(empty_ws, corpus_dir):
             ("broken.pdf", b"", "application/pdf"),
         ]
     ).run()
-    button(at, "Index 3 file(s)").click().run()
+    button(at, "Index 3 files").click().run()
     finish_jobs(at, empty_ws)
     assert not at.exception
     table = at.dataframe[0].value.set_index("file")
@@ -164,7 +164,7 @@ def test_upload_reports_each_file_and_reupload_updates(empty_ws, corpus_dir):
     assert uploads == ["broken.pdf", "pep 20.rst", "speech.txt"]  # sanitized, inside the workspace
 
     at.file_uploader[0].set_value(("speech.txt", speech, "text/plain")).run()
-    button(at, "Index 1 file(s)").click().run()
+    button(at, "Index 1 file").click().run()
     finish_jobs(at, empty_ws)
     assert at.dataframe[0].value["result"].tolist() == ["unchanged, skipped"]
 
@@ -173,11 +173,11 @@ def test_upload_refuses_a_bad_index_name_in_plain_words(empty_ws):
     at = open_page("upload")
     at.text_input[0].set_value("!!!")
     at.file_uploader[0].set_value(("a.txt", b"Some text about owls.", "text/plain")).run()
-    assert button(at, "Index 1 file(s)").disabled  # until the name can be used
+    assert button(at, "Index 1 file").disabled  # until the name can be used
     assert any("needs at least one letter or digit" in c.value for c in at.caption)
     assert not (empty_ws / "uploads").exists()
     at.text_input[0].set_value("Dossiers été 2024").run()
-    assert not button(at, "Index 1 file(s)").disabled
+    assert not button(at, "Index 1 file").disabled
     assert any("Dossiers-ete-2024" in c.value for c in at.caption)
 
 

@@ -142,7 +142,7 @@ def test_an_index_named_with_spaces_and_accents_is_shown_by_that_name(monkeypatc
     at = open_page("upload")
     at.text_input[0].set_value("Dossiers été 2024")
     at.file_uploader[0].set_value(("a.txt", b"Some text about owls.", "text/plain")).run()
-    button(at, "Index 1 file(s)").click().run()
+    button(at, "Index 1 file").click().run()
     from ragcore.workspace.jobs.runner import runner_for
 
     assert runner_for(tmp_path / "ws").wait_idle(timeout=TIMEOUT)

@@ -40,14 +40,14 @@ def test_a_long_upload_says_how_long_and_starts_only_when_confirmed(ws_root, cor
     at.file_uploader[0].set_value(("pride.txt", book, "text/plain")).run()
     said = [c.value for c in at.caption if c.value.startswith("Indexing takes")]
     assert said and "min on this computer" in said[0] and "passages" in said[0]
-    button(at, "Index 1 file(s)").click().run()
+    button(at, "Index 1 file").click().run()
     assert not _jobs(ws_root)  # nothing started yet: it asks
     assert "on this computer" in at.warning[0].value and "Start it?" in at.warning[0].value
     button(at, "Cancel").click().run()
     assert not at.warning and not _jobs(ws_root)
     assert [b.label for b in at.button if b.label == "Start anyway"] == []
 
-    button(at, "Index 1 file(s)").click().run()
+    button(at, "Index 1 file").click().run()
     button(at, "Start anyway").click().run()
     finish_jobs(at, ws_root)
     (job,) = _jobs(ws_root)
@@ -60,7 +60,7 @@ def test_a_short_upload_starts_at_once_and_says_its_time(ws_root):
     at.file_uploader[0].set_value(("owls.txt", b"Owls hunt at night.", "text/plain")).run()
     assert any(c.value.startswith("Indexing takes about 1 s on this computer")
                for c in at.caption)
-    button(at, "Index 1 file(s)").click().run()
+    button(at, "Index 1 file").click().run()
     finish_jobs(at, ws_root)
     assert [j.state for j in _jobs(ws_root)] == ["done"]
 

@@ -18,7 +18,7 @@ def test_upload_accepts_any_file_and_reports_each_result(empty_ws, tmp_path: Pat
     at.text_input[0].set_value("mixed")
     upload = [(path.name, path.read_bytes(), "application/octet-stream") for path in files]
     at.file_uploader[0].set_value([*upload, (blob.name, blob.read_bytes(), "image/jpeg")]).run()
-    button(at, f"Index {len(files) + 1} file(s)").click().run()
+    button(at, f"Index {len(files) + 1} files").click().run()
     finish_jobs(at, empty_ws)
     assert not at.exception
     results = at.dataframe[0].value.set_index("file")["result"]

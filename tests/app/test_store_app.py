@@ -45,7 +45,7 @@ def test_a_new_index_can_keep_its_vectors_in_chroma(workspace_root, tmp_path):
     location.set_value(f"chroma:{tmp_path / 'chroma'}")
     at.file_uploader[0].set_value(("owls.txt", b"Owls hunt at night. They eat mice.",
                                    "text/plain")).run()
-    next(b for b in at.button if b.label == "Index 1 file(s)").click().run()
+    next(b for b in at.button if b.label == "Index 1 file").click().run()
     assert runner_for(workspace_root).wait_idle(timeout=TIMEOUT)
     at.run()
     assert not at.exception, [e.value for e in at.exception]

@@ -38,7 +38,7 @@ def test_a_factoid_question_shows_its_short_answer_its_quote_and_the_score_under
     name_box.fill("holmes")
     name_box.press("Enter")
     _upload(page, corpus_dir / STORY)
-    page.get_by_role("button", name="Index 1 file(s)").click()
+    page.get_by_role("button", name="Index 1 file").click()
     expect(page.get_by_test_id("stSidebar").get_by_text(
         re.compile(r"Index a-scandal-in-bohemia\.xhtml into “holmes”: done"))).to_be_visible(
             timeout=WORK_TIMEOUT_MS)

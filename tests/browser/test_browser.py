@@ -142,7 +142,7 @@ def _wait_idle(page) -> None:
 def _upload(page, path: Path, attempts: int = 3) -> None:
     """Give the file picker ``path`` once the page is idle and wait for the Index button to count
     it. A file given while a rerun replaces the picker can be lost, so give it again, but only when
-    the picker lists no file: giving it twice would make the button say "Index 2 file(s)"."""
+    the picker lists no file: giving it twice would make the button say "Index 2 files"."""
     import re
 
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -161,7 +161,7 @@ def _upload(page, path: Path, attempts: int = 3) -> None:
             if attempt == attempts - 1:
                 _shot(page, "upload-failed")
                 raise
-    expect(button).to_have_text("Index 1 file(s)")
+    expect(button).to_have_text("Index 1 file")
 
 
 def _go(page, label: str) -> None:
@@ -184,7 +184,7 @@ def test_upload_chat_reload(app_url, page, corpus_dir):
     name_box.fill("nist")
     name_box.press("Enter")
     _upload(page, pdf)
-    page.get_by_role("button", name="Index 1 file(s)").click()
+    page.get_by_role("button", name="Index 1 file").click()
     expect(page.get_by_text("1 indexed")).to_be_visible(timeout=WORK_TIMEOUT_MS)
     _shot(page, "2-uploaded")
 

@@ -84,7 +84,7 @@ def index_document(page, path: Path, expect) -> None:
     name_box.fill("zen")
     name_box.press("Enter")
     _upload(page, path)
-    page.get_by_role("button", name="Index 1 file(s)").click()
+    page.get_by_role("button", name="Index 1 file").click()
     expect(page.get_by_text("1 indexed")).to_be_visible()
     _shot(page, "demo-local-1-indexed")
 

@@ -39,7 +39,7 @@ def test_an_answer_marks_its_sources_and_opens_the_pdf_page(app_url, page, corpu
     name_box.press("Enter")
     for path in (PDF, MARKDOWN):
         _upload(page, corpus_dir / path)
-        page.get_by_role("button", name="Index 1 file(s)").click()
+        page.get_by_role("button", name="Index 1 file").click()
         name = re.escape(path.split("/")[-1])
         expect(page.get_by_test_id("stSidebar").get_by_text(
             re.compile(rf"Index {name} into “nist”: done"))).to_be_visible(

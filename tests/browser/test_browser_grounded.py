@@ -44,7 +44,7 @@ def test_answers_follow_the_grounding_verdict(app_url, page, corpus_dir):  # noq
         name_box.fill("ssdf")
         name_box.press("Enter")
         _upload(page, corpus_dir / "nist_pdfs" / "NIST.SP.800-218.pdf")
-        page.get_by_role("button", name="Index 1 file(s)").click()
+        page.get_by_role("button", name="Index 1 file").click()
         expect(page.get_by_text("1 indexed")).to_be_visible()
         _shot(page, "grounded-1-indexed")
 

@@ -162,14 +162,14 @@ def _drive(app, page, tmp_path: Path, corpus_dir: Path) -> None:
     _open(page, "Upload", "Upload documents")
     _new_index(page, "small")
     _upload(page, small)
-    page.get_by_role("button", name="Index 1 file(s)").click()
+    page.get_by_role("button", name="Index 1 file").click()
     expect(page.get_by_text("1 indexed")).to_be_visible(timeout=WORK_TIMEOUT_MS)
 
     # The large upload: the page returns at once and the sidebar shows the job going.
     _pick(page, "Index", "New index…")
     _new_index(page, "big")
     _upload(page, big)
-    page.get_by_role("button", name="Index 1 file(s)").click()
+    page.get_by_role("button", name="Index 1 file").click()
     big_title = "Index big.txt into “big”"
     expect(sidebar.get_by_text(big_title)).to_be_visible(timeout=WORK_TIMEOUT_MS)
     _shot(page, "jobs-1-big-started")

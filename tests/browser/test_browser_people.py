@@ -40,7 +40,7 @@ def _upload_files(page, paths) -> None:
             break
         except Exception:  # noqa: BLE001 - a rerun replaced the picker: give the files again
             continue
-    expect(button).to_have_text(f"Index {len(paths)} file(s)")
+    expect(button).to_have_text(f"Index {len(paths)} file{'s' if len(paths) > 1 else ''}")
     button.click()
 
 
@@ -82,7 +82,7 @@ def test_a_new_user_summarises_asks_and_manages_chats(app_url, page, corpus_dir,
     expect(page.get_by_text("needs at least one letter or digit")).to_be_visible()
     name_box.fill(INDEX)
     name_box.press("Enter")
-    expect(page.get_by_text("Saved in the folder “Dossiers-ete”")).to_be_visible()
+    expect(page.get_by_text("It will be saved in the folder “Dossiers-ete”")).to_be_visible()
     _upload_files(page, files)
     expect(page.get_by_text(f"Result for index “{INDEX}”")).to_be_visible(timeout=WORK_TIMEOUT_MS)
     expect(page.get_by_test_id("stDataFrame").first).to_be_visible()  # a row per file

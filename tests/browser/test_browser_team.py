@@ -64,7 +64,7 @@ def _new_index(page, name: str, path) -> None:
     box.fill(name)
     box.press("Enter")
     _upload(page, path)
-    page.get_by_role("button", name="Index 1 file(s)").click()
+    page.get_by_role("button", name="Index 1 file").click()
     done = page.get_by_text(re.compile(f"Index {path.name} into “{name}”: done"))
     expect(done.first).to_be_visible(timeout=TIMEOUT_MS)  # in the sidebar's jobs
 

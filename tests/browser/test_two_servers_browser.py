@@ -55,7 +55,7 @@ def test_a_job_started_on_one_server_is_seen_and_cancelled_on_the_other(
         _open(page, "Upload", "Upload documents")
         _new_index(page, "big")
         _upload(page, big)
-        page.get_by_role("button", name="Index 1 file(s)").click()
+        page.get_by_role("button", name="Index 1 file").click()
         expect(page.get_by_test_id("stSidebar").get_by_text(TITLE)).to_be_visible(
             timeout=WORK_TIMEOUT_MS)
         deadline = time.monotonic() + WORK_TIMEOUT_MS / 1000

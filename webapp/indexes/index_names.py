@@ -39,7 +39,7 @@ def new_index_name(ws: Any) -> str:
         return ""
     folder = free_folder(ws, typed)
     if folder != clean_display(typed) and team is None:  # a -2 would tell of another's index
-        st.caption(f"Saved in the folder “{folder}”.")
+        st.caption(f"It will be saved in the folder “{folder}”.")
     return folder
 
 

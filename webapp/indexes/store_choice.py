@@ -1,4 +1,4 @@
-"""Where a new index keeps its vectors: the Upload page's store choice.
+"""Where a new index keeps its vectors: the Upload page's store choice (under Advanced).
 
 The default keeps them in the index folder; the others name a Chroma folder, a Chroma server
 or a Postgres database with pgvector (``ragcore.stores.locations``). With
@@ -24,6 +24,11 @@ PLACEHOLDERS = {
 }
 HELP = ("Postgres passwords are never saved: set RAGCORE_PG_PASSWORD (or PGPASSWORD) for the "
         "app, or include it in the URL for this session only.")
+
+
+def default_location() -> str:
+    """The store a new index gets without a choice (Advanced off): the first one offered."""
+    return DATABASE if database_url() and default_store(None) == DATABASE else ""
 
 
 def pick_store() -> str:

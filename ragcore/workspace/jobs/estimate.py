@@ -288,15 +288,15 @@ class Forecast:
         return self.chunks / self.rate if self.rate > 0 else 0.0
 
     def describe(self) -> str:
-        """'about 6.1 h on this computer (about 69,000 passages to embed)'; counted from a
+        """'about 6.1 h on this computer (about 69,000 passages to index)'; counted from a
         file's size, the range it may fall in: the passages a PDF's bytes make vary by half
         either way (the count is refined from the text once the file is read)."""
         if not self.rough:
             return (f"about {human_duration(self.seconds)} on this computer (about "
-                    f"{self.chunks:,} passages to embed)")
+                    f"{self.chunks:,} passages to index)")
         low, high = self.chunks // ROUGH_BY, self.chunks * ROUGH_BY
         return (f"roughly {human_duration(self.seconds)} on this computer (roughly "
-                f"{self.chunks:,} passages to embed, counted from file sizes: it may be "
+                f"{self.chunks:,} passages to index, counted from file sizes: it may be "
                 f"anywhere from {max(low, 1):,} to {high:,} passages, and the time with it)")
 
 

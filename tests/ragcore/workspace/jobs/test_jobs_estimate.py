@@ -287,7 +287,7 @@ def test_a_pdf_counted_from_its_size_is_said_to_be_rough_and_its_range_holds(cor
     assert said.startswith("roughly ") and "counted from file sizes" in said
     assert low <= real_chunks(pdf) <= high, (said, real_chunks(pdf))
     assert estimate.Forecast(300, 20.0).describe() == (
-        "about 15 s on this computer (about 300 passages to embed)")  # a text's count: sampled
+        "about 15 s on this computer (about 300 passages to index)")  # a text's count: sampled
 
 
 def test_the_time_left_never_stays_at_one_second():
