@@ -80,6 +80,7 @@ def server_form(saved, backend: str, *, advanced: bool) -> dict:
 
 
 def embedding_form(saved) -> dict:
+    """Which embedding model new indexes get, and its settings (shown under Advanced)."""
     backend = form.choose_backend("Embeddings", embedding_backends, saved.embedding_backend,
                                   key="embedding_backend")
     values = form.backend_fields("embedders", embedding_backends.get(backend),
@@ -87,11 +88,16 @@ def embedding_form(saved) -> dict:
     st.caption("An index keeps the embedding model it was built with: what one model makes of "
                "a passage's meaning cannot be compared with another's, so changing the model of "
                "an index that holds documents needs re-indexing into a new index.")
+    return {"embedding_backend": backend,
+            "embedders": form.with_backend(saved.embedders, backend, values)}
+
+
+def largest_file(saved) -> int:
+    """The largest file indexed, in MB, and how it agrees with the uploads the app takes."""
     largest = int(st.number_input("Largest file (MB)", min_value=1, max_value=1_000_000,
                                   value=saved.max_file_mb, step=100))
     st.caption(f"{LARGEST_FILE_NOTE} {upload_limit_note(largest)}")
-    return {"embedding_backend": backend, "max_file_mb": largest,
-            "embedders": form.with_backend(saved.embedders, backend, values)}
+    return largest
 
 
 def upload_limit_note(largest: int) -> str:
@@ -155,8 +161,13 @@ def main() -> None:
     changes = backend_form(saved, advanced=advanced)
     st.subheader("Packaged language models")
     packaged.packaged_models_panel(advanced=advanced)
-    st.subheader("Embedding model for new indexes")
-    changes.update(embedding_form(saved))
+    if advanced:  # which model turns passages into numbers: kept as saved without Advanced
+        st.subheader("Embedding model for new indexes")
+        changes.update(embedding_form(saved))
+    else:
+        st.subheader("Documents")
+        changes["embedding_backend"] = saved.embedding_backend
+    changes["max_file_mb"] = largest_file(saved)
     save_keys_choice(saved, changes)
     team, user = team_state.current()
     if team is not None and not user.is_admin:  # the settings are the whole workspace's

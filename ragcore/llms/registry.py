@@ -213,7 +213,7 @@ def _describe_openai(llm: Any) -> str:
 
 register_llm_backend(Backend(
     name="local", label="Packaged model (this computer)",
-    description="A small instruct model installed with the app, run on this computer's CPU: "
+    description="A small language model installed with the app, run on this computer's CPU: "
                 "no server, no key, nothing leaves the machine.",
     settings=LocalSettings, build=_build_local, list_models=_local_models,
     test_connection=_test_local, describe=_describe_local,

@@ -191,3 +191,17 @@ def test_the_upload_page_keeps_where_the_index_is_kept_under_advanced(workspace)
     assert "It will be saved in the folder “Notes-ete”." in said, said
     assert "passages to embed" not in said and "Saved in" not in said
     assert [b.label for b in at.button if b.label.startswith("Index")] == ["Index 1 file"]
+
+
+def test_settings_without_advanced_say_nothing_of_digests_or_embedding_backends(workspace):  # noqa: F811,E501
+    """The newcomer read "instruct model", "SHA-256 ... digest", "make install",
+    "sentence-transformers" and "Embeddings" with Advanced off."""
+    at = open_page("settings")
+    said = " ".join([*(c.value for c in at.caption), *(r.label for r in at.radio),
+                     *(o for r in at.radio for o in [*r.options, *r.proto.captions]),
+                     *(s.value for s in at.subheader)])
+    for word in ("instruct", "SHA-256", "digest", "make install", "sentence-transformers",
+                 "Embeddings", "Embedding model"):
+        assert word not in said, word
+    assert "Largest file (MB)" in [n.label for n in at.number_input]
+    assert not at.exception

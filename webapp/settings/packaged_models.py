@@ -137,9 +137,13 @@ def packaged_models_panel(*, advanced: bool = True) -> None:
     if told:
         st.success(told)
     st.dataframe(model_rows(used, speeds), hide_index=True, width="stretch")
-    st.caption("Installed by `make install` with the app; nothing is downloaded when the app "
-               "runs. Each file's SHA-256 is checked against the digest the app records for it "
-               "before it loads.")
+    if advanced:
+        st.caption("Installed by `make install` with the app; nothing is downloaded when the "
+                   "app runs. Each file's SHA-256 is checked against the digest the app records "
+                   "for it before it loads.")
+    else:
+        st.caption("Installed with the app: nothing is downloaded when the app runs, and each "
+                   "model is checked to be the one the app came with before it is used.")
     for model in installed_models():
         columns = st.columns([2, 1, 1])
         columns[0].markdown(f"**{model.name}**" + (" · in use" if model.name == used else ""))
