@@ -1,7 +1,7 @@
 """Every label is true (issue 66), in a real Chromium: with Advanced off, no page says a word a
 person does not use ("chunk", "token", "vector", "score", "backend", "ragcore", a mode's internal
-name, the workspace folder's path), read from each page's visible text
-(``document.body.innerText``), the passages being read included; the passages listed match
+name, the workspace folder's path, an embedding model, a digest, an install command), read from
+each page's visible text (``document.body.innerText``), the passages being read included; the passages listed match
 their count, and a passage starting with a Markdown heading is drawn as text, not a heading.
 
 The answering model is the loopback Ollama server of tests/support/loopback.py (slowed, so the
@@ -31,7 +31,10 @@ from ragcore.workspace import Workspace
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-WORDS = ("ragcore", "chunk", "token", "vector", "ingest", "score", "backend", "pipeline")
+WORDS = ("ragcore", "chunk", "token", "vector", "ingest", "score", "backend", "pipeline",
+         # a newcomer's walk of the Rust book found these too
+         "embedding model", "component 1", "sha-256", "make install", "sentence-transformers",
+         "instruct model", "passages to embed")
 INTERNAL = [m.value for m in ChatMode if "_" in m.value] + [DEFAULT_QUERY_TOOL_NAME]
 LINES = ["Notes on the program",
          "The project began in 1994 at a small university lab in Helsinki.",
