@@ -1,8 +1,9 @@
 """Every label is true (issue 66), in a real Chromium: with Advanced off, no page says a word a
 person does not use ("chunk", "token", "vector", "score", "backend", "ragcore", a mode's internal
 name, the workspace folder's path, an embedding model, a digest, an install command), read from
-each page's visible text (``document.body.innerText``), the passages being read included; the passages listed match
-their count, and a passage starting with a Markdown heading is drawn as text, not a heading.
+each page's visible text (``document.body.innerText``), the passages being read included; the
+passages listed match their count, and a passage starting with a Markdown heading is drawn as
+text, not a heading.
 
 The answering model is the loopback Ollama server of tests/support/loopback.py (slowed, so the
 passages being read are seen) and the embedder the fake one.
