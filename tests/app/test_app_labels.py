@@ -193,7 +193,7 @@ def test_the_upload_page_keeps_where_the_index_is_kept_under_advanced(workspace)
     assert [b.label for b in at.button if b.label.startswith("Index")] == ["Index 1 file"]
 
 
-def test_settings_without_advanced_say_nothing_of_digests_or_embedding_backends(workspace):  # noqa: F811,E501
+def test_settings_without_advanced_name_no_digest_or_embedding_model(workspace):  # noqa: F811
     """The newcomer read "instruct model", "SHA-256 ... digest", "make install",
     "sentence-transformers" and "Embeddings" with Advanced off."""
     at = open_page("settings")
