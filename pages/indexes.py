@@ -80,7 +80,7 @@ def document_actions(name: str, key: str, row: dict) -> None:
     cols = st.columns(3)
     show_chunks = cols[0].toggle("View its passages")
     reader = not team_state.can_index(state.workspace(), name, "ingest", kind="upload")
-    if cols[1].button("Re-index", help="Read the file again and embed it anew.",
+    if cols[1].button("Re-index", help="Read the file again and index it anew.",
                       disabled=reader):
         team, user = team_state.current()
         job = permitted.start_job(team, user, state.jobs(), state.workspace(), "reindex", name,

@@ -205,3 +205,15 @@ def test_settings_without_advanced_name_no_digest_or_embedding_model(workspace):
         assert word not in said, word
     assert "Largest file (MB)" in [n.label for n in at.number_input]
     assert not at.exception
+
+
+def test_a_jobs_outcome_counts_files_without_a_bracketed_plural():
+    from types import SimpleNamespace
+
+    from webapp.indexes.jobs_view import short_outcome
+
+    job = SimpleNamespace(state="done", summary="", error="",
+                          report={"files": [{}], "indexed": 1, "chunks": 229})
+    assert short_outcome(job) == "done · 1 of 1 file new or changed, 229 passages"
+    job.report = {"files": [{}, {}, {}], "indexed": 3, "chunks": 1200}
+    assert short_outcome(job) == "done · 3 of 3 files new or changed, 1,200 passages"

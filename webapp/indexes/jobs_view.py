@@ -136,7 +136,7 @@ def _cancel(job_id: str) -> None:
 
 
 def short_outcome(job: Any) -> str:
-    """'done · 2 of 2 file(s), 340 passages', 'cancelled · 1,200 passages kept' ..."""
+    """'done · 2 of 2 files new or changed, 340 passages', 'cancelled · ... passages kept'."""
     report = job.report or {}
     if job.state == "interrupted":
         return job.summary
@@ -145,8 +145,8 @@ def short_outcome(job: Any) -> str:
     if not report:
         return f"{job.state} · {job.summary}" if job.summary else job.state
     files = len(report.get("files", []))
-    text = f"{job.state} · {report.get('indexed', 0)} of {files} file(s) new or changed, " \
-           f"{report.get('chunks', 0):,} passages"
+    text = (f"{job.state} · {report.get('indexed', 0)} of {files} "
+            f"file{'' if files == 1 else 's'} new or changed, {report.get('chunks', 0):,} passages")
     if job.state == "cancelled":
         text += " kept"
     return text + (f", {report['failed']} failed" if report.get("failed") else "")
