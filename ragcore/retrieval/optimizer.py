@@ -35,10 +35,7 @@ sentence after each, its reason (``neighbours``).
 Under a budget a sentence showing the form of what the question asks for (a currency for "how
 much money", a cardinal for "how old": ``answer_type.asked_forms``) ranks ``FORM_WEIGHT``
 higher: "She was but thirty at the time of her death" shares no word with "How old was Julia
-when she died?". For a factoid, the trained reader (``ragcore.reading``) then reads the
-``READER_TOP`` best-ranked sentences with the question and adds its chance that each states the
-answer (``READER_WEIGHT``): the budget goes to the sentence that answers, and with
-``max_passages`` its passage is among those read. And with ``max_passages`` (the engines' top-k, when they retrieve a wider
+when she died?". And with ``max_passages`` (the engines' top-k, when they retrieve a wider
 pool for the reader: ``engines.from_index.reading_pool``) a factoid's sentences come from the
 first that many passages its order reaches, a list's, summary's or comparison's from the first
 that many passages retrieved (``KindProfile.pooled``: a list is read from its passages whole).
@@ -88,8 +85,6 @@ LEAD_IN = 2  # sentences after a kept one a list question looks for its list's a
 REACHING_RANK = 3  # how high a sentence must rank to bring its passage to a list's reading
 WORDS_WEIGHT = 0.5  # of the question's words against its meaning, ranking sentences to read
 FORM_WEIGHT = 0.15  # added for a sentence showing the form of what is asked (a sum, an age)
-READER_TOP = 16  # a factoid's best-ranked sentences the trained reader reads (~10 ms each)
-READER_WEIGHT = 1.0  # its chance that one states the answer, added to their rank
 _ANNOUNCES = re.compile(r"(?::|\b(?:following|as follows|these|below))\s*(?:\(?\d{1,2}[.)]|[-*\u2022])?"
                         r"\s*$", re.IGNORECASE)
 
@@ -186,8 +181,6 @@ class SentenceEmbeddingOptimizer(Postprocessor):
             forms = asked_forms(query)
             ranking = _scaled(ranking) + FORM_WEIGHT * np.array(
                 [any(form.search(text) for form in forms) for text in texts], dtype=float)
-            if kind is QuestionKind.FACTOID:  # and what the trained reader finds stating it
-                ranking = ranking + READER_WEIGHT * _stating(ranking, flat, split, query)
         kept = self._chosen(flat, similarity, ranking, split, budget, kind)
         if budget is not None and wants_an_explanation(query):
             explained(kept, split, flat, ranking)
@@ -233,25 +226,6 @@ class SentenceEmbeddingOptimizer(Postprocessor):
             if budget is not None:  # ragcore's reading: LlamaIndex's cutoffs keep their own
                 chosen.update(referring(split[i], sorted(chosen)))
         return kept
-
-
-def _stating(ranking: np.ndarray, flat: Sequence[tuple[int, int]], split: list[list[str]],
-             query: str) -> np.ndarray:
-    """The trained reader's chance that each of the ``READER_TOP`` best-ranked sentences
-    states the answer (read with the sentence before it, as it was trained); 0 for the others
-    and without the reader's weights."""
-    from ..reading.model import shared_reader
-    from ..reading.text import reader_text
-
-    chances = np.zeros(len(flat))
-    reader = shared_reader()
-    if not reader.available:
-        return chances
-    top = [int(r) for r in np.argsort(-ranking, kind="stable")[:READER_TOP]]
-    texts = [reader_text(split[i][j], "", split[i][j - 1] if j else "")
-             for i, j in (flat[r] for r in top)]
-    chances[top] = reader.score(query, texts)
-    return chances
 
 
 def _announced(parts: list[str], kept: list[int]) -> set[int]:
