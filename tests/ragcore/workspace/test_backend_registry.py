@@ -163,6 +163,8 @@ def open_settings(monkeypatch, root: Path) -> AppTest:
     monkeypatch.setenv("RAGCORE_LLM", "extractive")
     monkeypatch.setenv("RAGCORE_EMBEDDER", "fake")
     monkeypatch.setenv("RAGCORE_WORKSPACE", str(root))
+    root.mkdir(parents=True, exist_ok=True)  # the embedding model's choice is under Advanced
+    (root / "app-preferences.json").write_text('{"advanced": true}', encoding="utf-8")
     at = AppTest.from_file(APP, default_timeout=90).run()
     at.switch_page("pages/settings.py").run()
     assert not at.exception, [e.value for e in at.exception]
