@@ -29,6 +29,13 @@ titles take out more wrong sentences than right ones). The other sentence is the
 most of the question: an upper bound for where a wrong answer stands. ``unmentioned`` is the
 premise check: a name, an unlisted word or code of the question ("etcd", "Consul") that no
 passage holds means the documents do not speak of it, and an answer about it is not theirs.
+
+Beside the word share, the trained reader (``stating``) reads the question with each sentence:
+a sentence it gives ``stating.STATES`` locates an answer it holds and keeps one the features
+vouch for ("The client waits a further interval called the grace period, 45s by default." does
+not name the Chubby client it speaks of); ``stated_instead`` is the sentence it is sure of
+(``stating.SURE``) where the model's answer is not. A part of a narrowed answer, and a
+question naming what no passage mentions, are located by the words alone.
 """
 
 from __future__ import annotations
@@ -43,7 +50,7 @@ from .claims import Claim, Span, sentence_spans, short_answer, written_words
 from .facts import Facts, facts_of, missing_facts
 from .kinds import asks_one_fact
 from . import stating
-from .text import NEGATION, content_stems, fold
+from .text import NEGATION, UNIT_WORDS, content_stems, fold
 
 
 
@@ -159,7 +166,8 @@ def decided(lead: ClaimCheck, passages: Sequence[str], question: str,
             subjects: tuple[str, ...] = (), absent: bool = False) -> ClaimCheck:
     """An answer to one fact (``asks_one_fact``) the verdict's features left undecided, decided:
     a short answer, or what a sentence answer adds to the question, vouched for by the passage
-    sentence that holds all of it and states ``LOCATED_SHARE`` of the question,
+    sentence that holds all of it and states ``LOCATED_SHARE`` of the question or that the
+    trained reader finds stating the answer (``located``),
     taken for invented otherwise ("The documents don't say ..." is shown, not a hedge). One the
     features vouch for is taken for invented when its sentence states little of the question
     (``VETO_SHARE``), or when the question names what the documents do not mention
@@ -272,8 +280,8 @@ def _narrowed(claim: Claim, question: str) -> list[Claim]:
     first ("**Kegel**." of "**Dan Kegel**.", where the passage writes "Kegel coined ...";
     "**millisecond precision**." of "**1 millisecond precision**."): each keeps at least half
     of its content words, one the question lacks, and what the question asks for (a "how
-    long" keeps its number and shows a length of time); an answer with a negation is never
-    narrowed."""
+    long" keeps its number and shows a length of time); a unit never loses its number
+    ("**metres**." of "**620 metres**."); an answer with a negation is never narrowed."""
     words = written_words(claim)
     if len(words) < 2 or NEGATION.search(fold(claim.text)):
         return []
@@ -284,9 +292,10 @@ def _narrowed(claim: Claim, question: str) -> list[Claim]:
             part = " ".join(words[start:start + size])
             stems, text = tuple(content_stems(part)), f"**{part}**."
             facts = facts_of(text)
+            dropped = not claim.facts.numbers <= facts.numbers
             if (2 * len(stems) < len(claim.stems) or not set(stems) - asked
-                    or unshown(question, part)
-                    or (form and not claim.facts.numbers <= facts.numbers)):
+                    or unshown(question, part) or (form and dropped)
+                    or (dropped and set(stems) <= UNIT_WORDS)):  # a unit without its number
                 continue
             out.append(Claim(text, claim.span, stems, facts, claim.item))
     return out

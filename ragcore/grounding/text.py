@@ -69,6 +69,11 @@ _UNITS = {"ms": "milliseconds", "s": "seconds", "sec": "seconds", "secs": "secon
           "min": "minutes", "mins": "minutes", "h": "hours", "hr": "hours", "hrs": "hours",
           "kb": "kilobytes", "mb": "megabytes", "gb": "gigabytes", "tb": "terabytes"}
 _UNIT = re.compile(r"(\d+(?:\.\d+)?)(" + "|".join(_UNITS) + ")")
+# Words that measure a number and say nothing without it ("**metres**." of "**620 metres**.").
+UNIT_WORDS = frozenset(stem(w) for w in (
+    *_UNITS.values(), "second", "minute", "hour", "day", "week", "month", "year", "byte", "bit",
+    "percent", "meter", "metre", "kilometer", "kilometre", "mile", "foot", "feet", "inch",
+    "gram", "kilogram", "pound", "ton", "tonne", "dollar", "euro", "degree", "time"))
 
 
 def content_stems(text: str, compounds: bool = True) -> list[str]:

@@ -26,6 +26,10 @@
                   itself followed with "Not found in the documents." and that is not vouched
                   for ("**47**. Not found in the documents."), said to be the model's guess
 
+A factoid refused or unsupported while the trained reader is sure of a sentence that does not
+hold the model's answer (``grounding.located.stated_instead``) is shown with that sentence
+instead: "**The documents say:** “...” [1]", then what became of the model's answer.
+
 A why or how the model answered (any verdict but refused or empty) is shown with the passage
 sentences that explain it, when a sentence states most of the question and it names nothing the
 documents never mention (``answer_quotes.explanation``): "The passages explain it: “...” [1]",
@@ -122,7 +126,7 @@ def _shown(answer: str, listing: SourceListing, listed: Sequence[ListedSource],
                                  lead, absent=bool(verdict.unmentioned))
         if instead is not None:  # the reader is sure a sentence states it: that, quoted
             position, quote = instead
-            return _instead_of(text, lead, verdict.label == REFUSED, quote, marker), (position,)
+            return _instead_of(lead, verdict.label == REFUSED, quote, marker), (position,)
     if (verdict.label == UNSUPPORTED or _disowned(lead, text)) and factoid:
         return _not_said(listing, listed, marker, guessed=_disowned(lead, text))
     if verdict.label != REFUSED:  # "**150**. Not found in the documents.": the model's slip
@@ -338,7 +342,7 @@ def _why_not(lead: ClaimCheck | None, guessed: bool = False) -> str:
     return f" The answer written, \u201c{written}\u201d, is not {lead.off_question}."
 
 
-def _instead_of(text: str, lead: ClaimCheck | None, refused: bool, quote: str,
+def _instead_of(lead: ClaimCheck | None, refused: bool, quote: str,
                 marker: Callable[[int], str]) -> str:
     """The sentence the reader is sure states the answer, quoted and cited first; then what
     became of the model's answer: its refusal, or its short answer, which the sentence does

@@ -67,6 +67,20 @@ def test_an_answer_no_sentence_states_is_refused_without_quoting_it():
     assert not quotes_its_own_answer(text, "**64 megabytes**.")
 
 
+def test_a_sentence_the_reader_is_sure_of_is_shown_instead_of_a_wrong_answer(monkeypatch):
+    from ragcore.grounding import stating
+
+    question = "How long is the grace period of a Chubby client by default?"
+    monkeypatch.setattr(stating, "SURE", 0.3)  # the shipped 0.9 is rarely reached
+    text = shown([MAPREDUCE, CHUBBY], "**60 seconds**.", question)
+    assert text.startswith("**The documents say:** \u201cThe client waits a further interval "
+                           "called the grace period, 45s by default.\u201d [1]")
+    assert "The model's answer, \u201c60 seconds\u201d, is not what this sentence says" in text
+    monkeypatch.setattr(stating, "SURE", 1.01)
+    assert shown([MAPREDUCE, CHUBBY], "**60 seconds**.", question).startswith(
+        "The documents don't say")
+
+
 @pytest.mark.slow
 def test_no_recorded_reply_refuses_while_quoting_its_own_answer():
     rows = [json.loads(line) for line in ROWS.read_text().splitlines()[:60]]
