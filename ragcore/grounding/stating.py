@@ -5,8 +5,8 @@ tell "The client waits a further interval called the grace period, 45s by defaul
 states the Chubby client's grace period without naming the client) from a sentence that repeats
 the question and answers nothing. The reader (``ragcore.reading``) reads the question and the
 sentence together, with the sentence before it (where "the client" was named), and gives the
-chance that the sentence states the answer. Thresholds, fitted on SQuAD's training questions
-(``training/reader/README.md``):
+chance that the sentence states the answer. Thresholds, chosen on the packaged model's
+recorded answers to a SQuAD training article (``benchmarks/reader/README.md``):
 
     STATES    a sentence holding a short answer at this chance states it: the answer is
               located there (the word rule's ``LOCATED_SHARE`` is its other way in), and one
@@ -19,20 +19,17 @@ Tried on the same rows and not kept (``benchmarks/reader/README.md``): refusing 
 answer when no sentence reaches a chance (the documents answer nothing), vetoing a sentence the
 word shares locate when the reader doubts it, and locating an answer in the sentence the reader
 finds likeliest whatever its chance: each showed as many more unanswerable questions answered,
-or right answers refused, as it gained. Without the weights (a checkout that lacks them) every score is
-None and the word rules decide alone, as they did before the reader.
+or right answers refused, as it gained. Without the weights (a checkout that lacks them) every
+score is None and the word rules decide alone, as they did before the reader.
 """
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
 from .claims import Span, sentence_spans
-
-log = logging.getLogger(__name__)
 
 STATES = 0.5
 SURE = 0.9

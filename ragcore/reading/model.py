@@ -47,11 +47,15 @@ class Reader:
         self._runtime: tuple[Any, Any] | None = None
         self._lock = threading.Lock()
         self._scores: dict[tuple[str, str], float] = {}
+        self._available: bool | None = None
 
     @property
     def available(self) -> bool:
-        """Whether the weights are there (a checkout without them reads by words alone)."""
-        return (self.folder / MODEL_FILE).is_file()
+        """Whether the weights are there (a checkout without them reads by words alone):
+        looked for once, not on every answer checked."""
+        if self._available is None:
+            self._available = (self.folder / MODEL_FILE).is_file()
+        return self._available
 
     def score(self, question: str, texts: Sequence[str]) -> list[float]:
         """The chance that each of ``texts`` states the answer to ``question``."""

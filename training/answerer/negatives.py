@@ -47,14 +47,14 @@ def near_misses(rows: list[dict]) -> list[dict]:
     for row in rows[::3]:
         if row["impossible"]:
             continue
-        changed = _changed(row, names, rng)
+        changed = with_changed_fact(row, names, rng)
         if changed:
             out.append({**row, "question": changed, "asked": changed, "impossible": True,
                         "id": f"{row['id']}-near-miss"})
     return out
 
 
-def _changed(row: dict, names: list[str], rng: random.Random) -> str | None:
+def with_changed_fact(row: dict, names: list[str], rng: random.Random) -> str | None:
     """``row``'s question with a number or a name its passages do not hold, or None."""
     question, context = row["question"], row["context"]
     numbers = [m for m in _NUMBER.finditer(question)]

@@ -27,7 +27,7 @@ from typing import Iterator, Sequence
 
 from ragcore.grounding.claims import sentence_spans
 from ragcore.reading.text import reader_text
-from training.answerer.negatives import _changed
+from training.answerer.negatives import with_changed_fact
 
 OTHERS = 2  # other sentences of the answer's paragraph, per question
 SEED = 64
@@ -112,7 +112,7 @@ def _question_pairs(qa: dict, title: str, context: str, sentences: list[tuple[in
             i = rng.randrange(len(spans))
             out.append(Pair(question, _read(sibling, spans, i, heading), 0.0, "sibling", group))
     if rng.random() < 1 / 3:
-        changed = _changed({"question": question, "context": context}, names, rng)
+        changed = with_changed_fact({"question": question, "context": context}, names, rng)
         if changed:
             out.append(pair(at, 0.0, "near miss", asked=changed))
     return out
