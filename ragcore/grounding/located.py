@@ -77,6 +77,12 @@ _NAMED_DOCUMENT = re.compile(r"\b[\w.-]+(?=\s+(?:document|paper|guide|manual|spe
 # default GOPROXY").
 VETO_SHARE = 0.4
 _POSSESSIVE = re.compile(r"['\u2019]s\b")
+# A reply that points at the passages instead of naming an answer: "The passage states that
+# ...", "According to the documents, ...", "The text mentions ...".
+POINTS_AT = re.compile(r"^\W*(?:(?:the|this|that)\s+)?(?:passages?|documents?|text|context|"
+                       r"sources?|excerpts?)\s+(?:\w+\s+)?(?:states?|says?|mentions?|notes?|"
+                       r"describes?|indicates?|reads?)\b|^\W*according\s+to\s+the\s+"
+                       r"(?:passages?|documents?|text|context|sources?)\b", re.IGNORECASE)
 # A question's words about the document itself: "the paper", "according to the guide".
 _DOCUMENT_WORDS = frozenset(content_stems(
     "paper papers document documents article chapter guide manual specification spec report "
@@ -180,9 +186,12 @@ def decided(lead: ClaimCheck, passages: Sequence[str], question: str,
     stems, forms = _what_locates(lead.claim, short, question)
     own = set(lead.claim.stems) - set(content_stems(question))
     adds = bool(own) or bool(missing_facts(lead.claim.facts, question)) or bool(forms)
+    # "The passage states that “There are also a few parameters for tuning the replication
+    # backlog ...”": a pointer at a sentence answers only where that sentence states the question
+    pointer = not short and bool(POINTS_AT.match(lead.claim.text))
     if (lead.claim.item or not adds or not asks_one_fact(question)
-            or (not short and (lead.supported or lead.refuted
-                               or wants_an_explanation(question)))):
+            or (not short and (wants_an_explanation(question) or lead.refuted
+                               or (lead.supported and not pointer)))):
         return lead  # "**SDLC**." only repeats the question; a "why" is explained, not located
     read = {(s.passage, s.span): s.chance for s in stating.stated(question, passages)}
     if lead.supported and not lead.refuted:
@@ -192,11 +201,12 @@ def decided(lead: ClaimCheck, passages: Sequence[str], question: str,
         chance = max((f[1] for f in found if f[1] is not None), default=None)
         # a question naming what no passage mentions is stated only by its words: the reader
         # cannot know the name it lacks ("When does the Fastnet lighthouse light its lamp?")
-        if kept(share, chance) and not (absent and share < LOCATED_SHARE):
+        if ((answers(share, chance) if pointer else kept(share, chance))
+                and not (absent and share < LOCATED_SHARE)):
             return lead
     invented = lead if lead.refuted else replace(lead, supported=False, refuted=True,
                                                  support=(), score=min(lead.score, 0.5))
-    if absent:
+    if absent or pointer:  # a pointer's sentence was read above: it is the only one it names
         return invented
     # the short answer as written (unless a fact of it is not the passages'), else the most of
     # it a sentence stating the question holds ("**Kegel**." of "**Dan Kegel**.": "Dan Kegel
@@ -236,6 +246,14 @@ def located(share: float, chance: float | None) -> bool:
     """Whether a sentence holding an answer states what was asked: it repeats
     ``LOCATED_SHARE`` of the question, or the reader gives it ``stating.STATES``."""
     return share >= LOCATED_SHARE or (chance is not None and chance >= stating.STATES)
+
+
+def answers(share: float, chance: float | None) -> bool:
+    """Whether the sentence a reply points at ("The passage states that ...") answers: the
+    reader gives it ``stating.STATES`` (the words it shares with the question say what it is
+    about, not that it answers), or, without the reader, it repeats ``LOCATED_SHARE`` of the
+    question."""
+    return share >= LOCATED_SHARE if chance is None else chance >= stating.STATES
 
 
 def kept(share: float, chance: float | None) -> bool:

@@ -1,0 +1,51 @@
+"""A reply that points at the passages ("The passage states that ...") instead of naming an
+answer is an answer only where the sentence it points at answers the question (issue 64: "What
+is the default size of the Redis replication backlog?" answered with a sentence about tuning
+it, shown as stated). Read by the shipped reader."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragcore.grounding import SUPPORTED, UNSUPPORTED, check_answer
+from ragcore.grounding.located import POINTS_AT
+from ragcore.grounding.stating import reader_available
+
+PASSAGES = [
+    "Redis replication\n\nThe replication backlog is a buffer that accumulates replica data "
+    "when replicas are disconnected for some time. There are also a few parameters for tuning "
+    "the replication backlog, such as its size and its time to live. The bigger the "
+    "replication backlog, the longer the replica can endure the disconnect."
+]
+TUNING = ("The passage states that \u201cThere are also a few parameters for tuning the "
+          "replication backlog, such as its size and its time to live.\u201d")
+
+needs_reader = pytest.mark.skipif(not reader_available(), reason="the reader's weights")
+
+
+@pytest.mark.parametrize("reply", [
+    "The passage states that X.", "According to the documents, X.", "The text mentions X.",
+    "This passage clearly says X."])
+def test_the_frames_that_point_at_the_passages(reply):
+    assert POINTS_AT.match(reply)
+
+
+@pytest.mark.parametrize("reply", ["**4096**. The passage states it.", "Passage 2 is long."])
+def test_an_answer_is_no_pointer(reply):
+    assert not POINTS_AT.match(reply)
+
+
+@needs_reader
+def test_a_pointer_at_a_sentence_that_does_not_answer_is_not_an_answer():
+    verdict = check_answer(TUNING, PASSAGES,
+                           question="What is the default size of the Redis replication backlog?")
+    assert verdict.label == UNSUPPORTED
+
+
+@needs_reader
+def test_a_pointer_at_the_sentence_that_answers_is_kept():
+    verdict = check_answer(
+        "The passage states that the replication backlog is a buffer that accumulates replica "
+        "data when replicas are disconnected for some time.", PASSAGES,
+        question="What is the replication backlog?")
+    assert verdict.label == SUPPORTED
