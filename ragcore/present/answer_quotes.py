@@ -30,7 +30,7 @@ from typing import Sequence
 from ..grounding import Claim, ClaimCheck, Verdict
 from ..grounding.answer_type import wants_an_explanation
 from ..grounding.claims import sentence_spans
-from ..grounding.facts import missing_facts
+from ..grounding.facts import facts_of, missing_facts
 from ..grounding.located import LOCATED_SHARE, asked_share
 from ..grounding.numbers import NUMBER
 from ..grounding.text import content_stems
@@ -97,8 +97,9 @@ def short(claim: Claim) -> bool:
 def explanation(question: str, verdict: Verdict, listed: Sequence[ListedSource]
                 ) -> tuple[int, tuple[int, int], str] | None:
     """For a why or how, the listed source (its position), the span of its text and the quoted
-    sentences that explain it: the sentence stating most of the question (the first listed of
-    equals), with the sentence before when it points back and the one after (not a heading).
+    sentences that explain it: the sentence outside code stating the question's facts (its
+    numbers, names, code) when one does, then most of its words (the first listed of equals),
+    with the sentence before when it points back and the one after (not a heading or code).
     None for another question, a question naming what the documents don't mention, or when no
     sentence states ``LOCATED_SHARE`` of the question."""
     if not wants_an_explanation(question) or verdict.unmentioned:
@@ -112,12 +113,18 @@ def _explanation(question: str, texts: tuple[str, ...], subjects: tuple[str, ...
                  ) -> tuple[int, tuple[int, int], str] | None:
     """``explanation`` over the passages' ``texts``: asked once for the reply's text and once
     for its source's note (``markers``), found once."""
-    best: tuple[float, int, int] | None = None
+    facts = facts_of(question)
+    best: tuple[tuple[bool, float], int, int] | None = None
     for position, text in enumerate(texts):
-        for i, (start, end) in enumerate(sentence_spans(text, wrapped=True)):
-            share = asked_share(question, text[start:end], subjects)
-            if share >= LOCATED_SHARE and (best is None or share > best[0]):
-                best = (share, position, i)
+        spans = sentence_spans(text, wrapped=True)
+        for i in _prose(text, spans):
+            sentence = text[spans[i][0]:spans[i][1]]
+            share = asked_share(question, sentence, subjects)
+            # a sentence stating the question states its facts ("0" of "Why is the default
+            # opt-level for dev 0?"): "Cargo will use the defaults for the dev profile" does not
+            rank = (not missing_facts(facts, sentence), share)
+            if share >= LOCATED_SHARE and (best is None or rank > best[0]):
+                best = (rank, position, i)
     if best is None:
         return None
     _, position, i = best
@@ -157,11 +164,26 @@ def about_it(checks: Sequence[ClaimCheck], question: str, position: int,
         or (check.supported and within(check)))]
 
 
+def _prose(text: str, spans: Sequence[tuple[int, int]]) -> list[int]:
+    """The indexes of ``text``'s sentences (``spans``) outside code blocks: a line of code
+    ("[profile.dev] opt-level = 0") states no reason."""
+    prose, inside = [], False
+    for i, (start, end) in enumerate(spans):
+        fences = sum(1 for line in text[start:end].splitlines()
+                     if line.lstrip().startswith(("```", "~~~")))
+        if not inside and not fences:
+            prose.append(i)
+        inside ^= fences % 2 == 1
+    return prose
+
+
 def _neighbour(text: str, span: tuple[int, int]) -> bool:
-    """Whether a sentence may be quoted beside the one stating the question: not a heading,
-    and no longer than the budgeted reader reads beside a sentence (``REFERRING_TOKENS``)."""
+    """Whether a sentence may be quoted beside the one stating the question: not a heading
+    or a code fence, and no longer than the budgeted reader reads beside a sentence
+    (``REFERRING_TOKENS``)."""
     sentence = text[span[0]:span[1]].strip()
-    return not sentence.startswith("#") and count_tokens(sentence) <= REFERRING_TOKENS
+    return (not sentence.startswith(("#", "```", "~~~"))
+            and count_tokens(sentence) <= REFERRING_TOKENS)
 
 
 def _nested(sentence: str) -> str:

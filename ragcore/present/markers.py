@@ -28,13 +28,13 @@ from ..llms.cut_short import split_cut_short
 from ..types import ScoredNode
 from .answer_quotes import explanation
 from .grounded import (
-    EXPLAINED_LEAD, NOT_CONFIRMED, NOT_STATED, UNSUPPORTED_MARK, grounded_text,
+    EXPLAINED_LEAD, NEAREST_LEAD, NOT_CONFIRMED, NOT_STATED, UNSUPPORTED_MARK, grounded_text,
 )
 from .quotes import MIN_QUOTE_WORDS, Span, quotes_in, sentence_spans, words_of
 from .sources import ListedSource, SourceListing, answer_sources
 from .support import (
-    NO_SUPPORT, NOT_QUOTED, QUOTED, SUPPORT_MARGIN, SUPPORTS, TO_CHECK, SourceUse, is_extractive,
-    lexical_similarity,
+    NEAREST, NO_SUPPORT, NOT_QUOTED, QUOTED, SUPPORT_MARGIN, SUPPORTS, TO_CHECK, SourceUse,
+    is_extractive, lexical_similarity,
 )
 
 _LABEL_LINES = re.compile(r"^" + re.escape(LABEL) + r".*$", re.MULTILINE)
@@ -120,6 +120,8 @@ def _marked_listing(answer: str, listing: SourceListing, marker: Callable[[int],
     if listing.verdict is not None:  # ragcore's grounding verdict decides what is shown
         text, order = grounded_text(answer, listing, listed, marker)
         numbered = renumber(listing, order)
+        if NEAREST_LEAD not in text:  # not a refusal quoting what they say nearest
+            numbered = _without_nearest(numbered, cited=len(order))
         if text.startswith((NOT_CONFIRMED, NOT_STATED)):  # the reader is asked to check it
             numbered = _to_check(numbered)
         if text.startswith(EXPLAINED_LEAD):  # the reply quotes a passage's explanation
@@ -161,6 +163,21 @@ def _explained(listing: SourceListing, listed: Sequence[ListedSource]) -> Source
             return source
         return dataclasses.replace(source, use=SourceUse((span,), QUOTED))
 
+    return dataclasses.replace(listing, shown=tuple(map(noted, listing.shown)),
+                               hidden=tuple(map(noted, listing.hidden)))
+
+
+def _without_nearest(listing: SourceListing, *, cited: int) -> SourceListing:
+    """Under a reply that is not a refusal: no source is "nearest to your question" (the
+    verdict's note for the passage a refusal quotes), as the reply quotes none that way; one
+    of the ``cited`` (numbered first) is "quoted in the answer", another "found by the search,
+    not used", nothing of it marked."""
+    def noted(source: ListedSource) -> ListedSource:
+        if source.use.note != NEAREST:
+            return source
+        use = (dataclasses.replace(source.use, note=QUOTED) if source.number <= cited
+               else SourceUse((), NO_SUPPORT))
+        return dataclasses.replace(source, use=use)
     return dataclasses.replace(listing, shown=tuple(map(noted, listing.shown)),
                                hidden=tuple(map(noted, listing.hidden)))
 

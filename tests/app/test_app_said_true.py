@@ -1,0 +1,60 @@
+"""What a newcomer's walk found untrue on screen (issue 66), each checked as a person sees it:
+a why answered with a sentence of the passage that states what was asked; "nearest to your
+question" only under a refusal.
+"""
+
+from __future__ import annotations
+
+from ragcore.present.grounded import EXPLAINED_LEAD, NEAREST_LEAD
+from ragcore.present.markers import AnswerCheck
+from ragcore.present.support import NEAREST
+from ragcore.types import Node, ScoredNode
+
+# The three passages the walk's Chat page read for the why below (The Rust Programming
+# Language, ch. 14.1, as the search cut them: "…" stands for the sentences left out).
+OVERRIDE = ("That is\nwhy the default `opt-level` for the `release` profile is `3`. … ```toml\n"
+            "[profile.dev]\nopt-level = 1\n``` … This code overrides the default setting of "
+            "`0`. … Now when we run `cargo build`,\nCargo will use the defaults for the `dev` "
+            "profile plus our customization to\n`opt-level`.")
+DEFAULTS = ("```toml\n[profile.dev]\nopt-level = 0 … [profile.release]\nopt-level = 3\n``` … "
+            "The default `opt-level` for `dev` is therefore `0`. … When you\u2019re\nready to "
+            "release your code, it\u2019s best to spend more time compiling. … You\u2019ll only\n"
+            "compile in release mode once, but you\u2019ll run the compiled program many times,"
+            "\nso release mode trades longer compile time for code that runs faster.")
+EXAMPLE = ("For example, here are the default\nvalues for the `opt-level` setting for the `dev` "
+           "and `release` profiles:\n\n<span class=\"filename\">Filename: Cargo.toml</span>")
+WHY = "Why is the default opt-level for the dev profile 0?"
+WHY_REPLY = ("The default `opt-level` for the `dev` profile is `0` because it is the lowest "
+             "optimization level, which is useful for development and debugging.")
+
+
+def checked(reply: str, question: str, passages: tuple[str, ...]):
+    nodes = [ScoredNode(Node(text, node_id=f"n{i}", metadata={"file_name": "ch14-01.md"}),
+                        0.9 - i / 10) for i, text in enumerate(passages)]
+    return AnswerCheck()(reply, nodes, question=question)
+
+
+def test_a_why_quotes_the_sentence_stating_what_was_asked_from_the_passage_it_cites():
+    """The walk: "Now when we run cargo build, Cargo will use the defaults for the dev
+    profile..." (no 0 in it, the first of equal shares) was quoted for why dev's default is 0,
+    while another passage says "The default opt-level for dev is therefore 0"."""
+    answer = checked(WHY_REPLY, WHY, (OVERRIDE, DEFAULTS, EXAMPLE))
+    assert answer.text.startswith(
+        f"{EXPLAINED_LEAD} \u201cThe default `opt-level` for `dev` is therefore `0`."), answer.text
+    assert "Now when we run" not in answer.text
+    cited = answer.listing.shown[0]
+    assert cited.number == 1 and cited.scored.node.text == DEFAULTS
+    (start, end), = cited.use.spans  # the sentences marked in [1] are the ones quoted
+    assert DEFAULTS[start:end].startswith("The default `opt-level` for `dev` is therefore")
+
+
+def test_nearest_to_your_question_is_said_only_under_a_refusal():
+    answer = checked(WHY_REPLY, WHY, (OVERRIDE, DEFAULTS, EXAMPLE))
+    assert NEAREST_LEAD not in answer.text  # the why is explained, not refused
+    notes = [s.use.note for s in (*answer.listing.shown, *answer.listing.hidden)]
+    assert NEAREST not in notes, notes
+    refused = checked("NIST has about 1,000 employees [1].", "How many employees does NIST have?",
+                      ("NIST is a non-regulatory agency of the U.S. Department of Commerce. The "
+                       "agency was founded in 1901.",))
+    assert NEAREST_LEAD in refused.text  # a refusal still says which passage is nearest
+    assert refused.listing.shown[0].use.note == NEAREST
