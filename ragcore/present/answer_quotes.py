@@ -24,16 +24,17 @@ located rule uses (0.6; 0.5 / 0.7 beside): the quote holds the answer for 59.8 %
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Sequence
 
 from ..grounding import Claim, ClaimCheck, Verdict
-from ..grounding.answer_type import wants_an_explanation
+from ..grounding.answer_type import asks_yes_or_no, wants_an_explanation
 from ..grounding.claims import sentence_spans
 from ..grounding.facts import facts_of, missing_facts
-from ..grounding.located import LOCATED_SHARE, asked_share
+from ..grounding.located import LOCATED_SHARE, asked_share, asked_stems
 from ..grounding.numbers import NUMBER
-from ..grounding.text import content_stems
+from ..grounding.text import NEGATION, content_stems, fold
 from ..grounding.verdict import SHORT_CLAIM_STEMS
 from ..retrieval.neighbours import REFERRING_TOKENS, refers_back
 from ..tokens import count_tokens
@@ -85,6 +86,39 @@ def stating_sentence(check: ClaimCheck, listed: Sequence[ListedSource], question
     else:
         sentence = _nested(sentence)
     return position, quoted(sentence)
+
+
+def yes_or_no(question: str, reply: str, listed: Sequence[ListedSource]
+              ) -> tuple[str, str, int, str] | None:
+    """For a question answered yes or no, (the answer the passages give, the one the model's
+    reply begins with or "", the listed source's position, the sentence that decides it,
+    quoted): the sentence holding every content word and fact of the question (the
+    documents' names aside), the most of them first, then the first listed; "No" where one of
+    the question and the sentence is negated ("not", "never", ...) and the other is not. None
+    for another question, or when no sentence states the whole question."""
+    if not asks_yes_or_no(question):
+        return None
+    subjects = tuple(sorted(set(document_subjects([source.scored for source in listed]))))
+    asked, facts = asked_stems(question, subjects), facts_of(question)
+    best: tuple[int, int, str] | None = None
+    for position, source in enumerate(listed):
+        text = source.scored.node.text
+        for start, end in sentence_spans(text, wrapped=True):
+            sentence = text[start:end]
+            held = asked & set(content_stems(sentence))
+            if (asked and held == asked and not missing_facts(facts, sentence)
+                    and (best is None or len(held) > best[0])):
+                best = (len(held), position, sentence)
+    if best is None:
+        return None
+    _, position, sentence = best
+    negated = bool(NEGATION.search(fold(sentence))) != bool(NEGATION.search(fold(question)))
+    said = _SAID.match(fold(reply))
+    return ("No" if negated else "Yes", said.group(1).capitalize() if said else "", position,
+            quoted(_nested(sentence)))
+
+
+_SAID = re.compile(r"^\W*(yes|no)\b")
 
 
 def short(claim: Claim) -> bool:

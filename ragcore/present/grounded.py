@@ -26,6 +26,10 @@
                   itself followed with "Not found in the documents." and that is not vouched
                   for ("**47**. Not found in the documents."), said to be the model's guess
 
+A question answered yes or no ("Is Chubby a lock service?") is answered "**Yes**." or "**No**."
+with the passage sentence stating the whole question, quoted and cited ("No" where one of them
+is negated), and a word when the model's reply said otherwise (``answer_quotes.yes_or_no``).
+
 A factoid refused or unsupported while the trained reader is sure of a sentence that does not
 hold the model's answer (``grounding.located.stated_instead``) is shown with that sentence
 instead: "**The documents say:** “...” [1]", then what became of the model's answer.
@@ -69,7 +73,8 @@ from ..llms.extractive.question import asked_acronym
 from ..llms.extractive.text import LIST_ITEM
 from ..prompts.answer import NOT_FOUND_SENTENCE
 from ..retrieval.acronyms import expanded, expansion_in
-from .answer_quotes import about_it, explanation, quoted, short, stating_sentence
+from .answer_quotes import (about_it, explanation, quoted, short, stating_sentence,
+                            yes_or_no)
 from .sources import ListedSource, SourceListing
 from .support import NEAREST
 
@@ -112,6 +117,12 @@ def _shown(answer: str, listing: SourceListing, listed: Sequence[ListedSource],
     text = without_markers(answer)
     if verdict is None or not _WORD.search(text):  # "…": stopped before a word, nothing to check
         return text, ()
+    polar = yes_or_no(listing.question, text, listed)
+    if polar is not None:  # "Is ...?": Yes or No, by the sentence that states the question
+        answer, said, position, quote = polar
+        other = (f"\n\n*The model answered \u201c{said}\u201d; this sentence says otherwise.*"
+                 if said and said != answer else "")
+        return f"**{answer}**. \u201c{quote}\u201d {marker(1)}{other}", (position,)
     factoid = asks_one_fact(listing.question)
     lead = verdict.claims[0] if verdict.claims else None
     explained = (explanation(listing.question, verdict, listed)
