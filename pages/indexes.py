@@ -264,7 +264,7 @@ def main() -> None:
     summary(info)
     summarise_index(name, info.nodes)
     if failed := session.take(Session.index_job_error):
-        st.error(failed)
+        st.error(fmt.literal_markdown(failed))
     docs, corpus, jobs, manage = st.tabs(["Documents", "Pictures", "Jobs",
                                           MANAGE if team_state.current()[0] is None
                                           else "Sharing, rename or delete"])

@@ -158,7 +158,8 @@ def options_from(choices: dict, **mode) -> QueryOptions | None:
     try:
         return QueryOptions(**mode, **choices)
     except ConfigError as exc:
-        st.error(f"These search options do not work together: {exc}. Change them under "
+        st.error(f"These search options do not work together: {fmt.literal_markdown(str(exc))}. "
+                 "Change them under "
                  "**Retrieval** in the sidebar (open **Advanced** to see them).")
         return None
 
@@ -269,7 +270,7 @@ def render_comparison(compared: dict) -> None:
             score = score_note(stated_score(result.trace), compared.get("ranked_with"))
             st.caption(" · ".join(filter(None, [trace_view.work_summary(result.trace), score])))
             if result.error:
-                st.warning(f"This mode failed: {result.error}")
+                st.warning(f"This mode failed: {fmt.literal_markdown(str(result.error))}")
             else:
                 st.container(key=f"compared_{result.mode.value}_answer").markdown(
                     fmt.markdown_text(result.answer or "") or NO_TEXT)

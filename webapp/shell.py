@@ -16,7 +16,7 @@ import streamlit as st
 
 from webapp import idle_writer, preferences, state
 from webapp.indexes import jobs_view
-from ragcore.present import describe_backend, explain_error
+from ragcore.present import describe_backend, explain_error, literal_markdown
 from webapp.query_options import SEARCH_BY
 from webapp.session import session
 
@@ -24,7 +24,7 @@ from webapp.session import session
 def show_error(exc: BaseException) -> None:
     """A readable error box: what happened and what to do (the traceback goes to the log)."""
     explanation = explain_error(exc)
-    text = explanation.message
+    text = literal_markdown(explanation.message)  # a path's "__init__" is not bold "init"
     if explanation.action:
         text += f"\n\n**What to do:** {explanation.action}"
     st.error(text, icon=":material/error:")
@@ -98,7 +98,8 @@ def sidebar_status() -> None:
                        else f"Answering: {state.LOOKING[0].lower()}{state.LOOKING[1:]}")
             idle_writer.keep_writing(state.workspace_root(), llm)  # summaries while idle
         except Exception as exc:  # noqa: BLE001 - the page itself shows the full explanation
-            st.caption(f"Answering: not available. {explain_error(exc).message}")
+            st.caption("Answering: not available. "
+                       f"{literal_markdown(explain_error(exc).message)}")
         if not state.llm_found():
             redraw_when_llm_found()
         if advanced_on():  # a folder's path is no one's business but an operator's
@@ -106,7 +107,8 @@ def sidebar_status() -> None:
         try:
             jobs_view.sidebar_jobs()
         except Exception as exc:  # noqa: BLE001 - a broken journal must not hide the page
-            st.caption(f"Jobs cannot be listed: {explain_error(exc).message}")
+            st.caption("Jobs cannot be listed: "
+                       f"{literal_markdown(explain_error(exc).message)}")
 
 
 def advanced_on() -> bool:

@@ -36,7 +36,7 @@ from ragcore.workspace.team import auth_mode
 from ragcore.workspace.backends import embedder_from_settings
 from ragcore.workspace.names import index_gone
 from ragcore.workspace.settings import Settings
-from ragcore.present import explain_error
+from ragcore.present import explain_error, literal_markdown
 from webapp import open_chats
 from webapp.team import team_state
 from webapp.session import Session, Widget, session
@@ -420,7 +420,8 @@ def restore_chat(ws: Workspace) -> None:
             team, user = team_state.current()
             chat = permitted.open_chat(team, user, ws, wanted)
         except Exception as exc:  # noqa: BLE001 - a stale link: a new chat, and why
-            st.warning(f"The chat in this link could not be opened: {explain_error(exc)}")
+            st.warning("The chat in this link could not be opened: "
+                       f"{literal_markdown(str(explain_error(exc)))}")
             return
         if index_gone(ws, chat.index, chat.index_uid):  # a new index now has its folder
             st.warning("The chat in this link was about an index that has since been deleted: "

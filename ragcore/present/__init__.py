@@ -33,6 +33,7 @@ _EXPORTS: dict[str, str] = {
     "picture_corpus": ".corpus_map",
     "copied_text": ".markers",
     "friendly_date": ".format",
+    "literal_markdown": ".format",
     "parse_iso": ".format",
     "explain_error": ".explain",
     "describe_backend": ".format",

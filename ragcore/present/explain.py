@@ -29,8 +29,6 @@ from ..errors import (
     ToolError,
     WorkspaceError,
 )
-from .format import literal_markdown
-
 logger = logging.getLogger(__name__)
 
 _OS_ERROR = re.compile(r"\[Errno -?\d+\]\s*")
@@ -41,7 +39,9 @@ _SWITCH_BACKEND = (
 
 @dataclass(frozen=True, slots=True)
 class Explanation:
-    """A readable error: ``message`` says what happened, ``action`` what to do next."""
+    """A readable error: ``message`` says what happened, in plain text (an error's own words,
+    shown as written: ``format.literal_markdown`` before Markdown draws it); ``action`` what to
+    do next, in Markdown (`ollama serve`)."""
 
     message: str
     action: str = ""
@@ -60,8 +60,7 @@ def explain_error(exc: BaseException) -> Explanation:
         if isinstance(exc, kind):
             return explain(exc)
     return Explanation(
-        # Shown as Markdown: a path's "__init__" would otherwise lose its underscores to bold.
-        f"Something unexpected went wrong ({type(exc).__name__}: {literal_markdown(str(exc))}).",
+        f"Something unexpected went wrong ({type(exc).__name__}: {exc}).",
         "Try again; if it keeps happening, restart the app and report the message above.",
     )
 

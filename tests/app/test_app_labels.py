@@ -93,12 +93,13 @@ def test_a_passage_opening_with_a_heading_is_shown_as_text():
 
 
 def test_an_unexpected_errors_text_is_shown_as_written():
-    """A file name's "__init__" lost its underscores to Markdown bold in the error banner."""
+    """A file name's "__init__" lost its underscores to Markdown bold in the error banner: the
+    explanation keeps the error's words, the banner escapes them (test_app_said_true)."""
     from ragcore.present.explain import explain_error
 
     said = explain_error(ImportError(
         "cannot import name 'x' from 'ragcore.chat' (/work/main/ragcore/chat/__init__.py)"))
-    assert "(/work/main/ragcore/chat/\\_\\_init\\_\\_.py))." in said.message
+    assert "(/work/main/ragcore/chat/__init__.py))." in said.message
     assert fmt.literal_markdown("a *b* `c` [d]") == "a \\*b\\* \\`c\\` \\[d\\]"
 
 

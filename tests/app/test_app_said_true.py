@@ -1,9 +1,11 @@
 """What a newcomer's walk found untrue on screen (issue 66), each checked as a person sees it:
 a why answered with a sentence of the passage that states what was asked; "nearest to your
-question" only under a refusal.
+question" only under a refusal; an error's own words shown as written in its banner.
 """
 
 from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
 
 from ragcore.present.grounded import EXPLAINED_LEAD, NEAREST_LEAD
 from ragcore.present.markers import AnswerCheck
@@ -58,3 +60,28 @@ def test_nearest_to_your_question_is_said_only_under_a_refusal():
                        "agency was founded in 1901.",))
     assert NEAREST_LEAD in refused.text  # a refusal still says which passage is nearest
     assert refused.listing.shown[0].use.note == NEAREST
+
+
+def _error_banners() -> None:
+    from ragcore.errors import ConfigError
+    from webapp import shell
+
+    path = "/work/ragcore/chat/__init__.py"
+    for exc in (ImportError(f"cannot import name 'x' from 'ragcore.chat' ({path})"),
+                FileNotFoundError(2, "No such file or directory", path),
+                ConfigError(f"chunk_size must be an int in {path}, got *two*")):
+        shell.show_error(exc)
+
+
+def test_an_error_banner_shows_the_errors_words_as_written():
+    """The walk: a banner read "ragcore/chat/init.py", its underscores eaten by Markdown bold."""
+    from ragcore.present.passage.markup import render_markdown
+
+    at = AppTest.from_function(_error_banners, default_timeout=60).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(at.error) == 3
+    for banner in at.error:
+        drawn = render_markdown(banner.value)  # as the browser draws the banner's Markdown
+        assert "/work/ragcore/chat/__init__.py" in drawn, drawn
+        assert "<strong>" in drawn and drawn.count("<strong>") == 1  # only "What to do:"
+    assert "got *two*" in render_markdown(at.error[2].value)

@@ -4,6 +4,8 @@ passwords, and log out."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -38,7 +40,10 @@ def start() -> AppTest:
 
 
 def texts(at: AppTest) -> str:
-    return " ".join(m.value for m in at.markdown) + " ".join(e.value for e in at.error)
+    """The page's words; an error as it reads (its Markdown escapes, "RAGCORE\\_AUTH", drawn
+    as the characters they stand for)."""
+    errors = (re.sub(r"\\(.)", r"\1", e.value) for e in at.error)
+    return " ".join(m.value for m in at.markdown) + " ".join(errors)
 
 
 def sign_in(at: AppTest, name: str, password: str) -> AppTest:

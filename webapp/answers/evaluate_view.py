@@ -209,7 +209,7 @@ def job_progress(watched: bool) -> None:
         if watched:
             st.rerun(scope="app")
         if job.state == "failed":
-            st.error(f"The evaluation failed: {job.error}")
+            st.error(f"The evaluation failed: {fmt.literal_markdown(job.error)}")
         return
     progress = job.progress
     text = "Evaluating: starting" if progress is None else (

@@ -13,6 +13,7 @@ import streamlit as st
 
 from ragcore.errors import AccessDenied
 from ragcore.workspace.team import Resource, Team, User
+from ragcore.present import literal_markdown
 
 EVERYONE = "Everyone"
 LEVEL_WORDS = {"read": "can read and chat", "write": "can also add and remove files"}
@@ -65,6 +66,6 @@ def _apply(change) -> None:
     try:
         change()
     except AccessDenied as exc:
-        st.error(str(exc))
+        st.error(literal_markdown(str(exc)))
         return
     st.rerun()

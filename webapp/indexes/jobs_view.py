@@ -169,7 +169,7 @@ def session_results() -> None:
         if job.report is not None:
             show_report(job)
         elif job.state == "failed":
-            st.error(f"{job.title()} failed: {job.summary or job.error}")
+            st.error(f"{job.title()} failed: {fmt.literal_markdown(job.summary or job.error)}")
 
 
 def _session_progress(watched: tuple[str, ...]) -> None:

@@ -155,7 +155,8 @@ def download(url: str, name: str) -> None:
         del session.ollama_pulling
         if progress is not None:  # where it stopped, not the last of the throttled updates
             bar.progress(progress.fraction or 0.0, text=fmt.download_progress(progress))
-        st.error(f"{exc}\n\nNo setting changed.", icon=":material/error:")
+        st.error(f"{fmt.literal_markdown(str(exc))}\n\nNo setting changed.",
+                 icon=":material/error:")
         return
     del session.ollama_pulling
     session.ollama_downloaded = name

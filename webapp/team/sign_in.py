@@ -24,6 +24,7 @@ import streamlit as st
 
 from ragcore.errors import AccessDenied, ConfigError, LoginRefused, WorkspaceError
 from ragcore.workspace.team import LOCAL_ADMIN, Team, User, auth_mode, check_listen_address
+from ragcore.present import literal_markdown
 from webapp.team import session_cookie
 from webapp.session import Session, session
 from webapp.team.sign_in_oidc import oidc_gate
@@ -49,7 +50,7 @@ def check_address() -> None:
     try:
         check_listen_address(st.get_option("server.address"), auth_mode())
     except ConfigError as exc:
-        st.error(str(exc))
+        st.error(literal_markdown(str(exc)))
         st.stop()
 
 
@@ -59,7 +60,7 @@ def gate(root: Path) -> tuple[Team | None, User]:
     try:
         team = current_team(root)
     except WorkspaceError as exc:  # a damaged team database, or one from a newer ragcore
-        st.error(str(exc))
+        st.error(literal_markdown(str(exc)))
         st.stop()
     if team is None:
         return None, LOCAL_ADMIN
@@ -119,7 +120,7 @@ def _sign_in_form(team: Team) -> None:
     try:
         user = team.accounts.authenticate(name, password, client=_client())
     except LoginRefused as exc:
-        st.error(str(exc))
+        st.error(literal_markdown(str(exc)))
         return
     _signed_in(team, user)
 
@@ -143,7 +144,7 @@ def _set_up_form(team: Team) -> None:
     try:
         user = team.accounts.set_up(name, password, display=display)
     except (ConfigError, AccessDenied) as exc:
-        st.error(str(exc))
+        st.error(literal_markdown(str(exc)))
         return
     _signed_in(team, user)
 
@@ -181,7 +182,7 @@ def password_form(team: Team, user: User) -> None:
     try:
         team.accounts.change_password(user, old, new)
     except (ConfigError, LoginRefused) as exc:
-        st.error(str(exc))
+        st.error(literal_markdown(str(exc)))
         return
     session.team_session_token = token = team.sessions.start(user)
     session_cookie.keep(token)

@@ -16,6 +16,7 @@ import streamlit as st
 
 from ragcore.errors import LoginRefused
 from ragcore.workspace.team import User, sign_in_identity
+from ragcore.present import literal_markdown
 from webapp.session import session
 
 
@@ -47,7 +48,7 @@ def oidc_gate(team) -> User:
                                 display=str(claims.get("name") or ""))
     except LoginRefused as exc:  # disabled, or no account and none may be made
         del session.oidc_account
-        st.error(str(exc))
+        st.error(literal_markdown(str(exc)))
         st.button("Log out", on_click=st.logout)
         st.stop()
     session.oidc_account = (key, user.id)

@@ -14,6 +14,7 @@ import streamlit as st
 
 from ragcore.errors import AccessDenied, ConfigError
 from ragcore.workspace.team import EVENTS, Team, User
+from ragcore.present import literal_markdown
 
 CHANGES = ("Disable", "Enable", "Reset the password", "Make admin", "Make member", "Delete")
 
@@ -72,7 +73,7 @@ def _apply(action, done: str) -> None:
     try:
         action()
     except (ConfigError, AccessDenied) as exc:
-        st.error(str(exc))
+        st.error(literal_markdown(str(exc)))
         return
     st.success(done)
 
