@@ -153,4 +153,5 @@ def models_found(url: str, models: list[str], *, what: str = "model", hint: str 
     if not models:
         return f"Connected to {url}, but it offers no {what} yet{': ' + hint if hint else ''}."
     shown = ", ".join(models[:20]) + (" …" if len(models) > 20 else "")
-    return f"Connected to {url}: {len(models)} {what}(s): {shown}."
+    counted = f"{len(models)} {what}{'' if len(models) == 1 else 's'}"
+    return f"Connected to {url}: {counted}: {shown}."

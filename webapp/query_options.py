@@ -95,7 +95,8 @@ class QueryOptions:
         unknown = [p for p in self.postprocessors if p not in POSTPROCESSOR_DESCRIPTIONS]
         if unknown:
             choices = ", ".join(POSTPROCESSOR_DESCRIPTIONS)
-            raise ConfigError(f"unknown postprocessor(s) {unknown}: choose from {choices}")
+            noun = "postprocessor" if len(unknown) == 1 else "postprocessors"
+            raise ConfigError(f"unknown {noun} {unknown}: choose from {choices}")
         self.postprocessors = tuple(self.postprocessors)
         self.required_keywords = _clean(self.required_keywords)
         self.exclude_keywords = _clean(self.exclude_keywords)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from ..errors import WorkspaceError
 from ..retrieval.retrievers import DEFAULT_MODE, RETRIEVAL_MODES
 from ..workspace.ingest.commits import Batching
+from ..present.format import counted
 from .progress import ProgressBar
 from .store_option import add_store_option, prepare_store
 from .render import human_bytes, write_passages, write_report, write_table
@@ -167,9 +168,9 @@ def run_ingest(args: argparse.Namespace, context: CliContext) -> int:
     write_report(sys.stdout, report)
     if report.cancelled or job.state == "cancelled":
         sys.stderr.write(
-            f"Cancelled. Index {args.index!r} keeps what was saved before ({report.chunks} "
-            f"chunk(s) of this run, {report.commits} save(s)); run the same command again to "
-            "finish: files already indexed are skipped.\n")
+            f"Cancelled. Index {args.index!r} keeps what was saved before "
+            f"({counted(report.chunks, 'passage')} of this run, {counted(report.commits, 'save')}"
+            "); run the same command again to finish: files already indexed are skipped.\n")
         return 130
     read = [f for f in report.files if f.status != "skipped"]
     return 1 if read and report.failed == len(read) else 0
@@ -187,8 +188,8 @@ def _say_how_long(workspace, args: argparse.Namespace, files: list, bar: Progres
         logger.info("no time estimate for the ingest: %s", exc)
         return
     if plan.seconds > LONG_INGEST:
-        bar.note(f"Indexing {len(files)} file(s) takes {plan.describe()}; Ctrl-C stops it and "
-                 "keeps what was saved.")
+        bar.note(f"Indexing {counted(len(files), 'file')} takes {plan.describe()}; Ctrl-C "
+                 "stops it and keeps what was saved.")
 
 
 def _wait_or_cancel(runner, job_id: str, bar: ProgressBar) -> None:
@@ -265,7 +266,7 @@ def run_delete_doc(args: argparse.Namespace, context: CliContext) -> int:
         sys.stderr.write(f"Waiting for {job.title()} (process {job.pid}) to finish: one "
                          "change to an index at a time.\n")
     removed = workspace.delete_document(args.index, args.document)
-    sys.stdout.write(f"Removed {len(removed)} document(s) from {args.index!r}:\n")
+    sys.stdout.write(f"Removed {counted(len(removed), 'document')} from {args.index!r}:\n")
     for doc_id in removed:
         sys.stdout.write(f"  {doc_id}\n")
     return 0
@@ -297,8 +298,9 @@ def run_delete_index(args: argparse.Namespace, context: CliContext) -> int:
     if not args.yes:
         chats = len(chats_of(workspace, args.name))
         answer = input(f"Delete index {display_name(workspace, args.name)!r} "
-                       f"({info.documents} documents, "
-                       f"{info.nodes} chunks), its uploads and its {chats} saved chat(s)? "
+                       f"({counted(info.documents, 'document')}, "
+                       f"{counted(info.nodes, 'passage')}), its uploads and its "
+                       f"{counted(chats, 'saved chat')}? "
                        "[y/N] ")
         if answer.strip().lower() not in ("y", "yes"):
             sys.stdout.write("Nothing deleted.\n")
@@ -306,7 +308,7 @@ def run_delete_index(args: argparse.Namespace, context: CliContext) -> int:
     shown = display_name(workspace, args.name)
     chats = delete_index(workspace, args.name)
     sys.stdout.write(f"Deleted index {shown!r}"
-                     + (f" and its {chats} saved chat(s).\n" if chats else ".\n"))
+                     + (f" and its {counted(chats, 'saved chat')}.\n" if chats else ".\n"))
     return 0
 
 

@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, Iterator, TextIO
 
 from ..llms.extractive.answer import LABEL
 from ..present.answer_score import score_note, stated_score
-from ..present.format import hidden_sources_label, human_size
+from ..present.format import counted, hidden_sources_label, human_size
 from ..present.markers import AnswerCheck, mark_listing
 from ..present.sources import ListedSource, SourceListing
 from ..present.support import NOT_STATED
@@ -172,7 +172,8 @@ def write_report(out: TextIO, report: IngestReport) -> None:
     for outcome in report.files:
         out.write(f"  {outcome.status:<9} {outcome.path}: {outcome.describe()}\n")
     if report.removed_documents:
-        out.write(f"  removed {report.removed_documents} document(s) no longer in their files\n")
+        out.write(f"  removed {counted(report.removed_documents, 'document')} no longer in "
+                  "their files\n")
     out.write(f"{report.summary()}\n")
 
 

@@ -12,6 +12,7 @@ import argparse
 import sys
 
 from .context import CliContext
+from ..present.format import counted
 from .render import write_table
 
 
@@ -38,7 +39,7 @@ def run_worker(args: argparse.Namespace, context: CliContext) -> int:
         sys.stderr.write("Stopped; a batch under way is taken by another worker after its "
                          "lease.\n")
         return 130
-    sys.stdout.write(f"{done} batch(es) ingested.\n")
+    sys.stdout.write(f"{counted(done, 'batch', 'batches')} ingested.\n")
     return 0
 
 
@@ -55,9 +56,10 @@ def queue_files(args: argparse.Namespace, context: CliContext, typed: str) -> in
         set_display_name(workspace, args.index, typed)
     for error in job.skipped:
         sys.stderr.write(f"skipped: {error}\n")
-    sys.stdout.write(f"Queued job {job.job}: {len(job.files)} file(s) in {job.batches} "
-                     f"batch(es) for index {job.index!r}; `ragcore worker` on any machine with "
-                     "$RAGCORE_DATABASE_URL ingests them, `ragcore jobs` shows progress.\n")
+    sys.stdout.write(f"Queued job {job.job}: {counted(len(job.files), 'file')} in "
+                     f"{counted(job.batches, 'batch', 'batches')} for index {job.index!r}; "
+                     "`ragcore worker` on any machine with $RAGCORE_DATABASE_URL ingests them, "
+                     "`ragcore jobs` shows progress.\n")
     return 0
 
 

@@ -119,10 +119,11 @@ def _as_matrix(vectors: Any, expected: int, connection: Connection) -> np.ndarra
             "size: is this model an embedding model?"
         ) from exc
     if matrix.ndim != 2 or matrix.shape[0] != expected or matrix.shape[1] == 0:
+        got = matrix.shape[0] if matrix.ndim else 0
         raise EmbeddingError(
-            f"{connection.describe()} returned {matrix.shape[0] if matrix.ndim else 0} "
-            f"vector(s) for {expected} text(s) (array shape {matrix.shape}): is this model an "
-            "embedding model?"
+            f"{connection.describe()} returned {got} vector{'' if got == 1 else 's'} for "
+            f"{expected} text{'' if expected == 1 else 's'} (array shape {matrix.shape}): is "
+            "this model an embedding model?"
         )
     if not np.isfinite(matrix).all():
         raise EmbeddingError(f"{connection.describe()} returned vectors with NaN or infinity")

@@ -61,7 +61,8 @@ class StallGuard:
         raise EmbeddingServerStalled(
             f"The embedding server {self.server} stopped answering: {self.failures} requests "
             f"in a row failed (last: {self.last_failure}). ragcore sends it nothing more for "
-            f"{self.cooldown:g} s ({refused} request(s) refused so far; their files are not "
+            f"{self.cooldown:g} s ({refused} {'request' if refused == 1 else 'requests'} refused "
+            "so far; their files are not "
             "indexed). Check that the server is running and reachable, then run the ingest "
             "again: files already indexed are skipped."
         )

@@ -128,6 +128,12 @@ def source_label(number: int, scored: Any, *, note: str = "", advanced: bool = F
     return " · ".join(parts)
 
 
+def counted(count: int, noun: str, plural: str = "") -> str:
+    """'1 file', '3 files', '2 summaries' (``plural`` when adding "s" will not do): a count and
+    its noun as a person writes them, never 'file(s)'."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
+
+
 def hidden_sources_label(count: int) -> str:
     """'3 more sources': the sources below the relevance floor, not listed until asked for."""
     return f"{count} more source{'' if count == 1 else 's'}"

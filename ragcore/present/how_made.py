@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .trace_view import TraceLike, trace_dict
+from .format import counted
 
 _REFINE = re.compile(r"^(qa|refine) (\d+)/(\d+)$")
 _TREE_LEVEL = re.compile(r"^tree level (\d+) chunk (\d+)$")
@@ -55,7 +56,8 @@ def made_summary(mode: str, trace: TraceLike | None) -> str:
     if mode == "tree_summarize":
         below = [s for s in steps if s.order[0] < ROOT_LEVEL]
         levels = max((s.order[0] for s in below), default=0)
-        return (f"{len(below)} summaries over {levels} level(s), then one summary of those "
+        return (f"{counted(len(below), 'summary', 'summaries')} over {counted(levels, 'level')}, "
+                "then one summary of those "
                 "(the root) is the answer.")
     if mode in ("accumulate", "compact_accumulate"):
         return f"{count} separate answers, one per group of passages, listed in order."

@@ -139,7 +139,8 @@ def _sqlalchemy_engine(url: str) -> Any:
 def _check_columns(columns: list[str], wanted: list[str]) -> None:
     unknown = [c for c in wanted if c not in columns]
     if unknown:
-        raise ConfigError(f"unknown column(s) {unknown}: the query returns {columns}")
+        raise ConfigError(f"unknown column{'' if len(unknown) == 1 else 's'} {unknown}: "
+                          f"the query returns {columns}")
 
 
 def _row_text(row: dict[str, Any], text_columns: Sequence[str]) -> str:

@@ -17,7 +17,7 @@ index then drops (both logged: a divergence is never silent).
 from __future__ import annotations
 
 import logging
-from typing import Callable, Iterable, Protocol, runtime_checkable
+from typing import Callable, Iterable, Protocol, Sized, runtime_checkable
 
 log = logging.getLogger(__name__)
 _SHOWN = 5  # ids quoted in a log message
@@ -34,6 +34,11 @@ class ExternalRows(Protocol):
     def delete(self, ids: list[str]) -> int: ...
 
     def hide(self, ids: Iterable[str]) -> None: ...
+
+
+def _counted(items: Sized, noun: str) -> str:
+    """'1 row', '2 rows': a log line's count, never 'row(s)'."""
+    return f"{len(items)} {noun}{'' if len(items) == 1 else 's'}"
 
 
 def _sample(ids: list[str]) -> str:
@@ -59,16 +64,16 @@ def check_rows(store: object, node_ids: Callable[[], Iterable[str]], nodes: int,
     if orphans:
         store.hide(orphans)
         log.warning(
-            "%s: the %s holds %d row(s) no node of the index names (%s), left by a change that "
+            "%s: the %s holds %s no node of the index names (%s), left by a change that "
             "stopped before the index was saved (or one being written now); they are left out "
             "of searches and deleted when the index is next saved", where, type(store).__name__,
-            len(orphans), _sample(orphans))
+            _counted(orphans, "row"), _sample(orphans))
     if missing:
         log.warning(
-            "%s: %d node(s) of the index have no row in the %s (%s): a delete stopped before "
+            "%s: %s of the index without a row in the %s (%s): a delete stopped before "
             "the index was saved; they cannot be found by meaning and are dropped from the "
-            "index when it is next saved: ingest their files again", where, len(missing),
-            type(store).__name__, _sample(missing))
+            "index when it is next saved: ingest their files again", where,
+            _counted(missing, "node"), type(store).__name__, _sample(missing))
     return True
 
 
@@ -80,9 +85,10 @@ def settle_rows(store: object, node_ids: Callable[[], Iterable[str]], nodes: int
     orphans, missing = difference(store, node_ids())
     if orphans:
         store.delete(orphans)
-        log.warning("%s: deleted %d orphan row(s) from the %s (%s)", where, len(orphans),
+        log.warning("%s: deleted %s from the %s (%s)", where, _counted(orphans, "orphan row"),
                     type(store).__name__, _sample(orphans))
     if missing:
-        log.warning("%s: dropped %d node(s) without a row in the %s (%s): ingest their files "
-                    "again", where, len(missing), type(store).__name__, _sample(missing))
+        log.warning("%s: dropped %s without a row in the %s (%s): ingest their files "
+                    "again", where, _counted(missing, "node"), type(store).__name__,
+                    _sample(missing))
     return missing

@@ -20,6 +20,7 @@ from ..llms.base import LLM
 from ..llms.registry import LLMOptions, build_llm
 from ..llms.resolve import resolve_llm, server_url
 from .settings import AUTO, Settings
+from ..present.format import counted
 
 # The Settings fields that decide the embedding model (what ``embedding_choice`` stores).
 EMBEDDING_FIELDS = ("embedding_backend", "embedders")
@@ -100,7 +101,7 @@ def change_embedding(workspace: Any, name: str, settings: Any) -> None:
     documents = read_facts(workspace.index_path(name)).documents
     if documents:
         raise WorkspaceError(
-            f"index {name!r} holds {documents} document(s) embedded with "
+            f"index {name!r} holds {counted(documents, 'document')} embedded with "
             f"{record.embed_model!r}; changing its embedding model needs re-indexing. "
             f"Create a new index with the new model and ingest the files again"
         )

@@ -22,6 +22,7 @@ from .team.access import Resource, chat_resource, job_resource
 from .team.accounts import User
 from .chats import ChatSummary, SavedChat
 from .names import chats_of, delete_index as delete_named_index, index_uid
+from ..present.format import counted
 
 if TYPE_CHECKING:
     from .jobs.journal import Job
@@ -137,7 +138,7 @@ def start_ingest(team: Team | None, user: User, runner: JobRunner, workspace: Wo
             chunking = {k: options[k] for k in ("chunk_size", "chunk_overlap") if k in options}
             create_index(team, user, workspace, name, **chunking)
         team.audit.record("upload", actor=user.name, target=index_uid(workspace, name),
-                          detail=f"{len(files)} file(s)")
+                          detail=counted(len(files), "file"))
     return runner.ingest(workspace, name, files, **options)
 
 

@@ -33,6 +33,7 @@ from ..trace import Trace
 from ..types import Node
 from .files import read_json, validate_name, write_json_atomic
 from .ingest.index_files import files_of
+from ..present.format import counted
 
 INDEX_KEY = "__index__"
 CACHE_FORMAT = "ragcore-summaries"
@@ -183,7 +184,7 @@ def summarize_whole_index(
         text, method = _file_by_file(index, rows, trace), "extractive"
     else:
         text, method = _summary_of_summaries(cache, uid, index, rows, llm, trace)
-    made = DocumentSummary(INDEX_KEY, f"{len(rows)} file(s)", text, method, tuple(doc_ids))
+    made = DocumentSummary(INDEX_KEY, counted(len(rows), "file"), text, method, tuple(doc_ids))
     cache.put(uid, fingerprint, made)
     return made
 
@@ -202,7 +203,7 @@ def _file_by_file(index: Any, rows: Sequence[dict], trace: Trace | None) -> str:
         if text:
             lines.append(f"- **{row['file']}**: {text}")
     if len(rows) > INDEX_SUMMARY_FILES:
-        lines.append(f"- … and {len(rows) - INDEX_SUMMARY_FILES} more file(s).")
+        lines.append(f"- … and {counted(len(rows) - INDEX_SUMMARY_FILES, 'more file')}.")
     return "\n".join(lines)
 
 

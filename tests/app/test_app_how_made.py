@@ -38,7 +38,7 @@ def test_tree_summarize_shows_its_levels_then_the_root():
     assert [s.title for s in steps[:-1]] == ["Level 1, summary 1", "Level 1, summary 2"]
     assert steps[-1].title.startswith("The root")
     assert all(s.reply in steps[-1].prompt for s in steps[:-1])  # the root reads the level
-    assert made_summary("tree_summarize", trace).startswith("2 summaries over 1 level(s)")
+    assert made_summary("tree_summarize", trace).startswith("2 summaries over 1 level,")
 
 
 def test_accumulate_shows_one_answer_per_passage_group_in_order():

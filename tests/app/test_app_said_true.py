@@ -85,3 +85,46 @@ def test_an_error_banner_shows_the_errors_words_as_written():
         assert "/work/ragcore/chat/__init__.py" in drawn, drawn
         assert "<strong>" in drawn and drawn.count("<strong>") == 1  # only "What to do:"
     assert "got *two*" in render_markdown(at.error[2].value)
+
+
+def _written_strings(path):
+    """The string literals of a Python file a person may read (f-strings' text too), without
+    its docstrings."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                       ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr)
+                  and isinstance(node.body[0].value, ast.Constant)}
+    return [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)
+            and isinstance(node.value, str) and id(node) not in docstrings]
+
+
+def test_counts_are_written_singular_or_plural_never_with_a_bracketed_s():
+    """The walk: 'file(s)' in the CLI's report and the summaries. Every string the app, the
+    CLI and the library write: no 'file(s)', 'batch(es)' (a web address's 'http(s)' aside)."""
+    import re
+    from pathlib import Path
+
+    bracketed = re.compile(r"[A-Za-z]\((?:s|es|ies)\)")
+    root = Path(__file__).resolve().parents[2]
+    found = [f"{path.relative_to(root)}: {text!r}"
+             for folder in ("ragcore", "webapp", "pages") for path in (root / folder).rglob("*.py")
+             for text in _written_strings(path)
+             if bracketed.search(text.replace("http(s)", "https"))]
+    assert not found, "\n".join(found)
+
+
+def test_an_ingest_report_and_a_tree_summary_count_in_words():
+    from ragcore.present.format import counted
+    from ragcore.present.how_made import made_summary
+    from ragcore.workspace.ingest.report import FileOutcome, IngestReport
+
+    assert [counted(1, "file"), counted(3, "file"), counted(2, "summary", "summaries"),
+            counted(1234, "passage")] == ["1 file", "3 files", "2 summaries", "1,234 passages"]
+    one = IngestReport("docs", files=[FileOutcome(path="a.txt", status="indexed", chunks=1)])
+    assert one.summary().startswith("1 file: 1 indexed (1 passage), "), one.summary()
+    trace = {"llm_calls": [{"purpose": p} for p in ("tree level 1 chunk 1", "tree root")]}
+    assert made_summary("tree_summarize", trace).startswith("1 summary over 1 level, then ")

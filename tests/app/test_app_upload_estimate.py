@@ -87,4 +87,4 @@ def test_the_stray_uploads_box_names_the_index_as_typed(ws_root):
     at = open_page("upload")
     _index_box(at).set_value("Contrats-ete").run()
     labels = [e.label for e in at.expander]
-    assert "1 uploaded file(s) of “Contrats été” are not in the index" in labels, labels
+    assert "1 uploaded file of “Contrats été” is not in the index" in labels, labels

@@ -174,14 +174,14 @@ def test_the_cli_lists_jobs_and_cancels_one_running_elsewhere(ws_root, other_pro
     running = Job("ingest", "docs", files=["big.txt"], state="embedding", chunks_done=5,
                   chunks_total=50, pid=other_process.pid,
                   pid_started=process_started(other_process.pid))
-    done = Job("delete", "docs", target="old.txt", state="done", summary="removed 1 document(s)")
+    done = Job("delete", "docs", target="old.txt", state="done", summary="removed 1 document")
     journal.save(running)
     journal.save(done)
     assert main(["jobs", "--workspace", str(ws_root)]) == 0
     listed = capsys.readouterr().out
     assert running.id in listed and "Index big.txt into “docs”" in listed
     assert "embedding 5 of about 50 passages" in listed and f"app (process {other_process.pid})" in listed
-    assert "done: removed 1 document(s)" in listed
+    assert "done: removed 1 document" in listed
     assert main(["cancel-job", running.id, "--workspace", str(ws_root)]) == 0
     assert "Asked Index big.txt into “docs”" in capsys.readouterr().out
     assert journal.cancel_requested(running.id)

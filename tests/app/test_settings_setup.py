@@ -32,7 +32,7 @@ def ollama_at(at, url: str):
 
 def test_settings_find_ollama_list_download_test_and_make_it_the_default(workspace, loopback):
     at = ollama_at(open_page("settings"), loopback.ollama_url)
-    assert at.success[0].value == f"Ollama is running at {loopback.ollama_url} with 4 model(s)."
+    assert at.success[0].value == f"Ollama is running at {loopback.ollama_url} with 4 models."
     rows = at.dataframe[0].value
     assert rows["model"].tolist()[0] == "llama3.1:latest" and rows["size"][0] == "4.7 GB"
     # the model picker offers the chat models (embedding models left out)
@@ -98,7 +98,7 @@ def test_a_preset_fills_the_address_and_the_server_is_listed_and_tested(workspac
     assert not at.exception
     at.text_input(key="llms.openai.url").set_value(loopback.openai_url).run()
     assert at.success[0].value == f"The server is running at {loopback.openai_url} with 4 " \
-                                  "model(s)."
+                                  "models."
     at.selectbox(key="llms.openai.model.pick").set_value("gpt-4o-mini").run()
     button(at, "Test this model").click().run()
     assert not at.error, [e.value for e in at.error]
@@ -118,7 +118,7 @@ def test_a_stopped_download_is_told_on_the_next_run(workspace, loopback):
 def test_automatic_says_whether_a_local_ollama_will_answer(workspace, loopback, monkeypatch):
     monkeypatch.setenv("RAGCORE_LLM_BASE_URL", loopback.ollama_url)  # where 'auto' looks
     at = open_page("settings")
-    assert (f"The Ollama at {loopback.ollama_url} has 2 chat model(s): answers will be written "
+    assert (f"The Ollama at {loopback.ollama_url} has 2 chat models: answers will be written "
             "by llama3.1:latest.") in [c.value for c in at.caption]
     monkeypatch.setenv("RAGCORE_LLM_BASE_URL", unused_url())
     at = open_page("settings")

@@ -116,7 +116,8 @@ def _queued_jobs(team: Any, user: Any) -> None:
         st.progress(job["done"] / max(job["batches"], 1),
                     text=f"Workers: {name}: {job['done']} of {job['batches']} batches{eta}")
         if job["failed"]:
-            st.caption(f"{job['failed']} batch(es) failed: {job['errors'][0][1][:200]}")
+            st.caption(f"{fmt.counted(job['failed'], 'batch', 'batches')} failed: "
+                       f"{fmt.literal_markdown(job['errors'][0][1][:200])}")
         for file_name, reason in job["unreadable"][:3]:
             st.caption(f"{file_name} could not be read: {reason}")
 
@@ -210,7 +211,8 @@ def stray_uploads(name: str) -> None:
     if not stray:
         return
     shown = display_name(ws, name)  # as typed ("Contrats été"), not its folder name
-    with st.expander(f"{len(stray)} uploaded file(s) of “{shown}” are not in the index"):
+    with st.expander(f"{fmt.counted(len(stray), 'uploaded file')} of “{shown}” "
+                     f"{'is' if len(stray) == 1 else 'are'} not in the index"):
         st.caption("Their indexing failed, was cancelled or stopped with the app: "
                    + ", ".join(p.name for p in stray[:10]) + (" …" if len(stray) > 10 else ""))
         left, right = st.columns(2)

@@ -111,7 +111,7 @@ def server_panel(backend: str, values: dict[str, Any]) -> None:
         st.warning(f"The models at {url} could not be listed: {models.message}")
     elif models is not None:
         kind = "Ollama is" if backend == "ollama" else "The server is"
-        st.success(f"{kind} running at {url} with {len(models)} model(s).")
+        st.success(f"{kind} running at {url} with {fmt.counted(len(models), 'model')}.")
         if backend == "ollama" and models:
             st.dataframe(fmt.model_rows(models), hide_index=True, width="stretch")
         elif models:
@@ -194,7 +194,8 @@ def automatic_status(url: str) -> None:
     models = models_at("ollama", url)
     chat = [m.name for m in models if is_chat_model(m.name)] if isinstance(models, list) else []
     if chat:
-        st.caption(f"The Ollama at {url} has {len(chat)} chat model(s): answers will be written "
+        st.caption(f"The Ollama at {url} has {fmt.counted(len(chat), 'chat model')}: answers "
+                   "will be written "
                    f"by {chat[0]}.")
     else:
         st.caption(f"No Ollama with a chat model answers at {url}, so the packaged model "

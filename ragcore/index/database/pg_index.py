@@ -213,7 +213,7 @@ class PgIndex(EngineMethods):
                               .format(self.tables.nodes), [wanted]))
         missing = [i for i in wanted if i not in rows]
         if missing:
-            raise StoreError(f"node(s) not in index {self.name!r}: {', '.join(missing[:5])}")
+            raise StoreError(f"no such node in index {self.name!r}: {', '.join(missing[:5])}")
         return [Node.from_dict(rows[i]) for i in wanted]
 
     def nodes_for_doc(self, doc_id: str) -> list[Node]:
@@ -242,7 +242,7 @@ class PgIndex(EngineMethods):
                                       "ANY(%s)").format(self.tables.nodes), [wanted]))
         missing = [i for i in wanted if i not in rows]
         if missing:
-            raise StoreError(f"no vector for node(s) {', '.join(missing[:5])}")
+            raise StoreError(f"no vector stored for {', '.join(missing[:5])}")
         return np.array([as_array(rows[i]) for i in wanted], dtype=np.float32).reshape(
             len(wanted), -1)
 

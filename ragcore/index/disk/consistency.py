@@ -203,5 +203,6 @@ def summary(problems: Iterable[str], shown: int = 10) -> str:
     """The problems as one message: the first ``shown``, and how many more."""
     problems = list(problems)
     more = f"; and {len(problems) - shown} more" if len(problems) > shown else ""
-    return (f"{len(problems)} record(s) disagree with one another, though every checksum "
+    records = "1 record disagrees" if len(problems) == 1 else f"{len(problems)} records disagree"
+    return (f"{records} with one another, though every checksum "
             f"matches (changed after they were written): " + "; ".join(problems[:shown]) + more)

@@ -180,17 +180,18 @@ def _document_info(data: bytes, path: Path) -> dict[str, str]:
 
 
 def _no_text(path: Path, pages: int) -> ReaderError:
+    counted = f"{pages} page{'' if pages == 1 else 's'}"
     if ocr_available():
         return ReaderError(
             path,
-            f"no extractable text in {pages} page(s) (scanned? OCR with Tesseract found no text "
+            f"no extractable text in {counted} (scanned? OCR with Tesseract found no text "
             "either)",
             "check that the pages hold text; for a poor scan, run OCR with other settings "
             "(e.g. `ocrmypdf --force-ocr in.pdf out.pdf`) and upload the result",
         )
     return ReaderError(
         path,
-        f"no extractable text in {pages} page(s) (scanned?)",
+        f"no extractable text in {counted} (scanned?)",
         "install Tesseract (e.g. `apt-get install tesseract-ocr`) to have scans read by OCR, "
         "or run OCR on it (e.g. `ocrmypdf in.pdf out.pdf`) and upload the result",
     )

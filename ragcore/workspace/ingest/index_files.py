@@ -403,7 +403,8 @@ def source_files(handle: IndexHandle, target: str) -> list[Path]:
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
         raise WorkspaceError(
-            f"cannot re-index: the original file(s) {', '.join(missing)} are gone; ingest them "
+            f"cannot re-index: the original {'file' if len(missing) == 1 else 'files'} "
+            f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} gone; ingest them "
             "from their new location, or delete the document"
         )
     return files

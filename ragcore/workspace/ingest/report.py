@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Literal
 
+from ...present.format import counted
+
 # "skipped": passed over by a folder scan (a symbolic link in a loop or leading outside)
 FileStatus = Literal["indexed", "unchanged", "failed", "cancelled", "skipped"]
 
@@ -76,7 +78,8 @@ class IngestReport:
     def summary(self) -> str:
         """One line of totals."""
         line = (
-            f"{len(self.files)} file(s): {self.indexed} indexed ({self.chunks:,} passages), "
+            f"{counted(len(self.files), 'file')}: {self.indexed} indexed "
+            f"({counted(self.chunks, 'passage')}), "
             f"{self.unchanged} unchanged, {self.failed} failed"
             + (f", {self._count('skipped')} skipped" if self._count("skipped") else "")
             + f" in {self.seconds:.1f} s"

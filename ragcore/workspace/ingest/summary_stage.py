@@ -27,6 +27,7 @@ from ..backends import llm_from_settings
 from ..settings import AUTO, Settings
 from ..summaries import (PgSummaryCache, SummaryCache, method_of, open_summary_cache,
                          summarize_file, unsummarized_files)
+from ...present.format import counted
 
 if TYPE_CHECKING:
     from ..workspace import Workspace
@@ -71,7 +72,8 @@ def summarise_new_files(ws: Workspace, index_name: str, *, cancel: Callable[[], 
         return _failed(index_name, exc, 0, 0)
     for done, row in enumerate(todo):
         if cancel():
-            return StageOutcome(f"; summarising cancelled after {done} of {len(todo)} file(s)",
+            return StageOutcome(f"; summarising cancelled after {done} of "
+                                f"{counted(len(todo), 'file')}",
                                 cancelled=True)
         progress(done, len(todo))
         try:
@@ -81,7 +83,7 @@ def summarise_new_files(ws: Workspace, index_name: str, *, cancel: Callable[[], 
     progress(len(todo), len(todo))
     if not todo:
         return StageOutcome()
-    return StageOutcome(f"; {len(todo)} file(s) summarised by {method_of(llm)}")
+    return StageOutcome(f"; {counted(len(todo), 'file')} summarised by {method_of(llm)}")
 
 
 def _failed(index_name: str, exc: RagcoreError, done: int, total: int) -> StageOutcome:

@@ -33,6 +33,7 @@ from ..names import display_name, index_gone, index_uid, require_same
 from ..ingest.report import IngestProgress, IngestReport
 from .resume import resumed_job
 from ..ingest.summary_stage import StageOutcome, summarise_new_files
+from ...present.format import counted
 
 if TYPE_CHECKING:
     from ..workspace import Workspace
@@ -252,7 +253,7 @@ class JobRunner:
         if job.kind == "delete":
             self._set(job, state="writing")
             removed = ws.delete_document(job.index, job.target)
-            return "done", f"removed {len(removed)} document(s)", None
+            return "done", f"removed {counted(len(removed), 'document')}", None
         if job.kind == "reindex":
             report = ws.reindex_document(job.index, job.target, progress=progress, cancel=cancel)
         else:
@@ -379,8 +380,8 @@ class JobRunner:
         if not self.journal.owner_alive(job):
             job.state = "interrupted"
             saved = len(job.saved_files)
-            job.summary = (f"stopped when its process ended; {saved} of {len(job.files)} "
-                           "file(s) were saved" if job.kind == "ingest"
+            job.summary = (f"stopped when its process ended; {saved} of "
+                           f"{counted(len(job.files), 'file')} saved" if job.kind == "ingest"
                            else "stopped when its process ended")
             self._save(job)  # once: from now on the journal says so
             self.journal.clear_cancel(job.id)

@@ -75,7 +75,8 @@ class Throttle:
         minutes = max(1, round(wait / 60))
         raise LoginRefused(
             f"too many wrong passwords: sign-in is locked for about {minutes} more "
-            "minute(s). Wait, or ask an admin to reset the password", retry_after=wait)
+            f"minute{'' if minutes == 1 else 's'}. Wait, or ask an admin to reset the password",
+            retry_after=wait)
 
     def refund(self, attempt: Attempt, keys: Iterable[str]) -> None:
         """The password was right: ``attempt`` no longer counts against ``keys``."""

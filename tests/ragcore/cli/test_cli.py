@@ -44,7 +44,7 @@ def test_ingest_prints_a_report_and_progress(run, docs):
     assert "trust.txt: indexed: 1 passage" in out
     assert "garden.md: indexed: " in out
     assert "broken.pdf: failed:" in out
-    assert "3 file(s): 2 indexed" in out and "1 failed" in out
+    assert "3 files: 2 indexed" in out and "1 failed" in out
     assert "100%" in err and "saving" in err  # the progress bar went to stderr
 
 
@@ -174,7 +174,7 @@ def test_ingest_of_a_folder_with_a_symlink_loop_reports_the_links_as_skipped(run
     assert "real.txt: indexed: 1 passage" in out
     assert "loop_a: skipped: is a symbolic link in a loop" in out and "loop_b: skipped" in out
     assert "out.txt: skipped: is a symbolic link to" in out and "outside the input folder" in out
-    assert "4 file(s): 1 indexed" in out and "3 skipped" in out
+    assert "4 files: 1 indexed" in out and "3 skipped" in out
 
 
 def test_a_file_nested_past_the_recursion_limit_fails_cleanly_without_a_traceback(

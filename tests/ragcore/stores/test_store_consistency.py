@@ -51,8 +51,8 @@ def test_a_crash_between_store_and_folder_is_reported_then_repaired(make_store, 
     with caplog.at_level(logging.WARNING, logger="ragcore.stores.consistency"):
         loaded = VectorStoreIndex.load(folder, embedder=FakeEmbedder(dim=DIM))
     text = caplog.text
-    assert "2 row(s) no node of the index names" in text and "'ghost1'" in text
-    assert "1 node(s) of the index have no row" in text and "'n4'" in text
+    assert "2 rows no node of the index names" in text and "'ghost1'" in text
+    assert "1 node of the index without a row" in text and "'n4'" in text
     assert len(loaded.store) == 10  # a reader deletes nothing: a writer may be at work
     hits = loaded.search(vectors[0], top_k=9)
     assert "ghost1" not in {h.node.node_id for h in hits} and hits[0].node.node_id == "n0"
@@ -60,7 +60,7 @@ def test_a_crash_between_store_and_folder_is_reported_then_repaired(make_store, 
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="ragcore.stores.consistency"):
         loaded.persist(folder)
-    assert "deleted 2 orphan row(s)" in caplog.text and "dropped 1 node(s)" in caplog.text
+    assert "deleted 2 orphan rows" in caplog.text and "dropped 1 node " in caplog.text
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="ragcore.stores.consistency"):
         again = VectorStoreIndex.load(folder, embedder=FakeEmbedder(dim=DIM))

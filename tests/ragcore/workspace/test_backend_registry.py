@@ -215,7 +215,7 @@ def test_a_connection_test_fills_the_model_picker(monkeypatch, tmp_path):
         at.text_input(key="llms.openai.api_key").set_value("sk-test").run()
         assert "llms.openai.model.pick" not in [box.key for box in at.selectbox]  # a text box yet
         click(at, "Test connection")
-        assert at.success[0].value.startswith(f"Connected to {server.openai_url}: 4 model(s)")
+        assert at.success[0].value.startswith(f"Connected to {server.openai_url}: 4 models")
         picker = at.selectbox(key="llms.openai.model.pick")
         assert picker.options == list(server.models)
         picker.set_value("gpt-4o-mini").run()

@@ -81,7 +81,7 @@ def test_an_ingest_job_summarises_each_file_with_the_configured_model(
     job = runner.ingest(ws, "nature", [folder])
     runner.wait(job.id, WAIT)
     assert job.state == "done", job.summary
-    assert job.summary.endswith(f"; 2 file(s) summarised by {backend}:{model}")
+    assert job.summary.endswith(f"; 2 files summarised by {backend}:{model}")
     assert (job.summaries_done, job.summaries_total) == (2, 2)
     assert len(_chats(loopback)) == 2
     # The summaries are on disk: asking for one (the Indexes page, the chat's route) calls no one.
@@ -113,7 +113,7 @@ def test_files_summarised_before_with_the_same_content_are_skipped(tmp_path, fol
     (folder / "owls.txt").write_text(OWLS + " Barn owls nest in old barns.", encoding="utf-8")
     changed = runner.ingest(ws, "nature", [folder])
     runner.wait(changed.id, WAIT)
-    assert changed.summary.endswith("; 1 file(s) summarised by ollama:llama3.1")
+    assert changed.summary.endswith("; 1 file summarised by ollama:llama3.1")
     assert len(_chats(loopback)) == 3
     assert "Barn owls" in _chats(loopback)[-1].json["messages"][-1]["content"]
 
@@ -145,7 +145,7 @@ def test_summarising_shows_its_progress_and_can_be_cancelled(tmp_path, folder, l
     runner.cancel(job.id)
     runner.wait(job.id, WAIT)
     assert job.state == "cancelled"
-    assert job.summary.endswith("; summarising cancelled after 1 of 2 file(s)")
+    assert job.summary.endswith("; summarising cancelled after 1 of 2 files")
     # the observer may first see it already marked "(stopping after ...)": the cancel raced it
     assert any(state.startswith("summarising 0/2") for state in seen), seen
     assert len(_chats(loopback)) == 1  # the second file was not sent

@@ -73,7 +73,7 @@ def test_jobs_on_one_index_run_in_order(tmp_path, files):
     assert [j.state for j in (first, second, third)] == ["done", "done", "done"]
     assert first.finished <= second.started and second.finished <= third.started
     assert [r["file"] for r in ws.documents("docs")] == ["bats.txt"]
-    assert third.summary == "removed 1 document(s)"
+    assert third.summary == "removed 1 document"
 
 
 def test_jobs_on_different_indexes_run_side_by_side(tmp_path, files):
@@ -185,7 +185,7 @@ def test_the_journal_shows_jobs_after_a_restart_and_resumes_unfinished_ones(tmp_
     listed = {j.id: j for j in restarted.jobs()}
     assert listed[done.id].state == "done" and "1 indexed" in listed[done.id].summary
     assert listed[lost.id].state == "interrupted"
-    assert "1 of 2 file(s) were saved" in listed[lost.id].summary
+    assert "1 of 2 files saved" in listed[lost.id].summary
     assert JobJournal(ws.root / "jobs").load(lost.id).state == "interrupted"  # written back
     resumed = restarted.resume(ws, lost.id)
     assert resumed.files == [str(files / "bats.txt")] and resumed.resumed_from == lost.id
