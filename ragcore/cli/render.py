@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, Iterator, TextIO
 
 from ..llms.extractive.answer import LABEL
 from ..present.answer_score import score_note, stated_score
-from ..present.format import counted, hidden_sources_label, human_size
+from ..present.format import counted, hidden_sources_label, human_size, passage_excerpt
 from ..present.markers import AnswerCheck, mark_listing
 from ..present.sources import ListedSource, SourceListing
 from ..present.support import NOT_STATED
@@ -33,13 +33,12 @@ def source_label(scored: ScoredNode) -> str:
 def write_passages(
     out: TextIO, nodes: Iterable[ScoredNode], *, width: int = 100, max_chars: int = 600
 ) -> None:
-    """Numbered passages with file, page and score, the text wrapped and indented."""
+    """Numbered passages with file, page and score, the text wrapped and indented, as plain
+    text (its Markdown's marks dropped) cut at a word before ``max_chars``."""
     for number, scored in enumerate(nodes, 1):
         score = "" if scored.score is None else f"  score {scored.score:.3f}"
         out.write(f"[{number}] {source_label(scored)}{score}\n")
-        text = " ".join(scored.node.text.split())
-        if len(text) > max_chars:
-            text = text[: max_chars - 1].rstrip() + "…"
+        text = passage_excerpt(scored.node.text, max_chars)
         out.write(textwrap.fill(text, width=width, initial_indent="    ",
                                 subsequent_indent="    ") + "\n\n")
 

@@ -12,6 +12,8 @@ import re
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterator
 
+from .passage.plain import plain_text
+
 
 def describe_backend(llm: Any) -> str:
     """A short label of the active answering backend."""
@@ -77,19 +79,26 @@ def literal_markdown(text: str) -> str:
     return _MARKUP.sub(r"\\\1", text)
 
 
-_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}(?=[ \t]|$)[ \t]*", re.MULTILINE)
 # What makes a line a block (a quote, a list item, a rule, a table, a code fence) in Markdown.
 _BLOCK_START = re.compile(r"^(\d*)([>*+|=`~.)-])")
 
 
-def passage_preview(text: str, limit: int) -> str:
-    """A passage as one run of text for st.markdown, cut at a word before ``limit`` characters:
-    its Markdown headings' marks dropped and its start never read as a block (a passage opening
-    with "# History" is drawn as text, not as a page-wide heading)."""
-    flat = " ".join(_HEADING.sub("", text).split())
+def passage_excerpt(text: str, limit: int) -> str:
+    """A passage as one run of plain text, cut at a word before ``limit`` characters: its
+    Markdown's marks dropped ("## Build", "**", backticks, "- ", a "```toml" fence: see
+    ``passage.plain``), its words kept."""
+    flat = plain_text(text)
     if len(flat) > limit:
         flat = flat[:limit].rsplit(" ", 1)[0] + " …"
-    return markdown_text(_BLOCK_START.sub(r"\1\\\2", flat, count=1))
+    return flat
+
+
+def passage_preview(text: str, limit: int) -> str:
+    """``passage_excerpt`` for st.markdown: shown as written (a passage opening with "# History"
+    is drawn as text, not as a page-wide heading; "*" and "_" left in it are no emphasis) and
+    its start never read as a block ("1. First" is no list)."""
+    shown = literal_markdown(passage_excerpt(text, limit))
+    return _BLOCK_START.sub(r"\1\\\2", shown, count=1)
 
 
 def markdown_stream(chunks: Any) -> Iterator[str]:

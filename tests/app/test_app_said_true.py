@@ -128,3 +128,57 @@ def test_an_ingest_report_and_a_tree_summary_count_in_words():
     assert one.summary().startswith("1 file: 1 indexed (1 passage), "), one.summary()
     trace = {"llm_calls": [{"purpose": p} for p in ("tree level 1 chunk 1", "tree root")]}
     assert made_summary("tree_summarize", trace).startswith("1 summary over 1 level, then ")
+
+
+MARKDOWN = ("## Release profiles\n\nUse **cargo** with `--release`:\n\n- fast code\n- small "
+            "binaries\n\n```toml\n[profile.dev]\nopt-level = 0\n``` … See [the book](https://"
+            "doc.rust-lang.org/book/) and <span class=\"filename\">Filename: Cargo.toml</span>")
+READ = ("Release profiles Use cargo with --release: \u2022 fast code \u2022 small binaries "
+        "[profile.dev] opt-level = 0 … See the book and Filename: Cargo.toml")
+
+
+def _passages_found(texts: tuple[str, ...]) -> None:
+    import streamlit as st
+
+    from ragcore.types import Node, ScoredNode
+    from webapp.chat.evidence import passages_found
+
+    st.markdown(passages_found([ScoredNode(Node(text, metadata={"file_name": "ch14.md"}), 0.8)
+                                for text in texts]))
+
+
+def _visible(markdown: str) -> str:
+    """What a person reads of ``markdown`` as the browser draws it: its text, tags aside."""
+    import html
+    import re
+
+    from ragcore.present.passage.markup import render_markdown
+
+    drawn = render_markdown(markdown)
+    assert "<h1>" not in drawn and "<h2>" not in drawn and "<ul>" not in drawn, drawn
+    inline = re.sub(r"</?(?:strong|em|code|a)\b[^>]*>", "", drawn)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", inline)).split())
+
+
+def test_passage_excerpts_read_as_plain_text():
+    """The walk: "## Heading", "**bold**", backticks and list markers shown as written in the
+    passages listed while an answer is made (and a passage opening with a heading drawn as one);
+    the Query page's retriever comparison and the CLI list passages the same way."""
+    import io
+
+    from ragcore.cli.render import write_passages
+    from webapp.answers.retriever_view import passage_line
+
+    at = AppTest.from_function(_passages_found, args=((MARKDOWN, DEFAULTS),),
+                               default_timeout=60).run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = _visible(at.markdown[0].value)
+    assert READ in shown, shown
+    assert "The default opt-level for dev is therefore 0." in shown, shown
+    for mark in ("##", "**", "`", "- fast", "<span", "](https"):
+        assert mark not in shown, mark
+    scored = ScoredNode(Node(MARKDOWN, metadata={"file_name": "ch14_profiles.md"}), 0.8)
+    assert _visible(passage_line(scored)) == f"0.800 ch14_profiles.md: {READ}"
+    out = io.StringIO()
+    write_passages(out, [scored], width=1000)
+    assert out.getvalue().splitlines()[1].strip() == READ

@@ -100,12 +100,13 @@ def render_notes(trace: Any) -> None:
 
 
 def passage_line(scored: Any) -> str:
-    """One retrieved passage as a line: score, file, the start of its text."""
+    """One retrieved passage as a line: score, file, the start of its text as plain text (its
+    Markdown's marks dropped, the rest shown as written)."""
     node = scored.node
     source = node.metadata.get("file_name") or node.ref_doc_id or "passage"
     score = "–" if scored.score is None else f"{scored.score:.3f}"
-    text = " ".join(node.text.split())
-    return f"`{score}` **{source}**: {text[:220]}{'…' if len(text) > 220 else ''}"
+    return (f"`{score}` **{fmt.literal_markdown(str(source))}**: "
+            f"{fmt.literal_markdown(fmt.passage_excerpt(node.text, 220))}")
 
 
 def _work_columns(trace: Any) -> dict[str, int | float]:

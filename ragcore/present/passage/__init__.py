@@ -2,6 +2,7 @@
 
     markup.py          Markdown and reST rendered, the retrieved and cited parts marked
     markdown_clean.py  Markdown without the HTML and mdBook markup people should not read
+    plain.py           a passage as one run of plain text, for an excerpt: Markdown's marks dropped
     rst_text.py        reStructuredText as Markdown
     fences.py          code fences kept the right way round when a passage is cut out
     reflow.py          PDF passages shown as paragraphs, not the page's printed lines
