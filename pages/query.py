@@ -44,6 +44,12 @@ OFFLINE_COMPARE = (
     "quotes the best sentences of the passages, so the answers are the same or nearly so. The "
     "modes differ only in how they ask a language model to write an answer: connect one under "
     "**Settings** to compare them.")
+METRIC_HELP = {
+    "Seconds": "From the first stage's start to the last one's end: the table below shares "
+               "it out, each stage within another counted once.",
+    "Seconds in LLM calls": "The time the calls counted beside it took, part of the seconds "
+                            "in all.",
+}
 CUTOFF_NOTE = ("The similarity cutoff is offered when searching by meaning only: keyword and "
                "fused scores are on another scale, where a cutoff would remove every passage.")
 
@@ -139,7 +145,8 @@ def render_trace(trace: Trace, score: str = "") -> None:
         st.markdown(score)
     figures = trace_view.work_metrics(trace)
     for col, (label, value) in zip(st.columns(len(figures)), figures.items()):
-        col.metric(label, f"{value:.2f}" if label == "Seconds" else value)
+        col.metric(label, f"{value:.2f}" if isinstance(value, float) else value,
+                   help=METRIC_HELP.get(label))
     for notice in trace_view.notices(trace):
         st.info(notice)
     st.dataframe(trace_view.stage_rows(trace), hide_index=True, width="stretch")

@@ -24,6 +24,9 @@ class Stage:
     name: str
     seconds: float
     detail: dict[str, Any] = field(default_factory=dict)
+    # when it began, in seconds since the trace was made: a stage within another (an LLM call
+    # inside "span choice") is told apart, so the time is not counted twice
+    start: float | None = None
 
 
 @dataclass(slots=True)
@@ -49,6 +52,7 @@ class Trace:
     # Told the passages the moment a search returns them, before they are cut to what the
     # model reads (a page shows them at once: the first thing a person sees); not saved.
     found: Callable[[list[Any]], None] | None = field(default=None, repr=False, compare=False)
+    began: float = field(default_factory=time.perf_counter, repr=False, compare=False)
 
     def tell_found(self, nodes: list[Any]) -> None:
         """The passages a search just returned, to ``found`` if anyone listens."""
@@ -62,7 +66,8 @@ class Trace:
         try:
             yield detail
         finally:
-            self.stages.append(Stage(name, time.perf_counter() - start, detail))
+            self.stages.append(Stage(name, time.perf_counter() - start, detail,
+                                     start - self.began))
 
     def record_llm_call(
         self, purpose: str, messages: list[Message], reply: str, seconds: float, *, model: str = ""
@@ -79,7 +84,8 @@ class Trace:
                 model=model,
             )
         )
-        self.stages.append(Stage(f"llm: {purpose}", seconds))
+        self.stages.append(Stage(f"llm: {purpose}", seconds,
+                                 start=time.perf_counter() - seconds - self.began))
 
     @property
     def total_tokens_in(self) -> int:
@@ -91,12 +97,18 @@ class Trace:
 
     @property
     def total_seconds(self) -> float:
-        return sum(s.seconds for s in self.stages)
+        """From the first stage's start to the last one's end (the stages' sum for stages
+        recorded without a start)."""
+        starts = [s.start for s in self.stages]
+        if not starts or None in starts:
+            return sum(s.seconds for s in self.stages)
+        return max(s.start + s.seconds for s in self.stages) - min(starts)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "stages": [
-                {"name": s.name, "seconds": s.seconds, "detail": _jsonable(s.detail)}
+                {"name": s.name, "seconds": s.seconds, "detail": _jsonable(s.detail),
+                 **({} if s.start is None else {"start": round(s.start, 4)})}
                 for s in self.stages
             ],
             "llm_calls": [

@@ -29,18 +29,87 @@ def trace_dict(trace: TraceLike | None) -> dict[str, Any]:
 
 
 def stage_rows(trace: TraceLike | None) -> list[dict[str, Any]]:
-    """One row per stage: name, milliseconds, and its details as short text."""
-    rows = []
-    for stage in trace_dict(trace).get("stages", []):
-        detail = stage.get("detail") or {}
-        rows.append(
-            {
-                "stage": stage["name"],
-                "ms": round(stage["seconds"] * 1000, 1),
-                "details": ", ".join(f"{k}={_short(v)}" for k, v in detail.items()),
-            }
-        )
+    """One row per stage: name, seconds, its share of the whole, its details as short text.
+
+    A stage run within another (an LLM call inside "span choice", an embedding inside a search)
+    says so instead of a share, and is counted once, in the stage holding it; the time between
+    stages (the answer's check, drawing it) has a row of its own, so the shares add up to 100 %;
+    the last row is the total. A trace saved before stages kept their start lists its stages
+    as they were recorded, their shares of their sum."""
+    stages = trace_dict(trace).get("stages", [])
+    if not stages:
+        return []
+    within = _within(stages)
+    total = _total_seconds(stages)
+    top = [i for i, w in enumerate(within) if w is None]
+    summed = sum(stages[i]["seconds"] for i in top)
+    between = max(0.0, total - summed)
+    # stages run side by side (a plan's concurrent calls) sum to more than the whole: their
+    # shares are of that sum
+    shares = _percentages([stages[i]["seconds"] for i in top] + [between], summed + between)
+    share_of = dict(zip(top, shares))
+    rows = [{"stage": stage["name"], "seconds": round(stage["seconds"], 2),
+             "share": (f"{share_of[i]} %" if within[i] is None
+                       else f"within {stages[within[i]]['name']}"),
+             "details": _details(stage)}
+            for i, stage in enumerate(stages)]
+    if round(between, 2) > 0:
+        rows.append({"stage": "between the stages", "seconds": round(between, 2),
+                     "share": f"{shares[-1]} %", "details": "not timed by a stage"})
+    counted = ("from the first stage's start to the last one's end" if _started(stages)
+               else "the stages' sum")
+    if summed > total + 0.005:
+        counted += (f"; stages ran side by side: the shares are of their {summed:.2f} s "
+                    "added up")
+    rows.append({"stage": "total", "seconds": round(total, 2), "share": "100 %",
+                 "details": counted})
     return rows
+
+
+def _details(stage: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={_short(v)}" for k, v in (stage.get("detail") or {}).items())
+
+
+def _started(stages: list[dict[str, Any]]) -> bool:
+    return all(stage.get("start") is not None for stage in stages)
+
+
+def _within(stages: list[dict[str, Any]]) -> list[int | None]:
+    """For each stage, the position of the innermost stage it ran within, or None. A stage is
+    recorded when it ends, so one holding another comes after it, and lasts longer; an LLM
+    call's stage holds nothing (calls run side by side are not within one another)."""
+    if not _started(stages):
+        return [None] * len(stages)
+    slack = 1e-3  # starts are saved to the tenth of a millisecond
+    found: list[int | None] = []
+    for i, inner in enumerate(stages):
+        start, end = inner["start"], inner["start"] + inner["seconds"]
+        holders = [j for j in range(i + 1, len(stages))
+                   if not stages[j]["name"].startswith("llm: ")
+                   and stages[j]["seconds"] > inner["seconds"] + slack
+                   and stages[j]["start"] <= start + slack
+                   and end <= stages[j]["start"] + stages[j]["seconds"] + slack]
+        found.append(min(holders, key=lambda j: stages[j]["seconds"]) if holders else None)
+    return found
+
+
+def _total_seconds(stages: list[dict[str, Any]]) -> float:
+    """From the first stage's start to the last one's end; the stages' sum without starts."""
+    if not stages or not _started(stages):
+        return sum(stage["seconds"] for stage in stages)
+    return (max(stage["start"] + stage["seconds"] for stage in stages)
+            - min(stage["start"] for stage in stages))
+
+
+def _percentages(parts: list[float], total: float) -> list[int]:
+    """Whole percentages of ``total`` that add up to 100 (the largest remainders rounded up)."""
+    if total <= 0:
+        return [0] * len(parts)
+    exact = [100 * part / total for part in parts]
+    shares = [int(e) for e in exact]
+    for i in sorted(range(len(parts)), key=lambda i: shares[i] - exact[i])[:100 - sum(shares)]:
+        shares[i] += 1
+    return shares
 
 
 def llm_call_rows(trace: TraceLike | None) -> list[dict[str, Any]]:
@@ -59,40 +128,47 @@ def llm_call_rows(trace: TraceLike | None) -> list[dict[str, Any]]:
 
 
 def totals(trace: TraceLike | None) -> dict[str, float]:
-    """LLM calls, tokens in and out, and seconds over all stages."""
+    """LLM calls, their tokens in and out and seconds, and the seconds the answer took in all
+    (``stage_rows``' total: nested stages counted once)."""
     data = trace_dict(trace)
     calls = data.get("llm_calls", [])
     return {
         "llm_calls": len(calls),
         "tokens_in": sum(c["tokens_in"] for c in calls),
         "tokens_out": sum(c["tokens_out"] for c in calls),
-        "seconds": sum(s["seconds"] for s in data.get("stages", [])),
+        "llm_seconds": sum(c["seconds"] for c in calls),
+        "seconds": _total_seconds(data.get("stages", [])),
     }
 
 
 def work_summary(trace: TraceLike | None) -> str:
-    """What making an answer took, in one line: '2 extractive steps · 0.12 s' offline (the
-    extractive backend is no language model: its token counts mean nothing to a reader), '2 LLM
-    calls · 1,077 tokens in, 40 out · 1.20 s' with a model."""
+    """What making an answer took, in one line, each figure saying what it counts: '2
+    extractive steps (0.05 s) · 0.12 s in all' offline (the extractive backend is no language
+    model: its token counts mean nothing to a reader), '1 LLM call (10.40 s) · 1,077 tokens in,
+    40 out · 42.90 s in all' with a model (the rest: search, the answer's check, ...)."""
     total = totals(trace)
-    calls, seconds = int(total["llm_calls"]), f"{total['seconds']:.2f} s"
+    calls, seconds = int(total["llm_calls"]), f"{total['seconds']:.2f} s in all"
     if not calls:
         return f"no model calls · {seconds}"
+    spent = f"({total['llm_seconds']:.2f} s)"
     if is_extractive(trace_dict(trace)):
-        return f"{calls} {_plural(calls, 'extractive step')} · {seconds}"
-    return (f"{calls} {_plural(calls, 'LLM call')} · {int(total['tokens_in']):,} tokens in, "
-            f"{int(total['tokens_out']):,} out · {seconds}")
+        return f"{calls} {_plural(calls, 'extractive step')} {spent} · {seconds}"
+    return (f"{calls} {_plural(calls, 'LLM call')} {spent} · {int(total['tokens_in']):,} tokens "
+            f"in, {int(total['tokens_out']):,} out · {seconds}")
 
 
 def work_metrics(trace: TraceLike | None) -> dict[str, int | float]:
     """The same figures by label, for metrics or table columns: extractive steps and seconds
-    offline; LLM calls, tokens in, tokens out and seconds with a model."""
+    offline; LLM calls, the seconds they took, tokens in, tokens out and seconds in all with a
+    model."""
     total = totals(trace)
     seconds = round(total["seconds"], 2)
     if total["llm_calls"] and is_extractive(trace_dict(trace)):
         return {"Extractive steps": int(total["llm_calls"]), "Seconds": seconds}
-    return {"LLM calls": int(total["llm_calls"]), "Tokens in": int(total["tokens_in"]),
-            "Tokens out": int(total["tokens_out"]), "Seconds": seconds}
+    return {"LLM calls": int(total["llm_calls"]),
+            "Seconds in LLM calls": round(total["llm_seconds"], 2),
+            "Tokens in": int(total["tokens_in"]), "Tokens out": int(total["tokens_out"]),
+            "Seconds": seconds}
 
 
 def call_titles(trace: TraceLike | None) -> list[str]:

@@ -182,3 +182,51 @@ def test_passage_excerpts_read_as_plain_text():
     out = io.StringIO()
     write_passages(out, [scored], width=1000)
     assert out.getvalue().splitlines()[1].strip() == READ
+
+
+def _query_trace():
+    """A trace shaped like the walk's Query page answer: a search, a span choice holding the
+    model's one call, the answer's check between stages."""
+    import time
+
+    from ragcore.trace import Trace
+
+    trace = Trace()
+    with trace.stage("retrieve", top_k=4):
+        time.sleep(0.02)
+    with trace.stage("span choice"):
+        time.sleep(0.02)
+        started = time.perf_counter()
+        time.sleep(0.06)
+        trace.record_llm_call("span choice", [], "Alabama", time.perf_counter() - started)
+    time.sleep(0.05)  # the answer checked: no stage
+    with trace.stage("not-found gate"):
+        time.sleep(0.01)
+    return trace
+
+
+def test_the_query_pages_trace_adds_up_and_says_what_it_counted():
+    """The walk: stage shares of 45 % and 39 % beside others (the call inside "span choice"
+    counted twice), and "1 LLM call" beside a 10.4 s call within a 42.9 s total."""
+    from ragcore.present.trace_view import stage_rows, work_metrics, work_summary
+
+    trace = _query_trace()
+    for form in (trace, trace.to_dict()):  # live, and from a saved chat
+        rows = stage_rows(form)
+        by_name = {row["stage"]: row for row in rows}
+        assert by_name["llm: span choice"]["share"] == "within span choice"
+        shares = [int(row["share"].rstrip(" %")) for row in rows[:-1]
+                  if row["share"].endswith("%")]
+        assert sum(shares) == 100, rows
+        assert by_name["between the stages"]["seconds"] >= 0.04  # the check's time is said
+        total = rows[-1]
+        assert total["stage"] == "total" and total["share"] == "100 %"
+        counted = [r["seconds"] for r in rows[:-1] if r["share"].endswith("%")]
+        assert abs(sum(counted) - total["seconds"]) <= 0.01 * len(counted), rows
+        figures = work_metrics(form)
+        assert figures["Seconds"] == total["seconds"] < sum(s.seconds for s in trace.stages)
+        assert figures["LLM calls"] == 1 and 0.05 < figures["Seconds in LLM calls"] < 0.1
+        said = work_summary(form)
+        call = trace.llm_calls[0].seconds
+        assert said.startswith(f"1 LLM call ({call:.2f} s) · "), said
+        assert said.endswith(f" · {total['seconds']:.2f} s in all"), said

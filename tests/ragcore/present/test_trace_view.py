@@ -114,8 +114,8 @@ def test_offline_the_trace_counts_extractive_steps_not_llm_calls_or_tokens():
         for form in (result.trace, result.trace.to_dict()):  # live, and from a saved chat
             said = work_summary(form)
             step = "step" if result.llm_calls == 1 else "steps"
-            assert said.startswith(f"{result.llm_calls} extractive {step} · "), said
-            assert said.endswith(" s") and "token" not in said and "LLM" not in said
+            assert said.startswith(f"{result.llm_calls} extractive {step} ("), said
+            assert said.endswith(" s in all") and "token" not in said and "LLM" not in said
             assert list(work_metrics(form)) == ["Extractive steps", "Seconds"]
             titles = call_titles(form)
             assert len(titles) == result.llm_calls
@@ -131,9 +131,10 @@ def test_with_a_model_the_trace_counts_its_calls_and_tokens():
         "How do owls hunt?", owl_nodes(), trace=trace)
     assert answer.text == "Owls hunt at night."
     said = work_summary(trace)
-    assert said.startswith(f"1 LLM call · {trace.total_tokens_in:,} tokens in, "
-                           f"{trace.total_tokens_out:,} out · ")
+    assert said.startswith(f"1 LLM call ({trace.llm_calls[0].seconds:.2f} s) · "
+                           f"{trace.total_tokens_in:,} tokens in, {trace.total_tokens_out:,} out · ")
+    assert said.endswith(" s in all")
     assert work_metrics(trace)["Tokens in"] == trace.total_tokens_in
     [title] = call_titles(trace)
     assert title.startswith(f"LLM call 1: qa ({trace.total_tokens_in:,} → ")
-    assert work_summary(Trace()) == "no model calls · 0.00 s"
+    assert work_summary(Trace()) == "no model calls · 0.00 s in all"
