@@ -1,11 +1,15 @@
 """What a newcomer's walk found untrue on screen (issue 66), each checked as a person sees it:
 a why answered with a sentence of the passage that states what was asked; "nearest to your
-question" only under a refusal; an error's own words shown as written in its banner.
+question" only under a refusal; an error's own words shown as written in its banner; counts
+never "file(s)"; passage excerpts as plain text; a trace whose shares add up; Regenerate under
+the last reply, saying what it keeps, and Edit saying how an earlier reply is asked again.
 """
 
 from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
+from test_app_chat_controls import UKRAINE, ask, saved
+from test_app_people import built_workspace, button, docs_ws, open_page  # noqa: F401 (fixtures)
 
 from ragcore.present.grounded import EXPLAINED_LEAD, NEAREST_LEAD
 from ragcore.present.markers import AnswerCheck
@@ -230,3 +234,25 @@ def test_the_query_pages_trace_adds_up_and_says_what_it_counted():
         call = trace.llm_calls[0].seconds
         assert said.startswith(f"1 LLM call ({call:.2f} s) · "), said
         assert said.endswith(f" · {total['seconds']:.2f} s in all"), said
+
+
+def test_regenerate_under_the_last_reply_and_an_earlier_one_asked_again_with_edit(docs_ws):
+    """Decided: Regenerate under the last reply only, as chat apps offer it; what it and Edit
+    say is true: the reply replaced is kept, and an earlier question is asked again, as it is,
+    with Edit."""
+    from webapp.chat.chat_controls import EDIT_HELP, REGENERATE_HELP
+
+    at = ask(open_page("chat"), UKRAINE)
+    ask(at, "What did it say about jobs?")
+    [again] = [b for b in at.button if b.label == "Regenerate"]
+    assert again.key == "regenerate_3" and again.help == REGENERATE_HELP
+    assert "This reply is kept" in REGENERATE_HELP
+    edit = at.button(key="edit_0")
+    assert edit.help == EDIT_HELP and "or send it as it is" in EDIT_HELP
+    before = saved(docs_ws, at)["messages"]
+    edit.click().run()
+    button(at, "Send edited question").click().run()  # the first question, unchanged
+    assert not at.exception, [e.value for e in at.exception]
+    messages = saved(docs_ws, at)["messages"]
+    assert [m["content"] for m in messages][0] == UKRAINE and len(messages) == 2
+    assert messages[0]["versions"] == [before]  # the first reply and the turn after: kept

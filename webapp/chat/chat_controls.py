@@ -28,6 +28,13 @@ STOPPED_NOTE = "Stopped: the reply was cut short when you pressed Stop."
 INDEXING_NOTE = ("Files added to this chat were still being indexed: this answer used only the "
                  "documents indexed before them.")
 INDEXING_MARK = "files_indexing"  # in a reply's trace: new files were being indexed
+# Regenerate is offered under the last reply only, as chat apps do: an earlier question is
+# asked again with Edit, sent changed or as it is; both keep what they replace.
+REGENERATE_HELP = ("Ask this question again, as written, for a new reply. This reply is kept: "
+                   "browse back to it with < >.")
+EDIT_HELP = ("Change this question, or send it as it is, to ask it again (an earlier reply "
+             "is regenerated this way). The conversation from here is kept: browse back to "
+             "it with < >.")
 SCOPE_MARK = "searched_files"  # in a reply's trace: the only files it could use
 
 
@@ -163,8 +170,7 @@ def render_question(message: Any, position: int, chat: Any = None) -> None:
     st.markdown(fmt.markdown_text(message.content))
     edit, versions = st.columns([1, 3], vertical_alignment="center")
     edit.button("Edit", key=f"edit_{position}", icon=":material/edit:",
-                on_click=start_edit, args=(position,), type="tertiary",
-                help="Change this question and ask it again.")
+                on_click=start_edit, args=(position,), type="tertiary", help=EDIT_HELP)
     if chat is not None and edited_at(chat, position):
         with versions:
             version_nav(chat, position)
@@ -208,6 +214,5 @@ def reply_actions(message: Any, position: int, *, last: bool, shown: str | None 
         return None
     slot = again.empty()
     slot.button("Regenerate", key=f"regenerate_{position}", icon=":material/refresh:",
-                on_click=regenerate, args=(position,),
-                help="Ask this reply's question again for a new reply.")
+                on_click=regenerate, args=(position,), help=REGENERATE_HELP)
     return slot
