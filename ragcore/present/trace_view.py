@@ -2,7 +2,9 @@
 notices about how the answer was made.
 
 ``work_summary`` is the one line every page shows for what an answer took: offline (the
-extractive backend) it counts extractive steps and no tokens, since no language model ran.
+extractive backend) it counts extractive steps and no tokens, since no language model ran; its
+seconds are the whole answer's, the calls' own beside their count. ``stage_rows`` counts a stage
+run within another once (stages keep their start), so the shares it gives add up to 100 %.
 
 Works on a ``Trace`` or on its ``to_dict()`` form (what saved chats keep), so a chat reopened
 from disk shows the same details as a live answer. ``notices`` turns the notes the engines leave
