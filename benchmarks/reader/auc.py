@@ -12,7 +12,9 @@ random positive scores above a random negative), beside the word rule they repla
   answer's sentence: one holding a gold answer);
 - **answerable against unanswerable questions**, by the paragraph's best sentence.
 
-Then the curve of the second: at each threshold on the best sentence's chance, the share of
+The first also within each question (its paragraph's sentences only, the mean over questions
+whose paragraph has both kinds), and how often the best-scored sentence holds a gold answer: the
+sentence the check would quote. Then the curve of the second: at each threshold on the best sentence's chance, the share of
 unanswerable questions refused and of answerable ones wrongly refused.
 """
 
@@ -60,6 +62,7 @@ def measure(reader: Reader) -> dict:
     """Both AUCs for the reader and the word rule, and the reader's refusal curve."""
     texts = {p["id"]: p["text"] for p in dev_paragraphs()}
     rows = {"reader": ([], [], [], []), "words": ([], [], [], [])}
+    within = {"reader": ([], []), "words": ([], [])}  # per question: its AUC, its best a gold's
     for question in dev_questions():
         paragraph = texts[question.paragraph]
         spans = sentence_spans(paragraph, wrapped=True)
@@ -71,12 +74,20 @@ def measure(reader: Reader) -> dict:
             stating, others, answerable, unanswerable = rows[name]
             if not question.is_impossible:
                 answerable.append(max(values))
-                for sentence, value in zip(sentences, values):
-                    (stating if contains_gold(sentence, question.answers) else others).append(value)
+                gold = [contains_gold(sentence, question.answers) for sentence in sentences]
+                for holds, value in zip(gold, values):
+                    (stating if holds else others).append(value)
+                if any(gold) and not all(gold):
+                    own_auc, first = within[name]
+                    own_auc.append(auc([v for v, g in zip(values, gold) if g],
+                                       [v for v, g in zip(values, gold) if not g]))
+                    first.append(gold[int(np.argmax(values))])
             else:
                 unanswerable.append(max(values))
     out = {name: {"sentence_auc": auc(s, o), "answerable_auc": auc(a, u),
-                  "answerable": len(a), "unanswerable": len(u)}
+                  "answerable": len(a), "unanswerable": len(u),
+                  "question_auc": float(np.mean(within[name][0])),
+                  "first": float(np.mean(within[name][1]))}
            for name, (s, o, a, u) in rows.items()}
     _, _, answerable, unanswerable = rows["reader"]
     out["curve"] = [(t, float(np.mean(np.asarray(unanswerable) < t)),
@@ -85,11 +96,13 @@ def measure(reader: Reader) -> dict:
 
 
 def table(result: dict) -> str:
-    lines = ["| signal | answer's sentence vs the paragraph's others | answerable vs unanswerable |",
-             "|---|---|---|"]
+    lines = ["| signal | answer's sentence vs the paragraph's others | the same, within each "
+             "question (mean) | best sentence holds a gold answer | answerable vs unanswerable |",
+             "|---|---|---|---|---|"]
     for name in ("reader", "words"):
         r = result[name]
-        lines.append(f"| {name} | {r['sentence_auc']:.3f} | {r['answerable_auc']:.3f} |")
+        lines.append(f"| {name} | {r['sentence_auc']:.3f} | {r['question_auc']:.3f} | "
+                     f"{r['first']:.1%} | {r['answerable_auc']:.3f} |")
     lines += ["", "| best sentence's chance below | unanswerable refused | answerable refused |",
               "|---|---|---|"]
     lines += [f"| {t} | {u:.1%} | {a:.1%} |" for t, u, a in result["curve"]]

@@ -24,6 +24,9 @@ from benchmarks.unseen.run import index_of, table
 from benchmarks.unseen.scoring import is_right, score
 from benchmarks.unseen.unseen_set import load_questions
 
+# The budget an idle machine's two threads read at (``llms.local.pace.MAX_READING_TOKENS``)
+READING = 250
+
 
 def replay(rows: list[dict], judge: bool, final: bool = False) -> list[dict]:
     """``rows`` checked again; each keeps its answer, with the new shown text and outcome
@@ -38,7 +41,7 @@ def replay(rows: list[dict], judge: bool, final: bool = False) -> list[dict]:
     if judge:
         from ragcore.llms.resolve import resolve_llm
         llm = resolve_llm("local")
-    engine = index.as_query_engine(llm=llm) if llm else index.as_query_engine()
+    engine = index.as_query_engine(llm=llm or fixed_reader())
     out = []
     for row, question in zip(rows, questions):
         asked = row.get("condensed") or question.question
@@ -55,6 +58,16 @@ def replay(rows: list[dict], judge: bool, final: bool = False) -> list[dict]:
                     "found": list(scored.found), "invented_cited": list(scored.invented),
                     "was": row["outcome"], "check_seconds": round(time.perf_counter() - started, 2)})
     return out
+
+
+def fixed_reader(tokens: int = READING):
+    """The packaged model with a fixed reading budget: the passages a question is read with
+    depend on the budget, which the model fits to the machine's measured pace (a busy machine
+    reads fewer), so a replay beside other work would check answers against fewer passages than
+    the run read."""
+    from ragcore.llms.local import LocalLLM
+
+    return LocalLLM(reading_tokens=tokens)
 
 
 def main() -> None:
