@@ -36,10 +36,17 @@ _ARTICLE = re.compile(r"^(?:the|a|an|this|that|these|those|its|their|his|her|our
 def not_said(question: str) -> str:
     """The reply's first sentence when the documents do not answer ``question``."""
     text = " ".join(question.split()).rstrip(" ?.!")
-    clause = _indirect(text)
+    # "On what date was X issued" -> "on what date X was issued"
+    lead = _PREPOSITION.match(text)
+    clause = _indirect(text[lead.end():]) if lead else _indirect(text)
+    clause = f"{lead[0].lower()}{clause}" if lead and clause else clause
     if clause:
         return f"The documents don't say {clause}."
     return f"The documents don't answer this: \u201c{' '.join(question.split())}\u201d"
+
+
+_PREPOSITION = re.compile(r"(?:on|in|at|for|from|to|by|with|since|until|during|of)\s+(?=(?:what|"
+                         r"which|whom|how)\b)", re.IGNORECASE)
 
 
 def _indirect(text: str) -> str:

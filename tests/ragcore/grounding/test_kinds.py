@@ -75,6 +75,11 @@ def test_only_factoids_are_gated_and_lists_read_more():
     ("How much was Victor Hatherley offered for one night's work?",
      "The documents don't say how much Victor Hatherley was offered for one night's work."),
     ("What was the speed limit?", "The documents don't say what the speed limit was."),
+    ("On what date was Executive Order 14028 issued?",  # a preposition before the wh-word
+     "The documents don't say on what date Executive Order 14028 was issued."),
+    ("For how long is a lock held?", "The documents don't say for how long a lock is held."),
+    ("In which year did Kegel coin the term?",
+     "The documents don't answer this: \u201cIn which year did Kegel coin the term?\u201d"),
     ("What is the name of the Ukrainian Ambassador who attended the speech?",
      "The documents don't say what the name of the Ukrainian Ambassador who attended the speech "
      "is."),
