@@ -110,9 +110,10 @@ class LocalSettings(BaseModel):
     num_output: ReplyCap = 384
     fit_reading: bool = Field(True, title="Fit passage tokens to this machine",
                               json_schema_extra=ADVANCED,
-                              description="Give the model what it reads in about 5 s at its "
-                                          "measured speed (a list or summary 2.5x that); off: "
-                                          "'Passage tokens read' below.")
+                              description="Give the model what lets a short answer come "
+                                          "whole within about 7 s at its measured speed (a "
+                                          "list or summary 2.5x that); off: 'Passage tokens "
+                                          "read' below.")
     reading_tokens: int = Field(200, ge=0, title="Passage tokens read", json_schema_extra=ADVANCED,
                                 description="With fitting off, a query gives the model the "
                                             "question's closest sentences up to this many tokens "

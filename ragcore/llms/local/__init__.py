@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Iterator, Literal, Sequence
 
 from ...errors import ConfigError, LLMResponseError
+from ...prompts.answer import QA
 from ...types import Message
 from ..gguf_info import read_gguf_info
 from ..local_models import PackagedModel, default_model, model_file, packaged_model
@@ -43,9 +44,10 @@ DEFAULT_LOCAL_WINDOW = 2048
 DEFAULT_LOCAL_OUTPUT = 384
 DEFAULT_PARALLEL = 2
 # The passages' tokens a query gives the model (``engines.from_index`` keeps the question's closest
-# sentences up to it): with ``FITTED`` (the default) what the model reads in about 5 s at its
-# measured speed (``pace``: ~370 on these 2 idle cores, 160 on one busy one), and this many until
-# a reply has been timed; a number fixes it; None: every passage whole.
+# sentences up to it): with ``FITTED`` (the default) what leaves a factoid's whole answer within
+# about 7 s at the measured speeds (``pace``: the cap of 250 on these 2 idle cores, 100 on one
+# busy one), and this many until a reply has been timed (the engine times its primer at load);
+# a number fixes it; None: every passage whole.
 DEFAULT_READING_TOKENS = 200
 FITTED = "fitted"
 # Fixes the threads of every LocalLLM not given them (as OMP_NUM_THREADS does for OpenMP): for a
@@ -121,7 +123,9 @@ class LocalLLM:
         self.context_window, self.num_output = window, num_output
         self.temperature, self.stop = temperature, tuple(stop)
         self.trained_window = trained
-        self._config = EngineConfig(self.path.resolve(), window, threads or 0, parallel)
+        # The instructions every query's answer opens with, read and timed at load (``engine``)
+        self._config = EngineConfig(self.path.resolve(), window, threads or 0, parallel,
+                                    primer=QA.system)
         self._engine = shared_engine(self._config)
 
     @property

@@ -8,7 +8,10 @@ people on two cores); the others wait in line, told their place. A slot keeps th
 read, so a prompt that starts like the previous one (the same system prompt) only reads what is
 new. Stopping a reply (closing its stream, or ending its turn: ``slots.stopped_by``) ends its work
 at the next token, or at the next batch of prompt tokens while it still reads. Its threads follow
-the machine unless set (``machine``), and every reply's speed is kept (``pace``).
+the machine unless set (``machine``), and every reply's speed is kept (``pace``). Whenever the
+weights load, the engine reads its primer (``EngineConfig.primer``: the instructions a query's
+answer opens with) into a slot and times it, so the first answer's reading budget follows this
+machine's measured speed at these threads and its instructions are not read again.
 """
 
 from __future__ import annotations
@@ -48,6 +51,9 @@ class EngineConfig:
     window: int  # tokens per slot
     threads: int  # 0: fitted to the machine as it is (``machine.choose_threads``)
     parallel: int
+    # Instructions read into a slot, and timed, whenever the weights load (``_primed``): ""
+    # for none.
+    primer: str = ""
 
 
 # Prompt tokens read per batch: a Stop takes effect after the batch being read. Measured on
@@ -69,6 +75,10 @@ STOP_WAIT_SECONDS = 1.0
 # and 60 s (90 s). The slots stay: a question's own calls (its rewrite, its answer) keep their
 # prompts' openings in the slots' caches.
 QUESTIONS_AT_ONCE = 1
+
+# Tokens the primer's reply may write: enough to time the writing (``pace`` times two or
+# more), few enough to cost well under a second on one busy thread (5-6 tokens a second).
+PRIMER_REPLY = 4
 
 # A fitted engine reloads with other threads only while no reply runs, and at most this often:
 # loading takes a few seconds (4-6 s on 2 busy cores), a load that changes for a moment should
@@ -95,7 +105,7 @@ class LocalEngine:
         # Admission in arrival order, one question at a time (``QUESTIONS_AT_ONCE``).
         self.slots = SlotQueue(min(config.parallel, QUESTIONS_AT_ONCE))
         self.choice = choose_threads(watch(), config.threads or None)
-        self._server = _load_server(config, self.choice.threads)
+        self._server = self._load(self.choice.threads)
         self._loaded_at = time.monotonic()
 
     @property
@@ -119,9 +129,18 @@ class LocalEngine:
             logger.info("reloading %s with %d threads: %s", self.config.path.name,
                         choice.threads, choice.reason)
             self._server = None  # the old weights go before the new ones come
-            self._server = _load_server(self.config, choice.threads)
+            self._server = self._load(choice.threads)
             self._loaded_at = time.monotonic()
         self.choice = choice
+
+    def _load(self, threads: int) -> Any:
+        """The weights loaded with ``threads``, and the primer read and timed: the first
+        answer's reading budget is this speed's (``pace``), not a default, and its
+        instructions are already in a slot."""
+        server = _load_server(self.config, threads)
+        if self.config.primer:
+            self.pace.record(_primed(server, self.config.primer), threads)
+        return server
 
     def _begin(self) -> tuple[Any, int]:
         """The server for one request (fitted first) and its threads; running until ``_end``."""
@@ -227,6 +246,26 @@ class LocalEngine:
                 _RUNNING.discard(running)
             if timings is not None:  # the speed of every pass, one stopped early too
                 self.pace.record(timings, threads)
+
+
+def _primed(server: Any, primer: str) -> dict[str, Any]:
+    """llama.cpp's ``timings`` of reading ``primer`` as a system message and writing a few
+    tokens after it (kept in a slot, as any prompt: ``cache_prompt``)."""
+    chunks: list[Any] = []
+
+    def take(chunk: Any) -> bool:
+        chunks.append(chunk)
+        return False  # never stopped
+
+    body = {"messages": [{"role": "system", "content": primer},
+                         {"role": "user", "content": "Ready?"}],
+            "max_tokens": PRIMER_REPLY, "temperature": 0.0, "top_k": 1, "cache_prompt": True,
+            "stream": True, "return_progress": True, "timings_per_token": True}
+    try:
+        server.handle_chat_completions(body, take)
+    except Exception as exc:  # the bindings raise plain RuntimeError/ValueError
+        raise LLMError(f"the local model failed reading its first prompt: {exc}") from exc
+    return whole_reply(chunks).get("timings") or {}
 
 
 def _timings(chunk: Any) -> dict[str, Any] | None:

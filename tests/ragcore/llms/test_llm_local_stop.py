@@ -159,10 +159,12 @@ def test_the_writing_cap_is_what_the_measured_speed_writes_in_the_wait():
 @needs_model
 def test_a_reply_longer_than_the_wait_stops_early_and_says_so():
     from ragcore.llms.local import LocalLLM
-    from ragcore.llms.local.pace import WRITING_SECONDS
+    from ragcore.llms.local.pace import WRITING_SECONDS, Pace
 
-    # An engine of its own (a window no other test uses), timed as a slow machine writes.
+    # An engine of its own (a window no other test uses), timed as a slow machine writes (in
+    # place of its primer's timing at load).
     llm = LocalLLM("smollm2-135m", num_output=384, context_window=1536, parallel=1)
+    llm._engine.pace = Pace()
     llm._engine.pace.record({"predicted_n": 40, "predicted_per_second": 2.5}, llm.threads)
     cap = int(2.5 * WRITING_SECONDS)
     assert llm.pace_note()["writing_cap"] == cap

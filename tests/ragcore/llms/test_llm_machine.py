@@ -13,7 +13,8 @@ from ragcore.llms.local import engine as engine_module
 from ragcore.llms.local.engine import EngineConfig, LocalEngine
 from ragcore.llms.local.machine import MachineLoad, MachineWatch, choose_threads
 from ragcore.llms.local.pace import (
-    MAX_READING_TOKENS, MIN_READING_TOKENS, READING_SECONDS, Pace,
+    ANSWER_SECONDS, MAX_READING_TOKENS, MIN_READING_TOKENS, OTHER_TOKENS, PASS_SECONDS,
+    READ_PER_BUDGET, REPLY_TOKENS, Pace, passage_tokens,
 )
 
 
@@ -65,14 +66,18 @@ def test_the_watch_sees_two_busy_programs_and_the_choice_leaves_their_cores():
     assert choose_threads(load).threads <= max(1, load.cores - 1)
 
 
-def test_the_reading_budget_is_what_the_model_reads_in_the_aimed_seconds():
+def test_the_reading_budget_leaves_the_whole_answer_within_the_aimed_seconds():
     pace = Pace()
     assert pace.reading_budget(2, default=200, ceiling=500).tokens == 200  # nothing timed yet
-    pace.record({"prompt_n": 300, "prompt_per_second": 60.0, "predicted_n": 40,
-                 "predicted_per_second": 12.0}, threads=2)
+    pace.record({"prompt_n": 300, "prompt_per_second": 50.0, "predicted_n": 40,
+                 "predicted_per_second": 10.0}, threads=2)
     budget = pace.reading_budget(2, default=200, ceiling=500)
-    assert budget.tokens == round(60 * READING_SECONDS, -1)
-    assert "60 tokens/s" in budget.reason
+    assert MIN_READING_TOKENS < budget.tokens < MAX_READING_TOKENS
+    # The passages, the prompt's other tokens and the short reply: the aimed whole answer.
+    read = budget.tokens * READ_PER_BUDGET + OTHER_TOKENS
+    whole = read / 50.0 + REPLY_TOKENS / 10.0 + PASS_SECONDS
+    assert whole == pytest.approx(ANSWER_SECONDS, abs=0.2)
+    assert "50 tokens/s" in budget.reason
     # Another thread count starts from what it measured itself (here: nothing).
     assert pace.reading_budget(1, default=200, ceiling=500).tokens == 200
     # A fast laptop reads no more than an answer was measured to need, nor than the window's
@@ -84,16 +89,34 @@ def test_the_reading_budget_is_what_the_model_reads_in_the_aimed_seconds():
     assert pace.reading_budget(1, default=200, ceiling=500).tokens == MIN_READING_TOKENS
 
 
+def test_a_slower_machine_reads_fewer_passage_tokens_in_the_same_wait():
+    # Issue 65: 160 passage tokens, the old floor, took 5-6.7 s alone on one thread reading
+    # 24-32 tokens a second, and the whole answer 8.6-11.4 s.
+    fast, slow = passage_tokens(80.0, 12.0), passage_tokens(40.0, 8.0)
+    assert fast > 2 * slow > 0
+    assert passage_tokens(30.0, 6.5) < 160
+    # Writing not yet timed: a share of the reading speed stands in for it.
+    assert passage_tokens(40.0, None) == passage_tokens(40.0, 8.0)
+    # A machine that cannot write the reply in time at all gets the floor, not a negative.
+    pace = Pace()
+    pace.record({"prompt_n": 300, "prompt_per_second": 20.0, "predicted_n": 10,
+                 "predicted_per_second": 1.0}, threads=1)
+    assert passage_tokens(20.0, 1.0) < 0
+    assert pace.reading_budget(1, default=200, ceiling=500).tokens == MIN_READING_TOKENS
+
+
 def test_the_reading_budget_says_the_seconds_its_tokens_take_at_the_measured_rate():
     # Issue 65: "reads 17 tokens/s on 1 thread: 160 tokens in about 4 s", which take 9.4 s.
     pace = Pace()
     pace.record({"prompt_n": 300, "prompt_per_second": 17.0}, threads=1)
     budget = pace.reading_budget(1, default=200, ceiling=500)
-    assert budget.tokens == MIN_READING_TOKENS == 160
-    assert budget.reason == "reads 17 tokens/s on 1 thread: 160 tokens in about 9.4 s"
-    pace.record({"prompt_n": 300, "prompt_per_second": 60.0}, threads=2)
+    assert budget.tokens == MIN_READING_TOKENS == 100
+    assert budget.reason == "reads 17 tokens/s on 1 thread: 100 tokens in about 5.9 s"
+    pace.record({"prompt_n": 300, "prompt_per_second": 60.0, "predicted_n": 40,
+                 "predicted_per_second": 12.0}, threads=2)
+    tokens = passage_tokens(60.0, 12.0)
     assert pace.reading_budget(2, default=200, ceiling=500).reason.endswith(
-        f"{round(60 * READING_SECONDS, -1):.0f} tokens in about 4 s")
+        f"{tokens} tokens in about {tokens / 60:.1f} s")
 
 
 def test_a_short_read_does_not_time_the_reading():
@@ -173,3 +196,47 @@ def test_the_environment_can_fix_the_threads(monkeypatch):
     monkeypatch.setenv(THREADS_ENV, "two")
     with pytest.raises(ConfigError, match="whole number of threads"):
         threads_from_env()
+
+
+class _TimedServer:
+    """llama.cpp's server as the primer meets it: a short reply, then the pass's timings."""
+
+    def __init__(self, threads: int) -> None:
+        self.threads, self.bodies = threads, []
+
+    def handle_chat_completions(self, body, take):
+        self.bodies.append(body)
+        take({"choices": [{"delta": {"content": "Yes"}}]})
+        take({"choices": [{"delta": {}, "finish_reason": "length"}],
+              "timings": {"prompt_n": 110, "prompt_per_second": 30.0 * self.threads,
+                          "predicted_n": 6, "predicted_per_second": 6.0 * self.threads}})
+
+
+def test_the_engine_times_its_primer_whenever_the_weights_load(monkeypatch, tmp_path):
+    # Issue 65: a fresh process's first answer had the budget of an unmeasured pace (200
+    # tokens: 14.6 s on one thread, where the answers after it took 7-9 s).
+    servers: list[_TimedServer] = []
+
+    def load(config, threads):
+        servers.append(_TimedServer(threads))
+        return servers[-1]
+
+    monkeypatch.setattr(engine_module, "_load_server", load)
+    monkeypatch.setattr(engine_module, "REFIT_SECONDS", 0.0)
+    watch = _Watch(0.0)
+    engine = LocalEngine(EngineConfig(tmp_path / "m.gguf", 512, 0, 2, primer="Be brief."),
+                         watch=watch)
+    body = servers[0].bodies[0]
+    assert body["messages"][0] == {"role": "system", "content": "Be brief."}
+    assert body["cache_prompt"] and body["max_tokens"] == engine_module.PRIMER_REPLY
+    assert engine.pace.speeds(2).reading == 60.0 and engine.pace.speeds(2).writing == 12.0
+    watch.others = 1.8  # reloaded with one thread: that count is timed before an answer too
+    assert engine.fit().threads == 1 and len(servers) == 2
+    assert engine.pace.speeds(1).reading == 30.0
+
+
+def test_an_engine_without_a_primer_reads_nothing_at_load(monkeypatch, tmp_path):
+    server = _TimedServer(2)
+    monkeypatch.setattr(engine_module, "_load_server", lambda config, threads: server)
+    engine = LocalEngine(EngineConfig(tmp_path / "m.gguf", 512, 2, 2), watch=_Watch(0.0))
+    assert server.bodies == [] and engine.pace.speeds(2).reading is None
