@@ -26,7 +26,9 @@ sessions asking at once through one shared two-slot packaged model: all answered
 each waiter was shown, whole-answer p50/max, first token per session; ``bench_sessions``) and
 wait (what a person waits for, idle, beside two spinning programs and beside a second ragcore:
 first content, first token and checked answer p50/p90, ragcore's own share, prompt tokens per
-kind of question; ``bench_wait``) and conversation (one 20-question chat through the app's chat
+kind of question; ``bench_wait``) and fresh (the idle factoid answer in a new process on a
+fresh machine's empty caches against this one's, every answer counted; ``bench_fresh``) and
+conversation (one 20-question chat through the app's chat
 turn with the packaged model: each turn's prompt tokens and whole answer against turn 2's;
 ``bench_conversation``) and two_at_once (two people's answers through the packaged model at
 once against one after the other: each one's whole answer and the sum; ``bench_two_at_once``).
@@ -66,6 +68,7 @@ BENCHMARKS = (
     ("sessions", "llm.bench_sessions", False),
     ("busy", "llm.bench_busy", False),
     ("wait", "llm.bench_wait", False),
+    ("fresh", "llm.bench_fresh", False),
     ("conversation", "llm.bench_conversation", False),
     ("two_at_once", "llm.bench_two_at_once", False),
 )

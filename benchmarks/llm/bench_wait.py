@@ -153,9 +153,9 @@ def refit(llm: Any) -> None:
 
 def condition(index: Any, llm: Any, clock: ModelClock, questions: list[str]) -> dict[str, Any]:
     """The questions' waits, after the engine meets the machine as it is now: its threads fitted
-    again and one answer not counted (the first at other threads reads the shared instructions
-    again and the budget of an unmeasured pace; a person's first question after the machine
-    changes pays that once, which the uncounted answer shows)."""
+    again and one answer not counted (until the engine timed a primer at each load, the first
+    at other threads read the shared instructions again with the budget of an unmeasured pace;
+    still uncounted, so runs compare; ``bench_fresh`` counts a process's first answers)."""
     refit(llm)
     first = ask(index, llm, clock, questions[-1])
     load_before = machine_load()
