@@ -28,7 +28,8 @@ wait (what a person waits for, idle, beside two spinning programs and beside a s
 first content, first token and checked answer p50/p90, ragcore's own share, prompt tokens per
 kind of question; ``bench_wait``) and fresh (the idle factoid answer in a new process on a
 fresh machine's empty caches against this one's, every answer counted; ``bench_fresh``) and
-conversation (one 20-question chat through the app's chat
+query_fresh (``ragcore query`` in a fresh process against a warm answer to the same question,
+its load printed; ``bench_query_fresh``) and conversation (one 20-question chat through the app's chat
 turn with the packaged model: each turn's prompt tokens and whole answer against turn 2's;
 ``bench_conversation``) and two_at_once (two people's answers through the packaged model at
 once against one after the other: each one's whole answer and the sum; ``bench_two_at_once``).
@@ -69,6 +70,7 @@ BENCHMARKS = (
     ("busy", "llm.bench_busy", False),
     ("wait", "llm.bench_wait", False),
     ("fresh", "llm.bench_fresh", False),
+    ("query_fresh", "llm.bench_query_fresh", False),
     ("conversation", "llm.bench_conversation", False),
     ("two_at_once", "llm.bench_two_at_once", False),
 )
