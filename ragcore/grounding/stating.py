@@ -52,8 +52,9 @@ def reader_available() -> bool:
 
 
 def stated(question: str, passages: Sequence[str]) -> list[Stated]:
-    """Every sentence of ``passages`` with the reader's chance that it states the answer to
-    ``question``, most likely first; [] without the reader or a question."""
+    """Every prose sentence of ``passages`` (``reading.text.prose``: the reader was trained on
+    nothing else) with the reader's chance that it states the answer to ``question``, most
+    likely first; [] without the reader or a question."""
     if not question.strip() or not passages or not reader_available():
         return []
     return list(_stated(question, tuple(passages)))
@@ -62,12 +63,14 @@ def stated(question: str, passages: Sequence[str]) -> list[Stated]:
 @lru_cache(maxsize=64)  # the verdict, the veto and the refusal's quote read the same sentences
 def _stated(question: str, passages: tuple[str, ...]) -> tuple[Stated, ...]:
     from ..reading.model import shared_reader
-    from ..reading.text import reader_text
+    from ..reading.text import prose, reader_text
 
     where, texts = [], []
     for position, passage in enumerate(passages):
         spans = sentence_spans(passage, wrapped=True)
         for i, span in enumerate(spans):
+            if not prose(passage[slice(*span)]):  # a line of code: the word rules' alone
+                continue
             before = passage[slice(*spans[i - 1])] if i else ""
             where.append((position, span))
             texts.append(reader_text(passage[slice(*span)], "", before))

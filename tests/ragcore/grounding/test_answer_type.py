@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from ragcore.grounding import stating
 from ragcore.grounding import check_answer
 from ragcore.grounding.answer_type import (
     COUNT_UNSTATED,
@@ -166,7 +167,11 @@ def test_the_verdict_refuses_a_repetition_though_the_passage_holds_it():
     assert verdict.label == "unsupported" and verdict.claims[0].off_question == REPEATS
 
 
-def test_no_judge_is_asked_about_a_lead_of_another_kind():
+def test_no_judge_is_asked_about_a_lead_of_another_kind(monkeypatch):
+    # the word rules alone: the shipped reader decides the second lead itself (it reads "$10 a
+    # vial to make" as what a dose costs), and what is asked here is when the judge is asked
+    monkeypatch.setattr(stating, "reader_available", lambda: False)
+
     class Judge:
         model = "judge"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from ragcore.grounding import stating
 from ragcore.grounding import (
     EMPTY,
     PARTLY,
@@ -416,7 +417,11 @@ def test_a_word_no_english_word_list_holds_must_be_in_a_passage():
                          "Use utf8mb4 and flake8.") == []
 
 
-def test_a_short_answer_a_stated_sentence_restates_with_the_question_is_vouched_for():
+def test_a_short_answer_a_stated_sentence_restates_with_the_question_is_vouched_for(
+        monkeypatch):
+    # the word rules' restatement (the shipped reader vouches for "**39**." alone, reading the
+    # sentence as stating the count)
+    monkeypatch.setattr(stating, "reader_available", lambda: False)
     coronet = ("He opened the case and showed me the beryl coronet. \u2018There are thirty-nine "
                "enormous beryls,\u2019 said he, \u2018and the price of the gold chasing is "
                "incalculable.\u2019 The lowest estimate would put the worth of the coronet at "
