@@ -88,3 +88,11 @@ def test_use_chooses_local_name_and_measure_speed_is_kept_for_the_workspace(docs
     captions = " ".join(c.value for c in at.caption)
     assert "(loaded)" in captions and "Threads: " in captions
     assert "Passage tokens a query reads: " in captions
+
+
+def test_a_speed_on_one_thread_says_thread_not_threads():
+    # Issue 66: Settings said "(1 threads)".
+    from webapp.settings.packaged_models import Speed
+
+    said = Speed(30.0, 5.0, 1.2, 1).describe()
+    assert said.endswith("(1 thread)") and "tokens" not in said

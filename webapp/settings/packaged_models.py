@@ -57,7 +57,7 @@ class Speed:
     def describe(self) -> str:
         return (f"reads about {self.prompt_per_second * WORDS_PER_TOKEN:,.0f} words a second, "
                 f"writes about {self.decode_per_second * WORDS_PER_TOKEN:,.1f} "
-                f"({self.threads} threads)")
+                f"({fmt.counted(self.threads, 'thread')})")
 
 
 def measure_speed(llm: Any, *, tokens: int = SPEED_TOKENS) -> Speed:
