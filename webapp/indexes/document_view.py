@@ -1,7 +1,7 @@
 """'Open in document': a cited source shown where it lives, and the original offered for download.
 
 A PDF source shows its page as an image (PDFium) with the passage's lines tinted blue, the
-spans the answer used in orange and its short answer in a deeper orange, underlined (geometry:
+spans the answer used in orange over it (the caption names only the tints left visible) and its short answer in a deeper orange, underlined (geometry:
 ``ragcore.present.passage.page_boxes``); any other document shows its text, rendered like a passage
 (Markdown and reST as formatted text), with the passage marked, the short answer in bold, and
 scrolled into view. Used by the Query page; the Chat page can call the same button.
@@ -52,14 +52,15 @@ def show_document(source: ListedSource, index_name: str) -> None:
         return
     page = node.metadata.get("page")
     where = f" · page {source.scored.page}" if page else ""
-    st.caption(f"[{source.number}] {name}{where}: the passage is tinted blue, the words the "
-               "answer used orange" + (", its short answer deeper orange."
-                                       if source.use.answer_spans else "."))
+    caption = st.empty()  # filled once the highlight is drawn: it names only the tints shown
+    caption.caption(f"[{source.number}] {name}{where}")
     try:
         if path.suffix.lower() == ".pdf" and page:
-            show_pdf_page(path, int(page), node.text, source.use.spans, source.use.answer_spans)
+            drawn = show_pdf_page(path, int(page), node.text, source.use.spans,
+                                  source.use.answer_spans)
         else:
-            show_text(path, node, source.use.spans, source.use.answer_spans)
+            drawn = show_text(path, node, source.use.spans, source.use.answer_spans)
+        caption.caption(f"[{source.number}] {name}{where}: {tints_said(drawn)}")
     except ReaderError as exc:
         st.warning(f"{name} cannot be shown here: {exc}")
     st.download_button(f"Download {path.name}", data=path.read_bytes(), file_name=path.name,
@@ -84,7 +85,46 @@ def original_path(metadata: dict[str, Any], index_name: str) -> Path | None:
     return None
 
 
-def show_pdf_page(path: Path, page: int, passage: str, spans: Any, answer: Any = ()) -> None:
+def tints_said(drawn: set[str]) -> str:
+    """The highlight in words, naming only the tints ``drawn`` ("passage", "cited", "answer"):
+    a passage the answer used all of shows no blue (issue 66)."""
+    said = []
+    if "passage" in drawn:
+        said.append("the passage is tinted blue")
+    if "cited" in drawn:
+        said.append("the words the answer used orange" if said else
+                    "the words the answer used are tinted orange")
+    if "answer" in drawn:
+        said.append("its short answer deeper orange" if said else
+                    "the answer's words are tinted deeper orange")
+    return (", ".join(said) if said else "the passage is not highlighted") + "."
+
+
+def drawn_tints(whole: list, cited: list, answer: list = ()) -> set[str]:
+    """The tints left visible on a page: each is drawn over the one before it."""
+    drawn = {"passage"} if _uncovered(whole, [*cited, *answer]) else set()
+    if _uncovered(cited, answer):
+        drawn.add("cited")
+    return drawn | ({"answer"} if answer else set())
+
+
+def _uncovered(rects: list, over: list, *, slack: float = 4.0) -> bool:
+    """Whether some part of ``rects`` wider than ``slack`` pixels shows outside ``over``."""
+    for rect in rects:
+        spans = sorted((o.left, o.right) for o in over
+                       if o.top <= rect.top + slack and o.bottom >= rect.bottom - slack)
+        reached = rect.left
+        for left, right in spans:
+            if left - reached > slack:
+                return True
+            reached = max(reached, right)
+        if rect.right - reached > slack:
+            return True
+    return False
+
+
+def show_pdf_page(path: Path, page: int, passage: str, spans: Any, answer: Any = ()
+                  ) -> set[str]:
     from ragcore.readers.pdf.page import page_with_boxes
 
     rendered = page_with_boxes(path, page, scale=PAGE_SCALE)
@@ -99,10 +139,11 @@ def show_pdf_page(path: Path, page: int, passage: str, spans: Any, answer: Any =
     band = focus_window(whole, *image.size)
     if band is None:
         st.image(image, width="stretch")
-        return
+        return drawn_tints(whole, cited, answered)
     st.image(image.crop(band), width="stretch", caption=f"The passage on page {page}")
     with st.expander(f"Whole page {page}"):
         st.image(image, width="stretch")
+    return drawn_tints(whole, cited, answered)
 
 
 def highlighted(image: Any, whole: list, cited: list, answer: list = ()) -> Any:
@@ -121,7 +162,7 @@ def highlighted(image: Any, whole: list, cited: list, answer: list = ()) -> Any:
     return Image.alpha_composite(base, overlay).convert("RGB")
 
 
-def show_text(path: Path, node: Any, spans: Any, answer: Any = ()) -> None:
+def show_text(path: Path, node: Any, spans: Any, answer: Any = ()) -> set[str]:
     text = document_text(path, node)
     if text is None:
         st.caption("This document's text has changed since it was indexed: the passage alone "
@@ -132,6 +173,7 @@ def show_text(path: Path, node: Any, spans: Any, answer: Any = ()) -> None:
     body = render_segments(segments, markup_of(path.name), anchor=ANCHOR)
     # st.iframe: components.v1.html, which this replaced, is removed after 2026-06-01
     st.iframe(body + SCROLL, height=560, alt="The document around the passage")
+    return {s.kind for s in segments if s.kind != "context" and s.text.strip()}
 
 
 def document_text(path: Path, node: Any) -> str | None:
