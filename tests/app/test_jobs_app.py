@@ -59,7 +59,7 @@ def test_the_sidebar_lists_a_cli_job_cancels_it_and_shows_it_interrupted_when_it
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
     assert not at.exception
     text = _sidebar_text(at)
-    assert "Index big.txt into “Contrats été”: embedding 120 of about 900 passages" in text
+    assert "Index big.txt into “Contrats été”: indexing passage 120 of about 900" in text
     assert f"Started from the command line (process {other_process.pid})" in text
     cancel = [b for b in at.sidebar.button if b.label == "Cancel"]
     assert len(cancel) == 1
@@ -180,7 +180,7 @@ def test_the_cli_lists_jobs_and_cancels_one_running_elsewhere(ws_root, other_pro
     assert main(["jobs", "--workspace", str(ws_root)]) == 0
     listed = capsys.readouterr().out
     assert running.id in listed and "Index big.txt into “docs”" in listed
-    assert "embedding 5 of about 50 passages" in listed and f"app (process {other_process.pid})" in listed
+    assert "indexing passage 5 of about 50" in listed and f"app (process {other_process.pid})" in listed
     assert "done: removed 1 document" in listed
     assert main(["cancel-job", running.id, "--workspace", str(ws_root)]) == 0
     assert "Asked Index big.txt into “docs”" in capsys.readouterr().out

@@ -63,4 +63,4 @@ def _progress(job_id: str) -> None:
     job = state.jobs().get(job_id)
     if job is None or not job.active:
         st.rerun(scope="app")  # the files are in: show the page with the index they changed
-    st.progress(min(1.0, max(0.0, job.fraction)), text=f"Indexing: {job.status()}")
+    st.progress(min(1.0, max(0.0, job.fraction)), text=f"Indexing: {job.status().removeprefix('indexing ')}")

@@ -126,13 +126,14 @@ class Job:
         return None if left is None else left.seconds
 
     def status(self) -> str:
-        """The state in words: 'embedding 120 of about 900 passages · file 1 of 2 · about 3 min
+        """The state in words: 'indexing passage 120 of about 900 · file 1 of 2 · about 3 min
         left' (the passages of the whole job, counted before it started and refined as it goes:
-        the upload's estimate and the result count the same passages)."""
+        the upload's estimate and the result count the same passages). A person's words, not
+        the stage's name: "embedding" is jargon to someone uploading files (issue 66)."""
         if self.state == "embedding" and self.work_total:
-            words = f"embedding {self.work_done:,} of about {self.work_total:,} passages"
+            words = f"indexing passage {self.work_done:,} of about {self.work_total:,}"
         elif self.state == "embedding" and self.chunks_total:
-            words = f"embedding {self.chunks_done:,} of about {self.chunks_total:,} passages"
+            words = f"indexing passage {self.chunks_done:,} of about {self.chunks_total:,}"
         elif self.state == "reading" and self.ocr_total:
             words = f"reading scanned pages (OCR) {self.ocr_done} of {self.ocr_total}"
         elif self.state == "summarising":
@@ -144,7 +145,7 @@ class Job:
         elif self.state in FINISHED and self.summary:
             words = f"{self.state}: {self.summary}"
         else:
-            words = self.state
+            words = "indexing" if self.state == "embedding" else self.state
         if self.cancel_requested and self.active and self.state != "queued":
             words += " (stopping after this batch)"
         if self.active and self.file_count > 1 and self.file_number and self.state != "summarising":

@@ -162,8 +162,8 @@ def test_progress_has_states_and_an_estimate(tmp_path, files):
     status = job.status()
     runner.wait(job.id, WAIT)
     if job.chunks_total:  # caught while embedding
-        assert status.startswith("embedding ") and " of about " in status
-        assert "passages" in status and "left" in status
+        assert status.startswith("indexing passage ") and " of about " in status
+        assert "embedding" not in status and "left" in status
     assert {"reading", "splitting", "embedding", "saving", "done"} <= set(seen)
     assert job.state == "done" and job.fraction == 1.0
 
@@ -240,7 +240,7 @@ def test_a_file_going_on_after_a_saved_batch_shows_embedding_not_writing(tmp_pat
     job = runner.ingest(ws, "docs", [files / "big.txt"])
     assert embedder.waiting.wait(WAIT)  # the slice after the first save is held
     assert job.state == "embedding" and 0 < job.chunks_done < job.chunks_total
-    assert "embedding" in JobJournal(ws.root / "jobs").load(job.id).status()
+    assert "indexing passage" in JobJournal(ws.root / "jobs").load(job.id).status()
     embedder.gate.set()
     assert runner.wait(job.id, WAIT).state == "done"
 
@@ -258,3 +258,10 @@ def test_a_job_id_reads_the_clock_once(monkeypatch):
     first, second = new_job_id(), new_job_id()
     assert first < second
     assert first.split("-")[1] == time.strftime("%H%M%S", time.localtime(1_700_000_000))
+
+
+def test_an_upload_s_progress_says_indexing_not_embedding():
+    # Issue 66: "embedding 192 of about 935 passages" is jargon to someone uploading files.
+    job = Job("ingest", "docs", state="embedding", work_done=192, work_total=935)
+    assert job.status().startswith("indexing passage 192 of about 935")
+    assert "embedding" not in Job("ingest", "docs", state="embedding").status()
