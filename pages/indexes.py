@@ -36,7 +36,7 @@ def overview(infos) -> None:
     more = shell.advanced_on()
     st.dataframe(
         [{"index": display_name(state.workspace(), i.name), "files": i.files,
-          "documents": i.documents, "passages": i.nodes,
+          "pages and files read": i.documents, "passages": i.nodes,
           "size on disk": fmt.human_size(i.bytes_on_disk),
           **({"embedding model": i.embed_model, "kept in": i.store or "index folder"}
              if more else {}),
@@ -53,12 +53,36 @@ def saved_chats(count: int) -> str:
     return f"{count} saved chat{'' if count == 1 else 's'}"
 
 
+def read_as(row: dict) -> str:
+    """What one file was read as, in a person's words: '59 pages' for a PDF (read page by
+    page), 'the whole file' for a file read at once."""
+    if row["file"].lower().endswith(".pdf"):
+        return fmt.counted(row["documents"], "page")
+    return "the whole file" if row["documents"] == 1 else fmt.counted(row["documents"], "part")
+
+
+def files_read_as(rows: list[dict]) -> str:
+    """'Read as 59 pages of 1 PDF and 1 other file' (issue 66: "60 documents (one per PDF
+    page)" for one 59-page PDF and one text file)."""
+    pdfs = [r for r in rows if r["file"].lower().endswith(".pdf")]
+    others = [r for r in rows if r not in pdfs]
+    said = []
+    if pdfs:
+        said.append(f"{fmt.counted(sum(r['documents'] for r in pdfs), 'page')} of "
+                    f"{fmt.counted(len(pdfs), 'PDF')}")
+    if others:
+        parts = sum(r["documents"] for r in others)
+        said.append(fmt.counted(len(others), "other file" if pdfs else "file")
+                    + (f" in {parts} parts" if parts > len(others) else ""))
+    return "Read as " + " and ".join(said) + "."
+
+
 def summary(info) -> None:
     """The index's counts; its tokens, embedding model, passage size and store under Advanced."""
     more = shell.advanced_on()
     cols = st.columns(4 if more else 3)
-    # More documents than files only when a PDF was split into its pages.
-    pages = (f"{info.documents} documents (one per PDF page)"
+    # More parts read than files only when a PDF was read page by page (or a file in parts).
+    pages = (files_read_as(state.index_documents(info.name))
              if info.documents > info.files else None)
     cols[0].metric("Files", info.files, help=pages)
     cols[1].metric("Passages", info.nodes)
@@ -120,7 +144,7 @@ def documents_tab(name: str) -> None:
         st.info("This index holds no documents yet.")
         return
     st.dataframe(
-        [{"file": r["file"], "documents": r["documents"], "passages": r["chunks"],
+        [{"file": r["file"], "read as": read_as(r), "passages": r["chunks"],
           "characters": r["characters"], "indexed": friendly_date(r["indexed_at"]),
           "complete": not r.get("incomplete")} for r in rows],
         hide_index=True, width="stretch",

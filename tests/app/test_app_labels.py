@@ -218,3 +218,25 @@ def test_a_jobs_outcome_counts_files_without_a_bracketed_plural():
     assert short_outcome(job) == "done · 1 of 1 file new or changed, 229 passages"
     job.report = {"files": [{}, {}, {}], "indexed": 3, "chunks": 1200}
     assert short_outcome(job) == "done · 3 of 3 files new or changed, 1,200 passages"
+
+
+def test_the_indexes_page_counts_a_pdf_s_pages_and_a_text_file_as_what_they_are(
+        app_env, tmp_path):  # noqa: F811
+    # Issue 66: one 59-page PDF and one .txt file were "60 documents (one per PDF page)".
+    from pathlib import Path
+
+    from ragcore.embeddings.fake import FakeEmbedder
+    from ragcore.workspace import Workspace
+
+    root = app_env(tmp_path / "ws")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("Owls hunt at night and sleep by day.", encoding="utf-8")
+    pdf = Path(__file__).resolve().parents[1] / "data" / "gzip-manpage.pdf"
+    Workspace(root, embedder=FakeEmbedder()).ingest("mixed", [pdf, notes])
+    at = open_page("indexes")
+    files = next(m for m in at.metric if m.label == "Files")
+    assert files.value == "2"
+    assert files.proto.help == "Read as 6 pages of 1 PDF and 1 other file."
+    assert "documents" not in at.dataframe[0].value.columns
+    rows = at.dataframe[1].value.set_index("file")["read as"]
+    assert rows["gzip-manpage.pdf"] == "6 pages" and rows["notes.txt"] == "the whole file"
