@@ -202,9 +202,10 @@ class ChatSummary:
     index: str
     chat_mode: str
     updated: str
-    messages: int
+    messages: int  # the conversation as shown
     created: str = ""
     pinned: bool = False
+    other_versions: int = 0  # kept where it forked (Regenerate, Edit), switched to, not shown
 
 
 MAX_TITLE_CHARS = 120
@@ -283,7 +284,8 @@ class ChatStore:
         words = search.lower().split()
         summaries = [
             ChatSummary(chat.id, chat.title or "(untitled)", chat.index, chat.chat_mode,
-                        chat.updated, len(chat.messages), chat.created, chat.pinned)
+                        chat.updated, len(chat.messages), chat.created, chat.pinned,
+                        sum(len(m.versions) for m in chat.messages))
             for chat in self._chats() if _contains(chat, words)
         ]
         # updated is to the second: ties go to the chat made later (ids start with their time)

@@ -73,3 +73,24 @@ def test_saved_chats_show_the_indexes_typed_name_not_its_folder(docs_ws):
     assert saved_titles(at) == ["Speech, Ukraine"]
     at.sidebar.text_input(key="chat_search").set_value("owls").run()
     assert saved_titles(at) == []
+
+
+def test_a_saved_chat_s_tooltip_counts_the_versions_regenerate_kept(tmp_path):
+    # Issue 66: a chat whose reply was regenerated twice said only "2 messages".
+    from ragcore.workspace.chats import ChatStore, SavedChat, new_message
+    from ragcore.workspace.conversation.versions import fork
+    from webapp.chat.chat_list import row_help
+
+    chat = SavedChat(index="docs", chat_mode="condense_plus_context")
+    chat.add_message("user", "Who keeps the lighthouse?")
+    chat.add_message("assistant", "The keepers.")
+    for again in ("The two keepers.", "The keepers, in turns."):
+        fork(chat, 1, [new_message("assistant", again)])
+    store = ChatStore(tmp_path / "chats")
+    store.save(chat)
+    said = row_help(store.list()[0])
+    assert said.startswith("2 messages, 2 other versions kept, started "), said
+    single = SavedChat(index="docs", chat_mode="simple")
+    single.add_message("user", "Hello?")
+    store.save(single)
+    assert row_help(next(s for s in store.list() if s.id == single.id)).startswith("1 message, ")

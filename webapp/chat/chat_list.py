@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 
 import streamlit as st
 
-from ragcore.present import friendly_date, parse_iso
+from ragcore.present import format as fmt, friendly_date, parse_iso
 from ragcore.workspace.names import display_name
 from webapp import state
 from webapp.chat.chat_modes import mode_name
@@ -82,11 +82,20 @@ def _search(ws: Any, everything: Sequence[Any], words: str, names: dict[str, str
     return [s for s in everything if s.id in hits]
 
 
+def row_help(summary: Any) -> str:
+    """'4 messages, 2 other versions kept, started today': the messages shown, and the versions
+    Regenerate or Edit kept beside them (issue 66: "2 messages" for a chat of three replies)."""
+    kept = getattr(summary, "other_versions", 0)
+    versions = f", {fmt.counted(kept, 'other version')} kept" if kept else ""
+    return (f"{fmt.counted(summary.messages, 'message')}{versions}, "
+            f"started {friendly_date(summary.created)}")
+
+
 def _chat_row(summary: Any, is_open: bool, index_shown: str, on_open: Callable) -> None:
     title, pin = st.columns([6, 1], vertical_alignment="center")
     title.button(summary.title, key=f"open_{summary.id}", on_click=on_open, args=(summary.id,),
                  width="stretch", type="primary" if is_open else "secondary",
-                 help=f"{summary.messages} messages, started {friendly_date(summary.created)}")
+                 help=row_help(summary))
     pin.button("", key=f"pin_{summary.id}", on_click=toggle_pin,
                args=(summary.id, not summary.pinned),
                icon=":material/keep_off:" if summary.pinned else ":material/keep:",
