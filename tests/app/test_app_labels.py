@@ -240,3 +240,11 @@ def test_the_indexes_page_counts_a_pdf_s_pages_and_a_text_file_as_what_they_are(
     assert "documents" not in at.dataframe[0].value.columns
     rows = at.dataframe[1].value.set_index("file")["read as"]
     assert rows["gzip-manpage.pdf"] == "6 pages" and rows["notes.txt"] == "the whole file"
+
+
+def test_top_k_s_help_says_the_sources_may_list_more_passages(docs_ws):  # noqa: F811
+    # Issue 66: "Passages to retrieve (top-k) 4" above "Sources (5)", a document's card added.
+    for page in ("query", "chat"):
+        at = open_page(page)
+        top_k = next(s for s in at.slider if s.label == "Passages to retrieve (top-k)")
+        assert "may list a few more than this" in top_k.proto.help and "card" in top_k.proto.help

@@ -22,7 +22,10 @@ from webapp.shell import in_columns
 CROSS_ENV = "RAGCORE_CROSS_ENCODER"
 TOP_K_HELP = ("How many passages the answer reads and cites. The packaged model reads a budget "
               "of sentences: for a fact it picks them among at least 12 passages retrieved, "
-              "from this many.")
+              "from this many. The sources may list a few more than this: a document's own "
+              "card (its title, authors, date) for a question about the document, the passage "
+              "spelling out an acronym asked about, or the neighbouring passages a "
+              "postprocessor adds.")
 NO_TEXT = "_(no answer text)_"
 
 
