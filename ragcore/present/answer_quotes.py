@@ -32,7 +32,7 @@ from ..grounding import Claim, ClaimCheck, Verdict
 from ..grounding.answer_type import asks_yes_or_no, wants_an_explanation
 from ..grounding.claims import sentence_spans
 from ..grounding.facts import facts_of, missing_facts
-from ..grounding.located import LOCATED_SHARE, asked_share, asked_stems
+from ..grounding.located import LOCATED_SHARE, asked_share, asked_stems, holds_answer
 from ..grounding.numbers import NUMBER
 from ..grounding.text import NEGATION, content_stems, fold
 from ..grounding.verdict import SHORT_CLAIM_STEMS
@@ -119,6 +119,18 @@ def yes_or_no(question: str, reply: str, listed: Sequence[ListedSource]
 
 
 _SAID = re.compile(r"^\W*(yes|no)\b")
+
+
+def holds_draft(lead: ClaimCheck, question: str, sentence: str) -> bool:
+    """Whether ``sentence`` holds the draft's answer: its first claim (``holds_answer``), or
+    the short answer in bold it opens with ("**6**. **pdfgrep** took 6 seconds ..." in "...
+    -c 6"): a refusal never quotes it as what the documents say nearest."""
+    bold = _BOLD.match(lead.claim.text)
+    return holds_answer(lead, question, sentence) or bool(bold and re.search(
+        rf"(?<!\w){re.escape(fold(bold[1]))}(?!\w)", fold(sentence)))
+
+
+_BOLD = re.compile(r"\s*\*\*(.+?)\*\*")
 
 
 def short(claim: Claim) -> bool:

@@ -67,14 +67,14 @@ from ..grounding import (
 )
 from ..grounding.answer_type import REPEATS
 from ..grounding.claims import sentence_spans
-from ..grounding.located import holds_answer, stated_instead
+from ..grounding.located import stated_instead
 from ..grounding.text import content_stems, fold, without_markers
 from ..llms.extractive.question import asked_acronym
 from ..llms.extractive.text import LIST_ITEM
 from ..prompts.answer import NOT_FOUND_SENTENCE
 from ..retrieval.acronyms import expanded, expansion_in
-from .answer_quotes import (about_it, explanation, quoted, short, stating_sentence,
-                            yes_or_no)
+from .answer_quotes import (about_it, explanation, holds_draft, quoted, short,
+                            stating_sentence, yes_or_no)
 from .sources import ListedSource, SourceListing
 from .support import NEAREST
 
@@ -319,15 +319,15 @@ def _not_said(listing: SourceListing, listed: Sequence[ListedSource],
         first = not_said(listing.question) if listing.question else NOT_FOUND_SENTENCE
         first += _why_not(listing.verdict.claims[0] if listing.verdict and listing.verdict.claims
                           else None, guessed)
+    lead = listing.verdict.claims[0] if listing.verdict and listing.verdict.claims else None
+    avoid = None if lead is None else partial(holds_draft, lead, listing.question)
     for position, source in enumerate(listed):
         if source.use.note == NEAREST and source.use.spans:
             start, end = source.use.spans[0]
             quote = " ".join(source.scored.node.text[start:end].split())
-            return f"{first}\n\n{NEAREST_LEAD} \u201c{quote}\u201d {marker(1)}", (position,)
-    lead = listing.verdict.claims[0] if listing.verdict and listing.verdict.claims else None
-    quote, position = closest_with_position(
-        listing.question, passages,
-        avoid=None if lead is None else partial(holds_answer, lead, listing.question))
+            if avoid is None or not avoid(quote):
+                return f"{first}\n\n{NEAREST_LEAD} \u201c{quote}\u201d {marker(1)}", (position,)
+    quote, position = closest_with_position(listing.question, passages, avoid=avoid)
     if quote:
         return f"{first}\n\n{NEAREST_LEAD} \u201c{quoted(quote)}\u201d {marker(1)}", (position,)
     return first, ()

@@ -110,8 +110,40 @@ def mark_listing(answer: str, listing: SourceListing, *,
     if listing.without_sources:
         return answer + note, listing
     text, numbered = _marked_listing(answer, listing, marker)
+    text = unbulleted_numbers(once_marked(text))
     numbered = dataclasses.replace(numbered, marked=UNSUPPORTED_MARK in text)
     return text + note, numbered
+
+
+_MARKED_AGAIN = re.compile(re.escape(UNSUPPORTED_MARK) + r"(?:[ \t]*" + re.escape(UNSUPPORTED_MARK)
+                           + r")+")
+_BULLETED_NUMBER = re.compile(r"^([ \t]*)[-*+][ \t]+(\d{1,3})([.)])[ \t]+", re.MULTILINE)
+
+
+def once_marked(text: str) -> str:
+    """``text`` with the mark said once where two claims of one line each left it (issue 66:
+    "(not in the documents) (not in the documents)")."""
+    return _MARKED_AGAIN.sub(UNSUPPORTED_MARK, text)
+
+
+def unbulleted_numbers(text: str) -> str:
+    """A quoted numbered item ("- 2. Run it") as the numbered line it is, not a bullet holding
+    a number ("• 2." on screen, issue 66); only a run numbered one by one that Markdown
+    starts as a list where it stands (it renumbers a list's items from its first, and a list
+    not starting at 1 cannot follow a line of text)."""
+    lines = text.split("\n")
+    found = [_BULLETED_NUMBER.match(line) for line in lines]
+    start = 0
+    while start < len(lines):
+        end = start
+        while end < len(lines) and found[end] and (
+                end == start or int(found[end][2]) == int(found[end - 1][2]) + 1):
+            end += 1
+        if end > start and (found[start][2] == "1" or not start or not lines[start - 1].strip()):
+            for i in range(start, end):
+                lines[i] = _BULLETED_NUMBER.sub(r"\1\2\3 ", lines[i], count=1)
+        start = max(end, start + 1)
+    return "\n".join(lines)
 
 
 def _marked_listing(answer: str, listing: SourceListing, marker: Callable[[int], str]
@@ -120,7 +152,8 @@ def _marked_listing(answer: str, listing: SourceListing, marker: Callable[[int],
     if listing.verdict is not None:  # ragcore's grounding verdict decides what is shown
         text, order = grounded_text(answer, listing, listed, marker)
         numbered = renumber(listing, order)
-        if NEAREST_LEAD not in text:  # not a refusal quoting what they say nearest
+        if NEAREST_LEAD not in text or not any(  # not a refusal quoting the nearest passage
+                s.number == 1 and s.use.note == NEAREST for s in numbered.shown):
             numbered = _without_nearest(numbered, cited=len(order))
         if text.startswith((NOT_CONFIRMED, NOT_STATED)):  # the reader is asked to check it
             numbered = _to_check(numbered)

@@ -14,6 +14,7 @@ from ragcore.grounding.stating import reader_available
 from ragcore.present.grounded import NEAREST_LEAD
 from ragcore.present.markers import mark_listing
 from ragcore.present.sources import answer_sources
+from ragcore.present.support import NEAREST
 from ragcore.types import Node, ScoredNode
 
 CHUBBY = ("Chubby's client library keeps a lease with the master. If a client's local lease "
@@ -88,3 +89,19 @@ def test_no_recorded_reply_refuses_while_quoting_its_own_answer():
                  if quotes_its_own_answer(shown(row["passages"], row["answer"],
                                                 row["question"]), row["answer"])]
     assert offenders == []
+
+
+def test_nor_a_sentence_holding_the_bold_short_answer_its_first_claim_says_more_than():
+    # the first claim is the whole line, which no sentence holds; its bold "6" is in one
+    timing = ("Let's see how long it takes. $ time pdfgrep 'The Commentz-Walter algorithm' "
+              "1995-watson.pdf -c 6 real 0.737s")
+    other = "The guide compares rg --pre against pdfgrep on one large file."
+    answer = "**6**. **pdfgrep** took 6 seconds. **rg --pre** took 6 seconds."
+    question = "In the guide's timing of a PDF search, how long did rg --pre and pdfgrep take?"
+    text = shown([timing, other], answer, question)
+    assert not quotes_its_own_answer(text, answer), text
+    # and no source is "nearest to your question" but the one quoted as nearest, [1]
+    nodes = [ScoredNode(Node(text=t, node_id=f"n{i}"), 0.7) for i, t in enumerate([timing, other])]
+    listing = mark_listing(answer, answer_sources(answer, nodes, retrieval_mode="similarity",
+                                                  extractive=False, question=question))[1]
+    assert all(s.number == 1 for s in listing.shown if s.use.note == NEAREST)
