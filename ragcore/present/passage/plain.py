@@ -25,6 +25,7 @@ _MARKS_LINE = re.compile(r"^[ \t]*(?:[=\-*_]{3,}|\|?(?:[ \t]*:?-+:?[ \t]*\|)+[ \
 # apart in one run of text), an ordered list keeps its numbers
 _LINE_START = re.compile(r"^[ \t]*(?:>[ \t]?)*(?:#{1,6}(?=[ \t]|$))?[ \t]*", re.MULTILINE)
 _BULLET = re.compile(r"^[-*+][ \t]+", re.MULTILINE)
+_BULLETED_NUMBER = re.compile(r"^[-*+][ \t]+(?=\d{1,3}[.)][ \t])", re.MULTILINE)
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)")
 _LINK = re.compile(r"\[([^\]\n]+)\](?:\([^)\n]*\)|\[[^\]\n]*\])")
 _CODE = re.compile(r"(`+)(.+?)\1", re.DOTALL)
@@ -39,7 +40,8 @@ def plain_text(text: str) -> str:
     # so what follows would be taken for code and keep its HTML
     text = readable_markdown(_FENCE.sub("", text))
     text = _MARKS_LINE.sub("", text)
-    text = _BULLET.sub("\u2022 ", _LINE_START.sub("", text)).replace("|", " ")
+    text = _BULLETED_NUMBER.sub("", _LINE_START.sub("", text))  # "• 1." would say it twice
+    text = _BULLET.sub("\u2022 ", text).replace("|", " ")
     text = _LINK.sub(r"\1", _IMAGE.sub(r"\1", text))
     text = _CODE.sub(lambda m: m.group(2).strip(), text)
     for _ in range(2):  # "***both***", "**a _b_ c**"
