@@ -35,7 +35,8 @@ a sentence it gives ``stating.STATES`` locates an answer it holds and keeps one 
 vouch for ("The client waits a further interval called the grace period, 45s by default." does
 not name the Chubby client it speaks of); ``stated_instead`` is the sentence it is sure of
 (``stating.SURE``) where the model's answer is not. A part of a narrowed answer, and a
-question naming what no passage mentions, are located by the words alone.
+question naming what no passage mentions, and an answer the model itself followed with "Not
+found in the documents.", are located by the words alone.
 """
 
 from __future__ import annotations
@@ -169,7 +170,8 @@ def restated(checks: Sequence[ClaimCheck], question: str) -> ClaimCheck:
 
 
 def decided(lead: ClaimCheck, passages: Sequence[str], question: str,
-            subjects: tuple[str, ...] = (), absent: bool = False) -> ClaimCheck:
+            subjects: tuple[str, ...] = (), absent: bool = False,
+            doubted: bool = False) -> ClaimCheck:
     """An answer to one fact (``asks_one_fact``) the verdict's features left undecided, decided:
     a short answer, or what a sentence answer adds to the question, vouched for by the passage
     sentence that holds all of it and states ``LOCATED_SHARE`` of the question or that the
@@ -193,7 +195,10 @@ def decided(lead: ClaimCheck, passages: Sequence[str], question: str,
             or (not short and (wants_an_explanation(question) or lead.refuted
                                or (lead.supported and not pointer)))):
         return lead  # "**SDLC**." only repeats the question; a "why" is explained, not located
-    read = {(s.passage, s.span): s.chance for s in stating.stated(question, passages)}
+    # an answer the model itself followed with "Not found in the documents." (``doubted``) is
+    # located by the words alone: its own doubt outweighs the reader's chance
+    read = {} if doubted else {(s.passage, s.span): s.chance
+                               for s in stating.stated(question, passages)}
     if lead.supported and not lead.refuted:
         found = [_stating_share(lead, stems, forms, passages[p], span, question, subjects,
                                 read, p) for p, span in lead.support if p < len(passages)]

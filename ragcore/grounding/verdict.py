@@ -166,7 +166,9 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
     if is_refusal(answer):
         return Verdict(REFUSED, measure=measure, unmentioned=absent)
     # A refusal inside an answer ("**150**. Not found in the documents.") claims nothing.
-    claims = [c for c in claims_of(answer, split_items=list_items) if not is_refusal(c.text)]
+    written = claims_of(answer, split_items=list_items)
+    claims = [c for c in written if not is_refusal(c.text)]
+    doubted = len(claims) < len(written)  # "**47**. Not found in the documents."
     if not claims:
         return Verdict(EMPTY, measure=measure, unmentioned=absent)
     off = _off_question(claims, question)
@@ -187,7 +189,7 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
                             off_question=off)
     else:  # an answer to one fact still undecided is vouched for where located, or not
         lead = restated(checks, question)
-        located = decided(lead, passages, question, subjects, bool(absent))
+        located = decided(lead, passages, question, subjects, bool(absent), doubted)
         first = checks[0]
         if (judging is not None and _judged(first.score, first.missing, first.displaced, weights)
                 and not (located.supported and (not lead.supported or (
@@ -195,7 +197,7 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
             lead = restated([*check_claims(claims[:1], passages, embedder=embedder,
                                            weights=weights, question=question, judge=judging,
                                            answer=answer), *checks[1:]], question)
-            located = decided(lead, passages, question, subjects, bool(absent))
+            located = decided(lead, passages, question, subjects, bool(absent), doubted)
         checks[0] = located
     if question.strip() and question_kind(question) is QuestionKind.LIST:
         checks = [listed(check, passages, question, subjects) for check in checks]

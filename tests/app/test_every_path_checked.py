@@ -13,11 +13,15 @@ import pytest
 from ragcore.chat import ChatMode
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.llms.fake import FakeLLM
-from ragcore.present.grounded import UNOBSERVED, UNREAD
+from ragcore.present.grounded import STATED_LEAD, UNOBSERVED, UNREAD
 from ragcore.workspace import Workspace
 from ragcore.workspace.conversation import Conversation, TurnSettings, start_chat
 from webapp.answers.citing import marked_listing
 from webapp.chat.chat_turns import sourceless_reply, source_passage
+
+# What a wrong answer is replaced with: the refusal, or the passage sentence the reader is sure
+# states the answer ("**The documents say:** “... opened to traffic in 1932 ...”")
+REPLACED = ("The documents don't", STATED_LEAD)
 
 TEXT = ("The harbour bridge was opened to traffic in 1932 after eight years of building. "
         "Its arch spans 503 metres between the two pylons.")
@@ -80,7 +84,7 @@ def test_the_query_page_and_the_python_api_show_the_checked_answer(workspace):
     index = workspace.load_index("docs")
     response = index.as_query_engine(llm=FakeLLM(replies=["**1930**."])).query(FIRST)
     assert response.verdict is not None
-    assert response.shown.startswith("The documents don't say")
+    assert response.shown.startswith(REPLACED) and not response.shown.startswith("**1930**")
 
 
 def test_the_cli_writes_the_checked_answer(workspace):
@@ -90,14 +94,15 @@ def test_the_cli_writes_the_checked_answer(workspace):
     response = index.as_query_engine(llm=FakeLLM(replies=["**1930**."])).query(FIRST)
     out = io.StringIO()
     write_reply(out, response, retrieval_mode="hybrid", question=FIRST)
-    assert out.getvalue().startswith("The documents don't say")
-    assert "**1930**" not in out.getvalue().split("\n\n")[0]
+    assert out.getvalue().startswith(REPLACED)
+    assert "1930" not in out.getvalue().split("\n\n")[0]
 
 
 @pytest.mark.parametrize("mode", [m.value for m in ChatMode if m is not ChatMode.SIMPLE])
 def test_the_python_api_chat_engines_show_the_checked_reply(workspace, mode):
     """``index.as_chat_engine(mode).chat(...)`` carries what a person is shown, in every mode
-    that searches: a wrong first answer and follow-up replaced by the verdict's refusal."""
+    that searches: a wrong first answer and follow-up replaced by the verdict's refusal, or by
+    the sentence the reader is sure states the answer."""
     from ragcore.memory import ChatMemory
 
     index = workspace.load_index("docs")
@@ -116,7 +121,7 @@ def test_the_python_api_chat_engines_show_the_checked_reply(workspace, mode):
         assert reply.text and reply.shown == shown  # the model's own words stay the text
         if reply.source_nodes:
             assert reply.verdict is not None, (mode, question)
-            assert reply.shown.startswith("The documents don't"), (mode, question, reply.shown)
+            assert reply.shown.startswith(REPLACED), (mode, question, reply.shown)
         else:
             assert reply.shown.startswith((UNREAD, UNOBSERVED)), (mode, question, reply.shown)
 

@@ -86,7 +86,7 @@ def test_a_new_user_summarises_asks_and_manages_chats(app_url, page, corpus_dir,
     _upload_files(page, files)
     expect(page.get_by_text(f"Result for index “{INDEX}”")).to_be_visible(timeout=WORK_TIMEOUT_MS)
     expect(page.get_by_test_id("stDataFrame").first).to_be_visible()  # a row per file
-    expect(page.get_by_text(re.compile(rf"^{len(files)} file\(s\): {len(files)} indexed "
+    expect(page.get_by_text(re.compile(rf"^{len(files)} files?: {len(files)} indexed "
                                        r"\(\d+ passages\), 0 unchanged, 0 failed"))).to_be_visible()
     _shot(page, "people-2-uploaded")
 
