@@ -125,15 +125,17 @@ _SECOND_ASK = re.compile(r",?\s+and\s+(?=(?:(?:in|on|at|by|for|from)\s+)?(?:what
 _YES_NO = re.compile(r"^\s*(?:is|are|was|were|do|does|did|can|could|should|would|will|has|have|"
                      r"had|may|must)\b", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"['\u2019]s?\b(?!\w)")
+_NAMING = re.compile(r"(?:the\s+|his\s+|her\s+|its\s+|their\s+)?(?:\w+\s+)?(?:name|title|"
+                     r"number|year|date|price|cost|age|size|length|amount)\b", re.IGNORECASE)
+_CHOICE = re.compile(r"\bor\b|\bwhether\b|\beither\b", re.IGNORECASE)
 
 
 def asks_yes_or_no(question: str) -> bool:
     """Whether ``question`` is answered yes or no ("Is Chubby a lock service?"), not a choice
     ("Is it TCP or UDP?")."""
     return bool(_YES_NO.match(question)) and not _CHOICE.search(question)
-_NAMING = re.compile(r"(?:the\s+|his\s+|her\s+|its\s+|their\s+)?(?:\w+\s+)?(?:name|title|"
-                     r"number|year|date|price|cost|age|size|length|amount)\b", re.IGNORECASE)
-_CHOICE = re.compile(r"\bor\b|\bwhether\b|\beither\b", re.IGNORECASE)
+
+
 # A title says nothing of who a person is: "Mr. Angel" for "Who was Hosmer Angel really?".
 _HONORIFIC = re.compile(r"\b(?:mr|mrs|ms|miss|mister|dr|doctor|sir|lord|lady|madam|professor|"
                         r"prof|captain|colonel)\b\.?", re.IGNORECASE)
