@@ -177,8 +177,8 @@ def located_rules(share: float, veto: float, best: float | None = None,
                 and located._holds(lead, stems, forms, passages[k][span[0]:span[1]])]
         return (held[0][1], held[0][2]) if held else None
 
-    def with_mass(lead, passages, question, subjects=(), absent=False):
-        out = decided(lead, passages, question, subjects, absent)
+    def with_mass(lead, passages, question, subjects=(), absent=False, doubted=False):
+        out = decided(lead, passages, question, subjects, absent, doubted)
         if (absent or not is_short(lead.claim) or lead.claim.item or not asks_one_fact(question)
                 or (mass_up is None and mass_down is None)):
             return out
