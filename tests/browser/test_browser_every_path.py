@@ -73,7 +73,8 @@ def verdict_shown(answer: str, markers: int, caption: str = "") -> str | None:
              "not confirmed": plain(NOT_CONFIRMED).split(":")[0],
              "not stated": plain(NOT_STATED).split(":")[0]}
     for verdict, lead in leads.items():
-        if answer.startswith(lead):
+        # the browser draws the text without its emphasis marks; the Python API returns them
+        if plain(answer).startswith(lead):
             return verdict
     if markers:
         return "supported"
@@ -89,6 +90,7 @@ def test_the_verdicts_are_told_apart():
     assert verdict_shown("The documents don't say who wrote it.", 0) == "refused"
     assert verdict_shown(plain(UNREAD) + "\n\nYes.", 0) == "unread"
     assert verdict_shown("Hello.", 0, NO_SEARCH_CAPTION) == "model alone"
+    assert verdict_shown(NOT_CONFIRMED + "\n\nThe Zen of Python states it.", 0) == "not confirmed"
 
 
 # -- the app ---------------------------------------------------------------------------------
