@@ -1,6 +1,6 @@
 """Fine-tune the packaged all-MiniLM-L6-v2 as a cross-encoder reader, and export it to ONNX int8.
 
-    python -m training.reader.train                      # stage 1 of the shipped recipe (README: all four)
+    python -m training.reader.train           # stage 1 of the shipped recipe (README: all four)
     python -m training.reader.train --pairs 256 --out /tmp/slice   # a slice (the test's)
 
 The recipe (``README.md`` beside this file): the pairs of ``pairs.py`` from SQuAD's training
