@@ -7,7 +7,8 @@ is shown in four states, in this order (``turn_states``):
 
 - ``Reading``: the model has the passages and has not written yet; how far it has read them is
   an estimate from their words and the model's measured reading rate (``reading_rate``), when
-  its backend measures one, else the seconds it has spent;
+  its backend measures one, else the seconds it has spent; past that estimate, that it takes
+  longer than estimated, with the seconds it has spent (never that the answer is about to begin);
 - ``Draft``: the text streamed so far, to be shown as a draft, never as the answer;
 - ``Checking``: the whole draft, while it is checked against the passages;
 - ``Checked``: the check's result: the one text shown as the answer.
@@ -45,22 +46,28 @@ FOLLOW_UP_LABEL = ("Looking for passages in the documents: the model first rewri
 @dataclass(frozen=True, slots=True)
 class Reading:
     """The model reads ``words`` words of passages; ``read`` of them, by the measured rate
-    (None: no rate measured); ``seconds`` since it began; ``waiting``: still in line."""
+    (None: no rate measured); ``seconds`` since it began; ``waiting``: still in line;
+    ``estimate``: the seconds the measured rate gives the whole reading (None: no rate)."""
 
     passages: int
     words: int
     read: int | None
     seconds: float
     waiting: bool = False
+    estimate: float | None = None
 
     def line(self) -> str:
         """What a person reads, in passages and seconds whether a rate is measured or not:
-        "Reading the passages: 1 of 4 read, 6 s so far." (without one: "4 to read")."""
+        "Reading the passages: 1 of 4 read, 6 s so far." (without one: "4 to read"); past the
+        estimate, that it takes longer, the seconds still counting (the model reads more than
+        the passages, and may be slower than measured: the first word's time is not known)."""
         if self.waiting:
             return f"Waiting in line: the model reads the {self._count()} when your turn comes."
-        if self.read is not None and self.read >= self.words:
-            return (f"Reading the passages: all {self.passages} read; the answer should begin "
-                    "any moment.")
+        if self.read is not None and self.read >= self.words and self.seconds > 0:
+            estimated = ("" if self.estimate is None
+                         else f", about {max(1, round(self.estimate))} s estimated")
+            return (f"Reading the passages: taking longer than estimated: {self.seconds:.0f} s "
+                    f"so far{estimated}.")
         if self.read is None:
             done = f"{self.passages} to read"
         else:  # the passages wholly read, as far as their words tell
@@ -141,7 +148,8 @@ def _reading(sources: Sequence[Any], rate: Callable[[], float | None], seconds: 
              waiting: bool) -> Reading:
     words, speed = passage_words(sources), rate()
     read = None if speed is None else min(words, int(seconds * speed))
-    return Reading(len(sources), words, read, seconds, waiting)
+    estimate = None if speed is None else words / speed
+    return Reading(len(sources), words, read, seconds, waiting, estimate)
 
 
 class _Puller:

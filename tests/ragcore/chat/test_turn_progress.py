@@ -50,7 +50,7 @@ def test_a_turn_is_read_then_drafted_then_checked_in_that_order():
     assert readings[0].words == passage_words(PASSAGES) == 14
     assert [r.read for r in readings] == sorted(r.read for r in readings)  # it only advances
     assert readings[-1].read == 14  # 40 words a second: all 14 read within 0.6 s
-    assert readings[-1].line().startswith("Reading the passages: all 2 read")
+    assert readings[-1].line().startswith("Reading the passages: taking longer than estimated")
     assert states[-1] == Checked("It is 1000 milliseconds. ", REFUSAL)
 
 
@@ -159,3 +159,19 @@ def test_the_reading_reads_alike_with_a_rate_or_without_one_and_waiting_says_so(
     assert "words" not in unmeasured + measured
     waiting = Reading(4, 126, None, 3.0, waiting=True).line()
     assert waiting.startswith("Waiting in line") and "Reading" not in waiting
+
+
+def test_past_its_estimate_the_reading_says_it_takes_longer_and_its_seconds_keep_counting():
+    """Issue 65: "all 4 read; the answer should begin any moment" stood still on screen for
+    6-47 s before the first word. Past the measured rate's estimate (14 words at 40 a second:
+    0.35 s) the line says the reading takes longer, and its seconds go on counting."""
+    states = turn_states(slow_model("Yes.", reads=2.4), str, sources=PASSAGES,
+                         rate=lambda: 40.0, tick=0.1)
+    lines = [s.line() for s in states if isinstance(s, Reading)]
+    assert not [line for line in lines if "any moment" in line or "begin" in line]
+    past = [line for line in lines if "taking longer than estimated" in line]
+    assert past and lines[lines.index(past[0]):] == past  # once said, it stays said
+    assert re.fullmatch(r"Reading the passages: taking longer than estimated: \d+ s so far, "
+                        r"about 1 s estimated\.", past[0]), past[0]
+    seconds = [int(re.search(r": (\d+) s so far", line).group(1)) for line in past]
+    assert seconds == sorted(seconds) and len(set(seconds)) >= 3, past  # 0, 1, 2: it moves

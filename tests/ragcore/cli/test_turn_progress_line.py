@@ -53,5 +53,5 @@ def test_a_terminal_line_is_redrawn_then_cleared():
     found, shown = err.getvalue().split("\n")
     assert found == "Passages found (1), being read by the model."  # it stays
     assert shown.count("\rReading the passages: ") >= 3
-    assert "all 1 read; the answer should begin any moment" in shown
+    assert "Reading the passages: taking longer than estimated: 1 s so far, about 1 s" in shown
     assert shown.endswith("\r")  # cleared: the answer starts on an empty line
