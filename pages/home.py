@@ -20,7 +20,7 @@ def main() -> None:
         if llm is None:
             st.info(f"{state.LOOKING} The pages work meanwhile; answers start once it is found.")
         else:
-            kind, text = fmt.backend_notice(llm)
+            kind, text = fmt.backend_notice(llm, advanced=shell.advanced_on())
             (st.info if kind == "info" else st.success)(text)
             shell.fallback_note()
 

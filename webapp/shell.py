@@ -88,13 +88,14 @@ def page_setup() -> None:
 
 
 def sidebar_status() -> None:
-    """The active answering model, the workspace folder (under Advanced) and the background
-    jobs, in the sidebar of every page (the jobs redraw themselves while one runs:
-    ``webapp.indexes.jobs_view``)."""
+    """The active answering model (the packaged one's name under Advanced), the workspace
+    folder (under Advanced) and the background jobs, in the sidebar of every page (the jobs
+    redraw themselves while one runs: ``webapp.indexes.jobs_view``)."""
     with st.sidebar:
         try:
             llm = state.ready_llm()  # never waits: the page draws while the model is looked for
-            st.caption(f"Answering: {describe_backend(llm)}" if llm is not None
+            st.caption(f"Answering: {describe_backend(llm, advanced=advanced_on())}"
+                       if llm is not None
                        else f"Answering: {state.LOOKING[0].lower()}{state.LOOKING[1:]}")
             idle_writer.keep_writing(state.workspace_root(), llm)  # summaries while idle
         except Exception as exc:  # noqa: BLE001 - the page itself shows the full explanation

@@ -31,22 +31,25 @@ class ChatMode(str, Enum):
     BEST = "best"
 
 
+# Only a follow-up that refers back (``follow_up.refers_back``) is rewritten, in both condense
+# modes; they differ in what the answer reads.
 CHAT_MODE_DESCRIPTIONS: dict[ChatMode, str] = {
     ChatMode.SIMPLE: "Chat with the model alone; the documents are not searched.",
     ChatMode.CONDENSE_QUESTION: (
-        "Rewrite your message as a standalone question, then answer it from the documents "
-        "with the chosen response mode."
+        "A follow-up that refers back is rewritten as a standalone question; that question is "
+        "answered by a query engine with the chosen response mode, without the conversation."
     ),
     ChatMode.CONTEXT: (
-        "Search the documents with your message as written and chat with the passages found."
+        "Search with the message as written, never rewritten, and chat with the passages "
+        "found and the conversation."
     ),
     ChatMode.CONDENSE_PLUS_CONTEXT: (
-        "Rewrite follow-ups as standalone questions, search with them, and chat with the "
-        "passages found."
+        "Search with the message, or with the standalone rewrite of a follow-up that refers "
+        "back, and chat with the passages found and the conversation."
     ),
     ChatMode.REACT: (
-        "An agent that decides when to search the documents (and use other tools), reasoning "
-        "step by step."
+        "An agent that decides whether to search the documents (and use other tools), "
+        "reasoning step by step; it may answer without a search."
     ),
     ChatMode.BEST: (
         "Pick for the model: a tool-calling agent if it supports tool calls, otherwise "

@@ -14,7 +14,8 @@ from typing import Any, Callable, Iterable, Iterator, TextIO
 
 from ..llms.extractive.answer import LABEL
 from ..present.answer_score import score_note, stated_score
-from ..present.format import counted, hidden_sources_label, human_size, passage_excerpt
+from ..present.format import (counted, hidden_sources_label, human_size, node_cut,
+                              passage_excerpt)
 from ..present.markers import AnswerCheck, mark_listing
 from ..present.sources import ListedSource, SourceListing
 from ..present.support import NOT_STATED
@@ -34,11 +35,12 @@ def write_passages(
     out: TextIO, nodes: Iterable[ScoredNode], *, width: int = 100, max_chars: int = 600
 ) -> None:
     """Numbered passages with file, page and score, the text wrapped and indented, as plain
-    text (its Markdown's marks dropped) cut at a word before ``max_chars``."""
+    text (its Markdown's marks dropped) cut at a word before ``max_chars``, "…" where it or
+    the reading cut it."""
     for number, scored in enumerate(nodes, 1):
         score = "" if scored.score is None else f"  score {scored.score:.3f}"
         out.write(f"[{number}] {source_label(scored)}{score}\n")
-        text = passage_excerpt(scored.node.text, max_chars)
+        text = passage_excerpt(scored.node.text, max_chars, cut=node_cut(scored.node))
         out.write(textwrap.fill(text, width=width, initial_indent="    ",
                                 subsequent_indent="    ") + "\n\n")
 

@@ -10,15 +10,22 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta, timezone
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
+from ..retrieval.optimizer import CUT
 from .passage.plain import plain_text
 
 
-def describe_backend(llm: Any) -> str:
-    """A short label of the active answering backend."""
+BUILT_IN = "the built-in model"  # the packaged model, without Advanced: no file's name
+
+
+def describe_backend(llm: Any, *, advanced: bool = True) -> str:
+    """A short label of the active answering backend; the packaged model is ``BUILT_IN``
+    unless ``advanced`` (its name is a file's: "qwen2.5-1.5b-instruct-q4_k_m.gguf")."""
     from ..llms.resolve import describe_llm
 
+    if not advanced and str(getattr(llm, "model", "")).startswith("local:"):
+        return BUILT_IN
     return describe_llm(llm)
 
 
@@ -26,9 +33,9 @@ def is_extractive(llm: Any) -> bool:
     return getattr(llm, "model", "") == "extractive"
 
 
-def backend_notice(llm: Any) -> tuple[str, str]:
+def backend_notice(llm: Any, *, advanced: bool = True) -> tuple[str, str]:
     """(kind, text) telling which answering backend is active, in plain words."""
-    label = describe_backend(llm)
+    label = describe_backend(llm, advanced=advanced)
     if is_extractive(llm):
         return "info", (
             f"**Answering: {label}.** Answers quote the most relevant sentences of "
@@ -83,22 +90,36 @@ def literal_markdown(text: str) -> str:
 _BLOCK_START = re.compile(r"^(\d*)([>*+|=`~.)-])")
 
 
-def passage_excerpt(text: str, limit: int) -> str:
+def passage_excerpt(text: str, limit: int, *, cut: Sequence[str] = ()) -> str:
     """A passage as one run of plain text, cut at a word before ``limit`` characters: its
     Markdown's marks dropped ("## Build", "**", backticks, "- ", a "```toml" fence: see
-    ``passage.plain``), its words kept."""
+    ``passage.plain``), its words kept; "…" wherever text is left out: past ``limit``, and at
+    the ends ``cut`` names ("start", "end": what the reading left out, ``node_cut``)."""
     flat = plain_text(text)
     if len(flat) > limit:
         flat = flat[:limit].rsplit(" ", 1)[0] + " …"
-    return flat
+    elif "end" in cut and flat:
+        flat += " …"
+    return f"… {flat}" if "start" in cut and flat else flat
 
 
-def passage_preview(text: str, limit: int) -> str:
+def node_cut(node: Any) -> tuple[str, ...]:
+    """The ends of ``node``'s passage the reading left out ("start", "end"; none for a whole
+    passage): ``retrieval.optimizer.CUT``."""
+    return tuple(node.metadata.get(CUT) or ())
+
+
+def passage_preview(text: str, limit: int, *, cut: Sequence[str] = ()) -> str:
     """``passage_excerpt`` for st.markdown: shown as written (a passage opening with "# History"
     is drawn as text, not as a page-wide heading; "*" and "_" left in it are no emphasis) and
     its start never read as a block ("1. First" is no list)."""
-    shown = literal_markdown(passage_excerpt(text, limit))
+    shown = literal_markdown(passage_excerpt(text, limit, cut=cut))
     return _BLOCK_START.sub(r"\1\\\2", shown, count=1)
+
+
+def node_preview(node: Any, limit: int) -> str:
+    """``passage_preview`` of ``node``'s text, "…" where the reading cut it (``node_cut``)."""
+    return passage_preview(node.text, limit, cut=node_cut(node))
 
 
 def markdown_stream(chunks: Any) -> Iterator[str]:

@@ -52,8 +52,10 @@ sentences) is read once.
 
 A kept passage is a copy with the kept sentences in document order: where they are one run of
 the original text its offsets still point at it (the app opens it in the document); gaps are
-joined with " … " and the offsets cleared. Passages that keep nothing are dropped, and the
-trace's postprocess stage says how many went in and out.
+joined with " … " and the offsets cleared. Its metadata's ``CUT`` names the ends left out
+("start", "end"), which a preview shows as "…" (the model and the embedder never read it).
+Passages that keep nothing are dropped, and the trace's postprocess stage says how many went in
+and out.
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ from .neighbours import REFERRING_TOKENS, explained, following, read_across, ref
 from .rows import names_table, rows_of_tables
 
 GAP = " … "
+CUT = "cut"  # in a kept passage's metadata: the ends of its text left out ("start", "end")
 ANNOUNCED_TOKENS = 320  # what follows an announcing sentence, kept beyond the budget
 REACHED_PASSAGES = 2  # a list's passages read beyond its top-k: those its best sentences reach
 LEAD_IN = 2  # sentences after a kept one a list question looks for its list's announcement in
@@ -373,5 +376,10 @@ def _trimmed(scored: ScoredNode, parts: list[str], kept: list[int]) -> ScoredNod
             start, end = start + lead, start + lead + len(text)
     else:
         text, start, end = GAP.join(parts[k].strip() for k in kept), None, None
-    return ScoredNode(dataclasses.replace(node, text=text, start_char=start, end_char=end),
-                      scored.score)
+    cut = [end for end, left in (("start", kept[0] > 0), ("end", kept[-1] < len(parts) - 1))
+           if left]
+    return ScoredNode(dataclasses.replace(
+        node, text=text, start_char=start, end_char=end,
+        metadata={**node.metadata, CUT: cut} if cut else node.metadata,
+        excluded_embed_metadata_keys=[*node.excluded_embed_metadata_keys, CUT],
+        excluded_llm_metadata_keys=[*node.excluded_llm_metadata_keys, CUT]), scored.score)

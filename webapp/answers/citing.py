@@ -113,8 +113,9 @@ def draw_sources(listing: SourceListing, lookup: Any, index_name: str, *, anchor
                  retrieval_mode: str, advanced: bool, toggle_key: str,
                  expand_first: bool = True) -> None:
     """The numbered sources under an answer (Query and Chat pages): each an expander titled
-    with its strength word (the score under Advanced) after the anchor its [n] markers link to,
-    holding its passage and "Open in document"."""
+    with what the answer check found it did (how close the search found it, and its score,
+    under Advanced) after the anchor its [n] markers link to, holding its passage and "Open in
+    document"."""
     strengths = listing_strengths(listing, retrieval_mode)
     drawn: list[int] = []  # the first anchor carries the markers' click handler
 
@@ -216,9 +217,12 @@ def passage_html(source: ListedSource, lookup: Any) -> str:
 
 
 def source_title(source: ListedSource, *, strength: str = "", advanced: bool = True) -> str:
-    """'[1] zta.pdf · page 12 · strong match · quoted in the answer' (with ``strength``, from
-    ``strength.listing_strengths``; the score added when ``advanced``), else the plain label
-    '1. zta.pdf · page 12 · score 0.812 · quoted in the answer'."""
+    """'[1] zta.pdf · page 12 · states this': what the answer check found the passage did
+    for the answer (``SourceUse.note``); under ``advanced`` also how close the search found it
+    and its score ('· search: far from your question · score 0.412', ``strength`` from
+    ``strength.listing_strengths``). Without ``strength``, the plain label
+    '1. zta.pdf · page 12 · quoted in the answer'. The search's word is no word on support (a
+    bibliography entry is close to a question's words), so it waits under Advanced."""
     if not strength:
         return fmt.source_label(source.number, source.scored, note=source.use.note,
                                 advanced=advanced)
@@ -226,7 +230,8 @@ def source_title(source: ListedSource, *, strength: str = "", advanced: bool = T
     parts = [f"[{source.number}] {scored.file_name or scored.node.ref_doc_id or 'unknown source'}"]
     if scored.page:
         parts.append(f"page {scored.page}")
-    parts.append(strength)
+    if advanced:
+        parts.append(strength)
     if advanced and scored.score is not None:
         parts.append(f"score {scored.score:.3f}")
     if source.use.note:

@@ -22,16 +22,20 @@ MODE_NAMES: dict[ChatMode, str] = {
     ChatMode.CONTEXT: "Search with my exact words",
     ChatMode.BEST: "Let the app choose for the model",
 }
+# Each line says what its mode does that the others do not: the first two both reword only a
+# follow-up that refers back (``ragcore.chat.refers_back``), and differ in what the answer reads.
 MODE_LINES: dict[ChatMode, str] = {
-    ChatMode.CONDENSE_PLUS_CONTEXT: "Searches your documents for every question, follow-ups "
-                                    "included, and answers from the passages found.",
-    ChatMode.CONDENSE_QUESTION: "Turns each follow-up into a full question, then answers it "
-                                "from your documents.",
-    ChatMode.REACT: "An assistant decides what to look up, searches as often as it needs and "
-                    "shows its steps; slower.",
+    ChatMode.CONDENSE_PLUS_CONTEXT: "Answers each question from the passages found in your "
+                                    "documents, reading the conversation too; only a follow-up "
+                                    "that refers back is reworded for the search.",
+    ChatMode.CONDENSE_QUESTION: "Uses the conversation only to turn a follow-up that refers "
+                                "back into a full question; the answer reads the passages "
+                                "alone, without the conversation.",
+    ChatMode.REACT: "An assistant decides whether to search your documents, and for what, and "
+                    "shows its steps; it may answer without searching. Slower.",
     ChatMode.SIMPLE: "Chats with the language model alone: your documents are not searched.",
-    ChatMode.CONTEXT: "Searches with your message exactly as written; follow-ups are not "
-                      "rewritten.",
+    ChatMode.CONTEXT: "Searches with your message exactly as written, never reworded; the "
+                      "answer reads the conversation too.",
     ChatMode.BEST: "An agent for models that call tools themselves, else “Answer from the "
                    "documents”.",
 }

@@ -29,12 +29,12 @@ CHOOSING = "choosing the sentences the model reads:"
 def passages_found(sources: Sequence, state: str = READING) -> str:
     """The retrieved passages as soon as they are found, before the answer, as one Markdown
     text: "**Passages found (2)**, ``state``", then each one's file (its score under Advanced)
-    and the start of its text, quoted."""
+    and the start of its text, quoted ("…" where the reading or the room cut it)."""
     advanced = bool(session.advanced_choice)
     parts = [f"**Passages found ({len(sources)})**, {state}"]
     for number, scored in enumerate(sources, 1):
         parts.append(_small(fmt.source_label(number, scored, advanced=advanced)))
-        parts.append(f"> {fmt.passage_preview(scored.node.text, PREVIEW_CHARS)}")
+        parts.append(f"> {fmt.node_preview(scored.node, PREVIEW_CHARS)}")
     return "\n\n".join(parts)
 
 
