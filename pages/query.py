@@ -195,6 +195,9 @@ def answer_tab(name: str, question: str, choices: dict, advanced: bool) -> None:
     clicked = clicked or entered(question)
     with right:
         box = st.container(key=Widget.QUERY_ANSWER_BOX).empty()
+        # What is under the answer, one place: a new question empties it at once, never left
+        # greyed under its progress until the new answer is made (``answer_extras``).
+        below = st.empty()
         streamed = False
         if clicked:
             del session.query_answer
@@ -212,24 +215,30 @@ def answer_tab(name: str, question: str, choices: dict, advanced: bool) -> None:
         if "route" in result:  # a summary request: the summary is the answer
             box.markdown(fmt.markdown_text(result["text"]))
             if advanced:  # how it was routed: the trace's words
-                st.caption(result["route"])
+                below.caption(result["route"])
             return
         if not streamed:
             box.markdown(fmt.markdown_text(result.get("marked", result["text"])) or NO_TEXT)
-        if not advanced:  # the path taken and the models: under Advanced
-            st.markdown(f"**Sources ({result['listing'].total})**")
-            render_sources(result, advanced)
-            return
-        retriever = result.get("retriever", "Standard")
-        st.caption(f"Mode **{result['mode']}** · retriever **{retriever}** · "
-                   f"{result['backend']} · question: {result['question']}")
-        if gate := how_made.gate_note(result["trace"]):
-            st.caption(gate)
-        sources_tab, trace_tab = st.tabs([f"Sources ({result['listing'].total})", "Trace"])
-        with sources_tab:
-            render_sources(result, advanced)
-        with trace_tab:
-            render_trace(result["trace"], result.get("score", ""))
+        with below.container():
+            answer_extras(result, advanced)
+
+
+def answer_extras(result: dict, advanced: bool) -> None:
+    """Under an answer: its sources; (Advanced) how it was made, the gate's note, its trace."""
+    if not advanced:  # the path taken and the models: under Advanced
+        st.markdown(f"**Sources ({result['listing'].total})**")
+        render_sources(result, advanced)
+        return
+    retriever = result.get("retriever", "Standard")
+    st.caption(f"Mode **{result['mode']}** · retriever **{retriever}** · "
+               f"{result['backend']} · question: {result['question']}")
+    if gate := how_made.gate_note(result["trace"]):
+        st.caption(gate)
+    sources_tab, trace_tab = st.tabs([f"Sources ({result['listing'].total})", "Trace"])
+    with sources_tab:
+        render_sources(result, advanced)
+    with trace_tab:
+        render_trace(result["trace"], result.get("score", ""))
 
 
 def compare(name: str, question: str, options: QueryOptions, modes: list[str]) -> None:
@@ -392,10 +401,12 @@ def main() -> None:
         choices = retrieval_choices() if advanced else dict(SIMPLE_CHOICES)
     question = st.text_input("Your question", placeholder="e.g. What is zero trust?",
                              key=Widget.QUERY_QUESTION, on_change=_entered)
-    if not advanced:
-        answer_tab(name, question, choices, advanced)
-        st.caption("Open **Advanced** in the sidebar to choose how answers are made, compare "
-                   "the modes side by side and see each answer's trace.")
+    if not advanced:  # the caption below the answer drawn first: never left greyed under it
+        answer, _ = st.container(), st.caption(
+            "Open **Advanced** in the sidebar to choose how answers are made, compare the "
+            "modes side by side and see each answer's trace.")
+        with answer:
+            answer_tab(name, question, choices, advanced)
         return
     answers, comparison, retrievers, evaluation = st.tabs(
         ["Answer", "Compare modes", "Compare retrievers", "Evaluate"])

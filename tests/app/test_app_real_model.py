@@ -46,6 +46,8 @@ def test_upload_and_query_with_the_packaged_model(real_ws, corpus_dir):
     assert answer.startswith("Extractive answer")
     assert "Russia" in answer or "Putin" in answer
     labels = [e.label for e in at.expander if e.label.startswith("[")]
-    # A strength word for people; the score (hybrid: 0..1) only under Advanced.
-    assert re.match(r"\[1\] state_of_the_union\.txt · (strong|good|weak) match"
-                    r"( · score [01]\.\d{3})?", labels[0])
+    # What the answer did with it; how close the search found it and its score (hybrid:
+    # 0..1) only under Advanced.
+    assert re.match(r"\[1\] state_of_the_union\.txt · (search: [a-z ]+ your question · "
+                    r"score [01]\.\d{3} · )?(quoted in the answer|found by the search, not "
+                    r"quoted)$", labels[0]), labels[0]

@@ -1,6 +1,7 @@
 """The Query page as people use it (issue 18): Enter asks, answers carry [1] [2] markers that
-match the numbered sources, strength words instead of scores, the offline trace and comparison
-in plain words, and "Open in document". AppTest, fake embedder, the extractive backend."""
+match the numbered sources, what the answer did with each source instead of scores, the offline
+trace and comparison in plain words, and "Open in document". AppTest, fake embedder, the
+extractive backend."""
 
 from __future__ import annotations
 
@@ -90,16 +91,20 @@ def test_the_answer_carries_markers_that_match_the_numbered_sources(simple_ws):
     assert len(anchors) == len(labels)
 
 
-def test_sources_say_how_strong_a_match_is_and_hide_the_score(simple_ws):
+def test_sources_say_what_the_answer_did_with_them_and_hide_the_search(simple_ws):
+    """A search's closeness is no word on support (issue 66: "strong match" on a bibliography
+    entry): without Advanced a source's title says what the answer did with it."""
     at = enter(query_page(), QUESTION)
     labels = sources(at)
-    assert labels and all(re.search(r" · (strong|good|weak) match", label) for label in labels)
-    assert not any("score" in label for label in labels)
+    assert labels and all(label.endswith(("· quoted in the answer",
+                                          "· found by the search, not quoted"))
+                          for label in labels), labels
+    assert not any("score" in label or "search:" in label for label in labels)
 
 
-def test_advanced_shows_the_score_beside_the_word(advanced_ws):
+def test_advanced_shows_the_score_beside_the_searchs_word(advanced_ws):
     at = enter(query_page(), QUESTION)
-    assert all(re.search(r"(strong|good|weak) match · score \d\.\d{3}", label)
+    assert all(re.search(r"search: (close|somewhat close|far from).* · score \d\.\d{3}", label)
                for label in sources(at))
 
 

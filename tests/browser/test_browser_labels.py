@@ -2,7 +2,8 @@
 person does not use ("chunk", "token", "vector", "score", "backend", "ragcore", a mode's internal
 name, the workspace folder's path, an embedding model, a digest, an install command), read from
 each page's visible text (``document.body.innerText``), the passages being read included; the
-passages listed match their count, and a passage starting with a Markdown heading is drawn as
+passages listed match their count, a source's title says what the answer did with it (no
+"strong match" from the search), and a passage starting with a Markdown heading is drawn as
 text, not a heading.
 
 The answering model is the loopback Ollama server of tests/support/loopback.py (slowed, so the
@@ -132,6 +133,12 @@ def test_no_page_says_a_word_people_do_not_use(page, tmp_path):  # noqa: F811
                     sizes = page.evaluate(HEADING_SIZES)
                     assert sizes["heading"] and max(sizes["heading"]) <= 1.25 * sizes["text"], \
                         sizes
+                    # each source's title says what the answer did with it: no search word
+                    # ("strong match" on a passage that did not state the answer)
+                    titles = page.get_by_test_id("stExpander").locator(
+                        "summary").all_inner_texts()
+                    assert titles and not [t for t in titles if re.search(
+                        r"\bmatch\b|search:", t)], titles
                 if name == "Chat":
                     box = page.get_by_test_id("stChatInputTextArea")
                     box.fill(QUESTION)

@@ -1,0 +1,67 @@
+"""Every label true (issue 66), the newcomer walk's open list, in a real Chromium: while a new
+question is answered on the Query page, nothing of the last answer stays on screen greyed under
+its progress (its sources were: drawn below the answer, they waited, stale, for the new run to
+reach them after the whole answer).
+
+The model is ``tests/support/slow_model.py`` (three seconds of reading, a word every 0.15 s), the
+embedder the fake one. Set RAGCORE_SCREENSHOTS=<folder> to keep a screenshot per step.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from test_browser import _shot, _wait_idle, page  # noqa: F401
+from test_browser_chat_progress import slow_app  # noqa: F401 (the app on the slow model)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(900)]
+
+# Every 100 ms and on every change: whether the live turn is on screen, and the text of each
+# element of the page's main part left over from an earlier run (greyed), the live turn's aside.
+RECORDER = """() => {
+  window.__seen = [];
+  const snap = () => {
+    const main = document.querySelector('[data-testid="stMain"]');
+    const live = main.querySelector('.st-key-live_turn');
+    const stale = [];
+    for (const el of main.querySelectorAll('[data-stale="true"]')) {
+      const text = el.innerText.trim();
+      if (text && !(live && live.contains(el))) stale.push(text.slice(0, 60));
+    }
+    window.__seen.push({t: performance.now(), live: live ? live.innerText : '', stale: stale});
+  };
+  setInterval(snap, 100);
+  new MutationObserver(snap).observe(document.body, {subtree: true, childList: true,
+                                                     characterData: true});
+}"""
+
+
+def ask(page, question: str) -> None:
+    from playwright.sync_api import expect
+
+    box = page.get_by_role("textbox", name="Your question")
+    box.fill(question)
+    box.press("Enter")
+    expect(page.locator(".st-key-live_turn")).to_have_count(1, timeout=60_000)
+    expect(page.locator(".st-key-live_turn")).to_have_count(0, timeout=120_000)
+    expect(page.get_by_text(re.compile(r"^Sources \(\d+\)$"))).to_be_visible(timeout=60_000)
+    _wait_idle(page)
+
+
+def test_the_last_answers_sources_are_not_left_greyed_under_a_new_question(
+        slow_app, page):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page.goto(f"{slow_app}/query")
+    expect(page.get_by_role("textbox", name="Your question")).to_be_visible(timeout=120_000)
+    _wait_idle(page)
+    ask(page, "What does the Zen of Python say about beauty?")
+    _shot(page, "walk-query-first-answer")
+    page.evaluate(RECORDER)
+    ask(page, "What does the Zen of Python say about errors?")
+    _shot(page, "walk-query-second-answer")
+    during = [r for r in page.evaluate("window.__seen") if r["live"]]
+    assert during, "the second answer's progress was never seen"
+    greyed = sorted({text for r in during for text in r["stale"]})
+    assert not greyed, greyed
