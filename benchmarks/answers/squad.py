@@ -87,9 +87,15 @@ def token_f1(prediction: str, golds: Sequence[str]) -> float:
                for g in _golds(golds))
 
 
+_TYPOGRAPHIC = str.maketrans({**{c: " " for c in "\u201c\u201d\u00ab\u00bb"},
+                              **{c: "" for c in "\u2018\u2019"}})  # as ASCII ' is
+
+
 def contains_gold(text: str, golds: Sequence[str]) -> bool:
-    """Whether ``text`` holds a (non-empty) gold answer once both are normalized."""
-    haystack = f" {normalize_answer(text)} "
+    """Whether ``text`` holds a (non-empty) gold answer once both are normalized; the curly
+    quotes around a quoted sentence are read as quotes (the official normalization strips
+    ASCII punctuation only, so “Zelda ...” did not hold "Zelda")."""
+    haystack = f" {normalize_answer(text.translate(_TYPOGRAPHIC))} "
     return any(f" {n} " in haystack for n in map(normalize_answer, golds) if n)
 
 

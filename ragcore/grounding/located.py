@@ -77,6 +77,10 @@ _NAMED_DOCUMENT = re.compile(r"\b[\w.-]+(?=\s+(?:document|paper|guide|manual|spe
 # it is an example's value or a neighbour's fact ("GOPROXY=https://proxy.site/path" for "the
 # default GOPROXY").
 VETO_SHARE = 0.4
+# A claim of the model's restates a passage sentence when it holds this share of its content
+# words: written from it ("Alexander I married Sybilla of Normandy." of "... Alexander I
+# married Sybilla of Normandy, ...").
+RESTATED = 0.6
 _POSSESSIVE = re.compile(r"['\u2019]s\b")
 # A reply that points at the passages instead of naming an answer: "The passage states that
 # ...", "According to the documents, ...", "The text mentions ...".
@@ -230,21 +234,43 @@ def decided(lead: ClaimCheck, passages: Sequence[str], question: str,
 
 
 def stated_instead(question: str, passages: Sequence[str], lead: _Check | None, *,
-                   absent: bool = False) -> tuple[int, str] | None:
-    """The passage sentence the reader is sure states the answer to ``question``
-    (``stating.SURE``), when the model's answer (``lead``; None: it refused) is not what it
-    holds: (its passage's position, the sentence); None otherwise, and when the question names
-    what the documents do not mention (``absent``)."""
+                   absent: bool = False, restating: Sequence[str] = ()
+                   ) -> tuple[int, str] | None:
+    """The passage sentence that states the answer to ``question`` when the model's answer
+    (``lead``; None: it refused) is not it: (its passage's position, the sentence), or None,
+    and None when the question names what the documents do not mention (``absent``).
+
+    Either the reader is sure of the sentence (``stating.SURE``) and it does not hold the
+    model's answer, or two readers agree on it: it is the reader's likeliest sentence, likely
+    enough (``stating.STATES``), and one of the reply's other claims the passages support
+    (``restating``) restates it ("**Alexander I**. Alexander I married Sybilla of Normandy."):
+    the short answer was wrong where the model's sentence was right. The sentence must show
+    the kind of thing asked for (a sum of money, a count, a year: ``answer_type.unshown``).
+    On the training article's rows this showed 4 right answers more for 1 wrong and 3
+    unanswerable questions answered more (``benchmarks/reader/README.md``)."""
     if absent or not asks_one_fact(question) or wants_an_explanation(question):
         return None
     found = stating.stated(question, passages)
-    if not found or found[0].chance < stating.SURE:
+    if not found:
         return None
     best = found[0]
+    if best.chance >= stating.SURE:
+        sentence = " ".join(passages[best.passage][slice(*best.span)].split())
+        if lead is None or not holds_answer(lead, question, sentence):
+            return best.passage, sentence
     sentence = " ".join(passages[best.passage][slice(*best.span)].split())
-    if lead is not None and holds_answer(lead, question, sentence):
+    if best.chance < stating.STATES or not _restated(sentence, restating) or unshown(
+            question, sentence):  # "How much does it cost?": a sentence with no sum of money
         return None
     return best.passage, sentence
+
+
+def _restated(sentence: str, claims: Sequence[str]) -> bool:
+    """Whether one of ``claims`` says most of what ``sentence`` says (``RESTATED`` of its
+    content words): the model wrote it from that sentence."""
+    own = set(content_stems(sentence))
+    return bool(own) and any(len(own & set(content_stems(c))) >= RESTATED * len(own)
+                             for c in claims)
 
 
 def located(share: float, chance: float | None) -> bool:

@@ -31,8 +31,9 @@ with the passage sentence stating the whole question, quoted and cited ("No" whe
 is negated), and a word when the model's reply said otherwise (``answer_quotes.yes_or_no``).
 
 A factoid refused or unsupported while the trained reader is sure of a sentence that does not
-hold the model's answer (``grounding.located.stated_instead``) is shown with that sentence
-instead: "**The documents say:** “...” [1]", then what became of the model's answer.
+hold the model's answer, or finds one stating it that the model's own reply restates (a wrong
+short answer above a right sentence: ``grounding.located.stated_instead``), is shown with that
+sentence instead: "**The documents say:** “...” [1]", then what became of the model's answer.
 
 A why or how the model answered (any verdict but refused or empty) is shown with the passage
 sentences that explain it, when a sentence states most of the question and it names nothing the
@@ -134,7 +135,8 @@ def _shown(answer: str, listing: SourceListing, listed: Sequence[ListedSource],
                                                    span), marker)
     if (verdict.label in (UNSUPPORTED, REFUSED) or _disowned(lead, text)) and factoid:
         instead = stated_instead(listing.question, [s.scored.node.text for s in listed],
-                                 lead, absent=bool(verdict.unmentioned))
+                                 lead, absent=bool(verdict.unmentioned), restating=[
+                                     c.text for c in verdict.claims[1:] if c.supported])
         if instead is not None:  # the reader is sure a sentence states it: that, quoted
             position, quote = instead
             return _instead_of(lead, verdict.label == REFUSED, quote, marker), (position,)
@@ -362,8 +364,8 @@ def _instead_of(lead: ClaimCheck | None, refused: bool, quote: str,
     if refused or lead is None:
         return f"{first}\n\n*The model wrote that the documents do not say; this sentence does.*"
     written = " ".join(without_markers(lead.text).replace("*", "").split()).rstrip(". ")
-    return (f"{first}\n\n*The model's answer, \u201c{written}\u201d, is not what this "
-            "sentence says, so it is not shown as the answer.*")
+    return (f"{first}\n\n*The model's short answer, \u201c{written}\u201d, is not the "
+            "answer this sentence gives, so it is not shown as the answer.*")
 
 
 def _refusal(text: str, question: str) -> str:

@@ -13,7 +13,9 @@ import pytest
 # training/ is a folder of the checkout, not part of the installed package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from training.reader.pairs import pairs_of  # noqa: E402
+import random  # noqa: E402
+
+from training.reader.pairs import pairs_of, swapped  # noqa: E402
 
 ARTICLE = {"title": "Chubby", "paragraphs": [
     {"context": "Chubby is a lock service. A client holds a session with the master. "
@@ -46,6 +48,27 @@ def test_the_answer_sentence_is_the_one_positive_and_its_answer_removed_is_a_neg
 def test_an_unanswerable_question_gives_only_negatives():
     pairs = [p for p in pairs_of([ARTICLE]) if p.group == "q2"]
     assert pairs and all(p.label == 0.0 and p.kind == "unanswerable" for p in pairs)
+
+
+def test_a_swapped_question_is_one_its_answer_sentence_no_longer_answers():
+    rng = random.Random(0)
+    sentence = "Zelda sacrifices herself to heal Midna with her power."
+    # a name of the article the sentence lacks, in place of the question's own
+    assert swapped("Who saves Midna?", sentence, ["Link", "Zelda"], [], rng) == (
+        "swapped name", "Who saves Link?")
+    # "not" after the auxiliary and its subject, where the sentence negates nothing
+    assert swapped("When did Beyonce release Lemonade?", "Beyonce released Lemonade in 2016.",
+                   [], [], rng) == ("not", "When did Beyonce not release Lemonade?")
+    # an antonym the sentence does not hold
+    assert swapped("What was the largest city?", "Paris was the largest city.", [], [], rng
+                   ) == ("antonym", "What was the smallest city?")
+
+
+def test_with_swaps_half_the_answerable_questions_add_one_negative():
+    plain, swaps = pairs_of([ARTICLE]), pairs_of([ARTICLE], swaps=True)
+    added = [p for p in swaps if p.kind not in {q.kind for q in plain}]
+    assert len(swaps) - len(plain) == len(added) <= 2
+    assert all(p.label == 0.0 for p in added)
 
 
 @pytest.mark.slow

@@ -14,7 +14,11 @@ Made from SQuAD's training files only (``training.answerer.squad``: sources and 
   sentence: what SQuAD 2.0's unanswerable questions teach.
 
 SQuAD 2.0's unanswerable questions give their paragraph's sentences as negatives (the ones
-sharing most words with the question first). A sentence is read as the app reads it
+sharing most words with the question first). These files hold only 160 of them, so with
+``swaps`` (stage 5 of the recipe) half the answerable questions also give one made the way SQuAD
+2.0's crowd wrote theirs (``swapped``): a name of the question swapped for another name of the
+same article, a question word for another word of the article, an antonym, or a "not", each read
+against the answer's own sentence, which states the question as asked but not as changed. A sentence is read as the app reads it
 (``reader_text``): the sentence, then its heading (the article's title) and the sentence before.
 """
 
@@ -27,11 +31,27 @@ from typing import Iterator, Sequence
 
 from ragcore.grounding.claims import sentence_spans
 from ragcore.reading.text import reader_text
+from ragcore.search.lexical import STOPWORDS
 from training.answerer.negatives import with_changed_fact
 
 OTHERS = 2  # other sentences of the answer's paragraph, per question
 SEED = 64
+SWAPPED = 0.5  # answerable questions that also give a swapped one, with ``swaps``
 _WORD = re.compile(r"\w+")
+_NAME = re.compile(r"[A-Z][\w'’.-]*(?:\s+(?:of\s+|the\s+|de\s+)?[A-Z][\w'’.-]*)*")
+_SUBJECT = re.compile(  # an auxiliary and its subject, before the verb: where "not" goes
+    r"\b(?:did|does|do|was|were|is|are|can|could|has|have|had|will|would)\s+(?:the\s+)?"
+    r"(?:[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*|he|she|it|they|we|you)\s+(?=[a-z])")
+_NEGATION = re.compile(r"\b(not|never|no|n't|nor|without)\b|n't\b", re.IGNORECASE)
+_ANTONYMS = dict(pair for a, b in [
+    ("first", "last"), ("earliest", "latest"), ("largest", "smallest"), ("most", "least"),
+    ("highest", "lowest"), ("before", "after"), ("increase", "decrease"), ("north", "south"),
+    ("east", "west"), ("oldest", "youngest"), ("older", "younger"), ("more", "less"),
+    ("longest", "shortest"), ("maximum", "minimum"), ("best", "worst"), ("larger", "smaller"),
+    ("higher", "lower"), ("early", "late"), ("start", "end"), ("began", "ended"),
+    ("won", "lost"), ("win", "lose"), ("allowed", "banned"), ("positive", "negative"),
+    ("major", "minor"), ("inside", "outside"), ("top", "bottom"), ("male", "female")]
+    for pair in ((a, b), (b, a)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,10 +71,11 @@ def paragraphs(articles: Sequence[dict]) -> Iterator[tuple[str, int, dict]]:
             yield title, number, paragraph
 
 
-def pairs_of(articles: Sequence[dict], *, seed: int = SEED, limit: int | None = None
-             ) -> list[Pair]:
+def pairs_of(articles: Sequence[dict], *, seed: int = SEED, limit: int | None = None,
+             swaps: bool = False) -> list[Pair]:
     """Every training pair of ``articles`` (SQuAD JSON ``data`` entries), shuffled by ``seed``;
-    at most ``limit`` questions are read (a slice for a test)."""
+    at most ``limit`` questions are read (a slice for a test); ``swaps`` adds the swapped
+    questions (``swapped``)."""
     rng = random.Random(seed)
     siblings: dict[int, list[tuple[str, str]]] = {}
     read = []
@@ -73,8 +94,85 @@ def pairs_of(articles: Sequence[dict], *, seed: int = SEED, limit: int | None = 
             asked += 1
             out.extend(_question_pairs(qa, title, paragraph["context"], sentences,
                                        siblings[number], names, rng))
+    if swaps:
+        out += _swapped_pairs(read, rng)
     rng.shuffle(out)
     return out
+
+
+def _swapped_pairs(read: list, rng: random.Random) -> list[Pair]:
+    """Half the answerable questions, each changed by ``swapped`` against its answer's
+    sentence: label 0, since the sentence states the question as it was asked."""
+    names: dict[int, list[str]] = {}
+    words: dict[int, list[str]] = {}
+    for _, number, paragraph, _ in read:
+        names.setdefault(number, []).extend(m.group() for m in _NAME.finditer(
+            paragraph["context"]) if m.start() > 0 and m.group().casefold() not in STOPWORDS)
+        words.setdefault(number, []).extend(w for w in _WORD.findall(paragraph["context"])
+                                            if _content(w))
+    out = []
+    for title, number, paragraph, sentences in read:
+        context = paragraph["context"]
+        for qa in paragraph["qas"]:
+            if qa.get("is_impossible") or not qa.get("answers") or rng.random() >= SWAPPED:
+                continue
+            start = int(qa["answers"][0]["answer_start"])
+            at = next((i for i, (a, b) in enumerate(sentences) if a <= start < b), None)
+            if at is None:
+                continue
+            sentence = context[slice(*sentences[at])]
+            changed = swapped(qa["question"].strip(), sentence, sorted(set(names[number])),
+                              sorted(set(words[number])), rng)
+            if changed:
+                kind, asked = changed
+                out.append(Pair(asked, _read(context, sentences, at, title), 0.0, kind,
+                                str(qa["id"])))
+    return out
+
+
+def swapped(question: str, sentence: str, names: list[str], words: list[str],
+            rng: random.Random) -> tuple[str, str] | None:
+    """(kind, ``question`` changed so that ``sentence`` no longer answers it), or None: a name
+    swapped for another of the article's that ``sentence`` lacks ("What do the Bulbins take
+    from Link?" of a sentence on what they take from Ordon), a content word the question
+    shares with ``sentence`` swapped for another of the article's, an antonym, or a "not"."""
+    held = sentence.casefold()
+    ways = ["name", "word", "antonym", "not"]
+    rng.shuffle(ways)
+    for way in ways:
+        if way == "name":
+            own = [m for m in _NAME.finditer(question) if m.start() > 0]
+            others = [n for n in names if n.casefold() not in held
+                      and n.casefold() not in question.casefold()]
+            if own and others:
+                m = rng.choice(own)
+                return "swapped name", question[:m.start()] + rng.choice(others) + question[m.end():]
+        elif way == "word":
+            own = [m for m in _WORD.finditer(question)
+                   if m.start() > 0 and _content(m.group()) and m.group().casefold() in held]
+            if own:
+                m = rng.choice(own)  # another word of the same ending: most often its kind
+                others = [w for w in words if w.casefold() not in held and w.islower()
+                          and w[-2:] == m.group()[-2:] and w.casefold() not in question.casefold()]
+                if others:
+                    return "swapped word", question[:m.start()] + rng.choice(others) + \
+                        question[m.end():]
+        elif way == "antonym":
+            own = [m for m in _WORD.finditer(question) if m.group().lower() in _ANTONYMS
+                   and _ANTONYMS[m.group().lower()] not in _WORD.findall(held)]
+            if own:
+                m = rng.choice(own)
+                return "antonym", question[:m.start()] + _ANTONYMS[m.group().lower()] + \
+                    question[m.end():]
+        elif not _NEGATION.search(sentence):
+            m = _SUBJECT.search(question)
+            if m:
+                return "not", question[:m.end()] + "not " + question[m.end():]
+    return None
+
+
+def _content(word: str) -> bool:
+    return len(word) >= 4 and word.isalpha() and word.casefold() not in STOPWORDS
 
 
 def _question_pairs(qa: dict, title: str, context: str, sentences: list[tuple[int, int]],

