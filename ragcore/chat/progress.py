@@ -62,7 +62,8 @@ class Reading:
         estimate, that it takes longer, the seconds still counting (the model reads more than
         the passages, and may be slower than measured: the first word's time is not known)."""
         if self.waiting:
-            return f"Waiting in line: the model reads the {self._count()} when your turn comes."
+            return (f"Waiting in line, {self.seconds:.0f} s so far: the model reads the "
+                    f"{self._count()} when your turn comes.")
         if self.read is not None and self.read >= self.words and self.seconds > 0:
             estimated = ("" if self.estimate is None
                          else f", about {max(1, round(self.estimate))} s estimated")

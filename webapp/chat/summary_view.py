@@ -32,6 +32,7 @@ def is_summary(response: Any) -> bool:
 def follow_summary(turn: Any, response: Any, chunks: Iterable[str], *,
                    check: Callable[[str], Any]) -> Checked:
     """Draw the summary in ``turn`` as it comes; ``check``: the whole text -> what is shown."""
+    turn.clock.hide()  # the search's seconds end: its line goes
     turn.evidence.empty()
     text = ""
     for chunk in pulled(chunks):

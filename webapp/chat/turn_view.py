@@ -28,6 +28,7 @@ from webapp.chat.evidence import (
 )
 from webapp.chat.agent_steps import stream_with_steps
 from webapp.chat.chat_controls import stop_button
+from webapp.chat.phase_clock import PhaseClock, with_seconds
 from webapp.session import session
 
 
@@ -43,6 +44,7 @@ class LiveTurn:
     reading: Any = None
     steps: Any = None
     draft: Any = None
+    clock: PhaseClock = field(default_factory=PhaseClock)  # a waiting phase's seconds, counted
     _draft_parts: list = field(default_factory=list)  # the draft's label and text, once drawn
     _passages: list = field(default_factory=list)  # the passages the model reads, once found
     _passages_said: str = ""  # what their heading says the model does with them
@@ -63,8 +65,8 @@ def open_live_turn(*, follow_up: bool = False, stop: bool = True) -> LiveTurn:
         turn.reading = st.empty()
         turn.steps = st.empty()
         turn.draft = st.empty()
-    label = FOLLOW_UP_LABEL if follow_up else SEARCHING_LABEL
-    turn.evidence.caption(f":material/search: {label}")
+    label = f":material/search: {FOLLOW_UP_LABEL if follow_up else SEARCHING_LABEL}"
+    turn.clock.show(lambda seconds: turn.evidence.caption(with_seconds(label, seconds)))
     return turn
 
 
@@ -88,6 +90,7 @@ def show_passages(turn: LiveTurn, sources: list, said: str = FOR_THE_MODEL) -> N
     says it reads them once their reading begins (``follow``), or waits for its turn."""
     turn._passages, turn._passages_said = list(sources), said
     if not sources:
+        turn.clock.hide()
         turn.evidence.empty()
         return
     _draw_passages(turn, sources, said)
@@ -97,24 +100,31 @@ def _draw_passages(turn: LiveTurn, sources: list, said: str) -> None:
     # One element, not a container: a container drawn in the place of a longer one keeps the
     # longer one's extra children on screen until the run ends, emptied first or not (the best
     # 4 found stayed under "Passages found (2)").
+    turn.clock.hide()  # the search is over: its seconds are not redrawn over the passages
     turn.evidence.markdown(passages_found(sources, said))
 
 
 def follow(turn: LiveTurn, states: Iterable[Any]) -> Checked:
     """Draw each state of the turn as it comes; the ``Checked`` one is returned, not drawn."""
     for state in states:
-        if isinstance(state, Reading):
+        if isinstance(state, Reading):  # it counts its seconds itself
+            turn.clock.hide()
             said = WAITING if state.waiting else READING
             if turn._passages and said != turn._passages_said:
                 show_passages(turn, turn._passages, said)
             turn.reading.caption(f":material/menu_book: {state.line()}")
         elif isinstance(state, Draft):
+            turn.clock.hide()
             turn.reading.empty()
             _draft(turn, DRAFT_LABEL, state.text)
         elif isinstance(state, Checking):
             turn.stop.empty()  # the reply is whole (and saved): nothing left to stop
-            _draft(turn, f":material/fact_check: {CHECKING_LABEL}", state.text)
+            label = f":material/fact_check: {CHECKING_LABEL}"
+            _draft(turn, label, state.text)  # then its seconds, while the model judges it
+            heading = turn._draft_parts[0]
+            turn.clock.show(lambda seconds: heading.markdown(f"**{with_seconds(label, seconds)}**"))
         elif isinstance(state, Checked):
+            turn.clock.hide()
             return state
     raise RuntimeError("a turn's states end with Checked")  # turn_states always yields one
 
@@ -131,6 +141,7 @@ def _draft(turn: LiveTurn, label: str, text: str) -> None:
 
 def end_live_turn(turn: LiveTurn) -> None:
     """Take everything shown meanwhile off the screen (the checked reply follows at once)."""
+    turn.clock.close()
     turn.live.empty()
 
 
@@ -180,6 +191,7 @@ def follow_reply(turn: LiveTurn, response: Any, chunks: Iterable[str], *, agent:
     page reads it): the passages it reads and how far, its draft, its check (``check``: the
     whole text -> what is shown instead); an agent's steps in place of the passages."""
     if agent:  # it searches with tools, step by step: its passages are found as it works
+        turn.clock.hide()
         turn.evidence.empty()
         chunks = live_steps(chunks, response.trace, turn)
     else:

@@ -175,3 +175,9 @@ def test_past_its_estimate_the_reading_says_it_takes_longer_and_its_seconds_keep
                         r"about 1 s estimated\.", past[0]), past[0]
     seconds = [int(re.search(r": (\d+) s so far", line).group(1)) for line in past]
     assert seconds == sorted(seconds) and len(set(seconds)) >= 3, past  # 0, 1, 2: it moves
+
+
+def test_a_wait_in_line_counts_its_seconds():
+    """Issue 65: a place in line told once stood still on screen for the whole wait."""
+    assert Reading(3, 126, None, 12.0, waiting=True).line() == \
+        "Waiting in line, 12 s so far: the model reads the 3 passages when your turn comes."
