@@ -177,7 +177,7 @@ def main() -> None:
             state.save_settings(state.settings_with(saved, changes))
             state.forget_llm()
             st.success("Saved. Answering: "
-                       f"{fmt.describe_backend(state.current_llm())}.")
+                       f"{fmt.describe_backend(state.current_llm(), advanced=advanced)}.")
     if advanced:
         change_index_embedding()
         st.subheader("Workspace folder")

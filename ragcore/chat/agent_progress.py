@@ -1,7 +1,7 @@
 """What a person is told while an agent works: the step under way and its seconds, at once.
 
 An agent's reply streams only its final answer (``ragcore.agent``). Before it the model decides
-what to search for (tens of seconds on a busy machine: it reads the tools' instructions first),
+whether to search and for what (tens of seconds on a busy machine: it reads the tools' instructions first),
 a tool runs, the model reads what it found. ``agent_states`` reads the reply in a worker thread
 (``progress.pulled``'s reader: the question's slot, its place in line and Stop carried over) and
 yields in the caller's thread, at once and every ``tick`` seconds, an ``AgentProgress`` (the
@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterable, Iterator
 from ..present.trace_view import step_doing
 from .progress import TICK_SECONDS, _Puller
 
-FIRST_STEP = "deciding what to search for"
+FIRST_STEP = "deciding whether to search, and for what"  # it may answer without searching
 NEXT_STEP = "reading what it found and deciding what to do next"
 WAITING = "waiting for the model (other questions are answered first)"
 WRITING = "writing the answer"
@@ -35,7 +35,7 @@ class AgentProgress:
     seconds: float
 
     def line(self) -> str:
-        """What a person reads: "Step 1: deciding what to search for… 12 s"."""
+        """What a person reads: "Step 1: deciding whether to search, and for what… 12 s"."""
         return f"Step {self.step}: {self.doing}… {self.seconds:.0f} s"
 
 

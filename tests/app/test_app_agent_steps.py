@@ -136,7 +136,7 @@ def test_the_first_step_is_on_screen_within_2_s_of_a_slow_model(monkeypatch):
     reply = "".join(turn_view.live_steps(slow_agent(), SimpleNamespace(notes=notes), turn))
     assert reply == "The Moon."
     first_at, first = seen[0]
-    assert first_at < 2 and first.startswith("Step 1: deciding what to search for")
+    assert first_at < 2 and first.startswith("Step 1: deciding whether to search")
     silent = [t for t, label in seen if t < 3.5]
     assert max(b - a for a, b in zip(silent, [*silent[1:], 3.5])) <= 1.5  # a moving line
     assert seen[-1][1] == "Reasoned in 2 steps"

@@ -51,7 +51,7 @@ def test_the_first_step_is_told_at_once_and_the_line_moves_while_the_model_is_si
     assert text == "The Moon raises the tides."
     when, first = seen[0]
     assert when < 0.5 and isinstance(first, AgentProgress)
-    assert first.line() == "Step 1: deciding what to search for… 0 s"
+    assert first.line() == "Step 1: deciding whether to search, and for what… 0 s"
     lines = [(t, i.line()) for t, i in seen if isinstance(i, AgentProgress)]
     changes = [t for (t, line), (_, before) in zip(lines[1:], lines) if line != before]
     gaps = [b - a for a, b in zip([0.0, *changes], [*changes, seen[-1][0]])]
