@@ -44,8 +44,8 @@ def test_the_readme_screenshot_shows_a_chat_answer(page, tmp_path, corpus_dir): 
         _wait_idle(page)
         expect(reply).to_contain_text("Ormstein")
         assert "Wilhelm" in reply.inner_text(), reply.inner_text()  # the King, not his House
-        expect(page.get_by_test_id("stSidebar")).to_contain_text(  # its name, once found
-            "Answering: Packaged model", timeout=120_000)
+        expect(page.get_by_test_id("stSidebar")).to_contain_text(  # once found (named: Advanced)
+            "Answering: the built-in model", timeout=120_000)
         _wait_idle(page)
         source = page.get_by_test_id("stExpander").filter(
             has_text=re.compile(r"\[1\] a-scandal-in-bohemia")).first
