@@ -15,6 +15,7 @@ import html
 from dataclasses import dataclass
 from typing import Callable, Literal, Sequence
 
+from ..retrieval.optimizer import CUT
 from ..types import Node
 
 SegmentKind = Literal["context", "passage", "cited", "answer"]
@@ -55,17 +56,23 @@ def passage_segments(
     answer: Sequence[tuple[int, int]] = (),
     lookup: NodeLookup | None = None,
     chars: int = 240,
+    mark_cuts: bool = True,
 ) -> list[Segment]:
     """The passage of ``node`` in its surrounding text, its ``cited`` character spans marked
     and the ``answer`` spans inside them emphasised.
 
     ``cited`` are spans of ``node.text`` in order (``SourceUse.spans`` from ``support.cite``),
-    ``answer`` likewise (``SourceUse.answer_spans``).
+    ``answer`` likewise (``SourceUse.answer_spans``). Where the reading cut the passage
+    (``retrieval.optimizer.CUT``) an "…" says so, between it and the text around it (unless
+    ``mark_cuts`` is False: the caller shows the document's own text around it).
     """
     before, after = surrounding_text(node, lookup, chars=chars) if lookup else ("", "")
+    cut = (node.metadata.get(CUT) or ()) if mark_cuts else ()  # what the reading left out
     segments: list[Segment] = []
     if before:
         segments.append(Segment(before if before[-1].isspace() else before + " ", "context"))
+    if "start" in cut:
+        segments.append(Segment("… ", "context"))
     position = 0
     for start, end in sorted(cited):
         start, end = max(start, position), min(end, len(node.text))
@@ -77,6 +84,8 @@ def passage_segments(
         position = end
     if position < len(node.text):
         segments.append(Segment(node.text[position:], "passage"))
+    if "end" in cut:
+        segments.append(Segment(" …", "context"))
     if after:
         segments.append(Segment(after if after[0].isspace() else " " + after, "context"))
     return segments

@@ -13,6 +13,7 @@ from types import SimpleNamespace
 from ragcore.chat import CHAT_MODE_DESCRIPTIONS, ChatMode
 from ragcore.chat.sourceless import sourceless_reply
 from ragcore.present import format as fmt
+from ragcore.present.citations import passage_segments
 from ragcore.present.how_made import gate_note
 from ragcore.present.sources import ListedSource, SourceListing
 from ragcore.present.strength import listing_strengths
@@ -21,6 +22,7 @@ from ragcore.retrieval.optimizer import SentenceEmbeddingOptimizer
 from ragcore.types import MetadataMode, Node, ScoredNode
 from webapp.answers.citing import source_title
 from webapp.chat.chat_modes import MODE_LINES
+from webapp.indexes.document_view import document_segments
 
 # A bibliography entry holds the question's words; the passage stating the answer does not.
 BIBLIOGRAPHY = "Rose S, Borchert O. Zero Trust Architecture. NIST SP 800-207. Zero trust."
@@ -59,7 +61,7 @@ PASSAGE = " ".join([*LINES, "The creature was made by Victor Frankenstein in Ing
 
 def test_a_passage_the_reading_cut_begins_with_an_ellipsis():
     """The walk: a passage read from its tenth sentence (nine lines dropped) was previewed
-    as if it began there."""
+    as if it began there; its source under a Query answer likewise."""
     node = Node(PASSAGE, start_char=100, end_char=100 + len(PASSAGE),
                 metadata={"file_name": "pg84.txt"})
     reader = SentenceEmbeddingOptimizer(None, token_budget=12)
@@ -74,6 +76,12 @@ def test_a_passage_the_reading_cut_begins_with_an_ellipsis():
     whole = fmt.node_preview(node, 2000)
     assert "…" not in whole
     assert fmt.node_preview(node, 80).endswith(" …")  # cut for room, as before
+    # the source under the answer: "…" where the passage was cut; in the document, its text
+    drawn = "".join(s.text for s in passage_segments(kept.node, []))
+    assert drawn.startswith("… The creature") and drawn.endswith(" …"), drawn
+    document = " " * 100 + PASSAGE
+    around = "".join(s.text for s in document_segments(document, kept.node, []))
+    assert "…" not in around and LINES[-1] in around, around
 
 
 def test_each_chat_modes_line_says_something_of_its_own_and_true():

@@ -197,6 +197,8 @@ def document_segments(text: str, node: Any, spans: Any, answer: Any = ()) -> lis
     shown_from = outside_fence(text, max(0, start - WINDOW))  # never inside a code block
     before = ("…\n\n" if shown_from else "") + text[shown_from:start]
     after = text[end:end + WINDOW] + (" …" if end + WINDOW < len(text) else "")
-    segments = [Segment(before, "context"), *passage_segments(node, spans, answer=answer),
+    # the text the reading left out of the passage is shown here, as the document's context
+    segments = [Segment(before, "context"),
+                *passage_segments(node, spans, answer=answer, mark_cuts=False),
                 Segment(after, "context")]
     return [s for s in segments if s.text]
