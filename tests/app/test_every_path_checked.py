@@ -11,6 +11,7 @@ import io
 import pytest
 
 from ragcore.chat import ChatMode
+from ragcore.chat.sourceless import UNSEARCHED
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.llms.fake import FakeLLM
 from ragcore.present.grounded import STATED_LEAD, UNOBSERVED, UNREAD
@@ -77,7 +78,8 @@ def test_every_chat_mode_first_and_follow_up_is_shown_checked(workspace, mode):
         if mode == ChatMode.SIMPLE.value:  # no documents: its caption says so
             assert not decided and text == message.content
             continue
-        assert decided or text.startswith((UNREAD, UNOBSERVED)), (mode, question, text)
+        assert decided or text.startswith((UNREAD, UNOBSERVED, UNSEARCHED)), (
+            mode, question, text)
 
 
 def test_the_query_page_and_the_python_api_show_the_checked_answer(workspace):
@@ -123,7 +125,8 @@ def test_the_python_api_chat_engines_show_the_checked_reply(workspace, mode):
             assert reply.verdict is not None, (mode, question)
             assert reply.shown.startswith(REPLACED), (mode, question, reply.shown)
         else:
-            assert reply.shown.startswith((UNREAD, UNOBSERVED)), (mode, question, reply.shown)
+            assert reply.shown.startswith((UNREAD, UNOBSERVED, UNSEARCHED)), (
+                mode, question, reply.shown)
 
 
 def test_a_python_api_chat_reply_that_read_no_passage_says_so(workspace):

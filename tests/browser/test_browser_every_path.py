@@ -69,7 +69,9 @@ def plain(markdown: str) -> str:
 def verdict_shown(answer: str, markers: int, caption: str = "") -> str | None:
     """What the check decided, as the shown ``answer`` says it (``markers``: ragcore's [n] in
     it; ``caption``: the reply's other text); None for a reply shown as if never checked."""
-    leads = {"unread": plain(UNREAD), "unobserved": plain(UNOBSERVED), "refused": REFUSAL,
+    leads = {"unread": plain(UNREAD), "refused": REFUSAL,
+             # an agent's answer no tool backed, searched or not ("... without searching")
+             "unobserved": plain(UNOBSERVED).split(":")[0],
              "not confirmed": plain(NOT_CONFIRMED).split(":")[0],
              "not stated": plain(NOT_STATED).split(":")[0]}
     for verdict, lead in leads.items():
