@@ -1,10 +1,12 @@
 """Every label true (issue 66), the newcomer walk's open list, in a real Chromium: while a new
 question is answered on the Query page, nothing of the last answer stays on screen greyed under
 its progress (its sources were: drawn below the answer, they waited, stale, for the new run to
-reach them after the whole answer).
+reach them after the whole answer); the agent's mode says it decides whether to search, and
+its answer given without a search says so.
 
-The model is ``tests/support/slow_model.py`` (three seconds of reading, a word every 0.15 s), the
-embedder the fake one. Set RAGCORE_SCREENSHOTS=<folder> to keep a screenshot per step.
+The model is ``tests/support/slow_model.py`` (three seconds of reading, a word every 0.15 s), or
+the loopback Ollama server of tests/support/loopback.py for the agent; the embedder the fake
+one. Set RAGCORE_SCREENSHOTS=<folder> to keep a screenshot per step.
 """
 
 from __future__ import annotations
@@ -12,8 +14,14 @@ from __future__ import annotations
 import re
 
 import pytest
-from test_browser import _shot, _wait_idle, page  # noqa: F401
+from support.loopback import LoopbackServer, Reply
+from test_browser import _shot, _wait_idle, page, start_app, stop_app  # noqa: F401
 from test_browser_chat_progress import slow_app  # noqa: F401 (the app on the slow model)
+from test_browser_labels import LINES
+from test_browser_words import write_pdf
+
+from ragcore.embeddings.fake import FakeEmbedder
+from ragcore.workspace import Workspace
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -65,3 +73,48 @@ def test_the_last_answers_sources_are_not_left_greyed_under_a_new_question(
     assert during, "the second answer's progress was never seen"
     greyed = sorted({text for r in during for text in r["stale"]})
     assert not greyed, greyed
+
+
+AGENT = "Let an agent search step by step"
+ANSWERED_AT_ONCE = "Thought: I can answer this without the documents.\nAnswer: About 2000 lines."
+
+
+def test_an_agent_that_did_not_search_says_so(page, tmp_path):  # noqa: F811
+    """The walk: the agent's mode said it searches the documents, then answered without a
+    search. Its line says it decides whether to search; its answer says it did not."""
+    from playwright.sync_api import expect
+
+    root = tmp_path / "ws"
+    Workspace(root, embedder=FakeEmbedder()).ingest(
+        "notes", [write_pdf(tmp_path / "program.pdf", LINES)])
+    with LoopbackServer() as server:
+        server.queue(*[Reply(text=ANSWERED_AT_ONCE) for _ in range(6)])
+        proc, url = start_app(root, tmp_path / "streamlit.log", RAGCORE_EMBEDDER="fake",
+                              RAGCORE_LLM="ollama:llama3.1",
+                              RAGCORE_LLM_BASE_URL=server.ollama_url)
+        try:
+            page.goto(f"{url}/chat")
+            sidebar = page.get_by_test_id("stSidebar")
+            modes = sidebar.get_by_role("combobox", name="Chat mode")
+            expect(modes).to_have_value("Answer from the documents", timeout=120_000)
+            for _ in range(5):  # a rerun just after the page opens may close the list again
+                _wait_idle(page)
+                modes.click()
+                offered = page.get_by_role("option", name=AGENT)
+                if offered.count() or page.wait_for_timeout(1000) or offered.count():
+                    break
+            page.get_by_role("option", name=AGENT).click()
+            expect(modes).to_have_value(AGENT)
+            expect(sidebar.get_by_text(re.compile("decides whether to search"))).to_be_visible()
+            _wait_idle(page)
+            box = page.get_by_test_id("stChatInputTextArea")
+            box.fill("How many lines of C++ is the program?")
+            box.press("Enter")
+            reply = page.get_by_test_id("stChatMessage").nth(1)
+            expect(reply).to_contain_text("the agent answered without searching your documents",
+                                          timeout=120_000)
+            expect(reply).to_contain_text("About 2000 lines.")
+            _wait_idle(page)
+            _shot(page, "walk-agent-did-not-search")
+        finally:
+            stop_app(proc)
