@@ -351,7 +351,9 @@ def _why_not(lead: ClaimCheck | None, guessed: bool = False) -> str:
     if not lead.off_question:
         return ""
     if lead.off_question == REPEATS:
-        return f" The answer written, \u201c{written}\u201d, only repeats the question."
+        said = "a word" if len(written.split()) == 1 else "words"
+        return (f" The answer written, \u201c{written}\u201d, only gives back {said} of your "
+                "question, so it tells you nothing new.")
     return f" The answer written, \u201c{written}\u201d, is not {lead.off_question}."
 
 

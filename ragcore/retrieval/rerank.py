@@ -1,6 +1,7 @@
 """Reranking: the retrieved passages reordered by a judge that reads each one with the
-question, postprocessors like those in ``ragcore.postprocess``: an LLM (``LLMRerank``) or a
-cross-encoder model on disk (``SentenceTransformerRerank``).
+question, postprocessors like those in ``ragcore.postprocess``: an LLM (``LLMRerank``), a
+cross-encoder model on disk (``SentenceTransformerRerank``), or the packaged reader
+(``ReaderRerank``: each passage by its sentence most likely to state the answer).
 
 For ``LLMRerank`` the LLM reads the passages and scores each one's relevance.
 
@@ -147,6 +148,41 @@ class SentenceTransformerRerank(Postprocessor):
                                                            "retrieval_score": nodes[i].score})
             kept.append(ScoredNode(node, scores[i]))
         return kept
+
+
+class ReaderRerank(Postprocessor):
+    """Reorders nodes by the packaged reader (``ragcore.reading``, trained here): a passage
+    scores the chance of its prose sentence most likely to state the answer to the question
+    (``grounding.stating``, the same reading the answer check does), ties in retrieval order;
+    the ``top_n`` best are kept. Without the reader's weights the retrieval order is kept."""
+
+    def __init__(self, *, top_n: int = 4) -> None:
+        if isinstance(top_n, bool) or not isinstance(top_n, int) or top_n < 1:
+            raise ConfigError(f"top_n ({top_n!r}) must be a whole number of at least 1")
+        self.top_n = top_n
+
+    def scores(self, query: str, nodes: Sequence[ScoredNode]) -> list[float]:
+        """Each passage's best sentence's chance of stating the answer to ``query``."""
+        from ..grounding import stating
+
+        best = [0.0] * len(nodes)
+        for found in stating.stated(query, [n.node.text for n in nodes]):
+            best[found.passage] = max(best[found.passage], found.chance)
+        return best
+
+    def postprocess(self, nodes: list[ScoredNode], query: str) -> list[ScoredNode]:
+        return self.postprocess_traced(nodes, query, None)
+
+    def postprocess_traced(
+        self, nodes: list[ScoredNode], query: str, trace: Trace | None
+    ) -> list[ScoredNode]:
+        """``postprocess``, with each passage's chance in ``trace.notes["rerank"]``."""
+        scores = self.scores(query, nodes)
+        order = sorted(range(len(nodes)), key=lambda i: (-scores[i], i))
+        if trace is not None:
+            trace.notes["rerank"] = [{"passage": i + 1, "relevance": round(scores[i], 4),
+                                      "text": nodes[i].node.text[:80]} for i in order]
+        return [ScoredNode(nodes[i].node, scores[i]) for i in order[: self.top_n]]
 
 
 @functools.lru_cache(maxsize=4)

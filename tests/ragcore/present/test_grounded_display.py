@@ -140,7 +140,8 @@ def test_a_reply_without_passages_is_not_checked_against_nothing():
 def test_a_short_answer_repeating_the_question_is_refused_and_the_refusal_says_why():
     text, _ = shown("**NIST**.", "What is the name of the agency that NIST belongs to?")
     first, _, rest = text.partition("\n\n")
-    assert first.endswith("The answer written, \u201cNIST\u201d, only repeats the question.")
+    assert first.endswith("The answer written, \u201cNIST\u201d, only gives back a word of your "
+                          "question, so it tells you nothing new.")
     assert first.startswith("The documents don't say") and rest.startswith(NEAREST_LEAD)
 
 

@@ -43,3 +43,19 @@ def test_rerank_messages_show_each_passage_with_its_llm_metadata():
     node = Node("text", node_id="n", metadata={"file_name": "a.txt"})
     prompt = rerank_messages("q", [ScoredNode(node, 1.0)])[-1].content
     assert "file_name: a.txt" in prompt and "text" in prompt
+
+
+def test_the_reader_puts_the_passage_stating_the_answer_first():
+    from ragcore.grounding.stating import reader_available
+    from ragcore.retrieval.rerank import ReaderRerank
+
+    if not reader_available():
+        pytest.skip("the reader's weights")
+    texts = ["Chubby is a lock service used inside Google.",
+             "A client holds a session with the Chubby master.",
+             "The client waits a further interval called the grace period, 45s by default."]
+    nodes = [ScoredNode(Node(text=t, node_id=f"n{i}"), 0.9 - i / 10) for i, t in enumerate(texts)]
+    kept = ReaderRerank(top_n=2).postprocess(
+        nodes, "How long is the grace period of a Chubby client by default?")
+    assert [n.node.node_id for n in kept][0] == "n2" and len(kept) == 2
+    assert kept[0].score > kept[1].score
