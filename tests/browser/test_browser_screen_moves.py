@@ -121,7 +121,8 @@ def slow_reader_app(tmp_path, corpus_dir, monkeypatch):
     yield from slow_model_app(tmp_path, [corpus_dir / "python_peps" / "pep-0020.rst"])
 
 
-def test_a_reading_longer_than_its_estimate_still_moves_on_screen(slow_reader_app, page):  # noqa: F811
+def test_a_reading_longer_than_its_estimate_still_moves_on_screen(
+        slow_reader_app, page):  # noqa: F811
     open_chat(page, slow_reader_app)
     figures = ask(page, "What does the Zen of Python say about beauty?", 2)
     _shot(page, "screen-moves-slow-reader")
