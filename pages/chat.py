@@ -437,15 +437,19 @@ def main() -> None:
     with intro.container():
         st.caption(chat_caption(chat))
         shell.looking_notice()  # the model is looked for behind the page
+        alone = choices["mode"] == ChatMode.SIMPLE.value  # the model alone: nothing searched
         if not chat.messages and not failed:
-            st.info("Ask a question about the documents of this index below, or ask for a "
+            st.info("In this mode the model answers alone: your documents are not searched. "
+                    "Choose another mode in the sidebar to ask about them." if alone else
+                    "Ask a question about the documents of this index below, or ask for a "
                     "summary (“summarise the index”, “summarise <a file's name>”). Follow-up "
                     "questions work too: the chat remembers the conversation. Drop files on "
                     "the box below to add them to this index; choose **Documents to use** in "
                     "the sidebar to answer from some files only.")
     index = state.load_index(chat.index)
     lookup = state.node_lookup(index)
-    prompt = st.chat_input("Ask about your documents, or drop files to add them",
+    prompt = st.chat_input("Ask the model (your documents are not searched)" if alone else
+                           "Ask about your documents, or drop files to add them",
                            accept_file="multiple")  # drawn at the page's foot wherever called
     question = (prompt.text if prompt else "") or session.take(Session.queued_question)
     queued_at = session.take(Session.queued_at)

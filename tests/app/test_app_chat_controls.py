@@ -222,3 +222,14 @@ def test_a_regenerated_reply_stopped_keeps_the_reply_it_was_to_replace(docs_ws):
     assert [m["content"] for m in messages] == [UKRAINE, "The speech …"]
     assert messages[0]["versions"][0][1] == first  # the reply it was to replace, kept
     assert any(m.value == "2/2" for m in at.markdown)
+
+
+def test_the_model_alone_mode_does_not_invite_questions_about_the_documents(docs_ws):
+    """The walk: "Just the model, no documents" still read "Ask about your documents"."""
+    at = open_page("chat")
+    assert at.chat_input[0].placeholder.startswith("Ask about your documents")
+    [mode] = [s for s in at.selectbox if s.label == "Chat mode"]
+    mode.set_value("simple").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.chat_input[0].placeholder == "Ask the model (your documents are not searched)"
+    assert any("your documents are not searched" in i.value for i in at.info)
