@@ -254,11 +254,10 @@ def stated_instead(question: str, passages: Sequence[str], lead: _Check | None, 
     if not found:
         return None
     best = found[0]
-    if best.chance >= stating.SURE:
-        sentence = " ".join(passages[best.passage][slice(*best.span)].split())
-        if lead is None or not holds_answer(lead, question, sentence):
-            return best.passage, sentence
     sentence = " ".join(passages[best.passage][slice(*best.span)].split())
+    if best.chance >= stating.SURE and (lead is None or not holds_answer(lead, question,
+                                                                         sentence)):
+        return best.passage, sentence
     if best.chance < stating.STATES or not _restated(sentence, restating) or unshown(
             question, sentence):  # "How much does it cost?": a sentence with no sum of money
         return None

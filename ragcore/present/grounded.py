@@ -366,8 +366,8 @@ def _instead_of(lead: ClaimCheck | None, refused: bool, quote: str,
     if refused or lead is None:
         return f"{first}\n\n*The model wrote that the documents do not say; this sentence does.*"
     written = " ".join(without_markers(lead.text).replace("*", "").split()).rstrip(". ")
-    return (f"{first}\n\n*The model's short answer, \u201c{written}\u201d, is not the "
-            "answer this sentence gives, so it is not shown as the answer.*")
+    return (f"{first}\n\n*The model's answer, \u201c{written}\u201d, is not the answer "
+            "this sentence gives, so it is not shown as the answer.*")
 
 
 def _refusal(text: str, question: str) -> str:

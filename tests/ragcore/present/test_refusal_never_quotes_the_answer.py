@@ -76,7 +76,7 @@ def test_a_sentence_the_reader_is_sure_of_is_shown_instead_of_a_wrong_answer(mon
     text = shown([MAPREDUCE, CHUBBY], "**60 seconds**.", question)
     assert text.startswith("**The documents say:** \u201cThe client waits a further interval "
                            "called the grace period, 45s by default.\u201d [1]")
-    assert ("The model's short answer, \u201c60 seconds\u201d, is not the answer this sentence "
+    assert ("The model's answer, \u201c60 seconds\u201d, is not the answer this sentence "
             "gives") in text
     monkeypatch.setattr(stating, "SURE", 1.01)
     assert shown([MAPREDUCE, CHUBBY], "**60 seconds**.", question).startswith(
