@@ -136,10 +136,7 @@ class SentenceTransformerRerank(Postprocessor):
     ) -> list[ScoredNode]:
         """``postprocess``, with each passage's score in ``trace.notes["rerank"]``."""
         scores = self.scores(query, nodes)
-        order = sorted(range(len(nodes)), key=lambda i: (-scores[i], i))
-        if trace is not None:
-            trace.notes["rerank"] = [{"passage": i + 1, "relevance": round(scores[i], 4),
-                                      "text": nodes[i].node.text[:80]} for i in order]
+        order = _by_score(nodes, scores, trace)
         kept = []
         for i in order[: self.top_n]:
             node = nodes[i].node
@@ -178,11 +175,19 @@ class ReaderRerank(Postprocessor):
     ) -> list[ScoredNode]:
         """``postprocess``, with each passage's chance in ``trace.notes["rerank"]``."""
         scores = self.scores(query, nodes)
-        order = sorted(range(len(nodes)), key=lambda i: (-scores[i], i))
-        if trace is not None:
-            trace.notes["rerank"] = [{"passage": i + 1, "relevance": round(scores[i], 4),
-                                      "text": nodes[i].node.text[:80]} for i in order]
+        order = _by_score(nodes, scores, trace)
         return [ScoredNode(nodes[i].node, scores[i]) for i in order[: self.top_n]]
+
+
+def _by_score(nodes: Sequence[ScoredNode], scores: Sequence[float], trace: Trace | None
+              ) -> list[int]:
+    """The nodes' positions, highest score first (ties in retrieval order), each passage's
+    score noted in ``trace.notes["rerank"]``."""
+    order = sorted(range(len(nodes)), key=lambda i: (-scores[i], i))
+    if trace is not None:
+        trace.notes["rerank"] = [{"passage": i + 1, "relevance": round(scores[i], 4),
+                                  "text": nodes[i].node.text[:80]} for i in order]
+    return order
 
 
 @functools.lru_cache(maxsize=4)
