@@ -65,10 +65,17 @@ def test_a_swapped_question_is_one_its_answer_sentence_no_longer_answers():
 
 
 def test_with_swaps_half_the_answerable_questions_add_one_negative():
-    plain, swaps = pairs_of([ARTICLE]), pairs_of([ARTICLE], swaps=True)
+    # the grace-period question asked 20 times: those drawn (half) that a swap fits give one
+    asked = [{**ARTICLE["paragraphs"][0]["qas"][0], "id": f"q{n}"} for n in range(20)]
+    article = {**ARTICLE, "paragraphs": [{**ARTICLE["paragraphs"][0], "qas": asked},
+                                         ARTICLE["paragraphs"][1]]}
+    plain, swaps = pairs_of([article]), pairs_of([article], swaps=True)
     added = [p for p in swaps if p.kind not in {q.kind for q in plain}]
-    assert len(swaps) - len(plain) == len(added) <= 2
-    assert all(p.label == 0.0 for p in added)
+    assert len(swaps) - len(plain) == len(added) and all(p.label == 0.0 for p in added)
+    ours = [p for p in added if p.group.startswith("q") and p.group != "q3"]
+    assert 1 <= len(ours) <= len(asked)
+    assert all(p.question != asked[0]["question"] for p in ours)
+    assert all(p.text.startswith("The client waits a further interval") for p in ours)
 
 
 @pytest.mark.slow
