@@ -2,7 +2,7 @@
 "< 1/2 >" brings it back; Edit keeps the turns that followed, reachable the same way; a new chat
 asked what another was gets a distinct title, which follows an edited first question; Copy puts
 the reply on the clipboard in one click, in plain text with its sources as footnotes; a question
-sent while scrolled up is brought into view.
+sent while scrolled up is brought into view. "Copied" is said in the success colour.
 
 Extractive answers and the fake embedder: no model, a few seconds a reply. Set
 RAGCORE_SCREENSHOTS=<folder> to keep a screenshot per step.
@@ -11,6 +11,7 @@ RAGCORE_SCREENSHOTS=<folder> to keep a screenshot per step.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ UKRAINE = "What did the speech say about Ukraine?"
 JOBS = "What did it say about jobs?"
 INFLATION = "What did the speech say about inflation?"
 ENERGY = "What did the speech say about energy prices?"
+EARLIER_KEPT = "Your earlier conversation from here is kept: see version 1/2"
 TAKEN = key_phrase_title(UKRAINE)  # an earlier chat asked the same: "Speech, Ukraine"
 
 
@@ -100,12 +102,20 @@ def _copy_in_one_click(page, url: str, expect) -> None:
     reply = page.get_by_test_id("stChatMessage").last
     reply.get_by_role("button", name="Copy").click()  # one click: no box, no hover icon
     expect(reply.get_by_role("button", name="Copied")).to_be_visible()
+    red, green, _ = _colour(reply.get_by_role("button", name="Copied"))
+    assert green > red, (red, green)  # said in the success colour, not an error's red
     copied = page.evaluate("navigator.clipboard.readText()")
     text, _, notes = copied.partition("\n\n[1] ")
     assert text and notes, copied  # the reply, then its sources as numbered footnotes
     assert "](#" not in copied and "[[" not in copied and "**" not in copied, copied
     assert "state_of_the_union.txt" in notes.splitlines()[0], copied
     _shot(page, "versions-2-copied")
+
+
+def _colour(button) -> tuple[int, ...]:
+    """The red, green and blue of ``button``'s text as drawn (the pointer still over it)."""
+    drawn = button.evaluate("b => getComputedStyle(b.querySelector('.rc-copy-label')).color")
+    return tuple(int(part) for part in re.findall(r"\d+", drawn)[:3])
 
 
 def _scroll_to_the_new_question(page, expect) -> None:
@@ -156,6 +166,7 @@ def _edit_keeps_the_turns_that_followed(page, root: Path, expect) -> None:
     expect(page.get_by_test_id("stSidebar").get_by_role("button", name=chat["title"])
            ).to_be_visible()  # the title follows the edit
     expect(page.get_by_text("2/2", exact=True)).to_be_visible()
+    expect(page.get_by_text(EARLIER_KEPT)).to_be_visible()  # where the later turns went
     _shot(page, "versions-5-edited")
     page.locator(".st-key-version_back_0 button").first.click()  # the kept turns, reachable
     expect(page.get_by_text(JOBS, exact=True)).to_be_visible()

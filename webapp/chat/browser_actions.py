@@ -40,7 +40,11 @@ _COPY_CLICKS = """<script>
     const done = () => {
       const label = button.querySelector(".rc-copy-label");
       label.textContent = %(copied)s;
-      setTimeout(() => { label.textContent = button.dataset.label; }, 2000);
+      button.classList.add("rc-copied");
+      setTimeout(() => {
+        label.textContent = button.dataset.label;
+        button.classList.remove("rc-copied");
+      }, 2000);
     };
     if (navigator.clipboard && window.isSecureContext) {
       navigator.clipboard.writeText(text).then(done, () => { fallback(text); done(); });
@@ -51,12 +55,15 @@ _COPY_CLICKS = """<script>
   }, true);
 })();
 </script>""" % {"copied": json.dumps(COPIED_LABEL)}
+# "Copied" in st.success's green, not the hover's red (an error's colour) under the pointer.
 _COPY_STYLE = """<style>
 button.rc-copy { display: inline-flex; align-items: center; gap: .4rem; font: inherit;
   font-size: .875rem; padding: .25rem .75rem; min-height: 2.5rem; border-radius: .5rem;
   border: 1px solid rgba(49, 51, 63, .2); background: transparent; color: inherit;
   cursor: pointer; }
 button.rc-copy:hover { border-color: #ff4b4b; color: #ff4b4b; }
+button.rc-copy.rc-copied, button.rc-copy.rc-copied:hover { border-color: #21c354;
+  color: #177233; }
 </style>"""
 
 # The icon font of Streamlit's own buttons (loaded by the page's other icons): an inline SVG

@@ -140,6 +140,21 @@ def version_nav(chat: Any, position: int) -> None:
                  args=(position, shown + 1), help="The later version")
 
 
+def versions_note(chat: Any, position: int) -> str:
+    """Where the versions not shown went (the switch alone said nothing of the turns it hid):
+    'Your earlier conversation from here is kept: see version 1/2'."""
+    shown, total = versions_at(chat, position)
+    asked = chat.messages[position].content
+    replies_only = all(len(tail) <= 2 and tail[0].content == asked
+                       for tail in chat.messages[position].versions)
+    what = "reply" if replies_only else "conversation from here"
+    if shown == total:
+        earlier = f"version 1/{total}" if total == 2 else f"versions 1 to {total - 1} of {total}"
+        return f"Your earlier {what} is kept: see {earlier} with the arrows above."
+    return (f"This is version {shown}/{total}, kept from before; the newest is {total}/{total}, "
+            "with the arrows above.")
+
+
 def start_edit(position: int) -> None:
     session.editing_question = position
 
@@ -174,6 +189,7 @@ def render_question(message: Any, position: int, chat: Any = None) -> None:
     if chat is not None and edited_at(chat, position):
         with versions:
             version_nav(chat, position)
+        st.caption(versions_note(chat, position))
 
 
 # -- the reply -------------------------------------------------------------------------------
@@ -207,9 +223,12 @@ def reply_actions(message: Any, position: int, *, last: bool, shown: str | None 
     with copy:
         copy_button(copied_text(message.content if shown is None else shown, listing),
                     key=f"reply_{position}")
-    if chat is not None and position > 0 and not edited_at(chat, position - 1):
+    forked = chat is not None and position > 0 and not edited_at(chat, position - 1)
+    if forked:
         with versions:
             version_nav(chat, position - 1)
+    if forked and versions_at(chat, position - 1)[1] > 1:
+        st.caption(versions_note(chat, position - 1))
     if not last:
         return None
     slot = again.empty()
