@@ -45,7 +45,7 @@ def test_the_speed_is_measured_from_one_short_reply_that_is_then_stopped():
     assert 50 < speed.decode_per_second <= 100  # 19 tokens in 0.19 s and a little more
     assert 150 < speed.prompt_per_second < 1_000  # ~160 prompt tokens read in 0.2 s
     assert speed.threads == 3
-    assert "writes" in speed.describe() and "(3 threads)" in speed.describe()
+    assert "writes" in speed.describe() and "(3 threads)" in speed.describe(advanced=True)
 
 
 def test_settings_list_every_packaged_model_with_its_licence_and_origin(docs_ws):
@@ -94,5 +94,5 @@ def test_a_speed_on_one_thread_says_thread_not_threads():
     # Issue 66: Settings said "(1 threads)".
     from webapp.settings.packaged_models import Speed
 
-    said = Speed(30.0, 5.0, 1.2, 1).describe()
+    said = Speed(30.0, 5.0, 1.2, 1).describe(advanced=True)
     assert said.endswith("(1 thread)") and "tokens" not in said

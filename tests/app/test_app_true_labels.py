@@ -1,14 +1,20 @@
 """Every label true (issue 66), the third walk's list, headless: the README counts the chat
-modes the library and the app offer; ...
+modes the library and the app offer; a saved chat's line names its last reply's mode as that;
+a measured speed says threads only under Advanced.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
+from test_app_chat_list import chat
+from test_app_pages import app_env, built_workspace, docs_ws, open_page  # noqa: F401 (fixtures)
+
 from ragcore.chat import ChatMode
 from webapp.chat.chat_modes import PEOPLE_MODES
+from webapp.settings.packaged_models import SPEEDS
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
@@ -27,3 +33,27 @@ def test_the_readme_counts_the_chat_modes_there_are():
     """The walk: the README said "five modes" while the library has six and the app names four."""
     assert chat_mode_counts(README.read_text(encoding="utf-8")) == (len(ChatMode),
                                                                     len(PEOPLE_MODES))
+
+
+def test_a_saved_chat_names_the_mode_of_its_last_reply_as_such(docs_ws):
+    """The walk: a chat asked in two modes was listed under the last one alone, unlabelled, as
+    if it were the chat's mode."""
+    at = chat(open_page("chat"), "What did the speech say about Ukraine?")
+    at.sidebar.selectbox(key="chat_mode_choice").set_value("simple").run()
+    chat(at, "And about jobs?")
+    rows = [c.value for c in at.sidebar.caption if c.value.startswith("today")]
+    assert len(rows) == 1 and rows[0].endswith(" · last reply: Just the model, no documents · docs")
+
+
+def test_a_measured_speed_says_threads_only_under_advanced(docs_ws):
+    """The walk: Settings' measured speed read "writes about 5.0 (2 threads)"."""
+    speed = {"prompt_per_second": 90.0, "decode_per_second": 6.0, "first_token_seconds": 1.5,
+             "threads": 2}
+    (docs_ws / "app-preferences.json").write_text(json.dumps(
+        {"advanced": False, SPEEDS: {"smollm2-135m": speed}}), encoding="utf-8")
+    at = open_page("settings")
+    said = at.dataframe[0].value.set_index("model").loc["smollm2-135m", "speed here"]
+    assert said == "reads about 68 words a second and writes about 4.5 words a second", said
+    at.sidebar.toggle[0].set_value(True).run()
+    said = at.dataframe[0].value.set_index("model").loc["smollm2-135m", "speed here"]
+    assert said.endswith("(2 threads)"), said

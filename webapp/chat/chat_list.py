@@ -100,5 +100,6 @@ def _chat_row(summary: Any, is_open: bool, index_shown: str, on_open: Callable) 
                args=(summary.id, not summary.pinned),
                icon=":material/keep_off:" if summary.pinned else ":material/keep:",
                help="Unpin this chat" if summary.pinned else "Pin this chat (listed first)")
-    st.caption(f"{friendly_date(summary.updated)} · {mode_name(summary.chat_mode)} · "
+    # The chat's mode is its last reply's (a chat may be asked in several): said as that.
+    st.caption(f"{friendly_date(summary.updated)} · last reply: {mode_name(summary.chat_mode)} · "
                f"{index_shown}")

