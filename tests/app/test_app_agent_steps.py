@@ -69,7 +69,7 @@ def test_the_chat_page_shows_a_react_turns_steps(docs_ws, monkeypatch):
     from webapp import state
 
     llm = FakeLLM([
-        'Thought: I should search the speech.\nAction: search_documents\n'
+        'Thought: I should search the **speech**.\nAction: search_documents\n'
         'Action Input: {"input": "What did the speech say about Ukraine?"}',
         "The passages say the speech stood with Ukraine.",  # the search tool's answer
         "Thought: I can answer now.\nAnswer: The speech stood with Ukraine.",
@@ -79,13 +79,16 @@ def test_the_chat_page_shows_a_react_turns_steps(docs_ws, monkeypatch):
     at.selectbox(key="chat_mode_choice").set_value("react").run()
     at.chat_input[0].set_value("What did the speech say about Ukraine?").run()
     assert not at.exception, [e.value for e in at.exception]
-    assert "The speech stood with Ukraine." in at.chat_message[1].markdown[0].value
+    assert any("The speech stood with Ukraine." in m.value for m in at.chat_message[1].markdown)
     body = next(iter(at.chat_message[1].children.values()))  # the reply as the history draws it
     steps = [c for c in body.children.values() if getattr(c, "type", "") == "status"]
-    assert [c.label for c in steps] == ["Reasoned in 2 steps"]  # drawn above the answer
-    shown = [t.value for t in steps[0].text]
-    assert len(shown) == 1 and shown[0].startswith("Step 1\nThought: I should search")
-    assert "Action: search_documents" in shown[0] and "Observation: " in shown[0]
+    # Drawn above the answer, counting the steps it lists (the answer's is the reply itself):
+    # the walk saw "Reasoned in 2 steps" over one, its thought's asterisks shown raw.
+    assert [c.label for c in steps] == ["Reasoned in 1 step"]
+    shown = [t.value for t in steps[0].markdown]
+    assert len(shown) == 1 and shown[0].startswith("**Step 1**  \n**Thought:** I should search "
+                                                   "the **speech**."), shown
+    assert "**Action:** search_documents" in shown[0] and "**Observation:** " in shown[0]
 
 
 class _Box:
@@ -99,7 +102,7 @@ class _Box:
         if label is not None:
             self.seen.append((time.monotonic() - self.began, label))
 
-    def text(self, body: str) -> None:
+    def markdown(self, body: str) -> None:
         self.seen.append((time.monotonic() - self.began, body))
 
 
@@ -139,4 +142,4 @@ def test_the_first_step_is_on_screen_within_2_s_of_a_slow_model(monkeypatch):
     assert first_at < 2 and first.startswith("Step 1: deciding whether to search")
     silent = [t for t, label in seen if t < 3.5]
     assert max(b - a for a, b in zip(silent, [*silent[1:], 3.5])) <= 1.5  # a moving line
-    assert seen[-1][1] == "Reasoned in 2 steps"
+    assert seen[-1][1] == "Reasoned in 1 step"  # the one listed: the answer is the reply

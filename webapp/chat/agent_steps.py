@@ -5,7 +5,8 @@ worker thread and tells, in the page's own thread (Streamlit draws only there), 
 way with its seconds from the start (before the model's first token) and each step as it ends.
 This module hands those to the page's callbacks: ``progress(line)`` when the line's text
 changes, ``show(number, step)`` for a step that ended. The reply's chunks pass through
-unchanged; an error in the reply is raised where the chunks are read.
+unchanged; an error in the reply is raised where the chunks are read. ``step_markdown`` draws
+a step, ``reasoned`` counts the steps drawn.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Iterator
 
 from ragcore.chat import StepTaken, agent_states
+from ragcore.present import format as fmt, trace_view
 
 
 def stream_with_steps(
@@ -31,3 +33,24 @@ def stream_with_steps(
         elif progress is not None and item.line() != said:
             said = item.line()
             progress(said)
+
+
+def step_markdown(number: int, step: dict[str, Any], *, advanced: bool) -> str:
+    """A step for st.markdown: each line's label in bold, the model's words rendered as the
+    reply's are (st.text showed its Markdown's asterisks raw)."""
+    head, *lines = trace_view.format_step(number, step, advanced=advanced).splitlines()
+    said = []
+    for line in lines:
+        label, sep, rest = line.partition(": ")
+        said.append(f"**{label}:** {fmt.markdown_text(rest)}" if sep else fmt.markdown_text(line))
+    return "  \n".join([f"**{head}**", *said])
+
+
+def listed(steps: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
+    """The steps shown, numbered: the answer's step is the reply itself."""
+    return [(n, step) for n, step in enumerate(steps, 1) if "answer" not in step]
+
+
+def reasoned(steps: int) -> str:
+    """The folded steps' label, counting the steps listed in it."""
+    return f"Reasoned in {steps} {'step' if steps == 1 else 'steps'}"

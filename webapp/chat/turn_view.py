@@ -26,7 +26,7 @@ from ragcore.trace import Trace
 from webapp.chat.evidence import (
     CHOOSING, FOR_THE_MODEL, READING, WAITING, passages_found,
 )
-from webapp.chat.agent_steps import stream_with_steps
+from webapp.chat.agent_steps import listed, reasoned, step_markdown, stream_with_steps
 from webapp.chat.chat_controls import stop_button
 from webapp.chat.phase_clock import PhaseClock, with_seconds
 from webapp.session import session
@@ -155,34 +155,27 @@ def live_steps(chunks: Iterable[str], trace: Any, turn: LiveTurn) -> Iterator[st
 
     def show(number: int, step: dict) -> None:
         took.append(number)
-        box.text(trace_view.format_step(number, step, advanced=advanced))
+        box.markdown(step_markdown(number, step, advanced=advanced))
 
     def progress(line: str) -> None:
         box.update(label=line)
 
     yield from stream_with_steps(chunks, trace.notes, show, progress, advanced=advanced)
     if took:
-        box.update(label=reasoned(len(trace.notes.get("reasoning") or [])),
-                   state="complete", expanded=False)
+        box.update(label=reasoned(len(took)), state="complete", expanded=False)
     else:
         turn.steps.empty()  # it answered at once ('best' may): no steps to show
-
-
-def reasoned(steps: int) -> str:
-    return f"Reasoned in {steps} {'step' if steps == 1 else 'steps'}"
 
 
 def saved_steps(trace: dict | None) -> None:
     """Above an agent's saved reply: the steps it took, folded as they were once it answered
     (the live ones go with the rest of the turn being made)."""
-    steps = trace_view.turn_details(trace).get("reasoning") or []
-    if not any("answer" not in step for step in steps):
+    shown = listed(trace_view.turn_details(trace).get("reasoning") or [])
+    if not shown:
         return  # it answered at once ('best' may): nothing to show
-    with st.status(reasoned(len(steps)), state="complete", expanded=False):
-        for number, step in enumerate(steps, 1):
-            if "answer" not in step:  # the answer's step is the reply itself
-                st.text(trace_view.format_step(number, step,
-                                               advanced=bool(session.advanced_choice)))
+    with st.status(reasoned(len(shown)), state="complete", expanded=False):
+        for number, step in shown:
+            st.markdown(step_markdown(number, step, advanced=bool(session.advanced_choice)))
 
 
 def follow_reply(turn: LiveTurn, response: Any, chunks: Iterable[str], *, agent: bool, llm: Any,
