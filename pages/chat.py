@@ -6,7 +6,6 @@ import streamlit as st
 from ragcore.present import format as fmt, friendly_date, trace_view
 from ragcore.workspace.names import display_name
 from webapp import shell, state
-from webapp.chat import chat_list
 from webapp.chat.chat_elsewhere import chat_elsewhere
 from webapp.team import team_state
 from webapp.settings.advanced import advanced_toggle
@@ -24,7 +23,7 @@ from webapp.answers.retriever_view import TOP_K_HELP, render_notes, retriever_se
 from webapp.session import Session, Widget, session
 from webapp.waiting import waiting_notice
 from webapp.chat.browser_actions import bring_into_view
-from webapp.chat import summary_view, turn_view
+from webapp.chat import chat_list, summary_view, turn_view
 from ragcore.workspace.conversation import Conversation, TurnSettings, clear_chat, start_chat
 from ragcore.workspace.chats import ChatMessage, export_json, export_markdown
 
@@ -431,7 +430,7 @@ def main() -> None:
         advanced = advanced_toggle()
         choices = sidebar(chat, advanced)
         choices["files"] = scope_select(ws, chat, state.load_index(chat.index))
-        later = st.container()  # filled last, so a chat saved in this run is listed
+        later = st.empty()  # filled last, so a chat saved in this run is listed
     intro = st.empty()  # rewritten once a first answer has given the chat its title
     failed = session.failed_turn
     with intro.container():
@@ -464,9 +463,10 @@ def main() -> None:
         render_failure(failed)
     if question:
         del session.failed_turn
+        later.caption(chat_list.WAITS_FOR_ANSWER)  # not the last run's list, greyed
         run_turn(ws, chat, question, choices, lookup, advanced, regenerate, at)
         intro.caption(chat_caption(chat))
-    with later:
+    with later.container():
         chat_actions(ws, chat)
 
 

@@ -2,7 +2,8 @@
 question is answered on the Query page, nothing of the last answer stays on screen greyed under
 its progress (its sources were: drawn below the answer, they waited, stale, for the new run to
 reach them after the whole answer); the agent's mode says it decides whether to search, and
-its answer given without a search says so.
+its answer given without a search says so; while a Chat answer is made, the sidebar greys
+nothing and says what waits for it.
 
 The model is ``tests/support/slow_model.py`` (three seconds of reading, a word every 0.15 s), or
 the loopback Ollama server of tests/support/loopback.py for the agent; the embedder the fake
@@ -16,7 +17,7 @@ import re
 import pytest
 from support.loopback import LoopbackServer, Reply
 from test_browser import _shot, _wait_idle, page, start_app, stop_app  # noqa: F401
-from test_browser_chat_progress import slow_app  # noqa: F401 (the app on the slow model)
+from test_browser_chat_progress import open_chat, send, slow_app, wait_answered  # noqa: F401
 from test_browser_labels import LINES
 from test_browser_words import write_pdf
 
@@ -73,6 +74,45 @@ def test_the_last_answers_sources_are_not_left_greyed_under_a_new_question(
     assert during, "the second answer's progress was never seen"
     greyed = sorted({text for r in during for text in r["stale"]})
     assert not greyed, greyed
+
+
+# While an answer is made: the sidebar's elements left greyed from the last run, and whether it
+# says why something waits.
+SIDEBAR_RECORDER = """() => {
+  window.__sidebar = [];
+  const snap = () => {
+    const bar = document.querySelector('[data-testid="stSidebar"]');
+    const live = document.querySelector('.st-key-live_turn');
+    const stale = [];
+    for (const el of bar.querySelectorAll('[data-stale="true"]')) {
+      const text = el.innerText.trim();
+      if (text) stale.push(text.slice(0, 60));
+    }
+    window.__sidebar.push({live: !!live, stale: stale, text: bar.innerText});
+  };
+  setInterval(snap, 100);
+  new MutationObserver(snap).observe(document.body, {subtree: true, childList: true,
+                                                     characterData: true});
+}"""
+WAITS = "available when the answer is done"
+
+
+def test_the_sidebar_says_what_waits_for_the_answer(slow_app, page):  # noqa: F811
+    """The walk: the sidebar's chats and buttons greyed while an answer was made, with no word
+    why. What cannot be used until the answer is done says so instead of greying."""
+    open_chat(page, slow_app)
+    send(page, "What does the Zen of Python say about beauty?")
+    wait_answered(page, 2)
+    _wait_idle(page)
+    page.evaluate(SIDEBAR_RECORDER)
+    send(page, "And what does it say about errors?")
+    wait_answered(page, 4)
+    during = [r for r in page.evaluate("window.__sidebar") if r["live"]]
+    assert during, "the answer's progress was never seen"
+    greyed = sorted({text for r in during for text in r["stale"]})
+    assert not greyed, greyed
+    assert any(WAITS in r["text"] for r in during), during[-1]["text"]
+    _shot(page, "walk-sidebar-after-the-answer")
 
 
 AGENT = "Let an agent search step by step"
