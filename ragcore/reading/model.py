@@ -24,6 +24,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import ConfigError
+from .text import masked
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,7 @@ class Reader:
         self._lock = threading.Lock()
         self._scores: dict[tuple[str, str], float] = {}
         self._available: bool | None = None
+        self._reads_answers: bool | None = None
 
     @property
     def available(self) -> bool:
@@ -56,6 +58,17 @@ class Reader:
         if self._available is None:
             self._available = (self.folder / MODEL_FILE).is_file()
         return self._available
+
+    @property
+    def reads_answers(self) -> bool:
+        """Whether the weights were trained on answered pairs too (``text.asked_with``: the
+        question with the reply's answer), so a chance for an answer to check means what it
+        says; a reader without them is asked the plain question only."""
+        if self._reads_answers is None:
+            recipe = self.folder / RECIPE_FILE
+            stages = json.loads(recipe.read_text()).get("stages", []) if recipe.is_file() else []
+            self._reads_answers = self.available and any(s.get("answered") for s in stages)
+        return self._reads_answers
 
     def score(self, question: str, texts: Sequence[str]) -> list[float]:
         """The chance that each of ``texts`` states the answer to ``question``."""
@@ -73,6 +86,7 @@ class Reader:
 
     def _run(self, question: str, text: str) -> float:
         session, tokenizer = self._load()
+        question, text = masked(question, text)  # code's names read as names
         try:
             encoding = tokenizer.encode(question, text)
         except Exception:  # a question longer than the window: its start is what it asks

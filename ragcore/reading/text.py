@@ -46,3 +46,60 @@ def prose(sentence: str) -> bool:
         return False
     marks = sum(c in _CODE_MARKS for c in sentence)
     return marks <= MAX_CODE_MARKS * max(1, len("".join(sentence.split())))
+
+
+# Code's names, which the reader reads as the question's own words: "--no-cache" is "no" and
+# "cache" to its word pieces, so "The --no-cache option disables the cache." looked like the
+# question with its answer cut out (0.009 for "Which option disables the cache?"; 0.84 with the
+# flag written as a name). Each is read as a made-up name instead, the same name wherever the
+# question or the sentence writes it.
+_BACKTICKED = re.compile(r"`([^`\n]{1,60})`")
+_CODE_NAME = re.compile(
+    r"(?<![\w-])--?[A-Za-z][\w-]*"             # an option: -a, --no-cache
+    r"|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\(\)"  # a call: open(), os.path.join()
+    r"|\b[A-Za-z]\w*(?:\.[A-Za-z_]\w*)+\b"     # a dotted name: asyncio.Queue, os.path
+    r"|\b[A-Za-z]*_\w*[A-Za-z0-9]\b")          # a snake_case name: read_response, no_cache
+_QUANTITY = re.compile(r"^[+-]?\d[\d.,:]*[A-Za-z%]{0,3}$")  # 6379, 45s, 0.5: read as numbers
+_ABBREVIATION = re.compile(r"^(?:[A-Za-z]\.)+[A-Za-z]?$")  # e.g, i.e: not a dotted name
+NAMES = ("Zerbo", "Kolvan", "Tamsel", "Orvik", "Pendra", "Vossel", "Marnet", "Dulcan",
+         "Brevik", "Sanbor", "Corvell", "Ildane")
+
+
+def masked(question: str, text: str) -> tuple[str, str]:
+    """``question`` and ``text`` with each name of code (an option, a call, a dotted or
+    snake_case name, or a single word written as code in backticks) replaced by one of
+    ``NAMES``, the same name for the same code in both (``-a/--text``: two names), and the
+    backticks dropped. Numbers stay as written ("`6379`", "45s")."""
+    found: dict[str, str] = {}
+    for source in (question, text):
+        for match in _BACKTICKED.finditer(source):
+            inner = match.group(1).strip()
+            if " " not in inner and not _CODE_NAME.search(inner):  # `crawl`, `0o`
+                _name_for(inner, found)
+        for code in _CODE_NAME.findall(source):
+            _name_for(code, found)
+    if not found:
+        return question.replace("`", ""), text.replace("`", "")
+    pattern = re.compile("|".join(
+        rf"(?<![\w-]){re.escape(code)}(?![\w-])" for code in sorted(found, key=len, reverse=True)))
+
+    def written(source: str) -> str:
+        return pattern.sub(lambda m: found[m.group(0)], source).replace("`", "")
+
+    return written(question), written(text)
+
+
+def _name_for(code: str, found: dict[str, str]) -> None:
+    if code in found or _QUANTITY.match(code) or _ABBREVIATION.match(code):
+        return
+    count = len(found)
+    found[code] = NAMES[count % len(NAMES)] + ("" if count < len(NAMES) else str(count))
+
+
+ANSWERED = " | answer: "
+
+
+def asked_with(question: str, answer: str) -> str:
+    """``question`` with the answer a reply gives to it, as the reader reads an answer to
+    check: does the sentence state that *this* is the answer (``training/reader/answered.py``)?"""
+    return f"{' '.join(question.split())}{ANSWERED}{' '.join(answer.split())}"
