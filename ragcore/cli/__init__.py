@@ -1,7 +1,8 @@
 """The ``ragcore`` command line: a thin shell over the workspace, query and chat engines.
 
 Each command group lives in its own module (``index_commands``: ingest, retrieve, indexes,
-delete-doc, rename-index, delete-index; ``query_command``; ``chat_command``; ``bench_command``;
+delete-doc, rename-index, delete-index; ``query_command``; ``serve_command``: serve, the warm
+process ``ragcore query`` asks; ``chat_command``; ``bench_command``;
 ``eval_command``; ``users_command``: users, share)
 and registers its sub-parser here. Every behaviour is in ragcore; this package parses arguments,
 prints, and turns a ``RagcoreError`` into a readable message on stderr and exit status 1.
@@ -25,6 +26,7 @@ EXAMPLES = """examples:
   ragcore retrieve "What is a zero trust architecture?" --index papers -k 5
   ragcore query "Summarize the main risks" --index papers --mode tree_summarize --trace
   ragcore query "What is a PDP?" --index papers --retrieval hybrid
+  ragcore serve --index papers    # keeps the models loaded; `ragcore query` then asks it
   ragcore query "..." --index papers --llm ollama:llama3.1
   ragcore query "..." --index papers --llm openai:MODEL --base-url http://127.0.0.1:8000/v1
   ragcore chat --index papers --mode condense_plus_context
@@ -33,8 +35,8 @@ EXAMPLES = """examples:
 
 def build_parser() -> argparse.ArgumentParser:
     from . import (
-        bench_command, chat_command, eval_command, index_commands, query_command, users_command,
-        verify_command, worker_command,
+        bench_command, chat_command, eval_command, index_commands, query_command, serve_command,
+        users_command, verify_command, worker_command,
     )
 
     common = argparse.ArgumentParser(add_help=False)
@@ -50,8 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (index_commands, query_command, chat_command, bench_command, verify_command,
-                   eval_command, users_command, worker_command):
+    for module in (index_commands, query_command, serve_command, chat_command, bench_command,
+                   verify_command, eval_command, users_command, worker_command):
         module.add_parsers(commands, common)
     return parser
 

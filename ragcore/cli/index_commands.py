@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from ..errors import WorkspaceError
 from ..retrieval.retrievers import DEFAULT_MODE, RETRIEVAL_MODES
@@ -27,12 +27,12 @@ LONG_INGEST = 60.0  # seconds: an ingest estimated longer is announced with its 
 MEASURE_ABOVE = 100  # chunks: a smaller ingest does not wait for the model to be timed
 
 
-def note_model_load(index, retrieval: str = DEFAULT_MODE) -> None:
+def note_model_load(index, retrieval: str = DEFAULT_MODE, err: TextIO | None = None) -> None:
     """Say on stderr that the embedding model is loading (seconds of silence otherwise)."""
     if retrieval == "keyword":  # BM25 alone never embeds the question
         return
     if getattr(index.embedder, "loaded", True) is False:
-        sys.stderr.write(f"Loading the embedding model {index.embed_model_name} ...\n")
+        (err or sys.stderr).write(f"Loading the embedding model {index.embed_model_name} ...\n")
 
 
 def add_index_option(parser: argparse.ArgumentParser) -> None:

@@ -55,7 +55,7 @@ def add_parsers(commands, common: argparse.ArgumentParser) -> None:
     query.set_defaults(run=run_query)
 
 
-def choose_llm(args: argparse.Namespace, context: CliContext) -> LLM:
+def choose_llm(args: argparse.Namespace, context: CliContext, err: TextIO | None = None) -> LLM:
     """--llm/--base-url if given, else the workspace settings (auto by default); says on
     stderr why, when auto-detection fell back to extractive answers."""
     from ..workspace.backends import llm_from_settings, saved_urls
@@ -70,7 +70,7 @@ def choose_llm(args: argparse.Namespace, context: CliContext) -> LLM:
         raise ConfigError("--base-url needs --llm (e.g. --llm openai:MODEL --base-url URL)")
     else:
         llm = llm_from_settings(settings)
-    write_fallback_note(sys.stderr)
+    write_fallback_note(err or sys.stderr)
     return llm
 
 
@@ -95,48 +95,87 @@ def check_top_k(top_k: int) -> None:
 
 
 def run_query(args: argparse.Namespace, context: CliContext) -> int:
-    from ..trace import Trace
-    from .progress import tell_found
-
     check_top_k(args.top_k)
+    status = ask_warm_process(args, context, sys.stdout, sys.stderr)
+    if status is not None:
+        return status
     started = time.perf_counter()
     index = context.workspace().load_index(args.index)
     llm = choose_llm(args, context)
-    models = time.perf_counter()
-    sys.stderr.write(f"Answering with {describe(llm)}, mode {args.mode}, "
-                     f"index {args.index!r}, retrieval {args.retrieval}\n")
-    if answer_summary(args, context, index, llm):
+    return answer_query(args, context, index, llm, sys.stdout, sys.stderr,
+                        loading=time.perf_counter() - started)
+
+
+def answer_query(args: argparse.Namespace, context: CliContext, index, llm: LLM, out: TextIO,
+                 err: TextIO, *, loading: float | None = None) -> int:
+    """Answer with the index and model at hand, written to ``out`` (the answer) and ``err`` (what
+    happens meanwhile): a terminal's streams here, a socket's in a warm process. ``loading``:
+    the seconds this process spent loading them, said with the embedder's (None: warm)."""
+    from ..trace import Trace
+    from .progress import tell_found
+
+    err.write(f"Answering with {describe(llm)}, mode {args.mode}, "
+              f"index {args.index!r}, retrieval {args.retrieval}\n")
+    if answer_summary(args, context, index, llm, out, err):
         return 0
     engine = index.as_query_engine(llm=llm, response_mode=args.mode,
                                    similarity_top_k=args.top_k, retrieval_mode=args.retrieval)
-    load_embedder(index, args.retrieval)
-    write_load_time(sys.stderr, models - started, time.perf_counter() - models)
-    trace = Trace(found=tell_found())
+    embedding = time.perf_counter()
+    load_embedder(index, args.retrieval, err)
+    if loading is not None:
+        write_load_time(err, loading, time.perf_counter() - embedding)
+    trace = Trace(found=tell_found(err))
     response = engine.query(args.question, trace=trace)
-    write_reply(sys.stdout, response, retrieval_mode=args.retrieval, embedder=index.embedder,
+    write_reply(out, response, retrieval_mode=args.retrieval, embedder=index.embedder,
                 ranked_with=ranked_with(index.embed_model_name, args.retrieval),
                 question=args.question, judge=llm)
     if args.trace:
-        write_trace(sys.stdout, trace)
+        write_trace(out, trace)
     return 0
 
 
-def load_embedder(index, retrieval: str) -> None:
+def ask_warm_process(args: argparse.Namespace, context: CliContext, out: TextIO,
+                     err: TextIO) -> int | None:
+    """The exit status of the answer a running ``ragcore serve`` of this workspace wrote to
+    ``out`` and ``err``; None when none answers (said on ``err`` when one should have)."""
+    from .warm_socket import ProtocolError, ask, query_request, socket_path, too_long
+
+    root = context.workspace().root
+    path = socket_path(root)
+    if too_long(path) or not path.exists():
+        return None
+    request = query_request(args, root, tty=out.isatty())
+    try:
+        return ask(path, request, out, err).status
+    except (ConnectionRefusedError, FileNotFoundError):
+        err.write(f"note: {path} is left by a `ragcore serve` that no longer runs; answering "
+                  "here (`ragcore serve` replaces it, `ragcore serve --stop` removes it)\n")
+    except (ProtocolError, TimeoutError) as exc:
+        reason = exc if isinstance(exc, ProtocolError) else "it said nothing for 10 s"
+        err.write(f"note: the warm process at {path} did not answer ({reason}); "
+                  "answering here\n")
+    return None
+
+
+def load_embedder(index, retrieval: str, err: TextIO | None = None) -> None:
     """The embedding model loaded now (said on stderr), so that its seconds are told apart from
     the answer's; nothing to load for a keyword search."""
-    note_model_load(index, retrieval)
+    note_model_load(index, retrieval, err)
     if retrieval != "keyword" and getattr(index.embedder, "loaded", True) is False:
         index.embedder.embed_batch(["warm up"])
 
 
 def write_load_time(out: TextIO, models: float, embedder: float) -> None:
-    """One line: what this process spent loading before it could answer."""
+    """What this process spent loading before it could answer, and how not to pay it again."""
     out.write(f"Loaded in {models + embedder:.1f} s (index and language model {models:.1f} s, "
               f"embedding model {embedder:.1f} s); every `ragcore query` loads them again, "
               "`ragcore chat` once for many questions\n")
+    out.write("hint: `ragcore serve` in this workspace (another terminal) keeps them loaded, "
+              "and `ragcore query` asks it instead\n")
 
 
-def answer_summary(args: argparse.Namespace, context: CliContext, index, llm: LLM) -> bool:
+def answer_summary(args: argparse.Namespace, context: CliContext, index, llm: LLM,
+                   out: TextIO, err: TextIO) -> bool:
     """A request for a summary ("summarise X") answered as the Chat page answers it: at once
     from what is kept, or written part by part when asked for fresh; False: not one."""
     from ..trace import Trace
@@ -149,15 +188,15 @@ def answer_summary(args: argparse.Namespace, context: CliContext, index, llm: LL
                           route)
     if reply is None:
         return False
-    sys.stderr.write(f"Answered from the {'index' if route.document is None else 'file'}'s "
-                     f"summary: {route.reason}\n")
+    err.write(f"Answered from the {'index' if route.document is None else 'file'}'s "
+              f"summary: {route.reason}\n")
     for chunk in reply.chunks:
-        sys.stdout.write(chunk)
-        sys.stdout.flush()
-    sys.stdout.write("\n")
-    write_fresh_hint(sys.stderr, trace)
+        out.write(chunk)
+        out.flush()
+    out.write("\n")
+    write_fresh_hint(err, trace)
     if args.trace:
-        write_trace(sys.stdout, trace)
+        write_trace(out, trace)
     return True
 
 
