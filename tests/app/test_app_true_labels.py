@@ -42,7 +42,8 @@ def test_a_saved_chat_names_the_mode_of_its_last_reply_as_such(docs_ws):
     at.sidebar.selectbox(key="chat_mode_choice").set_value("simple").run()
     chat(at, "And about jobs?")
     rows = [c.value for c in at.sidebar.caption if c.value.startswith("today")]
-    assert len(rows) == 1 and rows[0].endswith(" · last reply: Just the model, no documents · docs")
+    assert len(rows) == 1, rows
+    assert rows[0].endswith(" · last reply: Just the model, no documents · docs"), rows
 
 
 def test_a_measured_speed_says_threads_only_under_advanced(docs_ws):
@@ -57,3 +58,14 @@ def test_a_measured_speed_says_threads_only_under_advanced(docs_ws):
     at.sidebar.toggle[0].set_value(True).run()
     said = at.dataframe[0].value.set_index("model").loc["smollm2-135m", "speed here"]
     assert said.endswith("(2 threads)"), said
+
+
+def test_a_sources_passage_says_what_its_colours_mean(docs_ws):
+    """The walk: passages tinted blue and orange under an answer, with no word of what each
+    tint means. Under each passage, one line names the tints drawn in it."""
+    at = chat(open_page("chat"), "What did the speech say about Ukraine?")
+    sources = [e for e in at.main.expander if e.label.startswith("[")]
+    assert sources
+    legends = [[c.value for c in e.caption if c.value.startswith("Highlight: ")] for e in sources]
+    assert all(len(said) == 1 for said in legends), legends
+    assert "the words the answer used" in legends[0][0], legends[0]

@@ -34,7 +34,7 @@ from ragcore.present import (
     support_embedder,
     uses_passages,
 )
-from webapp.indexes.document_view import open_in_document_button
+from webapp.indexes.document_view import open_in_document_button, tints_said
 
 # Draws one listed source: (source, whether it starts open).
 DrawSource = Callable[[ListedSource, bool], None]
@@ -145,9 +145,14 @@ def _anchor_id(anchors: str, number: int) -> str:
 
 
 def source_body(source: ListedSource, lookup: Any, index_name: str, *, key: str) -> None:
-    """A listed source's passage (rendered, the used spans marked) and its "Open in document"
-    button; the caller draws the title (``source_title``)."""
-    st.html(passage_html(source, lookup))
+    """A listed source's passage (rendered, the used spans marked), a line saying what its
+    tints mean, and its "Open in document" button; the caller draws the title (``source_title``)."""
+    segments = shown_segments(source, lookup)
+    st.html(render_segments(segments, markup_of(source.scored.file_name)))
+    drawn = {s.kind for s in segments if s.kind in ("passage", "cited", "answer")
+             and s.text.strip()}
+    if drawn:  # what each tint means, as the reading view says it
+        st.caption(f"Highlight: {tints_said(drawn)}")
     open_in_document_button(source, index_name, key=key)
 
 
@@ -206,14 +211,14 @@ def render_listing(listing: SourceListing, draw: DrawSource, *, toggle_key: str,
                 draw(source, False)
 
 
-def passage_html(source: ListedSource, lookup: Any) -> str:
+def shown_segments(source: ListedSource, lookup: Any) -> list:
     """The source's passage in its surrounding text, the spans the answer used marked (its
-    short answer emphasised in them); Markdown and reST passages rendered, not as markup."""
+    short answer emphasised in them), for ``render_segments`` (Markdown and reST rendered)."""
     segments = passage_segments(source.scored.node, source.use.spans,
                                 answer=source.use.answer_spans, lookup=lookup)
     if reflows(source.scored.file_name):  # a PDF's printed line ends are not the reader's
         segments = reflow_segments(segments)
-    return render_segments(segments, markup_of(source.scored.file_name))
+    return segments
 
 
 def source_title(source: ListedSource, *, strength: str = "", advanced: bool = True) -> str:

@@ -200,9 +200,9 @@ def measure(model: PackagedModel, *, advanced: bool = True) -> None:
         root = state.workspace_root()
         speeds = {**(preferences.load(root).get(SPEEDS) or {}), model.name: asdict(speed)}
         preferences.save(root, **{SPEEDS: speeds})
-        session.packaged_model_measured = (model.name, f"{model.name} {speed.describe(advanced=advanced)}; its "
-                                           f"first word came after "
-                                           f"{speed.first_token_seconds:.1f} s.")
+        said = speed.describe(advanced=advanced)
+        session.packaged_model_measured = (model.name, f"{model.name} {said}; its first word "
+                                           f"came after {speed.first_token_seconds:.1f} s.")
         st.rerun()  # shown under its button, and in the table above
 
 
