@@ -13,7 +13,16 @@ from test_app_chat_list import chat
 from test_app_pages import app_env, built_workspace, docs_ws, open_page  # noqa: F401 (fixtures)
 
 from ragcore.chat import ChatMode
+from ragcore.present.sources import ListedSource
+from ragcore.present.support import SUPPORTS, SourceUse
+from ragcore.retrieval.cards import CARD_SUFFIX
+from ragcore.types import Node, ScoredNode
+from ragcore.workspace.chats import ChatSource
+from webapp.answers.citing import source_title
 from webapp.chat.chat_modes import PEOPLE_MODES
+from webapp.chat.chat_turns import source_passage
+from webapp.chat.evidence import passages_found
+from webapp.indexes import document_view
 from webapp.settings.packaged_models import SPEEDS
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -69,3 +78,26 @@ def test_a_sources_passage_says_what_its_colours_mean(docs_ws):
     legends = [[c.value for c in e.caption if c.value.startswith("Highlight: ")] for e in sources]
     assert all(len(said) == 1 for said in legends), legends
     assert "the words the answer used" in legends[0][0], legends[0]
+
+
+CARD = ("Title of this document: Secure Software Development Framework (SSDF) Version 1.1.\n"
+        "Authors who wrote this document: Murugiah Souppaya, Karen Scarfone and Donna Dodson.\n"
+        "Date of this document, when it was published: February 2022.")
+
+
+def test_a_document_card_is_named_as_what_it_is_not_a_pageless_passage():
+    """The walk: the card a question about a document is answered from (its title, authors
+    and date, read off it at indexing) was listed as "[1] ssdf.pdf", a passage without a page;
+    reopened from a saved chat it is still the card."""
+    card = Node(CARD, node_id="ssdf-doc" + CARD_SUFFIX, metadata={"file_name": "ssdf.pdf"})
+    listed = ListedSource(1, ScoredNode(card, 0.8), SourceUse(((0, 40),), SUPPORTS))
+    assert source_title(listed, advanced=False) == (
+        "1. About ssdf.pdf: its title, authors and date · states this")
+    assert source_title(listed, strength="close to your question", advanced=False) == (
+        "[1] About ssdf.pdf: its title, authors and date · states this")
+    saved = ChatSource(text=CARD, file_name="ssdf.pdf", node_id=card.node_id)
+    reopened = source_passage(saved, lambda node_id: None)  # not a node of the index
+    assert reopened.node.node_id == card.node_id
+    found = passages_found([ScoredNode(card, 0.8)])  # while the answer is made
+    assert "About ssdf.pdf: its title, authors and date" in found and "page" not in found
+    assert document_view.CARD_SUFFIX == CARD_SUFFIX  # the app knows a card as ragcore makes it

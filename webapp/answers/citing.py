@@ -34,7 +34,8 @@ from ragcore.present import (
     support_embedder,
     uses_passages,
 )
-from webapp.indexes.document_view import open_in_document_button, tints_said
+from webapp.indexes.document_view import (CARD_NOTE, card_name, is_card, open_in_document_button,
+                                          tints_said)
 
 # Draws one listed source: (source, whether it starts open).
 DrawSource = Callable[[ListedSource, bool], None]
@@ -149,6 +150,9 @@ def source_body(source: ListedSource, lookup: Any, index_name: str, *, key: str)
     tints mean, and its "Open in document" button; the caller draws the title (``source_title``)."""
     segments = shown_segments(source, lookup)
     st.html(render_segments(segments, markup_of(source.scored.file_name)))
+    if is_card(source.scored):  # not in the document's text: nothing to open it at
+        st.caption(CARD_NOTE)
+        return
     drawn = {s.kind for s in segments if s.kind in ("passage", "cited", "answer")
              and s.text.strip()}
     if drawn:  # what each tint means, as the reading view says it
@@ -228,10 +232,13 @@ def source_title(source: ListedSource, *, strength: str = "", advanced: bool = T
     ``strength.listing_strengths``). Without ``strength``, the plain label
     '1. zta.pdf · page 12 · quoted in the answer'. The search's word is no word on support (a
     bibliography entry is close to a question's words), so it waits under Advanced."""
+    scored = source.scored
+    if is_card(scored):  # no page, no search score: the document's own header
+        number = f"[{source.number}]" if strength else f"{source.number}."
+        return " · ".join(p for p in (f"{number} {card_name(scored)}", source.use.note) if p)
     if not strength:
         return fmt.source_label(source.number, source.scored, note=source.use.note,
                                 advanced=advanced)
-    scored = source.scored
     parts = [f"[{source.number}] {scored.file_name or scored.node.ref_doc_id or 'unknown source'}"]
     if scored.page:
         parts.append(f"page {scored.page}")
@@ -242,3 +249,4 @@ def source_title(source: ListedSource, *, strength: str = "", advanced: bool = T
     if source.use.note:
         parts.append(source.use.note)
     return " · ".join(parts)
+

@@ -87,5 +87,7 @@ def source_passage(source: ChatSource, lookup: Callable[[str], Node | None]) -> 
         metadata = {"file_name": source.file_name}
         if source.page is not None:
             metadata["page_label"] = source.page
-        node = Node(source.text, ref_doc_id=source.doc_id, metadata=metadata)
+        # its id kept: a document's card (never an index node) is known by it
+        node = Node(source.text, ref_doc_id=source.doc_id, metadata=metadata,
+                    **({"node_id": source.node_id} if source.node_id else {}))
     return ScoredNode(node, source.score)

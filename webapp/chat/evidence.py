@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ragcore.present import format as fmt
+from webapp.indexes.document_view import card_name, is_card
 from webapp.session import session
 
 PREVIEW_CHARS = 300
@@ -33,7 +34,9 @@ def passages_found(sources: Sequence, state: str = READING) -> str:
     advanced = bool(session.advanced_choice)
     parts = [f"**Passages found ({len(sources)})**, {state}"]
     for number, scored in enumerate(sources, 1):
-        parts.append(_small(fmt.source_label(number, scored, advanced=advanced)))
+        label = (f"{number}. {card_name(scored)}" if is_card(scored) else
+                 fmt.source_label(number, scored, advanced=advanced))
+        parts.append(_small(label))
         parts.append(f"> {fmt.node_preview(scored.node, PREVIEW_CHARS)}")
     return "\n\n".join(parts)
 

@@ -4,7 +4,8 @@ A PDF source shows its page as an image (PDFium) with the passage's lines tinted
 spans the answer used in orange over it (the caption names only the tints left visible) and its short answer in a deeper orange, underlined (geometry:
 ``ragcore.present.passage.page_boxes``); any other document shows its text, rendered like a passage
 (Markdown and reST as formatted text), with the passage marked, the short answer in bold, and
-scrolled into view. Used by the Query page; the Chat page can call the same button.
+scrolled into view. Used by the Query page; the Chat page can call the same button. A
+document's card (title, authors, date) is no passage of its text: it is named as what it is.
 """
 
 from __future__ import annotations
@@ -202,3 +203,29 @@ def document_segments(text: str, node: Any, spans: Any, answer: Any = ()) -> lis
                 *passage_segments(node, spans, answer=answer, mark_cuts=False),
                 Segment(after, "context")]
     return [s for s in segments if s.text]
+
+
+# The id's end of a card passage: ragcore.retrieval.cards.CARD_SUFFIX (not a public name, and
+# the app reaches ragcore through few doors; tests/app/test_app_true_labels.py checks they agree).
+CARD_SUFFIX = "#card"
+CARD_NOTE = ("Read off the document itself when it was indexed (its title page, header or PDF "
+             "details): not a passage of its text.")
+# A card's lines ("Title of this document: ..."), by the field each names (ragcore.cards).
+_CARD_FIELDS = (("Title of", "title"), ("Author", "authors"), ("Date of", "date"),
+                ("Abstract of", "abstract"))
+
+
+def is_card(scored: Any) -> bool:
+    """Whether ``scored`` is a document's card (``ragcore.retrieval.cards``), not a passage."""
+    return scored.node.node_id.endswith(CARD_SUFFIX)
+
+
+def card_name(scored: Any) -> str:
+    """'About ssdf.pdf: its title, authors and date': a card named as what it is, the fields
+    it holds (it has no page: it was read off the document's header or title page)."""
+    lines = scored.node.text.splitlines()
+    fields = [name for start, name in _CARD_FIELDS
+              if any(line.startswith(start) for line in lines)]
+    held = (", ".join(fields[:-1]) + " and " + fields[-1]) if len(fields) > 1 else "".join(fields)
+    name = scored.file_name or scored.node.ref_doc_id or "the document"
+    return f"About {name}: its {held}" if held else f"About {name}"
