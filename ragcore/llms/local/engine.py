@@ -22,6 +22,7 @@ import queue
 import secrets
 import threading
 import time
+import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,8 +33,8 @@ from .chunks import chunk_text, finish_reason, is_last, raise_error, whole_reply
 from .exchanges import Exchanges
 from .machine import MachineLoad, ThreadChoice, allowed_cores, choose_threads, machine_now
 from .pace import Pace
-from ..slots import REPORT_SECONDS, QueueState, SlotQueue, current_reporter, current_turn, \
-    stop_signal
+from ..slots import REPORT_SECONDS, QueueState, SlotQueue, Turn, current_reporter, \
+    current_turn, stop_signal
 
 logger = logging.getLogger(__name__)
 
@@ -82,7 +83,9 @@ PRIMER_REPLY = 4
 
 # A fitted engine reloads with other threads only while no reply runs, and at most this often:
 # loading takes a few seconds (4-6 s on 2 busy cores), a load that changes for a moment should
-# not cost them.
+# not cost them. Nor within a question (``slots.one_turn``): only before its first call, since
+# a reload empties the slots' caches, and the check asked in its answer's prompt would read the
+# whole prompt again (issue 65: 967 tokens for a 462-token answer, 1,382 for a "Why?").
 REFIT_SECONDS = 30.0
 
 
@@ -92,7 +95,8 @@ class LocalEngine:
     With ``config.threads`` 0 its threads follow the machine: chosen at load from how busy other
     programs keep the cores (``machine.choose_threads``), and chosen again before a request when
     no reply runs; a different choice reloads the weights with it (llama.cpp fixes a context's
-    threads when it is made). Every finished reply's speed goes to ``pace``."""
+    threads when it is made); within a question (``slots.one_turn``) only before its first
+    call. Every finished reply's speed goes to ``pace``."""
 
     def __init__(self, config: EngineConfig, *, watch: Callable[[], MachineLoad] = machine_now
                  ) -> None:
@@ -107,6 +111,7 @@ class LocalEngine:
         self.choice = choose_threads(watch(), config.threads or None)
         self._server = self._load(self.choice.threads)
         self._loaded_at = time.monotonic()
+        self._fitted_turn: weakref.ref[Turn] | None = None  # the question last fitted for
 
     @property
     def threads(self) -> int:
@@ -120,7 +125,7 @@ class LocalEngine:
             return self.choice
 
     def _refit(self) -> None:
-        if self.config.threads or self._calls:
+        if self._continues_turn() or self.config.threads or self._calls:
             return
         if time.monotonic() - self._loaded_at < REFIT_SECONDS:
             return
@@ -132,6 +137,16 @@ class LocalEngine:
             self._server = self._load(choice.threads)
             self._loaded_at = time.monotonic()
         self.choice = choice
+
+    def _continues_turn(self) -> bool:
+        """Whether this call belongs to the question the engine last fitted for (a later call
+        of it: its answer after its rewrite, its check after its answer); marks it fitted."""
+        turn = current_turn()
+        if turn is None:
+            return False
+        continues = self._fitted_turn is not None and self._fitted_turn() is turn
+        self._fitted_turn = weakref.ref(turn)
+        return continues
 
     def _load(self, threads: int) -> Any:
         """The weights loaded with ``threads``, and the primer read and timed: the first

@@ -179,6 +179,27 @@ def test_an_engine_waits_between_reloads(loads, tmp_path, monkeypatch):
     assert engine.fit().threads == 2 and loads == [2]
 
 
+def test_a_question_reloads_before_its_first_call_only(loads, tmp_path):
+    # Issue 65: a reload between an answer and its check emptied the slots' caches, so the check
+    # read the answer's whole prompt again (967 tokens for a 462-token prompt; "Why?" 1,382).
+    from ragcore.llms.slots import one_turn
+
+    watch = _Watch(0.0)
+    engine = LocalEngine(EngineConfig(tmp_path / "m.gguf", 512, 0, 2), watch=watch)
+    with one_turn():
+        watch.others = 1.8  # two programs start before the question's first call
+        engine._begin()
+        engine._end()
+        assert loads == [2, 1]
+        watch.others = 0.0  # ... and stop between its answer and its check
+        engine._begin()
+        engine._end()
+        assert engine.fit().threads == 1 and loads == [2, 1]
+    with one_turn():  # the next question fits the machine as it is then
+        assert engine.fit().threads == 2 and loads == [2, 1, 2]
+    watch.others = 1.8  # outside a question every call may reload
+    assert engine.fit().threads == 1 and loads == [2, 1, 2, 1]
+
 def test_threads_set_by_hand_are_never_refitted(loads, tmp_path):
     watch = _Watch(2.0)
     engine = LocalEngine(EngineConfig(tmp_path / "m.gguf", 512, 2, 2), watch=watch)
