@@ -4,15 +4,17 @@ chat turn, each turn's prompt tokens and whole-answer seconds against turn 2's.
 A fresh workspace ingests three documents of the corpus (the State of the Union speech, PEP 8 and
 PEP 20) with the packaged embedding model; one chat over them asks ``QUESTIONS`` in the default
 chat mode (``TurnSettings()``: condense_plus_context, hybrid search) with the packaged model
-(``LocalLLM()``), as the Chat page runs a turn: ``Conversation.ask``, the reply streamed and
-followed by ``chat.progress.turn_states``, checked (what is shown as the answer), recorded; the
-first exchange titles the chat (not timed). Twelve questions stand on their own and eight are
+(``LocalLLM()``), as the Chat page runs a turn: ``Conversation.ask`` inside one turn at the model
+(``llms.one_turn``: its calls share one place, and the engine reloads with other threads only
+before the first), the reply streamed and followed by ``chat.progress.turn_states``, checked
+(what is shown as the answer), recorded; the first exchange titles the chat (not timed). Twelve questions stand on their own and eight are
 follow-ups ("And GM?", "Why?", "Should they be on separate lines?"); turn 2 is a follow-up, the
 costliest kind (a rewrite, then the answer). Per turn:
 
 - prompt tokens: every recorded call's prompt (cl100k: the rewrite's and the answer's), and what
   llama.cpp read of them anew and took from its cache (its own token counts, every pass: the
-  rewrite, the answer, the check's judge);
+  rewrite, the answer, the check's judge), what the check's passes read anew, and whether the
+  engine reloaded (other threads: its slots' caches emptied, its primer read) during the turn;
 - seconds: the model reading (llama.cpp's prompt time of every pass), first token and the whole
   answer (written and checked), and the whole answer against turn 2's (target <= 1.2x).
 
@@ -21,6 +23,11 @@ The turns' prompt tokens should be flat: what a prompt carries of the chat is bo
 (``ragcore.chat.condense``). A reply's length still varies with its question (a "why" writes
 more than a "how many"), so the seconds vary with it; the reading seconds show what grows with
 the chat, if anything. The machine is as it is (load in the notes): run it idle to compare.
+
+A turn over the target is asked again afterwards as the first question of a fresh chat (the
+question it searched: a follow-up's rewrite), so its ratio to turn 2 is split into the chat's
+length (the turn against that fresh answer) and the question's kind (the fresh answer against
+turn 2): a "what does PEP 8 say about X" reads a summary's budget in any chat.
 
     python -m benchmarks --only conversation [--quick]     # --quick: the first 8 turns
 """
@@ -86,11 +93,20 @@ class Turn:
     first_token: float = 0.0
     whole: float = 0.0
     threads: int = 0
+    reloaded: bool = False  # the engine loaded its weights again during the turn
+    fresh: float | None = None  # the searched question's whole answer first in a fresh chat
     passes: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def tokens(self) -> int:
         return sum(self.prompt_tokens.values())
+
+    @property
+    def check_read(self) -> int:
+        """Prompt tokens the one-token passes read anew: the check's judge (and the not-found
+        gate's pass, before the answer)."""
+        return sum(int(t.get("prompt_n", 0)) for t in self.passes
+                   if int(t.get("predicted_n", 0)) <= 1)
 
 
 class Passes:
@@ -129,22 +145,26 @@ def build(root: Path, corpus: Path) -> tuple[Any, Any]:
 
 
 def ask(talk: Any, llm: Any, passes: Passes, question: str) -> Turn:
-    """One turn as the Chat page runs it: asked, followed to its check, recorded."""
+    """One turn as the Chat page runs it (one turn at the model): asked, followed to its
+    check, recorded."""
     from ragcore.chat import refers_back
     from ragcore.chat.progress import Checked, Draft, reading_rate, turn_states
+    from ragcore.llms import one_turn
     from ragcore.prompts import message_tokens
     from ragcore.workspace.conversation import TurnSettings
 
     settings, start = TurnSettings(), len(passes.taken)
+    loaded = llm._engine._loaded_at
     began = time.perf_counter()
-    response = talk.ask(question, settings)
-    first = None
-    for state in turn_states(response, lambda text: response.checked,
-                             sources=response.source_nodes, rate=lambda: reading_rate(llm)):
-        if isinstance(state, Draft) and first is None:
-            first = time.perf_counter() - began
-        if isinstance(state, Checked):
-            whole = time.perf_counter() - began
+    with one_turn():
+        response = talk.ask(question, settings)
+        first = None
+        for state in turn_states(response, lambda text: response.checked,
+                                 sources=response.source_nodes, rate=lambda: reading_rate(llm)):
+            if isinstance(state, Draft) and first is None:
+                first = time.perf_counter() - began
+            if isinstance(state, Checked):
+                whole = time.perf_counter() - began
     talk.record(question, response, settings, title=False)
     trace, taken = response.trace, passes.since(start)
     prompts: dict[str, int] = {}
@@ -159,22 +179,24 @@ def ask(talk: Any, llm: Any, passes: Passes, question: str) -> Turn:
                 reading_seconds=sum(float(t.get("prompt_ms", 0.0)) for t in taken) / 1000,
                 first_token=first if first is not None else whole, whole=whole,
                 threads=max((int(t["threads"]) for t in taken), default=0), passes=taken,
+                reloaded=llm._engine._loaded_at != loaded,
                 history=sum(map(message_tokens, answer[1:-1])),
                 reading_budget=int(trace.notes.get("reading_budget") or 0),
                 kind=str(trace.notes.get("question_kind", "")))
 
 
 def converse(corpus: Path, questions: tuple[str, ...]) -> tuple[list[Turn], list[Any]]:
-    """Every question of one chat, in order; and the load before and after."""
+    """Every question of one chat, in order, then each turn over the target asked first in a
+    fresh chat; and the load before and after."""
     from ragcore.types import Message
-    from ragcore.workspace.conversation import Conversation, start_chat
+    from ragcore.workspace.conversation import Conversation
 
     with tempfile.TemporaryDirectory(prefix="ragcore-conversation-") as folder:
         workspace, llm = build(Path(folder), corpus)
         index = workspace.load_index("docs")
         index.as_retriever(similarity_top_k=1).retrieve("warm-up: loads the embedding model")
         llm.first_token_logprobs([Message("user", "Warm-up: loads the model.")])
-        talk = Conversation(workspace, start_chat("docs", "condense_plus_context"), index, llm)
+        talk = Conversation(workspace, _new_chat(), index, llm)
         loads, turns = [machine_load()], []
         with Passes(llm) as passes:
             for number, question in enumerate(questions, 1):
@@ -182,12 +204,30 @@ def converse(corpus: Path, questions: tuple[str, ...]) -> tuple[list[Turn], list
                 sys.stderr.write(f"[{GROUP}] turn {number}/{len(questions)}: {turn.whole:.1f} s, "
                                  f"{turn.tokens} prompt tokens (history {turn.history}, "
                                  f"passages up to {turn.reading_budget}: {turn.kind}; "
-                                 f"{turn.read} read anew, {turn.cached} cached), searched "
-                                 f"{turn.searched!r}\n")
+                                 f"{turn.read} read anew, {turn.cached} cached, check read "
+                                 f"{turn.check_read}{', reloaded' if turn.reloaded else ''}), "
+                                 f"searched {turn.searched!r}\n")
                 if number == 1:  # as the page does once the first reply is on screen
                     talk.title_chat(question, talk.chat.messages[-1].content)
+            for number, turn in over_target(turns):
+                alone = Conversation(workspace, _new_chat(), index, llm)
+                turn.fresh = ask(alone, llm, passes, turn.searched).whole
+                sys.stderr.write(f"[{GROUP}] turn {number} first in a fresh chat: "
+                                 f"{turn.fresh:.1f} s\n")
         loads.append(machine_load())
     return turns, loads
+
+
+def over_target(turns: list[Turn]) -> list[tuple[int, Turn]]:
+    """The later turns (numbered from 1) whose whole answer took over ``TARGET`` x turn 2's."""
+    return [(number, turn) for number, turn in enumerate(turns[2:], 3)
+            if turn.whole > TARGET * turns[1].whole]
+
+
+def _new_chat() -> Any:
+    from ragcore.workspace.conversation import start_chat
+
+    return start_chat("docs", "condense_plus_context")
 
 
 def turn_rows(turns: list[Turn]) -> list[Row]:
@@ -200,13 +240,17 @@ def turn_rows(turns: list[Turn]) -> list[Row]:
         rows.append(Row(GROUP, f"turn {number:2d} ({kind}) prompt tokens", turn.tokens, "tokens",
                         note=f"{prompts} (history {turn.history}, passages up to "
                              f"{turn.reading_budget}: {turn.kind}); llama.cpp read {turn.read} "
-                             f"anew, {turn.cached} cached, wrote {turn.written}; searched: "
-                             f"{turn.searched!r}"))
+                             f"anew ({turn.check_read} by the check), {turn.cached} cached, wrote "
+                             f"{turn.written}; searched: {turn.searched!r}"))
+        fresh = ("" if turn.fresh is None else f"; first in a fresh chat {turn.fresh:.1f} s "
+                 f"({turn.fresh / second.whole:.2f}x turn 2; this turn "
+                 f"{turn.whole / turn.fresh:.2f}x it)")
         rows.append(Row(GROUP, f"turn {number:2d} whole answer", turn.whole, "s",
                         f"<= {TARGET}x turn 2" if number > 2 else "",
                         ratio <= TARGET if number > 2 else None,
                         note=f"{ratio:.2f}x turn 2; first token {turn.first_token:.1f} s; model "
-                             f"reading {turn.reading_seconds:.1f} s; {turn.threads} thread(s)"))
+                             f"reading {turn.reading_seconds:.1f} s; {turn.threads} thread(s)"
+                             f"{'; the engine reloaded' if turn.reloaded else ''}{fresh}"))
     return rows
 
 
@@ -235,6 +279,10 @@ def summary_rows(turns: list[Turn], loads: list[Any]) -> list[Row]:
             max(t.history for t in later) / max(1, second.history), "x",
             note=f"{max(t.history for t in later)} / {second.history} tokens (the memory's "
                  "limit: 256 with the question)"),
+        Row(GROUP, "largest check's read anew / its turn's prompt tokens",
+            max(t.check_read / max(1, t.tokens) for t in turns), "x", "small (in the "
+            "answer's cached prompt)", note="turns the engine reloaded in: "
+            f"{[n for n, t in enumerate(turns, 1) if t.reloaded] or 'none'}"),
         Row(GROUP, "rewrites: follow-ups rewritten / standalone questions rewritten",
             sum(1 for t in follow_ups if "condense" in t.prompt_tokens), "",
             note=f"of {len(follow_ups)} follow-ups; standalone rewritten: "

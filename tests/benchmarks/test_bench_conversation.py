@@ -18,6 +18,7 @@ class _Engine:
 
     def __init__(self) -> None:
         self.pace = Pace()
+        self._loaded_at = 0.0  # never reloads
 
 
 def _reply(messages) -> str:
@@ -58,3 +59,22 @@ def test_a_scripted_conversation_reads_flat_prompts_and_rewrites_only_follow_ups
     assert rows["rewrites: follow-ups rewritten / standalone questions rewritten"].value == len(
         follow_ups)
     assert len(bench.turn_rows(turns)) == 2 * len(turns)
+
+
+def test_a_turn_over_the_target_is_timed_again_first_in_a_fresh_chat():
+    # Issue 65: a slow later turn is the chat's length or its question's kind; its answer
+    # first in a fresh chat tells which.
+    def turn(whole, fresh=None):
+        return bench.Turn("q", "", "q", {"context chat": 400}, whole=whole, fresh=fresh)
+
+    turns = [turn(20.0), turn(20.0), turn(24.0), turn(40.0, fresh=38.0), turn(10.0)]
+    assert [number for number, _ in bench.over_target(turns)] == [4]
+    note = bench.turn_rows(turns)[7].note
+    assert "first in a fresh chat 38.0 s (1.90x turn 2; this turn 1.05x it)" in note
+
+
+def test_what_the_check_read_is_its_one_token_passes():
+    turn = bench.Turn("q", "", "q", {"context chat": 400}, passes=[
+        {"prompt_n": 300, "cache_n": 5, "predicted_n": 40},  # the answer
+        {"prompt_n": 45, "cache_n": 300, "predicted_n": 1}])  # the judge, in its prompt
+    assert turn.check_read == 45
