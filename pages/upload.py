@@ -116,7 +116,7 @@ def create_index(name: str, chunk_size: int, chunk_overlap: int) -> None:
 
 
 def main() -> None:
-    shell.page_setup()
+    shell.page_setup(jobs_on_page=True)  # one count of an upload's progress: the page's
     st.title("Upload documents")
     st.write("Choose an index (a named collection of documents), add files, and press "
              "**Index**. Uploading a file again updates it instead of adding a copy.")

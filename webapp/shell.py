@@ -73,8 +73,10 @@ def navigation(*, admin: bool = False) -> Any:
     return page
 
 
-def page_setup() -> None:
-    """Every page's first call: make sure the navigation is ours, then the sidebar status.
+def page_setup(*, jobs_on_page: bool = False) -> None:
+    """Every page's first call: make sure the navigation is ours, then the sidebar status
+    (``jobs_on_page``: the page shows this session's jobs' progress, so the sidebar does not
+    count them a second time).
 
     On a server's very first script run, Streamlit's legacy pages/-folder mode runs a page
     requested by URL without app.py; registering the navigation here switches every later run
@@ -84,10 +86,10 @@ def page_setup() -> None:
     if not session.navigation_ready:
         navigation()
         st.rerun()
-    sidebar_status()
+    sidebar_status(jobs_on_page=jobs_on_page)
 
 
-def sidebar_status() -> None:
+def sidebar_status(*, jobs_on_page: bool = False) -> None:
     """The active answering model (the packaged one's name under Advanced), the workspace
     folder (under Advanced) and the background jobs, in the sidebar of every page (the jobs
     redraw themselves while one runs: ``webapp.indexes.jobs_view``)."""
@@ -106,7 +108,7 @@ def sidebar_status() -> None:
         if advanced_on():  # a folder's path is no one's business but an operator's
             st.caption(f"Workspace: `{state.workspace_root()}`")
         try:
-            jobs_view.sidebar_jobs()
+            jobs_view.sidebar_jobs(on_page=jobs_on_page)
         except Exception as exc:  # noqa: BLE001 - a broken journal must not hide the page
             st.caption("Jobs cannot be listed: "
                        f"{literal_markdown(explain_error(exc).message)}")

@@ -27,6 +27,7 @@ from webapp.team import team_state
 POLL_SECONDS = 2.0
 IDLE_POLL_SECONDS = 10.0  # how soon a job started by another process shows up
 FINISHED_SHOWN = 4  # finished jobs listed in the sidebar
+SESSION_SHOWN = 3  # a session's newest jobs, on the Upload page
 ICONS = {"done": ":material/check_circle:", "failed": ":material/error:",
          "cancelled": ":material/cancel:", "interrupted": ":material/pause_circle:"}
 
@@ -46,14 +47,17 @@ def _rerun_if_finished(watched: tuple[str, ...], jobs: list[Any]) -> None:
 # -- the sidebar: every job of the workspace ---------------------------------------------------
 
 
-def sidebar_jobs() -> None:
-    """Active jobs with progress and Cancel, then the latest finished ones (every page)."""
+def sidebar_jobs(*, on_page: bool = False) -> None:
+    """Active jobs with progress and Cancel, then the latest finished ones (every page);
+    ``on_page``: the page counts this session's jobs (``session_results``), which the sidebar
+    then names without a count of its own (two fragments redrawn apart showed two counts)."""
     team, user = team_state.current()
     watched = tuple(j.id for j in permitted.jobs_for(team, user, state.jobs().active()))
-    _fragment(_sidebar_body, POLL_SECONDS if watched else IDLE_POLL_SECONDS, watched)
+    here = frozenset(j.id for j in state.session_jobs()[:SESSION_SHOWN]) if on_page else frozenset()
+    _fragment(_sidebar_body, POLL_SECONDS if watched else IDLE_POLL_SECONDS, watched, here)
 
 
-def _sidebar_body(watched: tuple[str, ...]) -> None:
+def _sidebar_body(watched: tuple[str, ...], here: frozenset = frozenset()) -> None:
     runner, (team, user) = state.jobs(), team_state.current()
     jobs = permitted.jobs_for(team, user, runner.jobs())  # those of indexes they may see
     _rerun_if_finished(watched, jobs)
@@ -66,7 +70,10 @@ def _sidebar_body(watched: tuple[str, ...]) -> None:
     finished = [j for j in jobs if not j.active][:FINISHED_SHOWN]
     st.markdown("**Jobs**")
     for job in active:
-        st.progress(min(1.0, max(0.0, job.fraction)), text=f"{job.title()}: {job.status()}")
+        if job.id in here:
+            st.caption(f"{job.title()}: its progress is on this page.")
+        else:
+            st.progress(min(1.0, max(0.0, job.fraction)), text=f"{job.title()}: {job.status()}")
         if job.origin != "app":
             st.caption(f"Started from the {job.origin} (process {job.pid}).")
         if not job.cancel_requested:  # a callback: it runs before the list is drawn again
@@ -160,7 +167,7 @@ def session_results() -> None:
     """Progress of the jobs this session started (redrawn while they run), then the reports
     of those finished (drawn once per page run: their page links are never redrawn under a
     click)."""
-    jobs = state.session_jobs()[:3]
+    jobs = state.session_jobs()[:SESSION_SHOWN]
     watched = tuple(j.id for j in jobs if j.active)
     if watched:
         _fragment(_session_progress, POLL_SECONDS, watched)
@@ -174,7 +181,7 @@ def session_results() -> None:
 
 
 def _session_progress(watched: tuple[str, ...]) -> None:
-    jobs = state.session_jobs()[:3]
+    jobs = state.session_jobs()[:SESSION_SHOWN]
     _rerun_if_finished(watched, jobs)
     for job in jobs:
         if job.id in watched:
