@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+import page_record
 import pytest
 from test_browser import (  # noqa: F401 (the page fixture)
     WORK_TIMEOUT_MS, _go, _shot, _upload, _wait_idle, page, start_app, stop_app,
@@ -18,22 +19,16 @@ from test_browser import (  # noqa: F401 (the page fixture)
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 SECONDS_PER_PASSAGE = "0.02"
-# Every 100 ms and on every change: the sidebar's and the main part's progress lines, and
-# whether the sidebar offers Cancel.
-RECORDER = """() => {
-  window.__seen = [];
+# The sidebar's and the main part's progress lines, whether the sidebar offers Cancel, and
+# whether the result is shown.
+PROGRESS = """() => {
   const lines = (root) => [...root.querySelectorAll('[data-testid="stProgress"]')]
     .map(e => e.innerText.trim());
-  const snap = () => {
-    const bar = document.querySelector('[data-testid="stSidebar"]');
-    const main = document.querySelector('[data-testid="stMain"]');
-    const cancel = [...bar.querySelectorAll('button')].some(b => b.innerText.trim() === 'Cancel');
-    window.__seen.push({t: performance.now(), sidebar: lines(bar), main: lines(main),
-                        cancel: cancel, done: main.innerText.includes('Result for index')});
-  };
-  setInterval(snap, 100);
-  new MutationObserver(snap).observe(document.body, {subtree: true, childList: true,
-                                                     characterData: true});
+  const bar = document.querySelector('[data-testid="stSidebar"]');
+  const main = document.querySelector('[data-testid="stMain"]');
+  const cancel = [...bar.querySelectorAll('button')].some(b => b.innerText.trim() === 'Cancel');
+  return {sidebar: lines(bar), main: lines(main), cancel: cancel,
+          done: main.innerText.includes('Result for index')};
 }"""
 COUNT = re.compile(r"passage ([\d,]+) of about ([\d,]+)")
 
@@ -52,13 +47,13 @@ def test_the_page_and_the_sidebar_count_alike_and_cancel_goes_when_done(
         name_box.press("Enter")
         _wait_idle(page)
         _upload(page, corpus_dir / "gutenberg_books" / "pg1342.txt")
-        page.evaluate(RECORDER)
+        page_record.start(page, PROGRESS)
         page.get_by_role("button", name="Index 1 file").click()
         expect(page.get_by_text(re.compile("Result for index"))).to_be_visible(
             timeout=WORK_TIMEOUT_MS)
         page.wait_for_timeout(5000)
         _shot(page, "upload-progress-done")
-        seen = page.evaluate("window.__seen")
+        seen = page_record.records(page)
     finally:
         stop_app(proc)
     counted = [{c for line in r["sidebar"] + r["main"] for c in COUNT.findall(line)}

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+import page_record
 import pytest
 from support.loopback import LoopbackServer, Reply
 from test_browser import _shot, _wait_idle, page, start_app, stop_app  # noqa: F401
@@ -26,23 +27,17 @@ from ragcore.workspace import Workspace
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(900)]
 
-# Every 100 ms and on every change: whether the live turn is on screen, and the text of each
-# element of the page's main part left over from an earlier run (greyed), the live turn's aside.
-RECORDER = """() => {
-  window.__seen = [];
-  const snap = () => {
-    const main = document.querySelector('[data-testid="stMain"]');
-    const live = main.querySelector('.st-key-live_turn');
-    const stale = [];
-    for (const el of main.querySelectorAll('[data-stale="true"]')) {
-      const text = el.innerText.trim();
-      if (text && !(live && live.contains(el))) stale.push(text.slice(0, 60));
-    }
-    window.__seen.push({t: performance.now(), live: live ? live.innerText : '', stale: stale});
-  };
-  setInterval(snap, 100);
-  new MutationObserver(snap).observe(document.body, {subtree: true, childList: true,
-                                                     characterData: true});
+# Whether the live turn is on screen, and the text of each element of the page's main part
+# left over from an earlier run (greyed), the live turn's aside.
+MAIN_STALE = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const live = main.querySelector('.st-key-live_turn');
+  const stale = [];
+  for (const el of main.querySelectorAll('[data-stale="true"]')) {
+    const text = el.innerText.trim();
+    if (text && !(live && live.contains(el))) stale.push(text.slice(0, 60));
+  }
+  return {live: live ? live.innerText : '', stale: stale};
 }"""
 
 
@@ -67,32 +62,26 @@ def test_the_last_answers_sources_are_not_left_greyed_under_a_new_question(
     _wait_idle(page)
     ask(page, "What does the Zen of Python say about beauty?")
     _shot(page, "walk-query-first-answer")
-    page.evaluate(RECORDER)
+    page_record.start(page, MAIN_STALE)
     ask(page, "What does the Zen of Python say about errors?")
     _shot(page, "walk-query-second-answer")
-    during = [r for r in page.evaluate("window.__seen") if r["live"]]
+    during = [r for r in page_record.records(page) if r["live"]]
     assert during, "the second answer's progress was never seen"
     greyed = sorted({text for r in during for text in r["stale"]})
     assert not greyed, greyed
 
 
-# While an answer is made: the sidebar's elements left greyed from the last run, and whether it
-# says why something waits.
-SIDEBAR_RECORDER = """() => {
-  window.__sidebar = [];
-  const snap = () => {
-    const bar = document.querySelector('[data-testid="stSidebar"]');
-    const live = document.querySelector('.st-key-live_turn');
-    const stale = [];
-    for (const el of bar.querySelectorAll('[data-stale="true"]')) {
-      const text = el.innerText.trim();
-      if (text) stale.push(text.slice(0, 60));
-    }
-    window.__sidebar.push({live: !!live, stale: stale, text: bar.innerText});
-  };
-  setInterval(snap, 100);
-  new MutationObserver(snap).observe(document.body, {subtree: true, childList: true,
-                                                     characterData: true});
+# The sidebar's elements left greyed from the last run, its text, and whether an answer is
+# being made.
+SIDEBAR_STALE = """() => {
+  const bar = document.querySelector('[data-testid="stSidebar"]');
+  const stale = [];
+  for (const el of bar.querySelectorAll('[data-stale="true"]')) {
+    const text = el.innerText.trim();
+    if (text) stale.push(text.slice(0, 60));
+  }
+  return {live: !!document.querySelector('.st-key-live_turn'), stale: stale,
+          text: bar.innerText};
 }"""
 WAITS = "available when the answer is done"
 
@@ -104,10 +93,10 @@ def test_the_sidebar_says_what_waits_for_the_answer(slow_app, page):  # noqa: F8
     send(page, "What does the Zen of Python say about beauty?")
     wait_answered(page, 2)
     _wait_idle(page)
-    page.evaluate(SIDEBAR_RECORDER)
+    page_record.start(page, SIDEBAR_STALE)
     send(page, "And what does it say about errors?")
     wait_answered(page, 4)
-    during = [r for r in page.evaluate("window.__sidebar") if r["live"]]
+    during = [r for r in page_record.records(page) if r["live"]]
     assert during, "the answer's progress was never seen"
     greyed = sorted({text for r in during for text in r["stale"]})
     assert not greyed, greyed
