@@ -67,18 +67,19 @@ def run_serve(args: argparse.Namespace, context: CliContext) -> int:
                              "lacks: use `ragcore chat` to ask many questions in one process")
     listener = listen(path, sys.stderr)
     inode = os.stat(path).st_ino
+    server = None
     try:
         server = WarmServer(context, listener, Hello(os.getpid(), time.time(), str(root)))
         _stop_on_sigterm()
-        server.preload(args.index, sys.stderr)
-        sys.stderr.write(f"Warm: `ragcore query` in {root} is answered here (pid {os.getpid()})."
-                         " Stop with Ctrl-C or `ragcore serve --stop`.\n")
+        server.start(args.index, sys.stderr)
         server.serve()
     except KeyboardInterrupt:
         sys.stderr.write("\n")
     finally:
         listener.close()
         remove_socket(path, inode)
+    if server is not None and server.failed is not None:  # said as any command's error
+        raise server.failed
     sys.stderr.write("Stopped; the next `ragcore query` loads the models itself.\n")
     return 0
 
@@ -132,8 +133,27 @@ class WarmServer:
         self.listener = listener
         self.hello = hello
         self.stopping = threading.Event()
+        self.failed: Exception | None = None  # why the preload failed
         self._answering = threading.Lock()
         self._indexes: dict[str, tuple[object, object]] = {}  # name -> (version, index)
+
+    def start(self, name: str, err: TextIO) -> None:
+        """Preload in a thread while ``serve`` already greets: a query asked meanwhile waits for
+        the load instead of loading the models a second time beside it."""
+        self._answering.acquire()
+
+        def load() -> None:
+            try:
+                self.preload(name, err)
+                err.write(f"Warm: `ragcore query` in {self.hello.workspace} is answered here "
+                          f"(pid {self.hello.pid}). Stop with Ctrl-C or `ragcore serve --stop`.\n")
+            except Exception as exc:  # raised again by run_serve, on its own thread
+                self.failed = exc
+                self.stopping.set()
+            finally:
+                self._answering.release()
+
+        threading.Thread(target=load, daemon=True).start()
 
     def preload(self, name: str, err: TextIO) -> None:
         """Load the index, the workspace's language model and the embedder before any

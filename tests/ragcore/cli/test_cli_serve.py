@@ -19,6 +19,7 @@ from ragcore.cli.warm_socket import (
     PROTOCOL, Hello, ProtocolError, decode, encode, query_args, query_request, refusal,
     socket_path,
 )
+from ragcore.errors import WorkspaceError
 
 QUESTION = "What does the policy engine grant?"
 
@@ -195,24 +196,71 @@ def test_stop_with_no_warm_process_says_so(ask):
     assert code == 1 and "No `ragcore serve` runs" in err
 
 
-def test_serve_answers_until_stopped_then_removes_its_socket(ask, workspace, fake_embedder,
-                                                             monkeypatch):
+@pytest.fixture
+def serving(workspace, fake_embedder, monkeypatch):
+    """Starts ``ragcore serve`` as a person runs it, on a thread (from the test itself, so that
+    it writes to the test's stderr); returns its exit statuses once it ends."""
     monkeypatch.setenv("RAGCORE_LLM", "extractive")  # what the warm process loads for the default
-    ended = []
-    serving = threading.Thread(target=lambda: ended.append(main(
+    ended: list[int] = []
+    thread = threading.Thread(target=lambda: ended.append(main(
         ["--workspace", str(workspace), "serve", "--index", "notes"], embedder=fake_embedder)))
-    serving.start()
-    path = socket_path(workspace)
-    for _ in range(200):
-        if path.exists():
-            break
-        time.sleep(0.05)
+
+    def start() -> list[int]:
+        thread.start()
+        path = socket_path(workspace)
+        for _ in range(200):
+            if path.exists():
+                break
+            time.sleep(0.05)
+        return ended
+
+    yield start
+    if thread.is_alive():
+        main(["--workspace", str(workspace), "serve", "--stop"])
+    thread.join(timeout=30)
+
+
+def test_serve_answers_until_stopped_then_removes_its_socket(ask, workspace, serving):
+    ended = serving()
     code, out, err = ask("query", QUESTION, "--index", "notes")
     assert code == 0 and "Answered by the warm process" in err
     assert "policy engine" in answer_of(out).lower()
     assert ask("serve", "--stop")[0] == 0
-    serving.join(timeout=30)
+    for _ in range(200):
+        if ended:
+            break
+        time.sleep(0.05)
     assert ended == [0]
-    assert not path.exists()
+    assert not socket_path(workspace).exists()
     code, _, err = ask("query", QUESTION, "--index", "notes")
     assert code == 0 and "Loaded in " in err and "Answered by" not in err
+
+
+@pytest.fixture
+def slow_load(monkeypatch):
+    monkeypatch.setattr("ragcore.cli.warm_socket.HELLO_SECONDS", 0.5)
+    real = WarmServer.preload
+
+    def preload(self, name, err):
+        time.sleep(1.5)  # longer than a query waits for a hello
+        real(self, name, err)
+
+    monkeypatch.setattr(WarmServer, "preload", preload)
+
+
+def test_a_query_asked_while_the_warm_process_loads_waits_for_it(ask, slow_load, serving):
+    serving()
+    code, out, err = ask("query", QUESTION, "--index", "notes")
+    assert code == 0, err
+    assert "Answered by the warm process" in err and "Loaded in " not in err
+
+
+def test_a_warm_process_whose_load_fails_says_why_and_removes_its_socket(ask, workspace,
+                                                                         monkeypatch):
+    def fail(self, name, err):
+        raise WorkspaceError("the settings name a model that is not installed")
+
+    monkeypatch.setattr(WarmServer, "preload", fail)
+    code, _, err = ask("serve", "--index", "notes")
+    assert code == 1 and "error: the settings name a model" in err
+    assert not socket_path(workspace).exists()
