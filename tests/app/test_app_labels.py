@@ -142,10 +142,10 @@ def _agent_steps(advanced: bool) -> None:
 def test_an_agents_steps_say_what_its_tool_does_and_its_name_only_under_advanced():
     at = AppTest.from_function(_agent_steps, args=(False,), default_timeout=60).run()
     assert not at.exception, [e.value for e in at.exception]
-    shown = "\n".join(t.value for t in at.text)
+    shown = "\n".join(m.value for m in at.markdown).replace("**", "")  # labels in bold
     assert "Searching the documents for: tides" in shown and "search_documents" not in shown
     at = AppTest.from_function(_agent_steps, args=(True,), default_timeout=60).run()
-    assert "Action: search_documents" in "\n".join(t.value for t in at.text)
+    assert "Action: search_documents" in "\n".join(m.value for m in at.markdown).replace("**", "")
 
 
 def _mode_choice(advanced: bool) -> None:
