@@ -2,7 +2,9 @@
 
 A fresh process loads the index, the language model and the embedding model before it can
 answer; it says how long that took on stderr, apart from the answer's own time, since each
-``ragcore query`` pays it again (``ragcore chat`` loads them once for many questions).
+``ragcore query`` pays it again (``ragcore chat`` loads them once for many questions). When a
+``ragcore serve`` of the workspace runs, the query asks it instead (``warm_socket``), and the
+warm process writes the answer with this module's ``answer_query``.
 """
 
 from __future__ import annotations

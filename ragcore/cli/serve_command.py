@@ -160,8 +160,11 @@ class WarmServer:
         question (an index not made yet loads at its first question)."""
         started = time.perf_counter()
         llm = choose_llm(argparse.Namespace(llm=None, base_url=None), self.context, err)
-        if name in self.workspace.index_names():
-            load_embedder(self.index(name, err), DEFAULT_MODE, err)
+        if name not in self.workspace.index_names():
+            err.write(f"Loaded {describe(llm)}; no index {name!r} yet: an index loads, with its "
+                      "embedding model, at its first question.\n")
+            return
+        load_embedder(self.index(name, err), DEFAULT_MODE, err)
         err.write(f"Loaded {describe(llm)}, the embedding model and index {name!r} in "
                   f"{time.perf_counter() - started:.1f} s.\n")
 
