@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 import re
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Collection, Sequence
 
 from ..grounding import SUPPORTED, asks_one_fact
 from ..grounding.answer_type import wants_an_explanation
@@ -38,15 +38,19 @@ from .support import (
 )
 
 _LABEL_LINES = re.compile(r"^" + re.escape(LABEL) + r".*$", re.MULTILINE)
+# A source marked only for a sentence's wording (``_best_match``): no quote, no vouching.
+CLOSEST = "the answer's wording is closest to this passage"
 
 
 @dataclass(frozen=True, slots=True)
 class MarkedAnswer:
     """The answer with markers, and the sources cited: ``order[n - 1]`` is the 0-based position
-    (in the passages given) of the source marked ``[n]``."""
+    (in the passages given) of the source marked ``[n]``; ``quoted``: the positions a sentence
+    quotes (the others were marked for sharing a sentence's wording)."""
 
     text: str
     order: tuple[int, ...]
+    quoted: frozenset[int] = frozenset()
 
 
 def sentence_sources(
@@ -57,6 +61,13 @@ def sentence_sources(
     unsupported: Sequence[str] = (),
 ) -> list[tuple[Span, tuple[int, ...]]]:
     """Each sentence of ``answer`` (its span) with the positions of the passages it came from."""
+    return [(span, origins) for span, origins, _ in
+            _sourced(answer, passages, uses, unsupported=unsupported)]
+
+
+def _sourced(answer: str, passages: Sequence[str], uses: Sequence[SourceUse], *,
+             unsupported: Sequence[str]) -> list[tuple[Span, tuple[int, ...], bool]]:
+    """``sentence_sources``, each sentence also saying whether it quotes its passages."""
     if len(uses) != len(passages):
         raise ValueError(f"{len(uses)} source uses for {len(passages)} passages: give one "
                          "SourceUse per passage, in the same order (support.cite)")
@@ -67,9 +78,9 @@ def sentence_sources(
         words = words_of(answer[start:end])
         if (len(words) < MIN_QUOTE_WORDS or any(_same_claim(words, f) for f in flagged)
                 or any(a <= start < b for a, b in labels)):
-            found.append(((start, end), ()))
+            found.append(((start, end), (), False))
             continue
-        found.append(((start, end), _origins(answer[start:end], words, passages, uses)))
+        found.append(((start, end), *_origins(answer[start:end], words, passages, uses)))
     return found
 
 
@@ -88,10 +99,13 @@ def mark_answer(
     """``answer`` with " [n]" (``marker(n)``, e.g. a Markdown link to the source) after every
     sentence a used passage supports."""
     order: list[int] = []
+    quoted: set[int] = set()
     pieces, position = [], 0
-    for (_, end), origins in sentence_sources(answer, passages, uses, unsupported=unsupported):
+    for (_, end), origins, quotes in _sourced(answer, passages, uses, unsupported=unsupported):
         if not origins:
             continue
+        if quotes:
+            quoted.update(origins)
         for origin in origins:
             if origin not in order:
                 order.append(origin)
@@ -99,7 +113,7 @@ def mark_answer(
         pieces.append(answer[position:end] + "".join(f" {marker(n)}" for n in numbers))
         position = end
     pieces.append(answer[position:])
-    return MarkedAnswer("".join(pieces), tuple(order))
+    return MarkedAnswer("".join(pieces), tuple(order), frozenset(quoted))
 
 
 def mark_listing(answer: str, listing: SourceListing, *,
@@ -162,21 +176,26 @@ def _marked_listing(answer: str, listing: SourceListing, marker: Callable[[int],
         return text, numbered
     marked = mark_answer(answer, [s.scored.node.text for s in listed], [s.use for s in listed],
                          unsupported=listing.unsupported, marker=marker)
-    return marked.text, renumber(listing, marked.order)
+    return marked.text, renumber(listing, marked.order, quoted=marked.quoted)
 
 
-def renumber(listing: SourceListing, order: Sequence[int]) -> SourceListing:
+def renumber(listing: SourceListing, order: Sequence[int], *,
+             quoted: Collection[int] | None = None) -> SourceListing:
     """The listing numbered like the markers: cited sources first, as ``[1]``, ``[2]``…, in
     marker order; then the other shown sources, then the hidden ones, numbered on.
 
-    ``order`` holds 0-based positions among the listed sources sorted by their numbers.
+    ``order`` holds 0-based positions among the listed sources sorted by their numbers;
+    ``quoted``, those of them the answer quotes (None: all it cites, as the grounded text
+    cites a passage only for a sentence it quotes or a claim the verdict found it states).
     """
     listed = _by_number(listing)
     cited = [listed[p] for p in order if p < len(listed)]
+    quoting = [listed[p] for p in (order if quoted is None else quoted) if p < len(listed)]
     rest = [s for s in listing.shown if s not in cited]
     hidden = [s for s in listing.hidden if s not in cited]
-    numbered = [dataclasses.replace(s, number=n, use=agreeing_use(s.use, cited=n <= len(cited)))
-                for n, s in enumerate([*cited, *rest, *hidden], 1)]
+    numbered = [dataclasses.replace(s, number=n, use=agreeing_use(
+        s.use, cited=n <= len(cited), quoted=s in quoting))
+        for n, s in enumerate([*cited, *rest, *hidden], 1)]
     shown_count = len(cited) + len(rest)
     return dataclasses.replace(listing, shown=tuple(numbered[:shown_count]),
                                hidden=tuple(numbered[shown_count:]))
@@ -226,13 +245,14 @@ def _to_check(listing: SourceListing) -> SourceListing:
                                hidden=tuple(map(noted, listing.hidden)))
 
 
-def agreeing_use(use: SourceUse, *, cited: bool) -> SourceUse:
+def agreeing_use(use: SourceUse, *, cited: bool, quoted: bool = True) -> SourceUse:
     """``use`` with a note agreeing with the shown answer: a source "states this" only when
     the answer carries its marker (``cited``); one the verdict found stating a claim the answer
     does not show (a refusal, a claim left out) was "found by the search, not used", nothing of
-    it marked; one cited for a passage sentence the answer quotes is "quoted in the answer"."""
+    it marked; one cited for a passage sentence the answer quotes (``quoted``) is "quoted in
+    the answer", one cited only for an answer sentence's wording says that (``CLOSEST``)."""
     if cited and use.note in ("", NO_SUPPORT, NOT_QUOTED):
-        return dataclasses.replace(use, note=QUOTED)
+        return dataclasses.replace(use, note=QUOTED if quoted else CLOSEST)
     if not cited and use.note == SUPPORTS:
         return SourceUse((), NO_SUPPORT)
     return use
@@ -243,16 +263,17 @@ def _by_number(listing: SourceListing) -> list[ListedSource]:
 
 
 def _origins(sentence: str, words: list[str], passages: Sequence[str],
-             uses: Sequence[SourceUse]) -> tuple[int, ...]:
+             uses: Sequence[SourceUse]) -> tuple[tuple[int, ...], bool]:
+    """The passages ``sentence`` came from, and whether it quotes them (else: shares wording)."""
     used = [i for i, use in enumerate(uses) if use.used]
     quoted = tuple(i for i in used if _quotes(sentence, words, passages[i], uses[i].spans))
     if quoted:
-        return quoted
+        return quoted, True
     scores = {i: _best_match(sentence, passages[i], uses[i].spans) for i in used}
     best = max(scores.values(), default=0.0)
     if best <= 0:
-        return ()
-    return tuple(i for i in used if scores[i] >= best - SUPPORT_MARGIN)
+        return (), False
+    return tuple(i for i in used if scores[i] >= best - SUPPORT_MARGIN), False
 
 
 def _quotes(sentence: str, words: list[str], passage: str, spans: Sequence[Span]) -> bool:
