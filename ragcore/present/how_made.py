@@ -64,31 +64,32 @@ def made_summary(mode: str, trace: TraceLike | None) -> str:
     return f"{count} model calls."
 
 
-# What each signal of the gate is, in a person's words (its chance follows, in brackets).
+# What each signal of the gate is, in a person's words (its own chance follows it).
 _SIGNAL_WORDS = (("p_not_found", "the model's chance of beginning its reply with \"Not found\""),
                  ("p_no", "the model's chance of saying \"No\" when asked whether the "
                           "passages hold the answer"),
-                 ("p_answered", "the chance that they hold it, by a small model trained to tell "
-                                "answerable questions"))
+                 ("p_answered", "a small model's chance that the passages hold the answer "
+                                "(a model trained to tell answerable questions)"))
 
 
 def gate_note(trace: TraceLike | None) -> str | None:
-    """What the not-found gate decided and from which signals, each number said what it is
-    of (None: no gate ran)."""
+    """What the not-found gate decided and from which signals, each number named where it
+    stands, so the threshold and a signal that round to the same percentage cannot be taken
+    for each other (None: no gate ran)."""
     gate = trace_dict(trace).get("notes", {}).get("not_found_gate")
     if not gate:
         return None
     if "skipped" in gate:  # a list, summary or comparison: never refused by the factoid gate
         return f"The not-found gate did not run: {gate['skipped']}."
     signals = gate.get("signals") or {}
-    read = " and ".join(f"{words} ({signals[name]:.0%})" for name, words in _SIGNAL_WORDS
-                        if signals.get(name) is not None)
-    score, threshold = f"{gate['score']:.0%}", f"{gate['threshold']:.0%}"
-    verdict = ("reaches it, so it did, without asking the model" if gate["refuse"]
-               else "is below it, so the model answered")
-    return (f"A quick check before the answer (the not-found gate) put the chance that the "
-            f"passages do not hold the answer at {score}. From {threshold} it answers "
-            f"\"Not found\" itself; {score} {verdict}. The {score} combines {read}.")
+    read = "; ".join(f"{words}: {signals[name]:.0%}" for name, words in _SIGNAL_WORDS
+                     if signals.get(name) is not None)
+    decided = "it was, so it did" if gate["refuse"] else "it was less, so the model answered"
+    note = (f"A quick check before the answer (the not-found gate) put the chance that the "
+            f"passages do not hold the answer at {gate['score']:.0%}. It answers \"Not found\" "
+            f"itself, without asking the model, when that chance is {gate['threshold']:.0%} or "
+            f"more: {decided}.")
+    return f"{note} That chance was worked out from {read}." if read else note
 
 
 def _step(call: dict[str, Any]) -> MadeStep | None:

@@ -118,10 +118,28 @@ def test_the_not_found_gates_note_reads_in_plain_words():
                                                             "p_no": 0.35, "p_answered": 0.72}}}
     note = gate_note({"notes": notes})
     # each number says what it is of: the score, the line it refuses from, each signal's chance
-    assert "do not hold the answer at 41%" in note and "From 78% it answers" in note, note
-    assert "passages hold the answer (35%)" in note and "answerable questions (72%)" in note
+    assert "do not hold the answer at 41%" in note and "when that chance is 78% or more" in note
+    assert "passages hold the answer: 35%" in note and "answerable questions): 72%" in note
     assert "It read" not in note and "answerability" not in note  # "It read its "No" 35%"
-    assert "41% is below it, so the model answered" in note
+    assert "it was less, so the model answered" in note
+
+
+def test_no_two_numbers_of_the_gates_note_read_alike_unnamed():
+    """The walk: "From 88% it answers "Not found" itself; ... The 48% combines ... (21%) and
+    the chance that they hold it, by a small model ... (88%)": the line it refuses from and one
+    signal printed the same 88%, neither named where it stood, the score said three times."""
+    notes = {"not_found_gate": {"refuse": False, "score": 0.48, "threshold": 0.88,
+                                "seconds": 1.0, "signals": {"p_not_found": None,
+                                                            "model_refuses": False,
+                                                            "p_no": 0.21, "p_answered": 0.88}}}
+    note = gate_note({"notes": notes})
+    assert note.count("48%") == 1, note  # the combined chance, said once
+    # every figure follows the words naming it: "at 48%", "is 88% or more", "...: 21%"
+    for figure in re.finditer(r"\d+%", note):
+        assert re.search(r"(?:\bat|\bis|:) $", note[:figure.start()]), (figure[0], note)
+    assert "when that chance is 88% or more" in note
+    assert "the passages hold the answer (a model trained to tell answerable questions): 88%" \
+        in note
 
 
 class _Packaged:
