@@ -72,7 +72,9 @@ def stating_sentence(check: ClaimCheck, listed: Sequence[ListedSource], question
         for i in around:
             sentence = text[spans[i][0]:spans[i][1]]
             held = set(content_stems(sentence))
-            if (missing_facts(check.claim.facts, sentence) if check.claim.facts
+            window = None if at is None else " ".join(
+                text[a:b] for a, b in spans[max(0, i - 1):i + 2])
+            if (_unstated(check, sentence, window) if check.claim.facts
                     else not stems & held) or (asked_too and not asked & held):
                 continue
             rank = (len(stems & held), len(asked & held), at is not None, -abs(i - centre))
@@ -86,6 +88,19 @@ def stating_sentence(check: ClaimCheck, listed: Sequence[ListedSource], question
     else:
         sentence = _nested(sentence)
     return position, quoted(sentence)
+
+
+def _unstated(check: ClaimCheck, sentence: str, window: str | None) -> bool:
+    """Whether ``sentence`` leaves a fact of the claim unstated. In a window the verdict found
+    (``window``: the sentence with its neighbours), a name the sentence before it states is
+    stated ("The practices are organized into four groups:" after "... Framework (SSDF) ..."),
+    as the verdict read it; never a number ("Section 4e ... SSDF practices" does not state
+    that the SSDF practices are four groups)."""
+    missing = missing_facts(check.claim.facts, sentence)
+    if window is None or not missing:
+        return bool(missing)
+    beside = set(missing_facts(check.claim.facts, window))
+    return any(m in beside or not m.startswith("the name ") for m in missing)
 
 
 def yes_or_no(question: str, reply: str, listed: Sequence[ListedSource]

@@ -137,16 +137,15 @@ def test_a_source_marked_for_its_wording_alone_is_not_said_to_be_quoted():
     assert notes == {"page13": QUOTED, "page33": CLOSEST}, notes
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "answer_quotes.stating_sentence (not markers): the claim's facts are 4 and the name SSDF; "
-    "the Table-2 sentence holds both ('Section 4e', 'SSDF practices'), the one stating four "
-    "groups lacks the document's own name, so the reply is shown quoting Table 2"))
 def test_a_count_is_shown_with_the_sentence_stating_it_not_a_table_caption():
     """The walk's screen: "The SSDF practices are organized into four groups. “Table 2 maps
-    the subsections ...” [1]", that source "quoted in the answer"."""
+    the subsections ...” [1]", that source "quoted in the answer". The claim's facts are 4 and the
+    name SSDF; the sentence stating four groups lacks the name its sentence before states, and
+    "Section 4e ... SSDF practices" holds both (``answer_quotes._unstated``)."""
     checked = AnswerCheck(retrieval_mode="similarity")(
         "The SSDF practices are organized into four groups.", _ssdf_sources(),
         question=SSDF_QUESTION)
     assert "Table 2" not in checked.text, checked.text
+    assert "\u201cThe practices are organized into four groups:\u201d" in checked.text
     notes = {s.scored.node.node_id: s.use.note for s in checked.listing.shown}
     assert notes["page33"] not in (QUOTED, SUPPORTS), notes
