@@ -87,6 +87,29 @@ def run_chat(args: argparse.Namespace, context: CliContext) -> int:
         answer_turn(line, session, show_trace=args.trace)
 
 
+def _answer(message: str, session: ChatSession, trace: Any) -> Any:
+    """Ask, then write the reply with its sources (checked as it is written); the response."""
+    from ..present.answer_score import ranked_with
+    from .progress import follow_turn
+
+    talk = session.conversation
+    response = talk.ask(message, session.settings, trace=trace)
+    if response.source_nodes:  # checked before it is written: meanwhile, how far it got
+        follow_turn(response, talk.llm)
+    sys.stdout.write("assistant> ")
+    if unread_reply(response):  # read no passage: said so first, as the Chat page says it
+        sys.stdout.write(response.shown + "\n")
+    else:
+        write_reply(sys.stdout, response, retrieval_mode=session.settings.retrieval_mode,
+                    embedder=talk.index.embedder,
+                    ranked_with=ranked_with(talk.index.embed_model_name,
+                                            session.settings.retrieval_mode),
+                    # a follow-up is checked as the standalone question it was rewritten to
+                    question=trace.notes.get("condensed_question") or message,
+                    judge=talk.llm)
+    return response
+
+
 def handle_command(line: str, session: ChatSession) -> bool:
     """Run a /command; returns False when the REPL should end."""
     command, _, argument = line.partition(" ")
@@ -141,27 +164,15 @@ def unread_reply(response: Any) -> bool:
 def answer_turn(message: str, session: ChatSession, *, show_trace: bool) -> None:
     """Stream one answer (a summary, if it asks for one) with its sources, then record the turn
     as the app does; an error is shown and the REPL goes on."""
-    from ..present.answer_score import ranked_with
+    from ..llms.slots import one_turn
     from ..trace import Trace
-    from .progress import follow_turn, tell_found
+    from .progress import tell_found
 
     talk, trace = session.conversation, Trace(found=tell_found())
     session.last_trace = trace
     try:
-        response = talk.ask(message, session.settings, trace=trace)
-        if response.source_nodes:  # checked before it is written: meanwhile, how far it got
-            follow_turn(response, talk.llm)
-        sys.stdout.write("assistant> ")
-        if unread_reply(response):  # read no passage: said so first, as the Chat page says it
-            sys.stdout.write(response.shown + "\n")
-        else:
-            write_reply(sys.stdout, response, retrieval_mode=session.settings.retrieval_mode,
-                        embedder=talk.index.embedder,
-                        ranked_with=ranked_with(talk.index.embed_model_name,
-                                                session.settings.retrieval_mode),
-                        # a follow-up is checked as the standalone question it was rewritten to
-                        question=trace.notes.get("condensed_question") or message,
-                        judge=talk.llm)
+        with one_turn():  # its rewrite, answer and check in one place at the model, as the app's
+            response = _answer(message, session, trace)
     except RagcoreError as exc:
         talk.forget_unrecorded()
         sys.stdout.write("\n")

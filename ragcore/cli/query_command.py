@@ -113,6 +113,7 @@ def answer_query(args: argparse.Namespace, context: CliContext, index, llm: LLM,
     """Answer with the index and model at hand, written to ``out`` (the answer) and ``err`` (what
     happens meanwhile): a terminal's streams here, a socket's in a warm process. ``loading``:
     the seconds this process spent loading them, said with the embedder's (None: warm)."""
+    from ..llms.slots import one_turn
     from ..trace import Trace
     from .progress import tell_found
 
@@ -127,10 +128,11 @@ def answer_query(args: argparse.Namespace, context: CliContext, index, llm: LLM,
     if loading is not None:
         write_load_time(err, loading, time.perf_counter() - embedding)
     trace = Trace(found=tell_found(err))
-    response = engine.query(args.question, trace=trace)
-    write_reply(out, response, retrieval_mode=args.retrieval, embedder=index.embedder,
-                ranked_with=ranked_with(index.embed_model_name, args.retrieval),
-                question=args.question, judge=llm)
+    with one_turn():  # the answer and its check in one place at the model, as the app asks
+        response = engine.query(args.question, trace=trace)
+        write_reply(out, response, retrieval_mode=args.retrieval, embedder=index.embedder,
+                    ranked_with=ranked_with(index.embed_model_name, args.retrieval),
+                    question=args.question, judge=llm)
     if args.trace:
         write_trace(out, trace)
     return 0

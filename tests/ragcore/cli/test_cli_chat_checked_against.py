@@ -54,3 +54,23 @@ def test_a_reply_that_read_no_passage_says_so_first(capsys):
     session = chat_command.ChatSession(Talk(None), SimpleNamespace(retrieval_mode="hybrid"))
     chat_command.answer_turn("And if q is 0.40?", session, show_trace=False)
     assert capsys.readouterr().out == f"assistant> {UNREAD}\n\n89 blocks, as I said.\n"
+
+
+def test_the_rewrite_answer_and_check_are_one_turn_at_the_model(monkeypatch):
+    """Inside ``slots.one_turn`` the engine keeps its threads (and its slots' caches) between a
+    question's calls, as the Chat page asks it: the check reads only its new tokens."""
+    from ragcore.llms.slots import current_turn
+
+    turns = []
+
+    class Asking(Talk):
+        def ask(self, message, settings, *, trace):
+            turns.append(current_turn())
+            return super().ask(message, settings, trace=trace)
+
+    monkeypatch.setattr(chat_command, "write_reply",
+                        lambda out, response, **kw: turns.append(current_turn()))
+    monkeypatch.setattr(progress, "follow_turn", lambda response, llm: None)
+    session = chat_command.ChatSession(Asking(""), SimpleNamespace(retrieval_mode="hybrid"))
+    chat_command.answer_turn("How many blocks?", session, show_trace=False)
+    assert len(turns) == 2 and turns[0] is not None and turns[0] is turns[1]
