@@ -91,11 +91,23 @@ _TYPOGRAPHIC = str.maketrans({**{c: " " for c in "\u201c\u201d\u00ab\u00bb"},
                               **{c: "" for c in "\u2018\u2019"}})  # as ASCII ' is
 
 
+# The note under a sentence shown instead of the model's answer quotes that answer as the one
+# not given ("*The model's answer, “1 month”, is not the answer this sentence gives ...*"): a
+# person reads the sentence as the answer, not the answer the note sets aside.
+_SET_ASIDE = re.compile(r"^\*The model(?:'s answer,| answered) \u201c.*$", re.MULTILINE)
+
+
+def as_read(shown: str) -> str:
+    """``shown`` without the notes quoting a model's answer the reply sets aside."""
+    return _SET_ASIDE.sub("", shown)
+
+
 def contains_gold(text: str, golds: Sequence[str]) -> bool:
-    """Whether ``text`` holds a (non-empty) gold answer once both are normalized; the curly
-    quotes around a quoted sentence are read as quotes (the official normalization strips
-    ASCII punctuation only, so “Zelda ...” did not hold "Zelda")."""
-    haystack = f" {normalize_answer(text.translate(_TYPOGRAPHIC))} "
+    """Whether ``text`` holds a (non-empty) gold answer once both are normalized, an answer it
+    sets aside left out (``as_read``); the curly quotes around a quoted sentence are read as
+    quotes (the official normalization strips ASCII punctuation only, so “Zelda ...” did not
+    hold "Zelda")."""
+    haystack = f" {normalize_answer(as_read(text).translate(_TYPOGRAPHIC))} "
     return any(f" {n} " in haystack for n in map(normalize_answer, golds) if n)
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from benchmarks.answers.grounded_set import contains, normalize, refused_first
+from benchmarks.answers.squad import as_read
 
 OUTCOMES = ("right_vouched", "right_hedged", "refused", "wrong_hedged", "wrong_vouched")
 # The bold leads of the banners ragcore.present.grounded opens a doubted answer with.
@@ -100,7 +101,7 @@ def score(shown: str, gold: Sequence[str], kind: str,
           passages: Sequence[str] = ()) -> Score:
     """The outcome of one shown reply to a question whose right answer says ``gold`` (empty:
     the documents don't answer it, so only a refusal is right)."""
-    found = gold_found(shown, gold, kind)
+    found = gold_found(as_read(shown), gold, kind)  # not the model's answer a note sets aside
     if refused_first(shown):
         outcome = "refused"
     else:

@@ -106,3 +106,11 @@ def test_the_dev_questions_are_squads_dev_split_asked_of_no_training_text():
     asked = {q.paragraph for q in questions}
     assert not any(_runs(p["text"]) & trained for p in paragraphs if p["id"] in asked)
     assert not {a["title"] for a in training_articles()} & {"Normans", "Rhine"}
+
+
+def test_an_answer_the_reply_sets_aside_is_not_read_as_its_answer():
+    shown = ("**The documents say:** \u201cThe GameCube version was released worldwide in "
+             "December 2006.\u201d [1]\n\n*The model's answer, \u201c1 month\u201d, is not the "
+             "answer this sentence gives, so it is not shown as the answer.*")
+    assert not contains_gold(shown, ["a month"])
+    assert contains_gold(shown, ["December 2006"])
