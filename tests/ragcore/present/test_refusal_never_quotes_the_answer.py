@@ -98,6 +98,15 @@ def test_a_wrong_short_answer_above_the_right_sentence_shows_the_sentence():
     assert shown([MAPREDUCE, CHUBBY], other, question).startswith("The documents don't")
 
 
+def test_a_sentence_restated_in_half_its_words_is_shown_too():
+    # "Its grace period is 45s." says 5 of the sentence's 10 content words (``RESTATED``: a
+    # half; at 0.6 this reply was refused while the refusal quoted the sentence)
+    question = "How long is the grace period of a Chubby client by default?"
+    text = shown([MAPREDUCE, CHUBBY], "**Chubby**. Its grace period is 45s.", question)
+    assert text.startswith("**The documents say:** \u201cThe client waits a further interval "
+                           "called the grace period, 45s by default.\u201d [1]")
+
+
 @pytest.mark.slow
 def test_no_recorded_reply_refuses_while_quoting_its_own_answer():
     rows = [json.loads(line) for line in ROWS.read_text().splitlines()[:60]]
