@@ -15,6 +15,9 @@ costliest kind (a rewrite, then the answer). Per turn:
   llama.cpp read of them anew and took from its cache (its own token counts, every pass: the
   rewrite, the answer, the check's judge), what the check's passes read anew, and whether the
   engine reloaded (other threads: its slots' caches emptied, its primer read) during the turn;
+- the answer's prompt as the packaged model reads it (ChatML, cl100k) and how many of its leading
+  tokens the previous turn's answer prompt had too (what a slot holding it can reuse), and the
+  reply as recorded;
 - seconds: the model reading (llama.cpp's prompt time of every pass), first token and the whole
   answer (written and checked), and the whole answer against turn 2's (target <= 1.2x).
 
@@ -95,6 +98,10 @@ class Turn:
     threads: int = 0
     reloaded: bool = False  # the engine loaded its weights again during the turn
     fresh: float | None = None  # the searched question's whole answer first in a fresh chat
+    answer_prompt: list[int] = field(default_factory=list, repr=False)  # ``rendered``
+    answer_messages: list[Any] = field(default_factory=list, repr=False)
+    shared: int = 0  # leading tokens of the answer's prompt the previous turn's answer had too
+    answer: str = ""  # the reply as recorded (what the chat shows)
     passes: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -165,12 +172,13 @@ def ask(talk: Any, llm: Any, passes: Passes, question: str) -> Turn:
                 first = time.perf_counter() - began
             if isinstance(state, Checked):
                 whole = time.perf_counter() - began
-    talk.record(question, response, settings, title=False)
+    reply = talk.record(question, response, settings, title=False).content
     trace, taken = response.trace, passes.since(start)
     prompts: dict[str, int] = {}
     for call in trace.llm_calls:
         prompts[call.purpose] = prompts.get(call.purpose, 0) + call.tokens_in
     answer = next((c.messages for c in trace.llm_calls if c.purpose == "context chat"), [])
+    history = [m for m in answer[1:-1] if m.role in ("user", "assistant")]
     return Turn(question, refers_back(question) if len(talk.chat.messages) > 2 else "",
                 str(trace.notes.get("condensed_question", question)), prompts,
                 read=sum(int(t.get("prompt_n", 0)) for t in taken),
@@ -180,7 +188,8 @@ def ask(talk: Any, llm: Any, passes: Passes, question: str) -> Turn:
                 first_token=first if first is not None else whole, whole=whole,
                 threads=max((int(t["threads"]) for t in taken), default=0), passes=taken,
                 reloaded=llm._engine._loaded_at != loaded,
-                history=sum(map(message_tokens, answer[1:-1])),
+                history=sum(map(message_tokens, history)), answer_prompt=rendered(answer),
+                answer_messages=answer, answer=reply,
                 reading_budget=int(trace.notes.get("reading_budget") or 0),
                 kind=str(trace.notes.get("question_kind", "")))
 
@@ -201,12 +210,16 @@ def converse(corpus: Path, questions: tuple[str, ...]) -> tuple[list[Turn], list
         with Passes(llm) as passes:
             for number, question in enumerate(questions, 1):
                 turns.append(turn := ask(talk, llm, passes, question))
+                if number > 1:
+                    turn.shared = shared_prefix(turns[-2].answer_prompt, turn.answer_prompt)
                 sys.stderr.write(f"[{GROUP}] turn {number}/{len(questions)}: {turn.whole:.1f} s, "
                                  f"{turn.tokens} prompt tokens (history {turn.history}, "
                                  f"passages up to {turn.reading_budget}: {turn.kind}; "
                                  f"{turn.read} read anew, {turn.cached} cached, check read "
-                                 f"{turn.check_read}{', reloaded' if turn.reloaded else ''}), "
-                                 f"searched {turn.searched!r}\n")
+                                 f"{turn.check_read}{', reloaded' if turn.reloaded else ''}; "
+                                 f"answer prompt {len(turn.answer_prompt)}, {turn.shared} shared "
+                                 f"with the last), searched {turn.searched!r}: "
+                                 f"{turn.answer[:160]!r}\n")
                 if number == 1:  # as the page does once the first reply is on screen
                     talk.title_chat(question, talk.chat.messages[-1].content)
             for number, turn in over_target(turns):
@@ -216,6 +229,29 @@ def converse(corpus: Path, questions: tuple[str, ...]) -> tuple[list[Turn], list
                                  f"{turn.fresh:.1f} s\n")
         loads.append(machine_load())
     return turns, loads
+
+
+def rendered(messages: list[Any]) -> list[int]:
+    """The answer's prompt as a ChatML model reads it (the packaged model's template), in
+    cl100k tokens: what a slot compares with the prompt it holds."""
+    from ragcore.tokens import get_tokenizer
+
+    text = "".join(f"<|im_start|>{m.role}\n{m.content}<|im_end|>\n" for m in messages)
+    return get_tokenizer().encode_ordinary(text + "<|im_start|>assistant\n") if messages else []
+
+
+def shared_prefix(before: list[int], now: list[int]) -> int:
+    """How many leading tokens ``now`` shares with ``before`` (a slot reuses these)."""
+    same = 0
+    for a, b in zip(before, now):
+        if a != b:
+            break
+        same += 1
+    return same
+
+
+def _anew(turn: Turn) -> int:
+    return len(turn.answer_prompt) - turn.shared
 
 
 def over_target(turns: list[Turn]) -> list[tuple[int, Turn]]:
@@ -241,7 +277,9 @@ def turn_rows(turns: list[Turn]) -> list[Row]:
                         note=f"{prompts} (history {turn.history}, passages up to "
                              f"{turn.reading_budget}: {turn.kind}); llama.cpp read {turn.read} "
                              f"anew ({turn.check_read} by the check), {turn.cached} cached, wrote "
-                             f"{turn.written}; searched: {turn.searched!r}"))
+                             f"{turn.written}; the answer's prompt {len(turn.answer_prompt)}, "
+                             f"{turn.shared} shared with the last turn's; searched: "
+                             f"{turn.searched!r}; answered: {turn.answer[:200]!r}"))
         fresh = ("" if turn.fresh is None else f"; first in a fresh chat {turn.fresh:.1f} s "
                  f"({turn.fresh / second.whole:.2f}x turn 2; this turn "
                  f"{turn.whole / turn.fresh:.2f}x it)")
@@ -275,6 +313,12 @@ def summary_rows(turns: list[Turn], loads: list[Any]) -> list[Row]:
         Row(GROUP, "largest follow-up's prompt tokens / turn 2's", most / second.tokens, "x",
             "<= 1.2 (flat)", most / second.tokens <= TARGET,
             note=f"{most} / {second.tokens} tokens; the rewrite and the answer"),
+        Row(GROUP, "answer prompt's opening shared with the last turn's, median of turns 2-"
+            f"{len(turns)}", statistics.median(t.shared for t in turns[1:]), "tokens",
+            "more than the instructions", note="its tokens beyond that opening, median of turns "
+            f"2-{half} / {half + 2}-{len(turns)}: {statistics.median(map(_anew, early)):.0f} / "
+            f"{statistics.median(map(_anew, late)):.0f} (cl100k over the ChatML prompt; what a "
+            "slot holding the last answer's prompt reads anew)"),
         Row(GROUP, "largest history an answer carried, turns 3 on / turn 2's",
             max(t.history for t in later) / max(1, second.history), "x",
             note=f"{max(t.history for t in later)} / {second.history} tokens (the memory's "

@@ -10,6 +10,7 @@ from ragcore.chat import refers_back
 from ragcore.embeddings.fake import FakeEmbedder
 from ragcore.llms.fake import FakeLLM
 from ragcore.llms.local.pace import Pace
+from ragcore.types import Message
 from ragcore.workspace import Workspace
 
 
@@ -59,6 +60,20 @@ def test_a_scripted_conversation_reads_flat_prompts_and_rewrites_only_follow_ups
     assert rows["rewrites: follow-ups rewritten / standalone questions rewritten"].value == len(
         follow_ups)
     assert len(bench.turn_rows(turns)) == 2 * len(turns)
+    # Issue 65: what of the answer's prompt a slot holding the last one can reuse, and the reply.
+    opening = len(bench.rendered([Message("system", "You are a helpful assistant chatting")]))
+    assert all(opening <= t.shared < len(t.answer_prompt) for t in turns[1:]), [
+        (t.shared, len(t.answer_prompt)) for t in turns]
+    assert rows["answer prompt's opening shared with the last turn's, median of turns 2-8"].value
+    assert all(t.answer.startswith("The speech says so") for t in turns)
+
+
+def test_the_shared_opening_is_counted_in_tokens_up_to_the_first_difference():
+    assert bench.shared_prefix([1, 2, 3, 4], [1, 2, 5, 4, 6]) == 2
+    assert bench.shared_prefix([], [1]) == 0
+    first = bench.rendered([Message("system", "Be brief."), Message("user", "Hi?")])
+    again = bench.rendered([Message("system", "Be brief."), Message("user", "Hello?")])
+    assert 0 < bench.shared_prefix(first, again) < len(first)
 
 
 def test_a_turn_over_the_target_is_timed_again_first_in_a_fresh_chat():
