@@ -430,7 +430,7 @@ def main() -> None:
         advanced = advanced_toggle()
         choices = sidebar(chat, advanced)
         choices["files"] = scope_select(ws, chat, state.load_index(chat.index))
-        later = st.empty()  # filled last, so a chat saved in this run is listed
+        later = st.container()  # filled last, so a chat saved in this run is listed
     intro = st.empty()  # rewritten once a first answer has given the chat its title
     failed = session.failed_turn
     with intro.container():
@@ -463,10 +463,9 @@ def main() -> None:
         render_failure(failed)
     if question:
         del session.failed_turn
-        later.caption(chat_list.WAITS_FOR_ANSWER)  # not the last run's list, greyed
         run_turn(ws, chat, question, choices, lookup, advanced, regenerate, at)
         intro.caption(chat_caption(chat))
-    with later.container():
+    with later:
         chat_actions(ws, chat)
 
 

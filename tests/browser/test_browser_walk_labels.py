@@ -71,39 +71,6 @@ def test_the_last_answers_sources_are_not_left_greyed_under_a_new_question(
     assert not greyed, greyed
 
 
-# The sidebar's elements left greyed from the last run, its text, and whether an answer is
-# being made.
-SIDEBAR_STALE = """() => {
-  const bar = document.querySelector('[data-testid="stSidebar"]');
-  const stale = [];
-  for (const el of bar.querySelectorAll('[data-stale="true"]')) {
-    const text = el.innerText.trim();
-    if (text) stale.push(text.slice(0, 60));
-  }
-  return {live: !!document.querySelector('.st-key-live_turn'), stale: stale,
-          text: bar.innerText};
-}"""
-WAITS = "available when the answer is done"
-
-
-def test_the_sidebar_says_what_waits_for_the_answer(slow_app, page):  # noqa: F811
-    """The walk: the sidebar's chats and buttons greyed while an answer was made, with no word
-    why. What cannot be used until the answer is done says so instead of greying."""
-    open_chat(page, slow_app)
-    send(page, "What does the Zen of Python say about beauty?")
-    wait_answered(page, 2)
-    _wait_idle(page)
-    page_record.start(page, SIDEBAR_STALE)
-    send(page, "And what does it say about errors?")
-    wait_answered(page, 4)
-    during = [r for r in page_record.records(page) if r["live"]]
-    assert during, "the answer's progress was never seen"
-    greyed = sorted({text for r in during for text in r["stale"]})
-    assert not greyed, greyed
-    assert any(WAITS in r["text"] for r in during), during[-1]["text"]
-    _shot(page, "walk-sidebar-after-the-answer")
-
-
 AGENT = "Let an agent search step by step"
 ANSWERED_AT_ONCE = "Thought: I can answer this without the documents.\nAnswer: About 2000 lines."
 

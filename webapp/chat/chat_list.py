@@ -19,8 +19,6 @@ from webapp.chat.chat_modes import mode_name
 from webapp.team import team_state
 
 SHOWN_CHATS = 30
-# In the list's place while an answer is made (the list is drawn after it, to hold its chat).
-WAITS_FOR_ANSWER = "New chat, Clear and your saved chats: available when the answer is done."
 PINNED, TODAY, YESTERDAY, EARLIER = "Pinned", "Today", "Yesterday", "Earlier"
 
 
