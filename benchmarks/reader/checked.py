@@ -7,8 +7,8 @@ On the packaged model's recorded SQuAD replies (``squad_local`` rows: the questi
 passages it read, its answer), each reply whose bold short answer a passage sentence holds is
 scored by the best of those sentences, two ways: the plain reader (the question alone: "does
 this sentence state an answer?", what ``located`` read before) and the answered reader (the
-question with the short answer: ``grounding.stating.answered``). A reply is right when its short
-answer holds a gold answer; wrong ones include every answer to an unanswerable question. The
+question with the short answer: ``training.reader.answered.asked_with``). A reply is right
+when its short answer holds a gold answer; wrong ones include every answer to an unanswerable question. The
 AUC says how well each score keeps the right ones above the wrong ones, and the table below it
 how many of each a threshold keeps. The default rows: the official dev split's (judged, never
 trained on) and the training article the check's thresholds are chosen on.
@@ -25,7 +25,8 @@ from benchmarks.answers.squad import contains_gold
 from benchmarks.reader.auc import auc
 from ragcore.grounding.claims import sentence_spans
 from ragcore.reading.model import WEIGHTS_DIR, Reader
-from ragcore.reading.text import asked_with, prose, reader_text
+from ragcore.reading.text import prose, reader_text
+from training.reader.answered import asked_with
 
 ROWS = Path(__file__).resolve().parents[1] / "answers" / "squad_local_rows"
 DEFAULT = (ROWS / "official-dev-2026-11-28-run1.jsonl",

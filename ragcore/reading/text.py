@@ -15,6 +15,7 @@ reads only prose with the reader and leaves the rest to the word rules.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 SEPARATOR = " | "
 MAX_CONTEXT_CHARS = 300  # the sentence before, cut: the window is 128 tokens in all
@@ -80,13 +81,18 @@ def masked(question: str, text: str) -> tuple[str, str]:
             _name_for(code, found)
     if not found:
         return question.replace("`", ""), text.replace("`", "")
-    pattern = re.compile("|".join(
-        rf"(?<![\w-]){re.escape(code)}(?![\w-])" for code in sorted(found, key=len, reverse=True)))
+    pattern = _names_pattern(tuple(sorted(found, key=len, reverse=True)))
 
     def written(source: str) -> str:
         return pattern.sub(lambda m: found[m.group(0)], source).replace("`", "")
 
     return written(question), written(text)
+
+
+@lru_cache(maxsize=1024)  # the check reads a passage's sentences against one question
+def _names_pattern(codes: tuple[str, ...]) -> re.Pattern[str]:
+    """One pattern for ``codes`` (longest first), each a whole name, not part of a longer one."""
+    return re.compile("|".join(rf"(?<![\w-]){re.escape(code)}(?![\w-])" for code in codes))
 
 
 def _name_for(code: str, found: dict[str, str]) -> None:
@@ -95,11 +101,3 @@ def _name_for(code: str, found: dict[str, str]) -> None:
     count = len(found)
     found[code] = NAMES[count % len(NAMES)] + ("" if count < len(NAMES) else str(count))
 
-
-ANSWERED = " | answer: "
-
-
-def asked_with(question: str, answer: str) -> str:
-    """``question`` with the answer a reply gives to it, as the reader reads an answer to
-    check: does the sentence state that *this* is the answer (``training/reader/answered.py``)?"""
-    return f"{' '.join(question.split())}{ANSWERED}{' '.join(answer.split())}"

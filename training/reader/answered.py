@@ -3,7 +3,7 @@
 
 The check always has an answer to check: the short answer the model wrote. The plain pairs
 (``pairs.py``) ask the reader to find an answer in the sentence by itself; these give it the
-answer (``reading.text.asked_with``) and every sentence holds it, so what it learns is whether
+answer (``asked_with``) and every sentence holds it, so what it learns is whether
 the sentence says that phrase answers the question, not whether the sentence holds some phrase
 of the asked kind. From each answerable question of SQuAD's training files whose answer lies
 in one sentence:
@@ -26,7 +26,6 @@ import random
 import re
 from typing import Sequence
 
-from ragcore.reading.text import asked_with
 from ragcore.search.lexical import STOPWORDS
 from training.answerer.negatives import with_changed_fact
 
@@ -38,6 +37,12 @@ _WORD = re.compile(r"[A-Za-z][\w'’-]{3,}")
 WIDER = 1 / 3
 NEAR_MISS = 1 / 3
 OTHER_PHRASES = 2
+
+
+def asked_with(question: str, answer: str) -> str:
+    """``question`` with the answer a reply gives to it ("question | answer: phrase"): does
+    the sentence state that *this* is the answer? (No reader read so ships.)"""
+    return f"{' '.join(question.split())} | answer: {' '.join(answer.split())}"
 
 
 def answered_pairs(articles: Sequence[dict], *, seed: int = SEED,
