@@ -215,11 +215,6 @@ def render_listing(listing: SourceListing, draw: DrawSource, *, toggle_key: str,
                 draw(source, False)
 
 
-def passage_html(source: ListedSource, lookup: Any) -> str:
-    """The source's passage as drawn (``shown_segments``, Markdown and reST rendered)."""
-    return render_segments(shown_segments(source, lookup), markup_of(source.scored.file_name))
-
-
 def shown_segments(source: ListedSource, lookup: Any) -> list:
     """The source's passage in its surrounding text, the spans the answer used marked (its
     short answer emphasised in them), for ``render_segments`` (Markdown and reST rendered)."""

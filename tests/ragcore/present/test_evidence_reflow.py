@@ -12,7 +12,7 @@ from ragcore.present.sources import list_sources
 from ragcore.present.support import cite
 from ragcore.readers import load_file
 from ragcore.types import Node, ScoredNode
-from webapp.answers.citing import passage_html
+from webapp.answers.citing import shown_segments
 
 ZTA = "nist_pdfs/NIST.SP.800-207-ZeroTrustArchitecture.pdf"
 
@@ -59,6 +59,6 @@ def test_the_source_list_shows_a_pdf_passage_reflowed_and_a_text_file_as_written
         node = ScoredNode(Node(text=text, metadata={"file_name": name}), 0.7)
         listing = list_sources([node], cite("", [text], extractive=True),
                                retrieval_mode="similarity")
-        shown = passage_html(listing.shown[0], None)
+        shown = "".join(s.text for s in shown_segments(listing.shown[0], None))
         assert ("firewalls are less useful" in shown) is joined
     assert reflows("ZTA.PDF") and not reflows("rfc.txt") and not reflows(None)
