@@ -264,3 +264,22 @@ def test_a_warm_process_whose_load_fails_says_why_and_removes_its_socket(ask, wo
     code, _, err = ask("serve", "--index", "notes")
     assert code == 1 and "error: the settings name a model" in err
     assert not socket_path(workspace).exists()
+
+
+def test_a_query_is_answered_and_checked_in_one_turn_at_the_model(ask, monkeypatch):
+    """The answer and its check share one place at the model (``slots.one_turn``), as the
+    Chat page asks: the engine does not reload between them and empty the prompt's cache."""
+    from ragcore.cli import query_command
+    from ragcore.llms.slots import current_turn
+
+    turns = []
+    written = query_command.write_reply
+
+    def recording(out, response, **options):
+        turns.append(current_turn())
+        return written(out, response, **options)
+
+    monkeypatch.setattr(query_command, "write_reply", recording)
+    code, out, err = ask("query", QUESTION, "--index", "notes", "--llm", "extractive")
+    assert code == 0, err
+    assert turns and turns[0] is not None
