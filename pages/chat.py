@@ -24,7 +24,8 @@ from webapp.session import Session, Widget, session
 from webapp.waiting import waiting_notice
 from webapp.chat.browser_actions import bring_into_view
 from webapp.chat import chat_list, summary_view, turn_view
-from ragcore.workspace.conversation import Conversation, TurnSettings, clear_chat, start_chat
+from ragcore.workspace.conversation import (Conversation, TurnSettings, clear_chat, edited_at,
+                                            start_chat)
 from ragcore.workspace.chats import ChatMessage, export_json, export_markdown
 
 MODES = [m.value for m in ChatMode]
@@ -347,7 +348,11 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool,
         with waiting_notice():
             talk.title_chat(question, message.content)
         team_state.save_chat(ws, chat)
-    if at is not None:  # asked again: the history draws its versions ("< 2/2 >" by Edit)
+    if at is not None and edited_at(chat, at):
+        # An edited question's versions ("< 2/2 >") are drawn on it, above: the history draws
+        # them. Only then: a rerun drops what this run drew last and the browser has not yet
+        # received (the live turn's emptying), so the passages stayed on screen, greyed, until
+        # the new run reached them. A regenerated reply drew its versions itself.
         st.rerun()
 
 
