@@ -12,8 +12,8 @@ query engine with ``LocalLLM()`` (threads and reading budget fitted to the machi
   answer then reuses;
 - for comparison, busy with the threads fixed at every core (what ragcore did before).
 
-Each answer is a new question to the model's prompt cache (``visits``: a fresh nonce after the
-system message every answer prompt shares; until 2026-11-28 the nonce came first). The busy programs are plain spin loops in processes of their own. The engine may reload with other
+Each answer is a new question to the model's prompt cache (``visits``: a fresh nonce after what
+a person's next answer prompt shares; until 2026-11-28 the nonce came first). The busy programs are plain spin loops in processes of their own. The engine may reload with other
 threads at once here (``REFIT_SECONDS`` 0): the app waits 30 s between reloads.
 
     python -m benchmarks --only busy

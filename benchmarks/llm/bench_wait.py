@@ -21,7 +21,7 @@ answer followed through ``chat.progress.turn_states`` as the CLI and the app fol
 
 "Idle" is this machine as it is: other people's programs run on it, so every condition's load
 average is shown beside its figures. Each answer is a new question to the model's prompt cache
-(``visits``: a fresh nonce after the system message every answer prompt shares, so the cache
+(``visits``: a fresh nonce after what a person's next answer prompt shares, so the cache
 keeps what it keeps for a person's next question; until 2026-11-28 the nonce came first and
 nothing was kept). The model's threads are fitted again when a condition begins
 (as the app would within ``REFIT_SECONDS``), not during its answers.
