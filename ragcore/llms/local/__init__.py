@@ -23,6 +23,7 @@ from typing import Any, Iterator, Literal, Sequence
 
 from ...errors import ConfigError, LLMResponseError
 from ...prompts.answer import QA
+from ...prompts.chat import CONTEXT_CHAT
 from ...types import Message
 from ..gguf_info import read_gguf_info
 from ..local_models import PackagedModel, default_model, model_file, packaged_model
@@ -50,6 +51,9 @@ DEFAULT_PARALLEL = 2
 # a number fixes it; None: every passage whole.
 DEFAULT_READING_TOKENS = 200
 FITTED = "fitted"
+# The openings the engine reads into its slots at load: a query's answer's instructions
+# (``QA``), then a chat's (``chat.context``: its system message up to the passages).
+PRIMERS = (QA.system, CONTEXT_CHAT.format(context="")[0].content)
 # Fixes the threads of every LocalLLM not given them (as OMP_NUM_THREADS does for OpenMP): for a
 # machine shared on purpose, or a run whose greedy replies must not vary with the load (the
 # thread count changes llama.cpp's sums in their last bits, and a greedy reply may follow).
@@ -123,9 +127,10 @@ class LocalLLM:
         self.context_window, self.num_output = window, num_output
         self.temperature, self.stop = temperature, tuple(stop)
         self.trained_window = trained
-        # The instructions every query's answer opens with, read and timed at load (``engine``)
+        # Read into a slot each at load (``engine``): the instructions every query's answer
+        # opens with (timed), and a chat answer's, before its passages
         self._config = EngineConfig(self.path.resolve(), window, threads or 0, parallel,
-                                    primer=QA.system)
+                                    primers=PRIMERS)
         self._engine = shared_engine(self._config)
 
     @property

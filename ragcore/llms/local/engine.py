@@ -9,9 +9,11 @@ read, so a prompt that starts like the previous one (the same system prompt) onl
 new. Stopping a reply (closing its stream, or ending its turn: ``slots.stopped_by``) ends its work
 at the next token, or at the next batch of prompt tokens while it still reads. Its threads follow
 the machine unless set (``machine``), and every reply's speed is kept (``pace``). Whenever the
-weights load, the engine reads its primer (``EngineConfig.primer``: the instructions a query's
-answer opens with) into a slot and times it, so the first answer's reading budget follows this
-machine's measured speed at these threads and its instructions are not read again.
+weights load, the engine reads its primers (``EngineConfig.primers``: the instructions a query's
+answer opens with, then a chat's) each into a slot of its own and times the first, so the first
+answer's reading budget follows this machine's measured speed at these threads and its
+instructions are not read again. Each request is pinned to the slot whose cached prompt it
+continues (``slot_choice``), so a chat's rewrite or title does not take the answer's slot.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from .chunks import chunk_text, finish_reason, is_last, raise_error, whole_reply
 from .exchanges import Exchanges
 from .machine import MachineLoad, ThreadChoice, allowed_cores, choose_threads, machine_now
 from .pace import Pace
+from .slot_choice import SlotChoice, prompt_text
 from ..slots import REPORT_SECONDS, QueueState, SlotQueue, Turn, current_reporter, \
     current_turn, stop_signal
 
@@ -52,9 +55,9 @@ class EngineConfig:
     window: int  # tokens per slot
     threads: int  # 0: fitted to the machine as it is (``machine.choose_threads``)
     parallel: int
-    # Instructions read into a slot, and timed, whenever the weights load (``_primed``): ""
-    # for none.
-    primer: str = ""
+    # Instructions read whenever the weights load (``_primed``), the first into slot 0 and
+    # timed, the next into slot 1, ...: a query's answer's, then a chat answer's.
+    primers: tuple[str, ...] = ()
 
 
 # Prompt tokens read per batch: a Stop takes effect after the batch being read. Measured on
@@ -108,6 +111,7 @@ class LocalEngine:
         self._calls = 0  # requests running now (a reload waits for none)
         # Admission in arrival order, one question at a time (``QUESTIONS_AT_ONCE``).
         self.slots = SlotQueue(min(config.parallel, QUESTIONS_AT_ONCE))
+        self.slot_choice = SlotChoice(config.parallel)  # the slot each request is pinned to
         self.choice = choose_threads(watch(), config.threads or None)
         self._server = self._load(self.choice.threads)
         self._loaded_at = time.monotonic()
@@ -149,22 +153,31 @@ class LocalEngine:
         return continues
 
     def _load(self, threads: int) -> Any:
-        """The weights loaded with ``threads``, and the primer read and timed: the first
-        answer's reading budget is this speed's (``pace``), not a default, and its
-        instructions are already in a slot."""
+        """The weights loaded with ``threads``, and the primers read, each into its slot, the
+        first timed: the first answer's reading budget is this speed's (``pace``), not a
+        default, and its instructions (a query's or a chat's) are already in a slot."""
         server = _load_server(self.config, threads)
-        if self.config.primer:
-            self.pace.record(_primed(server, self.config.primer), threads)
+        self.slot_choice.emptied()
+        for slot, primer in enumerate(self.config.primers[:self.config.parallel]):
+            # only the first is timed (writing ``PRIMER_REPLY`` tokens); the others write one,
+            # so that they add no more to the load than reading their instructions
+            body = _primer_body(primer, slot, PRIMER_REPLY if slot == 0 else 1)
+            timings = _primed(server, body)
+            self.slot_choice.holds(slot, prompt_text(body))
+            if slot == 0:
+                self.pace.record(timings, threads)
         return server
 
-    def _begin(self) -> tuple[Any, int]:
-        """The server for one request (fitted first) and its threads; running until ``_end``."""
+    def _begin(self, body: dict[str, Any]) -> tuple[Any, int, int | None]:
+        """The server for one request (fitted first), its threads and the slot it is pinned to
+        (``slot_choice``; None: every slot busy); running until ``_end``."""
         with self._lock:
             self._refit()
             self._calls += 1
-            return self._server, self.choice.threads
+            return self._server, self.choice.threads, self.slot_choice.take(prompt_text(body))
 
-    def _end(self) -> None:
+    def _end(self, slot: int | None) -> None:
+        self.slot_choice.give_back(slot)
         with self._lock:
             self._calls -= 1
 
@@ -218,21 +231,24 @@ class LocalEngine:
             chunks.put(chunk)
             return stop.is_set() or stopped()  # True tells llama.cpp to stop this reply
 
-        def run(server: Any) -> None:
+        def run(server: Any, slot: int | None) -> None:
+            pinned = {} if slot is None else {"id_slot": slot}
             try:  # every chunk says how far the reply has read and written (``timings``)
                 server.handle_chat_completions(
-                    {**body, "stream": True, "return_progress": True,
+                    {**body, **pinned, "stream": True, "return_progress": True,
                      "timings_per_token": True}, take)
             except BaseException as exc:  # handed to the reader, who raises it
                 chunks.put(exc)
             finally:
-                self._end()  # when decoding ends, not when the reader stops: a reload waits
+                # when decoding ends, not when the reader stops: a reload waits, and the slot
+                # is not chosen for another request while this one still runs in it
+                self._end(slot)
                 chunks.put(done)
 
         reporter = current_reporter()
         alive = reporter.alive if reporter is not None else None
-        server, threads = self._begin()
-        worker = threading.Thread(target=run, args=(server,), name="ragcore-local-llm",
+        server, threads, slot = self._begin(body)
+        worker = threading.Thread(target=run, args=(server, slot), name="ragcore-local-llm",
                                   daemon=True)
         running = (stop, worker)
         with _RUNNING_LOCK:
@@ -263,19 +279,24 @@ class LocalEngine:
                 self.pace.record(timings, threads)
 
 
-def _primed(server: Any, primer: str) -> dict[str, Any]:
-    """llama.cpp's ``timings`` of reading ``primer`` as a system message and writing a few
-    tokens after it (kept in a slot, as any prompt: ``cache_prompt``)."""
+def _primer_body(primer: str, slot: int, reply: int) -> dict[str, Any]:
+    """The request reading ``primer`` as a system message into ``slot`` (kept there, as any
+    prompt: ``cache_prompt``) and writing ``reply`` tokens after it."""
+    return {"messages": [{"role": "system", "content": primer},
+                         {"role": "user", "content": "Ready?"}],
+            "max_tokens": reply, "temperature": 0.0, "top_k": 1, "cache_prompt": True,
+            "id_slot": slot, "stream": True, "return_progress": True,
+            "timings_per_token": True}
+
+
+def _primed(server: Any, body: dict[str, Any]) -> dict[str, Any]:
+    """llama.cpp's ``timings`` of a primer's request (``_primer_body``)."""
     chunks: list[Any] = []
 
     def take(chunk: Any) -> bool:
         chunks.append(chunk)
         return False  # never stopped
 
-    body = {"messages": [{"role": "system", "content": primer},
-                         {"role": "user", "content": "Ready?"}],
-            "max_tokens": PRIMER_REPLY, "temperature": 0.0, "top_k": 1, "cache_prompt": True,
-            "stream": True, "return_progress": True, "timings_per_token": True}
     try:
         server.handle_chat_completions(body, take)
     except Exception as exc:  # the bindings raise plain RuntimeError/ValueError

@@ -164,10 +164,10 @@ def test_a_fitted_engine_reloads_with_the_threads_the_machine_now_allows(loads, 
 def test_an_engine_never_reloads_while_a_reply_runs(loads, tmp_path):
     watch = _Watch(0.0)
     engine = LocalEngine(EngineConfig(tmp_path / "m.gguf", 512, 0, 2), watch=watch)
-    server, threads = engine._begin()
+    server, threads, slot = engine._begin({})
     watch.others = 2.0
     assert engine.fit().threads == 2 and loads == [2]
-    engine._end()
+    engine._end(slot)
     assert engine.fit().threads == 1 and loads == [2, 1]
 
 
@@ -188,12 +188,10 @@ def test_a_question_reloads_before_its_first_call_only(loads, tmp_path):
     engine = LocalEngine(EngineConfig(tmp_path / "m.gguf", 512, 0, 2), watch=watch)
     with one_turn():
         watch.others = 1.8  # two programs start before the question's first call
-        engine._begin()
-        engine._end()
+        engine._end(engine._begin({})[2])
         assert loads == [2, 1]
         watch.others = 0.0  # ... and stop between its answer and its check
-        engine._begin()
-        engine._end()
+        engine._end(engine._begin({})[2])
         assert engine.fit().threads == 1 and loads == [2, 1]
     with one_turn():  # the next question fits the machine as it is then
         assert engine.fit().threads == 2 and loads == [2, 1, 2]
@@ -245,15 +243,19 @@ def test_the_engine_times_its_primer_whenever_the_weights_load(monkeypatch, tmp_
     monkeypatch.setattr(engine_module, "_load_server", load)
     monkeypatch.setattr(engine_module, "REFIT_SECONDS", 0.0)
     watch = _Watch(0.0)
-    engine = LocalEngine(EngineConfig(tmp_path / "m.gguf", 512, 0, 2, primer="Be brief."),
+    engine = LocalEngine(EngineConfig(tmp_path / "m.gguf", 512, 0, 2,
+                                      primers=("Be brief.", "Chat.", "No third slot.")),
                          watch=watch)
-    body = servers[0].bodies[0]
-    assert body["messages"][0] == {"role": "system", "content": "Be brief."}
-    assert body["cache_prompt"] and body["max_tokens"] == engine_module.PRIMER_REPLY
+    first, second = servers[0].bodies  # one primer a slot, each pinned to its own
+    assert first["messages"][0] == {"role": "system", "content": "Be brief."}
+    assert second["messages"][0] == {"role": "system", "content": "Chat."}
+    assert (first["id_slot"], second["id_slot"]) == (0, 1)
+    assert first["cache_prompt"] and first["max_tokens"] == engine_module.PRIMER_REPLY
+    assert second["max_tokens"] == 1  # untimed: it writes no more than it must
     assert engine.pace.speeds(2).reading == 60.0 and engine.pace.speeds(2).writing == 12.0
     watch.others = 1.8  # reloaded with one thread: that count is timed before an answer too
-    assert engine.fit().threads == 1 and len(servers) == 2
-    assert engine.pace.speeds(1).reading == 30.0
+    assert engine.fit().threads == 1 and len(servers) == 2 and len(servers[1].bodies) == 2
+    assert engine.pace.speeds(1).reading == 30.0  # the first primer's timing only
 
 
 def test_an_engine_without_a_primer_reads_nothing_at_load(monkeypatch, tmp_path):
