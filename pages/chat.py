@@ -24,8 +24,7 @@ from webapp.session import Session, Widget, session
 from webapp.waiting import waiting_notice
 from webapp.chat.browser_actions import bring_into_view
 from webapp.chat import chat_list, summary_view, turn_view
-from ragcore.workspace.conversation import (Conversation, TurnSettings, clear_chat, edited_at,
-                                            start_chat)
+from ragcore.workspace.conversation import Conversation, TurnSettings, clear_chat, start_chat
 from ragcore.workspace.chats import ChatMessage, export_json, export_markdown
 
 MODES = [m.value for m in ChatMode]
@@ -298,9 +297,10 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool,
     with st.chat_message("user"):  # with Edit at once: the question's place once recorded
         # A block where an edit box was drawn (Edit, Send): none of it stays on screen greyed
         # while the reply is made (Streamlit keeps a same-type element until the run ends).
-        with st.container(key="asked_question"):
-            controls.render_question(ChatMessage("user", question),
-                                     len(chat.messages) if at is None else at)
+        asked = st.container(key="asked_question")
+        with asked:
+            versions = controls.render_question(ChatMessage("user", question),
+                                                len(chat.messages) if at is None else at)
         bring_into_view()  # asked while scrolled up: the question and its reply in view
     settings = turn_settings(choices)
     with st.chat_message("assistant"):  # at once: Stop, and that the search began
@@ -348,12 +348,12 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool,
         with waiting_notice():
             talk.title_chat(question, message.content)
         team_state.save_chat(ws, chat)
-    if at is not None and edited_at(chat, at):
-        # An edited question's versions ("< 2/2 >") are drawn on it, above: the history draws
-        # them. Only then: a rerun drops what this run drew last and the browser has not yet
-        # received (the live turn's emptying), so the passages stayed on screen, greyed, until
-        # the new run reached them. A regenerated reply drew its versions itself.
-        st.rerun()
+    if at is not None and versions is not None:  # an edited question's "< 2/2 >", above
+        # Drawn here, not by the history in a rerun: a rerun drops what this run drew last
+        # and the browser had not yet received (the live turn's emptying), so the passages
+        # stayed on screen, greyed, until the new run reached them.
+        with asked:
+            controls.question_versions(chat, at, versions)
 
 
 def offer_retry(talk, question: str, exc: Exception, at: int | None = None) -> None:

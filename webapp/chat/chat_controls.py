@@ -169,9 +169,11 @@ def send_edited(position: int, text_key: str) -> None:
         ask_again(position, question)
 
 
-def render_question(message: Any, position: int, chat: Any = None) -> None:
+def render_question(message: Any, position: int, chat: Any = None) -> Any:
     """A question of the history, with Edit (a text box and Send while editing) and, where it
-    was edited, its versions (``chat``: the chat it is in)."""
+    was edited, its versions (``chat``: the chat it is in). Returns the place of its versions,
+    for ``question_versions`` once a question asked again there has its reply (None while
+    editing)."""
     if session.editing_question == position:
         text_key = Widget.edited_question(position)
         st.text_area("Edit your question", value=message.content, key=text_key)
@@ -181,13 +183,21 @@ def render_question(message: Any, position: int, chat: Any = None) -> None:
                     help="The conversation from here is kept as the earlier version: "
                          "browse back to it with < >.")
         cancel.button("Cancel", key=f"cancel_edit_{position}", on_click=cancel_edit)
-        return
+        return None
     st.markdown(fmt.markdown_text(message.content))
     edit, versions = st.columns([1, 3], vertical_alignment="center")
     edit.button("Edit", key=f"edit_{position}", icon=":material/edit:",
                 on_click=start_edit, args=(position,), type="tertiary", help=EDIT_HELP)
-    if chat is not None and edited_at(chat, position):
-        with versions:
+    if chat is not None:
+        question_versions(chat, position, versions)
+    return versions
+
+
+def question_versions(chat: Any, position: int, place: Any) -> None:
+    """An edited question's versions in ``place`` (beside Edit) and, under it, where the
+    versions not shown went; nothing for a question never edited."""
+    if edited_at(chat, position):
+        with place:
             version_nav(chat, position)
         st.caption(versions_note(chat, position))
 
