@@ -7,7 +7,8 @@ model's explanation is often a true sentence of the wrong passage ("The receiver
 key pair ..." for why a new key pair is used for each transaction), or its restatement of the
 question, refused as unsupported while the passage holding the reason was found. Where the reason
 stands is the general signal, as for a short answer (``grounding.located``): beside the passage
-sentence that states the question (at least ``LOCATED_SHARE`` of its content words), which is
+sentence that states the question (at least ``LOCATED_SHARE`` of its content words; of several,
+the one the trained reader finds likeliest to state the answer), which is
 followed by its reason ("... we need no mutex around changes to shared data ... / There is no
 preemptive multitasking, so ...": the sentence the budgeted reader reads with it,
 ``retrieval.neighbours.explained``) or points back to it ("This means that whether a file is
@@ -34,6 +35,7 @@ from ..grounding.claims import sentence_spans
 from ..grounding.facts import facts_of, missing_facts
 from ..grounding.located import LOCATED_SHARE, asked_share, asked_stems, holds_answer
 from ..grounding.numbers import NUMBER
+from ..grounding.stating import stated
 from ..grounding.text import NEGATION, content_stems, fold
 from ..grounding.verdict import SHORT_CLAIM_STEMS
 from ..retrieval.neighbours import REFERRING_TOKENS, refers_back
@@ -159,7 +161,8 @@ def explanation(question: str, verdict: Verdict, listed: Sequence[ListedSource]
                 ) -> tuple[int, tuple[int, int], str] | None:
     """For a why or how, the listed source (its position), the span of its text and the quoted
     sentences that explain it: the sentence outside code stating the question's facts (its
-    numbers, names, code) when one does, then most of its words (the first listed of equals),
+    numbers, names, code) when one does, then the one the trained reader finds likeliest to
+    state the answer (``grounding.stating``), then most of its words (the first listed of equals),
     with the sentence before when it points back and the one after (not a heading or code).
     None for another question, a question naming what the documents don't mention, or when no
     sentence states ``LOCATED_SHARE`` of the question."""
@@ -175,15 +178,18 @@ def _explanation(question: str, texts: tuple[str, ...], subjects: tuple[str, ...
     """``explanation`` over the passages' ``texts``: asked once for the reply's text and once
     for its source's note (``markers``), found once."""
     facts = facts_of(question)
-    best: tuple[tuple[bool, float], int, int] | None = None
+    chances = {(s.passage, s.span): s.chance for s in stated(question, texts)}
+    best: tuple[tuple[bool, float, float], int, int] | None = None
     for position, text in enumerate(texts):
         spans = sentence_spans(text, wrapped=True)
         for i in _prose(text, spans):
             sentence = text[spans[i][0]:spans[i][1]]
             share = asked_share(question, sentence, subjects)
             # a sentence stating the question states its facts ("0" of "Why is the default
-            # opt-level for dev 0?"): "Cargo will use the defaults for the dev profile" does not
-            rank = (not missing_facts(facts, sentence), share)
+            # opt-level for dev 0?"): "Cargo will use the defaults for the dev profile" does not;
+            # of those stating the question, the one the reader finds stating the answer
+            rank = (not missing_facts(facts, sentence),
+                    chances.get((position, tuple(spans[i])), 0.0), share)
             if share >= LOCATED_SHARE and (best is None or rank > best[0]):
                 best = (rank, position, i)
     if best is None:
