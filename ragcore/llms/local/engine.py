@@ -66,8 +66,8 @@ class EngineConfig:
 # (about 1 s idle, 4 s on one busy core).
 READ_BATCH = 64
 
-# The least share of a prompt an idle slot must already hold to be chosen for it (see
-# ``_load_server``).
+# The least share of a prompt an idle slot must already hold for llama.cpp to choose it (see
+# ``_load_server``): only for a request not pinned to a slot (``slot_choice``: every one busy).
 SLOT_SIMILARITY = 0.02
 
 # How long closing a reply waits for llama.cpp to let its slot go (``LocalEngine._chunks``).
