@@ -136,6 +136,27 @@ def asks_yes_or_no(question: str) -> bool:
     return bool(_YES_NO.match(question)) and not _CHOICE.search(question)
 
 
+# What a question asks the documents to mention: "Did the President mention quantum
+# computing?", "What does the speech say about Mars?", "Is Queen Elizabeth mentioned in it?".
+_MENTION_AFTER = re.compile(r"\b(?:mention(?:s|ed)?|talk(?:s|ed)? about|discuss(?:es|ed)?|"
+                            r"refer(?:s|red)? to|say(?:s)? (?:anything )?about|said (?:anything )?"
+                            r"about)\s+(?P<topic>[^?]+)", re.IGNORECASE)
+_MENTION_BEFORE = re.compile(r"^\s*(?:is|are|was|were)\s+(?P<topic>.+?)\s+(?:ever\s+)?(?:mentioned|"
+                             r"discussed|talked about|referred to)\b", re.IGNORECASE)
+_WHERE_SAID = re.compile(r"\s+(?:in|by|within|anywhere in)\s+(?:the|this|these|that|any)\b.*$|"
+                         r"^(?:the|a|an)\s+", re.IGNORECASE)
+
+
+def mention_topic(question: str) -> str | None:
+    """What ``question`` asks whether, or what, the documents say about ("quantum computing");
+    None for another question."""
+    found = _MENTION_BEFORE.match(question) or _MENTION_AFTER.search(question)
+    if found is None:
+        return None
+    topic = _WHERE_SAID.sub("", found["topic"].strip(" .,!'\"")).strip()
+    return topic or None
+
+
 # A title says nothing of who a person is: "Mr. Angel" for "Who was Hosmer Angel really?".
 _HONORIFIC = re.compile(r"\b(?:mr|mrs|ms|miss|mister|dr|doctor|sir|lord|lady|madam|professor|"
                         r"prof|captain|colonel)\b\.?", re.IGNORECASE)

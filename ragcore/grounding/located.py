@@ -46,7 +46,8 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Callable, Protocol, Sequence, TypeVar
 
-from .answer_type import asked_for, unshown, wants_an_explanation, written_forms
+from .answer_type import (asked_for, mention_topic, unshown, wants_an_explanation,
+                          written_forms)
 from .claims import Claim, Span, sentence_spans, short_answer, written_words
 from .facts import Facts, facts_of, missing_facts
 from .kinds import asks_one_fact
@@ -144,10 +145,19 @@ def unmentioned(question: str, passages: Sequence[str], subjects: Sequence[str] 
         return frozenset(f for f in found if not set(content_stems(f)) <= theirs)
 
     premise = Facts(names=kept(facts.names), terms=kept(facts.terms), code=kept(facts.code))
-    if not premise or not passages:
+    if not passages:
         return []
-    missing = [_as_written(m, question) for m in missing_facts(premise, "\n\n".join(passages))]
-    return [name for name in missing if held is None or not held(name)]
+    joined = "\n\n".join(passages)
+    missing = [_as_written(m, question) for m in missing_facts(premise, joined)]
+    absent = [name for name in missing if held is None or not held(name)]
+    # what a question asks them to mention, a word of which neither the passages nor the index
+    # hold ("quantum computing" in a speech never writing "quantum"): only with the index to ask
+    topic = mention_topic(question)
+    if topic and held is not None and not held(topic) and not set(
+            content_stems(topic)) <= set(content_stems(joined)) and not any(
+            name.casefold() in topic.casefold() for name in absent):
+        absent.append(topic)
+    return absent
 
 
 def _as_written(missing: str, question: str) -> str:

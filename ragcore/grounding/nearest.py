@@ -2,7 +2,9 @@
 
 ``not_said(question)`` turns the question into the first sentence of the reply ("How many
 employees does NIST have?" -> "The documents don't say how many employees NIST has."), falling
-back to quoting the question when its shape is not one of the common ones. ``closest_sentence``
+back to quoting the question when its shape is not one of the common ones; ``not_mentioned``
+says instead what the question names and the documents never write ("The documents don't
+mention Queen Elizabeth."), which answers "No" to whether they mention it. ``closest_sentence``
 finds the passages' sentence nearest to the question (the reader's likeliest to state an
 answer, ``stating``; without it, the most shared words), quoted under it.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Sequence
 
+from .answer_type import asks_yes_or_no
 from .claims import sentence_spans
 from .stating import stated
 
@@ -30,7 +33,36 @@ _AUX = re.compile(r"did|does|do|is|are|was|were|can|could|will|would|should|has|
 _MODAL = ("can", "could", "will", "would", "should", "must", "may", "might")
 _PARTICIPLE = re.compile(r"^(?:\w+ed|written|made|built|given|known|held|born|done|seen|taken|"
                          r"found|run|begun|chosen|drawn|shown|sold|spent|told|won|paid|set)$")
+_ABOUT_MENTION = re.compile(r"\b(?:mention(?:s|ed)?|talk(?:s|ed)? about|discuss(?:es|ed)?|"
+                            r"refer(?:s|red)? to)\b", re.IGNORECASE)
 _ARTICLE = re.compile(r"^(?:the|a|an|this|that|these|those|its|their|his|her|our|[A-Z][\w.-]*)\b")
+
+
+def not_mentioned(question: str, absent: Sequence[str]) -> str:
+    """The reply's first sentence when ``question`` names what the documents never write
+    (``absent``, as the question writes them: ``located.unmentioned``): "The documents don't
+    mention Queen Elizabeth." (names next to each other in the question said together), "No"
+    first to a question asking whether they mention it."""
+    said = f"the documents don't mention {_named(question, absent)}."
+    if asks_yes_or_no(question) and _ABOUT_MENTION.search(question):
+        return f"**No**: {said}"
+    return said[0].upper() + said[1:]
+
+
+def _named(question: str, absent: Sequence[str]) -> str:
+    """``absent`` in the question's order, those next to each other there joined ("Queen
+    Elizabeth"), the rest joined by "or"."""
+    words = question.replace("?", " ").split()
+    where = {a: next((i for i, w in enumerate(words) if w.strip("`'\"(),").startswith(a)),
+                     len(words)) for a in absent}
+    phrases: list[list[str]] = []
+    for name in sorted(absent, key=lambda a: where[a]):
+        if phrases and where[phrases[-1][-1]] + 1 == where[name] < len(words):
+            phrases[-1].append(name)
+        else:
+            phrases.append([name])
+    said = [" ".join(phrase) for phrase in phrases]
+    return said[0] if len(said) == 1 else f"{', '.join(said[:-1])} or {said[-1]}"
 
 
 def not_said(question: str) -> str:

@@ -62,8 +62,13 @@ from .weights import WEIGHTS, Weights, logit, support_chance
 
 SUPPORTED, PARTLY, UNVERIFIED, UNSUPPORTED, REFUSED, EMPTY = (
     "supported", "partly", "unverified", "unsupported", "refused", "empty")
-_REFUSAL = re.compile(r"^\W*(?:not found in the documents|the (?:documents|passages|context) "
-                      r"(?:do not|don't|does not|doesn't) (?:say|state|contain|mention|answer)|"
+# "The speech does not mention quantum computing.": the model's own words for "Not found in
+# the documents.", with the documents named by their kind ("the paper", "the provided text").
+_DOCUMENTS = (r"the (?:provided |given )?(?:documents?|passages?|context|text|speech|paper|"
+              r"article|report|book|manual|guide|story|specification|sources?|information)")
+_REFUSAL = re.compile(rf"^\W*(?:not found in the documents|{_DOCUMENTS} (?:do not|don't|does "
+                      r"not|doesn't|did not|didn't) (?:say|state|contain|mention|answer|discuss)|"
+                      r"there is no mention of|"
                       r"(?:i|we) (?:could not|couldn't|cannot|can't) find)", re.IGNORECASE)
 
 
@@ -159,9 +164,9 @@ def check_answer(answer: str, passages: Sequence[str], *, list_items: bool = Fal
     says whether the index holds a name beyond the passages (``located.unmentioned``).
     """
     subjects = tuple(sorted(set(subjects)))
-    # read by a one-fact answer's decision and its refusal's wording only
-    absent = (tuple(unmentioned(question, passages, subjects, held))
-              if question.strip() and asks_one_fact(question) else ())
+    # read by a one-fact answer's decision and a refusal's wording only
+    absent = (tuple(unmentioned(question, passages, subjects, held)) if question.strip() and (
+        asks_one_fact(question) or is_refusal(answer)) else ())
     measure = _measure(embedder)
     if is_refusal(answer):
         return Verdict(REFUSED, measure=measure, unmentioned=absent)

@@ -69,6 +69,7 @@ from ..grounding import (
 from ..grounding.answer_type import REPEATS
 from ..grounding.claims import sentence_spans
 from ..grounding.located import stated_instead
+from ..grounding.nearest import not_mentioned
 from ..grounding.text import content_stems, fold, without_markers
 from ..llms.extractive.question import asked_acronym
 from ..llms.extractive.text import LIST_ITEM
@@ -148,7 +149,7 @@ def _shown(answer: str, listing: SourceListing, listed: Sequence[ListedSource],
         text, order = _marked(text, verdict.claims, marker)
         return f"{NOT_STATED}\n\n{text}", order
     if verdict.label == REFUSED:
-        return _refusal(text, listing.question), ()
+        return _refusal(text, listing.question, verdict.unmentioned), ()
     # A short answer alone, or a factoid's short answer whatever the model wrote around it:
     # shown with the sentence stating it, then what the model added, cited or marked.
     if lead is not None and lead.supported and (len(verdict.claims) == 1 or (
@@ -316,7 +317,7 @@ def _not_said(listing: SourceListing, listed: Sequence[ListedSource],
     passages = [source.scored.node.text for source in listed]
     absent = listing.verdict.unmentioned if listing.verdict is not None else ()
     if absent:  # what the question names, no passage mentions: said so, plainly
-        first = f"The documents don't mention {_joined(absent)}."
+        first = not_mentioned(listing.question, absent)
     else:
         first = not_said(listing.question) if listing.question else NOT_FOUND_SENTENCE
         first += _why_not(listing.verdict.claims[0] if listing.verdict and listing.verdict.claims
@@ -333,10 +334,6 @@ def _not_said(listing: SourceListing, listed: Sequence[ListedSource],
     if quote:
         return f"{first}\n\n{NEAREST_LEAD} \u201c{quoted(quote)}\u201d {marker(1)}", (position,)
     return first, ()
-
-
-def _joined(words: Sequence[str]) -> str:
-    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
 
 
 def _why_not(lead: ClaimCheck | None, guessed: bool = False) -> str:
@@ -370,10 +367,12 @@ def _instead_of(lead: ClaimCheck | None, refused: bool, quote: str,
             "this sentence gives, so it is not shown as the answer.*")
 
 
-def _refusal(text: str, question: str) -> str:
-    """The refusal with its fixed first sentence worded for ``question``."""
+def _refusal(text: str, question: str, absent: Sequence[str] = ()) -> str:
+    """The refusal with its fixed first sentence worded for ``question`` (what it names that
+    the documents never write: ``absent``)."""
     if question.strip() and text.startswith(NOT_FOUND_SENTENCE):
-        return not_said(question) + text[len(NOT_FOUND_SENTENCE):]
+        first = not_mentioned(question, absent) if absent else not_said(question)
+        return first + text[len(NOT_FOUND_SENTENCE):]
     return text
 
 
