@@ -146,9 +146,10 @@ def test_the_engine_pins_every_request_and_spares_the_slot_a_request_still_runs_
 def test_llama_cpp_reads_a_pinned_answer_from_its_slot_after_a_title_and_a_rewrite():
     """xllamacpp passes ``id_slot`` on to llama.cpp: a chat's next answer reuses the last one's
     instructions, though a title and a rewrite came between (seen failing unpinned)."""
-    from ragcore.llms.local import LocalLLM
+    from ragcore.llms.local import LocalEngine, LocalLLM
 
-    engine = LocalLLM("smollm2-135m", num_output=4)._engine
+    # its own engine, primed: the process's shared one holds what other tests asked
+    engine = LocalEngine(LocalLLM("smollm2-135m", num_output=4)._config)
 
     def cached(system: str, user: str) -> int:
         body = {"messages": [{"role": "system", "content": system},
