@@ -50,16 +50,19 @@ BOLD, PLAIN = "\033[1m", "\033[0m"
 
 def write_reply(out: TextIO, response: Any, *, retrieval_mode: str = "similarity",
                 embedder: Any = None, ranked_with: str | None = None,
-                question: str = "", judge: Any = None) -> None:
+                question: str = "", judge: Any = None,
+                held: Callable[[str], bool] | None = None) -> None:
     """The answer, its score and its sources (see the module docstring); ``response`` is a
     query ``Response`` or a ``ChatResponse``. With the ``question`` it answers, a generated
     answer is written as ragcore's grounding verdict allows (``present.grounded``): once it is
-    whole and checked, never the unchecked draft."""
+    whole and checked, never the unchecked draft; ``held`` says whether the index writes a
+    name anywhere (``engines.from_index.index_words``), as the app's check asks it."""
     if not getattr(response, "source_nodes", None):
         question = ""  # no passages (simple chat, generation): nothing to check against
     listing = write_answer(
         out, response, ranked_with=ranked_with, checked=bool(question.strip()),
-        cite=lambda text: _listing(text, response, retrieval_mode, embedder, question, judge))
+        cite=lambda text: _listing(text, response, retrieval_mode, embedder, question, judge,
+                                   held))
     write_sources(out, response, retrieval_mode=retrieval_mode, embedder=embedder,
                   listing=listing)
 
@@ -106,9 +109,11 @@ def _opening(chunks: Iterator[str]) -> str:
 
 
 def _listing(text: str, response: Any, retrieval_mode: str, embedder: Any,
-             question: str = "", judge: Any = None) -> SourceListing:
+             question: str = "", judge: Any = None,
+             held: Callable[[str], bool] | None = None) -> SourceListing:
     mode = response.mode.value if isinstance(response.mode, ResponseMode) else None
-    check = AnswerCheck(embedder=embedder, judge=judge, retrieval_mode=retrieval_mode)
+    check = AnswerCheck(embedder=embedder, judge=judge, retrieval_mode=retrieval_mode,
+                        held=held)
     return check.listing(text, response.source_nodes, question=question,
                          trace=response.trace, response_mode=mode)
 

@@ -103,10 +103,10 @@ def answer_check(index: EngineIndex, llm: LLM, retrieval_mode: str) -> AnswerChe
     passages with the index's embedder (none for a keyword search), ``llm`` the judge."""
     embedder = None if retrieval_mode == "keyword" else _IndexEmbedder(index)
     return AnswerCheck(embedder=embedder, judge=llm, retrieval_mode=retrieval_mode,
-                       held=_index_words(index))
+                       held=index_words(index))
 
 
-def _index_words(index: EngineIndex) -> Callable[[str], bool] | None:
+def index_words(index: EngineIndex) -> Callable[[str], bool] | None:
     """Whether ``index`` holds a name anywhere, by its keyword postings (the hybrid search's,
     built once); None for an index without them."""
     keyword_index = getattr(index, "keyword_index", None)
