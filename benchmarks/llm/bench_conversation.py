@@ -37,6 +37,7 @@ turn 2): a "what does PEP 8 say about X" reads a summary's budget in any chat.
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import tempfile
@@ -242,12 +243,7 @@ def rendered(messages: list[Any]) -> list[int]:
 
 def shared_prefix(before: list[int], now: list[int]) -> int:
     """How many leading tokens ``now`` shares with ``before`` (a slot reuses these)."""
-    same = 0
-    for a, b in zip(before, now):
-        if a != b:
-            break
-        same += 1
-    return same
+    return len(os.path.commonprefix([before, now]))
 
 
 def _anew(turn: Turn) -> int:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Sequence
 
-from .answer_type import asks_yes_or_no
+from .answer_type import asks_yes_or_no, mention_topic
 from .claims import sentence_spans
 from .stating import stated
 
@@ -33,8 +33,6 @@ _AUX = re.compile(r"did|does|do|is|are|was|were|can|could|will|would|should|has|
 _MODAL = ("can", "could", "will", "would", "should", "must", "may", "might")
 _PARTICIPLE = re.compile(r"^(?:\w+ed|written|made|built|given|known|held|born|done|seen|taken|"
                          r"found|run|begun|chosen|drawn|shown|sold|spent|told|won|paid|set)$")
-_ABOUT_MENTION = re.compile(r"\b(?:mention(?:s|ed)?|talk(?:s|ed)? about|discuss(?:es|ed)?|"
-                            r"refer(?:s|red)? to)\b", re.IGNORECASE)
 _ARTICLE = re.compile(r"^(?:the|a|an|this|that|these|those|its|their|his|her|our|[A-Z][\w.-]*)\b")
 
 
@@ -44,7 +42,7 @@ def not_mentioned(question: str, absent: Sequence[str]) -> str:
     mention Queen Elizabeth." (names next to each other in the question said together), "No"
     first to a question asking whether they mention it."""
     said = f"the documents don't mention {_named(question, absent)}."
-    if asks_yes_or_no(question) and _ABOUT_MENTION.search(question):
+    if asks_yes_or_no(question) and mention_topic(question) is not None:
         return f"**No**: {said}"
     return said[0].upper() + said[1:]
 

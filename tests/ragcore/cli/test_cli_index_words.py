@@ -29,3 +29,33 @@ def test_a_name_the_index_writes_elsewhere_is_not_said_missing():
     assert "don't mention President" in written(None)  # the passages alone: it looks missing
     text = written(lambda name: name == "President")  # the index writes it
     assert "don't mention" not in text and "The documents don't say" in text, text
+
+
+def test_ragcore_chat_checks_with_its_indexs_words(monkeypatch):
+    """The command hands ``write_reply`` the index's words (``index_words``), not None."""
+    from types import SimpleNamespace
+
+    from ragcore.cli import chat_command, progress
+
+    class Postings:
+        def holds(self, name: str) -> bool:
+            return name == "President"
+
+    class Talk:
+        llm = None
+        index = SimpleNamespace(embedder=None, embed_model_name="fake",
+                                keyword_index=lambda: Postings())
+
+        def ask(self, message, settings, *, trace):
+            return SimpleNamespace(source_nodes=[PASSAGE], text="Not found in the documents.")
+
+        def record(self, message, response, settings):
+            pass
+
+    asked = {}
+    monkeypatch.setattr(chat_command, "write_reply", lambda out, response, **kw: asked.update(kw))
+    monkeypatch.setattr(progress, "follow_turn", lambda response, llm: None)
+    session = chat_command.ChatSession(Talk(), SimpleNamespace(retrieval_mode="hybrid"))
+    chat_command.answer_turn(QUESTION, session, show_trace=False)
+    assert asked["held"] is not None and asked["held"]("President")
+    assert not asked["held"]("Elizabeth")
