@@ -64,6 +64,9 @@ class _Check(Protocol):
     refuted: bool
     score: float
     support: tuple[tuple[int, Span], ...]
+    off_question: str  # what was asked, when the short answer holds nothing of it
+    missing: tuple[str, ...]  # its facts no passage window states
+    displaced: tuple[str, ...]  # its facts a passage states beside other words
 
 
 ClaimCheck = TypeVar("ClaimCheck", bound=_Check)
@@ -208,8 +211,15 @@ def decided(lead: ClaimCheck, passages: Sequence[str], question: str,
     # "The passage states that “There are also a few parameters for tuning the replication
     # backlog ...”": a pointer at a sentence answers only where that sentence states the question
     pointer = not short and bool(POINTS_AT.match(lead.claim.text))
+    # refuted only for a fact the question gives ("**Emma's brother** was Duke Richard II of
+    # Normandy." of "Who was Emma's brother?", where the passage writes "Emma, sister of Duke
+    # Richard II"): the answer is what it adds, located in a sentence the reader is sure of
+    # (``stating.SURE``: the question's phrase unwritten, "his nephew Tancred" may state
+    # another relation than "Tancred's nephew"; the reader gave that one 0.83)
+    asked_only = lead.refuted and _refuted_for_the_question(lead, question)
+    refuted = lead.refuted and not asked_only
     if (lead.claim.item or not adds or not asks_one_fact(question)
-            or (not short and (wants_an_explanation(question) or lead.refuted
+            or (not short and (wants_an_explanation(question) or refuted
                                or (lead.supported and not pointer)))):
         return lead  # "**SDLC**." only repeats the question; a "why" is explained, not located
     # an answer the model itself followed with "Not found in the documents." (``doubted``) is
@@ -233,16 +243,18 @@ def decided(lead: ClaimCheck, passages: Sequence[str], question: str,
     # the short answer as written (unless a fact of it is not the passages'), else the most of
     # it a sentence stating the question holds ("**Kegel**." of "**Dan Kegel**.": "Dan Kegel
     # outlines ...", then "Kegel coined ...")
-    whole = () if lead.refuted else (lead.claim,)
+    whole = () if refuted else (lead.claim,)
     for claim in (*whole, *(_narrowed(lead.claim, question) if short else ())):
         held = replace(lead, claim=claim)
         # a part of the answer is located by the words alone: the reader's sentence states
         # the answer, not that part ("**metres**." of "**620 metres**.")
         best = _stating(held, *_what_locates(claim, short, question), passages, question,
                         subjects, read if claim is lead.claim else {})
+        if best is not None and asked_only and read.get(best, 0.0) < stating.SURE:
+            continue
         if best is not None:
             return replace(held, supported=True, refuted=False, support=(best,),
-                           score=max(lead.score, 0.5))
+                           score=max(lead.score, 0.5), missing=() if asked_only else held.missing)
     return invented
 
 
@@ -275,6 +287,14 @@ def stated_instead(question: str, passages: Sequence[str], lead: _Check | None, 
             question, sentence):  # "How much does it cost?": a sentence with no sum of money
         return None
     return best.passage, sentence
+
+
+def _refuted_for_the_question(lead: _Check, question: str) -> bool:
+    """Whether every fact ``lead`` lacks in the passages is one ``question`` states, and none
+    is displaced."""
+    missing = set(lead.missing)
+    return (bool(missing) and not lead.displaced
+            and not missing - set(_stated_by(question, lead.claim.facts)))
 
 
 def _restated(sentence: str, claims: Sequence[str]) -> bool:
@@ -310,9 +330,13 @@ def _what_locates(claim: Claim, short: bool, question: str) -> tuple[set[str], t
     each written form the question lacks, stated as written ("--text" for "... as if they were
     plain text?"); a sentence answer's words the question lacks ("The short form of the
     `--text` flag is `-a`." is located by "-a" where a sentence states the question)."""
+    asked = set(content_stems(question))
     if not short:
-        return set(claim.stems) - set(content_stems(question)), ()
-    return set(claim.stems), tuple(f for f in written_forms(claim.text) if f not in question)
+        return set(claim.stems) - asked, ()
+    # the question's own words need not be restated ("**Baldwin's nephew** was Arnulf."): what
+    # the answer adds must
+    return (set(claim.stems) - asked or set(claim.stems),
+            tuple(f for f in written_forms(claim.text) if f not in question))
 
 
 def _stating(lead: _Check, stems: set[str], forms: Sequence[str], passages: Sequence[str],
@@ -325,7 +349,7 @@ def _stating(lead: _Check, stems: set[str], forms: Sequence[str], passages: Sequ
     for position, passage in enumerate(passages):
         for span in sentence_spans(passage, wrapped=True):
             sentence = passage[span[0]:span[1]]
-            if not _holds(lead, stems, forms, sentence):
+            if not _holds(lead, stems, forms, sentence, question):
                 continue
             share, chance = asked_share(question, sentence, subjects), read.get((position, span))
             if not located(share, chance):
@@ -374,7 +398,8 @@ def _stating_share(lead: _Check, stems: set[str], forms: Sequence[str], passage:
     spans = sentence_spans(passage, wrapped=True)
     at = spans.index(centre) if centre in spans else None
     window = spans if at is None else spans[max(0, at - 1):at + 2]
-    holding = [s for s in window if _holds(lead, stems, forms, passage[s[0]:s[1]])] or window
+    holding = [s for s in window
+               if _holds(lead, stems, forms, passage[s[0]:s[1]], question)] or window
     share = max((asked_share(question, passage[a:b], subjects) for a, b in holding),
                 default=0.0)
     chances = [read[(position, s)] for s in holding if read and (position, s) in read]
@@ -386,15 +411,28 @@ def holds_answer(lead: _Check, question: str, sentence: str) -> bool:
     facts and words, or what a sentence answer adds to the question."""
     short = short_answer(lead.claim)
     stems, forms = _what_locates(lead.claim, short, question)
-    return bool(stems or forms or lead.claim.facts) and _holds(lead, stems, forms, sentence)
+    return bool(stems or forms or lead.claim.facts) and _holds(lead, stems, forms, sentence,
+                                                               question)
 
 
-def _holds(lead: _Check, stems: set[str], forms: Sequence[str], sentence: str) -> bool:
-    """Whether ``sentence`` holds the short answer: its facts, its written forms as written,
-    and every content word."""
-    if lead.claim.facts and missing_facts(lead.claim.facts, sentence):
+def _holds(lead: _Check, stems: set[str], forms: Sequence[str], sentence: str,
+           question: str) -> bool:
+    """Whether ``sentence`` holds the answer: its facts the question does not state, its
+    written forms as written, and every content word (``stems``). A name the question gives is
+    the question's, not the answer's: "The grace period of a Chubby client is **45 seconds** by
+    default." is held by "The client waits a further interval called the grace period, 45s by
+    default.", whose sentence before names the Chubby client."""
+    if lead.claim.facts and set(missing_facts(lead.claim.facts, sentence)) - set(
+            _stated_by(question, lead.claim.facts)):
         return False
     return stems <= set(content_stems(sentence)) and all(f in sentence for f in forms)
+
+
+def _stated_by(question: str, facts: Facts) -> list[str]:
+    """The facts of ``facts`` that ``question`` states itself (in ``missing_facts``' words)."""
+    if not question.strip():
+        return []
+    return sorted(set(missing_facts(facts, "")) - set(missing_facts(facts, question)))
 
 
 def listed(check: ClaimCheck, passages: Sequence[str], question: str,
