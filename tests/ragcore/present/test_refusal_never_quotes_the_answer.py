@@ -38,15 +38,18 @@ def shown(passages: list[str], answer: str, question: str) -> str:
     return mark_listing(answer, listing)[0]
 
 
-def quotes_its_own_answer(text: str, answer: str) -> bool:
+def quotes_its_own_answer(text: str, answer: str, question: str = "") -> bool:
     """Whether ``text`` refuses and then quotes, as nearest, a sentence holding the bold
     short answer of ``answer``: its words, or its content words as the check reads them
-    ("45 seconds" in "45s by default")."""
+    ("45 seconds" in "45s by default"); a bold that only gives back the question's words
+    ("**Wii**." for "What does Wii mean?") answers nothing."""
     bold = re.search(r"\*\*(.+?)\*\*", answer)
     if not text.startswith(("The documents don't", "Not found")) or NEAREST_LEAD not in text:
         return False
     quote = text.split(NEAREST_LEAD, 1)[1]
     stems = set(content_stems(bold[1])) if bold else set()
+    if stems and stems <= set(content_stems(question)):
+        return False
     return bold is not None and (_words(bold[1]) in _words(quote)
                                  or bool(stems) and stems <= set(content_stems(quote)))
 
@@ -123,10 +126,11 @@ def test_a_sentence_restated_in_half_its_words_is_shown_too():
 
 @pytest.mark.slow
 def test_no_recorded_reply_refuses_while_quoting_its_own_answer():
-    rows = [json.loads(line) for line in ROWS.read_text().splitlines()[:60]]
+    rows = [json.loads(line) for line in ROWS.read_text().splitlines()]
     offenders = [row["question"] for row in rows
                  if quotes_its_own_answer(shown(row["passages"], row["answer"],
-                                                row["question"]), row["answer"])]
+                                                row["question"]), row["answer"],
+                                          row["question"])]
     assert offenders == []
 
 
