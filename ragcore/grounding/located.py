@@ -347,17 +347,40 @@ def _stating(lead: _Check, stems: set[str], forms: Sequence[str], passages: Sequ
     the most of the question; None when none does."""
     best: tuple[float, float, int, Span] | None = None
     for position, passage in enumerate(passages):
-        for span in sentence_spans(passage, wrapped=True):
+        spans = sentence_spans(passage, wrapped=True)
+        for at, span in enumerate(spans):
             sentence = passage[span[0]:span[1]]
             if not _holds(lead, stems, forms, sentence, question):
                 continue
             share, chance = asked_share(question, sentence, subjects), read.get((position, span))
             if not located(share, chance):
-                continue
+                introduced = _introduction(passage, spans, at, question, subjects, read, position)
+                if introduced is None:
+                    continue
+                share, chance, span = *introduced[:2], (introduced[2][0], span[1])
             key = (chance or 0.0, share, position, span)
             if best is None or key[:2] > best[:2]:
                 best = key
     return None if best is None else (best[2], best[3])
+
+
+def _introduction(passage: str, spans: Sequence[Span], at: int, question: str,
+                  subjects: tuple[str, ...], read: dict[tuple[int, Span], float], position: int
+                  ) -> tuple[float, float | None, Span] | None:
+    """The sentence introducing the one at ``at`` that states what was asked (``located``):
+    the sentence before it when that ends in a colon, or the one before that ("Redis 3.2.2
+    introduced the ability to force a replica to announce an arbitrary pair of IP and port to
+    the master. The two configurations directives to use are:" above the lines
+    ``replica-announce-ip 5.5.5.5`` and ``replica-announce-port 1234``): (its share of the
+    question, the reader's chance, its span); None when there is none."""
+    if at == 0 or not passage[slice(*spans[at - 1])].rstrip().endswith(":"):
+        return None
+    for before in spans[max(0, at - 2):at][::-1]:
+        share = asked_share(question, passage[slice(*before)], subjects)
+        chance = read.get((position, before))
+        if located(share, chance):
+            return share, chance, before
+    return None
 
 
 def _narrowed(claim: Claim, question: str) -> list[Claim]:
