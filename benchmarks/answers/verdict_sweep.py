@@ -158,7 +158,7 @@ def located_rules(share: float, veto: float, best: float | None = None,
                   embedder: Any = None) -> Iterator[None]:
     """The located rule's shares set to ``share`` / ``veto``, and the variants above, while
     the block runs (the shipped values back after)."""
-    from ragcore.grounding import located, verdict
+    from ragcore.grounding import holding, located, verdict
     from ragcore.grounding.claims import sentence_spans
     from ragcore.grounding.claims import short_answer as is_short
     from ragcore.grounding.kinds import asks_one_fact
@@ -174,7 +174,7 @@ def located_rules(share: float, veto: float, best: float | None = None,
                   for k, p in enumerate(passages) for a, b in sentence_spans(p, wrapped=True)]
         top = max((s for s, *_ in shares), default=0.0)
         held = [(s, k, span) for s, k, span in shares if s >= max(best, top)
-                and located._holds(lead, stems, forms, passages[k][span[0]:span[1]])]
+                and holding.holds(lead, stems, forms, passages[k][span[0]:span[1]], question)]
         return (held[0][1], held[0][2]) if held else None
 
     def with_mass(lead, passages, question, subjects=(), absent=False, doubted=False):
@@ -185,10 +185,10 @@ def located_rules(share: float, veto: float, best: float | None = None,
         mass = reader_mass(list(passages), question,
                            lead.claim.text.replace("*", "").strip().rstrip("."), embedder)
         if not out.supported and mass_up is not None and mass >= mass_up:
-            stems, forms = located._what_locates(lead.claim, True, question)
+            stems, forms = holding.what_locates(lead.claim, True, question)
             for k, passage in enumerate(passages):
                 for a, b in sentence_spans(passage, wrapped=True):
-                    if (located._holds(lead, stems, forms, passage[a:b])
+                    if (holding.holds(lead, stems, forms, passage[a:b], question)
                             and located.asked_share(question, passage[a:b], subjects) >= veto):
                         return replace(lead, supported=True, refuted=False,
                                        support=((k, (a, b)),), score=max(lead.score, 0.5))
@@ -251,9 +251,10 @@ def signals(rows: list[dict], embedder: Any) -> dict[str, list[tuple[dict, float
     answer, the gate's answerability, the reader's stated score and its mass on the answer."""
     from ragcore.grounding.claims import claims_of, sentence_spans
     from ragcore.grounding.claims import short_answer as is_short
-    from ragcore.grounding.located import _holds, _what_locates, asked_share
+    from ragcore.grounding.holding import holds, what_locates
+    from ragcore.grounding.located import asked_share
 
-    class Lead:  # what ``_holds`` reads of a claim's check
+    class Lead:  # what ``holds`` reads of a claim's check
         def __init__(self, claim):
             self.claim = claim
 
@@ -265,10 +266,10 @@ def signals(rows: list[dict], embedder: Any) -> dict[str, list[tuple[dict, float
         if not claims or not text:
             continue
         lead = claims[0]
-        stems, forms = _what_locates(lead, is_short(lead), row["question"])
+        stems, forms = what_locates(lead, is_short(lead), row["question"])
         held = [asked_share(row["question"], p[a:b]) for p in row["passages"]
                 for a, b in sentence_spans(p, wrapped=True)
-                if _holds(Lead(lead), stems, forms, p[a:b])]
+                if holds(Lead(lead), stems, forms, p[a:b], row["question"])]
         f1 = token_f1(text, row["golds"]) if row["golds"] else 0.0
         item = {"answerable": bool(row["golds"]), "right": f1 >= 0.5}
         out["located share"].append((item, max(held, default=0.0)))

@@ -50,23 +50,10 @@ from .answer_type import (asked_for, mention_topic, unshown, wants_an_explanatio
                           written_forms)
 from .claims import Claim, Span, sentence_spans, short_answer, written_words
 from .facts import Facts, facts_of, missing_facts
+from .holding import Check as _Check, holds, holds_answer, stated_by, what_locates
 from .kinds import asks_one_fact
 from . import stating
 from .text import NEGATION, UNIT_WORDS, content_stems, fold
-
-
-
-class _Check(Protocol):
-    """What these rules read of a claim's check (``verdict.ClaimCheck``, a frozen dataclass)."""
-
-    claim: Claim
-    supported: bool
-    refuted: bool
-    score: float
-    support: tuple[tuple[int, Span], ...]
-    off_question: str  # what was asked, when the short answer holds nothing of it
-    missing: tuple[str, ...]  # its facts no passage window states
-    displaced: tuple[str, ...]  # its facts a passage states beside other words
 
 
 ClaimCheck = TypeVar("ClaimCheck", bound=_Check)
@@ -205,7 +192,7 @@ def decided(lead: ClaimCheck, passages: Sequence[str], question: str,
     it one does hold (``_narrowed``: "**Kegel**." of "**Dan Kegel**."), and shown so. A why or
     how is explained, not located (``present.answer_quotes``)."""
     short = short_answer(lead.claim)
-    stems, forms = _what_locates(lead.claim, short, question)
+    stems, forms = what_locates(lead.claim, short, question)
     own = set(lead.claim.stems) - set(content_stems(question))
     adds = bool(own) or bool(missing_facts(lead.claim.facts, question)) or bool(forms)
     # "The passage states that “There are also a few parameters for tuning the replication
@@ -248,7 +235,7 @@ def decided(lead: ClaimCheck, passages: Sequence[str], question: str,
         held = replace(lead, claim=claim)
         # a part of the answer is located by the words alone: the reader's sentence states
         # the answer, not that part ("**metres**." of "**620 metres**.")
-        best = _stating(held, *_what_locates(claim, short, question), passages, question,
+        best = _stating(held, *what_locates(claim, short, question), passages, question,
                         subjects, read if claim is lead.claim else {})
         if best is not None and asked_only and read.get(best, 0.0) < stating.SURE:
             continue
@@ -294,7 +281,7 @@ def _refuted_for_the_question(lead: _Check, question: str) -> bool:
     is displaced."""
     missing = set(lead.missing)
     return (bool(missing) and not lead.displaced
-            and not missing - set(_stated_by(question, lead.claim.facts)))
+            and not missing - set(stated_by(question, lead.claim.facts)))
 
 
 def _restated(sentence: str, claims: Sequence[str]) -> bool:
@@ -325,20 +312,6 @@ def kept(share: float, chance: float | None) -> bool:
     return share >= VETO_SHARE or (chance is not None and chance >= stating.STATES)
 
 
-def _what_locates(claim: Claim, short: bool, question: str) -> tuple[set[str], tuple[str, ...]]:
-    """What a sentence holds that states an answer: a short answer's every content word and
-    each written form the question lacks, stated as written ("--text" for "... as if they were
-    plain text?"); a sentence answer's words the question lacks ("The short form of the
-    `--text` flag is `-a`." is located by "-a" where a sentence states the question)."""
-    asked = set(content_stems(question))
-    if not short:
-        return set(claim.stems) - asked, ()
-    # the question's own words need not be restated ("**Baldwin's nephew** was Arnulf."): what
-    # the answer adds must
-    return (set(claim.stems) - asked or set(claim.stems),
-            tuple(f for f in written_forms(claim.text) if f not in question))
-
-
 def _stating(lead: _Check, stems: set[str], forms: Sequence[str], passages: Sequence[str],
              question: str, subjects: tuple[str, ...], read: dict[tuple[int, Span], float]
              ) -> tuple[int, Span] | None:
@@ -350,7 +323,7 @@ def _stating(lead: _Check, stems: set[str], forms: Sequence[str], passages: Sequ
         spans = sentence_spans(passage, wrapped=True)
         for at, span in enumerate(spans):
             sentence = passage[span[0]:span[1]]
-            if not _holds(lead, stems, forms, sentence, question):
+            if not holds(lead, stems, forms, sentence, question):
                 continue
             share, chance = asked_share(question, sentence, subjects), read.get((position, span))
             if not located(share, chance):
@@ -422,40 +395,11 @@ def _stating_share(lead: _Check, stems: set[str], forms: Sequence[str], passage:
     at = spans.index(centre) if centre in spans else None
     window = spans if at is None else spans[max(0, at - 1):at + 2]
     holding = [s for s in window
-               if _holds(lead, stems, forms, passage[s[0]:s[1]], question)] or window
+               if holds(lead, stems, forms, passage[s[0]:s[1]], question)] or window
     share = max((asked_share(question, passage[a:b], subjects) for a, b in holding),
                 default=0.0)
     chances = [read[(position, s)] for s in holding if read and (position, s) in read]
     return share, (max(chances) if chances else None)
-
-
-def holds_answer(lead: _Check, question: str, sentence: str) -> bool:
-    """Whether ``sentence`` holds the answer ``lead`` gives to ``question``: a short answer's
-    facts and words, or what a sentence answer adds to the question."""
-    short = short_answer(lead.claim)
-    stems, forms = _what_locates(lead.claim, short, question)
-    return bool(stems or forms or lead.claim.facts) and _holds(lead, stems, forms, sentence,
-                                                               question)
-
-
-def _holds(lead: _Check, stems: set[str], forms: Sequence[str], sentence: str,
-           question: str) -> bool:
-    """Whether ``sentence`` holds the answer: its facts the question does not state, its
-    written forms as written, and every content word (``stems``). A name the question gives is
-    the question's, not the answer's: "The grace period of a Chubby client is **45 seconds** by
-    default." is held by "The client waits a further interval called the grace period, 45s by
-    default.", whose sentence before names the Chubby client."""
-    if lead.claim.facts and set(missing_facts(lead.claim.facts, sentence)) - set(
-            _stated_by(question, lead.claim.facts)):
-        return False
-    return stems <= set(content_stems(sentence)) and all(f in sentence for f in forms)
-
-
-def _stated_by(question: str, facts: Facts) -> list[str]:
-    """The facts of ``facts`` that ``question`` states itself (in ``missing_facts``' words)."""
-    if not question.strip():
-        return []
-    return sorted(set(missing_facts(facts, "")) - set(missing_facts(facts, question)))
 
 
 def listed(check: ClaimCheck, passages: Sequence[str], question: str,

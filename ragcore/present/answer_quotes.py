@@ -33,7 +33,8 @@ from ..grounding import Claim, ClaimCheck, Verdict
 from ..grounding.answer_type import asks_yes_or_no, wants_an_explanation
 from ..grounding.claims import sentence_spans
 from ..grounding.facts import facts_of, missing_facts
-from ..grounding.located import LOCATED_SHARE, asked_share, asked_stems, holds_answer
+from ..grounding.holding import holds_answer
+from ..grounding.located import LOCATED_SHARE, asked_share, asked_stems
 from ..grounding.numbers import NUMBER
 from ..grounding.stating import stated
 from ..grounding.text import NEGATION, content_stems, fold

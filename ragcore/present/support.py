@@ -42,7 +42,7 @@ from ..grounding import (
 )
 from ..grounding.claims import sentence_spans as verdict_sentences
 from ..grounding.facts import missing_facts
-from ..grounding.located import holds_answer
+from ..grounding.holding import holds_answer
 from ..grounding.text import content_stems, without_markers
 from ..grounding.verdict import ClaimCheck
 from .quotes import (

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from ragcore.grounding import stating
-from ragcore.grounding.located import holds_answer
+from ragcore.grounding.holding import holds_answer
 from ragcore.grounding.stating import reader_available
 from ragcore.grounding.verdict import SUPPORTED, UNSUPPORTED, check_answer
 
