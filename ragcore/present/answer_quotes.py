@@ -199,7 +199,8 @@ def _explanation(question: str, texts: tuple[str, ...], subjects: tuple[str, ...
     text = texts[position]
     spans = sentence_spans(text, wrapped=True)
     first, last = explaining(text, spans, i)
-    quote = " ".join(quoted(_nested(text[start:end])) for start, end in spans[first:last + 1])
+    quote = " ".join(quoted(_nested(text[start:end])) for start, end in spans[first:last + 1]
+                     if not _fence(text, (start, end)))
     return position, (spans[first][0], spans[last][1]), quote
 
 
@@ -211,7 +212,32 @@ def explaining(text: str, spans: Sequence[tuple[int, int]], i: int) -> tuple[int
         first = i - 1
     if i + 1 < len(spans) and _neighbour(text, spans[i + 1]):
         last = i + 1
-    return first, last
+    return first, _introduced(text, spans, last)
+
+
+def _introduced(text: str, spans: Sequence[tuple[int, int]], last: int) -> int:
+    """The quote's last sentence, or when it ends in a colon, the last of what it introduces: the
+    code block or line after it, and the sentence continuing after that ("If you want a type to
+    be available in every ripgrep command, then you should either create a shell alias:", the
+    alias, "or add `--type-add=...` to your ripgrep configuration file."); all within
+    ``REFERRING_TOKENS``."""
+    if not text[slice(*spans[last])].rstrip().endswith(":") or last + 1 >= len(spans):
+        return last
+    end = last + 1
+    if _fence(text, spans[end]):  # the block, through its closing fence
+        end = next((k for k in range(end + 1, len(spans)) if _fence(text, spans[k])), last)
+    if end == last or count_tokens(text[spans[last + 1][0]:spans[end][1]]) > REFERRING_TOKENS:
+        return last
+    after = end + 1
+    if (after < len(spans) and text[spans[after][0]:spans[after][1]].lstrip()[:1].islower()
+            and _neighbour(text, spans[after])):
+        end = after
+    return end
+
+
+def _fence(text: str, span: tuple[int, int]) -> bool:
+    """Whether a sentence is a code fence's line alone (```` ``` ````, ``~~~``)."""
+    return text[span[0]:span[1]].strip().startswith(("```", "~~~"))
 
 
 def about_it(checks: Sequence[ClaimCheck], question: str, position: int,

@@ -174,3 +174,20 @@ def test_of_sentences_stating_the_question_the_reader_chooses_the_one_answering_
                     (altitude, season))
     assert text.startswith(EXPLAINED_LEAD) and "monsoon winds blow only in summer" in text, text
     assert "higher slopes" not in text, text
+
+
+PINNING = ("A pinned toolchain applies only to the current build. If you want a toolchain to be "
+           "pinned for every build of the project, then you should either add it to the "
+           "project's settings file:\n\n```\n[toolchain]\nchannel = \"1.79\"\n```\n\nor set the "
+           "`TOOLCHAIN` variable in your shell's profile.\n\n## Components\n\nComponents are "
+           "installed separately.")
+
+
+def test_a_quote_ending_in_a_colon_goes_on_through_what_it_introduces():
+    text, _ = shown("Add it to the settings file.",
+                    "How do I pin a toolchain for every build of the project?", (PINNING,))
+    assert text.startswith(f"{EXPLAINED_LEAD} \u201cIf you want a toolchain to be pinned")
+    # the block it introduces (its fences left out) and the sentence continuing after it
+    assert ("settings file: [toolchain] channel = \"1.79\" or set the `TOOLCHAIN` variable in "
+            "your shell's profile.\u201d [1]") in " ".join(text.split())
+    assert "```" not in text and "Components" not in text
