@@ -111,7 +111,8 @@ def _indirect(text: str) -> str:
             return f"{match['wh'].lower()} {' '.join(rest)} {match['aux'].lower()}"
         return ""
     match = _DIRECT.match(text)
-    if match and match["wh"].lower().split()[0] in ("who", "what", "which"):
+    if (match and match["wh"].lower().split()[0] in ("who", "what", "which")
+            and not any(_AUX.fullmatch(w) for w in match["wh"].lower().split()[1:])):
         # "what name did X use": an auxiliary after the wh-phrase inverts it (a past tense to
         # make of "use" is beyond a pattern): quoted instead
         if any(_AUX.fullmatch(w) for w in match["rest"].lower().split()[:2]):
@@ -160,11 +161,17 @@ def _verb_at(words: list[str]) -> int | None:
     for at in range(1, len(words)):
         before, word = words[at - 1].lower(), words[at].lower()
         after = words[at + 1].lower() if at + 1 < len(words) else None
-        if word in _FUNCTION or before in _FUNCTION or not word.isalpha():
+        if (word in _FUNCTION or word in _PARTICLES or before in _FUNCTION
+                or not word.isalpha()):
             continue
-        if after is None or after in _FUNCTION:
+        if after is None or after in _FUNCTION or after in _PARTICLES:
             return at
     return None
+
+
+# The particle of a phrasal verb, which follows the verb and is not it: "does Gregor Samsa
+# wake up as" -> "Gregor Samsa wakes up as".
+_PARTICLES = frozenset("up out off down away back".split())
 
 
 def _third_person(verb: str) -> str:

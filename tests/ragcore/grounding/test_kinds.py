@@ -86,6 +86,14 @@ def test_only_factoids_are_gated_and_lists_read_more():
     ("What is the name of the Secretary of State mentioned in the speech?",
      "The documents don't say what the name of the Secretary of State mentioned in the speech "
      "is."),
+    # a phrasal verb's particle is not its verb (the walk of issue 66: "wake ups as")
+    ("What does Gregor Samsa wake up as in the story?",
+     "The documents don't say what Gregor Samsa wakes up as in the story."),
+    ("How does the master find out about failures?",
+     "The documents don't say how the master finds out about failures."),
+    # "what did" inverts a past tense a pattern cannot make ("did ... help" -> "helped")
+    ("What did the Rhine help to expand?",
+     "The documents don't answer this: \u201cWhat did the Rhine help to expand?\u201d"),
 ])
 def test_not_said_reads_the_question_back(question, said):
     assert not_said(question) == said
