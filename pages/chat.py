@@ -59,6 +59,8 @@ def discard_failed() -> None:
 
 
 def clear_open_chat() -> None:
+    """Empty the open chat, once its Clear was confirmed (its messages cannot come back)."""
+    del session.confirm_chat_delete
     ws, current = state.workspace(), state.open_chat()
     clear_chat(current)
     if ws.has_chat(current.id):  # a chat never saved stays unsaved
@@ -123,7 +125,8 @@ def chat_actions(ws, chat) -> None:
     cols = st.columns(2)
     cols[0].button("New chat", on_click=new_chat, args=(chat.index,), width="stretch",
                    icon=":material/add_comment:")
-    cols[1].button("Clear", on_click=clear_open_chat, width="stretch", disabled=not chat.messages)
+    cols[1].button("Clear", on_click=ask_to_delete, args=("clear",), width="stretch",
+                   disabled=not chat.messages)
     if chat.messages:
         with st.expander("Rename, delete or export this chat"):
             title_key = Widget.chat_title(chat.id)
@@ -139,9 +142,26 @@ def chat_actions(ws, chat) -> None:
     saved_chats(ws, chat)
 
 
+def clear_warning(chat) -> str:
+    """'Clear this chat? Its 4 messages (and 2 other versions) are removed for good.'"""
+    kept = sum(len(m.versions) for m in chat.messages)
+    versions = f" (and {fmt.counted(kept, 'other version')})" if kept else ""
+    count = len(chat.messages)
+    its = "Its message" if count == 1 else f"Its {count} messages"
+    verb = "is" if count == 1 and not kept else "are"
+    return f"Clear this chat? {its}{versions} {verb} removed for good."
+
+
 def confirm_delete(ws, chat) -> None:
+    """Delete, Delete all and Clear each ask first: what goes, and a way to keep it."""
     what = session.confirm_chat_delete
-    if what is None:
+    if what is None or (what == "clear" and not chat.messages):
+        return
+    if what == "clear":
+        st.warning(clear_warning(chat))
+        yes, no = st.columns(2)
+        yes.button("Yes, clear", type="primary", on_click=clear_open_chat)
+        no.button("Keep", on_click=cancel_delete)
         return
     if what == "all":
         st.warning(f"Delete all {len(team_state.chats(ws))} saved chats for good?")

@@ -87,7 +87,7 @@ class Session:
     queued_at: Slot[int | None] = Slot(None)  # where it is asked again (Regenerate, Edit)
     streaming_reply: Slot[dict[str, Any] | None] = Slot(None)  # chat, question, text so far
     editing_question: Slot[int | None] = Slot(None)  # the position of the question edited
-    confirm_chat_delete: Slot[str | None] = Slot(None)  # "open" (this chat) or "all"
+    confirm_chat_delete: Slot[str | None] = Slot(None)  # "open", "all" or "clear" (asks first)
     chat_elsewhere: Slot[str | None] = Slot(None)  # a chat asked for, open in another tab
     viewing_chat: Slot[str | None] = Slot(None)  # that chat, shown read-only instead
 

@@ -561,6 +561,7 @@ def test_new_chat_and_clear(docs_ws):
     cleared = docs_ws / "chats" / f"{at.query_params['chat']}.json"
     assert len(json.loads(cleared.read_text())["messages"]) == 2
     button(at, "Clear").click().run()
+    button(at, "Yes, clear").click().run()  # Clear asks first
     assert len(at.chat_message) == 0
     assert json.loads(cleared.read_text())["messages"] == []  # the saved copy is cleared too
 

@@ -54,7 +54,9 @@ def toggle_pin(chat_id: str, pinned: bool) -> None:
 def saved_chats(ws: Any, chat: Any, *, on_open: Callable[[str], None],
                 on_delete_all: Callable[[], None]) -> None:
     """The saved chats, grouped and searchable; the open one highlighted, each with a pin."""
-    everything = team_state.chats(ws)  # this person's own (every chat in single-user mode)
+    # this person's own (every chat in single-user mode); a cleared chat, empty, is not listed,
+    # as a new chat is not until its first question
+    everything = [s for s in team_state.chats(ws) if s.messages]
     if not everything:
         return
     st.subheader("Saved chats")
@@ -100,6 +102,12 @@ def _chat_row(summary: Any, is_open: bool, index_shown: str, on_open: Callable) 
                args=(summary.id, not summary.pinned),
                icon=":material/keep_off:" if summary.pinned else ":material/keep:",
                help="Unpin this chat" if summary.pinned else "Pin this chat (listed first)")
-    # The chat's mode is its last reply's (a chat may be asked in several): said as that.
-    st.caption(f"{friendly_date(summary.updated)} · last reply: {mode_name(summary.chat_mode)} · "
-               f"{index_shown}")
+    st.caption(row_caption(summary, index_shown))
+
+
+def row_caption(summary: Any, index_shown: str) -> str:
+    """'today 10:04 · last reply: Answer from the documents · Speeches': the chat's mode is its
+    last reply's (a chat may be asked in several), said only for a chat that has a reply."""
+    replied = summary.messages >= 2  # a question, then its reply
+    mode = f"last reply: {mode_name(summary.chat_mode)} · " if replied else ""
+    return f"{friendly_date(summary.updated)} · {mode}{index_shown}"
