@@ -143,3 +143,81 @@ def test_the_first_step_is_on_screen_within_2_s_of_a_slow_model(monkeypatch):
     silent = [t for t, label in seen if t < 3.5]
     assert max(b - a for a, b in zip(silent, [*silent[1:], 3.5])) <= 1.5  # a moving line
     assert seen[-1][1] == "Reasoned in 1 step"  # the one listed: the answer is the reply
+
+
+# -- without Advanced: each step in a person's words (issue 66) ------------------------------
+
+def _people_step(step: dict) -> str:
+    from webapp.chat.agent_steps import step_markdown
+
+    return step_markdown(2, step, advanced=False)
+
+
+def test_a_step_the_model_wrote_unreadably_is_said_in_a_persons_words():
+    from ragcore.agent import ParseError
+
+    problem = ParseError("it began with 'Observation:'", "Observation: the tides")
+    step = {"thought": "", "action": None, "action_input": None,
+            "observation": problem.observation}
+    shown = _people_step(step)
+    assert shown == "**Step 2**  \nThe model's step could not be read; it was asked again."
+    advanced = step_markdown_advanced(step)
+    assert "could not read your reply" in advanced  # the raw text stays under Advanced
+
+
+def step_markdown_advanced(step: dict) -> str:
+    from webapp.chat.agent_steps import step_markdown
+
+    return step_markdown(2, step, advanced=True)
+
+
+def test_a_search_repeated_is_said_as_reusing_the_earlier_passages():
+    from ragcore.agent.task import REPEATED
+
+    step = {**SEARCH, "thought": "I will call search_documents again.",
+            "observation": REPEATED.format(action="search_documents", content="The Moon.")}
+    shown = _people_step(step)
+    assert "It searched the same words again; the earlier passages were reused." in shown
+    assert "Searching the documents for:** tides" in shown
+    assert "I will call the document search again." in shown
+    for internal in ("search_documents", "None", "already called", "Action Input", "Found"):
+        assert internal not in shown, (internal, shown)
+
+
+def test_a_tool_error_is_never_shown_raw_without_advanced():
+    step = {**SEARCH, "action_input": "tides",
+            "observation": 'Error: Action Input for search_documents must be a JSON object with '
+                           'its arguments, e.g. Action Input: {"input": "..."}.'}
+    shown = _people_step(step)
+    assert "It could not be done as asked; the model was told what to fix." in shown
+    assert "search_documents" not in shown and "Action Input" not in shown
+
+
+def test_the_chat_page_says_an_agents_steps_in_a_persons_words(docs_ws, monkeypatch):
+    from ragcore.llms import FakeLLM
+    from webapp import state
+
+    (docs_ws / "app-preferences.json").write_text('{"advanced": false}', encoding="utf-8")
+    search = ('Thought: I should search.\nAction: search_documents\n'
+              'Action Input: {"input": "Ukraine"}')
+    llm = FakeLLM([
+        'Observation: nothing yet\nAction Input: {"arg": "value"}',  # unreadable: asked again
+        search, "The passages say the speech stood with Ukraine.",  # the search tool's answer
+        search,  # the same search again: the earlier passages are reused
+        "Thought: I can answer now.\nAnswer: The speech stood with Ukraine.",
+    ], default="A title")
+    monkeypatch.setattr(state, "current_llm", lambda: llm)
+    at = open_page("chat")
+    at.selectbox(key="chat_mode_choice").set_value("react").run()
+    at.chat_input[0].set_value("What did the speech say about Ukraine?").run()
+    assert not at.exception, [e.value for e in at.exception]
+    body = next(iter(at.chat_message[1].children.values()))
+    steps = [c for c in body.children.values() if getattr(c, "type", "") == "status"]
+    assert [c.label for c in steps] == ["Reasoned in 3 steps"]
+    shown = "\n".join(t.value for t in steps[0].markdown)
+    assert "The model's step could not be read; it was asked again." in shown
+    assert "It searched the same words again; the earlier passages were reused." in shown
+    for internal in ("None", "search_documents", "Action Input", "Observation", "Error"):
+        assert internal not in shown, (internal, shown)
+    lines = [c.value for c in at.sidebar.caption]
+    assert any("shows its steps when it searches" in line for line in lines), lines

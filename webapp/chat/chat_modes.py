@@ -31,8 +31,8 @@ MODE_LINES: dict[ChatMode, str] = {
     ChatMode.CONDENSE_QUESTION: "Uses the conversation only to turn a follow-up that refers "
                                 "back into a full question; the answer reads the passages "
                                 "alone, without the conversation.",
-    ChatMode.REACT: "An assistant decides whether to search your documents, and for what, and "
-                    "shows its steps; it may answer without searching. Slower.",
+    ChatMode.REACT: "An assistant decides whether to search your documents, and for what; it "
+                    "may answer without searching, and shows its steps when it searches. Slower.",
     ChatMode.SIMPLE: "Chats with the language model alone: your documents are not searched.",
     ChatMode.CONTEXT: "Searches with your message exactly as written, never reworded; the "
                       "answer reads the conversation too.",
