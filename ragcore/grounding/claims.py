@@ -32,7 +32,8 @@ _ATTRIBUTION = re.compile(
     r"^\W*(?:(?:the|this|that) (?:passages?|documents?|context|text|sources?)|it) "
     r"(?:states?|says?|mentions?|notes?|explains?|reads?|indicates?)(?: that)?\s*:?\s*|"
     r"^\W*(?:according to|as stated in|as (?:the|this) \w+ (?:states|says),?) "
-    r"(?:the|this) (?:passages?|documents?|context|text|sources?)\s*,?\s*",
+    r"(?:the|this) (?:(?:provided|given) )?(?:passages?|documents?|context|text|sources?)"
+    r"(?: (?:provided|given|above))?\s*,?\s*",
     re.IGNORECASE)
 MIN_ITEMS = 3  # "A and B" is a pair; lists are split from three items on
 

@@ -49,3 +49,28 @@ def test_a_pointer_at_the_sentence_that_answers_is_kept():
         "data when replicas are disconnected for some time.", PASSAGES,
         question="What is the replication backlog?")
     assert verdict.label == SUPPORTED
+
+
+GREGOR = ("One morning, when Gregor Samsa woke from troubled dreams, he found himself "
+          "transformed in his bed into a horrible vermin. He lay on his armour-like back, and if "
+          "he lifted his head a little he could see his brown belly.")
+
+
+@needs_reader
+def test_an_attribution_naming_an_answer_is_kept_where_the_reader_finds_it_answering(
+        monkeypatch):
+    # the walk of issue 66: "According to the context provided, ..." was refused while the
+    # refusal quoted the sentence stating it ("provided" was read as a word of the answer)
+    from ragcore.grounding import stating
+
+    reply = "According to the context provided, Gregor Samsa turns into a horrible vermin."
+    asked = "What does Gregor Samsa turn into?"
+    verdict = check_answer(reply, [GREGOR], question=asked)
+    assert verdict.label == SUPPORTED
+    assert "provid" not in verdict.claims[0].claim.stems  # the attribution claims nothing
+    monkeypatch.setattr(stating, "STATES", 0.99)  # a pointer needs the reader, not the words
+    assert check_answer(reply, [GREGOR], question=asked).label == UNSUPPORTED
+    # and an answer the sentence does not hold is not located by it
+    monkeypatch.setattr(stating, "STATES", 0.5)
+    assert check_answer("According to the documents, Gregor Samsa turns into a giant beetle.",
+                        [GREGOR], question=asked).label == UNSUPPORTED
