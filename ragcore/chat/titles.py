@@ -101,10 +101,54 @@ def generated_title(llm: LLM, question: str, answer: str) -> str:
 def _clean_title(reply: str) -> str:
     line = next((ln for ln in reply.splitlines() if ln.strip()), "")
     line = re.sub(r"^(?:title\s*:\s*)", "", line.strip(), flags=re.IGNORECASE)
-    line = line.strip(" \"'“”‘’*#`").rstrip(".!:;,")
+    line = _unwrapped(line.strip(_DECORATION).rstrip(".!:;,")).strip(_DECORATION)
     if len(line) > TITLE_CHARS:
         line = line[: TITLE_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    return balanced_quotes(line).strip(_DECORATION).rstrip(".!:;,")
+
+
+_DECORATION = " *#`"
+_WRAPPERS = {'"': '"', "“": "”", "'": "'", "‘": "’"}
+# A quote mark opens where a word begins (after the start, a space or a bracket), else closes.
+_OPENS_AT = re.compile(r"(?:^|(?<=[\s(\[]))[\"“'‘](?=\S)")
+_DOUBLE = re.compile(r"[\"“”]")
+
+
+def _unwrapped(line: str) -> str:
+    """``line`` without the quote marks around all of it ('"Kafka's Metamorphosis"'), kept
+    when they are two titles' own ('"Trial" and "Castle"')."""
+    while len(line) > 1 and _WRAPPERS.get(line[0]) == line[-1]:
+        inner = line[1:-1].strip()
+        first = _DOUBLE.search(inner) if line[0] in "\"“" else None
+        if first is not None and not _OPENS_AT.match(inner, first.start()):
+            break  # the first inner mark closes: the outer ones belong to two quotes
+        line = inner
     return line
+
+
+def balanced_quotes(title: str) -> str:
+    """``title`` without an unpaired double quote mark ('Franz Kafka's "Metamorphosis' ->
+    'Franz Kafka's Metamorphosis'), nor an opening single one that is never closed; an
+    apostrophe (Kafka's, the students' work) is no quote mark and stays."""
+    unpaired, opened = [], None
+    for mark in _DOUBLE.finditer(title):
+        opens = mark.group() == "“" or (mark.group() == '"' and
+                                        _OPENS_AT.match(title, mark.start()) is not None)
+        if opens:
+            if opened is not None:
+                unpaired.append(opened)
+            opened = mark.start()
+        elif opened is None:
+            unpaired.append(mark.start())
+        else:
+            opened = None
+    unpaired += [] if opened is None else [opened]
+    for mark in _OPENS_AT.finditer(title):  # a single quote opened, never closed after it
+        closer = "’" if mark.group() == "‘" else "'’"
+        if mark.group() in "'‘" and not re.search(rf"\S[{closer}](?!\w)", title[mark.end():]):
+            unpaired.append(mark.start())
+    kept = "".join(c for i, c in enumerate(title) if i not in set(unpaired))
+    return " ".join(kept.split())
 
 
 def chat_title(question: str, answer: str, llm: LLM | None) -> str:
@@ -115,22 +159,58 @@ def chat_title(question: str, answer: str, llm: LLM | None) -> str:
 
 
 def distinct_title(title: str, taken: set[str], question: str, answer: str = "") -> str:
-    """``title``, or when another chat has it (case ignored), the title with the first key
-    phrase of the question (then of the answer) it lacks that makes it unique ("Chubby Cell
-    Replicas: master election"); failing that, numbered ("Chubby Cell Replicas (2)")."""
+    """``title``, or when another chat has it (case ignored), the title with a short key phrase
+    of the question (then of the answer) that makes it unique ("Chubby Cell Replicas: master
+    election"); failing that, numbered ("Chubby Cell Replicas (2)"). A phrase is added only
+    whole (never ending where its sentence goes on: "syntax according" of "according to"),
+    short, and mostly of words the title lacks (no near-duplicate restating it)."""
     used = {t.casefold() for t in taken}
     if title.casefold() not in used:
         return title
-    for phrase in key_phrases(question) + key_phrases(_without_lead_in(answer)):
-        if phrase.casefold() in title.casefold():
-            continue
-        candidate = f"{title}: {phrase[:TITLE_CHARS]}".rstrip()
-        if candidate.casefold() not in used:
-            return candidate
+    for text in (question, _without_lead_in(answer)):
+        for phrase in complete_phrases(text):
+            if len(phrase) > SUFFIX_CHARS or _restates(title, phrase):
+                continue
+            candidate = f"{title}: {phrase}"
+            if candidate.casefold() not in used:
+                return candidate
     number = 2
     while f"{title} ({number})".casefold() in used:
         number += 1
     return f"{title} ({number})"
+
+
+SUFFIX_CHARS = 30  # a phrase that tells a title apart is a few words
+# Words that may follow a whole phrase: its sentence goes on with a new part (a verb, a
+# conjunction, a question word), not with the object or the rest of the phrase ("a", "to").
+_AFTER_WHOLE = frozenset("""
+am is are was were be been being do does did has have had can could will would shall should
+may might must and or but nor so yet because since while when where which who whom whose why
+how that than then if
+""".split())
+
+
+def complete_phrases(text: str) -> list[str]:
+    """``key_phrases`` of ``text`` that end where a phrase ends: at the end of the text, at a
+    punctuation mark, or before a word that begins a new part of the sentence."""
+    whole = []
+    for phrase in key_phrases(text):
+        found = re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text, re.IGNORECASE)
+        after = text[found.end():].lstrip() if found else "?"
+        word = _TOKEN.match(after)
+        if not after or not after[0].isalnum() or (word and word.group().lower()
+                                                   in _AFTER_WHOLE):
+            whole.append(phrase)
+    return whole
+
+
+def _restates(title: str, phrase: str) -> bool:
+    """Whether most of ``phrase``'s words are already in ``title`` (or the phrase holds it)."""
+    def words(text: str) -> set[str]:
+        return {re.sub(r"['’]s$", "", w.lower()) for w in _TOKEN.findall(text)}
+
+    mine, its = words(phrase), words(title)
+    return phrase.casefold() in title.casefold() or len(mine & its) * 2 > len(mine)
 
 
 def _without_lead_in(answer: str) -> str:

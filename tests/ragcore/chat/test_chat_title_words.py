@@ -1,0 +1,49 @@
+"""A chat's title reads as a person writes one: its quote marks paired, and a title told apart
+from another's by a whole phrase or a number, never by words cut mid-phrase (issue 66)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragcore.chat.titles import chat_title, distinct_title
+from ragcore.llms.fake import FakeLLM
+
+
+@pytest.mark.parametrize("reply, title", [
+    ('Franz Kafka\'s "Metamorphosis"', 'Franz Kafka\'s "Metamorphosis"'),  # was cut unpaired
+    ('"Franz Kafka\'s "Metamorphosis""', 'Franz Kafka\'s "Metamorphosis"'),
+    ('"Kafka\'s Metamorphosis"', "Kafka's Metamorphosis"),
+    ('"Trial" and "Castle"', '"Trial" and "Castle"'),
+    ('Title: “The Trial', "The Trial"),
+    ("The 'Trial of Josef K", "The Trial of Josef K"),
+    ("The students' essays", "The students' essays"),
+])
+def test_a_models_title_keeps_its_quote_marks_paired(reply, title):
+    assert chat_title("What happens to Gregor?", "He wakes as an insect.",
+                      FakeLLM([reply])) == title
+
+
+def test_an_unpaired_quote_mark_is_dropped():
+    from ragcore.chat.titles import balanced_quotes
+
+    assert balanced_quotes('Franz Kafka\'s "Metamorphosis') == "Franz Kafka's Metamorphosis"
+    assert balanced_quotes('Metamorphosis" by Kafka') == "Metamorphosis by Kafka"
+    assert balanced_quotes('A "long" title "cut') == 'A "long" title cut'
+
+
+def test_a_long_quoted_title_cut_to_fit_drops_the_quote_it_cut():
+    reply = 'Kafka and "The Metamorphosis of Gregor Samsa into a monstrous vermin"'
+    title = chat_title("What happens?", "He wakes.", FakeLLM([reply]))
+    assert title.endswith("…") and '"' not in title, title
+
+
+def test_a_title_is_never_told_apart_by_a_phrase_cut_mid_sentence():
+    taken = {"URI Scheme Component Syntax"}
+    question = "What is the URI scheme component's syntax according to RFC 3986?"
+    answer = "A scheme name begins with a letter."
+    title = distinct_title("URI Scheme Component Syntax", taken, question, answer)
+    assert title != "URI Scheme Component Syntax: URI scheme component's syntax according"
+    assert title in ("URI Scheme Component Syntax: RFC 3986", "URI Scheme Component Syntax (2)")
+    # an answer's phrase is used whole ("a letter"), not "scheme name begins"
+    assert distinct_title("Scheme names", {"scheme names"}, "Scheme names?",
+                          "A scheme name begins with a letter.") == "Scheme names: letter"
