@@ -12,7 +12,7 @@ from webapp import shell, state
 from webapp.indexes import jobs_view, store_choice
 from webapp.team import team_state
 from webapp.indexes import index_names
-from webapp.session import session
+from webapp.session import Widget, session
 from ragcore.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 
 logger = logging.getLogger(__name__)
@@ -79,6 +79,15 @@ def forecast(name, files, chunk_size: int, chunk_overlap: int):
     return plan
 
 
+def waiting_for(files, name: str) -> str:
+    """Why the Index button cannot start yet ("" when it can)."""
+    if not name:  # a name typed but not usable is told why under its box
+        named = "Choose a usable name" if session.widget(Widget.NEW_INDEX_NAME, "").strip() \
+            else "Name the index"
+        return f"{named} and add files to start." if not files else f"{named} to start."
+    return "" if files else "Add files to start."
+
+
 def start_button(files, name, plan) -> bool:
     """The Index button; above ``CONFIRM_SECONDS`` of work it asks first ("Start anyway")."""
     count = len(files or ())
@@ -93,7 +102,10 @@ def start_button(files, name, plan) -> bool:
             del session.upload_confirm
             st.rerun()
         return left.button("Start anyway", type="primary", key="upload-start-anyway")
-    if not st.button(label, type="primary", disabled=not files or not name):
+    waiting = waiting_for(files, name)
+    if not st.button(label, type="primary", disabled=bool(waiting)):
+        if waiting:  # a greyed button says why
+            st.caption(waiting)
         return False
     if plan is not None and plan.seconds > CONFIRM_SECONDS:
         session.upload_confirm = session.upload_forecast[0]
