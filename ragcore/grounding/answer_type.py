@@ -107,6 +107,13 @@ def _asked(question: str) -> tuple[str, tuple[re.Pattern[str], ...]] | None:
 
 
 REPEATS = "more than the question's own words"
+A_NAME = "a name"
+# "What is the name of Gregor's sister?", "What was his full name?": a name is asked for
+_ASKS_NAME = re.compile(r"\bwhat (?:is|was|are|were) (?:the )?names? of\b|\bwhat (?:is|was) "
+                        r"(?:[\w'\u2019]+['\u2019]s|his|her|its|their) (?:first |last |full )?"
+                        r"name\b", re.IGNORECASE)
+_NAME_TOKEN = re.compile(r"`[^`]+`|[\w'\u2019.-]+")
+_QUOTED = re.compile(r"\*\*[^*]+\*\*|\u201c[^\u201d]+\u201d|\"[^\"]+\"")
 MONEY_UNSTATED = "a sum of money the documents state"
 COUNT_UNSTATED = "a count the documents state"
 # A number that is a sum of money or a share, not a count ("$2 Trillion", "the top 1%").
@@ -179,14 +186,36 @@ def mismatch(question: str, answer: str) -> str:
 
 
 def unshown(question: str, text: str) -> str:
-    """What ``question`` asks for (a count, a sum of money, a year ...) when ``text`` shows
-    nothing of that kind ("NIST has many employees." for "How many employees does NIST
+    """What ``question`` asks for (a count, a sum of money, a year, a name ...) when ``text``
+    shows nothing of that kind ("NIST has many employees." for "How many employees does NIST
     have?"); "" when it shows one or the question asks for no form."""
+    if _ASKS_NAME.search(question) and not _SECOND_ASK.search(question):
+        return "" if _shows_a_name(question, text) else A_NAME
     # "Who coined the term C10K, and in what year?": the answer may answer either part.
     parts = [_asked(part) for part in _SECOND_ASK.split(question)]
     if any(asked is None or any(form.search(text) for form in asked[1]) for asked in parts):
         return ""
     return parts[0][0]
+
+
+def _shows_a_name(question: str, text: str) -> bool:
+    """Whether ``text`` writes a name ``question`` does not: a capitalized word ("Grete"), code
+    ("`--text`", "RIPGREP_CONFIG_PATH") or a quoted or bold phrase."""
+    asked = {_bare(word) for word in _NAME_TOKEN.findall(question)}
+    quoted = " ".join(_QUOTED.findall(text))
+    for word in _NAME_TOKEN.findall(text.replace("**", "")):
+        bare = word.strip("`'\u2019.-")
+        if not bare or _bare(bare) in asked:
+            continue
+        if (word.startswith("`") or re.search(r"[_/]|^-|\w\.\w", word) or word in quoted
+                or (bare[0].isupper() and bare.casefold() not in STOPWORDS)):
+            return True
+    return False
+
+
+def _bare(word: str) -> str:
+    """A word as a name is compared: folded, without its possessive "'s"."""
+    return re.sub(r"['\u2019]s$", "", word.casefold())
 
 
 def written_forms(text: str) -> list[str]:

@@ -14,6 +14,7 @@ from ragcore.grounding.answer_type import (
     count_unstated,
     heading_only,
     mismatch,
+    unshown,
 )
 from ragcore.grounding.claims import claims_of
 
@@ -280,3 +281,17 @@ RISK = ("CHAPTER 1 PAGE 2 1.1 PURPOSE AND APPLICABILITY The purpose of Special P
 def test_a_count_the_passages_give_only_of_another_thing_is_not_the_count_asked(
         question, answer, passage, off):
     assert count_unstated(question, answer, [passage]) == off
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("Gregor only remained close to his sister now.", False),  # the question's name alone
+    ("The name of Gregor's sister is Grete.", True),
+    ("**Grete**.", True),
+    ("The flag is called `--text`.", True),
+    ("It is set in RIPGREP_CONFIG_PATH.", True)])
+def test_a_name_asked_for_is_one_the_question_does_not_give(text, shown):
+    # issue 66's walk: the agent's "Gregor only remained close to his sister now." was shown
+    # as what the documents state, for "What is the name of Gregor's sister?"
+    asked = "What is the name of Gregor's sister?"
+    assert (unshown(asked, text) == "") is shown
+    assert unshown("What is the sister's job?", "Gregor only remained close.") == ""
