@@ -29,8 +29,8 @@ LARGEST_FILE_NOTE = ("Bigger files are listed as not indexed, with their size, i
                      "keeping the machine busy for hours (a 200 MB text takes hours to embed on "
                      "a small machine).")
 SERVER_BACKENDS = ("ollama", "openai")  # the model servers model_setup knows how to ask
-AUTOMATIC = {AUTO: ("Automatic", "A local Ollama if one is running, otherwise the packaged "
-                               "model (extractive answers only if it cannot load).")}
+AUTOMATIC = {AUTO: ("Automatic", f"A local Ollama if one is running, otherwise {fmt.BUILT_IN} "
+                               "(extractive answers only if it cannot load).")}
 
 
 def backend_form(saved, *, advanced: bool) -> dict:
@@ -159,7 +159,7 @@ def main() -> None:
         advanced = advanced_toggle()
     st.subheader("Answering model")
     changes = backend_form(saved, advanced=advanced)
-    st.subheader("Packaged language models")
+    st.subheader("Built-in models")  # one name: "the built-in model" (fmt.BUILT_IN)
     packaged.packaged_models_panel(advanced=advanced)
     if advanced:  # which model turns passages into numbers: kept as saved without Advanced
         st.subheader("Embedding model for new indexes")

@@ -59,7 +59,7 @@ def _new_index(page) -> None:
 
 
 def _packaged_model(page) -> None:
-    page.get_by_text("Packaged model (this computer)").click()
+    page.get_by_text("The built-in model (this computer)").click()
 
 
 # What else a page shows with a click, Advanced still off: Indexes' tabs, Upload's new index,

@@ -20,7 +20,7 @@ from webapp.session import Widget, session
 from webapp.shell import in_columns
 
 CROSS_ENV = "RAGCORE_CROSS_ENCODER"
-TOP_K_HELP = ("How many passages the answer reads and cites. The packaged model reads a budget "
+TOP_K_HELP = ("How many passages the answer reads and cites. The built-in model reads a budget "
               "of sentences: for a fact it picks them among at least 12 passages retrieved, "
               "from this many. The sources may list a few more than this: a document's own "
               "card (its title, authors, date) for a question about the document, the passage "

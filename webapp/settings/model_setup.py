@@ -198,6 +198,6 @@ def automatic_status(url: str) -> None:
                    "will be written "
                    f"by {chat[0]}.")
     else:
-        st.caption(f"No Ollama with a chat model answers at {url}, so the packaged model "
+        st.caption(f"No Ollama with a chat model answers at {url}, so the built-in model "
                    "below writes the answers. Choose Ollama above to find it or download a "
                    "model.")

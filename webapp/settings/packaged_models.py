@@ -148,7 +148,8 @@ def packaged_models_panel(*, advanced: bool = True) -> None:
                    "model is checked to be the one the app came with before it is used.")
     for model in installed_models():
         columns = st.columns([2, 1, 1])
-        columns[0].markdown(f"**{model.name}**" + (" · in use" if model.name == used else ""))
+        named = f"**{model.name}**" if advanced else f"**Built-in model** ({model.name})"
+        columns[0].markdown(named + (" · in use" if model.name == used else ""))
         columns[1].button("Use this model", key=f"packaged.use.{model.name}",
                           disabled=model.name == used, on_click=use_model, args=(model.name,))
         if columns[2].button("Measure speed", key=f"packaged.speed.{model.name}"):
@@ -185,7 +186,7 @@ def use_model(name: str) -> None:
     state.forget_llm()
     session.preset(Widget.LLM_BACKEND, "local")  # the backend radio and model picker follow
     session.preset(Widget.model_pick("llms", "local"), name)
-    session.packaged_model_told = f"Saved: answers are now written by the packaged model {name}."
+    session.packaged_model_told = f"Saved: answers are now written by {model_named(name)}."
 
 
 def measure(model: PackagedModel, *, advanced: bool = True) -> None:
@@ -195,15 +196,22 @@ def measure(model: PackagedModel, *, advanced: bool = True) -> None:
     values = {**saved.llm_settings("local").model_dump(), "model": model.name}
     options = LLMOptions(temperature=saved.temperature, context_window=saved.context_window)
     with shell.friendly_errors():
-        with st.spinner(f"Loading {model.name} and timing a short reply…"):
+        with st.spinner(f"Loading {model_named(model.name)} and timing a short reply…"):
             speed = measure_speed(build_llm("local", values, options))
         root = state.workspace_root()
         speeds = {**(preferences.load(root).get(SPEEDS) or {}), model.name: asdict(speed)}
         preferences.save(root, **{SPEEDS: speeds})
         said = speed.describe(advanced=advanced)
-        session.packaged_model_measured = (model.name, f"{model.name} {said}; its first word "
+        named = model.name if advanced else model_named(model.name)
+        named = named[:1].upper() + named[1:]
+        session.packaged_model_measured = (model.name, f"{named} {said}; its first word "
                                            f"came after {speed.first_token_seconds:.1f} s.")
         st.rerun()  # shown under its button, and in the table above
+
+
+def model_named(name: str) -> str:
+    """'the built-in model (qwen2.5-coder-1.5b)': people's one name, its file's as a detail."""
+    return f"{fmt.BUILT_IN} ({name})"
 
 
 def _described(kept: Any, *, advanced: bool) -> str:

@@ -4,7 +4,8 @@ A backend is offered by its registry entry (``ragcore.backend.Backend``): its la
 description in the choice, its settings model field by field (text per str, password per
 ``SecretStr``, number per int/float, checkbox per bool, choice per ``Literal``), a "Test
 connection" button when it has a connection test, and, for a backend that lists its models,
-a model picker filled by that test. A backend registered by a plugin appears here unchanged.
+a model picker filled by that test. A backend registered by a plugin appears here unchanged;
+the packaged model's entry is named as people know it (``LABELS``, ``HELPS``).
 """
 
 from __future__ import annotations
@@ -17,15 +18,24 @@ from pydantic import BaseModel, SecretStr
 from pydantic.fields import FieldInfo
 
 from ragcore.backend import Backend, secret_fields, secret_value
+from ragcore.present import format as fmt
 from ragcore.registry import Registry
 from webapp import shell
 from webapp.session import Widget, session
 
 
+# The packaged model has one name for people, the one the Start page and the sidebar use
+# (``fmt.BUILT_IN``); its files' names ("qwen2.5-coder-1.5b") are details beside it.
+LABELS = {"local": f"{fmt.BUILT_IN[:1].upper()}{fmt.BUILT_IN[1:]} (this computer)"}
+HELPS = {"llms.local.model": "Which built-in model writes the answers (its file's name); "
+                             "empty: the first one installed."}
+
+
 def choose_backend(label: str, registry: Registry[Backend[Any]], current: str, *,
                    extra: Mapping[str, tuple[str, str]] | None = None, key: str) -> str:
     """A radio of the registered backends (after ``extra`` choices: name -> label, caption)."""
-    offered = {**(extra or {}), **{b.name: (b.label, b.description) for b in registry}}
+    offered = {**(extra or {}), **{b.name: (LABELS.get(b.name, b.label), b.description)
+                                   for b in registry}}
     names = list(offered)
     return st.radio(label, names, index=names.index(current) if current in names else 0,
                     format_func=lambda name: offered[name][0],
@@ -72,15 +82,16 @@ def model_input(section: str, backend: str, info: FieldInfo, current: str) -> st
     """A picker of the models the server listed, or a text box until it has listed them."""
     models = session.listed_models.get(f"{section}.{backend}", [])
     label = info.title or "Model"
+    described = HELPS.get(f"{section}.{backend}.model", info.description)
     if models:
         key = Widget.model_pick(section, backend)
         if session.widget(key) in models:  # chosen before (or just downloaded): kept
-            return st.selectbox(label, models, key=key, help=info.description)
+            return st.selectbox(label, models, key=key, help=described)
         index = models.index(current) if current in models else 0
-        return st.selectbox(label, models, index=index, key=key, help=info.description)
+        return st.selectbox(label, models, index=index, key=key, help=described)
     hint = "Press “Test connection” to choose from the server's models."
     return st.text_input(label, value=current, key=Widget.setting(section, backend, "model"),
-                         help=f"{info.description} {hint}" if info.description else hint)
+                         help=f"{described} {hint}" if described else hint)
 
 
 def field_input(key: str, name: str, info: FieldInfo, value: Any) -> Any:
