@@ -8,10 +8,7 @@ key pair ..." for why a new key pair is used for each transaction), or its resta
 question, refused as unsupported while the passage holding the reason was found. Where the reason
 stands is the general signal, as for a short answer (``grounding.located``): beside the passage
 sentence that states the question (at least ``LOCATED_SHARE`` of its content words; of several,
-the one the trained reader finds likeliest to state the answer; when none does, the one the
-reader finds stating it, at ``stating.STATES``: "For writing long strings without introducing
-extraneous whitespace, use a "line ending backslash"." for "How can I break a long basic string
-over several lines without adding whitespace to it?"), which is
+the one the trained reader finds likeliest to state the answer), which is
 followed by its reason ("... we need no mutex around changes to shared data ... / There is no
 preemptive multitasking, so ...": the sentence the budgeted reader reads with it,
 ``retrieval.neighbours.explained``) or points back to it ("This means that whether a file is
@@ -37,7 +34,7 @@ from ..grounding.answer_type import asks_yes_or_no, wants_an_explanation
 from ..grounding.claims import sentence_spans
 from ..grounding.facts import facts_of, missing_facts
 from ..grounding.holding import holds_answer
-from ..grounding.located import LOCATED_SHARE, asked_share, asked_stems, located
+from ..grounding.located import LOCATED_SHARE, asked_share, asked_stems
 from ..grounding.numbers import NUMBER
 from ..grounding.stating import stated
 from ..grounding.text import NEGATION, content_stems, fold
@@ -169,8 +166,7 @@ def explanation(question: str, verdict: Verdict, listed: Sequence[ListedSource]
     state the answer (``grounding.stating``), then most of its words (the first listed of equals),
     with the sentence before when it points back and the one after (not a heading or code).
     None for another question, a question naming what the documents don't mention, or when no
-    sentence states ``LOCATED_SHARE`` of the question and none is the reader's at
-    ``stating.STATES`` (``located``)."""
+    sentence states ``LOCATED_SHARE`` of the question."""
     if not wants_an_explanation(question) or verdict.unmentioned:
         return None
     subjects = tuple(sorted(set(document_subjects([source.scored for source in listed]))))
@@ -184,7 +180,7 @@ def _explanation(question: str, texts: tuple[str, ...], subjects: tuple[str, ...
     for its source's note (``markers``), found once."""
     facts = facts_of(question)
     chances = {(s.passage, s.span): s.chance for s in stated(question, texts)}
-    best: tuple[tuple[bool, bool, float, float], int, int] | None = None
+    best: tuple[tuple[bool, float, float], int, int] | None = None
     for position, text in enumerate(texts):
         spans = sentence_spans(text, wrapped=True)
         for i in _prose(text, spans):
@@ -192,12 +188,10 @@ def _explanation(question: str, texts: tuple[str, ...], subjects: tuple[str, ...
             share = asked_share(question, sentence, subjects)
             # a sentence stating the question states its facts ("0" of "Why is the default
             # opt-level for dev 0?"): "Cargo will use the defaults for the dev profile" does not;
-            # of those stating the question, the one the reader finds stating the answer; the
-            # reader's alone only where no sentence states the question's words
-            chance = chances.get((position, tuple(spans[i])))
-            rank = (share >= LOCATED_SHARE, not missing_facts(facts, sentence), chance or 0.0,
-                    share)
-            if located(share, chance) and (best is None or rank > best[0]):
+            # of those stating the question, the one the reader finds stating the answer
+            rank = (not missing_facts(facts, sentence),
+                    chances.get((position, tuple(spans[i])), 0.0), share)
+            if share >= LOCATED_SHARE and (best is None or rank > best[0]):
                 best = (rank, position, i)
     if best is None:
         return None
