@@ -85,7 +85,7 @@ def _indirect(text: str) -> str:
     if match:
         words = match["rest"].split()
         at = _verb_at(words)
-        if at is None:
+        if at is None or words[at].lower() in _NEVER_VERBS:
             return ""
         verb = _third_person(words[at]) if match["aux"].lower() == "does" else words[at]
         return " ".join([match["wh"].lower(), *words[:at], verb, *words[at + 1:]])
@@ -172,6 +172,10 @@ def _verb_at(words: list[str]) -> int | None:
 # The particle of a phrasal verb, which follows the verb and is not it: "does Gregor Samsa
 # wake up as" -> "Gregor Samsa wakes up as".
 _PARTICLES = frozenset("up out off down away back".split())
+# Words a pattern would take for the verb and never are ("does the crawler handle redirects
+# itself instead of ...": not "insteads"): the question is quoted instead.
+_NEVER_VERBS = frozenset("itself himself herself themselves instead also only even still "
+                         "just".split())
 
 
 def _third_person(verb: str) -> str:

@@ -91,6 +91,9 @@ def test_only_factoids_are_gated_and_lists_read_more():
      "The documents don't say what Gregor Samsa wakes up as in the story."),
     ("How does the master find out about failures?",
      "The documents don't say how the master finds out about failures."),
+    ("Why does the crawler handle redirects itself instead of letting aiohttp follow them?",
+     "The documents don't answer this: \u201cWhy does the crawler handle redirects itself "
+     "instead of letting aiohttp follow them?\u201d"),
     # "what did" inverts a past tense a pattern cannot make ("did ... help" -> "helped")
     ("What did the Rhine help to expand?",
      "The documents don't answer this: \u201cWhat did the Rhine help to expand?\u201d"),
