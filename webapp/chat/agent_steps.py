@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Iterator
 
-from ragcore.agent.task import REPEATED
 from ragcore.chat import StepTaken, agent_states
 from ragcore.present import format as fmt, trace_view
 
@@ -24,7 +23,9 @@ UNREADABLE = "The model's step could not be read; it was asked again."
 REPEATED_SEARCH = "It searched the same words again; the earlier passages were reused."
 TOOL_FAILED = "It could not be done as asked; the model was told what to fix."
 TOOL_WORDS = {"search_documents": "the document search"}  # a tool named in the model's thought
-_REPEATED_START = REPEATED.split("{action}")[0]  # "You already called "
+# How ``ragcore.agent.task.REPEATED`` begins (the app reaches the library through few modules;
+# tests/app/test_app_agent_steps.py formats the real one, so a change of words is caught).
+_REPEATED_START = "You already called "
 
 
 def stream_with_steps(
