@@ -46,7 +46,7 @@ def quotes_its_own_answer(text: str, answer: str, question: str = "") -> bool:
     bold = re.search(r"\*\*(.+?)\*\*", answer)
     if not text.startswith(("The documents don't", "Not found")) or NEAREST_LEAD not in text:
         return False
-    quote = text.split(NEAREST_LEAD, 1)[1]
+    quote = re.sub(r"\[\d+\]", "", text.split(NEAREST_LEAD, 1)[1])  # its citation mark aside
     stems = set(content_stems(bold[1])) if bold else set()
     if stems and stems <= set(content_stems(question)):
         return False
