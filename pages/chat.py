@@ -164,7 +164,9 @@ def confirm_delete(ws, chat) -> None:
         no.button("Keep", on_click=cancel_delete)
         return
     if what == "all":
-        st.warning(f"Delete all {len(team_state.chats(ws))} saved chats for good?")
+        listed = len(chat_list.listed_chats(ws))  # as many as the list shows
+        st.warning(f"Delete all {listed} saved chats for good?" if listed != 1
+                   else "Delete the saved chat for good?")
     else:
         st.warning(f"Delete the chat “{chat.title or 'new chat'}” for good?")
     yes, no = st.columns(2)

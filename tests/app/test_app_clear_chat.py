@@ -47,6 +47,17 @@ def test_a_cleared_chat_is_empty_and_leaves_no_stale_line(docs_ws):
     assert not any(w.value.startswith("Clear this chat?") for w in at.warning)
 
 
+def test_delete_all_counts_the_chats_listed_not_a_cleared_one(docs_ws):
+    at = chat(open_page("chat"), "What did the speech say about Ukraine?")
+    button(at, "New chat").click().run()
+    chat(at, "What does the zen of Python say about errors?")
+    button(at, "Clear").click().run()
+    button(at, "Yes, clear").click().run()
+    assert saved_titles(at) == ["Speech, Ukraine"]
+    button(at, "Delete all chats…").click().run()
+    assert "Delete the saved chat for good?" in [w.value for w in at.warning]
+
+
 def test_a_chat_without_a_reply_does_not_name_a_last_reply():
     from webapp.chat.chat_list import row_caption
 

@@ -54,9 +54,7 @@ def toggle_pin(chat_id: str, pinned: bool) -> None:
 def saved_chats(ws: Any, chat: Any, *, on_open: Callable[[str], None],
                 on_delete_all: Callable[[], None]) -> None:
     """The saved chats, grouped and searchable; the open one highlighted, each with a pin."""
-    # this person's own (every chat in single-user mode); a cleared chat, empty, is not listed,
-    # as a new chat is not until its first question
-    everything = [s for s in team_state.chats(ws) if s.messages]
+    everything = listed_chats(ws)
     if not everything:
         return
     st.subheader("Saved chats")
@@ -74,6 +72,12 @@ def saved_chats(ws: Any, chat: Any, *, on_open: Callable[[str], None],
     if len(found) > SHOWN_CHATS:
         st.caption(f"{len(found) - SHOWN_CHATS} older chats: search to find them.")
     st.button("Delete all chats…", on_click=on_delete_all, icon=":material/delete_sweep:")
+
+
+def listed_chats(ws: Any) -> list:
+    """This person's saved chats (every chat in single-user mode) but the empty ones: a cleared
+    chat is not listed, as a new chat is not until its first question."""
+    return [s for s in team_state.chats(ws) if s.messages]
 
 
 def _search(ws: Any, everything: Sequence[Any], words: str, names: dict[str, str]) -> list:
