@@ -41,7 +41,12 @@ def not_mentioned(question: str, absent: Sequence[str]) -> str:
     (``absent``, as the question writes them: ``located.unmentioned``): "The documents don't
     mention Queen Elizabeth." (names next to each other in the question said together), "No"
     first to a question asking whether they mention it."""
-    said = f"the documents don't mention {_named(question, absent)}."
+    named = _named(question, absent)
+    # a topic asked about whole keeps the article the question gives it: "the moon landing"
+    article = re.search(rf"\b(the|a|an)\s+{re.escape(named)}\b", question, re.IGNORECASE)
+    if article and named == mention_topic(question):
+        named = f"{article[1].lower()} {named}"
+    said = f"the documents don't mention {named}."
     if asks_yes_or_no(question) and mention_topic(question) is not None:
         return f"**No**: {said}"
     return said[0].upper() + said[1:]

@@ -69,3 +69,13 @@ def test_names_next_to_each_other_are_said_together_and_a_mention_question_gets_
 def test_the_models_refusal_of_a_mention_question_answers_no():
     text = shown("Not found in the documents.", "Did the President mention quantum computing?")
     assert text.startswith("**No**: the documents don't mention quantum computing."), text
+
+
+def test_a_topic_asked_about_whole_keeps_its_article():
+    # issue 66's walk: "Is the moon landing mentioned in the documents?"
+    asked = "Is the moon landing mentioned in the documents?"
+    assert not_mentioned(asked, ["moon landing"]).startswith(
+        "**No**: the documents don't mention the moon landing.")
+    # a name out of a longer phrase takes none: "the Fastnet lighthouse" is not "the Fastnet"
+    assert not_mentioned("When does the Fastnet lighthouse light its lamp?", ["Fastnet"]) == \
+        "The documents don't mention Fastnet."
