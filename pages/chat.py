@@ -18,6 +18,7 @@ from webapp.chat.chat_turns import (asked_before, checked_against, people_captio
                                     route_caption, source_passage, sourceless_reply,
                                     turn_retrieval_mode, turn_score)
 from ragcore.chat import ChatMode, refers_back
+from ragcore.engines import index_words
 from webapp.chat.chat_modes import mode_name, mode_select
 from webapp.answers.retriever_view import TOP_K_HELP, render_notes, retriever_select
 from webapp.session import Session, Widget, session
@@ -180,18 +181,20 @@ def saved_chats(ws, chat) -> None:
                           on_delete_all=lambda: ask_to_delete("all"))
 
 
-def marked_reply(message, lookup, *, embedder, key: str, question: str = "", judge=None):
+def marked_reply(message, lookup, *, embedder, key: str, question: str = "", judge=None,
+                 held=None):
     """The reply's text with [1] [2] markers after the sentences its sources support, and the
     listing of those sources numbered to match (None for a reply without sources); with the
-    ``question`` it was asked, the text follows ragcore's grounding verdict (``judge``: the LLM
-    asked whether a passage states the first claim)."""
+    ``question`` it was asked, the text follows ragcore's grounding verdict as the engines
+    check it (``judge``: the LLM asked whether a passage states the first claim; ``held``: the
+    index's words, ``engines.index_words``)."""
     text = message.content
     if not message.sources:  # a reply that read no passage says so first
         return sourceless_reply(text, message.trace), None
     return marked_listing(
         text, [source_passage(s, lookup) for s in message.sources],
         trace=message.trace, retrieval_mode=turn_retrieval_mode(message), embedder=embedder,
-        anchors=key, question=question, judge=judge,
+        anchors=key, question=question, judge=judge, held=held,
     )
 
 
@@ -241,7 +244,8 @@ def render_reply_extras(message, listing, lookup, *, index_name: str, key: str,
         st.info(notice)  # what went unusually (an empty reply ...) matters in the simple view too
 
 
-def render_history(chat, lookup, embedder, advanced: bool, upto: int | None = None):
+def render_history(chat, lookup, embedder, advanced: bool, upto: int | None = None,
+                   held=None):
     """The conversation (before ``upto``: a question asked again there): questions (with Edit),
     replies (with Copy, Regenerate), versions, dropped files; the last reply's slots of
     Regenerate and Write a fresh summary (none: no reply). It keeps them while a new question
@@ -258,7 +262,7 @@ def render_history(chat, lookup, embedder, advanced: bool, upto: int | None = No
                 continue
             text, listing = marked_reply(message, lookup, embedder=embedder,
                                          key=f"{chat.id}_{number}",
-                                         question=checked_against(chat, number))
+                                         question=checked_against(chat, number), held=held)
             with turn_view.reply_body(number):  # as a reply just made is drawn
                 regenerate = draw_reply(chat, number, message, text, listing, lookup,
                                         advanced=advanced, last=number == last)
@@ -345,7 +349,8 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool,
         number = len(chat.messages) - 1  # as the history will check it, from the cache
         return message, marked_reply(message, lookup, embedder=index.embedder,
                                      key=f"{chat.id}_{number}",
-                                     question=checked_against(chat, number), judge=llm)
+                                     question=checked_against(chat, number), judge=llm,
+                                     held=index_words(index))
 
     try:
         with turn.notice, waiting_notice():  # its place in line while the model answers others
@@ -483,7 +488,7 @@ def main() -> None:
     if prompt and prompt.files:
         drop_files(ws, chat, prompt.files)  # shown in place by render_history
     regenerate = render_history(chat, lookup, index.embedder, advanced,
-                                upto=at if question else None)
+                                upto=at if question else None, held=index_words(index))
     if not question and not failed:
         ask_again_offer(chat, choices["mode"])
     if failed:

@@ -20,8 +20,8 @@ from ragcore.query import iter_compare_modes
 from ragcore.chat import reading_rate, turn_states
 from ragcore.workspace.conversation import summary_answer
 from ragcore.engines import (
-    CHOICES, build_engine, build_retriever, iter_compare_retrievers, llm_with_index_embedder,
-    reading_pool, reading_postprocessors,
+    CHOICES, build_engine, build_retriever, index_words, iter_compare_retrievers,
+    llm_with_index_embedder, reading_pool, reading_postprocessors,
 )
 from webapp.answers.retriever_view import (
     TOP_K_HELP, offered, render_notes, render_retriever_comparison, retriever_select,
@@ -115,6 +115,7 @@ def ask(name: str, question: str, options: QueryOptions, box) -> None:
         text, response.source_nodes, trace=trace,
         retrieval_mode=options.retrieval_mode, response_mode=options.response_mode,
         embedder=index.embedder, anchors="query", question=question, judge=llm,
+        held=index_words(index),
     )
     box.markdown(fmt.markdown_text(marked) or NO_TEXT)  # in their place: checked, with [1] [2]
     shell.fallback_note()

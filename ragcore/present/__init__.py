@@ -57,6 +57,7 @@ _EXPORTS: dict[str, str] = {
     "reflows": ".passage.reflow",
     "ListedSource": ".sources",
     "SourceListing": ".sources",
+    "answer_citations": ".sources",
     "list_sources": ".sources",
     "support_embedder": ".sources",
     "uses_passages": ".sources",

@@ -123,19 +123,37 @@ def answer_sources(
     judge: Any = None,
     held: Callable[[str], bool] | None = None,
 ) -> SourceListing:
-    """Cite ``answer`` against ``nodes`` and list them: ``cite`` then ``list_sources``; with
-    ``question``, a generated answer is judged by the grounding verdict (``judge``: the LLM
-    asked whether a passage states each claim, when it can)."""
-    citations = Citations(())
-    answer = split_cut_short(answer)[0]  # "(Stopped early: ...)" is ragcore's, not a claim
-    if uses_passages(response_mode):
-        passages = [n.node.text for n in nodes]
-        embedder = support_embedder(embedder, retrieval_mode)
-        citations = cite(answer, passages, extractive=extractive, embedder=embedder,
-                         question=question, judge=judge, subjects=document_subjects(nodes),
-                         held=held)
+    """Cite ``answer`` against ``nodes`` and list them: ``answer_citations`` then
+    ``list_sources``; with ``question``, a generated answer is judged by the grounding verdict
+    (``judge``: the LLM asked whether a passage states each claim, when it can)."""
+    citations = answer_citations(answer, nodes, retrieval_mode=retrieval_mode,
+                                 extractive=extractive, response_mode=response_mode,
+                                 embedder=embedder, question=question, judge=judge, held=held)
     return list_sources(nodes, citations, retrieval_mode=retrieval_mode,
                         response_mode=response_mode, question=question)
+
+
+def answer_citations(
+    answer: str,
+    nodes: Sequence[ScoredNode],
+    *,
+    retrieval_mode: str,
+    extractive: bool,
+    response_mode: str | None = None,
+    embedder: Any = None,
+    question: str = "",
+    judge: Any = None,
+    held: Callable[[str], bool] | None = None,
+) -> Citations:
+    """What ``answer`` used of each of ``nodes`` (``cite``), with what the verdict reads beside
+    them: the documents' titles (``document_subjects``) and ``held``, the index's words. The one
+    way an answer is checked, for the engines and for the app's pages alike."""
+    if not uses_passages(response_mode):
+        return Citations(())
+    answer = split_cut_short(answer)[0]  # "(Stopped early: ...)" is ragcore's, not a claim
+    return cite(answer, [n.node.text for n in nodes], extractive=extractive,
+                embedder=support_embedder(embedder, retrieval_mode), question=question,
+                judge=judge, subjects=document_subjects(nodes), held=held)
 
 
 def document_subjects(nodes: Sequence[ScoredNode]) -> tuple[str, ...]:

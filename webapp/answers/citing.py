@@ -22,7 +22,7 @@ from ragcore.present import (
     Citations,
     ListedSource,
     SourceListing,
-    cite,
+    answer_citations,
     list_sources,
     listing_strengths,
     mark_listing,
@@ -32,7 +32,6 @@ from ragcore.present import (
     reflows,
     render_segments,
     support_embedder,
-    uses_passages,
 )
 from webapp.indexes.document_view import (CARD_NOTE, card_name, is_card, open_in_document_button,
                                           tints_said)
@@ -73,28 +72,30 @@ def source_listing(
     embedder: Any = None,
     question: str = "",
     judge: Any = None,
+    held: Callable[[str], bool] | None = None,
 ) -> SourceListing:
     """The listing of an answer's sources; the citation work is cached per answer. With the
-    ``question``, a generated answer is judged by ragcore's grounding verdict."""
-    citations = Citations(())
-    if uses_passages(response_mode):
-        embedder = support_embedder(embedder, retrieval_mode)
-        citations = _cached_citations(
-            answer,
-            tuple(n.node.text for n in nodes),
-            support.is_extractive(trace),
-            getattr(embedder, "model_name", None),
-            embedder,
-            question,
-            judge,
-        )
+    ``question``, a generated answer is judged by ragcore's grounding verdict as the engines
+    judge it (``present.answer_citations``; ``held``: the index's words,
+    ``engines.index_words``)."""
+    extractive = support.is_extractive(trace)
+    model = getattr(support_embedder(embedder, retrieval_mode), "model_name", None)
+    # ``model`` keys the cache; the embedder and the judge do not, nor which index ``held``
+    # reads (the passages are that index's)
+    key = (answer, tuple(n.node.text for n in nodes), extractive, model, question,
+           response_mode, held is None)
+    citations = _cached(key, lambda: answer_citations(
+        answer, nodes, retrieval_mode=retrieval_mode, extractive=extractive,
+        response_mode=response_mode, embedder=embedder, question=question, judge=judge,
+        held=held))
     return list_sources(nodes, citations, retrieval_mode=retrieval_mode,
                         response_mode=response_mode, question=question)
 
 
 def marked_listing(answer: str, nodes: Sequence[ScoredNode], *, trace: Any, retrieval_mode: str,
                    response_mode: str | None = None, embedder: Any = None, anchors: str = "",
-                   question: str = "", judge: Any = None) -> tuple[str, SourceListing]:
+                   question: str = "", judge: Any = None,
+                   held: Callable[[str], bool] | None = None) -> tuple[str, SourceListing]:
     """``answer`` with [1] [2] markers after the sentences its sources support, and the listing
     of those sources numbered to match (``source_listing``, then ``markers.mark_listing``).
 
@@ -103,7 +104,7 @@ def marked_listing(answer: str, nodes: Sequence[ScoredNode], *, trace: Any, retr
     """
     listing = source_listing(answer, nodes, trace=trace, retrieval_mode=retrieval_mode,
                              response_mode=response_mode, embedder=embedder, question=question,
-                             judge=judge)
+                             judge=judge, held=held)
     if not anchors:
         return mark_listing(answer, listing)
     return mark_listing(answer, listing,
@@ -169,23 +170,18 @@ _CITATIONS_LOCK = threading.Lock()
 CACHED_ANSWERS = 256
 
 
-def _cached_citations(
-    answer: str, passages: tuple[str, ...], extractive: bool, model: str | None, embedder: Any,
-    question: str = "", judge: Any = None,
-) -> Citations:
-    # ``model`` keys the cache; the embedder and the judge do not.
-    key = (answer, passages, extractive, model, question)
+def _cached(key: tuple, citations: Callable[[], Citations]) -> Citations:
+    """The citation work of ``key``'s answer, made by ``citations`` once."""
     with _CITATIONS_LOCK:
         if key in _CITATIONS:
             _CITATIONS.move_to_end(key)
             return _CITATIONS[key]
-    citations = cite(answer, passages, extractive=extractive, embedder=embedder,
-                     question=question, judge=judge)
+    made = citations()
     with _CITATIONS_LOCK:
-        _CITATIONS[key] = citations
+        _CITATIONS[key] = made
         while len(_CITATIONS) > CACHED_ANSWERS:
             _CITATIONS.popitem(last=False)
-    return citations
+    return made
 
 
 def render_listing(listing: SourceListing, draw: DrawSource, *, toggle_key: str,
