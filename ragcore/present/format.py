@@ -39,8 +39,8 @@ def backend_notice(llm: Any, *, advanced: bool = True) -> tuple[str, str]:
     if is_extractive(llm):
         return "info", (
             f"**Answering: {label}.** Answers quote the most relevant sentences of "
-            "your documents word for word. For written answers, choose a packaged language "
-            "model, Ollama or an OpenAI-compatible server on the Settings page."
+            "your documents word for word. For written answers, choose the built-in model, "
+            "Ollama or an OpenAI-compatible server on the Settings page."
         )
     return "success", f"**Answering: {label}.** Answers are written by this model."
 

@@ -48,3 +48,13 @@ def test_using_and_timing_a_model_name_it_the_same_way(local_model_ws):  # noqa:
     [b for b in at.button if b.key == "packaged.use.smollm2-135m"][0].click().run()
     assert "Saved: answers are now written by the built-in model (smollm2-135m)." in [
         s.value for s in at.success]
+
+
+def test_the_quoting_notice_names_the_built_in_model_as_the_other_pages_do():
+    from ragcore.present.format import backend_notice
+
+    class Quoting:  # the extractive answerer, as the notice reads it
+        model = "extractive"
+
+    _, text = backend_notice(Quoting(), advanced=False)
+    assert "packaged" not in text.lower() and "choose the built-in model" in text
