@@ -36,7 +36,7 @@ AUTOMATIC = {AUTO: ("Automatic", f"A local Ollama if one is running, otherwise {
 def backend_form(saved, *, advanced: bool) -> dict:
     """The answering model's fields the person chose (the context window under Advanced)."""
     backend = form.choose_backend("Answers come from", llm_backends, saved.llm_backend,
-                                  extra=AUTOMATIC,
+                                  extra=AUTOMATIC, labels=form.LABELS,
                                   key=Widget.LLM_BACKEND)
     changes = {"llm_backend": backend}
     if backend == AUTO:

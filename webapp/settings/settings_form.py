@@ -32,9 +32,11 @@ HELPS = {"llms.local.model": "Which built-in model writes the answers (its file'
 
 
 def choose_backend(label: str, registry: Registry[Backend[Any]], current: str, *,
-                   extra: Mapping[str, tuple[str, str]] | None = None, key: str) -> str:
-    """A radio of the registered backends (after ``extra`` choices: name -> label, caption)."""
-    offered = {**(extra or {}), **{b.name: (LABELS.get(b.name, b.label), b.description)
+                   extra: Mapping[str, tuple[str, str]] | None = None, key: str,
+                   labels: Mapping[str, str] | None = None) -> str:
+    """A radio of the registered backends (after ``extra`` choices: name -> label, caption),
+    named by ``labels`` where it names them (the answering models': ``LABELS``)."""
+    offered = {**(extra or {}), **{b.name: ((labels or {}).get(b.name, b.label), b.description)
                                    for b in registry}}
     names = list(offered)
     return st.radio(label, names, index=names.index(current) if current in names else 0,

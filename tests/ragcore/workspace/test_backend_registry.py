@@ -199,7 +199,7 @@ def test_the_settings_page_offers_it_with_its_own_fields(echo, monkeypatch, tmp_
 
 def test_the_settings_page_offers_only_registered_backends(monkeypatch, tmp_path):
     at = open_settings(monkeypatch, tmp_path / "ws")
-    assert at.radio[0].options == ["Automatic", "Packaged model (this computer)",
+    assert at.radio[0].options == ["Automatic", "The built-in model (this computer)",
                                    "Extractive (offline)", "Ollama", "OpenAI-compatible server"]
     assert at.radio[1].options == ["Packaged all-MiniLM-L6-v2", "Local model folder", "Ollama",
                                    "OpenAI-compatible server"]
