@@ -44,10 +44,9 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import lru_cache
-from typing import Callable, Protocol, Sequence, TypeVar
+from typing import Callable, Sequence, TypeVar
 
-from .answer_type import (asked_for, mention_topic, unshown, wants_an_explanation,
-                          written_forms)
+from .answer_type import asked_for, mention_topic, unshown, wants_an_explanation
 from .claims import Claim, Span, sentence_spans, short_answer, written_words
 from .facts import Facts, facts_of, missing_facts
 from .holding import Check as _Check, holds, holds_answer, stated_by, what_locates
