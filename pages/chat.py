@@ -19,7 +19,7 @@ from webapp.chat.chat_turns import (asked_before, checked_against, people_captio
                                     turn_retrieval_mode, turn_score)
 from ragcore.chat import ChatMode, refers_back
 from ragcore.engines import index_words
-from webapp.chat.chat_modes import mode_name, mode_select
+from webapp.chat.chat_modes import mode_caption, mode_name, mode_select
 from webapp.answers.retriever_view import TOP_K_HELP, render_notes, retriever_select
 from webapp.session import Session, Widget, session
 from webapp.waiting import waiting_notice
@@ -279,6 +279,9 @@ def draw_reply(chat, number: int, message, text: str, listing, lookup, *, advanc
     key = f"{chat.id}_{number}"
     turn_view.saved_steps(message.trace)  # an agent's, folded above its answer
     controls.render_reply(message, text=text)
+    written = mode_caption(chat, message)
+    if written:  # replies of several modes in one chat: which one wrote this
+        st.caption(written)
     render_reply_extras(message, listing, lookup, index_name=chat.index, key=key,
                         advanced=advanced)
     offer = summary_view.offer_fresh(message, key, shown=last)

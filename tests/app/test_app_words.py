@@ -97,6 +97,11 @@ def test_the_chat_modes_are_named_for_people_and_compared_on_the_same_question(g
     assert [m.trace["chat_mode"] for m in saved[1::2]] == ["condense_plus_context",
                                                           "condense_question"]
     assert not [b for b in at.button if b.label.startswith("Ask again with")]  # same mode now
+    # the reply asked again says which mode wrote it (issue 66: it did not), on a rerun too
+    for _ in range(2):
+        written = [c.value for c in at.main.caption if c.value.startswith("Written by")]
+        assert written == ["Written by \u201cFollow the conversation\u201d."], written
+        at.run()
 
 
 def test_advanced_shows_every_mode_with_its_internal_name(docs_ws):

@@ -49,6 +49,19 @@ def mode_name(mode: str) -> str:
         return mode
 
 
+def mode_caption(chat, message) -> str | None:
+    """Which chat mode wrote ``message``, when another wrote the reply before it in ``chat``
+    ("Ask again with ... to compare", a mode changed mid-chat): "Written by “Follow the
+    conversation”."; None for a chat's first reply and one in the mode before it."""
+    replies = [m for m in chat.messages if m.role == "assistant"]
+    at = next((i for i, m in enumerate(replies) if m is message), None)
+    made = (message.trace or {}).get("chat_mode")
+    before = (replies[at - 1].trace or {}).get("chat_mode") if at else None
+    if not made or not before or before == made:
+        return None
+    return f"Written by \u201c{mode_name(made)}\u201d."
+
+
 def mode_choices(current: str, *, advanced: bool) -> list[str]:
     """The internal names offered: every mode under ``advanced``, else the four people's
     modes (and the ``current`` one, so an opened chat keeps its mode)."""
