@@ -64,10 +64,11 @@ def holds(lead: Check, stems: set[str], forms: Sequence[str], sentence: str,
     the question's, not the answer's: "The grace period of a Chubby client is **45 seconds** by
     default." is held by "The client waits a further interval called the grace period, 45s by
     default.", whose sentence before names the Chubby client."""
-    if lead.claim.facts and set(missing_facts(lead.claim.facts, sentence)) - set(
-            stated_by(question, lead.claim.facts)):
+    if not (stems <= set(content_stems(sentence)) and all(f in sentence for f in forms)):
         return False
-    return stems <= set(content_stems(sentence)) and all(f in sentence for f in forms)
+    # the question's facts are read only where the sentence lacks one (most sentences lack none)
+    missing = set(missing_facts(lead.claim.facts, sentence)) if lead.claim.facts else set()
+    return not (missing and missing - set(stated_by(question, lead.claim.facts)))
 
 
 def stated_by(question: str, facts: Facts) -> list[str]:
