@@ -64,9 +64,20 @@ def test_stopping_the_reader_closes_the_reply():
     assert closed
 
 
+def asked_an_agent(llm, monkeypatch):
+    """The Chat page in the agent's mode, ``llm`` answering, asked about Ukraine."""
+    from webapp import state
+
+    monkeypatch.setattr(state, "current_llm", lambda: llm)
+    at = open_page("chat")
+    at.selectbox(key="chat_mode_choice").set_value("react").run()
+    at.chat_input[0].set_value("What did the speech say about Ukraine?").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 def test_the_chat_page_shows_a_react_turns_steps(docs_ws, monkeypatch):
     from ragcore.llms import FakeLLM
-    from webapp import state
 
     llm = FakeLLM([
         'Thought: I should search the **speech**.\nAction: search_documents\n'
@@ -74,11 +85,7 @@ def test_the_chat_page_shows_a_react_turns_steps(docs_ws, monkeypatch):
         "The passages say the speech stood with Ukraine.",  # the search tool's answer
         "Thought: I can answer now.\nAnswer: The speech stood with Ukraine.",
     ], default="A title")
-    monkeypatch.setattr(state, "current_llm", lambda: llm)
-    at = open_page("chat")
-    at.selectbox(key="chat_mode_choice").set_value("react").run()
-    at.chat_input[0].set_value("What did the speech say about Ukraine?").run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = asked_an_agent(llm, monkeypatch)
     assert any("The speech stood with Ukraine." in m.value for m in at.chat_message[1].markdown)
     body = next(iter(at.chat_message[1].children.values()))  # the reply as the history draws it
     steps = [c for c in body.children.values() if getattr(c, "type", "") == "status"]
@@ -195,7 +202,6 @@ def test_a_tool_error_is_never_shown_raw_without_advanced():
 
 def test_the_chat_page_says_an_agents_steps_in_a_persons_words(docs_ws, monkeypatch):
     from ragcore.llms import FakeLLM
-    from webapp import state
 
     (docs_ws / "app-preferences.json").write_text('{"advanced": false}', encoding="utf-8")
     search = ('Thought: I should search.\nAction: search_documents\n'
@@ -206,11 +212,7 @@ def test_the_chat_page_says_an_agents_steps_in_a_persons_words(docs_ws, monkeypa
         search,  # the same search again: the earlier passages are reused
         "Thought: I can answer now.\nAnswer: The speech stood with Ukraine.",
     ], default="A title")
-    monkeypatch.setattr(state, "current_llm", lambda: llm)
-    at = open_page("chat")
-    at.selectbox(key="chat_mode_choice").set_value("react").run()
-    at.chat_input[0].set_value("What did the speech say about Ukraine?").run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = asked_an_agent(llm, monkeypatch)
     body = next(iter(at.chat_message[1].children.values()))
     steps = [c for c in body.children.values() if getattr(c, "type", "") == "status"]
     assert [c.label for c in steps] == ["Reasoned in 3 steps"]

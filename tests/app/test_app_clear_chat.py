@@ -5,20 +5,10 @@ from __future__ import annotations
 
 import json
 
+from test_app_chat_list import chat, saved_titles
 from test_app_pages import app_env, built_workspace, button, docs_ws, open_page  # noqa: F401
-from streamlit.testing.v1 import AppTest
 
 from ragcore.workspace.chats import ChatSummary
-
-
-def chat(at: AppTest, message: str) -> AppTest:
-    at.chat_input[0].set_value(message).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def saved_titles(at: AppTest) -> list[str]:
-    return [b.label for b in at.sidebar.button if b.key and b.key.startswith("open_")]
 
 
 def test_clear_asks_first_and_keep_keeps_every_message(docs_ws):
