@@ -89,7 +89,7 @@ def run_chat(args: argparse.Namespace, context: CliContext) -> int:
 
 def _answer(message: str, session: ChatSession, trace: Any) -> Any:
     """Ask, then write the reply with its sources (checked as it is written); the response."""
-    from ..engines.from_index import index_words
+    from ..engines.from_index import answer_check
     from ..present.answer_score import ranked_with
     from .progress import follow_turn
 
@@ -107,7 +107,7 @@ def _answer(message: str, session: ChatSession, trace: Any) -> Any:
                                             session.settings.retrieval_mode),
                     # a follow-up is checked as the standalone question it was rewritten to
                     question=trace.notes.get("condensed_question") or message,
-                    judge=talk.llm, held=index_words(talk.index))
+                    check=answer_check(talk.index, talk.llm, session.settings.retrieval_mode))
     return response
 
 

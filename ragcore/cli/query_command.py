@@ -113,7 +113,7 @@ def answer_query(args: argparse.Namespace, context: CliContext, index, llm: LLM,
     """Answer with the index and model at hand, written to ``out`` (the answer) and ``err`` (what
     happens meanwhile): a terminal's streams here, a socket's in a warm process. ``loading``:
     the seconds this process spent loading them, said with the embedder's (None: warm)."""
-    from ..engines.from_index import index_words
+    from ..engines.from_index import answer_check
     from ..llms.slots import one_turn
     from ..trace import Trace
     from .progress import tell_found
@@ -133,7 +133,7 @@ def answer_query(args: argparse.Namespace, context: CliContext, index, llm: LLM,
         response = engine.query(args.question, trace=trace)
         write_reply(out, response, retrieval_mode=args.retrieval, embedder=index.embedder,
                     ranked_with=ranked_with(index.embed_model_name, args.retrieval),
-                    question=args.question, judge=llm, held=index_words(index))
+                    question=args.question, check=answer_check(index, llm, args.retrieval))
     if args.trace:
         write_trace(out, trace)
     return 0

@@ -50,19 +50,19 @@ BOLD, PLAIN = "\033[1m", "\033[0m"
 
 def write_reply(out: TextIO, response: Any, *, retrieval_mode: str = "similarity",
                 embedder: Any = None, ranked_with: str | None = None,
-                question: str = "", judge: Any = None,
-                held: Callable[[str], bool] | None = None) -> None:
+                question: str = "", check: AnswerCheck | None = None) -> None:
     """The answer, its score and its sources (see the module docstring); ``response`` is a
     query ``Response`` or a ``ChatResponse``. With the ``question`` it answers, a generated
     answer is written as ragcore's grounding verdict allows (``present.grounded``): once it is
-    whole and checked, never the unchecked draft; ``held`` says whether the index writes a
-    name anywhere (``engines.from_index.index_words``), as the app's check asks it."""
+    whole and checked, never the unchecked draft. ``check`` is how: the engines' own
+    (``engines.answer_check``: the index's embedder and words, the model as judge), as the
+    app checks; without one, against the passages alone with ``embedder``."""
     if not getattr(response, "source_nodes", None):
         question = ""  # no passages (simple chat, generation): nothing to check against
+    check = check or AnswerCheck(embedder=embedder, retrieval_mode=retrieval_mode)
     listing = write_answer(
         out, response, ranked_with=ranked_with, checked=bool(question.strip()),
-        cite=lambda text: _listing(text, response, retrieval_mode, embedder, question, judge,
-                                   held))
+        cite=lambda text: _listing(text, response, check, question))
     write_sources(out, response, retrieval_mode=retrieval_mode, embedder=embedder,
                   listing=listing)
 
@@ -108,12 +108,8 @@ def _opening(chunks: Iterator[str]) -> str:
     return first
 
 
-def _listing(text: str, response: Any, retrieval_mode: str, embedder: Any,
-             question: str = "", judge: Any = None,
-             held: Callable[[str], bool] | None = None) -> SourceListing:
+def _listing(text: str, response: Any, check: AnswerCheck, question: str) -> SourceListing:
     mode = response.mode.value if isinstance(response.mode, ResponseMode) else None
-    check = AnswerCheck(embedder=embedder, judge=judge, retrieval_mode=retrieval_mode,
-                        held=held)
     return check.listing(text, response.source_nodes, question=question,
                          trace=response.trace, response_mode=mode)
 
@@ -146,7 +142,8 @@ def write_sources(
     ``listing``: its sources already listed (and numbered like the answer's markers).
     """
     if listing is None:
-        listing = _listing(response.text, response, retrieval_mode, embedder)
+        listing = _listing(response.text, response,
+                           AnswerCheck(embedder=embedder, retrieval_mode=retrieval_mode), "")
     if listing.without_sources:
         out.write(f"\nSources: none. {listing.without_sources}\n")
         return

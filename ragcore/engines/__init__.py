@@ -19,6 +19,7 @@ from ..lazy_exports import lazy_exports
 
 # Imported on first use: ``index`` builds its engines from ``from_index`` without the others.
 _EXPORTS: dict[str, str] = {
+    "answer_check": ".from_index",
     "chat_engine_from_index": ".from_index",
     "index_words": ".from_index",
     "llm_with_index_embedder": ".from_index",

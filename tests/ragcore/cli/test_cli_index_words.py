@@ -9,6 +9,7 @@ import io
 
 from ragcore.chat.response import ChatResponse
 from ragcore.cli.render import write_reply
+from ragcore.present.markers import AnswerCheck
 from ragcore.trace import Trace
 from ragcore.types import Node, ScoredNode
 
@@ -21,7 +22,7 @@ def written(held) -> str:
                                       mode="context",
                                       source_nodes=[ScoredNode(Node(text=PASSAGE), 0.8)])
     out = io.StringIO()
-    write_reply(out, response, question=QUESTION, held=held)
+    write_reply(out, response, question=QUESTION, check=AnswerCheck(held=held))
     return out.getvalue()
 
 
@@ -32,7 +33,8 @@ def test_a_name_the_index_writes_elsewhere_is_not_said_missing():
 
 
 def test_ragcore_chat_checks_with_its_indexs_words(monkeypatch):
-    """The command hands ``write_reply`` the index's words (``index_words``), not None."""
+    """The command hands ``write_reply`` the engines' check (``answer_check``), which reads the
+    index's words (``index_words``), not None."""
     from types import SimpleNamespace
 
     from ragcore.cli import chat_command, progress
@@ -57,5 +59,6 @@ def test_ragcore_chat_checks_with_its_indexs_words(monkeypatch):
     monkeypatch.setattr(progress, "follow_turn", lambda response, llm: None)
     session = chat_command.ChatSession(Talk(), SimpleNamespace(retrieval_mode="hybrid"))
     chat_command.answer_turn(QUESTION, session, show_trace=False)
-    assert asked["held"] is not None and asked["held"]("President")
-    assert not asked["held"]("Elizabeth")
+    held = asked["check"].held
+    assert held is not None and held("President")
+    assert not held("Elizabeth")
