@@ -20,7 +20,8 @@ latest turn or so, and ``from_llm`` goes below it only for a model whose window 
 a prompt reads of the conversation then costs the same at the twentieth question as at the
 second (issue 65: with three quarters of the packaged model's window, each turn read ~85 tokens
 more than the last, up to ~1,200, and the 15th-18th answers took 2.8 times the 2nd-4th). A
-caller who wants a longer memory in every prompt passes ``token_limit``.
+caller who wants a longer memory in every prompt passes ``token_limit``; ``earlier(turns=)``
+bounds it to the newest turns (a context chat's answer carries the latest alone).
 
 Engines are stateless; the app keeps one ``ChatMemory`` per conversation (in session state) and
 saves it with ``to_json``.
@@ -111,19 +112,19 @@ class ChatMemory:
         limit = self.token_limit if max_tokens is None else min(self.token_limit, max_tokens)
         return self._fit(range(len(self._messages)), limit - max(0, extra_tokens))
 
-    def earlier(self, latest: str, *, budget: int) -> list[Message]:
+    def earlier(self, latest: str, *, budget: int, turns: int | None = None) -> list[Message]:
         """The conversation before the user's latest message ``latest``, fitted for a prompt.
 
         The prompt places ``latest`` itself: it is a fixed part of ``ragcore.prompt_budget``'s
         rule, never cut or dropped. What comes before it gets at most ``budget`` tokens and at
         most ``token_limit`` less the latest message: system messages, then whole turns, newest
-        first.
+        first, at most ``turns`` of them when given.
         """
         end = len(self._messages)
         if end and self._messages[-1].role == "user" and self._messages[-1].content == latest:
             end -= 1
         cap = self.token_limit - message_tokens(Message("user", latest))
-        return self._fit(range(end), min(budget, cap))
+        return self._fit(range(end), min(budget, cap), turns)
 
     def token_count(self) -> int:
         """Tokens of every stored message (what ``get`` would need without a limit)."""
@@ -131,14 +132,16 @@ class ChatMemory:
 
     # ---- internals --------------------------------------------------------------------------
 
-    def _fit(self, indexes: range, budget: int) -> list[Message]:
-        """The messages at ``indexes`` within ``budget``: system ones, then newest whole turns."""
+    def _fit(self, indexes: range, budget: int, turns: int | None = None) -> list[Message]:
+        """The messages at ``indexes`` within ``budget``: system ones, then newest whole turns
+        (at most ``turns`` of them when given)."""
         system = [i for i in indexes if self._messages[i].role == "system"]
         system_msgs = self._fit_messages(system, max(budget // 2, 0))
         budget -= sum(self._size(m) for m in system_msgs)
         others = [i for i in indexes if self._messages[i].role != "system"]
         kept: list[Message] = []
-        for turn in reversed(_turns(self._messages, others)):
+        grouped = _turns(self._messages, others)
+        for turn in reversed(grouped if turns is None else grouped[max(0, len(grouped) - turns):]):
             size = sum(self._count(i) for i in turn)
             if size > budget:
                 if not kept:

@@ -12,6 +12,14 @@ fixed; the passages come first among the flexible parts and are sure of ``contex
 room left, plus whatever the earlier conversation does not need; the conversation gets the rest.
 Passages are kept best first while they fit, and a first passage too large on its own is cut
 rather than dropped. ``source_nodes`` are the passages the model actually saw.
+
+The conversation an answer carries is its latest ``history_turns`` (by default
+``ANSWER_TURNS``, the latest turn), within the memory's limit: the passages before it change every
+turn, so the model reads whatever history it carries anew each time, and the memory's whole limit
+made a long chat's answers read ~200 tokens more than the second's (issue 65). What a follow-up
+refers to is in the latest turn (the rewrite reads the same), and the condensed question carries
+it into the search. ``history_turns=None`` carries every turn the memory's limit holds
+(LlamaIndex's behaviour).
 A backend that answers requests (the extractive one) gets the same as data: the message, the
 passages and the conversation that fit (``AnswerRequest``, kind ``context_chat``).
 """
@@ -37,6 +45,9 @@ from .condense import condense_question
 from .response import ChatResponse, remember_reply
 from .turn import close_prompt, fixed_parts, history_need, start_turn
 
+# The turns of the conversation an answer's prompt carries by default (see the module's doc).
+ANSWER_TURNS = 1
+
 
 class ContextChatEngine:
     """Retrieve with the user's message, put the passages in the system prompt, then chat."""
@@ -52,6 +63,7 @@ class ContextChatEngine:
         node_postprocessors: Sequence[NodePostprocessor] = (),
         context_share: float = 0.5,
         check: AnswerCheck | None = None,
+        history_turns: int | None = ANSWER_TURNS,
     ) -> None:
         if not callable(getattr(retriever, "retrieve", None)):
             raise ConfigError(
@@ -62,12 +74,15 @@ class ContextChatEngine:
             raise ConfigError(f"llm must implement the LLM protocol, got {type(llm).__name__}")
         if not 0 < context_share < 1:
             raise ConfigError(f"context_share ({context_share}) must be between 0 and 1")
+        if history_turns is not None and history_turns < 0:
+            raise ConfigError(f"history_turns ({history_turns}) must be 0 or more, or None")
         self.retriever = retriever
         self.llm = llm
         self.system_prompt = system_prompt
         self.node_postprocessors = tuple(node_postprocessors)
         self.context_share = context_share
         self.check = check  # what a person is shown of each reply (ChatResponse.shown)
+        self.history_turns = history_turns
 
     def chat(self, message: str, memory: ChatMemory, *, trace: Trace | None = None) -> ChatResponse:
         trace = Trace() if trace is None else trace
@@ -100,10 +115,11 @@ class ContextChatEngine:
         empty = message_tokens(self._system_message(NO_PASSAGES))
         fixed = fixed_parts(empty, message)
         room = PromptBudget.of(self.llm).room(fixed, prompt="the context chat prompt")
-        context, used = self._pack(nodes, room, history_need(memory, message), trace)
+        later = history_need(memory, message, turns=self.history_turns)
+        context, used = self._pack(nodes, room, later, trace)
         system = self._system_message(context or NO_PASSAGES)
         room.take(message_tokens(system) - empty)
-        conversation = close_prompt(memory, message, room)
+        conversation = close_prompt(memory, message, room, turns=self.history_turns)
         room.record(trace, "context chat")
         request = AnswerRequest("context_chat", message, (context,) if context else (),
                                 conversation=conversation[:-1])

@@ -315,7 +315,7 @@ def test_context_share_is_what_passages_keep_when_the_conversation_wants_the_res
     from ragcore.tokens import count_tokens
 
     llm = FakeLLM(context_window=2000, num_output=200)
-    engine = ContextChatEngine(ManyPassages(), llm=llm, context_share=share)
+    engine = ContextChatEngine(ManyPassages(), llm=llm, context_share=share, history_turns=None)
     trace = Trace()
     memory = long_conversation()
     reply = engine.chat("tell me everything", memory, trace=trace)
@@ -353,6 +353,28 @@ def test_passages_use_the_room_the_conversation_does_not_need():
     passage = message_tokens(Message("user", ManyPassages().retrieve("")[0].node.text))
     assert 2000 - 200 - passage < sent <= 2000 - 200  # full: no room for one more passage
     assert len(reply.source_nodes) >= 10  # far more than a fifth of the room holds
+
+
+@pytest.mark.parametrize("engine_class", [ContextChatEngine, CondensePlusContextChatEngine])
+def test_an_answer_carries_the_latest_turn_so_a_long_chat_reads_what_the_second_question_did(
+    engine_class,
+):
+    # Issue 65: the answer's passages change every turn, so the history after them is read anew;
+    # with the memory's whole limit the twentieth answer read ~200 tokens more than the second.
+    from ragcore.prompts import message_tokens
+
+    llm = FakeLLM(default="It is so, as the report says.")
+    engine = engine_class(ManyPassages(), llm=llm)
+    memory = ChatMemory()
+    sizes = []
+    for i in range(20):
+        engine.chat(f"What does passage {i} say about its words?", memory).text
+        sizes.append(sum(message_tokens(m) for m in llm.calls[-1]))
+        history = llm.calls[-1][1:-1]
+        assert [m.role for m in history] == (["user", "assistant"] if i else [])
+        if i:
+            assert history[0].content == f"What does passage {i - 1} say about its words?"
+    assert len(set(sizes[1:])) == 1 and sizes[0] < sizes[1]
 
 
 def test_llm_none_is_the_default_from_the_one_resolver(monkeypatch):

@@ -227,6 +227,18 @@ def test_earlier_is_the_conversation_before_the_latest_message_within_both_limit
     assert memory.get() != got  # get() counts the question like any other message
 
 
+def test_earlier_keeps_at_most_the_latest_turns_asked_for():
+    memory = ChatMemory(token_limit=2_000)
+    conversation(memory, 10)
+    memory.put_user_message("and then?")
+    latest = memory.earlier("and then?", budget=10_000, turns=1)
+    assert [m.role for m in latest] == ["user", "assistant"]
+    assert latest[-1].content.startswith("answer 9")
+    assert len(memory.earlier("and then?", budget=10_000, turns=3)) == 6
+    assert memory.earlier("and then?", budget=10_000, turns=0) == []
+    assert len(memory.earlier("and then?", budget=10_000, turns=50)) == 20
+
+
 def test_a_question_longer_than_the_limit_leaves_no_history_but_is_not_cut():
     memory = ChatMemory(token_limit=100)
     conversation(memory, 3)
