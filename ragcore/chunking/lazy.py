@@ -10,15 +10,25 @@ chunk offsets are found a block of text (1M characters) at a time, and each slic
 exactly the nodes ``get_nodes_from_documents`` would give, with the same ids and prev/next links
 across slice borders. Any other splitter (hierarchical, sentence window, a user's) splits the
 whole document at once and is sliced.
+
+``count_chunks`` counts the chunks of a file's documents (a PDF's pages) together: it splits
+them ahead, offsets only, up to ``SPLIT_AHEAD`` characters (exact for most files), and projects
+the documents past that at the chunks per character of those split. A document not split yet
+counted as one chunk: a 95-page PDF was counted 276, 287, 305 ... as its pages were reached,
+and made 426.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from ..types import Document, Node
 from .nodes import build_nodes, node_id
 from .splitter import Span, TextSplitter
+
+# Characters split ahead to count a file's chunks: about half a second of splitting, a book of
+# 300 pages; the spans found are the ones embedding uses next, so no work is done twice.
+SPLIT_AHEAD = 1_000_000
 
 
 class DocumentChunks:
@@ -66,6 +76,26 @@ class DocumentChunks:
                 nodes[-1].next_id = node_id(doc_id, *spans[begin + len(nodes)], self._salt)
         return nodes
 
+    @property
+    def split(self) -> bool:
+        """Whether all of the text was split (its count is exact)."""
+        return self._nodes is not None or self._more is None
+
+    @property
+    def found(self) -> int:
+        """How many chunks were found so far (all of them once ``split``)."""
+        return len(self._nodes) if self._nodes is not None else len(self._spans)
+
+    def split_chars(self) -> int:
+        """How many characters of the text are split so far (0: none yet)."""
+        if self.split:
+            return len(self.document.text)
+        return self._spans[-1][1] if self._spans else 0
+
+    def split_more(self) -> None:
+        """Find the offsets of one more block of the text (or that it has no more)."""
+        self._find(len(self._spans) + 1)
+
     def _find(self, count: int) -> None:
         """Split on, a block at a time, until ``count`` chunk offsets are known or the text
         ends (a text of one block is split at once, so its count is exact at once)."""
@@ -75,6 +105,27 @@ class DocumentChunks:
                 self._more = None
             else:
                 self._spans += spans
+
+
+def count_chunks(chunks: Sequence[DocumentChunks], *,
+                 split_ahead: int = SPLIT_AHEAD) -> tuple[int, bool]:
+    """The chunks of ``chunks`` in all and whether that count is exact: documents are split
+    ahead, a block at a time, while fewer than ``split_ahead`` characters are; those past it
+    are projected at the chunks per character of the split ones (one each at least)."""
+    counted = found = chars = 0
+    waiting: list[DocumentChunks] = []  # not split at all
+    for doc in chunks:
+        while not doc.split and chars + doc.split_chars() < split_ahead:
+            doc.split_more()
+        if not doc.split_chars() and not doc.split:
+            waiting.append(doc)
+            continue
+        counted += doc.estimate()
+        found, chars = found + doc.found, chars + doc.split_chars()
+    per_char = found / chars if chars else 0.0
+    projected = sum(max(1, round(len(d.document.text) * per_char)) for d in waiting)
+    exact = not waiting and all(doc.split for doc in chunks)
+    return counted + projected, exact
 
 
 def document_chunks(splitter: Any, document: Document) -> DocumentChunks:

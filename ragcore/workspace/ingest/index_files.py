@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
+from ...chunking.lazy import count_chunks  # split ahead, the rest projected; exact or not
 from ...errors import RagcoreError, ReaderError, WorkspaceError
 from ...index.disk.merger import BackgroundMerger
 from ...types import Document
@@ -118,9 +119,9 @@ def ingest_files(
 def _emitter(progress: IngestCallback | None, path: str, number: int,
              count: int) -> Callable[..., None]:
     def emit(stage: str, fraction: float, done: int = 0, total: int = 0, *,
-             ocr: tuple[int, int] = (0, 0)) -> None:
+             ocr: tuple[int, int] = (0, 0), exact: bool = False) -> None:
         if progress is not None:
-            progress(IngestProgress(path, number, count, stage, fraction, done, total, *ocr))
+            progress(IngestProgress(path, number, count, stage, fraction, done, total, *ocr, exact))
 
     return emit
 
@@ -220,7 +221,7 @@ class FileWork:
     @property
     def total(self) -> int:
         """The file's chunks: exact once every document is split, projected until then."""
-        return max(self.done, sum(c.estimate() for c in self.chunks))
+        return max(self.done, count_chunks(self.chunks)[0])
 
     def run(self) -> None:
         from ...embeddings.base import embed_nodes
@@ -277,9 +278,10 @@ class FileWork:
 
     def _progress(self, done: int, total: int) -> None:
         self.commits.check_cancel()
-        embedded, expected = self.done + done, self.total
+        (counted, exact), embedded = count_chunks(self.chunks), self.done + done
+        expected = max(self.done, counted)  # ``total``, and whether it is counted or projected
         fraction = _READ_SHARE + (1 - _READ_SHARE) * embedded / max(expected, 1)
-        self.emit("embedding", min(fraction, 1.0), embedded, expected)
+        self.emit("embedding", min(fraction, 1.0), embedded, expected, exact=exact)
 
     def keep_partial(self) -> int:
         """Record how far the document under way got (its chunks so far are in the index);
@@ -383,11 +385,8 @@ def require_documents(handle: IndexHandle, target: str) -> list[str]:
 
 
 def remove_documents(handle: IndexHandle, target: str) -> tuple[list[str], list[Path]]:
-    """Remove the matching documents from the loaded index.
-
-    Returns their ids and the uploaded originals no remaining document comes from (the caller
-    deletes those once the index is saved).
-    """
+    """Remove the matching documents from the loaded index; returns their ids and the uploaded
+    originals no remaining document comes from (the caller deletes those once it is saved)."""
     doomed = require_documents(handle, target)
     for doc_id in doomed:
         handle.index.delete_ref_doc(doc_id)

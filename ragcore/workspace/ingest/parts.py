@@ -97,7 +97,8 @@ def _scaled(emit: Callable[..., None], start: float, share: float,
             chunks_before: int) -> Callable[..., None]:
     """``emit`` for one part: its fraction placed within the file's, its chunks after the
     parts' before it."""
-    def part_emit(stage: str, fraction: float, done: int = 0, total: int = 0) -> None:
+    def part_emit(stage: str, fraction: float, done: int = 0, total: int = 0, *,
+                  exact: bool = False) -> None:  # a part's count is not the file's
         emit(stage, min(start + share * fraction, 1.0), chunks_before + done,
              chunks_before + total)
 

@@ -130,6 +130,7 @@ class IngestProgress:
     chunks_total: int = 0  # while embedding: chunks of this file to embed
     ocr_done: int = 0  # while reading: scanned pages of this file read by OCR so far
     ocr_total: int = 0  # while reading: its scanned pages OCR reads (0: none, or not yet)
+    chunks_exact: bool = False  # while embedding: chunks_total is counted, not projected
 
     @property
     def overall(self) -> float:

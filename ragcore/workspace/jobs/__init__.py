@@ -5,7 +5,8 @@
                   (``open_journal``: files unless the URL is set)
     runner.py     runs jobs in threads: one queue per index, cancel, resume after a restart
     resume.py     what a resumed job does: the same index (never a deleted one), what is left
-    estimate.py   how much work a job is (chunks, counted before embedding) and its time left
+    estimate.py   how much work a job is (chunks, counted before embedding, then exactly)
+    remaining.py  its time left, a range while its rates or its count disagree
     rates.py      how fast this computer embeds, per model, measured by jobs or a calibration
     ocr_work.py   a job's scanned pages: counted at its start, timed as OCR reads them
     work_queue.py a Postgres work queue (pgqueuer): tasks under leases, taken by any worker

@@ -1,21 +1,21 @@
-"""How much work an ingest is, in chunks, and how long it has left: the one place that says so.
+"""How much work an ingest is, in chunks: the one place that counts it.
 
 Before a job embeds anything, each file's chunks are counted: a text file by splitting its
 first ``SAMPLE_BYTES`` with the index's splitter (exact for a file that small, else scaled by
 its size), a PDF or office file from its size and a measured number of bytes per chunk of its
 type. While the job runs, ``JobWork`` follows its progress events: a finished file counts the
-chunks it really made, a file under way the larger of its count and the splitter's projection,
+chunks it really made, a file under way its exact count once the ingest has split it
+(``lazy.count_chunks``: most files at once), else the larger of its count and the projection,
 and the files not started yet are scaled by how far off the count was for finished files of
-their type. The bar is chunks done over chunks in all, across every file.
+their type. The bar is chunks done over chunks in all, across every file. The total's range
+(``work_low`` to ``work_high``) is its own while every file is counted exactly; a file counted
+from its size may make ``ROUGH_BY`` times fewer or more, one counted from a sample of its text
+``TEXT_MARGIN`` (``remaining.py`` turns chunks into seconds).
 
-``time_left`` divides the chunks left by a rate: the machine's measured rate (``rates.py``)
-at first, the job's own rate more and more as it runs (all of it after ``TRUST_SECONDS``, and
-then its rate over the last ``TRUST_SECONDS``: other work on the computer changes it). A
-scanned PDF's pages to OCR are work too (``ocr_work``): counted at the start, their time is
+A scanned PDF's pages to OCR are work too (``ocr_work``): counted at the start, their time is
 added to the time left, the seconds spent in OCR are left out of the embedding rate, its
 chunks are counted from its pages (its bytes are pictures), and with no rate kept the embedder
-is timed before OCR starts. ``job_time_left`` is what the app, the CLI's bar and ``ragcore
-jobs`` show: with no embedding rate at all, OCR's time alone, said to be partial.
+is timed before OCR starts.
 """
 
 from __future__ import annotations
@@ -28,7 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import remaining
 from .ocr_work import OcrWork, count_ocr_pages
+from .remaining import human_duration
 from ..ingest.report import IngestProgress
 
 if TYPE_CHECKING:
@@ -37,8 +39,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 SAMPLE_BYTES = 128 * 1024
-TRUST_SECONDS = 60.0  # after this long embedding, the job's own rate is all that counts
-MIN_OBSERVED = 1.0  # seconds of embedding before the job's own rate says anything
 # Bytes of file per chunk of 200 tokens (measured on the corpus in ../shared/corpus): their
 # text is a small share of the file. Other types are read as text and split.
 BYTES_PER_CHUNK = {".pdf": 3000, ".docx": 1500, ".pptx": 4000, ".xlsx": 1200, ".epub": 1000,
@@ -51,18 +51,7 @@ FINAL_STAGES = ("done", "failed", "unchanged")
 # How far a count from a file's size may be off, either way: the six NIST PDFs of the corpus
 # made 0.57 to 1.54 times their count, a 59-page paper 1.7 times (134 counted, 229 made).
 ROUGH_BY = 2
-
-
-def human_duration(seconds: float) -> str:
-    """'40 s', '2 min 10 s', '12 min', '6.1 h'."""
-    if seconds < 90:
-        return f"{max(1, round(seconds))} s"
-    if seconds < 600:  # to the 10 s: "2 min" could mean 90 s or 150 s
-        tens = round(seconds / 10)
-        return f"{tens // 6} min" + (f" {tens % 6}0 s" if tens % 6 else "")
-    if seconds < 5400:
-        return f"{round(seconds / 60)} min"
-    return f"{seconds / 3600:.1f} h"
+TEXT_MARGIN = 1.1  # a text counted from its first bytes, or projected from its split part
 
 
 def chunk_estimate(name: str, size: int, head: bytes, splitter: Any, *, path: str = "") -> int:
@@ -126,64 +115,6 @@ def splitter_for(chunk_size: int | None, chunk_overlap: int | None) -> Any:
     return SentenceSplitter(**options)
 
 
-def time_left(done: int, total: int, *, prior_rate: float, observed_done: int,
-              observed_seconds: float, trust_seconds: float | None = None) -> float | None:
-    """Seconds left for ``total - done`` chunks (None: no rate to go by yet).
-
-    The seconds a chunk takes blend the machine's rate (``prior_rate``) with the job's own
-    (``observed_done`` chunks in ``observed_seconds``), the job's weighing more as it runs."""
-    trust = TRUST_SECONDS if trust_seconds is None else trust_seconds
-    left = max(total - done, 0)
-    own = observed_done / observed_seconds if observed_seconds >= MIN_OBSERVED else 0.0
-    if own <= 0:
-        return left / prior_rate if prior_rate > 0 else None
-    weight = 1.0 if prior_rate <= 0 else min(1.0, observed_seconds / trust)
-    per_chunk = weight / own + (1 - weight) / (prior_rate if prior_rate > 0 else own)
-    return left * per_chunk
-
-
-@dataclass(slots=True, frozen=True)
-class TimeLeft:
-    """A running job's time left; ``partial``: OCR's alone, no embedding rate known yet."""
-
-    seconds: float
-    partial: bool = False
-
-    def describe(self) -> str:
-        """'about 4 min left', or 'OCR: about 4 min left; embedding not measured yet'; under a
-        second, 'almost done' (an 'about 1 s left' would stay on screen while the last slice
-        is embedded)."""
-        if self.partial:
-            return f"OCR: about {human_duration(self.seconds)} left; embedding not measured yet"
-        if self.seconds < 1:
-            return "almost done"
-        return f"about {human_duration(self.seconds)} left"
-
-
-def job_time_left(job: Any, now: float | None = None) -> TimeLeft | None:
-    """A ``Job``'s time left: its chunks left at this computer's rate blended with its own
-    (``time_left``), plus its scanned pages left to OCR. With no embedding rate at all yet,
-    OCR's time alone, marked partial. None before the work is counted or once it is embedded."""
-    if not job.active or job.state in ("queued", "summarising"):
-        return None
-    ocr = job.ocr_left * job.ocr_page_seconds
-    observed = job.work_updated_at - job.rate_since if job.rate_since else 0.0
-    left = time_left(job.work_done, job.work_total, prior_rate=job.rate,
-                     observed_done=job.work_done - job.rate_base,
-                     observed_seconds=observed) if job.work_total else None
-    if left is None:  # minutes of OCR are worth saying before the embedder is timed
-        return TimeLeft(ocr, partial=True) if ocr > 0 else None
-    if job.work_done >= job.work_total and ocr <= 0:
-        return None  # every passage embedded: the index is written, in seconds no rate tells
-    # Chunks are counted a slice (seconds of work) at a time: while embedding, the time
-    # since the count last grew is time spent on the next slice. While a file is read
-    # (OCR of a scan: minutes) it is not, and the pages left say how long that takes.
-    since = (now or time.time()) - job.work_updated_at if job.work_updated_at else 0.0
-    if job.state not in ("embedding", "writing"):
-        since = 0.0
-    return TimeLeft(max(left - since, 0.0) + ocr)
-
-
 class JobWork:
     """A job's chunks done and in all, from its files' counts and its progress events."""
 
@@ -194,6 +125,7 @@ class JobWork:
         self.kinds = [Path(n).suffix.lower() for n in names]
         self.done: dict[int, int] = {}  # file number -> chunks embedded so far
         self.seen: dict[int, int] = {}  # file number -> the splitter's projection
+        self.exact: set[int] = set()  # file numbers whose projection is their exact count
         self.final: dict[int, int] = {}  # finished file number -> chunks it made
         self.started_at = 0.0  # time.time() of the first embedding event
         self.base = 0  # chunks done then
@@ -208,6 +140,8 @@ class JobWork:
         number = event.file_number
         if event.chunks_total and number not in self.final:
             self.done[number], self.seen[number] = event.chunks_done, event.chunks_total
+            if event.chunks_exact:
+                self.exact.add(number)
         if event.stage in FINAL_STAGES and event.path and number not in self.final:
             self.final[number] = self.done.get(number, 0)
         done, total = self.totals()
@@ -220,9 +154,11 @@ class JobWork:
             self.updated_at = now
             self.points.append((now, done))
         self.last_done = done
-        while len(self.points) > 1 and self.points[1][0] <= now - TRUST_SECONDS:
+        while len(self.points) > 1 and self.points[1][0] <= now - remaining.TRUST_SECONDS:
             self.points.popleft()  # the first point kept is the last one a window ago
+        low, high = self.bounds()
         changes: dict[str, Any] = {"work_done": done, "work_total": total,
+                                   "work_low": low, "work_high": high,
                                    "fraction": done / total if total else event.overall,
                                    "ocr_done": reading[0], "ocr_total": reading[1],
                                    "ocr_left": self.ocr.pages_left(),
@@ -258,8 +194,32 @@ class JobWork:
                 continue
             now = self.done.get(number, 0)
             done += now
-            total += max(self._expected(number), self.seen.get(number, 0), now)
+            total += self._count(number, now)
         return done, max(total, done)
+
+    def bounds(self) -> tuple[int, int]:
+        """The fewest and most chunks the job may make in all (one figure once every file is
+        counted exactly): a file counted from its size may be ``ROUGH_BY`` off either way,
+        one counted from its text ``TEXT_MARGIN``."""
+        low = high = 0
+        for number in range(1, max(len(self.counts), max(self.done, default=0)) + 1):
+            now = self.done.get(number, 0)
+            count = self.final.get(number, self._count(number, now))
+            if number in self.final or number in self.exact:
+                low, high = low + count, high + count
+                continue
+            rough = number > len(self.counts) or self.kinds[number - 1] in BYTES_PER_CHUNK
+            margin = ROUGH_BY if rough and number not in self.seen else TEXT_MARGIN
+            low += max(now, round(count / margin))
+            high += round(count * margin)
+        return low, high
+
+    def _count(self, number: int, now: int) -> int:
+        """A file's chunks while it is not finished: its exact count once split, else the
+        larger of its count and the ingest's projection."""
+        if number in self.exact:
+            return max(self.seen[number], now)
+        return max(self._expected(number), self.seen.get(number, 0), now)
 
     def _expected(self, number: int) -> int:
         """The file's count, scaled by how far off the counts of finished files of its type
@@ -362,6 +322,7 @@ def start_work(ws: Workspace, job: Any) -> JobWork:
         logger.warning("could not estimate job %s: %s", job.id, exc)
         return JobWork([], [])
     job.work_total = work.totals()[1]
+    job.work_low, job.work_high = work.bounds()
     job.ocr_left, job.ocr_page_seconds = work.ocr.pages_left(), work.ocr.page_seconds()
     job.estimated_seconds = (job.work_total / job.rate if job.rate > 0 else 0.0) \
         + work.ocr.total_seconds()

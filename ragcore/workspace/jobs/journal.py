@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..chats import now_iso
-from .estimate import TimeLeft, job_time_left
+from .remaining import TimeLeft, job_time_left
 from ..files import process_exists
 
 ACTIVE = ("queued", "reading", "splitting", "embedding", "writing", "summarising")
@@ -83,6 +83,8 @@ class Job:
     # The work in chunks across all its files and the rate it goes at (``estimate.py``):
     work_done: int = 0
     work_total: int = 0  # counted before embedding, refined as files are split
+    work_low: int = 0  # the fewest and most it may come to (equal: counted exactly; 0: not
+    work_high: int = 0  # known), ``JobWork.bounds``
     rate: float = 0.0  # this computer's measured chunks per second for the model (``rates``)
     estimated_seconds: float = 0.0  # the whole job's time as first estimated
     work_started_at: float = 0.0  # time.time() of its first chunk embedding
@@ -117,7 +119,7 @@ class Job:
         return pid_alive(self.pid, self.pid_started)
 
     def time_left(self, now: float | None = None) -> TimeLeft | None:
-        """Its time left (``estimate.job_time_left``: the one estimate the app and CLI show)."""
+        """Its time left (``remaining.job_time_left``: the one estimate the app and CLI show)."""
         return job_time_left(self, now)
 
     def remaining_seconds(self, now: float | None = None) -> float | None:
@@ -126,12 +128,12 @@ class Job:
         return None if left is None else left.seconds
 
     def status(self) -> str:
-        """The state in words: 'indexing passage 120 of about 900 · file 1 of 2 · about 3 min
-        left' (the passages of the whole job, counted before it started and refined as it goes:
-        the upload's estimate and the result count the same passages). A person's words, not
+        """The state in words: 'indexing passage 120 of about 900 so far · file 1 of 2 · about
+        3 min left' (the passages of the whole job, counted before it started and refined as it
+        goes: the upload's estimate and the result count the same passages). A person's words, not
         the stage's name: "embedding" is jargon to someone uploading files (issue 66)."""
         if self.state == "embedding" and self.work_total:
-            words = f"indexing passage {self.work_done:,} of about {self.work_total:,}"
+            words = f"indexing passage {self.work_done:,} of {self.counted()}"
         elif self.state == "embedding" and self.chunks_total:
             words = f"indexing passage {self.chunks_done:,} of about {self.chunks_total:,}"
         elif self.state == "reading" and self.ocr_total:
@@ -154,6 +156,13 @@ class Job:
         if left is not None:
             words += f" · {left.describe()}"
         return words
+
+    def counted(self) -> str:
+        """The passages in all: '229' once every file is counted exactly, else 'about 134 so
+        far' (a count from a file's size, or projected: a walk saw 134 become 229)."""
+        if self.work_low == self.work_high == self.work_total:
+            return f"{self.work_total:,}"
+        return f"about {self.work_total:,} so far"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -17,10 +17,11 @@ import pytest
 
 from ragcore.embeddings.fake import FakeEmbedder, ThrottledEmbedder
 from ragcore.workspace import Workspace
-from ragcore.workspace.jobs import estimate
+from ragcore.workspace.jobs import estimate, remaining
 from ragcore.workspace.jobs.estimate import (
-    JobWork, chunk_estimate, file_facts, forecast, splitter_for, time_left,
+    JobWork, chunk_estimate, file_facts, forecast, splitter_for,
 )
+from ragcore.workspace.jobs.remaining import time_left
 from ragcore.workspace.jobs.journal import Job
 from ragcore.workspace.jobs.runner import JobRunner
 from ragcore.workspace.jobs.rates import RATES_FILE, RateBook, calibrate, machine_rate
@@ -209,7 +210,7 @@ def test_a_multi_file_job_estimates_within_30_percent_from_the_start(tmp_path, c
 
 def test_a_wrong_rate_is_corrected_by_the_jobs_own_after_the_first_minute(
         tmp_path, corpus_dir, monkeypatch):
-    monkeypatch.setattr(estimate, "TRUST_SECONDS", 3.0)  # "the first minute", made short
+    monkeypatch.setattr(remaining, "TRUST_SECONDS", 3.0)  # "the first minute", made short
     slow = ThrottledEmbedder(FakeEmbedder(), seconds_per_text=SECONDS_PER_CHUNK)
     ws = Workspace(tmp_path / "ws", embedder=slow)
     RateBook(ws.root).record(slow.model_name, 4000, 10)  # 4x faster than it really is
@@ -261,7 +262,7 @@ def test_the_cli_says_how_long_a_long_ingest_takes_before_it_starts(tmp_path, co
                        r"\(about (\d+) passages", err)
     assert stated, err
     assert abs(int(stated[2]) - real_chunks(book)) <= 0.05 * real_chunks(book)
-    assert stated[1] == estimate.human_duration(int(stated[2]))  # at 1 chunk a second
+    assert stated[1] == remaining.human_duration(int(stated[2]))  # at 1 chunk a second
     assert err.index("on this computer") < err.index("100%")  # before the job's progress
 
     small = tmp_path / "owls.txt"
@@ -295,7 +296,8 @@ def test_the_time_left_never_stays_at_one_second():
     almost done, and once every passage is embedded (the index written) no time is told."""
     job = Job("ingest", "docs", files=["a.pdf"], state="embedding", rate=10.0, work_total=100,
               work_done=85, work_updated_at=1000.0)
-    assert job.time_left(now=1000.2).describe() == "about 1 s left"
+    # the job's own rate not measured yet: the kept one, or slower on a busier computer
+    assert job.time_left(now=1000.2).describe() == "between 1 s and 4 s left"
     assert job.time_left(now=1003.0).describe() == "almost done"
     job.state, job.work_done = "writing", 100
     assert job.time_left(now=1006.0) is None and "left" not in job.status()

@@ -158,7 +158,8 @@ def test_with_no_embedding_rate_mid_ocr_the_time_left_is_ocrs_and_says_so(tmp_pa
         "(OCR: about 20 min left; embedding not measured yet)")
     job.rate = 25.0  # once a rate is known the words say the whole of it: 1,800 chunks more
     assert job.remaining_seconds(now=1008.0) == pytest.approx(298 * 4.0 + 1800 / 25.0)
-    assert job.time_left(now=1008.0).describe() == "about 21 min left"
+    # the embedding not measured yet: at the kept rate, or 2.5 times slower on a busy computer
+    assert job.time_left(now=1008.0).describe() == "between 20 min and 26 min left"
 
 
 def test_a_scan_is_counted_in_chunks_from_its_pages_not_its_bytes(tmp_path, monkeypatch):
