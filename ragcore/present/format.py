@@ -1,6 +1,9 @@
 """How the app words things: backend labels, source labels, sizes, ingest tables, safe markdown,
 dates ("today 14:05", "yesterday 09:12", "3 Nov", "3 Nov 2025": the workspace stores ISO-8601
-UTC timestamps, shown in the machine's local time, relative to now, without seconds or offsets).
+UTC timestamps, shown in the machine's local time, relative to now, without seconds or offsets),
+and what Copy gives of a reply as shown (``copied_text``): plain text, its markers ``[1]``
+without their links, and one footnote per source cited (file, and page or section), as a person
+pastes it elsewhere.
 
 Pure functions with no Streamlit import, so they are tested like the rest of ragcore; the
 pages and ``webapp.state`` use them to turn ragcore objects into what people read.
@@ -10,10 +13,14 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta, timezone
-from typing import Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
 from ..retrieval.optimizer import CUT
 from .passage.plain import plain_text
+
+if TYPE_CHECKING:
+    from ..types import ScoredNode
+    from .sources import SourceListing
 
 
 BUILT_IN = "the built-in model"  # the packaged model, without Advanced: no file's name
@@ -225,3 +232,60 @@ def friendly_date(value: str, *, now: datetime | None = None) -> str:
     if local.year == now.year:
         return f"{local.day} {local:%b}"
     return f"{local.day} {local:%b %Y}"
+
+
+# -- Copy: a reply as shown, in plain text with its sources as footnotes ----------------------
+
+_LINKED_MARKER = re.compile(r"\[\[(\d+)\]\]\([^)\s]*\)")  # [[1]](#chat-3-source-1)
+_COPIED_MARKER = re.compile(r"\[(\d+)\]")
+_STRONG = re.compile(r"\*\*(.+?)\*\*|__(.+?)__", re.DOTALL)
+# "[_The Rust Edition Guide_][edition-guide]" (a reference-style link; "[1][2]" are markers)
+_REFERENCE_LINK = re.compile(r"\[(?!\d+\])([^\]\n]+)\]\[[^\]\n]*\]")
+_INLINE_LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\(([^)\s]*)\)")
+_EMPHASIS = re.compile(r"(?<![\w\\])([*_])(?=\S)(.+?)(?<=\S)\1(?!\w)")
+_CODE = re.compile(r"`([^`\n]+)`")
+_FENCE = re.compile(r"^[ \t]*(```|~~~).*\n?", re.MULTILINE)
+_ESCAPED = re.compile(r"\\([\\`*_{}\[\]()<>#+\-.!|~$])")
+
+
+def plain_reply(shown: str) -> str:
+    """``shown`` without Markdown: markers become ``[1]``, links their text (a web address
+    kept in brackets), code, bold and italics their words, escapes their character."""
+    text = _LINKED_MARKER.sub(r"[\1]", shown)
+    text = _REFERENCE_LINK.sub(r"\1", text)
+    text = _INLINE_LINK.sub(lambda m: _link_text(m.group(1), m.group(2)), text)
+    text = _FENCE.sub("", _CODE.sub(r"\1", text))
+    text = _STRONG.sub(lambda m: m.group(1) or m.group(2), text)
+    return _ESCAPED.sub(r"\1", _EMPHASIS.sub(r"\2", text)).strip()
+
+
+def _link_text(words: str, target: str) -> str:
+    """A link's words, with its address when it leads out of the page (not "#source-1")."""
+    return f"{words} ({target})" if target.startswith(("http://", "https://")) else words
+
+
+def copied_text(shown: str, listing: SourceListing | None,
+                places: Mapping[int, str] | None = None) -> str:
+    """The reply ``shown`` as plain text, then a footnote per source it cites ("[1] memo.pdf,
+    page 3"); a reply citing none lists the sources shown under it, numbered as on screen.
+    ``places``: where in its file a source without a page is, by number ("section “Setup”")."""
+    text = plain_reply(shown)
+    if listing is None:
+        return text
+    sources = {s.number: s for s in (*listing.shown, *listing.hidden)}
+    found = dict.fromkeys(int(m) for m in _COPIED_MARKER.findall(text))
+    cited = [n for n in found if n in sources]
+    numbers = cited or [s.number for s in listing.shown]
+    if not numbers:
+        return text
+    where = places or {}
+    notes = [f"[{n}] {copied_label(sources[n].scored, where.get(n, ''))}" for n in sorted(numbers)]
+    return text + "\n\n" + "\n".join(notes)
+
+
+def copied_label(scored: ScoredNode, place: str = "") -> str:
+    """A source as a footnote names it: its file (or document id), and its page or else
+    ``place`` (the section it is in: ``passage.section``), when known."""
+    label = scored.file_name or scored.node.ref_doc_id or "a passage"
+    where = f"page {scored.page}" if scored.page else place
+    return f"{label}, {where}" if where else label

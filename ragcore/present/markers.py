@@ -10,8 +10,7 @@ extractive answer (its short answer is marked where it is quoted: the quote line
 Markers are numbered in order of first use, and ``renumber`` lists the sources under the answer
 with the same numbers, cited ones first, each note agreeing with the markers (``agreeing_use``).
 ``AnswerCheck`` does both for the engines: an answer cited, then written as a person is shown it.
-``copied_text`` is what Copy gives of a reply as shown: plain text, its markers ``[1]`` without
-their links, and one footnote per source cited (file, page), as a person pastes it elsewhere.
+(Copy's plain text of a reply as shown, its markers without their links: ``format.copied_text``.)
 """
 
 from __future__ import annotations
@@ -366,55 +365,3 @@ class AnswerCheck:
                               extractive=is_extractive(trace), response_mode=response_mode,
                               embedder=self.embedder, question=question, judge=self.judge,
                               held=self.held)
-
-
-# -- Copy: a reply as shown, in plain text with its sources as footnotes ----------------------
-
-_LINKED_MARKER = re.compile(r"\[\[(\d+)\]\]\([^)\s]*\)")  # [[1]](#chat-3-source-1)
-_COPIED_MARKER = re.compile(r"\[(\d+)\]")
-_STRONG = re.compile(r"\*\*(.+?)\*\*|__(.+?)__", re.DOTALL)
-# "[_The Rust Edition Guide_][edition-guide]" (a reference-style link; "[1][2]" are markers)
-_REFERENCE_LINK = re.compile(r"\[(?!\d+\])([^\]\n]+)\]\[[^\]\n]*\]")
-_INLINE_LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\(([^)\s]*)\)")
-_EMPHASIS = re.compile(r"(?<![\w\\])([*_])(?=\S)(.+?)(?<=\S)\1(?!\w)")
-_CODE = re.compile(r"`([^`\n]+)`")
-_FENCE = re.compile(r"^[ \t]*(```|~~~).*\n?", re.MULTILINE)
-_ESCAPED = re.compile(r"\\([\\`*_{}\[\]()<>#+\-.!|~$])")
-
-
-def plain_reply(shown: str) -> str:
-    """``shown`` without Markdown: markers become ``[1]``, links their text (a web address
-    kept in brackets), code, bold and italics their words, escapes their character."""
-    text = _LINKED_MARKER.sub(r"[\1]", shown)
-    text = _REFERENCE_LINK.sub(r"\1", text)
-    text = _INLINE_LINK.sub(lambda m: _link_text(m.group(1), m.group(2)), text)
-    text = _FENCE.sub("", _CODE.sub(r"\1", text))
-    text = _STRONG.sub(lambda m: m.group(1) or m.group(2), text)
-    return _ESCAPED.sub(r"\1", _EMPHASIS.sub(r"\2", text)).strip()
-
-
-def _link_text(words: str, target: str) -> str:
-    """A link's words, with its address when it leads out of the page (not "#source-1")."""
-    return f"{words} ({target})" if target.startswith(("http://", "https://")) else words
-
-
-def copied_text(shown: str, listing: SourceListing | None) -> str:
-    """The reply ``shown`` as plain text, then a footnote per source it cites ("[1] memo.pdf,
-    page 3"); a reply citing none lists the sources shown under it, numbered as on screen."""
-    text = plain_reply(shown)
-    if listing is None:
-        return text
-    sources = {s.number: s for s in (*listing.shown, *listing.hidden)}
-    found = dict.fromkeys(int(m) for m in _COPIED_MARKER.findall(text))
-    cited = [n for n in found if n in sources]
-    numbers = cited or [s.number for s in listing.shown]
-    if not numbers:
-        return text
-    notes = [f"[{n}] {source_label(sources[n].scored)}" for n in sorted(numbers)]
-    return text + "\n\n" + "\n".join(notes)
-
-
-def source_label(scored: ScoredNode) -> str:
-    """A source as a footnote names it: its file (or document id) and page."""
-    label = scored.file_name or scored.node.ref_doc_id or "a passage"
-    return f"{label}, page {scored.page}" if scored.page else label

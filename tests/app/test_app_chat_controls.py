@@ -233,3 +233,29 @@ def test_the_model_alone_mode_does_not_invite_questions_about_the_documents(docs
     assert not at.exception, [e.value for e in at.exception]
     assert at.chat_input[0].placeholder == "Ask the model (your documents are not searched)"
     assert any("your documents are not searched" in i.value for i in at.info)
+
+
+def test_copy_reads_the_section_of_a_markdown_source_from_its_file(tmp_path):
+    """Copy of a reply whose source has no page (issue 66's fourth walk): its footnote names
+    the file and the section its passage is in, read from the file; a plain text without
+    headings gets its name alone."""
+    from ragcore.present import SourceListing, copied_text
+    from ragcore.present.sources import ListedSource, SourceUse
+    from ragcore.types import ScoredNode
+    from webapp.chat.chat_controls import copied_places
+
+    guide = tmp_path / "guide.md"
+    guide.write_text("# Guide\n\nRead this.\n\n## Installing\n\n" + "Words here. " * 300
+                     + "\n\nThe installer puts cargo in your path.\n")
+    novel = tmp_path / "novel.txt"
+    novel.write_text("It is a truth universally acknowledged.\n\n" + "More. " * 300)
+    ws = Workspace(tmp_path / "ws", embedder=FakeEmbedder())
+    ws.ingest("docs", [guide, novel])
+    nodes = list(ws.load_index("docs").all_nodes())
+    cargo = next(n for n in nodes if "cargo" in n.text and "Installing" not in n.text)
+    plain = next(n for n in nodes if n.metadata["file_name"] == "novel.txt")
+    listing = SourceListing(shown=(ListedSource(1, ScoredNode(cargo, 0.9), SourceUse(spans=())),
+                                   ListedSource(2, ScoredNode(plain, 0.5), SourceUse(spans=()))))
+    copied = copied_text("Cargo is on your path. [[1]](#s-1) [[2]](#s-2)", listing,
+                         copied_places(listing))
+    assert copied.endswith("[1] guide.md, section “Installing”\n[2] novel.txt"), copied

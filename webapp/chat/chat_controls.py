@@ -12,17 +12,21 @@ new reply is recorded, so a failed or stopped turn loses nothing either.
 
 from __future__ import annotations
 
+import logging
+from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 import streamlit as st
 
-from ragcore.present import copied_text, format as fmt
+from ragcore.present import copied_text, format as fmt, passage_section
 from ragcore.workspace.conversation import (edited_at, record_stopped_turn, show_version,
                                             versions_at)
 from webapp import state
 from webapp.chat.browser_actions import copy_button
 from webapp.team import team_state
 from webapp.session import Session, Widget, session
+
+logger = logging.getLogger(__name__)
 
 STOPPED_NOTE = "Stopped: the reply was cut short when you pressed Stop."
 INDEXING_NOTE = ("Files added to this chat were still being indexed: this answer used only the "
@@ -231,8 +235,8 @@ def reply_actions(message: Any, position: int, *, last: bool, shown: str | None 
     markers), in plain text with its sources (``listing``) as footnotes."""
     copy, again, versions, _ = st.columns([1, 1, 1, 2], vertical_alignment="center")
     with copy:
-        copy_button(copied_text(message.content if shown is None else shown, listing),
-                    key=f"reply_{position}")
+        copy_button(copied_text(message.content if shown is None else shown, listing,
+                                copied_places(listing)), key=f"reply_{position}")
     forked = chat is not None and position > 0 and not edited_at(chat, position - 1)
     if forked:
         with versions:
@@ -245,3 +249,39 @@ def reply_actions(message: Any, position: int, *, last: bool, shown: str | None 
     slot.button("Regenerate", key=f"regenerate_{position}", icon=":material/refresh:",
                 on_click=regenerate, args=(position,), help=REGENERATE_HELP)
     return slot
+
+
+def copied_places(listing: Any) -> dict[int, str]:
+    """Where in its file each source without a page is, by number, for Copy's footnotes: the
+    section its passage starts in ("section “Installation”"), read from the file; none when
+    the file has no heading above it."""
+    places = {}
+    for source in (*listing.shown, *listing.hidden) if listing is not None else ():
+        node = source.scored.node
+        if source.scored.page or not node.metadata.get("file_path"):
+            continue
+        heading = passage_section(_document_of(node), node.text, node.start_char)
+        if heading:
+            places[source.number] = f"section “{heading}”"
+    return places
+
+
+def _document_of(node: Any) -> str | None:
+    """The text of the document ``node`` was cut from, read again (None: gone or changed)."""
+    path = Path(node.metadata["file_path"])
+    try:
+        texts = _document_texts(str(path), path.stat().st_mtime_ns)
+    except Exception as exc:  # noqa: BLE001 - the footnote names the file alone
+        logger.info("no section for a passage of %s: %s", path, exc)
+        return None
+    start = node.start_char
+    return next((t for t in texts if start is not None
+                 and t[start:start + len(node.text)] == node.text), None)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _document_texts(path: str, modified: int) -> list[str]:
+    """The texts a file reads as (``modified``: its time, so a changed file is read again)."""
+    from ragcore import load_file
+
+    return [document.text for document in load_file(Path(path))]

@@ -7,4 +7,5 @@
     fences.py          code fences kept the right way round when a passage is cut out
     reflow.py          PDF passages shown as paragraphs, not the page's printed lines
     page_boxes.py      where a passage sits on a PDF page (its characters' boxes)
+    section.py         where a passage sits in a file without pages: its section's heading
 """
