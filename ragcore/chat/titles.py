@@ -4,7 +4,9 @@ Offline (the extractive backend cannot write), ``key_phrase_title`` keeps the qu
 of content words ("What did the speech say about Ukraine?" -> "Speech, Ukraine"): the words a
 person would scan a list for, not "Chat 3" or the whole question. With a model that writes,
 ``generated_title`` asks it once for a few words, reading at most ``TITLE_REPLY_CHARS`` of the
-reply, and falls back to the key phrases when the model fails or answers nothing usable.
+reply, and falls back to the key phrases when the model fails or answers nothing usable, or
+names what the chat does not say (``unsaid_names``: a walk saw an author's name in a title that
+neither the question nor the reply held).
 ``distinct_title`` tells a title apart from those of the other chats: six chats about one paper
 are not all "Chubby Cell Replicas".
 """
@@ -95,7 +97,36 @@ def generated_title(llm: LLM, question: str, answer: str) -> str:
     except RagcoreError as exc:  # a title is a nicety: the answered turn must not fail for it
         logger.warning("no chat title from %s (%s): using key phrases", llm.model, exc)
         return key_phrase_title(question, answer)
-    return _clean_title(reply) or key_phrase_title(question, answer)
+    title = _clean_title(reply)
+    unsaid = unsaid_names(title, question, answer)
+    if unsaid:
+        logger.info("the model's chat title %r names what the chat does not (%s): using key "
+                    "phrases", title, ", ".join(unsaid))
+    return title if title and not unsaid else key_phrase_title(question, answer)
+
+
+# Words a title may add to what the conversation says: they name the kind of exchange.
+_TITLE_WORDS = frozenset("""
+overview introduction basics guide explained explanation key main points details question
+questions answer answers facts comparison differences definition meaning
+""".split())
+
+
+def unsaid_names(title: str, question: str, answer: str) -> list[str]:
+    """The capitalised words of ``title`` that neither ``question`` nor ``answer`` says, in any
+    case or form ("Elections" is said by "election"): names the model brought in itself."""
+    said = {_stem(word) for word in _TOKEN.findall(f"{question} {answer}")}
+    return [word for word in _TOKEN.findall(title)
+            if word[:1].isupper() and word.lower() not in _STOP | _TITLE_WORDS
+            and _stem(word) not in said]
+
+
+def _stem(word: str) -> str:
+    """A word's form for telling whether a text says it: lower case, without a possessive or
+    an ending (-s, -es, -ed, -ing), its first four letters ("Merging" and "merges", "value" and
+    "values"); a name the text lacks seldom shares them with a word it has."""
+    bare = word.lower()
+    return (re.sub(r"(?:['’]s|ing|ed|es|s)$", "", bare) or bare)[:4]
 
 
 def _clean_title(reply: str) -> str:

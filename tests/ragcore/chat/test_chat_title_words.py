@@ -1,12 +1,19 @@
-"""A chat's title reads as a person writes one: its quote marks paired, and a title told apart
-from another's by a whole phrase or a number, never by words cut mid-phrase (issue 66)."""
+"""A chat's title reads as a person writes one: its quote marks paired, a title told apart
+from another's by a whole phrase or a number, never by words cut mid-phrase, and naming only
+what the chat says (issue 66)."""
 
 from __future__ import annotations
 
 import pytest
 
-from ragcore.chat.titles import chat_title, distinct_title
+from ragcore.chat.titles import chat_title, distinct_title, key_phrase_title, unsaid_names
 from ragcore.llms.fake import FakeLLM
+
+
+# A conversation naming what the titles below name: a title keeps only what the chat says.
+KAFKA = "What happens to Gregor in Franz Kafka's Metamorphosis, and to Josef K in The Trial?"
+KAFKA_REPLY = ("Gregor Samsa wakes as a monstrous vermin; Josef K is arrested. The Castle is "
+               "another of Kafka's novels.")
 
 
 @pytest.mark.parametrize("reply, title", [
@@ -19,8 +26,7 @@ from ragcore.llms.fake import FakeLLM
     ("The students' essays", "The students' essays"),
 ])
 def test_a_models_title_keeps_its_quote_marks_paired(reply, title):
-    assert chat_title("What happens to Gregor?", "He wakes as an insect.",
-                      FakeLLM([reply])) == title
+    assert chat_title(KAFKA, KAFKA_REPLY, FakeLLM([reply])) == title
 
 
 def test_an_unpaired_quote_mark_is_dropped():
@@ -33,7 +39,7 @@ def test_an_unpaired_quote_mark_is_dropped():
 
 def test_a_long_quoted_title_cut_to_fit_drops_the_quote_it_cut():
     reply = 'Kafka and "The Metamorphosis of Gregor Samsa into a monstrous vermin"'
-    title = chat_title("What happens?", "He wakes.", FakeLLM([reply]))
+    title = chat_title(KAFKA, KAFKA_REPLY, FakeLLM([reply]))
     assert title.endswith("…") and '"' not in title, title
 
 
@@ -47,3 +53,15 @@ def test_a_title_is_never_told_apart_by_a_phrase_cut_mid_sentence():
     # an answer's phrase is used whole ("a letter"), not "scheme name begins"
     assert distinct_title("Scheme names", {"scheme names"}, "Scheme names?",
                           "A scheme name begins with a letter.") == "Scheme names: letter"
+
+
+def test_a_models_title_naming_someone_the_chat_never_mentions_is_not_used():
+    """The walk: the title prompt produced an author's name that neither the question nor the
+    answer contained. The question's key phrases are the title instead."""
+    question = "What does MapReduce do with the intermediate values?"
+    answer = "The reduce function merges together all intermediate values for a key."
+    invented = FakeLLM(["Jeffrey Dean on MapReduce Intermediate Values"])
+    assert chat_title(question, answer, invented) == key_phrase_title(question)
+    said = FakeLLM(["MapReduce: Merging Intermediate Values"])  # "merges", any case or form
+    assert chat_title(question, answer, said) == "MapReduce: Merging Intermediate Values"
+    assert unsaid_names("An Overview of Reduce Functions by Dean", question, answer) == ["Dean"]
