@@ -28,7 +28,8 @@ CONTEXT_CHAT = PromptTemplate(
     system=(
         "You are a helpful assistant chatting with a user about their documents. Ground your "
         "replies in the passages below; if they do not cover what the user asks, say so, and "
-        "keep the conversation going naturally.\n\n"
+        "keep the conversation going naturally. Keep each reply short: a few sentences, or the "
+        "list the user asks for.\n\n"
         f"{CONTEXT}\n{{context}}"
     ),
 )
