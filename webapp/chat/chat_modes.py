@@ -22,6 +22,7 @@ MODE_NAMES: dict[ChatMode, str] = {
     ChatMode.CONTEXT: "Search with my exact words",
     ChatMode.BEST: "Let the app choose for the model",
 }
+DEFAULT_MODE = PEOPLE_MODES[0].value
 # Each line says what its mode does that the others do not: the first two both reword only a
 # follow-up that refers back (``ragcore.chat.refers_back``), and differ in what the answer reads.
 MODE_LINES: dict[ChatMode, str] = {
