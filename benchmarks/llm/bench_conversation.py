@@ -21,8 +21,9 @@ costliest kind (a rewrite, then the answer). Per turn:
 - seconds: the model reading (llama.cpp's prompt time of every pass), first token and the whole
   answer (written and checked), and the whole answer against turn 2's (target <= 1.2x).
 
-The turns' prompt tokens should be flat: what a prompt carries of the chat is bounded
-(``ragcore.memory``), and only a follow-up is rewritten, from the latest turn
+The turns' prompt tokens should be flat: what a prompt carries of the chat is bounded (an
+answer carries the latest turn, ``ragcore.chat.context``; the memory's limit, ``ragcore.memory``,
+bounds that), and only a follow-up is rewritten, from the latest turn
 (``ragcore.chat.condense``). A reply's length still varies with its question (a "why" writes
 more than a "how many"), so the seconds vary with it; the reading seconds show what grows with
 the chat, if anything. The machine is as it is (load in the notes): run it idle to compare.
@@ -317,8 +318,8 @@ def summary_rows(turns: list[Turn], loads: list[Any]) -> list[Row]:
             "slot holding the last answer's prompt reads anew)"),
         Row(GROUP, "largest history an answer carried, turns 3 on / turn 2's",
             max(t.history for t in later) / max(1, second.history), "x",
-            note=f"{max(t.history for t in later)} / {second.history} tokens (the memory's "
-                 "limit: 256 with the question)"),
+            note=f"{max(t.history for t in later)} / {second.history} tokens (the latest turn, "
+                 "within the memory's limit of 256 with the question)"),
         Row(GROUP, "largest check's read anew / its turn's prompt tokens",
             max(t.check_read / max(1, t.tokens) for t in turns), "x", "small (in the "
             "answer's cached prompt)", note="turns the engine reloaded in: "
