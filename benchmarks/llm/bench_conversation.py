@@ -99,7 +99,7 @@ class Turn:
     whole: float = 0.0
     threads: int = 0
     reloaded: bool = False  # the engine loaded its weights again during the turn
-    fresh: float | None = None  # the searched question's whole answer first in a fresh chat
+    fresh: Turn | None = None  # the searched question asked first in a fresh chat
     answer_prompt: list[int] = field(default_factory=list, repr=False)  # ``rendered``
     answer_messages: list[Any] = field(default_factory=list, repr=False)
     shared: int = 0  # leading tokens of the answer's prompt the previous turn's answer had too
@@ -226,9 +226,11 @@ def converse(corpus: Path, questions: tuple[str, ...]) -> tuple[list[Turn], list
                     talk.title_chat(question, talk.chat.messages[-1].content)
             for number, turn in over_target(turns):
                 alone = Conversation(workspace, _new_chat(), index, llm)
-                turn.fresh = ask(alone, llm, passes, turn.searched).whole
+                turn.fresh = ask(alone, llm, passes, turn.searched)
                 sys.stderr.write(f"[{GROUP}] turn {number} first in a fresh chat: "
-                                 f"{turn.fresh:.1f} s\n")
+                                 f"{turn.fresh.whole:.1f} s, {turn.fresh.read} read anew "
+                                 f"({turn.fresh.check_read} by the check), wrote "
+                                 f"{turn.fresh.written}\n")
         loads.append(machine_load())
     return turns, loads
 
@@ -277,9 +279,11 @@ def turn_rows(turns: list[Turn]) -> list[Row]:
                              f"{turn.written}; the answer's prompt {len(turn.answer_prompt)}, "
                              f"{turn.shared} shared with the last turn's; searched: "
                              f"{turn.searched!r}; answered: {turn.answer[:200]!r}"))
-        fresh = ("" if turn.fresh is None else f"; first in a fresh chat {turn.fresh:.1f} s "
-                 f"({turn.fresh / second.whole:.2f}x turn 2; this turn "
-                 f"{turn.whole / turn.fresh:.2f}x it)")
+        alone = turn.fresh
+        fresh = ("" if alone is None else f"; first in a fresh chat {alone.whole:.1f} s "
+                 f"({alone.whole / second.whole:.2f}x turn 2; this turn "
+                 f"{turn.whole / alone.whole:.2f}x it; read {alone.read} anew, "
+                 f"{alone.check_read} by the check, wrote {alone.written})")
         rows.append(Row(GROUP, f"turn {number:2d} whole answer", turn.whole, "s",
                         f"<= {TARGET}x turn 2" if number > 2 else "",
                         ratio <= TARGET if number > 2 else None,

@@ -82,10 +82,12 @@ def test_a_turn_over_the_target_is_timed_again_first_in_a_fresh_chat():
     def turn(whole, fresh=None):
         return bench.Turn("q", "", "q", {"context chat": 400}, whole=whole, fresh=fresh)
 
-    turns = [turn(20.0), turn(20.0), turn(24.0), turn(40.0, fresh=38.0), turn(10.0)]
+    alone = bench.Turn("q", "", "q", {"context chat": 300}, whole=38.0, read=250, written=30)
+    turns = [turn(20.0), turn(20.0), turn(24.0), turn(40.0, fresh=alone), turn(10.0)]
     assert [number for number, _ in bench.over_target(turns)] == [4]
     note = bench.turn_rows(turns)[7].note
-    assert "first in a fresh chat 38.0 s (1.90x turn 2; this turn 1.05x it)" in note
+    assert "first in a fresh chat 38.0 s (1.90x turn 2; this turn 1.05x it; read 250 anew" in note
+    assert "wrote 30)" in note
 
 
 def test_what_the_check_read_is_its_one_token_passes():
