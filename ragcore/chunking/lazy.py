@@ -11,7 +11,7 @@ exactly the nodes ``get_nodes_from_documents`` would give, with the same ids and
 across slice borders. Any other splitter (hierarchical, sentence window, a user's) splits the
 whole document at once and is sliced.
 
-``count_chunks`` counts the chunks of a file's documents (a PDF's pages) together: it splits
+``ChunkCount`` counts the chunks of a file's documents (a PDF's pages) together: it splits
 them ahead, offsets only, up to ``SPLIT_AHEAD`` characters (exact for most files), and projects
 the documents past that at the chunks per character of those split. A document not split yet
 counted as one chunk: a 95-page PDF was counted 276, 287, 305 ... as its pages were reached,
@@ -20,6 +20,7 @@ and made 426.
 
 from __future__ import annotations
 
+from itertools import accumulate
 from typing import Any, Iterator, Sequence
 
 from ..types import Document, Node
@@ -107,25 +108,44 @@ class DocumentChunks:
                 self._spans += spans
 
 
-def count_chunks(chunks: Sequence[DocumentChunks], *,
-                 split_ahead: int = SPLIT_AHEAD) -> tuple[int, bool]:
-    """The chunks of ``chunks`` in all and whether that count is exact: documents are split
-    ahead, a block at a time, while fewer than ``split_ahead`` characters are; those past it
-    are projected at the chunks per character of the split ones (one each at least)."""
-    counted = found = chars = 0
-    waiting: list[DocumentChunks] = []  # not split at all
-    for doc in chunks:
-        while not doc.split and chars + doc.split_chars() < split_ahead:
-            doc.split_more()
-        if not doc.split_chars() and not doc.split:
-            waiting.append(doc)
-            continue
-        counted += doc.estimate()
-        found, chars = found + doc.found, chars + doc.split_chars()
-    per_char = found / chars if chars else 0.0
-    projected = sum(max(1, round(len(d.document.text) * per_char)) for d in waiting)
-    exact = not waiting and all(doc.split for doc in chunks)
-    return counted + projected, exact
+class ChunkCount:
+    """The chunks of a file's documents in all, and whether that count is exact, asked again
+    at every slice embedded: documents are split ahead, a block at a time, while fewer than
+    ``split_ahead`` characters are; those past it are projected at the chunks per character of
+    the split ones (one each at least). The documents split whole from the first on are summed
+    once, so a file of 100,000 records is not counted anew at every slice."""
+
+    def __init__(self, chunks: Sequence[DocumentChunks], *,
+                 split_ahead: int = SPLIT_AHEAD) -> None:
+        self.chunks, self.split_ahead = chunks, split_ahead
+        self.settled = self.counted = self.chars = 0  # documents split whole, from the first
+        sizes = [len(doc.document.text) for doc in chunks]
+        self.after = [*accumulate(reversed(sizes))][::-1] + [0]  # characters from each on
+
+    def __call__(self) -> tuple[int, bool]:
+        self._settle()
+        counted = found = self.counted
+        chars, number = self.chars, self.settled
+        for doc in self.chunks[self.settled:]:  # split in part: a long document under way
+            if not (doc.split or doc.split_chars()):
+                break
+            counted, found = counted + doc.estimate(), found + doc.found
+            chars, number = chars + doc.split_chars(), number + 1
+        waiting = len(self.chunks) - number  # not split at all
+        projected = max(waiting, round(self.after[number] * found / chars)) if chars else waiting
+        return counted + projected, self.settled == len(self.chunks)
+
+    def _settle(self) -> None:
+        """Split ahead within the budget; sum in the documents split whole from the first on."""
+        while self.settled < len(self.chunks):
+            doc = self.chunks[self.settled]
+            while not doc.split and self.chars + doc.split_chars() < self.split_ahead:
+                doc.split_more()
+            if not doc.split:
+                return
+            self.counted += doc.estimate()
+            self.chars += doc.split_chars()
+            self.settled += 1
 
 
 def document_chunks(splitter: Any, document: Document) -> DocumentChunks:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from ...chunking.lazy import count_chunks  # split ahead, the rest projected; exact or not
+from ...chunking.lazy import ChunkCount
 from ...errors import RagcoreError, ReaderError, WorkspaceError
 from ...index.disk.merger import BackgroundMerger
 from ...types import Document
@@ -215,13 +215,14 @@ class FileWork:
 
         self.handle, self.emit, self.commits, self.resume = handle, emit, commits, resume
         self.chunks = [document_chunks(handle.index.splitter, doc) for doc in documents]
+        self.count = ChunkCount(self.chunks)  # split ahead, the rest projected; exact or not
         self.done = 0  # chunks embedded and added, over all documents
         self.current: tuple[DocumentChunks, int] | None = None  # document under way, chunks in
 
     @property
     def total(self) -> int:
         """The file's chunks: exact once every document is split, projected until then."""
-        return max(self.done, count_chunks(self.chunks)[0])
+        return max(self.done, self.count()[0])
 
     def run(self) -> None:
         from ...embeddings.base import embed_nodes
@@ -278,7 +279,7 @@ class FileWork:
 
     def _progress(self, done: int, total: int) -> None:
         self.commits.check_cancel()
-        (counted, exact), embedded = count_chunks(self.chunks), self.done + done
+        (counted, exact), embedded = self.count(), self.done + done
         expected = max(self.done, counted)  # ``total``, and whether it is counted or projected
         fraction = _READ_SHARE + (1 - _READ_SHARE) * embedded / max(expected, 1)
         self.emit("embedding", min(fraction, 1.0), embedded, expected, exact=exact)

@@ -5,7 +5,7 @@ first ``SAMPLE_BYTES`` with the index's splitter (exact for a file that small, e
 its size), a PDF or office file from its size and a measured number of bytes per chunk of its
 type. While the job runs, ``JobWork`` follows its progress events: a finished file counts the
 chunks it really made, a file under way its exact count once the ingest has split it
-(``lazy.count_chunks``: most files at once), else the larger of its count and the projection,
+(``lazy.ChunkCount``: most files at once), else the larger of its count and the projection,
 and the files not started yet are scaled by how far off the count was for finished files of
 their type. The bar is chunks done over chunks in all, across every file. The total's range
 (``work_low`` to ``work_high``) is its own while every file is counted exactly; a file counted

@@ -6,9 +6,10 @@ while some files are not split yet); this module turns chunks into seconds. The 
 divides the chunks left by a rate that blends this computer's measured rate (``rates.py``) with
 the job's own, the job's weighing more as it runs (all of it after ``TRUST_SECONDS``, then its
 rate over the last ``TRUST_SECONDS``). The range around it takes the count's range and the
-fastest and slowest of those rates: on a computer that other work slows down, the measured
+fastest and slowest of the rates seen: on a computer that other work slows down, the measured
 rate and the job's own differ, and the range says by how much (an upload told "about 7 s" took
-16.9 s under load). The range is said when it is wide, the middle figure when it is not.
+16.9 s under load) until the job's own has been measured for ``PRIOR_SECONDS``. The range is
+said when it is wide, the middle figure (within it) when it is not.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from typing import Any
 
 TRUST_SECONDS = 60.0  # after this long embedding, the job's own rate is all that counts
 MIN_OBSERVED = 1.0  # seconds of embedding before the job's own rate says anything
+# The kept rate is an end of the range until the job has measured its own over a few slices
+# (``SLICE_SECONDS`` each): on a busier computer than when it was kept, it no longer holds.
+PRIOR_SECONDS = 10.0
 BUSY = 2.5  # the walk's upload took 2.4 times as long as its measured rate said
 WIDE = 1.25  # a range whose ends differ by more than this factor is said as a range
 
@@ -54,15 +58,15 @@ def time_left(done: int, total: int, *, prior_rate: float, observed_done: int,
 def rates_seen(job: Any) -> list[float]:
     """The chunks per second a job's time may go at: its own over the whole run and over the
     last ``TRUST_SECONDS`` (each once measured for ``MIN_OBSERVED``), and this computer's kept
-    rate until the job's own is trusted alone; with none of its own yet, also that rate
-    slowed ``BUSY`` times (the computer may be busier than when it was measured)."""
+    rate for the first ``PRIOR_SECONDS``; with none of its own yet, also that rate slowed
+    ``BUSY`` times (the computer may be busier than when it was measured)."""
     rates = []
     for since, base in ((job.work_started_at, job.work_base), (job.rate_since, job.rate_base)):
         seconds = job.work_updated_at - since if since else 0.0
         if seconds >= MIN_OBSERVED and job.work_done > base:
             rates.append((job.work_done - base) / seconds)
     whole = job.work_updated_at - job.work_started_at if job.work_started_at else 0.0
-    if job.rate > 0 and whole < TRUST_SECONDS:
+    if job.rate > 0 and whole < PRIOR_SECONDS:
         rates += [job.rate] if rates else [job.rate, job.rate / BUSY]
     return rates
 
@@ -90,7 +94,7 @@ class TimeLeft:
         shorter, longer = human_duration(low), human_duration(high)
         if high > WIDE * low and shorter != longer:
             return f"between {shorter} and {longer} left"
-        return f"about {human_duration(self.seconds)} left"
+        return f"about {human_duration(min(max(self.seconds, low), high))} left"
 
 
 def job_time_left(job: Any, now: float | None = None) -> TimeLeft | None:
