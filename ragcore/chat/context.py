@@ -13,6 +13,9 @@ room left, plus whatever the earlier conversation does not need; the conversatio
 Passages are kept best first while they fit, and a first passage too large on its own is cut
 rather than dropped. ``source_nodes`` are the passages the model actually saw.
 
+A backend that answers requests (the extractive one) gets the same as data: the message, the
+passages and the conversation that fit (``AnswerRequest``, kind ``context_chat``).
+
 The conversation an answer carries is its latest ``history_turns`` (by default
 ``ANSWER_TURNS``, the latest turn), within the memory's limit: the passages before it change every
 turn, so the model reads whatever history it carries anew each time, and the memory's whole limit
@@ -20,8 +23,6 @@ made a long chat's answers read ~200 tokens more than the second's (issue 65). W
 refers to is in the latest turn (the rewrite reads the same), and the condensed question carries
 it into the search. ``history_turns=None`` carries every turn the memory's limit holds
 (LlamaIndex's behaviour).
-A backend that answers requests (the extractive one) gets the same as data: the message, the
-passages and the conversation that fit (``AnswerRequest``, kind ``context_chat``).
 """
 
 from __future__ import annotations
