@@ -65,3 +65,16 @@ def test_a_conditions_rows_judge_its_targets_and_show_its_load():
     (tokens,) = kind_rows({"list": {"tokens": 500, "kind": "list", "budget": 400, "base": 160,
                                     "calls": ["qa"]}})
     assert tokens.value == 500 and "before (203ce6a, base budget 160): 534" in tokens.note
+    # issue 65: a kind's whole answer against the idle factoids' p50, judged where it has a target
+    kinds = {"list": {"tokens": 500, "kind": "list", "budget": 400, "base": 160, "calls": ["qa"],
+                      "whole": 16.0},
+             "why/how": {"tokens": 400, "kind": "why", "budget": 160, "base": 160,
+                         "calls": ["qa"], "whole": 30.0},
+             "follow-up": {"tokens": 300, "kind": "factoid", "budget": 160, "base": 160,
+                           "calls": ["condense", "context chat"], "first turn": 200,
+                           "whole": 12.0}}
+    rows = {row.metric: row for row in kind_rows(kinds, factoid=7.25)}
+    assert rows["whole answer: list / idle factoid p50"].value == pytest.approx(16 / 7.25)
+    assert rows["whole answer: list / idle factoid p50"].ok is False  # 2.2x
+    assert rows["whole answer: follow-up / idle factoid p50"].ok is False  # 1.66x
+    assert rows["whole answer: why/how / idle factoid p50"].ok is None  # no target set
