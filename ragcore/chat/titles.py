@@ -113,12 +113,22 @@ questions answer answers facts comparison differences definition meaning
 
 
 def unsaid_names(title: str, question: str, answer: str) -> list[str]:
-    """The capitalised words of ``title`` that neither ``question`` nor ``answer`` says, in any
-    case or form ("Elections" is said by "election"): names the model brought in itself."""
+    """The names in ``title`` that neither ``question`` nor ``answer`` says, in any case or form
+    ("Elections" is said by "election"): names the model brought in itself. A title writes
+    every word capitalised, so one unsaid word is a word of its own choosing ("Duration",
+    "Rules"); a name is two or more unsaid capitalised words in a row ("Jeffrey Dean"), or one
+    after "by" ("... by Dean")."""
     said = {_stem(word) for word in _TOKEN.findall(f"{question} {answer}")}
-    return [word for word in _TOKEN.findall(title)
-            if word[:1].isupper() and word.lower() not in _STOP | _TITLE_WORDS
-            and _stem(word) not in said]
+    words = _TOKEN.findall(title)
+    unsaid = [word[:1].isupper() and word.lower() not in _STOP | _TITLE_WORDS
+              and _stem(word) not in said for word in words]
+    names = []
+    for at, word in enumerate(words):
+        in_a_run = (at > 0 and unsaid[at - 1]) or (at + 1 < len(words) and unsaid[at + 1])
+        after_by = at > 0 and words[at - 1].lower() == "by"
+        if unsaid[at] and (in_a_run or after_by):
+            names.append(word)
+    return names
 
 
 def _stem(word: str) -> str:

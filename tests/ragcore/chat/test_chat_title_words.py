@@ -65,3 +65,7 @@ def test_a_models_title_naming_someone_the_chat_never_mentions_is_not_used():
     said = FakeLLM(["MapReduce: Merging Intermediate Values"])  # "merges", any case or form
     assert chat_title(question, answer, said) == "MapReduce: Merging Intermediate Values"
     assert unsaid_names("An Overview of Reduce Functions by Dean", question, answer) == ["Dean"]
+    # a title's own words, capitalised as a title writes them, are not names
+    for title in ("MapReduce Intermediate Value Rules", "Reduce Function Duties",
+                  "Python Reduce Conventions"):
+        assert unsaid_names(title, question, answer) == [], title
