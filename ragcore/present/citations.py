@@ -12,6 +12,7 @@ markup into the page.
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass
 from typing import Callable, Literal, Sequence
 
@@ -70,9 +71,9 @@ def passage_segments(
     cut = (node.metadata.get(CUT) or ()) if mark_cuts else ()  # what the reading left out
     segments: list[Segment] = []
     if before:
-        segments.append(Segment(before if before[-1].isspace() else before + " ", "context"))
+        segments.append(Segment(before + _between(before, node.text), "context"))
     if "start" in cut:
-        segments.append(Segment("… ", "context"))
+        segments.append(Segment("…" + _between("…", node.text), "context"))
     position = 0
     for start, end in sorted(cited):
         start, end = max(start, position), min(end, len(node.text))
@@ -87,8 +88,23 @@ def passage_segments(
     if "end" in cut:
         segments.append(Segment(" …", "context"))
     if after:
-        segments.append(Segment(after if after[0].isspace() else " " + after, "context"))
+        left = segments[-1].text if segments else ""
+        segments.append(Segment(_between(left, after) + after, "context"))
     return segments
+
+
+# Markup that holds only at a line's start: a code fence, a heading, a quote, a table row.
+_OPENS_BLOCK = re.compile(r"(```|~~~|#{1,6}[ \t]|>|\|)")
+
+
+def _between(left: str, right: str) -> str:
+    """What goes between two runs of text this module puts side by side: the chunks were cut
+    with the whitespace between them left out, so a run opening a block ("```rust", "> ####")
+    starts a paragraph of its own (after a space it is text: its code shown as words, the
+    words before it as code); any other run is apart by a space, unless one side has one."""
+    if _OPENS_BLOCK.match(right) and not left.endswith("\n"):
+        return "\n\n"
+    return "" if left[-1:].isspace() or right[:1].isspace() else " "
 
 
 def _cited_segments(text: str, start: int, end: int, answer: Sequence[tuple[int, int]]
