@@ -3,7 +3,8 @@ types chapter): the passage opening with a code fence draws that code as code an
 before it as words, and the quote after a passage draws its heading as one. The chunks are cut
 with the whitespace between them left out, and the words around a passage were joined to it by
 a space: "like this: ```rust" drew the link markup before it as code, "collection. > #####
-Integer Overflow" showed its marks."""
+Integer Overflow" showed its marks. A cross-reference to a link defined elsewhere in the file
+reads as its words ("[“Comparing the Guess ...”][comparing-the-guess-...]" was shown so)."""
 
 from __future__ import annotations
 
@@ -58,6 +59,8 @@ def test_a_markdown_source_draws_the_code_and_the_quote_around_its_cuts(tmp_path
     assert fenced.index("let guess: u32") > code
     assert fenced.rfind("</code></pre>", 0, code) < 0  # the words before it are no code
     assert "we must add a type annotation, like this:</span></p>" in fenced
+    words = " ".join(_visible(fenced).split())  # a cross-reference as its words, no markup
+    assert "in the “Comparing the Guess to the Secret Number” section in Chapter 2" in words
     assert "#####" not in _visible(quoted) and "> " not in _visible(quoted), _visible(quoted)
     assert "<blockquote>" in quoted and "Integer Overflow</span></h5>" in quoted
 

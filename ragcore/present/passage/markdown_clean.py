@@ -7,8 +7,9 @@ class=\\"filename\\">Filename: src/main.rs</span>" and mdBook's "{{#rustdoc_incl
 outside code blocks and code spans, comments are dropped, a listing frame becomes its caption
 ("**Listing 2-1:** … (src/main.rs)"), an include (in a code block too) names the file it would
 show, an image its alt
-text, and other HTML tags go, their text kept. Characters matched by ``hidden`` (the renderer's
-highlight markers) are kept, in order, wherever the text around them is removed.
+text, and other HTML tags go, their text kept; a reference link whose definition the passage does
+not hold ("[the guessing game][guessing]") is its words. Characters matched by ``hidden`` (the
+renderer's highlight markers) are kept, in order, wherever the text around them is removed.
 """
 
 from __future__ import annotations
@@ -33,6 +34,11 @@ _TAGS = ("a|abbr|b|br|caption|center|code|dd|del|details|div|dl|dt|em|figcaption
          "|hr|i|ins|kbd|li|listing|mark|ol|p|pre|s|samp|small|span|strong|sub|summary|sup|table"
          "|tbody|td|th|thead|tr|u|ul|var")
 _TAG = re.compile(rf"</?(?:{_TAGS})\b{_INSIDE}>", re.I)
+# "[the guessing game][guessing]": a link to a definition elsewhere in the file (the Rust
+# book's cross-references), which a passage without that definition would show as written.
+_REFERENCE = re.compile(r"(?<![\]\w\\])\[((?:[^\[\]\n]|\n(?![ \t]*\n))+)\]"  # not "a[0][1]"
+                        r"\[([^\[\]\n]*)\](?![(:])")
+_DEFINITION = re.compile(r"^[ ]{0,3}\[([^\]\n]+)\]:", re.M)
 
 
 def readable_markdown(text: str, *, hidden: Pattern[str] | None = None) -> str:
@@ -42,7 +48,10 @@ def readable_markdown(text: str, *, hidden: Pattern[str] | None = None) -> str:
     parts = _parts(text, hidden)
     if parts and not parts[0][1]:  # a passage cut inside a comment starts with its tail
         parts[0] = (_COMMENT_TAIL.sub(lambda m: keep(m.group(), ""), parts[0][0]), False)
-    return "".join(_includes(part, keep) if code else _clean(part, keep) for part, code in parts)
+    bare = hidden.sub("", text) if hidden else text
+    defined = {_label(label) for label in _DEFINITION.findall(bare)}
+    return "".join(_includes(part, keep) if code else _clean(part, keep, defined)
+                   for part, code in parts)
 
 
 def _includes(code: str, keep: Callable[[str, str], str]) -> str:
@@ -50,12 +59,25 @@ def _includes(code: str, keep: Callable[[str, str], str]) -> str:
     return _INCLUDE.sub(lambda m: keep(m.group(), _included(m.group(1)).strip("*")), code)
 
 
-def _clean(text: str, keep: Callable[[str, str], str]) -> str:
+def _clean(text: str, keep: Callable[[str, str], str], defined: set[str]) -> str:
     text = _COMMENT.sub(lambda m: keep(m.group(), ""), text)
+    text = _REFERENCE.sub(lambda m: _linked(m, keep, defined), text)
     text = _INCLUDE.sub(lambda m: keep(m.group(), _included(m.group(1))), text)
     text = _LISTING.sub(lambda m: keep(m.group(), _listing(m.group(1))), text)
     text = _IMAGE.sub(lambda m: keep(m.group(), _attributes(m.group(1)).get("alt", "")), text)
     return _TAG.sub(lambda m: keep(m.group(), ""), text)
+
+
+def _linked(match: re.Match, keep: Callable[[str, str], str], defined: set[str]) -> str:
+    """A reference link as its words, unless the passage defines where it goes."""
+    words, label = match.group(1), match.group(2)
+    if _label(label or words) in defined:
+        return match.group()
+    return keep(f"[][{label}]", words)
+
+
+def _label(text: str) -> str:
+    return " ".join(text.split()).casefold()
 
 
 def _keeper(hidden: Pattern[str] | None) -> Callable[[str, str], str]:
