@@ -25,7 +25,7 @@ from webapp.answers.retriever_view import TOP_K_HELP, render_notes, retriever_se
 from webapp.session import Session, Widget, session
 from webapp.waiting import waiting_notice
 from webapp.chat.browser_actions import bring_into_view
-from webapp.chat import summary_view, turn_view
+from webapp.chat import kept_judge, summary_view, turn_view
 from ragcore.workspace.conversation import Conversation, TurnSettings
 from ragcore.workspace.chats import ChatMessage
 
@@ -150,7 +150,8 @@ def render_history(chat, lookup, embedder, advanced: bool, upto: int | None = No
                 continue
             text, listing = marked_reply(message, lookup, embedder=embedder,
                                          key=f"{chat.id}_{number}",
-                                         question=checked_against(chat, number), held=held)
+                                         question=checked_against(chat, number), held=held,
+                                         judge=kept_judge.kept_judge(message))
             with turn_view.reply_body(number):  # as a reply just made is drawn
                 regenerate = draw_reply(chat, number, message, text, listing, lookup,
                                         advanced=advanced, last=number == last)
@@ -237,11 +238,13 @@ def run_turn(ws, chat, question: str, choices: dict, lookup, advanced: bool,
         message = talk.record(question, response, settings, marks=marks, title=False, at=at)
         team_state.save_chat(ws, chat)
         controls.stream_finished()
-        number = len(chat.messages) - 1  # as the history will check it, from the cache
-        return message, marked_reply(message, lookup, embedder=index.embedder,
-                                     key=f"{chat.id}_{number}",
-                                     question=checked_against(chat, number), judge=llm,
-                                     held=index_words(index))
+        number, judge = len(chat.messages) - 1, kept_judge.recording(llm)
+        checked = marked_reply(message, lookup, embedder=index.embedder,  # the history's check
+                               key=f"{chat.id}_{number}", question=checked_against(chat, number),
+                               judge=judge, held=index_words(index))
+        if kept_judge.keep(message, judge):  # reopened, the reply reads as it did now
+            team_state.save_chat(ws, chat)
+        return message, checked
 
     try:
         with turn.notice, waiting_notice():  # its place in line while the model answers others
