@@ -48,6 +48,7 @@ def test_a_reply_the_model_judged_reads_the_same_when_the_chat_is_opened_again(
     from webapp import state
     from webapp.answers import citing
 
+    citing._CITATIONS.clear()  # no reply checked in this process yet
     root = app_env(tmp_path / "ws")
     (root / "app-preferences.json").write_text('{"advanced": false}', encoding="utf-8")
     (tmp_path / "ssdf.txt").write_text(PAGE_8, encoding="utf-8")
@@ -70,6 +71,31 @@ def test_a_reply_the_model_judged_reads_the_same_when_the_chat_is_opened_again(
     assert not reopened.exception, [e.value for e in reopened.exception]
     assert _reply(reopened) == (made, titles)
     assert llm.judged == judged  # what the model said was kept: it is not asked again
+
+
+def test_a_reply_just_written_is_judged_though_a_saved_one_said_the_same(app_env, tmp_path,
+                                                                         monkeypatch):
+    """The walk asked again what a saved chat had asked, and the model wrote the same words:
+    the check cached for the saved reply, made without a judge, stood for the new one."""
+    from webapp import state
+    from webapp.answers import citing
+
+    citing._CITATIONS.clear()
+    root = app_env(tmp_path / "ws")
+    (root / "app-preferences.json").write_text('{"advanced": false}', encoding="utf-8")
+    (tmp_path / "ssdf.txt").write_text(PAGE_8, encoding="utf-8")
+    Workspace(root, embedder=FakeEmbedder()).ingest("docs", [tmp_path / "ssdf.txt"])
+    monkeypatch.setattr(state, "current_llm", lambda: FakeLLM(default=REPLY))  # cannot judge
+    at = open_page("chat")
+    at.chat_input[0].set_value(QUESTION).run()
+    assert _reply(at)[0].startswith("**Not confirmed by the passages:**")
+    llm = Judging()
+    monkeypatch.setattr(state, "current_llm", lambda: llm)
+    next(b for b in at.sidebar.button if b.label == "New chat").click().run()
+    at.chat_input[0].set_value(QUESTION).run()
+    assert not at.exception, [e.value for e in at.exception]
+    made, titles = _reply(at)
+    assert llm.judged and made.startswith(REPLY) and "[1]" in made, made
 
 
 class InPrompt(Judging):

@@ -80,10 +80,12 @@ def source_listing(
     ``engines.index_words``)."""
     extractive = support.is_extractive(trace)
     model = getattr(support_embedder(embedder, retrieval_mode), "model_name", None)
-    # ``model`` keys the cache; the embedder and the judge do not, nor which index ``held``
-    # reads (the passages are that index's)
+    # ``model`` keys the cache; the embedder does not, nor which index ``held`` reads (the
+    # passages are that index's), nor which judge: whether one can be asked does (a saved reply
+    # checked without one, then the same words just written, checked with one)
+    judges = callable(getattr(judge, "first_token_logprobs", None))
     key = (answer, tuple(n.node.text for n in nodes), extractive, model, question,
-           response_mode, held is None)
+           response_mode, held is None, judges)
     citations = _cached(key, lambda: answer_citations(
         answer, nodes, retrieval_mode=retrieval_mode, extractive=extractive,
         response_mode=response_mode, embedder=embedder, question=question, judge=judge,

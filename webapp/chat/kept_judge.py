@@ -63,8 +63,9 @@ class KeptJudge:
         return self.asked[key]
 
     def kept(self) -> dict:
-        """What to save in the reply's trace (empty: nothing was asked)."""
-        return {"model": self.model, "asked": self.asked} if self.asked else {}
+        """What to save in the reply's trace: the model, and what it was asked (maybe nothing:
+        the reply was still checked by one that could be, as its Advanced line says)."""
+        return {"model": self.model, "asked": self.asked}
 
     def _key(self, messages: list[Message], top: int) -> str:
         """A digest of what was asked: in the reply's prompt, of the words after its body."""
@@ -102,8 +103,9 @@ def kept_judge(message: Any) -> KeptJudge | None:
 
 
 def keep(message: Any, judge: Any) -> bool:
-    """Save ``judge``'s answers in ``message``'s trace; whether there were any."""
-    kept = judge.kept() if isinstance(judge, KeptJudge) else {}
-    if kept:
-        message.trace = {**(message.trace or {}), KEY: kept}
-    return bool(kept)
+    """Save ``judge``'s answers in ``message``'s trace; whether it was a judge that keeps them
+    (the model could judge)."""
+    if not isinstance(judge, KeptJudge):
+        return False
+    message.trace = {**(message.trace or {}), KEY: judge.kept()}
+    return True
