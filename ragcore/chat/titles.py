@@ -37,6 +37,7 @@ was we were what when where which while who whom why will with would you your yo
 say says said tell told explain describe give show list mention mentions mentioned talk talks
 know think mean means find get want need like make makes there's what's it's i'm
 summarise summarize summary overview gist anything something thing things
+according regarding concerning
 """.split())
 _ARTICLES = frozenset({"the", "a", "an"})
 _SUMMARY_ASKED = re.compile(r"\b(?:summari[sz]e|summary|overview|gist)\b", re.IGNORECASE)

@@ -106,7 +106,8 @@ def server_panel(backend: str, values: dict[str, Any]) -> None:
         start = preset.start if preset else ("Check that the server is running and the "
                                              "address is right.")
         st.warning(f"Nothing answers at {url}. {start} Then press “Look again”.")
-        st.caption(models.message)
+        if shell.advanced_on():  # the connection's own words ("[Errno 111] ...") are an operator's
+            st.caption(models.message)
     elif isinstance(models, Unlisted):
         st.warning(f"The models at {url} could not be listed: {models.message}")
     elif models is not None:

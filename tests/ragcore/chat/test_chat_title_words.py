@@ -69,3 +69,10 @@ def test_a_models_title_naming_someone_the_chat_never_mentions_is_not_used():
     for title in ("MapReduce Intermediate Value Rules", "Reduce Function Duties",
                   "Python Reduce Conventions"):
         assert unsaid_names(title, question, answer) == [], title
+
+
+def test_according_to_is_not_a_key_phrase():
+    # Issue 66's fifth walk: "... according to the SSDF?" was titled "Organizations respond,
+    # vulnerabilities according", the source it names cut off for a word of asking.
+    question = "How should organizations respond to vulnerabilities according to the SSDF?"
+    assert key_phrase_title(question) == "Organizations respond, vulnerabilities, SSDF"
