@@ -260,23 +260,39 @@ def copied_places(listing: Any) -> dict[int, str]:
         node = source.scored.node
         if source.scored.page or not node.metadata.get("file_path"):
             continue
-        heading = passage_section(_document_of(node), node.text, node.start_char)
+        heading = _section_of(node)
         if heading:
             places[source.number] = f"section “{heading}”"
     return places
 
 
-def _document_of(node: Any) -> str | None:
-    """The text of the document ``node`` was cut from, read again (None: gone or changed)."""
+def _section_of(node: Any) -> str:
+    """The section ``node``'s passage starts in, found once per file version and passage: every
+    reply's Copy text is drawn on every rerun, and finding it scans the file up to the passage."""
     path = Path(node.metadata["file_path"])
     try:
-        texts = _document_texts(str(path), path.stat().st_mtime_ns)
+        modified = path.stat().st_mtime_ns
+    except OSError as exc:
+        logger.info("no section for a passage of %s: %s", path, exc)
+        return passage_section(None, node.text, node.start_char)
+    return _section(str(path), modified, node.text, node.start_char)
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def _section(path: str, modified: int, text: str, start: int | None) -> str:
+    """``passage_section`` of ``text`` at ``start`` in the file at ``path`` as of ``modified``."""
+    return passage_section(_document_of(path, modified, text, start), text, start)
+
+
+def _document_of(path: str, modified: int, text: str, start: int | None) -> str | None:
+    """The text of the document the passage was cut from, read again (None: gone or changed)."""
+    try:
+        texts = _document_texts(path, modified)
     except Exception as exc:  # noqa: BLE001 - the footnote names the file alone
         logger.info("no section for a passage of %s: %s", path, exc)
         return None
-    start = node.start_char
-    return next((t for t in texts if start is not None
-                 and t[start:start + len(node.text)] == node.text), None)
+    return next((t for t in texts if start is not None and t[start:start + len(text)] == text),
+                None)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
