@@ -92,6 +92,24 @@ def question_kind(question: str) -> QuestionKind:
     return QuestionKind.FACTOID
 
 
+# A second request joined to a list question ("List the four groups of SSDF practices and
+# explain why each matters for a small startup."): it asks about the items, in words a passage
+# naming them need not say
+_SECOND_REQUEST = re.compile(
+    r"(?:[,;]\s*|\s+)(?:and|then)\s+(?:also\s+)?(?:explain|describe|say|tell|give|state|"
+    r"discuss|note|summari[sz]e|compare|show|why|how)\b", re.IGNORECASE)
+
+
+def list_part(question: str) -> str:
+    """What a list question asks to be listed: the question up to a second request joined to it
+    ("List the four groups of SSDF practices" of "... and explain why each matters for a small
+    startup."); the whole question otherwise, and for any other kind."""
+    if question_kind(question) is not QuestionKind.LIST:
+        return question
+    second = _SECOND_REQUEST.search(question)
+    return question[:second.start()] if second and second.start() > 0 else question
+
+
 def asks_one_fact(question: str) -> bool:
     """Whether ``question`` is answered by one fact: a factoid, or what a document says of
     itself ("Who wrote PEP 492?"), stated in one sentence of a passage or of a card. Its answer

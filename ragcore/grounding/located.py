@@ -50,7 +50,7 @@ from .answer_type import asked_for, mention_topic, unshown, wants_an_explanation
 from .claims import Claim, Span, sentence_spans, short_answer, written_words
 from .facts import Facts, facts_of, missing_facts
 from .holding import Check as _Check, holds, holds_answer, stated_by, what_locates
-from .kinds import asks_one_fact
+from .kinds import asks_one_fact, list_part
 from . import stating
 from .text import NEGATION, UNIT_WORDS, content_stems, fold
 
@@ -406,10 +406,12 @@ def listed(check: ClaimCheck, passages: Sequence[str], question: str,
     """An item of a list answer vouched for only by a passage about something else ("Google"
     for "Which companies use Raft?", cited to a passage naming Google for another reason): its
     support dropped, so it carries no marker; neither is it taken for invented (the passages
-    do name it)."""
+    do name it). What is about the list is what the list part of the question asks
+    (``kinds.list_part``): "explain why each matters for a small startup" is in no passage."""
     if not check.supported or not check.claim.item or not asked_stems(question, subjects):
         return check
-    if any(asked_share(question, passages[p], subjects) >= VETO_SHARE for p, _ in check.support
-           if p < len(passages)):
+    asked = {question, list_part(question)}
+    if any(asked_share(a, passages[p], subjects) >= VETO_SHARE for p, _ in check.support
+           for a in asked if p < len(passages)):
         return check
     return replace(check, supported=False, support=(), score=min(check.score, 0.5))

@@ -269,3 +269,31 @@ def test_a_documents_summary_is_checked_claim_by_claim_never_refused_whole():
         _, text = shown(answer, question)
         assert not text.startswith("The documents don't"), question
         assert "18:00 to 06:00" in text
+
+
+# NIST SP 800-218, page 13, as its PDF reads
+SSDF = ("The practices are organized into four groups: 1. Prepare the Organization (PO): "
+        "Organizations should ensure that their people, processes, and technology are prepared "
+        "to perform secure software development at the organization level. 2. Protect the "
+        "Software (PS): Organizations should protect all components of their software from "
+        "tampering and unauthorized access. 3. Produce Well-Secured Software (PW): "
+        "Organizations should produce well-secured software with minimal security "
+        "vulnerabilities in its releases. 4. Respond to Vulnerabilities (RV): Organizations "
+        "should identify residual vulnerabilities in their software releases and respond "
+        "appropriately.")
+
+
+def test_a_list_questions_second_request_does_not_take_its_items_markers():
+    # "explain why each matters for a small startup" is in no passage: the items are about
+    # what the list part asks, "the four groups of SSDF practices" (the fifth walk's list)
+    question = ("List the four groups of SSDF practices and explain why each matters for a "
+                "small startup.")
+    answer = ("1. Prepare the Organization (PO)\n2. Protect the Software (PS)\n"
+              "3. Produce Well-Secured Software (PW)\n4. Respond to Vulnerabilities (RV)")
+    go = "The Go team at Google will run the checksum database for the module ecosystem."
+    verdict = check_answer(answer + "\n5. Google", [SSDF, go], question=question,
+                           list_items=True)
+    items = {c.text.split(". ", 1)[-1].strip(): c for c in verdict.claims}
+    assert all(items[name].supported for name in ("Prepare the Organization (PO)",
+                                                  "Respond to Vulnerabilities (RV)")), items
+    assert not items["Google"].supported
