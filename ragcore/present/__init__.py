@@ -48,7 +48,7 @@ _EXPORTS: dict[str, str] = {
     "unobserved": ".grounded",
     "unread": ".grounded",
     "UNSUPPORTED_MARK": ".grounded",
-    "outside_fence": ".passage.fences",
+    "outside_fence": "ragcore.readers.markdown.fences",
     "passage_section": ".passage.section",
     "markup_of": ".passage.markup",
     "render_segments": ".passage.markup",

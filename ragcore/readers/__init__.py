@@ -11,7 +11,8 @@ documents with file metadata and stable ids:
     sniff.py       files of unknown type: text, PDF, Office or EPUB by content; binary refused
     database.py    DatabaseReader: SQL rows (sqlite3, or SQLAlchemy when installed)
     text.py        .txt .text .log .rst, and RFC-style paginated text (running headers removed)
-    markdown.py    .md .markdown (source kept as written, first heading as ``title``)
+    markdown/      .md .markdown (source kept as written, first heading as ``title``), and
+                   passages read without its HTML (``read_as``: the answer prompt, the views)
     pdf/           .pdf, one document per page with ``page`` and ``page_label`` (pypdfium2),
                    OCR of pages without text when Tesseract is installed, split words rejoined
     office/        .docx .pptx .xlsx .epub (python-docx, python-pptx, openpyxl, ebooklib),

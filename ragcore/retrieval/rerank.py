@@ -27,6 +27,7 @@ from ..errors import ConfigError
 from ..llms.base import LLM, complete_traced, writes_free_text
 from ..postprocess import Postprocessor
 from ..prompts.retrieval import RERANK
+from ..synthesis.passages import prompt_text
 from ..trace import Trace
 from ..types import Message, MetadataMode, ScoredNode
 
@@ -38,7 +39,7 @@ _LINE = re.compile(r"doc(?:ument)?\s*:?\s*#?(\d+)\s*[,;]?\s*relevance\s*:?\s*(\d
 
 def rerank_messages(query: str, nodes: Sequence[ScoredNode]) -> list[Message]:
     """The prompt: the numbered passages (1-based), then the question."""
-    docs = "\n\n".join(f"Document {i}:\n{n.node.content(MetadataMode.LLM)}"
+    docs = "\n\n".join(f"Document {i}:\n{prompt_text(n.node)}"
                        for i, n in enumerate(nodes, start=1))
     return RERANK.format(documents=docs, query=query)
 

@@ -2,6 +2,7 @@
 
 synthesizer.py  Synthesizer: validates options, budgets and lays out the context once
 budget.py       the context budget; packing and cutting chunks to fit it
+passages.py     a passage as the model reads it (a Markdown file's HTML as its text)
 steps.py        Call/Batch and the driver that runs a plan against an LLM
 refine.py       refine and compact (answer, then improve it chunk by chunk)
 tree.py         tree_summarize (summaries of summaries down to one root)

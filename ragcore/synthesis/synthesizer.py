@@ -50,6 +50,7 @@ from .budget import (
 )
 from .modes import ResponseMode
 from .not_found import NotFoundGate, run_gated
+from .passages import passage_text, prompt_text
 from .refine import refine_plan
 from .response import Response
 from .single import single_plan
@@ -124,7 +125,7 @@ class Synthesizer:
         metadata["question_kind"] = trace.notes["question_kind"] = kind.value
         prompts = self.prompts.for_kind(kind.value)
         with trace.stage("pack context") as detail:
-            texts = [n.node.content(MetadataMode.LLM) for n in nodes]
+            texts = [prompt_text(n.node) for n in nodes]  # a Markdown file's HTML as text
             headers = [n.node.metadata_str(MetadataMode.LLM) for n in nodes]
             files = [n.file_name or "" for n in nodes]
             plan = self._plan(query, texts, files, headers, metadata, prompts)
@@ -143,7 +144,7 @@ class Synthesizer:
             answer = partial(run_plan, plan, llm, trace, max_concurrency=limit)
         else:
             answer = partial(run_gated, plan, llm, trace, gate=gate, question=query,
-                             passages=[n.node.text for n in nodes], metadata=metadata,
+                             passages=[passage_text(n.node) for n in nodes], metadata=metadata,
                              max_concurrency=limit, prefill=prefill,
                              span_choice=self.span_choice and kind is QuestionKind.FACTOID)
         # A slot of the answer form that the model copied ("<support>") is never shown.

@@ -16,8 +16,8 @@ import re
 from pathlib import PurePath
 
 from ..citations import MARKED, SEGMENT_STYLES, Segment, segments_to_html
-from .fences import balance_fences
-from .markdown_clean import readable_markdown
+from ...readers.markdown.fences import balance_fences
+from ...readers.markdown.readable import readable_markdown
 from .rst_text import rst_to_markdown
 
 _MARKUP_BY_SUFFIX = {".md": "markdown", ".markdown": "markdown", ".rst": "rst", ".rest": "rst"}

@@ -3,18 +3,18 @@
 ``markup`` renders a whole passage (headings, lists, code blocks drawn as such); an excerpt (the
 passages listed while an answer is made, a retriever's hits, the CLI's passages) is one line,
 where "## Build", "**bold**", backticks, "- " list markers, a "```toml" fence or a
-'<span class="filename">' tag would show as written. Here they go (``markdown_clean`` turns the
-HTML into its text): headings, quote marks, fences, rules, table pipes, emphasis, code
-marks, links and images (their words or alt text kept); a bullet becomes "•", so the items stay
-apart. Ordered lists keep their numbers ("1. Install 2. Run"): they are words a reader needs.
-Snake_case and "2 * 3" are not emphasis.
+'<span class="filename">' tag would show as written. Here they go
+(``readers.markdown.readable`` turns the HTML into its text): headings, quote marks, fences,
+rules, table pipes, emphasis, code marks, links and images (their words or alt text kept); a
+bullet becomes "•", so the items stay apart. Ordered lists keep their numbers ("1. Install
+2. Run"): they are words a reader needs. Snake_case and "2 * 3" are not emphasis.
 """
 
 from __future__ import annotations
 
 import re
 
-from .markdown_clean import readable_markdown
+from ...readers.markdown.readable import readable_markdown
 
 # a fence's marks and language ("```toml"); a passage cut with "…" may go on after them
 _FENCE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})[\w+.-]*", re.MULTILINE)

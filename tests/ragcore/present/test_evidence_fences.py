@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragcore.present.citations import Segment
-from ragcore.present.passage.fences import balance_fences, outside_fence
+from ragcore.readers.markdown.fences import balance_fences, outside_fence
 from ragcore.present.passage.markup import render_segments
 from webapp.indexes.document_view import document_segments
 

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from ragcore.present.citations import Segment
-from ragcore.present.passage.markdown_clean import readable_markdown
+from ragcore.readers.markdown.readable import readable_markdown
 from ragcore.present.passage.markup import render_segments
 
 CHAPTER = "rust_book/src/ch02-00-guessing-game-tutorial.md"

@@ -1,12 +1,13 @@
-"""Markdown passages without the HTML and mdBook markup people should not read.
+"""Markdown as people and models read it: without the HTML and mdBook markup of its source.
 
-Passages are rendered with raw HTML switched off (a document must never inject markup), so the
-HTML a Markdown file holds would show as written: the Rust book's "<!-- manual-regeneration … -->"
-notes, '<Listing number="2-1" file-name="src/main.rs" caption="…">' frames, "<span
-class=\\"filename\\">Filename: src/main.rs</span>" and mdBook's "{{#rustdoc_include …}}". Here,
-outside code blocks and code spans, comments are dropped, a listing frame becomes its caption
-("**Listing 2-1:** … (src/main.rs)"), an include (in a code block too) names the file it would
-show, an image its alt
+The reader keeps a Markdown file as written (a passage's offsets locate it in the file), so the
+HTML it holds would reach the reader of a passage as written: the Rust book's "<!--
+manual-regeneration … -->" notes, '<Listing number="2-1" file-name="src/main.rs" caption="…">'
+frames, "<span class=\\"filename\\">Filename: src/main.rs</span>" and mdBook's "{{#rustdoc_include
+…}}". Passages are rendered with raw HTML switched off (a document must never inject markup) and
+the model copies what it reads ("<span" in an answer). Here, outside code blocks and code
+spans, comments are dropped, a listing frame becomes its caption ("**Listing 2-1:** …
+(src/main.rs)"), an include (in a code block too) names the file it would show, an image its alt
 text, and other HTML tags go, their text kept; a reference link whose definition the passage does
 not hold ("[the guessing game][guessing]") is its words. Characters matched by ``hidden`` (the
 renderer's highlight markers) are kept, in order, wherever the text around them is removed.
