@@ -3,7 +3,8 @@ dates ("today 14:05", "yesterday 09:12", "3 Nov", "3 Nov 2025": the workspace st
 UTC timestamps, shown in the machine's local time, relative to now, without seconds or offsets),
 and what Copy gives of a reply as shown (``copied_text``): plain text, its markers ``[1]``
 without their links, and one footnote per source cited (file, and page or section), as a person
-pastes it elsewhere.
+pastes it elsewhere; a reply's draft as it streams (``draft_markdown``: a bold answer being
+written is drawn bold, never after a literal "**").
 
 Pure functions with no Streamlit import, so they are tested like the rest of ragcore; the
 pages and ``webapp.state`` use them to turn ragcore objects into what people read.
@@ -12,6 +13,7 @@ pages and ``webapp.state`` use them to turn ragcore objects into what people rea
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
@@ -144,6 +146,121 @@ def markdown_stream(chunks: Any) -> Iterator[str]:
             yield markdown_text(text)
     if held:
         yield markdown_text(held)
+
+
+# A line that starts a block of its own (a list item, a heading, a quote, a table row): no
+# emphasis or code span runs across it.
+_BLOCK_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]|\d{1,9}[.)][ \t]|#{1,6}[ \t]|>|\|)")
+_CODE_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
+_MARK_RUN = re.compile(r"`+|\*+|_+")
+_TICKS = re.compile(r"`+")
+
+
+def draft_markdown(text: str) -> str:
+    """``markdown_text`` of a reply still being written: an emphasis or code span it opened
+    and has not closed yet is closed ("The grace period is **45 sec" is drawn bold, not after a
+    literal "**"), and a marker with nothing after it yet is held back ("is **" draws "is")."""
+    start = _last_block(text)
+    if start is None:  # inside a fenced code block: Markdown closes it at the end
+        return markdown_text(text)
+    return markdown_text(text[:start] + _spans_closed(text[start:]))
+
+
+def _last_block(text: str) -> int | None:
+    """Where the block that ``text`` ends in starts (a span still open can only be open
+    there), or None when ``text`` ends inside a fenced code block."""
+    start = offset = 0
+    fence = ""
+    for line in text.splitlines(keepends=True):
+        match = _CODE_FENCE.match(line)
+        run = match.group(1) if match else ""
+        if fence and run[:1] == fence[0] and len(run) >= len(fence) and not line[
+                match.end():].strip():  # the closing fence: a bare run at least as long
+            fence, start = "", offset + len(line)
+        elif not fence and match:
+            fence = match.group(1)
+        elif not fence and (not line.strip() or _BLOCK_LINE.match(line)):
+            start = offset + (0 if line.strip() else len(line))
+        offset += len(line)
+    return None if fence else start
+
+
+def _spans_closed(block: str) -> str:
+    """``block`` with the emphasis and code spans it leaves open closed, in order (CommonMark's
+    delimiter rules, simplified: a run opens only where it cannot also close, so "5*3" is none)."""
+    opened: list[list] = []  # [mark, start, length still open]
+    i = 0
+    while i < len(block):
+        mark = block[i]
+        if mark == "\\":
+            i += 2
+            continue
+        if mark not in "`*_":
+            i += 1
+            continue
+        end = _MARK_RUN.match(block, i).end()
+        if mark == "`":
+            closing = _closing_ticks(block, end, end - i)
+            if closing is None:  # open: closed after what it holds, held back if it holds none
+                if block[end:].strip():
+                    return _closers_added(block + block[i:end], opened)
+                return _closers_added(block[:i], opened)
+            i = closing
+            continue
+        _delimiter_run(block, i, end, opened)
+        i = end
+    return _closers_added(block, opened)
+
+
+def _delimiter_run(block: str, start: int, end: int, opened: list[list]) -> None:
+    """Close what the run of "*" or "_" at ``block[start:end]`` can close, and open with the
+    rest; a run at the end that closes nothing is held back (the next chunk decides)."""
+    mark, left, right = block[start], *_flanking(block, start, end)
+    closes = right and (mark == "*" or not left or _is_mark(block[end:end + 1]))
+    length = end - start
+    while closes and length and any(o[0] == mark for o in opened):
+        while opened[-1][0] != mark:
+            opened.pop()  # an opener crossed by this closer stays literal, as in the whole text
+        used = min(length, opened[-1][2])
+        length -= used
+        opened[-1][2] -= used
+        if not opened[-1][2]:
+            opened.pop()
+    if length and end == len(block):
+        opened.append([mark, end - length, 0])  # nothing after it yet: held back
+    elif length and left and not right:
+        opened.append([mark, end - length, length])
+
+
+def _closers_added(text: str, opened: list[list]) -> str:
+    while opened and (not opened[-1][2] or not text[opened[-1][1] + opened[-1][2]:].strip()):
+        mark, start, length = opened.pop()  # a marker with nothing after it: held back
+        text = text[:start] + text[start + (length or len(text) - start):]
+    closers = "".join(mark * length for mark, _, length in reversed(opened))
+    body = text.rstrip()  # a closer after a space would close nothing
+    return body + closers + text[len(body):]
+
+
+def _closing_ticks(block: str, start: int, count: int) -> int | None:
+    """The end of the first run of exactly ``count`` backticks from ``start``, if any."""
+    for match in _TICKS.finditer(block, start):
+        if len(match.group()) == count:
+            return match.end()
+    return None
+
+
+def _flanking(block: str, start: int, end: int) -> tuple[bool, bool]:
+    """Whether the delimiter run ``block[start:end]`` is left- and right-flanking."""
+    before = block[start - 1] if start else " "
+    after = block[end] if end < len(block) else " "
+    left = not after.isspace() and (not _is_mark(after) or before.isspace() or _is_mark(before))
+    right = not before.isspace() and (not _is_mark(before) or after.isspace() or _is_mark(after))
+    return left, right
+
+
+def _is_mark(char: str) -> bool:
+    """Punctuation or a symbol, as CommonMark's flanking rules count them."""
+    return bool(char) and unicodedata.category(char)[0] in "PS"
 
 
 def source_label(number: int, scored: Any, *, note: str = "", advanced: bool = False) -> str:

@@ -41,7 +41,7 @@ def follow_summary(turn: Any, response: Any, chunks: Iterable[str], *,
             turn.reading.caption(f":material/menu_book: {reading_line(read)}")
         if chunk:
             text += chunk
-            turn.draft.markdown(fmt.markdown_text(text))
+            turn.draft.markdown(fmt.draft_markdown(text))  # no literal ** while it streams
     turn.stop.empty()
     return Checked(text, check(text))
 

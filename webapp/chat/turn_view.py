@@ -136,7 +136,7 @@ def _draft(turn: LiveTurn, label: str, text: str) -> None:
             turn._draft_parts.extend([st.empty(), st.empty()])
     heading, body = turn._draft_parts
     heading.markdown(f"**{label}**")
-    body.caption(fmt.markdown_text(text))
+    body.caption(fmt.draft_markdown(text))  # a span still open is closed, never a literal **
 
 
 def end_live_turn(turn: LiveTurn) -> None:
