@@ -23,6 +23,7 @@ import re
 from bisect import bisect_left
 from typing import Sequence
 
+from ..readers.markdown.readable import HTML_MARKUP
 from ..search.lexical import split_sentences
 
 Span = tuple[int, int]
@@ -157,8 +158,18 @@ def words_of(text: str) -> list[str]:
 
 
 def _tokens(text: str) -> tuple[list[str], list[Span]]:
-    matches = list(_WORD.finditer(text))
-    return [m.group().lower() for m in matches], [m.span() for m in matches]
+    """The words of ``text`` and their spans; none inside an HTML tag or comment (a Markdown
+    passage's '<kbd>5</kbd>' is "5" to its reader and to the model, which reads it so)."""
+    markup = iter(m.span() for m in HTML_MARKUP.finditer(text)) if "<" in text else iter(())
+    skipped = next(markup, None)
+    words, places = [], []
+    for match in _WORD.finditer(text):
+        while skipped is not None and skipped[1] <= match.start():
+            skipped = next(markup, None)
+        if skipped is None or match.start() < skipped[0]:
+            words.append(match.group().lower())
+            places.append(match.span())
+    return words, places
 
 
 def _joined(words: Sequence[str]) -> str:

@@ -35,6 +35,8 @@ _TAGS = ("a|abbr|b|br|caption|center|code|dd|del|details|div|dl|dt|em|figcaption
          "|hr|i|ins|kbd|li|listing|mark|ol|p|pre|s|samp|small|span|strong|sub|summary|sup|table"
          "|tbody|td|th|thead|tr|u|ul|var")
 _TAG = re.compile(rf"</?(?:{_TAGS})\b{_INSIDE}>", re.I)
+# A comment or an HTML tag: markup whose words no reader of the passage sees (quotes skip them).
+HTML_MARKUP = re.compile(rf"<!--.*?-->|{_TAG.pattern}", re.I | re.S)
 # "[the guessing game][guessing]": a link to a definition elsewhere in the file (the Rust
 # book's cross-references), which a passage without that definition would show as written.
 _REFERENCE = re.compile(r"(?<![\]\w\\])\[((?:[^\[\]\n]|\n(?![ \t]*\n))+)\]"  # not "a[0][1]"
