@@ -39,6 +39,7 @@ from ..grounding.numbers import NUMBER
 from ..grounding.stating import stated
 from ..grounding.text import NEGATION, content_stems, fold
 from ..grounding.verdict import SHORT_CLAIM_STEMS
+from ..readers.markdown.readable import without_tags
 from ..retrieval.neighbours import REFERRING_TOKENS, refers_back
 from ..tokens import count_tokens
 from .sources import ListedSource, document_subjects
@@ -47,9 +48,10 @@ QUOTED_WORDS = 60  # of each sentence a reply is shown with
 
 
 def quoted(sentence: str) -> str:
-    """``sentence`` as quoted: its whitespace collapsed, its code fences' marks left out
-    ("... create a shell alias: ```"), cut after ``QUOTED_WORDS`` words."""
-    words = [word for word in sentence.split() if not word.startswith("```")]
+    """``sentence`` as quoted: its whitespace collapsed, its code fences' marks and HTML tags
+    left out ("... create a shell alias: ```", "types <kbd>5</kbd>"), cut after
+    ``QUOTED_WORDS`` words."""
+    words = [word for word in without_tags(sentence).split() if not word.startswith("```")]
     return " ".join(words[:QUOTED_WORDS]) + (" \u2026" if len(words) > QUOTED_WORDS else "")
 
 

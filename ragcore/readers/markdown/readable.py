@@ -37,6 +37,7 @@ _TAGS = ("a|abbr|b|br|caption|center|code|dd|del|details|div|dl|dt|em|figcaption
 _TAG = re.compile(rf"</?(?:{_TAGS})\b{_INSIDE}>", re.I)
 # A comment or an HTML tag: markup whose words no reader of the passage sees (quotes skip them).
 HTML_MARKUP = re.compile(rf"<!--.*?-->|{_TAG.pattern}", re.I | re.S)
+_CODE_SPAN_OR_MARKUP = re.compile(rf"(`+).*?\1|{HTML_MARKUP.pattern}", re.I | re.S)
 # "[the guessing game][guessing]": a link to a definition elsewhere in the file (the Rust
 # book's cross-references), which a passage without that definition would show as written.
 _REFERENCE = re.compile(r"(?<![\]\w\\])\[((?:[^\[\]\n]|\n(?![ \t]*\n))+)\]"  # not "a[0][1]"
@@ -55,6 +56,12 @@ def readable_markdown(text: str, *, hidden: Pattern[str] | None = None) -> str:
     defined = {_label(label) for label in _DEFINITION.findall(bare)}
     return "".join(_includes(part, keep) if code else _clean(part, keep, defined)
                    for part, code in parts)
+
+
+def without_tags(text: str) -> str:
+    """``text`` (a sentence quoted out of a passage) without its HTML tags and comments, the
+    tags' text kept, code spans as written: "types <kbd>5</kbd>" reads "types 5"."""
+    return _CODE_SPAN_OR_MARKUP.sub(lambda m: m.group() if m.group(1) else "", text)
 
 
 def _includes(code: str, keep: Callable[[str, str], str]) -> str:

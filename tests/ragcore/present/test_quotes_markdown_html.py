@@ -33,3 +33,11 @@ def test_a_tag_holds_no_words_but_code_and_prose_keep_theirs():
     assert words_of('<span class="filename">Filename: src/main.rs</span>') == [
         "filename", "src", "main", "rs"]
     assert words_of("Use a Vec<T> of <kbd>Ctrl</kbd>") == ["use", "a", "vec", "t", "of", "ctrl"]
+
+
+def test_a_sentence_quoted_in_an_answer_shows_no_tag():
+    from ragcore.present.answer_quotes import quoted
+    sentence = ('<span class="filename">Filename: src/main.rs</span>\n\nIf the user types '
+                '<kbd>5</kbd> and presses <kbd>enter</kbd>, `guess` holds `5\\n`.')
+    assert quoted(sentence) == ("Filename: src/main.rs If the user types 5 and presses enter, "
+                                "`guess` holds `5\\n`.")
