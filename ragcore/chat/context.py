@@ -39,9 +39,10 @@ from ..prompts.chat import CONTEXT_CHAT, NO_PASSAGES
 from ..query import Retriever, apply_postprocessors
 from ..streaming import or_empty_notice
 from ..synthesis.budget import SEPARATOR, SEPARATOR_TOKENS, count_each
+from ..synthesis.passages import prompt_text
 from ..synthesis.response import AnswerCheck
 from ..trace import Trace
-from ..types import AnswerRequest, Message, MetadataMode, ScoredNode
+from ..types import AnswerRequest, Message, ScoredNode
 from .condense import condense_question
 from .response import ChatResponse, remember_reply
 from .turn import close_prompt, fixed_parts, history_need, start_turn
@@ -129,7 +130,7 @@ class ContextChatEngine:
     def _pack(
         self, nodes: list[ScoredNode], room: Room, later: int, trace: Trace
     ) -> tuple[str, list[ScoredNode]]:
-        texts = [n.node.content(MetadataMode.LLM).strip() for n in nodes]
+        texts = [prompt_text(n.node).strip() for n in nodes]
         counts = count_each(texts)
         need = sum(counts) + SEPARATOR_TOKENS * len(counts) + 2 * FIELD_MARGIN_TOKENS
         budget = room.offer(need, share=self.context_share, later=later) - 2 * FIELD_MARGIN_TOKENS
@@ -165,10 +166,11 @@ def pack_passages(
 ) -> tuple[str, list[ScoredNode]]:
     """The passages that fit ``budget`` tokens, best first, and the nodes they came from.
 
-    ``texts`` and ``counts`` are the nodes' LLM text and its tokens, when already known.
+    ``texts`` and ``counts`` are the nodes' text as the model reads it (``prompt_text``: a
+    Markdown source's HTML read as its text) and its tokens, when already known.
     """
     if texts is None:
-        texts = [n.node.content(MetadataMode.LLM).strip() for n in nodes]
+        texts = [prompt_text(n.node).strip() for n in nodes]
     counts = count_each(texts) if counts is None else counts
     kept: list[str] = []
     used: list[ScoredNode] = []
