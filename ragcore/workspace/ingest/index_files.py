@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import re
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -32,6 +33,7 @@ from ...errors import RagcoreError, ReaderError, WorkspaceError
 from ...index.disk.merger import BackgroundMerger
 from ...types import Document
 from .commits import PARTIAL_KEY, Batching, Cancelled, Commits
+from .token_counts import embedded_tokens
 from ..handle import UPLOAD_PREFIX, IndexHandle
 from .parts import ingest_parts, path_hidden, read_in_parts
 from .inputs import collect_files, scan_inputs, skipped_outcome  # noqa: F401 - lived here
@@ -84,9 +86,7 @@ def ingest_files(
 
     def writing() -> None:
         if progress is not None:
-            event = last[0]
-            progress(IngestProgress(event.path, event.file_number, event.file_count, "saving",
-                                    event.file_fraction, event.chunks_done, event.chunks_total))
+            progress(replace(last[0], stage="saving"))
 
     merger = BackgroundMerger(handle.index, handle.folder)  # merges after commits, not in them
     commits = Commits(handle, batching or Batching(), on_commit=on_commit, on_writing=writing,
@@ -119,9 +119,10 @@ def ingest_files(
 def _emitter(progress: IngestCallback | None, path: str, number: int,
              count: int) -> Callable[..., None]:
     def emit(stage: str, fraction: float, done: int = 0, total: int = 0, *,
-             ocr: tuple[int, int] = (0, 0), exact: bool = False) -> None:
+             ocr: tuple[int, int] = (0, 0), exact: bool = False, tokens: int = 0) -> None:
         if progress is not None:
-            progress(IngestProgress(path, number, count, stage, fraction, done, total, *ocr, exact))
+            progress(IngestProgress(path, number, count, stage, fraction, done, total, *ocr, exact,
+                                    tokens))
 
     return emit
 
@@ -166,12 +167,9 @@ def ingest_file(
     latest = list({d.doc_id: d for d in documents}.values())
     todo = [d for d in latest if force or _changed(index, d)]
     if not todo:
-        seconds = time.perf_counter() - started
-        if not stale:
-            return FileOutcome(str(path), "unchanged", documents=len(documents),
-                               seconds=seconds), 0
-        return FileOutcome(str(path), "indexed", documents=len(documents),
-                           seconds=seconds), len(stale)
+        return FileOutcome(str(path), "indexed" if stale else "unchanged",
+                           documents=len(documents),
+                           seconds=time.perf_counter() - started), len(stale)
     emit("splitting", _READ_SHARE / 2)
     work: FileWork | None = None
     try:
@@ -205,9 +203,8 @@ class FileWork:
     A cancel is noticed between slices, also while a huge text is still being split. A document
     under way is in the index marked partial (``PARTIAL_KEY``), its count kept current at each
     save, and gets its own hash and metadata when its last chunk is in. With ``resume``, a
-    document found saved in part with the same text, metadata and chunking continues after its
-    saved chunks (node ids are stable: ``chunking.lazy``), so they are not embedded again.
-    """
+    document saved in part with the same text, metadata and chunking goes on after its saved
+    chunks (node ids are stable). Progress counts the tokens embedded too (``jobs.remaining``)."""
 
     def __init__(self, handle: IndexHandle, documents: list[Document],
                  emit: Callable[..., None], commits: Commits, *, resume: bool = True) -> None:
@@ -216,7 +213,7 @@ class FileWork:
         self.handle, self.emit, self.commits, self.resume = handle, emit, commits, resume
         self.chunks = [document_chunks(handle.index.splitter, doc) for doc in documents]
         self.count = ChunkCount(self.chunks)  # split ahead, the rest projected; exact or not
-        self.done = 0  # chunks embedded and added, over all documents
+        self.done, self.tokens, self.piece = 0, 0, (1, 0)  # chunks and tokens in; the slice's
         self.current: tuple[DocumentChunks, int] | None = None  # document under way, chunks in
 
     @property
@@ -238,21 +235,23 @@ class FileWork:
             if not saved:
                 index.upsert_documents([_marked(doc, 0, chunks.estimate())], [],
                                        np.zeros((0, 0), np.float32))
-            self.done += saved
+            else:  # saved before: done, not embedded now (said apart, for the tokens' sake)
+                self.done += saved
+                self._progress(0, 0)
             self.current = (chunks, saved)
             while self.current is not None:
                 position = self.current[1]
                 if not chunks.finished(position):
                     piece = chunks.nodes(position, position + size)
-                    started = time.monotonic()
+                    started, self.piece = time.monotonic(), (len(piece), embedded_tokens(piece))
                     vectors = embed_nodes(index.embedder, piece, progress=self._progress)
                     index.insert_nodes(piece, vectors=vectors)
                     # Slices of about SLICE_SECONDS: a cancel is noticed soon on a slow machine,
                     # and a fast embedder still gets batches long enough to sort by length.
                     rate = len(piece) / max(time.monotonic() - started, 1e-3)
                     size = max(min(limit, 16), min(limit, int(rate * SLICE_SECONDS)))
-                    position += len(piece)
-                    self.done += len(piece)
+                    position, self.done = position + len(piece), self.done + len(piece)
+                    self.tokens += self.piece[1]
                     self.commits.added(len(piece))
                 self.current = None if chunks.finished(position) else (chunks, position)
                 if self.current is None:
@@ -282,7 +281,8 @@ class FileWork:
         (counted, exact), embedded = self.count(), self.done + done
         expected = max(self.done, counted)  # ``total``, and whether it is counted or projected
         fraction = _READ_SHARE + (1 - _READ_SHARE) * embedded / max(expected, 1)
-        self.emit("embedding", min(fraction, 1.0), embedded, expected, exact=exact)
+        tokens = self.tokens + self.piece[1] * done // max(self.piece[0], 1)
+        self.emit("embedding", min(fraction, 1.0), embedded, expected, exact=exact, tokens=tokens)
 
     def keep_partial(self) -> int:
         """Record how far the document under way got (its chunks so far are in the index);

@@ -48,6 +48,7 @@ class PartWork(Protocol):
     """One part's work (``ingest.FileWork`` of one document)."""
 
     total: int
+    tokens: int  # of the chunks embedded
 
     def run(self) -> None: ...
 
@@ -61,7 +62,7 @@ def ingest_parts(handle: IndexHandle, path: Path, documents: Iterator[Document],
     """Refresh the file's documents as ``documents`` yields them: each one ``todo`` says is new
     or changed gets its ``work``; then the file's documents ``stale`` finds among those it
     no longer has are removed. Its outcome and the count removed (as ``ingest.ingest_file``)."""
-    index, seen, chunks = handle.index, set(), 0
+    index, seen, chunks, tokens = handle.index, set(), 0, 0
     size, read = max(path.stat().st_size, 1), 0
     part: PartWork | None = None
     changed = False
@@ -70,9 +71,9 @@ def ingest_parts(handle: IndexHandle, path: Path, documents: Iterator[Document],
             seen.add(document.doc_id)
             if todo(document):
                 part = work(document, _scaled(emit, read / size, len(document.text) / size,
-                                              chunks))
+                                              chunks, tokens))
                 part.run()
-                chunks, changed = chunks + part.total, True
+                chunks, tokens, changed = chunks + part.total, tokens + part.tokens, True
             else:
                 chunks += len(index.doc_info(document.doc_id).node_ids)
             read += len(document.text)
@@ -94,13 +95,13 @@ def ingest_parts(handle: IndexHandle, path: Path, documents: Iterator[Document],
 
 
 def _scaled(emit: Callable[..., None], start: float, share: float,
-            chunks_before: int) -> Callable[..., None]:
-    """``emit`` for one part: its fraction placed within the file's, its chunks after the
-    parts' before it."""
+            chunks_before: int, tokens_before: int) -> Callable[..., None]:
+    """``emit`` for one part: its fraction placed within the file's, its chunks and tokens
+    after the parts' before it."""
     def part_emit(stage: str, fraction: float, done: int = 0, total: int = 0, *,
-                  exact: bool = False) -> None:  # a part's count is not the file's
+                  exact: bool = False, tokens: int = 0) -> None:  # a part's count: not the file's
         emit(stage, min(start + share * fraction, 1.0), chunks_before + done,
-             chunks_before + total)
+             chunks_before + total, tokens=tokens_before + tokens)
 
     return part_emit
 

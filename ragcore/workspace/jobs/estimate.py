@@ -10,7 +10,9 @@ and the files not started yet are scaled by how far off the count was for finish
 their type. The bar is chunks done over chunks in all, across every file. The total's range
 (``work_low`` to ``work_high``) is its own while every file is counted exactly; a file counted
 from its size may make ``ROUGH_BY`` times fewer or more, one counted from a sample of its text
-``TEXT_MARGIN`` (``remaining.py`` turns chunks into seconds).
+``TEXT_MARGIN`` (``remaining.py`` turns chunks into seconds). It follows the tokens embedded
+too, and how long a passage left is (``tokens_per_left``): a model's time goes by tokens, so
+short passages (a spreadsheet's rows, a PDF's page ends) go faster than a novel's.
 
 A scanned PDF's pages to OCR are work too (``ocr_work``): counted at the start, their time is
 added to the time left, the seconds spent in OCR are left out of the embedding rate, its
@@ -51,6 +53,10 @@ FINAL_STAGES = ("done", "failed", "unchanged")
 # How far a count from a file's size may be off, either way: the six NIST PDFs of the corpus
 # made 0.57 to 1.54 times their count, a 59-page paper 1.7 times (134 counted, 229 made).
 ROUGH_BY = 2
+# A passage of a text holds this share of the tokens the splitter allows (a novel's: 0.87-0.89,
+# a PDF's 0.79-0.83): a file not embedded yet is taken to be of such passages.
+FULL_SHARE = 0.9
+MEASURED_PASSAGES = 8  # a file's passages embedded before their mean length stands for its rest
 TEXT_MARGIN = 1.1  # a text counted from its first bytes, or projected from its split part
 
 
@@ -119,40 +125,53 @@ class JobWork:
     """A job's chunks done and in all, from its files' counts and its progress events."""
 
     def __init__(self, counts: list[int], names: list[str],
-                 ocr_pages: list[int] | None = None) -> None:
-        self.counts = counts
+                 ocr_pages: list[int] | None = None, *, passage_tokens: int = 0) -> None:
+        self.counts, self.passage_tokens = counts, passage_tokens  # the splitter's chunk_size
         self.ocr = OcrWork(ocr_pages or [0] * len(counts))
         self.kinds = [Path(n).suffix.lower() for n in names]
         self.done: dict[int, int] = {}  # file number -> chunks embedded so far
         self.seen: dict[int, int] = {}  # file number -> the splitter's projection
         self.exact: set[int] = set()  # file numbers whose projection is their exact count
         self.final: dict[int, int] = {}  # finished file number -> chunks it made
+        self.tokens: dict[int, int] = {}  # file number -> tokens of its chunks embedded so far
+        # file number -> [chunks, tokens] embedded in this job (not those saved before: a
+        # resumed file's saved chunks are done, but say nothing of how long its passages are)
+        self.measured: dict[int, list[int]] = {}
         self.started_at = 0.0  # time.time() of the first embedding event
         self.base = 0  # chunks done then
         self.updated_at = 0.0  # time.time() when the chunks done last changed
         self.last_done = 0
-        # (time, chunks done) since the start of the last TRUST_SECONDS: the job's own rate is
-        # its recent one, so it follows a computer that other work slows down or frees up.
-        self.points: deque[tuple[float, int]] = deque()
+        # (time, chunks done, tokens done) since the start of the last TRUST_SECONDS: the job's
+        # own rate is its recent one, so it follows a computer that other work slows or frees.
+        self.points: deque[tuple[float, int, int]] = deque()
+        self.tokens_base = 0  # tokens done at started_at
 
     def observe(self, event: IngestProgress, now: float | None = None) -> dict[str, Any]:
         """The job's counters after ``event``: work_done, work_total, fraction..."""
         number = event.file_number
         if event.chunks_total and number not in self.final:
+            more = (event.chunks_done - self.done.get(number, 0),
+                    event.tokens_done - self.tokens.get(number, 0))
+            if more[0] > 0 and more[1] > 0:
+                pair = self.measured.setdefault(number, [0, 0])
+                pair[0], pair[1] = pair[0] + more[0], pair[1] + more[1]
             self.done[number], self.seen[number] = event.chunks_done, event.chunks_total
+            self.tokens[number] = event.tokens_done
             if event.chunks_exact:
                 self.exact.add(number)
         if event.stage in FINAL_STAGES and event.path and number not in self.final:
             self.final[number] = self.done.get(number, 0)
         done, total = self.totals()
+        tokens = sum(self.tokens.values())
         now = now or time.time()
         reading = self._observe_ocr(event, now)
         if event.stage == "embedding" and not self.started_at:
             self.started_at, self.base, self.updated_at = now, done, now
-            self.points.append((now, done))
+            self.tokens_base = tokens
+            self.points.append((now, done, tokens))
         elif done != self.last_done and self.started_at:
             self.updated_at = now
-            self.points.append((now, done))
+            self.points.append((now, done, tokens))
         self.last_done = done
         while len(self.points) > 1 and self.points[1][0] <= now - remaining.TRUST_SECONDS:
             self.points.popleft()  # the first point kept is the last one a window ago
@@ -162,11 +181,13 @@ class JobWork:
                                    "fraction": done / total if total else event.overall,
                                    "ocr_done": reading[0], "ocr_total": reading[1],
                                    "ocr_left": self.ocr.pages_left(),
-                                   "ocr_page_seconds": self.ocr.page_seconds()}
+                                   "ocr_page_seconds": self.ocr.page_seconds(),
+                                   "tokens_done": tokens, "tokens_per_left": self.tokens_per_left()}
         if self.started_at:
             changes.update(work_started_at=self.started_at, work_base=self.base,
                            work_updated_at=self.updated_at, rate_since=self.points[0][0],
-                           rate_base=self.points[0][1])
+                           rate_base=self.points[0][1], tokens_base=self.tokens_base,
+                           rate_tokens_base=self.points[0][2])
         return changes
 
     def _observe_ocr(self, event: IngestProgress, now: float) -> tuple[int, int]:
@@ -182,7 +203,7 @@ class JobWork:
         if self.started_at and spent > 0:
             self.started_at += spent
             self.updated_at += spent
-            self.points = deque((at + spent, chunks) for at, chunks in self.points)
+            self.points = deque((at + spent, *done) for at, *done in self.points)
         return event.ocr_done, event.ocr_total
 
     def totals(self) -> tuple[int, int]:
@@ -196,6 +217,21 @@ class JobWork:
             done += now
             total += self._count(number, now)
         return done, max(total, done)
+
+    def tokens_per_left(self) -> float:
+        """The tokens of a passage not embedded yet, on average over the files' passages left:
+        a file's own so far once it has ``MEASURED_PASSAGES``, else a passage of text
+        (``FULL_SHARE`` of ``passage_tokens``; unknown, the job's so far). 0: not known."""
+        chunks, tokens = (sum(pair[i] for pair in self.measured.values()) for i in (0, 1))
+        typical = self.passage_tokens * FULL_SHARE or tokens / max(chunks, 1)
+        left = weighed = 0.0
+        for number in range(1, max(len(self.counts), max(self.done, default=0)) + 1):
+            now = self.done.get(number, 0)
+            passages = 0 if number in self.final else self._count(number, now) - now
+            chunks, tokens = self.measured.get(number, (0, 0))
+            own = tokens / chunks if chunks >= MEASURED_PASSAGES else 0.0
+            left, weighed = left + passages, weighed + passages * (own or typical)
+        return weighed / left if left and weighed else 0.0
 
     def bounds(self) -> tuple[int, int]:
         """The fewest and most chunks the job may make in all (one figure once every file is
@@ -311,7 +347,8 @@ def start_work(ws: Workspace, job: Any) -> JobWork:
         pages = count_ocr_pages(paths)
         counts = [scan_chunks(n, splitter) if n else file_chunks(p, splitter)
                   for p, n in zip(paths, pages)]
-        work = JobWork(counts, [p.name for p in paths], pages)
+        work = JobWork(counts, [p.name for p in paths], pages,
+                       passage_tokens=getattr(splitter, "chunk_size", 0))
         embedder = job_embedder(ws, job.index)
         job.rate = RateBook(ws.root).rate(embedder.model_name) or 0.0
         if not job.rate and any(pages):

@@ -92,6 +92,12 @@ class Job:
     work_updated_at: float = 0.0  # time.time() when work_done last grew
     rate_since: float = 0.0  # its own rate is measured from then (at most a minute ago)
     rate_base: int = 0  # chunks done then
+    # The same in tokens of the text embedded (a model's time goes by them, ``remaining``): in
+    # all, at work_started_at and at rate_since, and of a passage left (0: not known).
+    tokens_done: int = 0
+    tokens_base: int = 0
+    rate_tokens_base: int = 0
+    tokens_per_left: float = 0.0
     # Scanned pages (``ocr_work``): of the file OCR reads now, left in the whole job, and the
     # seconds a page takes (this computer's prior, then the job's own measure):
     ocr_done: int = 0
