@@ -203,3 +203,22 @@ def test_a_scan_mid_ocr_in_a_fresh_workspace_shows_its_time_left_in_the_sidebar(
     assert not at.exception
     assert ("Index scan.pdf into “scans”: reading scanned pages (OCR) 2 of 300 · "
             "OCR: about 20 min left; embedding not measured yet") in _sidebar_text(at)
+
+
+def test_a_job_finishing_while_the_sidebar_is_drawn_is_listed_once_as_it_was_seen():
+    """Issue 66: after an upload finished, the sidebar listed it both as running and as done,
+    or twice as done, for one rerun: a job of this process is the object its thread updates,
+    so one that finished between the sidebar's look at it and its drawing was drawn from both
+    states. The sidebar draws what it saw once."""
+    from webapp.indexes.jobs_view import FINISHED_SHOWN, sidebar_lists
+
+    running = Job("ingest", "docs", files=["a.pdf", "b.txt"], state="embedding",
+                  work_done=900, work_total=1402)
+    older = [Job("ingest", "docs", files=[f"{n}.txt"], state="done") for n in range(6)]
+    active, finished = sidebar_lists([running, *older])
+    running.state, running.work_done = "done", 1402  # its thread finishes it meanwhile
+    listed = [j.id for j in active + finished]
+    assert len(listed) == len(set(listed)) and running.id in [j.id for j in active]
+    assert all(j.active for j in active) and not any(j.active for j in finished)
+    assert active[0].status().startswith("indexing passage 900 of about 1,402")
+    assert len(finished) == FINISHED_SHOWN

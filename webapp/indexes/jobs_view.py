@@ -11,6 +11,7 @@ outside the redrawn fragment.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import streamlit as st
@@ -60,14 +61,13 @@ def sidebar_jobs(*, on_page: bool = False) -> None:
 def _sidebar_body(watched: tuple[str, ...], here: frozenset = frozenset()) -> None:
     runner, (team, user) = state.jobs(), team_state.current()
     jobs = permitted.jobs_for(team, user, runner.jobs())  # those of indexes they may see
-    _rerun_if_finished(watched, jobs)
-    active = [j for j in jobs if j.active]
+    active, finished = sidebar_lists(jobs)
+    _rerun_if_finished(watched, active)
     if any(j.id not in watched for j in active):  # new (another process's): poll it fast
         st.rerun(scope="app")
     _queued_jobs(team, user)
     if not jobs:
         return
-    finished = [j for j in jobs if not j.active][:FINISHED_SHOWN]
     st.markdown("**Jobs**")
     for job in active:
         if job.id in here:
@@ -78,7 +78,8 @@ def _sidebar_body(watched: tuple[str, ...], here: frozenset = frozenset()) -> No
             st.caption(f"Started from the {job.origin} (process {job.pid}).")
         if not job.cancel_requested:  # a callback: it runs before the list is drawn again
             st.button("Cancel", key=f"cancel-{job.id}", on_click=_cancel, args=(job.id,),
-                      disabled=not _may(job, "cancel"), help="Stop after the current batch; everything saved so far stays in "
+                      disabled=not _may(job, "cancel"),
+                      help="Stop after the current batch; everything saved so far stays in "
                            "the index.")
     for job in finished:
         st.caption(f"{ICONS.get(job.state, '')} {job.title()}: {short_outcome(job)}")
@@ -102,6 +103,19 @@ def _sidebar_body(watched: tuple[str, ...], here: frozenset = frozenset()) -> No
                     team.access.require(user, "delete", job_resource(job))
                 runner.forget(job.id)
                 st.rerun(scope="app")
+
+
+def sidebar_lists(jobs: list[Any]) -> tuple[list[Any], list[Any]]:
+    """The sidebar's active jobs and its latest finished ones, each as it was at one look."""
+    seen = looked_at(jobs)
+    return [j for j in seen if j.active], [j for j in seen if not j.active][:FINISHED_SHOWN]
+
+
+def looked_at(jobs: list[Any]) -> list[Any]:
+    """Copies of ``jobs`` to draw: a job of this process is the object its thread updates, so
+    one that finished while a list was drawn was listed as running and as done, or twice as
+    done (its progress bar saying "done"), until the next rerun (issue 66)."""
+    return [copy.copy(job) for job in jobs]
 
 
 def _queued_jobs(team: Any, user: Any) -> None:
@@ -167,7 +181,7 @@ def session_results() -> None:
     """Progress of the jobs this session started (redrawn while they run), then the reports
     of those finished (drawn once per page run: their page links are never redrawn under a
     click)."""
-    jobs = state.session_jobs()[:SESSION_SHOWN]
+    jobs = looked_at(state.session_jobs()[:SESSION_SHOWN])
     watched = tuple(j.id for j in jobs if j.active)
     if watched:
         _fragment(_session_progress, POLL_SECONDS, watched)
@@ -181,7 +195,7 @@ def session_results() -> None:
 
 
 def _session_progress(watched: tuple[str, ...]) -> None:
-    jobs = state.session_jobs()[:SESSION_SHOWN]
+    jobs = looked_at(state.session_jobs()[:SESSION_SHOWN])
     _rerun_if_finished(watched, jobs)
     for job in jobs:
         if job.id in watched:
