@@ -74,6 +74,7 @@ from ..grounding.text import content_stems, fold, without_markers
 from ..llms.extractive.question import asked_acronym
 from ..llms.extractive.text import LIST_ITEM
 from ..prompts.answer import NOT_FOUND_SENTENCE
+from ..readers.markdown.readable import without_tags
 from ..retrieval.acronyms import expanded, expansion_in
 from .answer_quotes import (about_it, explanation, holds_draft, quoted, short,
                             stating_sentence, yes_or_no)
@@ -327,7 +328,7 @@ def _not_said(listing: SourceListing, listed: Sequence[ListedSource],
     for position, source in enumerate(listed):
         if source.use.note == NEAREST and source.use.spans:
             start, end = source.use.spans[0]
-            quote = " ".join(source.scored.node.text[start:end].split())
+            quote = " ".join(without_tags(source.scored.node.text[start:end]).split())
             if avoid is None or not avoid(quote):
                 return f"{first}\n\n{NEAREST_LEAD} \u201c{quote}\u201d {marker(1)}", (position,)
     quote, position = closest_with_position(listing.question, passages, avoid=avoid)

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from ragcore.grounding.stating import reader_available
 from ragcore.present.quotes import quoted_spans, words_of
 from ragcore.present.support import QUOTED, cite
 from ragcore.readers.markdown import read_as
@@ -41,3 +44,22 @@ def test_a_sentence_quoted_in_an_answer_shows_no_tag():
                 '<kbd>5</kbd> and presses <kbd>enter</kbd>, `guess` holds `5\\n`.')
     assert quoted(sentence) == ("Filename: src/main.rs If the user types 5 and presses enter, "
                                 "`guess` holds `5\\n`.")
+
+
+@pytest.mark.skipif(not reader_available(), reason="the reader's weights choose the sentence")
+def test_the_nearest_sentence_of_a_refusal_shows_no_tag():
+    from ragcore.present.grounded import NEAREST_LEAD
+    from ragcore.present.markers import mark_listing
+    from ragcore.present.sources import answer_sources
+    from ragcore.types import Node, ScoredNode
+
+    passages = ["The user must press <kbd>enter</kbd> to satisfy `read_line` and input their "
+                "guess, which adds a newline character to the string.",
+                "Rust also has documentation comments, which we discuss in chapter 14."]
+    nodes = [ScoredNode(Node(text=t, node_id=f"n{i}"), 0.7) for i, t in enumerate(passages)]
+    answer, question = "**Ctrl-D** [1].", "Which key must the user press to input their guess?"
+    listing = answer_sources(answer, nodes, retrieval_mode="similarity", extractive=False,
+                             question=question)
+    shown = mark_listing(answer, listing)[0]
+    assert NEAREST_LEAD in shown
+    assert "The user must press enter to satisfy `read_line`" in shown and "<kbd>" not in shown
