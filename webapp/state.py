@@ -140,6 +140,10 @@ _LLM_LOOKUPS: dict[tuple[str, str, str], Future] = {}
 _LLM_LOCK = threading.Lock()
 MAX_LLMS = 8
 LOOKING = "Looking for a language model…"
+# What resolve_llm reads besides the settings: the backend ('auto'), its address
+# (``llms.resolve.BASE_URL_VARIABLE``, Ollama's own), the local model's threads. A lookup made
+# under other values is another lookup (a test's loopback server on a new port, say).
+LLM_ENVIRONMENT = ("RAGCORE_LLM", "RAGCORE_LLM_BASE_URL", "OLLAMA_HOST", "RAGCORE_LLM_THREADS")
 
 
 def current_llm() -> Any:
@@ -172,7 +176,7 @@ def _llm_lookup(*, retry: bool) -> Future:
     """The lookup of the LLM the settings choose, started if none is (again after a failed one
     when ``retry``: an Ollama started since may answer now)."""
     settings = current_settings()
-    environment = os.environ.get("RAGCORE_LLM", "")  # resolve_llm reads it for 'auto'
+    environment = json.dumps([os.environ.get(name, "") for name in LLM_ENVIRONMENT])
     secrets = json.dumps(settings.secrets(), sort_keys=True)  # never in model_dump_json
     key = (settings.model_dump_json(), secrets, environment)
     with _LLM_LOCK:
