@@ -103,13 +103,10 @@ def pairs_of(articles: Sequence[dict], *, seed: int = SEED, limit: int | None = 
 def _swapped_pairs(read: list, rng: random.Random) -> list[Pair]:
     """Half the answerable questions, each changed by ``swapped`` against its answer's
     sentence: label 0, since the sentence states the question as it was asked."""
-    names: dict[int, list[str]] = {}
-    words: dict[int, list[str]] = {}
+    contexts: dict[int, list[str]] = {}
     for _, number, paragraph, _ in read:
-        names.setdefault(number, []).extend(m.group() for m in _NAME.finditer(
-            paragraph["context"]) if m.start() > 0 and m.group().casefold() not in STOPWORDS)
-        words.setdefault(number, []).extend(w for w in _WORD.findall(paragraph["context"])
-                                            if _content(w))
+        contexts.setdefault(number, []).append(paragraph["context"])
+    vocabulary = {number: article_vocabulary(texts) for number, texts in contexts.items()}
     out = []
     for title, number, paragraph, sentences in read:
         context = paragraph["context"]
@@ -121,13 +118,21 @@ def _swapped_pairs(read: list, rng: random.Random) -> list[Pair]:
             if at is None:
                 continue
             sentence = context[slice(*sentences[at])]
-            changed = swapped(qa["question"].strip(), sentence, sorted(set(names[number])),
-                              sorted(set(words[number])), rng)
+            changed = swapped(qa["question"].strip(), sentence, *vocabulary[number], rng)
             if changed:
                 kind, asked = changed
                 out.append(Pair(asked, _read(context, sentences, at, title), 0.0, kind,
                                 str(qa["id"])))
     return out
+
+
+def article_vocabulary(contexts: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The names (not opening a paragraph) and content words of an article's paragraphs, sorted:
+    what ``swapped`` swaps a question's own for."""
+    names = {m.group() for text in contexts for m in _NAME.finditer(text)
+             if m.start() > 0 and m.group().casefold() not in STOPWORDS}
+    words = {w for text in contexts for w in _WORD.findall(text) if _content(w)}
+    return sorted(names), sorted(words)
 
 
 def swapped(question: str, sentence: str, names: list[str], words: list[str],

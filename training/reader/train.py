@@ -169,14 +169,15 @@ def train(pairs: list[Pair], checkpoint: Path, *, minutes: float = 0.0,
             log.info("step %d/%d loss %.4f (%.1f s a step)", done, steps, running,
                      (time.monotonic() - started) / done)
         if done % 100 == 0 or done == steps:
-            _save(model, tokenizer, checkpoint, done)
+            save_checkpoint(model, tokenizer, checkpoint, done)
         if minutes and time.monotonic() - started > minutes * 60:
             break
-    _save(model, tokenizer, checkpoint, done)
+    save_checkpoint(model, tokenizer, checkpoint, done)
     return done
 
 
-def _save(model, tokenizer, checkpoint: Path, steps: int) -> None:
+def save_checkpoint(model, tokenizer, checkpoint: Path, steps: int) -> None:
+    """The model and its tokenizer in ``checkpoint``, with the steps taken."""
     checkpoint.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(checkpoint)
     tokenizer.save_pretrained(checkpoint)
