@@ -21,6 +21,9 @@ def passage_text(node: Node) -> str:
 def prompt_text(node: Node) -> str:
     """``node`` as a prompt holds it: ``Node.content(MetadataMode.LLM)``, laid out the same way
     (the header, a blank line, the text), with the text as the model reads it."""
-    header = node.metadata_str(MetadataMode.LLM)
-    text = passage_text(node)
+    return with_header(node.metadata_str(MetadataMode.LLM), passage_text(node))
+
+
+def with_header(header: str, text: str) -> str:
+    """A passage's text as read under its metadata ``header`` (none: the text alone)."""
     return f"{header}\n\n{text}" if header else text

@@ -50,7 +50,7 @@ from .budget import (
 )
 from .modes import ResponseMode
 from .not_found import NotFoundGate, run_gated
-from .passages import passage_text, prompt_text
+from .passages import passage_text, with_header
 from .refine import refine_plan
 from .response import Response
 from .single import single_plan
@@ -125,8 +125,9 @@ class Synthesizer:
         metadata["question_kind"] = trace.notes["question_kind"] = kind.value
         prompts = self.prompts.for_kind(kind.value)
         with trace.stage("pack context") as detail:
-            texts = [prompt_text(n.node) for n in nodes]  # a Markdown file's HTML as text
+            read = [passage_text(n.node) for n in nodes]  # a Markdown file's HTML as text
             headers = [n.node.metadata_str(MetadataMode.LLM) for n in nodes]
+            texts = [with_header(h, t) for h, t in zip(headers, read)]
             files = [n.file_name or "" for n in nodes]
             plan = self._plan(query, texts, files, headers, metadata, prompts)
             detail.update(metadata)
@@ -144,7 +145,7 @@ class Synthesizer:
             answer = partial(run_plan, plan, llm, trace, max_concurrency=limit)
         else:
             answer = partial(run_gated, plan, llm, trace, gate=gate, question=query,
-                             passages=[passage_text(n.node) for n in nodes], metadata=metadata,
+                             passages=read, metadata=metadata,
                              max_concurrency=limit, prefill=prefill,
                              span_choice=self.span_choice and kind is QuestionKind.FACTOID)
         # A slot of the answer form that the model copied ("<support>") is never shown.

@@ -16,11 +16,12 @@ import re
 from pathlib import PurePath
 
 from ..citations import MARKED, SEGMENT_STYLES, Segment, segments_to_html
+from ...readers.markdown import MARKDOWN_SUFFIXES
 from ...readers.markdown.fences import balance_fences
 from ...readers.markdown.readable import readable_markdown
 from .rst_text import rst_to_markdown
 
-_MARKUP_BY_SUFFIX = {".md": "markdown", ".markdown": "markdown", ".rst": "rst", ".rest": "rst"}
+_MARKUP_BY_SUFFIX = {**dict.fromkeys(MARKDOWN_SUFFIXES, "markdown"), ".rst": "rst", ".rest": "rst"}
 _KINDS = ("context", "passage", "cited", "answer")
 _OPEN = {kind: chr(0xE010 + 2 * i) for i, kind in enumerate(_KINDS)}
 _CLOSE = {kind: chr(0xE011 + 2 * i) for i, kind in enumerate(_KINDS)}

@@ -333,3 +333,15 @@ def test_an_answer_the_model_gives_is_not_asked_again():
         "When was high tide on Monday?", nodes(TIDE), trace=trace)
     assert response.text == "**6:12**. High tide came at 6:12 on Monday."
     assert len(llm.calls) == 1 and "nudged" not in trace.notes["not_found_gate"]
+
+
+def test_the_gates_refusal_quotes_a_markdown_passage_as_the_model_read_it():
+    # the gate reads the passages the prompt holds (``synthesis.passages``): its refusal's
+    # closest sentence has no HTML tag of the stored Markdown
+    node = Node(text='The <span class="tide">tide at Brest</span> rises twice a day.',
+                metadata={"file_name": "tides.md"})
+    response = Synthesizer(LogprobFakeLLM(), not_found_gate=GATE).synthesize(
+        "How tall is the lighthouse?", [ScoredNode(node, score=0.5)])
+    assert response.text.split("\n")[0] == NOT_FOUND_SENTENCE
+    assert "tide at Brest rises twice a day" in response.text
+    assert "<span" not in response.text
