@@ -1,6 +1,6 @@
 """The span reader (``training/reader/span.py``) as a check of the packaged model's short answers.
 
-    python -m benchmarks.reader.span_check [--checkpoint .cache/span] [rows.jsonl ...]
+    python -m benchmarks.reader.span_check [--weights FOLDER] [rows.jsonl ...]
 
 On recorded replies (``squad_local`` rows: the question, the passages the model read, its
 answer), the span reader reads the question with each passage and gives, per reply:
@@ -31,10 +31,9 @@ from benchmarks.answers.squad import contains_gold
 from benchmarks.reader.auc import auc
 from benchmarks.reader.checked import ROWS
 from benchmarks.reader.confidence import rank_mean, reader_chance, right_auc
+from benchmarks.reader.spans import FOLDER, SpanReader
 
 DEFAULT = (ROWS / "heldout-2026-11-27-run9.jsonl", ROWS / "official-dev-2026-11-28-run1.jsonl")
-MAX_TOKENS = 256
-LONGEST = 30  # tokens an answer span may take
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 
 
@@ -52,48 +51,28 @@ def f1(said: str, short: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-class SpanReader:
-    def __init__(self, checkpoint: Path, threads: int = 1) -> None:
-        import torch
-        from transformers import AutoModelForQuestionAnswering, AutoTokenizer
+class ShippedSpans:
+    """The span reader as the check would run it (``spans.py``: int8, read in windows)."""
 
-        torch.set_num_threads(threads)
-        self.torch = torch
-        self.tokenizer = AutoTokenizer.from_pretrained(str(checkpoint))
-        self.model = AutoModelForQuestionAnswering.from_pretrained(str(checkpoint)).eval()
+    def __init__(self, folder: Path) -> None:
+        self.reader = SpanReader(folder=folder)
 
     def read(self, question: str, passage: str, short: str) -> dict:
         """The best span of ``passage`` (text, score above "no answer") and the score of
         ``short`` where the passage holds it."""
-        encoded = self.tokenizer(question, passage, truncation="only_second",
-                                 max_length=MAX_TOKENS, return_offsets_mapping=True,
-                                 return_tensors="pt")
-        offsets = encoded.pop("offset_mapping")[0].tolist()
-        sequence = encoded.sequence_ids(0)
-        with self.torch.no_grad():
-            out = self.model(**encoded)
-        start, end = out.start_logits[0].numpy(), out.end_logits[0].numpy()
-        null = float(start[0] + end[0])
-        context = [t for t, s in enumerate(sequence) if s == 1]
-        best, best_at = -1e9, (0, 0)
-        for s in context:
-            for e in context:
-                if s <= e < s + LONGEST and start[s] + end[e] > best:
-                    best, best_at = float(start[s] + end[e]), (s, e)
-        said = passage[offsets[best_at[0]][0]:offsets[best_at[1]][1]]
+        best = self.reader.best(question, passage)
         answer = None
         at = passage.casefold().find(short.casefold()) if short else -1
         while at >= 0:
-            s = next((t for t in context if offsets[t][1] > at), None)
-            e = max((t for t in context if offsets[t][0] < at + len(short)), default=None)
-            if s is not None and e is not None and e >= s:
-                score = float(start[s] + end[e]) - null
+            score = self.reader.score(question, passage, at, at + len(short))
+            if score is not None:
                 answer = score if answer is None else max(answer, score)
             at = passage.casefold().find(short.casefold(), at + 1)
-        return {"said": said, "best": best - null, "answer": answer}
+        return {"said": "" if best is None else passage[best.start:best.end],
+                "best": -1e9 if best is None else best.score, "answer": answer}
 
 
-def scored(rows: list[dict], reader: SpanReader, sentences=None) -> list[dict]:
+def scored(rows: list[dict], reader: ShippedSpans, sentences=None) -> list[dict]:
     """Each reply's signals; with ``sentences`` (the sentence reader), its chance for the best
     sentence holding the short answer too."""
     out = []
@@ -111,6 +90,7 @@ def scored(rows: list[dict], reader: SpanReader, sentences=None) -> list[dict]:
                 top["said"], row["golds"]),
             "agree": max(f1(r["said"], short) for r in reads) if short else 0.0,
             "answer": max(answers) if answers else None, "answerable_score": top["best"],
+            "margin": max(answers) - top["best"] if answers else None,
             "reader": None if sentences is None else reader_chance(sentences, row, short)})
     return out
 
@@ -132,7 +112,8 @@ def report(name: str, rows: list[dict]) -> str:
     if held:
         right = sum(r["right"] for r in held)
         lines.append(f"of the {len(held)} a passage holds ({right} right, {len(held) - right} "
-                     f"wrong): AUC answer score {right_auc(held, 'answer'):.3f}")
+                     f"wrong): AUC answer score {right_auc(held, 'answer'):.3f}, its margin "
+                    f"below the reader's own best phrase {right_auc(held, 'margin'):.3f}")
         read = [r for r in held if r["reader"] is not None]
         if read:
             both = [{**r, "both": b} for r, b in zip(read, rank_mean(read, ("answer", "reader")))]
@@ -149,10 +130,11 @@ def report(name: str, rows: list[dict]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("rows", type=Path, nargs="*", default=list(DEFAULT))
-    parser.add_argument("--checkpoint", type=Path, default=Path(".cache/span"))
+    parser.add_argument("--weights", type=Path, default=FOLDER,
+                        help="the folder of span-int8.onnx and its recipe")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    reader = SpanReader(args.checkpoint)
+    reader = ShippedSpans(args.weights)
     from ragcore.reading.model import Reader
 
     sentences = Reader(threads=1)

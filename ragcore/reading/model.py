@@ -89,41 +89,45 @@ class Reader:
         if self._runtime is None:
             with self._lock:
                 if self._runtime is None:
-                    self._runtime = (self._open_session(), _tokenizer())
+                    self._runtime = (open_session(self.folder / MODEL_FILE,
+                                                  RECIPE_FILE, self.threads,
+                                                  "training.reader.train"),
+                                     pair_tokenizer())
         return self._runtime
 
-    def _open_session(self) -> Any:
-        import onnxruntime
+def open_session(path: Path, recipe_file: str, threads: int, rebuild: str) -> Any:
+    """An ONNX Runtime session on ``path``, once its SHA-256 is the one its recipe
+    (``recipe_file`` beside it) records; ``rebuild``: the module that makes the file."""
+    import onnxruntime
 
-        path = self.folder / MODEL_FILE
-        if not path.is_file():
-            raise ConfigError(f"the reader's weights {path} are missing: rebuild them with "
-                              "`python -m training.reader.train` (training/reader/README.md)")
-        expected = json.loads((self.folder / RECIPE_FILE).read_text()).get("sha256")
-        actual = hashlib.sha256(path.read_bytes()).hexdigest()
-        if expected != actual:
-            raise ConfigError(f"{path} has SHA-256 {actual}, not the recipe's {expected}: "
-                              "restore it from the repository or rebuild it")
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = self.threads
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        log.info("loading the reader %s", path)
-        return onnxruntime.InferenceSession(str(path), options,
-                                            providers=["CPUExecutionProvider"])
+    if not path.is_file():
+        raise ConfigError(f"the weights {path} are missing: rebuild them with "
+                          f"`python -m {rebuild}` (training/reader/README.md)")
+    expected = json.loads((path.parent / recipe_file).read_text()).get("sha256")
+    actual = hashlib.sha256(path.read_bytes()).hexdigest()
+    if expected != actual:
+        raise ConfigError(f"{path} has SHA-256 {actual}, not the recipe's {expected}: "
+                          "restore it from the repository or rebuild it")
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    log.info("loading %s", path)
+    return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
-@lru_cache(maxsize=1)
-def _tokenizer() -> Any:
-    """The packaged embedder's tokenizer, truncating the pair's second text to the window."""
+@lru_cache(maxsize=2)
+def pair_tokenizer(max_tokens: int = MAX_TOKENS) -> Any:
+    """The packaged embedder's tokenizer, truncating the pair's second text to ``max_tokens``
+    in all."""
     from tokenizers import Tokenizer
 
     from ..embeddings.sentence_transformers import packaged_model_path
 
     tokenizer = Tokenizer.from_file(str(packaged_model_path() / "tokenizer.json"))
     tokenizer.no_padding()
-    tokenizer.enable_truncation(max_length=MAX_TOKENS, strategy="only_second")
+    tokenizer.enable_truncation(max_length=max_tokens, strategy="only_second")
     return tokenizer
 
 

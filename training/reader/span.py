@@ -1,7 +1,11 @@
-"""A span reader tried beside the sentence reader (issue 64): where in a passage is the answer,
-or is there none? Fine-tuned from the sentence reader's checkpoint, not shipped.
+"""The span reader (issue 64): where in a passage is the answer, or is there none? Fine-tuned
+from the sentence reader's checkpoint and exported to ONNX int8 in ``.cache/span_out``
+(``benchmarks/reader/spans.py`` reads it). Not shipped: wired into the check it lost on every
+set the check was not tuned on (``benchmarks/reader/README.md``).
 
-    python -m training.reader.span --start .cache/reader4 --checkpoint .cache/span --minutes 75
+    python -m training.reader.restore --out .cache/reader4   # the sentence reader, to train from
+    python -m training.reader.span --start .cache/reader4 --checkpoint .cache/span --minutes 85 \
+        --threads 2
 
 SQuAD's standard head for version 2.0 (a start and an end logit per token, the [CLS] token's
 pair standing for "no answer"), trained on the training files the sentence reader reads
@@ -10,24 +14,26 @@ question over its paragraph (cut around the answer when longer than ``MAX_TOKENS
 "no answer": SQuAD 2.0's 160 unanswerable questions over their paragraph, every fourth
 answerable question over a sibling paragraph of its article, and a swapped question
 (``pairs.swapped``) over the answer's own sentence for every fourth. The measure of what it adds
-to the check is ``benchmarks/reader/span_check.py``.
+to the check is ``benchmarks/reader/span_check.py``; the recipe of the shipped file is stage 7 of
+``README.md``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from training.answerer.squad import training_articles
+from training.answerer.squad import TRAINING_FILES, training_articles
 
 from ragcore.grounding.claims import sentence_spans
 
 from .pairs import article_vocabulary, swapped
-from .train import save_checkpoint
+from .train import export_int8, save_checkpoint
 
 log = logging.getLogger("training.reader.span")
 
@@ -37,7 +43,9 @@ LEARNING_RATE = 5e-5
 HEAD_RATE = 1e-3
 WARMUP = 0.06
 SEED = 67
-WINDOW = 900  # characters of a paragraph around its answer, when the whole is too long
+WINDOW = 900  # characters of a paragraph around its answer, when the whole is longer
+MODEL_FILE = "span-int8.onnx"
+RECIPE_FILE = "span.json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,21 +163,47 @@ def train(items: list[Example], checkpoint: Path, start: Path, minutes: float) -
     return done
 
 
+def export(checkpoint: Path, out: Path, recipe: dict) -> Path:
+    """The checkpoint as the span reader's int8 file in ``out`` (``benchmarks/reader/spans.py``
+    reads it)."""
+    from transformers import AutoModelForQuestionAnswering
+
+    model = AutoModelForQuestionAnswering.from_pretrained(
+        str(checkpoint), attn_implementation="eager").eval()
+    return export_int8(model, out / MODEL_FILE, out / RECIPE_FILE,
+                       ["start_logits", "end_logits"], recipe)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--start", type=Path, default=Path(".cache/reader4"))
+    parser.add_argument("--start", type=Path, default=Path(".cache/reader4"),
+                        help="the sentence reader's checkpoint (restore.py makes it)")
     parser.add_argument("--checkpoint", type=Path, default=Path(".cache/span"))
+    parser.add_argument("--out", type=Path, default=Path(".cache/span_out"),
+                        help="where the ONNX file goes")
     parser.add_argument("--minutes", type=float, default=0.0)
     parser.add_argument("--limit", type=int, default=None, help="examples read (a slice)")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--export-only", action="store_true",
+                        help="export the saved checkpoint, train nothing")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     import torch
 
     torch.set_num_threads(args.threads)
     items = examples(training_articles())[:args.limit]
-    log.info("%d examples (%d with no answer)", len(items), sum(e.start < 0 for e in items))
-    train(items, args.checkpoint, args.start, args.minutes)
+    if args.export_only:
+        steps = json.loads((args.checkpoint / "steps.json").read_text())["steps"]
+    else:
+        log.info("%d examples (%d with no answer)", len(items),
+                 sum(e.start < 0 for e in items))
+        steps = train(items, args.checkpoint, args.start, args.minutes)
+    export(args.checkpoint, args.out, {
+        "base": "the sentence reader, stage 4 (restored from reader-int8.onnx by "
+                "training.reader.restore)", "data": list(TRAINING_FILES), "seed": SEED,
+        "examples": len(items), "batch": BATCH, "learning_rate": LEARNING_RATE,
+        "head_rate": HEAD_RATE, "warmup": WARMUP, "max_tokens": MAX_TOKENS, "window": WINDOW,
+        "threads": args.threads, "minutes": args.minutes, "steps": steps})
 
 
 if __name__ == "__main__":

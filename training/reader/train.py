@@ -186,31 +186,40 @@ def save_checkpoint(model, tokenizer, checkpoint: Path, steps: int) -> None:
 
 def export(checkpoint: Path, out: Path, *, recipe: dict) -> Path:
     """The checkpoint as ONNX with int8 weights in ``out``, beside its recipe and SHA-256."""
-    import torch
     from transformers import AutoModelForSequenceClassification
+
+    model = AutoModelForSequenceClassification.from_pretrained(
+        str(checkpoint), attn_implementation="eager").eval()
+    return export_int8(model, out / MODEL_FILE, out / RECIPE_FILE, ["logits"], recipe)
+
+
+def export_int8(model, target: Path, recipe_file: Path, outputs: list[str],
+                recipe: dict) -> Path:
+    """``model`` (a BERT reading token ids, mask and segments) as ONNX in ``target``, its
+    matrix products and word-piece table quantised to int8 per channel, with ``recipe`` and the
+    file's SHA-256 in ``recipe_file``."""
+    import torch
 
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     from ragcore.embeddings.onnx.export import OPSET
 
-    model = AutoModelForSequenceClassification.from_pretrained(
-        str(checkpoint), attn_implementation="eager").eval()
-    out.mkdir(parents=True, exist_ok=True)
-    fp32 = out / "reader-fp32.onnx"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fp32 = target.with_name(target.stem + "-fp32.onnx")
     names = ["input_ids", "attention_mask", "token_type_ids"]
     sample = torch.ones((1, 8), dtype=torch.long)
     with torch.no_grad():
         torch.onnx.export(model, (sample, sample, torch.zeros_like(sample)), str(fp32),
-                          dynamo=False, input_names=names, output_names=["logits"],
+                          dynamo=False, input_names=names, output_names=outputs,
                           dynamic_axes={**{n: {0: "batch", 1: "tokens"} for n in names},
-                                        "logits": {0: "batch"}}, opset_version=OPSET)
-    target = out / MODEL_FILE
+                                        **{o: {0: "batch"} for o in outputs}},
+                          opset_version=OPSET)
     # the word-piece table too (Gather): 47 of the float file's 90 MB, 59 -> 16 MB with it
     quantize_dynamic(str(fp32), str(target), weight_type=QuantType.QInt8,
                      op_types_to_quantize=["MatMul", "Gather"], per_channel=True)
     fp32.unlink()
     digest = hashlib.sha256(target.read_bytes()).hexdigest()
-    (out / RECIPE_FILE).write_text(json.dumps({**recipe, "sha256": digest}, indent=1) + "\n")
+    recipe_file.write_text(json.dumps({**recipe, "sha256": digest}, indent=1) + "\n")
     log.info("wrote %s (%.1f MB, sha256 %s)", target, target.stat().st_size / 1e6, digest)
     return target
 
