@@ -22,36 +22,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
-from collections import Counter
 from pathlib import Path
 
 from benchmarks.answers.answer_measures import short_answer
-from benchmarks.answers.squad import contains_gold
+from benchmarks.answers.squad import contains_gold, token_f1
 from benchmarks.reader.auc import auc
 from benchmarks.reader.checked import ROWS
 from benchmarks.reader.confidence import rank_mean, reader_chance, right_auc
 from benchmarks.reader.spans import FOLDER, SpanReader
 
 DEFAULT = (ROWS / "heldout-2026-11-27-run9.jsonl", ROWS / "official-dev-2026-11-28-run1.jsonl")
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
 
 
-def words(text: str) -> list[str]:
-    text = _ARTICLES.sub(" ", re.sub(r"[^\w\s]", " ", text.casefold()))
-    return text.split()
-
-
-def f1(said: str, short: str) -> float:
-    a, b = words(said), words(short)
-    common = sum((Counter(a) & Counter(b)).values())
-    if not common:
-        return 0.0
-    precision, recall = common / len(a), common / len(b)
-    return 2 * precision * recall / (precision + recall)
-
-
-class ShippedSpans:
+class ExportedSpans:
     """The span reader as the check would run it (``spans.py``: int8, read in windows)."""
 
     def __init__(self, folder: Path) -> None:
@@ -72,7 +55,7 @@ class ShippedSpans:
                 "best": -1e9 if best is None else best.score, "answer": answer}
 
 
-def scored(rows: list[dict], reader: ShippedSpans, sentences=None) -> list[dict]:
+def scored(rows: list[dict], reader: ExportedSpans, sentences=None) -> list[dict]:
     """Each reply's signals; with ``sentences`` (the sentence reader), its chance for the best
     sentence holding the short answer too."""
     out = []
@@ -88,7 +71,7 @@ def scored(rows: list[dict], reader: ShippedSpans, sentences=None) -> list[dict]
             "right": bool(row["golds"]) and bool(short) and contains_gold(short, row["golds"]),
             "own": top["said"], "own_right": bool(row["golds"]) and contains_gold(
                 top["said"], row["golds"]),
-            "agree": max(f1(r["said"], short) for r in reads) if short else 0.0,
+            "agree": max(token_f1(r["said"], [short]) for r in reads) if short else 0.0,
             "answer": max(answers) if answers else None, "answerable_score": top["best"],
             "margin": max(answers) - top["best"] if answers else None,
             "reader": None if sentences is None else reader_chance(sentences, row, short)})
@@ -134,7 +117,7 @@ def main() -> None:
                         help="the folder of span-int8.onnx and its recipe")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    reader = ShippedSpans(args.weights)
+    reader = ExportedSpans(args.weights)
     from ragcore.reading.model import Reader
 
     sentences = Reader(threads=1)

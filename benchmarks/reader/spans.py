@@ -3,12 +3,12 @@ the answer to a question stands, and how sure it is against "no answer". Measure
 (``span_check.py``), not used by the app: wired into the check it lost on every set it was not
 tuned on (``README.md``, eighth session).
 
-The sentence reader (``ragcore.reading.model``) says whether a sentence states the answer; it cannot say which
-phrase of the sentence is the answer, so a wrong name from the right sentence passes as well as
-the right one. The span reader reads the question with a stretch of the passage (SQuAD 2.0's
-head: a start and an end logit for each token, the [CLS] token's pair for "no answer") and
-scores any phrase of it: ``score`` is a phrase's start and end logits above the "no answer"
-pair, ``best`` its own likeliest phrase. Fine-tuned here from the sentence reader
+The sentence reader (``ragcore.reading.model``) says whether a sentence states the answer; it
+cannot say which phrase of the sentence is the answer, so a wrong name from the right sentence
+passes as well as the right one. The span reader reads the question with a stretch of the
+passage (SQuAD 2.0's head: a start and an end logit for each token, the [CLS] token's pair for
+"no answer") and scores any phrase of it: ``score`` is a phrase's start and end logits above the
+"no answer" pair, ``best`` its own likeliest phrase. Fine-tuned here from the sentence reader
 (``training/reader/span.py``, stage 7 of ``training/reader/README.md``); its int8 file is
 written beside its recipe (``span.json``, with the file's SHA-256, checked when it opens) into
 ``.cache/span_out``.
@@ -64,14 +64,6 @@ class SpanReader:
         self._session: Any = None
         self._lock = threading.Lock()
         self._reads: dict[tuple[str, str], _Read] = {}
-        self._available: bool | None = None
-
-    @property
-    def available(self) -> bool:
-        """Whether the weights are there: looked for once."""
-        if self._available is None:
-            self._available = (self.folder / MODEL_FILE).is_file()
-        return self._available
 
     def score(self, question: str, passage: str, start: int, end: int) -> float | None:
         """The score of ``passage[start:end]`` as the answer to ``question``, above "no

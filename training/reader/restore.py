@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ragcore.embeddings.sentence_transformers import packaged_model_path
-from ragcore.reading.model import MODEL_FILE, WEIGHTS_DIR
+from ragcore.reading.model import MAX_TOKENS, MODEL_FILE, WEIGHTS_DIR
 
 from .train import save_checkpoint
 
@@ -105,7 +105,7 @@ def check_restored(checkpoint: Path, pairs: list[tuple[str, str]],
     session = onnxruntime.InferenceSession(str(source), providers=["CPUExecutionProvider"])
     worst = 0.0
     for question, text in pairs:
-        encoded = tokenizer(question, text, truncation="only_second", max_length=128,
+        encoded = tokenizer(question, text, truncation="only_second", max_length=MAX_TOKENS,
                             return_tensors="np")
         feed = {k: encoded[k].astype(np.int64) for k in ("input_ids", "attention_mask",
                                                           "token_type_ids")}
