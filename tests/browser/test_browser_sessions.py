@@ -17,14 +17,14 @@ import re
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
+from support.slow_model import SlowModel
 from test_browser import (REPO, _free_port, _shot, _wait_healthy, _wait_idle, page,  # noqa: F401
                           stop_app)
 from test_browser_chat_progress import (QUESTIONS, RECORDER, first, open_chat, record_since,
                                         send, slow_app, wait_answered)  # noqa: F401
-
-from pathlib import Path
 
 from webapp.chat.chat_elsewhere import ELSEWHERE_TEXT, READ_ONLY_TEXT
 
@@ -78,7 +78,9 @@ def test_three_people_at_once_each_see_their_place_and_keep_their_own_chat(
     # One went first and never waited; one was next; one had one question ahead of it, then
     # was next: each told from the moment it waited.
     assert sorted(lines, key=len) == [[], [NEXT], [ONE_AHEAD, NEXT]], lines
-    assert max(w for w in waited if w is not None) <= 1.5, waited
+    # Told while the one ahead is still reading (the slow model reads 3 s before a word): a
+    # bound in the test's own pace, not the machine's (a loaded CI machine took 1.8 s).
+    assert max(w for w in waited if w is not None) < SlowModel().read_seconds, waited
     assert len({chat_id(each) for each in pages}) == 3
     for each, question in zip(pages, asked):
         others = [q for q in asked if q != question]

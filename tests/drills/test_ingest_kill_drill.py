@@ -2,9 +2,11 @@
 hold, per document, the old state, the new one, or a prefix of its batches, never a mix.
 
 Each round runs the real CLI in a subprocess (fake embedder, small batches so it saves often)
-and kills it at a random moment of a full run's duration; then the folder is loaded and every
-document is compared with a reference ingestion of the same files: a complete document has the
-reference's chunks and vectors, a partial one (marked ``ingest_incomplete``) a prefix of them.
+and kills it at a random moment of a full run's duration (every other round: a random moment
+after that run's first save, which a loaded machine's slow start could push past every draw);
+then the folder is loaded and every document is compared with a reference ingestion of the
+same files: a complete document has the reference's chunks and vectors, a partial one (marked
+``ingest_incomplete``) a prefix of them.
 The next round goes on from what the killed one left (like a person running the command
 again). At the end a run without a kill completes the index and leaves no debris.
 
@@ -89,6 +91,16 @@ def _check(root: Path, reference: dict) -> tuple[int, int]:
     return complete, partial
 
 
+def _saved_at(manifest: Path) -> int:
+    return manifest.stat().st_mtime_ns if manifest.is_file() else 0
+
+
+def _wait_for_save(manifest: Path, before: int, process: subprocess.Popen) -> None:
+    """Until the running ingest saved a batch (the manifest rewritten) or ended."""
+    while process.poll() is None and _saved_at(manifest) == before:
+        time.sleep(0.02)
+
+
 def test_random_sigkills_during_ingest_leave_a_loadable_index(tmp_path):
     folder = tmp_path / "files"
     _files(folder)
@@ -102,9 +114,15 @@ def test_random_sigkills_during_ingest_leave_a_loadable_index(tmp_path):
 
     rng = random.Random(int(os.environ.get("RAGCORE_KILL_DRILL_SEED", "12")))
     seen_partial = seen_complete = kills = 0
+    manifest = root / "indexes" / "drill" / "manifest.json"
     while kills < KILLS:
+        before = _saved_at(manifest)
         process = _ingest(root, folder)
-        time.sleep(rng.uniform(0.1, 1.0) * duration)
+        if kills % 2:  # every other round after a save of its own, so some kill lands mid-run
+            _wait_for_save(manifest, before, process)
+            time.sleep(rng.uniform(0.0, 0.3) * duration)
+        else:  # at a random moment of a full run (before its first save, often: imports)
+            time.sleep(rng.uniform(0.1, 1.0) * duration)
         if process.poll() is None:
             process.send_signal(signal.SIGKILL)
             kills += 1
