@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 
 import pytest
-from support.slow_model import sitecustomize_dir
+from support.slow_model import SlowModel, sitecustomize_dir
 from test_browser import CHROMIUM, CHROMIUM_ARGS, _shot, _wait_idle, page, start_app, stop_app  # noqa: F401
 
 from ragcore.embeddings.fake import FakeEmbedder
@@ -197,7 +197,9 @@ def test_two_sessions_at_once_each_see_their_place_and_keep_their_own_chat(
               for record, sent in zip(records, (first_sent, second_sent))]
     # Whichever reached the model second waited, and was told so at once; the other never.
     assert sum(w is None for w in waited) == 1, waited
-    assert max(w for w in waited if w is not None) <= 1.5, waited
+    # "At once": while the one ahead is still reading (the slow model reads 3 s before a word),
+    # a bound in the test's own pace rather than the machine's.
+    assert max(w for w in waited if w is not None) < SlowModel().read_seconds, waited
     told = {re.sub(r";.*", ".", line) for record in records for r in record  # its place
             for line in r["live"].splitlines() if "Waiting for the model" in line}
     assert told == {"Waiting for the model: yours is next."}, told
