@@ -77,15 +77,45 @@ def question_files(questions: Sequence[Question], corpus: Path) -> list[Path]:
 
 def cache_key(files: Sequence[Path], corpus: Path) -> str:
     """A digest of everything that decides the index's nodes and vectors."""
+    return _key(files, [(str(path.relative_to(corpus)), path) for path in files],
+                _READERS_DIR.glob("*.py"))
+
+
+# What decides an app-built index's nodes besides its files: how files are read, split, given
+# their cards (``app_index``).
+_NODE_CODE = ("readers", "chunking", "cards")
+
+
+def app_index(files: Sequence[Path], folder: Path):
+    """The index of ``files`` as the app's workspace builds it, cached under ``folder`` by a
+    digest of the files' names and bytes, the splitter's settings, the embedding model and the
+    code that reads, splits and titles them: their absolute path left out of the header the
+    model reads (``workspace.ingest.parts.path_hidden``), since a chunk's budget counts it, so
+    the checkout's folder does not move chunk borders (it did: the unseen tune half's replay
+    read 26/43 right at /work/main and 27/43 in a checkout elsewhere)."""
+    from ragcore import VectorStoreIndex, load_file
+    from ragcore.workspace.ingest.parts import path_hidden
+
+    code = [path for name in _NODE_CODE
+            for path in (_READERS_DIR.parent / name).rglob("*.py")]
+    cached = folder / _key(files, [(path.name, path) for path in files], code)
+    if (cached / "manifest.json").exists():
+        return VectorStoreIndex.load(cached)
+    index = VectorStoreIndex.from_documents(path_hidden(d for f in files for d in load_file(f)))
+    index.persist(cached)
+    return index
+
+
+def _key(files: Sequence[Path], named: Sequence[tuple[str, Path]], code) -> str:
     from ragcore import SentenceSplitter, default_embedder
 
     digest = hashlib.sha256()
     settings = {"splitter": SentenceSplitter().settings(), "model": default_embedder().model_name}
     digest.update(json.dumps(settings, sort_keys=True).encode())
-    for path in sorted(_READERS_DIR.glob("*.py")):  # a reader change may change the text
+    for path in sorted(code):  # a reader change may change the text
         digest.update(path.name.encode() + hashlib.sha256(path.read_bytes()).digest())
-    for path in files:
-        digest.update(str(path.relative_to(corpus)).encode())
+    for name, path in named:
+        digest.update(name.encode())
         digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()[:16]
 

@@ -31,6 +31,7 @@ import json
 import time
 from pathlib import Path
 
+from benchmarks.answers.corpus_index import app_index
 from benchmarks.answers.grounded_set import (
     diagnose,
     items_found,
@@ -63,24 +64,9 @@ def in_collection(collection: str) -> tuple[list, list[Path]]:
 
 
 def index_of(files: list[Path], name: str):
-    from ragcore import VectorStoreIndex, load_file
-
-    folder = CACHE / f"{name}-{_cards_digest()}"  # what a card holds changes: index again
-    if (folder / "manifest.json").exists():
-        return VectorStoreIndex.load(folder)
-    index = VectorStoreIndex.from_documents(d for f in files for d in load_file(f))
-    index.persist(folder)
-    return index
-
-
-def _cards_digest() -> str:
-    import hashlib
-
-    cards = ROOT / "ragcore" / "cards"
-    digest = hashlib.sha256()
-    for path in sorted(cards.glob("*.py")):
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:10]
+    """The index of ``files`` (a collection's, ``name``), built once as the app builds it
+    (``corpus_index.app_index``)."""
+    return app_index(files, CACHE / name)
 
 
 def run(file: str, llm_spec: str, limit: int | None, judge: bool = True,

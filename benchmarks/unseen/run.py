@@ -20,12 +20,12 @@ and a table of outcomes per kind to stdout. Never run the test half while rules 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import time
 from collections import Counter
 from pathlib import Path
 
+from benchmarks.answers.corpus_index import app_index
 from benchmarks.answers.grounded_set import diagnose, shown_text
 from benchmarks.unseen.scoring import OUTCOMES, holds_gold, is_right, score
 from benchmarks.unseen.unseen_set import KINDS, UnseenQuestion, load_questions
@@ -36,18 +36,8 @@ RESULTS = ROOT / "benchmarks" / "results"
 
 
 def index_of(files: list[Path]):
-    """The index of ``files``, built once per content of the files and of ragcore's cards."""
-    from ragcore import VectorStoreIndex, load_file
-
-    digest = hashlib.sha256()
-    for path in sorted(files) + sorted((ROOT / "ragcore" / "cards").glob("*.py")):
-        digest.update(path.name.encode() + path.read_bytes())
-    folder = CACHE / digest.hexdigest()[:12]
-    if (folder / "manifest.json").exists():
-        return VectorStoreIndex.load(folder)
-    index = VectorStoreIndex.from_documents(d for f in files for d in load_file(f))
-    index.persist(folder)
-    return index
+    """The index of ``files``, built once as the app builds it (``corpus_index.app_index``)."""
+    return app_index(files, CACHE)
 
 
 def shown_row(question: UnseenQuestion, asked: str, reply, index, judge, started: float,
