@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 from benchmarks.answers.corpus_index import app_index
+from benchmarks.harness import corpus_dir
 from benchmarks.answers.grounded_set import (
     diagnose,
     items_found,
@@ -41,7 +42,6 @@ from benchmarks.answers.grounded_set import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = ROOT.parent / "shared" / "corpus"
 CACHE = ROOT / "benchmarks" / ".cache" / "grounded"
 RESULTS = ROOT / "benchmarks" / "results"
 
@@ -59,7 +59,7 @@ def chosen(file: str) -> list:
 def in_collection(collection: str) -> tuple[list, list[Path]]:
     """A collection's questions and the files they name."""
     questions = [q for q in load_questions() if q.collection == collection]
-    files = sorted({CORPUS / collection / f for q in questions for f in q.files})
+    files = sorted({corpus_dir() / collection / f for q in questions for f in q.files})
     return questions, files
 
 
@@ -79,7 +79,7 @@ def run(file: str, llm_spec: str, limit: int | None, judge: bool = True,
         questions, files = in_collection(collection)
         index = index_of(files, collection)
     else:
-        questions, path = chosen(file), next(CORPUS.rglob(file))
+        questions, path = chosen(file), next(corpus_dir().rglob(file))
         index = index_of([path], path.stem)
     questions = questions[:limit]
     llm = resolve_llm(llm_spec)
