@@ -33,6 +33,7 @@ _AUX = re.compile(r"did|does|do|is|are|was|were|can|could|will|would|should|has|
 _MODAL = ("can", "could", "will", "would", "should", "must", "may", "might")
 _PARTICIPLE = re.compile(r"^(?:\w+ed|written|made|built|given|known|held|born|done|seen|taken|"
                          r"found|run|begun|chosen|drawn|shown|sold|spent|told|won|paid|set)$")
+_PROGRESSIVE = re.compile(r"^\w{2,}ing$")
 _ARTICLE = re.compile(r"^(?:the|a|an|this|that|these|those|its|their|his|her|our|[A-Z][\w.-]*)\b")
 
 
@@ -148,10 +149,19 @@ def _passive_at(words: list[str], wh: str) -> int | None:
     last_only = wh.split()[0].lower() in ("what", "which", "who", "whose")
     for at in range(len(words) - 1 if last_only else 1, len(words)):
         after = words[at + 1].lower() if at + 1 < len(words) else None
-        if (at and _PARTICIPLE.match(words[at]) and (after is None or after in _FUNCTION)
+        if (at and _participle(words[at], words[at - 1]) and (after is None or after in _FUNCTION)
                 and not _relative_clause(words[:at + 1])):
             return at
     return None
+
+
+def _participle(word: str, before: str) -> bool:
+    """Whether ``word`` is a participle: a past one ("published"), or a present one after its
+    subject ("Intel | going to build", "Intel | building"), not an -ing noun after a
+    determiner or a possessive ("the | meaning", "the | string")."""
+    return bool(_PARTICIPLE.match(word)) or bool(
+        _PROGRESSIVE.match(word) and before.lower() not in _DETERMINERS
+        and not before.endswith(("'s", "\u2019s")))
 
 
 def _relative_clause(words: list[str]) -> bool:

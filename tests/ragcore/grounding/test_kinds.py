@@ -75,6 +75,14 @@ def test_only_factoids_are_gated_and_lists_read_more():
     ("How much was Victor Hatherley offered for one night's work?",
      "The documents don't say how much Victor Hatherley was offered for one night's work."),
     ("What was the speed limit?", "The documents don't say what the speed limit was."),
+    # a progressive's auxiliary goes after the subject, not at the end ("where Intel going to
+    # build its mega site is", the conversation benchmark's turn 4); an -ing noun is no verb
+    ("Where is Intel going to build its semiconductor mega site?",
+     "The documents don't say where Intel is going to build its semiconductor mega site."),
+    ("What is Intel building?", "The documents don't say what Intel is building."),
+    ("What is the meaning of the flag?",
+     "The documents don't say what the meaning of the flag is."),
+    ("What is the string?", "The documents don't say what the string is."),
     ("On what date was Executive Order 14028 issued?",  # a preposition before the wh-word
      "The documents don't say on what date Executive Order 14028 was issued."),
     ("For how long is a lock held?", "The documents don't say for how long a lock is held."),
