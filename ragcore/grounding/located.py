@@ -52,12 +52,13 @@ from .facts import Facts, facts_of, missing_facts
 from .holding import Check as _Check, holds, holds_answer, stated_by, what_locates
 from .kinds import asks_one_fact, list_part
 from . import stating
-from .text import NEGATION, UNIT_WORDS, content_stems, fold
+from .text import NEGATION, REFERS_BACK, UNIT_WORDS, content_stems, fold
 
 
 ClaimCheck = TypeVar("ClaimCheck", bound=_Check)
 
 LOCATED_SHARE = 0.6
+POINTED_BACK = 2  # the sentences after an answer's read with it, each pointing back
 # "in the SSDF document", "the Raft paper": a name of the document, not of what it speaks of.
 _NAMED_DOCUMENT = re.compile(r"\b[\w.-]+(?=\s+(?:document|paper|guide|manual|spec|"
                              r"specification|report|book|chapter|article|proposal|standard|"
@@ -315,8 +316,7 @@ def _stating(lead: _Check, stems: set[str], forms: Sequence[str], passages: Sequ
              question: str, subjects: tuple[str, ...], read: dict[tuple[int, Span], float]
              ) -> tuple[int, Span] | None:
     """The passage sentence that holds ``lead`` and states what was asked (``located``), the
-    reader's likeliest first (``read``: its chance for each sentence), then the one repeating
-    the most of the question; None when none does."""
+    reader's likeliest first (``read``: its chance for each), then the most of the question."""
     best: tuple[float, float, int, Span] | None = None
     for position, passage in enumerate(passages):
         spans = sentence_spans(passage, wrapped=True)
@@ -326,32 +326,35 @@ def _stating(lead: _Check, stems: set[str], forms: Sequence[str], passages: Sequ
                 continue
             share, chance = asked_share(question, sentence, subjects), read.get((position, span))
             if not located(share, chance):
-                introduced = _introduction(passage, spans, at, question, subjects, read, position)
-                if introduced is None:
+                read_with = _read_with(passage, spans, at, question, subjects, read, position)
+                if read_with is None:
                     continue
-                share, chance, span = *introduced[:2], (introduced[2][0], span[1])
+                share, chance, span = read_with
             key = (chance or 0.0, share, position, span)
             if best is None or key[:2] > best[:2]:
                 best = key
     return None if best is None else (best[2], best[3])
 
 
-def _introduction(passage: str, spans: Sequence[Span], at: int, question: str,
-                  subjects: tuple[str, ...], read: dict[tuple[int, Span], float], position: int
-                  ) -> tuple[float, float | None, Span] | None:
-    """The sentence introducing the one at ``at`` that states what was asked (``located``):
-    the sentence before it when that ends in a colon, or the one before that ("Redis 3.2.2
-    introduced the ability to force a replica to announce an arbitrary pair of IP and port to
-    the master. The two configurations directives to use are:" above the lines
-    ``replica-announce-ip 5.5.5.5`` and ``replica-announce-port 1234``): (its share of the
-    question, the reader's chance, its span); None when there is none."""
-    if at == 0 or not passage[slice(*spans[at - 1])].rstrip().endswith(":"):
-        return None
-    for before in spans[max(0, at - 2):at][::-1]:
-        share = asked_share(question, passage[slice(*before)], subjects)
-        chance = read.get((position, before))
+def _read_with(passage: str, spans: Sequence[Span], at: int, question: str,
+               subjects: tuple[str, ...], read: dict[tuple[int, Span], float], position: int
+               ) -> tuple[float, float | None, Span] | None:
+    """The sentence read with the one at ``at`` that states what was asked (``located``): one
+    of the two before it when the one before ends in a colon ("The two configurations
+    directives to use are:" above ``replica-announce-port 1234``), or one of the
+    ``POINTED_BACK`` after it, each pointing back ("If you travel 20 miles east of Columbus,
+    Ohio, ... / It won't look like much ... / This is where Intel is going to build its ...
+    mega site"): (its share, the reader's chance, the span of both); None when none does."""
+    colon = at > 0 and passage[slice(*spans[at - 1])].rstrip().endswith(":")
+    after = list(spans[at + 1:at + 1 + POINTED_BACK])
+    after = after[:next((k for k, s in enumerate(after)
+                         if not REFERS_BACK.match(passage[slice(*s)])), len(after))]
+    for other in (*(spans[max(0, at - 2):at][::-1] if colon else ()), *after):
+        share = asked_share(question, passage[slice(*other)], subjects)
+        chance = read.get((position, other))
         if located(share, chance):
-            return share, chance, before
+            ends = sorted((other, spans[at]))
+            return share, chance, (ends[0][0], ends[1][1])
     return None
 
 

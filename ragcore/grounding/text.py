@@ -20,6 +20,10 @@ TOKEN = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
 # A negation, in folded text: a claim and its passage window that differ here disagree.
 NEGATION = re.compile(r"\b(?:not|no|never|none|neither|nor|cannot|can't|don't|doesn't|didn't|"
                       r"isn't|aren't|wasn't|weren't|without|unless)\b|n't\b")
+# A sentence opening by pointing back to the one before ("This means ...", "It won't look like
+# much"): read with it, when the model reads (``retrieval.neighbours``) and when the check does.
+REFERS_BACK = re.compile(r"^\W*(?:this|these|those|such|that|it|they|its|their|here)\b",
+                         re.IGNORECASE)
 MARKER = re.compile(r"\s*\[\d+(?:\s*[,\u2013-]\s*\d+)*\]")
 
 

@@ -12,23 +12,21 @@ how questions was read instead of 6, for 21 more tokens a question on average.
 
 from __future__ import annotations
 
-import re
 from typing import Sequence
 
 import numpy as np
 
+from ..grounding.text import REFERS_BACK
 from ..tokens import count_tokens
 from ..types import ScoredNode
 
 EXPLAINED = 2  # a why's or how's best sentences read with the one after (``explained``)
 REFERRING_TOKENS = 80  # a sentence read with its neighbour that it refers to, or refers back to
-_REFERS_BACK = re.compile(r"^\W*(?:this|these|those|such|that|it|they|its|their|here)\b",
-                          re.IGNORECASE)
 
 
 def refers_back(sentence: str) -> bool:
     """Whether ``sentence`` opens by pointing back to the one before ("This means ...")."""
-    return bool(_REFERS_BACK.match(sentence))
+    return bool(REFERS_BACK.match(sentence))
 
 
 def referring(parts: list[str], kept: list[int]) -> set[int]:
@@ -65,19 +63,59 @@ def following(nodes: Sequence[ScoredNode]) -> dict[int, int]:
 
 
 def read_across(kept: dict[int, set[int]], split: list[list[str]], continues: dict[int, int]
-                ) -> None:
+                ) -> list[tuple[int, int]]:
     """``referring`` across a chunk border: a passage's last sentence kept, and the first
     sentence of the passage after it (past what the two share) points back to it ("the
     earlier in the SDLC that security is addressed, the less effort ... / This principle,
-    known as shifting left, ..."), or the other way round: each is read with the other."""
+    known as shifting left, ..."), or the other way round: each is read with the other.
+    Returns the pairs of passages (before, after) so joined, for ``read_together``."""
+    joined: list[tuple[int, int]] = []
     for i, after in continues.items():
         shared = {" ".join(p.split()) for p in split[i]}
         first = next((j for j, p in enumerate(split[after]) if " ".join(p.split()) not in shared),
                      None)
         last = len(split[i]) - 1
-        if first is None or last < 0 or not _REFERS_BACK.match(split[after][first]):
+        if first is None or last < 0 or not REFERS_BACK.match(split[after][first]):
             continue
         if last in kept.get(i, ()) and count_tokens(split[after][first]) <= REFERRING_TOKENS:
             kept.setdefault(after, set()).add(first)
+            joined.append((i, after))
         elif first in kept.get(after, ()) and count_tokens(split[i][last]) <= REFERRING_TOKENS:
             kept.setdefault(i, set()).add(last)
+            joined.append((i, after))
+    return joined
+
+
+def read_together(split: list[list[str]], kept: dict[int, set[int]],
+                  joined: list[tuple[int, int]]) -> list[tuple[int, list[str], list[int]]]:
+    """Each passage's sentences and the kept ones, best first, with each pair ``read_across``
+    joined made one passage in the document's order (the sentences the two share once), where
+    the better ranked of the two stood: ``(passage whose node it keeps, sentences, kept)``. A
+    sentence pointing back ("It won't look like much ... This is where Intel ... is going to
+    build its ... mega site") is then read right after the one it points to ("If you travel
+    20 miles east of Columbus, Ohio, ..."), by the model and by the check's windows, not a
+    few passages away, where neither connects them."""
+    parts = {i: (list(p), set(kept.get(i, ()))) for i, p in enumerate(split)}
+    order = list(range(len(split)))
+    group = {i: i for i in order}  # passage -> the passage standing for its joined group
+    for before, after in joined:
+        head_at, tail_at = group[before], group[after]
+        if head_at == tail_at:
+            continue
+        (head, head_kept), (tail, tail_kept) = parts.pop(head_at), parts.pop(tail_at)
+        where = {" ".join(p.split()): k for k, p in enumerate(head)}
+        sentences = list(head)
+        for k, sentence in enumerate(tail):
+            at = where.get(" ".join(sentence.split()))
+            if at is None:
+                if sentences and not sentences[-1][-1:].isspace():
+                    sentences[-1] += " "  # the border between the two: a space at least
+                at = len(sentences)
+                sentences.append(sentence)
+            if k in tail_kept:
+                head_kept.add(at)
+        best = min(head_at, tail_at, key=order.index)
+        parts[best] = (sentences, head_kept)
+        order = [k for k in order if k not in (head_at, tail_at) or k == best]
+        group.update({k: best for k, g in group.items() if g in (head_at, tail_at)})
+    return [(i, *parts[i][:1], sorted(parts[i][1])) for i in order]

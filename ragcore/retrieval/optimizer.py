@@ -77,7 +77,8 @@ from ..search.lexical import terms
 from ..tokens import count_tokens
 from ..types import ScoredNode
 from .figures import CAPTION, opens_with_caption
-from .neighbours import REFERRING_TOKENS, explained, following, read_across, referring
+from .neighbours import (REFERRING_TOKENS, explained, following, read_across, read_together,
+                         referring)
 from .rows import names_table, rows_of_tables
 
 GAP = " … "
@@ -187,10 +188,10 @@ class SentenceEmbeddingOptimizer(Postprocessor):
         kept = self._chosen(flat, similarity, ranking, split, budget, kind)
         if budget is not None and wants_an_explanation(query):
             explained(kept, split, flat, ranking)
-        if budget is not None:
-            read_across(kept, split, following(nodes))
-        return [trimmed for i, scored in enumerate(nodes)
-                if (trimmed := _trimmed(scored, split[i], sorted(kept.get(i, ())))) is not None]
+        joined = read_across(kept, split, following(nodes)) if budget is not None else []
+        return [trimmed for i, parts, chosen in read_together(split, kept, joined)
+                if (trimmed := _trimmed(_joined(nodes[i], parts, split[i]), parts, chosen))
+                is not None]
 
     def _chosen(self, flat: list[tuple[int, int]], similarity: np.ndarray, ranking: np.ndarray,
                 split: list[list[str]], budget: int | None, kind: QuestionKind
@@ -355,6 +356,15 @@ def _within(order: Sequence[int], texts: Sequence[str], budget: int) -> list[int
         chosen.append(r)
         spent += cost
     return chosen
+
+
+def _joined(scored: ScoredNode, parts: list[str], own: list[str]) -> ScoredNode:
+    """``scored`` holding ``parts`` when ``read_together`` joined another passage to its own
+    sentences (``own``): the two passages' text, with no offsets (it spans a chunk border)."""
+    if parts == own:
+        return scored
+    node = dataclasses.replace(scored.node, text="".join(parts), start_char=None, end_char=None)
+    return ScoredNode(node, scored.score)
 
 
 def _trimmed(scored: ScoredNode, parts: list[str], kept: list[int]) -> ScoredNode | None:

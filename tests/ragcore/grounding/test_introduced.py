@@ -32,3 +32,24 @@ def test_nor_without_the_colon_that_introduces_the_lines():
     plain = DOCKER.replace("directives to use are:", "directives exist.")
     assert check_answer("**replica-announce-port**.", [plain], question=ASKED).label \
         == UNSUPPORTED
+
+
+# The sentences after an answer's, each pointing back to the one before: the last states what
+# was asked ("This is where Intel ..."), the first holds the answer (the conversation
+# benchmark's turn 4, where the check refused "Columbus, Ohio" quoting the Intel sentence).
+OHIO = ("If you travel 20 miles east of Columbus, Ohio, you'll find 1,000 empty acres of land. "
+        "It won't look like much, but if you stop and look closely, you'll see a field of "
+        "dreams. This is where Intel is going to build its $20 billion semiconductor mega site.")
+WHERE = "Where is Intel going to build its semiconductor mega site?"
+
+
+def test_an_answer_the_sentences_after_it_point_back_to_is_located():
+    verdict = check_answer("**Columbus, Ohio**.", [OHIO], question=WHERE)
+    assert verdict.label == SUPPORTED
+    start, end = verdict.claims[0].support[0][1]
+    assert OHIO[start:end].startswith("If you travel") and OHIO[start:end].endswith("mega site.")
+
+
+def test_nor_when_a_sentence_between_does_not_point_back():
+    broken = OHIO.replace("It won't look like much", "Farmers won't notice much")
+    assert check_answer("**Columbus, Ohio**.", [broken], question=WHERE).label == UNSUPPORTED
