@@ -19,7 +19,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from .question_set import Question
 
@@ -77,7 +77,7 @@ def question_files(questions: Sequence[Question], corpus: Path) -> list[Path]:
 
 def cache_key(files: Sequence[Path], corpus: Path) -> str:
     """A digest of everything that decides the index's nodes and vectors."""
-    return _key(files, [(str(path.relative_to(corpus)), path) for path in files],
+    return _key([(str(path.relative_to(corpus)), path) for path in files],
                 _READERS_DIR.glob("*.py"))
 
 
@@ -98,7 +98,7 @@ def app_index(files: Sequence[Path], folder: Path):
 
     code = [path for name in _NODE_CODE
             for path in (_READERS_DIR.parent / name).rglob("*.py")]
-    cached = folder / _key(files, [(path.name, path) for path in files], code)
+    cached = folder / _key([(path.name, path) for path in files], code)
     if (cached / "manifest.json").exists():
         return VectorStoreIndex.load(cached)
     index = VectorStoreIndex.from_documents(path_hidden(d for f in files for d in load_file(f)))
@@ -106,7 +106,9 @@ def app_index(files: Sequence[Path], folder: Path):
     return index
 
 
-def _key(files: Sequence[Path], named: Sequence[tuple[str, Path]], code) -> str:
+def _key(named: Sequence[tuple[str, Path]], code: Iterable[Path]) -> str:
+    """A digest of the splitter's settings, the embedding model, ``code`` and the files
+    (``named``: the name each is known by, its path)."""
     from ragcore import SentenceSplitter, default_embedder
 
     digest = hashlib.sha256()

@@ -2,6 +2,7 @@
 person reads it.
 
     python -m benchmarks.unseen.run --half tune [--limit N] [--llm local] [--no-judge]
+                                    [--reading 250]
 
 Indexes the half's files (every collection the half asks about, one index, the default
 embedder; cached in ``benchmarks/.cache/unseen/``), then asks each question as
@@ -99,13 +100,19 @@ def ask_in_chat(first: UnseenQuestion, followup: UnseenQuestion, index, llm, jud
                      or trace.notes.get("condense_skipped"))
 
 
-def run(half: str, llm_spec: str, limit: int | None, judge: bool = True) -> list[dict]:
+def run(half: str, llm_spec: str, limit: int | None, judge: bool = True,
+        reading: int | None = None) -> list[dict]:
+    """Every question of ``half`` asked; ``reading`` fixes the packaged model's reading budget
+    (the passage tokens it reads, else fitted to the machine's measured pace: a slower machine
+    reads less and answers otherwise, so a figure meant to hold elsewhere fixes it)."""
+    from ragcore.llms.local import LocalLLM
     from ragcore.llms.resolve import resolve_llm
 
     questions = load_questions(half=half)
     files = sorted({p for q in questions for p in q.paths()})
     by_id = {q.id: q for q in questions}
-    index, llm = index_of(files), resolve_llm(llm_spec)
+    llm = LocalLLM(reading_tokens=reading) if reading else resolve_llm(llm_spec)
+    index = index_of(files)
     engine = index.as_query_engine(llm=llm)
     rows = []
     for question in questions[:limit]:
@@ -173,8 +180,10 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--no-judge", action="store_true", help="check without the model")
     parser.add_argument("--tag", default="", help="rows to unseen-<half>-<tag>.jsonl")
+    parser.add_argument("--reading", type=int, default=None,
+                        help="the packaged model's reading budget, fixed (e.g. 250, the idle one)")
     args = parser.parse_args()
-    rows = run(args.half, args.llm, args.limit, judge=not args.no_judge)
+    rows = run(args.half, args.llm, args.limit, judge=not args.no_judge, reading=args.reading)
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / f"unseen-{args.half}{'-' + args.tag if args.tag else ''}.jsonl"
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
