@@ -52,7 +52,7 @@ from .facts import Facts, facts_of, missing_facts
 from .holding import Check as _Check, holds, holds_answer, stated_by, what_locates
 from .kinds import asks_one_fact, list_part
 from . import stating
-from .text import NEGATION, REFERS_BACK, UNIT_WORDS, content_stems, fold
+from .text import NEGATION, UNIT_WORDS, content_stems, fold, refers_back
 
 
 ClaimCheck = TypeVar("ClaimCheck", bound=_Check)
@@ -348,7 +348,7 @@ def _read_with(passage: str, spans: Sequence[Span], at: int, question: str,
     colon = at > 0 and passage[slice(*spans[at - 1])].rstrip().endswith(":")
     after = list(spans[at + 1:at + 1 + POINTED_BACK])
     after = after[:next((k for k, s in enumerate(after)
-                         if not REFERS_BACK.match(passage[slice(*s)])), len(after))]
+                         if not refers_back(passage[slice(*s)])), len(after))]
     for other in (*(spans[max(0, at - 2):at][::-1] if colon else ()), *after):
         share = asked_share(question, passage[slice(*other)], subjects)
         chance = read.get((position, other))

@@ -22,8 +22,8 @@ NEGATION = re.compile(r"\b(?:not|no|never|none|neither|nor|cannot|can't|don't|do
                       r"isn't|aren't|wasn't|weren't|without|unless)\b|n't\b")
 # A sentence opening by pointing back to the one before ("This means ...", "It won't look like
 # much"): read with it, when the model reads (``retrieval.neighbours``) and when the check does.
-REFERS_BACK = re.compile(r"^\W*(?:this|these|those|such|that|it|they|its|their|here)\b",
-                         re.IGNORECASE)
+_REFERS_BACK = re.compile(r"^\W*(?:this|these|those|such|that|it|they|its|their|here)\b",
+                          re.IGNORECASE)
 MARKER = re.compile(r"\s*\[\d+(?:\s*[,\u2013-]\s*\d+)*\]")
 
 
@@ -90,3 +90,8 @@ def content_stems(text: str, compounds: bool = True) -> list[str]:
     if not compounds:
         return stems
     return stems + [shown(v) for v in sorted(spelled_numbers(words)) if v >= 100]
+
+
+def refers_back(sentence: str) -> bool:
+    """Whether ``sentence`` opens by pointing back to the one before ("This means ...")."""
+    return bool(_REFERS_BACK.match(sentence))

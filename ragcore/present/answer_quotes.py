@@ -37,10 +37,10 @@ from ..grounding.holding import holds_answer
 from ..grounding.located import LOCATED_SHARE, asked_share, asked_stems
 from ..grounding.numbers import NUMBER
 from ..grounding.stating import stated
-from ..grounding.text import NEGATION, content_stems, fold
+from ..grounding.text import NEGATION, content_stems, fold, refers_back
 from ..grounding.verdict import SHORT_CLAIM_STEMS
 from ..readers.markdown.readable import without_tags
-from ..retrieval.neighbours import REFERRING_TOKENS, refers_back
+from ..retrieval.neighbours import REFERRING_TOKENS
 from ..tokens import count_tokens
 from .sources import ListedSource, document_subjects
 

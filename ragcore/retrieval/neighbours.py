@@ -16,17 +16,12 @@ from typing import Sequence
 
 import numpy as np
 
-from ..grounding.text import REFERS_BACK
+from ..grounding.text import refers_back
 from ..tokens import count_tokens
 from ..types import ScoredNode
 
 EXPLAINED = 2  # a why's or how's best sentences read with the one after (``explained``)
 REFERRING_TOKENS = 80  # a sentence read with its neighbour that it refers to, or refers back to
-
-
-def refers_back(sentence: str) -> bool:
-    """Whether ``sentence`` opens by pointing back to the one before ("This means ...")."""
-    return bool(REFERS_BACK.match(sentence))
 
 
 def referring(parts: list[str], kept: list[int]) -> set[int]:
@@ -75,7 +70,7 @@ def read_across(kept: dict[int, set[int]], split: list[list[str]], continues: di
         first = next((j for j, p in enumerate(split[after]) if " ".join(p.split()) not in shared),
                      None)
         last = len(split[i]) - 1
-        if first is None or last < 0 or not REFERS_BACK.match(split[after][first]):
+        if first is None or last < 0 or not refers_back(split[after][first]):
             continue
         if last in kept.get(i, ()) and count_tokens(split[after][first]) <= REFERRING_TOKENS:
             kept.setdefault(after, set()).add(first)
