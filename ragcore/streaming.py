@@ -41,6 +41,16 @@ def or_empty_notice(chunks: Iterable[str], notes: MutableMapping[str, Any]) -> I
         yield EMPTY_REPLY
 
 
+def begun_with(opening: str, chunks: Iterable[str]) -> Iterator[str]:
+    """A reply begun for the model (``opening``, its prompt's final assistant message: "**"),
+    put back in front, sent with the model's first chunk so the time to the first chunk stays
+    the model's own; the chunks unchanged for an empty ``opening``."""
+    stream = iter(chunks)
+    if opening:
+        yield opening + next(stream, "")
+    yield from stream
+
+
 def without_phrases(chunks: Iterable[str], phrases: Sequence[str]) -> Iterator[str]:
     """The chunks with every occurrence of ``phrases`` taken out (the longest one where several
     start at one place), also where one is split across chunks: only text that may still grow

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Generator, Iterator, Sequence
 
 from ..llms.base import LLM, answering, complete_traced, noting, stream_traced
+from ..streaming import begun_with
 from ..trace import Trace
 from ..types import AnswerRequest, Message
 
@@ -156,14 +157,8 @@ def replayed(first: Batch, plan: Plan) -> Plan:
 
 
 def _prefilled(call: Call, chunks: Iterator[str]) -> Iterator[str]:
-    """The reply with ``call.prefill`` in front, sent with the model's first chunk (the time to
-    the first chunk stays the model's own)."""
-    if not call.prefill:
-        yield from chunks
-        return
-    first = next(chunks, "")
-    yield call.prefill + first
-    yield from chunks
+    """The reply with ``call.prefill`` in front (``streaming.begun_with``)."""
+    return begun_with(call.prefill, chunks)
 
 
 def _with_header(header: str, chunks: Iterator[str]) -> Iterator[str]:
