@@ -16,6 +16,14 @@ rather than dropped. ``source_nodes`` are the passages the model actually saw.
 A backend that answers requests (the extractive one) gets the same as data: the message, the
 passages and the conversation that fit (``AnswerRequest``, kind ``context_chat``).
 
+A reply to a question opens with its short answer in bold (``CONTEXT_CHAT`` asks for it); for a
+one-fact question to a model that continues a reply begun for it (the packaged model) the reply
+is begun with "**", as a query's answer is, and ends after its short answer when the check
+vouches for that alone (``ChatResponse`` settles): a chat's factoid writes ~5-10 tokens where
+it wrote ~15-40 (issue 65). Asking for the form after the message instead (the instructions
+unchanged for every kind) made the 1.5B model copy the form's slots ("<support: ...>") and
+stop after one of two facts; not kept.
+
 The conversation an answer carries is its latest ``history_turns`` (by default
 ``ANSWER_TURNS``, the latest turn), within the memory's limit: the passages before it change every
 turn, so the model reads whatever history it carries anew each time, and the memory's whole limit
