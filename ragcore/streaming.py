@@ -44,11 +44,17 @@ def or_empty_notice(chunks: Iterable[str], notes: MutableMapping[str, Any]) -> I
 def begun_with(opening: str, chunks: Iterable[str]) -> Iterator[str]:
     """A reply begun for the model (``opening``, its prompt's final assistant message: "**"),
     put back in front, sent with the model's first chunk so the time to the first chunk stays
-    the model's own; the chunks unchanged for an empty ``opening``."""
+    the model's own; the chunks unchanged for an empty ``opening``. Closed early (Stop, a reply
+    settled after its short answer), it closes ``chunks`` at once: the model stops there."""
     stream = iter(chunks)
-    if opening:
-        yield opening + next(stream, "")
-    yield from stream
+    try:
+        if opening:
+            yield opening + next(stream, "")
+        yield from stream
+    finally:
+        close = getattr(stream, "close", None)
+        if close is not None:
+            close()
 
 
 def without_phrases(chunks: Iterable[str], phrases: Sequence[str]) -> Iterator[str]:

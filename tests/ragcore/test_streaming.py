@@ -35,3 +35,26 @@ def test_closing_a_finished_or_unread_stream_runs_nothing():
     unread = TextStream(lambda: runs.append("ran") or iter(["x"]))
     unread.close()
     assert runs == [] and unread.text == ""
+
+
+def test_a_begun_reply_has_its_opening_in_front_and_stops_the_model_when_closed():
+    from ragcore.streaming import begun_with
+
+    stopped = []
+
+    def model():
+        try:
+            yield "1867"
+            yield "**."
+            yield " More."
+        finally:
+            stopped.append(True)
+
+    assert list(begun_with("**", model())) == ["**1867", "**.", " More."]
+    stopped.clear()
+    inner = model()  # held here, so only an explicit close would stop it
+    reply = begun_with("**", inner)
+    assert next(reply) == "**1867"
+    reply.close()  # closed at its first chunk: the model is stopped there, not left open
+    assert stopped == [True]
+    assert list(begun_with("", iter(["a", "b"]))) == ["a", "b"]
