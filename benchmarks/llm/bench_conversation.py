@@ -103,7 +103,8 @@ class Turn:
     answer_prompt: list[int] = field(default_factory=list, repr=False)  # ``rendered``
     answer_messages: list[Any] = field(default_factory=list, repr=False)
     shared: int = 0  # leading tokens of the answer's prompt the previous turn's answer had too
-    answer: str = ""  # the reply as recorded (what the chat shows)
+    answer: str = ""  # the reply as recorded: the model's text
+    shown: str = ""  # what a person is shown of it: the reply as the check allows it
     passes: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -192,7 +193,7 @@ def ask(talk: Any, llm: Any, passes: Passes, question: str) -> Turn:
                 threads=max((int(t["threads"]) for t in taken), default=0), passes=taken,
                 reloaded=llm._engine._loaded_at != loaded,
                 history=sum(map(message_tokens, history)), answer_prompt=rendered(answer),
-                answer_messages=answer, answer=reply,
+                answer_messages=answer, answer=reply, shown=response.shown,
                 reading_budget=int(trace.notes.get("reading_budget") or 0),
                 kind=str(trace.notes.get("question_kind", "")))
 
@@ -279,7 +280,8 @@ def turn_rows(turns: list[Turn]) -> list[Row]:
                              f"anew ({turn.check_read} by the check), {turn.cached} cached, wrote "
                              f"{turn.written}; the answer's prompt {len(turn.answer_prompt)}, "
                              f"{turn.shared} shared with the last turn's; searched: "
-                             f"{turn.searched!r}; answered: {turn.answer[:200]!r}"))
+                             f"{turn.searched!r}; answered: {turn.answer[:200]!r}; shown: "
+                             f"{turn.shown[:200]!r}"))
         alone = turn.fresh
         fresh = ("" if alone is None else f"; first in a fresh chat {alone.whole:.1f} s "
                  f"({alone.whole / second.whole:.2f}x turn 2; this turn "
