@@ -181,8 +181,7 @@ def ask(talk: Any, llm: Any, passes: Passes, question: str) -> Turn:
     for call in trace.llm_calls:
         prompts[call.purpose] = prompts.get(call.purpose, 0) + call.tokens_in
     answer = next((c.messages for c in trace.llm_calls if c.purpose == "context chat"), [])
-    asked = answer[:-1] if answer and answer[-1].role == "assistant" else answer  # its opening
-    history = [m for m in asked[1:-1] if m.role in ("user", "assistant")]
+    history = [m for m in answer[1:-1] if m.role in ("user", "assistant")]
     return Turn(question, refers_back(question) if len(talk.chat.messages) > 2 else "",
                 str(trace.notes.get("condensed_question", question)), prompts,
                 read=sum(int(t.get("prompt_n", 0)) for t in taken),

@@ -106,8 +106,8 @@ def _stream_final(
     workers = min(max_concurrency - 1, len(calls) - 1)
     if workers < 1:
         for n, (header, call) in enumerate(zip(headers, calls)):
-            chunks = _prefilled(call, stream_traced(answering(llm, call.request), call.messages,
-                                                    trace, call.purpose))
+            chunks = begun_with(call.prefill, stream_traced(
+                answering(llm, call.request), call.messages, trace, call.purpose))
             yield from _with_header(header, opening.record(chunks) if n == 0 else
                                     opening.drop(chunks))
         return
@@ -119,8 +119,8 @@ def _stream_final(
             for c in calls[1:]
         ]
         first = calls[0]
-        chunks = _prefilled(first, stream_traced(answering(llm, first.request), first.messages,
-                                                 trace, first.purpose))
+        chunks = begun_with(first.prefill, stream_traced(
+            answering(llm, first.request), first.messages, trace, first.purpose))
         yield from _with_header(headers[0], opening.record(chunks))
         for call, header, future in zip(calls[1:], headers[1:], rest):
             yield from _with_header(header, opening.drop(iter((call.prefill + future.result(),))))
@@ -154,11 +154,6 @@ def replayed(first: Batch, plan: Plan) -> Plan:
             batch = plan.send(replies)
         except StopIteration:
             return
-
-
-def _prefilled(call: Call, chunks: Iterator[str]) -> Iterator[str]:
-    """The reply with ``call.prefill`` in front (``streaming.begun_with``)."""
-    return begun_with(call.prefill, chunks)
 
 
 def _with_header(header: str, chunks: Iterator[str]) -> Iterator[str]:
