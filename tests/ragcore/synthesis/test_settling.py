@@ -83,3 +83,52 @@ def test_a_reply_that_opens_with_no_short_answer_is_never_asked_about():
     assert AnswerCheck().settled("**1867**.", NODES,
                                  question="Why was the lighthouse built?") is None
     assert reply(model, "Why was the lighthouse built?").text.endswith("paid.")
+
+
+def test_a_chat_reply_settles_as_a_query_does_and_the_memory_keeps_what_was_written():
+    from ragcore.chat import ContextChatEngine
+    from ragcore.llms.fake import FakeLLM
+    from ragcore.memory import ChatMemory
+
+    class Found:
+        def retrieve(self, query, *, trace=None):
+            return list(NODES)
+
+    whole = "**1867**. The lighthouse was built in 1867 by the harbour board."
+    question = "In what year was the lighthouse built?"
+    llm = FakeLLM([whole, whole], chunk_size=1)
+    memory = ChatMemory.from_llm(llm)
+    response = ContextChatEngine(Found(), llm=llm, check=AnswerCheck()).chat(question, memory)
+    assert response.text == "**1867**." and SETTLED_NOTE in response.trace.notes
+    assert response.shown.startswith("**1867**. \u201cThe lighthouse was built in 1867")
+    assert memory.messages[-1].content == "**1867**."
+    # an engine that does not check its replies has nothing to settle them: written whole
+    unchecked = ContextChatEngine(Found(), llm=llm).chat(question, ChatMemory.from_llm(llm))
+    assert unchecked.text == whole
+
+
+def test_a_chat_reply_to_one_fact_is_begun_in_bold_for_a_model_that_continues_it():
+    from ragcore.chat import CondensePlusContextChatEngine
+    from ragcore.llms.fake import FakeLLM
+    from ragcore.memory import ChatMemory
+
+    class Continuing(FakeLLM):
+        continues_replies = True
+
+    class Found:
+        def retrieve(self, query, *, trace=None):
+            return list(NODES)
+
+    llm = Continuing(["**1867**. It was built then.", "- 18:00\n- 06:00"], chunk_size=1)
+    engine = CondensePlusContextChatEngine(Found(), llm=llm, check=AnswerCheck())
+    memory = ChatMemory.from_llm(llm)
+    fact = engine.chat("In what year was the lighthouse built?", memory)
+    assert fact.text == "**1867**."
+    assert llm.calls[-1][-1].role == "assistant" and llm.calls[-1][-1].content == "**"
+    listed = engine.chat("List the hours the lamp is lit.", memory)
+    assert listed.text == "- 18:00\n- 06:00" and llm.calls[-1][-1].role == "user"
+    # a model whose chat API would answer a begun reply anew is never given one
+    plain = FakeLLM(["**1867**. It was built then."], chunk_size=1)
+    unbegun = CondensePlusContextChatEngine(Found(), llm=plain, check=AnswerCheck()).chat(
+        "In what year was the lighthouse built?", ChatMemory.from_llm(plain))
+    assert unbegun.text and plain.calls[-1][-1].role == "user"
