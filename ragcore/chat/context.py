@@ -21,9 +21,9 @@ one-fact question to a model that continues a reply begun for it (the packaged m
 is begun with "**", as a query's answer is, and ends after its short answer when the check
 vouches for that alone (``ChatResponse`` settles): a chat's factoid writes ~5-10 tokens where
 it wrote ~15-40 (issue 65). A short answer that answers nothing ("**King of Bohemia**" for the
-King's name) is written again without the opening (``redraft``). Asking for the form after the message instead (the instructions
-unchanged for every kind) made the 1.5B model copy the form's slots ("<support: ...>") and
-stop after one of two facts; not kept.
+King's name) is written again without the opening (``redraft``). Asking for the form after the
+message instead (the instructions unchanged for every kind) made the 1.5B model copy the form's
+slots ("<support: ...>") and stop after one of two facts; not kept.
 
 The conversation an answer carries is its latest ``history_turns`` (by default
 ``ANSWER_TURNS``, the latest turn), within the memory's limit: the passages before it change every

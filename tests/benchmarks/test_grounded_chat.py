@@ -1,9 +1,9 @@
-"""The grounded set asked in the Chat page's way (``benchmarks.answers.grounded_chat``): its
+"""The grounded set asked in the Chat page's way (``benchmarks.llm.grounded_chat``): its
 halves are fixed by the question's number, and its table counts what a person was shown."""
 
 from __future__ import annotations
 
-from benchmarks.answers.grounded_chat import half_of, table
+from benchmarks.llm.grounded_chat import half_of, table
 from benchmarks.answers.grounded_set import load_questions
 
 

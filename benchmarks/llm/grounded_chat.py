@@ -2,7 +2,7 @@
 chat in the default mode (``condense_plus_context``, the packaged model, the check on), what a
 person is shown judged as ``grounded_run`` judges the query engine's.
 
-    python -m benchmarks.answers.grounded_chat --half held-out [--kinds factoid,unanswerable]
+    python -m benchmarks.llm.grounded_chat --half held-out [--kinds factoid,unanswerable]
 
 Written for issue 65's chat reply begun with its bold short answer (``chat.context``,
 ``chat.redraft``), before it was judged: the set's questions were written before any chat rule
