@@ -143,3 +143,11 @@ def write_results(rows: list[Row], *, quick: bool, seconds: float) -> Path:
     path.write_text(text, encoding="utf-8")
     (RESULTS_DIR / "latest.json").write_text(text, encoding="utf-8")
     return path
+
+
+def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
+    """``rows`` to ``path``, one JSON object a line (UTF-8, not escaped); its folder made."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                    encoding="utf-8")
+    return path

@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 from benchmarks.answers.corpus_index import app_index
-from benchmarks.harness import corpus_dir
+from benchmarks.harness import corpus_dir, write_jsonl
 from benchmarks.answers.grounded_set import (
     diagnose,
     items_found,
@@ -197,14 +197,12 @@ def main() -> None:
     rows = run(args.file, args.llm, args.limit, judge=not args.no_judge,
                collection=args.collection, reading=args.reading, span_choice=args.span_choice,
                both=args.judge_both)
-    RESULTS.mkdir(parents=True, exist_ok=True)
     name = args.collection or Path(args.file).stem
     budget = "" if args.reading is None else f"-reading{args.reading}"
     budget += "-spanchoice" if args.span_choice else ""
     budget += "-judgeboth" if args.judge_both else ""
     out = RESULTS / f"grounded-{name}-{args.llm.replace(':', '_')}{budget}.jsonl"
-    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
-                   encoding="utf-8")
+    write_jsonl(out, rows)
     for arm in dict.fromkeys(r["arm"] for r in rows):
         print(f"-- {arm}\n{table([r for r in rows if r['arm'] == arm])}")
 

@@ -34,6 +34,8 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+from benchmarks.harness import write_jsonl
+
 HERE = Path(__file__).resolve().parent
 TRAIN = HERE.parents[1] / "training" / "answerer" / "data" / "train.json"
 CORPUS_ROWS = HERE / "claims_corpus.jsonl"
@@ -520,8 +522,7 @@ def build(corpus_rows: Path = CORPUS_ROWS, train: Path = TRAIN) -> list[dict]:
 def main() -> None:
     rows = build()
     tmp = OUT.with_suffix(".jsonl.tmp")
-    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
-                   encoding="utf-8")
+    write_jsonl(tmp, rows)
     tmp.replace(OUT)
     print(f"wrote {len(rows)} claims to {OUT}")
 

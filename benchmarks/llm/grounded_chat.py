@@ -21,6 +21,7 @@ from collections import defaultdict
 
 from benchmarks.answers.grounded_run import RESULTS, in_collection, index_of
 from benchmarks.answers.grounded_set import items_found, load_questions, refused_first
+from benchmarks.harness import write_jsonl
 
 
 def half_of(question_id: str) -> str:
@@ -82,10 +83,8 @@ def main() -> None:
     parser.add_argument("--tag", default="", help="a name for the rows' file (the arm)")
     args = parser.parse_args()
     rows = run(args.half, set(args.kinds.split(",")))
-    RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / f"grounded-chat-{args.half}{'-' + args.tag if args.tag else ''}.jsonl"
-    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
-                   encoding="utf-8")
+    write_jsonl(out, rows)
     print(table(rows))
 
 

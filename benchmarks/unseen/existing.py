@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 
 from benchmarks.answers.grounded_set import load_questions
+from benchmarks.harness import write_jsonl
 from benchmarks.unseen.run import table
 from benchmarks.unseen.scoring import holds_gold, is_right, score
 
@@ -73,8 +74,7 @@ def main() -> None:
             for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     rows = scored(replayed(rows) if args.replay else rows)
     if args.out:
-        args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
-                            encoding="utf-8")
+        write_jsonl(args.out, rows)
     print(table(rows))
     right = sum(r["model_right"] for r in rows)
     print(f"the model's own text right: {right} of "

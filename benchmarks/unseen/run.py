@@ -28,6 +28,7 @@ from pathlib import Path
 
 from benchmarks.answers.corpus_index import app_index
 from benchmarks.answers.grounded_set import diagnose, shown_text
+from benchmarks.harness import write_jsonl
 from benchmarks.unseen.scoring import OUTCOMES, holds_gold, is_right, score
 from benchmarks.unseen.unseen_set import KINDS, UnseenQuestion, load_questions
 
@@ -184,10 +185,8 @@ def main() -> None:
                         help="the packaged model's reading budget, fixed (e.g. 250, the idle one)")
     args = parser.parse_args()
     rows = run(args.half, args.llm, args.limit, judge=not args.no_judge, reading=args.reading)
-    RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / f"unseen-{args.half}{'-' + args.tag if args.tag else ''}.jsonl"
-    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
-                   encoding="utf-8")
+    write_jsonl(out, rows)
     print(table(rows))
 
 

@@ -25,3 +25,14 @@ def test_the_table_counts_right_answers_refusals_and_second_drafts():
     text = table(rows)
     assert "not refused: 1/2" in text and "unanswerable refused first: 1/1" in text
     assert "median 7.0" in text and "written 37" in text and "written again 1" in text
+
+
+def test_rows_are_written_one_json_object_a_line_unescaped(tmp_path):
+    import json
+
+    from benchmarks.harness import write_jsonl
+
+    path = write_jsonl(tmp_path / "made" / "rows.jsonl", [{"shown": "“King”"}, {"n": 2}])
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line) for line in lines] == [{"shown": "“King”"}, {"n": 2}]
+    assert "“King”" in lines[0]
