@@ -181,7 +181,6 @@ def ask(talk: Any, llm: Any, passes: Passes, question: str) -> Turn:
     for call in trace.llm_calls:
         prompts[call.purpose] = prompts.get(call.purpose, 0) + call.tokens_in
     answer = next((c.messages for c in trace.llm_calls if c.purpose == "context chat"), [])
-    history = [m for m in answer[1:-1] if m.role in ("user", "assistant")]
     return Turn(question, refers_back(question) if len(talk.chat.messages) > 2 else "",
                 str(trace.notes.get("condensed_question", question)), prompts,
                 read=sum(int(t.get("prompt_n", 0)) for t in taken),
@@ -191,10 +190,17 @@ def ask(talk: Any, llm: Any, passes: Passes, question: str) -> Turn:
                 first_token=first if first is not None else whole, whole=whole,
                 threads=max((int(t["threads"]) for t in taken), default=0), passes=taken,
                 reloaded=llm._engine._loaded_at != loaded,
-                history=sum(map(message_tokens, history)), answer_prompt=rendered(answer),
+                history=sum(map(message_tokens, carried_history(answer))), answer_prompt=rendered(answer),
                 answer_messages=answer, answer=reply, shown=response.shown,
                 reading_budget=int(trace.notes.get("reading_budget") or 0),
                 kind=str(trace.notes.get("question_kind", "")))
+
+
+def carried_history(answer: list[Any]) -> list[Any]:
+    """The earlier turns an answer's prompt carries: its messages between the system message and
+    the person's message, the reply's opening ("**", a final assistant message) left out."""
+    asked = answer[:-1] if answer and answer[-1].role == "assistant" else answer
+    return [m for m in asked[1:-1] if m.role in ("user", "assistant")]
 
 
 def converse(corpus: Path, questions: tuple[str, ...]) -> tuple[list[Turn], list[Any]]:

@@ -95,3 +95,11 @@ def test_what_the_check_read_is_its_one_token_passes():
         {"prompt_n": 300, "cache_n": 5, "predicted_n": 40},  # the answer
         {"prompt_n": 45, "cache_n": 300, "predicted_n": 1}])  # the judge, in its prompt
     assert turn.check_read == 45
+
+
+def test_the_history_an_answer_carries_leaves_out_the_question_and_the_replys_opening():
+    earlier = [Message("user", "How much is Ford investing?"), Message("assistant", "$11 billion")]
+    asked = [Message("system", "passages"), *earlier, Message("user", "And GM?")]
+    assert bench.carried_history(asked) == earlier
+    assert bench.carried_history([*asked, Message("assistant", "**")]) == earlier
+    assert bench.carried_history([]) == []
