@@ -4,10 +4,10 @@ person is shown judged as ``grounded_run`` judges the query engine's.
 
     python -m benchmarks.llm.grounded_chat --half held-out [--kinds factoid,unanswerable]
 
-Written for issue 65's chat reply begun with its bold short answer (``chat.context``,
-``chat.redraft``), before it was judged: the set's questions were written before any chat rule
-was, and its halves are fixed by the question's number (odd: held out, reported once; even: for
-tuning). Per question: what is shown, whether it refuses first, the gold found in it, the
+Written for issue 65's chat reply begun with its bold short answer (measured on both halves and
+taken back: ``benchmarks/llm/README.md``), before it was judged: the set's questions were written
+before any chat rule was, and its halves are fixed by the question's number (odd: held out,
+reported once; even: for tuning). Per question: what is shown, whether it refuses first, the gold found in it, the
 seconds to the shown text, the tokens the model wrote, and whether the reply was written again
 (``redrafted``). Rows go to ``benchmarks/results/grounded-chat-<half>.jsonl``.
 """

@@ -16,15 +16,6 @@ rather than dropped. ``source_nodes`` are the passages the model actually saw.
 A backend that answers requests (the extractive one) gets the same as data: the message, the
 passages and the conversation that fit (``AnswerRequest``, kind ``context_chat``).
 
-A reply to a question opens with its short answer in bold (``CONTEXT_CHAT`` asks for it); for a
-one-fact question to a model that continues a reply begun for it (the packaged model) the reply
-is begun with "**", as a query's answer is, and ends after its short answer when the check
-vouches for that alone (``ChatResponse`` settles): a chat's factoid writes ~5-10 tokens where
-it wrote ~15-40 (issue 65). A short answer that answers nothing ("**King of Bohemia**" for the
-King's name) is written again without the opening (``redraft``). Asking for the form after the
-message instead (the instructions unchanged for every kind) made the 1.5B model copy the form's
-slots ("<support: ...>") and stop after one of two facts; not kept.
-
 The conversation an answer carries is its latest ``history_turns`` (by default
 ``ANSWER_TURNS``, the latest turn), within the memory's limit: the passages before it change every
 turn, so the model reads whatever history it carries anew each time, and the memory's whole limit
@@ -36,26 +27,23 @@ it into the search. ``history_turns=None`` carries every turn the memory's limit
 
 from __future__ import annotations
 
-from typing import Iterator, Sequence
+from typing import Sequence
 
 from ..errors import ConfigError
-from ..grounding.kinds import profile, question_kind
-from ..llms.base import LLM, answering, continues_replies, noting, stream_traced
+from ..llms.base import LLM, answering, noting, stream_traced
 from ..memory import ChatMemory
 from ..postprocess import NodePostprocessor
 from ..prompt_budget import PromptBudget, Room, truncate_to_tokens
 from ..prompts import FIELD_MARGIN_TOKENS, message_tokens
-from ..prompts.answer import ANSWER_OPENING
 from ..prompts.chat import CONTEXT_CHAT, NO_PASSAGES
 from ..query import Retriever, apply_postprocessors
-from ..streaming import begun_with, or_empty_notice
+from ..streaming import or_empty_notice
 from ..synthesis.budget import SEPARATOR, SEPARATOR_TOKENS, count_each
 from ..synthesis.passages import prompt_text
 from ..synthesis.response import AnswerCheck
 from ..trace import Trace
 from ..types import AnswerRequest, Message, ScoredNode
 from .condense import condense_question
-from .redraft import redrafted
 from .response import ChatResponse, remember_reply
 from .turn import close_prompt, fixed_parts, history_need, start_turn
 
@@ -105,49 +93,29 @@ class ContextChatEngine:
         nodes = self.retriever.retrieve(query, trace=trace)
         trace.tell_found(nodes)
         nodes = apply_postprocessors(self.node_postprocessors, nodes, query, trace)
-        opening = self._opening(query)
-        messages, request, used = self._prompt(nodes, message, memory, trace, opening)
+        messages, request, used = self._prompt(nodes, message, memory, trace)
         llm = answering(noting(self.llm, trace.notes), request)
-
-        def reply() -> Iterator[str]:
-            chunks = stream_traced(llm, messages, trace, "context chat")
-            if opening:  # its short answer first; written again if that answers nothing
-                chunks = redrafted(begun_with(opening, chunks), query, lambda: stream_traced(
-                    llm, messages[:-1], trace, "context chat, not begun"), trace.notes)
-            return or_empty_notice(chunks, trace.notes)
-
         return ChatResponse(
-            reply,
+            lambda: or_empty_notice(stream_traced(llm, messages, trace, "context chat"),
+                                    trace.notes),
             trace=trace,
             source_nodes=used,
             on_complete=remember_reply(memory),
             mode=self.mode,
             check=self.check,
             question=query,
-            settles=self.check is not None,
         )
 
     def _search_query(self, message: str, memory: ChatMemory, trace: Trace) -> str:
         return message
 
-    def _opening(self, query: str) -> str:
-        """The reply begun for the model: a one-fact question's bold short answer ("**") when it
-        continues what it is given, as a query's answer is begun (``prompts.answer``), so the
-        reply can end after it (``ChatResponse`` settles); "" otherwise."""
-        if self.check is None or not continues_replies(self.llm):
-            return ""
-        return ANSWER_OPENING if profile(question_kind(query)).gated else ""
-
     def _prompt(
-        self, nodes: list[ScoredNode], message: str, memory: ChatMemory, trace: Trace,
-        opening: str = "",
+        self, nodes: list[ScoredNode], message: str, memory: ChatMemory, trace: Trace
     ) -> tuple[list[Message], AnswerRequest, list[ScoredNode]]:
-        """System prompt with the passages that fit, the history that fits, the message (and
-        the reply's ``opening``); and the request they make."""
-        begun = [Message("assistant", opening)] if opening else []
+        """System prompt with the passages that fit, the history that fits, the message; and
+        the request they make."""
         empty = message_tokens(self._system_message(NO_PASSAGES))
         fixed = fixed_parts(empty, message)
-        fixed.update({"reply's opening": message_tokens(m) for m in begun})
         room = PromptBudget.of(self.llm).room(fixed, prompt="the context chat prompt")
         later = history_need(memory, message, turns=self.history_turns)
         context, used = self._pack(nodes, room, later, trace)
@@ -157,7 +125,7 @@ class ContextChatEngine:
         room.record(trace, "context chat")
         request = AnswerRequest("context_chat", message, (context,) if context else (),
                                 conversation=conversation[:-1])
-        return [system, *conversation, *begun], request, used
+        return [system, *conversation], request, used
 
     def _pack(
         self, nodes: list[ScoredNode], room: Room, later: int, trace: Trace

@@ -42,11 +42,7 @@ class ChatResponse(CheckedReply, TextStream):
     ``shown`` and ``verdict`` are what a person is shown, as for a query's ``Response``: the
     reply checked against its passages and ``question`` (the standalone question a follow-up
     was rewritten to); a reply that read no passage says so first ("From our conversation, not
-    checked against your documents"), an agent's that no tool showed anything, likewise.
-
-    ``settles``: the engine asked for the answer form (a short answer in bold first), so a
-    factoid's reply ends after its short answer when the check vouches for that alone, as a
-    query's does (``CheckedReply.settling``); the memory keeps what the model wrote."""
+    checked against your documents"), an agent's that no tool showed anything, likewise."""
 
     def __init__(
         self,
@@ -59,7 +55,6 @@ class ChatResponse(CheckedReply, TextStream):
         mode: str = "",
         check: AnswerCheck | None = None,
         question: str = "",
-        settles: bool = False,
     ) -> None:
         self.trace = trace
         self.check = check
@@ -70,9 +65,7 @@ class ChatResponse(CheckedReply, TextStream):
         self.mode = mode  # the chat mode (or agent) that made this reply
         if mode:
             trace.notes.setdefault("chat_mode", mode)  # shows what "best" resolved to
-        # A reply that opens with its short answer may end there (``CheckedReply.settling``).
-        super().__init__(lambda: self.settling(produce()) if settles else produce(),
-                         on_complete=on_complete)
+        super().__init__(produce, on_complete=on_complete)
 
     def checkable(self) -> bool:
         return bool(self.source_nodes)

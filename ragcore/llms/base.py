@@ -73,13 +73,6 @@ def writes_free_text(llm: LLM) -> bool:
     return getattr(llm, "model", "") != "extractive"
 
 
-def continues_replies(llm: LLM) -> bool:
-    """Whether ``llm`` continues a reply begun for it (the prompt's final assistant message,
-    "**" for a bold short answer): the packaged model does; a server's chat API may answer
-    such a message anew, so it is not begun for them."""
-    return bool(getattr(llm, "continues_replies", False))
-
-
 def stopping_at(llm: LLM, stop: Sequence[str]) -> LLM:
     """``llm`` ending its replies at any of ``stop``, when it offers that (``with_stop``);
     otherwise ``llm`` itself, whose callers must then cut the reply themselves."""

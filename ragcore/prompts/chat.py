@@ -28,9 +28,8 @@ CONTEXT_CHAT = PromptTemplate(
     system=(
         "You are a helpful assistant chatting with a user about their documents. Ground your "
         "replies in the passages below; if they do not cover what the user asks, say so, and "
-        "keep the conversation going naturally. Answer a question with its short answer in "
-        "**bold** first (a name, number, date or phrase from the passages), then one short "
-        "sentence of support; write a list one item per line.\n\n"
+        "keep the conversation going naturally. Keep each reply short: a few sentences, or the "
+        "list the user asks for.\n\n"
         f"{CONTEXT}\n{{context}}"
     ),
 )

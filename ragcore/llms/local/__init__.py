@@ -84,7 +84,6 @@ class LocalLLM:
     """A packaged (or any GGUF) model run on this machine's CPU."""
 
     native_tool_calls = False  # small models write their calls as text (``local_tools``)
-    continues_replies = True  # a final assistant message is continued (``llms.base``)
     embedder: Any = None  # the index's embedding model, for the not-found gate (``with_embedder``)
 
     def __init__(
